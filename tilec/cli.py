@@ -1,0 +1,102 @@
+"""The `tilec` command line: check, emit, build."""
+from __future__ import annotations
+
+import sys
+import traceback
+
+import click
+
+from . import __version__
+from .diagnostics import CompileError, render
+from .frontend.check import Options
+from .pipeline import PASSES, compile_source
+
+
+def _load(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        click.echo(f"{path}: error: cannot read file: {e.strerror}", err=True)
+        sys.exit(1)
+    except UnicodeDecodeError:
+        click.echo(f"{path}: error: not UTF-8 text", err=True)
+        sys.exit(1)
+
+
+def run_guarded(fn, path: str):
+    """Diagnostics -> exit 1; anything unexpected -> a one-line apology, exit 2."""
+    try:
+        return fn()
+    except CompileError as e:
+        source = _load(path)
+        for d in e.diagnostics:
+            click.echo(render(d, path, source), err=True)
+        n = len(e.diagnostics)
+        click.echo(f"{n} error{'s' if n != 1 else ''} found", err=True)
+        sys.exit(1)
+    except SystemExit:
+        raise
+    except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
+        click.echo(f"{path}: internal compiler error: sorry, tilec failed on this file "
+                   f"({type(e).__name__}: {e} at {where}); please report it", err=True)
+        sys.exit(2)
+
+
+def common_options(f):
+    f = click.option("--block-dim", type=click.IntRange(1, 1024), default=256, show_default=True,
+                     help="threads per block when the kernel does not fix one")(f)
+    f = click.option("--max-shared", type=click.IntRange(0), default=48 * 1024, show_default=True,
+                     help="shared-memory budget per kernel, in bytes")(f)
+    f = click.option("--dump-after", type=click.Choice(PASSES), default=None,
+                     help="print the representation after this pass")(f)
+    return f
+
+
+@click.group()
+@click.version_option(__version__, prog_name="tilec")
+def main():
+    """tilec: compile Python tile programs to C++ and CUDA."""
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--show-types", is_flag=True, help="print each kernel's variables with dtype/shape/storage")
+@common_options
+def check(file, show_types, block_dim, max_shared, dump_after):
+    """Check FILE and report diagnostics; emit nothing."""
+    source = _load(file)
+    options = Options(block_dim=block_dim, max_shared=max_shared)
+    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    if show_types:
+        click.echo(show_types_text(compiled.module))
+
+
+def show_types_text(module) -> str:
+    from . import ir
+    from .types import TileT
+
+    lines = []
+    for fn in module.funcs + module.kernels:
+        lines.append(f"{fn.kind} {fn.name} (line {fn.span.line})" + (f", block_dim {fn.block_dim}" if fn.kind == "kernel" else ""))
+        seen = {}
+        for p in fn.params:
+            seen[p] = "param"
+        for s in ir.walk_stmts(fn.body):
+            for sym in (s.target,) if isinstance(s, ir.Assign) else getattr(s, "targets", ()) or ((s.var,) if isinstance(s, ir.For) else ()):
+                seen.setdefault(sym, "local")
+        for sym, role in seen.items():
+            if sym.name == "_tmp":
+                continue
+            t = sym.type
+            extra = f"  storage={fn.storage_of(sym)}" if isinstance(t, TileT) else ""
+            lines.append(f"  {sym}: {t}{extra}  ({role})")
+        if fn.kind == "func":
+            lines.append(f"  -> {fn.ret}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Diagnostics as values, their stable codes, and rustc-style rendering.
+
+Passes collect `Diagnostic`s into a `Diagnostics` bag; the pipeline stops after
+a pass that reported an error. Rendering needs only the source text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Stable codes: (code, slug). Messages are written where the error is found,
+# but every code a pass may emit is listed here once.
+CODES = {
+    "TC0001": "syntax-error",
+    "TC0101": "shape-mismatch",
+    "TC0102": "matmul-shape",
+    "TC0103": "broadcast-shape",
+    "TC0104": "index-out-of-bounds",
+    "TC0105": "reshape-size",
+    "TC0106": "axis-out-of-range",
+    "TC0107": "rank-mismatch",
+    "TC0108": "non-constant-shape",
+    "TC0109": "shared-memory-budget",
+    "TC0110": "branch-type-mismatch",
+    "TC0111": "bad-shape",
+    "TC0201": "dtype-mismatch",
+    "TC0202": "store-dtype",
+    "TC0203": "dtype-not-allowed",
+    "TC0301": "unknown-name",
+    "TC0302": "unknown-op",
+    "TC0303": "bad-arguments",
+    "TC0304": "offset-arity",
+    "TC0305": "not-constant",
+    "TC0401": "unsupported-syntax",
+    "TC0402": "recursion",
+    "TC0403": "kernel-return",
+    "TC0404": "missing-annotation",
+    "TC0405": "rebind-type",
+    "TC0406": "tile-condition",
+    "TC0407": "map-function",
+    "TC0408": "bad-call",
+    "TC0409": "bad-annotation",
+    "TC0410": "return-type",
+    "TC0501": "not-differentiable",
+}
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int  # 1-based first line
+    col: int  # 1-based first column
+    end_line: int  # 1-based last line
+    end_col: int  # 1-based column one past the last character
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+NO_SPAN = Span(0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Label:
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str  # key of CODES
+    message: str  # lowercase, no trailing period
+    span: Span  # primary, narrowest span
+    severity: str = "error"
+    labels: tuple[Label, ...] = ()  # secondary spans
+    notes: tuple[str, ...] = ()
+    help: str | None = None
+
+    def __post_init__(self) -> None:
+        assert self.code in CODES, self.code
+
+
+@dataclass
+class Diagnostics:
+    """An ordered, de-duplicated collection filled by a pass."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diag: Diagnostic) -> None:
+        if diag not in self.items:
+            self.items.append(diag)
+
+    def error(self, code: str, message: str, span: Span, **kw) -> None:
+        self.add(Diagnostic(code, message, span, **kw))
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items, key=lambda d: (d.span.line, d.span.col))
+
+
+class CompileError(Exception):
+    """Raised by the pipeline when a pass reported errors."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__(f"{len(diagnostics)} error(s)")
+        self.diagnostics = diagnostics
+
+
+def render(diag: Diagnostic, filename: str, source: str) -> str:
+    """`file:line:col: error[CODE]: message`, then the source line with carets."""
+    head = f"{filename}:{diag.span.line}:{diag.span.col}: {diag.severity}[{diag.code}]: {diag.message}"
+    out = [head]
+    lines = source.splitlines()
+    if 1 <= diag.span.line <= len(lines):
+        out += _snippet(lines, diag.span, "")
+    for label in diag.labels:
+        if 1 <= label.span.line <= len(lines):
+            out += _snippet(lines, label.span, label.text)
+    out += [f"   = note: {n}" for n in diag.notes]
+    if diag.help:
+        out.append(f"   = help: {diag.help}")
+    return "\n".join(out)
+
+
+def _snippet(lines: list[str], span: Span, text: str) -> list[str]:
+    number = str(span.line)
+    pad = " " * len(number)
+    line = lines[span.line - 1]
+    end = span.end_col if span.end_line == span.line else len(line) + 1
+    width = max(1, end - span.col)
+    caret = " " * (span.col - 1) + "^" * width + (f" {text}" if text else "")
+    return [f"{pad} |", f"{number} | {line}", f"{pad} | {caret.rstrip()}"]

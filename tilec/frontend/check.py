@@ -1,0 +1,470 @@
+"""Check: libcst kernel/func bodies -> typed IR, with every static diagnostic.
+
+Expects a resolved `Scope`. Guarantees: every IR node is typed and every tile
+has a concrete dtype and shape; each name holds one type for its whole
+function; funcs are specialised per call-site argument types (callees before
+callers); a kernel's shared tiles fit the budget. Independent errors are all
+reported: a failing statement is skipped and the names it binds are poisoned
+so they do not cascade.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import ir
+from ..diagnostics import Diagnostics, Label, Span
+from ..ops import MUTATES, OPS
+from ..types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe, fmt_shape
+from . import annotations as ann
+from .lower_call import Abort, CallLowering
+from .lower_expr import BINOPS, ExprLowering
+from .parse import Parsed
+from .resolve import Scope
+
+AUG_OPS = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide,
+    cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd,
+    cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+    cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
+}  # fmt: skip
+UNSUPPORTED_STMTS = {
+    cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.ClassDef: "class definitions",
+    cst.FunctionDef: "nested functions", cst.Match: "match", cst.Assert: "assert",
+    cst.Del: "del", cst.Global: "global", cst.Nonlocal: "nonlocal", cst.Import: "import",
+    cst.ImportFrom: "import", cst.Raise: "raise",
+}  # fmt: skip
+
+
+@dataclass
+class Options:
+    block_dim: int = 256  # Warp's default, when the kernel does not fix one
+    max_shared: int = 48 * 1024  # bytes of shared tiles a kernel may hold
+
+
+@dataclass
+class Binding:
+    sym: ir.Sym
+    span: Span  # first binding
+    path: tuple  # branch path of the first binding: ((if_id, arm), ...)
+    poisoned: bool = False  # its binding statement failed; uses are silent
+
+
+class FunctionChecker(ExprLowering, CallLowering):
+    def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
+                 name: str, generic: bool = False):
+        self.module = module
+        self.scope: Scope = module.scope
+        self.parsed: Parsed = module.parsed
+        self.diags: Diagnostics = module.diags
+        self.fd = fd
+        self.param_types = param_types
+        self.block_dim = block_dim
+        self.name = name
+        self.generic = generic
+        self.env: dict[str, Binding] = {}
+        self.storage: dict = {}
+        self.returns: list = []
+        self.uses_tiles = False
+        self.lane_ops = False  # uses the lane index: tid() with a lane, tile(x), untile
+        self.loop_depth = 0
+        self.path: tuple = ()
+        self.if_counter = 0
+        self.temp_counter = 0
+
+    def span(self, node) -> Span:
+        return self.parsed.span(node)
+
+    # ------------------------------------------------------------ entry
+
+    def check(self) -> ir.Function:
+        params = []
+        for p, t in zip(self.fd.node.params.params, self.param_types):
+            sym = ir.Sym(p.name.value, 0, t)
+            self.env[p.name.value] = Binding(sym, self.span(p.name), ())
+            params.append(sym)
+        body = self.block(self.fd.node.body)
+        ret = self.return_type()
+        return ir.Function(
+            name=self.name, source_name=self.fd.name, kind=self.fd.kind, params=tuple(params),
+            body=body, ret=ret, span=self.span(self.fd.node.name), block_dim=self.block_dim,
+            storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
+            tiled=self.uses_tiles,
+        )
+
+    def return_type(self):
+        types = {t for t, _ in self.returns}
+        if len(types) > 1:
+            (t0, n0), *rest = self.returns
+            for t, n in rest:
+                if t != t0:
+                    self.diags.error("TC0410", f"returns {describe(t)} here but {describe(t0)} before",
+                                     self.span(n), labels=(Label(self.span(n0), "first return"),))
+                    break
+        return self.returns[0][0] if self.returns else NONE
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, node) -> tuple:
+        stmts = node.body if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)) else node
+        out: list = []
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self.guarded(self.small_stmt, small, out)
+            elif isinstance(stmt, cst.BaseSmallStatement):
+                self.guarded(self.small_stmt, stmt, out)
+            else:
+                self.guarded(self.compound_stmt, stmt, out)
+        return tuple(out)
+
+    def guarded(self, fn, node, out: list) -> None:
+        try:
+            out.extend(fn(node))
+        except Abort:
+            for name in _bound_names(node):
+                b = self.env.get(name)
+                if b is None:
+                    self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
+
+    def small_stmt(self, node) -> list:
+        if isinstance(node, cst.Pass):
+            return []
+        if isinstance(node, cst.Expr):
+            return self.expr_stmt(node)
+        if isinstance(node, cst.Assign):
+            if len(node.targets) != 1:
+                self.fail("TC0401", "unsupported syntax: chained assignment", node)
+            return self.assign(node.targets[0].target, node.value, node)
+        if isinstance(node, cst.AnnAssign):
+            return self.ann_assign(node)
+        if isinstance(node, cst.AugAssign):
+            return self.aug_assign(node)
+        if isinstance(node, cst.Return):
+            return self.return_stmt(node)
+        if isinstance(node, (cst.Break, cst.Continue)):
+            if self.loop_depth == 0:
+                self.fail("TC0401", "`break`/`continue` outside a loop", node)
+            return [(ir.Break if isinstance(node, cst.Break) else ir.Continue)(self.span(node))]
+        what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
+        self.fail("TC0401", f"unsupported syntax: {what}", node)
+
+    def compound_stmt(self, node) -> list:
+        if isinstance(node, cst.If):
+            return [self.if_stmt(node)]
+        if isinstance(node, cst.For):
+            return [self.for_stmt(node)]
+        if isinstance(node, cst.While):
+            return [self.while_stmt(node)]
+        what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
+        self.fail("TC0401", f"unsupported syntax: {what}", _head(node))
+
+    def expr_stmt(self, node: cst.Expr) -> list:
+        value = node.value
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+            return []  # docstring
+        if isinstance(value, cst.Call):
+            call = self.lower_call(value)
+            mutated = self.mutated_args(call)
+            if mutated:
+                return self.rebind_mutated(call, mutated, node)
+            return [ir.ExprStmt(call, self.span(node))]
+        self.expr(value)
+        return []
+
+    def mutating_ops(self, call) -> tuple:
+        return (call.op,) if self.mutated_args(call) else ()
+
+    def mutated_args(self, call) -> list:
+        """(param, IR arg) pairs that an in-place op updates in this call."""
+        if not isinstance(call, ir.OpCall) or call.op not in MUTATES:
+            return []
+        names = [p.name for p in OPS[call.op].params if p.kind == "value"]
+        pos = dict(zip(names, call.args))
+        if call.op == "tile_matmul" and len(call.args) < 3:
+            return []
+        return [(n, pos[n]) for n in MUTATES[call.op] if n in pos]
+
+    def rebind_mutated(self, call, mutated: list, node) -> list:
+        for name, arg in mutated:
+            if not isinstance(arg, ir.Var):
+                self.fail("TC0408", f"{call.op}: `{name}` must be a variable (it is updated in place)",
+                          node)
+        syms = [arg.sym for _, arg in mutated]
+        if len(syms) == 1:
+            return [ir.Assign(syms[0], call, self.span(node))]
+        return [ir.Unpack(tuple(syms), call, self.span(node))]
+
+    # ------------------------------------------------------------ assignment
+
+    def assign(self, target, value_node, node) -> list:
+        if isinstance(target, cst.Name):
+            value = self.lower_value(value_node, 1)
+            if isinstance(value.type, TupleT):
+                self.fail("TC0303", f"this call returns {len(value.type.items)} values; unpack them", node)
+            return [self.bind_name(target, value, node)]
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return self.unpack(target, value_node, node)
+        if isinstance(target, cst.Subscript):
+            return self.store_subscript(target, self.expr(value_node), node, None)
+        if isinstance(target, cst.Attribute):
+            self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
+        self.fail("TC0401", "unsupported syntax: this assignment target", target)
+
+    def lower_value(self, value_node, tid_count: int):
+        if isinstance(value_node, cst.Call):
+            call = self.lower_call(value_node, tid_count)
+            if self.mutated_args(call):
+                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement",
+                          value_node)
+            return call
+        return self.expr(value_node)
+
+    def unpack(self, target, value_node, node) -> list:
+        names = [el.value for el in target.elements]
+        if not all(isinstance(n, cst.Name) for n in names):
+            self.fail("TC0401", "unsupported syntax: nested or indexed unpacking targets", target)
+        if isinstance(value_node, (cst.Tuple, cst.List)):
+            if len(value_node.elements) != len(names):
+                self.fail("TC0303", f"cannot unpack {len(value_node.elements)} values into {len(names)} names",
+                          node)
+            temps = []
+            out = []
+            for el in value_node.elements:  # evaluate all right-hand sides first, as Python does
+                v = self.expr(el.value)
+                sym = self.new_temp(v.type)
+                temps.append(sym)
+                out.append(ir.Assign(sym, v, self.span(el.value)))
+            for n, sym in zip(names, temps):
+                out.append(self.bind_name(n, ir.Var(sym, sym_span(self, n)), node))
+            return out
+        value = self.lower_value(value_node, len(names))
+        if not isinstance(value.type, TupleT) or len(value.type.items) != len(names):
+            self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
+        syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
+        if isinstance(value, ir.OpCall) and value.op == "tid" and len(names) > 1:
+            pass
+        return [ir.Unpack(tuple(syms), value, self.span(node))]
+
+    def new_temp(self, t) -> ir.Sym:
+        self.temp_counter += 1
+        return ir.Sym("_tmp", self.temp_counter, t)
+
+    def ann_assign(self, node: cst.AnnAssign) -> list:
+        if not isinstance(node.target, cst.Name) or node.value is None:
+            self.fail("TC0401", "unsupported syntax: annotation without a value", node)
+        try:
+            want = ann.annotation(node.annotation.annotation, self.scope)
+        except ann.AnnotationError as e:
+            self.fail("TC0409", e.message, e.node)
+        value = self.lower_value(node.value, 1)
+        if want != ann.ANY and value.type != want and not (self.is_weak(value) and isinstance(want, Scalar)):
+            self.fail("TC0201", f"`{node.target.value}` is annotated {describe(want)} but the value is "
+                      f"{describe(value.type)}", node.value)
+        if isinstance(want, Scalar) and self.is_weak(value):
+            value = ir.Const(value.value if not want.is_float else float(value.value), want, value.span)
+        return [self.bind_name(node.target, value, node)]
+
+    def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
+        sym = self.declare(target, value.type, node)
+        if isinstance(value, ir.OpCall) and value.attr("storage") == "shared":
+            self.storage[sym] = "shared"
+        value = self.retype_literal(value, sym.type)
+        return ir.Assign(sym, value, self.span(node))
+
+    def retype_literal(self, value, t):
+        if self.is_weak(value) and isinstance(t, Scalar):
+            v = float(value.value) if t.is_float else (bool(value.value) if t.kind == "bool" else int(value.value))
+            return ir.Const(v, t, value.span)
+        return value
+
+    def declare(self, target: cst.Name, t, node) -> ir.Sym:
+        name = target.value
+        if name in self.scope.api_aliases or name in self.scope.funcs:
+            self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
+        b = self.env.get(name)
+        if b is None:
+            if isinstance(t, type(NONE)):
+                self.fail("TC0303", "this call returns no value", node)
+            b = Binding(ir.Sym(name, 0, t), self.span(target), self.path)
+            self.env[name] = b
+            return b.sym
+        if b.poisoned:
+            raise Abort()
+        old = b.sym.type
+        if old == t or (isinstance(old, Scalar) and isinstance(t, Scalar) and self._literal_fits(node, old)):
+            return b.sym
+        diverge = _diverging(b.path, self.path)
+        label = (Label(b.span, f"first bound here as {describe(old)}"),)
+        if diverge:
+            self.fail("TC0110", f"`{name}` is {describe(old)} in one branch but {describe(t)} in another",
+                      target, labels=label)
+        self.fail("TC0405", f"`{name}` was {describe(old)} and cannot become {describe(t)}", target,
+                  labels=label, help=f"use a new name for the {describe(t)}")
+
+    def _literal_fits(self, node, old: Scalar) -> bool:
+        value = getattr(node, "value", None)
+        if value is None:
+            return False
+        from . import consts
+
+        lit = self.scope.constant(value) if not isinstance(value, cst.Name) or value.value not in self.env else consts.NOT_CONST
+        return lit is not consts.NOT_CONST and not isinstance(lit, tuple) and (old.is_float or not isinstance(lit, float))
+
+    def aug_assign(self, node: cst.AugAssign) -> list:
+        op_cls = AUG_OPS.get(type(node.operator))
+        if op_cls is None:
+            self.fail("TC0401", "unsupported syntax: this augmented assignment", node.operator)
+        target = node.target
+        if isinstance(target, cst.Name):
+            current = self.lower_name(target)
+            op = BINOPS[op_cls]
+            value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
+            if value.type != current.type:
+                self.fail("TC0405", f"`{target.value}` was {describe(current.type)} and cannot become "
+                          f"{describe(value.type)}", target)
+            return [ir.Assign(current.sym, value, self.span(node))]
+        if isinstance(target, cst.Subscript):
+            if op_cls not in (cst.Add, cst.Subtract):
+                self.fail("TC0401", "unsupported syntax: only += and -= update array or tile elements",
+                          node.operator)
+            return self.store_subscript(target, self.expr(node.value), node, op_cls)
+        self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
+
+    def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
+        base = self.expr(target.value)
+        idx_nodes = self.index_nodes(target)
+        indices = [self.index(i) for i in idx_nodes]
+        where = [target.value, node.value if hasattr(node, "value") else node] + idx_nodes
+        if isinstance(base.type, ArrayT):
+            op = {None: "array_store", cst.Add: "array_atomic_add", cst.Subtract: "array_atomic_sub"}[aug]
+            call = self.make_op(op, [base, value] + indices, {}, node, where=where)
+            return [ir.ExprStmt(call, self.span(node))]
+        if isinstance(base.type, TileT):
+            if not isinstance(base, ir.Var):
+                self.fail("TC0401", "unsupported syntax: element write into a temporary tile", target)
+            op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}[aug]
+            call = self.make_op(op, [base, value] + indices, {}, node, where=where)
+            if op != "tile_setitem":
+                self.lane_ops = True
+            return [ir.Assign(base.sym, call, self.span(node))]
+        self.fail("TC0401", f"unsupported syntax: element write into {describe(base.type)}", target)
+
+    def return_stmt(self, node: cst.Return) -> list:
+        if self.fd.kind == "kernel":
+            if node.value is not None:
+                self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
+            return [ir.Return(None, self.span(node))]
+        value = None if node.value is None else self.expr(node.value)
+        if value is not None and self.is_weak(value):
+            value = ir.Const(value.value, value.type, value.span)
+        self.returns.append((NONE if value is None else value.type, node))
+        return [ir.Return(value, self.span(node))]
+
+    # ------------------------------------------------------------ control flow
+
+    def condition(self, node):
+        cond = self.expr(node)
+        if isinstance(cond.type, TileT):
+            self.fail("TC0406", f"a tile cannot be a condition (got {describe(cond.type)}); reduce it first",
+                      node, help="compare an element or a reduction, e.g. wp.tile_sum(t)[0] > 0")
+        if not isinstance(cond.type, Scalar):
+            self.fail("TC0406", f"a condition must be a scalar, got {describe(cond.type)}", node)
+        return cond
+
+    def if_stmt(self, node: cst.If) -> ir.If:
+        try:
+            cond = self.condition(node.test)
+        except Abort:
+            cond = ir.Const(True, Scalar("bool", "bool", 8, "bool"), self.span(node.test))
+        self.if_counter += 1
+        me = self.if_counter
+        outer = self.path
+        self.path = outer + ((me, 0),)
+        body = self.block(node.body)
+        self.path = outer + ((me, 1),)
+        orelse: tuple = ()
+        if isinstance(node.orelse, cst.If):
+            orelse = (self.if_stmt(node.orelse),)
+        elif isinstance(node.orelse, cst.Else):
+            orelse = self.block(node.orelse.body)
+        self.path = outer
+        return ir.If(cond, body, orelse, self.span(node))
+
+    def for_stmt(self, node: cst.For) -> ir.For:
+        if node.orelse is not None or node.asynchronous is not None:
+            self.fail("TC0401", "unsupported syntax: for-else / async for", node)
+        if not isinstance(node.target, cst.Name):
+            self.fail("TC0401", "unsupported syntax: a loop target other than a name", node.target)
+        it = node.iter
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
+            self.fail("TC0401", "unsupported syntax: only `for i in range(...)` loops", it)
+        if not 1 <= len(it.args) <= 3 or any(a.keyword for a in it.args):
+            self.fail("TC0303", "range() takes 1 to 3 positional arguments", it)
+        bounds = [self.index(a.value) for a in it.args]
+        if len(bounds) == 1:
+            bounds = [ir.Const(0, INT32, bounds[0].span, weak=True)] + bounds
+        if len(bounds) == 2:
+            bounds.append(ir.Const(1, INT32, bounds[0].span, weak=True))
+        if isinstance(bounds[2], ir.Const) and bounds[2].value == 0:
+            self.fail("TC0303", "range() step must not be zero", it.args[2])
+        bounds = [self.retype_literal(b, INT32) if b.type == INT32 else b for b in bounds]
+        var = self.declare(node.target, INT32, node)
+        self.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        static = all(isinstance(b, ir.Const) for b in bounds)
+        return ir.For(var, bounds[0], bounds[1], bounds[2], body, self.span(node), static)
+
+    def while_stmt(self, node: cst.While) -> ir.While:
+        if node.orelse is not None:
+            self.fail("TC0401", "unsupported syntax: while-else", node)
+        cond = self.condition(node.test)
+        self.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        return ir.While(cond, body, self.span(node))
+
+
+def sym_span(checker, node) -> Span:
+    return checker.span(node)
+
+
+def _diverging(first: tuple, current: tuple) -> bool:
+    """True when two branch paths sit in different arms of the same `if`."""
+    for (a_if, a_arm), (b_if, b_arm) in zip(first, current):
+        if a_if != b_if:
+            return False
+        if a_arm != b_arm:
+            return True
+    return False
+
+
+def _head(node):
+    return node
+
+
+def _bound_names(node) -> list:
+    targets = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        targets = [node.target]
+    elif isinstance(node, cst.For):
+        targets = [node.target]
+    names = []
+    for t in targets:
+        if isinstance(t, cst.Name):
+            names.append(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            names += [e.value.value for e in t.elements if isinstance(e.value, cst.Name)]
+    return names
+
+
+__all__ = ["FunctionChecker", "Options", "Binding", "fmt_shape", "ArrayT"]

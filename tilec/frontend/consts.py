@@ -1,0 +1,71 @@
+"""Compile-time evaluation of constant expressions (module constants, shapes).
+
+Only literals, names of known constants, arithmetic and tuples evaluate; the
+result is a Python int/float/bool/tuple, or `NOT_CONST`.
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+NOT_CONST = object()
+
+BINARY = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.Divide: operator.truediv,
+    cst.Modulo: operator.mod,
+    cst.Power: operator.pow,
+    cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift,
+    cst.BitAnd: operator.and_,
+    cst.BitOr: operator.or_,
+    cst.BitXor: operator.xor,
+}
+
+
+def literal(node: cst.BaseExpression):
+    """The value of a number or bool literal, else NOT_CONST."""
+    if isinstance(node, cst.Integer):
+        return int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Float):
+        return float(node.value.replace("_", ""))
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return NOT_CONST
+
+
+def evaluate(node: cst.BaseExpression, lookup) -> object:
+    """Evaluate `node`; `lookup(node)` resolves names/attributes/calls or returns NOT_CONST."""
+    value = literal(node)
+    if value is not NOT_CONST:
+        return value
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
+        return lookup(node)
+    if isinstance(node, cst.UnaryOperation):
+        v = evaluate(node.expression, lookup)
+        if v is NOT_CONST or isinstance(v, tuple):
+            return NOT_CONST
+        if isinstance(node.operator, cst.Minus):
+            return -v
+        if isinstance(node.operator, cst.Plus):
+            return +v
+        if isinstance(node.operator, cst.Not):
+            return not v
+        return NOT_CONST
+    if isinstance(node, cst.BinaryOperation):
+        fn = BINARY.get(type(node.operator))
+        left, right = evaluate(node.left, lookup), evaluate(node.right, lookup)
+        if fn is None or NOT_CONST in (left, right) or isinstance(left, tuple) or isinstance(right, tuple):
+            return NOT_CONST
+        try:
+            return fn(left, right)
+        except (ArithmeticError, ValueError):
+            return NOT_CONST
+    if isinstance(node, cst.Tuple):
+        items = tuple(evaluate(e.value, lookup) for e in node.elements)
+        return NOT_CONST if NOT_CONST in items else items
+    return NOT_CONST

@@ -1,0 +1,354 @@
+"""Lowering of calls: binding arguments to an op's parameters, running its rule.
+
+Mixed into `FunctionChecker`. Arguments are bound like Python binds them
+(positionals, then keywords); each parameter kind decides whether the argument
+becomes an IR operand or a compile-time attribute.
+"""
+from __future__ import annotations
+
+import difflib
+
+import libcst as cst
+
+from .. import ir
+from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
+from ..types import INT32, Scalar, TileT, describe
+from . import annotations as ann
+from . import consts
+
+# Ops that read the kernel's block_dim as a hidden attribute.
+BLOCK_DIM_OPS = {"tile", "untile"}
+# Python builtins that are ops.
+BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs"}
+DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
+
+
+class Abort(Exception):
+    """Unwinds the current statement after its diagnostic was reported."""
+
+
+class CallLowering:
+    def fail(self, code: str, message: str, node, **kw):
+        self.diags.error(code, message, self.span(node), **kw)
+        raise Abort()
+
+    # ------------------------------------------------------------ dispatch
+
+    def lower_call(self, node: cst.Call, tid_count: int = 1):
+        for arg in node.args:
+            if arg.star:
+                self.fail("TC0401", "unsupported syntax: argument unpacking (`*args`, `**kwargs`)", arg)
+        api = self.scope.api_attr(node.func)
+        if api is not None:
+            return self.lower_api_call(api, node, tid_count)
+        if isinstance(node.func, cst.Name):
+            name = node.func.value
+            if name in self.scope.funcs and name not in self.env:
+                return self.lower_func_call(name, node)
+            if name in DTYPE_CALLS and name not in self.env:
+                return self.lower_cast(DTYPE_CALLS[name], node)
+            if name in BUILTIN_OPS and name not in self.env:
+                return self.lower_op(BUILTIN_OPS[name], node)
+            if name == "range":
+                self.fail("TC0401", "unsupported syntax: range() outside a for loop", node)
+            if name in self.scope.kernels:
+                self.fail("TC0408", f"kernel `{name}` cannot be called from device code; launch it from the host", node)
+            self.fail("TC0301", f"unknown function `{name}`", node.func)
+        self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
+
+    def lower_api_call(self, api: str, node: cst.Call, tid_count: int):
+        from ..types import DTYPE_NAMES
+
+        if api in DTYPE_NAMES:
+            return self.lower_cast(DTYPE_NAMES[api].name, node)
+        if api == "constant":
+            value = self.scope.constant(node.args[0].value) if len(node.args) == 1 else consts.NOT_CONST
+            if value is consts.NOT_CONST:
+                self.fail("TC0305", "wp.constant() needs a compile-time value", node)
+            return self.const_expr(value, node)
+        if api == "tid":
+            return self.lower_op("tid", node, extra_attrs={"count": tid_count})
+        if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
+            return self.lower_op(api, node)
+        close = difflib.get_close_matches(api, list(API_OPS), n=1)
+        self.fail("TC0302", f"unknown tile API operation `{api}`", node.func,
+                  help=f"did you mean `{close[0]}`?" if close else None)
+
+    def lower_cast(self, dtype_name: str, node: cst.Call):
+        from ..types import SCALARS
+
+        target = SCALARS[dtype_name]
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", f"{dtype_name}() takes exactly one positional argument", node)
+        value = self.expr(node.args[0].value)
+        if isinstance(value, ir.Const):
+            return ir.Const(_convert(value.value, target), target, self.span(node))
+        if value.type == target:
+            return value
+        spec = OPS["cast"]
+        b = Bound(op=dtype_name, types={"a": value.type}, attrs={"dtype": target})
+        self.run_rule(spec, b, {"a": node.args[0].value}, node)
+        return ir.OpCall("cast", (value,), (("dtype", target),), target, self.span(node))
+
+    # ------------------------------------------------------------ binding
+
+    def bind(self, spec, node: cst.Call) -> tuple:
+        """Map call arguments to parameters: ({param: cst expr}, [variadic cst exprs])."""
+        params = list(spec.params)
+        bound, variadic = {}, []
+        positional = [a for a in node.args if a.keyword is None]
+        keyword = [a for a in node.args if a.keyword is not None]
+        if spec.variadic:
+            # f(op, *args) and friends: the required params come first, the rest is *args.
+            lead = positional[: len([p for p in params if p.default is REQUIRED])]
+            for p, a in zip(params, lead):
+                bound[p.name] = a.value
+            variadic = [a.value for a in positional[len(lead):]]
+        else:
+            if len(positional) > len(params):
+                self.fail("TC0303", f"{spec.name}: takes at most {len(params)} positional argument(s), "
+                          f"got {len(positional)}", positional[len(params)])
+            for p, a in zip(params, positional):
+                bound[p.name] = a.value
+        names = {p.name for p in params}
+        for a in keyword:
+            key = a.keyword.value
+            if key not in names:
+                close = difflib.get_close_matches(key, list(names), n=1)
+                self.fail("TC0303", f"{spec.name}: unknown keyword argument `{key}`", a.keyword,
+                          help=f"did you mean `{close[0]}`?" if close else None)
+            if key in bound:
+                self.fail("TC0303", f"{spec.name}: argument `{key}` given twice", a.keyword)
+            bound[key] = a.value
+        for p in params:
+            if p.name not in bound and p.default is REQUIRED:
+                self.fail("TC0303", f"{spec.name}: missing argument `{p.name}`", node)
+        return bound, variadic
+
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+        """Bind, lower and type-check one op call; returns (OpCall, mutated params)."""
+        spec = OPS[op]
+        bound, variadic = self.bind(spec, node)
+        b = Bound(op=op)
+        args, attrs, where = [], [], dict(bound)
+        for p in spec.params:
+            arg = bound.get(p.name)
+            if p.kind == "value":
+                if arg is None:
+                    if p.default is not REQUIRED and p.default is not None:
+                        e = self.const_expr(p.default, node)
+                        b.types[p.name], b.consts[p.name] = e.type, e.value
+                        b.weak.add(p.name)
+                        args.append(e)
+                    continue
+                e = self.expr(arg)
+                b.types[p.name] = e.type
+                if isinstance(e, ir.Const):
+                    b.consts[p.name] = e.value
+                    if self.is_weak(e):
+                        b.weak.add(p.name)
+                args.append(e)
+            elif p.kind == "offset":
+                items = [] if arg is None else self.offset_items(arg)
+                exprs = [self.expr(i) for i in items]
+                b.offsets[p.name] = [e.type for e in exprs]
+                b.consts[p.name] = [e.value if isinstance(e, ir.Const) else None for e in exprs]
+                args.extend(exprs)
+                attrs.append((f"{p.name}_count", len(exprs)))
+            elif p.kind == "func":
+                b.funcs[p.name] = self.func_ref(arg)
+                attrs.append((p.name, None))  # filled in after the rule (the instance name)
+            else:
+                value = p.default if arg is None else self.attr_value(p, arg, spec)
+                b.attrs[p.name] = value
+                attrs.append((p.name, value))
+        for i, arg in enumerate(variadic):
+            e = self.expr(arg)
+            b.variadic.append(e.type)
+            b.variadic_consts.append(e.value if isinstance(e, ir.Const) else None)
+            if self.is_weak(e):
+                b.variadic_weak.add(i)
+            args.append(e)
+        if variadic:
+            where["args"] = variadic[0]
+            where["indices"] = variadic[0]
+        for key, value in (extra_attrs or {}).items():
+            b.attrs[key] = value
+            attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
+        if op in BLOCK_DIM_OPS:
+            b.attrs["block_dim"] = self.block_dim
+            attrs.append(("block_dim", self.block_dim))
+            self.lane_ops = True
+        result = self.run_rule(spec, b, where, node)
+        attrs = [(k, b.funcs[k].name if k in b.funcs else v) for k, v in attrs]
+        if op in ("tile_arange",):
+            args = []
+            attrs.append(("args", tuple(b.variadic_consts)))
+        args = self.adapt_literals(args, result)
+        if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
+            self.uses_tiles = True
+        call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
+        return call
+
+    def run_rule(self, spec, b: Bound, where: dict, node):
+        try:
+            return spec.rule(b)
+        except RuleError as e:
+            target = where.get(e.arg) if e.arg else None
+            self.fail(e.code, e.message, target if target is not None else node)
+        except (TypeError, ValueError):
+            if self.generic:
+                self.fail("TC0111", f"{spec.name}: cannot be checked with symbolic shapes; "
+                          "annotate concrete extents", node)
+            raise
+
+    def adapt_literals(self, args: list, result) -> list:
+        """Untyped literal operands take the dtype of the op's typed operands."""
+        typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
+        if not typed:
+            return args
+        target = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
+        out = []
+        for a in args:
+            if self.is_weak(a) and isinstance(a.type, Scalar) and a.type != target and target.kind != "bool":
+                a = ir.Const(_convert(a.value, target), target, a.span, weak=False)
+            out.append(a)
+        return out
+
+    # ------------------------------------------------------------ argument kinds
+
+    def offset_items(self, arg) -> list:
+        if isinstance(arg, cst.Tuple):
+            return [el.value for el in arg.elements]
+        if isinstance(arg, cst.Name) and arg.value not in self.env:
+            value = self.scope.constants.get(arg.value)
+            if isinstance(value, tuple):
+                return [cst.Integer(str(v)) if isinstance(v, int) else arg for v in value]
+        return [arg]
+
+    def attr_value(self, p, arg, spec):
+        if p.kind == "shape":
+            value = self.constant_of(arg)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return (value,)
+            if isinstance(value, tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return value
+            self.fail("TC0108", f"{spec.name}: `{p.name}` must be a compile-time constant shape", arg)
+        if p.kind == "dtype":
+            d = ann.dtype(arg, self.scope)
+            if d is None:
+                self.fail("TC0303", f"{spec.name}: `{p.name}` is not a dtype", arg)
+            return d
+        if p.kind == "storage":
+            if isinstance(arg, cst.SimpleString) and arg.evaluated_value in ("register", "shared"):
+                return arg.evaluated_value
+            self.fail("TC0303", f"{spec.name}: storage must be \"register\" or \"shared\"", arg)
+        if isinstance(arg, cst.Name) and arg.value == "None":
+            return None
+        value = self.constant_of(arg)
+        if value is consts.NOT_CONST:
+            self.fail("TC0305", f"{spec.name}: `{p.name}` must be a compile-time constant", arg)
+        return value
+
+    def constant_of(self, node):
+        if isinstance(node, cst.Name) and node.value in self.env:
+            return consts.NOT_CONST
+        return self.scope.constant(node)
+
+    def func_ref(self, node) -> FuncRef:
+        api = self.scope.api_attr(node)
+        if api is not None:
+            if api in OPS and OPS[api].elementwise:
+                spec = OPS[api]
+
+                def builtin_result(dtypes, spec=spec):
+                    if len(dtypes) != len(spec.params):
+                        raise RuleError("TC0407", f"takes {len(spec.params)} argument(s), given {len(dtypes)}")
+                    b = Bound(op=api, types={p.name: d for p, d in zip(spec.params, dtypes)})
+                    return spec.rule(b)
+
+                return FuncRef(api, True, builtin_result)
+            self.fail("TC0407", f"`{api}` cannot be mapped over a tile", node)
+        if isinstance(node, cst.Name) and node.value in self.scope.funcs:
+            name = node.value
+            holder = {}
+
+            def user_result(dtypes):
+                fn = self.module.instantiate(name, [(d, None) for d in dtypes], self.block_dim, node, self)
+                if len(fn.params) != len(dtypes):
+                    raise RuleError("TC0407", f"takes {len(fn.params)} argument(s), given {len(dtypes)}")
+                holder["name"] = fn.name
+                return fn.ret
+
+            ref = _LazyName(name, holder, user_result)
+            return ref
+        self.fail("TC0407", "expected a builtin such as wp.exp or a @wp.func name", node)
+
+    # ------------------------------------------------------------ user funcs
+
+    def lower_func_call(self, name: str, node: cst.Call):
+        fd = self.scope.funcs[name]
+        params = fd.node.params.params
+        if any(a.keyword is not None for a in node.args):
+            by_name = {p.name.value: i for i, p in enumerate(params)}
+            ordered = [None] * len(params)
+            for i, a in enumerate(node.args):
+                idx = by_name.get(a.keyword.value) if a.keyword else i
+                if idx is None:
+                    self.fail("TC0303", f"{name}: unknown keyword argument `{a.keyword.value}`", a.keyword)
+                ordered[idx] = a
+            arg_nodes = [a for a in ordered if a is not None]
+            if len(arg_nodes) != len(params):
+                self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)}", node)
+        else:
+            arg_nodes = list(node.args)
+        if len(arg_nodes) != len(params):
+            self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
+        args = [self.expr(a.value) for a in arg_nodes]
+        fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
+                                     self.block_dim, node, self, [a.value for a in arg_nodes])
+        args = [_retype(a, p.type) for a, p in zip(args, fn.params)]
+        if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
+            self.uses_tiles = True
+        self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+        return ir.Call(fn.name, tuple(args), fn.ret, self.span(node))
+
+
+class _LazyName(FuncRef):
+    """A FuncRef whose name is the specialised instance, known after typing."""
+
+    def __new__(cls, *a, **k):
+        return object.__new__(cls)
+
+    def __init__(self, source, holder, result):
+        object.__setattr__(self, "builtin", False)
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_holder", holder)
+
+    @property
+    def name(self):  # noqa: D401 - the instance name once resolved
+        return self._holder.get("name", self._source)
+
+
+def _NONE():
+    from ..types import NONE
+
+    return NONE
+
+
+def _convert(value, target: Scalar):
+    if target.is_float:
+        return float(value)
+    if target.kind == "bool":
+        return bool(value)
+    return int(value)
+
+
+def _retype(arg, want):
+    if isinstance(arg, ir.Const) and isinstance(want, Scalar) and arg.type != want:
+        return ir.Const(_convert(arg.value, want), want, arg.span)
+    return arg
+
+
+__all__ = ["CallLowering", "Abort", "INT32", "describe"]

@@ -1,0 +1,255 @@
+"""Lowering of expressions: libcst expression -> typed IR expression.
+
+Mixed into `FunctionChecker`. The frontend is a whitelist: any expression
+form not handled here is an "unsupported syntax" diagnostic at its span.
+Constant operands fold, so `2 * T` is a compile-time shape.
+"""
+from __future__ import annotations
+
+import operator
+
+import libcst as cst
+
+from .. import ir
+from ..ops import OPS, Bound
+from ..types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
+from . import consts
+from .lower_call import Abort
+from .resolve import MATH_CONSTANTS
+
+BINOPS = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow", cst.BitAnd: "bit_and",
+    cst.BitOr: "bit_or", cst.BitXor: "bit_xor", cst.LeftShift: "lshift", cst.RightShift: "rshift",
+}  # fmt: skip
+COMPARE = {
+    cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
+    cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne",
+}  # fmt: skip
+FOLD = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod,
+    "floordiv": operator.floordiv, "pow": operator.pow, "lt": operator.lt, "le": operator.le,
+    "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
+    "bit_and": operator.and_, "bit_or": operator.or_, "bit_xor": operator.xor,
+    "lshift": operator.lshift, "rshift": operator.rshift,
+}  # fmt: skip
+UNSUPPORTED = {
+    cst.Lambda: "lambda", cst.ListComp: "list comprehensions", cst.SetComp: "set comprehensions",
+    cst.DictComp: "dict comprehensions", cst.GeneratorExp: "generator expressions",
+    cst.Dict: "dicts", cst.Set: "sets", cst.List: "lists", cst.FormattedString: "f-strings",
+    cst.Await: "await", cst.Yield: "yield", cst.NamedExpr: "assignment expressions (:=)",
+    cst.Imaginary: "complex numbers", cst.Ellipsis: "`...`", cst.ConcatenatedString: "strings",
+    cst.SimpleString: "strings here", cst.Tuple: "tuples here", cst.StarredElement: "`*` unpacking",
+}  # fmt: skip
+
+
+class ExprLowering:
+    def expr(self, node: cst.BaseExpression):
+        value = consts.literal(node)
+        if value is not consts.NOT_CONST:
+            return self.const_expr(value, node)
+        if isinstance(node, cst.Name):
+            return self.lower_name(node)
+        if isinstance(node, cst.BinaryOperation):
+            op = BINOPS.get(type(node.operator))
+            if op is None:
+                self.fail("TC0401", "unsupported syntax: the `@` operator (use wp.tile_matmul)", node.operator)
+            return self.apply(op, [node.left, node.right], node)
+        if isinstance(node, cst.UnaryOperation):
+            return self.lower_unary(node)
+        if isinstance(node, cst.Comparison):
+            return self.lower_compare(node)
+        if isinstance(node, cst.BooleanOperation):
+            op = "and_" if isinstance(node.operator, cst.And) else "or_"
+            return self.apply(op, [node.left, node.right], node)
+        if isinstance(node, cst.IfExp):
+            return self.apply("where", [node.test, node.body, node.orelse], node)
+        if isinstance(node, cst.Call):
+            call = self.lower_call(node)
+            if OPS.get(getattr(call, "op", ""), None) is not None and call.op in self.mutating_ops(call):
+                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement", node)
+            return call
+        if isinstance(node, cst.Attribute):
+            return self.lower_attribute(node)
+        if isinstance(node, cst.Subscript):
+            return self.lower_subscript(node)
+        what = UNSUPPORTED.get(type(node), type(node).__name__)
+        self.fail("TC0401", f"unsupported syntax: {what}", node)
+
+    # ------------------------------------------------------------ leaves
+
+    def const_expr(self, value, node):
+        if isinstance(value, bool):
+            t = BOOL
+        elif isinstance(value, int):
+            t = INT32
+        elif isinstance(value, float):
+            t = FLOAT32
+        else:
+            self.fail("TC0401", "unsupported syntax: a tuple constant here", node)
+        return ir.Const(value, t, self.span(node), weak=True)
+
+    def is_weak(self, e) -> bool:
+        return isinstance(e, ir.Const) and e.weak
+
+    def lower_name(self, node: cst.Name):
+        name = node.value
+        binding = self.env.get(name)
+        if binding is not None:
+            if binding.poisoned:
+                raise Abort()
+            return ir.Var(binding.sym, self.span(node))
+        if name in self.scope.constants:
+            value = self.scope.constants[name]
+            if isinstance(value, tuple):
+                self.fail("TC0401", f"unsupported syntax: tuple constant `{name}` used as a value", node)
+            return self.const_expr(value, node)
+        if name in self.scope.funcs or name in self.scope.kernels:
+            self.fail("TC0408", f"`{name}` is a function; call it or pass it to wp.tile_map", node)
+        if name in self.scope.api_aliases:
+            self.fail("TC0401", f"unsupported syntax: the module `{name}` used as a value", node)
+        self.fail("TC0301", f"unknown name `{name}`", node)
+
+    def lower_attribute(self, node: cst.Attribute):
+        api = self.scope.api_attr(node)
+        if api is not None:
+            if api in MATH_CONSTANTS:
+                return self.const_expr(MATH_CONSTANTS[api], node)
+            self.fail("TC0302", f"`{api}` is not a value of the tile API", node)
+        base = self.expr(node.value)
+        attr = node.attr.value
+        self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)
+
+    def lower_subscript(self, node: cst.Subscript):
+        # a.shape[i] and t.shape[i]
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return self.lower_shape(node)
+        base = self.expr(node.value)
+        idx_nodes = self.index_nodes(node)
+        if isinstance(base.type, ArrayT):
+            indices = [self.index(i) for i in idx_nodes]
+            return self.make_op("array_load", [base] + indices, {}, node, where=idx_nodes)
+        if isinstance(base.type, TileT):
+            indices = [self.index(i) for i in idx_nodes]
+            return self.make_op("tile_extract", [base] + indices, {}, node, where=idx_nodes)
+        self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}", node)
+
+    def index_nodes(self, node: cst.Subscript) -> list:
+        out = []
+        for el in node.slice:
+            if not isinstance(el.slice, cst.Index):
+                self.fail("TC0401", "unsupported syntax: slices (use wp.tile_view)", el)
+            out.append(el.slice.value)
+        if len(out) == 1 and isinstance(out[0], cst.Tuple):
+            out = [e.value for e in out[0].elements]
+        return out
+
+    def index(self, node):
+        e = self.expr(node)
+        if not (isinstance(e.type, Scalar) and e.type.is_integral):
+            self.fail("TC0203", f"indices must be integers, got {describe(e.type)}", node)
+        return e
+
+    def lower_shape(self, node: cst.Subscript):
+        base = self.expr(node.value.value)
+        idx = self.index_nodes(node)
+        axis = self.scope.constant(idx[0]) if len(idx) == 1 else consts.NOT_CONST
+        if not isinstance(axis, int):
+            self.fail("TC0305", "the axis of `.shape[...]` must be a compile-time integer", node)
+        if isinstance(base.type, TileT):
+            if not -base.type.ndim <= axis < base.type.ndim:
+                self.fail("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d tile", idx[0])
+            extent = base.type.shape[axis]
+            if not isinstance(extent, int):
+                self.fail("TC0108", f"extent `{extent}` is a shape variable, not a constant", node)
+            return self.const_expr(extent, node)
+        if isinstance(base.type, ArrayT):
+            return self.make_op("array_shape", [base], {"axis": axis}, node, where=idx)
+        self.fail("TC0401", f"unsupported syntax: `.shape` of {describe(base.type)}", node)
+
+    # ------------------------------------------------------------ operators
+
+    def lower_unary(self, node: cst.UnaryOperation):
+        if isinstance(node.operator, cst.Plus):
+            return self.expr(node.expression)
+        op = {cst.Minus: "neg", cst.Not: "not_", cst.BitInvert: "invert"}[type(node.operator)]
+        return self.apply(op, [node.expression], node)
+
+    def lower_compare(self, node: cst.Comparison):
+        left = node.left
+        result = None
+        for target in node.comparisons:
+            op = COMPARE.get(type(target.operator))
+            if op is None:
+                self.fail("TC0401", "unsupported syntax: `is` / `in` comparisons", target.operator)
+            part = self.apply(op, [left, target.comparator], node)
+            result = part if result is None else self.make_op("and_", [result, part], {}, node)
+            left = target.comparator
+        return result
+
+    def apply(self, op: str, operand_nodes: list, node):
+        operands = [self.expr(n) for n in operand_nodes]
+        return self.make_op(op, operands, {}, node, where=operand_nodes)
+
+    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+        """An op call from already-lowered operands (no keyword binding), folded when constant."""
+        spec = OPS[op]
+        folded = self.fold(op, operands, node)
+        if folded is not None:
+            return folded
+        b = Bound(op=op, attrs=dict(attrs))
+        names = [p.name for p in spec.params if p.kind == "value"]
+        where_map = {}
+        for i, e in enumerate(operands):
+            src = where[i] if where and i < len(where) else None
+            if i < len(names):
+                b.types[names[i]] = e.type
+                if isinstance(e, ir.Const):
+                    b.consts[names[i]] = e.value
+                if self.is_weak(e):
+                    b.weak.add(names[i])
+                where_map[names[i]] = src
+            else:
+                b.variadic.append(e.type)
+                b.variadic_consts.append(e.value if isinstance(e, ir.Const) else None)
+                if self.is_weak(e):
+                    b.variadic_weak.add(i - len(names))
+        result = self.run_rule(spec, b, where_map, node)
+        operands = self.adapt_literals(operands, result)
+        if isinstance(result, TileT):
+            self.uses_tiles = True
+        return ir.OpCall(op, tuple(operands), tuple(attrs.items()), result, self.span(node))
+
+    def fold(self, op: str, operands: list, node):
+        if not all(isinstance(e, ir.Const) for e in operands) or len(operands) > 2:
+            return None
+        values = [e.value for e in operands]
+        weak = all(e.weak for e in operands)
+        types = {e.type for e in operands}
+        if len(types) > 1 and not weak and not any(e.weak for e in operands):
+            return None
+        try:
+            if op == "neg":
+                value = -values[0]
+            elif op == "not_":
+                value = not values[0]
+            elif op == "div":
+                a, b = values
+                value = a / b if isinstance(a, float) or isinstance(b, float) else int(a / b)
+            elif op in ("and_", "or_"):
+                value = (values[0] and values[1]) if op == "and_" else (values[0] or values[1])
+                value = bool(value)
+            elif op in FOLD and len(values) == 2:
+                value = FOLD[op](*values)
+            else:
+                return None
+        except (ArithmeticError, ValueError, TypeError):
+            return None
+        if isinstance(value, bool) or op in COMPARE.values():
+            return ir.Const(bool(value), BOOL, self.span(node), weak=True)
+        typed = [e.type for e in operands if not e.weak]
+        if typed:
+            t = typed[0]
+            value = float(value) if t.is_float else int(value)
+            return ir.Const(value, t, self.span(node), weak=False)
+        return self.const_expr(value, node)

@@ -1,0 +1,45 @@
+"""Parse: source text -> libcst tree with positions. Never imports the user file.
+
+Python's own parser runs first so syntax errors are reported at their true
+position; libcst then gives the concrete tree the checker lowers.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..diagnostics import CompileError, Diagnostic, Span
+
+
+@dataclass
+class Parsed:
+    name: str  # module name: the file stem
+    filename: str  # as the user gave it
+    source: str
+    tree: cst.Module
+    positions: object  # node -> CodeRange
+
+    def span(self, node: cst.CSTNode) -> Span:
+        r = self.positions[node]
+        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+
+def parse(source: str, filename: str, name: str) -> Parsed:
+    try:
+        ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        col = e.offset or 1
+        end = e.end_offset if e.end_offset and e.end_lineno == line and e.end_offset > col else col + 1
+        raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.msg}".rstrip("."), Span(line, col, line, end))])
+    try:
+        tree = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        col = e.raw_column + 1
+        raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.message}", Span(e.raw_line, col, e.raw_line, col + 1))])
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return Parsed(name, filename, source, tree, positions)

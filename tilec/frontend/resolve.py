@@ -1,0 +1,149 @@
+"""Resolve: module-level names of a parsed file.
+
+Finds the tile API imports (`import warp as wp`, `import tilec as tl`,
+`from warp import tile_load`), module constants, `@wp.func` functions and
+`@wp.kernel` kernels. Everything else at module level is host code and is
+ignored. Guarantees: every kernel/func is recorded with its decorator options;
+constants hold evaluated Python values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..diagnostics import Diagnostics
+from . import consts
+from .parse import Parsed
+
+API_MODULES = ("warp", "tilec")
+MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"),
+                  "tau": 6.283185307179586}
+
+
+@dataclass
+class FuncDef:
+    name: str
+    node: cst.FunctionDef
+    kind: str  # "kernel" or "func"
+    block_dim: int | None = None
+
+
+@dataclass
+class Scope:
+    """What the module's names mean to the checker."""
+
+    api_aliases: set = field(default_factory=set)  # local names bound to warp/tilec
+    api_names: dict = field(default_factory=dict)  # local name -> API attribute (from-imports)
+    typing_aliases: set = field(default_factory=set)  # local names bound to the typing module
+    any_names: set = field(default_factory=set)  # local names bound to typing.Any
+    constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
+    funcs: dict = field(default_factory=dict)  # name -> FuncDef
+    kernels: dict = field(default_factory=dict)  # name -> FuncDef
+
+    def api_attr(self, node: cst.BaseExpression) -> str | None:
+        """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            if node.value.value in self.api_aliases:
+                return node.attr.value
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Attribute):
+            inner = node.value  # warp.types.float32 and the like
+            if isinstance(inner.value, cst.Name) and inner.value.value in self.api_aliases:
+                return node.attr.value
+        if isinstance(node, cst.Name):
+            return self.api_names.get(node.value)
+        return None
+
+    def is_any(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.any_names
+        return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and node.value.value in self.typing_aliases and node.attr.value == "Any")
+
+    def constant(self, node: cst.BaseExpression):
+        return consts.evaluate(node, self._lookup)
+
+    def _lookup(self, node):
+        if isinstance(node, cst.Name):
+            return self.constants.get(node.value, consts.NOT_CONST)
+        attr = self.api_attr(node)
+        if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
+            return MATH_CONSTANTS[attr]
+        if isinstance(node, cst.Call) and self.api_attr(node.func) == "constant" and len(node.args) == 1:
+            return self.constant(node.args[0].value)
+        return consts.NOT_CONST
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
+    scope = Scope()
+    for stmt in parsed.tree.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                _simple(scope, small)
+        elif isinstance(stmt, cst.FunctionDef):
+            _function(scope, stmt, parsed, diags)
+    return scope
+
+
+def _simple(scope: Scope, node) -> None:
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = _dotted(alias.name)
+            local = alias.asname.name.value if alias.asname else full.split(".")[0]
+            if full in API_MODULES:
+                scope.api_aliases.add(local)
+            elif full == "typing":
+                scope.typing_aliases.add(local)
+    elif isinstance(node, cst.ImportFrom) and node.module is not None:
+        module = _dotted(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = _dotted(alias.name)
+            local = alias.asname.name.value if alias.asname else name
+            if module in API_MODULES:
+                scope.api_names[local] = name
+            elif module == "typing" and name == "Any":
+                scope.any_names.add(local)
+    elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        if node.value is None:
+            return
+        value = scope.constant(node.value)
+        for target in targets:
+            if isinstance(target, cst.Name):
+                if value is consts.NOT_CONST:
+                    scope.constants.pop(target.value, None)  # host value: not a constant
+                else:
+                    scope.constants[target.value] = value
+
+
+def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagnostics) -> None:
+    for deco in node.decorators:
+        expr = deco.decorator
+        call = expr if isinstance(expr, cst.Call) else None
+        attr = scope.api_attr(call.func if call else expr)
+        if attr not in ("kernel", "func"):
+            continue
+        block_dim = None
+        if call is not None:
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "block_dim":
+                    value = scope.constant(arg.value)
+                    if isinstance(value, int) and value > 0:
+                        block_dim = value
+                    else:
+                        diags.error("TC0305", "block_dim must be a positive compile-time integer",
+                                    parsed.span(arg.value))
+        fd = FuncDef(node.name.value, node, attr, block_dim)
+        (scope.kernels if attr == "kernel" else scope.funcs)[fd.name] = fd
+        scope.constants.pop(fd.name, None)
+        return

@@ -1,0 +1,270 @@
+"""The typed IR: small frozen dataclasses, a source span on every node.
+
+Structure (assignment, loops, branches) has its own node classes; every
+operation, from scalar `add` to `tile_matmul`, is one `OpCall` keyed by the op
+table. Identifiers are `Sym`s (name + id), never bare strings. The untyped form
+is the libcst tree itself; `frontend.check` lowers it into this IR.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .diagnostics import Span
+from .types import Type
+
+
+@dataclass(frozen=True)
+class Sym:
+    name: str  # the user's name, or a generated one (see naming.py)
+    id: int  # unique within a function; 0 for parameters and first bindings
+    type: Type  # the one type this symbol holds for its whole life
+
+    def __str__(self) -> str:
+        return self.name if self.id == 0 else f"{self.name}%{self.id}"
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Const:
+    value: object  # a Python int/float/bool
+    type: Type
+    span: Span
+    weak: bool = False  # an untyped literal/constant: adapts to the other operand's dtype
+
+
+@dataclass(frozen=True)
+class Var:
+    sym: Sym  # the symbol read
+    span: Span
+
+    @property
+    def type(self) -> Type:
+        return self.sym.type
+
+
+@dataclass(frozen=True)
+class OpCall:
+    op: str  # key into tilec.ops.OPS
+    args: tuple  # Expr operands, in the op's parameter order
+    attrs: tuple  # ((name, compile-time value), ...) in parameter order
+    type: Type  # result type
+    span: Span
+
+    def attr(self, name: str, default=None):
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return default
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str  # name of a specialised function in Module.funcs
+    args: tuple  # Expr operands
+    type: Type  # result type
+    span: Span
+
+
+Expr = Union[Const, Var, OpCall, Call]
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Sym  # written symbol
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class Unpack:
+    targets: tuple  # Syms, one per tuple item
+    value: Expr  # of TupleT type
+    span: Span
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    expr: Expr  # evaluated for its effect (stores, atomics)
+    span: Span
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr  # scalar condition
+    body: tuple
+    orelse: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class For:
+    var: Sym  # int32 induction variable
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple
+    span: Span
+    static: bool = False  # all bounds are compile-time constants
+
+
+@dataclass(frozen=True)
+class While:
+    cond: Expr
+    body: tuple
+    span: Span
+
+
+@dataclass(frozen=True)
+class Break:
+    span: Span
+
+
+@dataclass(frozen=True)
+class Continue:
+    span: Span
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Expr | None
+    span: Span
+
+
+Stmt = Union[Assign, Unpack, ExprStmt, If, For, While, Break, Continue, Return]
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # C-level name; a func specialisation gets a suffix
+    source_name: str  # the name in the user's file
+    kind: str  # "kernel" or "func"
+    params: tuple  # Syms
+    body: tuple  # Stmts
+    ret: Type  # NONE for kernels
+    span: Span
+    block_dim: int | None = None  # fixed by @tl.kernel(block_dim=...)
+    storage: tuple = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
+    tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
+
+    def storage_of(self, sym: Sym) -> str:
+        return dict(self.storage).get(sym, "register")
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # module name (file stem)
+    filename: str  # as given by the user, for `// file.py:LINE` comments
+    funcs: tuple  # specialised Functions, callees before callers
+    kernels: tuple  # Functions
+    constants: tuple = field(default=())  # ((name, value), ...) sorted
+
+
+# ---------------------------------------------------------------- traversal
+
+
+def child_blocks(stmt) -> tuple:
+    """The statement lists nested directly in `stmt`."""
+    if isinstance(stmt, If):
+        return (stmt.body, stmt.orelse)
+    if isinstance(stmt, (For, While)):
+        return (stmt.body,)
+    return ()
+
+
+def walk_stmts(body):
+    """All statements of a body, depth first, in source order."""
+    for stmt in body:
+        yield stmt
+        for block in child_blocks(stmt):
+            yield from walk_stmts(block)
+
+
+def stmt_exprs(stmt) -> tuple:
+    """The expressions a statement evaluates itself (not in nested blocks)."""
+    if isinstance(stmt, (Assign, Unpack)):
+        return (stmt.value,)
+    if isinstance(stmt, ExprStmt):
+        return (stmt.expr,)
+    if isinstance(stmt, (If, While)):
+        return (stmt.cond,)
+    if isinstance(stmt, For):
+        return (stmt.start, stmt.stop, stmt.step)
+    if isinstance(stmt, Return) and stmt.value is not None:
+        return (stmt.value,)
+    return ()
+
+
+def walk_expr(expr):
+    yield expr
+    if isinstance(expr, (OpCall, Call)):
+        for arg in expr.args:
+            yield from walk_expr(arg)
+
+
+# ---------------------------------------------------------------- printing
+
+
+def dump_module(module: Module) -> str:
+    parts = [f"module {module.name}"]
+    for name, value in module.constants:
+        parts.append(f"const {name} = {value!r}")
+    for fn in module.funcs + module.kernels:
+        parts.append(dump_function(fn))
+    return "\n".join(parts) + "\n"
+
+
+def dump_function(fn: Function) -> str:
+    params = ", ".join(f"{p}: {p.type}" for p in fn.params)
+    lines = [f"{fn.kind} {fn.name}({params}) -> {fn.ret}:"]
+    _dump_body(fn.body, 1, lines)
+    return "\n".join(lines)
+
+
+def _dump_body(body, depth, lines) -> None:
+    pad = "    " * depth
+    if not body:
+        lines.append(pad + "pass")
+    for s in body:
+        loc = f"  # line {s.span.line}"
+        if isinstance(s, Assign):
+            lines.append(f"{pad}{s.target}: {s.target.type} = {dump_expr(s.value)}{loc}")
+        elif isinstance(s, Unpack):
+            lines.append(f"{pad}{', '.join(map(str, s.targets))} = {dump_expr(s.value)}{loc}")
+        elif isinstance(s, ExprStmt):
+            lines.append(f"{pad}{dump_expr(s.expr)}{loc}")
+        elif isinstance(s, If):
+            lines.append(f"{pad}if {dump_expr(s.cond)}:{loc}")
+            _dump_body(s.body, depth + 1, lines)
+            lines.append(f"{pad}else:")
+            _dump_body(s.orelse, depth + 1, lines)
+        elif isinstance(s, For):
+            kind = "static " if s.static else ""
+            rng = ", ".join(dump_expr(e) for e in (s.start, s.stop, s.step))
+            lines.append(f"{pad}{kind}for {s.var} in range({rng}):{loc}")
+            _dump_body(s.body, depth + 1, lines)
+        elif isinstance(s, While):
+            lines.append(f"{pad}while {dump_expr(s.cond)}:{loc}")
+            _dump_body(s.body, depth + 1, lines)
+        elif isinstance(s, Return):
+            val = "" if s.value is None else " " + dump_expr(s.value)
+            lines.append(f"{pad}return{val}{loc}")
+        else:
+            lines.append(f"{pad}{type(s).__name__.lower()}{loc}")
+
+
+def dump_expr(e) -> str:
+    if isinstance(e, Const):
+        return repr(e.value)
+    if isinstance(e, Var):
+        return str(e.sym)
+    if isinstance(e, OpCall):
+        items = [dump_expr(a) for a in e.args] + [f"{k}={v}" for k, v in e.attrs]
+        return f"{e.op}({', '.join(items)})"
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(dump_expr(a) for a in e.args)})"
+    raise TypeError(type(e))

@@ -1,0 +1,40 @@
+"""Every generated name in one place: temporaries, C++ identifiers, entry points."""
+from __future__ import annotations
+
+CXX_RESERVED = {
+    "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "class", "const",
+    "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export", "extern",
+    "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace", "new",
+    "operator", "private", "protected", "public", "register", "short", "signed", "sizeof",
+    "static", "struct", "switch", "template", "this", "throw", "typedef", "typename", "union",
+    "unsigned", "using", "virtual", "void", "volatile", "main", "tl",
+}  # fmt: skip
+
+
+def temp(index: int) -> str:
+    """A checker-made temporary (cannot clash: user names never start with `_t`... they may, so
+    temporaries carry a `%` id in the IR and are mangled on emission)."""
+    return f"_tmp{index}"
+
+
+def func_instance(source_name: str, index: int) -> str:
+    """The C-level name of the index-th specialisation of a func."""
+    return source_name if index == 0 else f"{source_name}_{index}"
+
+
+def cxx_var(sym) -> str:
+    """The C++ identifier of an IR symbol."""
+    base = f"{sym.name}_{sym.id}" if sym.id else sym.name
+    return f"v_{base}" if base in CXX_RESERVED or base.startswith("_") else f"{base}"
+
+
+def cxx_adj(sym) -> str:
+    return f"adj_{cxx_var(sym)}"
+
+
+def fwd_entry(kernel: str, device: str) -> str:
+    return f"{kernel}_{device}_forward"
+
+
+def adj_entry(kernel: str, device: str) -> str:
+    return f"{kernel}_{device}_backward"

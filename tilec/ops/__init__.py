@@ -1,0 +1,25 @@
+"""The op table: one `OpSpec` per operation, assembled from the op families.
+
+`OPS` maps every op name to its spec; `API_OPS` are those a program may call
+as `wp.<name>`; `MUTATES` names, for ops that update arguments in place, which
+parameters they update (the checker rebinds those variables).
+"""
+from __future__ import annotations
+
+from . import arrays, creation, elementwise, linalg, memory, reduce, views
+from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
+
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays)
+
+OPS: dict[str, OpSpec] = {}
+for _family in _FAMILIES:
+    for _spec in _family.OPS:
+        assert _spec.name not in OPS, _spec.name
+        OPS[_spec.name] = _spec
+
+API_OPS = {name: spec for name, spec in OPS.items() if spec.api}
+MUTATES: dict[str, tuple] = {}
+for _family in _FAMILIES:
+    MUTATES.update(getattr(_family, "MUTATES", {}))
+
+__all__ = ["OPS", "API_OPS", "MUTATES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]

@@ -1,0 +1,91 @@
+"""Array element access, atomics, shapes and thread indices."""
+from __future__ import annotations
+
+from ..types import INT32, TupleT, describe
+from . import rules
+from .core import Bound, OpSpec, Param
+
+A = Param("a", "value")
+
+
+def _index_count(b: Bound, ndim: int, got: int, what: str) -> None:
+    if got != ndim:
+        b.fail("TC0304", f"{what} needs {ndim} index(es) for a {ndim}-d array, got {got}", "a")
+
+
+def _indices_int(b: Bound, types: list) -> None:
+    for t in types:
+        if not (hasattr(t, "is_integral") and t.is_integral):
+            b.fail("TC0203", f"array indices must be integers, got {describe(t)}")
+
+
+def _load(b: Bound):
+    a = rules.array(b, "a")
+    _index_count(b, a.ndim, len(b.variadic), "array read")
+    _indices_int(b, b.variadic)
+    return a.dtype
+
+
+def _store(b: Bound):
+    a = rules.array(b, "a")
+    _index_count(b, a.ndim, len(b.variadic), "array write")
+    _indices_int(b, b.variadic)
+    v = rules.scalar(b, "value")
+    if "value" not in b.weak and v != a.dtype:
+        b.fail("TC0202", f"cannot store {v} into a {a.dtype} array", "value")
+    if "value" in b.weak and v.is_float and not a.dtype.is_float:
+        b.fail("TC0202", f"cannot store a float into a {a.dtype} array", "value")
+    return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
+
+
+def _atomic_api(b: Bound):
+    """wp.atomic_add(a, i[, j...], value): the last argument is the value."""
+    a = rules.array(b, "a")
+    if len(b.variadic) != a.ndim + 1:
+        b.fail("TC0304", f"needs {a.ndim} index(es) and a value for a {a.ndim}-d array, got "
+               f"{len(b.variadic)} argument(s) after the array", "a")
+    _indices_int(b, b.variadic[:-1])
+    v = b.variadic[-1]
+    if v != a.dtype and len(b.variadic) - 1 not in b.variadic_weak:
+        b.fail("TC0202", f"value is {describe(v)} but the array holds {a.dtype}", "args")
+    return a.dtype
+
+
+def _shape(b: Bound):
+    a = rules.array(b, "a")
+    rules.norm_axis(b, "axis", b.attrs["axis"], a.ndim)
+    return INT32
+
+
+def _tid(b: Bound):
+    n = b.attrs["count"]
+    return INT32 if n == 1 else TupleT((INT32,) * n)
+
+
+def _block_dim(b: Bound):
+    return INT32
+
+
+OPS = [
+    OpSpec("array_load", (A,), _load, "array_load", "a[i, j]", adj_cpp="adj_array_load",
+           variadic="indices", api=False),
+    OpSpec("array_store", (A, Param("value", "value")), _store, "array_store", "a[i, j] = value",
+           adj_cpp="adj_array_store", variadic="indices", api=False, effect=True),
+    OpSpec("array_atomic_add", (A, Param("value", "value")), _store, "array_atomic_add",
+           "a[i, j] += value, atomically", adj_cpp="adj_array_atomic_add", variadic="indices",
+           api=False, effect=True),
+    OpSpec("array_atomic_sub", (A, Param("value", "value")), _store, "array_atomic_sub",
+           "a[i, j] -= value, atomically", adj_cpp="adj_array_atomic_sub", variadic="indices",
+           api=False, effect=True),
+    OpSpec("atomic_add", (A,), _atomic_api, "atomic_add", "atomically add; returns the old value",
+           adj_cpp="adj_atomic_add", variadic="args", effect=True),
+    OpSpec("atomic_min", (A,), _atomic_api, "atomic_min", "atomically take the minimum",
+           variadic="args", effect=True),
+    OpSpec("atomic_max", (A,), _atomic_api, "atomic_max", "atomically take the maximum",
+           variadic="args", effect=True),
+    OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
+           api=False),
+    OpSpec("tid", (Param("count", "const", 1),), _tid, "tid",
+           "thread index: block coordinates in a tiled launch, plus the lane when one more is unpacked"),
+    OpSpec("block_dim", (), _block_dim, "block_dim", "threads per block"),
+]

@@ -1,0 +1,88 @@
+"""The op-table machinery: parameter kinds, the spec of one op, bound arguments.
+
+An op's shape/dtype rule is a pure function `rule(b: Bound) -> Type` that
+raises `RuleError` to reject the call; the checker turns that into a
+diagnostic at the offending argument.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..types import Type
+
+REQUIRED = object()
+
+# How the checker lowers an argument of each parameter kind.
+PARAM_KINDS = {
+    "value": "an expression operand (tile, scalar or array); becomes an IR argument",
+    "shape": "a compile-time int or tuple of ints; becomes an attribute",
+    "dtype": "a dtype; becomes an attribute",
+    "storage": "'register' or 'shared'; becomes an attribute",
+    "const": "a compile-time int/float/bool/None; becomes an attribute",
+    "func": "a builtin or @wp.func name; becomes an attribute",
+    "offset": "an int expression or tuple of them; becomes one IR argument per item",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # key of PARAM_KINDS
+    default: object = REQUIRED
+
+    def __post_init__(self) -> None:
+        assert self.kind in PARAM_KINDS, self.kind
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str  # the API name (wp.<name>) or internal name
+    params: tuple  # Params, in positional order
+    rule: Callable  # Bound -> Type, raises RuleError
+    cpp: str  # C++ runtime function (namespace tl)
+    doc: str  # one line
+    adj_cpp: str | None = None  # C++ adjoint twin, None when not differentiable
+    variadic: str | None = None  # name of a trailing *args parameter of kind "value"
+    nondiff: frozenset = frozenset()  # value params that get no gradient
+    effect: bool = False  # a statement for its side effect (stores, atomics)
+    api: bool = True  # callable from source as wp.<name>
+    elementwise: bool = False  # applies per element; fusible
+
+
+class RuleError(Exception):
+    """A rule's rejection: a diagnostic code, a message and the blamed argument."""
+
+    def __init__(self, code: str, message: str, arg: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.arg = arg
+
+
+@dataclass
+class Bound:
+    """The arguments of one call as a rule sees them."""
+
+    op: str
+    types: dict = field(default_factory=dict)  # value param -> Type
+    consts: dict = field(default_factory=dict)  # value param -> compile-time value, if known
+    weak: set = field(default_factory=set)  # value params that are untyped literals/constants
+    attrs: dict = field(default_factory=dict)  # attribute param -> value
+    offsets: dict = field(default_factory=dict)  # offset param -> list of Types
+    variadic: list = field(default_factory=list)  # types of the *args
+    variadic_consts: list = field(default_factory=list)  # their compile-time values or None
+    variadic_weak: set = field(default_factory=set)  # indices of untyped literal *args
+    funcs: dict = field(default_factory=dict)  # func param -> FuncRef
+
+    def fail(self, code: str, message: str, arg: str | None = None):
+        raise RuleError(code, f"{self.op}: {message}", arg)
+
+
+@dataclass(frozen=True)
+class FuncRef:
+    """A function passed to tile_map/tile_reduce, with a way to type its result."""
+
+    name: str  # builtin op name or user func name
+    builtin: bool
+    result: Callable  # tuple[Scalar-or-Tile types] -> Type, raises RuleError

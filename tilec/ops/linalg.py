@@ -1,0 +1,95 @@
+"""Linear algebra on tiles: matmul, transpose, Cholesky and triangular solves."""
+from __future__ import annotations
+
+from ..types import TileT, fmt_shape
+from . import rules
+from .core import Bound, OpSpec, Param
+
+
+def _matmul(b: Bound):
+    a, bb = rules.tile(b, "a"), rules.tile(b, "b")
+    rules.rank(b, "a", a, (2,))
+    rules.rank(b, "b", bb, (2,))
+    if a.shape[1] != bb.shape[0]:
+        b.fail("TC0102", f"inner dimensions differ: a is {fmt_shape(a.shape)}, b is "
+               f"{fmt_shape(bb.shape)}", "b")
+    rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
+    if not a.dtype.is_float:
+        b.fail("TC0203", f"needs float tiles, got {a.dtype}", "a")
+    shape = (a.shape[0], bb.shape[1])
+    out = b.types.get("out")
+    if out is not None:
+        out = rules.tile(b, "out")
+        if out.shape != shape:
+            b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
+        if out.dtype != a.dtype:
+            b.fail("TC0201", f"out is {out.dtype} but a and b are {a.dtype}", "out")
+    return TileT(a.dtype, shape)
+
+
+def _transpose(b: Bound):
+    t = rules.tile(b, "a")
+    rules.rank(b, "a", t, (2,))
+    return TileT(t.dtype, (t.shape[1], t.shape[0]))
+
+
+def _square(b: Bound, name: str) -> TileT:
+    t = rules.tile(b, name)
+    rules.rank(b, name, t, (2,))
+    if t.shape[0] != t.shape[1]:
+        b.fail("TC0101", f"`{name}` must be square, got {fmt_shape(t.shape)}", name)
+    if not t.dtype.is_float:
+        b.fail("TC0203", f"needs a float tile, got {t.dtype}", name)
+    return t
+
+
+def _cholesky(b: Bound):
+    return _square(b, "a")
+
+
+def _solve(matrix: str):
+    def rule(b: Bound):
+        m = _square(b, matrix)
+        y = rules.tile(b, "y")
+        rules.rank(b, "y", y, (1, 2))
+        if y.shape[0] != m.shape[0]:
+            b.fail("TC0101", f"`y` has {y.shape[0]} rows but `{matrix}` is {fmt_shape(m.shape)}", "y")
+        rules.same_dtype(b, (matrix, "y"), (m.dtype, y.dtype))
+        return y
+
+    return rule
+
+
+def _diag_add(b: Bound):
+    a = _square(b, "a")
+    d = b.types["d"]
+    if isinstance(d, TileT):
+        rules.rank(b, "d", d, (1,))
+        if d.shape[0] != a.shape[0]:
+            b.fail("TC0101", f"`d` has {d.shape[0]} entries but `a` is {fmt_shape(a.shape)}", "d")
+        rules.same_dtype(b, ("a", "d"), (a.dtype, d.dtype))
+    else:
+        rules.unify_scalars(b, ("a", "d"), (a.dtype, rules.scalar(b, "d")))
+    return a
+
+
+OPS = [
+    OpSpec("tile_matmul", (Param("a", "value"), Param("b", "value"), Param("out", "value", None),
+                           Param("alpha", "const", 1.0), Param("beta", "const", 1.0)), _matmul,
+           "tile_matmul", "alpha * a @ b (+ beta * out, updating out when given)",
+           adj_cpp="adj_tile_matmul"),
+    OpSpec("tile_transpose", (Param("a", "value"),), _transpose, "tile_transpose",
+           "rows and columns swapped", adj_cpp="adj_tile_transpose"),
+    OpSpec("tile_cholesky", (Param("a", "value"),), _cholesky, "tile_cholesky",
+           "lower Cholesky factor L of a symmetric positive definite a = L L^T",
+           adj_cpp="adj_tile_cholesky"),
+    OpSpec("tile_cholesky_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
+           "tile_cholesky_solve", "x with L L^T x = y", adj_cpp="adj_tile_cholesky_solve"),
+    OpSpec("tile_lower_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
+           "tile_lower_solve", "x with L x = y, L lower triangular", adj_cpp="adj_tile_lower_solve"),
+    OpSpec("tile_upper_solve", (Param("U", "value"), Param("y", "value")), _solve("U"),
+           "tile_upper_solve", "x with U x = y, U upper triangular", adj_cpp="adj_tile_upper_solve"),
+    OpSpec("tile_diag_add", (Param("a", "value"), Param("d", "value")), _diag_add, "tile_diag_add",
+           "a with d (a 1-d tile or a scalar) added to its diagonal", adj_cpp="adj_tile_diag_add"),
+]
+MUTATES = {"tile_matmul": ("out",)}

@@ -1,0 +1,105 @@
+"""Maps, reductions, scans and sort over tiles."""
+from __future__ import annotations
+
+from ..types import INT32, Scalar, TileT, fmt_shape
+from . import rules
+from .core import Bound, OpSpec, Param, RuleError
+
+A = Param("a", "value")
+AXIS = Param("axis", "const", None)
+
+
+def _map(b: Bound):
+    if not b.variadic:
+        b.fail("TC0303", "needs at least one tile after the function")
+    names = tuple(f"arg{i}" for i in range(len(b.variadic)))
+    for n, t in zip(names, b.variadic):
+        if not isinstance(t, TileT):
+            b.fail("TC0303", f"argument {n[3:]} must be a tile, got {t}", "args")
+    tiles = tuple(b.variadic)
+    rules.same_shape(b, names, tiles)
+    f = b.funcs["op"]
+    try:
+        out = f.result(tuple(t.dtype for t in tiles))
+    except RuleError as e:
+        b.fail("TC0407", f"function `{f.name}` {e.message}", "op")
+    if not isinstance(out, Scalar):
+        b.fail("TC0407", f"function `{f.name}` must return a scalar, returns {out}", "op")
+    return TileT(out, tiles[0].shape)
+
+
+def reduced_shape(b: Bound, t: TileT):
+    axis = b.attrs.get("axis")
+    if axis is None:
+        return (1,)
+    axis = rules.norm_axis(b, "axis", axis, t.ndim)
+    shape = t.shape[:axis] + t.shape[axis + 1:]
+    return shape or (1,)
+
+
+def _reduction(result_int: bool = False):
+    def rule(b: Bound):
+        t = rules.tile(b, "a")
+        if t.dtype.kind == "bool" and not result_int:
+            b.fail("TC0203", "is not defined on bool tiles", "a")
+        return TileT(INT32 if result_int else t.dtype, reduced_shape(b, t))
+
+    return rule
+
+
+def _reduce(b: Bound):
+    t = rules.tile(b, "a")
+    f = b.funcs["op"]
+    try:
+        out = f.result((t.dtype, t.dtype))
+    except RuleError as e:
+        b.fail("TC0407", f"function `{f.name}` {e.message}", "op")
+    if out != t.dtype:
+        b.fail("TC0407", f"function `{f.name}` must return {t.dtype} for {t.dtype} tiles, returns {out}",
+               "op")
+    return TileT(t.dtype, reduced_shape(b, t))
+
+
+def _scan(b: Bound):
+    t = rules.tile(b, "a")
+    rules.rank(b, "a", t, (1,))
+    return t
+
+
+def _sort(b: Bound):
+    k = rules.tile(b, "keys")
+    v = rules.tile(b, "values")
+    rules.rank(b, "keys", k, (1,))
+    rules.rank(b, "values", v, (1,))
+    if k.shape != v.shape:
+        b.fail("TC0101", f"keys is {fmt_shape(k.shape)} but values is {fmt_shape(v.shape)}", "values")
+    from ..types import TupleT
+
+    return TupleT((k, v))
+
+
+OPS = [
+    OpSpec("tile_map", (Param("op", "func"),), _map, "tile_map",
+           "f applied elementwise to one or more tiles of equal shape", adj_cpp="adj_tile_map",
+           variadic="args"),
+    OpSpec("tile_sum", (A, AXIS), _reduction(), "tile_sum", "sum of all elements, or along axis",
+           adj_cpp="adj_tile_sum"),
+    OpSpec("tile_max", (A, AXIS), _reduction(), "tile_max", "largest element, or along axis",
+           adj_cpp="adj_tile_max"),
+    OpSpec("tile_min", (A, AXIS), _reduction(), "tile_min", "smallest element, or along axis",
+           adj_cpp="adj_tile_min"),
+    OpSpec("tile_argmax", (A, AXIS), _reduction(True), "tile_argmax",
+           "index of the largest element (first on ties)"),
+    OpSpec("tile_argmin", (A, AXIS), _reduction(True), "tile_argmin",
+           "index of the smallest element (first on ties)"),
+    OpSpec("tile_reduce", (Param("op", "func"), A, AXIS), _reduce, "tile_reduce",
+           "fold with a binary function, or along axis", adj_cpp="adj_tile_reduce"),
+    OpSpec("tile_scan_inclusive", (A,), _scan, "tile_scan_inclusive", "running sum including self",
+           adj_cpp="adj_tile_scan_inclusive"),
+    OpSpec("tile_scan_exclusive", (A,), _scan, "tile_scan_exclusive", "running sum excluding self",
+           adj_cpp="adj_tile_scan_exclusive"),
+    OpSpec("tile_sort", (Param("keys", "value"), Param("values", "value")), _sort, "tile_sort",
+           "sort keys ascending (stable), permuting values alike; both updated in place",
+           adj_cpp="adj_tile_sort", nondiff=frozenset({"keys"})),
+]
+MUTATES = {"tile_sort": ("keys", "values")}

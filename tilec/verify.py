@@ -1,0 +1,80 @@
+"""The IR verifier: structural invariants of the typed IR, separate from the passes.
+
+Run after every pass in the tests. Returns a list of violations (empty when
+the IR is well formed); it never raises for bad IR.
+"""
+from __future__ import annotations
+
+from . import ir
+from .ops import OPS
+from .types import BOOL, INT32, ArrayT, Scalar, TileT, TupleT
+
+
+def verify_module(module: ir.Module) -> list[str]:
+    problems: list[str] = []
+    known_funcs = set()
+    for fn in module.funcs:
+        problems += verify_function(fn, known_funcs)
+        known_funcs.add(fn.name)
+    for fn in module.kernels:
+        problems += verify_function(fn, known_funcs)
+    return problems
+
+
+def verify_function(fn: ir.Function, known_funcs: set) -> list[str]:
+    out: list[str] = []
+    where = f"{fn.kind} {fn.name}"
+    defined = set(fn.params)
+    for stmt in ir.walk_stmts(fn.body):
+        if isinstance(stmt, ir.Assign):
+            defined.add(stmt.target)
+        elif isinstance(stmt, ir.Unpack):
+            defined.update(stmt.targets)
+        elif isinstance(stmt, ir.For):
+            defined.add(stmt.var)
+    _block(fn, fn.body, defined, known_funcs, 0, out, where)
+    if fn.kind == "kernel" and fn.ret != fn.ret.__class__() if False else False:
+        pass
+    return out
+
+
+def _block(fn, body, defined, funcs, loops, out, where) -> None:
+    for s in body:
+        at = f"{where} line {s.span.line}"
+        for e in ir.stmt_exprs(s):
+            _expr(e, defined, funcs, out, at)
+        if isinstance(s, ir.Assign) and s.value.type != s.target.type:
+            out.append(f"{at}: assigns {s.value.type} to {s.target} of type {s.target.type}")
+        if isinstance(s, ir.Unpack):
+            t = s.value.type
+            if not isinstance(t, TupleT) or tuple(x.type for x in s.targets) != t.items:
+                out.append(f"{at}: unpack types differ")
+        if isinstance(s, (ir.If, ir.While)) and not isinstance(s.cond.type, Scalar):
+            out.append(f"{at}: condition is not a scalar")
+        if isinstance(s, ir.For) and s.var.type != INT32:
+            out.append(f"{at}: loop variable is not int32")
+        if isinstance(s, (ir.Break, ir.Continue)) and loops == 0:
+            out.append(f"{at}: {type(s).__name__} outside a loop")
+        if isinstance(s, ir.Return) and fn.kind == "kernel" and s.value is not None:
+            out.append(f"{at}: kernel returns a value")
+        inner = loops + (1 if isinstance(s, (ir.For, ir.While)) else 0)
+        for block in ir.child_blocks(s):
+            _block(fn, block, defined, funcs, inner, out, where)
+
+
+def _expr(e, defined, funcs, out, at) -> None:
+    for sub in ir.walk_expr(e):
+        if isinstance(sub, ir.Var) and sub.sym not in defined:
+            out.append(f"{at}: {sub.sym} is read but never defined")
+        elif isinstance(sub, ir.OpCall) and sub.op not in OPS:
+            out.append(f"{at}: unknown op {sub.op}")
+        elif isinstance(sub, ir.Call) and sub.func not in funcs:
+            out.append(f"{at}: call of unknown function {sub.func}")
+        elif isinstance(sub, ir.Const) and not isinstance(sub.type, Scalar):
+            out.append(f"{at}: constant of non-scalar type")
+        t = sub.type
+        if isinstance(t, TileT) and not t.is_concrete:
+            out.append(f"{at}: tile with symbolic shape {t.shape} after checking")
+        if isinstance(t, (ArrayT,)) and not isinstance(sub, ir.Var):
+            out.append(f"{at}: array-valued expression other than a variable")
+    _ = BOOL
