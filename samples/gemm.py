@@ -1,6 +1,10 @@
 """Tiled GEMM, C = A @ B, looping over K in TILE_K steps (Warp tile API)."""
 import numpy as np
-import warp as wp
+
+try:
+    import warp as wp
+except ImportError:  # run as a script without Warp: tilec's inert API
+    import tilec as wp
 
 TILE_M = wp.constant(32)
 TILE_N = wp.constant(32)
@@ -25,7 +29,11 @@ if __name__ == "__main__":
     A = rng.standard_normal((M, K)).astype(np.float32)
     B = rng.standard_normal((K, N)).astype(np.float32)
     C = np.zeros((M, N), np.float32)
-    import gemm as mod  # the tilec-generated loader, OUTDIR on sys.path
+    import os
+
+    import tilec
+
+    mod = tilec.load(os.path.join(os.environ.get("TILEC_BUILD", "build"), "gemm"))
 
     mod.gemm.launch_tiled(dim=((M + 31) // 32, (N + 31) // 32), inputs=[A, B, C], device="cpu")
     assert np.allclose(C, A @ B, atol=1e-4), "gemm mismatch"

@@ -1,3 +1,21 @@
-"""tilec: an ahead-of-time compiler for Python tile programs written against the Warp tile API."""
+"""tilec: an ahead-of-time compiler for Python tile programs written against the Warp tile API.
+
+`import tilec as tl` also gives programs inert stand-ins for the API (see api.py),
+so a tile program still imports and runs its host code as a plain script.
+"""
+
+import importlib
+import importlib.util
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")  # a submodule, e.g. tilec.ir
+    api = importlib.import_module(f"{__name__}.api")
+    if name in ("kernel", "func", "constant", "load"):
+        return getattr(api, name)
+    return api.placeholder(name)

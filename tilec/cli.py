@@ -7,6 +7,7 @@ import traceback
 import click
 
 from . import __version__
+from .build import BuildError
 from .diagnostics import CompileError, render
 from .frontend.check import Options
 from .pipeline import PASSES, compile_source
@@ -37,6 +38,12 @@ def run_guarded(fn, path: str):
         sys.exit(1)
     except SystemExit:
         raise
+    except BuildError as e:
+        click.echo(f"{path}: error: {e}", err=True)
+        click.echo(f"  command: {' '.join(e.command)}", err=True)
+        if e.log_path:
+            click.echo(f"  log: {e.log_path}", err=True)
+        sys.exit(1)
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
         tb = traceback.extract_tb(e.__traceback__)
         where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
@@ -96,6 +103,52 @@ def show_types_text(module) -> str:
         if fn.kind == "func":
             lines.append(f"  -> {fn.ret}")
     return "\n".join(lines)
+
+
+def _compile_for_emit(file, block_dim, max_shared, dump_after):
+    from .normalize import normalize_module
+
+    source = _load(file)
+    options = Options(block_dim=block_dim, max_shared=max_shared)
+    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    return source, normalize_module(compiled.module)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--target", "what", type=click.Choice(["cpu", "header", "loader", "manifest"]), required=True)
+@common_options
+def emit(file, what, block_dim, max_shared, dump_after):
+    """Print generated text to stdout."""
+    from .driver import generate
+
+    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
+    files = generate(module, source, {"block_dim": block_dim})
+    key = {"cpu": f"{module.name}.cpp", "header": f"{module.name}.h", "loader": "__init__.py",
+           "manifest": "manifest.json"}[what]
+    click.echo(files[key], nl=False)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--outdir", default="build", show_default=True, type=click.Path(file_okay=False))
+@click.option("--target", type=click.Choice(["cpu", "cuda", "all"]), default="all", show_default=True)
+@click.option("--arch", default="sm_80,sm_90", show_default=True, help="CUDA architectures")
+@click.option("--emit-only", is_flag=True, help="write sources, compile nothing")
+@click.option("--debug", is_flag=True, help="compile without optimisation, with debug info")
+@click.option("--cxx", default=None, help="C++ compiler (default: clang++, else g++)")
+@click.option("--nvcc", default=None, help="nvcc to use")
+@click.option("-v", "--verbose", is_flag=True)
+@common_options
+def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, block_dim, max_shared, dump_after):
+    """Compile FILE into OUTDIR/<module>/."""
+    from .driver import build_module
+
+    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
+    flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
+             "emit_only": emit_only}
+    run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
+                                     verbose=verbose, echo=click.echo), file)
 
 
 if __name__ == "__main__":

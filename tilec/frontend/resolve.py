@@ -90,7 +90,26 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
                 _simple(scope, small)
         elif isinstance(stmt, cst.FunctionDef):
             _function(scope, stmt, parsed, diags)
+        else:
+            _nested_imports(scope, stmt)
     return scope
+
+
+def _nested_imports(scope: Scope, stmt) -> None:
+    """Imports inside module-level try/except or if (e.g. `except ImportError: import tilec as wp`)."""
+    blocks = []
+    if isinstance(stmt, cst.Try):
+        blocks = [stmt.body] + [h.body for h in stmt.handlers]
+    elif isinstance(stmt, cst.If):
+        blocks = [stmt.body]
+        if isinstance(stmt.orelse, cst.Else):
+            blocks.append(stmt.orelse.body)
+    for block in blocks:
+        for inner in getattr(block, "body", ()):
+            if isinstance(inner, cst.SimpleStatementLine):
+                for small in inner.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        _simple(scope, small)
 
 
 def _simple(scope: Scope, node) -> None:

@@ -157,4 +157,10 @@ OPS = [
            _assign, "tile_assign", "src written into dst at offset", adj_cpp="adj_tile_assign",
            nondiff=frozenset({"offset"})),
 ]
-MUTATES = {"tile_assign": ("dst",)}
+MUTATES = {
+    "tile_assign": ("dst",),
+    # element writes update their tile in place (never callable by name from source)
+    "tile_setitem": ("a",),
+    "tile_additem": ("a",),
+    "tile_subitem": ("a",),
+}

@@ -1,0 +1,370 @@
+"""C++ emission of typed, normalized IR, shared by the CPU and CUDA backends.
+
+Expects normalized IR (see normalize.py). Produces function bodies as text;
+backends wrap them with templates. Every statement is preceded by a
+`// file.py:LINE` comment. Op semantics live in runtime_headers: this module
+only spells calls to `tl::<op>`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .. import ir, naming
+from ..normalize import is_fusible
+from ..ops import MUTATES, OPS
+from ..types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
+
+INFIX = {
+    "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+    "eq": "==", "ne": "!=", "and_": "&&", "or_": "||", "bit_and": "&", "bit_or": "|",
+    "bit_xor": "^", "lshift": "<<", "rshift": ">>",
+}  # fmt: skip
+PREFIX = {"neg": "-", "not_": "!", "invert": "~"}
+# Attributes passed to the runtime call (others are encoded in the result type).
+CALL_ATTRS = {
+    "tile_load": ("bounds_check",), "tile_store": ("bounds_check",),
+    "tile_atomic_add": ("bounds_check",), "tile_load_indexed": ("axis",),
+    "tile_store_indexed": ("axis",), "tile_atomic_add_indexed": ("axis",),
+    "tile_sum": ("axis",), "tile_max": ("axis",), "tile_min": ("axis",),
+    "tile_argmax": ("axis",), "tile_argmin": ("axis",), "tile_reduce": ("axis",),
+    "tile_matmul": ("alpha", "beta"),
+}  # fmt: skip
+# Ops whose result is written into a fresh destination by the runtime call.
+RESULT_INTO_DST = True
+
+
+def ctype(t) -> str:
+    if isinstance(t, Scalar):
+        return t.ctype
+    if isinstance(t, TileT):
+        return f"tl::Tile<{t.dtype.ctype}, {', '.join(str(d) for d in t.shape)}>"
+    if isinstance(t, ArrayT):
+        return f"tl::Array<{t.dtype.ctype}, {t.ndim}>"
+    if isinstance(t, NoneT):
+        return "void"
+    raise TypeError(t)
+
+
+def literal(value, t: Scalar) -> str:
+    if t == BOOL:
+        return "true" if value else "false"
+    if t.is_float:
+        v = float(value)
+        if math.isinf(v):
+            inner = f"std::numeric_limits<{'float' if t != FLOAT16 and t.bits == 32 else 'double'}>::infinity()"
+            text = inner if v > 0 else f"-{inner}"
+        elif math.isnan(v):
+            text = "std::numeric_limits<double>::quiet_NaN()"
+        else:
+            text = repr(v)
+            if "e" not in text and "." not in text:
+                text += ".0"
+            if t.bits == 32:
+                text += "f"
+        return f"tl::half({text}f)" if t == FLOAT16 and not text.endswith("f") else (
+            f"tl::half({text})" if t == FLOAT16 else text)
+    if t.bits == 64:
+        return f"int64_t({int(value)}LL)"
+    if t.kind == "uint":
+        return f"{t.ctype}({int(value)}u)"
+    return f"{t.ctype}({int(value)})" if t.bits != 32 else str(int(value))
+
+
+@dataclass
+class Target:
+    """What differs between backends: qualifiers and names."""
+
+    name: str  # "cpu" or "cuda"
+    func_qualifier: str  # before device functions
+    filename: str  # the user's file name as written in comments
+
+
+class CxxEmitter:
+    def __init__(self, target: Target):
+        self.target = target
+        self.lines: list[str] = []
+        self.depth = 0
+        self.temp_counter = 0
+
+    # ------------------------------------------------------------ helpers
+
+    def emit(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def where(self, span) -> None:
+        self.emit(f"// {self.target.filename}:{span.line}")
+
+    def temp(self) -> str:
+        self.temp_counter += 1
+        return f"tmp_{self.temp_counter}"
+
+    # ------------------------------------------------------------ functions
+
+    def function(self, fn: ir.Function, name: str, extra_params: str = "") -> str:
+        """A C++ function `name(tl::Ctx& ctx, params...)` holding fn's body."""
+        self.lines, self.depth = [], 0
+        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)} {naming.cxx_var(p)}" for p in fn.params])
+        ret = ctype(fn.ret)
+        self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
+        self.depth += 1
+        for sym in local_syms(fn):
+            self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+        self.block(fn.body)
+        self.depth -= 1
+        self.emit("}")
+        return "\n".join(self.lines)
+
+    def block(self, body) -> None:
+        for s in body:
+            self.stmt(s)
+
+    # ------------------------------------------------------------ statements
+
+    def stmt(self, s) -> None:
+        self.where(s.span)
+        if isinstance(s, ir.Assign):
+            self.assign(s.target, s.value)
+        elif isinstance(s, ir.Unpack):
+            self.unpack(s)
+        elif isinstance(s, ir.ExprStmt):
+            self.effect(s.expr)
+        elif isinstance(s, ir.If):
+            self.emit(f"if ({self.expr(s.cond)}) {{")
+            self.nested(s.body)
+            if s.orelse:
+                self.emit("} else {")
+                self.nested(s.orelse)
+            self.emit("}")
+        elif isinstance(s, ir.For):
+            self.for_loop(s)
+        elif isinstance(s, ir.While):
+            self.emit(f"while ({self.expr(s.cond)}) {{")
+            self.nested(s.body)
+            self.emit("}")
+        elif isinstance(s, ir.Break):
+            self.emit("break;")
+        elif isinstance(s, ir.Continue):
+            self.emit("continue;")
+        elif isinstance(s, ir.Return):
+            self.emit("return;" if s.value is None else f"return {self.expr(s.value)};")
+        else:
+            raise TypeError(type(s))
+
+    def nested(self, body) -> None:
+        self.depth += 1
+        self.block(body)
+        self.depth -= 1
+
+    def for_loop(self, s: ir.For) -> None:
+        var = naming.cxx_var(s.var)
+        stop, step = self.temp(), self.temp()
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int32_t {stop} = {self.expr(s.stop)};")
+        self.emit(f"const int32_t {step} = {self.expr(s.step)};")
+        if isinstance(s.step, ir.Const):
+            cond = f"{var} < {stop}" if s.step.value > 0 else f"{var} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {var} < {stop} : {var} > {stop})"
+        self.emit(f"for ({var} = {self.expr(s.start)}; {cond}; {var} += {step}) {{")
+        self.nested(s.body)
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def assign(self, target: ir.Sym, value) -> None:
+        dst = naming.cxx_var(target)
+        if not isinstance(target.type, TileT):
+            self.emit(f"{dst} = {self.expr(value)};")
+            return
+        if isinstance(value, ir.Var):
+            self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
+        elif isinstance(value, ir.Call):
+            self.emit(f"{dst} = {self.call(value)};")
+        elif is_fusible(value):
+            self.emit(f"for (int e = 0; e < {target.type.size}; ++e) {{")
+            self.depth += 1
+            self.emit(f"{dst}.data[e] = {self.elem(value, 'e', target.type.dtype)};")
+            self.depth -= 1
+            self.emit("}")
+        else:
+            self.tile_op(dst, target, value)
+
+    def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
+        spec = OPS[call.op]
+        mutated = _mutated_positions(call)
+        args = [a for i, a in enumerate(call.args) if i not in mutated]
+        reads_dst = any(isinstance(a, ir.Var) and a.sym == target for a in args)
+        out = dst
+        if reads_dst and not mutated:
+            out = self.temp()
+            self.emit(f"{ctype(target.type)} {out};")
+        text = self.runtime_call(spec.cpp, out, call, args)
+        self.emit(text + ";")
+        if out != dst:
+            self.emit(f"{dst} = {out};")
+
+    def runtime_call(self, cpp: str, out: str | None, call: ir.OpCall, args: list) -> str:
+        parts = ["ctx"] + ([out] if out is not None else [])
+        offsets = [a for a in args if _is_offset(call, a)]
+        values = [a for a in args if not _is_offset(call, a)]
+        parts += [self.expr(a) for a in values]
+        if call.op == "tile_reduce":
+            parts.append(self.reducer(call))
+        parts += [self.attr_text(call, name) for name in CALL_ATTRS.get(call.op, ())]
+        if call.op == "tile_arange":
+            start, stop, step = _arange_args(call.attr("args"))
+            parts += [repr(float(start)), repr(float(step))]
+        if call.op == "tile_matmul" and len(call.args) < 3:
+            parts[-1] = "0.0"  # a fresh product: no accumulation into the destination
+        parts += [self.expr(a) for a in offsets]
+        return f"tl::{cpp}({', '.join(parts)})"
+
+    def attr_text(self, call: ir.OpCall, name: str) -> str:
+        value = call.attr(name)
+        if name == "axis":
+            return "-1" if value is None else str(value % len(_shape_of_first(call)) if value < 0 else value)
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return repr(float(value)) if isinstance(value, float) else str(value)
+
+    def reducer(self, call: ir.OpCall) -> str:
+        name = call.attr("op")
+        x = "x"
+        body = self.apply_func(name, [x, "y"], True)
+        return f"[&](auto x, auto y) {{ return {body}; }}"
+
+    def unpack(self, s: ir.Unpack) -> None:
+        v = s.value
+        if isinstance(v, ir.OpCall) and v.op == "tid":
+            for k, sym in enumerate(s.targets):
+                self.emit(f"{naming.cxx_var(sym)} = int32_t(ctx.tid[{k}]);")
+        elif isinstance(v, ir.OpCall) and v.op in MUTATES:
+            names = ", ".join(naming.cxx_var(t) for t in s.targets)
+            self.emit(f"tl::{OPS[v.op].cpp}(ctx, {names});")
+        else:
+            raise NotImplementedError(f"unpack of {v}")
+
+    def effect(self, e) -> None:
+        if isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
+            old = self.temp()
+            self.emit(f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}")
+        elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
+            self.emit(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";")
+        else:
+            self.emit(f"(void)({self.expr(e)});")
+
+    # ------------------------------------------------------------ expressions
+
+    def call(self, c: ir.Call) -> str:
+        return f"{c.func}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
+
+    def expr(self, e) -> str:
+        if isinstance(e, ir.Const):
+            return literal(e.value, e.type)
+        if isinstance(e, ir.Var):
+            return naming.cxx_var(e.sym)
+        if isinstance(e, ir.Call):
+            return self.call(e)
+        return self.scalar_op(e, [self.expr(a) for a in e.args])
+
+    def elem(self, e, idx: str, dtype: Scalar) -> str:
+        """Element `idx` of a tile expression (scalars broadcast)."""
+        if isinstance(e, ir.Var) and isinstance(e.type, TileT):
+            return f"{naming.cxx_var(e.sym)}.data[{idx}]"
+        if isinstance(e, ir.OpCall) and is_fusible(e):
+            args = [self.elem(a, idx, dtype) for a in e.args]
+            if e.op == "tile_map":
+                return self.apply_func(e.attr("op"), args, False, e.type.dtype)
+            return self.scalar_op(e, args, e.type.dtype)
+        return self.expr(e)
+
+    def apply_func(self, name: str, args: list, in_lambda: bool, dtype: Scalar | None = None) -> str:
+        if name in OPS and OPS[name].elementwise:
+            fake = ir.OpCall(name, (), (), dtype or BOOL, None)
+            return self.scalar_op(fake, args, dtype)
+        return f"{name}({', '.join(['ctx'] + args)})"
+
+    def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
+        op = e.op
+        t = dtype or (e.type if isinstance(e.type, Scalar) else None)
+        if op in INFIX:
+            text = f"({args[0]} {INFIX[op]} {args[1]})"
+            if t is not None and t == FLOAT16:
+                return f"tl::half({text})"
+            return text
+        if op in PREFIX:
+            return f"({PREFIX[op]}{args[0]})"
+        if op == "div":
+            return f"tl::divide({args[0]}, {args[1]})"
+        if op == "cast":
+            return f"tl::cast<{e.type.ctype}>({args[0]})"
+        if op == "array_load":
+            return f"tl::array_load({', '.join(args)})"
+        if op == "array_shape":
+            return f"int32_t({args[0]}.shape[{e.attr('axis') % e.args[0].type.ndim}])"
+        if op == "tile_extract":
+            return f"tl::tile_extract({', '.join(args)})"
+        if op == "untile":
+            return f"tl::untile(ctx, {args[0]})"
+        if op == "block_dim":
+            return "int32_t(ctx.block_dim)"
+        if op == "tid":
+            return "int32_t(ctx.tid[0])"
+        if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
+                  "atomic_max"):
+            return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
+        spec = OPS[op]
+        if spec.elementwise:
+            return f"tl::{spec.cpp}({', '.join(args)})"
+        raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def local_syms(fn: ir.Function) -> list:
+    """Every symbol the body binds, declared once at the top (sorted for determinism)."""
+    params = set(fn.params)
+    seen: dict = {}
+    for s in ir.walk_stmts(fn.body):
+        syms = ()
+        if isinstance(s, ir.Assign):
+            syms = (s.target,)
+        elif isinstance(s, ir.Unpack):
+            syms = s.targets
+        elif isinstance(s, ir.For):
+            syms = (s.var,)
+        for sym in syms:
+            if sym not in params:
+                seen.setdefault(sym, None)
+    return list(seen)
+
+
+def _mutated_positions(call: ir.OpCall) -> set:
+    if call.op not in MUTATES:
+        return set()
+    names = [p.name for p in OPS[call.op].params if p.kind == "value"]
+    if call.op == "tile_matmul" and len(call.args) < 3:
+        return set()
+    return {names.index(n) for n in MUTATES[call.op] if n in names}
+
+
+def _is_offset(call: ir.OpCall, arg) -> bool:
+    """Offset operands come after the value operands, `offset_count` of them."""
+    n = call.attr("offset_count") or 0
+    return n > 0 and any(arg is a for a in call.args[len(call.args) - n:])
+
+
+def _arange_args(vals: tuple) -> tuple:
+    if len(vals) == 1:
+        return 0, vals[0], 1
+    if len(vals) == 2:
+        return vals[0], vals[1], 1
+    return vals
+
+
+def _shape_of_first(call: ir.OpCall) -> tuple:
+    t = call.args[0].type if call.args else None
+    return t.shape if isinstance(t, TileT) else (1,)
+
+
+_ = (TupleT,)

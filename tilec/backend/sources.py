@@ -1,0 +1,145 @@
+"""Emit: typed IR -> the generated text files (.cpp, .h, manifest), through jinja2 templates.
+
+Expects normalized IR. Output is deterministic: no timestamps, no absolute
+paths, sorted JSON keys.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from .. import __version__, ir, naming
+from ..types import FLOAT16, BOOL, ArrayT, Scalar
+from . import analysis
+from .cxx import CxxEmitter, Target, ctype
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("tilec.backend", "templates"),
+    keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+)
+RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
+
+
+@dataclass
+class Emitted:
+    files: dict  # relative path -> text
+
+
+def abi_ctype(t) -> str:
+    """The C type of a parameter in the generated header."""
+    if isinstance(t, ArrayT):
+        return "tilec_array"
+    if t == FLOAT16:
+        return "float"
+    if t == BOOL:
+        return "int32_t"
+    return t.ctype
+
+
+def param_doc(t) -> str:
+    if isinstance(t, ArrayT):
+        return f"array of {t.dtype}, {t.ndim}-d"
+    return f"scalar {t}"
+
+
+def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
+    tiled = analysis.is_tiled(fn, funcs)
+    return {
+        "tiled": tiled,
+        "lanes": analysis.needs_lanes(fn, funcs, tiled),
+        "tid_count": analysis.tid_count(fn),
+        "tile_bytes": analysis.tile_bytes(fn, funcs),
+        "shared_bytes": analysis.shared_bytes(fn),
+    }
+
+
+def _entry(name: str, params: list, body: str, device: str) -> dict:
+    decl = ", ".join(["const tilec_launch* launch"] + [f"{abi_ctype(p.type)} {p.name}" for p in params])
+    unpack, args = [], []
+    for p in params:
+        local = f"p_{p.name}"
+        if isinstance(p.type, ArrayT):
+            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{p.name}));")
+        elif p.type == FLOAT16:
+            unpack.append(f"const tl::half {local}({p.name});")
+        elif p.type == BOOL:
+            unpack.append(f"const bool {local} = {p.name} != 0;")
+        else:
+            unpack.append(f"const {ctype(p.type)} {local} = {p.name};")
+        args.append(local)
+    return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
+
+
+def emit_cpu(module: ir.Module) -> Emitted:
+    target = Target("cpu", "static ", Path(module.filename).name)
+    funcs = {f.name: f for f in module.funcs}
+    func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
+    kernels, header_kernels = [], []
+    for k in module.kernels:
+        facts = kernel_facts(k, funcs)
+        body_name = f"{k.name}_forward_body"
+        body = CxxEmitter(target).function(k, body_name)
+        entries = [_entry(naming.fwd_entry(k.name, "cpu"), list(k.params), body_name, "cpu")]
+        stack = 2 * facts["tile_bytes"] + 256 * 1024
+        kernels.append({"bodies": [body], "entries": entries, "lanes": "true" if facts["lanes"] else "false",
+                        "stack_bytes": stack})
+        header_kernels.append(_header_kernel(k, facts, entries))
+    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    cpp = TEMPLATES.get_template("module.cpp.j2").render(
+        **common, target="CPU (C++17)", funcs=func_texts, kernels=kernels)
+    header = TEMPLATES.get_template("header.h.j2").render(**common, kernels=header_kernels)
+    return Emitted({f"{module.name}.cpp": cpp, f"{module.name}.h": header})
+
+
+def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
+    return {
+        "name": k.name, "line": k.span.line, "block_dim": k.block_dim, "tiled": facts["tiled"],
+        "params": [{"name": p.name, "doc": param_doc(p.type)} for p in k.params],
+        "entries": [{"name": e["name"], "params": e["params"]} for e in entries],
+    }
+
+
+def manifest(module: ir.Module, files: dict, flags: dict, inputs_hash: str, source_sha: str) -> str:
+    import hashlib
+
+    funcs = {f.name: f for f in module.funcs}
+    kernels = {}
+    for k in module.kernels:
+        facts = kernel_facts(k, funcs)
+        kernels[k.name] = {
+            "line": k.span.line,
+            "block_dim": k.block_dim,
+            **facts,
+            "params": [_param_meta(p) for p in k.params],
+            "entries": {"cpu": {"forward": naming.fwd_entry(k.name, "cpu")}},
+        }
+    data = {
+        "tilec_version": __version__,
+        "module": module.name,
+        "source": Path(module.filename).name,
+        "source_sha256": source_sha,
+        "flags": flags,
+        "inputs_hash": inputs_hash,
+        "kernels": kernels,
+        "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())},
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _param_meta(p: ir.Sym) -> dict:
+    t = p.type
+    if isinstance(t, ArrayT):
+        return {"name": p.name, "kind": "array", "dtype": t.dtype.name, "ndim": t.ndim}
+    assert isinstance(t, Scalar)
+    return {"name": p.name, "kind": "scalar", "dtype": t.name}
+
+
+def runtime_files() -> dict:
+    """The vendored runtime headers: relative path -> text."""
+    out = {}
+    for path in sorted((RUNTIME_DIR / "tilec").glob("*.h")):
+        out[f"tilec/{path.name}"] = path.read_text()
+    return out

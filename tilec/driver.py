@@ -1,0 +1,52 @@
+"""From normalized IR to a built output folder: generate every file, then compile."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from . import __version__
+from .backend import sources
+from .build import cxx_command, find_cxx, inputs_hash, run_compiler, write_and_build
+
+
+def generate(module, source: str, flags: dict) -> dict:
+    """Every generated text file of the output folder: relative path -> text."""
+    emitted = sources.emit_cpu(module)
+    files = dict(emitted.files)
+    files.update(sources.runtime_files())
+    loader = sources.TEMPLATES.get_template("loader.py.j2").render(
+        module=module.name, version=__version__, filename=Path(module.filename).name)
+    files["__init__.py"] = loader
+    digest = inputs_hash(files, flags)
+    source_sha = hashlib.sha256(source.encode()).hexdigest()
+    files["manifest.json"] = sources.manifest(module, files, flags, digest, source_sha)
+    return files
+
+
+def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
+                 verbose=False, echo=print):
+    files = generate(module, source, flags)
+    digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
+    steps, products = [], []
+    out = Path(outdir)
+    if not flags.get("emit_only") and flags.get("target") in ("cpu", "all"):
+        compiler = find_cxx(cxx)
+        if compiler is None:
+            echo("note: no C++ compiler found (clang++ or g++); CPU library not built", err=True)
+        else:
+            so = f"lib{module.name}_cpu.so"
+            products.append(so)
+
+            def compile_cpu(tmp: Path, compiler=compiler, so=so):
+                cmd = cxx_command(compiler, tmp / f"{module.name}.cpp", tmp / so, tmp, flags.get("debug", False))
+                if verbose:
+                    echo(" ".join(cmd))
+                run_compiler(cmd, tmp, f"{module.name}_cpu.log", out)
+
+            steps.append(compile_cpu)
+    if flags.get("target") in ("cuda", "all") and not flags.get("emit_only"):
+        echo("note: the CUDA backend is not available in this version; CPU parts only", err=True)
+    result = write_and_build(out, module.name, files, digest, steps, products)
+    state = "up to date" if result.up_to_date else "built"
+    echo(f"{module.name}: {state} in {result.folder}")
+    return result

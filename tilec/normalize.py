@@ -1,0 +1,116 @@
+"""Normalize: IR -> IR where every non-elementwise tile op or func call is a statement.
+
+Expects checked IR. Guarantees: the operands of a non-elementwise op and of a
+func call are variables or scalar expressions; tile-valued elementwise trees
+(arithmetic, math, tile_map) stay nested so the emitter fuses them into one
+loop; a `while` condition that needed hoisting is re-evaluated each iteration.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import ir
+from .ops import OPS
+from .types import BOOL, TileT
+
+
+def normalize_module(module: ir.Module) -> ir.Module:
+    funcs = tuple(_Normalizer(fn).run() for fn in module.funcs)
+    kernels = tuple(_Normalizer(fn).run() for fn in module.kernels)
+    return replace(module, funcs=funcs, kernels=kernels)
+
+
+def is_fusible(e) -> bool:
+    """An elementwise op producing a tile: emitted per element inside one loop."""
+    return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and (
+        OPS[e.op].elementwise or e.op == "tile_map")
+
+
+class _Normalizer:
+    def __init__(self, fn: ir.Function):
+        self.fn = fn
+        self.counter = max([0] + [s.id for s in _all_syms(fn)])
+
+    def run(self) -> ir.Function:
+        return replace(self.fn, body=self.block(self.fn.body))
+
+    def temp(self, t) -> ir.Sym:
+        self.counter += 1
+        return ir.Sym("_tmp", self.counter, t)
+
+    def block(self, body) -> tuple:
+        out: list = []
+        for s in body:
+            out.extend(self.stmt(s))
+        return tuple(out)
+
+    def stmt(self, s) -> list:
+        pre: list = []
+        if isinstance(s, ir.Assign):
+            v = self.top(s.value, pre)
+            return pre + [replace(s, value=v)]
+        if isinstance(s, ir.Unpack):
+            v = self.top(s.value, pre)
+            return pre + [replace(s, value=v)]
+        if isinstance(s, ir.ExprStmt):
+            v = self.top(s.expr, pre)
+            return pre + [replace(s, expr=v)]
+        if isinstance(s, ir.Return) and s.value is not None:
+            v = self.operand(s.value, pre)
+            return pre + [replace(s, value=v)]
+        if isinstance(s, ir.If):
+            c = self.operand(s.cond, pre)
+            return pre + [replace(s, cond=c, body=self.block(s.body), orelse=self.block(s.orelse))]
+        if isinstance(s, ir.For):
+            start, stop, step = (self.operand(e, pre) for e in (s.start, s.stop, s.step))
+            return pre + [replace(s, start=start, stop=stop, step=step, body=self.block(s.body))]
+        if isinstance(s, ir.While):
+            c = self.operand(s.cond, pre)
+            if not pre:
+                return [replace(s, body=self.block(s.body))]
+            # while c: B  ==>  while True: pre; if not c: break; B
+            exit_ = ir.If(ir.OpCall("not_", (c,), (), BOOL, c.span), (ir.Break(s.span),), (), s.span)
+            true = ir.Const(True, BOOL, s.span)
+            return [ir.While(true, tuple(pre) + (exit_,) + self.block(s.body), s.span)]
+        return [s]
+
+    def top(self, e, pre: list):
+        """A statement's own expression: may itself be a non-elementwise op."""
+        if isinstance(e, ir.OpCall):
+            keep_tree = is_fusible(e)
+            args = tuple(self.fused(a, pre) if keep_tree else self.operand(a, pre) for a in e.args)
+            return replace(e, args=args)
+        if isinstance(e, ir.Call):
+            return replace(e, args=tuple(self.operand(a, pre) for a in e.args))
+        return e
+
+    def fused(self, e, pre: list):
+        """An operand inside an elementwise tree: nested elementwise ops stay."""
+        if is_fusible(e):
+            return replace(e, args=tuple(self.fused(a, pre) for a in e.args))
+        return self.operand(e, pre)
+
+    def operand(self, e, pre: list):
+        """An operand of a non-fusible context: tiles become variables."""
+        if isinstance(e, (ir.Const, ir.Var)):
+            return e
+        needs_var = isinstance(e.type, TileT) or isinstance(e, ir.Call) or (
+            isinstance(e, ir.OpCall) and OPS[e.op].effect)
+        inner = self.top(e, pre) if needs_var else (
+            replace(e, args=tuple(self.operand(a, pre) for a in e.args)))
+        if not needs_var:
+            return inner
+        sym = self.temp(e.type)
+        pre.append(ir.Assign(sym, inner, e.span))
+        return ir.Var(sym, e.span)
+
+
+def _all_syms(fn: ir.Function):
+    yield from fn.params
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign):
+            yield s.target
+        elif isinstance(s, ir.Unpack):
+            yield from s.targets
+        elif isinstance(s, ir.For):
+            yield s.var
