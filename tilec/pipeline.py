@@ -43,7 +43,6 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     scope = resolve(parsed, diags)
     if dump_after == "resolve":
         out.write(_dump_scope(scope))
-    _stop_on_errors(diags)
     module = ModuleChecker(parsed, scope, diags, options).run()
     _stop_on_errors(diags)
     problems = verify_module(module)

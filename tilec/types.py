@@ -117,12 +117,17 @@ def fmt_shape(shape: tuple) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
+def article(word: str) -> str:
+    """`a` or `an` before a dtype name or number as it is read aloud."""
+    return "an" if word[:1] in "aeiou8" or word.startswith(("int", "uint", "11", "18")) else "a"
+
+
 def describe(t: Type) -> str:
     """A type as a diagnostic names it."""
     if isinstance(t, TileT):
-        return f"a {t.dtype} tile of shape {fmt_shape(t.shape)}"
+        return f"{article(str(t.dtype))} {t.dtype} tile of shape {fmt_shape(t.shape)}"
     if isinstance(t, ArrayT):
-        return f"a {t.ndim}-d {t.dtype} array"
+        return f"{article(str(t.ndim))} {t.ndim}-d {t.dtype} array"
     if isinstance(t, Scalar):
-        return f"a {t.name} scalar"
+        return f"{article(t.name)} {t.name} scalar"
     return str(t)

@@ -172,6 +172,7 @@ class CallLowering:
         if variadic:
             where["args"] = variadic[0]
             where["indices"] = variadic[0]
+            where.update({f"arg{i}": arg for i, arg in enumerate(variadic)})
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
@@ -265,7 +266,10 @@ class CallLowering:
                     if len(dtypes) != len(spec.params):
                         raise RuleError("TC0407", f"takes {len(spec.params)} argument(s), given {len(dtypes)}")
                     b = Bound(op=api, types={p.name: d for p, d in zip(spec.params, dtypes)})
-                    return spec.rule(b)
+                    try:
+                        return spec.rule(b)
+                    except RuleError as e:  # drop the op-name prefix: the caller names the function
+                        raise RuleError(e.code, e.message.removeprefix(f"{api}: "), e.arg) from None
 
                 return FuncRef(api, True, builtin_result)
             self.fail("TC0407", f"`{api}` cannot be mapped over a tile", node)

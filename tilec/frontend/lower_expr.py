@@ -214,6 +214,7 @@ class ExprLowering:
                 b.variadic_consts.append(e.value if isinstance(e, ir.Const) else None)
                 if self.is_weak(e):
                     b.variadic_weak.add(i - len(names))
+                where_map[f"arg{i - len(names)}"] = src
         result = self.run_rule(spec, b, where_map, node)
         operands = self.adapt_literals(operands, result)
         if isinstance(result, TileT):

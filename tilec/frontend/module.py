@@ -45,6 +45,7 @@ class ModuleChecker:
             self.check_kernel_params(fd, fn)
             self.check_shared_budget(fn)
             kernels.append(fn)
+        self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
         return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants)
 
@@ -83,6 +84,25 @@ class ModuleChecker:
 
     def check_kernel_params(self, fd, fn: ir.Function) -> None:
         pass
+
+    def check_uncalled_funcs(self) -> None:
+        """Funcs no kernel calls are still checked: their signature, and their body when its
+        types are known without a call site. They are not emitted."""
+        called = {key[0] for key in self.instances}
+        for name, fd in self.scope.funcs.items():
+            if name in called or name in self.generic_ok:
+                continue
+            declared = self.signature(fd)
+            if declared is None or any(t == ann.ANY for t in declared):
+                continue
+            self.stack.append(name)
+            try:
+                generic = any(isinstance(t, TileT) and not t.is_concrete for t in declared)
+                FunctionChecker(self, fd, declared, self.options.block_dim, name, generic=generic).check()
+            except Abort:
+                pass
+            finally:
+                self.stack.pop()
 
     def check_shared_budget(self, fn: ir.Function) -> None:
         shared = [(s, s.type) for s, where in fn.storage if where == "shared"]

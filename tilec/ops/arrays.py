@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..types import INT32, TupleT, describe
+from ..types import INT32, TupleT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -32,9 +32,9 @@ def _store(b: Bound):
     _indices_int(b, b.variadic)
     v = rules.scalar(b, "value")
     if "value" not in b.weak and v != a.dtype:
-        b.fail("TC0202", f"cannot store {v} into a {a.dtype} array", "value")
+        b.fail("TC0202", f"cannot store {v} into {article(a.dtype.name)} {a.dtype} array", "value")
     if "value" in b.weak and v.is_float and not a.dtype.is_float:
-        b.fail("TC0202", f"cannot store a float into a {a.dtype} array", "value")
+        b.fail("TC0202", f"cannot store a float into {article(a.dtype.name)} {a.dtype} array", "value")
     return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
 
 
@@ -53,7 +53,7 @@ def _atomic_api(b: Bound):
 
 def _shape(b: Bound):
     a = rules.array(b, "a")
-    rules.norm_axis(b, "axis", b.attrs["axis"], a.ndim)
+    rules.norm_axis(b, "axis", b.attrs["axis"], a.ndim, "array")
     return INT32
 
 

@@ -1,7 +1,7 @@
 """Tile creation ops: zeros/ones/full/empty/arange, and tile/untile (lanes <-> tile)."""
 from __future__ import annotations
 
-from ..types import FLOAT32, INT32, Scalar, TileT, describe
+from ..types import FLOAT32, INT32, Scalar, TileT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -22,7 +22,7 @@ def _full(b: Bound):
     if "value" not in b.weak and v != out.dtype:
         b.fail("TC0201", f"value is {v} but the tile dtype is {out.dtype}", "value")
     if "value" in b.weak and v.is_float and not out.dtype.is_float:
-        b.fail("TC0201", f"float value cannot fill a {out.dtype} tile", "value")
+        b.fail("TC0201", f"float value cannot fill {article(out.dtype.name)} {out.dtype} tile", "value")
     return out
 
 

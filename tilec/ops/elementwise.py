@@ -11,7 +11,8 @@ from . import rules
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
-B = Param("b", "value")
+LEFT = Param("left", "value")
+RIGHT = Param("right", "value")
 
 
 def _operand_dtypes(b: Bound, names: tuple) -> list:
@@ -92,7 +93,7 @@ def _table() -> list:
     for name, cpp, kinds, tiles_ok, diff, doc in _BINARY:
         ops.append(
             OpSpec(
-                name, (A, B), elementwise_rule(("a", "b"), kinds, tiles_ok=tiles_ok), cpp, doc,
+                name, (LEFT, RIGHT), elementwise_rule(("left", "right"), kinds, tiles_ok=tiles_ok), cpp, doc,
                 adj_cpp=f"adj_{cpp}" if diff else None, api=name in ("min", "max", "pow", "atan2"),
                 elementwise=True,
             )
@@ -100,13 +101,13 @@ def _table() -> list:
     for name, sym in _COMPARE:
         ops.append(
             OpSpec(
-                name, (A, B), elementwise_rule(("a", "b"), result=BOOL, tiles_ok=False), name,
+                name, (LEFT, RIGHT), elementwise_rule(("left", "right"), result=BOOL, tiles_ok=False), name,
                 f"a {sym} b", api=False, elementwise=True,
             )
         )
     for name in ("and_", "or_"):
         ops.append(
-            OpSpec(name, (A, B), elementwise_rule(("a", "b"), result=BOOL, tiles_ok=False),
+            OpSpec(name, (LEFT, RIGHT), elementwise_rule(("left", "right"), result=BOOL, tiles_ok=False),
                    name, f"boolean {name[:-1]}", api=False, elementwise=True)
         )
     ops.append(OpSpec("not_", (A,), elementwise_rule(("a",), result=BOOL, tiles_ok=False),

@@ -12,7 +12,7 @@ def _matmul(b: Bound):
     rules.rank(b, "b", bb, (2,))
     if a.shape[1] != bb.shape[0]:
         b.fail("TC0102", f"inner dimensions differ: a is {fmt_shape(a.shape)}, b is "
-               f"{fmt_shape(bb.shape)}", "b")
+               f"{fmt_shape(bb.shape)}")
     rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
     if not a.dtype.is_float:
         b.fail("TC0203", f"needs float tiles, got {a.dtype}", "a")

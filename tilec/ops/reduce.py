@@ -15,7 +15,7 @@ def _map(b: Bound):
     names = tuple(f"arg{i}" for i in range(len(b.variadic)))
     for n, t in zip(names, b.variadic):
         if not isinstance(t, TileT):
-            b.fail("TC0303", f"argument {n[3:]} must be a tile, got {t}", "args")
+            b.fail("TC0303", f"argument {n[3:]} must be a tile, got {t}", n)
     tiles = tuple(b.variadic)
     rules.same_shape(b, names, tiles)
     f = b.funcs["op"]

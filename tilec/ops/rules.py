@@ -93,9 +93,9 @@ def check_shape_value(b: Bound, name: str, shape) -> tuple:
     return tuple(shape)
 
 
-def norm_axis(b: Bound, name: str, axis: int, ndim: int) -> int:
+def norm_axis(b: Bound, name: str, axis: int, ndim: int, what: str = "tile") -> int:
     if not isinstance(axis, int) or not -ndim <= axis < ndim:
-        b.fail("TC0106", f"axis {axis} is out of range for a {ndim}-d tile", name)
+        b.fail("TC0106", f"axis {axis} is out of range for a {ndim}-d {what}", name)
     return axis % ndim
 
 

@@ -93,9 +93,10 @@ def _check_indices(b: Bound, t: TileT, types: list, consts: list, what: str) -> 
                f"got {len(types)}")
     for axis, (ty, c) in enumerate(zip(types, consts)):
         if not (isinstance(ty, Scalar) and ty.is_integral):
-            b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}")
+            b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{axis}")
         if isinstance(c, int) and not 0 <= c < t.shape[axis]:
-            b.fail("TC0104", f"index {c} is out of bounds for axis {axis} of extent {t.shape[axis]}")
+            b.fail("TC0104", f"index {c} is out of bounds for axis {axis} of extent {t.shape[axis]}",
+                   f"arg{axis}")
 
 
 def _extract(b: Bound):
