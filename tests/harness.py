@@ -1,0 +1,35 @@
+"""Build a tile program from source text and load its generated module (for tests)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from tilec.api import load
+from tilec.driver import build_module
+from tilec.frontend.check import Options
+from tilec.normalize import normalize_module
+from tilec.pipeline import compile_source
+from tilec.verify import verify_module
+
+CACHE = Path(os.environ.get("TILEC_TEST_CACHE", Path(tempfile.gettempdir()) / "tilec-test-builds"))
+
+
+def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
+    compiled = compile_source(source, f"{name}.py", Options(block_dim=block_dim))
+    assert verify_module(compiled.module) == []
+    module = normalize_module(compiled.module)
+    assert verify_module(module) == [], "normalize broke the IR"
+    return module
+
+
+def build(source: str, name: str = "prog", block_dim: int = 256):
+    """Compile, build for the CPU and import; cached by content."""
+    key = hashlib.sha256(f"{name}\0{block_dim}\0{source}".encode()).hexdigest()[:16]
+    outdir = CACHE / key
+    module = compile_ir(source, name, block_dim)
+    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024,
+             "emit_only": False}
+    build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
+    return load(outdir / name)
