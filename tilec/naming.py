@@ -7,7 +7,9 @@ CXX_RESERVED = {
     "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace", "new",
     "operator", "private", "protected", "public", "register", "short", "signed", "sizeof",
     "static", "struct", "switch", "template", "this", "throw", "typedef", "typename", "union",
-    "unsigned", "using", "virtual", "void", "volatile", "main", "tl",
+    "unsigned", "using", "virtual", "void", "volatile", "main", "tl", "ctx", "std", "launch",
+    "int8_t", "uint8_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "while", "for", "if", "else",
+    "return", "break", "continue", "true", "false", "nullptr", "and", "or", "not", "xor",
 }  # fmt: skip
 
 
@@ -22,10 +24,28 @@ def func_instance(source_name: str, index: int) -> str:
     return source_name if index == 0 else f"{source_name}_{index}"
 
 
+# Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
+ELEMENT_INDEX = "_e"
+
+
+def cxx_temp(index: int) -> str:
+    return f"_t{index}"
+
+
+def c_param(name: str) -> str:
+    """A kernel parameter's name in the C API (user names, unless they clash with C/C++)."""
+    return f"v_{name}" if name in CXX_RESERVED or name.startswith(("_", "v_")) else name
+
+
+def cxx_arg(name: str) -> str:
+    """The local holding a converted entry-point argument."""
+    return f"_arg_{name}"
+
+
 def cxx_var(sym) -> str:
-    """The C++ identifier of an IR symbol."""
+    """The C++ identifier of an IR symbol: never starts with `_`, never a C++ keyword."""
     base = f"{sym.name}_{sym.id}" if sym.id else sym.name
-    return f"v_{base}" if base in CXX_RESERVED or base.startswith("_") else f"{base}"
+    return f"v_{base}" if base in CXX_RESERVED or base.startswith("_") or base.startswith("v_") else base
 
 
 def cxx_adj(sym) -> str:

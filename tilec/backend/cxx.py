@@ -97,7 +97,7 @@ class CxxEmitter:
 
     def temp(self) -> str:
         self.temp_counter += 1
-        return f"tmp_{self.temp_counter}"
+        return naming.cxx_temp(self.temp_counter)
 
     # ------------------------------------------------------------ functions
 
@@ -183,9 +183,10 @@ class CxxEmitter:
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
         elif is_fusible(value):
-            self.emit(f"for (int e = 0; e < {target.type.size}; ++e) {{")
+            idx = naming.ELEMENT_INDEX
+            self.emit(f"for (int {idx} = 0; {idx} < {target.type.size}; ++{idx}) {{")
             self.depth += 1
-            self.emit(f"{dst}.data[e] = {self.elem(value, 'e', target.type.dtype)};")
+            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, target.type.dtype)};")
             self.depth -= 1
             self.emit("}")
         else:

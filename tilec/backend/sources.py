@@ -57,18 +57,19 @@ def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
 
 
 def _entry(name: str, params: list, body: str, device: str) -> dict:
-    decl = ", ".join(["const tilec_launch* launch"] + [f"{abi_ctype(p.type)} {p.name}" for p in params])
+    decl = ", ".join(["const tilec_launch* launch"]
+                     + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}" for p in params])
     unpack, args = [], []
     for p in params:
-        local = f"p_{p.name}"
+        local, name = naming.cxx_arg(p.name), naming.c_param(p.name)
         if isinstance(p.type, ArrayT):
-            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{p.name}));")
+            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{name}));")
         elif p.type == FLOAT16:
-            unpack.append(f"const tl::half {local}({p.name});")
+            unpack.append(f"const tl::half {local}({name});")
         elif p.type == BOOL:
-            unpack.append(f"const bool {local} = {p.name} != 0;")
+            unpack.append(f"const bool {local} = {name} != 0;")
         else:
-            unpack.append(f"const {ctype(p.type)} {local} = {p.name};")
+            unpack.append(f"const {ctype(p.type)} {local} = {name};")
         args.append(local)
     return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
 

@@ -185,7 +185,8 @@ class CallLowering:
         if op in ("tile_arange",):
             args = []
             attrs.append(("args", tuple(b.variadic_consts)))
-        args = self.adapt_literals(args, result)
+        if spec.elementwise:
+            args = self.adapt_literals(args, result)
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))

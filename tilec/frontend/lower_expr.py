@@ -216,7 +216,8 @@ class ExprLowering:
                     b.variadic_weak.add(i - len(names))
                 where_map[f"arg{i - len(names)}"] = src
         result = self.run_rule(spec, b, where_map, node)
-        operands = self.adapt_literals(operands, result)
+        if spec.elementwise:
+            operands = self.adapt_literals(operands, result)
         if isinstance(result, TileT):
             self.uses_tiles = True
         return ir.OpCall(op, tuple(operands), tuple(attrs.items()), result, self.span(node))
