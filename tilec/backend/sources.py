@@ -61,15 +61,15 @@ def _entry(name: str, params: list, body: str, device: str) -> dict:
                      + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}" for p in params])
     unpack, args = [], []
     for p in params:
-        local, name = naming.cxx_arg(p.name), naming.c_param(p.name)
+        local, cname = naming.cxx_arg(p.name), naming.c_param(p.name)
         if isinstance(p.type, ArrayT):
-            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{name}));")
+            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{cname}));")
         elif p.type == FLOAT16:
-            unpack.append(f"const tl::half {local}({name});")
+            unpack.append(f"const tl::half {local}({cname});")
         elif p.type == BOOL:
-            unpack.append(f"const bool {local} = {name} != 0;")
+            unpack.append(f"const bool {local} = {cname} != 0;")
         else:
-            unpack.append(f"const {ctype(p.type)} {local} = {name};")
+            unpack.append(f"const {ctype(p.type)} {local} = {cname};")
         args.append(local)
     return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
 
