@@ -9,9 +9,10 @@ from .backend import sources
 from .build import cxx_command, find_cxx, inputs_hash, run_compiler, write_and_build
 
 
-def generate(module, source: str, flags: dict) -> dict:
+def generate(module, source: str, flags: dict, plans=None) -> dict:
     """Every generated text file of the output folder: relative path -> text."""
-    emitted = sources.emit_cpu(module)
+    plans = plans if plans is not None else sources.plan_kernels(module)
+    emitted = sources.emit_cpu(module, plans)
     files = dict(emitted.files)
     files.update(sources.runtime_files())
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
@@ -19,13 +20,20 @@ def generate(module, source: str, flags: dict) -> dict:
     files["__init__.py"] = loader
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
-    files["manifest.json"] = sources.manifest(module, files, flags, digest, source_sha)
+    files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha)
     return files
 
 
 def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
                  verbose=False, echo=print):
-    files = generate(module, source, flags)
+    plans = sources.plan_kernels(module)
+    for plan in plans:
+        if plan.why_not is not None:
+            from .diagnostics import render
+
+            echo(render(plan.why_not, module.filename, source) + f"\n   = note: kernel `{plan.forward.name}` is "
+                 "built without an adjoint", err=True)
+    files = generate(module, source, flags, plans)
     digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
     steps, products = [], []
     out = Path(outdir)

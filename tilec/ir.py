@@ -150,6 +150,7 @@ class Function:
     block_dim: int | None = None  # fixed by @tl.kernel(block_dim=...)
     storage: tuple = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
     tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
+    differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

@@ -28,7 +28,9 @@ CALL_ATTRS = {
     "tile_store_indexed": ("axis",), "tile_atomic_add_indexed": ("axis",),
     "tile_sum": ("axis",), "tile_max": ("axis",), "tile_min": ("axis",),
     "tile_argmax": ("axis",), "tile_argmin": ("axis",), "tile_reduce": ("axis",),
-    "tile_matmul": ("alpha", "beta"),
+    "tile_matmul": ("alpha", "beta"), "tile_extreme_grad": ("axis", "is_max"),
+    "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
+    "tile_tri_outer_grad": ("lower",),
 }  # fmt: skip
 # Ops whose result is written into a fresh destination by the runtime call.
 RESULT_INTO_DST = True
@@ -195,6 +197,10 @@ class CxxEmitter:
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
         mutated = _mutated_positions(call)
+        for i in mutated:  # an in-place op writing a new variable starts from a copy of its operand
+            source = call.args[i]
+            if not (isinstance(source, ir.Var) and source.sym == target):
+                self.emit(f"{dst} = {self.expr(source)};")
         args = [a for i, a in enumerate(call.args) if i not in mutated]
         reads_dst = any(isinstance(a, ir.Var) and a.sym == target for a in args)
         out = dst
@@ -228,6 +234,8 @@ class CxxEmitter:
             return "-1" if value is None else str(value % len(_shape_of_first(call)) if value < 0 else value)
         if isinstance(value, bool):
             return "true" if value else "false"
+        if isinstance(value, str):
+            return '"' + value + '"'
         return repr(float(value)) if isinstance(value, float) else str(value)
 
     def reducer(self, call: ir.OpCall) -> str:
@@ -248,7 +256,9 @@ class CxxEmitter:
             raise NotImplementedError(f"unpack of {v}")
 
     def effect(self, e) -> None:
-        if isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
+        if isinstance(e, ir.OpCall) and e.op == "tape_push":
+            self.emit(f"tl::tape_push(ctx, {self.expr(e.args[0])});")
+        elif isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
             old = self.temp()
             self.emit(f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}")
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
@@ -311,6 +321,12 @@ class CxxEmitter:
             return f"tl::untile(ctx, {args[0]})"
         if op == "block_dim":
             return "int32_t(ctx.block_dim)"
+        if op == "lane":
+            return "int32_t(ctx.lane)"
+        if op == "leader_only":
+            return f"tl::leader_only(ctx, {args[0]})"
+        if op == "tape_pop":
+            return f"tl::tape_pop_value<{e.type.ctype}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",

@@ -74,19 +74,57 @@ def _entry(name: str, params: list, body: str, device: str) -> dict:
     return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
 
 
-def emit_cpu(module: ir.Module) -> Emitted:
+@dataclass
+class KernelPlan:
+    """A kernel and, when it could be derived, its adjoint."""
+
+    forward: ir.Function
+    adjoint: ir.Function | None
+    why_not: object = None  # the warning Diagnostic when there is no adjoint
+
+
+def plan_kernels(module: ir.Module) -> list:
+    from ..autodiff import adjoint_kernel
+    from ..structure import NotDifferentiable
+
+    plans = []
+    for k in module.kernels:
+        if not k.differentiate:
+            plans.append(KernelPlan(k, None))
+            continue
+        lanes = kernel_facts(k, {f.name: f for f in module.funcs})["lanes"]
+        try:
+            plans.append(KernelPlan(k, adjoint_kernel(k, module, lanes)))
+        except NotDifferentiable as e:
+            plans.append(KernelPlan(k, None, e.diagnostic))
+    return plans
+
+
+def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of=None) -> dict:
+    """lanes_of: the forward kernel, whose lane mode an adjoint shares (its own atomics are not per lane)."""
+    facts = kernel_facts(fn, funcs)
+    lanes = kernel_facts(lanes_of, funcs)["lanes"] if lanes_of is not None else facts["lanes"]
+    entry = _entry(name, list(fn.params), body_name, "cpu")
+    entry["lanes"] = "true" if lanes else "false"
+    entry["stack_bytes"] = 2 * facts["tile_bytes"] + 256 * 1024
+    return entry
+
+
+def emit_cpu(module: ir.Module, plans: list) -> Emitted:
     target = Target("cpu", "static ", Path(module.filename).name)
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
     kernels, header_kernels = [], []
-    for k in module.kernels:
+    for plan in plans:
+        k = plan.forward
         facts = kernel_facts(k, funcs)
-        body_name = f"{k.name}_forward_body"
-        body = CxxEmitter(target).function(k, body_name)
-        entries = [_entry(naming.fwd_entry(k.name, "cpu"), list(k.params), body_name, "cpu")]
-        stack = 2 * facts["tile_bytes"] + 256 * 1024
-        kernels.append({"bodies": [body], "entries": entries, "lanes": "true" if facts["lanes"] else "false",
-                        "stack_bytes": stack})
+        bodies = [CxxEmitter(target).function(k, f"{k.name}_forward_body")]
+        entries = [_entry_for(k, naming.fwd_entry(k.name, "cpu"), f"{k.name}_forward_body", funcs)]
+        if plan.adjoint is not None:
+            bodies.append(CxxEmitter(target).function(plan.adjoint, f"{k.name}_backward_body"))
+            entries.append(_entry_for(plan.adjoint, naming.adj_entry(k.name, "cpu"), f"{k.name}_backward_body",
+                                      funcs, lanes_of=k))
+        kernels.append({"bodies": bodies, "entries": entries})
         header_kernels.append(_header_kernel(k, facts, entries))
     common = {"version": __version__, "filename": target.filename, "module": module.name}
     cpp = TEMPLATES.get_template("module.cpp.j2").render(
@@ -103,20 +141,26 @@ def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
     }
 
 
-def manifest(module: ir.Module, files: dict, flags: dict, inputs_hash: str, source_sha: str) -> str:
+def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str) -> str:
     import hashlib
 
     funcs = {f.name: f for f in module.funcs}
     kernels = {}
-    for k in module.kernels:
+    for plan in plans:
+        k = plan.forward
         facts = kernel_facts(k, funcs)
+        entries = {"forward": naming.fwd_entry(k.name, "cpu")}
+        if plan.adjoint is not None:
+            entries["backward"] = naming.adj_entry(k.name, "cpu")
         kernels[k.name] = {
             "line": k.span.line,
             "block_dim": k.block_dim,
             **facts,
             "params": [_param_meta(p) for p in k.params],
-            "entries": {"cpu": {"forward": naming.fwd_entry(k.name, "cpu")}},
+            "entries": {"cpu": entries},
         }
+        if plan.why_not is not None:
+            kernels[k.name]["no_backward"] = f"{plan.why_not.span}: {plan.why_not.message}"
     data = {
         "tilec_version": __version__,
         "module": module.name,

@@ -91,7 +91,7 @@ class FunctionChecker(ExprLowering, CallLowering):
             name=self.name, source_name=self.fd.name, kind=self.fd.kind, params=tuple(params),
             body=body, ret=ret, span=self.span(self.fd.node.name), block_dim=self.block_dim,
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
-            tiled=self.uses_tiles,
+            tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
         )
 
     def return_type(self):

@@ -27,6 +27,7 @@ class FuncDef:
     node: cst.FunctionDef
     kind: str  # "kernel" or "func"
     block_dim: int | None = None
+    enable_backward: bool = True
 
 
 @dataclass
@@ -153,8 +154,11 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
         if attr not in ("kernel", "func"):
             continue
         block_dim = None
+        enable_backward = True
         if call is not None:
             for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "enable_backward":
+                    enable_backward = scope.constant(arg.value) is not False
                 if arg.keyword is not None and arg.keyword.value == "block_dim":
                     value = scope.constant(arg.value)
                     if isinstance(value, int) and value > 0:
@@ -162,7 +166,7 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
                     else:
                         diags.error("TC0305", "block_dim must be a positive compile-time integer",
                                     parsed.span(arg.value))
-        fd = FuncDef(node.name.value, node, attr, block_dim)
+        fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
         (scope.kernels if attr == "kernel" else scope.funcs)[fd.name] = fd
         scope.constants.pop(fd.name, None)
         return

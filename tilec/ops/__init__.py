@@ -6,10 +6,10 @@ parameters they update (the checker rebinds those variables).
 """
 from __future__ import annotations
 
-from . import arrays, creation, elementwise, linalg, memory, reduce, views
+from . import arrays, creation, elementwise, internal, linalg, memory, reduce, views
 from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays)
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, internal)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
@@ -21,15 +22,33 @@ namespace tl {
 
 struct LaneGroup;
 
+// A lane's stack of saved values for the reverse sweep of an adjoint kernel.
+struct Tape {
+    std::vector<unsigned char> bytes;
+    size_t top = 0;
+    template <class T> void push(const T& v) {
+        if (top + sizeof(T) > bytes.size()) bytes.resize((top + sizeof(T)) * 2);
+        std::memcpy(bytes.data() + top, &v, sizeof(T));
+        top += sizeof(T);
+    }
+    template <class T> void pop(T& v) {
+        top -= sizeof(T);
+        std::memcpy(&v, bytes.data() + top, sizeof(T));
+    }
+};
+
 struct Ctx {
     int64_t tid[5] = {};  // block coordinates, then the lane when the launch asked for it
     int lane = 0;
     int nlanes = 1;
     int block_dim = 1;
     LaneGroup* group = nullptr;
+    Tape* tape = nullptr;
     bool leader() const { return lane == 0; }
     inline void sync();
     inline unsigned char* scratch();
+    // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
+    template <class T> T* shared_slots();
 };
 
 struct LaneGroup {
@@ -41,6 +60,7 @@ struct LaneGroup {
     ucontext_t scheduler;
     int current = 0;
     std::vector<unsigned char> scratch;  // 64 bytes per lane
+    std::vector<unsigned char> shared;  // larger per-lane slots (lane_sum)
     const std::function<void(Ctx&)>* body = nullptr;
     Ctx* ctxs = nullptr;
 
@@ -102,6 +122,13 @@ inline void Ctx::sync() {
     if (group) group->barrier(lane);
 }
 inline unsigned char* Ctx::scratch() { return group ? group->scratch.data() : nullptr; }
+template <class T> T* Ctx::shared_slots() {
+    size_t need = sizeof(T) * size_t(nlanes) + alignof(T);
+    if (group->shared.size() < need) group->shared.resize(need);
+    void* p = group->shared.data();
+    size_t space = group->shared.size();
+    return static_cast<T*>(std::align(alignof(T), sizeof(T) * size_t(nlanes), p, space));
+}
 
 // The C ABI launch description (mirrored in the generated header).
 struct LaunchDesc {
@@ -134,6 +161,7 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
     auto worker = [&]() {
         LaneGroup* group = fibers ? new LaneGroup(L.block_dim, stack_bytes) : nullptr;
         std::vector<Ctx> ctxs(fibers ? L.block_dim : 1);
+        std::vector<Tape> tapes(ctxs.size());
         for (;;) {
             int64_t b = next.fetch_add(1);
             if (b >= nblocks) break;
@@ -146,6 +174,8 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
             }
             if (!fibers) {
                 ctxs[0] = base;
+                tapes[0].top = 0;
+                ctxs[0].tape = &tapes[0];
                 body(ctxs[0]);
                 continue;
             }
@@ -154,6 +184,8 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
                 ctxs[l].lane = l;
                 ctxs[l].nlanes = L.block_dim;
                 ctxs[l].group = group;
+                tapes[l].top = 0;
+                ctxs[l].tape = &tapes[l];
                 if (L.lane_tid) ctxs[l].tid[L.ndim] = l;
             }
             group->run(body, ctxs.data());

@@ -9,3 +9,4 @@
 #include "reduce.h"
 #include "linalg.h"
 #include "views.h"
+#include "grads.h"

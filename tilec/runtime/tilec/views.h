@@ -58,7 +58,8 @@ template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const
 }
 
 // Element writes run in every lane. With several lanes each lane's copy receives every
-// lane's write, in lane order, so all copies stay equal (mode 0: set, 1: add, 2: subtract).
+// lane's write, so all copies stay equal (mode 0: set, 1: add, 2: subtract). Sets are applied
+// from the last lane to the first: where lanes write one element, the leader's value lands.
 template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT& t, int mode, V value, I... idx) {
     using T = typename TT::value_type;
     int lin = tile_in_bounds<TT>(idx...) ? TT::linear(idx...) : -1;
@@ -76,7 +77,10 @@ template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT
     Slot* slots = reinterpret_cast<Slot*>(ctx.scratch());
     slots[ctx.lane] = Slot{lin, double(value)};
     ctx.sync();
-    for (int l = 0; l < ctx.nlanes; ++l) apply(slots[l].index, slots[l].value);
+    for (int k = 0; k < ctx.nlanes; ++k) {
+        int l = mode == 0 ? ctx.nlanes - 1 - k : k;
+        apply(slots[l].index, slots[l].value);
+    }
     ctx.sync();
 }
 template <class TT, class V, class... I> TL_HD void tile_setitem(Ctx& ctx, TT& t, V value, I... idx) {

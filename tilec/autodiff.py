@@ -1,0 +1,329 @@
+"""Autodiff: a kernel -> its reverse-mode adjoint kernel, in the same typed IR.
+
+Expects normalized IR without func calls or jumps (see structure.py; the
+normalizer runs again here so every non-elementwise op is a statement).
+Produces a kernel taking the forward parameters then one adjoint per
+parameter. Its body replays the forward computation (without stores and
+atomics) while saving, on a per-lane tape, every value an assignment
+overwrites, every branch taken and every loop's trip count; then it walks the
+statements backwards, restoring those values and applying each op's adjoint
+rule (ops/adjoints.py). The driver owns accumulation into adjoint variables,
+their zeroing, and the reduction of tile contributions onto scalars.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import ir
+from .normalize import normalize_module
+from .ops import OPS
+from .ops.adjoints import RULES
+from .ops.build import call as C
+from .ops.build import const, zeros
+from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls
+from .types import BOOL, INT32, ArrayT, Scalar, TileT
+
+EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
+           "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max"}
+
+
+def differentiable(t) -> bool:
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
+
+
+def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) -> ir.Function:
+    """The adjoint of `kernel`; raises NotDifferentiable with a warning diagnostic.
+
+    lanes: the kernel runs as cooperating lanes. Each lane then holds a partial adjoint of
+    every tile (the adjoint is the sum over lanes): per-lane contributions (element reads,
+    untile) stay in their lane without a barrier, so they may sit under lane-dependent
+    branches; contributions of block-wide tile statements are added by the leader only; and a
+    tile's adjoint is summed over lanes where its (block-wide) assignment is reversed.
+    """
+    funcs = {f.name: f for f in module.funcs}
+    fn = inline_calls(kernel, funcs)
+    fn = eliminate_jumps(fn)
+    fn = _normalized(fn, module)
+    return _normalized(_Adjoint(fn, lanes).run(), module)
+
+
+def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
+    return normalize_module(replace(module, funcs=(), kernels=(fn,))).kernels[0]
+
+
+class _Adjoint:
+    def __init__(self, fn: ir.Function, lanes: bool = False):
+        self.fn = fn
+        self.lanes = lanes
+        self.fresh = _Fresh(fn)
+        self.adj: dict = {}
+        self.adj_params = []
+        for p in fn.params:
+            a = ir.Sym(f"adj_{p.name}", 0, p.type)
+            self.adj_params.append(a)
+            if isinstance(p.type, ArrayT) or differentiable(p.type):
+                self.adj[p] = a
+        self.pushed = _overwritten(fn)
+        self.out: list = []  # statements being emitted
+        self.memo: dict = {}
+        self.cond_syms: dict = {}  # If -> the bool its forward replay saved
+        self.count_syms: dict = {}  # loop -> its trip counter
+        self.span = fn.span  # of the statement being reversed: generated code points back to it
+
+    def run(self) -> ir.Function:
+        forward = self.forward(self.fn.body)
+        self.out = []
+        self.reverse(self.fn.body)
+        body = tuple(forward) + tuple(self.out)
+        return replace(self.fn, name=f"{self.fn.name}_adjoint", params=self.fn.params + tuple(self.adj_params),
+                       body=body)
+
+    # ------------------------------------------------------------ helpers for rules
+
+    def temp(self, t, name="_v") -> ir.Sym:
+        return self.fresh.sym(name, t)
+
+    def emit(self, stmt) -> None:
+        self.out.append(_with_span(stmt, self.span))
+
+    def val(self, e):
+        """A variable (or constant) holding e's value in the reverse sweep."""
+        if isinstance(e, (ir.Var, ir.Const)):
+            return e
+        key = e  # structural: ids of temporaries get recycled; equal pure expressions share a value
+        if key not in self.memo:
+            sym = self.temp(e.type)
+            self.emit(ir.Assign(sym, e, e.span))
+            self.memo[key] = ir.Var(sym, e.span)
+        return self.memo[key]
+
+    def result(self, e):
+        """The call's result, recomputed from its (restored) operands."""
+        return self.val(replace(e))
+
+    def fresh_zero(self, t) -> ir.Var:
+        sym = self.temp(t, "_z")
+        self.emit(ir.Assign(sym, zeros(t), None))
+        return ir.Var(sym, None)
+
+    def adj_array(self, e):
+        if isinstance(e, ir.Var) and e.sym in self.adj and isinstance(e.sym.type, ArrayT):
+            return ir.Var(self.adj[e.sym], e.span)
+        return None
+
+    def adj_of(self, sym: ir.Sym) -> ir.Sym:
+        if sym not in self.adj:
+            self.adj[sym] = self.fresh.sym(f"adj_{sym.name}", sym.type)
+        return self.adj[sym]
+
+    def accumulate_into(self, target, make) -> None:
+        """adj(target) = make(adj(target)), for rules that update in place (element writes)."""
+        if isinstance(target, ir.Var) and differentiable(target.type):
+            adj = self.adj_of(target.sym)
+            self.emit(ir.Assign(adj, make(ir.Var(adj, target.span)), target.span))
+
+    def accumulate(self, target, contribution) -> None:
+        if isinstance(target, ir.Const) or not differentiable(target.type):
+            return
+        contribution = self.reduce_to(contribution, target.type)
+        if isinstance(target, ir.Var):
+            adj = self.adj_of(target.sym)
+            if self.lanes and isinstance(target.type, TileT):
+                contribution = C("leader_only", contribution)  # block-wide work, counted once
+            self.emit(ir.Assign(adj, C("add", ir.Var(adj, target.span), contribution), target.span))
+        else:
+            g = self.val(contribution)
+            self.propagate(target, g)
+
+    def reduce_to(self, c, t):
+        """A tile contribution onto a scalar operand: summed, and counted once per block."""
+        if isinstance(c.type, TileT) and isinstance(t, Scalar):
+            total = C("tile_extract", C("tile_sum", self.val(c), axis=None), const(0, INT32))
+            return C("leader_only", total)
+        return c
+
+    # ------------------------------------------------------------ forward replay
+
+    def forward(self, body) -> list:
+        out = []
+        for s in body:
+            out.extend(self.forward_stmt(s))
+        return out
+
+    def push(self, sym, span):
+        return ir.ExprStmt(ir.OpCall("tape_push", (ir.Var(sym, span),), (), sym.type, span), span)
+
+    def pop(self, sym, span):
+        return ir.Assign(sym, ir.OpCall("tape_pop", (), (("type", sym.type),), sym.type, span), span)
+
+    def forward_stmt(self, s) -> list:
+        if isinstance(s, ir.Assign):
+            return ([self.push(s.target, s.span)] if s.target in self.pushed else []) + [s]
+        if isinstance(s, ir.Unpack):
+            pre = [self.push(t, s.span) for t in s.targets if t in self.pushed or _is_sort(s)]
+            return pre + [s]
+        if isinstance(s, ir.ExprStmt):
+            return [] if isinstance(s.expr, ir.OpCall) and s.expr.op in EFFECTS else [s]
+        if isinstance(s, ir.If):
+            if _is_close(s):
+                return [s]
+            c = self.temp(BOOL, "_c")
+            self.cond_syms[id(s)] = c
+            # the decision is saved after the branch: the reverse sweep pops it first (LIFO)
+            return [ir.Assign(c, s.cond, s.span),
+                    replace(s, cond=ir.Var(c, s.span), body=tuple(self.forward(s.body)),
+                            orelse=tuple(self.forward(s.orelse))),
+                    self.push(c, s.span)]
+        if isinstance(s, (ir.For, ir.While)):
+            count = self.temp(INT32, "_n")
+            self.count_syms[id(s)] = count
+            body, close = _split_close(s.body)
+            inner = self.forward(body)
+            if isinstance(s, ir.For):
+                inner.append(self.push(s.var, s.span))
+            inner.append(ir.Assign(count, C("add", ir.Var(count, s.span), const(1, INT32)), s.span))
+            loop = replace(s, body=tuple(inner) + close)
+            pre = [self.push(s.var, s.span)] if isinstance(s, ir.For) else []
+            return pre + [ir.Assign(count, const(0, INT32), s.span), loop, self.push(count, s.span)]
+        return [s]
+
+    # ------------------------------------------------------------ reverse sweep
+
+    def reverse(self, body) -> None:
+        for s in reversed(tuple(body)):
+            self.reverse_stmt(s)
+
+    def nested(self, body) -> tuple:
+        saved, self.out = self.out, []
+        self.reverse(body)
+        inner, self.out = self.out, saved
+        return tuple(inner)
+
+    def reverse_stmt(self, s) -> None:
+        self.memo = {}
+        self.span = s.span
+        if isinstance(s, ir.Assign):
+            if s.target in self.pushed:
+                self.emit(self.pop(s.target, s.span))
+            if differentiable(s.target.type):
+                self.propagate(s.value, self.take_adjoint(s.target, s.span))
+        elif isinstance(s, ir.Unpack):
+            if _is_sort(s):
+                self.reverse_sort(s)
+            else:
+                for t in reversed(s.targets):
+                    if t in self.pushed:
+                        self.emit(self.pop(t, s.span))
+        elif isinstance(s, ir.ExprStmt):
+            if isinstance(s.expr, ir.OpCall) and s.expr.op in RULES:
+                self.apply_rule(s.expr, None)
+        elif isinstance(s, ir.If):
+            if _is_close(s):
+                return
+            c = self.cond_syms[id(s)]
+            self.emit(self.pop(c, s.span))
+            self.emit(replace(s, cond=ir.Var(c, s.span), body=self.nested(s.body), orelse=self.nested(s.orelse)))
+        elif isinstance(s, (ir.For, ir.While)):
+            count = self.count_syms[id(s)]
+            self.emit(self.pop(count, s.span))
+            body, _ = _split_close(s.body)
+            inner = self.nested(body)
+            if isinstance(s, ir.For):
+                inner = (self.pop(s.var, s.span),) + inner
+            k = self.temp(INT32, "_k")
+            zero, one = const(0, INT32), const(1, INT32)
+            self.emit(ir.For(k, zero, ir.Var(count, s.span), one, inner, s.span))
+            if isinstance(s, ir.For):
+                self.emit(self.pop(s.var, s.span))
+
+    def reverse_sort(self, s: ir.Unpack) -> None:
+        keys, vals = s.targets
+        grads = []
+        for t in (vals, keys):
+            self.emit(self.pop(t, s.span))
+        for t in (keys, vals):
+            if differentiable(t.type):
+                grads.append((t, self.take_adjoint(t, s.span)))
+        for t, g in grads:
+            un = C("tile_unsort_grad", ir.Var(keys, s.span), g)
+            self.accumulate(ir.Var(t, s.span), un)
+
+    def take_adjoint(self, sym: ir.Sym, span) -> ir.Var:
+        """The adjoint of a value whose assignment is being reversed, then zeroed."""
+        adj = self.adj_of(sym)
+        total = ir.Var(adj, span)
+        if self.lanes and isinstance(sym.type, TileT):
+            total = C("lane_sum", total)
+        g = self.temp(sym.type, "_g")
+        self.emit(ir.Assign(g, total, span))
+        self.emit(ir.Assign(adj, zeros(sym.type, span), span))
+        return ir.Var(g, span)
+
+    def propagate(self, e, g) -> None:
+        if isinstance(e, ir.Var):
+            self.accumulate(e, g)
+        elif isinstance(e, ir.OpCall):
+            self.apply_rule(e, g)
+
+    def apply_rule(self, e: ir.OpCall, g) -> None:
+        if e.type is not None and not differentiable(e.type) and e.op not in RULES_ON_EFFECTS:
+            return
+        rule = RULES.get(e.op)
+        if rule is None:
+            if OPS[e.op].adj_cpp is None:
+                return  # not differentiable by nature (comparisons, bit ops, arg-reductions)
+            raise NotDifferentiable(f"{e.op}: no adjoint rule", e.span)
+        for index, contribution in rule(self, e, g):
+            self.accumulate(e.args[index], contribution)
+
+
+RULES_ON_EFFECTS = EFFECTS
+
+
+def _with_span(node, span):
+    """node with every missing span filled in (rules build some nodes without one)."""
+    if isinstance(node, (ir.Const, ir.Var)):
+        return node if node.span is not None else replace(node, span=span)
+    if isinstance(node, (ir.OpCall, ir.Call)):
+        node = replace(node, args=tuple(_with_span(a, span) for a in node.args))
+        return node if node.span is not None else replace(node, span=span)
+    if isinstance(node, ir.Assign):
+        return replace(node, value=_with_span(node.value, span), span=node.span or span)
+    if isinstance(node, ir.ExprStmt):
+        return replace(node, expr=_with_span(node.expr, span), span=node.span or span)
+    return node
+
+
+def _is_sort(s) -> bool:
+    return isinstance(s, ir.Unpack) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_sort"
+
+
+def _is_close(s) -> bool:
+    """The `if brk: break` that eliminate_jumps puts at the end of a loop body."""
+    return isinstance(s, ir.If) and len(s.body) == 1 and isinstance(s.body[0], ir.Break) and not s.orelse
+
+
+def _split_close(body) -> tuple:
+    body = tuple(body)
+    if body and _is_close(body[-1]):
+        return body[:-1], body[-1:]
+    return body, ()
+
+
+def _overwritten(fn: ir.Function) -> set:
+    """Symbols whose old value an assignment may destroy: assigned twice, or inside a loop."""
+    counts: dict = {}
+
+    def visit(body, in_loop):
+        for s in body:
+            targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
+            for t in targets:
+                counts[t] = counts.get(t, 0) + (2 if in_loop else 1)
+            if isinstance(s, ir.If):
+                visit(s.body, in_loop)
+                visit(s.orelse, in_loop)
+            elif isinstance(s, (ir.For, ir.While)):
+                visit(s.body, True)
+
+    visit(fn.body, False)
+    return {t for t, n in counts.items() if n > 1}

@@ -1,0 +1,437 @@
+"""Adjoint rules: for each differentiable op, the contribution to each operand's adjoint.
+
+A rule is `rule(ad, call, g) -> [(operand index, contribution), ...]` where `g`
+is the adjoint of the call's result. Contributions are IR expressions; the
+autodiff driver owns accumulation, zeros and the reduction of a tile
+contribution onto a scalar operand. `ad.val(e)` gives a variable holding an
+operand's value, `ad.result(call)` the recomputed result, `ad.adj_array(e)` the
+adjoint array of an array operand and `ad.emit(stmt)` adds a statement; `ad.accumulate_into` is only for per-lane contributions
+(element reads, untile), which stay in their lane's partial adjoint.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import ir
+from ..types import TileT
+from .build import call as C
+from .build import const, dtype_of
+
+RULES: dict = {}
+
+
+def rule(*names):
+    def register(fn):
+        for n in names:
+            RULES[n] = fn
+        return fn
+
+    return register
+
+
+def _k(x, value):
+    """A constant of x's dtype."""
+    return const(value, dtype_of(x.type), x.span)
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+@rule("add")
+def _add(ad, e, g):
+    return [(0, g), (1, g)]
+
+
+@rule("sub")
+def _sub(ad, e, g):
+    return [(0, g), (1, C("neg", g))]
+
+
+@rule("mul")
+def _mul(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    return [(0, C("mul", g, b)), (1, C("mul", g, a))]
+
+
+@rule("div")
+def _div(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    return [(0, C("div", g, b)), (1, C("neg", C("div", C("mul", g, a), C("mul", b, b))))]
+
+
+@rule("neg")
+def _neg(ad, e, g):
+    return [(0, C("neg", g))]
+
+
+@rule("pow")
+def _pow(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    da = C("mul", g, C("mul", b, C("pow", a, C("sub", b, _k(b, 1)))))
+    positive = C("sub", _k(a, 1), C("step_ge", _k(a, 0), a))  # 1 where a > 0
+    db = C("mul", C("mul", g, C("pow", a, b)), C("log", C("max", a, _k(a, 1e-300))))
+    return [(0, da), (1, C("mul", db, positive))]
+
+
+@rule("max", "min")
+def _max_min(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    first = C("step_ge", a, b) if e.op == "max" else C("step_ge", b, a)  # ties go to the first operand
+    return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
+
+
+@rule("atan2")
+def _atan2(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    d = C("add", C("mul", a, a), C("mul", b, b))
+    return [(0, C("div", C("mul", g, b), d)), (1, C("neg", C("div", C("mul", g, a), d)))]
+
+
+def _unary(derivative):
+    def fn(ad, e, g):
+        a = ad.val(e.args[0])
+        return [(0, C("mul", g, derivative(a)))]
+
+    return fn
+
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+_DERIVATIVES = {
+    "exp": lambda a: C("exp", a),
+    "exp2": lambda a: C("mul", C("exp2", a), _k(a, LN2)),
+    "log": lambda a: C("div", _k(a, 1), a),
+    "log2": lambda a: C("div", _k(a, 1), C("mul", a, _k(a, LN2))),
+    "log10": lambda a: C("div", _k(a, 1), C("mul", a, _k(a, LN10))),
+    "sin": lambda a: C("cos", a),
+    "cos": lambda a: C("neg", C("sin", a)),
+    "tan": lambda a: C("div", _k(a, 1), C("mul", C("cos", a), C("cos", a))),
+    "asin": lambda a: C("div", _k(a, 1), C("sqrt", C("sub", _k(a, 1), C("mul", a, a)))),
+    "acos": lambda a: C("neg", C("div", _k(a, 1), C("sqrt", C("sub", _k(a, 1), C("mul", a, a))))),
+    "atan": lambda a: C("div", _k(a, 1), C("add", _k(a, 1), C("mul", a, a))),
+    "sinh": lambda a: C("cosh", a),
+    "cosh": lambda a: C("sinh", a),
+    "tanh": lambda a: C("sub", _k(a, 1), C("mul", C("tanh", a), C("tanh", a))),
+    "sqrt": lambda a: C("div", _k(a, 0.5), C("sqrt", a)),
+    "cbrt": lambda a: C("div", _k(a, 1.0 / 3.0), C("mul", C("cbrt", a), C("cbrt", a))),
+    "erf": lambda a: C("mul", _k(a, 1.1283791670955126), C("exp", C("neg", C("mul", a, a)))),
+    "abs": lambda a: C("sign", a),
+}
+for _name, _d in _DERIVATIVES.items():
+    RULES[_name] = _unary(_d)
+
+
+@rule("sign", "floor", "ceil", "round", "trunc")
+def _flat(ad, e, g):
+    return []
+
+
+@rule("clamp")
+def _clamp(ad, e, g):
+    x, lo, hi = (ad.val(a) for a in e.args)
+    above_lo, below_hi = C("step_ge", x, lo), C("step_ge", hi, x)
+    inside = C("mul", above_lo, below_hi)
+    return [(0, C("mul", g, inside)), (1, C("mul", g, C("sub", _k(above_lo, 1), above_lo))),
+            (2, C("mul", g, C("mul", above_lo, C("sub", _k(below_hi, 1), below_hi))))]
+
+
+@rule("select")
+def _select(ad, e, g):
+    cond = ad.val(e.args[0])
+    zero = _k(g, 0)
+    return [(1, C("where", cond, zero, g)), (2, C("where", cond, g, zero))]
+
+
+@rule("where")
+def _where(ad, e, g):
+    cond = ad.val(e.args[0])
+    zero = _k(g, 0)
+    return [(1, C("where", cond, g, zero)), (2, C("where", cond, zero, g))]
+
+
+@rule("cast")
+def _cast(ad, e, g):
+    src = e.args[0].type
+    if not (src.is_float and e.type.is_float):
+        return []
+    return [(0, C("cast", g, dtype=src))]
+
+
+# ---------------------------------------------------------------- creation and lanes
+
+
+@rule("tile_full")
+def _full(ad, e, g):
+    return [(0, C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span)))]
+
+
+@rule("tile")
+def _tile(ad, e, g):
+    return [(0, C("untile", ad.val(g), block_dim=e.attr("block_dim")))]
+
+
+@rule("untile")
+def _untile(ad, e, g):
+    t = e.args[0]
+    ad.accumulate_into(t, lambda adj: C("tile_add_at", adj, g, C("lane")))
+    return []
+
+
+@rule("tile_extract")
+def _extract(ad, e, g):
+    t, idx = e.args[0], [ad.val(i) for i in e.args[1:]]
+    ad.accumulate_into(t, lambda adj: C("tile_add_at", adj, g, *idx))
+    return []
+
+
+def _int():
+    from ..types import INT32
+
+    return INT32
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _offsets(e):
+    n = e.attr("offset_count") or 0
+    return list(e.args[len(e.args) - n:]) if n else []
+
+
+@rule("tile_load")
+def _load(ad, e, g):
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is not None:
+        ad.emit(ir.ExprStmt(ir.OpCall("tile_atomic_add", (adj_a, ad.val(g), *_offsets(e)),
+                                      (("offset_count", len(_offsets(e))), ("bounds_check", True)), g.type, e.span),
+                            e.span))
+    return []
+
+
+@rule("tile_load_indexed")
+def _load_indexed(ad, e, g):
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is not None:
+        attrs = (("offset_count", len(_offsets(e))), ("axis", e.attr("axis")))
+        ad.emit(ir.ExprStmt(ir.OpCall("tile_atomic_add_indexed", (adj_a, e.args[1], ad.val(g), *_offsets(e)),
+                                      attrs, g.type, e.span), e.span))
+    return []
+
+
+def _read_back(ad, e, tile_index, indexed: bool):
+    """Adjoint of a store: the stored tile's adjoint is read from the adjoint array."""
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None:
+        return []
+    t = e.args[tile_index]
+    offs = _offsets(e)
+    if indexed:
+        attrs = (("shape", t.type.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
+                 ("storage", "register"))
+        load = ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t.type, e.span)
+    else:
+        attrs = (("shape", t.type.shape), ("offset_count", len(offs)), ("storage", "register"),
+                 ("bounds_check", True))
+        load = ir.OpCall("tile_load", (adj_a, *offs), attrs, t.type, e.span)
+    return [(tile_index, load)]
+
+
+@rule("tile_store", "tile_atomic_add")
+def _store(ad, e, g):
+    return _read_back(ad, e, 1, False)
+
+
+@rule("tile_store_indexed", "tile_atomic_add_indexed")
+def _store_indexed(ad, e, g):
+    return _read_back(ad, e, 2, True)
+
+
+@rule("array_load")
+def _array_load(ad, e, g):
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is not None:
+        idx = [ad.val(i) for i in e.args[1:]]
+        ad.emit(ir.ExprStmt(ir.OpCall("array_atomic_add", (adj_a, ad.val(g), *idx), (), e.type, e.span), e.span))
+    return []
+
+
+@rule("array_store", "array_atomic_add", "array_atomic_sub")
+def _array_store(ad, e, g):
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None:
+        return []
+    idx = list(e.args[2:])
+    read = ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span)
+    return [(1, C("neg", read) if e.op == "array_atomic_sub" else read)]
+
+
+@rule("atomic_add")
+def _atomic_add(ad, e, g):
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None:
+        return []
+    idx = list(e.args[1:-1])
+    return [(len(e.args) - 1, ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span))]
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _expand(g, axis, shape):
+    """g of a reduction, broadcast back to the reduced tile's shape."""
+    if axis is None:
+        return C("tile_broadcast", g, shape=shape)
+    axis %= len(shape)
+    kept = shape[:axis] + (1,) + shape[axis + 1:]
+    return C("tile_broadcast", C("tile_reshape", g, shape=kept), shape=shape)
+
+
+@rule("tile_sum")
+def _sum(ad, e, g):
+    return [(0, _expand(ad.val(g), e.attr("axis"), e.args[0].type.shape))]
+
+
+@rule("tile_max", "tile_min")
+def _extreme(ad, e, g):
+    a = ad.val(e.args[0])
+    return [(0, C("tile_extreme_grad", a, ad.val(g), axis=e.attr("axis"), is_max=e.op == "tile_max"))]
+
+
+@rule("tile_reduce")
+def _reduce(ad, e, g):
+    from ..structure import NotDifferentiable
+
+    op = e.attr("op")
+    if op not in ("add", "mul", "max", "min"):
+        raise NotDifferentiable(f"tile_reduce with `{op}`: only wp.add, wp.mul, wp.max and wp.min are "
+                                "differentiated", e.span)
+    a = ad.val(e.args[0])
+    return [(0, C("tile_reduce_grad", a, ad.val(g), axis=e.attr("axis"), op=op))]
+
+
+@rule("tile_scan_inclusive", "tile_scan_exclusive")
+def _scan(ad, e, g):
+    return [(0, C("tile_scan_grad", ad.val(g), exclusive=e.op == "tile_scan_exclusive"))]
+
+
+# ---------------------------------------------------------------- linear algebra
+
+
+@rule("tile_matmul")
+def _matmul(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    alpha, beta = e.attr("alpha"), e.attr("beta")
+    g = ad.val(g)
+    out = []
+    if a.type.dtype.is_float:
+        da = ad.fresh_zero(a.type)
+        ad.emit(ir.Assign(da.sym, C("tile_matmul", g, C("tile_transpose", b), da, alpha=alpha, beta=1.0), e.span))
+        db = ad.fresh_zero(b.type)
+        ad.emit(ir.Assign(db.sym, C("tile_matmul", C("tile_transpose", a), g, db, alpha=alpha, beta=1.0), e.span))
+        out += [(0, da), (1, db)]
+    if len(e.args) > 2:
+        out.append((2, C("mul", g, const(beta, g.type.dtype, e.span))))
+    return out
+
+
+@rule("tile_transpose")
+def _transpose(ad, e, g):
+    return [(0, C("tile_transpose", ad.val(g)))]
+
+
+@rule("tile_cholesky")
+def _cholesky(ad, e, g):
+    return [(0, C("tile_cholesky_grad", ad.result(e), ad.val(g)))]
+
+
+@rule("tile_cholesky_solve")
+def _cholesky_solve(ad, e, g):
+    L = ad.val(e.args[0])
+    x = ad.result(e)
+    ybar = ad.val(C("tile_cholesky_solve", L, ad.val(g)))
+    return [(0, C("tile_cholesky_solve_grad", L, x, ybar)), (1, ybar)]
+
+
+@rule("tile_lower_solve", "tile_upper_solve")
+def _tri_solve(ad, e, g):
+    m = ad.val(e.args[0])
+    x = ad.result(e)
+    lower = e.op == "tile_lower_solve"
+    transposed = ad.val(C("tile_transpose", m))
+    ybar = ad.val(C("tile_upper_solve" if lower else "tile_lower_solve", transposed, ad.val(g)))
+    dm = C("tile_tri_outer_grad", ybar, x, type=m.type, lower=lower)
+    return [(0, dm), (1, ybar)]
+
+
+@rule("tile_diag_add")
+def _diag_add(ad, e, g):
+    g = ad.val(g)
+    d = e.args[1]
+    diag = C("tile_diag", g)
+    if isinstance(d.type, TileT):
+        return [(0, g), (1, diag)]
+    return [(0, g), (1, C("tile_extract", C("tile_sum", diag, axis=None), const(0, _int(), e.span)))]
+
+
+# ---------------------------------------------------------------- views
+
+
+@rule("tile_broadcast")
+def _broadcast(ad, e, g):
+    return [(0, C("tile_unbroadcast", ad.val(g), type=e.args[0].type))]
+
+
+@rule("tile_view")
+def _view(ad, e, g):
+    t = e.args[0]
+    offs = _offsets(e)
+    spread = ad.fresh_zero(t.type)  # g placed where the view reads from
+    ad.emit(ir.Assign(spread.sym, ir.OpCall("tile_view_add", (spread, ad.val(g), *offs),
+                                            (("offset_count", len(offs)),), t.type, e.span), e.span))
+    return [(0, spread)]
+
+
+@rule("tile_reshape", "tile_squeeze")
+def _reshape(ad, e, g):
+    return [(0, C("tile_reshape", ad.val(g), shape=e.args[0].type.shape))]
+
+
+@rule("tile_astype")
+def _astype(ad, e, g):
+    src = e.args[0].type
+    if not (src.dtype.is_float and e.type.dtype.is_float):
+        return []
+    return [(0, C("tile_astype", ad.val(g), dtype=src.dtype))]
+
+
+@rule("tile_setitem")
+def _setitem(ad, e, g):
+    g = ad.val(g)
+    idx = [ad.val(i) for i in e.args[2:]]
+    cleared = C("tile_setitem", g, _k(g, 0), *idx)
+    # with several lanes only the leader's value lands (see tile_write_item), so only it gets the gradient
+    return [(0, cleared), (1, C("leader_only", C("tile_extract", g, *idx)))]
+
+
+@rule("tile_additem", "tile_subitem")
+def _additem(ad, e, g):
+    g = ad.val(g)
+    idx = [ad.val(i) for i in e.args[2:]]
+    item = C("tile_extract", g, *idx)
+    return [(0, g), (1, item if e.op == "tile_additem" else C("neg", item))]
+
+
+@rule("tile_assign")
+def _assign(ad, e, g):
+    g = ad.val(g)
+    src = e.args[1]
+    offs = _offsets(e)
+    n = len(offs)
+    view = ir.OpCall("tile_view", (g, *offs), (("offset_count", n), ("shape", src.type.shape)), src.type, e.span)
+    if n == 0:
+        zero = ir.Const(0, _int(), e.span)
+        view = ir.OpCall("tile_view", (g,) + (zero,) * src.type.ndim,
+                         (("offset_count", src.type.ndim), ("shape", src.type.shape)), src.type, e.span)
+    cleared = ir.OpCall("tile_assign", (g, C("tile_zeros", shape=src.type.shape, dtype=src.type.dtype,
+                                                storage="register"), *offs),
+                        (("offset_count", n),), g.type, e.span)
+    return [(0, cleared), (1, view)]

@@ -1,0 +1,44 @@
+"""Typed IR construction for passes: an op call whose type comes from the op's own rule."""
+from __future__ import annotations
+
+from .. import ir
+from ..types import BOOL, Scalar, TileT
+from . import OPS, Bound
+
+
+def call(_op: str, *args, span=None, **attrs) -> ir.OpCall:
+    op = _op  # positional-only in spirit: `op` is also an attribute name (tile_reduce_grad)
+    spec = OPS[op]
+    names = [p.name for p in spec.params if p.kind == "value"]
+    b = Bound(op=op, attrs=dict(attrs))
+    for i, a in enumerate(args):
+        if i < len(names):
+            b.types[names[i]] = a.type
+            if isinstance(a, ir.Const):
+                b.consts[names[i]] = a.value
+        else:
+            b.variadic.append(a.type)
+            b.variadic_consts.append(a.value if isinstance(a, ir.Const) else None)
+    t = spec.rule(b)
+    span = span or next((a.span for a in args if hasattr(a, "span")), None)
+    return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)
+
+
+def const(value, dtype: Scalar, span=None) -> ir.Const:
+    if dtype.is_float:
+        value = float(value)
+    elif dtype == BOOL:
+        value = bool(value)
+    else:
+        value = int(value)
+    return ir.Const(value, dtype, span)
+
+
+def dtype_of(t) -> Scalar:
+    return t.dtype if isinstance(t, TileT) else t
+
+
+def zeros(t, span=None):
+    if isinstance(t, TileT):
+        return call("tile_zeros", span=span, shape=t.shape, dtype=t.dtype, storage="register")
+    return const(0, t, span)

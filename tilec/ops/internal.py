@@ -1,0 +1,69 @@
+"""Internal ops made by passes (the tape, lanes, gradient helpers); never written in source.
+
+Their result types are set by the pass that builds them, so their rules only
+echo a type passed as the `type` attribute or derived from the first operand.
+"""
+from __future__ import annotations
+
+from ..types import INT32, TileT
+from .core import Bound, OpSpec, Param
+
+A = Param("a", "value")
+G = Param("g", "value")
+
+
+def _like_first(b: Bound):
+    return b.types["a"]
+
+
+def _given(b: Bound):
+    return b.attrs["type"]
+
+
+def _step_rule(b: Bound):
+    ta, tb = b.types["left"], b.types["right"]
+    t = ta if isinstance(ta, TileT) else tb
+    return t
+
+
+def _lane(b: Bound):
+    return INT32
+
+
+OPS = [
+    OpSpec("tape_push", (A,), lambda b: None, "tape_push", "save a value for the reverse sweep",
+           api=False, effect=True),
+    OpSpec("tape_pop", (Param("type", "const"),), _given, "tape_pop", "restore the last saved value",
+           api=False),
+    OpSpec("lane", (), _lane, "lane", "this lane's index in the block", api=False),
+    OpSpec("leader_only", (A,), _like_first, "leader_only", "a in the leader lane, 0 in the others",
+           api=False),
+    OpSpec("lane_sum", (A,), _like_first, "lane_sum",
+           "the sum over the block's lanes of their copies of a tile (partial adjoints)", api=False),
+    OpSpec("tile_add_at", (A, Param("value", "value")), _like_first, "tile_add_at",
+           "a[i, j] += value in this lane's copy only", variadic="indices", api=False),
+    OpSpec("step_ge", (Param("left", "value"), Param("right", "value")), _step_rule, "step_ge",
+           "1 where left >= right else 0, in left's dtype", api=False, elementwise=True),
+    OpSpec("tile_extreme_grad", (A, G, Param("axis", "const", None), Param("is_max", "const", True)),
+           _like_first, "tile_extreme_grad", "g at the first arg-max/min of each reduced group", api=False),
+    OpSpec("tile_reduce_grad", (A, G, Param("axis", "const", None), Param("op", "const", "add")),
+           _like_first, "tile_reduce_grad", "gradient of a left fold with a builtin op", api=False),
+    OpSpec("tile_scan_grad", (G, Param("exclusive", "const", False)), lambda b: b.types["g"],
+           "tile_scan_grad", "reverse running sum (adjoint of a scan)", api=False),
+    OpSpec("tile_unsort_grad", (Param("keys", "value"), G), lambda b: b.types["g"], "tile_unsort_grad",
+           "g moved back to the positions the sort took each element from", api=False),
+    OpSpec("tile_cholesky_grad", (Param("L", "value"), G), lambda b: b.types["L"], "tile_cholesky_grad",
+           "adjoint of the Cholesky factor w.r.t. the lower triangle of A", api=False),
+    OpSpec("tile_cholesky_solve_grad", (Param("L", "value"), Param("x", "value"), Param("ybar", "value")),
+           lambda b: b.types["L"], "tile_cholesky_solve_grad", "adjoint of L in L L^T x = y", api=False),
+    OpSpec("tile_tri_outer_grad", (Param("u", "value"), Param("v", "value"), Param("type", "const"),
+                                   Param("lower", "const", True)), _given, "tile_tri_outer_grad",
+           "-tril(u v^T) or -triu(u v^T): adjoint of a triangular matrix in a solve", api=False),
+    OpSpec("tile_unbroadcast", (G, Param("type", "const")), _given, "tile_unbroadcast",
+           "g summed over broadcast axes back to a shape", api=False),
+    OpSpec("tile_view_add", (A, G), _like_first, "tile_view_add", "a with g added at a view's place",
+           api=False),
+    OpSpec("tile_diag", (G,), lambda b: TileT(b.types["g"].dtype, (b.types["g"].shape[0],)), "tile_diag",
+           "the diagonal of a square tile", api=False),
+]
+MUTATES = {"tile_view_add": ("a",), "tile_add_at": ("a",)}

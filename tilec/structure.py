@@ -1,0 +1,301 @@
+"""Structuring passes for the adjoint: inline funcs, then remove jumps.
+
+`inline_calls`: IR -> IR where a kernel calls no funcs. A callee body is
+copied with fresh symbols inside a one-trip loop; its `return v` becomes an
+assignment of the result and a `break`. A `tile_map` over a func whose body is
+a single `return expr` becomes the elementwise tree of that expression.
+
+`eliminate_jumps`: IR -> IR without `break`, `continue` or `return` except a
+final `if brk: break` closing each loop: jumps set flags and the statements
+they would skip are guarded by those flags. Each loop body then runs straight
+through, which is what the tape-based reverse sweep needs.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import ir
+from .diagnostics import Diagnostic
+from .ops import OPS
+from .types import BOOL, INT32, TileT
+
+
+class NotDifferentiable(Exception):
+    def __init__(self, message: str, span):
+        super().__init__(message)
+        self.diagnostic = Diagnostic("TC0501", message, span, severity="warning")
+
+
+class _Fresh:
+    """Fresh symbol ids, above every id in the function."""
+
+    def __init__(self, fn: ir.Function):
+        self.next = 1 + max([0] + [s.id for s in _syms(fn)])
+
+    def sym(self, name: str, t) -> ir.Sym:
+        self.next += 1
+        return ir.Sym(name, self.next, t)
+
+
+def _syms(fn: ir.Function):
+    yield from fn.params
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign):
+            yield s.target
+        elif isinstance(s, ir.Unpack):
+            yield from s.targets
+        elif isinstance(s, ir.For):
+            yield s.var
+
+
+# ---------------------------------------------------------------- inlining
+
+
+def inline_calls(fn: ir.Function, funcs: dict) -> ir.Function:
+    fresh = _Fresh(fn)
+    return replace(fn, body=_inline_block(fn.body, funcs, fresh))
+
+
+def _inline_block(body, funcs, fresh) -> tuple:
+    out = []
+    for s in body:
+        out.extend(_inline_stmt(s, funcs, fresh))
+    return tuple(out)
+
+
+def _inline_stmt(s, funcs, fresh) -> list:
+    if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
+        return _expand(s.value, s.target, funcs, fresh)
+    if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
+        return _expand(s.expr, None, funcs, fresh)
+    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall):
+        return [replace(s, value=_lift_maps(s.value, funcs))]
+    if isinstance(s, ir.If):
+        return [replace(s, body=_inline_block(s.body, funcs, fresh), orelse=_inline_block(s.orelse, funcs, fresh))]
+    if isinstance(s, (ir.For, ir.While)):
+        return [replace(s, body=_inline_block(s.body, funcs, fresh))]
+    return [s]
+
+
+def _expand(call: ir.Call, target, funcs, fresh) -> list:
+    fn = funcs[call.func]
+    renames = {}
+    out = []
+    for p, a in zip(fn.params, call.args):
+        local = fresh.sym(f"{fn.source_name}_{p.name}", p.type)
+        renames[p] = local
+        out.append(ir.Assign(local, a, call.span))
+    body = _rename_block(fn.body, renames, fresh, fn.source_name)
+    body = _inline_block(body, funcs, fresh)
+    body = _returns_to_breaks(body, target)
+    once = fresh.sym("_once", INT32)
+    one = ir.Const(1, INT32, call.span)
+    zero = ir.Const(0, INT32, call.span)
+    out.append(ir.For(once, zero, one, one, body, call.span, static=True))
+    return out
+
+
+def _returns_to_breaks(body, target) -> tuple:
+    out = []
+    for s in body:
+        if isinstance(s, ir.Return):
+            if target is not None and s.value is not None:
+                out.append(ir.Assign(target, s.value, s.span))
+            out.append(ir.Break(s.span))
+        elif isinstance(s, ir.If):
+            out.append(replace(s, body=_returns_to_breaks(s.body, target),
+                               orelse=_returns_to_breaks(s.orelse, target)))
+        elif isinstance(s, (ir.For, ir.While)):
+            if any(isinstance(x, ir.Return) for x in ir.walk_stmts(s.body)):
+                raise NotDifferentiable("a `return` inside a loop of an inlined func is not differentiated yet",
+                                        s.span)
+            out.append(s)
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _rename_block(body, renames, fresh, prefix) -> tuple:
+    def sym(x):
+        if x not in renames:
+            renames[x] = fresh.sym(f"{prefix}_{x.name}", x.type)
+        return renames[x]
+
+    def expr(e):
+        if isinstance(e, ir.Var):
+            return replace(e, sym=sym(e.sym))
+        if isinstance(e, (ir.OpCall, ir.Call)):
+            return replace(e, args=tuple(expr(a) for a in e.args))
+        return e
+
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign):
+            out.append(replace(s, target=sym(s.target), value=expr(s.value)))
+        elif isinstance(s, ir.Unpack):
+            out.append(replace(s, targets=tuple(sym(t) for t in s.targets), value=expr(s.value)))
+        elif isinstance(s, ir.ExprStmt):
+            out.append(replace(s, expr=expr(s.expr)))
+        elif isinstance(s, ir.Return):
+            out.append(replace(s, value=None if s.value is None else expr(s.value)))
+        elif isinstance(s, ir.If):
+            out.append(replace(s, cond=expr(s.cond), body=_rename_block(s.body, renames, fresh, prefix),
+                               orelse=_rename_block(s.orelse, renames, fresh, prefix)))
+        elif isinstance(s, ir.For):
+            out.append(replace(s, var=sym(s.var), start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
+                               body=_rename_block(s.body, renames, fresh, prefix)))
+        elif isinstance(s, ir.While):
+            out.append(replace(s, cond=expr(s.cond), body=_rename_block(s.body, renames, fresh, prefix)))
+        else:
+            out.append(s)
+    return tuple(out)
+
+
+def _lift_maps(e, funcs):
+    """tile_map(f, tiles...) with `def f(...): return expr` -> expr over the tiles."""
+    if not isinstance(e, ir.OpCall):
+        return e
+    e = replace(e, args=tuple(_lift_maps(a, funcs) for a in e.args))
+    if e.op == "tile_map" and e.attr("op") in OPS and OPS[e.attr("op")].elementwise:
+        return replace(e, op=e.attr("op"), attrs=())  # tile_map(wp.exp, t) is exp(t)
+    if e.op != "tile_map" or e.attr("op") not in funcs:
+        return e
+    fn = funcs[e.attr("op")]
+    body = [s for s in fn.body]
+    if len(body) != 1 or not isinstance(body[0], ir.Return) or body[0].value is None:
+        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is a single "
+                                "`return expression` are differentiated", e.span)
+    env = dict(zip(fn.params, e.args))
+    return _lift(body[0].value, env, e.type.shape, e.span)
+
+
+def _lift(e, env, shape, span):
+    if isinstance(e, ir.Var):
+        if e.sym not in env:
+            raise NotDifferentiable("tile_map func reads a variable it does not receive", span)
+        return env[e.sym]
+    if isinstance(e, ir.Const):
+        return e
+    if isinstance(e, ir.OpCall) and OPS[e.op].elementwise:
+        args = tuple(_lift(a, env, shape, span) for a in e.args)
+        tiled = any(isinstance(a.type, TileT) for a in args)
+        t = TileT(e.type, shape) if tiled else e.type
+        return replace(e, args=args, type=t)
+    raise NotDifferentiable("tile_map func uses an operation that is not elementwise", span)
+
+
+# ---------------------------------------------------------------- jumps
+
+
+def eliminate_jumps(fn: ir.Function) -> ir.Function:
+    fresh = _Fresh(fn)
+    body, _ = _block(fn.body, None, fresh)
+    if fn.kind == "kernel":
+        ret = _find_return(fn.body)
+        if ret:
+            flag = fresh.sym("_ret", BOOL)
+            body, _ = _block(_returns_to_flag(fn.body, flag), None, fresh)
+            body = (ir.Assign(flag, _false(fn.span), fn.span),) + body
+    return replace(fn, body=body)
+
+
+def _find_return(body) -> bool:
+    return any(isinstance(s, ir.Return) for s in ir.walk_stmts(body))
+
+
+def _returns_to_flag(body, flag):
+    out = []
+    for s in body:
+        if isinstance(s, ir.Return):
+            out.append(ir.Assign(flag, _true(s.span), s.span))
+        elif isinstance(s, ir.If):
+            out.append(replace(s, body=_returns_to_flag(s.body, flag), orelse=_returns_to_flag(s.orelse, flag)))
+        elif isinstance(s, (ir.For, ir.While)):
+            inner = _returns_to_flag(s.body, flag)
+            if inner != s.body:
+                # leave the loop too: `if ret: break` after each statement that may set it
+                inner = inner + (ir.If(_var(flag, s.span), (ir.Break(s.span),), (), s.span),)
+            out.append(replace(s, body=inner))
+        else:
+            out.append(s)
+    return _guard_after_flag(tuple(out), flag)
+
+
+def _guard_after_flag(body, flag):
+    out = []
+    for i, s in enumerate(body):
+        out.append(s)
+        if _sets(s, flag) and i + 1 < len(body):
+            rest = _guard_after_flag(body[i + 1:], flag)
+            out.append(ir.If(_not(_var(flag, s.span)), rest, (), s.span))
+            return tuple(out)
+    return tuple(out)
+
+
+def _sets(s, flag) -> bool:
+    return any(isinstance(x, ir.Assign) and x.target == flag for x in ir.walk_stmts((s,)))
+
+
+def _block(body, loop, fresh):
+    """(new body, may_jump): jumps of the enclosing loop `loop` = (brk, cont) become flag writes."""
+    out = []
+    body = tuple(body)
+    for i, s in enumerate(body):
+        new, jumps = _stmt(s, loop, fresh)
+        out.extend(new)
+        if jumps and i + 1 < len(body):
+            rest, _ = _block(body[i + 1:], loop, fresh)
+            brk, cont = loop
+            live = _not(ir.OpCall("or_", (_var(brk, s.span), _var(cont, s.span)), (), BOOL, s.span))
+            out.append(ir.If(live, rest, (), s.span))
+            return tuple(out), True
+        if jumps:
+            return tuple(out), True
+    return tuple(out), False
+
+
+def _stmt(s, loop, fresh):
+    if isinstance(s, ir.Break):
+        return [ir.Assign(loop[0], _true(s.span), s.span)], True
+    if isinstance(s, ir.Continue):
+        return [ir.Assign(loop[1], _true(s.span), s.span)], True
+    if isinstance(s, ir.If):
+        body, j1 = _block(s.body, loop, fresh)
+        orelse, j2 = _block(s.orelse, loop, fresh)
+        return [replace(s, body=body, orelse=orelse)], j1 or j2
+    if isinstance(s, (ir.For, ir.While)):
+        brk, cont = fresh.sym("_brk", BOOL), fresh.sym("_cont", BOOL)
+        body, _ = _block(s.body, (brk, cont), fresh)
+        uses = any(isinstance(x, (ir.Break, ir.Continue)) for x in _same_loop(s.body))
+        if not uses:
+            return [replace(s, body=body)], False
+        reset = ir.Assign(cont, _false(s.span), s.span)
+        close = ir.If(_var(brk, s.span), (ir.Break(s.span),), (), s.span)
+        loop_stmt = replace(s, body=(reset,) + body + (close,))
+        return [ir.Assign(brk, _false(s.span), s.span), loop_stmt], False
+    return [s], False
+
+
+def _same_loop(body):
+    """Statements of a loop body, not descending into nested loops."""
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            yield from _same_loop(s.body)
+            yield from _same_loop(s.orelse)
+
+
+def _var(sym, span):
+    return ir.Var(sym, span)
+
+
+def _true(span):
+    return ir.Const(True, BOOL, span)
+
+
+def _false(span):
+    return ir.Const(False, BOOL, span)
+
+
+def _not(e):
+    return ir.OpCall("not_", (e,), (), BOOL, e.span)
