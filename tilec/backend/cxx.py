@@ -307,8 +307,6 @@ class CxxEmitter:
             return text
         if op in PREFIX:
             return f"({PREFIX[op]}{args[0]})"
-        if op == "div":
-            return f"tl::divide({args[0]}, {args[1]})"
         if op == "cast":
             return f"tl::cast<{e.type.ctype}>({args[0]})"
         if op == "array_load":

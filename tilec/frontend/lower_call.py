@@ -230,10 +230,11 @@ class CallLowering:
 
     def attr_value(self, p, arg, spec):
         if p.kind == "shape":
-            value = self.constant_of(arg)
+            items = [el.value for el in arg.elements] if isinstance(arg, cst.Tuple) else None
+            value = self.constant_of(arg) if items is None else tuple(self.shape_item(i) for i in items)
             if isinstance(value, int) and not isinstance(value, bool):
                 return (value,)
-            if isinstance(value, tuple) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            if isinstance(value, tuple) and all(_is_extent(v, self.generic) for v in value):
                 return value
             self.fail("TC0108", f"{spec.name}: `{p.name}` must be a compile-time constant shape", arg)
         if p.kind == "dtype":
@@ -251,6 +252,17 @@ class CallLowering:
         if value is consts.NOT_CONST:
             self.fail("TC0305", f"{spec.name}: `{p.name}` must be a compile-time constant", arg)
         return value
+
+    def shape_item(self, node):
+        """One extent of a shape: a constant expression, or `t.shape[k]` of a tile."""
+        value = self.constant_of(node)
+        if value is not consts.NOT_CONST:
+            return value
+        try:
+            e = self.expr(node)
+        except Abort:
+            return consts.NOT_CONST
+        return e.value if isinstance(e, ir.Const) else consts.NOT_CONST
 
     def constant_of(self, node):
         if isinstance(node, cst.Name) and node.value in self.env:
@@ -334,6 +346,10 @@ class _LazyName(FuncRef):
     @property
     def name(self):  # noqa: D401 - the instance name once resolved
         return self._holder.get("name", self._source)
+
+
+def _is_extent(v, generic: bool) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or (generic and isinstance(v, str))
 
 
 def _NONE():

@@ -161,6 +161,8 @@ class ExprLowering:
                 self.fail("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d tile", idx[0])
             extent = base.type.shape[axis]
             if not isinstance(extent, int):
+                if self.generic:  # a shape variable: usable in shapes while the body is checked generically
+                    return ir.Const(extent, INT32, self.span(node), weak=True)
                 self.fail("TC0108", f"extent `{extent}` is a shape variable, not a constant", node)
             return self.const_expr(extent, node)
         if isinstance(base.type, ArrayT):

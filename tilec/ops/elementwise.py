@@ -66,7 +66,7 @@ _BINARY = [
     ("add", "add", (), True, True, "a + b"),
     ("sub", "sub", (), True, True, "a - b"),
     ("mul", "mul", (), True, True, "a * b"),
-    ("div", "div", (), True, True, "a / b (integer division truncates, as in Warp)"),
+    ("div", "divide", (), True, True, "a / b (integer division truncates, as in Warp)"),
     ("floordiv", "floordiv", NUM, True, False, "a // b"),
     ("mod", "mod", NUM, True, False, "a % b (C remainder, as in Warp)"),
     ("pow", "pow", FLOAT, True, True, "a ** b"),
@@ -94,7 +94,8 @@ def _table() -> list:
         ops.append(
             OpSpec(
                 name, (LEFT, RIGHT), elementwise_rule(("left", "right"), kinds, tiles_ok=tiles_ok), cpp, doc,
-                adj_cpp=f"adj_{cpp}" if diff else None, api=name in ("min", "max", "pow", "atan2"),
+                adj_cpp=f"adj_{name}" if diff else None,
+                api=name in ("min", "max", "pow", "atan2", "add", "sub", "mul", "div"),
                 elementwise=True,
             )
         )

@@ -1,0 +1,59 @@
+"""The command line: exit codes, messages, emit targets, and no tracebacks."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tilec(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tilec.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_check_success_is_silent():
+    proc = tilec("check", ROOT / "samples/gemm.py")
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+
+
+def test_missing_file_is_a_clean_error():
+    proc = tilec("check", "does/not/exist.py")
+    assert proc.returncode == 1 and "cannot read file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_internal_errors_apologise_in_one_line_with_exit_2(tmp_path):
+    # a sitecustomize that breaks the checker simulates a compiler bug
+    (tmp_path / "sitecustomize.py").write_text(
+        "import tilec.frontend.module as m\n"
+        "def boom(self):\n    raise RuntimeError('simulated bug')\n"
+        "m.ModuleChecker.run = boom\n")
+    env_path = f"{tmp_path}"
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "check", str(ROOT / "samples/gemm.py")],
+                          capture_output=True, text=True, env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal compiler error" in lines[0] and "simulated bug" in lines[0]
+
+
+def test_dump_after_check_prints_the_typed_ir():
+    proc = tilec("check", ROOT / "samples/softmax.py", "--dump-after", "check")
+    assert proc.returncode == 0
+    assert "kernel softmax(X: array2d(float32), Y: array2d(float32))" in proc.stdout
+    assert "tile_max(x, axis=1)" in proc.stdout
+
+
+def test_emit_targets_print_generated_text():
+    cpp = tilec("emit", ROOT / "samples/gemm.py", "--target", "cpu").stdout
+    assert "extern \"C\" int gemm_cpu_forward(" in cpp and "gemm_cpu_backward(" in cpp
+    assert "// gemm.py:21" in cpp
+    header = tilec("emit", ROOT / "samples/gemm.py", "--target", "header").stdout
+    assert "int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C);" in header
+    loader = tilec("emit", ROOT / "samples/gemm.py", "--target", "loader").stdout
+    assert "import numpy as np" in loader and "import tilec" not in loader
+
+
+def test_all_errors_reported_in_one_run():
+    proc = tilec("check", ROOT / "tests/ui/shapes.py")
+    assert proc.returncode == 1 and proc.stderr.count("error[") == 27 and proc.stderr.strip().endswith("27 errors found")
