@@ -44,12 +44,38 @@ CODES = {
 }
 
 
-@dataclass(frozen=True)
 class Span:
-    line: int  # 1-based first line
-    col: int  # 1-based first column
-    end_line: int  # 1-based last line
-    end_col: int  # 1-based column one past the last character
+    """A source range: 1-based first line and column, last line, and column one past the end.
+
+    A span made by the parser resolves its numbers on first use: computing positions for a
+    whole file is the costliest part of a check, and a clean `tilec check` needs none.
+    """
+
+    __slots__ = ("_values", "_resolve")
+
+    def __init__(self, line: int = 0, col: int = 0, end_line: int = 0, end_col: int = 0, resolve=None):
+        self._values = None if resolve is not None else (line, col, end_line, end_col)
+        self._resolve = resolve  # () -> (line, col, end_line, end_col)
+
+    def _get(self) -> tuple:
+        if self._values is None:
+            self._values = self._resolve()
+            self._resolve = None
+        return self._values
+
+    line = property(lambda self: self._get()[0])
+    col = property(lambda self: self._get()[1])
+    end_line = property(lambda self: self._get()[2])
+    end_col = property(lambda self: self._get()[3])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Span) and self._get() == other._get()
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return "Span(%d, %d, %d, %d)" % self._get()
 
     def __str__(self) -> str:
         return f"{self.line}:{self.col}"

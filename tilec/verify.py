@@ -33,14 +33,12 @@ def verify_function(fn: ir.Function, known_funcs: set) -> list[str]:
         elif isinstance(stmt, ir.For):
             defined.add(stmt.var)
     _block(fn, fn.body, defined, known_funcs, 0, out, where)
-    if fn.kind == "kernel" and fn.ret != fn.ret.__class__() if False else False:
-        pass
     return out
 
 
 def _block(fn, body, defined, funcs, loops, out, where) -> None:
     for s in body:
-        at = f"{where} line {s.span.line}"
+        at = _Where(where, s)
         for e in ir.stmt_exprs(s):
             _expr(e, defined, funcs, out, at)
         if isinstance(s, ir.Assign) and s.value.type != s.target.type:
@@ -60,6 +58,16 @@ def _block(fn, body, defined, funcs, loops, out, where) -> None:
         inner = loops + (1 if isinstance(s, (ir.For, ir.While)) else 0)
         for block in ir.child_blocks(s):
             _block(fn, block, defined, funcs, inner, out, where)
+
+
+class _Where:
+    """A statement's location, formatted only when a problem is reported."""
+
+    def __init__(self, where: str, stmt):
+        self.where, self.stmt = where, stmt
+
+    def __format__(self, spec) -> str:
+        return f"{self.where} line {self.stmt.span.line}"
 
 
 def _expr(e, defined, funcs, out, at) -> None:

@@ -20,11 +20,19 @@ class Parsed:
     filename: str  # as the user gave it
     source: str
     tree: cst.Module
-    positions: object  # node -> CodeRange
+    _positions: object = None  # node -> CodeRange, computed on first use
+
+    def positions(self):
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
 
     def span(self, node: cst.CSTNode) -> Span:
-        r = self.positions[node]
-        return Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+        def resolve():
+            r = self.positions()[node]
+            return (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+        return Span(resolve=resolve)
 
 
 def parse(source: str, filename: str, name: str) -> Parsed:
@@ -40,6 +48,4 @@ def parse(source: str, filename: str, name: str) -> Parsed:
     except cst.ParserSyntaxError as e:
         col = e.raw_column + 1
         raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.message}", Span(e.raw_line, col, e.raw_line, col + 1))])
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    return Parsed(name, filename, source, tree, positions)
+    return Parsed(name, filename, source, tree)
