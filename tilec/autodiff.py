@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from . import ir
 from .normalize import normalize_module
+from .simplify import simplify_function
 from .ops import OPS
 from .ops.adjoints import RULES
 from .ops.build import call as C
@@ -44,7 +45,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     fn = inline_calls(kernel, funcs)
     fn = eliminate_jumps(fn)
     fn = _normalized(fn, module)
-    return _normalized(_Adjoint(fn, lanes).run(), module)
+    return simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:

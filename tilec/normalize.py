@@ -20,10 +20,15 @@ def normalize_module(module: ir.Module) -> ir.Module:
     return replace(module, funcs=funcs, kernels=kernels)
 
 
+# Ops read per element inside a fused loop without being elementwise in the op table:
+# a broadcast reads its operand through an index map instead of materialising a copy.
+FUSIBLE_EXTRA = {"tile_map", "tile_broadcast"}
+
+
 def is_fusible(e) -> bool:
-    """An elementwise op producing a tile: emitted per element inside one loop."""
+    """An op producing a tile that is emitted per element inside one loop."""
     return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and (
-        OPS[e.op].elementwise or e.op == "tile_map")
+        OPS[e.op].elementwise or e.op in FUSIBLE_EXTRA)
 
 
 class _Normalizer:

@@ -284,6 +284,10 @@ class CxxEmitter:
         """Element `idx` of a tile expression (scalars broadcast)."""
         if isinstance(e, ir.Var) and isinstance(e.type, TileT):
             return f"{naming.cxx_var(e.sym)}.data[{idx}]"
+        if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
+            src, dst = e.args[0].type, e.type
+            mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
+            return self.elem(e.args[0], mapped, dtype)
         if isinstance(e, ir.OpCall) and is_fusible(e):
             args = [self.elem(a, idx, dtype) for a in e.args]
             if e.op == "tile_map":

@@ -5,8 +5,9 @@ is the adjoint of the call's result. Contributions are IR expressions; the
 autodiff driver owns accumulation, zeros and the reduction of a tile
 contribution onto a scalar operand. `ad.val(e)` gives a variable holding an
 operand's value, `ad.result(call)` the recomputed result, `ad.adj_array(e)` the
-adjoint array of an array operand and `ad.emit(stmt)` adds a statement; `ad.accumulate_into` is only for per-lane contributions
-(element reads, untile), which stay in their lane's partial adjoint.
+adjoint array of an array operand and `ad.emit(stmt)` adds a statement; `ad.accumulate_into` updates an adjoint in place: for
+per-lane contributions (element reads, untile), which stay in their lane's partial adjoint, and
+outside lane mode (`ad.lanes` false) for updates cheaper in place (matmul accumulation).
 """
 from __future__ import annotations
 
@@ -322,14 +323,17 @@ def _matmul(ad, e, g):
     alpha, beta = e.attr("alpha"), e.attr("beta")
     g = ad.val(g)
     out = []
-    if a.type.dtype.is_float:
-        da = ad.fresh_zero(a.type)
-        ad.emit(ir.Assign(da.sym, C("tile_matmul", g, C("tile_transpose", b), da, alpha=alpha, beta=1.0), e.span))
-        db = ad.fresh_zero(b.type)
-        ad.emit(ir.Assign(db.sym, C("tile_matmul", C("tile_transpose", a), g, db, alpha=alpha, beta=1.0), e.span))
-        out += [(0, da), (1, db)]
+    products = ((0, lambda adj: C("tile_matmul", g, C("tile_transpose", b), adj, alpha=alpha, beta=1.0), a),
+                (1, lambda adj: C("tile_matmul", C("tile_transpose", a), g, adj, alpha=alpha, beta=1.0), b))
+    for index, accumulate, operand in products:
+        if not ad.lanes and isinstance(e.args[index], ir.Var):
+            ad.accumulate_into(e.args[index], accumulate)  # straight into the adjoint: no temporary
+        else:
+            partial = ad.fresh_zero(operand.type)
+            ad.emit(ir.Assign(partial.sym, accumulate(partial), e.span))
+            out.append((index, partial))
     if len(e.args) > 2:
-        out.append((2, C("mul", g, const(beta, g.type.dtype, e.span))))
+        out.append((2, g if beta == 1.0 else C("mul", g, const(beta, g.type.dtype, e.span))))
     return out
 
 

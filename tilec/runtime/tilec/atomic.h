@@ -6,50 +6,47 @@
 
 namespace tl {
 
-template <class T, class F> TL_HD T atomic_update(T* p, F f) {
-    if constexpr (std::is_integral<T>::value && sizeof(T) >= 4) {
-        T old = __atomic_load_n(p, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(p, &old, f(old), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-        return old;
-    } else if constexpr (sizeof(T) == 8) {
-        uint64_t* q = reinterpret_cast<uint64_t*>(p);
-        uint64_t old_bits = __atomic_load_n(q, __ATOMIC_RELAXED), new_bits;
-        T old;
-        do {
-            std::memcpy(&old, &old_bits, 8);
-            T nv = f(old);
-            std::memcpy(&new_bits, &nv, 8);
-        } while (!__atomic_compare_exchange_n(q, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        return old;
-    } else if constexpr (sizeof(T) == 4) {
-        uint32_t* q = reinterpret_cast<uint32_t*>(p);
-        uint32_t old_bits = __atomic_load_n(q, __ATOMIC_RELAXED), new_bits;
-        T old;
-        do {
-            std::memcpy(&old, &old_bits, 4);
-            T nv = f(old);
-            std::memcpy(&new_bits, &nv, 4);
-        } while (!__atomic_compare_exchange_n(q, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        return old;
-    } else if constexpr (sizeof(T) == 2) {
-        uint16_t* q = reinterpret_cast<uint16_t*>(p);
-        uint16_t old_bits = __atomic_load_n(q, __ATOMIC_RELAXED), new_bits;
-        T old;
-        do {
-            std::memcpy(&old, &old_bits, 2);
-            T nv = f(old);
-            std::memcpy(&new_bits, &nv, 2);
-        } while (!__atomic_compare_exchange_n(q, &old_bits, new_bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-        return old;
-    } else {
-        T old = *p;  // 1-byte types: no lock-free CAS needed beyond this in practice
-        *p = f(old);
-        return old;
+// Atomics on the CPU lock the 64-byte memory line they touch, from a striped table: element
+// updates and whole-row tile adds (memory.h) then exclude each other consistently, and a row
+// adds as plain vector code under one lock per line instead of a CAS per element.
+struct LineLock {
+    static std::atomic<unsigned char>* table() {
+        static std::atomic<unsigned char> locks[4096];
+        return locks;
     }
+    static uintptr_t line(const void* p) { return reinterpret_cast<uintptr_t>(p) >> 6; }
+    std::atomic<unsigned char>* lock;
+    explicit LineLock(uintptr_t line_index) : lock(table() + (line_index & 4095)) {
+        while (lock->exchange(1, std::memory_order_acquire)) {}
+    }
+    ~LineLock() { lock->store(0, std::memory_order_release); }
+};
+
+template <class T, class F> TL_HD T atomic_update(T* p, F f) {
+    LineLock guard(LineLock::line(p));
+    T old = *p;
+    *p = f(old);
+    return old;
 }
 
 template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
     return atomic_update(p, [v](T o) { return T(compute_t<T>(o) + compute_t<T>(v)); });
+}
+
+// dst[q] += src[q] for q < n, atomically line by line; old values into old_out.
+template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, int n) {
+    int q = 0;
+    while (q < n) {
+        uintptr_t ln = LineLock::line(dst + q);
+        int end = q;
+        while (end < n && LineLock::line(dst + end) == ln) ++end;
+        LineLock guard(ln);
+        for (int r = q; r < end; ++r) {
+            old_out[r] = dst[r];
+            dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
+        }
+        q = end;
+    }
 }
 
 template <class T, int N, class... I> TL_HD bool in_bounds(const Array<T, N>& a, I... idx) {

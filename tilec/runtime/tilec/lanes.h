@@ -158,13 +158,20 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
     if (nblocks <= 0) return;
     const bool fibers = (lanes_needed || L.lane_tid) && L.block_dim > 1;
     std::atomic<int64_t> next{0};
+    const int nworkers = worker_count(L, nblocks);
+    int64_t chunk = nblocks / (int64_t(nworkers) * 16);
+    chunk = chunk < 1 ? 1 : chunk;
     auto worker = [&]() {
         LaneGroup* group = fibers ? new LaneGroup(L.block_dim, stack_bytes) : nullptr;
         std::vector<Ctx> ctxs(fibers ? L.block_dim : 1);
         std::vector<Tape> tapes(ctxs.size());
-        for (;;) {
-            int64_t b = next.fetch_add(1);
-            if (b >= nblocks) break;
+        int64_t b = 0, chunk_end = 0;
+        for (;; ++b) {
+            if (b >= chunk_end) {  // claim blocks a chunk at a time: one shared atomic per chunk
+                b = next.fetch_add(chunk);
+                if (b >= nblocks) break;
+                chunk_end = b + chunk < nblocks ? b + chunk : nblocks;
+            }
             Ctx base;
             base.block_dim = L.block_dim;
             int64_t rest = b;
@@ -192,7 +199,6 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
         }
         delete group;
     };
-    int nworkers = worker_count(L, nblocks);
     if (nworkers == 1) {
         worker();
         return;

@@ -40,14 +40,39 @@ TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f) {
     }
 }
 
+// True when the tile at `off` lies inside the array and its rows are contiguous.
+template <class TT, class T, int N> TL_HD bool interior_rows(const Array<T, N>& a, const int64_t* off) {
+    for (int k = 0; k < N; ++k)
+        if (off[k] < 0 || off[k] + TT::dims[k] > a.shape[k]) return false;
+    return a.strides[N - 1] == int64_t(sizeof(T));
+}
+
+// Calls row(linear index of the row's first element, pointer to it in the array) for each tile
+// row of an interior tile.
+template <class TT, class T, int N, class F> TL_HD void for_each_row(const Array<T, N>& a, const int64_t* off, F row) {
+    constexpr int W = TT::dims[TT::ndim - 1];
+    int idx[N];
+    int64_t ids[N];
+    for (int e = 0; e < TT::size; e += W) {
+        unravel<TT>(e, idx);
+        for (int k = 0; k < N; ++k) ids[k] = off[k] + idx[k];
+        row(e, a.ptr_n(ids));
+    }
+}
+
 template <class TT, class T, int N, class... O>
-TL_HD void tile_load(Ctx&, TT& dst, const Array<T, N>& a, bool bounds_check, O... o) {
+TL_HD void tile_load(Ctx&, TT& dst, const Array<T, N>& a, bool, O... o) {
+    // Always bounds checked: a wrong offset never reads outside the array.
     int64_t off[N];
     offsets_of<N>(off, o...);
-    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        (void)bounds_check;  // always checked: a wrong offset never reads outside the array
-        dst.data[e] = ok ? *a.ptr_n(ids) : T(0);
-    });
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, const T* src) {
+            for (int q = 0; q < W; ++q) dst.data[e + q] = src[q];
+        });
+        return;
+    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
 }
 
 template <class TT, class T, int N, class... O>
@@ -55,6 +80,13 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     if (!ctx.leader()) return;
     int64_t off[N];
     offsets_of<N>(off, o...);
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, T* dst) {
+            for (int q = 0; q < W; ++q) dst[q] = t.data[e + q];
+        });
+        return;
+    }
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
         if (ok) *a.ptr_n(ids) = t.data[e];
     });
@@ -64,11 +96,15 @@ template <class TT, class T, int N, class... O>
 TL_HD void tile_atomic_add(Ctx& ctx, TT& old, const Array<T, N>& a, const TT& t, bool, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
-    if (ctx.leader()) {
-        for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-            old.data[e] = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
-        });
+    if (!ctx.leader()) return;
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old.data + e, W); });
+        return;
     }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
+        old.data[e] = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
+    });
 }
 
 // Array coordinates of an indexed access: along `axis` the coordinate is indices[i].

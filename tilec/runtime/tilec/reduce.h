@@ -20,26 +20,52 @@ template <class TT> struct AxisSplit {
     TL_HD int src(int o, int k, int i) const { return (o * n + k) * inner + i; }
 };
 
-// dst[o, i] = fold over k of a[o, k, i], left to right.
+// dst[o, i] = fold over k of a[o, k, i], left to right (tile_reduce's order, for any f).
+// The k loop is outside the i loop, so the per-element folds vectorise across i.
 template <class DT, class TT, class F> TL_HD void tile_fold(DT& dst, const TT& a, int axis, F f) {
     using C = compute_t<typename TT::value_type>;
     AxisSplit<TT> s(axis);
-    for (int o = 0; o < s.outer; ++o)
-        for (int i = 0; i < s.inner; ++i) {
-            C acc = C(a.data[s.src(o, 0, i)]);
-            for (int k = 1; k < s.n; ++k) acc = f(acc, C(a.data[s.src(o, k, i)]));
-            dst.data[o * s.inner + i] = typename DT::value_type(acc);
-        }
+    C acc[TT::size];
+    for (int o = 0; o < s.outer; ++o) {
+        for (int i = 0; i < s.inner; ++i) acc[i] = C(a.data[s.src(o, 0, i)]);
+        for (int k = 1; k < s.n; ++k)
+            for (int i = 0; i < s.inner; ++i) acc[i] = f(acc[i], C(a.data[s.src(o, k, i)]));
+        for (int i = 0; i < s.inner; ++i) dst.data[o * s.inner + i] = typename DT::value_type(acc[i]);
+    }
+}
+
+// For sum, max and min: a contiguous fold (inner == 1) runs 8 partial folds over interleaved
+// elements, then combines them; max and min are exact either way, sums round in this fixed order.
+template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const TT& a, int axis, F f) {
+    using C = compute_t<typename TT::value_type>;
+    AxisSplit<TT> s(axis);
+    constexpr int P = 8;
+    if (s.inner != 1 || s.n < 2 * P) {
+        tile_fold(dst, a, axis, f);
+        return;
+    }
+    for (int o = 0; o < s.outer; ++o) {
+        const typename TT::value_type* row = a.data + o * s.n;
+        C part[P];
+        for (int p = 0; p < P; ++p) part[p] = C(row[p]);
+        int k = P;
+        for (; k + P <= s.n; k += P)
+            for (int p = 0; p < P; ++p) part[p] = f(part[p], C(row[k + p]));
+        C acc = part[0];
+        for (int p = 1; p < P; ++p) acc = f(acc, part[p]);
+        for (; k < s.n; ++k) acc = f(acc, C(row[k]));
+        dst.data[o] = typename DT::value_type(acc);
+    }
 }
 
 template <class DT, class TT> TL_HD void tile_sum(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold(dst, a, axis, [](auto x, auto y) { return x + y; });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x + y; });
 }
 template <class DT, class TT> TL_HD void tile_max(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold(dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
 }
 template <class DT, class TT> TL_HD void tile_min(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
 }
 template <class DT, class TT, class F> TL_HD void tile_reduce(Ctx&, DT& dst, const TT& a, F f, int axis) {
     tile_fold(dst, a, axis, f);

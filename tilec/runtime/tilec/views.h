@@ -5,6 +5,22 @@
 
 namespace tl {
 
+// The source element a broadcast reads for destination element e (numpy rules, right-aligned).
+template <class ST, class DT> TL_HD constexpr int broadcast_index(int e) {
+    constexpr int shift = DT::ndim - ST::ndim;
+    int src = 0, stride = 1;
+    for (int k = DT::ndim - 1; k >= 0; --k) {
+        int coord = e % DT::dims[k];
+        e /= DT::dims[k];
+        if (k >= shift) {
+            int sk = k - shift;
+            if (ST::dims[sk] != 1) src += coord * stride;
+            stride *= ST::dims[sk];
+        }
+    }
+    return src;
+}
+
 // numpy broadcasting, right-aligned: extents of 1 repeat.
 template <class DT, class AT> TL_HD void tile_broadcast(Ctx&, DT& dst, const AT& a) {
     constexpr int shift = DT::ndim - AT::ndim;
