@@ -41,10 +41,10 @@ def find_cxx(explicit: str | None = None) -> str | None:
     return None
 
 
-def cxx_command(cxx: str, source: Path, output: Path, include: Path, debug: bool) -> list:
+def cxx_command(cxx: str, source: str, output: str, debug: bool) -> list:
+    """Run inside the output folder: every path is relative, so none is baked into the library."""
     opt = ["-O0", "-g"] if debug else ["-O3", "-march=native"]
-    return [cxx, "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", f"-I{include}", "-o", str(output),
-            str(source)]
+    return [cxx, "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-I.", "-o", output, source]
 
 
 def inputs_hash(files: dict, flags: dict) -> str:
@@ -70,6 +70,7 @@ def up_to_date(folder: Path, digest: str, expected: list) -> bool:
 def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile_steps: list,
                     products: list) -> BuildResult:
     """files: relative path -> text. compile_steps: callables(tmp_folder) that build products."""
+    outdir = outdir.resolve()
     outdir.mkdir(parents=True, exist_ok=True)
     final = outdir / module
     lock_path = outdir / f".{module}.lock"

@@ -109,6 +109,16 @@ def show_types_text(module) -> str:
     return "\n".join(lines)
 
 
+def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit_only=False,
+                line_directives=False) -> dict:
+    """The flags that shape generated code; recorded in the manifest."""
+    flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
+             "emit_only": emit_only}
+    if line_directives:
+        flags["line_directives"] = True
+    return flags
+
+
 def _compile_for_emit(file, block_dim, max_shared, dump_after):
     from .normalize import normalize_module
 
@@ -127,7 +137,7 @@ def emit(file, what, block_dim, max_shared, dump_after):
     from .driver import generate
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
-    files = generate(module, source, {"block_dim": block_dim})
+    files = generate(module, source, build_flags(block_dim, max_shared=max_shared))
     key = {"cpu": f"{module.name}.cpp", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
     click.echo(files[key], nl=False)
@@ -143,14 +153,27 @@ def emit(file, what, block_dim, max_shared, dump_after):
 @click.option("--cxx", default=None, help="C++ compiler (default: clang++, else g++)")
 @click.option("--nvcc", default=None, help="nvcc to use")
 @click.option("-v", "--verbose", is_flag=True)
+@click.option("--line-directives", is_flag=True, help="emit #line directives pointing at the Python source")
+@click.option("--check", "check_only", is_flag=True,
+              help="build nothing: exit 1 with a diff when OUTDIR holds stale generated code")
 @common_options
-def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, block_dim, max_shared, dump_after):
+def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line_directives, check_only, block_dim,
+          max_shared, dump_after):
     """Compile FILE into OUTDIR/<module>/."""
-    from .driver import build_module
+    from .driver import build_module, stale_files
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
-    flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
-             "emit_only": emit_only}
+    flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
+    if check_only:
+        diffs = run_guarded(lambda: stale_files(module, source, outdir, flags), file)
+        for diff in diffs:
+            click.echo(diff, nl=False)
+        if diffs:
+            click.echo(f"{module.name}: {len(diffs)} generated file(s) in {outdir} are stale; rebuild with "
+                       f"`tilec build {file} -o {outdir}`", err=True)
+            sys.exit(1)
+        click.echo(f"{module.name}: generated code in {outdir} is up to date")
+        return
     run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
                                      verbose=verbose, echo=click.echo), file)
 

@@ -12,7 +12,7 @@ from .build import cxx_command, find_cxx, inputs_hash, run_compiler, write_and_b
 def generate(module, source: str, flags: dict, plans=None) -> dict:
     """Every generated text file of the output folder: relative path -> text."""
     plans = plans if plans is not None else sources.plan_kernels(module)
-    emitted = sources.emit_cpu(module, plans)
+    emitted = sources.emit_cpu(module, plans, bool(flags.get("line_directives")))
     files = dict(emitted.files)
     files.update(sources.runtime_files())
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
@@ -22,6 +22,23 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     source_sha = hashlib.sha256(source.encode()).hexdigest()
     files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha)
     return files
+
+
+def stale_files(module, source: str, outdir: str, flags: dict) -> list:
+    """Unified diffs between what `build` would write and OUTDIR/<module>/ (text files only)."""
+    import difflib
+
+    folder = Path(outdir) / module.name
+    diffs = []
+    for name, text in sorted(generate(module, source, flags).items()):
+        path = folder / name
+        old = path.read_text() if path.exists() else ""
+        if old != text:
+            diffs.append("".join(difflib.unified_diff(
+                old.splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"{folder.name}/{name} (committed)" if path.exists() else "/dev/null",
+                tofile=f"{folder.name}/{name} (generated)")))
+    return diffs
 
 
 def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
@@ -46,7 +63,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
             products.append(so)
 
             def compile_cpu(tmp: Path, compiler=compiler, so=so):
-                cmd = cxx_command(compiler, tmp / f"{module.name}.cpp", tmp / so, tmp, flags.get("debug", False))
+                cmd = cxx_command(compiler, f"{module.name}.cpp", so, flags.get("debug", False))
                 if verbose:
                     echo(" ".join(cmd))
                 run_compiler(cmd, tmp, f"{module.name}_cpu.log", out)

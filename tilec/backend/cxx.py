@@ -80,6 +80,7 @@ class Target:
     name: str  # "cpu" or "cuda"
     func_qualifier: str  # before device functions
     filename: str  # the user's file name as written in comments
+    line_directives: bool = False  # also emit `#line N "file.py"` so compiler errors point at the source
 
 
 class CxxEmitter:
@@ -96,6 +97,8 @@ class CxxEmitter:
 
     def where(self, span) -> None:
         self.emit(f"// {self.target.filename}:{span.line}")
+        if self.target.line_directives:
+            self.lines.append(f'#line {span.line} "{self.target.filename}"')
 
     def temp(self) -> str:
         self.temp_counter += 1

@@ -110,8 +110,8 @@ def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of
     return entry
 
 
-def emit_cpu(module: ir.Module, plans: list) -> Emitted:
-    target = Target("cpu", "static ", Path(module.filename).name)
+def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False) -> Emitted:
+    target = Target("cpu", "static ", Path(module.filename).name, line_directives)
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
     kernels, header_kernels = [], []

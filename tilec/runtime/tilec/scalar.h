@@ -31,13 +31,13 @@ template <class To, class From> TL_HD To cast(From x) {
 // float exp and tanh written as branch-free arithmetic so loops over tiles vectorise
 // (libm calls do not). exp: x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial,
 // 2^n applied as two exponent-bit factors so neither overflows nor flushes early.
-TL_HD inline float pow2_bits(int32_t n) {
+TL_HD float pow2_bits(int32_t n) {
     int32_t bits = (n + 127) << 23;
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
 }
-TL_HD inline float exp_f32(float x_in) {
+TL_HD float exp_f32(float x_in) {
     float x = x_in;
     x = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
     float n = std::nearbyint(x * 1.44269504088896341f);
@@ -56,7 +56,7 @@ TL_HD inline float exp_f32(float x_in) {
 }
 // tanh: an odd degree-11 polynomial below |x| = 0.625 (Cephes' coefficients), else
 // sign(x) (1 - 2 / (e^{2|x|} + 1)), where the subtraction no longer cancels.
-TL_HD inline float tanh_f32(float x) {
+TL_HD float tanh_f32(float x) {
     float ax = x < 0.0f ? -x : x;
     float big = 1.0f - 2.0f / (exp_f32(2.0f * ax) + 1.0f);
     float z = x * x;

@@ -1,0 +1,91 @@
+// tilec runtime: atomics on array elements and bounds-checked scalar array access.
+// Out-of-bounds reads give 0 and out-of-bounds writes are dropped, so a wrong
+// index in a kernel never corrupts memory.
+#pragma once
+#include "lanes.h"
+
+namespace tl {
+
+// Atomics on the CPU lock the 64-byte memory line they touch, from a striped table: element
+// updates and whole-row tile adds (memory.h) then exclude each other consistently, and a row
+// adds as plain vector code under one lock per line instead of a CAS per element.
+struct LineLock {
+    static std::atomic<unsigned char>* table() {
+        static std::atomic<unsigned char> locks[4096];
+        return locks;
+    }
+    static uintptr_t line(const void* p) { return reinterpret_cast<uintptr_t>(p) >> 6; }
+    std::atomic<unsigned char>* lock;
+    explicit LineLock(uintptr_t line_index) : lock(table() + (line_index & 4095)) {
+        while (lock->exchange(1, std::memory_order_acquire)) {}
+    }
+    ~LineLock() { lock->store(0, std::memory_order_release); }
+};
+
+template <class T, class F> TL_HD T atomic_update(T* p, F f) {
+    LineLock guard(LineLock::line(p));
+    T old = *p;
+    *p = f(old);
+    return old;
+}
+
+template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
+    return atomic_update(p, [v](T o) { return T(compute_t<T>(o) + compute_t<T>(v)); });
+}
+
+// dst[q] += src[q] for q < n, atomically line by line; old values into old_out.
+template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, int n) {
+    int q = 0;
+    while (q < n) {
+        uintptr_t ln = LineLock::line(dst + q);
+        int end = q;
+        while (end < n && LineLock::line(dst + end) == ln) ++end;
+        LineLock guard(ln);
+        for (int r = q; r < end; ++r) {
+            old_out[r] = dst[r];
+            dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
+        }
+        q = end;
+    }
+}
+
+template <class T, int N, class... I> TL_HD bool in_bounds(const Array<T, N>& a, I... idx) {
+    int64_t ids[N] = {int64_t(idx)...};
+    for (int k = 0; k < N; ++k)
+        if (ids[k] < 0 || ids[k] >= a.shape[k]) return false;
+    return true;
+}
+
+template <class T, int N, class... I> TL_HD T array_load(const Array<T, N>& a, I... idx) {
+    return in_bounds(a, idx...) ? a(idx...) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD void array_store(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    if (in_bounds(a, idx...)) a(idx...) = T(v);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_add(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(v)) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
+}
+
+// wp.atomic_add(a, i, j, value): the value comes last.
+template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T, N>& a, R... rest) {
+    constexpr int n = sizeof...(R);
+    static_assert(n == N + 1, "indices then a value");
+    double vals[n] = {double(rest)...};
+    int64_t ids[N];
+    for (int k = 0; k < N; ++k) ids[k] = int64_t(vals[k]);
+    for (int k = 0; k < N; ++k)
+        if (ids[k] < 0 || ids[k] >= a.shape[k]) return T(0);
+    T v = T(vals[N]);
+    T* p = a.ptr_n(ids);
+    if (kind == 0) return atomic_add_ptr(p, v);
+    if (kind == 1) return atomic_update(p, [v](T o) { return v < o ? v : o; });
+    return atomic_update(p, [v](T o) { return o < v ? v : o; });
+}
+template <class T, int N, class... R> TL_HD T atomic_add(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(0, a, rest...); }
+template <class T, int N, class... R> TL_HD T atomic_min(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(1, a, rest...); }
+template <class T, int N, class... R> TL_HD T atomic_max(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(2, a, rest...); }
+
+}  // namespace tl

@@ -1,0 +1,147 @@
+// tilec runtime: core types. Tiles are row-major value types; arrays are
+// strided views of user memory; Ctx carries the block/lane a body runs as.
+// Compiles as C++17 (CPU) and as CUDA (TL_HD marks host+device functions).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define TL_HD __host__ __device__ inline
+#else
+#define TL_HD inline
+#endif
+
+namespace tl {
+
+// ---------------------------------------------------------------- half
+// A storage-only IEEE binary16; arithmetic happens in float.
+struct half {
+    uint16_t bits = 0;
+    TL_HD half() = default;
+    TL_HD half(float f) : bits(from_float(f)) {}
+    TL_HD operator float() const { return to_float(bits); }
+    TL_HD static uint16_t from_float(float f) {
+        uint32_t x;
+        std::memcpy(&x, &f, 4);
+        uint32_t sign = (x >> 16) & 0x8000u;
+        int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+        uint32_t mant = x & 0x7fffffu;
+        if (((x >> 23) & 0xff) == 0xff) return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0u));
+        if (exp >= 31) return uint16_t(sign | 0x7c00u);
+        if (exp <= 0) {
+            if (exp < -10) return uint16_t(sign);
+            mant |= 0x800000u;
+            uint32_t shift = uint32_t(14 - exp);
+            uint32_t h = mant >> shift;
+            uint32_t rem = mant & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
+            if (rem > halfway || (rem == halfway && (h & 1u))) ++h;
+            return uint16_t(sign | h);
+        }
+        uint32_t h = sign | (uint32_t(exp) << 10) | (mant >> 13);
+        uint32_t rem = mant & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+        return uint16_t(h);
+    }
+    TL_HD static float to_float(uint16_t h) {
+        uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu, x;
+        if (exp == 0) {
+            if (mant == 0) {
+                x = sign;
+            } else {
+                exp = 127 - 15 + 1;
+                while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+                x = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+            }
+        } else if (exp == 31) {
+            x = sign | 0x7f800000u | (mant << 13);
+        } else {
+            x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+        }
+        float f;
+        std::memcpy(&f, &x, 4);
+        return f;
+    }
+};
+
+// Arithmetic type of a storage type: half computes in float.
+template <class T> struct compute { using type = T; };
+template <> struct compute<half> { using type = float; };
+template <class T> using compute_t = typename compute<T>::type;
+
+// ---------------------------------------------------------------- tiles
+template <int... D> struct Extents {
+    static constexpr int ndim = sizeof...(D);
+    static constexpr int size = (D * ... * 1);
+    static constexpr int dims[ndim] = {D...};
+};
+
+template <class T, int... D> struct Tile {
+    using value_type = T;
+    using extents = Extents<D...>;
+    static constexpr int ndim = sizeof...(D);
+    static constexpr int size = (D * ... * 1);
+    static constexpr int dims[ndim] = {D...};
+    T data[size];
+
+    TL_HD static constexpr int dim(int k) { return dims[k]; }
+    // Row-major stride of axis k, in elements.
+    TL_HD static constexpr int stride(int k) {
+        int s = 1;
+        for (int a = ndim - 1; a > k; --a) s *= dims[a];
+        return s;
+    }
+    template <class... I> TL_HD static int linear(I... idx) {
+        static_assert(sizeof...(I) == ndim, "index count must equal the tile rank");
+        int ids[ndim] = {int(idx)...};
+        int l = 0;
+        for (int k = 0; k < ndim; ++k) l = l * dims[k] + ids[k];
+        return l;
+    }
+    template <class... I> TL_HD T& at(I... idx) { return data[linear(idx...)]; }
+    template <class... I> TL_HD const T& at(I... idx) const { return data[linear(idx...)]; }
+};
+
+// Multi-index of a row-major linear index.
+template <class TileT> TL_HD void unravel(int linear, int* idx) {
+    for (int k = TileT::ndim - 1; k >= 0; --k) {
+        idx[k] = linear % TileT::dims[k];
+        linear /= TileT::dims[k];
+    }
+}
+
+// ---------------------------------------------------------------- arrays
+// The C ABI view of an array (see the generated header): byte strides.
+struct ArrayDesc {
+    void* data;
+    int64_t shape[4];
+    int64_t strides[4];
+};
+
+template <class T, int N> struct Array {
+    T* data = nullptr;
+    int64_t shape[N] = {};
+    int64_t strides[N] = {};  // in bytes
+    TL_HD Array() = default;
+    TL_HD explicit Array(const ArrayDesc& d) : data(static_cast<T*>(d.data)) {
+        for (int k = 0; k < N; ++k) { shape[k] = d.shape[k]; strides[k] = d.strides[k]; }
+    }
+    template <class... I> TL_HD T* ptr(I... idx) const {
+        static_assert(sizeof...(I) == N, "index count must equal the array rank");
+        int64_t ids[N] = {int64_t(idx)...};
+        int64_t off = 0;
+        for (int k = 0; k < N; ++k) off += ids[k] * strides[k];
+        return reinterpret_cast<T*>(reinterpret_cast<char*>(data) + off);
+    }
+    TL_HD T* ptr_n(const int64_t* ids) const {
+        int64_t off = 0;
+        for (int k = 0; k < N; ++k) off += ids[k] * strides[k];
+        return reinterpret_cast<T*>(reinterpret_cast<char*>(data) + off);
+    }
+    template <class... I> TL_HD T& operator()(I... idx) const { return *ptr(idx...); }
+    TL_HD bool contiguous_last() const { return strides[N - 1] == int64_t(sizeof(T)); }
+};
+
+}  // namespace tl

@@ -1,0 +1,220 @@
+// tilec runtime: the adjoint tape and the gradient helpers the adjoint kernels call.
+// Each helper is the adjoint twin of a forward op in this folder.
+#pragma once
+#include "linalg.h"
+#include "reduce.h"
+#include "views.h"
+
+namespace tl {
+
+template <class T> TL_HD void tape_push(Ctx& ctx, const T& v) { ctx.tape->push(v); }
+template <class T> TL_HD void tape_pop(Ctx& ctx, T& v) { ctx.tape->pop(v); }
+template <class T> TL_HD T tape_pop_value(Ctx& ctx) {
+    T v;
+    ctx.tape->pop(v);
+    return v;
+}
+template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v : T(0); }
+
+template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
+
+// adjoint of tile_max/min: g at the first extreme element of each group.
+template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
+                                                                     bool is_max) {
+    AxisSplit<TT> s(axis);
+    for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
+    for (int o = 0; o < s.outer; ++o)
+        for (int i = 0; i < s.inner; ++i) {
+            int best = 0;
+            for (int k = 1; k < s.n; ++k) {
+                auto v = a.data[s.src(o, k, i)], b = a.data[s.src(o, best, i)];
+                if (is_max ? (b < v) : (v < b)) best = k;
+            }
+            dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+        }
+}
+
+// adjoint of a left fold acc_k = f(acc_{k-1}, a_k) with a builtin f.
+template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
+                                                                    const char* op) {
+    using C = compute_t<typename TT::value_type>;
+    AxisSplit<TT> s(axis);
+    const char kind = op[0] == 'a' ? '+' : (op[0] == 'm' && op[1] == 'u' ? '*' : (op[1] == 'a' ? 'M' : 'm'));
+    for (int o = 0; o < s.outer; ++o)
+        for (int i = 0; i < s.inner; ++i) {
+            C acc[TT::size > 0 ? TT::size : 1];
+            acc[0] = C(a.data[s.src(o, 0, i)]);
+            for (int k = 1; k < s.n; ++k) {
+                C x = acc[k - 1], y = C(a.data[s.src(o, k, i)]);
+                acc[k] = kind == '+' ? x + y : kind == '*' ? x * y : kind == 'M' ? (x < y ? y : x) : (y < x ? y : x);
+            }
+            C ga = C(g.data[o * s.inner + i]);
+            for (int k = s.n - 1; k >= 1; --k) {
+                C x = acc[k - 1], y = C(a.data[s.src(o, k, i)]);
+                C gx, gy;
+                if (kind == '+') { gx = ga; gy = ga; }
+                else if (kind == '*') { gx = ga * y; gy = ga * x; }
+                else if (kind == 'M') { bool first = !(x < y); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
+                else { bool first = !(y < x); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
+                dst.data[s.src(o, k, i)] = gy;
+                ga = gx;
+            }
+            dst.data[s.src(o, 0, i)] = ga;
+        }
+}
+
+template <class DT, class GT> TL_HD void tile_scan_grad(Ctx&, DT& dst, const GT& g, bool exclusive) {
+    compute_t<typename GT::value_type> acc = 0;
+    for (int e = GT::size - 1; e >= 0; --e) {
+        if (exclusive) {
+            dst.data[e] = acc;
+            acc += g.data[e];
+        } else {
+            acc += g.data[e];
+            dst.data[e] = acc;
+        }
+    }
+}
+
+// The sort permutation of keys (stable, as tile_sort), applied backwards to g.
+template <class DT, class KT, class GT> TL_HD void tile_unsort_grad(Ctx&, DT& dst, const KT& keys, const GT& g) {
+    KT k = keys;
+    GT dummy = g;
+    int perm[KT::size];
+    tile_sort_perm(k, dummy, perm);
+    for (int e = 0; e < KT::size; ++e) dst.data[perm[e]] = g.data[e];
+}
+
+// Adjoint of L = chol(A) w.r.t. the lower triangle of A (the forward reads only that).
+// With P = Phi(L^T Lbar) and S = L^-T P L^-1: dA_ij = S_ij + S_ji below the diagonal, S_ii on it.
+template <class DT, class LT, class GT> TL_HD void tile_cholesky_grad(Ctx& ctx, DT& dst, const LT& L, const GT& g) {
+    using C = compute_t<typename LT::value_type>;
+    constexpr int N = LT::dims[0];
+    LT P;
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            C s = 0;
+            for (int k = 0; k < N; ++k) s += C(L.data[k * N + i]) * C(g.data[k * N + j]);
+            P.data[i * N + j] = i > j ? s : (i == j ? s * C(0.5) : C(0));
+        }
+    // S = L^-T P L^-1: solve L^T X = P, then S^T = L^-T X^T.
+    tri_solve(L, P, false, true);
+    LT Pt;
+    tile_transpose(ctx, Pt, P);
+    tri_solve(L, Pt, false, true);
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            C s_ij = C(Pt.data[j * N + i]), s_ji = C(Pt.data[i * N + j]);
+            dst.data[i * N + j] = i > j ? s_ij + s_ji : (i == j ? s_ij : C(0));
+        }
+}
+
+// Adjoint of L in x = (L L^T)^-1 y: tril(-(ybar x^T + x ybar^T) L).
+template <class DT, class LT, class XT> TL_HD void tile_cholesky_solve_grad(Ctx&, DT& dst, const LT& L, const XT& x,
+                                                                            const XT& ybar) {
+    using C = compute_t<typename LT::value_type>;
+    constexpr int N = LT::dims[0];
+    constexpr int R = XT::ndim == 1 ? 1 : XT::dims[1];
+    C M[N * N];
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            C s = 0;
+            for (int r = 0; r < R; ++r) s += C(ybar.data[i * R + r]) * C(x.data[j * R + r]) + C(x.data[i * R + r]) * C(ybar.data[j * R + r]);
+            M[i * N + j] = -s;
+        }
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            C s = 0;
+            if (j <= i)
+                for (int k = 0; k < N; ++k) s += M[i * N + k] * C(L.data[k * N + j]);
+            dst.data[i * N + j] = s;
+        }
+}
+
+// -tril(u v^T) or -triu(u v^T), summed over columns of u and v.
+template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT& dst, const UT& u, const VT& v, bool lower) {
+    using C = compute_t<typename DT::value_type>;
+    constexpr int N = DT::dims[0];
+    constexpr int R = UT::ndim == 1 ? 1 : UT::dims[1];
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) {
+            bool keep = lower ? j <= i : j >= i;
+            C s = 0;
+            if (keep)
+                for (int r = 0; r < R; ++r) s += C(u.data[i * R + r]) * C(v.data[j * R + r]);
+            dst.data[i * N + j] = -s;
+        }
+}
+
+// g summed over the axes a broadcast repeated, back to dst's shape.
+template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const GT& g) {
+    constexpr int shift = GT::ndim - DT::ndim;
+    for (int e = 0; e < DT::size; ++e) dst.data[e] = 0;
+    int idx[GT::ndim];
+    for (int e = 0; e < GT::size; ++e) {
+        unravel<GT>(e, idx);
+        int d = 0;
+        for (int k = 0; k < DT::ndim; ++k) d = d * DT::dims[k] + (DT::dims[k] == 1 ? 0 : idx[k + shift]);
+        dst.data[d] += g.data[e];
+    }
+}
+
+// a with g added where tile_view(a, offset) reads from (the view's adjoint).
+template <class AT, class GT, class... O> TL_HD void tile_view_add(Ctx&, AT& a, const GT& g, O... o) {
+    constexpr int lead = AT::ndim - GT::ndim;
+    int64_t off[AT::ndim];
+    offsets_of<AT::ndim>(off, o...);
+    int idx[GT::ndim];
+    for (int e = 0; e < GT::size; ++e) {
+        unravel<GT>(e, idx);
+        int64_t dst = 0;
+        bool ok = true;
+        for (int k = 0; k < AT::ndim; ++k) {
+            int64_t c = off[k] + (k >= lead ? idx[k - lead] : 0);
+            ok = ok && c >= 0 && c < AT::dims[k];
+            dst = dst * AT::dims[k] + c;
+        }
+        if (ok) a.data[dst] += g.data[e];
+    }
+}
+
+template <class DT, class GT> TL_HD void tile_diag(Ctx&, DT& dst, const GT& g) {
+    constexpr int N = GT::dims[0];
+    for (int i = 0; i < N; ++i) dst.data[i] = g.data[i * N + i];
+}
+
+}  // namespace tl
+
+namespace tl {
+
+// Partial adjoints of a lane-mode kernel: the tile's adjoint is the sum of every lane's copy.
+template <class TT> TL_HD void lane_sum(Ctx& ctx, TT& dst, const TT& a) {
+    if (ctx.nlanes == 1) {
+        dst = a;
+        return;
+    }
+    TT* slots = ctx.shared_slots<TT>();
+    slots[ctx.lane] = a;
+    ctx.sync();
+    for (int e = 0; e < TT::size; ++e) {
+        compute_t<typename TT::value_type> s = 0;
+        for (int l = 0; l < ctx.nlanes; ++l) s += slots[l].data[e];
+        dst.data[e] = typename TT::value_type(s);
+    }
+    ctx.sync();
+}
+
+template <class TT> TL_HD void leader_only(Ctx& ctx, TT& dst, const TT& a) {
+    if (ctx.leader()) dst = a;
+    else tile_fill_zero(ctx, dst);
+}
+
+// a[i, j] += value in this lane's copy only (no barrier: safe under lane-dependent branches).
+template <class TT, class V, class... I> TL_HD void tile_add_at(Ctx&, TT& t, V value, I... idx) {
+    if (tile_in_bounds<TT>(idx...)) {
+        auto& x = t.at(idx...);
+        x = typename TT::value_type(compute_t<typename TT::value_type>(x) + value);
+    }
+}
+
+}  // namespace tl

@@ -1,0 +1,212 @@
+// tilec runtime (CPU): the block context, cooperative lanes and the block-parallel driver.
+//
+// A kernel body runs once per block with one lane, unless it depends on the
+// lane (tile(x), untile, the lane from tid(), per-lane atomics): then its
+// block_dim lanes run as fibers on one OS thread, switching at barriers.
+// Every lane holds its own copy of each tile and computes it redundantly;
+// cross-lane ops gather through the block's scratch buffer, and tile side
+// effects are performed by the leader lane only.
+#pragma once
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <sys/mman.h>
+#include <thread>
+#include <ucontext.h>
+#include <vector>
+
+#include "core.h"
+
+namespace tl {
+
+struct LaneGroup;
+
+// A lane's stack of saved values for the reverse sweep of an adjoint kernel.
+struct Tape {
+    std::vector<unsigned char> bytes;
+    size_t top = 0;
+    template <class T> void push(const T& v) {
+        if (top + sizeof(T) > bytes.size()) bytes.resize((top + sizeof(T)) * 2);
+        std::memcpy(bytes.data() + top, &v, sizeof(T));
+        top += sizeof(T);
+    }
+    template <class T> void pop(T& v) {
+        top -= sizeof(T);
+        std::memcpy(&v, bytes.data() + top, sizeof(T));
+    }
+};
+
+struct Ctx {
+    int64_t tid[5] = {};  // block coordinates, then the lane when the launch asked for it
+    int lane = 0;
+    int nlanes = 1;
+    int block_dim = 1;
+    LaneGroup* group = nullptr;
+    Tape* tape = nullptr;
+    bool leader() const { return lane == 0; }
+    inline void sync();
+    inline unsigned char* scratch();
+    // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
+    template <class T> T* shared_slots();
+};
+
+struct LaneGroup {
+    int n = 0;
+    size_t stack_bytes = 0;
+    std::vector<ucontext_t> lanes;
+    std::vector<char*> stacks;
+    std::vector<unsigned char> done;
+    ucontext_t scheduler;
+    int current = 0;
+    std::vector<unsigned char> scratch;  // 64 bytes per lane
+    std::vector<unsigned char> shared;  // larger per-lane slots (lane_sum)
+    const std::function<void(Ctx&)>* body = nullptr;
+    Ctx* ctxs = nullptr;
+
+    LaneGroup(int lanes_, size_t stack_bytes_) : n(lanes_), stack_bytes(stack_bytes_) {
+        lanes.resize(n);
+        stacks.resize(n);
+        done.resize(n);
+        scratch.resize(size_t(n) * 64);
+        for (int l = 0; l < n; ++l) {
+            void* p = mmap(nullptr, stack_bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (p == MAP_FAILED) std::abort();
+            stacks[l] = static_cast<char*>(p);
+        }
+    }
+    ~LaneGroup() {
+        for (char* s : stacks) munmap(s, stack_bytes);
+    }
+    static LaneGroup*& running() {
+        static thread_local LaneGroup* g = nullptr;
+        return g;
+    }
+    static void trampoline() {
+        LaneGroup* g = running();
+        int l = g->current;
+        (*g->body)(g->ctxs[l]);
+        g->done[l] = 1;
+    }
+    // Runs body for every lane; lanes switch at sync() in round-robin order.
+    void run(const std::function<void(Ctx&)>& fn, Ctx* lane_ctxs) {
+        body = &fn;
+        ctxs = lane_ctxs;
+        LaneGroup* outer = running();
+        running() = this;
+        for (int l = 0; l < n; ++l) {
+            done[l] = 0;
+            getcontext(&lanes[l]);
+            lanes[l].uc_stack.ss_sp = stacks[l];
+            lanes[l].uc_stack.ss_size = stack_bytes;
+            lanes[l].uc_link = &scheduler;
+            makecontext(&lanes[l], trampoline, 0);
+        }
+        int alive = n;
+        while (alive > 0) {
+            alive = 0;
+            for (int l = 0; l < n; ++l) {
+                if (done[l]) continue;
+                current = l;
+                swapcontext(&scheduler, &lanes[l]);
+                if (!done[l]) ++alive;
+            }
+        }
+        running() = outer;
+    }
+    void barrier(int lane) { swapcontext(&lanes[lane], &scheduler); }
+};
+
+inline void Ctx::sync() {
+    if (group) group->barrier(lane);
+}
+inline unsigned char* Ctx::scratch() { return group ? group->scratch.data() : nullptr; }
+template <class T> T* Ctx::shared_slots() {
+    size_t need = sizeof(T) * size_t(nlanes) + alignof(T);
+    if (group->shared.size() < need) group->shared.resize(need);
+    void* p = group->shared.data();
+    size_t space = group->shared.size();
+    return static_cast<T*>(std::align(alignof(T), sizeof(T) * size_t(nlanes), p, space));
+}
+
+// The C ABI launch description (mirrored in the generated header).
+struct LaunchDesc {
+    int64_t dim[4];
+    int32_t ndim;
+    int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates
+    int32_t block_dim;
+    int32_t num_threads;  // 0: all cores
+};
+
+inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
+    int n = L.num_threads;
+    if (n <= 0) {
+        const char* env = std::getenv("TILEC_NUM_THREADS");
+        n = env ? std::atoi(env) : int(std::thread::hardware_concurrency());
+    }
+    if (n < 1) n = 1;
+    if (int64_t(n) > nblocks) n = int(nblocks);
+    return n < 1 ? 1 : n;
+}
+
+// Runs body(ctx) for every block of the launch grid, in parallel across cores.
+inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
+                          const std::function<void(Ctx&)>& body) {
+    int64_t nblocks = 1;
+    for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
+    if (nblocks <= 0) return;
+    const bool fibers = (lanes_needed || L.lane_tid) && L.block_dim > 1;
+    std::atomic<int64_t> next{0};
+    const int nworkers = worker_count(L, nblocks);
+    int64_t chunk = nblocks / (int64_t(nworkers) * 16);
+    chunk = chunk < 1 ? 1 : chunk;
+    auto worker = [&]() {
+        LaneGroup* group = fibers ? new LaneGroup(L.block_dim, stack_bytes) : nullptr;
+        std::vector<Ctx> ctxs(fibers ? L.block_dim : 1);
+        std::vector<Tape> tapes(ctxs.size());
+        int64_t b = 0, chunk_end = 0;
+        for (;; ++b) {
+            if (b >= chunk_end) {  // claim blocks a chunk at a time: one shared atomic per chunk
+                b = next.fetch_add(chunk);
+                if (b >= nblocks) break;
+                chunk_end = b + chunk < nblocks ? b + chunk : nblocks;
+            }
+            Ctx base;
+            base.block_dim = L.block_dim;
+            int64_t rest = b;
+            for (int k = L.ndim - 1; k >= 0; --k) {
+                base.tid[k] = rest % L.dim[k];
+                rest /= L.dim[k];
+            }
+            if (!fibers) {
+                ctxs[0] = base;
+                tapes[0].top = 0;
+                ctxs[0].tape = &tapes[0];
+                body(ctxs[0]);
+                continue;
+            }
+            for (int l = 0; l < L.block_dim; ++l) {
+                ctxs[l] = base;
+                ctxs[l].lane = l;
+                ctxs[l].nlanes = L.block_dim;
+                ctxs[l].group = group;
+                tapes[l].top = 0;
+                ctxs[l].tape = &tapes[l];
+                if (L.lane_tid) ctxs[l].tid[L.ndim] = l;
+            }
+            group->run(body, ctxs.data());
+        }
+        delete group;
+    };
+    if (nworkers == 1) {
+        worker();
+        return;
+    }
+    std::vector<std::thread> threads;
+    for (int t = 1; t < nworkers; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+}
+
+}  // namespace tl

@@ -1,0 +1,160 @@
+// tilec runtime: tile loads, stores and atomic adds between arrays and tiles.
+// Elements outside the array load as zero; writes outside it are dropped.
+// Offsets come last, one per array dimension (none: all zero).
+#pragma once
+#include "atomic.h"
+
+namespace tl {
+
+template <int N, class... O> TL_HD void offsets_of(int64_t* off, O... o) {
+    int64_t given[sizeof...(O) + 1] = {int64_t(o)..., 0};
+    for (int k = 0; k < N; ++k) off[k] = k < int(sizeof...(O)) ? given[k] : 0;
+}
+
+// Visits every tile element with its array coordinates and whether they are in bounds.
+template <class TT, class T, int N, class F>
+TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f) {
+    static_assert(TT::ndim == N, "tile rank must equal array rank");
+    if constexpr (N == 2) {
+        for (int i = 0; i < TT::dims[0]; ++i) {
+            int64_t r = off[0] + i;
+            bool row_ok = r >= 0 && r < a.shape[0];
+            for (int j = 0; j < TT::dims[1]; ++j) {
+                int64_t c = off[1] + j;
+                int64_t ids[2] = {r, c};
+                f(i * TT::dims[1] + j, ids, row_ok && c >= 0 && c < a.shape[1]);
+            }
+        }
+    } else {
+        int idx[N];
+        int64_t ids[N];
+        for (int e = 0; e < TT::size; ++e) {
+            unravel<TT>(e, idx);
+            bool ok = true;
+            for (int k = 0; k < N; ++k) {
+                ids[k] = off[k] + idx[k];
+                ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
+            }
+            f(e, ids, ok);
+        }
+    }
+}
+
+// True when the tile at `off` lies inside the array and its rows are contiguous.
+template <class TT, class T, int N> TL_HD bool interior_rows(const Array<T, N>& a, const int64_t* off) {
+    for (int k = 0; k < N; ++k)
+        if (off[k] < 0 || off[k] + TT::dims[k] > a.shape[k]) return false;
+    return a.strides[N - 1] == int64_t(sizeof(T));
+}
+
+// Calls row(linear index of the row's first element, pointer to it in the array) for each tile
+// row of an interior tile.
+template <class TT, class T, int N, class F> TL_HD void for_each_row(const Array<T, N>& a, const int64_t* off, F row) {
+    constexpr int W = TT::dims[TT::ndim - 1];
+    int idx[N];
+    int64_t ids[N];
+    for (int e = 0; e < TT::size; e += W) {
+        unravel<TT>(e, idx);
+        for (int k = 0; k < N; ++k) ids[k] = off[k] + idx[k];
+        row(e, a.ptr_n(ids));
+    }
+}
+
+template <class TT, class T, int N, class... O>
+TL_HD void tile_load(Ctx&, TT& dst, const Array<T, N>& a, bool, O... o) {
+    // Always bounds checked: a wrong offset never reads outside the array.
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, const T* src) {
+            for (int q = 0; q < W; ++q) dst.data[e + q] = src[q];
+        });
+        return;
+    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
+}
+
+template <class TT, class T, int N, class... O>
+TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+    if (!ctx.leader()) return;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, T* dst) {
+            for (int q = 0; q < W; ++q) dst[q] = t.data[e + q];
+        });
+        return;
+    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
+        if (ok) *a.ptr_n(ids) = t.data[e];
+    });
+}
+
+template <class TT, class T, int N, class... O>
+TL_HD void tile_atomic_add(Ctx& ctx, TT& old, const Array<T, N>& a, const TT& t, bool, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    if (!ctx.leader()) return;
+    constexpr int W = TT::dims[TT::ndim - 1];
+    if (interior_rows<TT>(a, off)) {
+        for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old.data + e, W); });
+        return;
+    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
+        old.data[e] = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
+    });
+}
+
+// Array coordinates of an indexed access: along `axis` the coordinate is indices[i].
+template <class TT, class IT, int N>
+TL_HD bool indexed_coords(const int* idx, const IT& indices, int axis, const int64_t* off, const int64_t* shape,
+                          int64_t* ids) {
+    bool ok = true;
+    for (int k = 0; k < N; ++k) {
+        ids[k] = off[k] + (k == axis ? int64_t(indices.data[idx[k]]) : int64_t(idx[k]));
+        ok = ok && ids[k] >= 0 && ids[k] < shape[k];
+    }
+    return ok;
+}
+
+template <class TT, class T, int N, class IT, class... O>
+TL_HD void tile_load_indexed(Ctx&, TT& dst, const Array<T, N>& a, const IT& indices, int axis, O... o) {
+    int64_t off[N], ids[N];
+    int idx[N];
+    offsets_of<N>(off, o...);
+    for (int e = 0; e < TT::size; ++e) {
+        unravel<TT>(e, idx);
+        dst.data[e] = indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids) ? *a.ptr_n(ids) : T(0);
+    }
+}
+
+template <class TT, class T, int N, class IT, class... O>
+TL_HD void tile_store_indexed(Ctx& ctx, const Array<T, N>& a, const IT& indices, const TT& t, int axis, O... o) {
+    if (!ctx.leader()) return;
+    int64_t off[N], ids[N];
+    int idx[N];
+    offsets_of<N>(off, o...);
+    for (int e = 0; e < TT::size; ++e) {
+        unravel<TT>(e, idx);
+        if (indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)) *a.ptr_n(ids) = t.data[e];
+    }
+}
+
+template <class TT, class T, int N, class IT, class... O>
+TL_HD void tile_atomic_add_indexed(Ctx& ctx, TT& old, const Array<T, N>& a, const IT& indices, const TT& t, int axis,
+                                   O... o) {
+    if (!ctx.leader()) return;
+    int64_t off[N], ids[N];
+    int idx[N];
+    offsets_of<N>(off, o...);
+    for (int e = 0; e < TT::size; ++e) {
+        unravel<TT>(e, idx);
+        old.data[e] = indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)
+                          ? atomic_add_ptr(a.ptr_n(ids), t.data[e])
+                          : T(0);
+    }
+}
+
+}  // namespace tl

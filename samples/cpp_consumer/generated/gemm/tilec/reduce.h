@@ -1,0 +1,135 @@
+// tilec runtime: reductions (full and per axis), arg-reductions, scans and sort.
+// A reduction over `axis` of a tile (d0..dn) visits it as (outer, n, inner);
+// axis < 0 means every element (outer = inner = 1).
+#pragma once
+#include "lanes.h"
+
+namespace tl {
+
+template <class TT> struct AxisSplit {
+    int outer = 1, n = 1, inner = 1;
+    TL_HD explicit AxisSplit(int axis) {
+        if (axis < 0) {
+            n = TT::size;
+            return;
+        }
+        for (int k = 0; k < axis; ++k) outer *= TT::dims[k];
+        n = TT::dims[axis];
+        for (int k = axis + 1; k < TT::ndim; ++k) inner *= TT::dims[k];
+    }
+    TL_HD int src(int o, int k, int i) const { return (o * n + k) * inner + i; }
+};
+
+// dst[o, i] = fold over k of a[o, k, i], left to right (tile_reduce's order, for any f).
+// The k loop is outside the i loop, so the per-element folds vectorise across i.
+template <class DT, class TT, class F> TL_HD void tile_fold(DT& dst, const TT& a, int axis, F f) {
+    using C = compute_t<typename TT::value_type>;
+    AxisSplit<TT> s(axis);
+    C acc[TT::size];
+    for (int o = 0; o < s.outer; ++o) {
+        for (int i = 0; i < s.inner; ++i) acc[i] = C(a.data[s.src(o, 0, i)]);
+        for (int k = 1; k < s.n; ++k)
+            for (int i = 0; i < s.inner; ++i) acc[i] = f(acc[i], C(a.data[s.src(o, k, i)]));
+        for (int i = 0; i < s.inner; ++i) dst.data[o * s.inner + i] = typename DT::value_type(acc[i]);
+    }
+}
+
+// For sum, max and min: a contiguous fold (inner == 1) runs 8 partial folds over interleaved
+// elements, then combines them; max and min are exact either way, sums round in this fixed order.
+template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const TT& a, int axis, F f) {
+    using C = compute_t<typename TT::value_type>;
+    AxisSplit<TT> s(axis);
+    constexpr int P = 8;
+    if (s.inner != 1 || s.n < 2 * P) {
+        tile_fold(dst, a, axis, f);
+        return;
+    }
+    for (int o = 0; o < s.outer; ++o) {
+        const typename TT::value_type* row = a.data + o * s.n;
+        C part[P];
+        for (int p = 0; p < P; ++p) part[p] = C(row[p]);
+        int k = P;
+        for (; k + P <= s.n; k += P)
+            for (int p = 0; p < P; ++p) part[p] = f(part[p], C(row[k + p]));
+        C acc = part[0];
+        for (int p = 1; p < P; ++p) acc = f(acc, part[p]);
+        for (; k < s.n; ++k) acc = f(acc, C(row[k]));
+        dst.data[o] = typename DT::value_type(acc);
+    }
+}
+
+template <class DT, class TT> TL_HD void tile_sum(Ctx&, DT& dst, const TT& a, int axis) {
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x + y; });
+}
+template <class DT, class TT> TL_HD void tile_max(Ctx&, DT& dst, const TT& a, int axis) {
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
+}
+template <class DT, class TT> TL_HD void tile_min(Ctx&, DT& dst, const TT& a, int axis) {
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
+}
+template <class DT, class TT, class F> TL_HD void tile_reduce(Ctx&, DT& dst, const TT& a, F f, int axis) {
+    tile_fold(dst, a, axis, f);
+}
+
+// Index along the axis of the first extreme element.
+template <class DT, class TT, bool Max> TL_HD void tile_arg_extreme(DT& dst, const TT& a, int axis) {
+    AxisSplit<TT> s(axis);
+    for (int o = 0; o < s.outer; ++o)
+        for (int i = 0; i < s.inner; ++i) {
+            int best = 0;
+            for (int k = 1; k < s.n; ++k) {
+                auto v = a.data[s.src(o, k, i)], b = a.data[s.src(o, best, i)];
+                if (Max ? (b < v) : (v < b)) best = k;
+            }
+            dst.data[o * s.inner + i] = typename DT::value_type(best);
+        }
+}
+template <class DT, class TT> TL_HD void tile_argmax(Ctx&, DT& dst, const TT& a, int axis) {
+    tile_arg_extreme<DT, TT, true>(dst, a, axis);
+}
+template <class DT, class TT> TL_HD void tile_argmin(Ctx&, DT& dst, const TT& a, int axis) {
+    tile_arg_extreme<DT, TT, false>(dst, a, axis);
+}
+
+template <class TT> TL_HD void tile_scan_inclusive(Ctx&, TT& dst, const TT& a) {
+    compute_t<typename TT::value_type> acc = 0;
+    for (int e = 0; e < TT::size; ++e) {
+        acc += a.data[e];
+        dst.data[e] = typename TT::value_type(acc);
+    }
+}
+template <class TT> TL_HD void tile_scan_exclusive(Ctx&, TT& dst, const TT& a) {
+    compute_t<typename TT::value_type> acc = 0;
+    for (int e = 0; e < TT::size; ++e) {
+        auto v = a.data[e];
+        dst.data[e] = typename TT::value_type(acc);
+        acc += v;
+    }
+}
+
+// Stable ascending sort of keys, applying the same permutation to values.
+// perm (optional) receives, for each output position, the source position.
+template <class KT, class VT> TL_HD void tile_sort_perm(KT& keys, VT& values, int* perm) {
+    for (int e = 0; e < KT::size; ++e) perm[e] = e;
+    for (int e = 1; e < KT::size; ++e) {
+        auto k = keys.data[e];
+        auto v = values.data[e];
+        int p = perm[e];
+        int j = e - 1;
+        while (j >= 0 && k < keys.data[j]) {
+            keys.data[j + 1] = keys.data[j];
+            values.data[j + 1] = values.data[j];
+            perm[j + 1] = perm[j];
+            --j;
+        }
+        keys.data[j + 1] = k;
+        values.data[j + 1] = v;
+        perm[j + 1] = p;
+    }
+}
+template <class KT, class VT> TL_HD void tile_sort(Ctx&, KT& keys, VT& values) {
+    int perm[KT::size];
+    tile_sort_perm(keys, values, perm);
+}
+
+}  // namespace tl

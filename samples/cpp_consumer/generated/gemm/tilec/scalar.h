@@ -1,0 +1,154 @@
+// tilec runtime: scalar math, each forward function next to its adjoint.
+// adj_f(inputs..., adj_out, adj_inputs&...) accumulates d(out)/d(input) * adj_out.
+#pragma once
+#include "core.h"
+
+namespace tl {
+
+template <class T> TL_HD T floordiv(T a, T b) {
+    if constexpr (std::is_floating_point<T>::value) {
+        return std::floor(a / b);
+    } else {
+        T q = a / b;
+        return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+    }
+}
+template <class T> TL_HD T mod(T a, T b) {
+    if constexpr (std::is_floating_point<T>::value) return std::fmod(a, b);
+    else return a % b;
+}
+template <class T> TL_HD T sign(T a) { return T((a > T(0)) - (a < T(0))); }
+template <class T> TL_HD T min(T a, T b) { return b < a ? b : a; }
+template <class T> TL_HD T max(T a, T b) { return a < b ? b : a; }
+template <class T> TL_HD T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+template <class T> TL_HD T abs(T a) { return a < T(0) ? -a : a; }
+template <class C, class T> TL_HD T select(C cond, T if_false, T if_true) { return cond ? if_true : if_false; }
+template <class C, class T> TL_HD T where(C cond, T if_true, T if_false) { return cond ? if_true : if_false; }
+template <class To, class From> TL_HD To cast(From x) {
+    return To(static_cast<compute_t<To>>(static_cast<compute_t<From>>(x)));
+}
+
+// float exp and tanh written as branch-free arithmetic so loops over tiles vectorise
+// (libm calls do not). exp: x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial,
+// 2^n applied as two exponent-bit factors so neither overflows nor flushes early.
+TL_HD float pow2_bits(int32_t n) {
+    int32_t bits = (n + 127) << 23;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+TL_HD float exp_f32(float x_in) {
+    float x = x_in;
+    x = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+    float n = std::nearbyint(x * 1.44269504088896341f);
+    float r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t ni = int32_t(n), half = ni / 2;
+    float result = p * pow2_bits(half) * pow2_bits(ni - half);
+    return x_in != x_in ? x_in : result;  // NaN stays NaN (a select, not a branch)
+}
+// tanh: an odd degree-11 polynomial below |x| = 0.625 (Cephes' coefficients), else
+// sign(x) (1 - 2 / (e^{2|x|} + 1)), where the subtraction no longer cancels.
+TL_HD float tanh_f32(float x) {
+    float ax = x < 0.0f ? -x : x;
+    float big = 1.0f - 2.0f / (exp_f32(2.0f * ax) + 1.0f);
+    float z = x * x;
+    float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
+                    1.33314422036e-1f) * z - 3.33332819422e-1f) * z * ax + ax;
+    float t = ax < 0.625f ? small : big;
+    return x < 0.0f ? -t : t;
+}
+template <class T> TL_HD T exp(T x) {
+    if constexpr (std::is_same<T, float>::value) return exp_f32(x);
+    else return T(std::exp(x));
+}
+template <class T> TL_HD T tanh(T x) {
+    if constexpr (std::is_same<T, float>::value) return tanh_f32(x);
+    else return T(std::tanh(x));
+}
+
+#define TL_UNARY(name, expr)                                  \
+    template <class T> TL_HD T name(T x) { return T(expr); }
+TL_UNARY(exp2, std::exp2(x))
+TL_UNARY(log, std::log(x))
+TL_UNARY(log2, std::log2(x))
+TL_UNARY(log10, std::log10(x))
+TL_UNARY(sin, std::sin(x))
+TL_UNARY(cos, std::cos(x))
+TL_UNARY(tan, std::tan(x))
+TL_UNARY(asin, std::asin(x))
+TL_UNARY(acos, std::acos(x))
+TL_UNARY(atan, std::atan(x))
+TL_UNARY(sinh, std::sinh(x))
+TL_UNARY(cosh, std::cosh(x))
+TL_UNARY(sqrt, std::sqrt(x))
+TL_UNARY(cbrt, std::cbrt(x))
+TL_UNARY(floor, std::floor(x))
+TL_UNARY(ceil, std::ceil(x))
+TL_UNARY(round, std::round(x))
+TL_UNARY(trunc, std::trunc(x))
+TL_UNARY(erf, std::erf(x))
+#undef TL_UNARY
+template <class T> TL_HD T pow(T a, T b) { return T(std::pow(a, b)); }
+template <class T> TL_HD T atan2(T a, T b) { return T(std::atan2(a, b)); }
+
+// ---------------------------------------------------------------- adjoints
+template <class T> TL_HD void adj_exp(T x, T g, T& ax) { ax += exp(x) * g; }
+template <class T> TL_HD void adj_exp2(T x, T g, T& ax) { ax += std::exp2(x) * T(0.6931471805599453) * g; }
+template <class T> TL_HD void adj_log(T x, T g, T& ax) { ax += g / x; }
+template <class T> TL_HD void adj_log2(T x, T g, T& ax) { ax += g / (x * T(0.6931471805599453)); }
+template <class T> TL_HD void adj_log10(T x, T g, T& ax) { ax += g / (x * T(2.302585092994046)); }
+template <class T> TL_HD void adj_sin(T x, T g, T& ax) { ax += std::cos(x) * g; }
+template <class T> TL_HD void adj_cos(T x, T g, T& ax) { ax -= std::sin(x) * g; }
+template <class T> TL_HD void adj_tan(T x, T g, T& ax) { T c = std::cos(x); ax += g / (c * c); }
+template <class T> TL_HD void adj_asin(T x, T g, T& ax) { ax += g / std::sqrt(T(1) - x * x); }
+template <class T> TL_HD void adj_acos(T x, T g, T& ax) { ax -= g / std::sqrt(T(1) - x * x); }
+template <class T> TL_HD void adj_atan(T x, T g, T& ax) { ax += g / (T(1) + x * x); }
+template <class T> TL_HD void adj_sinh(T x, T g, T& ax) { ax += std::cosh(x) * g; }
+template <class T> TL_HD void adj_cosh(T x, T g, T& ax) { ax += std::sinh(x) * g; }
+template <class T> TL_HD void adj_tanh(T x, T g, T& ax) { T t = tanh(x); ax += (T(1) - t * t) * g; }
+template <class T> TL_HD void adj_sqrt(T x, T g, T& ax) { ax += g / (T(2) * std::sqrt(x)); }
+template <class T> TL_HD void adj_cbrt(T x, T g, T& ax) { T c = std::cbrt(x); ax += g / (T(3) * c * c); }
+template <class T> TL_HD void adj_erf(T x, T g, T& ax) { ax += T(1.1283791670955126) * std::exp(-x * x) * g; }
+template <class T> TL_HD void adj_abs(T x, T g, T& ax) { ax += x < T(0) ? -g : (x > T(0) ? g : T(0)); }
+template <class T> TL_HD void adj_sign(T, T, T&) {}
+template <class T> TL_HD void adj_neg(T, T g, T& ax) { ax -= g; }
+template <class T> TL_HD void adj_add(T, T, T g, T& aa, T& ab) { aa += g; ab += g; }
+template <class T> TL_HD void adj_sub(T, T, T g, T& aa, T& ab) { aa += g; ab -= g; }
+template <class T> TL_HD void adj_mul(T a, T b, T g, T& aa, T& ab) { aa += b * g; ab += a * g; }
+template <class T> TL_HD void adj_div(T a, T b, T g, T& aa, T& ab) { aa += g / b; ab -= g * a / (b * b); }
+template <class T> TL_HD void adj_pow(T a, T b, T g, T& aa, T& ab) {
+    aa += (b == T(0) ? T(0) : b * std::pow(a, b - T(1))) * g;
+    ab += (a > T(0) ? std::pow(a, b) * std::log(a) : T(0)) * g;
+}
+// Ties send the gradient to the first operand, as tile_max ties go to the first index.
+template <class T> TL_HD void adj_min(T a, T b, T g, T& aa, T& ab) { if (b < a) ab += g; else aa += g; }
+template <class T> TL_HD void adj_max(T a, T b, T g, T& aa, T& ab) { if (a < b) ab += g; else aa += g; }
+template <class T> TL_HD void adj_atan2(T a, T b, T g, T& aa, T& ab) {
+    T d = a * a + b * b;
+    aa += g * b / d;
+    ab -= g * a / d;
+}
+template <class T> TL_HD void adj_clamp(T x, T lo, T hi, T g, T& ax, T& alo, T& ahi) {
+    if (x < lo) alo += g;
+    else if (hi < x) ahi += g;
+    else ax += g;
+}
+
+}  // namespace tl
+
+namespace tl {
+// Python's `/` as Warp defines it: true division for floats, truncation for integers;
+// integer division by zero gives 0 instead of a trap.
+template <class A, class B> TL_HD auto divide(A a, B b) {
+    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value) return b == 0 ? A(0) : A(a / b);
+    else return a / b;
+}
+}  // namespace tl

@@ -1,0 +1,12 @@
+// tilec runtime: everything a generated source includes.
+#pragma once
+#include "core.h"
+#include "scalar.h"
+#include "lanes.h"
+#include "atomic.h"
+#include "creation.h"
+#include "memory.h"
+#include "reduce.h"
+#include "linalg.h"
+#include "views.h"
+#include "grads.h"

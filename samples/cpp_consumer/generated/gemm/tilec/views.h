@@ -1,0 +1,130 @@
+// tilec runtime: broadcast, view, reshape, astype, element access and sub-tile assignment.
+// Views are materialised as copies: reading through them is all the language allows.
+#pragma once
+#include "memory.h"
+
+namespace tl {
+
+// The source element a broadcast reads for destination element e (numpy rules, right-aligned).
+template <class ST, class DT> TL_HD constexpr int broadcast_index(int e) {
+    constexpr int shift = DT::ndim - ST::ndim;
+    int src = 0, stride = 1;
+    for (int k = DT::ndim - 1; k >= 0; --k) {
+        int coord = e % DT::dims[k];
+        e /= DT::dims[k];
+        if (k >= shift) {
+            int sk = k - shift;
+            if (ST::dims[sk] != 1) src += coord * stride;
+            stride *= ST::dims[sk];
+        }
+    }
+    return src;
+}
+
+// numpy broadcasting, right-aligned: extents of 1 repeat.
+template <class DT, class AT> TL_HD void tile_broadcast(Ctx&, DT& dst, const AT& a) {
+    constexpr int shift = DT::ndim - AT::ndim;
+    int idx[DT::ndim];
+    for (int e = 0; e < DT::size; ++e) {
+        unravel<DT>(e, idx);
+        int src = 0;
+        for (int k = 0; k < AT::ndim; ++k) src = src * AT::dims[k] + (AT::dims[k] == 1 ? 0 : idx[k + shift]);
+        dst.data[e] = a.data[src];
+    }
+}
+
+// The view covers the parent's last DT::ndim axes from the offset; leading axes are fixed
+// at their offset coordinate. Coordinates outside the parent read as zero.
+template <class DT, class AT, class... O> TL_HD void tile_view(Ctx&, DT& dst, const AT& a, O... o) {
+    constexpr int lead = AT::ndim - DT::ndim;
+    int64_t off[AT::ndim];
+    offsets_of<AT::ndim>(off, o...);
+    int idx[DT::ndim];
+    for (int e = 0; e < DT::size; ++e) {
+        unravel<DT>(e, idx);
+        int64_t src = 0;
+        bool ok = true;
+        for (int k = 0; k < AT::ndim; ++k) {
+            int64_t c = off[k] + (k >= lead ? idx[k - lead] : 0);
+            ok = ok && c >= 0 && c < AT::dims[k];
+            src = src * AT::dims[k] + c;
+        }
+        dst.data[e] = ok ? a.data[src] : typename DT::value_type(0);
+    }
+}
+
+template <class DT, class AT> TL_HD void tile_reshape(Ctx&, DT& dst, const AT& a) {
+    static_assert(DT::size == AT::size, "reshape keeps the element count");
+    for (int e = 0; e < DT::size; ++e) dst.data[e] = a.data[e];
+}
+
+template <class DT, class AT> TL_HD void tile_astype(Ctx&, DT& dst, const AT& a) {
+    for (int e = 0; e < DT::size; ++e) dst.data[e] = cast<typename DT::value_type>(a.data[e]);
+}
+
+template <class TT, class... I> TL_HD bool tile_in_bounds(I... idx) {
+    int ids[TT::ndim] = {int(idx)...};
+    for (int k = 0; k < TT::ndim; ++k)
+        if (ids[k] < 0 || ids[k] >= TT::dims[k]) return false;
+    return true;
+}
+
+template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const TT& t, I... idx) {
+    return tile_in_bounds<TT>(idx...) ? t.at(idx...) : typename TT::value_type(0);
+}
+
+// Element writes run in every lane. With several lanes each lane's copy receives every
+// lane's write, so all copies stay equal (mode 0: set, 1: add, 2: subtract). Sets are applied
+// from the last lane to the first: where lanes write one element, the leader's value lands.
+template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT& t, int mode, V value, I... idx) {
+    using T = typename TT::value_type;
+    int lin = tile_in_bounds<TT>(idx...) ? TT::linear(idx...) : -1;
+    auto apply = [&](int l, double v) {
+        if (l < 0) return;
+        if (mode == 0) t.data[l] = T(v);
+        else if (mode == 1) t.data[l] = T(compute_t<T>(t.data[l]) + compute_t<T>(v));
+        else t.data[l] = T(compute_t<T>(t.data[l]) - compute_t<T>(v));
+    };
+    if (ctx.nlanes == 1) {
+        apply(lin, double(value));
+        return;
+    }
+    struct Slot { int index; double value; };
+    Slot* slots = reinterpret_cast<Slot*>(ctx.scratch());
+    slots[ctx.lane] = Slot{lin, double(value)};
+    ctx.sync();
+    for (int k = 0; k < ctx.nlanes; ++k) {
+        int l = mode == 0 ? ctx.nlanes - 1 - k : k;
+        apply(slots[l].index, slots[l].value);
+    }
+    ctx.sync();
+}
+template <class TT, class V, class... I> TL_HD void tile_setitem(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 0, value, idx...);
+}
+template <class TT, class V, class... I> TL_HD void tile_additem(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 1, value, idx...);
+}
+template <class TT, class V, class... I> TL_HD void tile_subitem(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 2, value, idx...);
+}
+
+// dst[offset + i] = src[i]; parts outside dst are dropped.
+template <class DT, class ST, class... O> TL_HD void tile_assign(Ctx&, DT& dst, const ST& src, O... o) {
+    int64_t off[DT::ndim];
+    offsets_of<DT::ndim>(off, o...);
+    int idx[ST::ndim];
+    for (int e = 0; e < ST::size; ++e) {
+        unravel<ST>(e, idx);
+        int64_t l = 0;
+        bool ok = true;
+        for (int k = 0; k < DT::ndim; ++k) {
+            int64_t c = off[k] + idx[k];
+            ok = ok && c >= 0 && c < DT::dims[k];
+            l = l * DT::dims[k] + c;
+        }
+        if (ok) dst.data[l] = src.data[e];
+    }
+}
+
+}  // namespace tl
