@@ -72,3 +72,10 @@ def creation(A: wp.array1d(dtype=float), n: int):
     u = wp.tile_full(shape=(4,), value=1.5, dtype=int)  # ERROR TC0201: float value cannot fill
     w = wp.tile_zeros(shape=(2, 2, 2, 2, 2), dtype=float)  # ERROR TC0111: 1 to 4 dimensions
     v = wp.tile_full(shape=(2 * N,), value=0.0, dtype=float)
+
+
+@wp.kernel
+def folded_constants(A: wp.array1d(dtype=wp.float64)):
+    i = wp.tid()
+    A[i] = A[i] / (wp.abs(-0.5) + wp.sin(0.0) + 1.0)
+    A[i] = wp.max(A[i], wp.sqrt(4.0))

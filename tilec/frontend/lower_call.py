@@ -180,6 +180,10 @@ class CallLowering:
             b.attrs["block_dim"] = self.block_dim
             attrs.append(("block_dim", self.block_dim))
             self.lane_ops = True
+        if spec.elementwise and args and not variadic and all(isinstance(a, ir.Const) for a in args):
+            folded = self.fold(op, args, node)
+            if folded is not None:
+                return folded
         result = self.run_rule(spec, b, where, node)
         attrs = [(k, b.funcs[k].name if k in b.funcs else v) for k, v in attrs]
         if op in ("tile_arange",):

@@ -6,6 +6,7 @@ Constant operands fold, so `2 * T` is a compile-time shape.
 """
 from __future__ import annotations
 
+import math
 import operator
 
 import libcst as cst
@@ -32,6 +33,14 @@ FOLD = {
     "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
     "bit_and": operator.and_, "bit_or": operator.or_, "bit_xor": operator.xor,
     "lshift": operator.lshift, "rshift": operator.rshift,
+}  # fmt: skip
+# Math builtins on constants fold too, so `wp.sin(0.5)` stays an untyped constant like `0.5`.
+FOLD_MATH = {
+    "exp": math.exp, "log": math.log, "log2": math.log2, "log10": math.log10, "sin": math.sin,
+    "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
+    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "sqrt": math.sqrt, "abs": abs,
+    "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "exp2": lambda x: 2.0 ** x,
+    "sign": lambda x: (x > 0) - (x < 0), "min": min, "max": max, "atan2": math.atan2,
 }  # fmt: skip
 UNSUPPORTED = {
     cst.Lambda: "lambda", cst.ListComp: "list comprehensions", cst.SetComp: "set comprehensions",
@@ -245,6 +254,10 @@ class ExprLowering:
                 value = bool(value)
             elif op in FOLD and len(values) == 2:
                 value = FOLD[op](*values)
+            elif op in FOLD_MATH and all(e.weak for e in operands):
+                value = FOLD_MATH[op](*values)
+                if op in ("floor", "ceil", "trunc"):
+                    value = float(value) if any(isinstance(v, float) for v in values) else value
             else:
                 return None
         except (ArithmeticError, ValueError, TypeError):

@@ -1,0 +1,95 @@
+"""Fuzzing. Random well-typed tile programs, compiled and run on the CPU, agree with the numpy
+interpreter forward and backward; mutated programs give diagnostics, never a traceback and never
+C++ that fails to compile. A fast fixed-seed set runs by default; `pytest --fuzz-long` runs more.
+"""
+from __future__ import annotations
+
+import random
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, has_cxx
+from fuzzing import mutate, random_module
+from harness import build, compile_ir
+from tilec.backend.sources import plan_kernels
+from tilec.build import find_cxx
+from tilec.diagnostics import CompileError
+from tilec.driver import generate
+from tilec.interp import Interpreter
+from tilec.pipeline import compile_source
+
+CORPUS = sorted((ROOT / "tests/valid").glob("*.py")) + sorted((ROOT / "samples").glob("*.py"))
+STATS: dict = {"programs": 0, "mismatches": 0, "mutants": 0, "diagnostics": 0, "accepted": 0, "cxx_checked": 0}
+
+
+def seeds(request, fast: int, long: int) -> int:
+    return long if request.config.getoption("--fuzz-long") else fast
+
+
+@pytest.mark.build
+@pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_match_the_interpreter(seed, request):
+    if seed >= seeds(request, 3, 40):
+        pytest.skip("long fuzzing campaign only (--fuzz-long)")
+    source, specs = random_module(seed, kernels=8)
+    module = compile_ir(source, f"fuzz{seed}")
+    compiled = build(source, f"fuzz{seed}")
+    interp = Interpreter(module)
+    rng = np.random.default_rng(seed)
+    for name, tr, tc in specs:
+        rows, cols = tr * 2 + rng.integers(-1, 2), tc * 2 + rng.integers(-1, 2)  # partial tiles
+        dim = (-(-rows // tr), -(-cols // tc))
+        A, B = rng.standard_normal((rows, cols)), rng.standard_normal((rows, cols))
+        O1, O2 = np.zeros((rows, cols)), np.zeros((rows, cols))
+        getattr(compiled, name).launch_tiled(dim=dim, inputs=[A, B, O1])
+        interp.launch(name, dim, [A, B, O2])
+        np.testing.assert_allclose(O1, O2, rtol=1e-9, atol=1e-9, err_msg=f"{name} forward\n{source}")
+        W = rng.standard_normal((rows, cols))
+        adj1 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
+        adj2 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
+        getattr(compiled, name).launch_tiled(dim=dim, inputs=[A, B, O1], adj_inputs=adj1, adjoint=True)
+        interp.launch(name, dim, [A, B, O2], adjoint=True, adj_inputs=adj2)
+        for x, y in zip(adj1, adj2):
+            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9, err_msg=f"{name} adjoint\n{source}")
+        STATS["programs"] += 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_mutated_programs_give_diagnostics_not_crashes(seed, request, tmp_path):
+    if seed >= seeds(request, 4, 20):
+        pytest.skip("long fuzzing campaign only (--fuzz-long)")
+    rng = random.Random(seed)
+    cxx_budget = 2
+    for _ in range(60):
+        path = rng.choice(CORPUS)
+        source = mutate(path.read_text(), rng)
+        STATS["mutants"] += 1
+        try:
+            compiled = compile_source(source, path.name)
+        except CompileError as e:
+            assert e.diagnostics and all(d.span.line >= 0 for d in e.diagnostics)
+            STATS["diagnostics"] += 1
+            continue
+        STATS["accepted"] += 1
+        from tilec.normalize import normalize_module
+
+        module = normalize_module(compiled.module)
+        files = generate(module, source, {"block_dim": 256}, plan_kernels(module))
+        if cxx_budget and has_cxx():
+            cxx_budget -= 1
+            for name, text in files.items():
+                (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / name).write_text(text)
+            cmd = [find_cxx(), "-std=c++17", "-fsyntax-only", f"-I{tmp_path}", str(tmp_path / f"{module.name}.cpp")]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            assert proc.returncode == 0, f"generated C++ fails to compile:\n{proc.stderr[:2000]}\n--- program:\n{source}"
+            STATS["cxx_checked"] += 1
+
+
+def test_report_fuzz_counts(capsys):
+    with capsys.disabled():
+        print(f"\nfuzz: {STATS}")

@@ -1,0 +1,162 @@
+"""A numpy interpreter of the typed IR: the oracle that needs no C++ compiler.
+
+Runs a kernel block by block (or thread by thread for plain launches), taking
+each op's behaviour from `ops/reference.py`, keyed like the op table. The
+adjoint is interpreted from the IR the autodiff pass produces, so gradients
+of compiled code and of this interpreter come from one derivation but two
+independent executions. Kernels that need cooperating lanes are refused.
+
+    python -m tilec.interp  FILE --kernel K --dim 4 ...   (see `tilec run --interpret`)
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import ir
+from .autodiff import adjoint_kernel
+from .backend import analysis
+from .ops import OPS
+from .ops.reference import BINARY, IMPL, UNARY, npdtype
+from .types import ArrayT, Scalar, TileT
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class Interpreter:
+    def __init__(self, module: ir.Module):
+        self.module = module
+        self.funcs = {f.name: f for f in module.funcs}
+        self.kernels = {k.name: k for k in module.kernels}
+        # per-block state read by the op implementations
+        self.tid = ()
+        self.lane = 0
+        self.nlanes = 1
+        self.leader = True
+        self.block_dim = 1
+        self.tape: list = []
+
+    # ------------------------------------------------------------ launches
+
+    def launch(self, name: str, dim, inputs, tiled: bool = True, adjoint: bool = False, adj_inputs=None):
+        kernel = self.kernels[name]
+        if analysis.needs_lanes(kernel, self.funcs, tiled):
+            raise NotImplementedError(f"{name}: kernels with cooperating lanes are not interpreted")
+        grid = (dim,) if isinstance(dim, int) else tuple(dim)
+        if analysis.tid_count(kernel) > len(grid):
+            raise NotImplementedError(f"{name}: the lane from wp.tid() is not interpreted")
+        fn, args = kernel, list(inputs)
+        if adjoint:
+            fn = adjoint_kernel(kernel, self.module)
+            args += list(adj_inputs)
+        self.block_dim = kernel.block_dim if tiled else 1
+        for coords in itertools.product(*[range(n) for n in grid]):
+            self.tid, self.tape = coords, []
+            env = {p: self._bind(p.type, a) for p, a in zip(fn.params, args)}
+            try:
+                self.block(fn.body, env)
+            except _Return:
+                pass
+
+    def _bind(self, t, value):
+        if isinstance(t, ArrayT):
+            return value
+        return npdtype(t)(value)
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, body, env) -> None:
+        for s in body:
+            self.stmt(s, env)
+
+    def stmt(self, s, env) -> None:
+        if isinstance(s, ir.Assign):
+            env[s.target] = self.expr(s.value, env)
+        elif isinstance(s, ir.Unpack):
+            for t, v in zip(s.targets, self.expr(s.value, env)):
+                env[t] = v
+        elif isinstance(s, ir.ExprStmt):
+            self.expr(s.expr, env)
+        elif isinstance(s, ir.If):
+            self.block(s.body if self.expr(s.cond, env) else s.orelse, env)
+        elif isinstance(s, ir.For):
+            start, stop, step = (int(self.expr(e, env)) for e in (s.start, s.stop, s.step))
+            for i in range(start, stop, step):
+                env[s.var] = np.int32(i)
+                try:
+                    self.block(s.body, env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+        elif isinstance(s, ir.While):
+            while self.expr(s.cond, env):
+                try:
+                    self.block(s.body, env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+        elif isinstance(s, ir.Break):
+            raise _Break()
+        elif isinstance(s, ir.Continue):
+            raise _Continue()
+        elif isinstance(s, ir.Return):
+            raise _Return(None if s.value is None else self.expr(s.value, env))
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e, env):
+        if isinstance(e, ir.Const):
+            return npdtype(e.type)(e.value)
+        if isinstance(e, ir.Var):
+            if e.sym not in env:  # locals start at zero, as the generated C++ declares them
+                t = e.sym.type
+                env[e.sym] = np.zeros(t.shape, npdtype(t.dtype)) if isinstance(t, TileT) else npdtype(t)(0)
+            return env[e.sym]
+        args = [self.expr(a, env) for a in e.args]
+        if isinstance(e, ir.Call):
+            return self.call(self.funcs[e.func], args)
+        return IMPL[e.op](self, e, args)
+
+    def call(self, fn: ir.Function, args):
+        env = {p: (a if isinstance(p.type, (ArrayT, TileT)) else npdtype(p.type)(a)) for p, a in zip(fn.params, args)}
+        try:
+            self.block(fn.body, env)
+        except _Return as r:
+            return r.value
+        return None
+
+    # ------------------------------------------------------------ helpers for op implementations
+
+    def gather(self, value, dtype):
+        return np.full(self.block_dim, value, dtype)
+
+    def scalar_function(self, name: str):
+        """A Python callable for a builtin op name or a specialised func."""
+        if name in BINARY:
+            f = BINARY[name]
+            return lambda a, b: f(a, b)
+        if name in UNARY:
+            return UNARY[name]
+        fn = self.funcs[name]
+
+        def run(*xs):
+            return self.call(fn, [npdtype(p.type)(x) if isinstance(p.type, Scalar) else x for p, x in zip(fn.params, xs)])
+
+        return run
+
+
+__all__ = ["Interpreter", "OPS"]

@@ -1,0 +1,594 @@
+"""numpy behaviour of every op, keyed like the op table: the interpreter's oracle.
+
+Each entry is `impl(ctx, call, args) -> value` where args are the evaluated
+operands (numpy arrays for tiles and arrays, numpy scalars otherwise) and
+`call` gives the attributes and result type. Semantics follow the C++ runtime:
+out-of-bounds loads read 0, out-of-bounds writes are dropped, integer `/`
+truncates, `%` is C's remainder, reductions fold left to right.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..types import TileT
+
+IMPL: dict = {}
+
+
+def impl(*names):
+    def register(fn):
+        for n in names:
+            IMPL[n] = fn
+        return fn
+
+    return register
+
+
+def npdtype(scalar):
+    return {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
+            "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}[scalar.name]
+
+
+def result_dtype(call):
+    t = call.type
+    return npdtype(t.dtype if isinstance(t, TileT) else t)
+
+
+def cast(value, call):
+    dt = result_dtype(call)
+    with np.errstate(all="ignore"):
+        if isinstance(call.type, TileT):
+            return np.broadcast_to(np.asarray(value), call.type.shape).astype(dt)
+        return dt(value)
+
+
+def _offsets(call, args, ndim):
+    n = call.attr("offset_count") or 0
+    offs = [int(v) for v in args[len(args) - n:]] if n else []
+    return (offs + [0] * ndim)[:ndim], args[: len(args) - n] if n else args
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+def _div(a, b):
+    if np.issubdtype(np.asarray(a).dtype, np.integer) and np.issubdtype(np.asarray(b).dtype, np.integer):
+        a, b = np.asarray(a), np.asarray(b)
+        safe = np.where(b == 0, 1, b)
+        q = np.trunc(a / safe).astype(np.result_type(a, b))
+        return np.where(b == 0, 0, q)
+    return np.asarray(a) / np.asarray(b)
+
+
+def _mod(a, b):
+    if np.issubdtype(np.asarray(a).dtype, np.integer):
+        return np.fmod(a, b)
+    return np.fmod(a, b)
+
+
+def _floordiv(a, b):
+    return np.floor_divide(a, b)
+
+
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _div, "floordiv": _floordiv, "mod": _mod,
+    "pow": np.power, "min": lambda a, b: np.where(b < a, b, a), "max": lambda a, b: np.where(a < b, b, a),
+    "atan2": np.arctan2, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal, "and_": np.logical_and, "or_": np.logical_or,
+    "step_ge": lambda a, b: (np.asarray(a) >= b).astype(np.asarray(a).dtype),
+}  # fmt: skip
+UNARY = {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "sqrt": np.sqrt, "cbrt": np.cbrt, "floor": np.floor, "ceil": np.ceil,
+    "round": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5), "trunc": np.trunc,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]), "neg": np.negative, "abs": np.abs, "sign": np.sign,
+    "not_": np.logical_not, "invert": np.invert,
+}  # fmt: skip
+for _n, _f in BINARY.items():
+    IMPL[_n] = (lambda f: lambda ctx, call, a: cast(f(*_promote(call, a)), call))(_f)
+for _n, _f in UNARY.items():
+    IMPL[_n] = (lambda f: lambda ctx, call, a: cast(f(*_promote(call, a)), call))(_f)
+
+
+def _promote(call, args):
+    """Operands in the op's computing dtype (half computes in float)."""
+    out = []
+    for a in args:
+        a = np.asarray(a)
+        if a.dtype == np.float16:
+            a = a.astype(np.float32)
+        out.append(a)
+    return out
+
+
+@impl("clamp")
+def _clamp(ctx, call, a):
+    x, lo, hi = _promote(call, a)
+    return cast(np.where(np.where(x < lo, lo, x) > hi, hi, np.where(x < lo, lo, x)), call)
+
+
+@impl("select")
+def _select(ctx, call, a):
+    return cast(np.where(a[0], a[2], a[1]), call)
+
+
+@impl("where")
+def _where(ctx, call, a):
+    return cast(np.where(a[0], a[1], a[2]), call)
+
+
+@impl("cast")
+def _cast(ctx, call, a):
+    with np.errstate(all="ignore"):
+        return cast(np.asarray(a[0]).astype(result_dtype(call)), call)
+
+
+# ---------------------------------------------------------------- creation
+
+
+@impl("tile_zeros", "tile_empty")
+def _zeros(ctx, call, a):
+    return np.zeros(call.type.shape, result_dtype(call))
+
+
+@impl("tile_ones")
+def _ones(ctx, call, a):
+    return np.ones(call.type.shape, result_dtype(call))
+
+
+@impl("tile_full")
+def _full(ctx, call, a):
+    return np.full(call.type.shape, a[0], result_dtype(call))
+
+
+@impl("tile_arange")
+def _arange(ctx, call, a):
+    vals = call.attr("args")
+    start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
+    return (start + step * np.arange(call.type.shape[0])).astype(result_dtype(call))
+
+
+@impl("tile")
+def _tile(ctx, call, a):
+    return ctx.gather(a[0], result_dtype(call))
+
+
+@impl("untile")
+def _untile(ctx, call, a):
+    return a[0][ctx.lane]
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _window(arr, offs, shape):
+    """Index arrays selecting the tile window, and the mask of in-bounds elements."""
+    grids = np.meshgrid(*[np.arange(o, o + n) for o, n in zip(offs, shape)], indexing="ij")
+    ok = np.ones(shape, bool)
+    for g, n in zip(grids, arr.shape):
+        ok &= (g >= 0) & (g < n)
+    return [np.where(ok, g, 0) for g in grids], ok
+
+
+@impl("tile_load")
+def _load(ctx, call, a):
+    arr = a[0]
+    offs, _ = _offsets(call, a, arr.ndim)
+    idx, ok = _window(arr, offs, call.type.shape)
+    return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+
+
+@impl("tile_store", "tile_atomic_add")
+def _store(ctx, call, a):
+    arr, t = a[0], a[1]
+    offs, _ = _offsets(call, a, arr.ndim)
+    idx, ok = _window(arr, offs, t.shape)
+    sel = tuple(i[ok] for i in idx)
+    old = np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    if ctx.leader:
+        if call.op == "tile_store":
+            arr[sel] = t[ok]
+        else:
+            np.add.at(arr, sel, t[ok])
+    return old if call.op == "tile_atomic_add" else None
+
+
+def _indexed(arr, indices, offs, shape, axis):
+    grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
+    coords = [(np.asarray(indices)[g] if k == axis else g) + o for k, (g, o) in enumerate(zip(grids, offs))]
+    ok = np.ones(shape, bool)
+    for c, n in zip(coords, arr.shape):
+        ok &= (c >= 0) & (c < n)
+    return [np.where(ok, c, 0) for c in coords], ok
+
+
+@impl("tile_load_indexed")
+def _load_indexed(ctx, call, a):
+    arr, indices = a[0], a[1]
+    offs, _ = _offsets(call, a, arr.ndim)
+    idx, ok = _indexed(arr, indices, offs, call.type.shape, call.attr("axis") % arr.ndim)
+    return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+
+
+@impl("tile_store_indexed", "tile_atomic_add_indexed")
+def _store_indexed(ctx, call, a):
+    arr, indices, t = a[0], a[1], a[2]
+    offs, _ = _offsets(call, a, arr.ndim)
+    idx, ok = _indexed(arr, indices, offs, t.shape, call.attr("axis") % arr.ndim)
+    old = np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    if ctx.leader:
+        for e in zip(*[i[ok] for i in idx], t[ok]):
+            if call.op == "tile_store_indexed":
+                arr[e[:-1]] = e[-1]
+            else:
+                arr[e[:-1]] += e[-1]
+    return old if call.op == "tile_atomic_add_indexed" else None
+
+
+def _in_bounds(arr, idx):
+    return all(0 <= int(i) < n for i, n in zip(idx, arr.shape))
+
+
+@impl("array_load")
+def _array_load(ctx, call, a):
+    arr, idx = a[0], tuple(int(i) for i in a[1:])
+    return arr[idx] if _in_bounds(arr, idx) else arr.dtype.type(0)
+
+
+@impl("array_store", "array_atomic_add", "array_atomic_sub")
+def _array_store(ctx, call, a):
+    arr, value, idx = a[0], a[1], tuple(int(i) for i in a[2:])
+    if not _in_bounds(arr, idx):
+        return arr.dtype.type(0)
+    old = arr[idx]
+    arr[idx] = value if call.op == "array_store" else (old + value if call.op == "array_atomic_add" else old - value)
+    return old
+
+
+@impl("atomic_add", "atomic_min", "atomic_max")
+def _atomic(ctx, call, a):
+    arr, idx, value = a[0], tuple(int(i) for i in a[1:-1]), a[-1]
+    if not _in_bounds(arr, idx):
+        return arr.dtype.type(0)
+    old = arr[idx]
+    arr[idx] = {"atomic_add": old + value, "atomic_min": min(old, value), "atomic_max": max(old, value)}[call.op]
+    return old
+
+
+@impl("array_shape")
+def _shape(ctx, call, a):
+    return np.int32(a[0].shape[call.attr("axis") % a[0].ndim])
+
+
+@impl("tid")
+def _tid(ctx, call, a):
+    n = call.attr("count")
+    values = tuple(np.int32(v) for v in ctx.tid[:n])
+    return values[0] if n == 1 else values
+
+
+@impl("block_dim")
+def _block_dim(ctx, call, a):
+    return np.int32(ctx.block_dim)
+
+
+@impl("lane")
+def _lane(ctx, call, a):
+    return np.int32(ctx.lane)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _split(a, axis):
+    """(outer, n, inner) view of a for a reduction over axis (None: everything)."""
+    if axis is None:
+        return a.reshape(1, -1, 1)
+    axis %= a.ndim
+    return a.reshape(int(np.prod(a.shape[:axis], dtype=int)), a.shape[axis], -1)
+
+
+def _fold(a, axis, f, shape):
+    v = _split(np.asarray(a), axis)
+    acc = v[:, 0, :].copy()
+    for k in range(1, v.shape[1]):
+        acc = f(acc, v[:, k, :])
+    return acc.reshape(shape)
+
+
+@impl("tile_sum")
+def _sum(ctx, call, a):
+    return cast(_split(_compute(a[0]), call.attr("axis")).sum(axis=1).reshape(call.type.shape), call)
+
+
+@impl("tile_max", "tile_min")
+def _extreme(ctx, call, a):
+    v = _split(a[0], call.attr("axis"))
+    r = v.max(axis=1) if call.op == "tile_max" else v.min(axis=1)
+    return cast(r.reshape(call.type.shape), call)
+
+
+@impl("tile_argmax", "tile_argmin")
+def _arg(ctx, call, a):
+    v = _split(a[0], call.attr("axis"))
+    r = v.argmax(axis=1) if call.op == "tile_argmax" else v.argmin(axis=1)
+    return cast(r.reshape(call.type.shape), call)
+
+
+@impl("tile_reduce")
+def _reduce(ctx, call, a):
+    f = ctx.scalar_function(call.attr("op"))
+    return cast(_fold(_compute(a[0]), call.attr("axis"), f, call.type.shape), call)
+
+
+@impl("tile_scan_inclusive", "tile_scan_exclusive")
+def _scan(ctx, call, a):
+    c = np.cumsum(_compute(a[0]))
+    if call.op == "tile_scan_exclusive":
+        c = np.concatenate([[0], c[:-1]])
+    return cast(c, call)
+
+
+def _sort_perm(keys):
+    return np.argsort(np.asarray(keys), kind="stable")
+
+
+@impl("tile_sort")
+def _sort(ctx, call, a):
+    perm = _sort_perm(a[0])
+    return (a[0][perm], a[1][perm])
+
+
+@impl("tile_map")
+def _map(ctx, call, a):
+    f = ctx.scalar_function(call.attr("op"))
+    return cast(np.vectorize(f, otypes=[result_dtype(call)])(*a), call)
+
+
+def _compute(x):
+    x = np.asarray(x)
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+# ---------------------------------------------------------------- linear algebra
+
+
+@impl("tile_matmul")
+def _matmul(ctx, call, a):
+    prod = call.attr("alpha") * (_compute(a[0]) @ _compute(a[1]))
+    if len(a) > 2:
+        prod = prod + call.attr("beta") * _compute(a[2])
+    return cast(prod, call)
+
+
+@impl("tile_transpose")
+def _transpose(ctx, call, a):
+    return a[0].T.copy()
+
+
+@impl("tile_cholesky")
+def _cholesky(ctx, call, a):
+    lower = np.tril(a[0])
+    return cast(np.linalg.cholesky(lower + np.tril(lower, -1).T), call)
+
+
+def _tri(m, y, lower, transpose=False):
+    m = np.tril(m) if lower else np.triu(m)
+    if transpose:
+        m = m.T
+    return np.linalg.solve(m, y)
+
+
+@impl("tile_lower_solve")
+def _lower_solve(ctx, call, a):
+    return cast(_tri(a[0], a[1], True), call)
+
+
+@impl("tile_upper_solve")
+def _upper_solve(ctx, call, a):
+    return cast(_tri(a[0], a[1], False), call)
+
+
+@impl("tile_cholesky_solve")
+def _cholesky_solve(ctx, call, a):
+    L = np.tril(a[0])
+    return cast(np.linalg.solve(L.T, np.linalg.solve(L, a[1])), call)
+
+
+@impl("tile_diag_add")
+def _diag_add(ctx, call, a):
+    out = np.array(a[0], copy=True)
+    out[np.diag_indices(out.shape[0])] += a[1]
+    return out
+
+
+# ---------------------------------------------------------------- views
+
+
+@impl("tile_broadcast")
+def _broadcast(ctx, call, a):
+    return np.broadcast_to(a[0], call.type.shape).copy()
+
+
+@impl("tile_view")
+def _view(ctx, call, a):
+    t = a[0]
+    offs, _ = _offsets(call, a, t.ndim)
+    shape = call.type.shape
+    lead = t.ndim - len(shape)
+    grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
+    coords = [np.full(shape, offs[k]) for k in range(lead)] + [g + offs[lead + k] for k, g in enumerate(grids)]
+    ok = np.ones(shape, bool)
+    for c, n in zip(coords, t.shape):
+        ok &= (c >= 0) & (c < n)
+    return np.where(ok, t[tuple(np.where(ok, c, 0) for c in coords)], 0).astype(t.dtype)
+
+
+@impl("tile_reshape", "tile_squeeze")
+def _reshape(ctx, call, a):
+    return a[0].reshape(call.type.shape).copy()
+
+
+@impl("tile_astype")
+def _astype(ctx, call, a):
+    with np.errstate(all="ignore"):
+        return a[0].astype(result_dtype(call))
+
+
+@impl("tile_extract")
+def _extract(ctx, call, a):
+    t, idx = a[0], tuple(int(i) for i in a[1:])
+    return t[idx] if _in_bounds(t, idx) else t.dtype.type(0)
+
+
+@impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at")
+def _setitem(ctx, call, a):
+    t = np.array(a[0], copy=True)
+    idx = tuple(int(i) for i in a[2:])
+    if _in_bounds(t, idx):
+        scale = ctx.nlanes if call.op in ("tile_additem", "tile_subitem") else 1
+        value = a[1] * scale
+        t[idx] = value if call.op == "tile_setitem" else (t[idx] - value if call.op == "tile_subitem" else t[idx] + value)
+    return t
+
+
+@impl("tile_assign")
+def _assign(ctx, call, a):
+    dst = np.array(a[0], copy=True)
+    src = a[1]
+    offs, _ = _offsets(call, a, dst.ndim)
+    for e in np.ndindex(*src.shape):
+        target = tuple(o + i for o, i in zip(offs, e))
+        if _in_bounds(dst, target):
+            dst[target] = src[e]
+    return dst
+
+
+# ---------------------------------------------------------------- adjoint helpers
+
+
+@impl("tape_push")
+def _push(ctx, call, a):
+    ctx.tape.append(np.array(a[0], copy=True) if isinstance(a[0], np.ndarray) else a[0])
+
+
+@impl("tape_pop")
+def _pop(ctx, call, a):
+    return ctx.tape.pop()
+
+
+@impl("leader_only", "lane_sum")
+def _identity_one_lane(ctx, call, a):
+    return a[0] if ctx.leader else a[0] * 0
+
+
+@impl("tile_extreme_grad")
+def _extreme_grad(ctx, call, a):
+    x, g = a[0], a[1]
+    v = _split(x, call.attr("axis"))
+    best = v.argmax(axis=1) if call.attr("is_max") else v.argmin(axis=1)
+    out = np.zeros_like(v)
+    gv = np.asarray(g).reshape(v.shape[0], v.shape[2])
+    for o in range(v.shape[0]):
+        for i in range(v.shape[2]):
+            out[o, best[o, i], i] = gv[o, i]
+    return out.reshape(x.shape)
+
+
+@impl("tile_reduce_grad")
+def _reduce_grad(ctx, call, a):
+    x, g, op = a[0], a[1], call.attr("op")
+    v = _split(_compute(x), call.attr("axis"))
+    gv = np.asarray(g).reshape(v.shape[0], v.shape[2]).astype(v.dtype)
+    out = np.zeros_like(v)
+    for o in range(v.shape[0]):
+        for i in range(v.shape[2]):
+            acc = [v[o, 0, i]]
+            for k in range(1, v.shape[1]):
+                x0, y0 = acc[-1], v[o, k, i]
+                acc.append({"add": x0 + y0, "mul": x0 * y0, "max": y0 if x0 < y0 else x0, "min": y0 if y0 < x0 else x0}[op])
+            ga = gv[o, i]
+            for k in range(v.shape[1] - 1, 0, -1):
+                x0, y0 = acc[k - 1], v[o, k, i]
+                if op == "add":
+                    gx, gy = ga, ga
+                elif op == "mul":
+                    gx, gy = ga * y0, ga * x0
+                elif op == "max":
+                    gx, gy = (ga, 0) if not x0 < y0 else (0, ga)
+                else:
+                    gx, gy = (ga, 0) if not y0 < x0 else (0, ga)
+                out[o, k, i] = gy
+                ga = gx
+            out[o, 0, i] = ga
+    return out.reshape(x.shape).astype(np.asarray(x).dtype)
+
+
+@impl("tile_scan_grad")
+def _scan_grad(ctx, call, a):
+    g = np.asarray(a[0])
+    rev = np.cumsum(g[::-1])[::-1]
+    return (rev - g if call.attr("exclusive") else rev).astype(g.dtype)
+
+
+@impl("tile_unsort_grad")
+def _unsort_grad(ctx, call, a):
+    perm = _sort_perm(a[0])
+    out = np.zeros_like(np.asarray(a[1]))
+    out[perm] = a[1]
+    return out
+
+
+@impl("tile_cholesky_grad")
+def _cholesky_grad(ctx, call, a):
+    L, Lbar = np.asarray(a[0], np.float64), np.asarray(a[1], np.float64)
+    P = L.T @ Lbar
+    P = np.tril(P) - 0.5 * np.diag(np.diag(P))
+    Linv = np.linalg.inv(L)
+    S = Linv.T @ P @ Linv
+    out = np.tril(S + S.T, -1) + np.diag(np.diag(S))
+    return out.astype(np.asarray(a[0]).dtype)
+
+
+@impl("tile_cholesky_solve_grad")
+def _cholesky_solve_grad(ctx, call, a):
+    L, x, ybar = (np.asarray(v, np.float64) for v in a)
+    x2, y2 = x.reshape(x.shape[0], -1), ybar.reshape(x.shape[0], -1)
+    return np.tril(-(y2 @ x2.T + x2 @ y2.T) @ L).astype(np.asarray(a[0]).dtype)
+
+
+@impl("tile_tri_outer_grad")
+def _tri_outer_grad(ctx, call, a):
+    u, v = (np.asarray(x).reshape(np.asarray(x).shape[0], -1) for x in a)
+    m = -(u @ v.T)
+    return (np.tril(m) if call.attr("lower") else np.triu(m)).astype(np.asarray(a[0]).dtype)
+
+
+@impl("tile_unbroadcast")
+def _unbroadcast(ctx, call, a):
+    g, shape = np.asarray(a[0]), call.type.shape
+    lead = g.ndim - len(shape)
+    g = g.sum(axis=tuple(range(lead))) if lead else g
+    axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
+    return (g.sum(axis=axes, keepdims=True) if axes else g).astype(g.dtype)
+
+
+@impl("tile_view_add")
+def _view_add(ctx, call, a):
+    t, g = np.array(a[0], copy=True), np.asarray(a[1])
+    offs, _ = _offsets(call, a, t.ndim)
+    lead = t.ndim - g.ndim
+    for e in np.ndindex(*g.shape):
+        target = tuple(offs[:lead]) + tuple(o + i for o, i in zip(offs[lead:], e))
+        if _in_bounds(t, target):
+            t[target] += g[e]
+    return t
+
+
+@impl("tile_diag")
+def _diag(ctx, call, a):
+    return np.diag(a[0]).copy()
