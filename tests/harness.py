@@ -24,12 +24,12 @@ def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
     return module
 
 
-def build(source: str, name: str = "prog", block_dim: int = 256):
-    """Compile, build for the CPU and import; cached by content."""
-    key = hashlib.sha256(f"{name}\0{block_dim}\0{source}".encode()).hexdigest()[:16]
+def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "cpu"):
+    """Compile, build for the CPU (or the CUDA emulation) and import; cached by content."""
+    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{source}".encode()).hexdigest()[:16]
     outdir = CACHE / key
     module = compile_ir(source, name, block_dim)
-    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024,
+    flags = {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024,
              "emit_only": False}
     build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
     return load(outdir / name)

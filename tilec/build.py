@@ -47,6 +47,55 @@ def cxx_command(cxx: str, source: str, output: str, debug: bool) -> list:
     return [cxx, "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-I.", "-o", output, source]
 
 
+def find_nvcc(explicit: str | None = None) -> str | None:
+    for candidate in (explicit, os.environ.get("NVCC"), "nvcc"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) -> list:
+    """A fatbin for every sm_XY in archs; -Xptxas -v reports registers, shared memory and spills."""
+    gencode = []
+    for arch in archs:
+        number = arch.removeprefix("sm_")
+        gencode += ["-gencode", f"arch=compute_{number},code=sm_{number}"]
+    opt = ["-O0", "-G"] if debug else ["-O3"]
+    return [nvcc, "-std=c++17", "--expt-relaxed-constexpr", *opt, "-fatbin", *gencode, "-Xptxas", "-v", "-I.",
+            "-o", output, source]
+
+
+def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
+    """The .cu compiled for the CPU emulation of the GPU model."""
+    opt = ["-O0", "-g"] if debug else ["-O2"]
+    return [cxx, "-x", "c++", "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-DTILEC_CUDA_EMU", "-I.",
+            "-include", "tilec/cuda_emu.h", "-o", output, source]
+
+
+def parse_ptxas(log: str) -> dict:
+    """{kernel: {arch: {registers, shared_bytes, spill_stores, spill_loads}}} from -Xptxas -v output."""
+    import re
+
+    out: dict = {}
+    current = None
+    for line in log.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)' for '(sm_\d+)'", line)
+        if m:
+            current = out.setdefault(m.group(1), {}).setdefault(m.group(2), {})
+            continue
+        if current is None:
+            continue
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            current["spill_stores"], current["spill_loads"] = int(m.group(1)), int(m.group(2))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            current["registers"] = int(m.group(1))
+            sm = re.search(r"(\d+) bytes smem", line)
+            current["static_shared_bytes"] = int(sm.group(1)) if sm else 0
+    return out
+
+
 def inputs_hash(files: dict, flags: dict) -> str:
     h = hashlib.sha256(f"tilec {__version__}\n".encode())
     for name in sorted(files):
@@ -107,7 +156,8 @@ def _recover(outdir: Path, module: str) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def run_compiler(command: list, cwd: Path, log_name: str, outdir: Path) -> None:
+def run_compiler(command: list, cwd: Path, log_name: str, outdir: Path) -> str:
+    """Runs a compiler; returns its output, or raises BuildError with the command and a log."""
     proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         log_dir = outdir / "logs"
@@ -115,3 +165,4 @@ def run_compiler(command: list, cwd: Path, log_name: str, outdir: Path) -> None:
         log_path = log_dir / log_name
         log_path.write_text(" ".join(command) + "\n\n" + proc.stdout + proc.stderr)
         raise BuildError(f"{Path(command[0]).name} failed (exit {proc.returncode})", command, str(log_path))
+    return proc.stdout + proc.stderr

@@ -146,7 +146,8 @@ def emit(file, what, block_dim, max_shared, dump_after):
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "--outdir", default="build", show_default=True, type=click.Path(file_okay=False))
-@click.option("--target", type=click.Choice(["cpu", "cuda", "all"]), default="all", show_default=True)
+@click.option("--target", type=click.Choice(["cpu", "cuda", "cuda-emu", "all"]), default="all", show_default=True,
+              help="cpu: the .so; cuda: the fatbin (nvcc); cuda-emu: the .cu run on the CPU; all: cpu and cuda")
 @click.option("--arch", default="sm_80,sm_90", show_default=True, help="CUDA architectures")
 @click.option("--emit-only", is_flag=True, help="write sources, compile nothing")
 @click.option("--debug", is_flag=True, help="compile without optimisation, with debug info")

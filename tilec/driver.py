@@ -6,21 +6,27 @@ from pathlib import Path
 
 from . import __version__
 from .backend import sources
-from .build import cxx_command, find_cxx, inputs_hash, run_compiler, write_and_build
+from .build import (cxx_command, emu_command, find_cxx, find_nvcc, inputs_hash, nvcc_command, parse_ptxas,
+                    run_compiler, write_and_build)
 
 
 def generate(module, source: str, flags: dict, plans=None) -> dict:
     """Every generated text file of the output folder: relative path -> text."""
     plans = plans if plans is not None else sources.plan_kernels(module)
-    emitted = sources.emit_cpu(module, plans, bool(flags.get("line_directives")))
+    line_directives = bool(flags.get("line_directives"))
+    cuda_plans = sources.plan_cuda(module)
+    cu_text, cuda_entries = sources.emit_cuda(module, cuda_plans, line_directives)
+    emitted = sources.emit_cpu(module, plans, line_directives, cuda_entries)
     files = dict(emitted.files)
+    files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
         module=module.name, version=__version__, filename=Path(module.filename).name)
     files["__init__.py"] = loader
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
-    files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha)
+    files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,
+                                              cuda_entries)
     return files
 
 
@@ -54,24 +60,55 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
     digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
     steps, products = [], []
     out = Path(outdir)
-    if not flags.get("emit_only") and flags.get("target") in ("cpu", "all"):
-        compiler = find_cxx(cxx)
-        if compiler is None:
-            echo("note: no C++ compiler found (clang++ or g++); CPU library not built", err=True)
-        else:
-            so = f"lib{module.name}_cpu.so"
-            products.append(so)
-
-            def compile_cpu(tmp: Path, compiler=compiler, so=so):
-                cmd = cxx_command(compiler, f"{module.name}.cpp", so, flags.get("debug", False))
-                if verbose:
-                    echo(" ".join(cmd))
-                run_compiler(cmd, tmp, f"{module.name}_cpu.log", out)
-
-            steps.append(compile_cpu)
-    if flags.get("target") in ("cuda", "all") and not flags.get("emit_only"):
-        echo("note: the CUDA backend is not available in this version; CPU parts only", err=True)
-    result = write_and_build(out, module.name, files, digest, steps, products)
+    target, debug = flags.get("target"), flags.get("debug", False)
+    name = module.name
+    if not flags.get("emit_only"):
+        compiler = find_cxx(cxx) if target in ("cpu", "all", "cuda-emu") else None
+        if target in ("cpu", "all", "cuda-emu") and compiler is None:
+            echo("note: no C++ compiler found (clang++ or g++); CPU libraries not built", err=True)
+        if compiler and target in ("cpu", "all"):
+            products.append(f"lib{name}_cpu.so")
+            steps.append(_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug), f"{name}_cpu.log",
+                               out, verbose, echo))
+        if compiler and target == "cuda-emu":
+            products.append(f"lib{name}_cuda_emu.so")
+            steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
+                               f"{name}_cuda_emu.log", out, verbose, echo))
+        if target in ("cuda", "all"):
+            nvcc_path = find_nvcc(nvcc)
+            if nvcc_path is None:
+                echo("note: nvcc not found: the CUDA fatbin is not built (the .cu source is written)", err=True)
+            else:
+                archs = [a.strip() for a in arch.split(",") if a.strip()]
+                products.append(f"{name}.fatbin")
+                steps.append(_nvcc_step(nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug),
+                                        name, out, verbose, echo))
+    result = write_and_build(out, name, files, digest, steps, products)
     state = "up to date" if result.up_to_date else "built"
-    echo(f"{module.name}: {state} in {result.folder}")
+    echo(f"{name}: {state} in {result.folder}")
+    if verbose and (result.folder / "resources.json").exists():
+        echo((result.folder / "resources.json").read_text())
     return result
+
+
+def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
+    def run(tmp: Path):
+        if verbose:
+            echo(" ".join(cmd))
+        run_compiler(cmd, tmp, log_name, out)
+
+    return run
+
+
+def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo):
+    def run(tmp: Path):
+        import json
+
+        if verbose:
+            echo(" ".join(cmd))
+        log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
+        # registers, shared memory and spills per kernel and architecture: a build product, kept out
+        # of manifest.json so generated text stays identical with and without nvcc
+        (tmp / "resources.json").write_text(json.dumps(parse_ptxas(log), indent=2, sort_keys=True) + "\n")
+
+    return run

@@ -32,8 +32,13 @@ CALL_ATTRS = {
     "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
     "tile_tri_outer_grad": ("lower",),
 }  # fmt: skip
-# Ops whose result is written into a fresh destination by the runtime call.
-RESULT_INTO_DST = True
+# GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
+PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
+                "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at"}
+# Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
+TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
+# GPU model: tiles are shared by the block, so a lane's partial adjoint is the whole adjoint.
+IDENTITY_GPU = {"lane_sum", "leader_only"}
 
 
 def ctype(t) -> str:
@@ -82,6 +87,11 @@ class Target:
     filename: str  # the user's file name as written in comments
     line_directives: bool = False  # also emit `#line N "file.py"` so compiler errors point at the source
 
+    @property
+    def gpu(self) -> bool:
+        """Tiles live once per block in shared memory (the .cu model) instead of once per lane."""
+        return self.name == "cuda"
+
 
 class CxxEmitter:
     def __init__(self, target: Target):
@@ -89,10 +99,13 @@ class CxxEmitter:
         self.lines: list[str] = []
         self.depth = 0
         self.temp_counter = 0
+        self.smem_bytes = 0  # GPU model: shared memory the body's tiles take
 
     # ------------------------------------------------------------ helpers
 
     def emit(self, text: str) -> None:
+        if text == "ctx.sync();" and self.lines and self.lines[-1].strip() == "ctx.sync();":
+            return  # back-to-back barriers: one is enough
         self.lines.append("    " * self.depth + text)
 
     def where(self, span) -> None:
@@ -113,8 +126,15 @@ class CxxEmitter:
         ret = ctype(fn.ret)
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
+        offset = 0
         for sym in local_syms(fn):
-            self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+            if self.target.gpu and isinstance(sym.type, TileT):
+                offset = -(-offset // 16) * 16
+                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + {offset});")
+                offset += sym.type.nbytes
+            else:
+                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+        self.smem_bytes = -(-offset // 16) * 16
         self.block(fn.body)
         self.depth -= 1
         self.emit("}")
@@ -183,7 +203,9 @@ class CxxEmitter:
         if not isinstance(target.type, TileT):
             self.emit(f"{dst} = {self.expr(value)};")
             return
-        if isinstance(value, ir.Var):
+        if self.target.gpu:
+            self.assign_shared(dst, target, value)
+        elif isinstance(value, ir.Var):
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
@@ -196,6 +218,40 @@ class CxxEmitter:
             self.emit("}")
         else:
             self.tile_op(dst, target, value)
+
+    def assign_shared(self, dst: str, target: ir.Sym, value) -> None:
+        """GPU model: a tile assignment shared by the block's threads, between barriers."""
+        idx = naming.ELEMENT_INDEX
+        if isinstance(value, ir.OpCall) and value.op in PER_LANE_GPU:
+            if value.op == "tile":
+                self.emit(f"tl::{PER_LANE_GPU['tile']}(ctx, {dst}, {self.expr(value.args[0])});")
+                return
+            source = value.args[0]
+            if not (isinstance(source, ir.Var) and source.sym == target):
+                self.assign_shared(dst, target, source)  # an in-place write into a new variable: copy first
+            args = [self.expr(a) for a in value.args[1:]]
+            self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {', '.join(args)});")
+            return
+        if isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU:
+            value = value.args[0]
+        if isinstance(value, ir.Call):
+            raise NotImplementedError("funcs taking or returning tiles are inlined for the GPU")
+        self.emit("ctx.sync();")
+        if isinstance(value, ir.Var) or is_fusible(value):
+            read = (f"{naming.cxx_var(value.sym)}.data[{idx}]" if isinstance(value, ir.Var)
+                    else self.elem(value, idx, target.type.dtype))
+            self.emit(f"for (int {idx} = ctx.lane; {idx} < {target.type.size}; {idx} += ctx.nlanes) {{")
+            self.depth += 1
+            self.emit(f"{dst}.data[{idx}] = {read};")
+            self.depth -= 1
+            self.emit("}")
+        else:
+            self.emit("if (ctx.leader()) {")
+            self.depth += 1
+            self.tile_op(dst, target, value)
+            self.depth -= 1
+            self.emit("}")
+        self.emit("ctx.sync();")
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -254,7 +310,10 @@ class CxxEmitter:
                 self.emit(f"{naming.cxx_var(sym)} = int32_t(ctx.tid[{k}]);")
         elif isinstance(v, ir.OpCall) and v.op in MUTATES:
             names = ", ".join(naming.cxx_var(t) for t in s.targets)
-            self.emit(f"tl::{OPS[v.op].cpp}(ctx, {names});")
+            if self.target.gpu:
+                self.emit(f"ctx.sync(); if (ctx.leader()) {{ tl::{OPS[v.op].cpp}(ctx, {names}); }} ctx.sync();")
+            else:
+                self.emit(f"tl::{OPS[v.op].cpp}(ctx, {names});")
         else:
             raise NotImplementedError(f"unpack of {v}")
 
@@ -263,11 +322,20 @@ class CxxEmitter:
             self.emit(f"tl::tape_push(ctx, {self.expr(e.args[0])});")
         elif isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
             old = self.temp()
-            self.emit(f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}")
+            text = f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}"
+            self.emit(self.leader_block(text))
+        elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
+            self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
-            self.emit(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";")
+            self.emit(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";")  # per thread
         else:
             self.emit(f"(void)({self.expr(e)});")
+
+    def leader_block(self, text: str) -> str:
+        """GPU model: a tile side effect runs once, on the leader, after the tile is complete."""
+        if not self.target.gpu:
+            return text
+        return f"ctx.sync(); if (ctx.leader()) {{ {text} }} ctx.sync();"
 
     # ------------------------------------------------------------ expressions
 
@@ -329,7 +397,7 @@ class CxxEmitter:
         if op == "lane":
             return "int32_t(ctx.lane)"
         if op == "leader_only":
-            return f"tl::leader_only(ctx, {args[0]})"
+            return f"tl::leader_only(ctx, {args[0]})"  # a scalar: per thread, on the GPU too
         if op == "tape_pop":
             return f"tl::tape_pop_value<{e.type.ctype}>(ctx)"
         if op == "tid":

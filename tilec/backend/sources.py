@@ -110,7 +110,7 @@ def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of
     return entry
 
 
-def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False) -> Emitted:
+def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False, cuda_entries=None) -> Emitted:
     target = Target("cpu", "static ", Path(module.filename).name, line_directives)
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
@@ -125,7 +125,7 @@ def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False) -> E
             entries.append(_entry_for(plan.adjoint, naming.adj_entry(k.name, "cpu"), f"{k.name}_backward_body",
                                       funcs, lanes_of=k))
         kernels.append({"bodies": bodies, "entries": entries})
-        header_kernels.append(_header_kernel(k, facts, entries))
+        header_kernels.append(_header_kernel(k, facts, entries + list((cuda_entries or {}).get(k.name, []))))
     common = {"version": __version__, "filename": target.filename, "module": module.name}
     cpp = TEMPLATES.get_template("module.cpp.j2").render(
         **common, target="CPU (C++17)", funcs=func_texts, kernels=kernels)
@@ -141,7 +141,87 @@ def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
     }
 
 
-def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str) -> str:
+def _tape_free(fn: ir.Function) -> bool:
+    return not any(isinstance(e, ir.OpCall) and e.op in ("tape_push", "tape_pop")
+                   for s in ir.walk_stmts(fn.body) for x in ir.stmt_exprs(s) for e in ir.walk_expr(x))
+
+
+def _touches_tiles(fn: ir.Function) -> bool:
+    from ..types import TileT
+
+    syms = list(fn.params) + [s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign)]
+    return isinstance(fn.ret, TileT) or any(isinstance(s.type, TileT) for s in syms)
+
+
+def plan_cuda(module: ir.Module) -> list:
+    """GPU kernels: funcs touching tiles inlined; adjoints only where no tape is needed (for now)."""
+    from ..autodiff import adjoint_kernel
+    from ..normalize import normalize_module
+    from ..structure import NotDifferentiable, inline_calls
+
+    funcs = {f.name: f for f in module.funcs}
+    plans = []
+    for k in module.kernels:
+        forward = normalize_module(ir.Module(module.name, module.filename, (), (inline_calls(k, funcs),))).kernels[0]
+        adjoint, why = None, None
+        if k.differentiate:
+            try:
+                adjoint = adjoint_kernel(k, module, lanes=True)
+                if not _tape_free(adjoint):
+                    adjoint, why = None, "the adjoint saves loop-carried values on a tape (CPU only for now)"
+            except NotDifferentiable as e:
+                why = e.diagnostic.message
+        plans.append(KernelPlan(forward, adjoint, why))
+    return plans
+
+
+def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, doc: str) -> dict:
+    entry = _entry(launch_name, list(fn.params), body, "cuda")
+    entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
+    entry["kernel"] = kernel_name
+    entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}"
+                                                                   for p in fn.params])
+    entry["call_args"] = ", ".join(naming.c_param(p.name) for p in fn.params)
+    entry["smem_bytes"] = smem
+    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
+    entry["doc"] = doc
+    return entry
+
+
+def _tile_syms(fn):
+    from ..types import TileT
+
+    return {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
+
+
+def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> tuple:
+    """(.cu text, entries per kernel for the header and manifest)."""
+    target = Target("cuda", "__device__ static ", Path(module.filename).name, line_directives)
+    scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
+    func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
+                  .function(f, f.name) for f in scalar_funcs]
+    kernels, entries = [], {}
+    for plan in plans:
+        k = plan.forward
+        bodies, kernel_entries = [], []
+        for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
+            if fn is None:
+                continue
+            emitter = CxxEmitter(target)
+            body_name = f"{k.name}_{direction}_body"
+            bodies.append(emitter.function(fn, body_name))
+            kernel_name = f"{k.name}_cuda_{direction}"
+            kernel_entries.append(_cuda_entry(fn, kernel_name, f"{kernel_name}_launch", body_name,
+                                              emitter.smem_bytes, f"kernel {k.name}, {direction}"))
+        kernels.append({"bodies": bodies, "entries": kernel_entries})
+        entries[k.name] = kernel_entries
+    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    text = TEMPLATES.get_template("module.cu.j2").render(**common, funcs=func_texts, kernels=kernels)
+    return text, entries
+
+
+def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str,
+             cuda_plans=(), cuda_entries=None) -> str:
     import hashlib
 
     funcs = {f.name: f for f in module.funcs}
@@ -161,6 +241,14 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
         }
         if plan.why_not is not None:
             kernels[k.name]["no_backward"] = f"{plan.why_not.span}: {plan.why_not.message}"
+        gpu = (cuda_entries or {}).get(k.name, [])
+        if gpu:
+            kernels[k.name]["entries"]["cuda"] = {e["kernel"].rsplit("_", 1)[-1]: e["kernel"] for e in gpu}
+            kernels[k.name]["entries"]["cuda-emu"] = {e["kernel"].rsplit("_", 1)[-1]: e["name"] for e in gpu}
+            kernels[k.name]["cuda_shared_bytes"] = {e["kernel"].rsplit("_", 1)[-1]: e["smem_bytes"] for e in gpu}
+        why_gpu = next((p.why_not for p in cuda_plans if p.forward.name == k.name and p.why_not), None)
+        if why_gpu and plan.adjoint is not None:
+            kernels[k.name]["no_backward_cuda"] = str(why_gpu)
     data = {
         "tilec_version": __version__,
         "module": module.name,

@@ -43,6 +43,8 @@ typedef struct tilec_launch {
  */
 int attention_cpu_forward(const tilec_launch* launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O);
 int attention_cpu_backward(const tilec_launch* launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O);
+int attention_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array Q, tilec_array K, tilec_array V, tilec_array O);
+int attention_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O);
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,8 @@ typedef struct tilec_launch {
  */
 int cholesky_solve_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array Y, tilec_array X);
 int cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X);
+int cholesky_solve_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array Y, tilec_array X);
+int cholesky_solve_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X);
 #ifdef __cplusplus
 }
 #endif

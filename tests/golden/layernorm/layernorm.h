@@ -43,6 +43,8 @@ typedef struct tilec_launch {
  */
 int layernorm_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y);
 int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y);
+int layernorm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y);
+int layernorm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y);
 #ifdef __cplusplus
 }
 #endif

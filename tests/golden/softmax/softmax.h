@@ -41,6 +41,8 @@ typedef struct tilec_launch {
  */
 int softmax_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array Y);
 int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y);
+int softmax_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array Y);
+int softmax_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y);
 #ifdef __cplusplus
 }
 #endif

@@ -25,7 +25,7 @@ struct half {
     TL_HD operator float() const { return to_float(bits); }
     TL_HD static uint16_t from_float(float f) {
         uint32_t x;
-        std::memcpy(&x, &f, 4);
+        memcpy(&x, &f, 4);
         uint32_t sign = (x >> 16) & 0x8000u;
         int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
         uint32_t mant = x & 0x7fffffu;
@@ -61,7 +61,7 @@ struct half {
             x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
         }
         float f;
-        std::memcpy(&f, &x, 4);
+        memcpy(&f, &x, 4);
         return f;
     }
 };
@@ -86,18 +86,22 @@ template <class T, int... D> struct Tile {
     static constexpr int dims[ndim] = {D...};
     T data[size];
 
-    TL_HD static constexpr int dim(int k) { return dims[k]; }
+    // An extent by index, usable in device code (the static array above is host-only there).
+    TL_HD static constexpr int dim(int k) {
+        constexpr int d[sizeof...(D)] = {D...};
+        return d[k];
+    }
     // Row-major stride of axis k, in elements.
     TL_HD static constexpr int stride(int k) {
         int s = 1;
-        for (int a = ndim - 1; a > k; --a) s *= dims[a];
+        for (int a = ndim - 1; a > k; --a) s *= dim(a);
         return s;
     }
     template <class... I> TL_HD static int linear(I... idx) {
         static_assert(sizeof...(I) == ndim, "index count must equal the tile rank");
         int ids[ndim] = {int(idx)...};
         int l = 0;
-        for (int k = 0; k < ndim; ++k) l = l * dims[k] + ids[k];
+        for (int k = 0; k < ndim; ++k) l = l * dim(k) + ids[k];
         return l;
     }
     template <class... I> TL_HD T& at(I... idx) { return data[linear(idx...)]; }
@@ -107,8 +111,8 @@ template <class T, int... D> struct Tile {
 // Multi-index of a row-major linear index.
 template <class TileT> TL_HD void unravel(int linear, int* idx) {
     for (int k = TileT::ndim - 1; k >= 0; --k) {
-        idx[k] = linear % TileT::dims[k];
-        linear /= TileT::dims[k];
+        idx[k] = linear % TileT::dim(k);
+        linear /= TileT::dim(k);
     }
 }
 

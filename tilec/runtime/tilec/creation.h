@@ -1,6 +1,6 @@
 // tilec runtime: tile creation, and the lane <-> tile conversions.
 #pragma once
-#include "lanes.h"
+#include "ctx.h"
 
 namespace tl {
 

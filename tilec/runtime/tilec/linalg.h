@@ -1,6 +1,6 @@
 // tilec runtime: matmul, transpose, Cholesky factorisation and triangular solves.
 #pragma once
-#include "lanes.h"
+#include "ctx.h"
 
 namespace tl {
 
@@ -47,7 +47,7 @@ template <class CT, class AT, class BT>
 TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, double beta) {
     using T = typename CT::value_type;
     using Acc = compute_t<T>;
-    constexpr int M = AT::dims[0], K = AT::dims[1], N = BT::dims[1];
+    constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
     if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
         matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
     } else {  // half: accumulate in float
@@ -67,7 +67,7 @@ TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, doub
 }
 
 template <class DT, class AT> TL_HD void tile_transpose(Ctx&, DT& dst, const AT& a) {
-    constexpr int M = AT::dims[0], N = AT::dims[1];
+    constexpr int M = AT::dim(0), N = AT::dim(1);
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) dst.data[j * M + i] = a.data[i * N + j];
 }
@@ -75,7 +75,7 @@ template <class DT, class AT> TL_HD void tile_transpose(Ctx&, DT& dst, const AT&
 // Lower L with A = L L^T; the strict upper triangle of L is zero.
 template <class LT, class AT> TL_HD void tile_cholesky(Ctx&, LT& L, const AT& A) {
     using C = compute_t<typename AT::value_type>;
-    constexpr int N = AT::dims[0];
+    constexpr int N = AT::dim(0);
     for (int e = 0; e < N * N; ++e) L.data[e] = 0;
     for (int j = 0; j < N; ++j) {
         C d = C(A.data[j * N + j]);
@@ -94,8 +94,8 @@ template <class LT, class AT> TL_HD void tile_cholesky(Ctx&, LT& L, const AT& A)
 // Transposed uses the transpose of the matrix (U = L^T for the Cholesky solve).
 template <class MT, class YT> TL_HD void tri_solve(const MT& m, YT& x, bool lower, bool transposed) {
     using C = compute_t<typename YT::value_type>;
-    constexpr int N = MT::dims[0];
-    constexpr int R = YT::ndim == 1 ? 1 : YT::dims[YT::ndim - 1];
+    constexpr int N = MT::dim(0);
+    constexpr int R = YT::ndim == 1 ? 1 : YT::dim(YT::ndim - 1);
     auto at = [&](int i, int j) { return C(transposed ? m.data[j * N + i] : m.data[i * N + j]); };
     for (int r = 0; r < R; ++r) {
         for (int s = 0; s < N; ++s) {
@@ -124,7 +124,7 @@ template <class XT, class MT, class YT> TL_HD void tile_cholesky_solve(Ctx&, XT&
 }
 
 template <class DT, class AT, class D> TL_HD void tile_diag_add(Ctx&, DT& dst, const AT& a, const D& d) {
-    constexpr int N = AT::dims[0];
+    constexpr int N = AT::dim(0);
     dst = a;
     for (int i = 0; i < N; ++i) {
         if constexpr (std::is_arithmetic<D>::value || std::is_same<D, half>::value)

@@ -34,13 +34,13 @@ template <class To, class From> TL_HD To cast(From x) {
 TL_HD float pow2_bits(int32_t n) {
     int32_t bits = (n + 127) << 23;
     float f;
-    std::memcpy(&f, &bits, 4);
+    memcpy(&f, &bits, 4);
     return f;
 }
 TL_HD float exp_f32(float x_in) {
     float x = x_in;
     x = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
-    float n = std::nearbyint(x * 1.44269504088896341f);
+    float n = nearbyintf(x * 1.44269504088896341f);
     float r = x - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
     float p = 1.9875691500e-4f;

@@ -2,13 +2,17 @@
 // Out-of-bounds reads give 0 and out-of-bounds writes are dropped, so a wrong
 // index in a kernel never corrupts memory.
 #pragma once
-#include "lanes.h"
+#include <atomic>
+#include <type_traits>
+
+#include "ctx.h"
 
 namespace tl {
 
 // Atomics on the CPU lock the 64-byte memory line they touch, from a striped table: element
 // updates and whole-row tile adds (memory.h) then exclude each other consistently, and a row
 // adds as plain vector code under one lock per line instead of a CAS per element.
+#if !defined(__CUDA_ARCH__)
 struct LineLock {
     static std::atomic<unsigned char>* table() {
         static std::atomic<unsigned char> locks[4096];
@@ -21,12 +25,31 @@ struct LineLock {
     }
     ~LineLock() { lock->store(0, std::memory_order_release); }
 };
+#endif
 
 template <class T, class F> TL_HD T atomic_update(T* p, F f) {
+#if defined(__CUDA_ARCH__)
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics on 4- and 8-byte types");
+    using U = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+    U* q = reinterpret_cast<U*>(p);
+    U old_bits = *q, assumed;
+    T old;
+    do {
+        assumed = old_bits;
+        memcpy(&old, &assumed, sizeof(T));
+        T nv = f(old);
+        U new_bits;
+        memcpy(&new_bits, &nv, sizeof(T));
+        old_bits = atomicCAS(q, assumed, new_bits);
+    } while (old_bits != assumed);
+    memcpy(&old, &old_bits, sizeof(T));
+    return old;
+#else
     LineLock guard(LineLock::line(p));
     T old = *p;
     *p = f(old);
     return old;
+#endif
 }
 
 template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
@@ -35,6 +58,9 @@ template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
 
 // dst[q] += src[q] for q < n, atomically line by line; old values into old_out.
 template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, int n) {
+#if defined(__CUDA_ARCH__)
+    for (int q = 0; q < n; ++q) old_out[q] = atomic_add_ptr(dst + q, src[q]);
+#else
     int q = 0;
     while (q < n) {
         uintptr_t ln = LineLock::line(dst + q);
@@ -47,6 +73,7 @@ template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, i
         }
         q = end;
     }
+#endif
 }
 
 template <class T, int N, class... I> TL_HD bool in_bounds(const Array<T, N>& a, I... idx) {

@@ -89,7 +89,7 @@ template <class DT, class KT, class GT> TL_HD void tile_unsort_grad(Ctx&, DT& ds
 // With P = Phi(L^T Lbar) and S = L^-T P L^-1: dA_ij = S_ij + S_ji below the diagonal, S_ii on it.
 template <class DT, class LT, class GT> TL_HD void tile_cholesky_grad(Ctx& ctx, DT& dst, const LT& L, const GT& g) {
     using C = compute_t<typename LT::value_type>;
-    constexpr int N = LT::dims[0];
+    constexpr int N = LT::dim(0);
     LT P;
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) {
@@ -113,8 +113,8 @@ template <class DT, class LT, class GT> TL_HD void tile_cholesky_grad(Ctx& ctx, 
 template <class DT, class LT, class XT> TL_HD void tile_cholesky_solve_grad(Ctx&, DT& dst, const LT& L, const XT& x,
                                                                             const XT& ybar) {
     using C = compute_t<typename LT::value_type>;
-    constexpr int N = LT::dims[0];
-    constexpr int R = XT::ndim == 1 ? 1 : XT::dims[1];
+    constexpr int N = LT::dim(0);
+    constexpr int R = XT::ndim == 1 ? 1 : XT::dim(1);
     C M[N * N];
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) {
@@ -134,8 +134,8 @@ template <class DT, class LT, class XT> TL_HD void tile_cholesky_solve_grad(Ctx&
 // -tril(u v^T) or -triu(u v^T), summed over columns of u and v.
 template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT& dst, const UT& u, const VT& v, bool lower) {
     using C = compute_t<typename DT::value_type>;
-    constexpr int N = DT::dims[0];
-    constexpr int R = UT::ndim == 1 ? 1 : UT::dims[1];
+    constexpr int N = DT::dim(0);
+    constexpr int R = UT::ndim == 1 ? 1 : UT::dim(1);
     for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) {
             bool keep = lower ? j <= i : j >= i;
@@ -154,7 +154,7 @@ template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const G
     for (int e = 0; e < GT::size; ++e) {
         unravel<GT>(e, idx);
         int d = 0;
-        for (int k = 0; k < DT::ndim; ++k) d = d * DT::dims[k] + (DT::dims[k] == 1 ? 0 : idx[k + shift]);
+        for (int k = 0; k < DT::ndim; ++k) d = d * DT::dim(k) + (DT::dim(k) == 1 ? 0 : idx[k + shift]);
         dst.data[d] += g.data[e];
     }
 }
@@ -171,15 +171,15 @@ template <class AT, class GT, class... O> TL_HD void tile_view_add(Ctx&, AT& a, 
         bool ok = true;
         for (int k = 0; k < AT::ndim; ++k) {
             int64_t c = off[k] + (k >= lead ? idx[k - lead] : 0);
-            ok = ok && c >= 0 && c < AT::dims[k];
-            dst = dst * AT::dims[k] + c;
+            ok = ok && c >= 0 && c < AT::dim(k);
+            dst = dst * AT::dim(k) + c;
         }
         if (ok) a.data[dst] += g.data[e];
     }
 }
 
 template <class DT, class GT> TL_HD void tile_diag(Ctx&, DT& dst, const GT& g) {
-    constexpr int N = GT::dims[0];
+    constexpr int N = GT::dim(0);
     for (int i = 0; i < N; ++i) dst.data[i] = g.data[i * N + i];
 }
 

@@ -44,6 +44,7 @@ struct Ctx {
     int block_dim = 1;
     LaneGroup* group = nullptr;
     Tape* tape = nullptr;
+    unsigned char* smem = nullptr;  // the block's shared memory (CUDA emulation only)
     bool leader() const { return lane == 0; }
     inline void sync();
     inline unsigned char* scratch();
@@ -150,9 +151,16 @@ inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
     return n < 1 ? 1 : n;
 }
 
-// Runs body(ctx) for every block of the launch grid, in parallel across cores.
+inline Ctx*& single_lane_ctx() {
+    static thread_local Ctx* ctx = nullptr;
+    return ctx;
+}
+
+// Runs body(ctx) for every block of the launch grid, in parallel across cores. block_setup,
+// when given, runs on the block's host thread before the block starts.
 inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
-                          const std::function<void(Ctx&)>& body) {
+                          const std::function<void(Ctx&)>& body,
+                          const std::function<void()>& block_setup = nullptr) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
     if (nblocks <= 0) return;
@@ -172,6 +180,7 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
                 if (b >= nblocks) break;
                 chunk_end = b + chunk < nblocks ? b + chunk : nblocks;
             }
+            if (block_setup) block_setup();
             Ctx base;
             base.block_dim = L.block_dim;
             int64_t rest = b;
@@ -183,6 +192,7 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
                 ctxs[0] = base;
                 tapes[0].top = 0;
                 ctxs[0].tape = &tapes[0];
+                single_lane_ctx() = &ctxs[0];
                 body(ctxs[0]);
                 continue;
             }

@@ -16,13 +16,13 @@ template <class TT, class T, int N, class F>
 TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f) {
     static_assert(TT::ndim == N, "tile rank must equal array rank");
     if constexpr (N == 2) {
-        for (int i = 0; i < TT::dims[0]; ++i) {
+        for (int i = 0; i < TT::dim(0); ++i) {
             int64_t r = off[0] + i;
             bool row_ok = r >= 0 && r < a.shape[0];
-            for (int j = 0; j < TT::dims[1]; ++j) {
+            for (int j = 0; j < TT::dim(1); ++j) {
                 int64_t c = off[1] + j;
                 int64_t ids[2] = {r, c};
-                f(i * TT::dims[1] + j, ids, row_ok && c >= 0 && c < a.shape[1]);
+                f(i * TT::dim(1) + j, ids, row_ok && c >= 0 && c < a.shape[1]);
             }
         }
     } else {
@@ -43,14 +43,14 @@ TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f) {
 // True when the tile at `off` lies inside the array and its rows are contiguous.
 template <class TT, class T, int N> TL_HD bool interior_rows(const Array<T, N>& a, const int64_t* off) {
     for (int k = 0; k < N; ++k)
-        if (off[k] < 0 || off[k] + TT::dims[k] > a.shape[k]) return false;
+        if (off[k] < 0 || off[k] + TT::dim(k) > a.shape[k]) return false;
     return a.strides[N - 1] == int64_t(sizeof(T));
 }
 
 // Calls row(linear index of the row's first element, pointer to it in the array) for each tile
 // row of an interior tile.
 template <class TT, class T, int N, class F> TL_HD void for_each_row(const Array<T, N>& a, const int64_t* off, F row) {
-    constexpr int W = TT::dims[TT::ndim - 1];
+    constexpr int W = TT::dim(TT::ndim - 1);
     int idx[N];
     int64_t ids[N];
     for (int e = 0; e < TT::size; e += W) {
@@ -65,7 +65,7 @@ TL_HD void tile_load(Ctx&, TT& dst, const Array<T, N>& a, bool, O... o) {
     // Always bounds checked: a wrong offset never reads outside the array.
     int64_t off[N];
     offsets_of<N>(off, o...);
-    constexpr int W = TT::dims[TT::ndim - 1];
+    constexpr int W = TT::dim(TT::ndim - 1);
     if (interior_rows<TT>(a, off)) {
         for_each_row<TT>(a, off, [&](int e, const T* src) {
             for (int q = 0; q < W; ++q) dst.data[e + q] = src[q];
@@ -80,7 +80,7 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     if (!ctx.leader()) return;
     int64_t off[N];
     offsets_of<N>(off, o...);
-    constexpr int W = TT::dims[TT::ndim - 1];
+    constexpr int W = TT::dim(TT::ndim - 1);
     if (interior_rows<TT>(a, off)) {
         for_each_row<TT>(a, off, [&](int e, T* dst) {
             for (int q = 0; q < W; ++q) dst[q] = t.data[e + q];
@@ -97,7 +97,7 @@ TL_HD void tile_atomic_add(Ctx& ctx, TT& old, const Array<T, N>& a, const TT& t,
     int64_t off[N];
     offsets_of<N>(off, o...);
     if (!ctx.leader()) return;
-    constexpr int W = TT::dims[TT::ndim - 1];
+    constexpr int W = TT::dim(TT::ndim - 1);
     if (interior_rows<TT>(a, off)) {
         for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old.data + e, W); });
         return;

@@ -2,7 +2,7 @@
 // A reduction over `axis` of a tile (d0..dn) visits it as (outer, n, inner);
 // axis < 0 means every element (outer = inner = 1).
 #pragma once
-#include "lanes.h"
+#include "ctx.h"
 
 namespace tl {
 
@@ -13,9 +13,9 @@ template <class TT> struct AxisSplit {
             n = TT::size;
             return;
         }
-        for (int k = 0; k < axis; ++k) outer *= TT::dims[k];
-        n = TT::dims[axis];
-        for (int k = axis + 1; k < TT::ndim; ++k) inner *= TT::dims[k];
+        for (int k = 0; k < axis; ++k) outer *= TT::dim(k);
+        n = TT::dim(axis);
+        for (int k = axis + 1; k < TT::ndim; ++k) inner *= TT::dim(k);
     }
     TL_HD int src(int o, int k, int i) const { return (o * n + k) * inner + i; }
 };

@@ -2,7 +2,7 @@
 #pragma once
 #include "core.h"
 #include "scalar.h"
-#include "lanes.h"
+#include "ctx.h"
 #include "atomic.h"
 #include "creation.h"
 #include "memory.h"
@@ -10,3 +10,4 @@
 #include "linalg.h"
 #include "views.h"
 #include "grads.h"
+#include "shared_tiles.h"

@@ -10,12 +10,12 @@ template <class ST, class DT> TL_HD constexpr int broadcast_index(int e) {
     constexpr int shift = DT::ndim - ST::ndim;
     int src = 0, stride = 1;
     for (int k = DT::ndim - 1; k >= 0; --k) {
-        int coord = e % DT::dims[k];
-        e /= DT::dims[k];
+        int coord = e % DT::dim(k);
+        e /= DT::dim(k);
         if (k >= shift) {
             int sk = k - shift;
-            if (ST::dims[sk] != 1) src += coord * stride;
-            stride *= ST::dims[sk];
+            if (ST::dim(sk) != 1) src += coord * stride;
+            stride *= ST::dim(sk);
         }
     }
     return src;
@@ -28,7 +28,7 @@ template <class DT, class AT> TL_HD void tile_broadcast(Ctx&, DT& dst, const AT&
     for (int e = 0; e < DT::size; ++e) {
         unravel<DT>(e, idx);
         int src = 0;
-        for (int k = 0; k < AT::ndim; ++k) src = src * AT::dims[k] + (AT::dims[k] == 1 ? 0 : idx[k + shift]);
+        for (int k = 0; k < AT::ndim; ++k) src = src * AT::dim(k) + (AT::dim(k) == 1 ? 0 : idx[k + shift]);
         dst.data[e] = a.data[src];
     }
 }
@@ -46,8 +46,8 @@ template <class DT, class AT, class... O> TL_HD void tile_view(Ctx&, DT& dst, co
         bool ok = true;
         for (int k = 0; k < AT::ndim; ++k) {
             int64_t c = off[k] + (k >= lead ? idx[k - lead] : 0);
-            ok = ok && c >= 0 && c < AT::dims[k];
-            src = src * AT::dims[k] + c;
+            ok = ok && c >= 0 && c < AT::dim(k);
+            src = src * AT::dim(k) + c;
         }
         dst.data[e] = ok ? a.data[src] : typename DT::value_type(0);
     }
@@ -65,7 +65,7 @@ template <class DT, class AT> TL_HD void tile_astype(Ctx&, DT& dst, const AT& a)
 template <class TT, class... I> TL_HD bool tile_in_bounds(I... idx) {
     int ids[TT::ndim] = {int(idx)...};
     for (int k = 0; k < TT::ndim; ++k)
-        if (ids[k] < 0 || ids[k] >= TT::dims[k]) return false;
+        if (ids[k] < 0 || ids[k] >= TT::dim(k)) return false;
     return true;
 }
 
@@ -120,8 +120,8 @@ template <class DT, class ST, class... O> TL_HD void tile_assign(Ctx&, DT& dst, 
         bool ok = true;
         for (int k = 0; k < DT::ndim; ++k) {
             int64_t c = off[k] + idx[k];
-            ok = ok && c >= 0 && c < DT::dims[k];
-            l = l * DT::dims[k] + c;
+            ok = ok && c >= 0 && c < DT::dim(k);
+            l = l * DT::dim(k) + c;
         }
         if (ok) dst.data[l] = src.data[e];
     }

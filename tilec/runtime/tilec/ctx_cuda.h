@@ -1,0 +1,45 @@
+// tilec runtime (CUDA): the block context. A kernel body runs in every thread of one CUDA
+// block; tiles live once per block in dynamic shared memory (smem), tile operations run on the
+// leader thread or shared across threads, with __syncthreads() between them.
+#pragma once
+#include "core.h"
+
+namespace tl {
+
+struct LaunchDesc {
+    int64_t dim[4];
+    int32_t ndim;
+    int32_t lane_tid;
+    int32_t block_dim;
+    int32_t num_threads;
+};
+
+struct Ctx {
+    int64_t tid[5] = {};
+    int lane = 0;
+    int nlanes = 1;
+    int block_dim = 1;
+    unsigned char* smem = nullptr;
+    __device__ bool leader() const { return lane == 0; }
+    __device__ void sync() { __syncthreads(); }
+};
+
+// The context of this thread: block coordinates from blockIdx.x over the launch grid.
+__device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
+    Ctx ctx;
+    ctx.lane = int(threadIdx.x);
+    ctx.nlanes = int(blockDim.x);
+    ctx.block_dim = L.block_dim;
+    ctx.smem = smem;
+    int64_t rest = int64_t(blockIdx.x);
+    for (int k = L.ndim - 1; k >= 0; --k) {
+        ctx.tid[k] = rest % L.dim[k];
+        rest /= L.dim[k];
+    }
+    if (L.lane_tid) ctx.tid[L.ndim] = ctx.lane;
+    return ctx;
+}
+
+template <class T> __device__ inline void shared_atomic_add(T* p, T v) { atomicAdd(p, v); }
+
+}  // namespace tl

@@ -1,0 +1,42 @@
+// tilec runtime: the CUDA emulation. A .cu written by tilec compiles as host C++ with this
+// header forced in (-include): each CUDA block runs as block_dim fibers on a host thread, with a
+// real barrier for __syncthreads(), and its shared memory is a per-block host buffer. So the
+// GPU layouts and synchronisation run, and are tested, on a machine without a GPU.
+#pragma once
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#include <vector>
+
+#include "lanes.h"
+
+namespace tl {
+
+inline unsigned char*& emu_smem() {
+    static thread_local unsigned char* p = nullptr;
+    return p;
+}
+
+// The context of the running fiber, as device_ctx gives it on the GPU.
+inline Ctx device_ctx(const LaunchDesc&, unsigned char*) {
+    LaneGroup* g = LaneGroup::running();
+    Ctx ctx = g ? g->ctxs[g->current] : *single_lane_ctx();
+    ctx.smem = emu_smem();
+    return ctx;
+}
+
+template <class T> inline void shared_atomic_add(T* p, T v) { *p = T(compute_t<T>(*p) + compute_t<T>(v)); }
+
+// Runs kernel() as blocks of block_dim fibers; blocks spread over host threads; each block
+// gets zeroed shared memory.
+template <class F> inline void emu_launch(const LaunchDesc& L, size_t smem_bytes, size_t stack_bytes, F kernel) {
+    std::function<void(Ctx&)> body = [&](Ctx&) { kernel(); };
+    launch_blocks(L, true, stack_bytes, body, [&]() {
+        static thread_local std::vector<unsigned char> buffer;
+        buffer.assign(smem_bytes + 64, 0);
+        emu_smem() = buffer.data();
+    });
+}
+
+}  // namespace tl
