@@ -65,6 +65,13 @@ class _Adjoint:
             if isinstance(p.type, ArrayT) or differentiable(p.type):
                 self.adj[p] = a
         self.pushed = _overwritten(fn)
+        self.sites = _assignment_sites(fn)
+        self.stable = set(fn.params) | {s for s, n in _assignment_counts(fn).items() if n == 1}
+        self.written_arrays = _written_arrays(fn)
+        self.loop_vars: list = []  # induction variables in scope (restored or recomputed in reverse)
+        self.no_tape: set = set()  # symbols recomputed in the reverse sweep instead of saved
+        self.recompute_cond: set = set()  # ids of Ifs whose condition is re-evaluated
+        self.fast_loops: dict = {}  # id(For) -> statements recomputed at each reverse iteration
         self.out: list = []  # statements being emitted
         self.memo: dict = {}
         self.cond_syms: dict = {}  # If -> the bool its forward replay saved
@@ -73,6 +80,10 @@ class _Adjoint:
 
     def run(self) -> ir.Function:
         forward = self.forward(self.fn.body)
+        # The replay's copies of recomputed values are separate symbols: the reverse sweep derives
+        # its own, so dead-code elimination can drop the replay's when nothing else needs them.
+        shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type) for sym in self.no_tape}
+        forward = _renamed(forward, shadows)
         self.out = []
         self.reverse(self.fn.body)
         body = tuple(forward) + tuple(self.out)
@@ -157,9 +168,49 @@ class _Adjoint:
     def pop(self, sym, span):
         return ir.Assign(sym, ir.OpCall("tape_pop", (), (("type", sym.type),), sym.type, span), span)
 
+    # ------------------------------------------------------------ recomputation instead of tape
+
+    def recomputable(self, e, extra=()) -> bool:
+        """e reads only values that are the same in the reverse sweep: never-reassigned symbols,
+        induction variables in scope, `extra`, and arrays this kernel never writes."""
+        for x in ir.walk_expr(e):
+            if isinstance(x, ir.Var):
+                t = x.sym.type
+                if isinstance(t, ArrayT):
+                    continue
+                if not (x.sym in self.stable or x.sym in self.loop_vars or x.sym in extra):
+                    return False
+            elif isinstance(x, ir.OpCall):
+                if OPS[x.op].effect or x.op in ("tape_pop", "tid", "lane"):
+                    return False
+                if x.args and isinstance(x.args[0], ir.Var) and x.args[0].sym in self.written_arrays:
+                    return False
+            elif isinstance(x, ir.Call):
+                return False
+        return True
+
+    def plan_fast_loop(self, s: ir.For):
+        """Statements recomputed per reverse iteration, or None when the loop needs the tape."""
+        body, close = _split_close(s.body)
+        if close or not isinstance(s.step, ir.Const) or s.step.value == 0:
+            return None
+        if not all(self.recomputable(b) for b in (s.start, s.stop)):
+            return None
+        self.loop_vars.append(s.var)
+        recomputed, defined = [], set()
+        outside = _reads_outside(self.fn.body, s)
+        for stmt in body:
+            if (isinstance(stmt, ir.Assign) and self.sites.get(stmt.target) == 1
+                    and stmt.target not in outside and self.recomputable(stmt.value, defined)):
+                recomputed.append(stmt)
+                defined.add(stmt.target)
+        self.loop_vars.pop()
+        return recomputed
+
     def forward_stmt(self, s) -> list:
         if isinstance(s, ir.Assign):
-            return ([self.push(s.target, s.span)] if s.target in self.pushed else []) + [s]
+            save = s.target in self.pushed and s.target not in self.no_tape
+            return ([self.push(s.target, s.span)] if save else []) + [s]
         if isinstance(s, ir.Unpack):
             pre = [self.push(t, s.span) for t in s.targets if t in self.pushed or _is_sort(s)]
             return pre + [s]
@@ -170,11 +221,26 @@ class _Adjoint:
                 return [s]
             c = self.temp(BOOL, "_c")
             self.cond_syms[id(s)] = c
+            if self.recomputable(s.cond):
+                self.recompute_cond.add(id(s))
+                return [ir.Assign(c, s.cond, s.span),
+                        replace(s, cond=ir.Var(c, s.span), body=tuple(self.forward(s.body)),
+                                orelse=tuple(self.forward(s.orelse)))]
             # the decision is saved after the branch: the reverse sweep pops it first (LIFO)
             return [ir.Assign(c, s.cond, s.span),
                     replace(s, cond=ir.Var(c, s.span), body=tuple(self.forward(s.body)),
                             orelse=tuple(self.forward(s.orelse))),
                     self.push(c, s.span)]
+        if isinstance(s, ir.For):
+            recomputed = self.plan_fast_loop(s)
+            if recomputed is not None:
+                self.fast_loops[id(s)] = recomputed
+                self.no_tape |= {r.target for r in recomputed}
+                self.loop_vars.append(s.var)
+                body = tuple(self.forward(s.body))
+                self.loop_vars.pop()
+                pre = [self.push(s.var, s.span)] if self.sites.get(s.var, 0) > 1 else []
+                return pre + [replace(s, body=body)]
         if isinstance(s, (ir.For, ir.While)):
             count = self.temp(INT32, "_n")
             self.count_syms[id(s)] = count
@@ -204,7 +270,7 @@ class _Adjoint:
         self.memo = {}
         self.span = s.span
         if isinstance(s, ir.Assign):
-            if s.target in self.pushed:
+            if s.target in self.pushed and s.target not in self.no_tape:
                 self.emit(self.pop(s.target, s.span))
             if differentiable(s.target.type):
                 self.propagate(s.value, self.take_adjoint(s.target, s.span))
@@ -222,8 +288,13 @@ class _Adjoint:
             if _is_close(s):
                 return
             c = self.cond_syms[id(s)]
-            self.emit(self.pop(c, s.span))
+            if id(s) in self.recompute_cond:
+                self.emit(ir.Assign(c, s.cond, s.span))
+            else:
+                self.emit(self.pop(c, s.span))
             self.emit(replace(s, cond=ir.Var(c, s.span), body=self.nested(s.body), orelse=self.nested(s.orelse)))
+        elif isinstance(s, ir.For) and id(s) in self.fast_loops:
+            self.reverse_fast_loop(s)
         elif isinstance(s, (ir.For, ir.While)):
             count = self.count_syms[id(s)]
             self.emit(self.pop(count, s.span))
@@ -236,6 +307,27 @@ class _Adjoint:
             self.emit(ir.For(k, zero, ir.Var(count, s.span), one, inner, s.span))
             if isinstance(s, ir.For):
                 self.emit(self.pop(s.var, s.span))
+
+    def reverse_fast_loop(self, s: ir.For) -> None:
+        """Iterations backwards with the trip count, induction variable and recomputable values
+        derived again instead of read from the tape."""
+        step = s.step.value
+        span = s.span
+        n = self.temp(INT32, "_n")
+        distance = C("sub", s.stop, s.start) if step > 0 else C("sub", s.start, s.stop)
+        magnitude = const(abs(step), INT32)
+        trips = C("floordiv", C("add", distance, C("sub", magnitude, const(1, INT32))), magnitude)
+        self.emit(ir.Assign(n, C("max", trips, const(0, INT32)), span))
+        k = self.temp(INT32, "_k")
+        last = C("sub", C("sub", ir.Var(n, span), const(1, INT32)), ir.Var(k, span))
+        var_value = C("add", s.start, C("mul", last, s.step))
+        self.loop_vars.append(s.var)
+        inner = [ir.Assign(s.var, var_value, span)] + list(self.fast_loops[id(s)])
+        inner += list(self.nested(s.body))
+        self.loop_vars.pop()
+        self.emit(ir.For(k, const(0, INT32), ir.Var(n, span), const(1, INT32), tuple(inner), span))
+        if self.sites.get(s.var, 0) > 1:
+            self.emit(self.pop(s.var, span))
 
     def reverse_sort(self, s: ir.Unpack) -> None:
         keys, vals = s.targets
@@ -281,6 +373,49 @@ class _Adjoint:
 RULES_ON_EFFECTS = EFFECTS
 
 
+def _reads_outside(body, loop) -> set:
+    """Symbols read by statements of body other than `loop` and its contents."""
+    reads = set()
+    for s in body:
+        if s is loop:
+            continue
+        for e in ir.stmt_exprs(s):
+            reads |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
+        for block in ir.child_blocks(s):
+            reads |= _reads_outside(block, loop)
+    return reads
+
+
+def _renamed(body, mapping: dict) -> list:
+    def expr(e):
+        if isinstance(e, ir.Var):
+            return replace(e, sym=mapping.get(e.sym, e.sym))
+        if isinstance(e, (ir.OpCall, ir.Call)):
+            return replace(e, args=tuple(expr(a) for a in e.args))
+        return e
+
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign):
+            s = replace(s, target=mapping.get(s.target, s.target), value=expr(s.value))
+        elif isinstance(s, ir.Unpack):
+            s = replace(s, targets=tuple(mapping.get(t, t) for t in s.targets), value=expr(s.value))
+        elif isinstance(s, ir.ExprStmt):
+            s = replace(s, expr=expr(s.expr))
+        elif isinstance(s, ir.If):
+            s = replace(s, cond=expr(s.cond), body=tuple(_renamed(s.body, mapping)),
+                        orelse=tuple(_renamed(s.orelse, mapping)))
+        elif isinstance(s, ir.For):
+            s = replace(s, start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
+                        body=tuple(_renamed(s.body, mapping)))
+        elif isinstance(s, ir.While):
+            s = replace(s, cond=expr(s.cond), body=tuple(_renamed(s.body, mapping)))
+        elif isinstance(s, ir.Return) and s.value is not None:
+            s = replace(s, value=expr(s.value))
+        out.append(s)
+    return out
+
+
 def _with_span(node, span):
     """node with every missing span filled in (rules build some nodes without one)."""
     if isinstance(node, (ir.Const, ir.Var)):
@@ -309,6 +444,46 @@ def _split_close(body) -> tuple:
     if body and _is_close(body[-1]):
         return body[:-1], body[-1:]
     return body, ()
+
+
+def _assignment_counts(fn: ir.Function) -> dict:
+    """Assignments per symbol, counting those inside a loop twice (they may run many times)."""
+    counts: dict = {}
+
+    def visit(body, in_loop):
+        for s in body:
+            targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
+            if isinstance(s, ir.For):
+                targets = (s.var,)
+            for t in targets:
+                counts[t] = counts.get(t, 0) + (2 if in_loop or isinstance(s, ir.For) else 1)
+            for block in ir.child_blocks(s):
+                visit(block, in_loop or isinstance(s, (ir.For, ir.While)))
+
+    visit(fn.body, False)
+    return counts
+
+
+def _assignment_sites(fn: ir.Function) -> dict:
+    """Statements assigning each symbol (a loop header counts as one)."""
+    sites: dict = {}
+    for s in ir.walk_stmts(fn.body):
+        targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
+        if isinstance(s, ir.For):
+            targets = (s.var,)
+        for t in targets:
+            sites[t] = sites.get(t, 0) + 1
+    return sites
+
+
+def _written_arrays(fn: ir.Function) -> set:
+    written = set()
+    for s in ir.walk_stmts(fn.body):
+        for x in ir.stmt_exprs(s):
+            for e in ir.walk_expr(x):
+                if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args and isinstance(e.args[0], ir.Var):
+                    written.add(e.args[0].sym)
+    return written
 
 
 def _overwritten(fn: ir.Function) -> set:

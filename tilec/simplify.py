@@ -77,5 +77,7 @@ def _sweep(body, live) -> tuple:
             s = replace(s, body=_sweep(s.body, live), orelse=_sweep(s.orelse, live))
         elif isinstance(s, (ir.For, ir.While)):
             s = replace(s, body=_sweep(s.body, live))
+            if isinstance(s, ir.For) and not s.body and s.var not in live:
+                continue  # a loop left with nothing to do (it always terminates)
         out.append(s)
     return tuple(out)

@@ -41,103 +41,83 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
     int32_t i{};
     int32_t j{};
     int32_t count{};
-    int32_t v__n_2{};
     int32_t k{};
+    tl::Tile<float, 32, 32> v__tmp_13{};
+    tl::Tile<float, 32, 32> adj_acc_4{};
+    int32_t v__n_5{};
+    int32_t v__k_6{};
     tl::Tile<float, 32, 32> a{};
     tl::Tile<float, 32, 32> b{};
-    tl::Tile<float, 32, 32> v__tmp_11{};
-    tl::Tile<float, 32, 32> adj_acc_3{};
-    int32_t v__k_9{};
-    tl::Tile<float, 32, 32> v__g_4{};
-    tl::Tile<float, 32, 32> v__tmp_12{};
-    tl::Tile<float, 32, 32> adj_a_5{};
-    tl::Tile<float, 32, 32> v__tmp_13{};
-    tl::Tile<float, 32, 32> adj_b_6{};
     tl::Tile<float, 32, 32> v__g_7{};
-    tl::Tile<float, 32, 32> v__g_8{};
+    tl::Tile<float, 32, 32> v__tmp_14{};
+    tl::Tile<float, 32, 32> adj_a_8{};
+    tl::Tile<float, 32, 32> v__tmp_15{};
+    tl::Tile<float, 32, 32> adj_b_9{};
+    tl::Tile<float, 32, 32> v__g_10{};
+    tl::Tile<float, 32, 32> v__g_11{};
     // gemm.py:16
     i = int32_t(ctx.tid[0]);
     j = int32_t(ctx.tid[1]);
     // gemm.py:18
     count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
-    tl::tape_push(ctx, k);
-    // gemm.py:19
-    v__n_2 = 0;
-    // gemm.py:19
     {
         const int32_t _t1 = count;
         const int32_t _t2 = 1;
         for (k = 0; k < _t1; k += _t2) {
-            // gemm.py:20
-            tl::tape_push(ctx, a);
+        }
+    }
+    // gemm.py:23
+    tl::tile_load(ctx, v__tmp_13, adj_C, true, (i * 32), (j * 32));
+    // gemm.py:23
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__tmp_13.data[_e]);
+    }
+    // gemm.py:19
+    v__n_5 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
+    // gemm.py:19
+    {
+        const int32_t _t3 = v__n_5;
+        const int32_t _t4 = 1;
+        for (v__k_6 = 0; v__k_6 < _t3; v__k_6 += _t4) {
+            // gemm.py:19
+            k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
             // gemm.py:20
             tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
             // gemm.py:21
-            tl::tape_push(ctx, b);
-            // gemm.py:21
             tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
-            // gemm.py:19
-            tl::tape_push(ctx, k);
-            // gemm.py:19
-            v__n_2 = (v__n_2 + 1);
-        }
-    }
-    // gemm.py:19
-    tl::tape_push(ctx, v__n_2);
-    // gemm.py:23
-    tl::tile_load(ctx, v__tmp_11, adj_C, true, (i * 32), (j * 32));
-    // gemm.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        adj_acc_3.data[_e] = (adj_acc_3.data[_e] + v__tmp_11.data[_e]);
-    }
-    // gemm.py:19
-    v__n_2 = tl::tape_pop_value<int32_t>(ctx);
-    // gemm.py:19
-    {
-        const int32_t _t3 = v__n_2;
-        const int32_t _t4 = 1;
-        for (v__k_9 = 0; v__k_9 < _t3; v__k_9 += _t4) {
-            // gemm.py:19
-            k = tl::tape_pop_value<int32_t>(ctx);
             // gemm.py:22
-            v__g_4 = adj_acc_3;
+            v__g_7 = adj_acc_4;
             // gemm.py:22
-            tl::tile_fill_zero(ctx, adj_acc_3);
+            tl::tile_fill_zero(ctx, adj_acc_4);
             // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_12, b);
+            tl::tile_transpose(ctx, v__tmp_14, b);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_a_5, v__g_4, v__tmp_12, 1.0, 1.0);
+            tl::tile_matmul(ctx, adj_a_8, v__g_7, v__tmp_14, 1.0, 1.0);
             // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_13, a);
+            tl::tile_transpose(ctx, v__tmp_15, a);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_b_6, v__tmp_13, v__g_4, 1.0, 1.0);
+            tl::tile_matmul(ctx, adj_b_9, v__tmp_15, v__g_7, 1.0, 1.0);
             // gemm.py:22
             for (int _e = 0; _e < 1024; ++_e) {
-                adj_acc_3.data[_e] = (adj_acc_3.data[_e] + v__g_4.data[_e]);
+                adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__g_7.data[_e]);
             }
             // gemm.py:21
-            tl::tape_pop(ctx, b);
+            v__g_10 = adj_b_9;
             // gemm.py:21
-            v__g_7 = adj_b_6;
+            tl::tile_fill_zero(ctx, adj_b_9);
             // gemm.py:21
-            tl::tile_fill_zero(ctx, adj_b_6);
-            // gemm.py:21
-            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_7, true, (k * 32), (j * 32)); }
+            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_10, true, (k * 32), (j * 32)); }
             // gemm.py:20
-            tl::tape_pop(ctx, a);
+            v__g_11 = adj_a_8;
             // gemm.py:20
-            v__g_8 = adj_a_5;
+            tl::tile_fill_zero(ctx, adj_a_8);
             // gemm.py:20
-            tl::tile_fill_zero(ctx, adj_a_5);
-            // gemm.py:20
-            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_8, true, (i * 32), (k * 32)); }
+            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_11, true, (i * 32), (k * 32)); }
         }
     }
-    // gemm.py:19
-    k = tl::tape_pop_value<int32_t>(ctx);
     // gemm.py:17
-    tl::tile_fill_zero(ctx, adj_acc_3);
+    tl::tile_fill_zero(ctx, adj_acc_4);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ typedef struct tilec_launch {
 int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C);
 int gemm_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C);
 int gemm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array B, tilec_array C);
+int gemm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C);
 #ifdef __cplusplus
 }
 #endif
