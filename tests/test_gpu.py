@@ -95,7 +95,6 @@ def test_gpu_forward_and_adjoint_match_cpu(name, tmp_path):
         adj_host = [np.zeros_like(x) for x in host]
         adj_host[-1] = np.ones_like(host[-1])
         mod_k.launch_tiled(dim=dim, inputs=host, adj_inputs=adj_host, adjoint=True)
-        adj_dev = [to_device(x) for x in adj_host[:-1]] + [to_device(np.ones_like(host[-1]))]
         adj_dev = [to_device(np.zeros_like(x)) for x in host[:-1]] + [to_device(np.ones_like(host[-1]))]
         mod_k.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
         for h, d in zip(adj_host, adj_dev):
