@@ -83,7 +83,7 @@ class _Adjoint:
         # The replay's copies of recomputed values are separate symbols: the reverse sweep derives
         # its own, so dead-code elimination can drop the replay's when nothing else needs them.
         shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type) for sym in self.no_tape}
-        forward = _renamed(forward, shadows)
+        forward = list(ir.rename(forward, lambda sym: shadows.get(sym, sym)))
         self.out = []
         self.reverse(self.fn.body)
         body = tuple(forward) + tuple(self.out)
@@ -384,36 +384,6 @@ def _reads_outside(body, loop) -> set:
         for block in ir.child_blocks(s):
             reads |= _reads_outside(block, loop)
     return reads
-
-
-def _renamed(body, mapping: dict) -> list:
-    def expr(e):
-        if isinstance(e, ir.Var):
-            return replace(e, sym=mapping.get(e.sym, e.sym))
-        if isinstance(e, (ir.OpCall, ir.Call)):
-            return replace(e, args=tuple(expr(a) for a in e.args))
-        return e
-
-    out = []
-    for s in body:
-        if isinstance(s, ir.Assign):
-            s = replace(s, target=mapping.get(s.target, s.target), value=expr(s.value))
-        elif isinstance(s, ir.Unpack):
-            s = replace(s, targets=tuple(mapping.get(t, t) for t in s.targets), value=expr(s.value))
-        elif isinstance(s, ir.ExprStmt):
-            s = replace(s, expr=expr(s.expr))
-        elif isinstance(s, ir.If):
-            s = replace(s, cond=expr(s.cond), body=tuple(_renamed(s.body, mapping)),
-                        orelse=tuple(_renamed(s.orelse, mapping)))
-        elif isinstance(s, ir.For):
-            s = replace(s, start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
-                        body=tuple(_renamed(s.body, mapping)))
-        elif isinstance(s, ir.While):
-            s = replace(s, cond=expr(s.cond), body=tuple(_renamed(s.body, mapping)))
-        elif isinstance(s, ir.Return) and s.value is not None:
-            s = replace(s, value=expr(s.value))
-        out.append(s)
-    return out
 
 
 def _with_span(node, span):

@@ -200,6 +200,50 @@ def stmt_exprs(stmt) -> tuple:
     return ()
 
 
+def defined_syms(fn: Function):
+    """Parameters, then every symbol an assignment, unpacking or loop header defines."""
+    yield from fn.params
+    for s in walk_stmts(fn.body):
+        if isinstance(s, Assign):
+            yield s.target
+        elif isinstance(s, Unpack):
+            yield from s.targets
+        elif isinstance(s, For):
+            yield s.var
+
+
+def rename(body, new) -> tuple:
+    """body with every symbol x replaced by new(x) (new returns x to keep it)."""
+    from dataclasses import replace
+
+    def expr(e):
+        if isinstance(e, Var):
+            return replace(e, sym=new(e.sym))
+        if isinstance(e, (OpCall, Call)):
+            return replace(e, args=tuple(expr(a) for a in e.args))
+        return e
+
+    out = []
+    for s in body:
+        if isinstance(s, Assign):
+            s = replace(s, target=new(s.target), value=expr(s.value))
+        elif isinstance(s, Unpack):
+            s = replace(s, targets=tuple(new(t) for t in s.targets), value=expr(s.value))
+        elif isinstance(s, ExprStmt):
+            s = replace(s, expr=expr(s.expr))
+        elif isinstance(s, Return):
+            s = replace(s, value=None if s.value is None else expr(s.value))
+        elif isinstance(s, If):
+            s = replace(s, cond=expr(s.cond), body=rename(s.body, new), orelse=rename(s.orelse, new))
+        elif isinstance(s, For):
+            s = replace(s, var=new(s.var), start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
+                        body=rename(s.body, new))
+        elif isinstance(s, While):
+            s = replace(s, cond=expr(s.cond), body=rename(s.body, new))
+        out.append(s)
+    return tuple(out)
+
+
 def walk_expr(expr):
     yield expr
     if isinstance(expr, (OpCall, Call)):

@@ -34,7 +34,7 @@ def is_fusible(e) -> bool:
 class _Normalizer:
     def __init__(self, fn: ir.Function):
         self.fn = fn
-        self.counter = max([0] + [s.id for s in _all_syms(fn)])
+        self.counter = max([0] + [s.id for s in ir.defined_syms(fn)])
 
     def run(self) -> ir.Function:
         return replace(self.fn, body=self.block(self.fn.body))
@@ -108,14 +108,3 @@ class _Normalizer:
         sym = self.temp(e.type)
         pre.append(ir.Assign(sym, inner, e.span))
         return ir.Var(sym, e.span)
-
-
-def _all_syms(fn: ir.Function):
-    yield from fn.params
-    for s in ir.walk_stmts(fn.body):
-        if isinstance(s, ir.Assign):
-            yield s.target
-        elif isinstance(s, ir.Unpack):
-            yield from s.targets
-        elif isinstance(s, ir.For):
-            yield s.var

@@ -30,22 +30,11 @@ class _Fresh:
     """Fresh symbol ids, above every id in the function."""
 
     def __init__(self, fn: ir.Function):
-        self.next = 1 + max([0] + [s.id for s in _syms(fn)])
+        self.next = 1 + max([0] + [s.id for s in ir.defined_syms(fn)])
 
     def sym(self, name: str, t) -> ir.Sym:
         self.next += 1
         return ir.Sym(name, self.next, t)
-
-
-def _syms(fn: ir.Function):
-    yield from fn.params
-    for s in ir.walk_stmts(fn.body):
-        if isinstance(s, ir.Assign):
-            yield s.target
-        elif isinstance(s, ir.Unpack):
-            yield from s.targets
-        elif isinstance(s, ir.For):
-            yield s.var
 
 
 # ---------------------------------------------------------------- inlining
@@ -116,39 +105,14 @@ def _returns_to_breaks(body, target) -> tuple:
 
 
 def _rename_block(body, renames, fresh, prefix) -> tuple:
-    def sym(x):
+    """body with the callee's symbols replaced by fresh ones (parameters already in renames)."""
+
+    def new(x):
         if x not in renames:
             renames[x] = fresh.sym(f"{prefix}_{x.name}", x.type)
         return renames[x]
 
-    def expr(e):
-        if isinstance(e, ir.Var):
-            return replace(e, sym=sym(e.sym))
-        if isinstance(e, (ir.OpCall, ir.Call)):
-            return replace(e, args=tuple(expr(a) for a in e.args))
-        return e
-
-    out = []
-    for s in body:
-        if isinstance(s, ir.Assign):
-            out.append(replace(s, target=sym(s.target), value=expr(s.value)))
-        elif isinstance(s, ir.Unpack):
-            out.append(replace(s, targets=tuple(sym(t) for t in s.targets), value=expr(s.value)))
-        elif isinstance(s, ir.ExprStmt):
-            out.append(replace(s, expr=expr(s.expr)))
-        elif isinstance(s, ir.Return):
-            out.append(replace(s, value=None if s.value is None else expr(s.value)))
-        elif isinstance(s, ir.If):
-            out.append(replace(s, cond=expr(s.cond), body=_rename_block(s.body, renames, fresh, prefix),
-                               orelse=_rename_block(s.orelse, renames, fresh, prefix)))
-        elif isinstance(s, ir.For):
-            out.append(replace(s, var=sym(s.var), start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
-                               body=_rename_block(s.body, renames, fresh, prefix)))
-        elif isinstance(s, ir.While):
-            out.append(replace(s, cond=expr(s.cond), body=_rename_block(s.body, renames, fresh, prefix)))
-        else:
-            out.append(s)
-    return tuple(out)
+    return ir.rename(body, new)
 
 
 def _lift_maps(e, funcs):

@@ -9,19 +9,22 @@ so they do not cascade.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe, fmt_shape
+from ..types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .parse import Parsed
 from .resolve import Scope
+
+if TYPE_CHECKING:  # the module checker creates function checkers; only its type is needed here
+    from .module import ModuleChecker
 
 AUG_OPS = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -159,7 +162,7 @@ class FunctionChecker(ExprLowering, CallLowering):
         if isinstance(node, cst.While):
             return [self.while_stmt(node)]
         what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
-        self.fail("TC0401", f"unsupported syntax: {what}", _head(node))
+        self.fail("TC0401", f"unsupported syntax: {what}", node)
 
     def expr_stmt(self, node: cst.Expr) -> list:
         value = node.value
@@ -238,14 +241,12 @@ class FunctionChecker(ExprLowering, CallLowering):
                 temps.append(sym)
                 out.append(ir.Assign(sym, v, self.span(el.value)))
             for n, sym in zip(names, temps):
-                out.append(self.bind_name(n, ir.Var(sym, sym_span(self, n)), node))
+                out.append(self.bind_name(n, ir.Var(sym, self.span(n)), node))
             return out
         value = self.lower_value(value_node, len(names))
         if not isinstance(value.type, TupleT) or len(value.type.items) != len(names):
             self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
         syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
-        if isinstance(value, ir.OpCall) and value.op == "tid" and len(names) > 1:
-            pass
         return [ir.Unpack(tuple(syms), value, self.span(node))]
 
     def new_temp(self, t) -> ir.Sym:
@@ -432,10 +433,6 @@ class FunctionChecker(ExprLowering, CallLowering):
         return ir.While(cond, body, self.span(node))
 
 
-def sym_span(checker, node) -> Span:
-    return checker.span(node)
-
-
 def _diverging(first: tuple, current: tuple) -> bool:
     """True when two branch paths sit in different arms of the same `if`."""
     for (a_if, a_arm), (b_if, b_arm) in zip(first, current):
@@ -444,10 +441,6 @@ def _diverging(first: tuple, current: tuple) -> bool:
         if a_arm != b_arm:
             return True
     return False
-
-
-def _head(node):
-    return node
 
 
 def _bound_names(node) -> list:
@@ -467,4 +460,4 @@ def _bound_names(node) -> list:
     return names
 
 
-__all__ = ["FunctionChecker", "Options", "Binding", "fmt_shape", "ArrayT"]
+__all__ = ["FunctionChecker", "Options", "Binding"]

@@ -12,7 +12,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
-from ..types import INT32, Scalar, TileT, describe
+from ..types import Scalar, TileT
 from . import annotations as ann
 from . import consts
 
@@ -376,4 +376,4 @@ def _retype(arg, want):
     return arg
 
 
-__all__ = ["CallLowering", "Abort", "INT32", "describe"]
+__all__ = ["CallLowering", "Abort"]
