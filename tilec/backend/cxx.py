@@ -35,6 +35,13 @@ CALL_ATTRS = {
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
 PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
                 "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at"}
+# GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
+COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",
+            "tile_transpose": "coop_tile_transpose", "tile_zeros": "coop_tile_fill_zero",
+            "tile_empty": "coop_tile_fill_zero", "tile_ones": "coop_tile_fill_one", "tile_full": "coop_tile_full",
+            "tile_reshape": "coop_tile_reshape", "tile_squeeze": "coop_tile_reshape",
+            "tile_astype": "coop_tile_astype", "tile_sum": "coop_tile_sum", "tile_max": "coop_tile_max",
+            "tile_min": "coop_tile_min"}
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
 # GPU model: tiles are shared by the block, so a lane's partial adjoint is the whole adjoint.
@@ -245,13 +252,27 @@ class CxxEmitter:
             self.emit(f"{dst}.data[{idx}] = {read};")
             self.depth -= 1
             self.emit("}")
+        elif value.op in COOP_GPU and not _reads(value, target):
+            mutated = _mutated_positions(value)
+            args = [a for i, a in enumerate(value.args) if i not in mutated]
+            for i in mutated:  # the accumulating matmul updates its own destination in place
+                source = value.args[i]
+                if not (isinstance(source, ir.Var) and source.sym == target):
+                    args = None
+            if args is None:
+                self.leader_tile_op(dst, target, value)
+            else:
+                self.emit(self.runtime_call(COOP_GPU[value.op], dst, value, args) + ";")
         else:
-            self.emit("if (ctx.leader()) {")
-            self.depth += 1
-            self.tile_op(dst, target, value)
-            self.depth -= 1
-            self.emit("}")
+            self.leader_tile_op(dst, target, value)
         self.emit("ctx.sync();")
+
+    def leader_tile_op(self, dst: str, target: ir.Sym, value) -> None:
+        self.emit("if (ctx.leader()) {")
+        self.depth += 1
+        self.tile_op(dst, target, value)
+        self.depth -= 1
+        self.emit("}")
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -324,6 +345,10 @@ class CxxEmitter:
             old = self.temp()
             text = f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}"
             self.emit(self.leader_block(text))
+        elif isinstance(e, ir.OpCall) and self.target.gpu and e.op in COOP_GPU:
+            self.emit("ctx.sync();")
+            self.emit(self.runtime_call(COOP_GPU[e.op], None, e, list(e.args)) + ";")
+            self.emit("ctx.sync();")
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
@@ -409,6 +434,12 @@ class CxxEmitter:
         if spec.elementwise:
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def _reads(call: ir.OpCall, sym: ir.Sym) -> bool:
+    """Does the call read `sym` other than as the operand it updates in place?"""
+    mutated = _mutated_positions(call)
+    return any(isinstance(a, ir.Var) and a.sym == sym for i, a in enumerate(call.args) if i not in mutated)
 
 
 def local_syms(fn: ir.Function) -> list:

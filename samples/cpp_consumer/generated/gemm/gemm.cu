@@ -23,9 +23,7 @@ __device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl
     j = int32_t(ctx.tid[1]);
     // gemm.py:17
     ctx.sync();
-    if (ctx.leader()) {
-        tl::tile_fill_zero(ctx, acc);
-    }
+    tl::coop_tile_fill_zero(ctx, acc);
     ctx.sync();
     // gemm.py:18
     count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
@@ -36,26 +34,22 @@ __device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl
         for (k = 0; k < _t1; k += _t2) {
             // gemm.py:20
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
-            }
+            tl::coop_tile_load(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
-            }
+            tl::coop_tile_load(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_matmul(ctx, acc, a, b, 1.0, 1.0);
-            }
+            tl::coop_tile_matmul(ctx, acc, a, b, 1.0, 1.0);
             ctx.sync();
         }
     }
     // gemm.py:23
-    ctx.sync(); if (ctx.leader()) { tl::tile_store(ctx, C, acc, true, (i * 32), (j * 32)); } ctx.sync();
+    ctx.sync();
+    tl::coop_tile_store(ctx, C, acc, true, (i * 32), (j * 32));
+    ctx.sync();
 }
 
 __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C, tl::Array<float, 2> adj_A, tl::Array<float, 2> adj_B, tl::Array<float, 2> adj_C) {
@@ -96,9 +90,7 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
     }
     // gemm.py:23
     ctx.sync();
-    if (ctx.leader()) {
-        tl::tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
-    }
+    tl::coop_tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
     ctx.sync();
     // gemm.py:23
     ctx.sync();
@@ -123,15 +115,11 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
             // gemm.py:20
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
-            }
+            tl::coop_tile_load(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
-            }
+            tl::coop_tile_load(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
             ctx.sync();
@@ -141,45 +129,31 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_fill_zero(ctx, adj_acc_4);
-            }
+            tl::coop_tile_fill_zero(ctx, adj_acc_4);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_fill_zero(ctx, v__z_8);
-            }
+            tl::coop_tile_fill_zero(ctx, v__z_8);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_transpose(ctx, v__tmp_17, b);
-            }
+            tl::coop_tile_transpose(ctx, v__tmp_17, b);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
-            }
+            tl::coop_tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_fill_zero(ctx, v__z_9);
-            }
+            tl::coop_tile_fill_zero(ctx, v__z_9);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_transpose(ctx, v__tmp_18, a);
-            }
+            tl::coop_tile_transpose(ctx, v__tmp_18, a);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
-            }
+            tl::coop_tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
@@ -225,9 +199,7 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             ctx.sync();
             // gemm.py:21
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_fill_zero(ctx, adj_b_11);
-            }
+            tl::coop_tile_fill_zero(ctx, adj_b_11);
             ctx.sync();
             // gemm.py:21
             ctx.sync(); if (ctx.leader()) { { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_12, true, (k * 32), (j * 32)); } } ctx.sync();
@@ -239,9 +211,7 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             ctx.sync();
             // gemm.py:20
             ctx.sync();
-            if (ctx.leader()) {
-                tl::tile_fill_zero(ctx, adj_a_10);
-            }
+            tl::coop_tile_fill_zero(ctx, adj_a_10);
             ctx.sync();
             // gemm.py:20
             ctx.sync(); if (ctx.leader()) { { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_13, true, (i * 32), (k * 32)); } } ctx.sync();
@@ -249,9 +219,7 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
     }
     // gemm.py:17
     ctx.sync();
-    if (ctx.leader()) {
-        tl::tile_fill_zero(ctx, adj_acc_4);
-    }
+    tl::coop_tile_fill_zero(ctx, adj_acc_4);
     ctx.sync();
 }
 

@@ -37,3 +37,128 @@ template <class TT, class V, class... I> TL_HD void shared_add_at(Ctx&, TT& t, V
 }
 
 }  // namespace tl
+
+namespace tl {
+
+// ---------------------------------------------------------------- cooperative tile operations
+// Every thread of the block calls these; thread l handles elements l, l + nlanes, ... so that
+// neighbouring threads touch neighbouring elements (coalesced global accesses). The caller
+// synchronises before and after.
+
+template <class TT, class T, int N, class... O>
+TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    constexpr int W = TT::dim(TT::ndim - 1);
+    constexpr int V = 16 / int(sizeof(T));
+    if (V > 1 && W % V == 0 && interior_rows<TT>(a, off)) {
+        int idx[N];
+        int64_t ids[N];
+        for (int k = 0; k < N; ++k) ids[k] = off[k];
+        bool aligned = (reinterpret_cast<uintptr_t>(a.ptr_n(ids)) % 16) == 0;
+        for (int k = 0; k + 1 < N; ++k) aligned = aligned && a.strides[k] % 16 == 0;
+        if (aligned) {  // every piece of V elements starts 16-byte aligned on both sides
+            for (int piece = ctx.lane; piece < TT::size / V; piece += ctx.nlanes) {
+                int e = piece * V;
+                unravel<TT>(e, idx);
+                for (int k = 0; k < N; ++k) ids[k] = off[k] + idx[k];
+#if defined(__CUDA_ARCH__)
+                *reinterpret_cast<uint4*>(dst.data + e) = *reinterpret_cast<const uint4*>(a.ptr_n(ids));
+#else
+                memcpy(dst.data + e, a.ptr_n(ids), 16);
+#endif
+            }
+            return;
+        }
+    }
+    int idx[N];
+    int64_t ids[N];
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) {
+        unravel<TT>(e, idx);
+        bool ok = true;
+        for (int k = 0; k < N; ++k) {
+            ids[k] = off[k] + idx[k];
+            ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
+        }
+        dst.data[e] = ok ? *a.ptr_n(ids) : T(0);
+    }
+}
+
+template <class TT, class T, int N, class... O>
+TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    int idx[N];
+    int64_t ids[N];
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) {
+        unravel<TT>(e, idx);
+        bool ok = true;
+        for (int k = 0; k < N; ++k) {
+            ids[k] = off[k] + idx[k];
+            ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
+        }
+        if (ok) *a.ptr_n(ids) = t.data[e];
+    }
+}
+
+// C = alpha * A @ B + beta * C: each thread computes its share of C's elements.
+template <class CT, class AT, class BT>
+TL_HD void coop_tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, double beta) {
+    using T = typename CT::value_type;
+    using Acc = compute_t<T>;
+    constexpr int K = AT::dim(1), N = BT::dim(1);
+    for (int e = ctx.lane; e < CT::size; e += ctx.nlanes) {
+        int i = e / N, j = e % N;
+        Acc s = 0;
+        for (int k = 0; k < K; ++k) s += Acc(a.data[i * K + k]) * Acc(b.data[k * N + j]);
+        Acc v = Acc(alpha) * s;
+        c.data[e] = T(beta == 0.0 ? v : v + Acc(beta) * Acc(c.data[e]));
+    }
+}
+
+template <class DT, class AT> TL_HD void coop_tile_transpose(Ctx& ctx, DT& dst, const AT& a) {
+    constexpr int M = AT::dim(0), N = AT::dim(1);
+    for (int e = ctx.lane; e < DT::size; e += ctx.nlanes) {
+        int j = e / M, i = e % M;
+        dst.data[e] = a.data[i * N + j];
+    }
+}
+
+template <class TT> TL_HD void coop_tile_fill_zero(Ctx& ctx, TT& dst) {
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) dst.data[e] = typename TT::value_type(0);
+}
+template <class TT> TL_HD void coop_tile_fill_one(Ctx& ctx, TT& dst) {
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) dst.data[e] = typename TT::value_type(1);
+}
+template <class TT, class V> TL_HD void coop_tile_full(Ctx& ctx, TT& dst, V value) {
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) dst.data[e] = typename TT::value_type(value);
+}
+template <class DT, class AT> TL_HD void coop_tile_reshape(Ctx& ctx, DT& dst, const AT& a) {
+    for (int e = ctx.lane; e < DT::size; e += ctx.nlanes) dst.data[e] = a.data[e];
+}
+template <class DT, class AT> TL_HD void coop_tile_astype(Ctx& ctx, DT& dst, const AT& a) {
+    for (int e = ctx.lane; e < DT::size; e += ctx.nlanes) dst.data[e] = cast<typename DT::value_type>(a.data[e]);
+}
+
+// Reductions: each thread folds some output groups, left to right.
+template <class DT, class TT, class F> TL_HD void coop_fold(Ctx& ctx, DT& dst, const TT& a, int axis, F f) {
+    using C = compute_t<typename TT::value_type>;
+    AxisSplit<TT> s(axis);
+    for (int g = ctx.lane; g < s.outer * s.inner; g += ctx.nlanes) {
+        int o = g / s.inner, i = g % s.inner;
+        C acc = C(a.data[s.src(o, 0, i)]);
+        for (int k = 1; k < s.n; ++k) acc = f(acc, C(a.data[s.src(o, k, i)]));
+        dst.data[g] = typename DT::value_type(acc);
+    }
+}
+template <class DT, class TT> TL_HD void coop_tile_sum(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return x + y; });
+}
+template <class DT, class TT> TL_HD void coop_tile_max(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
+}
+template <class DT, class TT> TL_HD void coop_tile_min(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
+}
+
+}  // namespace tl
