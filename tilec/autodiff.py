@@ -21,7 +21,7 @@ from .ops import OPS
 from .ops.adjoints import RULES
 from .ops.build import call as C
 from .ops.build import const, zeros
-from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls
+from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, rename_straight_line
 from .types import BOOL, INT32, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
@@ -44,6 +44,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     funcs = {f.name: f for f in module.funcs}
     fn = inline_calls(kernel, funcs)
     fn = eliminate_jumps(fn)
+    fn = rename_straight_line(fn)
     fn = _normalized(fn, module)
     return simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
 

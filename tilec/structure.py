@@ -148,6 +148,50 @@ def _lift(e, env, shape, span):
     raise NotDifferentiable("tile_map func uses an operation that is not elementwise", span)
 
 
+# ---------------------------------------------------------------- straight-line SSA
+
+
+def rename_straight_line(fn: ir.Function) -> ir.Function:
+    """Each reassignment of a symbol assigned only at the top level of the body gets a fresh
+    symbol, so no assignment overwrites a value the adjoint still needs (no tape for them)."""
+    nested = set()
+    for s in fn.body:
+        for block in ir.child_blocks(s):
+            nested |= set(_targets(block))
+    fresh = _Fresh(fn)
+    current: dict = {}
+    seen: set = set(fn.params)
+    out = []
+    for s in fn.body:
+        s = ir.rename((s,), lambda x: current.get(x, x))[0] if current else s
+        if isinstance(s, ir.Assign) and s.target not in nested:
+            original = _original(s.target, current)
+            if original in seen:
+                version = fresh.sym(original.name, original.type)
+                current[original] = version
+                s = ir.Assign(version, s.value, s.span)
+            seen.add(original)
+        out.append(s)
+    return replace(fn, body=tuple(out))
+
+
+def _original(sym, current: dict):
+    for k, v in current.items():
+        if v == sym:
+            return k
+    return sym
+
+
+def _targets(body):
+    for s in ir.walk_stmts(body):
+        if isinstance(s, ir.Assign):
+            yield s.target
+        elif isinstance(s, ir.Unpack):
+            yield from s.targets
+        elif isinstance(s, ir.For):
+            yield s.var
+
+
 # ---------------------------------------------------------------- jumps
 
 

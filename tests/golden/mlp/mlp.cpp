@@ -53,32 +53,35 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     tl::Tile<float, 64, 64> v__tmp_1{};
     tl::Tile<float, 16, 64> h{};
     tl::Tile<float, 64> v__tmp_2{};
+    tl::Tile<float, 16, 64> h_6{};
     tl::Tile<float, 64, 32> v__tmp_3{};
-    tl::Tile<float, 16, 32> v__tmp_24{};
-    tl::Tile<float, 16, 32> adj_y_6{};
-    tl::Tile<float, 16, 32> v__g_7{};
-    tl::Tile<float, 32> v__tmp_25{};
-    tl::Tile<float, 32> adj__tmp_8{};
-    tl::Tile<float, 32> v__g_9{};
+    tl::Tile<float, 16, 32> v__tmp_29{};
+    tl::Tile<float, 16, 32> adj_y_9{};
     tl::Tile<float, 16, 32> v__g_10{};
-    tl::Tile<float, 32, 64> v__tmp_26{};
-    tl::Tile<float, 16, 64> adj_h_11{};
-    tl::Tile<float, 64, 16> v__tmp_27{};
-    tl::Tile<float, 64, 32> adj__tmp_12{};
-    tl::Tile<float, 64, 32> v__g_13{};
-    tl::Tile<float, 16, 64> v__g_14{};
-    tl::Tile<float, 16, 64> v__v_15{};
-    tl::Tile<float, 16, 64> v__v_16{};
-    tl::Tile<float, 64> v__tmp_28{};
-    tl::Tile<float, 64> adj__tmp_17{};
-    tl::Tile<float, 64> v__g_18{};
-    tl::Tile<float, 16, 64> v__g_19{};
-    tl::Tile<float, 64, 64> v__tmp_29{};
-    tl::Tile<float, 16, 64> adj_x_20{};
-    tl::Tile<float, 64, 16> v__tmp_30{};
-    tl::Tile<float, 64, 64> adj__tmp_21{};
-    tl::Tile<float, 64, 64> v__g_22{};
-    tl::Tile<float, 16, 64> v__g_23{};
+    tl::Tile<float, 16, 32> adj_y_11{};
+    tl::Tile<float, 32> v__tmp_30{};
+    tl::Tile<float, 32> adj__tmp_12{};
+    tl::Tile<float, 32> v__g_13{};
+    tl::Tile<float, 16, 32> v__g_14{};
+    tl::Tile<float, 32, 64> v__tmp_31{};
+    tl::Tile<float, 16, 64> adj_h_15{};
+    tl::Tile<float, 64, 16> v__tmp_32{};
+    tl::Tile<float, 64, 32> adj__tmp_16{};
+    tl::Tile<float, 64, 32> v__g_17{};
+    tl::Tile<float, 16, 64> v__g_18{};
+    tl::Tile<float, 16, 64> v__v_19{};
+    tl::Tile<float, 16, 64> v__v_20{};
+    tl::Tile<float, 16, 64> adj_h_21{};
+    tl::Tile<float, 64> v__tmp_33{};
+    tl::Tile<float, 64> adj__tmp_22{};
+    tl::Tile<float, 64> v__g_23{};
+    tl::Tile<float, 16, 64> v__g_24{};
+    tl::Tile<float, 64, 64> v__tmp_34{};
+    tl::Tile<float, 16, 64> adj_x_25{};
+    tl::Tile<float, 64, 16> v__tmp_35{};
+    tl::Tile<float, 64, 64> adj__tmp_26{};
+    tl::Tile<float, 64, 64> v__g_27{};
+    tl::Tile<float, 16, 64> v__g_28{};
     // mlp.py:23
     i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -86,119 +89,111 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     // mlp.py:25
     tl::tile_load(ctx, v__tmp_1, W1, true);
     // mlp.py:25
-    tl::tape_push(ctx, h);
-    // mlp.py:25
     tl::tile_matmul(ctx, h, x, v__tmp_1, 1.0, 0.0);
     // mlp.py:26
     tl::tile_load(ctx, v__tmp_2, b1, true);
     // mlp.py:26
-    tl::tape_push(ctx, h);
-    // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        h.data[_e] = tl::max((h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
+        h_6.data[_e] = tl::max((h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
     }
     // mlp.py:27
     tl::tile_load(ctx, v__tmp_3, W2, true);
     // mlp.py:29
-    tl::tile_load(ctx, v__tmp_24, adj_Y, true, (i * 16), 0);
+    tl::tile_load(ctx, v__tmp_29, adj_Y, true, (i * 16), 0);
     // mlp.py:29
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_6.data[_e] = (adj_y_6.data[_e] + v__tmp_24.data[_e]);
+        adj_y_9.data[_e] = (adj_y_9.data[_e] + v__tmp_29.data[_e]);
     }
     // mlp.py:28
-    v__g_7 = adj_y_6;
+    v__g_10 = adj_y_9;
     // mlp.py:28
-    tl::tile_fill_zero(ctx, adj_y_6);
+    tl::tile_fill_zero(ctx, adj_y_9);
     // mlp.py:28
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_6.data[_e] = (adj_y_6.data[_e] + v__g_7.data[_e]);
+        adj_y_11.data[_e] = (adj_y_11.data[_e] + v__g_10.data[_e]);
     }
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_25, v__g_7);
+    tl::tile_unbroadcast(ctx, v__tmp_30, v__g_10);
     // mlp.py:28
     for (int _e = 0; _e < 32; ++_e) {
-        adj__tmp_8.data[_e] = (adj__tmp_8.data[_e] + v__tmp_25.data[_e]);
+        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__tmp_30.data[_e]);
     }
     // mlp.py:28
-    v__g_9 = adj__tmp_8;
-    // mlp.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_8);
-    // mlp.py:28
-    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_b2, v__g_9, true); }
-    // mlp.py:27
-    v__g_10 = adj_y_6;
-    // mlp.py:27
-    tl::tile_fill_zero(ctx, adj_y_6);
-    // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_26, v__tmp_3);
-    // mlp.py:27
-    tl::tile_matmul(ctx, adj_h_11, v__g_10, v__tmp_26, 1.0, 1.0);
-    // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_27, h);
-    // mlp.py:27
-    tl::tile_matmul(ctx, adj__tmp_12, v__tmp_27, v__g_10, 1.0, 1.0);
-    // mlp.py:27
     v__g_13 = adj__tmp_12;
-    // mlp.py:27
+    // mlp.py:28
     tl::tile_fill_zero(ctx, adj__tmp_12);
+    // mlp.py:28
+    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_b2, v__g_13, true); }
     // mlp.py:27
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_W2, v__g_13, true); }
+    v__g_14 = adj_y_11;
+    // mlp.py:27
+    tl::tile_fill_zero(ctx, adj_y_11);
+    // mlp.py:27
+    tl::tile_transpose(ctx, v__tmp_31, v__tmp_3);
+    // mlp.py:27
+    tl::tile_matmul(ctx, adj_h_15, v__g_14, v__tmp_31, 1.0, 1.0);
+    // mlp.py:27
+    tl::tile_transpose(ctx, v__tmp_32, h_6);
+    // mlp.py:27
+    tl::tile_matmul(ctx, adj__tmp_16, v__tmp_32, v__g_14, 1.0, 1.0);
+    // mlp.py:27
+    v__g_17 = adj__tmp_16;
+    // mlp.py:27
+    tl::tile_fill_zero(ctx, adj__tmp_16);
+    // mlp.py:27
+    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_W2, v__g_17, true); }
     // mlp.py:26
-    tl::tape_pop(ctx, h);
+    v__g_18 = adj_h_15;
     // mlp.py:26
-    v__g_14 = adj_h_11;
-    // mlp.py:26
-    tl::tile_fill_zero(ctx, adj_h_11);
+    tl::tile_fill_zero(ctx, adj_h_15);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_15.data[_e] = (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
+        v__v_19.data[_e] = (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_16.data[_e] = (v__g_14.data[_e] * tl::step_ge(v__v_15.data[_e], 0.0f));
+        v__v_20.data[_e] = (v__g_18.data[_e] * tl::step_ge(v__v_19.data[_e], 0.0f));
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_h_11.data[_e] = (adj_h_11.data[_e] + v__v_16.data[_e]);
+        adj_h_21.data[_e] = (adj_h_21.data[_e] + v__v_20.data[_e]);
     }
     // mlp.py:26
-    tl::tile_unbroadcast(ctx, v__tmp_28, v__v_16);
+    tl::tile_unbroadcast(ctx, v__tmp_33, v__v_20);
     // mlp.py:26
     for (int _e = 0; _e < 64; ++_e) {
-        adj__tmp_17.data[_e] = (adj__tmp_17.data[_e] + v__tmp_28.data[_e]);
+        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_33.data[_e]);
     }
     // mlp.py:26
-    v__g_18 = adj__tmp_17;
+    v__g_23 = adj__tmp_22;
     // mlp.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_17);
+    tl::tile_fill_zero(ctx, adj__tmp_22);
     // mlp.py:26
-    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_b1, v__g_18, true); }
+    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_b1, v__g_23, true); }
     // mlp.py:25
-    tl::tape_pop(ctx, h);
+    v__g_24 = adj_h_21;
     // mlp.py:25
-    v__g_19 = adj_h_11;
+    tl::tile_fill_zero(ctx, adj_h_21);
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj_h_11);
+    tl::tile_transpose(ctx, v__tmp_34, v__tmp_1);
     // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_29, v__tmp_1);
+    tl::tile_matmul(ctx, adj_x_25, v__g_24, v__tmp_34, 1.0, 1.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj_x_20, v__g_19, v__tmp_29, 1.0, 1.0);
+    tl::tile_transpose(ctx, v__tmp_35, x);
     // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_30, x);
+    tl::tile_matmul(ctx, adj__tmp_26, v__tmp_35, v__g_24, 1.0, 1.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj__tmp_21, v__tmp_30, v__g_19, 1.0, 1.0);
+    v__g_27 = adj__tmp_26;
     // mlp.py:25
-    v__g_22 = adj__tmp_21;
+    tl::tile_fill_zero(ctx, adj__tmp_26);
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_21);
-    // mlp.py:25
-    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_W1, v__g_22, true); }
+    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_W1, v__g_27, true); }
     // mlp.py:24
-    v__g_23 = adj_x_20;
+    v__g_28 = adj_x_25;
     // mlp.py:24
-    tl::tile_fill_zero(ctx, adj_x_20);
+    tl::tile_fill_zero(ctx, adj_x_25);
     // mlp.py:24
-    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_X, v__g_23, true, (i * 16), 0); }
+    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_X, v__g_28, true, (i * 16), 0); }
 }
 
 }  // namespace
@@ -228,7 +223,7 @@ extern "C" int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec
     const tl::Array<float, 2> _arg_adj_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W2));
     const tl::Array<float, 1> _arg_adj_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b2));
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 568064,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
                       [&](tl::Ctx& ctx) { mlp_backward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y, _arg_adj_X, _arg_adj_W1, _arg_adj_b1, _arg_adj_W2, _arg_adj_b2, _arg_adj_Y); });
     return 0;
 }

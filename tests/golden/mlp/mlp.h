@@ -46,6 +46,7 @@ typedef struct tilec_launch {
 int mlp_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y);
 int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y);
 int mlp_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y);
+int mlp_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y);
 #ifdef __cplusplus
 }
 #endif
