@@ -29,3 +29,5 @@ def test_cmake_project_builds_and_runs(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     run = subprocess.run([str(build / "consumer")], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.strip() == "cpp_consumer ok"
+    if shutil.which("nvcc"):  # the CUDA library of the same committed folder builds as well
+        assert list(build.glob("*gemm_tilec_cuda*")), "the CUDA library was not built"

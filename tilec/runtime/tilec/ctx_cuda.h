@@ -14,14 +14,29 @@ struct LaunchDesc {
     int32_t num_threads;
 };
 
+// The CPU runtime's per-lane tape and scratch have no GPU counterpart: GPU adjoints are built
+// only where no tape is needed, and .cu code uses the shared-tile operations instead. These stubs
+// let the shared headers compile for both sides of nvcc.
+struct Tape {
+    template <class T> TL_HD void push(const T&) {}
+    template <class T> TL_HD void pop(T&) {}
+};
+
 struct Ctx {
     int64_t tid[5] = {};
     int lane = 0;
     int nlanes = 1;
     int block_dim = 1;
     unsigned char* smem = nullptr;
-    __device__ bool leader() const { return lane == 0; }
-    __device__ void sync() { __syncthreads(); }
+    Tape* tape = nullptr;
+    TL_HD bool leader() const { return lane == 0; }
+    TL_HD void sync() {
+#if defined(__CUDA_ARCH__)
+        __syncthreads();
+#endif
+    }
+    TL_HD unsigned char* scratch() { return smem; }
+    template <class T> TL_HD T* shared_slots() { return reinterpret_cast<T*>(smem); }
 };
 
 // The context of this thread: block coordinates from blockIdx.x over the launch grid.
@@ -40,6 +55,12 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
     return ctx;
 }
 
-template <class T> __device__ inline void shared_atomic_add(T* p, T v) { atomicAdd(p, v); }
+template <class T> TL_HD void shared_atomic_add(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+    atomicAdd(p, v);
+#else
+    *p += v;
+#endif
+}
 
 }  // namespace tl
