@@ -47,3 +47,8 @@ def test_passes_keep_ir_well_formed_and_cxx_compiles(path: Path, tmp_path: Path)
     cmd = [find_cxx(), "-std=c++17", "-fsyntax-only", f"-I{tmp_path}", str(tmp_path / f"{path.stem}.cpp")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[:3000]
+    # the .cu too, as the CUDA emulation compiles it (the GPU model's emission, without nvcc)
+    cmd = [find_cxx(), "-x", "c++", "-std=c++17", "-fsyntax-only", "-DTILEC_CUDA_EMU", f"-I{tmp_path}", "-include",
+           "tilec/cuda_emu.h", str(tmp_path / f"{path.stem}.cu")]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[:3000]

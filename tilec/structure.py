@@ -40,33 +40,35 @@ class _Fresh:
 # ---------------------------------------------------------------- inlining
 
 
-def inline_calls(fn: ir.Function, funcs: dict) -> ir.Function:
+def inline_calls(fn: ir.Function, funcs: dict, lift_maps: bool = True) -> ir.Function:
+    """lift_maps: also turn tile_map over funcs into elementwise trees (what the adjoint needs)."""
     fresh = _Fresh(fn)
-    return replace(fn, body=_inline_block(fn.body, funcs, fresh))
+    return replace(fn, body=_inline_block(fn.body, funcs, fresh, lift_maps))
 
 
-def _inline_block(body, funcs, fresh) -> tuple:
+def _inline_block(body, funcs, fresh, lift_maps=True) -> tuple:
     out = []
     for s in body:
-        out.extend(_inline_stmt(s, funcs, fresh))
+        out.extend(_inline_stmt(s, funcs, fresh, lift_maps))
     return tuple(out)
 
 
-def _inline_stmt(s, funcs, fresh) -> list:
+def _inline_stmt(s, funcs, fresh, lift_maps) -> list:
     if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
-        return _expand(s.value, s.target, funcs, fresh)
+        return _expand(s.value, s.target, funcs, fresh, lift_maps)
     if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
-        return _expand(s.expr, None, funcs, fresh)
-    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall):
+        return _expand(s.expr, None, funcs, fresh, lift_maps)
+    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and lift_maps:
         return [replace(s, value=_lift_maps(s.value, funcs))]
     if isinstance(s, ir.If):
-        return [replace(s, body=_inline_block(s.body, funcs, fresh), orelse=_inline_block(s.orelse, funcs, fresh))]
+        return [replace(s, body=_inline_block(s.body, funcs, fresh, lift_maps),
+                        orelse=_inline_block(s.orelse, funcs, fresh, lift_maps))]
     if isinstance(s, (ir.For, ir.While)):
-        return [replace(s, body=_inline_block(s.body, funcs, fresh))]
+        return [replace(s, body=_inline_block(s.body, funcs, fresh, lift_maps))]
     return [s]
 
 
-def _expand(call: ir.Call, target, funcs, fresh) -> list:
+def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
     renames = {}
     out = []
@@ -75,7 +77,7 @@ def _expand(call: ir.Call, target, funcs, fresh) -> list:
         renames[p] = local
         out.append(ir.Assign(local, a, call.span))
     body = _rename_block(fn.body, renames, fresh, fn.source_name)
-    body = _inline_block(body, funcs, fresh)
+    body = _inline_block(body, funcs, fresh, lift_maps)
     body = _returns_to_breaks(body, target)
     once = fresh.sym("_once", INT32)
     one = ir.Const(1, INT32, call.span)

@@ -162,7 +162,8 @@ def plan_cuda(module: ir.Module) -> list:
     funcs = {f.name: f for f in module.funcs}
     plans = []
     for k in module.kernels:
-        forward = normalize_module(ir.Module(module.name, module.filename, (), (inline_calls(k, funcs),))).kernels[0]
+        inlined = inline_calls(k, funcs, lift_maps=False)
+        forward = normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
         adjoint, why = None, None
         if k.differentiate:
             try:
