@@ -134,11 +134,14 @@ class CxxEmitter:
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
         offset = 0
+        assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
             if self.target.gpu and isinstance(sym.type, TileT):
                 offset = -(-offset // 16) * 16
                 self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + {offset});")
                 offset += sym.type.nbytes
+            elif isinstance(sym.type, TileT) and sym in assigned_first:
+                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
         self.smem_bytes = -(-offset // 16) * 16
@@ -440,6 +443,26 @@ def _reads(call: ir.OpCall, sym: ir.Sym) -> bool:
     """Does the call read `sym` other than as the operand it updates in place?"""
     mutated = _mutated_positions(call)
     return any(isinstance(a, ir.Var) and a.sym == sym for i, a in enumerate(call.args) if i not in mutated)
+
+
+def definitely_assigned_first(fn: ir.Function) -> set:
+    """Symbols a top-level statement assigns before any statement can read them: their
+    declarations need no zero-initialisation (everything else starts at zero, as the adjoint's
+    accumulators and values first set inside a branch rely on)."""
+    assigned, read = set(), set()
+    for s in fn.body:
+        for e in ir.stmt_exprs(s):
+            read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
+        for inner in ir.walk_stmts(tuple(b for block in ir.child_blocks(s) for b in block)):
+            for e in ir.stmt_exprs(inner):
+                read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
+        if isinstance(s, ir.Assign) and s.target not in read and not _reads_itself(s):
+            assigned.add(s.target)
+    return assigned
+
+
+def _reads_itself(s: ir.Assign) -> bool:
+    return any(isinstance(x, ir.Var) and x.sym == s.target for x in ir.walk_expr(s.value))
 
 
 def local_syms(fn: ir.Function) -> list:

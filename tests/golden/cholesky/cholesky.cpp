@@ -7,13 +7,13 @@ namespace {
 
 static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X) {
     int32_t b{};
-    tl::Tile<double, 1, 8, 8> v__tmp_1{};
-    tl::Tile<double, 8, 8> a{};
-    tl::Tile<double, 1, 8> v__tmp_2{};
-    tl::Tile<double, 8> y{};
-    tl::Tile<double, 8, 8> L{};
-    tl::Tile<double, 8> x{};
-    tl::Tile<double, 1, 8> v__tmp_3{};
+    tl::Tile<double, 1, 8, 8> v__tmp_1;
+    tl::Tile<double, 8, 8> a;
+    tl::Tile<double, 1, 8> v__tmp_2;
+    tl::Tile<double, 8> y;
+    tl::Tile<double, 8, 8> L;
+    tl::Tile<double, 8> x;
+    tl::Tile<double, 1, 8> v__tmp_3;
     // cholesky.py:15
     b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -36,34 +36,34 @@ static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl
 
 static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X, tl::Array<double, 3> adj_A, tl::Array<double, 2> adj_Y, tl::Array<double, 2> adj_X) {
     int32_t b{};
-    tl::Tile<double, 1, 8, 8> v__tmp_1{};
-    tl::Tile<double, 8, 8> a{};
-    tl::Tile<double, 1, 8> v__tmp_2{};
-    tl::Tile<double, 8> y{};
-    tl::Tile<double, 8, 8> L{};
-    tl::Tile<double, 1, 8> v__tmp_22{};
+    tl::Tile<double, 1, 8, 8> v__tmp_1;
+    tl::Tile<double, 8, 8> a;
+    tl::Tile<double, 1, 8> v__tmp_2;
+    tl::Tile<double, 8> y;
+    tl::Tile<double, 8, 8> L;
+    tl::Tile<double, 1, 8> v__tmp_22;
     tl::Tile<double, 1, 8> adj__tmp_5{};
-    tl::Tile<double, 1, 8> v__g_6{};
-    tl::Tile<double, 8> v__tmp_23{};
+    tl::Tile<double, 1, 8> v__g_6;
+    tl::Tile<double, 8> v__tmp_23;
     tl::Tile<double, 8> adj_x_7{};
-    tl::Tile<double, 8> v__g_8{};
-    tl::Tile<double, 8> v__v_9{};
-    tl::Tile<double, 8> v__v_10{};
-    tl::Tile<double, 8, 8> v__tmp_24{};
+    tl::Tile<double, 8> v__g_8;
+    tl::Tile<double, 8> v__v_9;
+    tl::Tile<double, 8> v__v_10;
+    tl::Tile<double, 8, 8> v__tmp_24;
     tl::Tile<double, 8, 8> adj_L_11{};
     tl::Tile<double, 8> adj_y_12{};
-    tl::Tile<double, 8, 8> v__g_13{};
-    tl::Tile<double, 8, 8> v__v_14{};
-    tl::Tile<double, 8, 8> v__tmp_25{};
+    tl::Tile<double, 8, 8> v__g_13;
+    tl::Tile<double, 8, 8> v__v_14;
+    tl::Tile<double, 8, 8> v__tmp_25;
     tl::Tile<double, 8, 8> adj_a_15{};
-    tl::Tile<double, 8> v__g_16{};
-    tl::Tile<double, 1, 8> v__tmp_26{};
+    tl::Tile<double, 8> v__g_16;
+    tl::Tile<double, 1, 8> v__tmp_26;
     tl::Tile<double, 1, 8> adj__tmp_17{};
-    tl::Tile<double, 1, 8> v__g_18{};
-    tl::Tile<double, 8, 8> v__g_19{};
-    tl::Tile<double, 1, 8, 8> v__tmp_27{};
+    tl::Tile<double, 1, 8> v__g_18;
+    tl::Tile<double, 8, 8> v__g_19;
+    tl::Tile<double, 1, 8, 8> v__tmp_27;
     tl::Tile<double, 1, 8, 8> adj__tmp_20{};
-    tl::Tile<double, 1, 8, 8> v__g_21{};
+    tl::Tile<double, 1, 8, 8> v__g_21;
     // cholesky.py:15
     b = int32_t(ctx.tid[0]);
     // cholesky.py:16

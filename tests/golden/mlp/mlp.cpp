@@ -12,13 +12,13 @@ static float relu(tl::Ctx& ctx, float x) {
 
 static void mlp_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y) {
     int32_t i{};
-    tl::Tile<float, 16, 64> x{};
-    tl::Tile<float, 64, 64> v__tmp_1{};
-    tl::Tile<float, 16, 64> h{};
-    tl::Tile<float, 64> v__tmp_2{};
-    tl::Tile<float, 64, 32> v__tmp_3{};
-    tl::Tile<float, 16, 32> y{};
-    tl::Tile<float, 32> v__tmp_4{};
+    tl::Tile<float, 16, 64> x;
+    tl::Tile<float, 64, 64> v__tmp_1;
+    tl::Tile<float, 16, 64> h;
+    tl::Tile<float, 64> v__tmp_2;
+    tl::Tile<float, 64, 32> v__tmp_3;
+    tl::Tile<float, 16, 32> y;
+    tl::Tile<float, 32> v__tmp_4;
     // mlp.py:23
     i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -49,39 +49,39 @@ static void mlp_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<floa
 
 static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_W1, tl::Array<float, 1> adj_b1, tl::Array<float, 2> adj_W2, tl::Array<float, 1> adj_b2, tl::Array<float, 2> adj_Y) {
     int32_t i{};
-    tl::Tile<float, 16, 64> x{};
-    tl::Tile<float, 64, 64> v__tmp_1{};
-    tl::Tile<float, 16, 64> h{};
-    tl::Tile<float, 64> v__tmp_2{};
-    tl::Tile<float, 16, 64> h_6{};
-    tl::Tile<float, 64, 32> v__tmp_3{};
-    tl::Tile<float, 16, 32> v__tmp_29{};
+    tl::Tile<float, 16, 64> x;
+    tl::Tile<float, 64, 64> v__tmp_1;
+    tl::Tile<float, 16, 64> h;
+    tl::Tile<float, 64> v__tmp_2;
+    tl::Tile<float, 16, 64> h_6;
+    tl::Tile<float, 64, 32> v__tmp_3;
+    tl::Tile<float, 16, 32> v__tmp_29;
     tl::Tile<float, 16, 32> adj_y_9{};
-    tl::Tile<float, 16, 32> v__g_10{};
+    tl::Tile<float, 16, 32> v__g_10;
     tl::Tile<float, 16, 32> adj_y_11{};
-    tl::Tile<float, 32> v__tmp_30{};
+    tl::Tile<float, 32> v__tmp_30;
     tl::Tile<float, 32> adj__tmp_12{};
-    tl::Tile<float, 32> v__g_13{};
-    tl::Tile<float, 16, 32> v__g_14{};
-    tl::Tile<float, 32, 64> v__tmp_31{};
+    tl::Tile<float, 32> v__g_13;
+    tl::Tile<float, 16, 32> v__g_14;
+    tl::Tile<float, 32, 64> v__tmp_31;
     tl::Tile<float, 16, 64> adj_h_15{};
-    tl::Tile<float, 64, 16> v__tmp_32{};
+    tl::Tile<float, 64, 16> v__tmp_32;
     tl::Tile<float, 64, 32> adj__tmp_16{};
-    tl::Tile<float, 64, 32> v__g_17{};
-    tl::Tile<float, 16, 64> v__g_18{};
-    tl::Tile<float, 16, 64> v__v_19{};
-    tl::Tile<float, 16, 64> v__v_20{};
+    tl::Tile<float, 64, 32> v__g_17;
+    tl::Tile<float, 16, 64> v__g_18;
+    tl::Tile<float, 16, 64> v__v_19;
+    tl::Tile<float, 16, 64> v__v_20;
     tl::Tile<float, 16, 64> adj_h_21{};
-    tl::Tile<float, 64> v__tmp_33{};
+    tl::Tile<float, 64> v__tmp_33;
     tl::Tile<float, 64> adj__tmp_22{};
-    tl::Tile<float, 64> v__g_23{};
-    tl::Tile<float, 16, 64> v__g_24{};
-    tl::Tile<float, 64, 64> v__tmp_34{};
+    tl::Tile<float, 64> v__g_23;
+    tl::Tile<float, 16, 64> v__g_24;
+    tl::Tile<float, 64, 64> v__tmp_34;
     tl::Tile<float, 16, 64> adj_x_25{};
-    tl::Tile<float, 64, 16> v__tmp_35{};
+    tl::Tile<float, 64, 16> v__tmp_35;
     tl::Tile<float, 64, 64> adj__tmp_26{};
-    tl::Tile<float, 64, 64> v__g_27{};
-    tl::Tile<float, 16, 64> v__g_28{};
+    tl::Tile<float, 64, 64> v__g_27;
+    tl::Tile<float, 16, 64> v__g_28;
     // mlp.py:23
     i = int32_t(ctx.tid[0]);
     // mlp.py:24

@@ -7,15 +7,15 @@ namespace {
 
 static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y) {
     int32_t i{};
-    tl::Tile<float, 4, 256> x{};
-    tl::Tile<float, 4> v__tmp_1{};
-    tl::Tile<float, 4, 1> v__tmp_2{};
-    tl::Tile<float, 4, 256> m{};
-    tl::Tile<float, 4, 256> e{};
-    tl::Tile<float, 4> v__tmp_3{};
-    tl::Tile<float, 4, 1> v__tmp_4{};
-    tl::Tile<float, 4, 256> s{};
-    tl::Tile<float, 4, 256> v__tmp_5{};
+    tl::Tile<float, 4, 256> x;
+    tl::Tile<float, 4> v__tmp_1;
+    tl::Tile<float, 4, 1> v__tmp_2;
+    tl::Tile<float, 4, 256> m;
+    tl::Tile<float, 4, 256> e;
+    tl::Tile<float, 4> v__tmp_3;
+    tl::Tile<float, 4, 1> v__tmp_4;
+    tl::Tile<float, 4, 256> s;
+    tl::Tile<float, 4, 256> v__tmp_5;
     // softmax.py:15
     i = int32_t(ctx.tid[0]);
     // softmax.py:16
@@ -50,41 +50,41 @@ static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<
 
 static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_Y) {
     int32_t i{};
-    tl::Tile<float, 4, 256> x{};
-    tl::Tile<float, 4> v__tmp_1{};
-    tl::Tile<float, 4, 1> v__tmp_2{};
-    tl::Tile<float, 4, 256> m{};
-    tl::Tile<float, 4, 256> e{};
-    tl::Tile<float, 4> v__tmp_3{};
-    tl::Tile<float, 4, 1> v__tmp_4{};
-    tl::Tile<float, 4, 256> s{};
-    tl::Tile<float, 4, 256> v__tmp_27{};
+    tl::Tile<float, 4, 256> x;
+    tl::Tile<float, 4> v__tmp_1;
+    tl::Tile<float, 4, 1> v__tmp_2;
+    tl::Tile<float, 4, 256> m;
+    tl::Tile<float, 4, 256> e;
+    tl::Tile<float, 4> v__tmp_3;
+    tl::Tile<float, 4, 1> v__tmp_4;
+    tl::Tile<float, 4, 256> s;
+    tl::Tile<float, 4, 256> v__tmp_27;
     tl::Tile<float, 4, 256> adj__tmp_7{};
-    tl::Tile<float, 4, 256> v__g_8{};
+    tl::Tile<float, 4, 256> v__g_8;
     tl::Tile<float, 4, 256> adj_e_9{};
     tl::Tile<float, 4, 256> adj_s_10{};
-    tl::Tile<float, 4, 256> v__g_11{};
-    tl::Tile<float, 4, 1> v__tmp_28{};
+    tl::Tile<float, 4, 256> v__g_11;
+    tl::Tile<float, 4, 1> v__tmp_28;
     tl::Tile<float, 4, 1> adj__tmp_12{};
-    tl::Tile<float, 4, 1> v__g_13{};
-    tl::Tile<float, 4> v__tmp_29{};
+    tl::Tile<float, 4, 1> v__g_13;
+    tl::Tile<float, 4> v__tmp_29;
     tl::Tile<float, 4> adj__tmp_14{};
-    tl::Tile<float, 4> v__g_15{};
-    tl::Tile<float, 4, 1> v__tmp_30{};
-    tl::Tile<float, 4, 256> v__g_16{};
-    tl::Tile<float, 4, 256> v__v_17{};
-    tl::Tile<float, 4, 256> v__v_18{};
+    tl::Tile<float, 4> v__g_15;
+    tl::Tile<float, 4, 1> v__tmp_30;
+    tl::Tile<float, 4, 256> v__g_16;
+    tl::Tile<float, 4, 256> v__v_17;
+    tl::Tile<float, 4, 256> v__v_18;
     tl::Tile<float, 4, 256> adj_x_19{};
     tl::Tile<float, 4, 256> adj_m_20{};
-    tl::Tile<float, 4, 256> v__g_21{};
-    tl::Tile<float, 4, 1> v__tmp_31{};
+    tl::Tile<float, 4, 256> v__g_21;
+    tl::Tile<float, 4, 1> v__tmp_31;
     tl::Tile<float, 4, 1> adj__tmp_22{};
-    tl::Tile<float, 4, 1> v__g_23{};
-    tl::Tile<float, 4> v__tmp_32{};
+    tl::Tile<float, 4, 1> v__g_23;
+    tl::Tile<float, 4> v__tmp_32;
     tl::Tile<float, 4> adj__tmp_24{};
-    tl::Tile<float, 4> v__g_25{};
-    tl::Tile<float, 4, 256> v__tmp_33{};
-    tl::Tile<float, 4, 256> v__g_26{};
+    tl::Tile<float, 4> v__g_25;
+    tl::Tile<float, 4, 256> v__tmp_33;
+    tl::Tile<float, 4, 256> v__g_26;
     // softmax.py:15
     i = int32_t(ctx.tid[0]);
     // softmax.py:16

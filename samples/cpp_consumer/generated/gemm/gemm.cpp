@@ -8,7 +8,7 @@ namespace {
 static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C) {
     int32_t i{};
     int32_t j{};
-    tl::Tile<float, 32, 32> acc{};
+    tl::Tile<float, 32, 32> acc;
     int32_t count{};
     int32_t k{};
     tl::Tile<float, 32, 32> a{};
@@ -42,7 +42,7 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
     int32_t j{};
     int32_t count{};
     int32_t k{};
-    tl::Tile<float, 32, 32> v__tmp_13{};
+    tl::Tile<float, 32, 32> v__tmp_13;
     tl::Tile<float, 32, 32> adj_acc_4{};
     int32_t v__n_5{};
     int32_t v__k_6{};
