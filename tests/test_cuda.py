@@ -48,24 +48,21 @@ class OnDevice:
         kernel = getattr(self.module, name)
         device = self.device
 
-        class Bound:
-            def launch_tiled(self, **kw):
+        def on_device(launch):
+            def run(**kw):
                 kw.setdefault("device", device)
                 try:
-                    return kernel.launch_tiled(**kw)
+                    return launch(**kw)
                 except ValueError as e:
                     if "no backward kernel" in str(e):
                         pytest.skip(f"{name}: {e}")
                     raise
 
-            def launch(self, **kw):
-                kw.setdefault("device", device)
-                try:
-                    return kernel.launch(**kw)
-                except ValueError as e:
-                    if "no backward kernel" in str(e):
-                        pytest.skip(f"{name}: {e}")
-                    raise
+            return run
+
+        class Bound:
+            launch_tiled = staticmethod(on_device(kernel.launch_tiled))
+            launch = staticmethod(on_device(kernel.launch))
 
         return Bound()
 

@@ -95,19 +95,11 @@ class Interpreter:
             start, stop, step = (int(self.expr(e, env)) for e in (s.start, s.stop, s.step))
             for i in range(start, stop, step):
                 env[s.var] = np.int32(i)
-                try:
-                    self.block(s.body, env)
-                except _Continue:
-                    continue
-                except _Break:
+                if not self.iteration(s.body, env):
                     break
         elif isinstance(s, ir.While):
             while self.expr(s.cond, env):
-                try:
-                    self.block(s.body, env)
-                except _Continue:
-                    continue
-                except _Break:
+                if not self.iteration(s.body, env):
                     break
         elif isinstance(s, ir.Break):
             raise _Break()
@@ -115,6 +107,16 @@ class Interpreter:
             raise _Continue()
         elif isinstance(s, ir.Return):
             raise _Return(None if s.value is None else self.expr(s.value, env))
+
+    def iteration(self, body, env) -> bool:
+        """Runs one loop iteration; False when it ended with `break`."""
+        try:
+            self.block(body, env)
+        except _Continue:
+            pass
+        except _Break:
+            return False
+        return True
 
     # ------------------------------------------------------------ expressions
 

@@ -11,32 +11,35 @@ template <int N, class... O> TL_HD void offsets_of(int64_t* off, O... o) {
     for (int k = 0; k < N; ++k) off[k] = k < int(sizeof...(O)) ? given[k] : 0;
 }
 
-// Visits every tile element with its array coordinates and whether they are in bounds.
+// Visits tile elements first, first + step, ... with their array coordinates and whether they
+// are in bounds (all of them by default; a lane's share with first = lane, step = lanes).
 template <class TT, class T, int N, class F>
-TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f) {
+TL_HD void for_each_mapped(const Array<T, N>& a, const int64_t* off, F f, int first = 0, int step = 1) {
     static_assert(TT::ndim == N, "tile rank must equal array rank");
     if constexpr (N == 2) {
-        for (int i = 0; i < TT::dim(0); ++i) {
-            int64_t r = off[0] + i;
-            bool row_ok = r >= 0 && r < a.shape[0];
-            for (int j = 0; j < TT::dim(1); ++j) {
-                int64_t c = off[1] + j;
-                int64_t ids[2] = {r, c};
-                f(i * TT::dim(1) + j, ids, row_ok && c >= 0 && c < a.shape[1]);
+        if (first == 0 && step == 1) {
+            for (int i = 0; i < TT::dim(0); ++i) {
+                int64_t r = off[0] + i;
+                bool row_ok = r >= 0 && r < a.shape[0];
+                for (int j = 0; j < TT::dim(1); ++j) {
+                    int64_t c = off[1] + j;
+                    int64_t ids[2] = {r, c};
+                    f(i * TT::dim(1) + j, ids, row_ok && c >= 0 && c < a.shape[1]);
+                }
             }
+            return;
         }
-    } else {
-        int idx[N];
-        int64_t ids[N];
-        for (int e = 0; e < TT::size; ++e) {
-            unravel<TT>(e, idx);
-            bool ok = true;
-            for (int k = 0; k < N; ++k) {
-                ids[k] = off[k] + idx[k];
-                ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
-            }
-            f(e, ids, ok);
+    }
+    int idx[N];
+    int64_t ids[N];
+    for (int e = first; e < TT::size; e += step) {
+        unravel<TT>(e, idx);
+        bool ok = true;
+        for (int k = 0; k < N; ++k) {
+            ids[k] = off[k] + idx[k];
+            ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
         }
+        f(e, ids, ok);
     }
 }
 

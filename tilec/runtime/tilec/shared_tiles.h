@@ -71,34 +71,17 @@ TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o)
             return;
         }
     }
-    int idx[N];
-    int64_t ids[N];
-    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) {
-        unravel<TT>(e, idx);
-        bool ok = true;
-        for (int k = 0; k < N; ++k) {
-            ids[k] = off[k] + idx[k];
-            ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
-        }
-        dst.data[e] = ok ? *a.ptr_n(ids) : T(0);
-    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); },
+                        ctx.lane, ctx.nlanes);
 }
 
 template <class TT, class T, int N, class... O>
 TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
-    int idx[N];
-    int64_t ids[N];
-    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) {
-        unravel<TT>(e, idx);
-        bool ok = true;
-        for (int k = 0; k < N; ++k) {
-            ids[k] = off[k] + idx[k];
-            ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
-        }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
         if (ok) *a.ptr_n(ids) = t.data[e];
-    }
+    }, ctx.lane, ctx.nlanes);
 }
 
 // C = alpha * A @ B + beta * C: each thread computes its share of C's elements.
