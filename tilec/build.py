@@ -65,6 +65,15 @@ def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) 
             "-o", output, source]
 
 
+def nvcc_version(nvcc: str) -> str:
+    """`release 13.0, V13.0.88` from `nvcc --version` (resources depend on the toolchain)."""
+    import re
+
+    proc = subprocess.run([nvcc, "--version"], capture_output=True, text=True)
+    m = re.search(r"release [^\n]*", proc.stdout)
+    return m.group(0).strip() if m else "unknown"
+
+
 def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
     """The .cu compiled for the CPU emulation of the GPU model."""
     opt = ["-O0", "-g"] if debug else ["-O2"]

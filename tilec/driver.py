@@ -6,8 +6,8 @@ from pathlib import Path
 
 from . import __version__
 from .backend import sources
-from .build import (cxx_command, emu_command, find_cxx, find_nvcc, inputs_hash, nvcc_command, parse_ptxas,
-                    run_compiler, write_and_build)
+from .build import (cxx_command, emu_command, find_cxx, find_nvcc, inputs_hash, nvcc_command, nvcc_version,
+                    parse_ptxas, run_compiler, write_and_build)
 
 
 def generate(module, source: str, flags: dict, plans=None) -> dict:
@@ -39,6 +39,8 @@ def stale_files(module, source: str, outdir: str, flags: dict) -> list:
     for name, text in sorted(generate(module, source, flags).items()):
         path = folder / name
         old = path.read_text() if path.exists() else ""
+        if name == "manifest.json":
+            old = without_build_facts(old)
         if old != text:
             diffs.append("".join(difflib.unified_diff(
                 old.splitlines(keepends=True), text.splitlines(keepends=True),
@@ -82,13 +84,71 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
                 archs = [a.strip() for a in arch.split(",") if a.strip()]
                 products.append(f"{name}.fatbin")
                 steps.append(_nvcc_step(nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug),
-                                        name, out, verbose, echo))
+                                        name, out, verbose, echo, nvcc_version(nvcc_path), archs))
     result = write_and_build(out, name, files, digest, steps, products)
     state = "up to date" if result.up_to_date else "built"
     echo(f"{name}: {state} in {result.folder}")
-    if verbose and (result.folder / "resources.json").exists():
-        echo((result.folder / "resources.json").read_text())
+    if verbose:
+        table = resource_table(result.folder / "manifest.json")
+        if table:
+            echo(table)
     return result
+
+
+# manifest.json keys that a build measures (nvcc's register and shared-memory report) rather than
+# generates: `--check` compares the generated text without them.
+BUILD_FACTS = ("cuda_build",)
+KERNEL_BUILD_FACTS = ("cuda_resources",)
+
+
+def without_build_facts(manifest_text: str) -> str:
+    import json
+
+    try:
+        data = json.loads(manifest_text)
+    except ValueError:
+        return manifest_text
+    if not any(k in data for k in BUILD_FACTS):
+        return manifest_text
+    for key in BUILD_FACTS:
+        data.pop(key, None)
+    for kernel in data.get("kernels", {}).values():
+        for key in KERNEL_BUILD_FACTS:
+            kernel.pop(key, None)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def record_resources(manifest_path: Path, ptxas: dict, nvcc_version: str, archs: list) -> None:
+    """Adds nvcc's per-kernel registers, shared memory and spills to manifest.json."""
+    import json
+
+    data = json.loads(manifest_path.read_text())
+    data["cuda_build"] = {"archs": archs, "nvcc": nvcc_version}
+    for name, kernel in data["kernels"].items():
+        kernels = kernel.get("entries", {}).get("cuda", {})
+        found = {direction: ptxas[cu] for direction, cu in sorted(kernels.items()) if cu in ptxas}
+        if found:
+            kernel["cuda_resources"] = found
+    manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def resource_table(manifest_path: Path) -> str:
+    """`tilec build -v`: one line per CUDA kernel and architecture."""
+    import json
+
+    if not manifest_path.exists():
+        return ""
+    data = json.loads(manifest_path.read_text())
+    rows = []
+    for name, kernel in sorted(data["kernels"].items()):
+        for direction, archs in sorted(kernel.get("cuda_resources", {}).items()):
+            dynamic = kernel.get("cuda_shared_bytes", {}).get(direction, 0)
+            for arch, r in sorted(archs.items()):
+                rows.append(f"  {name} {direction:<8} {arch}: {r.get('registers', 0):>3} registers, "
+                            f"{r.get('spill_stores', 0)}/{r.get('spill_loads', 0)} bytes spilled (st/ld), "
+                            f"{r.get('static_shared_bytes', 0)} B static + {dynamic} B dynamic shared")
+    return ("CUDA resources (nvcc " + data.get("cuda_build", {}).get("nvcc", "?") + "):\n" + "\n".join(rows)
+            if rows else "")
 
 
 def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
@@ -100,15 +160,11 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
     return run
 
 
-def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo):
+def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo, version: str, archs: list):
     def run(tmp: Path):
-        import json
-
         if verbose:
             echo(" ".join(cmd))
         log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
-        # registers, shared memory and spills per kernel and architecture: a build product, kept out
-        # of manifest.json so generated text stays identical with and without nvcc
-        (tmp / "resources.json").write_text(json.dumps(parse_ptxas(log), indent=2, sort_keys=True) + "\n")
+        record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
 
     return run
