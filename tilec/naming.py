@@ -26,6 +26,7 @@ def func_instance(source_name: str, index: int) -> str:
 
 # Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
 ELEMENT_INDEX = "_e"
+REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)
 
 
 def cxx_temp(index: int) -> str:

@@ -7,6 +7,10 @@ assignments to dead symbols are removed, and so are both the saves
 matching pairs, so the tape stays balanced. In an adjoint kernel this drops the
 replay of forward values the reverse sweep never reads (the accumulator of a
 GEMM, for one).
+
+Before that, a backward liveness pass finds symbols none of whose restores is
+ever read before being overwritten (a forward value the reverse sweep reads only
+before the loop that restores it, say): their saves and restores go too.
 """
 from __future__ import annotations
 
@@ -17,8 +21,66 @@ from .ops import OPS
 
 
 def simplify_function(fn: ir.Function) -> ir.Function:
+    useless = _useless_restores(fn)
+    if useless:
+        fn = replace(fn, body=_drop_tape_pairs(fn.body, useless))
     live = _live_symbols(fn)
     return replace(fn, body=_sweep(fn.body, live))
+
+
+def _is_pop(s) -> bool:
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tape_pop"
+
+
+def _useless_restores(fn: ir.Function) -> set:
+    """Symbols restored from the tape whose restored value is never read."""
+    if any(isinstance(s, (ir.Break, ir.Continue)) for s in ir.walk_stmts(fn.body)):
+        return set()  # jumps are gone after structuring; without that, keep every restore
+    restored, useful = set(), set()
+
+    def live_in(body, live: frozenset) -> frozenset:
+        for s in reversed(body):
+            live = stmt_live_in(s, live)
+        return live
+
+    def stmt_live_in(s, live: frozenset) -> frozenset:
+        if _is_pop(s):
+            restored.add(s.target)
+            if s.target in live:
+                useful.add(s.target)
+            return live - {s.target}
+        if isinstance(s, ir.Assign):
+            return (live - {s.target}) | _reads(s.value)
+        if isinstance(s, ir.Unpack):
+            return (live - set(s.targets)) | _reads(s.value)
+        if isinstance(s, ir.If):
+            return live_in(s.body, live) | live_in(s.orelse, live) | _reads(s.cond)
+        if isinstance(s, (ir.For, ir.While)):
+            head = live
+            while True:  # the loop head: what is live after the loop or at the next iteration
+                new = live | live_in(s.body, head)
+                if new == head:
+                    break
+                head = new
+            bounds = [s.cond] if isinstance(s, ir.While) else [s.start, s.stop, s.step]
+            return head | frozenset().union(*(_reads(b) for b in bounds))
+        return live | frozenset().union(*(_reads(e) for e in ir.stmt_exprs(s)))
+
+    live_in(fn.body, frozenset())
+    return restored - useful
+
+
+def _drop_tape_pairs(body, syms: set) -> tuple:
+    out = []
+    for s in body:
+        if (_is_pop(s) and s.target in syms) or (_is_push(s) and _reads(s.expr) <= syms):
+            continue
+        if isinstance(s, ir.If):
+            s = replace(s, body=_drop_tape_pairs(s.body, syms), orelse=_drop_tape_pairs(s.orelse, syms))
+        elif isinstance(s, (ir.For, ir.While)):
+            s = replace(s, body=_drop_tape_pairs(s.body, syms))
+        out.append(s)
+    return tuple(out)
 
 
 def _reads(e) -> set:

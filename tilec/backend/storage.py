@@ -1,0 +1,99 @@
+"""GPU model: which tiles live in registers, spread over the block's threads (runtime
+registers.h), and which in shared memory.
+
+A tile can live in registers when every statement touching it needs only the calling thread's
+own elements: elementwise maps, loads, stores, atomic adds, fills, casts and reshapes, the
+result of a matmul, the input of a whole-tile reduction. Anything that reads other threads'
+elements (matmul operands, transposes, broadcasts, axis reductions, indexing, per-lane writes,
+the tape) keeps it in shared memory, as does an explicit `storage="shared"`.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..normalize import is_fusible
+from ..types import TileT
+
+# The GPU model treats these as copies (tiles are the block's, not a lane's).
+IDENTITY_GPU = {"lane_sum", "leader_only"}
+# Results a register tile can hold, computed from the thread's own elements.
+REGISTER_RESULTS = {"tile_load", "tile_zeros", "tile_ones", "tile_full", "tile_empty", "tile_matmul",
+                    "tile_astype", "tile_reshape", "tile_squeeze"}
+# Whole-tile reductions whose input may be a register tile (the result, one element, is shared).
+REGISTER_FOLDS = {"tile_sum", "tile_max", "tile_min"}
+# Tile side effects whose tile operand (position 1) may be a register tile.
+REGISTER_EFFECTS = {"tile_store", "tile_atomic_add"}
+
+
+def register_tiles(fn: ir.Function) -> frozenset:
+    """The tile symbols of fn's body that live in registers."""
+    candidates, shared = set(), set()
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT):
+            candidates.add(s.target)
+            _classify_assign(s.target, s.value, shared)
+        elif isinstance(s, ir.ExprStmt) and _register_effect(s.expr):
+            for i, a in enumerate(s.expr.args):
+                if i != 1:
+                    _all_shared(a, shared)
+        else:
+            for e in ir.stmt_exprs(s):
+                _all_shared(e, shared)
+            shared.update(getattr(s, "targets", ()))
+    return frozenset(candidates - shared)
+
+
+def is_register_fold(value) -> bool:
+    return isinstance(value, ir.OpCall) and value.op in REGISTER_FOLDS and value.attr("axis") is None
+
+
+def _register_effect(e) -> bool:
+    return (isinstance(e, ir.OpCall) and e.op in REGISTER_EFFECTS and len(e.args) > 1
+            and isinstance(e.args[1], ir.Var))
+
+
+def _classify_assign(target: ir.Sym, value, shared: set) -> None:
+    while isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU and isinstance(value.args[0].type, TileT):
+        value = value.args[0]
+    if isinstance(value, ir.Var):
+        return
+    if is_fusible(value):
+        _fused_operands(value, shared)
+        return
+    if isinstance(value, ir.OpCall) and value.op in REGISTER_RESULTS and value.attr("storage") != "shared":
+        if value.op == "tile_matmul":
+            _all_shared(value.args[0], shared)
+            _all_shared(value.args[1], shared)
+            accumulator = value.args[2] if len(value.args) > 2 else None
+            if accumulator is not None and not (isinstance(accumulator, ir.Var) and accumulator.sym == target):
+                shared.add(target)
+                _all_shared(accumulator, shared)
+            return
+        for i, a in enumerate(value.args):
+            if not (i == 0 and isinstance(a, ir.Var)):
+                _all_shared(a, shared)
+        return
+    shared.add(target)
+    if is_register_fold(value) and isinstance(value.args[0], ir.Var):
+        return
+    _all_shared(value, shared)
+
+
+def _fused_operands(e, shared: set) -> None:
+    """Tiles a fused elementwise loop reads at the loop's own element may be registers; tiles read
+    through a broadcast, and tiles inside scalar operands, may not."""
+    if isinstance(e, ir.Var):
+        return
+    if isinstance(e, ir.OpCall) and is_fusible(e):
+        if e.op == "tile_broadcast":
+            _all_shared(e, shared)
+            return
+        for a in e.args:
+            _fused_operands(a, shared)
+        return
+    _all_shared(e, shared)
+
+
+def _all_shared(e, shared: set) -> None:
+    for x in ir.walk_expr(e):
+        if isinstance(x, ir.Var) and isinstance(x.type, TileT):
+            shared.add(x.sym)
