@@ -112,3 +112,63 @@ def test_non_contiguous_and_negative_strides(mod):
     B = np.zeros((8, 8), np.float32)
     mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 0.5, 0, False])
     np.testing.assert_array_equal(B, A * 0.5)
+
+
+class DLPackOnly:
+    """A DLPack producer without the numpy or CUDA array interfaces; `device` as DLPack reports it."""
+
+    def __init__(self, array, device=(1, 0)):
+        self.array, self.device = array, device
+
+    def __dlpack__(self, stream=None, **kw):
+        return self.array.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_dlpack_host_tensors_run_on_the_cpu_without_copies(mod):
+    A = np.arange(64, dtype=np.float32).reshape(8, 8)
+    B = np.zeros((8, 8), np.float32)
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[DLPackOnly(A[:, ::-1]), DLPackOnly(B), 2.0, 0, False])
+    np.testing.assert_array_equal(B, A[:, ::-1] * 2.0)  # written through the producer's memory
+
+
+def test_dlpack_cuda_tensors_become_device_array_descriptors(mod):
+    """What a torch/cupy CUDA tensor without __cuda_array_interface__ gives the loader: the DLTensor's
+    pointer, shape and (element) strides, as tilec_array fields in bytes."""
+    import importlib
+
+    loader = importlib.import_module(type(mod.scale).__module__)
+    base = np.zeros((6, 10), np.float32)
+    view = base[1:, 2::3]  # a byte offset and non-unit strides
+    param = {"name": "A", "kind": "array", "dtype": "float32", "ndim": 2}
+    desc, keep = loader._gpu_array("k: argument `A`", param, DLPackOnly(view, device=(2, 0)))
+    assert desc.data == view.__array_interface__["data"][0]
+    assert list(desc.shape[:2]) == [5, 3] and list(desc.strides[:2]) == [40, 12]
+    assert keep[0].array is view  # the producer and its capsule stay alive for the launch
+    with pytest.raises(TypeError, match=r"argument `A` must have dtype float32, got typestr <f8"):
+        loader._gpu_array("k: argument `A`", param, DLPackOnly(np.zeros((2, 2)), device=(2, 0)))
+    with pytest.raises(ValueError, match=r"argument `A` must have 2 dimension\(s\), got 1"):
+        loader._gpu_array("k: argument `A`", param, DLPackOnly(np.zeros(4, np.float32), device=(2, 0)))
+    with pytest.raises(TypeError, match=r"argument `A` is on DLPack device type 4, not a CUDA device"):
+        loader._gpu_array("k: argument `A`", param, DLPackOnly(view, device=(4, 0)))
+
+
+class BrokenDLPack(DLPackOnly):
+    def __dlpack__(self, stream=None, **kw):
+        raise RuntimeError("Can't export tensors that require grad")
+
+
+def test_dlpack_wrong_device_is_a_clean_error(mod):
+    args = good()
+    for device, where in ((1, "cpu"), (2, "cuda")):
+        with pytest.raises(TypeError, match=r"argument `B` could not be exported through DLPack: Can't export"):
+            first = args[0] if where == "cpu" else DLPackOnly(args[0], (2, 0))
+            mod.scale.launch_tiled(dim=(2, 2), inputs=[first, BrokenDLPack(args[1], (device, 0))] + args[2:],
+                                   device=where)
+    with pytest.raises(ValueError, match=r"argument `A` is a host array \(DLPack device CPU\) but this launch runs "
+                                         r"on device='cuda'"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[DLPackOnly(args[0])] + args[1:], device="cuda")
+    with pytest.raises(ValueError, match=r"argument `A` is a device array \(DLPack\) but this launch runs on the cpu"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[DLPackOnly(args[0], device=(2, 0))] + args[1:])

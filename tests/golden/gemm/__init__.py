@@ -256,13 +256,66 @@ _TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int32": "<i4", "uint3
             "float16": "<f2", "float32": "<f4", "float64": "<f8"}
 
 
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 6: "bool"}
+
+
+def _export(name, make):
+    try:
+        return make()
+    except Exception as e:  # the producer's own refusal (a tensor that requires grad, say)
+        raise TypeError(f"{name} could not be exported through DLPack: {e}") from e
+
+
+def _dlpack_interface(name, value):
+    """__cuda_array_interface__'s fields from a DLPack producer on a CUDA device (no copy)."""
+    device_type, _ = value.__dlpack_device__()
+    if device_type == _DL_CPU:
+        raise ValueError(f"{name} is a host array (DLPack device CPU) but this launch runs on device='cuda'")
+    if device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        raise TypeError(f"{name} is on DLPack device type {device_type}, not a CUDA device")
+    capsule = _export(name, lambda: value.__dlpack__())
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    # A DLManagedTensor starts with its DLTensor. The capsule is not consumed: the producer still
+    # owns the memory, and the capsule (kept alive with the value) frees its own record.
+    tensor = _DLTensor.from_address(get(capsule, b"dltensor"))
+    kind = _DL_CODES.get(tensor.dtype.code)
+    if kind is None or tensor.dtype.lanes != 1:
+        raise TypeError(f"{name} has an unsupported DLPack dtype (code {tensor.dtype.code}, "
+                        f"{tensor.dtype.bits} bits, {tensor.dtype.lanes} lanes)")
+    dtype = np.dtype("bool" if kind == "bool" else f"{kind}{tensor.dtype.bits}")
+    shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
+    strides = (tuple(tensor.strides[k] * dtype.itemsize for k in range(tensor.ndim)) if tensor.strides
+               else None)
+    data = (tensor.data or 0) + tensor.byte_offset
+    return {"typestr": dtype.str, "shape": shape, "strides": strides, "data": (data, False)}, capsule
+
+
 def _gpu_array(name, p, value):
-    """A device array (torch, cupy, anything with __cuda_array_interface__) as a tilec_array."""
+    """A device array (torch, cupy, anything with __cuda_array_interface__ or DLPack) as a tilec_array."""
+    if isinstance(value, np.ndarray):
+        raise ValueError(f"{name} is a host (numpy) array but this launch runs on device='cuda'")
     iface = getattr(value, "__cuda_array_interface__", None)
+    if iface is None and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        iface, capsule = _dlpack_interface(name, value)
+        value = (value, capsule)
     if iface is None:
-        if isinstance(value, np.ndarray):
-            raise ValueError(f"{name} is a host (numpy) array but this launch runs on device='cuda'")
-        raise TypeError(f"{name} must be a GPU array (with __cuda_array_interface__) of {p['dtype']}, "
+        raise TypeError(f"{name} must be a GPU array (with __cuda_array_interface__ or DLPack) of {p['dtype']}, "
                         f"got {type(value).__name__}")
     if iface["typestr"] != _TYPESTR[p["dtype"]]:
         raise TypeError(f"{name} must have dtype {p['dtype']}, got typestr {iface['typestr']}")
@@ -290,6 +343,11 @@ def _array(name, p, value):
     if not isinstance(value, np.ndarray):
         if hasattr(value, "__cuda_array_interface__"):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+            if value.__dlpack_device__()[0] != _DL_CPU:
+                raise ValueError(f"{name} is a device array (DLPack) but this launch runs on the cpu")
+            view = _export(name, lambda: np.from_dlpack(value))  # a host tensor (torch on the CPU, say): no copy
+            return _array(name, p, view)
         raise TypeError(f"{name} must be a numpy array of {p['dtype']}, got {type(value).__name__}")
     want = np.dtype(_DTYPES[p["dtype"]])
     if value.dtype != want:

@@ -13,18 +13,16 @@ namespace {
 __device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C) {
     int32_t i{};
     int32_t j{};
-    auto& acc = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> acc;
     int32_t count{};
     int32_t k{};
-    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
-    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
+    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
+    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
     // gemm.py:16
     i = int32_t(ctx.tid[0]);
     j = int32_t(ctx.tid[1]);
     // gemm.py:17
-    ctx.sync();
-    tl::coop_tile_fill_zero(ctx, acc);
-    ctx.sync();
+    tl::reg_fill(ctx, acc, 0);
     // gemm.py:18
     count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
@@ -34,21 +32,19 @@ __device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl
         for (k = 0; k < _t1; k += _t2) {
             // gemm.py:20
             ctx.sync();
-            tl::coop_tile_load(ctx, a, A, true, (i * 32), (k * 32));
+            tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
             ctx.sync();
-            tl::coop_tile_load(ctx, b, B, true, (k * 32), (j * 32));
+            tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_matmul(ctx, acc, a, b, 1.0, 1.0);
-            ctx.sync();
+            tl::reg_tile_matmul(ctx, acc, a, b, 1.0, 1.0);
         }
     }
     // gemm.py:23
-    ctx.sync();
-    tl::coop_tile_store(ctx, C, acc, true, (i * 32), (j * 32));
+    tl::reg_tile_store(ctx, C, acc, true, (i * 32), (j * 32));
     ctx.sync();
 }
 
@@ -57,25 +53,25 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
     int32_t j{};
     int32_t count{};
     int32_t k{};
-    auto& v__tmp_15 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
-    auto& v__tmp_16 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
-    auto& adj_acc_4 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_15;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_16;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_acc_4{};
     int32_t v__n_5{};
     int32_t v__k_6{};
-    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
-    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
-    auto& v__g_7 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 20480);
-    auto& v__z_8 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 24576);
-    auto& v__tmp_17 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 28672);
-    auto& v__z_9 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 32768);
-    auto& v__tmp_18 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 36864);
-    auto& v__tmp_19 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 40960);
-    auto& adj_a_10 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 45056);
-    auto& v__tmp_20 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 49152);
-    auto& adj_b_11 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 53248);
-    auto& v__tmp_21 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 57344);
-    auto& v__g_12 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 61440);
-    auto& v__g_13 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 65536);
+    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
+    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
+    auto& v__g_7 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__z_8{};
+    auto& v__tmp_17 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__z_9{};
+    auto& v__tmp_18 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_19{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_a_10{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_20{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_b_11{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_21{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__g_12{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v__g_13{};
     // gemm.py:16
     i = int32_t(ctx.tid[0]);
     j = int32_t(ctx.tid[1]);
@@ -89,21 +85,21 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
         }
     }
     // gemm.py:23
-    ctx.sync();
-    tl::coop_tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
-    ctx.sync();
+    tl::reg_tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
     // gemm.py:23
-    ctx.sync();
-    for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-        v__tmp_16.data[_e] = v__tmp_15.data[_e];
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v__tmp_16.v[_s] = v__tmp_15.v[_s];
     }
-    ctx.sync();
     // gemm.py:23
-    ctx.sync();
-    for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-        adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__tmp_16.data[_e]);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        adj_acc_4.v[_s] = (adj_acc_4.v[_s] + v__tmp_16.v[_s]);
     }
-    ctx.sync();
     // gemm.py:19
     v__n_5 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
@@ -115,112 +111,112 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
             // gemm.py:20
             ctx.sync();
-            tl::coop_tile_load(ctx, a, A, true, (i * 32), (k * 32));
+            tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
             ctx.sync();
-            tl::coop_tile_load(ctx, b, B, true, (k * 32), (j * 32));
+            tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__g_7.data[_e] = adj_acc_4.data[_e];
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__g_7.data[_e] = adj_acc_4.v[_s];
             }
             ctx.sync();
             // gemm.py:22
-            ctx.sync();
-            tl::coop_tile_fill_zero(ctx, adj_acc_4);
-            ctx.sync();
+            tl::reg_fill(ctx, adj_acc_4, 0);
             // gemm.py:22
-            ctx.sync();
-            tl::coop_tile_fill_zero(ctx, v__z_8);
-            ctx.sync();
+            tl::reg_fill(ctx, v__z_8, 0);
             // gemm.py:22
             ctx.sync();
             tl::coop_tile_transpose(ctx, v__tmp_17, b);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
-            ctx.sync();
+            tl::reg_tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
             // gemm.py:22
-            ctx.sync();
-            tl::coop_tile_fill_zero(ctx, v__z_9);
-            ctx.sync();
+            tl::reg_fill(ctx, v__z_9, 0);
             // gemm.py:22
             ctx.sync();
             tl::coop_tile_transpose(ctx, v__tmp_18, a);
             ctx.sync();
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
-            ctx.sync();
+            tl::reg_tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__tmp_19.v[_s] = v__z_8.v[_s];
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                adj_a_10.v[_s] = (adj_a_10.v[_s] + v__tmp_19.v[_s]);
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__tmp_20.v[_s] = v__z_9.v[_s];
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                adj_b_11.v[_s] = (adj_b_11.v[_s] + v__tmp_20.v[_s]);
+            }
             // gemm.py:22
             ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__tmp_19.data[_e] = v__z_8.data[_e];
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__tmp_21.v[_s] = v__g_7.data[_e];
             }
-            ctx.sync();
             // gemm.py:22
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                adj_a_10.data[_e] = (adj_a_10.data[_e] + v__tmp_19.data[_e]);
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                adj_acc_4.v[_s] = (adj_acc_4.v[_s] + v__tmp_21.v[_s]);
             }
-            ctx.sync();
-            // gemm.py:22
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__tmp_20.data[_e] = v__z_9.data[_e];
-            }
-            ctx.sync();
-            // gemm.py:22
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                adj_b_11.data[_e] = (adj_b_11.data[_e] + v__tmp_20.data[_e]);
-            }
-            ctx.sync();
-            // gemm.py:22
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__tmp_21.data[_e] = v__g_7.data[_e];
-            }
-            ctx.sync();
-            // gemm.py:22
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__tmp_21.data[_e]);
-            }
-            ctx.sync();
             // gemm.py:21
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__g_12.data[_e] = adj_b_11.data[_e];
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__g_12.v[_s] = adj_b_11.v[_s];
             }
-            ctx.sync();
             // gemm.py:21
-            ctx.sync();
-            tl::coop_tile_fill_zero(ctx, adj_b_11);
-            ctx.sync();
+            tl::reg_fill(ctx, adj_b_11, 0);
             // gemm.py:21
-            ctx.sync(); if (ctx.leader()) { { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_12, true, (k * 32), (j * 32)); } } ctx.sync();
-            // gemm.py:20
-            ctx.sync();
-            for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-                v__g_13.data[_e] = adj_a_10.data[_e];
-            }
-            ctx.sync();
-            // gemm.py:20
-            ctx.sync();
-            tl::coop_tile_fill_zero(ctx, adj_a_10);
+            tl::reg_tile_atomic_add(ctx, adj_B, v__g_12, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:20
-            ctx.sync(); if (ctx.leader()) { { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_13, true, (i * 32), (k * 32)); } } ctx.sync();
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v__g_13.v[_s] = adj_a_10.v[_s];
+            }
+            // gemm.py:20
+            tl::reg_fill(ctx, adj_a_10, 0);
+            // gemm.py:20
+            tl::reg_tile_atomic_add(ctx, adj_A, v__g_13, true, (i * 32), (k * 32));
+            ctx.sync();
         }
     }
     // gemm.py:17
-    ctx.sync();
-    tl::coop_tile_fill_zero(ctx, adj_acc_4);
-    ctx.sync();
+    tl::reg_fill(ctx, adj_acc_4, 0);
 }
 
 }  // namespace
@@ -233,7 +229,7 @@ extern "C" __global__ void gemm_cuda_forward(tilec_launch launch, tilec_array A,
     extern __shared__ __align__(16) unsigned char tl_smem[];
 #endif
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
-    for (int i = ctx.lane; i < 12288 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
+    for (int i = ctx.lane; i < 8192 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
     const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
     const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
@@ -246,13 +242,13 @@ extern "C" int gemm_cuda_forward_launch(const tilec_launch* launch, void* stream
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 12288, 286720,
+    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
                    [&]() { gemm_cuda_forward(*launch, A, B, C); });
     return 0;
 #else
-    if (12288 > 48 * 1024)
-        cudaFuncSetAttribute(gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 12288);
-    gemm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 12288,
+    if (8192 > 48 * 1024)
+        cudaFuncSetAttribute(gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192);
+    gemm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 8192,
         static_cast<cudaStream_t>(stream)>>>(*launch, A, B, C);
     return int(cudaGetLastError());
 #endif
@@ -266,7 +262,7 @@ extern "C" __global__ void gemm_cuda_backward(tilec_launch launch, tilec_array A
     extern __shared__ __align__(16) unsigned char tl_smem[];
 #endif
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
-    for (int i = ctx.lane; i < 69632 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
+    for (int i = ctx.lane; i < 20480 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
     const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
     const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
@@ -282,13 +278,13 @@ extern "C" int gemm_cuda_backward_launch(const tilec_launch* launch, void* strea
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 69632, 401408,
+    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 401408,
                    [&]() { gemm_cuda_backward(*launch, A, B, C, adj_A, adj_B, adj_C); });
     return 0;
 #else
-    if (69632 > 48 * 1024)
-        cudaFuncSetAttribute(gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
-    gemm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 69632,
+    if (20480 > 48 * 1024)
+        cudaFuncSetAttribute(gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20480);
+    gemm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 20480,
         static_cast<cudaStream_t>(stream)>>>(*launch, A, B, C, adj_A, adj_B, adj_C);
     return int(cudaGetLastError());
 #endif

@@ -45,45 +45,6 @@ namespace tl {
 // neighbouring threads touch neighbouring elements (coalesced global accesses). The caller
 // synchronises before and after.
 
-template <class TT, class T, int N, class... O>
-TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o) {
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    constexpr int W = TT::dim(TT::ndim - 1);
-    constexpr int V = 16 / int(sizeof(T));
-    if (V > 1 && W % V == 0 && interior_rows<TT>(a, off)) {
-        int idx[N];
-        int64_t ids[N];
-        for (int k = 0; k < N; ++k) ids[k] = off[k];
-        bool aligned = (reinterpret_cast<uintptr_t>(a.ptr_n(ids)) % 16) == 0;
-        for (int k = 0; k + 1 < N; ++k) aligned = aligned && a.strides[k] % 16 == 0;
-        if (aligned) {  // every piece of V elements starts 16-byte aligned on both sides
-            for (int piece = ctx.lane; piece < TT::size / V; piece += ctx.nlanes) {
-                int e = piece * V;
-                unravel<TT>(e, idx);
-                for (int k = 0; k < N; ++k) ids[k] = off[k] + idx[k];
-#if defined(__CUDA_ARCH__)
-                *reinterpret_cast<uint4*>(dst.data + e) = *reinterpret_cast<const uint4*>(a.ptr_n(ids));
-#else
-                memcpy(dst.data + e, a.ptr_n(ids), 16);
-#endif
-            }
-            return;
-        }
-    }
-    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); },
-                        ctx.lane, ctx.nlanes);
-}
-
-template <class TT, class T, int N, class... O>
-TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        if (ok) *a.ptr_n(ids) = t.data[e];
-    }, ctx.lane, ctx.nlanes);
-}
-
 // C = alpha * A @ B + beta * C: each thread computes its share of C's elements.
 template <class CT, class AT, class BT>
 TL_HD void coop_tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, double beta) {

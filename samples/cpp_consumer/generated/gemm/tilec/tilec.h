@@ -11,3 +11,4 @@
 #include "views.h"
 #include "grads.h"
 #include "shared_tiles.h"
+#include "registers.h"

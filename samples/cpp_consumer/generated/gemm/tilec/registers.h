@@ -1,0 +1,238 @@
+// tilec runtime: register tiles of the GPU model (.cu code, on the GPU and in the emulation).
+// A register tile is spread over the block's BD threads: element e lives in thread (e / 4) % BD,
+// slot (e / (4 * BD)) * 4 + e % 4. So each thread holds runs of four neighbouring elements (one
+// 16-byte access for float32) and neighbouring runs sit in neighbouring threads (coalesced).
+// Every operation here touches only the calling thread's own slots: no barrier, no shared
+// memory, except the whole-tile reductions, which combine the threads' partials.
+#pragma once
+#include "shared_tiles.h"
+
+#if defined(__CUDACC__) || defined(__clang__)
+#define TL_UNROLL _Pragma("unroll")
+#else
+#define TL_UNROLL
+#endif
+
+namespace tl {
+
+template <int Size, int BD> struct RegLayout {
+    static constexpr int run = 4;
+    static constexpr int runs = (Size + run * BD - 1) / (run * BD);
+    static constexpr int slots = runs * run;
+    static constexpr bool full = Size % (run * BD) == 0;
+    TL_HD static constexpr int element(int slot, int lane) { return ((slot / run) * BD + lane) * run + slot % run; }
+    TL_HD static constexpr bool valid(int e) { return full || e < Size; }
+};
+
+template <class TT, int BD> struct Reg {
+    using tile_type = TT;
+    using value_type = typename TT::value_type;
+    using layout = RegLayout<TT::size, BD>;
+    static constexpr int size = TT::size;
+    static constexpr int slots = layout::slots;
+    alignas(16) value_type v[slots];
+};
+
+// Copies one run of four elements between memory and registers with one vector access.
+template <int Bytes> TL_HD void copy_run(void* dst, const void* src) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (Bytes % 16 == 0) {
+        for (int q = 0; q < Bytes / 16; ++q) {
+            uint4 t = reinterpret_cast<const uint4*>(src)[q];
+            memcpy(static_cast<char*>(dst) + 16 * q, &t, 16);
+        }
+    } else if constexpr (Bytes == 8) {
+        uint2 t = *reinterpret_cast<const uint2*>(src);
+        memcpy(dst, &t, 8);
+    } else {
+        memcpy(dst, src, Bytes);
+    }
+#else
+    memcpy(dst, src, Bytes);
+#endif
+}
+
+// Visits this thread's runs of a tile laid out as L, placed at `off` in an array:
+// run(first slot, first element, pointer to it) when the whole run lies in one array row, inside the
+// array, contiguous and aligned for a vector access; otherwise element(slot, element, coordinates,
+// in bounds) for each of its elements.
+template <class TT, class L, class T, int N, class Run, class Elem>
+TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run run, Elem elem) {
+    static_assert(TT::ndim == N, "tile rank must equal array rank");
+    constexpr int W = TT::dim(TT::ndim - 1);
+    constexpr int bytes = L::run * int(sizeof(T));
+    const bool rows_contiguous = a.strides[N - 1] == int64_t(sizeof(T));
+    TL_UNROLL
+    for (int r = 0; r < L::runs; ++r) {
+        const int e0 = L::element(r * L::run, ctx.lane);
+        if (!L::valid(e0)) continue;
+        int idx[N];
+        int64_t ids[N];
+        unravel<TT>(e0, idx);
+        bool inside = true;
+        for (int k = 0; k < N; ++k) {
+            ids[k] = off[k] + idx[k];
+            inside = inside && ids[k] >= 0 && ids[k] + (k == N - 1 ? L::run : 1) <= a.shape[k];
+        }
+        if (W % L::run == 0 && inside && rows_contiguous) {
+            T* p = a.ptr_n(ids);
+            if (reinterpret_cast<uintptr_t>(p) % (bytes < 16 ? bytes : 16) == 0) {
+                run(r * L::run, e0, p);
+                continue;
+            }
+        }
+        for (int q = 0; q < L::run; ++q) {
+            const int e = e0 + q;
+            if (!L::valid(e)) break;
+            unravel<TT>(e, idx);
+            bool ok = true;
+            for (int k = 0; k < N; ++k) {
+                ids[k] = off[k] + idx[k];
+                ok = ok && ids[k] >= 0 && ids[k] < a.shape[k];
+            }
+            elem(r * L::run + q, e, ids, ok);
+        }
+    }
+}
+
+template <class RT, class T, int N, class... O>
+TL_HD void reg_tile_load(Ctx& ctx, RT& dst, const Array<T, N>& a, bool, O... o) {
+    using L = typename RT::layout;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename RT::tile_type, L>(
+        ctx, a, off, [&](int s, int, const T* p) { copy_run<L::run * sizeof(T)>(dst.v + s, p); },
+        [&](int s, int, const int64_t* ids, bool ok) { dst.v[s] = ok ? *a.ptr_n(ids) : T(0); });
+}
+
+template <class RT, class T, int N, class... O>
+TL_HD void reg_tile_store(Ctx& ctx, const Array<T, N>& a, const RT& src, bool, O... o) {
+    using L = typename RT::layout;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename RT::tile_type, L>(
+        ctx, a, off, [&](int s, int, T* p) { copy_run<L::run * sizeof(T)>(p, src.v + s); },
+        [&](int s, int, const int64_t* ids, bool ok) {
+            if (ok) *a.ptr_n(ids) = src.v[s];
+        });
+}
+
+// a[off + tile] += src, element by element (the old values are not kept).
+template <class RT, class T, int N, class... O>
+TL_HD void reg_tile_atomic_add(Ctx& ctx, const Array<T, N>& a, const RT& src, bool, O... o) {
+    using L = typename RT::layout;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename RT::tile_type, L>(
+        ctx, a, off, [&](int s, int, T* p) {
+            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, src.v[s + q]);
+        },
+        [&](int s, int, const int64_t* ids, bool ok) {
+            if (ok) atomic_add_ptr(a.ptr_n(ids), src.v[s]);
+        });
+}
+
+// Shared tiles, loaded, stored and atomically added by the block's BD threads in runs laid out
+// as register tiles are (coalesced, vector accesses where aligned). The caller synchronises.
+template <int BD, class TT, class T, int N, class... O>
+TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o) {
+    using L = RegLayout<TT::size, BD>;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<TT, L>(
+        ctx, a, off, [&](int, int e, const T* p) { copy_run<L::run * sizeof(T)>(dst.data + e, p); },
+        [&](int, int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
+}
+
+template <int BD, class TT, class T, int N, class... O>
+TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+    using L = RegLayout<TT::size, BD>;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<TT, L>(
+        ctx, a, off, [&](int, int e, T* p) { copy_run<L::run * sizeof(T)>(p, t.data + e); },
+        [&](int, int e, const int64_t* ids, bool ok) {
+            if (ok) *a.ptr_n(ids) = t.data[e];
+        });
+}
+
+template <int BD, class TT, class T, int N, class... O>
+TL_HD void coop_tile_atomic_add(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+    using L = RegLayout<TT::size, BD>;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<TT, L>(
+        ctx, a, off, [&](int, int e, T* p) {
+            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, t.data[e + q]);
+        },
+        [&](int, int e, const int64_t* ids, bool ok) {
+            if (ok) atomic_add_ptr(a.ptr_n(ids), t.data[e]);
+        });
+}
+
+template <class RT, class V> TL_HD void reg_fill(Ctx&, RT& dst, V value) {
+    TL_UNROLL
+    for (int s = 0; s < RT::slots; ++s) dst.v[s] = typename RT::value_type(value);
+}
+
+// C = alpha * A @ B + beta * C with C in registers, A and B in shared memory: each thread computes
+// its own runs, which share a row of A when B's width is a multiple of the run.
+template <class RT, class AT, class BT>
+TL_HD void reg_tile_matmul(Ctx& ctx, RT& c, const AT& a, const BT& b, double alpha, double beta) {
+    using T = typename RT::value_type;
+    using Acc = compute_t<T>;
+    using L = typename RT::layout;
+    constexpr int K = AT::dim(1), N = BT::dim(1);
+    constexpr int R = N % L::run == 0 ? L::run : 1;  // elements per row step
+    TL_UNROLL
+    for (int s0 = 0; s0 < L::slots; s0 += R) {
+        const int e0 = L::element(s0, ctx.lane);
+        if (!L::valid(e0)) continue;
+        const int i = e0 / N, j = e0 % N;
+        Acc acc[R] = {};
+        for (int k = 0; k < K; ++k) {
+            const Acc av = Acc(a.data[i * K + k]);
+            TL_UNROLL
+            for (int q = 0; q < R; ++q) acc[q] += av * Acc(b.data[k * N + j + q]);
+        }
+        TL_UNROLL
+        for (int q = 0; q < R; ++q) {
+            const Acc v = Acc(alpha) * acc[q];
+            c.v[s0 + q] = T(beta == 0.0 ? v : v + Acc(beta) * Acc(c.v[s0 + q]));
+        }
+    }
+}
+
+// A whole-tile reduction of a register tile into element 0 of a shared tile: each thread folds
+// its slots, then the leader folds the threads' partials (in `scratch`, BD compute values).
+template <class DT, class RT, class F>
+TL_HD void reg_fold(Ctx& ctx, DT& dst, const RT& src, unsigned char* scratch, F f) {
+    using C = compute_t<typename RT::value_type>;
+    using L = typename RT::layout;
+    C acc = C(src.v[0]);
+    TL_UNROLL
+    for (int s = 1; s < L::slots; ++s)
+        if (L::valid(L::element(s, ctx.lane))) acc = f(acc, C(src.v[s]));
+    C* partial = reinterpret_cast<C*>(scratch);
+    const int holders = (RT::size + L::run - 1) / L::run < ctx.nlanes ? (RT::size + L::run - 1) / L::run : ctx.nlanes;
+    ctx.sync();
+    if (ctx.lane < holders) partial[ctx.lane] = acc;
+    ctx.sync();
+    if (ctx.leader()) {
+        C total = partial[0];
+        for (int l = 1; l < holders; ++l) total = f(total, partial[l]);
+        dst.data[0] = typename DT::value_type(total);
+    }
+    ctx.sync();
+}
+template <class DT, class RT> TL_HD void reg_tile_sum(Ctx& ctx, DT& dst, const RT& src, unsigned char* scratch) {
+    reg_fold(ctx, dst, src, scratch, [](auto x, auto y) { return x + y; });
+}
+template <class DT, class RT> TL_HD void reg_tile_max(Ctx& ctx, DT& dst, const RT& src, unsigned char* scratch) {
+    reg_fold(ctx, dst, src, scratch, [](auto x, auto y) { return x < y ? y : x; });
+}
+template <class DT, class RT> TL_HD void reg_tile_min(Ctx& ctx, DT& dst, const RT& src, unsigned char* scratch) {
+    reg_fold(ctx, dst, src, scratch, [](auto x, auto y) { return y < x ? y : x; });
+}
+
+}  // namespace tl
