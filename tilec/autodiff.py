@@ -22,7 +22,7 @@ from .ops.adjoints import RULES
 from .ops.build import call as C
 from .ops.build import const, zeros
 from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, rename_straight_line
-from .types import BOOL, INT32, ArrayT, Scalar, TileT
+from .types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max"}
@@ -87,7 +87,9 @@ class _Adjoint:
         forward = list(ir.rename(forward, lambda sym: shadows.get(sym, sym)))
         self.out = []
         self.reverse(self.fn.body)
-        body = tuple(forward) + tuple(self.out)
+        # The GPU's tape has a fixed size per launch: a block checks it fit before its reverse sweep.
+        ready = ir.ExprStmt(ir.OpCall("tape_ready", (), (), NONE, self.fn.span), self.fn.span)
+        body = tuple(forward) + (ready,) + tuple(self.out)
         return replace(self.fn, name=f"{self.fn.name}_adjoint", params=self.fn.params + tuple(self.adj_params),
                        body=body)
 
@@ -367,11 +369,17 @@ class _Adjoint:
             if OPS[e.op].adj_cpp is None:
                 return  # not differentiable by nature (comparisons, bit ops, arg-reductions)
             raise NotDifferentiable(f"{e.op}: no adjoint rule", e.span)
+        block_wide = self.lanes and isinstance(e.type, TileT) and e.op not in PER_LANE_TILE_OPS
         for index, contribution in rule(self, e, g):
+            if block_wide and isinstance(contribution.type, Scalar) and not (
+                    isinstance(contribution, ir.OpCall) and contribution.op == "leader_only"):
+                contribution = C("leader_only", contribution)  # every lane derived it from the block's tile
             self.accumulate(e.args[index], contribution)
 
 
 RULES_ON_EFFECTS = EFFECTS
+# Tile ops whose scalar operands are each lane's own (their adjoints are per lane, too).
+PER_LANE_TILE_OPS = {"tile", "tile_additem", "tile_subitem", "tile_setitem", "tile_add_at"}
 
 
 def _reads_outside(body, loop) -> set:

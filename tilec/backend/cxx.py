@@ -143,6 +143,7 @@ class CxxEmitter:
         assigned_first = definitely_assigned_first(fn)
         if self.target.gpu:
             self.registers, self.block_dim = register_tiles(fn), fn.block_dim
+        self.uses_tape = uses_tape(fn)
         for sym in local_syms(fn):
             if sym in self.registers:
                 init = "" if sym in assigned_first else "{}"
@@ -265,6 +266,9 @@ class CxxEmitter:
     def assign_shared(self, dst: str, target: ir.Sym, value) -> None:
         """GPU model: a tile assignment shared by the block's threads, between barriers."""
         idx = naming.ELEMENT_INDEX
+        if isinstance(value, ir.OpCall) and value.op == "tape_pop":
+            self.emit(f"tl::tape_pop_tile(ctx, {dst});")  # every thread restores its share
+            return
         if isinstance(value, ir.OpCall) and value.op in PER_LANE_GPU:
             if value.op == "tile":
                 self.emit(f"tl::{PER_LANE_GPU['tile']}(ctx, {dst}, {self.expr(value.args[0])});")
@@ -426,8 +430,16 @@ class CxxEmitter:
             raise NotImplementedError(f"unpack of {v}")
 
     def effect(self, e) -> None:
-        if isinstance(e, ir.OpCall) and e.op == "tape_push":
-            self.emit(f"tl::tape_push(ctx, {self.expr(e.args[0])});")
+        if isinstance(e, ir.OpCall) and e.op == "tape_ready":
+            if self.target.gpu and self.uses_tape:  # a block whose tape overflowed stops here, unwritten
+                self.emit("if (!tl::tape_ready(ctx)) return;")
+        elif isinstance(e, ir.OpCall) and e.op == "tape_push":
+            value = e.args[0]
+            if self.target.gpu:
+                kind = "tile" if isinstance(value.type, TileT) else "scalar"
+                self.emit(f"tl::tape_push_{kind}(ctx, {self.expr(value)});")
+            else:
+                self.emit(f"tl::tape_push(ctx, {self.expr(value)});")
         elif self.target.gpu and isinstance(e, ir.OpCall) and e.op in ("tile_store", "tile_atomic_add") and \
                 isinstance(e.args[1], ir.Var) and (e.args[1].sym in self.registers or e.op == "tile_atomic_add"):
             cpp = "reg_" + e.op if e.args[1].sym in self.registers else self.coop_name(e.op)
@@ -521,7 +533,7 @@ class CxxEmitter:
         if op == "leader_only":
             return f"tl::leader_only(ctx, {args[0]})"  # a scalar: per thread, on the GPU too
         if op == "tape_pop":
-            return f"tl::tape_pop_value<{e.type.ctype}>(ctx)"
+            return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{e.type.ctype}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
@@ -531,6 +543,11 @@ class CxxEmitter:
         if spec.elementwise:
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def uses_tape(fn: ir.Function) -> bool:
+    return any(isinstance(x, ir.OpCall) and x.op in ("tape_push", "tape_pop")
+               for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
 
 
 def _reads(call: ir.OpCall, sym: ir.Sym) -> bool:

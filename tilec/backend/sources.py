@@ -14,7 +14,7 @@ import jinja2
 from .. import __version__, ir, naming
 from ..types import FLOAT16, BOOL, ArrayT, Scalar
 from . import analysis
-from .cxx import CxxEmitter, Target, ctype
+from .cxx import CxxEmitter, Target, ctype, uses_tape
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("tilec.backend", "templates"),
@@ -141,11 +141,6 @@ def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
     }
 
 
-def _tape_free(fn: ir.Function) -> bool:
-    return not any(isinstance(e, ir.OpCall) and e.op in ("tape_push", "tape_pop")
-                   for s in ir.walk_stmts(fn.body) for x in ir.stmt_exprs(s) for e in ir.walk_expr(x))
-
-
 def _touches_tiles(fn: ir.Function) -> bool:
     from ..types import TileT
 
@@ -154,7 +149,7 @@ def _touches_tiles(fn: ir.Function) -> bool:
 
 
 def plan_cuda(module: ir.Module) -> list:
-    """GPU kernels: funcs touching tiles inlined; adjoints only where no tape is needed (for now)."""
+    """GPU kernels: funcs touching tiles inlined; adjoints wherever the CPU has one."""
     from ..autodiff import adjoint_kernel
     from ..normalize import normalize_module
     from ..structure import NotDifferentiable, inline_calls
@@ -168,8 +163,6 @@ def plan_cuda(module: ir.Module) -> list:
         if k.differentiate:
             try:
                 adjoint = adjoint_kernel(k, module, lanes=True)
-                if not _tape_free(adjoint):
-                    adjoint, why = None, "the adjoint saves loop-carried values on a tape (CPU only for now)"
             except NotDifferentiable as e:
                 why = e.diagnostic.message
         plans.append(KernelPlan(forward, adjoint, why))
@@ -180,8 +173,10 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
     entry = _entry(launch_name, list(fn.params), body, "cuda")
     entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
     entry["kernel"] = kernel_name
+    entry["tape"] = uses_tape(fn)
     entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}"
-                                                                   for p in fn.params])
+                                                                   for p in fn.params]
+                                       + (["tl::TapeDesc tape"] if entry["tape"] else []))
     entry["call_args"] = ", ".join(naming.c_param(p.name) for p in fn.params)
     entry["smem_bytes"] = smem
     entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
@@ -247,6 +242,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             kernels[k.name]["entries"]["cuda"] = {e["kernel"].rsplit("_", 1)[-1]: e["kernel"] for e in gpu}
             kernels[k.name]["entries"]["cuda-emu"] = {e["kernel"].rsplit("_", 1)[-1]: e["name"] for e in gpu}
             kernels[k.name]["cuda_shared_bytes"] = {e["kernel"].rsplit("_", 1)[-1]: e["smem_bytes"] for e in gpu}
+            taped = sorted(e["kernel"].rsplit("_", 1)[-1] for e in gpu if e["tape"])
+            if taped:  # these kernels take a tl::TapeDesc after their arguments (device_tape.h)
+                kernels[k.name]["cuda_tape"] = taped
         why_gpu = next((p.why_not for p in cuda_plans if p.forward.name == k.name and p.why_not), None)
         if why_gpu and plan.adjoint is not None:
             kernels[k.name]["no_backward_cuda"] = str(why_gpu)

@@ -471,6 +471,11 @@ def _assign(ctx, call, a):
 # ---------------------------------------------------------------- adjoint helpers
 
 
+@impl("tape_ready")
+def _tape_ready(ctx, call, a):
+    return None  # the host tape grows as needed
+
+
 @impl("tape_push")
 def _push(ctx, call, a):
     ctx.tape.append(np.array(a[0], copy=True) if isinstance(a[0], np.ndarray) else a[0])

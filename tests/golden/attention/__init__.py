@@ -104,6 +104,42 @@ class _Cuda:
                                               ctypes.addressof(pointers), 0))
 
 
+    def launch_with_tape(self, name, shared_bytes, blocks, block_dim, args, stream):
+        """An adjoint that saves values: launched until its tape fits, as the C API's launch does
+        (device_tape.h): blocks that overflow report their need and are rerun, finished ones skip."""
+        d = self.driver
+        done = self.check(d.cuMemAlloc(4 * blocks))
+        need = self.check(d.cuMemAlloc(16))
+        try:
+            self.check(d.cuMemsetD8(done, 0, 4 * blocks))
+            block_bytes, thread_bytes = 256, 32
+            for _ in range(3):
+                tape = _TapeDesc()
+                tape.block_bytes, tape.thread_bytes = -(-block_bytes // 16) * 16, -(-thread_bytes // 16) * 16
+                base = self.check(d.cuMemAlloc(max(1, blocks * (tape.block_bytes + block_dim * tape.thread_bytes))))
+                try:
+                    tape.base, tape.done, tape.need = int(base), int(done), int(need)
+                    self.check(d.cuMemsetD8(need, 0, 16))
+                    self.launch(name, shared_bytes, blocks, block_dim, args + [tape], stream)
+                    got = (ctypes.c_uint64 * 2)()
+                    self.check(d.cuStreamSynchronize(stream or 0))
+                    self.check(d.cuMemcpyDtoH(ctypes.addressof(got), need, 16))
+                finally:
+                    self.check(d.cuMemFree(base))
+                if got[0] <= tape.block_bytes and got[1] <= tape.thread_bytes:
+                    return
+                block_bytes, thread_bytes = max(block_bytes, got[0]), max(thread_bytes, got[1])
+            raise RuntimeError(f"{name}: the adjoint's tape did not fit after relaunching")
+        finally:
+            self.check(d.cuMemFree(done))
+            self.check(d.cuMemFree(need))
+
+
+class _TapeDesc(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("block_bytes", ctypes.c_int64), ("thread_bytes", ctypes.c_int64),
+                ("done", ctypes.c_void_p), ("need", ctypes.c_void_p)]
+
+
 _CUDA = []
 
 
@@ -206,8 +242,8 @@ class Kernel:
                 blocks *= d
             if blocks:
                 shared = self.meta["cuda_shared_bytes"][direction]
-                _cuda().launch(entries[direction], shared, blocks, block_dim, [launch] + [a[0] for a in args],
-                               stream)
+                run = _cuda().launch_with_tape if direction in self.meta.get("cuda_tape", ()) else _cuda().launch
+                run(entries[direction], shared, blocks, block_dim, [launch] + [a[0] for a in args], stream)
             return
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers

@@ -53,6 +53,11 @@ template <class T, class F> TL_HD T atomic_update(T* p, F f) {
 }
 
 template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value || std::is_same<T, int>::value ||
+                  std::is_same<T, unsigned>::value || std::is_same<T, unsigned long long>::value)
+        return atomicAdd(p, v);  // the hardware's own add (no compare-and-swap loop)
+#endif
     return atomic_update(p, [v](T o) { return T(compute_t<T>(o) + compute_t<T>(v)); });
 }
 

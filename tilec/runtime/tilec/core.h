@@ -20,7 +20,7 @@ namespace tl {
 // A storage-only IEEE binary16; arithmetic happens in float.
 struct half {
     uint16_t bits = 0;
-    TL_HD half() = default;
+    half() = default;
     TL_HD half(float f) : bits(from_float(f)) {}
     TL_HD operator float() const { return to_float(bits); }
     TL_HD static uint16_t from_float(float f) {
@@ -128,7 +128,7 @@ template <class T, int N> struct Array {
     T* data = nullptr;
     int64_t shape[N] = {};
     int64_t strides[N] = {};  // in bytes
-    TL_HD Array() = default;
+    Array() = default;
     TL_HD explicit Array(const ArrayDesc& d) : data(static_cast<T*>(d.data)) {
         for (int k = 0; k < N; ++k) { shape[k] = d.shape[k]; strides[k] = d.strides[k]; }
     }

@@ -14,9 +14,10 @@ struct LaunchDesc {
     int32_t num_threads;
 };
 
-// The CPU runtime's per-lane tape and scratch have no GPU counterpart: GPU adjoints are built
-// only where no tape is needed, and .cu code uses the shared-tile operations instead. These stubs
-// let the shared headers compile for both sides of nvcc.
+// The CPU runtime's per-lane tape and scratch have no GPU counterpart: .cu code uses the device
+// tape (device_tape.h) and the shared-tile operations instead. These stubs let the shared headers
+// compile for both sides of nvcc.
+struct DeviceTape;
 struct Tape {
     template <class T> TL_HD void push(const T&) {}
     template <class T> TL_HD void pop(T&) {}
@@ -29,6 +30,7 @@ struct Ctx {
     int block_dim = 1;
     unsigned char* smem = nullptr;
     Tape* tape = nullptr;
+    DeviceTape* dtape = nullptr;
     TL_HD bool leader() const { return lane == 0; }
     TL_HD void sync() {
 #if defined(__CUDA_ARCH__)

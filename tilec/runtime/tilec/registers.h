@@ -33,22 +33,43 @@ template <class TT, int BD> struct Reg {
     alignas(16) value_type v[slots];
 };
 
-// Copies one run of four elements between memory and registers with one vector access.
-template <int Bytes> TL_HD void copy_run(void* dst, const void* src) {
+// One run of four elements between memory and registers (or shared memory) in vector accesses:
+// the memory side is aligned to min(Bytes, 16) (checked by the caller), the other side is a
+// 16-byte aligned tile slot.
+template <int Bytes> TL_HD void load_run(void* dst, const void* memory) {
 #if defined(__CUDA_ARCH__)
     if constexpr (Bytes % 16 == 0) {
         for (int q = 0; q < Bytes / 16; ++q) {
-            uint4 t = reinterpret_cast<const uint4*>(src)[q];
+            const uint4 t = reinterpret_cast<const uint4*>(memory)[q];
             memcpy(static_cast<char*>(dst) + 16 * q, &t, 16);
         }
     } else if constexpr (Bytes == 8) {
-        uint2 t = *reinterpret_cast<const uint2*>(src);
+        const uint2 t = *reinterpret_cast<const uint2*>(memory);
         memcpy(dst, &t, 8);
     } else {
-        memcpy(dst, src, Bytes);
+        memcpy(dst, memory, Bytes);
     }
 #else
-    memcpy(dst, src, Bytes);
+    memcpy(dst, memory, Bytes);
+#endif
+}
+template <int Bytes> TL_HD void store_run(void* memory, const void* src) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (Bytes % 16 == 0) {
+        for (int q = 0; q < Bytes / 16; ++q) {
+            uint4 t;
+            memcpy(&t, static_cast<const char*>(src) + 16 * q, 16);
+            reinterpret_cast<uint4*>(memory)[q] = t;
+        }
+    } else if constexpr (Bytes == 8) {
+        uint2 t;
+        memcpy(&t, src, 8);
+        *reinterpret_cast<uint2*>(memory) = t;
+    } else {
+        memcpy(memory, src, Bytes);
+    }
+#else
+    memcpy(memory, src, Bytes);
 #endif
 }
 
@@ -101,7 +122,7 @@ TL_HD void reg_tile_load(Ctx& ctx, RT& dst, const Array<T, N>& a, bool, O... o) 
     int64_t off[N];
     offsets_of<N>(off, o...);
     for_each_run<typename RT::tile_type, L>(
-        ctx, a, off, [&](int s, int, const T* p) { copy_run<L::run * sizeof(T)>(dst.v + s, p); },
+        ctx, a, off, [&](int s, int, const T* p) { load_run<L::run * sizeof(T)>(dst.v + s, p); },
         [&](int s, int, const int64_t* ids, bool ok) { dst.v[s] = ok ? *a.ptr_n(ids) : T(0); });
 }
 
@@ -111,7 +132,7 @@ TL_HD void reg_tile_store(Ctx& ctx, const Array<T, N>& a, const RT& src, bool, O
     int64_t off[N];
     offsets_of<N>(off, o...);
     for_each_run<typename RT::tile_type, L>(
-        ctx, a, off, [&](int s, int, T* p) { copy_run<L::run * sizeof(T)>(p, src.v + s); },
+        ctx, a, off, [&](int s, int, T* p) { store_run<L::run * sizeof(T)>(p, src.v + s); },
         [&](int s, int, const int64_t* ids, bool ok) {
             if (ok) *a.ptr_n(ids) = src.v[s];
         });
@@ -140,7 +161,7 @@ TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o)
     int64_t off[N];
     offsets_of<N>(off, o...);
     for_each_run<TT, L>(
-        ctx, a, off, [&](int, int e, const T* p) { copy_run<L::run * sizeof(T)>(dst.data + e, p); },
+        ctx, a, off, [&](int, int e, const T* p) { load_run<L::run * sizeof(T)>(dst.data + e, p); },
         [&](int, int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
 }
 
@@ -150,7 +171,7 @@ TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O.
     int64_t off[N];
     offsets_of<N>(off, o...);
     for_each_run<TT, L>(
-        ctx, a, off, [&](int, int e, T* p) { copy_run<L::run * sizeof(T)>(p, t.data + e); },
+        ctx, a, off, [&](int, int e, T* p) { store_run<L::run * sizeof(T)>(p, t.data + e); },
         [&](int, int e, const int64_t* ids, bool ok) {
             if (ok) *a.ptr_n(ids) = t.data[e];
         });

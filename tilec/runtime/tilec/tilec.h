@@ -12,3 +12,4 @@
 #include "grads.h"
 #include "shared_tiles.h"
 #include "registers.h"
+#include "device_tape.h"

@@ -7,6 +7,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#include <cstdlib>
 #include <vector>
 
 #include "lanes.h"
@@ -25,6 +26,17 @@ inline Ctx device_ctx(const LaunchDesc&, unsigned char*) {
     ctx.smem = emu_smem();
     return ctx;
 }
+
+// The emulation's "device" memory for the tape's launch loop (device_tape.h): the host's.
+struct HostMemory {
+    void* alloc(size_t bytes) { return std::calloc(bytes ? bytes : 1, 1); }
+    void zero(void* p, size_t bytes) { std::memset(p, 0, bytes); }
+    int read(void* dst, const void* src, size_t bytes) {
+        std::memcpy(dst, src, bytes);
+        return 0;
+    }
+    void free(void* p) { std::free(p); }
+};
 
 template <class T> inline void shared_atomic_add(T* p, T v) { *p = T(compute_t<T>(*p) + compute_t<T>(v)); }
 

@@ -130,4 +130,24 @@ template <class Mem, class Launch> int launch_with_tape(Mem& mem, int64_t blocks
     return rc;
 }
 
+#if defined(__CUDACC__) && !defined(TILEC_CUDA_EMU)
+// Device memory on the launch's stream, for launch_with_tape.
+struct DeviceMemory {
+    cudaStream_t stream;
+    void* alloc(size_t bytes) {
+        void* p = nullptr;
+        return cudaMalloc(&p, bytes ? bytes : 1) == cudaSuccess ? p : nullptr;
+    }
+    void zero(void* p, size_t bytes) { cudaMemsetAsync(p, 0, bytes, stream); }
+    int read(void* dst, const void* src, size_t bytes) {
+        cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream);
+        return int(e == cudaSuccess ? cudaStreamSynchronize(stream) : e);
+    }
+    void free(void* p) {
+        cudaStreamSynchronize(stream);
+        cudaFree(p);
+    }
+};
+#endif
+
 }  // namespace tl

@@ -21,6 +21,7 @@
 namespace tl {
 
 struct LaneGroup;
+struct DeviceTape;  // the .cu tape (device_tape.h), in the CUDA emulation
 
 // A lane's stack of saved values for the reverse sweep of an adjoint kernel.
 struct Tape {
@@ -44,6 +45,7 @@ struct Ctx {
     int block_dim = 1;
     LaneGroup* group = nullptr;
     Tape* tape = nullptr;
+    DeviceTape* dtape = nullptr;
     unsigned char* smem = nullptr;  // the block's shared memory (CUDA emulation only)
     bool leader() const { return lane == 0; }
     inline void sync();
