@@ -99,3 +99,46 @@ def test_gpu_forward_and_adjoint_match_cpu(name, tmp_path):
         mod_k.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
         for h, d in zip(adj_host, adj_dev):
             np.testing.assert_allclose(to_host(d), h, rtol=2e-3, atol=2e-3)
+
+
+def build_source(source, name, tmp_path):
+    (tmp_path / f"{name}.py").write_text(source)
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(tmp_path / f"{name}.py"), "-o",
+                           str(tmp_path), "--target", "all", "--arch", ARCH, "--block-dim", "64"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    import tilec
+
+    return tilec.load(tmp_path / name)
+
+
+def test_gpu_register_tiles_and_tape_match_cpu(tmp_path):
+    """Register layouts (odd shapes, vector runs) and the relaunching tape, on the device."""
+    import test_gpu_tape
+    import test_register_tiles
+
+    rng = np.random.default_rng(7)
+    regs = build_source(test_register_tiles.SOURCE, "regs", tmp_path)
+    tape = build_source(test_gpu_tape.SOURCE, "tape", tmp_path)
+    cases = [
+        (regs.odd, (3, 3), [rnd(7, 11, seed=1), rnd(7, 11, seed=2), np.zeros((7, 11), np.float32),
+                            np.zeros(3, np.float32)]),
+        (regs.wide, (3, 3), [rnd(40, 61, seed=3)[:, 1:49].copy(), np.zeros((40, 48), np.float32),
+                             np.ones((40, 48), np.float32)]),
+        (regs.mm, (2, 2), [rnd(13, 12, seed=4), rnd(12, 20, seed=5), np.zeros((13, 20), np.float32)]),
+        (tape.tile_loop, (4,), [rng.standard_normal((16, 4)) * 0.5, np.array([0, 2, 40, 1], np.int32),
+                                np.zeros((16, 4))]),
+    ]
+    for kernel, dim, host in cases:
+        dev = [to_device(x) for x in host]
+        kernel.launch_tiled(dim=dim, inputs=host)
+        kernel.launch_tiled(dim=dim, inputs=dev, device="cuda")
+        for h, d in zip(host, dev):
+            np.testing.assert_allclose(to_host(d), h, rtol=1e-4, atol=1e-4)
+        if "backward" in kernel.meta["entries"]["cuda"]:
+            adj = [np.zeros_like(x) for x in host[:-1]] + [np.ones_like(host[-1])]
+            adj_dev = [to_device(x) for x in adj]
+            kernel.launch_tiled(dim=dim, inputs=host, adj_inputs=adj, adjoint=True)
+            kernel.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
+            for h, d in zip(adj, adj_dev):
+                np.testing.assert_allclose(to_host(d), h, rtol=1e-3, atol=1e-3)
