@@ -58,6 +58,38 @@ def test_random_programs_match_the_interpreter(seed, request):
         STATS["programs"] += 1
 
 
+@pytest.mark.cuda
+@pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
+@pytest.mark.parametrize("seed", range(100, 116))
+def test_random_programs_on_the_emulated_gpu_match_the_interpreter(seed, request):
+    """The GPU model on random programs: register/shared placement, barriers, the device tape."""
+    if seed >= 100 + seeds(request, 2, 16):
+        pytest.skip("long fuzzing campaign only (--fuzz-long)")
+    source, specs = random_module(seed, kernels=6)
+    block_dim = (32, 64)[seed % 2]
+    module = compile_ir(source, f"fuzzgpu{seed}", block_dim)
+    compiled = build(source, f"fuzzgpu{seed}", block_dim=block_dim, target="cuda-emu")
+    interp = Interpreter(module)
+    rng = np.random.default_rng(seed)
+    for name, tr, tc in specs:
+        rows, cols = tr * 2 + rng.integers(-1, 2), tc * 2 + rng.integers(-1, 2)
+        dim = (-(-rows // tr), -(-cols // tc))
+        A, B = rng.standard_normal((rows, cols)), rng.standard_normal((rows, cols))
+        O1, O2 = np.zeros((rows, cols)), np.zeros((rows, cols))
+        kernel = getattr(compiled, name)
+        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], device="cuda-emu")
+        interp.launch(name, dim, [A, B, O2])
+        np.testing.assert_allclose(O1, O2, rtol=1e-9, atol=1e-9, err_msg=f"{name} forward\n{source}")
+        W = rng.standard_normal((rows, cols))
+        adj1 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
+        adj2 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
+        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], adj_inputs=adj1, adjoint=True, device="cuda-emu")
+        interp.launch(name, dim, [A, B, O2], adjoint=True, adj_inputs=adj2)
+        for x, y in zip(adj1, adj2):
+            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9, err_msg=f"{name} adjoint\n{source}")
+        STATS["gpu_programs"] = STATS.get("gpu_programs", 0) + 1
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_mutated_programs_give_diagnostics_not_crashes(seed, request, tmp_path):
     if seed >= seeds(request, 4, 20):

@@ -117,9 +117,16 @@ class CxxEmitter:
     # ------------------------------------------------------------ helpers
 
     def emit(self, text: str) -> None:
-        if text == "ctx.sync();" and self.lines and self.lines[-1].strip() == "ctx.sync();":
-            return  # back-to-back barriers: one is enough
+        if text == "ctx.sync();" and self.last_code_line() == "ctx.sync();":
+            return  # back-to-back barriers (only source-line comments between): one is enough
         self.lines.append("    " * self.depth + text)
+
+    def last_code_line(self) -> str:
+        for line in reversed(self.lines):
+            code = line.strip()
+            if not (code.startswith("//") or code.startswith("#line")):
+                return code
+        return ""
 
     def where(self, span) -> None:
         self.emit(f"// {self.target.filename}:{span.line}")

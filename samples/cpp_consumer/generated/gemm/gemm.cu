@@ -35,11 +35,9 @@ __device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl
             tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
-            ctx.sync();
             tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
-            ctx.sync();
             tl::reg_tile_matmul(ctx, acc, a, b, 1.0, 1.0);
         }
     }
@@ -115,11 +113,9 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
             ctx.sync();
             // gemm.py:21
-            ctx.sync();
             tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
             ctx.sync();
             // gemm.py:22
-            ctx.sync();
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
@@ -136,7 +132,6 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             tl::coop_tile_transpose(ctx, v__tmp_17, b);
             ctx.sync();
             // gemm.py:22
-            ctx.sync();
             tl::reg_tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
             // gemm.py:22
             tl::reg_fill(ctx, v__z_9, 0);
@@ -145,7 +140,6 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             tl::coop_tile_transpose(ctx, v__tmp_18, a);
             ctx.sync();
             // gemm.py:22
-            ctx.sync();
             tl::reg_tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
             // gemm.py:22
             TL_UNROLL
