@@ -179,6 +179,7 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
                                        + (["tl::TapeDesc tape"] if entry["tape"] else []))
     entry["call_args"] = ", ".join(naming.c_param(p.name) for p in fn.params)
     entry["smem_bytes"] = smem
+    entry["block_dim"] = fn.block_dim
     entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
     entry["doc"] = doc
     return entry

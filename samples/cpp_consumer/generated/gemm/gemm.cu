@@ -217,7 +217,8 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
 }  // namespace
 
 // kernel gemm, forward
-extern "C" __global__ void gemm_cuda_forward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C) {
+// launched with exactly block_dim threads: the compiler may budget registers for that
+extern "C" __global__ void __launch_bounds__(256) gemm_cuda_forward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -250,7 +251,8 @@ extern "C" int gemm_cuda_forward_launch(const tilec_launch* launch, void* stream
 }
 
 // kernel gemm, backward
-extern "C" __global__ void gemm_cuda_backward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
+// launched with exactly block_dim threads: the compiler may budget registers for that
+extern "C" __global__ void __launch_bounds__(256) gemm_cuda_backward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else

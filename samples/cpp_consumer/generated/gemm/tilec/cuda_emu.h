@@ -7,6 +7,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __launch_bounds__(...)
 #include <cstdlib>
 #include <vector>
 
