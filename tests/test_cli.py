@@ -52,6 +52,18 @@ def test_emit_targets_print_generated_text():
     assert "int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C);" in header
     loader = tilec("emit", ROOT / "samples/gemm.py", "--target", "loader").stdout
     assert "import numpy as np" in loader and "import tilec" not in loader
+    cu = tilec("emit", ROOT / "samples/gemm.py", "--target", "cuda").stdout
+    assert 'extern "C" __global__ void __launch_bounds__(256) gemm_cuda_forward(' in cu
+    assert "tl::Reg<tl::Tile<float, 32, 32>, 256> acc;" in cu
+
+
+def test_show_types_reports_where_the_gpu_keeps_each_tile():
+    out = tilec("check", ROOT / "samples/softmax.py", "--show-types").stdout
+    # x and e feed axis reductions (other threads' elements): shared; m and s only elementwise
+    assert "  x: tile(float32, (4, 256))  storage=shared  (local)" in out
+    assert "  e: tile(float32, (4, 256))  storage=shared  (local)" in out
+    assert "  m: tile(float32, (4, 256))  storage=register  (local)" in out
+    assert "  s: tile(float32, (4, 256))  storage=register  (local)" in out
 
 
 def test_all_errors_reported_in_one_run():

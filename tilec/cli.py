@@ -74,7 +74,8 @@ def main():
 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--show-types", is_flag=True, help="print each kernel's variables with dtype/shape/storage")
+@click.option("--show-types", is_flag=True,
+              help="print each kernel's variables with dtype/shape and, for tiles, GPU storage")
 @common_options
 def check(file, show_types, block_dim, max_shared, dump_after):
     """Check FILE and report diagnostics; emit nothing."""
@@ -89,6 +90,7 @@ def show_types_text(module) -> str:
     from . import ir
     from .types import TileT
 
+    placement = gpu_placement(module)
     lines = []
     for fn in module.funcs + module.kernels:
         lines.append(f"{fn.kind} {fn.name} (line {fn.span.line})" + (f", block_dim {fn.block_dim}" if fn.kind == "kernel" else ""))
@@ -102,11 +104,23 @@ def show_types_text(module) -> str:
             if sym.name == "_tmp":
                 continue
             t = sym.type
-            extra = f"  storage={fn.storage_of(sym)}" if isinstance(t, TileT) else ""
+            extra = ""
+            if isinstance(t, TileT) and fn.kind == "kernel":
+                extra = f"  storage={'register' if sym in placement.get(fn.name, ()) else 'shared'}"
             lines.append(f"  {sym}: {t}{extra}  ({role})")
         if fn.kind == "func":
             lines.append(f"  -> {fn.ret}")
     return "\n".join(lines)
+
+
+def gpu_placement(module) -> dict:
+    """Kernel name -> the tiles the GPU model keeps in registers (the rest: shared memory). A
+    func's tiles are placed at each call site, once inlined."""
+    from .backend.sources import plan_cuda
+    from .backend.storage import register_tiles
+    from .normalize import normalize_module
+
+    return {plan.forward.name: register_tiles(plan.forward) for plan in plan_cuda(normalize_module(module))}
 
 
 def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit_only=False,
@@ -130,7 +144,7 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after):
 
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", "what", type=click.Choice(["cpu", "header", "loader", "manifest"]), required=True)
+@click.option("--target", "what", type=click.Choice(["cpu", "cuda", "header", "loader", "manifest"]), required=True)
 @common_options
 def emit(file, what, block_dim, max_shared, dump_after):
     """Print generated text to stdout."""
@@ -138,7 +152,7 @@ def emit(file, what, block_dim, max_shared, dump_after):
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
     files = generate(module, source, build_flags(block_dim, max_shared=max_shared))
-    key = {"cpu": f"{module.name}.cpp", "header": f"{module.name}.h", "loader": "__init__.py",
+    key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
     click.echo(files[key], nl=False)
 

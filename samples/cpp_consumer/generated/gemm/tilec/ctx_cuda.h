@@ -1,6 +1,7 @@
 // tilec runtime (CUDA): the block context. A kernel body runs in every thread of one CUDA
-// block; tiles live once per block in dynamic shared memory (smem), tile operations run on the
-// leader thread or shared across threads, with __syncthreads() between them.
+// block; a tile lives in registers spread over the threads (registers.h) or once per block in
+// dynamic shared memory (smem), where tile operations run shared across threads or on the
+// leader, with __syncthreads() between them.
 #pragma once
 #include "core.h"
 
@@ -48,12 +49,22 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
     ctx.nlanes = int(blockDim.x);
     ctx.block_dim = L.block_dim;
     ctx.smem = smem;
+    // Constant indices only (unrolled): one runtime index would put ctx in local memory.
     int64_t rest = int64_t(blockIdx.x);
-    for (int k = L.ndim - 1; k >= 0; --k) {
-        ctx.tid[k] = rest % L.dim[k];
-        rest /= L.dim[k];
+#pragma unroll
+    for (int k = 3; k >= 0; --k) {
+        if (k < L.ndim) {
+            ctx.tid[k] = rest % L.dim[k];
+            rest /= L.dim[k];
+        }
     }
-    if (L.lane_tid) ctx.tid[L.ndim] = ctx.lane;
+    if (L.lane_tid) {
+        const int64_t lane = ctx.lane;
+        ctx.tid[1] = L.ndim == 1 ? lane : ctx.tid[1];
+        ctx.tid[2] = L.ndim == 2 ? lane : ctx.tid[2];
+        ctx.tid[3] = L.ndim == 3 ? lane : ctx.tid[3];
+        ctx.tid[4] = L.ndim == 4 ? lane : ctx.tid[4];
+    }
     return ctx;
 }
 
