@@ -69,3 +69,29 @@ def test_show_types_reports_where_the_gpu_keeps_each_tile():
 def test_all_errors_reported_in_one_run():
     proc = tilec("check", ROOT / "tests/ui/shapes.py")
     assert proc.returncode == 1 and proc.stderr.count("error[") == 27 and proc.stderr.strip().endswith("27 errors found")
+
+
+BIG_TILES = '''import warp as wp
+
+
+@wp.kernel
+def big(A: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    a = wp.tile_load(A, shape=(128, 128))
+    b = wp.tile_load(A, shape=(128, 128))
+    wp.tile_store(C, wp.tile_transpose(wp.tile_matmul(a, b)))
+'''
+
+
+def test_gpu_shared_memory_past_an_architectures_limit_is_a_warning(tmp_path):
+    (tmp_path / "big.py").write_text(BIG_TILES)
+    proc = tilec("build", "big.py", "-o", "out", "--target", "cuda", "--arch", "sm_80,sm_90", "--emit-only",
+                 cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # a, b, the product and its transpose: 4 x 64 KiB in shared memory
+    assert ("big.py:5:5: warning[TC0601]: kernel `big` (forward) needs 256 KiB of shared memory per block on the "
+            "GPU (sm_80 allows 163 KiB, sm_90 allows 227 KiB): its CUDA launches will fail") in proc.stderr
+    assert "kernel `big` (backward) needs" in proc.stderr
+    # the CPU build has no such limit; nor has a kernel with small tiles
+    assert "TC0601" not in tilec("build", "big.py", "-o", "out", "--target", "cpu", "--emit-only", cwd=tmp_path).stderr
+    small = tilec("build", ROOT / "samples/gemm.py", "-o", tmp_path / "g", "--target", "cuda", "--emit-only")
+    assert small.returncode == 0 and "TC0601" not in small.stderr

@@ -153,6 +153,24 @@ def test_dlpack_cuda_tensors_become_device_array_descriptors(mod):
         loader._gpu_array("k: argument `A`", param, DLPackOnly(np.zeros(4, np.float32), device=(2, 0)))
     with pytest.raises(TypeError, match=r"argument `A` is on DLPack device type 4, not a CUDA device"):
         loader._gpu_array("k: argument `A`", param, DLPackOnly(view, device=(4, 0)))
+    with pytest.raises(ValueError, match=r"argument `A` is on cuda:1 but tilec launches on cuda:0"):
+        loader._gpu_array("k: argument `A`", param, DLPackOnly(view, device=(2, 1)))
+
+
+@pytest.mark.parametrize("data,strides,message", [
+    (2, None, "argument `A` is not aligned to its element size"),
+    (64, (40, 6), r"argument `A` has strides \(40, 6\) that are not multiples of its element size"),
+])
+def test_misaligned_device_arrays_are_refused(mod, data, strides, message):
+    import importlib
+
+    loader = importlib.import_module(type(mod.scale).__module__)
+    value = FakeGpuArray()
+    value.__cuda_array_interface__ = {"shape": (8, 8), "typestr": "<f4", "data": (data, False), "version": 3,
+                                      "strides": strides}
+    param = {"name": "A", "kind": "array", "dtype": "float32", "ndim": 2}
+    with pytest.raises(ValueError, match=message):
+        loader._gpu_array("k: argument `A`", param, value)
 
 
 class BrokenDLPack(DLPackOnly):

@@ -50,6 +50,15 @@ class FakeDriver(types.ModuleType):
     class CUfunction_attribute:
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
+    class CUdevice_attribute:
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+
+    max_shared = 227 * 1024
+
+    def cuDeviceGetAttribute(self, attribute, device):
+        assert attribute == 97 and device == 0
+        return (0, self.max_shared)
+
     def __init__(self, need):
         super().__init__("cuda.bindings.driver")
         self.need, self.memory, self.launches, self.attributes, self.image = need, {}, [], [], None
@@ -200,3 +209,16 @@ def test_a_tape_that_never_fits_is_an_error_not_a_hang(cuda_module, monkeypatch)
         module.loop.launch_tiled(dim=(2,), inputs=[A, N, C, 0.5], adj_inputs=[None, None, None, 0.0], adjoint=True,
                                  device="cuda")
     assert driver.memory == {}
+
+
+def test_shared_memory_beyond_the_device_is_a_clean_error(cuda_module):
+    module, driver = cuda_module()
+    need = module.loop.meta["cuda_shared_bytes"]["backward"]  # the saved tile's replay copies
+    assert need > 0
+    driver.max_shared = need - 1
+    A, N, C = args()
+    with pytest.raises(ValueError, match=rf"loop_cuda_backward needs {need} bytes of shared memory per block; this "
+                                         rf"GPU allows {need - 1} \(use smaller tiles\)"):
+        module.loop.launch_tiled(dim=(2,), inputs=[A, N, C, 0.5], adj_inputs=[None, None, None, 0.0], adjoint=True,
+                                 device="cuda")
+    assert driver.launches == [] and driver.memory == {}

@@ -65,6 +65,12 @@ def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) 
             "-o", output, source]
 
 
+# The most dynamic shared memory one block may use (opt-in), by architecture, in bytes.
+MAX_SHARED_BYTES = {"sm_70": 96 * 1024, "sm_72": 96 * 1024, "sm_75": 64 * 1024, "sm_80": 163 * 1024,
+                    "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024,
+                    "sm_100": 227 * 1024, "sm_120": 99 * 1024}
+
+
 def nvcc_version(nvcc: str) -> str:
     """`release 13.0, V13.0.88` from `nvcc --version` (resources depend on the toolchain)."""
     import re

@@ -41,6 +41,7 @@ CODES = {
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
     "TC0501": "not-differentiable",
+    "TC0601": "gpu-shared-memory",
 }
 
 

@@ -59,6 +59,11 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
             echo(render(plan.why_not, module.filename, source) + f"\n   = note: kernel `{plan.forward.name}` is "
                  "built without an adjoint", err=True)
     files = generate(module, source, flags, plans)
+    if flags.get("target") in ("cuda", "all"):
+        for warning in shared_memory_warnings(module, files["manifest.json"], arch):
+            from .diagnostics import render
+
+            echo(render(warning, module.filename, source), err=True)
     digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
     steps, products = [], []
     out = Path(outdir)
@@ -149,6 +154,29 @@ def resource_table(manifest_path: Path) -> str:
                             f"{r.get('static_shared_bytes', 0)} B static + {dynamic} B dynamic shared")
     return ("CUDA resources (nvcc " + data.get("cuda_build", {}).get("nvcc", "?") + "):\n" + "\n".join(rows)
             if rows else "")
+
+
+def shared_memory_warnings(module, manifest_text: str, arch: str) -> list:
+    """A warning at each kernel whose GPU shared memory exceeds what a requested architecture allows
+    a block: its CUDA launches would fail."""
+    import json
+
+    from .build import MAX_SHARED_BYTES
+    from .diagnostics import Diagnostic
+
+    kernels = json.loads(manifest_text)["kernels"]
+    archs = [a.strip() for a in arch.split(",") if a.strip() in MAX_SHARED_BYTES]
+    out = []
+    for k in module.kernels:
+        for direction, need in sorted(kernels[k.name].get("cuda_shared_bytes", {}).items()):
+            over = [a for a in archs if need > MAX_SHARED_BYTES[a]]
+            if over:
+                limits = ", ".join(f"{a} allows {MAX_SHARED_BYTES[a] // 1024} KiB" for a in over)
+                out.append(Diagnostic(
+                    "TC0601", f"kernel `{k.source_name}` ({direction}) needs {need / 1024:g} KiB of shared memory "
+                    f"per block on the GPU ({limits}): its CUDA launches will fail", k.span, severity="warning",
+                    help="use smaller tiles, or fewer tiles other threads read (they live in shared memory)"))
+    return out
 
 
 def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):

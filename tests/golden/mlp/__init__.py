@@ -75,6 +75,8 @@ class _Cuda:
             raise RuntimeError(f"{path} is missing: run `tilec build mlp.py --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
+        optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        self.max_shared = int(self.check(driver.cuDeviceGetAttribute(optin, device)))
         self.context = self.check(driver.cuDevicePrimaryCtxRetain(device))
         self.check(driver.cuCtxSetCurrent(self.context))
         with open(path, "rb") as f:
@@ -89,6 +91,9 @@ class _Cuda:
         return rest[0] if len(rest) == 1 else (rest or None)
 
     def function(self, name, shared_bytes):
+        if shared_bytes > self.max_shared:
+            raise ValueError(f"{name} needs {shared_bytes} bytes of shared memory per block; this GPU allows "
+                             f"{self.max_shared} (use smaller tiles)")
         if name not in self.functions:
             fn = self.check(self.driver.cuModuleGetFunction(self.module, name.encode()))
             if shared_bytes > 48 * 1024:
@@ -319,11 +324,13 @@ def _export(name, make):
 
 def _dlpack_interface(name, value):
     """__cuda_array_interface__'s fields from a DLPack producer on a CUDA device (no copy)."""
-    device_type, _ = value.__dlpack_device__()
+    device_type, device_id = value.__dlpack_device__()
     if device_type == _DL_CPU:
         raise ValueError(f"{name} is a host array (DLPack device CPU) but this launch runs on device='cuda'")
     if device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
         raise TypeError(f"{name} is on DLPack device type {device_type}, not a CUDA device")
+    if device_id != 0:
+        raise ValueError(f"{name} is on cuda:{device_id} but tilec launches on cuda:0")
     capsule = _export(name, lambda: value.__dlpack__())
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
@@ -361,7 +368,11 @@ def _gpu_array(name, p, value):
     if iface["data"][1]:
         raise ValueError(f"{name} is read-only; kernels may write to their arrays")
     itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize
+    if iface["data"][0] % itemsize:
+        raise ValueError(f"{name} is not aligned to its element size")
     strides = iface.get("strides")
+    if strides is not None and any(s % itemsize for s in strides):
+        raise ValueError(f"{name} has strides {tuple(strides)} that are not multiples of its element size")
     if strides is None:  # C-contiguous
         strides, acc = [], itemsize
         for n in reversed(shape):
