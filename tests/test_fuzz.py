@@ -36,26 +36,7 @@ def test_random_programs_match_the_interpreter(seed, request):
     if seed >= seeds(request, 3, 40):
         pytest.skip("long fuzzing campaign only (--fuzz-long)")
     source, specs = random_module(seed, kernels=8)
-    module = compile_ir(source, f"fuzz{seed}")
-    compiled = build(source, f"fuzz{seed}")
-    interp = Interpreter(module)
-    rng = np.random.default_rng(seed)
-    for name, tr, tc in specs:
-        rows, cols = tr * 2 + rng.integers(-1, 2), tc * 2 + rng.integers(-1, 2)  # partial tiles
-        dim = (-(-rows // tr), -(-cols // tc))
-        A, B = rng.standard_normal((rows, cols)), rng.standard_normal((rows, cols))
-        O1, O2 = np.zeros((rows, cols)), np.zeros((rows, cols))
-        getattr(compiled, name).launch_tiled(dim=dim, inputs=[A, B, O1])
-        interp.launch(name, dim, [A, B, O2])
-        np.testing.assert_allclose(O1, O2, rtol=1e-9, atol=1e-9, err_msg=f"{name} forward\n{source}")
-        W = rng.standard_normal((rows, cols))
-        adj1 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
-        adj2 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
-        getattr(compiled, name).launch_tiled(dim=dim, inputs=[A, B, O1], adj_inputs=adj1, adjoint=True)
-        interp.launch(name, dim, [A, B, O2], adjoint=True, adj_inputs=adj2)
-        for x, y in zip(adj1, adj2):
-            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9, err_msg=f"{name} adjoint\n{source}")
-        STATS["programs"] += 1
+    STATS["programs"] += compare_with_interpreter(source, specs, f"fuzz{seed}", seed)
 
 
 @pytest.mark.cuda
@@ -66,28 +47,34 @@ def test_random_programs_on_the_emulated_gpu_match_the_interpreter(seed, request
     if seed >= 100 + seeds(request, 2, 16):
         pytest.skip("long fuzzing campaign only (--fuzz-long)")
     source, specs = random_module(seed, kernels=6)
-    block_dim = (32, 64)[seed % 2]
-    module = compile_ir(source, f"fuzzgpu{seed}", block_dim)
-    compiled = build(source, f"fuzzgpu{seed}", block_dim=block_dim, target="cuda-emu")
+    STATS["gpu_programs"] = STATS.get("gpu_programs", 0) + compare_with_interpreter(
+        source, specs, f"fuzzgpu{seed}", seed, block_dim=(32, 64)[seed % 2], device="cuda-emu")
+
+
+def compare_with_interpreter(source, specs, name, seed, block_dim=256, device="cpu") -> int:
+    """Runs every kernel of a random module built for `device` and in the interpreter, on shapes
+    with partial tiles; forward and adjoint must agree. Returns the number of kernels compared."""
+    module = compile_ir(source, name, block_dim)
+    compiled = build(source, name, block_dim=block_dim, target="cpu" if device == "cpu" else device)
     interp = Interpreter(module)
     rng = np.random.default_rng(seed)
-    for name, tr, tc in specs:
-        rows, cols = tr * 2 + rng.integers(-1, 2), tc * 2 + rng.integers(-1, 2)
+    for kernel_name, tr, tc in specs:
+        rows, cols = tr * 2 + rng.integers(-1, 2), tc * 2 + rng.integers(-1, 2)  # partial tiles
         dim = (-(-rows // tr), -(-cols // tc))
         A, B = rng.standard_normal((rows, cols)), rng.standard_normal((rows, cols))
         O1, O2 = np.zeros((rows, cols)), np.zeros((rows, cols))
-        kernel = getattr(compiled, name)
-        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], device="cuda-emu")
-        interp.launch(name, dim, [A, B, O2])
-        np.testing.assert_allclose(O1, O2, rtol=1e-9, atol=1e-9, err_msg=f"{name} forward\n{source}")
+        kernel = getattr(compiled, kernel_name)
+        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], device=device)
+        interp.launch(kernel_name, dim, [A, B, O2])
+        np.testing.assert_allclose(O1, O2, rtol=1e-9, atol=1e-9, err_msg=f"{kernel_name} forward\n{source}")
         W = rng.standard_normal((rows, cols))
         adj1 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
         adj2 = [np.zeros_like(A), np.zeros_like(B), W.copy()]
-        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], adj_inputs=adj1, adjoint=True, device="cuda-emu")
-        interp.launch(name, dim, [A, B, O2], adjoint=True, adj_inputs=adj2)
+        kernel.launch_tiled(dim=dim, inputs=[A, B, O1], adj_inputs=adj1, adjoint=True, device=device)
+        interp.launch(kernel_name, dim, [A, B, O2], adjoint=True, adj_inputs=adj2)
         for x, y in zip(adj1, adj2):
-            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9, err_msg=f"{name} adjoint\n{source}")
-        STATS["gpu_programs"] = STATS.get("gpu_programs", 0) + 1
+            np.testing.assert_allclose(x, y, rtol=1e-8, atol=1e-9, err_msg=f"{kernel_name} adjoint\n{source}")
+    return len(specs)
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -5,14 +5,12 @@ finish in the first launch and others only in the relaunch; a block counted twic
 restored in the wrong order, shows up as a wrong gradient."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import build
+from harness import OnEmulator, build
 
 pytestmark = [pytest.mark.cuda, needs_cxx]
 
@@ -43,11 +41,6 @@ def lane_loop(X: wp.array1d(dtype=wp.float64), Y: wp.array1d(dtype=wp.float64)):
     t = wp.tile(x)
     wp.tile_atomic_add(Y, t)
 '''
-
-
-class OnEmulator:
-    def __init__(self, kernel):
-        self.launch_tiled = functools.partial(kernel.launch_tiled, device="cuda-emu")
 
 
 @pytest.fixture(scope="module", params=[32, 64], ids=lambda b: f"block{b}")

@@ -5,14 +5,12 @@ multiple of the 4-element run, partial tiles at array edges, misaligned and stri
 and float16/float64/int32 runs."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import build, compile_ir
+from harness import OnEmulator, build, compile_ir
 from tilec.backend.storage import register_tiles
 
 SOURCE = '''
@@ -107,11 +105,6 @@ def test_gemm_sample_accumulates_in_registers():
     source = (Path(__file__).resolve().parent.parent / "samples" / "gemm.py").read_text()
     fn = compile_ir(source, "gemm", 256).kernels[0]
     assert names(register_tiles(fn)) == {"acc"}
-
-
-class OnEmulator:
-    def __init__(self, kernel):
-        self.launch_tiled = functools.partial(kernel.launch_tiled, device="cuda-emu")
 
 
 @pytest.fixture(scope="module", params=[32, 64], ids=lambda b: f"block{b}")
