@@ -1,8 +1,6 @@
 """Shared fixtures: options for blessing snapshots, and building programs to load and run."""
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import sys
 from pathlib import Path

@@ -30,7 +30,7 @@ def random_kernel(rng: random.Random, index: int) -> tuple:
     name = f"k{index}"
     # `+ x1 * 0.0` anchors the dtype: a func returning a pure constant returns float32, as in Warp
     body = f"{expression(rng, ['x0', 'x1'], 3)} + x1 * 0.0"
-    lines = [f"@wp.func", f"def f{index}(x0: wp.float64, x1: wp.float64):", f"    return {body}",
+    lines = ["@wp.func", f"def f{index}(x0: wp.float64, x1: wp.float64):", f"    return {body}",
              "", "", "@wp.kernel", f"def {name}(A: wp.array2d(dtype=wp.float64), B: wp.array2d(dtype=wp.float64), "
              "O: wp.array2d(dtype=wp.float64)):", "    i, j = wp.tid()",
              f"    a = wp.tile_load(A, shape=({tr}, {tc}), offset=(i * {tr}, j * {tc}))",
@@ -46,8 +46,8 @@ def random_kernel(rng: random.Random, index: int) -> tuple:
     for step in rng.sample(steps, rng.randint(1, min(4, len(steps)))):
         lines.append("    " + step)
     if rng.random() < 0.5:
-        lines += [f"    for k in range(i + 1):", f"        t = wp.tile_map(wp.sin, t) + a * 0.5",
-                  f"        if k == 1:", f"            break"]
+        lines += ["    for k in range(i + 1):", "        t = wp.tile_map(wp.sin, t) + a * 0.5",
+                  "        if k == 1:", "            break"]
     lines.append(f"    wp.tile_store(O, t, offset=(i * {tr}, j * {tc}))")
     return "\n".join(lines) + "\n\n\n", (name, tr, tc)
 
@@ -73,7 +73,7 @@ def mutate(source: str, rng: random.Random) -> str:
     lines = source.splitlines(keepends=True)
 
     def replace(tok, text):
-        (row, col), (erow, ecol) = tok.start, tok.end
+        (row, col), (_, ecol) = tok.start, tok.end  # tokens replaced here sit on one line
         line = lines[row - 1]
         lines[row - 1] = line[:col] + text + line[ecol:]
 

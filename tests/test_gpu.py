@@ -3,11 +3,9 @@ against numpy; adjoints where the GPU build has them. Skipped cleanly without a 
 from __future__ import annotations
 
 import importlib
-import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

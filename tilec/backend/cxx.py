@@ -14,7 +14,6 @@ from .. import ir, naming
 from ..normalize import is_fusible
 from ..ops import MUTATES, OPS
 from ..types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
-from .storage import IDENTITY_GPU, is_register_fold, register_tiles
 
 INFIX = {
     "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -33,21 +32,8 @@ CALL_ATTRS = {
     "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
     "tile_tri_outer_grad": ("lower",),
 }  # fmt: skip
-# GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
-PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
-                "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at"}
-# GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
-COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",
-            "tile_transpose": "coop_tile_transpose", "tile_zeros": "coop_tile_fill_zero",
-            "tile_empty": "coop_tile_fill_zero", "tile_ones": "coop_tile_fill_one", "tile_full": "coop_tile_full",
-            "tile_reshape": "coop_tile_reshape", "tile_squeeze": "coop_tile_reshape",
-            "tile_astype": "coop_tile_astype", "tile_sum": "coop_tile_sum", "tile_max": "coop_tile_max",
-            "tile_min": "coop_tile_min"}
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
-# Register-tile results that are elementwise copies of their operand (same element order).
-REGISTER_COPIES = {"tile_astype", "tile_reshape", "tile_squeeze"}
-REGISTER_FILLS = {"tile_zeros": "0", "tile_empty": "0", "tile_ones": "1"}
 
 
 def ctype(t) -> str:
@@ -108,10 +94,7 @@ class CxxEmitter:
         self.lines: list[str] = []
         self.depth = 0
         self.temp_counter = 0
-        self.smem_bytes = 0  # GPU model: shared memory the body's tiles take
-        self.registers: frozenset = frozenset()  # GPU model: tiles spread over the threads' registers
-        self.block_dim = 1
-        self.scratch_offset = 0  # GPU model: where register-tile reductions combine partials
+        self.registers: frozenset = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
 
     # ------------------------------------------------------------ helpers
@@ -146,44 +129,21 @@ class CxxEmitter:
         ret = ctype(fn.ret)
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
-        offset = 0
-        assigned_first = definitely_assigned_first(fn)
-        if self.target.gpu:
-            self.registers, self.block_dim = register_tiles(fn), fn.block_dim
         self.uses_tape = uses_tape(fn)
-        for sym in local_syms(fn):
-            if sym in self.registers:
-                init = "" if sym in assigned_first else "{}"
-                self.emit(f"{self.register_type(sym.type)} {naming.cxx_var(sym)}{init};")
-            elif self.target.gpu and isinstance(sym.type, TileT):
-                offset = -(-offset // 16) * 16
-                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + {offset});")
-                offset += sym.type.nbytes
-            elif isinstance(sym.type, TileT) and sym in assigned_first:
-                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
-            else:
-                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
-        offset = -(-offset // 16) * 16
-        if self.folds_registers(fn):
-            self.scratch_offset, offset = offset, offset + 8 * self.block_dim
-        self.smem_bytes = offset
+        self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
         self.emit("}")
         return "\n".join(self.lines)
 
-    def register_type(self, t: TileT) -> str:
-        return f"tl::Reg<{ctype(t)}, {self.block_dim}>"
-
-    def register_layout(self, t: TileT) -> str:
-        return f"tl::RegLayout<{t.size}, {self.block_dim}>"
-
-    def folds_registers(self, fn: ir.Function) -> bool:
-        return any(isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
-                   and s.value.args[0].sym in self.registers for s in ir.walk_stmts(fn.body))
-
-    def reads_registers(self, e) -> bool:
-        return any(isinstance(x, ir.Var) and x.sym in self.registers for x in ir.walk_expr(e))
+    def declare_locals(self, fn: ir.Function) -> None:
+        """Every local at the top of the body; tiles a top-level statement writes first start unset."""
+        assigned_first = definitely_assigned_first(fn)
+        for sym in local_syms(fn):
+            if isinstance(sym.type, TileT) and sym in assigned_first:
+                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
+            else:
+                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
 
     def block(self, body) -> None:
         for s in body:
@@ -248,15 +208,11 @@ class CxxEmitter:
         if not isinstance(target.type, TileT):
             self.emit(f"{dst} = {self.expr(value)};")
             return
-        if self.target.gpu:
-            inner = value
-            while isinstance(inner, ir.OpCall) and inner.op in IDENTITY_GPU and isinstance(inner.args[0].type, TileT):
-                inner = inner.args[0]
-            if target in self.registers or self.reads_registers(inner):
-                self.assign_registers(dst, target, inner)
-            else:
-                self.assign_shared(dst, target, value)
-        elif isinstance(value, ir.Var):
+        self.assign_tile(dst, target, value)
+
+    def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
+        """A tile assignment: the CPU's tiles are each lane's own values."""
+        if isinstance(value, ir.Var):
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
@@ -269,108 +225,6 @@ class CxxEmitter:
             self.emit("}")
         else:
             self.tile_op(dst, target, value)
-
-    def assign_shared(self, dst: str, target: ir.Sym, value) -> None:
-        """GPU model: a tile assignment shared by the block's threads, between barriers."""
-        idx = naming.ELEMENT_INDEX
-        if isinstance(value, ir.OpCall) and value.op == "tape_pop":
-            self.emit(f"tl::tape_pop_tile(ctx, {dst});")  # every thread restores its share
-            return
-        if isinstance(value, ir.OpCall) and value.op in PER_LANE_GPU:
-            if value.op == "tile":
-                self.emit(f"tl::{PER_LANE_GPU['tile']}(ctx, {dst}, {self.expr(value.args[0])});")
-                return
-            source = value.args[0]
-            if not (isinstance(source, ir.Var) and source.sym == target):
-                self.assign_shared(dst, target, source)  # an in-place write into a new variable: copy first
-            args = [self.expr(a) for a in value.args[1:]]
-            self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {', '.join(args)});")
-            return
-        if isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU:
-            value = value.args[0]
-        if isinstance(value, ir.Call):
-            raise NotImplementedError("funcs taking or returning tiles are inlined for the GPU")
-        self.emit("ctx.sync();")
-        if isinstance(value, ir.Var) or is_fusible(value):
-            read = (f"{naming.cxx_var(value.sym)}.data[{idx}]" if isinstance(value, ir.Var)
-                    else self.elem(value, idx, target.type.dtype))
-            self.emit(f"for (int {idx} = ctx.lane; {idx} < {target.type.size}; {idx} += ctx.nlanes) {{")
-            self.depth += 1
-            self.emit(f"{dst}.data[{idx}] = {read};")
-            self.depth -= 1
-            self.emit("}")
-        elif value.op in COOP_GPU and not _reads(value, target):
-            mutated = _mutated_positions(value)
-            args = [a for i, a in enumerate(value.args) if i not in mutated]
-            for i in mutated:  # the accumulating matmul updates its own destination in place
-                source = value.args[i]
-                if not (isinstance(source, ir.Var) and source.sym == target):
-                    args = None
-            if args is None:
-                self.leader_tile_op(dst, target, value)
-            else:
-                self.emit(self.runtime_call(self.coop_name(value.op), dst, value, args) + ";")
-        else:
-            self.leader_tile_op(dst, target, value)
-        self.emit("ctx.sync();")
-
-    def assign_registers(self, dst: str, target: ir.Sym, value) -> None:
-        """GPU model: an assignment to or from register tiles (see storage.py): each thread
-        handles its own slots, so no barrier is needed around register-only work."""
-        if isinstance(value, ir.Var) or is_fusible(value) or value.op in REGISTER_COPIES:
-            self.register_loop(dst, target, value)
-        elif value.op in REGISTER_FILLS:
-            self.emit(f"tl::reg_fill(ctx, {dst}, {REGISTER_FILLS[value.op]});")
-        elif value.op in ("tile_full", "tile_load"):
-            cpp = "reg_fill" if value.op == "tile_full" else "reg_tile_load"
-            self.emit(self.runtime_call(cpp, dst, value, list(value.args)) + ";")
-        elif value.op == "tile_matmul":
-            self.emit("ctx.sync();")  # the shared operands are complete
-            self.emit(self.runtime_call("reg_tile_matmul", dst, value, list(value.args[:2])) + ";")
-        elif is_register_fold(value):
-            self.emit(f"tl::reg_{value.op}(ctx, {dst}, {self.expr(value.args[0])}, ctx.smem + {self.scratch_offset});")
-        else:
-            raise NotImplementedError(f"{value.op} with register tiles")
-
-    def register_loop(self, dst: str, target: ir.Sym, value) -> None:
-        """An elementwise assignment over the register layout: slot `_s` of this thread is element `_e`."""
-        layout, slot, idx = self.register_layout(target.type), naming.REGISTER_SLOT, naming.ELEMENT_INDEX
-        into_registers = target in self.registers
-        reads_shared = any(isinstance(x, ir.Var) and isinstance(x.type, TileT) and x.sym not in self.registers
-                           for x in ir.walk_expr(value))
-        if reads_shared or not into_registers:
-            self.emit("ctx.sync();")
-        self.emit("TL_UNROLL")
-        self.emit(f"for (int {slot} = 0; {slot} < {layout}::slots; ++{slot}) {{")
-        self.depth += 1
-        self.emit(f"const int {idx} = {layout}::element({slot}, ctx.lane);")
-        self.emit(f"if (!{layout}::valid({idx})) continue;")
-        self.slot = slot
-        if isinstance(value, ir.OpCall) and value.op in REGISTER_COPIES:
-            read = self.elem(value.args[0], idx, value.args[0].type.dtype)
-            if value.op == "tile_astype":
-                read = f"tl::cast<{target.type.dtype.ctype}>({read})"
-        else:
-            read = self.elem(value, idx, target.type.dtype)
-        self.slot = None
-        self.emit(f"{dst}.v[{slot}] = {read};" if into_registers else f"{dst}.data[{idx}] = {read};")
-        self.depth -= 1
-        self.emit("}")
-        if not into_registers:
-            self.emit("ctx.sync();")
-
-    def coop_name(self, op: str) -> str:
-        """Memory transfers are laid out in runs per thread, like register tiles: they need block_dim."""
-        if op in ("tile_load", "tile_store", "tile_atomic_add"):
-            return f"coop_{op}<{self.block_dim}>"
-        return COOP_GPU[op]
-
-    def leader_tile_op(self, dst: str, target: ir.Sym, value) -> None:
-        self.emit("if (ctx.leader()) {")
-        self.depth += 1
-        self.tile_op(dst, target, value)
-        self.depth -= 1
-        self.emit("}")
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -447,21 +301,10 @@ class CxxEmitter:
                 self.emit(f"tl::tape_push_{kind}(ctx, {self.expr(value)});")
             else:
                 self.emit(f"tl::tape_push(ctx, {self.expr(value)});")
-        elif self.target.gpu and isinstance(e, ir.OpCall) and e.op in ("tile_store", "tile_atomic_add") and \
-                isinstance(e.args[1], ir.Var) and (e.args[1].sym in self.registers or e.op == "tile_atomic_add"):
-            cpp = "reg_" + e.op if e.args[1].sym in self.registers else self.coop_name(e.op)
-            if e.args[1].sym not in self.registers:
-                self.emit("ctx.sync();")
-            self.emit(self.runtime_call(cpp, None, e, list(e.args)) + ";")
-            self.emit("ctx.sync();")  # later reads of the array in this block see the writes
         elif isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
             old = self.temp()
             text = f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}"
             self.emit(self.leader_block(text))
-        elif isinstance(e, ir.OpCall) and self.target.gpu and e.op in COOP_GPU:
-            self.emit("ctx.sync();")
-            self.emit(self.runtime_call(self.coop_name(e.op), None, e, list(e.args)) + ";")
-            self.emit("ctx.sync();")
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):

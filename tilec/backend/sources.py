@@ -15,6 +15,7 @@ from .. import __version__, ir, naming
 from ..types import FLOAT16, BOOL, ArrayT, Scalar
 from . import analysis
 from .cxx import CxxEmitter, Target, ctype, uses_tape
+from .gpu_tiles import CudaEmitter
 
 TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("tilec.backend", "templates"),
@@ -204,7 +205,7 @@ def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> 
         for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
             if fn is None:
                 continue
-            emitter = CxxEmitter(target)
+            emitter = CudaEmitter(target)
             body_name = f"{k.name}_{direction}_body"
             bodies.append(emitter.function(fn, body_name))
             kernel_name = f"{k.name}_cuda_{direction}"
