@@ -228,7 +228,7 @@ class CxxEmitter:
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
-        mutated = _mutated_positions(call)
+        mutated = mutated_positions(call)
         for i in mutated:  # an in-place op writing a new variable starts from a copy of its operand
             source = call.args[i]
             if not (isinstance(source, ir.Var) and source.sym == target):
@@ -400,12 +400,6 @@ def uses_tape(fn: ir.Function) -> bool:
                for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
 
 
-def _reads(call: ir.OpCall, sym: ir.Sym) -> bool:
-    """Does the call read `sym` other than as the operand it updates in place?"""
-    mutated = _mutated_positions(call)
-    return any(isinstance(a, ir.Var) and a.sym == sym for i, a in enumerate(call.args) if i not in mutated)
-
-
 def definitely_assigned_first(fn: ir.Function) -> set:
     """Symbols a top-level statement assigns before any statement can read them: their
     declarations need no zero-initialisation (everything else starts at zero, as the adjoint's
@@ -444,7 +438,7 @@ def local_syms(fn: ir.Function) -> list:
     return list(seen)
 
 
-def _mutated_positions(call: ir.OpCall) -> set:
+def mutated_positions(call: ir.OpCall) -> set:
     if call.op not in MUTATES:
         return set()
     names = [p.name for p in OPS[call.op].params if p.kind == "value"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import ir, naming
 from ..normalize import is_fusible
 from ..types import TileT
-from .cxx import CxxEmitter, _mutated_positions, _reads, ctype, definitely_assigned_first, local_syms
+from .cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
 from .storage import IDENTITY_GPU, is_register_fold, register_tiles
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
@@ -106,8 +106,8 @@ class CudaEmitter(CxxEmitter):
             self.emit(f"{dst}.data[{idx}] = {read};")
             self.depth -= 1
             self.emit("}")
-        elif value.op in COOP_GPU and not _reads(value, target):
-            mutated = _mutated_positions(value)
+        elif value.op in COOP_GPU and not reads_besides_update(value, target):
+            mutated = mutated_positions(value)
             args = [a for i, a in enumerate(value.args) if i not in mutated]
             for i in mutated:  # the accumulating matmul updates its own destination in place
                 source = value.args[i]
@@ -194,3 +194,9 @@ class CudaEmitter(CxxEmitter):
             self.emit("ctx.sync();")
         else:
             super().effect(e)
+
+
+def reads_besides_update(call: ir.OpCall, sym: ir.Sym) -> bool:
+    """Does the call read `sym` other than as the operand it updates in place?"""
+    mutated = mutated_positions(call)
+    return any(isinstance(a, ir.Var) and a.sym == sym for i, a in enumerate(call.args) if i not in mutated)
