@@ -15,6 +15,8 @@ nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
 for f in samples/*.py; do
     python3 -m tilec.cli build "$f" -o /tmp/gpu-build --target all --arch sm_90 -v
 done > "$OUT/build.log" 2>&1
-cp -r /tmp/gpu-build "$OUT/build" 2>/dev/null  # manifest.json holds registers, shared memory and spills
+for d in /tmp/gpu-build/*/; do  # each manifest.json holds its kernels' registers, shared memory and spills
+    cp "$d/manifest.json" "$OUT/$(basename "$d").manifest.json" 2>/dev/null
+done
 python3 -m pytest -q tests/test_gpu.py tests/test_cuda.py -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -5
 python3 bench/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.md"
