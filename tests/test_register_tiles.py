@@ -103,8 +103,15 @@ def test_gemm_sample_accumulates_in_registers():
     from pathlib import Path
 
     source = (Path(__file__).resolve().parent.parent / "samples" / "gemm.py").read_text()
-    fn = compile_ir(source, "gemm", 256).kernels[0]
-    assert names(register_tiles(fn)) == {"acc"}
+    module = compile_ir(source, "gemm", 256)
+    assert names(register_tiles(module.kernels[0])) == {"acc"}
+    # so the block's shared memory holds just the two 32x32 float32 operands
+    import json
+
+    from tilec.driver import generate
+
+    manifest = json.loads(generate(module, source, {"block_dim": 256})["manifest.json"])
+    assert manifest["kernels"]["gemm"]["cuda_shared_bytes"]["forward"] == 2 * 32 * 32 * 4
 
 
 @pytest.fixture(scope="module", params=[32, 64], ids=lambda b: f"block{b}")
