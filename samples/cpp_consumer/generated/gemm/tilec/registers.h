@@ -83,6 +83,29 @@ TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run 
     constexpr int W = TT::dim(TT::ndim - 1);
     constexpr int bytes = L::run * int(sizeof(T));
     const bool rows_contiguous = a.strides[N - 1] == int64_t(sizeof(T));
+    if constexpr (W % L::run == 0) {
+        // the whole tile inside the array, rows contiguous and every run aligned: no per-run checks
+        bool whole = rows_contiguous;
+        for (int k = 0; k < N; ++k) whole = whole && off[k] >= 0 && off[k] + TT::dim(k) <= a.shape[k];
+        int64_t ids0[N];
+        for (int k = 0; k < N; ++k) ids0[k] = off[k];
+        T* base = a.ptr_n(ids0);
+        bool aligned = reinterpret_cast<uintptr_t>(base) % (bytes < 16 ? bytes : 16) == 0;
+        for (int k = 0; k + 1 < N; ++k) aligned = aligned && a.strides[k] % (bytes < 16 ? bytes : 16) == 0;
+        if (whole && aligned) {
+            TL_UNROLL
+            for (int r = 0; r < L::runs; ++r) {
+                const int e0 = L::element(r * L::run, ctx.lane);
+                if (!L::valid(e0)) continue;
+                int idx[N];
+                unravel<TT>(e0, idx);
+                int64_t byte = 0;
+                for (int k = 0; k < N; ++k) byte += int64_t(idx[k]) * a.strides[k];
+                run(r * L::run, e0, reinterpret_cast<T*>(reinterpret_cast<char*>(base) + byte));
+            }
+            return;
+        }
+    }
     TL_UNROLL
     for (int r = 0; r < L::runs; ++r) {
         const int e0 = L::element(r * L::run, ctx.lane);
