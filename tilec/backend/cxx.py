@@ -84,7 +84,8 @@ class Target:
 
     @property
     def gpu(self) -> bool:
-        """Tiles live once per block in shared memory (the .cu model) instead of once per lane."""
+        """The .cu model: tiles belong to the block (registers spread over its threads, or shared
+        memory; gpu_tiles.py), not to a lane."""
         return self.name == "cuda"
 
 
