@@ -1,7 +1,8 @@
 // tilec runtime: the adjoint tape of .cu code (on the GPU and in the CUDA emulation).
 // A backward kernel that saves values gets a global buffer with one region per block: a block
 // stack for tiles (the block's threads push and pop them together) and one stack per thread for
-// scalars. Capacity is fixed per launch. A push past it is counted but not stored; at the end of
+// scalars, interleaved word by word (a thread's k-th 8-byte word sits at k * nlanes + lane) so
+// that threads saving together touch neighbouring words. Capacity is fixed per launch. A push past it is counted but not stored; at the end of
 // the replay (tape_ready) a block that overflowed reports what it needed and skips its reverse
 // sweep, so it has written nothing. The host (launch_with_tape) then relaunches with the
 // measured size, and blocks that already finished return at once.
@@ -20,8 +21,9 @@ struct TapeDesc {  // a kernel parameter, by value
 
 struct DeviceTape {
     unsigned char* block = nullptr;
-    unsigned char* thread = nullptr;
-    int64_t block_cap = 0, thread_cap = 0, block_top = 0, thread_top = 0;
+    unsigned char* thread = nullptr;  // this thread's first word
+    int64_t stride = 0;               // bytes between a thread's words
+    int64_t block_cap = 0, thread_cap = 0, block_top = 0, thread_top = 0;  // thread_*: in bytes, 8 per value
     volatile int32_t* done = nullptr;
     unsigned long long* need = nullptr;
 };
@@ -34,7 +36,8 @@ TL_HD bool open_tape(Ctx& ctx, DeviceTape& t, const TapeDesc& d, const LaunchDes
     if (*t.done == 1) return false;
     unsigned char* region = d.base + block * (d.block_bytes + int64_t(ctx.nlanes) * d.thread_bytes);
     t.block = region;
-    t.thread = region + d.block_bytes + int64_t(ctx.lane) * d.thread_bytes;
+    t.thread = region + d.block_bytes + 8 * int64_t(ctx.lane);
+    t.stride = 8 * int64_t(ctx.nlanes);
     t.block_cap = d.block_bytes;
     t.thread_cap = d.thread_bytes;
     t.need = d.need;
@@ -46,15 +49,16 @@ TL_HD bool open_tape(Ctx& ctx, DeviceTape& t, const TapeDesc& d, const LaunchDes
 }
 
 template <class T> TL_HD void tape_push_scalar(Ctx& ctx, const T& v) {
+    static_assert(sizeof(T) <= 8, "a scalar takes one word of the tape");
     DeviceTape& t = *ctx.dtape;
-    if (t.thread_top + int64_t(sizeof(T)) <= t.thread_cap) memcpy(t.thread + t.thread_top, &v, sizeof(T));
-    t.thread_top += sizeof(T);
+    if (t.thread_top + 8 <= t.thread_cap) memcpy(t.thread + t.thread_top / 8 * t.stride, &v, sizeof(T));
+    t.thread_top += 8;
 }
 template <class T> TL_HD T tape_pop_scalar(Ctx& ctx) {
     DeviceTape& t = *ctx.dtape;
-    t.thread_top -= sizeof(T);
+    t.thread_top -= 8;
     T v;
-    memcpy(&v, t.thread + t.thread_top, sizeof(T));
+    memcpy(&v, t.thread + t.thread_top / 8 * t.stride, sizeof(T));
     return v;
 }
 
@@ -109,7 +113,7 @@ template <class Mem, class Launch> int launch_with_tape(Mem& mem, int64_t blocks
     for (int attempt = 0;; ++attempt) {
         TapeDesc t{};
         t.block_bytes = (block_bytes + 15) / 16 * 16;
-        t.thread_bytes = (thread_bytes + 15) / 16 * 16;
+        t.thread_bytes = (thread_bytes + 15) / 16 * 16;  // a multiple of the 8-byte word
         t.base = static_cast<unsigned char*>(mem.alloc(size_t(blocks * (t.block_bytes + nlanes * t.thread_bytes))));
         t.done = done;
         t.need = need;
