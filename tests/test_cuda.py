@@ -90,3 +90,14 @@ def block_dim(request):
 def test_emulated(family, case, block_dim):
     module = build(family.SOURCE, family.__name__[5:] + "_emu", block_dim=block_dim, target="cuda-emu")
     getattr(family, case)(OnDevice(module, "cuda-emu"))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
+@pytest.mark.parametrize("family,case", CASES, ids=[f"{f.__name__[5:]}-{n[5:]}" for f, n in CASES])
+def test_emulated_with_threads_in_reverse_order(family, case, monkeypatch):
+    """The emulation runs each phase between barriers thread by thread. Reversing that order must not
+    change any result: a result that depends on it is a missing barrier (a race on a GPU)."""
+    monkeypatch.setenv("TILEC_EMU_SCHEDULE", "reverse")
+    module = build(family.SOURCE, family.__name__[5:] + "_emu", block_dim=64, target="cuda-emu")
+    getattr(family, case)(OnDevice(module, "cuda-emu"))

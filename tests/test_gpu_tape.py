@@ -43,9 +43,12 @@ def lane_loop(X: wp.array1d(dtype=wp.float64), Y: wp.array1d(dtype=wp.float64)):
 '''
 
 
-@pytest.fixture(scope="module", params=[32, 64], ids=lambda b: f"block{b}")
-def module(request):
-    return build(SOURCE, "gpu_tape", block_dim=request.param, target="cuda-emu")
+@pytest.fixture(params=[(32, ""), (64, ""), (64, "reverse")], ids=lambda p: f"block{p[0]}{'-' + p[1] if p[1] else ''}")
+def module(request, monkeypatch):
+    block_dim, schedule = request.param
+    if schedule:  # threads run each phase between barriers last to first: no result may change
+        monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
+    return build(SOURCE, "gpu_tape", block_dim=block_dim, target="cuda-emu")
 
 
 def test_backward_kernels_that_save_values_exist_for_the_gpu(module):

@@ -114,9 +114,12 @@ def test_gemm_sample_accumulates_in_registers():
     assert manifest["kernels"]["gemm"]["cuda_shared_bytes"]["forward"] == 2 * 32 * 32 * 4
 
 
-@pytest.fixture(scope="module", params=[32, 64], ids=lambda b: f"block{b}")
-def module(request):
-    return build(SOURCE, "registers_emu", block_dim=request.param, target="cuda-emu")
+@pytest.fixture(params=[(32, ""), (64, ""), (64, "reverse")], ids=lambda p: f"block{p[0]}{'-' + p[1] if p[1] else ''}")
+def module(request, monkeypatch):
+    block_dim, schedule = request.param
+    if schedule:  # threads run each phase between barriers last to first: no result may change
+        monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
+    return build(SOURCE, "registers_emu", block_dim=block_dim, target="cuda-emu")
 
 
 pytestmark = [pytest.mark.cuda, needs_cxx]

@@ -106,10 +106,15 @@ struct LaneGroup {
             lanes[l].uc_link = &scheduler;
             makecontext(&lanes[l], trampoline, 0);
         }
+        // TILEC_EMU_SCHEDULE=reverse runs each phase from the last lane down: results that change
+        // with the order expose a missing barrier (a GPU would race there).
+        const char* schedule = std::getenv("TILEC_EMU_SCHEDULE");
+        const bool reverse = schedule && std::strcmp(schedule, "reverse") == 0;
         int alive = n;
         while (alive > 0) {
             alive = 0;
-            for (int l = 0; l < n; ++l) {
+            for (int k = 0; k < n; ++k) {
+                const int l = reverse ? n - 1 - k : k;
                 if (done[l]) continue;
                 current = l;
                 swapcontext(&scheduler, &lanes[l]);
