@@ -153,6 +153,8 @@ class CxxEmitter:
     # ------------------------------------------------------------ statements
 
     def stmt(self, s) -> None:
+        if _is_tape_ready(s) and not (self.target.gpu and self.uses_tape):
+            return  # only a GPU tape of fixed size needs the check (and its source-line comment)
         self.where(s.span)
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
@@ -292,9 +294,8 @@ class CxxEmitter:
             raise NotImplementedError(f"unpack of {v}")
 
     def effect(self, e) -> None:
-        if isinstance(e, ir.OpCall) and e.op == "tape_ready":
-            if self.target.gpu and self.uses_tape:  # a block whose tape overflowed stops here, unwritten
-                self.emit("if (!tl::tape_ready(ctx)) return;")
+        if isinstance(e, ir.OpCall) and e.op == "tape_ready":  # a block whose tape overflowed stops here, unwritten
+            self.emit("if (!tl::tape_ready(ctx)) return;")
         elif isinstance(e, ir.OpCall) and e.op == "tape_push":
             value = e.args[0]
             if self.target.gpu:
@@ -394,6 +395,10 @@ class CxxEmitter:
         if spec.elementwise:
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def _is_tape_ready(s) -> bool:
+    return isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tape_ready"
 
 
 def uses_tape(fn: ir.Function) -> bool:

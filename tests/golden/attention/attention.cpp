@@ -168,7 +168,6 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     }
     // attention.py:25
     tl::tile_load(ctx, v__tmp_8, V, true);
-    // attention.py:16
     // attention.py:26
     tl::tile_load(ctx, v__tmp_42, adj_O, true, (i * 16), 0);
     // attention.py:26

@@ -76,7 +76,6 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     tl::tile_reshape(ctx, y, v__tmp_2);
     // cholesky.py:18
     tl::tile_cholesky(ctx, L, a);
-    // cholesky.py:13
     // cholesky.py:20
     tl::tile_load(ctx, v__tmp_22, adj_X, true, b, 0);
     // cholesky.py:20

@@ -189,7 +189,6 @@ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Arr
     for (int _e = 0; _e < 1024; ++_e) {
         g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
-    // layernorm.py:20
     // layernorm.py:30
     tl::tile_load(ctx, v__tmp_50, adj_Y, true, (i * 4), 0);
     // layernorm.py:30

@@ -98,7 +98,6 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     }
     // mlp.py:27
     tl::tile_load(ctx, v__tmp_3, W2, true);
-    // mlp.py:21
     // mlp.py:29
     tl::tile_load(ctx, v__tmp_29, adj_Y, true, (i * 16), 0);
     // mlp.py:29

@@ -109,7 +109,6 @@ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array
     for (int _e = 0; _e < 1024; ++_e) {
         s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
-    // softmax.py:14
     // softmax.py:20
     tl::tile_load(ctx, v__tmp_27, adj_Y, true, (i * 4), 0);
     // softmax.py:20

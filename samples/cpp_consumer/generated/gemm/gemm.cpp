@@ -67,7 +67,6 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
         for (k = 0; k < _t1; k += _t2) {
         }
     }
-    // gemm.py:15
     // gemm.py:23
     tl::tile_load(ctx, v__tmp_13, adj_C, true, (i * 32), (j * 32));
     // gemm.py:23

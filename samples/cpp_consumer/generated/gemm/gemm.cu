@@ -83,7 +83,6 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
         for (k = 0; k < _t1; k += _t2) {
         }
     }
-    // gemm.py:15
     // gemm.py:23
     tl::reg_tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
     // gemm.py:23
