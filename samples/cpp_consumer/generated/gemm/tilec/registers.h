@@ -139,79 +139,76 @@ TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run 
     }
 }
 
+// A tile's storage for one run: a register tile by slot, a shared tile by element.
+template <class X> struct tile_of { using type = X; };
+template <class TT, int BD> struct tile_of<Reg<TT, BD>> { using type = TT; };
+template <class TT, int BD> TL_HD typename TT::value_type* at_run(Reg<TT, BD>& r, int s, int) { return r.v + s; }
+template <class TT, int BD> TL_HD const typename TT::value_type* at_run(const Reg<TT, BD>& r, int s, int) {
+    return r.v + s;
+}
+template <class T, int... D> TL_HD T* at_run(Tile<T, D...>& t, int, int e) { return t.data + e; }
+template <class T, int... D> TL_HD const T* at_run(const Tile<T, D...>& t, int, int e) { return t.data + e; }
+
+// Loads, stores and atomic adds between an array and a tile (register or shared) laid out as L.
+template <class L, class X, class T, int N, class... O>
+TL_HD void load_runs(Ctx& ctx, X& dst, const Array<T, N>& a, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename tile_of<X>::type, L>(
+        ctx, a, off, [&](int s, int e, const T* p) { load_run<L::run * sizeof(T)>(at_run(dst, s, e), p); },
+        [&](int s, int e, const int64_t* ids, bool ok) { *at_run(dst, s, e) = ok ? *a.ptr_n(ids) : T(0); });
+}
+template <class L, class X, class T, int N, class... O>
+TL_HD void store_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename tile_of<X>::type, L>(
+        ctx, a, off, [&](int s, int e, T* p) { store_run<L::run * sizeof(T)>(p, at_run(src, s, e)); },
+        [&](int s, int e, const int64_t* ids, bool ok) {
+            if (ok) *a.ptr_n(ids) = *at_run(src, s, e);
+        });
+}
+// a[off + tile] += src, element by element (the old values are not kept).
+template <class L, class X, class T, int N, class... O>
+TL_HD void atomic_add_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    for_each_run<typename tile_of<X>::type, L>(
+        ctx, a, off, [&](int s, int e, T* p) {
+            const T* v = at_run(src, s, e);
+            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, v[q]);
+        },
+        [&](int s, int e, const int64_t* ids, bool ok) {
+            if (ok) atomic_add_ptr(a.ptr_n(ids), *at_run(src, s, e));
+        });
+}
+
 template <class RT, class T, int N, class... O>
 TL_HD void reg_tile_load(Ctx& ctx, RT& dst, const Array<T, N>& a, bool, O... o) {
-    using L = typename RT::layout;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<typename RT::tile_type, L>(
-        ctx, a, off, [&](int s, int, const T* p) { load_run<L::run * sizeof(T)>(dst.v + s, p); },
-        [&](int s, int, const int64_t* ids, bool ok) { dst.v[s] = ok ? *a.ptr_n(ids) : T(0); });
+    load_runs<typename RT::layout>(ctx, dst, a, o...);
 }
-
 template <class RT, class T, int N, class... O>
 TL_HD void reg_tile_store(Ctx& ctx, const Array<T, N>& a, const RT& src, bool, O... o) {
-    using L = typename RT::layout;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<typename RT::tile_type, L>(
-        ctx, a, off, [&](int s, int, T* p) { store_run<L::run * sizeof(T)>(p, src.v + s); },
-        [&](int s, int, const int64_t* ids, bool ok) {
-            if (ok) *a.ptr_n(ids) = src.v[s];
-        });
+    store_runs<typename RT::layout>(ctx, a, src, o...);
 }
-
-// a[off + tile] += src, element by element (the old values are not kept).
 template <class RT, class T, int N, class... O>
 TL_HD void reg_tile_atomic_add(Ctx& ctx, const Array<T, N>& a, const RT& src, bool, O... o) {
-    using L = typename RT::layout;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<typename RT::tile_type, L>(
-        ctx, a, off, [&](int s, int, T* p) {
-            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, src.v[s + q]);
-        },
-        [&](int s, int, const int64_t* ids, bool ok) {
-            if (ok) atomic_add_ptr(a.ptr_n(ids), src.v[s]);
-        });
+    atomic_add_runs<typename RT::layout>(ctx, a, src, o...);
 }
 
 // Shared tiles, loaded, stored and atomically added by the block's BD threads in runs laid out
 // as register tiles are (coalesced, vector accesses where aligned). The caller synchronises.
 template <int BD, class TT, class T, int N, class... O>
 TL_HD void coop_tile_load(Ctx& ctx, TT& dst, const Array<T, N>& a, bool, O... o) {
-    using L = RegLayout<TT::size, BD>;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<TT, L>(
-        ctx, a, off, [&](int, int e, const T* p) { load_run<L::run * sizeof(T)>(dst.data + e, p); },
-        [&](int, int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
+    load_runs<RegLayout<TT::size, BD>>(ctx, dst, a, o...);
 }
-
 template <int BD, class TT, class T, int N, class... O>
 TL_HD void coop_tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
-    using L = RegLayout<TT::size, BD>;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<TT, L>(
-        ctx, a, off, [&](int, int e, T* p) { store_run<L::run * sizeof(T)>(p, t.data + e); },
-        [&](int, int e, const int64_t* ids, bool ok) {
-            if (ok) *a.ptr_n(ids) = t.data[e];
-        });
+    store_runs<RegLayout<TT::size, BD>>(ctx, a, t, o...);
 }
-
 template <int BD, class TT, class T, int N, class... O>
 TL_HD void coop_tile_atomic_add(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
-    using L = RegLayout<TT::size, BD>;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    for_each_run<TT, L>(
-        ctx, a, off, [&](int, int e, T* p) {
-            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, t.data[e + q]);
-        },
-        [&](int, int e, const int64_t* ids, bool ok) {
-            if (ok) atomic_add_ptr(a.ptr_n(ids), t.data[e]);
-        });
+    atomic_add_runs<RegLayout<TT::size, BD>>(ctx, a, t, o...);
 }
 
 template <class RT, class V> TL_HD void reg_fill(Ctx&, RT& dst, V value) {
