@@ -17,7 +17,7 @@ from dataclasses import replace
 from . import ir
 from .normalize import normalize_module
 from .simplify import simplify_function
-from .ops import OPS
+from .ops import OPS, PER_LANE_WRITES
 from .ops.adjoints import RULES
 from .ops.build import call as C
 from .ops.build import const, zeros
@@ -369,7 +369,7 @@ class _Adjoint:
             if OPS[e.op].adj_cpp is None:
                 return  # not differentiable by nature (comparisons, bit ops, arg-reductions)
             raise NotDifferentiable(f"{e.op}: no adjoint rule", e.span)
-        block_wide = self.lanes and isinstance(e.type, TileT) and e.op not in PER_LANE_TILE_OPS
+        block_wide = self.lanes and isinstance(e.type, TileT) and e.op not in PER_LANE_WRITES
         for index, contribution in rule(self, e, g):
             if block_wide and isinstance(contribution.type, Scalar) and not (
                     isinstance(contribution, ir.OpCall) and contribution.op == "leader_only"):
@@ -378,8 +378,6 @@ class _Adjoint:
 
 
 RULES_ON_EFFECTS = EFFECTS
-# Tile ops whose scalar operands are each lane's own (their adjoints are per lane, too).
-PER_LANE_TILE_OPS = {"tile", "tile_additem", "tile_subitem", "tile_setitem", "tile_add_at"}
 
 
 def _reads_outside(body, loop) -> set:

@@ -116,11 +116,12 @@ def show_types_text(module) -> str:
 def gpu_placement(module) -> dict:
     """Kernel name -> the tiles the GPU model keeps in registers (the rest: shared memory). A
     func's tiles are placed at each call site, once inlined."""
-    from .backend.sources import plan_cuda
+    from .backend.sources import cuda_forward
     from .backend.storage import register_tiles
     from .normalize import normalize_module
 
-    return {plan.forward.name: register_tiles(plan.forward) for plan in plan_cuda(normalize_module(module))}
+    module = normalize_module(module)
+    return {k.name: register_tiles(cuda_forward(k, module)) for k in module.kernels}
 
 
 def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit_only=False,

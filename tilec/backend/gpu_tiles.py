@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from .. import ir, naming
 from ..normalize import is_fusible
+from ..ops import PER_LANE_WRITES
 from ..types import TileT
 from .cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
-from .storage import IDENTITY_GPU, is_register_fold, register_tiles
+from .storage import is_register_fold, register_tiles, without_identities
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
 PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
                 "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at"}
+assert set(PER_LANE_GPU) == PER_LANE_WRITES
 # GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
 COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",
             "tile_transpose": "coop_tile_transpose", "tile_zeros": "coop_tile_fill_zero",
@@ -69,9 +71,7 @@ class CudaEmitter(CxxEmitter):
         return any(isinstance(x, ir.Var) and x.sym in self.registers for x in ir.walk_expr(e))
 
     def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
-        inner = value
-        while isinstance(inner, ir.OpCall) and inner.op in IDENTITY_GPU and isinstance(inner.args[0].type, TileT):
-            inner = inner.args[0]
+        inner = without_identities(value)
         if target in self.registers or self.reads_registers(inner):
             self.assign_registers(dst, target, inner)
         else:
@@ -93,8 +93,7 @@ class CudaEmitter(CxxEmitter):
             args = [self.expr(a) for a in value.args[1:]]
             self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {', '.join(args)});")
             return
-        if isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU:
-            value = value.args[0]
+        value = without_identities(value)
         if isinstance(value, ir.Call):
             raise NotImplementedError("funcs taking or returning tiles are inlined for the GPU")
         self.emit("ctx.sync();")

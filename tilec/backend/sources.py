@@ -149,17 +149,23 @@ def _touches_tiles(fn: ir.Function) -> bool:
     return isinstance(fn.ret, TileT) or any(isinstance(s.type, TileT) for s in syms)
 
 
+def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
+    """A kernel as the GPU runs it forward: funcs touching tiles inlined, then normalized."""
+    from ..normalize import normalize_module
+    from ..structure import inline_calls
+
+    inlined = inline_calls(k, {f.name: f for f in module.funcs}, lift_maps=False)
+    return normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
+
+
 def plan_cuda(module: ir.Module) -> list:
     """GPU kernels: funcs touching tiles inlined; adjoints wherever the CPU has one."""
     from ..autodiff import adjoint_kernel
-    from ..normalize import normalize_module
-    from ..structure import NotDifferentiable, inline_calls
+    from ..structure import NotDifferentiable
 
-    funcs = {f.name: f for f in module.funcs}
     plans = []
     for k in module.kernels:
-        inlined = inline_calls(k, funcs, lift_maps=False)
-        forward = normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
+        forward = cuda_forward(k, module)
         adjoint, why = None, None
         if k.differentiate:
             try:

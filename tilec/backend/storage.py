@@ -51,9 +51,15 @@ def _register_effect(e) -> bool:
             and isinstance(e.args[1], ir.Var))
 
 
-def _classify_assign(target: ir.Sym, value, shared: set) -> None:
+def without_identities(value):
+    """The tile value under any lane_sum/leader_only, which the GPU model treats as copies."""
     while isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU and isinstance(value.args[0].type, TileT):
         value = value.args[0]
+    return value
+
+
+def _classify_assign(target: ir.Sym, value, shared: set) -> None:
+    value = without_identities(value)
     if isinstance(value, ir.Var):
         return
     if is_fusible(value):

@@ -2,7 +2,8 @@
 
 `OPS` maps every op name to its spec; `API_OPS` are those a program may call
 as `wp.<name>`; `MUTATES` names, for ops that update arguments in place, which
-parameters they update (the checker rebinds those variables).
+parameters they update (the checker rebinds those variables); `PER_LANE_WRITES`, the tile ops
+whose scalar operands are each lane's own (every lane writes its value into the block's tile).
 """
 from __future__ import annotations
 
@@ -22,4 +23,6 @@ MUTATES: dict[str, tuple] = {}
 for _family in _FAMILIES:
     MUTATES.update(getattr(_family, "MUTATES", {}))
 
-__all__ = ["OPS", "API_OPS", "MUTATES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]
+PER_LANE_WRITES = frozenset({"tile", "tile_setitem", "tile_additem", "tile_subitem", "tile_add_at"})
+
+__all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]
