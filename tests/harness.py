@@ -42,3 +42,21 @@ class OnEmulator:
         import functools
 
         self.launch_tiled = functools.partial(kernel.launch_tiled, device="cuda-emu")
+
+
+# Emulation variants for GPU-model tests: (block_dim, thread order within each barrier phase).
+EMULATIONS = [(32, ""), (64, ""), (64, "reverse")]
+
+
+def emulation_id(variant) -> str:
+    block_dim, schedule = variant
+    return f"block{block_dim}" + (f"-{schedule}" if schedule else "")
+
+
+def build_emulated(source: str, name: str, variant, monkeypatch):
+    """Builds for the CUDA emulation; a "reverse" variant runs each phase between barriers from the
+    last thread down, which must not change any result."""
+    block_dim, schedule = variant
+    if schedule:
+        monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
+    return build(source, name, block_dim=block_dim, target="cuda-emu")

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import OnEmulator, build
+from harness import EMULATIONS, OnEmulator, build_emulated, emulation_id
 
 pytestmark = [pytest.mark.cuda, needs_cxx]
 
@@ -43,12 +43,9 @@ def lane_loop(X: wp.array1d(dtype=wp.float64), Y: wp.array1d(dtype=wp.float64)):
 '''
 
 
-@pytest.fixture(params=[(32, ""), (64, ""), (64, "reverse")], ids=lambda p: f"block{p[0]}{'-' + p[1] if p[1] else ''}")
+@pytest.fixture(params=EMULATIONS, ids=emulation_id)
 def module(request, monkeypatch):
-    block_dim, schedule = request.param
-    if schedule:  # threads run each phase between barriers last to first: no result may change
-        monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
-    return build(SOURCE, "gpu_tape", block_dim=block_dim, target="cuda-emu")
+    return build_emulated(SOURCE, "gpu_tape", request.param, monkeypatch)
 
 
 def test_backward_kernels_that_save_values_exist_for_the_gpu(module):

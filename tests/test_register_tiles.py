@@ -10,7 +10,7 @@ import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import OnEmulator, build, compile_ir
+from harness import EMULATIONS, OnEmulator, build, build_emulated, emulation_id, compile_ir
 from tilec.backend.storage import register_tiles
 
 SOURCE = '''
@@ -114,12 +114,9 @@ def test_gemm_sample_accumulates_in_registers():
     assert manifest["kernels"]["gemm"]["cuda_shared_bytes"]["forward"] == 2 * 32 * 32 * 4
 
 
-@pytest.fixture(params=[(32, ""), (64, ""), (64, "reverse")], ids=lambda p: f"block{p[0]}{'-' + p[1] if p[1] else ''}")
+@pytest.fixture(params=EMULATIONS, ids=emulation_id)
 def module(request, monkeypatch):
-    block_dim, schedule = request.param
-    if schedule:  # threads run each phase between barriers last to first: no result may change
-        monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
-    return build(SOURCE, "registers_emu", block_dim=block_dim, target="cuda-emu")
+    return build_emulated(SOURCE, "registers_emu", request.param, monkeypatch)
 
 
 pytestmark = [pytest.mark.cuda, needs_cxx]
