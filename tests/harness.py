@@ -9,9 +9,9 @@ from pathlib import Path
 from tilec.api import load
 from tilec.driver import build_module
 from tilec.frontend.check import Options
-from tilec.normalize import normalize_module
+from tilec.passes.normalize import normalize_module
 from tilec.pipeline import compile_source
-from tilec.verify import verify_module
+from tilec.passes.verify import verify_module
 
 CACHE = Path(os.environ.get("TILEC_TEST_CACHE", Path(tempfile.gettempdir()) / "tilec-test-builds"))
 

@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT, has_cxx
 from fuzzing import mutate, random_module
 from harness import build, compile_ir
-from tilec.backend.sources import plan_kernels
-from tilec.build import find_cxx
+from tilec.codegen.sources import plan_kernels
+from tilec.backend_cpu.compiler import find_cxx
 from tilec.diagnostics import CompileError
 from tilec.driver import generate
 from tilec.interp import Interpreter
@@ -93,7 +93,7 @@ def test_mutated_programs_give_diagnostics_not_crashes(seed, request, tmp_path):
             STATS["diagnostics"] += 1
             continue
         STATS["accepted"] += 1
-        from tilec.normalize import normalize_module
+        from tilec.passes.normalize import normalize_module
 
         module = normalize_module(compiled.module)
         files = generate(module, source, {"block_dim": 256}, plan_kernels(module))

@@ -11,7 +11,7 @@ from tilec.ops import API_OPS, OPS
 from tilec.ops.adjoints import RULES
 from tilec.ops.core import PARAM_KINDS
 
-RUNTIME = "\n".join(p.read_text() for p in (Path(__file__).parent.parent / "tilec/runtime/tilec").glob("*.h"))
+RUNTIME = "\n".join(p.read_text() for p in (Path(__file__).parent.parent / "runtime_headers/tilec").glob("*.h"))
 DESIGN_OPS = """tile_zeros tile_ones tile_full tile_arange tile_empty tile untile tile_load tile_store
 tile_atomic_add tile_load_indexed tile_store_indexed tile_atomic_add_indexed tile_map tile_sum tile_max
 tile_min tile_argmax tile_argmin tile_reduce tile_scan_inclusive tile_scan_exclusive tile_sort tile_matmul

@@ -7,16 +7,16 @@ import pytest
 
 from harness import compile_ir
 from tilec import ir
-from tilec.autodiff import adjoint_kernel
+from tilec.passes.autodiff import adjoint_kernel
 from tilec.diagnostics import CompileError, Diagnostics
 from tilec.frontend.parse import parse
 from tilec.frontend.resolve import resolve
-from tilec.normalize import is_fusible, normalize_module
+from tilec.passes.normalize import is_fusible, normalize_module
 from tilec.ops import OPS
 from tilec.pipeline import compile_source
-from tilec.structure import eliminate_jumps, inline_calls
-from tilec.types import FLOAT32, FLOAT64, INT32, TileT
-from tilec.verify import verify_module
+from tilec.passes.structure import eliminate_jumps, inline_calls
+from tilec.ir.types import FLOAT32, FLOAT64, INT32, TileT
+from tilec.passes.verify import verify_module
 
 HEADER = "import warp as wp\n\n"
 
@@ -138,7 +138,7 @@ def test_inline_and_jump_elimination_leave_structured_code():
     k = eliminate_jumps(inline_calls(m.kernels[0], {f.name: f for f in m.funcs}))
     calls = [e for s in ir.walk_stmts(k.body) for x in ir.stmt_exprs(s) for e in ir.walk_expr(x) if isinstance(e, ir.Call)]
     assert calls == []
-    from tilec.structure import _same_loop
+    from tilec.passes.structure import _same_loop
 
     for s in ir.walk_stmts(k.body):
         if isinstance(s, (ir.For, ir.While)):  # only the closing `if brk: break` may leave a loop

@@ -11,7 +11,7 @@ import pytest
 from conftest import needs_cxx
 from gradcheck import check_gradients
 from harness import EMULATIONS, OnEmulator, build, build_emulated, emulation_id, compile_ir
-from tilec.backend.storage import register_tiles
+from tilec.backend_cuda.storage import register_tiles
 
 SOURCE = '''
 import warp as wp

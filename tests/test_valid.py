@@ -9,11 +9,11 @@ import pytest
 
 from conftest import has_cxx
 from harness import compile_ir
-from tilec.autodiff import adjoint_kernel
-from tilec.backend.sources import plan_kernels
-from tilec.build import find_cxx
+from tilec.passes.autodiff import adjoint_kernel
+from tilec.codegen.sources import plan_kernels
+from tilec.backend_cpu.compiler import find_cxx
 from tilec.driver import generate
-from tilec.verify import verify_function
+from tilec.passes.verify import verify_function
 
 VALID = sorted((Path(__file__).parent / "valid").glob("*.py"))
 

@@ -88,7 +88,7 @@ def check(file, show_types, block_dim, max_shared, dump_after):
 
 def show_types_text(module) -> str:
     from . import ir
-    from .types import TileT
+    from .ir.types import TileT
 
     placement = gpu_placement(module)
     lines = []
@@ -116,9 +116,9 @@ def show_types_text(module) -> str:
 def gpu_placement(module) -> dict:
     """Kernel name -> the tiles the GPU model keeps in registers (the rest: shared memory). A
     func's tiles are placed at each call site, once inlined."""
-    from .backend.sources import cuda_forward
-    from .backend.storage import register_tiles
-    from .normalize import normalize_module
+    from .backend_cuda.emit import cuda_forward
+    from .backend_cuda.storage import register_tiles
+    from .passes.normalize import normalize_module
 
     module = normalize_module(module)
     return {k.name: register_tiles(cuda_forward(k, module)) for k in module.kernels}
@@ -135,7 +135,7 @@ def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit
 
 
 def _compile_for_emit(file, block_dim, max_shared, dump_after):
-    from .normalize import normalize_module
+    from .passes.normalize import normalize_module
 
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)

@@ -5,18 +5,22 @@ import hashlib
 from pathlib import Path
 
 from . import __version__
-from .backend import sources
-from .build import (cxx_command, emu_command, find_cxx, find_nvcc, inputs_hash, nvcc_command, nvcc_version,
-                    parse_ptxas, run_compiler, write_and_build)
+from .backend_cpu import emit as cpu_emit
+from .backend_cpu.compiler import cxx_command, find_cxx
+from .backend_cuda import emit as cuda_emit
+from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
+                                    parse_ptxas)
+from .build import inputs_hash, run_compiler, write_and_build
+from .codegen import sources
 
 
 def generate(module, source: str, flags: dict, plans=None) -> dict:
     """Every generated text file of the output folder: relative path -> text."""
     plans = plans if plans is not None else sources.plan_kernels(module)
     line_directives = bool(flags.get("line_directives"))
-    cuda_plans = sources.plan_cuda(module)
-    cu_text, cuda_entries = sources.emit_cuda(module, cuda_plans, line_directives)
-    emitted = sources.emit_cpu(module, plans, line_directives, cuda_entries)
+    cuda_plans = cuda_emit.plan_cuda(module)
+    cu_text, cuda_entries = cuda_emit.emit_cuda(module, cuda_plans, line_directives)
+    emitted = cpu_emit.emit_cpu(module, plans, line_directives, cuda_entries)
     files = dict(emitted.files)
     files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
@@ -161,7 +165,6 @@ def shared_memory_warnings(module, manifest_text: str, arch: str) -> list:
     a block: its CUDA launches would fail."""
     import json
 
-    from .build import MAX_SHARED_BYTES
     from .diagnostics import Diagnostic
 
     kernels = json.loads(manifest_text)["kernels"]

@@ -15,11 +15,11 @@ import itertools
 import numpy as np
 
 from . import ir
-from .autodiff import adjoint_kernel
-from .backend import analysis
+from .passes.autodiff import adjoint_kernel
+from .codegen import analysis
 from .ops import OPS
 from .ops.reference import BINARY, IMPL, UNARY, npdtype
-from .types import ArrayT, Scalar, TileT
+from .ir.types import ArrayT, Scalar, TileT
 
 
 class _Break(Exception):

@@ -15,7 +15,7 @@ from .frontend.check import Options
 from .frontend.module import ModuleChecker
 from .frontend.parse import Parsed, parse
 from .frontend.resolve import resolve
-from .verify import verify_module
+from .passes.verify import verify_module
 
 PASSES = ("parse", "resolve", "check")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, ArrayT, Scalar, TileT
+from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, ArrayT, Scalar, TileT
 from . import consts
 from .resolve import Scope
 

@@ -12,7 +12,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
-from ..types import Scalar, TileT
+from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
 
@@ -57,7 +57,7 @@ class CallLowering:
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
 
     def lower_api_call(self, api: str, node: cst.Call, tid_count: int):
-        from ..types import DTYPE_NAMES
+        from ..ir.types import DTYPE_NAMES
 
         if api in DTYPE_NAMES:
             return self.lower_cast(DTYPE_NAMES[api].name, node)
@@ -75,7 +75,7 @@ class CallLowering:
                   help=f"did you mean `{close[0]}`?" if close else None)
 
     def lower_cast(self, dtype_name: str, node: cst.Call):
-        from ..types import SCALARS
+        from ..ir.types import SCALARS
 
         target = SCALARS[dtype_name]
         if len(node.args) != 1 or node.args[0].keyword is not None:
@@ -357,7 +357,7 @@ def _is_extent(v, generic: bool) -> bool:
 
 
 def _NONE():
-    from ..types import NONE
+    from ..ir.types import NONE
 
     return NONE
 

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import OPS, Bound
-from ..types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
 from . import consts
 from .lower_call import Abort
 from .resolve import MATH_CONSTANTS

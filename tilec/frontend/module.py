@@ -11,7 +11,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Diagnostics, Label
-from ..types import ArrayT, Scalar, TileT, describe, fmt_shape
+from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
 from . import annotations as ann
 from .check import FunctionChecker, Options
 from .lower_call import Abort

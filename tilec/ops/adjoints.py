@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import ir
-from ..types import TileT
+from ..ir.types import TileT
 from .build import call as C
 from .build import const, dtype_of
 
@@ -185,7 +185,7 @@ def _extract(ad, e, g):
 
 
 def _int():
-    from ..types import INT32
+    from ..ir.types import INT32
 
     return INT32
 
@@ -299,7 +299,7 @@ def _extreme(ad, e, g):
 
 @rule("tile_reduce")
 def _reduce(ad, e, g):
-    from ..structure import NotDifferentiable
+    from ..passes.structure import NotDifferentiable
 
     op = e.attr("op")
     if op not in ("add", "mul", "max", "min"):

@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..types import INT32, TupleT, article, describe
+from ..ir.types import INT32, TupleT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..types import BOOL, Scalar, TileT
+from ..ir.types import BOOL, Scalar, TileT
 from . import OPS, Bound
 
 

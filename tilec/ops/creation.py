@@ -1,7 +1,7 @@
 """Tile creation ops: zeros/ones/full/empty/arange, and tile/untile (lanes <-> tile)."""
 from __future__ import annotations
 
-from ..types import FLOAT32, INT32, Scalar, TileT, article, describe
+from ..ir.types import FLOAT32, INT32, Scalar, TileT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 

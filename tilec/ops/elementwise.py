@@ -6,7 +6,7 @@ operand; typed operands of different dtypes never mix.
 """
 from __future__ import annotations
 
-from ..types import BOOL, Scalar, TileT, describe
+from ..ir.types import BOOL, Scalar, TileT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 

@@ -5,7 +5,7 @@ echo a type passed as the `type` attribute or derived from the first operand.
 """
 from __future__ import annotations
 
-from ..types import INT32, TileT
+from ..ir.types import INT32, TileT
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")

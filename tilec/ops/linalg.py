@@ -1,7 +1,7 @@
 """Linear algebra on tiles: matmul, transpose, Cholesky and triangular solves."""
 from __future__ import annotations
 
-from ..types import TileT, fmt_shape
+from ..ir.types import TileT, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 

@@ -4,7 +4,7 @@ Out-of-bounds elements load as zero and out-of-bounds writes are dropped.
 """
 from __future__ import annotations
 
-from ..types import INT32, TileT, fmt_shape
+from ..ir.types import INT32, TileT, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 

@@ -1,7 +1,7 @@
 """Maps, reductions, scans and sort over tiles."""
 from __future__ import annotations
 
-from ..types import INT32, Scalar, TileT, fmt_shape
+from ..ir.types import INT32, Scalar, TileT, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -73,7 +73,7 @@ def _sort(b: Bound):
     rules.rank(b, "values", v, (1,))
     if k.shape != v.shape:
         b.fail("TC0101", f"keys is {fmt_shape(k.shape)} but values is {fmt_shape(v.shape)}", "values")
-    from ..types import TupleT
+    from ..ir.types import TupleT
 
     return TupleT((k, v))
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..types import TileT
+from ..ir.types import TileT
 
 IMPL: dict = {}
 

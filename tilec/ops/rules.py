@@ -1,7 +1,7 @@
 """Reusable pieces of shape/dtype rules."""
 from __future__ import annotations
 
-from ..types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe, fmt_shape
+from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe, fmt_shape
 from .core import Bound
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from math import prod
 
-from ..types import Scalar, TileT, describe, fmt_shape
+from ..ir.types import Scalar, TileT, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import ir
-from .diagnostics import Diagnostic
-from .ops import OPS
-from .types import BOOL, INT32, TileT
+from .. import ir
+from ..diagnostics import Diagnostic
+from ..ops import OPS
+from ..ir.types import BOOL, INT32, TileT
 
 
 class NotDifferentiable(Exception):

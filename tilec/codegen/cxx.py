@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass
 
 from .. import ir, naming
-from ..normalize import is_fusible
+from ..passes.normalize import is_fusible
 from ..ops import MUTATES, OPS
-from ..types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
 
 INFIX = {
     "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",

@@ -10,8 +10,8 @@ the tape) keeps it in shared memory, as does an explicit `storage="shared"`.
 from __future__ import annotations
 
 from .. import ir
-from ..normalize import is_fusible
-from ..types import TileT
+from ..passes.normalize import is_fusible
+from ..ir.types import TileT
 
 # The GPU model treats these as copies (tiles are the block's, not a lane's).
 IDENTITY_GPU = {"lane_sum", "leader_only"}

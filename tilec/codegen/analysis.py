@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..types import TileT
+from ..ir.types import TileT
 
 # Ops whose result depends on, or whose effect happens once per, lane.
 LANE_OPS = {"tile", "untile", "tile_additem", "tile_subitem"}

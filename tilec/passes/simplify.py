@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import ir
-from .ops import OPS
+from .. import ir
+from ..ops import OPS
 
 
 def simplify_function(fn: ir.Function) -> ir.Function:

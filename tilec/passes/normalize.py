@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import ir
-from .ops import OPS
-from .types import BOOL, TileT
+from .. import ir
+from ..ops import OPS
+from ..ir.types import BOOL, TileT
 
 
 def normalize_module(module: ir.Module) -> ir.Module:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from .diagnostics import Span
+from ..diagnostics import Span
 from .types import Type
 
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import ir
+from .. import ir
 from .normalize import normalize_module
 from .simplify import simplify_function
-from .ops import OPS, PER_LANE_WRITES
-from .ops.adjoints import RULES
-from .ops.build import call as C
-from .ops.build import const, zeros
+from ..ops import OPS, PER_LANE_WRITES
+from ..ops.adjoints import RULES
+from ..ops.build import call as C
+from ..ops.build import const, zeros
 from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, rename_straight_line
-from .types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
+from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max"}

@@ -3,15 +3,15 @@
 A CUDA block runs one tile block. Each tile lives either in registers spread over the block's
 threads (tl::Reg, runtime registers.h; chosen by storage.py) or once per block in dynamic shared
 memory, where tile operations are shared by the threads (or run on the leader) between barriers.
-Expects normalized IR whose funcs touching tiles are inlined (sources.plan_cuda).
+Expects normalized IR whose funcs touching tiles are inlined (emit.plan_cuda).
 """
 from __future__ import annotations
 
 from .. import ir, naming
-from ..normalize import is_fusible
+from ..passes.normalize import is_fusible
 from ..ops import PER_LANE_WRITES
-from ..types import TileT
-from .cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
+from ..ir.types import TileT
+from ..codegen.cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
 from .storage import is_register_fold, register_tiles, without_identities
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.

@@ -5,9 +5,9 @@ the IR is well formed); it never raises for bad IR.
 """
 from __future__ import annotations
 
-from . import ir
-from .ops import OPS
-from .types import BOOL, INT32, ArrayT, Scalar, TileT, TupleT
+from .. import ir
+from ..ops import OPS
+from ..ir.types import BOOL, INT32, ArrayT, Scalar, TileT, TupleT
 
 
 def verify_module(module: ir.Module) -> list[str]:

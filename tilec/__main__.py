@@ -1,0 +1,4 @@
+"""`python -m tilec`: the command line."""
+from .cli import main
+
+main()

@@ -1,1 +1,0 @@
-"""Emission shared by the CPU and CUDA backends."""

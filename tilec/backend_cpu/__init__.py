@@ -1,0 +1,1 @@
+"""The CPU backend: the .cpp and C header templates and the C++ compiler driver."""

@@ -1,0 +1,54 @@
+"""The CPU backend's emission: kernels and their adjoints as C++17 (`<module>.cpp`) and the C header
+(`<module>.h`) listing every entry point of both targets."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import __version__, ir, naming
+from ..codegen.cxx import CxxEmitter, Target
+from ..codegen.sources import Emitted, _entry, kernel_facts, param_doc, templates
+
+TEMPLATES = templates("tilec.backend_cpu")
+
+
+def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of=None) -> dict:
+    """lanes_of: the forward kernel, whose lane mode an adjoint shares (its own atomics are not per lane)."""
+    facts = kernel_facts(fn, funcs)
+    lanes = kernel_facts(lanes_of, funcs)["lanes"] if lanes_of is not None else facts["lanes"]
+    entry = _entry(name, list(fn.params), body_name, "cpu")
+    entry["lanes"] = "true" if lanes else "false"
+    entry["stack_bytes"] = 2 * facts["tile_bytes"] + 256 * 1024
+    return entry
+
+
+def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False, cuda_entries=None) -> Emitted:
+    target = Target("cpu", "static ", Path(module.filename).name, line_directives)
+    funcs = {f.name: f for f in module.funcs}
+    func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
+    kernels, header_kernels = [], []
+    for plan in plans:
+        k = plan.forward
+        facts = kernel_facts(k, funcs)
+        bodies = [CxxEmitter(target).function(k, f"{k.name}_forward_body")]
+        entries = [_entry_for(k, naming.fwd_entry(k.name, "cpu"), f"{k.name}_forward_body", funcs)]
+        if plan.adjoint is not None:
+            bodies.append(CxxEmitter(target).function(plan.adjoint, f"{k.name}_backward_body"))
+            entries.append(_entry_for(plan.adjoint, naming.adj_entry(k.name, "cpu"), f"{k.name}_backward_body",
+                                      funcs, lanes_of=k))
+        kernels.append({"bodies": bodies, "entries": entries})
+        header_kernels.append(_header_kernel(k, facts, entries + list((cuda_entries or {}).get(k.name, []))))
+    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    cpp = TEMPLATES.get_template("module.cpp.j2").render(
+        **common, target="CPU (C++17)", funcs=func_texts, kernels=kernels)
+    header = TEMPLATES.get_template("header.h.j2").render(**common, kernels=header_kernels)
+    return Emitted({f"{module.name}.cpp": cpp, f"{module.name}.h": header})
+
+
+def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
+    return {
+        "name": k.name, "line": k.span.line, "block_dim": k.block_dim, "tiled": facts["tiled"],
+        "params": [{"name": p.name, "doc": param_doc(p.type)} for p in k.params],
+        "entries": [{"name": e["name"], "params": e["params"]} for e in entries],
+    }
+
+

@@ -1,0 +1,68 @@
+"""The CUDA backend's compiler driver: nvcc (fatbin per architecture, ptxas resource report), the
+CPU emulation build of the `.cu`, and the per-architecture shared-memory limits."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+
+def find_nvcc(explicit: str | None = None) -> str | None:
+    for candidate in (explicit, os.environ.get("NVCC"), "nvcc"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    return None
+
+
+def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) -> list:
+    """A fatbin for every sm_XY in archs; -Xptxas -v reports registers, shared memory and spills."""
+    gencode = []
+    for arch in archs:
+        number = arch.removeprefix("sm_")
+        gencode += ["-gencode", f"arch=compute_{number},code=sm_{number}"]
+    opt = ["-O0", "-G"] if debug else ["-O3"]
+    return [nvcc, "-std=c++17", "--expt-relaxed-constexpr", *opt, "-fatbin", *gencode, "-Xptxas", "-v", "-I.",
+            "-o", output, source]
+
+
+# The most dynamic shared memory one block may use (opt-in), by architecture, in bytes.
+MAX_SHARED_BYTES = {"sm_70": 96 * 1024, "sm_72": 96 * 1024, "sm_75": 64 * 1024, "sm_80": 163 * 1024,
+                    "sm_86": 99 * 1024, "sm_87": 163 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024,
+                    "sm_100": 227 * 1024, "sm_120": 99 * 1024}
+
+
+def nvcc_version(nvcc: str) -> str:
+    """`release 13.0, V13.0.88` from `nvcc --version` (resources depend on the toolchain)."""
+    proc = subprocess.run([nvcc, "--version"], capture_output=True, text=True)
+    m = re.search(r"release [^\n]*", proc.stdout)
+    return m.group(0).strip() if m else "unknown"
+
+
+def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
+    """The .cu compiled for the CPU emulation of the GPU model."""
+    opt = ["-O0", "-g"] if debug else ["-O2"]
+    return [cxx, "-x", "c++", "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-DTILEC_CUDA_EMU", "-I.",
+            "-include", "tilec/cuda_emu.h", "-o", output, source]
+
+
+def parse_ptxas(log: str) -> dict:
+    """{kernel: {arch: {registers, shared_bytes, spill_stores, spill_loads}}} from -Xptxas -v output."""
+    out: dict = {}
+    current = None
+    for line in log.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)' for '(sm_\d+)'", line)
+        if m:
+            current = out.setdefault(m.group(1), {}).setdefault(m.group(2), {})
+            continue
+        if current is None:
+            continue
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            current["spill_stores"], current["spill_loads"] = int(m.group(1)), int(m.group(2))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            current["registers"] = int(m.group(1))
+            sm = re.search(r"(\d+) bytes smem", line)
+            current["static_shared_bytes"] = int(sm.group(1)) if sm else 0
+    return out

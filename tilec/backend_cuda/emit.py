@@ -1,0 +1,90 @@
+"""The CUDA backend's emission: every kernel as the GPU runs it (funcs touching tiles inlined) and
+its adjoint, as CUDA (`<module>.cu`), with the launch entries for the header and the manifest."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import __version__, ir, naming
+from ..codegen.cxx import CxxEmitter, Target, uses_tape
+from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
+from ..ir.types import TileT
+from ..passes.autodiff import adjoint_kernel
+from ..passes.normalize import normalize_module
+from ..passes.structure import NotDifferentiable, inline_calls
+from .gpu_tiles import CudaEmitter
+
+TEMPLATES = templates("tilec.backend_cuda")
+
+
+def _touches_tiles(fn: ir.Function) -> bool:
+    syms = list(fn.params) + [s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign)]
+    return isinstance(fn.ret, TileT) or any(isinstance(s.type, TileT) for s in syms)
+
+
+def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
+    """A kernel as the GPU runs it forward: funcs touching tiles inlined, then normalized."""
+    inlined = inline_calls(k, {f.name: f for f in module.funcs}, lift_maps=False)
+    return normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
+
+
+def plan_cuda(module: ir.Module) -> list:
+    """GPU kernels: funcs touching tiles inlined; adjoints wherever the CPU has one."""
+    plans = []
+    for k in module.kernels:
+        forward = cuda_forward(k, module)
+        adjoint, why = None, None
+        if k.differentiate:
+            try:
+                adjoint = adjoint_kernel(k, module, lanes=True)
+            except NotDifferentiable as e:
+                why = e.diagnostic.message
+        plans.append(KernelPlan(forward, adjoint, why))
+    return plans
+
+
+def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, doc: str) -> dict:
+    entry = _entry(launch_name, list(fn.params), body, "cuda")
+    entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
+    entry["kernel"] = kernel_name
+    entry["tape"] = uses_tape(fn)
+    entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}"
+                                                                   for p in fn.params]
+                                       + (["tl::TapeDesc tape"] if entry["tape"] else []))
+    entry["call_args"] = ", ".join(naming.c_param(p.name) for p in fn.params)
+    entry["smem_bytes"] = smem
+    entry["block_dim"] = fn.block_dim
+    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
+    entry["doc"] = doc
+    return entry
+
+
+def _tile_syms(fn):
+    return {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
+
+
+def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> tuple:
+    """(.cu text, entries per kernel for the header and manifest)."""
+    target = Target("cuda", "__device__ static ", Path(module.filename).name, line_directives)
+    scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
+    func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
+                  .function(f, f.name) for f in scalar_funcs]
+    kernels, entries = [], {}
+    for plan in plans:
+        k = plan.forward
+        bodies, kernel_entries = [], []
+        for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
+            if fn is None:
+                continue
+            emitter = CudaEmitter(target)
+            body_name = f"{k.name}_{direction}_body"
+            bodies.append(emitter.function(fn, body_name))
+            kernel_name = f"{k.name}_cuda_{direction}"
+            kernel_entries.append(_cuda_entry(fn, kernel_name, f"{kernel_name}_launch", body_name,
+                                              emitter.smem_bytes, f"kernel {k.name}, {direction}"))
+        kernels.append({"bodies": bodies, "entries": kernel_entries})
+        entries[k.name] = kernel_entries
+    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    text = TEMPLATES.get_template("module.cu.j2").render(**common, funcs=func_texts, kernels=kernels)
+    return text, entries
+
+

@@ -1,0 +1,1 @@
+"""Emission shared by the CPU and CUDA backends: C++ statements, kernel facts, manifest, loader."""

@@ -1,0 +1,177 @@
+"""What both backends share when emitting: kernel plans and facts, C entry descriptions, the
+manifest, the loader, the vendored runtime headers, the jinja2 environment.
+
+Expects normalized IR. Output is deterministic: no timestamps, no absolute
+paths, sorted JSON keys.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from .. import __version__, ir, naming
+from ..ir.types import FLOAT16, BOOL, ArrayT, Scalar
+from . import analysis
+from ..passes.autodiff import adjoint_kernel
+from ..passes.structure import NotDifferentiable
+from .cxx import ctype
+
+
+def templates(package: str) -> jinja2.Environment:
+    """The jinja2 environment of one package's `templates/` folder."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+    )
+
+
+TEMPLATES = templates("tilec.codegen")
+
+
+@dataclass
+class Emitted:
+    files: dict  # relative path -> text
+
+
+def abi_ctype(t) -> str:
+    """The C type of a parameter in the generated header."""
+    if isinstance(t, ArrayT):
+        return "tilec_array"
+    if t == FLOAT16:
+        return "float"
+    if t == BOOL:
+        return "int32_t"
+    return t.ctype
+
+
+def param_doc(t) -> str:
+    if isinstance(t, ArrayT):
+        return f"array of {t.dtype}, {t.ndim}-d"
+    return f"scalar {t}"
+
+
+def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
+    tiled = analysis.is_tiled(fn, funcs)
+    return {
+        "tiled": tiled,
+        "lanes": analysis.needs_lanes(fn, funcs, tiled),
+        "tid_count": analysis.tid_count(fn),
+        "tile_bytes": analysis.tile_bytes(fn, funcs),
+        "shared_bytes": analysis.shared_bytes(fn),
+    }
+
+
+def _entry(name: str, params: list, body: str, device: str) -> dict:
+    decl = ", ".join(["const tilec_launch* launch"]
+                     + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}" for p in params])
+    unpack, args = [], []
+    for p in params:
+        local, cname = naming.cxx_arg(p.name), naming.c_param(p.name)
+        if isinstance(p.type, ArrayT):
+            unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{cname}));")
+        elif p.type == FLOAT16:
+            unpack.append(f"const tl::half {local}({cname});")
+        elif p.type == BOOL:
+            unpack.append(f"const bool {local} = {cname} != 0;")
+        else:
+            unpack.append(f"const {ctype(p.type)} {local} = {cname};")
+        args.append(local)
+    return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
+
+
+@dataclass
+class KernelPlan:
+    """A kernel and, when it could be derived, its adjoint."""
+
+    forward: ir.Function
+    adjoint: ir.Function | None
+    why_not: object = None  # the warning Diagnostic when there is no adjoint
+
+
+def plan_kernels(module: ir.Module) -> list:
+    plans = []
+    for k in module.kernels:
+        if not k.differentiate:
+            plans.append(KernelPlan(k, None))
+            continue
+        lanes = kernel_facts(k, {f.name: f for f in module.funcs})["lanes"]
+        try:
+            plans.append(KernelPlan(k, adjoint_kernel(k, module, lanes)))
+        except NotDifferentiable as e:
+            plans.append(KernelPlan(k, None, e.diagnostic))
+    return plans
+
+
+def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str,
+             cuda_plans=(), cuda_entries=None) -> str:
+    import hashlib
+
+    funcs = {f.name: f for f in module.funcs}
+    kernels = {}
+    for plan in plans:
+        k = plan.forward
+        facts = kernel_facts(k, funcs)
+        entries = {"forward": naming.fwd_entry(k.name, "cpu")}
+        if plan.adjoint is not None:
+            entries["backward"] = naming.adj_entry(k.name, "cpu")
+        kernels[k.name] = {
+            "line": k.span.line,
+            "block_dim": k.block_dim,
+            **facts,
+            "params": [_param_meta(p) for p in k.params],
+            "entries": {"cpu": entries},
+        }
+        if plan.why_not is not None:
+            kernels[k.name]["no_backward"] = f"{plan.why_not.span}: {plan.why_not.message}"
+        gpu = (cuda_entries or {}).get(k.name, [])
+        if gpu:
+            kernels[k.name]["entries"]["cuda"] = {e["kernel"].rsplit("_", 1)[-1]: e["kernel"] for e in gpu}
+            kernels[k.name]["entries"]["cuda-emu"] = {e["kernel"].rsplit("_", 1)[-1]: e["name"] for e in gpu}
+            kernels[k.name]["cuda_shared_bytes"] = {e["kernel"].rsplit("_", 1)[-1]: e["smem_bytes"] for e in gpu}
+            taped = sorted(e["kernel"].rsplit("_", 1)[-1] for e in gpu if e["tape"])
+            if taped:  # these kernels take a tl::TapeDesc after their arguments (device_tape.h)
+                kernels[k.name]["cuda_tape"] = taped
+        why_gpu = next((p.why_not for p in cuda_plans if p.forward.name == k.name and p.why_not), None)
+        if why_gpu and plan.adjoint is not None:
+            kernels[k.name]["no_backward_cuda"] = str(why_gpu)
+    data = {
+        "tilec_version": __version__,
+        "module": module.name,
+        "source": Path(module.filename).name,
+        "source_sha256": source_sha,
+        "flags": flags,
+        "inputs_hash": inputs_hash,
+        "kernels": kernels,
+        "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())},
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _param_meta(p: ir.Sym) -> dict:
+    t = p.type
+    if isinstance(t, ArrayT):
+        return {"name": p.name, "kind": "array", "dtype": t.dtype.name, "ndim": t.ndim}
+    assert isinstance(t, Scalar)
+    return {"name": p.name, "kind": "scalar", "dtype": t.name}
+
+
+def runtime_headers_dir():
+    """The folder holding the runtime headers (`tilec/*.h`): the checkout's top-level
+    `runtime_headers/` when tilec runs from source, else the installed package data
+    `tilec.runtime_headers` (pyproject.toml maps one onto the other)."""
+    import importlib.resources
+
+    checkout = Path(__file__).resolve().parents[2] / "runtime_headers"
+    if (checkout / "tilec").is_dir():
+        return checkout
+    return importlib.resources.files("tilec.runtime_headers")
+
+
+def runtime_files() -> dict:
+    """The vendored runtime headers: relative path -> text."""
+    folder = runtime_headers_dir() / "tilec"
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".h"))
+    return {f"tilec/{name}": (folder / name).read_text() for name in names}

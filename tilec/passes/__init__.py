@@ -1,0 +1,1 @@
+"""IR -> IR passes after the frontend: normalize, structure, autodiff, simplify, verify."""
