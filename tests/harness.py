@@ -1,9 +1,9 @@
 """Build a tile program from source text and load its generated module (for tests)."""
 from __future__ import annotations
 
+import functools
 import hashlib
-import os
-import tempfile
+import subprocess
 from pathlib import Path
 
 from tilec.api import load
@@ -13,7 +13,8 @@ from tilec.passes.normalize import normalize_module
 from tilec.pipeline import compile_source
 from tilec.passes.verify import verify_module
 
-CACHE = Path(os.environ.get("TILEC_TEST_CACHE", Path(tempfile.gettempdir()) / "tilec-test-builds"))
+# Build folders of this test session (conftest.py points it into pytest's temporary folder).
+CACHE: Path | None = None
 
 
 def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
@@ -26,13 +27,26 @@ def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
 
 def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "cpu"):
     """Compile, build for the CPU (or the CUDA emulation) and import; cached by content."""
-    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{source}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{toolchain()}\0{source}".encode()).hexdigest()[:16]
+    assert CACHE is not None, "harness.CACHE is set by conftest.py"
     outdir = CACHE / key
     module = compile_ir(source, name, block_dim)
     flags = {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024,
              "emit_only": False}
     build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
     return load(outdir / name)
+
+
+@functools.cache
+def toolchain() -> str:
+    """The C++ compiler's path and version: a build from another compiler is never reused."""
+    from tilec.backend_cpu.compiler import find_cxx
+
+    cxx = find_cxx()
+    if cxx is None:
+        return "no compiler"
+    version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
+    return f"{cxx}\n{version}"
 
 
 class OnEmulator:

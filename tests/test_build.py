@@ -58,10 +58,15 @@ def test_failed_compile_reports_command_and_log_and_keeps_old_output(tmp_path):
 def test_killed_build_leaves_previous_output_intact(tmp_path):
     assert tilec_build(GEMM, tmp_path).returncode == 0
     before = {p.name: p.read_bytes() for p in (tmp_path / "gemm").iterdir() if p.is_file()}
-    slow = fake_compiler(tmp_path, "sleep 30")
+    started = tmp_path / "compiler-started"
+    slow = fake_compiler(tmp_path, f"touch '{started}'\nsleep 30")
     proc = subprocess.Popen([sys.executable, "-m", "tilec.cli", "build", str(GEMM), "-o", str(tmp_path), "--target",
                              "cpu", "--cxx", str(slow), "--block-dim", "32"], start_new_session=True)
-    time.sleep(2.0)
+    deadline = time.monotonic() + 120
+    while not started.exists():  # killed mid-build: while the compiler runs in the temporary folder
+        assert proc.poll() is None and time.monotonic() < deadline, "the build never reached its compiler"
+        time.sleep(0.05)
+    assert list(tmp_path.glob(".gemm.tmp-*")), "no temporary folder while compiling"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     after = {p.name: p.read_bytes() for p in (tmp_path / "gemm").iterdir() if p.is_file()}

@@ -24,27 +24,32 @@ CORPUS = sorted((ROOT / "tests/valid").glob("*.py")) + sorted((ROOT / "samples")
 STATS: dict = {"programs": 0, "mismatches": 0, "mutants": 0, "diagnostics": 0, "accepted": 0, "cxx_checked": 0}
 
 
-def seeds(request, fast: int, long: int) -> int:
-    return long if request.config.getoption("--fuzz-long") else fast
+# Seeds per test: (CI's bounded sample, the long campaign with --fuzz-long). Only the seeds that run
+# are collected, so the long campaign's extra seeds are neither run nor reported as skipped.
+SEEDS = {
+    "test_random_programs_match_the_interpreter": (range(3), range(40)),
+    "test_random_programs_on_the_emulated_gpu_match_the_interpreter": (range(100, 102), range(100, 116)),
+    "test_mutated_programs_give_diagnostics_not_crashes": (range(4), range(20)),
+}
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.function.__name__ in SEEDS:
+        fast, long = SEEDS[metafunc.function.__name__]
+        metafunc.parametrize("seed", long if metafunc.config.getoption("--fuzz-long") else fast)
 
 
 @pytest.mark.build
 @pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
-@pytest.mark.parametrize("seed", range(40))
-def test_random_programs_match_the_interpreter(seed, request):
-    if seed >= seeds(request, 3, 40):
-        pytest.skip("long fuzzing campaign only (--fuzz-long)")
+def test_random_programs_match_the_interpreter(seed):
     source, specs = random_module(seed, kernels=8)
     STATS["programs"] += compare_with_interpreter(source, specs, f"fuzz{seed}", seed)
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
-@pytest.mark.parametrize("seed", range(100, 116))
-def test_random_programs_on_the_emulated_gpu_match_the_interpreter(seed, request):
+def test_random_programs_on_the_emulated_gpu_match_the_interpreter(seed):
     """The GPU model on random programs: register/shared placement, barriers, the device tape."""
-    if seed >= 100 + seeds(request, 2, 16):
-        pytest.skip("long fuzzing campaign only (--fuzz-long)")
     source, specs = random_module(seed, kernels=6)
     STATS["gpu_programs"] = STATS.get("gpu_programs", 0) + compare_with_interpreter(
         source, specs, f"fuzzgpu{seed}", seed, block_dim=(32, 64)[seed % 2], device="cuda-emu")
@@ -76,10 +81,7 @@ def compare_with_interpreter(source, specs, name, seed, block_dim=256, device="c
     return len(specs)
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_mutated_programs_give_diagnostics_not_crashes(seed, request, tmp_path):
-    if seed >= seeds(request, 4, 20):
-        pytest.skip("long fuzzing campaign only (--fuzz-long)")
+def test_mutated_programs_give_diagnostics_not_crashes(seed, tmp_path):
     rng = random.Random(seed)
     cxx_budget = 2
     for _ in range(60):
@@ -106,8 +108,3 @@ def test_mutated_programs_give_diagnostics_not_crashes(seed, request, tmp_path):
             proc = subprocess.run(cmd, capture_output=True, text=True)
             assert proc.returncode == 0, f"generated C++ fails to compile:\n{proc.stderr[:2000]}\n--- program:\n{source}"
             STATS["cxx_checked"] += 1
-
-
-def test_report_fuzz_counts(capsys):
-    with capsys.disabled():
-        print(f"\nfuzz: {STATS}")

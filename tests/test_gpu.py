@@ -89,14 +89,14 @@ def test_gpu_forward_and_adjoint_match_cpu(name, tmp_path):
     mod_k.launch_tiled(dim=dim, inputs=dev, device="cuda")
     for h, d in zip(host, dev):
         np.testing.assert_allclose(to_host(d), h, rtol=2e-4, atol=2e-4)
-    if "backward" in mod_k.meta["entries"]["cuda"]:
-        adj_host = [np.zeros_like(x) for x in host]
-        adj_host[-1] = np.ones_like(host[-1])
-        mod_k.launch_tiled(dim=dim, inputs=host, adj_inputs=adj_host, adjoint=True)
-        adj_dev = [to_device(np.zeros_like(x)) for x in host[:-1]] + [to_device(np.ones_like(host[-1]))]
-        mod_k.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
-        for h, d in zip(adj_host, adj_dev):
-            np.testing.assert_allclose(to_host(d), h, rtol=2e-3, atol=2e-3)
+    assert "backward" in mod_k.meta["entries"]["cuda"], f"{name}: the GPU build lost its adjoint"
+    adj_host = [np.zeros_like(x) for x in host]
+    adj_host[-1] = np.ones_like(host[-1])
+    mod_k.launch_tiled(dim=dim, inputs=host, adj_inputs=adj_host, adjoint=True)
+    adj_dev = [to_device(np.zeros_like(x)) for x in host[:-1]] + [to_device(np.ones_like(host[-1]))]
+    mod_k.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
+    for h, d in zip(adj_host, adj_dev):
+        np.testing.assert_allclose(to_host(d), h, rtol=2e-3, atol=2e-3)
 
 
 def build_source(source, name, tmp_path):
@@ -133,10 +133,10 @@ def test_gpu_register_tiles_and_tape_match_cpu(tmp_path):
         kernel.launch_tiled(dim=dim, inputs=dev, device="cuda")
         for h, d in zip(host, dev):
             np.testing.assert_allclose(to_host(d), h, rtol=1e-4, atol=1e-4)
-        if "backward" in kernel.meta["entries"]["cuda"]:
-            adj = [np.zeros_like(x) for x in host[:-1]] + [np.ones_like(host[-1])]
-            adj_dev = [to_device(x) for x in adj]
-            kernel.launch_tiled(dim=dim, inputs=host, adj_inputs=adj, adjoint=True)
-            kernel.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
-            for h, d in zip(adj, adj_dev):
-                np.testing.assert_allclose(to_host(d), h, rtol=1e-3, atol=1e-3)
+        assert "backward" in kernel.meta["entries"]["cuda"], f"{kernel.name}: the GPU build lost its adjoint"
+        adj = [np.zeros_like(x) for x in host[:-1]] + [np.ones_like(host[-1])]
+        adj_dev = [to_device(x) for x in adj]
+        kernel.launch_tiled(dim=dim, inputs=host, adj_inputs=adj, adjoint=True)
+        kernel.launch_tiled(dim=dim, inputs=dev, adj_inputs=adj_dev, adjoint=True, device="cuda")
+        for h, d in zip(adj, adj_dev):
+            np.testing.assert_allclose(to_host(d), h, rtol=1e-3, atol=1e-3)
