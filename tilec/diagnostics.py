@@ -158,3 +158,12 @@ def _snippet(lines: list[str], span: Span, text: str) -> list[str]:
     width = max(1, end - span.col)
     caret = " " * (span.col - 1) + "^" * width + (f" {text}" if text else "")
     return [f"{pad} |", f"{number} | {line}", f"{pad} | {caret.rstrip()}"]
+
+
+class NotDifferentiable(Exception):
+    """A kernel's adjoint cannot be derived correctly: the build warns (TC0501) at `span` and
+    builds the kernel without an adjoint. Raised by autodiff and by the ops' adjoint rules."""
+
+    def __init__(self, message: str, span):
+        super().__init__(message)
+        self.diagnostic = Diagnostic("TC0501", message, span, severity="warning")

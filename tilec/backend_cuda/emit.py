@@ -10,7 +10,8 @@ from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
 from ..ir.types import TileT
 from ..passes.autodiff import adjoint_kernel
 from ..passes.normalize import normalize_module
-from ..passes.structure import NotDifferentiable, inline_calls
+from ..diagnostics import NotDifferentiable
+from ..passes.structure import inline_calls
 from .gpu_tiles import CudaEmitter
 
 TEMPLATES = templates("tilec.backend_cuda")

@@ -16,7 +16,7 @@ from .. import __version__, ir, naming
 from ..ir.types import FLOAT16, BOOL, ArrayT, Scalar
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
-from ..passes.structure import NotDifferentiable
+from ..diagnostics import NotDifferentiable
 from .cxx import ctype
 
 

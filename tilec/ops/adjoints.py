@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import ir
+from ..diagnostics import NotDifferentiable
 from ..ir.types import TileT
 from .build import call as C
 from .build import const, dtype_of
@@ -299,8 +300,6 @@ def _extreme(ad, e, g):
 
 @rule("tile_reduce")
 def _reduce(ad, e, g):
-    from ..passes.structure import NotDifferentiable
-
     op = e.attr("op")
     if op not in ("add", "mul", "max", "min"):
         raise NotDifferentiable(f"tile_reduce with `{op}`: only wp.add, wp.mul, wp.max and wp.min are "

@@ -21,7 +21,8 @@ from ..ops import OPS, PER_LANE_WRITES
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..ops.build import const, zeros
-from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, rename_straight_line
+from ..diagnostics import NotDifferentiable
+from .structure import _Fresh, eliminate_jumps, inline_calls, rename_straight_line
 from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",

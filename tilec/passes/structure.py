@@ -15,15 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..diagnostics import Diagnostic
+from ..diagnostics import NotDifferentiable
 from ..ops import OPS
 from ..ir.types import BOOL, INT32, TileT
-
-
-class NotDifferentiable(Exception):
-    def __init__(self, message: str, span):
-        super().__init__(message)
-        self.diagnostic = Diagnostic("TC0501", message, span, severity="warning")
 
 
 class _Fresh:
