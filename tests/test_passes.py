@@ -167,3 +167,45 @@ def test_every_op_in_adjoint_ir_is_in_the_table():
         for x in ir.stmt_exprs(s):
             for e in ir.walk_expr(x):
                 assert not isinstance(e, ir.OpCall) or e.op in OPS
+
+
+def test_a_build_differentiates_each_kernel_once_per_lane_mode(monkeypatch):
+    """--target all: a kernel the CPU runs as lanes shares its adjoint with the GPU (one
+    derivation); one the CPU runs one lane per block gets one CPU and one GPU derivation."""
+    from collections import Counter
+
+    import tilec.backend_cuda.emit as cuda_emit
+    import tilec.codegen.sources as sources
+    from harness import compile_ir
+    from tilec.cli import build_flags
+    from tilec.driver import generate
+
+    derived = Counter()
+
+    def counting(real):
+        def adjoint_kernel(kernel, module, lanes=False):
+            derived[kernel.name, lanes] += 1
+            return real(kernel, module, lanes)
+        return adjoint_kernel
+
+    monkeypatch.setattr(sources, "adjoint_kernel", counting(sources.adjoint_kernel))
+    monkeypatch.setattr(cuda_emit, "adjoint_kernel", counting(cuda_emit.adjoint_kernel))
+    source = """
+import warp as wp
+
+@wp.kernel
+def block(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    wp.tile_store(B, wp.tile_map(wp.sin, t), offset=(i * 4, 0))
+
+@wp.kernel
+def lanes(A: wp.array(dtype=float), B: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile_load(A, shape=64, offset=i * 64)
+    s = wp.tile_sum(t)
+    wp.atomic_add(B, i, s[0] * A[i * 64 + lane])
+"""
+    module = compile_ir(source, "modes", 64)
+    generate(module, source, build_flags(64))
+    assert derived == Counter({("block", False): 1, ("block", True): 1, ("lanes", True): 1})

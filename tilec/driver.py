@@ -18,7 +18,7 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     """Every generated text file of the output folder: relative path -> text."""
     plans = plans if plans is not None else sources.plan_kernels(module)
     line_directives = bool(flags.get("line_directives"))
-    cuda_plans = cuda_emit.plan_cuda(module)
+    cuda_plans = cuda_emit.plan_cuda(module, plans)
     cu_text, cuda_entries = cuda_emit.emit_cuda(module, cuda_plans, line_directives)
     emitted = cpu_emit.emit_cpu(module, plans, line_directives, cuda_entries)
     files = dict(emitted.files)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
-from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
+from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
 from ..ir.types import TileT
 from ..passes.autodiff import adjoint_kernel
 from ..passes.normalize import normalize_module
@@ -28,13 +28,23 @@ def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
     return normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
 
 
-def plan_cuda(module: ir.Module) -> list:
-    """GPU kernels: funcs touching tiles inlined; adjoints wherever the CPU has one."""
+def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
+    """GPU kernels: funcs touching tiles inlined; their adjoints derived for cooperating lanes.
+
+    A kernel the CPU also runs as lanes has the same adjoint there: the CPU plan's is reused. A
+    kernel the CPU runs one lane per block has a different adjoint (accumulating matmul products
+    in place, no lane sums), derived once for each.
+    """
+    funcs = {f.name: f for f in module.funcs}
     plans = []
-    for k in module.kernels:
+    for k, cpu in zip(module.kernels, cpu_plans):
         forward = cuda_forward(k, module)
         adjoint, why = None, None
-        if k.differentiate:
+        if not k.differentiate:
+            pass
+        elif kernel_facts(k, funcs)["lanes"]:
+            adjoint, why = cpu.adjoint, cpu.why_not.message if cpu.why_not is not None else None
+        else:
             try:
                 adjoint = adjoint_kernel(k, module, lanes=True)
             except NotDifferentiable as e:
