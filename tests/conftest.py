@@ -43,6 +43,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: the controller sees every report and judges the skips
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     over = _skips_over_allowance(reporter.stats.get("skipped", []) if reporter else [])
     session.config._skips_over_allowance = over
