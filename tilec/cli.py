@@ -82,6 +82,8 @@ def check(file, show_types, block_dim, max_shared, dump_after):
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
     compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    if not compiled.module.kernels:
+        click.echo(f"{file}: warning: {NO_KERNELS}", err=True)
     if show_types:
         click.echo(show_types_text(compiled.module))
 
@@ -134,12 +136,19 @@ def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit
     return flags
 
 
+NO_KERNELS = "no kernels found (no function decorated with @wp.kernel)"
+
+
 def _compile_for_emit(file, block_dim, max_shared, dump_after):
+    """The normalized module to generate code for; a file without kernels is an error here."""
     from .passes.normalize import normalize_module
 
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
     compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    if not compiled.module.kernels:
+        click.echo(f"{file}: error: {NO_KERNELS}", err=True)
+        sys.exit(1)
     return source, normalize_module(compiled.module)
 
 
