@@ -49,6 +49,16 @@ class _Launch(ctypes.Structure):
 
 _LIBS = {}
 _HOST_LIBRARIES = {"cpu": ("libgemm_cpu.so", "cpu"), "cuda-emu": ("libgemm_cuda_emu.so", "cuda-emu")}
+_PRODUCTS = {"cpu": "libgemm_cpu.so", "cuda": "gemm.fatbin", "cuda-emu": "libgemm_cuda_emu.so"}
+
+
+def built_for():
+    """The devices this folder holds a compiled library for (a folder of sources only: none)."""
+    return [d for d, name in sorted(_PRODUCTS.items()) if os.path.exists(os.path.join(_HERE, name))]
+
+
+def _built_list():
+    return ", ".join(built_for()) or "nothing: the folder holds sources only"
 
 
 def _library(device):
@@ -56,7 +66,8 @@ def _library(device):
         name, target = _HOST_LIBRARIES[device]
         path = os.path.join(_HERE, name)
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build gemm.py --target {target}`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build gemm.py --target {target}`")
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
 
@@ -72,7 +83,8 @@ class _Cuda:
         self.driver = driver
         path = os.path.join(_HERE, "gemm.fatbin")
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build gemm.py --target cuda`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build gemm.py --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
@@ -218,7 +230,7 @@ class Kernel:
         device = device or "cpu"
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
-                             f"(built for: {', '.join(sorted(self.meta['entries']))})")
+                             f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
         entries = self.meta["entries"][device]
