@@ -53,3 +53,29 @@ def test_loader_lists_exactly_what_was_built():
         mod.twice.launch(dim=4, inputs=[a], device="cuda-emu")
     mod.twice.launch(dim=4, inputs=[a])
     assert a.tolist() == [2.0] * 4
+
+
+def test_python_inside_an_output_folder_still_imports_tilec(tmp_path):
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from tilec.cli import main
+
+    assert CliRunner().invoke(main, ["build", str(ROOT / "samples/gemm.py"), "-o", str(tmp_path),
+                                     "--emit-only"]).exit_code == 0
+    folder = tmp_path / "gemm"
+    vendored = [p.name for p in folder.iterdir() if p.is_dir()]
+    assert vendored == ["tilec-rt"] and not vendored[0].isidentifier()
+    assert '#include "tilec-rt/tilec.h"' in (folder / "gemm.cpp").read_text()
+    for cwd in (folder, tmp_path):
+        proc = subprocess.run([sys.executable, "-c", "import tilec, tilec.cli; print(tilec.__version__)"], cwd=cwd,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0 and proc.stdout.strip() == tilec_version(), proc.stderr
+
+
+def tilec_version():
+    from tilec import __version__
+
+    return __version__
