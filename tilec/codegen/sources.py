@@ -63,6 +63,7 @@ def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
         "tid_count": analysis.tid_count(fn),
         "tile_bytes": analysis.tile_bytes(fn, funcs),
         "shared_bytes": analysis.shared_bytes(fn),
+        "array_access": analysis.array_access(fn),  # the loader's Tape zeroes overwritten adjoints
     }
 
 
