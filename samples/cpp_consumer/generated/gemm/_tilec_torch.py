@@ -57,7 +57,8 @@ def function(kernel, dim, outputs, device=None):
 
         @staticmethod
         def backward(ctx, *grad_outputs):
-            values = ctx.values
+            # the returned outputs became autograd tensors: launch on detached views of them
+            values = [v.detach() if isinstance(v, torch.Tensor) else v for v in ctx.values]
             seeds = dict(zip(out_index, grad_outputs))
             adjoints = []
             for i, (p, v) in enumerate(zip(kernel.params, values)):
