@@ -27,8 +27,10 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
         module=module.name, version=__version__, filename=Path(module.filename).name)
     files["__init__.py"] = loader
-    for template, name in (("tape.py.j2", "_tilec_tape.py"), ("torch_function.py.j2", "_tilec_torch.py")):
-        files[name] = sources.TEMPLATES.get_template(template).render(module=module.name)
+    for template, name in (("tape.py.j2", "_tilec_tape.py"), ("torch_function.py.j2", "_tilec_torch.py"),
+                           ("CMakeLists.txt.j2", "CMakeLists.txt")):
+        files[name] = sources.TEMPLATES.get_template(template).render(
+            module=module.name, version=__version__, filename=Path(module.filename).name)
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
     files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,
