@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import ROOT, needs_cxx
+from conftest import needs_cxx
 from harness import build
 
 torch = pytest.importorskip("torch")

@@ -42,7 +42,8 @@ def to_sarif(file: str, items: list) -> str:
     rules = [{"id": c, "name": CODES[c], "shortDescription": {"text": CODES[c].replace("-", " ")}} for c in codes]
     results = []
     for d in items:
-        text = d["message"] + "".join(f"\nnote: {n}" for n in d["notes"]) + (f"\nhelp: {d['help']}" if d["help"] else "")
+        text = d["message"] + "".join(f"\nnote: {n}" for n in d["notes"])
+        text += f"\nhelp: {d['help']}" if d["help"] else ""
         location = {"physicalLocation": {"artifactLocation": {"uri": file}}}
         if d["line"]:
             location["physicalLocation"]["region"] = {

@@ -452,7 +452,8 @@ def _array(name, p, value):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
         if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
             view = np.asarray(value)
-            if isinstance(view, np.ndarray) and view.__array_interface__["data"][0] == value.__array_interface__["data"][0]:
+            pointer = value.__array_interface__["data"][0]
+            if isinstance(view, np.ndarray) and view.__array_interface__["data"][0] == pointer:
                 return _array(name, p, view)
         if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
             if value.__dlpack_device__()[0] != _DL_CPU:
