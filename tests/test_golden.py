@@ -15,7 +15,7 @@ from tilec.driver import generate
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SAMPLES = sorted((ROOT / "samples").glob("*.py"))
-KEPT = ("{m}.cpp", "{m}.cu", "{m}.h", "manifest.json", "__init__.py")
+KEPT = ("{m}.cpp", "{m}.cu", "{m}.h", "manifest.json", "__init__.py", "CMakeLists.txt")
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])

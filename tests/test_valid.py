@@ -13,6 +13,7 @@ from tilec.passes.autodiff import adjoint_kernel
 from tilec.codegen.sources import plan_kernels
 from tilec.backend_cpu.compiler import find_cxx
 from tilec.driver import generate
+from tilec.naming import RUNTIME_DIR
 from tilec.passes.verify import verify_function
 
 VALID = sorted((Path(__file__).parent / "valid").glob("*.py"))
@@ -49,6 +50,6 @@ def test_passes_keep_ir_well_formed_and_cxx_compiles(path: Path, tmp_path: Path)
     assert proc.returncode == 0, proc.stderr[:3000]
     # the .cu too, as the CUDA emulation compiles it (the GPU model's emission, without nvcc)
     cmd = [find_cxx(), "-x", "c++", "-std=c++17", "-fsyntax-only", "-DTILEC_CUDA_EMU", f"-I{tmp_path}", "-include",
-           "tilec/cuda_emu.h", str(tmp_path / f"{path.stem}.cu")]
+           f"{RUNTIME_DIR}/cuda_emu.h", str(tmp_path / f"{path.stem}.cu")]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[:3000]

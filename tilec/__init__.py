@@ -16,6 +16,4 @@ def __getattr__(name: str):
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")  # a submodule, e.g. tilec.ir
     api = importlib.import_module(f"{__name__}.api")
-    if name in ("kernel", "func", "constant", "load"):
-        return getattr(api, name)
-    return api.placeholder(name)
+    return api.attribute(name)  # AttributeError, with a suggestion, for a name the API lacks

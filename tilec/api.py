@@ -42,6 +42,47 @@ def placeholder(name: str):
     return _Placeholder(name)
 
 
+# Names a Warp program reaches at module level or in annotations beyond the op table's.
+_TYPE_NAMES = ("array", "array1d", "array2d", "array3d", "array4d", "indexedarray", "Tile", "tile",
+               "vec", "mat", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "transform",
+               "spatial_vector", "spatial_matrix", "struct", "overload", "func_grad", "int16", "uint16",
+               "uint64", "bfloat16", "Any", "init")
+# Warp's host-side API, which the module `tilec build` generates replaces: name -> what to use.
+_LAUNCH = "launch through the generated module: mod = tilec.load(folder); mod.<kernel>.{}(...)"
+_ARRAYS = "pass numpy arrays (or Warp's own arrays) to the generated module's launches"
+_HOST_ONLY = {"launch": _LAUNCH.format("launch"), "launch_tiled": _LAUNCH.format("launch_tiled"),
+              "Tape": "record launches with the generated module's tape: with mod.Tape() as tape: ...",
+              "zeros": _ARRAYS, "empty": _ARRAYS, "ones": _ARRAYS, "full": _ARRAYS, "from_numpy": _ARRAYS,
+              "synchronize": "launches of the generated module on the CPU return when done"}
+
+
+def known_names() -> frozenset:
+    """Every name `import tilec as wp` provides: the op table's API, dtypes, math constants, types."""
+    from .frontend.resolve import MATH_CONSTANTS
+    from .ir.types import DTYPE_NAMES
+    from .ops import API_OPS
+
+    return frozenset({*API_OPS, *DTYPE_NAMES, *MATH_CONSTANTS, *_TYPE_NAMES, "kernel", "func", "constant", "load"})
+
+
+def attribute(name: str):
+    """`tilec.<name>` for a program run as a script: a stand-in, or AttributeError naming the fix."""
+    if name in ("kernel", "func", "constant", "load"):
+        return globals()[name]
+    if name == "init":
+        return lambda *args, **kwargs: None
+    known = known_names()
+    if name in known:
+        return placeholder(name)
+    if name in _HOST_ONLY:
+        raise AttributeError(f"module 'tilec' has no attribute '{name}' (tilec compiles kernels ahead of time): "
+                             f"{_HOST_ONLY[name]}")
+    from .frontend.suggest import closest, same_kind
+
+    close = closest(name, same_kind(name, known))
+    raise AttributeError(f"module 'tilec' has no attribute '{name}'" + (f"; did you mean '{close}'?" if close else ""))
+
+
 def load(folder):
     """Import a generated module from its output folder, e.g. tl.load("build/gemm").
 

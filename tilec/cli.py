@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import shutil
 import sys
 import traceback
 
@@ -9,9 +10,25 @@ import click
 
 from . import __version__
 from .build import BuildError
+from .console import Progress, colorize, use_color
 from .diagnostics import CompileError, render
 from .frontend.check import Options
 from .pipeline import PASSES, compile_source
+
+NO_KERNELS = "no kernels found (no function decorated with @wp.kernel)"
+
+
+class Reporter:
+    """Where diagnostics go (stderr), coloured per `--color`."""
+
+    def __init__(self, color: str = "never"):
+        self.color = use_color(color, sys.stderr)
+
+    def diagnostic(self, text: str) -> None:
+        click.echo(colorize(text) if self.color else text, err=True, color=self.color)
+
+
+PLAIN = Reporter()
 
 
 def _load(path: str) -> str:
@@ -26,14 +43,14 @@ def _load(path: str) -> str:
         sys.exit(1)
 
 
-def run_guarded(fn, path: str):
+def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
     """Diagnostics -> exit 1; anything unexpected -> a one-line apology, exit 2."""
     try:
         return fn()
     except CompileError as e:
         source = _load(path)
         for d in e.diagnostics:
-            click.echo(render(d, path, source), err=True)
+            reporter.diagnostic(render(d, path, source))
         n = len(e.diagnostics)
         click.echo(f"{n} error{'s' if n != 1 else ''} found", err=True)
         sys.exit(1)
@@ -60,6 +77,8 @@ def common_options(f):
                      help="shared-memory budget per kernel, in bytes")(f)
     f = click.option("--dump-after", type=click.Choice(PASSES), default=None,
                      help="print the representation after this pass")(f)
+    f = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+                     help="colour diagnostics (auto: when stderr is a terminal and NO_COLOR is unset)")(f)
     return f
 
 
@@ -76,14 +95,45 @@ def main():
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--show-types", is_flag=True,
               help="print each kernel's variables with dtype/shape and, for tiles, GPU storage")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="diagnostics as text on stderr, or as JSON / SARIF 2.1.0 on stdout")
+@click.option("-v", "--verbose", is_flag=True, help="print each step with its time")
 @common_options
-def check(file, show_types, block_dim, max_shared, dump_after):
+def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, color):
     """Check FILE and report diagnostics; emit nothing."""
+    reporter = Reporter(color)
+    progress = Progress(verbose, tty=sys.stderr.isatty())
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
-    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    if fmt != "text":
+        _report_as_data(file, source, options, fmt)
+    with progress.step(f"check {file}"):
+        compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file, reporter)
+    for warning in compiled.warnings:
+        reporter.diagnostic(render(warning, file, source))
+    if not compiled.module.kernels:
+        reporter.diagnostic(f"{file}: warning: {NO_KERNELS}")
     if show_types:
         click.echo(show_types_text(compiled.module))
+
+
+def _report_as_data(file: str, source: str, options, fmt: str):
+    """`check --format json|sarif`: every diagnostic on stdout; exit 1 when one is an error."""
+    from . import report
+
+    def diagnostics():
+        try:
+            compiled = compile_source(source, file, options)
+        except CompileError as e:
+            return e.diagnostics, None
+        return compiled.warnings, compiled
+
+    found, compiled = run_guarded(diagnostics, file)
+    items = [report.diagnostic_dict(d) for d in found]
+    if compiled is not None and not compiled.module.kernels:
+        items.append(report.file_message("warning", NO_KERNELS))
+    click.echo(report.to_json(file, items) if fmt == "json" else report.to_sarif(file, items))
+    sys.exit(1 if any(d["severity"] == "error" for d in items) else 0)
 
 
 def show_types_text(module) -> str:
@@ -134,12 +184,18 @@ def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit
     return flags
 
 
-def _compile_for_emit(file, block_dim, max_shared, dump_after):
+def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN):
+    """The normalized module to generate code for; a file without kernels is an error here."""
     from .passes.normalize import normalize_module
 
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
-    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file, reporter)
+    for warning in compiled.warnings:
+        reporter.diagnostic(render(warning, file, source))
+    if not compiled.module.kernels:
+        reporter.diagnostic(f"{file}: error: {NO_KERNELS}")
+        sys.exit(1)
     return source, normalize_module(compiled.module)
 
 
@@ -147,11 +203,11 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after):
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", "what", type=click.Choice(["cpu", "cuda", "header", "loader", "manifest"]), required=True)
 @common_options
-def emit(file, what, block_dim, max_shared, dump_after):
+def emit(file, what, block_dim, max_shared, dump_after, color):
     """Print generated text to stdout."""
     from .driver import generate
 
-    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
+    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color))
     files = generate(module, source, build_flags(block_dim, max_shared=max_shared))
     key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
@@ -166,32 +222,62 @@ def emit(file, what, block_dim, max_shared, dump_after):
 @click.option("--arch", default="sm_80,sm_90", show_default=True, help="CUDA architectures")
 @click.option("--emit-only", is_flag=True, help="write sources, compile nothing")
 @click.option("--debug", is_flag=True, help="compile without optimisation, with debug info")
-@click.option("--cxx", default=None, help="C++ compiler (default: clang++, else g++)")
-@click.option("--nvcc", default=None, help="nvcc to use")
-@click.option("-v", "--verbose", is_flag=True)
+@click.option("--cxx", default=None, help="C++ compiler (default: $CXX, else clang++, else g++)")
+@click.option("--nvcc", default=None, help="nvcc to use (default: $NVCC, else nvcc on PATH)")
+@click.option("-v", "--verbose", is_flag=True, help="print each step with its time, and each compiler command")
 @click.option("--line-directives", is_flag=True, help="emit #line directives pointing at the Python source")
 @click.option("--check", "check_only", is_flag=True,
-              help="build nothing: exit 1 with a diff when OUTDIR holds stale generated code")
+              help="build nothing: exit 1 with a summary when OUTDIR holds stale generated code")
+@click.option("--diff", "full_diff", is_flag=True, help="with --check: print the whole diff, not the first 40 lines")
 @common_options
-def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line_directives, check_only, block_dim,
-          max_shared, dump_after):
+def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line_directives, check_only, full_diff,
+          block_dim, max_shared, dump_after, color):
     """Compile FILE into OUTDIR/<module>/."""
-    from .driver import build_module, stale_files
+    from .driver import build_module
 
-    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
+    reporter = Reporter(color)
+    _require_tools(cxx=cxx, nvcc=nvcc)
+    progress = Progress(verbose, tty=sys.stderr.isatty())
+    progress.expect(2)  # the check and the generation; build_module adds its compiler steps
+    with progress.step(f"check {file}"):
+        source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter)
     flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
     if check_only:
-        diffs = run_guarded(lambda: stale_files(module, source, outdir, flags), file)
-        for diff in diffs:
-            click.echo(diff, nl=False)
-        if diffs:
-            click.echo(f"{module.name}: {len(diffs)} generated file(s) in {outdir} are stale; rebuild with "
-                       f"`tilec build {file} -o {outdir}`", err=True)
-            sys.exit(1)
-        click.echo(f"{module.name}: generated code in {outdir} is up to date")
+        _check_output(file, outdir, module, source, flags, full_diff, progress)
         return
     run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
-                                     verbose=verbose, echo=click.echo), file)
+                                     verbose=verbose, echo=click.echo, progress=progress), file, reporter)
+
+
+def _require_tools(**explicit) -> None:
+    """An explicit --cxx/--nvcc is used or the command fails naming it: never another compiler."""
+    for option, path in explicit.items():
+        if path is not None and shutil.which(path) is None:
+            click.echo(f"error: --{option} {path}: not found or not executable", err=True)
+            sys.exit(1)
+
+
+def _check_output(file, outdir, module, source, flags, full_diff, progress) -> None:
+    """`build --check`: exit 0 when OUTDIR/<module>/ is current, else a summary and exit 1."""
+    from pathlib import Path
+
+    from . import staleness
+    from .driver import generate
+
+    with progress.step("generate sources"):
+        generated = run_guarded(lambda: generate(module, source, flags), file)
+    result = staleness.compare(generated, Path(outdir) / module.name)
+    command = staleness.rebuild_command(file, outdir, result.recorded, flags)
+    if not result.exists:
+        click.echo(f"{module.name}: {Path(outdir) / module.name} does not exist; build it with `{command}`", err=True)
+        sys.exit(1)
+    if not result.stale:
+        click.echo(f"{module.name}: generated code in {outdir} is up to date")
+        return
+    click.echo(staleness.summary(result, None if full_diff else 40))
+    click.echo(f"{module.name}: generated code in {Path(outdir) / module.name} is stale; rebuild with `{command}`",
+               err=True)
+    sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,10 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
         module=module.name, version=__version__, filename=Path(module.filename).name)
     files["__init__.py"] = loader
+    for template, name in (("tape.py.j2", "_tilec_tape.py"), ("torch_function.py.j2", "_tilec_torch.py"),
+                           ("CMakeLists.txt.j2", "CMakeLists.txt")):
+        files[name] = sources.TEMPLATES.get_template(template).render(
+            module=module.name, version=__version__, filename=Path(module.filename).name)
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
     files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,
@@ -34,27 +38,14 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     return files
 
 
-def stale_files(module, source: str, outdir: str, flags: dict) -> list:
-    """Unified diffs between what `build` would write and OUTDIR/<module>/ (text files only)."""
-    import difflib
-
-    folder = Path(outdir) / module.name
-    diffs = []
-    for name, text in sorted(generate(module, source, flags).items()):
-        path = folder / name
-        old = path.read_text() if path.exists() else ""
-        if name == "manifest.json":
-            old = without_build_facts(old)
-        if old != text:
-            diffs.append("".join(difflib.unified_diff(
-                old.splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"{folder.name}/{name} (committed)" if path.exists() else "/dev/null",
-                tofile=f"{folder.name}/{name} (generated)")))
-    return diffs
-
-
 def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
-                 verbose=False, echo=print):
+                 verbose=False, echo=print, progress=None):
+    """Generates and compiles OUTDIR/<module>/. `progress` (console.Progress) times each step;
+    without one, `verbose` prints each compiler command."""
+    if progress is None:
+        from .console import Progress
+
+        progress = Progress(False, echo)
     plans = sources.plan_kernels(module)
     for plan in plans:
         if plan.why_not is not None:
@@ -62,7 +53,8 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
 
             echo(render(plan.why_not, module.filename, source) + f"\n   = note: kernel `{plan.forward.name}` is "
                  "built without an adjoint", err=True)
-    files = generate(module, source, flags, plans)
+    with progress.step("generate sources"):
+        files = generate(module, source, flags, plans)
     if flags.get("target") in ("cuda", "all"):
         for warning in shared_memory_warnings(module, files["manifest.json"], arch):
             from .diagnostics import render
@@ -80,11 +72,11 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if compiler and target in ("cpu", "all"):
             products.append(f"lib{name}_cpu.so")
             steps.append(_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug), f"{name}_cpu.log",
-                               out, verbose, echo))
+                               out, verbose, echo, progress))
         if compiler and target == "cuda-emu":
             products.append(f"lib{name}_cuda_emu.so")
             steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
-                               f"{name}_cuda_emu.log", out, verbose, echo))
+                               f"{name}_cuda_emu.log", out, verbose, echo, progress))
         if target in ("cuda", "all"):
             nvcc_path = find_nvcc(nvcc)
             if nvcc_path is None:
@@ -93,8 +85,10 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
                 archs = [a.strip() for a in arch.split(",") if a.strip()]
                 products.append(f"{name}.fatbin")
                 steps.append(_nvcc_step(nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug),
-                                        name, out, verbose, echo, nvcc_version(nvcc_path), archs))
+                                        name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
+    progress.expect(len(steps))
     result = write_and_build(out, name, files, digest, steps, products)
+    progress.close()
     state = "up to date" if result.up_to_date else "built"
     echo(f"{name}: {state} in {result.folder}")
     if verbose:
@@ -102,29 +96,6 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if table:
             echo(table)
     return result
-
-
-# manifest.json keys that a build measures (nvcc's register and shared-memory report) rather than
-# generates: `--check` compares the generated text without them.
-BUILD_FACTS = ("cuda_build",)
-KERNEL_BUILD_FACTS = ("cuda_resources",)
-
-
-def without_build_facts(manifest_text: str) -> str:
-    import json
-
-    try:
-        data = json.loads(manifest_text)
-    except ValueError:
-        return manifest_text
-    if not any(k in data for k in BUILD_FACTS):
-        return manifest_text
-    for key in BUILD_FACTS:
-        data.pop(key, None)
-    for kernel in data.get("kernels", {}).values():
-        for key in KERNEL_BUILD_FACTS:
-            kernel.pop(key, None)
-    return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
 def record_resources(manifest_path: Path, ptxas: dict, nvcc_version: str, archs: list) -> None:
@@ -182,20 +153,22 @@ def shared_memory_warnings(module, manifest_text: str, arch: str) -> list:
     return out
 
 
-def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
+def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress):
     def run(tmp: Path):
         if verbose:
             echo(" ".join(cmd))
-        run_compiler(cmd, tmp, log_name, out)
+        with progress.step(f"{Path(cmd[0]).name} -> {cmd[cmd.index('-o') + 1]}"):
+            run_compiler(cmd, tmp, log_name, out)
 
     return run
 
 
-def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo, version: str, archs: list):
+def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo, version: str, archs: list, progress):
     def run(tmp: Path):
         if verbose:
             echo(" ".join(cmd))
-        log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
+        with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
+            log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
         record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
 
     return run

@@ -13,6 +13,11 @@ CXX_RESERVED = {
 }  # fmt: skip
 
 
+# The vendored runtime headers' folder inside an output folder. Not a Python identifier, so running
+# Python inside the output folder never imports it in place of the tilec package.
+RUNTIME_DIR = "tilec-rt"
+
+
 def temp(index: int) -> str:
     """A checker-made temporary (cannot clash: user names never start with `_t`... they may, so
     temporaries carry a `%` id in the IR and are mangled on emission)."""

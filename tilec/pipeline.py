@@ -34,8 +34,9 @@ def module_name(path: str) -> str:
 
 
 def compile_source(source: str, filename: str, options: Options | None = None,
-                   dump_after: str | None = None, out=sys.stdout) -> Compiled:
+                   dump_after: str | None = None, out=None) -> Compiled:
     options = options or Options()
+    out = out or sys.stdout  # looked up per call: click's CliRunner swaps sys.stdout
     diags = Diagnostics()
     parsed = parse(source, filename, module_name(filename))
     if dump_after == "parse":

@@ -7,6 +7,8 @@ import re
 import shutil
 import subprocess
 
+from ..naming import RUNTIME_DIR
+
 
 def find_nvcc(explicit: str | None = None) -> str | None:
     for candidate in (explicit, os.environ.get("NVCC"), "nvcc"):
@@ -43,7 +45,7 @@ def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
     """The .cu compiled for the CPU emulation of the GPU model."""
     opt = ["-O0", "-g"] if debug else ["-O2"]
     return [cxx, "-x", "c++", "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-DTILEC_CUDA_EMU", "-I.",
-            "-include", "tilec/cuda_emu.h", "-o", output, source]
+            "-include", f"{RUNTIME_DIR}/cuda_emu.h", "-o", output, source]
 
 
 def parse_ptxas(log: str) -> dict:

@@ -54,3 +54,45 @@ def tile_bytes(fn: ir.Function, funcs: dict) -> int:
 
 def shared_bytes(fn: ir.Function) -> int:
     return sum(s.type.nbytes for s, where in fn.storage if where == "shared")
+
+
+# How each array op touches its first operand (the array); `array_shape` does not touch data.
+ARRAY_ACCESS = {
+    "array_load": "read", "tile_load": "read", "tile_load_indexed": "read",
+    "array_store": "write", "tile_store": "write", "tile_store_indexed": "write",
+    "array_atomic_add": "accumulate", "array_atomic_sub": "accumulate", "atomic_add": "accumulate",
+    "tile_atomic_add": "accumulate", "tile_atomic_add_indexed": "accumulate",
+    "atomic_min": "write", "atomic_max": "write", "array_shape": None,
+}
+
+
+def array_access(fn: ir.Function) -> dict:
+    """Array parameter name -> sorted kinds of access ("read", "write", "accumulate"). An array
+    reaching anything else (a call, an op not listed) counts as read and written."""
+    from ..ir.types import ArrayT
+
+    params = {p for p in fn.params if isinstance(p.type, ArrayT)}
+    out = {p.name: set() for p in params}
+
+    def visit(e, how="read"):
+        if isinstance(e, ir.Var) and e.sym in params:
+            out[e.sym.name].update(("read", "write") if how == "unknown" else (how,))
+        elif isinstance(e, ir.OpCall):
+            first = e.args[0] if e.args else None
+            if isinstance(first, ir.Var) and first.sym in params:
+                kind = ARRAY_ACCESS.get(e.op, "unknown")
+                if kind is not None:
+                    out[first.sym.name].update(("read", "write") if kind == "unknown" else (kind,))
+                rest = e.args[1:]
+            else:
+                rest = e.args
+            for a in rest:
+                visit(a, "unknown")
+        elif isinstance(e, ir.Call):
+            for a in e.args:
+                visit(a, "unknown")
+
+    for s in ir.walk_stmts(fn.body):
+        for e in ir.stmt_exprs(s):
+            visit(e, "unknown")
+    return {name: sorted(kinds) for name, kinds in sorted(out.items())}

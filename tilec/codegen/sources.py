@@ -22,10 +22,12 @@ from .cxx import ctype
 
 def templates(package: str) -> jinja2.Environment:
     """The jinja2 environment of one package's `templates/` folder."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader(package, "templates"),
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
     )
+    env.globals["runtime_dir"] = naming.RUNTIME_DIR
+    return env
 
 
 TEMPLATES = templates("tilec.codegen")
@@ -61,6 +63,7 @@ def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
         "tid_count": analysis.tid_count(fn),
         "tile_bytes": analysis.tile_bytes(fn, funcs),
         "shared_bytes": analysis.shared_bytes(fn),
+        "array_access": analysis.array_access(fn),  # the loader's Tape zeroes overwritten adjoints
     }
 
 
@@ -171,7 +174,7 @@ def runtime_headers_dir():
 
 
 def runtime_files() -> dict:
-    """The vendored runtime headers: relative path -> text."""
+    """The vendored runtime headers: relative path (under naming.RUNTIME_DIR) -> text."""
     folder = runtime_headers_dir() / "tilec"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".h"))
-    return {f"tilec/{name}": (folder / name).read_text() for name in names}
+    return {f"{naming.RUNTIME_DIR}/{name}": (folder / name).read_text() for name in names}

@@ -6,8 +6,6 @@ becomes an IR operand or a compile-time attribute.
 """
 from __future__ import annotations
 
-import difflib
-
 import libcst as cst
 
 from .. import ir
@@ -15,6 +13,8 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
 from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
+from . import suggest
+from .resolve import MATH_CONSTANTS
 
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
@@ -41,6 +41,7 @@ class CallLowering:
         api = self.scope.api_attr(node.func)
         if api is not None:
             return self.lower_api_call(api, node, tid_count)
+        self.refuse_host_name(node.func)
         if isinstance(node.func, cst.Name):
             name = node.func.value
             if name in self.scope.funcs and name not in self.env:
@@ -53,8 +54,17 @@ class CallLowering:
                 self.fail("TC0401", "unsupported syntax: range() outside a for loop", node)
             if name in self.scope.kernels:
                 self.fail("TC0408", f"kernel `{name}` cannot be called from device code; launch it from the host", node)
-            self.fail("TC0301", f"unknown function `{name}`", node.func)
+            known = [*self.scope.funcs, *BUILTIN_OPS, *DTYPE_CALLS]
+            self.fail("TC0301", f"unknown function `{name}`", node.func, help=suggest.did_you_mean(name, known))
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
+
+    def refuse_host_name(self, node):
+        """`np.exp(x)`, `math.pi`: a host module's name in device code, with the API's spelling."""
+        origin = self.scope.host_origin(node)
+        base = node.value if isinstance(node, cst.Attribute) else node
+        if origin is not None and not (isinstance(base, cst.Name) and base.value in self.env):
+            self.fail("TC0301", suggest.host_hint(origin[0], origin[1], [*API_OPS, *MATH_CONSTANTS],
+                                                  self.scope.api_prefix().rstrip(".") or "wp"), node)
 
     def lower_api_call(self, api: str, node: cst.Call, tid_count: int):
         from ..ir.types import DTYPE_NAMES
@@ -70,9 +80,12 @@ class CallLowering:
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
-        close = difflib.get_close_matches(api, list(API_OPS), n=1)
-        self.fail("TC0302", f"unknown tile API operation `{api}`", node.func,
-                  help=f"did you mean `{close[0]}`?" if close else None)
+        from ..ir.types import DTYPE_NAMES
+
+        known = suggest.same_kind(api, [*API_OPS, *DTYPE_NAMES, "constant"])
+        what = "tile API operation" if suggest.is_tile_name(api) else "tile API function"
+        self.fail("TC0302", f"unknown {what} `{api}`", node.func,
+                  help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
 
     def lower_cast(self, dtype_name: str, node: cst.Call):
         from ..ir.types import SCALARS
@@ -114,9 +127,8 @@ class CallLowering:
         for a in keyword:
             key = a.keyword.value
             if key not in names:
-                close = difflib.get_close_matches(key, list(names), n=1)
                 self.fail("TC0303", f"{spec.name}: unknown keyword argument `{key}`", a.keyword,
-                          help=f"did you mean `{close[0]}`?" if close else None)
+                          help=suggest.did_you_mean(key, names))
             if key in bound:
                 self.fail("TC0303", f"{spec.name}: argument `{key}` given twice", a.keyword)
             bound[key] = a.value

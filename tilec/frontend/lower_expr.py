@@ -14,7 +14,7 @@ import libcst as cst
 from .. import ir
 from ..ops import OPS, Bound
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
-from . import consts
+from . import consts, suggest
 from .lower_call import Abort
 from .resolve import MATH_CONSTANTS
 
@@ -117,7 +117,9 @@ class ExprLowering:
             self.fail("TC0408", f"`{name}` is a function; call it or pass it to wp.tile_map", node)
         if name in self.scope.api_aliases:
             self.fail("TC0401", f"unsupported syntax: the module `{name}` used as a value", node)
-        self.fail("TC0301", f"unknown name `{name}`", node)
+        self.refuse_host_name(node)
+        known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]
+        self.fail("TC0301", f"unknown name `{name}`", node, help=suggest.did_you_mean(name, known))
 
     def lower_attribute(self, node: cst.Attribute):
         api = self.scope.api_attr(node)
@@ -125,6 +127,7 @@ class ExprLowering:
             if api in MATH_CONSTANTS:
                 return self.const_expr(MATH_CONSTANTS[api], node)
             self.fail("TC0302", f"`{api}` is not a value of the tile API", node)
+        self.refuse_host_name(node)
         base = self.expr(node.value)
         attr = node.attr.value
         self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)

@@ -42,10 +42,17 @@ def parse(source: str, filename: str, name: str) -> Parsed:
         line = e.lineno or 1
         col = e.offset or 1
         end = e.end_offset if e.end_offset and e.end_lineno == line and e.end_offset > col else col + 1
-        raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.msg}".rstrip("."), Span(line, col, line, end))])
+        raise CompileError([Diagnostic("TC0001", syntax_message(e.msg), Span(line, col, line, end))])
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
         col = e.raw_column + 1
-        raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.message}", Span(e.raw_line, col, e.raw_line, col + 1))])
+        raise CompileError([Diagnostic("TC0001", syntax_message(e.message), Span(e.raw_line, col, e.raw_line, col + 1))])
     return Parsed(name, filename, source, tree)
+
+
+def syntax_message(python_message: str) -> str:
+    """Python's message, said once: `invalid syntax`, `syntax error: '(' was never closed`."""
+    message = python_message.strip().rstrip(".")
+    return message if "syntax" in message.lower() else f"syntax error: {message}"
+

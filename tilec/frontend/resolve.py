@@ -15,6 +15,7 @@ import libcst as cst
 from ..diagnostics import Diagnostics
 from . import consts
 from .parse import Parsed
+from .suggest import HOST_MODULES
 
 API_MODULES = ("warp", "tilec")
 MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"),
@@ -41,6 +42,8 @@ class Scope:
     constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
     funcs: dict = field(default_factory=dict)  # name -> FuncDef
     kernels: dict = field(default_factory=dict)  # name -> FuncDef
+    host_modules: dict = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
+    host_names: dict = field(default_factory=dict)  # local name -> (module, name) from-imported
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -53,6 +56,19 @@ class Scope:
                 return node.attr.value
         if isinstance(node, cst.Name):
             return self.api_names.get(node.value)
+        return None
+
+    def api_prefix(self) -> str:
+        """How the file spells the API module in a suggestion: `wp.` (or its own alias)."""
+        return f"{min(self.api_aliases)}." if self.api_aliases else ("" if self.api_names else "wp.")
+
+    def host_origin(self, node: cst.BaseExpression):
+        """`np.exp` / `math.pi` / from-imported `exp` -> ("numpy", "exp"); else None."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            module = self.host_modules.get(node.value.value)
+            return (module, node.attr.value) if module else None
+        if isinstance(node, cst.Name):
+            return self.host_names.get(node.value)
         return None
 
     def is_any(self, node: cst.BaseExpression) -> bool:
@@ -122,6 +138,8 @@ def _simple(scope: Scope, node) -> None:
                 scope.api_aliases.add(local)
             elif full == "typing":
                 scope.typing_aliases.add(local)
+            elif full.split(".")[0] in HOST_MODULES:
+                scope.host_modules[local] = full.split(".")[0]
     elif isinstance(node, cst.ImportFrom) and node.module is not None:
         module = _dotted(node.module)
         if isinstance(node.names, cst.ImportStar):
@@ -133,6 +151,8 @@ def _simple(scope: Scope, node) -> None:
                 scope.api_names[local] = name
             elif module == "typing" and name == "Any":
                 scope.any_names.add(local)
+            elif module.split(".")[0] in HOST_MODULES:
+                scope.host_names[local] = (module.split(".")[0], name)
     elif isinstance(node, (cst.Assign, cst.AnnAssign)):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         if node.value is None:

@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel attention (attention.py:16), block_dim 256, tiled *   Q: array of float32, 2-d
+/* kernel attention (attention.py:16), block_dim 256, tiled
+ *   Q: array of float32, 2-d
  *   K: array of float32, 2-d
  *   V: array of float32, 2-d
  *   O: array of float32, 2-d

@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel cholesky_solve (cholesky.py:13), block_dim 256, tiled *   A: array of float64, 3-d
+/* kernel cholesky_solve (cholesky.py:13), block_dim 256, tiled
+ *   A: array of float64, 3-d
  *   Y: array of float64, 2-d
  *   X: array of float64, 2-d
  */

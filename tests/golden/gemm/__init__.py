@@ -10,7 +10,10 @@ Warp's launch API:
     gemm.<kernel>.launch(dim=n, inputs=[...])          # plain (SIMT) kernels
 
 Every argument is checked before native code runs; bad input raises TypeError or
-ValueError naming the argument.
+ValueError naming the argument. Arrays: numpy, Warp's CPU arrays (through the array
+interface, no copy), host DLPack tensors; on device="cuda" anything with
+__cuda_array_interface__ or DLPack. `Tape` (in _tilec_tape.py) records launches and replays
+their adjoints; `<kernel>.torch_function` (in _tilec_torch.py) wraps a kernel for PyTorch.
 """
 import ctypes
 import json
@@ -19,6 +22,26 @@ import os
 import numpy as np
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _sibling(name):
+    """A helper module next to this file, however this loader was imported (as a package, by
+    tilec.load, or by path)."""
+    import importlib.util
+    import sys
+
+    full = f"{__name__}.{name}"
+    if full not in sys.modules:
+        spec = importlib.util.spec_from_file_location(full, os.path.join(_HERE, f"{name}.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+    return sys.modules[full]
+
+
+_tilec_tape = _sibling("_tilec_tape")
+Tape = _tilec_tape.Tape
+
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
 
@@ -49,6 +72,16 @@ class _Launch(ctypes.Structure):
 
 _LIBS = {}
 _HOST_LIBRARIES = {"cpu": ("libgemm_cpu.so", "cpu"), "cuda-emu": ("libgemm_cuda_emu.so", "cuda-emu")}
+_PRODUCTS = {"cpu": "libgemm_cpu.so", "cuda": "gemm.fatbin", "cuda-emu": "libgemm_cuda_emu.so"}
+
+
+def built_for():
+    """The devices this folder holds a compiled library for (a folder of sources only: none)."""
+    return [d for d, name in sorted(_PRODUCTS.items()) if os.path.exists(os.path.join(_HERE, name))]
+
+
+def _built_list():
+    return ", ".join(built_for()) or "nothing: the folder holds sources only"
 
 
 def _library(device):
@@ -56,7 +89,8 @@ def _library(device):
         name, target = _HOST_LIBRARIES[device]
         path = os.path.join(_HERE, name)
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build gemm.py --target {target}`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build gemm.py --target {target}`")
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
 
@@ -72,7 +106,8 @@ class _Cuda:
         self.driver = driver
         path = os.path.join(_HERE, "gemm.fatbin")
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build gemm.py --target cuda`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build gemm.py --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
@@ -195,6 +230,11 @@ class Kernel:
                              f"dim has {len(grid)} dimension(s)")
         return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads, stream)
 
+    def torch_function(self, dim, outputs, device=None):
+        """A torch.autograd.Function launching this kernel forward and its adjoint backward over
+        `dim`; `outputs` names the array parameters it writes (see _tilec_torch.py)."""
+        return _sibling("_tilec_torch").function(self, dim, list(outputs), device)
+
     def launch_tiled(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
                      device="cpu", block_dim=None, num_threads=0, stream=None):
         """A tiled launch: one block of block_dim lanes per point of `dim` (Warp's wp.launch_tiled)."""
@@ -218,7 +258,7 @@ class Kernel:
         device = device or "cpu"
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
-                             f"(built for: {', '.join(sorted(self.meta['entries']))})")
+                             f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
         entries = self.meta["entries"][device]
@@ -230,10 +270,12 @@ class Kernel:
         if adjoint:
             adj = self._values(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs")
             for p, v, a in zip(self.params, values, adj):
-                if p["kind"] == "array" and a is not None and np.shape(a) != np.shape(v):
-                    raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {np.shape(a)} but the "
-                                     f"array has shape {np.shape(v)}")
+                if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
+                    raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
+                                     f"array has shape {_shape(v)}")
             args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self.params, adj)]
+        if not adjoint and _tilec_tape.recording():
+            _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
         for k, d in enumerate(grid):
             launch.dim[k] = d
@@ -274,6 +316,24 @@ class Kernel:
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
+
+
+class _Replay:
+    """One recorded launch (for the Tape): replay(values[, adjoints]) runs it forward, or its adjoint."""
+
+    def __init__(self, kernel, grid, lane_tid, values, device, block_dim, num_threads, stream):
+        self.kernel, self.grid, self.lane_tid, self.values = kernel, grid, lane_tid, list(values)
+        self.replay_values = list(values)
+        self.device, self.block_dim, self.num_threads, self.stream = device, block_dim, num_threads, stream
+
+    def __call__(self, values, adjoints=None):
+        self.kernel._run(self.grid, self.lane_tid, values, (), adjoints, (), adjoints is not None, self.device,
+                         self.block_dim, self.num_threads, self.stream)
+
+
+def _shape(value):
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if shape is not None else np.shape(value)
 
 
 def _scalar(name, dtype, value):
@@ -390,6 +450,11 @@ def _array(name, p, value):
     if not isinstance(value, np.ndarray):
         if hasattr(value, "__cuda_array_interface__"):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
+            view = np.asarray(value)
+            pointer = value.__array_interface__["data"][0]
+            if isinstance(view, np.ndarray) and view.__array_interface__["data"][0] == pointer:
+                return _array(name, p, view)
         if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
             if value.__dlpack_device__()[0] != _DL_CPU:
                 raise ValueError(f"{name} is a device array (DLPack) but this launch runs on the cpu")

@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel gemm (gemm.py:15), block_dim 256, tiled *   A: array of float32, 2-d
+/* kernel gemm (gemm.py:15), block_dim 256, tiled
+ *   A: array of float32, 2-d
  *   B: array of float32, 2-d
  *   C: array of float32, 2-d
  */

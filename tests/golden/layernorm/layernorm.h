@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel layernorm (layernorm.py:20), block_dim 256, tiled *   X: array of float32, 2-d
+/* kernel layernorm (layernorm.py:20), block_dim 256, tiled
+ *   X: array of float32, 2-d
  *   gamma: array of float32, 1-d
  *   beta: array of float32, 1-d
  *   Y: array of float32, 2-d

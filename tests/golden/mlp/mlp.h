@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel mlp (mlp.py:21), block_dim 256, tiled *   X: array of float32, 2-d
+/* kernel mlp (mlp.py:21), block_dim 256, tiled
+ *   X: array of float32, 2-d
  *   W1: array of float32, 2-d
  *   b1: array of float32, 1-d
  *   W2: array of float32, 2-d

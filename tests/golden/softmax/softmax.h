@@ -36,7 +36,8 @@ typedef struct tilec_launch {
 } tilec_launch;
 #endif
 
-/* kernel softmax (softmax.py:14), block_dim 256, tiled *   X: array of float32, 2-d
+/* kernel softmax (softmax.py:14), block_dim 256, tiled
+ *   X: array of float32, 2-d
  *   Y: array of float32, 2-d
  */
 int softmax_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array Y);
