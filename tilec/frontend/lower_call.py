@@ -12,6 +12,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
+from ..ops import warp_names
 from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
@@ -70,6 +71,10 @@ class CallLowering:
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
+        if warp_names.is_warp_builtin(api):
+            note = warp_names.NOTES.get(api)
+            self.fail("TC0430", f"`{api}` is a Warp builtin not supported by tilec yet", node.func,
+                      notes=(note,) if note else (), help=warp_names.HELP.get(api))
         close = difflib.get_close_matches(api, list(API_OPS), n=1)
         self.fail("TC0302", f"unknown tile API operation `{api}`", node.func,
                   help=f"did you mean `{close[0]}`?" if close else None)
