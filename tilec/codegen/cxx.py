@@ -30,7 +30,7 @@ CALL_ATTRS = {
     "tile_argmax": ("axis",), "tile_argmin": ("axis",), "tile_reduce": ("axis",),
     "tile_matmul": ("alpha", "beta"), "tile_extreme_grad": ("axis", "is_max"),
     "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
-    "tile_tri_outer_grad": ("lower",),
+    "tile_tri_outer_grad": ("lower",), "tile_scan_extreme_grad": ("is_max",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}

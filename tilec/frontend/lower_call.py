@@ -22,6 +22,9 @@ BLOCK_DIM_OPS = {"tile", "untile"}
 # Python builtins that are ops.
 BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs"}
 DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
+# Tile ops whose untyped literal operands are values of the result tile's dtype (0.1 filling a
+# float64 tile is the double 0.1, not the float 0.1f).
+LITERALS_TAKE_RESULT_DTYPE = {"tile_full", "tile_axpy", "tile_diag_add"}
 
 
 class Abort(Exception):
@@ -196,6 +199,9 @@ class CallLowering:
             attrs.append(("args", tuple(b.variadic_consts)))
         if spec.elementwise:
             args = self.adapt_literals(args, result)
+        elif op in LITERALS_TAKE_RESULT_DTYPE and isinstance(result, TileT):
+            args = [ir.Const(_convert(a.value, result.dtype), result.dtype, a.span, weak=False)
+                    if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))

@@ -314,6 +314,27 @@ def _scan(ad, e, g):
     return [(0, C("tile_scan_grad", ad.val(g), exclusive=e.op == "tile_scan_exclusive"))]
 
 
+@rule("tile_scan_max_inclusive", "tile_scan_min_inclusive")
+def _scan_extreme(ad, e, g):
+    a = ad.val(e.args[0])
+    return [(0, C("tile_scan_extreme_grad", a, ad.val(g), is_max=e.op == "tile_scan_max_inclusive"))]
+
+
+@rule("tile_dot")
+def _dot(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    spread = ad.val(C("tile_broadcast", ad.val(g), shape=a.type.shape))
+    return [(0, C("mul", spread, b)), (1, C("mul", spread, a))]
+
+
+@rule("tile_axpy")
+def _axpy(ad, e, g):
+    alpha, src = ad.val(e.args[0]), ad.val(e.args[1])
+    g = ad.val(g)
+    return [(0, C("tile_extract", C("tile_dot", g, src), const(0, _int(), e.span))), (1, C("mul", g, alpha)),
+            (2, g)]
+
+
 # ---------------------------------------------------------------- linear algebra
 
 

@@ -327,10 +327,26 @@ def _reduce(ctx, call, a):
 
 @impl("tile_scan_inclusive", "tile_scan_exclusive")
 def _scan(ctx, call, a):
-    c = np.cumsum(_compute(a[0]))
+    c = np.cumsum(_compute(a[0]).reshape(-1))
     if call.op == "tile_scan_exclusive":
         c = np.concatenate([[0], c[:-1]])
-    return cast(c, call)
+    return cast(c.reshape(call.type.shape), call)
+
+
+@impl("tile_scan_max_inclusive", "tile_scan_min_inclusive")
+def _scan_extreme(ctx, call, a):
+    f = np.fmax if call.op == "tile_scan_max_inclusive" else np.fmin
+    return cast(f.accumulate(_compute(a[0]).reshape(-1)).reshape(call.type.shape), call)
+
+
+@impl("tile_dot")
+def _dot(ctx, call, a):
+    return cast(np.sum(_compute(a[0]) * _compute(a[1])).reshape(1), call)
+
+
+@impl("tile_axpy")
+def _axpy(ctx, call, a):
+    return cast(_compute(a[2]) + _compute(a[0]) * _compute(a[1]), call)
 
 
 def _sort_perm(keys):
@@ -536,8 +552,21 @@ def _reduce_grad(ctx, call, a):
 @impl("tile_scan_grad")
 def _scan_grad(ctx, call, a):
     g = np.asarray(a[0])
-    rev = np.cumsum(g[::-1])[::-1]
-    return (rev - g if call.attr("exclusive") else rev).astype(g.dtype)
+    flat = g.reshape(-1)
+    rev = np.cumsum(flat[::-1])[::-1]
+    return (rev - flat if call.attr("exclusive") else rev).reshape(g.shape).astype(g.dtype)
+
+
+@impl("tile_scan_extreme_grad")
+def _scan_extreme_grad(ctx, call, a):
+    x, g = np.asarray(a[0]).reshape(-1), np.asarray(a[1]).reshape(-1)
+    out, best = np.zeros_like(g), 0
+    for e in range(x.size):
+        b = x[best]
+        if e > 0 and ((b < x[e] if call.attr("is_max") else x[e] < b) or b != b):
+            best = e
+        out[best] += g[e]
+    return out.reshape(np.asarray(a[0]).shape)
 
 
 @impl("tile_unsort_grad")
