@@ -263,6 +263,8 @@ class CallLowering:
             self.fail("TC0303", f"{spec.name}: storage must be \"register\" or \"shared\"", arg)
         if isinstance(arg, cst.Name) and arg.value == "None":
             return None
+        if isinstance(arg, cst.SimpleString) and isinstance(p.default, str):  # precision="tf32"; the rule checks it
+            return arg.evaluated_value
         value = self.constant_of(arg)
         if value is consts.NOT_CONST:
             self.fail("TC0305", f"{spec.name}: `{p.name}` must be a compile-time constant", arg)

@@ -13,17 +13,23 @@ def _matmul(b: Bound):
     if a.shape[1] != bb.shape[0]:
         b.fail("TC0102", f"inner dimensions differ: a is {fmt_shape(a.shape)}, b is "
                f"{fmt_shape(bb.shape)}")
-    rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
-    if not a.dtype.is_float:
-        b.fail("TC0203", f"needs float tiles, got {a.dtype}", "a")
+    # Warp's mixed precision: a, b and out may each be float16, float32 or float64; the product
+    # accumulates in out's dtype (a's for the two-argument form).
+    for name, t in (("a", a), ("b", bb)):
+        if not t.dtype.is_float:
+            b.fail("TC0203", f"needs float tiles, got {t.dtype} for `{name}`", name)
+    if b.attrs.get("precision", "default") not in ("default", "tf32"):
+        b.fail("TC0303", f"precision must be \"default\" or \"tf32\", got {b.attrs['precision']!r}",
+               "precision")
     shape = (a.shape[0], bb.shape[1])
     out = b.types.get("out")
     if out is not None:
         out = rules.tile(b, "out")
         if out.shape != shape:
             b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
-        if out.dtype != a.dtype:
-            b.fail("TC0201", f"out is {out.dtype} but a and b are {a.dtype}", "out")
+        if not out.dtype.is_float:
+            b.fail("TC0203", f"needs a float tile for `out`, got {out.dtype}", "out")
+        return out
     return TileT(a.dtype, shape)
 
 
@@ -75,8 +81,10 @@ def _diag_add(b: Bound):
 
 OPS = [
     OpSpec("tile_matmul", (Param("a", "value"), Param("b", "value"), Param("out", "value", None),
-                           Param("alpha", "const", 1.0), Param("beta", "const", 1.0)), _matmul,
-           "tile_matmul", "alpha * a @ b (+ beta * out, updating out when given)",
+                           Param("alpha", "const", 1.0), Param("beta", "const", 1.0),
+                           Param("precision", "const", "default")), _matmul,
+           "tile_matmul", "alpha * a @ b (+ beta * out, updating out when given); operands of any float "
+           "widths, accumulated in out's (tilec always computes at full precision, also for \"tf32\")",
            adj_cpp="adj_tile_matmul"),
     OpSpec("tile_transpose", (Param("a", "value"),), _transpose, "tile_transpose",
            "rows and columns swapped", adj_cpp="adj_tile_transpose"),

@@ -1,7 +1,7 @@
 """Maps, reductions, scans, sort and the BLAS-1 ops (dot, axpy) over tiles."""
 from __future__ import annotations
 
-from ..ir.types import INT32, Scalar, TileT, fmt_shape
+from ..ir.types import INT32, Scalar, TileT, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -14,13 +14,17 @@ def _map(b: Bound):
         b.fail("TC0303", "needs at least one tile after the function")
     names = tuple(f"arg{i}" for i in range(len(b.variadic)))
     for n, t in zip(names, b.variadic):
-        if not isinstance(t, TileT):
-            b.fail("TC0303", f"argument {n[3:]} must be a tile, got {t}", n)
-    tiles = tuple(b.variadic)
-    rules.same_shape(b, names, tiles)
+        if not isinstance(t, (TileT, Scalar)):
+            b.fail("TC0303", f"argument {n[3:]} must be a tile or a scalar, got {describe(t)}", n)
+    tiled = tuple((n, t) for n, t in zip(names, b.variadic) if isinstance(t, TileT))
+    if not tiled:
+        b.fail("TC0303", "needs at least one tile after the function (scalars are broadcast to its shape)",
+               names[0])
+    tiles = tuple(t for _, t in tiled)
+    rules.same_shape(b, tuple(n for n, _ in tiled), tiles)
     f = b.funcs["op"]
     try:
-        out = f.result(tuple(t.dtype for t in tiles))
+        out = f.result(tuple(rules.dtype_of(t) for t in b.variadic))
     except RuleError as e:
         b.fail("TC0407", f"function `{f.name}` {e.message}", "op")
     if not isinstance(out, Scalar):
@@ -102,7 +106,7 @@ def _sort(b: Bound):
 
 OPS = [
     OpSpec("tile_map", (Param("op", "func"),), _map, "tile_map",
-           "f applied elementwise to one or more tiles of equal shape", adj_cpp="adj_tile_map",
+           "f applied elementwise to tiles of equal shape (scalar arguments broadcast)", adj_cpp="adj_tile_map",
            variadic="args"),
     OpSpec("tile_sum", (A, AXIS), _reduction(), "tile_sum", "sum of all elements, or along axis",
            adj_cpp="adj_tile_sum"),

@@ -48,9 +48,10 @@ TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, doub
     using T = typename CT::value_type;
     using Acc = compute_t<T>;
     constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
-    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    constexpr bool same = std::is_same<typename AT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
+    if constexpr (same && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
         matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
-    } else {  // half: accumulate in float
+    } else {  // half, or operands of other widths (Warp's mixed precision): accumulate in C's compute type
         for (int i = 0; i < M; ++i) {
             Acc row[N];
             for (int j = 0; j < N; ++j) row[j] = Acc(0);
