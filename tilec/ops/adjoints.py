@@ -363,24 +363,36 @@ def _transpose(ad, e, g):
     return [(0, C("tile_transpose", ad.val(g)))]
 
 
-@rule("tile_cholesky")
+def _upper(e) -> bool:
+    return e.attr("fill_mode") == "upper"
+
+
+# The in-place forms are `y = op(L, y)` in the IR: the out-of-place rules apply as they are.
+@rule("tile_cholesky", "tile_cholesky_inplace")
 def _cholesky(ad, e, g):
+    if _upper(e):  # U = L^T with L the factor of A^T: transpose into and out of the lower rule
+        L = ad.val(C("tile_transpose", ad.result(e)))
+        grad = C("tile_cholesky_grad", L, ad.val(C("tile_transpose", ad.val(g))))
+        return [(0, C("tile_transpose", ad.val(grad)))]
     return [(0, C("tile_cholesky_grad", ad.result(e), ad.val(g)))]
 
 
-@rule("tile_cholesky_solve")
+@rule("tile_cholesky_solve", "tile_cholesky_solve_inplace")
 def _cholesky_solve(ad, e, g):
-    L = ad.val(e.args[0])
+    m = ad.val(e.args[0])
     x = ad.result(e)
-    ybar = ad.val(C("tile_cholesky_solve", L, ad.val(g)))
-    return [(0, C("tile_cholesky_solve_grad", L, x, ybar)), (1, ybar)]
+    ybar = ad.val(C("tile_cholesky_solve", m, ad.val(g), fill_mode=e.attr("fill_mode") or "lower"))
+    if _upper(e):  # A = U^T U is L L^T with L = U^T
+        grad = C("tile_cholesky_solve_grad", ad.val(C("tile_transpose", m)), x, ybar)
+        return [(0, C("tile_transpose", ad.val(grad))), (1, ybar)]
+    return [(0, C("tile_cholesky_solve_grad", m, x, ybar)), (1, ybar)]
 
 
-@rule("tile_lower_solve", "tile_upper_solve")
+@rule("tile_lower_solve", "tile_upper_solve", "tile_lower_solve_inplace", "tile_upper_solve_inplace")
 def _tri_solve(ad, e, g):
     m = ad.val(e.args[0])
     x = ad.result(e)
-    lower = e.op == "tile_lower_solve"
+    lower = e.op.startswith("tile_lower_solve")
     transposed = ad.val(C("tile_transpose", m))
     ybar = ad.val(C("tile_upper_solve" if lower else "tile_lower_solve", transposed, ad.val(g)))
     dm = C("tile_tri_outer_grad", ybar, x, type=m.type, lower=lower)

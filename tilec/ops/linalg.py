@@ -49,21 +49,36 @@ def _square(b: Bound, name: str) -> TileT:
     return t
 
 
+def _fill_mode(b: Bound) -> None:
+    if b.attrs.get("fill_mode", "lower") not in ("lower", "upper"):
+        b.fail("TC0303", f"fill_mode must be \"lower\" or \"upper\", got {b.attrs['fill_mode']!r}", "fill_mode")
+
+
 def _cholesky(b: Bound):
+    _fill_mode(b)
     return _square(b, "a")
 
 
-def _solve(matrix: str):
+def _solve(matrix: str, rhs: str = "y"):
     def rule(b: Bound):
+        _fill_mode(b)
         m = _square(b, matrix)
-        y = rules.tile(b, "y")
-        rules.rank(b, "y", y, (1, 2))
+        y = rules.tile(b, rhs)
+        rules.rank(b, rhs, y, (1, 2))
         if y.shape[0] != m.shape[0]:
-            b.fail("TC0101", f"`y` has {y.shape[0]} rows but `{matrix}` is {fmt_shape(m.shape)}", "y")
-        rules.same_dtype(b, (matrix, "y"), (m.dtype, y.dtype))
+            b.fail("TC0101", f"`{rhs}` has {y.shape[0]} rows but `{matrix}` is {fmt_shape(m.shape)}", rhs)
+        rules.same_dtype(b, (matrix, rhs), (m.dtype, y.dtype))
         return y
 
     return rule
+
+
+def _cholesky_inplace(b: Bound):
+    _fill_mode(b)
+    return _square(b, "A")
+
+
+FILL = Param("fill_mode", "const", "lower")
 
 
 def _diag_add(b: Bound):
@@ -88,16 +103,29 @@ OPS = [
            adj_cpp="adj_tile_matmul"),
     OpSpec("tile_transpose", (Param("a", "value"),), _transpose, "tile_transpose",
            "rows and columns swapped", adj_cpp="adj_tile_transpose"),
-    OpSpec("tile_cholesky", (Param("a", "value"),), _cholesky, "tile_cholesky",
-           "lower Cholesky factor L of a symmetric positive definite a = L L^T",
-           adj_cpp="adj_tile_cholesky"),
-    OpSpec("tile_cholesky_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
-           "tile_cholesky_solve", "x with L L^T x = y", adj_cpp="adj_tile_cholesky_solve"),
+    OpSpec("tile_cholesky", (Param("a", "value"), FILL), _cholesky, "tile_cholesky",
+           "Cholesky factor of a symmetric positive definite a: lower L with L L^T = a, or (fill_mode="
+           "\"upper\") upper U with U^T U = a; reads only that triangle of a", adj_cpp="adj_tile_cholesky"),
+    OpSpec("tile_cholesky_solve", (Param("L", "value"), Param("y", "value"), FILL), _solve("L"),
+           "tile_cholesky_solve", "x with L L^T x = y (U^T U x = y for fill_mode=\"upper\")",
+           adj_cpp="adj_tile_cholesky_solve"),
     OpSpec("tile_lower_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
            "tile_lower_solve", "x with L x = y, L lower triangular", adj_cpp="adj_tile_lower_solve"),
     OpSpec("tile_upper_solve", (Param("U", "value"), Param("y", "value")), _solve("U"),
            "tile_upper_solve", "x with U x = y, U upper triangular", adj_cpp="adj_tile_upper_solve"),
+    OpSpec("tile_cholesky_inplace", (Param("A", "value"), FILL), _cholesky_inplace, "tile_cholesky_inplace",
+           "A overwritten by its Cholesky factor (as tile_cholesky)", adj_cpp="adj_tile_cholesky_inplace"),
+    OpSpec("tile_cholesky_solve_inplace", (Param("L", "value"), Param("y", "value"), FILL), _solve("L"),
+           "tile_cholesky_solve_inplace", "y overwritten by the solution of tile_cholesky_solve",
+           adj_cpp="adj_tile_cholesky_solve_inplace"),
+    OpSpec("tile_lower_solve_inplace", (Param("L", "value"), Param("y", "value")), _solve("L"),
+           "tile_lower_solve_inplace", "y overwritten by x with L x = y", adj_cpp="adj_tile_lower_solve_inplace"),
+    OpSpec("tile_upper_solve_inplace", (Param("U", "value"), Param("z", "value")), _solve("U", "z"),
+           "tile_upper_solve_inplace", "z overwritten by x with U x = z", adj_cpp="adj_tile_upper_solve_inplace"),
     OpSpec("tile_diag_add", (Param("a", "value"), Param("d", "value")), _diag_add, "tile_diag_add",
            "a with d (a 1-d tile or a scalar) added to its diagonal", adj_cpp="adj_tile_diag_add"),
 ]
-MUTATES = {"tile_matmul": ("out",)}
+# The in-place forms rebind their tile argument to the result: their adjoints are those of the
+# out-of-place forms, through the overwrite.
+MUTATES = {"tile_matmul": ("out",), "tile_cholesky_inplace": ("A",), "tile_cholesky_solve_inplace": ("y",),
+           "tile_lower_solve_inplace": ("y",), "tile_upper_solve_inplace": ("z",)}

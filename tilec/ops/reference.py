@@ -386,10 +386,16 @@ def _transpose(ctx, call, a):
     return a[0].T.copy()
 
 
-@impl("tile_cholesky")
+def _upper(call) -> bool:
+    return call.attr("fill_mode") == "upper"
+
+
+@impl("tile_cholesky", "tile_cholesky_inplace")
 def _cholesky(ctx, call, a):
-    lower = np.tril(a[0])
-    return cast(np.linalg.cholesky(lower + np.tril(lower, -1).T), call)
+    m = np.asarray(a[0]).T if _upper(call) else np.asarray(a[0])  # the upper triangle, as a lower one
+    lower = np.tril(m)
+    L = np.linalg.cholesky(lower + np.tril(lower, -1).T)
+    return cast(L.T if _upper(call) else L, call)
 
 
 def _tri(m, y, lower, transpose=False):
@@ -399,19 +405,19 @@ def _tri(m, y, lower, transpose=False):
     return np.linalg.solve(m, y)
 
 
-@impl("tile_lower_solve")
+@impl("tile_lower_solve", "tile_lower_solve_inplace")
 def _lower_solve(ctx, call, a):
     return cast(_tri(a[0], a[1], True), call)
 
 
-@impl("tile_upper_solve")
+@impl("tile_upper_solve", "tile_upper_solve_inplace")
 def _upper_solve(ctx, call, a):
     return cast(_tri(a[0], a[1], False), call)
 
 
-@impl("tile_cholesky_solve")
+@impl("tile_cholesky_solve", "tile_cholesky_solve_inplace")
 def _cholesky_solve(ctx, call, a):
-    L = np.tril(a[0])
+    L = np.triu(a[0]).T if _upper(call) else np.tril(a[0])
     return cast(np.linalg.solve(L.T, np.linalg.solve(L, a[1])), call)
 
 
