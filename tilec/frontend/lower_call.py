@@ -12,7 +12,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
-from ..ops import warp_names
+from ..ops import PER_LANE_WRITES, coop, warp_names
 from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
@@ -106,6 +106,8 @@ class CallLowering:
         bound, variadic = {}, []
         positional = [a for a in node.args if a.keyword is None]
         keyword = [a for a in node.args if a.keyword is not None]
+        if spec.name in coop.INDICES_FIRST:
+            positional, keyword = self.indices_last(spec, node, positional, keyword)
         if spec.variadic:
             # f(op, *args) and friends: the required params come first, the rest is *args.
             lead = positional[: len([p for p in params if p.default is REQUIRED])]
@@ -132,6 +134,24 @@ class CallLowering:
             if p.name not in bound and p.default is REQUIRED:
                 self.fail("TC0303", f"{spec.name}: missing argument `{p.name}`", node)
         return bound, variadic
+
+    def indices_last(self, spec, node, positional: list, keyword: list) -> tuple:
+        """Warp's `(a, i[, j...], value, has_value[, atomic])` as `(a, value, has_value, i, j...)`,
+        a positional `atomic` passed as the keyword; the tile's rank says how many indices there are."""
+        if not positional:
+            return positional, keyword
+        first = self.expr(positional[0].value)
+        tail = len([p for p in spec.params if p.kind == "value"]) - 1  # value, has_value
+        n = first.type.ndim if isinstance(first.type, TileT) else max(0, len(positional) - 1 - tail)
+        idx, rest = positional[1:1 + n], positional[1 + n:]
+        if len(rest) < tail:
+            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then `value` and `has_value`", node)
+        extra = rest[tail:]
+        named = [p.name for p in spec.params if p.kind == "const"]
+        if len(extra) > len(named):
+            self.fail("TC0303", f"{spec.name}: too many arguments", extra[len(named)])
+        keyword = keyword + [a.with_changes(keyword=cst.Name(name)) for name, a in zip(named, extra)]
+        return [positional[0]] + rest[:tail] + idx, keyword
 
     def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
         """Bind, lower and type-check one op call; returns (OpCall, mutated params)."""
@@ -184,6 +204,8 @@ class CallLowering:
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
+        if op in PER_LANE_WRITES:
+            self.lane_ops = True  # each lane's own operands: the kernel runs as block_dim lanes
         if op in BLOCK_DIM_OPS:
             b.attrs["block_dim"] = self.block_dim
             attrs.append(("block_dim", self.block_dim))

@@ -472,3 +472,26 @@ def _assign(ad, e, g):
                                                 storage="register"), *offs),
                         (("offset_count", n),), g.type, e.span)
     return [(0, cleared), (1, view)]
+
+
+# ---------------------------------------------------------------- per-lane cooperative ops
+
+
+@rule("tile_scatter_add", "tile_scatter_masked")
+def _scatter(ad, e, g):
+    """Each lane's value gets the tile's adjoint at its index; a masked write also clears the
+    adjoint where any lane wrote (a cooperative call, as the forward's)."""
+    g = ad.val(g)
+    has, idx = ad.val(e.args[2]), [ad.val(i) for i in e.args[3:]]
+    item = C("where", has, C("tile_extract", g, *idx), _k(g, 0))
+    if e.op == "tile_scatter_add":
+        return [(0, g), (1, item)]
+    return [(0, C("tile_scatter_masked", g, _k(g, 0), has, *idx)), (1, item)]
+
+
+@rule("tile_from_thread")
+def _from_thread(ad, e, g):
+    g = ad.val(g)
+    total = C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span))
+    mine = C("eq", C("lane"), ad.val(e.args[1]))
+    return [(0, C("where", mine, total, _k(total, 0)))]

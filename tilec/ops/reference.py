@@ -467,6 +467,21 @@ def _extract(ctx, call, a):
     return t[idx] if _in_bounds(t, idx) else t.dtype.type(0)
 
 
+@impl("tile_scatter_add", "tile_scatter_masked")
+def _scatter(ctx, call, a):
+    """One lane's view (the interpreter refuses kernels of cooperating lanes)."""
+    t = np.array(a[0], copy=True)
+    idx = tuple(int(i) for i in a[3:])
+    if a[2] and _in_bounds(t, idx):
+        t[idx] = t[idx] + a[1] if call.op == "tile_scatter_add" else a[1]
+    return t
+
+
+@impl("tile_from_thread")
+def _from_thread(ctx, call, a):
+    return cast(a[0] if int(a[1]) == ctx.lane else 0, call)
+
+
 @impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at")
 def _setitem(ctx, call, a):
     t = np.array(a[0], copy=True)
