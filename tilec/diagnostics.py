@@ -40,6 +40,7 @@ CODES = {
     "TC0408": "bad-call",
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
+    "TC0430": "not-supported-yet",
     "TC0501": "not-differentiable",
     "TC0601": "gpu-shared-memory",
 }

@@ -40,4 +40,18 @@ template <class TT> TL_HD void adj_tile_from_lanes(Ctx& ctx, typename TT::value_
 }
 template <class TT> TL_HD typename TT::value_type untile(Ctx& ctx, const TT& t) { return t.data[ctx.lane]; }
 
+// tile_from_thread: every element is lane `from`'s x (with one lane, that lane's).
+template <class TT, class V> TL_HD void tile_from_thread(Ctx& ctx, TT& dst, V x, int from) {
+    using T = typename TT::value_type;
+    T v = T(x);
+    if (ctx.nlanes > 1) {
+        T* slots = reinterpret_cast<T*>(ctx.scratch());
+        slots[ctx.lane] = T(x);
+        ctx.sync();
+        v = from >= 0 && from < ctx.nlanes ? slots[from] : T(0);
+        ctx.sync();
+    }
+    for (int e = 0; e < TT::size; ++e) dst.data[e] = v;
+}
+
 }  // namespace tl

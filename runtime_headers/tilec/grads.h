@@ -76,6 +76,20 @@ template <class DT, class GT> TL_HD void tile_scan_grad(Ctx&, DT& dst, const GT&
     }
 }
 
+// adjoint of tile_scan_max/min_inclusive: g of each output at the first element that holds the
+// running extreme there (the same comparisons as tile_scan_extreme).
+template <class DT, class TT, class GT> TL_HD void tile_scan_extreme_grad(Ctx&, DT& dst, const TT& a, const GT& g,
+                                                                         bool is_max) {
+    using C = compute_t<typename TT::value_type>;
+    for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
+    int best = 0;
+    for (int e = 0; e < TT::size; ++e) {
+        C v = C(a.data[e]), b = C(a.data[best]);
+        if (e > 0 && ((is_max ? b < v : v < b) || b != b)) best = e;
+        dst.data[best] = typename DT::value_type(C(dst.data[best]) + C(g.data[e]));
+    }
+}
+
 // The sort permutation of keys (stable, as tile_sort), applied backwards to g.
 template <class DT, class KT, class GT> TL_HD void tile_unsort_grad(Ctx&, DT& dst, const KT& keys, const GT& g) {
     KT k = keys;

@@ -48,9 +48,10 @@ TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, doub
     using T = typename CT::value_type;
     using Acc = compute_t<T>;
     constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
-    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    constexpr bool same = std::is_same<typename AT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
+    if constexpr (same && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
         matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
-    } else {  // half: accumulate in float
+    } else {  // half, or operands of other widths (Warp's mixed precision): accumulate in C's compute type
         for (int i = 0; i < M; ++i) {
             Acc row[N];
             for (int j = 0; j < N; ++j) row[j] = Acc(0);
@@ -72,22 +73,30 @@ template <class DT, class AT> TL_HD void tile_transpose(Ctx&, DT& dst, const AT&
         for (int j = 0; j < N; ++j) dst.data[j * M + i] = a.data[i * N + j];
 }
 
-// Lower L with A = L L^T; the strict upper triangle of L is zero.
-template <class LT, class AT> TL_HD void tile_cholesky(Ctx&, LT& L, const AT& A) {
+// fill_mode "lower": lower L with A = L L^T, reading A's lower triangle; "upper": upper U with
+// U^T U = A, reading A's upper triangle (U = L^T of A^T). The opposite triangle is zero.
+TL_HD bool fill_upper(const char* fill_mode) { return fill_mode[0] == 'u'; }
+
+template <class LT, class AT> TL_HD void tile_cholesky(Ctx&, LT& L, const AT& A, const char* fill_mode = "lower") {
     using C = compute_t<typename AT::value_type>;
     constexpr int N = AT::dim(0);
-    for (int e = 0; e < N * N; ++e) L.data[e] = 0;
+    const bool upper = fill_upper(fill_mode);
+    auto a = [&](int i, int j) { return C(upper ? A.data[j * N + i] : A.data[i * N + j]); };
+    C l[N * N];
+    for (int e = 0; e < N * N; ++e) l[e] = 0;
     for (int j = 0; j < N; ++j) {
-        C d = C(A.data[j * N + j]);
-        for (int k = 0; k < j; ++k) d -= C(L.data[j * N + k]) * C(L.data[j * N + k]);
+        C d = a(j, j);
+        for (int k = 0; k < j; ++k) d -= l[j * N + k] * l[j * N + k];
         C ljj = std::sqrt(d);
-        L.data[j * N + j] = ljj;
+        l[j * N + j] = ljj;
         for (int i = j + 1; i < N; ++i) {
-            C s = C(A.data[i * N + j]);
-            for (int k = 0; k < j; ++k) s -= C(L.data[i * N + k]) * C(L.data[j * N + k]);
-            L.data[i * N + j] = s / ljj;
+            C s = a(i, j);
+            for (int k = 0; k < j; ++k) s -= l[i * N + k] * l[j * N + k];
+            l[i * N + j] = s / ljj;
         }
     }
+    for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) L.data[i * N + j] = typename LT::value_type(upper ? l[j * N + i] : l[i * N + j]);
 }
 
 // Columns of y (N,) or (N, R) solved in place: lower (forward) or upper (backward) substitution.
@@ -117,11 +126,28 @@ template <class XT, class MT, class YT> TL_HD void tile_upper_solve(Ctx&, XT& x,
     x = y;
     tri_solve(U, x, false, false);
 }
-template <class XT, class MT, class YT> TL_HD void tile_cholesky_solve(Ctx&, XT& x, const MT& L, const YT& y) {
+// x with A x = y: A = L L^T ("lower", L's lower triangle read) or A = U^T U ("upper", upper read).
+template <class XT, class MT, class YT>
+TL_HD void tile_cholesky_solve(Ctx&, XT& x, const MT& L, const YT& y, const char* fill_mode = "lower") {
+    const bool upper = fill_upper(fill_mode);
     x = y;
-    tri_solve(L, x, true, false);
-    tri_solve(L, x, false, true);
+    tri_solve(L, x, true, upper);
+    tri_solve(L, x, false, !upper);
 }
+
+// The in-place forms: the solution or factor overwrites the tile argument.
+template <class AT> TL_HD void tile_cholesky_inplace(Ctx& ctx, AT& A, const char* fill_mode) {
+    AT factor;
+    tile_cholesky(ctx, factor, A, fill_mode);
+    A = factor;
+}
+template <class YT, class MT> TL_HD void tile_cholesky_solve_inplace(Ctx& ctx, YT& y, const MT& L, const char* fill_mode) {
+    const bool upper = fill_upper(fill_mode);
+    tri_solve(L, y, true, upper);
+    tri_solve(L, y, false, !upper);
+}
+template <class YT, class MT> TL_HD void tile_lower_solve_inplace(Ctx&, YT& y, const MT& L) { tri_solve(L, y, true, false); }
+template <class YT, class MT> TL_HD void tile_upper_solve_inplace(Ctx&, YT& y, const MT& U) { tri_solve(U, y, false, false); }
 
 template <class DT, class AT, class D> TL_HD void tile_diag_add(Ctx&, DT& dst, const AT& a, const D& d) {
     constexpr int N = AT::dim(0);

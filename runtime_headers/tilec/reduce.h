@@ -107,6 +107,40 @@ template <class TT> TL_HD void tile_scan_exclusive(Ctx&, TT& dst, const TT& a) {
     }
 }
 
+// Running maximum/minimum over the flattened row-major tile. C fmax/fmin semantics: a NaN
+// loses to a number (acc != acc only for a NaN accumulator); ties keep the earlier element.
+template <class TT, bool Max> TL_HD void tile_scan_extreme(TT& dst, const TT& a) {
+    using C = compute_t<typename TT::value_type>;
+    C acc = C(a.data[0]);
+    dst.data[0] = a.data[0];
+    for (int e = 1; e < TT::size; ++e) {
+        C v = C(a.data[e]);
+        if ((Max ? acc < v : v < acc) || acc != acc) acc = v;
+        dst.data[e] = typename TT::value_type(acc);
+    }
+}
+template <class TT> TL_HD void tile_scan_max_inclusive(Ctx&, TT& dst, const TT& a) {
+    tile_scan_extreme<TT, true>(dst, a);
+}
+template <class TT> TL_HD void tile_scan_min_inclusive(Ctx&, TT& dst, const TT& a) {
+    tile_scan_extreme<TT, false>(dst, a);
+}
+
+// Sum of a * b over every element (a (1,) tile), accumulated in order in the compute type.
+template <class DT, class AT, class BT> TL_HD void tile_dot(Ctx&, DT& dst, const AT& a, const BT& b) {
+    using C = compute_t<typename AT::value_type>;
+    C acc = 0;
+    for (int e = 0; e < AT::size; ++e) acc += C(a.data[e]) * C(b.data[e]);
+    dst.data[0] = typename DT::value_type(acc);
+}
+
+// dest += alpha * src, in place.
+template <class DT, class A, class ST> TL_HD void tile_axpy(Ctx&, DT& dest, const A& alpha, const ST& src) {
+    using C = compute_t<typename DT::value_type>;
+    for (int e = 0; e < DT::size; ++e)
+        dest.data[e] = typename DT::value_type(C(dest.data[e]) + C(alpha) * C(src.data[e]));
+}
+
 // Stable ascending sort of keys, applying the same permutation to values.
 // perm (optional) receives, for each output position, the source position.
 template <class KT, class VT> TL_HD void tile_sort_perm(KT& keys, VT& values, int* perm) {

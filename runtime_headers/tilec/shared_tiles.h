@@ -31,6 +31,30 @@ template <class TT, class V, class... I> TL_HD void shared_additem(Ctx& ctx, TT&
 template <class TT, class V, class... I> TL_HD void shared_subitem(Ctx& ctx, TT& t, V value, I... idx) {
     shared_additem(ctx, t, -value, idx...);
 }
+// The per-lane scatters: each thread whose has_value holds writes (or adds) its value.
+template <class TT, class V, class... I>
+TL_HD void shared_scatter_add(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
+    ctx.sync();
+    if (has_value && tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
+    ctx.sync();
+}
+template <class TT, class V, class... I>
+TL_HD void shared_scatter_masked(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
+    ctx.sync();
+    if (has_value && tile_in_bounds<TT>(idx...)) t.at(idx...) = typename TT::value_type(value);
+    ctx.sync();
+}
+// tile_from_thread: thread `from` publishes its value, every thread fills its share.
+template <class TT, class V> TL_HD void shared_tile_from_thread(Ctx& ctx, TT& dst, V x, int from) {
+    ctx.sync();
+    if (ctx.lane == from) dst.data[0] = typename TT::value_type(x);
+    ctx.sync();
+    const typename TT::value_type v = dst.data[0];
+    ctx.sync();
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) dst.data[e] = v;
+    ctx.sync();
+}
+
 // A per-lane adjoint contribution (no barrier: it may sit under a lane-dependent branch).
 template <class TT, class V, class... I> TL_HD void shared_add_at(Ctx&, TT& t, V value, I... idx) {
     if (tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));

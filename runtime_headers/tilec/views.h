@@ -76,9 +76,11 @@ template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const
 // Element writes run in every lane. With several lanes each lane's copy receives every
 // lane's write, so all copies stay equal (mode 0: set, 1: add, 2: subtract). Sets are applied
 // from the last lane to the first: where lanes write one element, the leader's value lands.
-template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT& t, int mode, V value, I... idx) {
+// `active` false: this lane writes nothing (tile_scatter_*'s has_value).
+template <class TT, class V, class... I>
+TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I... idx) {
     using T = typename TT::value_type;
-    int lin = tile_in_bounds<TT>(idx...) ? TT::linear(idx...) : -1;
+    int lin = active && tile_in_bounds<TT>(idx...) ? TT::linear(idx...) : -1;
     auto apply = [&](int l, double v) {
         if (l < 0) return;
         if (mode == 0) t.data[l] = T(v);
@@ -98,6 +100,18 @@ template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT
         apply(slots[l].index, slots[l].value);
     }
     ctx.sync();
+}
+template <class TT, class V, class... I> TL_HD void tile_write_item(Ctx& ctx, TT& t, int mode, V value, I... idx) {
+    tile_write_item_if(ctx, t, mode, true, value, idx...);
+}
+// Per-lane scatters (every lane calls them): each lane whose has_value holds writes its value.
+template <class TT, class V, class... I>
+TL_HD void tile_scatter_add(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
+    tile_write_item_if(ctx, t, 1, has_value, value, idx...);
+}
+template <class TT, class V, class... I>
+TL_HD void tile_scatter_masked(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
+    tile_write_item_if(ctx, t, 0, has_value, value, idx...);
 }
 template <class TT, class V, class... I> TL_HD void tile_setitem(Ctx& ctx, TT& t, V value, I... idx) {
     tile_write_item(ctx, t, 0, value, idx...);

@@ -12,7 +12,7 @@ def loads(A: wp.array2d(dtype=float), B: wp.array1d(dtype=int), C: wp.array3d(dt
     e = wp.tile_load(C, shape=(2, 2, 2), offset=(0, 0, 0))
     wp.tile_store(C, wp.tile_load(A, shape=(2, 2)), offset=(0, 0, 0))  # ERROR TC0107: a 2-d tile cannot be stored into a 3-d array
     f = wp.tile_load(A, shape=(4, 4), storage="global")  # ERROR TC0303: storage must be
-    g = wp.tile_load(A, (4, 4), (0, 0), "register", True, 7)  # ERROR TC0303: takes at most 5 positional
+    g = wp.tile_load(A, (4, 4), (0, 0), "register", True, False, 7)  # ERROR TC0303: takes at most 6 positional
 
 
 @wp.kernel

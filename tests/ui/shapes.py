@@ -48,7 +48,7 @@ def reductions(A: wp.array2d(dtype=float)):
     s = wp.tile_sum(a, axis=2)  # ERROR TC0106: axis 2 is out of range for a 2-d tile
     m = wp.tile_max(a, axis=-3)  # ERROR TC0106: axis -3 is out of range
     ok = wp.tile_sum(a, axis=-1)
-    c = wp.tile_scan_inclusive(a)  # ERROR TC0107: must be a 1-d tile
+    c = wp.tile_scan_inclusive(a)  # a 2-d tile scans in row-major order, as in Warp
 
 
 @wp.kernel

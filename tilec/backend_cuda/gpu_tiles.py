@@ -16,7 +16,11 @@ from .storage import is_register_fold, register_tiles, without_identities
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
 PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
-                "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at"}
+                "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at",
+                "tile_scatter_add": "shared_scatter_add", "tile_scatter_masked": "shared_scatter_masked",
+                "tile_from_thread": "shared_tile_from_thread"}
+# Of those, the ones making a new tile from the lanes' values (the others update their first operand).
+PER_LANE_NEW = {"tile", "tile_from_thread"}
 assert set(PER_LANE_GPU) == PER_LANE_WRITES
 # GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
 COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",
@@ -84,8 +88,9 @@ class CudaEmitter(CxxEmitter):
             self.emit(f"tl::tape_pop_tile(ctx, {dst});")  # every thread restores its share
             return
         if isinstance(value, ir.OpCall) and value.op in PER_LANE_GPU:
-            if value.op == "tile":
-                self.emit(f"tl::{PER_LANE_GPU['tile']}(ctx, {dst}, {self.expr(value.args[0])});")
+            if value.op in PER_LANE_NEW:
+                args = ", ".join(self.expr(a) for a in value.args)
+                self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {args});")
                 return
             source = value.args[0]
             if not (isinstance(source, ir.Var) and source.sym == target):

@@ -30,7 +30,9 @@ CALL_ATTRS = {
     "tile_argmax": ("axis",), "tile_argmin": ("axis",), "tile_reduce": ("axis",),
     "tile_matmul": ("alpha", "beta"), "tile_extreme_grad": ("axis", "is_max"),
     "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
-    "tile_tri_outer_grad": ("lower",),
+    "tile_tri_outer_grad": ("lower",), "tile_scan_extreme_grad": ("is_max",),
+    "tile_cholesky": ("fill_mode",), "tile_cholesky_solve": ("fill_mode",),
+    "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
@@ -267,6 +269,8 @@ class CxxEmitter:
         value = call.attr(name)
         if name == "axis":
             return "-1" if value is None else str(value % len(_shape_of_first(call)) if value < 0 else value)
+        if value is None:  # a call built by a pass without the option: the parameter's default
+            value = next(p.default for p in OPS[call.op].params if p.name == name)
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):

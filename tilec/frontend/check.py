@@ -34,6 +34,9 @@ AUG_OPS = {
     cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
+# Warp's builtins behind `t[i] &= v` and friends on tile elements.
+TILE_BIT_INPLACE = {cst.BitAnd: ("tile_bit_and_inplace", "&="), cst.BitOr: ("tile_bit_or_inplace", "|="),
+                    cst.BitXor: ("tile_bit_xor_inplace", "^=")}
 UNSUPPORTED_STMTS = {
     cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.ClassDef: "class definitions",
     cst.FunctionDef: "nested functions", cst.Match: "match", cst.Assert: "assert",
@@ -330,6 +333,10 @@ class FunctionChecker(ExprLowering, CallLowering):
             return [ir.Assign(current.sym, value, self.span(node))]
         if isinstance(target, cst.Subscript):
             if op_cls not in (cst.Add, cst.Subtract):
+                warp_op, symbol = TILE_BIT_INPLACE.get(op_cls, (None, None))
+                if warp_op and isinstance(self.expr(target.value).type, TileT):
+                    self.fail("TC0430", f"`{warp_op}` (`t[i] {symbol} value` on a tile element) is a "
+                              "Warp builtin not supported by tilec yet", node.operator)
                 self.fail("TC0401", "unsupported syntax: only += and -= update array or tile elements",
                           node.operator)
             return self.store_subscript(target, self.expr(node.value), node, op_cls)

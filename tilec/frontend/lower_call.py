@@ -10,6 +10,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
+from ..ops import PER_LANE_WRITES, coop, warp_names
 from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
@@ -21,6 +22,9 @@ BLOCK_DIM_OPS = {"tile", "untile"}
 # Python builtins that are ops.
 BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs"}
 DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
+# Tile ops whose untyped literal operands are values of the result tile's dtype (0.1 filling a
+# float64 tile is the double 0.1, not the float 0.1f).
+LITERALS_TAKE_RESULT_DTYPE = {"tile_full", "tile_axpy", "tile_diag_add"}
 
 
 class Abort(Exception):
@@ -80,6 +84,10 @@ class CallLowering:
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
+        if warp_names.is_warp_builtin(api):
+            note = warp_names.NOTES.get(api)
+            self.fail("TC0430", f"`{api}` is a Warp builtin not supported by tilec yet", node.func,
+                      notes=(note,) if note else (), help=warp_names.HELP.get(api))
         from ..ir.types import DTYPE_NAMES
 
         known = suggest.same_kind(api, [*API_OPS, *DTYPE_NAMES, "constant"])
@@ -111,6 +119,8 @@ class CallLowering:
         bound, variadic = {}, []
         positional = [a for a in node.args if a.keyword is None]
         keyword = [a for a in node.args if a.keyword is not None]
+        if spec.name in coop.INDICES_FIRST:
+            positional, keyword = self.indices_last(spec, node, positional, keyword)
         if spec.variadic:
             # f(op, *args) and friends: the required params come first, the rest is *args.
             lead = positional[: len([p for p in params if p.default is REQUIRED])]
@@ -136,6 +146,24 @@ class CallLowering:
             if p.name not in bound and p.default is REQUIRED:
                 self.fail("TC0303", f"{spec.name}: missing argument `{p.name}`", node)
         return bound, variadic
+
+    def indices_last(self, spec, node, positional: list, keyword: list) -> tuple:
+        """Warp's `(a, i[, j...], value, has_value[, atomic])` as `(a, value, has_value, i, j...)`,
+        a positional `atomic` passed as the keyword; the tile's rank says how many indices there are."""
+        if not positional:
+            return positional, keyword
+        first = self.expr(positional[0].value)
+        tail = len([p for p in spec.params if p.kind == "value"]) - 1  # value, has_value
+        n = first.type.ndim if isinstance(first.type, TileT) else max(0, len(positional) - 1 - tail)
+        idx, rest = positional[1:1 + n], positional[1 + n:]
+        if len(rest) < tail:
+            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then `value` and `has_value`", node)
+        extra = rest[tail:]
+        named = [p.name for p in spec.params if p.kind == "const"]
+        if len(extra) > len(named):
+            self.fail("TC0303", f"{spec.name}: too many arguments", extra[len(named)])
+        keyword = keyword + [a.with_changes(keyword=cst.Name(name)) for name, a in zip(named, extra)]
+        return [positional[0]] + rest[:tail] + idx, keyword
 
     def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
         """Bind, lower and type-check one op call; returns (OpCall, mutated params)."""
@@ -188,6 +216,8 @@ class CallLowering:
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
+        if op in PER_LANE_WRITES:
+            self.lane_ops = True  # each lane's own operands: the kernel runs as block_dim lanes
         if op in BLOCK_DIM_OPS:
             b.attrs["block_dim"] = self.block_dim
             attrs.append(("block_dim", self.block_dim))
@@ -203,6 +233,9 @@ class CallLowering:
             attrs.append(("args", tuple(b.variadic_consts)))
         if spec.elementwise:
             args = self.adapt_literals(args, result)
+        elif op in LITERALS_TAKE_RESULT_DTYPE and isinstance(result, TileT):
+            args = [ir.Const(_convert(a.value, result.dtype), result.dtype, a.span, weak=False)
+                    if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
@@ -264,6 +297,8 @@ class CallLowering:
             self.fail("TC0303", f"{spec.name}: storage must be \"register\" or \"shared\"", arg)
         if isinstance(arg, cst.Name) and arg.value == "None":
             return None
+        if isinstance(arg, cst.SimpleString) and isinstance(p.default, str):  # precision="tf32"; the rule checks it
+            return arg.evaluated_value
         value = self.constant_of(arg)
         if value is consts.NOT_CONST:
             self.fail("TC0305", f"{spec.name}: `{p.name}` must be a compile-time constant", arg)

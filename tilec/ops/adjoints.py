@@ -313,6 +313,27 @@ def _scan(ad, e, g):
     return [(0, C("tile_scan_grad", ad.val(g), exclusive=e.op == "tile_scan_exclusive"))]
 
 
+@rule("tile_scan_max_inclusive", "tile_scan_min_inclusive")
+def _scan_extreme(ad, e, g):
+    a = ad.val(e.args[0])
+    return [(0, C("tile_scan_extreme_grad", a, ad.val(g), is_max=e.op == "tile_scan_max_inclusive"))]
+
+
+@rule("tile_dot")
+def _dot(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    spread = ad.val(C("tile_broadcast", ad.val(g), shape=a.type.shape))
+    return [(0, C("mul", spread, b)), (1, C("mul", spread, a))]
+
+
+@rule("tile_axpy")
+def _axpy(ad, e, g):
+    alpha, src = ad.val(e.args[0]), ad.val(e.args[1])
+    g = ad.val(g)
+    return [(0, C("tile_extract", C("tile_dot", g, src), const(0, _int(), e.span))), (1, C("mul", g, alpha)),
+            (2, g)]
+
+
 # ---------------------------------------------------------------- linear algebra
 
 
@@ -341,24 +362,36 @@ def _transpose(ad, e, g):
     return [(0, C("tile_transpose", ad.val(g)))]
 
 
-@rule("tile_cholesky")
+def _upper(e) -> bool:
+    return e.attr("fill_mode") == "upper"
+
+
+# The in-place forms are `y = op(L, y)` in the IR: the out-of-place rules apply as they are.
+@rule("tile_cholesky", "tile_cholesky_inplace")
 def _cholesky(ad, e, g):
+    if _upper(e):  # U = L^T with L the factor of A^T: transpose into and out of the lower rule
+        L = ad.val(C("tile_transpose", ad.result(e)))
+        grad = C("tile_cholesky_grad", L, ad.val(C("tile_transpose", ad.val(g))))
+        return [(0, C("tile_transpose", ad.val(grad)))]
     return [(0, C("tile_cholesky_grad", ad.result(e), ad.val(g)))]
 
 
-@rule("tile_cholesky_solve")
+@rule("tile_cholesky_solve", "tile_cholesky_solve_inplace")
 def _cholesky_solve(ad, e, g):
-    L = ad.val(e.args[0])
+    m = ad.val(e.args[0])
     x = ad.result(e)
-    ybar = ad.val(C("tile_cholesky_solve", L, ad.val(g)))
-    return [(0, C("tile_cholesky_solve_grad", L, x, ybar)), (1, ybar)]
+    ybar = ad.val(C("tile_cholesky_solve", m, ad.val(g), fill_mode=e.attr("fill_mode") or "lower"))
+    if _upper(e):  # A = U^T U is L L^T with L = U^T
+        grad = C("tile_cholesky_solve_grad", ad.val(C("tile_transpose", m)), x, ybar)
+        return [(0, C("tile_transpose", ad.val(grad))), (1, ybar)]
+    return [(0, C("tile_cholesky_solve_grad", m, x, ybar)), (1, ybar)]
 
 
-@rule("tile_lower_solve", "tile_upper_solve")
+@rule("tile_lower_solve", "tile_upper_solve", "tile_lower_solve_inplace", "tile_upper_solve_inplace")
 def _tri_solve(ad, e, g):
     m = ad.val(e.args[0])
     x = ad.result(e)
-    lower = e.op == "tile_lower_solve"
+    lower = e.op.startswith("tile_lower_solve")
     transposed = ad.val(C("tile_transpose", m))
     ybar = ad.val(C("tile_upper_solve" if lower else "tile_lower_solve", transposed, ad.val(g)))
     dm = C("tile_tri_outer_grad", ybar, x, type=m.type, lower=lower)
@@ -438,3 +471,26 @@ def _assign(ad, e, g):
                                                 storage="register"), *offs),
                         (("offset_count", n),), g.type, e.span)
     return [(0, cleared), (1, view)]
+
+
+# ---------------------------------------------------------------- per-lane cooperative ops
+
+
+@rule("tile_scatter_add", "tile_scatter_masked")
+def _scatter(ad, e, g):
+    """Each lane's value gets the tile's adjoint at its index; a masked write also clears the
+    adjoint where any lane wrote (a cooperative call, as the forward's)."""
+    g = ad.val(g)
+    has, idx = ad.val(e.args[2]), [ad.val(i) for i in e.args[3:]]
+    item = C("where", has, C("tile_extract", g, *idx), _k(g, 0))
+    if e.op == "tile_scatter_add":
+        return [(0, g), (1, item)]
+    return [(0, C("tile_scatter_masked", g, _k(g, 0), has, *idx)), (1, item)]
+
+
+@rule("tile_from_thread")
+def _from_thread(ad, e, g):
+    g = ad.val(g)
+    total = C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span))
+    mine = C("eq", C("lane"), ad.val(e.args[1]))
+    return [(0, C("where", mine, total, _k(total, 0)))]

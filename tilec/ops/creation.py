@@ -1,7 +1,11 @@
 """Tile creation ops: zeros/ones/full/empty/arange, and tile/untile (lanes <-> tile)."""
 from __future__ import annotations
 
-from ..ir.types import FLOAT32, INT32, Scalar, TileT, article, describe
+import math
+
+import numpy as np
+
+from ..ir.types import FLOAT32, Scalar, TileT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -33,12 +37,29 @@ def _arange(b: Bound):
     if any(v is None for v in vals):
         b.fail("TC0108", "start, stop and step must be compile-time constants")
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
+    dtype = b.attrs["dtype"]
+    if dtype.kind not in ("float", "int", "uint"):
+        b.fail("TC0203", f"needs a numeric dtype, got {dtype}", "dtype")
     if step == 0:
         b.fail("TC0111", "step must not be zero")
-    n = max(0, -(-(stop - start) // step))
-    if n == 0:
+    n = _arange_count(b, dtype, start, stop, step)
+    if n <= 0:
         b.fail("TC0111", f"range({start}, {stop}, {step}) is empty")
-    return TileT(b.attrs["dtype"], (n,))
+    return TileT(dtype, (n,))
+
+
+def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
+    """ceil((stop - start) / step), counted at the output dtype as Warp counts it: integer ranges
+    exactly, float ranges from the values (and the quotient) the dtype represents."""
+    if not dtype.is_float:
+        for v in (start, stop, step):
+            if isinstance(v, float) and not v.is_integer():
+                b.fail("TC0201", f"{v} has a fractional part, which {dtype} cannot represent")
+        start, stop, step = int(start), int(stop), int(step)
+        return -((stop - start) // -step)
+    rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
+    start, stop, step = (float(rep(v)) for v in (start, stop, step))
+    return math.ceil(float(rep((stop - start) / step)))
 
 
 def _tile(b: Bound):
@@ -64,8 +85,9 @@ OPS = [
            "an uninitialised tile (tilec zero-fills it)"),
     OpSpec("tile_full", (SHAPE, Param("value", "value"), DTYPE_F, STORAGE), _full, "tile_full",
            "a tile filled with value", adj_cpp="adj_tile_full"),
-    OpSpec("tile_arange", (Param("dtype", "dtype", INT32), STORAGE), _arange, "tile_arange",
-           "start, start+step, ... below stop", variadic="args"),
+    OpSpec("tile_arange", (Param("dtype", "dtype", FLOAT32), STORAGE), _arange, "tile_arange",
+           "start, start+step, ... below stop (float32 unless dtype says otherwise, as in Warp)",
+           variadic="args"),
     OpSpec("tile", (Param("x", "value"), Param("preserve_type", "const", False)), _tile,
            "tile_from_lanes", "one value per lane gathered into a (block_dim,) tile",
            adj_cpp="adj_tile_from_lanes"),

@@ -53,6 +53,8 @@ OPS = [
            _like_first, "tile_reduce_grad", "gradient of a left fold with a builtin op", api=False),
     OpSpec("tile_scan_grad", (G, Param("exclusive", "const", False)), lambda b: b.types["g"],
            "tile_scan_grad", "reverse running sum (adjoint of a scan)", api=False),
+    OpSpec("tile_scan_extreme_grad", (A, G, Param("is_max", "const", True)), _like_first,
+           "tile_scan_extreme_grad", "g at the element holding each running max/min", api=False),
     OpSpec("tile_unsort_grad", (Param("keys", "value"), G), lambda b: b.types["g"], "tile_unsort_grad",
            "g moved back to the positions the sort took each element from", api=False),
     OpSpec("tile_cholesky_grad", (Param("L", "value"), G), lambda b: b.types["L"], "tile_cholesky_grad",

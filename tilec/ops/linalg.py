@@ -13,17 +13,23 @@ def _matmul(b: Bound):
     if a.shape[1] != bb.shape[0]:
         b.fail("TC0102", f"inner dimensions differ: a is {fmt_shape(a.shape)}, b is "
                f"{fmt_shape(bb.shape)}")
-    rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
-    if not a.dtype.is_float:
-        b.fail("TC0203", f"needs float tiles, got {a.dtype}", "a")
+    # Warp's mixed precision: a, b and out may each be float16, float32 or float64; the product
+    # accumulates in out's dtype (a's for the two-argument form).
+    for name, t in (("a", a), ("b", bb)):
+        if not t.dtype.is_float:
+            b.fail("TC0203", f"needs float tiles, got {t.dtype} for `{name}`", name)
+    if b.attrs.get("precision", "default") not in ("default", "tf32"):
+        b.fail("TC0303", f"precision must be \"default\" or \"tf32\", got {b.attrs['precision']!r}",
+               "precision")
     shape = (a.shape[0], bb.shape[1])
     out = b.types.get("out")
     if out is not None:
         out = rules.tile(b, "out")
         if out.shape != shape:
             b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
-        if out.dtype != a.dtype:
-            b.fail("TC0201", f"out is {out.dtype} but a and b are {a.dtype}", "out")
+        if not out.dtype.is_float:
+            b.fail("TC0203", f"needs a float tile for `out`, got {out.dtype}", "out")
+        return out
     return TileT(a.dtype, shape)
 
 
@@ -43,21 +49,36 @@ def _square(b: Bound, name: str) -> TileT:
     return t
 
 
+def _fill_mode(b: Bound) -> None:
+    if b.attrs.get("fill_mode", "lower") not in ("lower", "upper"):
+        b.fail("TC0303", f"fill_mode must be \"lower\" or \"upper\", got {b.attrs['fill_mode']!r}", "fill_mode")
+
+
 def _cholesky(b: Bound):
+    _fill_mode(b)
     return _square(b, "a")
 
 
-def _solve(matrix: str):
+def _solve(matrix: str, rhs: str = "y"):
     def rule(b: Bound):
+        _fill_mode(b)
         m = _square(b, matrix)
-        y = rules.tile(b, "y")
-        rules.rank(b, "y", y, (1, 2))
+        y = rules.tile(b, rhs)
+        rules.rank(b, rhs, y, (1, 2))
         if y.shape[0] != m.shape[0]:
-            b.fail("TC0101", f"`y` has {y.shape[0]} rows but `{matrix}` is {fmt_shape(m.shape)}", "y")
-        rules.same_dtype(b, (matrix, "y"), (m.dtype, y.dtype))
+            b.fail("TC0101", f"`{rhs}` has {y.shape[0]} rows but `{matrix}` is {fmt_shape(m.shape)}", rhs)
+        rules.same_dtype(b, (matrix, rhs), (m.dtype, y.dtype))
         return y
 
     return rule
+
+
+def _cholesky_inplace(b: Bound):
+    _fill_mode(b)
+    return _square(b, "A")
+
+
+FILL = Param("fill_mode", "const", "lower")
 
 
 def _diag_add(b: Bound):
@@ -75,21 +96,36 @@ def _diag_add(b: Bound):
 
 OPS = [
     OpSpec("tile_matmul", (Param("a", "value"), Param("b", "value"), Param("out", "value", None),
-                           Param("alpha", "const", 1.0), Param("beta", "const", 1.0)), _matmul,
-           "tile_matmul", "alpha * a @ b (+ beta * out, updating out when given)",
+                           Param("alpha", "const", 1.0), Param("beta", "const", 1.0),
+                           Param("precision", "const", "default")), _matmul,
+           "tile_matmul", "alpha * a @ b (+ beta * out, updating out when given); operands of any float "
+           "widths, accumulated in out's (tilec always computes at full precision, also for \"tf32\")",
            adj_cpp="adj_tile_matmul"),
     OpSpec("tile_transpose", (Param("a", "value"),), _transpose, "tile_transpose",
            "rows and columns swapped", adj_cpp="adj_tile_transpose"),
-    OpSpec("tile_cholesky", (Param("a", "value"),), _cholesky, "tile_cholesky",
-           "lower Cholesky factor L of a symmetric positive definite a = L L^T",
-           adj_cpp="adj_tile_cholesky"),
-    OpSpec("tile_cholesky_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
-           "tile_cholesky_solve", "x with L L^T x = y", adj_cpp="adj_tile_cholesky_solve"),
+    OpSpec("tile_cholesky", (Param("a", "value"), FILL), _cholesky, "tile_cholesky",
+           "Cholesky factor of a symmetric positive definite a: lower L with L L^T = a, or (fill_mode="
+           "\"upper\") upper U with U^T U = a; reads only that triangle of a", adj_cpp="adj_tile_cholesky"),
+    OpSpec("tile_cholesky_solve", (Param("L", "value"), Param("y", "value"), FILL), _solve("L"),
+           "tile_cholesky_solve", "x with L L^T x = y (U^T U x = y for fill_mode=\"upper\")",
+           adj_cpp="adj_tile_cholesky_solve"),
     OpSpec("tile_lower_solve", (Param("L", "value"), Param("y", "value")), _solve("L"),
            "tile_lower_solve", "x with L x = y, L lower triangular", adj_cpp="adj_tile_lower_solve"),
     OpSpec("tile_upper_solve", (Param("U", "value"), Param("y", "value")), _solve("U"),
            "tile_upper_solve", "x with U x = y, U upper triangular", adj_cpp="adj_tile_upper_solve"),
+    OpSpec("tile_cholesky_inplace", (Param("A", "value"), FILL), _cholesky_inplace, "tile_cholesky_inplace",
+           "A overwritten by its Cholesky factor (as tile_cholesky)", adj_cpp="adj_tile_cholesky_inplace"),
+    OpSpec("tile_cholesky_solve_inplace", (Param("L", "value"), Param("y", "value"), FILL), _solve("L"),
+           "tile_cholesky_solve_inplace", "y overwritten by the solution of tile_cholesky_solve",
+           adj_cpp="adj_tile_cholesky_solve_inplace"),
+    OpSpec("tile_lower_solve_inplace", (Param("L", "value"), Param("y", "value")), _solve("L"),
+           "tile_lower_solve_inplace", "y overwritten by x with L x = y", adj_cpp="adj_tile_lower_solve_inplace"),
+    OpSpec("tile_upper_solve_inplace", (Param("U", "value"), Param("z", "value")), _solve("U", "z"),
+           "tile_upper_solve_inplace", "z overwritten by x with U x = z", adj_cpp="adj_tile_upper_solve_inplace"),
     OpSpec("tile_diag_add", (Param("a", "value"), Param("d", "value")), _diag_add, "tile_diag_add",
            "a with d (a 1-d tile or a scalar) added to its diagonal", adj_cpp="adj_tile_diag_add"),
 ]
-MUTATES = {"tile_matmul": ("out",)}
+# The in-place forms rebind their tile argument to the result: their adjoints are those of the
+# out-of-place forms, through the overwrite.
+MUTATES = {"tile_matmul": ("out",), "tile_cholesky_inplace": ("A",), "tile_cholesky_solve_inplace": ("y",),
+           "tile_lower_solve_inplace": ("y",), "tile_upper_solve_inplace": ("z",)}

@@ -12,6 +12,7 @@ ARR = Param("a", "value")
 OFFSET = Param("offset", "offset", 0)
 STORAGE = Param("storage", "storage", "register")
 BOUNDS = Param("bounds_check", "const", True)
+ALIGNED = Param("aligned", "const", False)  # Warp's alignment hint; tilec's accesses need none
 AXIS = Param("axis", "const", 0)
 
 
@@ -25,7 +26,13 @@ def _offsets(b: Bound, ndim: int) -> None:
             b.fail("TC0203", f"offset coordinates must be integers, got {t}", "offset")
 
 
+def _aligned(b: Bound) -> None:
+    if not isinstance(b.attrs.get("aligned", False), bool):
+        b.fail("TC0303", f"`aligned` must be True or False, got {b.attrs['aligned']!r}", "aligned")
+
+
 def _load(b: Bound):
+    _aligned(b)
     a = rules.array(b, "a")
     shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
     if len(shape) != a.ndim:
@@ -47,6 +54,7 @@ def _stored_tile(b: Bound, name: str = "t") -> TileT:
 
 
 def _store(b: Bound):
+    _aligned(b)
     _stored_tile(b)
     return None
 
@@ -84,10 +92,10 @@ def _store_indexed(b: Bound):
 
 
 OPS = [
-    OpSpec("tile_load", (ARR, Param("shape", "shape"), OFFSET, STORAGE, BOUNDS), _load, "tile_load",
+    OpSpec("tile_load", (ARR, Param("shape", "shape"), OFFSET, STORAGE, BOUNDS, ALIGNED), _load, "tile_load",
            "a tile read from an array at offset (zeros outside)", adj_cpp="adj_tile_load",
            nondiff=frozenset({"offset"})),
-    OpSpec("tile_store", (ARR, Param("t", "value"), OFFSET, BOUNDS), _store, "tile_store",
+    OpSpec("tile_store", (ARR, Param("t", "value"), OFFSET, BOUNDS, ALIGNED), _store, "tile_store",
            "write a tile into an array at offset (outside writes dropped)", adj_cpp="adj_tile_store",
            effect=True),
     OpSpec("tile_atomic_add", (ARR, Param("t", "value"), OFFSET, BOUNDS), _atomic,

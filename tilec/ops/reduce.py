@@ -1,7 +1,7 @@
-"""Maps, reductions, scans and sort over tiles."""
+"""Maps, reductions, scans, sort and the BLAS-1 ops (dot, axpy) over tiles."""
 from __future__ import annotations
 
-from ..ir.types import INT32, Scalar, TileT, fmt_shape
+from ..ir.types import INT32, Scalar, TileT, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -14,13 +14,17 @@ def _map(b: Bound):
         b.fail("TC0303", "needs at least one tile after the function")
     names = tuple(f"arg{i}" for i in range(len(b.variadic)))
     for n, t in zip(names, b.variadic):
-        if not isinstance(t, TileT):
-            b.fail("TC0303", f"argument {n[3:]} must be a tile, got {t}", n)
-    tiles = tuple(b.variadic)
-    rules.same_shape(b, names, tiles)
+        if not isinstance(t, (TileT, Scalar)):
+            b.fail("TC0303", f"argument {n[3:]} must be a tile or a scalar, got {describe(t)}", n)
+    tiled = tuple((n, t) for n, t in zip(names, b.variadic) if isinstance(t, TileT))
+    if not tiled:
+        b.fail("TC0303", "needs at least one tile after the function (scalars are broadcast to its shape)",
+               names[0])
+    tiles = tuple(t for _, t in tiled)
+    rules.same_shape(b, tuple(n for n, _ in tiled), tiles)
     f = b.funcs["op"]
     try:
-        out = f.result(tuple(t.dtype for t in tiles))
+        out = f.result(tuple(rules.dtype_of(t) for t in b.variadic))
     except RuleError as e:
         b.fail("TC0407", f"function `{f.name}` {e.message}", "op")
     if not isinstance(out, Scalar):
@@ -61,9 +65,31 @@ def _reduce(b: Bound):
 
 
 def _scan(b: Bound):
+    """Any rank: a multi-dimensional tile is scanned in its flattened row-major order (as Warp)."""
     t = rules.tile(b, "a")
-    rules.rank(b, "a", t, (1,))
+    if t.dtype.kind == "bool":
+        b.fail("TC0203", "is not defined on bool tiles", "a")
     return t
+
+
+def _dot(b: Bound):
+    a, bb = rules.tile(b, "a"), rules.tile(b, "b")
+    rules.same_shape(b, ("a", "b"), (a, bb))
+    rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
+    if a.dtype.kind == "bool":
+        b.fail("TC0203", "is not defined on bool tiles", "a")
+    return TileT(a.dtype, (1,))
+
+
+def _axpy(b: Bound):
+    src, dest = rules.tile(b, "src"), rules.tile(b, "dest")
+    rules.same_shape(b, ("src", "dest"), (src, dest))
+    rules.same_dtype(b, ("src", "dest"), (src.dtype, dest.dtype))
+    if dest.dtype.kind == "bool":
+        b.fail("TC0203", "is not defined on bool tiles", "dest")
+    alpha = rules.scalar(b, "alpha")
+    rules.unify_scalars(b, ("dest", "alpha"), (dest.dtype, alpha))
+    return dest
 
 
 def _sort(b: Bound):
@@ -80,7 +106,7 @@ def _sort(b: Bound):
 
 OPS = [
     OpSpec("tile_map", (Param("op", "func"),), _map, "tile_map",
-           "f applied elementwise to one or more tiles of equal shape", adj_cpp="adj_tile_map",
+           "f applied elementwise to tiles of equal shape (scalar arguments broadcast)", adj_cpp="adj_tile_map",
            variadic="args"),
     OpSpec("tile_sum", (A, AXIS), _reduction(), "tile_sum", "sum of all elements, or along axis",
            adj_cpp="adj_tile_sum"),
@@ -98,8 +124,16 @@ OPS = [
            adj_cpp="adj_tile_scan_inclusive"),
     OpSpec("tile_scan_exclusive", (A,), _scan, "tile_scan_exclusive", "running sum excluding self",
            adj_cpp="adj_tile_scan_exclusive"),
+    OpSpec("tile_scan_max_inclusive", (A,), _scan, "tile_scan_max_inclusive",
+           "running maximum including self (C fmax: a NaN loses)", adj_cpp="adj_tile_scan_max_inclusive"),
+    OpSpec("tile_scan_min_inclusive", (A,), _scan, "tile_scan_min_inclusive",
+           "running minimum including self (C fmin: a NaN loses)", adj_cpp="adj_tile_scan_min_inclusive"),
+    OpSpec("tile_dot", (A, Param("b", "value")), _dot, "tile_dot",
+           "sum of a * b over all elements, as a (1,) tile", adj_cpp="adj_tile_dot"),
+    OpSpec("tile_axpy", (Param("alpha", "value"), Param("src", "value"), Param("dest", "value")), _axpy,
+           "tile_axpy", "dest += alpha * src, in place", adj_cpp="adj_tile_axpy"),
     OpSpec("tile_sort", (Param("keys", "value"), Param("values", "value")), _sort, "tile_sort",
            "sort keys ascending (stable), permuting values alike; both updated in place",
            adj_cpp="adj_tile_sort", nondiff=frozenset({"keys"})),
 ]
-MUTATES = {"tile_sort": ("keys", "values")}
+MUTATES = {"tile_sort": ("keys", "values"), "tile_axpy": ("dest",)}

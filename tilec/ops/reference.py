@@ -327,10 +327,26 @@ def _reduce(ctx, call, a):
 
 @impl("tile_scan_inclusive", "tile_scan_exclusive")
 def _scan(ctx, call, a):
-    c = np.cumsum(_compute(a[0]))
+    c = np.cumsum(_compute(a[0]).reshape(-1))
     if call.op == "tile_scan_exclusive":
         c = np.concatenate([[0], c[:-1]])
-    return cast(c, call)
+    return cast(c.reshape(call.type.shape), call)
+
+
+@impl("tile_scan_max_inclusive", "tile_scan_min_inclusive")
+def _scan_extreme(ctx, call, a):
+    f = np.fmax if call.op == "tile_scan_max_inclusive" else np.fmin
+    return cast(f.accumulate(_compute(a[0]).reshape(-1)).reshape(call.type.shape), call)
+
+
+@impl("tile_dot")
+def _dot(ctx, call, a):
+    return cast(np.sum(_compute(a[0]) * _compute(a[1])).reshape(1), call)
+
+
+@impl("tile_axpy")
+def _axpy(ctx, call, a):
+    return cast(_compute(a[2]) + _compute(a[0]) * _compute(a[1]), call)
 
 
 def _sort_perm(keys):
@@ -370,10 +386,16 @@ def _transpose(ctx, call, a):
     return a[0].T.copy()
 
 
-@impl("tile_cholesky")
+def _upper(call) -> bool:
+    return call.attr("fill_mode") == "upper"
+
+
+@impl("tile_cholesky", "tile_cholesky_inplace")
 def _cholesky(ctx, call, a):
-    lower = np.tril(a[0])
-    return cast(np.linalg.cholesky(lower + np.tril(lower, -1).T), call)
+    m = np.asarray(a[0]).T if _upper(call) else np.asarray(a[0])  # the upper triangle, as a lower one
+    lower = np.tril(m)
+    L = np.linalg.cholesky(lower + np.tril(lower, -1).T)
+    return cast(L.T if _upper(call) else L, call)
 
 
 def _tri(m, y, lower, transpose=False):
@@ -383,19 +405,19 @@ def _tri(m, y, lower, transpose=False):
     return np.linalg.solve(m, y)
 
 
-@impl("tile_lower_solve")
+@impl("tile_lower_solve", "tile_lower_solve_inplace")
 def _lower_solve(ctx, call, a):
     return cast(_tri(a[0], a[1], True), call)
 
 
-@impl("tile_upper_solve")
+@impl("tile_upper_solve", "tile_upper_solve_inplace")
 def _upper_solve(ctx, call, a):
     return cast(_tri(a[0], a[1], False), call)
 
 
-@impl("tile_cholesky_solve")
+@impl("tile_cholesky_solve", "tile_cholesky_solve_inplace")
 def _cholesky_solve(ctx, call, a):
-    L = np.tril(a[0])
+    L = np.triu(a[0]).T if _upper(call) else np.tril(a[0])
     return cast(np.linalg.solve(L.T, np.linalg.solve(L, a[1])), call)
 
 
@@ -443,6 +465,21 @@ def _astype(ctx, call, a):
 def _extract(ctx, call, a):
     t, idx = a[0], tuple(int(i) for i in a[1:])
     return t[idx] if _in_bounds(t, idx) else t.dtype.type(0)
+
+
+@impl("tile_scatter_add", "tile_scatter_masked")
+def _scatter(ctx, call, a):
+    """One lane's view (the interpreter refuses kernels of cooperating lanes)."""
+    t = np.array(a[0], copy=True)
+    idx = tuple(int(i) for i in a[3:])
+    if a[2] and _in_bounds(t, idx):
+        t[idx] = t[idx] + a[1] if call.op == "tile_scatter_add" else a[1]
+    return t
+
+
+@impl("tile_from_thread")
+def _from_thread(ctx, call, a):
+    return cast(a[0] if int(a[1]) == ctx.lane else 0, call)
 
 
 @impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at")
@@ -536,8 +573,21 @@ def _reduce_grad(ctx, call, a):
 @impl("tile_scan_grad")
 def _scan_grad(ctx, call, a):
     g = np.asarray(a[0])
-    rev = np.cumsum(g[::-1])[::-1]
-    return (rev - g if call.attr("exclusive") else rev).astype(g.dtype)
+    flat = g.reshape(-1)
+    rev = np.cumsum(flat[::-1])[::-1]
+    return (rev - flat if call.attr("exclusive") else rev).reshape(g.shape).astype(g.dtype)
+
+
+@impl("tile_scan_extreme_grad")
+def _scan_extreme_grad(ctx, call, a):
+    x, g = np.asarray(a[0]).reshape(-1), np.asarray(a[1]).reshape(-1)
+    out, best = np.zeros_like(g), 0
+    for e in range(x.size):
+        b = x[best]
+        if e > 0 and ((b < x[e] if call.attr("is_max") else x[e] < b) or b != b):
+            best = e
+        out[best] += g[e]
+    return out.reshape(np.asarray(a[0]).shape)
 
 
 @impl("tile_unsort_grad")

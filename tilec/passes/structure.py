@@ -140,6 +140,8 @@ def _lift(e, env, shape, span):
         args = tuple(_lift(a, env, shape, span) for a in e.args)
         tiled = any(isinstance(a.type, TileT) for a in args)
         t = TileT(e.type, shape) if tiled else e.type
+        if e.op == "cast" and tiled:  # float(x) of a tile element: the tile's conversion
+            return ir.OpCall("tile_astype", args, (("dtype", e.type),), t, e.span)
         return replace(e, args=args, type=t)
     raise NotDifferentiable("tile_map func uses an operation that is not elementwise", span)
 

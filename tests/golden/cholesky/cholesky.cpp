@@ -25,9 +25,9 @@ static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl
     // cholesky.py:17
     tl::tile_reshape(ctx, y, v__tmp_2);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, L, a);
+    tl::tile_cholesky(ctx, L, a, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, x, L, y);
+    tl::tile_cholesky_solve(ctx, x, L, y, "lower");
     // cholesky.py:20
     tl::tile_reshape(ctx, v__tmp_3, x);
     // cholesky.py:20
@@ -75,7 +75,7 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     // cholesky.py:17
     tl::tile_reshape(ctx, y, v__tmp_2);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, L, a);
+    tl::tile_cholesky(ctx, L, a, "lower");
     // cholesky.py:20
     tl::tile_load(ctx, v__tmp_22, adj_X, true, b, 0);
     // cholesky.py:20
@@ -97,9 +97,9 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     // cholesky.py:19
     tl::tile_fill_zero(ctx, adj_x_7);
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_9, L, y);
+    tl::tile_cholesky_solve(ctx, v__v_9, L, y, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_10, L, v__g_8);
+    tl::tile_cholesky_solve(ctx, v__v_10, L, v__g_8, "lower");
     // cholesky.py:19
     tl::tile_cholesky_solve_grad(ctx, v__tmp_24, L, v__v_9, v__v_10);
     // cholesky.py:19
@@ -115,7 +115,7 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     // cholesky.py:18
     tl::tile_fill_zero(ctx, adj_L_11);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, v__v_14, a);
+    tl::tile_cholesky(ctx, v__v_14, a, "lower");
     // cholesky.py:18
     tl::tile_cholesky_grad(ctx, v__tmp_25, v__v_14, v__g_13);
     // cholesky.py:18

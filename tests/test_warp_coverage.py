@@ -1,0 +1,70 @@
+"""Every Warp tile builtin is accounted for: docs/ops.md shows tilec's status for each, the
+checked-in list matches an installed Warp, and each one tilec lacks gets a diagnostic that
+names it (never a spelling suggestion for another op)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tilec.diagnostics import CompileError
+from tilec.docs import ops_markdown, warp_status
+from tilec.ops import API_OPS
+from tilec.ops.warp_names import WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS, WARP_VERSION
+from tilec.pipeline import compile_source
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_docs_are_generated_from_the_op_table():
+    text = (ROOT / "docs/ops.md").read_text()
+    assert text == ops_markdown(), "docs/ops.md is stale: run `python -m tilec.docs > docs/ops.md`"
+    for name in WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS:
+        assert f"| `{name}` | {warp_status(name)} |" in text
+
+
+def test_list_matches_the_installed_warp():
+    wp = pytest.importorskip("warp")
+    if wp.__version__ != WARP_VERSION:
+        pytest.skip(f"the list is of Warp {WARP_VERSION}, Warp {wp.__version__} is installed")
+    from warp._src.context import builtin_functions
+
+    tile_group = {n for n, f in builtin_functions.items() if getattr(f, "group", None) == "Tile Primitives"}
+    selected = {n for n in builtin_functions if n.startswith("tile")} | tile_group
+    assert sorted(WARP_TILE_BUILTINS) == sorted(selected)
+    assert len([n for n in WARP_TILE_BUILTINS if n.startswith("tile")]) == 68
+    random_group = {n for n, f in builtin_functions.items() if getattr(f, "group", None) == "Random"}
+    assert sorted(WARP_RANDOM_BUILTINS) == sorted(random_group)
+
+
+MISSING = sorted(n for n in WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS if n not in API_OPS)
+PROGRAM = """import warp as wp
+
+
+@wp.kernel
+def k(A: wp.array1d(dtype=float)):
+    a = wp.tile_load(A, shape=(4,))
+    x = wp.{name}(a)
+"""
+
+
+@pytest.mark.parametrize("name", MISSING)
+def test_missing_builtin_is_named_in_its_diagnostic(name):
+    with pytest.raises(CompileError) as err:
+        compile_source(PROGRAM.format(name=name), "prog.py")
+    (diag,) = err.value.diagnostics
+    assert (diag.code, diag.span.line, diag.span.col) == ("TC0430", 7, 9)
+    assert diag.message == f"`{name}` is a Warp builtin not supported by tilec yet"
+    assert diag.help is None or "did you mean" not in diag.help
+
+
+@pytest.mark.parametrize("symbol,name", [("&=", "tile_bit_and_inplace"), ("|=", "tile_bit_or_inplace"),
+                                         ("^=", "tile_bit_xor_inplace")])
+def test_bit_update_of_a_tile_element_names_warps_builtin(symbol, name):
+    source = ("import warp as wp\n\n\n@wp.kernel\ndef k(A: wp.array1d(dtype=int)):\n"
+              f"    a = wp.tile_load(A, shape=(4,))\n    a[1] {symbol} 3\n")
+    with pytest.raises(CompileError) as err:
+        compile_source(source, "prog.py")
+    (diag,) = err.value.diagnostics
+    assert (diag.code, diag.span.line, diag.span.col) == ("TC0430", 7, 10)
+    assert f"`{name}`" in diag.message and "not supported by tilec yet" in diag.message

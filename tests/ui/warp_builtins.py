@@ -1,0 +1,16 @@
+import warp as wp
+from warp import tile_stack
+
+# Warp builtins tilec lacks are named in their diagnostic, never "did you mean" another op.
+
+
+@wp.kernel
+def uses_missing(A: wp.array1d(dtype=float), B: wp.array1d(dtype=int)):
+    a = wp.tile_load(A, shape=(8,))
+    wp.tile_fft(a)  # ERROR TC0430: `tile_fft` is a Warp builtin not supported by tilec yet
+    s = tile_stack(4, float)  # ERROR TC0430: `tile_stack` is a Warp builtin not supported by tilec yet
+    q = wp.tile_query_valid(a)  # ERROR TC0430: `tile_query_valid`
+    wp.tile_add_inplace(a, 1, 2.0)  # ERROR TC0430: `tile_add_inplace`
+    b = wp.tile_load(B, shape=(8,))
+    b[1] ^= 3  # ERROR TC0430: `tile_bit_xor_inplace`
+    wp.tile_stor(A, a)  # ERROR TC0302: unknown tile API operation `tile_stor`

@@ -1,0 +1,58 @@
+"""Per-thread cooperative tile ops: every lane of the block calls them with its own values.
+
+`tile_scatter_add` / `tile_scatter_masked` write each lane's value into a tile where that lane's
+`has_value` holds; `tile_from_thread` fills a tile with one lane's value. Their results depend on
+block_dim exactly as Warp's do with `enable_cpu_blocks` (and on CUDA): the kernel runs as
+block_dim lanes. The source spells the scatters Warp's way, `(a, i[, j...], value, has_value[,
+atomic])`; the frontend binds them in the order of the params below, indices last.
+"""
+from __future__ import annotations
+
+from ..ir.types import BOOL, Scalar, TileT, describe
+from . import rules
+from .core import Bound, OpSpec, Param
+
+A = Param("a", "value")
+
+
+def _scatter(b: Bound):
+    t = rules.tile(b, "a")
+    if len(b.variadic) != t.ndim:
+        b.fail("TC0304", f"needs {t.ndim} index(es) for a {t.ndim}-d tile, got {len(b.variadic)}", "a")
+    for k, ty in enumerate(b.variadic):
+        if not (isinstance(ty, Scalar) and ty.is_integral):
+            b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{k}")
+    v = rules.scalar(b, "value")
+    rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    has = b.types["has_value"]
+    if has != BOOL:
+        b.fail("TC0203", f"`has_value` must be a bool, got {describe(has)}", "has_value")
+    if not isinstance(b.attrs.get("atomic", True), bool):
+        b.fail("TC0303", f"`atomic` must be True or False, got {b.attrs['atomic']!r}", "atomic")
+    return t
+
+
+def _from_thread(b: Bound):
+    v = b.types["value"]
+    if not isinstance(v, Scalar):
+        b.fail("TC0303", f"`value` must be a per-thread scalar, got {describe(v)}", "value")
+    rules.int_index_type(b, "thread_idx")
+    return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
+
+
+SCATTER_PARAMS = (A, Param("value", "value"), Param("has_value", "value"), Param("atomic", "const", True))
+OPS = [
+    OpSpec("tile_scatter_add", SCATTER_PARAMS, _scatter, "tile_scatter_add",
+           "a[i, j] += value from each lane whose has_value holds", adj_cpp="adj_tile_scatter_add",
+           variadic="indices", nondiff=frozenset({"has_value"})),
+    OpSpec("tile_scatter_masked", SCATTER_PARAMS[:3], _scatter, "tile_scatter_masked",
+           "a[i, j] = value from each lane whose has_value holds (one lane per index)",
+           adj_cpp="adj_tile_scatter_masked", variadic="indices", nondiff=frozenset({"has_value"})),
+    OpSpec("tile_from_thread", (Param("shape", "shape"), Param("value", "value"), Param("thread_idx", "value"),
+                                Param("storage", "storage", "register")), _from_thread, "tile_from_thread",
+           "a tile filled with lane thread_idx's value", adj_cpp="adj_tile_from_thread",
+           nondiff=frozenset({"thread_idx"})),
+]
+MUTATES = {"tile_scatter_add": ("a",), "tile_scatter_masked": ("a",)}
+# Warp's positional order puts the indices before value and has_value.
+INDICES_FIRST = frozenset({"tile_scatter_add", "tile_scatter_masked"})
