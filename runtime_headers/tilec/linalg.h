@@ -50,7 +50,7 @@ TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, doub
     constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
     if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
         matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
-    } else {  // half: accumulate in float
+    } else {  // half, bfloat16, integers: accumulate in the compute type
         for (int i = 0; i < M; ++i) {
             Acc row[N];
             for (int j = 0; j < N; ++j) row[j] = Acc(0);
@@ -127,7 +127,7 @@ template <class DT, class AT, class D> TL_HD void tile_diag_add(Ctx&, DT& dst, c
     constexpr int N = AT::dim(0);
     dst = a;
     for (int i = 0; i < N; ++i) {
-        if constexpr (std::is_arithmetic<D>::value || std::is_same<D, half>::value)
+        if constexpr (std::is_arithmetic<D>::value || is_storage_float<D>::value)
             dst.data[i * N + i] += d;
         else
             dst.data[i * N + i] += d.data[i];

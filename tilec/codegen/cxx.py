@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from ..ops import MUTATES, OPS
-from ..ir.types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
 
 INFIX = {
     "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -54,7 +54,7 @@ def literal(value, t: Scalar) -> str:
     if t.is_float:
         v = float(value)
         if math.isinf(v):
-            inner = f"std::numeric_limits<{'float' if t != FLOAT16 and t.bits == 32 else 'double'}>::infinity()"
+            inner = f"std::numeric_limits<{'float' if t.bits == 32 else 'double'}>::infinity()"
             text = inner if v > 0 else f"-{inner}"
         elif math.isnan(v):
             text = "std::numeric_limits<double>::quiet_NaN()"
@@ -64,10 +64,11 @@ def literal(value, t: Scalar) -> str:
                 text += ".0"
             if t.bits == 32:
                 text += "f"
-        return f"tl::half({text}f)" if t == FLOAT16 and not text.endswith("f") else (
-            f"tl::half({text})" if t == FLOAT16 else text)
+        if t.storage_only:
+            return f"{t.ctype}({text})" if text.endswith("f") or "numeric_limits" in text else f"{t.ctype}({text}f)"
+        return text
     if t.bits == 64:
-        return f"int64_t({int(value)}LL)"
+        return f"uint64_t({int(value)}ULL)" if t.kind == "uint" else f"int64_t({int(value)}LL)"
     if t.kind == "uint":
         return f"{t.ctype}({int(value)}u)"
     return f"{t.ctype}({int(value)})" if t.bits != 32 else str(int(value))
@@ -363,8 +364,8 @@ class CxxEmitter:
         t = dtype or (e.type if isinstance(e.type, Scalar) else None)
         if op in INFIX:
             text = f"({args[0]} {INFIX[op]} {args[1]})"
-            if t is not None and t == FLOAT16:
-                return f"tl::half({text})"
+            if t is not None and t.storage_only:
+                return f"{t.ctype}({text})"
             return text
         if op in PREFIX:
             return f"({PREFIX[op]}{args[0]})"

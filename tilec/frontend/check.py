@@ -77,6 +77,7 @@ class FunctionChecker(ExprLowering, CallLowering):
         self.path: tuple = ()
         self.if_counter = 0
         self.temp_counter = 0
+        self.declared_ret = None  # the `-> T` annotation's type, once check() read it
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -89,6 +90,7 @@ class FunctionChecker(ExprLowering, CallLowering):
             sym = ir.Sym(p.name.value, 0, t)
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
+        self.declared_ret = self.return_annotation()
         body = self.block(self.fd.node.body)
         ret = self.return_type()
         return ir.Function(
@@ -97,6 +99,32 @@ class FunctionChecker(ExprLowering, CallLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
         )
+
+    def return_annotation(self):
+        """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
+        returns = self.fd.node.returns
+        if returns is None:
+            return None
+        node = returns.annotation
+        if isinstance(node, cst.Name) and node.value == "None":
+            return NONE
+        try:
+            t = ann.annotation(node, self.scope)
+        except ann.AnnotationError as e:
+            self.diags.error("TC0409", f"return annotation: {e.message}", self.span(e.node))
+            return None
+        if t == ann.ANY:
+            return None
+        if self.fd.kind == "kernel":
+            self.diags.error("TC0403", "a kernel cannot return a value; annotate it `-> None` or not at all",
+                             self.span(node))
+            return None
+        if isinstance(t, ArrayT):
+            self.diags.error("TC0409", "return annotation: a func cannot return an array", self.span(node))
+            return None
+        if isinstance(t, TileT) and not t.is_concrete:
+            return None  # shape variables: the body's return is checked against the call site
+        return t
 
     def return_type(self):
         types = {t for t, _ in self.returns}
@@ -360,8 +388,15 @@ class FunctionChecker(ExprLowering, CallLowering):
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
         value = None if node.value is None else self.expr(node.value)
+        declared = self.declared_ret
+        if declared is not None and value is not None and self.is_weak(value) and isinstance(declared, Scalar):
+            value = self.retype_literal(value, declared)
         if value is not None and self.is_weak(value):
             value = ir.Const(value.value, value.type, value.span)
+        got = NONE if value is None else value.type
+        if declared is not None and got != declared:
+            self.fail("TC0410", f"returns {describe(got)} but the function is annotated to return "
+                      f"{describe(declared)}", node.value if node.value is not None else node)
         self.returns.append((NONE if value is None else value.type, node))
         return [ir.Return(value, self.span(node))]
 

@@ -47,6 +47,9 @@ class CallLowering:
                 return self.lower_func_call(name, node)
             if name in DTYPE_CALLS and name not in self.env:
                 return self.lower_cast(DTYPE_CALLS[name], node)
+            alias = self.scope.type_aliases.get(name)
+            if isinstance(alias, Scalar) and name not in self.env:  # `dt = wp.float64; dt(x)`
+                return self.lower_cast(alias.name, node)
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name == "range":

@@ -28,7 +28,9 @@ def impl(*names):
 
 def npdtype(scalar):
     return {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
-            "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}[scalar.name]
+            "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
+            "int16": np.int16, "uint16": np.uint16, "uint64": np.uint64,
+            "bfloat16": np.float32}[scalar.name]  # bfloat16: the interpreter computes in float32
 
 
 def result_dtype(call):
