@@ -30,7 +30,7 @@ CALL_ATTRS = {
     "tile_argmax": ("axis",), "tile_argmin": ("axis",), "tile_reduce": ("axis",),
     "tile_matmul": ("alpha", "beta"), "tile_extreme_grad": ("axis", "is_max"),
     "tile_reduce_grad": ("axis", "op"), "tile_scan_grad": ("exclusive",),
-    "tile_tri_outer_grad": ("lower",),
+    "tile_tri_outer_grad": ("lower",), "assert_": ("message",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
@@ -46,6 +46,19 @@ def ctype(t) -> str:
     if isinstance(t, NoneT):
         return "void"
     raise TypeError(t)
+
+
+def c_string(text: str) -> str:
+    """A C string literal of any text: printable ASCII as is (but `\\`, `"`, `?`), every other byte
+    as a three-digit octal escape, so no user text can end the literal or form a trigraph."""
+    out = []
+    for byte in text.encode("utf-8"):
+        c = chr(byte)
+        if c in '\\"?' or not 32 <= byte < 127:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
 
 
 def literal(value, t: Scalar) -> str:
@@ -271,7 +284,7 @@ class CxxEmitter:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
-            return '"' + value + '"'
+            return c_string(value)
         return repr(float(value)) if isinstance(value, float) else str(value)
 
     def reducer(self, call: ir.OpCall) -> str:
@@ -390,7 +403,7 @@ class CxxEmitter:
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
-                  "atomic_max"):
+                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
         if spec.elementwise:

@@ -34,9 +34,11 @@ AUG_OPS = {
     cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
+# Bitwise updates of 32/64-bit integer array elements are atomics, as in Warp.
+BIT_ATOMICS = {cst.BitAnd: "array_atomic_and", cst.BitOr: "array_atomic_or", cst.BitXor: "array_atomic_xor"}
 UNSUPPORTED_STMTS = {
     cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.ClassDef: "class definitions",
-    cst.FunctionDef: "nested functions", cst.Match: "match", cst.Assert: "assert",
+    cst.FunctionDef: "nested functions", cst.Match: "match",
     cst.Del: "del", cst.Global: "global", cst.Nonlocal: "nonlocal", cst.Import: "import",
     cst.ImportFrom: "import", cst.Raise: "raise",
 }  # fmt: skip
@@ -176,6 +178,8 @@ class FunctionChecker(ExprLowering, CallLowering):
             return self.aug_assign(node)
         if isinstance(node, cst.Return):
             return self.return_stmt(node)
+        if isinstance(node, cst.Assert):
+            return self.assert_stmt(node)
         if isinstance(node, (cst.Break, cst.Continue)):
             if self.loop_depth == 0:
                 self.fail("TC0401", "`break`/`continue` outside a loop", node)
@@ -228,6 +232,15 @@ class FunctionChecker(ExprLowering, CallLowering):
         if len(syms) == 1:
             return [ir.Assign(syms[0], call, self.span(node))]
         return [ir.Unpack(tuple(syms), call, self.span(node))]
+
+    def assert_stmt(self, node: cst.Assert) -> list:
+        """`assert cond[, msg]`: checked in --debug builds only (Warp's rule); the message names the
+        file, the line and the statement as written (escaped when emitted)."""
+        cond = self.condition(node.test)
+        text = " ".join(self.parsed.tree.code_for_node(node).split())
+        message = f"{self.parsed.filename}:{self.span(node).line}: assertion failed: {text}"
+        call = ir.OpCall("assert_", (cond,), (("message", message),), NONE, self.span(node))
+        return [ir.ExprStmt(call, self.span(node))]
 
     # ------------------------------------------------------------ assignment
 
@@ -357,11 +370,34 @@ class FunctionChecker(ExprLowering, CallLowering):
                           f"{describe(value.type)}", target)
             return [ir.Assign(current.sym, value, self.span(node))]
         if isinstance(target, cst.Subscript):
-            if op_cls not in (cst.Add, cst.Subtract):
-                self.fail("TC0401", "unsupported syntax: only += and -= update array or tile elements",
-                          node.operator)
-            return self.store_subscript(target, self.expr(node.value), node, op_cls)
+            if op_cls in (cst.Add, cst.Subtract):
+                return self.store_subscript(target, self.expr(node.value), node, op_cls)
+            return self.update_subscript(target, op_cls, node)
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
+
+    def update_subscript(self, target: cst.Subscript, op_cls, node: cst.AugAssign) -> list:
+        """`a[i] &= v` and the other operators but += and -=, as Warp lowers them: an atomic
+        and/or/xor on a 32- or 64-bit integer array, else read, apply, write back."""
+        base = self.expr(target.value)
+        atomic = BIT_ATOMICS.get(op_cls)
+        if atomic and isinstance(base.type, ArrayT) and base.type.dtype.is_integral and base.type.dtype.bits >= 32:
+            idx_nodes = self.index_nodes(target)
+            indices = [self.index(i) for i in idx_nodes]
+            call = self.make_op(atomic, [base, self.expr(node.value)] + indices, {}, node,
+                                where=[target.value, node.value] + idx_nodes)
+            return [ir.ExprStmt(call, self.span(node))]
+        if isinstance(base.type, ArrayT) and base.type.dtype.is_float and self.fd.enable_backward:
+            self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
+                      "update of a float array element in a differentiable kernel (its adjoint would read the "
+                      "overwritten value)", node.operator,
+                      help="write `a[i] = a[i] * v` into another array, or use enable_backward=False")
+        current = self.lower_subscript(target)
+        value = self.make_op(BINOPS[op_cls], [current, self.expr(node.value)], {}, node,
+                             where=[target, node.value])
+        if value.type != current.type:
+            self.fail("TC0405", f"this update makes {describe(value.type)} from an element of "
+                      f"{describe(base.type)}", node)
+        return self.store_subscript(target, value, node, None)
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
         base = self.expr(target.value)

@@ -19,7 +19,7 @@ from . import consts
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
 # Python builtins that are ops.
-BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs"}
+BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs", "print": "print"}
 DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
 
 
@@ -69,6 +69,8 @@ class CallLowering:
             if value is consts.NOT_CONST:
                 self.fail("TC0305", "wp.constant() needs a compile-time value", node)
             return self.const_expr(value, node)
+        if api == "static":
+            return self.lower_static(node)
         if api == "tid":
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
@@ -76,6 +78,20 @@ class CallLowering:
         close = difflib.get_close_matches(api, list(API_OPS), n=1)
         self.fail("TC0302", f"unknown tile API operation `{api}`", node.func,
                   help=f"did you mean `{close[0]}`?" if close else None)
+
+    def lower_static(self, node: cst.Call):
+        """`wp.static(expr)`: evaluated now, from module constants and literals only."""
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", "static: takes exactly one positional argument", node)
+        arg = node.args[0].value
+        value = self.constant_of(arg)
+        if value is consts.NOT_CONST:
+            self.fail("TC0305", "static: tilec evaluates only expressions of literals and module constants "
+                      "(names, arithmetic, tuples, wp.constant); this one is not", arg)
+        if isinstance(value, tuple):
+            self.fail("TC0401", "unsupported syntax: a tuple from wp.static() used as a value "
+                      "(tuples work as shapes and offsets)", arg)
+        return self.const_expr(value, node)
 
     def lower_cast(self, dtype_name: str, node: cst.Call):
         from ..ir.types import SCALARS

@@ -71,7 +71,8 @@ class Scope:
         attr = self.api_attr(node)
         if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
             return MATH_CONSTANTS[attr]
-        if isinstance(node, cst.Call) and self.api_attr(node.func) == "constant" and len(node.args) == 1:
+        if (isinstance(node, cst.Call) and self.api_attr(node.func) in ("constant", "static")
+                and len(node.args) == 1):
             return self.constant(node.args[0].value)
         return consts.NOT_CONST
 

@@ -241,13 +241,18 @@ def _array_load(ctx, call, a):
     return arr[idx] if _in_bounds(arr, idx) else arr.dtype.type(0)
 
 
-@impl("array_store", "array_atomic_add", "array_atomic_sub")
+UPDATES = {"array_store": lambda old, v: v, "array_atomic_add": lambda old, v: old + v,
+           "array_atomic_sub": lambda old, v: old - v, "array_atomic_and": lambda old, v: old & v,
+           "array_atomic_or": lambda old, v: old | v, "array_atomic_xor": lambda old, v: old ^ v}
+
+
+@impl(*UPDATES)
 def _array_store(ctx, call, a):
     arr, value, idx = a[0], a[1], tuple(int(i) for i in a[2:])
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0)
     old = arr[idx]
-    arr[idx] = value if call.op == "array_store" else (old + value if call.op == "array_atomic_add" else old - value)
+    arr[idx] = UPDATES[call.op](old, arr.dtype.type(value))
     return old
 
 
@@ -599,3 +604,31 @@ def _view_add(ctx, call, a):
 @impl("tile_diag")
 def _diag(ctx, call, a):
     return np.diag(a[0]).copy()
+
+
+def _format(value) -> str:
+    """A scalar as print() in a kernel writes it (Warp's %g / %d / True)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):g}"
+    return str(int(value))
+
+
+@impl("print")
+def _print(ctx, call, a):
+    print(_format(a[0]))
+
+
+@impl("expect_eq", "expect_neq", "expect_near")
+def _expect(ctx, call, a):
+    actual, expected = a[0], a[1]
+    failed = {"expect_eq": actual != expected, "expect_neq": actual == expected,
+              "expect_near": abs(actual - expected) > (a[2] if len(a) > 2 else 1e-6)}[call.op]
+    if failed:
+        print(f"Error, {call.op}() failed:\n\t Expected: {_format(expected)}\n\t Actual: {_format(actual)}")
+
+
+@impl("assert_")
+def _assert(ctx, call, a):
+    """The interpreter runs as a release build: asserts are not checked."""

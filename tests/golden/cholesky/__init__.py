@@ -257,6 +257,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
+            raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
 
