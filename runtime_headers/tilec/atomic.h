@@ -101,6 +101,20 @@ template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx&, co
     return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
 }
 
+// a[i] &= v, |= v, ^= v on 32- and 64-bit integer arrays (narrower ones are read, updated, written).
+template <class T, int N, class V, class... I> TL_HD T array_atomic_and(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o & w); }) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_or(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o | w); }) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o ^ w); }) : T(0);
+}
+
 // wp.atomic_add(a, i, j, value): the value comes last.
 template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T, N>& a, R... rest) {
     constexpr int n = sizeof...(R);

@@ -51,7 +51,7 @@ TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, doub
     constexpr bool same = std::is_same<typename AT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
     if constexpr (same && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
         matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
-    } else {  // half, or operands of other widths (Warp's mixed precision): accumulate in C's compute type
+    } else {  // half, bfloat16, integers, mixed widths (Warp's mixed precision): accumulate in C's compute type
         for (int i = 0; i < M; ++i) {
             Acc row[N];
             for (int j = 0; j < N; ++j) row[j] = Acc(0);
@@ -153,7 +153,7 @@ template <class DT, class AT, class D> TL_HD void tile_diag_add(Ctx&, DT& dst, c
     constexpr int N = AT::dim(0);
     dst = a;
     for (int i = 0; i < N; ++i) {
-        if constexpr (std::is_arithmetic<D>::value || std::is_same<D, half>::value)
+        if constexpr (std::is_arithmetic<D>::value || is_storage_float<D>::value)
             dst.data[i * N + i] += d;
         else
             dst.data[i * N + i] += d.data[i];

@@ -19,7 +19,7 @@ def unsupported(A: wp.array1d(dtype=float)):
     A[i:3] = 1.0  # ERROR TC0401: slices
     for q in A:  # ERROR TC0401: only `for i in range(...)` loops
         pass
-    assert i > 0  # ERROR TC0401: assert
+    raise ValueError(i)  # ERROR TC0401: raise
     t = (1, 2)  # ERROR TC0401: tuples here
     z = i if True else 1.5  # ERROR TC0201: float literal
     while i < 3:

@@ -14,5 +14,5 @@ def find_cxx(explicit: str | None = None) -> str | None:
 
 def cxx_command(cxx: str, source: str, output: str, debug: bool) -> list:
     """Run inside the output folder: every path is relative, so none is baked into the library."""
-    opt = ["-O0", "-g"] if debug else ["-O3", "-march=native"]
+    opt = ["-O0", "-g", "-DTILEC_DEBUG"] if debug else ["-O3", "-march=native"]  # TILEC_DEBUG: asserts
     return [cxx, "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-I.", "-o", output, source]

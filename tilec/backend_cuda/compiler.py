@@ -23,7 +23,7 @@ def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) 
     for arch in archs:
         number = arch.removeprefix("sm_")
         gencode += ["-gencode", f"arch=compute_{number},code=sm_{number}"]
-    opt = ["-O0", "-G"] if debug else ["-O3"]
+    opt = ["-O0", "-G", "-DTILEC_DEBUG"] if debug else ["-O3"]  # TILEC_DEBUG: asserts
     return [nvcc, "-std=c++17", "--expt-relaxed-constexpr", *opt, "-fatbin", *gencode, "-Xptxas", "-v", "-I.",
             "-o", output, source]
 
@@ -43,7 +43,7 @@ def nvcc_version(nvcc: str) -> str:
 
 def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
     """The .cu compiled for the CPU emulation of the GPU model."""
-    opt = ["-O0", "-g"] if debug else ["-O2"]
+    opt = ["-O0", "-g", "-DTILEC_DEBUG"] if debug else ["-O2"]
     return [cxx, "-x", "c++", "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-DTILEC_CUDA_EMU", "-I.",
             "-include", f"{RUNTIME_DIR}/cuda_emu.h", "-o", output, source]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from ..ops import MUTATES, OPS
-from ..ir.types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
 
 INFIX = {
     "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -33,6 +33,7 @@ CALL_ATTRS = {
     "tile_tri_outer_grad": ("lower",), "tile_scan_extreme_grad": ("is_max",),
     "tile_cholesky": ("fill_mode",), "tile_cholesky_solve": ("fill_mode",),
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
+    "assert_": ("message",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
@@ -50,13 +51,26 @@ def ctype(t) -> str:
     raise TypeError(t)
 
 
+def c_string(text: str) -> str:
+    """A C string literal of any text: printable ASCII as is (but `\\`, `"`, `?`), every other byte
+    as a three-digit octal escape, so no user text can end the literal or form a trigraph."""
+    out = []
+    for byte in text.encode("utf-8"):
+        c = chr(byte)
+        if c in '\\"?' or not 32 <= byte < 127:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
 def literal(value, t: Scalar) -> str:
     if t == BOOL:
         return "true" if value else "false"
     if t.is_float:
         v = float(value)
         if math.isinf(v):
-            inner = f"std::numeric_limits<{'float' if t != FLOAT16 and t.bits == 32 else 'double'}>::infinity()"
+            inner = f"std::numeric_limits<{'float' if t.bits == 32 else 'double'}>::infinity()"
             text = inner if v > 0 else f"-{inner}"
         elif math.isnan(v):
             text = "std::numeric_limits<double>::quiet_NaN()"
@@ -66,10 +80,11 @@ def literal(value, t: Scalar) -> str:
                 text += ".0"
             if t.bits == 32:
                 text += "f"
-        return f"tl::half({text}f)" if t == FLOAT16 and not text.endswith("f") else (
-            f"tl::half({text})" if t == FLOAT16 else text)
+        if t.storage_only:
+            return f"{t.ctype}({text})" if text.endswith("f") or "numeric_limits" in text else f"{t.ctype}({text}f)"
+        return text
     if t.bits == 64:
-        return f"int64_t({int(value)}LL)"
+        return f"uint64_t({int(value)}ULL)" if t.kind == "uint" else f"int64_t({int(value)}LL)"
     if t.kind == "uint":
         return f"{t.ctype}({int(value)}u)"
     return f"{t.ctype}({int(value)})" if t.bits != 32 else str(int(value))
@@ -274,7 +289,7 @@ class CxxEmitter:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
-            return '"' + value + '"'
+            return c_string(value)
         return repr(float(value)) if isinstance(value, float) else str(value)
 
     def reducer(self, call: ir.OpCall) -> str:
@@ -367,8 +382,8 @@ class CxxEmitter:
         t = dtype or (e.type if isinstance(e.type, Scalar) else None)
         if op in INFIX:
             text = f"({args[0]} {INFIX[op]} {args[1]})"
-            if t is not None and t == FLOAT16:
-                return f"tl::half({text})"
+            if t is not None and t.storage_only:
+                return f"{t.ctype}({text})"
             return text
         if op in PREFIX:
             return f"({PREFIX[op]}{args[0]})"
@@ -393,7 +408,7 @@ class CxxEmitter:
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
-                  "atomic_max"):
+                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
         if spec.elementwise:

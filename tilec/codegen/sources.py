@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from .. import __version__, ir, naming
-from ..ir.types import FLOAT16, BOOL, ArrayT, Scalar
+from ..ir.types import BOOL, ArrayT, Scalar
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
@@ -42,7 +42,7 @@ def abi_ctype(t) -> str:
     """The C type of a parameter in the generated header."""
     if isinstance(t, ArrayT):
         return "tilec_array"
-    if t == FLOAT16:
+    if isinstance(t, Scalar) and t.storage_only:
         return "float"
     if t == BOOL:
         return "int32_t"
@@ -75,8 +75,8 @@ def _entry(name: str, params: list, body: str, device: str) -> dict:
         local, cname = naming.cxx_arg(p.name), naming.c_param(p.name)
         if isinstance(p.type, ArrayT):
             unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{cname}));")
-        elif p.type == FLOAT16:
-            unpack.append(f"const tl::half {local}({cname});")
+        elif p.type.storage_only:
+            unpack.append(f"const {p.type.ctype} {local}({cname});")
         elif p.type == BOOL:
             unpack.append(f"const bool {local} = {cname} != 0;")
         else:

@@ -1,9 +1,12 @@
 """Types written in source: dtypes and parameter annotations.
 
-Accepted annotations: scalars (`int`, `float`, `wp.float64`, ...), arrays
-(`wp.array(dtype=T[, ndim=N])`, `wp.array1d..4d(dtype=T)`), tiles
-(`wp.tile(dtype=T, shape=(M, N))`, `tl.Tile[T, "M", 8]`, `wp.tile[T, M, N]`)
-and `typing.Any` (the func is specialised per call site).
+Accepted annotations: scalars (`int`, `float`, `bool`, `wp.float64`, `wp.uint64`,
+`wp.bfloat16`, ...), arrays in every spelling Warp accepts (`wp.array(dtype=T[, ndim=N])`,
+`wp.array1d..4d(dtype=T)`, `wp.array[T]`, `wp.array1d..4d[T]`), tiles
+(`wp.tile(dtype=T, shape=(M, N))`, `tl.Tile[T, "M", 8]`, `wp.tile[T, M, N]`),
+`typing.Any` (the func is specialised per call site), and module-level aliases of any of these
+(`dt = wp.float64`, `Mat = wp.array2d[dt]`). Array kinds tilec does not model
+(`wp.indexedarray*`, `wp.fabricarray`, `wp.indexedfabricarray`) are diagnostics naming them.
 """
 from __future__ import annotations
 
@@ -23,8 +26,36 @@ class AnnotationError(Exception):
         self.node = node
 
 
+# Array kinds Warp has and tilec does not compile, with what to write instead.
+UNSUPPORTED_ARRAYS = {
+    "indexedarray": "indexed arrays (`wp.indexedarray`) are not supported; pass the array and its "
+                    "index array and index explicitly",
+    "fabricarray": "Fabric arrays (`wp.fabricarray`) are not supported: tilec compiles kernels over "
+                   "strided arrays only",
+    "indexedfabricarray": "Fabric arrays (`wp.indexedfabricarray`) are not supported: tilec compiles "
+                          "kernels over strided arrays only",
+}
+
+
+def _array_kind(name: str | None) -> tuple:
+    """("array"|"indexedarray"|..., ndim or None) for `array`, `array2d`, `indexedarray3d`, ..."""
+    if not name:
+        return None, None
+    for kind in ("indexedfabricarray", "fabricarray", "indexedarray", "array"):
+        if name == kind:
+            return kind, None
+        rest = name[len(kind):] if name.startswith(kind) else ""
+        if len(rest) == 2 and rest[0] in "1234" and rest[1] == "d":
+            return kind, int(rest[0])
+    return None, None
+
+
 def dtype(node: cst.BaseExpression, scope: Scope) -> Scalar | None:
-    """`float`, `int`, `bool`, `wp.float32`, `tl.int64`, from-imported `float16` -> Scalar."""
+    """`float`, `int`, `bool`, `wp.float32`, `tl.int64`, from-imported `float16`, an alias
+    constant `dt = wp.float64` -> Scalar."""
+    if isinstance(node, cst.Name) and node.value in scope.type_aliases:
+        aliased = scope.type_aliases[node.value]
+        return aliased if isinstance(aliased, Scalar) else None
     if isinstance(node, cst.Name) and node.value in BUILTIN_DTYPE_NAMES and node.value not in scope.api_names:
         return BUILTIN_DTYPE_NAMES[node.value]
     attr = scope.api_attr(node)
@@ -45,6 +76,8 @@ def annotation(node: cst.BaseExpression, scope: Scope):
     """The Type (or ANY) an annotation denotes; raises AnnotationError."""
     if scope.is_any(node):
         return ANY
+    if isinstance(node, cst.Name) and node.value in scope.type_aliases:
+        return scope.type_aliases[node.value]
     scalar = dtype(node, scope)
     if scalar is not None:
         return scalar
@@ -67,15 +100,19 @@ def _need_dtype(node, scope: Scope, where: cst.CSTNode) -> Scalar:
 def _call_annotation(node: cst.Call, scope: Scope):
     name = scope.api_attr(node.func)
     kw = _kwargs(node)
-    if name == "array" or (name and name.startswith("array") and name[5:-1].isdigit()):
+    kind, fixed_ndim = _array_kind(name)
+    if kind in UNSUPPORTED_ARRAYS:
+        raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
+    if kind == "array":
         d = _need_dtype(kw.get("dtype", kw.get("#0")), scope, node)
-        if name == "array":
+        if fixed_ndim is None:
             ndim_node = kw.get("ndim")
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)
+            if not isinstance(ndim, int) or isinstance(ndim, bool) or not 1 <= ndim <= 4:
+                raise AnnotationError("arrays have 1 to 4 dimensions (`ndim=` must be a constant 1..4)",
+                                      ndim_node)
         else:
-            ndim = int(name[5:-1])
-        if not isinstance(ndim, int) or not 1 <= ndim <= 4:
-            raise AnnotationError("arrays have 1 to 4 dimensions", node)
+            ndim = fixed_ndim
         return ArrayT(d, ndim)
     if name == "tile":
         d = _need_dtype(kw.get("dtype"), scope, node)
@@ -89,9 +126,16 @@ def _call_annotation(node: cst.Call, scope: Scope):
 
 def _subscript_annotation(node: cst.Subscript, scope: Scope):
     name = scope.api_attr(node.value)
+    items = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
+    kind, fixed_ndim = _array_kind(name)
+    if kind in UNSUPPORTED_ARRAYS:
+        raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
+    if kind == "array":  # wp.array[T], wp.array2d[T]: Warp's subscript spelling
+        if len(items) != 1 or len(node.slice) != 1:
+            raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]", node)
+        return ArrayT(_need_dtype(items[0], scope, node), fixed_ndim or 1)
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
-    items = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
     if len(items) < 2:
         raise AnnotationError("a tile annotation needs a dtype and at least one extent", node)
     d = _need_dtype(items[0], scope, node)

@@ -37,9 +37,11 @@ AUG_OPS = {
 # Warp's builtins behind `t[i] &= v` and friends on tile elements.
 TILE_BIT_INPLACE = {cst.BitAnd: ("tile_bit_and_inplace", "&="), cst.BitOr: ("tile_bit_or_inplace", "|="),
                     cst.BitXor: ("tile_bit_xor_inplace", "^=")}
+# Bitwise updates of 32/64-bit integer array elements are atomics, as in Warp.
+BIT_ATOMICS = {cst.BitAnd: "array_atomic_and", cst.BitOr: "array_atomic_or", cst.BitXor: "array_atomic_xor"}
 UNSUPPORTED_STMTS = {
     cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.ClassDef: "class definitions",
-    cst.FunctionDef: "nested functions", cst.Match: "match", cst.Assert: "assert",
+    cst.FunctionDef: "nested functions", cst.Match: "match",
     cst.Del: "del", cst.Global: "global", cst.Nonlocal: "nonlocal", cst.Import: "import",
     cst.ImportFrom: "import", cst.Raise: "raise",
 }  # fmt: skip
@@ -80,6 +82,7 @@ class FunctionChecker(ExprLowering, CallLowering):
         self.path: tuple = ()
         self.if_counter = 0
         self.temp_counter = 0
+        self.declared_ret = None  # the `-> T` annotation's type, once check() read it
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -92,6 +95,7 @@ class FunctionChecker(ExprLowering, CallLowering):
             sym = ir.Sym(p.name.value, 0, t)
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
+        self.declared_ret = self.return_annotation()
         body = self.block(self.fd.node.body)
         ret = self.return_type()
         return ir.Function(
@@ -100,6 +104,32 @@ class FunctionChecker(ExprLowering, CallLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
         )
+
+    def return_annotation(self):
+        """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
+        returns = self.fd.node.returns
+        if returns is None:
+            return None
+        node = returns.annotation
+        if isinstance(node, cst.Name) and node.value == "None":
+            return NONE
+        try:
+            t = ann.annotation(node, self.scope)
+        except ann.AnnotationError as e:
+            self.diags.error("TC0409", f"return annotation: {e.message}", self.span(e.node))
+            return None
+        if t == ann.ANY:
+            return None
+        if self.fd.kind == "kernel":
+            self.diags.error("TC0403", "a kernel cannot return a value; annotate it `-> None` or not at all",
+                             self.span(node))
+            return None
+        if isinstance(t, ArrayT):
+            self.diags.error("TC0409", "return annotation: a func cannot return an array", self.span(node))
+            return None
+        if isinstance(t, TileT) and not t.is_concrete:
+            return None  # shape variables: the body's return is checked against the call site
+        return t
 
     def return_type(self):
         types = {t for t, _ in self.returns}
@@ -151,6 +181,8 @@ class FunctionChecker(ExprLowering, CallLowering):
             return self.aug_assign(node)
         if isinstance(node, cst.Return):
             return self.return_stmt(node)
+        if isinstance(node, cst.Assert):
+            return self.assert_stmt(node)
         if isinstance(node, (cst.Break, cst.Continue)):
             if self.loop_depth == 0:
                 self.fail("TC0401", "`break`/`continue` outside a loop", node)
@@ -203,6 +235,15 @@ class FunctionChecker(ExprLowering, CallLowering):
         if len(syms) == 1:
             return [ir.Assign(syms[0], call, self.span(node))]
         return [ir.Unpack(tuple(syms), call, self.span(node))]
+
+    def assert_stmt(self, node: cst.Assert) -> list:
+        """`assert cond[, msg]`: checked in --debug builds only (Warp's rule); the message names the
+        file, the line and the statement as written (escaped when emitted)."""
+        cond = self.condition(node.test)
+        text = " ".join(self.parsed.tree.code_for_node(node).split())
+        message = f"{self.parsed.filename}:{self.span(node).line}: assertion failed: {text}"
+        call = ir.OpCall("assert_", (cond,), (("message", message),), NONE, self.span(node))
+        return [ir.ExprStmt(call, self.span(node))]
 
     # ------------------------------------------------------------ assignment
 
@@ -332,15 +373,38 @@ class FunctionChecker(ExprLowering, CallLowering):
                           f"{describe(value.type)}", target)
             return [ir.Assign(current.sym, value, self.span(node))]
         if isinstance(target, cst.Subscript):
-            if op_cls not in (cst.Add, cst.Subtract):
-                warp_op, symbol = TILE_BIT_INPLACE.get(op_cls, (None, None))
-                if warp_op and isinstance(self.expr(target.value).type, TileT):
-                    self.fail("TC0430", f"`{warp_op}` (`t[i] {symbol} value` on a tile element) is a "
-                              "Warp builtin not supported by tilec yet", node.operator)
-                self.fail("TC0401", "unsupported syntax: only += and -= update array or tile elements",
-                          node.operator)
-            return self.store_subscript(target, self.expr(node.value), node, op_cls)
+            if op_cls in (cst.Add, cst.Subtract):
+                return self.store_subscript(target, self.expr(node.value), node, op_cls)
+            warp_op, symbol = TILE_BIT_INPLACE.get(op_cls, (None, None))
+            if warp_op and isinstance(self.expr(target.value).type, TileT):
+                self.fail("TC0430", f"`{warp_op}` (`t[i] {symbol} value` on a tile element) is a "
+                          "Warp builtin not supported by tilec yet", node.operator)
+            return self.update_subscript(target, op_cls, node)
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
+
+    def update_subscript(self, target: cst.Subscript, op_cls, node: cst.AugAssign) -> list:
+        """`a[i] &= v` and the other operators but += and -=, as Warp lowers them: an atomic
+        and/or/xor on a 32- or 64-bit integer array, else read, apply, write back."""
+        base = self.expr(target.value)
+        atomic = BIT_ATOMICS.get(op_cls)
+        if atomic and isinstance(base.type, ArrayT) and base.type.dtype.is_integral and base.type.dtype.bits >= 32:
+            idx_nodes = self.index_nodes(target)
+            indices = [self.index(i) for i in idx_nodes]
+            call = self.make_op(atomic, [base, self.expr(node.value)] + indices, {}, node,
+                                where=[target.value, node.value] + idx_nodes)
+            return [ir.ExprStmt(call, self.span(node))]
+        if isinstance(base.type, ArrayT) and base.type.dtype.is_float and self.fd.enable_backward:
+            self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
+                      "update of a float array element in a differentiable kernel (its adjoint would read the "
+                      "overwritten value)", node.operator,
+                      help="write `a[i] = a[i] * v` into another array, or use enable_backward=False")
+        current = self.lower_subscript(target)
+        value = self.make_op(BINOPS[op_cls], [current, self.expr(node.value)], {}, node,
+                             where=[target, node.value])
+        if value.type != current.type:
+            self.fail("TC0405", f"this update makes {describe(value.type)} from an element of "
+                      f"{describe(base.type)}", node)
+        return self.store_subscript(target, value, node, None)
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
         base = self.expr(target.value)
@@ -367,8 +431,15 @@ class FunctionChecker(ExprLowering, CallLowering):
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
         value = None if node.value is None else self.expr(node.value)
+        declared = self.declared_ret
+        if declared is not None and value is not None and self.is_weak(value) and isinstance(declared, Scalar):
+            value = self.retype_literal(value, declared)
         if value is not None and self.is_weak(value):
             value = ir.Const(value.value, value.type, value.span)
+        got = NONE if value is None else value.type
+        if declared is not None and got != declared:
+            self.fail("TC0410", f"returns {describe(got)} but the function is annotated to return "
+                      f"{describe(declared)}", node.value if node.value is not None else node)
         self.returns.append((NONE if value is None else value.type, node))
         return [ir.Return(value, self.span(node))]
 

@@ -20,7 +20,7 @@ from .resolve import MATH_CONSTANTS
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
 # Python builtins that are ops.
-BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs"}
+BUILTIN_OPS = {"min": "min", "max": "max", "abs": "abs", "print": "print"}
 DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
 # Tile ops whose untyped literal operands are values of the result tile's dtype (0.1 filling a
 # float64 tile is the double 0.1, not the float 0.1f).
@@ -52,6 +52,9 @@ class CallLowering:
                 return self.lower_func_call(name, node)
             if name in DTYPE_CALLS and name not in self.env:
                 return self.lower_cast(DTYPE_CALLS[name], node)
+            alias = self.scope.type_aliases.get(name)
+            if isinstance(alias, Scalar) and name not in self.env:  # `dt = wp.float64; dt(x)`
+                return self.lower_cast(alias.name, node)
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name == "range":
@@ -80,6 +83,8 @@ class CallLowering:
             if value is consts.NOT_CONST:
                 self.fail("TC0305", "wp.constant() needs a compile-time value", node)
             return self.const_expr(value, node)
+        if api == "static":
+            return self.lower_static(node)
         if api == "tid":
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
@@ -94,6 +99,20 @@ class CallLowering:
         what = "tile API operation" if suggest.is_tile_name(api) else "tile API function"
         self.fail("TC0302", f"unknown {what} `{api}`", node.func,
                   help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
+
+    def lower_static(self, node: cst.Call):
+        """`wp.static(expr)`: evaluated now, from module constants and literals only."""
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", "static: takes exactly one positional argument", node)
+        arg = node.args[0].value
+        value = self.constant_of(arg)
+        if value is consts.NOT_CONST:
+            self.fail("TC0305", "static: tilec evaluates only expressions of literals and module constants "
+                      "(names, arithmetic, tuples, wp.constant); this one is not", arg)
+        if isinstance(value, tuple):
+            self.fail("TC0401", "unsupported syntax: a tuple from wp.static() used as a value "
+                      "(tuples work as shapes and offsets)", arg)
+        return self.const_expr(value, node)
 
     def lower_cast(self, dtype_name: str, node: cst.Call):
         from ..ir.types import SCALARS

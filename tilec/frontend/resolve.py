@@ -40,6 +40,7 @@ class Scope:
     typing_aliases: set = field(default_factory=set)  # local names bound to the typing module
     any_names: set = field(default_factory=set)  # local names bound to typing.Any
     constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
+    type_aliases: dict = field(default_factory=dict)  # name -> Type: `dt = wp.float64`, `A = wp.array[dt]`
     funcs: dict = field(default_factory=dict)  # name -> FuncDef
     kernels: dict = field(default_factory=dict)  # name -> FuncDef
     host_modules: dict = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
@@ -86,7 +87,8 @@ class Scope:
         attr = self.api_attr(node)
         if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
             return MATH_CONSTANTS[attr]
-        if isinstance(node, cst.Call) and self.api_attr(node.func) == "constant" and len(node.args) == 1:
+        if (isinstance(node, cst.Call) and self.api_attr(node.func) in ("constant", "static")
+                and len(node.args) == 1):
             return self.constant(node.args[0].value)
         return consts.NOT_CONST
 
@@ -158,12 +160,29 @@ def _simple(scope: Scope, node) -> None:
         if node.value is None:
             return
         value = scope.constant(node.value)
+        alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
         for target in targets:
             if isinstance(target, cst.Name):
+                scope.type_aliases.pop(target.value, None)
+                if alias is not None:
+                    scope.type_aliases[target.value] = alias
                 if value is consts.NOT_CONST:
                     scope.constants.pop(target.value, None)  # host value: not a constant
                 else:
                     scope.constants[target.value] = value
+
+
+def _type_alias(scope: Scope, value: cst.BaseExpression):
+    """The type a module-level `name = <type expression>` binds, or None (a host value)."""
+    from . import annotations  # annotations reads the Scope this module defines
+
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+        return None
+    try:
+        t = annotations.annotation(value, scope)
+    except annotations.AnnotationError:
+        return None
+    return None if t == annotations.ANY else t
 
 
 def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagnostics) -> None:

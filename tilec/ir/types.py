@@ -32,6 +32,11 @@ class Scalar:
     def nbytes(self) -> int:
         return max(1, self.bits // 8)
 
+    @property
+    def storage_only(self) -> bool:
+        """A float kept in memory at this width but computed in float32 (half, bfloat16)."""
+        return self.kind == "float" and self.bits == 16
+
     def __str__(self) -> str:
         return self.name
 
@@ -39,14 +44,19 @@ class Scalar:
 BOOL = Scalar("bool", "bool", 8, "bool")
 INT8 = Scalar("int8", "int", 8, "int8_t")
 UINT8 = Scalar("uint8", "uint", 8, "uint8_t")
+INT16 = Scalar("int16", "int", 16, "int16_t")
+UINT16 = Scalar("uint16", "uint", 16, "uint16_t")
 INT32 = Scalar("int32", "int", 32, "int32_t")
 UINT32 = Scalar("uint32", "uint", 32, "uint32_t")
 INT64 = Scalar("int64", "int", 64, "int64_t")
+UINT64 = Scalar("uint64", "uint", 64, "uint64_t")
 FLOAT16 = Scalar("float16", "float", 16, "tl::half")
+BFLOAT16 = Scalar("bfloat16", "float", 16, "tl::bfloat16")
 FLOAT32 = Scalar("float32", "float", 32, "float")
 FLOAT64 = Scalar("float64", "float", 64, "double")
 
-SCALARS = {s.name: s for s in (BOOL, INT8, UINT8, INT32, UINT32, INT64, FLOAT16, FLOAT32, FLOAT64)}
+SCALARS = {s.name: s for s in (BOOL, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, FLOAT16,
+                                BFLOAT16, FLOAT32, FLOAT64)}
 # Spellings accepted in source, as attributes of the API module or as builtins.
 DTYPE_NAMES = {
     **SCALARS,

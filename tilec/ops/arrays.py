@@ -38,6 +38,14 @@ def _store(b: Bound):
     return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
 
 
+def _bit_store(b: Bound):
+    """a[i] &= v, |=, ^=: integer arrays only (Warp lowers them to atomic and/or/xor)."""
+    dt = _store(b)
+    if not dt.is_integral:
+        b.fail("TC0203", f"bitwise update of {article(dt.name)} {dt} array; it needs an integer array", "a")
+    return dt
+
+
 def _atomic_api(b: Bound):
     """wp.atomic_add(a, i[, j...], value): the last argument is the value."""
     a = rules.array(b, "a")
@@ -77,6 +85,12 @@ OPS = [
     OpSpec("array_atomic_sub", (A, Param("value", "value")), _store, "array_atomic_sub",
            "a[i, j] -= value, atomically", adj_cpp="adj_array_atomic_sub", variadic="indices",
            api=False, effect=True),
+    OpSpec("array_atomic_and", (A, Param("value", "value")), _bit_store, "array_atomic_and",
+           "a[i, j] &= value, atomically", variadic="indices", api=False, effect=True),
+    OpSpec("array_atomic_or", (A, Param("value", "value")), _bit_store, "array_atomic_or",
+           "a[i, j] |= value, atomically", variadic="indices", api=False, effect=True),
+    OpSpec("array_atomic_xor", (A, Param("value", "value")), _bit_store, "array_atomic_xor",
+           "a[i, j] ^= value, atomically", variadic="indices", api=False, effect=True),
     OpSpec("atomic_add", (A,), _atomic_api, "atomic_add", "atomically add; returns the old value",
            adj_cpp="adj_atomic_add", variadic="args", effect=True),
     OpSpec("atomic_min", (A,), _atomic_api, "atomic_min", "atomically take the minimum",

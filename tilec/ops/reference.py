@@ -28,7 +28,9 @@ def impl(*names):
 
 def npdtype(scalar):
     return {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
-            "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_}[scalar.name]
+            "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
+            "int16": np.int16, "uint16": np.uint16, "uint64": np.uint64,
+            "bfloat16": np.float32}[scalar.name]  # bfloat16: the interpreter computes in float32
 
 
 def result_dtype(call):
@@ -239,13 +241,18 @@ def _array_load(ctx, call, a):
     return arr[idx] if _in_bounds(arr, idx) else arr.dtype.type(0)
 
 
-@impl("array_store", "array_atomic_add", "array_atomic_sub")
+UPDATES = {"array_store": lambda old, v: v, "array_atomic_add": lambda old, v: old + v,
+           "array_atomic_sub": lambda old, v: old - v, "array_atomic_and": lambda old, v: old & v,
+           "array_atomic_or": lambda old, v: old | v, "array_atomic_xor": lambda old, v: old ^ v}
+
+
+@impl(*UPDATES)
 def _array_store(ctx, call, a):
     arr, value, idx = a[0], a[1], tuple(int(i) for i in a[2:])
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0)
     old = arr[idx]
-    arr[idx] = value if call.op == "array_store" else (old + value if call.op == "array_atomic_add" else old - value)
+    arr[idx] = UPDATES[call.op](old, arr.dtype.type(value))
     return old
 
 
@@ -647,3 +654,31 @@ def _view_add(ctx, call, a):
 @impl("tile_diag")
 def _diag(ctx, call, a):
     return np.diag(a[0]).copy()
+
+
+def _format(value) -> str:
+    """A scalar as print() in a kernel writes it (Warp's %g / %d / True)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):g}"
+    return str(int(value))
+
+
+@impl("print")
+def _print(ctx, call, a):
+    print(_format(a[0]))
+
+
+@impl("expect_eq", "expect_neq", "expect_near")
+def _expect(ctx, call, a):
+    actual, expected = a[0], a[1]
+    failed = {"expect_eq": actual != expected, "expect_neq": actual == expected,
+              "expect_near": abs(actual - expected) > (a[2] if len(a) > 2 else 1e-6)}[call.op]
+    if failed:
+        print(f"Error, {call.op}() failed:\n\t Expected: {_format(expected)}\n\t Actual: {_format(actual)}")
+
+
+@impl("assert_")
+def _assert(ctx, call, a):
+    """The interpreter runs as a release build: asserts are not checked."""

@@ -26,7 +26,9 @@ from .structure import _Fresh, eliminate_jumps, inline_calls, rename_straight_li
 from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
-           "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max"}
+           "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
+           "array_atomic_and", "array_atomic_or", "array_atomic_xor",
+           "print", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
 
 
 def differentiable(t) -> bool:

@@ -337,7 +337,7 @@ extern "C" int attention_cpu_forward(const tilec_launch* launch, tilec_array Q, 
     const tl::Array<float, 2> _arg_O(*reinterpret_cast<const tl::ArrayDesc*>(&O));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
                       [&](tl::Ctx& ctx) { attention_forward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int attention_cpu_backward(const tilec_launch* launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O) {
@@ -351,6 +351,6 @@ extern "C" int attention_cpu_backward(const tilec_launch* launch, tilec_array Q,
     const tl::Array<float, 2> _arg_adj_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_O));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 669824,
                       [&](tl::Ctx& ctx) { attention_backward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O, _arg_adj_Q, _arg_adj_K, _arg_adj_V, _arg_adj_O); });
-    return 0;
+    return tl::launch_status();
 }
 

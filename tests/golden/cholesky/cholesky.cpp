@@ -164,7 +164,7 @@ extern "C" int cholesky_solve_cpu_forward(const tilec_launch* launch, tilec_arra
     const tl::Array<double, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
                       [&](tl::Ctx& ctx) { cholesky_solve_forward_body(ctx, _arg_A, _arg_Y, _arg_X); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X) {
@@ -176,6 +176,6 @@ extern "C" int cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_arr
     const tl::Array<double, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277376,
                       [&](tl::Ctx& ctx) { cholesky_solve_backward_body(ctx, _arg_A, _arg_Y, _arg_X, _arg_adj_A, _arg_adj_Y, _arg_adj_X); });
-    return 0;
+    return tl::launch_status();
 }
 

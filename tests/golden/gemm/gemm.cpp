@@ -128,7 +128,7 @@ extern "C" int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec
     const tl::Array<float, 2> _arg_C(*reinterpret_cast<const tl::ArrayDesc*>(&C));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
                       [&](tl::Ctx& ctx) { gemm_forward_body(ctx, _arg_A, _arg_B, _arg_C); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int gemm_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
@@ -140,6 +140,6 @@ extern "C" int gemm_cpu_backward(const tilec_launch* launch, tilec_array A, tile
     const tl::Array<float, 2> _arg_adj_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_C));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
                       [&](tl::Ctx& ctx) { gemm_backward_body(ctx, _arg_A, _arg_B, _arg_C, _arg_adj_A, _arg_adj_B, _arg_adj_C); });
-    return 0;
+    return tl::launch_status();
 }
 

@@ -392,7 +392,7 @@ extern "C" int layernorm_cpu_forward(const tilec_launch* launch, tilec_array X, 
     const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
                       [&](tl::Ctx& ctx) { layernorm_forward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y) {
@@ -406,6 +406,6 @@ extern "C" int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X,
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 465888,
                       [&](tl::Ctx& ctx) { layernorm_backward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y, _arg_adj_X, _arg_adj_gamma, _arg_adj_beta, _arg_adj_Y); });
-    return 0;
+    return tl::launch_status();
 }
 

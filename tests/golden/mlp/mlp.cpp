@@ -207,7 +207,7 @@ extern "C" int mlp_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_
     const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
                       [&](tl::Ctx& ctx) { mlp_forward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y) {
@@ -225,6 +225,6 @@ extern "C" int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
                       [&](tl::Ctx& ctx) { mlp_backward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y, _arg_adj_X, _arg_adj_W1, _arg_adj_b1, _arg_adj_W2, _arg_adj_b2, _arg_adj_Y); });
-    return 0;
+    return tl::launch_status();
 }
 

@@ -45,18 +45,22 @@ Tape = _tilec_tape.Tape
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
 
+# bfloat16 arrays are their raw bits in numpy (uint16), as Warp's .numpy() returns them.
 _DTYPES = {
-    "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int32": np.int32, "uint32": np.uint32,
-    "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+    "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
+    "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
+    "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
 }
 _CTYPES = {
-    "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int32": ctypes.c_int32,
-    "uint32": ctypes.c_uint32, "int64": ctypes.c_int64, "float16": ctypes.c_float,
+    "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int16,
+    "uint16": ctypes.c_uint16, "int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64,
+    "uint64": ctypes.c_uint64, "float16": ctypes.c_float, "bfloat16": ctypes.c_float,
     "float32": ctypes.c_float, "float64": ctypes.c_double,
 }
 _INT_RANGES = {
-    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int32": (-2**31, 2**31 - 1),
-    "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
+    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
+    "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
 }
 _MAX_GRID = 2**31 - 1
 
@@ -295,6 +299,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
+            raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
 
@@ -353,8 +359,9 @@ def _scalar(name, dtype, value):
     return _CTYPES[dtype](float(value))
 
 
-_TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int32": "<i4", "uint32": "<u4", "int64": "<i8",
-            "float16": "<f2", "float32": "<f4", "float64": "<f8"}
+_TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+            "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
+            "float32": "<f4", "float64": "<f8"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -372,7 +379,7 @@ class _DLTensor(ctypes.Structure):
 
 
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
-_DL_CODES = {0: "int", 1: "uint", 2: "float", 6: "bool"}
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "uint", 6: "bool"}  # 4: bfloat16, read as its bits
 
 
 def _export(name, make):
@@ -462,6 +469,8 @@ def _array(name, p, value):
             return _array(name, p, view)
         raise TypeError(f"{name} must be a numpy array of {p['dtype']}, got {type(value).__name__}")
     want = np.dtype(_DTYPES[p["dtype"]])
+    if p["dtype"] == "bfloat16" and value.dtype.name == "bfloat16" and value.itemsize == 2:
+        value = value.view(np.uint16)  # ml_dtypes' bfloat16: the same bits
     if value.dtype != want:
         raise TypeError(f"{name} must have dtype {p['dtype']}, got {value.dtype}")
     if value.ndim != p["ndim"]:

@@ -222,7 +222,7 @@ extern "C" int softmax_cpu_forward(const tilec_launch* launch, tilec_array X, ti
     const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
                       [&](tl::Ctx& ctx) { softmax_forward_body(ctx, _arg_X, _arg_Y); });
-    return 0;
+    return tl::launch_status();
 }
 
 extern "C" int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y) {
@@ -232,6 +232,6 @@ extern "C" int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, t
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 410144,
                       [&](tl::Ctx& ctx) { softmax_backward_body(ctx, _arg_X, _arg_Y, _arg_adj_X, _arg_adj_Y); });
-    return 0;
+    return tl::launch_status();
 }
 

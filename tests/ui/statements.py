@@ -1,0 +1,35 @@
+import warp as wp
+
+N = 4
+
+
+@wp.kernel
+def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=(N,), dtype=float)
+    assert t  # ERROR TC0406: a tile cannot be a condition
+    assert a  # ERROR TC0406: a condition must be a scalar
+    a[i] &= 1  # ERROR TC0401: update of a float array element in a differentiable kernel
+    a[i] *= 2.0  # ERROR TC0401: update of a float array element
+    b[i] <<= 1.5  # ERROR TC0201: float literal `right` cannot adapt to int32
+    x = 1.5
+    x ^= 1  # ERROR TC0203: not defined for float32 operands
+    t[0] |= 1.0  # ERROR TC0203: not defined for float32 operands
+    k = wp.static(n)  # ERROR TC0305: static: tilec evaluates only expressions of literals and module constants
+    m = wp.static(b.shape[0])  # ERROR TC0305: static: tilec evaluates only
+    s = wp.static((N, N))  # ERROR TC0401: a tuple from wp.static() used as a value
+    z = wp.static()  # ERROR TC0303: static: takes exactly one positional argument
+    print(t)  # ERROR TC0303: print: prints scalars only, got a float32 tile of shape (4,)
+    print(n, n)  # ERROR TC0303: print: takes at most 1 positional argument(s), got 2
+    wp.expect_eq(n, t)  # ERROR TC0303: expect_eq: `expected` must be a scalar
+    wp.expect_eq(x, wp.float64(1.0))  # ERROR TC0201: cannot mix float32 and float64
+    wp.expect_near(n, 1)  # ERROR TC0203: `actual` must be a float, got int32
+    v = print(x)  # ERROR TC0303: this call returns no value
+
+
+@wp.kernel(enable_backward=False)
+def forward_only(a: wp.array[float], c: wp.array[wp.int8]):
+    i = wp.tid()
+    a[i] *= 2.0
+    a[i] ^= 1.0  # ERROR TC0203: not defined for float32 operands
+    c[i] >>= wp.int16(1)  # ERROR TC0201: cannot mix int8 and int16

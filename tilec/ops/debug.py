@@ -1,0 +1,58 @@
+"""Debugging and test statements: print, the expect_* checks and assert.
+
+They have no value and no gradient, are never replayed by an adjoint, and write only to the
+output stream: `print(x)` formats x as Warp does (`%g` for floats, True/False for bools), one
+line per executing thread; `wp.expect_eq/neq/near` print a report when the check fails;
+`assert` (internal, made by the checker) stops the launch with an AssertionError in `--debug`
+builds and is compiled out otherwise, as in Warp.
+"""
+from __future__ import annotations
+
+from ..ir.types import Scalar, describe
+from . import rules
+from .core import Bound, OpSpec, Param
+
+
+def _print(b: Bound):
+    t = b.types["value"]
+    if not isinstance(t, Scalar):
+        b.fail("TC0303", f"prints scalars only, got {describe(t)}", "value")
+    return None
+
+
+def _expect(b: Bound):
+    for name in ("actual", "expected"):
+        rules.scalar(b, name)
+    rules.unify_scalars(b, ("actual", "expected"), (b.types["actual"], b.types["expected"]))
+    return None
+
+
+def _expect_near(b: Bound):
+    _expect(b)
+    for name in ("actual", "expected", "tolerance"):
+        t = rules.scalar(b, name)
+        if not t.is_float:
+            b.fail("TC0203", f"`{name}` must be a float, got {t}", name)
+    return None
+
+
+def _assert(b: Bound):
+    if not isinstance(b.types["cond"], Scalar):
+        b.fail("TC0406", f"an assert needs a scalar condition, got {describe(b.types['cond'])}", "cond")
+    return None
+
+
+OPS = [
+    OpSpec("print", (Param("value", "value"),), _print, "print_value",
+           "print a scalar on its own line (stdout on the CPU, printf on the GPU)", effect=True),
+    OpSpec("expect_eq", (Param("actual", "value"), Param("expected", "value")), _expect, "expect_eq",
+           "print a report when actual != expected", effect=True),
+    OpSpec("expect_neq", (Param("actual", "value"), Param("expected", "value")), _expect, "expect_neq",
+           "print a report when actual == expected", effect=True),
+    OpSpec("expect_near", (Param("actual", "value"), Param("expected", "value"),
+                           Param("tolerance", "value", 1e-6)), _expect_near, "expect_near",
+           "print a report when |actual - expected| > tolerance", effect=True),
+    OpSpec("assert_", (Param("cond", "value"), Param("message", "const")), _assert, "assert_check",
+           "`assert cond`: checked in --debug builds (the launch raises AssertionError), dropped otherwise",
+           effect=True, api=False),
+]
