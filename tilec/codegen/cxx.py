@@ -126,7 +126,8 @@ class CxxEmitter:
     def function(self, fn: ir.Function, name: str, extra_params: str = "") -> str:
         """A C++ function `name(tl::Ctx& ctx, params...)` holding fn's body."""
         self.lines, self.depth = [], 0
-        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)} {naming.cxx_var(p)}" for p in fn.params])
+        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)}{'&' if i in fn.byref else ''} {naming.cxx_var(p)}"
+                                               for i, p in enumerate(fn.params)])
         ret = ctype(fn.ret)
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1

@@ -49,6 +49,10 @@ class CallLowering:
                 return self.lower_cast(DTYPE_CALLS[name], node)
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
+            if name in self.scope.native_funcs and name not in self.env:
+                self.fail("TC0401", f"unsupported syntax: `{name}` is a @wp.func_native (a C++/CUDA snippet); "
+                          "tilec compiles only Python bodies", node.func,
+                          help="write it as a @wp.func in Python")
             if name == "range":
                 self.fail("TC0401", "unsupported syntax: range() outside a for loop", node)
             if name in self.scope.kernels:
@@ -329,6 +333,9 @@ class CallLowering:
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
         args = [_retype(a, p.type) for a, p in zip(args, fn.params)]
+        for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
+            if isinstance(args[i], ir.Var):
+                self.note_inplace(args[i].sym)
         if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)

@@ -21,7 +21,8 @@ from ..ops import OPS, PER_LANE_WRITES
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..ops.build import const, zeros
-from .structure import NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, rename_straight_line
+from .structure import (NotDifferentiable, _Fresh, eliminate_jumps, inline_calls, refuse_custom_adjoints,
+                        rename_straight_line)
 from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
@@ -42,6 +43,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     tile's adjoint is summed over lanes where its (block-wide) assignment is reversed.
     """
     funcs = {f.name: f for f in module.funcs}
+    refuse_custom_adjoints(kernel, funcs)
     fn = inline_calls(kernel, funcs)
     fn = eliminate_jumps(fn)
     fn = rename_straight_line(fn)
