@@ -373,6 +373,8 @@ class CxxEmitter:
             return f"tl::cast<{e.type.ctype}>({args[0]})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
+        if op == "array_view":
+            return array_view_text(e, args)
         if op == "array_shape":
             return f"int32_t({args[0]}.shape[{e.attr('axis') % e.args[0].type.ndim}])"
         if op == "tile_extract":
@@ -396,6 +398,21 @@ class CxxEmitter:
         if spec.elementwise:
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def array_view_text(e: ir.OpCall, args: list) -> str:
+    """tl::array_view_done<M>(tl::array_view(A).at(i).slice(...)): see array_views.h."""
+    rest = list(args[1:])
+    parts = [f"tl::array_view({args[0]})"]
+    for ax in e.attr("axes"):
+        if ax[0] == "i":
+            parts.append(f"at({rest.pop(0)})")
+        else:
+            start = rest.pop(0) if ax[1] else "0"
+            stop = rest.pop(0) if ax[2] else "0"
+            parts.append(f"slice({'true' if ax[1] else 'false'}, {start}, {'true' if ax[2] else 'false'}, "
+                         f"{stop}, {ax[3]})")
+    return f"tl::array_view_done<{e.type.ndim}>({'.'.join(parts)})"
 
 
 def _is_tape_ready(s) -> bool:

@@ -21,6 +21,7 @@ from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
 
@@ -56,7 +57,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False):
         self.module = module

@@ -134,10 +134,9 @@ class ExprLowering:
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
         base = self.expr(node.value)
-        idx_nodes = self.index_nodes(node)
         if isinstance(base.type, ArrayT):
-            indices = [self.index(i) for i in idx_nodes]
-            return self.make_op("array_load", [base] + indices, {}, node, where=idx_nodes)
+            return self.lower_array_subscript(base, node)
+        idx_nodes = self.index_nodes(node)
         if isinstance(base.type, TileT):
             indices = [self.index(i) for i in idx_nodes]
             return self.make_op("tile_extract", [base] + indices, {}, node, where=idx_nodes)

@@ -233,6 +233,20 @@ def _in_bounds(arr, idx):
     return all(0 <= int(i) < n for i, n in zip(idx, arr.shape))
 
 
+@impl("array_view")
+def _array_view(ctx, call, a):
+    """A numpy view, so writes through it reach the parent as in the runtime."""
+    arr, rest, key = a[0], list(a[1:]), []
+    for ax in call.attr("axes"):
+        if ax[0] == "i":
+            key.append(int(rest.pop(0)))
+        else:
+            start = int(rest.pop(0)) if ax[1] else None
+            stop = int(rest.pop(0)) if ax[2] else None
+            key.append(slice(start, stop, ax[3]))
+    return arr[tuple(key)]
+
+
 @impl("array_load")
 def _array_load(ctx, call, a):
     arr, idx = a[0], tuple(int(i) for i in a[1:])
