@@ -80,6 +80,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.temp_counter = 0
         self.inplace: set = set()  # tile params updated in place (Warp passes tiles by reference)
         self.branch_rebinds: dict = {}  # tile param name -> a plain rebinding inside a branch or loop
+        self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
+        self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -238,6 +240,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                           node)
         syms = [arg.sym for _, arg in mutated]
         for sym in syms:
+            self.note_mutation(sym, node)
             self.note_inplace(sym)
         if len(syms) == 1:
             return [ir.Assign(syms[0], call, self.span(node))]
@@ -314,6 +317,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
         self.rebind_tile_param(target)
         sym = self.declare(target, value.type, node)
+        self.track_view(target.value, value)
         if isinstance(value, ir.OpCall) and value.attr("storage") == "shared":
             self.storage[sym] = "shared"
         value = self.retype_literal(value, sym.type)
@@ -371,6 +375,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                 self.fail("TC0405", f"`{target.value}` was {describe(current.type)} and cannot become "
                           f"{describe(value.type)}", target)
             if isinstance(current.type, TileT) and op_cls in (cst.Add, cst.Subtract):
+                self.note_mutation(current.sym, node)
                 self.note_inplace(current.sym)  # Warp's tile += / -= update the tile in place
             else:
                 self.rebind_tile_param(target)  # t *= s makes a new tile, as in Warp
@@ -385,8 +390,16 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
         base = self.expr(target.value)
+        if isinstance(base.type, TileT) and isinstance(base, ir.Var):
+            items = self.subscript_items(target)
+            if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):
+                return self.store_tile_subscript(base, target, value, node, aug)
         idx_nodes = self.index_nodes(target)
-        indices = [self.index(i) for i in idx_nodes]
+        if isinstance(base.type, TileT):
+            indices = [self.tile_index(self.expr(i), i, k, base.type.shape) if k < base.type.ndim else self.index(i)
+                       for k, i in enumerate(idx_nodes)]
+        else:
+            indices = [self.index(i) for i in idx_nodes]
         where = [target.value, node.value if hasattr(node, "value") else node] + idx_nodes
         if isinstance(base.type, ArrayT):
             op = {None: "array_store", cst.Add: "array_atomic_add", cst.Subtract: "array_atomic_sub"}[aug]
@@ -397,6 +410,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                 self.fail("TC0401", "unsupported syntax: element write into a temporary tile", target)
             op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}[aug]
             call = self.make_op(op, [base, value] + indices, {}, node, where=where)
+            self.note_mutation(base.sym, node)
             self.note_inplace(base.sym)
             if op != "tile_setitem":
                 self.lane_ops = True

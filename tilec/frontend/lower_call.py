@@ -72,6 +72,9 @@ class CallLowering:
             return self.const_expr(value, node)
         if api == "tid":
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
+        if api == "tile_view" and any(self.slice_call(i) for a in node.args[1:] if a.keyword is None or
+                                      a.keyword.value == "offset" for i in self.offset_items(a.value)):
+            return self.lower_tile_view_slices(node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         close = difflib.get_close_matches(api, list(API_OPS), n=1)
@@ -335,6 +338,7 @@ class CallLowering:
         args = [_retype(a, p.type) for a, p in zip(args, fn.params)]
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
             if isinstance(args[i], ir.Var):
+                self.note_mutation(args[i].sym, node)
                 self.note_inplace(args[i].sym)
         if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
             self.uses_tiles = True
