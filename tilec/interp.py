@@ -130,16 +130,22 @@ class Interpreter:
             return env[e.sym]
         args = [self.expr(a, env) for a in e.args]
         if isinstance(e, ir.Call):
-            return self.call(self.funcs[e.func], args)
+            fn = self.funcs[e.func]
+            return self.call(fn, args, byref=[(fn.params[i], e.args[i].sym, env) for i in fn.byref
+                                              if isinstance(e.args[i], ir.Var)])
         return IMPL[e.op](self, e, args)
 
-    def call(self, fn: ir.Function, args):
+    def call(self, fn: ir.Function, args, byref=()):
+        """byref: (param, caller's symbol, caller's env) of tiles passed by reference."""
         env = {p: (a if isinstance(p.type, (ArrayT, TileT)) else npdtype(p.type)(a)) for p, a in zip(fn.params, args)}
+        result = None
         try:
             self.block(fn.body, env)
         except _Return as r:
-            return r.value
-        return None
+            result = r.value
+        for param, sym, caller_env in byref:
+            caller_env[sym] = env[param]
+        return result
 
     # ------------------------------------------------------------ helpers for op implementations
 

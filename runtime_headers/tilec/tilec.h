@@ -5,6 +5,7 @@
 #include "ctx.h"
 #include "atomic.h"
 #include "debug.h"
+#include "array_views.h"
 #include "creation.h"
 #include "memory.h"
 #include "reduce.h"

@@ -27,7 +27,7 @@ def indexed(A: wp.array2d(dtype=float)):
 @wp.kernel
 def arrays(A: wp.array2d(dtype=float), I: wp.array1d(dtype=int)):
     i = wp.tid()
-    x = A[i]  # ERROR TC0304: array read needs 2 index(es)
+    x = A[i, 0, 1]  # ERROR TC0304: 3 indices for a 2-d array
     A[i, 0] = 1  # int literal adapts to float: fine
     I[i] = 2.5  # ERROR TC0202: cannot store a float into an int32 array
     A[i, 0] = I[i]  # ERROR TC0202: cannot store int32 into a float32 array

@@ -34,8 +34,8 @@ def views(A: wp.array2d(dtype=float)):
     b = wp.tile_broadcast(a, shape=(4, 8))  # ERROR TC0103: cannot broadcast (8, 8) to (4, 8)
     r = wp.tile_reshape(a, shape=(5, 13))  # ERROR TC0105: cannot reshape (8, 8) (64 elements)
     s = wp.tile_view(a, offset=(4, 4), shape=(8, 8))  # ERROR TC0104: exceeds the tile
-    x = a[8, 0]  # ERROR TC0104: index 8 is out of bounds for axis 0 of extent 8
-    y = a[1]  # ERROR TC0304: element access needs 2 index(es)
+    x = a[8, 0]  # ERROR TC0104: index 8 is out of range for axis 0 of the tile (8, 8)
+    y = a[1, 2, 3]  # ERROR TC0304: 3 indices for a tile of shape (8, 8)
     big = wp.tile_zeros(shape=(4, 4), dtype=float)
     wp.tile_assign(big, a, offset=(0, 0))  # ERROR TC0104: exceeds dst
     q = wp.tile_squeeze(a, axis=0)  # ERROR TC0111: cannot squeeze axis 0 of extent 8

@@ -143,7 +143,8 @@ class CxxEmitter:
     def function(self, fn: ir.Function, name: str, extra_params: str = "") -> str:
         """A C++ function `name(tl::Ctx& ctx, params...)` holding fn's body."""
         self.lines, self.depth = [], 0
-        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)} {naming.cxx_var(p)}" for p in fn.params])
+        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)}{'&' if i in fn.byref else ''} {naming.cxx_var(p)}"
+                                               for i, p in enumerate(fn.params)])
         ret = ctype(fn.ret)
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
@@ -391,6 +392,8 @@ class CxxEmitter:
             return f"tl::cast<{e.type.ctype}>({args[0]})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
+        if op == "array_view":
+            return array_view_text(e, args)
         if op == "array_shape":
             return f"int32_t({args[0]}.shape[{e.attr('axis') % e.args[0].type.ndim}])"
         if op == "tile_extract":
@@ -414,6 +417,21 @@ class CxxEmitter:
         if spec.elementwise:
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
+
+
+def array_view_text(e: ir.OpCall, args: list) -> str:
+    """tl::array_view_done<M>(tl::array_view(A).at(i).slice(...)): see array_views.h."""
+    rest = list(args[1:])
+    parts = [f"tl::array_view({args[0]})"]
+    for ax in e.attr("axes"):
+        if ax[0] == "i":
+            parts.append(f"at({rest.pop(0)})")
+        else:
+            start = rest.pop(0) if ax[1] else "0"
+            stop = rest.pop(0) if ax[2] else "0"
+            parts.append(f"slice({'true' if ax[1] else 'false'}, {start}, {'true' if ax[2] else 'false'}, "
+                         f"{stop}, {ax[3]})")
+    return f"tl::array_view_done<{e.type.ndim}>({'.'.join(parts)})"
 
 
 def _is_tape_ready(s) -> bool:

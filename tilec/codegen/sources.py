@@ -129,6 +129,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
         }
         if plan.why_not is not None:
             kernels[k.name]["no_backward"] = f"{plan.why_not.span}: {plan.why_not.message}"
+        if not k.differentiate:
+            why = "built with enable_backward=False"
+            kernels[k.name]["no_backward"] = kernels[k.name]["no_backward_cuda"] = why
         gpu = (cuda_entries or {}).get(k.name, [])
         if gpu:
             kernels[k.name]["entries"]["cuda"] = {e["kernel"].rsplit("_", 1)[-1]: e["kernel"] for e in gpu}

@@ -21,6 +21,7 @@ from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
 
@@ -61,7 +62,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False):
         self.module = module
@@ -83,6 +84,10 @@ class FunctionChecker(ExprLowering, CallLowering):
         self.if_counter = 0
         self.temp_counter = 0
         self.declared_ret = None  # the `-> T` annotation's type, once check() read it
+        self.inplace: set = set()  # tile params updated in place (Warp passes tiles by reference)
+        self.branch_rebinds: dict = {}  # tile param name -> a plain rebinding inside a branch or loop
+        self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
+        self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -98,11 +103,15 @@ class FunctionChecker(ExprLowering, CallLowering):
         self.declared_ret = self.return_annotation()
         body = self.block(self.fd.node.body)
         ret = self.return_type()
+        self.check_branch_rebinds()
         return ir.Function(
             name=self.name, source_name=self.fd.name, kind=self.fd.kind, params=tuple(params),
             body=body, ret=ret, span=self.span(self.fd.node.name), block_dim=self.block_dim,
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
+            byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
+            custom_adjoint=self.scope.custom_adjoints.get(self.fd.name, (None,))[0] if self.fd.kind == "func"
+            else None,
         )
 
     def return_annotation(self):
@@ -130,6 +139,38 @@ class FunctionChecker(ExprLowering, CallLowering):
         if isinstance(t, TileT) and not t.is_concrete:
             return None  # shape variables: the body's return is checked against the call site
         return t
+    # ------------------------------------------------------------ tiles by reference
+
+    def note_inplace(self, sym) -> None:
+        """An in-place update of `sym`: when it is a func's tile parameter, the caller sees it."""
+        if self.fd.kind == "func" and sym.id == 0 and isinstance(sym.type, TileT) and \
+                self.env.get(sym.name) is not None and self.env[sym.name].sym == sym and \
+                sym.name in {p.name.value for p in self.fd.node.params.params}:
+            self.inplace.add(sym)
+
+    def rebind_tile_param(self, target: cst.Name) -> None:
+        """`t = ...` on a func's tile parameter names a new tile, as in Warp: the caller's tile keeps
+        its value. At the top level the name moves to a fresh symbol; in a branch or loop that is
+        refused when the func also updates the parameter in place (check_branch_rebinds)."""
+        b = self.env.get(target.value)
+        if self.fd.kind != "func" or b is None or b.sym.id != 0 or not isinstance(b.sym.type, TileT) or \
+                target.value not in {p.name.value for p in self.fd.node.params.params}:
+            return
+        if self.path == () and self.loop_depth == 0:
+            self.temp_counter += 1
+            self.env[target.value] = Binding(ir.Sym(b.sym.name, self.temp_counter, b.sym.type),
+                                             self.span(target), ())
+        else:
+            self.branch_rebinds.setdefault(target.value, target)
+
+    def check_branch_rebinds(self) -> None:
+        for sym in self.inplace:
+            node = self.branch_rebinds.get(sym.name)
+            if node is not None:
+                self.diags.error(
+                    "TC0401", f"unsupported syntax: `{sym.name}` is a tile parameter this func updates in "
+                    "place (tiles are passed by reference); rebinding it inside a branch or loop is not "
+                    "supported", self.span(node), help=f"copy it first: `u = {sym.name}`, then rebind `u`")
 
     def return_type(self):
         types = {t for t, _ in self.returns}
@@ -232,6 +273,9 @@ class FunctionChecker(ExprLowering, CallLowering):
                 self.fail("TC0408", f"{call.op}: `{name}` must be a variable (it is updated in place)",
                           node)
         syms = [arg.sym for _, arg in mutated]
+        for sym in syms:
+            self.note_mutation(sym, node)
+            self.note_inplace(sym)
         if len(syms) == 1:
             return [ir.Assign(syms[0], call, self.span(node))]
         return [ir.Unpack(tuple(syms), call, self.span(node))]
@@ -314,7 +358,9 @@ class FunctionChecker(ExprLowering, CallLowering):
         return [self.bind_name(node.target, value, node)]
 
     def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
+        self.rebind_tile_param(target)
         sym = self.declare(target, value.type, node)
+        self.track_view(target.value, value)
         if isinstance(value, ir.OpCall) and value.attr("storage") == "shared":
             self.storage[sym] = "shared"
         value = self.retype_literal(value, sym.type)
@@ -371,6 +417,12 @@ class FunctionChecker(ExprLowering, CallLowering):
             if value.type != current.type:
                 self.fail("TC0405", f"`{target.value}` was {describe(current.type)} and cannot become "
                           f"{describe(value.type)}", target)
+            if isinstance(current.type, TileT) and op_cls in (cst.Add, cst.Subtract):
+                self.note_mutation(current.sym, node)
+                self.note_inplace(current.sym)  # Warp's tile += / -= update the tile in place
+            else:
+                self.rebind_tile_param(target)  # t *= s makes a new tile, as in Warp
+                return [ir.Assign(self.env[target.value].sym, value, self.span(node))]
             return [ir.Assign(current.sym, value, self.span(node))]
         if isinstance(target, cst.Subscript):
             if op_cls in (cst.Add, cst.Subtract):
@@ -408,8 +460,16 @@ class FunctionChecker(ExprLowering, CallLowering):
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
         base = self.expr(target.value)
+        if isinstance(base.type, TileT) and isinstance(base, ir.Var):
+            items = self.subscript_items(target)
+            if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):
+                return self.store_tile_subscript(base, target, value, node, aug)
         idx_nodes = self.index_nodes(target)
-        indices = [self.index(i) for i in idx_nodes]
+        if isinstance(base.type, TileT):
+            indices = [self.tile_index(self.expr(i), i, k, base.type.shape) if k < base.type.ndim else self.index(i)
+                       for k, i in enumerate(idx_nodes)]
+        else:
+            indices = [self.index(i) for i in idx_nodes]
         where = [target.value, node.value if hasattr(node, "value") else node] + idx_nodes
         if isinstance(base.type, ArrayT):
             op = {None: "array_store", cst.Add: "array_atomic_add", cst.Subtract: "array_atomic_sub"}[aug]
@@ -420,6 +480,8 @@ class FunctionChecker(ExprLowering, CallLowering):
                 self.fail("TC0401", "unsupported syntax: element write into a temporary tile", target)
             op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}[aug]
             call = self.make_op(op, [base, value] + indices, {}, node, where=where)
+            self.note_mutation(base.sym, node)
+            self.note_inplace(base.sym)
             if op != "tile_setitem":
                 self.lane_ops = True
             return [ir.Assign(base.sym, call, self.span(node))]

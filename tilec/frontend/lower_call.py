@@ -57,6 +57,10 @@ class CallLowering:
                 return self.lower_cast(alias.name, node)
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
+            if name in self.scope.native_funcs and name not in self.env:
+                self.fail("TC0401", f"unsupported syntax: `{name}` is a @wp.func_native (a C++/CUDA snippet); "
+                          "tilec compiles only Python bodies", node.func,
+                          help="write it as a @wp.func in Python")
             if name == "range":
                 self.fail("TC0401", "unsupported syntax: range() outside a for loop", node)
             if name in self.scope.kernels:
@@ -87,6 +91,9 @@ class CallLowering:
             return self.lower_static(node)
         if api == "tid":
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
+        if api == "tile_view" and any(self.slice_call(i) for a in node.args[1:] if a.keyword is None or
+                                      a.keyword.value == "offset" for i in self.offset_items(a.value)):
+            return self.lower_tile_view_slices(node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if warp_names.is_warp_builtin(api):
@@ -395,6 +402,10 @@ class CallLowering:
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
         args = [_retype(a, p.type) for a, p in zip(args, fn.params)]
+        for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
+            if isinstance(args[i], ir.Var):
+                self.note_mutation(args[i].sym, node)
+                self.note_inplace(args[i].sym)
         if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)

@@ -107,6 +107,7 @@ class ExprLowering:
         if binding is not None:
             if binding.poisoned:
                 raise Abort()
+            self.check_not_stale(name, node)
             return ir.Var(binding.sym, self.span(node))
         if name in self.scope.constants:
             value = self.scope.constants[name]
@@ -137,13 +138,10 @@ class ExprLowering:
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
         base = self.expr(node.value)
-        idx_nodes = self.index_nodes(node)
         if isinstance(base.type, ArrayT):
-            indices = [self.index(i) for i in idx_nodes]
-            return self.make_op("array_load", [base] + indices, {}, node, where=idx_nodes)
+            return self.lower_array_subscript(base, node)
         if isinstance(base.type, TileT):
-            indices = [self.index(i) for i in idx_nodes]
-            return self.make_op("tile_extract", [base] + indices, {}, node, where=idx_nodes)
+            return self.lower_tile_subscript(base, node)
         self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}", node)
 
     def index_nodes(self, node: cst.Subscript) -> list:

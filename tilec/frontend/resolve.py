@@ -28,7 +28,7 @@ class FuncDef:
     node: cst.FunctionDef
     kind: str  # "kernel" or "func"
     block_dim: int | None = None
-    enable_backward: bool = True
+    enable_backward: bool | None = None  # None: the module's option (wp.set_module_options), else True
 
 
 @dataclass
@@ -45,6 +45,9 @@ class Scope:
     kernels: dict = field(default_factory=dict)  # name -> FuncDef
     host_modules: dict = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
     host_names: dict = field(default_factory=dict)  # local name -> (module, name) from-imported
+    module_options: dict = field(default_factory=dict)  # wp.set_module_options({...}) at module level
+    custom_adjoints: dict = field(default_factory=dict)  # func name -> ("func_grad"|"func_replay", def node)
+    native_funcs: dict = field(default_factory=dict)  # @wp.func_native name -> its def node
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -111,6 +114,11 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             _function(scope, stmt, parsed, diags)
         else:
             _nested_imports(scope, stmt)
+    # Warp reads module options when the module is built: they hold for kernels defined before them.
+    default = scope.module_options.get("enable_backward", True) is not False
+    for fd in list(scope.kernels.values()) + list(scope.funcs.values()):
+        if fd.enable_backward is None:
+            fd.enable_backward = default
     return scope
 
 
@@ -132,6 +140,14 @@ def _nested_imports(scope: Scope, stmt) -> None:
 
 
 def _simple(scope: Scope, node) -> None:
+    if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and \
+            scope.api_attr(node.value.func) == "set_module_options" and node.value.args:
+        options = node.value.args[0].value
+        if isinstance(options, cst.Dict):
+            for el in options.elements:
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString):
+                    scope.module_options[el.key.evaluated_value] = scope.constant(el.value)
+        return
     if isinstance(node, cst.Import):
         for alias in node.names:
             full = _dotted(alias.name)
@@ -190,10 +206,17 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
         expr = deco.decorator
         call = expr if isinstance(expr, cst.Call) else None
         attr = scope.api_attr(call.func if call else expr)
+        if attr in ("func_grad", "func_replay") and call is not None and call.args and \
+                isinstance(call.args[0].value, cst.Name):
+            scope.custom_adjoints.setdefault(call.args[0].value.value, (attr, node))
+            return
+        if attr == "func_native":
+            scope.native_funcs[node.name.value] = node
+            return
         if attr not in ("kernel", "func"):
             continue
         block_dim = None
-        enable_backward = True
+        enable_backward = None
         if call is not None:
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "enable_backward":

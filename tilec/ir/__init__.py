@@ -151,6 +151,8 @@ class Function:
     storage: tuple = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
     tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
     differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
+    byref: tuple = ()  # positions of tile params a func updates in place: the caller's tile changes
+    custom_adjoint: str | None = None  # "func_grad"/"func_replay" registered for this func (not applied)
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

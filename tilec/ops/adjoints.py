@@ -426,6 +426,15 @@ def _view(ad, e, g):
     return [(0, spread)]
 
 
+@rule("tile_slice", "tile_gather")
+def _slice(ad, e, g):
+    t = e.args[0]
+    spread = ad.fresh_zero(t.type)  # g placed where the slice / gather reads from
+    op = "tile_slice_add" if e.op == "tile_slice" else "tile_gather_add"
+    ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), (), t.type, e.span), e.span))
+    return [(0, spread)]
+
+
 @rule("tile_reshape", "tile_squeeze")
 def _reshape(ad, e, g):
     return [(0, C("tile_reshape", ad.val(g), shape=e.args[0].type.shape))]

@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..ir.types import INT32, TupleT, article, describe
+from ..ir.types import INT32, ArrayT, TupleT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -65,6 +65,21 @@ def _shape(b: Bound):
     return INT32
 
 
+def _view(b: Bound):
+    """attrs["axes"]: per leading axis, ("i",) an index or ("s", has_start, has_stop, step) a slice;
+    the *args are the indices and the given slice bounds, in order."""
+    a = rules.array(b, "a")
+    axes = b.attrs["axes"]
+    if len(axes) > a.ndim:
+        b.fail("TC0304", f"{len(axes)} indices for a {a.ndim}-d array", "a")
+    _indices_int(b, b.variadic)
+    for ax in axes:
+        if ax[0] == "s" and ax[3] == 0:
+            b.fail("TC0303", "slice step must not be zero", "a")
+    ndim = a.ndim - sum(1 for ax in axes if ax[0] == "i")
+    return ArrayT(a.dtype, ndim)
+
+
 def _tid(b: Bound):
     n = b.attrs["count"]
     return INT32 if n == 1 else TupleT((INT32,) * n)
@@ -99,6 +114,8 @@ OPS = [
            variadic="args", effect=True),
     OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
            api=False),
+    OpSpec("array_view", (A, Param("axes", "const")), _view, "array_view",
+           "A[i] / A[a:b:s]: a view sharing the array's memory", variadic="indices", api=False),
     OpSpec("tid", (Param("count", "const", 1),), _tid, "tid",
            "thread index: block coordinates in a tiled launch, plus the lane when one more is unpacked"),
     OpSpec("block_dim", (), _block_dim, "block_dim", "threads per block"),

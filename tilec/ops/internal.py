@@ -68,7 +68,11 @@ OPS = [
            "g summed over broadcast axes back to a shape", api=False),
     OpSpec("tile_view_add", (A, G), _like_first, "tile_view_add", "a with g added at a view's place",
            api=False),
+    OpSpec("tile_slice_add", (A, G), _like_first, "tile_slice_add", "a with g added where a slice reads",
+           variadic="spec", api=False),
+    OpSpec("tile_gather_add", (A, G, Param("indices", "value")), _like_first, "tile_gather_add",
+           "a with g added at the rows a gather read", api=False),
     OpSpec("tile_diag", (G,), lambda b: TileT(b.types["g"].dtype, (b.types["g"].shape[0],)), "tile_diag",
            "the diagonal of a square tile", api=False),
 ]
-MUTATES = {"tile_view_add": ("a",), "tile_add_at": ("a",)}
+MUTATES = {"tile_view_add": ("a",), "tile_add_at": ("a",), "tile_slice_add": ("a",), "tile_gather_add": ("a",)}

@@ -235,6 +235,20 @@ def _in_bounds(arr, idx):
     return all(0 <= int(i) < n for i, n in zip(idx, arr.shape))
 
 
+@impl("array_view")
+def _array_view(ctx, call, a):
+    """A numpy view, so writes through it reach the parent as in the runtime."""
+    arr, rest, key = a[0], list(a[1:]), []
+    for ax in call.attr("axes"):
+        if ax[0] == "i":
+            key.append(int(rest.pop(0)))
+        else:
+            start = int(rest.pop(0)) if ax[1] else None
+            stop = int(rest.pop(0)) if ax[2] else None
+            key.append(slice(start, stop, ax[3]))
+    return arr[tuple(key)]
+
+
 @impl("array_load")
 def _array_load(ctx, call, a):
     arr, idx = a[0], tuple(int(i) for i in a[1:])
@@ -637,6 +651,55 @@ def _unbroadcast(ctx, call, a):
     g = g.sum(axis=tuple(range(lead))) if lead else g
     axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
     return (g.sum(axis=axes, keepdims=True) if axes else g).astype(g.dtype)
+
+
+def _slice_sources(a_shape, out_shape, spec):
+    """For each element of a tile_slice result: its parent coordinates, and whether they are inside."""
+    keep, spec = int(spec[0]), [int(v) for v in spec[1:]]
+    grids = np.meshgrid(*[np.arange(n) for n in out_shape], indexing="ij")
+    coords, j = [], 0
+    for k in range(len(a_shape)):
+        start, step = spec[2 * k], spec[2 * k + 1]
+        if (keep >> k) & 1:
+            coords.append(start + grids[j] * step)
+            j += 1
+        else:
+            coords.append(np.full(out_shape, start))
+    ok = np.ones(out_shape, bool)
+    for c, n in zip(coords, a_shape):
+        ok &= (c >= 0) & (c < n)
+    return [np.where(ok, c, 0) for c in coords], ok
+
+
+@impl("tile_slice")
+def _slice(ctx, call, a):
+    coords, ok = _slice_sources(a[0].shape, call.type.shape, a[1:])
+    return np.where(ok, a[0][tuple(coords)], 0).astype(a[0].dtype)
+
+
+@impl("tile_slice_add")
+def _slice_add(ctx, call, a):
+    t, g = np.array(a[0], copy=True), np.asarray(a[1])
+    coords, ok = _slice_sources(t.shape, g.shape, a[2:])
+    np.add.at(t, tuple(c[ok] for c in coords), g[ok])
+    return t
+
+
+@impl("tile_gather")
+def _gather(ctx, call, a):
+    t, idx = a[0], np.asarray(a[1]).astype(np.int64)
+    ok = (idx >= 0) & (idx < t.shape[0])
+    out = t[np.where(ok, idx, 0)]
+    out[~ok] = 0
+    return out
+
+
+@impl("tile_gather_add")
+def _gather_add(ctx, call, a):
+    t, g, idx = np.array(a[0], copy=True), np.asarray(a[1]), np.asarray(a[2]).astype(np.int64)
+    ok = (idx >= 0) & (idx < t.shape[0])
+    np.add.at(t, idx[ok], g[ok])
+    return t
 
 
 @impl("tile_view_add")

@@ -23,8 +23,15 @@ def _broadcast(b: Bound):
     return TileT(t.dtype, shape)
 
 
+def _integral_offsets(b: Bound) -> None:
+    for t in b.offsets.get("offset", []):
+        if not (isinstance(t, Scalar) and t.is_integral):
+            b.fail("TC0203", f"offset coordinates must be integers, got {describe(t)}", "offset")
+
+
 def _view(b: Bound):
     t = rules.tile(b, "a")
+    _integral_offsets(b)
     offs = b.consts.get("offset") or []
     n = len(b.offsets.get("offset", []))
     if n == 0 or n > t.ndim:
@@ -115,6 +122,7 @@ def _setitem(b: Bound):
 
 def _assign(b: Bound):
     dst, src = rules.tile(b, "dst"), rules.tile(b, "src")
+    _integral_offsets(b)
     if dst.dtype != src.dtype:
         b.fail("TC0201", f"src is {src.dtype} but dst is {dst.dtype}", "src")
     if src.ndim != dst.ndim:
@@ -129,6 +137,23 @@ def _assign(b: Bound):
             b.fail("TC0104", f"src {fmt_shape(src.shape)} at offset {tuple(offs) or 0} exceeds dst "
                    f"{fmt_shape(dst.shape)} along axis {axis}", "src")
     return dst
+
+
+def _slice(b: Bound):
+    """Shape computed (and bounds checked) by the lowering of the subscript; args: keep mask, then a
+    start and a step per parent axis."""
+    t = rules.tile(b, "a")
+    if len(b.variadic) != 1 + 2 * t.ndim:
+        b.fail("TC0304", f"a slice of a {t.ndim}-d tile needs a start and a step per axis", "a")
+    return TileT(t.dtype, tuple(b.attrs["shape"]))
+
+
+def _gather(b: Bound):
+    t = rules.tile(b, "a")
+    idx = rules.tile(b, "indices")
+    if idx.ndim != 1 or not idx.dtype.is_integral:
+        b.fail("TC0203", f"a tile can be indexed by a 1-d int tile, got {describe(idx)}", "indices")
+    return TileT(t.dtype, idx.shape + t.shape[1:])
 
 
 VALUE = Param("value", "value")
@@ -146,6 +171,12 @@ OPS = [
            "elements converted to dtype", adj_cpp="adj_tile_astype"),
     OpSpec("tile_extract", (A,), _extract, "tile_extract", "one element, t[i, j]",
            adj_cpp="adj_tile_extract", variadic="indices"),
+    OpSpec("tile_slice", (A, Param("shape", "shape")), _slice, "tile_slice",
+           "t[i], t[a:b:s], t[-1, ::-1]: a sub-tile (Warp's subscripts)", adj_cpp="tile_slice_add",
+           variadic="spec", api=False),
+    OpSpec("tile_gather", (A, Param("indices", "value")), _gather, "tile_gather",
+           "t[idx]: rows of t picked by an int tile", adj_cpp="tile_gather_add",
+           nondiff=frozenset({"indices"}), api=False),
     OpSpec("tile_setitem", (A, VALUE), _setitem, "tile_setitem", "t[i, j] = value",
            adj_cpp="adj_tile_setitem", variadic="indices", api=False),
     OpSpec("tile_additem", (A, VALUE), _setitem, "tile_additem",

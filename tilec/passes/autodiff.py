@@ -17,12 +17,13 @@ from dataclasses import replace
 from .. import ir
 from .normalize import normalize_module
 from .simplify import simplify_function
+from .views import array_base, inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable
-from .structure import _Fresh, eliminate_jumps, inline_calls, rename_straight_line
+from .structure import _Fresh, eliminate_jumps, inline_calls, refuse_custom_adjoints, rename_straight_line
 from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
@@ -45,7 +46,8 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     tile's adjoint is summed over lanes where its (block-wide) assignment is reversed.
     """
     funcs = {f.name: f for f in module.funcs}
-    fn = inline_calls(kernel, funcs)
+    refuse_custom_adjoints(kernel, funcs)
+    fn = inline_array_locals(inline_calls(kernel, funcs))
     fn = eliminate_jumps(fn)
     fn = rename_straight_line(fn)
     fn = _normalized(fn, module)
@@ -125,6 +127,9 @@ class _Adjoint:
         return ir.Var(sym, None)
 
     def adj_array(self, e):
+        if isinstance(e, ir.OpCall) and e.op == "array_view":  # a view's adjoint: that view of the adjoint
+            inner = self.adj_array(e.args[0])
+            return None if inner is None else replace(e, args=(inner,) + e.args[1:])
         if isinstance(e, ir.Var) and e.sym in self.adj and isinstance(e.sym.type, ArrayT):
             return ir.Var(self.adj[e.sym], e.span)
         return None
@@ -189,7 +194,8 @@ class _Adjoint:
             elif isinstance(x, ir.OpCall):
                 if OPS[x.op].effect or x.op in ("tape_pop", "tid", "lane"):
                     return False
-                if x.args and isinstance(x.args[0], ir.Var) and x.args[0].sym in self.written_arrays:
+                base = array_base(x.args[0]) if x.args else None
+                if isinstance(base, ir.Var) and base.sym in self.written_arrays:
                     return False
             elif isinstance(x, ir.Call):
                 return False
@@ -461,8 +467,9 @@ def _written_arrays(fn: ir.Function) -> set:
     for s in ir.walk_stmts(fn.body):
         for x in ir.stmt_exprs(s):
             for e in ir.walk_expr(x):
-                if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args and isinstance(e.args[0], ir.Var):
-                    written.add(e.args[0].sym)
+                if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args and \
+                        isinstance(array_base(e.args[0]), ir.Var):
+                    written.add(array_base(e.args[0]).sym)
     return written
 
 

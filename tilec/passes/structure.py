@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import ir
 from ..diagnostics import NotDifferentiable
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, TileT
+from ..ir.types import BOOL, INT32, ArrayT, TileT
 
 
 class _Fresh:
@@ -62,14 +62,37 @@ def _inline_stmt(s, funcs, fresh, lift_maps) -> list:
     return [s]
 
 
+def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
+    """A kernel reaching a func with a @wp.func_grad / @wp.func_replay gets no adjoint (never one that
+    silently ignores the user's rule)."""
+    for e in (x for s in ir.walk_stmts(fn.body) for top in ir.stmt_exprs(s) for x in ir.walk_expr(top)):
+        names = [e.func] if isinstance(e, ir.Call) else (
+            [e.attr("op")] if isinstance(e, ir.OpCall) and e.op in ("tile_map", "tile_reduce") else [])
+        for name in names:
+            callee = funcs.get(name)
+            if callee is None:
+                continue
+            if callee.custom_adjoint is not None:
+                raise NotDifferentiable(f"`{callee.source_name}` has a custom adjoint (@wp.{callee.custom_adjoint}) "
+                                        "that tilec does not apply yet; no adjoint is built", e.span)
+            refuse_custom_adjoints(callee, funcs)
+
+
 def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
     renames = {}
     out = []
-    for p, a in zip(fn.params, call.args):
+    rebound = set(ir.defined_syms(replace(fn, params=())))
+    copy_back = []
+    for i, (p, a) in enumerate(zip(fn.params, call.args)):
+        if isinstance(p.type, ArrayT) and isinstance(a, ir.Var) and p not in rebound:
+            renames[p] = a.sym  # the caller's array itself: its adjoint array is the caller's too
+            continue
         local = fresh.sym(f"{fn.source_name}_{p.name}", p.type)
         renames[p] = local
         out.append(ir.Assign(local, a, call.span))
+        if i in fn.byref and isinstance(a, ir.Var):  # a tile passed by reference: copy the update back
+            copy_back.append(ir.Assign(a.sym, ir.Var(local, call.span), call.span))
     body = _rename_block(fn.body, renames, fresh, fn.source_name)
     body = _inline_block(body, funcs, fresh, lift_maps)
     body = _returns_to_breaks(body, target)
@@ -77,7 +100,7 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     one = ir.Const(1, INT32, call.span)
     zero = ir.Const(0, INT32, call.span)
     out.append(ir.For(once, zero, one, one, body, call.span, static=True))
-    return out
+    return out + copy_back
 
 
 def _returns_to_breaks(body, target) -> tuple:

@@ -1,0 +1,68 @@
+"""Conformance cases for array views and slices, tile subscripts, and funcs with Warp's calling
+convention (tiles by reference, arrays through funcs), written in Warp's idioms."""
+from cases import Arr, Case, Scal, arr, out
+
+A = "views_arrays.py"
+T = "views_tiles.py"
+F = "views_funcs.py"
+
+
+def inout(*shape, dtype="float32"):
+    return Arr(tuple(shape), dtype, "inout", "randn")
+
+
+CASES = [
+    Case("views_row_copy", A, "row_copy", dim=(3,), args=(arr(3, 8), out(3, 8))),
+    Case("views_plane_load", A, "plane_load", dim=(2,), args=(arr(2, 4, 8), out(2, 4, 8))),
+    Case("views_nested_index_store", A, "nested_index_store", dim=(2,), args=(arr(2, 8), out(2, 2, 8))),
+    Case("views_slice_start", A, "slice_start", dim=(3,), args=(arr(3, 8), out(3, 8))),
+    Case("views_slice_step", A, "slice_step", dim=(3,), args=(arr(3, 8), out(3, 8))),
+    Case("views_slice_negative_start", A, "slice_negative_start", dim=(3,), args=(arr(3, 8), out(3, 8))),
+    Case("views_slice_clamped", A, "slice_clamped", dim=(2,), args=(arr(2, 8), out(2, 8))),
+    Case("views_column_view", A, "column_view", dim=(5,), args=(arr(8, 5), out(5, 8))),
+    Case("views_view_to_func", A, "view_to_func", dim=(3,), args=(arr(3, 8), out(3, 8))),
+    Case("views_plane_to_func", A, "plane_to_func", dim=(2,), args=(arr(2, 4, 8), out(2, 8))),
+    Case("views_view_of_view", A, "view_of_view", dim=(2,), args=(arr(2, 4, 8), out(2, 4, 8))),
+    Case("views_view_with_offset", A, "view_with_offset", dim=(3, 2), args=(arr(3, 8), out(3, 8))),
+    Case("views_atomic_into_view", A, "atomic_into_view", dim=(3,), args=(arr(3, 8), out(2, 8))),
+    Case("views_rows_in_loop", A, "rows_in_loop", dim=(1,), args=(arr(4, 8), out(8))),
+    Case("views_leading_slice", A, "leading_slice", dim=(1,), args=(arr(4, 8), out(2, 8))),
+    Case("views_every_other_row", A, "every_other_row", dim=(1,), args=(arr(8, 8), out(8, 8))),
+    Case("views_partial_store", A, "partial_store", dim=(3,), args=(arr(3, 8), out(3, 6))),
+    Case("views_simt_row_reads", A, "simt_row_reads", dim=(5,), args=(arr(5, 8), out(5)), launch="simt"),
+    Case("views_simt_view_write", A, "simt_view_write", dim=(5,), args=(arr(5, 8), out(5, 3)), launch="simt"),
+    Case("views_simt_slice_shape", A, "simt_slice_shape", dim=(4,), args=(arr(4, 8), out(4)), launch="simt"),
+    Case("views_simt_atomic_view", A, "simt_atomic_view", dim=(6,), args=(arr(6, 2), out(1, 2)), launch="simt"),
+    Case("views_tile_view_slices_2d", A, "tile_view_slices_2d", dim=(2,), args=(arr(2, 4, 8), out(2, 8))),
+    Case("views_func_writes_view", A, "func_writes_view", dim=(2,), args=(arr(2, 8), out(2, 2, 8))),
+]
+
+CASES += [
+    Case("views_tile_row_const", T, "row_const", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_row_dynamic", T, "row_dynamic", dim=(3,), args=(arr(4, 6), out(3, 6))),
+    Case("views_tile_last_row", T, "last_row", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_column", T, "column", dim=(1,), args=(arr(4, 6), out(4))),
+    Case("views_tile_block_strided", T, "block_strided", dim=(1,), args=(arr(4, 6), out(2, 3))),
+    Case("views_tile_reversed_rows", T, "reversed_rows", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_reversed_both", T, "reversed_both", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_view_slice_offset", T, "view_slice_offset", dim=(1,), args=(arr(4, 6), out(3))),
+    Case("views_tile_gather_row", T, "gather_row", dim=(1,), args=(arr(4, 6), out(3))),
+    Case("views_tile_gather_rows", T, "gather_rows", dim=(1,), args=(arr(4, 6), out(2, 6))),
+    Case("views_tile_gather_loaded", T, "gather_loaded", dim=(1,),
+         args=(arr(8), Arr((4,), "int32", "in", "int:0:8"), out(4))),
+    Case("views_tile_assign_row", T, "assign_row", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_assign_partial_row", T, "assign_partial_row", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_assign_block", T, "assign_block", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_scale_by_element", T, "scale_by_element", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_row_sums", T, "row_sums", dim=(1,), args=(arr(4, 6), out(1))),
+    Case("views_tile_rows_added", T, "rows_added", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_matmul_of_slices", T, "matmul_of_slices", dim=(1,), args=(arr(4, 6), arr(6, 6), out(4, 3)),
+         rtol=1e-4, atol=1e-4),
+    Case("views_tile_reversed_1d", T, "reversed_1d", dim=(1,), args=(arr(8), out(8))),
+    Case("views_tile_strided_1d", T, "strided_1d", dim=(1,), args=(arr(8), out(4))),
+    Case("views_tile_chained_slices", T, "chained_slices", dim=(1,), args=(arr(4, 6), out(3, 3))),
+    Case("views_tile_plane_of_3d", T, "plane_of_3d", dim=(1,), args=(arr(2, 4, 6), out(4, 6))),
+    Case("views_tile_middle_axis", T, "middle_axis", dim=(1,), args=(arr(2, 4, 6), out(2, 6))),
+    Case("views_tile_rows_in_loop", T, "rows_in_loop", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_rows_rewritten_in_loop", T, "rows_rewritten_in_loop", dim=(1,), args=(arr(4, 6), out(4, 6))),
+]

@@ -1,0 +1,253 @@
+"""Funcs with Warp's calling convention: tiles by reference, arrays through funcs (with their
+gradients), custom adjoints, enable_backward=False. CPU and the CUDA emulation against numpy,
+gradients against float64 finite differences."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from gradcheck import check_gradients
+from harness import OnEmulator, build
+
+pytestmark = [pytest.mark.build, needs_cxx]
+DEVICES = ["cpu", "cuda-emu"]
+
+BYREF = '''
+import warp as wp
+
+TILE = 8
+
+
+@wp.func
+def bump(t: wp.tile(dtype=float, shape=(TILE,))):
+    t += wp.tile_ones(shape=TILE, dtype=float)
+
+
+@wp.func
+def set_first(t: wp.tile(dtype=float, shape=(TILE,)), v: float):
+    t[0] = v
+
+
+@wp.func
+def bump_twice(t: wp.tile(dtype=float, shape=(TILE,))):
+    bump(t)
+    bump(t)
+
+
+@wp.func
+def scaled_copy(t: wp.tile(dtype=float, shape=(TILE,))):
+    t *= 2.0
+    t = t * 10.0
+    t += wp.tile_ones(shape=TILE, dtype=float)
+    return t
+
+
+@wp.func
+def patch(t: wp.tile(dtype=float, shape=(TILE,))):
+    wp.tile_assign(t, wp.tile_full(shape=2, value=-1.0, dtype=float), offset=(3,))
+
+
+@wp.func
+def accumulate(acc: wp.tile(dtype=float, shape=(TILE,)), x: wp.array(dtype=float), i: int):
+    for k in range(3):
+        acc -= wp.tile_load(x, shape=TILE, offset=i * TILE) * float(k)
+
+
+@wp.kernel
+def calls(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=TILE, offset=i * TILE)
+    bump(t)
+    wp.tile_store(y, wp.tile_reshape(t, shape=(1, TILE)), offset=(0, i * TILE))
+    set_first(t, 5.0)
+    wp.tile_store(y, wp.tile_reshape(t, shape=(1, TILE)), offset=(1, i * TILE))
+    bump_twice(t)
+    wp.tile_store(y, wp.tile_reshape(t, shape=(1, TILE)), offset=(2, i * TILE))
+    u = scaled_copy(t)
+    wp.tile_store(y, wp.tile_reshape(t, shape=(1, TILE)), offset=(3, i * TILE))
+    wp.tile_store(y, wp.tile_reshape(u, shape=(1, TILE)), offset=(4, i * TILE))
+    patch(u)
+    wp.tile_store(y, wp.tile_reshape(u, shape=(1, TILE)), offset=(5, i * TILE))
+
+
+@wp.kernel
+def grads(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=TILE, offset=i * TILE)
+    sq = t * t
+    bump(sq)
+    accumulate(sq, x, i)
+    wp.tile_store(y, sq, offset=i * TILE)
+'''
+
+
+def _calls_reference(x):
+    tiles = x.reshape(-1, 8).copy()
+    rows = []
+    tiles += 1
+    rows.append(tiles.copy())
+    tiles[:, 0] = 5
+    rows.append(tiles.copy())
+    tiles += 2
+    rows.append(tiles.copy())
+    rows.append(tiles.copy())  # scaled_copy only rebinds its parameter: the caller's tile stays
+    u = tiles * 2 * 10 + 1
+    rows.append(u.copy())
+    u[:, 3:5] = -1
+    rows.append(u)
+    return np.stack([r.reshape(-1) for r in rows])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tiles_are_passed_by_reference(device):
+    m = build(BYREF, "byref", block_dim=32, target=device)
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros((6, 16), np.float32)
+    m.calls.launch_tiled(dim=(2,), inputs=[x, y], device=device)
+    np.testing.assert_allclose(y, _calls_reference(x))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradient_through_a_tile_updated_by_reference(device):
+    m = build(BYREF.replace("dtype=float", "dtype=wp.float64").replace("float(k)", "wp.float64(k)")
+              .replace("v: float", "v: wp.float64"),
+              "byref64", block_dim=32, target=device)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(16)
+    y = np.zeros(16)
+    m.grads.launch_tiled(dim=(2,), inputs=[x, y], device=device)
+    np.testing.assert_allclose(y, x * x + 1 - 3 * x)
+    kernel = m.grads if device == "cpu" else OnEmulator(m.grads)
+    check_gradients(kernel, (2,), [x, y], outputs=[1], wrt=[0])
+
+
+ARRAY_FUNCS = '''
+import warp as wp
+
+TILE = 8
+
+
+@wp.func
+def load_scaled(x: wp.array(dtype=wp.float64), i: int):
+    return wp.tile_load(x, shape=TILE, offset=i * TILE) * wp.float64(2.0)
+
+
+@wp.func
+def store_square(y: wp.array(dtype=wp.float64), t: wp.tile(dtype=wp.float64, shape=(TILE,)), i: int):
+    wp.tile_store(y, t * t, offset=i * TILE)
+
+
+@wp.func
+def elementwise(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), i: int):
+    y[i] = wp.sin(x[i]) * x[i]
+
+
+@wp.kernel
+def tiled(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    store_square(y, load_scaled(x, i), i)
+
+
+@wp.kernel
+def simt(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    elementwise(x, y, i)
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_array_parameters_of_funcs_get_gradients(device):
+    m = build(ARRAY_FUNCS, "arrfuncs", block_dim=32, target=device)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(16)
+    y = np.zeros(16)
+    m.tiled.launch_tiled(dim=(2,), inputs=[x, y], device=device)
+    np.testing.assert_allclose(y, 4 * x * x)
+    kernel = m.tiled if device == "cpu" else OnEmulator(m.tiled)
+    check_gradients(kernel, (2,), [x, y], outputs=[1], wrt=[0])
+    adj = [np.zeros(16), np.ones(16)]
+    m.tiled.launch_tiled(dim=(2,), inputs=[x, y], adj_inputs=adj, adjoint=True, device=device)
+    np.testing.assert_allclose(adj[0], 8 * x)
+
+
+def test_array_parameters_of_simt_funcs_get_gradients():
+    m = build(ARRAY_FUNCS, "arrfuncs", block_dim=32)
+    x = np.linspace(-1, 1, 16)
+    y = np.zeros(16)
+    adj = [np.zeros(16), np.ones(16)]
+    m.simt.launch(dim=16, inputs=[x, y], adj_inputs=adj, adjoint=True)
+    np.testing.assert_allclose(adj[0], np.cos(x) * x + np.sin(x))
+
+
+NO_BACKWARD = '''
+import warp as wp
+
+wp.set_module_options({"enable_backward": False})
+
+
+@wp.kernel
+def by_module_option(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * 2.0
+
+
+@wp.kernel(enable_backward=True)
+def kept(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * 3.0
+'''
+
+
+def test_enable_backward_false_builds_no_adjoint():
+    m = build(NO_BACKWARD, "nobackward")
+    x = np.arange(4, dtype=np.float32)
+    y = np.zeros(4, np.float32)
+    m.by_module_option.launch(dim=4, inputs=[x, y])
+    np.testing.assert_allclose(y, 2 * x)
+    assert "backward" not in m.by_module_option.meta["entries"]["cpu"]
+    with pytest.raises(ValueError, match="enable_backward=False"):
+        m.by_module_option.launch(dim=4, inputs=[x, y], adj_inputs=[np.zeros(4, np.float32), y.copy()],
+                                  adjoint=True)
+    adj = [np.zeros(4, np.float32), np.ones(4, np.float32)]
+    m.kept.launch(dim=4, inputs=[x, y], adj_inputs=adj, adjoint=True)
+    np.testing.assert_allclose(adj[0], 3.0)
+
+
+def test_kernel_decorator_enable_backward_false():
+    m = build(NO_BACKWARD.replace('wp.set_module_options({"enable_backward": False})', "")
+              .replace("@wp.kernel\n", "@wp.kernel(enable_backward=False)\n"), "nobackward2")
+    assert "backward" not in m.by_module_option.meta["entries"]["cpu"]
+    assert "backward" in m.kept.meta["entries"]["cpu"]
+
+
+CUSTOM_GRAD = '''
+import warp as wp
+
+
+@wp.func
+def clipped(x: float) -> float:
+    return wp.min(x, 1.0)
+
+
+@wp.func_grad(clipped)
+def adj_clipped(x: float, adj_ret: float):
+    wp.adjoint[x] += adj_ret
+
+
+@wp.kernel
+def uses_custom(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = clipped(x[i])
+'''
+
+
+def test_custom_adjoint_is_never_silently_ignored():
+    m = build(CUSTOM_GRAD, "customgrad")
+    x = np.array([0.5, 2.0], np.float32)
+    y = np.zeros(2, np.float32)
+    m.uses_custom.launch(dim=2, inputs=[x, y])
+    np.testing.assert_allclose(y, [0.5, 1.0])
+    with pytest.raises(ValueError, match="custom adjoint"):
+        m.uses_custom.launch(dim=2, inputs=[x, y], adj_inputs=[np.zeros(2, np.float32), np.ones(2, np.float32)],
+                             adjoint=True)

@@ -1,0 +1,23 @@
+import warp as wp
+
+TILE = 8
+
+
+@wp.func_native("return a + b;")
+def native_add(a: float, b: float) -> float:
+    ...
+
+
+@wp.func
+def rebinds_in_branch(t: wp.tile(dtype=float, shape=(TILE,)), flag: int):
+    if flag > 0:
+        t = t * 2.0  # ERROR TC0401: `t` is a tile parameter this func updates in place
+    t += wp.tile_ones(shape=TILE, dtype=float)
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=TILE, offset=i * TILE)
+    rebinds_in_branch(t, i)
+    y[i] = native_add(x[i], 1.0)  # ERROR TC0401: `native_add` is a @wp.func_native

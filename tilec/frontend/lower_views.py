@@ -1,0 +1,245 @@
+"""Lowering of subscripts that make views: of arrays (`A[i]`, `A[a:b]`, `A[i, ::2]`) and of tiles
+(`t[i]`, `t[a:b, ::k]`, `t[::-1]`, `t[-1, :]`, `t[idx_tile]`, `wp.tile_view(t, offset=(1, slice(...)))`).
+
+Mixed into `FunctionChecker`. `A[i, j]` with every index given stays an element read; fewer
+indices, or any slice, make an `array_view` op: an array of lower (or equal) rank sharing the
+parent's memory, with Python's slice rules (negative bounds count from the end, bounds clamp).
+Slice steps are compile-time integers.
+
+Tiles have static shapes, so tile slice bounds are compile-time integers; an index may be a run-time
+integer (a row `t[i]`); constant indices count from the end when negative and must be in range.
+A tile subscript is a `tile_slice` (start and step per parent axis; the kept axes form the result)
+or, indexed by an int tile, a `tile_gather`. `t[i] = row` and `t[a:b] = sub` (unit steps) are
+`tile_assign`s. Warp's tile views alias their parent; tilec's are copies, so writing into a view,
+or reading a view after its parent changed, is a diagnostic rather than a silent difference.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import INT32, Scalar, TileT, describe, fmt_shape
+from . import consts
+
+
+@dataclass(frozen=True)
+class SliceArgs:
+    """`slice(a, b, c)` written as a call (in tile_view offsets): the bounds as cst nodes."""
+
+    lower: object
+    upper: object
+    step: object
+    node: object
+
+
+VIEW_OPS = ("tile_slice", "tile_view")
+
+
+class ViewLowering:
+    def subscript_items(self, node: cst.Subscript) -> list:
+        """The subscript's items: cst expressions for indices, cst.Slice for slices."""
+        items = []
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                value = el.slice.value
+                if isinstance(value, cst.Tuple) and len(node.slice) == 1:
+                    items += [e.value for e in value.elements]
+                else:
+                    items.append(value)
+            else:
+                items.append(el.slice)
+        return items
+
+    def lower_array_subscript(self, base, node: cst.Subscript):
+        items = self.subscript_items(node)
+        ndim = base.type.ndim
+        if len(items) > ndim:
+            self.fail("TC0304", f"{len(items)} indices for a {ndim}-d array", node)
+        if len(items) == ndim and not any(isinstance(i, cst.Slice) for i in items):
+            indices = [self.index(i) for i in items]
+            return self.make_op("array_load", [base] + indices, {}, node, where=items)
+        axes, args = [], []
+        for item in items:
+            if isinstance(item, cst.Slice):
+                step = 1 if item.step is None else self.constant_of(item.step)
+                if not isinstance(step, int) or isinstance(step, bool):
+                    self.fail("TC0305", "a slice step must be a compile-time integer", item.step)
+                if step == 0:
+                    self.fail("TC0303", "slice step must not be zero", item.step)
+                bounds = [b for b in (item.lower, item.upper) if b is not None]
+                args += [self.index(b) for b in bounds]
+                axes.append(("s", item.lower is not None, item.upper is not None, step))
+            else:
+                axes.append(("i",))
+                args.append(self.index(item))
+        args = [self.retype_literal(a, INT32) for a in args]
+        return self.make_op("array_view", [base] + args, {"axes": tuple(axes)}, node, where=[node.value] + items)
+
+
+    # ------------------------------------------------------------ tiles
+
+    def lower_tile_subscript(self, base, node: cst.Subscript):
+        items = self.subscript_items(node)
+        if len(items) == 1 and not isinstance(items[0], cst.Slice):
+            idx = self.expr(items[0])
+            if isinstance(idx.type, TileT):
+                return self.make_op("tile_gather", [base, idx], {}, node, where=[node.value, items[0]])
+            return self.tile_view_of(base, [idx], items, node)
+        return self.tile_view_of(base, [None if isinstance(i, cst.Slice) else self.expr(i) for i in items],
+                                 items, node)
+
+    def tile_view_of(self, base, lowered: list, items: list, node):
+        """t[items]: an element (every axis indexed) or a tile_slice."""
+        shape = base.type.shape
+        if len(items) > len(shape):
+            self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(shape)}", node)
+        if len(items) == len(shape) and all(e is not None for e in lowered):
+            indices = [self.tile_index(e, item, k, shape) for k, (e, item) in enumerate(zip(lowered, items))]
+            return self.make_op("tile_extract", [base] + indices, {}, node, where=items)
+        keep, spec, out = 0, [], []
+        for k, extent in enumerate(shape):
+            item = items[k] if k < len(items) else None
+            if item is not None and lowered[k] is not None:
+                spec += [self.tile_index(lowered[k], item, k, shape), _int(0, node, self)]
+                continue
+            start, step, length = self.tile_slice_bounds(item, extent, k, base, node)
+            keep |= 1 << k
+            spec += [_int(start, node, self), _int(step, node, self)]
+            out.append(length)
+        self.uses_tiles = True
+        call = self.make_op("tile_slice", [base, _int(keep, node, self)] + spec, {"shape": tuple(out)}, node)
+        return call
+
+    def tile_index(self, e, item, axis: int, shape: tuple):
+        if not (isinstance(e.type, Scalar) and e.type.is_integral):
+            self.fail("TC0203", f"tile indices must be integers, got {describe(e.type)}", item)
+        if isinstance(e, ir.Const):
+            value = e.value + shape[axis] if e.value < 0 else e.value
+            if not 0 <= value < shape[axis]:
+                self.fail("TC0104", f"index {e.value} is out of range for axis {axis} of the tile "
+                          f"{fmt_shape(shape)}", item)
+            return ir.Const(value, INT32, e.span)
+        return self.retype_literal(e, INT32)
+
+    def tile_slice_bounds(self, item, extent: int, axis: int, base, node) -> tuple:
+        """(start, step, length) of a slice of a tile axis; bounds must be constants."""
+        if item is None:
+            return 0, 1, extent
+        parts = (item.lower, item.upper, item.step)
+        values = []
+        for part in parts:
+            if part is None:
+                values.append(None)
+                continue
+            v = self.constant_of(part)
+            if v is consts.NOT_CONST or isinstance(v, bool) or not isinstance(v, int):
+                what = "a float" if isinstance(v, float) else "not a compile-time integer"
+                self.fail("TC0305", f"tile slice bounds must be compile-time integers (tile shapes are "
+                          f"static): this one is {what}", part)
+            values.append(v)
+        if values[2] == 0:
+            self.fail("TC0303", "slice step must not be zero", parts[2])
+        start, stop, step = slice(*values).indices(extent)
+        length = len(range(start, stop, step))
+        if length == 0:
+            self.fail("TC0104", f"the slice is empty on axis {axis} of the tile {fmt_shape(base.type.shape)}",
+                      item.node if isinstance(item, SliceArgs) else item)
+        return start, step, length
+
+    def lower_tile_view_slices(self, node: cst.Call):
+        """wp.tile_view(t, offset=(i, slice(a, b, c)), ...) as Warp reads it: t[i, a:b:c]."""
+        t_arg = node.args[0].value if node.args and node.args[0].keyword is None else None
+        offset = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "offset"), None)
+        if offset is None and len(node.args) > 1 and node.args[1].keyword is None:
+            offset = node.args[1].value
+        if t_arg is None or offset is None or any(a.keyword is not None and a.keyword.value == "shape"
+                                                  for a in node.args) or len(node.args) > 2:
+            self.fail("TC0401", "unsupported syntax: tile_view with slice() offsets takes the tile and the "
+                      "offset only", node)
+        base = self.expr(t_arg)
+        if not isinstance(base.type, TileT):
+            self.fail("TC0303", f"tile_view: `a` must be a tile, got {describe(base.type)}", t_arg)
+        items = [self.slice_call(i) or i for i in self.offset_items(offset)]
+        lowered = [None if isinstance(i, SliceArgs) else self.expr(i) for i in items]
+        return self.tile_view_of(base, lowered, items, node)
+
+    def slice_call(self, node):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "slice"
+                and node.func.value not in self.env):
+            return None
+        args = [a.value for a in node.args]
+        if not 1 <= len(args) <= 3 or any(a.keyword is not None for a in node.args):
+            self.fail("TC0303", "slice() takes 1 to 3 positional arguments", node)
+        none = [None if isinstance(a, cst.Name) and a.value == "None" else a for a in args]
+        lower, upper, step = (None, none[0], None) if len(none) == 1 else (none + [None])[:3]
+        return SliceArgs(lower, upper, step, node)
+
+    def store_tile_subscript(self, base, target: cst.Subscript, value, node, aug) -> list:
+        """t[i] = row, t[a:b, c] = sub: a tile_assign of the value at the slice's place."""
+        items = self.subscript_items(target)
+        shape = base.type.shape
+        if len(items) > len(shape):
+            self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(shape)}", target)
+        if aug is not None:
+            self.fail("TC0401", "unsupported syntax: `+=`/`-=` on a tile slice; write t[...] = t[...] + x",
+                      node)
+        offsets, full = [], []
+        for k, extent in enumerate(shape):
+            item = items[k] if k < len(items) else None
+            if item is not None and not isinstance(item, cst.Slice):
+                offsets.append(self.tile_index(self.expr(item), item, k, shape))
+                full.append(1)
+                continue
+            start, step, length = self.tile_slice_bounds(item, extent, k, base, target)
+            if step != 1:
+                self.fail("TC0401", "unsupported syntax: assignment to a strided tile slice", item)
+            offsets.append(_int(start, target, self))
+            full.append(length)
+        want = tuple(n for n, item in zip(full, list(items) + [None] * len(shape))
+                     if item is None or isinstance(item, cst.Slice))
+        if not isinstance(value.type, TileT) or value.type.shape != want or value.type.dtype != base.type.dtype:
+            self.fail("TC0101", f"cannot assign {describe(value.type)} to a slice of shape {fmt_shape(want)} of "
+                      f"the {base.type.dtype} tile {fmt_shape(shape)}", node.value)
+        src = self.make_op("tile_reshape", [value], {"shape": tuple(full)}, node) if tuple(full) != want else value
+        self.note_mutation(base.sym, node)
+        self.note_inplace(base.sym)
+        call = ir.OpCall("tile_assign", (base, src, *offsets), (("offset_count", len(offsets)),), base.type,
+                         self.span(node))
+        return [ir.Assign(base.sym, call, self.span(node))]
+
+    # ------------------------------------------------------------ views are copies: no silent aliasing
+
+    def track_view(self, name: str, value) -> None:
+        """`name = <view of a tile variable>`: remembered so later writes through either side are
+        reported (Warp's views alias their parent)."""
+        self.stale_views.pop(name, None)
+        if isinstance(value, ir.OpCall) and value.op in VIEW_OPS and isinstance(value.args[0], ir.Var):
+            self.tile_views[name] = value.args[0].sym.name
+        else:
+            self.tile_views.pop(name, None)
+
+    def note_mutation(self, sym, node) -> None:
+        views = self.tile_views
+        if sym.name in views:
+            self.fail("TC0401", f"unsupported syntax: `{sym.name}` is a view of `{views[sym.name]}`; in Warp "
+                      f"writing into it also changes `{views[sym.name]}`, tilec's views are copies", node,
+                      help=f"write into `{views[sym.name]}` directly")
+        for view, parent in views.items():
+            if parent == sym.name:
+                self.stale_views.setdefault(view, (parent, self.span(node).line))
+
+    def check_not_stale(self, name: str, node) -> None:
+        if name in self.stale_views:
+            parent, line = self.stale_views[name]
+            self.fail("TC0401", f"unsupported syntax: `{name}` is a view of `{parent}`, which changed at line "
+                      f"{line}; in Warp the view sees that change, tilec's views are copies", node,
+                      help=f"take the view again after line {line}")
+
+
+def _int(value: int, node, checker):
+    return ir.Const(int(value), INT32, checker.span(node))
+
+
+__all__ = ["ViewLowering", "SliceArgs"]
