@@ -76,14 +76,32 @@ def main():
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--show-types", is_flag=True,
               help="print each kernel's variables with dtype/shape and, for tiles, GPU storage")
+@click.option("-v", "--verbose", is_flag=True, help="list every kernel compiled, and every one not compiled and why")
 @common_options
-def check(file, show_types, block_dim, max_shared, dump_after):
+def check(file, show_types, verbose, block_dim, max_shared, dump_after):
     """Check FILE and report diagnostics; emit nothing."""
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
     compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    for warning in compiled.warnings:
+        click.echo(render(warning, file, source), err=True)
+    if verbose:
+        click.echo(kernel_listing(compiled, file))
     if show_types:
         click.echo(show_types_text(compiled.module))
+
+
+def kernel_listing(compiled, path: str) -> str:
+    """`tilec check -v`: every kernel instantiation compiled, then every kernel not compiled."""
+    lines = []
+    for k in compiled.module.kernels:
+        origin = "" if k.name == k.source_name else f" (from `{k.source_name}`)"
+        lines.append(f"{path}:{k.span.line}: compiled kernel {k.name}{origin}, block_dim {k.block_dim}")
+    for name, span, reason in compiled.skipped:
+        lines.append(f"{path}:{span.line}: not compiled: kernel {name}: {reason}")
+    n = len(compiled.module.kernels)
+    lines.append(f"{n} kernel{'s' if n != 1 else ''} compiled, {len(compiled.skipped)} not compiled")
+    return "\n".join(lines)
 
 
 def show_types_text(module) -> str:

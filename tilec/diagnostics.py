@@ -40,6 +40,9 @@ CODES = {
     "TC0408": "bad-call",
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
+    "TC0430": "unknown-binding",
+    "TC0431": "binding-not-compiled",
+    "TC0432": "late-binding",
     "TC0501": "not-differentiable",
     "TC0601": "gpu-shared-memory",
 }

@@ -28,6 +28,9 @@ class FuncDef:
     kind: str  # "kernel" or "func"
     block_dim: int | None = None
     enable_backward: bool = True
+    scope: object = None  # the names it sees (a nested def: with its bindings); None: the module's
+    bindings: tuple = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
+    key: object = None  # what tells apart two nested funcs of one name; None: the name
 
 
 @dataclass
