@@ -34,6 +34,12 @@ def kernel_instance(base: str, bindings: list) -> str:
     return out
 
 
+def block_dim_instance(kernel: str, block_dim: int) -> str:
+    """The C-level name of a kernel compiled for one of several block_dims (the loader keeps
+    the kernel's name and picks the instance by the launch's block_dim)."""
+    return f"{kernel}__block_dim_{block_dim}"
+
+
 # Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
 ELEMENT_INDEX = "_e"
 REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)

@@ -3,6 +3,7 @@ overloads, both launch forms and several block_dims (area prefix `kern`)."""
 from cases import Case, arr, out
 
 P = "kern_nested.py"
+L = "kern_launch.py"
 SCAN = "Warp 1.19's tile_scan_inclusive has a zero adjoint (DESIGN section 6)"
 
 CASES = [
@@ -38,4 +39,29 @@ CASES = [
     Case("kern_loop_last_value", P, "sum_first__COUNT_5", dim=(1,), args=(arr(8), out(1)), warp_kernel="looped[1]"),
     Case("kern_class_kernel", P, "negate_sum", dim=(3,), args=(arr(6, 8), out(24)), warp_kernel="Ops.negate_sum"),
     Case("kern_test_function_local", P, "local_const", dim=(2,), args=(arr(16), out(16)), warp_kernel="local_const"),
+    # launch(dim, block_dim=B) of a tile kernel: wp.tid() is the global thread index
+    Case("kern_simt_normalize_b16", L, "block_normalize", dim=(64,), args=(arr(64), out(64)), block_dim=16,
+         launch="simt"),
+    Case("kern_simt_normalize_b32", L, "block_normalize", dim=(96,), args=(arr(96), out(96)), block_dim=32,
+         launch="simt"),
+    Case("kern_simt_normalize_b64", L, "block_normalize", dim=(128,), args=(arr(128), out(128)), block_dim=64,
+         launch="simt"),
+    Case("kern_simt_logsumexp_b16", L, "block_max_shift", dim=(48,), args=(arr(48), out(48)), block_dim=16,
+         launch="simt"),
+    Case("kern_simt_logsumexp_b32", L, "block_max_shift", dim=(64,), args=(arr(64), out(64)), block_dim=32,
+         launch="simt"),
+    Case("kern_simt_logsumexp_b64", L, "block_max_shift", dim=(64,), args=(arr(64), out(64)), block_dim=64,
+         launch="simt"),
+    Case("kern_simt_untile_b8", L, "untile_poly", dim=(40,), args=(arr(40), out(40)), block_dim=8, launch="simt"),
+    Case("kern_simt_untile_b32", L, "untile_poly", dim=(64,), args=(arr(64), out(64)), block_dim=32, launch="simt"),
+    Case("kern_tiled_rows_exp_b32", L, "rows_exp", dim=(3,), args=(arr(48), out(48)), block_dim=32),
+    Case("kern_simt_rows_exp_b64", L, "rows_exp", dim=(3, 64), args=(arr(48), out(48)), block_dim=64,
+         launch="simt"),
+    Case("kern_tiled_rows_dot_b16", L, "rows_dot", dim=(4,), args=(arr(8, 16), arr(8, 16), out(8)), block_dim=16),
+    Case("kern_tiled_rows_dot_b128", L, "rows_dot", dim=(4,), args=(arr(8, 16), arr(8, 16), out(8)),
+         block_dim=128),
+    Case("kern_simt_lane_gather_b64", L, "lane_gather", dim=(4, 64), args=(arr(4, 64), out(4, 64)), block_dim=64,
+         launch="simt"),
+    Case("kern_simt_lane_gather_b16", L, "lane_gather", dim=(4, 64), args=(arr(4, 64), out(4, 64)), block_dim=16,
+         launch="simt"),
 ]

@@ -11,7 +11,7 @@ import dataclasses
 
 import libcst as cst
 
-from .. import ir
+from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
 from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
 from . import annotations as ann
@@ -19,6 +19,14 @@ from .check import FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
+
+
+def block_dims_of(fd, default: int) -> list:
+    """A kernel's block_dims: its decorator's, else the `block_dim=` constants of its launches in
+    the file (one instance each), else the command line's (`--block-dim`, 256 by default)."""
+    if fd.block_dim:
+        return [fd.block_dim]
+    return list(fd.launch_block_dims) or [default]
 
 
 class ModuleChecker:
@@ -41,14 +49,18 @@ class ModuleChecker:
             param_types = self.signature(fd)
             if param_types is None:
                 continue
-            block_dim = fd.block_dim or self.options.block_dim
-            checker = FunctionChecker(self, fd, param_types, block_dim, name)
-            before = len(self.diags.items)
-            fn = checker.check()
-            self.note_instance(before, name, fd)
-            self.check_kernel_params(fd, fn)
-            self.check_shared_budget(fn)
-            kernels.append(fn)
+            block_dims = block_dims_of(fd, self.options.block_dim)
+            for block_dim in block_dims:
+                instance = name if len(block_dims) == 1 else naming.block_dim_instance(name, block_dim)
+                checker = FunctionChecker(self, fd, param_types, block_dim, instance)
+                before = len(self.diags.items)
+                fn = checker.check()
+                if instance != name:
+                    fn = dataclasses.replace(fn, launch_name=name)
+                self.note_instance(before, instance, fd, block_dim if instance != name else None)
+                self.check_kernel_params(fd, fn)
+                self.check_shared_budget(fn)
+                kernels.append(fn)
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
         return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants)
@@ -86,12 +98,13 @@ class ModuleChecker:
             types.append(t)
         return types if ok else None
 
-    def note_instance(self, before: int, name: str, fd) -> None:
+    def note_instance(self, before: int, name: str, fd, block_dim: int | None = None) -> None:
         """Names the instantiation in the diagnostics its check added (a nested kernel is checked
-        once per binding, and an error may hold for one binding only)."""
-        if not fd.bindings:
+        once per binding and block_dim, and an error may hold for one of them only)."""
+        bindings = fd.bindings + ((("block_dim", block_dim),) if block_dim is not None else ())
+        if not bindings:
             return
-        values = ", ".join(f"{k} = {v!r}" for k, v in fd.bindings)
+        values = ", ".join(f"{k} = {v!r}" for k, v in bindings)
         for i in range(before, len(self.diags.items)):
             d = self.diags.items[i]
             self.diags.items[i] = dataclasses.replace(d, notes=d.notes + (f"in kernel `{name}` ({values})",))

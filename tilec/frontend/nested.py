@@ -87,6 +87,34 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
         base_counts[f.node.name.value] = base_counts.get(f.node.name.value, 0) + 1
     for f in plain:
         _instantiate(f, walker, scope, parsed, diags, out, taken, base_counts)
+    launched = launch_block_dims(walker, scope)
+    for fd in scope.kernels.values():
+        fd.launch_block_dims = tuple(sorted(launched.get(fd.name, ())))
+    return out
+
+
+def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
+    """Kernel def name -> the constant `block_dim=` values of its `wp.launch`/`wp.launch_tiled`
+    calls in the file (`wp.launch(k, ...)`, `wp.launch(kernel=Ops.k, ...)`)."""
+    out: dict = {}
+    for call, frames in walker.calls:
+        if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
+            continue
+        kernel = next((a.value for a in call.args if a.keyword is None), None)
+        kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
+        block_dim = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "block_dim"), None)
+        name = kernel.value if isinstance(kernel, cst.Name) else (
+            kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
+        if name is None or block_dim is None:
+            continue
+        # `k = make(16); wp.launch(k, ...)`: the kernels defined in `make`
+        names = {name} | {f.node.name.value for f in walker.found if f.kind == "kernel" and any(
+            fr.kind == "def" and fr.name in walker.made_by.get(name, ()) for fr in f.frames)}
+        for env in _call_envs(frames, scope):
+            value = _value(block_dim, scope, env)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
+                for n in names:
+                    out.setdefault(n, set()).add(value)
     return out
 
 
@@ -100,6 +128,7 @@ class _Walker:
         self.scope = scope
         self.found: list = []
         self.calls: list = []  # (cst.Call, frames)
+        self.made_by: dict = {}  # variable -> names of the functions whose call result it holds
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -134,6 +163,11 @@ class _Walker:
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self.expr(small, frames)
+                if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)
+                        and isinstance(small.value.func, cst.Name)):
+                    for t in small.targets:
+                        for n in _target_names(t.target):
+                            self.made_by.setdefault(n, set()).add(small.value.func.value)
         elif isinstance(stmt, (cst.If, cst.While)):
             self.expr(stmt.test, frames)
             self.block(_body(stmt.body), frames)

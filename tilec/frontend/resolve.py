@@ -31,6 +31,7 @@ class FuncDef:
     scope: object = None  # the names it sees (a nested def: with its bindings); None: the module's
     bindings: tuple = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
     key: object = None  # what tells apart two nested funcs of one name; None: the name
+    launch_block_dims: tuple = ()  # constant `block_dim=` of this kernel's launches in the file
 
 
 @dataclass

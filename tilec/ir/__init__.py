@@ -151,6 +151,7 @@ class Function:
     storage: tuple = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
     tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
     differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
+    launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")
