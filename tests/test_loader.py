@@ -102,8 +102,8 @@ def test_empty_launch_and_plain_kernel_checks(mod):
     assert list(A) == [3 * i for i in range(10)]
     with pytest.raises(ValueError, match="argument `k` = 300 does not fit in int8"):
         mod.simt.launch(dim=10, inputs=[A, 300])
-    with pytest.raises(TypeError, match="uses tile operations; call launch_tiled"):
-        mod.scale.launch(dim=4, inputs=good())
+    with pytest.raises(ValueError, match="launch\\(\\) of a tile kernel runs blocks of block_dim="):
+        mod.scale.launch(dim=(2, 4), inputs=good())  # the SIMT form needs whole blocks of threads
 
 
 def test_non_contiguous_and_negative_strides(mod):

@@ -97,7 +97,8 @@ def main():
               help="print each kernel's variables with dtype/shape and, for tiles, GPU storage")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
               help="diagnostics as text on stderr, or as JSON / SARIF 2.1.0 on stdout")
-@click.option("-v", "--verbose", is_flag=True, help="print each step with its time")
+@click.option("-v", "--verbose", is_flag=True,
+              help="print each step with its time; list every kernel compiled, and every one not compiled and why")
 @common_options
 def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, color):
     """Check FILE and report diagnostics; emit nothing."""
@@ -113,6 +114,8 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
         reporter.diagnostic(render(warning, file, source))
     if not compiled.module.kernels:
         reporter.diagnostic(f"{file}: warning: {NO_KERNELS}")
+    if verbose:
+        click.echo(kernel_listing(compiled, file))
     if show_types:
         click.echo(show_types_text(compiled.module))
 
@@ -134,6 +137,19 @@ def _report_as_data(file: str, source: str, options, fmt: str):
         items.append(report.file_message("warning", NO_KERNELS))
     click.echo(report.to_json(file, items) if fmt == "json" else report.to_sarif(file, items))
     sys.exit(1 if any(d["severity"] == "error" for d in items) else 0)
+
+
+def kernel_listing(compiled, path: str) -> str:
+    """`tilec check -v`: every kernel instantiation compiled, then every kernel not compiled."""
+    lines = []
+    for k in compiled.module.kernels:
+        origin = "" if k.name == k.source_name else f" (from `{k.source_name}`)"
+        lines.append(f"{path}:{k.span.line}: compiled kernel {k.name}{origin}, block_dim {k.block_dim}")
+    for name, span, reason in compiled.skipped:
+        lines.append(f"{path}:{span.line}: not compiled: kernel {name}: {reason}")
+    n = len(compiled.module.kernels)
+    lines.append(f"{n} kernel{'s' if n != 1 else ''} compiled, {len(compiled.skipped)} not compiled")
+    return "\n".join(lines)
 
 
 def show_types_text(module) -> str:

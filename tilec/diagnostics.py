@@ -41,6 +41,9 @@ CODES = {
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
     "TC0430": "not-supported-yet",
+    "TC0433": "unknown-binding",
+    "TC0434": "binding-not-compiled",
+    "TC0435": "late-binding",
     "TC0501": "not-differentiable",
     "TC0601": "gpu-shared-memory",
 }

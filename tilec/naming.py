@@ -29,6 +29,22 @@ def func_instance(source_name: str, index: int) -> str:
     return source_name if index == 0 else f"{source_name}_{index}"
 
 
+def kernel_instance(base: str, bindings: list) -> str:
+    """The module name of one instantiation of a nested kernel: `k__TILE_16` for `TILE = 16`
+    (values spelled as identifiers: `-` -> `m`, `.` -> `p`)."""
+    out = base
+    for name, value in bindings:
+        spelled = "".join(c if c.isalnum() else {"-": "m", ".": "p"}.get(c, "_") for c in value)
+        out += f"__{name}_{spelled}"
+    return out
+
+
+def block_dim_instance(kernel: str, block_dim: int) -> str:
+    """The C-level name of a kernel compiled for one of several block_dims (the loader keeps
+    the kernel's name and picks the instance by the launch's block_dim)."""
+    return f"{kernel}__block_dim_{block_dim}"
+
+
 # Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
 ELEMENT_INDEX = "_e"
 REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)

@@ -13,6 +13,7 @@ from . import ir
 from .diagnostics import CompileError, Diagnostics
 from .frontend.check import Options
 from .frontend.module import ModuleChecker
+from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
 from .frontend.resolve import resolve
 from .passes.verify import verify_module
@@ -25,6 +26,7 @@ class Compiled:
     parsed: Parsed
     module: ir.Module
     warnings: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)  # (kernel, span, reason): kernels not compiled
 
 
 def module_name(path: str) -> str:
@@ -42,6 +44,7 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     if dump_after == "parse":
         out.write(parsed.tree.code)
     scope = resolve(parsed, diags)
+    found = discover(scope, parsed, diags)  # kernels/funcs below module level, per binding
     if dump_after == "resolve":
         out.write(_dump_scope(scope))
     module = ModuleChecker(parsed, scope, diags, options).run()
@@ -51,7 +54,7 @@ def compile_source(source: str, filename: str, options: Options | None = None,
         raise AssertionError("IR verifier: " + "; ".join(problems))
     if dump_after == "check":
         out.write(ir.dump_module(module))
-    return Compiled(parsed, module, [d for d in diags.items if d.severity != "error"])
+    return Compiled(parsed, module, [d for d in diags.items if d.severity != "error"], found.skipped)
 
 
 def _stop_on_errors(diags: Diagnostics) -> None:

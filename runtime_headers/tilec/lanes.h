@@ -142,7 +142,8 @@ template <class T> T* Ctx::shared_slots() {
 struct LaunchDesc {
     int64_t dim[4];
     int32_t ndim;
-    int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates
+    int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates; 2: tid() is the global
+                       // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane)
     int32_t block_dim;
     int32_t num_threads;  // 0: all cores
 };
@@ -210,7 +211,8 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
                 ctxs[l].group = group;
                 tapes[l].top = 0;
                 ctxs[l].tape = &tapes[l];
-                if (L.lane_tid) ctxs[l].tid[L.ndim] = l;
+                if (L.lane_tid == 1) ctxs[l].tid[L.ndim] = l;
+                if (L.lane_tid == 2) ctxs[l].tid[L.ndim - 1] = base.tid[L.ndim - 1] * L.block_dim + l;
             }
             group->run(body, ctxs.data());
         }

@@ -31,7 +31,7 @@ def _refs(case):
 
 def _launch(kernel, case, args, device, **adjoint):
     launch = kernel.launch_tiled if case.launch == "tiled" else kernel.launch
-    launch(dim=case.dim, inputs=args, device=device, **adjoint)
+    launch(dim=case.dim, inputs=args, device=device, block_dim=case.block_dim, **adjoint)
 
 
 def _inputs(case, refs):

@@ -127,6 +127,8 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "params": [_param_meta(p) for p in k.params],
             "entries": {"cpu": entries},
         }
+        if k.launch_name:  # one of several instances (per block_dim) the loader shows as one kernel
+            kernels[k.name]["launch_name"] = k.launch_name
         if plan.why_not is not None:
             kernels[k.name]["no_backward"] = f"{plan.why_not.span}: {plan.why_not.message}"
         if not k.differentiate:

@@ -66,7 +66,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False):
         self.module = module
-        self.scope: Scope = module.scope
+        self.scope: Scope = getattr(fd, "scope", None) or module.scope  # a nested def's own bindings
         self.parsed: Parsed = module.parsed
         self.diags: Diagnostics = module.diags
         self.fd = fd

@@ -7,9 +7,11 @@ name the variables, then unify with each call site.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
-from .. import ir
+from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
 from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
 from . import annotations as ann
@@ -17,6 +19,14 @@ from .check import FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
+
+
+def block_dims_of(fd, default: int) -> list:
+    """A kernel's block_dims: its decorator's, else the `block_dim=` constants of its launches in
+    the file (one instance each), else the command line's (`--block-dim`, 256 by default)."""
+    if fd.block_dim:
+        return [fd.block_dim]
+    return list(fd.launch_block_dims) or [default]
 
 
 class ModuleChecker:
@@ -39,12 +49,18 @@ class ModuleChecker:
             param_types = self.signature(fd)
             if param_types is None:
                 continue
-            block_dim = fd.block_dim or self.options.block_dim
-            checker = FunctionChecker(self, fd, param_types, block_dim, name)
-            fn = checker.check()
-            self.check_kernel_params(fd, fn)
-            self.check_shared_budget(fn)
-            kernels.append(fn)
+            block_dims = block_dims_of(fd, self.options.block_dim)
+            for block_dim in block_dims:
+                instance = name if len(block_dims) == 1 else naming.block_dim_instance(name, block_dim)
+                checker = FunctionChecker(self, fd, param_types, block_dim, instance)
+                before = len(self.diags.items)
+                fn = checker.check()
+                if instance != name:
+                    fn = dataclasses.replace(fn, launch_name=name)
+                self.note_instance(before, instance, fd, block_dim if instance != name else None)
+                self.check_kernel_params(fd, fn)
+                self.check_shared_budget(fn)
+                kernels.append(fn)
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
         return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants)
@@ -69,7 +85,7 @@ class ModuleChecker:
                 ok = False
                 continue
             try:
-                t = ann.annotation(p.annotation.annotation, self.scope)
+                t = ann.annotation(p.annotation.annotation, fd.scope or self.scope)
             except ann.AnnotationError as e:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
@@ -81,6 +97,17 @@ class ModuleChecker:
                 continue
             types.append(t)
         return types if ok else None
+
+    def note_instance(self, before: int, name: str, fd, block_dim: int | None = None) -> None:
+        """Names the instantiation in the diagnostics its check added (a nested kernel is checked
+        once per binding and block_dim, and an error may hold for one of them only)."""
+        bindings = fd.bindings + ((("block_dim", block_dim),) if block_dim is not None else ())
+        if not bindings:
+            return
+        values = ", ".join(f"{k} = {v!r}" for k, v in bindings)
+        for i in range(before, len(self.diags.items)):
+            d = self.diags.items[i]
+            self.diags.items[i] = dataclasses.replace(d, notes=d.notes + (f"in kernel `{name}` ({values})",))
 
     def check_kernel_params(self, fd, fn: ir.Function) -> None:
         pass
@@ -119,13 +146,14 @@ class ModuleChecker:
 
     def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None):
         """The instance of func `name` for these argument types; raises Abort after a diagnostic."""
-        fd = self.scope.funcs[name]
+        fd = caller.scope.funcs[name]  # a nested kernel sees the funcs defined beside it
+        fkey = fd.key or name
         span = caller.span(call_node)
         if name in self.stack:
             self.diags.error("TC0402", f"recursive call of `{name}`: tilec needs a static call graph", span)
             raise Abort()
         declared = self.signature(fd)
-        if declared is None or name in self.failed:
+        if declared is None or fkey in self.failed:
             raise Abort()
         if len(declared) != len(args):
             self.diags.error("TC0408", f"{name}: expects {len(declared)} argument(s), got {len(args)}", span)
@@ -133,7 +161,7 @@ class ModuleChecker:
         if any(isinstance(t, TileT) and not t.is_concrete for t in declared):
             self.generic_check(name, fd, declared, block_dim)
         concrete = self.bind_params(name, fd, declared, args, call_node, caller, arg_nodes)
-        key = (name, tuple(concrete), block_dim)
+        key = (fkey, tuple(concrete), block_dim)
         if key in self.instances:
             fn = self.instances[key]
             if fn is None:
@@ -160,12 +188,13 @@ class ModuleChecker:
         return fn
 
     def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
-        if name in self.generic_ok:
-            if not self.generic_ok[name]:
+        gkey = fd.key or name
+        if gkey in self.generic_ok:
+            if not self.generic_ok[gkey]:
                 raise Abort()
             return
         if any(t == ann.ANY for t in declared):
-            self.generic_ok[name] = True
+            self.generic_ok[gkey] = True
             return
         self.stack.append(name)
         before = len(self.diags.items)
@@ -175,8 +204,8 @@ class ModuleChecker:
             pass
         finally:
             self.stack.pop()
-        self.generic_ok[name] = len(self.diags.items) == before
-        if not self.generic_ok[name]:
+        self.generic_ok[gkey] = len(self.diags.items) == before
+        if not self.generic_ok[gkey]:
             raise Abort()
 
     def bind_params(self, name, fd, declared, args, call_node, caller, arg_nodes) -> list:

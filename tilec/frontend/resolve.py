@@ -29,6 +29,10 @@ class FuncDef:
     kind: str  # "kernel" or "func"
     block_dim: int | None = None
     enable_backward: bool | None = None  # None: the module's option (wp.set_module_options), else True
+    scope: object = None  # the names it sees (a nested def: with its bindings); None: the module's
+    bindings: tuple = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
+    key: object = None  # what tells apart two nested funcs of one name; None: the name
+    launch_block_dims: tuple = ()  # constant `block_dim=` of this kernel's launches in the file
 
 
 @dataclass

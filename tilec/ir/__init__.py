@@ -153,6 +153,7 @@ class Function:
     differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
     byref: tuple = ()  # positions of tile params a func updates in place: the caller's tile changes
     custom_adjoint: str | None = None  # "func_grad"/"func_replay" registered for this func (not applied)
+    launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

@@ -63,6 +63,7 @@ _INT_RANGES = {
     "uint64": (0, 2**64 - 1),
 }
 _MAX_GRID = 2**31 - 1
+_GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
 
 
 class _Array(ctypes.Structure):
@@ -212,7 +213,7 @@ class Kernel:
     """One compiled kernel: forward and adjoint launches on the CPU."""
 
     def __init__(self, name, meta):
-        self.name = name
+        self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self.params = meta["params"]
         self.block_dim = meta["block_dim"]
@@ -225,14 +226,25 @@ class Kernel:
 
     def launch(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
                device="cpu", block_dim=None, num_threads=0, stream=None):
-        """A plain launch: one thread per point of `dim` (Warp's wp.launch)."""
-        if self.meta["tiled"]:
-            raise TypeError(f"{self.name}: uses tile operations; call launch_tiled(dim=..., ...)")
+        """A plain launch: one thread per point of `dim` (Warp's wp.launch). For a kernel with tile
+        operations, wp.tid() is the global thread index and each run of block_dim consecutive
+        threads along the last dimension is one block sharing its tiles (Warp's
+        launch_tiled(dim, B) is launch(dim + (B,), B))."""
         grid = _grid(dim, self.name)
         if self.meta["tid_count"] > len(grid):
             raise ValueError(f"{self.name}: unpacks {self.meta['tid_count']} values from wp.tid() but "
                              f"dim has {len(grid)} dimension(s)")
-        return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads, stream)
+        if not self.meta["tiled"]:
+            return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads,
+                             stream)
+        block_dim = self._block_dim(block_dim)
+        if grid[-1] % block_dim:
+            raise ValueError(f"{self.name}: launch() of a tile kernel runs blocks of block_dim={block_dim} threads "
+                             f"along the last dimension of `dim`, and {grid[-1]} is not a multiple of {block_dim} "
+                             "(pad dim, or use launch_tiled)")
+        blocks = grid[:-1] + (grid[-1] // block_dim,)
+        return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                         num_threads, stream)
 
     def torch_function(self, dim, outputs, device=None):
         """A torch.autograd.Function launching this kernel forward and its adjoint backward over
@@ -243,10 +255,7 @@ class Kernel:
                      device="cpu", block_dim=None, num_threads=0, stream=None):
         """A tiled launch: one block of block_dim lanes per point of `dim` (Warp's wp.launch_tiled)."""
         grid = _grid(dim, self.name)
-        if block_dim is not None and block_dim != self.block_dim:
-            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
-                             f"{self.block_dim}; rebuild with --block-dim {block_dim} or "
-                             f"@tl.kernel(block_dim={block_dim})")
+        self._block_dim(block_dim)
         n = self.meta["tid_count"]
         if n > len(grid) + 1:
             raise ValueError(f"{self.name}: unpacks {n} values from wp.tid() but dim has {len(grid)} "
@@ -254,6 +263,14 @@ class Kernel:
         lane_tid = 1 if n == len(grid) + 1 else 0
         return self._run(grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device,
                          self.block_dim, num_threads, stream)
+
+    def _block_dim(self, block_dim):
+        if block_dim is not None and block_dim != self.block_dim:
+            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
+                             f"{self.block_dim}; launch it with block_dim={block_dim} in the source file "
+                             f"(one instance per value), rebuild with --block-dim {block_dim}, or use "
+                             f"@tl.kernel(block_dim={block_dim})")
+        return self.block_dim
 
     # -------------------------------------------------------------- checking
 
@@ -487,7 +504,41 @@ def _array(name, p, value):
     return (desc, value)
 
 
-for _name, _meta in MANIFEST["kernels"].items():
-    globals()[_name] = Kernel(_name, _meta)
+class Instances:
+    """One kernel compiled as several instances (one per block_dim of its launches in the file):
+    a launch runs the instance compiled for its block_dim."""
 
-__all__ = sorted(MANIFEST["kernels"])
+    def __init__(self, name, kernels):
+        self.name = name
+        self.kernels = {k.block_dim: k for k in kernels}
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name}, block_dim {sorted(self.kernels)}>"
+
+    def pick(self, block_dim):
+        if block_dim is None:
+            block_dim = 256  # Warp's default
+        if block_dim not in self.kernels:
+            raise ValueError(f"{self.name}: no instance for block_dim={block_dim}; compiled for block_dim "
+                             f"{', '.join(map(str, sorted(self.kernels)))} (from the launches in the source file)")
+        return self.kernels[block_dim]
+
+    def launch(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        return self.pick(block_dim).launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+    def launch_tiled(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        return self.pick(block_dim).launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+
+def _expose():
+    """Each kernel under its name; instances of one kernel (launch_name) behind one Instances."""
+    groups = {}
+    for name, meta in MANIFEST["kernels"].items():
+        groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    for name, kernels in groups.items():
+        globals()[name] = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
+            Instances(name, kernels)
+    return sorted(groups)
+
+
+__all__ = _expose()

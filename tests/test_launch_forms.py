@@ -1,0 +1,119 @@
+"""Both launch forms of a tile kernel (issue #13 item 8) and block_dim per kernel: from the
+decorator, else the `block_dim=` constants of the file's launches (one instance each), else
+--block-dim; the loader runs the instance matching the launch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build, compile_ir
+
+PROGRAM = '''\
+import tilec as tl
+import warp as wp
+
+
+@wp.kernel
+def block_sums(x: wp.array(dtype=float), y: wp.array(dtype=float), sums: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    t = wp.tile(v * v)
+    s = wp.tile_sum(t)
+    y[i] = v * s[0]
+    wp.tile_store(sums, s, offset=i // 16)
+
+
+@wp.kernel
+def grid2(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    r, c = wp.tid()
+    v = x[r, c]
+    t = wp.tile(v)
+    y[r, c] = wp.untile(t * 2.0) + wp.tile_sum(t)[0]
+
+
+@tl.kernel(block_dim=8)
+def pinned(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] + 1.0
+
+
+@wp.kernel
+def unlaunched(x: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=4)
+    wp.tile_store(x, t * 2.0)
+
+
+def host(x, y, s, x2, y2):
+    wp.launch(block_sums, dim=64, inputs=[x, y, s], block_dim=16)
+    wp.launch(block_sums, dim=64, inputs=[x, y, s], block_dim=32)
+    for bd in (8, 16):
+        wp.launch(grid2, dim=(3, 16), inputs=[x2, y2], block_dim=bd)
+    wp.launch(pinned, dim=4, inputs=[x], block_dim=64)
+'''
+
+
+def test_block_dims_come_from_decorator_launches_then_command_line():
+    module = compile_ir(PROGRAM, "forms", block_dim=64)
+    got = sorted((k.name, k.launch_name, k.block_dim) for k in module.kernels)
+    assert got == [
+        ("block_sums__block_dim_16", "block_sums", 16), ("block_sums__block_dim_32", "block_sums", 32),
+        ("grid2__block_dim_16", "grid2", 16), ("grid2__block_dim_8", "grid2", 8),
+        ("pinned", "", 8), ("unlaunched", "", 64),
+    ]
+
+
+def reference_block_sums(x, block_dim):
+    sums = (x.reshape(-1, block_dim) ** 2).sum(axis=1)
+    return x * np.repeat(sums, block_dim), sums
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_simt_launch_of_a_tile_kernel(device):
+    mod = build(PROGRAM, "forms", block_dim=64, target="cpu" if device == "cpu" else "cuda-emu")
+    x = np.linspace(-1, 1, 64).astype(np.float32)
+    for bd in (16, 32):
+        y, sums = np.zeros(64, np.float32), np.zeros(4, np.float32)
+        mod.block_sums.launch(dim=64, inputs=[x, y, sums], block_dim=bd, device=device)
+        want_y, want_sums = reference_block_sums(x.astype(np.float64), bd)
+        np.testing.assert_allclose(y, want_y, rtol=1e-5, atol=1e-6)
+        if bd == 16:  # block b stores its sum at offset (16 b) // 16 = b
+            np.testing.assert_allclose(sums, want_sums, rtol=1e-5)
+        # adjoint of sum(seed * y): d/dx_i = seed_i * s_b + 2 x_i * sum_{j in b} seed_j x_j
+        seed = np.cos(np.arange(64)).astype(np.float32)
+        adj_x = np.zeros(64, np.float32)
+        mod.block_sums.launch(dim=64, inputs=[x, y, sums], adj_inputs=[adj_x, seed.copy(), np.zeros(4, np.float32)],
+                              adjoint=True, block_dim=bd, device=device)
+        xd = x.astype(np.float64)
+        blocks = (seed * xd).reshape(-1, bd).sum(axis=1)
+        want = seed * np.repeat(want_sums, bd) + 2 * xd * np.repeat(blocks, bd)
+        np.testing.assert_allclose(adj_x, want, rtol=1e-4, atol=1e-5)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_simt_launch_with_two_dimensions_runs_blocks_along_the_last():
+    mod = build(PROGRAM, "forms", block_dim=64)
+    x = np.arange(48, dtype=np.float32).reshape(3, 16) / 10
+    for bd in (8, 16):
+        y = np.zeros_like(x)
+        mod.grid2.launch(dim=(3, 16), inputs=[x, y], block_dim=bd)
+        blocks = x.reshape(3, 16 // bd, bd).sum(axis=2)
+        np.testing.assert_allclose(y, 2 * x + np.repeat(blocks, bd, axis=1), rtol=1e-5)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_the_loader_picks_the_instance_or_names_the_ones_there_are():
+    mod = build(PROGRAM, "forms", block_dim=64)
+    x, y, s = np.zeros(64, np.float32), np.zeros(64, np.float32), np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match=r"block_sums: no instance for block_dim=64; compiled for block_dim 16, 32"):
+        mod.block_sums.launch(dim=64, inputs=[x, y, s], block_dim=64)
+    with pytest.raises(ValueError, match=r"40 is not a multiple of 16"):
+        mod.block_sums.launch(dim=40, inputs=[x, y, s], block_dim=16)
+    with pytest.raises(ValueError, match=r"pinned: block_dim=64 differs from the compiled block_dim 8"):
+        mod.pinned.launch_tiled(dim=1, inputs=[x], block_dim=64)
+    mod.unlaunched.launch_tiled(dim=1, inputs=[x])  # --block-dim: one instance, under its own name
+    assert mod.unlaunched.block_dim == 64

@@ -1,0 +1,162 @@
+"""Kernels defined below module level (issue #13 item 4): every `@wp.kernel` in a file is
+compiled once per statically visible binding or named by a diagnostic; `tilec check -v` lists
+both."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilec import naming
+from tilec.diagnostics import Diagnostics
+from tilec.frontend.check import Options
+from tilec.frontend.module import ModuleChecker
+from tilec.frontend.nested import discover
+from tilec.frontend.parse import parse
+from tilec.frontend.resolve import resolve
+from tilec.pipeline import compile_source
+
+ROOT = Path(__file__).resolve().parent
+PROGRAM = '''\
+import warp as wp
+
+TILE = 8
+
+
+def make(T: int):
+    @wp.func
+    def twice(x: float):
+        return x * 2.0
+
+    @wp.kernel
+    def scale(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+        i = wp.tid()
+        t = wp.tile_load(a, shape=T, offset=i * T)
+        wp.tile_store(b, wp.tile_map(twice, t), offset=i * T)
+
+    return scale
+
+
+def test_something():
+    N = 4
+
+    @wp.kernel
+    def fill(a: wp.array(dtype=float)):
+        a[wp.tid()] = float(N)
+
+
+class Holder:
+    @wp.kernel
+    def in_class(a: wp.array(dtype=float)):
+        a[0] = 1.0
+
+
+if __name__ == "__main__":
+    @wp.kernel
+    def fill(a: wp.array(dtype=float)):
+        a[0] = 2.0
+
+    for size in (16, 32):
+        k = make(size)
+'''
+
+
+def kernel_defs(source: str) -> list:
+    """(line of the name, last line) of the `def` of every @wp.kernel in the text, found without tilec."""
+    lines = source.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if re.match(r"\s*@wp\.kernel\b", line):
+            j = i + 1
+            while not lines[j].lstrip().startswith("def "):
+                j += 1
+            indent = len(lines[j]) - len(lines[j].lstrip())
+            end = j + 1
+            while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+                end += 1
+            out.append((j + 1, end))
+    return out
+
+
+def outcome(source: str, name: str = "prog.py"):
+    """(kernels checked, diagnostics) of a file, whether or not it has errors: the pipeline's
+    front end up to the module check, which goes on past a failing kernel."""
+    diags = Diagnostics()
+    parsed = parse(source, name, "prog")
+    scope = resolve(parsed, diags)
+    discover(scope, parsed, diags)
+    module = ModuleChecker(parsed, scope, diags, Options()).run()
+    return module.kernels, diags.items
+
+
+def test_instances_are_named_by_their_bindings():
+    compiled = compile_source(PROGRAM, "prog.py")
+    names = sorted(k.name for k in compiled.module.kernels)
+    assert names == ["fill", "in_class", "scale__T_16", "scale__T_32", "test_something_fill"]
+    by_name = {k.name: k for k in compiled.module.kernels}
+    assert by_name["scale__T_32"].source_name == "scale"
+    assert [p.type for p in by_name["test_something_fill"].params] == [p.type for p in by_name["fill"].params]
+
+
+def test_spelling_of_values():
+    assert naming.kernel_instance("k", [("S", "-0.5"), ("dtype", "float64")]) == "k__S_m0p5__dtype_float64"
+
+
+@pytest.mark.parametrize("path", [ROOT / "ui" / "nested.py", ROOT / "conformance" / "programs" / "kern_nested.py",
+                                  None], ids=["ui", "conformance", "inline"])
+def test_no_kernel_is_dropped_silently(path):
+    source = PROGRAM if path is None else path.read_text()
+    kernels, diags = outcome(source)
+    compiled = {k.span.line for k in kernels}
+    errors = [d.span.line for d in diags if d.severity == "error"]
+    for line, end in kernel_defs(source):
+        assert line in compiled or any(line <= e <= end for e in errors), (
+            f"the kernel at line {line} was dropped silently")
+    if path is None:
+        assert not errors and len(compiled) == len(kernel_defs(source))
+
+
+def test_unknowable_binding_is_an_error_at_the_kernel():
+    source = '''\
+import warp as wp
+
+
+def make(T: int):
+    @wp.kernel
+    def k(a: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=T)
+        wp.tile_store(a, t)
+    return k
+
+
+def host(n):
+    return make(n)
+'''
+    _, diags = outcome(source)
+    [d] = [d for d in diags if d.severity == "error"]
+    assert (d.code, d.span.line, d.span.col) == ("TC0433", 6, 9)
+    assert "`T`" in d.message and "`n` is not a compile-time constant" in d.message
+    assert d.labels[0].span.line == 13
+
+
+def test_check_verbose_lists_every_kernel(tmp_path):
+    path = tmp_path / "prog.py"
+    path.write_text(PROGRAM + "\n\ndef unknown(T: int):\n    @wp.kernel\n    def lost(a: wp.array(dtype=float)):\n"
+                    "        a[0] = float(T)\n    return lost\n\n\nlost_partly = unknown(3)\nagain = unknown(len(path))\n")
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "check", "-v", "prog.py"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning[TC0434]: kernel `lost` is not compiled for this binding of `T`" in proc.stderr
+    assert proc.stdout.splitlines() == [
+        "prog.py:12: compiled kernel scale__T_16 (from `scale`), block_dim 256",
+        "prog.py:12: compiled kernel scale__T_32 (from `scale`), block_dim 256",
+        "prog.py:24: compiled kernel test_something_fill (from `fill`), block_dim 256",
+        "prog.py:30: compiled kernel in_class, block_dim 256",
+        "prog.py:36: compiled kernel fill, block_dim 256",
+        "prog.py:45: compiled kernel lost__T_3 (from `lost`), block_dim 256",
+        "prog.py:51: not compiled: kernel lost: `T`: `len(path)` is not a compile-time constant",
+        "6 kernels compiled, 1 not compiled",
+    ]

@@ -1,0 +1,635 @@
+"""Nested definitions: kernels and funcs defined anywhere in the file, not only at module level.
+
+Warp code defines kernels inside test functions, classes, `if __name__ == "__main__":` blocks,
+loops (`for T in [8, 16]: @wp.kernel def k(...)`) and kernel factories
+(`def make(TILE: int): @wp.kernel def k(...): ...; return k`). tilec never runs the file, so a
+nested definition whose body (or annotations) uses a name bound by an enclosing function or
+loop -- a *free variable* -- is compiled once per binding visible statically:
+
+- calls of the enclosing function anywhere in the file whose arguments are compile-time
+  constants or dtypes (`make(16)`, `make(TILE=16)`, `make(wp.float64)`; defaults fill the rest;
+  a call inside `for T in [8, 16]:` is evaluated for each element);
+- constant assignments in the enclosing function (`N = 16`, `M = 2 * TILE`);
+- an enclosing `for NAME in [literal, ...]` / `range(constant)` loop.
+
+Each instantiation is a kernel named `<name>__<VAR>_<value>...` (naming.kernel_instance); a
+nested kernel without free variables keeps its name, qualified by its enclosing definitions
+(`<outer>_<name>`) only where that name is taken. Funcs defined beside a nested kernel are
+visible to it with the same binding.
+
+Guarantees: every decorated def below module level ends up in `scope.kernels`/`scope.funcs` once
+per instantiation, with its own Scope (`FuncDef.scope`), or is named by a diagnostic: an error
+at the kernel when no binding of a free variable is known, a warning at each call whose
+arguments are not constant. `Discovery.skipped` lists what was not compiled and why.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import naming
+from ..diagnostics import Diagnostics, Label, Span
+from . import consts
+from .parse import Parsed
+from .resolve import FuncDef, Scope, _function
+
+DECORATORS = ("kernel", "func")
+
+
+@dataclass(frozen=True)
+class DtypeValue:
+    """A binding to a dtype (`make(wp.float64)`): the API attribute name it stands for."""
+
+    api: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A binding tilec cannot evaluate; `why` completes "… because <why>"."""
+
+    why: str
+    span: Span | None = None
+
+
+@dataclass
+class Frame:
+    """An enclosing function, class or loop of a nested definition."""
+
+    kind: str  # "def", "class" or "loop"
+    node: cst.CSTNode
+    name: str = ""  # def/class name
+    bound: set = field(default_factory=set)  # names this frame binds for the code inside it
+
+
+@dataclass
+class Found:
+    node: cst.FunctionDef
+    kind: str  # "kernel" or "func"
+    frames: tuple  # enclosing frames, outermost first
+
+
+@dataclass
+class Discovery:
+    skipped: list = field(default_factory=list)  # (name, span, reason): kernels not compiled
+
+
+def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
+    """Adds every nested kernel/func instantiation to `scope`; see the module docstring."""
+    walker = _Walker(scope)
+    walker.block(parsed.tree.body, (), top=True)
+    out = Discovery()
+    taken = {name: None for name in scope.kernels}
+    plain = [f for f in walker.found if f.kind == "kernel"]
+    base_counts: dict = {}
+    for f in plain:
+        base_counts[f.node.name.value] = base_counts.get(f.node.name.value, 0) + 1
+    for f in plain:
+        _instantiate(f, walker, scope, parsed, diags, out, taken, base_counts)
+    launched = launch_block_dims(walker, scope)
+    for fd in scope.kernels.values():
+        fd.launch_block_dims = tuple(sorted(launched.get(fd.name, ())))
+    return out
+
+
+def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
+    """Kernel def name -> the constant `block_dim=` values of its `wp.launch`/`wp.launch_tiled`
+    calls in the file (`wp.launch(k, ...)`, `wp.launch(kernel=Ops.k, ...)`)."""
+    out: dict = {}
+    for call, frames in walker.calls:
+        if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
+            continue
+        kernel = next((a.value for a in call.args if a.keyword is None), None)
+        kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
+        block_dim = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "block_dim"), None)
+        name = kernel.value if isinstance(kernel, cst.Name) else (
+            kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
+        if name is None or block_dim is None:
+            continue
+        # `k = make(16); wp.launch(k, ...)`: the kernels defined in `make`
+        names = {name} | {f.node.name.value for f in walker.found if f.kind == "kernel" and any(
+            fr.kind == "def" and fr.name in walker.made_by.get(name, ()) for fr in f.frames)}
+        for env in _call_envs(frames, scope):
+            value = _value(block_dim, scope, env)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
+                for n in names:
+                    out.setdefault(n, set()).add(value)
+    return out
+
+
+# ---------------------------------------------------------------- walking the file
+
+
+class _Walker:
+    """Collects decorated defs below module level and every call site, each with its frames."""
+
+    def __init__(self, scope: Scope):
+        self.scope = scope
+        self.found: list = []
+        self.calls: list = []  # (cst.Call, frames)
+        self.made_by: dict = {}  # variable -> names of the functions whose call result it holds
+
+    def decorator_kind(self, node: cst.FunctionDef) -> str | None:
+        for deco in node.decorators:
+            expr = deco.decorator
+            attr = self.scope.api_attr(expr.func if isinstance(expr, cst.Call) else expr)
+            if attr in DECORATORS:
+                return attr
+        return None
+
+    def block(self, stmts, frames: tuple, top: bool = False) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, frames, top)
+
+    def stmt(self, stmt, frames: tuple, top: bool) -> None:
+        if isinstance(stmt, cst.FunctionDef):
+            kind = self.decorator_kind(stmt)
+            if kind is not None:
+                if not top:
+                    self.found.append(Found(stmt, kind, frames))
+                return  # a kernel's own body is the checker's (nested defs there are errors)
+            for deco in stmt.decorators:
+                self.expr(deco.decorator, frames)
+            frame = Frame("def", stmt, stmt.name.value, _bound_in_def(stmt))
+            self.block(_body(stmt.body), frames + (frame,))
+        elif isinstance(stmt, cst.ClassDef):
+            self.block(_body(stmt.body), frames + (Frame("class", stmt, stmt.name.value),))
+        elif isinstance(stmt, cst.For):
+            self.expr(stmt.iter, frames)
+            self.block(_body(stmt.body), frames + (Frame("loop", stmt, "", _target_names(stmt.target)),))
+            if stmt.orelse is not None:
+                self.block(_body(stmt.orelse.body), frames)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.expr(small, frames)
+                if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)
+                        and isinstance(small.value.func, cst.Name)):
+                    for t in small.targets:
+                        for n in _target_names(t.target):
+                            self.made_by.setdefault(n, set()).add(small.value.func.value)
+        elif isinstance(stmt, (cst.If, cst.While)):
+            self.expr(stmt.test, frames)
+            self.block(_body(stmt.body), frames)
+            orelse = stmt.orelse
+            while orelse is not None:
+                if isinstance(orelse, cst.If):
+                    self.expr(orelse.test, frames)
+                    self.block(_body(orelse.body), frames)
+                    orelse = orelse.orelse
+                else:
+                    self.block(_body(orelse.body), frames)
+                    orelse = None
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self.expr(item.item, frames)
+            self.block(_body(stmt.body), frames)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            self.block(_body(stmt.body), frames)
+            for handler in stmt.handlers:
+                self.block(_body(handler.body), frames)
+            for extra in (stmt.orelse, stmt.finalbody):
+                if extra is not None:
+                    self.block(_body(extra.body), frames)
+
+    def expr(self, node, frames: tuple) -> None:
+        calls = self.calls
+
+        class Calls(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                calls.append((call, frames))
+
+            def visit_Lambda(self, _node) -> bool:
+                return False
+
+        node.visit(Calls())
+
+
+def _body(block) -> list:
+    return list(block.body) if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
+
+
+def _name_nodes(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _name_nodes(e.value)]
+    return []
+
+
+def _target_names(target) -> set:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
+    return set()
+
+
+class _Bound(cst.CSTVisitor):
+    """Names a function body binds (assignments, loop targets, defs, imports), not looking into
+    nested function or class bodies."""
+
+    def __init__(self):
+        self.names: set = set()
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AnnAssign(self, node) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_AugAssign(self, node) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_For(self, node) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_NamedExpr(self, node) -> None:
+        self.names |= _target_names(node.target)
+
+    def visit_ImportAlias(self, node) -> None:
+        if node.asname is not None:
+            self.names |= _target_names(node.asname.name)
+        elif isinstance(node.name, cst.Name):
+            self.names.add(node.name.value)
+
+
+def _params(fn: cst.FunctionDef) -> list:
+    p = fn.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+def _bound_in_def(fn: cst.FunctionDef) -> set:
+    names = {p.name.value for p in _params(fn)}
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    visitor = _Bound()
+    for stmt in _body(fn.body):
+        stmt.visit(visitor)
+    return names | visitor.names
+
+
+class _Uses(cst.CSTVisitor):
+    """Names a definition reads: not attribute names, keywords or its own parameter names."""
+
+    def __init__(self):
+        self.names: set = set()
+
+    def visit_Name(self, node) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node) -> bool:
+        for part in (node.annotation, node.default):
+            if part is not None:
+                part.visit(self)
+        return False
+
+
+def free_names(fn: cst.FunctionDef) -> set:
+    """Names `fn` reads that it does not bind itself."""
+    uses = _Uses()
+    fn.visit(uses)
+    return uses.names - _bound_in_def(fn) - {fn.name.value}
+
+
+# ---------------------------------------------------------------- bindings
+
+
+def _value(node, scope: Scope, env: dict):
+    """A constant, a DtypeValue, or NOT_CONST: `node` evaluated with module constants and `env`."""
+    if isinstance(node, cst.Name) and node.value in env:
+        v = env[node.value]
+        return consts.NOT_CONST if isinstance(v, Unknown) else v
+    if isinstance(node, cst.Name) and node.value in ("float", "int", "bool") and node.value not in scope.api_names:
+        return DtypeValue({"float": "float32", "int": "int32", "bool": "bool"}[node.value])
+    attr = scope.api_attr(node)
+    if attr is not None:
+        from ..ir.types import DTYPE_NAMES
+
+        if attr in DTYPE_NAMES:
+            return DtypeValue(attr)
+    if isinstance(node, cst.Name) and isinstance(scope.api_names.get(node.value), str):
+        from ..ir.types import DTYPE_NAMES
+
+        if scope.api_names[node.value] in DTYPE_NAMES:
+            return DtypeValue(scope.api_names[node.value])
+
+    def lookup(n):
+        if isinstance(n, cst.Name) and n.value in env:
+            v = env[n.value]
+            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue)) else v
+        return scope._lookup(n)
+
+    return consts.evaluate(node, lookup)
+
+
+def _loop_values(loop: cst.For, scope: Scope, env: dict) -> list | None:
+    """One env per element of a loop over a literal list/tuple/set or range(constants)."""
+    it = loop.iter
+    items = None
+    if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
+        items = [_value(e.value, scope, env) for e in it.elements]
+    elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
+        bounds = [_value(a.value, scope, env) for a in it.args]
+        if bounds and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds) and len(bounds) <= 3:
+            items = list(range(*bounds))
+            if len(items) > 64:
+                return None
+    if items is None or any(v is consts.NOT_CONST for v in items):
+        return None
+    out = []
+    for v in items:
+        bound = _unpack(loop.target, v)
+        if bound is None:
+            return None
+        out.append(bound)
+    return out
+
+
+def _unpack(target, value) -> dict | None:
+    if isinstance(target, cst.Name):
+        return {target.value: value}
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, tuple) and len(value) == len(target.elements):
+        out = {}
+        for el, v in zip(target.elements, value):
+            part = _unpack(el.value, v)
+            if part is None:
+                return None
+            out.update(part)
+        return out
+    return None
+
+
+def _call_envs(frames: tuple, scope: Scope) -> list:
+    """The envs a call site sees from its enclosing literal loops ([{}] when none)."""
+    envs = [{}]
+    for frame in frames:
+        if frame.kind != "loop":
+            continue
+        grown = []
+        for env in envs:
+            for values in _loop_values(frame.node, scope, env) or [{n: Unknown("a loop variable over "
+                                                                            "values tilec cannot list")
+                                                                    for n in frame.bound}]:
+                grown.append({**env, **values})
+        envs = grown
+    return envs
+
+
+def _calls_of(walker: _Walker, frame: Frame, scope: Scope) -> list:
+    """(call node, {param: value}) for each call of the def `frame` (one per loop element)."""
+    fn = frame.node
+    params = _params(fn)
+    out = []
+    for call, call_frames in walker.calls:
+        target = call.func
+        name = target.value if isinstance(target, cst.Name) else (
+            target.attr.value if isinstance(target, cst.Attribute) else None)
+        if name != frame.name:
+            continue
+        plist = params[1:] if isinstance(target, cst.Attribute) and params and params[0].name.value in (
+            "self", "cls") else params
+        for env in _call_envs(call_frames, scope):
+            bound, ok = {}, True
+            positional = [a for a in call.args if a.keyword is None]
+            if any(a.star for a in call.args) or len(positional) > len(plist):
+                ok = False
+            for p, a in zip(plist, positional):
+                bound[p.name.value] = a.value
+            for a in call.args:
+                if a.keyword is not None:
+                    bound[a.keyword.value] = a.value
+            values = {}
+            for p in plist:
+                pname = p.name.value
+                node = bound.get(pname, p.default)
+                if not ok:
+                    values[pname] = Unknown(f"`{frame.name}` is called with arguments tilec cannot match")
+                    continue
+                if node is None:
+                    continue
+                v = _value(node, scope, env)
+                values[pname] = Unknown(f"`{_code(node)}` is not a compile-time constant") if v is consts.NOT_CONST else v
+            out.append((call, values))
+    return out
+
+
+def _code(node) -> str:
+    text = cst.Module(body=[]).code_for_node(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:
+    """Values of the def's own locals in `wanted`: single top-level constant assignments."""
+    fn = frame.node
+    params = {p.name.value for p in _params(fn)}
+    counts: dict = {}
+    assigns: dict = {}
+    for stmt in _body(fn.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    n = small.targets[0].target.value
+                    counts[n] = counts.get(n, 0) + 1
+                    assigns[n] = small.value
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                    n = small.target.value
+                    counts[n] = counts.get(n, 0) + 1
+                    assigns[n] = small.value
+    out = dict(env)
+    for n in [n for n in assigns if n in wanted and n not in params]:
+        if counts[n] > 1:
+            out[n] = Unknown(f"`{n}` is assigned more than once in `{frame.name}`")
+            continue
+        v = _value(assigns[n], scope, out)
+        out[n] = Unknown(f"`{n} = {_code(assigns[n])}` is not a compile-time constant") if v is consts.NOT_CONST else v
+    for n in wanted - set(out):
+        if n in params:
+            continue
+        out[n] = Unknown(f"`{n}` is bound in `{frame.name}` in a way tilec cannot evaluate")
+    return {k: v for k, v in out.items() if k in wanted or k in env}
+
+
+def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: set):
+    """[(env, call node or None)] : the candidate bindings of the free names `found` uses."""
+    envs = [({}, None)]
+    for frame in found.frames:
+        wanted = (uses & frame.bound) - siblings
+        if frame.kind == "loop":
+            grown = []
+            for env, via in envs:
+                values = _loop_values(frame.node, scope, env)
+                if values is None:
+                    values = [{n: Unknown(f"the loop `for {_code(frame.node.target)} in "
+                                          f"{_code(frame.node.iter)}` is not over literal values")
+                               for n in frame.bound}]
+                grown += [({**env, **v}, via) for v in values]
+            envs = grown
+            continue
+        if frame.kind != "def" or not wanted:
+            continue
+        params = {p.name.value for p in _params(frame.node)}
+        grown = []
+        needed = wanted & params
+        if needed:
+            calls = _calls_of(walker, frame, scope)
+            if not calls:
+                defaults = {p.name.value: p.default for p in _params(frame.node)}
+                if all(defaults.get(n) is not None for n in needed):
+                    calls = [(None, {n: _value(defaults[n], scope, {}) for n in needed})]
+                else:
+                    missing = sorted(n for n in needed if defaults.get(n) is None)[0]
+                    calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value")})]
+            for env, via in envs:
+                for call, values in calls:
+                    v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
+                    grown.append(({**env, **v}, call if call is not None else via))
+            envs = grown
+        envs = [(_locals(frame, scope, env, wanted), via) for env, via in envs]
+    return envs
+
+
+# ---------------------------------------------------------------- instantiation
+
+
+def _siblings(found: Found, walker: _Walker) -> list:
+    """The funcs defined in the same enclosing defs as `found` (visible to it by name)."""
+    defs = [f for f in found.frames if f.kind in ("def", "loop")]
+    if not defs:
+        return []
+    inner = defs[-1].node
+    return [f for f in walker.found if f.kind == "func" and any(fr.node is inner for fr in f.frames)]
+
+
+def _qualified(found: Found) -> str:
+    return "_".join([f.name for f in found.frames if f.kind in ("def", "class")] + [found.node.name.value])
+
+
+def _child_scope(scope: Scope, env: dict) -> Scope:
+    constants = dict(scope.constants)
+    api_names = dict(scope.api_names)
+    for name, v in env.items():
+        constants.pop(name, None)
+        api_names.pop(name, None)
+        if isinstance(v, DtypeValue):
+            api_names[name] = v.api
+        elif not isinstance(v, Unknown):
+            constants[name] = v
+    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs=dict(scope.funcs))
+
+
+def _make_def(node: cst.FunctionDef, scope: Scope, parsed: Parsed, diags: Diagnostics) -> FuncDef | None:
+    """The FuncDef `resolve` makes of a decorated def, seen through `scope`."""
+    holder = dataclasses.replace(scope, funcs={}, kernels={}, constants=dict(scope.constants))
+    _function(holder, node, parsed, diags)
+    made = list(holder.kernels.values()) + list(holder.funcs.values())
+    if made and made[0].enable_backward is None:  # no decorator option: the module's (resolve.resolve)
+        made[0].enable_backward = scope.module_options.get("enable_backward", True) is not False
+    return made[0] if made else None
+
+
+def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diagnostics, out: Discovery,
+                 taken: dict, base_counts: dict) -> None:
+    node = found.node
+    name = node.name.value
+    siblings = _siblings(found, walker)
+    sibling_names = {f.node.name.value for f in siblings}
+    uses = free_names(node)
+    for f in siblings:
+        uses |= free_names(f.node)
+    envs = _bindings(found, uses, walker, scope, sibling_names)
+    known = [(env, via) for env, via in envs if not any(isinstance(v, Unknown) for v in env.values())]
+    unknown = [(env, via) for env, via in envs if any(isinstance(v, Unknown) for v in env.values())]
+    span = parsed.span(node.name)
+    if not known:
+        env, via = unknown[0]
+        var, why = next((k, v) for k, v in env.items() if isinstance(v, Unknown))
+        where = next((f.name for f in reversed(found.frames) if var in f.bound and f.kind == "def"), None)
+        owner = f"a name bound in `{where}`" if where else "a loop variable"
+        labels = (Label(parsed.span(via), "this call"),) if via is not None else ()
+        message = f"kernel `{name}` uses `{var}`, {owner}, whose value tilec cannot know: {why.why}"
+        diags.error("TC0433", message, span, labels=labels,
+                    help=f"call `{where}` with constant arguments in this file, or make `{var}` a module constant"
+                    if where else f"loop over a literal list, or make `{var}` a module constant")
+        out.skipped.append((name, span, message))
+        return
+    for env, via in unknown:
+        var, why = next((k, v) for k, v in env.items() if isinstance(v, Unknown))
+        at = parsed.span(via) if via is not None else span
+        diags.error("TC0434", f"kernel `{name}` is not compiled for this binding of `{var}`: {why.why} "
+                    f"(it is compiled for {_describe([e for e, _ in known], var)})", at, severity="warning")
+        out.skipped.append((name, at, f"`{var}`: {why.why}"))
+    loop_vars = sorted(n for f in found.frames if f.kind == "loop" for n in f.bound & uses)
+    if loop_vars:
+        diags.error("TC0435", f"kernel `{name}` is compiled once per value of the loop variable "
+                    f"`{loop_vars[0]}`, but Python binds it late: under Warp, this kernel launched after "
+                    "the loop sees its last value", span, severity="warning",
+                    help="define the kernel in a function taking the value (a kernel factory) and call "
+                    "it in the loop")
+    base = name if base_counts.get(name, 0) == 1 and name not in taken else _qualified(found)
+    inputs = []  # the names an instance is named by, in source order: parameters and loop variables
+    for frame in found.frames:
+        if frame.kind == "loop":
+            inputs += [n.value for n in _name_nodes(frame.node.target)]
+        elif frame.kind == "def":
+            inputs += [p.name.value for p in _params(frame.node)]
+    order = {n: i for i, n in enumerate(inputs)}
+    seen = set()
+    for env, _ in known:
+        used = tuple((k, env[k]) for k in sorted(env, key=lambda n: (order.get(n, len(order)), n))
+                     if k in uses and k not in sibling_names)
+        if used in seen:
+            continue
+        seen.add(used)
+        child = _child_scope(scope, dict(env))
+        fd = _make_def(node, child, parsed, diags)
+        if fd is None:
+            continue
+        fd.scope = child
+        fd.bindings = used
+        for sib in siblings:
+            sfd = _make_def(sib.node, child, parsed, diags)
+            if sfd is not None:
+                sfd.scope = child
+                sfd.bindings = used
+                sfd.key = (id(sib.node), used)
+                child.funcs[sfd.name] = sfd
+        instance = naming.kernel_instance(base, [(k, _spell(v)) for k, v in used if k in inputs])
+        while instance in taken:
+            instance += "_"
+        taken[instance] = fd
+        scope.kernels[instance] = fd
+
+
+def _spell(v) -> str:
+    if isinstance(v, DtypeValue):
+        return v.api
+    return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
+
+
+def _describe(envs: list, var: str) -> str:
+    values = sorted({_spell(e[var]) for e in envs if var in e})
+    return f"`{var}` in {{{', '.join(values)}}}" if values else "its other bindings"
+
+
+__all__ = ["discover", "Discovery", "free_names", "DtypeValue"]
