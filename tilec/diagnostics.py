@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 # but every code a pass may emit is listed here once.
 CODES = {
     "TC0001": "syntax-error",
+    "TC0002": "bad-name",
     "TC0101": "shape-mismatch",
     "TC0102": "matmul-shape",
     "TC0103": "broadcast-shape",

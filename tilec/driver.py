@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from . import __version__
+from . import __version__, naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu.compiler import cxx_command, find_cxx
 from .backend_cuda import emit as cuda_emit
@@ -25,7 +25,7 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
     loader = sources.TEMPLATES.get_template("loader.py.j2").render(
-        module=module.name, version=__version__, filename=Path(module.filename).name)
+        module=module.name, version=__version__, filename=naming.source_label(module.filename))
     files["__init__.py"] = loader
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()

@@ -270,6 +270,7 @@ class CxxEmitter:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
+            assert value.isidentifier() and value.isascii(), "string attributes are op-table words"
             return '"' + value + '"'
         return repr(float(value)) if isinstance(value, float) else str(value)
 
@@ -323,7 +324,7 @@ class CxxEmitter:
     # ------------------------------------------------------------ expressions
 
     def call(self, c: ir.Call) -> str:
-        return f"{c.func}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
+        return f"{naming.func_symbol(c.func)}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
 
     def expr(self, e) -> str:
         if isinstance(e, ir.Const):
@@ -356,7 +357,7 @@ class CxxEmitter:
         if name in OPS and OPS[name].elementwise:
             fake = ir.OpCall(name, (), (), dtype or BOOL, None)
             return self.scalar_op(fake, args, dtype)
-        return f"{name}({', '.join(['ctx'] + args)})"
+        return f"{naming.func_symbol(name)}({', '.join(['ctx'] + args)})"
 
     def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
         op = e.op

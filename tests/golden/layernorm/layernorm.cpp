@@ -5,407 +5,407 @@
 
 namespace {
 
-static float rsqrt_eps(tl::Ctx& ctx, float v) {
+static float f_rsqrt_eps(tl::Ctx& ctx, float v_v) {
     // layernorm.py:16
-    return tl::divide(1.0f, tl::sqrt((v + 1e-05f)));
+    return tl::divide(1.0f, tl::sqrt((v_v + 1e-05f)));
 }
 
-static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4> mean;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> xc;
-    tl::Tile<float, 4, 256> v__tmp_3;
-    tl::Tile<float, 4> v__tmp_4;
-    tl::Tile<float, 4> var;
-    tl::Tile<float, 4> v__tmp_5;
-    tl::Tile<float, 4, 1> v__tmp_6;
-    tl::Tile<float, 4, 256> rstd;
-    tl::Tile<float, 256> v__tmp_7;
-    tl::Tile<float, 4, 256> g;
-    tl::Tile<float, 256> v__tmp_8;
-    tl::Tile<float, 4, 256> b;
-    tl::Tile<float, 4, 256> v__tmp_9;
+static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4> v_mean;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_xc;
+    tl::Tile<float, 4, 256> v3__tmp;
+    tl::Tile<float, 4> v4__tmp;
+    tl::Tile<float, 4> v_var;
+    tl::Tile<float, 4> v5__tmp;
+    tl::Tile<float, 4, 1> v6__tmp;
+    tl::Tile<float, 4, 256> v_rstd;
+    tl::Tile<float, 256> v7__tmp;
+    tl::Tile<float, 4, 256> v_g;
+    tl::Tile<float, 256> v8__tmp;
+    tl::Tile<float, 4, 256> v_b;
+    tl::Tile<float, 4, 256> v9__tmp;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // layernorm.py:24
-    tl::tile_sum(ctx, v__tmp_1, x, 1);
+    tl::tile_sum(ctx, v1__tmp, v_x, 1);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        mean.data[_e] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.data[_e] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_2, mean);
+    tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        xc.data[_e] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_3.data[_e] = (xc.data[_e] * xc.data[_e]);
+        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:26
-    tl::tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        var.data[_e] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.data[_e] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__tmp_5.data[_e] = rsqrt_eps(ctx, var.data[_e]);
+        v5__tmp.data[_e] = f_rsqrt_eps(ctx, v_var.data[_e]);
     }
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
     for (int _e = 0; _e < 1024; ++_e) {
-        rstd.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
-    tl::tile_load(ctx, v__tmp_7, gamma, true);
+    tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
     for (int _e = 0; _e < 1024; ++_e) {
-        g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:29
-    tl::tile_load(ctx, v__tmp_8, beta, true);
+    tl::tile_load(ctx, v8__tmp, v_beta, true);
     // layernorm.py:29
     for (int _e = 0; _e < 1024; ++_e) {
-        b.data[_e] = v__tmp_8.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_b.data[_e] = v8__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_9.data[_e] = (((xc.data[_e] * rstd.data[_e]) * g.data[_e]) + b.data[_e]);
+        v9__tmp.data[_e] = (((v_xc.data[_e] * v_rstd.data[_e]) * v_g.data[_e]) + v_b.data[_e]);
     }
     // layernorm.py:30
-    tl::tile_store(ctx, Y, v__tmp_9, true, (i * 4), 0);
+    tl::tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
 }
 
-static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 1> adj_gamma, tl::Array<float, 1> adj_beta, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4> mean;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> xc;
-    tl::Tile<float, 4, 256> v__tmp_3;
-    tl::Tile<float, 4> v__tmp_4;
-    tl::Tile<float, 4> var;
-    tl::Tile<float, 4> v__tmp_5;
-    tl::Tile<float, 4, 1> v__tmp_6;
-    tl::Tile<float, 4, 256> rstd;
-    tl::Tile<float, 256> v__tmp_7;
-    tl::Tile<float, 4, 256> g;
-    tl::Tile<float, 4, 256> v__tmp_50;
-    tl::Tile<float, 4, 256> adj__tmp_11{};
-    tl::Tile<float, 4, 256> v__g_12;
-    tl::Tile<float, 4, 256> v__v_13;
-    tl::Tile<float, 4, 256> v__v_14;
-    tl::Tile<float, 4, 256> adj_xc_15{};
-    tl::Tile<float, 4, 256> adj_rstd_16{};
-    tl::Tile<float, 4, 256> adj_g_17{};
-    tl::Tile<float, 4, 256> adj_b_18{};
-    tl::Tile<float, 4, 256> v__g_19;
-    tl::Tile<float, 256> v__tmp_51;
-    tl::Tile<float, 256> adj__tmp_20{};
-    tl::Tile<float, 256> v__g_21;
-    tl::Tile<float, 4, 256> v__g_22;
-    tl::Tile<float, 256> v__tmp_52;
-    tl::Tile<float, 256> adj__tmp_23{};
-    tl::Tile<float, 256> v__g_24;
-    tl::Tile<float, 4, 256> v__g_25;
-    tl::Tile<float, 4, 1> v__tmp_53;
-    tl::Tile<float, 4, 1> adj__tmp_26{};
-    tl::Tile<float, 4, 1> v__g_27;
-    tl::Tile<float, 4> v__tmp_54;
-    tl::Tile<float, 4> adj__tmp_28{};
-    tl::Tile<float, 4> v__g_29;
-    tl::Tile<float, 4> v__v_30;
-    tl::Tile<float, 4> v__v_31;
-    tl::Tile<float, 4> v__v_32;
-    tl::Tile<float, 4> v__v_33;
-    tl::Tile<float, 4> adj_var_34{};
-    tl::Tile<float, 4> v__g_35;
-    tl::Tile<float, 4> adj__tmp_36{};
-    tl::Tile<float, 4> v__g_37;
-    tl::Tile<float, 4, 1> v__tmp_55;
-    tl::Tile<float, 4, 256> adj__tmp_38{};
-    tl::Tile<float, 4, 256> v__g_39;
-    tl::Tile<float, 4, 256> v__g_40;
-    tl::Tile<float, 4, 256> adj_x_41{};
-    tl::Tile<float, 4, 256> v__v_42;
-    tl::Tile<float, 4, 1> v__tmp_56;
-    tl::Tile<float, 4, 1> adj__tmp_43{};
-    tl::Tile<float, 4, 1> v__g_44;
-    tl::Tile<float, 4> v__tmp_57;
-    tl::Tile<float, 4> adj_mean_45{};
-    tl::Tile<float, 4> v__g_46;
-    tl::Tile<float, 4> adj__tmp_47{};
-    tl::Tile<float, 4> v__g_48;
-    tl::Tile<float, 4, 1> v__tmp_58;
-    tl::Tile<float, 4, 256> v__g_49;
+static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 1> adj_v_gamma, tl::Array<float, 1> adj_v_beta, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4> v_mean;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_xc;
+    tl::Tile<float, 4, 256> v3__tmp;
+    tl::Tile<float, 4> v4__tmp;
+    tl::Tile<float, 4> v_var;
+    tl::Tile<float, 4> v5__tmp;
+    tl::Tile<float, 4, 1> v6__tmp;
+    tl::Tile<float, 4, 256> v_rstd;
+    tl::Tile<float, 256> v7__tmp;
+    tl::Tile<float, 4, 256> v_g;
+    tl::Tile<float, 4, 256> v50__tmp;
+    tl::Tile<float, 4, 256> v11_adj__tmp{};
+    tl::Tile<float, 4, 256> v12__g;
+    tl::Tile<float, 4, 256> v13__v;
+    tl::Tile<float, 4, 256> v14__v;
+    tl::Tile<float, 4, 256> v15_adj_xc{};
+    tl::Tile<float, 4, 256> v16_adj_rstd{};
+    tl::Tile<float, 4, 256> v17_adj_g{};
+    tl::Tile<float, 4, 256> v18_adj_b{};
+    tl::Tile<float, 4, 256> v19__g;
+    tl::Tile<float, 256> v51__tmp;
+    tl::Tile<float, 256> v20_adj__tmp{};
+    tl::Tile<float, 256> v21__g;
+    tl::Tile<float, 4, 256> v22__g;
+    tl::Tile<float, 256> v52__tmp;
+    tl::Tile<float, 256> v23_adj__tmp{};
+    tl::Tile<float, 256> v24__g;
+    tl::Tile<float, 4, 256> v25__g;
+    tl::Tile<float, 4, 1> v53__tmp;
+    tl::Tile<float, 4, 1> v26_adj__tmp{};
+    tl::Tile<float, 4, 1> v27__g;
+    tl::Tile<float, 4> v54__tmp;
+    tl::Tile<float, 4> v28_adj__tmp{};
+    tl::Tile<float, 4> v29__g;
+    tl::Tile<float, 4> v30__v;
+    tl::Tile<float, 4> v31__v;
+    tl::Tile<float, 4> v32__v;
+    tl::Tile<float, 4> v33__v;
+    tl::Tile<float, 4> v34_adj_var{};
+    tl::Tile<float, 4> v35__g;
+    tl::Tile<float, 4> v36_adj__tmp{};
+    tl::Tile<float, 4> v37__g;
+    tl::Tile<float, 4, 1> v55__tmp;
+    tl::Tile<float, 4, 256> v38_adj__tmp{};
+    tl::Tile<float, 4, 256> v39__g;
+    tl::Tile<float, 4, 256> v40__g;
+    tl::Tile<float, 4, 256> v41_adj_x{};
+    tl::Tile<float, 4, 256> v42__v;
+    tl::Tile<float, 4, 1> v56__tmp;
+    tl::Tile<float, 4, 1> v43_adj__tmp{};
+    tl::Tile<float, 4, 1> v44__g;
+    tl::Tile<float, 4> v57__tmp;
+    tl::Tile<float, 4> v45_adj_mean{};
+    tl::Tile<float, 4> v46__g;
+    tl::Tile<float, 4> v47_adj__tmp{};
+    tl::Tile<float, 4> v48__g;
+    tl::Tile<float, 4, 1> v58__tmp;
+    tl::Tile<float, 4, 256> v49__g;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // layernorm.py:24
-    tl::tile_sum(ctx, v__tmp_1, x, 1);
+    tl::tile_sum(ctx, v1__tmp, v_x, 1);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        mean.data[_e] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.data[_e] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_2, mean);
+    tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        xc.data[_e] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_3.data[_e] = (xc.data[_e] * xc.data[_e]);
+        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:26
-    tl::tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        var.data[_e] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.data[_e] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__tmp_5.data[_e] = tl::divide(1.0f, tl::sqrt((var.data[_e] + 1e-05f)));
+        v5__tmp.data[_e] = tl::divide(1.0f, tl::sqrt((v_var.data[_e] + 1e-05f)));
     }
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
     for (int _e = 0; _e < 1024; ++_e) {
-        rstd.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
-    tl::tile_load(ctx, v__tmp_7, gamma, true);
+    tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
     for (int _e = 0; _e < 1024; ++_e) {
-        g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
-    tl::tile_load(ctx, v__tmp_50, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v50__tmp, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_11.data[_e] = (adj__tmp_11.data[_e] + v__tmp_50.data[_e]);
+        v11_adj__tmp.data[_e] = (v11_adj__tmp.data[_e] + v50__tmp.data[_e]);
     }
     // layernorm.py:30
-    v__g_12 = adj__tmp_11;
+    v12__g = v11_adj__tmp;
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, adj__tmp_11);
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_13.data[_e] = (xc.data[_e] * rstd.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v11_adj__tmp);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_14.data[_e] = (v__g_12.data[_e] * g.data[_e]);
+        v13__v.data[_e] = (v_xc.data[_e] * v_rstd.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__v_14.data[_e] * rstd.data[_e]));
+        v14__v.data[_e] = (v12__g.data[_e] * v_g.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_rstd_16.data[_e] = (adj_rstd_16.data[_e] + (v__v_14.data[_e] * xc.data[_e]));
+        v15_adj_xc.data[_e] = (v15_adj_xc.data[_e] + (v14__v.data[_e] * v_rstd.data[_e]));
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_g_17.data[_e] = (adj_g_17.data[_e] + (v__g_12.data[_e] * v__v_13.data[_e]));
+        v16_adj_rstd.data[_e] = (v16_adj_rstd.data[_e] + (v14__v.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_b_18.data[_e] = (adj_b_18.data[_e] + v__g_12.data[_e]);
+        v17_adj_g.data[_e] = (v17_adj_g.data[_e] + (v12__g.data[_e] * v13__v.data[_e]));
+    }
+    // layernorm.py:30
+    for (int _e = 0; _e < 1024; ++_e) {
+        v18_adj_b.data[_e] = (v18_adj_b.data[_e] + v12__g.data[_e]);
     }
     // layernorm.py:29
-    v__g_19 = adj_b_18;
+    v19__g = v18_adj_b;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj_b_18);
+    tl::tile_fill_zero(ctx, v18_adj_b);
     // layernorm.py:29
-    tl::tile_unbroadcast(ctx, v__tmp_51, v__g_19);
+    tl::tile_unbroadcast(ctx, v51__tmp, v19__g);
     // layernorm.py:29
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_20.data[_e] = (adj__tmp_20.data[_e] + v__tmp_51.data[_e]);
+        v20_adj__tmp.data[_e] = (v20_adj__tmp.data[_e] + v51__tmp.data[_e]);
     }
     // layernorm.py:29
-    v__g_21 = adj__tmp_20;
+    v21__g = v20_adj__tmp;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj__tmp_20);
+    tl::tile_fill_zero(ctx, v20_adj__tmp);
     // layernorm.py:29
-    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_beta, v__g_21, true); }
+    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_beta, v21__g, true); }
     // layernorm.py:28
-    v__g_22 = adj_g_17;
+    v22__g = v17_adj_g;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj_g_17);
+    tl::tile_fill_zero(ctx, v17_adj_g);
     // layernorm.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_52, v__g_22);
+    tl::tile_unbroadcast(ctx, v52__tmp, v22__g);
     // layernorm.py:28
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_23.data[_e] = (adj__tmp_23.data[_e] + v__tmp_52.data[_e]);
+        v23_adj__tmp.data[_e] = (v23_adj__tmp.data[_e] + v52__tmp.data[_e]);
     }
     // layernorm.py:28
-    v__g_24 = adj__tmp_23;
+    v24__g = v23_adj__tmp;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_23);
+    tl::tile_fill_zero(ctx, v23_adj__tmp);
     // layernorm.py:28
-    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_gamma, v__g_24, true); }
+    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_gamma, v24__g, true); }
     // layernorm.py:27
-    v__g_25 = adj_rstd_16;
+    v25__g = v16_adj_rstd;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj_rstd_16);
+    tl::tile_fill_zero(ctx, v16_adj_rstd);
     // layernorm.py:27
-    tl::tile_unbroadcast(ctx, v__tmp_53, v__g_25);
+    tl::tile_unbroadcast(ctx, v53__tmp, v25__g);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_26.data[_e] = (adj__tmp_26.data[_e] + v__tmp_53.data[_e]);
+        v26_adj__tmp.data[_e] = (v26_adj__tmp.data[_e] + v53__tmp.data[_e]);
     }
     // layernorm.py:27
-    v__g_27 = adj__tmp_26;
+    v27__g = v26_adj__tmp;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_26);
+    tl::tile_fill_zero(ctx, v26_adj__tmp);
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_54, v__g_27);
+    tl::tile_reshape(ctx, v54__tmp, v27__g);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_28.data[_e] = (adj__tmp_28.data[_e] + v__tmp_54.data[_e]);
+        v28_adj__tmp.data[_e] = (v28_adj__tmp.data[_e] + v54__tmp.data[_e]);
     }
     // layernorm.py:27
-    v__g_29 = adj__tmp_28;
+    v29__g = v28_adj__tmp;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_28);
+    tl::tile_fill_zero(ctx, v28_adj__tmp);
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_30.data[_e] = tl::sqrt((var.data[_e] + 1e-05f));
+        v30__v.data[_e] = tl::sqrt((v_var.data[_e] + 1e-05f));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_31.data[_e] = (-tl::divide((v__g_29.data[_e] * 1.0f), (v__v_30.data[_e] * v__v_30.data[_e])));
+        v31__v.data[_e] = (-tl::divide((v29__g.data[_e] * 1.0f), (v30__v.data[_e] * v30__v.data[_e])));
     }
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_32.data[_e] = (var.data[_e] + 1e-05f);
+        v32__v.data[_e] = (v_var.data[_e] + 1e-05f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_33.data[_e] = (v__v_31.data[_e] * tl::divide(0.5f, tl::sqrt(v__v_32.data[_e])));
+        v33__v.data[_e] = (v31__v.data[_e] * tl::divide(0.5f, tl::sqrt(v32__v.data[_e])));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj_var_34.data[_e] = (adj_var_34.data[_e] + v__v_33.data[_e]);
+        v34_adj_var.data[_e] = (v34_adj_var.data[_e] + v33__v.data[_e]);
     }
     // layernorm.py:26
-    v__g_35 = adj_var_34;
+    v35__g = v34_adj_var;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj_var_34);
+    tl::tile_fill_zero(ctx, v34_adj_var);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_36.data[_e] = (adj__tmp_36.data[_e] + tl::divide(v__g_35.data[_e], 256.0f));
+        v36_adj__tmp.data[_e] = (v36_adj__tmp.data[_e] + tl::divide(v35__g.data[_e], 256.0f));
     }
     // layernorm.py:26
-    v__g_37 = adj__tmp_36;
+    v37__g = v36_adj__tmp;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_36);
+    tl::tile_fill_zero(ctx, v36_adj__tmp);
     // layernorm.py:26
-    tl::tile_reshape(ctx, v__tmp_55, v__g_37);
+    tl::tile_reshape(ctx, v55__tmp, v37__g);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_38.data[_e] = (adj__tmp_38.data[_e] + v__tmp_55.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v38_adj__tmp.data[_e] = (v38_adj__tmp.data[_e] + v55__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
-    v__g_39 = adj__tmp_38;
+    v39__g = v38_adj__tmp;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_38);
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__g_39.data[_e] * xc.data[_e]));
-    }
+    tl::tile_fill_zero(ctx, v38_adj__tmp);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__g_39.data[_e] * xc.data[_e]));
+        v15_adj_xc.data[_e] = (v15_adj_xc.data[_e] + (v39__g.data[_e] * v_xc.data[_e]));
+    }
+    // layernorm.py:26
+    for (int _e = 0; _e < 1024; ++_e) {
+        v15_adj_xc.data[_e] = (v15_adj_xc.data[_e] + (v39__g.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:25
-    v__g_40 = adj_xc_15;
+    v40__g = v15_adj_xc;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj_xc_15);
+    tl::tile_fill_zero(ctx, v15_adj_xc);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_41.data[_e] = (adj_x_41.data[_e] + v__g_40.data[_e]);
+        v41_adj_x.data[_e] = (v41_adj_x.data[_e] + v40__g.data[_e]);
     }
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_42.data[_e] = (-v__g_40.data[_e]);
+        v42__v.data[_e] = (-v40__g.data[_e]);
     }
     // layernorm.py:25
-    tl::tile_unbroadcast(ctx, v__tmp_56, v__v_42);
+    tl::tile_unbroadcast(ctx, v56__tmp, v42__v);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_43.data[_e] = (adj__tmp_43.data[_e] + v__tmp_56.data[_e]);
+        v43_adj__tmp.data[_e] = (v43_adj__tmp.data[_e] + v56__tmp.data[_e]);
     }
     // layernorm.py:25
-    v__g_44 = adj__tmp_43;
+    v44__g = v43_adj__tmp;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_43);
+    tl::tile_fill_zero(ctx, v43_adj__tmp);
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_57, v__g_44);
+    tl::tile_reshape(ctx, v57__tmp, v44__g);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj_mean_45.data[_e] = (adj_mean_45.data[_e] + v__tmp_57.data[_e]);
+        v45_adj_mean.data[_e] = (v45_adj_mean.data[_e] + v57__tmp.data[_e]);
     }
     // layernorm.py:24
-    v__g_46 = adj_mean_45;
+    v46__g = v45_adj_mean;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj_mean_45);
+    tl::tile_fill_zero(ctx, v45_adj_mean);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_47.data[_e] = (adj__tmp_47.data[_e] + tl::divide(v__g_46.data[_e], 256.0f));
+        v47_adj__tmp.data[_e] = (v47_adj__tmp.data[_e] + tl::divide(v46__g.data[_e], 256.0f));
     }
     // layernorm.py:24
-    v__g_48 = adj__tmp_47;
+    v48__g = v47_adj__tmp;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_47);
+    tl::tile_fill_zero(ctx, v47_adj__tmp);
     // layernorm.py:24
-    tl::tile_reshape(ctx, v__tmp_58, v__g_48);
+    tl::tile_reshape(ctx, v58__tmp, v48__g);
     // layernorm.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_41.data[_e] = (adj_x_41.data[_e] + v__tmp_58.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v41_adj_x.data[_e] = (v41_adj_x.data[_e] + v58__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
-    v__g_49 = adj_x_41;
+    v49__g = v41_adj_x;
     // layernorm.py:23
-    tl::tile_fill_zero(ctx, adj_x_41);
+    tl::tile_fill_zero(ctx, v41_adj_x);
     // layernorm.py:23
-    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_X, v__g_49, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_X, v49__g, true, (v_i * 4), 0); }
 }
 
 }  // namespace
 
-extern "C" int layernorm_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
+extern "C" int layernorm_layernorm_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
-                      [&](tl::Ctx& ctx) { layernorm_forward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y); });
+                      [&](tl::Ctx& ctx) { k_layernorm_forward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y); });
     return 0;
 }
 
-extern "C" int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 1> _arg_adj_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_gamma));
-    const tl::Array<float, 1> _arg_adj_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_beta));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
+extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
+    const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 465888,
-                      [&](tl::Ctx& ctx) { layernorm_backward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y, _arg_adj_X, _arg_adj_gamma, _arg_adj_beta, _arg_adj_Y); });
+                      [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
     return 0;
 }
 

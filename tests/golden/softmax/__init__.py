@@ -413,7 +413,19 @@ def _array(name, p, value):
     return (desc, value)
 
 
+class _Kernels(type(os)):
+    """The module's class: kernels are its properties, never globals, so a kernel named like a loader
+    global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
+
+
+def _expose(kernel):
+    return property(lambda _module: kernel)
+
+
 for _name, _meta in MANIFEST["kernels"].items():
-    globals()[_name] = Kernel(_name, _meta)
+    setattr(_Kernels, _name, _expose(Kernel(_name, _meta)))
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _Kernels
 
 __all__ = sorted(MANIFEST["kernels"])

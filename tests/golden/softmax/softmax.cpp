@@ -5,233 +5,233 @@
 
 namespace {
 
-static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> m;
-    tl::Tile<float, 4, 256> e;
-    tl::Tile<float, 4> v__tmp_3;
-    tl::Tile<float, 4, 1> v__tmp_4;
-    tl::Tile<float, 4, 256> s;
-    tl::Tile<float, 4, 256> v__tmp_5;
+static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_m;
+    tl::Tile<float, 4, 256> v_e;
+    tl::Tile<float, 4> v3__tmp;
+    tl::Tile<float, 4, 1> v4__tmp;
+    tl::Tile<float, 4, 256> v_s;
+    tl::Tile<float, 4, 256> v5__tmp;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // softmax.py:17
-    tl::tile_max(ctx, v__tmp_1, x, 1);
+    tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        e.data[_e] = tl::exp((x.data[_e] - m.data[_e]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
-    tl::tile_sum(ctx, v__tmp_3, e, 1);
+    tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_5.data[_e] = tl::divide(e.data[_e], s.data[_e]);
+        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
-    tl::tile_store(ctx, Y, v__tmp_5, true, (i * 4), 0);
+    tl::tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
 }
 
-static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> m;
-    tl::Tile<float, 4, 256> e;
-    tl::Tile<float, 4> v__tmp_3;
-    tl::Tile<float, 4, 1> v__tmp_4;
-    tl::Tile<float, 4, 256> s;
-    tl::Tile<float, 4, 256> v__tmp_27;
-    tl::Tile<float, 4, 256> adj__tmp_7{};
-    tl::Tile<float, 4, 256> v__g_8;
-    tl::Tile<float, 4, 256> adj_e_9{};
-    tl::Tile<float, 4, 256> adj_s_10{};
-    tl::Tile<float, 4, 256> v__g_11;
-    tl::Tile<float, 4, 1> v__tmp_28;
-    tl::Tile<float, 4, 1> adj__tmp_12{};
-    tl::Tile<float, 4, 1> v__g_13;
-    tl::Tile<float, 4> v__tmp_29;
-    tl::Tile<float, 4> adj__tmp_14{};
-    tl::Tile<float, 4> v__g_15;
-    tl::Tile<float, 4, 1> v__tmp_30;
-    tl::Tile<float, 4, 256> v__g_16;
-    tl::Tile<float, 4, 256> v__v_17;
-    tl::Tile<float, 4, 256> v__v_18;
-    tl::Tile<float, 4, 256> adj_x_19{};
-    tl::Tile<float, 4, 256> adj_m_20{};
-    tl::Tile<float, 4, 256> v__g_21;
-    tl::Tile<float, 4, 1> v__tmp_31;
-    tl::Tile<float, 4, 1> adj__tmp_22{};
-    tl::Tile<float, 4, 1> v__g_23;
-    tl::Tile<float, 4> v__tmp_32;
-    tl::Tile<float, 4> adj__tmp_24{};
-    tl::Tile<float, 4> v__g_25;
-    tl::Tile<float, 4, 256> v__tmp_33;
-    tl::Tile<float, 4, 256> v__g_26;
+static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_m;
+    tl::Tile<float, 4, 256> v_e;
+    tl::Tile<float, 4> v3__tmp;
+    tl::Tile<float, 4, 1> v4__tmp;
+    tl::Tile<float, 4, 256> v_s;
+    tl::Tile<float, 4, 256> v27__tmp;
+    tl::Tile<float, 4, 256> v7_adj__tmp{};
+    tl::Tile<float, 4, 256> v8__g;
+    tl::Tile<float, 4, 256> v9_adj_e{};
+    tl::Tile<float, 4, 256> v10_adj_s{};
+    tl::Tile<float, 4, 256> v11__g;
+    tl::Tile<float, 4, 1> v28__tmp;
+    tl::Tile<float, 4, 1> v12_adj__tmp{};
+    tl::Tile<float, 4, 1> v13__g;
+    tl::Tile<float, 4> v29__tmp;
+    tl::Tile<float, 4> v14_adj__tmp{};
+    tl::Tile<float, 4> v15__g;
+    tl::Tile<float, 4, 1> v30__tmp;
+    tl::Tile<float, 4, 256> v16__g;
+    tl::Tile<float, 4, 256> v17__v;
+    tl::Tile<float, 4, 256> v18__v;
+    tl::Tile<float, 4, 256> v19_adj_x{};
+    tl::Tile<float, 4, 256> v20_adj_m{};
+    tl::Tile<float, 4, 256> v21__g;
+    tl::Tile<float, 4, 1> v31__tmp;
+    tl::Tile<float, 4, 1> v22_adj__tmp{};
+    tl::Tile<float, 4, 1> v23__g;
+    tl::Tile<float, 4> v32__tmp;
+    tl::Tile<float, 4> v24_adj__tmp{};
+    tl::Tile<float, 4> v25__g;
+    tl::Tile<float, 4, 256> v33__tmp;
+    tl::Tile<float, 4, 256> v26__g;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // softmax.py:17
-    tl::tile_max(ctx, v__tmp_1, x, 1);
+    tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        e.data[_e] = tl::exp((x.data[_e] - m.data[_e]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
-    tl::tile_sum(ctx, v__tmp_3, e, 1);
+    tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
-    tl::tile_load(ctx, v__tmp_27, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v27__tmp, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_7.data[_e] = (adj__tmp_7.data[_e] + v__tmp_27.data[_e]);
+        v7_adj__tmp.data[_e] = (v7_adj__tmp.data[_e] + v27__tmp.data[_e]);
     }
     // softmax.py:20
-    v__g_8 = adj__tmp_7;
+    v8__g = v7_adj__tmp;
     // softmax.py:20
-    tl::tile_fill_zero(ctx, adj__tmp_7);
+    tl::tile_fill_zero(ctx, v7_adj__tmp);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_9.data[_e] = (adj_e_9.data[_e] + tl::divide(v__g_8.data[_e], s.data[_e]));
+        v9_adj_e.data[_e] = (v9_adj_e.data[_e] + tl::divide(v8__g.data[_e], v_s.data[_e]));
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_s_10.data[_e] = (adj_s_10.data[_e] + (-tl::divide((v__g_8.data[_e] * e.data[_e]), (s.data[_e] * s.data[_e]))));
+        v10_adj_s.data[_e] = (v10_adj_s.data[_e] + (-tl::divide((v8__g.data[_e] * v_e.data[_e]), (v_s.data[_e] * v_s.data[_e]))));
     }
     // softmax.py:19
-    v__g_11 = adj_s_10;
+    v11__g = v10_adj_s;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj_s_10);
+    tl::tile_fill_zero(ctx, v10_adj_s);
     // softmax.py:19
-    tl::tile_unbroadcast(ctx, v__tmp_28, v__g_11);
+    tl::tile_unbroadcast(ctx, v28__tmp, v11__g);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__tmp_28.data[_e]);
+        v12_adj__tmp.data[_e] = (v12_adj__tmp.data[_e] + v28__tmp.data[_e]);
     }
     // softmax.py:19
-    v__g_13 = adj__tmp_12;
+    v13__g = v12_adj__tmp;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_12);
+    tl::tile_fill_zero(ctx, v12_adj__tmp);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_29, v__g_13);
+    tl::tile_reshape(ctx, v29__tmp, v13__g);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_14.data[_e] = (adj__tmp_14.data[_e] + v__tmp_29.data[_e]);
+        v14_adj__tmp.data[_e] = (v14_adj__tmp.data[_e] + v29__tmp.data[_e]);
     }
     // softmax.py:19
-    v__g_15 = adj__tmp_14;
+    v15__g = v14_adj__tmp;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_14);
+    tl::tile_fill_zero(ctx, v14_adj__tmp);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_30, v__g_15);
+    tl::tile_reshape(ctx, v30__tmp, v15__g);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_9.data[_e] = (adj_e_9.data[_e] + v__tmp_30.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v9_adj_e.data[_e] = (v9_adj_e.data[_e] + v30__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
-    v__g_16 = adj_e_9;
+    v16__g = v9_adj_e;
     // softmax.py:18
-    tl::tile_fill_zero(ctx, adj_e_9);
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_17.data[_e] = (x.data[_e] - m.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v9_adj_e);
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_18.data[_e] = (v__g_16.data[_e] * tl::exp(v__v_17.data[_e]));
+        v17__v.data[_e] = (v_x.data[_e] - v_m.data[_e]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_19.data[_e] = (adj_x_19.data[_e] + v__v_18.data[_e]);
+        v18__v.data[_e] = (v16__g.data[_e] * tl::exp(v17__v.data[_e]));
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_m_20.data[_e] = (adj_m_20.data[_e] + (-v__v_18.data[_e]));
+        v19_adj_x.data[_e] = (v19_adj_x.data[_e] + v18__v.data[_e]);
+    }
+    // softmax.py:18
+    for (int _e = 0; _e < 1024; ++_e) {
+        v20_adj_m.data[_e] = (v20_adj_m.data[_e] + (-v18__v.data[_e]));
     }
     // softmax.py:17
-    v__g_21 = adj_m_20;
+    v21__g = v20_adj_m;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj_m_20);
+    tl::tile_fill_zero(ctx, v20_adj_m);
     // softmax.py:17
-    tl::tile_unbroadcast(ctx, v__tmp_31, v__g_21);
+    tl::tile_unbroadcast(ctx, v31__tmp, v21__g);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_31.data[_e]);
+        v22_adj__tmp.data[_e] = (v22_adj__tmp.data[_e] + v31__tmp.data[_e]);
     }
     // softmax.py:17
-    v__g_23 = adj__tmp_22;
+    v23__g = v22_adj__tmp;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_22);
+    tl::tile_fill_zero(ctx, v22_adj__tmp);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_32, v__g_23);
+    tl::tile_reshape(ctx, v32__tmp, v23__g);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_24.data[_e] = (adj__tmp_24.data[_e] + v__tmp_32.data[_e]);
+        v24_adj__tmp.data[_e] = (v24_adj__tmp.data[_e] + v32__tmp.data[_e]);
     }
     // softmax.py:17
-    v__g_25 = adj__tmp_24;
+    v25__g = v24_adj__tmp;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_24);
+    tl::tile_fill_zero(ctx, v24_adj__tmp);
     // softmax.py:17
-    tl::tile_extreme_grad(ctx, v__tmp_33, x, v__g_25, 1, true);
+    tl::tile_extreme_grad(ctx, v33__tmp, v_x, v25__g, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_19.data[_e] = (adj_x_19.data[_e] + v__tmp_33.data[_e]);
+        v19_adj_x.data[_e] = (v19_adj_x.data[_e] + v33__tmp.data[_e]);
     }
     // softmax.py:16
-    v__g_26 = adj_x_19;
+    v26__g = v19_adj_x;
     // softmax.py:16
-    tl::tile_fill_zero(ctx, adj_x_19);
+    tl::tile_fill_zero(ctx, v19_adj_x);
     // softmax.py:16
-    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_X, v__g_26, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_X, v26__g, true, (v_i * 4), 0); }
 }
 
 }  // namespace
 
-extern "C" int softmax_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
+extern "C" int softmax_softmax_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
-                      [&](tl::Ctx& ctx) { softmax_forward_body(ctx, _arg_X, _arg_Y); });
+                      [&](tl::Ctx& ctx) { k_softmax_forward(ctx, _arg_v_X, _arg_v_Y); });
     return 0;
 }
 
-extern "C" int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
+extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 410144,
-                      [&](tl::Ctx& ctx) { softmax_backward_body(ctx, _arg_X, _arg_Y, _arg_adj_X, _arg_adj_Y); });
+                      [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
     return 0;
 }
 
