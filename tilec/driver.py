@@ -69,7 +69,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
 
             echo(render(warning, module.filename, source), err=True)
     digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
-    steps, products = [], []
+    steps, products = [], {}
     out = Path(outdir)
     target, debug = flags.get("target"), flags.get("debug", False)
     name = module.name
@@ -78,22 +78,22 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if target in ("cpu", "all", "cuda-emu") and compiler is None:
             echo("note: no C++ compiler found (clang++ or g++); CPU libraries not built", err=True)
         if compiler and target in ("cpu", "all"):
-            products.append(f"lib{name}_cpu.so")
-            steps.append(_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug), f"{name}_cpu.log",
-                               out, verbose, echo))
+            command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug)
+            products[f"lib{name}_cpu.so"] = (f"{name}.cpp", command)
+            steps.append(_step(command, f"{name}_cpu.log", out, verbose, echo))
         if compiler and target == "cuda-emu":
-            products.append(f"lib{name}_cuda_emu.so")
-            steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
-                               f"{name}_cuda_emu.log", out, verbose, echo))
+            command = emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug)
+            products[f"lib{name}_cuda_emu.so"] = (f"{name}.cu", command)
+            steps.append(_step(command, f"{name}_cuda_emu.log", out, verbose, echo))
         if target in ("cuda", "all"):
             nvcc_path = find_nvcc(nvcc)
             if nvcc_path is None:
                 echo("note: nvcc not found: the CUDA fatbin is not built (the .cu source is written)", err=True)
             else:
                 archs = [a.strip() for a in arch.split(",") if a.strip()]
-                products.append(f"{name}.fatbin")
-                steps.append(_nvcc_step(nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug),
-                                        name, out, verbose, echo, nvcc_version(nvcc_path), archs))
+                command = nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug)
+                products[f"{name}.fatbin"] = (f"{name}.cu", command)
+                steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs))
     result = write_and_build(out, name, files, digest, steps, products)
     state = "up to date" if result.up_to_date else "built"
     echo(f"{name}: {state} in {result.folder}")
@@ -106,7 +106,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
 
 # manifest.json keys that a build measures (nvcc's register and shared-memory report) rather than
 # generates: `--check` compares the generated text without them.
-BUILD_FACTS = ("cuda_build",)
+BUILD_FACTS = ("cuda_build", "libraries")
 KERNEL_BUILD_FACTS = ("cuda_resources",)
 
 
