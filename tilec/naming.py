@@ -91,6 +91,11 @@ def c_param(name: str) -> str:
     return _user(name)
 
 
+def cxx_heap(sym) -> str:
+    """The owner of a tile allocated on the heap (the tile itself is the reference cxx_var(sym))."""
+    return f"_heap_{cxx_var(sym)}"
+
+
 def cxx_arg(name: str) -> str:
     """The local holding a converted entry-point argument."""
     return f"_arg_{_user(name)}"

@@ -335,9 +335,10 @@ extern "C" int attention_attention_cpu_forward(const tilec_launch* launch, tilec
     const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
     const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
     const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
-                      [&](tl::Ctx& ctx) { k_attention_forward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
+                          [&](tl::Ctx& ctx) { k_attention_forward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O); });
+    });
 }
 
 extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O, tilec_array adj_v_Q, tilec_array adj_v_K, tilec_array adj_v_V, tilec_array adj_v_O) {
@@ -349,8 +350,9 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_K));
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 669824,
-                      [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 669824,
+                          [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
+    });
 }
 

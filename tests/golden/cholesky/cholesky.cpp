@@ -162,9 +162,10 @@ extern "C" int cholesky_cholesky_solve_cpu_forward(const tilec_launch* launch, t
     const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
     const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
-                      [&](tl::Ctx& ctx) { k_cholesky_solve_forward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
+                          [&](tl::Ctx& ctx) { k_cholesky_solve_forward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X); });
+    });
 }
 
 extern "C" int cholesky_cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_array v_A, tilec_array v_Y, tilec_array v_X, tilec_array adj_v_A, tilec_array adj_v_Y, tilec_array adj_v_X) {
@@ -174,8 +175,9 @@ extern "C" int cholesky_cholesky_solve_cpu_backward(const tilec_launch* launch, 
     const tl::Array<double, 3> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<double, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const tl::Array<double, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277376,
-                      [&](tl::Ctx& ctx) { k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277376,
+                          [&](tl::Ctx& ctx) { k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X); });
+    });
 }
 

@@ -253,6 +253,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 2:
+            raise MemoryError(f"{self.name}: out of memory in the native launch")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
 

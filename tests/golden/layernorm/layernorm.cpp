@@ -390,9 +390,10 @@ extern "C" int layernorm_layernorm_cpu_forward(const tilec_launch* launch, tilec
     const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
     const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
-                      [&](tl::Ctx& ctx) { k_layernorm_forward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
+                          [&](tl::Ctx& ctx) { k_layernorm_forward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y); });
+    });
 }
 
 extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
@@ -404,8 +405,9 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
     const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 465888,
-                      [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 465888,
+                          [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
+    });
 }
 

@@ -205,9 +205,10 @@ extern "C" int mlp_mlp_cpu_forward(const tilec_launch* launch, tilec_array v_X, 
     const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
     const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
-                      [&](tl::Ctx& ctx) { k_mlp_forward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
+                          [&](tl::Ctx& ctx) { k_mlp_forward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y); });
+    });
 }
 
 extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_W1, tilec_array adj_v_b1, tilec_array adj_v_W2, tilec_array adj_v_b2, tilec_array adj_v_Y) {
@@ -223,8 +224,9 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     const tl::Array<float, 2> _arg_adj_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W2));
     const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
-                      [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
+                          [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
+    });
 }
 

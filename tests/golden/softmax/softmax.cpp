@@ -220,9 +220,10 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
 extern "C" int softmax_softmax_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y) {
     const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
-                      [&](tl::Ctx& ctx) { k_softmax_forward(ctx, _arg_v_X, _arg_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
+                          [&](tl::Ctx& ctx) { k_softmax_forward(ctx, _arg_v_X, _arg_v_Y); });
+    });
 }
 
 extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
@@ -230,8 +231,9 @@ extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_ar
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
     const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 410144,
-                      [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 410144,
+                          [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
+    });
 }
 

@@ -126,9 +126,10 @@ extern "C" int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A
     const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
     const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
-                      [&](tl::Ctx& ctx) { k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
+                          [&](tl::Ctx& ctx) { k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C); });
+    });
 }
 
 extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
@@ -138,8 +139,9 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
-                      [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
+                          [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
+    });
 }
 

@@ -238,9 +238,10 @@ extern "C" int gemm_gemm_cuda_forward_launch(const tilec_launch* launch, void* s
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
-                   [&]() { gemm_gemm_cuda_forward(*launch, v_A, v_B, v_C); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
+                       [&]() { gemm_gemm_cuda_forward(*launch, v_A, v_B, v_C); });
+    });
 #else
     if (8192 > 48 * 1024)
         cudaFuncSetAttribute(gemm_gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192);
@@ -275,9 +276,10 @@ extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* 
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 401408,
-                   [&]() { gemm_gemm_cuda_backward(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C); });
-    return 0;
+    return tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 401408,
+                       [&]() { gemm_gemm_cuda_backward(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C); });
+    });
 #else
     if (20480 > 48 * 1024)
         cudaFuncSetAttribute(gemm_gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20480);
