@@ -23,6 +23,7 @@ CODES = {
     "TC0109": "shared-memory-budget",
     "TC0110": "branch-type-mismatch",
     "TC0111": "bad-shape",
+    "TC0112": "integer-overflow",
     "TC0201": "dtype-mismatch",
     "TC0202": "store-dtype",
     "TC0203": "dtype-not-allowed",

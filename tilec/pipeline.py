@@ -14,6 +14,7 @@ from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
 from .frontend.check import Options
 from .frontend.module import ModuleChecker
 from .frontend.parse import Parsed, parse
+from .frontend.ranges import check_int_ranges
 from .frontend.resolve import resolve
 from .passes.verify import verify_module
 
@@ -49,6 +50,8 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     if dump_after == "resolve":
         out.write(_dump_scope(scope))
     module = ModuleChecker(parsed, scope, diags, options).run()
+    _stop_on_errors(diags)
+    check_int_ranges(module, diags)
     _stop_on_errors(diags)
     problems = verify_module(module)
     if problems:
