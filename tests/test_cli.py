@@ -46,15 +46,16 @@ def test_dump_after_check_prints_the_typed_ir():
 
 def test_emit_targets_print_generated_text():
     cpp = tilec("emit", ROOT / "samples/gemm.py", "--target", "cpu").stdout
-    assert "extern \"C\" int gemm_cpu_forward(" in cpp and "gemm_cpu_backward(" in cpp
+    assert "extern \"C\" int gemm_gemm_cpu_forward(" in cpp and "gemm_gemm_cpu_backward(" in cpp
     assert "// gemm.py:21" in cpp
     header = tilec("emit", ROOT / "samples/gemm.py", "--target", "header").stdout
-    assert "int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C);" in header
+    assert ("int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, "
+            "tilec_array v_C);") in header
     loader = tilec("emit", ROOT / "samples/gemm.py", "--target", "loader").stdout
     assert "import numpy as np" in loader and "import tilec" not in loader
     cu = tilec("emit", ROOT / "samples/gemm.py", "--target", "cuda").stdout
-    assert 'extern "C" __global__ void __launch_bounds__(256) gemm_cuda_forward(' in cu
-    assert "tl::Reg<tl::Tile<float, 32, 32>, 256> acc;" in cu
+    assert 'extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_forward(' in cu
+    assert "tl::Reg<tl::Tile<float, 32, 32>, 256> v_acc;" in cu
 
 
 def test_show_types_reports_where_the_gpu_keeps_each_tile():

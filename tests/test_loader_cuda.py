@@ -175,7 +175,7 @@ def test_forward_launch_hands_the_driver_the_kernel_parameters(cuda_module):
     module.loop.launch_tiled(dim=(2,), inputs=[A, N, C, 0.5], device="cuda")
     assert driver.image == b"fatbin bytes"
     (launch,) = driver.launches
-    assert launch["fn"] == "loop_cuda_forward" and launch["grid"] == (2, 1, 1) and launch["block"] == (32, 1, 1)
+    assert launch["fn"] == "loader_cuda_loop_cuda_forward" and launch["grid"] == (2, 1, 1) and launch["block"] == (32, 1, 1)
     grid, desc, _, _, scale = launch["params"]
     assert grid.ndim == 1 and grid.dim[0] == 2 and grid.block_dim == 32
     assert desc.data == A.array.ctypes.data and list(desc.shape[:2]) == [8, 4] and list(desc.strides[:2]) == [32, 8]
@@ -188,7 +188,7 @@ def test_adjoint_relaunches_until_its_tape_fits_and_frees_everything(cuda_module
     A, N, C = args()
     adj = [DeviceArray(np.zeros((8, 4))), None, DeviceArray(np.ones((8, 4))), 0.0]
     module.loop.launch_tiled(dim=(2,), inputs=[A, N, C, 0.5], adj_inputs=adj, adjoint=True, device="cuda")
-    assert [x["fn"] for x in driver.launches] == ["loop_cuda_backward"] * launches
+    assert [x["fn"] for x in driver.launches] == ["loader_cuda_loop_cuda_backward"] * launches
     last = driver.launches[-1]["params"][-1]
     assert last.block_bytes >= need[0] and last.thread_bytes >= need[1]
     assert last.block_bytes % 16 == 0 and last.thread_bytes % 16 == 0

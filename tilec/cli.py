@@ -9,7 +9,7 @@ import traceback
 import click
 
 from . import __version__
-from .build import BuildError
+from .build import BuildError, OutputFolderError
 from .console import Progress, colorize, use_color
 from .diagnostics import CompileError, render
 from .frontend.check import Options
@@ -56,6 +56,9 @@ def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
         sys.exit(1)
     except SystemExit:
         raise
+    except OutputFolderError as e:
+        click.echo(f"{path}: error: {e}", err=True)
+        sys.exit(1)
     except BuildError as e:
         click.echo(f"{path}: error: {e}", err=True)
         click.echo(f"  command: {' '.join(e.command)}", err=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 # but every code a pass may emit is listed here once.
 CODES = {
     "TC0001": "syntax-error",
+    "TC0002": "bad-name",
     "TC0101": "shape-mismatch",
     "TC0102": "matmul-shape",
     "TC0103": "broadcast-shape",
@@ -22,6 +23,7 @@ CODES = {
     "TC0109": "shared-memory-budget",
     "TC0110": "branch-type-mismatch",
     "TC0111": "bad-shape",
+    "TC0112": "integer-overflow",
     "TC0201": "dtype-mismatch",
     "TC0202": "store-dtype",
     "TC0203": "dtype-not-allowed",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from . import __version__
+from . import __version__, naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu.compiler import cxx_command, find_cxx
 from .backend_cuda import emit as cuda_emit
@@ -24,13 +24,10 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     files = dict(emitted.files)
     files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
-    loader = sources.TEMPLATES.get_template("loader.py.j2").render(
-        module=module.name, version=__version__, filename=Path(module.filename).name)
-    files["__init__.py"] = loader
-    for template, name in (("tape.py.j2", "_tilec_tape.py"), ("torch_function.py.j2", "_tilec_torch.py"),
-                           ("CMakeLists.txt.j2", "CMakeLists.txt")):
+    for template, name in (("loader.py.j2", "__init__.py"), ("tape.py.j2", "_tilec_tape.py"),
+                           ("torch_function.py.j2", "_tilec_torch.py"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
         files[name] = sources.TEMPLATES.get_template(template).render(
-            module=module.name, version=__version__, filename=Path(module.filename).name)
+            module=module.name, version=__version__, filename=naming.source_label(module.filename))
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
     files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,
@@ -61,7 +58,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
 
             echo(render(warning, module.filename, source), err=True)
     digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
-    steps, products = [], []
+    steps, products = [], {}
     out = Path(outdir)
     target, debug = flags.get("target"), flags.get("debug", False)
     name = module.name
@@ -70,22 +67,22 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if target in ("cpu", "all", "cuda-emu") and compiler is None:
             echo("note: no C++ compiler found (clang++ or g++); CPU libraries not built", err=True)
         if compiler and target in ("cpu", "all"):
-            products.append(f"lib{name}_cpu.so")
-            steps.append(_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug), f"{name}_cpu.log",
-                               out, verbose, echo, progress))
+            command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug)
+            products[f"lib{name}_cpu.so"] = (f"{name}.cpp", command)
+            steps.append(_step(command, f"{name}_cpu.log", out, verbose, echo, progress))
         if compiler and target == "cuda-emu":
-            products.append(f"lib{name}_cuda_emu.so")
-            steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
-                               f"{name}_cuda_emu.log", out, verbose, echo, progress))
+            command = emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug)
+            products[f"lib{name}_cuda_emu.so"] = (f"{name}.cu", command)
+            steps.append(_step(command, f"{name}_cuda_emu.log", out, verbose, echo, progress))
         if target in ("cuda", "all"):
             nvcc_path = find_nvcc(nvcc)
             if nvcc_path is None:
                 echo("note: nvcc not found: the CUDA fatbin is not built (the .cu source is written)", err=True)
             else:
                 archs = [a.strip() for a in arch.split(",") if a.strip()]
-                products.append(f"{name}.fatbin")
-                steps.append(_nvcc_step(nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug),
-                                        name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
+                command = nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug)
+                products[f"{name}.fatbin"] = (f"{name}.cu", command)
+                steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
     progress.expect(len(steps))
     result = write_and_build(out, name, files, digest, steps, products)
     progress.close()

@@ -1,16 +1,27 @@
-"""Every generated name in one place: temporaries, C++ identifiers, entry points."""
+"""Every generated name in one place: the one door through which user text reaches generated code.
+
+Contract:
+- `module_name` accepts only a file whose stem is an ASCII Python identifier that is not a Python
+  keyword (anything else is refused with a diagnostic by the pipeline); module names are used
+  verbatim in file names, C symbols and the loader.
+- `c_ident` maps any user identifier (also non-ASCII) injectively to `[A-Za-z0-9_]+`.
+- C++ names of user symbols carry a prefix (`v_`, `v<id>_`, `f_`, `k_`) that no C/C++/CUDA keyword,
+  standard macro or runtime name starts with; generated temporaries start with `_`; so user
+  identifiers never meet a keyword, a macro, a runtime name or each other.
+- C entry points are `<module>_<kernel>_<target>_<direction>`: modules link into one program.
+- `source_label` is the only form of the user's file name written into generated text.
+"""
 from __future__ import annotations
 
-CXX_RESERVED = {
-    "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "class", "const",
-    "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export", "extern",
-    "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace", "new",
-    "operator", "private", "protected", "public", "register", "short", "signed", "sizeof",
-    "static", "struct", "switch", "template", "this", "throw", "typedef", "typename", "union",
-    "unsigned", "using", "virtual", "void", "volatile", "main", "tl", "ctx", "std", "launch",
-    "int8_t", "uint8_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "while", "for", "if", "else",
-    "return", "break", "continue", "true", "false", "nullptr", "and", "or", "not", "xor",
-}  # fmt: skip
+import keyword
+import re
+from pathlib import Path
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# The marker of an adjoint kernel's extra parameter in the IR: `adj:x` is the adjoint of `x`. A
+# Python identifier cannot contain `:`, so a user parameter named `adj_x` never meets it.
+ADJOINT_PARAM = "adj:"
 
 
 # The vendored runtime headers' folder inside an output folder. Not a Python identifier, so running
@@ -18,15 +29,52 @@ CXX_RESERVED = {
 RUNTIME_DIR = "tilec-rt"
 
 
-def temp(index: int) -> str:
-    """A checker-made temporary (cannot clash: user names never start with `_t`... they may, so
-    temporaries carry a `%` id in the IR and are mangled on emission)."""
-    return f"_tmp{index}"
+def module_name(path: str) -> str | None:
+    """The module name of a source file, or None when its stem is not an ASCII Python identifier
+    (or is a keyword): such a name cannot be imported, and would reach C symbols and the loader."""
+    stem = Path(path).stem
+    if _MODULE.fullmatch(stem) and not keyword.iskeyword(stem) and not stem.startswith("__"):
+        return stem
+    return None
+
+
+def c_ident(name: str) -> str:
+    """An injective map from identifiers to `[A-Za-z0-9_]+`: ASCII identifiers without `_U` stay
+    as they are; any other character (and the `_` of a `_U`) is written `_U<hex>_`."""
+    out = []
+    for i, c in enumerate(name):
+        plain = c.isascii() and (c.isalnum() or c == "_") and not (c == "_" and name[i + 1:i + 2] == "U")
+        out.append(c if plain else f"_U{ord(c):x}_")
+    return "".join(out)
+
+
+def _user(name: str, index: int = 0) -> str:
+    """`v_<name>` (or `v<index>_<name>`): no keyword, macro or runtime name starts so, and the
+    prefix keeps (name, index) pairs apart."""
+    if name.startswith(ADJOINT_PARAM):
+        return "adj_" + _user(name[len(ADJOINT_PARAM):], index)
+    return f"v{index or ''}_{c_ident(name)}"
+
+
+def adjoint_param(name: str) -> str:
+    """The IR name of the adjoint kernel's parameter paired with parameter `name`."""
+    return ADJOINT_PARAM + name
 
 
 def func_instance(source_name: str, index: int) -> str:
-    """The C-level name of the index-th specialisation of a func."""
-    return source_name if index == 0 else f"{source_name}_{index}"
+    """The IR name of the index-th specialisation of a func (`f`, `f%1`, ...)."""
+    return source_name if index == 0 else f"{source_name}%{index}"
+
+
+def func_symbol(ir_name: str) -> str:
+    """The C++ name of a func specialisation: `f_<name>`, `f1_<name>`, ..."""
+    name, _, index = ir_name.partition("%")
+    return f"f{index}_{c_ident(name)}"
+
+
+def kernel_body(kernel: str, direction: str) -> str:
+    """The C++ function holding a kernel's forward or backward body (internal linkage)."""
+    return f"k_{c_ident(kernel)}_{direction}"
 
 
 def kernel_instance(base: str, bindings: list) -> str:
@@ -50,33 +98,55 @@ ELEMENT_INDEX = "_e"
 REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)
 
 
+def temp(index: int) -> str:
+    """A checker-made temporary's IR name (its Sym id keeps it apart from user names)."""
+    return f"_tmp{index}"
+
+
 def cxx_temp(index: int) -> str:
     return f"_t{index}"
 
 
 def c_param(name: str) -> str:
-    """A kernel parameter's name in the C API (user names, unless they clash with C/C++)."""
-    return f"v_{name}" if name in CXX_RESERVED or name.startswith(("_", "v_")) else name
+    """A kernel parameter's name in the C API."""
+    return _user(name)
+
+
+def cxx_heap(sym) -> str:
+    """The owner of a tile allocated on the heap (the tile itself is the reference cxx_var(sym))."""
+    return f"_heap_{cxx_var(sym)}"
 
 
 def cxx_arg(name: str) -> str:
     """The local holding a converted entry-point argument."""
-    return f"_arg_{name}"
+    return f"_arg_{_user(name)}"
 
 
 def cxx_var(sym) -> str:
-    """The C++ identifier of an IR symbol: never starts with `_`, never a C++ keyword."""
-    base = f"{sym.name}_{sym.id}" if sym.id else sym.name
-    return f"v_{base}" if base in CXX_RESERVED or base.startswith("_") or base.startswith("v_") else base
+    """The C++ identifier of an IR symbol."""
+    return _user(sym.name, sym.id)
 
 
-def cxx_adj(sym) -> str:
-    return f"adj_{cxx_var(sym)}"
+def entry(module: str, kernel: str, target: str, direction: str) -> str:
+    """A C entry point: `<module>_<kernel>_<target>_<direction>`."""
+    return f"{module}_{c_ident(kernel)}_{target}_{direction}"
 
 
-def fwd_entry(kernel: str, device: str) -> str:
-    return f"{kernel}_{device}_forward"
+def fwd_entry(module: str, kernel: str, target: str) -> str:
+    return entry(module, kernel, target, "forward")
 
 
-def adj_entry(kernel: str, device: str) -> str:
-    return f"{kernel}_{device}_backward"
+def adj_entry(module: str, kernel: str, target: str) -> str:
+    return entry(module, kernel, target, "backward")
+
+
+_LABEL_SAFE = re.compile(r"[A-Za-z0-9._+@=,-]")
+
+
+def source_label(filename: str) -> str:
+    """The user's file name (no folders) as written into generated comments, strings and docstrings:
+    characters outside `[A-Za-z0-9._+@=,-]` are %-escaped, so it cannot end a comment, open a string
+    or a format field, or start a line."""
+    base = Path(filename).name
+    return "".join(c if _LABEL_SAFE.fullmatch(c) else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+                   for c in base)

@@ -9,12 +9,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ir
-from .diagnostics import CompileError, Diagnostics
+from . import ir, naming
+from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
 from .frontend.check import Options
 from .frontend.module import ModuleChecker
 from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
+from .frontend.ranges import check_int_ranges
 from .frontend.resolve import resolve
 from .passes.verify import verify_module
 
@@ -30,9 +31,14 @@ class Compiled:
 
 
 def module_name(path: str) -> str:
-    stem = Path(path).stem
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in stem)
-    return name if name and not name[0].isdigit() else f"m_{name}"
+    """The module name of a source file; a stem that is not an ASCII Python identifier is refused."""
+    name = naming.module_name(path)
+    if name is None:
+        raise CompileError([Diagnostic(
+            "TC0002", f"the module name {naming.source_label(Path(path).stem)!r} (the file name without "
+            ".py) is not a Python identifier: it names the loader, the library and every C entry point",
+            Span(1, 1, 1, 1), help="rename the file to an ASCII identifier, e.g. `prog.py`")])
+    return name
 
 
 def compile_source(source: str, filename: str, options: Options | None = None,
@@ -48,6 +54,8 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     if dump_after == "resolve":
         out.write(_dump_scope(scope))
     module = ModuleChecker(parsed, scope, diags, options).run()
+    _stop_on_errors(diags)
+    check_int_ranges(module, diags)
     _stop_on_errors(diags)
     problems = verify_module(module)
     if problems:

@@ -8,9 +8,12 @@
 // effects are performed by the leader lane only.
 #pragma once
 #include <atomic>
+#include <exception>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
@@ -75,7 +78,7 @@ struct LaneGroup {
         for (int l = 0; l < n; ++l) {
             void* p = mmap(nullptr, stack_bytes, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (p == MAP_FAILED) std::abort();
+            if (p == MAP_FAILED) throw std::bad_alloc();
             stacks[l] = static_cast<char*>(p);
         }
     }
@@ -86,10 +89,15 @@ struct LaneGroup {
         static thread_local LaneGroup* g = nullptr;
         return g;
     }
+    std::exception_ptr failure;  // the first exception a lane threw (rethrown by run)
     static void trampoline() {
         LaneGroup* g = running();
         int l = g->current;
-        (*g->body)(g->ctxs[l]);
+        try {  // an exception must not unwind out of a fiber
+            (*g->body)(g->ctxs[l]);
+        } catch (...) {
+            if (!g->failure) g->failure = std::current_exception();
+        }
         g->done[l] = 1;
     }
     // Runs body for every lane; lanes switch at sync() in round-robin order.
@@ -122,6 +130,11 @@ struct LaneGroup {
             }
         }
         running() = outer;
+        if (failure) {
+            std::exception_ptr e = failure;
+            failure = nullptr;
+            std::rethrow_exception(e);
+        }
     }
     void barrier(int lane) { swapcontext(&lanes[lane], &scheduler); }
 };
@@ -177,8 +190,20 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
     const int nworkers = worker_count(L, nblocks);
     int64_t chunk = nblocks / (int64_t(nworkers) * 16);
     chunk = chunk < 1 ? 1 : chunk;
-    auto worker = [&]() {
-        LaneGroup* group = fibers ? new LaneGroup(L.block_dim, stack_bytes) : nullptr;
+    std::exception_ptr failure;  // the first exception of any worker: rethrown to the entry point
+    std::mutex failure_lock;
+    auto guarded_worker = [&](auto&& work) {
+        try {
+            work();
+        } catch (...) {
+            std::lock_guard<std::mutex> hold(failure_lock);
+            if (!failure) failure = std::current_exception();
+            next.store(nblocks);  // the other workers stop at their next chunk
+        }
+    };
+    auto worker_body = [&]() {
+        std::unique_ptr<LaneGroup> owned(fibers ? new LaneGroup(L.block_dim, stack_bytes) : nullptr);
+        LaneGroup* group = owned.get();
         std::vector<Ctx> ctxs(fibers ? L.block_dim : 1);
         std::vector<Tape> tapes(ctxs.size());
         int64_t b = 0, chunk_end = 0;
@@ -216,16 +241,37 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
             }
             group->run(body, ctxs.data());
         }
-        delete group;
     };
-    if (nworkers == 1) {
+    auto worker = [&]() { guarded_worker(worker_body); };
+    if (nworkers > 1) {
+        std::vector<std::thread> threads;
+        for (int t = 1; t < nworkers; ++t) threads.emplace_back(worker);
         worker();
-        return;
+        for (auto& t : threads) t.join();
+    } else {
+        worker();
     }
-    std::vector<std::thread> threads;
-    for (int t = 1; t < nworkers; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+// A tile too large for a thread's stack, on the heap (std::bad_alloc when memory runs out).
+template <class T> struct HeapTile {
+    std::unique_ptr<T> p;
+    explicit HeapTile(bool zero) : p(zero ? new T() : new T) {}
+    T& operator*() { return *p; }
+};
+
+// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h).
+// No exception crosses the C ABI.
+template <class F> inline int guarded_launch(F&& launch) {
+    try {
+        launch();
+        return 0;
+    } catch (const std::bad_alloc&) {
+        return 2;
+    } catch (...) {
+        return 4;  // 3 is TILEC_ASSERT_FAILED (debug.h)
+    }
 }
 
 }  // namespace tl

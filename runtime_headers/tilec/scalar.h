@@ -5,17 +5,28 @@
 
 namespace tl {
 
+// Integer division never traps (Warp's CPU build raises SIGFPE): x / 0, x // 0 and x % 0 are 0, and
+// the one overflowing quotient, MIN // -1, wraps to MIN (x % -1 is 0), as numpy computes them.
+template <class T> TL_HD T wrapping_neg(T a) {
+    using U = typename std::make_unsigned<T>::type;
+    return T(U(0) - U(a));
+}
 template <class T> TL_HD T floordiv(T a, T b) {
     if constexpr (std::is_floating_point<T>::value) {
         return std::floor(a / b);
     } else {
+        if (b == 0) return T(0);
+        if constexpr (std::is_signed<T>::value) {
+            if (b == T(-1)) return wrapping_neg(a);
+        }
         T q = a / b;
         return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
     }
 }
 template <class T> TL_HD T mod(T a, T b) {
     if constexpr (std::is_floating_point<T>::value) return std::fmod(a, b);
-    else return a % b;
+    else if constexpr (std::is_signed<T>::value) return (b == 0 || b == T(-1)) ? T(0) : a % b;
+    else return b == 0 ? T(0) : a % b;
 }
 template <class T> TL_HD T sign(T a) { return T((a > T(0)) - (a < T(0))); }
 template <class T> TL_HD T min(T a, T b) { return b < a ? b : a; }
@@ -148,7 +159,14 @@ namespace tl {
 // Python's `/` as Warp defines it: true division for floats, truncation for integers;
 // integer division by zero gives 0 instead of a trap.
 template <class A, class B> TL_HD auto divide(A a, B b) {
-    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value) return b == 0 ? A(0) : A(a / b);
-    else return a / b;
+    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value) {
+        if (b == 0) return A(0);
+        if constexpr (std::is_signed<B>::value && std::is_signed<A>::value) {
+            if (b == B(-1)) return wrapping_neg(a);
+        }
+        return A(a / b);
+    } else {
+        return a / b;
+    }
 }
 }  // namespace tl

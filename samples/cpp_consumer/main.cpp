@@ -27,8 +27,8 @@ int main() {
     launch.dim[1] = (N + 31) / 32;
     launch.ndim = 2;
     launch.block_dim = 256;
-    if (gemm_cpu_forward(&launch, view(A.data(), M, K), view(B.data(), K, N), view(C.data(), M, N)) != 0) return 1;
-    if (gemm_cpu_backward(&launch, view(A.data(), M, K), view(B.data(), K, N), view(C.data(), M, N),
+    if (gemm_gemm_cpu_forward(&launch, view(A.data(), M, K), view(B.data(), K, N), view(C.data(), M, N)) != 0) return 1;
+    if (gemm_gemm_cpu_backward(&launch, view(A.data(), M, K), view(B.data(), K, N), view(C.data(), M, N),
                           view(dA.data(), M, K), view(dB.data(), K, N), view(dC.data(), M, N)) != 0)
         return 1;
 

@@ -2,8 +2,6 @@
 (`<module>.h`) listing every entry point of both targets."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.sources import Emitted, _entry, kernel_facts, param_doc, templates
@@ -22,18 +20,19 @@ def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of
 
 
 def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False, cuda_entries=None) -> Emitted:
-    target = Target("cpu", "static ", Path(module.filename).name, line_directives)
+    target = Target("cpu", "static ", naming.source_label(module.filename), line_directives)
     funcs = {f.name: f for f in module.funcs}
-    func_texts = [CxxEmitter(target).function(f, f.name) for f in module.funcs]
+    func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     kernels, header_kernels = [], []
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
-        bodies = [CxxEmitter(target).function(k, f"{k.name}_forward_body")]
-        entries = [_entry_for(k, naming.fwd_entry(k.name, "cpu"), f"{k.name}_forward_body", funcs)]
+        fwd_body, adj_body = naming.kernel_body(k.name, "forward"), naming.kernel_body(k.name, "backward")
+        bodies = [CxxEmitter(target).function(k, fwd_body)]
+        entries = [_entry_for(k, naming.fwd_entry(module.name, k.name, "cpu"), fwd_body, funcs)]
         if plan.adjoint is not None:
-            bodies.append(CxxEmitter(target).function(plan.adjoint, f"{k.name}_backward_body"))
-            entries.append(_entry_for(plan.adjoint, naming.adj_entry(k.name, "cpu"), f"{k.name}_backward_body",
+            bodies.append(CxxEmitter(target).function(plan.adjoint, adj_body))
+            entries.append(_entry_for(plan.adjoint, naming.adj_entry(module.name, k.name, "cpu"), adj_body,
                                       funcs, lanes_of=k))
         kernels.append({"bodies": bodies, "entries": entries})
         header_kernels.append(_header_kernel(k, facts, entries + list((cuda_entries or {}).get(k.name, []))))

@@ -2,8 +2,6 @@
 its adjoint, as CUDA (`<module>.cu`), with the launch entries for the header and the manifest."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
 from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
@@ -75,10 +73,10 @@ def _tile_syms(fn):
 
 def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> tuple:
     """(.cu text, entries per kernel for the header and manifest)."""
-    target = Target("cuda", "__device__ static ", Path(module.filename).name, line_directives)
+    target = Target("cuda", "__device__ static ", naming.source_label(module.filename), line_directives)
     scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
     func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
-                  .function(f, f.name) for f in scalar_funcs]
+                  .function(f, naming.func_symbol(f.name)) for f in scalar_funcs]
     kernels, entries = [], {}
     for plan in plans:
         k = plan.forward
@@ -87,9 +85,9 @@ def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> 
             if fn is None:
                 continue
             emitter = CudaEmitter(target)
-            body_name = f"{k.name}_{direction}_body"
+            body_name = naming.kernel_body(k.name, direction)
             bodies.append(emitter.function(fn, body_name))
-            kernel_name = f"{k.name}_cuda_{direction}"
+            kernel_name = naming.entry(module.name, k.name, "cuda", direction)
             kernel_entries.append(_cuda_entry(fn, kernel_name, f"{kernel_name}_launch", body_name,
                                               emitter.smem_bytes, f"kernel {k.name}, {direction}"))
         kernels.append({"bodies": bodies, "entries": kernel_entries})

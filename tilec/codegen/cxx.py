@@ -15,6 +15,9 @@ from ..passes.normalize import is_fusible
 from ..ops import MUTATES, OPS
 from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
 
+# A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
+HEAP_TILE_BYTES = 64 * 1024
+
 INFIX = {
     "add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "eq": "==", "ne": "!=", "and_": "&&", "or_": "||", "bit_and": "&", "bit_or": "|",
@@ -159,7 +162,11 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
-            if isinstance(sym.type, TileT) and sym in assigned_first:
+            if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
+                zero = "false" if sym in assigned_first else "true"
+                self.emit(f"tl::HeapTile<{ctype(sym.type)}> {naming.cxx_heap(sym)}({zero});")
+                self.emit(f"auto& {naming.cxx_var(sym)} = *{naming.cxx_heap(sym)};")
+            elif isinstance(sym.type, TileT) and sym in assigned_first:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
@@ -343,7 +350,7 @@ class CxxEmitter:
     # ------------------------------------------------------------ expressions
 
     def call(self, c: ir.Call) -> str:
-        return f"{c.func}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
+        return f"{naming.func_symbol(c.func)}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
 
     def expr(self, e) -> str:
         if isinstance(e, ir.Const):
@@ -376,7 +383,7 @@ class CxxEmitter:
         if name in OPS and OPS[name].elementwise:
             fake = ir.OpCall(name, (), (), dtype or BOOL, None)
             return self.scalar_op(fake, args, dtype)
-        return f"{name}({', '.join(['ctx'] + args)})"
+        return f"{naming.func_symbol(name)}({', '.join(['ctx'] + args)})"
 
     def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
         op = e.op

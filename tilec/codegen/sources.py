@@ -117,9 +117,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
-        entries = {"forward": naming.fwd_entry(k.name, "cpu")}
+        entries = {"forward": naming.fwd_entry(module.name, k.name, "cpu")}
         if plan.adjoint is not None:
-            entries["backward"] = naming.adj_entry(k.name, "cpu")
+            entries["backward"] = naming.adj_entry(module.name, k.name, "cpu")
         kernels[k.name] = {
             "line": k.span.line,
             "block_dim": k.block_dim,

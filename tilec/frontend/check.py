@@ -353,6 +353,11 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if want != ann.ANY and value.type != want and not (self.is_weak(value) and isinstance(want, Scalar)):
             self.fail("TC0201", f"`{node.target.value}` is annotated {describe(want)} but the value is "
                       f"{describe(value.type)}", node.value)
+        if (isinstance(want, Scalar) and not want.is_float and self.is_weak(value)
+                and isinstance(value.type, Scalar) and value.type.is_float):
+            self.fail("TC0201", f"`{node.target.value}` is annotated {describe(want)} but the value is a float; "
+                      f"convert it explicitly, e.g. wp.{want.name}(...)",
+                      node.value)
         if isinstance(want, Scalar) and self.is_weak(value):
             value = ir.Const(value.value if not want.is_float else float(value.value), want, value.span)
         return [self.bind_name(node.target, value, node)]

@@ -232,6 +232,9 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
                     else:
                         diags.error("TC0305", "block_dim must be a positive compile-time integer",
                                     parsed.span(arg.value))
+        if attr == "kernel" and node.name.value.startswith("__"):  # the loader's module attributes
+            diags.error("TC0002", f"kernel name `{node.name.value}` starts with `__`, reserved for Python",
+                        parsed.span(node.name))
         fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
         (scope.kernels if attr == "kernel" else scope.funcs)[fd.name] = fd
         scope.constants.pop(fd.name, None)

@@ -1,6 +1,8 @@
 """Reusable pieces of shape/dtype rules."""
 from __future__ import annotations
 
+from math import prod
+
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe, fmt_shape
 from .core import Bound
 
@@ -81,8 +83,13 @@ def dtype_of(t) -> Scalar:
     return t.dtype if isinstance(t, TileT) else t
 
 
+# The most elements one tile may hold (256 MiB of float32): every extent and offset computed from a
+# tile's shape then fits an int32, and the generated C++ never declares an object it cannot hold.
+MAX_TILE_ELEMENTS = 1 << 26
+
+
 def check_shape_value(b: Bound, name: str, shape) -> tuple:
-    """A shape attribute: positive ints, 1 to 4 dimensions."""
+    """A shape attribute: positive ints, 1 to 4 dimensions, at most MAX_TILE_ELEMENTS elements."""
     if isinstance(shape, int):
         shape = (shape,)
     if not 1 <= len(shape) <= 4:
@@ -90,6 +97,9 @@ def check_shape_value(b: Bound, name: str, shape) -> tuple:
     for d in shape:
         if isinstance(d, int) and d <= 0:
             b.fail("TC0111", f"`{name}` must be positive, got {fmt_shape(tuple(shape))}", name)
+    if all(isinstance(d, int) for d in shape) and prod(shape) > MAX_TILE_ELEMENTS:
+        b.fail("TC0111", f"`{name}` {fmt_shape(tuple(shape))} has more than {MAX_TILE_ELEMENTS} elements "
+               "(the largest tile tilec compiles)", name)
     return tuple(shape)
 
 

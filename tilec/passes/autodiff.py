@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import ir
+from .. import ir, naming
 from .normalize import normalize_module
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
@@ -66,7 +66,7 @@ class _Adjoint:
         self.adj: dict = {}
         self.adj_params = []
         for p in fn.params:
-            a = ir.Sym(f"adj_{p.name}", 0, p.type)
+            a = ir.Sym(naming.adjoint_param(p.name), 0, p.type)
             self.adj_params.append(a)
             if isinstance(p.type, ArrayT) or differentiable(p.type):
                 self.adj[p] = a

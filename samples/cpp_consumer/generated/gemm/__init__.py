@@ -59,6 +59,7 @@ _INT_RANGES = {
     "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
 }
 _MAX_GRID = 2**31 - 1
+_MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
 
 
 class _Array(ctypes.Structure):
@@ -201,7 +202,22 @@ def _grid(dim, what):
         if d < 0 or d > _MAX_GRID:
             raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
         out.append(int(d))
+    total = 1
+    for d in out:
+        total *= d
+    if total > _MAX_POINTS:  # the C side counts the grid's points (times block_dim lanes) in an int64
+        raise ValueError(f"{what}: `dim` {tuple(out)} has {total} points, more than {_MAX_POINTS}")
     return tuple(out)
+
+
+def _strict(what, name, value, kind):
+    """A keyword that must be exactly a bool (or a non-negative int): `adjoint="no"` is an error."""
+    if kind is bool and isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise TypeError(f"{what}: `{name}` must be {'True or False' if kind is bool else 'a non-negative int'}, "
+                    f"got {value!r}")
 
 
 class Kernel:
@@ -256,6 +272,8 @@ class Kernel:
     def _run(self, grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
              num_threads, stream=None):
         device = device or "cpu"
+        adjoint = _strict(self.name, "adjoint", adjoint, bool)
+        num_threads = _strict(self.name, "num_threads", num_threads, int)
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
@@ -295,6 +313,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 2:
+            raise MemoryError(f"{self.name}: out of memory in the native launch")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
 
@@ -478,7 +498,19 @@ def _array(name, p, value):
     return (desc, value)
 
 
+class _Kernels(type(os)):
+    """The module's class: kernels are its properties, never globals, so a kernel named like a loader
+    global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
+
+
+def _expose(kernel):
+    return property(lambda _module: kernel)
+
+
 for _name, _meta in MANIFEST["kernels"].items():
-    globals()[_name] = Kernel(_name, _meta)
+    setattr(_Kernels, _name, _expose(Kernel(_name, _meta)))
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _Kernels
 
 __all__ = sorted(MANIFEST["kernels"])
