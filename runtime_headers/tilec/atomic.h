@@ -67,11 +67,11 @@ template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, i
     for (int q = 0; q < n; ++q) old_out[q] = atomic_add_ptr(dst + q, src[q]);
 #else
     int q = 0;
-    while (q < n) {
-        uintptr_t ln = LineLock::line(dst + q);
-        int end = q;
-        while (end < n && LineLock::line(dst + end) == ln) ++end;
-        LineLock guard(ln);
+    while (q < n) {  // the elements of dst + q's line: up to the next 64-byte boundary
+        const uintptr_t at = reinterpret_cast<uintptr_t>(dst + q);
+        const int in_line = int((64 - (at & 63)) / sizeof(T));
+        const int end = q + (in_line > 0 ? in_line : 1) < n ? q + (in_line > 0 ? in_line : 1) : n;
+        LineLock guard(LineLock::line(dst + q));
         for (int r = q; r < end; ++r) {
             old_out[r] = dst[r];
             dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
+from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
 from ..ir.types import BOOL, FLOAT16, ArrayT, NoneT, Scalar, TileT, TupleT
 
@@ -97,6 +98,7 @@ class CxxEmitter:
         self.temp_counter = 0
         self.registers: frozenset = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
+        self.views: dict = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
 
     # ------------------------------------------------------------ helpers
 
@@ -131,6 +133,7 @@ class CxxEmitter:
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
         self.uses_tape = uses_tape(fn)
+        self.views = {} if self.target.gpu else transposed_operands(fn)
         self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
@@ -141,6 +144,8 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
+            if sym in self.views:
+                continue
             if isinstance(sym.type, TileT) and sym in assigned_first:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
             else:
@@ -155,6 +160,8 @@ class CxxEmitter:
     def stmt(self, s) -> None:
         if _is_tape_ready(s) and not (self.target.gpu and self.uses_tape):
             return  # only a GPU tape of fixed size needs the check (and its source-line comment)
+        if isinstance(s, ir.Assign) and s.target in self.views:
+            return  # the matmul that follows reads the operand transposed in place
         self.where(s.span)
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
@@ -329,6 +336,8 @@ class CxxEmitter:
         if isinstance(e, ir.Const):
             return literal(e.value, e.type)
         if isinstance(e, ir.Var):
+            if e.sym in self.views:
+                return f"tl::transposed({naming.cxx_var(self.views[e.sym].sym)})"
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)
