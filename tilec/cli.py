@@ -166,6 +166,8 @@ def emit(file, what, block_dim, max_shared, dump_after):
 @click.option("--arch", default="sm_80,sm_90", show_default=True, help="CUDA architectures")
 @click.option("--emit-only", is_flag=True, help="write sources, compile nothing")
 @click.option("--debug", is_flag=True, help="compile without optimisation, with debug info")
+@click.option("--native", is_flag=True, help="CPU library for this machine's CPU only (-march=native) instead of "
+              "the portable baseline (x86-64-v3, armv8-a)")
 @click.option("--cxx", default=None, help="C++ compiler (default: clang++, else g++)")
 @click.option("--nvcc", default=None, help="nvcc to use")
 @click.option("-v", "--verbose", is_flag=True)
@@ -173,13 +175,15 @@ def emit(file, what, block_dim, max_shared, dump_after):
 @click.option("--check", "check_only", is_flag=True,
               help="build nothing: exit 1 with a diff when OUTDIR holds stale generated code")
 @common_options
-def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line_directives, check_only, block_dim,
-          max_shared, dump_after):
+def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbose, line_directives, check_only,
+          block_dim, max_shared, dump_after):
     """Compile FILE into OUTDIR/<module>/."""
     from .driver import build_module, stale_files
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
     flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
+    if native:
+        flags["native"] = True
     if check_only:
         diffs = run_guarded(lambda: stale_files(module, source, outdir, flags), file)
         for diff in diffs:

@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import hashlib
+import platform
 from pathlib import Path
 
 from . import __version__
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import cxx_command, find_cxx
+from .backend_cpu.compiler import cpu_features, cxx_command, find_cxx, target_isa
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
-                                    parse_ptxas)
+                                    parse_ptxas, ptx_arch)
 from .build import inputs_hash, run_compiler, write_and_build
 from .codegen import sources
 
@@ -79,8 +80,9 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
             echo("note: no C++ compiler found (clang++ or g++); CPU libraries not built", err=True)
         if compiler and target in ("cpu", "all"):
             products.append(f"lib{name}_cpu.so")
-            steps.append(_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug), f"{name}_cpu.log",
-                               out, verbose, echo))
+            isa = target_isa(bool(flags.get("native")))
+            steps.append(_cxx_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug, isa),
+                                   f"{name}_cpu.log", out, verbose, echo, compiler, isa))
         if compiler and target == "cuda-emu":
             products.append(f"lib{name}_cuda_emu.so")
             steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
@@ -104,9 +106,9 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
     return result
 
 
-# manifest.json keys that a build measures (nvcc's register and shared-memory report) rather than
-# generates: `--check` compares the generated text without them.
-BUILD_FACTS = ("cuda_build",)
+# manifest.json keys that a build measures (nvcc's register and shared-memory report, the CPU
+# library's ISA) rather than generates: `--check` compares the generated text without them.
+BUILD_FACTS = ("cuda_build", "cpu_build")
 KERNEL_BUILD_FACTS = ("cuda_resources",)
 
 
@@ -132,7 +134,7 @@ def record_resources(manifest_path: Path, ptxas: dict, nvcc_version: str, archs:
     import json
 
     data = json.loads(manifest_path.read_text())
-    data["cuda_build"] = {"archs": archs, "nvcc": nvcc_version}
+    data["cuda_build"] = {"archs": archs, "ptx": ptx_arch(archs), "nvcc": nvcc_version}
     for name, kernel in data["kernels"].items():
         kernels = kernel.get("entries", {}).get("cuda", {})
         found = {direction: ptxas[cu] for direction, cu in sorted(kernels.items()) if cu in ptxas}
@@ -187,6 +189,24 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
         if verbose:
             echo(" ".join(cmd))
         run_compiler(cmd, tmp, log_name, out)
+
+    return run
+
+
+def _cxx_step(cmd: list, log_name: str, out: Path, verbose: bool, echo, compiler: str, isa: str):
+    """The CPU library; its ISA and the CPU features it may use go into manifest.json (`cpu_build`),
+    which the loader checks against the running CPU before loading it."""
+    import json
+
+    def run(tmp: Path):
+        if verbose:
+            echo(" ".join(cmd))
+        run_compiler(cmd, tmp, log_name, out)
+        manifest_path = tmp / "manifest.json"
+        data = json.loads(manifest_path.read_text())
+        data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),
+                             "machine": platform.machine().lower()}
+        manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
 

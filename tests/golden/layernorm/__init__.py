@@ -57,8 +57,41 @@ def _library(device):
         path = os.path.join(_HERE, name)
         if not os.path.exists(path):
             raise RuntimeError(f"{path} is missing: run `tilec build layernorm.py --target {target}`")
+        if device == "cpu":
+            _check_cpu(MANIFEST.get("cpu_build"), path)
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
+
+
+def _cpu_flags():
+    """This CPU's feature flags as Linux lists them (None where they cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return set(value.split())
+    except OSError:
+        pass
+    return None
+
+
+def _check_cpu(build, path):
+    """Refuse a CPU library built for features this CPU lacks (it would die of SIGILL)."""
+    import platform
+
+    if not build:
+        return
+    machine = platform.machine().lower()
+    if build.get("machine") and build["machine"] != machine:
+        raise RuntimeError(f"{path} was built for {build['machine']} CPUs; this one is {machine}: "
+                           f"rebuild with `tilec build layernorm.py --target cpu` on this machine")
+    have = _cpu_flags()
+    missing = sorted(set(build.get("cpu_features", ())) - have) if have is not None else []
+    if missing:
+        raise RuntimeError(f"{path} was built for {build.get('isa')} and needs CPU features this CPU lacks: "
+                           f"{', '.join(missing)}; rebuild it on this machine with `tilec build layernorm.py "
+                           "--target cpu` (without --native, the portable baseline)")
 
 
 class _Cuda:
