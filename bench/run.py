@@ -1,17 +1,25 @@
-"""tilec CPU against numpy (one thread and default) and Warp CPU (when installed), in one process.
+"""tilec CPU against numpy/OpenBLAS and Warp CPU, like with like, in one process.
 
-    python bench/run.py [--repeats 7] [--only gemm,softmax]
+    python bench/run.py [--repeats 9] [--only gemm,rowwise,mlp] [--sizes 256,512,1024] [--json OUT]
 
-Every workload runs the same Warp-API program from bench/programs/ (compiled by
-tilec, and by Warp when it is importable). Runs are interleaved across
-implementations and the median of the repeats is reported. numpy single-thread
-timings need threadpoolctl; without it that column is left empty.
+Every workload runs the same Warp-API program from bench/programs/ (compiled by tilec, and by
+Warp when it is importable). Each implementation runs at a stated thread count: tilec with
+`num_threads=1` against numpy under `threadpoolctl.threadpool_limits(1)` (the headline columns),
+and tilec with every core against numpy's default (every core). Warp's CPU backend runs a launch
+on one thread, so it appears in the one-thread rows only. Runs are interleaved across
+implementations and the median of the repeats is reported, so machine noise hits all alike.
+
+`--json OUT` writes every measurement as a row: workload, implementation, threads, median ms,
+and ratio = this row's time over tilec's time at the same thread count and direction (forward or
+backward), so a ratio above 1 means tilec is faster; tilec's own backward row carries bwd/fwd.
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -23,30 +31,32 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # numpy-1T column unavailable
-    threadpool_limits = None
+    from threadpoolctl import threadpool_info, threadpool_limits
+except ImportError:  # numpy's thread count cannot be pinned: its one-thread rows are left out
+    threadpool_info = threadpool_limits = None
 
 try:
     import warp as wp
 
     wp.config.quiet = True
+    wp.config.enable_cpu_blocks = True
     wp.init()
 except Exception:  # noqa: BLE001 - Warp is optional
     wp = None
 
 
-def build_all(outdir: Path) -> dict:
+def build_all(outdir: Path, extra_flags: list) -> dict:
     """tilec build of every program; returns {name: (module, build seconds)}."""
     import tilec
 
     built = {}
     for path in sorted(PROGRAMS.glob("*.py")):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(outdir), "--target", "cpu"],
-                       check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "tilec", "build", str(path), "-o", str(outdir), "--target", "cpu",
+                        *extra_flags], check=True, capture_output=True)
         built[path.stem] = (tilec.load(outdir / path.stem), time.perf_counter() - t0)
     return built
 
@@ -60,46 +70,63 @@ def warp_module(name: str):
     return module
 
 
-def timeit(fn, repeats: int) -> list:
-    fn()  # warm-up (and Warp's first-launch compile)
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return out
+class Workload:
+    """The implementations of one workload, each (label, threads, direction, callable)."""
+
+    def __init__(self, name: str, flops: float | None = None):
+        self.name, self.flops, self.impls = name, flops, []
+
+    def add(self, label: str, threads: int, fn, direction: str = "fwd") -> None:
+        if fn is not None:
+            self.impls.append((label, threads, direction, fn))
+
+    def measure(self, repeats: int) -> list:
+        """Interleaved runs; one row per implementation with its median."""
+        for *_, fn in self.impls:
+            fn()  # warm-up (and Warp's first-launch compile)
+        samples = [[] for _ in self.impls]
+        for _ in range(repeats):
+            for k, (*_, fn) in enumerate(self.impls):
+                t0 = time.perf_counter()
+                fn()
+                samples[k].append(time.perf_counter() - t0)
+        rows = [{"workload": self.name, "implementation": label, "threads": threads, "direction": direction,
+                 "median_ms": statistics.median(s) * 1e3}
+                for (label, threads, direction, _), s in zip(self.impls, samples)]
+        for row in rows:
+            base = _find(rows, "tilec", row["threads"], row["direction"])
+            if row["implementation"] == "tilec" and row["direction"] == "bwd":
+                base = _find(rows, "tilec", row["threads"], "fwd")
+            row["ratio"] = None if base is None else row["median_ms"] / base["median_ms"]
+            if self.flops and row["direction"] == "fwd":
+                row["gflops"] = self.flops / (row["median_ms"] * 1e-3) / 1e9
+        return rows
 
 
-def interleaved(impls: dict, repeats: int) -> dict:
-    """impls: {label: callable or None} -> {label: median seconds}."""
-    impls = {k: v for k, v in impls.items() if v is not None}
-    for fn in impls.values():
-        fn()
-    samples = {k: [] for k in impls}
-    for _ in range(repeats):
-        for k, fn in impls.items():
-            t0 = time.perf_counter()
-            fn()
-            samples[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in samples.items()}
+def _find(rows, impl, threads, direction):
+    for r in rows:
+        if (r["implementation"], r["threads"], r["direction"]) == (impl, threads, direction):
+            return r
+    return None
 
 
-def one_thread(fn):
+def numpy_at(threads: int, fn):
+    """fn with numpy's BLAS pinned to `threads` (None when it cannot be pinned)."""
     if threadpool_limits is None:
-        return None
+        return fn if threads == CORES else None
 
     def run():
-        with threadpool_limits(limits=1):
+        with threadpool_limits(limits=threads):
             fn()
 
     return run
 
 
-def warp_launch(module, kernel, dim, arrays, block_dim=256, adjoint=False, adj=None):
-    wa = [wp.array(a, device="cpu") if isinstance(a, np.ndarray) else a for a in arrays]
-    wadj = None if adj is None else [wp.array(a, device="cpu") for a in adj]
-
-    extra = {} if wadj is None else {"adj_inputs": wadj, "adjoint": adjoint}
+def warp_launch(module, kernel, dim, arrays, block_dim=64, adj=None):
+    if module is None:
+        return None
+    wa = [wp.array(a, device="cpu") for a in arrays]
+    extra = {} if adj is None else {"adj_inputs": [wp.array(a, device="cpu") for a in adj], "adjoint": True}
 
     def run():
         wp.launch_tiled(getattr(module, kernel), dim=dim, inputs=wa, block_dim=block_dim, device="cpu", **extra)
@@ -107,163 +134,252 @@ def warp_launch(module, kernel, dim, arrays, block_dim=256, adjoint=False, adj=N
     return run
 
 
-def gemm_rows(built, repeats, sizes):
-    rows = []
+def thread_counts() -> list:
+    return [1] if CORES == 1 else [1, CORES]
+
+
+def add_tilec(w: Workload, launch, with_backward: bool) -> None:
+    for t in thread_counts():
+        w.add("tilec", t, lambda t=t: launch(num_threads=t))
+        if with_backward:
+            w.add("tilec", t, lambda t=t: launch(num_threads=t, adjoint=True), "bwd")
+
+
+def add_numpy(w: Workload, fn, direction: str = "fwd") -> None:
+    for t in thread_counts():
+        w.add("numpy", t, numpy_at(t, fn), direction)
+
+
+def gemm_workloads(built, sizes) -> list:
+    out = []
     for tile in (32, 64):
         name = f"gemm{tile}"
-        mod = built[name][0]
-        wmod = warp_module(name)
+        mod, wmod = built[name][0], warp_module(name)
         for n in sizes:
             rng = np.random.default_rng(0)
             A, B = rng.standard_normal((n, n)).astype(np.float32), rng.standard_normal((n, n)).astype(np.float32)
             C = np.zeros((n, n), np.float32)
             dA, dB, dC = np.zeros_like(A), np.zeros_like(B), np.ones_like(C)
             grid = (n // tile, n // tile)
-            impls = {
-                "tilec": lambda: mod.gemm.launch_tiled(dim=grid, inputs=[A, B, C]),
-                "tilec bwd": lambda: mod.gemm.launch_tiled(dim=grid, inputs=[A, B, C], adj_inputs=[dA, dB, dC],
-                                                           adjoint=True),
-                "numpy 1T": one_thread(lambda: np.matmul(A, B, out=C)),
-                "numpy": lambda: np.matmul(A, B, out=C),
-                "warp": warp_launch(wmod, "gemm", grid, [A, B, C], block_dim=64) if wmod else None,
-            }
-            t = interleaved(impls, repeats)
-            np.matmul(A, B, out=C)
-            want = C.copy()
+
+            def launch(num_threads, adjoint=False, mod=mod, A=A, B=B, C=C, dA=dA, dB=dB, dC=dC, grid=grid):
+                adj = {"adj_inputs": [dA, dB, dC], "adjoint": True} if adjoint else {}
+                mod.gemm.launch_tiled(dim=grid, inputs=[A, B, C], num_threads=num_threads, **adj)
+
             mod.gemm.launch_tiled(dim=grid, inputs=[A, B, C])
-            assert np.allclose(C, want, rtol=1e-3, atol=1e-2), "tilec gemm is wrong"
-            rows.append((f"GEMM {n} (tile {tile})", t, 2.0 * n ** 3))
-    return rows
+            assert np.allclose(C, A @ B, rtol=1e-3, atol=1e-2), "tilec gemm is wrong"
+            w = Workload(f"GEMM {n} (tile {tile})", 2.0 * n ** 3)
+            add_tilec(w, launch, True)
+            add_numpy(w, lambda A=A, B=B, C=C: np.matmul(A, B, out=C))
+            add_numpy(w, lambda A=A, B=B, dC=dC: (dC @ B.T, A.T @ dC), "bwd")
+            w.add("warp", 1, warp_launch(wmod, "gemm", grid, [A, B, C]))
+            out.append(w)
+    return out
 
 
-def rowwise_rows(built, repeats):
-    from softmax import reference as softmax_ref  # bench/programs on sys.path
-    from layernorm import reference as layernorm_ref
+def rowwise_workloads(built) -> list:
+    from layernorm import reference as layernorm_ref  # bench/programs is on sys.path
+    from softmax import reference as softmax_ref
 
-    rows = []
     rng = np.random.default_rng(0)
     X = rng.standard_normal((4096, 256)).astype(np.float32)
     Y = np.zeros_like(X)
     gamma, beta = rng.standard_normal((1, 256)).astype(np.float32), rng.standard_normal((1, 256)).astype(np.float32)
     sm, ln = built["softmax"][0], built["layernorm"][0]
-    grid = 4096
-    wsm, wln = warp_module("softmax"), warp_module("layernorm")
-    rows.append(("softmax 4096x256", interleaved({
-        "tilec": lambda: sm.softmax.launch_tiled(dim=grid, inputs=[X, Y]),
-        "numpy 1T": one_thread(lambda: softmax_ref(X)),
-        "numpy": lambda: softmax_ref(X),
-        "warp": warp_launch(wsm, "softmax", grid, [X, Y], block_dim=64) if wsm else None,
-    }, repeats), None))
-    rows.append(("layernorm 4096x256", interleaved({
-        "tilec": lambda: ln.layernorm.launch_tiled(dim=grid, inputs=[X, gamma, beta, Y]),
-        "numpy 1T": one_thread(lambda: layernorm_ref(X, gamma, beta)),
-        "numpy": lambda: layernorm_ref(X, gamma, beta),
-        "warp": warp_launch(wln, "layernorm", grid, [X, gamma, beta, Y], block_dim=64) if wln else None,
-    }, repeats), None))
+    out = []
+    w = Workload("softmax 4096x256")
+    add_tilec(w, lambda num_threads, adjoint=False: sm.softmax.launch_tiled(dim=4096, inputs=[X, Y],
+                                                                           num_threads=num_threads), False)
+    add_numpy(w, lambda: softmax_ref(X))
+    w.add("warp", 1, warp_launch(warp_module("softmax"), "softmax", 4096, [X, Y]))
+    out.append(w)
+    w = Workload("layernorm 4096x256")
+    add_tilec(w, lambda num_threads, adjoint=False: ln.layernorm.launch_tiled(
+        dim=4096, inputs=[X, gamma, beta, Y], num_threads=num_threads), False)
+    add_numpy(w, lambda: layernorm_ref(X, gamma, beta))
+    w.add("warp", 1, warp_launch(warp_module("layernorm"), "layernorm", 4096, [X, gamma, beta, Y]))
+    out.append(w)
     n = 16 * 1024 * 1024
     x = rng.standard_normal(n).astype(np.float32)
     y = np.zeros_like(x)
     fm = built["fused_map"][0]
-    wfm = warp_module("fused_map")
-
-    def numpy_map():
-        return np.tanh(x) * x + 0.5 * x * x - 1.0
-
-    rows.append(("fused map 16M", interleaved({
-        "tilec": lambda: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y]),
-        "numpy 1T": one_thread(numpy_map),
-        "numpy": numpy_map,
-        "warp": warp_launch(wfm, "fused", n // 4096, [x, y], block_dim=64) if wfm else None,
-    }, repeats), None))
-    return rows
+    w = Workload("fused map 16M")
+    add_tilec(w, lambda num_threads, adjoint=False: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y],
+                                                                         num_threads=num_threads), False)
+    add_numpy(w, lambda: np.tanh(x) * x + 0.5 * x * x - 1.0)
+    w.add("warp", 1, warp_launch(warp_module("fused_map"), "fused", n // 4096, [x, y]))
+    out.append(w)
+    return out
 
 
-def mlp_rows(built, repeats):
-    mod = built["mlp256"][0]
-    wmod = warp_module("mlp256")
+def mlp_workloads(built) -> list:
+    mod, wmod = built["mlp256"][0], warp_module("mlp256")
     rng = np.random.default_rng(0)
     X = rng.standard_normal((1024, 256)).astype(np.float32)
     W1, W2 = (rng.standard_normal((256, 256)) / 16).astype(np.float32), (rng.standard_normal((256, 256)) / 16).astype(np.float32)
     b1, b2 = rng.standard_normal((1, 256)).astype(np.float32), rng.standard_normal((1, 256)).astype(np.float32)
     Y = np.zeros((1024, 256), np.float32)
     adj = [np.zeros_like(a) for a in (X, W1, b1, W2, b2)] + [np.ones_like(Y)]
-    grid = 1024 // 16
+    args = [X, W1, b1, W2, b2, Y]
 
     def numpy_fwd():
         return np.maximum(X @ W1 + b1, 0) @ W2 + b2
 
-    def numpy_bwd():
+    def numpy_bwd():  # numpy's hand-written backward, forward activations recomputed as tilec's adjoint does
         h = X @ W1 + b1
         r = np.maximum(h, 0)
-        g = np.ones_like(Y)
+        g = adj[-1]
         dW2, db2, dr = r.T @ g, g.sum(0), g @ W2.T
         dh = dr * (h > 0)
         return X.T @ dh, dh.sum(0), dh @ W1.T, dW2, db2
 
-    args = [X, W1, b1, W2, b2, Y]
-    t = interleaved({
-        "tilec": lambda: mod.mlp.launch_tiled(dim=grid, inputs=args),
-        "tilec bwd": lambda: mod.mlp.launch_tiled(dim=grid, inputs=args, adj_inputs=adj, adjoint=True),
-        "numpy 1T": one_thread(numpy_fwd),
-        "numpy": numpy_fwd,
-        "numpy bwd": numpy_bwd,
-        "warp": warp_launch(wmod, "mlp", grid, args, block_dim=64) if wmod else None,
-        "warp bwd": warp_launch(wmod, "mlp", grid, args, block_dim=64, adjoint=True, adj=adj) if wmod else None,
-    }, repeats)
-    return [("MLP 1024x256x256x256", t, 2.0 * 1024 * 256 * 256 * 2)]
+    def launch(num_threads, adjoint=False):
+        extra = {"adj_inputs": adj, "adjoint": True} if adjoint else {}
+        mod.mlp.launch_tiled(dim=1024 // 16, inputs=args, num_threads=num_threads, **extra)
+
+    w = Workload("MLP 1024x256x256x256", 2.0 * 1024 * 256 * 256 * 2)
+    add_tilec(w, launch, True)
+    add_numpy(w, numpy_fwd)
+    add_numpy(w, numpy_bwd, "bwd")
+    w.add("warp", 1, warp_launch(wmod, "mlp", 1024 // 16, args))
+    w.add("warp", 1, warp_launch(wmod, "mlp", 1024 // 16, args, adj=adj), "bwd")
+    return [w]
 
 
-def fmt_ms(t):
-    return "" if t is None else f"{t * 1e3:8.2f}"
+PEAK_PROBE = r"""
+// FMA throughput of one core: independent chains of vector FMAs (the widest the build enables).
+#include <ctime>
+#include <cstdio>
+#if defined(__AVX512F__)
+constexpr int BYTES = 64;
+#elif defined(__AVX__)
+constexpr int BYTES = 32;
+#else
+constexpr int BYTES = 16;
+#endif
+typedef float V __attribute__((vector_size(BYTES)));
+int main() {
+    constexpr int CHAINS = 12, LANES = BYTES / 4;
+    const long iters = 20000000;
+    V acc[CHAINS], x, y;
+    for (int l = 0; l < LANES; ++l) { x[l] = 0.999999f; y[l] = 1e-7f; }
+    for (int c = 0; c < CHAINS; ++c) acc[c] = x * float(c);
+    std::clock_t t0 = std::clock();  // CPU time: a shared machine's waits are not counted
+    for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 12
+        for (int c = 0; c < CHAINS; ++c) acc[c] = acc[c] * x + y;
+    }
+    double s = double(std::clock() - t0) / CLOCKS_PER_SEC;
+    float sink = 0;
+    for (int c = 0; c < CHAINS; ++c) sink += acc[c][0];
+    std::printf("%f %d %f\n", 2.0 * CHAINS * LANES * iters / s / 1e9, BYTES * 8, sink);
+}
+"""
 
 
-def report(rows, built) -> str:
-    cols = ["tilec", "tilec bwd", "numpy 1T", "numpy", "numpy bwd", "warp", "warp bwd"]
-    lines = ["| workload | " + " | ".join(f"{c} ms" for c in cols) + " | tilec GFLOP/s | vs numpy 1T | vs numpy | vs warp | bwd/fwd |",
-             "|---" * (len(cols) + 6) + "|"]
-    for name, t, flops in rows:
-        cells = [fmt_ms(t.get(c)) for c in cols]
-        gf = f"{flops / t['tilec'] / 1e9:.1f}" if flops else ""
+def fma_peak(tmp: Path) -> tuple:
+    """(GFLOP/s of one core, vector bits), the best of a few runs of PEAK_PROBE; (None, None) without g++."""
+    src, exe = tmp / "peak.cpp", tmp / "peak"
+    src.write_text(PEAK_PROBE)
+    cxx = os.environ.get("CXX", "g++")
+    try:
+        subprocess.run([cxx, "-O2", "-march=native", "-ffp-contract=fast", "-o", str(exe), str(src)], check=True,
+                       capture_output=True)
+        runs = [subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+                for _ in range(5)]
+    except (OSError, subprocess.CalledProcessError):
+        return None, None
+    return max(float(r[0]) for r in runs), int(runs[0][1])
 
-        def ratio(other):
-            return f"{t[other] / t['tilec']:.2f}x" if other in t else ""
 
-        bwd = f"{t['tilec bwd'] / t['tilec']:.2f}" if "tilec bwd" in t else ""
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {gf} | {ratio('numpy 1T')} | {ratio('numpy')} | "
-                     f"{ratio('warp')} | {bwd} |")
-    lines.append("")
-    lines.append("ratios are speed-ups of tilec (other time / tilec time); bwd/fwd is tilec's adjoint over its forward")
-    lines.append("")
-    lines.append("| program | tilec build s |")
-    lines.append("|---|---|")
-    for name, (_, secs) in built.items():
-        lines.append(f"| {name} | {secs:.2f} |")
+def machine_facts(peak, bits) -> list:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    blas = []
+    if threadpool_info is not None:
+        blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '?')} kernels, "
+                f"{i.get('num_threads')} threads by default)" for i in threadpool_info() if i.get("user_api") == "blas"]
+    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS") if k in os.environ}
+    return [
+        f"- CPU: {cpu}, {CORES} cores usable ({platform.machine()}, {platform.system()})",
+        f"- one-core FMA peak (measured, {bits}-bit vectors): " + (f"{peak:.0f} GFLOP/s" if peak else "unknown"),
+        f"- numpy {np.__version__}, BLAS: {'; '.join(blas) or 'unknown (threadpoolctl missing)'}"
+        + (f", environment {env}" if env else ""),
+        f"- Warp {wp.__version__ if wp else 'not installed'} (CPU launches run on one thread)",
+        f"- Python {platform.python_version()}",
+    ]
+
+
+def fmt(x, spec="8.2f"):
+    return "" if x is None else format(x, spec)
+
+
+def report(rows: list, built: dict, facts: list, peak) -> str:
+    lines = ["## Machine", "", *facts, "", "## Results (median ms; ratio = other / tilec at the same thread count)",
+             "",
+             "| workload | threads | tilec ms | numpy ms | numpy / tilec | Warp ms | Warp / tilec | tilec bwd ms "
+             "| tilec bwd/fwd | numpy bwd / tilec bwd | tilec GFLOP/s | % of peak |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    for name in workloads:
+        mine = [r for r in rows if r["workload"] == name]
+        for t in sorted({r["threads"] for r in mine if r["implementation"] == "tilec"}):
+            def get(impl, direction="fwd"):
+                return _find(mine, impl, t, direction)
+            tf, nf, wf = get("tilec"), get("numpy"), get("warp")
+            tb, nb = get("tilec", "bwd"), get("numpy", "bwd")
+            gf = tf.get("gflops")
+            pct = None if gf is None or not peak else 100.0 * gf / (peak * t)
+            lines.append(
+                f"| {name} | {t} | {fmt(tf['median_ms'])} | {fmt(nf and nf['median_ms'])} | "
+                f"{fmt(nf and nf['ratio'], '.2f')} | {fmt(wf and wf['median_ms'])} | {fmt(wf and wf['ratio'], '.2f')} | "
+                f"{fmt(tb and tb['median_ms'])} | {fmt(tb and tb['ratio'], '.2f')} | {fmt(nb and nb['ratio'], '.2f')} | "
+                f"{fmt(gf, '.1f')} | {fmt(pct, '.0f')} |")
+    lines += ["", "Warp's CPU backend runs each launch on one thread; its rows at more threads are empty.", "",
+              "| program | tilec build s |", "|---|---|"]
+    lines += [f"| {name} | {secs:.2f} |" for name, (_, secs) in built.items()]
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--sizes", default="256,512,1024")
     parser.add_argument("--only", default="gemm,rowwise,mlp")
+    parser.add_argument("--json", metavar="OUT", help="write every row (workload, implementation, threads, ms, ratio)")
+    parser.add_argument("--native", action="store_true", help="build tilec's libraries with --native")
     args = parser.parse_args()
     sys.path.insert(0, str(PROGRAMS))
-    print(f"numpy {np.__version__}, warp {wp.__version__ if wp else 'not installed'}, "
-          f"threadpoolctl {'yes' if threadpool_limits else 'no'}, cores {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
-        built = build_all(Path(tmp))
-        rows = []
+        peak, bits = fma_peak(Path(tmp))
+        facts = machine_facts(peak, bits)
+        print("\n".join(facts), flush=True)
+        built = build_all(Path(tmp), ["--native"] if args.native else [])
+        workloads = []
         if "gemm" in args.only:
-            rows += gemm_rows(built, args.repeats, [int(s) for s in args.sizes.split(",")])
+            workloads += gemm_workloads(built, [int(s) for s in args.sizes.split(",")])
         if "rowwise" in args.only:
-            rows += rowwise_rows(built, args.repeats)
+            workloads += rowwise_workloads(built)
         if "mlp" in args.only:
-            rows += mlp_rows(built, args.repeats)
-        text = report(rows, built)
+            workloads += mlp_workloads(built)
+        rows = []
+        for w in workloads:
+            rows += w.measure(args.repeats)
+            print(f"measured {w.name}", file=sys.stderr, flush=True)
+        command = "python bench/run.py " + " ".join(sys.argv[1:])
+        text = report(rows, built, facts, peak) + f"\n\nCommand: `{command.strip()}` (repeats {args.repeats})\n"
     print(text)
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
-    (out / "latest.md").write_text(text + "\n")
+    if args.json:
+        payload = {"machine": facts, "fma_peak_gflops_1core": peak, "cores": CORES, "command": command,
+                   "repeats": args.repeats, "rows": rows,
+                   "builds": [{"program": n, "seconds": s} for n, (_, s) in built.items()]}
+        Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
 
 
 if __name__ == "__main__":

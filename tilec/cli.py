@@ -241,6 +241,8 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
 @click.option("--arch", default="sm_80,sm_90", show_default=True, help="CUDA architectures")
 @click.option("--emit-only", is_flag=True, help="write sources, compile nothing")
 @click.option("--debug", is_flag=True, help="compile without optimisation, with debug info")
+@click.option("--native", is_flag=True, help="CPU library for this machine's CPU only (-march=native) instead of "
+              "the portable baseline (x86-64-v3, armv8-a)")
 @click.option("--cxx", default=None, help="C++ compiler (default: $CXX, else clang++, else g++)")
 @click.option("--nvcc", default=None, help="nvcc to use (default: $NVCC, else nvcc on PATH)")
 @click.option("-v", "--verbose", is_flag=True, help="print each step with its time, and each compiler command")
@@ -249,8 +251,8 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
               help="build nothing: exit 1 with a summary when OUTDIR holds stale generated code")
 @click.option("--diff", "full_diff", is_flag=True, help="with --check: print the whole diff, not the first 40 lines")
 @common_options
-def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line_directives, check_only, full_diff,
-          block_dim, max_shared, dump_after, color):
+def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbose, line_directives, check_only,
+          full_diff, block_dim, max_shared, dump_after, color):
     """Compile FILE into OUTDIR/<module>/."""
     from .driver import build_module
 
@@ -261,6 +263,8 @@ def build(file, outdir, target, arch, emit_only, debug, cxx, nvcc, verbose, line
     with progress.step(f"check {file}"):
         source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter)
     flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
+    if native:
+        flags["native"] = True
     if check_only:
         _check_output(file, outdir, module, source, flags, full_diff, progress)
         return

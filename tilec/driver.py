@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import hashlib
+import platform
 from pathlib import Path
 
 from . import __version__, naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import cxx_command, find_cxx
+from .backend_cpu.compiler import cpu_features, cxx_command, find_cxx, target_isa
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
-                                    parse_ptxas)
+                                    parse_ptxas, ptx_arch)
 from .build import inputs_hash, run_compiler, write_and_build
 from .codegen import sources
 
@@ -67,9 +68,10 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if target in ("cpu", "all", "cuda-emu") and compiler is None:
             echo("note: no C++ compiler found (clang++ or g++); CPU libraries not built", err=True)
         if compiler and target in ("cpu", "all"):
-            command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug)
+            isa = target_isa(bool(flags.get("native")))
+            command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug, isa)
             products[f"lib{name}_cpu.so"] = (f"{name}.cpp", command)
-            steps.append(_step(command, f"{name}_cpu.log", out, verbose, echo, progress))
+            steps.append(_cxx_step(command, f"{name}_cpu.log", out, verbose, echo, progress, compiler, isa))
         if compiler and target == "cuda-emu":
             command = emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug)
             products[f"lib{name}_cuda_emu.so"] = (f"{name}.cu", command)
@@ -100,7 +102,7 @@ def record_resources(manifest_path: Path, ptxas: dict, nvcc_version: str, archs:
     import json
 
     data = json.loads(manifest_path.read_text())
-    data["cuda_build"] = {"archs": archs, "nvcc": nvcc_version}
+    data["cuda_build"] = {"archs": archs, "ptx": ptx_arch(archs), "nvcc": nvcc_version}
     for name, kernel in data["kernels"].items():
         kernels = kernel.get("entries", {}).get("cuda", {})
         found = {direction: ptxas[cu] for direction, cu in sorted(kernels.items()) if cu in ptxas}
@@ -156,6 +158,24 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress):
             echo(" ".join(cmd))
         with progress.step(f"{Path(cmd[0]).name} -> {cmd[cmd.index('-o') + 1]}"):
             run_compiler(cmd, tmp, log_name, out)
+
+    return run
+
+
+def _cxx_step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress, compiler: str, isa: str):
+    """The CPU library; its ISA and the CPU features it may use go into manifest.json (`cpu_build`),
+    which the loader checks against the running CPU before loading it."""
+    import json
+
+    compile_library = _step(cmd, log_name, out, verbose, echo, progress)
+
+    def run(tmp: Path):
+        compile_library(tmp)
+        manifest_path = tmp / "manifest.json"
+        data = json.loads(manifest_path.read_text())
+        data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),
+                             "machine": platform.machine().lower()}
+        manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
 

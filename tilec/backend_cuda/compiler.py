@@ -17,12 +17,28 @@ def find_nvcc(explicit: str | None = None) -> str | None:
     return None
 
 
+def ptx_arch(archs: list) -> str | None:
+    """The virtual architecture whose PTX the fatbin carries: the newest requested one (a GPU newer
+    than every sm_XY in the fatbin JIT-compiles it)."""
+    numbers = [a.removeprefix("sm_") for a in archs]
+    return f"compute_{max(numbers, key=_arch_key)}" if numbers else None
+
+
+def _arch_key(number: str) -> tuple:
+    digits = re.match(r"\d+", number)
+    return (int(digits.group(0)) if digits else 0, number)
+
+
 def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) -> list:
-    """A fatbin for every sm_XY in archs; -Xptxas -v reports registers, shared memory and spills."""
+    """A fatbin with SASS for every sm_XY in archs plus PTX for the newest; -Xptxas -v reports
+    registers, shared memory and spills."""
     gencode = []
     for arch in archs:
         number = arch.removeprefix("sm_")
         gencode += ["-gencode", f"arch=compute_{number},code=sm_{number}"]
+    if archs:
+        ptx = ptx_arch(archs)
+        gencode += ["-gencode", f"arch={ptx},code={ptx}"]
     opt = ["-O0", "-G", "-DTILEC_DEBUG"] if debug else ["-O3"]  # TILEC_DEBUG: asserts
     return [nvcc, "-std=c++17", "--expt-relaxed-constexpr", *opt, "-fatbin", *gencode, "-Xptxas", "-v", "-I.",
             "-o", output, source]

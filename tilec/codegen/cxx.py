@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
+from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
 from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
 
@@ -117,6 +118,7 @@ class CxxEmitter:
         self.temp_counter = 0
         self.registers: frozenset = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
+        self.views: dict = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
 
     # ------------------------------------------------------------ helpers
 
@@ -152,6 +154,7 @@ class CxxEmitter:
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1
         self.uses_tape = uses_tape(fn)
+        self.views = {} if self.target.gpu else transposed_operands(fn)
         self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
@@ -162,6 +165,8 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
+            if sym in self.views:
+                continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
                 self.emit(f"tl::HeapTile<{ctype(sym.type)}> {naming.cxx_heap(sym)}({zero});")
@@ -180,6 +185,8 @@ class CxxEmitter:
     def stmt(self, s) -> None:
         if _is_tape_ready(s) and not (self.target.gpu and self.uses_tape):
             return  # only a GPU tape of fixed size needs the check (and its source-line comment)
+        if isinstance(s, ir.Assign) and s.target in self.views:
+            return  # the matmul that follows reads the operand transposed in place
         self.where(s.span)
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
@@ -356,6 +363,8 @@ class CxxEmitter:
         if isinstance(e, ir.Const):
             return literal(e.value, e.type)
         if isinstance(e, ir.Var):
+            if e.sym in self.views:
+                return f"tl::transposed({naming.cxx_var(self.views[e.sym].sym)})"
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)

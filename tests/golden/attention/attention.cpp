@@ -9,7 +9,6 @@ static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arra
     int32_t i{};
     tl::Tile<float, 16, 32> q;
     tl::Tile<float, 64, 32> k;
-    tl::Tile<float, 32, 64> v__tmp_1;
     tl::Tile<float, 16, 64> v__tmp_2;
     tl::Tile<float, 16, 64> scores;
     tl::Tile<float, 16> v__tmp_3;
@@ -29,9 +28,7 @@ static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arra
     // attention.py:20
     tl::tile_load(ctx, k, K, true);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_1, k);
-    // attention.py:21
-    tl::tile_matmul(ctx, v__tmp_2, q, v__tmp_1, 1.0, 0.0);
+    tl::tile_matmul(ctx, v__tmp_2, q, tl::transposed(k), 1.0, 0.0);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
         scores.data[_e] = (v__tmp_2.data[_e] * 0.17677669529663687f);
@@ -87,9 +84,7 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     tl::Tile<float, 16, 32> v__tmp_42;
     tl::Tile<float, 16, 32> adj_out_10{};
     tl::Tile<float, 16, 32> v__g_11;
-    tl::Tile<float, 32, 64> v__tmp_43;
     tl::Tile<float, 16, 64> adj__tmp_12{};
-    tl::Tile<float, 64, 16> v__tmp_44;
     tl::Tile<float, 64, 32> adj__tmp_13{};
     tl::Tile<float, 64, 32> v__g_14;
     tl::Tile<float, 16, 64> v__g_15;
@@ -119,9 +114,7 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     tl::Tile<float, 16, 64> v__g_33;
     tl::Tile<float, 16, 64> adj__tmp_34{};
     tl::Tile<float, 16, 64> v__g_35;
-    tl::Tile<float, 64, 32> v__tmp_51;
     tl::Tile<float, 16, 32> adj_q_36{};
-    tl::Tile<float, 32, 16> v__tmp_52;
     tl::Tile<float, 32, 64> adj__tmp_37{};
     tl::Tile<float, 32, 64> v__g_38;
     tl::Tile<float, 64, 32> v__tmp_53;
@@ -179,13 +172,9 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     // attention.py:25
     tl::tile_fill_zero(ctx, adj_out_10);
     // attention.py:25
-    tl::tile_transpose(ctx, v__tmp_43, v__tmp_8);
+    tl::tile_matmul(ctx, adj__tmp_12, v__g_11, tl::transposed(v__tmp_8), 1.0, 1.0);
     // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_12, v__g_11, v__tmp_43, 1.0, 1.0);
-    // attention.py:25
-    tl::tile_transpose(ctx, v__tmp_44, v__tmp_7);
-    // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_13, v__tmp_44, v__g_11, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_13, tl::transposed(v__tmp_7), v__g_11, 1.0, 1.0);
     // attention.py:25
     v__g_14 = adj__tmp_13;
     // attention.py:25
@@ -297,13 +286,9 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     // attention.py:21
     tl::tile_fill_zero(ctx, adj__tmp_34);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_51, v__tmp_1);
+    tl::tile_matmul(ctx, adj_q_36, v__g_35, tl::transposed(v__tmp_1), 1.0, 1.0);
     // attention.py:21
-    tl::tile_matmul(ctx, adj_q_36, v__g_35, v__tmp_51, 1.0, 1.0);
-    // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_52, q);
-    // attention.py:21
-    tl::tile_matmul(ctx, adj__tmp_37, v__tmp_52, v__g_35, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_37, tl::transposed(q), v__g_35, 1.0, 1.0);
     // attention.py:21
     v__g_38 = adj__tmp_37;
     // attention.py:21

@@ -49,9 +49,7 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
     tl::Tile<float, 32, 32> a{};
     tl::Tile<float, 32, 32> b{};
     tl::Tile<float, 32, 32> v__g_7{};
-    tl::Tile<float, 32, 32> v__tmp_14{};
     tl::Tile<float, 32, 32> adj_a_8{};
-    tl::Tile<float, 32, 32> v__tmp_15{};
     tl::Tile<float, 32, 32> adj_b_9{};
     tl::Tile<float, 32, 32> v__g_10{};
     tl::Tile<float, 32, 32> v__g_11{};
@@ -91,13 +89,9 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
             // gemm.py:22
             tl::tile_fill_zero(ctx, adj_acc_4);
             // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_14, b);
+            tl::tile_matmul(ctx, adj_a_8, v__g_7, tl::transposed(b), 1.0, 1.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_a_8, v__g_7, v__tmp_14, 1.0, 1.0);
-            // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_15, a);
-            // gemm.py:22
-            tl::tile_matmul(ctx, adj_b_9, v__tmp_15, v__g_7, 1.0, 1.0);
+            tl::tile_matmul(ctx, adj_b_9, tl::transposed(a), v__g_7, 1.0, 1.0);
             // gemm.py:22
             for (int _e = 0; _e < 1024; ++_e) {
                 adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__g_7.data[_e]);

@@ -63,9 +63,7 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     tl::Tile<float, 32> adj__tmp_12{};
     tl::Tile<float, 32> v__g_13;
     tl::Tile<float, 16, 32> v__g_14;
-    tl::Tile<float, 32, 64> v__tmp_31;
     tl::Tile<float, 16, 64> adj_h_15{};
-    tl::Tile<float, 64, 16> v__tmp_32;
     tl::Tile<float, 64, 32> adj__tmp_16{};
     tl::Tile<float, 64, 32> v__g_17;
     tl::Tile<float, 16, 64> v__g_18;
@@ -76,9 +74,7 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     tl::Tile<float, 64> adj__tmp_22{};
     tl::Tile<float, 64> v__g_23;
     tl::Tile<float, 16, 64> v__g_24;
-    tl::Tile<float, 64, 64> v__tmp_34;
     tl::Tile<float, 16, 64> adj_x_25{};
-    tl::Tile<float, 64, 16> v__tmp_35;
     tl::Tile<float, 64, 64> adj__tmp_26{};
     tl::Tile<float, 64, 64> v__g_27;
     tl::Tile<float, 16, 64> v__g_28;
@@ -129,13 +125,9 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     // mlp.py:27
     tl::tile_fill_zero(ctx, adj_y_11);
     // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_31, v__tmp_3);
+    tl::tile_matmul(ctx, adj_h_15, v__g_14, tl::transposed(v__tmp_3), 1.0, 1.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, adj_h_15, v__g_14, v__tmp_31, 1.0, 1.0);
-    // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_32, h_6);
-    // mlp.py:27
-    tl::tile_matmul(ctx, adj__tmp_16, v__tmp_32, v__g_14, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_16, tl::transposed(h_6), v__g_14, 1.0, 1.0);
     // mlp.py:27
     v__g_17 = adj__tmp_16;
     // mlp.py:27
@@ -175,13 +167,9 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     // mlp.py:25
     tl::tile_fill_zero(ctx, adj_h_21);
     // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_34, v__tmp_1);
+    tl::tile_matmul(ctx, adj_x_25, v__g_24, tl::transposed(v__tmp_1), 1.0, 1.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj_x_25, v__g_24, v__tmp_34, 1.0, 1.0);
-    // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_35, x);
-    // mlp.py:25
-    tl::tile_matmul(ctx, adj__tmp_26, v__tmp_35, v__g_24, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_26, tl::transposed(x), v__g_24, 1.0, 1.0);
     // mlp.py:25
     v__g_27 = adj__tmp_26;
     // mlp.py:25
