@@ -82,6 +82,10 @@ def check(file, show_types, block_dim, max_shared, dump_after):
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
     compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+    from .codegen.sources import adjoint_warnings
+
+    for warning in run_guarded(lambda: adjoint_warnings(compiled.module), file):
+        click.echo(render(warning, file, source) + "\n   = note: this kernel gets no adjoint", err=True)
     if show_types:
         click.echo(show_types_text(compiled.module))
 

@@ -41,6 +41,10 @@ CODES = {
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
     "TC0501": "not-differentiable",
+    "TC0502": "overwritten-value-needed",
+    "TC0503": "cross-thread-read",
+    "TC0504": "atomic-old-value-used",
+    "TC0505": "atomic-extreme",
     "TC0601": "gpu-shared-memory",
 }
 

@@ -105,6 +105,13 @@ def plan_kernels(module: ir.Module) -> list:
     return plans
 
 
+def adjoint_warnings(module: ir.Module) -> list:
+    """The warning of every kernel whose adjoint is refused (what `tilec check` prints)."""
+    from ..passes.normalize import normalize_module
+
+    return [plan.why_not for plan in plan_kernels(normalize_module(module)) if plan.why_not is not None]
+
+
 def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str,
              cuda_plans=(), cuda_entries=None) -> str:
     import hashlib

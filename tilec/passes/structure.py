@@ -17,13 +17,13 @@ from dataclasses import replace
 from .. import ir
 from ..diagnostics import Diagnostic
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, TileT
+from ..ir.types import BOOL, INT32, ArrayT, TileT
 
 
 class NotDifferentiable(Exception):
-    def __init__(self, message: str, span):
+    def __init__(self, message: str, span, code: str = "TC0501"):
         super().__init__(message)
-        self.diagnostic = Diagnostic("TC0501", message, span, severity="warning")
+        self.diagnostic = Diagnostic(code, message, span, severity="warning")
 
 
 class _Fresh:
@@ -73,6 +73,9 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     renames = {}
     out = []
     for p, a in zip(fn.params, call.args):
+        if isinstance(p.type, ArrayT) and isinstance(a, ir.Var):
+            renames[p] = a.sym  # the caller's array itself: its adjoint array receives the gradient
+            continue
         local = fresh.sym(f"{fn.source_name}_{p.name}", p.type)
         renames[p] = local
         out.append(ir.Assign(local, a, call.span))

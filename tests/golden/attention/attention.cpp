@@ -84,50 +84,51 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     tl::Tile<float, 16, 64> denom;
     tl::Tile<float, 16, 64> v__tmp_7;
     tl::Tile<float, 64, 32> v__tmp_8;
-    tl::Tile<float, 16, 32> v__tmp_42;
-    tl::Tile<float, 16, 32> adj_out_10{};
-    tl::Tile<float, 16, 32> v__g_11;
-    tl::Tile<float, 32, 64> v__tmp_43;
-    tl::Tile<float, 16, 64> adj__tmp_12{};
-    tl::Tile<float, 64, 16> v__tmp_44;
-    tl::Tile<float, 64, 32> adj__tmp_13{};
-    tl::Tile<float, 64, 32> v__g_14;
-    tl::Tile<float, 16, 64> v__g_15;
-    tl::Tile<float, 16, 64> adj_p_16{};
-    tl::Tile<float, 16, 64> adj_denom_17{};
-    tl::Tile<float, 16, 64> v__g_18;
-    tl::Tile<float, 16, 1> v__tmp_45;
-    tl::Tile<float, 16, 1> adj__tmp_19{};
-    tl::Tile<float, 16, 1> v__g_20;
-    tl::Tile<float, 16> v__tmp_46;
-    tl::Tile<float, 16> adj__tmp_21{};
-    tl::Tile<float, 16> v__g_22;
-    tl::Tile<float, 16, 1> v__tmp_47;
-    tl::Tile<float, 16, 64> v__g_23;
-    tl::Tile<float, 16, 64> v__v_24;
-    tl::Tile<float, 16, 64> v__v_25;
-    tl::Tile<float, 16, 64> adj_scores_26{};
-    tl::Tile<float, 16, 64> adj_m_27{};
-    tl::Tile<float, 16, 64> v__g_28;
+    tl::Tile<float, 16, 32> v__v_10;
+    tl::Tile<float, 16, 32> v__tmp_43;
+    tl::Tile<float, 16, 32> adj_out_11{};
+    tl::Tile<float, 16, 32> v__g_12;
+    tl::Tile<float, 32, 64> v__tmp_44;
+    tl::Tile<float, 16, 64> adj__tmp_13{};
+    tl::Tile<float, 64, 16> v__tmp_45;
+    tl::Tile<float, 64, 32> adj__tmp_14{};
+    tl::Tile<float, 64, 32> v__g_15;
+    tl::Tile<float, 16, 64> v__g_16;
+    tl::Tile<float, 16, 64> adj_p_17{};
+    tl::Tile<float, 16, 64> adj_denom_18{};
+    tl::Tile<float, 16, 64> v__g_19;
+    tl::Tile<float, 16, 1> v__tmp_46;
+    tl::Tile<float, 16, 1> adj__tmp_20{};
+    tl::Tile<float, 16, 1> v__g_21;
+    tl::Tile<float, 16> v__tmp_47;
+    tl::Tile<float, 16> adj__tmp_22{};
+    tl::Tile<float, 16> v__g_23;
     tl::Tile<float, 16, 1> v__tmp_48;
-    tl::Tile<float, 16, 1> adj__tmp_29{};
-    tl::Tile<float, 16, 1> v__g_30;
-    tl::Tile<float, 16> v__tmp_49;
-    tl::Tile<float, 16> adj__tmp_31{};
-    tl::Tile<float, 16> v__g_32;
-    tl::Tile<float, 16, 64> v__tmp_50;
-    tl::Tile<float, 16, 64> v__g_33;
-    tl::Tile<float, 16, 64> adj__tmp_34{};
-    tl::Tile<float, 16, 64> v__g_35;
-    tl::Tile<float, 64, 32> v__tmp_51;
-    tl::Tile<float, 16, 32> adj_q_36{};
-    tl::Tile<float, 32, 16> v__tmp_52;
-    tl::Tile<float, 32, 64> adj__tmp_37{};
-    tl::Tile<float, 32, 64> v__g_38;
-    tl::Tile<float, 64, 32> v__tmp_53;
-    tl::Tile<float, 64, 32> adj_k_39{};
-    tl::Tile<float, 64, 32> v__g_40;
-    tl::Tile<float, 16, 32> v__g_41;
+    tl::Tile<float, 16, 64> v__g_24;
+    tl::Tile<float, 16, 64> v__v_25;
+    tl::Tile<float, 16, 64> v__v_26;
+    tl::Tile<float, 16, 64> adj_scores_27{};
+    tl::Tile<float, 16, 64> adj_m_28{};
+    tl::Tile<float, 16, 64> v__g_29;
+    tl::Tile<float, 16, 1> v__tmp_49;
+    tl::Tile<float, 16, 1> adj__tmp_30{};
+    tl::Tile<float, 16, 1> v__g_31;
+    tl::Tile<float, 16> v__tmp_50;
+    tl::Tile<float, 16> adj__tmp_32{};
+    tl::Tile<float, 16> v__g_33;
+    tl::Tile<float, 16, 64> v__tmp_51;
+    tl::Tile<float, 16, 64> v__g_34;
+    tl::Tile<float, 16, 64> adj__tmp_35{};
+    tl::Tile<float, 16, 64> v__g_36;
+    tl::Tile<float, 64, 32> v__tmp_52;
+    tl::Tile<float, 16, 32> adj_q_37{};
+    tl::Tile<float, 32, 16> v__tmp_53;
+    tl::Tile<float, 32, 64> adj__tmp_38{};
+    tl::Tile<float, 32, 64> v__g_39;
+    tl::Tile<float, 64, 32> v__tmp_54;
+    tl::Tile<float, 64, 32> adj_k_40{};
+    tl::Tile<float, 64, 32> v__g_41;
+    tl::Tile<float, 16, 32> v__g_42;
     // attention.py:18
     i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -169,163 +170,167 @@ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Arr
     // attention.py:25
     tl::tile_load(ctx, v__tmp_8, V, true);
     // attention.py:26
-    tl::tile_load(ctx, v__tmp_42, adj_O, true, (i * 16), 0);
+    tl::tile_load(ctx, v__v_10, adj_O, true, (i * 16), 0);
+    // attention.py:26
+    tl::tile_fill_zero(ctx, v__tmp_43);
+    // attention.py:26
+    tl::tile_store(ctx, adj_O, v__tmp_43, true, (i * 16), 0);
     // attention.py:26
     for (int _e = 0; _e < 512; ++_e) {
-        adj_out_10.data[_e] = (adj_out_10.data[_e] + v__tmp_42.data[_e]);
+        adj_out_11.data[_e] = (adj_out_11.data[_e] + v__v_10.data[_e]);
     }
     // attention.py:25
-    v__g_11 = adj_out_10;
+    v__g_12 = adj_out_11;
     // attention.py:25
-    tl::tile_fill_zero(ctx, adj_out_10);
+    tl::tile_fill_zero(ctx, adj_out_11);
     // attention.py:25
-    tl::tile_transpose(ctx, v__tmp_43, v__tmp_8);
+    tl::tile_transpose(ctx, v__tmp_44, v__tmp_8);
     // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_12, v__g_11, v__tmp_43, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_13, v__g_12, v__tmp_44, 1.0, 1.0);
     // attention.py:25
-    tl::tile_transpose(ctx, v__tmp_44, v__tmp_7);
+    tl::tile_transpose(ctx, v__tmp_45, v__tmp_7);
     // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_13, v__tmp_44, v__g_11, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_14, v__tmp_45, v__g_12, 1.0, 1.0);
     // attention.py:25
-    v__g_14 = adj__tmp_13;
+    v__g_15 = adj__tmp_14;
+    // attention.py:25
+    tl::tile_fill_zero(ctx, adj__tmp_14);
+    // attention.py:25
+    { tl::Tile<float, 64, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_V, v__g_15, true); }
+    // attention.py:25
+    v__g_16 = adj__tmp_13;
     // attention.py:25
     tl::tile_fill_zero(ctx, adj__tmp_13);
     // attention.py:25
-    { tl::Tile<float, 64, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_V, v__g_14, true); }
-    // attention.py:25
-    v__g_15 = adj__tmp_12;
-    // attention.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_12);
-    // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_p_16.data[_e] = (adj_p_16.data[_e] + tl::divide(v__g_15.data[_e], denom.data[_e]));
+        adj_p_17.data[_e] = (adj_p_17.data[_e] + tl::divide(v__g_16.data[_e], denom.data[_e]));
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_denom_17.data[_e] = (adj_denom_17.data[_e] + (-tl::divide((v__g_15.data[_e] * p.data[_e]), (denom.data[_e] * denom.data[_e]))));
+        adj_denom_18.data[_e] = (adj_denom_18.data[_e] + (-tl::divide((v__g_16.data[_e] * p.data[_e]), (denom.data[_e] * denom.data[_e]))));
     }
     // attention.py:24
-    v__g_18 = adj_denom_17;
+    v__g_19 = adj_denom_18;
     // attention.py:24
-    tl::tile_fill_zero(ctx, adj_denom_17);
+    tl::tile_fill_zero(ctx, adj_denom_18);
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v__tmp_45, v__g_18);
-    // attention.py:24
-    for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_19.data[_e] = (adj__tmp_19.data[_e] + v__tmp_45.data[_e]);
-    }
-    // attention.py:24
-    v__g_20 = adj__tmp_19;
-    // attention.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_19);
-    // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_46, v__g_20);
+    tl::tile_unbroadcast(ctx, v__tmp_46, v__g_19);
     // attention.py:24
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_21.data[_e] = (adj__tmp_21.data[_e] + v__tmp_46.data[_e]);
+        adj__tmp_20.data[_e] = (adj__tmp_20.data[_e] + v__tmp_46.data[_e]);
     }
     // attention.py:24
-    v__g_22 = adj__tmp_21;
+    v__g_21 = adj__tmp_20;
     // attention.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_21);
+    tl::tile_fill_zero(ctx, adj__tmp_20);
     // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_47, v__g_22);
+    tl::tile_reshape(ctx, v__tmp_47, v__g_21);
+    // attention.py:24
+    for (int _e = 0; _e < 16; ++_e) {
+        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_47.data[_e]);
+    }
+    // attention.py:24
+    v__g_23 = adj__tmp_22;
+    // attention.py:24
+    tl::tile_fill_zero(ctx, adj__tmp_22);
+    // attention.py:24
+    tl::tile_reshape(ctx, v__tmp_48, v__g_23);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_p_16.data[_e] = (adj_p_16.data[_e] + v__tmp_47.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+        adj_p_17.data[_e] = (adj_p_17.data[_e] + v__tmp_48.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
-    v__g_23 = adj_p_16;
+    v__g_24 = adj_p_17;
     // attention.py:23
-    tl::tile_fill_zero(ctx, adj_p_16);
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_24.data[_e] = (scores.data[_e] - m.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, adj_p_17);
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_25.data[_e] = (v__g_23.data[_e] * tl::exp(v__v_24.data[_e]));
+        v__v_25.data[_e] = (scores.data[_e] - m.data[_e]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_scores_26.data[_e] = (adj_scores_26.data[_e] + v__v_25.data[_e]);
+        v__v_26.data[_e] = (v__g_24.data[_e] * tl::exp(v__v_25.data[_e]));
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_m_27.data[_e] = (adj_m_27.data[_e] + (-v__v_25.data[_e]));
+        adj_scores_27.data[_e] = (adj_scores_27.data[_e] + v__v_26.data[_e]);
+    }
+    // attention.py:23
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_m_28.data[_e] = (adj_m_28.data[_e] + (-v__v_26.data[_e]));
     }
     // attention.py:22
-    v__g_28 = adj_m_27;
+    v__g_29 = adj_m_28;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj_m_27);
+    tl::tile_fill_zero(ctx, adj_m_28);
     // attention.py:22
-    tl::tile_unbroadcast(ctx, v__tmp_48, v__g_28);
+    tl::tile_unbroadcast(ctx, v__tmp_49, v__g_29);
     // attention.py:22
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_29.data[_e] = (adj__tmp_29.data[_e] + v__tmp_48.data[_e]);
+        adj__tmp_30.data[_e] = (adj__tmp_30.data[_e] + v__tmp_49.data[_e]);
     }
     // attention.py:22
-    v__g_30 = adj__tmp_29;
+    v__g_31 = adj__tmp_30;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj__tmp_29);
+    tl::tile_fill_zero(ctx, adj__tmp_30);
     // attention.py:22
-    tl::tile_reshape(ctx, v__tmp_49, v__g_30);
+    tl::tile_reshape(ctx, v__tmp_50, v__g_31);
     // attention.py:22
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_31.data[_e] = (adj__tmp_31.data[_e] + v__tmp_49.data[_e]);
+        adj__tmp_32.data[_e] = (adj__tmp_32.data[_e] + v__tmp_50.data[_e]);
     }
     // attention.py:22
-    v__g_32 = adj__tmp_31;
+    v__g_33 = adj__tmp_32;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj__tmp_31);
+    tl::tile_fill_zero(ctx, adj__tmp_32);
     // attention.py:22
-    tl::tile_extreme_grad(ctx, v__tmp_50, scores, v__g_32, 1, true);
+    tl::tile_extreme_grad(ctx, v__tmp_51, scores, v__g_33, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_scores_26.data[_e] = (adj_scores_26.data[_e] + v__tmp_50.data[_e]);
+        adj_scores_27.data[_e] = (adj_scores_27.data[_e] + v__tmp_51.data[_e]);
     }
     // attention.py:21
-    v__g_33 = adj_scores_26;
+    v__g_34 = adj_scores_27;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj_scores_26);
+    tl::tile_fill_zero(ctx, adj_scores_27);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_34.data[_e] = (adj__tmp_34.data[_e] + (v__g_33.data[_e] * 0.17677669529663687f));
+        adj__tmp_35.data[_e] = (adj__tmp_35.data[_e] + (v__g_34.data[_e] * 0.17677669529663687f));
     }
     // attention.py:21
-    v__g_35 = adj__tmp_34;
+    v__g_36 = adj__tmp_35;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj__tmp_34);
+    tl::tile_fill_zero(ctx, adj__tmp_35);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_51, v__tmp_1);
+    tl::tile_transpose(ctx, v__tmp_52, v__tmp_1);
     // attention.py:21
-    tl::tile_matmul(ctx, adj_q_36, v__g_35, v__tmp_51, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj_q_37, v__g_36, v__tmp_52, 1.0, 1.0);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_52, q);
+    tl::tile_transpose(ctx, v__tmp_53, q);
     // attention.py:21
-    tl::tile_matmul(ctx, adj__tmp_37, v__tmp_52, v__g_35, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_38, v__tmp_53, v__g_36, 1.0, 1.0);
     // attention.py:21
-    v__g_38 = adj__tmp_37;
+    v__g_39 = adj__tmp_38;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj__tmp_37);
+    tl::tile_fill_zero(ctx, adj__tmp_38);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_53, v__g_38);
+    tl::tile_transpose(ctx, v__tmp_54, v__g_39);
     // attention.py:21
     for (int _e = 0; _e < 2048; ++_e) {
-        adj_k_39.data[_e] = (adj_k_39.data[_e] + v__tmp_53.data[_e]);
+        adj_k_40.data[_e] = (adj_k_40.data[_e] + v__tmp_54.data[_e]);
     }
     // attention.py:20
-    v__g_40 = adj_k_39;
+    v__g_41 = adj_k_40;
     // attention.py:20
-    tl::tile_fill_zero(ctx, adj_k_39);
+    tl::tile_fill_zero(ctx, adj_k_40);
     // attention.py:20
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_K, v__g_40, true); }
+    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_K, v__g_41, true); }
     // attention.py:19
-    v__g_41 = adj_q_36;
+    v__g_42 = adj_q_37;
     // attention.py:19
-    tl::tile_fill_zero(ctx, adj_q_36);
+    tl::tile_fill_zero(ctx, adj_q_37);
     // attention.py:19
-    { tl::Tile<float, 16, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_Q, v__g_41, true, (i * 16), 0); }
+    { tl::Tile<float, 16, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_Q, v__g_42, true, (i * 16), 0); }
 }
 
 }  // namespace
@@ -349,7 +354,7 @@ extern "C" int attention_cpu_backward(const tilec_launch* launch, tilec_array Q,
     const tl::Array<float, 2> _arg_adj_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_K));
     const tl::Array<float, 2> _arg_adj_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_V));
     const tl::Array<float, 2> _arg_adj_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_O));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 669824,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 673920,
                       [&](tl::Ctx& ctx) { attention_backward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O, _arg_adj_Q, _arg_adj_K, _arg_adj_V, _arg_adj_O); });
     return 0;
 }

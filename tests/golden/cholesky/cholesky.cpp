@@ -41,29 +41,30 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     tl::Tile<double, 1, 8> v__tmp_2;
     tl::Tile<double, 8> y;
     tl::Tile<double, 8, 8> L;
-    tl::Tile<double, 1, 8> v__tmp_22;
-    tl::Tile<double, 1, 8> adj__tmp_5{};
-    tl::Tile<double, 1, 8> v__g_6;
-    tl::Tile<double, 8> v__tmp_23;
-    tl::Tile<double, 8> adj_x_7{};
-    tl::Tile<double, 8> v__g_8;
-    tl::Tile<double, 8> v__v_9;
+    tl::Tile<double, 1, 8> v__v_5;
+    tl::Tile<double, 1, 8> v__tmp_23;
+    tl::Tile<double, 1, 8> adj__tmp_6{};
+    tl::Tile<double, 1, 8> v__g_7;
+    tl::Tile<double, 8> v__tmp_24;
+    tl::Tile<double, 8> adj_x_8{};
+    tl::Tile<double, 8> v__g_9;
     tl::Tile<double, 8> v__v_10;
-    tl::Tile<double, 8, 8> v__tmp_24;
-    tl::Tile<double, 8, 8> adj_L_11{};
-    tl::Tile<double, 8> adj_y_12{};
-    tl::Tile<double, 8, 8> v__g_13;
-    tl::Tile<double, 8, 8> v__v_14;
+    tl::Tile<double, 8> v__v_11;
     tl::Tile<double, 8, 8> v__tmp_25;
-    tl::Tile<double, 8, 8> adj_a_15{};
-    tl::Tile<double, 8> v__g_16;
-    tl::Tile<double, 1, 8> v__tmp_26;
-    tl::Tile<double, 1, 8> adj__tmp_17{};
-    tl::Tile<double, 1, 8> v__g_18;
-    tl::Tile<double, 8, 8> v__g_19;
-    tl::Tile<double, 1, 8, 8> v__tmp_27;
-    tl::Tile<double, 1, 8, 8> adj__tmp_20{};
-    tl::Tile<double, 1, 8, 8> v__g_21;
+    tl::Tile<double, 8, 8> adj_L_12{};
+    tl::Tile<double, 8> adj_y_13{};
+    tl::Tile<double, 8, 8> v__g_14;
+    tl::Tile<double, 8, 8> v__v_15;
+    tl::Tile<double, 8, 8> v__tmp_26;
+    tl::Tile<double, 8, 8> adj_a_16{};
+    tl::Tile<double, 8> v__g_17;
+    tl::Tile<double, 1, 8> v__tmp_27;
+    tl::Tile<double, 1, 8> adj__tmp_18{};
+    tl::Tile<double, 1, 8> v__g_19;
+    tl::Tile<double, 8, 8> v__g_20;
+    tl::Tile<double, 1, 8, 8> v__tmp_28;
+    tl::Tile<double, 1, 8, 8> adj__tmp_21{};
+    tl::Tile<double, 1, 8, 8> v__g_22;
     // cholesky.py:15
     b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -77,83 +78,87 @@ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, t
     // cholesky.py:18
     tl::tile_cholesky(ctx, L, a);
     // cholesky.py:20
-    tl::tile_load(ctx, v__tmp_22, adj_X, true, b, 0);
+    tl::tile_load(ctx, v__v_5, adj_X, true, b, 0);
+    // cholesky.py:20
+    tl::tile_fill_zero(ctx, v__tmp_23);
+    // cholesky.py:20
+    tl::tile_store(ctx, adj_X, v__tmp_23, true, b, 0);
     // cholesky.py:20
     for (int _e = 0; _e < 8; ++_e) {
-        adj__tmp_5.data[_e] = (adj__tmp_5.data[_e] + v__tmp_22.data[_e]);
+        adj__tmp_6.data[_e] = (adj__tmp_6.data[_e] + v__v_5.data[_e]);
     }
     // cholesky.py:20
-    v__g_6 = adj__tmp_5;
+    v__g_7 = adj__tmp_6;
     // cholesky.py:20
-    tl::tile_fill_zero(ctx, adj__tmp_5);
+    tl::tile_fill_zero(ctx, adj__tmp_6);
     // cholesky.py:20
-    tl::tile_reshape(ctx, v__tmp_23, v__g_6);
+    tl::tile_reshape(ctx, v__tmp_24, v__g_7);
     // cholesky.py:20
     for (int _e = 0; _e < 8; ++_e) {
-        adj_x_7.data[_e] = (adj_x_7.data[_e] + v__tmp_23.data[_e]);
+        adj_x_8.data[_e] = (adj_x_8.data[_e] + v__tmp_24.data[_e]);
     }
     // cholesky.py:19
-    v__g_8 = adj_x_7;
+    v__g_9 = adj_x_8;
     // cholesky.py:19
-    tl::tile_fill_zero(ctx, adj_x_7);
+    tl::tile_fill_zero(ctx, adj_x_8);
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_9, L, y);
+    tl::tile_cholesky_solve(ctx, v__v_10, L, y);
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_10, L, v__g_8);
+    tl::tile_cholesky_solve(ctx, v__v_11, L, v__g_9);
     // cholesky.py:19
-    tl::tile_cholesky_solve_grad(ctx, v__tmp_24, L, v__v_9, v__v_10);
+    tl::tile_cholesky_solve_grad(ctx, v__tmp_25, L, v__v_10, v__v_11);
     // cholesky.py:19
     for (int _e = 0; _e < 64; ++_e) {
-        adj_L_11.data[_e] = (adj_L_11.data[_e] + v__tmp_24.data[_e]);
+        adj_L_12.data[_e] = (adj_L_12.data[_e] + v__tmp_25.data[_e]);
     }
     // cholesky.py:19
     for (int _e = 0; _e < 8; ++_e) {
-        adj_y_12.data[_e] = (adj_y_12.data[_e] + v__v_10.data[_e]);
+        adj_y_13.data[_e] = (adj_y_13.data[_e] + v__v_11.data[_e]);
     }
     // cholesky.py:18
-    v__g_13 = adj_L_11;
+    v__g_14 = adj_L_12;
     // cholesky.py:18
-    tl::tile_fill_zero(ctx, adj_L_11);
+    tl::tile_fill_zero(ctx, adj_L_12);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, v__v_14, a);
+    tl::tile_cholesky(ctx, v__v_15, a);
     // cholesky.py:18
-    tl::tile_cholesky_grad(ctx, v__tmp_25, v__v_14, v__g_13);
+    tl::tile_cholesky_grad(ctx, v__tmp_26, v__v_15, v__g_14);
     // cholesky.py:18
     for (int _e = 0; _e < 64; ++_e) {
-        adj_a_15.data[_e] = (adj_a_15.data[_e] + v__tmp_25.data[_e]);
+        adj_a_16.data[_e] = (adj_a_16.data[_e] + v__tmp_26.data[_e]);
     }
     // cholesky.py:17
-    v__g_16 = adj_y_12;
+    v__g_17 = adj_y_13;
     // cholesky.py:17
-    tl::tile_fill_zero(ctx, adj_y_12);
+    tl::tile_fill_zero(ctx, adj_y_13);
     // cholesky.py:17
-    tl::tile_reshape(ctx, v__tmp_26, v__g_16);
+    tl::tile_reshape(ctx, v__tmp_27, v__g_17);
     // cholesky.py:17
     for (int _e = 0; _e < 8; ++_e) {
-        adj__tmp_17.data[_e] = (adj__tmp_17.data[_e] + v__tmp_26.data[_e]);
+        adj__tmp_18.data[_e] = (adj__tmp_18.data[_e] + v__tmp_27.data[_e]);
     }
     // cholesky.py:17
-    v__g_18 = adj__tmp_17;
+    v__g_19 = adj__tmp_18;
     // cholesky.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_17);
+    tl::tile_fill_zero(ctx, adj__tmp_18);
     // cholesky.py:17
-    { tl::Tile<double, 1, 8> _t1; tl::tile_atomic_add(ctx, _t1, adj_Y, v__g_18, true, b, 0); }
+    { tl::Tile<double, 1, 8> _t1; tl::tile_atomic_add(ctx, _t1, adj_Y, v__g_19, true, b, 0); }
     // cholesky.py:16
-    v__g_19 = adj_a_15;
+    v__g_20 = adj_a_16;
     // cholesky.py:16
-    tl::tile_fill_zero(ctx, adj_a_15);
+    tl::tile_fill_zero(ctx, adj_a_16);
     // cholesky.py:16
-    tl::tile_reshape(ctx, v__tmp_27, v__g_19);
+    tl::tile_reshape(ctx, v__tmp_28, v__g_20);
     // cholesky.py:16
     for (int _e = 0; _e < 64; ++_e) {
-        adj__tmp_20.data[_e] = (adj__tmp_20.data[_e] + v__tmp_27.data[_e]);
+        adj__tmp_21.data[_e] = (adj__tmp_21.data[_e] + v__tmp_28.data[_e]);
     }
     // cholesky.py:16
-    v__g_21 = adj__tmp_20;
+    v__g_22 = adj__tmp_21;
     // cholesky.py:16
-    tl::tile_fill_zero(ctx, adj__tmp_20);
+    tl::tile_fill_zero(ctx, adj__tmp_21);
     // cholesky.py:16
-    { tl::Tile<double, 1, 8, 8> _t2; tl::tile_atomic_add(ctx, _t2, adj_A, v__g_21, true, b, 0, 0); }
+    { tl::Tile<double, 1, 8, 8> _t2; tl::tile_atomic_add(ctx, _t2, adj_A, v__g_22, true, b, 0, 0); }
 }
 
 }  // namespace
@@ -174,7 +179,7 @@ extern "C" int cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_arr
     const tl::Array<double, 3> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
     const tl::Array<double, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
     const tl::Array<double, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277376,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277504,
                       [&](tl::Ctx& ctx) { cholesky_solve_backward_body(ctx, _arg_A, _arg_Y, _arg_X, _arg_adj_A, _arg_adj_Y, _arg_adj_X); });
     return 0;
 }

@@ -42,19 +42,20 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
     int32_t j{};
     int32_t count{};
     int32_t k{};
-    tl::Tile<float, 32, 32> v__tmp_13;
-    tl::Tile<float, 32, 32> adj_acc_4{};
-    int32_t v__n_5{};
-    int32_t v__k_6{};
+    tl::Tile<float, 32, 32> v__v_4;
+    tl::Tile<float, 32, 32> v__tmp_14;
+    tl::Tile<float, 32, 32> adj_acc_5{};
+    int32_t v__n_6{};
+    int32_t v__k_7{};
     tl::Tile<float, 32, 32> a{};
     tl::Tile<float, 32, 32> b{};
-    tl::Tile<float, 32, 32> v__g_7{};
-    tl::Tile<float, 32, 32> v__tmp_14{};
-    tl::Tile<float, 32, 32> adj_a_8{};
+    tl::Tile<float, 32, 32> v__g_8{};
     tl::Tile<float, 32, 32> v__tmp_15{};
-    tl::Tile<float, 32, 32> adj_b_9{};
-    tl::Tile<float, 32, 32> v__g_10{};
+    tl::Tile<float, 32, 32> adj_a_9{};
+    tl::Tile<float, 32, 32> v__tmp_16{};
+    tl::Tile<float, 32, 32> adj_b_10{};
     tl::Tile<float, 32, 32> v__g_11{};
+    tl::Tile<float, 32, 32> v__g_12{};
     // gemm.py:16
     i = int32_t(ctx.tid[0]);
     j = int32_t(ctx.tid[1]);
@@ -68,56 +69,60 @@ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<fl
         }
     }
     // gemm.py:23
-    tl::tile_load(ctx, v__tmp_13, adj_C, true, (i * 32), (j * 32));
+    tl::tile_load(ctx, v__v_4, adj_C, true, (i * 32), (j * 32));
+    // gemm.py:23
+    tl::tile_fill_zero(ctx, v__tmp_14);
+    // gemm.py:23
+    tl::tile_store(ctx, adj_C, v__tmp_14, true, (i * 32), (j * 32));
     // gemm.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__tmp_13.data[_e]);
+        adj_acc_5.data[_e] = (adj_acc_5.data[_e] + v__v_4.data[_e]);
     }
     // gemm.py:19
-    v__n_5 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
+    v__n_6 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
     {
-        const int32_t _t3 = v__n_5;
+        const int32_t _t3 = v__n_6;
         const int32_t _t4 = 1;
-        for (v__k_6 = 0; v__k_6 < _t3; v__k_6 += _t4) {
+        for (v__k_7 = 0; v__k_7 < _t3; v__k_7 += _t4) {
             // gemm.py:19
-            k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
+            k = (0 + (((v__n_6 - 1) - v__k_7) * 1));
             // gemm.py:20
             tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
             // gemm.py:21
             tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
             // gemm.py:22
-            v__g_7 = adj_acc_4;
+            v__g_8 = adj_acc_5;
             // gemm.py:22
-            tl::tile_fill_zero(ctx, adj_acc_4);
+            tl::tile_fill_zero(ctx, adj_acc_5);
             // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_14, b);
+            tl::tile_transpose(ctx, v__tmp_15, b);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_a_8, v__g_7, v__tmp_14, 1.0, 1.0);
+            tl::tile_matmul(ctx, adj_a_9, v__g_8, v__tmp_15, 1.0, 1.0);
             // gemm.py:22
-            tl::tile_transpose(ctx, v__tmp_15, a);
+            tl::tile_transpose(ctx, v__tmp_16, a);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_b_9, v__tmp_15, v__g_7, 1.0, 1.0);
+            tl::tile_matmul(ctx, adj_b_10, v__tmp_16, v__g_8, 1.0, 1.0);
             // gemm.py:22
             for (int _e = 0; _e < 1024; ++_e) {
-                adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__g_7.data[_e]);
+                adj_acc_5.data[_e] = (adj_acc_5.data[_e] + v__g_8.data[_e]);
             }
             // gemm.py:21
-            v__g_10 = adj_b_9;
+            v__g_11 = adj_b_10;
             // gemm.py:21
-            tl::tile_fill_zero(ctx, adj_b_9);
+            tl::tile_fill_zero(ctx, adj_b_10);
             // gemm.py:21
-            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_10, true, (k * 32), (j * 32)); }
+            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_11, true, (k * 32), (j * 32)); }
             // gemm.py:20
-            v__g_11 = adj_a_8;
+            v__g_12 = adj_a_9;
             // gemm.py:20
-            tl::tile_fill_zero(ctx, adj_a_8);
+            tl::tile_fill_zero(ctx, adj_a_9);
             // gemm.py:20
-            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_11, true, (i * 32), (k * 32)); }
+            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_12, true, (i * 32), (k * 32)); }
         }
     }
     // gemm.py:17
-    tl::tile_fill_zero(ctx, adj_acc_4);
+    tl::tile_fill_zero(ctx, adj_acc_5);
 }
 
 }  // namespace
@@ -138,7 +143,7 @@ extern "C" int gemm_cpu_backward(const tilec_launch* launch, tilec_array A, tile
     const tl::Array<float, 2> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
     const tl::Array<float, 2> _arg_adj_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_B));
     const tl::Array<float, 2> _arg_adj_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_C));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 360448,
                       [&](tl::Ctx& ctx) { gemm_backward_body(ctx, _arg_A, _arg_B, _arg_C, _arg_adj_A, _arg_adj_B, _arg_adj_C); });
     return 0;
 }

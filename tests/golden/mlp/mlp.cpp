@@ -55,33 +55,34 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     tl::Tile<float, 64> v__tmp_2;
     tl::Tile<float, 16, 64> h_6;
     tl::Tile<float, 64, 32> v__tmp_3;
-    tl::Tile<float, 16, 32> v__tmp_29;
-    tl::Tile<float, 16, 32> adj_y_9{};
-    tl::Tile<float, 16, 32> v__g_10;
-    tl::Tile<float, 16, 32> adj_y_11{};
-    tl::Tile<float, 32> v__tmp_30;
-    tl::Tile<float, 32> adj__tmp_12{};
-    tl::Tile<float, 32> v__g_13;
-    tl::Tile<float, 16, 32> v__g_14;
-    tl::Tile<float, 32, 64> v__tmp_31;
-    tl::Tile<float, 16, 64> adj_h_15{};
-    tl::Tile<float, 64, 16> v__tmp_32;
-    tl::Tile<float, 64, 32> adj__tmp_16{};
-    tl::Tile<float, 64, 32> v__g_17;
-    tl::Tile<float, 16, 64> v__g_18;
-    tl::Tile<float, 16, 64> v__v_19;
+    tl::Tile<float, 16, 32> v__v_9;
+    tl::Tile<float, 16, 32> v__tmp_30;
+    tl::Tile<float, 16, 32> adj_y_10{};
+    tl::Tile<float, 16, 32> v__g_11;
+    tl::Tile<float, 16, 32> adj_y_12{};
+    tl::Tile<float, 32> v__tmp_31;
+    tl::Tile<float, 32> adj__tmp_13{};
+    tl::Tile<float, 32> v__g_14;
+    tl::Tile<float, 16, 32> v__g_15;
+    tl::Tile<float, 32, 64> v__tmp_32;
+    tl::Tile<float, 16, 64> adj_h_16{};
+    tl::Tile<float, 64, 16> v__tmp_33;
+    tl::Tile<float, 64, 32> adj__tmp_17{};
+    tl::Tile<float, 64, 32> v__g_18;
+    tl::Tile<float, 16, 64> v__g_19;
     tl::Tile<float, 16, 64> v__v_20;
-    tl::Tile<float, 16, 64> adj_h_21{};
-    tl::Tile<float, 64> v__tmp_33;
-    tl::Tile<float, 64> adj__tmp_22{};
-    tl::Tile<float, 64> v__g_23;
-    tl::Tile<float, 16, 64> v__g_24;
-    tl::Tile<float, 64, 64> v__tmp_34;
-    tl::Tile<float, 16, 64> adj_x_25{};
-    tl::Tile<float, 64, 16> v__tmp_35;
-    tl::Tile<float, 64, 64> adj__tmp_26{};
-    tl::Tile<float, 64, 64> v__g_27;
-    tl::Tile<float, 16, 64> v__g_28;
+    tl::Tile<float, 16, 64> v__v_21;
+    tl::Tile<float, 16, 64> adj_h_22{};
+    tl::Tile<float, 64> v__tmp_34;
+    tl::Tile<float, 64> adj__tmp_23{};
+    tl::Tile<float, 64> v__g_24;
+    tl::Tile<float, 16, 64> v__g_25;
+    tl::Tile<float, 64, 64> v__tmp_35;
+    tl::Tile<float, 16, 64> adj_x_26{};
+    tl::Tile<float, 64, 16> v__tmp_36;
+    tl::Tile<float, 64, 64> adj__tmp_27{};
+    tl::Tile<float, 64, 64> v__g_28;
+    tl::Tile<float, 16, 64> v__g_29;
     // mlp.py:23
     i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -99,101 +100,105 @@ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<flo
     // mlp.py:27
     tl::tile_load(ctx, v__tmp_3, W2, true);
     // mlp.py:29
-    tl::tile_load(ctx, v__tmp_29, adj_Y, true, (i * 16), 0);
+    tl::tile_load(ctx, v__v_9, adj_Y, true, (i * 16), 0);
+    // mlp.py:29
+    tl::tile_fill_zero(ctx, v__tmp_30);
+    // mlp.py:29
+    tl::tile_store(ctx, adj_Y, v__tmp_30, true, (i * 16), 0);
     // mlp.py:29
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_9.data[_e] = (adj_y_9.data[_e] + v__tmp_29.data[_e]);
+        adj_y_10.data[_e] = (adj_y_10.data[_e] + v__v_9.data[_e]);
     }
     // mlp.py:28
-    v__g_10 = adj_y_9;
+    v__g_11 = adj_y_10;
     // mlp.py:28
-    tl::tile_fill_zero(ctx, adj_y_9);
+    tl::tile_fill_zero(ctx, adj_y_10);
     // mlp.py:28
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_11.data[_e] = (adj_y_11.data[_e] + v__g_10.data[_e]);
+        adj_y_12.data[_e] = (adj_y_12.data[_e] + v__g_11.data[_e]);
     }
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_30, v__g_10);
+    tl::tile_unbroadcast(ctx, v__tmp_31, v__g_11);
     // mlp.py:28
     for (int _e = 0; _e < 32; ++_e) {
-        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__tmp_30.data[_e]);
+        adj__tmp_13.data[_e] = (adj__tmp_13.data[_e] + v__tmp_31.data[_e]);
     }
     // mlp.py:28
-    v__g_13 = adj__tmp_12;
+    v__g_14 = adj__tmp_13;
     // mlp.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_12);
+    tl::tile_fill_zero(ctx, adj__tmp_13);
     // mlp.py:28
-    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_b2, v__g_13, true); }
+    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_b2, v__g_14, true); }
     // mlp.py:27
-    v__g_14 = adj_y_11;
+    v__g_15 = adj_y_12;
     // mlp.py:27
-    tl::tile_fill_zero(ctx, adj_y_11);
+    tl::tile_fill_zero(ctx, adj_y_12);
     // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_31, v__tmp_3);
+    tl::tile_transpose(ctx, v__tmp_32, v__tmp_3);
     // mlp.py:27
-    tl::tile_matmul(ctx, adj_h_15, v__g_14, v__tmp_31, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj_h_16, v__g_15, v__tmp_32, 1.0, 1.0);
     // mlp.py:27
-    tl::tile_transpose(ctx, v__tmp_32, h_6);
+    tl::tile_transpose(ctx, v__tmp_33, h_6);
     // mlp.py:27
-    tl::tile_matmul(ctx, adj__tmp_16, v__tmp_32, v__g_14, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_17, v__tmp_33, v__g_15, 1.0, 1.0);
     // mlp.py:27
-    v__g_17 = adj__tmp_16;
+    v__g_18 = adj__tmp_17;
     // mlp.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_16);
+    tl::tile_fill_zero(ctx, adj__tmp_17);
     // mlp.py:27
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_W2, v__g_17, true); }
+    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_W2, v__g_18, true); }
     // mlp.py:26
-    v__g_18 = adj_h_15;
+    v__g_19 = adj_h_16;
     // mlp.py:26
-    tl::tile_fill_zero(ctx, adj_h_15);
+    tl::tile_fill_zero(ctx, adj_h_16);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_19.data[_e] = (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
-    }
-    // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_20.data[_e] = (v__g_18.data[_e] * tl::step_ge(v__v_19.data[_e], 0.0f));
+        v__v_20.data[_e] = (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_h_21.data[_e] = (adj_h_21.data[_e] + v__v_20.data[_e]);
+        v__v_21.data[_e] = (v__g_19.data[_e] * tl::step_ge(v__v_20.data[_e], 0.0f));
     }
     // mlp.py:26
-    tl::tile_unbroadcast(ctx, v__tmp_33, v__v_20);
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_h_22.data[_e] = (adj_h_22.data[_e] + v__v_21.data[_e]);
+    }
+    // mlp.py:26
+    tl::tile_unbroadcast(ctx, v__tmp_34, v__v_21);
     // mlp.py:26
     for (int _e = 0; _e < 64; ++_e) {
-        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_33.data[_e]);
+        adj__tmp_23.data[_e] = (adj__tmp_23.data[_e] + v__tmp_34.data[_e]);
     }
     // mlp.py:26
-    v__g_23 = adj__tmp_22;
+    v__g_24 = adj__tmp_23;
     // mlp.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_22);
+    tl::tile_fill_zero(ctx, adj__tmp_23);
     // mlp.py:26
-    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_b1, v__g_23, true); }
+    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_b1, v__g_24, true); }
     // mlp.py:25
-    v__g_24 = adj_h_21;
+    v__g_25 = adj_h_22;
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj_h_21);
+    tl::tile_fill_zero(ctx, adj_h_22);
     // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_34, v__tmp_1);
+    tl::tile_transpose(ctx, v__tmp_35, v__tmp_1);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj_x_25, v__g_24, v__tmp_34, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj_x_26, v__g_25, v__tmp_35, 1.0, 1.0);
     // mlp.py:25
-    tl::tile_transpose(ctx, v__tmp_35, x);
+    tl::tile_transpose(ctx, v__tmp_36, x);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj__tmp_26, v__tmp_35, v__g_24, 1.0, 1.0);
+    tl::tile_matmul(ctx, adj__tmp_27, v__tmp_36, v__g_25, 1.0, 1.0);
     // mlp.py:25
-    v__g_27 = adj__tmp_26;
+    v__g_28 = adj__tmp_27;
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_26);
+    tl::tile_fill_zero(ctx, adj__tmp_27);
     // mlp.py:25
-    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_W1, v__g_27, true); }
+    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_W1, v__g_28, true); }
     // mlp.py:24
-    v__g_28 = adj_x_25;
+    v__g_29 = adj_x_26;
     // mlp.py:24
-    tl::tile_fill_zero(ctx, adj_x_25);
+    tl::tile_fill_zero(ctx, adj_x_26);
     // mlp.py:24
-    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_X, v__g_28, true, (i * 16), 0); }
+    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_X, v__g_29, true, (i * 16), 0); }
 }
 
 }  // namespace
@@ -223,7 +228,7 @@ extern "C" int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec
     const tl::Array<float, 2> _arg_adj_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W2));
     const tl::Array<float, 1> _arg_adj_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b2));
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 592640,
                       [&](tl::Ctx& ctx) { mlp_backward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y, _arg_adj_X, _arg_adj_W1, _arg_adj_b1, _arg_adj_W2, _arg_adj_b2, _arg_adj_Y); });
     return 0;
 }
