@@ -342,3 +342,46 @@ def test_matmul_into_one_of_its_operands_has_exact_gradients(aliasing):
     exact(aliasing.square, 1, [X, np.zeros((3, 3))])
     exact(aliasing.left, 1, [X, W, np.zeros((3, 3))])
     exact(aliasing.through_view, 1, [X, W, np.zeros((3, 3))])
+
+
+# ------------------------------------------------------------------ overlapping arguments in the loader
+
+
+def test_loader_refuses_overlapping_arguments_where_the_kernel_writes_one(mod):
+    A = np.zeros(8)
+    with pytest.raises(ValueError, match="arguments `X` and `A` overlap in memory and the kernel writes `A`"):
+        mod.store_twice.launch(dim=4, inputs=[A, A])
+    with pytest.raises(ValueError, match="arguments `X` and `A` overlap"):
+        mod.store_twice.launch(dim=4, inputs=[A[2:6], A[:4]])
+    with pytest.raises(ValueError, match="arguments `X` and `A` overlap"):
+        mod.store_twice.launch(dim=4, inputs=[A[::-1][:4], A[4:]])  # a reversed view reaching into A[4:]
+    assert mod.store_twice.meta["writes"] == ["A"]
+    assert mod.func_stores.meta["writes"] == ["A"]  # through a func's array parameter
+
+
+def test_loader_accepts_disjoint_views_of_one_buffer(mod):
+    buf = np.random.default_rng(0).uniform(0.5, 1.5, 8)
+    X, A = buf[0::2], buf[1::2]  # interleaved: the same bytes' range, no shared element
+    expected = X * X
+    mod.store_twice.launch(dim=4, inputs=[X, A])
+    np.testing.assert_allclose(A, expected)
+    X, A = buf[:4], buf[4:]
+    mod.store_twice.launch(dim=4, inputs=[X, A])
+    np.testing.assert_allclose(A, X * X)
+
+
+def test_loader_accepts_one_array_twice_where_the_kernel_only_reads_it():
+    src = f'''import warp as wp
+
+
+@wp.kernel
+def add(X: {F}, Y: {F}, O: {F}):
+    i = wp.tid()
+    O[i] = X[i] + Y[i]
+'''
+    m = build(src, "reads_twice")
+    X, O = np.arange(4.0), np.zeros(4)
+    m.add.launch(dim=4, inputs=[X, X, O])
+    np.testing.assert_allclose(O, 2 * X)
+    with pytest.raises(ValueError, match="arguments `Y` and `O` overlap"):
+        m.add.launch(dim=4, inputs=[X, O, O])

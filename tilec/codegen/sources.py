@@ -16,6 +16,7 @@ from .. import __version__, ir, naming
 from ..ir.types import FLOAT16, BOOL, ArrayT, Scalar
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
+from ..passes.effects import written_params
 from ..passes.structure import NotDifferentiable
 from .cxx import ctype
 
@@ -129,6 +130,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "block_dim": k.block_dim,
             **facts,
             "params": [_param_meta(p) for p in k.params],
+            "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
         if plan.why_not is not None:

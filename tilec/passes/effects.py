@@ -341,4 +341,12 @@ def written_arrays(fn: ir.Function) -> set:
     return {a.array for a in accesses(fn) if a.kind != "read" and isinstance(a.array.type, ArrayT)}
 
 
+def written_params(kernel: ir.Function, funcs: dict) -> list:
+    """Names of the array parameters a kernel (with the funcs it calls) writes, in order."""
+    from .structure import inline_calls
+
+    written = written_arrays(inline_calls(kernel, funcs, lift_maps=False))
+    return [p.name for p in kernel.params if p in written]
+
+
 __all__ = ["Access", "accesses", "check_adjoint", "written_arrays", "OPS"]

@@ -221,6 +221,7 @@ class Kernel:
                              f"(built for: {', '.join(sorted(self.meta['entries']))})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
+        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -274,6 +275,45 @@ class Kernel:
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
+
+
+def _extent(desc, ndim, itemsize):
+    """[first byte, last byte + 1) that an array descriptor spans (any strides), or None if empty."""
+    if not desc.data or any(desc.shape[k] == 0 for k in range(ndim)):
+        return None
+    lo = hi = desc.data
+    for k in range(ndim):
+        reach = (desc.shape[k] - 1) * desc.strides[k]
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + itemsize
+
+
+def _refuse_overlaps(kernel, params, args, writes):
+    """Two array arguments sharing memory where the kernel writes one: its result would depend on
+    the order threads run in (and its adjoint on more), so the launch is refused."""
+    spans = []
+    for p, (desc, value) in zip(params, args):
+        if p["kind"] == "array":
+            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            if extent is not None:
+                spans.append((p["name"], extent, value))
+    for i, (a, (lo_a, hi_a), x) in enumerate(spans):
+        for b, (lo_b, hi_b), y in spans[i + 1:]:
+            if (a in writes or b in writes) and lo_a < hi_b and lo_b < hi_a and _share(x, y):
+                written = a if a in writes else b
+                raise ValueError(f"{kernel}: arguments `{a}` and `{b}` overlap in memory and the kernel writes "
+                                 f"`{written}`; pass separate arrays (copy one first)")
+
+
+def _share(x, y):
+    """Whether two arrays whose byte ranges overlap share an element (interleaved views such as
+    A[::2] and A[1::2] do not); assumed so where it cannot be decided cheaply."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return True
+    try:
+        return bool(np.shares_memory(x, y, max_work=10**6))
+    except Exception:  # numpy's TooHardError: too costly to decide
+        return True
 
 
 def _scalar(name, dtype, value):
