@@ -14,7 +14,9 @@ Each adjoint is launched in two states, and both must match:
   - "after": the arrays as the forward left them (forward launched first, as on a tape).
 
 `gradcheck(kernel, dim, inputs)` returns a `Report`; `report.ok` says whether every element
-matched, `str(report)` shows the worst element per argument and state.
+matched, `str(report)` shows the worst element per argument and state. `check_file` (the
+`tilec gradcheck FILE` command) builds a program with float64 arithmetic first and checks its
+kernels on random inputs; it alone imports the compiler.
 """
 from __future__ import annotations
 
@@ -141,3 +143,93 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
             if worst is not None:
                 report.rows.append(worst)
     return report
+
+
+# ---------------------------------------------------------------- `tilec gradcheck FILE`
+
+
+def widened(module):
+    """The checked IR module with every float32/float16 type made float64 (finite differences need
+    the precision): a structural copy, symbols stay equal to each other."""
+    import dataclasses
+
+    from .ir.types import FLOAT16, FLOAT32, FLOAT64
+
+    def go(x):
+        if x == FLOAT32 or x == FLOAT16:
+            return FLOAT64
+        if dataclasses.is_dataclass(x) and not isinstance(x, type):
+            changes = {f.name: go(getattr(x, f.name)) for f in dataclasses.fields(x)}
+            if all(changes[k] is getattr(x, k) for k in changes):
+                return x
+            return dataclasses.replace(x, **changes)
+        if isinstance(x, tuple):
+            items = tuple(go(v) for v in x)
+            return x if all(a is b for a, b in zip(items, x)) else items
+        return x
+
+    return go(module)
+
+
+def random_inputs(kernel, shapes: dict, scalars: dict, rng) -> list:
+    """Arguments for `kernel`: float arrays uniform in [0.5, 1.5) (inside every math function's
+    domain), integer arrays zero, scalars from `scalars` (default 1)."""
+    values = []
+    for p in kernel.params:
+        if p["kind"] == "scalar":
+            values.append(scalars.get(p["name"], 1))
+            continue
+        shape = tuple(shapes.get(p["name"], (16,) * p["ndim"]))
+        if len(shape) != p["ndim"]:
+            raise ValueError(f"--shape {p['name']}: {len(shape)} dimension(s) given, the array has {p['ndim']}")
+        if p["dtype"].startswith("float"):
+            values.append(rng.uniform(0.5, 1.5, shape).astype(p["dtype"]))
+        else:
+            values.append(np.zeros(shape, p["dtype"]))
+    return values
+
+
+def check_file(path: str, kernels=(), dim=(1,), shapes=None, scalars=None, seed=0, block_dim=256, outdir=None,
+               echo=print) -> bool:
+    """Build FILE with float64 arithmetic, then gradcheck each kernel (all by default) on random inputs;
+    True when every checked gradient matches. Refused kernels are reported, not failed."""
+    import tempfile
+
+    from .api import load
+    from .driver import build_module
+    from .frontend.check import Options
+    from .passes.normalize import normalize_module
+    from .pipeline import compile_source
+
+    source = open(path, encoding="utf-8").read()
+    module = normalize_module(widened(compile_source(source, path, Options(block_dim=block_dim)).module))
+    known = [k.name for k in module.kernels]
+    unknown = [n for n in kernels if n not in known]
+    if unknown:
+        raise ValueError(f"no kernel named {', '.join(unknown)} (kernels: {', '.join(known)})")
+    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": False}
+    folder = outdir or tempfile.mkdtemp(prefix="tilec-gradcheck-")
+    build_module(module, source, folder, flags, echo=lambda *a, **k: None)
+    generated = load(f"{folder}/{module.name}")
+    names = list(kernels) or list(generated.__all__)
+    rng = np.random.default_rng(seed)
+    ok = True
+    for name in names:
+        kernel = getattr(generated, name)
+        report = gradcheck(kernel, tuple(dim), random_inputs(kernel, shapes or {}, scalars or {}, rng), seed=seed)
+        echo(str(report))
+        ok = ok and (report.ok or report.refused is not None)
+    return ok
+
+
+def parse_assignments(items, kind) -> dict:
+    """["A=4,8", "n=3"] -> {"A": (4, 8), "n": 3}; an item without `NAME=` is keyed None."""
+    out = {}
+    for item in items:
+        name, _, text = item.rpartition("=")
+        try:
+            numbers = tuple(kind(x) for x in text.split(",") if x.strip())
+        except ValueError:
+            raise ValueError(f"cannot read `{item}`: expected NAME={'D0,D1' if kind is int else 'X'}") from None
+        out[name or None] = numbers if kind is int else numbers[0]
+    return out
