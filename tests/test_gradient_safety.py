@@ -92,6 +92,13 @@ def read_neighbour(X: {F}, A: {F}, B: {F}):
 
 
 @wp.kernel
+def overwrite_and_accumulate(X: {F}, A: {F}):
+    i = wp.tid()
+    A[i] = X[i] * 5.0
+    A[0] += X[i]
+
+
+@wp.kernel
 def atomic_old_value(X: {F}, A: {F}, B: {F}):
     i = wp.tid()
     old = wp.atomic_add(A, 0, X[i])
@@ -220,6 +227,10 @@ def test_reading_back_a_stored_element_into_a_product_is_refused(mod):
 
 def test_reading_an_element_another_thread_writes_is_refused(mod):
     refused(mod.read_neighbour, "`A`", line("A[(i + 1) % 4]"), line("A[i] = X[i] * X[i] + 1.0"))
+
+
+def test_one_thread_overwriting_what_another_accumulates_into_is_refused(mod):
+    refused(mod.overwrite_and_accumulate, "`A`", line("A[i] = X[i] * 5.0"), line("A[0] += X[i]"))
 
 
 # ------------------------------------------------------------------ atomics

@@ -13,8 +13,11 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
   launch may see (before the forward, or after it): the adjoint may carry it only where its value
   is not needed (sums, copies, stores, scaling by a constant). Any other use — a product, a
   nonlinear function, a branch, an index — is refused (TC0502);
-- such a read must touch exactly the elements this thread writes (the same index expressions, or
-  the same tile offsets and shape); otherwise it may read another thread's write (TC0503);
+- such a read, and a write next to another write or accumulation of the same array, must touch
+  exactly the elements this thread writes (the same index expressions, or the same tile offsets
+  and shape), unless the two provably never meet; otherwise one thread may touch an element
+  another thread writes (TC0503). Elements selected without the thread index are the same in
+  every thread (two threads writing them race in the forward itself);
 - the old value an atomic returns depends on the order threads ran, and the adjoint's replay
   cannot repeat the atomic: using it is refused (TC0504);
 - atomic min/max: the gradient belongs to the winning thread, which a single adjoint launch cannot
@@ -112,22 +115,33 @@ def disjoint(f1: tuple, f2: tuple) -> bool:
     return any(hi1 <= lo2 or hi2 <= lo1 for (lo1, hi1), (lo2, hi2) in zip(b1, b2))
 
 
-VARYING_OPS = {"tid", "lane"} | set(READS) | {"atomic_add", "atomic_min", "atomic_max", "array_atomic_add",
-                                             "array_atomic_sub", "tile_atomic_add", "tile_atomic_add_indexed"}
+# Values that differ between threads whatever their operands: thread indices and atomics' old values.
+# A read differs only where its indices do (elements every thread reads are the same for all).
+VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
 def thread_varying(fn: ir.Function) -> set:
-    """Symbols whose value may differ between threads: derived from wp.tid(), the lane, or memory
-    (directly, or by being assigned under a condition that is)."""
+    """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
+    old value or a read at such indices (directly, or by being assigned under a condition that is)."""
     varying: set = set()
+    sites: dict = {}
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign):
+            sites[s.target] = sites.get(s.target, 0) + 1
+    everywhere = _use_counts(fn.body)
 
     def varies(e) -> bool:
         return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
                    for x in ir.walk_expr(e))
 
     def visit(body, under: bool):
+        local = _use_counts(body) if under else {}
         for s in body:
-            if isinstance(s, ir.Assign) and (under or varies(s.value)):
+            # assigned once, from the same value in every thread, and read only in this block: the
+            # same in every thread that reads it, though only some threads run the block
+            confined = (isinstance(s, ir.Assign) and sites.get(s.target) == 1
+                        and local.get(s.target, 0) == everywhere.get(s.target, 0))
+            if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
                 varying.add(s.target)
             elif isinstance(s, ir.Unpack) and (under or varies(s.value)):
                 varying.update(s.targets)
@@ -144,6 +158,16 @@ def thread_varying(fn: ir.Function) -> set:
     for _ in range(3):  # values carried around loops
         visit(fn.body, False)
     return varying
+
+
+def _use_counts(body) -> dict:
+    counts: dict = {}
+    for s in ir.walk_stmts(body):
+        for top in ir.stmt_exprs(s):
+            for x in ir.walk_expr(top):
+                if isinstance(x, ir.Var):
+                    counts[x.sym] = counts.get(x.sym, 0) + 1
+    return counts
 
 
 def _mentions(footprint, syms: set) -> bool:
@@ -314,17 +338,18 @@ def check_adjoint(fn: ir.Function) -> None:
                     "thread whose value won, which one adjoint launch cannot tell (it does not see every "
                     "thread's value)", a.span)
     varying = thread_varying(fn)
-    for a in found:  # reads of written arrays must touch only this thread's written elements
-        if a.kind != "read" or a.array not in writes:
-            continue
-        for w in writes[a.array]:
+    for a in found:  # each thread must touch only elements no other thread writes
+        for w in writes.get(a.array, ()):
+            if w is a or (a.kind == w.kind == "accumulate") or (a.kind != "read" and found.index(a) > found.index(w)):
+                continue
             # elements that no thread index selects are the same in every thread: another thread
             # writing them is a race in the forward itself
             per_thread = _mentions(w.footprint, varying) or _mentions(a.footprint, varying)
             if per_thread and w.footprint != a.footprint and not disjoint(w.footprint, a.footprint):
-                _refuse("TC0503", f"`{a.array.name}` is read at line {a.span.line} at other elements than the "
-                        f"kernel writes at line {w.span.line} (different indices, offsets or shape): the read may "
-                        "see another thread's write, and the adjoint cannot be exact", a.span)
+                what = "read" if a.kind == "read" else "written"
+                _refuse("TC0503", f"`{a.array.name}` is {what} at line {a.span.line} at other elements than the "
+                        f"kernel writes at line {w.span.line} (different indices, offsets or shape): one thread may "
+                        "touch an element another thread writes, and the adjoint cannot be exact", a.span)
     taint = _Taint(writes)
     try:
         for _ in range(2):  # twice: values carried around loops
