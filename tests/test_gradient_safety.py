@@ -95,7 +95,7 @@ def read_neighbour(X: {F}, A: {F}, B: {F}):
 def overwrite_and_accumulate(X: {F}, A: {F}):
     i = wp.tid()
     A[i] = X[i] * 5.0
-    A[0] += X[i]
+    A[0] += X[i] * 7.0
 
 
 @wp.kernel
@@ -230,7 +230,7 @@ def test_reading_an_element_another_thread_writes_is_refused(mod):
 
 
 def test_one_thread_overwriting_what_another_accumulates_into_is_refused(mod):
-    refused(mod.overwrite_and_accumulate, "`A`", line("A[i] = X[i] * 5.0"), line("A[0] += X[i]"))
+    refused(mod.overwrite_and_accumulate, "`A`", line("A[i] = X[i] * 5.0"), line("A[0] += X[i] * 7.0"))
 
 
 # ------------------------------------------------------------------ atomics
