@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, needs_cxx
+from conftest import needs_cxx
 from tilec.backend_cpu.compiler import cpu_features, find_cxx, target_isa
 from tilec.backend_cuda.compiler import nvcc_command, ptx_arch
 

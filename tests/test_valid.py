@@ -28,7 +28,10 @@ def test_checks_cleanly(path: Path):
     proc = subprocess.run([sys.executable, "-m", "tilec.cli", "check", "--show-types", path.name],
                           cwd=path.parent, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    # the only diagnostics a valid program may get: adjoints refused as not exact (docs/gradients.md)
+    heads = [line for line in proc.stderr.splitlines() if ": warning[" in line or ": error" in line]
+    assert all("warning[TC05" in line for line in heads), proc.stderr
+    assert len(heads) == proc.stderr.count("this kernel gets no adjoint"), proc.stderr
     assert "kernel " in proc.stdout
 
 
@@ -38,7 +41,7 @@ def test_passes_keep_ir_well_formed_and_cxx_compiles(path: Path, tmp_path: Path)
     funcs = {f.name for f in module.funcs}
     for k in module.kernels:
         if k.differentiate:
-            assert verify_function(adjoint_kernel(k, module), funcs) == []
+            assert verify_function(adjoint_kernel(k, module, exact_only=False), funcs) == []
     if not has_cxx():
         pytest.skip("needs a C++ compiler")
     files = generate(module, path.read_text(), {"block_dim": 256}, plan_kernels(module))

@@ -115,6 +115,10 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
         compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file, reporter)
     for warning in compiled.warnings:
         reporter.diagnostic(render(warning, file, source))
+    from .codegen.sources import adjoint_warnings
+
+    for warning in run_guarded(lambda: adjoint_warnings(compiled.module), file, reporter):
+        reporter.diagnostic(render(warning, file, source) + "\n   = note: this kernel gets no adjoint")
     if not compiled.module.kernels:
         reporter.diagnostic(f"{file}: warning: {NO_KERNELS}")
     if verbose:
@@ -301,6 +305,29 @@ def _check_output(file, outdir, module, source, flags, full_diff, progress) -> N
     click.echo(f"{module.name}: generated code in {Path(outdir) / module.name} is stale; rebuild with `{command}`",
                err=True)
     sys.exit(1)
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--kernel", "kernels", multiple=True, help="kernel to check (default: all)")
+@click.option("--dim", default="1", show_default=True, help="launch dimensions, e.g. 4 or 4,2")
+@click.option("--shape", "shapes", multiple=True, help="NAME=D0,D1 array shape (default 16 per dimension)")
+@click.option("--value", "values", multiple=True, help="NAME=X scalar argument (default 1)")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--block-dim", type=click.IntRange(1, 1024), default=256, show_default=True)
+def gradcheck(file, kernels, dim, shapes, values, seed, block_dim):
+    """Check FILE's adjoints against float64 finite differences on random inputs."""
+    from .gradcheck import check_file, parse_assignments
+
+    def run():
+        try:
+            return check_file(file, kernels, parse_assignments([dim], int)[None], parse_assignments(shapes, int),
+                              parse_assignments(values, float), seed, block_dim, echo=click.echo)
+        except ValueError as e:  # a bad option or argument: the user's error, not the compiler's
+            click.echo(f"{file}: error: {e}", err=True)
+            sys.exit(1)
+
+    sys.exit(0 if run_guarded(run, file) else 1)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,10 @@ CODES = {
     "TC0434": "binding-not-compiled",
     "TC0435": "late-binding",
     "TC0501": "not-differentiable",
+    "TC0502": "overwritten-value-needed",
+    "TC0503": "cross-thread-read",
+    "TC0504": "atomic-old-value-used",
+    "TC0505": "atomic-extreme",
     "TC0601": "gpu-shared-memory",
 }
 
@@ -170,6 +174,6 @@ class NotDifferentiable(Exception):
     """A kernel's adjoint cannot be derived correctly: the build warns (TC0501) at `span` and
     builds the kernel without an adjoint. Raised by autodiff and by the ops' adjoint rules."""
 
-    def __init__(self, message: str, span):
+    def __init__(self, message: str, span, code: str = "TC0501"):
         super().__init__(message)
-        self.diagnostic = Diagnostic("TC0501", message, span, severity="warning")
+        self.diagnostic = Diagnostic(code, message, span, severity="warning")

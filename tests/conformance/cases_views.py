@@ -1,6 +1,6 @@
 """Conformance cases for array views and slices, tile subscripts, and funcs with Warp's calling
 convention (tiles by reference, arrays through funcs), written in Warp's idioms."""
-from cases import Arr, Case, Scal, arr, out
+from cases import Arr, Case, arr, out
 
 A = "views_arrays.py"
 T = "views_tiles.py"

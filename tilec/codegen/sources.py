@@ -17,6 +17,7 @@ from ..ir.types import BOOL, ArrayT, Scalar
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
+from ..passes.effects import written_params
 from .cxx import ctype
 
 
@@ -108,6 +109,13 @@ def plan_kernels(module: ir.Module) -> list:
     return plans
 
 
+def adjoint_warnings(module: ir.Module) -> list:
+    """The warning of every kernel whose adjoint is refused (what `tilec check` prints)."""
+    from ..passes.normalize import normalize_module
+
+    return [plan.why_not for plan in plan_kernels(normalize_module(module)) if plan.why_not is not None]
+
+
 def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str,
              cuda_plans=(), cuda_entries=None) -> str:
     import hashlib
@@ -125,6 +133,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "block_dim": k.block_dim,
             **facts,
             "params": [_param_meta(p) for p in k.params],
+            "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
         if k.launch_name:  # one of several instances (per block_dim) the loader shows as one kernel

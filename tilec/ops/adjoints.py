@@ -17,7 +17,7 @@ from .. import ir
 from ..diagnostics import NotDifferentiable
 from ..ir.types import TileT
 from .build import call as C
-from .build import const, dtype_of
+from .build import const, dtype_of, zeros
 
 RULES: dict = {}
 
@@ -237,13 +237,33 @@ def _read_back(ad, e, tile_index, indexed: bool):
     return [(tile_index, load)]
 
 
+def _consumed(ad, e, contributions):
+    """An overwrite's adjoint: the stored value takes the element's adjoint, which is then zeroed
+    (the value the element held before was overwritten: it reaches no output through it)."""
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None:
+        return contributions
+    taken = [(index, ad.val(c)) for index, c in contributions]  # read before the zeroing below
+    stored = e.args[taken[0][0]] if taken else None
+    if stored is None:
+        return taken
+    zero = zeros(stored.type, e.span)
+    args = (adj_a,) + tuple(zero if a is stored else a for a in e.args[1:])
+    ad.emit(ir.ExprStmt(ir.OpCall(e.op, args, e.attrs, e.type, e.span), e.span))
+    return taken
+
+
 @rule("tile_store", "tile_atomic_add")
 def _store(ad, e, g):
+    if e.op == "tile_store":
+        return _consumed(ad, e, _read_back(ad, e, 1, False))
     return _read_back(ad, e, 1, False)
 
 
 @rule("tile_store_indexed", "tile_atomic_add_indexed")
 def _store_indexed(ad, e, g):
+    if e.op == "tile_store_indexed":
+        return _consumed(ad, e, _read_back(ad, e, 2, True))
     return _read_back(ad, e, 2, True)
 
 
@@ -263,6 +283,8 @@ def _array_store(ad, e, g):
         return []
     idx = list(e.args[2:])
     read = ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span)
+    if e.op == "array_store":
+        return _consumed(ad, e, [(1, read)])
     return [(1, C("neg", read) if e.op == "array_atomic_sub" else read)]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir, naming
+from .effects import check_adjoint
 from .normalize import normalize_module
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
@@ -36,7 +37,7 @@ def differentiable(t) -> bool:
     return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
 
 
-def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) -> ir.Function:
+def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True) -> ir.Function:
     """The adjoint of `kernel`; raises NotDifferentiable with a warning diagnostic.
 
     lanes: the kernel runs as cooperating lanes. Each lane then holds a partial adjoint of
@@ -44,6 +45,9 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     untile) stay in their lane without a barrier, so they may sit under lane-dependent
     branches; contributions of block-wide tile statements are added by the leader only; and a
     tile's adjoint is summed over lanes where its (block-wide) assignment is reversed.
+
+    exact_only: refuse (NotDifferentiable, TC05xx) an adjoint that effects.py cannot prove exact;
+    False derives it anyway (to verify the IR of every construct in tests).
     """
     funcs = {f.name: f for f in module.funcs}
     refuse_custom_adjoints(kernel, funcs)
@@ -51,6 +55,8 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False) 
     fn = eliminate_jumps(fn)
     fn = rename_straight_line(fn)
     fn = _normalized(fn, module)
+    if exact_only:
+        check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
     return simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
 
 
@@ -220,6 +226,8 @@ class _Adjoint:
         return recomputed
 
     def forward_stmt(self, s) -> list:
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in EFFECTS:
+            return []  # an atomic whose old value is unused (effects.py refuses the others): not replayed
         if isinstance(s, ir.Assign):
             save = s.target in self.pushed and s.target not in self.no_tape
             return ([self.push(s.target, s.span)] if save else []) + [s]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..ops import OPS
+from ..ops import MUTATES, OPS
 from ..ir.types import BOOL, TileT
 
 
@@ -84,10 +84,31 @@ class _Normalizer:
         if isinstance(e, ir.OpCall):
             keep_tree = is_fusible(e)
             args = tuple(self.fused(a, pre) if keep_tree else self.operand(a, pre) for a in e.args)
+            if e.op in MUTATES:
+                args = self.unaliased(e, args, pre)
             return replace(e, args=args)
         if isinstance(e, ir.Call):
             return replace(e, args=tuple(self.operand(a, pre) for a in e.args))
         return e
+
+    def unaliased(self, e: ir.OpCall, args: tuple, pre: list) -> tuple:
+        """An op updating an operand in place (`tile_matmul(a, b, out)`) reads its other operands as
+        they were before: one that is, or views, the updated tile is copied first."""
+        names = [p.name for p in OPS[e.op].params if p.kind == "value"]
+        updated = {i for i, n in enumerate(names) if n in MUTATES[e.op]}
+        args = list(args)
+        for m in updated:
+            if m >= len(e.args) or not isinstance(e.args[m], ir.Var):
+                continue
+            target = e.args[m].sym
+            for i, original in enumerate(e.args):
+                if i in updated or not isinstance(original.type, TileT):
+                    continue
+                if any(isinstance(x, ir.Var) and x.sym == target for x in ir.walk_expr(original)):
+                    copy = self.temp(original.type)
+                    pre.append(ir.Assign(copy, args[i], original.span))
+                    args[i] = ir.Var(copy, original.span)
+        return tuple(args)
 
     def fused(self, e, pre: list):
         """An operand inside an elementwise tree: nested elementwise ops stay."""

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from .. import ir
 from ..ir.types import ArrayT
-from .structure import NotDifferentiable
+from ..diagnostics import NotDifferentiable
 
 
 def array_base(e):

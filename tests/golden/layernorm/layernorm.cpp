@@ -99,54 +99,55 @@ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Arr
     tl::Tile<float, 4, 256> rstd;
     tl::Tile<float, 256> v__tmp_7;
     tl::Tile<float, 4, 256> g;
-    tl::Tile<float, 4, 256> v__tmp_50;
-    tl::Tile<float, 4, 256> adj__tmp_11{};
-    tl::Tile<float, 4, 256> v__g_12;
-    tl::Tile<float, 4, 256> v__v_13;
+    tl::Tile<float, 4, 256> v__v_11;
+    tl::Tile<float, 4, 256> v__tmp_51;
+    tl::Tile<float, 4, 256> adj__tmp_12{};
+    tl::Tile<float, 4, 256> v__g_13;
     tl::Tile<float, 4, 256> v__v_14;
-    tl::Tile<float, 4, 256> adj_xc_15{};
-    tl::Tile<float, 4, 256> adj_rstd_16{};
-    tl::Tile<float, 4, 256> adj_g_17{};
-    tl::Tile<float, 4, 256> adj_b_18{};
-    tl::Tile<float, 4, 256> v__g_19;
-    tl::Tile<float, 256> v__tmp_51;
-    tl::Tile<float, 256> adj__tmp_20{};
-    tl::Tile<float, 256> v__g_21;
-    tl::Tile<float, 4, 256> v__g_22;
+    tl::Tile<float, 4, 256> v__v_15;
+    tl::Tile<float, 4, 256> adj_xc_16{};
+    tl::Tile<float, 4, 256> adj_rstd_17{};
+    tl::Tile<float, 4, 256> adj_g_18{};
+    tl::Tile<float, 4, 256> adj_b_19{};
+    tl::Tile<float, 4, 256> v__g_20;
     tl::Tile<float, 256> v__tmp_52;
-    tl::Tile<float, 256> adj__tmp_23{};
-    tl::Tile<float, 256> v__g_24;
-    tl::Tile<float, 4, 256> v__g_25;
-    tl::Tile<float, 4, 1> v__tmp_53;
-    tl::Tile<float, 4, 1> adj__tmp_26{};
-    tl::Tile<float, 4, 1> v__g_27;
-    tl::Tile<float, 4> v__tmp_54;
-    tl::Tile<float, 4> adj__tmp_28{};
-    tl::Tile<float, 4> v__g_29;
-    tl::Tile<float, 4> v__v_30;
+    tl::Tile<float, 256> adj__tmp_21{};
+    tl::Tile<float, 256> v__g_22;
+    tl::Tile<float, 4, 256> v__g_23;
+    tl::Tile<float, 256> v__tmp_53;
+    tl::Tile<float, 256> adj__tmp_24{};
+    tl::Tile<float, 256> v__g_25;
+    tl::Tile<float, 4, 256> v__g_26;
+    tl::Tile<float, 4, 1> v__tmp_54;
+    tl::Tile<float, 4, 1> adj__tmp_27{};
+    tl::Tile<float, 4, 1> v__g_28;
+    tl::Tile<float, 4> v__tmp_55;
+    tl::Tile<float, 4> adj__tmp_29{};
+    tl::Tile<float, 4> v__g_30;
     tl::Tile<float, 4> v__v_31;
     tl::Tile<float, 4> v__v_32;
     tl::Tile<float, 4> v__v_33;
-    tl::Tile<float, 4> adj_var_34{};
-    tl::Tile<float, 4> v__g_35;
-    tl::Tile<float, 4> adj__tmp_36{};
-    tl::Tile<float, 4> v__g_37;
-    tl::Tile<float, 4, 1> v__tmp_55;
-    tl::Tile<float, 4, 256> adj__tmp_38{};
-    tl::Tile<float, 4, 256> v__g_39;
-    tl::Tile<float, 4, 256> v__g_40;
-    tl::Tile<float, 4, 256> adj_x_41{};
-    tl::Tile<float, 4, 256> v__v_42;
+    tl::Tile<float, 4> v__v_34;
+    tl::Tile<float, 4> adj_var_35{};
+    tl::Tile<float, 4> v__g_36;
+    tl::Tile<float, 4> adj__tmp_37{};
+    tl::Tile<float, 4> v__g_38;
     tl::Tile<float, 4, 1> v__tmp_56;
-    tl::Tile<float, 4, 1> adj__tmp_43{};
-    tl::Tile<float, 4, 1> v__g_44;
-    tl::Tile<float, 4> v__tmp_57;
-    tl::Tile<float, 4> adj_mean_45{};
-    tl::Tile<float, 4> v__g_46;
-    tl::Tile<float, 4> adj__tmp_47{};
-    tl::Tile<float, 4> v__g_48;
-    tl::Tile<float, 4, 1> v__tmp_58;
-    tl::Tile<float, 4, 256> v__g_49;
+    tl::Tile<float, 4, 256> adj__tmp_39{};
+    tl::Tile<float, 4, 256> v__g_40;
+    tl::Tile<float, 4, 256> v__g_41;
+    tl::Tile<float, 4, 256> adj_x_42{};
+    tl::Tile<float, 4, 256> v__v_43;
+    tl::Tile<float, 4, 1> v__tmp_57;
+    tl::Tile<float, 4, 1> adj__tmp_44{};
+    tl::Tile<float, 4, 1> v__g_45;
+    tl::Tile<float, 4> v__tmp_58;
+    tl::Tile<float, 4> adj_mean_46{};
+    tl::Tile<float, 4> v__g_47;
+    tl::Tile<float, 4> adj__tmp_48{};
+    tl::Tile<float, 4> v__g_49;
+    tl::Tile<float, 4, 1> v__tmp_59;
+    tl::Tile<float, 4, 256> v__g_50;
     // layernorm.py:22
     i = int32_t(ctx.tid[0]);
     // layernorm.py:23
@@ -190,197 +191,201 @@ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Arr
         g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
-    tl::tile_load(ctx, v__tmp_50, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v__v_11, adj_Y, true, (i * 4), 0);
+    // layernorm.py:30
+    tl::tile_fill_zero(ctx, v__tmp_51);
+    // layernorm.py:30
+    tl::tile_store(ctx, adj_Y, v__tmp_51, true, (i * 4), 0);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_11.data[_e] = (adj__tmp_11.data[_e] + v__tmp_50.data[_e]);
+        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__v_11.data[_e]);
     }
     // layernorm.py:30
-    v__g_12 = adj__tmp_11;
+    v__g_13 = adj__tmp_12;
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, adj__tmp_11);
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_13.data[_e] = (xc.data[_e] * rstd.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, adj__tmp_12);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_14.data[_e] = (v__g_12.data[_e] * g.data[_e]);
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__v_14.data[_e] * rstd.data[_e]));
+        v__v_14.data[_e] = (xc.data[_e] * rstd.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_rstd_16.data[_e] = (adj_rstd_16.data[_e] + (v__v_14.data[_e] * xc.data[_e]));
+        v__v_15.data[_e] = (v__g_13.data[_e] * g.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_g_17.data[_e] = (adj_g_17.data[_e] + (v__g_12.data[_e] * v__v_13.data[_e]));
+        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__v_15.data[_e] * rstd.data[_e]));
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_b_18.data[_e] = (adj_b_18.data[_e] + v__g_12.data[_e]);
+        adj_rstd_17.data[_e] = (adj_rstd_17.data[_e] + (v__v_15.data[_e] * xc.data[_e]));
+    }
+    // layernorm.py:30
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_g_18.data[_e] = (adj_g_18.data[_e] + (v__g_13.data[_e] * v__v_14.data[_e]));
+    }
+    // layernorm.py:30
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_b_19.data[_e] = (adj_b_19.data[_e] + v__g_13.data[_e]);
     }
     // layernorm.py:29
-    v__g_19 = adj_b_18;
+    v__g_20 = adj_b_19;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj_b_18);
+    tl::tile_fill_zero(ctx, adj_b_19);
     // layernorm.py:29
-    tl::tile_unbroadcast(ctx, v__tmp_51, v__g_19);
+    tl::tile_unbroadcast(ctx, v__tmp_52, v__g_20);
     // layernorm.py:29
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_20.data[_e] = (adj__tmp_20.data[_e] + v__tmp_51.data[_e]);
+        adj__tmp_21.data[_e] = (adj__tmp_21.data[_e] + v__tmp_52.data[_e]);
     }
     // layernorm.py:29
-    v__g_21 = adj__tmp_20;
+    v__g_22 = adj__tmp_21;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj__tmp_20);
+    tl::tile_fill_zero(ctx, adj__tmp_21);
     // layernorm.py:29
-    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_beta, v__g_21, true); }
+    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_beta, v__g_22, true); }
     // layernorm.py:28
-    v__g_22 = adj_g_17;
+    v__g_23 = adj_g_18;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj_g_17);
+    tl::tile_fill_zero(ctx, adj_g_18);
     // layernorm.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_52, v__g_22);
+    tl::tile_unbroadcast(ctx, v__tmp_53, v__g_23);
     // layernorm.py:28
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_23.data[_e] = (adj__tmp_23.data[_e] + v__tmp_52.data[_e]);
+        adj__tmp_24.data[_e] = (adj__tmp_24.data[_e] + v__tmp_53.data[_e]);
     }
     // layernorm.py:28
-    v__g_24 = adj__tmp_23;
+    v__g_25 = adj__tmp_24;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_23);
+    tl::tile_fill_zero(ctx, adj__tmp_24);
     // layernorm.py:28
-    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_gamma, v__g_24, true); }
+    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_gamma, v__g_25, true); }
     // layernorm.py:27
-    v__g_25 = adj_rstd_16;
+    v__g_26 = adj_rstd_17;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj_rstd_16);
+    tl::tile_fill_zero(ctx, adj_rstd_17);
     // layernorm.py:27
-    tl::tile_unbroadcast(ctx, v__tmp_53, v__g_25);
+    tl::tile_unbroadcast(ctx, v__tmp_54, v__g_26);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_26.data[_e] = (adj__tmp_26.data[_e] + v__tmp_53.data[_e]);
+        adj__tmp_27.data[_e] = (adj__tmp_27.data[_e] + v__tmp_54.data[_e]);
     }
     // layernorm.py:27
-    v__g_27 = adj__tmp_26;
+    v__g_28 = adj__tmp_27;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_26);
+    tl::tile_fill_zero(ctx, adj__tmp_27);
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_54, v__g_27);
+    tl::tile_reshape(ctx, v__tmp_55, v__g_28);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_28.data[_e] = (adj__tmp_28.data[_e] + v__tmp_54.data[_e]);
+        adj__tmp_29.data[_e] = (adj__tmp_29.data[_e] + v__tmp_55.data[_e]);
     }
     // layernorm.py:27
-    v__g_29 = adj__tmp_28;
+    v__g_30 = adj__tmp_29;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_28);
+    tl::tile_fill_zero(ctx, adj__tmp_29);
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_30.data[_e] = tl::sqrt((var.data[_e] + 1e-05f));
+        v__v_31.data[_e] = tl::sqrt((var.data[_e] + 1e-05f));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_31.data[_e] = (-tl::divide((v__g_29.data[_e] * 1.0f), (v__v_30.data[_e] * v__v_30.data[_e])));
+        v__v_32.data[_e] = (-tl::divide((v__g_30.data[_e] * 1.0f), (v__v_31.data[_e] * v__v_31.data[_e])));
     }
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_32.data[_e] = (var.data[_e] + 1e-05f);
+        v__v_33.data[_e] = (var.data[_e] + 1e-05f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_33.data[_e] = (v__v_31.data[_e] * tl::divide(0.5f, tl::sqrt(v__v_32.data[_e])));
+        v__v_34.data[_e] = (v__v_32.data[_e] * tl::divide(0.5f, tl::sqrt(v__v_33.data[_e])));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj_var_34.data[_e] = (adj_var_34.data[_e] + v__v_33.data[_e]);
+        adj_var_35.data[_e] = (adj_var_35.data[_e] + v__v_34.data[_e]);
     }
     // layernorm.py:26
-    v__g_35 = adj_var_34;
+    v__g_36 = adj_var_35;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj_var_34);
+    tl::tile_fill_zero(ctx, adj_var_35);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_36.data[_e] = (adj__tmp_36.data[_e] + tl::divide(v__g_35.data[_e], 256.0f));
+        adj__tmp_37.data[_e] = (adj__tmp_37.data[_e] + tl::divide(v__g_36.data[_e], 256.0f));
     }
     // layernorm.py:26
-    v__g_37 = adj__tmp_36;
+    v__g_38 = adj__tmp_37;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_36);
+    tl::tile_fill_zero(ctx, adj__tmp_37);
     // layernorm.py:26
-    tl::tile_reshape(ctx, v__tmp_55, v__g_37);
+    tl::tile_reshape(ctx, v__tmp_56, v__g_38);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_38.data[_e] = (adj__tmp_38.data[_e] + v__tmp_55.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        adj__tmp_39.data[_e] = (adj__tmp_39.data[_e] + v__tmp_56.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
-    v__g_39 = adj__tmp_38;
+    v__g_40 = adj__tmp_39;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_38);
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__g_39.data[_e] * xc.data[_e]));
-    }
+    tl::tile_fill_zero(ctx, adj__tmp_39);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_15.data[_e] = (adj_xc_15.data[_e] + (v__g_39.data[_e] * xc.data[_e]));
+        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__g_40.data[_e] * xc.data[_e]));
+    }
+    // layernorm.py:26
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__g_40.data[_e] * xc.data[_e]));
     }
     // layernorm.py:25
-    v__g_40 = adj_xc_15;
+    v__g_41 = adj_xc_16;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj_xc_15);
+    tl::tile_fill_zero(ctx, adj_xc_16);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_41.data[_e] = (adj_x_41.data[_e] + v__g_40.data[_e]);
+        adj_x_42.data[_e] = (adj_x_42.data[_e] + v__g_41.data[_e]);
     }
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_42.data[_e] = (-v__g_40.data[_e]);
+        v__v_43.data[_e] = (-v__g_41.data[_e]);
     }
     // layernorm.py:25
-    tl::tile_unbroadcast(ctx, v__tmp_56, v__v_42);
+    tl::tile_unbroadcast(ctx, v__tmp_57, v__v_43);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_43.data[_e] = (adj__tmp_43.data[_e] + v__tmp_56.data[_e]);
+        adj__tmp_44.data[_e] = (adj__tmp_44.data[_e] + v__tmp_57.data[_e]);
     }
     // layernorm.py:25
-    v__g_44 = adj__tmp_43;
+    v__g_45 = adj__tmp_44;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_43);
+    tl::tile_fill_zero(ctx, adj__tmp_44);
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_57, v__g_44);
+    tl::tile_reshape(ctx, v__tmp_58, v__g_45);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj_mean_45.data[_e] = (adj_mean_45.data[_e] + v__tmp_57.data[_e]);
+        adj_mean_46.data[_e] = (adj_mean_46.data[_e] + v__tmp_58.data[_e]);
     }
     // layernorm.py:24
-    v__g_46 = adj_mean_45;
+    v__g_47 = adj_mean_46;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj_mean_45);
+    tl::tile_fill_zero(ctx, adj_mean_46);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_47.data[_e] = (adj__tmp_47.data[_e] + tl::divide(v__g_46.data[_e], 256.0f));
+        adj__tmp_48.data[_e] = (adj__tmp_48.data[_e] + tl::divide(v__g_47.data[_e], 256.0f));
     }
     // layernorm.py:24
-    v__g_48 = adj__tmp_47;
+    v__g_49 = adj__tmp_48;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_47);
+    tl::tile_fill_zero(ctx, adj__tmp_48);
     // layernorm.py:24
-    tl::tile_reshape(ctx, v__tmp_58, v__g_48);
+    tl::tile_reshape(ctx, v__tmp_59, v__g_49);
     // layernorm.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_41.data[_e] = (adj_x_41.data[_e] + v__tmp_58.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        adj_x_42.data[_e] = (adj_x_42.data[_e] + v__tmp_59.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
-    v__g_49 = adj_x_41;
+    v__g_50 = adj_x_42;
     // layernorm.py:23
-    tl::tile_fill_zero(ctx, adj_x_41);
+    tl::tile_fill_zero(ctx, adj_x_42);
     // layernorm.py:23
-    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_X, v__g_49, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_X, v__g_50, true, (i * 4), 0); }
 }
 
 }  // namespace
@@ -404,7 +409,7 @@ extern "C" int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X,
     const tl::Array<float, 1> _arg_adj_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_gamma));
     const tl::Array<float, 1> _arg_adj_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_beta));
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 465888,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 474080,
                       [&](tl::Ctx& ctx) { layernorm_backward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y, _arg_adj_X, _arg_adj_gamma, _arg_adj_beta, _arg_adj_Y); });
     return tl::launch_status();
 }

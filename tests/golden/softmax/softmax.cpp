@@ -58,33 +58,34 @@ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array
     tl::Tile<float, 4> v__tmp_3;
     tl::Tile<float, 4, 1> v__tmp_4;
     tl::Tile<float, 4, 256> s;
-    tl::Tile<float, 4, 256> v__tmp_27;
-    tl::Tile<float, 4, 256> adj__tmp_7{};
-    tl::Tile<float, 4, 256> v__g_8;
-    tl::Tile<float, 4, 256> adj_e_9{};
-    tl::Tile<float, 4, 256> adj_s_10{};
-    tl::Tile<float, 4, 256> v__g_11;
-    tl::Tile<float, 4, 1> v__tmp_28;
-    tl::Tile<float, 4, 1> adj__tmp_12{};
-    tl::Tile<float, 4, 1> v__g_13;
-    tl::Tile<float, 4> v__tmp_29;
-    tl::Tile<float, 4> adj__tmp_14{};
-    tl::Tile<float, 4> v__g_15;
-    tl::Tile<float, 4, 1> v__tmp_30;
-    tl::Tile<float, 4, 256> v__g_16;
-    tl::Tile<float, 4, 256> v__v_17;
-    tl::Tile<float, 4, 256> v__v_18;
-    tl::Tile<float, 4, 256> adj_x_19{};
-    tl::Tile<float, 4, 256> adj_m_20{};
-    tl::Tile<float, 4, 256> v__g_21;
+    tl::Tile<float, 4, 256> v__v_7;
+    tl::Tile<float, 4, 256> v__tmp_28;
+    tl::Tile<float, 4, 256> adj__tmp_8{};
+    tl::Tile<float, 4, 256> v__g_9;
+    tl::Tile<float, 4, 256> adj_e_10{};
+    tl::Tile<float, 4, 256> adj_s_11{};
+    tl::Tile<float, 4, 256> v__g_12;
+    tl::Tile<float, 4, 1> v__tmp_29;
+    tl::Tile<float, 4, 1> adj__tmp_13{};
+    tl::Tile<float, 4, 1> v__g_14;
+    tl::Tile<float, 4> v__tmp_30;
+    tl::Tile<float, 4> adj__tmp_15{};
+    tl::Tile<float, 4> v__g_16;
     tl::Tile<float, 4, 1> v__tmp_31;
-    tl::Tile<float, 4, 1> adj__tmp_22{};
-    tl::Tile<float, 4, 1> v__g_23;
-    tl::Tile<float, 4> v__tmp_32;
-    tl::Tile<float, 4> adj__tmp_24{};
-    tl::Tile<float, 4> v__g_25;
-    tl::Tile<float, 4, 256> v__tmp_33;
-    tl::Tile<float, 4, 256> v__g_26;
+    tl::Tile<float, 4, 256> v__g_17;
+    tl::Tile<float, 4, 256> v__v_18;
+    tl::Tile<float, 4, 256> v__v_19;
+    tl::Tile<float, 4, 256> adj_x_20{};
+    tl::Tile<float, 4, 256> adj_m_21{};
+    tl::Tile<float, 4, 256> v__g_22;
+    tl::Tile<float, 4, 1> v__tmp_32;
+    tl::Tile<float, 4, 1> adj__tmp_23{};
+    tl::Tile<float, 4, 1> v__g_24;
+    tl::Tile<float, 4> v__tmp_33;
+    tl::Tile<float, 4> adj__tmp_25{};
+    tl::Tile<float, 4> v__g_26;
+    tl::Tile<float, 4, 256> v__tmp_34;
+    tl::Tile<float, 4, 256> v__g_27;
     // softmax.py:15
     i = int32_t(ctx.tid[0]);
     // softmax.py:16
@@ -110,109 +111,113 @@ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array
         s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
-    tl::tile_load(ctx, v__tmp_27, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v__v_7, adj_Y, true, (i * 4), 0);
+    // softmax.py:20
+    tl::tile_fill_zero(ctx, v__tmp_28);
+    // softmax.py:20
+    tl::tile_store(ctx, adj_Y, v__tmp_28, true, (i * 4), 0);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_7.data[_e] = (adj__tmp_7.data[_e] + v__tmp_27.data[_e]);
+        adj__tmp_8.data[_e] = (adj__tmp_8.data[_e] + v__v_7.data[_e]);
     }
     // softmax.py:20
-    v__g_8 = adj__tmp_7;
+    v__g_9 = adj__tmp_8;
     // softmax.py:20
-    tl::tile_fill_zero(ctx, adj__tmp_7);
+    tl::tile_fill_zero(ctx, adj__tmp_8);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_9.data[_e] = (adj_e_9.data[_e] + tl::divide(v__g_8.data[_e], s.data[_e]));
+        adj_e_10.data[_e] = (adj_e_10.data[_e] + tl::divide(v__g_9.data[_e], s.data[_e]));
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_s_10.data[_e] = (adj_s_10.data[_e] + (-tl::divide((v__g_8.data[_e] * e.data[_e]), (s.data[_e] * s.data[_e]))));
+        adj_s_11.data[_e] = (adj_s_11.data[_e] + (-tl::divide((v__g_9.data[_e] * e.data[_e]), (s.data[_e] * s.data[_e]))));
     }
     // softmax.py:19
-    v__g_11 = adj_s_10;
+    v__g_12 = adj_s_11;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj_s_10);
+    tl::tile_fill_zero(ctx, adj_s_11);
     // softmax.py:19
-    tl::tile_unbroadcast(ctx, v__tmp_28, v__g_11);
+    tl::tile_unbroadcast(ctx, v__tmp_29, v__g_12);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__tmp_28.data[_e]);
+        adj__tmp_13.data[_e] = (adj__tmp_13.data[_e] + v__tmp_29.data[_e]);
     }
     // softmax.py:19
-    v__g_13 = adj__tmp_12;
+    v__g_14 = adj__tmp_13;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_12);
+    tl::tile_fill_zero(ctx, adj__tmp_13);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_29, v__g_13);
+    tl::tile_reshape(ctx, v__tmp_30, v__g_14);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_14.data[_e] = (adj__tmp_14.data[_e] + v__tmp_29.data[_e]);
+        adj__tmp_15.data[_e] = (adj__tmp_15.data[_e] + v__tmp_30.data[_e]);
     }
     // softmax.py:19
-    v__g_15 = adj__tmp_14;
+    v__g_16 = adj__tmp_15;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_14);
+    tl::tile_fill_zero(ctx, adj__tmp_15);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_30, v__g_15);
+    tl::tile_reshape(ctx, v__tmp_31, v__g_16);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_9.data[_e] = (adj_e_9.data[_e] + v__tmp_30.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        adj_e_10.data[_e] = (adj_e_10.data[_e] + v__tmp_31.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
-    v__g_16 = adj_e_9;
+    v__g_17 = adj_e_10;
     // softmax.py:18
-    tl::tile_fill_zero(ctx, adj_e_9);
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_17.data[_e] = (x.data[_e] - m.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, adj_e_10);
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_18.data[_e] = (v__g_16.data[_e] * tl::exp(v__v_17.data[_e]));
+        v__v_18.data[_e] = (x.data[_e] - m.data[_e]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_19.data[_e] = (adj_x_19.data[_e] + v__v_18.data[_e]);
+        v__v_19.data[_e] = (v__g_17.data[_e] * tl::exp(v__v_18.data[_e]));
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_m_20.data[_e] = (adj_m_20.data[_e] + (-v__v_18.data[_e]));
+        adj_x_20.data[_e] = (adj_x_20.data[_e] + v__v_19.data[_e]);
+    }
+    // softmax.py:18
+    for (int _e = 0; _e < 1024; ++_e) {
+        adj_m_21.data[_e] = (adj_m_21.data[_e] + (-v__v_19.data[_e]));
     }
     // softmax.py:17
-    v__g_21 = adj_m_20;
+    v__g_22 = adj_m_21;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj_m_20);
+    tl::tile_fill_zero(ctx, adj_m_21);
     // softmax.py:17
-    tl::tile_unbroadcast(ctx, v__tmp_31, v__g_21);
+    tl::tile_unbroadcast(ctx, v__tmp_32, v__g_22);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_31.data[_e]);
+        adj__tmp_23.data[_e] = (adj__tmp_23.data[_e] + v__tmp_32.data[_e]);
     }
     // softmax.py:17
-    v__g_23 = adj__tmp_22;
+    v__g_24 = adj__tmp_23;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_22);
+    tl::tile_fill_zero(ctx, adj__tmp_23);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_32, v__g_23);
+    tl::tile_reshape(ctx, v__tmp_33, v__g_24);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_24.data[_e] = (adj__tmp_24.data[_e] + v__tmp_32.data[_e]);
+        adj__tmp_25.data[_e] = (adj__tmp_25.data[_e] + v__tmp_33.data[_e]);
     }
     // softmax.py:17
-    v__g_25 = adj__tmp_24;
+    v__g_26 = adj__tmp_25;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_24);
+    tl::tile_fill_zero(ctx, adj__tmp_25);
     // softmax.py:17
-    tl::tile_extreme_grad(ctx, v__tmp_33, x, v__g_25, 1, true);
+    tl::tile_extreme_grad(ctx, v__tmp_34, x, v__g_26, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_19.data[_e] = (adj_x_19.data[_e] + v__tmp_33.data[_e]);
+        adj_x_20.data[_e] = (adj_x_20.data[_e] + v__tmp_34.data[_e]);
     }
     // softmax.py:16
-    v__g_26 = adj_x_19;
+    v__g_27 = adj_x_20;
     // softmax.py:16
-    tl::tile_fill_zero(ctx, adj_x_19);
+    tl::tile_fill_zero(ctx, adj_x_20);
     // softmax.py:16
-    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_X, v__g_26, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_X, v__g_27, true, (i * 4), 0); }
 }
 
 }  // namespace
@@ -230,7 +235,7 @@ extern "C" int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, t
     const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
     const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
     const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 410144,
+    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 418336,
                       [&](tl::Ctx& ctx) { softmax_backward_body(ctx, _arg_X, _arg_Y, _arg_adj_X, _arg_adj_Y); });
     return tl::launch_status();
 }

@@ -1,0 +1,377 @@
+"""Array effects of a kernel, and whether its adjoint can be exact.
+
+Expects the IR the adjoint is derived from (funcs inlined, jumps eliminated, normalized). Every
+array access is classified as a read (loads), an overwrite (plain stores), an accumulation
+(atomic add/sub whose old value is unused) or an extreme (atomic min/max). `check_adjoint(fn)`
+returns nothing when the adjoint is exact under these rules and raises `NotDifferentiable` with a
+TC05xx warning otherwise (docs/gradients.md states the rules):
+
+- the adjoint of an overwrite consumes the overwritten element's adjoint and zeroes it (done by
+  the store's adjoint rule), so stores, restores and accumulations in any order within a thread
+  are exact;
+- a value read from an array the kernel also writes is different in the two states an adjoint
+  launch may see (before the forward, or after it): the adjoint may carry it only where its value
+  is not needed (sums, copies, stores, scaling by a constant). Any other use — a product, a
+  nonlinear function, a branch, an index — is refused (TC0502);
+- such a read, and a write next to another write or accumulation of the same array, must touch
+  exactly the elements this thread writes (the same index expressions, or the same tile offsets
+  and shape), unless the two provably never meet; otherwise one thread may touch an element
+  another thread writes (TC0503). Elements selected without the thread index are the same in
+  every thread (two threads writing them race in the forward itself);
+- the old value an atomic returns depends on the order threads ran, and the adjoint's replay
+  cannot repeat the atomic: using it is refused (TC0504);
+- atomic min/max: the gradient belongs to the winning thread, which a single adjoint launch cannot
+  tell without the final value of every element (TC0505).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ir
+from ..ir.types import ArrayT, Scalar, TileT
+from ..ops import OPS
+from ..diagnostics import NotDifferentiable
+
+READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
+OVERWRITES = {"array_store", "tile_store", "tile_store_indexed"}
+ACCUMULATES = {"array_atomic_add", "array_atomic_sub", "atomic_add", "tile_atomic_add", "tile_atomic_add_indexed"}
+EXTREMES = {"atomic_min", "atomic_max"}
+ATOMICS = ACCUMULATES | EXTREMES
+
+# Operand positions whose values an op's adjoint rule never reads (ops/adjoints.py): a value
+# that differs between the two launch states may pass through them. "all" = every operand.
+VALUE_FREE = {
+    "add": "all", "sub": "all", "neg": "all", "cast": "all", "tile_astype": "all", "tile_broadcast": "all",
+    "tile_reshape": "all", "tile_squeeze": "all", "tile_transpose": "all", "tile_sum": "all",
+    "tile_scan_inclusive": "all", "tile_scan_exclusive": "all", "tile_diag_add": (0, 1),
+    "tile_view": (0,), "tile_matmul": (2,), "tile_store": (1,), "tile_atomic_add": (1,),
+    "tile_store_indexed": (2,), "tile_atomic_add_indexed": (2,), "array_store": (1,),
+    "array_atomic_add": (1,), "array_atomic_sub": (1,), "tile_setitem": (0, 1), "tile_additem": (0, 1),
+    "tile_subitem": (0, 1), "tile_assign": (0, 1), "tile_extract": (0,), "tile": (0,), "untile": (0,),
+    "tile_full": (0,), "select": (1, 2), "where": (1, 2),
+}
+
+
+@dataclass(frozen=True)
+class Access:
+    array: ir.Sym  # the array parameter
+    kind: str  # "read", "overwrite", "accumulate" or "extreme"
+    op: str
+    footprint: tuple  # what identifies the elements touched: index expressions, tile offsets and shape
+    span: object
+
+
+def _key(e):
+    """A span-free structural key of an expression (equal keys: the same value in one thread)."""
+    if isinstance(e, ir.Const):
+        return ("const", e.value, str(e.type))
+    if isinstance(e, ir.Var):
+        return ("var", e.sym)
+    if isinstance(e, ir.OpCall):
+        return ("op", e.op, e.attrs, tuple(_key(a) for a in e.args))
+    return ("call", e.func, tuple(_key(a) for a in e.args))
+
+
+def _offsets(e: ir.OpCall) -> tuple:
+    n = e.attr("offset_count") or 0
+    return tuple(e.args[len(e.args) - n:]) if n else ()
+
+
+def _footprint(e: ir.OpCall) -> tuple:
+    if e.op in ("array_load", "array_store", "array_atomic_add", "array_atomic_sub"):
+        first = 1 if e.op == "array_load" else 2
+        return ("element",) + tuple(_key(a) for a in e.args[first:])
+    if e.op in ("atomic_add", "atomic_min", "atomic_max"):
+        return ("element",) + tuple(_key(a) for a in e.args[1:-1])
+    ndim = e.args[0].type.ndim
+    offsets = tuple(_key(a) for a in _offsets(e)) or (("const", 0, "int32"),) * ndim
+    if e.op in ("tile_load", "tile_load_indexed"):
+        shape = e.type.shape
+    else:
+        shape = e.args[2 if "indexed" in e.op else 1].type.shape
+    indexed = ("indexed", _key(e.args[1]), e.attr("axis")) if "indexed" in e.op else ()
+    return ("tile", shape, offsets) + indexed
+
+
+def _box(footprint: tuple):
+    """The elements a footprint touches as per-dimension [lo, hi) ranges, when all are constants."""
+    if footprint[0] == "element":
+        coords = footprint[1:]
+        sizes = (1,) * len(coords)
+    elif len(footprint) == 3:  # a tile, not indexed
+        coords, sizes = footprint[2], footprint[1]
+    else:
+        return None
+    if not all(c[0] == "const" for c in coords):
+        return None
+    return [(c[1], c[1] + n) for c, n in zip(coords, sizes)]
+
+
+def disjoint(f1: tuple, f2: tuple) -> bool:
+    """True when two footprints provably touch no common element, in any thread."""
+    b1, b2 = _box(f1), _box(f2)
+    if b1 is None or b2 is None or len(b1) != len(b2):
+        return False
+    return any(hi1 <= lo2 or hi2 <= lo1 for (lo1, hi1), (lo2, hi2) in zip(b1, b2))
+
+
+# Values that differ between threads whatever their operands: thread indices and atomics' old values.
+# A read differs only where its indices do (elements every thread reads are the same for all).
+VARYING_OPS = {"tid", "lane"} | ATOMICS
+
+
+def thread_varying(fn: ir.Function) -> set:
+    """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
+    old value or a read at such indices (directly, or by being assigned under a condition that is)."""
+    varying: set = set()
+    sites: dict = {}
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign):
+            sites[s.target] = sites.get(s.target, 0) + 1
+    everywhere = _use_counts(fn.body)
+
+    def varies(e) -> bool:
+        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+                   for x in ir.walk_expr(e))
+
+    def visit(body, under: bool):
+        local = _use_counts(body) if under else {}
+        for s in body:
+            # assigned once, from the same value in every thread, and read only in this block: the
+            # same in every thread that reads it, though only some threads run the block
+            confined = (isinstance(s, ir.Assign) and sites.get(s.target) == 1
+                        and local.get(s.target, 0) == everywhere.get(s.target, 0))
+            if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
+                varying.add(s.target)
+            elif isinstance(s, ir.Unpack) and (under or varies(s.value)):
+                varying.update(s.targets)
+            elif isinstance(s, ir.For):
+                inner = under or any(varies(b) for b in (s.start, s.stop, s.step))
+                if inner:
+                    varying.add(s.var)
+                visit(s.body, inner)
+            elif isinstance(s, (ir.If, ir.While)):
+                inner = under or varies(s.cond)
+                visit(s.body, inner)
+                visit(getattr(s, "orelse", ()), inner)
+
+    for _ in range(3):  # values carried around loops
+        visit(fn.body, False)
+    return varying
+
+
+def _use_counts(body) -> dict:
+    counts: dict = {}
+    for s in ir.walk_stmts(body):
+        for top in ir.stmt_exprs(s):
+            for x in ir.walk_expr(top):
+                if isinstance(x, ir.Var):
+                    counts[x.sym] = counts.get(x.sym, 0) + 1
+    return counts
+
+
+def _mentions(footprint, syms: set) -> bool:
+    if isinstance(footprint, tuple):
+        if len(footprint) == 2 and footprint[0] == "var":
+            return footprint[1] in syms
+        return any(_mentions(x, syms) for x in footprint)
+    return False
+
+
+def _kind(op: str) -> str | None:
+    if op in READS:
+        return "read"
+    if op in OVERWRITES:
+        return "overwrite"
+    if op in ACCUMULATES:
+        return "accumulate"
+    if op in EXTREMES:
+        return "extreme"
+    return None
+
+
+def accesses(fn: ir.Function) -> list:
+    """Every array access of fn, in source order."""
+    out = []
+    for s in ir.walk_stmts(fn.body):
+        for top in ir.stmt_exprs(s):
+            for e in ir.walk_expr(top):
+                if isinstance(e, ir.OpCall) and _kind(e.op) and isinstance(e.args[0], ir.Var):
+                    out.append(Access(e.args[0].sym, _kind(e.op), e.op, _footprint(e), e.span or s.span))
+    return out
+
+
+def _differentiable(t) -> bool:
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
+
+
+def _free_positions(e: ir.OpCall) -> set:
+    free = VALUE_FREE.get(e.op)
+    if free == "all":
+        return set(range(len(e.args)))
+    positions = set(free or ())
+    if e.op == "atomic_add":
+        positions.add(len(e.args) - 1)
+    if e.op == "mul":  # g * b goes to a: a's value only serves b's gradient
+        positions |= {i for i in (0, 1) if not _differentiable(e.args[1 - i].type) or isinstance(e.args[1 - i], ir.Const)}
+    if e.op == "div" and (isinstance(e.args[1], ir.Const) or not _differentiable(e.args[1].type)):
+        positions.add(0)
+    return positions
+
+
+class _Taint:
+    """Which values derive from reads of written arrays, and where such a value is needed."""
+
+    def __init__(self, writes: dict):
+        self.writes = writes  # array -> its write Accesses
+        self.origin: dict = {}  # sym -> the read Access its value derives from
+
+    def of(self, e):
+        """The read a value derives from (the first found), or None; reports needed uses."""
+        if isinstance(e, ir.Var):
+            return self.origin.get(e.sym)
+        if isinstance(e, ir.Const):
+            return None
+        found = None
+        free = _free_positions(e) if isinstance(e, ir.OpCall) else set()
+        from ..ops.adjoints import RULES
+
+        differentiable_op = isinstance(e, ir.OpCall) and e.op in RULES
+        for i, a in enumerate(e.args):
+            t = self.of(a)
+            if t is not None:
+                if differentiable_op and i not in free:
+                    self.needed(t, e.span, f"`{e.op}`")
+                found = found or t
+        if isinstance(e, ir.OpCall) and e.op in READS and isinstance(e.args[0], ir.Var):
+            fp = _footprint(e)
+            if any(not disjoint(w.footprint, fp) for w in self.writes.get(e.args[0].sym, ())):
+                found = found or Access(e.args[0].sym, "read", e.op, fp, e.span)
+        return found
+
+    def needed(self, read: Access, span, why: str):
+        raise _Needed(read, span, why)
+
+
+class _Needed(Exception):
+    def __init__(self, read, span, why):
+        self.read, self.span, self.why = read, span, why
+
+
+def _taint_body(body, taint: _Taint):
+    for s in body:
+        if isinstance(s, ir.Assign):
+            t = taint.of(s.value)
+            if t is not None:
+                taint.origin[s.target] = t
+        elif isinstance(s, ir.Unpack):
+            t = taint.of(s.value)
+            if t is not None:
+                for target in s.targets:
+                    taint.origin[target] = t
+        elif isinstance(s, ir.ExprStmt):
+            taint.of(s.expr)
+        elif isinstance(s, (ir.If, ir.While)):
+            t = taint.of(s.cond)
+            if t is not None:
+                taint.needed(t, s.cond.span or s.span, "a condition")
+        elif isinstance(s, ir.For):
+            for bound in (s.start, s.stop, s.step):
+                t = taint.of(bound)
+                if t is not None:
+                    taint.needed(t, s.span, "a loop bound")
+        elif isinstance(s, ir.Return) and s.value is not None:
+            taint.of(s.value)
+        for block in ir.child_blocks(s):
+            _taint_body(block, taint)
+
+
+def _line(span) -> str:
+    return f"line {span.line}"
+
+
+def _refuse(code: str, message: str, span):
+    raise NotDifferentiable(message, span, code)
+
+
+def _used_syms(fn: ir.Function) -> set:
+    used = set()
+    for s in ir.walk_stmts(fn.body):
+        for top in ir.stmt_exprs(s):
+            used |= {x.sym for x in ir.walk_expr(top) if isinstance(x, ir.Var)}
+    return used
+
+
+def _first_use(fn: ir.Function, sym: ir.Sym):
+    for s in ir.walk_stmts(fn.body):
+        for top in ir.stmt_exprs(s):
+            if any(isinstance(x, ir.Var) and x.sym == sym for x in ir.walk_expr(top)):
+                return s.span
+    return fn.span
+
+
+def check_adjoint(fn: ir.Function) -> None:
+    """Raises NotDifferentiable (TC0502-TC0505) unless fn's adjoint is exact (module docstring)."""
+    found = accesses(fn)
+    writes: dict = {}
+    for a in found:
+        if a.kind != "read":
+            writes.setdefault(a.array, []).append(a)
+    used = _used_syms(fn)
+    for s in ir.walk_stmts(fn.body):  # atomics whose old value is used
+        for top in ir.stmt_exprs(s):
+            for e in ir.walk_expr(top):
+                if not (isinstance(e, ir.OpCall) and e.op in ATOMICS and isinstance(e.args[0], ir.Var)):
+                    continue
+                if isinstance(s, ir.ExprStmt) and top is e:
+                    continue
+                if isinstance(s, ir.Assign) and s.value is e and s.target not in used:
+                    continue
+                name = e.args[0].sym.name
+                where = f" at line {_first_use(fn, s.target).line}" if isinstance(s, ir.Assign) else ""
+                _refuse("TC0504", f"the old value `{e.op}` returns from `{name}` (line {e.span.line}) is used"
+                        f"{where}: it depends on the order the threads ran in, and an adjoint launch cannot repeat "
+                        "the atomic to learn it", e.span)
+    for a in found:
+        if a.kind == "extreme" and _differentiable(a.array.type.dtype):
+            _refuse("TC0505", f"`{a.op}` into `{a.array.name}` (line {a.span.line}): the gradient belongs to the "
+                    "thread whose value won, which one adjoint launch cannot tell (it does not see every "
+                    "thread's value)", a.span)
+    varying = thread_varying(fn)
+    for a in found:  # each thread must touch only elements no other thread writes
+        for w in writes.get(a.array, ()):
+            if w is a or (a.kind == w.kind == "accumulate") or (a.kind != "read" and found.index(a) > found.index(w)):
+                continue
+            # elements that no thread index selects are the same in every thread: another thread
+            # writing them is a race in the forward itself
+            per_thread = _mentions(w.footprint, varying) or _mentions(a.footprint, varying)
+            if per_thread and w.footprint != a.footprint and not disjoint(w.footprint, a.footprint):
+                what = "read" if a.kind == "read" else "written"
+                _refuse("TC0503", f"`{a.array.name}` is {what} at line {a.span.line} at other elements than the "
+                        f"kernel writes at line {w.span.line} (different indices, offsets or shape): one thread may "
+                        "touch an element another thread writes, and the adjoint cannot be exact", a.span)
+    taint = _Taint(writes)
+    try:
+        for _ in range(2):  # twice: values carried around loops
+            _taint_body(fn.body, taint)
+    except _Needed as n:
+        w = next(w for w in writes[n.read.array] if not disjoint(w.footprint, n.read.footprint))
+        _refuse("TC0502", f"the adjoint needs the value of `{n.read.array.name}` read at line {n.read.span.line} "
+                f"(in {n.why} at line {n.span.line}), but the kernel also writes `{n.read.array.name}` at line "
+                f"{w.span.line}: an adjoint launch sees the array either before or after that write, so it "
+                "cannot know the value read", n.read.span)
+
+
+def written_arrays(fn: ir.Function) -> set:
+    return {a.array for a in accesses(fn) if a.kind != "read" and isinstance(a.array.type, ArrayT)}
+
+
+def written_params(kernel: ir.Function, funcs: dict) -> list:
+    """Names of the array parameters a kernel (with the funcs it calls) writes, in order."""
+    from .structure import inline_calls
+
+    written = written_arrays(inline_calls(kernel, funcs, lift_maps=False))
+    return [p.name for p in kernel.params if p in written]
+
+
+__all__ = ["Access", "accesses", "check_adjoint", "written_arrays", "OPS"]
