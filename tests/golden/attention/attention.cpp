@@ -5,337 +5,348 @@
 
 namespace {
 
-static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Array<float, 2> K, tl::Array<float, 2> V, tl::Array<float, 2> O) {
-    int32_t i{};
-    tl::Tile<float, 16, 32> q;
-    tl::Tile<float, 64, 32> k;
-    tl::Tile<float, 16, 64> v__tmp_2;
-    tl::Tile<float, 16, 64> scores;
-    tl::Tile<float, 16> v__tmp_3;
-    tl::Tile<float, 16, 1> v__tmp_4;
-    tl::Tile<float, 16, 64> m;
-    tl::Tile<float, 16, 64> p;
-    tl::Tile<float, 16> v__tmp_5;
-    tl::Tile<float, 16, 1> v__tmp_6;
-    tl::Tile<float, 16, 64> denom;
-    tl::Tile<float, 16, 64> v__tmp_7;
-    tl::Tile<float, 64, 32> v__tmp_8;
-    tl::Tile<float, 16, 32> out;
+static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O) {
+    int32_t v_i{};
+    tl::Tile<float, 16, 32> v_q;
+    tl::Tile<float, 64, 32> v_k;
+    tl::Tile<float, 16, 64> v2__tmp;
+    tl::Tile<float, 16, 64> v_scores;
+    tl::Tile<float, 16> v3__tmp;
+    tl::Tile<float, 16, 1> v4__tmp;
+    tl::Tile<float, 16, 64> v_m;
+    tl::Tile<float, 16, 64> v_p;
+    tl::Tile<float, 16> v5__tmp;
+    tl::Tile<float, 16, 1> v6__tmp;
+    tl::Tile<float, 16, 64> v_denom;
+    tl::Tile<float, 16, 64> v7__tmp;
+    tl::Tile<float, 64, 32> v8__tmp;
+    tl::Tile<float, 16, 32> v_out;
     // attention.py:18
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // attention.py:19
-    tl::tile_load(ctx, q, Q, true, (i * 16), 0);
+    tl::tile_load(ctx, v_q, v_Q, true, (v_i * 16), 0);
     // attention.py:20
-    tl::tile_load(ctx, k, K, true);
+    tl::tile_load(ctx, v_k, v_K, true);
     // attention.py:21
-    tl::tile_matmul(ctx, v__tmp_2, q, tl::transposed(k), 1.0, 0.0);
+    tl::tile_matmul(ctx, v2__tmp, v_q, tl::transposed(v_k), 1.0, 0.0);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        scores.data[_e] = (v__tmp_2.data[_e] * 0.17677669529663687f);
+        v_scores.data[_e] = (v2__tmp.data[_e] * 0.17677669529663687f);
     }
     // attention.py:22
-    tl::tile_max(ctx, v__tmp_3, scores, 1);
+    tl::tile_max(ctx, v3__tmp, v_scores, 1);
     // attention.py:22
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_m.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        p.data[_e] = tl::exp((scores.data[_e] - m.data[_e]));
+        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.data[_e]));
     }
     // attention.py:24
-    tl::tile_sum(ctx, v__tmp_5, p, 1);
+    tl::tile_sum(ctx, v5__tmp, v_p, 1);
     // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        denom.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_denom.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_7.data[_e] = tl::divide(p.data[_e], denom.data[_e]);
+        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
-    tl::tile_load(ctx, v__tmp_8, V, true);
+    tl::tile_load(ctx, v8__tmp, v_V, true);
     // attention.py:25
-    tl::tile_matmul(ctx, out, v__tmp_7, v__tmp_8, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_out, v7__tmp, v8__tmp, 1.0, 0.0);
     // attention.py:26
-    tl::tile_store(ctx, O, out, true, (i * 16), 0);
+    tl::tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
 }
 
-static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Array<float, 2> K, tl::Array<float, 2> V, tl::Array<float, 2> O, tl::Array<float, 2> adj_Q, tl::Array<float, 2> adj_K, tl::Array<float, 2> adj_V, tl::Array<float, 2> adj_O) {
-    int32_t i{};
-    tl::Tile<float, 16, 32> q;
-    tl::Tile<float, 64, 32> k;
-    tl::Tile<float, 32, 64> v__tmp_1;
-    tl::Tile<float, 16, 64> v__tmp_2;
-    tl::Tile<float, 16, 64> scores;
-    tl::Tile<float, 16> v__tmp_3;
-    tl::Tile<float, 16, 1> v__tmp_4;
-    tl::Tile<float, 16, 64> m;
-    tl::Tile<float, 16, 64> p;
-    tl::Tile<float, 16> v__tmp_5;
-    tl::Tile<float, 16, 1> v__tmp_6;
-    tl::Tile<float, 16, 64> denom;
-    tl::Tile<float, 16, 64> v__tmp_7;
-    tl::Tile<float, 64, 32> v__tmp_8;
-    tl::Tile<float, 16, 32> v__tmp_42;
-    tl::Tile<float, 16, 32> adj_out_10{};
-    tl::Tile<float, 16, 32> v__g_11;
-    tl::Tile<float, 16, 64> adj__tmp_12{};
-    tl::Tile<float, 64, 32> adj__tmp_13{};
-    tl::Tile<float, 64, 32> v__g_14;
-    tl::Tile<float, 16, 64> v__g_15;
-    tl::Tile<float, 16, 64> adj_p_16{};
-    tl::Tile<float, 16, 64> adj_denom_17{};
-    tl::Tile<float, 16, 64> v__g_18;
-    tl::Tile<float, 16, 1> v__tmp_45;
-    tl::Tile<float, 16, 1> adj__tmp_19{};
-    tl::Tile<float, 16, 1> v__g_20;
-    tl::Tile<float, 16> v__tmp_46;
-    tl::Tile<float, 16> adj__tmp_21{};
-    tl::Tile<float, 16> v__g_22;
-    tl::Tile<float, 16, 1> v__tmp_47;
-    tl::Tile<float, 16, 64> v__g_23;
-    tl::Tile<float, 16, 64> v__v_24;
-    tl::Tile<float, 16, 64> v__v_25;
-    tl::Tile<float, 16, 64> adj_scores_26{};
-    tl::Tile<float, 16, 64> adj_m_27{};
-    tl::Tile<float, 16, 64> v__g_28;
-    tl::Tile<float, 16, 1> v__tmp_48;
-    tl::Tile<float, 16, 1> adj__tmp_29{};
-    tl::Tile<float, 16, 1> v__g_30;
-    tl::Tile<float, 16> v__tmp_49;
-    tl::Tile<float, 16> adj__tmp_31{};
-    tl::Tile<float, 16> v__g_32;
-    tl::Tile<float, 16, 64> v__tmp_50;
-    tl::Tile<float, 16, 64> v__g_33;
-    tl::Tile<float, 16, 64> adj__tmp_34{};
-    tl::Tile<float, 16, 64> v__g_35;
-    tl::Tile<float, 16, 32> adj_q_36{};
-    tl::Tile<float, 32, 64> adj__tmp_37{};
-    tl::Tile<float, 32, 64> v__g_38;
-    tl::Tile<float, 64, 32> v__tmp_53;
-    tl::Tile<float, 64, 32> adj_k_39{};
-    tl::Tile<float, 64, 32> v__g_40;
-    tl::Tile<float, 16, 32> v__g_41;
+static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::Array<float, 2> adj_v_K, tl::Array<float, 2> adj_v_V, tl::Array<float, 2> adj_v_O) {
+    int32_t v_i{};
+    tl::Tile<float, 16, 32> v_q;
+    tl::Tile<float, 64, 32> v_k;
+    tl::Tile<float, 32, 64> v1__tmp;
+    tl::Tile<float, 16, 64> v2__tmp;
+    tl::Tile<float, 16, 64> v_scores;
+    tl::Tile<float, 16> v3__tmp;
+    tl::Tile<float, 16, 1> v4__tmp;
+    tl::Tile<float, 16, 64> v_m;
+    tl::Tile<float, 16, 64> v_p;
+    tl::Tile<float, 16> v5__tmp;
+    tl::Tile<float, 16, 1> v6__tmp;
+    tl::Tile<float, 16, 64> v_denom;
+    tl::Tile<float, 16, 64> v7__tmp;
+    tl::Tile<float, 64, 32> v8__tmp;
+    tl::Tile<float, 16, 32> v10__v;
+    tl::Tile<float, 16, 32> v43__tmp;
+    tl::Tile<float, 16, 32> v11_adj_out{};
+    tl::Tile<float, 16, 32> v12__g;
+    tl::Tile<float, 16, 64> v13_adj__tmp{};
+    tl::Tile<float, 64, 32> v14_adj__tmp{};
+    tl::Tile<float, 64, 32> v15__g;
+    tl::Tile<float, 16, 64> v16__g;
+    tl::Tile<float, 16, 64> v17_adj_p{};
+    tl::Tile<float, 16, 64> v18_adj_denom{};
+    tl::Tile<float, 16, 64> v19__g;
+    tl::Tile<float, 16, 1> v46__tmp;
+    tl::Tile<float, 16, 1> v20_adj__tmp{};
+    tl::Tile<float, 16, 1> v21__g;
+    tl::Tile<float, 16> v47__tmp;
+    tl::Tile<float, 16> v22_adj__tmp{};
+    tl::Tile<float, 16> v23__g;
+    tl::Tile<float, 16, 1> v48__tmp;
+    tl::Tile<float, 16, 64> v24__g;
+    tl::Tile<float, 16, 64> v25__v;
+    tl::Tile<float, 16, 64> v26__v;
+    tl::Tile<float, 16, 64> v27_adj_scores{};
+    tl::Tile<float, 16, 64> v28_adj_m{};
+    tl::Tile<float, 16, 64> v29__g;
+    tl::Tile<float, 16, 1> v49__tmp;
+    tl::Tile<float, 16, 1> v30_adj__tmp{};
+    tl::Tile<float, 16, 1> v31__g;
+    tl::Tile<float, 16> v50__tmp;
+    tl::Tile<float, 16> v32_adj__tmp{};
+    tl::Tile<float, 16> v33__g;
+    tl::Tile<float, 16, 64> v51__tmp;
+    tl::Tile<float, 16, 64> v34__g;
+    tl::Tile<float, 16, 64> v35_adj__tmp{};
+    tl::Tile<float, 16, 64> v36__g;
+    tl::Tile<float, 16, 32> v37_adj_q{};
+    tl::Tile<float, 32, 64> v38_adj__tmp{};
+    tl::Tile<float, 32, 64> v39__g;
+    tl::Tile<float, 64, 32> v54__tmp;
+    tl::Tile<float, 64, 32> v40_adj_k{};
+    tl::Tile<float, 64, 32> v41__g;
+    tl::Tile<float, 16, 32> v42__g;
     // attention.py:18
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // attention.py:19
-    tl::tile_load(ctx, q, Q, true, (i * 16), 0);
+    tl::tile_load(ctx, v_q, v_Q, true, (v_i * 16), 0);
     // attention.py:20
-    tl::tile_load(ctx, k, K, true);
+    tl::tile_load(ctx, v_k, v_K, true);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_1, k);
+    tl::tile_transpose(ctx, v1__tmp, v_k);
     // attention.py:21
-    tl::tile_matmul(ctx, v__tmp_2, q, v__tmp_1, 1.0, 0.0);
+    tl::tile_matmul(ctx, v2__tmp, v_q, v1__tmp, 1.0, 0.0);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        scores.data[_e] = (v__tmp_2.data[_e] * 0.17677669529663687f);
+        v_scores.data[_e] = (v2__tmp.data[_e] * 0.17677669529663687f);
     }
     // attention.py:22
-    tl::tile_max(ctx, v__tmp_3, scores, 1);
+    tl::tile_max(ctx, v3__tmp, v_scores, 1);
     // attention.py:22
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_m.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        p.data[_e] = tl::exp((scores.data[_e] - m.data[_e]));
+        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.data[_e]));
     }
     // attention.py:24
-    tl::tile_sum(ctx, v__tmp_5, p, 1);
+    tl::tile_sum(ctx, v5__tmp, v_p, 1);
     // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        denom.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_denom.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_7.data[_e] = tl::divide(p.data[_e], denom.data[_e]);
+        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
-    tl::tile_load(ctx, v__tmp_8, V, true);
+    tl::tile_load(ctx, v8__tmp, v_V, true);
     // attention.py:26
-    tl::tile_load(ctx, v__tmp_42, adj_O, true, (i * 16), 0);
+    tl::tile_load(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
+    // attention.py:26
+    tl::tile_fill_zero(ctx, v43__tmp);
+    // attention.py:26
+    tl::tile_store(ctx, adj_v_O, v43__tmp, true, (v_i * 16), 0);
     // attention.py:26
     for (int _e = 0; _e < 512; ++_e) {
-        adj_out_10.data[_e] = (adj_out_10.data[_e] + v__tmp_42.data[_e]);
+        v11_adj_out.data[_e] = (v11_adj_out.data[_e] + v10__v.data[_e]);
     }
     // attention.py:25
-    v__g_11 = adj_out_10;
+    v12__g = v11_adj_out;
     // attention.py:25
-    tl::tile_fill_zero(ctx, adj_out_10);
+    tl::tile_fill_zero(ctx, v11_adj_out);
     // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_12, v__g_11, tl::transposed(v__tmp_8), 1.0, 1.0);
+    tl::tile_matmul(ctx, v13_adj__tmp, v12__g, tl::transposed(v8__tmp), 1.0, 1.0);
     // attention.py:25
-    tl::tile_matmul(ctx, adj__tmp_13, tl::transposed(v__tmp_7), v__g_11, 1.0, 1.0);
+    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v12__g, 1.0, 1.0);
     // attention.py:25
-    v__g_14 = adj__tmp_13;
+    v15__g = v14_adj__tmp;
     // attention.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_13);
+    tl::tile_fill_zero(ctx, v14_adj__tmp);
     // attention.py:25
-    { tl::Tile<float, 64, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_V, v__g_14, true); }
+    { tl::Tile<float, 64, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_V, v15__g, true); }
     // attention.py:25
-    v__g_15 = adj__tmp_12;
+    v16__g = v13_adj__tmp;
     // attention.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_12);
+    tl::tile_fill_zero(ctx, v13_adj__tmp);
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_p_16.data[_e] = (adj_p_16.data[_e] + tl::divide(v__g_15.data[_e], denom.data[_e]));
+        v17_adj_p.data[_e] = (v17_adj_p.data[_e] + tl::divide(v16__g.data[_e], v_denom.data[_e]));
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_denom_17.data[_e] = (adj_denom_17.data[_e] + (-tl::divide((v__g_15.data[_e] * p.data[_e]), (denom.data[_e] * denom.data[_e]))));
+        v18_adj_denom.data[_e] = (v18_adj_denom.data[_e] + (-tl::divide((v16__g.data[_e] * v_p.data[_e]), (v_denom.data[_e] * v_denom.data[_e]))));
     }
     // attention.py:24
-    v__g_18 = adj_denom_17;
+    v19__g = v18_adj_denom;
     // attention.py:24
-    tl::tile_fill_zero(ctx, adj_denom_17);
+    tl::tile_fill_zero(ctx, v18_adj_denom);
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v__tmp_45, v__g_18);
+    tl::tile_unbroadcast(ctx, v46__tmp, v19__g);
     // attention.py:24
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_19.data[_e] = (adj__tmp_19.data[_e] + v__tmp_45.data[_e]);
+        v20_adj__tmp.data[_e] = (v20_adj__tmp.data[_e] + v46__tmp.data[_e]);
     }
     // attention.py:24
-    v__g_20 = adj__tmp_19;
+    v21__g = v20_adj__tmp;
     // attention.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_19);
+    tl::tile_fill_zero(ctx, v20_adj__tmp);
     // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_46, v__g_20);
+    tl::tile_reshape(ctx, v47__tmp, v21__g);
     // attention.py:24
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_21.data[_e] = (adj__tmp_21.data[_e] + v__tmp_46.data[_e]);
+        v22_adj__tmp.data[_e] = (v22_adj__tmp.data[_e] + v47__tmp.data[_e]);
     }
     // attention.py:24
-    v__g_22 = adj__tmp_21;
+    v23__g = v22_adj__tmp;
     // attention.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_21);
+    tl::tile_fill_zero(ctx, v22_adj__tmp);
     // attention.py:24
-    tl::tile_reshape(ctx, v__tmp_47, v__g_22);
+    tl::tile_reshape(ctx, v48__tmp, v23__g);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_p_16.data[_e] = (adj_p_16.data[_e] + v__tmp_47.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+        v17_adj_p.data[_e] = (v17_adj_p.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
-    v__g_23 = adj_p_16;
+    v24__g = v17_adj_p;
     // attention.py:23
-    tl::tile_fill_zero(ctx, adj_p_16);
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_24.data[_e] = (scores.data[_e] - m.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v17_adj_p);
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_25.data[_e] = (v__g_23.data[_e] * tl::exp(v__v_24.data[_e]));
+        v25__v.data[_e] = (v_scores.data[_e] - v_m.data[_e]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_scores_26.data[_e] = (adj_scores_26.data[_e] + v__v_25.data[_e]);
+        v26__v.data[_e] = (v24__g.data[_e] * tl::exp(v25__v.data[_e]));
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_m_27.data[_e] = (adj_m_27.data[_e] + (-v__v_25.data[_e]));
+        v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v26__v.data[_e]);
+    }
+    // attention.py:23
+    for (int _e = 0; _e < 1024; ++_e) {
+        v28_adj_m.data[_e] = (v28_adj_m.data[_e] + (-v26__v.data[_e]));
     }
     // attention.py:22
-    v__g_28 = adj_m_27;
+    v29__g = v28_adj_m;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj_m_27);
+    tl::tile_fill_zero(ctx, v28_adj_m);
     // attention.py:22
-    tl::tile_unbroadcast(ctx, v__tmp_48, v__g_28);
+    tl::tile_unbroadcast(ctx, v49__tmp, v29__g);
     // attention.py:22
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_29.data[_e] = (adj__tmp_29.data[_e] + v__tmp_48.data[_e]);
+        v30_adj__tmp.data[_e] = (v30_adj__tmp.data[_e] + v49__tmp.data[_e]);
     }
     // attention.py:22
-    v__g_30 = adj__tmp_29;
+    v31__g = v30_adj__tmp;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj__tmp_29);
+    tl::tile_fill_zero(ctx, v30_adj__tmp);
     // attention.py:22
-    tl::tile_reshape(ctx, v__tmp_49, v__g_30);
+    tl::tile_reshape(ctx, v50__tmp, v31__g);
     // attention.py:22
     for (int _e = 0; _e < 16; ++_e) {
-        adj__tmp_31.data[_e] = (adj__tmp_31.data[_e] + v__tmp_49.data[_e]);
+        v32_adj__tmp.data[_e] = (v32_adj__tmp.data[_e] + v50__tmp.data[_e]);
     }
     // attention.py:22
-    v__g_32 = adj__tmp_31;
+    v33__g = v32_adj__tmp;
     // attention.py:22
-    tl::tile_fill_zero(ctx, adj__tmp_31);
+    tl::tile_fill_zero(ctx, v32_adj__tmp);
     // attention.py:22
-    tl::tile_extreme_grad(ctx, v__tmp_50, scores, v__g_32, 1, true);
+    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v33__g, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_scores_26.data[_e] = (adj_scores_26.data[_e] + v__tmp_50.data[_e]);
+        v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v51__tmp.data[_e]);
     }
     // attention.py:21
-    v__g_33 = adj_scores_26;
+    v34__g = v27_adj_scores;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj_scores_26);
+    tl::tile_fill_zero(ctx, v27_adj_scores);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_34.data[_e] = (adj__tmp_34.data[_e] + (v__g_33.data[_e] * 0.17677669529663687f));
+        v35_adj__tmp.data[_e] = (v35_adj__tmp.data[_e] + (v34__g.data[_e] * 0.17677669529663687f));
     }
     // attention.py:21
-    v__g_35 = adj__tmp_34;
+    v36__g = v35_adj__tmp;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj__tmp_34);
+    tl::tile_fill_zero(ctx, v35_adj__tmp);
     // attention.py:21
-    tl::tile_matmul(ctx, adj_q_36, v__g_35, tl::transposed(v__tmp_1), 1.0, 1.0);
+    tl::tile_matmul(ctx, v37_adj_q, v36__g, tl::transposed(v1__tmp), 1.0, 1.0);
     // attention.py:21
-    tl::tile_matmul(ctx, adj__tmp_37, tl::transposed(q), v__g_35, 1.0, 1.0);
+    tl::tile_matmul(ctx, v38_adj__tmp, tl::transposed(v_q), v36__g, 1.0, 1.0);
     // attention.py:21
-    v__g_38 = adj__tmp_37;
+    v39__g = v38_adj__tmp;
     // attention.py:21
-    tl::tile_fill_zero(ctx, adj__tmp_37);
+    tl::tile_fill_zero(ctx, v38_adj__tmp);
     // attention.py:21
-    tl::tile_transpose(ctx, v__tmp_53, v__g_38);
+    tl::tile_transpose(ctx, v54__tmp, v39__g);
     // attention.py:21
     for (int _e = 0; _e < 2048; ++_e) {
-        adj_k_39.data[_e] = (adj_k_39.data[_e] + v__tmp_53.data[_e]);
+        v40_adj_k.data[_e] = (v40_adj_k.data[_e] + v54__tmp.data[_e]);
     }
     // attention.py:20
-    v__g_40 = adj_k_39;
+    v41__g = v40_adj_k;
     // attention.py:20
-    tl::tile_fill_zero(ctx, adj_k_39);
+    tl::tile_fill_zero(ctx, v40_adj_k);
     // attention.py:20
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_K, v__g_40, true); }
+    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_K, v41__g, true); }
     // attention.py:19
-    v__g_41 = adj_q_36;
+    v42__g = v37_adj_q;
     // attention.py:19
-    tl::tile_fill_zero(ctx, adj_q_36);
+    tl::tile_fill_zero(ctx, v37_adj_q);
     // attention.py:19
-    { tl::Tile<float, 16, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_Q, v__g_41, true, (i * 16), 0); }
+    { tl::Tile<float, 16, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_Q, v42__g, true, (v_i * 16), 0); }
 }
 
 }  // namespace
 
-extern "C" int attention_cpu_forward(const tilec_launch* launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O) {
-    const tl::Array<float, 2> _arg_Q(*reinterpret_cast<const tl::ArrayDesc*>(&Q));
-    const tl::Array<float, 2> _arg_K(*reinterpret_cast<const tl::ArrayDesc*>(&K));
-    const tl::Array<float, 2> _arg_V(*reinterpret_cast<const tl::ArrayDesc*>(&V));
-    const tl::Array<float, 2> _arg_O(*reinterpret_cast<const tl::ArrayDesc*>(&O));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
-                      [&](tl::Ctx& ctx) { attention_forward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O); });
-    return tl::launch_status();
+extern "C" int attention_attention_cpu_forward(const tilec_launch* launch, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O) {
+    const tl::Array<float, 2> _arg_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&v_Q));
+    const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
+    const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
+    const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
+                          [&](tl::Ctx& ctx) { k_attention_forward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int attention_cpu_backward(const tilec_launch* launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O) {
-    const tl::Array<float, 2> _arg_Q(*reinterpret_cast<const tl::ArrayDesc*>(&Q));
-    const tl::Array<float, 2> _arg_K(*reinterpret_cast<const tl::ArrayDesc*>(&K));
-    const tl::Array<float, 2> _arg_V(*reinterpret_cast<const tl::ArrayDesc*>(&V));
-    const tl::Array<float, 2> _arg_O(*reinterpret_cast<const tl::ArrayDesc*>(&O));
-    const tl::Array<float, 2> _arg_adj_Q(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Q));
-    const tl::Array<float, 2> _arg_adj_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_K));
-    const tl::Array<float, 2> _arg_adj_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_V));
-    const tl::Array<float, 2> _arg_adj_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_O));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 669824,
-                      [&](tl::Ctx& ctx) { attention_backward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O, _arg_adj_Q, _arg_adj_K, _arg_adj_V, _arg_adj_O); });
-    return tl::launch_status();
+extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O, tilec_array adj_v_Q, tilec_array adj_v_K, tilec_array adj_v_V, tilec_array adj_v_O) {
+    const tl::Array<float, 2> _arg_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&v_Q));
+    const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
+    const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
+    const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
+    const tl::Array<float, 2> _arg_adj_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Q));
+    const tl::Array<float, 2> _arg_adj_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_K));
+    const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
+    const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 673920,
+                          [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

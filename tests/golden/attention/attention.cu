@@ -2,67 +2,67 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "attention.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Array<float, 2> K, tl::Array<float, 2> V, tl::Array<float, 2> O) {
-    int32_t i{};
-    auto& q = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 0);
-    auto& k = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 2048);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 10240);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_2;
-    auto& scores = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 18432);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 22528);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 22592);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> m;
-    auto& p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
-    auto& v__tmp_5 = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
-    auto& v__tmp_6 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> denom;
-    auto& v__tmp_7 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
-    auto& v__tmp_8 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> out;
+__device__ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O) {
+    int32_t v_i{};
+    auto& v_q = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 0);
+    auto& v_k = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 2048);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 10240);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v2__tmp;
+    auto& v_scores = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 18432);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 22528);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 22592);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v_m;
+    auto& v_p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
+    auto& v5__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
+    auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v_denom;
+    auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
+    auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v_out;
     // attention.py:18
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // attention.py:19
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, q, Q, true, (i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v_q, v_Q, true, (v_i * 16), 0);
     ctx.sync();
     // attention.py:20
-    tl::coop_tile_load<256>(ctx, k, K, true);
+    tl::coop_tile_load<256>(ctx, v_k, v_K, true);
     ctx.sync();
     // attention.py:21
-    tl::coop_tile_transpose(ctx, v__tmp_1, k);
+    tl::coop_tile_transpose(ctx, v1__tmp, v_k);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v__tmp_2, q, v__tmp_1, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v2__tmp, v_q, v1__tmp, 1.0, 0.0);
     // attention.py:21
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        scores.data[_e] = (v__tmp_2.v[_s] * 0.17677669529663687f);
+        v_scores.data[_e] = (v2__tmp.v[_s] * 0.17677669529663687f);
     }
     ctx.sync();
     // attention.py:22
-    tl::coop_tile_max(ctx, v__tmp_3, scores, 1);
+    tl::coop_tile_max(ctx, v3__tmp, v_scores, 1);
     ctx.sync();
     // attention.py:22
-    tl::coop_tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        m.v[_s] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_m.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:23
     ctx.sync();
@@ -70,21 +70,21 @@ __device__ static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        p.data[_e] = tl::exp((scores.data[_e] - m.v[_s]));
+        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.v[_s]));
     }
     ctx.sync();
     // attention.py:24
-    tl::coop_tile_sum(ctx, v__tmp_5, p, 1);
+    tl::coop_tile_sum(ctx, v5__tmp, v_p, 1);
     ctx.sync();
     // attention.py:24
-    tl::coop_tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::coop_tile_reshape(ctx, v6__tmp, v5__tmp);
     ctx.sync();
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        denom.v[_s] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_denom.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:25
     ctx.sync();
@@ -92,140 +92,141 @@ __device__ static void attention_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_7.data[_e] = tl::divide(p.data[_e], denom.v[_s]);
+        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.v[_s]);
     }
     ctx.sync();
     // attention.py:25
-    tl::coop_tile_load<256>(ctx, v__tmp_8, V, true);
+    tl::coop_tile_load<256>(ctx, v8__tmp, v_V, true);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, out, v__tmp_7, v__tmp_8, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v_out, v7__tmp, v8__tmp, 1.0, 0.0);
     // attention.py:26
-    tl::reg_tile_store(ctx, O, out, true, (i * 16), 0);
+    tl::reg_tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
     ctx.sync();
 }
 
-__device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2> Q, tl::Array<float, 2> K, tl::Array<float, 2> V, tl::Array<float, 2> O, tl::Array<float, 2> adj_Q, tl::Array<float, 2> adj_K, tl::Array<float, 2> adj_V, tl::Array<float, 2> adj_O) {
-    int32_t i{};
-    auto& q = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 0);
-    auto& k = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 2048);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 10240);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_2;
-    auto& scores = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 18432);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 22528);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 22592);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> m;
-    auto& p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
-    auto& v__tmp_5 = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
-    auto& v__tmp_6 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> denom;
-    auto& v__tmp_7 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
-    auto& v__tmp_8 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_46;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_47;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> adj_out_10{};
-    auto& v__g_11 = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__z_12;
-    auto& v__tmp_48 = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__z_13;
-    auto& v__tmp_49 = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_50;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj__tmp_14{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__tmp_51;
-    tl::Reg<tl::Tile<float, 64, 32>, 256> adj__tmp_15{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__g_16;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__g_17;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_52;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_53;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_p_18{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_54;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_55;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_denom_19{};
-    auto& v__g_20 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
-    auto& v__tmp_56 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v__tmp_57;
-    tl::Reg<tl::Tile<float, 16, 1>, 256> adj__tmp_21{};
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v__g_22;
-    tl::Reg<tl::Tile<float, 16>, 256> v__tmp_58;
-    tl::Reg<tl::Tile<float, 16>, 256> v__tmp_59;
-    tl::Reg<tl::Tile<float, 16>, 256> adj__tmp_23{};
-    tl::Reg<tl::Tile<float, 16>, 256> v__g_24;
-    auto& v__tmp_60 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_61;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_62;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__g_25;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__v_26;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__v_27;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_63;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_scores_28{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_64;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_65;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_m_29{};
-    auto& v__g_30 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
-    auto& v__tmp_66 = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v__tmp_67;
-    tl::Reg<tl::Tile<float, 16, 1>, 256> adj__tmp_31{};
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v__g_32;
-    tl::Reg<tl::Tile<float, 16>, 256> v__tmp_68;
-    tl::Reg<tl::Tile<float, 16>, 256> v__tmp_69;
-    tl::Reg<tl::Tile<float, 16>, 256> adj__tmp_33{};
-    auto& v__g_34 = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
-    auto& v__tmp_70 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_71;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__g_35;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_72;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_73;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj__tmp_36{};
-    auto& v__g_37 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__z_38;
-    auto& v__tmp_74 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v__z_39;
-    auto& v__tmp_75 = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_76;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> adj_q_40{};
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v__tmp_77;
-    tl::Reg<tl::Tile<float, 32, 64>, 256> adj__tmp_41{};
-    auto& v__g_42 = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
-    auto& v__tmp_78 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__tmp_79;
-    tl::Reg<tl::Tile<float, 64, 32>, 256> adj_k_43{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__g_44;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__g_45;
+__device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::Array<float, 2> adj_v_K, tl::Array<float, 2> adj_v_V, tl::Array<float, 2> adj_v_O) {
+    int32_t v_i{};
+    auto& v_q = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 0);
+    auto& v_k = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 2048);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 10240);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v2__tmp;
+    auto& v_scores = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 18432);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 22528);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 22592);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v_m;
+    auto& v_p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
+    auto& v5__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
+    auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v_denom;
+    auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
+    auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v10__v;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v47__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v48__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v11_adj_out{};
+    auto& v12__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v13__z;
+    auto& v49__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v14__z;
+    auto& v50__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v51__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v15_adj__tmp{};
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v52__tmp;
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v16_adj__tmp{};
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v17__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v18__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v53__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v54__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v19_adj_p{};
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v55__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v56__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v20_adj_denom{};
+    auto& v21__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
+    auto& v57__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v58__tmp;
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v22_adj__tmp{};
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v23__g;
+    tl::Reg<tl::Tile<float, 16>, 256> v59__tmp;
+    tl::Reg<tl::Tile<float, 16>, 256> v60__tmp;
+    tl::Reg<tl::Tile<float, 16>, 256> v24_adj__tmp{};
+    tl::Reg<tl::Tile<float, 16>, 256> v25__g;
+    auto& v61__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v62__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v63__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v26__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v27__v;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v28__v;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v64__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v29_adj_scores{};
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v65__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v66__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_m{};
+    auto& v31__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
+    auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v68__tmp;
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v32_adj__tmp{};
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v33__g;
+    tl::Reg<tl::Tile<float, 16>, 256> v69__tmp;
+    tl::Reg<tl::Tile<float, 16>, 256> v70__tmp;
+    tl::Reg<tl::Tile<float, 16>, 256> v34_adj__tmp{};
+    auto& v35__g = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
+    auto& v71__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v72__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v36__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v73__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v74__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v37_adj__tmp{};
+    auto& v38__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
+    auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
+    tl::Reg<tl::Tile<float, 32, 64>, 256> v40__z;
+    auto& v76__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v77__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v41_adj_q{};
+    tl::Reg<tl::Tile<float, 32, 64>, 256> v78__tmp;
+    tl::Reg<tl::Tile<float, 32, 64>, 256> v42_adj__tmp{};
+    auto& v43__g = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
+    auto& v79__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v80__tmp;
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v44_adj_k{};
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v45__g;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v46__g;
     // attention.py:18
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // attention.py:19
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, q, Q, true, (i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v_q, v_Q, true, (v_i * 16), 0);
     ctx.sync();
     // attention.py:20
-    tl::coop_tile_load<256>(ctx, k, K, true);
+    tl::coop_tile_load<256>(ctx, v_k, v_K, true);
     ctx.sync();
     // attention.py:21
-    tl::coop_tile_transpose(ctx, v__tmp_1, k);
+    tl::coop_tile_transpose(ctx, v1__tmp, v_k);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v__tmp_2, q, v__tmp_1, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v2__tmp, v_q, v1__tmp, 1.0, 0.0);
     // attention.py:21
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        scores.data[_e] = (v__tmp_2.v[_s] * 0.17677669529663687f);
+        v_scores.data[_e] = (v2__tmp.v[_s] * 0.17677669529663687f);
     }
     ctx.sync();
     // attention.py:22
-    tl::coop_tile_max(ctx, v__tmp_3, scores, 1);
+    tl::coop_tile_max(ctx, v3__tmp, v_scores, 1);
     ctx.sync();
     // attention.py:22
-    tl::coop_tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        m.v[_s] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_m.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:23
     ctx.sync();
@@ -233,21 +234,21 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        p.data[_e] = tl::exp((scores.data[_e] - m.v[_s]));
+        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.v[_s]));
     }
     ctx.sync();
     // attention.py:24
-    tl::coop_tile_sum(ctx, v__tmp_5, p, 1);
+    tl::coop_tile_sum(ctx, v5__tmp, v_p, 1);
     ctx.sync();
     // attention.py:24
-    tl::coop_tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::coop_tile_reshape(ctx, v6__tmp, v5__tmp);
     ctx.sync();
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        denom.v[_s] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v_denom.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:25
     ctx.sync();
@@ -255,27 +256,32 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_7.data[_e] = tl::divide(p.data[_e], denom.v[_s]);
+        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.v[_s]);
     }
     ctx.sync();
     // attention.py:25
-    tl::coop_tile_load<256>(ctx, v__tmp_8, V, true);
+    tl::coop_tile_load<256>(ctx, v8__tmp, v_V, true);
     ctx.sync();
     // attention.py:26
-    tl::reg_tile_load(ctx, v__tmp_46, adj_O, true, (i * 16), 0);
+    tl::reg_tile_load(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
     // attention.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__tmp_47.v[_s] = v__tmp_46.v[_s];
-    }
+    tl::reg_fill(ctx, v47__tmp, 0);
+    // attention.py:26
+    tl::reg_tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
+    ctx.sync();
     // attention.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        adj_out_10.v[_s] = (adj_out_10.v[_s] + v__tmp_47.v[_s]);
+        v48__tmp.v[_s] = v10__v.v[_s];
+    }
+    // attention.py:26
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
+        v11_adj_out.v[_s] = (v11_adj_out.v[_s] + v48__tmp.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -283,96 +289,96 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__g_11.data[_e] = adj_out_10.v[_s];
+        v12__g.data[_e] = v11_adj_out.v[_s];
     }
     ctx.sync();
     // attention.py:25
-    tl::reg_fill(ctx, adj_out_10, 0);
+    tl::reg_fill(ctx, v11_adj_out, 0);
     // attention.py:25
-    tl::reg_fill(ctx, v__z_12, 0);
-    // attention.py:25
-    ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_48, v__tmp_8);
-    ctx.sync();
-    // attention.py:25
-    tl::reg_tile_matmul(ctx, v__z_12, v__g_11, v__tmp_48, 1.0, 1.0);
-    // attention.py:25
-    tl::reg_fill(ctx, v__z_13, 0);
+    tl::reg_fill(ctx, v13__z, 0);
     // attention.py:25
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_49, v__tmp_7);
+    tl::coop_tile_transpose(ctx, v49__tmp, v8__tmp);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, v__z_13, v__tmp_49, v__g_11, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v13__z, v12__g, v49__tmp, 1.0, 1.0);
+    // attention.py:25
+    tl::reg_fill(ctx, v14__z, 0);
+    // attention.py:25
+    ctx.sync();
+    tl::coop_tile_transpose(ctx, v50__tmp, v7__tmp);
+    ctx.sync();
+    // attention.py:25
+    tl::reg_tile_matmul(ctx, v14__z, v50__tmp, v12__g, 1.0, 1.0);
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_50.v[_s] = v__z_12.v[_s];
+        v51__tmp.v[_s] = v13__z.v[_s];
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj__tmp_14.v[_s] = (adj__tmp_14.v[_s] + v__tmp_50.v[_s]);
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__tmp_51.v[_s] = v__z_13.v[_s];
+        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v51__tmp.v[_s]);
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        adj__tmp_15.v[_s] = (adj__tmp_15.v[_s] + v__tmp_51.v[_s]);
+        v52__tmp.v[_s] = v14__z.v[_s];
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__g_16.v[_s] = adj__tmp_15.v[_s];
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v52__tmp.v[_s]);
     }
     // attention.py:25
-    tl::reg_fill(ctx, adj__tmp_15, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
+        v17__g.v[_s] = v16_adj__tmp.v[_s];
+    }
     // attention.py:25
-    tl::reg_tile_atomic_add(ctx, adj_V, v__g_16, true);
+    tl::reg_fill(ctx, v16_adj__tmp, 0);
+    // attention.py:25
+    tl::reg_tile_atomic_add(ctx, adj_v_V, v17__g, true);
     ctx.sync();
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_17.v[_s] = adj__tmp_14.v[_s];
+        v18__g.v[_s] = v15_adj__tmp.v[_s];
     }
     // attention.py:25
-    tl::reg_fill(ctx, adj__tmp_14, 0);
+    tl::reg_fill(ctx, v15_adj__tmp, 0);
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_52.v[_s] = tl::divide(v__g_17.v[_s], denom.v[_s]);
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_53.v[_s] = v__tmp_52.v[_s];
+        v53__tmp.v[_s] = tl::divide(v18__g.v[_s], v_denom.v[_s]);
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_p_18.v[_s] = (adj_p_18.v[_s] + v__tmp_53.v[_s]);
+        v54__tmp.v[_s] = v53__tmp.v[_s];
+    }
+    // attention.py:25
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v19_adj_p.v[_s] = (v19_adj_p.v[_s] + v54__tmp.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -380,21 +386,21 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_54.v[_s] = (-tl::divide((v__g_17.v[_s] * p.data[_e]), (denom.v[_s] * denom.v[_s])));
+        v55__tmp.v[_s] = (-tl::divide((v18__g.v[_s] * v_p.data[_e]), (v_denom.v[_s] * v_denom.v[_s])));
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_55.v[_s] = v__tmp_54.v[_s];
+        v56__tmp.v[_s] = v55__tmp.v[_s];
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_denom_19.v[_s] = (adj_denom_19.v[_s] + v__tmp_55.v[_s]);
+        v20_adj_denom.v[_s] = (v20_adj_denom.v[_s] + v56__tmp.v[_s]);
     }
     // attention.py:24
     ctx.sync();
@@ -402,15 +408,15 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_20.data[_e] = adj_denom_19.v[_s];
+        v21__g.data[_e] = v20_adj_denom.v[_s];
     }
     ctx.sync();
     // attention.py:24
-    tl::reg_fill(ctx, adj_denom_19, 0);
+    tl::reg_fill(ctx, v20_adj_denom, 0);
     // attention.py:24
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_56, v__g_20);
+        tl::tile_unbroadcast(ctx, v57__tmp, v21__g);
     }
     ctx.sync();
     // attention.py:24
@@ -418,61 +424,61 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_57.v[_s] = v__tmp_56.data[_e];
+        v58__tmp.v[_s] = v57__tmp.data[_e];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        adj__tmp_21.v[_s] = (adj__tmp_21.v[_s] + v__tmp_57.v[_s]);
+        v22_adj__tmp.v[_s] = (v22_adj__tmp.v[_s] + v58__tmp.v[_s]);
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__g_22.v[_s] = adj__tmp_21.v[_s];
+        v23__g.v[_s] = v22_adj__tmp.v[_s];
     }
     // attention.py:24
-    tl::reg_fill(ctx, adj__tmp_21, 0);
+    tl::reg_fill(ctx, v22_adj__tmp, 0);
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_58.v[_s] = v__g_22.v[_s];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_59.v[_s] = v__tmp_58.v[_s];
+        v59__tmp.v[_s] = v23__g.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        adj__tmp_23.v[_s] = (adj__tmp_23.v[_s] + v__tmp_59.v[_s]);
+        v60__tmp.v[_s] = v59__tmp.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__g_24.v[_s] = adj__tmp_23.v[_s];
+        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v60__tmp.v[_s]);
     }
     // attention.py:24
-    tl::reg_fill(ctx, adj__tmp_23, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
+        v25__g.v[_s] = v24_adj__tmp.v[_s];
+    }
+    // attention.py:24
+    tl::reg_fill(ctx, v24_adj__tmp, 0);
     // attention.py:24
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_60.data[_e] = v__g_24.v[_s];
+        v61__tmp.data[_e] = v25__g.v[_s];
     }
     ctx.sync();
     // attention.py:24
@@ -480,80 +486,80 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_61.v[_s] = v__tmp_60.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v62__tmp.v[_s] = v61__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_62.v[_s] = v__tmp_61.v[_s];
+        v63__tmp.v[_s] = v62__tmp.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_p_18.v[_s] = (adj_p_18.v[_s] + v__tmp_62.v[_s]);
+        v19_adj_p.v[_s] = (v19_adj_p.v[_s] + v63__tmp.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_25.v[_s] = adj_p_18.v[_s];
+        v26__g.v[_s] = v19_adj_p.v[_s];
     }
     // attention.py:23
-    tl::reg_fill(ctx, adj_p_18, 0);
+    tl::reg_fill(ctx, v19_adj_p, 0);
     // attention.py:23
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_26.v[_s] = (scores.data[_e] - m.v[_s]);
+        v27__v.v[_s] = (v_scores.data[_e] - v_m.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_27.v[_s] = (v__g_25.v[_s] * tl::exp(v__v_26.v[_s]));
+        v28__v.v[_s] = (v26__g.v[_s] * tl::exp(v27__v.v[_s]));
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_63.v[_s] = v__v_27.v[_s];
+        v64__tmp.v[_s] = v28__v.v[_s];
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_scores_28.v[_s] = (adj_scores_28.v[_s] + v__tmp_63.v[_s]);
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v64__tmp.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_64.v[_s] = (-v__v_27.v[_s]);
+        v65__tmp.v[_s] = (-v28__v.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_65.v[_s] = v__tmp_64.v[_s];
+        v66__tmp.v[_s] = v65__tmp.v[_s];
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_m_29.v[_s] = (adj_m_29.v[_s] + v__tmp_65.v[_s]);
+        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + v66__tmp.v[_s]);
     }
     // attention.py:22
     ctx.sync();
@@ -561,15 +567,15 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_30.data[_e] = adj_m_29.v[_s];
+        v31__g.data[_e] = v30_adj_m.v[_s];
     }
     ctx.sync();
     // attention.py:22
-    tl::reg_fill(ctx, adj_m_29, 0);
+    tl::reg_fill(ctx, v30_adj_m, 0);
     // attention.py:22
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_66, v__g_30);
+        tl::tile_unbroadcast(ctx, v67__tmp, v31__g);
     }
     ctx.sync();
     // attention.py:22
@@ -577,44 +583,44 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_67.v[_s] = v__tmp_66.data[_e];
+        v68__tmp.v[_s] = v67__tmp.data[_e];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        adj__tmp_31.v[_s] = (adj__tmp_31.v[_s] + v__tmp_67.v[_s]);
+        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v68__tmp.v[_s]);
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__g_32.v[_s] = adj__tmp_31.v[_s];
+        v33__g.v[_s] = v32_adj__tmp.v[_s];
     }
     // attention.py:22
-    tl::reg_fill(ctx, adj__tmp_31, 0);
+    tl::reg_fill(ctx, v32_adj__tmp, 0);
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_68.v[_s] = v__g_32.v[_s];
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__tmp_69.v[_s] = v__tmp_68.v[_s];
+        v69__tmp.v[_s] = v33__g.v[_s];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        adj__tmp_33.v[_s] = (adj__tmp_33.v[_s] + v__tmp_69.v[_s]);
+        v70__tmp.v[_s] = v69__tmp.v[_s];
+    }
+    // attention.py:22
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
+        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v70__tmp.v[_s]);
     }
     // attention.py:22
     ctx.sync();
@@ -622,15 +628,15 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v__g_34.data[_e] = adj__tmp_33.v[_s];
+        v35__g.data[_e] = v34_adj__tmp.v[_s];
     }
     ctx.sync();
     // attention.py:22
-    tl::reg_fill(ctx, adj__tmp_33, 0);
+    tl::reg_fill(ctx, v34_adj__tmp, 0);
     // attention.py:22
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v__tmp_70, scores, v__g_34, 1, true);
+        tl::tile_extreme_grad(ctx, v71__tmp, v_scores, v35__g, 1, true);
     }
     ctx.sync();
     // attention.py:22
@@ -638,44 +644,44 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_71.v[_s] = v__tmp_70.data[_e];
+        v72__tmp.v[_s] = v71__tmp.data[_e];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_scores_28.v[_s] = (adj_scores_28.v[_s] + v__tmp_71.v[_s]);
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v72__tmp.v[_s]);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_35.v[_s] = adj_scores_28.v[_s];
+        v36__g.v[_s] = v29_adj_scores.v[_s];
     }
     // attention.py:21
-    tl::reg_fill(ctx, adj_scores_28, 0);
+    tl::reg_fill(ctx, v29_adj_scores, 0);
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_72.v[_s] = (v__g_35.v[_s] * 0.17677669529663687f);
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_73.v[_s] = v__tmp_72.v[_s];
+        v73__tmp.v[_s] = (v36__g.v[_s] * 0.17677669529663687f);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj__tmp_36.v[_s] = (adj__tmp_36.v[_s] + v__tmp_73.v[_s]);
+        v74__tmp.v[_s] = v73__tmp.v[_s];
+    }
+    // attention.py:21
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + v74__tmp.v[_s]);
     }
     // attention.py:21
     ctx.sync();
@@ -683,54 +689,54 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_37.data[_e] = adj__tmp_36.v[_s];
+        v38__g.data[_e] = v37_adj__tmp.v[_s];
     }
     ctx.sync();
     // attention.py:21
-    tl::reg_fill(ctx, adj__tmp_36, 0);
+    tl::reg_fill(ctx, v37_adj__tmp, 0);
     // attention.py:21
-    tl::reg_fill(ctx, v__z_38, 0);
-    // attention.py:21
-    ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_74, v__tmp_1);
-    ctx.sync();
-    // attention.py:21
-    tl::reg_tile_matmul(ctx, v__z_38, v__g_37, v__tmp_74, 1.0, 1.0);
-    // attention.py:21
-    tl::reg_fill(ctx, v__z_39, 0);
+    tl::reg_fill(ctx, v39__z, 0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_75, q);
+    tl::coop_tile_transpose(ctx, v75__tmp, v1__tmp);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v__z_39, v__tmp_75, v__g_37, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v39__z, v38__g, v75__tmp, 1.0, 1.0);
+    // attention.py:21
+    tl::reg_fill(ctx, v40__z, 0);
+    // attention.py:21
+    ctx.sync();
+    tl::coop_tile_transpose(ctx, v76__tmp, v_q);
+    ctx.sync();
+    // attention.py:21
+    tl::reg_tile_matmul(ctx, v40__z, v76__tmp, v38__g, 1.0, 1.0);
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__tmp_76.v[_s] = v__z_38.v[_s];
+        v77__tmp.v[_s] = v39__z.v[_s];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        adj_q_40.v[_s] = (adj_q_40.v[_s] + v__tmp_76.v[_s]);
+        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v77__tmp.v[_s]);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__tmp_77.v[_s] = v__z_39.v[_s];
+        v78__tmp.v[_s] = v40__z.v[_s];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        adj__tmp_41.v[_s] = (adj__tmp_41.v[_s] + v__tmp_77.v[_s]);
+        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v78__tmp.v[_s]);
     }
     // attention.py:21
     ctx.sync();
@@ -738,52 +744,52 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__g_42.data[_e] = adj__tmp_41.v[_s];
+        v43__g.data[_e] = v42_adj__tmp.v[_s];
     }
     ctx.sync();
     // attention.py:21
-    tl::reg_fill(ctx, adj__tmp_41, 0);
+    tl::reg_fill(ctx, v42_adj__tmp, 0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_78, v__g_42);
+    tl::coop_tile_transpose(ctx, v79__tmp, v43__g);
     ctx.sync();
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__tmp_79.v[_s] = v__tmp_78.data[_e];
+        v80__tmp.v[_s] = v79__tmp.data[_e];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        adj_k_43.v[_s] = (adj_k_43.v[_s] + v__tmp_79.v[_s]);
+        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v80__tmp.v[_s]);
     }
     // attention.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__g_44.v[_s] = adj_k_43.v[_s];
+        v45__g.v[_s] = v44_adj_k.v[_s];
     }
     // attention.py:20
-    tl::reg_fill(ctx, adj_k_43, 0);
+    tl::reg_fill(ctx, v44_adj_k, 0);
     // attention.py:20
-    tl::reg_tile_atomic_add(ctx, adj_K, v__g_44, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_K, v45__g, true);
     ctx.sync();
     // attention.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__g_45.v[_s] = adj_q_40.v[_s];
+        v46__g.v[_s] = v41_adj_q.v[_s];
     }
     // attention.py:19
-    tl::reg_fill(ctx, adj_q_40, 0);
+    tl::reg_fill(ctx, v41_adj_q, 0);
     // attention.py:19
-    tl::reg_tile_atomic_add(ctx, adj_Q, v__g_45, true, (i * 16), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_Q, v46__g, true, (v_i * 16), 0);
     ctx.sync();
 }
 
@@ -791,7 +797,7 @@ __device__ static void attention_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
 
 // kernel attention, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) attention_cuda_forward(tilec_launch launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O) {
+extern "C" __global__ void __launch_bounds__(256) attention_attention_cuda_forward(tilec_launch launch, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -800,33 +806,36 @@ extern "C" __global__ void __launch_bounds__(256) attention_cuda_forward(tilec_l
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 39168 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_Q(*reinterpret_cast<const tl::ArrayDesc*>(&Q));
-    const tl::Array<float, 2> _arg_K(*reinterpret_cast<const tl::ArrayDesc*>(&K));
-    const tl::Array<float, 2> _arg_V(*reinterpret_cast<const tl::ArrayDesc*>(&V));
-    const tl::Array<float, 2> _arg_O(*reinterpret_cast<const tl::ArrayDesc*>(&O));
-    attention_forward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O);
+    const tl::Array<float, 2> _arg_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&v_Q));
+    const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
+    const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
+    const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
+    k_attention_forward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O);
 }
 
-extern "C" int attention_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array Q, tilec_array K, tilec_array V, tilec_array O) {
+extern "C" int attention_attention_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 39168, 369152,
-                   [&]() { attention_cuda_forward(*launch, Q, K, V, O); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 39168, 369152,
+                       [&]() { attention_attention_cuda_forward(*launch, v_Q, v_K, v_V, v_O); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (39168 > 48 * 1024)
-        cudaFuncSetAttribute(attention_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 39168);
-    attention_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 39168,
-        static_cast<cudaStream_t>(stream)>>>(*launch, Q, K, V, O);
+        cudaFuncSetAttribute(attention_attention_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 39168);
+    attention_attention_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 39168,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_Q, v_K, v_V, v_O);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel attention, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) attention_cuda_backward(tilec_launch launch, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O) {
+extern "C" __global__ void __launch_bounds__(256) attention_attention_cuda_backward(tilec_launch launch, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O, tilec_array adj_v_Q, tilec_array adj_v_K, tilec_array adj_v_V, tilec_array adj_v_O) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -835,30 +844,33 @@ extern "C" __global__ void __launch_bounds__(256) attention_cuda_backward(tilec_
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 96768 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_Q(*reinterpret_cast<const tl::ArrayDesc*>(&Q));
-    const tl::Array<float, 2> _arg_K(*reinterpret_cast<const tl::ArrayDesc*>(&K));
-    const tl::Array<float, 2> _arg_V(*reinterpret_cast<const tl::ArrayDesc*>(&V));
-    const tl::Array<float, 2> _arg_O(*reinterpret_cast<const tl::ArrayDesc*>(&O));
-    const tl::Array<float, 2> _arg_adj_Q(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Q));
-    const tl::Array<float, 2> _arg_adj_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_K));
-    const tl::Array<float, 2> _arg_adj_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_V));
-    const tl::Array<float, 2> _arg_adj_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_O));
-    attention_backward_body(ctx, _arg_Q, _arg_K, _arg_V, _arg_O, _arg_adj_Q, _arg_adj_K, _arg_adj_V, _arg_adj_O);
+    const tl::Array<float, 2> _arg_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&v_Q));
+    const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
+    const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
+    const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
+    const tl::Array<float, 2> _arg_adj_v_Q(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Q));
+    const tl::Array<float, 2> _arg_adj_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_K));
+    const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
+    const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
+    k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O);
 }
 
-extern "C" int attention_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array Q, tilec_array K, tilec_array V, tilec_array O, tilec_array adj_Q, tilec_array adj_K, tilec_array adj_V, tilec_array adj_O) {
+extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O, tilec_array adj_v_Q, tilec_array adj_v_K, tilec_array adj_v_V, tilec_array adj_v_O) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 879232,
-                   [&]() { attention_cuda_backward(*launch, Q, K, V, O, adj_Q, adj_K, adj_V, adj_O); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 883328,
+                       [&]() { attention_attention_cuda_backward(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (96768 > 48 * 1024)
-        cudaFuncSetAttribute(attention_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 96768);
-    attention_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 96768,
-        static_cast<cudaStream_t>(stream)>>>(*launch, Q, K, V, O, adj_Q, adj_K, adj_V, adj_O);
+        cudaFuncSetAttribute(attention_attention_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 96768);
+    attention_attention_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 96768,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O);
     return int(cudaGetLastError());
 #endif
 }

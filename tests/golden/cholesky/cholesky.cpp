@@ -5,177 +5,188 @@
 
 namespace {
 
-static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X) {
-    int32_t b{};
-    tl::Tile<double, 1, 8, 8> v__tmp_1;
-    tl::Tile<double, 8, 8> a;
-    tl::Tile<double, 1, 8> v__tmp_2;
-    tl::Tile<double, 8> y;
-    tl::Tile<double, 8, 8> L;
-    tl::Tile<double, 8> x;
-    tl::Tile<double, 1, 8> v__tmp_3;
+static void k_cholesky_solve_forward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl::Array<double, 2> v_Y, tl::Array<double, 2> v_X) {
+    int32_t v_b{};
+    tl::Tile<double, 1, 8, 8> v1__tmp;
+    tl::Tile<double, 8, 8> v_a;
+    tl::Tile<double, 1, 8> v2__tmp;
+    tl::Tile<double, 8> v_y;
+    tl::Tile<double, 8, 8> v_L;
+    tl::Tile<double, 8> v_x;
+    tl::Tile<double, 1, 8> v3__tmp;
     // cholesky.py:15
-    b = int32_t(ctx.tid[0]);
+    v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
-    tl::tile_load(ctx, v__tmp_1, A, true, b, 0, 0);
+    tl::tile_load(ctx, v1__tmp, v_A, true, v_b, 0, 0);
     // cholesky.py:16
-    tl::tile_reshape(ctx, a, v__tmp_1);
+    tl::tile_reshape(ctx, v_a, v1__tmp);
     // cholesky.py:17
-    tl::tile_load(ctx, v__tmp_2, Y, true, b, 0);
+    tl::tile_load(ctx, v2__tmp, v_Y, true, v_b, 0);
     // cholesky.py:17
-    tl::tile_reshape(ctx, y, v__tmp_2);
+    tl::tile_reshape(ctx, v_y, v2__tmp);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, L, a, "lower");
+    tl::tile_cholesky(ctx, v_L, v_a, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, x, L, y, "lower");
+    tl::tile_cholesky_solve(ctx, v_x, v_L, v_y, "lower");
     // cholesky.py:20
-    tl::tile_reshape(ctx, v__tmp_3, x);
+    tl::tile_reshape(ctx, v3__tmp, v_x);
     // cholesky.py:20
-    tl::tile_store(ctx, X, v__tmp_3, true, b, 0);
+    tl::tile_store(ctx, v_X, v3__tmp, true, v_b, 0);
 }
 
-static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X, tl::Array<double, 3> adj_A, tl::Array<double, 2> adj_Y, tl::Array<double, 2> adj_X) {
-    int32_t b{};
-    tl::Tile<double, 1, 8, 8> v__tmp_1;
-    tl::Tile<double, 8, 8> a;
-    tl::Tile<double, 1, 8> v__tmp_2;
-    tl::Tile<double, 8> y;
-    tl::Tile<double, 8, 8> L;
-    tl::Tile<double, 1, 8> v__tmp_22;
-    tl::Tile<double, 1, 8> adj__tmp_5{};
-    tl::Tile<double, 1, 8> v__g_6;
-    tl::Tile<double, 8> v__tmp_23;
-    tl::Tile<double, 8> adj_x_7{};
-    tl::Tile<double, 8> v__g_8;
-    tl::Tile<double, 8> v__v_9;
-    tl::Tile<double, 8> v__v_10;
-    tl::Tile<double, 8, 8> v__tmp_24;
-    tl::Tile<double, 8, 8> adj_L_11{};
-    tl::Tile<double, 8> adj_y_12{};
-    tl::Tile<double, 8, 8> v__g_13;
-    tl::Tile<double, 8, 8> v__v_14;
-    tl::Tile<double, 8, 8> v__tmp_25;
-    tl::Tile<double, 8, 8> adj_a_15{};
-    tl::Tile<double, 8> v__g_16;
-    tl::Tile<double, 1, 8> v__tmp_26;
-    tl::Tile<double, 1, 8> adj__tmp_17{};
-    tl::Tile<double, 1, 8> v__g_18;
-    tl::Tile<double, 8, 8> v__g_19;
-    tl::Tile<double, 1, 8, 8> v__tmp_27;
-    tl::Tile<double, 1, 8, 8> adj__tmp_20{};
-    tl::Tile<double, 1, 8, 8> v__g_21;
+static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl::Array<double, 2> v_Y, tl::Array<double, 2> v_X, tl::Array<double, 3> adj_v_A, tl::Array<double, 2> adj_v_Y, tl::Array<double, 2> adj_v_X) {
+    int32_t v_b{};
+    tl::Tile<double, 1, 8, 8> v1__tmp;
+    tl::Tile<double, 8, 8> v_a;
+    tl::Tile<double, 1, 8> v2__tmp;
+    tl::Tile<double, 8> v_y;
+    tl::Tile<double, 8, 8> v_L;
+    tl::Tile<double, 1, 8> v5__v;
+    tl::Tile<double, 1, 8> v23__tmp;
+    tl::Tile<double, 1, 8> v6_adj__tmp{};
+    tl::Tile<double, 1, 8> v7__g;
+    tl::Tile<double, 8> v24__tmp;
+    tl::Tile<double, 8> v8_adj_x{};
+    tl::Tile<double, 8> v9__g;
+    tl::Tile<double, 8> v10__v;
+    tl::Tile<double, 8> v11__v;
+    tl::Tile<double, 8, 8> v25__tmp;
+    tl::Tile<double, 8, 8> v12_adj_L{};
+    tl::Tile<double, 8> v13_adj_y{};
+    tl::Tile<double, 8, 8> v14__g;
+    tl::Tile<double, 8, 8> v15__v;
+    tl::Tile<double, 8, 8> v26__tmp;
+    tl::Tile<double, 8, 8> v16_adj_a{};
+    tl::Tile<double, 8> v17__g;
+    tl::Tile<double, 1, 8> v27__tmp;
+    tl::Tile<double, 1, 8> v18_adj__tmp{};
+    tl::Tile<double, 1, 8> v19__g;
+    tl::Tile<double, 8, 8> v20__g;
+    tl::Tile<double, 1, 8, 8> v28__tmp;
+    tl::Tile<double, 1, 8, 8> v21_adj__tmp{};
+    tl::Tile<double, 1, 8, 8> v22__g;
     // cholesky.py:15
-    b = int32_t(ctx.tid[0]);
+    v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
-    tl::tile_load(ctx, v__tmp_1, A, true, b, 0, 0);
+    tl::tile_load(ctx, v1__tmp, v_A, true, v_b, 0, 0);
     // cholesky.py:16
-    tl::tile_reshape(ctx, a, v__tmp_1);
+    tl::tile_reshape(ctx, v_a, v1__tmp);
     // cholesky.py:17
-    tl::tile_load(ctx, v__tmp_2, Y, true, b, 0);
+    tl::tile_load(ctx, v2__tmp, v_Y, true, v_b, 0);
     // cholesky.py:17
-    tl::tile_reshape(ctx, y, v__tmp_2);
+    tl::tile_reshape(ctx, v_y, v2__tmp);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, L, a, "lower");
+    tl::tile_cholesky(ctx, v_L, v_a, "lower");
     // cholesky.py:20
-    tl::tile_load(ctx, v__tmp_22, adj_X, true, b, 0);
+    tl::tile_load(ctx, v5__v, adj_v_X, true, v_b, 0);
     // cholesky.py:20
-    for (int _e = 0; _e < 8; ++_e) {
-        adj__tmp_5.data[_e] = (adj__tmp_5.data[_e] + v__tmp_22.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v23__tmp);
     // cholesky.py:20
-    v__g_6 = adj__tmp_5;
-    // cholesky.py:20
-    tl::tile_fill_zero(ctx, adj__tmp_5);
-    // cholesky.py:20
-    tl::tile_reshape(ctx, v__tmp_23, v__g_6);
+    tl::tile_store(ctx, adj_v_X, v23__tmp, true, v_b, 0);
     // cholesky.py:20
     for (int _e = 0; _e < 8; ++_e) {
-        adj_x_7.data[_e] = (adj_x_7.data[_e] + v__tmp_23.data[_e]);
+        v6_adj__tmp.data[_e] = (v6_adj__tmp.data[_e] + v5__v.data[_e]);
+    }
+    // cholesky.py:20
+    v7__g = v6_adj__tmp;
+    // cholesky.py:20
+    tl::tile_fill_zero(ctx, v6_adj__tmp);
+    // cholesky.py:20
+    tl::tile_reshape(ctx, v24__tmp, v7__g);
+    // cholesky.py:20
+    for (int _e = 0; _e < 8; ++_e) {
+        v8_adj_x.data[_e] = (v8_adj_x.data[_e] + v24__tmp.data[_e]);
     }
     // cholesky.py:19
-    v__g_8 = adj_x_7;
+    v9__g = v8_adj_x;
     // cholesky.py:19
-    tl::tile_fill_zero(ctx, adj_x_7);
+    tl::tile_fill_zero(ctx, v8_adj_x);
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_9, L, y, "lower");
+    tl::tile_cholesky_solve(ctx, v10__v, v_L, v_y, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v__v_10, L, v__g_8, "lower");
+    tl::tile_cholesky_solve(ctx, v11__v, v_L, v9__g, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve_grad(ctx, v__tmp_24, L, v__v_9, v__v_10);
+    tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v10__v, v11__v);
     // cholesky.py:19
     for (int _e = 0; _e < 64; ++_e) {
-        adj_L_11.data[_e] = (adj_L_11.data[_e] + v__tmp_24.data[_e]);
+        v12_adj_L.data[_e] = (v12_adj_L.data[_e] + v25__tmp.data[_e]);
     }
     // cholesky.py:19
     for (int _e = 0; _e < 8; ++_e) {
-        adj_y_12.data[_e] = (adj_y_12.data[_e] + v__v_10.data[_e]);
+        v13_adj_y.data[_e] = (v13_adj_y.data[_e] + v11__v.data[_e]);
     }
     // cholesky.py:18
-    v__g_13 = adj_L_11;
+    v14__g = v12_adj_L;
     // cholesky.py:18
-    tl::tile_fill_zero(ctx, adj_L_11);
+    tl::tile_fill_zero(ctx, v12_adj_L);
     // cholesky.py:18
-    tl::tile_cholesky(ctx, v__v_14, a, "lower");
+    tl::tile_cholesky(ctx, v15__v, v_a, "lower");
     // cholesky.py:18
-    tl::tile_cholesky_grad(ctx, v__tmp_25, v__v_14, v__g_13);
+    tl::tile_cholesky_grad(ctx, v26__tmp, v15__v, v14__g);
     // cholesky.py:18
     for (int _e = 0; _e < 64; ++_e) {
-        adj_a_15.data[_e] = (adj_a_15.data[_e] + v__tmp_25.data[_e]);
+        v16_adj_a.data[_e] = (v16_adj_a.data[_e] + v26__tmp.data[_e]);
     }
     // cholesky.py:17
-    v__g_16 = adj_y_12;
+    v17__g = v13_adj_y;
     // cholesky.py:17
-    tl::tile_fill_zero(ctx, adj_y_12);
+    tl::tile_fill_zero(ctx, v13_adj_y);
     // cholesky.py:17
-    tl::tile_reshape(ctx, v__tmp_26, v__g_16);
+    tl::tile_reshape(ctx, v27__tmp, v17__g);
     // cholesky.py:17
     for (int _e = 0; _e < 8; ++_e) {
-        adj__tmp_17.data[_e] = (adj__tmp_17.data[_e] + v__tmp_26.data[_e]);
+        v18_adj__tmp.data[_e] = (v18_adj__tmp.data[_e] + v27__tmp.data[_e]);
     }
     // cholesky.py:17
-    v__g_18 = adj__tmp_17;
+    v19__g = v18_adj__tmp;
     // cholesky.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_17);
+    tl::tile_fill_zero(ctx, v18_adj__tmp);
     // cholesky.py:17
-    { tl::Tile<double, 1, 8> _t1; tl::tile_atomic_add(ctx, _t1, adj_Y, v__g_18, true, b, 0); }
+    { tl::Tile<double, 1, 8> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_Y, v19__g, true, v_b, 0); }
     // cholesky.py:16
-    v__g_19 = adj_a_15;
+    v20__g = v16_adj_a;
     // cholesky.py:16
-    tl::tile_fill_zero(ctx, adj_a_15);
+    tl::tile_fill_zero(ctx, v16_adj_a);
     // cholesky.py:16
-    tl::tile_reshape(ctx, v__tmp_27, v__g_19);
+    tl::tile_reshape(ctx, v28__tmp, v20__g);
     // cholesky.py:16
     for (int _e = 0; _e < 64; ++_e) {
-        adj__tmp_20.data[_e] = (adj__tmp_20.data[_e] + v__tmp_27.data[_e]);
+        v21_adj__tmp.data[_e] = (v21_adj__tmp.data[_e] + v28__tmp.data[_e]);
     }
     // cholesky.py:16
-    v__g_21 = adj__tmp_20;
+    v22__g = v21_adj__tmp;
     // cholesky.py:16
-    tl::tile_fill_zero(ctx, adj__tmp_20);
+    tl::tile_fill_zero(ctx, v21_adj__tmp);
     // cholesky.py:16
-    { tl::Tile<double, 1, 8, 8> _t2; tl::tile_atomic_add(ctx, _t2, adj_A, v__g_21, true, b, 0, 0); }
+    { tl::Tile<double, 1, 8, 8> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_A, v22__g, true, v_b, 0, 0); }
 }
 
 }  // namespace
 
-extern "C" int cholesky_solve_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array Y, tilec_array X) {
-    const tl::Array<double, 3> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<double, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<double, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
-                      [&](tl::Ctx& ctx) { cholesky_solve_forward_body(ctx, _arg_A, _arg_Y, _arg_X); });
-    return tl::launch_status();
+extern "C" int cholesky_cholesky_solve_cpu_forward(const tilec_launch* launch, tilec_array v_A, tilec_array v_Y, tilec_array v_X) {
+    const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
+                          [&](tl::Ctx& ctx) { k_cholesky_solve_forward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X) {
-    const tl::Array<double, 3> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<double, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<double, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<double, 3> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
-    const tl::Array<double, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    const tl::Array<double, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277376,
-                      [&](tl::Ctx& ctx) { cholesky_solve_backward_body(ctx, _arg_A, _arg_Y, _arg_X, _arg_adj_A, _arg_adj_Y, _arg_adj_X); });
-    return tl::launch_status();
+extern "C" int cholesky_cholesky_solve_cpu_backward(const tilec_launch* launch, tilec_array v_A, tilec_array v_Y, tilec_array v_X, tilec_array adj_v_A, tilec_array adj_v_Y, tilec_array adj_v_X) {
+    const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<double, 3> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
+    const tl::Array<double, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    const tl::Array<double, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277504,
+                          [&](tl::Ctx& ctx) { k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

@@ -2,56 +2,56 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "cholesky.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X) {
-    int32_t b{};
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v__tmp_1;
-    auto& a = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 0);
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_2;
-    auto& y = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 512);
-    auto& L = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 576);
-    auto& x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_3;
+__device__ static void k_cholesky_solve_forward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl::Array<double, 2> v_Y, tl::Array<double, 2> v_X) {
+    int32_t v_b{};
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v1__tmp;
+    auto& v_a = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 0);
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v2__tmp;
+    auto& v_y = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 512);
+    auto& v_L = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 576);
+    auto& v_x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v3__tmp;
     // cholesky.py:15
-    b = int32_t(ctx.tid[0]);
+    v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
-    tl::reg_tile_load(ctx, v__tmp_1, A, true, b, 0, 0);
+    tl::reg_tile_load(ctx, v1__tmp, v_A, true, v_b, 0, 0);
     // cholesky.py:16
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        a.data[_e] = v__tmp_1.v[_s];
+        v_a.data[_e] = v1__tmp.v[_s];
     }
     ctx.sync();
     // cholesky.py:17
-    tl::reg_tile_load(ctx, v__tmp_2, Y, true, b, 0);
+    tl::reg_tile_load(ctx, v2__tmp, v_Y, true, v_b, 0);
     // cholesky.py:17
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        y.data[_e] = v__tmp_2.v[_s];
+        v_y.data[_e] = v2__tmp.v[_s];
     }
     ctx.sync();
     // cholesky.py:18
     if (ctx.leader()) {
-        tl::tile_cholesky(ctx, L, a);
+        tl::tile_cholesky(ctx, v_L, v_a, "lower");
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, x, L, y);
+        tl::tile_cholesky_solve(ctx, v_x, v_L, v_y, "lower");
     }
     ctx.sync();
     // cholesky.py:20
@@ -59,124 +59,130 @@ __device__ static void cholesky_solve_forward_body(tl::Ctx& ctx, tl::Array<doubl
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_3.v[_s] = x.data[_e];
+        v3__tmp.v[_s] = v_x.data[_e];
     }
     // cholesky.py:20
-    tl::reg_tile_store(ctx, X, v__tmp_3, true, b, 0);
+    tl::reg_tile_store(ctx, v_X, v3__tmp, true, v_b, 0);
     ctx.sync();
 }
 
-__device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<double, 3> A, tl::Array<double, 2> Y, tl::Array<double, 2> X, tl::Array<double, 3> adj_A, tl::Array<double, 2> adj_Y, tl::Array<double, 2> adj_X) {
-    int32_t b{};
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v__tmp_1;
-    auto& a = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 0);
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_2;
-    auto& y = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 512);
-    auto& L = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 576);
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_22;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_23;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> adj__tmp_5{};
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__g_6;
-    tl::Reg<tl::Tile<double, 8>, 256> v__tmp_24;
-    tl::Reg<tl::Tile<double, 8>, 256> v__tmp_25;
-    tl::Reg<tl::Tile<double, 8>, 256> adj_x_7{};
-    auto& v__g_8 = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
-    auto& v__v_9 = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
-    auto& v__v_10 = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
-    auto& v__tmp_26 = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v__tmp_27;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> adj_L_11{};
-    tl::Reg<tl::Tile<double, 8>, 256> v__tmp_28;
-    tl::Reg<tl::Tile<double, 8>, 256> adj_y_12{};
-    auto& v__g_13 = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
-    auto& v__v_14 = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
-    auto& v__tmp_29 = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2816);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v__tmp_30;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> adj_a_15{};
-    tl::Reg<tl::Tile<double, 8>, 256> v__g_16;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_31;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__tmp_32;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> adj__tmp_17{};
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v__g_18;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v__g_19;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v__tmp_33;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v__tmp_34;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> adj__tmp_20{};
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v__g_21;
+__device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl::Array<double, 2> v_Y, tl::Array<double, 2> v_X, tl::Array<double, 3> adj_v_A, tl::Array<double, 2> adj_v_Y, tl::Array<double, 2> adj_v_X) {
+    int32_t v_b{};
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v1__tmp;
+    auto& v_a = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 0);
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v2__tmp;
+    auto& v_y = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 512);
+    auto& v_L = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 576);
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v5__v;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v23__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v24__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v6_adj__tmp{};
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v7__g;
+    tl::Reg<tl::Tile<double, 8>, 256> v25__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v26__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v8_adj_x{};
+    auto& v9__g = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
+    auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
+    auto& v11__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
+    auto& v27__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v28__tmp;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v12_adj_L{};
+    tl::Reg<tl::Tile<double, 8>, 256> v29__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v13_adj_y{};
+    auto& v14__g = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
+    auto& v15__v = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
+    auto& v30__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2816);
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v31__tmp;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v16_adj_a{};
+    tl::Reg<tl::Tile<double, 8>, 256> v17__g;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v32__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v33__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v18_adj__tmp{};
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v19__g;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v20__g;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v34__tmp;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v35__tmp;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v21_adj__tmp{};
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v22__g;
     // cholesky.py:15
-    b = int32_t(ctx.tid[0]);
+    v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
-    tl::reg_tile_load(ctx, v__tmp_1, A, true, b, 0, 0);
+    tl::reg_tile_load(ctx, v1__tmp, v_A, true, v_b, 0, 0);
     // cholesky.py:16
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        a.data[_e] = v__tmp_1.v[_s];
+        v_a.data[_e] = v1__tmp.v[_s];
     }
     ctx.sync();
     // cholesky.py:17
-    tl::reg_tile_load(ctx, v__tmp_2, Y, true, b, 0);
+    tl::reg_tile_load(ctx, v2__tmp, v_Y, true, v_b, 0);
     // cholesky.py:17
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        y.data[_e] = v__tmp_2.v[_s];
+        v_y.data[_e] = v2__tmp.v[_s];
     }
     ctx.sync();
     // cholesky.py:18
     if (ctx.leader()) {
-        tl::tile_cholesky(ctx, L, a);
+        tl::tile_cholesky(ctx, v_L, v_a, "lower");
     }
     ctx.sync();
     // cholesky.py:20
-    tl::reg_tile_load(ctx, v__tmp_22, adj_X, true, b, 0);
+    tl::reg_tile_load(ctx, v5__v, adj_v_X, true, v_b, 0);
+    // cholesky.py:20
+    tl::reg_fill(ctx, v23__tmp, 0);
+    // cholesky.py:20
+    tl::reg_tile_store(ctx, adj_v_X, v23__tmp, true, v_b, 0);
+    ctx.sync();
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_23.v[_s] = v__tmp_22.v[_s];
+        v24__tmp.v[_s] = v5__v.v[_s];
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        adj__tmp_5.v[_s] = (adj__tmp_5.v[_s] + v__tmp_23.v[_s]);
+        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v24__tmp.v[_s]);
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__g_6.v[_s] = adj__tmp_5.v[_s];
+        v7__g.v[_s] = v6_adj__tmp.v[_s];
     }
     // cholesky.py:20
-    tl::reg_fill(ctx, adj__tmp_5, 0);
+    tl::reg_fill(ctx, v6_adj__tmp, 0);
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_24.v[_s] = v__g_6.v[_s];
-    }
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_25.v[_s] = v__tmp_24.v[_s];
+        v25__tmp.v[_s] = v7__g.v[_s];
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        adj_x_7.v[_s] = (adj_x_7.v[_s] + v__tmp_25.v[_s]);
+        v26__tmp.v[_s] = v25__tmp.v[_s];
+    }
+    // cholesky.py:20
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
+        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v26__tmp.v[_s]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -184,25 +190,25 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__g_8.data[_e] = adj_x_7.v[_s];
+        v9__g.data[_e] = v8_adj_x.v[_s];
     }
     ctx.sync();
     // cholesky.py:19
-    tl::reg_fill(ctx, adj_x_7, 0);
+    tl::reg_fill(ctx, v8_adj_x, 0);
     // cholesky.py:19
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v__v_9, L, y);
+        tl::tile_cholesky_solve(ctx, v10__v, v_L, v_y, "lower");
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v__v_10, L, v__g_8);
+        tl::tile_cholesky_solve(ctx, v11__v, v_L, v9__g, "lower");
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve_grad(ctx, v__tmp_26, L, v__v_9, v__v_10);
+        tl::tile_cholesky_solve_grad(ctx, v27__tmp, v_L, v10__v, v11__v);
     }
     ctx.sync();
     // cholesky.py:19
@@ -210,14 +216,14 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__tmp_27.v[_s] = v__tmp_26.data[_e];
+        v28__tmp.v[_s] = v27__tmp.data[_e];
     }
     // cholesky.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        adj_L_11.v[_s] = (adj_L_11.v[_s] + v__tmp_27.v[_s]);
+        v12_adj_L.v[_s] = (v12_adj_L.v[_s] + v28__tmp.v[_s]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -225,14 +231,14 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_28.v[_s] = v__v_10.data[_e];
+        v29__tmp.v[_s] = v11__v.data[_e];
     }
     // cholesky.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        adj_y_12.v[_s] = (adj_y_12.v[_s] + v__tmp_28.v[_s]);
+        v13_adj_y.v[_s] = (v13_adj_y.v[_s] + v29__tmp.v[_s]);
     }
     // cholesky.py:18
     ctx.sync();
@@ -240,20 +246,20 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__g_13.data[_e] = adj_L_11.v[_s];
+        v14__g.data[_e] = v12_adj_L.v[_s];
     }
     ctx.sync();
     // cholesky.py:18
-    tl::reg_fill(ctx, adj_L_11, 0);
+    tl::reg_fill(ctx, v12_adj_L, 0);
     // cholesky.py:18
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky(ctx, v__v_14, a);
+        tl::tile_cholesky(ctx, v15__v, v_a, "lower");
     }
     ctx.sync();
     // cholesky.py:18
     if (ctx.leader()) {
-        tl::tile_cholesky_grad(ctx, v__tmp_29, v__v_14, v__g_13);
+        tl::tile_cholesky_grad(ctx, v30__tmp, v15__v, v14__g);
     }
     ctx.sync();
     // cholesky.py:18
@@ -261,98 +267,98 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__tmp_30.v[_s] = v__tmp_29.data[_e];
+        v31__tmp.v[_s] = v30__tmp.data[_e];
     }
     // cholesky.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        adj_a_15.v[_s] = (adj_a_15.v[_s] + v__tmp_30.v[_s]);
+        v16_adj_a.v[_s] = (v16_adj_a.v[_s] + v31__tmp.v[_s]);
     }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__g_16.v[_s] = adj_y_12.v[_s];
+        v17__g.v[_s] = v13_adj_y.v[_s];
     }
     // cholesky.py:17
-    tl::reg_fill(ctx, adj_y_12, 0);
+    tl::reg_fill(ctx, v13_adj_y, 0);
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_31.v[_s] = v__g_16.v[_s];
-    }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__tmp_32.v[_s] = v__tmp_31.v[_s];
+        v32__tmp.v[_s] = v17__g.v[_s];
     }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        adj__tmp_17.v[_s] = (adj__tmp_17.v[_s] + v__tmp_32.v[_s]);
+        v33__tmp.v[_s] = v32__tmp.v[_s];
     }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v__g_18.v[_s] = adj__tmp_17.v[_s];
+        v18_adj__tmp.v[_s] = (v18_adj__tmp.v[_s] + v33__tmp.v[_s]);
     }
     // cholesky.py:17
-    tl::reg_fill(ctx, adj__tmp_17, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
+        v19__g.v[_s] = v18_adj__tmp.v[_s];
+    }
     // cholesky.py:17
-    tl::reg_tile_atomic_add(ctx, adj_Y, v__g_18, true, b, 0);
+    tl::reg_fill(ctx, v18_adj__tmp, 0);
+    // cholesky.py:17
+    tl::reg_tile_atomic_add(ctx, adj_v_Y, v19__g, true, v_b, 0);
     ctx.sync();
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__g_19.v[_s] = adj_a_15.v[_s];
+        v20__g.v[_s] = v16_adj_a.v[_s];
     }
     // cholesky.py:16
-    tl::reg_fill(ctx, adj_a_15, 0);
+    tl::reg_fill(ctx, v16_adj_a, 0);
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__tmp_33.v[_s] = v__g_19.v[_s];
-    }
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__tmp_34.v[_s] = v__tmp_33.v[_s];
+        v34__tmp.v[_s] = v20__g.v[_s];
     }
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        adj__tmp_20.v[_s] = (adj__tmp_20.v[_s] + v__tmp_34.v[_s]);
+        v35__tmp.v[_s] = v34__tmp.v[_s];
     }
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__g_21.v[_s] = adj__tmp_20.v[_s];
+        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v35__tmp.v[_s]);
     }
     // cholesky.py:16
-    tl::reg_fill(ctx, adj__tmp_20, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
+        v22__g.v[_s] = v21_adj__tmp.v[_s];
+    }
     // cholesky.py:16
-    tl::reg_tile_atomic_add(ctx, adj_A, v__g_21, true, b, 0, 0);
+    tl::reg_fill(ctx, v21_adj__tmp, 0);
+    // cholesky.py:16
+    tl::reg_tile_atomic_add(ctx, adj_v_A, v22__g, true, v_b, 0, 0);
     ctx.sync();
 }
 
@@ -360,7 +366,7 @@ __device__ static void cholesky_solve_backward_body(tl::Ctx& ctx, tl::Array<doub
 
 // kernel cholesky_solve, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) cholesky_solve_cuda_forward(tilec_launch launch, tilec_array A, tilec_array Y, tilec_array X) {
+extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_forward(tilec_launch launch, tilec_array v_A, tilec_array v_Y, tilec_array v_X) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -369,32 +375,35 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_solve_cuda_forward(ti
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 1152 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<double, 3> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<double, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<double, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    cholesky_solve_forward_body(ctx, _arg_A, _arg_Y, _arg_X);
+    const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    k_cholesky_solve_forward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X);
 }
 
-extern "C" int cholesky_solve_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array Y, tilec_array X) {
+extern "C" int cholesky_cholesky_solve_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_Y, tilec_array v_X) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1152, 265728,
-                   [&]() { cholesky_solve_cuda_forward(*launch, A, Y, X); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1152, 265728,
+                       [&]() { cholesky_cholesky_solve_cuda_forward(*launch, v_A, v_Y, v_X); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (1152 > 48 * 1024)
-        cudaFuncSetAttribute(cholesky_solve_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 1152);
-    cholesky_solve_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 1152,
-        static_cast<cudaStream_t>(stream)>>>(*launch, A, Y, X);
+        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 1152);
+    cholesky_cholesky_solve_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 1152,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_Y, v_X);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel cholesky_solve, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) cholesky_solve_cuda_backward(tilec_launch launch, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X) {
+extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_backward(tilec_launch launch, tilec_array v_A, tilec_array v_Y, tilec_array v_X, tilec_array adj_v_A, tilec_array adj_v_Y, tilec_array adj_v_X) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -403,28 +412,31 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_solve_cuda_backward(t
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 3328 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<double, 3> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<double, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<double, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<double, 3> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
-    const tl::Array<double, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    const tl::Array<double, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    cholesky_solve_backward_body(ctx, _arg_A, _arg_Y, _arg_X, _arg_adj_A, _arg_adj_Y, _arg_adj_X);
+    const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<double, 3> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
+    const tl::Array<double, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    const tl::Array<double, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X);
 }
 
-extern "C" int cholesky_solve_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array Y, tilec_array X, tilec_array adj_A, tilec_array adj_Y, tilec_array adj_X) {
+extern "C" int cholesky_cholesky_solve_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_Y, tilec_array v_X, tilec_array adj_v_A, tilec_array adj_v_Y, tilec_array adj_v_X) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 3328, 280960,
-                   [&]() { cholesky_solve_cuda_backward(*launch, A, Y, X, adj_A, adj_Y, adj_X); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 3328, 281088,
+                       [&]() { cholesky_cholesky_solve_cuda_backward(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (3328 > 48 * 1024)
-        cudaFuncSetAttribute(cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 3328);
-    cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 3328,
-        static_cast<cudaStream_t>(stream)>>>(*launch, A, Y, X, adj_A, adj_Y, adj_X);
+        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 3328);
+    cholesky_cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 3328,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X);
     return int(cudaGetLastError());
 #endif
 }

@@ -5,135 +5,146 @@
 
 namespace {
 
-static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C) {
-    int32_t i{};
-    int32_t j{};
-    tl::Tile<float, 32, 32> acc;
-    int32_t count{};
-    int32_t k{};
-    tl::Tile<float, 32, 32> a{};
-    tl::Tile<float, 32, 32> b{};
+static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C) {
+    int32_t v_i{};
+    int32_t v_j{};
+    tl::Tile<float, 32, 32> v_acc;
+    int32_t v_count{};
+    int32_t v_k{};
+    tl::Tile<float, 32, 32> v_a{};
+    tl::Tile<float, 32, 32> v_b{};
     // gemm.py:16
-    i = int32_t(ctx.tid[0]);
-    j = int32_t(ctx.tid[1]);
+    v_i = int32_t(ctx.tid[0]);
+    v_j = int32_t(ctx.tid[1]);
     // gemm.py:17
-    tl::tile_fill_zero(ctx, acc);
+    tl::tile_fill_zero(ctx, v_acc);
     // gemm.py:18
-    count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
+    v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
     {
-        const int32_t _t1 = count;
+        const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
-        for (k = 0; k < _t1; k += _t2) {
+        for (v_k = 0; v_k < _t1; v_k += _t2) {
             // gemm.py:20
-            tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
+            tl::tile_load(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
             // gemm.py:21
-            tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
+            tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            tl::tile_matmul(ctx, acc, a, b, 1.0, 1.0);
+            tl::tile_matmul(ctx, v_acc, v_a, v_b, 1.0, 1.0);
         }
     }
     // gemm.py:23
-    tl::tile_store(ctx, C, acc, true, (i * 32), (j * 32));
+    tl::tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
 }
 
-static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C, tl::Array<float, 2> adj_A, tl::Array<float, 2> adj_B, tl::Array<float, 2> adj_C) {
-    int32_t i{};
-    int32_t j{};
-    int32_t count{};
-    int32_t k{};
-    tl::Tile<float, 32, 32> v__tmp_13;
-    tl::Tile<float, 32, 32> adj_acc_4{};
-    int32_t v__n_5{};
-    int32_t v__k_6{};
-    tl::Tile<float, 32, 32> a{};
-    tl::Tile<float, 32, 32> b{};
-    tl::Tile<float, 32, 32> v__g_7{};
-    tl::Tile<float, 32, 32> adj_a_8{};
-    tl::Tile<float, 32, 32> adj_b_9{};
-    tl::Tile<float, 32, 32> v__g_10{};
-    tl::Tile<float, 32, 32> v__g_11{};
+static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C, tl::Array<float, 2> adj_v_A, tl::Array<float, 2> adj_v_B, tl::Array<float, 2> adj_v_C) {
+    int32_t v_i{};
+    int32_t v_j{};
+    int32_t v_count{};
+    int32_t v_k{};
+    tl::Tile<float, 32, 32> v4__v;
+    tl::Tile<float, 32, 32> v14__tmp;
+    tl::Tile<float, 32, 32> v5_adj_acc{};
+    int32_t v6__n{};
+    int32_t v7__k{};
+    tl::Tile<float, 32, 32> v_a{};
+    tl::Tile<float, 32, 32> v_b{};
+    tl::Tile<float, 32, 32> v8__g{};
+    tl::Tile<float, 32, 32> v9_adj_a{};
+    tl::Tile<float, 32, 32> v10_adj_b{};
+    tl::Tile<float, 32, 32> v11__g{};
+    tl::Tile<float, 32, 32> v12__g{};
     // gemm.py:16
-    i = int32_t(ctx.tid[0]);
-    j = int32_t(ctx.tid[1]);
+    v_i = int32_t(ctx.tid[0]);
+    v_j = int32_t(ctx.tid[1]);
     // gemm.py:18
-    count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
+    v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
     {
-        const int32_t _t1 = count;
+        const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
-        for (k = 0; k < _t1; k += _t2) {
+        for (v_k = 0; v_k < _t1; v_k += _t2) {
         }
     }
     // gemm.py:23
-    tl::tile_load(ctx, v__tmp_13, adj_C, true, (i * 32), (j * 32));
+    tl::tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
+    // gemm.py:23
+    tl::tile_fill_zero(ctx, v14__tmp);
+    // gemm.py:23
+    tl::tile_store(ctx, adj_v_C, v14__tmp, true, (v_i * 32), (v_j * 32));
     // gemm.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__tmp_13.data[_e]);
+        v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v4__v.data[_e]);
     }
     // gemm.py:19
-    v__n_5 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
+    v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
     {
-        const int32_t _t3 = v__n_5;
+        const int32_t _t3 = v6__n;
         const int32_t _t4 = 1;
-        for (v__k_6 = 0; v__k_6 < _t3; v__k_6 += _t4) {
+        for (v7__k = 0; v7__k < _t3; v7__k += _t4) {
             // gemm.py:19
-            k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
+            v_k = (0 + (((v6__n - 1) - v7__k) * 1));
             // gemm.py:20
-            tl::tile_load(ctx, a, A, true, (i * 32), (k * 32));
+            tl::tile_load(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
             // gemm.py:21
-            tl::tile_load(ctx, b, B, true, (k * 32), (j * 32));
+            tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            v__g_7 = adj_acc_4;
+            v8__g = v5_adj_acc;
             // gemm.py:22
-            tl::tile_fill_zero(ctx, adj_acc_4);
+            tl::tile_fill_zero(ctx, v5_adj_acc);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_a_8, v__g_7, tl::transposed(b), 1.0, 1.0);
+            tl::tile_matmul(ctx, v9_adj_a, v8__g, tl::transposed(v_b), 1.0, 1.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, adj_b_9, tl::transposed(a), v__g_7, 1.0, 1.0);
+            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v8__g, 1.0, 1.0);
             // gemm.py:22
             for (int _e = 0; _e < 1024; ++_e) {
-                adj_acc_4.data[_e] = (adj_acc_4.data[_e] + v__g_7.data[_e]);
+                v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v8__g.data[_e]);
             }
             // gemm.py:21
-            v__g_10 = adj_b_9;
+            v11__g = v10_adj_b;
             // gemm.py:21
-            tl::tile_fill_zero(ctx, adj_b_9);
+            tl::tile_fill_zero(ctx, v10_adj_b);
             // gemm.py:21
-            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_B, v__g_10, true, (k * 32), (j * 32)); }
+            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_B, v11__g, true, (v_k * 32), (v_j * 32)); }
             // gemm.py:20
-            v__g_11 = adj_a_8;
+            v12__g = v9_adj_a;
             // gemm.py:20
-            tl::tile_fill_zero(ctx, adj_a_8);
+            tl::tile_fill_zero(ctx, v9_adj_a);
             // gemm.py:20
-            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_A, v__g_11, true, (i * 32), (k * 32)); }
+            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_v_A, v12__g, true, (v_i * 32), (v_k * 32)); }
         }
     }
     // gemm.py:17
-    tl::tile_fill_zero(ctx, adj_acc_4);
+    tl::tile_fill_zero(ctx, v5_adj_acc);
 }
 
 }  // namespace
 
-extern "C" int gemm_cpu_forward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C) {
-    const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
-    const tl::Array<float, 2> _arg_C(*reinterpret_cast<const tl::ArrayDesc*>(&C));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
-                      [&](tl::Ctx& ctx) { gemm_forward_body(ctx, _arg_A, _arg_B, _arg_C); });
-    return tl::launch_status();
+extern "C" int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, tilec_array v_C) {
+    const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
+    const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
+                          [&](tl::Ctx& ctx) { k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int gemm_cpu_backward(const tilec_launch* launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
-    const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
-    const tl::Array<float, 2> _arg_C(*reinterpret_cast<const tl::ArrayDesc*>(&C));
-    const tl::Array<float, 2> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
-    const tl::Array<float, 2> _arg_adj_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_B));
-    const tl::Array<float, 2> _arg_adj_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_C));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
-                      [&](tl::Ctx& ctx) { gemm_backward_body(ctx, _arg_A, _arg_B, _arg_C, _arg_adj_A, _arg_adj_B, _arg_adj_C); });
-    return tl::launch_status();
+extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
+    const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
+    const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
+    const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
+    const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
+    const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 360448,
+                          [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

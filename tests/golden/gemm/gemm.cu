@@ -2,172 +2,178 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "gemm.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static void gemm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C) {
-    int32_t i{};
-    int32_t j{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> acc;
-    int32_t count{};
-    int32_t k{};
-    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
-    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
+__device__ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C) {
+    int32_t v_i{};
+    int32_t v_j{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v_acc;
+    int32_t v_count{};
+    int32_t v_k{};
+    auto& v_a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
+    auto& v_b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
     // gemm.py:16
-    i = int32_t(ctx.tid[0]);
-    j = int32_t(ctx.tid[1]);
+    v_i = int32_t(ctx.tid[0]);
+    v_j = int32_t(ctx.tid[1]);
     // gemm.py:17
-    tl::reg_fill(ctx, acc, 0);
+    tl::reg_fill(ctx, v_acc, 0);
     // gemm.py:18
-    count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
+    v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
     {
-        const int32_t _t1 = count;
+        const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
-        for (k = 0; k < _t1; k += _t2) {
+        for (v_k = 0; v_k < _t1; v_k += _t2) {
             // gemm.py:20
             ctx.sync();
-            tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
+            tl::coop_tile_load<256>(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
             ctx.sync();
             // gemm.py:21
-            tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
+            tl::coop_tile_load<256>(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             ctx.sync();
             // gemm.py:22
-            tl::reg_tile_matmul(ctx, acc, a, b, 1.0, 1.0);
+            tl::reg_tile_matmul(ctx, v_acc, v_a, v_b, 1.0, 1.0);
         }
     }
     // gemm.py:23
-    tl::reg_tile_store(ctx, C, acc, true, (i * 32), (j * 32));
+    tl::reg_tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
     ctx.sync();
 }
 
-__device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, tl::Array<float, 2> B, tl::Array<float, 2> C, tl::Array<float, 2> adj_A, tl::Array<float, 2> adj_B, tl::Array<float, 2> adj_C) {
-    int32_t i{};
-    int32_t j{};
-    int32_t count{};
-    int32_t k{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_15;
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_16;
-    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_acc_4{};
-    int32_t v__n_5{};
-    int32_t v__k_6{};
-    auto& a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
-    auto& b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
-    auto& v__g_7 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__z_8{};
-    auto& v__tmp_17 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__z_9{};
-    auto& v__tmp_18 = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_19{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_a_10{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_20{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> adj_b_11{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__tmp_21{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__g_12{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v__g_13{};
+__device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C, tl::Array<float, 2> adj_v_A, tl::Array<float, 2> adj_v_B, tl::Array<float, 2> adj_v_C) {
+    int32_t v_i{};
+    int32_t v_j{};
+    int32_t v_count{};
+    int32_t v_k{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v4__v;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v16__tmp;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v17__tmp;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v5_adj_acc{};
+    int32_t v6__n{};
+    int32_t v7__k{};
+    auto& v_a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
+    auto& v_b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
+    auto& v8__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v9__z{};
+    auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v10__z{};
+    auto& v19__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v20__tmp{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v11_adj_a{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v21__tmp{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v12_adj_b{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v22__tmp{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v13__g{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v14__g{};
     // gemm.py:16
-    i = int32_t(ctx.tid[0]);
-    j = int32_t(ctx.tid[1]);
+    v_i = int32_t(ctx.tid[0]);
+    v_j = int32_t(ctx.tid[1]);
     // gemm.py:18
-    count = tl::floordiv(((int32_t(A.shape[1]) + 32) - 1), 32);
+    v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
     {
-        const int32_t _t1 = count;
+        const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
-        for (k = 0; k < _t1; k += _t2) {
+        for (v_k = 0; v_k < _t1; v_k += _t2) {
         }
     }
     // gemm.py:23
-    tl::reg_tile_load(ctx, v__tmp_15, adj_C, true, (i * 32), (j * 32));
+    tl::reg_tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
+    // gemm.py:23
+    tl::reg_fill(ctx, v16__tmp, 0);
+    // gemm.py:23
+    tl::reg_tile_store(ctx, adj_v_C, v16__tmp, true, (v_i * 32), (v_j * 32));
+    ctx.sync();
     // gemm.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_16.v[_s] = v__tmp_15.v[_s];
+        v17__tmp.v[_s] = v4__v.v[_s];
     }
     // gemm.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_acc_4.v[_s] = (adj_acc_4.v[_s] + v__tmp_16.v[_s]);
+        v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v17__tmp.v[_s]);
     }
     // gemm.py:19
-    v__n_5 = tl::max(tl::floordiv(((count - 0) + (1 - 1)), 1), 0);
+    v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
     {
-        const int32_t _t3 = v__n_5;
+        const int32_t _t3 = v6__n;
         const int32_t _t4 = 1;
-        for (v__k_6 = 0; v__k_6 < _t3; v__k_6 += _t4) {
+        for (v7__k = 0; v7__k < _t3; v7__k += _t4) {
             // gemm.py:19
-            k = (0 + (((v__n_5 - 1) - v__k_6) * 1));
+            v_k = (0 + (((v6__n - 1) - v7__k) * 1));
             // gemm.py:20
             ctx.sync();
-            tl::coop_tile_load<256>(ctx, a, A, true, (i * 32), (k * 32));
+            tl::coop_tile_load<256>(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
             ctx.sync();
             // gemm.py:21
-            tl::coop_tile_load<256>(ctx, b, B, true, (k * 32), (j * 32));
+            tl::coop_tile_load<256>(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             ctx.sync();
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__g_7.data[_e] = adj_acc_4.v[_s];
+                v8__g.data[_e] = v5_adj_acc.v[_s];
             }
             ctx.sync();
             // gemm.py:22
-            tl::reg_fill(ctx, adj_acc_4, 0);
+            tl::reg_fill(ctx, v5_adj_acc, 0);
             // gemm.py:22
-            tl::reg_fill(ctx, v__z_8, 0);
-            // gemm.py:22
-            ctx.sync();
-            tl::coop_tile_transpose(ctx, v__tmp_17, b);
-            ctx.sync();
-            // gemm.py:22
-            tl::reg_tile_matmul(ctx, v__z_8, v__g_7, v__tmp_17, 1.0, 1.0);
-            // gemm.py:22
-            tl::reg_fill(ctx, v__z_9, 0);
+            tl::reg_fill(ctx, v9__z, 0);
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_transpose(ctx, v__tmp_18, a);
+            tl::coop_tile_transpose(ctx, v18__tmp, v_b);
             ctx.sync();
             // gemm.py:22
-            tl::reg_tile_matmul(ctx, v__z_9, v__tmp_18, v__g_7, 1.0, 1.0);
+            tl::reg_tile_matmul(ctx, v9__z, v8__g, v18__tmp, 1.0, 1.0);
+            // gemm.py:22
+            tl::reg_fill(ctx, v10__z, 0);
+            // gemm.py:22
+            ctx.sync();
+            tl::coop_tile_transpose(ctx, v19__tmp, v_a);
+            ctx.sync();
+            // gemm.py:22
+            tl::reg_tile_matmul(ctx, v10__z, v19__tmp, v8__g, 1.0, 1.0);
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__tmp_19.v[_s] = v__z_8.v[_s];
-            }
-            // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                adj_a_10.v[_s] = (adj_a_10.v[_s] + v__tmp_19.v[_s]);
+                v20__tmp.v[_s] = v9__z.v[_s];
             }
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__tmp_20.v[_s] = v__z_9.v[_s];
+                v11_adj_a.v[_s] = (v11_adj_a.v[_s] + v20__tmp.v[_s]);
             }
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                adj_b_11.v[_s] = (adj_b_11.v[_s] + v__tmp_20.v[_s]);
+                v21__tmp.v[_s] = v10__z.v[_s];
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v12_adj_b.v[_s] = (v12_adj_b.v[_s] + v21__tmp.v[_s]);
             }
             // gemm.py:22
             ctx.sync();
@@ -175,50 +181,50 @@ __device__ static void gemm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> A, t
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__tmp_21.v[_s] = v__g_7.data[_e];
+                v22__tmp.v[_s] = v8__g.data[_e];
             }
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                adj_acc_4.v[_s] = (adj_acc_4.v[_s] + v__tmp_21.v[_s]);
+                v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v22__tmp.v[_s]);
             }
             // gemm.py:21
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__g_12.v[_s] = adj_b_11.v[_s];
+                v13__g.v[_s] = v12_adj_b.v[_s];
             }
             // gemm.py:21
-            tl::reg_fill(ctx, adj_b_11, 0);
+            tl::reg_fill(ctx, v12_adj_b, 0);
             // gemm.py:21
-            tl::reg_tile_atomic_add(ctx, adj_B, v__g_12, true, (k * 32), (j * 32));
+            tl::reg_tile_atomic_add(ctx, adj_v_B, v13__g, true, (v_k * 32), (v_j * 32));
             ctx.sync();
             // gemm.py:20
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v__g_13.v[_s] = adj_a_10.v[_s];
+                v14__g.v[_s] = v11_adj_a.v[_s];
             }
             // gemm.py:20
-            tl::reg_fill(ctx, adj_a_10, 0);
+            tl::reg_fill(ctx, v11_adj_a, 0);
             // gemm.py:20
-            tl::reg_tile_atomic_add(ctx, adj_A, v__g_13, true, (i * 32), (k * 32));
+            tl::reg_tile_atomic_add(ctx, adj_v_A, v14__g, true, (v_i * 32), (v_k * 32));
             ctx.sync();
         }
     }
     // gemm.py:17
-    tl::reg_fill(ctx, adj_acc_4, 0);
+    tl::reg_fill(ctx, v5_adj_acc, 0);
 }
 
 }  // namespace
 
 // kernel gemm, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) gemm_cuda_forward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C) {
+extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_forward(tilec_launch launch, tilec_array v_A, tilec_array v_B, tilec_array v_C) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -227,32 +233,35 @@ extern "C" __global__ void __launch_bounds__(256) gemm_cuda_forward(tilec_launch
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 8192 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
-    const tl::Array<float, 2> _arg_C(*reinterpret_cast<const tl::ArrayDesc*>(&C));
-    gemm_forward_body(ctx, _arg_A, _arg_B, _arg_C);
+    const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
+    const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
+    k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C);
 }
 
-extern "C" int gemm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array B, tilec_array C) {
+extern "C" int gemm_gemm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
-                   [&]() { gemm_cuda_forward(*launch, A, B, C); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
+                       [&]() { gemm_gemm_cuda_forward(*launch, v_A, v_B, v_C); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (8192 > 48 * 1024)
-        cudaFuncSetAttribute(gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192);
-    gemm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 8192,
-        static_cast<cudaStream_t>(stream)>>>(*launch, A, B, C);
+        cudaFuncSetAttribute(gemm_gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192);
+    gemm_gemm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 8192,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_B, v_C);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel gemm, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) gemm_cuda_backward(tilec_launch launch, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
+extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_backward(tilec_launch launch, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -261,28 +270,31 @@ extern "C" __global__ void __launch_bounds__(256) gemm_cuda_backward(tilec_launc
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 20480 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_A(*reinterpret_cast<const tl::ArrayDesc*>(&A));
-    const tl::Array<float, 2> _arg_B(*reinterpret_cast<const tl::ArrayDesc*>(&B));
-    const tl::Array<float, 2> _arg_C(*reinterpret_cast<const tl::ArrayDesc*>(&C));
-    const tl::Array<float, 2> _arg_adj_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_A));
-    const tl::Array<float, 2> _arg_adj_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_B));
-    const tl::Array<float, 2> _arg_adj_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_C));
-    gemm_backward_body(ctx, _arg_A, _arg_B, _arg_C, _arg_adj_A, _arg_adj_B, _arg_adj_C);
+    const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
+    const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
+    const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
+    const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
+    const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
+    const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
+    k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C);
 }
 
-extern "C" int gemm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array A, tilec_array B, tilec_array C, tilec_array adj_A, tilec_array adj_B, tilec_array adj_C) {
+extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 401408,
-                   [&]() { gemm_cuda_backward(*launch, A, B, C, adj_A, adj_B, adj_C); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 409600,
+                       [&]() { gemm_gemm_cuda_backward(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (20480 > 48 * 1024)
-        cudaFuncSetAttribute(gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20480);
-    gemm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 20480,
-        static_cast<cudaStream_t>(stream)>>>(*launch, A, B, C, adj_A, adj_B, adj_C);
+        cudaFuncSetAttribute(gemm_gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20480);
+    gemm_gemm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 20480,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C);
     return int(cudaGetLastError());
 #endif
 }

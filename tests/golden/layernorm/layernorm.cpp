@@ -5,412 +5,418 @@
 
 namespace {
 
-static float rsqrt_eps(tl::Ctx& ctx, float v) {
+static float f_rsqrt_eps(tl::Ctx& ctx, float v_v) {
     // layernorm.py:16
-    return tl::divide(1.0f, tl::sqrt((v + 1e-05f)));
+    return tl::divide(1.0f, tl::sqrt((v_v + 1e-05f)));
 }
 
-static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4> mean;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> xc;
-    tl::Tile<float, 4, 256> v__tmp_3;
-    tl::Tile<float, 4> v__tmp_4;
-    tl::Tile<float, 4> var;
-    tl::Tile<float, 4> v__tmp_5;
-    tl::Tile<float, 4, 1> v__tmp_6;
-    tl::Tile<float, 4, 256> rstd;
-    tl::Tile<float, 256> v__tmp_7;
-    tl::Tile<float, 4, 256> g;
-    tl::Tile<float, 256> v__tmp_8;
-    tl::Tile<float, 4, 256> b;
-    tl::Tile<float, 4, 256> v__tmp_9;
+static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4> v_mean;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_xc;
+    tl::Tile<float, 4, 256> v3__tmp;
+    tl::Tile<float, 4> v4__tmp;
+    tl::Tile<float, 4> v_var;
+    tl::Tile<float, 4> v5__tmp;
+    tl::Tile<float, 4, 1> v6__tmp;
+    tl::Tile<float, 4, 256> v_rstd;
+    tl::Tile<float, 256> v7__tmp;
+    tl::Tile<float, 4, 256> v_g;
+    tl::Tile<float, 256> v8__tmp;
+    tl::Tile<float, 4, 256> v_b;
+    tl::Tile<float, 4, 256> v9__tmp;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // layernorm.py:24
-    tl::tile_sum(ctx, v__tmp_1, x, 1);
+    tl::tile_sum(ctx, v1__tmp, v_x, 1);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        mean.data[_e] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.data[_e] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_2, mean);
+    tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        xc.data[_e] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_3.data[_e] = (xc.data[_e] * xc.data[_e]);
+        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:26
-    tl::tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        var.data[_e] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.data[_e] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__tmp_5.data[_e] = rsqrt_eps(ctx, var.data[_e]);
+        v5__tmp.data[_e] = f_rsqrt_eps(ctx, v_var.data[_e]);
     }
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
     for (int _e = 0; _e < 1024; ++_e) {
-        rstd.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
-    tl::tile_load(ctx, v__tmp_7, gamma, true);
+    tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
     for (int _e = 0; _e < 1024; ++_e) {
-        g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:29
-    tl::tile_load(ctx, v__tmp_8, beta, true);
+    tl::tile_load(ctx, v8__tmp, v_beta, true);
     // layernorm.py:29
     for (int _e = 0; _e < 1024; ++_e) {
-        b.data[_e] = v__tmp_8.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_b.data[_e] = v8__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_9.data[_e] = (((xc.data[_e] * rstd.data[_e]) * g.data[_e]) + b.data[_e]);
+        v9__tmp.data[_e] = (((v_xc.data[_e] * v_rstd.data[_e]) * v_g.data[_e]) + v_b.data[_e]);
     }
     // layernorm.py:30
-    tl::tile_store(ctx, Y, v__tmp_9, true, (i * 4), 0);
+    tl::tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
 }
 
-static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 1> adj_gamma, tl::Array<float, 1> adj_beta, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4> mean;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> xc;
-    tl::Tile<float, 4, 256> v__tmp_3;
-    tl::Tile<float, 4> v__tmp_4;
-    tl::Tile<float, 4> var;
-    tl::Tile<float, 4> v__tmp_5;
-    tl::Tile<float, 4, 1> v__tmp_6;
-    tl::Tile<float, 4, 256> rstd;
-    tl::Tile<float, 256> v__tmp_7;
-    tl::Tile<float, 4, 256> g;
-    tl::Tile<float, 4, 256> v__v_11;
-    tl::Tile<float, 4, 256> v__tmp_51;
-    tl::Tile<float, 4, 256> adj__tmp_12{};
-    tl::Tile<float, 4, 256> v__g_13;
-    tl::Tile<float, 4, 256> v__v_14;
-    tl::Tile<float, 4, 256> v__v_15;
-    tl::Tile<float, 4, 256> adj_xc_16{};
-    tl::Tile<float, 4, 256> adj_rstd_17{};
-    tl::Tile<float, 4, 256> adj_g_18{};
-    tl::Tile<float, 4, 256> adj_b_19{};
-    tl::Tile<float, 4, 256> v__g_20;
-    tl::Tile<float, 256> v__tmp_52;
-    tl::Tile<float, 256> adj__tmp_21{};
-    tl::Tile<float, 256> v__g_22;
-    tl::Tile<float, 4, 256> v__g_23;
-    tl::Tile<float, 256> v__tmp_53;
-    tl::Tile<float, 256> adj__tmp_24{};
-    tl::Tile<float, 256> v__g_25;
-    tl::Tile<float, 4, 256> v__g_26;
-    tl::Tile<float, 4, 1> v__tmp_54;
-    tl::Tile<float, 4, 1> adj__tmp_27{};
-    tl::Tile<float, 4, 1> v__g_28;
-    tl::Tile<float, 4> v__tmp_55;
-    tl::Tile<float, 4> adj__tmp_29{};
-    tl::Tile<float, 4> v__g_30;
-    tl::Tile<float, 4> v__v_31;
-    tl::Tile<float, 4> v__v_32;
-    tl::Tile<float, 4> v__v_33;
-    tl::Tile<float, 4> v__v_34;
-    tl::Tile<float, 4> adj_var_35{};
-    tl::Tile<float, 4> v__g_36;
-    tl::Tile<float, 4> adj__tmp_37{};
-    tl::Tile<float, 4> v__g_38;
-    tl::Tile<float, 4, 1> v__tmp_56;
-    tl::Tile<float, 4, 256> adj__tmp_39{};
-    tl::Tile<float, 4, 256> v__g_40;
-    tl::Tile<float, 4, 256> v__g_41;
-    tl::Tile<float, 4, 256> adj_x_42{};
-    tl::Tile<float, 4, 256> v__v_43;
-    tl::Tile<float, 4, 1> v__tmp_57;
-    tl::Tile<float, 4, 1> adj__tmp_44{};
-    tl::Tile<float, 4, 1> v__g_45;
-    tl::Tile<float, 4> v__tmp_58;
-    tl::Tile<float, 4> adj_mean_46{};
-    tl::Tile<float, 4> v__g_47;
-    tl::Tile<float, 4> adj__tmp_48{};
-    tl::Tile<float, 4> v__g_49;
-    tl::Tile<float, 4, 1> v__tmp_59;
-    tl::Tile<float, 4, 256> v__g_50;
+static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 1> adj_v_gamma, tl::Array<float, 1> adj_v_beta, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4> v_mean;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_xc;
+    tl::Tile<float, 4, 256> v3__tmp;
+    tl::Tile<float, 4> v4__tmp;
+    tl::Tile<float, 4> v_var;
+    tl::Tile<float, 4> v5__tmp;
+    tl::Tile<float, 4, 1> v6__tmp;
+    tl::Tile<float, 4, 256> v_rstd;
+    tl::Tile<float, 256> v7__tmp;
+    tl::Tile<float, 4, 256> v_g;
+    tl::Tile<float, 4, 256> v11__v;
+    tl::Tile<float, 4, 256> v51__tmp;
+    tl::Tile<float, 4, 256> v12_adj__tmp{};
+    tl::Tile<float, 4, 256> v13__g;
+    tl::Tile<float, 4, 256> v14__v;
+    tl::Tile<float, 4, 256> v15__v;
+    tl::Tile<float, 4, 256> v16_adj_xc{};
+    tl::Tile<float, 4, 256> v17_adj_rstd{};
+    tl::Tile<float, 4, 256> v18_adj_g{};
+    tl::Tile<float, 4, 256> v19_adj_b{};
+    tl::Tile<float, 4, 256> v20__g;
+    tl::Tile<float, 256> v52__tmp;
+    tl::Tile<float, 256> v21_adj__tmp{};
+    tl::Tile<float, 256> v22__g;
+    tl::Tile<float, 4, 256> v23__g;
+    tl::Tile<float, 256> v53__tmp;
+    tl::Tile<float, 256> v24_adj__tmp{};
+    tl::Tile<float, 256> v25__g;
+    tl::Tile<float, 4, 256> v26__g;
+    tl::Tile<float, 4, 1> v54__tmp;
+    tl::Tile<float, 4, 1> v27_adj__tmp{};
+    tl::Tile<float, 4, 1> v28__g;
+    tl::Tile<float, 4> v55__tmp;
+    tl::Tile<float, 4> v29_adj__tmp{};
+    tl::Tile<float, 4> v30__g;
+    tl::Tile<float, 4> v31__v;
+    tl::Tile<float, 4> v32__v;
+    tl::Tile<float, 4> v33__v;
+    tl::Tile<float, 4> v34__v;
+    tl::Tile<float, 4> v35_adj_var{};
+    tl::Tile<float, 4> v36__g;
+    tl::Tile<float, 4> v37_adj__tmp{};
+    tl::Tile<float, 4> v38__g;
+    tl::Tile<float, 4, 1> v56__tmp;
+    tl::Tile<float, 4, 256> v39_adj__tmp{};
+    tl::Tile<float, 4, 256> v40__g;
+    tl::Tile<float, 4, 256> v41__g;
+    tl::Tile<float, 4, 256> v42_adj_x{};
+    tl::Tile<float, 4, 256> v43__v;
+    tl::Tile<float, 4, 1> v57__tmp;
+    tl::Tile<float, 4, 1> v44_adj__tmp{};
+    tl::Tile<float, 4, 1> v45__g;
+    tl::Tile<float, 4> v58__tmp;
+    tl::Tile<float, 4> v46_adj_mean{};
+    tl::Tile<float, 4> v47__g;
+    tl::Tile<float, 4> v48_adj__tmp{};
+    tl::Tile<float, 4> v49__g;
+    tl::Tile<float, 4, 1> v59__tmp;
+    tl::Tile<float, 4, 256> v50__g;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // layernorm.py:24
-    tl::tile_sum(ctx, v__tmp_1, x, 1);
+    tl::tile_sum(ctx, v1__tmp, v_x, 1);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        mean.data[_e] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.data[_e] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_2, mean);
+    tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        xc.data[_e] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_3.data[_e] = (xc.data[_e] * xc.data[_e]);
+        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:26
-    tl::tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        var.data[_e] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.data[_e] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__tmp_5.data[_e] = tl::divide(1.0f, tl::sqrt((var.data[_e] + 1e-05f)));
+        v5__tmp.data[_e] = tl::divide(1.0f, tl::sqrt((v_var.data[_e] + 1e-05f)));
     }
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_6, v__tmp_5);
+    tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
     for (int _e = 0; _e < 1024; ++_e) {
-        rstd.data[_e] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
-    tl::tile_load(ctx, v__tmp_7, gamma, true);
+    tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
     for (int _e = 0; _e < 1024; ++_e) {
-        g.data[_e] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
-    tl::tile_load(ctx, v__v_11, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, v__tmp_51);
+    tl::tile_fill_zero(ctx, v51__tmp);
     // layernorm.py:30
-    tl::tile_store(ctx, adj_Y, v__tmp_51, true, (i * 4), 0);
+    tl::tile_store(ctx, adj_v_Y, v51__tmp, true, (v_i * 4), 0);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__v_11.data[_e]);
+        v12_adj__tmp.data[_e] = (v12_adj__tmp.data[_e] + v11__v.data[_e]);
     }
     // layernorm.py:30
-    v__g_13 = adj__tmp_12;
+    v13__g = v12_adj__tmp;
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, adj__tmp_12);
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_14.data[_e] = (xc.data[_e] * rstd.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v12_adj__tmp);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_15.data[_e] = (v__g_13.data[_e] * g.data[_e]);
+        v14__v.data[_e] = (v_xc.data[_e] * v_rstd.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__v_15.data[_e] * rstd.data[_e]));
+        v15__v.data[_e] = (v13__g.data[_e] * v_g.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_rstd_17.data[_e] = (adj_rstd_17.data[_e] + (v__v_15.data[_e] * xc.data[_e]));
+        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v15__v.data[_e] * v_rstd.data[_e]));
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_g_18.data[_e] = (adj_g_18.data[_e] + (v__g_13.data[_e] * v__v_14.data[_e]));
+        v17_adj_rstd.data[_e] = (v17_adj_rstd.data[_e] + (v15__v.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_b_19.data[_e] = (adj_b_19.data[_e] + v__g_13.data[_e]);
+        v18_adj_g.data[_e] = (v18_adj_g.data[_e] + (v13__g.data[_e] * v14__v.data[_e]));
+    }
+    // layernorm.py:30
+    for (int _e = 0; _e < 1024; ++_e) {
+        v19_adj_b.data[_e] = (v19_adj_b.data[_e] + v13__g.data[_e]);
     }
     // layernorm.py:29
-    v__g_20 = adj_b_19;
+    v20__g = v19_adj_b;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj_b_19);
+    tl::tile_fill_zero(ctx, v19_adj_b);
     // layernorm.py:29
-    tl::tile_unbroadcast(ctx, v__tmp_52, v__g_20);
+    tl::tile_unbroadcast(ctx, v52__tmp, v20__g);
     // layernorm.py:29
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_21.data[_e] = (adj__tmp_21.data[_e] + v__tmp_52.data[_e]);
+        v21_adj__tmp.data[_e] = (v21_adj__tmp.data[_e] + v52__tmp.data[_e]);
     }
     // layernorm.py:29
-    v__g_22 = adj__tmp_21;
+    v22__g = v21_adj__tmp;
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, adj__tmp_21);
+    tl::tile_fill_zero(ctx, v21_adj__tmp);
     // layernorm.py:29
-    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_beta, v__g_22, true); }
+    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_beta, v22__g, true); }
     // layernorm.py:28
-    v__g_23 = adj_g_18;
+    v23__g = v18_adj_g;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj_g_18);
+    tl::tile_fill_zero(ctx, v18_adj_g);
     // layernorm.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_53, v__g_23);
+    tl::tile_unbroadcast(ctx, v53__tmp, v23__g);
     // layernorm.py:28
     for (int _e = 0; _e < 256; ++_e) {
-        adj__tmp_24.data[_e] = (adj__tmp_24.data[_e] + v__tmp_53.data[_e]);
+        v24_adj__tmp.data[_e] = (v24_adj__tmp.data[_e] + v53__tmp.data[_e]);
     }
     // layernorm.py:28
-    v__g_25 = adj__tmp_24;
+    v25__g = v24_adj__tmp;
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_24);
+    tl::tile_fill_zero(ctx, v24_adj__tmp);
     // layernorm.py:28
-    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_gamma, v__g_25, true); }
+    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_gamma, v25__g, true); }
     // layernorm.py:27
-    v__g_26 = adj_rstd_17;
+    v26__g = v17_adj_rstd;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj_rstd_17);
+    tl::tile_fill_zero(ctx, v17_adj_rstd);
     // layernorm.py:27
-    tl::tile_unbroadcast(ctx, v__tmp_54, v__g_26);
+    tl::tile_unbroadcast(ctx, v54__tmp, v26__g);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_27.data[_e] = (adj__tmp_27.data[_e] + v__tmp_54.data[_e]);
+        v27_adj__tmp.data[_e] = (v27_adj__tmp.data[_e] + v54__tmp.data[_e]);
     }
     // layernorm.py:27
-    v__g_28 = adj__tmp_27;
+    v28__g = v27_adj__tmp;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_27);
+    tl::tile_fill_zero(ctx, v27_adj__tmp);
     // layernorm.py:27
-    tl::tile_reshape(ctx, v__tmp_55, v__g_28);
+    tl::tile_reshape(ctx, v55__tmp, v28__g);
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_29.data[_e] = (adj__tmp_29.data[_e] + v__tmp_55.data[_e]);
+        v29_adj__tmp.data[_e] = (v29_adj__tmp.data[_e] + v55__tmp.data[_e]);
     }
     // layernorm.py:27
-    v__g_30 = adj__tmp_29;
+    v30__g = v29_adj__tmp;
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_29);
+    tl::tile_fill_zero(ctx, v29_adj__tmp);
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_31.data[_e] = tl::sqrt((var.data[_e] + 1e-05f));
+        v31__v.data[_e] = tl::sqrt((v_var.data[_e] + 1e-05f));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_32.data[_e] = (-tl::divide((v__g_30.data[_e] * 1.0f), (v__v_31.data[_e] * v__v_31.data[_e])));
+        v32__v.data[_e] = (-tl::divide((v30__g.data[_e] * 1.0f), (v31__v.data[_e] * v31__v.data[_e])));
     }
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_33.data[_e] = (var.data[_e] + 1e-05f);
+        v33__v.data[_e] = (v_var.data[_e] + 1e-05f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v__v_34.data[_e] = (v__v_32.data[_e] * tl::divide(0.5f, tl::sqrt(v__v_33.data[_e])));
+        v34__v.data[_e] = (v32__v.data[_e] * tl::divide(0.5f, tl::sqrt(v33__v.data[_e])));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        adj_var_35.data[_e] = (adj_var_35.data[_e] + v__v_34.data[_e]);
+        v35_adj_var.data[_e] = (v35_adj_var.data[_e] + v34__v.data[_e]);
     }
     // layernorm.py:26
-    v__g_36 = adj_var_35;
+    v36__g = v35_adj_var;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj_var_35);
+    tl::tile_fill_zero(ctx, v35_adj_var);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_37.data[_e] = (adj__tmp_37.data[_e] + tl::divide(v__g_36.data[_e], 256.0f));
+        v37_adj__tmp.data[_e] = (v37_adj__tmp.data[_e] + tl::divide(v36__g.data[_e], 256.0f));
     }
     // layernorm.py:26
-    v__g_38 = adj__tmp_37;
+    v38__g = v37_adj__tmp;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_37);
+    tl::tile_fill_zero(ctx, v37_adj__tmp);
     // layernorm.py:26
-    tl::tile_reshape(ctx, v__tmp_56, v__g_38);
+    tl::tile_reshape(ctx, v56__tmp, v38__g);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_39.data[_e] = (adj__tmp_39.data[_e] + v__tmp_56.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v39_adj__tmp.data[_e] = (v39_adj__tmp.data[_e] + v56__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
-    v__g_40 = adj__tmp_39;
+    v40__g = v39_adj__tmp;
     // layernorm.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_39);
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__g_40.data[_e] * xc.data[_e]));
-    }
+    tl::tile_fill_zero(ctx, v39_adj__tmp);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_xc_16.data[_e] = (adj_xc_16.data[_e] + (v__g_40.data[_e] * xc.data[_e]));
+        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v40__g.data[_e] * v_xc.data[_e]));
+    }
+    // layernorm.py:26
+    for (int _e = 0; _e < 1024; ++_e) {
+        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v40__g.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:25
-    v__g_41 = adj_xc_16;
+    v41__g = v16_adj_xc;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj_xc_16);
+    tl::tile_fill_zero(ctx, v16_adj_xc);
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_42.data[_e] = (adj_x_42.data[_e] + v__g_41.data[_e]);
+        v42_adj_x.data[_e] = (v42_adj_x.data[_e] + v41__g.data[_e]);
     }
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_43.data[_e] = (-v__g_41.data[_e]);
+        v43__v.data[_e] = (-v41__g.data[_e]);
     }
     // layernorm.py:25
-    tl::tile_unbroadcast(ctx, v__tmp_57, v__v_43);
+    tl::tile_unbroadcast(ctx, v57__tmp, v43__v);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_44.data[_e] = (adj__tmp_44.data[_e] + v__tmp_57.data[_e]);
+        v44_adj__tmp.data[_e] = (v44_adj__tmp.data[_e] + v57__tmp.data[_e]);
     }
     // layernorm.py:25
-    v__g_45 = adj__tmp_44;
+    v45__g = v44_adj__tmp;
     // layernorm.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_44);
+    tl::tile_fill_zero(ctx, v44_adj__tmp);
     // layernorm.py:25
-    tl::tile_reshape(ctx, v__tmp_58, v__g_45);
+    tl::tile_reshape(ctx, v58__tmp, v45__g);
     // layernorm.py:25
     for (int _e = 0; _e < 4; ++_e) {
-        adj_mean_46.data[_e] = (adj_mean_46.data[_e] + v__tmp_58.data[_e]);
+        v46_adj_mean.data[_e] = (v46_adj_mean.data[_e] + v58__tmp.data[_e]);
     }
     // layernorm.py:24
-    v__g_47 = adj_mean_46;
+    v47__g = v46_adj_mean;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj_mean_46);
+    tl::tile_fill_zero(ctx, v46_adj_mean);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_48.data[_e] = (adj__tmp_48.data[_e] + tl::divide(v__g_47.data[_e], 256.0f));
+        v48_adj__tmp.data[_e] = (v48_adj__tmp.data[_e] + tl::divide(v47__g.data[_e], 256.0f));
     }
     // layernorm.py:24
-    v__g_49 = adj__tmp_48;
+    v49__g = v48_adj__tmp;
     // layernorm.py:24
-    tl::tile_fill_zero(ctx, adj__tmp_48);
+    tl::tile_fill_zero(ctx, v48_adj__tmp);
     // layernorm.py:24
-    tl::tile_reshape(ctx, v__tmp_59, v__g_49);
+    tl::tile_reshape(ctx, v59__tmp, v49__g);
     // layernorm.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_42.data[_e] = (adj_x_42.data[_e] + v__tmp_59.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v42_adj_x.data[_e] = (v42_adj_x.data[_e] + v59__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
-    v__g_50 = adj_x_42;
+    v50__g = v42_adj_x;
     // layernorm.py:23
-    tl::tile_fill_zero(ctx, adj_x_42);
+    tl::tile_fill_zero(ctx, v42_adj_x);
     // layernorm.py:23
-    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_X, v__g_50, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_X, v50__g, true, (v_i * 4), 0); }
 }
 
 }  // namespace
 
-extern "C" int layernorm_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
-                      [&](tl::Ctx& ctx) { layernorm_forward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y); });
-    return tl::launch_status();
+extern "C" int layernorm_layernorm_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
+                          [&](tl::Ctx& ctx) { k_layernorm_forward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int layernorm_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 1> _arg_adj_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_gamma));
-    const tl::Array<float, 1> _arg_adj_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_beta));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 474080,
-                      [&](tl::Ctx& ctx) { layernorm_backward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y, _arg_adj_X, _arg_adj_gamma, _arg_adj_beta, _arg_adj_Y); });
-    return tl::launch_status();
+extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
+    const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 474080,
+                          [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

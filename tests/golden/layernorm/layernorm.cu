@@ -2,53 +2,53 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "layernorm.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static float rsqrt_eps(tl::Ctx& ctx, float v) {
+__device__ static float f_rsqrt_eps(tl::Ctx& ctx, float v_v) {
     // layernorm.py:16
-    return tl::divide(1.0f, tl::sqrt((v + 1e-05f)));
+    return tl::divide(1.0f, tl::sqrt((v_v + 1e-05f)));
 }
 
-__device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
-    tl::Reg<tl::Tile<float, 4>, 256> mean;
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> xc;
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
-    tl::Reg<tl::Tile<float, 4>, 256> var;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_5;
-    auto& v__tmp_6 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> rstd;
-    auto& v__tmp_7 = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> g;
-    auto& v__tmp_8 = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 9280);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> b;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_9;
+__device__ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
+    tl::Reg<tl::Tile<float, 4>, 256> v_mean;
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_xc;
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
+    tl::Reg<tl::Tile<float, 4>, 256> v_var;
+    tl::Reg<tl::Tile<float, 4>, 256> v5__tmp;
+    auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_rstd;
+    auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_g;
+    auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 9280);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_b;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v9__tmp;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 4), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 4), 0);
     ctx.sync();
     // layernorm.py:24
-    tl::coop_tile_sum(ctx, v__tmp_1, x, 1);
+    tl::coop_tile_sum(ctx, v1__tmp, v_x, 1);
     ctx.sync();
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        mean.v[_s] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.v[_s] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
     ctx.sync();
@@ -56,7 +56,7 @@ __device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_2.data[_e] = mean.v[_s];
+        v2__tmp.data[_e] = v_mean.v[_s];
     }
     ctx.sync();
     // layernorm.py:25
@@ -64,7 +64,7 @@ __device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        xc.v[_s] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.v[_s] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     ctx.sync();
@@ -72,25 +72,25 @@ __device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_3.data[_e] = (xc.v[_s] * xc.v[_s]);
+        v3__tmp.data[_e] = (v_xc.v[_s] * v_xc.v[_s]);
     }
     ctx.sync();
     // layernorm.py:26
-    tl::coop_tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::coop_tile_sum(ctx, v4__tmp, v3__tmp, 1);
     ctx.sync();
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        var.v[_s] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.v[_s] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_5.v[_s] = rsqrt_eps(ctx, var.v[_s]);
+        v5__tmp.v[_s] = f_rsqrt_eps(ctx, v_var.v[_s]);
     }
     // layernorm.py:27
     ctx.sync();
@@ -98,7 +98,7 @@ __device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_6.data[_e] = v__tmp_5.v[_s];
+        v6__tmp.data[_e] = v5__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:27
@@ -106,148 +106,149 @@ __device__ static void layernorm_forward_body(tl::Ctx& ctx, tl::Array<float, 2> 
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        rstd.v[_s] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, v__tmp_7, gamma, true);
+    tl::coop_tile_load<256>(ctx, v7__tmp, v_gamma, true);
     ctx.sync();
     // layernorm.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        g.v[_s] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.v[_s] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:29
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, v__tmp_8, beta, true);
+    tl::coop_tile_load<256>(ctx, v8__tmp, v_beta, true);
     ctx.sync();
     // layernorm.py:29
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        b.v[_s] = v__tmp_8.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_b.v[_s] = v8__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_9.v[_s] = (((xc.v[_s] * rstd.v[_s]) * g.v[_s]) + b.v[_s]);
+        v9__tmp.v[_s] = (((v_xc.v[_s] * v_rstd.v[_s]) * v_g.v[_s]) + v_b.v[_s]);
     }
     // layernorm.py:30
-    tl::reg_tile_store(ctx, Y, v__tmp_9, true, (i * 4), 0);
+    tl::reg_tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
     ctx.sync();
 }
 
-__device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 1> gamma, tl::Array<float, 1> beta, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 1> adj_gamma, tl::Array<float, 1> adj_beta, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
-    tl::Reg<tl::Tile<float, 4>, 256> mean;
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> xc;
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
-    tl::Reg<tl::Tile<float, 4>, 256> var;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_5;
-    auto& v__tmp_6 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> rstd;
-    auto& v__tmp_7 = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_50;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_51;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj__tmp_11{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_12;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__v_13;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__v_14;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_52;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_53;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_xc_15{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_54;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_55;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_rstd_16{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_56;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_57;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_g_17{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_58;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_b_18{};
-    auto& v__g_19 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
-    auto& v__tmp_59 = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 13376);
-    tl::Reg<tl::Tile<float, 256>, 256> v__tmp_60;
-    tl::Reg<tl::Tile<float, 256>, 256> adj__tmp_20{};
-    tl::Reg<tl::Tile<float, 256>, 256> v__g_21;
-    auto& v__g_22 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 14400);
-    auto& v__tmp_61 = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 18496);
-    tl::Reg<tl::Tile<float, 256>, 256> v__tmp_62;
-    tl::Reg<tl::Tile<float, 256>, 256> adj__tmp_23{};
-    tl::Reg<tl::Tile<float, 256>, 256> v__g_24;
-    auto& v__g_25 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 19520);
-    auto& v__tmp_63 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__tmp_64;
-    tl::Reg<tl::Tile<float, 4, 1>, 256> adj__tmp_26{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__g_27;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_65;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_66;
-    tl::Reg<tl::Tile<float, 4>, 256> adj__tmp_28{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_29;
-    tl::Reg<tl::Tile<float, 4>, 256> v__v_30;
-    tl::Reg<tl::Tile<float, 4>, 256> v__v_31;
-    tl::Reg<tl::Tile<float, 4>, 256> v__v_32;
-    tl::Reg<tl::Tile<float, 4>, 256> v__v_33;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_67;
-    tl::Reg<tl::Tile<float, 4>, 256> adj_var_34{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_35;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_68;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_69;
-    tl::Reg<tl::Tile<float, 4>, 256> adj__tmp_36{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_37;
-    auto& v__tmp_70 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_71;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_72;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj__tmp_38{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_39;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_73;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_74;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_75;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_76;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_40;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_77;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_x_41{};
-    auto& v__v_42 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
-    auto& v__tmp_78 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__tmp_79;
-    tl::Reg<tl::Tile<float, 4, 1>, 256> adj__tmp_43{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__g_44;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_80;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_81;
-    tl::Reg<tl::Tile<float, 4>, 256> adj_mean_45{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_46;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_82;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_83;
-    tl::Reg<tl::Tile<float, 4>, 256> adj__tmp_47{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_48;
-    auto& v__tmp_84 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_85;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_86;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_49;
+__device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 1> adj_v_gamma, tl::Array<float, 1> adj_v_beta, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
+    tl::Reg<tl::Tile<float, 4>, 256> v_mean;
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_xc;
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
+    tl::Reg<tl::Tile<float, 4>, 256> v_var;
+    tl::Reg<tl::Tile<float, 4>, 256> v5__tmp;
+    auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_rstd;
+    auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v11__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v51__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v52__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v13__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v14__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v15__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v53__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v54__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v16_adj_xc{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v55__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v56__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v17_adj_rstd{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v57__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v58__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v18_adj_g{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v59__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v19_adj_b{};
+    auto& v20__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
+    auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 13376);
+    tl::Reg<tl::Tile<float, 256>, 256> v61__tmp;
+    tl::Reg<tl::Tile<float, 256>, 256> v21_adj__tmp{};
+    tl::Reg<tl::Tile<float, 256>, 256> v22__g;
+    auto& v23__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 14400);
+    auto& v62__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 18496);
+    tl::Reg<tl::Tile<float, 256>, 256> v63__tmp;
+    tl::Reg<tl::Tile<float, 256>, 256> v24_adj__tmp{};
+    tl::Reg<tl::Tile<float, 256>, 256> v25__g;
+    auto& v26__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 19520);
+    auto& v64__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v65__tmp;
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v27_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v28__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v66__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v67__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v29_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4>, 256> v30__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v31__v;
+    tl::Reg<tl::Tile<float, 4>, 256> v32__v;
+    tl::Reg<tl::Tile<float, 4>, 256> v33__v;
+    tl::Reg<tl::Tile<float, 4>, 256> v34__v;
+    tl::Reg<tl::Tile<float, 4>, 256> v68__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v35_adj_var{};
+    tl::Reg<tl::Tile<float, 4>, 256> v36__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v69__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v70__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v37_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4>, 256> v38__g;
+    auto& v71__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v72__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v73__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v39_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v40__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v74__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v75__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v76__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v77__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v41__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v78__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v42_adj_x{};
+    auto& v43__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
+    auto& v79__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v80__tmp;
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v44_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v45__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v81__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v82__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v46_adj_mean{};
+    tl::Reg<tl::Tile<float, 4>, 256> v47__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v83__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v84__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v48_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4>, 256> v49__g;
+    auto& v85__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v86__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v87__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v50__g;
     // layernorm.py:22
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 4), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 4), 0);
     ctx.sync();
     // layernorm.py:24
-    tl::coop_tile_sum(ctx, v__tmp_1, x, 1);
+    tl::coop_tile_sum(ctx, v1__tmp, v_x, 1);
     ctx.sync();
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        mean.v[_s] = tl::divide(v__tmp_1.data[_e], 256.0f);
+        v_mean.v[_s] = tl::divide(v1__tmp.data[_e], 256.0f);
     }
     // layernorm.py:25
     ctx.sync();
@@ -255,7 +256,7 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_2.data[_e] = mean.v[_s];
+        v2__tmp.data[_e] = v_mean.v[_s];
     }
     ctx.sync();
     // layernorm.py:25
@@ -263,7 +264,7 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        xc.v[_s] = (x.data[_e] - v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v_xc.v[_s] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     ctx.sync();
@@ -271,25 +272,25 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_3.data[_e] = (xc.v[_s] * xc.v[_s]);
+        v3__tmp.data[_e] = (v_xc.v[_s] * v_xc.v[_s]);
     }
     ctx.sync();
     // layernorm.py:26
-    tl::coop_tile_sum(ctx, v__tmp_4, v__tmp_3, 1);
+    tl::coop_tile_sum(ctx, v4__tmp, v3__tmp, 1);
     ctx.sync();
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        var.v[_s] = tl::divide(v__tmp_4.data[_e], 256.0f);
+        v_var.v[_s] = tl::divide(v4__tmp.data[_e], 256.0f);
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_5.v[_s] = tl::divide(1.0f, tl::sqrt((var.v[_s] + 1e-05f)));
+        v5__tmp.v[_s] = tl::divide(1.0f, tl::sqrt((v_var.v[_s] + 1e-05f)));
     }
     // layernorm.py:27
     ctx.sync();
@@ -297,7 +298,7 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_6.data[_e] = v__tmp_5.v[_s];
+        v6__tmp.data[_e] = v5__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:27
@@ -305,134 +306,139 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        rstd.v[_s] = v__tmp_6.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_rstd.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:28
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, v__tmp_7, gamma, true);
+    tl::coop_tile_load<256>(ctx, v7__tmp, v_gamma, true);
     ctx.sync();
     // layernorm.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        g.v[_s] = v__tmp_7.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+        v_g.v[_s] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:30
-    tl::reg_tile_load(ctx, v__tmp_50, adj_Y, true, (i * 4), 0);
+    tl::reg_tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
+    // layernorm.py:30
+    tl::reg_fill(ctx, v51__tmp, 0);
+    // layernorm.py:30
+    tl::reg_tile_store(ctx, adj_v_Y, v51__tmp, true, (v_i * 4), 0);
+    ctx.sync();
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_51.v[_s] = v__tmp_50.v[_s];
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj__tmp_11.v[_s] = (adj__tmp_11.v[_s] + v__tmp_51.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_12.v[_s] = adj__tmp_11.v[_s];
-    }
-    // layernorm.py:30
-    tl::reg_fill(ctx, adj__tmp_11, 0);
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_13.v[_s] = (xc.v[_s] * rstd.v[_s]);
+        v52__tmp.v[_s] = v11__v.v[_s];
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_14.v[_s] = (v__g_12.v[_s] * g.v[_s]);
+        v12_adj__tmp.v[_s] = (v12_adj__tmp.v[_s] + v52__tmp.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_52.v[_s] = (v__v_14.v[_s] * rstd.v[_s]);
+        v13__g.v[_s] = v12_adj__tmp.v[_s];
+    }
+    // layernorm.py:30
+    tl::reg_fill(ctx, v12_adj__tmp, 0);
+    // layernorm.py:30
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v14__v.v[_s] = (v_xc.v[_s] * v_rstd.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_53.v[_s] = v__tmp_52.v[_s];
+        v15__v.v[_s] = (v13__g.v[_s] * v_g.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_xc_15.v[_s] = (adj_xc_15.v[_s] + v__tmp_53.v[_s]);
+        v53__tmp.v[_s] = (v15__v.v[_s] * v_rstd.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_54.v[_s] = (v__v_14.v[_s] * xc.v[_s]);
+        v54__tmp.v[_s] = v53__tmp.v[_s];
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_55.v[_s] = v__tmp_54.v[_s];
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v54__tmp.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_rstd_16.v[_s] = (adj_rstd_16.v[_s] + v__tmp_55.v[_s]);
+        v55__tmp.v[_s] = (v15__v.v[_s] * v_xc.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_56.v[_s] = (v__g_12.v[_s] * v__v_13.v[_s]);
+        v56__tmp.v[_s] = v55__tmp.v[_s];
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_57.v[_s] = v__tmp_56.v[_s];
+        v17_adj_rstd.v[_s] = (v17_adj_rstd.v[_s] + v56__tmp.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_g_17.v[_s] = (adj_g_17.v[_s] + v__tmp_57.v[_s]);
+        v57__tmp.v[_s] = (v13__g.v[_s] * v14__v.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_58.v[_s] = v__g_12.v[_s];
+        v58__tmp.v[_s] = v57__tmp.v[_s];
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_b_18.v[_s] = (adj_b_18.v[_s] + v__tmp_58.v[_s]);
+        v18_adj_g.v[_s] = (v18_adj_g.v[_s] + v58__tmp.v[_s]);
+    }
+    // layernorm.py:30
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v59__tmp.v[_s] = v13__g.v[_s];
+    }
+    // layernorm.py:30
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v19_adj_b.v[_s] = (v19_adj_b.v[_s] + v59__tmp.v[_s]);
     }
     // layernorm.py:29
     ctx.sync();
@@ -440,15 +446,15 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_19.data[_e] = adj_b_18.v[_s];
+        v20__g.data[_e] = v19_adj_b.v[_s];
     }
     ctx.sync();
     // layernorm.py:29
-    tl::reg_fill(ctx, adj_b_18, 0);
+    tl::reg_fill(ctx, v19_adj_b, 0);
     // layernorm.py:29
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_59, v__g_19);
+        tl::tile_unbroadcast(ctx, v60__tmp, v20__g);
     }
     ctx.sync();
     // layernorm.py:29
@@ -456,41 +462,41 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v__tmp_60.v[_s] = v__tmp_59.data[_e];
+        v61__tmp.v[_s] = v60__tmp.data[_e];
     }
     // layernorm.py:29
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        adj__tmp_20.v[_s] = (adj__tmp_20.v[_s] + v__tmp_60.v[_s]);
+        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v61__tmp.v[_s]);
     }
     // layernorm.py:29
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v__g_21.v[_s] = adj__tmp_20.v[_s];
+        v22__g.v[_s] = v21_adj__tmp.v[_s];
     }
     // layernorm.py:29
-    tl::reg_fill(ctx, adj__tmp_20, 0);
+    tl::reg_fill(ctx, v21_adj__tmp, 0);
     // layernorm.py:29
-    tl::reg_tile_atomic_add(ctx, adj_beta, v__g_21, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_beta, v22__g, true);
     ctx.sync();
     // layernorm.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_22.data[_e] = adj_g_17.v[_s];
+        v23__g.data[_e] = v18_adj_g.v[_s];
     }
     ctx.sync();
     // layernorm.py:28
-    tl::reg_fill(ctx, adj_g_17, 0);
+    tl::reg_fill(ctx, v18_adj_g, 0);
     // layernorm.py:28
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_61, v__g_22);
+        tl::tile_unbroadcast(ctx, v62__tmp, v23__g);
     }
     ctx.sync();
     // layernorm.py:28
@@ -498,41 +504,41 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v__tmp_62.v[_s] = v__tmp_61.data[_e];
+        v63__tmp.v[_s] = v62__tmp.data[_e];
     }
     // layernorm.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        adj__tmp_23.v[_s] = (adj__tmp_23.v[_s] + v__tmp_62.v[_s]);
+        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v63__tmp.v[_s]);
     }
     // layernorm.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v__g_24.v[_s] = adj__tmp_23.v[_s];
+        v25__g.v[_s] = v24_adj__tmp.v[_s];
     }
     // layernorm.py:28
-    tl::reg_fill(ctx, adj__tmp_23, 0);
+    tl::reg_fill(ctx, v24_adj__tmp, 0);
     // layernorm.py:28
-    tl::reg_tile_atomic_add(ctx, adj_gamma, v__g_24, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_gamma, v25__g, true);
     ctx.sync();
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_25.data[_e] = adj_rstd_16.v[_s];
+        v26__g.data[_e] = v17_adj_rstd.v[_s];
     }
     ctx.sync();
     // layernorm.py:27
-    tl::reg_fill(ctx, adj_rstd_16, 0);
+    tl::reg_fill(ctx, v17_adj_rstd, 0);
     // layernorm.py:27
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_63, v__g_25);
+        tl::tile_unbroadcast(ctx, v64__tmp, v26__g);
     }
     ctx.sync();
     // layernorm.py:27
@@ -540,142 +546,142 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_64.v[_s] = v__tmp_63.data[_e];
+        v65__tmp.v[_s] = v64__tmp.data[_e];
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_26.v[_s] = (adj__tmp_26.v[_s] + v__tmp_64.v[_s]);
+        v27_adj__tmp.v[_s] = (v27_adj__tmp.v[_s] + v65__tmp.v[_s]);
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_27.v[_s] = adj__tmp_26.v[_s];
+        v28__g.v[_s] = v27_adj__tmp.v[_s];
     }
     // layernorm.py:27
-    tl::reg_fill(ctx, adj__tmp_26, 0);
+    tl::reg_fill(ctx, v27_adj__tmp, 0);
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_65.v[_s] = v__g_27.v[_s];
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_66.v[_s] = v__tmp_65.v[_s];
+        v66__tmp.v[_s] = v28__g.v[_s];
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_28.v[_s] = (adj__tmp_28.v[_s] + v__tmp_66.v[_s]);
+        v67__tmp.v[_s] = v66__tmp.v[_s];
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_29.v[_s] = adj__tmp_28.v[_s];
+        v29_adj__tmp.v[_s] = (v29_adj__tmp.v[_s] + v67__tmp.v[_s]);
     }
     // layernorm.py:27
-    tl::reg_fill(ctx, adj__tmp_28, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v30__g.v[_s] = v29_adj__tmp.v[_s];
+    }
+    // layernorm.py:27
+    tl::reg_fill(ctx, v29_adj__tmp, 0);
     // layernorm.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__v_30.v[_s] = tl::sqrt((var.v[_s] + 1e-05f));
+        v31__v.v[_s] = tl::sqrt((v_var.v[_s] + 1e-05f));
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__v_31.v[_s] = (-tl::divide((v__g_29.v[_s] * 1.0f), (v__v_30.v[_s] * v__v_30.v[_s])));
+        v32__v.v[_s] = (-tl::divide((v30__g.v[_s] * 1.0f), (v31__v.v[_s] * v31__v.v[_s])));
     }
     // layernorm.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__v_32.v[_s] = (var.v[_s] + 1e-05f);
+        v33__v.v[_s] = (v_var.v[_s] + 1e-05f);
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__v_33.v[_s] = (v__v_31.v[_s] * tl::divide(0.5f, tl::sqrt(v__v_32.v[_s])));
+        v34__v.v[_s] = (v32__v.v[_s] * tl::divide(0.5f, tl::sqrt(v33__v.v[_s])));
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_67.v[_s] = v__v_33.v[_s];
+        v68__tmp.v[_s] = v34__v.v[_s];
     }
     // layernorm.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj_var_34.v[_s] = (adj_var_34.v[_s] + v__tmp_67.v[_s]);
+        v35_adj_var.v[_s] = (v35_adj_var.v[_s] + v68__tmp.v[_s]);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_35.v[_s] = adj_var_34.v[_s];
+        v36__g.v[_s] = v35_adj_var.v[_s];
     }
     // layernorm.py:26
-    tl::reg_fill(ctx, adj_var_34, 0);
+    tl::reg_fill(ctx, v35_adj_var, 0);
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_68.v[_s] = tl::divide(v__g_35.v[_s], 256.0f);
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_69.v[_s] = v__tmp_68.v[_s];
+        v69__tmp.v[_s] = tl::divide(v36__g.v[_s], 256.0f);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_36.v[_s] = (adj__tmp_36.v[_s] + v__tmp_69.v[_s]);
+        v70__tmp.v[_s] = v69__tmp.v[_s];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_37.v[_s] = adj__tmp_36.v[_s];
+        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + v70__tmp.v[_s]);
     }
     // layernorm.py:26
-    tl::reg_fill(ctx, adj__tmp_36, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v38__g.v[_s] = v37_adj__tmp.v[_s];
+    }
+    // layernorm.py:26
+    tl::reg_fill(ctx, v37_adj__tmp, 0);
     // layernorm.py:26
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_70.data[_e] = v__g_37.v[_s];
+        v71__tmp.data[_e] = v38__g.v[_s];
     }
     ctx.sync();
     // layernorm.py:26
@@ -683,95 +689,95 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_71.v[_s] = v__tmp_70.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v72__tmp.v[_s] = v71__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_72.v[_s] = v__tmp_71.v[_s];
+        v73__tmp.v[_s] = v72__tmp.v[_s];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj__tmp_38.v[_s] = (adj__tmp_38.v[_s] + v__tmp_72.v[_s]);
+        v39_adj__tmp.v[_s] = (v39_adj__tmp.v[_s] + v73__tmp.v[_s]);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_39.v[_s] = adj__tmp_38.v[_s];
+        v40__g.v[_s] = v39_adj__tmp.v[_s];
     }
     // layernorm.py:26
-    tl::reg_fill(ctx, adj__tmp_38, 0);
+    tl::reg_fill(ctx, v39_adj__tmp, 0);
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_73.v[_s] = (v__g_39.v[_s] * xc.v[_s]);
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_74.v[_s] = v__tmp_73.v[_s];
+        v74__tmp.v[_s] = (v40__g.v[_s] * v_xc.v[_s]);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_xc_15.v[_s] = (adj_xc_15.v[_s] + v__tmp_74.v[_s]);
+        v75__tmp.v[_s] = v74__tmp.v[_s];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_75.v[_s] = (v__g_39.v[_s] * xc.v[_s]);
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v75__tmp.v[_s]);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_76.v[_s] = v__tmp_75.v[_s];
+        v76__tmp.v[_s] = (v40__g.v[_s] * v_xc.v[_s]);
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_xc_15.v[_s] = (adj_xc_15.v[_s] + v__tmp_76.v[_s]);
+        v77__tmp.v[_s] = v76__tmp.v[_s];
+    }
+    // layernorm.py:26
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v77__tmp.v[_s]);
     }
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_40.v[_s] = adj_xc_15.v[_s];
+        v41__g.v[_s] = v16_adj_xc.v[_s];
     }
     // layernorm.py:25
-    tl::reg_fill(ctx, adj_xc_15, 0);
+    tl::reg_fill(ctx, v16_adj_xc, 0);
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_77.v[_s] = v__g_40.v[_s];
+        v78__tmp.v[_s] = v41__g.v[_s];
     }
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_x_41.v[_s] = (adj_x_41.v[_s] + v__tmp_77.v[_s]);
+        v42_adj_x.v[_s] = (v42_adj_x.v[_s] + v78__tmp.v[_s]);
     }
     // layernorm.py:25
     ctx.sync();
@@ -779,12 +785,12 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_42.data[_e] = (-v__g_40.v[_s]);
+        v43__v.data[_e] = (-v41__g.v[_s]);
     }
     ctx.sync();
     // layernorm.py:25
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_78, v__v_42);
+        tl::tile_unbroadcast(ctx, v79__tmp, v43__v);
     }
     ctx.sync();
     // layernorm.py:25
@@ -792,91 +798,91 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_79.v[_s] = v__tmp_78.data[_e];
+        v80__tmp.v[_s] = v79__tmp.data[_e];
     }
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_43.v[_s] = (adj__tmp_43.v[_s] + v__tmp_79.v[_s]);
+        v44_adj__tmp.v[_s] = (v44_adj__tmp.v[_s] + v80__tmp.v[_s]);
     }
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_44.v[_s] = adj__tmp_43.v[_s];
+        v45__g.v[_s] = v44_adj__tmp.v[_s];
     }
     // layernorm.py:25
-    tl::reg_fill(ctx, adj__tmp_43, 0);
+    tl::reg_fill(ctx, v44_adj__tmp, 0);
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_80.v[_s] = v__g_44.v[_s];
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_81.v[_s] = v__tmp_80.v[_s];
+        v81__tmp.v[_s] = v45__g.v[_s];
     }
     // layernorm.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj_mean_45.v[_s] = (adj_mean_45.v[_s] + v__tmp_81.v[_s]);
+        v82__tmp.v[_s] = v81__tmp.v[_s];
+    }
+    // layernorm.py:25
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v46_adj_mean.v[_s] = (v46_adj_mean.v[_s] + v82__tmp.v[_s]);
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_46.v[_s] = adj_mean_45.v[_s];
+        v47__g.v[_s] = v46_adj_mean.v[_s];
     }
     // layernorm.py:24
-    tl::reg_fill(ctx, adj_mean_45, 0);
+    tl::reg_fill(ctx, v46_adj_mean, 0);
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_82.v[_s] = tl::divide(v__g_46.v[_s], 256.0f);
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_83.v[_s] = v__tmp_82.v[_s];
+        v83__tmp.v[_s] = tl::divide(v47__g.v[_s], 256.0f);
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_47.v[_s] = (adj__tmp_47.v[_s] + v__tmp_83.v[_s]);
+        v84__tmp.v[_s] = v83__tmp.v[_s];
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_48.v[_s] = adj__tmp_47.v[_s];
+        v48_adj__tmp.v[_s] = (v48_adj__tmp.v[_s] + v84__tmp.v[_s]);
     }
     // layernorm.py:24
-    tl::reg_fill(ctx, adj__tmp_47, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v49__g.v[_s] = v48_adj__tmp.v[_s];
+    }
+    // layernorm.py:24
+    tl::reg_fill(ctx, v48_adj__tmp, 0);
     // layernorm.py:24
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_84.data[_e] = v__g_48.v[_s];
+        v85__tmp.data[_e] = v49__g.v[_s];
     }
     ctx.sync();
     // layernorm.py:24
@@ -884,33 +890,33 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_85.v[_s] = v__tmp_84.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v86__tmp.v[_s] = v85__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_86.v[_s] = v__tmp_85.v[_s];
+        v87__tmp.v[_s] = v86__tmp.v[_s];
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_x_41.v[_s] = (adj_x_41.v[_s] + v__tmp_86.v[_s]);
+        v42_adj_x.v[_s] = (v42_adj_x.v[_s] + v87__tmp.v[_s]);
     }
     // layernorm.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_49.v[_s] = adj_x_41.v[_s];
+        v50__g.v[_s] = v42_adj_x.v[_s];
     }
     // layernorm.py:23
-    tl::reg_fill(ctx, adj_x_41, 0);
+    tl::reg_fill(ctx, v42_adj_x, 0);
     // layernorm.py:23
-    tl::reg_tile_atomic_add(ctx, adj_X, v__g_49, true, (i * 4), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v50__g, true, (v_i * 4), 0);
     ctx.sync();
 }
 
@@ -918,7 +924,7 @@ __device__ static void layernorm_backward_body(tl::Ctx& ctx, tl::Array<float, 2>
 
 // kernel layernorm, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) layernorm_cuda_forward(tilec_launch launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y) {
+extern "C" __global__ void __launch_bounds__(256) layernorm_layernorm_cuda_forward(tilec_launch launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -927,33 +933,36 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_cuda_forward(tilec_l
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 10304 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    layernorm_forward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    k_layernorm_forward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y);
 }
 
-extern "C" int layernorm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y) {
+extern "C" int layernorm_layernorm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 10304, 323808,
-                   [&]() { layernorm_cuda_forward(*launch, X, gamma, beta, Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 10304, 323808,
+                       [&]() { layernorm_layernorm_cuda_forward(*launch, v_X, v_gamma, v_beta, v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (10304 > 48 * 1024)
-        cudaFuncSetAttribute(layernorm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 10304);
-    layernorm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 10304,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, gamma, beta, Y);
+        cudaFuncSetAttribute(layernorm_layernorm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 10304);
+    layernorm_layernorm_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 10304,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_gamma, v_beta, v_Y);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel layernorm, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) layernorm_cuda_backward(tilec_launch launch, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y) {
+extern "C" __global__ void __launch_bounds__(256) layernorm_layernorm_cuda_backward(tilec_launch launch, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -962,30 +971,33 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_cuda_backward(tilec_
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 27776 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 1> _arg_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&gamma));
-    const tl::Array<float, 1> _arg_beta(*reinterpret_cast<const tl::ArrayDesc*>(&beta));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 1> _arg_adj_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_gamma));
-    const tl::Array<float, 1> _arg_adj_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_beta));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    layernorm_backward_body(ctx, _arg_X, _arg_gamma, _arg_beta, _arg_Y, _arg_adj_X, _arg_adj_gamma, _arg_adj_beta, _arg_adj_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
+    const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
+    const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y);
 }
 
-extern "C" int layernorm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array gamma, tilec_array beta, tilec_array Y, tilec_array adj_X, tilec_array adj_gamma, tilec_array adj_beta, tilec_array adj_Y) {
+extern "C" int layernorm_layernorm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 609536,
-                   [&]() { layernorm_cuda_backward(*launch, X, gamma, beta, Y, adj_X, adj_gamma, adj_beta, adj_Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 617728,
+                       [&]() { layernorm_layernorm_cuda_backward(*launch, v_X, v_gamma, v_beta, v_Y, adj_v_X, adj_v_gamma, adj_v_beta, adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (27776 > 48 * 1024)
-        cudaFuncSetAttribute(layernorm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 27776);
-    layernorm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 27776,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, gamma, beta, Y, adj_X, adj_gamma, adj_beta, adj_Y);
+        cudaFuncSetAttribute(layernorm_layernorm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 27776);
+    layernorm_layernorm_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 27776,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_gamma, v_beta, v_Y, adj_v_X, adj_v_gamma, adj_v_beta, adj_v_Y);
     return int(cudaGetLastError());
 #endif
 }

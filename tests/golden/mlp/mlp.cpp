@@ -5,214 +5,225 @@
 
 namespace {
 
-static float relu(tl::Ctx& ctx, float x) {
+static float f_relu(tl::Ctx& ctx, float v_x) {
     // mlp.py:17
-    return tl::max(x, 0.0f);
+    return tl::max(v_x, 0.0f);
 }
 
-static void mlp_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y) {
-    int32_t i{};
-    tl::Tile<float, 16, 64> x;
-    tl::Tile<float, 64, 64> v__tmp_1;
-    tl::Tile<float, 16, 64> h;
-    tl::Tile<float, 64> v__tmp_2;
-    tl::Tile<float, 64, 32> v__tmp_3;
-    tl::Tile<float, 16, 32> y;
-    tl::Tile<float, 32> v__tmp_4;
+static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 16, 64> v_x;
+    tl::Tile<float, 64, 64> v1__tmp;
+    tl::Tile<float, 16, 64> v_h;
+    tl::Tile<float, 64> v2__tmp;
+    tl::Tile<float, 64, 32> v3__tmp;
+    tl::Tile<float, 16, 32> v_y;
+    tl::Tile<float, 32> v4__tmp;
     // mlp.py:23
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
-    tl::tile_load(ctx, x, X, true, (i * 16), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 16), 0);
     // mlp.py:25
-    tl::tile_load(ctx, v__tmp_1, W1, true);
+    tl::tile_load(ctx, v1__tmp, v_W1, true);
     // mlp.py:25
-    tl::tile_matmul(ctx, h, x, v__tmp_1, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_h, v_x, v1__tmp, 1.0, 0.0);
     // mlp.py:26
-    tl::tile_load(ctx, v__tmp_2, b1, true);
+    tl::tile_load(ctx, v2__tmp, v_b1, true);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        h.data[_e] = relu(ctx, (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
+        v_h.data[_e] = f_relu(ctx, (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
     }
     // mlp.py:27
-    tl::tile_load(ctx, v__tmp_3, W2, true);
+    tl::tile_load(ctx, v3__tmp, v_W2, true);
     // mlp.py:27
-    tl::tile_matmul(ctx, y, h, v__tmp_3, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_y, v_h, v3__tmp, 1.0, 0.0);
     // mlp.py:28
-    tl::tile_load(ctx, v__tmp_4, b2, true);
+    tl::tile_load(ctx, v4__tmp, v_b2, true);
     // mlp.py:28
     for (int _e = 0; _e < 512; ++_e) {
-        y.data[_e] = (y.data[_e] + v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
+        v_y.data[_e] = (v_y.data[_e] + v4__tmp.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
     }
     // mlp.py:29
-    tl::tile_store(ctx, Y, y, true, (i * 16), 0);
+    tl::tile_store(ctx, v_Y, v_y, true, (v_i * 16), 0);
 }
 
-static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_W1, tl::Array<float, 1> adj_b1, tl::Array<float, 2> adj_W2, tl::Array<float, 1> adj_b2, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    tl::Tile<float, 16, 64> x;
-    tl::Tile<float, 64, 64> v__tmp_1;
-    tl::Tile<float, 16, 64> h;
-    tl::Tile<float, 64> v__tmp_2;
-    tl::Tile<float, 16, 64> h_6;
-    tl::Tile<float, 64, 32> v__tmp_3;
-    tl::Tile<float, 16, 32> v__tmp_29;
-    tl::Tile<float, 16, 32> adj_y_9{};
-    tl::Tile<float, 16, 32> v__g_10;
-    tl::Tile<float, 16, 32> adj_y_11{};
-    tl::Tile<float, 32> v__tmp_30;
-    tl::Tile<float, 32> adj__tmp_12{};
-    tl::Tile<float, 32> v__g_13;
-    tl::Tile<float, 16, 32> v__g_14;
-    tl::Tile<float, 16, 64> adj_h_15{};
-    tl::Tile<float, 64, 32> adj__tmp_16{};
-    tl::Tile<float, 64, 32> v__g_17;
-    tl::Tile<float, 16, 64> v__g_18;
-    tl::Tile<float, 16, 64> v__v_19;
-    tl::Tile<float, 16, 64> v__v_20;
-    tl::Tile<float, 16, 64> adj_h_21{};
-    tl::Tile<float, 64> v__tmp_33;
-    tl::Tile<float, 64> adj__tmp_22{};
-    tl::Tile<float, 64> v__g_23;
-    tl::Tile<float, 16, 64> v__g_24;
-    tl::Tile<float, 16, 64> adj_x_25{};
-    tl::Tile<float, 64, 64> adj__tmp_26{};
-    tl::Tile<float, 64, 64> v__g_27;
-    tl::Tile<float, 16, 64> v__g_28;
+static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_W1, tl::Array<float, 1> adj_v_b1, tl::Array<float, 2> adj_v_W2, tl::Array<float, 1> adj_v_b2, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 16, 64> v_x;
+    tl::Tile<float, 64, 64> v1__tmp;
+    tl::Tile<float, 16, 64> v_h;
+    tl::Tile<float, 64> v2__tmp;
+    tl::Tile<float, 16, 64> v6_h;
+    tl::Tile<float, 64, 32> v3__tmp;
+    tl::Tile<float, 16, 32> v9__v;
+    tl::Tile<float, 16, 32> v30__tmp;
+    tl::Tile<float, 16, 32> v10_adj_y{};
+    tl::Tile<float, 16, 32> v11__g;
+    tl::Tile<float, 16, 32> v12_adj_y{};
+    tl::Tile<float, 32> v31__tmp;
+    tl::Tile<float, 32> v13_adj__tmp{};
+    tl::Tile<float, 32> v14__g;
+    tl::Tile<float, 16, 32> v15__g;
+    tl::Tile<float, 16, 64> v16_adj_h{};
+    tl::Tile<float, 64, 32> v17_adj__tmp{};
+    tl::Tile<float, 64, 32> v18__g;
+    tl::Tile<float, 16, 64> v19__g;
+    tl::Tile<float, 16, 64> v20__v;
+    tl::Tile<float, 16, 64> v21__v;
+    tl::Tile<float, 16, 64> v22_adj_h{};
+    tl::Tile<float, 64> v34__tmp;
+    tl::Tile<float, 64> v23_adj__tmp{};
+    tl::Tile<float, 64> v24__g;
+    tl::Tile<float, 16, 64> v25__g;
+    tl::Tile<float, 16, 64> v26_adj_x{};
+    tl::Tile<float, 64, 64> v27_adj__tmp{};
+    tl::Tile<float, 64, 64> v28__g;
+    tl::Tile<float, 16, 64> v29__g;
     // mlp.py:23
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
-    tl::tile_load(ctx, x, X, true, (i * 16), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 16), 0);
     // mlp.py:25
-    tl::tile_load(ctx, v__tmp_1, W1, true);
+    tl::tile_load(ctx, v1__tmp, v_W1, true);
     // mlp.py:25
-    tl::tile_matmul(ctx, h, x, v__tmp_1, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_h, v_x, v1__tmp, 1.0, 0.0);
     // mlp.py:26
-    tl::tile_load(ctx, v__tmp_2, b1, true);
+    tl::tile_load(ctx, v2__tmp, v_b1, true);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        h_6.data[_e] = tl::max((h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
+        v6_h.data[_e] = tl::max((v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
     }
     // mlp.py:27
-    tl::tile_load(ctx, v__tmp_3, W2, true);
+    tl::tile_load(ctx, v3__tmp, v_W2, true);
     // mlp.py:29
-    tl::tile_load(ctx, v__tmp_29, adj_Y, true, (i * 16), 0);
+    tl::tile_load(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
+    // mlp.py:29
+    tl::tile_fill_zero(ctx, v30__tmp);
+    // mlp.py:29
+    tl::tile_store(ctx, adj_v_Y, v30__tmp, true, (v_i * 16), 0);
     // mlp.py:29
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_9.data[_e] = (adj_y_9.data[_e] + v__tmp_29.data[_e]);
+        v10_adj_y.data[_e] = (v10_adj_y.data[_e] + v9__v.data[_e]);
     }
     // mlp.py:28
-    v__g_10 = adj_y_9;
+    v11__g = v10_adj_y;
     // mlp.py:28
-    tl::tile_fill_zero(ctx, adj_y_9);
+    tl::tile_fill_zero(ctx, v10_adj_y);
     // mlp.py:28
     for (int _e = 0; _e < 512; ++_e) {
-        adj_y_11.data[_e] = (adj_y_11.data[_e] + v__g_10.data[_e]);
+        v12_adj_y.data[_e] = (v12_adj_y.data[_e] + v11__g.data[_e]);
     }
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v__tmp_30, v__g_10);
+    tl::tile_unbroadcast(ctx, v31__tmp, v11__g);
     // mlp.py:28
     for (int _e = 0; _e < 32; ++_e) {
-        adj__tmp_12.data[_e] = (adj__tmp_12.data[_e] + v__tmp_30.data[_e]);
+        v13_adj__tmp.data[_e] = (v13_adj__tmp.data[_e] + v31__tmp.data[_e]);
     }
     // mlp.py:28
-    v__g_13 = adj__tmp_12;
+    v14__g = v13_adj__tmp;
     // mlp.py:28
-    tl::tile_fill_zero(ctx, adj__tmp_12);
+    tl::tile_fill_zero(ctx, v13_adj__tmp);
     // mlp.py:28
-    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_b2, v__g_13, true); }
+    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_b2, v14__g, true); }
     // mlp.py:27
-    v__g_14 = adj_y_11;
+    v15__g = v12_adj_y;
     // mlp.py:27
-    tl::tile_fill_zero(ctx, adj_y_11);
+    tl::tile_fill_zero(ctx, v12_adj_y);
     // mlp.py:27
-    tl::tile_matmul(ctx, adj_h_15, v__g_14, tl::transposed(v__tmp_3), 1.0, 1.0);
+    tl::tile_matmul(ctx, v16_adj_h, v15__g, tl::transposed(v3__tmp), 1.0, 1.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, adj__tmp_16, tl::transposed(h_6), v__g_14, 1.0, 1.0);
+    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v15__g, 1.0, 1.0);
     // mlp.py:27
-    v__g_17 = adj__tmp_16;
+    v18__g = v17_adj__tmp;
     // mlp.py:27
-    tl::tile_fill_zero(ctx, adj__tmp_16);
+    tl::tile_fill_zero(ctx, v17_adj__tmp);
     // mlp.py:27
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_W2, v__g_17, true); }
+    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_W2, v18__g, true); }
     // mlp.py:26
-    v__g_18 = adj_h_15;
+    v19__g = v16_adj_h;
     // mlp.py:26
-    tl::tile_fill_zero(ctx, adj_h_15);
+    tl::tile_fill_zero(ctx, v16_adj_h);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_19.data[_e] = (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
-    }
-    // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_20.data[_e] = (v__g_18.data[_e] * tl::step_ge(v__v_19.data[_e], 0.0f));
+        v20__v.data[_e] = (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_h_21.data[_e] = (adj_h_21.data[_e] + v__v_20.data[_e]);
+        v21__v.data[_e] = (v19__g.data[_e] * tl::step_ge(v20__v.data[_e], 0.0f));
     }
     // mlp.py:26
-    tl::tile_unbroadcast(ctx, v__tmp_33, v__v_20);
+    for (int _e = 0; _e < 1024; ++_e) {
+        v22_adj_h.data[_e] = (v22_adj_h.data[_e] + v21__v.data[_e]);
+    }
+    // mlp.py:26
+    tl::tile_unbroadcast(ctx, v34__tmp, v21__v);
     // mlp.py:26
     for (int _e = 0; _e < 64; ++_e) {
-        adj__tmp_22.data[_e] = (adj__tmp_22.data[_e] + v__tmp_33.data[_e]);
+        v23_adj__tmp.data[_e] = (v23_adj__tmp.data[_e] + v34__tmp.data[_e]);
     }
     // mlp.py:26
-    v__g_23 = adj__tmp_22;
+    v24__g = v23_adj__tmp;
     // mlp.py:26
-    tl::tile_fill_zero(ctx, adj__tmp_22);
+    tl::tile_fill_zero(ctx, v23_adj__tmp);
     // mlp.py:26
-    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_b1, v__g_23, true); }
+    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_b1, v24__g, true); }
     // mlp.py:25
-    v__g_24 = adj_h_21;
+    v25__g = v22_adj_h;
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj_h_21);
+    tl::tile_fill_zero(ctx, v22_adj_h);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj_x_25, v__g_24, tl::transposed(v__tmp_1), 1.0, 1.0);
+    tl::tile_matmul(ctx, v26_adj_x, v25__g, tl::transposed(v1__tmp), 1.0, 1.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, adj__tmp_26, tl::transposed(x), v__g_24, 1.0, 1.0);
+    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v25__g, 1.0, 1.0);
     // mlp.py:25
-    v__g_27 = adj__tmp_26;
+    v28__g = v27_adj__tmp;
     // mlp.py:25
-    tl::tile_fill_zero(ctx, adj__tmp_26);
+    tl::tile_fill_zero(ctx, v27_adj__tmp);
     // mlp.py:25
-    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_W1, v__g_27, true); }
+    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_v_W1, v28__g, true); }
     // mlp.py:24
-    v__g_28 = adj_x_25;
+    v29__g = v26_adj_x;
     // mlp.py:24
-    tl::tile_fill_zero(ctx, adj_x_25);
+    tl::tile_fill_zero(ctx, v26_adj_x);
     // mlp.py:24
-    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_X, v__g_28, true, (i * 16), 0); }
+    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_X, v29__g, true, (v_i * 16), 0); }
 }
 
 }  // namespace
 
-extern "C" int mlp_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_W1(*reinterpret_cast<const tl::ArrayDesc*>(&W1));
-    const tl::Array<float, 1> _arg_b1(*reinterpret_cast<const tl::ArrayDesc*>(&b1));
-    const tl::Array<float, 2> _arg_W2(*reinterpret_cast<const tl::ArrayDesc*>(&W2));
-    const tl::Array<float, 1> _arg_b2(*reinterpret_cast<const tl::ArrayDesc*>(&b2));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
-                      [&](tl::Ctx& ctx) { mlp_forward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y); });
-    return tl::launch_status();
+extern "C" int mlp_mlp_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&v_W1));
+    const tl::Array<float, 1> _arg_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&v_b1));
+    const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
+    const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
+                          [&](tl::Ctx& ctx) { k_mlp_forward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int mlp_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_W1(*reinterpret_cast<const tl::ArrayDesc*>(&W1));
-    const tl::Array<float, 1> _arg_b1(*reinterpret_cast<const tl::ArrayDesc*>(&b1));
-    const tl::Array<float, 2> _arg_W2(*reinterpret_cast<const tl::ArrayDesc*>(&W2));
-    const tl::Array<float, 1> _arg_b2(*reinterpret_cast<const tl::ArrayDesc*>(&b2));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 2> _arg_adj_W1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W1));
-    const tl::Array<float, 1> _arg_adj_b1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b1));
-    const tl::Array<float, 2> _arg_adj_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W2));
-    const tl::Array<float, 1> _arg_adj_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b2));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 588544,
-                      [&](tl::Ctx& ctx) { mlp_backward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y, _arg_adj_X, _arg_adj_W1, _arg_adj_b1, _arg_adj_W2, _arg_adj_b2, _arg_adj_Y); });
-    return tl::launch_status();
+extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_W1, tilec_array adj_v_b1, tilec_array adj_v_W2, tilec_array adj_v_b2, tilec_array adj_v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&v_W1));
+    const tl::Array<float, 1> _arg_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&v_b1));
+    const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
+    const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 2> _arg_adj_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W1));
+    const tl::Array<float, 1> _arg_adj_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b1));
+    const tl::Array<float, 2> _arg_adj_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W2));
+    const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 592640,
+                          [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

@@ -2,159 +2,165 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "mlp.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static float relu(tl::Ctx& ctx, float x) {
+__device__ static float f_relu(tl::Ctx& ctx, float v_x) {
     // mlp.py:17
-    return tl::max(x, 0.0f);
+    return tl::max(v_x, 0.0f);
 }
 
-__device__ static void mlp_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 4096);
-    auto& h = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 20480);
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 24576);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> y;
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 33024);
+__device__ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 4096);
+    auto& v_h = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 20480);
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 24576);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v_y;
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 33024);
     // mlp.py:23
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 16), 0);
     ctx.sync();
     // mlp.py:25
-    tl::coop_tile_load<256>(ctx, v__tmp_1, W1, true);
+    tl::coop_tile_load<256>(ctx, v1__tmp, v_W1, true);
     ctx.sync();
     // mlp.py:25
-    tl::coop_tile_matmul(ctx, h, x, v__tmp_1, 1.0, 0.0);
+    tl::coop_tile_matmul(ctx, v_h, v_x, v1__tmp, 1.0, 0.0);
     ctx.sync();
     // mlp.py:26
-    tl::coop_tile_load<256>(ctx, v__tmp_2, b1, true);
+    tl::coop_tile_load<256>(ctx, v2__tmp, v_b1, true);
     ctx.sync();
     // mlp.py:26
     for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
-        h.data[_e] = relu(ctx, (h.data[_e] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
+        v_h.data[_e] = f_relu(ctx, (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
     }
     ctx.sync();
     // mlp.py:27
-    tl::coop_tile_load<256>(ctx, v__tmp_3, W2, true);
+    tl::coop_tile_load<256>(ctx, v3__tmp, v_W2, true);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, y, h, v__tmp_3, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v_y, v_h, v3__tmp, 1.0, 0.0);
     // mlp.py:28
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, v__tmp_4, b2, true);
+    tl::coop_tile_load<256>(ctx, v4__tmp, v_b2, true);
     ctx.sync();
     // mlp.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        y.v[_s] = (y.v[_s] + v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
+        v_y.v[_s] = (v_y.v[_s] + v4__tmp.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
     }
     // mlp.py:29
-    tl::reg_tile_store(ctx, Y, y, true, (i * 16), 0);
+    tl::reg_tile_store(ctx, v_Y, v_y, true, (v_i * 16), 0);
     ctx.sync();
 }
 
-__device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> W1, tl::Array<float, 1> b1, tl::Array<float, 2> W2, tl::Array<float, 1> b2, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_W1, tl::Array<float, 1> adj_b1, tl::Array<float, 2> adj_W2, tl::Array<float, 1> adj_b2, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 4096);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> h;
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 20480);
-    auto& h_6 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 20736);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_33;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_34;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> adj_y_9{};
-    auto& v__g_10 = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v__tmp_35;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> adj_y_11{};
-    auto& v__tmp_36 = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
-    tl::Reg<tl::Tile<float, 32>, 256> v__tmp_37;
-    tl::Reg<tl::Tile<float, 32>, 256> adj__tmp_12{};
-    tl::Reg<tl::Tile<float, 32>, 256> v__g_13;
-    auto& v__g_14 = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 35200);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__z_15;
-    auto& v__tmp_38 = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 37248);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__z_16;
-    auto& v__tmp_39 = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 45440);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_40;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_h_17{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__tmp_41;
-    tl::Reg<tl::Tile<float, 64, 32>, 256> adj__tmp_18{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v__g_19;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__g_20;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__v_21;
-    auto& v__v_22 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 49536);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_42;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_h_23{};
-    auto& v__tmp_43 = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 53632);
-    tl::Reg<tl::Tile<float, 64>, 256> v__tmp_44;
-    tl::Reg<tl::Tile<float, 64>, 256> adj__tmp_24{};
-    tl::Reg<tl::Tile<float, 64>, 256> v__g_25;
-    auto& v__g_26 = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53888);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__z_27;
-    auto& v__tmp_45 = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 57984);
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v__z_28;
-    auto& v__tmp_46 = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 74368);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__tmp_47;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> adj_x_29{};
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v__tmp_48;
-    tl::Reg<tl::Tile<float, 64, 64>, 256> adj__tmp_30{};
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v__g_31;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v__g_32;
+__device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_W1, tl::Array<float, 1> adj_v_b1, tl::Array<float, 2> adj_v_W2, tl::Array<float, 1> adj_v_b2, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 4096);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v_h;
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 20480);
+    auto& v6_h = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 20736);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v9__v;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v34__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v35__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v10_adj_y{};
+    auto& v11__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v36__tmp;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v12_adj_y{};
+    auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
+    tl::Reg<tl::Tile<float, 32>, 256> v38__tmp;
+    tl::Reg<tl::Tile<float, 32>, 256> v13_adj__tmp{};
+    tl::Reg<tl::Tile<float, 32>, 256> v14__g;
+    auto& v15__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 35200);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v16__z;
+    auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 37248);
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v17__z;
+    auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 45440);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v41__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v18_adj_h{};
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v42__tmp;
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v19_adj__tmp{};
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v20__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v21__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v22__v;
+    auto& v23__v = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 49536);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v43__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v24_adj_h{};
+    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 53632);
+    tl::Reg<tl::Tile<float, 64>, 256> v45__tmp;
+    tl::Reg<tl::Tile<float, 64>, 256> v25_adj__tmp{};
+    tl::Reg<tl::Tile<float, 64>, 256> v26__g;
+    auto& v27__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53888);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v28__z;
+    auto& v46__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 57984);
+    tl::Reg<tl::Tile<float, 64, 64>, 256> v29__z;
+    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 74368);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v48__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_x{};
+    tl::Reg<tl::Tile<float, 64, 64>, 256> v49__tmp;
+    tl::Reg<tl::Tile<float, 64, 64>, 256> v31_adj__tmp{};
+    tl::Reg<tl::Tile<float, 64, 64>, 256> v32__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v33__g;
     // mlp.py:23
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 16), 0);
     ctx.sync();
     // mlp.py:25
-    tl::coop_tile_load<256>(ctx, v__tmp_1, W1, true);
+    tl::coop_tile_load<256>(ctx, v1__tmp, v_W1, true);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, h, x, v__tmp_1, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v_h, v_x, v1__tmp, 1.0, 0.0);
     // mlp.py:26
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, v__tmp_2, b1, true);
+    tl::coop_tile_load<256>(ctx, v2__tmp, v_b1, true);
     ctx.sync();
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        h_6.data[_e] = tl::max((h.v[_s] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
+        v6_h.data[_e] = tl::max((v_h.v[_s] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
     }
     ctx.sync();
     // mlp.py:27
-    tl::coop_tile_load<256>(ctx, v__tmp_3, W2, true);
+    tl::coop_tile_load<256>(ctx, v3__tmp, v_W2, true);
     ctx.sync();
     // mlp.py:29
-    tl::reg_tile_load(ctx, v__tmp_33, adj_Y, true, (i * 16), 0);
+    tl::reg_tile_load(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
     // mlp.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__tmp_34.v[_s] = v__tmp_33.v[_s];
-    }
+    tl::reg_fill(ctx, v34__tmp, 0);
+    // mlp.py:29
+    tl::reg_tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
+    ctx.sync();
     // mlp.py:29
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        adj_y_9.v[_s] = (adj_y_9.v[_s] + v__tmp_34.v[_s]);
+        v35__tmp.v[_s] = v9__v.v[_s];
+    }
+    // mlp.py:29
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
+        v10_adj_y.v[_s] = (v10_adj_y.v[_s] + v35__tmp.v[_s]);
     }
     // mlp.py:28
     ctx.sync();
@@ -162,30 +168,30 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__g_10.data[_e] = adj_y_9.v[_s];
+        v11__g.data[_e] = v10_adj_y.v[_s];
     }
     ctx.sync();
     // mlp.py:28
-    tl::reg_fill(ctx, adj_y_9, 0);
+    tl::reg_fill(ctx, v10_adj_y, 0);
     // mlp.py:28
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__tmp_35.v[_s] = v__g_10.data[_e];
+        v36__tmp.v[_s] = v11__g.data[_e];
     }
     // mlp.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        adj_y_11.v[_s] = (adj_y_11.v[_s] + v__tmp_35.v[_s]);
+        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v36__tmp.v[_s]);
     }
     // mlp.py:28
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_36, v__g_10);
+        tl::tile_unbroadcast(ctx, v37__tmp, v11__g);
     }
     ctx.sync();
     // mlp.py:28
@@ -193,109 +199,109 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v__tmp_37.v[_s] = v__tmp_36.data[_e];
+        v38__tmp.v[_s] = v37__tmp.data[_e];
     }
     // mlp.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        adj__tmp_12.v[_s] = (adj__tmp_12.v[_s] + v__tmp_37.v[_s]);
+        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v38__tmp.v[_s]);
     }
     // mlp.py:28
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v__g_13.v[_s] = adj__tmp_12.v[_s];
+        v14__g.v[_s] = v13_adj__tmp.v[_s];
     }
     // mlp.py:28
-    tl::reg_fill(ctx, adj__tmp_12, 0);
+    tl::reg_fill(ctx, v13_adj__tmp, 0);
     // mlp.py:28
-    tl::reg_tile_atomic_add(ctx, adj_b2, v__g_13, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_b2, v14__g, true);
     ctx.sync();
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v__g_14.data[_e] = adj_y_11.v[_s];
+        v15__g.data[_e] = v12_adj_y.v[_s];
     }
     ctx.sync();
     // mlp.py:27
-    tl::reg_fill(ctx, adj_y_11, 0);
+    tl::reg_fill(ctx, v12_adj_y, 0);
     // mlp.py:27
-    tl::reg_fill(ctx, v__z_15, 0);
-    // mlp.py:27
-    ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_38, v__tmp_3);
-    ctx.sync();
-    // mlp.py:27
-    tl::reg_tile_matmul(ctx, v__z_15, v__g_14, v__tmp_38, 1.0, 1.0);
-    // mlp.py:27
-    tl::reg_fill(ctx, v__z_16, 0);
+    tl::reg_fill(ctx, v16__z, 0);
     // mlp.py:27
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_39, h_6);
+    tl::coop_tile_transpose(ctx, v39__tmp, v3__tmp);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, v__z_16, v__tmp_39, v__g_14, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v16__z, v15__g, v39__tmp, 1.0, 1.0);
+    // mlp.py:27
+    tl::reg_fill(ctx, v17__z, 0);
+    // mlp.py:27
+    ctx.sync();
+    tl::coop_tile_transpose(ctx, v40__tmp, v6_h);
+    ctx.sync();
+    // mlp.py:27
+    tl::reg_tile_matmul(ctx, v17__z, v40__tmp, v15__g, 1.0, 1.0);
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_40.v[_s] = v__z_15.v[_s];
+        v41__tmp.v[_s] = v16__z.v[_s];
     }
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_h_17.v[_s] = (adj_h_17.v[_s] + v__tmp_40.v[_s]);
+        v18_adj_h.v[_s] = (v18_adj_h.v[_s] + v41__tmp.v[_s]);
     }
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__tmp_41.v[_s] = v__z_16.v[_s];
+        v42__tmp.v[_s] = v17__z.v[_s];
     }
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        adj__tmp_18.v[_s] = (adj__tmp_18.v[_s] + v__tmp_41.v[_s]);
+        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v42__tmp.v[_s]);
     }
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v__g_19.v[_s] = adj__tmp_18.v[_s];
+        v20__g.v[_s] = v19_adj__tmp.v[_s];
     }
     // mlp.py:27
-    tl::reg_fill(ctx, adj__tmp_18, 0);
+    tl::reg_fill(ctx, v19_adj__tmp, 0);
     // mlp.py:27
-    tl::reg_tile_atomic_add(ctx, adj_W2, v__g_19, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_W2, v20__g, true);
     ctx.sync();
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_20.v[_s] = adj_h_17.v[_s];
+        v21__g.v[_s] = v18_adj_h.v[_s];
     }
     // mlp.py:26
-    tl::reg_fill(ctx, adj_h_17, 0);
+    tl::reg_fill(ctx, v18_adj_h, 0);
     // mlp.py:26
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_21.v[_s] = (h.v[_s] + v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
+        v22__v.v[_s] = (v_h.v[_s] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     ctx.sync();
@@ -303,7 +309,7 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_22.data[_e] = (v__g_20.v[_s] * tl::step_ge(v__v_21.v[_s], 0.0f));
+        v23__v.data[_e] = (v21__g.v[_s] * tl::step_ge(v22__v.v[_s], 0.0f));
     }
     ctx.sync();
     // mlp.py:26
@@ -311,19 +317,19 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_42.v[_s] = v__v_22.data[_e];
+        v43__tmp.v[_s] = v23__v.data[_e];
     }
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_h_23.v[_s] = (adj_h_23.v[_s] + v__tmp_42.v[_s]);
+        v24_adj_h.v[_s] = (v24_adj_h.v[_s] + v43__tmp.v[_s]);
     }
     // mlp.py:26
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_43, v__v_22);
+        tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
     }
     ctx.sync();
     // mlp.py:26
@@ -331,104 +337,104 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__tmp_44.v[_s] = v__tmp_43.data[_e];
+        v45__tmp.v[_s] = v44__tmp.data[_e];
     }
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        adj__tmp_24.v[_s] = (adj__tmp_24.v[_s] + v__tmp_44.v[_s]);
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v45__tmp.v[_s]);
     }
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v__g_25.v[_s] = adj__tmp_24.v[_s];
+        v26__g.v[_s] = v25_adj__tmp.v[_s];
     }
     // mlp.py:26
-    tl::reg_fill(ctx, adj__tmp_24, 0);
+    tl::reg_fill(ctx, v25_adj__tmp, 0);
     // mlp.py:26
-    tl::reg_tile_atomic_add(ctx, adj_b1, v__g_25, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_b1, v26__g, true);
     ctx.sync();
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_26.data[_e] = adj_h_23.v[_s];
+        v27__g.data[_e] = v24_adj_h.v[_s];
     }
     ctx.sync();
     // mlp.py:25
-    tl::reg_fill(ctx, adj_h_23, 0);
+    tl::reg_fill(ctx, v24_adj_h, 0);
     // mlp.py:25
-    tl::reg_fill(ctx, v__z_27, 0);
-    // mlp.py:25
-    ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_45, v__tmp_1);
-    ctx.sync();
-    // mlp.py:25
-    tl::reg_tile_matmul(ctx, v__z_27, v__g_26, v__tmp_45, 1.0, 1.0);
-    // mlp.py:25
-    tl::reg_fill(ctx, v__z_28, 0);
+    tl::reg_fill(ctx, v28__z, 0);
     // mlp.py:25
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v__tmp_46, x);
+    tl::coop_tile_transpose(ctx, v46__tmp, v1__tmp);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, v__z_28, v__tmp_46, v__g_26, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v28__z, v27__g, v46__tmp, 1.0, 1.0);
+    // mlp.py:25
+    tl::reg_fill(ctx, v29__z, 0);
+    // mlp.py:25
+    ctx.sync();
+    tl::coop_tile_transpose(ctx, v47__tmp, v_x);
+    ctx.sync();
+    // mlp.py:25
+    tl::reg_tile_matmul(ctx, v29__z, v47__tmp, v27__g, 1.0, 1.0);
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_47.v[_s] = v__z_27.v[_s];
+        v48__tmp.v[_s] = v28__z.v[_s];
     }
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_x_29.v[_s] = (adj_x_29.v[_s] + v__tmp_47.v[_s]);
+        v30_adj_x.v[_s] = (v30_adj_x.v[_s] + v48__tmp.v[_s]);
     }
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v__tmp_48.v[_s] = v__z_28.v[_s];
+        v49__tmp.v[_s] = v29__z.v[_s];
     }
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        adj__tmp_30.v[_s] = (adj__tmp_30.v[_s] + v__tmp_48.v[_s]);
+        v31_adj__tmp.v[_s] = (v31_adj__tmp.v[_s] + v49__tmp.v[_s]);
     }
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v__g_31.v[_s] = adj__tmp_30.v[_s];
+        v32__g.v[_s] = v31_adj__tmp.v[_s];
     }
     // mlp.py:25
-    tl::reg_fill(ctx, adj__tmp_30, 0);
+    tl::reg_fill(ctx, v31_adj__tmp, 0);
     // mlp.py:25
-    tl::reg_tile_atomic_add(ctx, adj_W1, v__g_31, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_W1, v32__g, true);
     ctx.sync();
     // mlp.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_32.v[_s] = adj_x_29.v[_s];
+        v33__g.v[_s] = v30_adj_x.v[_s];
     }
     // mlp.py:24
-    tl::reg_fill(ctx, adj_x_29, 0);
+    tl::reg_fill(ctx, v30_adj_x, 0);
     // mlp.py:24
-    tl::reg_tile_atomic_add(ctx, adj_X, v__g_32, true, (i * 16), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v33__g, true, (v_i * 16), 0);
     ctx.sync();
 }
 
@@ -436,7 +442,7 @@ __device__ static void mlp_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl
 
 // kernel mlp, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) mlp_cuda_forward(tilec_launch launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y) {
+extern "C" __global__ void __launch_bounds__(256) mlp_mlp_cuda_forward(tilec_launch launch, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -445,35 +451,38 @@ extern "C" __global__ void __launch_bounds__(256) mlp_cuda_forward(tilec_launch 
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 33152 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_W1(*reinterpret_cast<const tl::ArrayDesc*>(&W1));
-    const tl::Array<float, 1> _arg_b1(*reinterpret_cast<const tl::ArrayDesc*>(&b1));
-    const tl::Array<float, 2> _arg_W2(*reinterpret_cast<const tl::ArrayDesc*>(&W2));
-    const tl::Array<float, 1> _arg_b2(*reinterpret_cast<const tl::ArrayDesc*>(&b2));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    mlp_forward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&v_W1));
+    const tl::Array<float, 1> _arg_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&v_b1));
+    const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
+    const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    k_mlp_forward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y);
 }
 
-extern "C" int mlp_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y) {
+extern "C" int mlp_mlp_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 33152, 332544,
-                   [&]() { mlp_cuda_forward(*launch, X, W1, b1, W2, b2, Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 33152, 332544,
+                       [&]() { mlp_mlp_cuda_forward(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (33152 > 48 * 1024)
-        cudaFuncSetAttribute(mlp_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 33152);
-    mlp_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 33152,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, W1, b1, W2, b2, Y);
+        cudaFuncSetAttribute(mlp_mlp_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 33152);
+    mlp_mlp_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 33152,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel mlp, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) mlp_cuda_backward(tilec_launch launch, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y) {
+extern "C" __global__ void __launch_bounds__(256) mlp_mlp_cuda_backward(tilec_launch launch, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_W1, tilec_array adj_v_b1, tilec_array adj_v_W2, tilec_array adj_v_b2, tilec_array adj_v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -482,34 +491,37 @@ extern "C" __global__ void __launch_bounds__(256) mlp_cuda_backward(tilec_launch
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 78464 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_W1(*reinterpret_cast<const tl::ArrayDesc*>(&W1));
-    const tl::Array<float, 1> _arg_b1(*reinterpret_cast<const tl::ArrayDesc*>(&b1));
-    const tl::Array<float, 2> _arg_W2(*reinterpret_cast<const tl::ArrayDesc*>(&W2));
-    const tl::Array<float, 1> _arg_b2(*reinterpret_cast<const tl::ArrayDesc*>(&b2));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 2> _arg_adj_W1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W1));
-    const tl::Array<float, 1> _arg_adj_b1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b1));
-    const tl::Array<float, 2> _arg_adj_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_W2));
-    const tl::Array<float, 1> _arg_adj_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_b2));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    mlp_backward_body(ctx, _arg_X, _arg_W1, _arg_b1, _arg_W2, _arg_b2, _arg_Y, _arg_adj_X, _arg_adj_W1, _arg_adj_b1, _arg_adj_W2, _arg_adj_b2, _arg_adj_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&v_W1));
+    const tl::Array<float, 1> _arg_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&v_b1));
+    const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
+    const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 2> _arg_adj_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W1));
+    const tl::Array<float, 1> _arg_adj_v_b1(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b1));
+    const tl::Array<float, 2> _arg_adj_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W2));
+    const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y);
 }
 
-extern "C" int mlp_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array W1, tilec_array b1, tilec_array W2, tilec_array b2, tilec_array Y, tilec_array adj_X, tilec_array adj_W1, tilec_array adj_b1, tilec_array adj_W2, tilec_array adj_b2, tilec_array adj_Y) {
+extern "C" int mlp_mlp_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_W1, tilec_array adj_v_b1, tilec_array adj_v_W2, tilec_array adj_v_b2, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 78464, 736768,
-                   [&]() { mlp_cuda_backward(*launch, X, W1, b1, W2, b2, Y, adj_X, adj_W1, adj_b1, adj_W2, adj_b2, adj_Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 78464, 740864,
+                       [&]() { mlp_mlp_cuda_backward(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y, adj_v_X, adj_v_W1, adj_v_b1, adj_v_W2, adj_v_b2, adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (78464 > 48 * 1024)
-        cudaFuncSetAttribute(mlp_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 78464);
-    mlp_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 78464,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, W1, b1, W2, b2, Y, adj_X, adj_W1, adj_b1, adj_W2, adj_b2, adj_Y);
+        cudaFuncSetAttribute(mlp_mlp_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 78464);
+    mlp_mlp_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 78464,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y, adj_v_X, adj_v_W1, adj_v_b1, adj_v_W2, adj_v_b2, adj_v_Y);
     return int(cudaGetLastError());
 #endif
 }

@@ -18,6 +18,7 @@ their adjoints; `<kernel>.torch_function` (in _tilec_torch.py) wraps a kernel fo
 import ctypes
 import json
 import os
+import sys as _sys
 
 import numpy as np
 
@@ -64,6 +65,7 @@ _INT_RANGES = {
 }
 _MAX_GRID = 2**31 - 1
 _GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
+_MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
 
 
 class _Array(ctypes.Structure):
@@ -96,8 +98,41 @@ def _library(device):
         if not os.path.exists(path):
             raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
                                f"`tilec build softmax.py --target {target}`")
+        if device == "cpu":
+            _check_cpu(MANIFEST.get("cpu_build"), path)
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
+
+
+def _cpu_flags():
+    """This CPU's feature flags as Linux lists them (None where they cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return set(value.split())
+    except OSError:
+        pass
+    return None
+
+
+def _check_cpu(build, path):
+    """Refuse a CPU library built for features this CPU lacks (it would die of SIGILL)."""
+    import platform
+
+    if not build:
+        return
+    machine = platform.machine().lower()
+    if build.get("machine") and build["machine"] != machine:
+        raise RuntimeError(f"{path} was built for {build['machine']} CPUs; this one is {machine}: "
+                           f"rebuild with `tilec build softmax.py --target cpu` on this machine")
+    have = _cpu_flags()
+    missing = sorted(set(build.get("cpu_features", ())) - have) if have is not None else []
+    if missing:
+        raise RuntimeError(f"{path} was built for {build.get('isa')} and needs CPU features this CPU lacks: "
+                           f"{', '.join(missing)}; rebuild it on this machine with `tilec build softmax.py "
+                           "--target cpu` (without --native, the portable baseline)")
 
 
 class _Cuda:
@@ -206,7 +241,22 @@ def _grid(dim, what):
         if d < 0 or d > _MAX_GRID:
             raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
         out.append(int(d))
+    total = 1
+    for d in out:
+        total *= d
+    if total > _MAX_POINTS:  # the C side counts the grid's points (times block_dim lanes) in an int64
+        raise ValueError(f"{what}: `dim` {tuple(out)} has {total} points, more than {_MAX_POINTS}")
     return tuple(out)
+
+
+def _strict(what, name, value, kind):
+    """A keyword that must be exactly a bool (or a non-negative int): `adjoint="no"` is an error."""
+    if kind is bool and isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise TypeError(f"{what}: `{name}` must be {'True or False' if kind is bool else 'a non-negative int'}, "
+                    f"got {value!r}")
 
 
 class Kernel:
@@ -277,11 +327,14 @@ class Kernel:
     def _run(self, grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
              num_threads, stream=None):
         device = device or "cpu"
+        adjoint = _strict(self.name, "adjoint", adjoint, bool)
+        num_threads = _strict(self.name, "num_threads", num_threads, int)
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
+        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -316,6 +369,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 2:
+            raise MemoryError(f"{self.name}: out of memory in the native launch")
         if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
@@ -357,6 +412,45 @@ class _Replay:
 def _shape(value):
     shape = getattr(value, "shape", None)
     return tuple(shape) if shape is not None else np.shape(value)
+
+
+def _extent(desc, ndim, itemsize):
+    """[first byte, last byte + 1) that an array descriptor spans (any strides), or None if empty."""
+    if not desc.data or any(desc.shape[k] == 0 for k in range(ndim)):
+        return None
+    lo = hi = desc.data
+    for k in range(ndim):
+        reach = (desc.shape[k] - 1) * desc.strides[k]
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + itemsize
+
+
+def _refuse_overlaps(kernel, params, args, writes):
+    """Two array arguments sharing memory where the kernel writes one: its result would depend on
+    the order threads run in (and its adjoint on more), so the launch is refused."""
+    spans = []
+    for p, (desc, value) in zip(params, args):
+        if p["kind"] == "array":
+            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            if extent is not None:
+                spans.append((p["name"], extent, value))
+    for i, (a, (lo_a, hi_a), x) in enumerate(spans):
+        for b, (lo_b, hi_b), y in spans[i + 1:]:
+            if (a in writes or b in writes) and lo_a < hi_b and lo_b < hi_a and _share(x, y):
+                written = a if a in writes else b
+                raise ValueError(f"{kernel}: arguments `{a}` and `{b}` overlap in memory and the kernel writes "
+                                 f"`{written}`; pass separate arrays (copy one first)")
+
+
+def _share(x, y):
+    """Whether two arrays whose byte ranges overlap share an element (interleaved views such as
+    A[::2] and A[1::2] do not); assumed so where it cannot be decided cheaply."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return True
+    try:
+        return bool(np.shares_memory(x, y, max_work=10**6))
+    except Exception:  # numpy's TooHardError: too costly to decide
+        return True
 
 
 def _scalar(name, dtype, value):
@@ -530,15 +624,22 @@ class Instances:
         return self.pick(block_dim).launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
 
 
+class _Kernels(type(os)):
+    """The module's class: kernels are its properties, never globals, so a kernel named like a loader
+    global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
+
+
 def _expose():
     """Each kernel under its name; instances of one kernel (launch_name) behind one Instances."""
     groups = {}
     for name, meta in MANIFEST["kernels"].items():
         groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
     for name, kernels in groups.items():
-        globals()[name] = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
+        kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
             Instances(name, kernels)
+        setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
     return sorted(groups)
 
 
 __all__ = _expose()
+_sys.modules[__name__].__class__ = _Kernels

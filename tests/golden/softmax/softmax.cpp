@@ -5,238 +5,244 @@
 
 namespace {
 
-static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> m;
-    tl::Tile<float, 4, 256> e;
-    tl::Tile<float, 4> v__tmp_3;
-    tl::Tile<float, 4, 1> v__tmp_4;
-    tl::Tile<float, 4, 256> s;
-    tl::Tile<float, 4, 256> v__tmp_5;
+static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_m;
+    tl::Tile<float, 4, 256> v_e;
+    tl::Tile<float, 4> v3__tmp;
+    tl::Tile<float, 4, 1> v4__tmp;
+    tl::Tile<float, 4, 256> v_s;
+    tl::Tile<float, 4, 256> v5__tmp;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // softmax.py:17
-    tl::tile_max(ctx, v__tmp_1, x, 1);
+    tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        e.data[_e] = tl::exp((x.data[_e] - m.data[_e]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
-    tl::tile_sum(ctx, v__tmp_3, e, 1);
+    tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        v__tmp_5.data[_e] = tl::divide(e.data[_e], s.data[_e]);
+        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
-    tl::tile_store(ctx, Y, v__tmp_5, true, (i * 4), 0);
+    tl::tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
 }
 
-static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    tl::Tile<float, 4, 256> x;
-    tl::Tile<float, 4> v__tmp_1;
-    tl::Tile<float, 4, 1> v__tmp_2;
-    tl::Tile<float, 4, 256> m;
-    tl::Tile<float, 4, 256> e;
-    tl::Tile<float, 4> v__tmp_3;
-    tl::Tile<float, 4, 1> v__tmp_4;
-    tl::Tile<float, 4, 256> s;
-    tl::Tile<float, 4, 256> v__v_7;
-    tl::Tile<float, 4, 256> v__tmp_28;
-    tl::Tile<float, 4, 256> adj__tmp_8{};
-    tl::Tile<float, 4, 256> v__g_9;
-    tl::Tile<float, 4, 256> adj_e_10{};
-    tl::Tile<float, 4, 256> adj_s_11{};
-    tl::Tile<float, 4, 256> v__g_12;
-    tl::Tile<float, 4, 1> v__tmp_29;
-    tl::Tile<float, 4, 1> adj__tmp_13{};
-    tl::Tile<float, 4, 1> v__g_14;
-    tl::Tile<float, 4> v__tmp_30;
-    tl::Tile<float, 4> adj__tmp_15{};
-    tl::Tile<float, 4> v__g_16;
-    tl::Tile<float, 4, 1> v__tmp_31;
-    tl::Tile<float, 4, 256> v__g_17;
-    tl::Tile<float, 4, 256> v__v_18;
-    tl::Tile<float, 4, 256> v__v_19;
-    tl::Tile<float, 4, 256> adj_x_20{};
-    tl::Tile<float, 4, 256> adj_m_21{};
-    tl::Tile<float, 4, 256> v__g_22;
-    tl::Tile<float, 4, 1> v__tmp_32;
-    tl::Tile<float, 4, 1> adj__tmp_23{};
-    tl::Tile<float, 4, 1> v__g_24;
-    tl::Tile<float, 4> v__tmp_33;
-    tl::Tile<float, 4> adj__tmp_25{};
-    tl::Tile<float, 4> v__g_26;
-    tl::Tile<float, 4, 256> v__tmp_34;
-    tl::Tile<float, 4, 256> v__g_27;
+static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    tl::Tile<float, 4, 256> v_x;
+    tl::Tile<float, 4> v1__tmp;
+    tl::Tile<float, 4, 1> v2__tmp;
+    tl::Tile<float, 4, 256> v_m;
+    tl::Tile<float, 4, 256> v_e;
+    tl::Tile<float, 4> v3__tmp;
+    tl::Tile<float, 4, 1> v4__tmp;
+    tl::Tile<float, 4, 256> v_s;
+    tl::Tile<float, 4, 256> v7__v;
+    tl::Tile<float, 4, 256> v28__tmp;
+    tl::Tile<float, 4, 256> v8_adj__tmp{};
+    tl::Tile<float, 4, 256> v9__g;
+    tl::Tile<float, 4, 256> v10_adj_e{};
+    tl::Tile<float, 4, 256> v11_adj_s{};
+    tl::Tile<float, 4, 256> v12__g;
+    tl::Tile<float, 4, 1> v29__tmp;
+    tl::Tile<float, 4, 1> v13_adj__tmp{};
+    tl::Tile<float, 4, 1> v14__g;
+    tl::Tile<float, 4> v30__tmp;
+    tl::Tile<float, 4> v15_adj__tmp{};
+    tl::Tile<float, 4> v16__g;
+    tl::Tile<float, 4, 1> v31__tmp;
+    tl::Tile<float, 4, 256> v17__g;
+    tl::Tile<float, 4, 256> v18__v;
+    tl::Tile<float, 4, 256> v19__v;
+    tl::Tile<float, 4, 256> v20_adj_x{};
+    tl::Tile<float, 4, 256> v21_adj_m{};
+    tl::Tile<float, 4, 256> v22__g;
+    tl::Tile<float, 4, 1> v32__tmp;
+    tl::Tile<float, 4, 1> v23_adj__tmp{};
+    tl::Tile<float, 4, 1> v24__g;
+    tl::Tile<float, 4> v33__tmp;
+    tl::Tile<float, 4> v25_adj__tmp{};
+    tl::Tile<float, 4> v26__g;
+    tl::Tile<float, 4, 256> v34__tmp;
+    tl::Tile<float, 4, 256> v27__g;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
-    tl::tile_load(ctx, x, X, true, (i * 4), 0);
+    tl::tile_load(ctx, v_x, v_X, true, (v_i * 4), 0);
     // softmax.py:17
-    tl::tile_max(ctx, v__tmp_1, x, 1);
+    tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        m.data[_e] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        e.data[_e] = tl::exp((x.data[_e] - m.data[_e]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
-    tl::tile_sum(ctx, v__tmp_3, e, 1);
+    tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        s.data[_e] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
-    tl::tile_load(ctx, v__v_7, adj_Y, true, (i * 4), 0);
+    tl::tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
-    tl::tile_fill_zero(ctx, v__tmp_28);
+    tl::tile_fill_zero(ctx, v28__tmp);
     // softmax.py:20
-    tl::tile_store(ctx, adj_Y, v__tmp_28, true, (i * 4), 0);
+    tl::tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj__tmp_8.data[_e] = (adj__tmp_8.data[_e] + v__v_7.data[_e]);
+        v8_adj__tmp.data[_e] = (v8_adj__tmp.data[_e] + v7__v.data[_e]);
     }
     // softmax.py:20
-    v__g_9 = adj__tmp_8;
+    v9__g = v8_adj__tmp;
     // softmax.py:20
-    tl::tile_fill_zero(ctx, adj__tmp_8);
+    tl::tile_fill_zero(ctx, v8_adj__tmp);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_10.data[_e] = (adj_e_10.data[_e] + tl::divide(v__g_9.data[_e], s.data[_e]));
+        v10_adj_e.data[_e] = (v10_adj_e.data[_e] + tl::divide(v9__g.data[_e], v_s.data[_e]));
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_s_11.data[_e] = (adj_s_11.data[_e] + (-tl::divide((v__g_9.data[_e] * e.data[_e]), (s.data[_e] * s.data[_e]))));
+        v11_adj_s.data[_e] = (v11_adj_s.data[_e] + (-tl::divide((v9__g.data[_e] * v_e.data[_e]), (v_s.data[_e] * v_s.data[_e]))));
     }
     // softmax.py:19
-    v__g_12 = adj_s_11;
+    v12__g = v11_adj_s;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj_s_11);
+    tl::tile_fill_zero(ctx, v11_adj_s);
     // softmax.py:19
-    tl::tile_unbroadcast(ctx, v__tmp_29, v__g_12);
+    tl::tile_unbroadcast(ctx, v29__tmp, v12__g);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_13.data[_e] = (adj__tmp_13.data[_e] + v__tmp_29.data[_e]);
+        v13_adj__tmp.data[_e] = (v13_adj__tmp.data[_e] + v29__tmp.data[_e]);
     }
     // softmax.py:19
-    v__g_14 = adj__tmp_13;
+    v14__g = v13_adj__tmp;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_13);
+    tl::tile_fill_zero(ctx, v13_adj__tmp);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_30, v__g_14);
+    tl::tile_reshape(ctx, v30__tmp, v14__g);
     // softmax.py:19
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_15.data[_e] = (adj__tmp_15.data[_e] + v__tmp_30.data[_e]);
+        v15_adj__tmp.data[_e] = (v15_adj__tmp.data[_e] + v30__tmp.data[_e]);
     }
     // softmax.py:19
-    v__g_16 = adj__tmp_15;
+    v16__g = v15_adj__tmp;
     // softmax.py:19
-    tl::tile_fill_zero(ctx, adj__tmp_15);
+    tl::tile_fill_zero(ctx, v15_adj__tmp);
     // softmax.py:19
-    tl::tile_reshape(ctx, v__tmp_31, v__g_16);
+    tl::tile_reshape(ctx, v31__tmp, v16__g);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_e_10.data[_e] = (adj_e_10.data[_e] + v__tmp_31.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v10_adj_e.data[_e] = (v10_adj_e.data[_e] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
-    v__g_17 = adj_e_10;
+    v17__g = v10_adj_e;
     // softmax.py:18
-    tl::tile_fill_zero(ctx, adj_e_10);
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v__v_18.data[_e] = (x.data[_e] - m.data[_e]);
-    }
+    tl::tile_fill_zero(ctx, v10_adj_e);
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        v__v_19.data[_e] = (v__g_17.data[_e] * tl::exp(v__v_18.data[_e]));
+        v18__v.data[_e] = (v_x.data[_e] - v_m.data[_e]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_20.data[_e] = (adj_x_20.data[_e] + v__v_19.data[_e]);
+        v19__v.data[_e] = (v17__g.data[_e] * tl::exp(v18__v.data[_e]));
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_m_21.data[_e] = (adj_m_21.data[_e] + (-v__v_19.data[_e]));
+        v20_adj_x.data[_e] = (v20_adj_x.data[_e] + v19__v.data[_e]);
+    }
+    // softmax.py:18
+    for (int _e = 0; _e < 1024; ++_e) {
+        v21_adj_m.data[_e] = (v21_adj_m.data[_e] + (-v19__v.data[_e]));
     }
     // softmax.py:17
-    v__g_22 = adj_m_21;
+    v22__g = v21_adj_m;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj_m_21);
+    tl::tile_fill_zero(ctx, v21_adj_m);
     // softmax.py:17
-    tl::tile_unbroadcast(ctx, v__tmp_32, v__g_22);
+    tl::tile_unbroadcast(ctx, v32__tmp, v22__g);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_23.data[_e] = (adj__tmp_23.data[_e] + v__tmp_32.data[_e]);
+        v23_adj__tmp.data[_e] = (v23_adj__tmp.data[_e] + v32__tmp.data[_e]);
     }
     // softmax.py:17
-    v__g_24 = adj__tmp_23;
+    v24__g = v23_adj__tmp;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_23);
+    tl::tile_fill_zero(ctx, v23_adj__tmp);
     // softmax.py:17
-    tl::tile_reshape(ctx, v__tmp_33, v__g_24);
+    tl::tile_reshape(ctx, v33__tmp, v24__g);
     // softmax.py:17
     for (int _e = 0; _e < 4; ++_e) {
-        adj__tmp_25.data[_e] = (adj__tmp_25.data[_e] + v__tmp_33.data[_e]);
+        v25_adj__tmp.data[_e] = (v25_adj__tmp.data[_e] + v33__tmp.data[_e]);
     }
     // softmax.py:17
-    v__g_26 = adj__tmp_25;
+    v26__g = v25_adj__tmp;
     // softmax.py:17
-    tl::tile_fill_zero(ctx, adj__tmp_25);
+    tl::tile_fill_zero(ctx, v25_adj__tmp);
     // softmax.py:17
-    tl::tile_extreme_grad(ctx, v__tmp_34, x, v__g_26, 1, true);
+    tl::tile_extreme_grad(ctx, v34__tmp, v_x, v26__g, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        adj_x_20.data[_e] = (adj_x_20.data[_e] + v__tmp_34.data[_e]);
+        v20_adj_x.data[_e] = (v20_adj_x.data[_e] + v34__tmp.data[_e]);
     }
     // softmax.py:16
-    v__g_27 = adj_x_20;
+    v27__g = v20_adj_x;
     // softmax.py:16
-    tl::tile_fill_zero(ctx, adj_x_20);
+    tl::tile_fill_zero(ctx, v20_adj_x);
     // softmax.py:16
-    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_X, v__g_27, true, (i * 4), 0); }
+    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_X, v27__g, true, (v_i * 4), 0); }
 }
 
 }  // namespace
 
-extern "C" int softmax_cpu_forward(const tilec_launch* launch, tilec_array X, tilec_array Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
-                      [&](tl::Ctx& ctx) { softmax_forward_body(ctx, _arg_X, _arg_Y); });
-    return tl::launch_status();
+extern "C" int softmax_softmax_cpu_forward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 303232,
+                          [&](tl::Ctx& ctx) { k_softmax_forward(ctx, _arg_v_X, _arg_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
-extern "C" int softmax_cpu_backward(const tilec_launch* launch, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y) {
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 418336,
-                      [&](tl::Ctx& ctx) { softmax_backward_body(ctx, _arg_X, _arg_Y, _arg_adj_X, _arg_adj_Y); });
-    return tl::launch_status();
+extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 418336,
+                          [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

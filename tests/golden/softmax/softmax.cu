@@ -2,44 +2,44 @@
 // Target: CUDA. Each thread block runs one tile block: a tile lives in registers spread over the
 // block's threads (tl::Reg) when only its own elements are needed per thread, otherwise in dynamic
 // shared memory, where tile operations are shared by the threads between barriers. Compiled by
-// nvcc for the GPU, or as C++ with -include tilec/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
+// nvcc for the GPU, or as C++ with -include tilec-rt/cuda_emu.h -DTILEC_CUDA_EMU for the emulation.
 #include "softmax.h"
-#include "tilec/tilec.h"
+#include "tilec-rt/tilec.h"
 #if !defined(TILEC_CUDA_EMU)
 #include <cuda_runtime.h>
 #endif
 
 namespace {
 
-__device__ static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> m;
-    auto& e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> s;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_5;
+__device__ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_m;
+    auto& v_e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_s;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v5__tmp;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 4), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 4), 0);
     ctx.sync();
     // softmax.py:17
-    tl::coop_tile_max(ctx, v__tmp_1, x, 1);
+    tl::coop_tile_max(ctx, v1__tmp, v_x, 1);
     ctx.sync();
     // softmax.py:17
-    tl::coop_tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::coop_tile_reshape(ctx, v2__tmp, v1__tmp);
     ctx.sync();
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        m.v[_s] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.v[_s] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     ctx.sync();
@@ -47,21 +47,21 @@ __device__ static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        e.data[_e] = tl::exp((x.data[_e] - m.v[_s]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.v[_s]));
     }
     ctx.sync();
     // softmax.py:19
-    tl::coop_tile_sum(ctx, v__tmp_3, e, 1);
+    tl::coop_tile_sum(ctx, v3__tmp, v_e, 1);
     ctx.sync();
     // softmax.py:19
-    tl::coop_tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        s.v[_s] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
     ctx.sync();
@@ -69,83 +69,84 @@ __device__ static void softmax_forward_body(tl::Ctx& ctx, tl::Array<float, 2> X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_5.v[_s] = tl::divide(e.data[_e], s.v[_s]);
+        v5__tmp.v[_s] = tl::divide(v_e.data[_e], v_s.v[_s]);
     }
     // softmax.py:20
-    tl::reg_tile_store(ctx, Y, v__tmp_5, true, (i * 4), 0);
+    tl::reg_tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
     ctx.sync();
 }
 
-__device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X, tl::Array<float, 2> Y, tl::Array<float, 2> adj_X, tl::Array<float, 2> adj_Y) {
-    int32_t i{};
-    auto& x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
-    auto& v__tmp_1 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
-    auto& v__tmp_2 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> m;
-    auto& e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
-    auto& v__tmp_3 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
-    auto& v__tmp_4 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> s;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_27;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_28;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj__tmp_7{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_8;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_29;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_30;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_e_9{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_31;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_32;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_s_10{};
-    auto& v__g_11 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
-    auto& v__tmp_33 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__tmp_34;
-    tl::Reg<tl::Tile<float, 4, 1>, 256> adj__tmp_12{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__g_13;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_35;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_36;
-    tl::Reg<tl::Tile<float, 4>, 256> adj__tmp_14{};
-    tl::Reg<tl::Tile<float, 4>, 256> v__g_15;
-    auto& v__tmp_37 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_38;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_39;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_16;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__v_17;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__v_18;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_40;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_x_19{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_41;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_42;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> adj_m_20{};
-    auto& v__g_21 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
-    auto& v__tmp_43 = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__tmp_44;
-    tl::Reg<tl::Tile<float, 4, 1>, 256> adj__tmp_22{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v__g_23;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_45;
-    tl::Reg<tl::Tile<float, 4>, 256> v__tmp_46;
-    tl::Reg<tl::Tile<float, 4>, 256> adj__tmp_24{};
-    auto& v__g_25 = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
-    auto& v__tmp_47 = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__tmp_48;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v__g_26;
+__device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_Y) {
+    int32_t v_i{};
+    auto& v_x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
+    auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
+    auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_m;
+    auto& v_e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
+    auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
+    auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v_s;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v7__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v29__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v8_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v9__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v30__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v31__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v10_adj_e{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v32__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v33__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v11_adj_s{};
+    auto& v12__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
+    auto& v34__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v35__tmp;
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v13_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v14__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v36__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v37__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v15_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4>, 256> v16__g;
+    auto& v38__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v39__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v40__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v17__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v18__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v19__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v41__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v42__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v43__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v21_adj_m{};
+    auto& v22__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
+    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v45__tmp;
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v23_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v24__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v46__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v47__tmp;
+    tl::Reg<tl::Tile<float, 4>, 256> v25_adj__tmp{};
+    auto& v26__g = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
+    auto& v48__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v49__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v27__g;
     // softmax.py:15
-    i = int32_t(ctx.tid[0]);
+    v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
     ctx.sync();
-    tl::coop_tile_load<256>(ctx, x, X, true, (i * 4), 0);
+    tl::coop_tile_load<256>(ctx, v_x, v_X, true, (v_i * 4), 0);
     ctx.sync();
     // softmax.py:17
-    tl::coop_tile_max(ctx, v__tmp_1, x, 1);
+    tl::coop_tile_max(ctx, v1__tmp, v_x, 1);
     ctx.sync();
     // softmax.py:17
-    tl::coop_tile_reshape(ctx, v__tmp_2, v__tmp_1);
+    tl::coop_tile_reshape(ctx, v2__tmp, v1__tmp);
     ctx.sync();
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        m.v[_s] = v__tmp_2.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_m.v[_s] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:18
     ctx.sync();
@@ -153,67 +154,72 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        e.data[_e] = tl::exp((x.data[_e] - m.v[_s]));
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.v[_s]));
     }
     ctx.sync();
     // softmax.py:19
-    tl::coop_tile_sum(ctx, v__tmp_3, e, 1);
+    tl::coop_tile_sum(ctx, v3__tmp, v_e, 1);
     ctx.sync();
     // softmax.py:19
-    tl::coop_tile_reshape(ctx, v__tmp_4, v__tmp_3);
+    tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        s.v[_s] = v__tmp_4.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v_s.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
-    tl::reg_tile_load(ctx, v__tmp_27, adj_Y, true, (i * 4), 0);
+    tl::reg_tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
+    // softmax.py:20
+    tl::reg_fill(ctx, v28__tmp, 0);
+    // softmax.py:20
+    tl::reg_tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
+    ctx.sync();
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_28.v[_s] = v__tmp_27.v[_s];
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj__tmp_7.v[_s] = (adj__tmp_7.v[_s] + v__tmp_28.v[_s]);
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_8.v[_s] = adj__tmp_7.v[_s];
-    }
-    // softmax.py:20
-    tl::reg_fill(ctx, adj__tmp_7, 0);
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_29.v[_s] = tl::divide(v__g_8.v[_s], s.v[_s]);
+        v29__tmp.v[_s] = v7__v.v[_s];
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_30.v[_s] = v__tmp_29.v[_s];
+        v8_adj__tmp.v[_s] = (v8_adj__tmp.v[_s] + v29__tmp.v[_s]);
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_e_9.v[_s] = (adj_e_9.v[_s] + v__tmp_30.v[_s]);
+        v9__g.v[_s] = v8_adj__tmp.v[_s];
+    }
+    // softmax.py:20
+    tl::reg_fill(ctx, v8_adj__tmp, 0);
+    // softmax.py:20
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v30__tmp.v[_s] = tl::divide(v9__g.v[_s], v_s.v[_s]);
+    }
+    // softmax.py:20
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v31__tmp.v[_s] = v30__tmp.v[_s];
+    }
+    // softmax.py:20
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v10_adj_e.v[_s] = (v10_adj_e.v[_s] + v31__tmp.v[_s]);
     }
     // softmax.py:20
     ctx.sync();
@@ -221,21 +227,21 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_31.v[_s] = (-tl::divide((v__g_8.v[_s] * e.data[_e]), (s.v[_s] * s.v[_s])));
+        v32__tmp.v[_s] = (-tl::divide((v9__g.v[_s] * v_e.data[_e]), (v_s.v[_s] * v_s.v[_s])));
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_32.v[_s] = v__tmp_31.v[_s];
+        v33__tmp.v[_s] = v32__tmp.v[_s];
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_s_10.v[_s] = (adj_s_10.v[_s] + v__tmp_32.v[_s]);
+        v11_adj_s.v[_s] = (v11_adj_s.v[_s] + v33__tmp.v[_s]);
     }
     // softmax.py:19
     ctx.sync();
@@ -243,15 +249,15 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_11.data[_e] = adj_s_10.v[_s];
+        v12__g.data[_e] = v11_adj_s.v[_s];
     }
     ctx.sync();
     // softmax.py:19
-    tl::reg_fill(ctx, adj_s_10, 0);
+    tl::reg_fill(ctx, v11_adj_s, 0);
     // softmax.py:19
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_33, v__g_11);
+        tl::tile_unbroadcast(ctx, v34__tmp, v12__g);
     }
     ctx.sync();
     // softmax.py:19
@@ -259,61 +265,61 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_34.v[_s] = v__tmp_33.data[_e];
+        v35__tmp.v[_s] = v34__tmp.data[_e];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_12.v[_s] = (adj__tmp_12.v[_s] + v__tmp_34.v[_s]);
+        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v35__tmp.v[_s]);
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_13.v[_s] = adj__tmp_12.v[_s];
+        v14__g.v[_s] = v13_adj__tmp.v[_s];
     }
     // softmax.py:19
-    tl::reg_fill(ctx, adj__tmp_12, 0);
+    tl::reg_fill(ctx, v13_adj__tmp, 0);
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_35.v[_s] = v__g_13.v[_s];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_36.v[_s] = v__tmp_35.v[_s];
+        v36__tmp.v[_s] = v14__g.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_14.v[_s] = (adj__tmp_14.v[_s] + v__tmp_36.v[_s]);
+        v37__tmp.v[_s] = v36__tmp.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_15.v[_s] = adj__tmp_14.v[_s];
+        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v37__tmp.v[_s]);
     }
     // softmax.py:19
-    tl::reg_fill(ctx, adj__tmp_14, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v16__g.v[_s] = v15_adj__tmp.v[_s];
+    }
+    // softmax.py:19
+    tl::reg_fill(ctx, v15_adj__tmp, 0);
     // softmax.py:19
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_37.data[_e] = v__g_15.v[_s];
+        v38__tmp.data[_e] = v16__g.v[_s];
     }
     ctx.sync();
     // softmax.py:19
@@ -321,80 +327,80 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_38.v[_s] = v__tmp_37.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v39__tmp.v[_s] = v38__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_39.v[_s] = v__tmp_38.v[_s];
+        v40__tmp.v[_s] = v39__tmp.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_e_9.v[_s] = (adj_e_9.v[_s] + v__tmp_39.v[_s]);
+        v10_adj_e.v[_s] = (v10_adj_e.v[_s] + v40__tmp.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_16.v[_s] = adj_e_9.v[_s];
+        v17__g.v[_s] = v10_adj_e.v[_s];
     }
     // softmax.py:18
-    tl::reg_fill(ctx, adj_e_9, 0);
+    tl::reg_fill(ctx, v10_adj_e, 0);
     // softmax.py:18
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_17.v[_s] = (x.data[_e] - m.v[_s]);
+        v18__v.v[_s] = (v_x.data[_e] - v_m.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__v_18.v[_s] = (v__g_16.v[_s] * tl::exp(v__v_17.v[_s]));
+        v19__v.v[_s] = (v17__g.v[_s] * tl::exp(v18__v.v[_s]));
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_40.v[_s] = v__v_18.v[_s];
+        v41__tmp.v[_s] = v19__v.v[_s];
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_x_19.v[_s] = (adj_x_19.v[_s] + v__tmp_40.v[_s]);
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v41__tmp.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_41.v[_s] = (-v__v_18.v[_s]);
+        v42__tmp.v[_s] = (-v19__v.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_42.v[_s] = v__tmp_41.v[_s];
+        v43__tmp.v[_s] = v42__tmp.v[_s];
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_m_20.v[_s] = (adj_m_20.v[_s] + v__tmp_42.v[_s]);
+        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + v43__tmp.v[_s]);
     }
     // softmax.py:17
     ctx.sync();
@@ -402,15 +408,15 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_21.data[_e] = adj_m_20.v[_s];
+        v22__g.data[_e] = v21_adj_m.v[_s];
     }
     ctx.sync();
     // softmax.py:17
-    tl::reg_fill(ctx, adj_m_20, 0);
+    tl::reg_fill(ctx, v21_adj_m, 0);
     // softmax.py:17
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v__tmp_43, v__g_21);
+        tl::tile_unbroadcast(ctx, v44__tmp, v22__g);
     }
     ctx.sync();
     // softmax.py:17
@@ -418,44 +424,44 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_44.v[_s] = v__tmp_43.data[_e];
+        v45__tmp.v[_s] = v44__tmp.data[_e];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_22.v[_s] = (adj__tmp_22.v[_s] + v__tmp_44.v[_s]);
+        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v45__tmp.v[_s]);
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_23.v[_s] = adj__tmp_22.v[_s];
+        v24__g.v[_s] = v23_adj__tmp.v[_s];
     }
     // softmax.py:17
-    tl::reg_fill(ctx, adj__tmp_22, 0);
+    tl::reg_fill(ctx, v23_adj__tmp, 0);
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_45.v[_s] = v__g_23.v[_s];
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__tmp_46.v[_s] = v__tmp_45.v[_s];
+        v46__tmp.v[_s] = v24__g.v[_s];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        adj__tmp_24.v[_s] = (adj__tmp_24.v[_s] + v__tmp_46.v[_s]);
+        v47__tmp.v[_s] = v46__tmp.v[_s];
+    }
+    // softmax.py:17
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v47__tmp.v[_s]);
     }
     // softmax.py:17
     ctx.sync();
@@ -463,15 +469,15 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v__g_25.data[_e] = adj__tmp_24.v[_s];
+        v26__g.data[_e] = v25_adj__tmp.v[_s];
     }
     ctx.sync();
     // softmax.py:17
-    tl::reg_fill(ctx, adj__tmp_24, 0);
+    tl::reg_fill(ctx, v25_adj__tmp, 0);
     // softmax.py:17
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v__tmp_47, x, v__g_25, 1, true);
+        tl::tile_extreme_grad(ctx, v48__tmp, v_x, v26__g, 1, true);
     }
     ctx.sync();
     // softmax.py:17
@@ -479,26 +485,26 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__tmp_48.v[_s] = v__tmp_47.data[_e];
+        v49__tmp.v[_s] = v48__tmp.data[_e];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        adj_x_19.v[_s] = (adj_x_19.v[_s] + v__tmp_48.v[_s]);
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v49__tmp.v[_s]);
     }
     // softmax.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v__g_26.v[_s] = adj_x_19.v[_s];
+        v27__g.v[_s] = v20_adj_x.v[_s];
     }
     // softmax.py:16
-    tl::reg_fill(ctx, adj_x_19, 0);
+    tl::reg_fill(ctx, v20_adj_x, 0);
     // softmax.py:16
-    tl::reg_tile_atomic_add(ctx, adj_X, v__g_26, true, (i * 4), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v27__g, true, (v_i * 4), 0);
     ctx.sync();
 }
 
@@ -506,7 +512,7 @@ __device__ static void softmax_backward_body(tl::Ctx& ctx, tl::Array<float, 2> X
 
 // kernel softmax, forward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) softmax_cuda_forward(tilec_launch launch, tilec_array X, tilec_array Y) {
+extern "C" __global__ void __launch_bounds__(256) softmax_softmax_cuda_forward(tilec_launch launch, tilec_array v_X, tilec_array v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -515,31 +521,34 @@ extern "C" __global__ void __launch_bounds__(256) softmax_cuda_forward(tilec_lau
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 8256 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    softmax_forward_body(ctx, _arg_X, _arg_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    k_softmax_forward(ctx, _arg_v_X, _arg_v_Y);
 }
 
-extern "C" int softmax_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array Y) {
+extern "C" int softmax_softmax_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8256, 303232,
-                   [&]() { softmax_cuda_forward(*launch, X, Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8256, 303232,
+                       [&]() { softmax_softmax_cuda_forward(*launch, v_X, v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (8256 > 48 * 1024)
-        cudaFuncSetAttribute(softmax_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8256);
-    softmax_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 8256,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, Y);
+        cudaFuncSetAttribute(softmax_softmax_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8256);
+    softmax_softmax_cuda_forward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 8256,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_Y);
     return int(cudaGetLastError());
 #endif
 }
 
 // kernel softmax, backward
 // launched with exactly block_dim threads: the compiler may budget registers for that
-extern "C" __global__ void __launch_bounds__(256) softmax_cuda_backward(tilec_launch launch, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y) {
+extern "C" __global__ void __launch_bounds__(256) softmax_softmax_cuda_backward(tilec_launch launch, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
 #if defined(TILEC_CUDA_EMU)
     unsigned char* tl_smem = nullptr;
 #else
@@ -548,26 +557,29 @@ extern "C" __global__ void __launch_bounds__(256) softmax_cuda_backward(tilec_la
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
     for (int i = ctx.lane; i < 20608 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
-    const tl::Array<float, 2> _arg_X(*reinterpret_cast<const tl::ArrayDesc*>(&X));
-    const tl::Array<float, 2> _arg_Y(*reinterpret_cast<const tl::ArrayDesc*>(&Y));
-    const tl::Array<float, 2> _arg_adj_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_X));
-    const tl::Array<float, 2> _arg_adj_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_Y));
-    softmax_backward_body(ctx, _arg_X, _arg_Y, _arg_adj_X, _arg_adj_Y);
+    const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
+    const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y);
 }
 
-extern "C" int softmax_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array X, tilec_array Y, tilec_array adj_X, tilec_array adj_Y) {
+extern "C" int softmax_softmax_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 500384,
-                   [&]() { softmax_cuda_backward(*launch, X, Y, adj_X, adj_Y); });
-    return 0;
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 508576,
+                       [&]() { softmax_softmax_cuda_backward(*launch, v_X, v_Y, adj_v_X, adj_v_Y); });
+    });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (20608 > 48 * 1024)
-        cudaFuncSetAttribute(softmax_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20608);
-    softmax_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 20608,
-        static_cast<cudaStream_t>(stream)>>>(*launch, X, Y, adj_X, adj_Y);
+        cudaFuncSetAttribute(softmax_softmax_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20608);
+    softmax_softmax_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 20608,
+        static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_Y, adj_v_X, adj_v_Y);
     return int(cudaGetLastError());
 #endif
 }

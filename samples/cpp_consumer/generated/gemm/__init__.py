@@ -18,6 +18,7 @@ their adjoints; `<kernel>.torch_function` (in _tilec_torch.py) wraps a kernel fo
 import ctypes
 import json
 import os
+import sys as _sys
 
 import numpy as np
 
@@ -45,20 +46,25 @@ Tape = _tilec_tape.Tape
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
 
+# bfloat16 arrays are their raw bits in numpy (uint16), as Warp's .numpy() returns them.
 _DTYPES = {
-    "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int32": np.int32, "uint32": np.uint32,
-    "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+    "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
+    "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
+    "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
 }
 _CTYPES = {
-    "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int32": ctypes.c_int32,
-    "uint32": ctypes.c_uint32, "int64": ctypes.c_int64, "float16": ctypes.c_float,
+    "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int16,
+    "uint16": ctypes.c_uint16, "int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64,
+    "uint64": ctypes.c_uint64, "float16": ctypes.c_float, "bfloat16": ctypes.c_float,
     "float32": ctypes.c_float, "float64": ctypes.c_double,
 }
 _INT_RANGES = {
-    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int32": (-2**31, 2**31 - 1),
-    "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
+    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
+    "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
 }
 _MAX_GRID = 2**31 - 1
+_GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
 _MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
 
 
@@ -92,8 +98,41 @@ def _library(device):
         if not os.path.exists(path):
             raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
                                f"`tilec build gemm.py --target {target}`")
+        if device == "cpu":
+            _check_cpu(MANIFEST.get("cpu_build"), path)
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
+
+
+def _cpu_flags():
+    """This CPU's feature flags as Linux lists them (None where they cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return set(value.split())
+    except OSError:
+        pass
+    return None
+
+
+def _check_cpu(build, path):
+    """Refuse a CPU library built for features this CPU lacks (it would die of SIGILL)."""
+    import platform
+
+    if not build:
+        return
+    machine = platform.machine().lower()
+    if build.get("machine") and build["machine"] != machine:
+        raise RuntimeError(f"{path} was built for {build['machine']} CPUs; this one is {machine}: "
+                           f"rebuild with `tilec build gemm.py --target cpu` on this machine")
+    have = _cpu_flags()
+    missing = sorted(set(build.get("cpu_features", ())) - have) if have is not None else []
+    if missing:
+        raise RuntimeError(f"{path} was built for {build.get('isa')} and needs CPU features this CPU lacks: "
+                           f"{', '.join(missing)}; rebuild it on this machine with `tilec build gemm.py "
+                           "--target cpu` (without --native, the portable baseline)")
 
 
 class _Cuda:
@@ -224,7 +263,7 @@ class Kernel:
     """One compiled kernel: forward and adjoint launches on the CPU."""
 
     def __init__(self, name, meta):
-        self.name = name
+        self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self.params = meta["params"]
         self.block_dim = meta["block_dim"]
@@ -237,14 +276,25 @@ class Kernel:
 
     def launch(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
                device="cpu", block_dim=None, num_threads=0, stream=None):
-        """A plain launch: one thread per point of `dim` (Warp's wp.launch)."""
-        if self.meta["tiled"]:
-            raise TypeError(f"{self.name}: uses tile operations; call launch_tiled(dim=..., ...)")
+        """A plain launch: one thread per point of `dim` (Warp's wp.launch). For a kernel with tile
+        operations, wp.tid() is the global thread index and each run of block_dim consecutive
+        threads along the last dimension is one block sharing its tiles (Warp's
+        launch_tiled(dim, B) is launch(dim + (B,), B))."""
         grid = _grid(dim, self.name)
         if self.meta["tid_count"] > len(grid):
             raise ValueError(f"{self.name}: unpacks {self.meta['tid_count']} values from wp.tid() but "
                              f"dim has {len(grid)} dimension(s)")
-        return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads, stream)
+        if not self.meta["tiled"]:
+            return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads,
+                             stream)
+        block_dim = self._block_dim(block_dim)
+        if grid[-1] % block_dim:
+            raise ValueError(f"{self.name}: launch() of a tile kernel runs blocks of block_dim={block_dim} threads "
+                             f"along the last dimension of `dim`, and {grid[-1]} is not a multiple of {block_dim} "
+                             "(pad dim, or use launch_tiled)")
+        blocks = grid[:-1] + (grid[-1] // block_dim,)
+        return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                         num_threads, stream)
 
     def torch_function(self, dim, outputs, device=None):
         """A torch.autograd.Function launching this kernel forward and its adjoint backward over
@@ -255,10 +305,7 @@ class Kernel:
                      device="cpu", block_dim=None, num_threads=0, stream=None):
         """A tiled launch: one block of block_dim lanes per point of `dim` (Warp's wp.launch_tiled)."""
         grid = _grid(dim, self.name)
-        if block_dim is not None and block_dim != self.block_dim:
-            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
-                             f"{self.block_dim}; rebuild with --block-dim {block_dim} or "
-                             f"@tl.kernel(block_dim={block_dim})")
+        self._block_dim(block_dim)
         n = self.meta["tid_count"]
         if n > len(grid) + 1:
             raise ValueError(f"{self.name}: unpacks {n} values from wp.tid() but dim has {len(grid)} "
@@ -266,6 +313,14 @@ class Kernel:
         lane_tid = 1 if n == len(grid) + 1 else 0
         return self._run(grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device,
                          self.block_dim, num_threads, stream)
+
+    def _block_dim(self, block_dim):
+        if block_dim is not None and block_dim != self.block_dim:
+            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
+                             f"{self.block_dim}; launch it with block_dim={block_dim} in the source file "
+                             f"(one instance per value), rebuild with --block-dim {block_dim}, or use "
+                             f"@tl.kernel(block_dim={block_dim})")
+        return self.block_dim
 
     # -------------------------------------------------------------- checking
 
@@ -279,6 +334,7 @@ class Kernel:
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
+        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -315,6 +371,8 @@ class Kernel:
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
         if rc == 2:
             raise MemoryError(f"{self.name}: out of memory in the native launch")
+        if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
+            raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
 
@@ -356,6 +414,45 @@ def _shape(value):
     return tuple(shape) if shape is not None else np.shape(value)
 
 
+def _extent(desc, ndim, itemsize):
+    """[first byte, last byte + 1) that an array descriptor spans (any strides), or None if empty."""
+    if not desc.data or any(desc.shape[k] == 0 for k in range(ndim)):
+        return None
+    lo = hi = desc.data
+    for k in range(ndim):
+        reach = (desc.shape[k] - 1) * desc.strides[k]
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + itemsize
+
+
+def _refuse_overlaps(kernel, params, args, writes):
+    """Two array arguments sharing memory where the kernel writes one: its result would depend on
+    the order threads run in (and its adjoint on more), so the launch is refused."""
+    spans = []
+    for p, (desc, value) in zip(params, args):
+        if p["kind"] == "array":
+            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            if extent is not None:
+                spans.append((p["name"], extent, value))
+    for i, (a, (lo_a, hi_a), x) in enumerate(spans):
+        for b, (lo_b, hi_b), y in spans[i + 1:]:
+            if (a in writes or b in writes) and lo_a < hi_b and lo_b < hi_a and _share(x, y):
+                written = a if a in writes else b
+                raise ValueError(f"{kernel}: arguments `{a}` and `{b}` overlap in memory and the kernel writes "
+                                 f"`{written}`; pass separate arrays (copy one first)")
+
+
+def _share(x, y):
+    """Whether two arrays whose byte ranges overlap share an element (interleaved views such as
+    A[::2] and A[1::2] do not); assumed so where it cannot be decided cheaply."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return True
+    try:
+        return bool(np.shares_memory(x, y, max_work=10**6))
+    except Exception:  # numpy's TooHardError: too costly to decide
+        return True
+
+
 def _scalar(name, dtype, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -373,8 +470,9 @@ def _scalar(name, dtype, value):
     return _CTYPES[dtype](float(value))
 
 
-_TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int32": "<i4", "uint32": "<u4", "int64": "<i8",
-            "float16": "<f2", "float32": "<f4", "float64": "<f8"}
+_TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+            "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
+            "float32": "<f4", "float64": "<f8"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -392,7 +490,7 @@ class _DLTensor(ctypes.Structure):
 
 
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
-_DL_CODES = {0: "int", 1: "uint", 2: "float", 6: "bool"}
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "uint", 6: "bool"}  # 4: bfloat16, read as its bits
 
 
 def _export(name, make):
@@ -482,6 +580,8 @@ def _array(name, p, value):
             return _array(name, p, view)
         raise TypeError(f"{name} must be a numpy array of {p['dtype']}, got {type(value).__name__}")
     want = np.dtype(_DTYPES[p["dtype"]])
+    if p["dtype"] == "bfloat16" and value.dtype.name == "bfloat16" and value.itemsize == 2:
+        value = value.view(np.uint16)  # ml_dtypes' bfloat16: the same bits
     if value.dtype != want:
         raise TypeError(f"{name} must have dtype {p['dtype']}, got {value.dtype}")
     if value.ndim != p["ndim"]:
@@ -498,19 +598,48 @@ def _array(name, p, value):
     return (desc, value)
 
 
+class Instances:
+    """One kernel compiled as several instances (one per block_dim of its launches in the file):
+    a launch runs the instance compiled for its block_dim."""
+
+    def __init__(self, name, kernels):
+        self.name = name
+        self.kernels = {k.block_dim: k for k in kernels}
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name}, block_dim {sorted(self.kernels)}>"
+
+    def pick(self, block_dim):
+        if block_dim is None:
+            block_dim = 256  # Warp's default
+        if block_dim not in self.kernels:
+            raise ValueError(f"{self.name}: no instance for block_dim={block_dim}; compiled for block_dim "
+                             f"{', '.join(map(str, sorted(self.kernels)))} (from the launches in the source file)")
+        return self.kernels[block_dim]
+
+    def launch(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        return self.pick(block_dim).launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+    def launch_tiled(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        return self.pick(block_dim).launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+
 class _Kernels(type(os)):
     """The module's class: kernels are its properties, never globals, so a kernel named like a loader
     global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
 
 
-def _expose(kernel):
-    return property(lambda _module: kernel)
+def _expose():
+    """Each kernel under its name; instances of one kernel (launch_name) behind one Instances."""
+    groups = {}
+    for name, meta in MANIFEST["kernels"].items():
+        groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    for name, kernels in groups.items():
+        kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
+            Instances(name, kernels)
+        setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
+    return sorted(groups)
 
 
-for _name, _meta in MANIFEST["kernels"].items():
-    setattr(_Kernels, _name, _expose(Kernel(_name, _meta)))
-import sys as _sys  # noqa: E402
-
+__all__ = _expose()
 _sys.modules[__name__].__class__ = _Kernels
-
-__all__ = sorted(MANIFEST["kernels"])

@@ -42,19 +42,18 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     int32_t v_j{};
     int32_t v_count{};
     int32_t v_k{};
-    tl::Tile<float, 32, 32> v13__tmp;
-    tl::Tile<float, 32, 32> v4_adj_acc{};
-    int32_t v5__n{};
-    int32_t v6__k{};
+    tl::Tile<float, 32, 32> v4__v;
+    tl::Tile<float, 32, 32> v14__tmp;
+    tl::Tile<float, 32, 32> v5_adj_acc{};
+    int32_t v6__n{};
+    int32_t v7__k{};
     tl::Tile<float, 32, 32> v_a{};
     tl::Tile<float, 32, 32> v_b{};
-    tl::Tile<float, 32, 32> v7__g{};
-    tl::Tile<float, 32, 32> v14__tmp{};
-    tl::Tile<float, 32, 32> v8_adj_a{};
-    tl::Tile<float, 32, 32> v15__tmp{};
-    tl::Tile<float, 32, 32> v9_adj_b{};
-    tl::Tile<float, 32, 32> v10__g{};
+    tl::Tile<float, 32, 32> v8__g{};
+    tl::Tile<float, 32, 32> v9_adj_a{};
+    tl::Tile<float, 32, 32> v10_adj_b{};
     tl::Tile<float, 32, 32> v11__g{};
+    tl::Tile<float, 32, 32> v12__g{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -68,56 +67,56 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
         }
     }
     // gemm.py:23
-    tl::tile_load(ctx, v13__tmp, adj_v_C, true, (v_i * 32), (v_j * 32));
+    tl::tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
+    // gemm.py:23
+    tl::tile_fill_zero(ctx, v14__tmp);
+    // gemm.py:23
+    tl::tile_store(ctx, adj_v_C, v14__tmp, true, (v_i * 32), (v_j * 32));
     // gemm.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v4_adj_acc.data[_e] = (v4_adj_acc.data[_e] + v13__tmp.data[_e]);
+        v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v4__v.data[_e]);
     }
     // gemm.py:19
-    v5__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
+    v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
     {
-        const int32_t _t3 = v5__n;
+        const int32_t _t3 = v6__n;
         const int32_t _t4 = 1;
-        for (v6__k = 0; v6__k < _t3; v6__k += _t4) {
+        for (v7__k = 0; v7__k < _t3; v7__k += _t4) {
             // gemm.py:19
-            v_k = (0 + (((v5__n - 1) - v6__k) * 1));
+            v_k = (0 + (((v6__n - 1) - v7__k) * 1));
             // gemm.py:20
             tl::tile_load(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
             // gemm.py:21
             tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            v7__g = v4_adj_acc;
+            v8__g = v5_adj_acc;
             // gemm.py:22
-            tl::tile_fill_zero(ctx, v4_adj_acc);
+            tl::tile_fill_zero(ctx, v5_adj_acc);
             // gemm.py:22
-            tl::tile_transpose(ctx, v14__tmp, v_b);
+            tl::tile_matmul(ctx, v9_adj_a, v8__g, tl::transposed(v_b), 1.0, 1.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, v8_adj_a, v7__g, v14__tmp, 1.0, 1.0);
-            // gemm.py:22
-            tl::tile_transpose(ctx, v15__tmp, v_a);
-            // gemm.py:22
-            tl::tile_matmul(ctx, v9_adj_b, v15__tmp, v7__g, 1.0, 1.0);
+            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v8__g, 1.0, 1.0);
             // gemm.py:22
             for (int _e = 0; _e < 1024; ++_e) {
-                v4_adj_acc.data[_e] = (v4_adj_acc.data[_e] + v7__g.data[_e]);
+                v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v8__g.data[_e]);
             }
             // gemm.py:21
-            v10__g = v9_adj_b;
+            v11__g = v10_adj_b;
             // gemm.py:21
-            tl::tile_fill_zero(ctx, v9_adj_b);
+            tl::tile_fill_zero(ctx, v10_adj_b);
             // gemm.py:21
-            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_B, v10__g, true, (v_k * 32), (v_j * 32)); }
+            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_B, v11__g, true, (v_k * 32), (v_j * 32)); }
             // gemm.py:20
-            v11__g = v8_adj_a;
+            v12__g = v9_adj_a;
             // gemm.py:20
-            tl::tile_fill_zero(ctx, v8_adj_a);
+            tl::tile_fill_zero(ctx, v9_adj_a);
             // gemm.py:20
-            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_v_A, v11__g, true, (v_i * 32), (v_k * 32)); }
+            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_v_A, v12__g, true, (v_i * 32), (v_k * 32)); }
         }
     }
     // gemm.py:17
-    tl::tile_fill_zero(ctx, v4_adj_acc);
+    tl::tile_fill_zero(ctx, v5_adj_acc);
 }
 
 }  // namespace
@@ -126,10 +125,12 @@ extern "C" int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A
     const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
     const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
-    return tl::guarded_launch([&]() {
+    const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
                           [&](tl::Ctx& ctx) { k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C); });
     });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 
 extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
@@ -139,9 +140,11 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
-    return tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352256,
+    const int rc = tl::guarded_launch([&]() {
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 360448,
                           [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
     });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 }
 

@@ -52,25 +52,26 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     int32_t v_j{};
     int32_t v_count{};
     int32_t v_k{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v15__tmp;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v4__v;
     tl::Reg<tl::Tile<float, 32, 32>, 256> v16__tmp;
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v4_adj_acc{};
-    int32_t v5__n{};
-    int32_t v6__k{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v17__tmp;
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v5_adj_acc{};
+    int32_t v6__n{};
+    int32_t v7__k{};
     auto& v_a = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 0);
     auto& v_b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
-    auto& v7__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v8__z{};
-    auto& v17__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
+    auto& v8__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v9__z{};
-    auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v19__tmp{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v10_adj_a{};
+    auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v10__z{};
+    auto& v19__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v20__tmp{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v11_adj_b{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v11_adj_a{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v21__tmp{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v12__g{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v12_adj_b{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v22__tmp{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v13__g{};
+    tl::Reg<tl::Tile<float, 32, 32>, 256> v14__g{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -84,30 +85,35 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
         }
     }
     // gemm.py:23
-    tl::reg_tile_load(ctx, v15__tmp, adj_v_C, true, (v_i * 32), (v_j * 32));
+    tl::reg_tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
+    // gemm.py:23
+    tl::reg_fill(ctx, v16__tmp, 0);
+    // gemm.py:23
+    tl::reg_tile_store(ctx, adj_v_C, v16__tmp, true, (v_i * 32), (v_j * 32));
+    ctx.sync();
     // gemm.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16__tmp.v[_s] = v15__tmp.v[_s];
+        v17__tmp.v[_s] = v4__v.v[_s];
     }
     // gemm.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v4_adj_acc.v[_s] = (v4_adj_acc.v[_s] + v16__tmp.v[_s]);
+        v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v17__tmp.v[_s]);
     }
     // gemm.py:19
-    v5__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
+    v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
     {
-        const int32_t _t3 = v5__n;
+        const int32_t _t3 = v6__n;
         const int32_t _t4 = 1;
-        for (v6__k = 0; v6__k < _t3; v6__k += _t4) {
+        for (v7__k = 0; v7__k < _t3; v7__k += _t4) {
             // gemm.py:19
-            v_k = (0 + (((v5__n - 1) - v6__k) * 1));
+            v_k = (0 + (((v6__n - 1) - v7__k) * 1));
             // gemm.py:20
             ctx.sync();
             tl::coop_tile_load<256>(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
@@ -120,41 +126,27 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v7__g.data[_e] = v4_adj_acc.v[_s];
+                v8__g.data[_e] = v5_adj_acc.v[_s];
             }
             ctx.sync();
             // gemm.py:22
-            tl::reg_fill(ctx, v4_adj_acc, 0);
-            // gemm.py:22
-            tl::reg_fill(ctx, v8__z, 0);
-            // gemm.py:22
-            ctx.sync();
-            tl::coop_tile_transpose(ctx, v17__tmp, v_b);
-            ctx.sync();
-            // gemm.py:22
-            tl::reg_tile_matmul(ctx, v8__z, v7__g, v17__tmp, 1.0, 1.0);
+            tl::reg_fill(ctx, v5_adj_acc, 0);
             // gemm.py:22
             tl::reg_fill(ctx, v9__z, 0);
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_transpose(ctx, v18__tmp, v_a);
+            tl::coop_tile_transpose(ctx, v18__tmp, v_b);
             ctx.sync();
             // gemm.py:22
-            tl::reg_tile_matmul(ctx, v9__z, v18__tmp, v7__g, 1.0, 1.0);
+            tl::reg_tile_matmul(ctx, v9__z, v8__g, v18__tmp, 1.0, 1.0);
             // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v19__tmp.v[_s] = v8__z.v[_s];
-            }
+            tl::reg_fill(ctx, v10__z, 0);
             // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v10_adj_a.v[_s] = (v10_adj_a.v[_s] + v19__tmp.v[_s]);
-            }
+            ctx.sync();
+            tl::coop_tile_transpose(ctx, v19__tmp, v_a);
+            ctx.sync();
+            // gemm.py:22
+            tl::reg_tile_matmul(ctx, v10__z, v19__tmp, v8__g, 1.0, 1.0);
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
@@ -167,7 +159,21 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v11_adj_b.v[_s] = (v11_adj_b.v[_s] + v20__tmp.v[_s]);
+                v11_adj_a.v[_s] = (v11_adj_a.v[_s] + v20__tmp.v[_s]);
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v21__tmp.v[_s] = v10__z.v[_s];
+            }
+            // gemm.py:22
+            TL_UNROLL
+            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+                v12_adj_b.v[_s] = (v12_adj_b.v[_s] + v21__tmp.v[_s]);
             }
             // gemm.py:22
             ctx.sync();
@@ -175,43 +181,43 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v21__tmp.v[_s] = v7__g.data[_e];
+                v22__tmp.v[_s] = v8__g.data[_e];
             }
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v4_adj_acc.v[_s] = (v4_adj_acc.v[_s] + v21__tmp.v[_s]);
+                v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v22__tmp.v[_s]);
             }
             // gemm.py:21
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v12__g.v[_s] = v11_adj_b.v[_s];
+                v13__g.v[_s] = v12_adj_b.v[_s];
             }
             // gemm.py:21
-            tl::reg_fill(ctx, v11_adj_b, 0);
+            tl::reg_fill(ctx, v12_adj_b, 0);
             // gemm.py:21
-            tl::reg_tile_atomic_add(ctx, adj_v_B, v12__g, true, (v_k * 32), (v_j * 32));
+            tl::reg_tile_atomic_add(ctx, adj_v_B, v13__g, true, (v_k * 32), (v_j * 32));
             ctx.sync();
             // gemm.py:20
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v13__g.v[_s] = v10_adj_a.v[_s];
+                v14__g.v[_s] = v11_adj_a.v[_s];
             }
             // gemm.py:20
-            tl::reg_fill(ctx, v10_adj_a, 0);
+            tl::reg_fill(ctx, v11_adj_a, 0);
             // gemm.py:20
-            tl::reg_tile_atomic_add(ctx, adj_v_A, v13__g, true, (v_i * 32), (v_k * 32));
+            tl::reg_tile_atomic_add(ctx, adj_v_A, v14__g, true, (v_i * 32), (v_k * 32));
             ctx.sync();
         }
     }
     // gemm.py:17
-    tl::reg_fill(ctx, v4_adj_acc, 0);
+    tl::reg_fill(ctx, v5_adj_acc, 0);
 }
 
 }  // namespace
@@ -238,10 +244,12 @@ extern "C" int gemm_gemm_cuda_forward_launch(const tilec_launch* launch, void* s
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    return tl::guarded_launch([&]() {
+    const int rc = tl::guarded_launch([&]() {
         tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 8192, 286720,
                        [&]() { gemm_gemm_cuda_forward(*launch, v_A, v_B, v_C); });
     });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (8192 > 48 * 1024)
         cudaFuncSetAttribute(gemm_gemm_cuda_forward, cudaFuncAttributeMaxDynamicSharedMemorySize, 8192);
@@ -276,10 +284,12 @@ extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* 
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
-    return tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 401408,
+    const int rc = tl::guarded_launch([&]() {
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 409600,
                        [&]() { gemm_gemm_cuda_backward(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C); });
     });
+    const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
+    return rc != 0 ? rc : asserts;
 #else
     if (20480 > 48 * 1024)
         cudaFuncSetAttribute(gemm_gemm_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 20480);

@@ -9,16 +9,19 @@
 
 namespace tl {
 
-// Atomics on the CPU lock the 64-byte memory line they touch, from a striped table: element
+// Atomics on the CPU lock the 512-byte span of memory they touch, from a striped table: element
 // updates and whole-row tile adds (memory.h) then exclude each other consistently, and a row
-// adds as plain vector code under one lock per line instead of a CAS per element.
+// adds as plain vector code under one lock per span instead of a CAS per element. (A span, not a
+// 64-byte line: each lock is a serialising instruction that waits for the stores before it, so
+// a tile row of 64 floats takes one or two locks instead of four.)
 #if !defined(__CUDA_ARCH__)
 struct LineLock {
+    static constexpr int SPAN_BYTES = 512;
     static std::atomic<unsigned char>* table() {
         static std::atomic<unsigned char> locks[4096];
         return locks;
     }
-    static uintptr_t line(const void* p) { return reinterpret_cast<uintptr_t>(p) >> 6; }
+    static uintptr_t line(const void* p) { return reinterpret_cast<uintptr_t>(p) / SPAN_BYTES; }
     std::atomic<unsigned char>* lock;
     explicit LineLock(uintptr_t line_index) : lock(table() + (line_index & 4095)) {
         while (lock->exchange(1, std::memory_order_acquire)) {}
@@ -67,11 +70,11 @@ template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, i
     for (int q = 0; q < n; ++q) old_out[q] = atomic_add_ptr(dst + q, src[q]);
 #else
     int q = 0;
-    while (q < n) {
-        uintptr_t ln = LineLock::line(dst + q);
-        int end = q;
-        while (end < n && LineLock::line(dst + end) == ln) ++end;
-        LineLock guard(ln);
+    while (q < n) {  // the elements of dst + q's span: up to the next span boundary
+        const uintptr_t at = reinterpret_cast<uintptr_t>(dst + q);
+        const int in_line = int((LineLock::SPAN_BYTES - at % LineLock::SPAN_BYTES) / sizeof(T));
+        const int end = q + (in_line > 0 ? in_line : 1) < n ? q + (in_line > 0 ? in_line : 1) : n;
+        LineLock guard(LineLock::line(dst + q));
         for (int r = q; r < end; ++r) {
             old_out[r] = dst[r];
             dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
@@ -99,6 +102,20 @@ template <class T, int N, class V, class... I> TL_HD T array_atomic_add(Ctx&, co
 }
 template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx&, const Array<T, N>& a, V v, I... idx) {
     return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
+}
+
+// a[i] &= v, |= v, ^= v on 32- and 64-bit integer arrays (narrower ones are read, updated, written).
+template <class T, int N, class V, class... I> TL_HD T array_atomic_and(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o & w); }) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_or(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o | w); }) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx&, const Array<T, N>& a, V v, I... idx) {
+    const T w = T(v);
+    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o ^ w); }) : T(0);
 }
 
 // wp.atomic_add(a, i, j, value): the value comes last.

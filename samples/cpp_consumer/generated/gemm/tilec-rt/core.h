@@ -66,9 +66,36 @@ struct half {
     }
 };
 
-// Arithmetic type of a storage type: half computes in float.
+// ---------------------------------------------------------------- bfloat16
+// A storage-only bfloat16 (the top half of a float32, rounded to nearest even); arithmetic
+// happens in float, as in Warp.
+struct bfloat16 {
+    uint16_t bits = 0;
+    bfloat16() = default;
+    TL_HD bfloat16(float f) : bits(from_float(f)) {}
+    TL_HD operator float() const { return to_float(bits); }
+    TL_HD static uint16_t from_float(float f) {
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);  // NaN stays NaN
+        x += 0x7fffu + ((x >> 16) & 1u);
+        return uint16_t(x >> 16);
+    }
+    TL_HD static float to_float(uint16_t h) {
+        uint32_t x = uint32_t(h) << 16;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
+};
+
+// Arithmetic type of a storage type: half and bfloat16 compute in float.
 template <class T> struct compute { using type = T; };
 template <> struct compute<half> { using type = float; };
+template <> struct compute<bfloat16> { using type = float; };
+template <class T> struct is_storage_float : std::false_type {};
+template <> struct is_storage_float<half> : std::true_type {};
+template <> struct is_storage_float<bfloat16> : std::true_type {};
 template <class T> using compute_t = typename compute<T>::type;
 
 // ---------------------------------------------------------------- tiles

@@ -58,7 +58,13 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
             rest /= L.dim[k];
         }
     }
-    if (L.lane_tid) {
+    if (L.lane_tid == 2) {  // the global thread index along the last dimension (a tile kernel's launch())
+        const int64_t lane = ctx.lane, bd = L.block_dim;
+        ctx.tid[0] = L.ndim == 1 ? ctx.tid[0] * bd + lane : ctx.tid[0];
+        ctx.tid[1] = L.ndim == 2 ? ctx.tid[1] * bd + lane : ctx.tid[1];
+        ctx.tid[2] = L.ndim == 3 ? ctx.tid[2] * bd + lane : ctx.tid[2];
+        ctx.tid[3] = L.ndim == 4 ? ctx.tid[3] * bd + lane : ctx.tid[3];
+    } else if (L.lane_tid) {
         const int64_t lane = ctx.lane;
         ctx.tid[1] = L.ndim == 1 ? lane : ctx.tid[1];
         ctx.tid[2] = L.ndim == 2 ? lane : ctx.tid[2];

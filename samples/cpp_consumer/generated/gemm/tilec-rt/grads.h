@@ -231,4 +231,22 @@ template <class TT, class V, class... I> TL_HD void tile_add_at(Ctx&, TT& t, V v
     }
 }
 
+// a with g added where tile_slice(a, keep, spec) reads from (the slice's adjoint).
+template <class AT, class GT, class... S> TL_HD void tile_slice_add(Ctx&, AT& a, const GT& g, int keep, S... s) {
+    const int64_t spec[] = {int64_t(s)...};
+    for (int e = 0; e < GT::size; ++e) {
+        int64_t src;
+        if (tile_slice_source<AT, GT>(keep, spec, e, src)) a.data[src] += g.data[e];
+    }
+}
+
+// a with g added at the rows tile_gather(a, idx) read (the gather's adjoint).
+template <class AT, class GT, class IT> TL_HD void tile_gather_add(Ctx&, AT& a, const GT& g, const IT& idx) {
+    constexpr int row = AT::size / AT::dim(0);
+    for (int e = 0; e < GT::size; ++e) {
+        int64_t r = idx.data[e / row];
+        if (r >= 0 && r < AT::dim(0)) a.data[r * row + e % row] += g.data[e];
+    }
+}
+
 }  // namespace tl

@@ -155,7 +155,8 @@ template <class T> T* Ctx::shared_slots() {
 struct LaunchDesc {
     int64_t dim[4];
     int32_t ndim;
-    int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates
+    int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates; 2: tid() is the global
+                       // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane)
     int32_t block_dim;
     int32_t num_threads;  // 0: all cores
 };
@@ -235,7 +236,8 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
                 ctxs[l].group = group;
                 tapes[l].top = 0;
                 ctxs[l].tape = &tapes[l];
-                if (L.lane_tid) ctxs[l].tid[L.ndim] = l;
+                if (L.lane_tid == 1) ctxs[l].tid[L.ndim] = l;
+                if (L.lane_tid == 2) ctxs[l].tid[L.ndim - 1] = base.tid[L.ndim - 1] * L.block_dim + l;
             }
             group->run(body, ctxs.data());
         }
@@ -259,7 +261,8 @@ template <class T> struct HeapTile {
     T& operator*() { return *p; }
 };
 
-// The C entry points' status: 0 ok, 2 out of memory, 3 another failure. No exception crosses the C ABI.
+// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h).
+// No exception crosses the C ABI.
 template <class F> inline int guarded_launch(F&& launch) {
     try {
         launch();
@@ -267,7 +270,7 @@ template <class F> inline int guarded_launch(F&& launch) {
     } catch (const std::bad_alloc&) {
         return 2;
     } catch (...) {
-        return 3;
+        return 4;  // 3 is TILEC_ASSERT_FAILED (debug.h)
     }
 }
 

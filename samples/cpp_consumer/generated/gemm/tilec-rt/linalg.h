@@ -1,11 +1,14 @@
 // tilec runtime: matmul, transpose, Cholesky factorisation and triangular solves.
 #pragma once
 #include "ctx.h"
+#if !defined(__CUDACC__)
+#include "gemm.h"
+#endif
 
 namespace tl {
 
 // C = alpha * A @ B + beta * C (beta == 0 ignores C's contents), row-major tiles.
-// The body is register-blocked: an MR x NR block of C stays in registers while K streams
+// CUDA builds only: the CPU uses gemm.h's packed micro-kernel. The body is register-blocked: an MR x NR block of C stays in registers while K streams
 // through (with compile-time extents the compiler unrolls and vectorises it into FMAs);
 // rows and columns left over fall back to a plain loop.
 template <class T, int M, int N, int K>
@@ -43,15 +46,54 @@ TL_HD void matmul_rowmajor(const T* __restrict a, const T* __restrict b, T* __re
     if (MB < M) edge(MB, M, 0, N);
 }
 
+// A 2-d tile read as its transpose, without a copy: the CPU emitter passes `tl::transposed(x)` as
+// a matmul operand where an adjoint would otherwise materialise x^T (gemm.h reads it by stride).
+template <class TT> struct Transposed {
+    using value_type = typename TT::value_type;
+    static constexpr int ndim = 2;
+    const TT& tile;
+    TL_HD static constexpr int dim(int k) { return TT::dim(1 - k); }
+};
+template <class TT> TL_HD Transposed<TT> transposed(const TT& t) { return Transposed<TT>{t}; }
+
+template <class X> struct operand {  // a matmul operand: its row-major storage, and whether it is transposed
+    static constexpr bool transposed = false;
+    TL_HD static const X& stored(const X& x) { return x; }
+};
+template <class TT> struct operand<Transposed<TT>> {
+    static constexpr bool transposed = true;
+    TL_HD static const TT& stored(const Transposed<TT>& x) { return x.tile; }
+};
+
+template <class AT> TL_HD Tile<typename AT::value_type, AT::dim(0), AT::dim(1)> materialize(const AT& a) {
+    Tile<typename AT::value_type, AT::dim(0), AT::dim(1)> out;
+    const auto& s = operand<AT>::stored(a);
+    for (int i = 0; i < AT::dim(0); ++i)
+        for (int j = 0; j < AT::dim(1); ++j)
+            out.data[i * AT::dim(1) + j] = operand<AT>::transposed ? s.data[j * AT::dim(0) + i] : s.data[i * AT::dim(1) + j];
+    return out;
+}
+
 template <class CT, class AT, class BT>
-TL_HD void tile_matmul(Ctx&, CT& c, const AT& a, const BT& b, double alpha, double beta) {
+TL_HD void tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, double beta) {
     using T = typename CT::value_type;
     using Acc = compute_t<T>;
     constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
+    constexpr bool views = operand<AT>::transposed || operand<BT>::transposed;
     constexpr bool same = std::is_same<typename AT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
     if constexpr (same && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
-        matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
-    } else {  // half, or operands of other widths (Warp's mixed precision): accumulate in C's compute type
+#if !defined(__CUDACC__)
+        gemm::matmul<T, M, N, K, operand<AT>::transposed, operand<BT>::transposed>(
+            operand<AT>::stored(a).data, operand<BT>::stored(b).data, c.data, T(alpha), T(beta));
+#else
+        if constexpr (views)
+            tile_matmul(ctx, c, materialize(a), materialize(b), alpha, beta);
+        else
+            matmul_rowmajor<T, M, N, K>(a.data, b.data, c.data, T(alpha), T(beta));
+#endif
+    } else if constexpr (views) {
+        tile_matmul(ctx, c, materialize(a), materialize(b), alpha, beta);
+    } else {  // half, bfloat16, integers, mixed widths (Warp's mixed precision): accumulate in C's compute type
         for (int i = 0; i < M; ++i) {
             Acc row[N];
             for (int j = 0; j < N; ++j) row[j] = Acc(0);
@@ -153,7 +195,7 @@ template <class DT, class AT, class D> TL_HD void tile_diag_add(Ctx&, DT& dst, c
     constexpr int N = AT::dim(0);
     dst = a;
     for (int i = 0; i < N; ++i) {
-        if constexpr (std::is_arithmetic<D>::value || std::is_same<D, half>::value)
+        if constexpr (std::is_arithmetic<D>::value || is_storage_float<D>::value)
             dst.data[i * N + i] += d;
         else
             dst.data[i * N + i] += d.data[i];

@@ -141,4 +141,36 @@ template <class DT, class ST, class... O> TL_HD void tile_assign(Ctx&, DT& dst, 
     }
 }
 
+// Warp's tile subscripts t[i], t[a:b:s], t[-1, ::-1]: per parent axis k a start and a step; the
+// axes whose bit is set in `keep` become the result's axes in order (coordinate start + i * step),
+// the others stay at their start. Coordinates outside the parent read as zero.
+template <class AT, class DT, class S> TL_HD bool tile_slice_source(int keep, const S* spec, int e, int64_t& src) {
+    int idx[DT::ndim];
+    unravel<DT>(e, idx);
+    src = 0;
+    bool ok = true;
+    for (int k = 0, j = 0; k < AT::ndim; ++k) {
+        int64_t c = int64_t(spec[2 * k]) + ((keep >> k) & 1 ? int64_t(idx[j++]) * int64_t(spec[2 * k + 1]) : 0);
+        ok = ok && c >= 0 && c < AT::dim(k);
+        src = src * AT::dim(k) + c;
+    }
+    return ok;
+}
+template <class DT, class AT, class... S> TL_HD void tile_slice(Ctx&, DT& dst, const AT& a, int keep, S... s) {
+    const int64_t spec[] = {int64_t(s)...};
+    for (int e = 0; e < DT::size; ++e) {
+        int64_t src;
+        dst.data[e] = tile_slice_source<AT, DT>(keep, spec, e, src) ? a.data[src] : typename DT::value_type(0);
+    }
+}
+
+// t[idx]: rows of a (along its first axis) picked by an int tile; rows outside a read as zero.
+template <class DT, class AT, class IT> TL_HD void tile_gather(Ctx&, DT& dst, const AT& a, const IT& idx) {
+    constexpr int row = AT::size / AT::dim(0);
+    for (int e = 0; e < DT::size; ++e) {
+        int64_t r = idx.data[e / row];
+        dst.data[e] = r >= 0 && r < AT::dim(0) ? a.data[r * row + e % row] : typename DT::value_type(0);
+    }
+}
+
 }  // namespace tl

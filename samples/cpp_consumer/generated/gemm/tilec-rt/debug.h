@@ -1,0 +1,105 @@
+// tilec runtime: print, the expect_* checks and assert (ops/debug.py).
+// print formats scalars as Warp does (%g for floats, True/False for bools), one line per call.
+// assert_check is compiled in only with TILEC_DEBUG (tilec build --debug): on the CPU and in the
+// CUDA emulation a failure prints its message to stderr and the launch returns
+// TILEC_ASSERT_FAILED, which the loader raises as AssertionError; on a GPU it prints and traps.
+#pragma once
+#include <atomic>
+#include <cstdio>
+
+#include "core.h"
+#include "ctx.h"
+
+#define TILEC_ASSERT_FAILED 3
+
+namespace tl {
+
+TL_HD void print_line(float v) { printf("%g\n", double(v)); }
+TL_HD void print_line(double v) { printf("%g\n", v); }
+TL_HD void print_line(half v) { printf("%g\n", double(float(v))); }
+TL_HD void print_line(bfloat16 v) { printf("%g\n", double(float(v))); }
+TL_HD void print_line(bool v) { printf(v ? "True\n" : "False\n"); }
+TL_HD void print_line(int8_t v) { printf("%d\n", int(v)); }
+TL_HD void print_line(int16_t v) { printf("%d\n", int(v)); }
+TL_HD void print_line(int32_t v) { printf("%d\n", int(v)); }
+TL_HD void print_line(int64_t v) { printf("%lld\n", (long long)v); }
+TL_HD void print_line(uint8_t v) { printf("%u\n", unsigned(v)); }
+TL_HD void print_line(uint16_t v) { printf("%u\n", unsigned(v)); }
+TL_HD void print_line(uint32_t v) { printf("%u\n", unsigned(v)); }
+TL_HD void print_line(uint64_t v) { printf("%llu\n", (unsigned long long)v); }
+
+template <class T> TL_HD void print_value(Ctx&, T v) { print_line(v); }
+
+template <class A, class B> TL_HD void expect_eq(Ctx&, A actual, B expected_in) {
+    const A expected = A(expected_in);
+    if (!(compute_t<A>(actual) == compute_t<A>(expected))) {
+        printf("Error, expect_eq() failed:\n\t Expected: ");
+        print_line(expected);
+        printf("\t Actual: ");
+        print_line(actual);
+    }
+}
+
+template <class A, class B> TL_HD void expect_neq(Ctx&, A actual, B expected_in) {
+    const A expected = A(expected_in);
+    if (compute_t<A>(actual) == compute_t<A>(expected)) {
+        printf("Error, expect_neq() failed:\n\t Expected: ");
+        print_line(expected);
+        printf("\t Actual: ");
+        print_line(actual);
+    }
+}
+
+template <class A, class B, class C> TL_HD void expect_near(Ctx&, A actual, B expected_in, C tolerance_in) {
+    using T = compute_t<A>;
+    const T a = T(actual), e = T(compute_t<B>(expected_in)), tol = T(compute_t<C>(tolerance_in));
+    const T diff = a > e ? a - e : e - a;
+    if (diff > tol) {
+        printf("Error, expect_near() failed with tolerance ");
+        print_line(tol);
+        printf("    Expected: ");
+        print_line(e);
+        printf("    Actual: ");
+        print_line(a);
+        printf("    Absolute difference: ");
+        print_line(diff);
+    }
+}
+
+#if !defined(__CUDA_ARCH__)
+// Failed asserts since the last launch_status(); one counter per generated library.
+inline std::atomic<int>& assert_failures() {
+    static std::atomic<int> count{0};
+    return count;
+}
+#endif
+
+// A launch's return code: TILEC_ASSERT_FAILED when an assert failed in it, else 0. What the
+// launch printed is flushed, so it precedes whatever the host program prints next.
+inline int launch_status() {
+#if !defined(__CUDA_ARCH__)
+    fflush(stdout);
+    return assert_failures().exchange(0) ? TILEC_ASSERT_FAILED : 0;
+#else
+    return 0;
+#endif
+}
+
+TL_HD void assert_check(Ctx&, bool ok, const char* message) {
+#if defined(TILEC_DEBUG)
+    if (!ok) {
+#if defined(__CUDA_ARCH__)
+        printf("%s\n", message);
+        __trap();
+#else
+        fprintf(stderr, "%s\n", message);
+        assert_failures().fetch_add(1);
+#endif
+    }
+#else
+    (void)ok;
+    (void)message;
+#endif
+}
+
+}  // namespace tl

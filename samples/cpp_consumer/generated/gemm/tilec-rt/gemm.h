@@ -1,0 +1,178 @@
+// tilec runtime: the CPU GEMM behind tile_matmul for float and double tiles.
+//
+//   C (M x N, row-major) = alpha * op(A) @ op(B) + beta * C      (beta == 0 ignores C's contents)
+//
+// op(X) is X or X^T read through strides, so an adjoint's transposed operand is never copied.
+// The structure is the classic one of Goto and van de Geijn (BLIS):
+//   * B is read in column panels of NR = NV * W values (W = lanes of one vector register). A
+//     row-major B whose N is a multiple of NR already holds its panels (K rows, N apart) and is
+//     read in place; otherwise each panel is packed into K contiguous rows of NR, zero-padded
+//     past N, and the packing absorbs B's transpose.
+//   * A is read in place, one broadcast per element: element (i, k) is a[i * RSA + k * CSA]
+//     (a row-major tile has RSA = K, CSA = 1; a transposed one RSA = 1, CSA = M), so a panel of
+//     MR rows is MR short streams that stay in L1 across the panels of B.
+//   * The micro-kernel keeps an MR x NR block of C in MR * NV vector registers while k runs over
+//     K: per k, NV vector loads of packed B, MR broadcasts of A and MR * NV fused multiply-adds.
+//     C is read and written once per block.
+//
+// Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
+// defining TILEC_GEMM_SCALAR forces the scalar form):
+//   AVX-512 (32 zmm)      MR = 8, NV = 2: 16 accumulators, NR = 32 floats / 16 doubles
+//   AVX2 + FMA (16 ymm)   MR = 6, NV = 2: 12 accumulators + 2 B + 1 broadcast, NR = 16 floats
+//   NEON (32 q)           MR = 8, NV = 3: 24 accumulators, NR = 12 floats
+//   SSE (16 xmm)          MR = 4, NV = 3: 12 accumulators, NR = 12 floats
+//   none (scalar)         MR = 4, NV = 4, W = 1
+// Vectors are GCC/Clang vector extensions (no <immintrin.h>, which alone costs ~0.4 s of compile
+// time); the multiply-adds are contracted into FMA instructions inside the micro-kernel only, so
+// the rest of a generated source keeps ISO C++'s separate rounding.
+#pragma once
+#include <cstring>
+#include <utility>
+
+#if defined(TILEC_GEMM_SCALAR)  // forced (tests of the fallback)
+#define TILEC_GEMM_ISA "scalar"
+#define TILEC_GEMM_VECTOR_BYTES 0
+#define TILEC_GEMM_MR 4
+#define TILEC_GEMM_NV 4
+#elif defined(__AVX512F__)
+#define TILEC_GEMM_ISA "avx512"
+#define TILEC_GEMM_VECTOR_BYTES 64
+#define TILEC_GEMM_MR 8
+#define TILEC_GEMM_NV 2
+#elif defined(__AVX2__) && defined(__FMA__)
+#define TILEC_GEMM_ISA "avx2-fma"
+#define TILEC_GEMM_VECTOR_BYTES 32
+#define TILEC_GEMM_MR 6
+#define TILEC_GEMM_NV 2
+#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+#define TILEC_GEMM_ISA "neon"
+#define TILEC_GEMM_VECTOR_BYTES 16
+#define TILEC_GEMM_MR 8
+#define TILEC_GEMM_NV 3
+#elif defined(__SSE2__)
+#define TILEC_GEMM_ISA "sse2"
+#define TILEC_GEMM_VECTOR_BYTES 16
+#define TILEC_GEMM_MR 4
+#define TILEC_GEMM_NV 3
+#else
+#define TILEC_GEMM_ISA "scalar"
+#define TILEC_GEMM_VECTOR_BYTES 0
+#define TILEC_GEMM_MR 4
+#define TILEC_GEMM_NV 4
+#endif
+
+// Multiply-adds in the micro-kernel become FMAs (g++ in ISO mode would not contract them).
+#if defined(__clang__)
+#define TILEC_GEMM_CONTRACT _Pragma("clang fp contract(fast)")
+#define TILEC_GEMM_FN
+#elif defined(__GNUC__)
+#define TILEC_GEMM_CONTRACT
+#define TILEC_GEMM_FN __attribute__((optimize("fp-contract=fast")))
+#else
+#define TILEC_GEMM_CONTRACT
+#define TILEC_GEMM_FN
+#endif
+
+namespace tl {
+namespace gemm {
+
+// One vector register of T: W lanes (W = 1 and V = T without SIMD).
+template <class T, int Bytes = TILEC_GEMM_VECTOR_BYTES> struct Simd {
+    typedef T V __attribute__((vector_size(Bytes)));
+    static constexpr int W = Bytes / int(sizeof(T));
+};
+template <class T> struct Simd<T, 0> {
+    typedef T V;
+    static constexpr int W = 1;
+};
+
+template <class V> inline V load(const void* p) {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+}
+template <class V> inline void store(void* p, V v) { std::memcpy(p, &v, sizeof(V)); }
+template <class V, class T, std::size_t... L> inline V splat_lanes(T x, std::index_sequence<L...>) {
+    return V{((void)L, x)...};
+}
+template <class T, class V> inline V splat(T x) {  // every lane x (one broadcast instruction)
+    return splat_lanes<V>(x, std::make_index_sequence<sizeof(V) / sizeof(T)>{});
+}
+
+constexpr int MR = TILEC_GEMM_MR;
+constexpr int NV = TILEC_GEMM_NV;
+
+// The MR_ x NR block of C at c (row stride ldc, `cols` <= NR of its columns real) from MR_ rows of
+// A at a (element (r, k) at a[r * RSA + k * CSA]) and one panel of B: K rows of NR values, LDB apart.
+template <class T, int MR_, int K, int RSA, int CSA, int LDB>
+TILEC_GEMM_FN void micro_kernel(const T* __restrict a, const T* __restrict bp, T* __restrict c, int ldc, int cols,
+                                T alpha, T beta) {
+    TILEC_GEMM_CONTRACT
+    using V = typename Simd<T>::V;
+    constexpr int W = Simd<T>::W, NR = NV * W;
+    V acc[MR_][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR_; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < NV; ++q) acc[r][q] = splat<T, V>(T(0));
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k) {
+        V b[NV];
+#pragma GCC unroll 4
+        for (int q = 0; q < NV; ++q) b[q] = load<V>(bp + k * LDB + q * W);
+#pragma GCC unroll 16
+        for (int r = 0; r < MR_; ++r) {
+            const V av = splat<T, V>(a[r * RSA + k * CSA]);
+#pragma GCC unroll 4
+            for (int q = 0; q < NV; ++q) acc[r][q] += av * b[q];
+        }
+    }
+    const V va = splat<T, V>(alpha), vb = splat<T, V>(beta);
+    for (int r = 0; r < MR_; ++r) {
+        T* row = c + r * ldc;
+        if (cols == NR) {
+#pragma GCC unroll 4
+            for (int q = 0; q < NV; ++q) {
+                V out = va * acc[r][q];
+                if (beta != T(0)) out += vb * load<V>(row + q * W);
+                store(row + q * W, out);
+            }
+        } else {  // the last panel of a tile whose N is no multiple of NR
+            T lanes[NR];
+            std::memcpy(lanes, acc[r], sizeof(acc[r]));
+            for (int j = 0; j < cols; ++j) row[j] = beta == T(0) ? alpha * lanes[j] : alpha * lanes[j] + beta * row[j];
+        }
+    }
+}
+
+// C = alpha * op(A) @ op(B) + beta * C with op(A) M x K, op(B) K x N; TA / TB: the operand is stored
+// transposed (A as K x M, B as N x K), both row-major.
+template <class T, int M, int N, int K, bool TA, bool TB>
+inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+    constexpr int W = Simd<T>::W, NR = NV * W;
+    constexpr int RSA = TA ? 1 : K, CSA = TA ? M : 1;  // A(i, k) = a[i * RSA + k * CSA]
+    constexpr int MB = M / MR * MR;
+    constexpr bool PACK = TB || N % NR != 0;  // else B's rows already hold whole panels
+    alignas(64) T panel[PACK ? K * NR : 1];
+    for (int j0 = 0; j0 < N; j0 += NR) {
+        const int cols = N - j0 < NR ? N - j0 : NR;
+        if constexpr (PACK) {
+            if constexpr (TB) {  // B's columns are b's rows: read each contiguously
+                for (int q = 0; q < NR; ++q)
+                    for (int k = 0; k < K; ++k) panel[k * NR + q] = q < cols ? b[(j0 + q) * K + k] : T(0);
+            } else {
+                for (int k = 0; k < K; ++k)
+                    for (int q = 0; q < NR; ++q) panel[k * NR + q] = q < cols ? b[k * N + j0 + q] : T(0);
+            }
+        }
+        const T* bp = PACK ? panel : b + j0;
+        constexpr int LDB = PACK ? NR : N;
+        for (int i = 0; i < MB; i += MR)
+            micro_kernel<T, MR, K, RSA, CSA, LDB>(a + i * RSA, bp, c + i * N + j0, N, cols, alpha, beta);
+        if constexpr (MB < M)
+            micro_kernel<T, M - MB, K, RSA, CSA, LDB>(a + MB * RSA, bp, c + MB * N + j0, N, cols, alpha, beta);
+    }
+}
+
+}  // namespace gemm
+}  // namespace tl
