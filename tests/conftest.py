@@ -75,12 +75,17 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _build_cache(tmp_path_factory):
+def _build_cache(tmp_path_factory, request):
     """Programs built by harness.build live in this session's temporary folder, keyed by source,
-    block_dim, target and the compiler's path and version."""
+    block_dim, target and the compiler's path and version; pytest-xdist workers share it (a build
+    is locked, so a worker finding another's build up to date reuses it)."""
     import harness
 
-    harness.CACHE = tmp_path_factory.mktemp("builds")
+    root = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):
+        root = root.parent  # the session's folder, above each worker's own
+    harness.CACHE = root / "builds"
+    harness.CACHE.mkdir(exist_ok=True)
 
 
 @pytest.fixture(scope="session")
