@@ -35,8 +35,8 @@ AUG_OPS = {
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
 # Warp's builtins behind `t[i] &= v` and friends on tile elements.
-TILE_BIT_INPLACE = {cst.BitAnd: ("tile_bit_and_inplace", "&="), cst.BitOr: ("tile_bit_or_inplace", "|="),
-                    cst.BitXor: ("tile_bit_xor_inplace", "^=")}
+TILE_BIT_INPLACE = {cst.BitAnd: "tile_bit_and_inplace", cst.BitOr: "tile_bit_or_inplace",
+                    cst.BitXor: "tile_bit_xor_inplace"}
 UNSUPPORTED_STMTS = {
     cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.ClassDef: "class definitions",
     cst.FunctionDef: "nested functions", cst.Match: "match", cst.Assert: "assert",
@@ -333,12 +333,11 @@ class FunctionChecker(ExprLowering, CallLowering):
             return [ir.Assign(current.sym, value, self.span(node))]
         if isinstance(target, cst.Subscript):
             if op_cls not in (cst.Add, cst.Subtract):
-                warp_op, symbol = TILE_BIT_INPLACE.get(op_cls, (None, None))
-                if warp_op and isinstance(self.expr(target.value).type, TileT):
-                    self.fail("TC0430", f"`{warp_op}` (`t[i] {symbol} value` on a tile element) is a "
-                              "Warp builtin not supported by tilec yet", node.operator)
-                self.fail("TC0401", "unsupported syntax: only += and -= update array or tile elements",
-                          node.operator)
+                bit_op = TILE_BIT_INPLACE.get(op_cls)
+                if bit_op and isinstance(self.expr(target.value).type, TileT):
+                    return self.store_subscript(target, self.expr(node.value), node, bit_op)
+                self.fail("TC0401", "unsupported syntax: only += and -= update array elements, and "
+                          "+= -= &= |= ^= tile elements", node.operator)
             return self.store_subscript(target, self.expr(node.value), node, op_cls)
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
@@ -354,7 +353,7 @@ class FunctionChecker(ExprLowering, CallLowering):
         if isinstance(base.type, TileT):
             if not isinstance(base, ir.Var):
                 self.fail("TC0401", "unsupported syntax: element write into a temporary tile", target)
-            op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}[aug]
+            op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}.get(aug, aug)
             call = self.make_op(op, [base, value] + indices, {}, node, where=where)
             if op != "tile_setitem":
                 self.lane_ops = True

@@ -204,7 +204,7 @@ class CallLowering:
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
-        if op in PER_LANE_WRITES:
+        if op in PER_LANE_WRITES or op in coop.ALIASES:
             self.lane_ops = True  # each lane's own operands: the kernel runs as block_dim lanes
         if op in BLOCK_DIM_OPS:
             b.attrs["block_dim"] = self.block_dim
@@ -226,6 +226,7 @@ class CallLowering:
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
+        op = coop.ALIASES.get(op, op)  # wp.tile_add_inplace(t, i, v) is t[i] += v
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
         return call
 

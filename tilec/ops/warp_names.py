@@ -50,8 +50,6 @@ NOTES = {
 }
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
-    "tile_add_inplace": "write `t[i, j] += value`",
-    "tile_sub_inplace": "write `t[i, j] -= value`",
     "assign": "write `t[i, j] = value`",
 }
 
