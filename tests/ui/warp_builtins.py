@@ -13,6 +13,6 @@ def uses_missing(A: wp.array1d(dtype=float), B: wp.array1d(dtype=int)):
     wp.tile_add_inplace(a, 1, 2.0)  # Warp's name for a[1] += 2.0
     b = wp.tile_load(B, shape=(8,))
     b[1] ^= 3
-    r = wp.tile_randi(shape=(8,), rng=wp.uint32(3))  # ERROR TC0430: `tile_randi`
+    wp.tile_ifft(a)  # ERROR TC0430: `tile_ifft`
     a[2] &= 1  # ERROR TC0203: tile_bit_and_inplace: needs an integer tile, got float32
     wp.tile_stor(A, a)  # ERROR TC0302: unknown tile API operation `tile_stor`
