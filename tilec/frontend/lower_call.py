@@ -136,16 +136,18 @@ class CallLowering:
         return bound, variadic
 
     def indices_last(self, spec, node, positional: list, keyword: list) -> tuple:
-        """Warp's `(a, i[, j...], value, has_value[, atomic])` as `(a, value, has_value, i, j...)`,
+        """Warp's `(a, i[, j...], value[, has_value][, atomic])` as `(a, value[, has_value], i, j...)`,
         a positional `atomic` passed as the keyword; the tile's rank says how many indices there are."""
         if not positional:
             return positional, keyword
         first = self.expr(positional[0].value)
-        tail = len([p for p in spec.params if p.kind == "value"]) - 1  # value, has_value
+        after = [p.name for p in spec.params if p.kind == "value"][1:]  # value[, has_value]
+        tail = len(after)
         n = first.type.ndim if isinstance(first.type, TileT) else max(0, len(positional) - 1 - tail)
         idx, rest = positional[1:1 + n], positional[1 + n:]
         if len(rest) < tail:
-            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then `value` and `has_value`", node)
+            wanted = " and ".join(f"`{name}`" for name in after)
+            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then {wanted}", node)
         extra = rest[tail:]
         named = [p.name for p in spec.params if p.kind == "const"]
         if len(extra) > len(named):
