@@ -110,3 +110,68 @@ def test_forward_matches_warp_with_cpu_blocks(tmp_path, monkeypatch):
     np.testing.assert_array_equal(ours[1], arrays[2].numpy())
     np.testing.assert_array_equal(ours[2], arrays[3].numpy())
     sys.modules.pop("warp_coop", None)
+
+
+UPDATES = '''
+import warp as wp
+
+
+@wp.kernel
+def updates(O: wp.array1d(dtype=int), P: wp.array2d(dtype=int)):
+    blk, i = wp.tid()
+    t = wp.tile_zeros(shape=5, dtype=int)
+    t[1] += 1
+    t[2] ^= 5
+    t[3] |= 6 + i
+    wp.tile_add_inplace(t, 0, 10)
+    wp.tile_sub_inplace(t, 4, i)
+    wp.tile_store(O, t)
+    p = wp.tile_full(shape=(2, 3), value=7, dtype=int)
+    p[1, 2] &= 12 - i
+    wp.tile_bit_xor_inplace(p, 0, 1, i)
+    wp.tile_bit_or_inplace(p, 1, 0, 16)
+    wp.tile_bit_and_inplace(p, 0, 0, 3)
+    wp.tile_store(P, p)
+'''
+
+
+def updates_expected(block_dim):
+    lanes = np.arange(block_dim)
+    O = np.array([10 * block_dim, block_dim, 5 * (block_dim % 2), np.bitwise_or.reduce(6 + lanes), -lanes.sum()])
+    P = np.full((2, 3), 7)
+    P[1, 2] = np.bitwise_and.reduce(np.concatenate([[7], 12 - lanes]))
+    P[0, 1] = np.bitwise_xor.reduce(np.concatenate([[7], lanes]))
+    P[1, 0] = 7 | 16
+    P[0, 0] = 7 & 3
+    return O.astype(np.int32), P.astype(np.int32)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+@pytest.mark.parametrize("block_dim", [1, 3, 4])
+def test_element_updates_apply_once_per_lane_as_in_warp(device, block_dim):
+    """`t[i] op= v` and Warp's tile_*_inplace run in every lane: an add counts block_dim times and
+    an xor cancels in pairs (measured on Warp 1.19 with enable_cpu_blocks)."""
+    mod = build(UPDATES, "updates" + ("_emu" if device != "cpu" else ""), block_dim=block_dim, target=device)
+    O, P = np.zeros(4, np.int32), np.zeros((2, 3), np.int32)  # O is one short: the tile overhangs
+    mod.updates.launch_tiled(dim=1, inputs=[O, P], block_dim=block_dim, device=device)
+    want_o, want_p = updates_expected(block_dim)
+    np.testing.assert_array_equal(O, want_o[:4])
+    np.testing.assert_array_equal(P, want_p)
+
+
+def test_element_updates_match_warp_with_cpu_blocks(tmp_path, monkeypatch):
+    wp = pytest.importorskip("warp")
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
+    (tmp_path / "warp_updates.py").write_text(UPDATES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import warp_updates
+
+    mod = build(UPDATES, "updates", block_dim=3)
+    O, P = wp.zeros(4, dtype=int, device="cpu"), wp.zeros((2, 3), dtype=int, device="cpu")
+    wp.launch_tiled(warp_updates.updates, dim=1, inputs=[O, P], block_dim=3, device="cpu")
+    mine = [np.zeros(4, np.int32), np.zeros((2, 3), np.int32)]
+    mod.updates.launch_tiled(dim=1, inputs=mine, block_dim=3)
+    np.testing.assert_array_equal(mine[0], O.numpy())
+    np.testing.assert_array_equal(mine[1], P.numpy())
+    sys.modules.pop("warp_updates", None)

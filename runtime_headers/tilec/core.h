@@ -23,6 +23,9 @@ struct half {
     half() = default;
     TL_HD half(float f) : bits(from_float(f)) {}
     TL_HD operator float() const { return to_float(bits); }
+    // Accumulation (adjoints add into half tiles): in float, rounded once.
+    TL_HD half& operator+=(float v) { return *this = half(to_float(bits) + v); }
+    TL_HD half& operator-=(float v) { return *this = half(to_float(bits) - v); }
     TL_HD static uint16_t from_float(float f) {
         uint32_t x;
         memcpy(&x, &f, 4);

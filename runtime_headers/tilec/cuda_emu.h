@@ -40,6 +40,9 @@ struct HostMemory {
 };
 
 template <class T> inline void shared_atomic_add(T* p, T v) { *p = T(compute_t<T>(*p) + compute_t<T>(v)); }
+template <class T> inline void shared_atomic_bit(T* p, T v, char Op) {
+    if constexpr (std::is_integral<T>::value) *p = Op == '&' ? T(*p & v) : Op == '|' ? T(*p | v) : T(*p ^ v);
+}
 
 // Runs kernel() as blocks of block_dim fibers; blocks spread over host threads; each block
 // gets zeroed shared memory.

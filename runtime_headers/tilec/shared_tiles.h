@@ -44,6 +44,22 @@ TL_HD void shared_scatter_masked(Ctx& ctx, TT& t, V value, bool has_value, I... 
     if (has_value && tile_in_bounds<TT>(idx...)) t.at(idx...) = typename TT::value_type(value);
     ctx.sync();
 }
+// t[i, j] &= |= ^= value from every thread (once per lane), atomically in shared memory.
+template <class TT, class V, class... I> TL_HD void shared_bit_and_item(Ctx& ctx, TT& t, V value, I... idx) {
+    ctx.sync();
+    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '&');
+    ctx.sync();
+}
+template <class TT, class V, class... I> TL_HD void shared_bit_or_item(Ctx& ctx, TT& t, V value, I... idx) {
+    ctx.sync();
+    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '|');
+    ctx.sync();
+}
+template <class TT, class V, class... I> TL_HD void shared_bit_xor_item(Ctx& ctx, TT& t, V value, I... idx) {
+    ctx.sync();
+    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '^');
+    ctx.sync();
+}
 // tile_from_thread: thread `from` publishes its value, every thread fills its share.
 template <class TT, class V> TL_HD void shared_tile_from_thread(Ctx& ctx, TT& dst, V x, int from) {
     ctx.sync();

@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "reduce.h"
 #include "linalg.h"
+#include "random.h"
 #include "views.h"
 #include "grads.h"
 #include "shared_tiles.h"

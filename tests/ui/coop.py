@@ -10,4 +10,6 @@ def coop(D: wp.array1d(dtype=float)):
     wp.tile_scatter_masked(bins, i, 0.5, 1, True, True)  # ERROR TC0303: tile_scatter_masked: too many arguments
     wp.tile_scatter_add(bins, i, 0, D[i], True, atomic=2)  # ERROR TC0303: `atomic` must be True or False, got 2
     f = wp.tile_from_thread(shape=(3,), value=D[i], thread_idx=0.5)  # ERROR TC0203: `thread_idx` must be an integer
+    k = wp.tile_zeros(shape=(4,), dtype=int)
+    wp.tile_bit_or_inplace(k, 1)  # ERROR TC0303: tile_bit_or_inplace: needs 1 index(es), then `value`
     wp.tile_store(D, wp.tile_view(bins, offset=(0, 0), shape=(2,)))

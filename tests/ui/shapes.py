@@ -49,6 +49,7 @@ def reductions(A: wp.array2d(dtype=float)):
     m = wp.tile_max(a, axis=-3)  # ERROR TC0106: axis -3 is out of range
     ok = wp.tile_sum(a, axis=-1)
     c = wp.tile_scan_inclusive(a)  # a 2-d tile scans in row-major order, as in Warp
+    z = wp.tile_scan_exclusive(wp.tile_zeros(shape=(4,), dtype=bool))  # ERROR TC0203: is not defined on bool tiles
 
 
 @wp.kernel

@@ -10,7 +10,9 @@ def uses_missing(A: wp.array1d(dtype=float), B: wp.array1d(dtype=int)):
     wp.tile_fft(a)  # ERROR TC0430: `tile_fft` is a Warp builtin not supported by tilec yet
     s = tile_stack(4, float)  # ERROR TC0430: `tile_stack` is a Warp builtin not supported by tilec yet
     q = wp.tile_query_valid(a)  # ERROR TC0430: `tile_query_valid`
-    wp.tile_add_inplace(a, 1, 2.0)  # ERROR TC0430: `tile_add_inplace`
+    wp.tile_add_inplace(a, 1, 2.0)  # Warp's name for a[1] += 2.0
     b = wp.tile_load(B, shape=(8,))
-    b[1] ^= 3  # ERROR TC0430: `tile_bit_xor_inplace`
+    b[1] ^= 3
+    wp.tile_ifft(a)  # ERROR TC0430: `tile_ifft`
+    a[2] &= 1  # ERROR TC0203: tile_bit_and_inplace: needs an integer tile, got float32
     wp.tile_stor(A, a)  # ERROR TC0302: unknown tile API operation `tile_stor`

@@ -18,7 +18,8 @@ from .storage import is_register_fold, register_tiles, without_identities
 PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
                 "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at",
                 "tile_scatter_add": "shared_scatter_add", "tile_scatter_masked": "shared_scatter_masked",
-                "tile_from_thread": "shared_tile_from_thread"}
+                "tile_from_thread": "shared_tile_from_thread", "tile_bit_and_inplace": "shared_bit_and_item",
+                "tile_bit_or_inplace": "shared_bit_or_item", "tile_bit_xor_inplace": "shared_bit_xor_item"}
 # Of those, the ones making a new tile from the lanes' values (the others update their first operand).
 PER_LANE_NEW = {"tile", "tile_from_thread"}
 assert set(PER_LANE_GPU) == PER_LANE_WRITES

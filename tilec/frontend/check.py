@@ -36,8 +36,8 @@ AUG_OPS = {
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
 # Warp's builtins behind `t[i] &= v` and friends on tile elements.
-TILE_BIT_INPLACE = {cst.BitAnd: ("tile_bit_and_inplace", "&="), cst.BitOr: ("tile_bit_or_inplace", "|="),
-                    cst.BitXor: ("tile_bit_xor_inplace", "^=")}
+TILE_BIT_INPLACE = {cst.BitAnd: "tile_bit_and_inplace", cst.BitOr: "tile_bit_or_inplace",
+                    cst.BitXor: "tile_bit_xor_inplace"}
 # Bitwise updates of 32/64-bit integer array elements are atomics, as in Warp.
 BIT_ATOMICS = {cst.BitAnd: "array_atomic_and", cst.BitOr: "array_atomic_or", cst.BitXor: "array_atomic_xor"}
 UNSUPPORTED_STMTS = {
@@ -432,10 +432,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if isinstance(target, cst.Subscript):
             if op_cls in (cst.Add, cst.Subtract):
                 return self.store_subscript(target, self.expr(node.value), node, op_cls)
-            warp_op, symbol = TILE_BIT_INPLACE.get(op_cls, (None, None))
-            if warp_op and isinstance(self.expr(target.value).type, TileT):
-                self.fail("TC0430", f"`{warp_op}` (`t[i] {symbol} value` on a tile element) is a "
-                          "Warp builtin not supported by tilec yet", node.operator)
+            bit_op = TILE_BIT_INPLACE.get(op_cls)
+            if bit_op and isinstance(self.expr(target.value).type, TileT):
+                return self.store_subscript(target, self.expr(node.value), node, bit_op)
             return self.update_subscript(target, op_cls, node)
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
@@ -483,7 +482,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if isinstance(base.type, TileT):
             if not isinstance(base, ir.Var):
                 self.fail("TC0401", "unsupported syntax: element write into a temporary tile", target)
-            op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}[aug]
+            op = {None: "tile_setitem", cst.Add: "tile_additem", cst.Subtract: "tile_subitem"}.get(aug, aug)
             call = self.make_op(op, [base, value] + indices, {}, node, where=where)
             self.note_mutation(base.sym, node)
             self.note_inplace(base.sym)

@@ -174,16 +174,18 @@ class CallLowering:
         return bound, variadic
 
     def indices_last(self, spec, node, positional: list, keyword: list) -> tuple:
-        """Warp's `(a, i[, j...], value, has_value[, atomic])` as `(a, value, has_value, i, j...)`,
+        """Warp's `(a, i[, j...], value[, has_value][, atomic])` as `(a, value[, has_value], i, j...)`,
         a positional `atomic` passed as the keyword; the tile's rank says how many indices there are."""
         if not positional:
             return positional, keyword
         first = self.expr(positional[0].value)
-        tail = len([p for p in spec.params if p.kind == "value"]) - 1  # value, has_value
+        after = [p.name for p in spec.params if p.kind == "value"][1:]  # value[, has_value]
+        tail = len(after)
         n = first.type.ndim if isinstance(first.type, TileT) else max(0, len(positional) - 1 - tail)
         idx, rest = positional[1:1 + n], positional[1 + n:]
         if len(rest) < tail:
-            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then `value` and `has_value`", node)
+            wanted = " and ".join(f"`{name}`" for name in after)
+            self.fail("TC0303", f"{spec.name}: needs {n} index(es), then {wanted}", node)
         extra = rest[tail:]
         named = [p.name for p in spec.params if p.kind == "const"]
         if len(extra) > len(named):
@@ -242,7 +244,7 @@ class CallLowering:
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
-        if op in PER_LANE_WRITES:
+        if op in PER_LANE_WRITES or op in coop.ALIASES:
             self.lane_ops = True  # each lane's own operands: the kernel runs as block_dim lanes
         if op in BLOCK_DIM_OPS:
             b.attrs["block_dim"] = self.block_dim
@@ -264,6 +266,7 @@ class CallLowering:
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
+        op = coop.ALIASES.get(op, op)  # wp.tile_add_inplace(t, i, v) is t[i] += v
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
         return call
 

@@ -7,10 +7,10 @@ whose scalar operands are each lane's own (every lane writes its value into the 
 """
 from __future__ import annotations
 
-from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, reduce, views
+from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, views
 from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, internal)
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, internal)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:
@@ -24,6 +24,7 @@ for _family in _FAMILIES:
     MUTATES.update(getattr(_family, "MUTATES", {}))
 
 PER_LANE_WRITES = frozenset({"tile", "tile_setitem", "tile_additem", "tile_subitem", "tile_add_at",
-                             "tile_scatter_add", "tile_scatter_masked", "tile_from_thread"})
+                             "tile_scatter_add", "tile_scatter_masked", "tile_from_thread",
+                             "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace"})
 
 __all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]

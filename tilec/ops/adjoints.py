@@ -479,12 +479,12 @@ def _setitem(ad, e, g):
     return [(0, cleared), (1, C("leader_only", C("tile_extract", g, *idx)))]
 
 
-@rule("tile_additem", "tile_subitem")
+@rule("tile_additem", "tile_subitem", "tile_add_inplace", "tile_sub_inplace")  # the latter: Warp's names
 def _additem(ad, e, g):
     g = ad.val(g)
     idx = [ad.val(i) for i in e.args[2:]]
     item = C("tile_extract", g, *idx)
-    return [(0, g), (1, item if e.op == "tile_additem" else C("neg", item))]
+    return [(0, g), (1, item if e.op in ("tile_additem", "tile_add_inplace") else C("neg", item))]
 
 
 @rule("tile_assign")

@@ -40,6 +40,21 @@ def _from_thread(b: Bound):
     return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
 
 
+def _update(b: Bound):
+    """t[i, j] op= value, once per lane (Warp's tile_*_inplace and the `t[i] op= v` they implement)."""
+    t = rules.tile(b, "a")
+    if len(b.variadic) != t.ndim:
+        b.fail("TC0304", f"needs {t.ndim} index(es) for a {t.ndim}-d tile, got {len(b.variadic)}", "a")
+    for k, ty in enumerate(b.variadic):
+        if not (isinstance(ty, Scalar) and ty.is_integral):
+            b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{k}")
+    v = rules.scalar(b, "value")
+    rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    if b.op.startswith("tile_bit") and not t.dtype.is_integral:
+        b.fail("TC0203", f"needs an integer tile, got {t.dtype}", "a")
+    return t
+
+
 SCATTER_PARAMS = (A, Param("value", "value"), Param("has_value", "value"), Param("atomic", "const", True))
 OPS = [
     OpSpec("tile_scatter_add", SCATTER_PARAMS, _scatter, "tile_scatter_add",
@@ -53,6 +68,17 @@ OPS = [
            "a tile filled with lane thread_idx's value", adj_cpp="adj_tile_from_thread",
            nondiff=frozenset({"thread_idx"})),
 ]
-MUTATES = {"tile_scatter_add": ("a",), "tile_scatter_masked": ("a",)}
-# Warp's positional order puts the indices before value and has_value.
-INDICES_FIRST = frozenset({"tile_scatter_add", "tile_scatter_masked"})
+for _name, _sym in (("and", "&"), ("or", "|"), ("xor", "^")):
+    OPS.append(OpSpec(f"tile_bit_{_name}_inplace", (A, Param("value", "value")), _update, f"tile_bit_{_name}_item",
+                      f"t[i, j] {_sym}= value, once per lane", variadic="indices"))
+# Warp's names for `t[i, j] += value` and `-= value`: the element updates tilec already has.
+ALIASES = {"tile_add_inplace": "tile_additem", "tile_sub_inplace": "tile_subitem"}
+for _name, _internal in ALIASES.items():
+    OPS.append(OpSpec(_name, (A, Param("value", "value")), _update, _internal,
+                      f"t[i, j] {'+' if 'add' in _name else '-'}= value, once per lane (as `t[i, j] "
+                      f"{'+' if 'add' in _name else '-'}= value`)", adj_cpp=f"adj_{_internal}", variadic="indices"))
+BIT_UPDATES = ("tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace")
+MUTATES = {"tile_scatter_add": ("a",), "tile_scatter_masked": ("a",),
+           **{name: ("a",) for name in BIT_UPDATES + tuple(ALIASES)}}
+# Warp's positional order puts the indices before the value (and has_value).
+INDICES_FIRST = frozenset({"tile_scatter_add", "tile_scatter_masked", *BIT_UPDATES, *ALIASES})

@@ -503,14 +503,26 @@ def _from_thread(ctx, call, a):
     return cast(a[0] if int(a[1]) == ctx.lane else 0, call)
 
 
-@impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at")
+@impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at", "tile_add_inplace", "tile_sub_inplace")
 def _setitem(ctx, call, a):
+    op = {"tile_add_inplace": "tile_additem", "tile_sub_inplace": "tile_subitem"}.get(call.op, call.op)
     t = np.array(a[0], copy=True)
     idx = tuple(int(i) for i in a[2:])
     if _in_bounds(t, idx):
-        scale = ctx.nlanes if call.op in ("tile_additem", "tile_subitem") else 1
+        scale = ctx.nlanes if op in ("tile_additem", "tile_subitem") else 1
         value = a[1] * scale
-        t[idx] = value if call.op == "tile_setitem" else (t[idx] - value if call.op == "tile_subitem" else t[idx] + value)
+        t[idx] = value if op == "tile_setitem" else (t[idx] - value if op == "tile_subitem" else t[idx] + value)
+    return t
+
+
+@impl("tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace")
+def _bit_update(ctx, call, a):
+    """One lane's view (the interpreter refuses kernels of cooperating lanes)."""
+    t = np.array(a[0], copy=True)
+    idx = tuple(int(i) for i in a[2:])
+    if _in_bounds(t, idx):
+        f = {"tile_bit_and_inplace": np.bitwise_and, "tile_bit_or_inplace": np.bitwise_or}.get(call.op, np.bitwise_xor)
+        t[idx] = f(t[idx], t.dtype.type(a[1]))
     return t
 
 
@@ -745,3 +757,43 @@ def _expect(ctx, call, a):
 @impl("assert_")
 def _assert(ctx, call, a):
     """The interpreter runs as a release build: asserts are not checked."""
+
+
+# ---------------------------------------------------------------- random (Warp's PCG streams)
+
+
+def _pcg(state: int) -> int:
+    b = (state * 747796405 + 2891336453) & 0xFFFFFFFF
+    c = ((((b >> ((b >> 28) + 4)) ^ b) * 277803737)) & 0xFFFFFFFF
+    return ((c >> 22) ^ c) & 0xFFFFFFFF
+
+
+@impl("rand_init")
+def _rand_init(ctx, call, a):
+    seed = int(a[0]) & 0xFFFFFFFF
+    if len(a) > 1:
+        seed = (seed + _pcg(int(a[1]) & 0xFFFFFFFF)) & 0xFFFFFFFF
+    return np.uint32(_pcg(seed))
+
+
+def rand_draws(rng: int, size: int, block_dim: int) -> np.ndarray:
+    """The uint32 draw behind each element of a tile of `size` elements (see runtime random.h)."""
+    out = np.zeros(size, np.uint32)
+    for t in range(min(block_dim, size)):
+        state = _pcg((t + rng) & 0xFFFFFFFF)
+        for e in range(t, size, block_dim):
+            state = _pcg(state)
+            out[e] = state
+    return out
+
+
+@impl("tile_randf", "tile_randi")
+def _tile_rand(ctx, call, a):
+    draws = rand_draws(int(a[0]), int(np.prod(call.type.shape)), max(1, ctx.block_dim))
+    if call.op == "tile_randf":
+        unit = (draws >> np.uint32(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
+        v = unit if len(a) == 1 else (np.float32(a[2]) - np.float32(a[1])) * unit + np.float32(a[1])
+    else:
+        v = draws.view(np.int32) if len(a) == 1 else (
+            (draws % np.uint32((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + np.uint32(int(a[1]) & 0xFFFFFFFF)).view(np.int32))
+    return v.reshape(call.type.shape).astype(result_dtype(call))

@@ -32,7 +32,26 @@ struct LineLock {
 
 template <class T, class F> TL_HD T atomic_update(T* p, F f) {
 #if defined(__CUDA_ARCH__)
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics on 4- and 8-byte types");
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics on 2-, 4- and 8-byte types");
+    if constexpr (sizeof(T) == 2) {  // float16: compare-and-swap the aligned 4-byte word holding it
+        unsigned int* word = reinterpret_cast<unsigned int*>(reinterpret_cast<size_t>(p) & ~size_t(3));
+        const int shift = (reinterpret_cast<size_t>(p) & 2) ? 16 : 0;
+        unsigned int old_word = *word, assumed;
+        unsigned short bits;
+        T old;
+        do {
+            assumed = old_word;
+            bits = (unsigned short)(assumed >> shift);
+            memcpy(&old, &bits, 2);
+            T nv = f(old);
+            unsigned short new_bits;
+            memcpy(&new_bits, &nv, 2);
+            old_word = atomicCAS(word, assumed, (assumed & ~(0xFFFFu << shift)) | ((unsigned int)new_bits << shift));
+        } while (old_word != assumed);
+        bits = (unsigned short)(old_word >> shift);
+        memcpy(&old, &bits, 2);
+        return old;
+    }
     using U = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
     U* q = reinterpret_cast<U*>(p);
     U old_bits = *q, assumed;

@@ -82,4 +82,31 @@ template <class T> TL_HD void shared_atomic_add(T* p, T v) {
 #endif
 }
 
+// *p &= v, |= v or ^= v atomically (Op is the operator character); integer tiles only.
+template <class T> TL_HD void shared_atomic_bit(T* p, T v, char Op) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        using W = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+        W* w = reinterpret_cast<W*>(p);
+        const W b = W(v);
+        if (Op == '&') atomicAnd(w, b);
+        else if (Op == '|') atomicOr(w, b);
+        else atomicXor(w, b);
+    } else {  // narrow integers: a compare-and-swap loop on the enclosing word
+        unsigned int* word = reinterpret_cast<unsigned int*>(reinterpret_cast<size_t>(p) & ~size_t(3));
+        const int shift = int(reinterpret_cast<size_t>(p) & 3) * 8;
+        const unsigned int mask = ((1u << (sizeof(T) * 8)) - 1u) << shift;
+        unsigned int old = *word, assumed;
+        do {
+            assumed = old;
+            T cur = T((assumed & mask) >> shift);
+            T next = Op == '&' ? T(cur & v) : Op == '|' ? T(cur | v) : T(cur ^ v);
+            old = atomicCAS(word, assumed, (assumed & ~mask) | ((unsigned int)(next) << shift & mask));
+        } while (old != assumed);
+    }
+#else
+    *p = Op == '&' ? T(*p & v) : Op == '|' ? T(*p | v) : T(*p ^ v);
+#endif
+}
+
 }  // namespace tl

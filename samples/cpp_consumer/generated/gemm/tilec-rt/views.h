@@ -85,7 +85,11 @@ TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I
         if (l < 0) return;
         if (mode == 0) t.data[l] = T(v);
         else if (mode == 1) t.data[l] = T(compute_t<T>(t.data[l]) + compute_t<T>(v));
-        else t.data[l] = T(compute_t<T>(t.data[l]) - compute_t<T>(v));
+        else if (mode == 2) t.data[l] = T(compute_t<T>(t.data[l]) - compute_t<T>(v));
+        else if constexpr (std::is_integral<T>::value) {  // 3, 4, 5: &, |, ^ (integer tiles)
+            const T b = T(int64_t(v));
+            t.data[l] = mode == 3 ? T(t.data[l] & b) : mode == 4 ? T(t.data[l] | b) : T(t.data[l] ^ b);
+        }
     };
     if (ctx.nlanes == 1) {
         apply(lin, double(value));
@@ -112,6 +116,15 @@ TL_HD void tile_scatter_add(Ctx& ctx, TT& t, V value, bool has_value, I... idx) 
 template <class TT, class V, class... I>
 TL_HD void tile_scatter_masked(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
     tile_write_item_if(ctx, t, 0, has_value, value, idx...);
+}
+template <class TT, class V, class... I> TL_HD void tile_bit_and_item(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 3, value, idx...);
+}
+template <class TT, class V, class... I> TL_HD void tile_bit_or_item(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 4, value, idx...);
+}
+template <class TT, class V, class... I> TL_HD void tile_bit_xor_item(Ctx& ctx, TT& t, V value, I... idx) {
+    tile_write_item(ctx, t, 5, value, idx...);
 }
 template <class TT, class V, class... I> TL_HD void tile_setitem(Ctx& ctx, TT& t, V value, I... idx) {
     tile_write_item(ctx, t, 0, value, idx...);

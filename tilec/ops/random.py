@@ -1,0 +1,61 @@
+"""Random numbers, bit for bit Warp's: `rand_init(seed[, offset])` makes a generator state (a
+uint32) and `tile_randf` / `tile_randi` fill a tile from one, leaving it unchanged.
+
+Warp's generator is the PCG hash of Jarzynski and Olano; tile element e is drawn by thread
+e % block_dim, which seeds its own stream with hash(thread + rng) and takes its elements in order
+(e // block_dim draws in). Values therefore depend on block_dim, as Warp documents; tilec's CPU
+(Warp with enable_cpu_blocks) and GPU streams are the same.
+"""
+from __future__ import annotations
+
+from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, describe
+from . import rules
+from .core import Bound, OpSpec, Param
+
+
+def _int_operand(b: Bound, name: str) -> None:
+    t = b.types.get(name)
+    if t is not None and not (isinstance(t, Scalar) and t.is_integral):
+        b.fail("TC0203", f"`{name}` must be an integer, got {describe(t)}", name)
+
+
+def _rand_init(b: Bound):
+    _int_operand(b, "seed")
+    _int_operand(b, "offset")
+    return UINT32
+
+
+def _tile_rand(dtype: Scalar):
+    def rule(b: Bound):
+        rng = b.types["rng"]
+        if rng != UINT32:
+            b.fail("TC0203", f"`rng` must be a generator state (a uint32 from wp.rand_init), got "
+                   f"{describe(rng)}", "rng")
+        bounds = [n for n in ("min", "max") if n in b.types]
+        if len(bounds) == 1:
+            b.fail("TC0303", "give both `min` and `max`, or neither", bounds[0])
+        for n in bounds:
+            t = b.types[n]
+            ok = isinstance(t, Scalar) and (t.is_float or t.is_integral if dtype.is_float else t.is_integral)
+            if not ok or (t.is_float and n not in b.weak and t != dtype):
+                b.fail("TC0203", f"`{n}` must be {'a float32' if dtype.is_float else 'an int32'}, got "
+                       f"{describe(t)}", n)
+        return TileT(dtype, rules.check_shape_value(b, "shape", b.attrs["shape"]))
+
+    return rule
+
+
+def _tile_params():
+    return (Param("shape", "shape"), Param("rng", "value"), Param("min", "value", None),
+            Param("max", "value", None), Param("storage", "storage", "register"))
+
+
+OPS = [
+    OpSpec("rand_init", (Param("seed", "value"), Param("offset", "value", None)), _rand_init, "rand_init",
+           "a generator state from a seed (and an offset selecting an independent stream)",
+           elementwise=True),
+    OpSpec("tile_randf", _tile_params(), _tile_rand(FLOAT32), "tile_randf",
+           "a tile of uniform floats in [0, 1) (or [min, max)) drawn as Warp draws them"),
+    OpSpec("tile_randi", _tile_params(), _tile_rand(INT32), "tile_randi",
+           "a tile of random int32s (or in [min, max)) drawn as Warp draws them"),
+]
