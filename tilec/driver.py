@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import __version__
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import cpu_features, cxx_command, find_cxx, target_isa
+from .backend_cpu.compiler import compile_flags, cpu_features, cxx_command, find_cxx, precompiled_runtime, target_isa
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
                                     parse_ptxas, ptx_arch)
@@ -81,8 +81,8 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
         if compiler and target in ("cpu", "all"):
             products.append(f"lib{name}_cpu.so")
             isa = target_isa(bool(flags.get("native")))
-            steps.append(_cxx_step(cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug, isa),
-                                   f"{name}_cpu.log", out, verbose, echo, compiler, isa))
+            steps.append(_cxx_step(f"{name}.cpp", f"lib{name}_cpu.so", debug, f"{name}_cpu.log", out, verbose, echo,
+                                   compiler, isa, {k: v for k, v in files.items() if k.startswith("tilec/")}))
         if compiler and target == "cuda-emu":
             products.append(f"lib{name}_cuda_emu.so")
             steps.append(_step(emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug),
@@ -193,15 +193,29 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo):
     return run
 
 
-def _cxx_step(cmd: list, log_name: str, out: Path, verbose: bool, echo, compiler: str, isa: str):
-    """The CPU library; its ISA and the CPU features it may use go into manifest.json (`cpu_build`),
-    which the loader checks against the running CPU before loading it."""
+def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, verbose: bool, echo, compiler: str,
+              isa: str, headers: dict):
+    """The CPU library, with the cached precompiled runtime header where the compiler takes one
+    (backend_cpu/compiler.py); its ISA and the CPU features it may use go into manifest.json
+    (`cpu_build`), which the loader checks against the running CPU before loading it."""
     import json
 
     def run(tmp: Path):
+        gch = precompiled_runtime(compiler, compile_flags(debug, isa), headers)
+        link = tmp / "tilec" / "tilec.h.gch"
+        if gch is not None:
+            try:
+                link.symlink_to(gch)
+            except OSError:
+                gch = None
+        cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None)
         if verbose:
             echo(" ".join(cmd))
-        run_compiler(cmd, tmp, log_name, out)
+        try:
+            run_compiler(cmd, tmp, log_name, out)
+        finally:
+            if gch is not None:
+                link.unlink()
         manifest_path = tmp / "manifest.json"
         data = json.loads(manifest_path.read_text())
         data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),
