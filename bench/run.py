@@ -1,6 +1,7 @@
 """tilec CPU against numpy/OpenBLAS and Warp CPU, like with like, in one process.
 
     python bench/run.py [--repeats 9] [--only gemm,rowwise,mlp] [--sizes 256,512,1024] [--json OUT]
+                        [--native] [--clock wall|thread]
 
 Every workload runs the same Warp-API program from bench/programs/ (compiled by tilec, and by
 Warp when it is importable). Each implementation runs at a stated thread count: tilec with
@@ -80,19 +81,25 @@ class Workload:
         if fn is not None:
             self.impls.append((label, threads, direction, fn))
 
-    def measure(self, repeats: int) -> list:
-        """Interleaved runs; one row per implementation with its median."""
+    def measure(self, repeats: int, clock: str = "wall") -> list:
+        """Interleaved runs; one row per implementation with its median. clock "thread": one-thread
+        rows time the calling thread's CPU time (every one-thread implementation here runs in the
+        calling thread), which a shared machine's other load and idle BLAS threads do not inflate;
+        rows on several threads are always wall-clock."""
         for *_, fn in self.impls:
             fn()  # warm-up (and Warp's first-launch compile)
         samples = [[] for _ in self.impls]
+        timers = [time.thread_time if clock == "thread" and threads == 1 else time.perf_counter
+                  for _, threads, _, _ in self.impls]
         for _ in range(repeats):
             for k, (*_, fn) in enumerate(self.impls):
-                t0 = time.perf_counter()
+                t0 = timers[k]()
                 fn()
-                samples[k].append(time.perf_counter() - t0)
+                samples[k].append(timers[k]() - t0)
         rows = [{"workload": self.name, "implementation": label, "threads": threads, "direction": direction,
-                 "median_ms": statistics.median(s) * 1e3}
-                for (label, threads, direction, _), s in zip(self.impls, samples)]
+                 "median_ms": statistics.median(s) * 1e3,
+                 "clock": "thread cpu" if timer is time.thread_time else "wall"}
+                for (label, threads, direction, _), s, timer in zip(self.impls, samples, timers)]
         for row in rows:
             base = _find(rows, "tilec", row["threads"], row["direction"])
             if row["implementation"] == "tilec" and row["direction"] == "bwd":
@@ -187,15 +194,21 @@ def rowwise_workloads(built) -> list:
     gamma, beta = rng.standard_normal((1, 256)).astype(np.float32), rng.standard_normal((1, 256)).astype(np.float32)
     sm, ln = built["softmax"][0], built["layernorm"][0]
     out = []
+    dX, dY = np.zeros_like(X), np.ones_like(Y)
+    dgamma, dbeta = np.zeros_like(gamma), np.zeros_like(beta)
+
+    def adj(adjoint, *arrays):
+        return {"adj_inputs": list(arrays), "adjoint": True} if adjoint else {}
+
     w = Workload("softmax 4096x256")
-    add_tilec(w, lambda num_threads, adjoint=False: sm.softmax.launch_tiled(dim=4096, inputs=[X, Y],
-                                                                           num_threads=num_threads), False)
+    add_tilec(w, lambda num_threads, adjoint=False: sm.softmax.launch_tiled(
+        dim=4096, inputs=[X, Y], num_threads=num_threads, **adj(adjoint, dX, dY)), True)
     add_numpy(w, lambda: softmax_ref(X))
     w.add("warp", 1, warp_launch(warp_module("softmax"), "softmax", 4096, [X, Y]))
     out.append(w)
     w = Workload("layernorm 4096x256")
     add_tilec(w, lambda num_threads, adjoint=False: ln.layernorm.launch_tiled(
-        dim=4096, inputs=[X, gamma, beta, Y], num_threads=num_threads), False)
+        dim=4096, inputs=[X, gamma, beta, Y], num_threads=num_threads, **adj(adjoint, dX, dgamma, dbeta, dY)), True)
     add_numpy(w, lambda: layernorm_ref(X, gamma, beta))
     w.add("warp", 1, warp_launch(warp_module("layernorm"), "layernorm", 4096, [X, gamma, beta, Y]))
     out.append(w)
@@ -354,6 +367,8 @@ def main() -> None:
     parser.add_argument("--only", default="gemm,rowwise,mlp")
     parser.add_argument("--json", metavar="OUT", help="write every row (workload, implementation, threads, ms, ratio)")
     parser.add_argument("--native", action="store_true", help="build tilec's libraries with --native")
+    parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
+                        help="thread: one-thread rows in the calling thread's CPU time (for a shared machine)")
     args = parser.parse_args()
     sys.path.insert(0, str(PROGRAMS))
     with tempfile.TemporaryDirectory() as tmp:
@@ -370,13 +385,15 @@ def main() -> None:
             workloads += mlp_workloads(built)
         rows = []
         for w in workloads:
-            rows += w.measure(args.repeats)
+            rows += w.measure(args.repeats, args.clock)
             print(f"measured {w.name}", file=sys.stderr, flush=True)
         command = "python bench/run.py " + " ".join(sys.argv[1:])
-        text = report(rows, built, facts, peak) + f"\n\nCommand: `{command.strip()}` (repeats {args.repeats})\n"
+        text = report(rows, built, facts, peak) + (f"\n\nCommand: `{command.strip()}` (repeats {args.repeats}; "
+                                                    f"one-thread rows timed by {args.clock} clock)\n")
     print(text)
     if args.json:
         payload = {"machine": facts, "fma_peak_gflops_1core": peak, "cores": CORES, "command": command,
+                   "clock_one_thread": args.clock,
                    "repeats": args.repeats, "rows": rows,
                    "builds": [{"program": n, "seconds": s} for n, (_, s) in built.items()]}
         Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")

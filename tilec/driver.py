@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import __version__, naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import cpu_features, cxx_command, find_cxx, target_isa
+from .backend_cpu.compiler import compile_flags, cpu_features, cxx_command, find_cxx, precompiled_runtime, target_isa
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
                                     parse_ptxas, ptx_arch)
@@ -71,7 +71,9 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
             isa = target_isa(bool(flags.get("native")))
             command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug, isa)
             products[f"lib{name}_cpu.so"] = (f"{name}.cpp", command)
-            steps.append(_cxx_step(command, f"{name}_cpu.log", out, verbose, echo, progress, compiler, isa))
+            runtime = {k: v for k, v in files.items() if k.startswith(naming.RUNTIME_DIR + "/")}
+            steps.append(_cxx_step(f"{name}.cpp", f"lib{name}_cpu.so", debug, f"{name}_cpu.log", out, verbose, echo,
+                                   progress, compiler, isa, runtime))
         if compiler and target == "cuda-emu":
             command = emu_command(compiler, f"{name}.cu", f"lib{name}_cuda_emu.so", debug)
             products[f"lib{name}_cuda_emu.so"] = (f"{name}.cu", command)
@@ -162,15 +164,30 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress):
     return run
 
 
-def _cxx_step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress, compiler: str, isa: str):
-    """The CPU library; its ISA and the CPU features it may use go into manifest.json (`cpu_build`),
-    which the loader checks against the running CPU before loading it."""
+def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, verbose: bool, echo, progress,
+              compiler: str, isa: str, headers: dict):
+    """The CPU library, with the cached precompiled runtime header where the compiler takes one
+    (backend_cpu/compiler.py); its ISA and the CPU features it may use go into manifest.json
+    (`cpu_build`), which the loader checks against the running CPU before loading it."""
     import json
 
-    compile_library = _step(cmd, log_name, out, verbose, echo, progress)
-
     def run(tmp: Path):
-        compile_library(tmp)
+        gch = precompiled_runtime(compiler, compile_flags(debug, isa), headers)
+        link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
+        if gch is not None:
+            try:
+                link.symlink_to(gch)
+            except OSError:
+                gch = None
+        cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None)
+        if verbose:
+            echo(" ".join(cmd))
+        try:
+            with progress.step(f"{Path(compiler).name} -> {output}"):
+                run_compiler(cmd, tmp, log_name, out)
+        finally:
+            if gch is not None:
+                link.unlink()
         manifest_path = tmp / "manifest.json"
         data = json.loads(manifest_path.read_text())
         data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),

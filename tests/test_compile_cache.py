@@ -1,0 +1,64 @@
+"""The precompiled runtime header (g++): built once per compiler, flags and header texts into
+tilec's cache folder, reused by later builds, never left in an output folder; TILEC_PCH=0 turns
+it off."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import needs_cxx
+from tilec.backend_cpu.compiler import find_cxx, is_gcc
+
+pytestmark = [pytest.mark.build, needs_cxx,
+              pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="precompiled headers: g++ only")]
+
+PROGRAM = '''import warp as wp
+
+
+@wp.kernel
+def {name}(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(1, 8), offset=(i, 0))
+    wp.tile_store(B, t + 1.0, offset=(i, 0))
+'''
+
+
+def build(tmp_path, name, **env):
+    src = tmp_path / f"{name}.py"
+    src.write_text(PROGRAM.format(name=name))
+    environ = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"), **env)
+    proc = subprocess.run([sys.executable, "-m", "tilec", "build", str(src), "-o", str(tmp_path / "out"),
+                           "--target", "cpu", "-v"], capture_output=True, text=True, env=environ)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def run(tmp_path, name):
+    script = (f"import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import {name} as m; "
+              "A = np.ones((4, 8), np.float32); B = np.zeros_like(A); "
+              f"m.{name}.launch_tiled(dim=4, inputs=[A, B]); print(float(B.sum()))")
+    return subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], capture_output=True, text=True).stdout
+
+
+def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path):
+    first = build(tmp_path, "first")
+    assert "-include tilec/tilec.h" in first
+    cached = list((tmp_path / "cache/pch").glob("*.gch"))
+    assert len(cached) == 1
+    assert not (tmp_path / "out/first/tilec/tilec.h.gch").exists()
+    assert run(tmp_path, "first").strip() == "64.0"
+
+    second = build(tmp_path, "second")
+    assert "-include tilec/tilec.h" in second
+    assert list((tmp_path / "cache/pch").glob("*.gch")) == cached  # reused, not rebuilt
+    assert run(tmp_path, "second").strip() == "64.0"
+
+
+def test_tilec_pch_0_compiles_the_headers_as_usual(tmp_path):
+    out = build(tmp_path, "plain", TILEC_PCH="0")
+    assert "-include" not in out
+    assert not (tmp_path / "cache").exists()
+    assert run(tmp_path, "plain").strip() == "64.0"
