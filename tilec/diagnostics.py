@@ -43,6 +43,7 @@ CODES = {
     "TC0430": "unknown-binding",
     "TC0431": "binding-not-compiled",
     "TC0432": "late-binding",
+    "TC0433": "generic-kernel",
     "TC0501": "not-differentiable",
     "TC0601": "gpu-shared-memory",
 }

@@ -161,3 +161,33 @@ def case_kernels():
 
 
 local_const = case_kernels()
+
+
+@wp.func
+def softsign(x: float):
+    return x / (1.0 + wp.abs(x))
+
+
+def make_map(op, TILE: int = 8):
+    @wp.kernel
+    def mapped(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        t = wp.tile_load(x, shape=TILE, offset=i * TILE)
+        wp.tile_store(y, wp.tile_map(op, t), offset=i * TILE)
+
+    return mapped
+
+
+def make_call(f):
+    @wp.kernel
+    def called(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = f(x[i]) * 2.0
+
+    return called
+
+
+map_sin = make_map(wp.sin)
+map_softsign = make_map(softsign, TILE=4)
+call_softsign = make_call(softsign)
+call_tanh = make_call(wp.tanh)
