@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import needs_cxx
 from harness import build, compile_ir
 

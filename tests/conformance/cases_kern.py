@@ -1,5 +1,7 @@
 """Conformance cases of issue #13 items 4, 5, 8: nested and factory kernels, generics and
 overloads, both launch forms and several block_dims (area prefix `kern`)."""
+from dataclasses import replace
+
 from cases import Case, Scal, arr, out
 
 P = "kern_nested.py"
@@ -98,4 +100,25 @@ CASES = [
     Case("kern_generic_factory_f32", G, "gshift__WIDTH_4", dim=(3,), args=(arr(12), out(12)), warp_kernel="gshift4"),
     Case("kern_generic_factory_f64", G, "gshift__WIDTH_16", dim=(2,), args=(arr(32, dtype=F64), out(32, dtype=F64)),
          warp_kernel="gshift16"),
+    # more launch forms: lanes in launch_tiled, a 2-d grid of blocks, the scan of a per-thread tile
+    Case("kern_tiled_lanes_b16", L, "lane_softmax_scale", dim=(4,), args=(arr(4, 16), out(4, 16)), block_dim=16),
+    Case("kern_tiled_lanes_b32", L, "lane_softmax_scale", dim=(3,), args=(arr(3, 32), out(3, 32)), block_dim=32),
+    Case("kern_simt_lanes_b16", L, "lane_softmax_scale", dim=(4, 16), args=(arr(4, 16), out(4, 16)), block_dim=16,
+         launch="simt"),
+    Case("kern_simt_scan_b8", L, "lane_scan", dim=(24,), args=(arr(24), out(24)), block_dim=8, launch="simt",
+         warp_wrong=SCAN),
+    Case("kern_simt_scan_b32", L, "lane_scan", dim=(64,), args=(arr(64), out(64)), block_dim=32, launch="simt",
+         warp_wrong=SCAN),
+    Case("kern_tiled_grid2d_b16", L, "grid_blocks", dim=(2, 3), args=(arr(8, 12), out(8, 12)), block_dim=16),
+    Case("kern_tiled_grid2d_b64", L, "grid_blocks", dim=(2, 2), args=(arr(8, 8), out(8, 8)), block_dim=64),
+    Case("kern_simt_grid2d_b16", L, "grid_blocks", dim=(2, 3, 16), args=(arr(8, 12), out(8, 12)), block_dim=16,
+         launch="simt"),
+    Case("kern_factory_static_method", P, "col_max_sum__ROWS2_3", dim=(2,), args=(arr(6, 8), out(16)),
+         warp_kernel="built"),
+    Case("kern_factory_two_levels", P, "two_level__T_8__S_4", dim=(2,), args=(arr(16), out(16)),
+         warp_kernel="two_level"),
 ]
+
+# The launch and generic programs take every kernel's block_dims from the launches in the file:
+# one build serves all their cases.
+CASES = [replace(c, build_block_dim=64) if c.program in (L, G) else c for c in CASES]

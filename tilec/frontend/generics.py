@@ -60,11 +60,11 @@ def param_annotation(node: cst.BaseExpression, scope: Scope):
             ndim = _array_ndim(name, kw.get("ndim"), scope)
             if ndim is not None:
                 return GenericArray(ndim)
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        if scope.is_any(node.slice[0].slice.value):
-            ndim = _array_ndim(scope.api_attr(node.value), None, scope)
-            if ndim is not None:
-                return GenericArray(ndim)
+    if (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and scope.is_any(node.slice[0].slice.value)):
+        ndim = _array_ndim(scope.api_attr(node.value), None, scope)
+        if ndim is not None:
+            return GenericArray(ndim)
     return ann.annotation(node, scope)
 
 

@@ -546,7 +546,7 @@ def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: 
                 if all(defaults.get(n) is not None for n in needed):
                     calls = [(None, {n: _value(defaults[n], scope, {}) for n in needed})]
                 else:
-                    missing = sorted(n for n in needed if defaults.get(n) is None)[0]
+                    missing = min(n for n in needed if defaults.get(n) is None)
                     calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value")})]
             for env, via in envs:
                 for call, values in calls:
@@ -683,4 +683,4 @@ def _describe(envs: list, var: str) -> str:
     return f"`{var}` in {{{', '.join(values)}}}" if values else "its other bindings"
 
 
-__all__ = ["discover", "Discovery", "free_names", "DtypeValue"]
+__all__ = ["Discovery", "DtypeValue", "FuncValue", "discover", "free_names"]

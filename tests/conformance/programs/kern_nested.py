@@ -191,3 +191,34 @@ map_sin = make_map(wp.sin)
 map_softsign = make_map(softsign, TILE=4)
 call_softsign = make_call(softsign)
 call_tanh = make_call(wp.tanh)
+
+
+class Factory:
+    @staticmethod
+    def build(ROWS2: int):
+        @wp.kernel
+        def col_max_sum(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+            i = wp.tid()
+            t = wp.tile_load(a, shape=(ROWS2, 8), offset=(i * ROWS2, 0))
+            wp.tile_store(out, wp.tile_sum(t, axis=0) * 0.5, offset=i * 8)
+
+        return col_max_sum
+
+
+built = Factory.build(3)
+
+
+def outer(T: int):
+    def inner(S: int):
+        @wp.kernel
+        def two_level(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            t = wp.tile_load(x, shape=T, offset=i * T)
+            wp.tile_store(y, t * float(S), offset=i * T)
+
+        return two_level
+
+    return inner(4)
+
+
+two_level = outer(8)
