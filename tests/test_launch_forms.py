@@ -128,3 +128,29 @@ def test_the_loader_picks_the_instance_or_names_the_ones_there_are():
     x[:4] = [1, 2, 3, 4]
     mod.plain.launch(dim=4, inputs=[x])  # a plain kernel does not depend on block_dim: any instance
     assert list(x[:4]) == [2, 4, 6, 8]
+
+
+def test_launches_of_a_factory_kernel_count_for_its_instances():
+    source = '''\
+import warp as wp
+
+
+def make(T: int):
+    @wp.kernel
+    def k(a: wp.array(dtype=float)):
+        i = wp.tid()
+        v = a[i]
+        a[i] = wp.tile_sum(wp.tile(v))[0] * float(T)
+
+    return k
+
+
+def host(a):
+    wp.launch(make(2), dim=64, inputs=[a], block_dim=32)
+    k3 = make(3)
+    wp.launch(k3, dim=64, inputs=[a], block_dim=16)
+'''
+    module = compile_ir(source, "factory_launches")
+    assert sorted((k.name, k.launch_name) for k in module.kernels) == [
+        ("k__T_2__block_dim_16", "k__T_2"), ("k__T_2__block_dim_32", "k__T_2"),
+        ("k__T_3__block_dim_16", "k__T_3"), ("k__T_3__block_dim_32", "k__T_3")]

@@ -143,13 +143,18 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
         kernel = next((a.value for a in call.args if a.keyword is None), None)
         kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
         block_dim = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "block_dim"), None)
+        factories = set()
+        if isinstance(kernel, cst.Call) and isinstance(kernel.func, (cst.Name, cst.Attribute)):
+            factories = {kernel.func.value if isinstance(kernel.func, cst.Name) else kernel.func.attr.value}
+            kernel = kernel.func  # `wp.launch(make(16), ...)`
         name = kernel.value if isinstance(kernel, cst.Name) else (
             kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
         if name is None or block_dim is None:
             continue
         # `k = make(16); wp.launch(k, ...)`: the kernels defined in `make`
+        factories |= walker.made_by.get(name, set())
         names = {name} | {f.node.name.value for f in walker.found if f.kind == "kernel" and any(
-            fr.kind == "def" and fr.name in walker.made_by.get(name, ()) for fr in f.frames)}
+            fr.kind == "def" and fr.name in factories for fr in f.frames)}
         for env in _call_envs(frames, scope):
             value = _value(block_dim, scope, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
