@@ -82,7 +82,16 @@ def check(file, show_types, verbose, block_dim, max_shared, dump_after):
     """Check FILE and report diagnostics; emit nothing."""
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
-    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
+
+    def attempt():
+        try:
+            return compile_source(source, file, options, dump_after)
+        except CompileError as e:
+            if verbose and getattr(e, "partial", None) is not None:
+                click.echo(kernel_listing(e.partial, file))
+            raise
+
+    compiled = run_guarded(attempt, file)
     for warning in compiled.warnings:
         click.echo(render(warning, file, source), err=True)
     if verbose:

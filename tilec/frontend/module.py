@@ -43,6 +43,7 @@ class ModuleChecker:
         self.generic_ok: dict = {}  # name -> bool
         self.stack: list = []  # funcs being checked (recursion detection)
         self.lane_funcs: dict = {}  # instance name -> uses lanes
+        self.kernel_errors: list = []  # (instance name, span) of kernels whose check reported errors
 
     def run(self) -> ir.Module:
         kernels = []
@@ -61,6 +62,8 @@ class ModuleChecker:
                         fn = dataclasses.replace(fn, launch_name=name)
                     self.note_instance(before, instance, fd, block_dim if len(block_dims) > 1 else None,
                                        types if base != name else ())
+                    if any(d.severity == "error" for d in self.diags.items[before:]):
+                        self.kernel_errors.append((instance, fn.span))
                     self.check_kernel_params(fd, fn)
                     self.check_shared_budget(fn)
                     kernels.append(fn)
