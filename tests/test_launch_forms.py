@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import needs_cxx
 from harness import build, compile_ir
 
@@ -44,7 +43,15 @@ def unlaunched(x: wp.array(dtype=float)):
     wp.tile_store(x, t * 2.0)
 
 
+@wp.kernel
+def plain(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] * 2.0
+
+
 def host(x, y, s, x2, y2):
+    wp.launch(plain, dim=4, inputs=[x], block_dim=64)
+    wp.launch(plain, dim=4, inputs=[x], block_dim=128)
     wp.launch(block_sums, dim=64, inputs=[x, y, s], block_dim=16)
     wp.launch(block_sums, dim=64, inputs=[x, y, s], block_dim=32)
     for bd in (8, 16):
@@ -59,7 +66,8 @@ def test_block_dims_come_from_decorator_launches_then_command_line():
     assert got == [
         ("block_sums__block_dim_16", "block_sums", 16), ("block_sums__block_dim_32", "block_sums", 32),
         ("grid2__block_dim_16", "grid2", 16), ("grid2__block_dim_8", "grid2", 8),
-        ("pinned", "", 8), ("unlaunched", "", 64),
+        ("pinned", "", 8), ("plain__block_dim_128", "plain", 128), ("plain__block_dim_64", "plain", 64),
+        ("unlaunched", "", 64),
     ]
 
 
@@ -117,3 +125,32 @@ def test_the_loader_picks_the_instance_or_names_the_ones_there_are():
         mod.pinned.launch_tiled(dim=1, inputs=[x], block_dim=64)
     mod.unlaunched.launch_tiled(dim=1, inputs=[x])  # --block-dim: one instance, under its own name
     assert mod.unlaunched.block_dim == 64
+    x[:4] = [1, 2, 3, 4]
+    mod.plain.launch(dim=4, inputs=[x])  # a plain kernel does not depend on block_dim: any instance
+    assert list(x[:4]) == [2, 4, 6, 8]
+
+
+def test_launches_of_a_factory_kernel_count_for_its_instances():
+    source = '''\
+import warp as wp
+
+
+def make(T: int):
+    @wp.kernel
+    def k(a: wp.array(dtype=float)):
+        i = wp.tid()
+        v = a[i]
+        a[i] = wp.tile_sum(wp.tile(v))[0] * float(T)
+
+    return k
+
+
+def host(a):
+    wp.launch(make(2), dim=64, inputs=[a], block_dim=32)
+    k3 = make(3)
+    wp.launch(k3, dim=64, inputs=[a], block_dim=16)
+'''
+    module = compile_ir(source, "factory_launches")
+    assert sorted((k.name, k.launch_name) for k in module.kernels) == [
+        ("k__T_2__block_dim_16", "k__T_2"), ("k__T_2__block_dim_32", "k__T_2"),
+        ("k__T_3__block_dim_16", "k__T_3"), ("k__T_3__block_dim_32", "k__T_3")]

@@ -147,7 +147,7 @@ def test_check_verbose_lists_every_kernel(tmp_path):
     path.write_text(PROGRAM + "\n\ndef unknown(T: int):\n    @wp.kernel\n    def lost(a: wp.array(dtype=float)):\n"
                     "        a[0] = float(T)\n    return lost\n\n\nlost_partly = unknown(3)\nagain = unknown(len(path))\n")
     proc = subprocess.run([sys.executable, "-m", "tilec.cli", "check", "-v", "prog.py"], cwd=tmp_path,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "warning[TC0434]: kernel `lost` is not compiled for this binding of `T`" in proc.stderr
     assert proc.stdout.splitlines() == [
@@ -160,3 +160,15 @@ def test_check_verbose_lists_every_kernel(tmp_path):
         "prog.py:51: not compiled: kernel lost: `T`: `len(path)` is not a compile-time constant",
         "6 kernels compiled, 1 not compiled",
     ]
+
+
+def test_check_verbose_lists_every_kernel_of_a_failing_file():
+    path = ROOT / "ui" / "nested.py"
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "check", "-v", path.name], cwd=path.parent,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    listed = {int(line.split(":")[1]) for line in proc.stdout.splitlines()[:-1]}
+    assert listed == {line for line, _ in kernel_defs(path.read_text())} | {73}  # 73: the non-constant call
+    assert "nested.py:52: not compiled: kernel partly__TILE_8: its check reported errors" in proc.stdout
+    assert "nested.py:52: compiled kernel partly__TILE_16 (from `partly`), block_dim 256" in proc.stdout
+    assert proc.stdout.splitlines()[-1] == "2 kernels compiled, 6 not compiled"

@@ -111,8 +111,17 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
     options = Options(block_dim=block_dim, max_shared=max_shared)
     if fmt != "text":
         _report_as_data(file, source, options, fmt)
+
+    def attempt():
+        try:
+            return compile_source(source, file, options, dump_after)
+        except CompileError as e:
+            if verbose and getattr(e, "partial", None) is not None:
+                click.echo(kernel_listing(e.partial, file))
+            raise
+
     with progress.step(f"check {file}"):
-        compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file, reporter)
+        compiled = run_guarded(attempt, file, reporter)
     for warning in compiled.warnings:
         reporter.diagnostic(render(warning, file, source))
     from .codegen.sources import adjoint_warnings

@@ -46,6 +46,7 @@ CODES = {
     "TC0433": "unknown-binding",
     "TC0434": "binding-not-compiled",
     "TC0435": "late-binding",
+    "TC0436": "generic-kernel",
     "TC0501": "not-differentiable",
     "TC0502": "overwritten-value-needed",
     "TC0503": "cross-thread-read",

@@ -5,6 +5,7 @@ stops after a pass that reported an error and raises `CompileError`.
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +54,15 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     found = discover(scope, parsed, diags)  # kernels/funcs below module level, per binding
     if dump_after == "resolve":
         out.write(_dump_scope(scope))
-    module = ModuleChecker(parsed, scope, diags, options).run()
-    _stop_on_errors(diags)
+    checker = ModuleChecker(parsed, scope, diags, options)
+    module = checker.run()
+    if diags.has_errors:  # `tilec check -v` still lists what was compiled and what was not
+        failed = {name for name, _ in checker.kernel_errors}
+        partial = dataclasses.replace(module, kernels=tuple(k for k in module.kernels if k.name not in failed))
+        error = CompileError(diags.sorted())
+        error.partial = Compiled(parsed, partial, [], found.skipped + [
+            (name, span, "its check reported errors") for name, span in checker.kernel_errors])
+        raise error
     check_int_ranges(module, diags)
     _stop_on_errors(diags)
     problems = verify_module(module)

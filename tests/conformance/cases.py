@@ -58,6 +58,7 @@ class Case:
     grad: compare the adjoint too (Warp's tape.backward with random output seeds).
     fd: also check tilec's adjoint against central finite differences (a directional derivative).
     warp_wrong: Warp's result is known wrong (DESIGN §6); the reference is numpy/FD, say why.
+    build_block_dim: the --block-dim tilec builds with, when not `block_dim`.
     """
 
     id: str
@@ -74,6 +75,8 @@ class Case:
     atol: float = 1e-5
     warp_wrong: str | None = None
     tags: tuple = field(default_factory=tuple)
+    build_block_dim: int | None = None  # tilec's --block-dim when not block_dim (a program whose kernels
+    # take their block_dims from the launches in the file builds once for all its cases)
 
     @property
     def path(self) -> Path:

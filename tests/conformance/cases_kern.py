@@ -1,9 +1,13 @@
 """Conformance cases of issue #13 items 4, 5, 8: nested and factory kernels, generics and
 overloads, both launch forms and several block_dims (area prefix `kern`)."""
-from cases import Case, arr, out
+from dataclasses import replace
+
+from cases import Case, Scal, arr, out
 
 P = "kern_nested.py"
 L = "kern_launch.py"
+G = "kern_generic.py"
+F64 = "float64"
 SCAN = "Warp 1.19's tile_scan_inclusive has a zero adjoint (DESIGN section 6)"
 
 CASES = [
@@ -38,6 +42,14 @@ CASES = [
          warp_wrong=SCAN),
     Case("kern_loop_last_value", P, "sum_first__COUNT_5", dim=(1,), args=(arr(8), out(1)), warp_kernel="looped[1]"),
     Case("kern_class_kernel", P, "negate_sum", dim=(3,), args=(arr(6, 8), out(24)), warp_kernel="Ops.negate_sum"),
+    Case("kern_factory_builtin_map", P, "mapped__op_sin__TILE_8", dim=(2,), args=(arr(16), out(16)),
+         warp_kernel="map_sin"),
+    Case("kern_factory_func_map", P, "mapped__op_softsign__TILE_4", dim=(3,), args=(arr(12), out(12)),
+         warp_kernel="map_softsign"),
+    Case("kern_factory_func_call", P, "called__f_softsign", dim=(9,), args=(arr(9), out(9)), launch="simt",
+         warp_kernel="call_softsign"),
+    Case("kern_factory_builtin_call", P, "called__f_tanh", dim=(9,), args=(arr(9), out(9)), launch="simt",
+         warp_kernel="call_tanh"),
     Case("kern_test_function_local", P, "local_const", dim=(2,), args=(arr(16), out(16)), warp_kernel="local_const"),
     # launch(dim, block_dim=B) of a tile kernel: wp.tid() is the global thread index
     Case("kern_simt_normalize_b16", L, "block_normalize", dim=(64,), args=(arr(64), out(64)), block_dim=16,
@@ -64,4 +76,49 @@ CASES = [
          launch="simt"),
     Case("kern_simt_lane_gather_b16", L, "lane_gather", dim=(4, 64), args=(arr(4, 64), out(4, 64)), block_dim=16,
          launch="simt"),
+    # generic kernels (one instance per overload; the loader picks by dtypes) and generic funcs
+    Case("kern_generic_scale_f32", G, "gscale", dim=(2,), args=(arr(16), out(16), Scal(0.5))),
+    Case("kern_generic_scale_f64", G, "gscale", dim=(3,), args=(arr(24, dtype=F64), out(24, dtype=F64),
+                                                               Scal(-1.5, dtype=F64))),
+    Case("kern_generic_rowsum_stub_f32", G, "growsum", dim=(3,), args=(arr(6, 8), out(6))),
+    Case("kern_generic_rowsum_stub_f64", G, "growsum", dim=(2,), args=(arr(4, 8, dtype=F64), out(4, dtype=F64))),
+    Case("kern_generic_func_scalar_f32", G, "mad32", dim=(10,), args=(arr(10), arr(10), out(10)), launch="simt"),
+    Case("kern_generic_func_scalar_f64", G, "mad64", dim=(10,), args=(arr(10, dtype=F64), arr(10, dtype=F64),
+                                                                       out(10, dtype=F64)), launch="simt"),
+    Case("kern_generic_func_tile_f32", G, "energy32", dim=(3,), args=(arr(24), out(3))),
+    Case("kern_generic_func_tile_f64", G, "energy64", dim=(2,), args=(arr(4, 4, dtype=F64), out(2, dtype=F64))),
+    Case("kern_generic_simt_f32_b16", G, "gnorm", dim=(32,), args=(arr(32), out(32)), block_dim=16, launch="simt"),
+    Case("kern_generic_simt_f32_b32", G, "gnorm", dim=(64,), args=(arr(64), out(64)), block_dim=32, launch="simt"),
+    Case("kern_generic_simt_f64_b16", G, "gnorm", dim=(48,), args=(arr(48, dtype=F64), out(48, dtype=F64)),
+         block_dim=16, launch="simt"),
+    Case("kern_generic_simt_f64_b32", G, "gnorm", dim=(32,), args=(arr(32, dtype=F64), out(32, dtype=F64)),
+         block_dim=32, launch="simt"),
+    Case("kern_generic_matmul_f32", G, "gmatmul", dim=(2, 2), args=(arr(8, 8), arr(8, 8), out(8, 8)),
+         rtol=1e-4, atol=1e-4),
+    Case("kern_generic_matmul_f64", G, "gmatmul", dim=(1, 2), args=(arr(4, 8, dtype=F64), arr(8, 8, dtype=F64),
+                                                                     out(4, 8, dtype=F64))),
+    Case("kern_generic_factory_f32", G, "gshift__WIDTH_4", dim=(3,), args=(arr(12), out(12)), warp_kernel="gshift4"),
+    Case("kern_generic_factory_f64", G, "gshift__WIDTH_16", dim=(2,), args=(arr(32, dtype=F64), out(32, dtype=F64)),
+         warp_kernel="gshift16"),
+    # more launch forms: lanes in launch_tiled, a 2-d grid of blocks, the scan of a per-thread tile
+    Case("kern_tiled_lanes_b16", L, "lane_softmax_scale", dim=(4,), args=(arr(4, 16), out(4, 16)), block_dim=16),
+    Case("kern_tiled_lanes_b32", L, "lane_softmax_scale", dim=(3,), args=(arr(3, 32), out(3, 32)), block_dim=32),
+    Case("kern_simt_lanes_b16", L, "lane_softmax_scale", dim=(4, 16), args=(arr(4, 16), out(4, 16)), block_dim=16,
+         launch="simt"),
+    Case("kern_simt_scan_b8", L, "lane_scan", dim=(24,), args=(arr(24), out(24)), block_dim=8, launch="simt",
+         warp_wrong=SCAN),
+    Case("kern_simt_scan_b32", L, "lane_scan", dim=(64,), args=(arr(64), out(64)), block_dim=32, launch="simt",
+         warp_wrong=SCAN),
+    Case("kern_tiled_grid2d_b16", L, "grid_blocks", dim=(2, 3), args=(arr(8, 12), out(8, 12)), block_dim=16),
+    Case("kern_tiled_grid2d_b64", L, "grid_blocks", dim=(2, 2), args=(arr(8, 8), out(8, 8)), block_dim=64),
+    Case("kern_simt_grid2d_b16", L, "grid_blocks", dim=(2, 3, 16), args=(arr(8, 12), out(8, 12)), block_dim=16,
+         launch="simt"),
+    Case("kern_factory_static_method", P, "col_max_sum__ROWS2_3", dim=(2,), args=(arr(6, 8), out(16)),
+         warp_kernel="built"),
+    Case("kern_factory_two_levels", P, "two_level__T_8__S_4", dim=(2,), args=(arr(16), out(16)),
+         warp_kernel="two_level"),
 ]
+
+# The launch and generic programs take every kernel's block_dims from the launches in the file:
+# one build serves all their cases.
+CASES = [replace(c, build_block_dim=64) if c.program in (L, G) else c for c in CASES]

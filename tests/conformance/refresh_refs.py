@@ -67,8 +67,8 @@ def run_warp(case, values, seeds, wp):
     grad = case.grad
     arrays = []
     for a, v in zip(case.args, values):
-        if isinstance(a, Scal):
-            arrays.append(v[()].item())
+        if isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
+            arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         else:
             arrays.append(wp.array(v.copy(), dtype=wp.dtype_from_numpy(v.dtype), device="cpu",
                                    requires_grad=grad and a.differentiable))
@@ -78,7 +78,7 @@ def run_warp(case, values, seeds, wp):
             wp.launch_tiled(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
         else:
             wp.launch(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
-    result = {f"out{k}": x.numpy() for k, x in enumerate(arrays) if not isinstance(x, (int, float))}
+    result = {f"out{k}": x.numpy() for k, (a, x) in enumerate(zip(case.args, arrays)) if isinstance(a, Arr)}
     if grad:
         tape.backward(grads={arrays[k]: wp.array(s, device="cpu") for k, s in enumerate(seeds) if s is not None})
         for k, (a, x) in enumerate(zip(case.args, arrays)):

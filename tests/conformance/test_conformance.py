@@ -20,7 +20,8 @@ DEVICES = ["cpu", "cuda-emu"]
 
 def _module(case, device):
     target = "cpu" if device == "cpu" else "cuda-emu"
-    return build(case.path.read_text(), case.path.stem, block_dim=case.block_dim, target=target)
+    return build(case.path.read_text(), case.path.stem, block_dim=case.build_block_dim or case.block_dim,
+                 target=target)
 
 
 def _refs(case):

@@ -15,6 +15,7 @@ from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
 from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
 from . import annotations as ann
+from . import generics
 from .check import FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
@@ -42,6 +43,7 @@ class ModuleChecker:
         self.generic_ok: dict = {}  # name -> bool
         self.stack: list = []  # funcs being checked (recursion detection)
         self.lane_funcs: dict = {}  # instance name -> uses lanes
+        self.kernel_errors: list = []  # (instance name, span) of kernels whose check reported errors
 
     def run(self) -> ir.Module:
         kernels = []
@@ -50,17 +52,21 @@ class ModuleChecker:
             if param_types is None:
                 continue
             block_dims = block_dims_of(fd, self.options.block_dim)
-            for block_dim in block_dims:
-                instance = name if len(block_dims) == 1 else naming.block_dim_instance(name, block_dim)
-                checker = FunctionChecker(self, fd, param_types, block_dim, instance)
-                before = len(self.diags.items)
-                fn = checker.check()
-                if instance != name:
-                    fn = dataclasses.replace(fn, launch_name=name)
-                self.note_instance(before, instance, fd, block_dim if instance != name else None)
-                self.check_kernel_params(fd, fn)
-                self.check_shared_budget(fn)
-                kernels.append(fn)
+            for base, types in self.kernel_overloads(name, fd, param_types):
+                for block_dim in block_dims:
+                    instance = base if len(block_dims) == 1 else naming.block_dim_instance(base, block_dim)
+                    checker = FunctionChecker(self, fd, types, block_dim, instance)
+                    before = len(self.diags.items)
+                    fn = checker.check()
+                    if instance != name:
+                        fn = dataclasses.replace(fn, launch_name=name)
+                    self.note_instance(before, instance, fd, block_dim if len(block_dims) > 1 else None,
+                                       types if base != name else ())
+                    if any(d.severity == "error" for d in self.diags.items[before:]):
+                        self.kernel_errors.append((instance, fn.span))
+                    self.check_kernel_params(fd, fn)
+                    self.check_shared_budget(fn)
+                    kernels.append(fn)
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
         return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants)
@@ -85,12 +91,12 @@ class ModuleChecker:
                 ok = False
                 continue
             try:
-                t = ann.annotation(p.annotation.annotation, fd.scope or self.scope)
+                t = generics.param_annotation(p.annotation.annotation, fd.scope or self.scope)
             except ann.AnnotationError as e:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar)):
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar)) and not generics.is_generic(t):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array or a scalar",
                                  self.parsed.span(p.annotation.annotation))
                 ok = False
@@ -98,16 +104,68 @@ class ModuleChecker:
             types.append(t)
         return types if ok else None
 
-    def note_instance(self, before: int, name: str, fd, block_dim: int | None = None) -> None:
+    def note_instance(self, before: int, name: str, fd, block_dim: int | None = None, types=()) -> None:
         """Names the instantiation in the diagnostics its check added (a nested kernel is checked
-        once per binding and block_dim, and an error may hold for one of them only)."""
+        once per binding, overload and block_dim, and an error may hold for one of them only)."""
         bindings = fd.bindings + ((("block_dim", block_dim),) if block_dim is not None else ())
-        if not bindings:
+        params = [p.name.value for p in fd.node.params.params]
+        values = ", ".join([f"{k} = {v!r}" for k, v in bindings] + [f"{p}: {t}" for p, t in zip(params, types)])
+        if not values:
             return
-        values = ", ".join(f"{k} = {v!r}" for k, v in bindings)
         for i in range(before, len(self.diags.items)):
             d = self.diags.items[i]
             self.diags.items[i] = dataclasses.replace(d, notes=d.notes + (f"in kernel `{name}` ({values})",))
+
+    def kernel_overloads(self, name: str, fd, declared: list) -> list:
+        """[(instance name, concrete parameter types)]: the kernel itself, or one per overload
+        of a generic kernel (generics.py); a generic kernel without one gets a diagnostic."""
+        if not any(generics.is_generic(t) for t in declared):
+            return [(name, declared)]
+        params = [p.name.value for p in fd.node.params.params]
+        out, seen = [], set()
+        for span, given in fd.overloads:
+            types = self.overload_types(fd, declared, params, span, given)
+            if types is not None and tuple(types) not in seen:
+                seen.add(tuple(types))
+                out.append((f"{name}__{generics.instance_suffix(declared, types)}", types))
+        if not fd.overloads:
+            first = next(p for p, t in zip(params, declared) if generics.is_generic(t))
+            self.diags.error("TC0436", f"generic kernel `{fd.name}` has no overload in this file: parameter "
+                             f"`{first}` is `Any`", self.parsed.span(fd.node.name),
+                             help=f"declare its types with wp.overload({fd.name}, [...]) or an @wp.overload stub; "
+                             "tilec compiles one instance per overload")
+        return out
+
+    def overload_types(self, fd, declared: list, params: list, span, given: dict) -> list | None:
+        scope = fd.scope or self.scope
+        types = []
+        unknown = [k for k in given if not k.startswith("#") and k not in params]
+        if unknown or len([k for k in given if k.startswith("#")]) > len(params):
+            what = f"has no parameter `{unknown[0]}`" if unknown else f"takes {len(params)} parameter(s)"
+            self.diags.error("TC0436", f"overload of `{fd.name}`: the kernel {what}", span)
+            return None
+        for i, (pname, want) in enumerate(zip(params, declared)):
+            node = given.get(pname, given.get(f"#{i}"))
+            if node is None:
+                t = want
+            else:
+                try:
+                    t = generics.param_annotation(node, scope)
+                except ann.AnnotationError as e:
+                    self.diags.error("TC0409", f"overload of `{fd.name}`, parameter `{pname}`: {e.message}",
+                                     self.parsed.span(e.node))
+                    return None
+            where = self.parsed.span(node) if node is not None else span
+            if generics.is_generic(t):
+                self.diags.error("TC0436", f"overload of `{fd.name}` leaves parameter `{pname}` generic", where)
+                return None
+            if not generics.accepts(want, t):
+                self.diags.error("TC0201", f"overload of `{fd.name}`: parameter `{pname}` is declared "
+                                 f"{describe(want) if not generics.is_generic(want) else want}, the overload "
+                                 f"gives {describe(t)}", where)
+                return None
+            types.append(t)
+        return types
 
     def check_kernel_params(self, fd, fn: ir.Function) -> None:
         pass
@@ -120,7 +178,7 @@ class ModuleChecker:
             if name in called or name in self.generic_ok:
                 continue
             declared = self.signature(fd)
-            if declared is None or any(t == ann.ANY for t in declared):
+            if declared is None or any(generics.is_generic(t) for t in declared):
                 continue
             self.stack.append(name)
             try:
@@ -176,7 +234,11 @@ class ModuleChecker:
         try:
             checker = FunctionChecker(self, fd, concrete, block_dim, func_instance(name, index))
             before = len(self.diags.items)
-            fn = checker.check()
+            try:
+                fn = checker.check()
+            finally:
+                if any(generics.is_generic(t) for t in declared):
+                    self.label_call_site(before, name, fd, declared, concrete, span)
         finally:
             self.stack.pop()
         if len(self.diags.items) > before and self.diags.has_errors:
@@ -187,13 +249,22 @@ class ModuleChecker:
         self.order.append(fn)
         return fn
 
+    def label_call_site(self, before: int, name: str, fd, declared: list, concrete: list, span) -> None:
+        """Errors in a generic func's body hold for one instantiation: point at the call that made it."""
+        params = [p.name.value for p in fd.node.params.params]
+        typed = ", ".join(f"{p}: {t}" for p, want, t in zip(params, declared, concrete) if generics.is_generic(want))
+        for i in range(before, len(self.diags.items)):
+            d = self.diags.items[i]
+            self.diags.items[i] = dataclasses.replace(
+                d, labels=d.labels + (Label(span, f"`{name}` instantiated here with {typed}"),))
+
     def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
         gkey = fd.key or name
         if gkey in self.generic_ok:
             if not self.generic_ok[gkey]:
                 raise Abort()
             return
-        if any(t == ann.ANY for t in declared):
+        if any(generics.is_generic(t) for t in declared):
             self.generic_ok[gkey] = True
             return
         self.stack.append(name)
@@ -217,7 +288,9 @@ class ModuleChecker:
         for i, (want, (got, weak)) in enumerate(zip(declared, args)):
             pname = params[i].name.value
             where = caller.span(arg_nodes[i]) if arg_nodes else caller.span(call_node)
-            if want == ann.ANY:
+            if generics.is_generic(want):
+                if not generics.accepts(want, got):
+                    self._arg_error(name, pname, want, got, where)
                 concrete.append(got)
                 continue
             if isinstance(want, TileT):

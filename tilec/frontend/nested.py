@@ -33,7 +33,7 @@ from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
 from . import consts
 from .parse import Parsed
-from .resolve import FuncDef, Scope, _function
+from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
 
 DECORATORS = ("kernel", "func")
 
@@ -43,6 +43,14 @@ class DtypeValue:
     """A binding to a dtype (`make(wp.float64)`): the API attribute name it stands for."""
 
     api: str
+
+
+@dataclass(frozen=True)
+class FuncValue:
+    """A binding to a function (`make(wp.sin)`, `make(my_func)`): an API builtin or a @wp.func."""
+
+    name: str
+    api: bool  # a builtin of the tile API (else a module-level @wp.func)
 
 
 @dataclass(frozen=True)
@@ -88,8 +96,40 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
     for f in plain:
         _instantiate(f, walker, scope, parsed, diags, out, taken, base_counts)
     launched = launch_block_dims(walker, scope)
+    declared = overloads(walker, scope, parsed, diags)
     for fd in scope.kernels.values():
         fd.launch_block_dims = tuple(sorted(launched.get(fd.name, ())))
+        fd.overloads = tuple(declared.get(fd.name, ()))
+    return out
+
+
+def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics) -> dict:
+    """Kernel def name -> [(span, {param name or "#i": annotation node})] from
+    `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs."""
+    out: dict = {}
+    unreadable = []
+    for stub in walker.stubs:
+        given = {p.name.value: p.annotation.annotation for p in _params(stub) if p.annotation is not None}
+        out.setdefault(stub.name.value, []).append((parsed.span(stub.name), given))
+    for call, _frames in walker.calls:
+        if scope.api_attr(call.func) != "overload" or len(call.args) != 2:
+            continue
+        kernel, types = call.args[0].value, call.args[1].value
+        name = kernel.value if isinstance(kernel, cst.Name) else (
+            kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
+        if isinstance(types, (cst.List, cst.Tuple)):
+            given = {f"#{i}": e.value for i, e in enumerate(types.elements)}
+        elif isinstance(types, cst.Dict):
+            given = {e.key.evaluated_value: e.value for e in types.elements
+                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)}
+        else:
+            unreadable.append(call)
+            continue
+        if name is not None:
+            out.setdefault(name, []).append((parsed.span(call), given))
+    for call in unreadable:
+        diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
+                    "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
 
 
@@ -103,13 +143,18 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
         kernel = next((a.value for a in call.args if a.keyword is None), None)
         kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
         block_dim = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "block_dim"), None)
+        factories = set()
+        if isinstance(kernel, cst.Call) and isinstance(kernel.func, (cst.Name, cst.Attribute)):
+            factories = {kernel.func.value if isinstance(kernel.func, cst.Name) else kernel.func.attr.value}
+            kernel = kernel.func  # `wp.launch(make(16), ...)`
         name = kernel.value if isinstance(kernel, cst.Name) else (
             kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
         if name is None or block_dim is None:
             continue
         # `k = make(16); wp.launch(k, ...)`: the kernels defined in `make`
+        factories |= walker.made_by.get(name, set())
         names = {name} | {f.node.name.value for f in walker.found if f.kind == "kernel" and any(
-            fr.kind == "def" and fr.name in walker.made_by.get(name, ()) for fr in f.frames)}
+            fr.kind == "def" and fr.name in factories for fr in f.frames)}
         for env in _call_envs(frames, scope):
             value = _value(block_dim, scope, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
@@ -129,6 +174,7 @@ class _Walker:
         self.found: list = []
         self.calls: list = []  # (cst.Call, frames)
         self.made_by: dict = {}  # variable -> names of the functions whose call result it holds
+        self.stubs: list = []  # @wp.overload defs
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -144,6 +190,9 @@ class _Walker:
 
     def stmt(self, stmt, frames: tuple, top: bool) -> None:
         if isinstance(stmt, cst.FunctionDef):
+            if any(self.scope.api_attr(d.decorator) == "overload" for d in stmt.decorators):
+                self.stubs.append(stmt)  # `@wp.overload def k(a: wp.array(dtype=wp.float32)): ...`
+                return
             kind = self.decorator_kind(stmt)
             if kind is not None:
                 if not top:
@@ -333,11 +382,15 @@ def _value(node, scope: Scope, env: dict):
 
         if scope.api_names[node.value] in DTYPE_NAMES:
             return DtypeValue(scope.api_names[node.value])
+    if attr is not None and attr not in MATH_CONSTANTS:
+        return FuncValue(attr, True)  # wp.sin, wp.exp, ...: passed to tile_map or called
+    if isinstance(node, cst.Name) and node.value in scope.funcs:
+        return FuncValue(node.value, False)
 
     def lookup(n):
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
-            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue)) else v
+            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue)) else v
         return scope._lookup(n)
 
     return consts.evaluate(node, lookup)
@@ -498,7 +551,7 @@ def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: 
                 if all(defaults.get(n) is not None for n in needed):
                     calls = [(None, {n: _value(defaults[n], scope, {}) for n in needed})]
                 else:
-                    missing = sorted(n for n in needed if defaults.get(n) is None)[0]
+                    missing = min(n for n in needed if defaults.get(n) is None)
                     calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value")})]
             for env, via in envs:
                 for call, values in calls:
@@ -528,14 +581,17 @@ def _qualified(found: Found) -> str:
 def _child_scope(scope: Scope, env: dict) -> Scope:
     constants = dict(scope.constants)
     api_names = dict(scope.api_names)
+    funcs_alias = {}
     for name, v in env.items():
         constants.pop(name, None)
         api_names.pop(name, None)
-        if isinstance(v, DtypeValue):
-            api_names[name] = v.api
+        if isinstance(v, DtypeValue) or (isinstance(v, FuncValue) and v.api):
+            api_names[name] = v.name if isinstance(v, FuncValue) else v.api
+        elif isinstance(v, FuncValue):
+            funcs_alias[name] = scope.funcs[v.name]
         elif not isinstance(v, Unknown):
             constants[name] = v
-    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs=dict(scope.funcs))
+    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs={**scope.funcs, **funcs_alias})
 
 
 def _make_def(node: cst.FunctionDef, scope: Scope, parsed: Parsed, diags: Diagnostics) -> FuncDef | None:
@@ -624,6 +680,8 @@ def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diag
 def _spell(v) -> str:
     if isinstance(v, DtypeValue):
         return v.api
+    if isinstance(v, FuncValue):
+        return v.name
     return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
 
 
@@ -632,4 +690,4 @@ def _describe(envs: list, var: str) -> str:
     return f"`{var}` in {{{', '.join(values)}}}" if values else "its other bindings"
 
 
-__all__ = ["discover", "Discovery", "free_names", "DtypeValue"]
+__all__ = ["Discovery", "DtypeValue", "FuncValue", "discover", "free_names"]

@@ -33,6 +33,7 @@ class FuncDef:
     bindings: tuple = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
     key: object = None  # what tells apart two nested funcs of one name; None: the name
     launch_block_dims: tuple = ()  # constant `block_dim=` of this kernel's launches in the file
+    overloads: tuple = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
 
 
 @dataclass

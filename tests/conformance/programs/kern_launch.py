@@ -57,6 +57,31 @@ def lane_gather(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
     y[row, lane] = v * total[0]
 
 
+@wp.kernel
+def lane_softmax_scale(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, lane = wp.tid()
+    v = x[i, lane]
+    t = wp.tile(v)
+    s = wp.tile_sum(t)
+    u = wp.untile(wp.tile_map(wp.exp, t))
+    y[i, lane] = u * s[0]
+
+
+@wp.kernel
+def lane_scan(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    t = wp.tile(v * v)
+    y[i] = wp.untile(wp.tile_scan_inclusive(t))
+
+
+@wp.kernel
+def grid_blocks(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    i, j, _lane = wp.tid()
+    t = wp.tile_load(a, shape=(4, 4), offset=(i * 4, j * 4))
+    wp.tile_store(b, wp.tile_map(wp.tanh, t) * t, offset=(i * 4, j * 4))
+
+
 def run(n: int):
     """Host code: the launches tilec reads for block_dims (one instance per value)."""
     x = wp.array(np.ones(n, dtype=np.float32))
@@ -74,3 +99,9 @@ def run(n: int):
     wp.launch_tiled(rows_dot, dim=4, inputs=[x2, x2, y], block_dim=128)
     wp.launch(lane_gather, dim=(4, 64), inputs=[x2, y2], block_dim=64)
     wp.launch(lane_gather, dim=(4, 64), inputs=[x2, y2], block_dim=16)
+    wp.launch_tiled(lane_softmax_scale, dim=4, inputs=[x2, y2], block_dim=16)
+    wp.launch_tiled(lane_softmax_scale, dim=4, inputs=[x2, y2], block_dim=32)
+    wp.launch(lane_scan, dim=n, inputs=[x, y], block_dim=8)
+    wp.launch(lane_scan, dim=n, inputs=[x, y], block_dim=32)
+    wp.launch_tiled(grid_blocks, dim=(2, 3), inputs=[x2, y2], block_dim=16)
+    wp.launch_tiled(grid_blocks, dim=(2, 3), inputs=[x2, y2], block_dim=64)

@@ -161,3 +161,64 @@ def case_kernels():
 
 
 local_const = case_kernels()
+
+
+@wp.func
+def softsign(x: float):
+    return x / (1.0 + wp.abs(x))
+
+
+def make_map(op, TILE: int = 8):
+    @wp.kernel
+    def mapped(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        t = wp.tile_load(x, shape=TILE, offset=i * TILE)
+        wp.tile_store(y, wp.tile_map(op, t), offset=i * TILE)
+
+    return mapped
+
+
+def make_call(f):
+    @wp.kernel
+    def called(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = f(x[i]) * 2.0
+
+    return called
+
+
+map_sin = make_map(wp.sin)
+map_softsign = make_map(softsign, TILE=4)
+call_softsign = make_call(softsign)
+call_tanh = make_call(wp.tanh)
+
+
+class Factory:
+    @staticmethod
+    def build(ROWS2: int):
+        @wp.kernel
+        def col_max_sum(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+            i = wp.tid()
+            t = wp.tile_load(a, shape=(ROWS2, 8), offset=(i * ROWS2, 0))
+            wp.tile_store(out, wp.tile_sum(t, axis=0) * 0.5, offset=i * 8)
+
+        return col_max_sum
+
+
+built = Factory.build(3)
+
+
+def outer(T: int):
+    def inner(S: int):
+        @wp.kernel
+        def two_level(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            t = wp.tile_load(x, shape=T, offset=i * T)
+            wp.tile_store(y, t * float(S), offset=i * T)
+
+        return two_level
+
+    return inner(4)
+
+
+two_level = outer(8)

@@ -1,0 +1,82 @@
+"""Generic kernels and funcs (issue #13 item 5): `Any` dtypes, one kernel instance per
+`wp.overload` / `@wp.overload` stub, the loader picking the instance by argument dtypes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import needs_cxx
+from harness import build, compile_ir
+
+PROGRAM = '''\
+import typing
+from typing import Any
+
+import warp as wp
+
+
+@wp.func
+def twice(x: Any):
+    return x + x
+
+
+@wp.kernel
+def scale(a: wp.array(dtype=Any), b: wp.array(dtype=Any), s: Any):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=4, offset=i * 4)
+    wp.tile_store(b, wp.tile_map(twice, t) * s, offset=i * 4)
+
+
+wp.overload(scale, [wp.array(dtype=float), wp.array(dtype=float), float])
+wp.overload(scale, {"a": wp.array(dtype=wp.float64), "b": wp.array(dtype=wp.float64), "s": wp.float64})
+
+
+@wp.kernel
+def first_col(a: wp.array2d(dtype=typing.Any), out: wp.array(dtype=typing.Any)):
+    i = wp.tid()
+    out[i] = twice(a[i, 0])
+
+
+@wp.overload
+def first_col(a: wp.array2d(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+    ...
+
+
+@wp.overload
+def first_col(a: wp.array2d(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    ...
+'''
+
+
+def test_one_instance_per_overload():
+    module = compile_ir(PROGRAM, "generic")
+    got = sorted((k.name, k.launch_name, tuple(str(p.type) for p in k.params)) for k in module.kernels)
+    assert got == [
+        ("first_col__float64_float64", "first_col", ("array2d(float64)", "array1d(float64)")),
+        ("first_col__int32_int32", "first_col", ("array2d(int32)", "array1d(int32)")),
+        ("scale__float32_float32_float32", "scale", ("array1d(float32)", "array1d(float32)", "float32")),
+        ("scale__float64_float64_float64", "scale", ("array1d(float64)", "array1d(float64)", "float64")),
+    ]
+    # the generic func is specialised once per dtype it is called with
+    assert sorted(str(f.params[0].type) for f in module.funcs if f.source_name == "twice") == [
+        "float32", "float64", "int32"]
+
+
+@needs_cxx
+@pytest.mark.build
+def test_the_loader_dispatches_on_argument_dtypes():
+    mod = build(PROGRAM, "generic", block_dim=32)
+    for dtype in (np.float32, np.float64):
+        a = np.linspace(-1, 1, 8).astype(dtype)
+        b = np.zeros_like(a)
+        mod.scale.launch_tiled(dim=2, inputs=[a, b, 1.5])
+        np.testing.assert_allclose(b, 3 * a.astype(np.float64), rtol=1e-6)
+        adj_a = np.zeros_like(a)
+        mod.scale.launch_tiled(dim=2, inputs=[a, b, 1.5], adj_inputs=[adj_a, np.ones_like(b), 0], adjoint=True)
+        np.testing.assert_allclose(adj_a, np.full(8, 3.0), rtol=1e-6)
+    ints = np.arange(12, dtype=np.int32).reshape(6, 2)
+    out = np.zeros(6, np.int32)
+    mod.first_col.launch(dim=6, inputs=[ints, out])
+    assert list(out) == [2 * v for v in ints[:, 0]]
+    with pytest.raises(TypeError, match=r"scale: no instance takes these argument dtypes; compiled for "
+                                         r"\(a: float32, b: float32, s: float32\)"):
+        mod.scale.launch_tiled(dim=2, inputs=[np.zeros(8, np.int32), np.zeros(8, np.int32), 1.0])

@@ -1,0 +1,35 @@
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def never_overloaded(a: wp.array(dtype=Any)):  # ERROR TC0436: generic kernel `never_overloaded` has no overload in this file: parameter `a` is `Any`
+    a[0] = a[1]
+
+
+@wp.kernel
+def scaled(a: wp.array(dtype=Any), b: wp.array(dtype=Any), s: float):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=8, offset=i * 8)
+    wp.tile_store(b, t * s, offset=i * 8)  # ERROR TC0201: cannot mix float64 and float32
+
+
+wp.overload(scaled, [wp.array(dtype=float), wp.array(dtype=float), float])
+wp.overload(scaled, [wp.array(dtype=wp.float64), wp.array(dtype=wp.float64), float])
+wp.overload(scaled, [wp.array2d(dtype=float), wp.array(dtype=float), float])  # ERROR TC0201: parameter `a` is declared array1d(Any), the overload gives a 2-d float32 array
+wp.overload(scaled, {"c": wp.array(dtype=float)})  # ERROR TC0436: the kernel has no parameter `c`
+wp.overload(scaled, {"a": wp.array(dtype=float)})  # ERROR TC0436: leaves parameter `b` generic
+wp.overload(scaled, [wp.array(dtype=float)] * 3)  # ERROR TC0436: tilec reads the types from a literal list or dict
+
+
+@wp.func
+def root(x: Any):
+    return wp.sqrt(x)  # ERROR TC0203: sqrt
+
+
+@wp.kernel
+def roots(a: wp.array(dtype=float), n: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i] = root(a[i])
+    n[i] = root(n[i])

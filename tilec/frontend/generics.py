@@ -1,0 +1,87 @@
+"""Generic kernels and funcs: `Any` in parameter annotations, and the overloads that make them
+concrete.
+
+A parameter annotated `Any` / `typing.Any` takes any type; one annotated `wp.array(dtype=Any)`,
+`wp.array2d(dtype=Any)` or `wp.array2d[Any]` takes an array of that ndim and any dtype
+(`GenericArray`). A generic func is specialised per call site (module.py). A generic kernel
+has no call site: it is compiled once per overload declared in the file,
+
+    wp.overload(k, [wp.array(dtype=wp.float32), float])      # by position
+    wp.overload(k, {"a": wp.array(dtype=wp.float64)})        # by name; the rest as declared
+    @wp.overload
+    def k(a: wp.array(dtype=wp.float16), s: float): ...      # a stub with concrete annotations
+
+each instance named `<kernel>__<dtype>...` (the dtypes the generic parameters take); the loader
+shows one kernel and picks the instance by the dtypes of the launch's arguments. A generic kernel
+without an overload is an error naming the parameter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..ir.types import ArrayT, Scalar
+from . import annotations as ann
+from .resolve import Scope
+
+
+@dataclass(frozen=True)
+class GenericArray:
+    """`wp.arrayNd(dtype=Any)`: an array of this ndim, its dtype from each instantiation."""
+
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"array{self.ndim}d(Any)"
+
+
+def is_generic(t) -> bool:
+    return t == ann.ANY or isinstance(t, GenericArray)
+
+
+def _array_ndim(name: str | None, ndim_node, scope: Scope) -> int | None:
+    if name == "array":
+        ndim = 1 if ndim_node is None else scope.constant(ndim_node)
+        return ndim if isinstance(ndim, int) and 1 <= ndim <= 4 else None
+    if name and name.startswith("array") and name[5:-1].isdigit() and name.endswith("d"):
+        return int(name[5:-1])
+    return None
+
+
+def param_annotation(node: cst.BaseExpression, scope: Scope):
+    """The type of a parameter annotation: a Type, ann.ANY or a GenericArray; raises
+    ann.AnnotationError."""
+    if isinstance(node, cst.Call):
+        name = scope.api_attr(node.func)
+        kw = {a.keyword.value if a.keyword else f"#{i}": a.value for i, a in enumerate(node.args)}
+        dtype = kw.get("dtype", kw.get("#0"))
+        if dtype is not None and scope.is_any(dtype):
+            ndim = _array_ndim(name, kw.get("ndim"), scope)
+            if ndim is not None:
+                return GenericArray(ndim)
+    if (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and scope.is_any(node.slice[0].slice.value)):
+        ndim = _array_ndim(scope.api_attr(node.value), None, scope)
+        if ndim is not None:
+            return GenericArray(ndim)
+    return ann.annotation(node, scope)
+
+
+def accepts(want, got) -> bool:
+    """Whether a concrete type fills a generic parameter."""
+    if want == ann.ANY:
+        return True
+    if isinstance(want, GenericArray):
+        return isinstance(got, ArrayT) and got.ndim == want.ndim
+    return want == got
+
+
+def instance_suffix(declared: list, concrete: list) -> str:
+    """`float32_float64`: the dtypes the generic parameters took, in order."""
+    parts = []
+    for want, got in zip(declared, concrete):
+        if is_generic(want):
+            parts.append(got.dtype.name if isinstance(got, ArrayT) else (got.name if isinstance(got, Scalar)
+                                                                         else str(got)))
+    return "_".join(parts)
