@@ -396,3 +396,22 @@ def add(X: {F}, Y: {F}, O: {F}):
     np.testing.assert_allclose(O, 2 * X)
     with pytest.raises(ValueError, match="arguments `Y` and `O` overlap"):
         m.add.launch(dim=4, inputs=[X, O, O])
+
+
+# ------------------------------------------------------------------ the GPU model (CUDA emulation)
+
+
+@pytest.mark.cuda
+def test_consumed_adjoints_on_the_emulated_gpu(monkeypatch):
+    """The .cu's adjoints consume overwritten elements too, with block_dim threads sharing each tile
+    (register and shared tiles) and every barrier phase also run from the last thread down."""
+    from harness import EMULATIONS, build_emulated
+
+    for variant in EMULATIONS:
+        m = build_emulated(SOURCE, "gradient_safety", variant, monkeypatch)
+        for kernel, dim, inputs in ((m.store_twice_tile, 1, [rand(6), z(6)]),
+                                    (m.load_modify_store_tile, 1, [rand(7), rand(7, 3)]),
+                                    (m.store_twice, 4, [rand(4), z(4)]),
+                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)])):
+            report = gradcheck(kernel, dim, inputs, device="cuda-emu")
+            assert report.ok, f"{variant}: {report}"
