@@ -66,6 +66,9 @@ TILE = [
     "if n > 2:\n    wp.tile_store(B, t * t)",
     "wp.tile_store(B, t)",
     "a = wp.tile_load(A, shape=(8,))\nwp.tile_store(A, a + x * x)\nwp.tile_store(B, a * {c})",
+    # C holds zeros in tile kernels: a scatter whose two indices repeat
+    "wp.tile_store_indexed(B, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)) * {c}, axis=0)",
+    "wp.tile_atomic_add_indexed(S, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)), axis=0)",
 ]
 
 
