@@ -138,6 +138,13 @@ def accumulate(X: {F}, A: {F}):
 
 
 @wp.kernel
+def scatter(X: wp.array2d(dtype=wp.float64), IDX: wp.array1d(dtype=int), O: wp.array2d(dtype=wp.float64)):
+    idx = wp.tile_load(IDX, shape=(4,))
+    x = wp.tile_load(X, shape=(4, 3))
+    wp.tile_store_indexed(O, idx, x * x, axis=0)
+
+
+@wp.kernel
 def chain_first(X: {F}, B: {F}):
     i = wp.tid()
     B[i] = X[i] * X[i]
@@ -255,6 +262,25 @@ def test_plain_accumulation_is_exact(mod):
 
 def test_a_func_storing_through_an_array_parameter_passes_the_gradient(mod):
     exact(mod.func_stores, 4, [rand(4), z(4)])
+
+
+@pytest.mark.parametrize("indices", [[3, 0, 5, 1], [2, 2, 4, 1], [1, 4, 1, 1], [0, 9, 0, -1]])
+def test_a_scatter_with_repeated_indices_gives_only_the_last_duplicate_the_gradient(mod, indices):
+    """The runtime writes in order, so the last duplicate's value lands; the rows it overwrote reach
+    no output (out-of-range indices are dropped: no gradient either)."""
+    X = rand(12).reshape(4, 3)
+    exact(mod.scatter, 1, [X, np.array(indices, np.int32), np.zeros((6, 3))])
+
+
+@pytest.mark.cuda
+def test_a_scatter_with_repeated_indices_on_the_emulated_gpu(monkeypatch):
+    from harness import EMULATIONS, build_emulated
+
+    for variant in EMULATIONS:
+        m = build_emulated(SOURCE, "gradient_safety", variant, monkeypatch)
+        report = gradcheck(m.scatter, 1, [rand(12).reshape(4, 3), np.array([2, 2, 4, 2], np.int32), np.zeros((6, 3))],
+                           device="cuda-emu")
+        assert report.ok, f"{variant}: {report}"
 
 
 # ------------------------------------------------------------------ chained kernels
@@ -396,3 +422,22 @@ def add(X: {F}, Y: {F}, O: {F}):
     np.testing.assert_allclose(O, 2 * X)
     with pytest.raises(ValueError, match="arguments `Y` and `O` overlap"):
         m.add.launch(dim=4, inputs=[X, O, O])
+
+
+# ------------------------------------------------------------------ the GPU model (CUDA emulation)
+
+
+@pytest.mark.cuda
+def test_consumed_adjoints_on_the_emulated_gpu(monkeypatch):
+    """The .cu's adjoints consume overwritten elements too, with block_dim threads sharing each tile
+    (register and shared tiles) and every barrier phase also run from the last thread down."""
+    from harness import EMULATIONS, build_emulated
+
+    for variant in EMULATIONS:
+        m = build_emulated(SOURCE, "gradient_safety", variant, monkeypatch)
+        for kernel, dim, inputs in ((m.store_twice_tile, 1, [rand(6), z(6)]),
+                                    (m.load_modify_store_tile, 1, [rand(7), rand(7, 3)]),
+                                    (m.store_twice, 4, [rand(4), z(4)]),
+                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)])):
+            report = gradcheck(kernel, dim, inputs, device="cuda-emu")
+            assert report.ok, f"{variant}: {report}"

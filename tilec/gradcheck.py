@@ -107,9 +107,13 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
     rng = np.random.default_rng(seed)
     weights = {k: rng.standard_normal(np.shape(values[k])).astype(values[k].dtype) for k in floats}
 
-    def loss(vals) -> float:
-        after = final_state(kernel, dim, vals, device)
-        return sum(float(np.sum(weights[k].astype(np.float64) * after[k].astype(np.float64))) for k in floats)
+    def change(up, down) -> float:
+        """loss(up) - loss(down), differenced per element first: a large unaffected output must not
+        drown a small gradient in rounding."""
+        after_up, after_down = final_state(kernel, dim, up, device), final_state(kernel, dim, down, device)
+        return sum(float(np.sum(weights[k].astype(np.float64) * (after_up[k].astype(np.float64)
+                                                                  - after_down[k].astype(np.float64))))
+                   for k in floats)
 
     numeric = {}
     for k in floats:
@@ -119,15 +123,12 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
                                                                             replace=False))
         grad = {}
         for i in chosen:
-            trial = list(values)
             up, down = flat.copy(), flat.copy()
             up[i] += eps
             down[i] -= eps
-            trial[k] = up.reshape(base.shape)
-            f_up = loss(trial)
-            trial[k] = down.reshape(base.shape)
-            f_down = loss(trial)
-            grad[i] = (f_up - f_down) / (float(up[i]) - float(down[i]))
+            trial_up, trial_down = list(values), list(values)
+            trial_up[k], trial_down[k] = up.reshape(base.shape), down.reshape(base.shape)
+            grad[i] = change(trial_up, trial_down) / (float(up[i]) - float(down[i]))
         numeric[k] = grad
     report = Report(name)
     for state in states:

@@ -263,8 +263,38 @@ def _store(ad, e, g):
 @rule("tile_store_indexed", "tile_atomic_add_indexed")
 def _store_indexed(ad, e, g):
     if e.op == "tile_store_indexed":
-        return _consumed(ad, e, _read_back(ad, e, 2, True))
+        return _last_duplicate_only(ad, e, _consumed(ad, e, _read_back(ad, e, 2, True)))
     return _read_back(ad, e, 2, True)
+
+
+def _last_duplicate_only(ad, e, taken):
+    """A scatter with repeated indices keeps the last duplicate's value (the runtime writes in
+    order): only it may take the element's adjoint. Each position's number (1, 2, ...) is scattered
+    into the already-consumed adjoint array the same way, read back to learn which position won,
+    and the array is zeroed again: g *= 1 - min(|winner - position|, 1)."""
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None or not taken:
+        return taken
+    index, g = taken[0]
+    t = e.args[2].type
+    axis = e.attr("axis") % t.ndim
+    n = t.shape[axis]
+    positions = ir.OpCall("tile_arange", (), (("dtype", t.dtype), ("storage", "register"), ("args", (1, n + 1))),
+                          TileT(t.dtype, (n,)), e.span)
+    kept = tuple(n if k == axis else 1 for k in range(t.ndim))
+    positions = ad.val(C("tile_broadcast", C("tile_reshape", positions, shape=kept), shape=t.shape))
+    offs = _offsets(e)
+    store = lambda value: ad.emit(ir.ExprStmt(ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type,
+                                                        e.span), e.span))  # noqa: E731
+    store(positions)
+    attrs = (("shape", t.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")), ("storage", "register"))
+    winner = ad.temp(t, "_won")  # not ad.val: that would reuse the identical load made before the stores
+    ad.emit(ir.Assign(winner, ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t, e.span), e.span))
+    winner = ir.Var(winner, e.span)
+    store(ad.val(zeros(t, e.span)))
+    ones = C("tile_ones", shape=t.shape, dtype=t.dtype, storage="register")
+    mask = C("sub", ones, C("min", C("abs", C("sub", winner, positions)), ones))
+    return [(index, ad.val(C("mul", g, mask)))]
 
 
 @rule("array_load")
