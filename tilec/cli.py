@@ -11,25 +11,27 @@ from . import __version__
 from .build import BuildError, OutputFolderError
 from .diagnostics import CompileError, render
 from .frontend.check import Options
+from .frontend.source import SourceError, read_source
+from .limits import run_deep
 from .pipeline import PASSES, compile_source
 
 
 def _load(path: str) -> str:
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        click.echo(f"{path}: error: cannot read file: {e.strerror}", err=True)
-        sys.exit(1)
-    except UnicodeDecodeError:
-        click.echo(f"{path}: error: not UTF-8 text", err=True)
+        return read_source(path)
+    except SourceError as e:
+        click.echo(f"{path}: error: {e}", err=True)
         sys.exit(1)
 
 
 def run_guarded(fn, path: str):
     """Diagnostics -> exit 1; anything unexpected -> a one-line apology, exit 2."""
     try:
-        return fn()
+        return run_deep(fn)
+    except RecursionError:
+        click.echo(f"{path}: error[TC0113]: the program nests too deeply for tilec (an expression, call "
+                   "chain or block deeper than it can compile); split it into smaller statements", err=True)
+        sys.exit(1)
     except CompileError as e:
         source = _load(path)
         for d in e.diagnostics:
@@ -86,7 +88,7 @@ def check(file, show_types, block_dim, max_shared, dump_after):
     options = Options(block_dim=block_dim, max_shared=max_shared)
     compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
     if show_types:
-        click.echo(show_types_text(compiled.module))
+        click.echo(run_guarded(lambda: show_types_text(compiled.module), file))
 
 
 def show_types_text(module) -> str:
@@ -142,8 +144,8 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after):
 
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
-    compiled = run_guarded(lambda: compile_source(source, file, options, dump_after), file)
-    return source, normalize_module(compiled.module)
+    module = run_guarded(lambda: normalize_module(compile_source(source, file, options, dump_after).module), file)
+    return source, module
 
 
 @main.command()
@@ -155,7 +157,7 @@ def emit(file, what, block_dim, max_shared, dump_after):
     from .driver import generate
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after)
-    files = generate(module, source, build_flags(block_dim, max_shared=max_shared))
+    files = run_guarded(lambda: generate(module, source, build_flags(block_dim, max_shared=max_shared)), file)
     key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
     click.echo(files[key], nl=False)
