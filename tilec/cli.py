@@ -13,6 +13,8 @@ from .build import BuildError, OutputFolderError
 from .console import Progress, colorize, use_color
 from .diagnostics import CompileError, render
 from .frontend.check import Options
+from .frontend.source import SourceError, read_source
+from .limits import run_deep
 from .pipeline import PASSES, compile_source
 
 NO_KERNELS = "no kernels found (no function decorated with @wp.kernel)"
@@ -33,20 +35,20 @@ PLAIN = Reporter()
 
 def _load(path: str) -> str:
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        click.echo(f"{path}: error: cannot read file: {e.strerror}", err=True)
-        sys.exit(1)
-    except UnicodeDecodeError:
-        click.echo(f"{path}: error: not UTF-8 text", err=True)
+        return read_source(path)
+    except SourceError as e:
+        click.echo(f"{path}: error: {e}", err=True)
         sys.exit(1)
 
 
 def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
     """Diagnostics -> exit 1; anything unexpected -> a one-line apology, exit 2."""
     try:
-        return fn()
+        return run_deep(fn)
+    except RecursionError:
+        click.echo(f"{path}: error[TC0113]: the program nests too deeply for tilec (an expression, call "
+                   "chain or block deeper than it can compile); split it into smaller statements", err=True)
+        sys.exit(1)
     except CompileError as e:
         source = _load(path)
         for d in e.diagnostics:
@@ -133,7 +135,7 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
     if verbose:
         click.echo(kernel_listing(compiled, file))
     if show_types:
-        click.echo(show_types_text(compiled.module))
+        click.echo(run_guarded(lambda: show_types_text(compiled.module), file))
 
 
 def _report_as_data(file: str, source: str, options, fmt: str):
@@ -228,7 +230,7 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN):
     if not compiled.module.kernels:
         reporter.diagnostic(f"{file}: error: {NO_KERNELS}")
         sys.exit(1)
-    return source, normalize_module(compiled.module)
+    return source, run_guarded(lambda: normalize_module(compiled.module), file, reporter)
 
 
 @main.command()
@@ -240,7 +242,7 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
     from .driver import generate
 
     source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color))
-    files = generate(module, source, build_flags(block_dim, max_shared=max_shared))
+    files = run_guarded(lambda: generate(module, source, build_flags(block_dim, max_shared=max_shared)), file)
     key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
     click.echo(files[key], nl=False)

@@ -5,6 +5,7 @@ a pass that reported an error. Rendering needs only the source text.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 # Stable codes: (code, slug). Messages are written where the error is found,
@@ -24,6 +25,7 @@ CODES = {
     "TC0110": "branch-type-mismatch",
     "TC0111": "bad-shape",
     "TC0112": "integer-overflow",
+    "TC0113": "too-large",
     "TC0201": "dtype-mismatch",
     "TC0202": "store-dtype",
     "TC0203": "dtype-not-allowed",
@@ -145,11 +147,17 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
+def source_lines(source: str) -> list:
+    """Lines as Python's tokenizer and libcst count them: only \\n, \\r\\n and \\r end a line (not
+    str.splitlines's form feed, U+2028, ...), so a snippet shows the line its span names."""
+    return re.split(r"\r\n|\r|\n", source)
+
+
 def render(diag: Diagnostic, filename: str, source: str) -> str:
     """`file:line:col: error[CODE]: message`, then the source line with carets."""
     head = f"{filename}:{diag.span.line}:{diag.span.col}: {diag.severity}[{diag.code}]: {diag.message}"
     out = [head]
-    lines = source.splitlines()
+    lines = source_lines(source)
     if 1 <= diag.span.line <= len(lines):
         out += _snippet(lines, diag.span, "")
     for label in diag.labels:

@@ -13,6 +13,7 @@ from pathlib import Path
 from . import ir, naming
 from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
 from .frontend.check import Options
+from .frontend.consts import FoldTooLarge
 from .frontend.module import ModuleChecker
 from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
@@ -44,10 +45,16 @@ def module_name(path: str) -> str:
 
 def compile_source(source: str, filename: str, options: Options | None = None,
                    dump_after: str | None = None, out=None) -> Compiled:
-    options = options or Options()
+    parsed = parse(source, filename, module_name(filename))
+    try:
+        return _check(parsed, options or Options(), dump_after, out)
+    except FoldTooLarge as e:
+        raise CompileError([Diagnostic("TC0113", str(e), parsed.span(e.node))]) from None
+
+
+def _check(parsed: Parsed, options: Options, dump_after, out) -> Compiled:
     out = out or sys.stdout  # looked up per call: click's CliRunner swaps sys.stdout
     diags = Diagnostics()
-    parsed = parse(source, filename, module_name(filename))
     if dump_after == "parse":
         out.write(parsed.tree.code)
     scope = resolve(parsed, diags)

@@ -11,6 +11,28 @@ import libcst as cst
 
 NOT_CONST = object()
 
+# Folding budget: no constant integer grows beyond this many bits (`0xFFFF ** 0xFFFFFFF` or
+# `1 << 10**10` would take hours or all memory); a larger one is a diagnostic (FoldTooLarge).
+MAX_INT_BITS = 4096
+
+
+class FoldTooLarge(Exception):
+    """A constant expression whose value would exceed MAX_INT_BITS (the pipeline reports it)."""
+
+    def __init__(self, node, what: str):
+        super().__init__(what)
+        self.node = node
+
+
+def apply_bounded(fn, a, b, node):
+    """fn(a, b), refusing integer results beyond MAX_INT_BITS before computing them."""
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and not (fn is operator.pow and a in (0, 1, -1)):
+        bits = {operator.pow: lambda: a.bit_length() * b, operator.lshift: lambda: a.bit_length() + b,
+                operator.mul: lambda: a.bit_length() + b.bit_length()}.get(fn)
+        if bits is not None and bits() > MAX_INT_BITS:
+            raise FoldTooLarge(node, f"this constant expression would exceed {MAX_INT_BITS} bits")
+    return fn(a, b)
+
 BINARY = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -30,6 +52,8 @@ BINARY = {
 def literal(node: cst.BaseExpression):
     """The value of a number or bool literal, else NOT_CONST."""
     if isinstance(node, cst.Integer):
+        if len(node.value) > MAX_INT_BITS // 3 + 8:  # also below Python's own int-from-text limit
+            raise FoldTooLarge(node, f"this integer literal exceeds {MAX_INT_BITS} bits")
         return int(node.value.replace("_", ""), 0)
     if isinstance(node, cst.Float):
         return float(node.value.replace("_", ""))
@@ -62,7 +86,7 @@ def evaluate(node: cst.BaseExpression, lookup) -> object:
         if fn is None or NOT_CONST in (left, right) or isinstance(left, tuple) or isinstance(right, tuple):
             return NOT_CONST
         try:
-            return fn(left, right)
+            return apply_bounded(fn, left, right, node)
         except (ArithmeticError, ValueError):
             return NOT_CONST
     if isinstance(node, cst.Tuple):

@@ -254,7 +254,7 @@ class ExprLowering:
                 value = (values[0] and values[1]) if op == "and_" else (values[0] or values[1])
                 value = bool(value)
             elif op in FOLD and len(values) == 2:
-                value = FOLD[op](*values)
+                value = consts.apply_bounded(FOLD[op], *values, node)
             elif op in FOLD_MATH and all(e.weak for e in operands):
                 value = FOLD_MATH[op](*values)
                 if op in ("floor", "ceil", "trunc"):

@@ -24,7 +24,12 @@ class Parsed:
 
     def positions(self):
         if self._positions is None:
-            self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+            try:
+                self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
+            except KeyError as e:  # libcst's provider turns a RecursionError on a deep tree into this
+                if isinstance(e.__context__, RecursionError):
+                    raise RecursionError("source nested too deeply for position metadata") from None
+                raise
         return self._positions
 
     def span(self, node: cst.CSTNode) -> Span:

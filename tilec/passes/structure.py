@@ -95,7 +95,10 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
             copy_back.append(ir.Assign(a.sym, ir.Var(local, call.span), call.span))
     body = _rename_block(fn.body, renames, fresh, fn.source_name)
     body = _inline_block(body, funcs, fresh, lift_maps)
-    body = _returns_to_breaks(body, target)
+    flags = []
+    body = _returns_to_breaks(body, target, fresh, flags)
+    if flags:  # a `return` inside a loop: set the flag, leave each loop, then the `_once` loop
+        body = (ir.Assign(flags[0], _false(call.span), call.span),) + body
     once = fresh.sym("_once", INT32)
     one = ir.Const(1, INT32, call.span)
     zero = ir.Const(0, INT32, call.span)
@@ -103,21 +106,26 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     return out + copy_back
 
 
-def _returns_to_breaks(body, target) -> tuple:
+def _returns_to_breaks(body, target, fresh, flags: list, in_loop: bool = False) -> tuple:
+    """An inlined body's returns become: assign the result, leave the `_once` loop. A return inside a
+    loop also sets a flag (flags[0], made on first need), and each loop holding one is followed by
+    `if flag: break`."""
     out = []
     for s in body:
         if isinstance(s, ir.Return):
             if target is not None and s.value is not None:
                 out.append(ir.Assign(target, s.value, s.span))
+            if in_loop:
+                out.append(ir.Assign(flags[0], _true(s.span), s.span))
             out.append(ir.Break(s.span))
         elif isinstance(s, ir.If):
-            out.append(replace(s, body=_returns_to_breaks(s.body, target),
-                               orelse=_returns_to_breaks(s.orelse, target)))
-        elif isinstance(s, (ir.For, ir.While)):
-            if any(isinstance(x, ir.Return) for x in ir.walk_stmts(s.body)):
-                raise NotDifferentiable("a `return` inside a loop of an inlined func is not differentiated yet",
-                                        s.span)
-            out.append(s)
+            out.append(replace(s, body=_returns_to_breaks(s.body, target, fresh, flags, in_loop),
+                               orelse=_returns_to_breaks(s.orelse, target, fresh, flags, in_loop)))
+        elif isinstance(s, (ir.For, ir.While)) and _find_return(s.body):
+            if not flags:
+                flags.append(fresh.sym("_ret", BOOL))
+            out.append(replace(s, body=_returns_to_breaks(s.body, target, fresh, flags, True)))
+            out.append(ir.If(_var(flags[0], s.span), (ir.Break(s.span),), (), s.span))
         else:
             out.append(s)
     return tuple(out)

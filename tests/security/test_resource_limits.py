@@ -1,0 +1,112 @@
+"""Compiler resource blow-ups (issue #17): deep programs, huge constants and huge or endless inputs
+are diagnostics with exit 1, never a traceback, a hang or a MemoryError; emission grows about
+linearly with program size (bench/emit_scaling.py measures 2,000 and 20,000 statements)."""
+from __future__ import annotations
+
+import resource
+import sys
+import time
+
+import pytest
+
+from common import tilec
+
+HEADER = "import warp as wp\n\n\n"
+
+
+def kernel(body: str, funcs: str = "") -> str:
+    return HEADER + funcs + "@wp.kernel\ndef k(A: wp.array(dtype=float)):\n" + body
+
+
+def test_a_400_term_expression_compiles(tmp_path):
+    terms = " + ".join(f"A[{i % 4}]" for i in range(400))
+    (tmp_path / "prog.py").write_text(kernel(f"    A[0] = {terms}\n"))
+    proc = tilec("emit", "prog.py", "--target", "cpu", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_150_nested_func_calls_compile(tmp_path):
+    nested = "A[0]"
+    for _ in range(150):
+        nested = f"f({nested})"
+    funcs = "@wp.func\ndef f(x: float) -> float:\n    return x + 1.0\n\n\n"
+    (tmp_path / "prog.py").write_text(kernel(f"    A[0] = {nested}\n", funcs))
+    proc = tilec("emit", "prog.py", "--target", "cuda", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_an_expression_deeper_than_the_limit_is_a_diagnostic(tmp_path):
+    (tmp_path / "prog.py").write_text(kernel("    A[0] = " + "-" * 3000 + "A[0]\n"))
+    proc = tilec("check", "prog.py", cwd=tmp_path, timeout=600)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "prog.py: error[TC0113]: the program nests too deeply" in proc.stderr
+
+
+@pytest.mark.parametrize("expr,col", [("0xFFFF ** 0xFFFFFFF", 5), ("1 << 10**10", 5), ("3 * 7 ** 10**9", 9)])
+def test_constant_folding_has_a_budget(tmp_path, expr, col):
+    (tmp_path / "prog.py").write_text(f"N = {expr}\n")
+    start = time.monotonic()
+    proc = tilec("check", "prog.py", cwd=tmp_path, timeout=60)
+    assert time.monotonic() - start < 30
+    assert proc.returncode == 1 and f"prog.py:1:{col}: error[TC0113]" in proc.stderr, proc.stderr
+
+
+def test_a_5000_digit_literal_is_a_clean_error(tmp_path):
+    (tmp_path / "prog.py").write_text("N = " + "1" * 5000 + "\n")
+    proc = tilec("check", "prog.py", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1 and "prog.py:1:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_folding_inside_a_kernel_has_the_same_budget(tmp_path):
+    (tmp_path / "prog.py").write_text(kernel("    A[0] = float(2 ** 100000000)\n"))
+    proc = tilec("check", "prog.py", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1 and "error[TC0113]" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("command", [["check"], ["emit", "--target", "cpu"], ["build", "--emit-only"]])
+def test_dev_zero_and_other_non_files_are_refused(command):
+    proc = tilec(command[0], "/dev/zero", *command[1:], timeout=60)
+    assert proc.returncode == 1 and "/dev/zero: error: not a regular file" in proc.stderr
+
+
+def test_a_huge_input_is_refused_with_a_message(tmp_path):
+    (tmp_path / "big.py").write_bytes(b"#" * (17 * 1024 * 1024))
+    proc = tilec("check", "big.py", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1 and "larger than 16 MiB" in proc.stderr
+
+
+def test_random_bytes_are_a_clean_error(tmp_path):
+    import random
+
+    data = bytes(random.Random(7).randrange(256) for _ in range(4096))
+    (tmp_path / "noise.py").write_bytes(data)
+    proc = tilec("check", "noise.py", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def straight_line(n: int) -> str:
+    lines = ["    x0 = A[0]"] + [f"    x{i} = x{i - 1} * 1.0001 + A[{i % 8}]" for i in range(1, n)]
+    return kernel("\n".join(lines + [f"    A[0] = x{n - 1}"]) + "\n")
+
+
+def test_emission_grows_about_linearly():
+    """CPU seconds of check + generate for 250 and 1,000 statements: 4x the program may cost at most
+    ~6x the time (generous for a loaded machine; bench/emit_scaling.py measures 2,000 and 20,000)."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    from tilec.driver import generate
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    flags = {"block_dim": 256, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    times = []
+    for n in (250, 1000):
+        src = straight_line(n)
+        start = _cpu()
+        generate(normalize_module(compile_source(src, "s.py").module), src, flags)
+        times.append(_cpu() - start)
+    assert times[1] < 6 * times[0] + 0.5, times

@@ -1,0 +1,38 @@
+"""Compiler resource limits: the compiler's recursive walkers (expressions, nested calls) run on a
+thread with a large stack and a raised recursion limit; a program nested deeper still raises
+RecursionError, which the command line reports as a diagnostic (TC0113), never a traceback or a
+native stack overflow."""
+from __future__ import annotations
+
+import sys
+import threading
+
+STACK_BYTES = 256 * 1024 * 1024  # reserved, not committed: pages are touched only when used
+RECURSION_LIMIT = 8_000
+
+
+def run_deep(fn):
+    """fn() on a large-stack thread with a raised recursion limit; its result, or its exception."""
+    result, error = [], []
+
+    def target():
+        try:
+            result.append(fn())
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread unchanged
+            error.append(e)
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        threading.stack_size(STACK_BYTES)
+        sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+        thread = threading.Thread(target=target, name="tilec-compile")
+        thread.start()
+    finally:
+        threading.stack_size(old_stack)
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if error:
+        raise error[0]
+    return result[0]
