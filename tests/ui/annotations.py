@@ -106,3 +106,10 @@ def mixing(a: wp.array[wp.bfloat16], b: wp.array[wp.float16], c: wp.array[wp.uin
     d[i] = wp.uint16(3)  # ERROR TC0202: cannot store uint16 into an int16 array
     wrong_return(1.0)
     tile_return(1.0)
+
+
+@wp.kernel
+def more_spellings(a: wp.array4d[float, int],  # ERROR TC0409: `array4d[...]` takes one dtype
+                   b: wp.array1d[complex],  # ERROR TC0409: not a dtype
+                   c: wp.array(dtype=bool, ndim=0)):  # ERROR TC0409: arrays have 1 to 4 dimensions
+    pass
