@@ -66,3 +66,27 @@ CASES += [
     Case("views_tile_rows_in_loop", T, "rows_in_loop", dim=(1,), args=(arr(4, 6), out(6))),
     Case("views_tile_rows_rewritten_in_loop", T, "rows_rewritten_in_loop", dim=(1,), args=(arr(4, 6), out(4, 6))),
 ]
+
+CASES += [
+    Case("views_func_bump", F, "k_bump", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_pull", F, "k_pull", dim=(2,), args=(arr(16), arr(16), out(16))),
+    Case("views_func_nested", F, "k_nested", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_mul_assign_copies", F, "k_mul_assign_copies", dim=(2,), args=(arr(16), out(16), out(16))),
+    Case("views_func_rebound", F, "k_rebound", dim=(2,), args=(arr(16), out(16), out(16))),
+    Case("views_func_add_and_total", F, "k_add_and_total", dim=(2,), args=(arr(16), out(16), out(2)),
+         warp_wrong="the same tile passed twice by reference: Warp's gradient drops most of d(t + t*t)/dt"),
+    Case("views_func_bump_loop", F, "k_bump_loop", dim=(2,), args=(Arr((16,), kind="rand"), out(16)),
+         rtol=1e-4, atol=1e-4),
+    Case("views_func_scaled_bump", F, "k_scaled_bump", dim=(2,), args=(arr(16), out(16), Scal(0.75))),
+    Case("views_func_matmul_in_func", F, "k_matmul_in_func", dim=(1,), args=(arr(8, 8), arr(8, 8), out(8, 8)),
+         rtol=1e-4, atol=1e-4),
+    Case("views_func_both", F, "k_both", dim=(2,), args=(arr(16), arr(16), out(16), out(16))),
+    Case("views_func_atomic_in_func", F, "k_atomic_in_func", dim=(2,), args=(arr(16), out(8))),
+    Case("views_func_simt_array_func", F, "k_simt_array_func", dim=(10,), args=(arr(10), out(10), Scal(1.5)),
+         launch="simt"),
+    Case("views_func_view_and_ref", F, "k_view_and_ref", dim=(3,), args=(arr(3, 8), out(3, 8)),
+         warp_wrong="a func updating a by-reference tile from an array view: Warp's gradient of the view "
+                    "is wrong (numpy: seed_i * (1 + A[i+1]) + seed_(i-1) * A[i-1])"),
+    Case("views_func_load_store", F, "k_func_load_store", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_no_backward", F, "k_no_backward", dim=(2,), args=(arr(16), out(16)), grad=False),
+]
