@@ -21,3 +21,18 @@ def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     t = wp.tile_load(x, shape=TILE, offset=i * TILE)
     rebinds_in_branch(t, i)
     y[i] = native_add(x[i], 1.0)  # ERROR TC0401: `native_add` is a @wp.func_native
+
+
+@wp.func
+def bump(t: wp.tile(dtype=float, shape=(TILE,))):
+    t += wp.tile_ones(shape=TILE, dtype=float)
+
+
+@wp.kernel
+def view_by_reference(A: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(4, TILE))
+    bump(t[1])  # ERROR TC0401: `bump` updates this tile in place
+    r = t[2]
+    bump(r)  # ERROR TC0401: `r` is a view of `t`
+    u = t[3] * 1.0
+    bump(u)
