@@ -90,3 +90,15 @@ CASES += [
     Case("views_func_load_store", F, "k_func_load_store", dim=(2,), args=(arr(16), out(16))),
     Case("views_func_no_backward", F, "k_no_backward", dim=(2,), args=(arr(16), out(16)), grad=False),
 ]
+
+CASES += [
+    Case("views_tile_cols_reversed", T, "cols_reversed", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_overlapping_rows", T, "overlapping_rows", dim=(1,), args=(arr(4, 6), out(2, 6))),
+    Case("views_tile_window_1d", T, "window_1d", dim=(1,), args=(arr(8), out(4))),
+    Case("views_tile_row_of_3d", T, "row_of_3d", dim=(1,), args=(arr(2, 4, 6), out(6))),
+    Case("views_tile_gather_then_reduce", T, "gather_then_reduce", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_rows_swapped", T, "rows_swapped", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_rows_of_views_in_loop", A, "rows_of_views_in_loop", dim=(2,), args=(arr(2, 4, 8), out(2, 8))),
+    Case("views_simt_slice_elements", A, "simt_slice_elements", dim=(3, 4), args=(arr(3, 8), out(3, 4)),
+         launch="simt"),
+]

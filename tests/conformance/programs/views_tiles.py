@@ -174,3 +174,43 @@ def rows_rewritten_in_loop(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float
     for k in range(1, R):
         t[k] = t[k] + t[k - 1]
     wp.tile_store(y, t)
+
+
+@wp.kernel
+def cols_reversed(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    wp.tile_store(y, t[:, ::-1] - t)
+
+
+@wp.kernel
+def overlapping_rows(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    wp.tile_store(y, t[1:3] * t[0:2])
+
+
+@wp.kernel
+def window_1d(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=8)
+    wp.tile_store(y, t[2:6] + t[-4:])
+
+
+@wp.kernel
+def row_of_3d(A: wp.array3d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(A, shape=(2, R, C))
+    wp.tile_store(y, wp.tile_map(wp.sin, t[1, 2]))
+
+
+@wp.kernel
+def gather_then_reduce(A: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    idx = wp.tile_arange(0, 4, 3, dtype=int)
+    wp.tile_store(y, wp.tile_sum(t[idx] * t[idx], axis=0))
+
+
+@wp.kernel
+def rows_swapped(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    first = t[0] * 1.0
+    t[0] = t[3]
+    t[3] = first
+    wp.tile_store(y, t * t)
