@@ -102,3 +102,11 @@ CASES += [
     Case("views_simt_slice_elements", A, "simt_slice_elements", dim=(3, 4), args=(arr(3, 8), out(3, 4)),
          launch="simt"),
 ]
+
+CASES += [
+    Case("views_func_custom_softplus", F, "k_custom_softplus", dim=(10,), args=(arr(10), out(10)), launch="simt"),
+    Case("views_func_custom_straight_through", F, "k_custom_straight_through", dim=(10,), args=(arr(10), out(10)),
+         launch="simt", fd=False),  # the rule is deliberately not the derivative: Warp is the oracle
+    Case("views_func_custom_two_args", F, "k_custom_two_args", dim=(10,), args=(arr(10), arr(10), out(10)),
+         launch="simt"),
+]

@@ -36,3 +36,30 @@ def view_by_reference(A: wp.array2d(dtype=float)):
     bump(r)  # ERROR TC0401: `r` is a view of `t`
     u = t[3] * 1.0
     bump(u)
+
+
+@wp.func
+def square(x: float) -> float:
+    return x * x
+
+
+@wp.func_grad(square)
+def adj_square(x: float):  # ERROR TC0408: must take the 1 parameter(s) of `square` and then the adjoint
+    wp.adjoint[x] += 2.0 * x
+
+
+@wp.func
+def cube(x: float) -> float:
+    return x * x * x
+
+
+@wp.func_grad(cube)
+def adj_cube(x: float, adj_ret: float):
+    wp.adjoint[adj] += 3.0 * x * x * adj_ret  # ERROR TC0408: `wp.adjoint[...]` takes a floating-point parameter
+
+
+@wp.kernel
+def uses_grads(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = square(x[i]) + cube(x[i])
+    wp.adjoint[i] += 1.0  # ERROR TC0401: `wp.adjoint[...]` outside a @wp.func_grad function

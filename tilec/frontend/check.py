@@ -59,7 +59,7 @@ class Binding:
 
 class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
-                 name: str, generic: bool = False):
+                 name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
         self.scope: Scope = module.scope
         self.parsed: Parsed = module.parsed
@@ -81,6 +81,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.inplace: set = set()  # tile params updated in place (Warp passes tiles by reference)
         self.branch_rebinds: dict = {}  # tile param name -> a plain rebinding inside a branch or loop
         self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
+        self.adjoint_output = adjoint_output  # a @wp.func_grad body checked for this param's adjoint
+        self.adjoint_accs: dict = {}  # param name -> the accumulator `wp.adjoint[name]` updates
         self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
 
     def span(self, node) -> Span:
@@ -94,6 +96,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             sym = ir.Sym(p.name.value, 0, t)
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
+        if self.adjoint_output is not None:
+            return self.check_grad_function(params)
         body = self.block(self.fd.node.body)
         ret = self.return_type()
         self.check_branch_rebinds()
@@ -103,9 +107,46 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
-            custom_adjoint=self.scope.custom_adjoints.get(self.fd.name, (None,))[0] if self.fd.kind == "func"
-            else None,
         )
+
+    # ------------------------------------------------------------ @wp.func_grad bodies
+
+    def check_grad_function(self, params: list) -> ir.Function:
+        """A func_grad body as a func returning the adjoint contribution of one parameter: every
+        `wp.adjoint[p] += e` updates an accumulator of p, and the body returns the chosen one."""
+        from ..ir.types import Scalar as _Scalar
+
+        span = self.span(self.fd.node.name)
+        inits = []
+        for k, p in enumerate(params):
+            if isinstance(p.type, _Scalar) and p.type.is_float:
+                acc = ir.Sym(f"adjoint_{p.name}", 90000 + k, p.type)
+                self.adjoint_accs[p.name] = acc
+                inits.append(ir.Assign(acc, ir.Const(0.0, p.type, span), span))
+        body = self.block(self.fd.node.body)
+        if self.returns:
+            self.diags.error("TC0410", "a @wp.func_grad function must not return a value", self.span(self.returns[0][1]))
+        acc = self.adjoint_accs[params[self.adjoint_output].name]
+        body = tuple(inits) + body + (ir.Return(ir.Var(acc, span), span),)
+        return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params), body=body,
+                           ret=acc.type, span=span, block_dim=self.block_dim, tiled=False)
+
+    def adjoint_update(self, target: cst.Subscript, value, node, aug) -> list:
+        items = self.subscript_items(target)
+        name = items[0].value if len(items) == 1 and isinstance(items[0], cst.Name) else None
+        if self.adjoint_output is None:
+            self.fail("TC0401", "unsupported syntax: `wp.adjoint[...]` outside a @wp.func_grad function", target)
+        if name not in self.adjoint_accs:
+            self.fail("TC0408", "`wp.adjoint[...]` takes a floating-point parameter of the function", target)
+        acc = self.adjoint_accs[name]
+        if aug is not None:
+            value = self.make_op("add" if aug is cst.Add else "sub", [ir.Var(acc, self.span(target)), value], {},
+                                 node, where=[target, node.value])
+        value = self.retype_literal(value, acc.type)
+        if value.type != acc.type:
+            self.fail("TC0201", f"the adjoint of `{name}` is {describe(acc.type)}, the value is {describe(value.type)}",
+                      node.value)
+        return [ir.Assign(acc, value, self.span(node))]
 
     # ------------------------------------------------------------ tiles by reference
 
@@ -389,6 +430,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
+        if self.scope.api_attr(target.value) == "adjoint":
+            return self.adjoint_update(target, value, node, aug)
         base = self.expr(target.value)
         if isinstance(base.type, TileT) and isinstance(base, ir.Var):
             items = self.subscript_items(target)

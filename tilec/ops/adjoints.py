@@ -403,6 +403,14 @@ def _slice(ad, e, g):
     return [(0, spread)]
 
 
+@rule("custom_call")
+def _custom_call(ad, e, g):
+    """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""
+    args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
+    return [(k, ir.Call(name, args, e.args[k].type, e.span)) for k, name in enumerate(e.attr("grads"))
+            if name is not None]
+
+
 @rule("tile_reshape", "tile_squeeze")
 def _reshape(ad, e, g):
     return [(0, C("tile_reshape", ad.val(g), shape=e.args[0].type.shape))]

@@ -206,3 +206,52 @@ def k_no_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     t = load_block(x, i)
     bump(t)
     store_block(y, t, i)
+
+
+@wp.func
+def softplus(x: float) -> float:
+    return wp.log(1.0 + wp.exp(x))
+
+
+@wp.func_grad(softplus)
+def adj_softplus(x: float, adj_ret: float):
+    wp.adjoint[x] += adj_ret / (1.0 + wp.exp(-x))
+
+
+@wp.func
+def clip_unit(x: float) -> float:
+    return wp.clamp(x, -1.0, 1.0)
+
+
+@wp.func_grad(clip_unit)
+def adj_clip_unit(x: float, adj_ret: float):
+    wp.adjoint[x] += adj_ret
+
+
+@wp.func
+def weighted(a: float, b: float) -> float:
+    return a * wp.sin(b)
+
+
+@wp.func_grad(weighted)
+def adj_weighted(a: float, b: float, adj_ret: float):
+    wp.adjoint[a] += wp.sin(b) * adj_ret
+    wp.adjoint[b] += a * wp.cos(b) * adj_ret
+
+
+@wp.kernel
+def k_custom_softplus(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = softplus(x[i]) * 2.0
+
+
+@wp.kernel
+def k_custom_straight_through(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = clip_unit(x[i] * 3.0)
+
+
+@wp.kernel
+def k_custom_two_args(x: wp.array(dtype=float), z: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = weighted(x[i], z[i]) + weighted(z[i], x[i])
