@@ -275,6 +275,23 @@ def test_func_grad_is_used(device):
     np.testing.assert_allclose(adj[1], -x * x)
 
 
+def test_func_grad_under_tile_map_is_refused_not_ignored():
+    m = build(CUSTOM_GRAD + '''
+
+@wp.kernel
+def mapped(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=4)
+    wp.tile_store(y, wp.tile_map(clipped, t))
+''', "custommap")
+    x = np.array([0.5, 2.0, -1.0, 3.0], np.float32)
+    y = np.zeros(4, np.float32)
+    m.mapped.launch_tiled(dim=(1,), inputs=[x, y])
+    np.testing.assert_allclose(y, [0.5, 1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="func_grad"):
+        m.mapped.launch_tiled(dim=(1,), inputs=[x, y], adj_inputs=[np.zeros(4, np.float32), np.ones(4, np.float32)],
+                              adjoint=True)
+
+
 def test_func_replay_is_refused_not_ignored():
     m = build(CUSTOM_GRAD.replace("@wp.func_grad(clipped)", "@wp.func_replay(clipped)")
               .replace("def adj_clipped(x: float, adj_ret: float):\n    wp.adjoint[x] += adj_ret",

@@ -82,6 +82,9 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
             if callee.custom_adjoint is not None:
                 raise NotDifferentiable(f"`{callee.source_name}` has a custom adjoint (@wp.{callee.custom_adjoint}) "
                                         "that tilec does not apply yet; no adjoint is built", e.span)
+            if callee.grad_funcs is not None and isinstance(e, ir.OpCall):
+                raise NotDifferentiable(f"{e.op} over `{callee.source_name}`, which has a @wp.func_grad: the custom "
+                                        "adjoint is not applied to mapped funcs yet; no adjoint is built", e.span)
             refuse_custom_adjoints(callee, funcs)
 
 
