@@ -110,3 +110,9 @@ CASES += [
     Case("views_func_custom_two_args", F, "k_custom_two_args", dim=(10,), args=(arr(10), arr(10), out(10)),
          launch="simt"),
 ]
+
+CASES += [
+    Case("views_tile_views_alias_parent", T, "views_alias_parent", dim=(1,), args=(arr(4, 6), out(4, 6), out(2, 6)),
+         warp_wrong="Warp's gradient of an element read through a view stored before its column view was "
+                    "updated in place is off (A[2, 1]: Warp -3.274, float64 FD -2.5675)"),
+]

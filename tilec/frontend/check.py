@@ -84,6 +84,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.adjoint_output = adjoint_output  # a @wp.func_grad body checked for this param's adjoint
         self.adjoint_accs: dict = {}  # param name -> the accumulator `wp.adjoint[name]` updates
         self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
+        self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
+        self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
+        self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -210,11 +213,14 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def guarded(self, fn, node, out: list) -> None:
         try:
             out.extend(fn(node))
+            out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
             for name in _bound_names(node):
                 b = self.env.get(name)
                 if b is None:
                     self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
+        finally:
+            self.pending_aliases = []
 
     def small_stmt(self, node) -> list:
         if isinstance(node, cst.Pass):
@@ -372,6 +378,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
 
     def declare(self, target: cst.Name, t, node) -> ir.Sym:
         name = target.value
+        self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
         if name in self.scope.api_aliases or name in self.scope.funcs:
             self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
         b = self.env.get(name)
@@ -410,6 +417,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         target = node.target
         if isinstance(target, cst.Name):
             current = self.lower_name(target)
+            self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
             op = BINOPS[op_cls]
             value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
             if value.type != current.type:

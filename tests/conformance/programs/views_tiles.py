@@ -214,3 +214,24 @@ def rows_swapped(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
     t[0] = t[3]
     t[3] = first
     wp.tile_store(y, t * t)
+
+
+@wp.func
+def add_one(t: wp.tile(dtype=float, shape=(C,))):
+    t += wp.tile_ones(shape=C, dtype=float)
+
+
+@wp.kernel
+def views_alias_parent(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float), v: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    r = t[1]
+    r[0] = 2.0 * r[1]
+    s = wp.tile_view(t, offset=(2,))
+    t[2, 0] = t[0, 3] * t[0, 4]
+    wp.tile_store(v[0], s * s)
+    q = t[3]
+    add_one(q)
+    c = t[:, 1]
+    c += t[:, 2] * t[:, 0]
+    wp.tile_store(v[1], r)
+    wp.tile_store(y, t * t)
