@@ -82,3 +82,47 @@ def test_negative_constant_indices_count_from_the_end():
     m.element.launch_tiled(dim=(1,), inputs=[A, out])
     assert out[0] == A[-1, -2] * A[0, 0]
     check_gradients(m.element, (1,), [A + 0.5, out], outputs=[1], wrt=[0])
+
+
+ALIASING = '''
+import warp as wp
+
+
+@wp.func
+def add_one(t: wp.tile(dtype=wp.float64, shape=(6,))):
+    t += wp.tile_ones(shape=6, dtype=wp.float64)
+
+
+@wp.kernel
+def alias(A: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=wp.float64), v: wp.array2d(dtype=wp.float64)):
+    t = wp.tile_load(A, shape=(4, 6))
+    r = t[1]
+    r[0] = wp.float64(2.0) * r[1]
+    s = wp.tile_view(t, offset=(2,))
+    t[2, 0] = t[0, 3] * t[0, 4]
+    wp.tile_store(v[0], s * s)
+    q = t[3]
+    add_one(q)
+    c = t[:, 1]
+    c += t[:, 2] * t[:, 0]
+    wp.tile_store(v[1], r)
+    wp.tile_store(y, t * t)
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_views_alias_their_parent_as_in_warp(device):
+    m = build(ALIASING, "aliasing", block_dim=32, target=device)
+    A = np.random.default_rng(5).standard_normal((4, 6))
+    y, v = np.zeros((4, 6)), np.zeros((2, 6))
+    m.alias.launch_tiled(dim=(1,), inputs=[A, y, v], device=device)
+    t = A.copy()
+    t[1, 0] = 2 * t[1, 1]
+    t[2, 0] = t[0, 3] * t[0, 4]
+    v0 = t[2] ** 2
+    t[3] += 1
+    t[:, 1] += t[:, 2] * t[:, 0]
+    np.testing.assert_allclose(v, np.stack([v0, t[1]]))
+    np.testing.assert_allclose(y, t * t)
+    kernel = m.alias if device == "cpu" else OnEmulator(m.alias)
+    check_gradients(kernel, (1,), [A, y, v], outputs=[1, 2], wrt=[0])

@@ -239,15 +239,65 @@ def adj_clipped(x: float, adj_ret: float):
 def uses_custom(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = clipped(x[i])
+
+
+@wp.func
+def product(a: float, b: float) -> float:
+    return a * a * b
+
+
+@wp.func_grad(product)
+def adj_product(a: float, b: float, adj_ret: float):
+    wp.adjoint[a] += 2.0 * a * b * adj_ret * 10.0
+    wp.adjoint[b] -= a * a * adj_ret
+
+
+@wp.kernel
+def two_args(x: wp.array(dtype=float), z: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = product(x[i], z[i])
 '''
 
 
-def test_custom_adjoint_is_never_silently_ignored():
-    m = build(CUSTOM_GRAD, "customgrad")
+@pytest.mark.parametrize("device", DEVICES)
+def test_func_grad_is_used(device):
+    m = build(CUSTOM_GRAD, "customgrad", target=device)
+    x = np.array([0.5, 2.0, -1.0], np.float32)
+    y = np.zeros(3, np.float32)
+    m.uses_custom.launch(dim=3, inputs=[x, y], device=device)
+    np.testing.assert_allclose(y, [0.5, 1.0, -1.0])
+    adj = [np.zeros(3, np.float32), np.array([1.0, 2.0, 3.0], np.float32)]
+    m.uses_custom.launch(dim=3, inputs=[x, y], adj_inputs=adj, adjoint=True, device=device)
+    np.testing.assert_allclose(adj[0], [1.0, 2.0, 3.0])  # the user's straight-through rule, not min's 0
+    adj = [np.zeros(3, np.float32), np.zeros(3, np.float32), np.ones(3, np.float32)]
+    m.two_args.launch(dim=3, inputs=[x, x * 2, y], adj_inputs=adj, adjoint=True, device=device)
+    np.testing.assert_allclose(adj[0], 2 * x * 2 * x * 10)  # d/da of a*a*b by the rule: 2ab, times 10
+    np.testing.assert_allclose(adj[1], -x * x)
+
+
+def test_func_grad_under_tile_map_is_refused_not_ignored():
+    m = build(CUSTOM_GRAD + '''
+
+@wp.kernel
+def mapped(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=4)
+    wp.tile_store(y, wp.tile_map(clipped, t))
+''', "custommap")
+    x = np.array([0.5, 2.0, -1.0, 3.0], np.float32)
+    y = np.zeros(4, np.float32)
+    m.mapped.launch_tiled(dim=(1,), inputs=[x, y])
+    np.testing.assert_allclose(y, [0.5, 1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="func_grad"):
+        m.mapped.launch_tiled(dim=(1,), inputs=[x, y], adj_inputs=[np.zeros(4, np.float32), np.ones(4, np.float32)],
+                              adjoint=True)
+
+
+def test_func_replay_is_refused_not_ignored():
+    m = build(CUSTOM_GRAD.replace("@wp.func_grad(clipped)", "@wp.func_replay(clipped)")
+              .replace("def adj_clipped(x: float, adj_ret: float):\n    wp.adjoint[x] += adj_ret",
+                       "def replay_clipped(x: float) -> float:\n    return wp.min(x, 1.0)"), "customreplay")
     x = np.array([0.5, 2.0], np.float32)
     y = np.zeros(2, np.float32)
-    m.uses_custom.launch(dim=2, inputs=[x, y])
-    np.testing.assert_allclose(y, [0.5, 1.0])
-    with pytest.raises(ValueError, match="custom adjoint"):
+    with pytest.raises(ValueError, match="func_replay"):
         m.uses_custom.launch(dim=2, inputs=[x, y], adj_inputs=[np.zeros(2, np.float32), np.ones(2, np.float32)],
                              adjoint=True)

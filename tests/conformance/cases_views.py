@@ -1,6 +1,6 @@
 """Conformance cases for array views and slices, tile subscripts, and funcs with Warp's calling
 convention (tiles by reference, arrays through funcs), written in Warp's idioms."""
-from cases import Arr, Case, arr, out
+from cases import Arr, Case, Scal, arr, out
 
 A = "views_arrays.py"
 T = "views_tiles.py"
@@ -65,4 +65,54 @@ CASES += [
     Case("views_tile_middle_axis", T, "middle_axis", dim=(1,), args=(arr(2, 4, 6), out(2, 6))),
     Case("views_tile_rows_in_loop", T, "rows_in_loop", dim=(1,), args=(arr(4, 6), out(6))),
     Case("views_tile_rows_rewritten_in_loop", T, "rows_rewritten_in_loop", dim=(1,), args=(arr(4, 6), out(4, 6))),
+]
+
+CASES += [
+    Case("views_func_bump", F, "k_bump", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_pull", F, "k_pull", dim=(2,), args=(arr(16), arr(16), out(16))),
+    Case("views_func_nested", F, "k_nested", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_mul_assign_copies", F, "k_mul_assign_copies", dim=(2,), args=(arr(16), out(16), out(16))),
+    Case("views_func_rebound", F, "k_rebound", dim=(2,), args=(arr(16), out(16), out(16))),
+    Case("views_func_add_and_total", F, "k_add_and_total", dim=(2,), args=(arr(16), out(16), out(2)),
+         warp_wrong="the same tile passed twice by reference: Warp's gradient drops most of d(t + t*t)/dt"),
+    Case("views_func_bump_loop", F, "k_bump_loop", dim=(2,), args=(Arr((16,), kind="rand"), out(16)),
+         rtol=1e-4, atol=1e-4),
+    Case("views_func_scaled_bump", F, "k_scaled_bump", dim=(2,), args=(arr(16), out(16), Scal(0.75))),
+    Case("views_func_matmul_in_func", F, "k_matmul_in_func", dim=(1,), args=(arr(8, 8), arr(8, 8), out(8, 8)),
+         rtol=1e-4, atol=1e-4),
+    Case("views_func_both", F, "k_both", dim=(2,), args=(arr(16), arr(16), out(16), out(16))),
+    Case("views_func_atomic_in_func", F, "k_atomic_in_func", dim=(2,), args=(arr(16), out(8))),
+    Case("views_func_simt_array_func", F, "k_simt_array_func", dim=(10,), args=(arr(10), out(10), Scal(1.5)),
+         launch="simt"),
+    Case("views_func_view_and_ref", F, "k_view_and_ref", dim=(3,), args=(arr(3, 8), out(3, 8)),
+         warp_wrong="a func updating a by-reference tile from an array view: Warp's gradient of the view "
+                    "is wrong (numpy: seed_i * (1 + A[i+1]) + seed_(i-1) * A[i-1])"),
+    Case("views_func_load_store", F, "k_func_load_store", dim=(2,), args=(arr(16), out(16))),
+    Case("views_func_no_backward", F, "k_no_backward", dim=(2,), args=(arr(16), out(16)), grad=False),
+]
+
+CASES += [
+    Case("views_tile_cols_reversed", T, "cols_reversed", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_overlapping_rows", T, "overlapping_rows", dim=(1,), args=(arr(4, 6), out(2, 6))),
+    Case("views_tile_window_1d", T, "window_1d", dim=(1,), args=(arr(8), out(4))),
+    Case("views_tile_row_of_3d", T, "row_of_3d", dim=(1,), args=(arr(2, 4, 6), out(6))),
+    Case("views_tile_gather_then_reduce", T, "gather_then_reduce", dim=(1,), args=(arr(4, 6), out(6))),
+    Case("views_tile_rows_swapped", T, "rows_swapped", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_rows_of_views_in_loop", A, "rows_of_views_in_loop", dim=(2,), args=(arr(2, 4, 8), out(2, 8))),
+    Case("views_simt_slice_elements", A, "simt_slice_elements", dim=(3, 4), args=(arr(3, 8), out(3, 4)),
+         launch="simt"),
+]
+
+CASES += [
+    Case("views_func_custom_softplus", F, "k_custom_softplus", dim=(10,), args=(arr(10), out(10)), launch="simt"),
+    Case("views_func_custom_straight_through", F, "k_custom_straight_through", dim=(10,), args=(arr(10), out(10)),
+         launch="simt", fd=False),  # the rule is deliberately not the derivative: Warp is the oracle
+    Case("views_func_custom_two_args", F, "k_custom_two_args", dim=(10,), args=(arr(10), arr(10), out(10)),
+         launch="simt"),
+]
+
+CASES += [
+    Case("views_tile_views_alias_parent", T, "views_alias_parent", dim=(1,), args=(arr(4, 6), out(4, 6), out(2, 6)),
+         warp_wrong="Warp's gradient of an element read through a view stored before its column view was "
+                    "updated in place is off (A[2, 1]: Warp -3.274, float64 FD -2.5675)"),
 ]

@@ -78,7 +78,8 @@ def run_warp(case, values, seeds, wp):
             wp.launch_tiled(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
         else:
             wp.launch(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
-    result = {f"out{k}": x.numpy() for k, (a, x) in enumerate(zip(case.args, arrays)) if isinstance(a, Arr)}
+    # copies: a CPU array's numpy() shares its memory, and the backward pass may write to it again
+    result = {f"out{k}": x.numpy().copy() for k, (a, x) in enumerate(zip(case.args, arrays)) if isinstance(a, Arr)}
     if grad:
         tape.backward(grads={arrays[k]: wp.array(s, device="cpu") for k, s in enumerate(seeds) if s is not None})
         for k, (a, x) in enumerate(zip(case.args, arrays)):

@@ -24,14 +24,21 @@ def subscripts(A: wp.array2d(dtype=float), v: wp.array(dtype=float), n: int):
 def aliasing(A: wp.array2d(dtype=float), v: wp.array(dtype=float)):
     t = wp.tile_load(A, shape=(4, 6))
     r = t[1]
-    r[0] = 100.0  # ERROR TC0401: `r` is a view of `t`; in Warp writing into it also changes `t`
-    s = wp.tile_view(t, offset=(2, 0), shape=(6,))
+    r[0] = 100.0
+    s = wp.tile_view(t, offset=(2,))
     t[2, 0] = 5.0
-    wp.tile_store(v, s)  # ERROR TC0401: `s` is a view of `t`, which changed at line 29
-    u = t[3]
-    t += wp.tile_ones(shape=(4, 6), dtype=float)
-    u = t[3]
-    wp.tile_store(v, u)
+    wp.tile_store(v, s)
+    e = t[::2]
+    e[0, 0] = 1.0  # ERROR TC0401: `e` is a view of `t`; in Warp writing into it also changes `t`
+    j = 1
+    w = t[j]
+    j = 2
+    w[0] = 1.0  # ERROR TC0401: `w` is a view of `t`
+    k = 0
+    u = t[k]
+    k = 3
+    t[0, 0] = 3.0
+    wp.tile_store(v, u)  # ERROR TC0401: `u` is a view of `t`, which changed at line 40
 
 
 @wp.kernel

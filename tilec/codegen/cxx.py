@@ -408,6 +408,8 @@ class CxxEmitter:
             return f"tl::cast<{e.type.ctype}>({args[0]})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
+        if op == "custom_call":
+            return f"{e.attr('func')}({', '.join(['ctx'] + args)})"
         if op == "array_view":
             return array_view_text(e, args)
         if op == "array_shape":

@@ -64,7 +64,7 @@ class Binding:
 
 class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
-                 name: str, generic: bool = False):
+                 name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
         self.scope: Scope = getattr(fd, "scope", None) or module.scope  # a nested def's own bindings
         self.parsed: Parsed = module.parsed
@@ -87,7 +87,12 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.inplace: set = set()  # tile params updated in place (Warp passes tiles by reference)
         self.branch_rebinds: dict = {}  # tile param name -> a plain rebinding inside a branch or loop
         self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
+        self.adjoint_output = adjoint_output  # a @wp.func_grad body checked for this param's adjoint
+        self.adjoint_accs: dict = {}  # param name -> the accumulator `wp.adjoint[name]` updates
         self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
+        self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
+        self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
+        self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -101,6 +106,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
         self.declared_ret = self.return_annotation()
+        if self.adjoint_output is not None:
+            return self.check_grad_function(params)
         body = self.block(self.fd.node.body)
         ret = self.return_type()
         self.check_branch_rebinds()
@@ -110,8 +117,6 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
-            custom_adjoint=self.scope.custom_adjoints.get(self.fd.name, (None,))[0] if self.fd.kind == "func"
-            else None,
         )
 
     def return_annotation(self):
@@ -139,6 +144,46 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if isinstance(t, TileT) and not t.is_concrete:
             return None  # shape variables: the body's return is checked against the call site
         return t
+
+    # ------------------------------------------------------------ @wp.func_grad bodies
+
+    def check_grad_function(self, params: list) -> ir.Function:
+        """A func_grad body as a func returning the adjoint contribution of one parameter: every
+        `wp.adjoint[p] += e` updates an accumulator of p, and the body returns the chosen one."""
+        from ..ir.types import Scalar as _Scalar
+
+        span = self.span(self.fd.node.name)
+        inits = []
+        for k, p in enumerate(params):
+            if isinstance(p.type, _Scalar) and p.type.is_float:
+                acc = ir.Sym(f"adjoint_{p.name}", 90000 + k, p.type)
+                self.adjoint_accs[p.name] = acc
+                inits.append(ir.Assign(acc, ir.Const(0.0, p.type, span), span))
+        body = self.block(self.fd.node.body)
+        if self.returns:
+            self.diags.error("TC0410", "a @wp.func_grad function must not return a value", self.span(self.returns[0][1]))
+        acc = self.adjoint_accs[params[self.adjoint_output].name]
+        body = tuple(inits) + body + (ir.Return(ir.Var(acc, span), span),)
+        return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params), body=body,
+                           ret=acc.type, span=span, block_dim=self.block_dim, tiled=False)
+
+    def adjoint_update(self, target: cst.Subscript, value, node, aug) -> list:
+        items = self.subscript_items(target)
+        name = items[0].value if len(items) == 1 and isinstance(items[0], cst.Name) else None
+        if self.adjoint_output is None:
+            self.fail("TC0401", "unsupported syntax: `wp.adjoint[...]` outside a @wp.func_grad function", target)
+        if name not in self.adjoint_accs:
+            self.fail("TC0408", "`wp.adjoint[...]` takes a floating-point parameter of the function", target)
+        acc = self.adjoint_accs[name]
+        if aug is not None:
+            value = self.make_op("add" if aug is cst.Add else "sub", [ir.Var(acc, self.span(target)), value], {},
+                                 node, where=[target, node.value])
+        value = self.retype_literal(value, acc.type)
+        if value.type != acc.type:
+            self.fail("TC0201", f"the adjoint of `{name}` is {describe(acc.type)}, the value is {describe(value.type)}",
+                      node.value)
+        return [ir.Assign(acc, value, self.span(node))]
+
     # ------------------------------------------------------------ tiles by reference
 
     def note_inplace(self, sym) -> None:
@@ -201,11 +246,14 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def guarded(self, fn, node, out: list) -> None:
         try:
             out.extend(fn(node))
+            out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
             for name in _bound_names(node):
                 b = self.env.get(name)
                 if b is None:
                     self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
+        finally:
+            self.pending_aliases = []
 
     def small_stmt(self, node) -> list:
         if isinstance(node, cst.Pass):
@@ -379,6 +427,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
 
     def declare(self, target: cst.Name, t, node) -> ir.Sym:
         name = target.value
+        self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
         if name in self.scope.api_aliases or name in self.scope.funcs:
             self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
         b = self.env.get(name)
@@ -417,6 +466,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         target = node.target
         if isinstance(target, cst.Name):
             current = self.lower_name(target)
+            self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
             op = BINOPS[op_cls]
             value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
             if value.type != current.type:
@@ -463,6 +513,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         return self.store_subscript(target, value, node, None)
 
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
+        if self.scope.api_attr(target.value) == "adjoint":
+            return self.adjoint_update(target, value, node, aug)
         base = self.expr(target.value)
         if isinstance(base.type, TileT) and isinstance(base, ir.Var):
             items = self.subscript_items(target)

@@ -10,12 +10,14 @@ Tiles have static shapes, so tile slice bounds are compile-time integers; an ind
 integer (a row `t[i]`); constant indices count from the end when negative and must be in range.
 A tile subscript is a `tile_slice` (start and step per parent axis; the kept axes form the result)
 or, indexed by an int tile, a `tile_gather`. `t[i] = row` and `t[a:b] = sub` (unit steps) are
-`tile_assign`s. Warp's tile views alias their parent; tilec's are copies, so writing into a view,
-or reading a view after its parent changed, is a diagnostic rather than a silent difference.
+`tile_assign`s. Warp's tile views alias their parent, and so do tilec's unit-step views: a view
+updated in place is written back into its parent after the statement, and a parent updated in place
+has its views taken again. Where that would not be exact (a strided view written, or a view whose
+indices were reassigned since), it is a diagnostic, never a silent difference.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -217,18 +219,76 @@ class ViewLowering:
         self.stale_views.pop(name, None)
         if isinstance(value, ir.OpCall) and value.op in VIEW_OPS and isinstance(value.args[0], ir.Var):
             self.tile_views[name] = value.args[0].sym.name
+            reads = {x.sym.name for x in ir.walk_expr(value) if isinstance(x, ir.Var)}
+            self.view_exprs[name] = (value, {n: self.assign_counts.get(n, 0) for n in reads})
         else:
             self.tile_views.pop(name, None)
+            self.view_exprs.pop(name, None)
 
     def note_mutation(self, sym, node) -> None:
+        """An in-place update of `sym`, which views alias as in Warp: a view written in place is written
+        back into its parent, and the parent's other views are taken again, after the statement. Where
+        that is not exact (a strided view, indices reassigned since), a diagnostic or a stale mark."""
         views = self.tile_views
         if sym.name in views:
-            self.fail("TC0401", f"unsupported syntax: `{sym.name}` is a view of `{views[sym.name]}`; in Warp "
-                      f"writing into it also changes `{views[sym.name]}`, tilec's views are copies", node,
-                      help=f"write into `{views[sym.name]}` directly")
-        for view, parent in views.items():
-            if parent == sym.name:
-                self.stale_views.setdefault(view, (parent, self.span(node).line))
+            parent = views[sym.name]
+            back = self.write_back(sym, node)
+            if back is None:
+                self.fail("TC0401", f"unsupported syntax: `{sym.name}` is a view of `{parent}`; in Warp writing "
+                          f"into it also changes `{parent}`, which tilec does for unit-step views whose indices "
+                          "have not changed since", node, help=f"write into `{parent}` directly")
+            self.pending_aliases.append(back)
+            parent_sym = back.target
+            self.note_inplace(parent_sym)
+            self.refresh_views(parent_sym, node, skip=sym.name)
+            return
+        self.refresh_views(sym, node)
+
+    def unchanged(self, name: str) -> bool:
+        _, counts = self.view_exprs[name]
+        return all(self.assign_counts.get(n, 0) == c for n, c in counts.items())
+
+    def refresh_views(self, parent, node, skip=None) -> None:
+        """After `parent` changed in place: its views are taken again (they alias it in Warp)."""
+        for view, p in list(self.tile_views.items()):
+            if p != parent.name or view == skip:
+                continue
+            binding = self.env.get(view)
+            if binding is None or view not in self.view_exprs or not self.unchanged(view):
+                self.stale_views.setdefault(view, (p, self.span(node).line))
+                continue
+            op, _ = self.view_exprs[view]
+            again = replace(op, args=(ir.Var(parent, op.span),) + op.args[1:])
+            self.pending_aliases.append(ir.Assign(binding.sym, again, self.span(node)))
+
+    def write_back(self, view_sym, node):
+        """`parent = tile_assign(parent, view, offsets)` for a unit-step view, else None."""
+        op, _ = self.view_exprs.get(view_sym.name, (None, None))
+        parent_binding = self.env.get(self.tile_views[view_sym.name])
+        if op is None or parent_binding is None or not self.unchanged(view_sym.name):
+            return None
+        parent = parent_binding.sym
+        span = self.span(node)
+        if op.op == "tile_slice":
+            spec = op.args[2:]
+            starts, steps = spec[0::2], spec[1::2]
+            if not all(isinstance(s, ir.Const) and s.value in (0, 1) for s in steps):
+                return None
+            full = tuple(1 if s.value == 0 else n for s, n in zip(steps, _kept_extents(op, steps)))
+        elif op.op == "tile_view":
+            n = op.attr("offset_count") or 0
+            starts = list(op.args[1:1 + n]) + [_int(0, node, self)] * (parent.type.ndim - n)
+            lead = parent.type.ndim - op.type.ndim
+            full = (1,) * lead + tuple(op.type.shape)
+        else:
+            return None
+        src = ir.Var(view_sym, span)
+        if tuple(full) != tuple(view_sym.type.shape):
+            src = ir.OpCall("tile_reshape", (src,), (("shape", tuple(full)),), TileT(parent.type.dtype, tuple(full)),
+                            span)
+        call = ir.OpCall("tile_assign", (ir.Var(parent, span), src, *starts), (("offset_count", len(starts)),),
+                         parent.type, span)
+        return ir.Assign(parent, call, span)
 
     def check_not_stale(self, name: str, node) -> None:
         if name in self.stale_views:
@@ -236,6 +296,14 @@ class ViewLowering:
             self.fail("TC0401", f"unsupported syntax: `{name}` is a view of `{parent}`, which changed at line "
                       f"{line}; in Warp the view sees that change, tilec's views are copies", node,
                       help=f"take the view again after line {line}")
+
+
+def _kept_extents(op, steps) -> list:
+    """Per parent axis of a tile_slice: the result extent of a kept axis (0 for an indexed one)."""
+    out, shape = [], list(op.type.shape)
+    for s in steps:
+        out.append(shape.pop(0) if s.value != 0 else 0)
+    return out
 
 
 def _int(value: int, node, checker):

@@ -244,6 +244,10 @@ class ModuleChecker:
         if len(self.diags.items) > before and self.diags.has_errors:
             self.instances[key] = None
             raise Abort()
+        if name in self.scope.custom_adjoints:
+            from dataclasses import replace
+
+            fn = replace(fn, **self.custom_rules(name, fn, block_dim))
         self.instances[key] = fn
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
@@ -257,6 +261,44 @@ class ModuleChecker:
             d = self.diags.items[i]
             self.diags.items[i] = dataclasses.replace(
                 d, labels=d.labels + (Label(span, f"`{name}` instantiated here with {typed}"),))
+
+    def custom_rules(self, name: str, fn: ir.Function, block_dim: int) -> dict:
+        """@wp.func_grad of a func on scalars: one func per float parameter computing its adjoint
+        contribution (the autodiff calls them instead of differentiating the body). Anything tilec
+        cannot apply is recorded, and kernels reaching it get no adjoint (never a wrong one)."""
+        from ..naming import func_instance
+        from .resolve import FuncDef
+
+        rules = self.scope.custom_adjoints[name]
+        if "func_replay" in rules:
+            return {"custom_adjoint": "func_replay"}
+        if "func_grad" not in rules:
+            return {}
+        if any(not isinstance(p.type, Scalar) for p in fn.params) or isinstance(fn.ret, TileT):
+            return {"custom_adjoint": "func_grad on tiles or arrays"}
+        node = rules["func_grad"]
+        gfd = FuncDef(node.name.value, node, "func")
+        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, Scalar) else [])
+        if len(node.params.params) != len(types):
+            self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
+                             f"`{name}` and then the adjoint of its result ({len(types)} in all)",
+                             self.parsed.span(node.name))
+            return {"custom_adjoint": "func_grad with a wrong signature"}
+        names = []
+        for k, p in enumerate(fn.params):
+            if not p.type.is_float:
+                names.append(None)
+                continue
+            index = self.counts.get(gfd.name, 0)
+            self.counts[gfd.name] = index + 1
+            try:
+                g = FunctionChecker(self, gfd, types, block_dim, func_instance(gfd.name, index),
+                                    adjoint_output=k).check()
+            except Abort:
+                return {"custom_adjoint": "func_grad that does not check"}
+            self.order.append(g)
+            names.append(g.name)
+        return {"grad_funcs": tuple(names)}
 
     def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
         gkey = fd.key or name

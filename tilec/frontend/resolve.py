@@ -51,7 +51,7 @@ class Scope:
     host_modules: dict = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
     host_names: dict = field(default_factory=dict)  # local name -> (module, name) from-imported
     module_options: dict = field(default_factory=dict)  # wp.set_module_options({...}) at module level
-    custom_adjoints: dict = field(default_factory=dict)  # func name -> ("func_grad"|"func_replay", def node)
+    custom_adjoints: dict = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
     native_funcs: dict = field(default_factory=dict)  # @wp.func_native name -> its def node
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
@@ -213,7 +213,7 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
         attr = scope.api_attr(call.func if call else expr)
         if attr in ("func_grad", "func_replay") and call is not None and call.args and \
                 isinstance(call.args[0].value, cst.Name):
-            scope.custom_adjoints.setdefault(call.args[0].value.value, (attr, node))
+            scope.custom_adjoints.setdefault(call.args[0].value.value, {}).setdefault(attr, node)
             return
         if attr == "func_native":
             scope.native_funcs[node.name.value] = node

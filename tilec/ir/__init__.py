@@ -152,7 +152,8 @@ class Function:
     tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
     differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
     byref: tuple = ()  # positions of tile params a func updates in place: the caller's tile changes
-    custom_adjoint: str | None = None  # "func_grad"/"func_replay" registered for this func (not applied)
+    custom_adjoint: str | None = None  # a registered custom adjoint tilec cannot apply (the kernel gets none)
+    grad_funcs: tuple | None = None  # @wp.func_grad: per param, the func computing its adjoint (or None)
     launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
 
     def storage_of(self, sym: Sym) -> str:

@@ -284,8 +284,10 @@ def _last_duplicate_only(ad, e, taken):
     kept = tuple(n if k == axis else 1 for k in range(t.ndim))
     positions = ad.val(C("tile_broadcast", C("tile_reshape", positions, shape=kept), shape=t.shape))
     offs = _offsets(e)
-    store = lambda value: ad.emit(ir.ExprStmt(ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type,
-                                                        e.span), e.span))  # noqa: E731
+
+    def store(value):
+        ad.emit(ir.ExprStmt(ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type, e.span), e.span))
+
     store(positions)
     attrs = (("shape", t.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")), ("storage", "register"))
     winner = ad.temp(t, "_won")  # not ad.val: that would reuse the identical load made before the stores
@@ -485,6 +487,14 @@ def _slice(ad, e, g):
     op = "tile_slice_add" if e.op == "tile_slice" else "tile_gather_add"
     ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), (), t.type, e.span), e.span))
     return [(0, spread)]
+
+
+@rule("custom_call")
+def _custom_call(ad, e, g):
+    """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""
+    args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
+    return [(k, ir.Call(name, args, e.args[k].type, e.span)) for k, name in enumerate(e.attr("grads"))
+            if name is not None]
 
 
 @rule("tile_reshape", "tile_squeeze")

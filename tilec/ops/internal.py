@@ -26,6 +26,10 @@ def _step_rule(b: Bound):
     return t
 
 
+def _given_ret(b: Bound):
+    raise TypeError("custom_call is built by the structuring pass with its type")
+
+
 def _lane(b: Bound):
     return INT32
 
@@ -72,6 +76,9 @@ OPS = [
            variadic="spec", api=False),
     OpSpec("tile_gather_add", (A, G, Param("indices", "value")), _like_first, "tile_gather_add",
            "a with g added at the rows a gather read", api=False),
+    OpSpec("custom_call", (), _given_ret, "custom_call",
+           "a func with a @wp.func_grad: its value, and in the adjoint the user's rule", adj_cpp="custom_call",
+           variadic="args", api=False),
     OpSpec("tile_diag", (G,), lambda b: TileT(b.types["g"].dtype, (b.types["g"].shape[0],)), "tile_diag",
            "the diagonal of a square tile", api=False),
 ]

@@ -1,6 +1,7 @@
 """Structuring passes for the adjoint: inline funcs, then remove jumps.
 
-`inline_calls`: IR -> IR where a kernel calls no funcs. A callee body is
+`inline_calls`: IR -> IR where a kernel calls no funcs. A func with a @wp.func_grad becomes a
+`custom_call` op for the adjoint (lift_maps), whose rule calls the user's adjoint funcs. A callee body is
 copied with fresh symbols inside a one-trip loop; its `return v` becomes an
 assignment of the result and a `break`. A `tile_map` over a func whose body is
 a single `return expr` becomes the elementwise tree of that expression.
@@ -75,11 +76,18 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
             if callee.custom_adjoint is not None:
                 raise NotDifferentiable(f"`{callee.source_name}` has a custom adjoint (@wp.{callee.custom_adjoint}) "
                                         "that tilec does not apply yet; no adjoint is built", e.span)
+            if callee.grad_funcs is not None and isinstance(e, ir.OpCall):
+                raise NotDifferentiable(f"{e.op} over `{callee.source_name}`, which has a @wp.func_grad: the custom "
+                                        "adjoint is not applied to mapped funcs yet; no adjoint is built", e.span)
             refuse_custom_adjoints(callee, funcs)
 
 
 def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
+    if lift_maps and fn.grad_funcs is not None:  # for the adjoint: the user's rule, not the body
+        value = ir.OpCall("custom_call", call.args, (("func", fn.name), ("grads", fn.grad_funcs)), fn.ret,
+                          call.span)
+        return [ir.Assign(target, value, call.span) if target is not None else ir.ExprStmt(value, call.span)]
     renames = {}
     out = []
     rebound = set(ir.defined_syms(replace(fn, params=())))

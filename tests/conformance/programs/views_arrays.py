@@ -183,3 +183,19 @@ def func_writes_view(A: wp.array2d(dtype=float), B: wp.array3d(dtype=float)):
     t = wp.tile_load(A[i], shape=N)
     store_scaled(B[i][1], t, 2.0)
     store_scaled(B[i, 0], t * t, -1.0)
+
+
+@wp.kernel
+def rows_of_views_in_loop(A: wp.array3d(dtype=float), B: wp.array2d(dtype=float)):
+    i = wp.tid()
+    acc = wp.tile_zeros(shape=N, dtype=float)
+    for k in range(H):
+        acc += wp.tile_load(A[i, k], shape=N) * wp.tile_load(A[i][H - 1 - k], shape=N)
+    wp.tile_store(B[i], acc)
+
+
+@wp.kernel
+def simt_slice_elements(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    even = A[i, ::2]
+    y[i, j] = even[j] * A[i, 1:][j]

@@ -174,3 +174,64 @@ def rows_rewritten_in_loop(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float
     for k in range(1, R):
         t[k] = t[k] + t[k - 1]
     wp.tile_store(y, t)
+
+
+@wp.kernel
+def cols_reversed(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    wp.tile_store(y, t[:, ::-1] - t)
+
+
+@wp.kernel
+def overlapping_rows(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    wp.tile_store(y, t[1:3] * t[0:2])
+
+
+@wp.kernel
+def window_1d(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=8)
+    wp.tile_store(y, t[2:6] + t[-4:])
+
+
+@wp.kernel
+def row_of_3d(A: wp.array3d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(A, shape=(2, R, C))
+    wp.tile_store(y, wp.tile_map(wp.sin, t[1, 2]))
+
+
+@wp.kernel
+def gather_then_reduce(A: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    idx = wp.tile_arange(0, 4, 3, dtype=int)
+    wp.tile_store(y, wp.tile_sum(t[idx] * t[idx], axis=0))
+
+
+@wp.kernel
+def rows_swapped(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    first = t[0] * 1.0
+    t[0] = t[3]
+    t[3] = first
+    wp.tile_store(y, t * t)
+
+
+@wp.func
+def add_one(t: wp.tile(dtype=float, shape=(C,))):
+    t += wp.tile_ones(shape=C, dtype=float)
+
+
+@wp.kernel
+def views_alias_parent(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float), v: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    r = t[1]
+    r[0] = 2.0 * r[1]
+    s = wp.tile_view(t, offset=(2,))
+    t[2, 0] = t[0, 3] * t[0, 4]
+    wp.tile_store(v[0], s * s)
+    q = t[3]
+    add_one(q)
+    c = t[:, 1]
+    c += t[:, 2] * t[:, 0]
+    wp.tile_store(v[1], r)
+    wp.tile_store(y, t * t)
