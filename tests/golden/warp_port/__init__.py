@@ -10,15 +10,39 @@ Warp's launch API:
     warp_port.<kernel>.launch(dim=n, inputs=[...])          # plain (SIMT) kernels
 
 Every argument is checked before native code runs; bad input raises TypeError or
-ValueError naming the argument.
+ValueError naming the argument. Arrays: numpy, Warp's CPU arrays (through the array
+interface, no copy), host DLPack tensors; on device="cuda" anything with
+__cuda_array_interface__ or DLPack. `Tape` (in _tilec_tape.py) records launches and replays
+their adjoints; `<kernel>.torch_function` (in _tilec_torch.py) wraps a kernel for PyTorch.
 """
 import ctypes
 import json
 import os
+import sys as _sys
 
 import numpy as np
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _sibling(name):
+    """A helper module next to this file, however this loader was imported (as a package, by
+    tilec.load, or by path)."""
+    import importlib.util
+    import sys
+
+    full = f"{__name__}.{name}"
+    if full not in sys.modules:
+        spec = importlib.util.spec_from_file_location(full, os.path.join(_HERE, f"{name}.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+    return sys.modules[full]
+
+
+_tilec_tape = _sibling("_tilec_tape")
+Tape = _tilec_tape.Tape
+
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
 
@@ -40,6 +64,8 @@ _INT_RANGES = {
     "uint64": (0, 2**64 - 1),
 }
 _MAX_GRID = 2**31 - 1
+_GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
+_MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
 
 
 class _Array(ctypes.Structure):
@@ -53,6 +79,16 @@ class _Launch(ctypes.Structure):
 
 _LIBS = {}
 _HOST_LIBRARIES = {"cpu": ("libwarp_port_cpu.so", "cpu"), "cuda-emu": ("libwarp_port_cuda_emu.so", "cuda-emu")}
+_PRODUCTS = {"cpu": "libwarp_port_cpu.so", "cuda": "warp_port.fatbin", "cuda-emu": "libwarp_port_cuda_emu.so"}
+
+
+def built_for():
+    """The devices this folder holds a compiled library for (a folder of sources only: none)."""
+    return [d for d, name in sorted(_PRODUCTS.items()) if os.path.exists(os.path.join(_HERE, name))]
+
+
+def _built_list():
+    return ", ".join(built_for()) or "nothing: the folder holds sources only"
 
 
 def _library(device):
@@ -60,9 +96,43 @@ def _library(device):
         name, target = _HOST_LIBRARIES[device]
         path = os.path.join(_HERE, name)
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build warp_port.py --target {target}`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build warp_port.py --target {target}`")
+        if device == "cpu":
+            _check_cpu(MANIFEST.get("cpu_build"), path)
         _LIBS[device] = ctypes.CDLL(path)
     return _LIBS[device]
+
+
+def _cpu_flags():
+    """This CPU's feature flags as Linux lists them (None where they cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return set(value.split())
+    except OSError:
+        pass
+    return None
+
+
+def _check_cpu(build, path):
+    """Refuse a CPU library built for features this CPU lacks (it would die of SIGILL)."""
+    import platform
+
+    if not build:
+        return
+    machine = platform.machine().lower()
+    if build.get("machine") and build["machine"] != machine:
+        raise RuntimeError(f"{path} was built for {build['machine']} CPUs; this one is {machine}: "
+                           f"rebuild with `tilec build warp_port.py --target cpu` on this machine")
+    have = _cpu_flags()
+    missing = sorted(set(build.get("cpu_features", ())) - have) if have is not None else []
+    if missing:
+        raise RuntimeError(f"{path} was built for {build.get('isa')} and needs CPU features this CPU lacks: "
+                           f"{', '.join(missing)}; rebuild it on this machine with `tilec build warp_port.py "
+                           "--target cpu` (without --native, the portable baseline)")
 
 
 class _Cuda:
@@ -76,7 +146,8 @@ class _Cuda:
         self.driver = driver
         path = os.path.join(_HERE, "warp_port.fatbin")
         if not os.path.exists(path):
-            raise RuntimeError(f"{path} is missing: run `tilec build warp_port.py --target cuda`")
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build warp_port.py --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
@@ -170,14 +241,29 @@ def _grid(dim, what):
         if d < 0 or d > _MAX_GRID:
             raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
         out.append(int(d))
+    total = 1
+    for d in out:
+        total *= d
+    if total > _MAX_POINTS:  # the C side counts the grid's points (times block_dim lanes) in an int64
+        raise ValueError(f"{what}: `dim` {tuple(out)} has {total} points, more than {_MAX_POINTS}")
     return tuple(out)
+
+
+def _strict(what, name, value, kind):
+    """A keyword that must be exactly a bool (or a non-negative int): `adjoint="no"` is an error."""
+    if kind is bool and isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise TypeError(f"{what}: `{name}` must be {'True or False' if kind is bool else 'a non-negative int'}, "
+                    f"got {value!r}")
 
 
 class Kernel:
     """One compiled kernel: forward and adjoint launches on the CPU."""
 
     def __init__(self, name, meta):
-        self.name = name
+        self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self.params = meta["params"]
         self.block_dim = meta["block_dim"]
@@ -190,23 +276,36 @@ class Kernel:
 
     def launch(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
                device="cpu", block_dim=None, num_threads=0, stream=None):
-        """A plain launch: one thread per point of `dim` (Warp's wp.launch)."""
-        if self.meta["tiled"]:
-            raise TypeError(f"{self.name}: uses tile operations; call launch_tiled(dim=..., ...)")
+        """A plain launch: one thread per point of `dim` (Warp's wp.launch). For a kernel with tile
+        operations, wp.tid() is the global thread index and each run of block_dim consecutive
+        threads along the last dimension is one block sharing its tiles (Warp's
+        launch_tiled(dim, B) is launch(dim + (B,), B))."""
         grid = _grid(dim, self.name)
         if self.meta["tid_count"] > len(grid):
             raise ValueError(f"{self.name}: unpacks {self.meta['tid_count']} values from wp.tid() but "
                              f"dim has {len(grid)} dimension(s)")
-        return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads, stream)
+        if not self.meta["tiled"]:
+            return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads,
+                             stream)
+        block_dim = self._block_dim(block_dim)
+        if grid[-1] % block_dim:
+            raise ValueError(f"{self.name}: launch() of a tile kernel runs blocks of block_dim={block_dim} threads "
+                             f"along the last dimension of `dim`, and {grid[-1]} is not a multiple of {block_dim} "
+                             "(pad dim, or use launch_tiled)")
+        blocks = grid[:-1] + (grid[-1] // block_dim,)
+        return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                         num_threads, stream)
+
+    def torch_function(self, dim, outputs, device=None):
+        """A torch.autograd.Function launching this kernel forward and its adjoint backward over
+        `dim`; `outputs` names the array parameters it writes (see _tilec_torch.py)."""
+        return _sibling("_tilec_torch").function(self, dim, list(outputs), device)
 
     def launch_tiled(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
                      device="cpu", block_dim=None, num_threads=0, stream=None):
         """A tiled launch: one block of block_dim lanes per point of `dim` (Warp's wp.launch_tiled)."""
         grid = _grid(dim, self.name)
-        if block_dim is not None and block_dim != self.block_dim:
-            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
-                             f"{self.block_dim}; rebuild with --block-dim {block_dim} or "
-                             f"@tl.kernel(block_dim={block_dim})")
+        self._block_dim(block_dim)
         n = self.meta["tid_count"]
         if n > len(grid) + 1:
             raise ValueError(f"{self.name}: unpacks {n} values from wp.tid() but dim has {len(grid)} "
@@ -215,16 +314,51 @@ class Kernel:
         return self._run(grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device,
                          self.block_dim, num_threads, stream)
 
+    def _signature(self):
+        return "(" + ", ".join(f"{p['name']}: {p['dtype']}" for p in self.params) + f") block_dim {self.block_dim}"
+
+    def _accepts(self, values):
+        """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
+        if len(values) != len(self.params):
+            return True  # let the launch report the count
+        for p, v in zip(self.params, values):
+            if isinstance(v, np.ndarray) or isinstance(v, np.generic):
+                got = v.dtype.name
+            elif hasattr(v, "__cuda_array_interface__"):
+                got = next((d for d, t in _TYPESTR.items() if t == v.__cuda_array_interface__["typestr"]), None)
+            elif isinstance(v, bool):
+                got = "bool"
+            elif isinstance(v, float):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"].startswith("float") else "float"
+            elif isinstance(v, int):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"] in _INT_RANGES else "int"
+            else:
+                continue
+            if got != p["dtype"]:
+                return False
+        return True
+
+    def _block_dim(self, block_dim):
+        if block_dim is not None and block_dim != self.block_dim:
+            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
+                             f"{self.block_dim}; launch it with block_dim={block_dim} in the source file "
+                             f"(one instance per value), rebuild with --block-dim {block_dim}, or use "
+                             f"@tl.kernel(block_dim={block_dim})")
+        return self.block_dim
+
     # -------------------------------------------------------------- checking
 
     def _run(self, grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
              num_threads, stream=None):
         device = device or "cpu"
+        adjoint = _strict(self.name, "adjoint", adjoint, bool)
+        num_threads = _strict(self.name, "num_threads", num_threads, int)
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
-                             f"(built for: {', '.join(sorted(self.meta['entries']))})")
+                             f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
         args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
+        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -234,10 +368,12 @@ class Kernel:
         if adjoint:
             adj = self._values(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs")
             for p, v, a in zip(self.params, values, adj):
-                if p["kind"] == "array" and a is not None and np.shape(a) != np.shape(v):
-                    raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {np.shape(a)} but the "
-                                     f"array has shape {np.shape(v)}")
+                if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
+                    raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
+                                     f"array has shape {_shape(v)}")
             args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self.params, adj)]
+        if not adjoint and _tilec_tape.recording():
+            _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
         for k, d in enumerate(grid):
             launch.dim[k] = d
@@ -257,6 +393,8 @@ class Kernel:
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 2:
+            raise MemoryError(f"{self.name}: out of memory in the native launch")
         if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
@@ -280,6 +418,63 @@ class Kernel:
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
+
+
+class _Replay:
+    """One recorded launch (for the Tape): replay(values[, adjoints]) runs it forward, or its adjoint."""
+
+    def __init__(self, kernel, grid, lane_tid, values, device, block_dim, num_threads, stream):
+        self.kernel, self.grid, self.lane_tid, self.values = kernel, grid, lane_tid, list(values)
+        self.replay_values = list(values)
+        self.device, self.block_dim, self.num_threads, self.stream = device, block_dim, num_threads, stream
+
+    def __call__(self, values, adjoints=None):
+        self.kernel._run(self.grid, self.lane_tid, values, (), adjoints, (), adjoints is not None, self.device,
+                         self.block_dim, self.num_threads, self.stream)
+
+
+def _shape(value):
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if shape is not None else np.shape(value)
+
+
+def _extent(desc, ndim, itemsize):
+    """[first byte, last byte + 1) that an array descriptor spans (any strides), or None if empty."""
+    if not desc.data or any(desc.shape[k] == 0 for k in range(ndim)):
+        return None
+    lo = hi = desc.data
+    for k in range(ndim):
+        reach = (desc.shape[k] - 1) * desc.strides[k]
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + itemsize
+
+
+def _refuse_overlaps(kernel, params, args, writes):
+    """Two array arguments sharing memory where the kernel writes one: its result would depend on
+    the order threads run in (and its adjoint on more), so the launch is refused."""
+    spans = []
+    for p, (desc, value) in zip(params, args):
+        if p["kind"] == "array":
+            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            if extent is not None:
+                spans.append((p["name"], extent, value))
+    for i, (a, (lo_a, hi_a), x) in enumerate(spans):
+        for b, (lo_b, hi_b), y in spans[i + 1:]:
+            if (a in writes or b in writes) and lo_a < hi_b and lo_b < hi_a and _share(x, y):
+                written = a if a in writes else b
+                raise ValueError(f"{kernel}: arguments `{a}` and `{b}` overlap in memory and the kernel writes "
+                                 f"`{written}`; pass separate arrays (copy one first)")
+
+
+def _share(x, y):
+    """Whether two arrays whose byte ranges overlap share an element (interleaved views such as
+    A[::2] and A[1::2] do not); assumed so where it cannot be decided cheaply."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return True
+    try:
+        return bool(np.shares_memory(x, y, max_work=10**6))
+    except Exception:  # numpy's TooHardError: too costly to decide
+        return True
 
 
 def _scalar(name, dtype, value):
@@ -397,6 +592,11 @@ def _array(name, p, value):
     if not isinstance(value, np.ndarray):
         if hasattr(value, "__cuda_array_interface__"):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
+            view = np.asarray(value)
+            pointer = value.__array_interface__["data"][0]
+            if isinstance(view, np.ndarray) and view.__array_interface__["data"][0] == pointer:
+                return _array(name, p, view)
         if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
             if value.__dlpack_device__()[0] != _DL_CPU:
                 raise ValueError(f"{name} is a device array (DLPack) but this launch runs on the cpu")
@@ -422,7 +622,59 @@ def _array(name, p, value):
     return (desc, value)
 
 
-for _name, _meta in MANIFEST["kernels"].items():
-    globals()[_name] = Kernel(_name, _meta)
+class Instances:
+    """One kernel compiled as several instances: one per block_dim of its launches in the file
+    and per overload of a generic kernel. A launch runs the instance compiled for its block_dim
+    (256 when not given, as in Warp) whose parameter dtypes match its arguments."""
 
-__all__ = sorted(MANIFEST["kernels"])
+    def __init__(self, name, kernels):
+        self.name = name
+        self.kernels = kernels
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name}: {', '.join(k._signature() for k in self.kernels)}>"
+
+    def pick(self, block_dim, values):
+        block_dims = sorted({k.block_dim for k in self.kernels})
+        if not any(k.meta["tiled"] for k in self.kernels):
+            block_dim = None  # plain SIMT code does not depend on it
+        elif block_dim is None and len(block_dims) > 1:
+            block_dim = 256  # Warp's default
+        same = [k for k in self.kernels if block_dim is None or k.block_dim == block_dim]
+        if not same:
+            raise ValueError(f"{self.name}: no instance for block_dim={block_dim}; compiled for block_dim "
+                             f"{', '.join(map(str, block_dims))} (from the launches in the source file)")
+        matching = [k for k in same if k._accepts(values)]
+        if not matching:
+            raise TypeError(f"{self.name}: no instance takes these argument dtypes; compiled for "
+                            f"{'; '.join(k._signature() for k in same)} (from the overloads in the source file)")
+        return matching[0]
+
+    def launch(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+    def launch_tiled(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+
+class _Kernels(type(os)):
+    """The module's class: kernels are its properties, never globals, so a kernel named like a loader
+    global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
+
+
+def _expose():
+    """Each kernel under its name; instances of one kernel (launch_name) behind one Instances."""
+    groups = {}
+    for name, meta in MANIFEST["kernels"].items():
+        groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    for name, kernels in groups.items():
+        kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
+            Instances(name, kernels)
+        setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
+    return sorted(groups)
+
+
+__all__ = _expose()
+_sys.modules[__name__].__class__ = _Kernels

@@ -314,6 +314,30 @@ class Kernel:
         return self._run(grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device,
                          self.block_dim, num_threads, stream)
 
+    def _signature(self):
+        return "(" + ", ".join(f"{p['name']}: {p['dtype']}" for p in self.params) + f") block_dim {self.block_dim}"
+
+    def _accepts(self, values):
+        """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
+        if len(values) != len(self.params):
+            return True  # let the launch report the count
+        for p, v in zip(self.params, values):
+            if isinstance(v, np.ndarray) or isinstance(v, np.generic):
+                got = v.dtype.name
+            elif hasattr(v, "__cuda_array_interface__"):
+                got = next((d for d, t in _TYPESTR.items() if t == v.__cuda_array_interface__["typestr"]), None)
+            elif isinstance(v, bool):
+                got = "bool"
+            elif isinstance(v, float):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"].startswith("float") else "float"
+            elif isinstance(v, int):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"] in _INT_RANGES else "int"
+            else:
+                continue
+            if got != p["dtype"]:
+                return False
+        return True
+
     def _block_dim(self, block_dim):
         if block_dim is not None and block_dim != self.block_dim:
             raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
@@ -599,29 +623,40 @@ def _array(name, p, value):
 
 
 class Instances:
-    """One kernel compiled as several instances (one per block_dim of its launches in the file):
-    a launch runs the instance compiled for its block_dim."""
+    """One kernel compiled as several instances: one per block_dim of its launches in the file
+    and per overload of a generic kernel. A launch runs the instance compiled for its block_dim
+    (256 when not given, as in Warp) whose parameter dtypes match its arguments."""
 
     def __init__(self, name, kernels):
         self.name = name
-        self.kernels = {k.block_dim: k for k in kernels}
+        self.kernels = kernels
 
     def __repr__(self):
-        return f"<tilec kernel {self.name}, block_dim {sorted(self.kernels)}>"
+        return f"<tilec kernel {self.name}: {', '.join(k._signature() for k in self.kernels)}>"
 
-    def pick(self, block_dim):
-        if block_dim is None:
+    def pick(self, block_dim, values):
+        block_dims = sorted({k.block_dim for k in self.kernels})
+        if not any(k.meta["tiled"] for k in self.kernels):
+            block_dim = None  # plain SIMT code does not depend on it
+        elif block_dim is None and len(block_dims) > 1:
             block_dim = 256  # Warp's default
-        if block_dim not in self.kernels:
+        same = [k for k in self.kernels if block_dim is None or k.block_dim == block_dim]
+        if not same:
             raise ValueError(f"{self.name}: no instance for block_dim={block_dim}; compiled for block_dim "
-                             f"{', '.join(map(str, sorted(self.kernels)))} (from the launches in the source file)")
-        return self.kernels[block_dim]
+                             f"{', '.join(map(str, block_dims))} (from the launches in the source file)")
+        matching = [k for k in same if k._accepts(values)]
+        if not matching:
+            raise TypeError(f"{self.name}: no instance takes these argument dtypes; compiled for "
+                            f"{'; '.join(k._signature() for k in same)} (from the overloads in the source file)")
+        return matching[0]
 
     def launch(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
-        return self.pick(block_dim).launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
 
     def launch_tiled(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
-        return self.pick(block_dim).launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
 
 
 class _Kernels(type(os)):
