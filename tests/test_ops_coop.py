@@ -43,7 +43,7 @@ def grads(X: wp.array1d(dtype=wp.float64), Y: wp.array1d(dtype=wp.float64), Z: w
     x = X[i]
     acc = wp.tile_full(shape=(4,), value=wp.float64(0.5), dtype=wp.float64)
     wp.tile_scatter_add(acc, i % 4, x * x, i < 12, atomic=True)
-    put = wp.tile_ones(shape=(16,), dtype=wp.float64)
+    put = wp.tile_load(X, shape=(16,)) * 2.0  # the masked write overwrites some of it: no gradient there
     wp.tile_scatter_masked(put, 15 - i, wp.sin(x), i % 3 != 0)
     wp.tile_store(Y, acc * wp.tile_from_thread(shape=(4,), value=x, thread_idx=2))
     wp.tile_store(Z, put * 3.0)
