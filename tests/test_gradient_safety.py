@@ -145,6 +145,16 @@ def scatter(X: wp.array2d(dtype=wp.float64), IDX: wp.array1d(dtype=int), O: wp.a
 
 
 @wp.kernel
+def block_element_twice(X: wp.array2d(dtype=wp.float64), B: {F}, K: wp.array(dtype=int)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, 8), offset=(i, 0))
+    s = wp.tile_sum(x * x)
+    B[i] = s[0] * 2.0
+    B[i] = s[0] * 3.0
+    wp.atomic_add(K, 0, 1)
+
+
+@wp.kernel
 def chain_first(X: {F}, B: {F}):
     i = wp.tid()
     B[i] = X[i] * X[i]
@@ -203,6 +213,12 @@ def test_an_element_stored_twice_gives_only_the_last_store_the_gradient(mod):
 
 def test_a_tile_stored_twice_gives_only_the_last_store_the_gradient(mod):
     exact(mod.store_twice_tile, 1, [rand(6), z(6)])
+
+
+def test_a_block_storing_its_element_twice_with_cooperating_lanes(mod):
+    assert mod.block_element_twice.meta["lanes"]  # the atomic makes every lane run the scalar code
+    # (an integer atomic: float atomics from many lanes sum in varying order, noise for the FD)
+    exact(mod.block_element_twice, 3, [rand(24).reshape(3, 8), z(3), np.zeros(1, np.int32)])
 
 
 def test_load_modify_store_linear_in_the_old_value_is_exact(mod):
@@ -438,6 +454,7 @@ def test_consumed_adjoints_on_the_emulated_gpu(monkeypatch):
         for kernel, dim, inputs in ((m.store_twice_tile, 1, [rand(6), z(6)]),
                                     (m.load_modify_store_tile, 1, [rand(7), rand(7, 3)]),
                                     (m.store_twice, 4, [rand(4), z(4)]),
-                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)])):
+                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)]),
+                                    (m.block_element_twice, 3, [rand(24).reshape(3, 8), z(3), np.zeros(1, np.int32)])):
             report = gradcheck(kernel, dim, inputs, device="cuda-emu")
             assert report.ok, f"{variant}: {report}"
