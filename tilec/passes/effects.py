@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
-from ..ops import OPS
 from .structure import NotDifferentiable
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
@@ -374,4 +373,4 @@ def written_params(kernel: ir.Function, funcs: dict) -> list:
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["Access", "accesses", "check_adjoint", "written_arrays", "OPS"]
+__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "thread_varying", "written_arrays", "written_params"]
