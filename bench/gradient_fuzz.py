@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from gradient_programs import check_batch, collect  # noqa: E402
+from gradient_programs import check_batch, collect
 
 
 def main() -> int:

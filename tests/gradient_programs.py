@@ -58,7 +58,8 @@ TILE = [
     "wp.tile_atomic_add(S, wp.tile_load(X, shape=(4,)) * t[{k4}])",
     "m = wp.tile_matmul(wp.tile_reshape(t, shape=(2, 4)), wp.tile_reshape(x, shape=(4, 2)))\n"
     "wp.tile_store(S, wp.tile_reshape(m, shape=(4,)))",
-    "u = wp.tile_reshape(t, shape=(2, 4))\nwp.tile_matmul(wp.tile_reshape(wp.tile_view(x, offset=(0,), shape=(4,)), shape=(2, 2)), u, u)\n"
+    "u = wp.tile_reshape(t, shape=(2, 4))\n"
+    "wp.tile_matmul(wp.tile_reshape(wp.tile_view(x, offset=(0,), shape=(4,)), shape=(2, 2)), u, u)\n"
     "t = wp.tile_reshape(u, shape=(8,))",
     "s = wp.tile_sum(t * t)\nwp.tile_store(B, x * s[0])",
     "t = t - wp.tile_broadcast(wp.tile_max(t), shape=(8,))",
@@ -67,8 +68,10 @@ TILE = [
     "wp.tile_store(B, t)",
     "a = wp.tile_load(A, shape=(8,))\nwp.tile_store(A, a + x * x)\nwp.tile_store(B, a * {c})",
     # C holds zeros in tile kernels: a scatter whose two indices repeat
-    "wp.tile_store_indexed(B, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)) * {c}, axis=0)",
-    "wp.tile_atomic_add_indexed(S, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)), axis=0)",
+    "wp.tile_store_indexed(B, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)) * {c},"
+    " axis=0)",
+    "wp.tile_atomic_add_indexed(S, wp.tile_load(C, shape=(2,)), wp.tile_view(t, offset=({k4},), shape=(2,)),"
+    " axis=0)",
 ]
 
 
@@ -152,7 +155,8 @@ def build_fast(source: str, name: str, folder):
     files.update(sources.runtime_files())
     files["__init__.py"] = sources.TEMPLATES.get_template("loader.py.j2").render(
         module=name, version=__version__, filename=f"{name}.py")
-    files["manifest.json"] = sources.manifest(module, plans, files, {"block_dim": 256, "target": "cpu"}, "", "")
+    flags = {"block_dim": 256, "target": "cpu"}
+    files["manifest.json"] = sources.manifest(module, plans, files, flags, "", "")
     for rel, text in files.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_text(text)

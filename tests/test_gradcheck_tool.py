@@ -103,7 +103,8 @@ def test_tilec_gradcheck_command(tmp_path):
     assert "scale_in_place: gradients match finite differences" in proc.stdout
     assert "square_in_place: no adjoint:" in proc.stdout and "`A`" in proc.stdout
     proc = subprocess.run(run + ["--kernel", "rows", "--dim", "3", "--shape", "X=3,8", "--shape", "Y=3,8"],
-                          capture_output=True, text=True, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+                          capture_output=True, text=True,
+                          env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "rows: gradients match" in proc.stdout and "ok" in proc.stdout
     proc = subprocess.run(run + ["--kernel", "nope"], capture_output=True, text=True)

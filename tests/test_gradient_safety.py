@@ -145,6 +145,16 @@ def scatter(X: wp.array2d(dtype=wp.float64), IDX: wp.array1d(dtype=int), O: wp.a
 
 
 @wp.kernel
+def block_element_twice(X: wp.array2d(dtype=wp.float64), B: {F}, K: wp.array(dtype=int)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, 8), offset=(i, 0))
+    s = wp.tile_sum(x * x)
+    B[i] = s[0] * 2.0
+    B[i] = s[0] * 3.0
+    wp.atomic_add(K, 0, 1)
+
+
+@wp.kernel
 def chain_first(X: {F}, B: {F}):
     i = wp.tid()
     B[i] = X[i] * X[i]
@@ -203,6 +213,12 @@ def test_an_element_stored_twice_gives_only_the_last_store_the_gradient(mod):
 
 def test_a_tile_stored_twice_gives_only_the_last_store_the_gradient(mod):
     exact(mod.store_twice_tile, 1, [rand(6), z(6)])
+
+
+def test_a_block_storing_its_element_twice_with_cooperating_lanes(mod):
+    assert mod.block_element_twice.meta["lanes"]  # the atomic makes every lane run the scalar code
+    # (an integer atomic: float atomics from many lanes sum in varying order, noise for the FD)
+    exact(mod.block_element_twice, 3, [rand(24).reshape(3, 8), z(3), np.zeros(1, np.int32)])
 
 
 def test_load_modify_store_linear_in_the_old_value_is_exact(mod):
@@ -278,8 +294,8 @@ def test_a_scatter_with_repeated_indices_on_the_emulated_gpu(monkeypatch):
 
     for variant in EMULATIONS:
         m = build_emulated(SOURCE, "gradient_safety", variant, monkeypatch)
-        report = gradcheck(m.scatter, 1, [rand(12).reshape(4, 3), np.array([2, 2, 4, 2], np.int32), np.zeros((6, 3))],
-                           device="cuda-emu")
+        inputs = [rand(12).reshape(4, 3), np.array([2, 2, 4, 2], np.int32), np.zeros((6, 3))]
+        report = gradcheck(m.scatter, 1, inputs, device="cuda-emu")
         assert report.ok, f"{variant}: {report}"
 
 
@@ -348,7 +364,8 @@ def left(X: wp.array2d(dtype=wp.float64), W: wp.array2d(dtype=wp.float64), O: wp
 
 
 @wp.kernel
-def through_view(X: wp.array2d(dtype=wp.float64), W: wp.array2d(dtype=wp.float64), O: wp.array2d(dtype=wp.float64)):
+def through_view(X: wp.array2d(dtype=wp.float64), W: wp.array2d(dtype=wp.float64),
+                 O: wp.array2d(dtype=wp.float64)):
     c = wp.tile_load(X, shape=(3, 3))
     w = wp.tile_load(W, shape=(3, 3))
     wp.tile_matmul(wp.tile_view(c, offset=(0, 0), shape=(3, 3)), w, c, alpha=0.5)
@@ -363,7 +380,10 @@ def aliasing():
 
 @pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
 def test_matmul_into_one_of_its_operands_reads_the_operand_before_the_update(device):
-    mod = build(ALIASING, "aliasing", block_dim=32, target="cuda-emu") if device == "cuda-emu" else build(ALIASING, "aliasing")
+    if device == "cuda-emu":
+        mod = build(ALIASING, "aliasing", block_dim=32, target="cuda-emu")
+    else:
+        mod = build(ALIASING, "aliasing")
     rng = np.random.default_rng(3)
     X, W = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
     for kernel, args, want in ((mod.square, [X], X + X @ X), (mod.left, [X, W], X + W @ X),
@@ -438,6 +458,8 @@ def test_consumed_adjoints_on_the_emulated_gpu(monkeypatch):
         for kernel, dim, inputs in ((m.store_twice_tile, 1, [rand(6), z(6)]),
                                     (m.load_modify_store_tile, 1, [rand(7), rand(7, 3)]),
                                     (m.store_twice, 4, [rand(4), z(4)]),
-                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)])):
+                                    (m.load_modify_store, 4, [rand(4), rand(4, 2), rand(4, 3)]),
+                                    (m.block_element_twice, 3,
+                                     [rand(24).reshape(3, 8), z(3), np.zeros(1, np.int32)])):
             report = gradcheck(kernel, dim, inputs, device="cuda-emu")
             assert report.ok, f"{variant}: {report}"

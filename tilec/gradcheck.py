@@ -82,8 +82,8 @@ def adjoint(kernel, dim, values, seeds, state="before", device="cpu") -> list:
     args = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
     if state == "after":
         _launcher(kernel)(dim=dim, inputs=args, device=device)
-    adj = [np.array(seeds[k], copy=True) if k in seeds else (np.zeros_like(v) if isinstance(v, np.ndarray) else 0)
-           for k, v in enumerate(values)]
+    adj = [np.array(seeds[k], copy=True) if k in seeds
+           else (np.zeros_like(v) if isinstance(v, np.ndarray) else 0) for k, v in enumerate(values)]
     _launcher(kernel)(dim=dim, inputs=args, adj_inputs=adj, adjoint=True, device=device)
     return adj
 
@@ -119,8 +119,8 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
     for k in floats:
         base = np.array(values[k], copy=True)
         flat = base.reshape(-1)
-        chosen = range(flat.size) if samples is None else sorted(rng.choice(flat.size, min(samples, flat.size),
-                                                                            replace=False))
+        chosen = (range(flat.size) if samples is None
+                  else sorted(rng.choice(flat.size, min(samples, flat.size), replace=False)))
         grad = {}
         for i in chosen:
             up, down = flat.copy(), flat.copy()
@@ -182,7 +182,8 @@ def random_inputs(kernel, shapes: dict, scalars: dict, rng) -> list:
             continue
         shape = tuple(shapes.get(p["name"], (16,) * p["ndim"]))
         if len(shape) != p["ndim"]:
-            raise ValueError(f"--shape {p['name']}: {len(shape)} dimension(s) given, the array has {p['ndim']}")
+            raise ValueError(f"--shape {p['name']}: {len(shape)} dimension(s) given, the array has "
+                             f"{p['ndim']}")
         if p["dtype"].startswith("float"):
             values.append(rng.uniform(0.5, 1.5, shape).astype(p["dtype"]))
         else:
@@ -202,13 +203,15 @@ def check_file(path: str, kernels=(), dim=(1,), shapes=None, scalars=None, seed=
     from .passes.normalize import normalize_module
     from .pipeline import compile_source
 
-    source = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
     module = normalize_module(widened(compile_source(source, path, Options(block_dim=block_dim)).module))
     known = [k.name for k in module.kernels]
     unknown = [n for n in kernels if n not in known]
     if unknown:
         raise ValueError(f"no kernel named {', '.join(unknown)} (kernels: {', '.join(known)})")
-    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": False}
+    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024,
+             "emit_only": False}
     folder = outdir or tempfile.mkdtemp(prefix="tilec-gradcheck-")
     build_module(module, source, folder, flags, echo=lambda *a, **k: None)
     generated = load(f"{folder}/{module.name}")
@@ -217,7 +220,8 @@ def check_file(path: str, kernels=(), dim=(1,), shapes=None, scalars=None, seed=
     ok = True
     for name in names:
         kernel = getattr(generated, name)
-        report = gradcheck(kernel, tuple(dim), random_inputs(kernel, shapes or {}, scalars or {}, rng), seed=seed)
+        values = random_inputs(kernel, shapes or {}, scalars or {}, rng)
+        report = gradcheck(kernel, tuple(dim), values, seed=seed)
         echo(str(report))
         ok = ok and (report.ok or report.refused is not None)
     return ok
@@ -231,6 +235,7 @@ def parse_assignments(items, kind) -> dict:
         try:
             numbers = tuple(kind(x) for x in text.split(",") if x.strip())
         except ValueError:
-            raise ValueError(f"cannot read `{item}`: expected NAME={'D0,D1' if kind is int else 'X'}") from None
+            form = "D0,D1" if kind is int else "X"
+            raise ValueError(f"cannot read `{item}`: expected NAME={form}") from None
         out[name or None] = numbers if kind is int else numbers[0]
     return out

@@ -279,19 +279,22 @@ def _last_duplicate_only(ad, e, taken):
     t = e.args[2].type
     axis = e.attr("axis") % t.ndim
     n = t.shape[axis]
-    positions = ir.OpCall("tile_arange", (), (("dtype", t.dtype), ("storage", "register"), ("args", (1, n + 1))),
-                          TileT(t.dtype, (n,)), e.span)
+    arange = (("dtype", t.dtype), ("storage", "register"), ("args", (1, n + 1)))
+    positions = ir.OpCall("tile_arange", (), arange, TileT(t.dtype, (n,)), e.span)
     kept = tuple(n if k == axis else 1 for k in range(t.ndim))
     positions = ad.val(C("tile_broadcast", C("tile_reshape", positions, shape=kept), shape=t.shape))
     offs = _offsets(e)
 
     def store(value):
-        ad.emit(ir.ExprStmt(ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type, e.span), e.span))
+        scatter = ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type, e.span)
+        ad.emit(ir.ExprStmt(scatter, e.span))
 
     store(positions)
-    attrs = (("shape", t.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")), ("storage", "register"))
+    attrs = (("shape", t.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
+             ("storage", "register"))
     winner = ad.temp(t, "_won")  # not ad.val: that would reuse the identical load made before the stores
-    ad.emit(ir.Assign(winner, ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t, e.span), e.span))
+    gather = ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t, e.span)
+    ad.emit(ir.Assign(winner, gather, e.span))
     winner = ir.Var(winner, e.span)
     store(ad.val(zeros(t, e.span)))
     ones = C("tile_ones", shape=t.shape, dtype=t.dtype, storage="register")

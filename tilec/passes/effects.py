@@ -374,4 +374,4 @@ def written_params(kernel: ir.Function, funcs: dict) -> list:
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["Access", "accesses", "check_adjoint", "written_arrays", "OPS"]
+__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "thread_varying", "written_arrays", "written_params"]
