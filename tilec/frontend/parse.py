@@ -6,6 +6,7 @@ position; libcst then gives the concrete tree the checker lowers.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -42,7 +43,9 @@ class Parsed:
 
 def parse(source: str, filename: str, name: str) -> Parsed:
     try:
-        ast.parse(source, filename=filename)
+        with warnings.catch_warnings():  # Python's own SyntaxWarnings would print the file's text raw
+            warnings.simplefilter("ignore")
+            ast.parse(source, filename=filename)
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
