@@ -41,16 +41,37 @@ class Parsed:
         return Span(resolve=resolve)
 
 
+MAX_EXPRESSION_DEPTH = 1000
+
+
+def _deepest_expression(tree):
+    """The first expression node nested deeper than MAX_EXPRESSION_DEPTH (an iterative walk), or None."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > MAX_EXPRESSION_DEPTH:
+                return node
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return None
+
+
 def parse(source: str, filename: str, name: str) -> Parsed:
     try:
         with warnings.catch_warnings():  # Python's own SyntaxWarnings would print the file's text raw
             warnings.simplefilter("ignore")
-            ast.parse(source, filename=filename)
+            python_tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
         end = e.end_offset if e.end_offset and e.end_lineno == line and e.end_offset > col else col + 1
         raise CompileError([Diagnostic("TC0001", f"invalid syntax: {e.msg}".rstrip("."), Span(line, col, line, end))])
+    deep = _deepest_expression(python_tree)
+    if deep is not None:  # libcst's parser takes time superlinear in an expression's depth
+        line, col = deep.lineno, deep.col_offset + 1
+        raise CompileError([Diagnostic("TC0113", f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} "
+                                       "levels; split it into smaller statements", Span(line, col, line, col + 1))])
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
