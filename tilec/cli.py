@@ -144,7 +144,8 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after):
 
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
-    module = run_guarded(lambda: normalize_module(compile_source(source, file, options, dump_after).module), file)
+    module = run_guarded(lambda: normalize_module(compile_source(source, file, options, dump_after).module),
+                         file)
     return source, module
 
 

@@ -70,8 +70,8 @@ def parse(source: str, filename: str, name: str) -> Parsed:
     deep = _deepest_expression(python_tree)
     if deep is not None:  # libcst's parser takes time superlinear in an expression's depth
         line, col = deep.lineno, deep.col_offset + 1
-        raise CompileError([Diagnostic("TC0113", f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} "
-                                       "levels; split it into smaller statements", Span(line, col, line, col + 1))])
+        message = f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} levels; split it into smaller statements"
+        raise CompileError([Diagnostic("TC0113", message, Span(line, col, line, col + 1))])
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
