@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import resource
 import sys
-import threading
 
 
 def program(n: int) -> str:

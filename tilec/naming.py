@@ -148,5 +148,7 @@ def source_label(filename: str) -> str:
     characters outside `[A-Za-z0-9._+@=,-]` are %-escaped, so it cannot end a comment, open a string
     or a format field, or start a line."""
     base = Path(filename).name
-    return "".join(c if _LABEL_SAFE.fullmatch(c) else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
-                   for c in base)
+    def escape(c: str) -> str:
+        return "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+
+    return "".join(c if _LABEL_SAFE.fullmatch(c) else escape(c) for c in base)

@@ -39,7 +39,7 @@ def test_an_expression_deeper_than_the_limit_is_a_diagnostic(tmp_path):
     (tmp_path / "prog.py").write_text(kernel("    A[0] = " + "-" * 3000 + "A[0]\n"))
     proc = tilec("check", "prog.py", cwd=tmp_path, timeout=600)
     assert proc.returncode == 1, proc.stderr[-2000:]
-    assert "prog.py: error[TC0113]: the program nests too deeply" in proc.stderr
+    assert "error[TC0113]" in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("expr,col", [("0xFFFF ** 0xFFFFFFF", 5), ("1 << 10**10", 5), ("3 * 7 ** 10**9", 9)])

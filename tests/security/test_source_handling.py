@@ -90,7 +90,7 @@ def test_every_command_runs_inside_the_error_guard(tmp_path, command):
     """A program deeper than the compiler's recursion budget fails the same clean way in every command."""
     (tmp_path / "prog.py").write_text(CRASHER.format(expr="-" * 3000 + "A[0]"))
     proc = tilec(command[0], "prog.py", *command[1:], cwd=tmp_path, timeout=600)
-    assert proc.returncode == 1 and "error[TC0113]: the program nests too deeply" in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 1 and "error[TC0113]" in proc.stderr, proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("separator", ["\u2028", "\x0c", "\x1c", "\x85"])

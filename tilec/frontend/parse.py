@@ -6,6 +6,7 @@ position; libcst then gives the concrete tree the checker lowers.
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -40,14 +41,37 @@ class Parsed:
         return Span(resolve=resolve)
 
 
+MAX_EXPRESSION_DEPTH = 1000
+
+
+def _deepest_expression(tree):
+    """The first expression node nested deeper than MAX_EXPRESSION_DEPTH (an iterative walk), or None."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            depth += 1
+            if depth > MAX_EXPRESSION_DEPTH:
+                return node
+        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return None
+
+
 def parse(source: str, filename: str, name: str) -> Parsed:
     try:
-        ast.parse(source, filename=filename)
+        with warnings.catch_warnings():  # Python's own SyntaxWarnings would print the file's text raw
+            warnings.simplefilter("ignore")
+            python_tree = ast.parse(source, filename=filename)
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
         end = e.end_offset if e.end_offset and e.end_lineno == line and e.end_offset > col else col + 1
         raise CompileError([Diagnostic("TC0001", syntax_message(e.msg), Span(line, col, line, end))])
+    deep = _deepest_expression(python_tree)
+    if deep is not None:  # libcst's parser takes time superlinear in an expression's depth
+        line, col = deep.lineno, deep.col_offset + 1
+        message = f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} levels; split it into smaller statements"
+        raise CompileError([Diagnostic("TC0113", message, Span(line, col, line, col + 1))])
     try:
         tree = cst.parse_module(source)
     except cst.ParserSyntaxError as e:

@@ -24,8 +24,8 @@ def read_source(path: str) -> str:
     except OSError as e:
         raise SourceError(f"cannot read file: {e.strerror}") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceError(f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; tilec does not compile files this "
-                          "large")
+        raise SourceError(f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; tilec does not compile "
+                          "files this large")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # an unknown or contradictory coding cookie

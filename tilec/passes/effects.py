@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
-from ..ops import OPS
 from ..diagnostics import NotDifferentiable
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
