@@ -399,8 +399,8 @@ class CxxEmitter:
         t = dtype or (e.type if isinstance(e.type, Scalar) else None)
         if op in INFIX:
             text = f"({args[0]} {INFIX[op]} {args[1]})"
-            if t is not None and t.storage_only:
-                return f"{t.ctype}({text})"
+            if t is not None and (t.storage_only or (t.is_integral and t.bits < 32)):
+                return f"{t.ctype}({text})"  # C++ computes in float/int: round or wrap to the dtype
             return text
         if op in PREFIX:
             return f"({PREFIX[op]}{args[0]})"

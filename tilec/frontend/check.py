@@ -499,6 +499,10 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             call = self.make_op(atomic, [base, self.expr(node.value)] + indices, {}, node,
                                 where=[target.value, node.value] + idx_nodes)
             return [ir.ExprStmt(call, self.span(node))]
+        if isinstance(base.type, TileT):  # Warp: an atomic across the block's lanes; a plain write would race
+            self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
+                      "on a tile element (Warp applies it atomically across the block's lanes; tilec does not "
+                      "yet)", node.operator, help="assign the combined value instead: t[i] = t[i] & v")
         if isinstance(base.type, ArrayT) and base.type.dtype.is_float and self.fd.enable_backward:
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "update of a float array element in a differentiable kernel (its adjoint would read the "

@@ -51,7 +51,7 @@ OPS = [
            "print a report when actual == expected", effect=True),
     OpSpec("expect_near", (Param("actual", "value"), Param("expected", "value"),
                            Param("tolerance", "value", 1e-6)), _expect_near, "expect_near",
-           "print a report when |actual - expected| > tolerance", effect=True),
+           "print a report when abs(actual - expected) > tolerance", effect=True),
     OpSpec("assert_", (Param("cond", "value"), Param("message", "const")), _assert, "assert_check",
            "`assert cond`: checked in --debug builds (the launch raises AssertionError), dropped otherwise",
            effect=True, api=False),
