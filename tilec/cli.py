@@ -34,7 +34,7 @@ def run_guarded(fn, path: str):
         source = _load(path)
         for d in e.diagnostics:
             click.echo(render(d, path, source), err=True)
-        n = len(e.diagnostics)
+        n = sum(d.severity == "error" for d in e.diagnostics)  # warnings are printed, not counted
         click.echo(f"{n} error{'s' if n != 1 else ''} found", err=True)
         sys.exit(1)
     except SystemExit:
