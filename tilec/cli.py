@@ -53,7 +53,7 @@ def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
         source = _load(path)
         for d in e.diagnostics:
             reporter.diagnostic(render(d, path, source))
-        n = len(e.diagnostics)
+        n = sum(d.severity == "error" for d in e.diagnostics)  # warnings are printed, not counted
         click.echo(f"{n} error{'s' if n != 1 else ''} found", err=True)
         sys.exit(1)
     except SystemExit:
