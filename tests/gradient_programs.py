@@ -142,7 +142,6 @@ def build_fast(source: str, name: str, folder):
     from pathlib import Path
 
     from harness import compile_ir
-    from tilec import __version__
     from tilec.api import load
     from tilec.backend_cpu import emit as cpu_emit
     from tilec.backend_cpu.compiler import find_cxx
@@ -153,8 +152,7 @@ def build_fast(source: str, name: str, folder):
     plans = sources.plan_kernels(module)  # the CPU's files only: no .cu to emit
     files = dict(cpu_emit.emit_cpu(module, plans).files)
     files.update(sources.runtime_files())
-    files["__init__.py"] = sources.TEMPLATES.get_template("loader.py.j2").render(
-        module=name, version=__version__, filename=f"{name}.py")
+    files.update(sources.loader_files(name, f"{name}.py"))
     flags = {"block_dim": 256, "target": "cpu"}
     files["manifest.json"] = sources.manifest(module, plans, files, flags, "", "")
     for rel, text in files.items():

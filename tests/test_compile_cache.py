@@ -45,14 +45,14 @@ def run(tmp_path, name):
 
 def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path):
     first = build(tmp_path, "first")
-    assert "-include tilec/tilec.h" in first
+    assert "-include tilec-rt/tilec.h" in first
     cached = list((tmp_path / "cache/pch").glob("*.gch"))
     assert len(cached) == 1
-    assert not (tmp_path / "out/first/tilec/tilec.h.gch").exists()
+    assert not (tmp_path / "out/first/tilec-rt/tilec.h.gch").exists()
     assert run(tmp_path, "first").strip() == "64.0"
 
     second = build(tmp_path, "second")
-    assert "-include tilec/tilec.h" in second
+    assert "-include tilec-rt/tilec.h" in second
     assert list((tmp_path / "cache/pch").glob("*.gch")) == cached  # reused, not rebuilt
     assert run(tmp_path, "second").strip() == "64.0"
 

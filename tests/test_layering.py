@@ -23,7 +23,7 @@ LAYERS = [
     ("codegen", ["tilec.codegen", "tilec.interp"]),
     ("backends", ["tilec.backend_cpu", "tilec.backend_cuda"]),
     ("driver", ["tilec.build", "tilec.driver", "tilec.pipeline", "tilec.docs", "tilec.api", "tilec.gradcheck",
-                "tilec.cli", "tilec.__main__"]),
+                "tilec.staleness", "tilec.console", "tilec.report", "tilec.limits", "tilec.cli", "tilec.__main__"]),
 ]
 # Siblings of one layer that must stay independent of each other.
 APART = [("tilec.frontend", "tilec.passes"), ("tilec.backend_cpu", "tilec.backend_cuda")]

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import CACHE, build, compile_ir
+import harness
+from harness import build, compile_ir
 from tilec.api import load
 from tilec.driver import build_module
 
@@ -83,8 +84,8 @@ def _built(device: str, debug: bool):
         return build(PROGRAM, "statements", block_dim=8, target=device)
     key = hashlib.sha256(f"debug\0{device}\0{PROGRAM}".encode()).hexdigest()[:16]
     flags = {"block_dim": 8, "target": device, "debug": True, "max_shared": 48 * 1024, "emit_only": False}
-    build_module(compile_ir(PROGRAM, "statements", 8), PROGRAM, str(CACHE / key), flags, echo=lambda *a, **k: None)
-    return load(CACHE / key / "statements")
+    build_module(compile_ir(PROGRAM, "statements", 8), PROGRAM, str(harness.CACHE / key), flags, echo=lambda *a, **k: None)
+    return load(harness.CACHE / key / "statements")
 
 
 @needs_cxx

@@ -5,7 +5,7 @@ import hashlib
 import platform
 from pathlib import Path
 
-from . import __version__, naming
+from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu.compiler import compile_flags, cpu_features, cxx_command, find_cxx, precompiled_runtime, target_isa
 from .backend_cuda import emit as cuda_emit
@@ -25,10 +25,7 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     files = dict(emitted.files)
     files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
-    for template, name in (("loader.py.j2", "__init__.py"), ("tape.py.j2", "_tilec_tape.py"),
-                           ("torch_function.py.j2", "_tilec_torch.py"), ("CMakeLists.txt.j2", "CMakeLists.txt")):
-        files[name] = sources.TEMPLATES.get_template(template).render(
-            module=module.name, version=__version__, filename=naming.source_label(module.filename))
+    files.update(sources.loader_files(module.name, module.filename))
     digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
     files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,

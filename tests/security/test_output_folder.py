@@ -65,11 +65,11 @@ def test_user_files_inside_the_output_folder_survive_rebuilds(tmp_path):
     assert tilec("build", "src.py", "-o", "out", "--emit-only", cwd=tmp_path).returncode == 0
     folder = tmp_path / "out" / "src"
     (folder / "notes.txt").write_text("my notes")
-    (folder / "tilec" / "mine.h").write_text("// mine")
+    (folder / "tilec-rt" / "mine.h").write_text("// mine")
     write(tmp_path, factor="3.0")
     proc = tilec("build", "src.py", "-o", "out", "--emit-only", cwd=tmp_path)
     assert proc.returncode == 0 and "built" in proc.stdout, proc.stderr
-    assert (folder / "notes.txt").read_text() == "my notes" and (folder / "tilec" / "mine.h").read_text() == "// mine"
+    assert (folder / "notes.txt").read_text() == "my notes" and (folder / "tilec-rt" / "mine.h").read_text() == "// mine"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["src"]  # no .src.old, no .src.lock
     assert "* 3.0f" in (folder / "src.cpp").read_text()
 
@@ -132,7 +132,7 @@ def test_a_corrupted_artefact_is_rebuilt_not_trusted(tmp_path, victim, damage):
     assert run_kernel(tmp_path / "out") == 4.0
 
 
-@pytest.mark.parametrize("victim", ["tilec/core.h", "__init__.py"])
+@pytest.mark.parametrize("victim", ["tilec-rt/core.h", "__init__.py"])
 def test_an_emptied_text_artefact_is_rewritten(tmp_path, victim):
     write(tmp_path)
     assert tilec("build", "src.py", "-o", "out", "--emit-only", cwd=tmp_path).returncode == 0
@@ -200,9 +200,9 @@ def test_folders_and_files_respect_the_umask(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, preexec_fn=lambda: os.umask(0o027))
     assert proc.returncode == 0, proc.stderr
     folder = tmp_path / "out" / "src"
-    for path in [folder, folder / "tilec"]:
+    for path in [folder, folder / "tilec-rt"]:
         assert stat.S_IMODE(path.stat().st_mode) == 0o750, path
-    for path in [folder / "src.cpp", folder / "manifest.json", folder / "tilec" / "core.h"]:
+    for path in [folder / "src.cpp", folder / "manifest.json", folder / "tilec-rt" / "core.h"]:
         assert stat.S_IMODE(path.stat().st_mode) == 0o640, path
     assert stat.S_IMODE((folder / "libsrc_cpu.so").stat().st_mode) == 0o750
 

@@ -14,7 +14,7 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     b[i] <<= 1.5  # ERROR TC0201: float literal `right` cannot adapt to int32
     x = 1.5
     x ^= 1  # ERROR TC0203: not defined for float32 operands
-    t[0] |= 1.0  # ERROR TC0401: on a tile element (Warp applies it atomically
+    t[0] |= 1.0  # ERROR TC0203: tile_bit_or_inplace: needs an integer tile, got float32
     k = wp.static(n)  # ERROR TC0305: static: tilec evaluates only expressions of literals and module constants
     m = wp.static(b.shape[0])  # ERROR TC0305: static: tilec evaluates only
     s = wp.static((N, N))  # ERROR TC0401: a tuple from wp.static() used as a value
@@ -33,11 +33,3 @@ def forward_only(a: wp.array[float], c: wp.array[wp.int8]):
     a[i] *= 2.0
     a[i] ^= 1.0  # ERROR TC0203: not defined for float32 operands
     c[i] >>= wp.int16(1)  # ERROR TC0201: cannot mix int8 and int16
-
-
-@wp.kernel
-def tile_element_bits(a: wp.array[wp.uint32]):
-    i = wp.tid()
-    s = wp.tile_zeros(shape=1, dtype=wp.uint32)
-    s[0] &= a[i]  # ERROR TC0401: `&=` on a tile element
-    s[0] ^= a[i]  # ERROR TC0401: `^=` on a tile element

@@ -192,3 +192,15 @@ def runtime_files() -> dict:
     folder = runtime_headers_dir() / "tilec"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".h"))
     return {f"{naming.RUNTIME_DIR}/{name}": (folder / name).read_text() for name in names}
+
+
+# The loader package: template -> file in the output folder.
+LOADER_FILES = (("loader.py.j2", "__init__.py"), ("tape.py.j2", "_tilec_tape.py"),
+                ("torch_function.py.j2", "_tilec_torch.py"), ("CMakeLists.txt.j2", "CMakeLists.txt"))
+
+
+def loader_files(module: str, filename: str) -> dict:
+    """The loader package and CMakeLists.txt of a module (filename: the user's source file)."""
+    return {name: TEMPLATES.get_template(template).render(module=module, version=__version__,
+                                                          filename=naming.source_label(filename))
+            for template, name in LOADER_FILES}

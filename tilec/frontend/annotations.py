@@ -10,11 +10,15 @@ Accepted annotations: scalars (`int`, `float`, `bool`, `wp.float64`, `wp.uint64`
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, ArrayT, Scalar, TileT
 from . import consts
-from .resolve import Scope
+
+if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
+    from .resolve import Scope
 
 ANY = "any"  # marker: the parameter takes its type from each call site
 
