@@ -95,6 +95,7 @@ def test_forward_matches_warp_with_cpu_blocks(tmp_path, monkeypatch):
     """The same program through Warp 1.19 on the CPU with enable_cpu_blocks."""
     wp = pytest.importorskip("warp")
     monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    wp.init()  # first: monkeypatch then restores the real cache folder, not None
     monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
     (tmp_path / "warp_coop.py").write_text(FORWARD)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -162,6 +163,7 @@ def test_element_updates_apply_once_per_lane_as_in_warp(device, block_dim):
 def test_element_updates_match_warp_with_cpu_blocks(tmp_path, monkeypatch):
     wp = pytest.importorskip("warp")
     monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    wp.init()  # first: monkeypatch then restores the real cache folder, not None
     monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
     (tmp_path / "warp_updates.py").write_text(UPDATES)
     monkeypatch.syspath_prepend(str(tmp_path))

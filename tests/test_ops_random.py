@@ -93,6 +93,7 @@ def test_streams_against_a_numpy_model(device, block_dim):
 def test_streams_match_warp_bit_for_bit(tmp_path, monkeypatch):
     wp = pytest.importorskip("warp")
     monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    wp.init()  # first: monkeypatch then restores the real cache folder, not None
     monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
     (tmp_path / "warp_random.py").write_text(FORWARD)
     monkeypatch.syspath_prepend(str(tmp_path))
