@@ -74,3 +74,20 @@ def build_emulated(source: str, name: str, variant, monkeypatch):
     if schedule:
         monkeypatch.setenv("TILEC_EMU_SCHEDULE", schedule)
     return build(source, name, block_dim=block_dim, target="cuda-emu")
+
+
+def import_under_warp(source: str, name: str, tmp_path, monkeypatch):
+    """(warp, the program imported as a Python module under Warp 1.19 on the CPU with CPU blocks),
+    for tests comparing with Warp itself; skipped where Warp is not installed."""
+    import importlib
+    import os
+
+    import pytest
+
+    wp = pytest.importorskip("warp")
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    wp.init()  # first: monkeypatch then restores the real cache folder, not None
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return wp, importlib.import_module(name)

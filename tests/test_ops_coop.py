@@ -5,7 +5,6 @@ against Warp 1.19 itself when it is installed), adjoints against float64 finite 
 the result tiles overhang their arrays."""
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
@@ -13,7 +12,7 @@ import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import OnEmulator, build
+from harness import OnEmulator, build, import_under_warp
 
 pytestmark = [pytest.mark.build, needs_cxx]
 
@@ -93,13 +92,7 @@ def test_gradients_against_finite_differences(target):
 
 def test_forward_matches_warp_with_cpu_blocks(tmp_path, monkeypatch):
     """The same program through Warp 1.19 on the CPU with enable_cpu_blocks."""
-    wp = pytest.importorskip("warp")
-    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
-    wp.init()  # first: monkeypatch then restores the real cache folder, not None
-    monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
-    (tmp_path / "warp_coop.py").write_text(FORWARD)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import warp_coop
+    wp, warp_coop = import_under_warp(FORWARD, "warp_coop", tmp_path, monkeypatch)
 
     D = np.random.default_rng(43).uniform(0, 9.5, BLOCK).astype(np.float32)
     arrays = [wp.array(x, device="cpu") for x in (D, np.zeros(3, np.float32), np.zeros((2, 7), np.int32),
@@ -161,13 +154,7 @@ def test_element_updates_apply_once_per_lane_as_in_warp(device, block_dim):
 
 
 def test_element_updates_match_warp_with_cpu_blocks(tmp_path, monkeypatch):
-    wp = pytest.importorskip("warp")
-    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
-    wp.init()  # first: monkeypatch then restores the real cache folder, not None
-    monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
-    (tmp_path / "warp_updates.py").write_text(UPDATES)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import warp_updates
+    wp, warp_updates = import_under_warp(UPDATES, "warp_updates", tmp_path, monkeypatch)
 
     mod = build(UPDATES, "updates", block_dim=3)
     O, P = wp.zeros(4, dtype=int, device="cpu"), wp.zeros((2, 3), dtype=int, device="cpu")

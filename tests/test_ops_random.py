@@ -4,7 +4,6 @@ independent numpy model of the generator and against Warp 1.19 itself (enable_cp
 is installed. Random tiles are constants to the adjoint."""
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 
 from conftest import needs_cxx
 from gradcheck import check_gradients
-from harness import build
+from harness import build, import_under_warp
 
 pytestmark = [pytest.mark.build, needs_cxx]
 
@@ -91,13 +90,7 @@ def test_streams_against_a_numpy_model(device, block_dim):
 
 
 def test_streams_match_warp_bit_for_bit(tmp_path, monkeypatch):
-    wp = pytest.importorskip("warp")
-    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
-    wp.init()  # first: monkeypatch then restores the real cache folder, not None
-    monkeypatch.setattr(wp.config, "kernel_cache_dir", os.environ.get("TILEC_WARP_CACHE", str(tmp_path / "wpcache")))
-    (tmp_path / "warp_random.py").write_text(FORWARD)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import warp_random
+    wp, warp_random = import_under_warp(FORWARD, "warp_random", tmp_path, monkeypatch)
 
     theirs = [wp.array(x, device="cpu") for x in outputs(2)]
     wp.launch_tiled(warp_random.rnd, dim=2, inputs=theirs + [1234], block_dim=4, device="cpu")
