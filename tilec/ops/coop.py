@@ -15,7 +15,8 @@ from .core import Bound, OpSpec, Param
 A = Param("a", "value")
 
 
-def _scatter(b: Bound):
+def _indexed_value(b: Bound):
+    """The tile `a`, checked to take one integer index per dimension and a `value` of its dtype."""
     t = rules.tile(b, "a")
     if len(b.variadic) != t.ndim:
         b.fail("TC0304", f"needs {t.ndim} index(es) for a {t.ndim}-d tile, got {len(b.variadic)}", "a")
@@ -24,6 +25,11 @@ def _scatter(b: Bound):
             b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{k}")
     v = rules.scalar(b, "value")
     rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    return t
+
+
+def _scatter(b: Bound):
+    t = _indexed_value(b)
     has = b.types["has_value"]
     if has != BOOL:
         b.fail("TC0203", f"`has_value` must be a bool, got {describe(has)}", "has_value")
@@ -42,14 +48,7 @@ def _from_thread(b: Bound):
 
 def _update(b: Bound):
     """t[i, j] op= value, once per lane (Warp's tile_*_inplace and the `t[i] op= v` they implement)."""
-    t = rules.tile(b, "a")
-    if len(b.variadic) != t.ndim:
-        b.fail("TC0304", f"needs {t.ndim} index(es) for a {t.ndim}-d tile, got {len(b.variadic)}", "a")
-    for k, ty in enumerate(b.variadic):
-        if not (isinstance(ty, Scalar) and ty.is_integral):
-            b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{k}")
-    v = rules.scalar(b, "value")
-    rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    t = _indexed_value(b)
     if b.op.startswith("tile_bit") and not t.dtype.is_integral:
         b.fail("TC0203", f"needs an integer tile, got {t.dtype}", "a")
     return t
