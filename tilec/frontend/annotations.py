@@ -4,8 +4,11 @@ Accepted annotations: scalars (`int`, `float`, `bool`, `wp.float64`, `wp.uint64`
 `wp.bfloat16`, ...), arrays in every spelling Warp accepts (`wp.array(dtype=T[, ndim=N])`,
 `wp.array1d..4d(dtype=T)`, `wp.array[T]`, `wp.array1d..4d[T]`), tiles
 (`wp.tile(dtype=T, shape=(M, N))`, `tl.Tile[T, "M", 8]`, `wp.tile[T, M, N]`),
-`typing.Any` (the func is specialised per call site), and module-level aliases of any of these
-(`dt = wp.float64`, `Mat = wp.array2d[dt]`). Array kinds tilec does not model
+`typing.Any` (the func is specialised per call site), Warp's vector and matrix types (`wp.vec3`,
+`wp.mat22d`, `wp.quat`, `wp.transform`, `wp.spatial_vector`, ... and declared ones:
+`wp.vec(length=5, dtype=float)`, `wp.types.matrix(shape=(2, 3), dtype=wp.float64)`), which may
+also be the dtype of an array or a tile, and module-level aliases of any of these
+(`dt = wp.float64`, `Mat = wp.array2d[dt]`, `vec5 = wp.vec(5, float)`). Array kinds tilec does not model
 (`wp.indexedarray*`, `wp.fabricarray`, `wp.indexedfabricarray`) are diagnostics naming them.
 """
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, ArrayT, Scalar, TileT
+from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, MatT, Scalar, TileT, VecT
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
@@ -68,6 +71,47 @@ def dtype(node: cst.BaseExpression, scope: Scope) -> Scalar | None:
     return None
 
 
+def element_type(node: cst.BaseExpression, scope: Scope):
+    """A scalar dtype, or a vector/matrix type (`wp.vec3`, an alias `vec5 = wp.vec(5, float)`,
+    an inline `wp.types.vector(length=5, dtype=float)`) -> Scalar | VecT | MatT, or None."""
+    scalar = dtype(node, scope)
+    if scalar is not None:
+        return scalar
+    if isinstance(node, cst.Name) and node.value in scope.type_aliases:
+        aliased = scope.type_aliases[node.value]
+        return aliased if isinstance(aliased, (VecT, MatT)) else None
+    attr = scope.api_attr(node)
+    if attr is not None and attr in VALUE_TYPE_NAMES:
+        return VALUE_TYPE_NAMES[attr]
+    if isinstance(node, cst.Call) and scope.api_attr(node.func) in DECLARED_VALUE_TYPES:
+        return _declared_value_type(node, scope)
+    return None
+
+
+DECLARED_VALUE_TYPES = ("vec", "vector", "mat", "matrix")  # wp.vec / wp.types.vector / wp.mat / wp.types.matrix
+
+
+def _declared_value_type(node: cst.Call, scope: Scope):
+    """`wp.vec(length=5, dtype=float)`, `wp.vec(5, float)`, `wp.types.matrix(shape=(2, 3), dtype=T)`."""
+    name = scope.api_attr(node.func)
+    kw = _kwargs(node)
+    is_vec = name in ("vec", "vector")
+    size_node = kw.get("length" if is_vec else "shape", kw.get("#0"))
+    d = _need_dtype(kw.get("dtype", kw.get("#1")), scope, node)
+    if size_node is None:
+        raise AnnotationError(f"missing `{'length' if is_vec else 'shape'}=`", node)
+    size = scope.constant(size_node)
+    if is_vec:
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise AnnotationError("a vector length must be a positive integer constant", size_node)
+        return VecT(d, size)
+    if (not isinstance(size, tuple) or len(size) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in size)):
+        raise AnnotationError("a matrix shape must be a constant pair of positive integers, e.g. (3, 3)",
+                              size_node)
+    return MatT(d, size[0], size[1])
+
+
 def _kwargs(call: cst.Call) -> dict:
     out = {}
     for i, arg in enumerate(call.args):
@@ -78,13 +122,22 @@ def _kwargs(call: cst.Call) -> dict:
 
 def annotation(node: cst.BaseExpression, scope: Scope):
     """The Type (or ANY) an annotation denotes; raises AnnotationError."""
+    t = read_annotation(node, scope)
+    held = t.dtype if isinstance(t, (ArrayT, TileT)) else t
+    if isinstance(held, (VecT, MatT)):  # recognised; the checker and the backends do not compile them yet
+        raise AnnotationError(f"`{held}` values are not supported yet", node)
+    return t
+
+
+def read_annotation(node: cst.BaseExpression, scope: Scope):
+    """The Type (or ANY) an annotation denotes, vector and matrix types included."""
     if scope.is_any(node):
         return ANY
     if isinstance(node, cst.Name) and node.value in scope.type_aliases:
         return scope.type_aliases[node.value]
-    scalar = dtype(node, scope)
-    if scalar is not None:
-        return scalar
+    element = element_type(node, scope)
+    if element is not None:
+        return element
     if isinstance(node, cst.Call):
         return _call_annotation(node, scope)
     if isinstance(node, cst.Subscript):
@@ -101,6 +154,16 @@ def _need_dtype(node, scope: Scope, where: cst.CSTNode) -> Scalar:
     return d
 
 
+def _need_element(node, scope: Scope, where: cst.CSTNode):
+    """The dtype of an array or tile: a scalar, vector or matrix type."""
+    if node is None:
+        raise AnnotationError("missing `dtype=`", where)
+    d = element_type(node, scope)
+    if d is None:
+        raise AnnotationError("not a dtype (expected float, int, wp.float32, wp.vec3, ...)", node)
+    return d
+
+
 def _call_annotation(node: cst.Call, scope: Scope):
     name = scope.api_attr(node.func)
     kw = _kwargs(node)
@@ -108,7 +171,7 @@ def _call_annotation(node: cst.Call, scope: Scope):
     if kind in UNSUPPORTED_ARRAYS:
         raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
     if kind == "array":
-        d = _need_dtype(kw.get("dtype", kw.get("#0")), scope, node)
+        d = _need_element(kw.get("dtype", kw.get("#0")), scope, node)
         if fixed_ndim is None:
             ndim_node = kw.get("ndim")
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)
@@ -119,7 +182,7 @@ def _call_annotation(node: cst.Call, scope: Scope):
             ndim = fixed_ndim
         return ArrayT(d, ndim)
     if name == "tile":
-        d = _need_dtype(kw.get("dtype"), scope, node)
+        d = _need_element(kw.get("dtype"), scope, node)
         shape_node = kw.get("shape")
         if shape_node is None:
             raise AnnotationError("missing `shape=`", node)
@@ -137,12 +200,12 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope):
     if kind == "array":  # wp.array[T], wp.array2d[T]: Warp's subscript spelling
         if len(items) != 1 or len(node.slice) != 1:
             raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]", node)
-        return ArrayT(_need_dtype(items[0], scope, node), fixed_ndim or 1)
+        return ArrayT(_need_element(items[0], scope, node), fixed_ndim or 1)
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
     if len(items) < 2:
         raise AnnotationError("a tile annotation needs a dtype and at least one extent", node)
-    d = _need_dtype(items[0], scope, node)
+    d = _need_element(items[0], scope, node)
     return TileT(d, _dims(items[1:], scope))
 
 
@@ -163,3 +226,4 @@ def _dims(items, scope: Scope) -> tuple:
     if not 1 <= len(dims) <= 4:
         raise AnnotationError("tiles have 1 to 4 dimensions", items[0])
     return tuple(dims)
+

@@ -200,7 +200,7 @@ def _type_alias(scope: Scope, value: cst.BaseExpression):
     if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
         return None
     try:
-        t = annotations.annotation(value, scope)
+        t = annotations.read_annotation(value, scope)
     except annotations.AnnotationError:
         return None
     return None if t == annotations.ANY else t

@@ -1,4 +1,4 @@
-"""Value types of the tile language: scalars, arrays, tiles.
+"""Value types of the tile language: scalars, vectors and matrices, arrays, tiles.
 
 Types are small frozen dataclasses compared by value. A tile dimension is an
 `int`, or a `str` naming a shape variable while a shape-annotated func body is
@@ -68,9 +68,100 @@ DTYPE_NAMES = {
 BUILTIN_DTYPE_NAMES = {"int": INT32, "float": FLOAT32, "bool": BOOL}
 
 
+# Warp's dtype suffixes of its named vector and matrix types: vec3f, mat22d, vec4ub, ...
+VALUE_SUFFIXES = {"b": INT8, "ub": UINT8, "s": INT16, "us": UINT16, "i": INT32, "ui": UINT32, "l": INT64,
+                  "ul": UINT64, "h": FLOAT16, "f": FLOAT32, "d": FLOAT64}
+_SUFFIX_OF = {scalar.name: suffix for suffix, scalar in VALUE_SUFFIXES.items()}
+
+
+@dataclass(frozen=True)
+class VecT:
+    """A fixed-length vector value: Warp's vecN, quat, transform, spatial_vector, or a
+    user-declared `wp.vec(length=n, dtype=T)`. The family decides which builtins apply
+    (`quat_rotate` takes a quat, not any vec4) and how the type is named."""
+
+    dtype: Scalar  # component type
+    length: int
+    family: str = "vec"  # "vec", "quat", "transform" or "spatial_vector"
+
+    @property
+    def nbytes(self) -> int:
+        return self.length * self.dtype.nbytes
+
+    def __str__(self) -> str:
+        suffix = _SUFFIX_OF[self.dtype.name]
+        if self.family != "vec":
+            return self.family + suffix
+        if 2 <= self.length <= 4:
+            return f"vec{self.length}{suffix}"
+        return f"vector(length={self.length}, dtype={self.dtype})"
+
+
+@dataclass(frozen=True)
+class MatT:
+    """A fixed-shape matrix value, row-major: Warp's matMN, spatial_matrix, or a user-declared
+    `wp.mat(shape=(m, n), dtype=T)`."""
+
+    dtype: Scalar  # component type
+    rows: int
+    cols: int
+    family: str = "mat"  # "mat" or "spatial_matrix"
+
+    @property
+    def length(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def nbytes(self) -> int:
+        return self.length * self.dtype.nbytes
+
+    def __str__(self) -> str:
+        suffix = _SUFFIX_OF[self.dtype.name]
+        if self.family != "mat":
+            return self.family + suffix
+        if self.rows == self.cols and 2 <= self.rows <= 4:
+            return f"mat{self.rows}{self.cols}{suffix}"
+        return f"matrix(shape=({self.rows}, {self.cols}), dtype={self.dtype})"
+
+
+ValueT = Union[VecT, MatT]
+Element = Union[Scalar, VecT, MatT]  # what an array or a tile holds
+
+
+def _named_value_types() -> dict:
+    """Warp's named vector and matrix types, with and without a dtype suffix."""
+    out: dict = {}
+    floats = {"h": FLOAT16, "f": FLOAT32, "d": FLOAT64}
+    for n in (2, 3, 4):
+        for suffix, scalar in VALUE_SUFFIXES.items():
+            out[f"vec{n}{suffix}"] = VecT(scalar, n)
+        for suffix, scalar in floats.items():
+            out[f"mat{n}{n}{suffix}"] = MatT(scalar, n, n)
+        out[f"vec{n}"] = VecT(FLOAT32, n)
+        out[f"mat{n}{n}"] = MatT(FLOAT32, n, n)
+    for suffix, scalar in [("", FLOAT32), *floats.items()]:
+        out[f"quat{suffix}"] = VecT(scalar, 4, "quat")
+        out[f"transform{suffix}"] = VecT(scalar, 7, "transform")
+        out[f"spatial_vector{suffix}"] = VecT(scalar, 6, "spatial_vector")
+        out[f"spatial_matrix{suffix}"] = MatT(scalar, 6, 6, "spatial_matrix")
+    return out
+
+
+VALUE_TYPE_NAMES = _named_value_types()
+
+
+def component_dtype(t) -> Scalar | None:
+    """The scalar a scalar, vector or matrix type is made of; None for other types."""
+    if isinstance(t, Scalar):
+        return t
+    if isinstance(t, (VecT, MatT)):
+        return t.dtype
+    return None
+
+
 @dataclass(frozen=True)
 class ArrayT:
-    dtype: Scalar  # element type
+    dtype: Element  # element type
     ndim: int  # number of dimensions, 1..4
 
     def __str__(self) -> str:
@@ -79,7 +170,7 @@ class ArrayT:
 
 @dataclass(frozen=True)
 class TileT:
-    dtype: Scalar  # element type
+    dtype: Element  # element type
     shape: tuple[Dim, ...]  # static extents; str entries are shape variables
 
     @property
@@ -117,7 +208,7 @@ class NoneT:
 
 
 NONE = NoneT()
-Type = Union[Scalar, ArrayT, TileT, TupleT, NoneT]
+Type = Union[Scalar, VecT, MatT, ArrayT, TileT, TupleT, NoneT]
 
 
 def fmt_shape(shape: tuple) -> str:
@@ -140,4 +231,6 @@ def describe(t: Type) -> str:
         return f"{article(str(t.ndim))} {t.ndim}-d {t.dtype} array"
     if isinstance(t, Scalar):
         return f"{article(t.name)} {t.name} scalar"
+    if isinstance(t, (VecT, MatT)):
+        return f"{article(str(t))} {t}"
     return str(t)
