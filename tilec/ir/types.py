@@ -88,6 +88,11 @@ class VecT:
     def nbytes(self) -> int:
         return self.length * self.dtype.nbytes
 
+    @property
+    def ctype(self) -> str:
+        """Every family is one standard-layout struct of `length` components, as Warp stores it."""
+        return f"tl::vec<{self.length}, {self.dtype.ctype}>"
+
     def __str__(self) -> str:
         suffix = _SUFFIX_OF[self.dtype.name]
         if self.family != "vec":
@@ -114,6 +119,11 @@ class MatT:
     @property
     def nbytes(self) -> int:
         return self.length * self.dtype.nbytes
+
+    @property
+    def ctype(self) -> str:
+        """A standard-layout struct of rows * cols components, row-major, as Warp stores it."""
+        return f"tl::mat<{self.rows}, {self.cols}, {self.dtype.ctype}>"
 
     def __str__(self) -> str:
         suffix = _SUFFIX_OF[self.dtype.name]
