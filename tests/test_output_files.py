@@ -79,3 +79,20 @@ def tilec_version():
     from tilec import __version__
 
     return __version__
+
+
+def test_the_loader_is_tiny_and_its_runtime_is_shared(tmp_path):
+    """A module's __init__.py names the module and executes the vendored runtime; the runtime
+    files (tilec-rt/loader.py, tape.py, torch_function.py) are byte-identical across modules."""
+    from tilec.codegen.sources import loader_files
+    from tilec.naming import RUNTIME_DIR
+
+    a, b = loader_files("alpha", "alpha.py"), loader_files("beta", "beta.py")
+    assert len(a["__init__.py"].splitlines()) < 25
+    assert "_MODULE = 'alpha'" in a["__init__.py"] and "import numpy" not in a["__init__.py"]
+    shared = [name for name in a if name.startswith(f"{RUNTIME_DIR}/")]
+    assert sorted(shared) == [f"{RUNTIME_DIR}/loader.py", f"{RUNTIME_DIR}/tape.py", f"{RUNTIME_DIR}/torch_function.py"]
+    for name in shared:
+        assert a[name] == b[name]
+        assert "alpha" not in a[name] and "import tilec" not in a[name]
+    assert "import numpy as np" in a[f"{RUNTIME_DIR}/loader.py"]

@@ -194,13 +194,18 @@ def runtime_files() -> dict:
     return {f"{naming.RUNTIME_DIR}/{name}": (folder / name).read_text() for name in names}
 
 
-# The loader package: template -> file in the output folder.
-LOADER_FILES = (("loader.py.j2", "__init__.py"), ("tape.py.j2", "_tilec_tape.py"),
-                ("torch_function.py.j2", "_tilec_torch.py"), ("CMakeLists.txt.j2", "CMakeLists.txt"))
+# The loader package: template -> file in the output folder. Only __init__.py and CMakeLists.txt
+# name the module; the runtime files are the same for every module of one tilec version.
+LOADER_FILES = (("package_init.py.j2", "__init__.py"), ("loader.py.j2", f"{naming.RUNTIME_DIR}/loader.py"),
+                ("tape.py.j2", f"{naming.RUNTIME_DIR}/tape.py"),
+                ("torch_function.py.j2", f"{naming.RUNTIME_DIR}/torch_function.py"),
+                ("CMakeLists.txt.j2", "CMakeLists.txt"))
 
 
 def loader_files(module: str, filename: str) -> dict:
     """The loader package and CMakeLists.txt of a module (filename: the user's source file)."""
-    return {name: TEMPLATES.get_template(template).render(module=module, version=__version__,
-                                                          filename=naming.source_label(filename))
+    label = naming.source_label(filename)
+    return {name: TEMPLATES.get_template(template).render(
+                module=module, version=__version__, filename=label,
+                module_literal=repr(module), filename_literal=repr(label))
             for template, name in LOADER_FILES}

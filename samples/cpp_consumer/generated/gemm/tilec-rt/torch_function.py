@@ -1,6 +1,6 @@
-"""PyTorch bridge of the tilec module `gemm`: a kernel as a torch.autograd.Function.
+"""PyTorch bridge of a tilec module (tilec-rt, tilec 0.1.0): a kernel as a torch.autograd.Function.
 
-    Gemm = gemm.<kernel>.torch_function(dim=(4, 3), outputs=["C"])
+    Gemm = <module>.<kernel>.torch_function(dim=(4, 3), outputs=["C"])
     C = Gemm.apply(A, B, torch.zeros(M, N))     # every kernel argument, in order
     C.sum().backward()                          # runs the generated adjoint: A.grad, B.grad
 

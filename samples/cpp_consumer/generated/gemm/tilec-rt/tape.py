@@ -1,8 +1,8 @@
-"""Tape of the tilec module `gemm`: records launches, replays their adjoints in reverse.
+"""Tape of a tilec module (tilec-rt, tilec 0.1.0): records launches, replays their adjoints in reverse.
 
-    with gemm.Tape() as tape:
-        gemm.k1.launch_tiled(dim=..., inputs=[X, H])
-        gemm.k2.launch(dim=..., inputs=[H, Y])
+    with <module>.Tape() as tape:
+        <module>.k1.launch_tiled(dim=..., inputs=[X, H])
+        <module>.k2.launch(dim=..., inputs=[H, Y])
     tape.backward(grads=[(Y, dY)])      # or grads={Y: dY} for hashable arrays (Warp's), or loss=L
     dX = tape.gradient(X)
 

@@ -1,0 +1,683 @@
+"""The launch machinery of a tilec module (tilec 0.1.0): one file, the same for every module
+tilec generates, vendored into each output folder as tilec-rt/loader.py. A module's __init__.py
+sets _MODULE and _SOURCE and executes this file in its own namespace, so every module keeps its
+own libraries and device state; the kernel table is the folder's manifest.json.
+
+Imports only the standard library and numpy (and cuda-python for device="cuda"). Mirrors
+Warp's launch API:
+
+    import <module>
+    <module>.<kernel>.launch_tiled(dim=(8, 8), inputs=[A, B, C], device="cpu")
+    <module>.<kernel>.launch_tiled(dim=(8, 8), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
+                                   adjoint=True, device="cpu")
+    <module>.<kernel>.launch(dim=n, inputs=[...])          # plain (SIMT) kernels
+
+Every argument is checked before native code runs; bad input raises TypeError or
+ValueError naming the argument. Arrays: numpy, Warp's CPU arrays (through the array
+interface, no copy), host DLPack tensors; on device="cuda" anything with
+__cuda_array_interface__ or DLPack. `Tape` (in tilec-rt/tape.py) records launches and replays
+their adjoints; `<kernel>.torch_function` (in tilec-rt/torch_function.py) wraps a kernel for PyTorch.
+"""
+import ctypes
+import json
+import os
+import sys as _sys
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _sibling(name):
+    """A helper module of the vendored runtime (tilec-rt/<name>.py), loaded once per module
+    however this loader was imported (as a package, by tilec.load, or by path)."""
+    import importlib.util
+    import sys
+
+    full = f"{__name__}._tilec_{name}"
+    if full not in sys.modules:
+        spec = importlib.util.spec_from_file_location(full, os.path.join(_HERE, "tilec-rt", f"{name}.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+    return sys.modules[full]
+
+
+_tilec_tape = _sibling("tape")
+Tape = _tilec_tape.Tape
+
+with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
+    MANIFEST = json.load(_f)
+
+# bfloat16 arrays are their raw bits in numpy (uint16), as Warp's .numpy() returns them.
+_DTYPES = {
+    "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
+    "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
+    "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
+}
+_CTYPES = {
+    "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int16,
+    "uint16": ctypes.c_uint16, "int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64,
+    "uint64": ctypes.c_uint64, "float16": ctypes.c_float, "bfloat16": ctypes.c_float,
+    "float32": ctypes.c_float, "float64": ctypes.c_double,
+}
+_INT_RANGES = {
+    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
+    "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+_MAX_GRID = 2**31 - 1
+_GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
+_MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
+
+
+class _Array(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.c_int64 * 4), ("strides", ctypes.c_int64 * 4)]
+
+
+class _Launch(ctypes.Structure):
+    _fields_ = [("dim", ctypes.c_int64 * 4), ("ndim", ctypes.c_int32), ("lane_tid", ctypes.c_int32),
+                ("block_dim", ctypes.c_int32), ("num_threads", ctypes.c_int32)]
+
+
+_LIBS = {}
+_HOST_LIBRARIES = {"cpu": (f"lib{_MODULE}_cpu.so", "cpu"), "cuda-emu": (f"lib{_MODULE}_cuda_emu.so", "cuda-emu")}
+_PRODUCTS = {"cpu": f"lib{_MODULE}_cpu.so", "cuda": f"{_MODULE}.fatbin", "cuda-emu": f"lib{_MODULE}_cuda_emu.so"}
+
+
+def built_for():
+    """The devices this folder holds a compiled library for (a folder of sources only: none)."""
+    return [d for d, name in sorted(_PRODUCTS.items()) if os.path.exists(os.path.join(_HERE, name))]
+
+
+def _built_list():
+    return ", ".join(built_for()) or "nothing: the folder holds sources only"
+
+
+def _library(device):
+    if device not in _LIBS:
+        name, target = _HOST_LIBRARIES[device]
+        path = os.path.join(_HERE, name)
+        if not os.path.exists(path):
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build {_SOURCE} --target {target}`")
+        if device == "cpu":
+            _check_cpu(MANIFEST.get("cpu_build"), path)
+        _LIBS[device] = ctypes.CDLL(path)
+    return _LIBS[device]
+
+
+def _cpu_flags():
+    """This CPU's feature flags as Linux lists them (None where they cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return set(value.split())
+    except OSError:
+        pass
+    return None
+
+
+def _check_cpu(build, path):
+    """Refuse a CPU library built for features this CPU lacks (it would die of SIGILL)."""
+    import platform
+
+    if not build:
+        return
+    machine = platform.machine().lower()
+    if build.get("machine") and build["machine"] != machine:
+        raise RuntimeError(f"{path} was built for {build['machine']} CPUs; this one is {machine}: "
+                           f"rebuild with `tilec build {_SOURCE} --target cpu` on this machine")
+    have = _cpu_flags()
+    missing = sorted(set(build.get("cpu_features", ())) - have) if have is not None else []
+    if missing:
+        raise RuntimeError(f"{path} was built for {build.get('isa')} and needs CPU features this CPU lacks: "
+                           f"{', '.join(missing)}; rebuild it on this machine with `tilec build {_SOURCE} "
+                           "--target cpu` (without --native, the portable baseline)")
+
+
+class _Cuda:
+    """The fatbin on the current CUDA device, through cuda-python's driver API."""
+
+    def __init__(self):
+        try:
+            from cuda.bindings import driver
+        except ImportError as e:
+            raise RuntimeError("device='cuda' needs cuda-python (pip install cuda-python)") from e
+        self.driver = driver
+        path = os.path.join(_HERE, f"{_MODULE}.fatbin")
+        if not os.path.exists(path):
+            raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
+                               f"`tilec build {_SOURCE} --target cuda`")
+        self.check(driver.cuInit(0))
+        device = self.check(driver.cuDeviceGet(0))
+        optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        self.max_shared = int(self.check(driver.cuDeviceGetAttribute(optin, device)))
+        self.context = self.check(driver.cuDevicePrimaryCtxRetain(device))
+        self.check(driver.cuCtxSetCurrent(self.context))
+        with open(path, "rb") as f:
+            self.image = f.read()
+        self.module = self.check(driver.cuModuleLoadData(self.image))
+        self.functions = {}
+
+    def check(self, result):
+        err, *rest = result if isinstance(result, tuple) else (result,)
+        if int(err) != 0:
+            raise RuntimeError(f"CUDA driver error {err}")
+        return rest[0] if len(rest) == 1 else (rest or None)
+
+    def function(self, name, shared_bytes):
+        if shared_bytes > self.max_shared:
+            raise ValueError(f"{name} needs {shared_bytes} bytes of shared memory per block; this GPU allows "
+                             f"{self.max_shared} (use smaller tiles)")
+        if name not in self.functions:
+            fn = self.check(self.driver.cuModuleGetFunction(self.module, name.encode()))
+            if shared_bytes > 48 * 1024:
+                attr = self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                self.check(self.driver.cuFuncSetAttribute(fn, attr, shared_bytes))
+            self.functions[name] = fn
+        return self.functions[name]
+
+    def launch(self, name, shared_bytes, blocks, block_dim, args, stream):
+        fn = self.function(name, shared_bytes)
+        pointers = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        self.check(self.driver.cuLaunchKernel(fn, blocks, 1, 1, block_dim, 1, 1, shared_bytes, stream or 0,
+                                              ctypes.addressof(pointers), 0))
+
+
+    def launch_with_tape(self, name, shared_bytes, blocks, block_dim, args, stream):
+        """An adjoint that saves values: launched until its tape fits, as the C API's launch does
+        (device_tape.h): blocks that overflow report their need and are rerun, finished ones skip."""
+        d = self.driver
+        done = self.check(d.cuMemAlloc(4 * blocks))
+        need = self.check(d.cuMemAlloc(16))
+        try:
+            self.check(d.cuMemsetD8(done, 0, 4 * blocks))
+            block_bytes, thread_bytes = 256, 32
+            for _ in range(3):
+                tape = _TapeDesc()
+                tape.block_bytes, tape.thread_bytes = -(-block_bytes // 16) * 16, -(-thread_bytes // 16) * 16
+                base = self.check(d.cuMemAlloc(max(1, blocks * (tape.block_bytes + block_dim * tape.thread_bytes))))
+                try:
+                    tape.base, tape.done, tape.need = int(base), int(done), int(need)
+                    self.check(d.cuMemsetD8(need, 0, 16))
+                    self.launch(name, shared_bytes, blocks, block_dim, args + [tape], stream)
+                    got = (ctypes.c_uint64 * 2)()
+                    self.check(d.cuStreamSynchronize(stream or 0))
+                    self.check(d.cuMemcpyDtoH(ctypes.addressof(got), need, 16))
+                finally:
+                    self.check(d.cuMemFree(base))
+                if got[0] <= tape.block_bytes and got[1] <= tape.thread_bytes:
+                    return
+                block_bytes, thread_bytes = max(block_bytes, got[0]), max(thread_bytes, got[1])
+            raise RuntimeError(f"{name}: the adjoint's tape did not fit after relaunching")
+        finally:
+            self.check(d.cuMemFree(done))
+            self.check(d.cuMemFree(need))
+
+
+class _TapeDesc(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("block_bytes", ctypes.c_int64), ("thread_bytes", ctypes.c_int64),
+                ("done", ctypes.c_void_p), ("need", ctypes.c_void_p)]
+
+
+_CUDA = []
+
+
+def _cuda():
+    if not _CUDA:
+        _CUDA.append(_Cuda())
+    return _CUDA[0]
+
+
+def _grid(dim, what):
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+        dim = (int(dim),)
+    if not isinstance(dim, (tuple, list)) or not 1 <= len(dim) <= 4:
+        raise TypeError(f"{what}: `dim` must be an int or a tuple of 1 to 4 ints, got {dim!r}")
+    out = []
+    for d in dim:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"{what}: `dim` entries must be ints, got {d!r}")
+        if d < 0 or d > _MAX_GRID:
+            raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
+        out.append(int(d))
+    total = 1
+    for d in out:
+        total *= d
+    if total > _MAX_POINTS:  # the C side counts the grid's points (times block_dim lanes) in an int64
+        raise ValueError(f"{what}: `dim` {tuple(out)} has {total} points, more than {_MAX_POINTS}")
+    return tuple(out)
+
+
+def _strict(what, name, value, kind):
+    """A keyword that must be exactly a bool (or a non-negative int): `adjoint="no"` is an error."""
+    if kind is bool and isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise TypeError(f"{what}: `{name}` must be {'True or False' if kind is bool else 'a non-negative int'}, "
+                    f"got {value!r}")
+
+
+class Kernel:
+    """One compiled kernel: forward and adjoint launches on the CPU."""
+
+    def __init__(self, name, meta):
+        self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
+        self.meta = meta
+        self.params = meta["params"]
+        self.block_dim = meta["block_dim"]
+
+    def __repr__(self):
+        names = ", ".join(p["name"] for p in self.params)
+        return f"<tilec kernel {self.name}({names}) block_dim={self.block_dim}>"
+
+    # -------------------------------------------------------------- public API
+
+    def launch(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
+               device="cpu", block_dim=None, num_threads=0, stream=None):
+        """A plain launch: one thread per point of `dim` (Warp's wp.launch). For a kernel with tile
+        operations, wp.tid() is the global thread index and each run of block_dim consecutive
+        threads along the last dimension is one block sharing its tiles (Warp's
+        launch_tiled(dim, B) is launch(dim + (B,), B))."""
+        grid = _grid(dim, self.name)
+        if self.meta["tid_count"] > len(grid):
+            raise ValueError(f"{self.name}: unpacks {self.meta['tid_count']} values from wp.tid() but "
+                             f"dim has {len(grid)} dimension(s)")
+        if not self.meta["tiled"]:
+            return self._run(grid, 0, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, 1, num_threads,
+                             stream)
+        block_dim = self._block_dim(block_dim)
+        if grid[-1] % block_dim:
+            raise ValueError(f"{self.name}: launch() of a tile kernel runs blocks of block_dim={block_dim} threads "
+                             f"along the last dimension of `dim`, and {grid[-1]} is not a multiple of {block_dim} "
+                             "(pad dim, or use launch_tiled)")
+        blocks = grid[:-1] + (grid[-1] // block_dim,)
+        return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                         num_threads, stream)
+
+    def torch_function(self, dim, outputs, device=None):
+        """A torch.autograd.Function launching this kernel forward and its adjoint backward over
+        `dim`; `outputs` names the array parameters it writes (see tilec-rt/torch_function.py)."""
+        return _sibling("torch_function").function(self, dim, list(outputs), device)
+
+    def launch_tiled(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
+                     device="cpu", block_dim=None, num_threads=0, stream=None):
+        """A tiled launch: one block of block_dim lanes per point of `dim` (Warp's wp.launch_tiled)."""
+        grid = _grid(dim, self.name)
+        self._block_dim(block_dim)
+        n = self.meta["tid_count"]
+        if n > len(grid) + 1:
+            raise ValueError(f"{self.name}: unpacks {n} values from wp.tid() but dim has {len(grid)} "
+                             "dimension(s) (plus the lane)")
+        lane_tid = 1 if n == len(grid) + 1 else 0
+        return self._run(grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device,
+                         self.block_dim, num_threads, stream)
+
+    def _signature(self):
+        return "(" + ", ".join(f"{p['name']}: {p['dtype']}" for p in self.params) + f") block_dim {self.block_dim}"
+
+    def _accepts(self, values):
+        """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
+        if len(values) != len(self.params):
+            return True  # let the launch report the count
+        for p, v in zip(self.params, values):
+            if isinstance(v, np.ndarray) or isinstance(v, np.generic):
+                got = v.dtype.name
+            elif hasattr(v, "__cuda_array_interface__"):
+                got = next((d for d, t in _TYPESTR.items() if t == v.__cuda_array_interface__["typestr"]), None)
+            elif isinstance(v, bool):
+                got = "bool"
+            elif isinstance(v, float):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"].startswith("float") else "float"
+            elif isinstance(v, int):
+                got = p["dtype"] if p["kind"] == "scalar" and p["dtype"] in _INT_RANGES else "int"
+            else:
+                continue
+            if got != p["dtype"]:
+                return False
+        return True
+
+    def _block_dim(self, block_dim):
+        if block_dim is not None and block_dim != self.block_dim:
+            raise ValueError(f"{self.name}: block_dim={block_dim} differs from the compiled block_dim "
+                             f"{self.block_dim}; launch it with block_dim={block_dim} in the source file "
+                             f"(one instance per value), rebuild with --block-dim {block_dim}, or use "
+                             f"@tl.kernel(block_dim={block_dim})")
+        return self.block_dim
+
+    # -------------------------------------------------------------- checking
+
+    def _run(self, grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+             num_threads, stream=None):
+        device = device or "cpu"
+        adjoint = _strict(self.name, "adjoint", adjoint, bool)
+        num_threads = _strict(self.name, "num_threads", num_threads, int)
+        if device not in self.meta["entries"]:
+            raise ValueError(f"{self.name}: device={device!r} is not available in this build "
+                             f"(built for: {_built_list()})")
+        values = self._values(list(inputs) + list(outputs), "inputs")
+        args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
+        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
+        entries = self.meta["entries"][device]
+        direction = "backward" if adjoint else "forward"
+        if direction not in entries:
+            why = self.meta.get("no_backward_cuda" if device != "cpu" else "no_backward")
+            raise ValueError(f"{self.name}: this build has no {direction} kernel for device={device!r}"
+                             + (f" ({why})" if why else ""))
+        if adjoint:
+            adj = self._values(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs")
+            for p, v, a in zip(self.params, values, adj):
+                if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
+                    raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
+                                     f"array has shape {_shape(v)}")
+            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self.params, adj)]
+        if not adjoint and _tilec_tape.recording():
+            _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
+        launch = _Launch()
+        for k, d in enumerate(grid):
+            launch.dim[k] = d
+        launch.ndim = len(grid)
+        launch.lane_tid = lane_tid
+        launch.block_dim = block_dim
+        launch.num_threads = int(num_threads)
+        if device == "cuda":
+            blocks = 1
+            for d in grid:
+                blocks *= d
+            if blocks:
+                shared = self.meta["cuda_shared_bytes"][direction]
+                run = _cuda().launch_with_tape if direction in self.meta.get("cuda_tape", ()) else _cuda().launch
+                run(entries[direction], shared, blocks, block_dim, [launch] + [a[0] for a in args], stream)
+            return
+        fn = getattr(_library(device), entries[direction])
+        extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
+        rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if rc == 2:
+            raise MemoryError(f"{self.name}: out of memory in the native launch")
+        if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
+            raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
+        if rc != 0:
+            raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
+
+    def _values(self, values, what):
+        if len(values) != len(self.params):
+            names = ", ".join(p["name"] for p in self.params)
+            raise TypeError(f"{self.name}: expects {len(self.params)} {what} ({names}), got {len(values)}")
+        return values
+
+    def _convert(self, p, value, adjoint=False, device="cpu"):
+        """(ctypes value, keep-alive) for one argument, after checking it."""
+        name = f"{self.name}: argument `{p['name']}`" + (" (adjoint)" if adjoint else "")
+        if p["kind"] == "scalar":
+            if adjoint:
+                return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
+            return (_scalar(name, p["dtype"], value), None)
+        if adjoint and value is None:
+            return (_Array(), None)
+        if device == "cuda":
+            return _gpu_array(name, p, value)
+        return _array(name, p, value)
+
+
+class _Replay:
+    """One recorded launch (for the Tape): replay(values[, adjoints]) runs it forward, or its adjoint."""
+
+    def __init__(self, kernel, grid, lane_tid, values, device, block_dim, num_threads, stream):
+        self.kernel, self.grid, self.lane_tid, self.values = kernel, grid, lane_tid, list(values)
+        self.replay_values = list(values)
+        self.device, self.block_dim, self.num_threads, self.stream = device, block_dim, num_threads, stream
+
+    def __call__(self, values, adjoints=None):
+        self.kernel._run(self.grid, self.lane_tid, values, (), adjoints, (), adjoints is not None, self.device,
+                         self.block_dim, self.num_threads, self.stream)
+
+
+def _shape(value):
+    shape = getattr(value, "shape", None)
+    return tuple(shape) if shape is not None else np.shape(value)
+
+
+def _extent(desc, ndim, itemsize):
+    """[first byte, last byte + 1) that an array descriptor spans (any strides), or None if empty."""
+    if not desc.data or any(desc.shape[k] == 0 for k in range(ndim)):
+        return None
+    lo = hi = desc.data
+    for k in range(ndim):
+        reach = (desc.shape[k] - 1) * desc.strides[k]
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + itemsize
+
+
+def _refuse_overlaps(kernel, params, args, writes):
+    """Two array arguments sharing memory where the kernel writes one: its result would depend on
+    the order threads run in (and its adjoint on more), so the launch is refused."""
+    spans = []
+    for p, (desc, value) in zip(params, args):
+        if p["kind"] == "array":
+            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            if extent is not None:
+                spans.append((p["name"], extent, value))
+    for i, (a, (lo_a, hi_a), x) in enumerate(spans):
+        for b, (lo_b, hi_b), y in spans[i + 1:]:
+            if (a in writes or b in writes) and lo_a < hi_b and lo_b < hi_a and _share(x, y):
+                written = a if a in writes else b
+                raise ValueError(f"{kernel}: arguments `{a}` and `{b}` overlap in memory and the kernel writes "
+                                 f"`{written}`; pass separate arrays (copy one first)")
+
+
+def _share(x, y):
+    """Whether two arrays whose byte ranges overlap share an element (interleaved views such as
+    A[::2] and A[1::2] do not); assumed so where it cannot be decided cheaply."""
+    if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+        return True
+    try:
+        return bool(np.shares_memory(x, y, max_work=10**6))
+    except Exception:  # numpy's TooHardError: too costly to decide
+        return True
+
+
+def _scalar(name, dtype, value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if dtype in _INT_RANGES or dtype == "bool":
+        if isinstance(value, (float, np.floating)) or not isinstance(value, (int, np.integer, bool, np.bool_)):
+            raise TypeError(f"{name} must be an integer ({dtype}), got {type(value).__name__}")
+        lo, hi = _INT_RANGES.get(dtype, (0, 1))
+        if dtype == "bool":
+            return ctypes.c_int32(1 if value else 0)
+        if not lo <= int(value) <= hi:
+            raise ValueError(f"{name} = {int(value)} does not fit in {dtype}")
+        return _CTYPES[dtype](int(value))
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number ({dtype}), got {type(value).__name__}")
+    return _CTYPES[dtype](float(value))
+
+
+_TYPESTR = {"bool": "|b1", "int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+            "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
+            "float32": "<f4", "float64": "<f8"}
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "uint", 6: "bool"}  # 4: bfloat16, read as its bits
+
+
+def _export(name, make):
+    try:
+        return make()
+    except Exception as e:  # the producer's own refusal (a tensor that requires grad, say)
+        raise TypeError(f"{name} could not be exported through DLPack: {e}") from e
+
+
+def _dlpack_interface(name, value):
+    """__cuda_array_interface__'s fields from a DLPack producer on a CUDA device (no copy)."""
+    device_type, device_id = value.__dlpack_device__()
+    if device_type == _DL_CPU:
+        raise ValueError(f"{name} is a host array (DLPack device CPU) but this launch runs on device='cuda'")
+    if device_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        raise TypeError(f"{name} is on DLPack device type {device_type}, not a CUDA device")
+    if device_id != 0:
+        raise ValueError(f"{name} is on cuda:{device_id} but tilec launches on cuda:0")
+    capsule = _export(name, lambda: value.__dlpack__())
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    # A DLManagedTensor starts with its DLTensor. The capsule is not consumed: the producer still
+    # owns the memory, and the capsule (kept alive with the value) frees its own record.
+    tensor = _DLTensor.from_address(get(capsule, b"dltensor"))
+    kind = _DL_CODES.get(tensor.dtype.code)
+    if kind is None or tensor.dtype.lanes != 1:
+        raise TypeError(f"{name} has an unsupported DLPack dtype (code {tensor.dtype.code}, "
+                        f"{tensor.dtype.bits} bits, {tensor.dtype.lanes} lanes)")
+    dtype = np.dtype("bool" if kind == "bool" else f"{kind}{tensor.dtype.bits}")
+    shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
+    strides = (tuple(tensor.strides[k] * dtype.itemsize for k in range(tensor.ndim)) if tensor.strides
+               else None)
+    data = (tensor.data or 0) + tensor.byte_offset
+    return {"typestr": dtype.str, "shape": shape, "strides": strides, "data": (data, False)}, capsule
+
+
+def _gpu_array(name, p, value):
+    """A device array (torch, cupy, anything with __cuda_array_interface__ or DLPack) as a tilec_array."""
+    if isinstance(value, np.ndarray):
+        raise ValueError(f"{name} is a host (numpy) array but this launch runs on device='cuda'")
+    iface = getattr(value, "__cuda_array_interface__", None)
+    if iface is None and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        iface, capsule = _dlpack_interface(name, value)
+        value = (value, capsule)
+    if iface is None:
+        raise TypeError(f"{name} must be a GPU array (with __cuda_array_interface__ or DLPack) of {p['dtype']}, "
+                        f"got {type(value).__name__}")
+    if iface["typestr"] != _TYPESTR[p["dtype"]]:
+        raise TypeError(f"{name} must have dtype {p['dtype']}, got typestr {iface['typestr']}")
+    shape = tuple(iface["shape"])
+    if len(shape) != p["ndim"]:
+        raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {len(shape)}")
+    if iface["data"][1]:
+        raise ValueError(f"{name} is read-only; kernels may write to their arrays")
+    itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize
+    if iface["data"][0] % itemsize:
+        raise ValueError(f"{name} is not aligned to its element size")
+    strides = iface.get("strides")
+    if strides is not None and any(s % itemsize for s in strides):
+        raise ValueError(f"{name} has strides {tuple(strides)} that are not multiples of its element size")
+    if strides is None:  # C-contiguous
+        strides, acc = [], itemsize
+        for n in reversed(shape):
+            strides.insert(0, acc)
+            acc *= n
+    desc = _Array()
+    desc.data = iface["data"][0] or None
+    for k in range(len(shape)):
+        desc.shape[k] = shape[k]
+        desc.strides[k] = strides[k]
+    return (desc, value)
+
+
+def _array(name, p, value):
+    if not isinstance(value, np.ndarray):
+        if hasattr(value, "__cuda_array_interface__"):
+            raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
+            view = np.asarray(value)
+            pointer = value.__array_interface__["data"][0]
+            if isinstance(view, np.ndarray) and view.__array_interface__["data"][0] == pointer:
+                return _array(name, p, view)
+        if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+            if value.__dlpack_device__()[0] != _DL_CPU:
+                raise ValueError(f"{name} is a device array (DLPack) but this launch runs on the cpu")
+            view = _export(name, lambda: np.from_dlpack(value))  # a host tensor (torch on the CPU, say): no copy
+            return _array(name, p, view)
+        raise TypeError(f"{name} must be a numpy array of {p['dtype']}, got {type(value).__name__}")
+    want = np.dtype(_DTYPES[p["dtype"]])
+    if p["dtype"] == "bfloat16" and value.dtype.name == "bfloat16" and value.itemsize == 2:
+        value = value.view(np.uint16)  # ml_dtypes' bfloat16: the same bits
+    if value.dtype != want:
+        raise TypeError(f"{name} must have dtype {p['dtype']}, got {value.dtype}")
+    if value.ndim != p["ndim"]:
+        raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {value.ndim}")
+    if not value.flags.writeable:
+        raise ValueError(f"{name} is read-only; kernels may write to their arrays")
+    if value.size and (value.ctypes.data % value.itemsize) != 0:
+        raise ValueError(f"{name} is not aligned to its element size")
+    desc = _Array()
+    desc.data = value.ctypes.data if value.size else None
+    for k in range(value.ndim):
+        desc.shape[k] = value.shape[k]
+        desc.strides[k] = value.strides[k]
+    return (desc, value)
+
+
+class Instances:
+    """One kernel compiled as several instances: one per block_dim of its launches in the file
+    and per overload of a generic kernel. A launch runs the instance compiled for its block_dim
+    (256 when not given, as in Warp) whose parameter dtypes match its arguments."""
+
+    def __init__(self, name, kernels):
+        self.name = name
+        self.kernels = kernels
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name}: {', '.join(k._signature() for k in self.kernels)}>"
+
+    def pick(self, block_dim, values):
+        block_dims = sorted({k.block_dim for k in self.kernels})
+        if not any(k.meta["tiled"] for k in self.kernels):
+            block_dim = None  # plain SIMT code does not depend on it
+        elif block_dim is None and len(block_dims) > 1:
+            block_dim = 256  # Warp's default
+        same = [k for k in self.kernels if block_dim is None or k.block_dim == block_dim]
+        if not same:
+            raise ValueError(f"{self.name}: no instance for block_dim={block_dim}; compiled for block_dim "
+                             f"{', '.join(map(str, block_dims))} (from the launches in the source file)")
+        matching = [k for k in same if k._accepts(values)]
+        if not matching:
+            raise TypeError(f"{self.name}: no instance takes these argument dtypes; compiled for "
+                            f"{'; '.join(k._signature() for k in same)} (from the overloads in the source file)")
+        return matching[0]
+
+    def launch(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+    def launch_tiled(self, dim, inputs=(), outputs=(), block_dim=None, **kwargs):
+        kernel = self.pick(block_dim, list(inputs) + list(outputs))
+        return kernel.launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
+
+
+class _Kernels(type(os)):
+    """The module's class: kernels are its properties, never globals, so a kernel named like a loader
+    global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
+
+
+def _expose():
+    """Each kernel under its name; instances of one kernel (launch_name) behind one Instances."""
+    groups = {}
+    for name, meta in MANIFEST["kernels"].items():
+        groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    for name, kernels in groups.items():
+        kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
+            Instances(name, kernels)
+        setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
+    return sorted(groups)
+
+
+__all__ = _expose()
+_sys.modules[__name__].__class__ = _Kernels
