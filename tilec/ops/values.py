@@ -11,7 +11,7 @@ call `tl::<cpp>(...)` (runtime_headers/tilec/vec.h, quat.h).
 from __future__ import annotations
 
 from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe
-from .core import Bound, OpSpec, Param
+from .core import Bound, OpSpec, Param, RuleError
 
 A = Param("a", "value")
 B = Param("b", "value")
@@ -137,9 +137,18 @@ def _binary(b: Bound, op: str, left, right):
 # ---------------------------------------------------------------- constructors and components
 
 
+def _plain(b: Bound) -> Bound:
+    def fail(code, message, arg=None):
+        raise RuleError(code, message, arg)
+
+    b.fail = fail  # type: ignore[method-assign]
+    return b
+
+
 def _new(b: Bound):
     """wp.vec3(x, y, z), wp.vec3(s), wp.vec3(), wp.vec3d(v3f), wp.mat22(a, b, c, d), wp.transform(p, q),
     wp.quat(x, y, z, w), wp.spatial_vector(w, v): the type is the attribute `type`."""
+    b = _plain(b)
     t = b.attrs["type"]
     args = b.variadic
     n = t.length
@@ -149,18 +158,18 @@ def _new(b: Bound):
         a = args[0]
         if isinstance(a, Scalar):
             if not (a == t.dtype or (0 in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float))):
-                b.fail("TC0201", f"cannot make {_name(t)} from {_name(a)}", "arg0")
+                b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
             return t
         if is_value(a) and type(a) is type(t) and a.length == n and (not isinstance(t, MatT) or a.rows == t.rows):
             return t
-        b.fail("TC0201", f"cannot make {_name(t)} from {_name(a)}", "arg0")
+        b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
     if all(isinstance(a, Scalar) for a in args):
         if len(args) != n:
-            b.fail("TC0303", f"{_name(t)} takes {n} components, got {len(args)}", "arg0")
+            b.fail("TC0303", f"{t} takes {n} components, got {len(args)}", "arg0")
         for i, a in enumerate(args):  # typed components exactly the dtype (Warp's rule); literals adapt
             literal_ok = i in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float)
             if a != t.dtype and not literal_ok:
-                b.fail("TC0201", f"component {i} of {_name(t)} is {_name(a)}; all components must be "
+                b.fail("TC0201", f"component {i} of a {t} is {_name(a)}; all components must be "
                        f"{t.dtype}", f"arg{i}")
         return t
     if isinstance(t, VecT) and t.family == "transform" and len(args) == 2:  # transform(p, q)
@@ -170,9 +179,9 @@ def _new(b: Bound):
         b.fail("TC0201", f"{_name(t)} takes a vec3{str(t)[9:]} and a quat{str(t)[9:]}, got {_name(p)} and "
                f"{_name(q)}", "arg0")
     if isinstance(t, MatT) and all(isinstance(a, VecT) for a in args):
-        b.fail("TC0303", f"{_name(t)}: building a matrix from vectors is ambiguous; use "
+        b.fail("TC0303", f"{t}: building a matrix from vectors is ambiguous; use "
                "wp.matrix_from_rows(...) or wp.matrix_from_cols(...)", "arg0")
-    b.fail("TC0303", f"cannot make {_name(t)} from " + ", ".join(_name(a) for a in args), "arg0")
+    b.fail("TC0303", f"cannot make a {t} from " + ", ".join(_name(a) for a in args), "arg0")
 
 
 def _from_vectors(b: Bound):
@@ -193,6 +202,7 @@ def _component_count(t) -> int:
 
 def _extract(b: Bound):
     """v[i] (a scalar), m[i, j] (a scalar), m[i] (a row vector)."""
+    b = _plain(b)
     t = _value(b, "a")
     idx = b.variadic
     for i, it in enumerate(idx):
@@ -213,6 +223,7 @@ def _extract(b: Bound):
 
 def _insert(b: Bound):
     """a with the component(s) at the indices replaced by value (v[i] = x, m[i, j] = x, m[i] = row)."""
+    b = _plain(b)
     t = _value(b, "a")
     b2 = Bound(op=b.op, types={"a": t}, variadic=b.variadic, variadic_consts=b.variadic_consts)
     part = _extract(b2)
