@@ -155,8 +155,9 @@ class ValueLowering:
         out = []
         for k, n in enumerate(idx_nodes):
             e = self.index(n)
-            if isinstance(e, ir.Const) and k < len(sizes) and -sizes[k] <= e.value < 0:
-                e = ir.Const(e.value + sizes[k], e.type, e.span, weak=e.weak)
+            if isinstance(e, ir.Const):  # typed: a literal index must not adapt to the component dtype
+                value = e.value + sizes[k] if k < len(sizes) and -sizes[k] <= e.value < 0 else e.value
+                e = ir.Const(value, e.type, e.span)
             out.append(e)
         return out
 
@@ -182,6 +183,9 @@ class ValueLowering:
             idx_nodes = self.index_nodes(target)
             indices = self.component_indices(t, idx_nodes)
             where = [container] + idx_nodes
+        if isinstance(holder, ir.OpCall) and holder.op == "value_extract" and isinstance(holder.args[0].type, MatT):
+            indices = list(holder.args[1:]) + indices  # m[i][j] = e writes m[i, j]
+            holder, t = holder.args[0], holder.args[0].type
         value_node = getattr(node, "value", node)
         part = self.make_op("value_extract", [holder] + indices, {}, target, where=where)
         if aug is not None and not (self.is_array_element(holder) and aug in (cst.Add, cst.Subtract)):
