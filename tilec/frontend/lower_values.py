@@ -16,7 +16,7 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
-from ..ops.values import ATTRIBUTES, is_value
+from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
 
@@ -33,6 +33,8 @@ class ValueLowering:
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):
             return self.lower_identity(api, node)
+        if api in NOT_YET:
+            self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
 
     def constructed_type(self, func):
