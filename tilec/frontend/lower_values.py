@@ -4,9 +4,10 @@ Mixed into `FunctionChecker` before the other lowerings (it refines `lower_call`
 `lower_attribute`, `lower_subscript`, `make_op`, `lower_op` and `expr` and defers to them for
 everything that is not a vector or matrix). Guarantees: `quat * quat` and `transform *
 transform` become `quat_mul` / `transform_multiply`; a component write `v.x = e` becomes
-`v = value_insert(v, e, 0)`; a component write into an array element is a read, an insert and
-a store, and `a[i].x += e` an atomic add of a vector that is `e` in that component only (Warp's
-`+=` on array elements is atomic); every other form is a diagnostic.
+`v = value_insert(v, e, 0)`; `a[i].x = e` writes that component of the element only
+(`array_store_part`), `a[i].x += e` is an atomic add of a vector that is `e` in that component
+only (Warp's `+=` on array elements is atomic), `a[i].x *= e` reads, combines and stores the
+element; every other form is a diagnostic.
 """
 from __future__ import annotations
 
@@ -210,8 +211,12 @@ class ValueLowering:
                 op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
                 call = self.make_op(op, [array, delta] + elem_idx, {}, node, where=[container, value_node])
                 return [ir.ExprStmt(call, self.span(node))]
-            new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
-            call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+            if aug is not None:  # a[i].x *= e: read, combine, write the component back
+                new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
+                call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+                return [ir.ExprStmt(call, self.span(node))]
+            call = self.make_op("array_store_part", [array, value] + elem_idx + indices, {}, node,
+                                where=[container, value_node])  # a[i].x = e writes that component only
             return [ir.ExprStmt(call, self.span(node))]
         self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
                   "variable first", target)

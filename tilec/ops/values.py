@@ -10,7 +10,7 @@ call `tl::<cpp>(...)` (runtime_headers/tilec/vec.h, quat.h).
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe
+from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe
 from .core import Bound, OpSpec, Param, RuleError
 
 A = Param("a", "value")
@@ -237,6 +237,22 @@ def _insert(b: Bound):
 # ---------------------------------------------------------------- builtins
 
 
+def _store_part(b: Bound):
+    """a[i].x = v, a[i][j, k] = v, a[i][j] = row: one component (or row) of an array element; the
+    variadic operands are the element's indices, then the component's."""
+    a = b.types["a"]
+    if not isinstance(a, ArrayT) or not is_value(a.dtype):
+        b.fail("TC0303", f"`a` must be an array of vectors or matrices, got {_name(a)}", "a")
+    elem, comp = b.variadic[:a.ndim], b.variadic[a.ndim:]
+    for it in elem:
+        if not (isinstance(it, Scalar) and it.is_integral):
+            b.fail("TC0203", f"array indices must be integers, got {_name(it)}", "a")
+    inner = Bound(op=b.op, types={"a": a.dtype, "value": b.types["value"]}, weak=b.weak, variadic=comp,
+                  variadic_consts=b.variadic_consts[a.ndim:])
+    _insert(inner)
+    return NONE
+
+
 def _dot(b: Bound):
     t = _same(b)
     if not isinstance(t, VecT):
@@ -426,6 +442,9 @@ OPS = (
         OpSpec("value_insert", (A, Param("value", "value")), _insert, "insert",
                "a with the component or row at the indices replaced (v[i] = x)", variadic="indices",
                api=False, elementwise=True),
+        OpSpec("array_store_part", (A, Param("value", "value")), _store_part, "array_store_part",
+               "a[i].x = value: one component (or row) of an array element, the others untouched",
+               adj_cpp="array_store_part", variadic="indices", api=False, effect=True),
         OpSpec("matrix_from_rows", (), _from_vectors, "matrix_from_rows", "a matrix whose rows are the vectors",
                variadic="args", elementwise=True),
         OpSpec("matrix_from_cols", (), _from_vectors, "matrix_from_cols",
