@@ -95,12 +95,22 @@ def arith_rule(op: str, scalar_rule):
     return rule
 
 
+def _layout(t) -> tuple:
+    return (type(t), t.dtype, (t.rows, t.cols) if isinstance(t, MatT) else t.length)
+
+
+def _spatial(left, right, length: int) -> str:
+    """A product of spatial types of length 6 is a spatial vector, as in Warp."""
+    families = (left.family, right.family)
+    return "spatial_vector" if length == 6 and ("spatial_matrix" in families or "spatial_vector" in families) else "vec"
+
+
 def _binary(b: Bound, op: str, left, right):
     sym = SYMBOL[op]
     both = f"`{sym}` of {_name(left)} and {_name(right)}"
     if is_value(left) and is_value(right):
         if op in ("add", "sub", "eq", "ne"):
-            if left != right:
+            if _layout(left) != _layout(right):  # Warp compares length/shape and dtype, not the family
                 b.fail("TC0201", f"{both}: the operands must have the same type", "right")
             return BOOL if op in ("eq", "ne") else left
         if left.dtype != right.dtype:
@@ -110,12 +120,12 @@ def _binary(b: Bound, op: str, left, right):
                 if left.cols != right.length:
                     b.fail("TC0102", f"{both}: the matrix has {left.cols} columns, the vector {right.length} "
                            "components", "right")
-                return VecT(left.dtype, left.rows)
+                return VecT(left.dtype, left.rows, _spatial(left, right, left.rows))
             if isinstance(left, VecT) and isinstance(right, MatT):
                 if left.length != right.rows:
                     b.fail("TC0102", f"{both}: the vector has {left.length} components, the matrix {right.rows} "
                            "rows", "right")
-                return VecT(left.dtype, right.cols)
+                return VecT(left.dtype, right.cols, _spatial(left, right, right.cols))
             if isinstance(left, MatT) and isinstance(right, MatT):
                 if left.cols != right.rows:
                     b.fail("TC0102", f"{both}: inner dimensions differ ({left.cols} and {right.rows})", "right")
