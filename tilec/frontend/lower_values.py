@@ -97,6 +97,14 @@ class ValueLowering:
 
     # ------------------------------------------------------------ expressions
 
+    def lower_name(self, node: cst.Name):
+        """A module constant `G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` is its constructor, inlined."""
+        call = self.scope.value_constants.get(node.value)
+        if call is not None and node.value not in self.env:
+            t = self.constructed_type(call.func)
+            return replace(self.lower_constructor(t, call), span=self.span(node))
+        return super().lower_name(node)
+
     def expr(self, node):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             left, right = self.expr(node.left), self.expr(node.right)
