@@ -34,6 +34,8 @@ class ValueLowering:
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):
             return self.lower_identity(api, node)
+        if api == "quat_to_matrix":
+            return self.lower_quat_to_matrix(node)
         if api in NOT_YET:
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
@@ -82,6 +84,20 @@ class ValueLowering:
             t, values = VecT(dt, 7, "transform"), [0.0] * 6 + [1.0]
         args = tuple(ir.Const(v, dt, span) for v in values)
         return ir.OpCall("value_new", args, (("type", t),), t, span)
+
+    def lower_quat_to_matrix(self, node: cst.Call):
+        """wp.quat_to_matrix(q): the matrix whose columns are the basis vectors rotated by q (Warp's
+        definition), built from quat_rotate so its adjoint and reference come with it."""
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", "quat_to_matrix: takes one quaternion", node)
+        q = self.expr(node.args[0].value)
+        if not (isinstance(q.type, VecT) and q.type.family == "quat"):
+            self.fail("TC0303", f"quat_to_matrix: `q` must be a quaternion, got {describe(q.type)}", node.args[0])
+        span, dt = self.span(node), q.type.dtype
+        axes = [ir.OpCall("value_new", tuple(ir.Const(float(k == j), dt, span) for k in range(3)),
+                          (("type", VecT(dt, 3)),), VecT(dt, 3), span) for j in range(3)]
+        columns = [self.make_op("quat_rotate", [q, axis], {}, node, where=[node.args[0].value] * 2) for axis in axes]
+        return self.make_op("matrix_from_cols", columns, {}, node, where=[node.args[0].value] * 3)
 
     def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
         return self.family_product(super().make_op(op, operands, attrs, node, where))

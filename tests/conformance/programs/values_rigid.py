@@ -28,3 +28,12 @@ def compose(a: wp.array(dtype=wp.transform), b: wp.array(dtype=wp.transform), an
     T = a[tid] * wp.transform(wp.vec3(1.0, 0.0, 0.0), spin) * b[tid]
     out[tid] = wp.transform_inverse(T)
     p[tid] = wp.transform_vector(T, wp.vec3(0.0, 1.0, 0.0)) + T.p + wp.quat_rotate(wp.quat_inverse(T.q), T.p)
+
+
+@wp.kernel
+def frames(q: wp.array(dtype=wp.quat), v: wp.array(dtype=wp.vec3), R: wp.array(dtype=wp.mat33),
+           out: wp.array(dtype=wp.vec3)):
+    tid = wp.tid()
+    Rq = wp.quat_to_matrix(q[tid])
+    R[tid] = Rq
+    out[tid] = wp.transpose(Rq) @ v[tid] + wp.cross(Rq[0], v[tid])
