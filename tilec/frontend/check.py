@@ -21,6 +21,7 @@ from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_structs import STRUCTISH, StructLowering
 from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
@@ -62,7 +63,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -93,6 +94,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
+        self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -102,6 +104,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def check(self) -> ir.Function:
         params = []
         for p, t in zip(self.fd.node.params.params, self.param_types):
+            if self.bind_struct_param(p, t, params):
+                continue
             sym = ir.Sym(p.name.value, 0, t)
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
@@ -342,6 +346,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def assign(self, target, value_node, node) -> list:
         if isinstance(target, cst.Name):
             value = self.lower_value(value_node, 1)
+            if isinstance(value, STRUCTISH):
+                return self.bind_struct(target, value, node)
             if isinstance(value.type, TupleT):
                 self.fail("TC0303", f"this call returns {len(value.type.items)} values; unpack them", node)
             return [self.bind_name(target, value, node)]
@@ -350,7 +356,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if isinstance(target, cst.Subscript):
             return self.store_subscript(target, self.expr(value_node), node, None)
         if isinstance(target, cst.Attribute):
-            self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
+            return self.store_field(target, value_node, node)
         self.fail("TC0401", "unsupported syntax: this assignment target", target)
 
     def lower_value(self, value_node, tid_count: int):
@@ -408,6 +414,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                       node.value)
         if isinstance(want, Scalar) and self.is_weak(value):
             value = ir.Const(value.value if not want.is_float else float(value.value), want, value.span)
+        if isinstance(value, STRUCTISH):
+            return self.bind_struct(node.target, value, node)
         return [self.bind_name(node.target, value, node)]
 
     def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
@@ -486,6 +494,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             if bit_op and isinstance(self.expr(target.value).type, TileT):
                 return self.store_subscript(target, self.expr(node.value), node, bit_op)
             return self.update_subscript(target, op_cls, node)
+        if isinstance(target, cst.Attribute):
+            return self.store_field(target, node.value, node, BINOPS[op_cls])
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
     def update_subscript(self, target: cst.Subscript, op_cls, node: cst.AugAssign) -> list:
@@ -553,6 +563,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
         value = None if node.value is None else self.expr(node.value)
+        if isinstance(value, STRUCTISH):
+            self.fail("TC0410", "unsupported syntax: returning a struct from a func (pass the struct in and "
+                      "return its fields, or write them into an array)", node.value)
         declared = self.declared_ret
         if declared is not None and value is not None and self.is_weak(value) and isinstance(declared, Scalar):
             value = self.retype_literal(value, declared)

@@ -13,9 +13,10 @@ import libcst as cst
 
 from .. import ir
 from ..ops import OPS, Bound
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, StructT, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
+from .lower_structs import STRUCTISH, StructArray
 from .resolve import MATH_CONSTANTS
 
 BINOPS = {
@@ -103,6 +104,8 @@ class ExprLowering:
 
     def lower_name(self, node: cst.Name):
         name = node.value
+        if name in self.struct_vars:
+            return self.struct_ref(name, node)
         binding = self.env.get(name)
         if binding is not None:
             if binding.poisoned:
@@ -131,6 +134,8 @@ class ExprLowering:
         self.refuse_host_name(node)
         base = self.expr(node.value)
         attr = node.attr.value
+        if isinstance(base.type, StructT) and not isinstance(base, StructArray):
+            return self.struct_field(base, node)
         self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)
 
     def lower_subscript(self, node: cst.Subscript):
@@ -138,6 +143,8 @@ class ExprLowering:
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
         base = self.expr(node.value)
+        if isinstance(base, StructArray):
+            return self.struct_subscript(base, node)
         if isinstance(base.type, ArrayT):
             return self.lower_array_subscript(base, node)
         if isinstance(base.type, TileT):
@@ -205,6 +212,8 @@ class ExprLowering:
 
     def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
         """An op call from already-lowered operands (no keyword binding), folded when constant."""
+        for i, e in enumerate(operands):
+            self.refuse_struct_operand(e, where[i] if where and i < len(where) and where[i] is not None else node)
         spec = OPS[op]
         folded = self.fold(op, operands, node)
         if folded is not None:

@@ -1,0 +1,302 @@
+"""Lowering of `@wp.struct` values: struct parameters, locals, constructors, field reads and
+writes, arrays of structs, struct arguments of funcs.
+
+Mixed into `FunctionChecker`. A struct never reaches the IR: a struct-typed name is one symbol
+per scalar or array leaf (`p.inner.x`, see structs.leaves), and an array of structs is one array
+per scalar leaf, a strided view of that field (the loader passes numpy field views). So every
+later pass, the autodiff included, sees plain scalars and arrays: a gradient through a struct
+field is the gradient of that leaf. The values below live only while a statement is lowered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import ArrayT, Scalar, StructT, describe
+from . import structs, suggest
+
+
+@dataclass(frozen=True)
+class StructValue:
+    """A struct value: its leaves by dotted path (an array field not yet assigned is absent)."""
+
+    type: StructT
+    leaves: dict  # dotted path -> IR expr
+    origin: str  # how a diagnostic names it: `p`, `s.inner`, `MyStruct()`
+
+
+@dataclass(frozen=True)
+class StructArray:
+    """An array of structs: one IR array (a field view) per scalar leaf."""
+
+    type: ArrayT
+    leaves: dict  # dotted path -> IR expr of an ArrayT
+    origin: str
+
+
+@dataclass(frozen=True)
+class StructElement:
+    """`a[i, j]` of an array of structs (or a nested struct field of one): read or written per leaf."""
+
+    type: StructT
+    array: StructArray
+    prefix: str  # dotted path of this (nested) struct inside the array's element, "" or "inner."
+    subscript: cst.Subscript  # the indexing, lowered again for each leaf it touches
+    origin: str
+
+
+STRUCTISH = (StructValue, StructArray, StructElement)
+
+
+def Binding(*args):  # noqa: N802 - the checker's Binding; check.py imports this module
+    from .check import Binding as _Binding
+
+    return _Binding(*args)
+
+
+def _sub(leaves: dict, field: str) -> dict:
+    return {k[len(field) + 1:]: v for k, v in leaves.items() if k.startswith(field + ".")}
+
+
+class StructLowering:
+    # ------------------------------------------------------------ names
+
+    def bind_struct_param(self, p: cst.Param, t, params: list) -> bool:
+        """A struct or array-of-structs parameter: one parameter symbol per leaf."""
+        flat = structs.leaves(t)
+        if flat is None:
+            return False
+        name = p.name.value
+        self.struct_vars[name] = t
+        for path, lt in flat:
+            sym = ir.Sym(f"{name}.{path}", 0, lt)
+            self.env[sym.name] = Binding(sym, self.span(p.name), ())
+            params.append(sym)
+        return True
+
+    def struct_ref(self, name: str, node):
+        """The value a struct-typed name holds now."""
+        t = self.struct_vars[name]
+        leaves = {}
+        for path, _ in structs.leaves(t):
+            b = self.env.get(f"{name}.{path}")
+            if b is not None and b.poisoned:
+                from .lower_call import Abort
+
+                raise Abort()
+            if b is not None:
+                leaves[path] = ir.Var(b.sym, self.span(node))
+        if isinstance(t, ArrayT):
+            return StructArray(t, leaves, name)
+        return StructValue(t, leaves, name)
+
+    # ------------------------------------------------------------ reads
+
+    def struct_field(self, base, node: cst.Attribute):
+        """`v.field` of a struct value or of an element of an array of structs."""
+        attr = node.attr.value
+        t = base.type
+        ft = t.field(attr)
+        if ft is None:
+            names = [f for f, _ in t.fields]
+            self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
+                      node.attr, help=suggest.did_you_mean(attr, names))
+        origin = f"{base.origin}.{attr}"
+        if isinstance(base, StructElement):
+            path = base.prefix + attr
+            if isinstance(ft, StructT):
+                return StructElement(ft, base.array, path + ".", base.subscript, origin)
+            return self.lower_array_subscript(base.array.leaves[path], base.subscript)
+        if isinstance(ft, StructT):
+            return StructValue(ft, _sub(base.leaves, attr), origin)
+        if isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
+            return StructArray(ft, _sub(base.leaves, attr), origin)
+        if attr not in base.leaves:
+            self.fail("TC0312", f"field `{attr}` of `{base.origin}` is read before it is assigned (an array "
+                      "field of a struct made in the kernel has no value until one is assigned)", node)
+        return base.leaves[attr]
+
+    def struct_subscript(self, base: StructArray, node: cst.Subscript):
+        """`a[i]` of an array of structs: an element when every axis is indexed, else a view of each leaf."""
+        items = self.subscript_items(node)
+        if len(items) == base.type.ndim and not any(isinstance(i, cst.Slice) for i in items):
+            for i in items:
+                self.index(i)  # diagnose the indices once, even when no field is read
+            return StructElement(base.type.dtype, base, "", node, f"{base.origin}[...]")
+        views = {path: self.lower_array_subscript(leaf, node) for path, leaf in base.leaves.items()}
+        ndim = next(iter(views.values())).type.ndim
+        return StructArray(ArrayT(base.type.dtype, ndim), views, f"{base.origin}[...]")
+
+    def struct_leaf_values(self, value, node) -> dict:
+        """Every leaf of a struct value (an element of an array of structs is read leaf by leaf)."""
+        if isinstance(value, StructElement):
+            out = {}
+            for path, _ in structs.struct_leaves(value.type):
+                leaf = value.array.leaves[value.prefix + path]
+                out[path] = self.lower_array_subscript(leaf, value.subscript)
+            return out
+        return dict(value.leaves)
+
+    def flatten_args(self, args: list, arg_nodes: list) -> list:
+        """Call arguments with each struct argument spread into its leaves, in leaf order."""
+        out = []
+        for a, n in zip(args, arg_nodes):
+            if not isinstance(a, STRUCTISH):
+                out.append(a)
+                continue
+            values = self.struct_leaf_values(a, n)
+            for path, _ in structs.leaves(a.type):
+                if path not in values:
+                    self.fail("TC0312", f"field `{path}` of `{a.origin}` is passed before it is assigned", n)
+                out.append(values[path])
+        return out
+
+    def refuse_struct_operand(self, value, node):
+        if isinstance(value, STRUCTISH):
+            self.fail("TC0201", f"{describe(value.type)} cannot be used here; read one of its fields "
+                      f"({', '.join(f for f, _ in _fields(value.type))})", node)
+        return value
+
+    # ------------------------------------------------------------ constructors
+
+    def construct_struct(self, t: StructT, node: cst.Call):
+        """`MyStruct()` (every field zero, as Warp zero-initialises) or every field given,
+        positionally or by keyword (Warp 1.19 takes all or none)."""
+        names = [f for f, _ in t.fields]
+        given: dict = {}
+        for i, arg in enumerate(node.args):
+            if arg.keyword is None:
+                if i >= len(names):
+                    self.fail("TC0303", f"`{t.name}` has {len(names)} field(s), given {len(node.args)} values", arg)
+                given[names[i]] = arg.value
+            else:
+                key = arg.keyword.value
+                if key not in names:
+                    self.fail("TC0311", f"struct `{t.name}` has no field `{key}` (its fields: {', '.join(names)})",
+                              arg.keyword, help=suggest.did_you_mean(key, names))
+                given[key] = arg.value
+        if given and len(given) != len(names):
+            missing = [n for n in names if n not in given]
+            self.fail("TC0303", f"`{t.name}(...)` takes no values or all {len(names)} fields (as in Warp); "
+                      f"missing: {', '.join(missing)}", node)
+        leaves = {}
+        for fname, ft in t.fields:
+            if fname in given:
+                value = self.checked_field_value(t, fname, ft, self.expr(given[fname]), given[fname])
+                if isinstance(value, STRUCTISH):
+                    leaves.update({f"{fname}.{k}": v for k, v in self.struct_leaf_values(value, node).items()})
+                else:
+                    leaves[fname] = value
+            elif isinstance(ft, StructT):
+                inner = self.construct_struct(ft, cst.Call(func=node.func))
+                leaves.update({f"{fname}.{k}": v for k, v in inner.leaves.items()})
+            elif isinstance(ft, Scalar):
+                zero = 0.0 if ft.is_float else (False if ft.kind == "bool" else 0)
+                leaves[fname] = ir.Const(zero, ft, self.span(node))
+        return StructValue(t, leaves, f"{t.name}()")
+
+    def checked_field_value(self, t: StructT, fname: str, ft, value, node):
+        """`value` as field `fname` of `t` holds it (literals adapt), or a diagnostic naming both types."""
+        if isinstance(ft, Scalar) and self.is_weak(value):
+            if isinstance(value.type, Scalar) and value.type.is_float and not ft.is_float:
+                self.fail("TC0201", f"field `{t.name}.{fname}` is {describe(ft)}, the value is a float", node)
+            return self.retype_literal(value, ft)
+        if value.type != ft:
+            self.fail("TC0201", f"field `{t.name}.{fname}` is {describe(ft)}, the value is {describe(value.type)}",
+                      node)
+        return value
+
+    # ------------------------------------------------------------ writes
+
+    def bind_struct(self, target: cst.Name, value, node) -> list:
+        """`s = <struct value>`: a copy, leaf by leaf (structs are values, as in Warp)."""
+        name = target.value
+        if isinstance(value, StructArray):
+            self.fail("TC0401", "unsupported syntax: binding an array of structs to a new name; index the "
+                      "parameter directly", node)
+        old = self.struct_vars.get(name)
+        if old is None and name in self.env:
+            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become "
+                      f"{describe(value.type)}", target)
+        if old is not None and old != value.type:
+            self.fail("TC0405", f"`{name}` was {describe(old)} and cannot become {describe(value.type)}", target)
+        values = self.struct_leaf_values(value, node)
+        self.struct_vars[name] = value.type
+        return self.assign_leaves(name, value.type, values, node)
+
+    def assign_leaves(self, prefix: str, t, values: dict, node) -> list:
+        out = []
+        for path, lt in structs.leaves(t):
+            if path not in values:
+                continue
+            key = f"{prefix}.{path}"
+            b = self.env.get(key)
+            if b is None:
+                b = Binding(ir.Sym(key, 0, lt), self.span(node), self.path)
+                self.env[key] = b
+            out.append(ir.Assign(b.sym, self.retype_literal(values[path], lt), self.span(node)))
+        return out
+
+    def store_field(self, target: cst.Attribute, value_node, node, aug=None) -> list:
+        """`s.x = v`, `s.inner = t`, `a[i].x = v`, and `+=`/`-=` (`aug`: the binary op's name)."""
+        base = self.expr(target.value)
+        if not isinstance(base, (StructValue, StructElement)):
+            if isinstance(base, StructArray):
+                self.fail("TC0401", f"unsupported syntax: assignment to a field of {describe(base.type)}; "
+                          "index it first", target)
+            self.fail("TC0401", f"unsupported syntax: assignment to an attribute of {describe(base.type)}", target)
+        t, attr = base.type, target.attr.value
+        ft = t.field(attr)
+        if ft is None:
+            names = [f for f, _ in t.fields]
+            self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
+                      target.attr, help=suggest.did_you_mean(attr, names))
+        value = self.expr(value_node)
+        if aug is not None:
+            if not isinstance(ft, Scalar):
+                self.fail("TC0401", f"unsupported syntax: augmented assignment to {describe(ft)} field", target)
+            if isinstance(base, StructElement) and aug in ("add", "sub"):  # an atomic, as `a[i] += v` is
+                return self.store_element_leaf(base, attr, ft, value, node, value_node,
+                                               "array_atomic_add" if aug == "add" else "array_atomic_sub")
+            value = self.make_op(aug, [self.struct_field(base, target), value], {}, node, where=[target, value_node])
+        value = self.checked_field_value(t, attr, ft, value, value_node)
+        if isinstance(base, StructElement):
+            if isinstance(ft, StructT):
+                values = self.struct_leaf_values(value, node)
+                return [stmt for path, lt in structs.struct_leaves(ft)
+                        for stmt in self.store_element_leaf(base, f"{attr}.{path}", lt, values[path], node,
+                                                            value_node, "array_store")]
+            return self.store_element_leaf(base, attr, ft, value, node, value_node, "array_store")
+        root, path = self.struct_root(target)
+        if isinstance(ft, StructT):
+            return self.assign_leaves(f"{root}.{path}", ft, self.struct_leaf_values(value, node), node)
+        key = f"{root}.{path}"
+        b = self.env.get(key)
+        if b is None:  # an array field assigned for the first time
+            b = Binding(ir.Sym(key, 0, ft), self.span(node), self.path)
+            self.env[key] = b
+        return [ir.Assign(b.sym, value, self.span(node))]
+
+    def store_element_leaf(self, base: StructElement, path: str, lt, value, node, value_node, op: str) -> list:
+        leaf = base.array.leaves[base.prefix + path]
+        indices = [self.index(i) for i in self.subscript_items(base.subscript)]
+        call = self.make_op(op, [leaf, self.retype_literal(value, lt)] + indices, {}, node,
+                            where=[base.subscript, value_node])
+        return [ir.ExprStmt(call, self.span(node))]
+
+    def struct_root(self, target: cst.Attribute) -> tuple:
+        """(variable name, dotted field path) of `s.a.b` where `s` is a struct-typed name."""
+        parts = []
+        node = target
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name) or node.value not in self.struct_vars:
+            self.fail("TC0401", "unsupported syntax: assignment to a field of a temporary struct", target)
+        return node.value, ".".join(reversed(parts))
+
+
+def _fields(t):
+    return t.dtype.fields if isinstance(t, ArrayT) else t.fields

@@ -1,0 +1,171 @@
+"""`@wp.struct` declarations: module-level classes -> StructT, and the leaves they flatten into.
+
+Expects a Scope whose imports and earlier declarations are resolved (a struct may name the
+structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
+fields of a type the checker compiles (scalars, arrays of scalars, nested structs; arrays of
+structs whose fields are scalars or nested structs); anything else is a diagnostic at the
+field. `leaves()` is the one definition of how a struct value, parameter or array of structs
+becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..diagnostics import Diagnostics
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT
+from . import annotations as ann
+
+
+def is_struct_decl(scope, node: cst.ClassDef) -> bool:
+    """A class decorated `@wp.struct` (any alias of the API module)."""
+    return any(scope.api_attr(d.decorator) == "struct" for d in node.decorators)
+
+
+def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
+    """Records the struct in `scope.structs`, or reports why a field cannot be compiled (then the
+    struct is recorded without that field's type, so uses of it fail at the use, not here)."""
+    name = node.name.value
+    fields, ok = [], True
+    for stmt in node.body.body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue  # docstring
+            if isinstance(small, cst.Pass):
+                continue
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                diags.error("TC0401", f"unsupported syntax in @wp.struct `{name}`: only annotated fields "
+                            "(`x: float`) are allowed", parsed.span(small))
+                ok = False
+                continue
+            fname = small.target.value
+            if small.value is not None:
+                diags.error("TC0401", f"struct field `{name}.{fname}`: default values are not supported "
+                            "(Warp zero-initialises struct fields)", parsed.span(small.value))
+                ok = False
+                continue
+            if any(f == fname for f, _ in fields):
+                diags.error("TC0409", f"struct field `{name}.{fname}` is declared twice", parsed.span(small.target))
+                ok = False
+                continue
+            try:
+                t = ann.read_annotation(small.annotation.annotation, scope)
+            except ann.AnnotationError as e:
+                diags.error("TC0409", f"struct field `{name}.{fname}`: {e.message}", parsed.span(e.node))
+                ok = False
+                continue
+            why = _unsupported_field(t)
+            if why:
+                diags.error("TC0409", f"struct field `{name}.{fname}`: {why}", parsed.span(small.annotation.annotation))
+                ok = False
+                continue
+            fields.append((fname, t))
+    if not fields and ok:
+        diags.error("TC0409", f"@wp.struct `{name}` has no fields", parsed.span(node.name))
+    scope.structs[name] = StructT(name, tuple(fields))
+    scope.constants.pop(name, None)
+    scope.type_aliases.pop(name, None)
+
+
+def _unsupported_field(t) -> str | None:
+    held = t.dtype if isinstance(t, ArrayT) else t
+    if t == ann.ANY:
+        return "`Any` is not a struct field type"
+    if isinstance(held, (VecT, MatT)):
+        return f"`{held}` fields are not supported yet (vector and matrix values do not compile yet)"
+    if isinstance(t, TileT):
+        return "a tile cannot be a struct field"
+    if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
+        inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
+        if inner:
+            return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
+    if not isinstance(held, (Scalar, StructT)):
+        return f"`{t}` is not a struct field type"
+    return None
+
+
+def struct_leaves(t: StructT, prefix: str = "") -> list:
+    """[(dotted path, Scalar | ArrayT)] of a struct's leaves in declaration order."""
+    out = []
+    for fname, ft in t.fields:
+        path = f"{prefix}{fname}"
+        if isinstance(ft, StructT):
+            out += struct_leaves(ft, path + ".")
+        else:
+            out.append((path, ft))
+    return out
+
+
+def leaves(t) -> list | None:
+    """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
+    array of structs (an array of field views, one per scalar leaf), None for any other type."""
+    if isinstance(t, StructT):
+        return struct_leaves(t)
+    if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
+        return [(path, ArrayT(lt, t.ndim)) for path, lt in struct_leaves(t.dtype)]
+    return None
+
+
+def is_structured(t) -> bool:
+    return leaves(t) is not None
+
+
+# ---------------------------------------------------------------- memory layout (the loader's numpy dtype)
+
+
+def numpy_layout(t: StructT) -> dict:
+    """Warp's C layout of a struct of scalars and nested structs, as numpy's `dtype(dict)` takes it:
+    {"names", "formats", "offsets", "itemsize"}; each field at the next multiple of its alignment,
+    the size a multiple of the largest alignment (C's rule, which Warp's ctypes struct follows).
+    Array fields have no numpy spelling: None."""
+    names, formats, offsets = [], [], []
+    offset, align = 0, 1
+    for fname, ft in t.fields:
+        if isinstance(ft, StructT):
+            sub = numpy_layout(ft)
+            if sub is None:
+                return None
+            size, falign, fmt = sub["itemsize"], sub["align"], sub
+        elif isinstance(ft, Scalar):
+            size = falign = ft.nbytes
+            fmt = _NUMPY_FORMATS[ft.name]
+        else:
+            return None
+        offset = -(-offset // falign) * falign
+        names.append(fname)
+        formats.append(fmt)
+        offsets.append(offset)
+        offset += size
+        align = max(align, falign)
+    itemsize = -(-offset // align) * align
+    return {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize, "align": align}
+
+
+_NUMPY_FORMATS = {"bool": "bool", "int8": "i1", "uint8": "u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
+                  "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
+                  "float32": "<f4", "float64": "<f8"}
+
+
+def manifest_entry(t: StructT) -> dict:
+    """How the manifest describes a struct to the loader: its fields (kind, dtype, ndim or struct)
+    and, when it has no array fields, the numpy layout of one element."""
+    fields = []
+    for fname, ft in t.fields:
+        if isinstance(ft, StructT):
+            fields.append({"name": fname, "kind": "struct", "struct": ft.name})
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
+            fields.append({"name": fname, "kind": "array", "struct": ft.dtype.name, "ndim": ft.ndim})
+        elif isinstance(ft, ArrayT):
+            fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
+        else:
+            fields.append({"name": fname, "kind": "scalar", "dtype": ft.name})
+    layout = numpy_layout(t)
+    entry = {"fields": fields}
+    if layout is not None:
+        entry["numpy"] = _plain(layout)
+    return entry
+
+
+def _plain(layout: dict) -> dict:
+    """A layout with nested structs spelled as nested dicts (JSON), without the `align` key."""
+    return {"names": layout["names"], "offsets": layout["offsets"], "itemsize": layout["itemsize"],
+            "formats": [_plain(f) if isinstance(f, dict) else f for f in layout["formats"]]}
