@@ -19,6 +19,7 @@ from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
 from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
+from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering
@@ -121,6 +122,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
+            struct_params=tuple((p.name.value, t) for p, t in zip(self.fd.node.params.params, self.param_types))
+            if any(structs.leaves(t) is not None for t in self.param_types) else (),
         )
 
     def return_annotation(self):

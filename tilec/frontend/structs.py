@@ -4,7 +4,7 @@ Expects a Scope whose imports and earlier declarations are resolved (a struct ma
 structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
 fields of a type the checker compiles (scalars, arrays of scalars, nested structs; arrays of
 structs whose fields are scalars or nested structs); anything else is a diagnostic at the
-field. `leaves()` is the one definition of how a struct value, parameter or array of structs
+field. `ir.structs.leaves()` is the one definition of how a struct value, parameter or array of structs
 becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..diagnostics import Diagnostics
+from ..ir.structs import leaves, struct_leaves
 from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT
 from . import annotations as ann
 
@@ -83,89 +84,8 @@ def _unsupported_field(t) -> str | None:
     return None
 
 
-def struct_leaves(t: StructT, prefix: str = "") -> list:
-    """[(dotted path, Scalar | ArrayT)] of a struct's leaves in declaration order."""
-    out = []
-    for fname, ft in t.fields:
-        path = f"{prefix}{fname}"
-        if isinstance(ft, StructT):
-            out += struct_leaves(ft, path + ".")
-        else:
-            out.append((path, ft))
-    return out
-
-
-def leaves(t) -> list | None:
-    """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
-    array of structs (an array of field views, one per scalar leaf), None for any other type."""
-    if isinstance(t, StructT):
-        return struct_leaves(t)
-    if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
-        return [(path, ArrayT(lt, t.ndim)) for path, lt in struct_leaves(t.dtype)]
-    return None
-
-
 def is_structured(t) -> bool:
     return leaves(t) is not None
 
 
-# ---------------------------------------------------------------- memory layout (the loader's numpy dtype)
-
-
-def numpy_layout(t: StructT) -> dict:
-    """Warp's C layout of a struct of scalars and nested structs, as numpy's `dtype(dict)` takes it:
-    {"names", "formats", "offsets", "itemsize"}; each field at the next multiple of its alignment,
-    the size a multiple of the largest alignment (C's rule, which Warp's ctypes struct follows).
-    Array fields have no numpy spelling: None."""
-    names, formats, offsets = [], [], []
-    offset, align = 0, 1
-    for fname, ft in t.fields:
-        if isinstance(ft, StructT):
-            sub = numpy_layout(ft)
-            if sub is None:
-                return None
-            size, falign, fmt = sub["itemsize"], sub["align"], sub
-        elif isinstance(ft, Scalar):
-            size = falign = ft.nbytes
-            fmt = _NUMPY_FORMATS[ft.name]
-        else:
-            return None
-        offset = -(-offset // falign) * falign
-        names.append(fname)
-        formats.append(fmt)
-        offsets.append(offset)
-        offset += size
-        align = max(align, falign)
-    itemsize = -(-offset // align) * align
-    return {"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize, "align": align}
-
-
-_NUMPY_FORMATS = {"bool": "bool", "int8": "i1", "uint8": "u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
-                  "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
-                  "float32": "<f4", "float64": "<f8"}
-
-
-def manifest_entry(t: StructT) -> dict:
-    """How the manifest describes a struct to the loader: its fields (kind, dtype, ndim or struct)
-    and, when it has no array fields, the numpy layout of one element."""
-    fields = []
-    for fname, ft in t.fields:
-        if isinstance(ft, StructT):
-            fields.append({"name": fname, "kind": "struct", "struct": ft.name})
-        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
-            fields.append({"name": fname, "kind": "array", "struct": ft.dtype.name, "ndim": ft.ndim})
-        elif isinstance(ft, ArrayT):
-            fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
-        else:
-            fields.append({"name": fname, "kind": "scalar", "dtype": ft.name})
-    layout = numpy_layout(t)
-    entry = {"fields": fields}
-    if layout is not None:
-        entry["numpy"] = _plain(layout)
-    return entry
-
-
-def _plain(layout: dict) -> dict:
-    """A layout with nested structs spelled as nested dicts (JSON), without the `align` key."""
-    return {"names": layout["names"], "offsets": layout["offsets"], "itemsize": layout["itemsize"],
-            "formats": [_plain(f) if isinstance(f, dict) else f for f in layout["formats"]]}
+__all__ = ["declare", "is_struct_decl", "is_structured", "leaves", "struct_leaves"]
