@@ -17,12 +17,12 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
+from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, describe
 from . import annotations as ann
 from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
-from .lower_structs import STRUCTISH, StructLowering
+from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
@@ -64,7 +64,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering, StructReturns):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -96,6 +96,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
         self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
+        self.project = None  # a func returning a struct: the field path this instance returns
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -111,6 +112,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
         self.declared_ret = self.return_annotation()
+        if self.project is not None:
+            self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
         if self.adjoint_output is not None:
             return self.check_grad_function(params)
         body = self.block(self.fd.node.body)
@@ -302,6 +305,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
             return []  # docstring
         if isinstance(value, cst.Call):
             call = self.lower_call(value)
+            if isinstance(call, STRUCTISH):
+                return []  # a struct-returning func's result, unused: such funcs have no effects
             mutated = self.mutated_args(call)
             if mutated:
                 return self.rebind_mutated(call, mutated, node)
@@ -566,9 +571,10 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering):
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
         value = None if node.value is None else self.expr(node.value)
-        if isinstance(value, STRUCTISH):
-            self.fail("TC0410", "unsupported syntax: returning a struct from a func (pass the struct in and "
-                      "return its fields, or write them into an array)", node.value)
+        if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):
+            value = self.struct_return(value, node)  # one field of it per instance (lower_structs.py)
+            if value is None:
+                return []
         declared = self.declared_ret
         if declared is not None and value is not None and self.is_weak(value) and isinstance(declared, Scalar):
             value = self.retype_literal(value, declared)

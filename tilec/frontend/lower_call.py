@@ -412,6 +412,9 @@ class CallLowering:
         if len(arg_nodes) != len(params):
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
         args = [self.expr(a.value) for a in arg_nodes]
+        returned = self.struct_returned(fd, node)
+        if returned is not None:
+            return self.call_struct_func(name, returned, args, arg_nodes, node)
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, [a.value for a in arg_nodes]), fn.params)]

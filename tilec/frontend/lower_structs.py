@@ -227,7 +227,8 @@ class StructLowering:
         return self.assign_leaves(name, value.type, values, node)
 
     def assign_leaves(self, prefix: str, t, values: dict, node) -> list:
-        out = []
+        """Every leaf assigned as one parallel assignment: `s = f(s)` reads the old `s` throughout."""
+        targets = []
         for path, lt in structs.leaves(t):
             if path not in values:
                 continue
@@ -236,8 +237,15 @@ class StructLowering:
             if b is None:
                 b = Binding(ir.Sym(key, 0, lt), self.span(node), self.path)
                 self.env[key] = b
-            out.append(ir.Assign(b.sym, self.retype_literal(values[path], lt), self.span(node)))
-        return out
+            targets.append((b.sym, self.retype_literal(values[path], lt)))
+        written = {sym for sym, _ in targets}
+        reads_target = any(isinstance(sub, ir.Var) and sub.sym in written
+                           for _, value in targets for sub in ir.walk_expr(value))
+        if not reads_target or len(targets) < 2:
+            return [ir.Assign(sym, value, self.span(node)) for sym, value in targets]
+        temps = [(sym, self.new_temp(sym.type), value) for sym, value in targets]
+        return ([ir.Assign(tmp, value, self.span(node)) for _, tmp, value in temps]
+                + [ir.Assign(sym, ir.Var(tmp, self.span(node)), self.span(node)) for sym, tmp, _ in temps])
 
     def store_field(self, target: cst.Attribute, value_node, node, aug=None) -> list:
         """`s.x = v`, `s.inner = t`, `a[i].x = v`, and `+=`/`-=` (`aug`: the binary op's name)."""
@@ -263,11 +271,15 @@ class StructLowering:
             value = self.make_op(aug, [self.struct_field(base, target), value], {}, node, where=[target, value_node])
         value = self.checked_field_value(t, attr, ft, value, value_node)
         if isinstance(base, StructElement):
-            if isinstance(ft, StructT):
-                values = self.struct_leaf_values(value, node)
-                return [stmt for path, lt in structs.struct_leaves(ft)
-                        for stmt in self.store_element_leaf(base, f"{attr}.{path}", lt, values[path], node,
-                                                            value_node, "array_store")]
+            if isinstance(ft, StructT):  # every field read before any is written, as one struct copy
+                out, temps = [], {}
+                for path, v in self.struct_leaf_values(value, node).items():
+                    temps[path] = self.new_temp(v.type)
+                    out.append(ir.Assign(temps[path], v, self.span(node)))
+                return out + [stmt for path, lt in structs.struct_leaves(ft)
+                              for stmt in self.store_element_leaf(base, f"{attr}.{path}", lt,
+                                                                  ir.Var(temps[path], self.span(node)), node,
+                                                                  value_node, "array_store")]
             return self.store_element_leaf(base, attr, ft, value, node, value_node, "array_store")
         root, path = self.struct_root(target)
         if isinstance(ft, StructT):
@@ -300,3 +312,81 @@ class StructLowering:
 
 def _fields(t):
     return t.dtype.fields if isinstance(t, ArrayT) else t.fields
+
+
+class StructReturns:
+    """Funcs returning a struct: one instance per scalar field, each returning that field (the
+    field is a plain scalar to every later pass, its adjoint included). The body runs once per
+    field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
+
+    def struct_returned(self, fd, node):
+        """The StructT a func's `-> S` annotation names, else None."""
+        from . import annotations as ann
+
+        returns = fd.node.returns
+        if returns is None:
+            return None
+        try:
+            t = ann.annotation(returns.annotation, getattr(fd, "scope", None) or self.scope)
+        except ann.AnnotationError:
+            return None  # the callee's own check reports it
+        return t if isinstance(t, StructT) else None
+
+    def call_struct_func(self, name: str, t: StructT, args: list, arg_nodes: list, node):
+        from .lower_call import _retype
+
+        flat_leaves = structs.struct_leaves(t)
+        arrays = [path for path, lt in flat_leaves if not isinstance(lt, Scalar)]
+        if arrays:
+            self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
+                      f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)
+        types = [(a.type, a if self.is_weak(a) else None) for a in args]
+        calls = {}
+        for path, _ in flat_leaves:
+            fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in arg_nodes],
+                                         project=path)
+            effect = _effect(fn, {f.name: f for f in self.module.order})
+            if effect is not None:
+                self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and has effects (line "
+                          f"{effect.span.line}); tilec evaluates such a func once per field", node,
+                          help="return the values and write the arrays in the caller")
+            if fn.byref:
+                self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and updates a tile argument "
+                          "in place", node)
+            flat = self.flatten_args(args, [a.value for a in arg_nodes])
+            calls[path] = ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
+                                  self.span(node))
+            self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+        return StructValue(t, calls, f"{name}(...)")
+
+    def struct_return(self, value, node: cst.Return):
+        """The value one instance of a struct-returning func returns: its field `self.project`
+        (None: the body is checked without being emitted)."""
+        t = self.struct_returned(self.fd, node)
+        if t is None:
+            self.fail("TC0410", f"returning {describe(value.type)} from a func needs the return annotation "
+                      f"`-> {value.type}`", node.value)
+        if value is None or not isinstance(value, (StructValue, StructElement)) or value.type != t:
+            got = "nothing" if value is None else describe(value.type)
+            self.fail("TC0410", f"returns {got} but the function is annotated to return {describe(t)}",
+                      node.value if node.value is not None else node)
+        if self.project is None:
+            self.returns.append((t, node))
+            return None
+        values = self.struct_leaf_values(value, node)
+        if self.project not in values:
+            self.fail("TC0312", f"field `{self.project}` of `{value.origin}` is returned before it is assigned",
+                      node.value)
+        return values[self.project]
+
+
+def _effect(fn, funcs: dict):
+    """The first statement of `fn` (or of a func it calls) with an effect, else None."""
+    for stmt in ir.walk_stmts(fn.body):
+        if isinstance(stmt, ir.ExprStmt):
+            return stmt
+        for e in ir.stmt_exprs(stmt):
+            for sub in ir.walk_expr(e):
+                if isinstance(sub, ir.Call) and sub.func in funcs and _effect(funcs[sub.func], funcs) is not None:
+                    return stmt
+    return None

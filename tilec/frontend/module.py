@@ -202,8 +202,9 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ specialisation
 
-    def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None):
-        """The instance of func `name` for these argument types; raises Abort after a diagnostic."""
+    def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None, project=None):
+        """The instance of func `name` for these argument types; raises Abort after a diagnostic.
+        project: for a func returning a struct, the field path this instance returns."""
         fd = caller.scope.funcs[name]  # a nested kernel sees the funcs defined beside it
         fkey = fd.key or name
         span = caller.span(call_node)
@@ -219,7 +220,7 @@ class ModuleChecker:
         if any(isinstance(t, TileT) and not t.is_concrete for t in declared):
             self.generic_check(name, fd, declared, block_dim)
         concrete = self.bind_params(name, fd, declared, args, call_node, caller, arg_nodes)
-        key = (fkey, tuple(concrete), block_dim)
+        key = (fkey, tuple(concrete), block_dim) + ((project,) if project is not None else ())
         if key in self.instances:
             fn = self.instances[key]
             if fn is None:
@@ -233,6 +234,7 @@ class ModuleChecker:
         self.instances[key] = None
         try:
             checker = FunctionChecker(self, fd, concrete, block_dim, func_instance(name, index))
+            checker.project = project
             before = len(self.diags.items)
             try:
                 fn = checker.check()
