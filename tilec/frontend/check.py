@@ -538,6 +538,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering, 
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
         base = self.expr(target.value)
+        if isinstance(base, STRUCTISH):
+            return self.store_struct_element(base, target, value, node, aug)
         if isinstance(base.type, TileT) and isinstance(base, ir.Var):
             items = self.subscript_items(target)
             if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):

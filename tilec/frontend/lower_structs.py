@@ -291,6 +291,27 @@ class StructLowering:
             self.env[key] = b
         return [ir.Assign(b.sym, value, self.span(node))]
 
+    def store_struct_element(self, base, target: cst.Subscript, value, node, aug) -> list:
+        """`a[i] = s`: every field of the element written (an array of structs only, no `+=`)."""
+        if not isinstance(base, StructArray) or aug is not None:
+            what = "`+=`/`-=` on an element of an array of structs" if aug is not None else \
+                f"element write into {describe(base.type)}"
+            self.fail("TC0401", f"unsupported syntax: {what}; update its fields instead", target)
+        element = self.struct_subscript(base, target)
+        if not isinstance(element, StructElement):
+            self.fail("TC0401", "unsupported syntax: assignment to a view of an array of structs", target)
+        if not isinstance(value, (StructValue, StructElement)) or value.type != element.type:
+            self.fail("TC0201", f"an element of {describe(base.type)} is {describe(element.type)}, the value is "
+                      f"{describe(value.type)}", node.value if hasattr(node, "value") else node)
+        out, temps = [], {}
+        for path, v in self.struct_leaf_values(value, node).items():
+            temps[path] = self.new_temp(v.type)
+            out.append(ir.Assign(temps[path], v, self.span(node)))
+        for path, lt in structs.struct_leaves(element.type):
+            out += self.store_element_leaf(element, path, lt, ir.Var(temps[path], self.span(node)), node, target,
+                                           "array_store")
+        return out
+
     def store_element_leaf(self, base: StructElement, path: str, lt, value, node, value_node, op: str) -> list:
         leaf = base.array.leaves[base.prefix + path]
         indices = [self.index(i) for i in self.subscript_items(base.subscript)]
