@@ -65,6 +65,7 @@ class Binding:
 
 
 class FunctionChecker(ExprLowering, CallLowering, ViewLowering, StructLowering, StructReturns):
+    new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module

@@ -16,7 +16,7 @@ from ..ops import OPS, Bound
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, StructT, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
-from .lower_structs import STRUCTISH, StructArray
+from .lower_structs import StructArray
 from .resolve import MATH_CONSTANTS
 
 BINOPS = {

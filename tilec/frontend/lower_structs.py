@@ -50,12 +50,6 @@ class StructElement:
 STRUCTISH = (StructValue, StructArray, StructElement)
 
 
-def Binding(*args):  # noqa: N802 - the checker's Binding; check.py imports this module
-    from .check import Binding as _Binding
-
-    return _Binding(*args)
-
-
 def _sub(leaves: dict, field: str) -> dict:
     return {k[len(field) + 1:]: v for k, v in leaves.items() if k.startswith(field + ".")}
 
@@ -72,7 +66,7 @@ class StructLowering:
         self.struct_vars[name] = t
         for path, lt in flat:
             sym = ir.Sym(f"{name}.{path}", 0, lt)
-            self.env[sym.name] = Binding(sym, self.span(p.name), ())
+            self.env[sym.name] = self.new_binding(sym, self.span(p.name), ())
             params.append(sym)
         return True
 
@@ -235,7 +229,7 @@ class StructLowering:
             key = f"{prefix}.{path}"
             b = self.env.get(key)
             if b is None:
-                b = Binding(ir.Sym(key, 0, lt), self.span(node), self.path)
+                b = self.new_binding(ir.Sym(key, 0, lt), self.span(node), self.path)
                 self.env[key] = b
             targets.append((b.sym, self.retype_literal(values[path], lt)))
         written = {sym for sym, _ in targets}
@@ -287,7 +281,7 @@ class StructLowering:
         key = f"{root}.{path}"
         b = self.env.get(key)
         if b is None:  # an array field assigned for the first time
-            b = Binding(ir.Sym(key, 0, ft), self.span(node), self.path)
+            b = self.new_binding(ir.Sym(key, 0, ft), self.span(node), self.path)
             self.env[key] = b
         return [ir.Assign(b.sym, value, self.span(node))]
 

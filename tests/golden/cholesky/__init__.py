@@ -45,6 +45,8 @@ Tape = _tilec_tape.Tape
 
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
+_structs = _sibling("_tilec_structs")  # @wp.struct classes and how struct arguments become leaves
+_structs.make_classes(MANIFEST.get("structs", {}))
 
 # bfloat16 arrays are their raw bits in numpy (uint16), as Warp's .numpy() returns them.
 _DTYPES = {
@@ -266,6 +268,7 @@ class Kernel:
         self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self.params = meta["params"]
+        self.args = meta.get("args")  # the source parameters when some are structs (params: their leaves)
         self.block_dim = meta["block_dim"]
 
     def __repr__(self):
@@ -299,6 +302,8 @@ class Kernel:
     def torch_function(self, dim, outputs, device=None):
         """A torch.autograd.Function launching this kernel forward and its adjoint backward over
         `dim`; `outputs` names the array parameters it writes (see _tilec_torch.py)."""
+        if self.args:
+            raise ValueError(f"{self.name}: torch_function does not take kernels with struct arguments yet")
         return _sibling("_tilec_torch").function(self, dim, list(outputs), device)
 
     def launch_tiled(self, dim, inputs=(), outputs=(), adj_inputs=None, adj_outputs=None, adjoint=False,
@@ -319,8 +324,8 @@ class Kernel:
 
     def _accepts(self, values):
         """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
-        if len(values) != len(self.params):
-            return True  # let the launch report the count
+        if len(values) != len(self.params) or self.args:
+            return True  # let the launch report the count (and check struct arguments)
         for p, v in zip(self.params, values):
             if isinstance(v, np.ndarray) or isinstance(v, np.generic):
                 got = v.dtype.name
@@ -352,6 +357,9 @@ class Kernel:
              num_threads, stream=None):
         device = device or "cpu"
         adjoint = _strict(self.name, "adjoint", adjoint, bool)
+        if self.args:
+            inputs, outputs, adj_inputs, adj_outputs = self._leaves(inputs, outputs, adj_inputs, adj_outputs,
+                                                                    adjoint)
         num_threads = _strict(self.name, "num_threads", num_threads, int)
         if device not in self.meta["entries"]:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
@@ -399,6 +407,24 @@ class Kernel:
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
+
+    def _leaves(self, inputs, outputs, adj_inputs, adj_outputs, adjoint):
+        """Struct arguments spread into the leaf arguments the compiled kernel takes (_tilec_structs)."""
+        if _tilec_tape.recording():
+            raise ValueError(f"{self.name}: the Tape does not record kernels with struct arguments yet; "
+                             "launch the adjoint with adjoint=True and adj_inputs")
+        names = ", ".join(a["name"] for a in self.args)
+
+        def spread(values, what, adjoint):
+            values = list(values)
+            if len(values) != len(self.args):
+                raise TypeError(f"{self.name}: expects {len(self.args)} {what} ({names}), got {len(values)}")
+            return [v for a, x in zip(self.args, values) for _, v in _structs.leaf_values(self.name, a, x, adjoint)]
+
+        inputs = spread(list(inputs) + list(outputs), "inputs", False)
+        if adjoint:
+            adj_inputs = spread(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs", True)
+        return inputs, (), adj_inputs, ()
 
     def _values(self, values, what):
         if len(values) != len(self.params):
@@ -669,11 +695,13 @@ def _expose():
     groups = {}
     for name, meta in MANIFEST["kernels"].items():
         groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    for name, cls in _structs.CLASSES.items():  # @wp.struct classes: MyStruct(field=...), MyStruct.zeros(n)
+        setattr(_Kernels, name, property(lambda _module, cls=cls: cls))
     for name, kernels in groups.items():
         kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
             Instances(name, kernels)
         setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
-    return sorted(groups)
+    return sorted(set(groups) | set(_structs.CLASSES))
 
 
 __all__ = _expose()
