@@ -13,10 +13,9 @@ import libcst as cst
 
 from .. import ir
 from ..ops import OPS, Bound
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, StructT, TileT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
-from .lower_structs import StructArray
 from .resolve import MATH_CONSTANTS
 
 BINOPS = {
@@ -134,8 +133,6 @@ class ExprLowering:
         self.refuse_host_name(node)
         base = self.expr(node.value)
         attr = node.attr.value
-        if isinstance(base.type, StructT) and not isinstance(base, StructArray):
-            return self.struct_field(base, node)
         self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)
 
     def lower_subscript(self, node: cst.Subscript):
@@ -143,8 +140,6 @@ class ExprLowering:
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
         base = self.expr(node.value)
-        if isinstance(base, StructArray):
-            return self.struct_subscript(base, node)
         if isinstance(base.type, ArrayT):
             return self.lower_array_subscript(base, node)
         if isinstance(base.type, TileT):

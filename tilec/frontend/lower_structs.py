@@ -88,6 +88,35 @@ class StructLowering:
 
     # ------------------------------------------------------------ reads
 
+    def lower_attribute(self, node: cst.Attribute):
+        if self.maybe_struct(node.value):
+            base = self.expr(node.value)
+            if isinstance(base, (StructValue, StructElement)):
+                return self.struct_field(base, node)
+            if isinstance(base, StructArray):
+                self.fail("TC0401", f"unsupported syntax: attribute `.{node.attr.value}` of {describe(base.type)}; "
+                          "index it first", node.attr)
+        return super().lower_attribute(node)
+
+    def lower_subscript(self, node: cst.Subscript):
+        if self.maybe_struct(node.value):
+            base = self.expr(node.value)
+            if isinstance(base, StructArray):
+                return self.struct_subscript(base, node)
+            if isinstance(base, STRUCTISH):
+                self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}; read a field", node)
+        return super().lower_subscript(node)
+
+    def maybe_struct(self, node) -> bool:
+        """Whether an expression may be struct-valued: it starts at a struct-typed name or calls a
+        constructor or a func (only then is it lowered here first, and again by the other lowerings)."""
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        if isinstance(node, cst.Call):
+            return isinstance(node.func, cst.Name) and (node.func.value in self.scope.structs
+                                                        or node.func.value in self.scope.funcs)
+        return isinstance(node, cst.Name) and node.value in self.struct_vars
+
     def struct_field(self, base, node: cst.Attribute):
         """`v.field` of a struct value or of an element of an array of structs."""
         attr = node.attr.value
@@ -248,7 +277,8 @@ class StructLowering:
             if isinstance(base, StructArray):
                 self.fail("TC0401", f"unsupported syntax: assignment to a field of {describe(base.type)}; "
                           "index it first", target)
-            self.fail("TC0401", f"unsupported syntax: assignment to an attribute of {describe(base.type)}", target)
+            self.fail("TC0401", f"unsupported syntax: assignment to an attribute of {describe(base.type)} held in a "
+                      "struct field", target, help="assign the whole field, e.g. `s.pos = v` after updating `v`")
         t, attr = base.type, target.attr.value
         ft = t.field(attr)
         if ft is None:
@@ -312,6 +342,13 @@ class StructLowering:
         call = self.make_op(op, [leaf, self.retype_literal(value, lt)] + indices, {}, node,
                             where=[base.subscript, value_node])
         return [ir.ExprStmt(call, self.span(node))]
+
+    def is_struct_target(self, target) -> bool:
+        """Whether an assignment target `x.f` / `a[i].f` / `s.inner.f` starts at a struct-typed name."""
+        node = target
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.struct_vars
 
     def struct_root(self, target: cst.Attribute) -> tuple:
         """(variable name, dotted field path) of `s.a.b` where `s` is a struct-typed name."""

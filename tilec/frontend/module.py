@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, Scalar, StructT, TileT, describe, fmt_shape
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe, fmt_shape
 from . import annotations as ann
 from . import generics
 from .check import FunctionChecker, Options
@@ -96,8 +96,10 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, StructT)) and not generics.is_generic(t):
-                self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar or a struct",
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT)) and \
+                    not generics.is_generic(t):
+                self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
+                                 "value type or a struct",
                                  self.parsed.span(p.annotation.annotation))
                 ok = False
                 continue
