@@ -17,7 +17,7 @@ class Pair:
 
 @wp.struct
 class Bad:
-    v: wp.vec3  # ERROR TC0409: struct field `Bad.v`: `vec3f` fields are not supported yet
+    v: wp.array(dtype=wp.vec3)  # ERROR TC0409: struct field `Bad.v`: arrays of `vec3f` in a struct are not supported yet
     w: float = 1.0  # ERROR TC0401: struct field `Bad.w`: default values are not supported
 
 

@@ -4,7 +4,7 @@ flattened leaf parameters (ir/structs.py).
 """
 from __future__ import annotations
 
-from ..ir.types import ArrayT, Scalar, StructT
+from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT
 
 
 def numpy_layout(t: StructT) -> dict:
@@ -23,6 +23,9 @@ def numpy_layout(t: StructT) -> dict:
         elif isinstance(ft, Scalar):
             size = falign = ft.nbytes
             fmt = _NUMPY_FORMATS[ft.name]
+        elif isinstance(ft, (VecT, MatT)):  # components in a row (row-major), aligned as one component
+            size, falign = ft.nbytes, ft.dtype.nbytes
+            fmt = [_NUMPY_FORMATS[ft.dtype.name], [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]]
         else:
             return None
         offset = -(-offset // falign) * falign
@@ -51,6 +54,10 @@ def manifest_entry(t: StructT) -> dict:
             fields.append({"name": fname, "kind": "array", "struct": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, ArrayT):
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
+        elif isinstance(ft, (VecT, MatT)):
+            shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]
+            fields.append({"name": fname, "kind": "value", "dtype": ft.dtype.name, "shape": shape,
+                           "value_type": str(ft)})
         else:
             fields.append({"name": fname, "kind": "scalar", "dtype": ft.name})
     layout = numpy_layout(t)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..ir.types import ArrayT, Scalar, StructT, describe
+from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT, describe
 from . import structs, suggest
 
 
@@ -99,7 +99,8 @@ class StructLowering:
         return super().lower_attribute(node)
 
     def lower_subscript(self, node: cst.Subscript):
-        if self.maybe_struct(node.value):
+        is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructArray):
                 return self.struct_subscript(base, node)
@@ -218,6 +219,11 @@ class StructLowering:
             elif isinstance(ft, Scalar):
                 zero = 0.0 if ft.is_float else (False if ft.kind == "bool" else 0)
                 leaves[fname] = ir.Const(zero, ft, self.span(node))
+            elif isinstance(ft, (VecT, MatT)):  # a zero vector / matrix, as Warp zero-initialises
+                zero = 0.0 if ft.dtype.is_float else 0
+                leaves[fname] = ir.OpCall("value_new", tuple(ir.Const(zero, ft.dtype, self.span(node))
+                                                             for _ in range(ft.length)),
+                                          (("type", ft),), ft, self.span(node))
         return StructValue(t, leaves, f"{t.name}()")
 
     def checked_field_value(self, t: StructT, fname: str, ft, value, node):
@@ -388,7 +394,7 @@ class StructReturns:
         from .lower_call import _retype
 
         flat_leaves = structs.struct_leaves(t)
-        arrays = [path for path, lt in flat_leaves if not isinstance(lt, Scalar)]
+        arrays = [path for path, lt in flat_leaves if isinstance(lt, ArrayT)]
         if arrays:
             self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
                       f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)

@@ -2,8 +2,8 @@
 
 Expects a Scope whose imports and earlier declarations are resolved (a struct may name the
 structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
-fields of a type the checker compiles (scalars, arrays of scalars, nested structs; arrays of
-structs whose fields are scalars or nested structs); anything else is a diagnostic at the
+fields of a type the checker compiles (scalars, vectors and matrices, arrays of scalars, nested structs; arrays of
+structs whose fields are scalars, vectors, matrices or nested structs); anything else is a diagnostic at the
 field. `ir.structs.leaves()` is the one definition of how a struct value, parameter or array of structs
 becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
 """
@@ -71,15 +71,15 @@ def _unsupported_field(t) -> str | None:
     held = t.dtype if isinstance(t, ArrayT) else t
     if t == ann.ANY:
         return "`Any` is not a struct field type"
-    if isinstance(held, (VecT, MatT)):
-        return f"`{held}` fields are not supported yet (vector and matrix values do not compile yet)"
+    if isinstance(t, ArrayT) and isinstance(t.dtype, (VecT, MatT)):
+        return f"arrays of `{t.dtype}` in a struct are not supported yet (vector and matrix fields are)"
     if isinstance(t, TileT):
         return "a tile cannot be a struct field"
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
         inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
         if inner:
             return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
-    if not isinstance(held, (Scalar, StructT)):
+    if not isinstance(held, (Scalar, StructT, VecT, MatT)):
         return f"`{t}` is not a struct field type"
     return None
 
