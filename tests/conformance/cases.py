@@ -52,8 +52,8 @@ class StructArg:
 @dataclass(frozen=True)
 class StructArr:
     """An array of `@wp.struct` (a numpy structured array in Warp's layout under tilec): fields
-    ((name, dtype[, kind]), ...) are the struct's scalar fields, each filled like an Arr of its
-    kind (default: `kind`)."""
+    ((name, dtype[, kind]), ...) are the struct's scalar fields (dtype "float32:3" a vec3 field),
+    each filled like an Arr of its kind (default: `kind`)."""
 
     struct: str
     shape: tuple
@@ -74,9 +74,16 @@ def slots(args: tuple) -> list:
             out += [(f"{k}.{f}", spec, lambda v, k=k, f=f: getattr(v[k], f)) for f, spec in a.fields
                     if isinstance(spec, Arr)]
         elif isinstance(a, StructArr):
-            out += [(f"{k}.{f[0]}", Arr(a.shape, f[1], a.role, f[2] if len(f) > 2 else a.kind),
-                     lambda v, k=k, f=f[0]: field_view(v[k], f)) for f in a.fields]
+            out += [(f"{k}.{f[0]}", field_arr(a, f), lambda v, k=k, f=f[0]: field_view(v[k], f)) for f in a.fields]
     return out
+
+
+def field_arr(a: StructArr, f: tuple) -> Arr:
+    """The Arr spec of field f = (name, dtype[, kind]) of an array of structs; a dtype "float32:3"
+    or "float32:2x2" is a vector or matrix field (trailing axes, as numpy's subarray fields)."""
+    dtype, _, tail = f[1].partition(":")
+    shape = a.shape + (tuple(int(n) for n in tail.split("x")) if tail else ())
+    return Arr(shape, dtype, a.role, f[2] if len(f) > 2 else a.kind)
 
 
 def field_view(structured, path: str):

@@ -31,3 +31,10 @@ CASES = [
     Case("structs_bodies", F, "bodies", dim=(16,), launch="simt",
          args=(arr(16), arr(16), arr(16, kind="rand"), out(16)), rtol=1e-4, atol=1e-4),
 ]
+
+BODY = (("pos", "float32:3"), ("vel", "float32:3"), ("frame", "float32:2x2"), ("mass", "float32", "rand"))
+CASES += [
+    Case("structs_values_step", "structs_values.py", "step", dim=(10,), launch="simt",
+         args=(StructArr("Body", (10,), BODY), StructArg("Env", (("gravity", Scal((0.0, -9.8, 0.5))), ("dt", Scal(0.1)))),
+               StructArr("Body", (10,), BODY, role="out", kind="zeros"), out(10)), rtol=1e-4, atol=1e-5),
+]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, Arr, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
+from cases import REFS, Arr, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -27,7 +27,7 @@ def make_inputs(case) -> list:
     for a in case.args:
         if isinstance(a, (StructArg, StructArr)):  # {field: value}; run_warp makes the struct (array)
             specs = a.fields if isinstance(a, StructArg) else \
-                [(f[0], Arr(a.shape, f[1], a.role, f[2] if len(f) > 2 else a.kind)) for f in a.fields]
+                [(f[0], field_arr(a, f)) for f in a.fields]
             values.append({f: _make(rng, spec) for f, spec in specs})
         else:
             values.append(_make(rng, a))
@@ -86,7 +86,7 @@ def run_warp(case, values, seeds, wp):
             s = getattr(program, a.struct)()
             for f, spec in a.fields:
                 if isinstance(spec, Scal):
-                    setattr(s, f, v[f][()].item())
+                    setattr(s, f, v[f].tolist() if v[f].ndim else v[f][()].item())  # a vector field: a list
                 else:
                     setattr(s, f, wp.array(v[f].copy(), dtype=wp.dtype_from_numpy(v[f].dtype), device="cpu",
                                            requires_grad=grad and spec.differentiable))

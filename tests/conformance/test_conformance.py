@@ -56,8 +56,8 @@ def _struct_input(module, k, a, refs):
         for f in a.fields:
             field_view(data, f[0])[...] = refs[f"in{k}.{f[0]}"]
         return data
-    fields = {f: refs[f"in{k}.{f}"][()].item() if isinstance(spec, Scal) else refs[f"in{k}.{f}"].copy()
-              for f, spec in a.fields}
+    fields = {f: refs[f"in{k}.{f}"][()].item() if isinstance(spec, Scal) and not refs[f"in{k}.{f}"].ndim
+              else refs[f"in{k}.{f}"].copy() for f, spec in a.fields}
     return cls(**fields)
 
 
