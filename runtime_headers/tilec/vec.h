@@ -153,6 +153,22 @@ template <int M, int N, class T> TL_HD mat<M, N, T> atomic_add_ptr(mat<M, N, T>*
     for (int k = 0; k < M * N; ++k) old.c[k] = atomic_add_ptr(&p->c[k], v.c[k]);
     return old;
 }
+// wp.atomic_add(a, i[, j...], value) on arrays of vectors and matrices: the value comes last.
+template <class V> struct is_value : std::false_type {};
+template <int N, class T> struct is_value<vec<N, T>> : std::true_type {};
+template <int M, int N, class T> struct is_value<mat<M, N, T>> : std::true_type {};
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 1>& a, I i, const V& v) { return array_atomic_add(ctx, a, v, i); }
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 2>& a, I i, I j, const V& v) { return array_atomic_add(ctx, a, v, i, j); }
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 3>& a, I i, I j, I k, const V& v) {
+    return array_atomic_add(ctx, a, v, i, j, k);
+}
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 4>& a, I i, I j, I k, I l, const V& v) {
+    return array_atomic_add(ctx, a, v, i, j, k, l);
+}
 
 
 // ---------------------------------------------------------------- vector builtins

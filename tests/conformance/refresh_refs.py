@@ -37,21 +37,20 @@ def make_inputs(case) -> list:
 def _make(rng, a):
     if isinstance(a, Scal):
         return np.array(a.value, dtype=a.dtype)
-    if True:
-        if a.kind == "randn":
-            v = rng.standard_normal(a.shape)
-        elif a.kind == "rand":
-            v = rng.random(a.shape)
-        elif a.kind.startswith("int:"):
-            _, lo, hi = a.kind.split(":")
-            v = rng.integers(int(lo), int(hi), a.shape)
-        elif a.kind == "ones":
-            v = np.ones(a.shape)
-        elif a.kind == "arange":
-            v = np.arange(int(np.prod(a.shape))).reshape(a.shape)
-        else:
-            v = np.zeros(a.shape)
-        return v.astype(a.dtype)
+    if a.kind == "randn":
+        v = rng.standard_normal(a.shape)
+    elif a.kind == "rand":
+        v = rng.random(a.shape)
+    elif a.kind.startswith("int:"):
+        _, lo, hi = a.kind.split(":")
+        v = rng.integers(int(lo), int(hi), a.shape)
+    elif a.kind == "ones":
+        v = np.ones(a.shape)
+    elif a.kind == "arange":
+        v = np.arange(int(np.prod(a.shape))).reshape(a.shape)
+    else:
+        v = np.zeros(a.shape)
+    return v.astype(a.dtype)
 
 
 def output_seeds(case, values) -> dict:
@@ -62,9 +61,6 @@ def output_seeds(case, values) -> dict:
         if a.role != "in" and a.differentiable:
             seeds[key] = rng.standard_normal(a.shape).astype(a.dtype)
     return seeds
-
-
-
 
 
 def load_program(path: Path):
@@ -100,8 +96,8 @@ def run_warp(case, values, seeds, wp):
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         else:
-            arrays.append(wp.array(v.copy(), dtype=wp.dtype_from_numpy(v.dtype), device="cpu",
-                                   requires_grad=grad and a.differentiable))
+            dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
+            arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
     tape = wp.Tape()
     with tape:
         if case.launch == "tiled":

@@ -16,7 +16,7 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
-from ..ops.values import ATTRIBUTES, is_value
+from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
 
@@ -33,6 +33,8 @@ class ValueLowering:
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):
             return self.lower_identity(api, node)
+        if api in NOT_YET:
+            self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
 
     def constructed_type(self, func):
@@ -155,8 +157,9 @@ class ValueLowering:
         out = []
         for k, n in enumerate(idx_nodes):
             e = self.index(n)
-            if isinstance(e, ir.Const) and k < len(sizes) and -sizes[k] <= e.value < 0:
-                e = ir.Const(e.value + sizes[k], e.type, e.span, weak=e.weak)
+            if isinstance(e, ir.Const):  # typed: a literal index must not adapt to the component dtype
+                value = e.value + sizes[k] if k < len(sizes) and -sizes[k] <= e.value < 0 else e.value
+                e = ir.Const(value, e.type, e.span)
             out.append(e)
         return out
 
@@ -182,6 +185,9 @@ class ValueLowering:
             idx_nodes = self.index_nodes(target)
             indices = self.component_indices(t, idx_nodes)
             where = [container] + idx_nodes
+        if isinstance(holder, ir.OpCall) and holder.op == "value_extract" and isinstance(holder.args[0].type, MatT):
+            indices = list(holder.args[1:]) + indices  # m[i][j] = e writes m[i, j]
+            holder, t = holder.args[0], holder.args[0].type
         value_node = getattr(node, "value", node)
         part = self.make_op("value_extract", [holder] + indices, {}, target, where=where)
         if aug is not None and not (self.is_array_element(holder) and aug in (cst.Add, cst.Subtract)):
