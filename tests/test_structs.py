@@ -209,3 +209,47 @@ def test_struct_types_are_frontend_only():
     p, _ = _struct_types()
     assert isinstance(p, StructT) and str(p) == "Params"
     assert isinstance(ArrayT(p, 1).dtype, StructT)
+
+
+VALUES = '''
+import warp as wp
+
+
+@wp.struct
+class Body:
+    pos: wp.vec3
+    frame: wp.mat22
+    mass: float
+
+
+@wp.kernel
+def move(bodies: wp.array(dtype=Body), out: wp.array(dtype=float)):
+    i = wp.tid()
+    b = bodies[i]
+    b.pos.x = 5.0
+    b.pos[1] += 2.0
+    bodies[i].pos.z += b.mass
+    bodies[i].pos[0] = b.pos[1]
+    out[i] = b.pos.x + b.pos.y + b.frame[0, 1]
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_vector_and_matrix_fields():
+    mod = build(VALUES, "structs_values_prog")
+    assert mod.Body.numpy_dtype() == np.dtype({"names": ["pos", "frame", "mass"],
+                                               "formats": [("<f4", (3,)), ("<f4", (2, 2)), "<f4"],
+                                               "offsets": [0, 12, 28], "itemsize": 32})
+    b = mod.Body.zeros(3)
+    b["pos"] = np.arange(9).reshape(3, 3)
+    b["mass"] = 1.5
+    b["frame"][:, 0, 1] = 0.25
+    out = np.zeros(3, np.float32)
+    mod.move.launch(dim=3, inputs=[b, out])
+    pos = np.arange(9.0).reshape(3, 3)
+    np.testing.assert_allclose(out, 5.0 + pos[:, 1] + 2.0 + 0.25)
+    np.testing.assert_allclose(b["pos"][:, 0], pos[:, 1] + 2.0)
+    np.testing.assert_allclose(b["pos"][:, 2], pos[:, 2] + 1.5)
+    with pytest.raises(TypeError, match=r"field `Body.pos` is a vec3f \(shape \(3,\)\)"):
+        mod.Body(pos=[1.0, 2.0])

@@ -15,6 +15,7 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT, describe
+from ..ops.values import is_value
 from . import structs, suggest
 
 
@@ -279,6 +280,11 @@ class StructLowering:
     def store_field(self, target: cst.Attribute, value_node, node, aug=None) -> list:
         """`s.x = v`, `s.inner = t`, `a[i].x = v`, and `+=`/`-=` (`aug`: the binary op's name)."""
         base = self.expr(target.value)
+        if not isinstance(base, (StructValue, StructElement)) and is_value(base.type):  # s.pos.x = e
+            from .lower_expr import BINOPS
+
+            op_cls = None if aug is None else next(k for k, v in BINOPS.items() if v == aug)
+            return self.store_value_component(target, self.expr(value_node), node, op_cls)
         if not isinstance(base, (StructValue, StructElement)):
             if isinstance(base, StructArray):
                 self.fail("TC0401", f"unsupported syntax: assignment to a field of {describe(base.type)}; "
