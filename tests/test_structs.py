@@ -253,3 +253,75 @@ def test_vector_and_matrix_fields():
     np.testing.assert_allclose(b["pos"][:, 2], pos[:, 2] + 1.5)
     with pytest.raises(TypeError, match=r"field `Body.pos` is a vec3f \(shape \(3,\)\)"):
         mod.Body(pos=[1.0, 2.0])
+
+
+VEC_ARRAYS = '''
+import warp as wp
+
+
+@wp.struct
+class Cloud:
+    points: wp.array(dtype=wp.vec3)
+    scale: float
+
+
+@wp.kernel
+def norms(c: Cloud, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(c.points[i]) * c.scale
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_struct_with_an_array_of_vectors():
+    mod = build(VEC_ARRAYS, "structs_vec_arrays")
+    pts = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = np.zeros(4, np.float32)
+    mod.norms.launch(dim=4, inputs=[mod.Cloud(points=pts, scale=2.0), out])
+    np.testing.assert_allclose(out, 2.0 * np.linalg.norm(pts, axis=1), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"field `Cloud.points` is a 1-d array of vec3f \(numpy: trailing axes \(3,\)\)"):
+        mod.Cloud(points=np.zeros((4, 2), np.float32))
+
+
+NESTED_ARRAYS = '''
+import warp as wp
+
+
+@wp.struct
+class Cell:
+    mass: float
+    count: wp.int32
+
+
+@wp.struct
+class Grid:
+    cells: wp.array(dtype=Cell)
+    gain: float
+
+
+@wp.kernel
+def weigh(g: Grid, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = g.cells[i].mass * g.gain + float(g.cells[i].count)
+    g.cells[i].count = i
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_struct_holding_an_array_of_structs():
+    mod = build(NESTED_ARRAYS, "structs_nested_arrays")
+    cells = mod.Cell.zeros(3)
+    cells["mass"] = [1.0, 2.0, 3.0]
+    cells["count"] = 5
+    out = np.zeros(3, np.float32)
+    grid = mod.Grid(cells=cells, gain=2.0)
+    mod.weigh.launch(dim=3, inputs=[grid, out])
+    np.testing.assert_allclose(out, [7.0, 9.0, 11.0])
+    np.testing.assert_array_equal(cells["count"], [0, 1, 2])
+    interp_out = np.zeros(3, np.float32)
+    Interpreter(compile_ir(NESTED_ARRAYS, "structs_nested_arrays")).launch("weigh", 3, [grid, interp_out], tiled=False)
+    np.testing.assert_allclose(interp_out, [2.0, 5.0, 8.0])  # mass * gain + the counts written: 0, 1, 2
+    with pytest.raises(TypeError, match="field `Grid.cells` is a 1-d array of `Cell`"):
+        grid.cells = np.zeros(3, np.float32)

@@ -192,6 +192,6 @@ def _struct_leaves(kernel: ir.Function, values: list) -> list:
             for part in path.split("."):
                 if leaf is None:
                     break
-                leaf = leaf[part] if isinstance(t, ArrayT) else getattr(leaf, part)
+                leaf = leaf[part] if isinstance(leaf, np.ndarray) else getattr(leaf, part)
             out.append(0 if leaf is None and not isinstance(lt, ArrayT) else leaf)
     return out

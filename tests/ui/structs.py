@@ -17,7 +17,7 @@ class Pair:
 
 @wp.struct
 class Bad:
-    v: wp.array(dtype=wp.vec3)  # ERROR TC0409: struct field `Bad.v`: arrays of `vec3f` in a struct are not supported yet
+    v: wp.tile(dtype=float, shape=(4,))  # ERROR TC0409: struct field `Bad.v`: a tile cannot be a struct field
     w: float = 1.0  # ERROR TC0401: struct field `Bad.w`: default values are not supported
 
 

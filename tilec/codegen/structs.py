@@ -52,6 +52,10 @@ def manifest_entry(t: StructT) -> dict:
             fields.append({"name": fname, "kind": "struct", "struct": ft.name})
         elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
             fields.append({"name": fname, "kind": "array", "struct": ft.dtype.name, "ndim": ft.ndim})
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, (VecT, MatT)):  # numpy: trailing component axes
+            shape = [ft.dtype.rows, ft.dtype.cols] if isinstance(ft.dtype, MatT) else [ft.dtype.length]
+            fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.dtype.name, "ndim": ft.ndim,
+                           "element_shape": shape, "value_type": str(ft.dtype)})
         elif isinstance(ft, ArrayT):
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, (VecT, MatT)):

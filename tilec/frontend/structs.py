@@ -71,8 +71,6 @@ def _unsupported_field(t) -> str | None:
     held = t.dtype if isinstance(t, ArrayT) else t
     if t == ann.ANY:
         return "`Any` is not a struct field type"
-    if isinstance(t, ArrayT) and isinstance(t.dtype, (VecT, MatT)):
-        return f"arrays of `{t.dtype}` in a struct are not supported yet (vector and matrix fields are)"
     if isinstance(t, TileT):
         return "a tile cannot be a struct field"
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):

@@ -10,12 +10,15 @@ from .types import ArrayT, StructT
 
 
 def struct_leaves(t: StructT, prefix: str = "") -> list:
-    """[(dotted path, Scalar | ArrayT)] of a struct's leaves in declaration order."""
+    """[(dotted path, leaf type)] of a struct's leaves in declaration order: scalars, vectors,
+    matrices, arrays; a field that is an array of structs is one array per field of those."""
     out = []
     for fname, ft in t.fields:
         path = f"{prefix}{fname}"
         if isinstance(ft, StructT):
             out += struct_leaves(ft, path + ".")
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):  # field views, as for a parameter
+            out += [(sub, ArrayT(lt, ft.ndim)) for sub, lt in struct_leaves(ft.dtype, path + ".")]
         else:
             out.append((path, ft))
     return out
