@@ -181,12 +181,21 @@ def test_warp_struct_instances_are_accepted():
 
 @needs_cxx
 @pytest.mark.build
-def test_tape_refuses_struct_kernels_precisely():
+def test_tape_records_struct_arguments_and_refuses_arrays_of_structs():
     mod = build(SOURCE, "structs_prog")
-    p = mod.Params(scale=1.0, weights=np.ones(2, np.float32))
+    w = np.array([1.0, 2.0, 3.0], np.float32)
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    y, z = np.zeros(3, np.float32), np.zeros(3, np.float32)
+    p = mod.Params(scale=2.0, offset=0.0, weights=w)
+    with mod.Tape() as tape:
+        mod.weigh.launch(dim=3, inputs=[p, x, y])
+        mod.weigh.launch(dim=3, inputs=[mod.Params(scale=1.0, offset=0.0, weights=y), x, z])  # z = 2 w x^4
+    tape.backward(grads=[(z, np.ones(3, np.float32))])
+    np.testing.assert_allclose(tape.gradient(w), 2.0 * x ** 4, rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(x), 8.0 * w * x ** 3, rtol=1e-6)
     with mod.Tape():
-        with pytest.raises(ValueError, match="weigh: the Tape does not record kernels with struct arguments"):
-            mod.weigh.launch(dim=2, inputs=[p, np.ones(2, np.float32), np.zeros(2, np.float32)])
+        with pytest.raises(ValueError, match="cells: the Tape does not record kernels taking arrays of structs"):
+            mod.cells.launch(dim=1, inputs=[mod.Cell.zeros(1), np.zeros(1, np.float32)])
 
 
 def test_interpreter_takes_struct_arguments():

@@ -356,10 +356,10 @@ class Kernel:
     # -------------------------------------------------------------- checking
 
     def _run(self, grid, lane_tid, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
-             num_threads, stream=None):
+             num_threads, stream=None, leaves=False):
         device = device or "cpu"
         adjoint = _strict(self.name, "adjoint", adjoint, bool)
-        if self.args:
+        if self.args and not leaves:  # leaves: a Tape replay, whose values are already the leaves
             inputs, outputs, adj_inputs, adj_outputs = self._leaves(inputs, outputs, adj_inputs, adj_outputs,
                                                                     adjoint)
         num_threads = _strict(self.name, "num_threads", num_threads, int)
@@ -412,8 +412,8 @@ class Kernel:
 
     def _leaves(self, inputs, outputs, adj_inputs, adj_outputs, adjoint):
         """Struct arguments spread into the leaf arguments the compiled kernel takes (_tilec_structs)."""
-        if _tilec_tape.recording():
-            raise ValueError(f"{self.name}: the Tape does not record kernels with struct arguments yet; "
+        if _tilec_tape.recording() and any("ndim" in a for a in self.args):  # field views: new objects each launch
+            raise ValueError(f"{self.name}: the Tape does not record kernels taking arrays of structs yet; "
                              "launch the adjoint with adjoint=True and adj_inputs")
         names = ", ".join(a["name"] for a in self.args)
 
@@ -460,7 +460,7 @@ class _Replay:
 
     def __call__(self, values, adjoints=None):
         self.kernel._run(self.grid, self.lane_tid, values, (), adjoints, (), adjoints is not None, self.device,
-                         self.block_dim, self.num_threads, self.stream)
+                         self.block_dim, self.num_threads, self.stream, leaves=True)
 
 
 def _shape(value):
