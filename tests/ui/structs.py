@@ -19,6 +19,7 @@ class Pair:
 class Bad:
     v: wp.tile(dtype=float, shape=(4,))  # ERROR TC0409: struct field `Bad.v`: a tile cannot be a struct field
     w: float = 1.0  # ERROR TC0401: struct field `Bad.w`: default values are not supported
+    __dict__: float  # ERROR TC0002: struct field `Bad.__dict__` starts with `__`, reserved for Python
 
 
 @wp.func

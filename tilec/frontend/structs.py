@@ -26,6 +26,9 @@ def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
     """Records the struct in `scope.structs`, or reports why a field cannot be compiled (then the
     struct is recorded without that field's type, so uses of it fail at the use, not here)."""
     name = node.name.value
+    if name.startswith("__"):  # the loader's module attributes
+        diags.error("TC0002", f"struct name `{name}` starts with `__`, reserved for Python", parsed.span(node.name))
+        return
     fields, ok = [], True
     for stmt in node.body.body:
         for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
@@ -39,6 +42,11 @@ def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
                 ok = False
                 continue
             fname = small.target.value
+            if fname.startswith("__"):  # would shadow the loader class's Python internals
+                diags.error("TC0002", f"struct field `{name}.{fname}` starts with `__`, reserved for Python",
+                            parsed.span(small.target))
+                ok = False
+                continue
             if small.value is not None:
                 diags.error("TC0401", f"struct field `{name}.{fname}`: default values are not supported "
                             "(Warp zero-initialises struct fields)", parsed.span(small.value))
