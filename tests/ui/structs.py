@@ -49,7 +49,7 @@ def fields(m: Material, out: wp.array(dtype=float)):
     s = Material()
     out[i] = s.rest[i]  # ERROR TC0312: field `rest` of `s` is read before it is assigned
     t = Material(stiffness=1.0)  # ERROR TC0303: `Material(...)` takes no values or all 4 fields (as in Warp); missing: damping, count, rest
-    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 31)
+    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 32)
     v = holds_arrays(m)  # ERROR TC0401: `holds_arrays` returns `Material`, which holds arrays (rest)
     p = Pair(1.0, 2.0)
     p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct
