@@ -65,6 +65,7 @@ def writes(a: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22d), s: wp.arra
     M[1] = wp.vec2d(M[1, 1], s[i])
     M[0][0] -= s[i]
     out[i] = v
+    out[i].y = v.x * s[i]
     out[i].z += s[i]
     mo[i] = M
     wp.atomic_add(total, 0, v)
@@ -128,6 +129,7 @@ def reference(name, args):
         M[:, 1] = np.stack([M[:, 1, 1], s], 1)
         M[:, 0, 0] -= s
         out = v.copy()
+        out[:, 1] = v[:, 0] * s
         out[:, 2] += s
         return {3: out, 4: M, 5: v.sum(0, keepdims=True)}
     a = args[0]
@@ -193,20 +195,21 @@ def test_interpreter_matches_compiled(compiled, name):
         np.testing.assert_allclose(adj_a[k], adj_b[k], rtol=1e-10, atol=1e-12)
 
 
-def test_component_store_into_an_array_element(compiled):
-    """`a[i].y = e` reads the element, replaces the component and stores it: forward as Warp; an
-    adjoint would need the element as read before the kernel's own write, so it is refused."""
+def test_component_store_into_an_array_element():
+    """`a[i].y = e` writes that component only (others keep their value); its adjoint takes the
+    component's adjoint and zeroes it; `a[i].y *= e` reads the element, so its adjoint is refused."""
     from tilec.pipeline import compile_source
     from tilec.frontend.check import Options
     from tilec.codegen.sources import adjoint_warnings
 
-    src = "import warp as wp\n\n@wp.kernel\ndef k(s: wp.array(dtype=float), out: wp.array(dtype=wp.vec3)):\n" \
-          "    i = wp.tid()\n    out[i].y = s[i] * 2.0\n"
-    module = compile_source(src, "cs.py", Options()).module
-    warnings = adjoint_warnings(module)
-    assert [(w.code, w.span.line, w.span.col) for w in warnings] == [("TC0502", 6, 5)]
-    assert "the kernel also writes `out`" in warnings[0].message
+    src = ("import warp as wp\n\n@wp.kernel\ndef k(s: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec3d)):\n"
+           "    i = wp.tid()\n    out[i].y = s[i] * s[i]\n    out[i][2] = s[i]\n")
     built = build(src, "component_store")
-    out = np.arange(6, dtype=np.float32).reshape(2, 3)
-    built.k.launch(2, inputs=[np.array([1.0, 2.0], np.float32), out])
-    np.testing.assert_array_equal(out, [[0, 2, 2], [3, 4, 5]])
+    out = np.arange(6, dtype=np.float64).reshape(2, 3)
+    s = np.array([1.5, 2.0])
+    built.k.launch(2, inputs=[s, out])
+    np.testing.assert_array_equal(out, [[0, 2.25, 1.5], [3, 4, 2]])
+    check_gradients(built.k, 2, [s, out], [1], [0], tiled=False)
+    scaled = src.replace("out[i][2] = s[i]", "out[i].x *= s[i]")
+    warnings = adjoint_warnings(compile_source(scaled, "cs.py", Options()).module)
+    assert [(w.code, w.span.line) for w in warnings] == [("TC0502", 7)]

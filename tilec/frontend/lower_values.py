@@ -4,9 +4,10 @@ Mixed into `FunctionChecker` before the other lowerings (it refines `lower_call`
 `lower_attribute`, `lower_subscript`, `make_op`, `lower_op` and `expr` and defers to them for
 everything that is not a vector or matrix). Guarantees: `quat * quat` and `transform *
 transform` become `quat_mul` / `transform_multiply`; a component write `v.x = e` becomes
-`v = value_insert(v, e, 0)`; a component write into an array element is a read, an insert and
-a store, and `a[i].x += e` an atomic add of a vector that is `e` in that component only (Warp's
-`+=` on array elements is atomic); every other form is a diagnostic.
+`v = value_insert(v, e, 0)`; `a[i].x = e` writes that component of the element only
+(`array_store_part`), `a[i].x += e` is an atomic add of a vector that is `e` in that component
+only (Warp's `+=` on array elements is atomic), `a[i].x *= e` reads, combines and stores the
+element; every other form is a diagnostic.
 """
 from __future__ import annotations
 
@@ -95,6 +96,14 @@ class ValueLowering:
         return call
 
     # ------------------------------------------------------------ expressions
+
+    def lower_name(self, node: cst.Name):
+        """A module constant `G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` is its constructor, inlined."""
+        call = self.scope.value_constants.get(node.value)
+        if call is not None and node.value not in self.env:
+            t = self.constructed_type(call.func)
+            return replace(self.lower_constructor(t, call), span=self.span(node))
+        return super().lower_name(node)
 
     def expr(self, node):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
@@ -210,8 +219,12 @@ class ValueLowering:
                 op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
                 call = self.make_op(op, [array, delta] + elem_idx, {}, node, where=[container, value_node])
                 return [ir.ExprStmt(call, self.span(node))]
-            new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
-            call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+            if aug is not None:  # a[i].x *= e: read, combine, write the component back
+                new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
+                call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+                return [ir.ExprStmt(call, self.span(node))]
+            call = self.make_op("array_store_part", [array, value] + elem_idx + indices, {}, node,
+                                where=[container, value_node])  # a[i].x = e writes that component only
             return [ir.ExprStmt(call, self.span(node))]
         self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
                   "variable first", target)

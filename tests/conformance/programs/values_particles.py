@@ -1,6 +1,7 @@
 import warp as wp
 
 DRAG = 0.01
+GRAVITY = wp.constant(wp.vec3(0.0, -9.8, 0.0))
 
 
 @wp.func
@@ -13,8 +14,7 @@ def integrate(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), f: wp.arra
               inv_mass: wp.array(dtype=float), dt: float, x_new: wp.array(dtype=wp.vec3),
               v_new: wp.array(dtype=wp.vec3)):
     tid = wp.tid()
-    g = wp.vec3(0.0, -9.8, 0.0)
-    v1 = damped(v[tid] + (f[tid] * inv_mass[tid] + g) * dt, DRAG)
+    v1 = damped(v[tid] + (f[tid] * inv_mass[tid] + GRAVITY) * dt, DRAG)
     x_new[tid] = x[tid] + v1 * dt
     v_new[tid] = v1
 
