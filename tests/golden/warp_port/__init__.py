@@ -412,16 +412,15 @@ class Kernel:
 
     def _leaves(self, inputs, outputs, adj_inputs, adj_outputs, adjoint):
         """Struct arguments spread into the leaf arguments the compiled kernel takes (_tilec_structs)."""
-        if _tilec_tape.recording() and any("ndim" in a for a in self.args):  # field views: new objects each launch
-            raise ValueError(f"{self.name}: the Tape does not record kernels taking arrays of structs yet; "
-                             "launch the adjoint with adjoint=True and adj_inputs")
+        views = _tilec_tape.active().field_view if _tilec_tape.recording() else None  # one view per field
         names = ", ".join(a["name"] for a in self.args)
 
         def spread(values, what, adjoint):
             values = list(values)
             if len(values) != len(self.args):
                 raise TypeError(f"{self.name}: expects {len(self.args)} {what} ({names}), got {len(values)}")
-            return [v for a, x in zip(self.args, values) for _, v in _structs.leaf_values(self.name, a, x, adjoint)]
+            return [v for a, x in zip(self.args, values)
+                    for _, v in _structs.leaf_values(self.name, a, x, adjoint, views)]
 
         inputs = spread(list(inputs) + list(outputs), "inputs", False)
         if adjoint:
