@@ -34,6 +34,8 @@ CODES = {
     "TC0303": "bad-arguments",
     "TC0304": "offset-arity",
     "TC0305": "not-constant",
+    "TC0311": "unknown-field",
+    "TC0312": "unassigned-field",
     "TC0401": "unsupported-syntax",
     "TC0402": "recursion",
     "TC0403": "kernel-return",

@@ -19,6 +19,7 @@ from .passes.autodiff import adjoint_kernel
 from .codegen import analysis
 from .ops import OPS
 from .ops.reference import BINARY, IMPL, UNARY, make_value, npdtype
+from .ir.structs import leaves
 from .ir.types import ArrayT, Scalar, TileT
 
 
@@ -57,10 +58,12 @@ class Interpreter:
         grid = (dim,) if isinstance(dim, int) else tuple(dim)
         if analysis.tid_count(kernel) > len(grid):
             raise NotImplementedError(f"{name}: the lane from wp.tid() is not interpreted")
-        fn, args = kernel, list(inputs)
+        fn, args = kernel, _struct_leaves(kernel, list(inputs))
         if adjoint:
             fn = adjoint_kernel(kernel, self.module)
-            args += list(adj_inputs)
+            args += _struct_leaves(kernel, list(adj_inputs))
+        if len(args) != len(fn.params):
+            raise TypeError(f"{name}: expects {len(fn.params)} arguments, got {len(args)}")
         self.block_dim = kernel.block_dim if tiled else 1
         for coords in itertools.product(*[range(n) for n in grid]):
             self.tid, self.tape = coords, []
@@ -168,3 +171,27 @@ class Interpreter:
 
 
 __all__ = ["Interpreter", "OPS"]
+
+
+def _struct_leaves(kernel: ir.Function, values: list) -> list:
+    """A kernel's source arguments as the leaf arguments its params are (ir/structs.py): a struct
+    as any object with its fields as attributes (None: no adjoint), an array of structs as a numpy
+    structured array (its fields' views)."""
+    if not kernel.struct_params:
+        return values
+    if len(values) != len(kernel.struct_params):
+        raise TypeError(f"{kernel.name}: expects {len(kernel.struct_params)} arguments, got {len(values)}")
+    out = []
+    for (name, t), value in zip(kernel.struct_params, values):
+        flat = leaves(t)
+        if flat is None:
+            out.append(value)
+            continue
+        for path, lt in flat:
+            leaf = value
+            for part in path.split("."):
+                if leaf is None:
+                    break
+                leaf = leaf[part] if isinstance(leaf, np.ndarray) else getattr(leaf, part)
+            out.append(0 if leaf is None and not isinstance(lt, ArrayT) else leaf)
+    return out

@@ -40,6 +40,60 @@ class Scal:
     dtype: str = "float32"
 
 
+@dataclass(frozen=True)
+class StructArg:
+    """A `@wp.struct` argument passed by value: struct is the class name in the program, fields
+    ((name, Arr | Scal), ...) give every field's value (array fields are read, or written for
+    role "out"/"inout")."""
+
+    struct: str
+    fields: tuple
+
+
+@dataclass(frozen=True)
+class StructArr:
+    """An array of `@wp.struct` (a numpy structured array in Warp's layout under tilec): fields
+    ((name, dtype[, kind]), ...) are the struct's scalar fields (dtype "float32:3" a vec3 field),
+    each filled like an Arr of its kind (default: `kind`)."""
+
+    struct: str
+    shape: tuple
+    fields: tuple
+    role: str = "in"
+    kind: str = "randn"
+
+
+def slots(args: tuple) -> list:
+    """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
+    "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".
+    getter(values) gives that array (a field view of a structured array) from launch values."""
+    out = []
+    for k, a in enumerate(args):
+        if isinstance(a, Arr):
+            out.append((str(k), a, lambda v, k=k: v[k]))
+        elif isinstance(a, StructArg):
+            out += [(f"{k}.{f}", spec, lambda v, k=k, f=f: getattr(v[k], f)) for f, spec in a.fields
+                    if isinstance(spec, Arr)]
+        elif isinstance(a, StructArr):
+            out += [(f"{k}.{f[0]}", field_arr(a, f), lambda v, k=k, f=f[0]: field_view(v[k], f)) for f in a.fields]
+    return out
+
+
+def field_arr(a: StructArr, f: tuple) -> Arr:
+    """The Arr spec of field f = (name, dtype[, kind]) of an array of structs; a dtype "float32:3"
+    or "float32:2x2" is a vector or matrix field (trailing axes, as numpy's subarray fields)."""
+    dtype, _, tail = f[1].partition(":")
+    shape = a.shape + (tuple(int(n) for n in tail.split("x")) if tail else ())
+    return Arr(shape, dtype, a.role, f[2] if len(f) > 2 else a.kind)
+
+
+def field_view(structured, path: str):
+    """The view of field `path` ("box.lo": a nested struct's field) of a numpy structured array."""
+    for part in path.split("."):
+        structured = structured[part]
+    return structured
+
+
 def arr(*shape, dtype="float32", kind="randn"):
     return Arr(tuple(shape), dtype, "in", kind)
 

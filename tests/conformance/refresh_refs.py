@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, Arr, Scal, all_cases  # noqa: E402
+from cases import REFS, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -25,31 +25,42 @@ def make_inputs(case) -> list:
     rng = np.random.default_rng(int(hashlib.sha256(case.id.encode()).hexdigest()[:8], 16))
     values = []
     for a in case.args:
-        if isinstance(a, Scal):
-            values.append(np.array(a.value, dtype=a.dtype))
-            continue
-        if a.kind == "randn":
-            v = rng.standard_normal(a.shape)
-        elif a.kind == "rand":
-            v = rng.random(a.shape)
-        elif a.kind.startswith("int:"):
-            _, lo, hi = a.kind.split(":")
-            v = rng.integers(int(lo), int(hi), a.shape)
-        elif a.kind == "ones":
-            v = np.ones(a.shape)
-        elif a.kind == "arange":
-            v = np.arange(int(np.prod(a.shape))).reshape(a.shape)
+        if isinstance(a, (StructArg, StructArr)):  # {field: value}; run_warp makes the struct (array)
+            specs = a.fields if isinstance(a, StructArg) else \
+                [(f[0], field_arr(a, f)) for f in a.fields]
+            values.append({f: _make(rng, spec) for f, spec in specs})
         else:
-            v = np.zeros(a.shape)
-        values.append(v.astype(a.dtype))
+            values.append(_make(rng, a))
     return values
 
 
-def output_seeds(case, values) -> list:
-    """The adjoint seeds of written arrays (None elsewhere)."""
+def _make(rng, a):
+    if isinstance(a, Scal):
+        return np.array(a.value, dtype=a.dtype)
+    if a.kind == "randn":
+        v = rng.standard_normal(a.shape)
+    elif a.kind == "rand":
+        v = rng.random(a.shape)
+    elif a.kind.startswith("int:"):
+        _, lo, hi = a.kind.split(":")
+        v = rng.integers(int(lo), int(hi), a.shape)
+    elif a.kind == "ones":
+        v = np.ones(a.shape)
+    elif a.kind == "arange":
+        v = np.arange(int(np.prod(a.shape))).reshape(a.shape)
+    else:
+        v = np.zeros(a.shape)
+    return v.astype(a.dtype)
+
+
+def output_seeds(case, values) -> dict:
+    """The adjoint seeds of written float arrays, by slot key (cases.slots)."""
     rng = np.random.default_rng(int(hashlib.sha256((case.id + "/seed").encode()).hexdigest()[:8], 16))
-    return [rng.standard_normal(v.shape).astype(v.dtype) if isinstance(a, Arr) and a.role != "in"
-            and a.differentiable else None for a, v in zip(case.args, values)]
+    seeds = {}
+    for key, a, _ in slots(case.args):
+        if a.role != "in" and a.differentiable:
+            seeds[key] = rng.standard_normal(a.shape).astype(a.dtype)
+    return seeds
 
 
 def load_program(path: Path):
@@ -67,7 +78,22 @@ def run_warp(case, values, seeds, wp):
     grad = case.grad
     arrays = []
     for a, v in zip(case.args, values):
-        if isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
+        if isinstance(a, StructArg):
+            s = getattr(program, a.struct)()
+            for f, spec in a.fields:
+                if isinstance(spec, Scal):
+                    setattr(s, f, v[f].tolist() if v[f].ndim else v[f][()].item())  # a vector field: a list
+                else:
+                    setattr(s, f, wp.array(v[f].copy(), dtype=wp.dtype_from_numpy(v[f].dtype), device="cpu",
+                                           requires_grad=grad and spec.differentiable))
+            arrays.append(s)
+        elif isinstance(a, StructArr):
+            struct = getattr(program, a.struct)
+            data = np.zeros(a.shape, wp.zeros(1, dtype=struct, device="cpu").numpy().dtype)
+            for f in a.fields:
+                field_view(data, f[0])[...] = v[f[0]]
+            arrays.append(wp.array(data, dtype=struct, device="cpu", requires_grad=grad))
+        elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         else:
             dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
@@ -79,14 +105,45 @@ def run_warp(case, values, seeds, wp):
         else:
             wp.launch(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
     # copies: a CPU array's numpy() shares its memory, and the backward pass may write to it again
-    result = {f"out{k}": x.numpy().copy() for k, (a, x) in enumerate(zip(case.args, arrays)) if isinstance(a, Arr)}
+    result = {f"out{key}": _warp_slot(case, arrays, key).copy() for key, _, _ in slots(case.args)}
+    for k, (a, x) in enumerate(zip(case.args, arrays)):
+        if isinstance(a, StructArr):  # Warp's numpy layout of one element: tilec's loader must match it
+            result[f"layout{k}"] = np.zeros(0, x.numpy().dtype)
     if grad:
-        tape.backward(grads={arrays[k]: wp.array(s, dtype=arrays[k].dtype, device="cpu")
-                             for k, s in enumerate(seeds) if s is not None})
-        for k, (a, x) in enumerate(zip(case.args, arrays)):
-            if isinstance(a, Arr) and a.differentiable:
-                result[f"grad{k}"] = x.grad.numpy()
+        tape.backward(grads=_seed_arrays(case, arrays, seeds, wp))
+        for key, a, get in slots(case.args):
+            k, _, f = key.partition(".")
+            x = arrays[int(k)]
+            if not a.differentiable:
+                continue
+            if isinstance(case.args[int(k)], StructArr):
+                result[f"grad{key}"] = field_view(x.grad.numpy(), f).copy()
+            else:
+                result[f"grad{key}"] = (getattr(x, f) if f else x).grad.numpy()
     return result
+
+
+def _warp_slot(case, arrays, key):
+    """One slot (cases.slots) of Warp's launch values as numpy."""
+    k, _, f = key.partition(".")
+    x = arrays[int(k)]
+    if isinstance(case.args[int(k)], StructArr):
+        return field_view(x.numpy(), f)
+    return (getattr(x, f) if f else x).numpy()
+
+
+def _seed_arrays(case, arrays, seeds, wp):
+    grads = {}
+    for key, seed in seeds.items():
+        k, _, f = key.partition(".")
+        x, a = arrays[int(k)], case.args[int(k)]
+        if isinstance(a, StructArr):  # one structured seed array per array of structs
+            if x not in grads:
+                grads[x] = np.zeros(x.shape, x.numpy().dtype)
+            field_view(grads[x], f)[...] = seed
+        else:
+            grads[getattr(x, f) if f else x] = seed
+    return {x: wp.array(s, dtype=x.dtype, device="cpu") for x, s in grads.items()}
 
 
 def main(argv) -> int:
@@ -101,8 +158,10 @@ def main(argv) -> int:
     for case in chosen:
         values = make_inputs(case)
         seeds = output_seeds(case, values)
-        data = {f"in{k}": v for k, v in enumerate(values)}
-        data.update({f"seed{k}": s for k, s in enumerate(seeds) if s is not None})
+        data = {}
+        for k, v in enumerate(values):
+            data.update({f"in{k}.{f}": x for f, x in v.items()} if isinstance(v, dict) else {f"in{k}": v})
+        data.update({f"seed{key}": s for key, s in seeds.items()})
         data.update(run_warp(case, values, seeds, wp))
         np.savez(case.ref_path, **data)
         print(f"{case.id}: {len(data)} arrays")

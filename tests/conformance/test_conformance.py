@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, Scal, all_cases  # noqa: E402
+from cases import Arr, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 
@@ -35,28 +35,48 @@ def _launch(kernel, case, args, device, **adjoint):
     launch(dim=case.dim, inputs=args, device=device, block_dim=case.block_dim, **adjoint)
 
 
-def _inputs(case, refs):
-    """Fresh arguments: stored inputs, written arrays at their starting value."""
+def _inputs(case, refs, module=None):
+    """Fresh arguments: stored inputs, written arrays at their starting value (struct arguments
+    as the loader's struct classes and structured arrays: module is the built program)."""
     values = []
     for k, a in enumerate(case.args):
+        if isinstance(a, (StructArg, StructArr)):
+            values.append(_struct_input(module, k, a, refs))
+            continue
         v = refs[f"in{k}"]
         values.append(v[()].item() if isinstance(a, Scal) else v.copy())
     return values
 
 
+def _struct_input(module, k, a, refs):
+    cls = getattr(module, a.struct)
+    if isinstance(a, StructArr):
+        assert refs[f"layout{k}"].dtype == cls.numpy_dtype(), "the loader's struct layout differs from Warp's"
+        data = cls.zeros(a.shape)
+        for f in a.fields:
+            field_view(data, f[0])[...] = refs[f"in{k}.{f[0]}"]
+        return data
+    fields = {f: refs[f"in{k}.{f}"][()].item() if isinstance(spec, Scal) and not refs[f"in{k}.{f}"].ndim
+              else refs[f"in{k}.{f}"].copy() for f, spec in a.fields}
+    return cls(**fields)
+
+
 def _adjoint(kernel, case, refs, device, args):
     adj = [np.zeros_like(v) if isinstance(v, np.ndarray) else 0 for v in args]
-    for k in range(len(args)):
-        if f"seed{k}" in refs:
-            adj[k] = refs[f"seed{k}"].copy()
+    for k, (a, v) in enumerate(zip(case.args, args)):
+        if isinstance(a, StructArg):  # array fields get adjoint arrays; scalar adjoints stay in the kernel
+            adj[k] = type(v)(**{f: np.zeros_like(getattr(v, f)) for f, spec in a.fields if isinstance(spec, Arr)})
+    for key, _, get in slots(case.args):
+        if f"seed{key}" in refs:
+            get(adj)[...] = refs[f"seed{key}"]
     _launch(kernel, case, args, device, adj_inputs=adj, adjoint=True)
     return adj
 
 
 def _loss(kernel, case, refs, device, args) -> float:
     _launch(kernel, case, args, device)
-    return sum(float(np.sum(refs[f"seed{k}"].astype(np.float64) * args[k])) for k in range(len(args))
-               if f"seed{k}" in refs)
+    return sum(float(np.sum(refs[f"seed{key}"].astype(np.float64) * get(args))) for key, _, get in slots(case.args)
+               if f"seed{key}" in refs)
 
 
 def _tolerance(case):
@@ -69,13 +89,13 @@ def _tolerance(case):
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_forward_matches_warp(case, device):
     refs = _refs(case)
-    kernel = getattr(_module(case, device), case.kernel)
-    args = _inputs(case, refs)
+    module = _module(case, device)
+    kernel = getattr(module, case.kernel)
+    args = _inputs(case, refs, module)
     _launch(kernel, case, args, device)
-    for k, a in enumerate(case.args):
-        if isinstance(a, Arr):
-            np.testing.assert_allclose(args[k], refs[f"out{k}"], **_tolerance(case),
-                                       err_msg=f"{case.id}: argument {k} after the forward launch")
+    for key, _, get in slots(case.args):
+        np.testing.assert_allclose(get(args), refs[f"out{key}"], **_tolerance(case),
+                                   err_msg=f"{case.id}: argument {key} after the forward launch")
 
 
 @needs_cxx
@@ -84,32 +104,33 @@ def test_forward_matches_warp(case, device):
 @pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=[c.id for c in CASES if c.grad])
 def test_adjoint_matches_warp_and_finite_differences(case, device):
     refs = _refs(case)
-    kernel = getattr(_module(case, device), case.kernel)
-    adj = _adjoint(kernel, case, refs, device, _inputs(case, refs))
-    wrt = [k for k, a in enumerate(case.args) if isinstance(a, Arr) and a.role == "in" and a.differentiable]
+    module = _module(case, device)
+    kernel = getattr(module, case.kernel)
+    adj = _adjoint(kernel, case, refs, device, _inputs(case, refs, module))
+    wrt = [(key, get) for key, a, get in slots(case.args) if a.role == "in" and a.differentiable]
     if case.warp_wrong is None:
-        for k in wrt:
-            np.testing.assert_allclose(adj[k], refs[f"grad{k}"], **_tolerance(case),
-                                       err_msg=f"{case.id}: gradient of argument {k} vs Warp")
+        for key, get in wrt:
+            np.testing.assert_allclose(get(adj), refs[f"grad{key}"], **_tolerance(case),
+                                       err_msg=f"{case.id}: gradient of argument {key} vs Warp")
     if case.fd and wrt:
-        _check_directional_derivative(kernel, case, refs, device, adj, wrt)
+        _check_directional_derivative(kernel, case, refs, device, adj, wrt, module)
 
 
-def _check_directional_derivative(kernel, case, refs, device, adj, wrt):
+def _check_directional_derivative(kernel, case, refs, device, adj, wrt, module=None):
     """d/dh sum(seed * out(x + h d)) at 0 by central differences, against sum(adj * d)."""
     rng = np.random.default_rng(7)
-    base = _inputs(case, refs)
-    direction = {k: rng.standard_normal(base[k].shape) for k in wrt}
-    wide = all(base[k].dtype == np.float64 for k in wrt)
+    base = _inputs(case, refs, module)
+    direction = {key: rng.standard_normal(get(base).shape) for key, get in wrt}
+    wide = all(get(base).dtype == np.float64 for _, get in wrt)
     h = 1e-6 if wide else 1e-2
     losses = []
     for sign in (1, -1):
-        args = _inputs(case, refs)
-        for k in wrt:
-            args[k] = (base[k] + sign * h * direction[k]).astype(base[k].dtype)
+        args = _inputs(case, refs, module)
+        for key, get in wrt:  # in place: a slot may be a field view of a structured array
+            get(args)[...] = (get(base) + sign * h * direction[key]).astype(get(base).dtype)
         losses.append(_loss(kernel, case, refs, device, args))
     numeric = (losses[0] - losses[1]) / (2 * h)
-    analytic = sum(float(np.sum(adj[k].astype(np.float64) * direction[k])) for k in wrt)
+    analytic = sum(float(np.sum(get(adj).astype(np.float64) * direction[key])) for key, get in wrt)
     tol = 1e-6 if wide else 3e-2
     assert abs(numeric - analytic) <= tol * max(1.0, abs(numeric)), (
         f"{case.id}: directional derivative {analytic} vs finite differences {numeric}")

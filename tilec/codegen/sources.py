@@ -14,7 +14,7 @@ import jinja2
 
 from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
-from . import analysis
+from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
 from ..passes.effects import written_params
@@ -128,7 +128,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     import hashlib
 
     funcs = {f.name: f for f in module.funcs}
-    kernels = {}
+    kernels, struct_types = {}, {}
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
@@ -143,6 +143,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
+        if k.struct_params:  # the source parameters, some of them structs whose leaves `params` lists
+            kernels[k.name]["args"] = structs.kernel_args(k.struct_params)
+            structs.structs_used(k.struct_params, struct_types)
         if k.launch_name:  # one of several instances (per block_dim) the loader shows as one kernel
             kernels[k.name]["launch_name"] = k.launch_name
         if plan.why_not is not None:
@@ -169,6 +172,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
         "flags": flags,
         "inputs_hash": inputs_hash,
         "kernels": kernels,
+        **({"structs": struct_types} if struct_types else {}),
         "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())},
     }
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
@@ -214,7 +218,7 @@ def runtime_files() -> dict:
 # The loader package: template -> file in the output folder. Only __init__.py and CMakeLists.txt
 # name the module; the runtime files are the same for every module of one tilec version.
 LOADER_FILES = (("package_init.py.j2", "__init__.py"), ("loader.py.j2", f"{naming.RUNTIME_DIR}/loader.py"),
-                ("tape.py.j2", f"{naming.RUNTIME_DIR}/tape.py"),
+                ("tape.py.j2", f"{naming.RUNTIME_DIR}/tape.py"), ("structs.py.j2", f"{naming.RUNTIME_DIR}/structs.py"),
                 ("torch_function.py.j2", f"{naming.RUNTIME_DIR}/torch_function.py"),
                 ("CMakeLists.txt.j2", "CMakeLists.txt"))
 

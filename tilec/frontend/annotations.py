@@ -72,14 +72,17 @@ def dtype(node: cst.BaseExpression, scope: Scope) -> Scalar | None:
 
 
 def element_type(node: cst.BaseExpression, scope: Scope):
-    """A scalar dtype, or a vector/matrix type (`wp.vec3`, an alias `vec5 = wp.vec(5, float)`,
-    an inline `wp.types.vector(length=5, dtype=float)`) -> Scalar | VecT | MatT, or None."""
+    """A scalar dtype, a vector/matrix type (`wp.vec3`, an alias `vec5 = wp.vec(5, float)`,
+    an inline `wp.types.vector(length=5, dtype=float)`) or a @wp.struct class
+    -> Scalar | VecT | MatT | StructT, or None."""
     scalar = dtype(node, scope)
     if scalar is not None:
         return scalar
     if isinstance(node, cst.Name) and node.value in scope.type_aliases:
         aliased = scope.type_aliases[node.value]
         return aliased if isinstance(aliased, (VecT, MatT)) else None
+    if isinstance(node, cst.Name) and node.value in scope.structs:  # a @wp.struct class
+        return scope.structs[node.value]
     attr = scope.api_attr(node)
     if attr is not None and attr in VALUE_TYPE_NAMES:
         return VALUE_TYPE_NAMES[attr]

@@ -17,10 +17,12 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, component_dtype, describe
 from . import annotations as ann
+from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_values import ValueLowering
 from .lower_views import ViewLowering
 from ..ops.values import is_value
@@ -64,7 +66,8 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering):
+    new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -95,6 +98,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
         self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
+        self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
+        self.project = None  # a func returning a struct: the field path this instance returns
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -104,10 +109,14 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
     def check(self) -> ir.Function:
         params = []
         for p, t in zip(self.fd.node.params.params, self.param_types):
+            if self.bind_struct_param(p, t, params):
+                continue
             sym = ir.Sym(p.name.value, 0, t)
             self.env[p.name.value] = Binding(sym, self.span(p.name), ())
             params.append(sym)
         self.declared_ret = self.return_annotation()
+        if self.project is not None:
+            self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
         if self.adjoint_output is not None:
             return self.check_grad_function(params)
         body = self.block(self.fd.node.body)
@@ -119,6 +128,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
             storage=tuple(sorted(((s, v) for s, v in self.storage.items()), key=lambda kv: str(kv[0]))),
             tiled=self.uses_tiles, differentiate=getattr(self.fd, "enable_backward", True),
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
+            struct_params=tuple((p.name.value, t) for p, t in zip(self.fd.node.params.params, self.param_types))
+            if any(structs.leaves(t) is not None for t in self.param_types) else (),
         )
 
     def return_annotation(self):
@@ -297,6 +308,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
             return []  # docstring
         if isinstance(value, cst.Call):
             call = self.lower_call(value)
+            if isinstance(call, STRUCTISH):
+                return []  # a struct-returning func's result, unused: such funcs have no effects
             mutated = self.mutated_args(call)
             if mutated:
                 return self.rebind_mutated(call, mutated, node)
@@ -344,6 +357,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
     def assign(self, target, value_node, node) -> list:
         if isinstance(target, cst.Name):
             value = self.lower_value(value_node, 1)
+            if isinstance(value, STRUCTISH):
+                return self.bind_struct(target, value, node)
             if isinstance(value.type, TupleT):
                 self.fail("TC0303", f"this call returns {len(value.type.items)} values; unpack them", node)
             return [self.bind_name(target, value, node)]
@@ -352,6 +367,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
         if isinstance(target, cst.Subscript):
             return self.store_subscript(target, self.expr(value_node), node, None)
         if isinstance(target, cst.Attribute):
+            if self.is_struct_target(target):  # s.x = e, a[i].x = e
+                return self.store_field(target, value_node, node)
             return self.store_value_component(target, self.expr(value_node), node, None)  # v.x = e
         self.fail("TC0401", "unsupported syntax: this assignment target", target)
 
@@ -410,6 +427,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
                       node.value)
         if isinstance(want, Scalar) and self.is_weak(value):
             value = ir.Const(value.value if not want.is_float else float(value.value), want, value.span)
+        if isinstance(value, STRUCTISH):
+            return self.bind_struct(node.target, value, node)
         return [self.bind_name(node.target, value, node)]
 
     def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
@@ -489,6 +508,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
                 return self.store_subscript(target, self.expr(node.value), node, bit_op)
             return self.update_subscript(target, op_cls, node)
         if isinstance(target, cst.Attribute):
+            if self.is_struct_target(target):  # s.x += e, a[i].x += e
+                return self.store_field(target, node.value, node, BINOPS[op_cls])
             return self.store_value_component(target, self.expr(node.value), node, op_cls)  # v.x += e
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
@@ -527,6 +548,8 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
         base = self.expr(target.value)
+        if isinstance(base, STRUCTISH):
+            return self.store_struct_element(base, target, value, node, aug)
         if is_value(base.type):  # v[i] = e, m[i, j] = e, a[i][k] += e
             return self.store_value_component(target, value, node, aug)
         if isinstance(base.type, TileT) and isinstance(base, ir.Var):
@@ -562,6 +585,10 @@ class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
         value = None if node.value is None else self.expr(node.value)
+        if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):
+            value = self.struct_return(value, node)  # one field of it per instance (lower_structs.py)
+            if value is None:
+                return []
         declared = self.declared_ret
         if declared is not None and value is not None and self.is_weak(value) and isinstance(declared, Scalar):
             value = self.retype_literal(value, declared)

@@ -50,6 +50,8 @@ class CallLowering:
             name = node.func.value
             if name in self.scope.funcs and name not in self.env:
                 return self.lower_func_call(name, node)
+            if name in self.scope.structs and name not in self.env:
+                return self.construct_struct(self.scope.structs[name], node)
             if name in DTYPE_CALLS and name not in self.env:
                 return self.lower_cast(DTYPE_CALLS[name], node)
             alias = self.scope.type_aliases.get(name)
@@ -271,6 +273,14 @@ class CallLowering:
         return call
 
     def run_rule(self, spec, b: Bound, where: dict, node):
+        from ..ir.types import StructT, describe
+
+        for name, t in list(b.types.items()) + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]:
+            held = getattr(t, "dtype", t)
+            if isinstance(held, StructT):
+                target = where.get(name)
+                self.fail("TC0201", f"{spec.name}: {describe(t)} cannot be an operand here; use its fields",
+                          target if target is not None else node)
         try:
             return spec.rule(b)
         except RuleError as e:
@@ -402,9 +412,12 @@ class CallLowering:
         if len(arg_nodes) != len(params):
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
         args = [self.expr(a.value) for a in arg_nodes]
+        returned = self.struct_returned(fd, node)
+        if returned is not None:
+            return self.call_struct_func(name, returned, args, arg_nodes, node)
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
-        args = [_retype(a, p.type) for a, p in zip(args, fn.params)]
+        args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, [a.value for a in arg_nodes]), fn.params)]
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
             if isinstance(args[i], ir.OpCall) and args[i].op in ("tile_slice", "tile_view"):
                 self.fail("TC0401", f"unsupported syntax: `{name}` updates this tile in place, and in Warp a "

@@ -103,6 +103,8 @@ class ExprLowering:
 
     def lower_name(self, node: cst.Name):
         name = node.value
+        if name in self.struct_vars:
+            return self.struct_ref(name, node)
         binding = self.env.get(name)
         if binding is not None:
             if binding.poisoned:
@@ -205,6 +207,8 @@ class ExprLowering:
 
     def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
         """An op call from already-lowered operands (no keyword binding), folded when constant."""
+        for i, e in enumerate(operands):
+            self.refuse_struct_operand(e, where[i] if where and i < len(where) and where[i] is not None else node)
         spec = OPS[op]
         folded = self.fold(op, operands, node)
         if folded is not None:

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe, fmt_shape
 from . import annotations as ann
 from . import generics
 from .check import FunctionChecker, Options
@@ -96,8 +96,10 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT)) and not generics.is_generic(t):
-                self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array or a scalar",
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT)) and \
+                    not generics.is_generic(t):
+                self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
+                                 "value type or a struct",
                                  self.parsed.span(p.annotation.annotation))
                 ok = False
                 continue
@@ -202,8 +204,9 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ specialisation
 
-    def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None):
-        """The instance of func `name` for these argument types; raises Abort after a diagnostic."""
+    def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None, project=None):
+        """The instance of func `name` for these argument types; raises Abort after a diagnostic.
+        project: for a func returning a struct, the field path this instance returns."""
         fd = caller.scope.funcs[name]  # a nested kernel sees the funcs defined beside it
         fkey = fd.key or name
         span = caller.span(call_node)
@@ -219,7 +222,7 @@ class ModuleChecker:
         if any(isinstance(t, TileT) and not t.is_concrete for t in declared):
             self.generic_check(name, fd, declared, block_dim)
         concrete = self.bind_params(name, fd, declared, args, call_node, caller, arg_nodes)
-        key = (fkey, tuple(concrete), block_dim)
+        key = (fkey, tuple(concrete), block_dim) + ((project,) if project is not None else ())
         if key in self.instances:
             fn = self.instances[key]
             if fn is None:
@@ -233,6 +236,7 @@ class ModuleChecker:
         self.instances[key] = None
         try:
             checker = FunctionChecker(self, fd, concrete, block_dim, func_instance(name, index))
+            checker.project = project
             before = len(self.diags.items)
             try:
                 fn = checker.check()

@@ -1,8 +1,8 @@
 """Resolve: module-level names of a parsed file.
 
 Finds the tile API imports (`import warp as wp`, `import tilec as tl`,
-`from warp import tile_load`), module constants, `@wp.func` functions and
-`@wp.kernel` kernels. Everything else at module level is host code and is
+`from warp import tile_load`), module constants, `@wp.struct` classes (frontend/structs.py),
+`@wp.func` functions and `@wp.kernel` kernels. Everything else at module level is host code and is
 ignored. Guarantees: every kernel/func is recorded with its decorator options;
 constants hold evaluated Python values.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..diagnostics import Diagnostics
-from . import consts
+from . import consts, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
 
@@ -54,6 +54,7 @@ class Scope:
     module_options: dict = field(default_factory=dict)  # wp.set_module_options({...}) at module level
     custom_adjoints: dict = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
     native_funcs: dict = field(default_factory=dict)  # @wp.func_native name -> its def node
+    structs: dict = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -118,6 +119,8 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
                 _simple(scope, small)
         elif isinstance(stmt, cst.FunctionDef):
             _function(scope, stmt, parsed, diags)
+        elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
+            structs.declare(scope, stmt, parsed, diags)
         else:
             _nested_imports(scope, stmt)
     # Warp reads module options when the module is built: they hold for kernels defined before them.

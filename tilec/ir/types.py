@@ -135,7 +135,26 @@ class MatT:
 
 
 ValueT = Union[VecT, MatT]
-Element = Union[Scalar, VecT, MatT]  # what an array or a tile holds
+
+
+@dataclass(frozen=True)
+class StructT:
+    """A `@wp.struct` type: named fields in declaration order (scalars, arrays, nested structs).
+    Only the frontend holds struct values: it flattens them into one symbol per scalar or array
+    leaf (frontend/structs.py), so the IR past the checker never carries a StructT."""
+
+    name: str  # the class name in the user's file
+    fields: tuple  # ((field name, Type), ...) in declaration order
+
+    def field(self, name: str):
+        """The type of field `name`, or None."""
+        return dict(self.fields).get(name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Element = Union[Scalar, VecT, MatT, StructT]  # what an array or a tile holds
 
 
 def _named_value_types() -> dict:
@@ -218,7 +237,7 @@ class NoneT:
 
 
 NONE = NoneT()
-Type = Union[Scalar, VecT, MatT, ArrayT, TileT, TupleT, NoneT]
+Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, TupleT, NoneT]
 
 
 def fmt_shape(shape: tuple) -> str:
@@ -243,4 +262,6 @@ def describe(t: Type) -> str:
         return f"{article(t.name)} {t.name} scalar"
     if isinstance(t, (VecT, MatT)):
         return f"{article(str(t))} {t}"
+    if isinstance(t, StructT):
+        return f"a `{t.name}` struct"
     return str(t)

@@ -1,0 +1,56 @@
+import warp as wp
+
+
+@wp.struct
+class Material:
+    stiffness: float
+    damping: float
+    count: wp.int32
+    rest: wp.array(dtype=float)
+
+
+@wp.struct
+class Pair:
+    a: float
+    b: float
+
+
+@wp.struct
+class Bad:
+    v: wp.tile(dtype=float, shape=(4,))  # ERROR TC0409: struct field `Bad.v`: a tile cannot be a struct field
+    w: float = 1.0  # ERROR TC0401: struct field `Bad.w`: default values are not supported
+    __dict__: float  # ERROR TC0002: struct field `Bad.__dict__` starts with `__`, reserved for Python
+
+
+@wp.func
+def no_annotation(m: Material):
+    return m  # ERROR TC0410: returning a `Material` struct from a func needs the return annotation `-> Material`
+
+
+@wp.func
+def with_effect(m: Material, out: wp.array(dtype=float)) -> Pair:
+    out[0] = m.stiffness
+    return Pair(m.stiffness, m.damping)
+
+
+@wp.func
+def holds_arrays(m: Material) -> Material:
+    return m
+
+
+@wp.kernel
+def fields(m: Material, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = m.stifness  # ERROR TC0311: struct `Material` has no field `stifness` (its fields: stiffness, damping, count, rest)
+    m.dampng = 2.0  # ERROR TC0311: struct `Material` has no field `dampng`
+    m.count = 1.5  # ERROR TC0201: field `Material.count` is an int32 scalar, the value is a float
+    m.damping = i  # ERROR TC0201: field `Material.damping` is a float32 scalar, the value is an int32 scalar
+    out[i] = m + 1.0  # ERROR TC0201: a `Material` struct cannot be used here; read one of its fields
+    s = Material()
+    out[i] = s.rest[i]  # ERROR TC0312: field `rest` of `s` is read before it is assigned
+    t = Material(stiffness=1.0)  # ERROR TC0303: `Material(...)` takes no values or all 4 fields (as in Warp); missing: damping, count, rest
+    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 32)
+    v = holds_arrays(m)  # ERROR TC0401: `holds_arrays` returns `Material`, which holds arrays (rest)
+    p = Pair(1.0, 2.0)
+    p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct
+    no_annotation(m)

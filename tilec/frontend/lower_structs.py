@@ -1,0 +1,456 @@
+"""Lowering of `@wp.struct` values: struct parameters, locals, constructors, field reads and
+writes, arrays of structs, struct arguments of funcs.
+
+Mixed into `FunctionChecker`. A struct never reaches the IR: a struct-typed name is one symbol
+per scalar or array leaf (`p.inner.x`, see structs.leaves), and an array of structs is one array
+per scalar leaf, a strided view of that field (the loader passes numpy field views). So every
+later pass, the autodiff included, sees plain scalars and arrays: a gradient through a struct
+field is the gradient of that leaf. The values below live only while a statement is lowered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT, describe
+from ..ops.values import is_value
+from . import structs, suggest
+
+
+@dataclass(frozen=True)
+class StructValue:
+    """A struct value: its leaves by dotted path (an array field not yet assigned is absent)."""
+
+    type: StructT
+    leaves: dict  # dotted path -> IR expr
+    origin: str  # how a diagnostic names it: `p`, `s.inner`, `MyStruct()`
+
+
+@dataclass(frozen=True)
+class StructArray:
+    """An array of structs: one IR array (a field view) per scalar leaf."""
+
+    type: ArrayT
+    leaves: dict  # dotted path -> IR expr of an ArrayT
+    origin: str
+
+
+@dataclass(frozen=True)
+class StructElement:
+    """`a[i, j]` of an array of structs (or a nested struct field of one): read or written per leaf."""
+
+    type: StructT
+    array: StructArray
+    prefix: str  # dotted path of this (nested) struct inside the array's element, "" or "inner."
+    subscript: cst.Subscript  # the indexing, lowered again for each leaf it touches
+    origin: str
+
+
+STRUCTISH = (StructValue, StructArray, StructElement)
+
+
+def _sub(leaves: dict, field: str) -> dict:
+    return {k[len(field) + 1:]: v for k, v in leaves.items() if k.startswith(field + ".")}
+
+
+class StructLowering:
+    # ------------------------------------------------------------ names
+
+    def bind_struct_param(self, p: cst.Param, t, params: list) -> bool:
+        """A struct or array-of-structs parameter: one parameter symbol per leaf."""
+        flat = structs.leaves(t)
+        if flat is None:
+            return False
+        name = p.name.value
+        self.struct_vars[name] = t
+        for path, lt in flat:
+            sym = ir.Sym(f"{name}.{path}", 0, lt)
+            self.env[sym.name] = self.new_binding(sym, self.span(p.name), ())
+            params.append(sym)
+        return True
+
+    def struct_ref(self, name: str, node):
+        """The value a struct-typed name holds now."""
+        t = self.struct_vars[name]
+        leaves = {}
+        for path, _ in structs.leaves(t):
+            b = self.env.get(f"{name}.{path}")
+            if b is not None and b.poisoned:
+                from .lower_call import Abort
+
+                raise Abort()
+            if b is not None:
+                leaves[path] = ir.Var(b.sym, self.span(node))
+        if isinstance(t, ArrayT):
+            return StructArray(t, leaves, name)
+        return StructValue(t, leaves, name)
+
+    # ------------------------------------------------------------ reads
+
+    def lower_attribute(self, node: cst.Attribute):
+        if self.maybe_struct(node.value):
+            base = self.expr(node.value)
+            if isinstance(base, (StructValue, StructElement)):
+                return self.struct_field(base, node)
+            if isinstance(base, StructArray):
+                self.fail("TC0401", f"unsupported syntax: attribute `.{node.attr.value}` of {describe(base.type)}; "
+                          "index it first", node.attr)
+        return super().lower_attribute(node)
+
+    def lower_subscript(self, node: cst.Subscript):
+        is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        if self.maybe_struct(node.value) and not is_shape:
+            base = self.expr(node.value)
+            if isinstance(base, StructArray):
+                return self.struct_subscript(base, node)
+            if isinstance(base, STRUCTISH):
+                self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}; read a field", node)
+        return super().lower_subscript(node)
+
+    def maybe_struct(self, node) -> bool:
+        """Whether an expression may be struct-valued: it starts at a struct-typed name or calls a
+        constructor or a func (only then is it lowered here first, and again by the other lowerings)."""
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        if isinstance(node, cst.Call):
+            return isinstance(node.func, cst.Name) and (node.func.value in self.scope.structs
+                                                        or node.func.value in self.scope.funcs)
+        return isinstance(node, cst.Name) and node.value in self.struct_vars
+
+    def struct_field(self, base, node: cst.Attribute):
+        """`v.field` of a struct value or of an element of an array of structs."""
+        attr = node.attr.value
+        t = base.type
+        ft = t.field(attr)
+        if ft is None:
+            names = [f for f, _ in t.fields]
+            self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
+                      node.attr, help=suggest.did_you_mean(attr, names))
+        origin = f"{base.origin}.{attr}"
+        if isinstance(base, StructElement):
+            path = base.prefix + attr
+            if isinstance(ft, StructT):
+                return StructElement(ft, base.array, path + ".", base.subscript, origin)
+            return self.lower_array_subscript(base.array.leaves[path], base.subscript)
+        if isinstance(ft, StructT):
+            return StructValue(ft, _sub(base.leaves, attr), origin)
+        if isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
+            return StructArray(ft, _sub(base.leaves, attr), origin)
+        if attr not in base.leaves:
+            self.fail("TC0312", f"field `{attr}` of `{base.origin}` is read before it is assigned (an array "
+                      "field of a struct made in the kernel has no value until one is assigned)", node)
+        return base.leaves[attr]
+
+    def struct_subscript(self, base: StructArray, node: cst.Subscript):
+        """`a[i]` of an array of structs: an element when every axis is indexed, else a view of each leaf."""
+        items = self.subscript_items(node)
+        if len(items) == base.type.ndim and not any(isinstance(i, cst.Slice) for i in items):
+            for i in items:
+                self.index(i)  # diagnose the indices once, even when no field is read
+            return StructElement(base.type.dtype, base, "", node, f"{base.origin}[...]")
+        views = {path: self.lower_array_subscript(leaf, node) for path, leaf in base.leaves.items()}
+        ndim = next(iter(views.values())).type.ndim
+        return StructArray(ArrayT(base.type.dtype, ndim), views, f"{base.origin}[...]")
+
+    def struct_leaf_values(self, value, node) -> dict:
+        """Every leaf of a struct value (an element of an array of structs is read leaf by leaf)."""
+        if isinstance(value, StructElement):
+            out = {}
+            for path, _ in structs.struct_leaves(value.type):
+                leaf = value.array.leaves[value.prefix + path]
+                out[path] = self.lower_array_subscript(leaf, value.subscript)
+            return out
+        return dict(value.leaves)
+
+    def flatten_args(self, args: list, arg_nodes: list) -> list:
+        """Call arguments with each struct argument spread into its leaves, in leaf order."""
+        out = []
+        for a, n in zip(args, arg_nodes):
+            if not isinstance(a, STRUCTISH):
+                out.append(a)
+                continue
+            values = self.struct_leaf_values(a, n)
+            for path, _ in structs.leaves(a.type):
+                if path not in values:
+                    self.fail("TC0312", f"field `{path}` of `{a.origin}` is passed before it is assigned", n)
+                out.append(values[path])
+        return out
+
+    def refuse_struct_operand(self, value, node):
+        if isinstance(value, STRUCTISH):
+            self.fail("TC0201", f"{describe(value.type)} cannot be used here; read one of its fields "
+                      f"({', '.join(f for f, _ in _fields(value.type))})", node)
+        return value
+
+    # ------------------------------------------------------------ constructors
+
+    def construct_struct(self, t: StructT, node: cst.Call):
+        """`MyStruct()` (every field zero, as Warp zero-initialises) or every field given,
+        positionally or by keyword (Warp 1.19 takes all or none)."""
+        names = [f for f, _ in t.fields]
+        given: dict = {}
+        for i, arg in enumerate(node.args):
+            if arg.keyword is None:
+                if i >= len(names):
+                    self.fail("TC0303", f"`{t.name}` has {len(names)} field(s), given {len(node.args)} values", arg)
+                given[names[i]] = arg.value
+            else:
+                key = arg.keyword.value
+                if key not in names:
+                    self.fail("TC0311", f"struct `{t.name}` has no field `{key}` (its fields: {', '.join(names)})",
+                              arg.keyword, help=suggest.did_you_mean(key, names))
+                given[key] = arg.value
+        if given and len(given) != len(names):
+            missing = [n for n in names if n not in given]
+            self.fail("TC0303", f"`{t.name}(...)` takes no values or all {len(names)} fields (as in Warp); "
+                      f"missing: {', '.join(missing)}", node)
+        leaves = {}
+        for fname, ft in t.fields:
+            if fname in given:
+                value = self.checked_field_value(t, fname, ft, self.expr(given[fname]), given[fname])
+                if isinstance(value, STRUCTISH):
+                    leaves.update({f"{fname}.{k}": v for k, v in self.struct_leaf_values(value, node).items()})
+                else:
+                    leaves[fname] = value
+            elif isinstance(ft, StructT):
+                inner = self.construct_struct(ft, cst.Call(func=node.func))
+                leaves.update({f"{fname}.{k}": v for k, v in inner.leaves.items()})
+            elif isinstance(ft, Scalar):
+                zero = 0.0 if ft.is_float else (False if ft.kind == "bool" else 0)
+                leaves[fname] = ir.Const(zero, ft, self.span(node))
+            elif isinstance(ft, (VecT, MatT)):  # a zero vector / matrix, as Warp zero-initialises
+                zero = 0.0 if ft.dtype.is_float else 0
+                leaves[fname] = ir.OpCall("value_new", tuple(ir.Const(zero, ft.dtype, self.span(node))
+                                                             for _ in range(ft.length)),
+                                          (("type", ft),), ft, self.span(node))
+        return StructValue(t, leaves, f"{t.name}()")
+
+    def checked_field_value(self, t: StructT, fname: str, ft, value, node):
+        """`value` as field `fname` of `t` holds it (literals adapt), or a diagnostic naming both types."""
+        if isinstance(ft, Scalar) and self.is_weak(value):
+            if isinstance(value.type, Scalar) and value.type.is_float and not ft.is_float:
+                self.fail("TC0201", f"field `{t.name}.{fname}` is {describe(ft)}, the value is a float", node)
+            return self.retype_literal(value, ft)
+        if value.type != ft:
+            self.fail("TC0201", f"field `{t.name}.{fname}` is {describe(ft)}, the value is {describe(value.type)}",
+                      node)
+        return value
+
+    # ------------------------------------------------------------ writes
+
+    def bind_struct(self, target: cst.Name, value, node) -> list:
+        """`s = <struct value>`: a copy, leaf by leaf (structs are values, as in Warp)."""
+        name = target.value
+        if isinstance(value, StructArray):
+            self.fail("TC0401", "unsupported syntax: binding an array of structs to a new name; index the "
+                      "parameter directly", node)
+        old = self.struct_vars.get(name)
+        if old is None and name in self.env:
+            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become "
+                      f"{describe(value.type)}", target)
+        if old is not None and old != value.type:
+            self.fail("TC0405", f"`{name}` was {describe(old)} and cannot become {describe(value.type)}", target)
+        values = self.struct_leaf_values(value, node)
+        self.struct_vars[name] = value.type
+        return self.assign_leaves(name, value.type, values, node)
+
+    def assign_leaves(self, prefix: str, t, values: dict, node) -> list:
+        """Every leaf assigned as one parallel assignment: `s = f(s)` reads the old `s` throughout."""
+        targets = []
+        for path, lt in structs.leaves(t):
+            if path not in values:
+                continue
+            key = f"{prefix}.{path}"
+            b = self.env.get(key)
+            if b is None:
+                b = self.new_binding(ir.Sym(key, 0, lt), self.span(node), self.path)
+                self.env[key] = b
+            targets.append((b.sym, self.retype_literal(values[path], lt)))
+        written = {sym for sym, _ in targets}
+        reads_target = any(isinstance(sub, ir.Var) and sub.sym in written
+                           for _, value in targets for sub in ir.walk_expr(value))
+        if not reads_target or len(targets) < 2:
+            return [ir.Assign(sym, value, self.span(node)) for sym, value in targets]
+        temps = [(sym, self.new_temp(sym.type), value) for sym, value in targets]
+        return ([ir.Assign(tmp, value, self.span(node)) for _, tmp, value in temps]
+                + [ir.Assign(sym, ir.Var(tmp, self.span(node)), self.span(node)) for sym, tmp, _ in temps])
+
+    def store_field(self, target: cst.Attribute, value_node, node, aug=None) -> list:
+        """`s.x = v`, `s.inner = t`, `a[i].x = v`, and `+=`/`-=` (`aug`: the binary op's name)."""
+        base = self.expr(target.value)
+        if not isinstance(base, (StructValue, StructElement)) and is_value(base.type):  # s.pos.x = e
+            from .lower_expr import BINOPS
+
+            op_cls = None if aug is None else next(k for k, v in BINOPS.items() if v == aug)
+            return self.store_value_component(target, self.expr(value_node), node, op_cls)
+        if not isinstance(base, (StructValue, StructElement)):
+            if isinstance(base, StructArray):
+                self.fail("TC0401", f"unsupported syntax: assignment to a field of {describe(base.type)}; "
+                          "index it first", target)
+            self.fail("TC0401", f"unsupported syntax: assignment to an attribute of {describe(base.type)} held in a "
+                      "struct field", target, help="assign the whole field, e.g. `s.pos = v` after updating `v`")
+        t, attr = base.type, target.attr.value
+        ft = t.field(attr)
+        if ft is None:
+            names = [f for f, _ in t.fields]
+            self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
+                      target.attr, help=suggest.did_you_mean(attr, names))
+        value = self.expr(value_node)
+        if aug is not None:
+            if not isinstance(ft, Scalar):
+                self.fail("TC0401", f"unsupported syntax: augmented assignment to {describe(ft)} field", target)
+            if isinstance(base, StructElement) and aug in ("add", "sub"):  # an atomic, as `a[i] += v` is
+                return self.store_element_leaf(base, attr, ft, value, node, value_node,
+                                               "array_atomic_add" if aug == "add" else "array_atomic_sub")
+            value = self.make_op(aug, [self.struct_field(base, target), value], {}, node, where=[target, value_node])
+        value = self.checked_field_value(t, attr, ft, value, value_node)
+        if isinstance(base, StructElement):
+            if isinstance(ft, StructT):  # every field read before any is written, as one struct copy
+                out, temps = [], {}
+                for path, v in self.struct_leaf_values(value, node).items():
+                    temps[path] = self.new_temp(v.type)
+                    out.append(ir.Assign(temps[path], v, self.span(node)))
+                return out + [stmt for path, lt in structs.struct_leaves(ft)
+                              for stmt in self.store_element_leaf(base, f"{attr}.{path}", lt,
+                                                                  ir.Var(temps[path], self.span(node)), node,
+                                                                  value_node, "array_store")]
+            return self.store_element_leaf(base, attr, ft, value, node, value_node, "array_store")
+        root, path = self.struct_root(target)
+        if isinstance(ft, StructT):
+            return self.assign_leaves(f"{root}.{path}", ft, self.struct_leaf_values(value, node), node)
+        key = f"{root}.{path}"
+        b = self.env.get(key)
+        if b is None:  # an array field assigned for the first time
+            b = self.new_binding(ir.Sym(key, 0, ft), self.span(node), self.path)
+            self.env[key] = b
+        return [ir.Assign(b.sym, value, self.span(node))]
+
+    def store_struct_element(self, base, target: cst.Subscript, value, node, aug) -> list:
+        """`a[i] = s`: every field of the element written (an array of structs only, no `+=`)."""
+        if not isinstance(base, StructArray) or aug is not None:
+            what = "`+=`/`-=` on an element of an array of structs" if aug is not None else \
+                f"element write into {describe(base.type)}"
+            self.fail("TC0401", f"unsupported syntax: {what}; update its fields instead", target)
+        element = self.struct_subscript(base, target)
+        if not isinstance(element, StructElement):
+            self.fail("TC0401", "unsupported syntax: assignment to a view of an array of structs", target)
+        if not isinstance(value, (StructValue, StructElement)) or value.type != element.type:
+            self.fail("TC0201", f"an element of {describe(base.type)} is {describe(element.type)}, the value is "
+                      f"{describe(value.type)}", node.value if hasattr(node, "value") else node)
+        out, temps = [], {}
+        for path, v in self.struct_leaf_values(value, node).items():
+            temps[path] = self.new_temp(v.type)
+            out.append(ir.Assign(temps[path], v, self.span(node)))
+        for path, lt in structs.struct_leaves(element.type):
+            out += self.store_element_leaf(element, path, lt, ir.Var(temps[path], self.span(node)), node, target,
+                                           "array_store")
+        return out
+
+    def store_element_leaf(self, base: StructElement, path: str, lt, value, node, value_node, op: str) -> list:
+        leaf = base.array.leaves[base.prefix + path]
+        indices = [self.index(i) for i in self.subscript_items(base.subscript)]
+        call = self.make_op(op, [leaf, self.retype_literal(value, lt)] + indices, {}, node,
+                            where=[base.subscript, value_node])
+        return [ir.ExprStmt(call, self.span(node))]
+
+    def is_struct_target(self, target) -> bool:
+        """Whether an assignment target `x.f` / `a[i].f` / `s.inner.f` starts at a struct-typed name."""
+        node = target
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.struct_vars
+
+    def struct_root(self, target: cst.Attribute) -> tuple:
+        """(variable name, dotted field path) of `s.a.b` where `s` is a struct-typed name."""
+        parts = []
+        node = target
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name) or node.value not in self.struct_vars:
+            self.fail("TC0401", "unsupported syntax: assignment to a field of a temporary struct", target)
+        return node.value, ".".join(reversed(parts))
+
+
+def _fields(t):
+    return t.dtype.fields if isinstance(t, ArrayT) else t.fields
+
+
+class StructReturns:
+    """Funcs returning a struct: one instance per scalar field, each returning that field (the
+    field is a plain scalar to every later pass, its adjoint included). The body runs once per
+    field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
+
+    def struct_returned(self, fd, node):
+        """The StructT a func's `-> S` annotation names, else None."""
+        from . import annotations as ann
+
+        returns = fd.node.returns
+        if returns is None:
+            return None
+        try:
+            t = ann.annotation(returns.annotation, getattr(fd, "scope", None) or self.scope)
+        except ann.AnnotationError:
+            return None  # the callee's own check reports it
+        return t if isinstance(t, StructT) else None
+
+    def call_struct_func(self, name: str, t: StructT, args: list, arg_nodes: list, node):
+        from .lower_call import _retype
+
+        flat_leaves = structs.struct_leaves(t)
+        arrays = [path for path, lt in flat_leaves if isinstance(lt, ArrayT)]
+        if arrays:
+            self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
+                      f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)
+        types = [(a.type, a if self.is_weak(a) else None) for a in args]
+        calls = {}
+        for path, _ in flat_leaves:
+            fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in arg_nodes],
+                                         project=path)
+            effect = _effect(fn, {f.name: f for f in self.module.order})
+            if effect is not None:
+                self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and has effects (line "
+                          f"{effect.span.line}); tilec evaluates such a func once per field", node,
+                          help="return the values and write the arrays in the caller")
+            if fn.byref:
+                self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and updates a tile argument "
+                          "in place", node)
+            flat = self.flatten_args(args, [a.value for a in arg_nodes])
+            calls[path] = ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
+                                  self.span(node))
+            self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+        return StructValue(t, calls, f"{name}(...)")
+
+    def struct_return(self, value, node: cst.Return):
+        """The value one instance of a struct-returning func returns: its field `self.project`
+        (None: the body is checked without being emitted)."""
+        t = self.struct_returned(self.fd, node)
+        if t is None:
+            self.fail("TC0410", f"returning {describe(value.type)} from a func needs the return annotation "
+                      f"`-> {value.type}`", node.value)
+        if value is None or not isinstance(value, (StructValue, StructElement)) or value.type != t:
+            got = "nothing" if value is None else describe(value.type)
+            self.fail("TC0410", f"returns {got} but the function is annotated to return {describe(t)}",
+                      node.value if node.value is not None else node)
+        if self.project is None:
+            self.returns.append((t, node))
+            return None
+        values = self.struct_leaf_values(value, node)
+        if self.project not in values:
+            self.fail("TC0312", f"field `{self.project}` of `{value.origin}` is returned before it is assigned",
+                      node.value)
+        return values[self.project]
+
+
+def _effect(fn, funcs: dict):
+    """The first statement of `fn` (or of a func it calls) with an effect, else None."""
+    for stmt in ir.walk_stmts(fn.body):
+        if isinstance(stmt, ir.ExprStmt):
+            return stmt
+        for e in ir.stmt_exprs(stmt):
+            for sub in ir.walk_expr(e):
+                if isinstance(sub, ir.Call) and sub.func in funcs and _effect(funcs[sub.func], funcs) is not None:
+                    return stmt
+    return None

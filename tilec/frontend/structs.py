@@ -1,0 +1,97 @@
+"""`@wp.struct` declarations: module-level classes -> StructT, and the leaves they flatten into.
+
+Expects a Scope whose imports and earlier declarations are resolved (a struct may name the
+structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
+fields of a type the checker compiles (scalars, vectors and matrices, arrays of scalars, nested structs; arrays of
+structs whose fields are scalars, vectors, matrices or nested structs); anything else is a diagnostic at the
+field. `ir.structs.leaves()` is the one definition of how a struct value, parameter or array of structs
+becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..diagnostics import Diagnostics
+from ..ir.structs import leaves, struct_leaves
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT
+from . import annotations as ann
+
+
+def is_struct_decl(scope, node: cst.ClassDef) -> bool:
+    """A class decorated `@wp.struct` (any alias of the API module)."""
+    return any(scope.api_attr(d.decorator) == "struct" for d in node.decorators)
+
+
+def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
+    """Records the struct in `scope.structs`, or reports why a field cannot be compiled (then the
+    struct is recorded without that field's type, so uses of it fail at the use, not here)."""
+    name = node.name.value
+    if name.startswith("__"):  # the loader's module attributes
+        diags.error("TC0002", f"struct name `{name}` starts with `__`, reserved for Python", parsed.span(node.name))
+        return
+    fields, ok = [], True
+    for stmt in node.body.body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue  # docstring
+            if isinstance(small, cst.Pass):
+                continue
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                diags.error("TC0401", f"unsupported syntax in @wp.struct `{name}`: only annotated fields "
+                            "(`x: float`) are allowed", parsed.span(small))
+                ok = False
+                continue
+            fname = small.target.value
+            if fname.startswith("__"):  # would shadow the loader class's Python internals
+                diags.error("TC0002", f"struct field `{name}.{fname}` starts with `__`, reserved for Python",
+                            parsed.span(small.target))
+                ok = False
+                continue
+            if small.value is not None:
+                diags.error("TC0401", f"struct field `{name}.{fname}`: default values are not supported "
+                            "(Warp zero-initialises struct fields)", parsed.span(small.value))
+                ok = False
+                continue
+            if any(f == fname for f, _ in fields):
+                diags.error("TC0409", f"struct field `{name}.{fname}` is declared twice", parsed.span(small.target))
+                ok = False
+                continue
+            try:
+                t = ann.read_annotation(small.annotation.annotation, scope)
+            except ann.AnnotationError as e:
+                diags.error("TC0409", f"struct field `{name}.{fname}`: {e.message}", parsed.span(e.node))
+                ok = False
+                continue
+            why = _unsupported_field(t)
+            if why:
+                diags.error("TC0409", f"struct field `{name}.{fname}`: {why}", parsed.span(small.annotation.annotation))
+                ok = False
+                continue
+            fields.append((fname, t))
+    if not fields and ok:
+        diags.error("TC0409", f"@wp.struct `{name}` has no fields", parsed.span(node.name))
+    scope.structs[name] = StructT(name, tuple(fields))
+    scope.constants.pop(name, None)
+    scope.type_aliases.pop(name, None)
+
+
+def _unsupported_field(t) -> str | None:
+    held = t.dtype if isinstance(t, ArrayT) else t
+    if t == ann.ANY:
+        return "`Any` is not a struct field type"
+    if isinstance(t, TileT):
+        return "a tile cannot be a struct field"
+    if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
+        inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
+        if inner:
+            return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
+    if not isinstance(held, (Scalar, StructT, VecT, MatT)):
+        return f"`{t}` is not a struct field type"
+    return None
+
+
+def is_structured(t) -> bool:
+    return leaves(t) is not None
+
+
+__all__ = ["declare", "is_struct_decl", "is_structured", "leaves", "struct_leaves"]

@@ -1,0 +1,34 @@
+"""The leaves of struct types: how a struct value, parameter or array of structs becomes plain
+scalars and arrays (the checker's symbols, the kernel's C parameters, the loader's field views).
+
+A leaf is named by its dotted path inside the struct (`inner.x`); the order is declaration order,
+depth first, and is the order of the flattened parameters everywhere.
+"""
+from __future__ import annotations
+
+from .types import ArrayT, StructT
+
+
+def struct_leaves(t: StructT, prefix: str = "") -> list:
+    """[(dotted path, leaf type)] of a struct's leaves in declaration order: scalars, vectors,
+    matrices, arrays; a field that is an array of structs is one array per field of those."""
+    out = []
+    for fname, ft in t.fields:
+        path = f"{prefix}{fname}"
+        if isinstance(ft, StructT):
+            out += struct_leaves(ft, path + ".")
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):  # field views, as for a parameter
+            out += [(sub, ArrayT(lt, ft.ndim)) for sub, lt in struct_leaves(ft.dtype, path + ".")]
+        else:
+            out.append((path, ft))
+    return out
+
+
+def leaves(t) -> list | None:
+    """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
+    array of structs (an array of field views, one per scalar leaf), None for any other type."""
+    if isinstance(t, StructT):
+        return struct_leaves(t)
+    if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
+        return [(path, ArrayT(lt, t.ndim)) for path, lt in struct_leaves(t.dtype)]
+    return None
