@@ -26,6 +26,11 @@ def recording():
     return bool(_ACTIVE) and not _ACTIVE[-1]._paused
 
 
+def active():
+    """The innermost recording tape (see recording())."""
+    return _ACTIVE[-1]
+
+
 def record(kernel, launch):
     """Called by a kernel's forward launch before it runs; `launch` replays it (see Tape.record)."""
     _ACTIVE[-1].record(kernel, launch)
@@ -38,6 +43,7 @@ class Tape:
         self.launches = []  # (kernel, launch, {param: overwritten-element mask})
         self._grads = {}  # id(array) -> (array, adjoint)
         self._paused = False
+        self._fields = {}  # (id(array of structs), field path) -> (its field view, the array): stable leaves
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -97,9 +103,27 @@ class Tape:
 
     # ------------------------------------------------------------------ adjoints
 
+    def field_view(self, structs, path):
+        """The one view of field `path` of an array of structs this tape hands to kernels: its
+        adjoint is that field of the array's adjoint (a structured array like it)."""
+        key = (id(structs), path)
+        if key not in self._fields:
+            view = structs
+            for part in path.split("."):
+                view = view[part]
+            self._fields[key] = (view, structs)
+        return self._fields[key][0]
+
     def gradient(self, array):
         """The adjoint the tape accumulates into for `array`: its `.grad` when it has one, else a
-        zero array allocated on first use (kept until `reset`)."""
+        zero array allocated on first use (kept until `reset`); for a field view of an array of
+        structs (field_view), that field of the array's adjoint."""
+        for (owner, path), (view, structs) in self._fields.items():
+            if view is array:
+                grad = self.gradient(structs)
+                for part in path.split("."):
+                    grad = grad[part]
+                return grad
         key = id(array)
         if key not in self._grads:
             grad = getattr(array, "grad", None)
@@ -142,6 +166,7 @@ class Tape:
         self.zero()
         self.launches = []
         self._grads = {}
+        self._fields = {}
 
 
 def _is_float(p):
