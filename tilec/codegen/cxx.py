@@ -37,7 +37,7 @@ CALL_ATTRS = {
     "tile_tri_outer_grad": ("lower",), "tile_scan_extreme_grad": ("is_max",),
     "tile_cholesky": ("fill_mode",), "tile_cholesky_solve": ("fill_mode",),
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
-    "assert_": ("message",),
+    "assert_": ("message",), "tile_gather": ("axis",), "tile_gather_add": ("axis",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}

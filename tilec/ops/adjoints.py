@@ -488,7 +488,8 @@ def _slice(ad, e, g):
     t = e.args[0]
     spread = ad.fresh_zero(t.type)  # g placed where the slice / gather reads from
     op = "tile_slice_add" if e.op == "tile_slice" else "tile_gather_add"
-    ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), (), t.type, e.span), e.span))
+    ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), e.attrs, t.type, e.span),
+                      e.span))
     return [(0, spread)]
 
 

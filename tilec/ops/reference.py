@@ -702,20 +702,28 @@ def _slice_add(ctx, call, a):
     return t
 
 
+def _gather_rows(t, idx, axis):
+    """Indices along axis with negatives counted from the end, and which are inside."""
+    idx = np.asarray(idx).astype(np.int64)
+    idx = np.where(idx < 0, idx + t.shape[axis], idx)
+    return idx, (idx >= 0) & (idx < t.shape[axis])
+
+
 @impl("tile_gather")
 def _gather(ctx, call, a):
-    t, idx = a[0], np.asarray(a[1]).astype(np.int64)
-    ok = (idx >= 0) & (idx < t.shape[0])
-    out = t[np.where(ok, idx, 0)]
-    out[~ok] = 0
-    return out
+    t, axis = np.asarray(a[0]), call.attr("axis") or 0
+    idx, ok = _gather_rows(t, a[1], axis)
+    out = np.take(t, np.where(ok, idx, 0), axis=axis)
+    mask = np.expand_dims(ok, tuple(k for k in range(t.ndim) if k != axis))
+    return np.where(mask, out, 0).astype(t.dtype)
 
 
 @impl("tile_gather_add")
 def _gather_add(ctx, call, a):
-    t, g, idx = np.array(a[0], copy=True), np.asarray(a[1]), np.asarray(a[2]).astype(np.int64)
-    ok = (idx >= 0) & (idx < t.shape[0])
-    np.add.at(t, idx[ok], g[ok])
+    t, g, axis = np.array(a[0], copy=True), np.asarray(a[1]), call.attr("axis") or 0
+    idx, ok = _gather_rows(t, a[2], axis)
+    tm, gm = np.moveaxis(t, axis, 0), np.moveaxis(g, axis, 0)
+    np.add.at(tm, idx[ok], gm[ok])
     return t
 
 

@@ -54,6 +54,7 @@ NOTES = {
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
     "assign": "write `t[i, j] = value`",
+    "tile_slice_indexed": "write `t[idx, :]` or `t[:, idx]`",
 }
 
 
