@@ -1,5 +1,5 @@
 """Conformance cases for the tile op set (issue #14's leftovers), written in Warp's idioms."""
-from cases import Arr, Case, arr, out
+from cases import Arr, Case, Scal, arr, out
 
 S = "ops_slice_indexed.py"
 
@@ -15,4 +15,17 @@ CASES = [
     Case("ops_slice_middle_axis", S, "middle_axis", dim=(1,), args=(arr(2, 3, 4), ints(4, -3, 3), out(2, 4, 4)),
          block_dim=16),
     Case("ops_slice_edge_blocks", S, "edge_blocks", dim=(3,), args=(arr(5, 6), ints(3, -6, 6), out(5, 3))),
+]
+
+R = "ops_random.py"
+CASES += [
+    Case("ops_random_every_draw", R, "every_draw", dim=(37,), launch="simt", grad=False, fd=False,
+         args=(Scal(1234, "int32"), out(37), out(37), out(37, dtype="int32"), out(37, dtype="int32"), out(37),
+               out(37, dtype="uint32"))),
+    Case("ops_random_walk", R, "walk", dim=(9,), launch="simt", args=(arr(9), out(9), out(9, dtype="int32")),
+         rtol=1e-4, atol=1e-5),
+    Case("ops_random_scaled_draws", R, "scaled_draws", dim=(11,), launch="simt", args=(arr(11), out(11)),
+         warp_wrong="Warp's randf is not differentiable: no gradient reaches low/high of randf(state, low, high)"),
+    Case("ops_random_lanes_draw", R, "lanes_draw", dim=(3,), block_dim=16, grad=False, fd=False,
+         args=(Scal(99, "int32"), out(3, 24))),
 ]

@@ -19,9 +19,10 @@ PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setite
                 "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at",
                 "tile_scatter_add": "shared_scatter_add", "tile_scatter_masked": "shared_scatter_masked",
                 "tile_from_thread": "shared_tile_from_thread", "tile_bit_and_inplace": "shared_bit_and_item",
-                "tile_bit_or_inplace": "shared_bit_or_item", "tile_bit_xor_inplace": "shared_bit_xor_item"}
+                "tile_bit_or_inplace": "shared_bit_or_item", "tile_bit_xor_inplace": "shared_bit_xor_item",
+                "tile_randf": "shared_tile_randf", "tile_randi": "shared_tile_randi"}
 # Of those, the ones making a new tile from the lanes' values (the others update their first operand).
-PER_LANE_NEW = {"tile", "tile_from_thread"}
+PER_LANE_NEW = {"tile", "tile_from_thread", "tile_randf", "tile_randi"}  # random tiles: each lane's own rng
 assert set(PER_LANE_GPU) == PER_LANE_WRITES
 # GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
 COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",

@@ -14,6 +14,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
+from ..ops.random import DRAWS
 from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
@@ -432,7 +433,7 @@ class CxxEmitter:
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
-        if spec.elementwise:
+        if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
 

@@ -21,6 +21,7 @@ from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_random import RandomLowering
 from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
@@ -62,7 +63,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering, RandomLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -93,6 +94,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
+        self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -244,8 +246,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         return tuple(out)
 
     def guarded(self, fn, node, out: list) -> None:
+        outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
         try:
-            out.extend(fn(node))
+            out.extend(self.sequence_draws(node, fn(node)))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
             for name in _bound_names(node):
@@ -254,6 +257,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
                     self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
         finally:
             self.pending_aliases = []
+            self.end_statement_draws(outer_draws)
 
     def small_stmt(self, node) -> list:
         if isinstance(node, cst.Pass):
@@ -589,7 +593,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.path = outer + ((me, 1),)
         orelse: tuple = ()
         if isinstance(node.orelse, cst.If):
-            orelse = (self.if_stmt(node.orelse),)
+            elif_ = []
+            self.guarded(lambda n: [self.if_stmt(n)], node.orelse, elif_)  # its condition's draws stay in its arm
+            orelse = tuple(elif_)
         elif isinstance(node.orelse, cst.Else):
             orelse = self.block(node.orelse.body)
         self.path = outer

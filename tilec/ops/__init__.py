@@ -25,6 +25,7 @@ for _family in _FAMILIES:
 
 PER_LANE_WRITES = frozenset({"tile", "tile_setitem", "tile_additem", "tile_subitem", "tile_add_at",
                              "tile_scatter_add", "tile_scatter_masked", "tile_from_thread",
-                             "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace"})
+                             "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
+                             "tile_randf", "tile_randi"})  # random tiles: each thread draws with its own rng
 
 __all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]

@@ -493,6 +493,15 @@ def _slice(ad, e, g):
     return [(0, spread)]
 
 
+@rule("randf")
+def _randf(ad, e, g):
+    """(high - low) * u + low: u = randf(state) is a constant of the draw."""
+    if len(e.args) < 3:
+        return []
+    u = C("randf", ad.val(e.args[0]))
+    return [(1, C("mul", g, C("sub", _k(u, 1), u))), (2, C("mul", g, u))]
+
+
 @rule("custom_call")
 def _custom_call(ad, e, g):
     """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""

@@ -810,3 +810,31 @@ def _tile_rand(ctx, call, a):
         v = draws.view(np.int32) if len(a) == 1 else (
             (draws % np.uint32((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + np.uint32(int(a[1]) & 0xFFFFFFFF)).view(np.int32))
     return v.reshape(call.type.shape).astype(result_dtype(call))
+
+
+def _unit(draw: int) -> np.float32:
+    return np.float32(draw >> 8) * np.float32(1.0 / 16777216.0)
+
+
+@impl("rand_advance")
+def _rand_advance(ctx, call, a):
+    state = int(a[0])
+    for _ in range(int(a[1])):
+        state = _pcg(state)
+    return np.uint32(state)
+
+
+@impl("randf", "randi", "randu", "randn")
+def _draw(ctx, call, a):
+    """The value Warp's scalar draw returns from state a[0] (see runtime random.h)."""
+    draw = _pcg(int(a[0]))
+    if call.op == "randf":
+        u = _unit(draw)
+        return u if len(a) == 1 else np.float32(np.float32(a[2]) - np.float32(a[1])) * u + np.float32(a[1])
+    if call.op == "randn":
+        first, second = _unit(draw), _unit(_pcg(draw))
+        radius = np.sqrt(np.float32(-2.0) * np.log(first + np.float32(5.96e-8)))
+        return np.float32(radius * np.cos(np.float32(2.0 * np.pi) * second))
+    if len(a) > 1:
+        draw = (draw % ((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + int(a[1])) & 0xFFFFFFFF
+    return np.uint32(draw).view(np.int32) if call.op == "randi" else np.uint32(draw)
