@@ -13,6 +13,8 @@ import test_ops_coop
 import test_ops_linalg_forms
 import test_ops_maps_precision
 import test_ops_random
+import test_ops_random_scalar
+import test_ops_slice_indexed
 
 FAMILIES = {
     "blas1_scans": test_ops_blas1_scans.SOURCE,
@@ -20,6 +22,8 @@ FAMILIES = {
     "linalg_forms": test_ops_linalg_forms.SOURCE,
     "maps_precision": test_ops_maps_precision.SOURCE,
     "random": test_ops_random.SOURCE,
+    "random_scalar": test_ops_random_scalar.SOURCE,
+    "slice_indexed": test_ops_slice_indexed.SOURCE,
 }
 # Families whose .cu does not build yet, and why (none at present).
 KNOWN: dict = {}
