@@ -15,6 +15,7 @@ import test_ops_maps_precision
 import test_ops_random
 import test_ops_random_scalar
 import test_ops_slice_indexed
+import test_ops_stack
 
 FAMILIES = {
     "blas1_scans": test_ops_blas1_scans.SOURCE,
@@ -24,6 +25,7 @@ FAMILIES = {
     "random": test_ops_random.SOURCE,
     "random_scalar": test_ops_random_scalar.SOURCE,
     "slice_indexed": test_ops_slice_indexed.SOURCE,
+    "stack": test_ops_stack.SOURCE,
 }
 # Families whose .cu does not build yet, and why (none at present).
 KNOWN: dict = {}

@@ -11,6 +11,7 @@
 #include "reduce.h"
 #include "linalg.h"
 #include "random.h"
+#include "stack.h"
 #include "views.h"
 #include "grads.h"
 #include "shared_tiles.h"

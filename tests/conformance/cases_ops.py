@@ -29,3 +29,16 @@ CASES += [
     Case("ops_random_lanes_draw", R, "lanes_draw", dim=(3,), block_dim=16, grad=False, fd=False,
          args=(Scal(99, "int32"), out(3, 24))),
 ]
+
+K = "ops_stack.py"
+CASES += [
+    Case("ops_stack_compact_b4", K, "compact", dim=(1,), block_dim=4, grad=False, fd=False,
+         args=(Arr((21,), "int32", "in", "int:0:16"), out(16, dtype="int32"), out(3, dtype="int32"))),
+    Case("ops_stack_compact_b16", K, "compact", dim=(2,), block_dim=16, grad=False, fd=False,
+         args=(Arr((21,), "int32", "in", "int:0:16"), out(16, dtype="int32"), out(3, dtype="int32"))),
+    # every value kept: 21 pushes into 16 slots, 5 dropped (equal values: the histogram cannot depend on which)
+    Case("ops_stack_overflow", K, "compact", dim=(1,), block_dim=8, grad=False, fd=False,
+         args=(Arr((21,), "int32", "in", "int:7:8"), out(16, dtype="int32"), out(3, dtype="int32"))),
+    Case("ops_stack_through_a_func", K, "through_a_func", dim=(1,), block_dim=8, grad=False, fd=False,
+         args=(arr(8), out(1), out(8), out(3, dtype="int32"))),
+]

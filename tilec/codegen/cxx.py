@@ -8,6 +8,7 @@ only spells calls to `tl::<op>`.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 
 from .. import ir, naming
@@ -15,7 +16,7 @@ from ..passes.normalize import is_fusible
 from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
-from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, ArrayT, NoneT, Scalar, StackT, TileT, TupleT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
 HEAP_TILE_BYTES = 64 * 1024
@@ -51,6 +52,8 @@ def ctype(t) -> str:
         return f"tl::Tile<{t.dtype.ctype}, {', '.join(str(d) for d in t.shape)}>"
     if isinstance(t, ArrayT):
         return f"tl::Array<{t.dtype.ctype}, {t.ndim}>"
+    if isinstance(t, StackT):
+        return f"tl::Stack<{t.dtype.ctype}, {t.capacity}>"
     if isinstance(t, NoneT):
         return "void"
     raise TypeError(t)
@@ -241,10 +244,19 @@ class CxxEmitter:
 
     def assign(self, target: ir.Sym, value) -> None:
         dst = naming.cxx_var(target)
+        if isinstance(target.type, StackT) and isinstance(value, ir.OpCall) and value.op == "tile_stack":
+            self.emit(f"{dst} = tl::tile_stack<{target.type.dtype.ctype}, {target.type.capacity}>(ctx, "
+                      f"{self.stack_memory(target)});")
+            return
         if not isinstance(target.type, TileT):
             self.emit(f"{dst} = {self.expr(value)};")
             return
         self.assign_tile(dst, target, value)
+
+    def stack_memory(self, target: ir.Sym) -> str:
+        """CPU: a stack's storage is per declaration (a block's lanes are fibers of one OS thread)."""
+        site = zlib.crc32(f"{target.name}\0{target.id}\0{self.lines[0] if self.lines else ''}".encode()) & 0x7FFFFFFF
+        return f"tl::cpu_stack_memory<{target.type.nbytes}, {site}>()"
 
     def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
         """A tile assignment: the CPU's tiles are each lane's own values."""
@@ -319,6 +331,9 @@ class CxxEmitter:
         if isinstance(v, ir.OpCall) and v.op == "tid":
             for k, sym in enumerate(s.targets):
                 self.emit(f"{naming.cxx_var(sym)} = int32_t(ctx.tid[{k}]);")
+        elif isinstance(v, ir.OpCall) and v.op == "tile_stack_pop":
+            outs = ", ".join(naming.cxx_var(t) for t in s.targets)
+            self.emit(f"tl::tile_stack_pop(ctx, {self.expr(v.args[0])}, {outs});")
         elif isinstance(v, ir.OpCall) and v.op in MUTATES:
             names = ", ".join(naming.cxx_var(t) for t in s.targets)
             if self.target.gpu:
@@ -429,6 +444,8 @@ class CxxEmitter:
             return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{e.type.ctype}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
+        if op in ("tile_stack_push", "tile_stack_count"):
+            return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"

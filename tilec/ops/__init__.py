@@ -7,10 +7,10 @@ whose scalar operands are each lane's own (every lane writes its value into the 
 """
 from __future__ import annotations
 
-from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, views
+from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, stack, views
 from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, internal)
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, stack, internal)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:

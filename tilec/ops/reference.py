@@ -838,3 +838,44 @@ def _draw(ctx, call, a):
     if len(a) > 1:
         draw = (draw % ((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + int(a[1])) & 0xFFFFFFFF
     return np.uint32(draw).view(np.int32) if call.op == "randi" else np.uint32(draw)
+
+
+# ---------------------------------------------------------------- block stacks (one lane: the interpreter's)
+
+
+class _Stack:
+    def __init__(self, capacity: int):
+        self.capacity, self.items = capacity, []
+
+
+@impl("tile_stack")
+def _stack(ctx, call, a):
+    return _Stack(call.type.capacity)
+
+
+@impl("tile_stack_push")
+def _stack_push(ctx, call, a):
+    s, value, has = a
+    if not has or len(s.items) >= s.capacity:
+        return np.int32(-1)
+    s.items.append(value)
+    return np.int32(len(s.items) - 1)
+
+
+@impl("tile_stack_pop")
+def _stack_pop(ctx, call, a):
+    s = a[0]
+    if not s.items:
+        return (npdtype(call.type.items[0])(0), np.int32(-1))
+    slot = len(s.items) - 1
+    return (s.items.pop(), np.int32(slot))
+
+
+@impl("tile_stack_count")
+def _stack_count(ctx, call, a):
+    return np.int32(len(a[0].items))
+
+
+@impl("tile_stack_clear")
+def _stack_clear(ctx, call, a):
+    a[0].items.clear()
