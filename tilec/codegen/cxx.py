@@ -159,6 +159,7 @@ class CxxEmitter:
         self.depth += 1
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
+        self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
@@ -192,6 +193,7 @@ class CxxEmitter:
         if isinstance(s, ir.Assign) and s.target in self.views:
             return  # the matmul that follows reads the operand transposed in place
         self.where(s.span)
+        self.aligned_check(s)
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
         elif isinstance(s, ir.Unpack):
@@ -219,6 +221,23 @@ class CxxEmitter:
             self.emit("return;" if s.value is None else f"return {self.expr(s.value)};")
         else:
             raise TypeError(type(s))
+
+    def aligned_check(self, s) -> None:
+        """A tile_load/tile_store with aligned=True of a 2-d or larger shared tile (where Warp takes its
+        16-byte vector path): --debug builds check what Warp assumes of the array (runtime debug.h)."""
+        e = s.value if isinstance(s, ir.Assign) else (s.expr if isinstance(s, ir.ExprStmt) else None)
+        if not (isinstance(e, ir.OpCall) and e.op in ("tile_load", "tile_store") and e.attr("aligned")):
+            return
+        load = e.op == "tile_load"
+        tile = e.type if load else e.args[1].type
+        shared = e.attr("storage") == "shared" if load else (
+            isinstance(e.args[1], ir.Var) and self.tile_storage.get(e.args[1].sym) == "shared")
+        if not (isinstance(tile, TileT) and tile.ndim >= 2 and shared):
+            return
+        count = e.attr("offset_count") or 0
+        offsets = [self.expr(a) for a in e.args[len(e.args) - count:]] if count else []
+        where = c_string(f"{self.target.filename}:{s.span.line}: {e.op}(..., aligned=True)")
+        self.emit(f"tl::check_aligned<{ctype(tile)}>({', '.join(['ctx', self.expr(e.args[0]), where] + offsets)});")
 
     def nested(self, body) -> None:
         self.depth += 1
