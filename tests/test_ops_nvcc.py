@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import test_ops_aligned
+import test_ops_bfloat16
 import test_ops_blas1_scans
 import test_ops_coop
 import test_ops_linalg_forms
@@ -20,6 +21,7 @@ import test_ops_stack
 
 FAMILIES = {
     "aligned": test_ops_aligned.PROGRAM,
+    "bfloat16": test_ops_bfloat16.SOURCE,
     "blas1_scans": test_ops_blas1_scans.SOURCE,
     "coop": test_ops_coop.SOURCE + test_ops_coop.UPDATES.replace("import warp as wp\n", ""),
     "linalg_forms": test_ops_linalg_forms.SOURCE,
