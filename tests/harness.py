@@ -50,12 +50,13 @@ def toolchain() -> str:
 
 
 class OnEmulator:
-    """A kernel whose tiled launches run on the CUDA emulation (for gradcheck.check_gradients)."""
+    """A kernel whose launches (tiled or SIMT) run on the CUDA emulation (for gradcheck.check_gradients)."""
 
     def __init__(self, kernel):
         import functools
 
         self.launch_tiled = functools.partial(kernel.launch_tiled, device="cuda-emu")
+        self.launch = functools.partial(kernel.launch, device="cuda-emu")
 
 
 # Emulation variants for GPU-model tests: (block_dim, thread order within each barrier phase).

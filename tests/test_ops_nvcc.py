@@ -8,18 +8,28 @@ import sys
 
 import pytest
 
+import test_ops_aligned
+import test_ops_bfloat16
 import test_ops_blas1_scans
 import test_ops_coop
 import test_ops_linalg_forms
 import test_ops_maps_precision
 import test_ops_random
+import test_ops_random_scalar
+import test_ops_slice_indexed
+import test_ops_stack
 
 FAMILIES = {
+    "aligned": test_ops_aligned.PROGRAM,
+    "bfloat16": test_ops_bfloat16.SOURCE,
     "blas1_scans": test_ops_blas1_scans.SOURCE,
     "coop": test_ops_coop.SOURCE + test_ops_coop.UPDATES.replace("import warp as wp\n", ""),
     "linalg_forms": test_ops_linalg_forms.SOURCE,
     "maps_precision": test_ops_maps_precision.SOURCE,
     "random": test_ops_random.SOURCE,
+    "random_scalar": test_ops_random_scalar.SOURCE,
+    "slice_indexed": test_ops_slice_indexed.SOURCE,
+    "stack": test_ops_stack.SOURCE,
 }
 # Families whose .cu does not build yet, and why (none at present).
 KNOWN: dict = {}

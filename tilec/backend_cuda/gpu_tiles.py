@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from ..ops import PER_LANE_WRITES
-from ..ir.types import TileT
+from ..ir.types import StackT, TileT
 from ..codegen.cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
 from .storage import is_register_fold, register_tiles, without_identities
 
@@ -19,9 +19,10 @@ PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setite
                 "tile_additem": "shared_additem", "tile_subitem": "shared_subitem", "tile_add_at": "shared_add_at",
                 "tile_scatter_add": "shared_scatter_add", "tile_scatter_masked": "shared_scatter_masked",
                 "tile_from_thread": "shared_tile_from_thread", "tile_bit_and_inplace": "shared_bit_and_item",
-                "tile_bit_or_inplace": "shared_bit_or_item", "tile_bit_xor_inplace": "shared_bit_xor_item"}
+                "tile_bit_or_inplace": "shared_bit_or_item", "tile_bit_xor_inplace": "shared_bit_xor_item",
+                "tile_randf": "shared_tile_randf", "tile_randi": "shared_tile_randi"}
 # Of those, the ones making a new tile from the lanes' values (the others update their first operand).
-PER_LANE_NEW = {"tile", "tile_from_thread"}
+PER_LANE_NEW = {"tile", "tile_from_thread", "tile_randf", "tile_randi"}  # random tiles: each lane's own rng
 assert set(PER_LANE_GPU) == PER_LANE_WRITES
 # GPU model: tile ops the block's threads share (runtime shared_tiles.h), by op name.
 COOP_GPU = {"tile_load": "coop_tile_load", "tile_store": "coop_tile_store", "tile_matmul": "coop_tile_matmul",
@@ -41,6 +42,7 @@ class CudaEmitter(CxxEmitter):
         self.smem_bytes = 0  # shared memory the body's tiles take
         self.block_dim = 1
         self.scratch_offset = 0  # where register-tile reductions combine partials
+        self.stack_offsets: dict = {}  # stack symbol -> its place in shared memory
 
     def declare_locals(self, fn: ir.Function) -> None:
         """Register tiles as per-thread values; shared tiles at fixed offsets of the block's memory."""
@@ -55,12 +57,20 @@ class CudaEmitter(CxxEmitter):
                 offset = -(-offset // 16) * 16
                 self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + {offset});")
                 offset += sym.type.nbytes
+            elif isinstance(sym.type, StackT):  # a block stack: its elements and count in shared memory
+                offset = -(-offset // 16) * 16
+                self.stack_offsets[sym] = offset
+                self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+                offset += sym.type.nbytes
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
         offset = -(-offset // 16) * 16
         if self.folds_registers(fn):
             self.scratch_offset, offset = offset, offset + 8 * self.block_dim
         self.smem_bytes = offset
+
+    def stack_memory(self, target: ir.Sym) -> str:
+        return f"ctx.smem + {self.stack_offsets[target]}"
 
     def register_type(self, t: TileT) -> str:
         return f"tl::Reg<{ctype(t)}, {self.block_dim}>"

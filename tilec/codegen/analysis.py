@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from .. import ir
-from ..ir.types import TileT
+from ..ir.types import StackT, TileT
 
 # Ops whose result depends on, or whose effect happens once per, lane.
 LANE_OPS = {"tile", "untile", "tile_additem", "tile_subitem", "tile_scatter_add", "tile_scatter_masked",
-            "tile_from_thread", "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace"}
+            "tile_from_thread", "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
+            "tile_stack_push", "tile_stack_pop"}
 PER_LANE_ATOMICS = {"array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
                     "array_atomic_and", "array_atomic_or", "array_atomic_xor"}
 
@@ -55,7 +56,8 @@ def tile_bytes(fn: ir.Function, funcs: dict) -> int:
 
 
 def shared_bytes(fn: ir.Function) -> int:
-    return sum(s.type.nbytes for s, where in fn.storage if where == "shared")
+    stacks = {s for s in ir.defined_syms(fn) if isinstance(s.type, StackT) and s not in fn.params}  # shared memory too
+    return sum(s.type.nbytes for s, where in fn.storage if where == "shared") + sum(s.type.nbytes for s in stacks)
 
 
 # How each array op touches its first operand (the array); `array_shape` does not touch data.

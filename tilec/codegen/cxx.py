@@ -8,13 +8,15 @@ only spells calls to `tl::<op>`.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
-from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, TileT, TupleT, VecT
+from ..ops.random import DRAWS
+from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, StackT, TileT, TupleT, VecT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
 HEAP_TILE_BYTES = 64 * 1024
@@ -37,7 +39,7 @@ CALL_ATTRS = {
     "tile_tri_outer_grad": ("lower",), "tile_scan_extreme_grad": ("is_max",),
     "tile_cholesky": ("fill_mode",), "tile_cholesky_solve": ("fill_mode",),
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
-    "assert_": ("message",),
+    "assert_": ("message",), "tile_gather": ("axis",), "tile_gather_add": ("axis",),
 }  # fmt: skip
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
@@ -50,6 +52,8 @@ def ctype(t) -> str:
         return f"tl::Tile<{t.dtype.ctype}, {', '.join(str(d) for d in t.shape)}>"
     if isinstance(t, ArrayT):
         return f"tl::Array<{t.dtype.ctype}, {t.ndim}>"
+    if isinstance(t, StackT):
+        return f"tl::Stack<{t.dtype.ctype}, {t.capacity}>"
     if isinstance(t, NoneT):
         return "void"
     raise TypeError(t)
@@ -158,6 +162,7 @@ class CxxEmitter:
         self.depth += 1
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
+        self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
@@ -191,6 +196,7 @@ class CxxEmitter:
         if isinstance(s, ir.Assign) and s.target in self.views:
             return  # the matmul that follows reads the operand transposed in place
         self.where(s.span)
+        self.aligned_check(s)
         if isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
         elif isinstance(s, ir.Unpack):
@@ -219,6 +225,23 @@ class CxxEmitter:
         else:
             raise TypeError(type(s))
 
+    def aligned_check(self, s) -> None:
+        """A tile_load/tile_store with aligned=True of a 2-d or larger shared tile (where Warp takes its
+        16-byte vector path): --debug builds check what Warp assumes of the array (runtime debug.h)."""
+        e = s.value if isinstance(s, ir.Assign) else (s.expr if isinstance(s, ir.ExprStmt) else None)
+        if not (isinstance(e, ir.OpCall) and e.op in ("tile_load", "tile_store") and e.attr("aligned")):
+            return
+        load = e.op == "tile_load"
+        tile = e.type if load else e.args[1].type
+        shared = e.attr("storage") == "shared" if load else (
+            isinstance(e.args[1], ir.Var) and self.tile_storage.get(e.args[1].sym) == "shared")
+        if not (isinstance(tile, TileT) and tile.ndim >= 2 and shared):
+            return
+        count = e.attr("offset_count") or 0
+        offsets = [self.expr(a) for a in e.args[len(e.args) - count:]] if count else []
+        where = c_string(f"{self.target.filename}:{s.span.line}: {e.op}(..., aligned=True)")
+        self.emit(f"tl::check_aligned<{ctype(tile)}>({', '.join(['ctx', self.expr(e.args[0]), where] + offsets)});")
+
     def nested(self, body) -> None:
         self.depth += 1
         self.block(body)
@@ -243,10 +266,19 @@ class CxxEmitter:
 
     def assign(self, target: ir.Sym, value) -> None:
         dst = naming.cxx_var(target)
+        if isinstance(target.type, StackT) and isinstance(value, ir.OpCall) and value.op == "tile_stack":
+            self.emit(f"{dst} = tl::tile_stack<{target.type.dtype.ctype}, {target.type.capacity}>(ctx, "
+                      f"{self.stack_memory(target)});")
+            return
         if not isinstance(target.type, TileT):
             self.emit(f"{dst} = {self.expr(value)};")
             return
         self.assign_tile(dst, target, value)
+
+    def stack_memory(self, target: ir.Sym) -> str:
+        """CPU: a stack's storage is per declaration (a block's lanes are fibers of one OS thread)."""
+        site = zlib.crc32(f"{target.name}\0{target.id}\0{self.lines[0] if self.lines else ''}".encode()) & 0x7FFFFFFF
+        return f"tl::cpu_stack_memory<{target.type.nbytes}, {site}>()"
 
     def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
         """A tile assignment: the CPU's tiles are each lane's own values."""
@@ -321,6 +353,9 @@ class CxxEmitter:
         if isinstance(v, ir.OpCall) and v.op == "tid":
             for k, sym in enumerate(s.targets):
                 self.emit(f"{naming.cxx_var(sym)} = int32_t(ctx.tid[{k}]);")
+        elif isinstance(v, ir.OpCall) and v.op == "tile_stack_pop":
+            outs = ", ".join(naming.cxx_var(t) for t in s.targets)
+            self.emit(f"tl::tile_stack_pop(ctx, {self.expr(v.args[0])}, {outs});")
         elif isinstance(v, ir.OpCall) and v.op in MUTATES:
             names = ", ".join(naming.cxx_var(t) for t in s.targets)
             if self.target.gpu:
@@ -433,11 +468,13 @@ class CxxEmitter:
             return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{e.type.ctype}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
+        if op in ("tile_stack_push", "tile_stack_count"):
+            return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
-        if spec.elementwise:
+        if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, MatT, Scalar, TileT, VecT
+from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, MatT, Scalar, StackT, TileT, VecT
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
@@ -190,6 +190,14 @@ def _call_annotation(node: cst.Call, scope: Scope):
             raise AnnotationError("missing `shape=`", node)
         shape = _dims(shape_node.elements if isinstance(shape_node, cst.Tuple) else [shape_node], scope)
         return TileT(d, shape)
+    if name == "tile_stack":  # a func parameter holding a block stack
+        d = _need_dtype(kw.get("dtype", kw.get("#0")), scope, node)
+        capacity_node = kw.get("capacity", kw.get("#1"))
+        capacity = None if capacity_node is None else scope.constant(capacity_node)
+        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
+            raise AnnotationError("a tile stack annotation needs `capacity=`, a positive constant",
+                                  capacity_node or node)
+        return StackT(d, capacity)
     raise AnnotationError("unsupported type annotation", node)
 
 

@@ -24,6 +24,7 @@ from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_values import ValueLowering
+from .lower_random import RandomLowering
 from .lower_views import ViewLowering
 from ..ops.values import is_value
 from .parse import Parsed
@@ -66,7 +67,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering, RandomLowering):
     new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
@@ -100,6 +101,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
         self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
         self.project = None  # a func returning a struct: the field path this instance returns
+        self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -257,8 +259,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         return tuple(out)
 
     def guarded(self, fn, node, out: list) -> None:
+        outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
         try:
-            out.extend(fn(node))
+            out.extend(self.sequence_draws(node, fn(node)))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
             for name in _bound_names(node):
@@ -267,6 +270,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
                     self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
         finally:
             self.pending_aliases = []
+            self.end_statement_draws(outer_draws)
 
     def small_stmt(self, node) -> list:
         if isinstance(node, cst.Pass):
@@ -625,7 +629,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         self.path = outer + ((me, 1),)
         orelse: tuple = ()
         if isinstance(node.orelse, cst.If):
-            orelse = (self.if_stmt(node.orelse),)
+            elif_ = []
+            self.guarded(lambda n: [self.if_stmt(n)], node.orelse, elif_)  # its condition's draws stay in its arm
+            orelse = tuple(elif_)
         elif isinstance(node.orelse, cst.Else):
             orelse = self.block(node.orelse.body)
         self.path = outer

@@ -10,7 +10,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
-from ..ops import PER_LANE_WRITES, coop, warp_names
+from ..ops import PER_LANE_WRITES, coop, random, stack, warp_names
 from ..ir.types import Scalar, TileT
 from . import annotations as ann
 from . import consts
@@ -96,6 +96,8 @@ class CallLowering:
         if api == "tile_view" and any(self.slice_call(i) for a in node.args[1:] if a.keyword is None or
                                       a.keyword.value == "offset" for i in self.offset_items(a.value)):
             return self.lower_tile_view_slices(node)
+        if api in random.DRAWS:
+            return self.lower_draw(api, node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if warp_names.is_warp_builtin(api):
@@ -246,7 +248,7 @@ class CallLowering:
         for key, value in (extra_attrs or {}).items():
             b.attrs[key] = value
             attrs = [(k, v) for k, v in attrs if k != key] + [(key, value)]
-        if op in PER_LANE_WRITES or op in coop.ALIASES:
+        if op in PER_LANE_WRITES or op in coop.ALIASES or op in stack.LANE_OPS:
             self.lane_ops = True  # each lane's own operands: the kernel runs as block_dim lanes
         if op in BLOCK_DIM_OPS:
             b.attrs["block_dim"] = self.block_dim

@@ -110,7 +110,8 @@ class ExprLowering:
             if binding.poisoned:
                 raise Abort()
             self.check_not_stale(name, node)
-            return ir.Var(binding.sym, self.span(node))
+            drawn = self.drawn_state(binding.sym)  # a random state drawn from earlier in this statement
+            return ir.Var(drawn or binding.sym, self.span(node))
         if name in self.scope.constants:
             value = self.scope.constants[name]
             if isinstance(value, tuple):

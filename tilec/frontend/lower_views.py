@@ -84,13 +84,24 @@ class ViewLowering:
 
     def lower_tile_subscript(self, base, node: cst.Subscript):
         items = self.subscript_items(node)
-        if len(items) == 1 and not isinstance(items[0], cst.Slice):
-            idx = self.expr(items[0])
-            if isinstance(idx.type, TileT):
-                return self.make_op("tile_gather", [base, idx], {}, node, where=[node.value, items[0]])
-            return self.tile_view_of(base, [idx], items, node)
-        return self.tile_view_of(base, [None if isinstance(i, cst.Slice) else self.expr(i) for i in items],
-                                 items, node)
+        lowered = [None if isinstance(i, cst.Slice) else self.expr(i) for i in items]
+        tiles = [k for k, e in enumerate(lowered) if e is not None and isinstance(e.type, TileT)]
+        if tiles:
+            return self.tile_gather_of(base, lowered, items, tiles, node)
+        return self.tile_view_of(base, lowered, items, node)
+
+    def tile_gather_of(self, base, lowered: list, items: list, tiles: list, node):
+        """t[idx], t[idx, :], t[:, idx] (Warp's tile_slice_indexed): one int tile, every other entry `:`."""
+        axis = tiles[0]
+        if len(items) > base.type.ndim:
+            self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(base.type.shape)}", node)
+        for k, item in enumerate(items):
+            full = isinstance(item, cst.Slice) and item.lower is None and item.upper is None and item.step is None
+            if k != axis and not full:
+                self.fail("TC0303", "a tile indexed by an int tile takes `:` in every other position "
+                          "(Warp's tile_slice_indexed)", item)
+        return self.make_op("tile_gather", [base, lowered[axis]], {"axis": axis}, node,
+                            where=[node.value, items[axis]])
 
     def tile_view_of(self, base, lowered: list, items: list, node):
         """t[items]: an element (every axis indexed) or a tile_slice."""

@@ -223,6 +223,22 @@ class TileT:
 
 
 @dataclass(frozen=True)
+class StackT:
+    """A block's cooperative stack (wp.tile_stack): `capacity` elements of `dtype` in shared memory."""
+
+    dtype: Scalar
+    capacity: int
+
+    @property
+    def nbytes(self) -> int:
+        """Its shared memory: the elements (rounded up to 8 bytes), then an int count (8 bytes)."""
+        return -(-self.dtype.nbytes * self.capacity // 8) * 8 + 8
+
+    def __str__(self) -> str:
+        return f"tile_stack({self.dtype}, capacity={self.capacity})"
+
+
+@dataclass(frozen=True)
 class TupleT:
     items: tuple  # element types, e.g. of wp.tid()
 
@@ -237,7 +253,7 @@ class NoneT:
 
 
 NONE = NoneT()
-Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, TupleT, NoneT]
+Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT]
 
 
 def fmt_shape(shape: tuple) -> str:
@@ -264,4 +280,6 @@ def describe(t: Type) -> str:
         return f"{article(str(t))} {t}"
     if isinstance(t, StructT):
         return f"a `{t.name}` struct"
+    if isinstance(t, StackT):
+        return f"a tile stack of {t.dtype} (capacity {t.capacity})"
     return str(t)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace as _replace
 
-from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, values, views
+from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, stack, values, views
 from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, internal, values)
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, stack, internal, values)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:
@@ -31,6 +31,7 @@ for _family in _FAMILIES:
 
 PER_LANE_WRITES = frozenset({"tile", "tile_setitem", "tile_additem", "tile_subitem", "tile_add_at",
                              "tile_scatter_add", "tile_scatter_masked", "tile_from_thread",
-                             "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace"})
+                             "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
+                             "tile_randf", "tile_randi"})  # random tiles: each thread draws with its own rng
 
 __all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]

@@ -488,8 +488,18 @@ def _slice(ad, e, g):
     t = e.args[0]
     spread = ad.fresh_zero(t.type)  # g placed where the slice / gather reads from
     op = "tile_slice_add" if e.op == "tile_slice" else "tile_gather_add"
-    ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), (), t.type, e.span), e.span))
+    ad.emit(ir.Assign(spread.sym, ir.OpCall(op, (spread, ad.val(g), *e.args[1:]), e.attrs, t.type, e.span),
+                      e.span))
     return [(0, spread)]
+
+
+@rule("randf")
+def _randf(ad, e, g):
+    """(high - low) * u + low: u = randf(state) is a constant of the draw."""
+    if len(e.args) < 3:
+        return []
+    u = C("randf", ad.val(e.args[0]))
+    return [(1, C("mul", g, C("sub", _k(u, 1), u))), (2, C("mul", g, u))]
 
 
 @rule("custom_call")

@@ -29,8 +29,18 @@ def _matmul(b: Bound):
             b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
         if not out.dtype.is_float:
             b.fail("TC0203", f"needs a float tile for `out`, got {out.dtype}", "out")
+        _accumulator(b, out.dtype, "out")
         return out
+    _accumulator(b, a.dtype, "a")
     return TileT(a.dtype, shape)
+
+
+def _accumulator(b: Bound, dtype, name: str) -> None:
+    """Warp accumulates a product in float16, float32 or float64, never bfloat16."""
+    if dtype.name == "bfloat16":
+        where = "`out`" if name == "out" else "the result (a's dtype, with no `out`)"
+        b.fail("TC0203", f"cannot accumulate in bfloat16 ({where}); as in Warp, pass an `out` tile of float16, "
+               "float32 or float64", name)
 
 
 def _transpose(b: Bound):

@@ -12,7 +12,7 @@ ARR = Param("a", "value")
 OFFSET = Param("offset", "offset", 0)
 STORAGE = Param("storage", "storage", "register")
 BOUNDS = Param("bounds_check", "const", True)
-ALIGNED = Param("aligned", "const", False)  # Warp's alignment hint; tilec's accesses need none
+ALIGNED = Param("aligned", "const", False)  # Warp's alignment promise: checked in --debug builds (cxx.aligned_check)
 AXIS = Param("axis", "const", 0)
 
 

@@ -1,6 +1,11 @@
 """Random numbers, bit for bit Warp's: `rand_init(seed[, offset])` makes a generator state (a
 uint32) and `tile_randf` / `tile_randi` fill a tile from one, leaving it unchanged.
 
+The scalar draws `randf`, `randi`, `randu`, `randn` are pure functions of the state *before* the
+call: the value Warp's draw returns from it. Warp's draws also advance their state variable in
+place; the frontend (lower_random.py) expresses that as `state = rand_advance(state, DRAWS[op])`
+before the statement, so these ops never update anything themselves.
+
 Warp's generator is the PCG hash of Jarzynski and Olano; tile element e is drawn by thread
 e % block_dim, which seeds its own stream with hash(thread + rng) and takes its elements in order
 (e // block_dim draws in). Values therefore depend on block_dim, as Warp documents; tilec's CPU
@@ -45,12 +50,54 @@ def _tile_rand(dtype: Scalar):
     return rule
 
 
+def _draw(dtype: Scalar):
+    def rule(b: Bound):
+        state = b.types["state"]
+        if state != UINT32:
+            b.fail("TC0203", f"`state` must be a generator state (a uint32 from wp.rand_init), got "
+                   f"{describe(state)}", "state")
+        bounds = [n for n in ("low", "high") if n in b.types]
+        if len(bounds) == 1:
+            b.fail("TC0303", "give both `low` and `high`, or neither", bounds[0])
+        for n in bounds:
+            t = b.types[n]
+            ok = isinstance(t, Scalar) and (t.is_float or t.is_integral if dtype.is_float else t.is_integral)
+            if not ok or (n not in b.weak and t != dtype):
+                b.fail("TC0203", f"`{n}` must be {'an' if dtype.name[0] in 'iu' else 'a'} {dtype.name}, got "
+                       f"{describe(t)}", n)
+        return dtype
+
+    return rule
+
+
+def _advance(b: Bound):
+    return UINT32
+
+
 def _tile_params():
     return (Param("shape", "shape"), Param("rng", "value"), Param("min", "value", None),
             Param("max", "value", None), Param("storage", "storage", "register"))
 
 
+def _draw_params(with_bounds: bool = True):
+    bounds = (Param("low", "value", None), Param("high", "value", None)) if with_bounds else ()
+    return (Param("state", "value"),) + bounds
+
+
+# How many times each scalar draw advances its state (Box-Muller takes two uniforms).
+DRAWS = {"randf": 1, "randi": 1, "randu": 1, "randn": 2}
 OPS = [
+    OpSpec("randf", _draw_params(), _draw(FLOAT32), "randf",
+           "a uniform float in [0, 1) (or [low, high)) as Warp's randf draws it; advances state",
+           adj_cpp="randf", nondiff=frozenset({"state"})),
+    OpSpec("randi", _draw_params(), _draw(INT32), "randi",
+           "a random int32 (or one in [low, high)) as Warp's randi draws it; advances state"),
+    OpSpec("randu", _draw_params(), _draw(UINT32), "randu",
+           "a random uint32 (or one in [low, high)) as Warp's randu draws it; advances state"),
+    OpSpec("randn", _draw_params(False), _draw(FLOAT32), "randn",
+           "a standard normal float as Warp's randn draws it (Box-Muller, two draws); advances state"),
+    OpSpec("rand_advance", (Param("state", "value"), Param("count", "value")), _advance, "rand_advance",
+           "the state after `count` draws", api=False, elementwise=True),
     OpSpec("rand_init", (Param("seed", "value"), Param("offset", "value", None)), _rand_init, "rand_init",
            "a generator state from a seed (and an offset selecting an independent stream)",
            elementwise=True),

@@ -712,20 +712,28 @@ def _slice_add(ctx, call, a):
     return t
 
 
+def _gather_rows(t, idx, axis):
+    """Indices along axis with negatives counted from the end, and which are inside."""
+    idx = np.asarray(idx).astype(np.int64)
+    idx = np.where(idx < 0, idx + t.shape[axis], idx)
+    return idx, (idx >= 0) & (idx < t.shape[axis])
+
+
 @impl("tile_gather")
 def _gather(ctx, call, a):
-    t, idx = a[0], np.asarray(a[1]).astype(np.int64)
-    ok = (idx >= 0) & (idx < t.shape[0])
-    out = t[np.where(ok, idx, 0)]
-    out[~ok] = 0
-    return out
+    t, axis = np.asarray(a[0]), call.attr("axis") or 0
+    idx, ok = _gather_rows(t, a[1], axis)
+    out = np.take(t, np.where(ok, idx, 0), axis=axis)
+    mask = np.expand_dims(ok, tuple(k for k in range(t.ndim) if k != axis))
+    return np.where(mask, out, 0).astype(t.dtype)
 
 
 @impl("tile_gather_add")
 def _gather_add(ctx, call, a):
-    t, g, idx = np.array(a[0], copy=True), np.asarray(a[1]), np.asarray(a[2]).astype(np.int64)
-    ok = (idx >= 0) & (idx < t.shape[0])
-    np.add.at(t, idx[ok], g[ok])
+    t, g, axis = np.array(a[0], copy=True), np.asarray(a[1]), call.attr("axis") or 0
+    idx, ok = _gather_rows(t, a[2], axis)
+    tm, gm = np.moveaxis(t, axis, 0), np.moveaxis(g, axis, 0)
+    np.add.at(tm, idx[ok], gm[ok])
     return t
 
 
@@ -814,6 +822,73 @@ def _tile_rand(ctx, call, a):
     return v.reshape(call.type.shape).astype(result_dtype(call))
 
 
+def _unit(draw: int) -> np.float32:
+    return np.float32(draw >> 8) * np.float32(1.0 / 16777216.0)
+
+
+@impl("rand_advance")
+def _rand_advance(ctx, call, a):
+    state = int(a[0])
+    for _ in range(int(a[1])):
+        state = _pcg(state)
+    return np.uint32(state)
+
+
+@impl("randf", "randi", "randu", "randn")
+def _draw(ctx, call, a):
+    """The value Warp's scalar draw returns from state a[0] (see runtime random.h)."""
+    draw = _pcg(int(a[0]))
+    if call.op == "randf":
+        u = _unit(draw)
+        return u if len(a) == 1 else np.float32(np.float32(a[2]) - np.float32(a[1])) * u + np.float32(a[1])
+    if call.op == "randn":
+        first, second = _unit(draw), _unit(_pcg(draw))
+        radius = np.sqrt(np.float32(-2.0) * np.log(first + np.float32(5.96e-8)))
+        return np.float32(radius * np.cos(np.float32(2.0 * np.pi) * second))
+    if len(a) > 1:
+        draw = (draw % ((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + int(a[1])) & 0xFFFFFFFF
+    return np.uint32(draw).view(np.int32) if call.op == "randi" else np.uint32(draw)
+
+
+# ---------------------------------------------------------------- block stacks (one lane: the interpreter's)
+
+
+class _Stack:
+    def __init__(self, capacity: int):
+        self.capacity, self.items = capacity, []
+
+
+@impl("tile_stack")
+def _stack(ctx, call, a):
+    return _Stack(call.type.capacity)
+
+
+@impl("tile_stack_push")
+def _stack_push(ctx, call, a):
+    s, value, has = a
+    if not has or len(s.items) >= s.capacity:
+        return np.int32(-1)
+    s.items.append(value)
+    return np.int32(len(s.items) - 1)
+
+
+@impl("tile_stack_pop")
+def _stack_pop(ctx, call, a):
+    s = a[0]
+    if not s.items:
+        return (npdtype(call.type.items[0])(0), np.int32(-1))
+    slot = len(s.items) - 1
+    return (s.items.pop(), np.int32(slot))
+
+
+@impl("tile_stack_count")
+def _stack_count(ctx, call, a):
+    return np.int32(len(a[0].items))
+
+
+@impl("tile_stack_clear")
+def _stack_clear(ctx, call, a):
+    a[0].items.clear()
 # The value types' ops (vectors, matrices, quaternions, transforms) and mul/div/eq/ne on them.
 IMPL.update(reference_values.IMPL)
 reference_values.wrap_operators(IMPL)

@@ -149,11 +149,14 @@ def _slice(b: Bound):
 
 
 def _gather(b: Bound):
+    """t[idx] / t[idx, :] / t[:, idx] (Warp's tile_slice_indexed): the extent along `axis` becomes
+    len(idx); negative indices count from the end of that axis."""
     t = rules.tile(b, "a")
     idx = rules.tile(b, "indices")
     if idx.ndim != 1 or not idx.dtype.is_integral:
         b.fail("TC0203", f"a tile can be indexed by a 1-d int tile, got {describe(idx)}", "indices")
-    return TileT(t.dtype, idx.shape + t.shape[1:])
+    axis = b.attrs.get("axis", 0)
+    return TileT(t.dtype, t.shape[:axis] + idx.shape + t.shape[axis + 1:])
 
 
 VALUE = Param("value", "value")
@@ -174,8 +177,9 @@ OPS = [
     OpSpec("tile_slice", (A, Param("shape", "shape")), _slice, "tile_slice",
            "t[i], t[a:b:s], t[-1, ::-1]: a sub-tile (Warp's subscripts)", adj_cpp="tile_slice_add",
            variadic="spec", api=False),
-    OpSpec("tile_gather", (A, Param("indices", "value")), _gather, "tile_gather",
-           "t[idx]: rows of t picked by an int tile", adj_cpp="tile_gather_add",
+    OpSpec("tile_gather", (A, Param("indices", "value"), Param("axis", "const", 0)), _gather, "tile_gather",
+           "t[idx], t[idx, :], t[:, idx]: slices of t along one axis picked by an int tile (negative "
+           "indices count from the end)", adj_cpp="tile_gather_add",
            nondiff=frozenset({"indices"}), api=False),
     OpSpec("tile_setitem", (A, VALUE), _setitem, "tile_setitem", "t[i, j] = value",
            adj_cpp="adj_tile_setitem", variadic="indices", api=False),

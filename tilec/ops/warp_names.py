@@ -47,13 +47,11 @@ NOTES = {
     "tile_mesh_query_aabb": "mesh queries are out of scope for now",
     "tile_mesh_query_aabb_next": "mesh queries are out of scope for now",
     "tile_query_valid": "BVH and mesh queries are out of scope for now",
-    **{name: "Warp's scalar generators advance their state argument in place, which tilec does not "
-             "support yet; wp.rand_init, wp.tile_randf and wp.tile_randi are supported"
-       for name in ("randf", "randi", "randn", "randu")},
 }
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
     "assign": "write `t[i, j] = value`",
+    "tile_slice_indexed": "write `t[idx, :]` or `t[:, idx]`",
 }
 
 

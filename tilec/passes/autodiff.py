@@ -300,6 +300,10 @@ class _Adjoint:
         elif isinstance(s, ir.Unpack):
             if _is_sort(s):
                 self.reverse_sort(s)
+            elif (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_pop"
+                  and any(differentiable(t.type) for t in s.targets)):
+                raise NotDifferentiable("tile_stack_pop: a float popped from a tile stack has no gradient path back "
+                                        "to what was pushed (Warp drops it); tilec refuses the adjoint", s.span)
             else:
                 for t in reversed(s.targets):
                     if t in self.pushed:

@@ -1,0 +1,71 @@
+"""Lowering of Warp's scalar random draws (`wp.randf(rng)`, `randi`, `randu`, `randn`).
+
+Mixed into `FunctionChecker`. Warp's draws advance their state argument in place, so the same
+`rng` drawn twice gives two values. Within one statement the draw op reads the state as it is at
+that point and a temporary holds the state after it (`after = rand_advance(state, draws)`, put
+before the statement); later reads of `rng` in the same statement read that temporary, in Python's
+evaluation order (arguments before the call, left to right). After the statement `rng = after`,
+unless the statement itself assigns `rng` (its assignment comes last, as in Warp). A draw in an
+`if`/`elif` condition updates the state at the top of both arms. A state that is not a variable
+(a call's result) is drawn from and dropped, as in Warp. Loop headers run more than once (while)
+or once before a body that may not run (for), so a draw there is a diagnostic.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import INT32, UINT32
+from ..ops.random import DRAWS
+
+
+class RandomLowering:
+    def lower_draw(self, op: str, node: cst.Call):
+        call = self.lower_op(op, node)
+        bounds = tuple(self.retype_literal(a, call.type) for a in call.args[1:])  # `0.0, 2.0`: the draw's dtype
+        call = ir.OpCall(call.op, call.args[:1] + bounds, call.attrs, call.type, call.span)
+        state = call.args[0]
+        if not isinstance(state, ir.Var):
+            return call
+        span = self.span(node)
+        origin = self.draw_origin.get(state.sym, state.sym)
+        after = self.new_temp(UINT32)
+        count = ir.Const(DRAWS[op], INT32, span)
+        self.pending_draws.append(ir.Assign(after, ir.OpCall("rand_advance", (state, count), (), UINT32, span), span))
+        self.draw_current[origin] = after
+        self.draw_origin[after] = origin
+        return call
+
+    def drawn_state(self, sym):
+        """The temporary holding sym's state after a draw earlier in this statement, or None."""
+        return self.draw_current.get(sym)
+
+    def begin_statement_draws(self) -> tuple:
+        saved = (self.pending_draws, self.draw_current, self.draw_origin)
+        self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}
+        return saved
+
+    def end_statement_draws(self, saved: tuple) -> None:
+        self.pending_draws, self.draw_current, self.draw_origin = saved
+
+    def sequence_draws(self, node, stmts: list) -> list:
+        """The statement with its draws' state updates before and after it (see the module doc)."""
+        if not self.draw_current:
+            return stmts
+        if isinstance(node, (cst.While, cst.For)):
+            header = node.test if isinstance(node, cst.While) else node.iter
+            self.fail("TC0401", "unsupported syntax: a random draw in a loop header (Warp would advance the "
+                      "state when the header runs, not per iteration); draw into a variable before the loop",
+                      header)
+        updates = [ir.Assign(sym, ir.Var(after, stmts[0].span), stmts[0].span)
+                   for sym, after in self.draw_current.items()]
+        if isinstance(node, cst.If):
+            (s,) = stmts
+            return self.pending_draws + [replace(s, body=tuple(updates) + s.body,
+                                                 orelse=tuple(updates) + s.orelse)]
+        assigned = set()
+        for s in stmts:
+            assigned |= {s.target} if isinstance(s, ir.Assign) else set(getattr(s, "targets", ()))
+        return self.pending_draws + stmts + [u for u in updates if u.target not in assigned]

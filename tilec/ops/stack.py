@@ -1,0 +1,76 @@
+"""Block stacks (Warp's tile_stack): a stack in the block's shared memory that every thread pushes
+to and pops from together.
+
+`tile_stack(capacity, dtype)` makes an empty one; `tile_stack_push(s, value, has_value)` stores
+each contributing thread's value and returns its slot (-1 when it did not contribute or the stack
+was full: the count saturates at capacity); `tile_stack_pop(s)` gives each thread at most one
+element as `(value, slot)` (slot -1: none); `tile_stack_count(s)` reads the count (from any one
+thread); `tile_stack_clear(s)` empties it. Slots go to threads in thread order, as Warp's CPU
+blocks assign them (on a GPU that order is unspecified). Warp does not differentiate through a
+stack, and a float value that passed through one gets no gradient there: tilec refuses the
+adjoint of a kernel popping floats (passes/autodiff.py) rather than drop it.
+"""
+from __future__ import annotations
+
+from ..ir.types import BOOL, INT32, NONE, Scalar, StackT, TupleT, describe
+from . import rules
+from .core import Bound, OpSpec, Param
+
+S = Param("s", "value")
+
+
+def stack_of(b: Bound) -> StackT:
+    t = b.types["s"]
+    if not isinstance(t, StackT):
+        b.fail("TC0203", f"`s` must be a tile stack (from wp.tile_stack), got {describe(t)}", "s")
+    return t
+
+
+def _make(b: Bound):
+    capacity = b.attrs["capacity"]
+    if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
+        b.fail("TC0303", f"`capacity` must be a positive compile-time integer, got {capacity!r}", "capacity")
+    dtype = b.attrs["dtype"]
+    if not isinstance(dtype, Scalar):
+        b.fail("TC0203", f"a stack holds scalars, got {describe(dtype)}", "dtype")
+    return StackT(dtype, capacity)
+
+
+def _push(b: Bound):
+    s = stack_of(b)
+    v = rules.scalar(b, "value")
+    rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
+    if b.types["has_value"] != BOOL:
+        b.fail("TC0203", f"`has_value` must be a bool, got {describe(b.types['has_value'])}", "has_value")
+    return INT32
+
+
+def _pop(b: Bound):
+    return TupleT((stack_of(b).dtype, INT32))
+
+
+def _count(b: Bound):
+    stack_of(b)
+    return INT32
+
+
+def _clear(b: Bound):
+    stack_of(b)
+    return NONE
+
+
+OPS = [
+    OpSpec("tile_stack", (Param("capacity", "const"), Param("dtype", "dtype")), _make, "tile_stack",
+           "an empty stack of capacity elements in the block's shared memory"),
+    OpSpec("tile_stack_push", (S, Param("value", "value"), Param("has_value", "value")), _push, "tile_stack_push",
+           "every thread together: each whose has_value holds stores value; its slot, or -1 (full: dropped)",
+           effect=True),
+    OpSpec("tile_stack_pop", (S,), _pop, "tile_stack_pop",
+           "every thread together: (value, slot) of at most one element each, slot -1 when none",
+           effect=True),
+    OpSpec("tile_stack_count", (S,), _count, "tile_stack_count", "the number of elements (from any thread)"),
+    OpSpec("tile_stack_clear", (S,), _clear, "tile_stack_clear", "every thread together: empty the stack",
+           effect=True),
+]
+# Ops every lane calls with its own values: the kernel runs as block_dim lanes.
+LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop"})
