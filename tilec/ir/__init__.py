@@ -249,10 +249,16 @@ def rename(body, new) -> tuple:
 
 
 def walk_expr(expr):
-    yield expr
-    if isinstance(expr, (OpCall, Call)):
-        for arg in expr.args:
-            yield from walk_expr(arg)
+    """expr and every operand below it, depth first, in source order. An explicit stack: nested
+    generators cost each node the depth of the tree, and a deep tree the recursion limit."""
+    stack = [expr]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        e = pop()
+        yield e
+        args = getattr(e, "args", None)
+        if args:
+            extend(reversed(args))
 
 
 # ---------------------------------------------------------------- printing
