@@ -238,8 +238,9 @@ def _grid(dim, what):
     for d in dim:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             raise TypeError(f"{what}: `dim` entries must be ints, got {d!r}")
-        if d < 0 or d > _MAX_GRID:
-            raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
+        if d < 1 or d > _MAX_GRID:  # issue #17: a grid without points is refused (Warp runs nothing)
+            raise ValueError(f"{what}: `dim` entries must be in [1, {_MAX_GRID}], got {int(d)}"
+                             + (" (a launch without work: skip the call)" if d == 0 else ""))
         out.append(int(d))
     total = 1
     for d in out:
