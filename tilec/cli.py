@@ -149,10 +149,16 @@ def _report_as_data(file: str, source: str, options, fmt: str):
     from . import report
 
     def diagnostics():
+        from .passes.normalize import normalize_module
+
         try:
             compiled = compile_source(source, file, options)
         except CompileError as e:
             return e.diagnostics, None
+        try:
+            _gpu_budget(normalize_module(compiled.module), options.max_shared)
+        except CompileError as e:
+            return compiled.warnings + e.diagnostics, compiled
         return compiled.warnings, compiled
 
     found, compiled = run_guarded(diagnostics, file)

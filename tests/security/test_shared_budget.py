@@ -44,6 +44,14 @@ def test_matmul_operands_count_against_the_budget_forward_and_backward(tmp_path)
     assert proc.stderr.strip().endswith("2 errors found")
 
 
+def test_check_as_json_reports_the_budget_too(tmp_path):
+    proc = tilec("check", program(tmp_path, 128), "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)["diagnostics"]
+    assert [(d["code"], d["severity"]) for d in found] == [("TC0109", "error")]
+    assert "(backward) needs 320 KiB" in found[0]["message"]
+
+
 def test_the_default_budget_is_the_smallest_limit_of_the_architectures(tmp_path):
     name = program(tmp_path, 128)
     proc = tilec("check", name, cwd=tmp_path)  # the default architectures: sm_80 (163 KiB), sm_90 (227 KiB)
