@@ -85,13 +85,17 @@ def big(A: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
 
 def test_gpu_shared_memory_past_an_architectures_limit_is_a_warning(tmp_path):
     (tmp_path / "big.py").write_text(BIG_TILES)
+    # a budget raised past what the architectures allow (--max-shared): a warning per architecture
     proc = tilec("build", "big.py", "-o", "out", "--target", "cuda", "--arch", "sm_80,sm_90", "--emit-only",
-                 cwd=tmp_path)
+                 "--max-shared", str(1 << 20), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     # a, b, the product and its transpose: 4 x 64 KiB in shared memory
     assert ("big.py:5:5: warning[TC0601]: kernel `big` (forward) needs 256 KiB of shared memory per block on the "
             "GPU (sm_80 allows 163 KiB, sm_90 allows 227 KiB): its CUDA launches will fail") in proc.stderr
     assert "kernel `big` (backward) needs" in proc.stderr
+    # by default the budget is the architectures' limit: an error (tests/security/test_shared_budget.py)
+    assert "error[TC0109]" in tilec("build", "big.py", "-o", "out", "--target", "cuda", "--emit-only",
+                                    cwd=tmp_path).stderr
     # the CPU build has no such limit; nor has a kernel with small tiles
     assert "TC0601" not in tilec("build", "big.py", "-o", "out", "--target", "cpu", "--emit-only", cwd=tmp_path).stderr
     small = tilec("build", ROOT / "samples/gemm.py", "-o", tmp_path / "g", "--target", "cuda", "--emit-only")

@@ -63,7 +63,7 @@ BAD = [
     ("device", lambda a: a, {"device": "tpu"}, ValueError, "device='tpu' is not available in this build (built for: cpu)"),
     ("host arrays on cuda", lambda a: a, {"device": "cuda"}, ValueError, "argument `A` is a host (numpy) array but this launch runs on device='cuda'"),
     ("dim type", lambda a: a, {"dim": "2"}, TypeError, "`dim` must be an int or a tuple of 1 to 4 ints"),
-    ("dim negative", lambda a: a, {"dim": (-1, 2)}, ValueError, "`dim` entries must be in [0, 2147483647]"),
+    ("dim negative", lambda a: a, {"dim": (-1, 2)}, ValueError, "`dim` entries must be in [1, 2147483647]"),
     ("dim too long", lambda a: a, {"dim": (1, 1, 1, 1, 1)}, TypeError, "`dim` must be an int or a tuple of 1 to 4 ints"),
     ("tid count", lambda a: a, {"dim": (2, 2, 2)}, None, None),  # a third grid dimension is fine
     ("adjoint shape", lambda a: a, {"adjoint": True, "adj_inputs": [np.zeros((4, 4), np.float32), np.zeros((8, 8), np.float32), 0.0, 0, False]}, ValueError, "adjoint of `A` has shape (4, 4) but the array has shape (8, 8)"),
@@ -96,7 +96,8 @@ def test_tiny_arrays_and_huge_grids_are_safe(mod):
 
 def test_empty_launch_and_plain_kernel_checks(mod):
     A = np.zeros(10, np.int64)
-    mod.simt.launch(dim=0, inputs=[A, 3])
+    with pytest.raises(ValueError, match="`dim` entries must be in \\[1, 2147483647\\], got 0"):
+        mod.simt.launch(dim=0, inputs=[A, 3])  # issue #17: each extent >= 1 (Warp runs nothing)
     assert not A.any()
     mod.simt.launch(dim=10, inputs=[A, np.int8(3)])
     assert list(A) == [3 * i for i in range(10)]

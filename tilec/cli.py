@@ -78,8 +78,9 @@ def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
 def common_options(f):
     f = click.option("--block-dim", type=click.IntRange(1, 1024), default=256, show_default=True,
                      help="threads per block when the kernel does not fix one")(f)
-    f = click.option("--max-shared", type=click.IntRange(0), default=48 * 1024, show_default=True,
-                     help="shared-memory budget per kernel, in bytes")(f)
+    f = click.option("--max-shared", type=click.IntRange(0), default=None,
+                     help="GPU shared-memory budget per kernel block, in bytes (default: the smallest limit of "
+                     "the architectures built for; CPU builds have none)")(f)
     f = click.option("--dump-after", type=click.Choice(PASSES), default=None,
                      help="print the representation after this pass")(f)
     f = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
@@ -126,16 +127,21 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
         compiled = run_guarded(attempt, file, reporter)
     for warning in compiled.warnings:
         reporter.diagnostic(render(warning, file, source))
-    from .codegen.sources import adjoint_warnings
+    from .codegen.sources import plan_kernels
+    from .passes.normalize import normalize_module
 
-    for warning in run_guarded(lambda: adjoint_warnings(compiled.module), file, reporter):
-        reporter.diagnostic(render(warning, file, source) + "\n   = note: this kernel gets no adjoint")
+    normalized = run_guarded(lambda: normalize_module(compiled.module), file, reporter)
+    plans = run_guarded(lambda: plan_kernels(normalized), file, reporter)  # the adjoints, derived once
+    for plan in plans:
+        if plan.why_not is not None:
+            reporter.diagnostic(render(plan.why_not, file, source) + "\n   = note: this kernel gets no adjoint")
     if not compiled.module.kernels:
         reporter.diagnostic(f"{file}: warning: {NO_KERNELS}")
+    usage = run_guarded(lambda: _gpu_budget(normalized, max_shared, plans=plans), file, reporter)
     if verbose:
         click.echo(kernel_listing(compiled, file))
     if show_types:
-        click.echo(run_guarded(lambda: show_types_text(compiled.module), file))
+        click.echo(run_guarded(lambda: show_types_text(compiled.module, usage), file))
 
 
 def _report_as_data(file: str, source: str, options, fmt: str):
@@ -143,10 +149,16 @@ def _report_as_data(file: str, source: str, options, fmt: str):
     from . import report
 
     def diagnostics():
+        from .passes.normalize import normalize_module
+
         try:
             compiled = compile_source(source, file, options)
         except CompileError as e:
             return e.diagnostics, None
+        try:
+            _gpu_budget(normalize_module(compiled.module), options.max_shared)
+        except CompileError as e:
+            return compiled.warnings + e.diagnostics, compiled
         return compiled.warnings, compiled
 
     found, compiled = run_guarded(diagnostics, file)
@@ -170,14 +182,29 @@ def kernel_listing(compiled, path: str) -> str:
     return "\n".join(lines)
 
 
-def show_types_text(module) -> str:
+def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
+    """Each kernel's GPU shared memory (backend_cuda/shared_memory.py) in a normalized module;
+    raises CompileError (TC0109) when a kernel's block needs more than the budget."""
+    from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget_errors, kernel_shared_memory
+
+    usage = kernel_shared_memory(module, plans)
+    errors = budget_errors(module, max_shared, archs or DEFAULT_ARCHS, usage)
+    if errors:
+        raise CompileError(errors)
+    return usage
+
+
+def show_types_text(module, usage=None) -> str:
     from . import ir
+    from .backend_cuda.shared_memory import summary
     from .ir.types import TileT
 
     placement = gpu_placement(module)
     lines = []
     for fn in module.funcs + module.kernels:
         lines.append(f"{fn.kind} {fn.name} (line {fn.span.line})" + (f", block_dim {fn.block_dim}" if fn.kind == "kernel" else ""))
+        if fn.kind == "kernel" and usage is not None:
+            lines.append(summary(usage, fn.name))
         seen = {}
         for p in fn.params:
             seen[p] = "param"
@@ -208,7 +235,7 @@ def gpu_placement(module) -> dict:
     return {k.name: register_tiles(cuda_forward(k, module)) for k in module.kernels}
 
 
-def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit_only=False,
+def build_flags(block_dim, target="all", debug=False, max_shared=None, emit_only=False,
                 line_directives=False) -> dict:
     """The flags that shape generated code; recorded in the manifest."""
     flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
@@ -218,8 +245,9 @@ def build_flags(block_dim, target="all", debug=False, max_shared=48 * 1024, emit
     return flags
 
 
-def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN):
-    """The normalized module to generate code for; a file without kernels is an error here."""
+def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN, cuda_archs=None):
+    """The normalized module to generate code for; a file without kernels is an error here, and so
+    is, when CUDA is built for `cuda_archs`, a kernel past the shared-memory budget."""
     from .passes.normalize import normalize_module
 
     source = _load(file)
@@ -230,7 +258,10 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN):
     if not compiled.module.kernels:
         reporter.diagnostic(f"{file}: error: {NO_KERNELS}")
         sys.exit(1)
-    return source, run_guarded(lambda: normalize_module(compiled.module), file, reporter)
+    module = run_guarded(lambda: normalize_module(compiled.module), file, reporter)
+    if cuda_archs is not None:
+        run_guarded(lambda: _gpu_budget(module, max_shared, cuda_archs), file, reporter)
+    return source, module
 
 
 @main.command()
@@ -241,7 +272,8 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
     """Print generated text to stdout."""
     from .driver import generate
 
-    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color))
+    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color),
+                                       cuda_archs=() if what == "cuda" else None)
     files = run_guarded(lambda: generate(module, source, build_flags(block_dim, max_shared=max_shared)), file)
     key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
@@ -276,7 +308,8 @@ def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbo
     progress = Progress(verbose, tty=sys.stderr.isatty())
     progress.expect(2)  # the check and the generation; build_module adds its compiler steps
     with progress.step(f"check {file}"):
-        source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter)
+        cuda_archs = tuple(a.strip() for a in arch.split(",") if a.strip()) if target in ("cuda", "all") else None
+        source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter, cuda_archs)
     flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
     if native:
         flags["native"] = True

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN = re.compile(r"[A-Za-z0-9_]*")
 
 # The marker of an adjoint kernel's extra parameter in the IR: `adj:x` is the adjoint of `x`. A
 # Python identifier cannot contain `:`, so a user parameter named `adj_x` never meets it.
@@ -41,6 +42,8 @@ def module_name(path: str) -> str | None:
 def c_ident(name: str) -> str:
     """An injective map from identifiers to `[A-Za-z0-9_]+`: ASCII identifiers without `_U` stay
     as they are; any other character (and the `_` of a `_U`) is written `_U<hex>_`."""
+    if _PLAIN.fullmatch(name) and "_U" not in name:  # the common case, without a loop per character
+        return name
     out = []
     for i, c in enumerate(name):
         plain = c.isascii() and (c.isalnum() or c == "_") and not (c == "_" and name[i + 1:i + 2] == "U")

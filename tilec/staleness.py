@@ -22,7 +22,7 @@ UNCOMPARED_KEYS = ("cuda_build", "cpu_build", "inputs_hash", "libraries")
 KERNEL_BUILD_FACTS = ("cuda_resources",)
 # Files a build compiles from the generated ones; never "extra".
 PRODUCT_SUFFIXES = (".so", ".fatbin", ".log", ".pyc")
-DEFAULT_FLAGS = {"block_dim": 256, "target": "all", "debug": False, "max_shared": 48 * 1024,
+DEFAULT_FLAGS = {"block_dim": 256, "target": "all", "debug": False, "max_shared": None,
                  "emit_only": False, "line_directives": False}
 
 

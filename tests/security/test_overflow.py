@@ -64,8 +64,15 @@ def test_the_loader_refuses_huge_grids_and_loose_flags(tmp_path):
     A = np.zeros(4, np.float32)
     with pytest.raises(ValueError, match=r"`dim` \(2147483647, 2147483647, 4\) has 18446744056529682436 points"):
         mod.k.launch(dim=(2**31 - 1, 2**31 - 1, 4), inputs=[A])
-    with pytest.raises(ValueError, match=r"`dim` entries must be in \[0, 2147483647\]"):
+    with pytest.raises(ValueError, match=r"`dim` entries must be in \[1, 2147483647\]"):
         mod.k.launch(dim=2**31, inputs=[A])
+    # issue #17: each extent >= 1; an empty grid is refused (Warp runs nothing), both launch forms
+    for dim in (0, (4, 0), (0, 2**31 - 1), np.int64(0)):
+        with pytest.raises(ValueError, match=r"k: `dim` entries must be in \[1, 2147483647\], got 0 \(a launch "
+                                             r"without work: skip the call\)"):
+            mod.k.launch(dim=dim, inputs=[A])
+        with pytest.raises(ValueError, match=r"`dim` entries must be in \[1, 2147483647\], got 0"):
+            mod.k.launch_tiled(dim=dim, inputs=[A])
     for flag in ("no", 0, 1, None, "False"):
         with pytest.raises(TypeError, match=r"k: `adjoint` must be True or False, got"):
             mod.k.launch(dim=4, inputs=[A], adj_inputs=[np.zeros(4, np.float32)], adjoint=flag)

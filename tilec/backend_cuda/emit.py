@@ -31,16 +31,18 @@ def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
 
     A kernel the CPU also runs as lanes has the same adjoint there: the CPU plan's is reused. A
     kernel the CPU runs one lane per block has a different adjoint (accumulating matmul products
-    in place, no lane sums), derived once for each.
+    in place, no lane sums), derived once for each; unless it touches no tiles (lanes only change
+    how tile adjoints are summed), when the CPU's is reused too.
     """
     funcs = {f.name: f for f in module.funcs}
     plans = []
     for k, cpu in zip(module.kernels, cpu_plans):
         forward = cuda_forward(k, module)
         adjoint, why = None, None
+        facts = kernel_facts(k, funcs)
         if not k.differentiate:
             pass
-        elif kernel_facts(k, funcs)["lanes"]:
+        elif facts["lanes"] or not facts["tiled"]:
             adjoint, why = cpu.adjoint, cpu.why_not.message if cpu.why_not is not None else None
         else:
             try:

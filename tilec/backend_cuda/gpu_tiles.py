@@ -12,7 +12,7 @@ from ..passes.normalize import is_fusible
 from ..ops import PER_LANE_WRITES
 from ..ir.types import StackT, TileT
 from ..codegen.cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
-from .storage import is_register_fold, register_tiles, without_identities
+from .storage import is_register_fold, register_tiles, shared_layout, without_identities
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
 PER_LANE_GPU = {"tile": "shared_tile_from_lanes", "tile_setitem": "shared_setitem",
@@ -47,27 +47,24 @@ class CudaEmitter(CxxEmitter):
     def declare_locals(self, fn: ir.Function) -> None:
         """Register tiles as per-thread values; shared tiles at fixed offsets of the block's memory."""
         self.registers, self.block_dim = register_tiles(fn), fn.block_dim
+        layout = shared_layout(fn, self.registers)
+        offsets = dict(layout.tiles)
         assigned_first = definitely_assigned_first(fn)
-        offset = 0
         for sym in local_syms(fn):
             if sym in self.registers:
                 init = "" if sym in assigned_first else "{}"
                 self.emit(f"{self.register_type(sym.type)} {naming.cxx_var(sym)}{init};")
             elif isinstance(sym.type, TileT):
-                offset = -(-offset // 16) * 16
-                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + {offset});")
-                offset += sym.type.nbytes
+                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + "
+                          f"{offsets[sym]});")
             elif isinstance(sym.type, StackT):  # a block stack: its elements and count in shared memory
-                offset = -(-offset // 16) * 16
-                self.stack_offsets[sym] = offset
+                self.stack_offsets[sym] = offsets[sym]
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
-                offset += sym.type.nbytes
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
-        offset = -(-offset // 16) * 16
-        if self.folds_registers(fn):
-            self.scratch_offset, offset = offset, offset + 8 * self.block_dim
-        self.smem_bytes = offset
+        if layout.scratch_offset is not None:
+            self.scratch_offset = layout.scratch_offset
+        self.smem_bytes = layout.total
 
     def stack_memory(self, target: ir.Sym) -> str:
         return f"ctx.smem + {self.stack_offsets[target]}"
@@ -77,10 +74,6 @@ class CudaEmitter(CxxEmitter):
 
     def register_layout(self, t: TileT) -> str:
         return f"tl::RegLayout<{t.size}, {self.block_dim}>"
-
-    def folds_registers(self, fn: ir.Function) -> bool:
-        return any(isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
-                   and s.value.args[0].sym in self.registers for s in ir.walk_stmts(fn.body))
 
     def reads_registers(self, e) -> bool:
         return any(isinstance(x, ir.Var) and x.sym in self.registers for x in ir.walk_expr(e))

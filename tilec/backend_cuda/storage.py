@@ -6,12 +6,19 @@ own elements: elementwise maps, loads, stores, atomic adds, fills, casts and res
 result of a matmul, the input of a whole-tile reduction. Anything that reads other threads'
 elements (matmul operands, transposes, broadcasts, axis reductions, indexing, per-lane writes,
 the tape) keeps it in shared memory, as does an explicit `storage="shared"`.
+
+The block's shared memory holds every other tile of the body at a 16-byte aligned offset, in
+declaration order, then the scratch where register-tile reductions combine their partials
+(`shared_layout`): the emitter lays it out so, and the budget (TC0109) counts it so.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import ir
+from ..codegen.cxx import local_syms
 from ..passes.normalize import is_fusible
-from ..ir.types import TileT
+from ..ir.types import StackT, TileT
 
 # The GPU model treats these as copies (tiles are the block's, not a lane's).
 IDENTITY_GPU = {"lane_sum", "leader_only"}
@@ -103,3 +110,35 @@ def _all_shared(e, shared: set) -> None:
     for x in ir.walk_expr(e):
         if isinstance(x, ir.Var) and isinstance(x.type, TileT):
             shared.add(x.sym)
+
+
+@dataclass(frozen=True)
+class SharedLayout:
+    """Where a body's shared tiles live in its block's dynamic shared memory."""
+
+    tiles: tuple  # ((Sym, byte offset), ...) in declaration order
+    scratch_offset: int | None  # where register-tile reductions combine partials, if any do
+    total: int  # bytes the block needs
+
+
+REDUCTION_SCRATCH_BYTES = 8  # per thread
+
+
+def shared_layout(fn: ir.Function, registers: frozenset | None = None) -> SharedLayout:
+    registers = register_tiles(fn) if registers is None else registers
+    tiles, offset = [], 0
+    for sym in local_syms(fn):
+        if isinstance(sym.type, (TileT, StackT)) and sym not in registers:  # a block stack: elements and count
+            offset = _aligned(offset)
+            tiles.append((sym, offset))
+            offset += sym.type.nbytes
+    offset = _aligned(offset)
+    scratch = None
+    if any(isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
+           and s.value.args[0].sym in registers for s in ir.walk_stmts(fn.body)):
+        scratch, offset = offset, offset + REDUCTION_SCRATCH_BYTES * fn.block_dim
+    return SharedLayout(tuple(tiles), scratch, offset)
+
+
+def _aligned(offset: int) -> int:
+    return -(-offset // 16) * 16

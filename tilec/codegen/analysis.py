@@ -19,8 +19,13 @@ def _exprs(fn: ir.Function):
 
 
 def calls(fn: ir.Function) -> set:
-    return {e.func for e in _exprs(fn) if isinstance(e, ir.Call)} | {
-        e.attr("op") for e in _exprs(fn) if isinstance(e, ir.OpCall) and e.op in ("tile_map", "tile_reduce")}
+    out = set()
+    for e in _exprs(fn):
+        if isinstance(e, ir.Call):
+            out.add(e.func)
+        elif isinstance(e, ir.OpCall) and e.op in ("tile_map", "tile_reduce"):
+            out.add(e.attr("op"))
+    return out
 
 
 def needs_lanes(fn: ir.Function, funcs: dict, tiled: bool) -> bool:

@@ -7,6 +7,7 @@ paths, sorted JSON keys.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,23 @@ def param_doc(t) -> str:
 
 
 def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
+    """The facts of a kernel (a shared dict: callers must not change it). Each backend, the plans
+    and the manifest ask for the same kernel's facts; each answer walks the whole body, so they are
+    kept while the kernel lives (an IR Function is immutable; its hash would walk the body too)."""
+    hit = _FACTS.get(id(fn))
+    if hit is not None and len(hit[0]) == len(funcs) and all(a is b for a, b in zip(hit[0], funcs.values())):
+        return hit[1]
+    facts = _kernel_facts(fn, funcs)
+    if id(fn) not in _FACTS:
+        weakref.finalize(fn, _FACTS.pop, id(fn), None)
+    _FACTS[id(fn)] = (tuple(funcs.values()), facts)
+    return facts
+
+
+_FACTS: dict = {}  # id(Function) -> (the funcs it was computed with, its facts); dropped with the Function
+
+
+def _kernel_facts(fn: ir.Function, funcs: dict) -> dict:
     tiled = analysis.is_tiled(fn, funcs)
     return {
         "tiled": tiled,

@@ -56,7 +56,7 @@ UNSUPPORTED_STMTS = {
 @dataclass
 class Options:
     block_dim: int = 256  # Warp's default, when the kernel does not fix one
-    max_shared: int = 48 * 1024  # bytes of shared tiles a kernel may hold
+    max_shared: int | None = None  # the GPU shared-memory budget: applied to CUDA builds (backend_cuda/shared_memory.py)
 
 
 @dataclass

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe, fmt_shape
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from . import annotations as ann
 from . import generics
 from .check import FunctionChecker, Options
@@ -65,7 +65,6 @@ class ModuleChecker:
                     if any(d.severity == "error" for d in self.diags.items[before:]):
                         self.kernel_errors.append((instance, fn.span))
                     self.check_kernel_params(fd, fn)
-                    self.check_shared_budget(fn)
                     kernels.append(fn)
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
@@ -190,17 +189,6 @@ class ModuleChecker:
                 pass
             finally:
                 self.stack.pop()
-
-    def check_shared_budget(self, fn: ir.Function) -> None:
-        shared = [(s, s.type) for s, where in fn.storage if where == "shared"]
-        total = sum(t.nbytes for _, t in shared)
-        if total > self.options.max_shared:
-            parts = ", ".join(f"`{s}` {fmt_shape(t.shape)} {t.dtype} ({t.nbytes / 1024:g} KiB)" for s, t in shared)
-            self.diags.error(
-                "TC0109",
-                f"kernel `{fn.source_name}` needs {total / 1024:g} KiB of shared memory, more than the "
-                f"{self.options.max_shared / 1024:g} KiB budget: {parts}",
-                fn.span, help="use register storage for some tiles, smaller tiles, or --max-shared")
 
     # ------------------------------------------------------------ specialisation
 

@@ -183,11 +183,21 @@ def child_blocks(stmt) -> tuple:
 
 
 def walk_stmts(body):
-    """All statements of a body, depth first, in source order."""
-    for stmt in body:
-        yield stmt
-        for block in child_blocks(stmt):
-            yield from walk_stmts(block)
+    """All statements of a body, depth first, in source order (a stack of iterators: nested
+    generators cost each statement its depth)."""
+    stack = [iter(body)]
+    while stack:
+        for stmt in stack[-1]:
+            yield stmt
+            blocks = _BLOCK_FIELDS.get(type(stmt))
+            if blocks:
+                stack.extend(iter(getattr(stmt, name)) for name in reversed(blocks))
+                break
+        else:
+            stack.pop()
+
+
+_BLOCK_FIELDS = {If: ("body", "orelse"), For: ("body",), While: ("body",)}  # as child_blocks
 
 
 def stmt_exprs(stmt) -> tuple:
@@ -250,10 +260,16 @@ def rename(body, new) -> tuple:
 
 
 def walk_expr(expr):
-    yield expr
-    if isinstance(expr, (OpCall, Call)):
-        for arg in expr.args:
-            yield from walk_expr(arg)
+    """expr and every operand below it, depth first, in source order. An explicit stack: nested
+    generators cost each node the depth of the tree, and a deep tree the recursion limit."""
+    stack = [expr]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        e = pop()
+        yield e
+        args = getattr(e, "args", None)
+        if args:
+            extend(reversed(args))
 
 
 # ---------------------------------------------------------------- printing

@@ -38,35 +38,46 @@ def _useless_restores(fn: ir.Function) -> set:
         return set()  # jumps are gone after structuring; without that, keep every restore
     restored, useful = set(), set()
 
-    def live_in(body, live: frozenset) -> frozenset:
+    # `live` is updated in place along straight-line code (linear time); a branch or loop works
+    # on copies.
+    def live_in(body, live: set) -> set:
         for s in reversed(body):
             live = stmt_live_in(s, live)
         return live
 
-    def stmt_live_in(s, live: frozenset) -> frozenset:
+    def stmt_live_in(s, live: set) -> set:
         if _is_pop(s):
             restored.add(s.target)
             if s.target in live:
                 useful.add(s.target)
-            return live - {s.target}
+            live.discard(s.target)
+            return live
         if isinstance(s, ir.Assign):
-            return (live - {s.target}) | _reads(s.value)
+            live.discard(s.target)
+            live |= _reads(s.value)
+            return live
         if isinstance(s, ir.Unpack):
-            return (live - set(s.targets)) | _reads(s.value)
+            live.difference_update(s.targets)
+            live |= _reads(s.value)
+            return live
         if isinstance(s, ir.If):
-            return live_in(s.body, live) | live_in(s.orelse, live) | _reads(s.cond)
+            return live_in(s.body, set(live)) | live_in(s.orelse, live) | _reads(s.cond)
         if isinstance(s, (ir.For, ir.While)):
-            head = live
+            head = set(live)
             while True:  # the loop head: what is live after the loop or at the next iteration
-                new = live | live_in(s.body, head)
+                new = live | live_in(s.body, set(head))
                 if new == head:
                     break
                 head = new
             bounds = [s.cond] if isinstance(s, ir.While) else [s.start, s.stop, s.step]
-            return head | frozenset().union(*(_reads(b) for b in bounds))
-        return live | frozenset().union(*(_reads(e) for e in ir.stmt_exprs(s)))
+            for b in bounds:
+                head |= _reads(b)
+            return head
+        for e in ir.stmt_exprs(s):
+            live |= _reads(e)
+        return live
 
-    live_in(fn.body, frozenset())
+    live_in(fn.body, set())
     return restored - useful
 
 
@@ -97,7 +108,7 @@ def _is_push(s) -> bool:
 
 def _live_symbols(fn: ir.Function) -> set:
     live: set = set()
-    assigns = []  # (targets, value) of assignments that may become live
+    defining: dict = {}  # symbol -> values of the pure assignments to it (live once it is)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.ExprStmt) and not _is_push(s):
             live |= _reads(s.expr)
@@ -111,18 +122,17 @@ def _live_symbols(fn: ir.Function) -> set:
             if _has_effect(s.value):
                 live |= _reads(s.value) | {s.target}
             else:
-                assigns.append(((s.target,), s.value))
+                defining.setdefault(s.target, []).append(s.value)
         elif isinstance(s, ir.Unpack):
-            assigns.append((s.targets, s.value))
-    changed = True
-    while changed:
-        changed = False
-        for targets, value in assigns:
-            if any(t in live for t in targets):
-                new = _reads(value) - live
-                if new:
-                    live |= new
-                    changed = True
+            for t in s.targets:
+                defining.setdefault(t, []).append(s.value)
+    work = list(live)  # a worklist, not rounds over every assignment: a chain of n takes n steps
+    while work:
+        for value in defining.pop(work.pop(), ()):
+            for sym in _reads(value):
+                if sym not in live:
+                    live.add(sym)
+                    work.append(sym)
     return live
 
 
