@@ -52,7 +52,7 @@ def test_emit_targets_print_generated_text():
     assert ("int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A, tilec_array v_B, "
             "tilec_array v_C);") in header
     loader = tilec("emit", ROOT / "samples/gemm.py", "--target", "loader").stdout
-    assert "_MODULE = 'gemm'" in loader and "tilec-rt" in loader and "import tilec" not in loader
+    assert "tilec module `gemm`" in loader and "tilec-rt" in loader and "import tilec" not in loader
     cu = tilec("emit", ROOT / "samples/gemm.py", "--target", "cuda").stdout
     assert 'extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_forward(' in cu
     assert "tl::Reg<tl::Tile<float, 32, 32>, 256> v_acc;" in cu

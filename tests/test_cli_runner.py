@@ -147,7 +147,7 @@ def test_check_show_types_dump_after_block_dim_max_shared_verbose():
 
 
 @pytest.mark.parametrize("target, needle", [("cpu", "gemm_cpu_forward("), ("cuda", "__global__"),
-                                            ("header", "#ifndef TILEC_GEMM_H"), ("loader", "_MODULE = 'gemm'"),
+                                            ("header", "#ifndef TILEC_GEMM_H"), ("loader", "tilec-rt/loader.py"),
                                             ("manifest", '"kernels"')])
 def test_emit_targets(target, needle):
     result = run("emit", GEMM, "--target", target)

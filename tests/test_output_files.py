@@ -89,7 +89,7 @@ def test_the_loader_is_tiny_and_its_runtime_is_shared(tmp_path):
 
     a, b = loader_files("alpha", "alpha.py"), loader_files("beta", "beta.py")
     assert len(a["__init__.py"].splitlines()) < 25
-    assert "_MODULE = 'alpha'" in a["__init__.py"] and "import numpy" not in a["__init__.py"]
+    assert "tilec module `alpha`" in a["__init__.py"] and "import numpy" not in a["__init__.py"]
     shared = [name for name in a if name.startswith(f"{RUNTIME_DIR}/")]
     assert sorted(shared) == [f"{RUNTIME_DIR}/{n}.py" for n in ("loader", "structs", "tape", "torch_function")]
     for name in shared:

@@ -243,8 +243,6 @@ LOADER_FILES = (("package_init.py.j2", "__init__.py"), ("loader.py.j2", f"{namin
 
 def loader_files(module: str, filename: str) -> dict:
     """The loader package and CMakeLists.txt of a module (filename: the user's source file)."""
-    label = naming.source_label(filename)
-    return {name: TEMPLATES.get_template(template).render(
-                module=module, version=__version__, filename=label,
-                module_literal=repr(module), filename_literal=repr(label))
+    return {name: TEMPLATES.get_template(template).render(module=module, version=__version__,
+                                                          filename=naming.source_label(filename))
             for template, name in LOADER_FILES}

@@ -10,8 +10,6 @@ every module tilec 0.1.0 generates, executed here in this package's namespace.
 """
 import os as _os
 
-_MODULE = 'layernorm'
-_SOURCE = 'layernorm.py'
 _RUNTIME = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "tilec-rt", "loader.py")
 with open(_RUNTIME, encoding="utf-8") as _file:
     exec(compile(_file.read(), _RUNTIME, "exec"))  # noqa: S102 - tilec's own vendored runtime

@@ -85,6 +85,50 @@ inline int launch_status() {
 #endif
 }
 
+TL_HD void assert_fail(const char* where, const char* why) {
+#if defined(__CUDA_ARCH__)
+    printf("%s: %s\n", where, why);
+    __trap();
+#else
+    fprintf(stderr, "%s: %s\n", where, why);
+    assert_failures().fetch_add(1);
+#endif
+}
+
+// tile_load/tile_store(..., aligned=True) of a 2-d or larger shared tile promise Warp's 16-byte
+// vector path: the tile's first element 16-byte aligned, the whole tile inside the array, the
+// array dense and row-major with rows a multiple of 16 bytes, the tile's rows a multiple of 16
+// bytes. --debug builds check each (one report per launch of a block's leader; status 3, as a
+// failed assert); release builds, like Warp's, take the promise.
+template <class TT, class T, int N, class... O> TL_HD void check_aligned(Ctx& ctx, const Array<T, N>& a, const char* where,
+                                                                         O... o) {
+#if defined(TILEC_DEBUG)
+    if (!ctx.leader()) return;
+    int64_t offs[N] = {};
+    const int64_t given[sizeof...(O) > 0 ? sizeof...(O) : 1] = {int64_t(o)...};
+    for (int k = 0; k < int(sizeof...(O)) && k < N; ++k) offs[k] = given[k];
+    if (TT::dim(TT::ndim - 1) * int64_t(sizeof(T)) % 16 != 0)
+        return assert_fail(where, "aligned=True but the tile's last extent is not a multiple of 16 bytes");
+    for (int k = 0; k < N; ++k)
+        if (offs[k] < 0 || offs[k] + TT::dim(k) > a.shape[k])
+            return assert_fail(where, "aligned=True but the tile extends past the array's bounds");
+    int64_t dense = int64_t(sizeof(T));
+    for (int k = N - 1; k >= 0; --k) {
+        if (a.strides[k] != dense) return assert_fail(where, "aligned=True but the array is not contiguous");
+        if (k < N - 1 && a.strides[k] % 16 != 0)
+            return assert_fail(where, "aligned=True but the array's rows are not a multiple of 16 bytes");
+        dense *= a.shape[k];
+    }
+    if (reinterpret_cast<uintptr_t>(a.ptr_n(offs)) % 16 != 0)
+        return assert_fail(where, "aligned=True but the tile's first element is not 16-byte aligned");
+#else
+    (void)ctx;
+    (void)a;
+    (void)where;
+    ((void)o, ...);
+#endif
+}
+
 TL_HD void assert_check(Ctx&, bool ok, const char* message) {
 #if defined(TILEC_DEBUG)
     if (!ok) {

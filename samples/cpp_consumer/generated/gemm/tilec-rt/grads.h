@@ -240,12 +240,11 @@ template <class AT, class GT, class... S> TL_HD void tile_slice_add(Ctx&, AT& a,
     }
 }
 
-// a with g added at the rows tile_gather(a, idx) read (the gather's adjoint).
-template <class AT, class GT, class IT> TL_HD void tile_gather_add(Ctx&, AT& a, const GT& g, const IT& idx) {
-    constexpr int row = AT::size / AT::dim(0);
+// a with g added where tile_gather(a, idx, axis) read (the gather's adjoint; repeats accumulate).
+template <class AT, class GT, class IT> TL_HD void tile_gather_add(Ctx&, AT& a, const GT& g, const IT& idx, int axis) {
     for (int e = 0; e < GT::size; ++e) {
-        int64_t r = idx.data[e / row];
-        if (r >= 0 && r < AT::dim(0)) a.data[r * row + e % row] += g.data[e];
+        const int64_t src = tile_gather_source<GT, AT, IT>(idx, axis, e);
+        if (src >= 0) a.data[src] += g.data[e];
     }
 }
 

@@ -1,7 +1,7 @@
 """The launch machinery of a tilec module (tilec 0.1.0): one file, the same for every module
 tilec generates, vendored into each output folder as tilec-rt/loader.py. A module's __init__.py
-sets _MODULE and _SOURCE and executes this file in its own namespace, so every module keeps its
-own libraries and device state; the kernel table is the folder's manifest.json.
+executes this file in its own namespace, so every module keeps its own libraries and device
+state; the kernel table, the module's name and its source file are the folder's manifest.json.
 
 Imports only the standard library and numpy (and cuda-python for device="cuda"). Mirrors
 Warp's launch API:
@@ -48,6 +48,7 @@ Tape = _tilec_tape.Tape
 
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
+_MODULE, _SOURCE = MANIFEST["module"], MANIFEST["source"]  # the module's name and the user's file (label)
 _structs = _sibling("structs")  # @wp.struct classes and how struct arguments become leaves
 _structs.make_classes(MANIFEST.get("structs", {}))
 
@@ -243,8 +244,9 @@ def _grid(dim, what):
     for d in dim:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             raise TypeError(f"{what}: `dim` entries must be ints, got {d!r}")
-        if d < 0 or d > _MAX_GRID:
-            raise ValueError(f"{what}: `dim` entries must be in [0, {_MAX_GRID}], got {int(d)}")
+        if d < 1 or d > _MAX_GRID:  # issue #17: a grid without points is refused (Warp runs nothing)
+            raise ValueError(f"{what}: `dim` entries must be in [1, {_MAX_GRID}], got {int(d)}"
+                             + (" (a launch without work: skip the call)" if d == 0 else ""))
         out.append(int(d))
     total = 1
     for d in out:

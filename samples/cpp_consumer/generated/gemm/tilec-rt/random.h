@@ -16,16 +16,24 @@ TL_HD uint32_t rand_init(int32_t seed, int32_t offset) { return rand_pcg(uint32_
 // The top 24 bits as a float in [0, 1 - 2^-24].
 TL_HD float rand_unit(uint32_t draw) { return float(draw >> 8) * (1.0f / 16777216.0f); }
 
-// Calls put(element, draw) for every element, in the streams Warp's threads draw.
+// Calls put(element, draw) for every element, in the streams Warp's threads draw. Each thread
+// seeds its stream with its own rng: where lanes run, lane t's rng (they may differ per lane).
 template <class TT, class F> TL_HD void tile_rand_draws(Ctx& ctx, uint32_t rng, F put) {
     const int threads = ctx.block_dim > 0 ? ctx.block_dim : 1;
+    uint32_t* lane_rng = nullptr;
+    if (ctx.nlanes > 1) {
+        lane_rng = reinterpret_cast<uint32_t*>(ctx.scratch());
+        lane_rng[ctx.lane] = rng;
+        ctx.sync();
+    }
     for (int t = 0; t < threads && t < TT::size; ++t) {
-        uint32_t state = rand_pcg(uint32_t(t) + rng);
+        uint32_t state = rand_pcg(uint32_t(t) + (lane_rng != nullptr && t < ctx.nlanes ? lane_rng[t] : rng));
         for (int e = t; e < TT::size; e += threads) {
             state = rand_pcg(state);
             put(e, state);
         }
     }
+    if (lane_rng != nullptr) ctx.sync();  // the slots are read before any lane reuses the scratch
 }
 template <class TT> TL_HD void tile_randf(Ctx& ctx, TT& dst, uint32_t rng) {
     tile_rand_draws<TT>(ctx, rng, [&](int e, uint32_t s) { dst.data[e] = rand_unit(s); });
@@ -49,6 +57,51 @@ template <class TT> TL_HD void tile_randi(Ctx& ctx, TT& dst, uint32_t rng) {
 // As Warp: the draw modulo (max - min) in unsigned arithmetic, plus min.
 template <class TT> TL_HD void tile_randi(Ctx& ctx, TT& dst, uint32_t rng, int32_t lo, int32_t hi) {
     tile_rand_draws<TT>(ctx, rng, [&](int e, uint32_t s) { dst.data[e] = int32_t(s % uint32_t(hi - lo) + uint32_t(lo)); });
+}
+
+// The GPU model: each thread draws its own elements (e = lane, lane + block_dim, ...) from its own
+// rng straight into the block's shared tile, as Warp's threads do.
+template <class TT, class F> TL_HD void shared_tile_rand(Ctx& ctx, TT& dst, uint32_t rng, F value) {
+    ctx.sync();
+    uint32_t state = rand_pcg(uint32_t(ctx.lane) + rng);
+    for (int e = ctx.lane; e < TT::size; e += ctx.nlanes) {
+        state = rand_pcg(state);
+        dst.data[e] = value(state);
+    }
+    ctx.sync();
+}
+template <class TT> TL_HD void shared_tile_randf(Ctx& ctx, TT& dst, uint32_t rng) {
+    shared_tile_rand(ctx, dst, rng, [](uint32_t s) { return rand_unit(s); });
+}
+template <class TT> TL_HD void shared_tile_randf(Ctx& ctx, TT& dst, uint32_t rng, float lo, float hi) {
+    shared_tile_rand(ctx, dst, rng, [=](uint32_t s) { return mul_rounded(hi - lo, rand_unit(s)) + lo; });
+}
+template <class TT> TL_HD void shared_tile_randi(Ctx& ctx, TT& dst, uint32_t rng) {
+    shared_tile_rand(ctx, dst, rng, [](uint32_t s) { return int32_t(s); });
+}
+template <class TT> TL_HD void shared_tile_randi(Ctx& ctx, TT& dst, uint32_t rng, int32_t lo, int32_t hi) {
+    shared_tile_rand(ctx, dst, rng, [=](uint32_t s) { return int32_t(s % uint32_t(hi - lo) + uint32_t(lo)); });
+}
+
+// Scalar draws: pure functions of the state before the call (the caller advances its state
+// variable with rand_advance), each the value Warp's randf/randi/randu/randn return from it.
+TL_HD uint32_t rand_advance(uint32_t state, int count) {
+    for (int k = 0; k < count; ++k) state = rand_pcg(state);
+    return state;
+}
+TL_HD float randf(uint32_t state) { return rand_unit(rand_pcg(state)); }
+TL_HD float randf(uint32_t state, float lo, float hi) { return mul_rounded(hi - lo, randf(state)) + lo; }
+TL_HD int32_t randi(uint32_t state) { return int32_t(rand_pcg(state)); }
+TL_HD int32_t randi(uint32_t state, int32_t lo, int32_t hi) {
+    return int32_t(rand_pcg(state) % uint32_t(hi - lo) + uint32_t(lo));
+}
+TL_HD uint32_t randu(uint32_t state) { return rand_pcg(state); }
+TL_HD uint32_t randu(uint32_t state, uint32_t lo, uint32_t hi) { return rand_pcg(state) % (hi - lo) + lo; }
+// Box-Muller from two draws; 5.96e-8f keeps the log finite (Warp's RANDN_EPSILON).
+TL_HD float randn(uint32_t state) {
+    const uint32_t first = rand_pcg(state), second = rand_pcg(first);
+    const float radius = sqrtf(-2.0f * logf(rand_unit(first) + 5.96e-8f));
+    return radius * cosf(mul_rounded(2.0f * 3.14159265358979323846f, rand_unit(second)));
 }
 
 }  // namespace tl

@@ -13,6 +13,7 @@
 #include "reduce.h"
 #include "linalg.h"
 #include "random.h"
+#include "stack.h"
 #include "views.h"
 #include "grads.h"
 #include "shared_tiles.h"

@@ -177,12 +177,21 @@ template <class DT, class AT, class... S> TL_HD void tile_slice(Ctx&, DT& dst, c
     }
 }
 
-// t[idx]: rows of a (along its first axis) picked by an int tile; rows outside a read as zero.
-template <class DT, class AT, class IT> TL_HD void tile_gather(Ctx&, DT& dst, const AT& a, const IT& idx) {
-    constexpr int row = AT::size / AT::dim(0);
+// The source element of dst element e in a gather along axis (t[idx, :], t[:, idx]): -1 outside.
+// Negative indices count from the end of the axis, as Warp's tile_slice_indexed.
+template <class DT, class AT, class IT> TL_HD int64_t tile_gather_source(const IT& idx, int axis, int e) {
+    const int inner = AT::stride(axis);                 // elements per step along axis (same in a and dst)
+    const int64_t outer = e / (inner * DT::dim(axis));  // index over the axes before axis
+    int64_t r = idx.data[(e / inner) % DT::dim(axis)];
+    if (r < 0) r += AT::dim(axis);
+    if (r < 0 || r >= AT::dim(axis)) return -1;
+    return (outer * AT::dim(axis) + r) * inner + e % inner;
+}
+// t[idx] / t[idx, :] / t[:, idx]: slices of a along axis picked by an int tile; outside reads zero.
+template <class DT, class AT, class IT> TL_HD void tile_gather(Ctx&, DT& dst, const AT& a, const IT& idx, int axis) {
     for (int e = 0; e < DT::size; ++e) {
-        int64_t r = idx.data[e / row];
-        dst.data[e] = r >= 0 && r < AT::dim(0) ? a.data[r * row + e % row] : typename DT::value_type(0);
+        const int64_t src = tile_gather_source<DT, AT, IT>(idx, axis, e);
+        dst.data[e] = src >= 0 ? a.data[src] : typename DT::value_type(0);
     }
 }
 
