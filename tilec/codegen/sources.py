@@ -17,7 +17,7 @@ from ..ir.types import BOOL, ArrayT, Scalar
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
-from ..passes.effects import written_params
+from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
 
@@ -136,6 +136,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
+        extremes = extreme_params(k, funcs)
+        if extremes:  # the adjoint reads these as the forward left them (the loader runs it on copies)
+            kernels[k.name]["extremes"] = extremes
         if k.launch_name:  # one of several instances (per block_dim) the loader shows as one kernel
             kernels[k.name]["launch_name"] = k.launch_name
         if plan.why_not is not None:

@@ -332,6 +332,21 @@ def _atomic_add(ad, e, g):
     return [(len(e.args) - 1, ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span))]
 
 
+@rule("atomic_min", "atomic_max")
+def _atomic_extreme(ad, e, g):
+    """The winner takes the element's adjoint: the loader passes, in place of the array, its values
+    after the launch (effects.py allows nothing else to touch it), and the first thread whose value
+    equals its element's takes and zeroes the element's adjoint (runtime extreme_take)."""
+    adj_a = ad.adj_array(e.args[0])
+    dtype = e.args[0].type.dtype
+    if adj_a is None or not dtype.is_float:
+        return []
+    taken = ad.temp(dtype, "_won")  # a statement of its own: it consumes the seed even if unused
+    take = ir.OpCall("extreme_take", (e.args[0], adj_a, *e.args[1:]), (), dtype, e.span)
+    ad.emit(ir.Assign(taken, take, e.span))
+    return [(len(e.args) - 1, ir.Var(taken, e.span))]
+
+
 # ---------------------------------------------------------------- reductions
 
 

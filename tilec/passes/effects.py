@@ -20,8 +20,11 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
   every thread (two threads writing them race in the forward itself);
 - the old value an atomic returns depends on the order threads ran, and the adjoint's replay
   cannot repeat the atomic: using it is refused (TC0504);
-- atomic min/max: the gradient belongs to the winning thread, which a single adjoint launch cannot
-  tell without the final value of every element (TC0505).
+- atomic min/max into a float array: the gradient belongs to the thread whose value won. The
+  loader gives the adjoint the array's values after the launch (it runs the forward on copies
+  first), so each thread can tell whether it won; that needs every access to the array to be the
+  same extreme (a read or another update would see or change a value that depends on the order the
+  threads ran), and the array reached directly, not through a view (TC0505).
 """
 from __future__ import annotations
 
@@ -331,15 +334,11 @@ def check_adjoint(fn: ir.Function) -> None:
                 _refuse("TC0504", f"the old value `{e.op}` returns from `{name}` (line {e.span.line}) is used"
                         f"{where}: it depends on the order the threads ran in, and an adjoint launch cannot repeat "
                         "the atomic to learn it", e.span)
-    for a in found:
-        if a.kind == "extreme" and _differentiable(a.array.type.dtype):
-            _refuse("TC0505", f"`{a.op}` into `{a.array.name}` (line {a.span.line}): the gradient belongs to the "
-                    "thread whose value won, which one adjoint launch cannot tell (it does not see every "
-                    "thread's value)", a.span)
+    _check_extremes(fn, found)
     varying = thread_varying(fn)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
-            if w is a or (a.kind == w.kind == "accumulate") or (a.kind != "read" and found.index(a) > found.index(w)):
+            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and found.index(a) > found.index(w)):
                 continue
             # elements that no thread index selects are the same in every thread: another thread
             # writing them is a race in the forward itself
@@ -361,6 +360,39 @@ def check_adjoint(fn: ir.Function) -> None:
                 "cannot know the value read", n.read.span)
 
 
+def _check_extremes(fn: ir.Function, found: list) -> None:
+    """atomic_min/max into a float array: exact when nothing else touches the array (TC0505)."""
+    for s in ir.walk_stmts(fn.body):
+        for top in ir.stmt_exprs(s):
+            for e in ir.walk_expr(top):
+                if isinstance(e, ir.OpCall) and e.op in EXTREMES and not isinstance(e.args[0], ir.Var) \
+                        and _differentiable(e.type):
+                    _refuse("TC0505", f"`{e.op}` into a view of an array (line {e.span.line}): its gradient "
+                            "is routed to the winning thread only for an array parameter itself; pass the "
+                            "array and index it fully", e.span)
+    for a in found:
+        if a.kind != "extreme" or not _differentiable(a.array.type.dtype):
+            continue
+        other = next((b for b in found if b.array == a.array and b.op != a.op), None)
+        if other is not None:
+            what = {"read": "read", "overwrite": "stored to", "accumulate": "accumulated into"}.get(
+                other.kind, f"updated by `{other.op}`")
+            _refuse("TC0505", f"`{a.op}` into `{a.array.name}` (line {a.span.line}) and `{a.array.name}` is also "
+                    f"{what} at line {other.span.line}: the gradient of `{a.op}` goes to the thread whose "
+                    "value won, which is exact only when every access to the array is the same extreme",
+                    other.span if other.span.line >= a.span.line else a.span)
+
+
+def extreme_params(kernel: ir.Function, funcs: dict) -> list:
+    """Names of the float array parameters a kernel (with its funcs) updates with atomic_min/max:
+    their adjoint reads the values the forward left (the loader computes them on copies)."""
+    from .structure import inline_calls
+
+    found = accesses(inline_calls(kernel, funcs, lift_maps=False))
+    names = {a.array.name for a in found if a.kind == "extreme" and _differentiable(a.array.type.dtype)}
+    return [p.name for p in kernel.params if p.name in names]
+
+
 def written_arrays(fn: ir.Function) -> set:
     return {a.array for a in accesses(fn) if a.kind != "read" and isinstance(a.array.type, ArrayT)}
 
@@ -373,4 +405,4 @@ def written_params(kernel: ir.Function, funcs: dict) -> list:
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "thread_varying", "written_arrays", "written_params"]
+__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "thread_varying", "written_arrays", "written_params"]

@@ -381,10 +381,17 @@ class Kernel:
         launch.lane_tid = lane_tid
         launch.block_dim = block_dim
         launch.num_threads = int(num_threads)
+        if adjoint and self.meta.get("extremes"):
+            with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
+                return self._native(device, direction, launch, finals, block_dim, stream)
+        return self._native(device, direction, launch, args, block_dim, stream)
+
+    def _native(self, device, direction, launch, args, block_dim, stream):
+        entries = self.meta["entries"][device]
         if device == "cuda":
             blocks = 1
-            for d in grid:
-                blocks *= d
+            for k in range(launch.ndim):
+                blocks *= launch.dim[k]
             if blocks:
                 shared = self.meta["cuda_shared_bytes"][direction]
                 run = _cuda().launch_with_tape if direction in self.meta.get("cuda_tape", ()) else _cuda().launch
@@ -418,6 +425,56 @@ class Kernel:
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
+
+
+class _FinalValues:
+    """The arguments of an adjoint launch whose kernel updates arrays with atomic_min/max
+    (meta["extremes"]): those arrays replaced by their values after the forward, computed by running
+    the forward on copies of every array the kernel writes. Either launch state gives the same values
+    (after the forward, rerunning it changes no extreme), so each thread's adjoint can tell whether
+    its value won (docs/gradients.md)."""
+
+    def __init__(self, kernel, launch, args, device, block_dim, stream):
+        self.kernel, self.launch, self.args = kernel, launch, args
+        self.device, self.block_dim, self.stream = device, block_dim, stream
+        self.buffers = []  # device copies to free
+
+    def __enter__(self):
+        params, n = self.kernel.params, len(self.kernel.params)
+        forward = list(self.args[:n])
+        for i, p in enumerate(params):
+            if p["kind"] == "array" and p["name"] in self.kernel.meta.get("writes", ()):
+                forward[i] = self._copy(p, forward[i])
+        self.kernel._native(self.device, "forward", self.launch, forward, self.block_dim, self.stream)
+        extremes = self.kernel.meta["extremes"]
+        return [forward[i] if i < n and params[i]["name"] in extremes else a for i, a in enumerate(self.args)]
+
+    def _copy(self, p, arg):
+        desc, value = arg
+        if self.device != "cuda":
+            return _array(f"{self.kernel.name}: argument `{p['name']}`", p, np.array(value, copy=True))
+        extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+        if extent is None:
+            return arg
+        cuda = _cuda()
+        cuda.check(cuda.driver.cuStreamSynchronize(self.stream or 0))
+        lo, hi = extent
+        buffer = cuda.check(cuda.driver.cuMemAlloc(hi - lo))
+        self.buffers.append(buffer)
+        cuda.check(cuda.driver.cuMemcpyDtoD(buffer, lo, hi - lo))
+        copy = _Array()
+        copy.data = int(buffer) + (desc.data - lo)
+        for k in range(4):
+            copy.shape[k], copy.strides[k] = desc.shape[k], desc.strides[k]
+        return (copy, None)
+
+    def __exit__(self, *exc):
+        if self.buffers:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(self.stream or 0))
+            for buffer in self.buffers:
+                cuda.check(cuda.driver.cuMemFree(buffer))
+        return False
 
 
 class _Replay:
