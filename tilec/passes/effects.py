@@ -24,7 +24,11 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
   loader gives the adjoint the array's values after the launch (it runs the forward on copies
   first), so each thread can tell whether it won; that needs every access to the array to be the
   same extreme (a read or another update would see or change a value that depends on the order the
-  threads ran), and the array reached directly, not through a view (TC0505).
+  threads ran), and the array reached directly, not through a view (TC0505);
+- a store whose elements do not depend on the thread (`out[0] = ...`, a tile stored at fixed
+  offsets), reached by every thread, of a value that does: every thread writes the element and
+  which value lands depends on the order they ran in (TC0506). A store guarded by a condition on
+  the thread (`if i == 0:`), or of a value the same in every thread, is fine.
 """
 from __future__ import annotations
 
@@ -336,6 +340,7 @@ def check_adjoint(fn: ir.Function) -> None:
                         "the atomic to learn it", e.span)
     _check_extremes(fn, found)
     varying = thread_varying(fn)
+    _check_racing_stores(fn.body, varying, False)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
             if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and found.index(a) > found.index(w)):
@@ -358,6 +363,40 @@ def check_adjoint(fn: ir.Function) -> None:
                 f"(in {n.why} at line {n.span.line}), but the kernel also writes `{n.read.array.name}` at line "
                 f"{w.span.line}: an adjoint launch sees the array either before or after that write, so it "
                 "cannot know the value read", n.read.span)
+
+
+def _varies(e, varying: set) -> bool:
+    return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+               for x in ir.walk_expr(e))
+
+
+def _check_racing_stores(body, varying: set, guarded: bool) -> None:
+    """TC0506: a store every thread reaches, at elements no thread index selects, of a value that
+    differs between threads (guarded: under a condition or loop bound that differs between threads)."""
+    for s in body:
+        if not guarded:
+            for top in ir.stmt_exprs(s):
+                for e in ir.walk_expr(top):
+                    if not (isinstance(e, ir.OpCall) and e.op in OVERWRITES and isinstance(e.args[0], ir.Var)
+                            and _differentiable(e.args[0].type.dtype)):
+                        continue
+                    at = 2 if e.op == "tile_store_indexed" else 1
+                    value, where = e.args[at], e.args[1:at] + e.args[at + 1:]
+                    if _varies(value, varying) and not any(_varies(a, varying) for a in where):
+                        name = e.args[0].sym.name
+                        _refuse("TC0506", f"every thread stores to the same element(s) of `{name}` at line "
+                                f"{e.span.line} (the indices do not depend on the thread) a value that differs "
+                                "between threads: which value lands depends on the order the threads ran in, so "
+                                f"no gradient is right; index by the thread, store under `if i == 0:`, or use "
+                                "an atomic (`wp.atomic_add`, `wp.atomic_max`)", e.span)
+        if isinstance(s, (ir.If, ir.While)):
+            inner = guarded or _varies(s.cond, varying)
+        elif isinstance(s, ir.For):
+            inner = guarded or any(_varies(b, varying) for b in (s.start, s.stop, s.step))
+        else:
+            continue
+        for block in ir.child_blocks(s):
+            _check_racing_stores(block, varying, inner)
 
 
 def _check_extremes(fn: ir.Function, found: list) -> None:
