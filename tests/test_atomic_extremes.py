@@ -291,3 +291,21 @@ def test_on_ties_warp_counts_the_gradient_once_per_tied_thread_and_tilec_once(wa
     assert gx_warp[1:3].tolist() == [4.0, -4.0]
     assert sorted(gx_mine[1:3].tolist()) in ([-4.0, 0.0], [0.0, 4.0])
     assert gx_mine[3:].tolist() == [0.0, 0.0, 0.0] and gm_mine.tolist() == [0.0, 1.0]
+
+
+def test_the_interpreter_routes_the_gradient_like_the_compiled_code(mod):
+    """The numpy interpreter's extreme_take, on arrays as the forward left them (the final values)."""
+    from harness import compile_ir
+    from tilec.interp import Interpreter
+
+    x = np.array([0.3, -1.2, 0.5, 1.0, 0.1, -0.4, 2.0, 2.0, -2.0])
+    m = np.array([0.2, 5.0, -1.0])
+    mod.max_of_squares.launch(dim=9, inputs=[x, m])
+    adj_compiled = [np.zeros(9), np.array([1.0, 10.0, 100.0])]
+    mod.max_of_squares.launch(dim=9, inputs=[x, m.copy()], adj_inputs=adj_compiled, adjoint=True, num_threads=1)
+    interp = Interpreter(compile_ir(SOURCE, "extremes"))
+    adj_interp = [np.zeros(9), np.array([1.0, 10.0, 100.0])]
+    interp.launch("max_of_squares", 9, [x, m.copy()], tiled=False, adjoint=True, adj_inputs=adj_interp)
+    for a, b in zip(adj_compiled, adj_interp):
+        np.testing.assert_array_equal(a, b)
+    assert adj_interp[0][6:].tolist() == [400.0, 0.0, 0.0]  # the tie x[6] = x[7] = 2: the first thread
