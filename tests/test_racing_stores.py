@@ -68,6 +68,13 @@ def per_thread(X: {F}, out: {F}):
 
 
 @wp.kernel
+def lanes_to_tile(X: {F}, out: {F}):
+    blk, i = wp.tid()
+    t = wp.tile(X[i] * 2.0)
+    wp.tile_store(out, t)
+
+
+@wp.kernel
 def tile_at_block(X: {F}, out: {F}):
     i = wp.tid()
     t = wp.tile_load(X, shape=(4,), offset=(i * 4,))
@@ -128,4 +135,8 @@ def test_the_refused_kernel_has_no_adjoint_and_the_others_are_exact():
         report = gradcheck(kernel, 8, inputs)
         assert report.ok, str(report)
     report = gradcheck(mod.tile_at_block, 2, [x, np.zeros(8)])
+    assert report.ok, str(report)
+    # a tile gathered from every lane's value is one value per block, the same in every block here
+    x = np.random.default_rng(1).uniform(0.5, 1.5, 256)
+    report = gradcheck(mod.lanes_to_tile, 1, [x, np.zeros(256)], samples=12)
     assert report.ok, str(report)

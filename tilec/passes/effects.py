@@ -126,10 +126,15 @@ def disjoint(f1: tuple, f2: tuple) -> bool:
 VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
-def thread_varying(fn: ir.Function) -> set:
+def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set:
     """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
-    old value or a read at such indices (directly, or by being assigned under a condition that is)."""
+    old value or a read at such indices (directly, or by being assigned under a condition that is).
+
+    between_blocks: only what may differ between the blocks of a tile kernel, taking the last of
+    several values unpacked from wp.tid() as the lane (as in launch_tiled) and the lane as the same
+    everywhere (a tile built from every lane's values is one value per block)."""
     varying: set = set()
+    sources = VARYING_OPS - {"lane"} if between_blocks else VARYING_OPS
     sites: dict = {}
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
@@ -137,7 +142,7 @@ def thread_varying(fn: ir.Function) -> set:
     everywhere = _use_counts(fn.body)
 
     def varies(e) -> bool:
-        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
                    for x in ir.walk_expr(e))
 
     def visit(body, under: bool):
@@ -149,6 +154,9 @@ def thread_varying(fn: ir.Function) -> set:
                         and local.get(s.target, 0) == everywhere.get(s.target, 0))
             if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
                 varying.add(s.target)
+            elif isinstance(s, ir.Unpack) and between_blocks and not under and isinstance(s.value, ir.OpCall) \
+                    and s.value.op == "tid" and len(s.targets) > 1:
+                varying.update(s.targets[:-1])
             elif isinstance(s, ir.Unpack) and (under or varies(s.value)):
                 varying.update(s.targets)
             elif isinstance(s, ir.For):
@@ -340,7 +348,7 @@ def check_adjoint(fn: ir.Function) -> None:
                         "the atomic to learn it", e.span)
     _check_extremes(fn, found)
     varying = thread_varying(fn)
-    _check_racing_stores(fn.body, varying, False)
+    _check_racing_stores(fn.body, varying, thread_varying(fn, between_blocks=True), False)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
             if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and found.index(a) > found.index(w)):
@@ -370,9 +378,10 @@ def _varies(e, varying: set) -> bool:
                for x in ir.walk_expr(e))
 
 
-def _check_racing_stores(body, varying: set, guarded: bool) -> None:
+def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) -> None:
     """TC0506: a store every thread reaches, at elements no thread index selects, of a value that
-    differs between threads (guarded: under a condition or loop bound that differs between threads)."""
+    differs between threads (guarded: under a condition or loop bound that differs between threads).
+    A tile is one value per block: a tile store races only when the tile differs between blocks."""
     for s in body:
         if not guarded:
             for top in ir.stmt_exprs(s):
@@ -382,7 +391,8 @@ def _check_racing_stores(body, varying: set, guarded: bool) -> None:
                         continue
                     at = 2 if e.op == "tile_store_indexed" else 1
                     value, where = e.args[at], e.args[1:at] + e.args[at + 1:]
-                    if _varies(value, varying) and not any(_varies(a, varying) for a in where):
+                    differs = _varies(value, block_varying if e.op != "array_store" else varying)
+                    if differs and not any(_varies(a, varying) for a in where):
                         name = e.args[0].sym.name
                         _refuse("TC0506", f"every thread stores to the same element(s) of `{name}` at line "
                                 f"{e.span.line} (the indices do not depend on the thread) a value that differs "
@@ -396,7 +406,7 @@ def _check_racing_stores(body, varying: set, guarded: bool) -> None:
         else:
             continue
         for block in ir.child_blocks(s):
-            _check_racing_stores(block, varying, inner)
+            _check_racing_stores(block, varying, block_varying, inner)
 
 
 def _check_extremes(fn: ir.Function, found: list) -> None:
