@@ -135,6 +135,46 @@ def _check_cpu(build, path):
                            "--target cpu` (without --native, the portable baseline)")
 
 
+def _arch_parts(name, prefix):
+    """("sm_86", "sm_") -> (8, 6, ""); ("compute_90a", "compute_") -> (9, 0, "a"); None if not one."""
+    import re
+
+    m = re.fullmatch(re.escape(prefix) + r"(\d+)(\d)([af]?)", name or "")
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
+
+
+def _runs_on(arch, capability, binary):
+    """Whether code for arch (major, minor, suffix) runs on a GPU of capability (major, minor): SASS
+    on the same major version at an equal or newer minor, PTX (JIT-compiled) on any equal or newer
+    GPU; arch-specific code ("a") only on exactly its GPU, family code ("f") within its major."""
+    major, minor, suffix = arch
+    if suffix == "a":
+        return capability == (major, minor)
+    if binary or suffix == "f":
+        return capability[0] == major and capability[1] >= minor
+    return capability >= (major, minor)
+
+
+def cuda_arch_problem(capability, cuda_build):
+    """Why the fatbin described by the manifest's `cuda_build` ({"archs": [sm_XY...], "ptx":
+    compute_XY}) cannot run on a GPU of compute capability (major, minor), or None when it can (or
+    when the build recorded no architectures: nvcc's default, unknown here)."""
+    archs = list((cuda_build or {}).get("archs") or ())
+    ptx = (cuda_build or {}).get("ptx")
+    if not archs and not ptx:
+        return None
+    major, minor = capability
+    sass = [_arch_parts(a, "sm_") for a in archs]
+    if any(a is not None and _runs_on(a, (major, minor), True) for a in sass):
+        return None
+    virtual = _arch_parts(ptx, "compute_")
+    if virtual is not None and _runs_on(virtual, (major, minor), False):
+        return None
+    built = "SASS for " + (", ".join(archs) or "no architecture") + (f" and PTX {ptx}" if ptx else ", no PTX")
+    return (f"this GPU is sm_{major}{minor} (compute capability {major}.{minor}) but the fatbin holds {built}, "
+            "none of which runs on it")
+
+
 class _Cuda:
     """The fatbin on the current CUDA device, through cuda-python's driver API."""
 
@@ -150,6 +190,14 @@ class _Cuda:
                                f"`tilec build warp_port.py --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
+        attribute = driver.CUdevice_attribute
+        capability = tuple(int(self.check(driver.cuDeviceGetAttribute(getattr(attribute, which), device)))
+                           for which in ("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+                                         "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"))
+        problem = cuda_arch_problem(capability, MANIFEST.get("cuda_build"))
+        if problem:
+            raise RuntimeError(f"{path}: {problem}; rebuild with `tilec build warp_port.py --target cuda "
+                               f"--arch sm_{capability[0]}{capability[1]}` (or add it to the --arch list)")
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         self.max_shared = int(self.check(driver.cuDeviceGetAttribute(optin, device)))
         self.context = self.check(driver.cuDevicePrimaryCtxRetain(device))
@@ -492,6 +540,8 @@ class _Replay:
 
 def _shape(value):
     shape = getattr(value, "shape", None)
+    if shape is None and hasattr(value, "__cuda_array_interface__"):  # a device array with no .shape
+        shape = value.__cuda_array_interface__["shape"]
     return tuple(shape) if shape is not None else np.shape(value)
 
 
