@@ -79,6 +79,21 @@ def max_and_add(X: {F}, M: {F}):
 
 
 @wp.kernel
+def max_and_view(X: {F}, M: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_max(M, 0, i, X[i])
+    row = M[1]
+    row[i] = X[i]
+
+
+@wp.kernel
+def max_into_view(X: {F}, M: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    row = M[0]
+    wp.atomic_max(row, i, X[i])
+
+
+@wp.kernel
 def max_of_written(X: {F}, Y: {F}, M: {F}):
     i = wp.tid()
     Y[i] = X[i]
@@ -208,6 +223,12 @@ def test_other_accesses_to_an_extreme_array_are_refused(mod, kernel, other, why)
         k.launch(dim=2, inputs=[np.ones(2), np.zeros(1)] + ([np.zeros(2)] if kernel == "max_and_read" else []),
                  adj_inputs=[np.zeros(2), np.zeros(1)] + ([np.zeros(2)] if kernel == "max_and_read" else []),
                  adjoint=True)
+
+
+@pytest.mark.parametrize("kernel, needle", [("max_and_view", "through a view"), ("max_into_view", "into a view")])
+def test_extremes_and_views_are_refused(mod, kernel, needle):
+    reason = getattr(mod, kernel).meta["no_backward"]
+    assert warnings()[kernel] == "TC0505" and needle in reason, reason
 
 
 def test_an_extreme_of_a_value_read_from_a_written_array_is_refused(mod):

@@ -411,14 +411,24 @@ def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) 
 
 def _check_extremes(fn: ir.Function, found: list) -> None:
     """atomic_min/max into a float array: exact when nothing else touches the array (TC0505)."""
+    from .views import array_base
+
+    extreme = {a.array for a in found if a.kind == "extreme"}
     for s in ir.walk_stmts(fn.body):
         for top in ir.stmt_exprs(s):
             for e in ir.walk_expr(top):
-                if isinstance(e, ir.OpCall) and e.op in EXTREMES and not isinstance(e.args[0], ir.Var) \
-                        and _differentiable(e.type):
+                if not (isinstance(e, ir.OpCall) and e.args and isinstance(e.args[0], ir.OpCall)
+                        and e.args[0].op == "array_view"):
+                    continue
+                base = array_base(e.args[0])
+                if e.op in EXTREMES and _differentiable(e.type):
                     _refuse("TC0505", f"`{e.op}` into a view of an array (line {e.span.line}): its gradient "
                             "is routed to the winning thread only for an array parameter itself; pass the "
                             "array and index it fully", e.span)
+                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(base.sym.type.dtype):
+                    _refuse("TC0505", f"`{base.sym.name}` is updated by an atomic min/max and also used through "
+                            f"a view at line {e.span.line}: the gradient goes to the thread whose value won, "
+                            "which is exact only when every access to the array is the same extreme", e.span)
     for a in found:
         if a.kind != "extreme" or not _differentiable(a.array.type.dtype):
             continue
