@@ -140,3 +140,31 @@ def test_the_refused_kernel_has_no_adjoint_and_the_others_are_exact():
     x = np.random.default_rng(1).uniform(0.5, 1.5, 256)
     report = gradcheck(mod.lanes_to_tile, 1, [x, np.zeros(256)], samples=12)
     assert report.ok, str(report)
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_store_threads_share_gives_up_its_seed_once_atomically():
+    """`out[0] = X[0] * 2.0` in every thread, and a block's lanes storing one element: the adjoint
+    takes the element's seed with an atomic exchange (tl::array_take), so on a GPU, where threads
+    interleave, one thread gets it and the others zero; a store at the thread's own element keeps
+    the plain read-and-zero. Checked in the generated code and, with 4 CPU worker threads, by value."""
+    from pathlib import Path
+
+    from harness import build
+
+    mod = build(SOURCE, "racing")
+    cpp = (Path(mod.__file__).parent / "racing.cpp").read_text()
+
+    def adjoint_of(kernel):
+        start = cpp.index(f"static void k_{kernel}_backward(")
+        return cpp[start:cpp.index("\n}\n", start)]
+
+    assert "tl::array_take(" in adjoint_of("same_value")  # out[0] shared; Y[i] per thread
+    assert adjoint_of("same_value").count("tl::array_take(") == 1
+    assert "tl::array_take(" not in adjoint_of("per_thread")
+    x = np.random.default_rng(2).uniform(0.5, 1.5, 4096)
+    adj = [np.zeros(4096), np.array([1.5]), np.zeros(4096)]
+    mod.same_value.launch(dim=4096, inputs=[x, np.zeros(1), np.zeros(4096)], adj_inputs=adj, adjoint=True,
+                          num_threads=4)
+    assert adj[0][0] == 3.0 and adj[1][0] == 0.0 and not adj[0][1:].any()

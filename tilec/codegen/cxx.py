@@ -429,7 +429,7 @@ class CxxEmitter:
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
-                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take"):
+                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
         if spec.elementwise:

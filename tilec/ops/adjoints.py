@@ -318,6 +318,11 @@ def _array_store(ad, e, g):
         return []
     idx = list(e.args[2:])
     read = ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span)
+    if e.op == "array_store" and (ad.lanes or not any(ad.varies(i) for i in idx)):
+        # other threads (or the block's other lanes) may store this element alike: taken atomically
+        taken = ad.temp(e.args[0].type.dtype, "_taken")
+        ad.emit(ir.Assign(taken, ir.OpCall("array_take", (adj_a, *idx), (), e.args[0].type.dtype, e.span), e.span))
+        return [(1, ir.Var(taken, e.span))]
     if e.op == "array_store":
         return _consumed(ad, e, [(1, read)])
     return [(1, C("neg", read) if e.op == "array_atomic_sub" else read)]

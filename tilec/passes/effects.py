@@ -464,4 +464,4 @@ def written_params(kernel: ir.Function, funcs: dict) -> list:
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "thread_varying", "written_arrays", "written_params"]
+__all__ = ["VARYING_OPS", "Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "thread_varying", "written_arrays", "written_params"]
