@@ -42,6 +42,30 @@ def test_unchanged_rebuild_is_a_no_op(tmp_path):
     assert "built" in third.stdout and json.loads((tmp_path / "gemm/manifest.json").read_text())["flags"]["block_dim"] == 128
 
 
+def test_a_change_only_the_manifest_shows_rewrites_it_and_check_reports_it(tmp_path):
+    """A comment appended to the source changes no generated code, only the manifest's source hash:
+    the rebuild must rewrite the manifest (not call the folder up to date), and `build --check` of
+    the old folder must report manifest.json."""
+    import hashlib
+
+    src = tmp_path / "gemm.py"
+    src.write_text(GEMM.read_text())
+    out = tmp_path / "out"
+    assert tilec_build(src, out).returncode == 0
+    before = {p.name: p.read_bytes() for p in (out / "gemm").iterdir() if p.is_file()}
+    src.write_text(GEMM.read_text() + "\n# a note\n")
+    check = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(src), "-o", str(out), "--check"],
+                           capture_output=True, text=True)
+    assert check.returncode == 1 and "1 changed: manifest.json" in check.stdout, check.stdout + check.stderr
+    again = tilec_build(src, out)
+    assert again.returncode == 0 and "built" in again.stdout, again.stdout
+    manifest = json.loads((out / "gemm/manifest.json").read_text())
+    assert manifest["source_sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
+    after = {p.name: p.read_bytes() for p in (out / "gemm").iterdir() if p.is_file()}
+    assert [n for n in sorted(after) if after[n] != before.get(n)] == ["manifest.json"]
+    assert "up to date" in tilec_build(src, out).stdout
+
+
 def test_failed_compile_reports_command_and_log_and_keeps_old_output(tmp_path):
     assert tilec_build(GEMM, tmp_path).returncode == 0
     manifest = (tmp_path / "gemm/manifest.json").read_text()

@@ -267,9 +267,10 @@ def test_atomic_counter_slot_used_as_an_index_is_refused(mod):
     refused(mod.atomic_slot, "`C`", line("slot = wp.atomic_add(C, 0, 1)"), line("B[slot] ="))
 
 
-def test_atomic_max_and_min_into_float_arrays_are_refused_not_zero(mod):
-    refused(mod.atomic_maximum, "`M`", "atomic_max", line("wp.atomic_max(M"))
-    refused(mod.atomic_minimum, "`M`", "atomic_min", line("wp.atomic_min(M"))
+def test_atomic_max_and_min_into_float_arrays_route_the_gradient_to_the_winner(mod):
+    """More cases (ties, the old value winning, refusals, Warp): test_atomic_extremes.py."""
+    exact(mod.atomic_maximum, 6, [rand(6), np.array([0.3])])
+    exact(mod.atomic_minimum, 6, [rand(6), np.array([1.5])])
 
 
 def test_plain_accumulation_is_exact(mod):

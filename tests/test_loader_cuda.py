@@ -52,12 +52,14 @@ class FakeDriver(types.ModuleType):
 
     class CUdevice_attribute:
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 
     max_shared = 227 * 1024
 
     def cuDeviceGetAttribute(self, attribute, device):
-        assert attribute == 97 and device == 0
-        return (0, self.max_shared)
+        assert attribute in (97, 75, 76) and device == 0
+        return (0, {97: self.max_shared, 75: 9, 76: 0}[attribute])  # an sm_90 GPU
 
     def __init__(self, need):
         super().__init__("cuda.bindings.driver")

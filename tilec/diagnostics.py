@@ -56,6 +56,7 @@ CODES = {
     "TC0503": "cross-thread-read",
     "TC0504": "atomic-old-value-used",
     "TC0505": "atomic-extreme",
+    "TC0506": "racing-store",
     "TC0601": "gpu-shared-memory",
 }
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 from pathlib import Path
 
@@ -26,11 +27,25 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     files[f"{module.name}.cu"] = cu_text
     files.update(sources.runtime_files())
     files.update(sources.loader_files(module.name, module.filename))
-    digest = inputs_hash(files, flags)
     source_sha = hashlib.sha256(source.encode()).hexdigest()
-    files["manifest.json"] = sources.manifest(module, plans, files, flags, digest, source_sha, cuda_plans,
+    files["manifest.json"] = sources.manifest(module, plans, files, flags, "", source_sha, cuda_plans,
                                               cuda_entries)
+    manifest = json.loads(files["manifest.json"])
+    manifest["inputs_hash"] = folder_digest(files, flags)
+    files["manifest.json"] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     return files
+
+
+def folder_digest(files: dict, flags: dict) -> str:
+    """The up-to-date key of a folder's generated files and flags: every file, the manifest too
+    (a change only the manifest shows, such as the source's hash, rebuilds), with the manifest's
+    own `inputs_hash` left out (it holds this value)."""
+    hashed = dict(files)
+    if "manifest.json" in hashed:
+        manifest = json.loads(hashed["manifest.json"])
+        manifest["inputs_hash"] = ""
+        hashed["manifest.json"] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    return inputs_hash(hashed, flags)
 
 
 def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
@@ -55,7 +70,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
             from .diagnostics import render
 
             echo(render(warning, module.filename, source), err=True)
-    digest = inputs_hash({k: v for k, v in files.items() if k != "manifest.json"}, flags)
+    digest = folder_digest(files, flags)
     steps, products = [], {}
     out = Path(outdir)
     target, debug = flags.get("target"), flags.get("debug", False)

@@ -156,4 +156,28 @@ template <class T, int N, class... R> TL_HD T atomic_add(Ctx&, const Array<T, N>
 template <class T, int N, class... R> TL_HD T atomic_min(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(1, a, rest...); }
 template <class T, int N, class... R> TL_HD T atomic_max(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(2, a, rest...); }
 
+// The adjoint of a store to an element that several threads, or a block's lanes, may store alike:
+// the first to arrive takes the element's adjoint and leaves zero (an atomic exchange), so the
+// seed is counted once however the threads interleave (a plain read then zero is not, on a GPU).
+template <class T, int N, class... I> TL_HD T array_take(Ctx&, const Array<T, N>& adj, I... idx) {
+    return adj.data && in_bounds(adj, idx...) ? atomic_update(adj.ptr(idx...), [](T) { return T(0); }) : T(0);
+}
+
+// The adjoint of atomic_min/atomic_max(a, indices..., value): `final` holds every element as the
+// launch left it. A thread whose value equals its element's final value won; the first winner to
+// arrive takes the element's adjoint and leaves zero (an atomic exchange), so tied winners share
+// one gradient and the value the element held before (which lost) gets none. Returns what it took.
+template <class T, int N, class... R>
+TL_HD T extreme_take(Ctx&, const Array<T, N>& final_values, const Array<T, N>& adj, R... rest) {
+    constexpr int n = sizeof...(R);
+    static_assert(n == N + 1, "indices then a value");
+    double vals[n] = {double(rest)...};
+    int64_t ids[N];
+    for (int k = 0; k < N; ++k) ids[k] = int64_t(vals[k]);
+    for (int k = 0; k < N; ++k)
+        if (ids[k] < 0 || ids[k] >= final_values.shape[k] || ids[k] >= adj.shape[k]) return T(0);
+    if (!(compute_t<T>(T(vals[N])) == compute_t<T>(*final_values.ptr_n(ids))) || !adj.data) return T(0);
+    return atomic_update(adj.ptr_n(ids), [](T) { return T(0); });
+}
+
 }  // namespace tl

@@ -471,7 +471,7 @@ class CxxEmitter:
         if op in ("tile_stack_push", "tile_stack_count"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
-                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor"):
+                  "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
         if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype

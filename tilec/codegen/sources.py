@@ -18,7 +18,7 @@ from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
-from ..passes.effects import written_params
+from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
 
@@ -164,6 +164,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
         if k.struct_params:  # the source parameters, some of them structs whose leaves `params` lists
             kernels[k.name]["args"] = structs.kernel_args(k.struct_params)
             structs.structs_used(k.struct_params, struct_types)
+        extremes = extreme_params(k, funcs)
+        if extremes:  # the adjoint reads these as the forward left them (the loader runs it on copies)
+            kernels[k.name]["extremes"] = extremes
         if k.launch_name:  # one of several instances (per block_dim) the loader shows as one kernel
             kernels[k.name]["launch_name"] = k.launch_name
         if plan.why_not is not None:

@@ -318,6 +318,11 @@ def _array_store(ad, e, g):
         return []
     idx = list(e.args[2:])
     read = ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span)
+    if e.op == "array_store" and (ad.lanes or not any(ad.varies(i) for i in idx)):
+        # other threads (or the block's other lanes) may store this element alike: taken atomically
+        taken = ad.temp(e.args[0].type.dtype, "_taken")
+        ad.emit(ir.Assign(taken, ir.OpCall("array_take", (adj_a, *idx), (), e.args[0].type.dtype, e.span), e.span))
+        return [(1, ir.Var(taken, e.span))]
     if e.op == "array_store":
         return _consumed(ad, e, [(1, read)])
     return [(1, C("neg", read) if e.op == "array_atomic_sub" else read)]
@@ -330,6 +335,21 @@ def _atomic_add(ad, e, g):
         return []
     idx = list(e.args[1:-1])
     return [(len(e.args) - 1, ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span))]
+
+
+@rule("atomic_min", "atomic_max")
+def _atomic_extreme(ad, e, g):
+    """The winner takes the element's adjoint: the loader passes, in place of the array, its values
+    after the launch (effects.py allows nothing else to touch it), and the first thread whose value
+    equals its element's takes and zeroes the element's adjoint (runtime extreme_take)."""
+    adj_a = ad.adj_array(e.args[0])
+    dtype = e.args[0].type.dtype
+    if adj_a is None or not dtype.is_float:
+        return []
+    taken = ad.temp(dtype, "_won")  # a statement of its own: it consumes the seed even if unused
+    take = ir.OpCall("extreme_take", (e.args[0], adj_a, *e.args[1:]), (), dtype, e.span)
+    ad.emit(ir.Assign(taken, take, e.span))
+    return [(len(e.args) - 1, ir.Var(taken, e.span))]
 
 
 # ---------------------------------------------------------------- reductions

@@ -43,6 +43,12 @@ OPS = [
            "between an adjoint's replay and its reverse sweep: the GPU checks the tape fit", api=False,
            effect=True),
     OpSpec("lane", (), _lane, "lane", "this lane's index in the block", api=False),
+    OpSpec("array_take", (A,), lambda b: b.types["a"].dtype, "array_take",
+           "adjoint of a shared element store: a[i] for the first thread to arrive, which zeroes it",
+           variadic="indices", api=False, effect=True),
+    OpSpec("extreme_take", (Param("final", "value"), G), lambda b: b.types["final"].dtype, "extreme_take",
+           "adjoint of atomic_min/max: g[i] for the first thread whose value equals final[i], which "
+           "zeroes it", variadic="args", api=False, effect=True),
     OpSpec("leader_only", (A,), _like_first, "leader_only", "a in the leader lane, 0 in the others",
            api=False),
     OpSpec("lane_sum", (A,), _like_first, "lane_sum",

@@ -571,6 +571,27 @@ def _pop(ctx, call, a):
     return ctx.tape.pop()
 
 
+@impl("array_take")
+def _array_take(ctx, call, a):
+    adj, idx = a[0], tuple(int(i) for i in a[1:])
+    if adj is None or not _in_bounds(adj, idx):
+        return np.float64(0) if adj is None else adj.dtype.type(0)
+    taken = adj[idx]
+    adj[idx] = 0
+    return taken
+
+
+@impl("extreme_take")
+def _extreme_take(ctx, call, a):
+    """The runtime's extreme_take: a[0] holds the final values (the loader's copies)."""
+    final, adj, idx, value = a[0], a[1], tuple(int(i) for i in a[2:-1]), a[-1]
+    if adj is None or not (_in_bounds(final, idx) and _in_bounds(adj, idx)) or final.dtype.type(value) != final[idx]:
+        return final.dtype.type(0)
+    taken = adj[idx]
+    adj[idx] = 0
+    return taken
+
+
 @impl("leader_only", "lane_sum")
 def _identity_one_lane(ctx, call, a):
     return a[0] if ctx.leader else a[0] * 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir, naming
-from .effects import check_adjoint
+from .effects import VARYING_OPS, check_adjoint, thread_varying
 from .normalize import normalize_module
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
@@ -83,6 +83,7 @@ class _Adjoint:
         self.sites = _assignment_sites(fn)
         self.stable = set(fn.params) | {s for s, n in _assignment_counts(fn).items() if n == 1}
         self.written_arrays = _written_arrays(fn)
+        self.varying = thread_varying(fn)  # values that may differ between threads
         self.loop_vars: list = []  # induction variables in scope (restored or recomputed in reverse)
         self.no_tape: set = set()  # symbols recomputed in the reverse sweep instead of saved
         self.recompute_cond: set = set()  # ids of Ifs whose condition is re-evaluated
@@ -129,6 +130,11 @@ class _Adjoint:
     def result(self, e):
         """The call's result, recomputed from its (restored) operands."""
         return self.val(replace(e))
+
+    def varies(self, e) -> bool:
+        """Whether e may differ between threads (an index selecting a thread's own element)."""
+        return any((isinstance(x, ir.Var) and x.sym in self.varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+                   for x in ir.walk_expr(e))
 
     def fresh_zero(self, t) -> ir.Var:
         sym = self.temp(t, "_z")

@@ -20,8 +20,15 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
   every thread (two threads writing them race in the forward itself);
 - the old value an atomic returns depends on the order threads ran, and the adjoint's replay
   cannot repeat the atomic: using it is refused (TC0504);
-- atomic min/max: the gradient belongs to the winning thread, which a single adjoint launch cannot
-  tell without the final value of every element (TC0505).
+- atomic min/max into a float array: the gradient belongs to the thread whose value won. The
+  loader gives the adjoint the array's values after the launch (it runs the forward on copies
+  first), so each thread can tell whether it won; that needs every access to the array to be the
+  same extreme (a read or another update would see or change a value that depends on the order the
+  threads ran), and the array reached directly, not through a view (TC0505);
+- a store whose elements do not depend on the thread (`out[0] = ...`, a tile stored at fixed
+  offsets), reached by every thread, of a value that does: every thread writes the element and
+  which value lands depends on the order they ran in (TC0506). A store guarded by a condition on
+  the thread (`if i == 0:`), or of a value the same in every thread, is fine.
 """
 from __future__ import annotations
 
@@ -121,10 +128,15 @@ def disjoint(f1: tuple, f2: tuple) -> bool:
 VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
-def thread_varying(fn: ir.Function) -> set:
+def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set:
     """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
-    old value or a read at such indices (directly, or by being assigned under a condition that is)."""
+    old value or a read at such indices (directly, or by being assigned under a condition that is).
+
+    between_blocks: only what may differ between the blocks of a tile kernel, taking the last of
+    several values unpacked from wp.tid() as the lane (as in launch_tiled) and the lane as the same
+    everywhere (a tile built from every lane's values is one value per block)."""
     varying: set = set()
+    sources = VARYING_OPS - {"lane"} if between_blocks else VARYING_OPS
     sites: dict = {}
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
@@ -132,7 +144,7 @@ def thread_varying(fn: ir.Function) -> set:
     everywhere = _use_counts(fn.body)
 
     def varies(e) -> bool:
-        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
                    for x in ir.walk_expr(e))
 
     def visit(body, under: bool):
@@ -144,6 +156,9 @@ def thread_varying(fn: ir.Function) -> set:
                         and local.get(s.target, 0) == everywhere.get(s.target, 0))
             if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
                 varying.add(s.target)
+            elif isinstance(s, ir.Unpack) and between_blocks and not under and isinstance(s.value, ir.OpCall) \
+                    and s.value.op == "tid" and len(s.targets) > 1:
+                varying.update(s.targets[:-1])
             elif isinstance(s, ir.Unpack) and (under or varies(s.value)):
                 varying.update(s.targets)
             elif isinstance(s, ir.For):
@@ -335,15 +350,12 @@ def check_adjoint(fn: ir.Function) -> None:
                 _refuse("TC0504", f"the old value `{e.op}` returns from `{name}` (line {e.span.line}) is used"
                         f"{where}: it depends on the order the threads ran in, and an adjoint launch cannot repeat "
                         "the atomic to learn it", e.span)
-    for a in found:
-        if a.kind == "extreme" and _differentiable(a.array.type.dtype):
-            _refuse("TC0505", f"`{a.op}` into `{a.array.name}` (line {a.span.line}): the gradient belongs to the "
-                    "thread whose value won, which one adjoint launch cannot tell (it does not see every "
-                    "thread's value)", a.span)
+    _check_extremes(fn, found)
     varying = thread_varying(fn)
+    _check_racing_stores(fn.body, varying, thread_varying(fn, between_blocks=True), False)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
-            if w is a or (a.kind == w.kind == "accumulate") or (a.kind != "read" and found.index(a) > found.index(w)):
+            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and found.index(a) > found.index(w)):
                 continue
             # elements that no thread index selects are the same in every thread: another thread
             # writing them is a race in the forward itself
@@ -365,6 +377,85 @@ def check_adjoint(fn: ir.Function) -> None:
                 "cannot know the value read", n.read.span)
 
 
+def _varies(e, varying: set) -> bool:
+    return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
+               for x in ir.walk_expr(e))
+
+
+def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) -> None:
+    """TC0506: a store every thread reaches, at elements no thread index selects, of a value that
+    differs between threads (guarded: under a condition or loop bound that differs between threads).
+    A tile is one value per block: a tile store races only when the tile differs between blocks."""
+    for s in body:
+        if not guarded:
+            for top in ir.stmt_exprs(s):
+                for e in ir.walk_expr(top):
+                    if not (isinstance(e, ir.OpCall) and e.op in OVERWRITES and isinstance(e.args[0], ir.Var)
+                            and _differentiable(e.args[0].type.dtype)):
+                        continue
+                    at = 2 if e.op == "tile_store_indexed" else 1
+                    value, where = e.args[at], e.args[1:at] + e.args[at + 1:]
+                    differs = _varies(value, block_varying if e.op != "array_store" else varying)
+                    if differs and not any(_varies(a, varying) for a in where):
+                        name = e.args[0].sym.name
+                        _refuse("TC0506", f"every thread stores to the same element(s) of `{name}` at line "
+                                f"{e.span.line} (the indices do not depend on the thread) a value that differs "
+                                "between threads: which value lands depends on the order the threads ran in, so "
+                                f"no gradient is right; index by the thread, store under `if i == 0:`, or use "
+                                "an atomic (`wp.atomic_add`, `wp.atomic_max`)", e.span)
+        if isinstance(s, (ir.If, ir.While)):
+            inner = guarded or _varies(s.cond, varying)
+        elif isinstance(s, ir.For):
+            inner = guarded or any(_varies(b, varying) for b in (s.start, s.stop, s.step))
+        else:
+            continue
+        for block in ir.child_blocks(s):
+            _check_racing_stores(block, varying, block_varying, inner)
+
+
+def _check_extremes(fn: ir.Function, found: list) -> None:
+    """atomic_min/max into a float array: exact when nothing else touches the array (TC0505)."""
+    from .views import array_base
+
+    extreme = {a.array for a in found if a.kind == "extreme"}
+    for s in ir.walk_stmts(fn.body):
+        for top in ir.stmt_exprs(s):
+            for e in ir.walk_expr(top):
+                if not (isinstance(e, ir.OpCall) and e.args and isinstance(e.args[0], ir.OpCall)
+                        and e.args[0].op == "array_view"):
+                    continue
+                base = array_base(e.args[0])
+                if e.op in EXTREMES and _differentiable(e.type):
+                    _refuse("TC0505", f"`{e.op}` into a view of an array (line {e.span.line}): its gradient "
+                            "is routed to the winning thread only for an array parameter itself; pass the "
+                            "array and index it fully", e.span)
+                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(base.sym.type.dtype):
+                    _refuse("TC0505", f"`{base.sym.name}` is updated by an atomic min/max and also used through "
+                            f"a view at line {e.span.line}: the gradient goes to the thread whose value won, "
+                            "which is exact only when every access to the array is the same extreme", e.span)
+    for a in found:
+        if a.kind != "extreme" or not _differentiable(a.array.type.dtype):
+            continue
+        other = next((b for b in found if b.array == a.array and b.op != a.op), None)
+        if other is not None:
+            what = {"read": "read", "overwrite": "stored to", "accumulate": "accumulated into"}.get(
+                other.kind, f"updated by `{other.op}`")
+            _refuse("TC0505", f"`{a.op}` into `{a.array.name}` (line {a.span.line}) and `{a.array.name}` is also "
+                    f"{what} at line {other.span.line}: the gradient of `{a.op}` goes to the thread whose "
+                    "value won, which is exact only when every access to the array is the same extreme",
+                    other.span if other.span.line >= a.span.line else a.span)
+
+
+def extreme_params(kernel: ir.Function, funcs: dict) -> list:
+    """Names of the float array parameters a kernel (with its funcs) updates with atomic_min/max:
+    their adjoint reads the values the forward left (the loader computes them on copies)."""
+    from .structure import inline_calls
+
+    found = accesses(inline_calls(kernel, funcs, lift_maps=False))
+    names = {a.array.name for a in found if a.kind == "extreme" and _differentiable(a.array.type.dtype)}
+    return [p.name for p in kernel.params if p.name in names]
+
+
 def written_arrays(fn: ir.Function) -> set:
     return {a.array for a in accesses(fn) if a.kind != "read" and isinstance(a.array.type, ArrayT)}
 
@@ -377,4 +468,4 @@ def written_params(kernel: ir.Function, funcs: dict) -> list:
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["Access", "accesses", "check_adjoint", "disjoint", "thread_varying", "written_arrays", "written_params"]
+__all__ = ["VARYING_OPS", "Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "thread_varying", "written_arrays", "written_params"]
