@@ -39,6 +39,22 @@ class Scal:
     dtype: str = "float32"
 
 
+@dataclass(frozen=True)
+class Indexed:
+    """An indexed array argument (Warp's wp.indexedarray), read only: a random base of `shape` and
+    per dimension the length of a random int32 index array into it, or None (not indexed). Its
+    inputs are stored as in<k> (the base) and in<k>_idx<d>; its gradient is the base's."""
+
+    shape: tuple
+    indices: tuple
+    dtype: str = "float32"
+    role: str = "in"
+
+    @property
+    def differentiable(self) -> bool:
+        return self.dtype.startswith("float")
+
+
 def arr(*shape, dtype="float32", kind="randn"):
     return Arr(tuple(shape), dtype, "in", kind)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, Scal, all_cases  # noqa: E402
+from cases import Arr, Indexed, Scal, all_cases  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 
@@ -40,12 +40,19 @@ def _inputs(case, refs):
     values = []
     for k, a in enumerate(case.args):
         v = refs[f"in{k}"]
-        values.append(v[()].item() if isinstance(a, Scal) else v.copy())
+        if isinstance(a, Indexed):  # the loader takes (base, indices)
+            v = (v.copy(), [refs.get(f"in{k}_idx{d}") for d in range(len(a.shape))])
+        values.append(v[()].item() if isinstance(a, Scal) else v if isinstance(a, Indexed) else v.copy())
     return values
 
 
+def _base(v):
+    """The array of an argument value: an indexed array's base."""
+    return v[0] if isinstance(v, tuple) else v
+
+
 def _adjoint(kernel, case, refs, device, args):
-    adj = [np.zeros_like(v) if isinstance(v, np.ndarray) else 0 for v in args]
+    adj = [np.zeros_like(_base(v)) if isinstance(_base(v), np.ndarray) else 0 for v in args]
     for k in range(len(args)):
         if f"seed{k}" in refs:
             adj[k] = refs[f"seed{k}"].copy()
@@ -86,7 +93,7 @@ def test_adjoint_matches_warp_and_finite_differences(case, device):
     refs = _refs(case)
     kernel = getattr(_module(case, device), case.kernel)
     adj = _adjoint(kernel, case, refs, device, _inputs(case, refs))
-    wrt = [k for k, a in enumerate(case.args) if isinstance(a, Arr) and a.role == "in" and a.differentiable]
+    wrt = [k for k, a in enumerate(case.args) if isinstance(a, (Arr, Indexed)) and a.role == "in" and a.differentiable]
     if case.warp_wrong is None:
         for k in wrt:
             np.testing.assert_allclose(adj[k], refs[f"grad{k}"], **_tolerance(case),
@@ -99,14 +106,15 @@ def _check_directional_derivative(kernel, case, refs, device, adj, wrt):
     """d/dh sum(seed * out(x + h d)) at 0 by central differences, against sum(adj * d)."""
     rng = np.random.default_rng(7)
     base = _inputs(case, refs)
-    direction = {k: rng.standard_normal(base[k].shape) for k in wrt}
-    wide = all(base[k].dtype == np.float64 for k in wrt)
+    direction = {k: rng.standard_normal(_base(base[k]).shape) for k in wrt}
+    wide = all(_base(base[k]).dtype == np.float64 for k in wrt)
     h = 1e-6 if wide else 1e-2
     losses = []
     for sign in (1, -1):
         args = _inputs(case, refs)
         for k in wrt:
-            args[k] = (base[k] + sign * h * direction[k]).astype(base[k].dtype)
+            moved = (_base(base[k]) + sign * h * direction[k]).astype(_base(base[k]).dtype)
+            args[k] = (moved, base[k][1]) if isinstance(base[k], tuple) else moved
         losses.append(_loss(kernel, case, refs, device, args))
     numeric = (losses[0] - losses[1]) / (2 * h)
     analytic = sum(float(np.sum(adj[k].astype(np.float64) * direction[k])) for k in wrt)
