@@ -132,7 +132,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "line": k.span.line,
             "block_dim": k.block_dim,
             **facts,
-            "params": [_param_meta(p) for p in k.params],
+            "params": [_param_meta(p, k.params) for p in k.params],
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
@@ -167,10 +167,18 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _param_meta(p: ir.Sym) -> dict:
+def _param_meta(p: ir.Sym, params=()) -> dict:
+    """A parameter as the loader sees it. An indexed array's base is `"indexed": true` and its index
+    arrays follow it with `"index_of"` (the loader takes one argument for all of them)."""
     t = p.type
     if isinstance(t, ArrayT):
-        return {"name": p.name, "kind": "array", "dtype": t.dtype.name, "ndim": t.ndim}
+        meta = {"name": p.name, "kind": "array", "dtype": t.dtype.name, "ndim": t.ndim}
+        owner = naming.indexed_param(p.name)
+        if owner is not None:
+            meta.update(index_of=owner[0], axis=owner[1])
+        elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
+            meta["indexed"] = True
+        return meta
     assert isinstance(t, Scalar)
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
 

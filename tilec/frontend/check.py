@@ -21,6 +21,7 @@ from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .indexed import IndexedLowering
 from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
@@ -62,7 +63,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering, IndexedLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -93,6 +94,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
+        self.indexed: dict = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -102,9 +104,9 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
     def check(self) -> ir.Function:
         params = []
         for p, t in zip(self.fd.node.params.params, self.param_types):
-            sym = ir.Sym(p.name.value, 0, t)
-            self.env[p.name.value] = Binding(sym, self.span(p.name), ())
-            params.append(sym)
+            made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
+            self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
+            params += made
         self.declared_ret = self.return_annotation()
         if self.adjoint_output is not None:
             return self.check_grad_function(params)

@@ -96,7 +96,14 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar)) and not generics.is_generic(t):
+            if fd.kind != "kernel" and isinstance(t, ann.IndexedT):
+                self.diags.error("TC0409", f"parameter `{p.name.value}`: an indexed array is a kernel parameter "
+                                 "only; tilec does not pass one to a func", self.parsed.span(p.annotation.annotation),
+                                 help="read its elements in the kernel and pass the values")
+                ok = False
+                continue
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, ann.IndexedT)) \
+                    and not generics.is_generic(t):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array or a scalar",
                                  self.parsed.span(p.annotation.annotation))
                 ok = False

@@ -259,13 +259,69 @@ def _strict(what, name, value, kind):
                     f"got {value!r}")
 
 
+class IndexedArray:
+    """An indexed array argument (Warp's wp.indexedarray): `data`, the base array, and `indices`,
+    one int32 1-d index array per dimension (None or missing: the dimension is not indexed).
+    Element [i, j] is data[indices[0][i], indices[1][j]]. A kernel also takes a Warp indexedarray
+    or a `(data, indices)` pair; as an adjoint it takes the base's adjoint (or one of these)."""
+
+    def __init__(self, data, indices):
+        self.data = data
+        self.indices = list(indices)
+
+    @property
+    def shape(self):
+        return tuple(_shape(i)[0] if i is not None else _shape(self.data)[k]
+                     for k, i in enumerate(self.indices + [None] * (len(_shape(self.data)) - len(self.indices))))
+
+
+def _indexed_parts(name, p, value, device, adjoint=False):
+    """[base, index0, ...] of an indexed array argument (adjoint: [base adjoint, None, ...])."""
+    if value is None or (adjoint and not isinstance(value, (tuple, list)) and not hasattr(value, "indices")):
+        return [value] + [None] * p["ndim"]
+    if hasattr(value, "data") and hasattr(value, "indices"):
+        data, indices = value.data, value.indices
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        data, indices = value
+    else:
+        raise TypeError(f"{name} must be an indexed array: {_sys.modules[__name__].__name__}.IndexedArray(data, "
+                        f"indices), a (data, indices) pair or a Warp indexedarray, got {type(value).__name__}")
+    if adjoint:
+        return [data] + [None] * p["ndim"]
+    indices = list(indices or ())
+    while len(indices) > p["ndim"] and indices[-1] is None:  # Warp's indexedarray keeps four entries
+        indices.pop()
+    if len(indices) > p["ndim"]:
+        raise ValueError(f"{name} has {p['ndim']} dimension(s) but {len(indices)} index arrays")
+    indices += [None] * (p["ndim"] - len(indices))
+    shape = _shape(data)
+    if len(shape) != p["ndim"]:
+        raise ValueError(f"{name}: the base array must have {p['ndim']} dimension(s), got {len(shape)}")
+    out = [data]
+    for k, idx in enumerate(indices):
+        if idx is None:
+            if device == "cuda":
+                raise ValueError(f"{name}: dimension {k} has no index array; on device='cuda' pass one for "
+                                 "every dimension")
+            idx = np.arange(shape[k], dtype=np.int32)
+        elif device != "cuda":  # an index past the base would read outside it: refused before the launch
+            host = np.asarray(idx)
+            if host.ndim == 1 and host.size and host.dtype == np.int32 and (host.min() < 0 or host.max() >= shape[k]):
+                raise ValueError(f"{name}: index array {k} holds {int(host.min())}..{int(host.max())}, outside "
+                                 f"the base array's dimension {k} of extent {shape[k]}")
+        out.append(idx)
+    return out
+
+
 class Kernel:
     """One compiled kernel: forward and adjoint launches on the CPU."""
 
     def __init__(self, name, meta):
         self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
-        self.params = meta["params"]
+        self._c_params = meta["params"]  # what the C entry takes: an indexed array is several arrays
+        self.params = [dict(p, kind="indexedarray") if p.get("indexed") else p
+                       for p in meta["params"] if "index_of" not in p]
         self.block_dim = meta["block_dim"]
 
     def __repr__(self):
@@ -357,8 +413,9 @@ class Kernel:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
-        args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
-        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
+        flat_values = self._flat(values, device)
+        args = [self._convert(p, v, device=device) for p, v in zip(self._c_params, flat_values)]
+        _refuse_overlaps(self.name, self._c_params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -371,7 +428,12 @@ class Kernel:
                 if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
                     raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
                                      f"array has shape {_shape(v)}")
-            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self.params, adj)]
+            flat = self._flat(adj, device, adjoint=True)
+            for p, v, a in zip(self._c_params, flat_values, flat):
+                if p.get("indexed") and a is not None and _shape(a) != _shape(v):
+                    raise ValueError(f"{self.name}: adjoint of indexed array `{p['name']}` has shape {_shape(a)} "
+                                     f"but its base array has shape {_shape(v)}")
+            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self._c_params, flat)]
         if not adjoint and _tilec_tape.recording():
             _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
@@ -399,6 +461,16 @@ class Kernel:
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
             raise RuntimeError(f"{self.name}: native launch failed with code {rc}")
+
+    def _flat(self, values, device, adjoint=False):
+        """The arguments as the C entry takes them: an indexed array as its base and index arrays."""
+        out = []
+        for p, v in zip(self.params, values):
+            if p["kind"] == "indexedarray":
+                out += _indexed_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
+            else:
+                out.append(v)
+        return out
 
     def _values(self, values, what):
         if len(values) != len(self.params):
