@@ -39,6 +39,7 @@ CALL_ATTRS = {
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
     "assert_": ("message",),
 }  # fmt: skip
+LEADING_ATTRS = {"print_format": ("format",)}  # attributes the runtime call takes before the values
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
 
@@ -281,6 +282,7 @@ class CxxEmitter:
 
     def runtime_call(self, cpp: str, out: str | None, call: ir.OpCall, args: list) -> str:
         parts = ["ctx"] + ([out] if out is not None else [])
+        parts += [self.attr_text(call, name) for name in LEADING_ATTRS.get(call.op, ())]
         offsets = [a for a in args if _is_offset(call, a)]
         values = [a for a in args if not _is_offset(call, a)]
         parts += [self.expr(a) for a in values]

@@ -22,6 +22,7 @@ from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .indexed import IndexedLowering
+from .printing import PrintLowering
 from .lower_views import ViewLowering
 from .parse import Parsed
 from .resolve import Scope
@@ -63,7 +64,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering, IndexedLowering):
+class FunctionChecker(ExprLowering, CallLowering, ViewLowering, IndexedLowering, PrintLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module

@@ -750,6 +750,14 @@ def _print(ctx, call, a):
     print(_format(a[0]))
 
 
+@impl("print_format")
+def _print_format(ctx, call, a):
+    import re
+
+    fmt = re.sub(r"(%[-+ #0]*\d*(?:\.\d*)?)ll([diouxX])", r"\1\2", call.attr("format"))  # Python has no `ll`
+    print(fmt % tuple(int(v) if isinstance(v, (bool, np.bool_, np.integer)) else v for v in a), end="")
+
+
 @impl("expect_eq", "expect_neq", "expect_near")
 def _expect(ctx, call, a):
     actual, expected = a[0], a[1]

@@ -30,7 +30,7 @@ from ..ir.types import BOOL, INT32, NONE, ArrayT, Scalar, TileT
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
            "array_atomic_and", "array_atomic_or", "array_atomic_xor",
-           "print", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
+           "print", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
 
 
 def differentiable(t) -> bool:
