@@ -301,3 +301,31 @@ def test_func_replay_is_refused_not_ignored():
     with pytest.raises(ValueError, match="func_replay"):
         m.uses_custom.launch(dim=2, inputs=[x, y], adj_inputs=[np.zeros(2, np.float32), np.ones(2, np.float32)],
                              adjoint=True)
+
+
+def test_func_grad_over_arrays_is_refused_not_ignored():
+    m = build('''
+import warp as wp
+
+
+@wp.func
+def squared_at(a: wp.array(dtype=float), i: int):
+    return a[i] * a[i]
+
+
+@wp.func_grad(squared_at)
+def adj_squared_at(a: wp.array(dtype=float), i: int, adj_ret: float):
+    wp.adjoint[a][i] += 5.0 * adj_ret
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = squared_at(a, i)
+''', "customarrays")
+    a = np.array([1.0, 2.0], np.float32)
+    b = np.zeros(2, np.float32)
+    m.k.launch(dim=2, inputs=[a, b])
+    np.testing.assert_allclose(b, a * a)
+    with pytest.raises(ValueError, match="func_grad on arrays"):
+        m.k.launch(dim=2, inputs=[a, b], adj_inputs=[np.zeros(2, np.float32), np.ones(2, np.float32)], adjoint=True)

@@ -154,14 +154,15 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering, IndexedLowering,
         """A func_grad body as a func returning the adjoint contribution of one parameter: every
         `wp.adjoint[p] += e` updates an accumulator of p, and the body returns the chosen one."""
         from ..ir.types import Scalar as _Scalar
+        from ..ops.build import zeros
 
         span = self.span(self.fd.node.name)
         inits = []
         for k, p in enumerate(params):
-            if isinstance(p.type, _Scalar) and p.type.is_float:
+            if (isinstance(p.type, TileT) and p.type.dtype.is_float) or (isinstance(p.type, _Scalar) and p.type.is_float):
                 acc = ir.Sym(f"adjoint_{p.name}", 90000 + k, p.type)
                 self.adjoint_accs[p.name] = acc
-                inits.append(ir.Assign(acc, ir.Const(0.0, p.type, span), span))
+                inits.append(ir.Assign(acc, zeros(p.type, span), span))
         body = self.block(self.fd.node.body)
         if self.returns:
             self.diags.error("TC0410", "a @wp.func_grad function must not return a value", self.span(self.returns[0][1]))

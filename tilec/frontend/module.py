@@ -281,11 +281,11 @@ class ModuleChecker:
             return {"custom_adjoint": "func_replay"}
         if "func_grad" not in rules:
             return {}
-        if any(not isinstance(p.type, Scalar) for p in fn.params) or isinstance(fn.ret, TileT):
-            return {"custom_adjoint": "func_grad on tiles or arrays"}
+        if any(not isinstance(p.type, (Scalar, TileT)) for p in fn.params):
+            return {"custom_adjoint": "func_grad on arrays"}
         node = rules["func_grad"]
         gfd = FuncDef(node.name.value, node, "func")
-        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, Scalar) else [])
+        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
         if len(node.params.params) != len(types):
             self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}` and then the adjoint of its result ({len(types)} in all)",
@@ -293,7 +293,7 @@ class ModuleChecker:
             return {"custom_adjoint": "func_grad with a wrong signature"}
         names = []
         for k, p in enumerate(fn.params):
-            if not p.type.is_float:
+            if not p.type.dtype.is_float if isinstance(p.type, TileT) else not p.type.is_float:
                 names.append(None)
                 continue
             index = self.counts.get(gfd.name, 0)

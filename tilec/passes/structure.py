@@ -41,6 +41,26 @@ def inline_calls(fn: ir.Function, funcs: dict, lift_maps: bool = True) -> ir.Fun
     return replace(fn, body=_inline_block(fn.body, funcs, fresh, lift_maps))
 
 
+def inline_tile_customs(fn: ir.Function, funcs: dict) -> ir.Function:
+    """An adjoint kernel whose @wp.func_grad funcs over tiles are inlined: the forward value
+    (`custom_call`) by the func's body, each contribution by its adjoint func's body (tile funcs
+    are not separate functions on the GPU)."""
+    def tiled(f) -> bool:
+        return isinstance(f.ret, TileT) or any(isinstance(p.type, TileT) for p in f.params)
+
+    def plain(s):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "custom_call" and \
+                tiled(funcs[s.value.attr("func")]):
+            return replace(s, value=ir.Call(s.value.attr("func"), s.value.args, s.value.type, s.value.span))
+        if isinstance(s, ir.If):
+            return replace(s, body=tuple(map(plain, s.body)), orelse=tuple(map(plain, s.orelse)))
+        if isinstance(s, (ir.For, ir.While)):
+            return replace(s, body=tuple(map(plain, s.body)))
+        return s
+
+    return inline_calls(replace(fn, body=tuple(map(plain, fn.body))), funcs, lift_maps=False)
+
+
 def _inline_block(body, funcs, fresh, lift_maps=True) -> tuple:
     out = []
     for s in body:

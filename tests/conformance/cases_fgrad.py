@@ -1,0 +1,15 @@
+"""Conformance cases for @wp.func_grad on funcs over tiles (issue #13 item 7), area prefix `fgrad`."""
+from cases import Case, arr, out
+
+P = "funcs_custom_grad.py"
+
+CASES = [
+    Case("fgrad_double_rows", P, "double_rows", dim=(3,), args=(arr(3, 8), out(3, 8)), block_dim=16),
+    Case("fgrad_double_rows_one_lane", P, "double_rows", dim=(2,), args=(arr(2, 8), out(2, 8)), block_dim=1,
+         build_block_dim=1),
+    Case("fgrad_mix_rows", P, "mix_rows", dim=(2,), args=(arr(2, 8), arr(2, 8), out(2, 8)), block_dim=32),
+    # the user's rule is not the body's derivative on purpose: Warp is the oracle, not finite differences
+    Case("fgrad_straight_through", P, "straight_through", dim=(1,), args=(arr(8), out(8)), block_dim=8,
+         fd=False),
+    Case("fgrad_grid", P, "grid", dim=(1,), args=(arr(4, 8), out(1)), block_dim=16),
+]

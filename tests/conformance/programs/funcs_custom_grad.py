@@ -1,0 +1,75 @@
+"""@wp.func_grad on funcs taking and returning tiles: the user's adjoint (`wp.adjoint[t] += ...`
+with tiles) replaces the derivative of the body, in single- and multi-lane blocks."""
+import warp as wp
+
+N = 8
+
+
+@wp.func
+def doubled(t: wp.tile(dtype=float, shape=(N,))):
+    return t * 2.0
+
+
+@wp.func_grad(doubled)
+def adj_doubled(t: wp.tile(dtype=float, shape=(N,)), adj_ret: wp.tile(dtype=float, shape=(N,))):
+    wp.adjoint[t] += adj_ret * 2.0
+
+
+@wp.func
+def mix(a: wp.tile(dtype=float, shape=(N,)), b: wp.tile(dtype=float, shape=(N,)), w: float):
+    return a * w + b * b
+
+
+@wp.func_grad(mix)
+def adj_mix(a: wp.tile(dtype=float, shape=(N,)), b: wp.tile(dtype=float, shape=(N,)), w: float,
+            adj_ret: wp.tile(dtype=float, shape=(N,))):
+    wp.adjoint[a] += adj_ret * w
+    wp.adjoint[b] += adj_ret * b * 2.0
+
+
+@wp.func
+def clipped(t: wp.tile(dtype=float, shape=(N,))):
+    return wp.tile_map(wp.tanh, t)
+
+
+@wp.func_grad(clipped)
+def adj_clipped(t: wp.tile(dtype=float, shape=(N,)), adj_ret: wp.tile(dtype=float, shape=(N,))):
+    wp.adjoint[t] += adj_ret  # straight through: not the derivative of the body, on purpose
+
+
+@wp.func
+def grid_scale(t: wp.tile(dtype=float, shape=(4, N))):
+    return t * t
+
+
+@wp.func_grad(grid_scale)
+def adj_grid_scale(t: wp.tile(dtype=float, shape=(4, N)), adj_ret: wp.tile(dtype=float, shape=(4, N))):
+    wp.adjoint[t] += adj_ret * t * 2.0
+
+
+@wp.kernel
+def double_rows(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(a[i], shape=N)
+    wp.tile_store(out[i], doubled(t) + t)
+
+
+@wp.kernel
+def mix_rows(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(a[i], shape=N)
+    y = wp.tile_load(b[i], shape=N)
+    wp.tile_store(out[i], mix(x, y, 0.75) * x)
+
+
+@wp.kernel
+def straight_through(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=N)
+    wp.tile_store(out, clipped(t * 3.0))
+
+
+@wp.kernel
+def grid(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=(4, N))
+    s = wp.tile_sum(grid_scale(t))
+    wp.tile_store(out, s)
