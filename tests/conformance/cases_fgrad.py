@@ -13,3 +13,10 @@ CASES = [
          fd=False),
     Case("fgrad_grid", P, "grid", dim=(1,), args=(arr(4, 8), out(1)), block_dim=16),
 ]
+
+# func_grad over arrays: `wp.adjoint[a][i] += ...` adds into the caller's adjoint arrays
+CASES += [
+    Case("fgrad_array_weighted", P, "weighted", dim=(6,), args=(arr(6), out(6)), launch="simt", fd=False),
+    Case("fgrad_array_row_dots", P, "row_dots", dim=(3,), args=(arr(3, 5), arr(3, 5), out(3)), launch="simt",
+         fd=False),
+]

@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostics, Label
 from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
 from . import annotations as ann
 from . import generics
-from .check import FunctionChecker, Options
+from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
@@ -281,8 +281,11 @@ class ModuleChecker:
             return {"custom_adjoint": "func_replay"}
         if "func_grad" not in rules:
             return {}
-        if any(not isinstance(p.type, (Scalar, TileT)) for p in fn.params):
-            return {"custom_adjoint": "func_grad on arrays"}
+        if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
+            return {"custom_adjoint": "func_grad on these parameter types"}
+        arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
+        if arrays and not isinstance(fn.ret, (Scalar, TileT)):
+            return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
         gfd = FuncDef(node.name.value, node, "func")
         types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
@@ -292,7 +295,21 @@ class ModuleChecker:
                              self.parsed.span(node.name))
             return {"custom_adjoint": "func_grad with a wrong signature"}
         names = []
+        array_grad = None
+        if arrays:  # one instance adds into every array parameter's adjoint
+            index = self.counts.get(gfd.name, 0)
+            self.counts[gfd.name] = index + 1
+            try:
+                g = FunctionChecker(self, gfd, types, block_dim, func_instance(gfd.name, index),
+                                    adjoint_output=ARRAY_ADJOINTS).check()
+            except Abort:
+                return {"custom_adjoint": "func_grad that does not check"}
+            self.order.append(g)
+            array_grad = g.name
         for k, p in enumerate(fn.params):
+            if isinstance(p.type, ArrayT):
+                names.append(array_grad if p in arrays else None)
+                continue
             if not p.type.dtype.is_float if isinstance(p.type, TileT) else not p.type.is_float:
                 names.append(None)
                 continue

@@ -73,3 +73,41 @@ def grid(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
     t = wp.tile_load(a, shape=(4, N))
     s = wp.tile_sum(grid_scale(t))
     wp.tile_store(out, s)
+
+
+@wp.func
+def weighted_at(a: wp.array(dtype=float), i: int, s: float):
+    return a[i] * a[i] * s
+
+
+@wp.func_grad(weighted_at)
+def adj_weighted_at(a: wp.array(dtype=float), i: int, s: float, adj_ret: float):
+    wp.adjoint[a][i] += 5.0 * adj_ret * a[i]
+    wp.adjoint[s] += adj_ret
+
+
+@wp.func
+def pair_dot(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), r: int):
+    acc = float(0.0)
+    for c in range(x.shape[1]):
+        acc += x[r, c] * y[r, c]
+    return acc
+
+
+@wp.func_grad(pair_dot)
+def adj_pair_dot(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), r: int, adj_ret: float):
+    for c in range(x.shape[1]):
+        wp.adjoint[x][r, c] += y[r, c] * adj_ret
+        wp.adjoint[y][r, c] -= x[r, c] * adj_ret  # the wrong sign, on purpose: the rule is the user's
+
+
+@wp.kernel
+def weighted(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = weighted_at(a, i, 2.0) + a[i]
+
+
+@wp.kernel
+def row_dots(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    r = wp.tid()
+    out[r] = pair_dot(x, y, r) * 0.5
