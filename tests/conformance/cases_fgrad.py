@@ -20,3 +20,9 @@ CASES += [
     Case("fgrad_array_row_dots", P, "row_dots", dim=(3,), args=(arr(3, 5), arr(3, 5), out(3)), launch="simt",
          fd=False),
 ]
+
+# @wp.func_replay: the adjoint's forward replay takes the replay func's value
+CASES += [
+    Case("fgrad_replay_differs", P, "replayed", dim=(5,), args=(arr(5), out(5)), launch="simt", fd=False),
+    Case("fgrad_replay_same", P, "replayed_same", dim=(5,), args=(arr(5), out(5)), launch="simt"),
+]

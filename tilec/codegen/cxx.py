@@ -412,6 +412,8 @@ class CxxEmitter:
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
             return f"{e.attr('func')}({', '.join(['ctx'] + args)})"
+        if op == "replay_value":
+            return args[1]
         if op == "array_view":
             return array_view_text(e, args)
         if op == "array_shape":

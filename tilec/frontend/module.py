@@ -277,10 +277,15 @@ class ModuleChecker:
         from .resolve import FuncDef
 
         rules = self.scope.custom_adjoints[name]
+        replay = {}
         if "func_replay" in rules:
-            return {"custom_adjoint": "func_replay"}
+            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim)
+            if "custom_adjoint" in replay or "func_grad" not in rules:
+                return replay
         if "func_grad" not in rules:
             return {}
+        if replay:
+            return {"custom_adjoint": "func_replay together with func_grad"}
         if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
             return {"custom_adjoint": "func_grad on these parameter types"}
         arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
@@ -323,6 +328,32 @@ class ModuleChecker:
             self.order.append(g)
             names.append(g.name)
         return {"grad_funcs": tuple(names)}
+
+    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
+        """@wp.func_replay of a func returning a scalar: the replay func, checked with the func's
+        parameter types, gives the value the adjoint's forward replay uses (structure._expand)."""
+        from ..naming import func_instance
+        from .resolve import FuncDef
+
+        if not isinstance(fn.ret, Scalar):
+            return {"custom_adjoint": "func_replay of a func not returning a scalar"}
+        rfd = FuncDef(node.name.value, node, "func")
+        if len(node.params.params) != len(fn.params):
+            self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
+                             f"`{name}`", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        index = self.counts.get(rfd.name, 0)
+        self.counts[rfd.name] = index + 1
+        try:
+            r = FunctionChecker(self, rfd, [p.type for p in fn.params], block_dim, func_instance(rfd.name, index)).check()
+        except Abort:
+            return {"custom_adjoint": "func_replay that does not check"}
+        if r.ret != fn.ret:
+            self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must return what `{name}` returns "
+                             f"({describe(fn.ret)}), not {describe(r.ret)}", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        self.order.append(r)
+        return {"replay_func": r.name}
 
     def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
         gkey = fd.key or name

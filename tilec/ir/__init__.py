@@ -155,6 +155,7 @@ class Function:
     custom_adjoint: str | None = None  # a registered custom adjoint tilec cannot apply (the kernel gets none)
     grad_funcs: tuple | None = None  # @wp.func_grad: per param, the func computing its adjoint (or None)
     launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
+    replay_func: str | None = None  # @wp.func_replay: the func whose value the adjoint's forward replay uses
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

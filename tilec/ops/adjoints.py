@@ -492,6 +492,11 @@ def _slice(ad, e, g):
     return [(0, spread)]
 
 
+@rule("replay_value")
+def _replay_value(ad, e, g):
+    return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's
+
+
 @rule("custom_call")
 def _custom_call(ad, e, g):
     """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""

@@ -104,6 +104,17 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
 
 def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
+    if lift_maps and fn.replay_func is not None and target is not None:
+        # @wp.func_replay, for the adjoint: the body (its derivative is the call's), then the replay
+        # func (its value is the call's in the forward replay); replay_value joins the two
+        body = fresh.sym(f"{fn.source_name}_body", fn.ret)
+        replayed = fresh.sym(f"{fn.source_name}_replay", fn.ret)
+        out = _expand(replace(call, func=fn.name), body, {**funcs, fn.name: replace(fn, replay_func=None)}, fresh,
+                      lift_maps)
+        out += _expand(ir.Call(fn.replay_func, call.args, fn.ret, call.span), replayed, funcs, fresh, lift_maps)
+        value = ir.OpCall("replay_value", (ir.Var(body, call.span), ir.Var(replayed, call.span)), (), fn.ret,
+                          call.span)
+        return out + [ir.Assign(target, value, call.span)]
     if lift_maps and fn.grad_funcs is not None:  # for the adjoint: the user's rule, not the body
         value = ir.OpCall("custom_call", call.args, (("func", fn.name), ("grads", fn.grad_funcs)), fn.ret,
                           call.span)

@@ -111,3 +111,36 @@ def weighted(a: wp.array(dtype=float), out: wp.array(dtype=float)):
 def row_dots(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float), out: wp.array(dtype=float)):
     r = wp.tid()
     out[r] = pair_dot(x, y, r) * 0.5
+
+
+@wp.func
+def squared(x: float):
+    return x * x
+
+
+@wp.func_replay(squared)
+def replay_squared(x: float):
+    return x * x + 1.0  # differs from the forward on purpose: the adjoint's replay reads this value
+
+
+@wp.kernel
+def replayed(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = squared(a[i]) * a[i] + wp.sin(squared(a[i]))
+
+
+@wp.func
+def pick(a: wp.array(dtype=float), i: int):
+    return a[i] * 3.0
+
+
+@wp.func_replay(pick)
+def replay_pick(a: wp.array(dtype=float), i: int):
+    return a[i] * 3.0
+
+
+@wp.kernel
+def replayed_same(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = pick(a, i)
+    out[i] = v * v
