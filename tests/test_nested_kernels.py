@@ -172,3 +172,48 @@ def test_check_verbose_lists_every_kernel_of_a_failing_file():
     assert "nested.py:52: not compiled: kernel partly__TILE_8: its check reported errors" in proc.stdout
     assert "nested.py:52: compiled kernel partly__TILE_16 (from `partly`), block_dim 256" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "2 kernels compiled, 6 not compiled"
+
+
+FACTORY_CHAIN = '''\
+import warp as wp
+
+
+def make(T: int):
+    @wp.kernel
+    def k(a: wp.array(dtype=float)):
+        t = wp.tile_load(a, shape=T)
+        wp.tile_store(a, t)
+    return k
+
+
+def middle(n: int):
+    return make(n * 2)
+
+
+def outer(m):
+    return middle(m + 1)
+
+
+def host(n):
+    return make(n)
+
+
+def again(n: int):
+    return again(n) if n else make(n + 3)
+
+
+a = outer(3)
+b = middle(5)
+c = again(1)
+'''
+
+
+def test_a_factory_calling_a_factory_with_its_parameter_is_resolved_per_outer_call():
+    kernels, diags = outcome(FACTORY_CHAIN)
+    assert sorted(k.name for k in kernels) == ["k__T_10", "k__T_4", "k__T_8"]  # outer(3) -> 8; middle(5) -> 10; again(1) -> 4
+    errors = [d for d in diags if d.severity == "error"]
+    assert errors == []
+    # host() is never called: its call of make is no binding (a warning at that call); the
+    # recursive call again(n) binds n to nothing tilec knows (a warning, without looping forever)
+    warnings = sorted((d.code, d.span.line, d.span.col) for d in diags if d.severity == "warning")
+    assert warnings == [("TC0434", 21, 12), ("TC0434", 25, 31)]

@@ -59,6 +59,22 @@ def _user(name: str, index: int = 0) -> str:
     return f"v{index or ''}_{c_ident(name)}"
 
 
+# The marker of an indexed array's index parameter in the IR: `a:index1` holds the indices of
+# dimension 1 of the indexed array parameter `a` (whose base array keeps the name `a`).
+INDEX_PARAM = ":index"
+
+
+def index_param(name: str, axis: int) -> str:
+    """The IR name of the index array of dimension `axis` of indexed array parameter `name`."""
+    return f"{name}{INDEX_PARAM}{axis}"
+
+
+def indexed_param(name: str) -> tuple | None:
+    """(indexed array parameter, axis) for an index parameter's IR name, else None."""
+    base, marker, axis = name.rpartition(INDEX_PARAM)
+    return (base, int(axis)) if marker and base and axis.isdigit() else None
+
+
 def adjoint_param(name: str) -> str:
     """The IR name of the adjoint kernel's parameter paired with parameter `name`."""
     return ADJOINT_PARAM + name

@@ -71,6 +71,8 @@ def slots(args: tuple) -> list:
     for k, a in enumerate(args):
         if isinstance(a, Arr):
             out.append((str(k), a, lambda v, k=k: v[k]))
+        elif isinstance(a, Indexed):  # its base array (an indexed array's values are (base, indices))
+            out.append((str(k), a, lambda v, k=k: v[k][0] if isinstance(v[k], tuple) else v[k]))
         elif isinstance(a, StructArg):
             out += [(f"{k}.{f}", spec, lambda v, k=k, f=f: getattr(v[k], f)) for f, spec in a.fields
                     if isinstance(spec, Arr)]
@@ -92,6 +94,22 @@ def field_view(structured, path: str):
     for part in path.split("."):
         structured = structured[part]
     return structured
+
+
+@dataclass(frozen=True)
+class Indexed:
+    """An indexed array argument (Warp's wp.indexedarray), read only: a random base of `shape` and
+    per dimension the length of a random int32 index array into it, or None (not indexed). Its
+    inputs are stored as in<k> (the base) and in<k>_idx<d>; its gradient is the base's."""
+
+    shape: tuple
+    indices: tuple
+    dtype: str = "float32"
+    role: str = "in"
+
+    @property
+    def differentiable(self) -> bool:
+        return self.dtype.startswith("float")
 
 
 def arr(*shape, dtype="float32", kind="randn"):

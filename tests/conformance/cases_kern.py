@@ -122,3 +122,18 @@ CASES = [
 # The launch and generic programs take every kernel's block_dims from the launches in the file:
 # one build serves all their cases.
 CASES = [replace(c, build_block_dim=64) if c.program in (L, G) else c for c in CASES]
+
+# Factories calling factories with their own parameters (kern_factory_chain.py)
+C = "kern_factory_chain.py"
+CASES += [
+    Case("kern_chain_half_blend8", C, "blend__TILE_8__w_0p5__dtype_float32", dim=(3,),
+         args=(arr(24), arr(24), out(24)), warp_kernel="half8"),
+    Case("kern_chain_half_blend12", C, "blend__TILE_12__w_0p5__dtype_float32", dim=(2,),
+         args=(arr(24), arr(24), out(24)), warp_kernel="half12"),
+    Case("kern_chain_wide_blend_f64", C, "blend__TILE_16__w_0p25__dtype_float64", dim=(2,),
+         args=(arr(32, dtype=F64), arr(32, dtype=F64), out(32, dtype=F64)), warp_kernel="wide_f64"),
+    Case("kern_chain_tanh16", C, "mapped__TILE_16__fn_tanh", dim=(3,), args=(arr(3, 16), out(3, 16)),
+         warp_kernel="smooth16"),
+    Case("kern_chain_abs8", C, "mapped__TILE_8__fn_abs", dim=(4,), args=(arr(4, 8), out(4, 8)),
+         warp_kernel="sharp8"),
+]

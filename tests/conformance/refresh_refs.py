@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -29,6 +29,10 @@ def make_inputs(case) -> list:
             specs = a.fields if isinstance(a, StructArg) else \
                 [(f[0], field_arr(a, f)) for f in a.fields]
             values.append({f: _make(rng, spec) for f, spec in specs})
+        elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
+            indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
+                       for d, n in enumerate(a.indices)]
+            values.append((rng.standard_normal(a.shape).astype(a.dtype), indices))
         else:
             values.append(_make(rng, a))
     return values
@@ -95,6 +99,9 @@ def run_warp(case, values, seeds, wp):
             arrays.append(wp.array(data, dtype=struct, device="cpu", requires_grad=grad))
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
+        elif isinstance(a, Indexed):
+            base = wp.array(v[0].copy(), device="cpu")
+            arrays.append(wp.indexedarray(base, [None if i is None else wp.array(i, device="cpu") for i in v[1]]))
         else:
             dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
             arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
@@ -105,10 +112,16 @@ def run_warp(case, values, seeds, wp):
         else:
             wp.launch(kernel, dim=case.dim, inputs=arrays, block_dim=case.block_dim, device="cpu")
     # copies: a CPU array's numpy() shares its memory, and the backward pass may write to it again
-    result = {f"out{key}": _warp_slot(case, arrays, key).copy() for key, _, _ in slots(case.args)}
+    result = {f"out{key}": _warp_slot(case, arrays, key).copy() for key, a, _ in slots(case.args)
+              if not isinstance(a, Indexed)}  # an indexed array is read only
     for k, (a, x) in enumerate(zip(case.args, arrays)):
         if isinstance(a, StructArr):  # Warp's numpy layout of one element: tilec's loader must match it
             result[f"layout{k}"] = np.zeros(0, x.numpy().dtype)
+    if any(isinstance(a, Indexed) for a in case.args):
+        # Warp 1.19 has no adjoint through an indexed array (array.h: its adj_address is empty) and its
+        # Tape cannot take one: such a case names that in warp_wrong and finite differences are the oracle
+        assert case.warp_wrong, f"{case.id}: an indexed array case needs warp_wrong (FD is its gradient oracle)"
+        grad = False
     if grad:
         tape.backward(grads=_seed_arrays(case, arrays, seeds, wp))
         for key, a, get in slots(case.args):
@@ -160,7 +173,11 @@ def main(argv) -> int:
         seeds = output_seeds(case, values)
         data = {}
         for k, v in enumerate(values):
-            data.update({f"in{k}.{f}": x for f, x in v.items()} if isinstance(v, dict) else {f"in{k}": v})
+            if isinstance(v, tuple):  # an indexed array
+                data[f"in{k}"] = v[0]
+                data.update({f"in{k}_idx{d}": i for d, i in enumerate(v[1]) if i is not None})
+            else:
+                data.update({f"in{k}.{f}": x for f, x in v.items()} if isinstance(v, dict) else {f"in{k}": v})
         data.update({f"seed{key}": s for key, s in seeds.items()})
         data.update(run_warp(case, values, seeds, wp))
         np.savez(case.ref_path, **data)

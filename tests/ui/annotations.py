@@ -38,16 +38,6 @@ def no_dtype(a: wp.array(ndim=N)):  # ERROR TC0409: missing `dtype=`
 
 
 @wp.kernel
-def indexed(a: wp.indexedarray(dtype=float)):  # ERROR TC0409: indexed arrays (`wp.indexedarray`) are not supported
-    pass
-
-
-@wp.kernel
-def indexed_sub(a: wp.indexedarray2d[float]):  # ERROR TC0409: indexed arrays
-    pass
-
-
-@wp.kernel
 def fabric(a: wp.fabricarray(dtype=float)):  # ERROR TC0409: Fabric arrays (`wp.fabricarray`) are not supported
     pass
 

@@ -20,7 +20,7 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     s = wp.static((N, N))  # ERROR TC0401: a tuple from wp.static() used as a value
     z = wp.static()  # ERROR TC0303: static: takes exactly one positional argument
     print(t)  # ERROR TC0303: print: prints scalars only, got a float32 tile of shape (4,)
-    print(n, n)  # ERROR TC0303: print: takes at most 1 positional argument(s), got 2
+    print(n, n)  # ERROR TC0401: print() of 2 values
     wp.expect_eq(n, t)  # ERROR TC0303: expect_eq: `expected` must be a scalar
     wp.expect_eq(x, wp.float64(1.0))  # ERROR TC0201: cannot mix float32 and float64
     wp.expect_near(n, 1)  # ERROR TC0203: `actual` must be a float, got int32

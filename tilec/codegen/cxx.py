@@ -41,6 +41,7 @@ CALL_ATTRS = {
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
     "assert_": ("message",), "tile_gather": ("axis",), "tile_gather_add": ("axis",),
 }  # fmt: skip
+LEADING_ATTRS = {"print_format": ("format",)}  # attributes the runtime call takes before the values
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
 
@@ -316,6 +317,7 @@ class CxxEmitter:
 
     def runtime_call(self, cpp: str, out: str | None, call: ir.OpCall, args: list) -> str:
         parts = ["ctx"] + ([out] if out is not None else [])
+        parts += [self.attr_text(call, name) for name in LEADING_ATTRS.get(call.op, ())]
         offsets = [a for a in args if _is_offset(call, a)]
         values = [a for a in args if not _is_offset(call, a)]
         parts += [self.expr(a) for a in values]
@@ -450,6 +452,8 @@ class CxxEmitter:
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
             return f"{e.attr('func')}({', '.join(['ctx'] + args)})"
+        if op == "replay_value":
+            return args[1]
         if op == "array_view":
             return array_view_text(e, args)
         if op == "array_shape":

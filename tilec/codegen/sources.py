@@ -157,7 +157,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             "line": k.span.line,
             "block_dim": k.block_dim,
             **facts,
-            "params": [_param_meta(p) for p in k.params],
+            "params": [_param_meta(p, k.params) for p in k.params],
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
@@ -199,9 +199,11 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _param_meta(p: ir.Sym) -> dict:
+def _param_meta(p: ir.Sym, params=()) -> dict:
     """A parameter as the loader checks it. Vectors and matrices add `element_shape` (their
-    trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's."""
+    trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's. An indexed
+    array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
+    takes one argument for all of them)."""
     t = p.type
     element = t.dtype if isinstance(t, ArrayT) else t
     extra = {}
@@ -210,7 +212,13 @@ def _param_meta(p: ir.Sym) -> dict:
         extra = {"element_shape": shape, "value_type": str(element)}
         element = element.dtype
     if isinstance(t, ArrayT):
-        return {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
+        meta = {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
+        owner = naming.indexed_param(p.name)
+        if owner is not None:
+            meta.update(index_of=owner[0], axis=owner[1])
+        elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
+            meta["indexed"] = True
+        return meta
     if extra:
         return {"name": p.name, "kind": "scalar", "dtype": element.name, **extra}
     assert isinstance(t, Scalar)

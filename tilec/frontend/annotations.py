@@ -8,11 +8,15 @@ Accepted annotations: scalars (`int`, `float`, `bool`, `wp.float64`, `wp.uint64`
 `wp.mat22d`, `wp.quat`, `wp.transform`, `wp.spatial_vector`, ... and declared ones:
 `wp.vec(length=5, dtype=float)`, `wp.types.matrix(shape=(2, 3), dtype=wp.float64)`), which may
 also be the dtype of an array or a tile, and module-level aliases of any of these
-(`dt = wp.float64`, `Mat = wp.array2d[dt]`, `vec5 = wp.vec(5, float)`). Array kinds tilec does not model
-(`wp.indexedarray*`, `wp.fabricarray`, `wp.indexedfabricarray`) are diagnostics naming them.
+(`dt = wp.float64`, `Mat = wp.array2d[dt]`, `vec5 = wp.vec(5, float)`). Indexed arrays of scalars
+(`wp.indexedarray[T]`, `wp.indexedarray(dtype=T, ndim=N)`, `wp.indexedarray2d(dtype=T)`;
+`indexedarray2d[T]` is not Warp's) are `IndexedT`: kernel parameters read element by element
+(frontend/indexed.py). Fabric arrays (`wp.fabricarray`, `wp.indexedfabricarray`) are diagnostics
+naming them.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -26,6 +30,19 @@ if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the 
 ANY = "any"  # marker: the parameter takes its type from each call site
 
 
+@dataclass(frozen=True)
+class IndexedT:
+    """`wp.indexedarrayNd[T]`: an array of this dtype and ndim read through one index array per
+    dimension (Warp's indexed array). Only the front end sees it: a kernel parameter of this type
+    becomes the base array and its index arrays (frontend/indexed.py)."""
+
+    dtype: Scalar
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"indexedarray{self.ndim}d({self.dtype})"
+
+
 class AnnotationError(Exception):
     def __init__(self, message: str, node: cst.CSTNode):
         super().__init__(message)
@@ -35,8 +52,6 @@ class AnnotationError(Exception):
 
 # Array kinds Warp has and tilec does not compile, with what to write instead.
 UNSUPPORTED_ARRAYS = {
-    "indexedarray": "indexed arrays (`wp.indexedarray`) are not supported; pass the array and its "
-                    "index array and index explicitly",
     "fabricarray": "Fabric arrays (`wp.fabricarray`) are not supported: tilec compiles kernels over "
                    "strided arrays only",
     "indexedfabricarray": "Fabric arrays (`wp.indexedfabricarray`) are not supported: tilec compiles "
@@ -172,8 +187,8 @@ def _call_annotation(node: cst.Call, scope: Scope):
     kind, fixed_ndim = _array_kind(name)
     if kind in UNSUPPORTED_ARRAYS:
         raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
-    if kind == "array":
-        d = _need_element(kw.get("dtype", kw.get("#0")), scope, node)
+    if kind in ("array", "indexedarray"):  # an indexed array holds scalars only
+        d = (_need_element if kind == "array" else _need_dtype)(kw.get("dtype", kw.get("#0")), scope, node)
         if fixed_ndim is None:
             ndim_node = kw.get("ndim")
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)
@@ -182,7 +197,7 @@ def _call_annotation(node: cst.Call, scope: Scope):
                                       ndim_node)
         else:
             ndim = fixed_ndim
-        return ArrayT(d, ndim)
+        return ArrayT(d, ndim) if kind == "array" else IndexedT(d, ndim)
     if name == "tile":
         d = _need_element(kw.get("dtype"), scope, node)
         shape_node = kw.get("shape")
@@ -207,10 +222,14 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope):
     kind, fixed_ndim = _array_kind(name)
     if kind in UNSUPPORTED_ARRAYS:
         raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
-    if kind == "array":  # wp.array[T], wp.array2d[T]: Warp's subscript spelling
+    if kind == "indexedarray" and fixed_ndim is not None:
+        raise AnnotationError(f"`wp.{name}[...]` is not an annotation Warp accepts (`{name}` is a function); "
+                              f"write `wp.{name}(dtype=...)`", node)
+    if kind in ("array", "indexedarray"):  # wp.array[T], wp.array2d[T]: Warp's subscript spelling
         if len(items) != 1 or len(node.slice) != 1:
             raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]", node)
-        return ArrayT(_need_element(items[0], scope, node), fixed_ndim or 1)
+        made, need = (ArrayT, _need_element) if kind == "array" else (IndexedT, _need_dtype)
+        return made(need(items[0], scope, node), fixed_ndim or 1)
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
     if len(items) < 2:

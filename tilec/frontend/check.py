@@ -25,6 +25,8 @@ from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_values import ValueLowering
 from .lower_random import RandomLowering
+from .indexed import IndexedLowering
+from .printing import PrintLowering
 from .lower_views import ViewLowering
 from ..ops.values import is_value
 from .parse import Parsed
@@ -53,6 +55,9 @@ UNSUPPORTED_STMTS = {
 }  # fmt: skip
 
 
+ARRAY_ADJOINTS = "arrays"  # adjoint_output of a func_grad instance adding into its array parameters' adjoints
+
+
 @dataclass
 class Options:
     block_dim: int = 256  # Warp's default, when the kernel does not fix one
@@ -67,7 +72,8 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering, RandomLowering):
+class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+                      RandomLowering, IndexedLowering, PrintLowering):
     new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
@@ -95,6 +101,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
         self.adjoint_output = adjoint_output  # a @wp.func_grad body checked for this param's adjoint
         self.adjoint_accs: dict = {}  # param name -> the accumulator `wp.adjoint[name]` updates
+        self.adjoint_arrays: dict = {}  # array param name -> its adjoint array (ARRAY_ADJOINTS instance)
         self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
         self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
@@ -102,6 +109,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
         self.project = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
+        self.indexed: dict = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
 
     def span(self, node) -> Span:
         return self.parsed.span(node)
@@ -113,9 +121,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         for p, t in zip(self.fd.node.params.params, self.param_types):
             if self.bind_struct_param(p, t, params):
                 continue
-            sym = ir.Sym(p.name.value, 0, t)
-            self.env[p.name.value] = Binding(sym, self.span(p.name), ())
-            params.append(sym)
+            made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
+            self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
+            params += made
         self.declared_ret = self.return_annotation()
         if self.project is not None:
             self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
@@ -166,21 +174,52 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         """A func_grad body as a func returning the adjoint contribution of one parameter: every
         `wp.adjoint[p] += e` updates an accumulator of p, and the body returns the chosen one."""
         from ..ir.types import Scalar as _Scalar
+        from ..ops.build import zeros
 
         span = self.span(self.fd.node.name)
         inits = []
         for k, p in enumerate(params):
-            if isinstance(p.type, _Scalar) and p.type.is_float:
+            if (isinstance(p.type, TileT) and p.type.dtype.is_float) or (isinstance(p.type, _Scalar) and p.type.is_float):
                 acc = ir.Sym(f"adjoint_{p.name}", 90000 + k, p.type)
                 self.adjoint_accs[p.name] = acc
-                inits.append(ir.Assign(acc, ir.Const(0.0, p.type, span), span))
+                inits.append(ir.Assign(acc, zeros(p.type, span), span))
+        if self.adjoint_output == ARRAY_ADJOINTS:  # the adjoint arrays follow the parameters and adj_ret
+            for k, p in enumerate(params):
+                if isinstance(p.type, ArrayT) and p.type.dtype.is_float:
+                    self.adjoint_arrays[p.name] = ir.Sym(f"adjoint_{p.name}", 90100 + k, p.type)
+            params = params + list(self.adjoint_arrays.values())
         body = self.block(self.fd.node.body)
         if self.returns:
             self.diags.error("TC0410", "a @wp.func_grad function must not return a value", self.span(self.returns[0][1]))
+        if self.adjoint_output == ARRAY_ADJOINTS:
+            return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params),
+                               body=tuple(inits) + body, ret=NONE, span=span, block_dim=self.block_dim, tiled=False)
         acc = self.adjoint_accs[params[self.adjoint_output].name]
         body = tuple(inits) + body + (ir.Return(ir.Var(acc, span), span),)
         return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params), body=body,
                            ret=acc.type, span=span, block_dim=self.block_dim, tiled=False)
+
+    def adjoint_array_update(self, target: cst.Subscript, value, node, aug) -> list:
+        """`wp.adjoint[a][i] += v` in a @wp.func_grad: an atomic add into the adjoint array of `a` in
+        the instance computing array adjoints, nothing in the others (each adds it once)."""
+        inner = self.subscript_items(target.value)
+        name = inner[0].value if len(inner) == 1 and isinstance(inner[0], cst.Name) else None
+        if self.adjoint_output is None:
+            self.fail("TC0401", "unsupported syntax: `wp.adjoint[...]` outside a @wp.func_grad function", target)
+        if aug not in (cst.Add, cst.Subtract):
+            self.fail("TC0401", "unsupported syntax: the adjoint of an array element is updated with += or -=",
+                      target)
+        param = next((p for p in self.fd.node.params.params if p.name.value == name), None)
+        ptype = self.env[name].sym.type if param is not None and name in self.env else None
+        if not (isinstance(ptype, ArrayT) and ptype.dtype.is_float):
+            self.fail("TC0408", "`wp.adjoint[a][i]` takes a floating-point array parameter of the function", target)
+        if self.adjoint_output != ARRAY_ADJOINTS:
+            return []
+        indices = [self.index(i) for i in self.index_nodes(target)]
+        op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
+        call = self.make_op(op, [ir.Var(self.adjoint_arrays[name], self.span(target)), value] + indices, {}, node,
+                            where=[target.value, node.value] + self.index_nodes(target))
+        return [ir.ExprStmt(call, self.span(node))]
 
     def adjoint_update(self, target: cst.Subscript, value, node, aug) -> list:
         items = self.subscript_items(target)
@@ -551,6 +590,8 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
     def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
+        if isinstance(target.value, cst.Subscript) and self.scope.api_attr(target.value.value) == "adjoint":
+            return self.adjoint_array_update(target, value, node, aug)
         base = self.expr(target.value)
         if isinstance(base, STRUCTISH):
             return self.store_struct_element(base, target, value, node, aug)

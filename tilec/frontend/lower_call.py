@@ -57,6 +57,8 @@ class CallLowering:
             alias = self.scope.type_aliases.get(name)
             if isinstance(alias, Scalar) and name not in self.env:  # `dt = wp.float64; dt(x)`
                 return self.lower_cast(alias.name, node)
+            if name == "print" and name not in self.env:
+                return self.lower_print(node)  # printing.py: strings too
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name in self.scope.native_funcs and name not in self.env:
@@ -91,6 +93,8 @@ class CallLowering:
             return self.const_expr(value, node)
         if api == "static":
             return self.lower_static(node)
+        if api in ("print", "printf"):  # printing.py
+            return self.lower_print(node) if api == "print" else self.lower_printf(node)
         if api == "tid":
             return self.lower_op("tid", node, extra_attrs={"count": tid_count})
         if api == "tile_view" and any(self.slice_call(i) for a in node.args[1:] if a.keyword is None or

@@ -109,6 +109,8 @@ class ExprLowering:
         if binding is not None:
             if binding.poisoned:
                 raise Abort()
+            if self.indexed_name(node):
+                self.refuse_indexed(name, node)
             self.check_not_stale(name, node)
             drawn = self.drawn_state(binding.sym)  # a random state drawn from earlier in this statement
             return ir.Var(drawn or binding.sym, self.span(node))
@@ -140,6 +142,8 @@ class ExprLowering:
         # a.shape[i] and t.shape[i]
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
+        if self.indexed_name(node.value):
+            return self.lower_indexed_subscript(node.value.value, node)
         base = self.expr(node.value)
         if isinstance(base.type, ArrayT):
             return self.lower_array_subscript(base, node)
@@ -164,11 +168,13 @@ class ExprLowering:
         return e
 
     def lower_shape(self, node: cst.Subscript):
-        base = self.expr(node.value.value)
         idx = self.index_nodes(node)
         axis = self.scope.constant(idx[0]) if len(idx) == 1 else consts.NOT_CONST
         if not isinstance(axis, int):
             self.fail("TC0305", "the axis of `.shape[...]` must be a compile-time integer", node)
+        if self.indexed_name(node.value.value):
+            return self.lower_indexed_shape(node.value.value.value, axis, node)
+        base = self.expr(node.value.value)
         if isinstance(base.type, TileT):
             if not -base.type.ndim <= axis < base.type.ndim:
                 self.fail("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d tile", idx[0])

@@ -161,7 +161,8 @@ class ValueLowering:
         return index
 
     def lower_subscript(self, node: cst.Subscript):
-        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+        if (isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape") or \
+                self.indexed_name(node.value):  # `a.shape[k]`, an indexed array's element
             return super().lower_subscript(node)
         base = self.expr(node.value)
         if is_value(base.type):

@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostics, Label
 from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from . import annotations as ann
 from . import generics
-from .check import FunctionChecker, Options
+from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
@@ -95,7 +95,13 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT)) and \
+            if fd.kind != "kernel" and isinstance(t, ann.IndexedT):
+                self.diags.error("TC0409", f"parameter `{p.name.value}`: an indexed array is a kernel parameter "
+                                 "only; tilec does not pass one to a func", self.parsed.span(p.annotation.annotation),
+                                 help="read its elements in the kernel and pass the values")
+                ok = False
+                continue
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \
                     not generics.is_generic(t):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
                                  "value type or a struct",
@@ -262,23 +268,45 @@ class ModuleChecker:
         from .resolve import FuncDef
 
         rules = self.scope.custom_adjoints[name]
+        replay = {}
         if "func_replay" in rules:
-            return {"custom_adjoint": "func_replay"}
+            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim)
+            if "custom_adjoint" in replay or "func_grad" not in rules:
+                return replay
         if "func_grad" not in rules:
             return {}
-        if any(not isinstance(p.type, Scalar) for p in fn.params) or isinstance(fn.ret, TileT):
-            return {"custom_adjoint": "func_grad on tiles or arrays"}
+        if replay:
+            return {"custom_adjoint": "func_replay together with func_grad"}
+        if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
+            return {"custom_adjoint": "func_grad on these parameter types"}
+        arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
+        if arrays and not isinstance(fn.ret, (Scalar, TileT)):
+            return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
         gfd = FuncDef(node.name.value, node, "func")
-        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, Scalar) else [])
+        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
         if len(node.params.params) != len(types):
             self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}` and then the adjoint of its result ({len(types)} in all)",
                              self.parsed.span(node.name))
             return {"custom_adjoint": "func_grad with a wrong signature"}
         names = []
+        array_grad = None
+        if arrays:  # one instance adds into every array parameter's adjoint
+            index = self.counts.get(gfd.name, 0)
+            self.counts[gfd.name] = index + 1
+            try:
+                g = FunctionChecker(self, gfd, types, block_dim, func_instance(gfd.name, index),
+                                    adjoint_output=ARRAY_ADJOINTS).check()
+            except Abort:
+                return {"custom_adjoint": "func_grad that does not check"}
+            self.order.append(g)
+            array_grad = g.name
         for k, p in enumerate(fn.params):
-            if not p.type.is_float:
+            if isinstance(p.type, ArrayT):
+                names.append(array_grad if p in arrays else None)
+                continue
+            if not p.type.dtype.is_float if isinstance(p.type, TileT) else not p.type.is_float:
                 names.append(None)
                 continue
             index = self.counts.get(gfd.name, 0)
@@ -291,6 +319,32 @@ class ModuleChecker:
             self.order.append(g)
             names.append(g.name)
         return {"grad_funcs": tuple(names)}
+
+    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
+        """@wp.func_replay of a func returning a scalar: the replay func, checked with the func's
+        parameter types, gives the value the adjoint's forward replay uses (structure._expand)."""
+        from ..naming import func_instance
+        from .resolve import FuncDef
+
+        if not isinstance(fn.ret, Scalar):
+            return {"custom_adjoint": "func_replay of a func not returning a scalar"}
+        rfd = FuncDef(node.name.value, node, "func")
+        if len(node.params.params) != len(fn.params):
+            self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
+                             f"`{name}`", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        index = self.counts.get(rfd.name, 0)
+        self.counts[rfd.name] = index + 1
+        try:
+            r = FunctionChecker(self, rfd, [p.type for p in fn.params], block_dim, func_instance(rfd.name, index)).check()
+        except Abort:
+            return {"custom_adjoint": "func_replay that does not check"}
+        if r.ret != fn.ret:
+            self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must return what `{name}` returns "
+                             f"({describe(fn.ret)}), not {describe(r.ret)}", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        self.order.append(r)
+        return {"replay_func": r.name}
 
     def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
         gkey = fd.key or name

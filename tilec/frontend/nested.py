@@ -8,7 +8,9 @@ loop -- a *free variable* -- is compiled once per binding visible statically:
 
 - calls of the enclosing function anywhere in the file whose arguments are compile-time
   constants or dtypes (`make(16)`, `make(TILE=16)`, `make(wp.float64)`; defaults fill the rest;
-  a call inside `for T in [8, 16]:` is evaluated for each element);
+  a call inside `for T in [8, 16]:` is evaluated for each element; a call inside another
+  function, `def outer(n): return make(n)`, once per call of that function, `outer(16)`, up to
+  MAX_FACTORY_DEPTH functions deep);
 - constant assignments in the enclosing function (`N = 16`, `M = 2 * TILE`);
 - an enclosing `for NAME in [literal, ...]` / `range(constant)` loop.
 
@@ -155,7 +157,7 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
         factories |= walker.made_by.get(name, set())
         names = {name} | {f.node.name.value for f in walker.found if f.kind == "kernel" and any(
             fr.kind == "def" and fr.name in factories for fr in f.frames)}
-        for env in _call_envs(frames, scope):
+        for env in _call_envs(frames, scope, walker):
             value = _value(block_dim, scope, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
                 for n in names:
@@ -433,10 +435,23 @@ def _unpack(target, value) -> dict | None:
     return None
 
 
-def _call_envs(frames: tuple, scope: Scope) -> list:
-    """The envs a call site sees from its enclosing literal loops ([{}] when none)."""
+MAX_FACTORY_DEPTH = 4  # factories calling factories: how many enclosing calls a binding is followed through
+MAX_ENVS = 64  # bindings one call site is evaluated for
+
+
+def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, active: tuple = ()) -> list:
+    """The envs a call site sees from its enclosing literal loops and, for a call inside a def that is
+    itself called with constants (`def outer(n): return inner(n)`, `outer(16)`), that def's
+    parameters as each of its calls binds them ([{}] when none)."""
     envs = [{}]
     for frame in frames:
+        if frame.kind == "def" and walker is not None:
+            if frame.node in active or len(active) >= MAX_FACTORY_DEPTH:
+                continue  # recursion, or too deep: its parameters stay unknown
+            calls = _calls_of(walker, frame, scope, active + (frame.node,))
+            if calls:
+                envs = [{**env, **values} for env in envs for _, values in calls][:MAX_ENVS]
+            continue
         if frame.kind != "loop":
             continue
         grown = []
@@ -445,11 +460,11 @@ def _call_envs(frames: tuple, scope: Scope) -> list:
                                                                             "values tilec cannot list")
                                                                     for n in frame.bound}]:
                 grown.append({**env, **values})
-        envs = grown
+        envs = grown[:MAX_ENVS]
     return envs
 
 
-def _calls_of(walker: _Walker, frame: Frame, scope: Scope) -> list:
+def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -> list:
     """(call node, {param: value}) for each call of the def `frame` (one per loop element)."""
     fn = frame.node
     params = _params(fn)
@@ -462,7 +477,7 @@ def _calls_of(walker: _Walker, frame: Frame, scope: Scope) -> list:
             continue
         plist = params[1:] if isinstance(target, cst.Attribute) and params and params[0].name.value in (
             "self", "cls") else params
-        for env in _call_envs(call_frames, scope):
+        for env in _call_envs(call_frames, scope, walker, active or (frame.node,)):
             bound, ok = {}, True
             positional = [a for a in call.args if a.keyword is None]
             if any(a.star for a in call.args) or len(positional) > len(plist):

@@ -156,6 +156,7 @@ class Function:
     grad_funcs: tuple | None = None  # @wp.func_grad: per param, the func computing its adjoint (or None)
     launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
     struct_params: tuple = ()  # ((source param name, Type), ...) when a param is a struct: params are its leaves
+    replay_func: str | None = None  # @wp.func_replay: the func whose value the adjoint's forward replay uses
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

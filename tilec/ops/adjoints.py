@@ -15,7 +15,7 @@ import math
 
 from .. import ir
 from ..diagnostics import NotDifferentiable
-from ..ir.types import TileT
+from ..ir.types import NONE, ArrayT, TileT
 from .build import call as C
 from .build import const, dtype_of, zeros
 
@@ -522,12 +522,24 @@ def _randf(ad, e, g):
     return [(1, C("mul", g, C("sub", _k(u, 1), u))), (2, C("mul", g, u))]
 
 
+@rule("replay_value")
+def _replay_value(ad, e, g):
+    return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's
+
+
 @rule("custom_call")
 def _custom_call(ad, e, g):
     """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""
     args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
+    arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and e.attr("grads")[k] is not None]
+    if arrays:  # the array adjoints' func adds into them (frontend check.ARRAY_ADJOINTS)
+        adj = [ad.adj_array(e.args[k]) for k in arrays]
+        if any(a is None for a in adj):
+            raise NotDifferentiable(f"`{e.attr('func')}` has a @wp.func_grad over an array whose adjoint tilec "
+                                    "cannot name here; no adjoint is built", e.span)
+        ad.emit(ir.ExprStmt(ir.Call(e.attr("grads")[arrays[0]], args + tuple(adj), NONE, e.span), e.span))
     return [(k, ir.Call(name, args, e.args[k].type, e.span)) for k, name in enumerate(e.attr("grads"))
-            if name is not None]
+            if name is not None and k not in arrays]
 
 
 @rule("tile_reshape", "tile_squeeze")

@@ -20,6 +20,13 @@ def _print(b: Bound):
     return None
 
 
+def _print_format(b: Bound):
+    for k, t in enumerate(b.variadic):
+        if not isinstance(t, Scalar):
+            b.fail("TC0303", f"prints scalars only, got {describe(t)}", f"arg{k}")
+    return None
+
+
 def _expect(b: Bound):
     for name in ("actual", "expected"):
         rules.scalar(b, name)
@@ -45,6 +52,9 @@ def _assert(b: Bound):
 OPS = [
     OpSpec("print", (Param("value", "value"),), _print, "print_value",
            "print a scalar on its own line (stdout on the CPU, printf on the GPU)", effect=True),
+    OpSpec("print_format", (Param("format", "const"),), _print_format, "print_format",
+           "print() of a string literal and wp.printf: a format checked by frontend/printing.py, its integers "
+           "as long long and floats as double", variadic="args", effect=True, api=False),
     OpSpec("expect_eq", (Param("actual", "value"), Param("expected", "value")), _expect, "expect_eq",
            "print a report when actual != expected", effect=True),
     OpSpec("expect_neq", (Param("actual", "value"), Param("expected", "value")), _expect, "expect_neq",

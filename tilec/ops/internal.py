@@ -82,6 +82,8 @@ OPS = [
            variadic="spec", api=False),
     OpSpec("tile_gather_add", (A, G, Param("indices", "value"), Param("axis", "const", 0)), _like_first,
            "tile_gather_add", "a with g added where a gather along axis read", api=False),
+    OpSpec("replay_value", (Param("body", "value"), Param("replayed", "value")), lambda b: b.types["body"],
+           "replay_value", "@wp.func_replay: the replay func's value; the adjoint flows to the body's", api=False),
     OpSpec("custom_call", (), _given_ret, "custom_call",
            "a func with a @wp.func_grad: its value, and in the adjoint the user's rule", adj_cpp="custom_call",
            variadic="args", api=False),

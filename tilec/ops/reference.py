@@ -240,6 +240,11 @@ def _in_bounds(arr, idx):
     return all(0 <= int(i) < n for i, n in zip(idx, arr.shape))
 
 
+@impl("replay_value")
+def _replay_value(ctx, call, a):
+    return a[1]
+
+
 @impl("custom_call")
 def _custom_call(ctx, call, a):
     return ctx.call(ctx.funcs[call.attr("func")], a)
@@ -787,6 +792,14 @@ def _format(value) -> str:
 @impl("print")
 def _print(ctx, call, a):
     print(_format(a[0]))
+
+
+@impl("print_format")
+def _print_format(ctx, call, a):
+    import re
+
+    fmt = re.sub(r"(%[-+ #0]*\d*(?:\.\d*)?)ll([diouxX])", r"\1\2", call.attr("format"))  # Python has no `ll`
+    print(fmt % tuple(int(v) if isinstance(v, (bool, np.bool_, np.integer)) else v for v in a), end="")
 
 
 @impl("expect_eq", "expect_neq", "expect_near")

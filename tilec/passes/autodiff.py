@@ -24,14 +24,15 @@ from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable
-from .structure import _Fresh, eliminate_jumps, inline_calls, refuse_custom_adjoints, rename_straight_line
+from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
+                        rename_straight_line)
 from ..ir.types import BOOL, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_store_part",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
            "array_atomic_and", "array_atomic_or", "array_atomic_xor",
-           "print", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
+           "print", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
 
 
 def differentiable(t) -> bool:
@@ -60,7 +61,10 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     fn = _normalized(fn, module)
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
-    return simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
+    adjoint = _normalized(_Adjoint(fn, lanes).run(), module)
+    if any(f.grad_funcs is not None for f in funcs.values()):
+        adjoint = _normalized(inline_tile_customs(adjoint, funcs), module)
+    return simplify_function(adjoint)
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:

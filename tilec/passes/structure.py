@@ -41,6 +41,26 @@ def inline_calls(fn: ir.Function, funcs: dict, lift_maps: bool = True) -> ir.Fun
     return replace(fn, body=_inline_block(fn.body, funcs, fresh, lift_maps))
 
 
+def inline_tile_customs(fn: ir.Function, funcs: dict) -> ir.Function:
+    """An adjoint kernel whose @wp.func_grad funcs over tiles are inlined: the forward value
+    (`custom_call`) by the func's body, each contribution by its adjoint func's body (tile funcs
+    are not separate functions on the GPU)."""
+    def tiled(f) -> bool:
+        return isinstance(f.ret, TileT) or any(isinstance(p.type, TileT) for p in f.params)
+
+    def plain(s):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "custom_call" and \
+                tiled(funcs[s.value.attr("func")]):
+            return replace(s, value=ir.Call(s.value.attr("func"), s.value.args, s.value.type, s.value.span))
+        if isinstance(s, ir.If):
+            return replace(s, body=tuple(map(plain, s.body)), orelse=tuple(map(plain, s.orelse)))
+        if isinstance(s, (ir.For, ir.While)):
+            return replace(s, body=tuple(map(plain, s.body)))
+        return s
+
+    return inline_calls(replace(fn, body=tuple(map(plain, fn.body))), funcs, lift_maps=False)
+
+
 def _inline_block(body, funcs, fresh, lift_maps=True) -> tuple:
     out = []
     for s in body:
@@ -84,6 +104,17 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
 
 def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
+    if lift_maps and fn.replay_func is not None and target is not None:
+        # @wp.func_replay, for the adjoint: the body (its derivative is the call's), then the replay
+        # func (its value is the call's in the forward replay); replay_value joins the two
+        body = fresh.sym(f"{fn.source_name}_body", fn.ret)
+        replayed = fresh.sym(f"{fn.source_name}_replay", fn.ret)
+        out = _expand(replace(call, func=fn.name), body, {**funcs, fn.name: replace(fn, replay_func=None)}, fresh,
+                      lift_maps)
+        out += _expand(ir.Call(fn.replay_func, call.args, fn.ret, call.span), replayed, funcs, fresh, lift_maps)
+        value = ir.OpCall("replay_value", (ir.Var(body, call.span), ir.Var(replayed, call.span)), (), fn.ret,
+                          call.span)
+        return out + [ir.Assign(target, value, call.span)]
     if lift_maps and fn.grad_funcs is not None:  # for the adjoint: the user's rule, not the body
         value = ir.OpCall("custom_call", call.args, (("func", fn.name), ("grads", fn.grad_funcs)), fn.ret,
                           call.span)

@@ -1,0 +1,28 @@
+"""Conformance cases for @wp.func_grad on funcs over tiles (issue #13 item 7), area prefix `fgrad`."""
+from cases import Case, arr, out
+
+P = "funcs_custom_grad.py"
+
+CASES = [
+    Case("fgrad_double_rows", P, "double_rows", dim=(3,), args=(arr(3, 8), out(3, 8)), block_dim=16),
+    Case("fgrad_double_rows_one_lane", P, "double_rows", dim=(2,), args=(arr(2, 8), out(2, 8)), block_dim=1,
+         build_block_dim=1),
+    Case("fgrad_mix_rows", P, "mix_rows", dim=(2,), args=(arr(2, 8), arr(2, 8), out(2, 8)), block_dim=32),
+    # the user's rule is not the body's derivative on purpose: Warp is the oracle, not finite differences
+    Case("fgrad_straight_through", P, "straight_through", dim=(1,), args=(arr(8), out(8)), block_dim=8,
+         fd=False),
+    Case("fgrad_grid", P, "grid", dim=(1,), args=(arr(4, 8), out(1)), block_dim=16),
+]
+
+# func_grad over arrays: `wp.adjoint[a][i] += ...` adds into the caller's adjoint arrays
+CASES += [
+    Case("fgrad_array_weighted", P, "weighted", dim=(6,), args=(arr(6), out(6)), launch="simt", fd=False),
+    Case("fgrad_array_row_dots", P, "row_dots", dim=(3,), args=(arr(3, 5), arr(3, 5), out(3)), launch="simt",
+         fd=False),
+]
+
+# @wp.func_replay: the adjoint's forward replay takes the replay func's value
+CASES += [
+    Case("fgrad_replay_differs", P, "replayed", dim=(5,), args=(arr(5), out(5)), launch="simt", fd=False),
+    Case("fgrad_replay_same", P, "replayed_same", dim=(5,), args=(arr(5), out(5)), launch="simt"),
+]

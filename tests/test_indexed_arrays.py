@@ -1,0 +1,102 @@
+"""Indexed arrays (wp.indexedarray) through the loader: the accepted argument forms (IndexedArray,
+a (data, indices) pair, Warp's own indexedarray), unindexed dimensions, adjoints into the base,
+and every bad argument refused with an exception naming it. Results against numpy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build
+
+pytestmark = [pytest.mark.build, needs_cxx]
+
+SOURCE = '''
+import warp as wp
+
+
+@wp.kernel
+def rows(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for j in range(a.shape[1]):
+        s += a[i, j] * a[i, j]
+    out[i] = s
+'''
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return build(SOURCE, "indexed_loader")
+
+
+def _data():
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((6, 5)).astype(np.float32)
+    return base, np.array([4, 0, 2], np.int32), np.array([1, 3, 3, 0], np.int32)
+
+
+def test_forward_and_adjoint_gather_through_the_indices(mod):
+    base, i0, i1 = _data()
+    out = np.zeros(3, np.float32)
+    mod.rows.launch(dim=3, inputs=[mod.IndexedArray(base, [i0, i1]), out])
+    np.testing.assert_allclose(out, (base[np.ix_(i0, i1)] ** 2).sum(1), rtol=1e-6)
+    seed = np.array([1.0, -2.0, 0.5], np.float32)
+    want = np.zeros_like(base)  # (before the launch: the adjoint launch consumes the seed, as Warp's does)
+    np.add.at(want, (i0[:, None], i1[None, :]), 2 * base[np.ix_(i0, i1)] * seed[:, None])
+    grad = np.zeros_like(base)
+    mod.rows.launch(dim=3, inputs=[(base, [i0, i1]), out], adj_inputs=[grad, seed], adjoint=True)
+    np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+def test_an_unindexed_dimension_reads_the_base_as_it_is(mod):
+    base, i0, _ = _data()
+    out = np.zeros(3, np.float32)
+    mod.rows.launch(dim=3, inputs=[(base, [i0]), out])
+    np.testing.assert_allclose(out, (base[i0] ** 2).sum(1), rtol=1e-6)
+    out6 = np.zeros(6, np.float32)
+    mod.rows.launch(dim=6, inputs=[(base, [None, None]), out6])
+    np.testing.assert_allclose(out6, (base ** 2).sum(1), rtol=1e-6)
+
+
+def test_warps_own_indexedarray_is_accepted(mod):
+    wp = pytest.importorskip("warp")
+    base, i0, i1 = _data()
+    wa = wp.indexedarray(wp.array(base, device="cpu"), [wp.array(i0, device="cpu"), wp.array(i1, device="cpu")])
+    out = np.zeros(3, np.float32)
+    mod.rows.launch(dim=3, inputs=[wa, out])
+    np.testing.assert_allclose(out, (base[np.ix_(i0, i1)] ** 2).sum(1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("plain", "must be an indexed array"),
+    ("out_of_range", "index array 0 holds 0..6, outside the base array's dimension 0 of extent 6"),
+    ("negative", "index array 1 holds -1..3"),
+    ("too_many", "has 2 dimension(s) but 3 index arrays"),
+    ("wrong_ndim", "the base array must have 2 dimension(s), got 1"),
+    ("int64_index", "a:index0"),
+])
+def test_bad_indexed_arguments_are_refused_by_name(mod, bad, message):
+    base, i0, i1 = _data()
+    value = {
+        "plain": base,
+        "out_of_range": (base, [np.array([6, 0, 0], np.int32), i1]),
+        "negative": (base, [i0, np.array([-1, 3, 3, 0], np.int32)]),
+        "too_many": (base, [i0, i1, i1]),
+        "wrong_ndim": (base[0], [i0]),
+        "int64_index": (base, [i0.astype(np.int64), i1]),
+    }[bad]
+    with pytest.raises((TypeError, ValueError), match="argument `a") as e:
+        mod.rows.launch(dim=3, inputs=[value, np.zeros(3, np.float32)])
+    assert message in str(e.value)
+
+
+def test_adjoint_of_the_wrong_shape_and_the_tape_are_refused(mod):
+    base, i0, i1 = _data()
+    out = np.zeros(3, np.float32)
+    with pytest.raises(ValueError, match="adjoint of indexed array `a` has shape"):
+        mod.rows.launch(dim=3, inputs=[(base, [i0, i1]), out], adj_inputs=[np.zeros((3, 4), np.float32), out],
+                        adjoint=True)
+    with pytest.raises(ValueError, match="the tape does not record launches with an indexed array"):
+        with mod.Tape():
+            mod.rows.launch(dim=3, inputs=[(base, [i0, i1]), out])

@@ -1,0 +1,67 @@
+"""Indexed arrays (`wp.indexedarray*`) as kernel parameters, read element by element.
+
+Warp's indexed array is a base array and, per dimension, an int32 index array: element `a[i, j]`
+is `base[idx0[i], idx1[j]]` and `a.shape[k]` is the length of `idx_k` (Warp lets a dimension go
+unindexed; the loader then passes `arange(base.shape[k])`, which reads the same elements). A
+kernel parameter `a: wp.indexedarray2d[float]` becomes three IR parameters: the base array `a`
+and the index arrays `a:index0`, `a:index1` (naming.index_param); the manifest marks them and
+the loader takes one indexed argument for the three. Reads lower to plain array loads at
+gathered indices, so the adjoint accumulates into the base array's adjoint at the gathered
+positions, as Warp's does. Every other use of the name (writes, atomics, views, tile loads,
+passing it on) is a diagnostic at that use.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir, naming
+from ..ir.types import INT32, ArrayT
+from . import annotations as ann
+
+READ_ONLY = ("tilec reads an indexed array element by element (`{name}[i, ...]` with every index) and "
+             "its `.shape`; other uses are not supported")
+
+
+class IndexedLowering:
+    """Mixin of FunctionChecker: `self.indexed` maps a parameter name to (base Sym, index Syms)."""
+
+    def indexed_params(self, name: str, t: ann.IndexedT) -> list:
+        """The IR parameters of one indexed array parameter: the base, then one index per axis."""
+        base = ir.Sym(name, 0, ArrayT(t.dtype, t.ndim))
+        indices = [ir.Sym(naming.index_param(name, k), 0, ArrayT(INT32, 1)) for k in range(t.ndim)]
+        self.indexed[name] = (base, indices)
+        return [base, *indices]
+
+    def indexed_name(self, node) -> str | None:
+        """The parameter name when `node` names an indexed array parameter still in scope."""
+        if isinstance(node, cst.Name) and node.value in self.indexed:
+            binding = self.env.get(node.value)
+            if binding is not None and binding.sym == self.indexed[node.value][0]:
+                return node.value
+        return None
+
+    def refuse_indexed(self, name: str, node) -> None:
+        self.fail("TC0401", f"unsupported syntax: indexed array `{name}` used here; "
+                  + READ_ONLY.format(name=name), node)
+
+    def lower_indexed_subscript(self, name: str, node: cst.Subscript):
+        """`a[i, j]` -> base[idx0[i], idx1[j]]."""
+        base, indices = self.indexed[name]
+        items = self.subscript_items(node)
+        if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):
+            self.fail("TC0304", f"indexed array `{name}` has {base.type.ndim} dimension(s) and is read "
+                      f"element by element: give {base.type.ndim} index(es), no slices (tilec makes no "
+                      "views of an indexed array)", node)
+        span = self.span(node)
+        gathered = []
+        for item, index in zip(items, indices):
+            i = self.retype_literal(self.index(item), INT32)
+            gathered.append(self.make_op("array_load", [ir.Var(index, span), i], {}, item, where=[node.value, item]))
+        return self.make_op("array_load", [ir.Var(base, span)] + gathered, {}, node, where=[node.value] + items)
+
+    def lower_indexed_shape(self, name: str, axis: int, node):
+        base, indices = self.indexed[name]
+        if not -base.type.ndim <= axis < base.type.ndim:
+            self.fail("TC0106", f"axis {axis} is out of range for the {base.type.ndim}-d indexed array `{name}`",
+                      node)
+        return self.make_op("array_shape", [ir.Var(indices[axis], self.span(node))], {"axis": 0}, node)
