@@ -25,6 +25,7 @@ class Arr:
     dtype: str = "float32"
     role: str = "in"
     kind: str = "randn"  # randn | rand (0..1) | int:LO:HI (uniform integers) | zeros | ones | arange
+    value_type: str | None = None  # Warp's element type (`vec3`, `mat22d`); shape then ends in its components
 
     @property
     def differentiable(self) -> bool:

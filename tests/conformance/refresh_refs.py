@@ -70,8 +70,8 @@ def run_warp(case, values, seeds, wp):
         if isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         else:
-            arrays.append(wp.array(v.copy(), dtype=wp.dtype_from_numpy(v.dtype), device="cpu",
-                                   requires_grad=grad and a.differentiable))
+            dtype = getattr(wp, a.value_type) if a.value_type else wp.dtype_from_numpy(v.dtype)
+            arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
     tape = wp.Tape()
     with tape:
         if case.launch == "tiled":
@@ -81,7 +81,8 @@ def run_warp(case, values, seeds, wp):
     # copies: a CPU array's numpy() shares its memory, and the backward pass may write to it again
     result = {f"out{k}": x.numpy().copy() for k, (a, x) in enumerate(zip(case.args, arrays)) if isinstance(a, Arr)}
     if grad:
-        tape.backward(grads={arrays[k]: wp.array(s, device="cpu") for k, s in enumerate(seeds) if s is not None})
+        tape.backward(grads={arrays[k]: wp.array(s, dtype=arrays[k].dtype, device="cpu")
+                             for k, s in enumerate(seeds) if s is not None})
         for k, (a, x) in enumerate(zip(case.args, arrays)):
             if isinstance(a, Arr) and a.differentiable:
                 result[f"grad{k}"] = x.grad.numpy()
