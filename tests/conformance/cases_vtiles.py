@@ -1,0 +1,45 @@
+"""Conformance cases for tiles of Warp's value types: tiles loaded from vec3/mat22 arrays, reduced,
+mapped with funcs over vectors, accumulated, dotted and stored back (issue #15)."""
+from cases import Arr, Case, Scal, arr, out
+
+P = "vtiles_particles.py"
+R = "vtiles_reduce.py"
+COMPONENTS = {"vec2": (2,), "vec3": (3,), "vec3d": (3,), "mat22": (2, 2)}
+
+
+def varr(*shape, vt="vec3", role="in"):
+    """An array of Warp value type `vt`: numpy's shape is the array's shape and then the components."""
+    dtype = "float64" if vt.endswith("d") else "float32"
+    kind = "zeros" if role == "out" else "randn"
+    return Arr(tuple(shape) + COMPONENTS[vt], dtype, role, kind, value_type=vt)
+
+
+def vout(*shape, vt="vec3"):
+    return varr(*shape, vt=vt, role="out")
+
+
+CASES = [
+    Case("vtiles_centroid", P, "centroid", dim=(3,), args=(varr(96), vout(3)), block_dim=32),
+    Case("vtiles_speeds", P, "speeds", dim=(2,), args=(varr(64), out(64)), block_dim=32),
+    Case("vtiles_directions", P, "directions", dim=(2,), args=(varr(64), vout(64)), block_dim=32),
+    Case("vtiles_energy", P, "energy", dim=(2,), args=(varr(64), arr(64, kind="rand"), out(1)), block_dim=32),
+    Case("vtiles_step", P, "step", dim=(2,), args=(varr(64), varr(64), vout(64)), block_dim=32),
+    Case("vtiles_scaled", P, "scaled", dim=(2,), args=(varr(64), vout(64), Scal(1.5)), block_dim=32),
+    Case("vtiles_shifted", P, "shifted", dim=(2,), args=(varr(64), vout(64)), block_dim=32),
+    Case("vtiles_pick", P, "pick", dim=(2,), args=(varr(64), vout(2)), block_dim=32),
+    Case("vtiles_mat_accumulate", R, "mat_accumulate", dim=(1,), args=(varr(48, vt="mat22"), vout(16, vt="mat22")),
+         block_dim=32),
+    Case("vtiles_vec_dot", R, "vec_dot", dim=(2,), args=(varr(32), varr(32), out(2)), block_dim=32),
+    Case("vtiles_mat_ddot", R, "mat_ddot", dim=(2,), args=(varr(32, vt="mat22"), varr(32, vt="mat22"), out(2)),
+         block_dim=32),
+    Case("vtiles_vec_axpy", R, "vec_axpy", dim=(2,), args=(varr(32), varr(32), vout(32), Scal(0.75)),
+         block_dim=32),
+    Case("vtiles_reduce_add", R, "vec_reduce_add", dim=(2,), args=(varr(32), vout(2)), block_dim=32,
+         warp_wrong="Warp 1.19's adjoint of tile_reduce(wp.add, ...) over a vec3 tile leaves the input's gradient at "
+         "zero; the sum's gradient is the seed broadcast to every element"),
+    Case("vtiles_row_sums", R, "row_sums", dim=(2,), args=(varr(8, 16, vt="vec2"), vout(8, vt="vec2")),
+         block_dim=32),
+    Case("vtiles_atomic", R, "vec_atomic", dim=(2,), args=(varr(32), vout(16)), block_dim=32),
+    Case("vtiles_double", R, "vec_double", dim=(2,), args=(varr(32, vt="vec3d"), vout(2, vt="vec3d")),
+         block_dim=32),
+]
