@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..ir.types import FLOAT32, Scalar, TileT, article, describe
+from ..ir.types import FLOAT32, MatT, Scalar, TileT, VecT, article, component_dtype, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -21,6 +21,11 @@ def _filled(b: Bound):
 def _full(b: Bound):
     out = _filled(b)
     v = b.types["value"]
+    if isinstance(out.dtype, (VecT, MatT)):  # a vec3 value, or a scalar filling every component
+        fills_components = isinstance(v, Scalar) and (v == component_dtype(out.dtype) or "value" in b.weak)
+        if v != out.dtype and not fills_components:
+            b.fail("TC0201", f"value is {describe(v)} but the tile dtype is {out.dtype}", "value")
+        return out
     if not isinstance(v, Scalar):
         b.fail("TC0303", f"`value` must be a scalar, got {describe(v)}", "value")
     if "value" not in b.weak and v != out.dtype:
