@@ -58,8 +58,9 @@ class CudaEmitter(CxxEmitter):
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
         offset = -(-offset // 16) * 16
-        if self.folds_registers(fn):
-            self.scratch_offset, offset = offset, offset + 8 * self.block_dim
+        partial = self.fold_partial_bytes(fn)
+        if partial:
+            self.scratch_offset, offset = offset, offset + partial * self.block_dim
         self.smem_bytes = offset
 
     def register_type(self, t: TileT) -> str:
@@ -68,9 +69,12 @@ class CudaEmitter(CxxEmitter):
     def register_layout(self, t: TileT) -> str:
         return f"tl::RegLayout<{t.size}, {self.block_dim}>"
 
-    def folds_registers(self, fn: ir.Function) -> bool:
-        return any(isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
-                   and s.value.args[0].sym in self.registers for s in ir.walk_stmts(fn.body))
+    def fold_partial_bytes(self, fn: ir.Function) -> int:
+        """Bytes of one thread's partial in the whole-tile reductions of register tiles (0: none):
+        a compute value of at most 8 bytes per component (a vec3 tile's partial is a vec3)."""
+        return max((8 * getattr(s.value.args[0].type.dtype, "length", 1) for s in ir.walk_stmts(fn.body)
+                    if isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
+                    and s.value.args[0].sym in self.registers), default=0)
 
     def reads_registers(self, e) -> bool:
         return any(isinstance(x, ir.Var) and x.sym in self.registers for x in ir.walk_expr(e))
