@@ -396,7 +396,7 @@ class CxxEmitter:
 
     def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
         op = e.op
-        t = dtype or (e.type if isinstance(e.type, Scalar) else None)
+        t = dtype if isinstance(dtype, Scalar) else (e.type if isinstance(e.type, Scalar) else None)  # not vec3
         if op in INFIX:
             text = f"({args[0]} {INFIX[op]} {args[1]})"
             if t is not None and (t.storage_only or (t.is_integral and t.bits < 32)):
