@@ -18,7 +18,7 @@ from . import ir
 from .passes.autodiff import adjoint_kernel
 from .codegen import analysis
 from .ops import OPS
-from .ops.reference import BINARY, IMPL, UNARY, npdtype
+from .ops.reference import BINARY, IMPL, UNARY, make_value, npdtype
 from .ir.types import ArrayT, Scalar, TileT
 
 
@@ -73,7 +73,7 @@ class Interpreter:
     def _bind(self, t, value):
         if isinstance(t, ArrayT):
             return value
-        return npdtype(t)(value)
+        return make_value(t, value)
 
     # ------------------------------------------------------------ statements
 
@@ -122,11 +122,11 @@ class Interpreter:
 
     def expr(self, e, env):
         if isinstance(e, ir.Const):
-            return npdtype(e.type)(e.value)
+            return make_value(e.type, e.value)
         if isinstance(e, ir.Var):
             if e.sym not in env:  # locals start at zero, as the generated C++ declares them
                 t = e.sym.type
-                env[e.sym] = np.zeros(t.shape, npdtype(t.dtype)) if isinstance(t, TileT) else npdtype(t)(0)
+                env[e.sym] = np.zeros(t.shape, npdtype(t.dtype)) if isinstance(t, TileT) else make_value(t, 0)
             return env[e.sym]
         args = [self.expr(a, env) for a in e.args]
         if isinstance(e, ir.Call):
@@ -137,7 +137,7 @@ class Interpreter:
 
     def call(self, fn: ir.Function, args, byref=()):
         """byref: (param, caller's symbol, caller's env) of tiles passed by reference."""
-        env = {p: (a if isinstance(p.type, (ArrayT, TileT)) else npdtype(p.type)(a)) for p, a in zip(fn.params, args)}
+        env = {p: (a if isinstance(p.type, (ArrayT, TileT)) else make_value(p.type, a)) for p, a in zip(fn.params, args)}
         result = None
         try:
             self.block(fn.body, env)

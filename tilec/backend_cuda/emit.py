@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
 from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
-from ..ir.types import TileT
+from ..ir.types import MatT, TileT, VecT
 from ..passes.autodiff import adjoint_kernel
 from ..passes.normalize import normalize_module
 from ..diagnostics import NotDifferentiable
@@ -56,15 +56,26 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
     entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
     entry["kernel"] = kernel_name
     entry["tape"] = uses_tape(fn)
-    entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}"
+    entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{_kernel_ctype(p.type)} {naming.c_param(p.name)}"
                                                                    for p in fn.params]
                                        + (["tl::TapeDesc tape"] if entry["tape"] else []))
-    entry["call_args"] = ", ".join(naming.c_param(p.name) for p in fn.params)
+    entry["call_args"] = ", ".join(_kernel_arg(p) for p in fn.params)
     entry["smem_bytes"] = smem
     entry["block_dim"] = fn.block_dim
     entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
     entry["doc"] = doc
     return entry
+
+
+def _kernel_ctype(t) -> str:
+    """A __global__ kernel's parameter: vectors and matrices by value (the launch copies their bytes)."""
+    return t.ctype if isinstance(t, (VecT, MatT)) else abi_ctype(t)
+
+
+def _kernel_arg(p) -> str:
+    """The C entry's argument as the kernel takes it: a vector/matrix pointer is read."""
+    name = naming.c_param(p.name)
+    return f"*static_cast<const {p.type.ctype}*>({name})" if isinstance(p.type, (VecT, MatT)) else name
 
 
 def _tile_syms(fn):

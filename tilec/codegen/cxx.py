@@ -14,7 +14,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .operand_views import transposed_operands
 from ..ops import MUTATES, OPS
-from ..ir.types import BOOL, ArrayT, NoneT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, TileT, TupleT, VecT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
 HEAP_TILE_BYTES = 64 * 1024
@@ -44,7 +44,7 @@ TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_ato
 
 
 def ctype(t) -> str:
-    if isinstance(t, Scalar):
+    if isinstance(t, (Scalar, VecT, MatT)):
         return t.ctype
     if isinstance(t, TileT):
         return f"tl::Tile<{t.dtype.ctype}, {', '.join(str(d) for d in t.shape)}>"
@@ -69,6 +69,9 @@ def c_string(text: str) -> str:
 
 
 def literal(value, t: Scalar) -> str:
+    if isinstance(t, (VecT, MatT)):  # a value type's constant: its zero (adjoint accumulators)
+        assert value == 0, value
+        return f"{t.ctype}{{}}"
     if t == BOOL:
         return "true" if value else "false"
     if t.is_float:
@@ -406,6 +409,8 @@ class CxxEmitter:
             return f"({PREFIX[op]}{args[0]})"
         if op == "cast":
             return f"tl::cast<{e.type.ctype}>({args[0]})"
+        if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor
+            return f"{e.type.ctype}({', '.join(args)})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":

@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from .. import __version__, ir, naming
-from ..ir.types import BOOL, ArrayT, Scalar
+from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
 from . import analysis
 from ..passes.autodiff import adjoint_kernel
 from ..diagnostics import NotDifferentiable
@@ -43,6 +43,8 @@ def abi_ctype(t) -> str:
     """The C type of a parameter in the generated header."""
     if isinstance(t, ArrayT):
         return "tilec_array"
+    if isinstance(t, (VecT, MatT)):  # a vector/matrix argument: its components, by address
+        return "const void*"
     if isinstance(t, Scalar) and t.storage_only:
         return "float"
     if t == BOOL:
@@ -53,6 +55,8 @@ def abi_ctype(t) -> str:
 def param_doc(t) -> str:
     if isinstance(t, ArrayT):
         return f"array of {t.dtype}, {t.ndim}-d"
+    if isinstance(t, (VecT, MatT)):
+        return f"{t}, a pointer to its {t.length} {t.dtype} components"
     return f"scalar {t}"
 
 
@@ -76,6 +80,9 @@ def _entry(name: str, params: list, body: str, device: str) -> dict:
         local, cname = naming.cxx_arg(p.name), naming.c_param(p.name)
         if isinstance(p.type, ArrayT):
             unpack.append(f"const {ctype(p.type)} {local}(*reinterpret_cast<const tl::ArrayDesc*>(&{cname}));")
+        elif isinstance(p.type, (VecT, MatT)):  # a pointer in the C API; a __global__ kernel takes the value
+            read = cname if device == "cuda" else f"*static_cast<const {ctype(p.type)}*>({cname})"
+            unpack.append(f"const {ctype(p.type)} {local} = {read};")
         elif p.type.storage_only:
             unpack.append(f"const {p.type.ctype} {local}({cname});")
         elif p.type == BOOL:
@@ -168,9 +175,19 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
 
 
 def _param_meta(p: ir.Sym) -> dict:
+    """A parameter as the loader checks it. Vectors and matrices add `element_shape` (their
+    trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's."""
     t = p.type
+    element = t.dtype if isinstance(t, ArrayT) else t
+    extra = {}
+    if isinstance(element, (VecT, MatT)):
+        shape = [element.rows, element.cols] if isinstance(element, MatT) else [element.length]
+        extra = {"element_shape": shape, "value_type": str(element)}
+        element = element.dtype
     if isinstance(t, ArrayT):
-        return {"name": p.name, "kind": "array", "dtype": t.dtype.name, "ndim": t.ndim}
+        return {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
+    if extra:
+        return {"name": p.name, "kind": "scalar", "dtype": element.name, **extra}
     assert isinstance(t, Scalar)
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
 

@@ -123,9 +123,8 @@ def _kwargs(call: cst.Call) -> dict:
 def annotation(node: cst.BaseExpression, scope: Scope):
     """The Type (or ANY) an annotation denotes; raises AnnotationError."""
     t = read_annotation(node, scope)
-    held = t.dtype if isinstance(t, (ArrayT, TileT)) else t
-    if isinstance(held, (VecT, MatT)):  # recognised; the checker and the backends do not compile them yet
-        raise AnnotationError(f"`{held}` values are not supported yet", node)
+    if isinstance(t, TileT) and isinstance(t.dtype, (VecT, MatT)):  # recognised; not compiled yet
+        raise AnnotationError(f"tiles of `{t.dtype}` values are not supported yet", node)
     return t
 
 

@@ -17,11 +17,13 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, describe
+from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, TupleT, component_dtype, describe
 from . import annotations as ann
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_values import ValueLowering
 from .lower_views import ViewLowering
+from ..ops.values import is_value
 from .parse import Parsed
 from .resolve import Scope
 
@@ -62,7 +64,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
+class FunctionChecker(ValueLowering, ExprLowering, CallLowering, ViewLowering):
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
         self.module = module
@@ -350,7 +352,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if isinstance(target, cst.Subscript):
             return self.store_subscript(target, self.expr(value_node), node, None)
         if isinstance(target, cst.Attribute):
-            self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
+            return self.store_value_component(target, self.expr(value_node), node, None)  # v.x = e
         self.fail("TC0401", "unsupported syntax: this assignment target", target)
 
     def lower_value(self, value_node, tid_count: int):
@@ -486,14 +488,19 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             if bit_op and isinstance(self.expr(target.value).type, TileT):
                 return self.store_subscript(target, self.expr(node.value), node, bit_op)
             return self.update_subscript(target, op_cls, node)
+        if isinstance(target, cst.Attribute):
+            return self.store_value_component(target, self.expr(node.value), node, op_cls)  # v.x += e
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
     def update_subscript(self, target: cst.Subscript, op_cls, node: cst.AugAssign) -> list:
         """`a[i] &= v` and the other operators but += and -=, as Warp lowers them: an atomic
         and/or/xor on a 32- or 64-bit integer array, else read, apply, write back."""
         base = self.expr(target.value)
+        if is_value(base.type):  # v[i] *= e
+            return self.store_value_component(target, self.expr(node.value), node, op_cls)
         atomic = BIT_ATOMICS.get(op_cls)
-        if atomic and isinstance(base.type, ArrayT) and base.type.dtype.is_integral and base.type.dtype.bits >= 32:
+        if atomic and isinstance(base.type, ArrayT) and isinstance(base.type.dtype, Scalar) and \
+                base.type.dtype.is_integral and base.type.dtype.bits >= 32:
             idx_nodes = self.index_nodes(target)
             indices = [self.index(i) for i in idx_nodes]
             call = self.make_op(atomic, [base, self.expr(node.value)] + indices, {}, node,
@@ -503,7 +510,7 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "on a tile element (Warp applies it atomically across the block's lanes; tilec does not "
                       "yet)", node.operator, help="assign the combined value instead: t[i] = t[i] & v")
-        if isinstance(base.type, ArrayT) and base.type.dtype.is_float and self.fd.enable_backward:
+        if isinstance(base.type, ArrayT) and component_dtype(base.type.dtype).is_float and self.fd.enable_backward:
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "update of a float array element in a differentiable kernel (its adjoint would read the "
                       "overwritten value)", node.operator,
@@ -520,6 +527,8 @@ class FunctionChecker(ExprLowering, CallLowering, ViewLowering):
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
         base = self.expr(target.value)
+        if is_value(base.type):  # v[i] = e, m[i, j] = e, a[i][k] += e
+            return self.store_value_component(target, value, node, aug)
         if isinstance(base.type, TileT) and isinstance(base, ir.Var):
             items = self.subscript_items(target)
             if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):

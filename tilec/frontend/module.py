@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, Scalar, TileT, describe, fmt_shape
+from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from . import annotations as ann
 from . import generics
 from .check import FunctionChecker, Options
@@ -96,7 +96,7 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
                 ok = False
                 continue
-            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar)) and not generics.is_generic(t):
+            if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT)) and not generics.is_generic(t):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array or a scalar",
                                  self.parsed.span(p.annotation.annotation))
                 ok = False

@@ -7,16 +7,22 @@ whose scalar operands are each lane's own (every lane writes its value into the 
 """
 from __future__ import annotations
 
-from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, views
+from dataclasses import replace as _replace
+
+from . import arrays, coop, creation, debug, elementwise, internal, linalg, memory, random, reduce, values, views
 from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, internal)
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, internal, values)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:
     for _spec in _family.OPS:
         assert _spec.name not in OPS, _spec.name
         OPS[_spec.name] = _spec
+
+# The operators also take vectors and matrices, with Warp's value rules (ops/values.py).
+for _name in ("add", "sub", "mul", "div", "neg", "eq", "ne"):
+    OPS[_name] = _replace(OPS[_name], rule=values.arith_rule(_name, OPS[_name].rule))
 
 API_OPS = {name: spec for name, spec in OPS.items() if spec.api}
 MUTATES: dict[str, tuple] = {}

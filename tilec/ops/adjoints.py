@@ -571,3 +571,9 @@ def _from_thread(ad, e, g):
     total = C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span))
     mine = C("eq", C("lane"), ad.val(e.args[1]))
     return [(0, C("where", mine, total, _k(total, 0)))]
+
+
+# The rules of vectors, matrices, quaternions and transforms (and of mul / div on them).
+from . import adjoints_values  # noqa: E402
+
+adjoints_values.register(RULES)

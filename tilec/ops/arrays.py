@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..ir.types import INT32, ArrayT, TupleT, article, describe
+from ..ir.types import INT32, ArrayT, MatT, TupleT, VecT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -30,6 +30,10 @@ def _store(b: Bound):
     a = rules.array(b, "a")
     _index_count(b, a.ndim, len(b.variadic), "array write")
     _indices_int(b, b.variadic)
+    if isinstance(a.dtype, (VecT, MatT)):  # arrays of vectors and matrices take exactly their type
+        if b.types["value"] != a.dtype:
+            b.fail("TC0202", f"cannot store {describe(b.types['value'])} into a {a.dtype} array", "value")
+        return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
     v = rules.scalar(b, "value")
     if "value" not in b.weak and v != a.dtype:
         b.fail("TC0202", f"cannot store {v} into {article(a.dtype.name)} {a.dtype} array", "value")
@@ -41,7 +45,7 @@ def _store(b: Bound):
 def _bit_store(b: Bound):
     """a[i] &= v, |=, ^=: integer arrays only (Warp lowers them to atomic and/or/xor)."""
     dt = _store(b)
-    if not dt.is_integral:
+    if not getattr(dt, "is_integral", False):
         b.fail("TC0203", f"bitwise update of {article(dt.name)} {dt} array; it needs an integer array", "a")
     return dt
 

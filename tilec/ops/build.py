@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import ir
-from ..ir.types import BOOL, Scalar, TileT
+from ..ir.types import BOOL, MatT, Scalar, TileT, VecT
 from . import OPS, Bound
 
 
@@ -25,6 +25,9 @@ def call(_op: str, *args, span=None, **attrs) -> ir.OpCall:
 
 
 def const(value, dtype: Scalar, span=None) -> ir.Const:
+    if isinstance(dtype, (VecT, MatT)):  # a vector/matrix constant is its zero
+        assert value == 0, value
+        return ir.Const(0.0, dtype, span)
     if dtype.is_float:
         value = float(value)
     elif dtype == BOOL:

@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from ..ir.types import TileT
+from ..ir.types import MatT, TileT, VecT
+from . import reference_values
+from .reference_values import make_value
 
 IMPL: dict = {}
 
@@ -27,6 +29,7 @@ def impl(*names):
 
 
 def npdtype(scalar):
+    scalar = getattr(scalar, "dtype", scalar) if isinstance(scalar, (VecT, MatT)) else scalar  # a component
     return {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
             "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
             "int16": np.int16, "uint16": np.uint16, "uint64": np.uint64,
@@ -41,6 +44,8 @@ def result_dtype(call):
 def cast(value, call):
     dt = result_dtype(call)
     with np.errstate(all="ignore"):
+        if isinstance(call.type, (VecT, MatT)):
+            return make_value(call.type, np.asarray(value).astype(dt))
         if isinstance(call.type, TileT):
             return np.broadcast_to(np.asarray(value), call.type.shape).astype(dt)
         return dt(value)
@@ -257,6 +262,8 @@ def _array_view(ctx, call, a):
 @impl("array_load")
 def _array_load(ctx, call, a):
     arr, idx = a[0], tuple(int(i) for i in a[1:])
+    if len(idx) < arr.ndim:  # an array of vectors/matrices: the element is the trailing axes (a copy)
+        return arr[idx].copy() if _in_bounds(arr, idx) else np.zeros(arr.shape[len(idx):], arr.dtype)
     return arr[idx] if _in_bounds(arr, idx) else arr.dtype.type(0)
 
 
@@ -269,9 +276,9 @@ UPDATES = {"array_store": lambda old, v: v, "array_atomic_add": lambda old, v: o
 def _array_store(ctx, call, a):
     arr, value, idx = a[0], a[1], tuple(int(i) for i in a[2:])
     if not _in_bounds(arr, idx):
-        return arr.dtype.type(0)
-    old = arr[idx]
-    arr[idx] = UPDATES[call.op](old, arr.dtype.type(value))
+        return arr.dtype.type(0) if len(idx) == arr.ndim else np.zeros(arr.shape[len(idx):], arr.dtype)
+    old = np.copy(arr[idx]) if len(idx) < arr.ndim else arr[idx]
+    arr[idx] = UPDATES[call.op](old, np.asarray(value).astype(arr.dtype) if len(idx) < arr.ndim else arr.dtype.type(value))
     return old
 
 
@@ -280,7 +287,7 @@ def _atomic(ctx, call, a):
     arr, idx, value = a[0], tuple(int(i) for i in a[1:-1]), a[-1]
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0)
-    old = arr[idx]
+    old = np.copy(arr[idx]) if len(idx) < arr.ndim else arr[idx]
     arr[idx] = {"atomic_add": old + value, "atomic_min": min(old, value), "atomic_max": max(old, value)}[call.op]
     return old
 
@@ -802,3 +809,8 @@ def _tile_rand(ctx, call, a):
         v = draws.view(np.int32) if len(a) == 1 else (
             (draws % np.uint32((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + np.uint32(int(a[1]) & 0xFFFFFFFF)).view(np.int32))
     return v.reshape(call.type.shape).astype(result_dtype(call))
+
+
+# The value types' ops (vectors, matrices, quaternions, transforms) and mul/div/eq/ne on them.
+IMPL.update(reference_values.IMPL)
+reference_values.wrap_operators(IMPL)

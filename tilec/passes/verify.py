@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, ArrayT, Scalar, TileT, TupleT
+from ..ir.types import BOOL, INT32, ArrayT, MatT, Scalar, TileT, TupleT, VecT
 
 
 def verify_module(module: ir.Module) -> list[str]:
@@ -78,7 +78,8 @@ def _expr(e, defined, funcs, out, at) -> None:
             out.append(f"{at}: unknown op {sub.op}")
         elif isinstance(sub, ir.Call) and sub.func not in funcs:
             out.append(f"{at}: call of unknown function {sub.func}")
-        elif isinstance(sub, ir.Const) and not isinstance(sub.type, Scalar):
+        elif isinstance(sub, ir.Const) and not isinstance(sub.type, Scalar) and not (
+                isinstance(sub.type, (VecT, MatT)) and sub.value == 0):  # a vector/matrix constant is its zero
             out.append(f"{at}: constant of non-scalar type")
         t = sub.type
         if isinstance(t, TileT) and not t.is_concrete:

@@ -1,0 +1,218 @@
+"""Lowering of Warp's value types in SIMT code: constructors, components, component writes, `@`.
+
+Mixed into `FunctionChecker` before the other lowerings (it refines `lower_call`,
+`lower_attribute`, `lower_subscript`, `make_op`, `lower_op` and `expr` and defers to them for
+everything that is not a vector or matrix). Guarantees: `quat * quat` and `transform *
+transform` become `quat_mul` / `transform_multiply`; a component write `v.x = e` becomes
+`v = value_insert(v, e, 0)`; a component write into an array element is a read, an insert and
+a store, and `a[i].x += e` an atomic add of a vector that is `e` in that component only (Warp's
+`+=` on array elements is atomic); every other form is a diagnostic.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
+from ..ops.values import ATTRIBUTES, is_value
+from . import annotations as ann
+from . import consts
+
+FAMILY_PRODUCTS = {"quat": "quat_mul", "transform": "transform_multiply"}
+
+
+class ValueLowering:
+    # ------------------------------------------------------------ calls
+
+    def lower_call(self, node: cst.Call, tid_count: int = 1):
+        t = self.constructed_type(node.func)
+        if t is not None:
+            return self.lower_constructor(t, node)
+        api = self.scope.api_attr(node.func)
+        if api in ("quat_identity", "transform_identity", "identity"):
+            return self.lower_identity(api, node)
+        return super().lower_call(node, tid_count)
+
+    def constructed_type(self, func):
+        """The vector/matrix type a call constructs (`wp.vec3(...)`, an alias `vec5(...)`), else None."""
+        if isinstance(func, cst.Name) and func.value in self.env:
+            return None
+        try:
+            t = ann.element_type(func, self.scope)
+        except ann.AnnotationError:
+            return None
+        return t if is_value(t) else None
+
+    def lower_constructor(self, t, node: cst.Call):
+        if any(a.keyword is not None for a in node.args):
+            self.fail("TC0303", f"{t}: takes positional components only", node)
+        args = [self.expr(a.value) for a in node.args]
+        call = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in node.args])
+        return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
+
+    def as_component(self, e, dtype: Scalar):
+        """An untyped literal as a component of the given dtype."""
+        if self.is_weak(e) and isinstance(e.type, Scalar):
+            value = float(e.value) if dtype.is_float else int(e.value)
+            return ir.Const(value, dtype, e.span)
+        return e
+
+    def lower_identity(self, api: str, node: cst.Call):
+        """wp.quat_identity(dtype), wp.transform_identity(dtype), wp.identity(n, dtype): constants."""
+        kw = {a.keyword.value if a.keyword else f"#{i}": a.value for i, a in enumerate(node.args)}
+        dtype_node = kw.get("dtype", kw.get("#1" if api == "identity" else "#0"))
+        dt = FLOAT32 if dtype_node is None else ann.dtype(dtype_node, self.scope)
+        if dt is None or not dt.is_float:
+            self.fail("TC0303", f"{api}: `dtype` must be a float type", dtype_node or node)
+        span = self.span(node)
+        if api == "identity":
+            n_node = kw.get("n", kw.get("#0"))
+            n = consts.NOT_CONST if n_node is None else self.constant_of(n_node)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+                self.fail("TC0305", "identity: `n` must be a positive compile-time integer", n_node or node)
+            t, values = MatT(dt, n, n), [float(i == j) for i in range(n) for j in range(n)]
+        elif api == "quat_identity":
+            t, values = VecT(dt, 4, "quat"), [0.0, 0.0, 0.0, 1.0]
+        else:
+            t, values = VecT(dt, 7, "transform"), [0.0] * 6 + [1.0]
+        args = tuple(ir.Const(v, dt, span) for v in values)
+        return ir.OpCall("value_new", args, (("type", t),), t, span)
+
+    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+        return self.family_product(super().make_op(op, operands, attrs, node, where))
+
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+        return self.family_product(super().lower_op(op, node, extra_attrs))
+
+    def family_product(self, call):
+        if isinstance(call, ir.OpCall) and call.op == "mul" and isinstance(call.type, VecT) and \
+                call.type.family in FAMILY_PRODUCTS and all(a.type == call.type for a in call.args):
+            return replace(call, op=FAMILY_PRODUCTS[call.type.family])
+        return call
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if not (is_value(left.type) or is_value(right.type)):
+                self.fail("TC0401", "unsupported syntax: the `@` operator (use wp.tile_matmul)", node.operator)
+            if not (isinstance(left.type, MatT) or isinstance(right.type, MatT)):
+                self.fail("TC0201", f"`@` of {describe(left.type)} and {describe(right.type)}: one operand must "
+                          "be a matrix", node.operator)
+            return self.make_op("mul", [left, right], {}, node, where=[node.left, node.right])
+        return super().expr(node)
+
+    def lower_attribute(self, node: cst.Attribute):
+        if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
+            return super().lower_attribute(node)
+        base = self.expr(node.value)
+        if not is_value(base.type):
+            self.fail("TC0401", f"unsupported syntax: attribute `.{node.attr.value}` of {describe(base.type)}",
+                      node.attr)
+        return self.value_attribute(base, node)
+
+    def value_attribute(self, base, node: cst.Attribute):
+        t, attr = base.type, node.attr.value
+        if isinstance(t, VecT) and t.family == "transform" and attr in ("p", "q"):
+            op = "transform_get_translation" if attr == "p" else "transform_get_rotation"
+            return self.make_op(op, [base], {}, node, where=[node.value])
+        index = self.attribute_index(t, node)
+        return self.make_op("value_extract", [base, ir.Const(index, INT32, self.span(node.attr))], {}, node,
+                            where=[node.value, node.attr])
+
+    def attribute_index(self, t, node: cst.Attribute) -> int:
+        attr = node.attr.value
+        index = ATTRIBUTES.get(attr)
+        if not isinstance(t, VecT) or t.family not in ("vec", "quat") or index is None or index >= t.length:
+            names = [n for n, i in ATTRIBUTES.items() if isinstance(t, VecT) and i < t.length
+                     and t.family in ("vec", "quat")] + (["p", "q"] if getattr(t, "family", "") == "transform" else [])
+            hint = f"; it has {', '.join('.' + n for n in names)}" if names else "; index it instead"
+            self.fail("TC0301", f"{describe(t)} has no component `.{attr}`{hint}", node.attr)
+        return index
+
+    def lower_subscript(self, node: cst.Subscript):
+        if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+            return super().lower_subscript(node)
+        base = self.expr(node.value)
+        if is_value(base.type):
+            idx_nodes = self.index_nodes(node)
+            indices = self.component_indices(base.type, idx_nodes)
+            return self.make_op("value_extract", [base] + indices, {}, node, where=[node.value] + idx_nodes)
+        if isinstance(base.type, ArrayT):
+            return self.lower_array_subscript(base, node)
+        from ..ir.types import TileT
+
+        if isinstance(base.type, TileT):
+            return self.lower_tile_subscript(base, node)
+        self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}", node)
+
+    def component_indices(self, t, idx_nodes) -> list:
+        """Index expressions of a component; a constant negative index counts from the end."""
+        sizes = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
+        out = []
+        for k, n in enumerate(idx_nodes):
+            e = self.index(n)
+            if isinstance(e, ir.Const) and k < len(sizes) and -sizes[k] <= e.value < 0:
+                e = ir.Const(e.value + sizes[k], e.type, e.span, weak=e.weak)
+            out.append(e)
+        return out
+
+    # ------------------------------------------------------------ component writes
+
+    def store_value_component(self, target, value, node, aug) -> list:
+        """`v.x = e`, `v[i] = e`, `m[i, j] = e`, `m[i] = row`, their `op=` forms, and the same on an
+        array element (`a[i].x += e`). aug: the libcst operator class of an `op=`, or None."""
+        container = target.value
+        holder = self.expr(container)
+        if not is_value(holder.type):
+            if isinstance(target, cst.Attribute):
+                self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
+            self.fail("TC0401", f"unsupported syntax: element write into {describe(holder.type)}", target)
+        t = holder.type
+        if isinstance(target, cst.Attribute):
+            if isinstance(t, VecT) and t.family == "transform" and target.attr.value in ("p", "q"):
+                self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform; build a "
+                          "new one with wp.transform(p, q)", target.attr)
+            indices = [ir.Const(self.attribute_index(t, target), INT32, self.span(target.attr))]
+            where = [container, target.attr]
+        else:
+            idx_nodes = self.index_nodes(target)
+            indices = self.component_indices(t, idx_nodes)
+            where = [container] + idx_nodes
+        value_node = getattr(node, "value", node)
+        part = self.make_op("value_extract", [holder] + indices, {}, target, where=where)
+        if aug is not None and not (self.is_array_element(holder) and aug in (cst.Add, cst.Subtract)):
+            from .lower_expr import BINOPS
+
+            value = self.make_op(BINOPS[aug], [part, value], {}, node, where=[target, value_node])
+        value = self.as_component(value, t.dtype) if isinstance(part.type, Scalar) else value
+        if value.type != part.type:
+            self.fail("TC0201", f"cannot assign {describe(value.type)} to a component of {describe(t)} (it holds "
+                      f"{describe(part.type)})", value_node)
+        if isinstance(holder, ir.Var):
+            self.assign_counts[holder.sym.name] = self.assign_counts.get(holder.sym.name, 0) + 1
+            new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
+            return [ir.Assign(holder.sym, new, self.span(node))]
+        if self.is_array_element(holder):
+            array, elem_idx = holder.args[0], list(holder.args[1:])
+            if aug in (cst.Add, cst.Subtract):  # atomic, as Warp's += on an array element
+                zero = ir.Const(0.0, t, self.span(node))
+                delta = self.make_op("value_insert", [zero, value] + indices, {}, node, where=[container, value_node])
+                op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
+                call = self.make_op(op, [array, delta] + elem_idx, {}, node, where=[container, value_node])
+                return [ir.ExprStmt(call, self.span(node))]
+            new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
+            call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+            return [ir.ExprStmt(call, self.span(node))]
+        self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
+                  "variable first", target)
+
+    @staticmethod
+    def is_array_element(e) -> bool:
+        return isinstance(e, ir.OpCall) and e.op == "array_load"
+
+
+__all__ = ["ValueLowering"]

@@ -1,0 +1,367 @@
+"""Adjoint rules of the value-type ops (ops/values.py) and of `mul` / `div` on values.
+
+Each rule returns, like those in adjoints.py, the contribution to each operand as IR built
+from forward ops whose behaviour is the runtime's and the interpreter's own; no separate
+adjoint kernels exist for them. Guards follow Warp: the gradient of `length` and `normalize`
+at the zero vector is zero.
+"""
+from __future__ import annotations
+
+from ..ir.types import INT32, MatT, Scalar, VecT
+from .build import call as C
+from .build import const
+
+RULES: dict = {}  # merged into adjoints.RULES by register()
+_SCALAR: dict = {}  # the scalar rules of mul and div, which these extend
+
+
+def rule(*names):
+    def add(fn):
+        for n in names:
+            RULES[n] = fn
+        return fn
+
+    return add
+
+
+def register(table: dict) -> None:
+    """Adds these rules to adjoints.RULES; mul and div keep their scalar rule for scalar operands."""
+    _SCALAR.update(mul=table["mul"], div=table["div"])
+    table.update(RULES)
+
+
+def _is_value(t) -> bool:
+    return isinstance(t, (VecT, MatT))
+
+
+def _k(t, value):
+    """A scalar constant of t's component dtype."""
+    return const(value, t.dtype if _is_value(t) else t)
+
+
+def _i(k: int):
+    return const(k, INT32)
+
+
+def _inner(x, y):
+    """dot for vectors, ddot for matrices, the product for scalars."""
+    if isinstance(x.type, VecT):
+        return C("dot", x, y)
+    if isinstance(x.type, MatT):
+        return C("ddot", x, y)
+    return C("mul", x, y)
+
+
+def _part(v, k: int):
+    return C("value_extract", v, _i(k))
+
+
+def _pack(t, scalars):
+    return C("value_new", *scalars, type=t)
+
+
+def _vec3(v, start: int = 0):
+    """Components start..start+2 of v as a vec3 (the xyz of a quaternion, p of a transform)."""
+    return _pack(VecT(v.type.dtype, 3), [_part(v, start + k) for k in range(3)])
+
+
+def _conj(q):
+    return C("quat_inverse", q)
+
+
+# ---------------------------------------------------------------- operators
+
+
+@rule("mul")
+def _mul(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    ta, tb = a.type, b.type
+    if not (_is_value(ta) or _is_value(tb)):
+        return _SCALAR["mul"](ad, e, g)
+    g = ad.val(g)
+    if isinstance(ta, Scalar):  # s * value
+        return [(0, _inner(g, b)), (1, C("mul", g, a))]
+    if isinstance(tb, Scalar):  # value * s
+        return [(0, C("mul", g, b)), (1, _inner(g, a))]
+    if isinstance(ta, MatT) and isinstance(tb, VecT):  # M v
+        return [(0, C("outer", g, b)), (1, C("mul", g, a))]
+    if isinstance(ta, VecT) and isinstance(tb, MatT):  # v M
+        return [(0, C("mul", b, g)), (1, C("outer", a, g))]
+    return [(0, C("mul", g, C("transpose", b))), (1, C("mul", C("transpose", a), g))]  # A B
+
+
+@rule("div")
+def _div(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    if not (_is_value(a.type) or _is_value(b.type)):
+        return _SCALAR["div"](ad, e, g)
+    g = ad.val(g)
+    if isinstance(b.type, Scalar):  # value / s
+        return [(0, C("div", g, b)), (1, C("neg", C("div", _inner(g, a), C("mul", b, b))))]
+    r = ad.result(e)  # s / value: r_k = s / a_k
+    return [(0, _inner(g, C("div", _k(b.type, 1), b))), (1, C("neg", C("cw_div", C("cw_mul", g, r), b)))]
+
+
+# ---------------------------------------------------------------- constructors and components
+
+
+@rule("value_new")
+def _new(ad, e, g):
+    t, args = e.type, e.args
+    g = ad.val(g)
+    if not args:
+        return []
+    if len(args) == 1 and _is_value(args[0].type):  # a conversion: back to the source's dtype
+        return [(0, C("value_new", g, type=args[0].type))]
+    if len(args) == 1:  # a broadcast scalar: the sum of the components' adjoints
+        total = _inner(g, C("value_new", _k(t, 1), type=t))
+        return [(0, _cast(total, args[0].type))]
+    if all(isinstance(a.type, VecT) for a in args):  # concatenated parts: transform(p, q)
+        out, start = [], 0
+        for i, a in enumerate(args):
+            out.append((i, _pack(a.type, [_part(g, start + k) for k in range(a.type.length)])))
+            start += a.type.length
+        return out
+    out = []
+    for i, a in enumerate(args):
+        part = C("value_extract", g, _i(i // t.cols), _i(i % t.cols)) if isinstance(t, MatT) else _part(g, i)
+        out.append((i, _cast(part, a.type)))
+    return out
+
+
+def _cast(x, t):
+    return x if x.type == t else C("cast", x, dtype=t)
+
+
+@rule("value_extract")
+def _extract(ad, e, g):
+    a = e.args[0]
+    idx = [ad.val(i) for i in e.args[1:]]
+    return [(0, C("value_insert", const(0, a.type), ad.val(g), *idx))]
+
+
+@rule("value_insert")
+def _insert(ad, e, g):
+    g = ad.val(g)
+    idx = [ad.val(i) for i in e.args[2:]]
+    x = e.args[1]
+    zero = const(0, x.type)
+    return [(0, C("value_insert", g, zero, *idx)), (1, C("value_extract", g, *idx))]
+
+
+@rule("matrix_from_rows", "matrix_from_cols")
+def _from_vectors(ad, e, g):
+    g = ad.val(g)
+    rows = g if e.op == "matrix_from_rows" else ad.val(C("transpose", g))
+    return [(i, _part(rows, i)) for i in range(len(e.args))]
+
+
+# ---------------------------------------------------------------- vector and matrix builtins
+
+
+@rule("dot", "ddot")
+def _dot(ad, e, g):
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    return [(0, C("mul", b, g)), (1, C("mul", a, g))]
+
+
+@rule("cross")
+def _cross(ad, e, g):
+    a, b, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    return [(0, C("cross", b, g)), (1, C("cross", g, a))]
+
+
+def _inv_or_zero(r):
+    """1 / r where r > 0, else 0 (Warp's zero-vector convention)."""
+    zero = _k(r.type, 0)
+    return C("where", C("gt", r, zero), C("div", _k(r.type, 1), r), zero)
+
+
+@rule("length")
+def _length(ad, e, g):
+    a = ad.val(e.args[0])
+    r = ad.result(e)
+    return [(0, C("mul", a, C("mul", g, _inv_or_zero(r))))]
+
+
+@rule("length_sq")
+def _length_sq(ad, e, g):
+    a = ad.val(e.args[0])
+    return [(0, C("mul", a, C("mul", g, _k(a.type, 2))))]
+
+
+@rule("normalize")
+def _normalize(ad, e, g):
+    a, g = ad.val(e.args[0]), ad.val(g)
+    n = ad.result(e)
+    inv = ad.val(_inv_or_zero(C("length", a)))
+    return [(0, C("mul", C("sub", g, C("mul", n, C("dot", n, g))), inv))]
+
+
+@rule("outer")
+def _outer(ad, e, g):
+    a, b, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    return [(0, C("mul", g, b)), (1, C("mul", a, g))]
+
+
+@rule("transpose")
+def _transpose(ad, e, g):
+    return [(0, C("transpose", g))]
+
+
+@rule("determinant")
+def _determinant(ad, e, g):
+    return [(0, C("mul", C("cofactor", ad.val(e.args[0])), g))]
+
+
+@rule("inverse")
+def _inverse(ad, e, g):
+    bt = ad.val(C("transpose", ad.result(e)))
+    return [(0, C("neg", C("mul", C("mul", bt, g), bt)))]
+
+
+@rule("diag")
+def _diag(ad, e, g):
+    return [(0, C("get_diag", g))]
+
+
+@rule("get_diag")
+def _get_diag(ad, e, g):
+    return [(0, C("diag", g))]
+
+
+@rule("trace")
+def _trace(ad, e, g):
+    t = e.args[0].type
+    return [(0, C("diag", C("value_new", ad.val(g), type=VecT(t.dtype, t.rows))))]
+
+
+@rule("skew")
+def _skew(ad, e, g):
+    g = ad.val(g)
+
+    def at(i, j):
+        return C("value_extract", g, _i(i), _i(j))
+
+    parts = [C("sub", at(2, 1), at(1, 2)), C("sub", at(0, 2), at(2, 0)), C("sub", at(1, 0), at(0, 1))]
+    return [(0, _pack(e.args[0].type, parts))]
+
+
+@rule("cw_mul")
+def _cw_mul(ad, e, g):
+    a, b, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    return [(0, C("cw_mul", g, b)), (1, C("cw_mul", g, a))]
+
+
+@rule("cw_div")
+def _cw_div(ad, e, g):
+    b, g = ad.val(e.args[1]), ad.val(g)
+    r = ad.result(e)
+    return [(0, C("cw_div", g, b)), (1, C("neg", C("cw_div", C("cw_mul", g, r), b)))]
+
+
+# ---------------------------------------------------------------- quaternions and transforms
+
+
+def _rotate_adjoint(ad, u, w, v, g):
+    """Adjoints of r = v (2w^2 - 1) + 2u (u . v) + 2w (u x v) (Warp's quat_rotate with q = (u, w)):
+    (adjoint of u as a vec3, adjoint of w, adjoint of v)."""
+    two = _k(w.type, 2)
+    c = C("sub", C("mul", two, C("mul", w, w)), _k(w.type, 1))
+    u_dot_g = ad.val(C("dot", u, g))
+    adj_v = C("add", C("add", C("mul", g, c), C("mul", C("cross", g, u), C("mul", two, w))),
+              C("mul", u, C("mul", two, u_dot_g)))
+    adj_w = C("add", C("mul", C("mul", _k(w.type, 4), w), C("dot", g, v)), C("mul", two, C("dot", g, C("cross", u, v))))
+    adj_u = C("add", C("add", C("mul", g, C("mul", two, C("dot", u, v))), C("mul", v, C("mul", two, u_dot_g))),
+              C("mul", C("cross", v, g), C("mul", two, w)))
+    return ad.val(adj_u), ad.val(adj_w), adj_v
+
+
+def _quat_of(u, w):
+    return _pack(VecT(w.type, 4, "quat"), [_part(u, 0), _part(u, 1), _part(u, 2), w])
+
+
+def _rotation_adjoints(ad, q, v, g, inverse=False):
+    """(adjoint of the quaternion q, adjoint of v) of quat_rotate(q, v) (or quat_rotate_inv)."""
+    u = ad.val(_vec3(q))
+    if inverse:
+        u = ad.val(C("neg", u))
+    w = ad.val(_part(q, 3))
+    adj_u, adj_w, adj_v = _rotate_adjoint(ad, u, w, v, g)
+    adj_q = _quat_of(C("neg", adj_u) if inverse else adj_u, adj_w)
+    return adj_q, adj_v
+
+
+@rule("quat_rotate", "quat_rotate_inv")
+def _quat_rotate(ad, e, g):
+    q, v, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    adj_q, adj_v = _rotation_adjoints(ad, q, v, g, e.op == "quat_rotate_inv")
+    return [(0, adj_q), (1, adj_v)]
+
+
+@rule("quat_mul")
+def _quat_mul(ad, e, g):
+    a, b, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    return [(0, C("quat_mul", g, _conj(b))), (1, C("quat_mul", _conj(a), g))]
+
+
+@rule("quat_inverse")
+def _quat_inverse(ad, e, g):
+    return [(0, _conj(g))]
+
+
+@rule("quat_from_axis_angle")
+def _axis_angle(ad, e, g):
+    axis, angle, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    half = ad.val(C("mul", angle, _k(angle.type, 0.5)))
+    s, c = ad.val(C("sin", half)), ad.val(C("cos", half))
+    gu = ad.val(_vec3(g))
+    d_angle = C("mul", _k(angle.type, 0.5), C("sub", C("mul", C("dot", gu, axis), c), C("mul", _part(g, 3), s)))
+    return [(0, C("mul", gu, s)), (1, d_angle)]
+
+
+def _transform_of(p, q):
+    return C("value_new", p, q, type=VecT(p.type.dtype, 7, "transform"))
+
+
+def _quat_part(t):
+    return _pack(VecT(t.type.dtype, 4, "quat"), [_part(t, 3 + k) for k in range(4)])
+
+
+@rule("transform_point", "transform_vector")
+def _transform_apply(ad, e, g):
+    t, v, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    adj_q, adj_v = _rotation_adjoints(ad, ad.val(_quat_part(t)), v, g)
+    adj_p = g if e.op == "transform_point" else const(0, g.type)
+    return [(0, _transform_of(adj_p, adj_q)), (1, adj_v)]
+
+
+@rule("transform_get_translation")
+def _get_translation(ad, e, g):
+    return [(0, _transform_of(ad.val(g), const(0, VecT(g.type.dtype, 4, "quat"))))]
+
+
+@rule("transform_get_rotation")
+def _get_rotation(ad, e, g):
+    return [(0, _transform_of(const(0, VecT(g.type.dtype, 3)), ad.val(g)))]
+
+
+@rule("transform_multiply")
+def _transform_multiply(ad, e, g):
+    a, b, g = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    qa, qb = ad.val(_quat_part(a)), ad.val(_quat_part(b))
+    gp, gq = ad.val(_vec3(g)), ad.val(_quat_part(g))
+    adj_qa, adj_pb = _rotation_adjoints(ad, qa, ad.val(_vec3(b)), gp)
+    adj_qa = C("add", adj_qa, C("quat_mul", gq, _conj(qb)))
+    adj_qb = C("quat_mul", _conj(qa), gq)
+    return [(0, _transform_of(gp, adj_qa)), (1, _transform_of(adj_pb, adj_qb))]
+
+
+@rule("transform_inverse")
+def _transform_inverse(ad, e, g):
+    t, g = ad.val(e.args[0]), ad.val(g)
+    qi = ad.val(_conj(_quat_part(t)))
+    gp, gq = ad.val(_vec3(g)), ad.val(_quat_part(g))
+    adj_qi, adj_p = _rotation_adjoints(ad, qi, ad.val(_vec3(t)), ad.val(C("neg", gp)))
+    adj_q = _conj(C("add", adj_qi, gq))
+    return [(0, _transform_of(adj_p, adj_q))]

@@ -1,0 +1,441 @@
+"""Value-type ops: Warp's vectors, matrices, quaternions and transforms in SIMT code.
+
+Type promotion follows Warp exactly: the operands of `+ - *` and the builtins must have the
+same component dtype (vec3f + vec3d is an error), and an untyped literal counts as Warp types
+it (`2.0` is a float32, `2` an int32): `vec3f * 2.0` is fine, `vec3d * 2.0` and `vec3f * 2` are
+not. `quat * quat` is the Hamilton product and `transform * transform` composition: the
+frontend lowers them to `quat_mul` / `transform_multiply` (a different IR op, not a different
+C++ type). Every op here is `elementwise` so it nests inside expressions and emits as a plain
+call `tl::<cpp>(...)` (runtime_headers/tilec/vec.h, quat.h).
+"""
+from __future__ import annotations
+
+from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe
+from .core import Bound, OpSpec, Param, RuleError
+
+A = Param("a", "value")
+B = Param("b", "value")
+VALUE = (VecT, MatT)
+
+
+def is_value(t) -> bool:
+    return isinstance(t, VALUE)
+
+
+def _name(t) -> str:
+    return describe(t)
+
+
+def _scalar_fits(b: Bound, name: str, comp: Scalar) -> bool:
+    """A scalar operand next to a value of component dtype comp: exactly that dtype (an untyped
+    literal has Warp's type: float32 or int32)."""
+    t = b.types[name]
+    return isinstance(t, Scalar) and t == comp
+
+
+def _value(b: Bound, name: str, what: str = "a vector or matrix"):
+    t = b.types[name]
+    if not is_value(t):
+        b.fail("TC0303", f"`{name}` must be {what}, got {_name(t)}", name)
+    return t
+
+
+def _vec(b: Bound, name: str, length: int | None = None, family: str | None = None, float_only: bool = True):
+    t = b.types[name]
+    fam_ok = isinstance(t, VecT) and (family is None or t.family == family or
+                                      (family == "vec" and t.family in ("vec", "quat", "spatial_vector")))
+    if not fam_ok or (length is not None and t.length != length):
+        want = {"quat": "a quaternion", "transform": "a transform"}.get(family or "", None)
+        want = want or (f"a {length}-component vector" if length else "a vector")
+        b.fail("TC0303", f"`{name}` must be {want}, got {_name(t)}", name)
+    if float_only and not t.dtype.is_float:
+        b.fail("TC0203", f"needs floating-point components, got {_name(t)}", name)
+    return t
+
+
+def _mat(b: Bound, name: str, square: bool = False, float_only: bool = True):
+    t = b.types[name]
+    if not isinstance(t, MatT):
+        b.fail("TC0303", f"`{name}` must be a matrix, got {_name(t)}", name)
+    if square and t.rows != t.cols:
+        b.fail("TC0303", f"`{name}` must be a square matrix, got {_name(t)}", name)
+    if float_only and not t.dtype.is_float:
+        b.fail("TC0203", f"needs floating-point components, got {_name(t)}", name)
+    return t
+
+
+def _same(b: Bound, names=("a", "b")):
+    ta, tb = (b.types[n] for n in names)
+    if ta != tb:
+        b.fail("TC0201", f"operands differ: {_name(ta)} and {_name(tb)}", names[1])
+    return ta
+
+
+# ---------------------------------------------------------------- operators on values
+
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "eq": "==", "ne": "!="}
+
+
+def arith_rule(op: str, scalar_rule):
+    """The rule of an operator (`add`, `sub`, `mul`, `div`, `neg`, `eq`, `ne`): value operands
+    get Warp's value rules, everything else the scalar/tile rule it had."""
+    names = ("a",) if op == "neg" else ("left", "right")
+
+    def rule(b: Bound):
+        ts = [b.types.get(n) for n in names]
+        if not any(is_value(t) or (isinstance(t, TileT) and is_value(t.dtype)) for t in ts):
+            return scalar_rule(b)
+        for n, t in zip(names, ts):
+            if isinstance(t, TileT):
+                b.fail("TC0303", f"tiles of {t.dtype} are not supported by `{SYMBOL.get(op, op)}` yet", n)
+        if op == "neg":
+            return ts[0]
+        return _binary(b, op, *ts)
+
+    return rule
+
+
+def _binary(b: Bound, op: str, left, right):
+    sym = SYMBOL[op]
+    both = f"`{sym}` of {_name(left)} and {_name(right)}"
+    if is_value(left) and is_value(right):
+        if op in ("add", "sub", "eq", "ne"):
+            if left != right:
+                b.fail("TC0201", f"{both}: the operands must have the same type", "right")
+            return BOOL if op in ("eq", "ne") else left
+        if left.dtype != right.dtype:
+            b.fail("TC0201", f"{both}: component dtypes differ", "right")
+        if op == "mul":
+            if isinstance(left, MatT) and isinstance(right, VecT):
+                if left.cols != right.length:
+                    b.fail("TC0102", f"{both}: the matrix has {left.cols} columns, the vector {right.length} "
+                           "components", "right")
+                return VecT(left.dtype, left.rows)
+            if isinstance(left, VecT) and isinstance(right, MatT):
+                if left.length != right.rows:
+                    b.fail("TC0102", f"{both}: the vector has {left.length} components, the matrix {right.rows} "
+                           "rows", "right")
+                return VecT(left.dtype, right.cols)
+            if isinstance(left, MatT) and isinstance(right, MatT):
+                if left.cols != right.rows:
+                    b.fail("TC0102", f"{both}: inner dimensions differ ({left.cols} and {right.rows})", "right")
+                family = "spatial_matrix" if left.rows == right.cols == 6 and "spatial_matrix" in (
+                    left.family, right.family) else "mat"
+                return MatT(left.dtype, left.rows, right.cols, family)
+            if left == right and left.family in ("quat", "transform"):
+                return left  # the frontend lowers these to quat_mul / transform_multiply
+        b.fail("TC0201", f"{both} is not defined" + (" (use wp.cw_mul / wp.cw_div for component-wise "
+                                                    "products)" if isinstance(left, VecT) else ""), "right")
+    value, scalar, sname = (left, right, "right") if is_value(left) else (right, left, "left")
+    if op in ("add", "sub", "eq", "ne") or not _scalar_fits(b, sname, value.dtype):
+        if isinstance(scalar, Scalar) and op in ("mul", "div"):
+            b.fail("TC0201", f"{both}: the scalar must be {value.dtype} like the components", sname)
+        b.fail("TC0201", f"{both} is not defined", sname)
+    return value
+
+
+# ---------------------------------------------------------------- constructors and components
+
+
+def _plain(b: Bound) -> Bound:
+    def fail(code, message, arg=None):
+        raise RuleError(code, message, arg)
+
+    b.fail = fail  # type: ignore[method-assign]
+    return b
+
+
+def _new(b: Bound):
+    """wp.vec3(x, y, z), wp.vec3(s), wp.vec3(), wp.vec3d(v3f), wp.mat22(a, b, c, d), wp.transform(p, q),
+    wp.quat(x, y, z, w), wp.spatial_vector(w, v): the type is the attribute `type`."""
+    b = _plain(b)
+    t = b.attrs["type"]
+    args = b.variadic
+    n = t.length
+    if not args:
+        return t
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Scalar):
+            if not (a == t.dtype or (0 in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float))):
+                b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
+            return t
+        if is_value(a) and type(a) is type(t) and a.length == n and (not isinstance(t, MatT) or a.rows == t.rows):
+            return t
+        b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
+    if all(isinstance(a, Scalar) for a in args):
+        if len(args) != n:
+            b.fail("TC0303", f"{t} takes {n} components, got {len(args)}", "arg0")
+        for i, a in enumerate(args):  # typed components exactly the dtype (Warp's rule); literals adapt
+            literal_ok = i in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float)
+            if a != t.dtype and not literal_ok:
+                b.fail("TC0201", f"component {i} of a {t} is {_name(a)}; all components must be "
+                       f"{t.dtype}", f"arg{i}")
+        return t
+    if isinstance(t, VecT) and t.family == "transform" and len(args) == 2:  # transform(p, q)
+        p, q = args
+        if p == VecT(t.dtype, 3) and q == VecT(t.dtype, 4, "quat"):
+            return t
+        b.fail("TC0201", f"{_name(t)} takes a vec3{str(t)[9:]} and a quat{str(t)[9:]}, got {_name(p)} and "
+               f"{_name(q)}", "arg0")
+    if isinstance(t, MatT) and all(isinstance(a, VecT) for a in args):
+        b.fail("TC0303", f"{t}: building a matrix from vectors is ambiguous; use "
+               "wp.matrix_from_rows(...) or wp.matrix_from_cols(...)", "arg0")
+    b.fail("TC0303", f"cannot make a {t} from " + ", ".join(_name(a) for a in args), "arg0")
+
+
+def _from_vectors(b: Bound):
+    """matrix_from_rows / matrix_from_cols(v0, v1, ...): same-typed vectors."""
+    if not b.variadic or not all(isinstance(a, VecT) for a in b.variadic):
+        b.fail("TC0303", "takes vectors", "arg0")
+    first = b.variadic[0]
+    for i, a in enumerate(b.variadic):
+        if a.dtype != first.dtype or a.length != first.length:
+            b.fail("TC0201", f"vector {i} is {_name(a)}, the first {_name(first)}", f"arg{i}")
+    k = len(b.variadic)
+    return MatT(first.dtype, k, first.length) if b.op == "matrix_from_rows" else MatT(first.dtype, first.length, k)
+
+
+def _component_count(t) -> int:
+    return t.rows if isinstance(t, MatT) else t.length
+
+
+def _extract(b: Bound):
+    """v[i] (a scalar), m[i, j] (a scalar), m[i] (a row vector)."""
+    b = _plain(b)
+    t = _value(b, "a")
+    idx = b.variadic
+    for i, it in enumerate(idx):
+        if not (isinstance(it, Scalar) and it.is_integral):
+            b.fail("TC0203", f"indices must be integers, got {_name(it)}", f"arg{i}")
+    limit = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
+    if len(idx) > len(limit):
+        b.fail("TC0304", f"{_name(t)} takes at most {len(limit)} index(es), got {len(idx)}", "a")
+    for i, (value, bound) in enumerate(zip(b.variadic_consts, limit)):
+        if value is not None and not -bound <= value < bound:
+            b.fail("TC0106", f"index {value} is out of range for {_name(t)} (size {bound})", f"arg{i}")
+    if isinstance(t, MatT) and len(idx) == 1:
+        return VecT(t.dtype, t.cols)
+    if not idx:
+        b.fail("TC0304", "needs an index", "a")
+    return t.dtype
+
+
+def _insert(b: Bound):
+    """a with the component(s) at the indices replaced by value (v[i] = x, m[i, j] = x, m[i] = row)."""
+    b = _plain(b)
+    t = _value(b, "a")
+    b2 = Bound(op=b.op, types={"a": t}, variadic=b.variadic, variadic_consts=b.variadic_consts)
+    part = _extract(b2)
+    x = b.types["value"]
+    if x != part and not ("value" in b.weak and isinstance(x, Scalar) and isinstance(part, Scalar)
+                          and x.is_float == part.is_float):
+        b.fail("TC0201", f"cannot assign {_name(x)} to a component of {_name(t)} (it holds {_name(part)})", "value")
+    return t
+
+
+# ---------------------------------------------------------------- builtins
+
+
+def _dot(b: Bound):
+    t = _same(b)
+    if not isinstance(t, VecT):
+        b.fail("TC0303", f"`a` must be a vector, got {_name(t)}", "a")
+    return t.dtype
+
+
+def _ddot(b: Bound):
+    t = _same(b)
+    if not isinstance(t, MatT):
+        b.fail("TC0303", f"`a` must be a matrix, got {_name(t)}", "a")
+    return t.dtype
+
+
+def _cross(b: Bound):
+    _vec(b, "a", 3, float_only=False)
+    return _same(b)
+
+
+def _length(b: Bound):
+    return _vec(b, "a").dtype
+
+
+def _normalize(b: Bound):
+    return _vec(b, "a")
+
+
+def _outer(b: Bound):
+    ta, tb = _vec(b, "a", float_only=False), _vec(b, "b", float_only=False)
+    if ta.dtype != tb.dtype:
+        b.fail("TC0201", f"component dtypes differ: {_name(ta)} and {_name(tb)}", "b")
+    return MatT(ta.dtype, ta.length, tb.length)
+
+
+def _transpose(b: Bound):
+    t = _mat(b, "a", float_only=False)
+    return MatT(t.dtype, t.cols, t.rows, t.family if t.rows == t.cols else "mat")
+
+
+def _determinant(b: Bound):
+    t = _mat(b, "a", square=True)
+    if t.rows not in (2, 3, 4):
+        b.fail("TC0303", f"determinant of {_name(t)}: tilec computes it for 2x2, 3x3 and 4x4 matrices", "a")
+    return t.dtype
+
+
+def _inverse(b: Bound):
+    t = _mat(b, "a", square=True)
+    if t.rows not in (2, 3, 4):
+        b.fail("TC0303", f"inverse of {_name(t)}: tilec computes it for 2x2, 3x3 and 4x4 matrices", "a")
+    return t
+
+
+def _diag(b: Bound):
+    t = _vec(b, "a", float_only=False)
+    return MatT(t.dtype, t.length, t.length)
+
+
+def _get_diag(b: Bound):
+    t = _mat(b, "a", square=True, float_only=False)
+    return VecT(t.dtype, t.rows)
+
+
+def _trace(b: Bound):
+    return _mat(b, "a", square=True, float_only=False).dtype
+
+
+def _skew(b: Bound):
+    t = _vec(b, "a", 3)
+    return MatT(t.dtype, 3, 3)
+
+
+def _cw(b: Bound):
+    _value(b, "a")
+    return _same(b)
+
+
+def _quat_rotate(b: Bound):
+    q = _vec(b, "a", 4, "quat")
+    v = _vec(b, "b", 3)
+    if v.dtype != q.dtype:
+        b.fail("TC0201", f"component dtypes differ: {_name(q)} and {_name(v)}", "b")
+    return v
+
+
+def _quat_unary(b: Bound):
+    return _vec(b, "a", 4, "quat")
+
+
+def _quat_mul(b: Bound):
+    _vec(b, "a", 4, "quat")
+    return _same(b)
+
+
+def _axis_angle(b: Bound):
+    axis = _vec(b, "a", 3)
+    angle = b.types["b"]
+    if angle != axis.dtype:
+        b.fail("TC0201", f"the angle must be {axis.dtype} like the axis, got {_name(angle)}", "b")
+    return VecT(axis.dtype, 4, "quat")
+
+
+def _transform_apply(b: Bound):
+    t = _vec(b, "a", 7, "transform")
+    v = _vec(b, "b", 3)
+    if v.dtype != t.dtype:
+        b.fail("TC0201", f"component dtypes differ: {_name(t)} and {_name(v)}", "b")
+    return v
+
+
+def _transform_unary(b: Bound):
+    return _vec(b, "a", 7, "transform")
+
+
+def _transform_mul(b: Bound):
+    _vec(b, "a", 7, "transform")
+    return _same(b)
+
+
+def _translation(b: Bound):
+    return VecT(_vec(b, "a", 7, "transform").dtype, 3)
+
+
+def _rotation(b: Bound):
+    return VecT(_vec(b, "a", 7, "transform").dtype, 4, "quat")
+
+
+def _identity_of(family: str):
+    def rule(b: Bound):
+        dt = b.attrs.get("dtype")
+        from ..ir.types import FLOAT32
+
+        dt = dt or FLOAT32
+        if not isinstance(dt, Scalar) or not dt.is_float:
+            b.fail("TC0303", f"dtype must be a float type, got {dt}")
+        return VecT(dt, 4, "quat") if family == "quat" else VecT(dt, 7, "transform")
+
+    return rule
+
+
+def _spec(name, params, rule, doc, api=True, cpp=None):
+    return OpSpec(name, params, rule, cpp or name, doc, adj_cpp=None, api=api, elementwise=True)
+
+
+UNARY_BUILTINS = [
+    ("length", _length, "the Euclidean length of a vector"),
+    ("length_sq", _length, "the squared length of a vector"),
+    ("normalize", _normalize, "a / length(a), or zero when the length is 0"),
+    ("transpose", _transpose, "the transpose of a matrix"),
+    ("determinant", _determinant, "the determinant of a 2x2, 3x3 or 4x4 matrix"),
+    ("inverse", _inverse, "the inverse of a 2x2, 3x3 or 4x4 matrix"),
+    ("diag", _diag, "the square matrix with a vector on its diagonal"),
+    ("get_diag", _get_diag, "the diagonal of a square matrix as a vector"),
+    ("trace", _trace, "the sum of a square matrix's diagonal"),
+    ("skew", _skew, "the 3x3 skew-symmetric matrix of a vector (skew(a) @ b == cross(a, b))"),
+    ("quat_inverse", _quat_unary, "the conjugate of a quaternion (the inverse rotation of a unit quaternion)"),
+    ("transform_inverse", _transform_unary, "the inverse of a rigid transform"),
+    ("transform_get_translation", _translation, "the translation part p of a transform"),
+    ("transform_get_rotation", _rotation, "the rotation part q of a transform"),
+]
+BINARY_BUILTINS = [
+    ("dot", _dot, "the dot product of two vectors"),
+    ("ddot", _ddot, "the double dot product (sum of component products) of two matrices"),
+    ("cross", _cross, "the cross product of two 3-vectors"),
+    ("outer", _outer, "the outer product a b^T of two vectors"),
+    ("cw_mul", _cw, "the component-wise product of two vectors or matrices"),
+    ("cw_div", _cw, "the component-wise quotient of two vectors or matrices"),
+    ("quat_rotate", _quat_rotate, "b rotated by the quaternion a"),
+    ("quat_rotate_inv", _quat_rotate, "b rotated by the inverse of the quaternion a"),
+    ("quat_from_axis_angle", _axis_angle, "the quaternion rotating by angle b about the axis a"),
+    ("transform_point", _transform_apply, "the point b transformed by a (rotation, then translation)"),
+    ("transform_vector", _transform_apply, "the vector b rotated by a's rotation (no translation)"),
+    ("transform_multiply", _transform_mul, "the composition of two transforms (a after b... a * b)"),
+    ("quat_mul", _quat_mul, "the Hamilton product of two quaternions (quat * quat)"),
+]
+
+OPS = (
+    [_spec(n, (A,), r, d) for n, r, d in UNARY_BUILTINS]
+    + [_spec("cofactor", (A,), _inverse, "the cofactor matrix (the gradient of the determinant)", api=False)]
+    + [_spec(n, (A, B), r, d, api=n != "quat_mul") for n, r, d in BINARY_BUILTINS]
+    + [
+        OpSpec("value_new", (Param("type", "dtype"),), _new, "vec",  # emitted as the type's constructor
+               "wp.vec3(x, y, z), wp.mat22(...), wp.quat(...), wp.transform(p, q): a value from components",
+               variadic="args", api=False, elementwise=True),
+        OpSpec("value_extract", (A,), _extract, "extract", "v[i], v.x, m[i, j], m[i]: a component or a row",
+               variadic="indices", api=False, elementwise=True),
+        OpSpec("value_insert", (A, Param("value", "value")), _insert, "insert",
+               "a with the component or row at the indices replaced (v[i] = x)", variadic="indices",
+               api=False, elementwise=True),
+        OpSpec("matrix_from_rows", (), _from_vectors, "matrix_from_rows", "a matrix whose rows are the vectors",
+               variadic="args", elementwise=True),
+        OpSpec("matrix_from_cols", (), _from_vectors, "matrix_from_cols",
+               "a matrix whose columns are the vectors", variadic="args", elementwise=True),
+        OpSpec("quat_identity", (Param("dtype", "dtype", None),), _identity_of("quat"), "quat_identity",
+               "the identity rotation (0, 0, 0, 1)", elementwise=True),
+        OpSpec("transform_identity", (Param("dtype", "dtype", None),), _identity_of("transform"),
+               "transform_identity", "the identity transform (p = 0, q = identity)", elementwise=True),
+    ]
+)
+
+# Which components `.x` / `.w` / `.p` name, per family.
+ATTRIBUTES = {"x": 0, "y": 1, "z": 2, "w": 3}
