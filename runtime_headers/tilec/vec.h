@@ -192,6 +192,9 @@ template <int M, int N, class T> TL_HD T ddot(const mat<M, N, T>& a, const mat<M
     for (int k = 0; k < M * N; ++k) s += cv(a.c[k]) * cv(b.c[k]);
     return T(s);
 }
+// One term of tile_dot over tiles of values (reduce.h): wp.dot of vectors, wp.ddot of matrices.
+template <int N, class T> TL_HD T dot_term(const vec<N, T>& a, const vec<N, T>& b) { return dot(a, b); }
+template <int M, int N, class T> TL_HD T dot_term(const mat<M, N, T>& a, const mat<M, N, T>& b) { return ddot(a, b); }
 template <int M, int N, class T> TL_HD mat<N, M, T> transpose(const mat<M, N, T>& a) {
     mat<N, M, T> r;
     for (int i = 0; i < M; ++i)
