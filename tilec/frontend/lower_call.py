@@ -289,7 +289,7 @@ class CallLowering:
         typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
         if not typed:
             return args
-        target = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
+        target = component_dtype(typed[0].dtype if isinstance(typed[0], TileT) else typed[0])  # vec3 tile: float32
         out = []
         for a in args:
             if self.is_weak(a) and isinstance(a.type, Scalar) and a.type != target and target.kind != "bool":

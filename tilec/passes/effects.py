@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ir
-from ..ir.types import ArrayT, Scalar, TileT
+from ..ir.types import ArrayT, Scalar, TileT, component_dtype
 from ..diagnostics import NotDifferentiable
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
@@ -201,7 +201,7 @@ def accesses(fn: ir.Function) -> list:
 
 
 def _differentiable(t) -> bool:
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
 
 
 def _free_positions(e: ir.OpCall) -> set:
