@@ -177,7 +177,7 @@ template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT&
 // g summed over the axes a broadcast repeated, back to dst's shape.
 template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const GT& g) {
     constexpr int shift = GT::ndim - DT::ndim;
-    for (int e = 0; e < DT::size; ++e) dst.data[e] = 0;
+    for (int e = 0; e < DT::size; ++e) dst.data[e] = typename DT::value_type(0);
     int idx[GT::ndim];
     for (int e = 0; e < GT::size; ++e) {
         unravel<GT>(e, idx);

@@ -110,6 +110,12 @@ template <int M, int N, class T> TL_HD bool operator==(const mat<M, N, T>& a, co
 }
 template <int M, int N, class T> TL_HD bool operator!=(const mat<M, N, T>& a, const mat<M, N, T>& b) { return !(a == b); }
 
+// In-place sums (the tile runtime accumulates adjoints with dst.data[e] += g).
+template <int N, class T> TL_HD vec<N, T>& operator+=(vec<N, T>& a, const vec<N, T>& b) { return a = a + b; }
+template <int N, class T> TL_HD vec<N, T>& operator-=(vec<N, T>& a, const vec<N, T>& b) { return a = a - b; }
+template <int M, int N, class T> TL_HD mat<M, N, T>& operator+=(mat<M, N, T>& a, const mat<M, N, T>& b) { return a = a + b; }
+template <int M, int N, class T> TL_HD mat<M, N, T>& operator-=(mat<M, N, T>& a, const mat<M, N, T>& b) { return a = a - b; }
+
 // Matrix products: m * v and m @ v (a column), v * m and v @ m (a row), m * m.
 template <int M, int N, class T> TL_HD vec<M, T> operator*(const mat<M, N, T>& m, const vec<N, T>& v) {
     vec<M, T> r;
