@@ -409,8 +409,8 @@ class CxxEmitter:
             return f"({PREFIX[op]}{args[0]})"
         if op == "cast":
             return f"tl::cast<{e.type.ctype}>({args[0]})"
-        if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor
-            return f"{e.type.ctype}({', '.join(args)})"
+        if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor (per element over tiles)
+            return f"{(e.type.dtype if isinstance(e.type, TileT) else e.type).ctype}({', '.join(args)})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
