@@ -69,7 +69,7 @@ def _pack(t, scalars):
 
 def _vec3(v, start: int = 0):
     """Components start..start+2 of v as a vec3 (the xyz of a quaternion, p of a transform)."""
-    return _pack(VecT(v.type.dtype, 3), [_part(v, start + k) for k in range(3)])
+    return _pack(VecT(_elem(v.type).dtype, 3), [_part(v, start + k) for k in range(3)])
 
 
 def _conj(q):
@@ -286,7 +286,7 @@ def _rotate_adjoint(ad, u, w, v, g):
 
 
 def _quat_of(u, w):
-    return _pack(VecT(w.type, 4, "quat"), [_part(u, 0), _part(u, 1), _part(u, 2), w])
+    return _pack(VecT(_elem(w.type), 4, "quat"), [_part(u, 0), _part(u, 1), _part(u, 2), w])
 
 
 def _rotation_adjoints(ad, q, v, g, inverse=False):
@@ -329,11 +329,11 @@ def _axis_angle(ad, e, g):
 
 
 def _transform_of(p, q):
-    return C("value_new", p, q, type=VecT(p.type.dtype, 7, "transform"))
+    return C("value_new", p, q, type=VecT(_elem(p.type).dtype, 7, "transform"))
 
 
 def _quat_part(t):
-    return _pack(VecT(t.type.dtype, 4, "quat"), [_part(t, 3 + k) for k in range(4)])
+    return _pack(VecT(_elem(t.type).dtype, 4, "quat"), [_part(t, 3 + k) for k in range(4)])
 
 
 @rule("transform_point", "transform_vector")
