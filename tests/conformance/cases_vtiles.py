@@ -4,7 +4,8 @@ from cases import Arr, Case, Scal, arr, out
 
 P = "vtiles_particles.py"
 R = "vtiles_reduce.py"
-COMPONENTS = {"vec2": (2,), "vec3": (3,), "vec3d": (3,), "mat22": (2, 2)}
+L = "vtiles_layout.py"
+COMPONENTS = {"vec2": (2,), "vec3": (3,), "vec3d": (3,), "mat22": (2, 2), "mat33": (3, 3), "quat": (4,)}
 
 
 def varr(*shape, vt="vec3", role="in"):
@@ -42,4 +43,20 @@ CASES = [
     Case("vtiles_atomic", R, "vec_atomic", dim=(2,), args=(varr(32), vout(16)), block_dim=32),
     Case("vtiles_double", R, "vec_double", dim=(2,), args=(varr(32, vt="vec3d"), vout(2, vt="vec3d")),
          block_dim=32),
+    Case("vtiles_transpose", L, "transpose_grid", dim=(1,), args=(varr(4, 8, vt="vec2"), vout(8, 4, vt="vec2")),
+         block_dim=32),
+    Case("vtiles_broadcast", L, "broadcast_rows", dim=(1,), args=(varr(8), varr(4, 8), vout(4, 8)), block_dim=32),
+    Case("vtiles_gather", L, "gather", dim=(1,), args=(varr(12), arr(8, dtype="int32", kind="int:0:12"), vout(8)),
+         block_dim=32),
+    Case("vtiles_lengths_builtin", L, "lengths_builtin", dim=(1,), args=(varr(8), out(8)), block_dim=32),
+    Case("vtiles_map_add", L, "map_add", dim=(1,), args=(varr(8), varr(8), vout(8)), block_dim=32),
+    Case("vtiles_rotate", L, "rotate", dim=(1,), args=(varr(8, vt="mat33"), varr(8), vout(8)), block_dim=32),
+    Case("vtiles_weighted", L, "weighted", dim=(1,), args=(varr(8), arr(8), vout(8)), block_dim=32),
+    Case("vtiles_element_update", L, "element_update", dim=(1,), args=(varr(8), vout(8)), block_dim=32),
+    Case("vtiles_component", L, "component", dim=(1,), args=(varr(8), out(1)), block_dim=32),
+    Case("vtiles_sort_values", L, "sort_by_key", dim=(1,), args=(arr(8), varr(8), vout(8)), block_dim=32,
+         warp_wrong="Warp 1.19's adjoint of tile_sort hands the output's gradient back unpermuted; the values' "
+         "gradient is the seed moved back to where each value came from"),
+    Case("vtiles_fill_scalar", L, "fill_scalar", dim=(1,), args=(varr(8), vout(8)), block_dim=32),
+    Case("vtiles_quat_rotate", L, "quat_tiles", dim=(1,), args=(varr(8, vt="quat"), varr(8), vout(8)), block_dim=32),
 ]
