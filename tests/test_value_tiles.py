@@ -3,8 +3,13 @@ are a diagnostic at the offending argument that names the op and the dtype, neve
 (What they compute, against Warp, is tests/conformance/cases_vtiles.py.)"""
 from __future__ import annotations
 
+import sys
+
+import numpy as np
 import pytest
 
+from conftest import ROOT, needs_cxx
+from harness import build
 from tilec.diagnostics import CompileError
 from tilec.frontend.check import Options
 from tilec.pipeline import compile_source
@@ -56,3 +61,21 @@ def test_scalar_only_tile_ops_name_the_value_type(line, where, message):
 ])
 def test_value_tile_ops_check(line):
     compile_source(KERNEL.format(line=line), "prog.py", Options(block_dim=32))
+
+
+@pytest.mark.build
+@needs_cxx
+def test_nbody_sample_in_the_cuda_emulation():
+    """The sample's .cu (register tiles of vec3, a vec3 register fold) computes the numpy step."""
+    sys.path.insert(0, str(ROOT / "samples"))
+    try:
+        import nbody
+    finally:
+        sys.path.pop(0)
+    mod = build((ROOT / "samples/nbody.py").read_text(), "nbody_emu", target="cuda-emu")
+    pos, vel, mass = nbody.bodies(seed=3)
+    new_pos, new_vel = np.zeros_like(pos), np.zeros_like(vel)
+    mod.step.launch_tiled(dim=nbody.BODIES // nbody.BLOCK, inputs=[pos, vel, mass, new_pos, new_vel], device="cuda-emu")
+    want_pos, want_vel = nbody.reference(pos.astype(np.float64), vel.astype(np.float64), mass.astype(np.float64))
+    np.testing.assert_allclose(new_vel, want_vel, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(new_pos, want_pos, rtol=1e-4, atol=1e-5)
