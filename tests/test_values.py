@@ -67,11 +67,16 @@ KERNELS = {
                         "wp.transform_get_translation(a[i]) + a[i].p * wp.transform_get_rotation(a[i]).w + "
                         "wp.quat_rotate(a[i].q, a[i].p)"),
     "transform_ctor": (["vec3d", "quatd"], "transformd", "wp.transformd(a[i], b[i])"),
+    "spatial": (["spatial_matrixd", "spatial_vectord"], "spatial_vectord",
+                "a[i] * b[i] + b[i] * wp.float64(2.0) - wp.transpose(a[i]) @ b[i]"),
+    "compare": (["vec3d", "vec3d"], "float64",
+                "wp.where(a[i] == a[i] and a[i] != b[i], wp.dot(a[i], b[i]), wp.float64(0.0))"),
 }
 
 DECLS = {"mat32": "wp.mat(shape=(3, 2), dtype=wp.float64)", "mat23": "wp.mat(shape=(2, 3), dtype=wp.float64)"}
 SHAPES = {"float64": (), "vec2d": (2,), "vec3d": (3,), "vec4d": (4,), "quatd": (4,), "transformd": (7,),
-          "mat22d": (2, 2), "mat33d": (3, 3), "mat44d": (4, 4), "mat32": (3, 2), "mat23": (2, 3)}
+          "mat22d": (2, 2), "mat33d": (3, 3), "mat44d": (4, 4), "mat32": (3, 2), "mat23": (2, 3),
+          "spatial_vectord": (6,), "spatial_matrixd": (6, 6)}
 
 
 def _dtype(name: str) -> str:
@@ -181,6 +186,8 @@ REFERENCE = {
     "transform_inverse": lambda t: np.concatenate([-_rotate(_conj(t[3:]), t[:3]), _conj(t[3:])]),
     "transform_parts": lambda t: t[:3] + t[:3] * t[6] + _rotate(t[3:], t[:3]),
     "transform_ctor": lambda p, q: np.concatenate([p, q]),
+    "spatial": lambda m, v: m @ v + 2 * v - m.T @ v,
+    "compare": lambda a, b: a @ b,
 }
 
 

@@ -159,6 +159,42 @@ template <int M, int N, class T> TL_HD mat<M, N, T> atomic_add_ptr(mat<M, N, T>*
     for (int k = 0; k < M * N; ++k) old.c[k] = atomic_add_ptr(&p->c[k], v.c[k]);
     return old;
 }
+// a[i].x = value: the element's indices, then the component's (1 for a vector's component or a
+// matrix row, 2 for a matrix entry). Only that component is written: threads writing other
+// components of the same element do not race.
+template <int N, class T> TL_HD void store_part(vec<N, T>* p, T x, const int64_t* k, int) {
+    if (k[0] >= 0 && k[0] < N) p->c[k[0]] = x;
+}
+template <int M, int N, class T> TL_HD void store_part(mat<M, N, T>* p, T x, const int64_t* k, int) {
+    if (k[0] >= 0 && k[0] < M && k[1] >= 0 && k[1] < N) p->c[k[0] * N + k[1]] = x;
+}
+template <int M, int N, class T> TL_HD void store_part(mat<M, N, T>* p, const vec<N, T>& row, const int64_t* k, int) {
+    if (k[0] >= 0 && k[0] < M)
+        for (int j = 0; j < N; ++j) p->c[k[0] * N + j] = row.c[j];
+}
+template <class V, int D, class X, class... I> TL_HD void array_store_part(Ctx&, const Array<V, D>& a, const X& x, I... idx) {
+    const int64_t ids[] = {int64_t(idx)...};
+    for (int k = 0; k < D; ++k)
+        if (ids[k] < 0 || ids[k] >= a.shape[k]) return;
+    store_part(a.ptr_n(ids), x, ids + D, 0);
+}
+
+// wp.atomic_add(a, i[, j...], value) on arrays of vectors and matrices: the value comes last.
+template <class V> struct is_value : std::false_type {};
+template <int N, class T> struct is_value<vec<N, T>> : std::true_type {};
+template <int M, int N, class T> struct is_value<mat<M, N, T>> : std::true_type {};
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 1>& a, I i, const V& v) { return array_atomic_add(ctx, a, v, i); }
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 2>& a, I i, I j, const V& v) { return array_atomic_add(ctx, a, v, i, j); }
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 3>& a, I i, I j, I k, const V& v) {
+    return array_atomic_add(ctx, a, v, i, j, k);
+}
+template <class V, class I, class = typename std::enable_if<is_value<V>::value>::type>
+TL_HD V atomic_add(Ctx& ctx, const Array<V, 4>& a, I i, I j, I k, I l, const V& v) {
+    return array_atomic_add(ctx, a, v, i, j, k, l);
+}
 
 
 // ---------------------------------------------------------------- vector builtins

@@ -25,7 +25,7 @@ class Arr:
     dtype: str = "float32"
     role: str = "in"
     kind: str = "randn"  # randn | rand (0..1) | int:LO:HI (uniform integers) | zeros | ones | arange
-    value_type: str | None = None  # Warp's element type (`vec3`, `mat22d`); shape then ends in its components
+    value: str | None = None  # Warp's element type (vec3, mat33d, quat, transform): shape ends with its axes
 
     @property
     def differentiable(self) -> bool:
@@ -46,6 +46,20 @@ def arr(*shape, dtype="float32", kind="randn"):
 
 def out(*shape, dtype="float32"):
     return Arr(tuple(shape), dtype, "out", "zeros")
+
+
+VALUE_AXES = {"vec2": (2,), "vec3": (3,), "vec4": (4,), "quat": (4,), "transform": (7,), "spatial_vector": (6,),
+              "mat22": (2, 2), "mat33": (3, 3), "mat44": (4, 4), "spatial_matrix": (6, 6)}
+
+
+def _value_axes(value: str) -> tuple:
+    return VALUE_AXES[value.rstrip("fdh") if value[-1] in "fdh" and value[:-1] in VALUE_AXES else value]
+
+
+def varr(n, value, role="in", kind="randn"):
+    """A 1-d array of n Warp values (vec3, mat33d, quat, ...) as numpy stores it: trailing component axes."""
+    dtype = "float64" if value.endswith("d") else "float32"
+    return Arr((n, *_value_axes(value)), dtype, role, "zeros" if role == "out" else kind, value)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ def varr(*shape, vt="vec3", role="in"):
     """An array of Warp value type `vt`: numpy's shape is the array's shape and then the components."""
     dtype = "float64" if vt.endswith("d") else "float32"
     kind = "zeros" if role == "out" else "randn"
-    return Arr(tuple(shape) + COMPONENTS[vt], dtype, role, kind, value_type=vt)
+    return Arr(tuple(shape) + COMPONENTS[vt], dtype, role, kind, value=vt)
 
 
 def vout(*shape, vt="vec3"):

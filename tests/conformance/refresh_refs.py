@@ -70,7 +70,7 @@ def run_warp(case, values, seeds, wp):
         if isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         else:
-            dtype = getattr(wp, a.value_type) if a.value_type else wp.dtype_from_numpy(v.dtype)
+            dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
             arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
     tape = wp.Tape()
     with tape:

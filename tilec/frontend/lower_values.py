@@ -4,9 +4,10 @@ Mixed into `FunctionChecker` before the other lowerings (it refines `lower_call`
 `lower_attribute`, `lower_subscript`, `make_op`, `lower_op` and `expr` and defers to them for
 everything that is not a vector or matrix). Guarantees: `quat * quat` and `transform *
 transform` become `quat_mul` / `transform_multiply`; a component write `v.x = e` becomes
-`v = value_insert(v, e, 0)`; a component write into an array element is a read, an insert and
-a store, and `a[i].x += e` an atomic add of a vector that is `e` in that component only (Warp's
-`+=` on array elements is atomic); every other form is a diagnostic.
+`v = value_insert(v, e, 0)`; `a[i].x = e` writes that component of the element only
+(`array_store_part`), `a[i].x += e` is an atomic add of a vector that is `e` in that component
+only (Warp's `+=` on array elements is atomic), `a[i].x *= e` reads, combines and stores the
+element; every other form is a diagnostic.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
-from ..ops.values import ATTRIBUTES, is_value
+from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
 
@@ -33,6 +34,10 @@ class ValueLowering:
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):
             return self.lower_identity(api, node)
+        if api == "quat_to_matrix":
+            return self.lower_quat_to_matrix(node)
+        if api in NOT_YET:
+            self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
 
     def constructed_type(self, func):
@@ -80,6 +85,20 @@ class ValueLowering:
         args = tuple(ir.Const(v, dt, span) for v in values)
         return ir.OpCall("value_new", args, (("type", t),), t, span)
 
+    def lower_quat_to_matrix(self, node: cst.Call):
+        """wp.quat_to_matrix(q): the matrix whose columns are the basis vectors rotated by q (Warp's
+        definition), built from quat_rotate so its adjoint and reference come with it."""
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", "quat_to_matrix: takes one quaternion", node)
+        q = self.expr(node.args[0].value)
+        if not (isinstance(q.type, VecT) and q.type.family == "quat"):
+            self.fail("TC0303", f"quat_to_matrix: `q` must be a quaternion, got {describe(q.type)}", node.args[0])
+        span, dt = self.span(node), q.type.dtype
+        axes = [ir.OpCall("value_new", tuple(ir.Const(float(k == j), dt, span) for k in range(3)),
+                          (("type", VecT(dt, 3)),), VecT(dt, 3), span) for j in range(3)]
+        columns = [self.make_op("quat_rotate", [q, axis], {}, node, where=[node.args[0].value] * 2) for axis in axes]
+        return self.make_op("matrix_from_cols", columns, {}, node, where=[node.args[0].value] * 3)
+
     def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
         return self.family_product(super().make_op(op, operands, attrs, node, where))
 
@@ -93,6 +112,14 @@ class ValueLowering:
         return call
 
     # ------------------------------------------------------------ expressions
+
+    def lower_name(self, node: cst.Name):
+        """A module constant `G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` is its constructor, inlined."""
+        call = self.scope.value_constants.get(node.value)
+        if call is not None and node.value not in self.env:
+            t = self.constructed_type(call.func)
+            return replace(self.lower_constructor(t, call), span=self.span(node))
+        return super().lower_name(node)
 
     def expr(self, node):
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
@@ -155,8 +182,9 @@ class ValueLowering:
         out = []
         for k, n in enumerate(idx_nodes):
             e = self.index(n)
-            if isinstance(e, ir.Const) and k < len(sizes) and -sizes[k] <= e.value < 0:
-                e = ir.Const(e.value + sizes[k], e.type, e.span, weak=e.weak)
+            if isinstance(e, ir.Const):  # typed: a literal index must not adapt to the component dtype
+                value = e.value + sizes[k] if k < len(sizes) and -sizes[k] <= e.value < 0 else e.value
+                e = ir.Const(value, e.type, e.span)
             out.append(e)
         return out
 
@@ -182,6 +210,9 @@ class ValueLowering:
             idx_nodes = self.index_nodes(target)
             indices = self.component_indices(t, idx_nodes)
             where = [container] + idx_nodes
+        if isinstance(holder, ir.OpCall) and holder.op == "value_extract" and isinstance(holder.args[0].type, MatT):
+            indices = list(holder.args[1:]) + indices  # m[i][j] = e writes m[i, j]
+            holder, t = holder.args[0], holder.args[0].type
         value_node = getattr(node, "value", node)
         part = self.make_op("value_extract", [holder] + indices, {}, target, where=where)
         if aug is not None and not (self.is_array_element(holder) and aug in (cst.Add, cst.Subtract)):
@@ -204,8 +235,12 @@ class ValueLowering:
                 op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
                 call = self.make_op(op, [array, delta] + elem_idx, {}, node, where=[container, value_node])
                 return [ir.ExprStmt(call, self.span(node))]
-            new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
-            call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+            if aug is not None:  # a[i].x *= e: read, combine, write the component back
+                new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
+                call = self.make_op("array_store", [array, new] + elem_idx, {}, node, where=[container, value_node])
+                return [ir.ExprStmt(call, self.span(node))]
+            call = self.make_op("array_store_part", [array, value] + elem_idx + indices, {}, node,
+                                where=[container, value_node])  # a[i].x = e writes that component only
             return [ir.ExprStmt(call, self.span(node))]
         self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
                   "variable first", target)

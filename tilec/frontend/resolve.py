@@ -45,6 +45,7 @@ class Scope:
     typing_aliases: set = field(default_factory=set)  # local names bound to the typing module
     any_names: set = field(default_factory=set)  # local names bound to typing.Any
     constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
+    value_constants: dict = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
     type_aliases: dict = field(default_factory=dict)  # name -> Type: `dt = wp.float64`, `A = wp.array[dt]`
     funcs: dict = field(default_factory=dict)  # name -> FuncDef
     kernels: dict = field(default_factory=dict)  # name -> FuncDef
@@ -182,8 +183,12 @@ def _simple(scope: Scope, node) -> None:
             return
         value = scope.constant(node.value)
         alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
+        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and alias is None else None
         for target in targets:
             if isinstance(target, cst.Name):
+                scope.value_constants.pop(target.value, None)
+                if vector is not None:
+                    scope.value_constants[target.value] = vector
                 scope.type_aliases.pop(target.value, None)
                 if alias is not None:
                     scope.type_aliases[target.value] = alias
@@ -191,6 +196,26 @@ def _simple(scope: Scope, node) -> None:
                     scope.constants.pop(target.value, None)  # host value: not a constant
                 else:
                     scope.constants[target.value] = value
+
+
+def _value_constant(scope: Scope, value: cst.BaseExpression):
+    """`G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` (or without wp.constant): the constructor call, when
+    it builds a vector/matrix from constants; else None."""
+    from . import annotations  # annotations reads the Scope this module defines
+
+    if isinstance(value, cst.Call) and scope.api_attr(value.func) == "constant" and len(value.args) == 1:
+        value = value.args[0].value
+    if not isinstance(value, cst.Call) or any(a.keyword is not None for a in value.args):
+        return None
+    try:
+        t = annotations.element_type(value.func, scope)
+    except annotations.AnnotationError:
+        return None
+    if t is None or not hasattr(t, "length"):  # a vector or matrix type (not a scalar dtype)
+        return None
+    if all(isinstance(scope.constant(a.value), (int, float)) for a in value.args):
+        return value
+    return None
 
 
 def _type_alias(scope: Scope, value: cst.BaseExpression):

@@ -156,6 +156,25 @@ def _insert(ad, e, g):
     return [(0, C("value_insert", g, zero, *idx)), (1, C("value_extract", g, *idx))]
 
 
+@rule("array_store_part")
+def _store_part(ad, e, g):
+    """The stored component takes that component's adjoint, which is then zeroed (overwritten)."""
+    import dataclasses
+
+    from .. import ir
+
+    adj_a = ad.adj_array(e.args[0])
+    if adj_a is None:
+        return []
+    nd = e.args[0].type.ndim
+    elem, comp = [ad.val(i) for i in e.args[2:2 + nd]], [ad.val(i) for i in e.args[2 + nd:]]
+    element = ir.OpCall("array_load", (adj_a, *elem), (), e.args[0].type.dtype, e.span)
+    taken = ad.val(C("value_extract", element, *comp))
+    zero = const(0, e.args[1].type)
+    ad.emit(ir.ExprStmt(dataclasses.replace(e, args=(adj_a, zero, *elem, *comp)), e.span))
+    return [(1, taken)]
+
+
 @rule("matrix_from_rows", "matrix_from_cols")
 def _from_vectors(ad, e, g):
     g = ad.val(g)

@@ -57,6 +57,8 @@ def _atomic_api(b: Bound):
         b.fail("TC0304", f"needs {a.ndim} index(es) and a value for a {a.ndim}-d array, got "
                f"{len(b.variadic)} argument(s) after the array", "a")
     _indices_int(b, b.variadic[:-1])
+    if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add":
+        b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is)", "a")
     v = b.variadic[-1]
     if v != a.dtype and len(b.variadic) - 1 not in b.variadic_weak:
         b.fail("TC0202", f"value is {describe(v)} but the array holds {a.dtype}", "args")

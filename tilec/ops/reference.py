@@ -288,7 +288,10 @@ def _atomic(ctx, call, a):
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0)
     old = np.copy(arr[idx]) if len(idx) < arr.ndim else arr[idx]
-    arr[idx] = {"atomic_add": old + value, "atomic_min": min(old, value), "atomic_max": max(old, value)}[call.op]
+    if call.op == "atomic_add":  # (min and max are refused on arrays of vectors)
+        arr[idx] = old + value
+        return old
+    arr[idx] = {"atomic_min": min(old, value), "atomic_max": max(old, value)}[call.op]
     return old
 
 

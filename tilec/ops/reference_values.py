@@ -139,6 +139,16 @@ def _insert(ctx, call, a):
     return v
 
 
+@impl("array_store_part")
+def _store_part(ctx, call, a):
+    arr, value = a[0], a[1]
+    nd = call.args[0].type.ndim
+    elem, comp = tuple(int(i) for i in a[2:2 + nd]), tuple(int(i) for i in a[2 + nd:])
+    if all(0 <= i < n for i, n in zip(elem + comp, arr.shape)):
+        arr[elem + comp] = value
+    return None
+
+
 @impl("matrix_from_rows")
 def _from_rows(ctx, call, a):
     return make_value(call.type, np.stack([np.asarray(x) for x in a]))

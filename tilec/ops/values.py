@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from .core import Bound, OpSpec, Param, RuleError
 
 A = Param("a", "value")
@@ -103,12 +103,22 @@ def arith_rule(op: str, scalar_rule):
     return rule
 
 
+def _layout(t) -> tuple:
+    return (type(t), t.dtype, (t.rows, t.cols) if isinstance(t, MatT) else t.length)
+
+
+def _spatial(left, right, length: int) -> str:
+    """A product of spatial types of length 6 is a spatial vector, as in Warp."""
+    families = (left.family, right.family)
+    return "spatial_vector" if length == 6 and ("spatial_matrix" in families or "spatial_vector" in families) else "vec"
+
+
 def _binary(b: Bound, op: str, left, right):
     sym = SYMBOL[op]
     both = f"`{sym}` of {_name(left)} and {_name(right)}"
     if is_value(left) and is_value(right):
         if op in ("add", "sub", "eq", "ne"):
-            if left != right:
+            if _layout(left) != _layout(right):  # Warp compares length/shape and dtype, not the family
                 b.fail("TC0201", f"{both}: the operands must have the same type", "right")
             return BOOL if op in ("eq", "ne") else left
         if left.dtype != right.dtype:
@@ -118,12 +128,12 @@ def _binary(b: Bound, op: str, left, right):
                 if left.cols != right.length:
                     b.fail("TC0102", f"{both}: the matrix has {left.cols} columns, the vector {right.length} "
                            "components", "right")
-                return VecT(left.dtype, left.rows)
+                return VecT(left.dtype, left.rows, _spatial(left, right, left.rows))
             if isinstance(left, VecT) and isinstance(right, MatT):
                 if left.length != right.rows:
                     b.fail("TC0102", f"{both}: the vector has {left.length} components, the matrix {right.rows} "
                            "rows", "right")
-                return VecT(left.dtype, right.cols)
+                return VecT(left.dtype, right.cols, _spatial(left, right, right.cols))
             if isinstance(left, MatT) and isinstance(right, MatT):
                 if left.cols != right.rows:
                     b.fail("TC0102", f"{both}: inner dimensions differ ({left.cols} and {right.rows})", "right")
@@ -243,6 +253,22 @@ def _insert(b: Bound):
 
 
 # ---------------------------------------------------------------- builtins
+
+
+def _store_part(b: Bound):
+    """a[i].x = v, a[i][j, k] = v, a[i][j] = row: one component (or row) of an array element; the
+    variadic operands are the element's indices, then the component's."""
+    a = b.types["a"]
+    if not isinstance(a, ArrayT) or not is_value(a.dtype):
+        b.fail("TC0303", f"`a` must be an array of vectors or matrices, got {_name(a)}", "a")
+    elem, comp = b.variadic[:a.ndim], b.variadic[a.ndim:]
+    for it in elem:
+        if not (isinstance(it, Scalar) and it.is_integral):
+            b.fail("TC0203", f"array indices must be integers, got {_name(it)}", "a")
+    inner = Bound(op=b.op, types={"a": a.dtype, "value": b.types["value"]}, weak=b.weak, variadic=comp,
+                  variadic_consts=b.variadic_consts[a.ndim:])
+    _insert(inner)
+    return NONE
 
 
 def _dot(b: Bound):
@@ -434,6 +460,9 @@ OPS = (
         OpSpec("value_insert", (A, Param("value", "value")), _insert, "insert",
                "a with the component or row at the indices replaced (v[i] = x)", variadic="indices",
                api=False, elementwise=True),
+        OpSpec("array_store_part", (A, Param("value", "value")), _store_part, "array_store_part",
+               "a[i].x = value: one component (or row) of an array element, the others untouched",
+               adj_cpp="array_store_part", variadic="indices", api=False, effect=True),
         OpSpec("matrix_from_rows", (), _from_vectors, "matrix_from_rows", "a matrix whose rows are the vectors",
                variadic="args", elementwise=True),
         OpSpec("matrix_from_cols", (), _from_vectors, "matrix_from_cols",
@@ -469,6 +498,19 @@ def over_tiles(rule):
 
 
 OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
+
+
+# Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
+NOT_YET = frozenset({
+    "eig3", "inverse_approx", "matrix", "norm_huber", "norm_l1", "norm_l2", "norm_pseudo_huber", "qr3",
+    "quat_from_euler", "quat_from_matrix", "quat_rpy", "quat_slerp", "quat_to_axis_angle", "quat_to_euler",
+    "quat_to_rpy", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quaternion",
+    "smooth_normalize", "spatial_adjoint", "spatial_bottom", "spatial_cross", "spatial_cross_dual", "spatial_dot",
+    "spatial_top", "svd2", "svd3", "transform_add_inplace", "transform_compose", "transform_decompose",
+    "transform_from_matrix", "transform_set_rotation", "transform_set_rotation_copy", "transform_set_translation",
+    "transform_set_translation_copy", "transform_sub_inplace", "transform_to_matrix", "transform_twist",
+    "transform_wrench", "transformation", "vector",
+})
 
 # Which components `.x` / `.w` / `.p` name, per family.
 ATTRIBUTES = {"x": 0, "y": 1, "z": 2, "w": 3}

@@ -28,6 +28,7 @@ from .structure import _Fresh, eliminate_jumps, inline_calls, refuse_custom_adjo
 from ..ir.types import BOOL, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT, component_dtype
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
+           "array_store_part",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
            "array_atomic_and", "array_atomic_or", "array_atomic_xor",
            "print", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed

@@ -28,11 +28,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ir
-from ..ir.types import ArrayT, Scalar, TileT, component_dtype
+from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, component_dtype
 from ..diagnostics import NotDifferentiable
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
-OVERWRITES = {"array_store", "tile_store", "tile_store_indexed"}
+OVERWRITES = {"array_store", "array_store_part", "tile_store", "tile_store_indexed"}
 ACCUMULATES = {"array_atomic_add", "array_atomic_sub", "atomic_add", "tile_atomic_add", "tile_atomic_add_indexed"}
 EXTREMES = {"atomic_min", "atomic_max"}
 ATOMICS = ACCUMULATES | EXTREMES
@@ -44,7 +44,7 @@ VALUE_FREE = {
     "tile_reshape": "all", "tile_squeeze": "all", "tile_transpose": "all", "tile_sum": "all",
     "tile_scan_inclusive": "all", "tile_scan_exclusive": "all", "tile_diag_add": (0, 1),
     "tile_view": (0,), "tile_matmul": (2,), "tile_store": (1,), "tile_atomic_add": (1,),
-    "tile_store_indexed": (2,), "tile_atomic_add_indexed": (2,), "array_store": (1,),
+    "tile_store_indexed": (2,), "tile_atomic_add_indexed": (2,), "array_store": (1,), "array_store_part": (1,),
     "array_atomic_add": (1,), "array_atomic_sub": (1,), "tile_setitem": (0, 1), "tile_additem": (0, 1),
     "tile_subitem": (0, 1), "tile_assign": (0, 1), "tile_extract": (0,), "tile": (0,), "untile": (0,),
     "tile_full": (0,), "select": (1, 2), "where": (1, 2),
@@ -80,6 +80,8 @@ def _footprint(e: ir.OpCall) -> tuple:
     if e.op in ("array_load", "array_store", "array_atomic_add", "array_atomic_sub"):
         first = 1 if e.op == "array_load" else 2
         return ("element",) + tuple(_key(a) for a in e.args[first:])
+    if e.op == "array_store_part":  # the element's indices (the component's follow them)
+        return ("element",) + tuple(_key(a) for a in e.args[2:2 + e.args[0].type.ndim])
     if e.op in ("atomic_add", "atomic_min", "atomic_max"):
         return ("element",) + tuple(_key(a) for a in e.args[1:-1])
     ndim = e.args[0].type.ndim
@@ -201,6 +203,8 @@ def accesses(fn: ir.Function) -> list:
 
 
 def _differentiable(t) -> bool:
+    if isinstance(t, (VecT, MatT)):
+        return t.dtype.is_float
     return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
 
 

@@ -632,11 +632,11 @@ def _gpu_array(name, p, value):
         raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {len(shape)}")
     if iface["data"][1]:
         raise ValueError(f"{name} is read-only; kernels may write to their arrays")
-    itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize
-    if iface["data"][0] % np.dtype(_DTYPES[p["dtype"]]).itemsize:
+    itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize  # of a component, for vectors and matrices
+    if iface["data"][0] % itemsize:
         raise ValueError(f"{name} is not aligned to its element size")
     strides = iface.get("strides")
-    if strides is not None and any(s % np.dtype(_DTYPES[p["dtype"]]).itemsize for s in strides):
+    if strides is not None and any(s % itemsize for s in strides):
         raise ValueError(f"{name} has strides {tuple(strides)} that are not multiples of its element size")
     if strides is None:  # C-contiguous
         strides, acc = [], _element_bytes(p)

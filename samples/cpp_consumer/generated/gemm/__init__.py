@@ -322,6 +322,8 @@ class Kernel:
         if len(values) != len(self.params):
             return True  # let the launch report the count
         for p, v in zip(self.params, values):
+            if p["kind"] == "scalar" and "element_shape" in p:
+                continue  # a vector/matrix value converts to its component dtype
             if isinstance(v, np.ndarray) or isinstance(v, np.generic):
                 got = v.dtype.name
             elif hasattr(v, "__cuda_array_interface__"):
@@ -409,6 +411,8 @@ class Kernel:
     def _convert(self, p, value, adjoint=False, device="cpu"):
         """(ctypes value, keep-alive) for one argument, after checking it."""
         name = f"{self.name}: argument `{p['name']}`" + (" (adjoint)" if adjoint else "")
+        if p["kind"] == "scalar" and "element_shape" in p:  # a vector or matrix value
+            return (_value_arg(name, p, None if adjoint else value), None)
         if p["kind"] == "scalar":
             if adjoint:
                 return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
@@ -455,7 +459,7 @@ def _refuse_overlaps(kernel, params, args, writes):
     spans = []
     for p, (desc, value) in zip(params, args):
         if p["kind"] == "array":
-            extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+            extent = _extent(desc, p["ndim"], _element_bytes(p))
             if extent is not None:
                 spans.append((p["name"], extent, value))
     for i, (a, (lo_a, hi_a), x) in enumerate(spans):
@@ -475,6 +479,54 @@ def _share(x, y):
         return bool(np.shares_memory(x, y, max_work=10**6))
     except Exception:  # numpy's TooHardError: too costly to decide
         return True
+
+
+def _element_bytes(p):
+    """Bytes of one array element: a scalar, or a vector/matrix of `element_shape` components."""
+    n = 1
+    for d in p.get("element_shape", ()):
+        n *= d
+    return np.dtype(_DTYPES[p["dtype"]]).itemsize * n
+
+
+def _value_arg(name, p, value):
+    """A vector/matrix argument (a sequence, a numpy array or a Warp value of element_shape) as its
+    components' bytes (the kernel reads them by address); None gives zeros (an adjoint slot)."""
+    shape = tuple(p["element_shape"])
+    if value is None:
+        data = np.zeros(shape, _DTYPES[p["dtype"]])
+    else:
+        try:
+            data = np.asarray(value)
+        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+            raise TypeError(f"{name} must be a {p['value_type']} (a sequence of numbers), got {type(value).__name__}") from e
+        if data.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be a {p['value_type']} (numbers), got dtype {data.dtype}")
+        if data.shape != shape and not (len(shape) == 2 and data.shape == (shape[0] * shape[1],)):
+            raise ValueError(f"{name} must be a {p['value_type']} of shape {shape}, got shape {data.shape}")
+        if data.dtype.kind == "f" and np.dtype(_DTYPES[p["dtype"]]).kind in "iub":
+            raise TypeError(f"{name} must hold integers ({p['value_type']}), got {data.dtype}")
+        data = data.astype(_DTYPES[p["dtype"]])
+    raw = np.ascontiguousarray(data).tobytes()
+    return (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+
+
+def _trailing(name, p, shape, strides, itemsize):
+    """Splits an array of vectors/matrices into its `ndim` array axes, after checking the trailing
+    component axes are exactly element_shape and densely packed (Warp's layout)."""
+    comp = tuple(p.get("element_shape", ()))
+    if not comp:
+        return shape, strides
+    if len(shape) != p["ndim"] + len(comp) or tuple(shape[p["ndim"]:]) != comp:
+        raise ValueError(f"{name} must have shape (..{p['ndim']} axes.., {', '.join(map(str, comp))}) for an array of "
+                         f"{p['value_type']}, got shape {tuple(shape)}")
+    want = itemsize
+    for d, st in zip(reversed(comp), reversed(tuple(strides)[p["ndim"]:])):
+        if st != want and d > 1:
+            raise ValueError(f"{name}: the {p['value_type']} components must be contiguous (trailing strides "
+                             f"{tuple(strides)[p['ndim']:]}); pass np.ascontiguousarray(...)")
+        want *= d
+    return tuple(shape[:p["ndim"]]), tuple(strides[:p["ndim"]])
 
 
 def _scalar(name, dtype, value):
@@ -565,18 +617,28 @@ def _gpu_array(name, p, value):
     if iface["typestr"] != _TYPESTR[p["dtype"]]:
         raise TypeError(f"{name} must have dtype {p['dtype']}, got typestr {iface['typestr']}")
     shape = tuple(iface["shape"])
+    if "element_shape" in p and len(shape) == p["ndim"] + len(p["element_shape"]):
+        strides = iface.get("strides")
+        item = np.dtype(_DTYPES[p["dtype"]]).itemsize
+        if strides is None:
+            strides, acc = [], item
+            for n in reversed(shape):
+                strides.insert(0, acc)
+                acc *= n
+        shape, strides = _trailing(name, p, shape, strides, item)
+        iface = dict(iface, shape=shape, strides=strides)
     if len(shape) != p["ndim"]:
         raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {len(shape)}")
     if iface["data"][1]:
         raise ValueError(f"{name} is read-only; kernels may write to their arrays")
-    itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize
+    itemsize = np.dtype(_DTYPES[p["dtype"]]).itemsize  # of a component, for vectors and matrices
     if iface["data"][0] % itemsize:
         raise ValueError(f"{name} is not aligned to its element size")
     strides = iface.get("strides")
     if strides is not None and any(s % itemsize for s in strides):
         raise ValueError(f"{name} has strides {tuple(strides)} that are not multiples of its element size")
     if strides is None:  # C-contiguous
-        strides, acc = [], itemsize
+        strides, acc = [], _element_bytes(p)
         for n in reversed(shape):
             strides.insert(0, acc)
             acc *= n
@@ -608,7 +670,10 @@ def _array(name, p, value):
         value = value.view(np.uint16)  # ml_dtypes' bfloat16: the same bits
     if value.dtype != want:
         raise TypeError(f"{name} must have dtype {p['dtype']}, got {value.dtype}")
-    if value.ndim != p["ndim"]:
+    shape, strides = value.shape, value.strides
+    if "element_shape" in p:
+        shape, strides = _trailing(name, p, value.shape, value.strides, value.itemsize)
+    elif value.ndim != p["ndim"]:
         raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {value.ndim}")
     if not value.flags.writeable:
         raise ValueError(f"{name} is read-only; kernels may write to their arrays")
@@ -616,9 +681,9 @@ def _array(name, p, value):
         raise ValueError(f"{name} is not aligned to its element size")
     desc = _Array()
     desc.data = value.ctypes.data if value.size else None
-    for k in range(value.ndim):
-        desc.shape[k] = value.shape[k]
-        desc.strides[k] = value.strides[k]
+    for k in range(len(shape)):
+        desc.shape[k] = shape[k]
+        desc.strides[k] = strides[k]
     return (desc, value)
 
 

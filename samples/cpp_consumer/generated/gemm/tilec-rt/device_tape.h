@@ -49,17 +49,27 @@ TL_HD bool open_tape(Ctx& ctx, DeviceTape& t, const TapeDesc& d, const LaunchDes
     return true;
 }
 
+// A thread's value takes one 8-byte word per 8 bytes (a vector or matrix several, pushed in order).
 template <class T> TL_HD void tape_push_scalar(Ctx& ctx, const T& v) {
-    static_assert(sizeof(T) <= 8, "a scalar takes one word of the tape");
+    constexpr int words = (int(sizeof(T)) + 7) / 8;
     DeviceTape& t = *ctx.dtape;
-    if (t.thread_top + 8 <= t.thread_cap) memcpy(t.thread + t.thread_top / 8 * t.stride, &v, sizeof(T));
-    t.thread_top += 8;
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(&v);
+    for (int w = 0; w < words; ++w) {
+        const int n = int(sizeof(T)) - 8 * w < 8 ? int(sizeof(T)) - 8 * w : 8;
+        if (t.thread_top + 8 <= t.thread_cap) memcpy(t.thread + t.thread_top / 8 * t.stride, src + 8 * w, n);
+        t.thread_top += 8;
+    }
 }
 template <class T> TL_HD T tape_pop_scalar(Ctx& ctx) {
+    constexpr int words = (int(sizeof(T)) + 7) / 8;
     DeviceTape& t = *ctx.dtape;
-    t.thread_top -= 8;
     T v;
-    memcpy(&v, t.thread + t.thread_top / 8 * t.stride, sizeof(T));
+    unsigned char* dst = reinterpret_cast<unsigned char*>(&v);
+    for (int w = words - 1; w >= 0; --w) {
+        const int n = int(sizeof(T)) - 8 * w < 8 ? int(sizeof(T)) - 8 * w : 8;
+        t.thread_top -= 8;
+        memcpy(dst + 8 * w, t.thread + t.thread_top / 8 * t.stride, n);
+    }
     return v;
 }
 

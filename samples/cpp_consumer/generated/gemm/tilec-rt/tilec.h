@@ -4,6 +4,8 @@
 #include "scalar.h"
 #include "ctx.h"
 #include "atomic.h"
+#include "vec.h"
+#include "quat.h"
 #include "debug.h"
 #include "array_views.h"
 #include "creation.h"
