@@ -607,6 +607,7 @@ def _gpu_array(name, p, value):
     """A device array (torch, cupy, anything with __cuda_array_interface__ or DLPack) as a tilec_array."""
     if isinstance(value, np.ndarray):
         raise ValueError(f"{name} is a host (numpy) array but this launch runs on device='cuda'")
+    _check_warp_array(name, p, value)
     iface = getattr(value, "__cuda_array_interface__", None)
     if iface is None and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         iface, capsule = _dlpack_interface(name, value)
@@ -650,10 +651,39 @@ def _gpu_array(name, p, value):
     return (desc, value)
 
 
+def _warp_element(value):
+    """(component dtype, component shape, type name) of a Warp array's elements (`wp.array` of
+    vec3 -> ("float32", (3,), "vec3f")); None for any other object."""
+    dtype = getattr(value, "dtype", None)
+    if not type(value).__module__.startswith("warp") or not isinstance(dtype, type):
+        return None
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype).__name__
+    shape = tuple(getattr(dtype, "_shape_", ()))
+    label = dtype.__name__
+    if label in ("vec_t", "mat_t"):  # a declared wp.vec(length=5, dtype=...) / wp.mat(shape=...)
+        label = (f"vector(length={shape[0]}, dtype={scalar})" if len(shape) == 1 else
+                 f"matrix(shape={shape}, dtype={scalar})")
+    return scalar, shape, label
+
+
+def _check_warp_array(name, p, value):
+    """A Warp array's element type and dimensions must be the parameter's, as Warp checks them: its
+    memory alone cannot tell a float32 (n, 3) array from an array of n vec3."""
+    element = _warp_element(value)
+    if element is None:
+        return
+    scalar, shape, label = element
+    if scalar != p["dtype"] or shape != tuple(p.get("element_shape", ())):
+        raise TypeError(f"{name} must be an array of {p.get('value_type', p['dtype'])}, got a Warp array of {label}")
+    if getattr(value, "ndim", p["ndim"]) != p["ndim"]:
+        raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {value.ndim}")
+
+
 def _array(name, p, value):
     if not isinstance(value, np.ndarray):
         if hasattr(value, "__cuda_array_interface__"):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        _check_warp_array(name, p, value)
         if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
             view = np.asarray(value)
             pointer = value.__array_interface__["data"][0]
