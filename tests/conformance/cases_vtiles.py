@@ -54,9 +54,12 @@ CASES = [
     Case("vtiles_weighted", L, "weighted", dim=(1,), args=(varr(8), arr(8), vout(8)), block_dim=32),
     Case("vtiles_element_update", L, "element_update", dim=(1,), args=(varr(8), vout(8)), block_dim=32),
     Case("vtiles_component", L, "component", dim=(1,), args=(varr(8), out(1)), block_dim=32),
+    Case("vtiles_component_pairs", L, "component_pairs", dim=(1,), args=(varr(8), varr(8, vt="mat22"), out(1)),
+         block_dim=32),
     Case("vtiles_sort_values", L, "sort_by_key", dim=(1,), args=(arr(8), varr(8), vout(8)), block_dim=32,
          warp_wrong="Warp 1.19's adjoint of tile_sort hands the output's gradient back unpermuted; the values' "
          "gradient is the seed moved back to where each value came from"),
     Case("vtiles_fill_scalar", L, "fill_scalar", dim=(1,), args=(varr(8), vout(8)), block_dim=32),
     Case("vtiles_quat_rotate", L, "quat_tiles", dim=(1,), args=(varr(8, vt="quat"), varr(8), vout(8)), block_dim=32),
+    Case("vtiles_lanes_to_tile", L, "lanes_to_tile", dim=(2,), args=(varr(64), vout(64), vout(64)), block_dim=32),
 ]

@@ -69,6 +69,11 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
 
 def _tile(b: Bound):
     x = b.types["x"]
+    if isinstance(x, (VecT, MatT)) and b.attrs.get("preserve_type") is True:
+        return TileT(x, (b.attrs["block_dim"],))  # one vector per lane, as Warp's preserve_type=True
+    if isinstance(x, (VecT, MatT)):
+        b.fail("TC0303", f"`x` is {describe(x)}: tilec builds a tile of per-lane vectors with preserve_type=True "
+               "only (Warp's default spreads the components over a trailing axis)", "x")
     if not isinstance(x, Scalar):
         b.fail("TC0303", f"`x` must be a per-lane scalar, got {describe(x)}", "x")
     return TileT(x, (b.attrs["block_dim"],))

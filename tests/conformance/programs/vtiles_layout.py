@@ -66,6 +66,13 @@ def component(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def component_pairs(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22), out: wp.array(dtype=float)):
+    x = wp.tile_load(v, shape=N)
+    a = wp.tile_load(m, shape=N)
+    out[0] = x[1, 2] * a[4, 1, 0] + x[5, 0]
+
+
+@wp.kernel
 def sort_by_key(k: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
     keys = wp.tile_load(k, shape=N)
     vals = wp.tile_load(v, shape=N)
@@ -84,3 +91,12 @@ def quat_tiles(q: wp.array(dtype=wp.quat), v: wp.array(dtype=wp.vec3), out: wp.a
     a = wp.tile_load(q, shape=N)
     x = wp.tile_load(v, shape=N)
     wp.tile_store(out, wp.tile_map(wp.quat_rotate, a, x))
+
+
+@wp.kernel
+def lanes_to_tile(x: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3), back: wp.array(dtype=wp.vec3)):
+    i, j = wp.tid()
+    v = x[i * 32 + j] * 2.0
+    t = wp.tile(v, preserve_type=True)
+    wp.tile_store(out, t, offset=i * 32)
+    back[i * 32 + j] = wp.untile(t) + v
