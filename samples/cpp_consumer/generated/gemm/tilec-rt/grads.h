@@ -225,7 +225,7 @@ template <class TT> TL_HD void lane_sum(Ctx& ctx, TT& dst, const TT& a) {
     slots[ctx.lane] = a;
     ctx.sync();
     for (int e = 0; e < TT::size; ++e) {
-        compute_t<typename TT::value_type> s = 0;
+        compute_t<typename TT::value_type> s = compute_t<typename TT::value_type>(0);  // vec3 tiles: vec3(0)
         for (int l = 0; l < ctx.nlanes; ++l) s += slots[l].data[e];
         dst.data[e] = typename TT::value_type(s);
     }
