@@ -62,3 +62,30 @@ def test_cmake_snippet(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     run = subprocess.run([str(build / "app")], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout == "cpp ok\n"
+
+
+VALUE_TYPES = (ROOT / "README.md").read_text().split("## Value types: an n-body step", 1)[1].split("\n## ", 1)[0]
+
+
+def test_nbody_section_shows_the_sample_and_its_run(tmp_path):
+    """The section's kernel is the sample's, and its console session runs as shown (from a copy of
+    samples/ in a fresh folder)."""
+    (kernel,) = re.findall(r"```python\n(.*?)```", VALUE_TYPES, re.S)
+    assert kernel in (ROOT / "samples/nbody.py").read_text()
+    (session,) = re.findall(r"```console\n(.*?)```", VALUE_TYPES, re.S)
+    shutil.copytree(ROOT / "samples", tmp_path / "samples", ignore=shutil.ignore_patterns("cpp_consumer"))
+    shown, printed = [], []  # output lines: as the README shows them ("..." elides a folder), as printed
+    for line in session.splitlines():
+        if not line.startswith("$ "):
+            shown.append(line)
+            continue
+        command = line[2:].split()
+        program = [sys.executable, "-m", "tilec"] if command[0] == "tilec" else [sys.executable]
+        proc = subprocess.run(program + command[1:], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "warning" not in proc.stderr, proc.stderr
+        printed += proc.stdout.splitlines()
+    assert len(printed) == len(shown), printed
+    for want, got in zip(shown, printed):
+        head, _, tail = want.partition("...")
+        assert got == want if not _ else got.startswith(head) and got.endswith(tail), (want, got)

@@ -71,3 +71,12 @@ def test_cholesky():
     # the solve reads the lower triangle of A: perturbing it is what finite differences see
     check_gradients(mod.cholesky_solve, 3, [A, Y, np.zeros((3, 8))], outputs=[2], wrt=[0, 1], samples=80,
                     rtol=1e-5, atol=1e-8)
+
+
+def test_nbody():
+    source = (SAMPLES / "nbody.py").read_text().replace("wp.vec3", "wp.vec3d").replace("* DT", "* wp.float64(DT)")
+    mod = build(re.sub(r"(?<![\w.])float(?![\w])", "wp.float64", source), "nbody64")
+    rng = np.random.default_rng(8)
+    pos, vel, mass = rng.standard_normal((256, 3)), 0.1 * rng.standard_normal((256, 3)), rng.uniform(0.5, 1.5, 256)
+    check_gradients(mod.step, 8, [pos, vel, mass, np.zeros((256, 3)), np.zeros((256, 3))], outputs=[3, 4],
+                    wrt=[0, 1, 2], samples=20, rtol=1e-5, atol=1e-7)

@@ -72,7 +72,7 @@ def test_malformed_declarations(expr, message):
         ann.element_type(cst.parse_expression(expr), scope_of("import warp as wp\n"))
 
 
-def test_value_type_parameters_compile_and_tiles_of_them_are_a_diagnostic(tmp_path):
+def test_value_type_parameters_and_tiles_of_them_compile(tmp_path):
     from tilec.cli import main
     from click.testing import CliRunner
 
@@ -82,4 +82,4 @@ def test_value_type_parameters_compile_and_tiles_of_them_are_a_diagnostic(tmp_pa
     assert result.exit_code == 0, result.output
     src.write_text("import warp as wp\n\n@wp.func\ndef f(t: wp.tile(dtype=wp.vec3, shape=(4,))):\n    return t\n")
     result = CliRunner().invoke(main, ["check", str(src)])
-    assert "m.py:4:10: error[TC0409]: parameter `t`: tiles of `vec3f` values are not supported yet" in result.output
+    assert result.exit_code == 0, result.output

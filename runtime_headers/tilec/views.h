@@ -80,8 +80,10 @@ template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const
 template <class TT, class V, class... I>
 TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I... idx) {
     using T = typename TT::value_type;
+    // What the lanes exchange: a double for scalars, the element itself for vectors and matrices.
+    using S = typename std::conditional<std::is_class<T>::value && !is_storage_float<T>::value, T, double>::type;
     int lin = active && tile_in_bounds<TT>(idx...) ? TT::linear(idx...) : -1;
-    auto apply = [&](int l, double v) {
+    auto apply = [&](int l, S v) {
         if (l < 0) return;
         if (mode == 0) t.data[l] = T(v);
         else if (mode == 1) t.data[l] = T(compute_t<T>(t.data[l]) + compute_t<T>(v));
@@ -92,12 +94,12 @@ TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I
         }
     };
     if (ctx.nlanes == 1) {
-        apply(lin, double(value));
+        apply(lin, S(value));
         return;
     }
-    struct Slot { int index; double value; };
+    struct Slot { int index; S value; };
     Slot* slots = reinterpret_cast<Slot*>(ctx.scratch());
-    slots[ctx.lane] = Slot{lin, double(value)};
+    slots[ctx.lane] = Slot{lin, S(value)};
     ctx.sync();
     for (int k = 0; k < ctx.nlanes; ++k) {
         int l = mode == 0 ? ctx.nlanes - 1 - k : k;

@@ -134,9 +134,11 @@ def shared_layout(fn: ir.Function, registers: frozenset | None = None) -> Shared
             offset += sym.type.nbytes
     offset = _aligned(offset)
     scratch = None
-    if any(isinstance(s, ir.Assign) and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var)
-           and s.value.args[0].sym in registers for s in ir.walk_stmts(fn.body)):
-        scratch, offset = offset, offset + REDUCTION_SCRATCH_BYTES * fn.block_dim
+    folded = [s.value.args[0].type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign)
+              and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var) and s.value.args[0].sym in registers]
+    if folded:  # one partial per thread, 8 bytes per component (a vec3 tile's partial is a vec3)
+        partial = max(REDUCTION_SCRATCH_BYTES * getattr(t.dtype, "length", 1) for t in folded)
+        scratch, offset = offset, offset + partial * fn.block_dim
     return SharedLayout(tuple(tiles), scratch, offset)
 
 

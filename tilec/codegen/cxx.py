@@ -436,7 +436,7 @@ class CxxEmitter:
 
     def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
         op = e.op
-        t = dtype or (e.type if isinstance(e.type, Scalar) else None)
+        t = dtype if isinstance(dtype, Scalar) else (e.type if isinstance(e.type, Scalar) else None)  # not vec3
         if op in INFIX:
             text = f"({args[0]} {INFIX[op]} {args[1]})"
             if t is not None and (t.storage_only or (t.is_integral and t.bits < 32)):
@@ -446,8 +446,8 @@ class CxxEmitter:
             return f"({PREFIX[op]}{args[0]})"
         if op == "cast":
             return f"tl::cast<{e.type.ctype}>({args[0]})"
-        if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor
-            return f"{e.type.ctype}({', '.join(args)})"
+        if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor (per element over tiles)
+            return f"{(e.type.dtype if isinstance(e.type, TileT) else e.type).ctype}({', '.join(args)})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":

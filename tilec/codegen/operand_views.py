@@ -42,7 +42,7 @@ def _transpose_source(s):
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_transpose"):
         return None
     (x,) = s.value.args
-    if isinstance(x, ir.Var) and isinstance(x.type, TileT) and x.type.dtype.name in _VIEW_DTYPES and x.sym != s.target:
+    if isinstance(x, ir.Var) and isinstance(x.type, TileT) and str(x.type.dtype) in _VIEW_DTYPES and x.sym != s.target:
         return x
     return None
 

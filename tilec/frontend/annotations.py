@@ -140,10 +140,7 @@ def _kwargs(call: cst.Call) -> dict:
 
 def annotation(node: cst.BaseExpression, scope: Scope):
     """The Type (or ANY) an annotation denotes; raises AnnotationError."""
-    t = read_annotation(node, scope)
-    if isinstance(t, TileT) and isinstance(t.dtype, (VecT, MatT)):  # recognised; not compiled yet
-        raise AnnotationError(f"tiles of `{t.dtype}` values are not supported yet", node)
-    return t
+    return read_annotation(node, scope)
 
 
 def read_annotation(node: cst.BaseExpression, scope: Scope):

@@ -10,8 +10,8 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
-from ..ops import PER_LANE_WRITES, coop, random, stack, warp_names
-from ..ir.types import Scalar, TileT
+from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
+from ..ir.types import Scalar, TileT, component_dtype
 from . import annotations as ann
 from . import consts
 from . import suggest
@@ -270,7 +270,8 @@ class CallLowering:
         if spec.elementwise:
             args = self.adapt_literals(args, result)
         elif op in LITERALS_TAKE_RESULT_DTYPE and isinstance(result, TileT):
-            args = [ir.Const(_convert(a.value, result.dtype), result.dtype, a.span, weak=False)
+            held = component_dtype(result.dtype)  # a literal filling a vec3 tile fills each component
+            args = [ir.Const(_convert(a.value, held), held, a.span, weak=False)
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
             self.uses_tiles = True
@@ -288,6 +289,7 @@ class CallLowering:
                 self.fail("TC0201", f"{spec.name}: {describe(t)} cannot be an operand here; use its fields",
                           target if target is not None else node)
         try:
+            value_tiles.refuse(b)
             return spec.rule(b)
         except RuleError as e:
             target = where.get(e.arg) if e.arg else None
@@ -303,7 +305,7 @@ class CallLowering:
         typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
         if not typed:
             return args
-        target = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
+        target = component_dtype(typed[0].dtype if isinstance(typed[0], TileT) else typed[0])  # vec3 tile: float32
         out = []
         for a in args:
             if self.is_weak(a) and isinstance(a.type, Scalar) and a.type != target and target.kind != "bool":
@@ -332,7 +334,10 @@ class CallLowering:
                 return value
             self.fail("TC0108", f"{spec.name}: `{p.name}` must be a compile-time constant shape", arg)
         if p.kind == "dtype":
-            d = ann.dtype(arg, self.scope)
+            try:
+                d = ann.element_type(arg, self.scope)  # a vec/mat type where value_tiles allows one
+            except ann.AnnotationError as e:
+                self.fail("TC0409", f"{spec.name}: `{p.name}`: {e.message}", e.node)
             if d is None:
                 self.fail("TC0303", f"{spec.name}: `{p.name}` is not a dtype", arg)
             return d

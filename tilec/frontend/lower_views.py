@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, Scalar, TileT, describe, fmt_shape
+from ..ir.types import INT32, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from . import consts
 
 
@@ -84,6 +84,12 @@ class ViewLowering:
 
     def lower_tile_subscript(self, base, node: cst.Subscript):
         items = self.subscript_items(node)
+        n = base.type.ndim
+        if (len(items) > n and isinstance(base.type.dtype, (VecT, MatT))
+                and not any(isinstance(i, cst.Slice) for i in items)):  # t[i, c]: element i's component c
+            element = self.tile_view_of(base, [self.expr(i) for i in items[:n]], items[:n], node)
+            indices = self.component_indices(base.type.dtype, items[n:])
+            return self.make_op("value_extract", [element] + indices, {}, node, where=[node.value] + items[n:])
         lowered = [None if isinstance(i, cst.Slice) else self.expr(i) for i in items]
         tiles = [k for k, e in enumerate(lowered) if e is not None and isinstance(e.type, TileT)]
         if tiles:

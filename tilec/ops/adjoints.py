@@ -15,7 +15,7 @@ import math
 
 from .. import ir
 from ..diagnostics import NotDifferentiable
-from ..ir.types import NONE, ArrayT, TileT
+from ..ir.types import NONE, ArrayT, Scalar, TileT
 from .build import call as C
 from .build import const, dtype_of, zeros
 
@@ -381,6 +381,9 @@ def _reduce(ad, e, g):
     if op not in ("add", "mul", "max", "min"):
         raise NotDifferentiable(f"tile_reduce with `{op}`: only wp.add, wp.mul, wp.max and wp.min are "
                                 "differentiated", e.span)
+    if op != "add" and not isinstance(e.args[0].type.dtype, Scalar):
+        raise NotDifferentiable(f"tile_reduce with `{op}` over {e.args[0].type.dtype} tiles: only wp.add is "
+                                "differentiated for vectors and matrices", e.span)
     a = ad.val(e.args[0])
     return [(0, C("tile_reduce_grad", a, ad.val(g), axis=e.attr("axis"), op=op))]
 

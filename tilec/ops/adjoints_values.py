@@ -7,7 +7,7 @@ at the zero vector is zero.
 """
 from __future__ import annotations
 
-from ..ir.types import INT32, MatT, Scalar, VecT
+from ..ir.types import INT32, MatT, Scalar, TileT, VecT
 from .build import call as C
 from .build import const
 
@@ -30,12 +30,19 @@ def register(table: dict) -> None:
     table.update(RULES)
 
 
+def _elem(t):
+    """The element type of a tile (the rules here also run on tiles of values: tile_map's adjoint
+    applies them to whole tiles, ops/values.py over_tiles), else t."""
+    return t.dtype if isinstance(t, TileT) else t
+
+
 def _is_value(t) -> bool:
-    return isinstance(t, (VecT, MatT))
+    return isinstance(_elem(t), (VecT, MatT))
 
 
 def _k(t, value):
     """A scalar constant of t's component dtype."""
+    t = _elem(t)
     return const(value, t.dtype if _is_value(t) else t)
 
 
@@ -45,9 +52,9 @@ def _i(k: int):
 
 def _inner(x, y):
     """dot for vectors, ddot for matrices, the product for scalars."""
-    if isinstance(x.type, VecT):
+    if isinstance(_elem(x.type), VecT):
         return C("dot", x, y)
-    if isinstance(x.type, MatT):
+    if isinstance(_elem(x.type), MatT):
         return C("ddot", x, y)
     return C("mul", x, y)
 
@@ -62,7 +69,7 @@ def _pack(t, scalars):
 
 def _vec3(v, start: int = 0):
     """Components start..start+2 of v as a vec3 (the xyz of a quaternion, p of a transform)."""
-    return _pack(VecT(v.type.dtype, 3), [_part(v, start + k) for k in range(3)])
+    return _pack(VecT(_elem(v.type).dtype, 3), [_part(v, start + k) for k in range(3)])
 
 
 def _conj(q):
@@ -75,7 +82,7 @@ def _conj(q):
 @rule("mul")
 def _mul(ad, e, g):
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
-    ta, tb = a.type, b.type
+    ta, tb = _elem(a.type), _elem(b.type)
     if not (_is_value(ta) or _is_value(tb)):
         return _SCALAR["mul"](ad, e, g)
     g = ad.val(g)
@@ -96,7 +103,7 @@ def _div(ad, e, g):
     if not (_is_value(a.type) or _is_value(b.type)):
         return _SCALAR["div"](ad, e, g)
     g = ad.val(g)
-    if isinstance(b.type, Scalar):  # value / s
+    if isinstance(_elem(b.type), Scalar):  # value / s
         return [(0, C("div", g, b)), (1, C("neg", C("div", _inner(g, a), C("mul", b, b))))]
     r = ad.result(e)  # s / value: r_k = s / a_k
     return [(0, _inner(g, C("div", _k(b.type, 1), b))), (1, C("neg", C("cw_div", C("cw_mul", g, r), b)))]
@@ -191,9 +198,10 @@ def _cross(ad, e, g):
 
 
 def _inv_or_zero(r):
-    """1 / r where r > 0, else 0 (Warp's zero-vector convention)."""
-    zero = _k(r.type, 0)
-    return C("where", C("gt", r, zero), C("div", _k(r.type, 1), r), zero)
+    """1 / r where r > 0, else 0 (Warp's zero-vector convention; r is a length, never negative):
+    with s = 1 where r <= 0, (1 - s) / (r + s). No comparison, so it also runs on whole tiles."""
+    s = C("step_ge", _k(r.type, 0), r)
+    return C("div", C("sub", _k(r.type, 1), s), C("add", r, s))
 
 
 @rule("length")
@@ -297,7 +305,7 @@ def _rotate_adjoint(ad, u, w, v, g):
 
 
 def _quat_of(u, w):
-    return _pack(VecT(w.type, 4, "quat"), [_part(u, 0), _part(u, 1), _part(u, 2), w])
+    return _pack(VecT(_elem(w.type), 4, "quat"), [_part(u, 0), _part(u, 1), _part(u, 2), w])
 
 
 def _rotation_adjoints(ad, q, v, g, inverse=False):
@@ -340,11 +348,11 @@ def _axis_angle(ad, e, g):
 
 
 def _transform_of(p, q):
-    return C("value_new", p, q, type=VecT(p.type.dtype, 7, "transform"))
+    return C("value_new", p, q, type=VecT(_elem(p.type).dtype, 7, "transform"))
 
 
 def _quat_part(t):
-    return _pack(VecT(t.type.dtype, 4, "quat"), [_part(t, 3 + k) for k in range(4)])
+    return _pack(VecT(_elem(t.type).dtype, 4, "quat"), [_part(t, 3 + k) for k in range(4)])
 
 
 @rule("transform_point", "transform_vector")

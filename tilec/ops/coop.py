@@ -23,8 +23,7 @@ def _indexed_value(b: Bound):
     for k, ty in enumerate(b.variadic):
         if not (isinstance(ty, Scalar) and ty.is_integral):
             b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{k}")
-    v = rules.scalar(b, "value")
-    rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    rules.element_value(b, "value", t)
     return t
 
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..ir.types import FLOAT32, Scalar, TileT, article, describe
+from ..ir.types import FLOAT32, MatT, Scalar, TileT, VecT, article, component_dtype, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -21,6 +21,11 @@ def _filled(b: Bound):
 def _full(b: Bound):
     out = _filled(b)
     v = b.types["value"]
+    if isinstance(out.dtype, (VecT, MatT)):  # a vec3 value, or a scalar filling every component
+        fills_components = isinstance(v, Scalar) and (v == component_dtype(out.dtype) or "value" in b.weak)
+        if v != out.dtype and not fills_components:
+            b.fail("TC0201", f"value is {describe(v)} but the tile dtype is {out.dtype}", "value")
+        return out
     if not isinstance(v, Scalar):
         b.fail("TC0303", f"`value` must be a scalar, got {describe(v)}", "value")
     if "value" not in b.weak and v != out.dtype:
@@ -64,6 +69,11 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
 
 def _tile(b: Bound):
     x = b.types["x"]
+    if isinstance(x, (VecT, MatT)) and b.attrs.get("preserve_type") is True:
+        return TileT(x, (b.attrs["block_dim"],))  # one vector per lane, as Warp's preserve_type=True
+    if isinstance(x, (VecT, MatT)):
+        b.fail("TC0303", f"`x` is {describe(x)}: tilec builds a tile of per-lane vectors with preserve_type=True "
+               "only (Warp's default spreads the components over a trailing axis)", "x")
     if not isinstance(x, Scalar):
         b.fail("TC0303", f"`x` must be a per-lane scalar, got {describe(x)}", "x")
     return TileT(x, (b.attrs["block_dim"],))

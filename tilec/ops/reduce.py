@@ -1,7 +1,7 @@
 """Maps, reductions, scans, sort and the BLAS-1 ops (dot, axpy) over tiles."""
 from __future__ import annotations
 
-from ..ir.types import INT32, Scalar, TileT, describe, fmt_shape
+from ..ir.types import INT32, MatT, Scalar, TileT, VecT, component_dtype, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -14,7 +14,7 @@ def _map(b: Bound):
         b.fail("TC0303", "needs at least one tile after the function")
     names = tuple(f"arg{i}" for i in range(len(b.variadic)))
     for n, t in zip(names, b.variadic):
-        if not isinstance(t, (TileT, Scalar)):
+        if not isinstance(t, (TileT, Scalar, VecT, MatT)):
             b.fail("TC0303", f"argument {n[3:]} must be a tile or a scalar, got {describe(t)}", n)
     tiled = tuple((n, t) for n, t in zip(names, b.variadic) if isinstance(t, TileT))
     if not tiled:
@@ -27,7 +27,7 @@ def _map(b: Bound):
         out = f.result(tuple(rules.dtype_of(t) for t in b.variadic))
     except RuleError as e:
         b.fail("TC0407", f"function `{f.name}` {e.message}", "op")
-    if not isinstance(out, Scalar):
+    if not isinstance(out, (Scalar, VecT, MatT)):
         b.fail("TC0407", f"function `{f.name}` must return a scalar, returns {out}", "op")
     return TileT(out, tiles[0].shape)
 
@@ -44,7 +44,7 @@ def reduced_shape(b: Bound, t: TileT):
 def _reduction(result_int: bool = False):
     def rule(b: Bound):
         t = rules.tile(b, "a")
-        if t.dtype.kind == "bool" and not result_int:
+        if component_dtype(t.dtype).kind == "bool" and not result_int:
             b.fail("TC0203", "is not defined on bool tiles", "a")
         return TileT(INT32 if result_int else t.dtype, reduced_shape(b, t))
 
@@ -76,19 +76,19 @@ def _dot(b: Bound):
     a, bb = rules.tile(b, "a"), rules.tile(b, "b")
     rules.same_shape(b, ("a", "b"), (a, bb))
     rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
-    if a.dtype.kind == "bool":
+    if component_dtype(a.dtype).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "a")
-    return TileT(a.dtype, (1,))
+    return TileT(component_dtype(a.dtype), (1,))  # vectors: sum of wp.dot; matrices: sum of wp.ddot
 
 
 def _axpy(b: Bound):
     src, dest = rules.tile(b, "src"), rules.tile(b, "dest")
     rules.same_shape(b, ("src", "dest"), (src, dest))
     rules.same_dtype(b, ("src", "dest"), (src.dtype, dest.dtype))
-    if dest.dtype.kind == "bool":
+    if component_dtype(dest.dtype).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "dest")
     alpha = rules.scalar(b, "alpha")
-    rules.unify_scalars(b, ("dest", "alpha"), (dest.dtype, alpha))
+    rules.unify_scalars(b, ("dest", "alpha"), (component_dtype(dest.dtype), alpha))  # vec3: float alpha
     return dest
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from math import prod
 
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe, fmt_shape
+from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from .core import Bound
 
 
@@ -26,6 +26,16 @@ def scalar(b: Bound, name: str) -> Scalar:
     if not isinstance(t, Scalar):
         b.fail("TC0303", f"`{name}` must be a scalar, got {describe(t)}", name)
     return t
+
+
+def element_value(b: Bound, name: str, t: TileT) -> None:
+    """`name` is a value for one element of tile t (in tile `a`): a scalar of its dtype (untyped
+    literals adapt), or, in a tile of vectors or matrices, exactly that vector or matrix type."""
+    if isinstance(t.dtype, (VecT, MatT)):
+        if b.types[name] != t.dtype:
+            b.fail("TC0201", f"`{name}` is {describe(b.types[name])} but the tile holds {t.dtype}", name)
+        return
+    unify_scalars(b, ("a", name), (t.dtype, scalar(b, name)))
 
 
 def int_scalar(b: Bound, name: str) -> Scalar:

@@ -10,7 +10,9 @@ call `tl::<cpp>(...)` (runtime_headers/tilec/vec.h, quat.h).
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe
+from dataclasses import replace
+
+from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from .core import Bound, OpSpec, Param, RuleError
 
 A = Param("a", "value")
@@ -83,14 +85,20 @@ def arith_rule(op: str, scalar_rule):
 
     def rule(b: Bound):
         ts = [b.types.get(n) for n in names]
-        if not any(is_value(t) or (isinstance(t, TileT) and is_value(t.dtype)) for t in ts):
+        held = [t.dtype if isinstance(t, TileT) else t for t in ts]
+        if not any(is_value(t) for t in held):
             return scalar_rule(b)
-        for n, t in zip(names, ts):
-            if isinstance(t, TileT):
-                b.fail("TC0303", f"tiles of {t.dtype} are not supported by `{SYMBOL.get(op, op)}` yet", n)
-        if op == "neg":
-            return ts[0]
-        return _binary(b, op, *ts)
+        tiles = [(n, t) for n, t in zip(names, ts) if isinstance(t, TileT)]
+        if tiles:  # tiles of values: the value rule per element, on tiles of one shape (as Warp)
+            if op in ("eq", "ne"):
+                b.fail("TC0303", f"`{SYMBOL[op]}` is not defined on tiles of {held[0]}", tiles[0][0])
+            for n, t in tiles[1:]:
+                if t.shape != tiles[0][1].shape:
+                    b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
+                           f"{n} is {fmt_shape(t.shape)}", n)
+            b = replace(b, types={**b.types, **dict(zip(names, held))})
+        out = held[0] if op == "neg" else _binary(b, op, *held)
+        return TileT(out, tiles[0][1].shape) if tiles else out
 
     return rule
 
@@ -465,6 +473,32 @@ OPS = (
                "transform_identity", "the identity transform (p = 0, q = identity)", elementwise=True),
     ]
 )
+
+
+def over_tiles(rule):
+    """An elementwise value rule lifted to tiles: tile operands (of one shape) stand for their
+    elements and the result is a tile of the element's result. The adjoint of tile_map over a
+    func on vec3 tiles applies the func's ops (and their adjoints) to whole tiles this way; from
+    source, ops/value_tiles.py still refuses `wp.length(tile)`, as Warp does."""
+
+    def lifted(b: Bound):
+        named = [(n, t) for n, t in b.types.items()] + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]
+        tiles = [(n, t) for n, t in named if isinstance(t, TileT)]
+        if not tiles:
+            return rule(b)
+        for n, t in tiles[1:]:
+            if t.shape != tiles[0][1].shape:
+                b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
+                       f"{n} is {fmt_shape(t.shape)}", n)
+        held = replace(b, types={n: t.dtype if isinstance(t, TileT) else t for n, t in b.types.items()},
+                       variadic=[t.dtype if isinstance(t, TileT) else t for t in b.variadic])
+        return TileT(rule(held), tiles[0][1].shape)
+
+    return lifted
+
+
+OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
+
 
 # Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
 NOT_YET = frozenset({

@@ -115,8 +115,7 @@ def _extract(b: Bound):
 def _setitem(b: Bound):
     t = rules.tile(b, "a")
     _check_indices(b, t, b.variadic, b.variadic_consts, "element write")
-    v = rules.scalar(b, "value")
-    rules.unify_scalars(b, ("a", "value"), (t.dtype, v))
+    rules.element_value(b, "value", t)
     return t
 
 

@@ -26,7 +26,7 @@ from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable
 from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
                         rename_straight_line)
-from ..ir.types import BOOL, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT
+from ..ir.types import BOOL, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT, component_dtype
 
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_store_part",
@@ -38,7 +38,7 @@ EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_a
 def differentiable(t) -> bool:
     if isinstance(t, (VecT, MatT)):  # vectors and matrices of floats (ops/adjoints_values.py)
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
 
 
 def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True) -> ir.Function:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import ir
-from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT
+from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, component_dtype
 from ..diagnostics import NotDifferentiable
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
@@ -220,7 +220,7 @@ def accesses(fn: ir.Function) -> list:
 def _differentiable(t) -> bool:
     if isinstance(t, (VecT, MatT)):
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and t.dtype.is_float)
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
 
 
 def _free_positions(e: ir.OpCall) -> set:

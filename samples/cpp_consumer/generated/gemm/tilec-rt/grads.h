@@ -34,6 +34,26 @@ template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx&, DT& d
         }
 }
 
+// One step of a builtin fold, acc = f(x, y), and its adjoint. Tiles of vectors and matrices fold
+// with + only (the adjoint rule refuses the others), so only + must compile for them.
+template <class C> TL_HD C fold_step(char kind, const C& x, const C& y) {
+    if constexpr (std::is_arithmetic<C>::value)
+        return kind == '+' ? x + y : kind == '*' ? x * y : kind == 'M' ? (x < y ? y : x) : (y < x ? y : x);
+    else
+        return x + y;
+}
+template <class C> TL_HD void adj_fold_step(char kind, const C& x, const C& y, const C& ga, C& gx, C& gy) {
+    if constexpr (std::is_arithmetic<C>::value) {
+        if (kind == '+') { gx = ga; gy = ga; }
+        else if (kind == '*') { gx = ga * y; gy = ga * x; }
+        else if (kind == 'M') { bool first = !(x < y); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
+        else { bool first = !(y < x); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
+    } else {
+        gx = ga;
+        gy = ga;
+    }
+}
+
 // adjoint of a left fold acc_k = f(acc_{k-1}, a_k) with a builtin f.
 template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
                                                                     const char* op) {
@@ -44,18 +64,12 @@ template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx&, DT& ds
         for (int i = 0; i < s.inner; ++i) {
             C acc[TT::size > 0 ? TT::size : 1];
             acc[0] = C(a.data[s.src(o, 0, i)]);
-            for (int k = 1; k < s.n; ++k) {
-                C x = acc[k - 1], y = C(a.data[s.src(o, k, i)]);
-                acc[k] = kind == '+' ? x + y : kind == '*' ? x * y : kind == 'M' ? (x < y ? y : x) : (y < x ? y : x);
-            }
+            for (int k = 1; k < s.n; ++k) acc[k] = fold_step(kind, acc[k - 1], C(a.data[s.src(o, k, i)]));
             C ga = C(g.data[o * s.inner + i]);
             for (int k = s.n - 1; k >= 1; --k) {
                 C x = acc[k - 1], y = C(a.data[s.src(o, k, i)]);
                 C gx, gy;
-                if (kind == '+') { gx = ga; gy = ga; }
-                else if (kind == '*') { gx = ga * y; gy = ga * x; }
-                else if (kind == 'M') { bool first = !(x < y); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
-                else { bool first = !(y < x); gx = first ? ga : C(0); gy = first ? C(0) : ga; }
+                adj_fold_step(kind, x, y, ga, gx, gy);
                 dst.data[s.src(o, k, i)] = gy;
                 ga = gx;
             }
@@ -163,7 +177,7 @@ template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT&
 // g summed over the axes a broadcast repeated, back to dst's shape.
 template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const GT& g) {
     constexpr int shift = GT::ndim - DT::ndim;
-    for (int e = 0; e < DT::size; ++e) dst.data[e] = 0;
+    for (int e = 0; e < DT::size; ++e) dst.data[e] = typename DT::value_type(0);
     int idx[GT::ndim];
     for (int e = 0; e < GT::size; ++e) {
         unravel<GT>(e, idx);
@@ -211,7 +225,7 @@ template <class TT> TL_HD void lane_sum(Ctx& ctx, TT& dst, const TT& a) {
     slots[ctx.lane] = a;
     ctx.sync();
     for (int e = 0; e < TT::size; ++e) {
-        compute_t<typename TT::value_type> s = 0;
+        compute_t<typename TT::value_type> s = compute_t<typename TT::value_type>(0);  // vec3 tiles: vec3(0)
         for (int l = 0; l < ctx.nlanes; ++l) s += slots[l].data[e];
         dst.data[e] = typename TT::value_type(s);
     }

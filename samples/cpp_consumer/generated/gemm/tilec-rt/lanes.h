@@ -65,7 +65,7 @@ struct LaneGroup {
     std::vector<unsigned char> done;
     ucontext_t scheduler;
     int current = 0;
-    std::vector<unsigned char> scratch;  // 64 bytes per lane
+    std::vector<unsigned char> scratch;  // 512 bytes per lane (a spatial_matrixd element and its index fit)
     std::vector<unsigned char> shared;  // larger per-lane slots (lane_sum)
     const std::function<void(Ctx&)>* body = nullptr;
     Ctx* ctxs = nullptr;
@@ -74,7 +74,7 @@ struct LaneGroup {
         lanes.resize(n);
         stacks.resize(n);
         done.resize(n);
-        scratch.resize(size_t(n) * 64);
+        scratch.resize(size_t(n) * 512);
         for (int l = 0; l < n; ++l) {
             void* p = mmap(nullptr, stack_bytes, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -126,19 +126,23 @@ template <class TT> TL_HD void tile_scan_min_inclusive(Ctx&, TT& dst, const TT& 
     tile_scan_extreme<TT, false>(dst, a);
 }
 
-// Sum of a * b over every element (a (1,) tile), accumulated in order in the compute type.
+// One term of tile_dot: a * b. Vectors and matrices overload it (value_tiles.h: wp.dot, wp.ddot).
+template <class T> TL_HD T dot_term(const T& a, const T& b) { return a * b; }
+
+// Sum of dot_term(a, b) over every element (a (1,) tile), accumulated in order in the compute type.
 template <class DT, class AT, class BT> TL_HD void tile_dot(Ctx&, DT& dst, const AT& a, const BT& b) {
-    using C = compute_t<typename AT::value_type>;
-    C acc = 0;
-    for (int e = 0; e < AT::size; ++e) acc += C(a.data[e]) * C(b.data[e]);
+    using E = compute_t<typename AT::value_type>;
+    using C = decltype(dot_term(E(), E()));
+    C acc = C(0);
+    for (int e = 0; e < AT::size; ++e) acc += dot_term(E(a.data[e]), E(b.data[e]));
     dst.data[0] = typename DT::value_type(acc);
 }
 
-// dest += alpha * src, in place.
+// dest += alpha * src, in place (alpha a scalar, also for tiles of vectors and matrices).
 template <class DT, class A, class ST> TL_HD void tile_axpy(Ctx&, DT& dest, const A& alpha, const ST& src) {
     using C = compute_t<typename DT::value_type>;
-    for (int e = 0; e < DT::size; ++e)
-        dest.data[e] = typename DT::value_type(C(dest.data[e]) + C(alpha) * C(src.data[e]));
+    const compute_t<A> k = compute_t<A>(alpha);
+    for (int e = 0; e < DT::size; ++e) dest.data[e] = typename DT::value_type(C(dest.data[e]) + k * C(src.data[e]));
 }
 
 // Stable ascending sort of keys, applying the same permutation to values.

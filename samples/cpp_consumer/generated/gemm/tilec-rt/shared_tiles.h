@@ -1,6 +1,7 @@
 // tilec runtime: the per-lane tile operations of the GPU model (tiles shared by the block).
 // Used by .cu code, on the GPU and in the CUDA emulation. Every thread calls these.
 #pragma once
+#include "vec.h"
 #include "views.h"
 
 namespace tl {
@@ -20,6 +21,14 @@ template <class TT, class V, class... I> TL_HD void shared_setitem(Ctx& ctx, TT&
     ctx.sync();
     if (ok && ctx.leader()) t.at(idx...) = typename TT::value_type(value);
     ctx.sync();
+}
+
+// Vectors and matrices add atomically component by component (as Warp's vector atomics do).
+template <int N, class T> TL_HD void shared_atomic_add(vec<N, T>* p, vec<N, T> v) {
+    for (int k = 0; k < N; ++k) shared_atomic_add(&p->c[k], v.c[k]);
+}
+template <int M, int N, class T> TL_HD void shared_atomic_add(mat<M, N, T>* p, mat<M, N, T> v) {
+    for (int k = 0; k < M * N; ++k) shared_atomic_add(&p->c[k], v.c[k]);
 }
 
 // t[i, j] += value from every thread (once per lane), atomically in shared memory.

@@ -110,6 +110,12 @@ template <int M, int N, class T> TL_HD bool operator==(const mat<M, N, T>& a, co
 }
 template <int M, int N, class T> TL_HD bool operator!=(const mat<M, N, T>& a, const mat<M, N, T>& b) { return !(a == b); }
 
+// In-place sums (the tile runtime accumulates adjoints with dst.data[e] += g).
+template <int N, class T> TL_HD vec<N, T>& operator+=(vec<N, T>& a, const vec<N, T>& b) { return a = a + b; }
+template <int N, class T> TL_HD vec<N, T>& operator-=(vec<N, T>& a, const vec<N, T>& b) { return a = a - b; }
+template <int M, int N, class T> TL_HD mat<M, N, T>& operator+=(mat<M, N, T>& a, const mat<M, N, T>& b) { return a = a + b; }
+template <int M, int N, class T> TL_HD mat<M, N, T>& operator-=(mat<M, N, T>& a, const mat<M, N, T>& b) { return a = a - b; }
+
 // Matrix products: m * v and m @ v (a column), v * m and v @ m (a row), m * m.
 template <int M, int N, class T> TL_HD vec<M, T> operator*(const mat<M, N, T>& m, const vec<N, T>& v) {
     vec<M, T> r;
@@ -228,6 +234,9 @@ template <int M, int N, class T> TL_HD T ddot(const mat<M, N, T>& a, const mat<M
     for (int k = 0; k < M * N; ++k) s += cv(a.c[k]) * cv(b.c[k]);
     return T(s);
 }
+// One term of tile_dot over tiles of values (reduce.h): wp.dot of vectors, wp.ddot of matrices.
+template <int N, class T> TL_HD T dot_term(const vec<N, T>& a, const vec<N, T>& b) { return dot(a, b); }
+template <int M, int N, class T> TL_HD T dot_term(const mat<M, N, T>& a, const mat<M, N, T>& b) { return ddot(a, b); }
 template <int M, int N, class T> TL_HD mat<N, M, T> transpose(const mat<M, N, T>& a) {
     mat<N, M, T> r;
     for (int i = 0; i < M; ++i)

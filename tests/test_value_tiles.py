@@ -1,0 +1,81 @@
+"""Tiles of Warp's value types (#15): tile ops Warp 1.19 does not define on vector/matrix tiles
+are a diagnostic at the offending argument that names the op and the dtype, never a traceback.
+(What they compute, against Warp, is tests/conformance/cases_vtiles.py.)"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, needs_cxx
+from harness import build
+from tilec.diagnostics import CompileError
+from tilec.frontend.check import Options
+from tilec.pipeline import compile_source
+
+KERNEL = """import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=wp.vec3), y: wp.array2d(dtype=wp.vec3), f: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=8)
+    s = wp.tile_load(f, shape=8)
+    q = wp.tile_load(y, shape=(8, 8))
+    {line}
+"""
+
+
+def first_error(line: str):
+    with pytest.raises(CompileError) as info:
+        compile_source(KERNEL.format(line=line), "prog.py", Options(block_dim=32))
+    d = info.value.diagnostics[0]
+    return f"{d.span.line}:{d.span.col}: {d.code}: {d.message}"
+
+
+REFUSED = "does not take tiles of vec3f"
+
+
+@pytest.mark.parametrize("line, where, message", [
+    ("wp.tile_matmul(q, q)", "9:20", f"tile_matmul: {REFUSED} (`a` is a vec3f tile of shape (8, 8))"),
+    ("wp.tile_scan_inclusive(t)", "9:28", f"tile_scan_inclusive: {REFUSED} (`a` is a vec3f tile of shape (8,))"),
+    ("wp.tile_max(t)", "9:17", f"tile_max: {REFUSED}"),
+    ("wp.tile_argmin(t)", "9:20", f"tile_argmin: {REFUSED}"),
+    ("wp.tile_sort(t, s)", "9:18", f"tile_sort: {REFUSED} (`keys` is a vec3f tile of shape (8,))"),
+    ("wp.tile_astype(t, dtype=wp.vec3d)", "9:20", f"tile_astype: {REFUSED}"),
+    ("wp.tile_astype(s, dtype=wp.vec3d)", "9:29", "tile_astype: `dtype` must be a scalar type here, got vec3d"),
+    ("wp.tile_arange(8, dtype=wp.mat22)", "9:29", "tile_arange: `dtype` must be a scalar type here, got mat22f"),
+    ("wp.tile_cholesky(q)", "9:22", f"tile_cholesky: {REFUSED}"),
+    ("wp.tile_zeros(shape=8, dtype=wp.vec(length=0, dtype=float))", "9:48",
+     "tile_zeros: `dtype`: a vector length must be a positive integer constant"),
+])
+def test_scalar_only_tile_ops_name_the_value_type(line, where, message):
+    got = first_error(line)
+    assert got.startswith(f"{where}: TC0"), got
+    assert message in got, got
+
+
+@pytest.mark.parametrize("line", [
+    "wp.tile_sum(t)", "wp.tile_dot(t, t)", "wp.tile_axpy(2.0, t, t)", "wp.tile_zeros(shape=8, dtype=wp.mat22)",
+    "wp.tile_full(shape=8, value=1.5, dtype=wp.vec3)", "wp.tile_transpose(q)", "wp.tile_sort(s, t)",
+])
+def test_value_tile_ops_check(line):
+    compile_source(KERNEL.format(line=line), "prog.py", Options(block_dim=32))
+
+
+@pytest.mark.build
+@needs_cxx
+def test_nbody_sample_in_the_cuda_emulation():
+    """The sample's .cu (register tiles of vec3, a vec3 register fold) computes the numpy step."""
+    sys.path.insert(0, str(ROOT / "samples"))
+    try:
+        import nbody
+    finally:
+        sys.path.pop(0)
+    mod = build((ROOT / "samples/nbody.py").read_text(), "nbody_emu", target="cuda-emu")
+    pos, vel, mass = nbody.bodies(seed=3)
+    new_pos, new_vel = np.zeros_like(pos), np.zeros_like(vel)
+    mod.step.launch_tiled(dim=nbody.BODIES // nbody.BLOCK, inputs=[pos, vel, mass, new_pos, new_vel], device="cuda-emu")
+    want_pos, want_vel = nbody.reference(pos.astype(np.float64), vel.astype(np.float64), mass.astype(np.float64))
+    np.testing.assert_allclose(new_vel, want_vel, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(new_pos, want_pos, rtol=1e-4, atol=1e-5)

@@ -1,0 +1,53 @@
+"""Which tile ops take tiles of Warp's value types (vec3, mat22, quat, ...), as data.
+
+Warp 1.19 lets tiles hold vectors and matrices: loads, stores and atomic adds, fills, maps, sums,
+folds with tile_reduce, dot products (dot for vectors, ddot for matrices), axpy, the layout ops
+and element access. Every other tile op (matmul, scans, min/max and arg-reductions, sorting by
+vector keys, casts, the factorisations, ...) is scalar-only there, and so here: `refuse` turns a
+value-type tile (or a value-type `dtype=`) given to one of them into a diagnostic naming the op,
+the argument and the dtype, before the op's own rule sees a dtype it does not model.
+"""
+from __future__ import annotations
+
+from ..ir.types import MatT, TileT, VecT, describe
+from .core import Bound
+
+ANY = None  # every tile operand of the op may hold a value type
+
+# op -> the operands that may be tiles of a value type (ANY: all of them).
+VALUE_TILE_OPS = {
+    # creation and lanes
+    "tile_zeros": ANY, "tile_ones": ANY, "tile_empty": ANY, "tile_full": ANY, "tile": ANY, "untile": ANY,
+    # memory
+    "tile_load": ANY, "tile_store": ANY, "tile_atomic_add": ANY, "tile_load_indexed": frozenset({"a"}),
+    "tile_store_indexed": frozenset({"a", "t"}), "tile_atomic_add_indexed": frozenset({"a", "t"}),
+    # maps, folds, BLAS-1
+    "tile_map": ANY, "tile_sum": ANY, "tile_reduce": ANY, "tile_dot": ANY, "tile_axpy": ANY,
+    "tile_sort": frozenset({"values"}),
+    # layout and element access
+    "tile_broadcast": ANY, "tile_view": ANY, "tile_squeeze": ANY, "tile_reshape": ANY, "tile_transpose": ANY,
+    "tile_extract": ANY, "tile_setitem": ANY, "tile_additem": ANY, "tile_subitem": ANY, "tile_assign": ANY,
+    # tile arithmetic: the elementwise rules say which value-type operands combine
+    "add": ANY, "sub": ANY, "mul": ANY, "div": ANY, "neg": ANY,
+}
+
+
+def is_value_type(t) -> bool:
+    return isinstance(t, (VecT, MatT))
+
+
+def refuse(b: Bound) -> None:
+    """Fail (TC0203) when a tile operand, or the `dtype=` attribute, of op b.op holds a value type
+    the op does not take."""
+    allowed = VALUE_TILE_OPS.get(b.op, frozenset())
+    if allowed is ANY:
+        return
+    operands = list(b.types.items()) + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]
+    for name, t in operands:
+        if isinstance(t, TileT) and is_value_type(t.dtype) and name not in allowed:
+            b.fail("TC0203", f"does not take tiles of {t.dtype} (`{name}` is {describe(t)}); Warp allows tiles "
+                   "of vectors and matrices in loads, stores, fills, tile_map, tile_sum, tile_reduce, tile_dot, "
+                   "tile_axpy and the layout ops", name)
+    dtype = b.attrs.get("dtype")
+    if is_value_type(dtype):
+        b.fail("TC0203", f"`dtype` must be a scalar type here, got {dtype}", "dtype")
