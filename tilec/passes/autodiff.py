@@ -17,6 +17,7 @@ from dataclasses import replace
 from .. import ir, naming
 from .effects import check_adjoint
 from .normalize import normalize_module
+from .adjoint_tidy import tidy_adjoint
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
@@ -57,7 +58,8 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     fn = _normalized(fn, module)
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
-    return simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
+    adjoint = simplify_function(_normalized(_Adjoint(fn, lanes).run(), module))
+    return adjoint if lanes else tidy_adjoint(adjoint)
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
