@@ -9,6 +9,8 @@ rewrites, each exact (the kernel computes the same values, bit for bit):
   zeroing moves after their last read of g; when the last of them adds g straight back
   (`adj = adj + g`: the adjoint of an in-place accumulation such as `tile_matmul(a, b, acc)`), the
   take, the zeroing and the add all go.
+* Copies. `t = y` of a tile t assigned nowhere else, all of whose reads follow it in the same
+  statement list, with y not written after it there: the reads take y, the copy goes.
 * Known zeros. A tile known to be zero (a local before its first write, or after `x = zeros`)
   that is accumulated into is assigned instead: `x = x + c` becomes `x = c`, and
   `x = tile_matmul(a, b, x)` becomes the fresh product `tile_matmul(a, b)` (no read of x).
@@ -28,9 +30,14 @@ def tidy_adjoint(fn: ir.Function) -> ir.Function:
         return fn  # the flow analyses below assume structured control flow without exits
     body = _moves(fn.body, fn)
     body, _ = _known_zeros(body, frozenset(_locals(replace(fn, body=body))))
+    body = _drop_dead_fills_of(body)
+    body = _forward_copies(body, replace(fn, body=body))
+    return replace(fn, body=_drop_dead_fills_of(body))
+
+
+def _drop_dead_fills_of(body) -> tuple:
     sole = {t for t in _writes(body) if _assign_count(body, t) == 1}  # keep a symbol's only definition
-    body, _ = _drop_dead_fills(body, frozenset(sole))
-    return replace(fn, body=body)
+    return _drop_dead_fills(body, frozenset(sole))[0]
 
 
 # ---------------------------------------------------------------- helpers
@@ -141,6 +148,27 @@ def _adds_back(s, adj, g) -> bool:
     return (len(args) == 2 and all(isinstance(a, ir.Var) for a in args)
             and {args[0].sym, args[1].sym} == {adj, g} and args[0].sym != args[1].sym
             and s.value.type == adj.type)
+
+
+# ---------------------------------------------------------------- copies
+
+
+def _forward_copies(body, fn) -> tuple:
+    body = tuple(_with_blocks(s, lambda b: _forward_copies(b, fn)) for s in body)
+    i = 0
+    while i < len(body):
+        s = body[i]
+        rest = body[i + 1:]
+        if (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
+                and s.target != s.value.sym and s.target.type == s.value.sym.type and s.target not in fn.params
+                and _assign_count(fn.body, s.target) == 1
+                and _read_count(rest, s.target) == _read_count(fn.body, s.target)
+                and s.value.sym not in _writes(rest)):
+            t, y = s.target, s.value.sym
+            body = body[:i] + ir.rename(rest, lambda sym: y if sym == t else sym)
+            continue
+        i += 1
+    return body
 
 
 # ---------------------------------------------------------------- known zeros

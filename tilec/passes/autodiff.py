@@ -88,6 +88,7 @@ class _Adjoint:
         self.fast_loops: dict = {}  # id(For) -> statements recomputed at each reverse iteration
         self.out: list = []  # statements being emitted
         self.memo: dict = {}
+        self.assigned = None  # the assignment being reversed, when its target holds its value
         self.cond_syms: dict = {}  # If -> the bool its forward replay saved
         self.count_syms: dict = {}  # loop -> its trip counter
         self.span = fn.span  # of the statement being reversed: generated code points back to it
@@ -126,8 +127,17 @@ class _Adjoint:
         return self.memo[key]
 
     def result(self, e):
-        """The call's result, recomputed from its (restored) operands."""
-        return self.val(replace(e))
+        """The call's result: the variable the statement being reversed assigned it to, or
+        recomputed from its (restored) operands."""
+        return self.known_result(e) or self.val(replace(e))
+
+    def known_result(self, e):
+        """The variable holding e's value when e is the whole value of the assignment being
+        reversed and its target still holds it (never overwritten, or recomputed per iteration);
+        else None."""
+        if self.assigned is not None and e is self.assigned.value and self.assigned.target.type == e.type:
+            return ir.Var(self.assigned.target, e.span)
+        return None
 
     def fresh_zero(self, t) -> ir.Var:
         sym = self.temp(t, "_z")
@@ -291,6 +301,8 @@ class _Adjoint:
     def reverse_stmt(self, s) -> None:
         self.memo = {}
         self.span = s.span
+        holds = isinstance(s, ir.Assign) and (s.target not in self.pushed or s.target in self.no_tape)
+        self.assigned = s if holds else None
         if isinstance(s, ir.Assign):
             if s.target in self.pushed and s.target not in self.no_tape:
                 self.emit(self.pop(s.target, s.span))

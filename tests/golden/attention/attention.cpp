@@ -83,30 +83,24 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v10__v;
     tl::Tile<float, 16, 32> v43__tmp;
-    tl::Tile<float, 16, 32> v11_adj_out;
     tl::Tile<float, 16, 64> v13_adj__tmp;
     tl::Tile<float, 64, 32> v14_adj__tmp;
-    tl::Tile<float, 16, 64> v17_adj_p;
-    tl::Tile<float, 16, 64> v18_adj_denom;
+    tl::Tile<float, 16, 64> v17__v;
+    tl::Tile<float, 16, 64> v18_adj_p;
+    tl::Tile<float, 16, 64> v19_adj_denom;
     tl::Tile<float, 16, 1> v46__tmp;
-    tl::Tile<float, 16, 1> v20_adj__tmp;
     tl::Tile<float, 16> v47__tmp;
-    tl::Tile<float, 16> v22_adj__tmp;
     tl::Tile<float, 16, 1> v48__tmp;
-    tl::Tile<float, 16, 64> v25__v;
     tl::Tile<float, 16, 64> v26__v;
     tl::Tile<float, 16, 64> v27_adj_scores;
     tl::Tile<float, 16, 64> v28_adj_m;
     tl::Tile<float, 16, 1> v49__tmp;
-    tl::Tile<float, 16, 1> v30_adj__tmp;
     tl::Tile<float, 16> v50__tmp;
-    tl::Tile<float, 16> v32_adj__tmp;
     tl::Tile<float, 16, 64> v51__tmp;
     tl::Tile<float, 16, 64> v35_adj__tmp;
     tl::Tile<float, 16, 32> v37_adj_q;
     tl::Tile<float, 32, 64> v38_adj__tmp;
     tl::Tile<float, 64, 32> v54__tmp;
-    tl::Tile<float, 64, 32> v40_adj_k;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -153,43 +147,35 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_fill_zero(ctx, v43__tmp);
     // attention.py:26
     tl::tile_store(ctx, adj_v_O, v43__tmp, true, (v_i * 16), 0);
-    // attention.py:26
-    v11_adj_out = v10__v;
     // attention.py:25
-    tl::tile_matmul(ctx, v13_adj__tmp, v11_adj_out, tl::transposed(v8__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v13_adj__tmp, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
     // attention.py:25
-    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v11_adj_out, 1.0, 0.0);
+    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v10__v, 1.0, 0.0);
     // attention.py:25
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_V, v14_adj__tmp, true);
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_p.data[_e] = tl::divide(v13_adj__tmp.data[_e], v_denom.data[_e]);
+        v17__v.data[_e] = tl::divide(v13_adj__tmp.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
+    v18_adj_p = v17__v;
+    // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_denom.data[_e] = (-tl::divide((v13_adj__tmp.data[_e] * v_p.data[_e]), (v_denom.data[_e] * v_denom.data[_e])));
+        v19_adj_denom.data[_e] = (-(v17__v.data[_e] * v7__tmp.data[_e]));
     }
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v46__tmp, v18_adj_denom);
+    tl::tile_unbroadcast(ctx, v46__tmp, v19_adj_denom);
     // attention.py:24
-    v20_adj__tmp = v46__tmp;
+    tl::tile_reshape(ctx, v47__tmp, v46__tmp);
     // attention.py:24
-    tl::tile_reshape(ctx, v47__tmp, v20_adj__tmp);
-    // attention.py:24
-    v22_adj__tmp = v47__tmp;
-    // attention.py:24
-    tl::tile_reshape(ctx, v48__tmp, v22_adj__tmp);
+    tl::tile_reshape(ctx, v48__tmp, v47__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_p.data[_e] = (v17_adj_p.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+        v18_adj_p.data[_e] = (v18_adj_p.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v25__v.data[_e] = (v_scores.data[_e] - v_m.data[_e]);
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v26__v.data[_e] = (v17_adj_p.data[_e] * tl::exp(v25__v.data[_e]));
+        v26__v.data[_e] = (v18_adj_p.data[_e] * v_p.data[_e]);
     }
     // attention.py:23
     v27_adj_scores = v26__v;
@@ -200,13 +186,9 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:22
     tl::tile_unbroadcast(ctx, v49__tmp, v28_adj_m);
     // attention.py:22
-    v30_adj__tmp = v49__tmp;
+    tl::tile_reshape(ctx, v50__tmp, v49__tmp);
     // attention.py:22
-    tl::tile_reshape(ctx, v50__tmp, v30_adj__tmp);
-    // attention.py:22
-    v32_adj__tmp = v50__tmp;
-    // attention.py:22
-    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v32_adj__tmp, 1, true);
+    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v50__tmp, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
         v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v51__tmp.data[_e]);
@@ -221,10 +203,8 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_matmul(ctx, v38_adj__tmp, tl::transposed(v_q), v35_adj__tmp, 1.0, 0.0);
     // attention.py:21
     tl::tile_transpose(ctx, v54__tmp, v38_adj__tmp);
-    // attention.py:21
-    v40_adj_k = v54__tmp;
     // attention.py:20
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v40_adj_k, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v54__tmp, true);
     // attention.py:19
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Q, v37_adj_q, true, (v_i * 16), 0);
 }
@@ -254,7 +234,7 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 566912,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 545920,
                           [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -44,7 +44,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     int32_t v_k{};
     tl::Tile<float, 32, 32> v4__v;
     tl::Tile<float, 32, 32> v14__tmp;
-    tl::Tile<float, 32, 32> v5_adj_acc;
     int32_t v6__n{};
     int32_t v7__k{};
     tl::Tile<float, 32, 32> v_a{};
@@ -69,8 +68,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     tl::tile_fill_zero(ctx, v14__tmp);
     // gemm.py:23
     tl::tile_store(ctx, adj_v_C, v14__tmp, true, (v_i * 32), (v_j * 32));
-    // gemm.py:23
-    v5_adj_acc = v4__v;
     // gemm.py:19
     v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
@@ -85,9 +82,9 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
             // gemm.py:21
             tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            tl::tile_matmul(ctx, v9_adj_a, v5_adj_acc, tl::transposed(v_b), 1.0, 0.0);
+            tl::tile_matmul(ctx, v9_adj_a, v4__v, tl::transposed(v_b), 1.0, 0.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v5_adj_acc, 1.0, 0.0);
+            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v4__v, 1.0, 0.0);
             // gemm.py:21
             tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_B, v10_adj_b, true, (v_k * 32), (v_j * 32));
             // gemm.py:20
@@ -118,7 +115,7 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 335872,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327680,
                           [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -57,17 +57,12 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v9__v;
     tl::Tile<float, 16, 32> v30__tmp;
-    tl::Tile<float, 16, 32> v10_adj_y;
-    tl::Tile<float, 16, 32> v12_adj_y;
     tl::Tile<float, 32> v31__tmp;
-    tl::Tile<float, 32> v13_adj__tmp;
     tl::Tile<float, 16, 64> v16_adj_h;
     tl::Tile<float, 64, 32> v17_adj__tmp;
     tl::Tile<float, 16, 64> v20__v;
     tl::Tile<float, 16, 64> v21__v;
-    tl::Tile<float, 16, 64> v22_adj_h;
     tl::Tile<float, 64> v34__tmp;
-    tl::Tile<float, 64> v23_adj__tmp;
     tl::Tile<float, 16, 64> v26_adj_x;
     tl::Tile<float, 64, 64> v27_adj__tmp;
     // mlp.py:23
@@ -92,20 +87,14 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::tile_fill_zero(ctx, v30__tmp);
     // mlp.py:29
     tl::tile_store(ctx, adj_v_Y, v30__tmp, true, (v_i * 16), 0);
-    // mlp.py:29
-    v10_adj_y = v9__v;
     // mlp.py:28
-    v12_adj_y = v10_adj_y;
+    tl::tile_unbroadcast(ctx, v31__tmp, v9__v);
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v31__tmp, v10_adj_y);
-    // mlp.py:28
-    v13_adj__tmp = v31__tmp;
-    // mlp.py:28
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v13_adj__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v31__tmp, true);
     // mlp.py:27
-    tl::tile_matmul(ctx, v16_adj_h, v12_adj_y, tl::transposed(v3__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v16_adj_h, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v12_adj_y, 1.0, 0.0);
+    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v9__v, 1.0, 0.0);
     // mlp.py:27
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17_adj__tmp, true);
     // mlp.py:26
@@ -117,17 +106,13 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
         v21__v.data[_e] = (v16_adj_h.data[_e] * tl::step_ge(v20__v.data[_e], 0.0f));
     }
     // mlp.py:26
-    v22_adj_h = v21__v;
-    // mlp.py:26
     tl::tile_unbroadcast(ctx, v34__tmp, v21__v);
     // mlp.py:26
-    v23_adj__tmp = v34__tmp;
-    // mlp.py:26
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v23_adj__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v34__tmp, true);
     // mlp.py:25
-    tl::tile_matmul(ctx, v26_adj_x, v22_adj_h, tl::transposed(v1__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v26_adj_x, v21__v, tl::transposed(v1__tmp), 1.0, 0.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v22_adj_h, 1.0, 0.0);
+    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v21__v, 1.0, 0.0);
     // mlp.py:25
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W1, v27_adj__tmp, true);
     // mlp.py:24
@@ -165,7 +150,7 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 509952,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 492800,
                           [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

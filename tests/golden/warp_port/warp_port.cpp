@@ -34,7 +34,6 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8> v25__tmp;
-    tl::Tile<float, 8> v5_adj__tmp;
     tl::Tile<float, 8, 1> v26__tmp;
     tl::Tile<float, 8, 64> v7_adj__tmp;
     tl::Tile<float, 8, 64> v9__v;
@@ -62,9 +61,7 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     // warp_port.py:25
     tl::tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
     // warp_port.py:25
-    v5_adj__tmp = v4__v;
-    // warp_port.py:25
-    tl::tile_reshape(ctx, v26__tmp, v5_adj__tmp);
+    tl::tile_reshape(ctx, v26__tmp, v4__v);
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
         v7_adj__tmp.data[_e] = v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
@@ -201,7 +198,7 @@ extern "C" int warp_port_gelu_rows_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_a(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_a));
     const tl::Array<float, 1> _arg_adj_v_out(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_out));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327936,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327872,
                           [&](tl::Ctx& ctx) { k_gelu_rows_backward(ctx, _arg_v_a, _arg_v_out, _arg_adj_v_a, _arg_adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
