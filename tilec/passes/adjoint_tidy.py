@@ -10,7 +10,8 @@ rewrites, each exact (the kernel computes the same values, bit for bit):
   (`adj = adj + g`: the adjoint of an in-place accumulation such as `tile_matmul(a, b, acc)`), the
   take, the zeroing and the add all go.
 * Copies. `t = y` of a tile t assigned nowhere else, all of whose reads follow it in the same
-  statement list, with y not written after it there: the reads take y, the copy goes.
+  statement list, with y not written after it there: the reads take y, the copy goes. A copy
+  whose next use is an elementwise update `x = x + c` folds into it: `x = y + c`.
 * Known zeros. A tile known to be zero (a local before its first write, or after `x = zeros`)
   that is accumulated into is assigned instead: `x = x + c` becomes `x = c`, and
   `x = tile_matmul(a, b, x)` becomes the fresh product `tile_matmul(a, b)` (no read of x).
@@ -167,8 +168,38 @@ def _forward_copies(body, fn) -> tuple:
             t, y = s.target, s.value.sym
             body = body[:i] + ir.rename(rest, lambda sym: y if sym == t else sym)
             continue
+        folded = _fold_copy(body, i)
+        if folded is not None:
+            body = folded
+            continue
         i += 1
     return body
+
+
+_ELEMENTWISE_UPDATES = ("add", "sub", "mul")
+
+
+def _fold_copy(body, i):
+    """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
+    `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it)."""
+    s = body[i]
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
+            and s.target != s.value.sym and s.target.type == s.value.sym.type):
+        return None
+    x, y = s.target, s.value.sym
+    for k in range(i + 1, len(body)):
+        later = body[k]
+        if x in _reads((later,)) | _writes((later,)):
+            break
+        if y in _writes((later,)):
+            return None
+    else:
+        return None
+    if not (isinstance(later, ir.Assign) and later.target == x and isinstance(later.value, ir.OpCall)
+            and later.value.op in _ELEMENTWISE_UPDATES and not isinstance(later, ir.Unpack)):
+        return None
+    value = ir.rename((ir.ExprStmt(later.value, later.span),), lambda sym: y if sym == x else sym)[0].expr
+    return body[:i] + body[i + 1:k] + (replace(later, value=value),) + body[k + 1:]
 
 
 # ---------------------------------------------------------------- known zeros

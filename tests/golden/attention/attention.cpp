@@ -86,17 +86,17 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 64> v13_adj__tmp;
     tl::Tile<float, 64, 32> v14_adj__tmp;
     tl::Tile<float, 16, 64> v17__v;
-    tl::Tile<float, 16, 64> v18_adj_p;
     tl::Tile<float, 16, 64> v19_adj_denom;
     tl::Tile<float, 16, 1> v46__tmp;
     tl::Tile<float, 16> v47__tmp;
     tl::Tile<float, 16, 1> v48__tmp;
+    tl::Tile<float, 16, 64> v18_adj_p;
     tl::Tile<float, 16, 64> v26__v;
-    tl::Tile<float, 16, 64> v27_adj_scores;
     tl::Tile<float, 16, 64> v28_adj_m;
     tl::Tile<float, 16, 1> v49__tmp;
     tl::Tile<float, 16> v50__tmp;
     tl::Tile<float, 16, 64> v51__tmp;
+    tl::Tile<float, 16, 64> v27_adj_scores;
     tl::Tile<float, 16, 64> v35_adj__tmp;
     tl::Tile<float, 16, 32> v37_adj_q;
     tl::Tile<float, 32, 64> v38_adj__tmp;
@@ -158,8 +158,6 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
         v17__v.data[_e] = tl::divide(v13_adj__tmp.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
-    v18_adj_p = v17__v;
-    // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
         v19_adj_denom.data[_e] = (-(v17__v.data[_e] * v7__tmp.data[_e]));
     }
@@ -171,14 +169,12 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_reshape(ctx, v48__tmp, v47__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_p.data[_e] = (v18_adj_p.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+        v18_adj_p.data[_e] = (v17__v.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
         v26__v.data[_e] = (v18_adj_p.data[_e] * v_p.data[_e]);
     }
-    // attention.py:23
-    v27_adj_scores = v26__v;
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
         v28_adj_m.data[_e] = (-v26__v.data[_e]);
@@ -191,7 +187,7 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v50__tmp, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v51__tmp.data[_e]);
+        v27_adj_scores.data[_e] = (v26__v.data[_e] + v51__tmp.data[_e]);
     }
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {

@@ -118,12 +118,12 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4> v38__v;
     tl::Tile<float, 4, 1> v59__tmp;
     tl::Tile<float, 4, 256> v41_adj__tmp;
-    tl::Tile<float, 4, 256> v44_adj_x;
     tl::Tile<float, 4, 256> v45__v;
     tl::Tile<float, 4, 1> v60__tmp;
     tl::Tile<float, 4> v61__tmp;
     tl::Tile<float, 4> v50__v;
     tl::Tile<float, 4, 1> v62__tmp;
+    tl::Tile<float, 4, 256> v44_adj_x;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
@@ -243,8 +243,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
         v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v41_adj__tmp.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:25
-    v44_adj_x = v16_adj_xc;
-    // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
         v45__v.data[_e] = (-v16_adj_xc.data[_e]);
     }
@@ -260,7 +258,7 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::tile_reshape(ctx, v62__tmp, v50__v);
     // layernorm.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v44_adj_x.data[_e] = (v44_adj_x.data[_e] + v62__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v62__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v44_adj_x, true, (v_i * 4), 0);

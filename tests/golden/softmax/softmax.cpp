@@ -62,17 +62,17 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4, 256> v7__v;
     tl::Tile<float, 4, 256> v28__tmp;
     tl::Tile<float, 4, 256> v10__v;
-    tl::Tile<float, 4, 256> v11_adj_e;
     tl::Tile<float, 4, 256> v12_adj_s;
     tl::Tile<float, 4, 1> v29__tmp;
     tl::Tile<float, 4> v30__tmp;
     tl::Tile<float, 4, 1> v31__tmp;
+    tl::Tile<float, 4, 256> v11_adj_e;
     tl::Tile<float, 4, 256> v19__v;
-    tl::Tile<float, 4, 256> v20_adj_x;
     tl::Tile<float, 4, 256> v21_adj_m;
     tl::Tile<float, 4, 1> v32__tmp;
     tl::Tile<float, 4> v33__tmp;
     tl::Tile<float, 4, 256> v34__tmp;
+    tl::Tile<float, 4, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
@@ -112,8 +112,6 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
         v10__v.data[_e] = tl::divide(v7__v.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
-    v11_adj_e = v10__v;
-    // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
         v12_adj_s.data[_e] = (-(v10__v.data[_e] * v5__tmp.data[_e]));
     }
@@ -125,14 +123,12 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_reshape(ctx, v31__tmp, v30__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        v11_adj_e.data[_e] = (v11_adj_e.data[_e] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v11_adj_e.data[_e] = (v10__v.data[_e] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
         v19__v.data[_e] = (v11_adj_e.data[_e] * v_e.data[_e]);
     }
-    // softmax.py:18
-    v20_adj_x = v19__v;
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
         v21_adj_m.data[_e] = (-v19__v.data[_e]);
@@ -145,7 +141,7 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_extreme_grad(ctx, v34__tmp, v_x, v33__tmp, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_x.data[_e] = (v20_adj_x.data[_e] + v34__tmp.data[_e]);
+        v20_adj_x.data[_e] = (v19__v.data[_e] + v34__tmp.data[_e]);
     }
     // softmax.py:16
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v20_adj_x, true, (v_i * 4), 0);
