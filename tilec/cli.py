@@ -12,10 +12,24 @@ from . import __version__
 from .build import BuildError, OutputFolderError
 from .console import Progress, colorize, use_color
 from .diagnostics import CompileError, render
-from .frontend.check import Options
 from .frontend.source import SourceError, read_source
 from .limits import run_deep
-from .pipeline import PASSES, compile_source
+
+# The frontend (libcst: most of the start-up time) is imported by the commands that compile,
+# not by `--version`, `--help` or the CLI's import.
+PASSES = ("parse", "resolve", "check")  # pipeline.PASSES (test_cli checks they agree)
+
+
+def compile_source(*args, **kwargs):
+    from .pipeline import compile_source as compile_
+
+    return compile_(*args, **kwargs)
+
+
+def Options(**kwargs):  # noqa: N802 - stands for frontend.check.Options
+    from .frontend.check import Options as options
+
+    return options(**kwargs)
 
 NO_KERNELS = "no kernels found (no function decorated with @wp.kernel)"
 

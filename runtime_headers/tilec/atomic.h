@@ -83,10 +83,14 @@ template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
     return atomic_update(p, [v](T o) { return T(compute_t<T>(o) + compute_t<T>(v)); });
 }
 
-// dst[q] += src[q] for q < n, atomically line by line; old values into old_out.
+// dst[q] += src[q] for q < n, atomically line by line; old values into old_out (unless it is null:
+// an adjoint's accumulation reads none, and storing them would cost as much as the add).
 template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, int n) {
 #if defined(__CUDA_ARCH__)
-    for (int q = 0; q < n; ++q) old_out[q] = atomic_add_ptr(dst + q, src[q]);
+    for (int q = 0; q < n; ++q) {
+        const T old = atomic_add_ptr(dst + q, src[q]);
+        if (old_out) old_out[q] = old;
+    }
 #else
     int q = 0;
     while (q < n) {  // the elements of dst + q's span: up to the next span boundary
@@ -94,10 +98,9 @@ template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, i
         const int in_line = int((LineLock::SPAN_BYTES - at % LineLock::SPAN_BYTES) / sizeof(T));
         const int end = q + (in_line > 0 ? in_line : 1) < n ? q + (in_line > 0 ? in_line : 1) : n;
         LineLock guard(LineLock::line(dst + q));
-        for (int r = q; r < end; ++r) {
-            old_out[r] = dst[r];
-            dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
-        }
+        if (old_out)
+            for (int r = q; r < end; ++r) old_out[r] = dst[r];
+        for (int r = q; r < end; ++r) dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
         q = end;
     }
 #endif

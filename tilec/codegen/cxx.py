@@ -377,7 +377,9 @@ class CxxEmitter:
                 self.emit(f"tl::tape_push_{kind}(ctx, {self.expr(value)});")
             else:
                 self.emit(f"tl::tape_push(ctx, {self.expr(value)});")
-        elif isinstance(e, ir.OpCall) and e.op in ("tile_atomic_add", "tile_atomic_add_indexed"):
+        elif isinstance(e, ir.OpCall) and e.op == "tile_atomic_add":  # nobody reads the old values
+            self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, "tl::DiscardOld{}", e, list(e.args)) + ";"))
+        elif isinstance(e, ir.OpCall) and e.op == "tile_atomic_add_indexed":
             old = self.temp()
             text = f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}"
             self.emit(self.leader_block(text))

@@ -57,8 +57,9 @@ def _mul(ad, e, g):
 
 @rule("div")
 def _div(ad, e, g):
-    a, b = ad.val(e.args[0]), ad.val(e.args[1])
-    return [(0, C("div", g, b)), (1, C("neg", C("div", C("mul", g, a), C("mul", b, b))))]
+    b = ad.val(e.args[1])
+    q = ad.val(C("div", g, b))  # d/da; d/db = -(g / b) * (a / b), the quotient reused
+    return [(0, q), (1, C("neg", C("mul", q, ad.result(e))))]
 
 
 @rule("neg")
@@ -89,8 +90,11 @@ def _atan2(ad, e, g):
     return [(0, C("div", C("mul", g, b), d)), (1, C("neg", C("div", C("mul", g, a), d)))]
 
 
-def _unary(derivative):
+def _unary(name, derivative):
     def fn(ad, e, g):
+        r = ad.known_result(e) if name in _FROM_RESULT else None
+        if r is not None:  # the forward value at hand: no second transcendental
+            return [(0, C("mul", g, _FROM_RESULT[name](r)))]
         a = ad.val(e.args[0])
         return [(0, C("mul", g, derivative(a)))]
 
@@ -118,8 +122,15 @@ _DERIVATIVES = {
     "erf": lambda a: C("mul", _k(a, 1.1283791670955126), C("exp", C("neg", C("mul", a, a)))),
     "abs": lambda a: C("sign", a),
 }
+# Derivatives in terms of the result r, used where the forward value is still held.
+_FROM_RESULT = {
+    "exp": lambda r: r,
+    "exp2": lambda r: C("mul", r, _k(r, LN2)),
+    "tanh": lambda r: C("sub", _k(r, 1), C("mul", r, r)),
+    "sqrt": lambda r: C("div", _k(r, 0.5), r),
+}
 for _name, _d in _DERIVATIVES.items():
-    RULES[_name] = _unary(_d)
+    RULES[_name] = _unary(_name, _d)
 
 
 @rule("sign", "floor", "ceil", "round", "trunc")
@@ -500,6 +511,10 @@ def _broadcast(ad, e, g):
 def _view(ad, e, g):
     t = e.args[0]
     offs = _offsets(e)
+    attrs = (("offset_count", len(offs)),)
+    if not ad.lanes and isinstance(t, ir.Var):  # g added where the view reads from, in place
+        ad.accumulate_into(t, lambda adj: ir.OpCall("tile_view_add", (adj, ad.val(g), *offs), attrs, t.type, e.span))
+        return []
     spread = ad.fresh_zero(t.type)  # g placed where the view reads from
     ad.emit(ir.Assign(spread.sym, ir.OpCall("tile_view_add", (spread, ad.val(g), *offs),
                                             (("offset_count", len(offs)),), t.type, e.span), e.span))

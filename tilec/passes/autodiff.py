@@ -17,6 +17,7 @@ from dataclasses import replace
 from .. import ir, naming
 from .effects import VARYING_OPS, check_adjoint, thread_varying
 from .normalize import normalize_module
+from .adjoint_tidy import tidy_adjoint
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
@@ -64,7 +65,8 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     adjoint = _normalized(_Adjoint(fn, lanes).run(), module)
     if any(f.grad_funcs is not None for f in funcs.values()):
         adjoint = _normalized(inline_tile_customs(adjoint, funcs), module)
-    return simplify_function(adjoint)
+    adjoint = simplify_function(adjoint)
+    return adjoint if lanes else tidy_adjoint(adjoint)
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
@@ -94,6 +96,7 @@ class _Adjoint:
         self.fast_loops: dict = {}  # id(For) -> statements recomputed at each reverse iteration
         self.out: list = []  # statements being emitted
         self.memo: dict = {}
+        self.assigned = None  # the assignment being reversed, when its target holds its value
         self.cond_syms: dict = {}  # If -> the bool its forward replay saved
         self.count_syms: dict = {}  # loop -> its trip counter
         self.span = fn.span  # of the statement being reversed: generated code points back to it
@@ -132,8 +135,17 @@ class _Adjoint:
         return self.memo[key]
 
     def result(self, e):
-        """The call's result, recomputed from its (restored) operands."""
-        return self.val(replace(e))
+        """The call's result: the variable the statement being reversed assigned it to, or
+        recomputed from its (restored) operands."""
+        return self.known_result(e) or self.val(replace(e))
+
+    def known_result(self, e):
+        """The variable holding e's value when e is the whole value of the assignment being
+        reversed and its target still holds it (never overwritten, or recomputed per iteration);
+        else None."""
+        if self.assigned is not None and e is self.assigned.value and self.assigned.target.type == e.type:
+            return ir.Var(self.assigned.target, e.span)
+        return None
 
     def varies(self, e) -> bool:
         """Whether e may differ between threads (an index selecting a thread's own element)."""
@@ -302,6 +314,8 @@ class _Adjoint:
     def reverse_stmt(self, s) -> None:
         self.memo = {}
         self.span = s.span
+        holds = isinstance(s, ir.Assign) and (s.target not in self.pushed or s.target in self.no_tape)
+        self.assigned = s if holds else None
         if isinstance(s, ir.Assign):
             if s.target in self.pushed and s.target not in self.no_tape:
                 self.emit(self.pop(s.target, s.span))

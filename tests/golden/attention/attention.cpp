@@ -83,45 +83,24 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v10__v;
     tl::Tile<float, 16, 32> v43__tmp;
-    tl::Tile<float, 16, 32> v11_adj_out{};
-    tl::Tile<float, 16, 32> v12__g;
-    tl::Tile<float, 16, 64> v13_adj__tmp{};
-    tl::Tile<float, 64, 32> v14_adj__tmp{};
-    tl::Tile<float, 64, 32> v15__g;
-    tl::Tile<float, 16, 64> v16__g;
-    tl::Tile<float, 16, 64> v17_adj_p{};
-    tl::Tile<float, 16, 64> v18_adj_denom{};
-    tl::Tile<float, 16, 64> v19__g;
+    tl::Tile<float, 16, 64> v13_adj__tmp;
+    tl::Tile<float, 64, 32> v14_adj__tmp;
+    tl::Tile<float, 16, 64> v17__v;
+    tl::Tile<float, 16, 64> v19_adj_denom;
     tl::Tile<float, 16, 1> v46__tmp;
-    tl::Tile<float, 16, 1> v20_adj__tmp{};
-    tl::Tile<float, 16, 1> v21__g;
     tl::Tile<float, 16> v47__tmp;
-    tl::Tile<float, 16> v22_adj__tmp{};
-    tl::Tile<float, 16> v23__g;
     tl::Tile<float, 16, 1> v48__tmp;
-    tl::Tile<float, 16, 64> v24__g;
-    tl::Tile<float, 16, 64> v25__v;
+    tl::Tile<float, 16, 64> v18_adj_p;
     tl::Tile<float, 16, 64> v26__v;
-    tl::Tile<float, 16, 64> v27_adj_scores{};
-    tl::Tile<float, 16, 64> v28_adj_m{};
-    tl::Tile<float, 16, 64> v29__g;
+    tl::Tile<float, 16, 64> v28_adj_m;
     tl::Tile<float, 16, 1> v49__tmp;
-    tl::Tile<float, 16, 1> v30_adj__tmp{};
-    tl::Tile<float, 16, 1> v31__g;
     tl::Tile<float, 16> v50__tmp;
-    tl::Tile<float, 16> v32_adj__tmp{};
-    tl::Tile<float, 16> v33__g;
     tl::Tile<float, 16, 64> v51__tmp;
-    tl::Tile<float, 16, 64> v34__g;
-    tl::Tile<float, 16, 64> v35_adj__tmp{};
-    tl::Tile<float, 16, 64> v36__g;
-    tl::Tile<float, 16, 32> v37_adj_q{};
-    tl::Tile<float, 32, 64> v38_adj__tmp{};
-    tl::Tile<float, 32, 64> v39__g;
+    tl::Tile<float, 16, 64> v27_adj_scores;
+    tl::Tile<float, 16, 64> v35_adj__tmp;
+    tl::Tile<float, 16, 32> v37_adj_q;
+    tl::Tile<float, 32, 64> v38_adj__tmp;
     tl::Tile<float, 64, 32> v54__tmp;
-    tl::Tile<float, 64, 32> v40_adj_k{};
-    tl::Tile<float, 64, 32> v41__g;
-    tl::Tile<float, 16, 32> v42__g;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -168,154 +147,62 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_fill_zero(ctx, v43__tmp);
     // attention.py:26
     tl::tile_store(ctx, adj_v_O, v43__tmp, true, (v_i * 16), 0);
-    // attention.py:26
-    for (int _e = 0; _e < 512; ++_e) {
-        v11_adj_out.data[_e] = (v11_adj_out.data[_e] + v10__v.data[_e]);
-    }
     // attention.py:25
-    v12__g = v11_adj_out;
+    tl::tile_matmul(ctx, v13_adj__tmp, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
     // attention.py:25
-    tl::tile_fill_zero(ctx, v11_adj_out);
+    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v10__v, 1.0, 0.0);
     // attention.py:25
-    tl::tile_matmul(ctx, v13_adj__tmp, v12__g, tl::transposed(v8__tmp), 1.0, 1.0);
-    // attention.py:25
-    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v12__g, 1.0, 1.0);
-    // attention.py:25
-    v15__g = v14_adj__tmp;
-    // attention.py:25
-    tl::tile_fill_zero(ctx, v14_adj__tmp);
-    // attention.py:25
-    { tl::Tile<float, 64, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_V, v15__g, true); }
-    // attention.py:25
-    v16__g = v13_adj__tmp;
-    // attention.py:25
-    tl::tile_fill_zero(ctx, v13_adj__tmp);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_V, v14_adj__tmp, true);
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_p.data[_e] = (v17_adj_p.data[_e] + tl::divide(v16__g.data[_e], v_denom.data[_e]));
+        v17__v.data[_e] = tl::divide(v13_adj__tmp.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_denom.data[_e] = (v18_adj_denom.data[_e] + (-tl::divide((v16__g.data[_e] * v_p.data[_e]), (v_denom.data[_e] * v_denom.data[_e]))));
+        v19_adj_denom.data[_e] = (-(v17__v.data[_e] * v7__tmp.data[_e]));
     }
     // attention.py:24
-    v19__g = v18_adj_denom;
+    tl::tile_unbroadcast(ctx, v46__tmp, v19_adj_denom);
     // attention.py:24
-    tl::tile_fill_zero(ctx, v18_adj_denom);
+    tl::tile_reshape(ctx, v47__tmp, v46__tmp);
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v46__tmp, v19__g);
-    // attention.py:24
-    for (int _e = 0; _e < 16; ++_e) {
-        v20_adj__tmp.data[_e] = (v20_adj__tmp.data[_e] + v46__tmp.data[_e]);
-    }
-    // attention.py:24
-    v21__g = v20_adj__tmp;
-    // attention.py:24
-    tl::tile_fill_zero(ctx, v20_adj__tmp);
-    // attention.py:24
-    tl::tile_reshape(ctx, v47__tmp, v21__g);
-    // attention.py:24
-    for (int _e = 0; _e < 16; ++_e) {
-        v22_adj__tmp.data[_e] = (v22_adj__tmp.data[_e] + v47__tmp.data[_e]);
-    }
-    // attention.py:24
-    v23__g = v22_adj__tmp;
-    // attention.py:24
-    tl::tile_fill_zero(ctx, v22_adj__tmp);
-    // attention.py:24
-    tl::tile_reshape(ctx, v48__tmp, v23__g);
+    tl::tile_reshape(ctx, v48__tmp, v47__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_p.data[_e] = (v17_adj_p.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
-    }
-    // attention.py:23
-    v24__g = v17_adj_p;
-    // attention.py:23
-    tl::tile_fill_zero(ctx, v17_adj_p);
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v25__v.data[_e] = (v_scores.data[_e] - v_m.data[_e]);
+        v18_adj_p.data[_e] = (v17__v.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v26__v.data[_e] = (v24__g.data[_e] * tl::exp(v25__v.data[_e]));
+        v26__v.data[_e] = (v18_adj_p.data[_e] * v_p.data[_e]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v26__v.data[_e]);
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v28_adj_m.data[_e] = (v28_adj_m.data[_e] + (-v26__v.data[_e]));
+        v28_adj_m.data[_e] = (-v26__v.data[_e]);
     }
     // attention.py:22
-    v29__g = v28_adj_m;
+    tl::tile_unbroadcast(ctx, v49__tmp, v28_adj_m);
     // attention.py:22
-    tl::tile_fill_zero(ctx, v28_adj_m);
+    tl::tile_reshape(ctx, v50__tmp, v49__tmp);
     // attention.py:22
-    tl::tile_unbroadcast(ctx, v49__tmp, v29__g);
-    // attention.py:22
-    for (int _e = 0; _e < 16; ++_e) {
-        v30_adj__tmp.data[_e] = (v30_adj__tmp.data[_e] + v49__tmp.data[_e]);
-    }
-    // attention.py:22
-    v31__g = v30_adj__tmp;
-    // attention.py:22
-    tl::tile_fill_zero(ctx, v30_adj__tmp);
-    // attention.py:22
-    tl::tile_reshape(ctx, v50__tmp, v31__g);
-    // attention.py:22
-    for (int _e = 0; _e < 16; ++_e) {
-        v32_adj__tmp.data[_e] = (v32_adj__tmp.data[_e] + v50__tmp.data[_e]);
-    }
-    // attention.py:22
-    v33__g = v32_adj__tmp;
-    // attention.py:22
-    tl::tile_fill_zero(ctx, v32_adj__tmp);
-    // attention.py:22
-    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v33__g, 1, true);
+    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v50__tmp, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        v27_adj_scores.data[_e] = (v27_adj_scores.data[_e] + v51__tmp.data[_e]);
+        v27_adj_scores.data[_e] = (v26__v.data[_e] + v51__tmp.data[_e]);
     }
-    // attention.py:21
-    v34__g = v27_adj_scores;
-    // attention.py:21
-    tl::tile_fill_zero(ctx, v27_adj_scores);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        v35_adj__tmp.data[_e] = (v35_adj__tmp.data[_e] + (v34__g.data[_e] * 0.17677669529663687f));
+        v35_adj__tmp.data[_e] = (v27_adj_scores.data[_e] * 0.17677669529663687f);
     }
     // attention.py:21
-    v36__g = v35_adj__tmp;
+    tl::tile_matmul(ctx, v37_adj_q, v35_adj__tmp, tl::transposed(v1__tmp), 1.0, 0.0);
     // attention.py:21
-    tl::tile_fill_zero(ctx, v35_adj__tmp);
+    tl::tile_matmul(ctx, v38_adj__tmp, tl::transposed(v_q), v35_adj__tmp, 1.0, 0.0);
     // attention.py:21
-    tl::tile_matmul(ctx, v37_adj_q, v36__g, tl::transposed(v1__tmp), 1.0, 1.0);
-    // attention.py:21
-    tl::tile_matmul(ctx, v38_adj__tmp, tl::transposed(v_q), v36__g, 1.0, 1.0);
-    // attention.py:21
-    v39__g = v38_adj__tmp;
-    // attention.py:21
-    tl::tile_fill_zero(ctx, v38_adj__tmp);
-    // attention.py:21
-    tl::tile_transpose(ctx, v54__tmp, v39__g);
-    // attention.py:21
-    for (int _e = 0; _e < 2048; ++_e) {
-        v40_adj_k.data[_e] = (v40_adj_k.data[_e] + v54__tmp.data[_e]);
-    }
+    tl::tile_transpose(ctx, v54__tmp, v38_adj__tmp);
     // attention.py:20
-    v41__g = v40_adj_k;
-    // attention.py:20
-    tl::tile_fill_zero(ctx, v40_adj_k);
-    // attention.py:20
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_K, v41__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v54__tmp, true);
     // attention.py:19
-    v42__g = v37_adj_q;
-    // attention.py:19
-    tl::tile_fill_zero(ctx, v37_adj_q);
-    // attention.py:19
-    { tl::Tile<float, 16, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_Q, v42__g, true, (v_i * 16), 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Q, v37_adj_q, true, (v_i * 16), 0);
 }
 
 }  // namespace
@@ -343,7 +230,7 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 673920,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 545920,
                           [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -136,59 +136,58 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 64, 32>, 256> v16_adj__tmp{};
     tl::Reg<tl::Tile<float, 64, 32>, 256> v17__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v18__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v19__v;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v53__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v20_adj_p{};
     tl::Reg<tl::Tile<float, 16, 64>, 256> v54__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v19_adj_p{};
     tl::Reg<tl::Tile<float, 16, 64>, 256> v55__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v56__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v20_adj_denom{};
-    auto& v21__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
-    auto& v57__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v58__tmp;
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v22_adj__tmp{};
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v23__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v21_adj_denom{};
+    auto& v22__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
+    auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v57__tmp;
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v23_adj__tmp{};
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v24__g;
+    tl::Reg<tl::Tile<float, 16>, 256> v58__tmp;
     tl::Reg<tl::Tile<float, 16>, 256> v59__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v60__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v24_adj__tmp{};
-    tl::Reg<tl::Tile<float, 16>, 256> v25__g;
-    auto& v61__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
+    tl::Reg<tl::Tile<float, 16>, 256> v25_adj__tmp{};
+    tl::Reg<tl::Tile<float, 16>, 256> v26__g;
+    auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v61__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v62__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v63__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v26__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v27__v;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v27__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__v;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v64__tmp;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v63__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v29_adj_scores{};
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v64__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v65__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v66__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_m{};
     auto& v31__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
-    auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v68__tmp;
+    auto& v66__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
+    tl::Reg<tl::Tile<float, 16, 1>, 256> v67__tmp;
     tl::Reg<tl::Tile<float, 16, 1>, 256> v32_adj__tmp{};
     tl::Reg<tl::Tile<float, 16, 1>, 256> v33__g;
+    tl::Reg<tl::Tile<float, 16>, 256> v68__tmp;
     tl::Reg<tl::Tile<float, 16>, 256> v69__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v70__tmp;
     tl::Reg<tl::Tile<float, 16>, 256> v34_adj__tmp{};
     auto& v35__g = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
-    auto& v71__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v72__tmp;
+    auto& v70__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v71__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v36__g;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v72__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v73__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v74__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v37_adj__tmp{};
     auto& v38__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
-    auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
+    auto& v74__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
     tl::Reg<tl::Tile<float, 32, 64>, 256> v40__z;
-    auto& v76__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v77__tmp;
+    auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v76__tmp;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v41_adj_q{};
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v78__tmp;
+    tl::Reg<tl::Tile<float, 32, 64>, 256> v77__tmp;
     tl::Reg<tl::Tile<float, 32, 64>, 256> v42_adj__tmp{};
     auto& v43__g = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
-    auto& v79__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v80__tmp;
+    auto& v78__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v79__tmp;
     tl::Reg<tl::Tile<float, 64, 32>, 256> v44_adj_k{};
     tl::Reg<tl::Tile<float, 64, 32>, 256> v45__g;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v46__g;
@@ -364,21 +363,21 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v53__tmp.v[_s] = tl::divide(v18__g.v[_s], v_denom.v[_s]);
+        v19__v.v[_s] = tl::divide(v18__g.v[_s], v_denom.v[_s]);
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v54__tmp.v[_s] = v53__tmp.v[_s];
+        v53__tmp.v[_s] = v19__v.v[_s];
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19_adj_p.v[_s] = (v19_adj_p.v[_s] + v54__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v53__tmp.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -386,21 +385,21 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v55__tmp.v[_s] = (-tl::divide((v18__g.v[_s] * v_p.data[_e]), (v_denom.v[_s] * v_denom.v[_s])));
+        v54__tmp.v[_s] = (-(v19__v.v[_s] * v7__tmp.data[_e]));
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v56__tmp.v[_s] = v55__tmp.v[_s];
+        v55__tmp.v[_s] = v54__tmp.v[_s];
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_denom.v[_s] = (v20_adj_denom.v[_s] + v56__tmp.v[_s]);
+        v21_adj_denom.v[_s] = (v21_adj_denom.v[_s] + v55__tmp.v[_s]);
     }
     // attention.py:24
     ctx.sync();
@@ -408,15 +407,15 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21__g.data[_e] = v20_adj_denom.v[_s];
+        v22__g.data[_e] = v21_adj_denom.v[_s];
     }
     ctx.sync();
     // attention.py:24
-    tl::reg_fill(ctx, v20_adj_denom, 0);
+    tl::reg_fill(ctx, v21_adj_denom, 0);
     // attention.py:24
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v57__tmp, v21__g);
+        tl::tile_unbroadcast(ctx, v56__tmp, v22__g);
     }
     ctx.sync();
     // attention.py:24
@@ -424,61 +423,61 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v58__tmp.v[_s] = v57__tmp.data[_e];
+        v57__tmp.v[_s] = v56__tmp.data[_e];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v22_adj__tmp.v[_s] = (v22_adj__tmp.v[_s] + v58__tmp.v[_s]);
+        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v57__tmp.v[_s]);
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v23__g.v[_s] = v22_adj__tmp.v[_s];
+        v24__g.v[_s] = v23_adj__tmp.v[_s];
     }
     // attention.py:24
-    tl::reg_fill(ctx, v22_adj__tmp, 0);
+    tl::reg_fill(ctx, v23_adj__tmp, 0);
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v59__tmp.v[_s] = v23__g.v[_s];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v60__tmp.v[_s] = v59__tmp.v[_s];
+        v58__tmp.v[_s] = v24__g.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v60__tmp.v[_s]);
+        v59__tmp.v[_s] = v58__tmp.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v25__g.v[_s] = v24_adj__tmp.v[_s];
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v59__tmp.v[_s]);
     }
     // attention.py:24
-    tl::reg_fill(ctx, v24_adj__tmp, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
+        v26__g.v[_s] = v25_adj__tmp.v[_s];
+    }
+    // attention.py:24
+    tl::reg_fill(ctx, v25_adj__tmp, 0);
     // attention.py:24
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v61__tmp.data[_e] = v25__g.v[_s];
+        v60__tmp.data[_e] = v26__g.v[_s];
     }
     ctx.sync();
     // attention.py:24
@@ -486,80 +485,73 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v62__tmp.v[_s] = v61__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+        v61__tmp.v[_s] = v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v63__tmp.v[_s] = v62__tmp.v[_s];
+        v62__tmp.v[_s] = v61__tmp.v[_s];
     }
     // attention.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19_adj_p.v[_s] = (v19_adj_p.v[_s] + v63__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v62__tmp.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v26__g.v[_s] = v19_adj_p.v[_s];
+        v27__g.v[_s] = v20_adj_p.v[_s];
     }
     // attention.py:23
-    tl::reg_fill(ctx, v19_adj_p, 0);
+    tl::reg_fill(ctx, v20_adj_p, 0);
     // attention.py:23
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v27__v.v[_s] = (v_scores.data[_e] - v_m.v[_s]);
+        v28__v.v[_s] = (v27__g.v[_s] * v_p.data[_e]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v28__v.v[_s] = (v26__g.v[_s] * tl::exp(v27__v.v[_s]));
+        v63__tmp.v[_s] = v28__v.v[_s];
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v64__tmp.v[_s] = v28__v.v[_s];
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v63__tmp.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v64__tmp.v[_s]);
+        v64__tmp.v[_s] = (-v28__v.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v65__tmp.v[_s] = (-v28__v.v[_s]);
+        v65__tmp.v[_s] = v64__tmp.v[_s];
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v66__tmp.v[_s] = v65__tmp.v[_s];
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + v66__tmp.v[_s]);
+        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + v65__tmp.v[_s]);
     }
     // attention.py:22
     ctx.sync();
@@ -575,7 +567,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:22
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v67__tmp, v31__g);
+        tl::tile_unbroadcast(ctx, v66__tmp, v31__g);
     }
     ctx.sync();
     // attention.py:22
@@ -583,14 +575,14 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v68__tmp.v[_s] = v67__tmp.data[_e];
+        v67__tmp.v[_s] = v66__tmp.data[_e];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v68__tmp.v[_s]);
+        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v67__tmp.v[_s]);
     }
     // attention.py:22
     TL_UNROLL
@@ -606,21 +598,21 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v69__tmp.v[_s] = v33__g.v[_s];
+        v68__tmp.v[_s] = v33__g.v[_s];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v70__tmp.v[_s] = v69__tmp.v[_s];
+        v69__tmp.v[_s] = v68__tmp.v[_s];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v70__tmp.v[_s]);
+        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v69__tmp.v[_s]);
     }
     // attention.py:22
     ctx.sync();
@@ -636,7 +628,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:22
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v71__tmp, v_scores, v35__g, 1, true);
+        tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v35__g, 1, true);
     }
     ctx.sync();
     // attention.py:22
@@ -644,14 +636,14 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v72__tmp.v[_s] = v71__tmp.data[_e];
+        v71__tmp.v[_s] = v70__tmp.data[_e];
     }
     // attention.py:22
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v72__tmp.v[_s]);
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v71__tmp.v[_s]);
     }
     // attention.py:21
     TL_UNROLL
@@ -667,21 +659,21 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v73__tmp.v[_s] = (v36__g.v[_s] * 0.17677669529663687f);
+        v72__tmp.v[_s] = (v36__g.v[_s] * 0.17677669529663687f);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v74__tmp.v[_s] = v73__tmp.v[_s];
+        v73__tmp.v[_s] = v72__tmp.v[_s];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + v74__tmp.v[_s]);
+        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + v73__tmp.v[_s]);
     }
     // attention.py:21
     ctx.sync();
@@ -698,45 +690,45 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::reg_fill(ctx, v39__z, 0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v75__tmp, v1__tmp);
+    tl::coop_tile_transpose(ctx, v74__tmp, v1__tmp);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v39__z, v38__g, v75__tmp, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v39__z, v38__g, v74__tmp, 1.0, 1.0);
     // attention.py:21
     tl::reg_fill(ctx, v40__z, 0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v76__tmp, v_q);
+    tl::coop_tile_transpose(ctx, v75__tmp, v_q);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v40__z, v76__tmp, v38__g, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v40__z, v75__tmp, v38__g, 1.0, 1.0);
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v77__tmp.v[_s] = v39__z.v[_s];
+        v76__tmp.v[_s] = v39__z.v[_s];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v77__tmp.v[_s]);
+        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v76__tmp.v[_s]);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v78__tmp.v[_s] = v40__z.v[_s];
+        v77__tmp.v[_s] = v40__z.v[_s];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v78__tmp.v[_s]);
+        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v77__tmp.v[_s]);
     }
     // attention.py:21
     ctx.sync();
@@ -751,21 +743,21 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::reg_fill(ctx, v42_adj__tmp, 0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v79__tmp, v43__g);
+    tl::coop_tile_transpose(ctx, v78__tmp, v43__g);
     ctx.sync();
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v80__tmp.v[_s] = v79__tmp.data[_e];
+        v79__tmp.v[_s] = v78__tmp.data[_e];
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v80__tmp.v[_s]);
+        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v79__tmp.v[_s]);
     }
     // attention.py:20
     TL_UNROLL
@@ -861,7 +853,7 @@ extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 883328,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 875136,
                        [&]() { attention_attention_cuda_backward(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -41,30 +41,15 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     tl::Tile<double, 1, 8> v2__tmp;
     tl::Tile<double, 8> v_y;
     tl::Tile<double, 8, 8> v_L;
+    tl::Tile<double, 8> v_x;
     tl::Tile<double, 1, 8> v5__v;
-    tl::Tile<double, 1, 8> v23__tmp;
-    tl::Tile<double, 1, 8> v6_adj__tmp{};
-    tl::Tile<double, 1, 8> v7__g;
-    tl::Tile<double, 8> v24__tmp;
-    tl::Tile<double, 8> v8_adj_x{};
-    tl::Tile<double, 8> v9__g;
+    tl::Tile<double, 1, 8> v21__tmp;
+    tl::Tile<double, 8> v22__tmp;
     tl::Tile<double, 8> v10__v;
-    tl::Tile<double, 8> v11__v;
-    tl::Tile<double, 8, 8> v25__tmp;
-    tl::Tile<double, 8, 8> v12_adj_L{};
-    tl::Tile<double, 8> v13_adj_y{};
-    tl::Tile<double, 8, 8> v14__g;
-    tl::Tile<double, 8, 8> v15__v;
-    tl::Tile<double, 8, 8> v26__tmp;
-    tl::Tile<double, 8, 8> v16_adj_a{};
-    tl::Tile<double, 8> v17__g;
-    tl::Tile<double, 1, 8> v27__tmp;
-    tl::Tile<double, 1, 8> v18_adj__tmp{};
-    tl::Tile<double, 1, 8> v19__g;
-    tl::Tile<double, 8, 8> v20__g;
-    tl::Tile<double, 1, 8, 8> v28__tmp;
-    tl::Tile<double, 1, 8, 8> v21_adj__tmp{};
-    tl::Tile<double, 1, 8, 8> v22__g;
+    tl::Tile<double, 8, 8> v23__tmp;
+    tl::Tile<double, 8, 8> v24__tmp;
+    tl::Tile<double, 1, 8> v25__tmp;
+    tl::Tile<double, 1, 8, 8> v26__tmp;
     // cholesky.py:15
     v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -77,88 +62,30 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     tl::tile_reshape(ctx, v_y, v2__tmp);
     // cholesky.py:18
     tl::tile_cholesky(ctx, v_L, v_a, "lower");
+    // cholesky.py:19
+    tl::tile_cholesky_solve(ctx, v_x, v_L, v_y, "lower");
     // cholesky.py:20
     tl::tile_load(ctx, v5__v, adj_v_X, true, v_b, 0);
     // cholesky.py:20
-    tl::tile_fill_zero(ctx, v23__tmp);
+    tl::tile_fill_zero(ctx, v21__tmp);
     // cholesky.py:20
-    tl::tile_store(ctx, adj_v_X, v23__tmp, true, v_b, 0);
+    tl::tile_store(ctx, adj_v_X, v21__tmp, true, v_b, 0);
     // cholesky.py:20
-    for (int _e = 0; _e < 8; ++_e) {
-        v6_adj__tmp.data[_e] = (v6_adj__tmp.data[_e] + v5__v.data[_e]);
-    }
-    // cholesky.py:20
-    v7__g = v6_adj__tmp;
-    // cholesky.py:20
-    tl::tile_fill_zero(ctx, v6_adj__tmp);
-    // cholesky.py:20
-    tl::tile_reshape(ctx, v24__tmp, v7__g);
-    // cholesky.py:20
-    for (int _e = 0; _e < 8; ++_e) {
-        v8_adj_x.data[_e] = (v8_adj_x.data[_e] + v24__tmp.data[_e]);
-    }
+    tl::tile_reshape(ctx, v22__tmp, v5__v);
     // cholesky.py:19
-    v9__g = v8_adj_x;
+    tl::tile_cholesky_solve(ctx, v10__v, v_L, v22__tmp, "lower");
     // cholesky.py:19
-    tl::tile_fill_zero(ctx, v8_adj_x);
-    // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v10__v, v_L, v_y, "lower");
-    // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v11__v, v_L, v9__g, "lower");
-    // cholesky.py:19
-    tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v10__v, v11__v);
-    // cholesky.py:19
-    for (int _e = 0; _e < 64; ++_e) {
-        v12_adj_L.data[_e] = (v12_adj_L.data[_e] + v25__tmp.data[_e]);
-    }
-    // cholesky.py:19
-    for (int _e = 0; _e < 8; ++_e) {
-        v13_adj_y.data[_e] = (v13_adj_y.data[_e] + v11__v.data[_e]);
-    }
+    tl::tile_cholesky_solve_grad(ctx, v23__tmp, v_L, v_x, v10__v);
     // cholesky.py:18
-    v14__g = v12_adj_L;
-    // cholesky.py:18
-    tl::tile_fill_zero(ctx, v12_adj_L);
-    // cholesky.py:18
-    tl::tile_cholesky(ctx, v15__v, v_a, "lower");
-    // cholesky.py:18
-    tl::tile_cholesky_grad(ctx, v26__tmp, v15__v, v14__g);
-    // cholesky.py:18
-    for (int _e = 0; _e < 64; ++_e) {
-        v16_adj_a.data[_e] = (v16_adj_a.data[_e] + v26__tmp.data[_e]);
-    }
+    tl::tile_cholesky_grad(ctx, v24__tmp, v_L, v23__tmp);
     // cholesky.py:17
-    v17__g = v13_adj_y;
+    tl::tile_reshape(ctx, v25__tmp, v10__v);
     // cholesky.py:17
-    tl::tile_fill_zero(ctx, v13_adj_y);
-    // cholesky.py:17
-    tl::tile_reshape(ctx, v27__tmp, v17__g);
-    // cholesky.py:17
-    for (int _e = 0; _e < 8; ++_e) {
-        v18_adj__tmp.data[_e] = (v18_adj__tmp.data[_e] + v27__tmp.data[_e]);
-    }
-    // cholesky.py:17
-    v19__g = v18_adj__tmp;
-    // cholesky.py:17
-    tl::tile_fill_zero(ctx, v18_adj__tmp);
-    // cholesky.py:17
-    { tl::Tile<double, 1, 8> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_Y, v19__g, true, v_b, 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Y, v25__tmp, true, v_b, 0);
     // cholesky.py:16
-    v20__g = v16_adj_a;
+    tl::tile_reshape(ctx, v26__tmp, v24__tmp);
     // cholesky.py:16
-    tl::tile_fill_zero(ctx, v16_adj_a);
-    // cholesky.py:16
-    tl::tile_reshape(ctx, v28__tmp, v20__g);
-    // cholesky.py:16
-    for (int _e = 0; _e < 64; ++_e) {
-        v21_adj__tmp.data[_e] = (v21_adj__tmp.data[_e] + v28__tmp.data[_e]);
-    }
-    // cholesky.py:16
-    v22__g = v21_adj__tmp;
-    // cholesky.py:16
-    tl::tile_fill_zero(ctx, v21_adj__tmp);
-    // cholesky.py:16
-    { tl::Tile<double, 1, 8, 8> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_A, v22__g, true, v_b, 0, 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v26__tmp, true, v_b, 0, 0);
 }
 
 }  // namespace
@@ -183,7 +110,7 @@ extern "C" int cholesky_cholesky_solve_cpu_backward(const tilec_launch* launch, 
     const tl::Array<double, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const tl::Array<double, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 277504,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 269312,
                           [&](tl::Ctx& ctx) { k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

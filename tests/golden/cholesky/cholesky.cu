@@ -73,37 +73,36 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     tl::Reg<tl::Tile<double, 1, 8>, 256> v2__tmp;
     auto& v_y = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 512);
     auto& v_L = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 576);
+    auto& v_x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
     tl::Reg<tl::Tile<double, 1, 8>, 256> v5__v;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v23__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v24__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v21__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v22__tmp;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v6_adj__tmp{};
     tl::Reg<tl::Tile<double, 1, 8>, 256> v7__g;
-    tl::Reg<tl::Tile<double, 8>, 256> v25__tmp;
-    tl::Reg<tl::Tile<double, 8>, 256> v26__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v23__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v24__tmp;
     tl::Reg<tl::Tile<double, 8>, 256> v8_adj_x{};
-    auto& v9__g = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
-    auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
-    auto& v11__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
-    auto& v27__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v28__tmp;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v12_adj_L{};
-    tl::Reg<tl::Tile<double, 8>, 256> v29__tmp;
-    tl::Reg<tl::Tile<double, 8>, 256> v13_adj_y{};
-    auto& v14__g = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
-    auto& v15__v = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
-    auto& v30__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2816);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v31__tmp;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v16_adj_a{};
-    tl::Reg<tl::Tile<double, 8>, 256> v17__g;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v32__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v33__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v18_adj__tmp{};
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v19__g;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v20__g;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v34__tmp;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v35__tmp;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v21_adj__tmp{};
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v22__g;
+    auto& v9__g = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
+    auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
+    auto& v25__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v26__tmp;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v11_adj_L{};
+    tl::Reg<tl::Tile<double, 8>, 256> v27__tmp;
+    tl::Reg<tl::Tile<double, 8>, 256> v12_adj_y{};
+    auto& v13__g = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
+    auto& v28__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v29__tmp;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v14_adj_a{};
+    tl::Reg<tl::Tile<double, 8>, 256> v15__g;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v30__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v31__tmp;
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v16_adj__tmp{};
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v17__g;
+    tl::Reg<tl::Tile<double, 8, 8>, 256> v18__g;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v32__tmp;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v33__tmp;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v19_adj__tmp{};
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v20__g;
     // cholesky.py:15
     v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -133,26 +132,31 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
         tl::tile_cholesky(ctx, v_L, v_a, "lower");
     }
     ctx.sync();
+    // cholesky.py:19
+    if (ctx.leader()) {
+        tl::tile_cholesky_solve(ctx, v_x, v_L, v_y, "lower");
+    }
+    ctx.sync();
     // cholesky.py:20
     tl::reg_tile_load(ctx, v5__v, adj_v_X, true, v_b, 0);
     // cholesky.py:20
-    tl::reg_fill(ctx, v23__tmp, 0);
+    tl::reg_fill(ctx, v21__tmp, 0);
     // cholesky.py:20
-    tl::reg_tile_store(ctx, adj_v_X, v23__tmp, true, v_b, 0);
+    tl::reg_tile_store(ctx, adj_v_X, v21__tmp, true, v_b, 0);
     ctx.sync();
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v24__tmp.v[_s] = v5__v.v[_s];
+        v22__tmp.v[_s] = v5__v.v[_s];
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v24__tmp.v[_s]);
+        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v22__tmp.v[_s]);
     }
     // cholesky.py:20
     TL_UNROLL
@@ -168,21 +172,21 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v25__tmp.v[_s] = v7__g.v[_s];
+        v23__tmp.v[_s] = v7__g.v[_s];
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v26__tmp.v[_s] = v25__tmp.v[_s];
+        v24__tmp.v[_s] = v23__tmp.v[_s];
     }
     // cholesky.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v26__tmp.v[_s]);
+        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v24__tmp.v[_s]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -198,17 +202,12 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     // cholesky.py:19
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v10__v, v_L, v_y, "lower");
+        tl::tile_cholesky_solve(ctx, v10__v, v_L, v9__g, "lower");
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v11__v, v_L, v9__g, "lower");
-    }
-    ctx.sync();
-    // cholesky.py:19
-    if (ctx.leader()) {
-        tl::tile_cholesky_solve_grad(ctx, v27__tmp, v_L, v10__v, v11__v);
+        tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v_x, v10__v);
     }
     ctx.sync();
     // cholesky.py:19
@@ -216,14 +215,14 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v28__tmp.v[_s] = v27__tmp.data[_e];
+        v26__tmp.v[_s] = v25__tmp.data[_e];
     }
     // cholesky.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v12_adj_L.v[_s] = (v12_adj_L.v[_s] + v28__tmp.v[_s]);
+        v11_adj_L.v[_s] = (v11_adj_L.v[_s] + v26__tmp.v[_s]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -231,14 +230,14 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v29__tmp.v[_s] = v11__v.data[_e];
+        v27__tmp.v[_s] = v10__v.data[_e];
     }
     // cholesky.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v13_adj_y.v[_s] = (v13_adj_y.v[_s] + v29__tmp.v[_s]);
+        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v27__tmp.v[_s]);
     }
     // cholesky.py:18
     ctx.sync();
@@ -246,20 +245,15 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v14__g.data[_e] = v12_adj_L.v[_s];
+        v13__g.data[_e] = v11_adj_L.v[_s];
     }
     ctx.sync();
     // cholesky.py:18
-    tl::reg_fill(ctx, v12_adj_L, 0);
+    tl::reg_fill(ctx, v11_adj_L, 0);
     // cholesky.py:18
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky(ctx, v15__v, v_a, "lower");
-    }
-    ctx.sync();
-    // cholesky.py:18
-    if (ctx.leader()) {
-        tl::tile_cholesky_grad(ctx, v30__tmp, v15__v, v14__g);
+        tl::tile_cholesky_grad(ctx, v28__tmp, v_L, v13__g);
     }
     ctx.sync();
     // cholesky.py:18
@@ -267,98 +261,98 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v31__tmp.v[_s] = v30__tmp.data[_e];
+        v29__tmp.v[_s] = v28__tmp.data[_e];
     }
     // cholesky.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v16_adj_a.v[_s] = (v16_adj_a.v[_s] + v31__tmp.v[_s]);
+        v14_adj_a.v[_s] = (v14_adj_a.v[_s] + v29__tmp.v[_s]);
     }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v17__g.v[_s] = v13_adj_y.v[_s];
+        v15__g.v[_s] = v12_adj_y.v[_s];
     }
     // cholesky.py:17
-    tl::reg_fill(ctx, v13_adj_y, 0);
+    tl::reg_fill(ctx, v12_adj_y, 0);
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = v17__g.v[_s];
+        v30__tmp.v[_s] = v15__g.v[_s];
     }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
+        v31__tmp.v[_s] = v30__tmp.v[_s];
+    }
+    // cholesky.py:17
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v31__tmp.v[_s]);
+    }
+    // cholesky.py:17
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
+        v17__g.v[_s] = v16_adj__tmp.v[_s];
+    }
+    // cholesky.py:17
+    tl::reg_fill(ctx, v16_adj__tmp, 0);
+    // cholesky.py:17
+    tl::reg_tile_atomic_add(ctx, adj_v_Y, v17__g, true, v_b, 0);
+    ctx.sync();
+    // cholesky.py:16
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
+        v18__g.v[_s] = v14_adj_a.v[_s];
+    }
+    // cholesky.py:16
+    tl::reg_fill(ctx, v14_adj_a, 0);
+    // cholesky.py:16
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
+        v32__tmp.v[_s] = v18__g.v[_s];
+    }
+    // cholesky.py:16
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
         v33__tmp.v[_s] = v32__tmp.v[_s];
     }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v18_adj__tmp.v[_s] = (v18_adj__tmp.v[_s] + v33__tmp.v[_s]);
-    }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v19__g.v[_s] = v18_adj__tmp.v[_s];
-    }
-    // cholesky.py:17
-    tl::reg_fill(ctx, v18_adj__tmp, 0);
-    // cholesky.py:17
-    tl::reg_tile_atomic_add(ctx, adj_v_Y, v19__g, true, v_b, 0);
-    ctx.sync();
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v20__g.v[_s] = v16_adj_a.v[_s];
-    }
-    // cholesky.py:16
-    tl::reg_fill(ctx, v16_adj_a, 0);
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v34__tmp.v[_s] = v20__g.v[_s];
+        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v33__tmp.v[_s]);
     }
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = v34__tmp.v[_s];
+        v20__g.v[_s] = v19_adj__tmp.v[_s];
     }
     // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v35__tmp.v[_s]);
-    }
+    tl::reg_fill(ctx, v19_adj__tmp, 0);
     // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v22__g.v[_s] = v21_adj__tmp.v[_s];
-    }
-    // cholesky.py:16
-    tl::reg_fill(ctx, v21_adj__tmp, 0);
-    // cholesky.py:16
-    tl::reg_tile_atomic_add(ctx, adj_v_A, v22__g, true, v_b, 0, 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_A, v20__g, true, v_b, 0, 0);
     ctx.sync();
 }
 
@@ -410,7 +404,7 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_b
     extern __shared__ __align__(16) unsigned char tl_smem[];
 #endif
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
-    for (int i = ctx.lane; i < 3328 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
+    for (int i = ctx.lane; i < 2816 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
     const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
@@ -427,15 +421,15 @@ extern "C" int cholesky_cholesky_solve_cuda_backward_launch(const tilec_launch* 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 3328, 281088,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2816, 280064,
                        [&]() { cholesky_cholesky_solve_cuda_backward(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;
 #else
-    if (3328 > 48 * 1024)
-        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 3328);
-    cholesky_cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 3328,
+    if (2816 > 48 * 1024)
+        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 2816);
+    cholesky_cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 2816,
         static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X);
     return int(cudaGetLastError());
 #endif

@@ -100,54 +100,30 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 256> v7__tmp;
     tl::Tile<float, 4, 256> v_g;
     tl::Tile<float, 4, 256> v11__v;
-    tl::Tile<float, 4, 256> v51__tmp;
-    tl::Tile<float, 4, 256> v12_adj__tmp{};
-    tl::Tile<float, 4, 256> v13__g;
+    tl::Tile<float, 4, 256> v54__tmp;
     tl::Tile<float, 4, 256> v14__v;
     tl::Tile<float, 4, 256> v15__v;
-    tl::Tile<float, 4, 256> v16_adj_xc{};
-    tl::Tile<float, 4, 256> v17_adj_rstd{};
-    tl::Tile<float, 4, 256> v18_adj_g{};
-    tl::Tile<float, 4, 256> v19_adj_b{};
-    tl::Tile<float, 4, 256> v20__g;
-    tl::Tile<float, 256> v52__tmp;
-    tl::Tile<float, 256> v21_adj__tmp{};
-    tl::Tile<float, 256> v22__g;
-    tl::Tile<float, 4, 256> v23__g;
-    tl::Tile<float, 256> v53__tmp;
-    tl::Tile<float, 256> v24_adj__tmp{};
-    tl::Tile<float, 256> v25__g;
-    tl::Tile<float, 4, 256> v26__g;
-    tl::Tile<float, 4, 1> v54__tmp;
-    tl::Tile<float, 4, 1> v27_adj__tmp{};
-    tl::Tile<float, 4, 1> v28__g;
-    tl::Tile<float, 4> v55__tmp;
-    tl::Tile<float, 4> v29_adj__tmp{};
-    tl::Tile<float, 4> v30__g;
+    tl::Tile<float, 4, 256> v16_adj_xc;
+    tl::Tile<float, 4, 256> v17_adj_rstd;
+    tl::Tile<float, 4, 256> v18_adj_g;
+    tl::Tile<float, 256> v55__tmp;
+    tl::Tile<float, 256> v56__tmp;
+    tl::Tile<float, 4, 1> v57__tmp;
+    tl::Tile<float, 4> v58__tmp;
     tl::Tile<float, 4> v31__v;
     tl::Tile<float, 4> v32__v;
     tl::Tile<float, 4> v33__v;
     tl::Tile<float, 4> v34__v;
-    tl::Tile<float, 4> v35_adj_var{};
-    tl::Tile<float, 4> v36__g;
-    tl::Tile<float, 4> v37_adj__tmp{};
-    tl::Tile<float, 4> v38__g;
-    tl::Tile<float, 4, 1> v56__tmp;
-    tl::Tile<float, 4, 256> v39_adj__tmp{};
-    tl::Tile<float, 4, 256> v40__g;
-    tl::Tile<float, 4, 256> v41__g;
-    tl::Tile<float, 4, 256> v42_adj_x{};
-    tl::Tile<float, 4, 256> v43__v;
-    tl::Tile<float, 4, 1> v57__tmp;
-    tl::Tile<float, 4, 1> v44_adj__tmp{};
-    tl::Tile<float, 4, 1> v45__g;
-    tl::Tile<float, 4> v58__tmp;
-    tl::Tile<float, 4> v46_adj_mean{};
-    tl::Tile<float, 4> v47__g;
-    tl::Tile<float, 4> v48_adj__tmp{};
-    tl::Tile<float, 4> v49__g;
+    tl::Tile<float, 4> v35__v;
+    tl::Tile<float, 4> v38__v;
     tl::Tile<float, 4, 1> v59__tmp;
-    tl::Tile<float, 4, 256> v50__g;
+    tl::Tile<float, 4, 256> v41_adj__tmp;
+    tl::Tile<float, 4, 256> v45__v;
+    tl::Tile<float, 4, 1> v60__tmp;
+    tl::Tile<float, 4> v61__tmp;
+    tl::Tile<float, 4> v50__v;
+    tl::Tile<float, 4, 1> v62__tmp;
+    tl::Tile<float, 4, 256> v44_adj_x;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
@@ -193,199 +169,99 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:30
     tl::tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, v51__tmp);
+    tl::tile_fill_zero(ctx, v54__tmp);
     // layernorm.py:30
-    tl::tile_store(ctx, adj_v_Y, v51__tmp, true, (v_i * 4), 0);
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v12_adj__tmp.data[_e] = (v12_adj__tmp.data[_e] + v11__v.data[_e]);
-    }
-    // layernorm.py:30
-    v13__g = v12_adj__tmp;
-    // layernorm.py:30
-    tl::tile_fill_zero(ctx, v12_adj__tmp);
+    tl::tile_store(ctx, adj_v_Y, v54__tmp, true, (v_i * 4), 0);
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
         v14__v.data[_e] = (v_xc.data[_e] * v_rstd.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v15__v.data[_e] = (v13__g.data[_e] * v_g.data[_e]);
+        v15__v.data[_e] = (v11__v.data[_e] * v_g.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v15__v.data[_e] * v_rstd.data[_e]));
+        v16_adj_xc.data[_e] = (v15__v.data[_e] * v_rstd.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_rstd.data[_e] = (v17_adj_rstd.data[_e] + (v15__v.data[_e] * v_xc.data[_e]));
+        v17_adj_rstd.data[_e] = (v15__v.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_g.data[_e] = (v18_adj_g.data[_e] + (v13__g.data[_e] * v14__v.data[_e]));
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v19_adj_b.data[_e] = (v19_adj_b.data[_e] + v13__g.data[_e]);
+        v18_adj_g.data[_e] = (v11__v.data[_e] * v14__v.data[_e]);
     }
     // layernorm.py:29
-    v20__g = v19_adj_b;
+    tl::tile_unbroadcast(ctx, v55__tmp, v11__v);
     // layernorm.py:29
-    tl::tile_fill_zero(ctx, v19_adj_b);
-    // layernorm.py:29
-    tl::tile_unbroadcast(ctx, v52__tmp, v20__g);
-    // layernorm.py:29
-    for (int _e = 0; _e < 256; ++_e) {
-        v21_adj__tmp.data[_e] = (v21_adj__tmp.data[_e] + v52__tmp.data[_e]);
-    }
-    // layernorm.py:29
-    v22__g = v21_adj__tmp;
-    // layernorm.py:29
-    tl::tile_fill_zero(ctx, v21_adj__tmp);
-    // layernorm.py:29
-    { tl::Tile<float, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_beta, v22__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_beta, v55__tmp, true);
     // layernorm.py:28
-    v23__g = v18_adj_g;
+    tl::tile_unbroadcast(ctx, v56__tmp, v18_adj_g);
     // layernorm.py:28
-    tl::tile_fill_zero(ctx, v18_adj_g);
-    // layernorm.py:28
-    tl::tile_unbroadcast(ctx, v53__tmp, v23__g);
-    // layernorm.py:28
-    for (int _e = 0; _e < 256; ++_e) {
-        v24_adj__tmp.data[_e] = (v24_adj__tmp.data[_e] + v53__tmp.data[_e]);
-    }
-    // layernorm.py:28
-    v25__g = v24_adj__tmp;
-    // layernorm.py:28
-    tl::tile_fill_zero(ctx, v24_adj__tmp);
-    // layernorm.py:28
-    { tl::Tile<float, 256> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_gamma, v25__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_gamma, v56__tmp, true);
     // layernorm.py:27
-    v26__g = v17_adj_rstd;
+    tl::tile_unbroadcast(ctx, v57__tmp, v17_adj_rstd);
     // layernorm.py:27
-    tl::tile_fill_zero(ctx, v17_adj_rstd);
-    // layernorm.py:27
-    tl::tile_unbroadcast(ctx, v54__tmp, v26__g);
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v27_adj__tmp.data[_e] = (v27_adj__tmp.data[_e] + v54__tmp.data[_e]);
-    }
-    // layernorm.py:27
-    v28__g = v27_adj__tmp;
-    // layernorm.py:27
-    tl::tile_fill_zero(ctx, v27_adj__tmp);
-    // layernorm.py:27
-    tl::tile_reshape(ctx, v55__tmp, v28__g);
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v29_adj__tmp.data[_e] = (v29_adj__tmp.data[_e] + v55__tmp.data[_e]);
-    }
-    // layernorm.py:27
-    v30__g = v29_adj__tmp;
-    // layernorm.py:27
-    tl::tile_fill_zero(ctx, v29_adj__tmp);
+    tl::tile_reshape(ctx, v58__tmp, v57__tmp);
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
         v31__v.data[_e] = tl::sqrt((v_var.data[_e] + 1e-05f));
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v32__v.data[_e] = (-tl::divide((v30__g.data[_e] * 1.0f), (v31__v.data[_e] * v31__v.data[_e])));
+        v32__v.data[_e] = tl::divide(v58__tmp.data[_e], v31__v.data[_e]);
+    }
+    // layernorm.py:27
+    for (int _e = 0; _e < 4; ++_e) {
+        v33__v.data[_e] = (-(v32__v.data[_e] * v5__tmp.data[_e]));
     }
     // layernorm.py:16
     for (int _e = 0; _e < 4; ++_e) {
-        v33__v.data[_e] = (v_var.data[_e] + 1e-05f);
+        v34__v.data[_e] = (v_var.data[_e] + 1e-05f);
     }
     // layernorm.py:27
     for (int _e = 0; _e < 4; ++_e) {
-        v34__v.data[_e] = (v32__v.data[_e] * tl::divide(0.5f, tl::sqrt(v33__v.data[_e])));
+        v35__v.data[_e] = (v33__v.data[_e] * tl::divide(0.5f, tl::sqrt(v34__v.data[_e])));
     }
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v35_adj_var.data[_e] = (v35_adj_var.data[_e] + v34__v.data[_e]);
-    }
-    // layernorm.py:26
-    v36__g = v35_adj_var;
-    // layernorm.py:26
-    tl::tile_fill_zero(ctx, v35_adj_var);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        v37_adj__tmp.data[_e] = (v37_adj__tmp.data[_e] + tl::divide(v36__g.data[_e], 256.0f));
+        v38__v.data[_e] = tl::divide(v35__v.data[_e], 256.0f);
     }
     // layernorm.py:26
-    v38__g = v37_adj__tmp;
-    // layernorm.py:26
-    tl::tile_fill_zero(ctx, v37_adj__tmp);
-    // layernorm.py:26
-    tl::tile_reshape(ctx, v56__tmp, v38__g);
+    tl::tile_reshape(ctx, v59__tmp, v38__v);
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v39_adj__tmp.data[_e] = (v39_adj__tmp.data[_e] + v56__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
-    }
-    // layernorm.py:26
-    v40__g = v39_adj__tmp;
-    // layernorm.py:26
-    tl::tile_fill_zero(ctx, v39_adj__tmp);
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v40__g.data[_e] * v_xc.data[_e]));
+        v41_adj__tmp.data[_e] = v59__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v40__g.data[_e] * v_xc.data[_e]));
+        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v41_adj__tmp.data[_e] * v_xc.data[_e]));
     }
-    // layernorm.py:25
-    v41__g = v16_adj_xc;
-    // layernorm.py:25
-    tl::tile_fill_zero(ctx, v16_adj_xc);
-    // layernorm.py:25
+    // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v42_adj_x.data[_e] = (v42_adj_x.data[_e] + v41__g.data[_e]);
+        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v41_adj__tmp.data[_e] * v_xc.data[_e]));
     }
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v43__v.data[_e] = (-v41__g.data[_e]);
+        v45__v.data[_e] = (-v16_adj_xc.data[_e]);
     }
     // layernorm.py:25
-    tl::tile_unbroadcast(ctx, v57__tmp, v43__v);
+    tl::tile_unbroadcast(ctx, v60__tmp, v45__v);
     // layernorm.py:25
-    for (int _e = 0; _e < 4; ++_e) {
-        v44_adj__tmp.data[_e] = (v44_adj__tmp.data[_e] + v57__tmp.data[_e]);
-    }
-    // layernorm.py:25
-    v45__g = v44_adj__tmp;
-    // layernorm.py:25
-    tl::tile_fill_zero(ctx, v44_adj__tmp);
-    // layernorm.py:25
-    tl::tile_reshape(ctx, v58__tmp, v45__g);
-    // layernorm.py:25
-    for (int _e = 0; _e < 4; ++_e) {
-        v46_adj_mean.data[_e] = (v46_adj_mean.data[_e] + v58__tmp.data[_e]);
-    }
-    // layernorm.py:24
-    v47__g = v46_adj_mean;
-    // layernorm.py:24
-    tl::tile_fill_zero(ctx, v46_adj_mean);
+    tl::tile_reshape(ctx, v61__tmp, v60__tmp);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        v48_adj__tmp.data[_e] = (v48_adj__tmp.data[_e] + tl::divide(v47__g.data[_e], 256.0f));
+        v50__v.data[_e] = tl::divide(v61__tmp.data[_e], 256.0f);
     }
     // layernorm.py:24
-    v49__g = v48_adj__tmp;
-    // layernorm.py:24
-    tl::tile_fill_zero(ctx, v48_adj__tmp);
-    // layernorm.py:24
-    tl::tile_reshape(ctx, v59__tmp, v49__g);
+    tl::tile_reshape(ctx, v62__tmp, v50__v);
     // layernorm.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v42_adj_x.data[_e] = (v42_adj_x.data[_e] + v59__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v62__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
-    v50__g = v42_adj_x;
-    // layernorm.py:23
-    tl::tile_fill_zero(ctx, v42_adj_x);
-    // layernorm.py:23
-    { tl::Tile<float, 4, 256> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_X, v50__g, true, (v_i * 4), 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v44_adj_x, true, (v_i * 4), 0);
 }
 
 }  // namespace
@@ -413,7 +289,7 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 474080,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 391808,
                           [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -57,28 +57,14 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v9__v;
     tl::Tile<float, 16, 32> v30__tmp;
-    tl::Tile<float, 16, 32> v10_adj_y{};
-    tl::Tile<float, 16, 32> v11__g;
-    tl::Tile<float, 16, 32> v12_adj_y{};
     tl::Tile<float, 32> v31__tmp;
-    tl::Tile<float, 32> v13_adj__tmp{};
-    tl::Tile<float, 32> v14__g;
-    tl::Tile<float, 16, 32> v15__g;
-    tl::Tile<float, 16, 64> v16_adj_h{};
-    tl::Tile<float, 64, 32> v17_adj__tmp{};
-    tl::Tile<float, 64, 32> v18__g;
-    tl::Tile<float, 16, 64> v19__g;
+    tl::Tile<float, 16, 64> v16_adj_h;
+    tl::Tile<float, 64, 32> v17_adj__tmp;
     tl::Tile<float, 16, 64> v20__v;
     tl::Tile<float, 16, 64> v21__v;
-    tl::Tile<float, 16, 64> v22_adj_h{};
     tl::Tile<float, 64> v34__tmp;
-    tl::Tile<float, 64> v23_adj__tmp{};
-    tl::Tile<float, 64> v24__g;
-    tl::Tile<float, 16, 64> v25__g;
-    tl::Tile<float, 16, 64> v26_adj_x{};
-    tl::Tile<float, 64, 64> v27_adj__tmp{};
-    tl::Tile<float, 64, 64> v28__g;
-    tl::Tile<float, 16, 64> v29__g;
+    tl::Tile<float, 16, 64> v26_adj_x;
+    tl::Tile<float, 64, 64> v27_adj__tmp;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -101,92 +87,36 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::tile_fill_zero(ctx, v30__tmp);
     // mlp.py:29
     tl::tile_store(ctx, adj_v_Y, v30__tmp, true, (v_i * 16), 0);
-    // mlp.py:29
-    for (int _e = 0; _e < 512; ++_e) {
-        v10_adj_y.data[_e] = (v10_adj_y.data[_e] + v9__v.data[_e]);
-    }
     // mlp.py:28
-    v11__g = v10_adj_y;
+    tl::tile_unbroadcast(ctx, v31__tmp, v9__v);
     // mlp.py:28
-    tl::tile_fill_zero(ctx, v10_adj_y);
-    // mlp.py:28
-    for (int _e = 0; _e < 512; ++_e) {
-        v12_adj_y.data[_e] = (v12_adj_y.data[_e] + v11__g.data[_e]);
-    }
-    // mlp.py:28
-    tl::tile_unbroadcast(ctx, v31__tmp, v11__g);
-    // mlp.py:28
-    for (int _e = 0; _e < 32; ++_e) {
-        v13_adj__tmp.data[_e] = (v13_adj__tmp.data[_e] + v31__tmp.data[_e]);
-    }
-    // mlp.py:28
-    v14__g = v13_adj__tmp;
-    // mlp.py:28
-    tl::tile_fill_zero(ctx, v13_adj__tmp);
-    // mlp.py:28
-    { tl::Tile<float, 32> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_b2, v14__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v31__tmp, true);
     // mlp.py:27
-    v15__g = v12_adj_y;
+    tl::tile_matmul(ctx, v16_adj_h, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
     // mlp.py:27
-    tl::tile_fill_zero(ctx, v12_adj_y);
+    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v9__v, 1.0, 0.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, v16_adj_h, v15__g, tl::transposed(v3__tmp), 1.0, 1.0);
-    // mlp.py:27
-    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v15__g, 1.0, 1.0);
-    // mlp.py:27
-    v18__g = v17_adj__tmp;
-    // mlp.py:27
-    tl::tile_fill_zero(ctx, v17_adj__tmp);
-    // mlp.py:27
-    { tl::Tile<float, 64, 32> _t2; tl::tile_atomic_add(ctx, _t2, adj_v_W2, v18__g, true); }
-    // mlp.py:26
-    v19__g = v16_adj_h;
-    // mlp.py:26
-    tl::tile_fill_zero(ctx, v16_adj_h);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17_adj__tmp, true);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
         v20__v.data[_e] = (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v21__v.data[_e] = (v19__g.data[_e] * tl::step_ge(v20__v.data[_e], 0.0f));
-    }
-    // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v22_adj_h.data[_e] = (v22_adj_h.data[_e] + v21__v.data[_e]);
+        v21__v.data[_e] = (v16_adj_h.data[_e] * tl::step_ge(v20__v.data[_e], 0.0f));
     }
     // mlp.py:26
     tl::tile_unbroadcast(ctx, v34__tmp, v21__v);
     // mlp.py:26
-    for (int _e = 0; _e < 64; ++_e) {
-        v23_adj__tmp.data[_e] = (v23_adj__tmp.data[_e] + v34__tmp.data[_e]);
-    }
-    // mlp.py:26
-    v24__g = v23_adj__tmp;
-    // mlp.py:26
-    tl::tile_fill_zero(ctx, v23_adj__tmp);
-    // mlp.py:26
-    { tl::Tile<float, 64> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_b1, v24__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v34__tmp, true);
     // mlp.py:25
-    v25__g = v22_adj_h;
+    tl::tile_matmul(ctx, v26_adj_x, v21__v, tl::transposed(v1__tmp), 1.0, 0.0);
     // mlp.py:25
-    tl::tile_fill_zero(ctx, v22_adj_h);
+    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v21__v, 1.0, 0.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, v26_adj_x, v25__g, tl::transposed(v1__tmp), 1.0, 1.0);
-    // mlp.py:25
-    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v25__g, 1.0, 1.0);
-    // mlp.py:25
-    v28__g = v27_adj__tmp;
-    // mlp.py:25
-    tl::tile_fill_zero(ctx, v27_adj__tmp);
-    // mlp.py:25
-    { tl::Tile<float, 64, 64> _t4; tl::tile_atomic_add(ctx, _t4, adj_v_W1, v28__g, true); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W1, v27_adj__tmp, true);
     // mlp.py:24
-    v29__g = v26_adj_x;
-    // mlp.py:24
-    tl::tile_fill_zero(ctx, v26_adj_x);
-    // mlp.py:24
-    { tl::Tile<float, 16, 64> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_X, v29__g, true, (v_i * 16), 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v26_adj_x, true, (v_i * 16), 0);
 }
 
 }  // namespace
@@ -220,7 +150,7 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 592640,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 492800,
                           [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

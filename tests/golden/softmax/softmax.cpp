@@ -58,34 +58,21 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
     tl::Tile<float, 4, 256> v_s;
+    tl::Tile<float, 4, 256> v5__tmp;
     tl::Tile<float, 4, 256> v7__v;
     tl::Tile<float, 4, 256> v28__tmp;
-    tl::Tile<float, 4, 256> v8_adj__tmp{};
-    tl::Tile<float, 4, 256> v9__g;
-    tl::Tile<float, 4, 256> v10_adj_e{};
-    tl::Tile<float, 4, 256> v11_adj_s{};
-    tl::Tile<float, 4, 256> v12__g;
+    tl::Tile<float, 4, 256> v10__v;
+    tl::Tile<float, 4, 256> v12_adj_s;
     tl::Tile<float, 4, 1> v29__tmp;
-    tl::Tile<float, 4, 1> v13_adj__tmp{};
-    tl::Tile<float, 4, 1> v14__g;
     tl::Tile<float, 4> v30__tmp;
-    tl::Tile<float, 4> v15_adj__tmp{};
-    tl::Tile<float, 4> v16__g;
     tl::Tile<float, 4, 1> v31__tmp;
-    tl::Tile<float, 4, 256> v17__g;
-    tl::Tile<float, 4, 256> v18__v;
+    tl::Tile<float, 4, 256> v11_adj_e;
     tl::Tile<float, 4, 256> v19__v;
-    tl::Tile<float, 4, 256> v20_adj_x{};
-    tl::Tile<float, 4, 256> v21_adj_m{};
-    tl::Tile<float, 4, 256> v22__g;
+    tl::Tile<float, 4, 256> v21_adj_m;
     tl::Tile<float, 4, 1> v32__tmp;
-    tl::Tile<float, 4, 1> v23_adj__tmp{};
-    tl::Tile<float, 4, 1> v24__g;
     tl::Tile<float, 4> v33__tmp;
-    tl::Tile<float, 4> v25_adj__tmp{};
-    tl::Tile<float, 4> v26__g;
     tl::Tile<float, 4, 256> v34__tmp;
-    tl::Tile<float, 4, 256> v27__g;
+    tl::Tile<float, 4, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
@@ -111,6 +98,10 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
         v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
+    for (int _e = 0; _e < 1024; ++_e) {
+        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
+    }
+    // softmax.py:20
     tl::tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     tl::tile_fill_zero(ctx, v28__tmp);
@@ -118,106 +109,42 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        v8_adj__tmp.data[_e] = (v8_adj__tmp.data[_e] + v7__v.data[_e]);
-    }
-    // softmax.py:20
-    v9__g = v8_adj__tmp;
-    // softmax.py:20
-    tl::tile_fill_zero(ctx, v8_adj__tmp);
-    // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v10_adj_e.data[_e] = (v10_adj_e.data[_e] + tl::divide(v9__g.data[_e], v_s.data[_e]));
+        v10__v.data[_e] = tl::divide(v7__v.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        v11_adj_s.data[_e] = (v11_adj_s.data[_e] + (-tl::divide((v9__g.data[_e] * v_e.data[_e]), (v_s.data[_e] * v_s.data[_e]))));
+        v12_adj_s.data[_e] = (-(v10__v.data[_e] * v5__tmp.data[_e]));
     }
     // softmax.py:19
-    v12__g = v11_adj_s;
+    tl::tile_unbroadcast(ctx, v29__tmp, v12_adj_s);
     // softmax.py:19
-    tl::tile_fill_zero(ctx, v11_adj_s);
+    tl::tile_reshape(ctx, v30__tmp, v29__tmp);
     // softmax.py:19
-    tl::tile_unbroadcast(ctx, v29__tmp, v12__g);
-    // softmax.py:19
-    for (int _e = 0; _e < 4; ++_e) {
-        v13_adj__tmp.data[_e] = (v13_adj__tmp.data[_e] + v29__tmp.data[_e]);
-    }
-    // softmax.py:19
-    v14__g = v13_adj__tmp;
-    // softmax.py:19
-    tl::tile_fill_zero(ctx, v13_adj__tmp);
-    // softmax.py:19
-    tl::tile_reshape(ctx, v30__tmp, v14__g);
-    // softmax.py:19
-    for (int _e = 0; _e < 4; ++_e) {
-        v15_adj__tmp.data[_e] = (v15_adj__tmp.data[_e] + v30__tmp.data[_e]);
-    }
-    // softmax.py:19
-    v16__g = v15_adj__tmp;
-    // softmax.py:19
-    tl::tile_fill_zero(ctx, v15_adj__tmp);
-    // softmax.py:19
-    tl::tile_reshape(ctx, v31__tmp, v16__g);
+    tl::tile_reshape(ctx, v31__tmp, v30__tmp);
     // softmax.py:19
     for (int _e = 0; _e < 1024; ++_e) {
-        v10_adj_e.data[_e] = (v10_adj_e.data[_e] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
-    }
-    // softmax.py:18
-    v17__g = v10_adj_e;
-    // softmax.py:18
-    tl::tile_fill_zero(ctx, v10_adj_e);
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v18__v.data[_e] = (v_x.data[_e] - v_m.data[_e]);
+        v11_adj_e.data[_e] = (v10__v.data[_e] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        v19__v.data[_e] = (v17__g.data[_e] * tl::exp(v18__v.data[_e]));
+        v19__v.data[_e] = (v11_adj_e.data[_e] * v_e.data[_e]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_x.data[_e] = (v20_adj_x.data[_e] + v19__v.data[_e]);
-    }
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v21_adj_m.data[_e] = (v21_adj_m.data[_e] + (-v19__v.data[_e]));
+        v21_adj_m.data[_e] = (-v19__v.data[_e]);
     }
     // softmax.py:17
-    v22__g = v21_adj_m;
+    tl::tile_unbroadcast(ctx, v32__tmp, v21_adj_m);
     // softmax.py:17
-    tl::tile_fill_zero(ctx, v21_adj_m);
+    tl::tile_reshape(ctx, v33__tmp, v32__tmp);
     // softmax.py:17
-    tl::tile_unbroadcast(ctx, v32__tmp, v22__g);
-    // softmax.py:17
-    for (int _e = 0; _e < 4; ++_e) {
-        v23_adj__tmp.data[_e] = (v23_adj__tmp.data[_e] + v32__tmp.data[_e]);
-    }
-    // softmax.py:17
-    v24__g = v23_adj__tmp;
-    // softmax.py:17
-    tl::tile_fill_zero(ctx, v23_adj__tmp);
-    // softmax.py:17
-    tl::tile_reshape(ctx, v33__tmp, v24__g);
-    // softmax.py:17
-    for (int _e = 0; _e < 4; ++_e) {
-        v25_adj__tmp.data[_e] = (v25_adj__tmp.data[_e] + v33__tmp.data[_e]);
-    }
-    // softmax.py:17
-    v26__g = v25_adj__tmp;
-    // softmax.py:17
-    tl::tile_fill_zero(ctx, v25_adj__tmp);
-    // softmax.py:17
-    tl::tile_extreme_grad(ctx, v34__tmp, v_x, v26__g, 1, true);
+    tl::tile_extreme_grad(ctx, v34__tmp, v_x, v33__tmp, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_x.data[_e] = (v20_adj_x.data[_e] + v34__tmp.data[_e]);
+        v20_adj_x.data[_e] = (v19__v.data[_e] + v34__tmp.data[_e]);
     }
     // softmax.py:16
-    v27__g = v20_adj_x;
-    // softmax.py:16
-    tl::tile_fill_zero(ctx, v20_adj_x);
-    // softmax.py:16
-    { tl::Tile<float, 4, 256> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_X, v27__g, true, (v_i * 4), 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v20_adj_x, true, (v_i * 4), 0);
 }
 
 }  // namespace
@@ -239,7 +166,7 @@ extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_ar
     const tl::Array<float, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 418336,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 377120,
                           [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -86,48 +86,48 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
     auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v_s;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v5__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v7__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v29__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v8_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v9__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v10__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v30__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v11_adj_e{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v31__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v10_adj_e{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v32__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v33__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v11_adj_s{};
-    auto& v12__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
-    auto& v34__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v35__tmp;
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v13_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v14__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj_s{};
+    auto& v13__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
+    auto& v33__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v34__tmp;
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v14_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v15__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v35__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v36__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v37__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v15_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4>, 256> v16__g;
-    auto& v38__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
+    tl::Reg<tl::Tile<float, 4>, 256> v16_adj__tmp{};
+    tl::Reg<tl::Tile<float, 4>, 256> v17__g;
+    auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v38__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v39__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v40__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v17__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v18__v;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v18__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v41__tmp;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v40__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v41__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v42__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v43__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v21_adj_m{};
     auto& v22__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
-    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v45__tmp;
+    auto& v43__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
+    tl::Reg<tl::Tile<float, 4, 1>, 256> v44__tmp;
     tl::Reg<tl::Tile<float, 4, 1>, 256> v23_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 1>, 256> v24__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v45__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v46__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v47__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v25_adj__tmp{};
     auto& v26__g = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
-    auto& v48__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v49__tmp;
+    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v48__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v27__g;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -171,6 +171,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
         v_s.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
+    ctx.sync();
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v5__tmp.v[_s] = tl::divide(v_e.data[_e], v_s.v[_s]);
+    }
+    // softmax.py:20
     tl::reg_tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     tl::reg_fill(ctx, v28__tmp, 0);
@@ -205,43 +213,42 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30__tmp.v[_s] = tl::divide(v9__g.v[_s], v_s.v[_s]);
+        v10__v.v[_s] = tl::divide(v9__g.v[_s], v_s.v[_s]);
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v31__tmp.v[_s] = v30__tmp.v[_s];
+        v30__tmp.v[_s] = v10__v.v[_s];
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v10_adj_e.v[_s] = (v10_adj_e.v[_s] + v31__tmp.v[_s]);
-    }
-    // softmax.py:20
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = (-tl::divide((v9__g.v[_s] * v_e.data[_e]), (v_s.v[_s] * v_s.v[_s])));
+        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v30__tmp.v[_s]);
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v33__tmp.v[_s] = v32__tmp.v[_s];
+        v31__tmp.v[_s] = (-(v10__v.v[_s] * v5__tmp.v[_s]));
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v11_adj_s.v[_s] = (v11_adj_s.v[_s] + v33__tmp.v[_s]);
+        v32__tmp.v[_s] = v31__tmp.v[_s];
+    }
+    // softmax.py:20
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v12_adj_s.v[_s] = (v12_adj_s.v[_s] + v32__tmp.v[_s]);
     }
     // softmax.py:19
     ctx.sync();
@@ -249,15 +256,15 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12__g.data[_e] = v11_adj_s.v[_s];
+        v13__g.data[_e] = v12_adj_s.v[_s];
     }
     ctx.sync();
     // softmax.py:19
-    tl::reg_fill(ctx, v11_adj_s, 0);
+    tl::reg_fill(ctx, v12_adj_s, 0);
     // softmax.py:19
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v34__tmp, v12__g);
+        tl::tile_unbroadcast(ctx, v33__tmp, v13__g);
     }
     ctx.sync();
     // softmax.py:19
@@ -265,61 +272,61 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = v34__tmp.data[_e];
+        v34__tmp.v[_s] = v33__tmp.data[_e];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v35__tmp.v[_s]);
+        v14_adj__tmp.v[_s] = (v14_adj__tmp.v[_s] + v34__tmp.v[_s]);
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v14__g.v[_s] = v13_adj__tmp.v[_s];
+        v15__g.v[_s] = v14_adj__tmp.v[_s];
     }
     // softmax.py:19
-    tl::reg_fill(ctx, v13_adj__tmp, 0);
+    tl::reg_fill(ctx, v14_adj__tmp, 0);
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v36__tmp.v[_s] = v14__g.v[_s];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v37__tmp.v[_s] = v36__tmp.v[_s];
+        v35__tmp.v[_s] = v15__g.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v37__tmp.v[_s]);
+        v36__tmp.v[_s] = v35__tmp.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v16__g.v[_s] = v15_adj__tmp.v[_s];
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v36__tmp.v[_s]);
     }
     // softmax.py:19
-    tl::reg_fill(ctx, v15_adj__tmp, 0);
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
+        v17__g.v[_s] = v16_adj__tmp.v[_s];
+    }
+    // softmax.py:19
+    tl::reg_fill(ctx, v16_adj__tmp, 0);
     // softmax.py:19
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v38__tmp.data[_e] = v16__g.v[_s];
+        v37__tmp.data[_e] = v17__g.v[_s];
     }
     ctx.sync();
     // softmax.py:19
@@ -327,80 +334,73 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v39__tmp.v[_s] = v38__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v38__tmp.v[_s] = v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v40__tmp.v[_s] = v39__tmp.v[_s];
+        v39__tmp.v[_s] = v38__tmp.v[_s];
     }
     // softmax.py:19
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v10_adj_e.v[_s] = (v10_adj_e.v[_s] + v40__tmp.v[_s]);
+        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v39__tmp.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v17__g.v[_s] = v10_adj_e.v[_s];
+        v18__g.v[_s] = v11_adj_e.v[_s];
     }
     // softmax.py:18
-    tl::reg_fill(ctx, v10_adj_e, 0);
+    tl::reg_fill(ctx, v11_adj_e, 0);
     // softmax.py:18
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18__v.v[_s] = (v_x.data[_e] - v_m.v[_s]);
+        v19__v.v[_s] = (v18__g.v[_s] * v_e.data[_e]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19__v.v[_s] = (v17__g.v[_s] * tl::exp(v18__v.v[_s]));
+        v40__tmp.v[_s] = v19__v.v[_s];
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41__tmp.v[_s] = v19__v.v[_s];
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v40__tmp.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v41__tmp.v[_s]);
+        v41__tmp.v[_s] = (-v19__v.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v42__tmp.v[_s] = (-v19__v.v[_s]);
+        v42__tmp.v[_s] = v41__tmp.v[_s];
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v43__tmp.v[_s] = v42__tmp.v[_s];
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + v43__tmp.v[_s]);
+        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + v42__tmp.v[_s]);
     }
     // softmax.py:17
     ctx.sync();
@@ -416,7 +416,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     // softmax.py:17
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v44__tmp, v22__g);
+        tl::tile_unbroadcast(ctx, v43__tmp, v22__g);
     }
     ctx.sync();
     // softmax.py:17
@@ -424,14 +424,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v45__tmp.v[_s] = v44__tmp.data[_e];
+        v44__tmp.v[_s] = v43__tmp.data[_e];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v45__tmp.v[_s]);
+        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v44__tmp.v[_s]);
     }
     // softmax.py:17
     TL_UNROLL
@@ -447,21 +447,21 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v46__tmp.v[_s] = v24__g.v[_s];
+        v45__tmp.v[_s] = v24__g.v[_s];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v47__tmp.v[_s] = v46__tmp.v[_s];
+        v46__tmp.v[_s] = v45__tmp.v[_s];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v47__tmp.v[_s]);
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v46__tmp.v[_s]);
     }
     // softmax.py:17
     ctx.sync();
@@ -477,7 +477,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     // softmax.py:17
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v48__tmp, v_x, v26__g, 1, true);
+        tl::tile_extreme_grad(ctx, v47__tmp, v_x, v26__g, 1, true);
     }
     ctx.sync();
     // softmax.py:17
@@ -485,14 +485,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v49__tmp.v[_s] = v48__tmp.data[_e];
+        v48__tmp.v[_s] = v47__tmp.data[_e];
     }
     // softmax.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v49__tmp.v[_s]);
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v48__tmp.v[_s]);
     }
     // softmax.py:16
     TL_UNROLL

@@ -34,17 +34,14 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8> v25__tmp;
-    tl::Tile<float, 8> v5_adj__tmp{};
-    tl::Tile<float, 8> v6__g;
     tl::Tile<float, 8, 1> v26__tmp;
-    tl::Tile<float, 8, 64> v7_adj__tmp{};
-    tl::Tile<float, 8, 64> v8__g;
+    tl::Tile<float, 8, 64> v7_adj__tmp;
     tl::Tile<float, 8, 64> v9__v;
     tl::Tile<float, 8, 64> v10__v;
     tl::Tile<float, 8, 64> v11__v;
     tl::Tile<float, 8, 64> v12__v;
     tl::Tile<float, 8, 64> v13__v;
-    tl::Tile<float, 8, 64> v14_adj_t{};
+    tl::Tile<float, 8, 64> v14_adj_t;
     tl::Tile<float, 8, 64> v15__v;
     tl::Tile<float, 8, 64> v16__v;
     tl::Tile<float, 8, 64> v17__v;
@@ -53,7 +50,6 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8, 64> v21__v;
     tl::Tile<float, 8, 64> v22__v;
     tl::Tile<float, 8, 64> v23__v;
-    tl::Tile<float, 8, 64> v24__g;
     // warp_port.py:23
     v_i = int32_t(ctx.tid[0]);
     // warp_port.py:24
@@ -65,30 +61,18 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     // warp_port.py:25
     tl::tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
     // warp_port.py:25
-    for (int _e = 0; _e < 8; ++_e) {
-        v5_adj__tmp.data[_e] = (v5_adj__tmp.data[_e] + v4__v.data[_e]);
-    }
-    // warp_port.py:25
-    v6__g = v5_adj__tmp;
-    // warp_port.py:25
-    tl::tile_fill_zero(ctx, v5_adj__tmp);
-    // warp_port.py:25
-    tl::tile_reshape(ctx, v26__tmp, v6__g);
+    tl::tile_reshape(ctx, v26__tmp, v4__v);
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v7_adj__tmp.data[_e] = (v7_adj__tmp.data[_e] + v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)]);
+        v7_adj__tmp.data[_e] = v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
     }
-    // warp_port.py:25
-    v8__g = v7_adj__tmp;
-    // warp_port.py:25
-    tl::tile_fill_zero(ctx, v7_adj__tmp);
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {
         v9__v.data[_e] = ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))));
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v10__v.data[_e] = (v8__g.data[_e] * v_t.data[_e]);
+        v10__v.data[_e] = (v7_adj__tmp.data[_e] * v_t.data[_e]);
     }
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {
@@ -104,7 +88,7 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v13__v.data[_e] * 0.5f));
+        v14_adj_t.data[_e] = (v13__v.data[_e] * 0.5f);
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
@@ -156,14 +140,10 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v8__g.data[_e] * v9__v.data[_e]));
+        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v7_adj__tmp.data[_e] * v9__v.data[_e]));
     }
     // warp_port.py:24
-    v24__g = v14_adj_t;
-    // warp_port.py:24
-    tl::tile_fill_zero(ctx, v14_adj_t);
-    // warp_port.py:24
-    { tl::Tile<float, 8, 64> _t1; tl::tile_atomic_add(ctx, _t1, adj_v_a, v24__g, true, (v_i * 8), 0); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
 }
 
 static void k_masked_scale_forward(tl::Ctx& ctx, tl::Array<uint32_t, 1> v_flags, tl::Array<float, 1> v_x, tl::Array<float, 1> v_y) {
@@ -218,7 +198,7 @@ extern "C" int warp_port_gelu_rows_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_a(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_a));
     const tl::Array<float, 1> _arg_adj_v_out(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_out));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 336192,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327872,
                           [&](tl::Ctx& ctx) { k_gelu_rows_backward(ctx, _arg_v_a, _arg_v_out, _arg_adj_v_a, _arg_adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
