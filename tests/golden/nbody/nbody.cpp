@@ -97,16 +97,10 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     int32_t v_j{};
     tl::Tile<tl::vec<3, float>, 32> v17__v;
     tl::Tile<tl::vec<3, float>, 32> v64__tmp;
-    tl::Tile<tl::vec<3, float>, 32> v18_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32> v19__g;
-    tl::Tile<tl::vec<3, float>, 32> v20_adj_p{};
-    tl::Tile<tl::vec<3, float>, 32> v21_adj_v{};
+    tl::Tile<tl::vec<3, float>, 32> v21_adj_v;
     tl::Tile<tl::vec<3, float>, 32> v22__v;
     tl::Tile<tl::vec<3, float>, 32> v65__tmp;
-    tl::Tile<tl::vec<3, float>, 32> v23__g;
-    tl::Tile<tl::vec<3, float>, 32> v24_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32> v25_adj_acc{};
-    tl::Tile<tl::vec<3, float>, 32> v26__g;
+    tl::Tile<tl::vec<3, float>, 32> v25_adj_acc;
     int32_t v27__n{};
     int32_t v28__k{};
     tl::Tile<tl::vec<3, float>, 32> v_q{};
@@ -116,15 +110,11 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<float, 1, 32> v3__tmp{};
     tl::Tile<float, 32, 32> v_weight{};
     tl::Tile<tl::vec<3, float>, 32> v29__g{};
-    tl::Tile<tl::vec<3, float>, 32> v30_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32> v31__g{};
     tl::Tile<tl::vec<3, float>, 32, 1> v66__tmp{};
     tl::Tile<tl::vec<3, float>, 32, 32> v32_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v33__g{};
     tl::Tile<tl::vec<3, float>, 32, 32> v34__v{};
     tl::Tile<float, 32, 32> v35__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v36__v{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v37_adj_there{};
     tl::Tile<tl::vec<3, float>, 32, 32> v38_adj_here{};
     tl::Tile<float, 32, 32> v39__v{};
     tl::Tile<float, 32, 32> v40__v{};
@@ -135,27 +125,15 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32, 32> v45__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v46__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v47__v{};
+    tl::Tile<tl::vec<3, float>, 32, 32> v37_adj_there{};
     tl::Tile<tl::vec<3, float>, 32, 32> v48__v{};
-    tl::Tile<float, 32, 32> v49__g{};
     tl::Tile<float, 1, 32> v67__tmp{};
-    tl::Tile<float, 1, 32> v50_adj__tmp{};
-    tl::Tile<float, 1, 32> v51__g{};
     tl::Tile<float, 32> v68__tmp{};
-    tl::Tile<float, 32> v52_adj_m{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v53__g{};
     tl::Tile<tl::vec<3, float>, 1, 32> v69__tmp{};
-    tl::Tile<tl::vec<3, float>, 1, 32> v54_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 1, 32> v55__g{};
     tl::Tile<tl::vec<3, float>, 32> v70__tmp{};
-    tl::Tile<tl::vec<3, float>, 32> v56_adj_q{};
-    tl::Tile<float, 32> v57__g{};
-    tl::Tile<tl::vec<3, float>, 32> v58__g{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v60__g;
     tl::Tile<tl::vec<3, float>, 32, 1> v71__tmp;
-    tl::Tile<tl::vec<3, float>, 32, 1> v61_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 1> v62__g;
     tl::Tile<tl::vec<3, float>, 32> v72__tmp;
-    tl::Tile<tl::vec<3, float>, 32> v63__g;
+    tl::Tile<tl::vec<3, float>, 32> v20_adj_p;
     // nbody.py:27
     v_i = int32_t(ctx.tid[0]);
     // nbody.py:28
@@ -181,19 +159,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::tile_store(ctx, adj_v_new_pos, v64__tmp, true, (v_i * 32));
     // nbody.py:39
     for (int _e = 0; _e < 32; ++_e) {
-        v18_adj__tmp.data[_e] = (v18_adj__tmp.data[_e] + v17__v.data[_e]);
-    }
-    // nbody.py:39
-    v19__g = v18_adj__tmp;
-    // nbody.py:39
-    tl::tile_fill_zero(ctx, v18_adj__tmp);
-    // nbody.py:39
-    for (int _e = 0; _e < 32; ++_e) {
-        v20_adj_p.data[_e] = (v20_adj_p.data[_e] + v19__g.data[_e]);
-    }
-    // nbody.py:39
-    for (int _e = 0; _e < 32; ++_e) {
-        v21_adj_v.data[_e] = (v21_adj_v.data[_e] + (v19__g.data[_e] * 0.01f));
+        v21_adj_v.data[_e] = (v17__v.data[_e] * 0.01f);
     }
     // nbody.py:38
     tl::tile_load(ctx, v22__v, adj_v_new_vel, true, (v_i * 32));
@@ -206,30 +172,18 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
         v21_adj_v.data[_e] = (v21_adj_v.data[_e] + v22__v.data[_e]);
     }
     // nbody.py:37
-    v23__g = v21_adj_v;
-    // nbody.py:37
-    tl::tile_fill_zero(ctx, v21_adj_v);
-    // nbody.py:37
     for (int _e = 0; _e < 32; ++_e) {
-        v24_adj__tmp.data[_e] = (v24_adj__tmp.data[_e] + v23__g.data[_e]);
+        v25_adj_acc.data[_e] = (v21_adj_v.data[_e] * 0.01f);
     }
     // nbody.py:37
-    for (int _e = 0; _e < 32; ++_e) {
-        v25_adj_acc.data[_e] = (v25_adj_acc.data[_e] + (v23__g.data[_e] * 0.01f));
-    }
-    // nbody.py:37
-    v26__g = v24_adj__tmp;
-    // nbody.py:37
-    tl::tile_fill_zero(ctx, v24_adj__tmp);
-    // nbody.py:37
-    { tl::Tile<tl::vec<3, float>, 32> _t3; tl::tile_atomic_add(ctx, _t3, adj_v_vel, v26__g, true, (v_i * 32)); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_vel, v21_adj_v, true, (v_i * 32));
     // nbody.py:31
     v27__n = tl::max(tl::floordiv(((8 - 0) + (1 - 1)), 1), 0);
     // nbody.py:31
     {
-        const int32_t _t4 = v27__n;
-        const int32_t _t5 = 1;
-        for (v28__k = 0; v28__k < _t4; v28__k += _t5) {
+        const int32_t _t3 = v27__n;
+        const int32_t _t4 = 1;
+        for (v28__k = 0; v28__k < _t3; v28__k += _t4) {
             // nbody.py:31
             v_j = (0 + (((v27__n - 1) - v28__k) * 1));
             // nbody.py:32
@@ -251,29 +205,13 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             // nbody.py:36
             v29__g = v25_adj_acc;
             // nbody.py:36
-            tl::tile_fill_zero(ctx, v25_adj_acc);
+            v25_adj_acc = v29__g;
             // nbody.py:36
-            for (int _e = 0; _e < 32; ++_e) {
-                v25_adj_acc.data[_e] = (v25_adj_acc.data[_e] + v29__g.data[_e]);
-            }
-            // nbody.py:36
-            for (int _e = 0; _e < 32; ++_e) {
-                v30_adj__tmp.data[_e] = (v30_adj__tmp.data[_e] + v29__g.data[_e]);
-            }
-            // nbody.py:36
-            v31__g = v30_adj__tmp;
-            // nbody.py:36
-            tl::tile_fill_zero(ctx, v30_adj__tmp);
-            // nbody.py:36
-            tl::tile_reshape(ctx, v66__tmp, v31__g);
+            tl::tile_reshape(ctx, v66__tmp, v29__g);
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v32_adj__tmp.data[_e] = (v32_adj__tmp.data[_e] + v66__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)]);
+                v32_adj__tmp.data[_e] = v66__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
             }
-            // nbody.py:36
-            v33__g = v32_adj__tmp;
-            // nbody.py:36
-            tl::tile_fill_zero(ctx, v32_adj__tmp);
             // nbody.py:21
             for (int _e = 0; _e < 1024; ++_e) {
                 v34__v.data[_e] = (v_there.data[_e] - v_here.data[_e]);
@@ -284,11 +222,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v36__v.data[_e] = (v33__g.data[_e] * v35__v.data[_e]);
-            }
-            // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v37_adj_there.data[_e] = (v37_adj_there.data[_e] + v36__v.data[_e]);
+                v36__v.data[_e] = (v32_adj__tmp.data[_e] * v35__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -296,7 +230,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v39__v.data[_e] = tl::dot(v33__g.data[_e], v34__v.data[_e]);
+                v39__v.data[_e] = tl::dot(v32_adj__tmp.data[_e], v34__v.data[_e]);
             }
             // nbody.py:21
             for (int _e = 0; _e < 1024; ++_e) {
@@ -304,7 +238,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v41_adj_weight.data[_e] = (v41_adj_weight.data[_e] + (v39__v.data[_e] * v40__v.data[_e]));
+                v41_adj_weight.data[_e] = (v39__v.data[_e] * v40__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -332,7 +266,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v37_adj_there.data[_e] = (v37_adj_there.data[_e] + v47__v.data[_e]);
+                v37_adj_there.data[_e] = (v36__v.data[_e] + v47__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -351,87 +285,29 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
                 v38_adj_here.data[_e] = (v38_adj_here.data[_e] + (-v48__v.data[_e]));
             }
             // nbody.py:35
-            v49__g = v41_adj_weight;
+            tl::tile_unbroadcast(ctx, v67__tmp, v41_adj_weight);
             // nbody.py:35
-            tl::tile_fill_zero(ctx, v41_adj_weight);
-            // nbody.py:35
-            tl::tile_unbroadcast(ctx, v67__tmp, v49__g);
-            // nbody.py:35
-            for (int _e = 0; _e < 32; ++_e) {
-                v50_adj__tmp.data[_e] = (v50_adj__tmp.data[_e] + v67__tmp.data[_e]);
-            }
-            // nbody.py:35
-            v51__g = v50_adj__tmp;
-            // nbody.py:35
-            tl::tile_fill_zero(ctx, v50_adj__tmp);
-            // nbody.py:35
-            tl::tile_reshape(ctx, v68__tmp, v51__g);
-            // nbody.py:35
-            for (int _e = 0; _e < 32; ++_e) {
-                v52_adj_m.data[_e] = (v52_adj_m.data[_e] + v68__tmp.data[_e]);
-            }
+            tl::tile_reshape(ctx, v68__tmp, v67__tmp);
             // nbody.py:34
-            v53__g = v37_adj_there;
+            tl::tile_unbroadcast(ctx, v69__tmp, v37_adj_there);
             // nbody.py:34
-            tl::tile_fill_zero(ctx, v37_adj_there);
-            // nbody.py:34
-            tl::tile_unbroadcast(ctx, v69__tmp, v53__g);
-            // nbody.py:34
-            for (int _e = 0; _e < 32; ++_e) {
-                v54_adj__tmp.data[_e] = (v54_adj__tmp.data[_e] + v69__tmp.data[_e]);
-            }
-            // nbody.py:34
-            v55__g = v54_adj__tmp;
-            // nbody.py:34
-            tl::tile_fill_zero(ctx, v54_adj__tmp);
-            // nbody.py:34
-            tl::tile_reshape(ctx, v70__tmp, v55__g);
-            // nbody.py:34
-            for (int _e = 0; _e < 32; ++_e) {
-                v56_adj_q.data[_e] = (v56_adj_q.data[_e] + v70__tmp.data[_e]);
-            }
+            tl::tile_reshape(ctx, v70__tmp, v69__tmp);
             // nbody.py:33
-            v57__g = v52_adj_m;
-            // nbody.py:33
-            tl::tile_fill_zero(ctx, v52_adj_m);
-            // nbody.py:33
-            { tl::Tile<float, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_v_mass, v57__g, true, (v_j * 32)); }
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_mass, v68__tmp, true, (v_j * 32));
             // nbody.py:32
-            v58__g = v56_adj_q;
-            // nbody.py:32
-            tl::tile_fill_zero(ctx, v56_adj_q);
-            // nbody.py:32
-            { tl::Tile<tl::vec<3, float>, 32> _t7; tl::tile_atomic_add(ctx, _t7, adj_v_pos, v58__g, true, (v_j * 32)); }
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_pos, v70__tmp, true, (v_j * 32));
         }
     }
-    // nbody.py:30
-    tl::tile_fill_zero(ctx, v25_adj_acc);
     // nbody.py:29
-    v60__g = v38_adj_here;
+    tl::tile_unbroadcast(ctx, v71__tmp, v38_adj_here);
     // nbody.py:29
-    tl::tile_fill_zero(ctx, v38_adj_here);
-    // nbody.py:29
-    tl::tile_unbroadcast(ctx, v71__tmp, v60__g);
+    tl::tile_reshape(ctx, v72__tmp, v71__tmp);
     // nbody.py:29
     for (int _e = 0; _e < 32; ++_e) {
-        v61_adj__tmp.data[_e] = (v61_adj__tmp.data[_e] + v71__tmp.data[_e]);
-    }
-    // nbody.py:29
-    v62__g = v61_adj__tmp;
-    // nbody.py:29
-    tl::tile_fill_zero(ctx, v61_adj__tmp);
-    // nbody.py:29
-    tl::tile_reshape(ctx, v72__tmp, v62__g);
-    // nbody.py:29
-    for (int _e = 0; _e < 32; ++_e) {
-        v20_adj_p.data[_e] = (v20_adj_p.data[_e] + v72__tmp.data[_e]);
+        v20_adj_p.data[_e] = (v17__v.data[_e] + v72__tmp.data[_e]);
     }
     // nbody.py:28
-    v63__g = v20_adj_p;
-    // nbody.py:28
-    tl::tile_fill_zero(ctx, v20_adj_p);
-    // nbody.py:28
-    { tl::Tile<tl::vec<3, float>, 32> _t8; tl::tile_atomic_add(ctx, _t8, adj_v_pos, v63__g, true, (v_i * 32)); }
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_pos, v20_adj_p, true, (v_i * 32));
 }
 
 }  // namespace
@@ -462,7 +338,7 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_pos(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_pos));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_vel(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_vel));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 705792,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 612096,
                           [&](tl::Ctx& ctx) { k_step_backward(ctx, _arg_v_pos, _arg_v_vel, _arg_v_mass, _arg_v_new_pos, _arg_v_new_vel, _arg_adj_v_pos, _arg_adj_v_vel, _arg_adj_v_mass, _arg_adj_v_new_pos, _arg_adj_v_new_vel); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

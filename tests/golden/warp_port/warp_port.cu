@@ -394,17 +394,19 @@ __device__ static void k_masked_scale_forward(tl::Ctx& ctx, tl::Array<uint32_t, 
 
 __device__ static void k_masked_scale_backward(tl::Ctx& ctx, tl::Array<uint32_t, 1> v_flags, tl::Array<float, 1> v_x, tl::Array<float, 1> v_y, tl::Array<uint32_t, 1> adj_v_flags, tl::Array<float, 1> adj_v_x, tl::Array<float, 1> adj_v_y) {
     int32_t v_i{};
-    float v2__taken{};
+    float v2__v{};
     float v4__v{};
     float v5__v{};
     // warp_port.py:30
     v_i = int32_t(ctx.tid[0]);
     // warp_port.py:34
-    v2__taken = tl::array_take(ctx, adj_v_y, v_i);
+    v2__v = tl::array_load(adj_v_y, v_i);
+    // warp_port.py:34
+    tl::array_store(ctx, adj_v_y, 0.0f, v_i);
     // warp_port.py:34
     v4__v = tl::cast<float>((tl::array_load(v_flags, v_i) >> uint32_t(4u)));
     // warp_port.py:34
-    v5__v = (v2__taken * v4__v);
+    v5__v = (v2__v * v4__v);
     // warp_port.py:34
     (void)(tl::array_atomic_add(ctx, adj_v_x, v5__v, v_i));
 }

@@ -44,16 +44,12 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     int32_t v_k{};
     tl::Tile<float, 32, 32> v4__v;
     tl::Tile<float, 32, 32> v14__tmp;
-    tl::Tile<float, 32, 32> v5_adj_acc{};
     int32_t v6__n{};
     int32_t v7__k{};
     tl::Tile<float, 32, 32> v_a{};
     tl::Tile<float, 32, 32> v_b{};
-    tl::Tile<float, 32, 32> v8__g{};
     tl::Tile<float, 32, 32> v9_adj_a{};
     tl::Tile<float, 32, 32> v10_adj_b{};
-    tl::Tile<float, 32, 32> v11__g{};
-    tl::Tile<float, 32, 32> v12__g{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -72,10 +68,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     tl::tile_fill_zero(ctx, v14__tmp);
     // gemm.py:23
     tl::tile_store(ctx, adj_v_C, v14__tmp, true, (v_i * 32), (v_j * 32));
-    // gemm.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v4__v.data[_e]);
-    }
     // gemm.py:19
     v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
@@ -90,33 +82,15 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
             // gemm.py:21
             tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            v8__g = v5_adj_acc;
+            tl::tile_matmul(ctx, v9_adj_a, v4__v, tl::transposed(v_b), 1.0, 0.0);
             // gemm.py:22
-            tl::tile_fill_zero(ctx, v5_adj_acc);
-            // gemm.py:22
-            tl::tile_matmul(ctx, v9_adj_a, v8__g, tl::transposed(v_b), 1.0, 1.0);
-            // gemm.py:22
-            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v8__g, 1.0, 1.0);
-            // gemm.py:22
-            for (int _e = 0; _e < 1024; ++_e) {
-                v5_adj_acc.data[_e] = (v5_adj_acc.data[_e] + v8__g.data[_e]);
-            }
+            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v4__v, 1.0, 0.0);
             // gemm.py:21
-            v11__g = v10_adj_b;
-            // gemm.py:21
-            tl::tile_fill_zero(ctx, v10_adj_b);
-            // gemm.py:21
-            { tl::Tile<float, 32, 32> _t5; tl::tile_atomic_add(ctx, _t5, adj_v_B, v11__g, true, (v_k * 32), (v_j * 32)); }
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_B, v10_adj_b, true, (v_k * 32), (v_j * 32));
             // gemm.py:20
-            v12__g = v9_adj_a;
-            // gemm.py:20
-            tl::tile_fill_zero(ctx, v9_adj_a);
-            // gemm.py:20
-            { tl::Tile<float, 32, 32> _t6; tl::tile_atomic_add(ctx, _t6, adj_v_A, v12__g, true, (v_i * 32), (v_k * 32)); }
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v9_adj_a, true, (v_i * 32), (v_k * 32));
         }
     }
-    // gemm.py:17
-    tl::tile_fill_zero(ctx, v5_adj_acc);
 }
 
 }  // namespace
@@ -141,7 +115,7 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 360448,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327680,
                           [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

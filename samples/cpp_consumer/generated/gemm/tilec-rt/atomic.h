@@ -83,10 +83,14 @@ template <class T> TL_HD T atomic_add_ptr(T* p, T v) {
     return atomic_update(p, [v](T o) { return T(compute_t<T>(o) + compute_t<T>(v)); });
 }
 
-// dst[q] += src[q] for q < n, atomically line by line; old values into old_out.
+// dst[q] += src[q] for q < n, atomically line by line; old values into old_out (unless it is null:
+// an adjoint's accumulation reads none, and storing them would cost as much as the add).
 template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, int n) {
 #if defined(__CUDA_ARCH__)
-    for (int q = 0; q < n; ++q) old_out[q] = atomic_add_ptr(dst + q, src[q]);
+    for (int q = 0; q < n; ++q) {
+        const T old = atomic_add_ptr(dst + q, src[q]);
+        if (old_out) old_out[q] = old;
+    }
 #else
     int q = 0;
     while (q < n) {  // the elements of dst + q's span: up to the next span boundary
@@ -94,10 +98,9 @@ template <class T> TL_HD void atomic_add_row(T* dst, const T* src, T* old_out, i
         const int in_line = int((LineLock::SPAN_BYTES - at % LineLock::SPAN_BYTES) / sizeof(T));
         const int end = q + (in_line > 0 ? in_line : 1) < n ? q + (in_line > 0 ? in_line : 1) : n;
         LineLock guard(LineLock::line(dst + q));
-        for (int r = q; r < end; ++r) {
-            old_out[r] = dst[r];
-            dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
-        }
+        if (old_out)
+            for (int r = q; r < end; ++r) old_out[r] = dst[r];
+        for (int r = q; r < end; ++r) dst[r] = T(compute_t<T>(dst[r]) + compute_t<T>(src[r]));
         q = end;
     }
 #endif
@@ -155,5 +158,29 @@ template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T
 template <class T, int N, class... R> TL_HD T atomic_add(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(0, a, rest...); }
 template <class T, int N, class... R> TL_HD T atomic_min(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(1, a, rest...); }
 template <class T, int N, class... R> TL_HD T atomic_max(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(2, a, rest...); }
+
+// The adjoint of a store to an element that several threads, or a block's lanes, may store alike:
+// the first to arrive takes the element's adjoint and leaves zero (an atomic exchange), so the
+// seed is counted once however the threads interleave (a plain read then zero is not, on a GPU).
+template <class T, int N, class... I> TL_HD T array_take(Ctx&, const Array<T, N>& adj, I... idx) {
+    return adj.data && in_bounds(adj, idx...) ? atomic_update(adj.ptr(idx...), [](T) { return T(0); }) : T(0);
+}
+
+// The adjoint of atomic_min/atomic_max(a, indices..., value): `final` holds every element as the
+// launch left it. A thread whose value equals its element's final value won; the first winner to
+// arrive takes the element's adjoint and leaves zero (an atomic exchange), so tied winners share
+// one gradient and the value the element held before (which lost) gets none. Returns what it took.
+template <class T, int N, class... R>
+TL_HD T extreme_take(Ctx&, const Array<T, N>& final_values, const Array<T, N>& adj, R... rest) {
+    constexpr int n = sizeof...(R);
+    static_assert(n == N + 1, "indices then a value");
+    double vals[n] = {double(rest)...};
+    int64_t ids[N];
+    for (int k = 0; k < N; ++k) ids[k] = int64_t(vals[k]);
+    for (int k = 0; k < N; ++k)
+        if (ids[k] < 0 || ids[k] >= final_values.shape[k] || ids[k] >= adj.shape[k]) return T(0);
+    if (!(compute_t<T>(T(vals[N])) == compute_t<T>(*final_values.ptr_n(ids))) || !adj.data) return T(0);
+    return atomic_update(adj.ptr_n(ids), [](T) { return T(0); });
+}
 
 }  // namespace tl

@@ -30,6 +30,15 @@ TL_HD void print_line(uint64_t v) { printf("%llu\n", (unsigned long long)v); }
 
 template <class T> TL_HD void print_value(Ctx&, T v) { print_line(v); }
 
+// print_format: a format frontend/printing.py checked against its arguments (integers as %lld,
+// floats as double); the trailing 0 keeps a format without arguments from being a bare string.
+template <class T> TL_HD long long print_arg(T v, std::true_type) { return (long long)v; }
+template <class T> TL_HD double print_arg(T v, std::false_type) { return double(compute_t<T>(v)); }
+template <class T> TL_HD auto print_arg(T v) { return print_arg(v, std::is_integral<T>{}); }
+template <class... A> TL_HD void print_format(Ctx&, const char* format, A... values) {
+    printf(format, print_arg(values)..., 0);
+}
+
 template <class A, class B> TL_HD void expect_eq(Ctx&, A actual, B expected_in) {
     const A expected = A(expected_in);
     if (!(compute_t<A>(actual) == compute_t<A>(expected))) {

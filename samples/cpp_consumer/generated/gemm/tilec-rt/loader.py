@@ -141,6 +141,46 @@ def _check_cpu(build, path):
                            "--target cpu` (without --native, the portable baseline)")
 
 
+def _arch_parts(name, prefix):
+    """("sm_86", "sm_") -> (8, 6, ""); ("compute_90a", "compute_") -> (9, 0, "a"); None if not one."""
+    import re
+
+    m = re.fullmatch(re.escape(prefix) + r"(\d+)(\d)([af]?)", name or "")
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
+
+
+def _runs_on(arch, capability, binary):
+    """Whether code for arch (major, minor, suffix) runs on a GPU of capability (major, minor): SASS
+    on the same major version at an equal or newer minor, PTX (JIT-compiled) on any equal or newer
+    GPU; arch-specific code ("a") only on exactly its GPU, family code ("f") within its major."""
+    major, minor, suffix = arch
+    if suffix == "a":
+        return capability == (major, minor)
+    if binary or suffix == "f":
+        return capability[0] == major and capability[1] >= minor
+    return capability >= (major, minor)
+
+
+def cuda_arch_problem(capability, cuda_build):
+    """Why the fatbin described by the manifest's `cuda_build` ({"archs": [sm_XY...], "ptx":
+    compute_XY}) cannot run on a GPU of compute capability (major, minor), or None when it can (or
+    when the build recorded no architectures: nvcc's default, unknown here)."""
+    archs = list((cuda_build or {}).get("archs") or ())
+    ptx = (cuda_build or {}).get("ptx")
+    if not archs and not ptx:
+        return None
+    major, minor = capability
+    sass = [_arch_parts(a, "sm_") for a in archs]
+    if any(a is not None and _runs_on(a, (major, minor), True) for a in sass):
+        return None
+    virtual = _arch_parts(ptx, "compute_")
+    if virtual is not None and _runs_on(virtual, (major, minor), False):
+        return None
+    built = "SASS for " + (", ".join(archs) or "no architecture") + (f" and PTX {ptx}" if ptx else ", no PTX")
+    return (f"this GPU is sm_{major}{minor} (compute capability {major}.{minor}) but the fatbin holds {built}, "
+            "none of which runs on it")
+
+
 class _Cuda:
     """The fatbin on the current CUDA device, through cuda-python's driver API."""
 
@@ -156,6 +196,14 @@ class _Cuda:
                                f"`tilec build {_SOURCE} --target cuda`")
         self.check(driver.cuInit(0))
         device = self.check(driver.cuDeviceGet(0))
+        attribute = driver.CUdevice_attribute
+        capability = tuple(int(self.check(driver.cuDeviceGetAttribute(getattr(attribute, which), device)))
+                           for which in ("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+                                         "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"))
+        problem = cuda_arch_problem(capability, MANIFEST.get("cuda_build"))
+        if problem:
+            raise RuntimeError(f"{path}: {problem}; rebuild with `tilec build gemm.py --target cuda "
+                               f"--arch sm_{capability[0]}{capability[1]}` (or add it to the --arch list)")
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         self.max_shared = int(self.check(driver.cuDeviceGetAttribute(optin, device)))
         self.context = self.check(driver.cuDevicePrimaryCtxRetain(device))
@@ -266,13 +314,69 @@ def _strict(what, name, value, kind):
                     f"got {value!r}")
 
 
+class IndexedArray:
+    """An indexed array argument (Warp's wp.indexedarray): `data`, the base array, and `indices`,
+    one int32 1-d index array per dimension (None or missing: the dimension is not indexed).
+    Element [i, j] is data[indices[0][i], indices[1][j]]. A kernel also takes a Warp indexedarray
+    or a `(data, indices)` pair; as an adjoint it takes the base's adjoint (or one of these)."""
+
+    def __init__(self, data, indices):
+        self.data = data
+        self.indices = list(indices)
+
+    @property
+    def shape(self):
+        return tuple(_shape(i)[0] if i is not None else _shape(self.data)[k]
+                     for k, i in enumerate(self.indices + [None] * (len(_shape(self.data)) - len(self.indices))))
+
+
+def _indexed_parts(name, p, value, device, adjoint=False):
+    """[base, index0, ...] of an indexed array argument (adjoint: [base adjoint, None, ...])."""
+    if value is None or (adjoint and not isinstance(value, (tuple, list)) and not hasattr(value, "indices")):
+        return [value] + [None] * p["ndim"]
+    if hasattr(value, "data") and hasattr(value, "indices"):
+        data, indices = value.data, value.indices
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        data, indices = value
+    else:
+        raise TypeError(f"{name} must be an indexed array: {_sys.modules[__name__].__name__}.IndexedArray(data, "
+                        f"indices), a (data, indices) pair or a Warp indexedarray, got {type(value).__name__}")
+    if adjoint:
+        return [data] + [None] * p["ndim"]
+    indices = list(indices or ())
+    while len(indices) > p["ndim"] and indices[-1] is None:  # Warp's indexedarray keeps four entries
+        indices.pop()
+    if len(indices) > p["ndim"]:
+        raise ValueError(f"{name} has {p['ndim']} dimension(s) but {len(indices)} index arrays")
+    indices += [None] * (p["ndim"] - len(indices))
+    shape = _shape(data)
+    if len(shape) != p["ndim"]:
+        raise ValueError(f"{name}: the base array must have {p['ndim']} dimension(s), got {len(shape)}")
+    out = [data]
+    for k, idx in enumerate(indices):
+        if idx is None:
+            if device == "cuda":
+                raise ValueError(f"{name}: dimension {k} has no index array; on device='cuda' pass one for "
+                                 "every dimension")
+            idx = np.arange(shape[k], dtype=np.int32)
+        elif device != "cuda":  # an index past the base would read outside it: refused before the launch
+            host = np.asarray(idx)
+            if host.ndim == 1 and host.size and host.dtype == np.int32 and (host.min() < 0 or host.max() >= shape[k]):
+                raise ValueError(f"{name}: index array {k} holds {int(host.min())}..{int(host.max())}, outside "
+                                 f"the base array's dimension {k} of extent {shape[k]}")
+        out.append(idx)
+    return out
+
+
 class Kernel:
     """One compiled kernel: forward and adjoint launches on the CPU."""
 
     def __init__(self, name, meta):
         self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
-        self.params = meta["params"]
+        self._c_params = meta["params"]  # what the C entry takes: an indexed array is several arrays
+        self.params = [dict(p, kind="indexedarray") if p.get("indexed") else p
+                       for p in meta["params"] if "index_of" not in p]
         self.args = meta.get("args")  # the source parameters when some are structs (params: their leaves)
         self.block_dim = meta["block_dim"]
 
@@ -372,8 +476,9 @@ class Kernel:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
-        args = [self._convert(p, v, device=device) for p, v in zip(self.params, values)]
-        _refuse_overlaps(self.name, self.params, args, self.meta.get("writes", ()))
+        flat_values = self._flat(values, device)
+        args = [self._convert(p, v, device=device) for p, v in zip(self._c_params, flat_values)]
+        _refuse_overlaps(self.name, self._c_params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -386,7 +491,12 @@ class Kernel:
                 if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
                     raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
                                      f"array has shape {_shape(v)}")
-            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self.params, adj)]
+            flat = self._flat(adj, device, adjoint=True)
+            for p, v, a in zip(self._c_params, flat_values, flat):
+                if p.get("indexed") and a is not None and _shape(a) != _shape(v):
+                    raise ValueError(f"{self.name}: adjoint of indexed array `{p['name']}` has shape {_shape(a)} "
+                                     f"but its base array has shape {_shape(v)}")
+            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self._c_params, flat)]
         if not adjoint and _tilec_tape.recording():
             _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
@@ -396,10 +506,17 @@ class Kernel:
         launch.lane_tid = lane_tid
         launch.block_dim = block_dim
         launch.num_threads = int(num_threads)
+        if adjoint and self.meta.get("extremes"):
+            with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
+                return self._native(device, direction, launch, finals, block_dim, stream)
+        return self._native(device, direction, launch, args, block_dim, stream)
+
+    def _native(self, device, direction, launch, args, block_dim, stream):
+        entries = self.meta["entries"][device]
         if device == "cuda":
             blocks = 1
-            for d in grid:
-                blocks *= d
+            for k in range(launch.ndim):
+                blocks *= launch.dim[k]
             if blocks:
                 shared = self.meta["cuda_shared_bytes"][direction]
                 run = _cuda().launch_with_tape if direction in self.meta.get("cuda_tape", ()) else _cuda().launch
@@ -432,6 +549,16 @@ class Kernel:
             adj_inputs = spread(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs", True)
         return inputs, (), adj_inputs, ()
 
+    def _flat(self, values, device, adjoint=False):
+        """The arguments as the C entry takes them: an indexed array as its base and index arrays."""
+        out = []
+        for p, v in zip(self.params, values):
+            if p["kind"] == "indexedarray":
+                out += _indexed_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
+            else:
+                out.append(v)
+        return out
+
     def _values(self, values, what):
         if len(values) != len(self.params):
             names = ", ".join(p["name"] for p in self.params)
@@ -454,6 +581,56 @@ class Kernel:
         return _array(name, p, value)
 
 
+class _FinalValues:
+    """The arguments of an adjoint launch whose kernel updates arrays with atomic_min/max
+    (meta["extremes"]): those arrays replaced by their values after the forward, computed by running
+    the forward on copies of every array the kernel writes. Either launch state gives the same values
+    (after the forward, rerunning it changes no extreme), so each thread's adjoint can tell whether
+    its value won (docs/gradients.md)."""
+
+    def __init__(self, kernel, launch, args, device, block_dim, stream):
+        self.kernel, self.launch, self.args = kernel, launch, args
+        self.device, self.block_dim, self.stream = device, block_dim, stream
+        self.buffers = []  # device copies to free
+
+    def __enter__(self):
+        params, n = self.kernel.params, len(self.kernel.params)
+        forward = list(self.args[:n])
+        for i, p in enumerate(params):
+            if p["kind"] == "array" and p["name"] in self.kernel.meta.get("writes", ()):
+                forward[i] = self._copy(p, forward[i])
+        self.kernel._native(self.device, "forward", self.launch, forward, self.block_dim, self.stream)
+        extremes = self.kernel.meta["extremes"]
+        return [forward[i] if i < n and params[i]["name"] in extremes else a for i, a in enumerate(self.args)]
+
+    def _copy(self, p, arg):
+        desc, value = arg
+        if self.device != "cuda":
+            return _array(f"{self.kernel.name}: argument `{p['name']}`", p, np.array(value, copy=True))
+        extent = _extent(desc, p["ndim"], np.dtype(_DTYPES[p["dtype"]]).itemsize)
+        if extent is None:
+            return arg
+        cuda = _cuda()
+        cuda.check(cuda.driver.cuStreamSynchronize(self.stream or 0))
+        lo, hi = extent
+        buffer = cuda.check(cuda.driver.cuMemAlloc(hi - lo))
+        self.buffers.append(buffer)
+        cuda.check(cuda.driver.cuMemcpyDtoD(buffer, lo, hi - lo))
+        copy = _Array()
+        copy.data = int(buffer) + (desc.data - lo)
+        for k in range(4):
+            copy.shape[k], copy.strides[k] = desc.shape[k], desc.strides[k]
+        return (copy, None)
+
+    def __exit__(self, *exc):
+        if self.buffers:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(self.stream or 0))
+            for buffer in self.buffers:
+                cuda.check(cuda.driver.cuMemFree(buffer))
+        return False
+
+
 class _Replay:
     """One recorded launch (for the Tape): replay(values[, adjoints]) runs it forward, or its adjoint."""
 
@@ -469,6 +646,8 @@ class _Replay:
 
 def _shape(value):
     shape = getattr(value, "shape", None)
+    if shape is None and hasattr(value, "__cuda_array_interface__"):  # a device array with no .shape
+        shape = value.__cuda_array_interface__["shape"]
     return tuple(shape) if shape is not None else np.shape(value)
 
 
@@ -637,6 +816,7 @@ def _gpu_array(name, p, value):
     """A device array (torch, cupy, anything with __cuda_array_interface__ or DLPack) as a tilec_array."""
     if isinstance(value, np.ndarray):
         raise ValueError(f"{name} is a host (numpy) array but this launch runs on device='cuda'")
+    _check_warp_array(name, p, value)
     iface = getattr(value, "__cuda_array_interface__", None)
     if iface is None and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         iface, capsule = _dlpack_interface(name, value)
@@ -680,10 +860,39 @@ def _gpu_array(name, p, value):
     return (desc, value)
 
 
+def _warp_element(value):
+    """(component dtype, component shape, type name) of a Warp array's elements (`wp.array` of
+    vec3 -> ("float32", (3,), "vec3f")); None for any other object."""
+    dtype = getattr(value, "dtype", None)
+    if not type(value).__module__.startswith("warp") or not isinstance(dtype, type):
+        return None
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype).__name__
+    shape = tuple(getattr(dtype, "_shape_", ()))
+    label = dtype.__name__
+    if label in ("vec_t", "mat_t"):  # a declared wp.vec(length=5, dtype=...) / wp.mat(shape=...)
+        label = (f"vector(length={shape[0]}, dtype={scalar})" if len(shape) == 1 else
+                 f"matrix(shape={shape}, dtype={scalar})")
+    return scalar, shape, label
+
+
+def _check_warp_array(name, p, value):
+    """A Warp array's element type and dimensions must be the parameter's, as Warp checks them: its
+    memory alone cannot tell a float32 (n, 3) array from an array of n vec3."""
+    element = _warp_element(value)
+    if element is None:
+        return
+    scalar, shape, label = element
+    if scalar != p["dtype"] or shape != tuple(p.get("element_shape", ())):
+        raise TypeError(f"{name} must be an array of {p.get('value_type', p['dtype'])}, got a Warp array of {label}")
+    if getattr(value, "ndim", p["ndim"]) != p["ndim"]:
+        raise ValueError(f"{name} must have {p['ndim']} dimension(s), got {value.ndim}")
+
+
 def _array(name, p, value):
     if not isinstance(value, np.ndarray):
         if hasattr(value, "__cuda_array_interface__"):
             raise ValueError(f"{name} is a GPU array but this launch runs on the cpu")
+        _check_warp_array(name, p, value)
         if hasattr(value, "__array_interface__"):  # Warp's CPU arrays: a view of their memory, no copy
             view = np.asarray(value)
             pointer = value.__array_interface__["data"][0]

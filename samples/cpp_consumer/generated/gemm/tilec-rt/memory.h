@@ -113,19 +113,32 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     });
 }
 
-template <class TT, class T, int N, class... O>
-TL_HD void tile_atomic_add(Ctx& ctx, TT& old, const Array<T, N>& a, const TT& t, bool, O... o) {
+// The `old` argument of an atomic add whose old values nobody reads (generated code passes
+// tl::DiscardOld{}): they are not stored.
+struct DiscardOld {};
+template <class T, class OT> TL_HD T* old_values(OT& old) {
+    if constexpr (std::is_same<typename std::remove_cv<OT>::type, DiscardOld>::value)
+        return nullptr;
+    else
+        return old.data;
+}
+
+template <class TT, class OT, class T, int N, class... O>
+TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t, bool, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
     if (!ctx.leader()) return;
     constexpr int W = TT::dim(TT::ndim - 1);
     if (interior_rows<TT>(a, off)) {
         prefetch_rows<TT>(a, off, true);
-        for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old.data + e, W); });
+        T* old_out = old_values<T>(old);
+        for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old_out ? old_out + e : old_out, W); });
         return;
     }
+    T* old_out = old_values<T>(old);
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        old.data[e] = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
+        const T prev = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
+        if (old_out) old_out[e] = prev;
     });
 }
 

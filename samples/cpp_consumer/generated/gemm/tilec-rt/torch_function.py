@@ -16,6 +16,9 @@ def function(kernel, dim, outputs, device=None):
     import torch
 
     names = [p["name"] for p in kernel.params]
+    indexed = [p["name"] for p in kernel.params if p["kind"] == "indexedarray"]
+    if indexed:
+        raise ValueError(f"{kernel.name}: torch_function does not take indexed arrays (`{indexed[0]}`)")
     for name in outputs:
         if name not in names:
             raise ValueError(f"{kernel.name}: torch_function: no parameter `{name}` (parameters: {', '.join(names)})")
