@@ -262,8 +262,11 @@ def step_assign(draw, p: Program) -> bool:
 def step_extract_setitem(draw, p: Program) -> bool:
     index = tuple(draw(st.integers(0, e - 1)) for e in p.shape)
     other = tuple(draw(st.integers(0, e - 1)) for e in p.shape)
+    if other == index and prod(p.shape) > 1:  # Warp runs `t[i] = f(t[i])` once per lane: keep it idempotent
+        axis = next(d for d, e in enumerate(p.shape) if e > 1)
+        other = other[:axis] + ((other[axis] + 1) % p.shape[axis],) + other[axis + 1:]
     at, src = ", ".join(map(str, index)), ", ".join(map(str, other))
-    if draw(st.booleans()):
+    if draw(st.booleans()) or other == index:
         p.warp.append(f"s = t[{src}]")
         p.warp.append("t = t * s")
         p.model.append(f"t = t * t[{src}]")
