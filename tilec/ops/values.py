@@ -348,12 +348,17 @@ def _cw(b: Bound):
     return _same(b)
 
 
-def _quat_rotate(b: Bound):
-    q = _vec(b, "a", 4, "quat")
+def _applied_to_vec3(b: Bound, length: int, family: str):
+    """A quat or transform `a` applied to a vec3 `b` of its component dtype: the vec3."""
+    first = _vec(b, "a", length, family)
     v = _vec(b, "b", 3)
-    if v.dtype != q.dtype:
-        b.fail("TC0201", f"component dtypes differ: {_name(q)} and {_name(v)}", "b")
+    if v.dtype != first.dtype:
+        b.fail("TC0201", f"component dtypes differ: {_name(first)} and {_name(v)}", "b")
     return v
+
+
+def _quat_rotate(b: Bound):
+    return _applied_to_vec3(b, 4, "quat")
 
 
 def _quat_unary(b: Bound):
@@ -374,11 +379,7 @@ def _axis_angle(b: Bound):
 
 
 def _transform_apply(b: Bound):
-    t = _vec(b, "a", 7, "transform")
-    v = _vec(b, "b", 3)
-    if v.dtype != t.dtype:
-        b.fail("TC0201", f"component dtypes differ: {_name(t)} and {_name(v)}", "b")
-    return v
+    return _applied_to_vec3(b, 7, "transform")
 
 
 def _transform_unary(b: Bound):
