@@ -31,7 +31,7 @@ def good(a: wp.array[float], b: wp.array[float]):
 
 
 @wp.kernel
-def vector_param(a: wp.array[wp.vec3]):
+def fabric_param(a: wp.fabricarray(dtype=float)):
     pass
 
 
@@ -63,8 +63,8 @@ def test_static_phase_classifies_every_kernel(tmp_path):
     report = bench.static_phase(path, tmp_path / "out", build=False)
     assert report.block_dim == 32  # from the launch's block_dim=
     kernels = report.kernels
-    assert set(kernels) == {"good", "vector_param", "inner@30"}
+    assert set(kernels) == {"good", "fabric_param", "inner@30"}
     assert kernels["good"].status == "accepted"  # an unrelated broken func does not count against it
-    assert kernels["vector_param"].status == "rejected"
-    assert kernels["vector_param"].reason.startswith("TC0409: ") and "[wp.vec3]" in kernels["vector_param"].reason
+    assert kernels["fabric_param"].status == "rejected"
+    assert kernels["fabric_param"].reason.startswith("TC0409: ") and "Fabric arrays" in kernels["fabric_param"].reason
     assert kernels["inner@30"].status == "unseen"

@@ -141,11 +141,11 @@ def test_matmul_accumulator_gradient(case):
     check_gradients(mod.matmul_accumulator, 2, args, outputs=[3], wrt=[0, 1, 2], **tol)
 
 
-# Test modules that check adjoints against central finite differences (gradcheck.check_gradients),
+# Test modules that check adjoints against central finite differences (check_gradients, tilec.gradcheck),
 # and the samples (tests/test_sample_gradients.py): the programs they hold.
 FD_TEST_MODULES = ["test_gradients", "test_ops_blas1_scans", "test_ops_coop", "test_ops_linalg_forms",
                    "test_ops_maps_precision", "test_array_views", "test_tile_subscripts", "test_warp_funcs",
-                   "test_register_tiles", "test_values_programs"]
+                   "test_register_tiles", "test_values_programs", "test_atomic_extremes", "test_ops_random_scalar"]
 
 
 def fd_checked_sources() -> dict:
@@ -154,7 +154,8 @@ def fd_checked_sources() -> dict:
     sources = {"test_fd_coverage": SOURCE.replace("DT", "wp.float64")}
     for name in FD_TEST_MODULES:
         module = importlib.import_module(name)
-        assert "check_gradients" in vars(module), f"{name} no longer checks gradients: update FD_TEST_MODULES"
+        assert {"check_gradients", "gradcheck"} & set(vars(module)), \
+            f"{name} no longer checks gradients: update FD_TEST_MODULES"
         for attr, value in vars(module).items():
             if isinstance(value, str) and "@wp.kernel" in value:
                 sources[f"{name}.{attr}"] = value

@@ -37,7 +37,8 @@ def tidy_adjoint(fn: ir.Function) -> ir.Function:
 
 
 def _drop_dead_fills_of(body) -> tuple:
-    sole = {t for t in _writes(body) if _assign_count(body, t) == 1}  # keep a symbol's only definition
+    counts = _assign_counts(body)
+    sole = {t for t, n in counts.items() if n == 1}  # keep a symbol's only definition
     return _drop_dead_fills(body, frozenset(sole))[0]
 
 
@@ -76,6 +77,16 @@ def _writes(stmts) -> set:
 def _read_count(stmts, sym) -> int:
     return sum(1 for s in ir.walk_stmts(stmts) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
                if isinstance(x, ir.Var) and x.sym == sym)
+
+
+def _assign_counts(stmts) -> dict:
+    """How often each symbol is a target of an assignment or an unpacking (one walk)."""
+    counts: dict = {}
+    for s in ir.walk_stmts(stmts):
+        targets = (s.target,) if isinstance(s, ir.Assign) else s.targets if isinstance(s, ir.Unpack) else ()
+        for t in targets:
+            counts[t] = counts.get(t, 0) + 1
+    return counts
 
 
 def _assign_count(stmts, sym) -> int:
