@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import ir, naming
 from .effects import VARYING_OPS, check_adjoint, thread_varying
 from .normalize import normalize_module
-from .adjoint_tidy import tidy_adjoint
+from .one_lane import one_lane
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
@@ -66,7 +66,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     if any(f.grad_funcs is not None for f in funcs.values()):
         adjoint = _normalized(inline_tile_customs(adjoint, funcs), module)
     adjoint = simplify_function(adjoint)
-    return adjoint if lanes else tidy_adjoint(adjoint)
+    return adjoint if lanes else one_lane(adjoint)
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
