@@ -184,9 +184,9 @@ def test_a_build_differentiates_each_kernel_once(monkeypatch):
     derived = Counter()
 
     def counting(real):
-        def adjoint_kernel(kernel, module, lanes=False):
+        def adjoint_kernel(kernel, module, lanes=False, **kw):
             derived[kernel.name, lanes] += 1
-            return real(kernel, module, lanes)
+            return real(kernel, module, lanes, **kw)
         return adjoint_kernel
 
     monkeypatch.setattr(sources, "adjoint_kernel", counting(sources.adjoint_kernel))
@@ -220,3 +220,35 @@ def simt(A: wp.array(dtype=float), B: wp.array(dtype=float)):
     ops = {x.op for s in ir.walk_stmts(cpu["block"].adjoint.body) for e in ir.stmt_exprs(s)
            for x in ir.walk_expr(e) if isinstance(x, ir.OpCall)}
     assert not ops & {"lane_sum", "leader_only"}
+
+
+def _ops_of(fn) -> set:
+    return {x.op for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+            if isinstance(x, ir.OpCall)}
+
+
+def test_one_lane_form_reads_an_element_seed_the_lanes_take():
+    """A store at the thread's own element: the lanes' adjoint takes its seed atomically (every
+    lane of the block would read it), the CPU's one-lane form reads and zeroes it; a store at an
+    index every thread shares keeps the atomic take in both."""
+    from tilec.codegen.sources import plan_kernels
+
+    source = HEADER + """
+@wp.kernel
+def own(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    s = wp.tile_sum(wp.tile_map(wp.sin, t))
+    B[i] = s[0]
+
+@wp.kernel
+def shared(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(0, 0))
+    s = wp.tile_sum(t)
+    B[0] = s[0]
+"""
+    plans = {p.forward.name: p for p in plan_kernels(normalize_module(compile_ir(source, "takes", 64)))}
+    assert "array_take" in _ops_of(plans["own"].lanes_adjoint)
+    assert "array_take" not in _ops_of(plans["own"].adjoint) and "array_load" in _ops_of(plans["own"].adjoint)
+    assert "array_take" in _ops_of(plans["shared"].adjoint) and "array_take" in _ops_of(plans["shared"].lanes_adjoint)

@@ -134,8 +134,9 @@ def plan_kernels(module: ir.Module) -> list:
         # adjoint's one-lane form (one_lane.py). Without tiles, lanes change nothing.
         lanes = facts["lanes"] or facts["tiled"]
         try:
-            derived = adjoint_kernel(k, module, lanes)
-            cpu = derived if facts["lanes"] or not lanes else one_lane(derived)
+            lane_takes: set = set()
+            derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
+            cpu = derived if facts["lanes"] or not lanes else one_lane(derived, lane_takes)
             plans.append(KernelPlan(k, cpu, lanes_adjoint=derived))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))

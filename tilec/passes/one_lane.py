@@ -14,21 +14,24 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..ir.types import TileT
+from ..ir.types import NONE, TileT
 from ..ops import MUTATES, OPS
+from ..ops.build import zeros
 from .adjoint_tidy import tidy_adjoint
 from .simplify import simplify_function
 
 LANE_OPS = {"lane_sum", "leader_only"}
 
 
-def one_lane(adjoint: ir.Function) -> ir.Function:
+def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
+    """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
+    with one lane they read the element and zero it, without an atomic exchange."""
     bound = set()
     for s in ir.walk_stmts(adjoint.body):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS:
             bound.add(s.target)
             bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
-    body = _strip(adjoint.body)
+    body = _strip(adjoint.body, lane_takes)
     reads = _read_counts(body)
     single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT)
               and sum(1 for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and s.target == t) == 1}
@@ -134,9 +137,16 @@ def _expr(e):
     return e
 
 
-def _strip(body) -> tuple:
+def _strip(body, lane_takes) -> tuple:
     out = []
     for s in body:
+        if isinstance(s, ir.Assign) and s.target in lane_takes and isinstance(s.value, ir.OpCall) \
+                and s.value.op == "array_take":
+            adj, *idx = s.value.args
+            load = ir.OpCall("array_load", (adj, *idx), (), s.value.type, s.value.span)
+            store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
+            out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
+            continue
         if isinstance(s, ir.Assign):
             s = replace(s, value=_expr(s.value))
         elif isinstance(s, ir.Unpack):
@@ -146,10 +156,10 @@ def _strip(body) -> tuple:
         elif isinstance(s, ir.Return):
             s = replace(s, value=None if s.value is None else _expr(s.value))
         elif isinstance(s, ir.If):
-            s = replace(s, cond=_expr(s.cond), body=_strip(s.body), orelse=_strip(s.orelse))
+            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes), orelse=_strip(s.orelse, lane_takes))
         elif isinstance(s, ir.For):
-            s = replace(s, start=_expr(s.start), stop=_expr(s.stop), step=_expr(s.step), body=_strip(s.body))
+            s = replace(s, start=_expr(s.start), stop=_expr(s.stop), step=_expr(s.step), body=_strip(s.body, lane_takes))
         elif isinstance(s, ir.While):
-            s = replace(s, cond=_expr(s.cond), body=_strip(s.body))
+            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes))
         out.append(s)
     return tuple(out)
