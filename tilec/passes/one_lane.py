@@ -40,7 +40,41 @@ def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
         if fused == body:
             break
         body = fused
-    return tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    reads = _read_counts(fn.body)
+    sites: dict = {}
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.Assign):
+            sites[st.target] = sites.get(st.target, 0) + 1
+    products = {t for t, n in sites.items() if n == 1 and reads.get(t) == 1}
+    return replace(fn, body=_matmul_in_place(fn.body, products))
+
+
+def _matmul_in_place(body, products: set) -> tuple:
+    """`p = tile_matmul(x, y)` (a product the lanes form kept apart) then `adj = adj + p`: the
+    product accumulates into adj in place, `adj = tile_matmul(x, y, adj)`, as a one-lane
+    derivation writes it (no product tile, no add)."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if (isinstance(s, ir.Assign) and s.target in products and isinstance(s.value, ir.OpCall)
+                and s.value.op == "tile_matmul" and len(s.value.args) == 2 and s.value.attr("beta") == 1.0):
+            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            reader = out[j] if j is not None else None
+            operands = _reads(s.value)
+            if (isinstance(reader, ir.Assign) and isinstance(reader.value, ir.OpCall) and reader.value.op == "add"
+                    and reader.target.type == s.target.type and reader.target not in operands
+                    and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
+                    and all(isinstance(a, ir.Var) for a in reader.value.args)
+                    and not (_writes(out[i + 1:j]) & operands)):
+                acc = ir.Var(reader.target, reader.span)
+                out[j] = replace(reader, value=replace(s.value, args=s.value.args + (acc,)))
+                del out[i]
+                continue
+        i += 1
+    return tuple(replace(s, **{name: _matmul_in_place(getattr(s, name), products) for name in _BLOCKS[type(s)]})
+                 if type(s) in _BLOCKS else s for s in out)
 
 
 def _read_counts(body) -> dict:
@@ -76,8 +110,10 @@ def _writes(stmts) -> set:
             out.add(s.var)
         for e in ir.stmt_exprs(s):
             for x in ir.walk_expr(e):
-                if isinstance(x, ir.OpCall) and x.op in MUTATES:
-                    out |= _reads(x)
+                if isinstance(x, ir.OpCall) and x.op in MUTATES:  # the operands it updates in place
+                    names = MUTATES[x.op]
+                    out |= {y for i, p in enumerate(OPS[x.op].params) if p.name in names and i < len(x.args)
+                            for y in _reads(x.args[i])}
     return out
 
 
