@@ -177,6 +177,14 @@ def tile_loops(A: wp.array2d(dtype=wp.float64), N: wp.array1d(dtype=int), O: wp.
     wp.tile_store(O, t)
 
 
+@wp.kernel
+def own_element(A: wp.array2d(dtype=wp.float64), B: wp.array1d(dtype=wp.float64)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    s = wp.tile_sum(wp.tile_map(wp.sin, t))
+    B[i] = s[0] * 2.0
+
+
 @wp.kernel(block_dim=8)
 def lanes(A: wp.array1d(dtype=wp.float64), S: wp.array1d(dtype=wp.float64), B: wp.array1d(dtype=wp.float64),
           T: wp.array1d(dtype=wp.float64)):
@@ -247,6 +255,11 @@ def test_astype_between_float_widths(mod):
     A = np.linspace(-1, 1, 5).astype(np.float32)
     # float32 rounding limits finite differences: a large step on a smooth function
     check_gradients(mod.astype, 1, [A, np.zeros(5)], outputs=[1], wrt=[0], h=1e-2, rtol=1e-3, atol=1e-3)
+
+
+def test_an_element_store_per_block_in_a_tile_kernel(mod):
+    """The CPU's one-lane adjoint reads and zeroes the element's seed (the GPU's lanes take it)."""
+    check_gradients(mod.own_element, 3, [rnd(12, 8), np.zeros(3)], outputs=[1], wrt=[0])
 
 
 def test_indexed_and_atomic_memory_ops(mod):

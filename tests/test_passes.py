@@ -169,9 +169,10 @@ def test_every_op_in_adjoint_ir_is_in_the_table():
                 assert not isinstance(e, ir.OpCall) or e.op in OPS
 
 
-def test_a_build_differentiates_each_kernel_once_per_lane_mode(monkeypatch):
-    """--target all: a kernel the CPU runs as lanes shares its adjoint with the GPU (one
-    derivation); one the CPU runs one lane per block gets one CPU and one GPU derivation."""
+def test_a_build_differentiates_each_kernel_once(monkeypatch):
+    """--target all: every kernel is differentiated once, for cooperating lanes. A kernel the
+    CPU runs as lanes shares that adjoint with the GPU; one the CPU runs one lane per block gets
+    its one-lane form (passes/one_lane.py), without a second derivation."""
     from collections import Counter
 
     import tilec.backend_cuda.emit as cuda_emit
@@ -183,13 +184,13 @@ def test_a_build_differentiates_each_kernel_once_per_lane_mode(monkeypatch):
     derived = Counter()
 
     def counting(real):
-        def adjoint_kernel(kernel, module, lanes=False):
+        def adjoint_kernel(kernel, module, lanes=False, **kw):
             derived[kernel.name, lanes] += 1
-            return real(kernel, module, lanes)
+            return real(kernel, module, lanes, **kw)
         return adjoint_kernel
 
     monkeypatch.setattr(sources, "adjoint_kernel", counting(sources.adjoint_kernel))
-    monkeypatch.setattr(cuda_emit, "adjoint_kernel", counting(cuda_emit.adjoint_kernel))
+    assert not hasattr(cuda_emit, "adjoint_kernel")  # the CUDA plan derives nothing of its own
     source = """
 import warp as wp
 
@@ -205,7 +206,49 @@ def lanes(A: wp.array(dtype=float), B: wp.array(dtype=float)):
     t = wp.tile_load(A, shape=64, offset=i * 64)
     s = wp.tile_sum(t)
     wp.atomic_add(B, i, s[0] * A[i * 64 + lane])
+
+@wp.kernel
+def simt(A: wp.array(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    B[i] = wp.sin(A[i])
 """
     module = compile_ir(source, "modes", 64)
     generate(module, source, build_flags(64))
-    assert derived == Counter({("block", False): 1, ("block", True): 1, ("lanes", True): 1})
+    assert derived == Counter({("block", True): 1, ("lanes", True): 1, ("simt", False): 1})  # no tiles: no lanes
+    cpu = {p.forward.name: p for p in sources.plan_kernels(module)}
+    assert cpu["block"].adjoint is not cpu["block"].lanes_adjoint  # the one-lane form, derived from it
+    ops = {x.op for s in ir.walk_stmts(cpu["block"].adjoint.body) for e in ir.stmt_exprs(s)
+           for x in ir.walk_expr(e) if isinstance(x, ir.OpCall)}
+    assert not ops & {"lane_sum", "leader_only"}
+
+
+def _ops_of(fn) -> set:
+    return {x.op for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+            if isinstance(x, ir.OpCall)}
+
+
+def test_one_lane_form_reads_an_element_seed_the_lanes_take():
+    """A store at the thread's own element: the lanes' adjoint takes its seed atomically (every
+    lane of the block would read it), the CPU's one-lane form reads and zeroes it; a store at an
+    index every thread shares keeps the atomic take in both."""
+    from tilec.codegen.sources import plan_kernels
+
+    source = HEADER + """
+@wp.kernel
+def own(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    s = wp.tile_sum(wp.tile_map(wp.sin, t))
+    B[i] = s[0]
+
+@wp.kernel
+def shared(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(4, 8), offset=(0, 0))
+    s = wp.tile_sum(t)
+    B[0] = s[0]
+"""
+    plans = {p.forward.name: p for p in plan_kernels(normalize_module(compile_ir(source, "takes", 64)))}
+    assert "array_take" in _ops_of(plans["own"].lanes_adjoint)
+    assert "array_take" not in _ops_of(plans["own"].adjoint) and "array_load" in _ops_of(plans["own"].adjoint)
+    assert "array_take" in _ops_of(plans["shared"].adjoint) and "array_take" in _ops_of(plans["shared"].lanes_adjoint)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
-from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
+from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
 from ..ir.types import MatT, TileT, VecT
-from ..passes.autodiff import adjoint_kernel
 from ..passes.normalize import normalize_module
-from ..diagnostics import NotDifferentiable
 from ..passes.structure import inline_calls
 from .gpu_tiles import CudaEmitter
 
@@ -29,26 +27,16 @@ def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
 def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
     """GPU kernels: funcs touching tiles inlined; their adjoints derived for cooperating lanes.
 
-    A kernel the CPU also runs as lanes has the same adjoint there: the CPU plan's is reused. A
-    kernel the CPU runs one lane per block has a different adjoint (accumulating matmul products
-    in place, no lane sums), derived once for each; unless it touches no tiles (lanes only change
-    how tile adjoints are summed), when the CPU's is reused too.
+    The adjoint is the CPU plan's, derived once (sources.plan_kernels): the lanes form of a tile
+    kernel (of which the CPU may run a one-lane form), or the CPU's own adjoint of a kernel touching
+    no tiles (lanes only change how tile adjoints are summed).
     """
-    funcs = {f.name: f for f in module.funcs}
     plans = []
     for k, cpu in zip(module.kernels, cpu_plans):
         forward = cuda_forward(k, module)
         adjoint, why = None, None
-        facts = kernel_facts(k, funcs)
-        if not k.differentiate:
-            pass
-        elif facts["lanes"] or not facts["tiled"]:
-            adjoint, why = cpu.adjoint, cpu.why_not.message if cpu.why_not is not None else None
-        else:
-            try:
-                adjoint = adjoint_kernel(k, module, lanes=True)
-            except NotDifferentiable as e:
-                why = e.diagnostic.message
+        if k.differentiate:
+            adjoint, why = cpu.lanes_adjoint, cpu.why_not.message if cpu.why_not is not None else None
         plans.append(KernelPlan(forward, adjoint, why))
     return plans
 

@@ -17,6 +17,7 @@ from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
+from ..passes.one_lane import one_lane
 from ..diagnostics import NotDifferentiable
 from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
@@ -118,6 +119,7 @@ class KernelPlan:
     forward: ir.Function
     adjoint: ir.Function | None
     why_not: object = None  # the warning Diagnostic when there is no adjoint
+    lanes_adjoint: ir.Function | None = None  # the adjoint derived for cooperating lanes (the GPU's)
 
 
 def plan_kernels(module: ir.Module) -> list:
@@ -126,9 +128,16 @@ def plan_kernels(module: ir.Module) -> list:
         if not k.differentiate:
             plans.append(KernelPlan(k, None))
             continue
-        lanes = kernel_facts(k, {f.name: f for f in module.funcs})["lanes"]
+        facts = kernel_facts(k, {f.name: f for f in module.funcs})
+        # One derivation per kernel. A tile kernel runs as cooperating lanes on the GPU: its adjoint
+        # is derived for lanes, and where the CPU runs it one lane per block the CPU's is that
+        # adjoint's one-lane form (one_lane.py). Without tiles, lanes change nothing.
+        lanes = facts["lanes"] or facts["tiled"]
         try:
-            plans.append(KernelPlan(k, adjoint_kernel(k, module, lanes)))
+            lane_takes: set = set()
+            derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
+            cpu = derived if facts["lanes"] or not lanes else one_lane(derived, lane_takes)
+            plans.append(KernelPlan(k, cpu, lanes_adjoint=derived))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))
     return plans

@@ -333,6 +333,8 @@ def _array_store(ad, e, g):
         # other threads (or the block's other lanes) may store this element alike: taken atomically
         taken = ad.temp(e.args[0].type.dtype, "_taken")
         ad.emit(ir.Assign(taken, ir.OpCall("array_take", (adj_a, *idx), (), e.args[0].type.dtype, e.span), e.span))
+        if any(ad.varies(i) for i in idx):
+            ad.lane_takes.add(taken)  # taken only because lanes share it: one lane reads and zeroes it
         return [(1, ir.Var(taken, e.span))]
     if e.op == "array_store":
         return _consumed(ad, e, [(1, read)])

@@ -17,7 +17,7 @@ from dataclasses import replace
 from .. import ir, naming
 from .effects import VARYING_OPS, check_adjoint, thread_varying
 from .normalize import normalize_module
-from .adjoint_tidy import tidy_adjoint
+from .one_lane import one_lane
 from .simplify import simplify_function
 from .views import array_base, inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
@@ -42,7 +42,8 @@ def differentiable(t) -> bool:
     return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
 
 
-def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True) -> ir.Function:
+def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True,
+                   lane_takes: set | None = None) -> ir.Function:
     """The adjoint of `kernel`; raises NotDifferentiable with a warning diagnostic.
 
     lanes: the kernel runs as cooperating lanes. Each lane then holds a partial adjoint of
@@ -53,6 +54,9 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
 
     exact_only: refuse (NotDifferentiable, TC05xx) an adjoint that effects.py cannot prove exact;
     False derives it anyway (to verify the IR of every construct in tests).
+
+    lane_takes: filled with the symbols of element takes (array_take) that only the lanes need,
+    which the one-lane form (one_lane.py) turns back into a plain read and zeroing.
     """
     funcs = {f.name: f for f in module.funcs}
     refuse_custom_adjoints(kernel, funcs)
@@ -62,11 +66,14 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     fn = _normalized(fn, module)
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
-    adjoint = _normalized(_Adjoint(fn, lanes).run(), module)
+    builder = _Adjoint(fn, lanes)
+    adjoint = _normalized(builder.run(), module)
+    if lane_takes is not None:
+        lane_takes |= builder.lane_takes
     if any(f.grad_funcs is not None for f in funcs.values()):
         adjoint = _normalized(inline_tile_customs(adjoint, funcs), module)
     adjoint = simplify_function(adjoint)
-    return adjoint if lanes else tidy_adjoint(adjoint)
+    return adjoint if lanes else one_lane(adjoint, builder.lane_takes)
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
@@ -91,6 +98,7 @@ class _Adjoint:
         self.written_arrays = _written_arrays(fn)
         self.varying = thread_varying(fn)  # values that may differ between threads
         self.loop_vars: list = []  # induction variables in scope (restored or recomputed in reverse)
+        self.lane_takes: set = set()  # array_take results only cooperating lanes need (ops/adjoints.py)
         self.no_tape: set = set()  # symbols recomputed in the reverse sweep instead of saved
         self.recompute_cond: set = set()  # ids of Ifs whose condition is re-evaluated
         self.fast_loops: dict = {}  # id(For) -> statements recomputed at each reverse iteration

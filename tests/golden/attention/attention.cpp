@@ -82,25 +82,25 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 64> v7__tmp;
     tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v10__v;
-    tl::Tile<float, 16, 32> v43__tmp;
-    tl::Tile<float, 16, 64> v13_adj__tmp;
-    tl::Tile<float, 64, 32> v14_adj__tmp;
-    tl::Tile<float, 16, 64> v17__v;
-    tl::Tile<float, 16, 64> v19_adj_denom;
-    tl::Tile<float, 16, 1> v46__tmp;
-    tl::Tile<float, 16> v47__tmp;
-    tl::Tile<float, 16, 1> v48__tmp;
-    tl::Tile<float, 16, 64> v18_adj_p;
-    tl::Tile<float, 16, 64> v26__v;
-    tl::Tile<float, 16, 64> v28_adj_m;
-    tl::Tile<float, 16, 1> v49__tmp;
-    tl::Tile<float, 16> v50__tmp;
-    tl::Tile<float, 16, 64> v51__tmp;
-    tl::Tile<float, 16, 64> v27_adj_scores;
-    tl::Tile<float, 16, 64> v35_adj__tmp;
-    tl::Tile<float, 16, 32> v37_adj_q;
-    tl::Tile<float, 32, 64> v38_adj__tmp;
-    tl::Tile<float, 64, 32> v54__tmp;
+    tl::Tile<float, 16, 32> v47__tmp;
+    tl::Tile<float, 16, 64> v13__z;
+    tl::Tile<float, 64, 32> v14__z;
+    tl::Tile<float, 16, 64> v19__v;
+    tl::Tile<float, 16, 64> v21_adj_denom;
+    tl::Tile<float, 16, 1> v56__tmp;
+    tl::Tile<float, 16> v58__tmp;
+    tl::Tile<float, 16, 1> v60__tmp;
+    tl::Tile<float, 16, 64> v20_adj_p;
+    tl::Tile<float, 16, 64> v28__v;
+    tl::Tile<float, 16, 64> v30_adj_m;
+    tl::Tile<float, 16, 1> v66__tmp;
+    tl::Tile<float, 16> v68__tmp;
+    tl::Tile<float, 16, 64> v70__tmp;
+    tl::Tile<float, 16, 64> v29_adj_scores;
+    tl::Tile<float, 16, 64> v37_adj__tmp;
+    tl::Tile<float, 16, 32> v39__z;
+    tl::Tile<float, 32, 64> v40__z;
+    tl::Tile<float, 64, 32> v78__tmp;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -144,65 +144,65 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:26
     tl::tile_load(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
     // attention.py:26
-    tl::tile_fill_zero(ctx, v43__tmp);
+    tl::tile_fill_zero(ctx, v47__tmp);
     // attention.py:26
-    tl::tile_store(ctx, adj_v_O, v43__tmp, true, (v_i * 16), 0);
+    tl::tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
     // attention.py:25
-    tl::tile_matmul(ctx, v13_adj__tmp, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v13__z, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
     // attention.py:25
-    tl::tile_matmul(ctx, v14_adj__tmp, tl::transposed(v7__tmp), v10__v, 1.0, 0.0);
+    tl::tile_matmul(ctx, v14__z, tl::transposed(v7__tmp), v10__v, 1.0, 0.0);
     // attention.py:25
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_V, v14_adj__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_V, v14__z, true);
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v17__v.data[_e] = tl::divide(v13_adj__tmp.data[_e], v_denom.data[_e]);
+        v19__v.data[_e] = tl::divide(v13__z.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
-        v19_adj_denom.data[_e] = (-(v17__v.data[_e] * v7__tmp.data[_e]));
+        v21_adj_denom.data[_e] = (-(v19__v.data[_e] * v7__tmp.data[_e]));
     }
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v46__tmp, v19_adj_denom);
+    tl::tile_unbroadcast(ctx, v56__tmp, v21_adj_denom);
     // attention.py:24
-    tl::tile_reshape(ctx, v47__tmp, v46__tmp);
+    tl::tile_reshape(ctx, v58__tmp, v56__tmp);
     // attention.py:24
-    tl::tile_reshape(ctx, v48__tmp, v47__tmp);
+    tl::tile_reshape(ctx, v60__tmp, v58__tmp);
     // attention.py:24
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_p.data[_e] = (v17__v.data[_e] + v48__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+        v20_adj_p.data[_e] = (v19__v.data[_e] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v26__v.data[_e] = (v18_adj_p.data[_e] * v_p.data[_e]);
+        v28__v.data[_e] = (v20_adj_p.data[_e] * v_p.data[_e]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
-        v28_adj_m.data[_e] = (-v26__v.data[_e]);
+        v30_adj_m.data[_e] = (-v28__v.data[_e]);
     }
     // attention.py:22
-    tl::tile_unbroadcast(ctx, v49__tmp, v28_adj_m);
+    tl::tile_unbroadcast(ctx, v66__tmp, v30_adj_m);
     // attention.py:22
-    tl::tile_reshape(ctx, v50__tmp, v49__tmp);
+    tl::tile_reshape(ctx, v68__tmp, v66__tmp);
     // attention.py:22
-    tl::tile_extreme_grad(ctx, v51__tmp, v_scores, v50__tmp, 1, true);
+    tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v68__tmp, 1, true);
     // attention.py:22
     for (int _e = 0; _e < 1024; ++_e) {
-        v27_adj_scores.data[_e] = (v26__v.data[_e] + v51__tmp.data[_e]);
+        v29_adj_scores.data[_e] = (v28__v.data[_e] + v70__tmp.data[_e]);
     }
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        v35_adj__tmp.data[_e] = (v27_adj_scores.data[_e] * 0.17677669529663687f);
+        v37_adj__tmp.data[_e] = (v29_adj_scores.data[_e] * 0.17677669529663687f);
     }
     // attention.py:21
-    tl::tile_matmul(ctx, v37_adj_q, v35_adj__tmp, tl::transposed(v1__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v39__z, v37_adj__tmp, tl::transposed(v1__tmp), 1.0, 0.0);
     // attention.py:21
-    tl::tile_matmul(ctx, v38_adj__tmp, tl::transposed(v_q), v35_adj__tmp, 1.0, 0.0);
+    tl::tile_matmul(ctx, v40__z, tl::transposed(v_q), v37_adj__tmp, 1.0, 0.0);
     // attention.py:21
-    tl::tile_transpose(ctx, v54__tmp, v38_adj__tmp);
+    tl::tile_transpose(ctx, v78__tmp, v40__z);
     // attention.py:20
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v54__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v78__tmp, true);
     // attention.py:19
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Q, v37_adj_q, true, (v_i * 16), 0);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Q, v39__z, true, (v_i * 16), 0);
 }
 
 }  // namespace

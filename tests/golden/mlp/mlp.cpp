@@ -56,15 +56,15 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 16, 64> v6_h;
     tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v9__v;
-    tl::Tile<float, 16, 32> v30__tmp;
-    tl::Tile<float, 32> v31__tmp;
-    tl::Tile<float, 16, 64> v16_adj_h;
-    tl::Tile<float, 64, 32> v17_adj__tmp;
-    tl::Tile<float, 16, 64> v20__v;
-    tl::Tile<float, 16, 64> v21__v;
-    tl::Tile<float, 64> v34__tmp;
-    tl::Tile<float, 16, 64> v26_adj_x;
-    tl::Tile<float, 64, 64> v27_adj__tmp;
+    tl::Tile<float, 16, 32> v34__tmp;
+    tl::Tile<float, 32> v37__tmp;
+    tl::Tile<float, 16, 64> v16__z;
+    tl::Tile<float, 64, 32> v17__z;
+    tl::Tile<float, 16, 64> v22__v;
+    tl::Tile<float, 16, 64> v23__v;
+    tl::Tile<float, 64> v44__tmp;
+    tl::Tile<float, 16, 64> v28__z;
+    tl::Tile<float, 64, 64> v29__z;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -84,39 +84,39 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:29
     tl::tile_load(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
     // mlp.py:29
-    tl::tile_fill_zero(ctx, v30__tmp);
+    tl::tile_fill_zero(ctx, v34__tmp);
     // mlp.py:29
-    tl::tile_store(ctx, adj_v_Y, v30__tmp, true, (v_i * 16), 0);
+    tl::tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v31__tmp, v9__v);
+    tl::tile_unbroadcast(ctx, v37__tmp, v9__v);
     // mlp.py:28
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v31__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v37__tmp, true);
     // mlp.py:27
-    tl::tile_matmul(ctx, v16_adj_h, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v16__z, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, v17_adj__tmp, tl::transposed(v6_h), v9__v, 1.0, 0.0);
+    tl::tile_matmul(ctx, v17__z, tl::transposed(v6_h), v9__v, 1.0, 0.0);
     // mlp.py:27
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17_adj__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17__z, true);
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v20__v.data[_e] = (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
+        v22__v.data[_e] = (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {
-        v21__v.data[_e] = (v16_adj_h.data[_e] * tl::step_ge(v20__v.data[_e], 0.0f));
+        v23__v.data[_e] = (v16__z.data[_e] * tl::step_ge(v22__v.data[_e], 0.0f));
     }
     // mlp.py:26
-    tl::tile_unbroadcast(ctx, v34__tmp, v21__v);
+    tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
     // mlp.py:26
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v34__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v44__tmp, true);
     // mlp.py:25
-    tl::tile_matmul(ctx, v26_adj_x, v21__v, tl::transposed(v1__tmp), 1.0, 0.0);
+    tl::tile_matmul(ctx, v28__z, v23__v, tl::transposed(v1__tmp), 1.0, 0.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, v27_adj__tmp, tl::transposed(v_x), v21__v, 1.0, 0.0);
+    tl::tile_matmul(ctx, v29__z, tl::transposed(v_x), v23__v, 1.0, 0.0);
     // mlp.py:25
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W1, v27_adj__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W1, v29__z, true);
     // mlp.py:24
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v26_adj_x, true, (v_i * 16), 0);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v28__z, true, (v_i * 16), 0);
 }
 
 }  // namespace

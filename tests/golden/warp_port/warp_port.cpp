@@ -34,7 +34,7 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8> v25__tmp;
-    tl::Tile<float, 8, 1> v26__tmp;
+    tl::Tile<float, 8, 1> v27__tmp;
     tl::Tile<float, 8, 64> v7_adj__tmp;
     tl::Tile<float, 8, 64> v9__v;
     tl::Tile<float, 8, 64> v10__v;
@@ -61,10 +61,10 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     // warp_port.py:25
     tl::tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
     // warp_port.py:25
-    tl::tile_reshape(ctx, v26__tmp, v4__v);
+    tl::tile_reshape(ctx, v27__tmp, v4__v);
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v7_adj__tmp.data[_e] = v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
+        v7_adj__tmp.data[_e] = v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
     }
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {

@@ -1,0 +1,201 @@
+"""One lane: the adjoint of a kernel run by cooperating lanes -> the same adjoint run as one lane.
+
+Expects an adjoint kernel derived with lanes=True (autodiff.py). With a single lane per block
+`lane_sum` (the sum of every lane's partial adjoint) and `leader_only` (a value in the leader
+lane, zero elsewhere) are the identity, so each call is replaced by its operand. The normalizer
+had bound a lane op's elementwise operand to a temporary; a temporary read once, in an
+elementwise position of a later statement of its block, with nothing in between writing what it
+reads, is put back there (the emitter fuses it into that statement's loop, as it does where no
+lane op ever stood). The result is then simplified and tidied (adjoint_tidy.py).
+The build derives each kernel's adjoint once and takes the CPU's one-lane form from it here.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+from ..ir.types import NONE, TileT
+from ..ops import MUTATES, OPS
+from ..ops.build import zeros
+from .adjoint_tidy import tidy_adjoint
+from .simplify import simplify_function
+
+LANE_OPS = {"lane_sum", "leader_only"}
+
+
+def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
+    """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
+    with one lane they read the element and zero it, without an atomic exchange."""
+    bound = set()
+    for s in ir.walk_stmts(adjoint.body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS:
+            bound.add(s.target)
+            bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
+    body = _strip(adjoint.body, lane_takes)
+    reads = _read_counts(body)
+    single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT)
+              and sum(1 for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and s.target == t) == 1}
+    while True:  # a chain (operand -> stripped copy -> reader) folds one link per round
+        fused = _fuse(body, single)
+        if fused == body:
+            break
+        body = fused
+    fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    reads = _read_counts(fn.body)
+    sites: dict = {}
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.Assign):
+            sites[st.target] = sites.get(st.target, 0) + 1
+    products = {t for t, n in sites.items() if n == 1 and reads.get(t) == 1}
+    return replace(fn, body=_matmul_in_place(fn.body, products))
+
+
+def _matmul_in_place(body, products: set) -> tuple:
+    """`p = tile_matmul(x, y)` (a product the lanes form kept apart) then `adj = adj + p`: the
+    product accumulates into adj in place, `adj = tile_matmul(x, y, adj)`, as a one-lane
+    derivation writes it (no product tile, no add)."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if (isinstance(s, ir.Assign) and s.target in products and isinstance(s.value, ir.OpCall)
+                and s.value.op == "tile_matmul" and len(s.value.args) == 2 and s.value.attr("beta") == 1.0):
+            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            reader = out[j] if j is not None else None
+            operands = _reads(s.value)
+            if (isinstance(reader, ir.Assign) and isinstance(reader.value, ir.OpCall) and reader.value.op == "add"
+                    and reader.target.type == s.target.type and reader.target not in operands
+                    and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
+                    and all(isinstance(a, ir.Var) for a in reader.value.args)
+                    and not (_writes(out[i + 1:j]) & operands)):
+                acc = ir.Var(reader.target, reader.span)
+                out[j] = replace(reader, value=replace(s.value, args=s.value.args + (acc,)))
+                del out[i]
+                continue
+        i += 1
+    return tuple(replace(s, **{name: _matmul_in_place(getattr(s, name), products) for name in _BLOCKS[type(s)]})
+                 if type(s) in _BLOCKS else s for s in out)
+
+
+def _read_counts(body) -> dict:
+    counts: dict = {}
+    for s in ir.walk_stmts(body):
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.Var):
+                    counts[x.sym] = counts.get(x.sym, 0) + 1
+    return counts
+
+
+def _elementwise(e) -> bool:
+    return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and OPS[e.op].elementwise
+
+
+def _broadcast(e) -> bool:
+    return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
+
+
+def _reads(e) -> set:
+    return {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
+
+
+def _writes(stmts) -> set:
+    out: set = set()
+    for s in ir.walk_stmts(stmts):
+        if isinstance(s, ir.Assign):
+            out.add(s.target)
+        elif isinstance(s, ir.Unpack):
+            out |= set(s.targets)
+        elif isinstance(s, ir.For):
+            out.add(s.var)
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.OpCall) and x.op in MUTATES:  # the operands it updates in place
+                    names = MUTATES[x.op]
+                    out |= {y for i, p in enumerate(OPS[x.op].params) if p.name in names and i < len(x.args)
+                            for y in _reads(x.args[i])}
+    return out
+
+
+def _substitute(e, sym, value):
+    """e with its elementwise-reachable read of sym replaced by value; None where sym sits elsewhere."""
+    if isinstance(e, ir.Var):
+        return value if e.sym == sym else e
+    if not _elementwise(e):
+        return None if sym in _reads(e) else e
+    args = []
+    for a in e.args:
+        a = _substitute(a, sym, value)
+        if a is None:
+            return None
+        args.append(a)
+    return replace(e, args=tuple(args))
+
+
+def _fuse(body, single: set) -> tuple:
+    out = list(body)
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if isinstance(s, ir.Assign) and s.target in single and (
+                _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
+            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            reader = out[j] if j is not None else None
+            if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
+                    and reader.target not in _reads(s.value)
+                    and not (_writes(out[i + 1:j]) & (_reads(s.value) | {s.target}))):
+                value = _substitute(reader.value, s.target, s.value)
+                if value is not None:
+                    out[j] = replace(reader, value=value)
+                    del out[i]
+                    continue
+        i += 1
+    return tuple(replace(s, **{name: _fuse(getattr(s, name), single) for name in _BLOCKS[type(s)]})
+                 if type(s) in _BLOCKS else s for s in out)
+
+
+_BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
+
+
+def _reads_stmt(s) -> set:
+    out: set = set()
+    for x in ir.walk_stmts((s,)):
+        for e in ir.stmt_exprs(x):
+            out |= _reads(e)
+    return out
+
+
+def _expr(e):
+    while isinstance(e, ir.OpCall) and e.op in LANE_OPS:
+        e = e.args[0]
+    if isinstance(e, (ir.OpCall, ir.Call)):
+        return replace(e, args=tuple(_expr(a) for a in e.args))
+    return e
+
+
+def _strip(body, lane_takes) -> tuple:
+    out = []
+    for s in body:
+        if isinstance(s, ir.Assign) and s.target in lane_takes and isinstance(s.value, ir.OpCall) \
+                and s.value.op == "array_take":
+            adj, *idx = s.value.args
+            load = ir.OpCall("array_load", (adj, *idx), (), s.value.type, s.value.span)
+            store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
+            out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
+            continue
+        if isinstance(s, ir.Assign):
+            s = replace(s, value=_expr(s.value))
+        elif isinstance(s, ir.Unpack):
+            s = replace(s, value=_expr(s.value))
+        elif isinstance(s, ir.ExprStmt):
+            s = replace(s, expr=_expr(s.expr))
+        elif isinstance(s, ir.Return):
+            s = replace(s, value=None if s.value is None else _expr(s.value))
+        elif isinstance(s, ir.If):
+            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes), orelse=_strip(s.orelse, lane_takes))
+        elif isinstance(s, ir.For):
+            s = replace(s, start=_expr(s.start), stop=_expr(s.stop), step=_expr(s.step), body=_strip(s.body, lane_takes))
+        elif isinstance(s, ir.While):
+            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes))
+        out.append(s)
+    return tuple(out)
