@@ -43,13 +43,13 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     int32_t v_count{};
     int32_t v_k{};
     tl::Tile<float, 32, 32> v4__v;
-    tl::Tile<float, 32, 32> v14__tmp;
+    tl::Tile<float, 32, 32> v16__tmp;
     int32_t v6__n{};
     int32_t v7__k{};
     tl::Tile<float, 32, 32> v_a{};
     tl::Tile<float, 32, 32> v_b{};
-    tl::Tile<float, 32, 32> v9_adj_a{};
-    tl::Tile<float, 32, 32> v10_adj_b{};
+    tl::Tile<float, 32, 32> v9__z{};
+    tl::Tile<float, 32, 32> v10__z{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -65,9 +65,9 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     // gemm.py:23
     tl::tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
     // gemm.py:23
-    tl::tile_fill_zero(ctx, v14__tmp);
+    tl::tile_fill_zero(ctx, v16__tmp);
     // gemm.py:23
-    tl::tile_store(ctx, adj_v_C, v14__tmp, true, (v_i * 32), (v_j * 32));
+    tl::tile_store(ctx, adj_v_C, v16__tmp, true, (v_i * 32), (v_j * 32));
     // gemm.py:19
     v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
@@ -82,13 +82,13 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
             // gemm.py:21
             tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
             // gemm.py:22
-            tl::tile_matmul(ctx, v9_adj_a, v4__v, tl::transposed(v_b), 1.0, 0.0);
+            tl::tile_matmul(ctx, v9__z, v4__v, tl::transposed(v_b), 1.0, 0.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, v10_adj_b, tl::transposed(v_a), v4__v, 1.0, 0.0);
+            tl::tile_matmul(ctx, v10__z, tl::transposed(v_a), v4__v, 1.0, 0.0);
             // gemm.py:21
-            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_B, v10_adj_b, true, (v_k * 32), (v_j * 32));
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_B, v10__z, true, (v_k * 32), (v_j * 32));
             // gemm.py:20
-            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v9_adj_a, true, (v_i * 32), (v_k * 32));
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v9__z, true, (v_i * 32), (v_k * 32));
         }
     }
 }

@@ -13,7 +13,9 @@
 //     MR rows is MR short streams that stay in L1 across the panels of B.
 //   * The micro-kernel keeps an MR x NR block of C in MR * NV vector registers while k runs over
 //     K: per k, NV vector loads of packed B, MR broadcasts of A and MR * NV fused multiply-adds.
-//     C is read and written once per block.
+//     C is read and written once per block, its rows prefetched while k runs.
+//   * With B in place the loop runs over A's micro-panels outside and B's panels inside (the MR
+//     rows of A stay in L1 across the panels); a packed B panel is reused by every micro-panel.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form):
@@ -111,6 +113,8 @@ TILEC_GEMM_FN void micro_kernel(const T* __restrict a, const T* __restrict bp, T
     using V = typename Simd<T>::V;
     constexpr int W = Simd<T>::W, NR = NV * W;
     V acc[MR_][NV];
+    if (beta != T(0))  // C's block is read only after the k loop: start fetching its rows now
+        for (int r = 0; r < MR_; ++r) __builtin_prefetch(c + r * ldc, 1, 3);
 #pragma GCC unroll 16
     for (int r = 0; r < MR_; ++r)
 #pragma GCC unroll 4
@@ -153,10 +157,17 @@ inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c
     constexpr int RSA = TA ? 1 : K, CSA = TA ? M : 1;  // A(i, k) = a[i * RSA + k * CSA]
     constexpr int MB = M / MR * MR;
     constexpr bool PACK = TB || N % NR != 0;  // else B's rows already hold whole panels
-    alignas(64) T panel[PACK ? K * NR : 1];
-    for (int j0 = 0; j0 < N; j0 += NR) {
-        const int cols = N - j0 < NR ? N - j0 : NR;
-        if constexpr (PACK) {
+    if constexpr (!PACK) {  // B read in place: MR rows of A (one micro-panel) stay hot across B's panels
+        for (int i = 0; i < MB; i += MR)
+            for (int j0 = 0; j0 < N; j0 += NR)
+                micro_kernel<T, MR, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+        if constexpr (MB < M)
+            for (int j0 = 0; j0 < N; j0 += NR)
+                micro_kernel<T, M - MB, K, RSA, CSA, N>(a + MB * RSA, b + j0, c + MB * N + j0, N, NR, alpha, beta);
+    } else {  // each panel of B packed once, then swept by every micro-panel of A
+        alignas(64) T panel[K * NR];
+        for (int j0 = 0; j0 < N; j0 += NR) {
+            const int cols = N - j0 < NR ? N - j0 : NR;
             if constexpr (TB) {  // B's columns are b's rows: read each contiguously
                 for (int q = 0; q < NR; ++q)
                     for (int k = 0; k < K; ++k) panel[k * NR + q] = q < cols ? b[(j0 + q) * K + k] : T(0);
@@ -164,13 +175,11 @@ inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c
                 for (int k = 0; k < K; ++k)
                     for (int q = 0; q < NR; ++q) panel[k * NR + q] = q < cols ? b[k * N + j0 + q] : T(0);
             }
+            for (int i = 0; i < MB; i += MR)
+                micro_kernel<T, MR, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
+            if constexpr (MB < M)
+                micro_kernel<T, M - MB, K, RSA, CSA, NR>(a + MB * RSA, panel, c + MB * N + j0, N, cols, alpha, beta);
         }
-        const T* bp = PACK ? panel : b + j0;
-        constexpr int LDB = PACK ? NR : N;
-        for (int i = 0; i < MB; i += MR)
-            micro_kernel<T, MR, K, RSA, CSA, LDB>(a + i * RSA, bp, c + i * N + j0, N, cols, alpha, beta);
-        if constexpr (MB < M)
-            micro_kernel<T, M - MB, K, RSA, CSA, LDB>(a + MB * RSA, bp, c + MB * N + j0, N, cols, alpha, beta);
     }
 }
 

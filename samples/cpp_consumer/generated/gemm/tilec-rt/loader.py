@@ -202,7 +202,7 @@ class _Cuda:
                                          "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"))
         problem = cuda_arch_problem(capability, MANIFEST.get("cuda_build"))
         if problem:
-            raise RuntimeError(f"{path}: {problem}; rebuild with `tilec build gemm.py --target cuda "
+            raise RuntimeError(f"{path}: {problem}; rebuild with `tilec build {_SOURCE} --target cuda "
                                f"--arch sm_{capability[0]}{capability[1]}` (or add it to the --arch list)")
         optin = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
         self.max_shared = int(self.check(driver.cuDeviceGetAttribute(optin, device)))
