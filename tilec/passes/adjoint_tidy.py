@@ -39,7 +39,7 @@ def tidy_adjoint(fn: ir.Function) -> ir.Function:
 def _drop_dead_fills_of(body) -> tuple:
     counts = _assign_counts(body)
     sole = {t for t, n in counts.items() if n == 1}  # keep a symbol's only definition
-    return _drop_dead_fills(body, frozenset(sole))[0]
+    return _drop_dead_fills(body, frozenset(), frozenset(sole))[0]
 
 
 # ---------------------------------------------------------------- helpers
@@ -271,34 +271,38 @@ def _assign_instead(s, t):
 # ---------------------------------------------------------------- dead zero fills
 
 
-def _drop_dead_fills(body, live_out: frozenset) -> tuple:
-    """(body without zero fills nothing reads, the symbols live before it)."""
+def _drop_dead_fills(body, live_out: frozenset, keep: frozenset) -> tuple:
+    """(body without zero fills nothing reads, the symbols live before it); fills of `keep` stay.
+    The live set is updated in place along straight-line code: copying it per statement made long
+    kernels quadratic."""
     out = []
-    live = live_out
+    live = set(live_out)
     for s in reversed(body):
         if isinstance(s, ir.Assign):
-            if _is_zeros(s.value) and s.target not in live:
+            if _is_zeros(s.value) and s.target not in live and s.target not in keep:
                 continue
-            live = (live - {s.target}) | _reads_expr(s.value)
+            live.discard(s.target)
+            live |= _reads_expr(s.value)
         elif isinstance(s, ir.Unpack):
-            live = (live - set(s.targets)) | _reads_expr(s.value)
+            live.difference_update(s.targets)
+            live |= _reads_expr(s.value)
         elif isinstance(s, ir.If):
-            b, l1 = _drop_dead_fills(s.body, live)
-            o, l2 = _drop_dead_fills(s.orelse, live)
+            b, l1 = _drop_dead_fills(s.body, frozenset(live), keep)
+            o, l2 = _drop_dead_fills(s.orelse, frozenset(live), keep)
             s = replace(s, body=b, orelse=o)
-            live = l1 | l2 | _reads_expr(s.cond)
+            live = set(l1 | l2) | _reads_expr(s.cond)
         elif isinstance(s, (ir.For, ir.While)):
-            head = live  # live at the head: after the loop, or at the next iteration's start
+            head = frozenset(live)  # live at the head: after the loop, or at the next iteration's start
             while True:
-                _, inner = _drop_dead_fills(s.body, head)
+                _, inner = _drop_dead_fills(s.body, head, keep)
                 new = head | inner
                 if new == head:
                     break
                 head = new
-            new_body, _ = _drop_dead_fills(s.body, head)
+            new_body, _ = _drop_dead_fills(s.body, head, keep)
             s = replace(s, body=new_body)
-            live = head | frozenset().union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
+            live = set(head).union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
         else:
-            live = live | frozenset().union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
+            live = live.union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
         out.append(s)
-    return tuple(reversed(out)), live
+    return tuple(reversed(out)), frozenset(live)
