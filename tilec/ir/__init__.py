@@ -216,16 +216,28 @@ def stmt_exprs(stmt) -> tuple:
     return ()
 
 
+def stmt_targets(stmt) -> tuple:
+    """The symbols a statement itself defines: an assignment's target, an unpacking's targets, a
+    loop's variable (not those of nested blocks)."""
+    if isinstance(stmt, Assign):
+        return (stmt.target,)
+    if isinstance(stmt, Unpack):
+        return stmt.targets
+    if isinstance(stmt, For):
+        return (stmt.var,)
+    return ()
+
+
 def defined_syms(fn: Function):
     """Parameters, then every symbol an assignment, unpacking or loop header defines."""
     yield from fn.params
     for s in walk_stmts(fn.body):
-        if isinstance(s, Assign):
-            yield s.target
-        elif isinstance(s, Unpack):
-            yield from s.targets
-        elif isinstance(s, For):
-            yield s.var
+        yield from stmt_targets(s)
+
+
+def read_syms(expr) -> set:
+    """The symbols an expression reads."""
+    return {x.sym for x in walk_expr(expr) if isinstance(x, Var)}
 
 
 def rename(body, new) -> tuple:

@@ -49,29 +49,17 @@ def _is_zeros(e) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_zeros" and not e.args
 
 
-def _reads_expr(e) -> set:
-    return {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
-
-
 def _reads(stmts) -> set:
     """Every symbol the statements (nested blocks included) read."""
     out: set = set()
     for s in ir.walk_stmts(stmts):
         for e in ir.stmt_exprs(s):
-            out |= _reads_expr(e)
+            out |= ir.read_syms(e)
     return out
 
 
 def _writes(stmts) -> set:
-    out: set = set()
-    for s in ir.walk_stmts(stmts):
-        if isinstance(s, ir.Assign):
-            out.add(s.target)
-        elif isinstance(s, ir.Unpack):
-            out |= set(s.targets)
-        elif isinstance(s, ir.For):
-            out.add(s.var)
-    return out
+    return {t for s in ir.walk_stmts(stmts) for t in ir.stmt_targets(s)}
 
 
 def _read_count(stmts, sym) -> int:
@@ -260,10 +248,10 @@ def _assign_instead(s, t):
     if v.op == "add" and len(v.args) == 2:
         a, b = v.args
         for mine, other in ((a, b), (b, a)):
-            if isinstance(mine, ir.Var) and mine.sym == t and other.type == t.type and t not in _reads_expr(other):
+            if isinstance(mine, ir.Var) and mine.sym == t and other.type == t.type and t not in ir.read_syms(other):
                 return replace(s, value=other)
     if (v.op == "tile_matmul" and len(v.args) == 3 and isinstance(v.args[2], ir.Var) and v.args[2].sym == t
-            and t not in _reads_expr(v.args[0]) | _reads_expr(v.args[1])):
+            and t not in ir.read_syms(v.args[0]) | ir.read_syms(v.args[1])):
         return replace(s, value=replace(v, args=v.args[:2]))
     return s
 
@@ -282,15 +270,15 @@ def _drop_dead_fills(body, live_out: frozenset, keep: frozenset) -> tuple:
             if _is_zeros(s.value) and s.target not in live and s.target not in keep:
                 continue
             live.discard(s.target)
-            live |= _reads_expr(s.value)
+            live |= ir.read_syms(s.value)
         elif isinstance(s, ir.Unpack):
             live.difference_update(s.targets)
-            live |= _reads_expr(s.value)
+            live |= ir.read_syms(s.value)
         elif isinstance(s, ir.If):
             b, l1 = _drop_dead_fills(s.body, frozenset(live), keep)
             o, l2 = _drop_dead_fills(s.orelse, frozenset(live), keep)
             s = replace(s, body=b, orelse=o)
-            live = set(l1 | l2) | _reads_expr(s.cond)
+            live = set(l1 | l2) | ir.read_syms(s.cond)
         elif isinstance(s, (ir.For, ir.While)):
             head = frozenset(live)  # live at the head: after the loop, or at the next iteration's start
             while True:
@@ -301,8 +289,8 @@ def _drop_dead_fills(body, live_out: frozenset, keep: frozenset) -> tuple:
                 head = new
             new_body, _ = _drop_dead_fills(s.body, head, keep)
             s = replace(s, body=new_body)
-            live = set(head).union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
+            live = set(head).union(*(ir.read_syms(e) for e in ir.stmt_exprs(s)))
         else:
-            live = live.union(*(_reads_expr(e) for e in ir.stmt_exprs(s)))
+            live = live.union(*(ir.read_syms(e) for e in ir.stmt_exprs(s)))
         out.append(s)
     return tuple(reversed(out)), frozenset(live)

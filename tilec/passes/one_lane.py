@@ -62,7 +62,7 @@ def _matmul_in_place(body, products: set) -> tuple:
                 and s.value.op == "tile_matmul" and len(s.value.args) == 2 and s.value.attr("beta") == 1.0):
             j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
             reader = out[j] if j is not None else None
-            operands = _reads(s.value)
+            operands = ir.read_syms(s.value)
             if (isinstance(reader, ir.Assign) and isinstance(reader.value, ir.OpCall) and reader.value.op == "add"
                     and reader.target.type == s.target.type and reader.target not in operands
                     and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
@@ -95,25 +95,16 @@ def _broadcast(e) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
 
 
-def _reads(e) -> set:
-    return {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
-
-
 def _writes(stmts) -> set:
     out: set = set()
     for s in ir.walk_stmts(stmts):
-        if isinstance(s, ir.Assign):
-            out.add(s.target)
-        elif isinstance(s, ir.Unpack):
-            out |= set(s.targets)
-        elif isinstance(s, ir.For):
-            out.add(s.var)
+        out.update(ir.stmt_targets(s))
         for e in ir.stmt_exprs(s):
             for x in ir.walk_expr(e):
                 if isinstance(x, ir.OpCall) and x.op in MUTATES:  # the operands it updates in place
                     names = MUTATES[x.op]
                     out |= {y for i, p in enumerate(OPS[x.op].params) if p.name in names and i < len(x.args)
-                            for y in _reads(x.args[i])}
+                            for y in ir.read_syms(x.args[i])}
     return out
 
 
@@ -122,7 +113,7 @@ def _substitute(e, sym, value):
     if isinstance(e, ir.Var):
         return value if e.sym == sym else e
     if not _elementwise(e):
-        return None if sym in _reads(e) else e
+        return None if sym in ir.read_syms(e) else e
     args = []
     for a in e.args:
         a = _substitute(a, sym, value)
@@ -142,8 +133,8 @@ def _fuse(body, single: set) -> tuple:
             j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
             reader = out[j] if j is not None else None
             if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
-                    and reader.target not in _reads(s.value)
-                    and not (_writes(out[i + 1:j]) & (_reads(s.value) | {s.target}))):
+                    and reader.target not in ir.read_syms(s.value)
+                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):
                 value = _substitute(reader.value, s.target, s.value)
                 if value is not None:
                     out[j] = replace(reader, value=value)
@@ -161,7 +152,7 @@ def _reads_stmt(s) -> set:
     out: set = set()
     for x in ir.walk_stmts((s,)):
         for e in ir.stmt_exprs(x):
-            out |= _reads(e)
+            out |= ir.read_syms(e)
     return out
 
 

@@ -54,14 +54,14 @@ def _useless_restores(fn: ir.Function) -> set:
             return live
         if isinstance(s, ir.Assign):
             live.discard(s.target)
-            live |= _reads(s.value)
+            live |= ir.read_syms(s.value)
             return live
         if isinstance(s, ir.Unpack):
             live.difference_update(s.targets)
-            live |= _reads(s.value)
+            live |= ir.read_syms(s.value)
             return live
         if isinstance(s, ir.If):
-            return live_in(s.body, set(live)) | live_in(s.orelse, live) | _reads(s.cond)
+            return live_in(s.body, set(live)) | live_in(s.orelse, live) | ir.read_syms(s.cond)
         if isinstance(s, (ir.For, ir.While)):
             head = set(live)
             while True:  # the loop head: what is live after the loop or at the next iteration
@@ -71,10 +71,10 @@ def _useless_restores(fn: ir.Function) -> set:
                 head = new
             bounds = [s.cond] if isinstance(s, ir.While) else [s.start, s.stop, s.step]
             for b in bounds:
-                head |= _reads(b)
+                head |= ir.read_syms(b)
             return head
         for e in ir.stmt_exprs(s):
-            live |= _reads(e)
+            live |= ir.read_syms(e)
         return live
 
     live_in(fn.body, set())
@@ -84,7 +84,7 @@ def _useless_restores(fn: ir.Function) -> set:
 def _drop_tape_pairs(body, syms: set) -> tuple:
     out = []
     for s in body:
-        if (_is_pop(s) and s.target in syms) or (_is_push(s) and _reads(s.expr) <= syms):
+        if (_is_pop(s) and s.target in syms) or (_is_push(s) and ir.read_syms(s.expr) <= syms):
             continue
         if isinstance(s, ir.If):
             s = replace(s, body=_drop_tape_pairs(s.body, syms), orelse=_drop_tape_pairs(s.orelse, syms))
@@ -92,10 +92,6 @@ def _drop_tape_pairs(body, syms: set) -> tuple:
             s = replace(s, body=_drop_tape_pairs(s.body, syms))
         out.append(s)
     return tuple(out)
-
-
-def _reads(e) -> set:
-    return {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
 
 
 def _has_effect(e) -> bool:
@@ -111,16 +107,16 @@ def _live_symbols(fn: ir.Function) -> set:
     defining: dict = {}  # symbol -> values of the pure assignments to it (live once it is)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.ExprStmt) and not _is_push(s):
-            live |= _reads(s.expr)
+            live |= ir.read_syms(s.expr)
         elif isinstance(s, (ir.If, ir.While)):
-            live |= _reads(s.cond)
+            live |= ir.read_syms(s.cond)
         elif isinstance(s, ir.For):
-            live |= _reads(s.start) | _reads(s.stop) | _reads(s.step)
+            live |= ir.read_syms(s.start) | ir.read_syms(s.stop) | ir.read_syms(s.step)
         elif isinstance(s, ir.Return) and s.value is not None:
-            live |= _reads(s.value)
+            live |= ir.read_syms(s.value)
         elif isinstance(s, ir.Assign):
             if _has_effect(s.value):
-                live |= _reads(s.value) | {s.target}
+                live |= ir.read_syms(s.value) | {s.target}
             else:
                 defining.setdefault(s.target, []).append(s.value)
         elif isinstance(s, ir.Unpack):
@@ -129,7 +125,7 @@ def _live_symbols(fn: ir.Function) -> set:
     work = list(live)  # a worklist, not rounds over every assignment: a chain of n takes n steps
     while work:
         for value in defining.pop(work.pop(), ()):
-            for sym in _reads(value):
+            for sym in ir.read_syms(value):
                 if sym not in live:
                     live.add(sym)
                     work.append(sym)
@@ -143,7 +139,7 @@ def _sweep(body, live) -> tuple:
             continue
         if isinstance(s, ir.Unpack) and not any(t in live for t in s.targets):
             continue
-        if _is_push(s) and not (_reads(s.expr) & live):
+        if _is_push(s) and not (ir.read_syms(s.expr) & live):
             continue
         if isinstance(s, ir.If):
             s = replace(s, body=_sweep(s.body, live), orelse=_sweep(s.orelse, live))
