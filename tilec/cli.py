@@ -199,10 +199,11 @@ def kernel_listing(compiled, path: str) -> str:
 def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
     """Each kernel's GPU shared memory (backend_cuda/shared_memory.py) in a normalized module;
     raises CompileError (TC0109) when a kernel's block needs more than the budget."""
-    from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget_errors, kernel_shared_memory
+    from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget, budget_errors, kernel_shared_memory
 
-    usage = kernel_shared_memory(module, plans)
-    errors = budget_errors(module, max_shared, archs or DEFAULT_ARCHS, usage)
+    archs = archs or DEFAULT_ARCHS
+    usage = kernel_shared_memory(module, plans, limit=budget(max_shared, archs)[0])
+    errors = budget_errors(module, max_shared, archs, usage)
     if errors:
         raise CompileError(errors)
     return usage
