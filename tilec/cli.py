@@ -251,10 +251,16 @@ def gpu_placement(module) -> dict:
 
 
 def build_flags(block_dim, target="all", debug=False, max_shared=None, emit_only=False,
-                line_directives=False) -> dict:
-    """The flags that shape generated code; recorded in the manifest."""
+                line_directives=False, cuda_archs=None) -> dict:
+    """The flags that shape generated code; recorded in the manifest. `cuda_archs`, the
+    architectures a CUDA build is for, sets the shared-memory budget tiles are placed by: recorded
+    when not the default."""
+    from .backend_cuda.shared_memory import DEFAULT_ARCHS
+
     flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
              "emit_only": emit_only}
+    if cuda_archs and tuple(cuda_archs) != DEFAULT_ARCHS:
+        flags["cuda_archs"] = list(cuda_archs)
     if line_directives:
         flags["line_directives"] = True
     return flags
@@ -325,7 +331,7 @@ def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbo
     with progress.step(f"check {file}"):
         cuda_archs = tuple(a.strip() for a in arch.split(",") if a.strip()) if target in ("cuda", "all") else None
         source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter, cuda_archs)
-    flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
+    flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives, cuda_archs)
     if native:
         flags["native"] = True
     if check_only:

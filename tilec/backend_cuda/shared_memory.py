@@ -68,26 +68,30 @@ def budget_errors(module, max_shared: int | None, archs=DEFAULT_ARCHS, usage: di
                          "CPU builds (--target cpu) have no such limit"))
             elif layout.global_total > MAX_SCRATCH_BYTES:
                 out.append(Diagnostic(
-                    "TC0109", f"kernel `{k.source_name}` ({direction}) needs {_size(layout.global_total)} of global "
-                    f"scratch per block on the GPU for the tiles past {named}, more than the "
-                    f"{_size(MAX_SCRATCH_BYTES)} a block may use: {describe(layout, placed='global')}", k.span,
+                    "TC0109", f"kernel `{k.source_name}` ({direction}) needs {_size(layout.global_total)} of memory "
+                    f"per block on the GPU for tiles that do not fit {named} (tried: the largest in global scratch, "
+                    f"at most {_size(MAX_SCRATCH_BYTES)} per block): {describe(layout, placed='global')}", k.span,
                     help="use smaller tiles; CPU builds (--target cpu) have no such limit"))
     return out
 
 
 def _size(n: int) -> str:
-    return f"{n / (1 << 30):g} GiB" if n >= 1 << 30 else f"{n / 1024:g} KiB"
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n / 1024:g} KiB"
 
 
 def describe(layout: SharedLayout, placed: str = "shared") -> str:
     """The largest shared (or global scratch) tiles of a layout, as `name` (shape) dtype (KiB)."""
     tiles = sorted(layout.tiles if placed == "shared" else layout.global_tiles,
                    key=lambda item: (-item[0].type.nbytes, item[1]))
-    parts = [f"`{_name(sym)}` {_extent(sym.type)} {sym.type.dtype} ({_size(sym.type.nbytes)})"
+    size = _size if placed == "global" else (lambda n: f"{n / 1024:g} KiB")
+    parts = [f"`{_name(sym)}` {_extent(sym.type)} {sym.type.dtype} ({size(sym.type.nbytes)})"
              for sym, _ in tiles[:LISTED_TILES]]
     if len(tiles) > LISTED_TILES:
         rest = sum(sym.type.nbytes for sym, _ in tiles[LISTED_TILES:])
-        parts.append(f"{len(tiles) - LISTED_TILES} more tiles ({rest / 1024:g} KiB)")
+        parts.append(f"{len(tiles) - LISTED_TILES} more tiles ({size(rest)})")
     if layout.scratch_offset is not None and placed == "shared":
         parts.append(f"reduction scratch ({(layout.total - layout.scratch_offset) / 1024:g} KiB)")
     return ", ".join(parts)
