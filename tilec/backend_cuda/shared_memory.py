@@ -109,7 +109,7 @@ def _name(sym) -> str:
 
 def summary(usage: dict, name: str) -> str:
     """`check --show-types`: one kernel's GPU shared memory per direction."""
-    parts = [f"{direction} {layout.total / 1024:g} KiB ({_tiles(layout.tiles)})"
+    parts = [f"{direction} {_size(layout.total)} ({_tiles(layout.tiles)})"
              + (f" + {_size(layout.global_total)} global scratch ({_tiles(layout.global_tiles)})"
                 if layout.global_tiles else "")
              for direction, layout in usage.get(name, {}).items()]
