@@ -37,6 +37,8 @@ def chain(A: wp.array2d(dtype=wp.float64), B: wp.array2d(dtype=wp.float64), C: w
     d = wp.tile_map(wp.tanh, c) * wp.float64(0.5)
     wp.tile_store(C, wp.tile_transpose(d), offset=(i * N, 0))
 '''
+# The same in float32 (256 KiB tiles), for the device (tests/test_gpu.py).
+CHAIN_FLOAT32 = CHAIN.replace("wp.float64(0.5)", "0.5").replace("wp.float64", "float")
 
 # Tiles of three sizes the program keeps in shared memory, and a register tile's whole-tile sum
 # (its reduction scratch always stays in shared memory).
@@ -351,3 +353,19 @@ def test_the_loader_fits_the_slices_to_free_memory_and_raises_memory_error(tmp_p
                                           r"global scratch"):
         mod.chain.launch_tiled(dim=(10,), inputs=[A, B, C], device="cuda")
     assert full.launches == [] and full.memory == {}
+
+
+def test_a_folder_built_for_other_architectures_is_checked_and_rebuilt_with_them(tmp_path):
+    (tmp_path / "mixed.py").write_text(MIXED)
+
+    def tilec(*args):
+        return subprocess.run([sys.executable, "-m", "tilec", "build", "mixed.py", "-o", "out", "--target", "cuda",
+                               "--emit-only", *args], cwd=tmp_path, capture_output=True, text=True)
+
+    assert tilec("--arch", "sm_75").returncode == 0
+    manifest = json.loads((tmp_path / "out" / "mixed" / "manifest.json").read_text())
+    assert manifest["kernels"]["mixed"]["cuda_scratch_bytes"] == {"forward": 65536}
+    assert tilec("--arch", "sm_75", "--check").returncode == 0
+    stale = tilec("--check")  # the default architectures place every tile in shared memory
+    assert stale.returncode == 1
+    assert "tilec build mixed.py -o out --target cuda --arch sm_75 --emit-only" in stale.stdout + stale.stderr
