@@ -369,3 +369,42 @@ def test_a_folder_built_for_other_architectures_is_checked_and_rebuilt_with_them
     stale = tilec("--check")  # the default architectures place every tile in shared memory
     assert stale.returncode == 1
     assert "tilec build mixed.py -o out --target cuda --arch sm_75 --emit-only" in stale.stdout + stale.stderr
+
+
+# A data-dependent loop: the adjoint saves each iteration's tile on the device tape (device_tape.h),
+# relaunching until the tape fits, with its tiles in global scratch.
+TAPED = '''
+import warp as wp
+
+
+@wp.kernel
+def loop(A: wp.array2d(dtype=wp.float64), K: wp.array1d(dtype=int), C: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    a = wp.tile_load(A, shape=(128, 128), offset=(i * 128, 0))
+    k = 0
+    while k < K[i]:
+        a = wp.tile_map(wp.sin, a) * wp.float64(1.5)
+        k += 1
+    wp.tile_store(C, wp.tile_transpose(a), offset=(i * 128, 0))
+'''
+
+
+@pytest.mark.cuda
+@needs_cxx
+def test_an_adjoint_with_a_tape_and_global_scratch_matches_finite_differences(monkeypatch):
+    monkeypatch.setenv("TILEC_NUM_THREADS", "2")
+    mod = build(TAPED, "taped", block_dim=32, target="cuda-emu")
+    assert mod.loop.meta["cuda_tape"] == ["backward"]
+    assert mod.loop.meta["cuda_shared_bytes"] == {"forward": 0, "backward": 0}  # the harness's 48 KiB budget
+    assert mod.loop.meta["cuda_scratch_bytes"] == {"forward": 2 * 131072, "backward": 3 * 131072}
+    A, K, C = _random((3 * 128, 100), 3), np.array([2, 0, 3], np.int32), np.zeros((3 * 128, 128))
+    mod.loop.launch_tiled(dim=(3,), inputs=[A, K, C], device="cuda-emu")
+    expected = np.zeros_like(C)
+    for i, k in enumerate(K):
+        a = np.zeros((128, 128))
+        a[:, :100] = A[i * 128:(i + 1) * 128]
+        for _ in range(k):
+            a = np.sin(a) * 1.5
+        expected[i * 128:(i + 1) * 128] = a.T
+    np.testing.assert_allclose(C, expected, rtol=1e-12, atol=1e-12)
+    check_gradients(OnEmulator(mod.loop), (3,), [A, K, C], outputs=[2], wrt=[0], samples=8, rtol=1e-5, atol=1e-8)

@@ -143,14 +143,22 @@ def test_gpu_register_tiles_and_tape_match_cpu(tmp_path):
 
 
 def test_gpu_global_scratch_matches_numpy_and_the_cpu_adjoint(tmp_path):
-    """Tiles past the shared budget (tests/test_global_scratch.py) on the device: 256x256 float
-    tiles in global scratch, more blocks than are resident (each resident block loops over the
-    grid and reuses its slice), checked on a sample of blocks; the adjoint against the CPU's."""
+    """Tiles past the shared budget (tests/test_global_scratch.py) on the device: 128x128 float
+    tiles past a 32 KiB budget, in global scratch; more blocks than are resident (each resident
+    block loops over the grid and reuses its slice), checked on a sample of blocks; the adjoint
+    against the CPU's."""
     import test_global_scratch
 
-    mod = build_source(test_global_scratch.CHAIN_FLOAT32, "chain", tmp_path)
-    assert mod.chain.meta["cuda_scratch_bytes"]["forward"] == 4 * 256 * 1024
-    n, blocks = 256, 6000
+    n, blocks = 128, 6000
+    (tmp_path / "chain.py").write_text(test_global_scratch.CHAIN_FLOAT32.replace("N = 256", f"N = {n}"))
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(tmp_path / "chain.py"), "-o",
+                           str(tmp_path), "--target", "all", "--arch", ARCH, "--max-shared", "32768"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    import tilec
+
+    mod = tilec.load(tmp_path / "chain")
+    assert mod.chain.meta["cuda_scratch_bytes"]["forward"] == 4 * n * n * 4
     A, B = rnd(blocks * n, n, seed=21) * 0.1, rnd(n, n, seed=22) * 0.1
     dev = [to_device(A), to_device(B), to_device(np.zeros((blocks * n, n), np.float32))]
     mod.chain.launch_tiled(dim=(blocks,), inputs=dev, device="cuda")
