@@ -198,7 +198,8 @@ def kernel_listing(compiled, path: str) -> str:
 
 def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
     """Each kernel's GPU shared memory (backend_cuda/shared_memory.py) in a normalized module;
-    raises CompileError (TC0109) when a kernel's block needs more than the budget."""
+    raises CompileError (TC0109) when a kernel's block cannot be placed within the budget, global
+    scratch included."""
     from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget, budget_errors, kernel_shared_memory
 
     archs = archs or DEFAULT_ARCHS
