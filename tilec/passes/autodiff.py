@@ -115,7 +115,9 @@ class Adjoint:
         forward = self.forward(self.fn.body)
         # The replay's copies of recomputed values are separate symbols: the reverse sweep derives
         # its own, so dead-code elimination can drop the replay's when nothing else needs them.
-        shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type) for sym in self.no_tape}
+        # Numbered in a fixed order (a set of symbols iterates in hash order, which varies per run).
+        shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type)
+                   for sym in sorted(self.no_tape, key=lambda s: (s.name, s.id))}
         forward = list(ir.rename(forward, lambda sym: shadows.get(sym, sym)))
         self.out = []
         self.reverse(self.fn.body)
