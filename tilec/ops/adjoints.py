@@ -491,6 +491,12 @@ def _tri_solve(ad, e, g):
     return [(0, dm), (1, ybar)]
 
 
+# Unnormalised DFTs (ops/fft.py): the adjoint of each is the other, on the incoming gradient.
+@rule("tile_fft", "tile_ifft")
+def _fft(ad, e, g):
+    return [(0, C("tile_ifft" if e.op == "tile_fft" else "tile_fft", ad.val(g)))]
+
+
 @rule("tile_diag_add")
 def _diag_add(ad, e, g):
     g = ad.val(g)
