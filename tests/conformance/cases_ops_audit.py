@@ -1,7 +1,8 @@
 """Conformance cases for tile ops the #14 audit found without a Warp comparison: max/min and the
 arg-reductions (Warp has no axis= forms of them), the exclusive and extreme scans, Cholesky (lower, upper,
 in place) with the triangular and Cholesky solves (in place too) and diag_add, element reads,
-tile_assign, the indexed store and atomic add (repeated indices) and tile_squeeze. Where Warp 1.19's
+tile_assign, the indexed store and atomic add (repeated indices), tile_squeeze and
+tile_empty (filled before it is read). Where Warp 1.19's
 gradient is known wrong (DESIGN §6) the case says so and finite differences are the oracle."""
 from cases import Case, arr, out
 
@@ -43,6 +44,6 @@ CASES = [
                f64(4, role="out")), block_dim=16, rtol=1e-9, atol=1e-9, warp_wrong=WRONG_SOLVES),
     Case("ops_audit_layout", P, "layout", dim=(1,),
          args=(arr(4, 6), arr(4, dtype="int32", kind="arange"), arr(4, dtype="int32", kind="int:0:3"), out(2),
-               out(6, 6), out(4, 6), out(3, 6), out(6)),
+               out(6, 6), out(4, 6), out(3, 6), out(6), out(4, 6)),
          block_dim=16),
 ]

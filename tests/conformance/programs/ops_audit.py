@@ -84,7 +84,7 @@ def solves(m: wp.array2d(dtype=wp.float64), y: wp.array1d(dtype=wp.float64), d: 
 def layout(x: wp.array2d(dtype=float), idx: wp.array1d(dtype=int), many: wp.array1d(dtype=int),
            picked: wp.array1d(dtype=float),
            placed: wp.array2d(dtype=float), scattered: wp.array2d(dtype=float), added: wp.array2d(dtype=float),
-           flat: wp.array1d(dtype=float)):
+           flat: wp.array1d(dtype=float), filled: wp.array2d(dtype=float)):
     t = wp.tile_load(x, shape=(R, C))
     picked[0] = t[1, 2] * 3.0
     picked[1] = wp.tile_extract(t, 3, 5)
@@ -96,3 +96,6 @@ def layout(x: wp.array2d(dtype=float), idx: wp.array1d(dtype=int), many: wp.arra
     wp.tile_atomic_add_indexed(added, wp.tile_load(many, shape=R), t * t, axis=0)
     row = wp.tile_view(t, offset=(2, 0), shape=(1, C))
     wp.tile_store(flat, wp.tile_squeeze(row))
+    e = wp.tile_empty(shape=(R, C), dtype=float)  # every element written before it is read
+    wp.tile_assign(e, t * t)
+    wp.tile_store(filled, e)
