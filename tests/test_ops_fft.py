@@ -165,3 +165,22 @@ def test_transform_of_an_array_in_place_has_its_adjoint(target):
     mod.overwrite.launch_tiled(dim=1, inputs=[x], adj_inputs=adj, adjoint=True, device=device)
     np.testing.assert_allclose(adj[0], pairs_of(4 * np.fft.ifft(complex_of(seed), axis=-1), np.float64),
                                rtol=1e-12, atol=1e-12)
+
+
+
+@pytest.mark.parametrize("n", [8, 6])
+def test_reference_transforms_are_each_others_adjoint(n):
+    """The dot-product test on the [re, im] pairs, <fft(x), y> = <x, ifft(y)>, with the interpreter's
+    reference (ops/reference.py), which is what the adjoint rule relies on; and fft then ifft is N x."""
+    from types import SimpleNamespace
+
+    from tilec.ops.reference import IMPL
+
+    rng = np.random.default_rng(n)
+    x, y = rng.standard_normal((3, n, 2)), rng.standard_normal((3, n, 2))
+    fft = IMPL["tile_fft"](None, SimpleNamespace(op="tile_fft"), [x])
+    ifft = IMPL["tile_ifft"](None, SimpleNamespace(op="tile_ifft"), [y])
+    assert np.isclose(np.sum(fft * y), np.sum(x * ifft), rtol=1e-12)
+    np.testing.assert_allclose(complex_of(fft), np.fft.fft(complex_of(x), axis=-1), rtol=1e-12, atol=1e-12)
+    back = IMPL["tile_ifft"](None, SimpleNamespace(op="tile_ifft"), [fft])
+    np.testing.assert_allclose(back, n * x, rtol=1e-12, atol=1e-12)
