@@ -14,6 +14,10 @@ gradient of tile_fft is tile_ifft of the incoming gradient and the other way rou
 (ops/adjoints.py). The runtime (runtime_headers/tilec/fft.h) runs a radix-2 FFT for
 power-of-two N and a direct O(N^2) DFT otherwise, limited like Warp's CPU path to MAX_DFT_LENGTH.
 The op updates its argument (MUTATES): `wp.tile_fft(t)` is `t = tile_fft(t)` in the IR.
+
+tilec takes every block_dim and any tile storage here; Warp 1.19 is narrower (a register tile; on
+its CPU, with block_dim > 1, a power-of-two N divisible by block_dim, other N only with block_dim=1;
+on a GPU, limits that depend on its cuFFTDx build), so every program Warp compiles compiles here.
 """
 from __future__ import annotations
 
