@@ -226,6 +226,9 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
         for (int j = 0; j < (FULL + (N % NR != 0)) * NR; ++j) {
             T* dst = panels + j / NR * K * NR + j % NR;
             const T* src = b.data + b.r0 + (b.c0 + j) * b.cs;
+            if (AHEAD > 0 && j + AHEAD < N)
+                for (int q = 0; q < K * int(sizeof(T)); q += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(src + AHEAD * b.cs) + q, 0, 3);
             for (int k = 0; k < K; ++k) dst[k * NR] = j < N ? src[k] : T(0);
         }
     } else {

@@ -113,7 +113,12 @@ template <class T, int M, int K> Tile<T, M, K> materialize(const ArrayTile<T, M,
     Tile<T, M, K> out;
     const auto& a = v.array;
     if (v.r0 >= 0 && v.c0 >= 0 && v.r0 + M <= a.shape[0] && v.c0 + K <= a.shape[1] && a.contiguous_last()) {
-        for (int i = 0; i < M; ++i) std::memcpy(out.data + i * K, a.ptr(v.r0 + i, v.c0), K * sizeof(T));
+        for (int i = 0; i < M; ++i) {
+            if (i + TILEC_GEMM_PF_ROWS < M)  // rows pages apart: ask ahead (gemm.h pack_b)
+                for (int q = 0; q < K * int(sizeof(T)); q += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(a.ptr(v.r0 + i + TILEC_GEMM_PF_ROWS, v.c0)) + q);
+            std::memcpy(out.data + i * K, a.ptr(v.r0 + i, v.c0), K * sizeof(T));
+        }
         return out;
     }
     for (int i = 0; i < M; ++i)
@@ -138,11 +143,15 @@ template <class T, int M, int N, int K, class AT, class BT>
 void matmul_from_arrays(const AT& a, const BT& b, T* c, T alpha, T beta) {
     const gemm::Strided<T> sb = strided_of(b);
     constexpr bool a_view = is_array_tile<typename std::decay<decltype(operand<AT>::stored(a))>::type>::value;
+    constexpr bool b_view = is_array_tile<typename std::decay<decltype(operand<BT>::stored(b))>::type>::value;
     if constexpr (a_view && !operand<AT>::transposed) {
         gemm::matmul_packed<T, M, N, K>(gemm::ViewA<T, M, K>{strided_of(a)}, sb, c, alpha, beta);
-    } else if constexpr (a_view) {  // op(A) = X^T: X's rows are op(A)'s columns; copy X once (tile_load's copy)
+    } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta);
+    } else if constexpr (a_view) {  // X^T @ a tile (an adjoint): X copied once, then the tiles' GEMM
+        const Tile<T, K, M> x = materialize(a.tile);
+        gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
     } else {
         constexpr bool TA = operand<AT>::transposed;
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, TA ? 1 : K, TA ? M : 1>{operand<AT>::stored(a).data}, sb, c,
