@@ -134,3 +134,32 @@ def test_a_load_whose_array_changes_keeps_its_copy():
     m.overwritten.launch_tiled(dim=(2, 1), inputs=[A, B, C])
     np.testing.assert_allclose(C, A0 @ B, rtol=1e-12)
     np.testing.assert_allclose(A, A0 * A0)
+
+
+def test_a_view_times_a_large_tile_and_large_loads():
+    """A 64 KiB+ loaded tile keeps its copy (its packed panels would not fit a stack); a view times
+    a tile too large to pack on the stack takes the tiles' GEMM."""
+    source = '''
+import warp as wp
+
+
+@wp.kernel
+def wide(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    b = wp.tile_load(B, shape=(96, 192))
+    b = b * 1.0
+    a = wp.tile_load(A, shape=(8, 96))
+    wp.tile_store(C, wp.tile_matmul(a, b))
+    big = wp.tile_load(B, shape=(96, 192))
+    again = wp.tile_load(A, shape=(8, 96))
+    wp.tile_store(C, wp.tile_matmul(again, big), offset=(8, 0))
+'''
+    module = compile_ir(source, "arrop_wide")
+    cpp = generate(module, source, build_flags(256))["arrop_wide.cpp"]
+    assert cpp.count("tl::array_tile<8, 96>(v_A, 0, 0)") == 2 and "tl::array_tile<96, 192>" not in cpp
+    m = build(source, "arrop_wide")
+    rng = np.random.default_rng(10)
+    A, B = rng.standard_normal((8, 96)).astype(np.float32), rng.standard_normal((96, 192)).astype(np.float32)
+    C = np.zeros((16, 192), np.float32)
+    m.wide.launch_tiled(dim=1, inputs=[A, B, C])
+    np.testing.assert_allclose(C[:8], A @ B, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(C[8:], A @ B, rtol=1e-4, atol=1e-3)

@@ -144,14 +144,18 @@ void matmul_from_arrays(const AT& a, const BT& b, T* c, T alpha, T beta) {
     const gemm::Strided<T> sb = strided_of(b);
     constexpr bool a_view = is_array_tile<typename std::decay<decltype(operand<AT>::stored(a))>::type>::value;
     constexpr bool b_view = is_array_tile<typename std::decay<decltype(operand<BT>::stored(b))>::type>::value;
-    if constexpr (a_view && !operand<AT>::transposed) {
+    constexpr bool big_b = !b_view && K * N * sizeof(T) > 64 * 1024;  // its packed copy would not fit a stack
+    if constexpr (a_view && !operand<AT>::transposed && !big_b) {
         gemm::matmul_packed<T, M, N, K>(gemm::ViewA<T, M, K>{strided_of(a)}, sb, c, alpha, beta);
     } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta);
-    } else if constexpr (a_view) {  // X^T @ a tile (an adjoint): X copied once, then the tiles' GEMM
+    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a tile (an adjoint): X copied once
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
+    } else if constexpr (a_view) {  // a view times a large tile: A copied once, then the tiles' GEMM
+        const Tile<T, M, K> x = materialize(a);
+        gemm::matmul<T, M, N, K, false, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
     } else {
         constexpr bool TA = operand<AT>::transposed;
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, TA ? 1 : K, TA ? M : 1>{operand<AT>::stored(a).data}, sb, c,

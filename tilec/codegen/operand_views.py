@@ -8,9 +8,10 @@ into that temporary first. On the CPU, gemm.h reads a transposed operand through
 `tile_matmul` in the very next statement (x cannot change in between), where that matmul does
 not write x. The emitter then declares no temporary and passes `tl::transposed(x)` instead.
 
-`array_operands` does the same for a tile loaded only to be multiplied: a float/double tile
-assigned once from a `tile_load` of a 2-d array, read exactly once, as a matmul operand (or
-through such a transpose) later in the same statement list, where every statement in between
+`array_operands` does the same for a tile loaded only to be multiplied: a float/double tile of
+at most 64 KiB (gemm.h packs it on the stack) assigned once from a `tile_load` of a 2-d array,
+read exactly once, as a matmul operand (or through such a transpose) later in the same statement
+list, where every statement in between
 only assigns tiles from loads, transposes, matmuls or zeros (no array write, no scalar the load's
 offsets read can change). The emitter then declares no tile and passes
 `tl::array_tile<M, K>(A, row, col)`: gemm.h packs the operand straight from the array (with
@@ -41,6 +42,8 @@ def transposed_operands(fn: ir.Function) -> dict:
 # Statements that may sit between an operand's load and its matmul: they assign a tile and write
 # no array memory (and no scalar, so the load's array and offsets read the same values).
 _PURE_TILE_OPS = ("tile_load", "tile_transpose", "tile_matmul", "tile_zeros")
+# gemm.h packs a view's panels on the stack: larger tiles keep their (heap) copy (cxx.HEAP_TILE_BYTES).
+_MAX_VIEW_BYTES = 64 * 1024
 
 
 def array_operands(fn: ir.Function, transposes: dict) -> dict:
@@ -73,6 +76,7 @@ def _viewable_load(s) -> bool:
     load, t = s.value, s.target.type
     array = load.args[0]
     return (isinstance(t, TileT) and t.ndim == 2 and t.is_concrete and str(t.dtype) in _VIEW_DTYPES
+            and t.nbytes <= _MAX_VIEW_BYTES
             and isinstance(array, ir.Var) and isinstance(array.type, ArrayT) and array.type.ndim == 2
             and (load.attr("offset_count") or 0) in (0, 2) and not load.attr("aligned"))
 
