@@ -16,6 +16,10 @@
 //     C is read and written once per block, its rows prefetched while k runs.
 //   * With B in place the loop runs over A's micro-panels outside and B's panels inside (the MR
 //     rows of A stay in L1 across the panels); a packed B panel is reused by every micro-panel.
+//   * An operand the generated code hands over as an array view (a tile_load feeding only the
+//     matmul: Strided, matmul_packed below) is never copied into a tile: B's panels are packed
+//     straight from the array, rows prefetched ahead, and A's MR-row micro-panels are copied into
+//     a small buffer just before their micro-kernels, with tile_load's zero fill at the edges.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form):
