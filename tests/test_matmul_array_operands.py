@@ -163,3 +163,29 @@ def wide(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(d
     m.wide.launch_tiled(dim=1, inputs=[A, B, C])
     np.testing.assert_allclose(C[:8], A @ B, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(C[8:], A @ B, rtol=1e-4, atol=1e-3)
+
+
+def test_a_load_whose_offset_reads_a_later_tile_keeps_its_copy():
+    """The offset reads a tile that is reassigned before the matmul: evaluated at the matmul it
+    would read the new value, so the load keeps its copy (and the result uses the old offset)."""
+    source = '''
+import warp as wp
+
+
+@wp.kernel
+def moved(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), R: wp.array(dtype=int), C: wp.array2d(dtype=float)):
+    r = wp.tile_load(R, shape=2)
+    a = wp.tile_load(A, shape=(8, 8), offset=(r[0], 0))
+    r = wp.tile_load(R, shape=2, offset=1)
+    b = wp.tile_load(B, shape=(8, 8), offset=(r[0], 0))
+    wp.tile_store(C, wp.tile_matmul(a, b))
+'''
+    module = compile_ir(source, "arrop_moved")
+    cpp = generate(module, source, build_flags(256))["arrop_moved.cpp"]
+    assert "tl::array_tile<8, 8>(v_B" in cpp and "tl::array_tile<8, 8>(v_A" not in cpp
+    m = build(source, "arrop_moved")
+    rng = np.random.default_rng(11)
+    A, B = rng.standard_normal((24, 8)).astype(np.float32), rng.standard_normal((24, 8)).astype(np.float32)
+    R, C = np.array([0, 16, 0], np.int32), np.zeros((8, 8), np.float32)
+    m.moved.launch_tiled(dim=1, inputs=[A, B, R, C])
+    np.testing.assert_allclose(C, A[0:8] @ B[16:24], rtol=1e-5, atol=1e-5)

@@ -11,11 +11,12 @@ not write x. The emitter then declares no temporary and passes `tl::transposed(x
 `array_operands` does the same for a tile loaded only to be multiplied: a float/double tile of
 at most 64 KiB (gemm.h packs it on the stack) assigned once from a `tile_load` of a 2-d array,
 read exactly once, as a matmul operand (or through such a transpose) later in the same statement
-list, where every statement in between
-only assigns tiles from loads, transposes, matmuls or zeros (no array write, no scalar the load's
-offsets read can change). The emitter then declares no tile and passes
-`tl::array_tile<M, K>(A, row, col)`: gemm.h packs the operand straight from the array (with
-tile_load's zero fill at the edges) instead of copying a tile that is copied again into panels.
+list, where every statement in between only assigns tiles, from loads, transposes, matmuls or
+zeros, that the load's arguments do not read (so no array write, nothing the array or offsets
+read can change; arguments that call a function keep the copy). The emitter then declares no
+tile and passes `tl::array_tile<M, K>(A, row, col)`: gemm.h packs the operand straight from the
+array (with tile_load's zero fill at the edges) instead of copying a tile that is copied again
+into panels.
 """
 from __future__ import annotations
 
@@ -58,6 +59,9 @@ def array_operands(fn: ir.Function, transposes: dict) -> dict:
         for pos, s in enumerate(body):
             if not _viewable_load(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
                 continue
+            inputs = _read_syms(s.value)  # the array and offsets, evaluated at the matmul instead
+            if inputs is None:
+                continue
             operand = through.get(s.target, s.target)  # the symbol the matmul reads
             for later in body[pos + 1:]:
                 if _matmul_reads(later, operand):
@@ -65,7 +69,7 @@ def array_operands(fn: ir.Function, transposes: dict) -> dict:
                     break
                 if operand is not s.target and _transpose_of(later, s.target, operand):
                     continue
-                if not _pure_tile_assign(later):
+                if not _pure_tile_assign(later) or later.target in inputs:
                     break
     return found
 
@@ -79,6 +83,18 @@ def _viewable_load(s) -> bool:
             and t.nbytes <= _MAX_VIEW_BYTES
             and isinstance(array, ir.Var) and isinstance(array.type, ArrayT) and array.type.ndim == 2
             and (load.attr("offset_count") or 0) in (0, 2) and not load.attr("aligned"))
+
+
+def _read_syms(load: ir.OpCall):
+    """The symbols a load's arguments read; None (nothing may move it) when they call a function."""
+    syms = set()
+    for arg in load.args:
+        for x in ir.walk_expr(arg):
+            if isinstance(x, ir.Call):
+                return None
+            if isinstance(x, ir.Var):
+                syms.add(x.sym)
+    return syms
 
 
 def _transpose_of(s, source, temp) -> bool:
