@@ -9,17 +9,29 @@ overwrites, every branch taken and every loop's trip count; then it walks the
 statements backwards, restoring those values and applying each op's adjoint
 rule (ops/adjoints.py). The driver owns accumulation into adjoint variables,
 their zeroing, and the reduction of tile contributions onto scalars.
+
+Where each concern lives:
+- this file: `adjoint_kernel` (the structure passes, the exactness check, the derivation,
+  normalize and simplify) and the driver `Adjoint`: the state of one derivation, the two sweeps
+  over a body, and what op rules call (`val`, `result`, `emit`, `accumulate`, ...);
+- adjoint_statements.py: replay and reverse of assignments, unpacks, expression statements;
+- adjoint_control_flow.py: replay and reverse of branches and loops;
+- adjoint_tape.py: what the tape stores and what the reverse sweep recomputes instead;
+- ops/adjoints.py: the adjoint rule of each op.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
 from .. import ir, naming
+from .adjoint_control_flow import forward_if, forward_loop, reverse_if, reverse_loop
+from .adjoint_statements import differentiable, forward_statement, reverse_statement
+from .adjoint_tape import EFFECTS, assignment_counts, assignment_sites, overwritten, written_arrays
 from .effects import VARYING_OPS, check_adjoint, thread_varying
 from .normalize import normalize_module
 from .one_lane import one_lane
 from .simplify import simplify_function
-from .views import array_base, inline_array_locals
+from .views import inline_array_locals
 from ..ops import OPS, PER_LANE_WRITES
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
@@ -27,19 +39,7 @@ from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable
 from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
                         rename_straight_line)
-from ..ir.types import BOOL, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT, component_dtype
-
-EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
-           "array_store_part",
-           "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
-           "array_atomic_and", "array_atomic_or", "array_atomic_xor",
-           "print", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
-
-
-def differentiable(t) -> bool:
-    if isinstance(t, (VecT, MatT)):  # vectors and matrices of floats (ops/adjoints_values.py)
-        return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT
 
 
 def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True,
@@ -66,7 +66,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     fn = _normalized(fn, module)
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
-    builder = _Adjoint(fn, lanes)
+    builder = Adjoint(fn, lanes)
     adjoint = _normalized(builder.run(), module)
     if lane_takes is not None:
         lane_takes |= builder.lane_takes
@@ -80,7 +80,9 @@ def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:
     return normalize_module(replace(module, funcs=(), kernels=(fn,))).kernels[0]
 
 
-class _Adjoint:
+class Adjoint:
+    """One derivation: the state the sweeps share, and the interface op rules call as `ad`."""
+
     def __init__(self, fn: ir.Function, lanes: bool = False):
         self.fn = fn
         self.lanes = lanes
@@ -92,10 +94,10 @@ class _Adjoint:
             self.adj_params.append(a)
             if isinstance(p.type, ArrayT) or differentiable(p.type):
                 self.adj[p] = a
-        self.pushed = _overwritten(fn)
-        self.sites = _assignment_sites(fn)
-        self.stable = set(fn.params) | {s for s, n in _assignment_counts(fn).items() if n == 1}
-        self.written_arrays = _written_arrays(fn)
+        self.pushed = overwritten(fn)  # the tape (adjoint_tape.py)
+        self.sites = assignment_sites(fn)
+        self.stable = set(fn.params) | {s for s, n in assignment_counts(fn).items() if n == 1}
+        self.written_arrays = written_arrays(fn)
         self.varying = thread_varying(fn)  # values that may differ between threads
         self.loop_vars: list = []  # induction variables in scope (restored or recomputed in reverse)
         self.lane_takes: set = set()  # array_take results only cooperating lanes need (ops/adjoints.py)
@@ -113,7 +115,9 @@ class _Adjoint:
         forward = self.forward(self.fn.body)
         # The replay's copies of recomputed values are separate symbols: the reverse sweep derives
         # its own, so dead-code elimination can drop the replay's when nothing else needs them.
-        shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type) for sym in self.no_tape}
+        # Numbered in a fixed order (a set of symbols iterates in hash order, which varies per run).
+        shadows = {sym: self.fresh.sym(f"{sym.name}_replay", sym.type)
+                   for sym in sorted(self.no_tape, key=lambda s: (s.name, s.id))}
         forward = list(ir.rename(forward, lambda sym: shadows.get(sym, sym)))
         self.out = []
         self.reverse(self.fn.body)
@@ -204,7 +208,7 @@ class _Adjoint:
             return C("leader_only", total)
         return c
 
-    # ------------------------------------------------------------ forward replay
+    # ------------------------------------------------------------ the two sweeps
 
     def forward(self, body) -> list:
         out = []
@@ -212,102 +216,12 @@ class _Adjoint:
             out.extend(self.forward_stmt(s))
         return out
 
-    def push(self, sym, span):
-        return ir.ExprStmt(ir.OpCall("tape_push", (ir.Var(sym, span),), (), sym.type, span), span)
-
-    def pop(self, sym, span):
-        return ir.Assign(sym, ir.OpCall("tape_pop", (), (("type", sym.type),), sym.type, span), span)
-
-    # ------------------------------------------------------------ recomputation instead of tape
-
-    def recomputable(self, e, extra=()) -> bool:
-        """e reads only values that are the same in the reverse sweep: never-reassigned symbols,
-        induction variables in scope, `extra`, and arrays this kernel never writes."""
-        for x in ir.walk_expr(e):
-            if isinstance(x, ir.Var):
-                t = x.sym.type
-                if isinstance(t, ArrayT):
-                    continue
-                if not (x.sym in self.stable or x.sym in self.loop_vars or x.sym in extra):
-                    return False
-            elif isinstance(x, ir.OpCall):
-                if OPS[x.op].effect or x.op in ("tape_pop", "tid", "lane"):
-                    return False
-                base = array_base(x.args[0]) if x.args else None
-                if isinstance(base, ir.Var) and base.sym in self.written_arrays:
-                    return False
-            elif isinstance(x, ir.Call):
-                return False
-        return True
-
-    def plan_fast_loop(self, s: ir.For):
-        """Statements recomputed per reverse iteration, or None when the loop needs the tape."""
-        body, close = _split_close(s.body)
-        if close or not isinstance(s.step, ir.Const) or s.step.value == 0:
-            return None
-        if not all(self.recomputable(b) for b in (s.start, s.stop)):
-            return None
-        self.loop_vars.append(s.var)
-        recomputed, defined = [], set()
-        outside = _reads_outside(self.fn.body, s)
-        for stmt in body:
-            if (isinstance(stmt, ir.Assign) and self.sites.get(stmt.target) == 1
-                    and stmt.target not in outside and self.recomputable(stmt.value, defined)):
-                recomputed.append(stmt)
-                defined.add(stmt.target)
-        self.loop_vars.pop()
-        return recomputed
-
     def forward_stmt(self, s) -> list:
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in EFFECTS:
-            return []  # an atomic whose old value is unused (effects.py refuses the others): not replayed
-        if isinstance(s, ir.Assign):
-            save = s.target in self.pushed and s.target not in self.no_tape
-            return ([self.push(s.target, s.span)] if save else []) + [s]
-        if isinstance(s, ir.Unpack):
-            pre = [self.push(t, s.span) for t in s.targets if t in self.pushed or _is_sort(s)]
-            return pre + [s]
-        if isinstance(s, ir.ExprStmt):
-            return [] if isinstance(s.expr, ir.OpCall) and s.expr.op in EFFECTS else [s]
         if isinstance(s, ir.If):
-            if _is_close(s):
-                return [s]
-            c = self.temp(BOOL, "_c")
-            self.cond_syms[id(s)] = c
-            if self.recomputable(s.cond):
-                self.recompute_cond.add(id(s))
-                return [ir.Assign(c, s.cond, s.span),
-                        replace(s, cond=ir.Var(c, s.span), body=tuple(self.forward(s.body)),
-                                orelse=tuple(self.forward(s.orelse)))]
-            # the decision is saved after the branch: the reverse sweep pops it first (LIFO)
-            return [ir.Assign(c, s.cond, s.span),
-                    replace(s, cond=ir.Var(c, s.span), body=tuple(self.forward(s.body)),
-                            orelse=tuple(self.forward(s.orelse))),
-                    self.push(c, s.span)]
-        if isinstance(s, ir.For):
-            recomputed = self.plan_fast_loop(s)
-            if recomputed is not None:
-                self.fast_loops[id(s)] = recomputed
-                self.no_tape |= {r.target for r in recomputed}
-                self.loop_vars.append(s.var)
-                body = tuple(self.forward(s.body))
-                self.loop_vars.pop()
-                pre = [self.push(s.var, s.span)] if self.sites.get(s.var, 0) > 1 else []
-                return pre + [replace(s, body=body)]
+            return forward_if(self, s)
         if isinstance(s, (ir.For, ir.While)):
-            count = self.temp(INT32, "_n")
-            self.count_syms[id(s)] = count
-            body, close = _split_close(s.body)
-            inner = self.forward(body)
-            if isinstance(s, ir.For):
-                inner.append(self.push(s.var, s.span))
-            inner.append(ir.Assign(count, C("add", ir.Var(count, s.span), const(1, INT32)), s.span))
-            loop = replace(s, body=tuple(inner) + close)
-            pre = [self.push(s.var, s.span)] if isinstance(s, ir.For) else []
-            return pre + [ir.Assign(count, const(0, INT32), s.span), loop, self.push(count, s.span)]
-        return [s]
-
-    # ------------------------------------------------------------ reverse sweep
+            return forward_loop(self, s)
+        return forward_statement(self, s)
 
     def reverse(self, body) -> None:
         for s in reversed(tuple(body)):
@@ -324,81 +238,14 @@ class _Adjoint:
         self.span = s.span
         holds = isinstance(s, ir.Assign) and (s.target not in self.pushed or s.target in self.no_tape)
         self.assigned = s if holds else None
-        if isinstance(s, ir.Assign):
-            if s.target in self.pushed and s.target not in self.no_tape:
-                self.emit(self.pop(s.target, s.span))
-            if differentiable(s.target.type):
-                self.propagate(s.value, self.take_adjoint(s.target, s.span))
-        elif isinstance(s, ir.Unpack):
-            if _is_sort(s):
-                self.reverse_sort(s)
-            elif (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_pop"
-                  and any(differentiable(t.type) for t in s.targets)):
-                raise NotDifferentiable("tile_stack_pop: a float popped from a tile stack has no gradient path back "
-                                        "to what was pushed (Warp drops it); tilec refuses the adjoint", s.span)
-            else:
-                for t in reversed(s.targets):
-                    if t in self.pushed:
-                        self.emit(self.pop(t, s.span))
-        elif isinstance(s, ir.ExprStmt):
-            if isinstance(s.expr, ir.OpCall) and s.expr.op in RULES:
-                self.apply_rule(s.expr, None)
-        elif isinstance(s, ir.If):
-            if _is_close(s):
-                return
-            c = self.cond_syms[id(s)]
-            if id(s) in self.recompute_cond:
-                self.emit(ir.Assign(c, s.cond, s.span))
-            else:
-                self.emit(self.pop(c, s.span))
-            self.emit(replace(s, cond=ir.Var(c, s.span), body=self.nested(s.body), orelse=self.nested(s.orelse)))
-        elif isinstance(s, ir.For) and id(s) in self.fast_loops:
-            self.reverse_fast_loop(s)
+        if isinstance(s, ir.If):
+            reverse_if(self, s)
         elif isinstance(s, (ir.For, ir.While)):
-            count = self.count_syms[id(s)]
-            self.emit(self.pop(count, s.span))
-            body, _ = _split_close(s.body)
-            inner = self.nested(body)
-            if isinstance(s, ir.For):
-                inner = (self.pop(s.var, s.span),) + inner
-            k = self.temp(INT32, "_k")
-            zero, one = const(0, INT32), const(1, INT32)
-            self.emit(ir.For(k, zero, ir.Var(count, s.span), one, inner, s.span))
-            if isinstance(s, ir.For):
-                self.emit(self.pop(s.var, s.span))
+            reverse_loop(self, s)
+        else:
+            reverse_statement(self, s)
 
-    def reverse_fast_loop(self, s: ir.For) -> None:
-        """Iterations backwards with the trip count, induction variable and recomputable values
-        derived again instead of read from the tape."""
-        step = s.step.value
-        span = s.span
-        n = self.temp(INT32, "_n")
-        distance = C("sub", s.stop, s.start) if step > 0 else C("sub", s.start, s.stop)
-        magnitude = const(abs(step), INT32)
-        trips = C("floordiv", C("add", distance, C("sub", magnitude, const(1, INT32))), magnitude)
-        self.emit(ir.Assign(n, C("max", trips, const(0, INT32)), span))
-        k = self.temp(INT32, "_k")
-        last = C("sub", C("sub", ir.Var(n, span), const(1, INT32)), ir.Var(k, span))
-        var_value = C("add", s.start, C("mul", last, s.step))
-        self.loop_vars.append(s.var)
-        inner = [ir.Assign(s.var, var_value, span)] + list(self.fast_loops[id(s)])
-        inner += list(self.nested(s.body))
-        self.loop_vars.pop()
-        self.emit(ir.For(k, const(0, INT32), ir.Var(n, span), const(1, INT32), tuple(inner), span))
-        if self.sites.get(s.var, 0) > 1:
-            self.emit(self.pop(s.var, span))
-
-    def reverse_sort(self, s: ir.Unpack) -> None:
-        keys, vals = s.targets
-        grads = []
-        for t in (vals, keys):
-            self.emit(self.pop(t, s.span))
-        for t in (keys, vals):
-            if differentiable(t.type):
-                grads.append((t, self.take_adjoint(t, s.span)))
-        for t, g in grads:
-            un = C("tile_unsort_grad", ir.Var(keys, s.span), g)
-            self.accumulate(ir.Var(t, s.span), un)
+    # ------------------------------------------------------------ adjoints of values
 
     def take_adjoint(self, sym: ir.Sym, span) -> ir.Var:
         """The adjoint of a value whose assignment is being reversed, then zeroed."""
@@ -436,19 +283,6 @@ class _Adjoint:
 RULES_ON_EFFECTS = EFFECTS
 
 
-def _reads_outside(body, loop) -> set:
-    """Symbols read by statements of body other than `loop` and its contents."""
-    reads = set()
-    for s in body:
-        if s is loop:
-            continue
-        for e in ir.stmt_exprs(s):
-            reads |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)}
-        for block in ir.child_blocks(s):
-            reads |= _reads_outside(block, loop)
-    return reads
-
-
 def _with_span(node, span):
     """node with every missing span filled in (rules build some nodes without one)."""
     if isinstance(node, (ir.Const, ir.Var)):
@@ -461,79 +295,3 @@ def _with_span(node, span):
     if isinstance(node, ir.ExprStmt):
         return replace(node, expr=_with_span(node.expr, span), span=node.span or span)
     return node
-
-
-def _is_sort(s) -> bool:
-    return isinstance(s, ir.Unpack) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_sort"
-
-
-def _is_close(s) -> bool:
-    """The `if brk: break` that eliminate_jumps puts at the end of a loop body."""
-    return isinstance(s, ir.If) and len(s.body) == 1 and isinstance(s.body[0], ir.Break) and not s.orelse
-
-
-def _split_close(body) -> tuple:
-    body = tuple(body)
-    if body and _is_close(body[-1]):
-        return body[:-1], body[-1:]
-    return body, ()
-
-
-def _assignment_counts(fn: ir.Function) -> dict:
-    """Assignments per symbol, counting those inside a loop twice (they may run many times)."""
-    counts: dict = {}
-
-    def visit(body, in_loop):
-        for s in body:
-            targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
-            if isinstance(s, ir.For):
-                targets = (s.var,)
-            for t in targets:
-                counts[t] = counts.get(t, 0) + (2 if in_loop or isinstance(s, ir.For) else 1)
-            for block in ir.child_blocks(s):
-                visit(block, in_loop or isinstance(s, (ir.For, ir.While)))
-
-    visit(fn.body, False)
-    return counts
-
-
-def _assignment_sites(fn: ir.Function) -> dict:
-    """Statements assigning each symbol (a loop header counts as one)."""
-    sites: dict = {}
-    for s in ir.walk_stmts(fn.body):
-        targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
-        if isinstance(s, ir.For):
-            targets = (s.var,)
-        for t in targets:
-            sites[t] = sites.get(t, 0) + 1
-    return sites
-
-
-def _written_arrays(fn: ir.Function) -> set:
-    written = set()
-    for s in ir.walk_stmts(fn.body):
-        for x in ir.stmt_exprs(s):
-            for e in ir.walk_expr(x):
-                if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args and \
-                        isinstance(array_base(e.args[0]), ir.Var):
-                    written.add(array_base(e.args[0]).sym)
-    return written
-
-
-def _overwritten(fn: ir.Function) -> set:
-    """Symbols whose old value an assignment may destroy: assigned twice, or inside a loop."""
-    counts: dict = {}
-
-    def visit(body, in_loop):
-        for s in body:
-            targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
-            for t in targets:
-                counts[t] = counts.get(t, 0) + (2 if in_loop else 1)
-            if isinstance(s, ir.If):
-                visit(s.body, in_loop)
-                visit(s.orelse, in_loop)
-            elif isinstance(s, (ir.For, ir.While)):
-                visit(s.body, True)
-
-    visit(fn.body, False)
-    return {t for t, n in counts.items() if n > 1}

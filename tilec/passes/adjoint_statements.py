@@ -1,0 +1,83 @@
+"""The adjoint of each straight-line statement: its forward replay and its reverse.
+
+Part of autodiff (autodiff.py drives; these functions read and extend the derivation's state
+`ad`). Assignments, tuple unpacks and expression statements: the replay repeats each one except
+effects (stores, atomics, prints: EFFECTS), pushing first the old value of a target the tape must
+keep (adjoint_tape.py); the reverse pops it back, takes the target's adjoint and hands it to the
+op's rule (ops/adjoints.py) through `ad.propagate`. `tile_sort` is reversed here too: its
+gradients are un-permuted. Branches and loops are in adjoint_control_flow.py.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import ir
+from ..ops.adjoints import RULES
+from ..ops.build import call as C
+from ..diagnostics import NotDifferentiable
+from .adjoint_tape import EFFECTS, pop, push
+from ..ir.types import MatT, Scalar, TileT, VecT, component_dtype
+
+if TYPE_CHECKING:
+    from .autodiff import Adjoint
+
+
+def differentiable(t) -> bool:
+    if isinstance(t, (VecT, MatT)):  # vectors and matrices of floats (ops/adjoints_values.py)
+        return t.dtype.is_float
+    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+
+
+def forward_statement(ad: Adjoint, s) -> list:
+    """The replay of a statement other than a branch or loop."""
+    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in EFFECTS:
+        return []  # an atomic whose old value is unused (effects.py refuses the others): not replayed
+    if isinstance(s, ir.Assign):
+        save = s.target in ad.pushed and s.target not in ad.no_tape
+        return ([push(s.target, s.span)] if save else []) + [s]
+    if isinstance(s, ir.Unpack):
+        pre = [push(t, s.span) for t in s.targets if t in ad.pushed or _is_sort(s)]
+        return pre + [s]
+    if isinstance(s, ir.ExprStmt):
+        return [] if isinstance(s.expr, ir.OpCall) and s.expr.op in EFFECTS else [s]
+    return [s]
+
+
+def reverse_statement(ad: Adjoint, s) -> None:
+    """The reverse of a statement other than a branch or loop."""
+    if isinstance(s, ir.Assign):
+        if s.target in ad.pushed and s.target not in ad.no_tape:
+            ad.emit(pop(s.target, s.span))
+        if differentiable(s.target.type):
+            ad.propagate(s.value, ad.take_adjoint(s.target, s.span))
+    elif isinstance(s, ir.Unpack):
+        if _is_sort(s):
+            _reverse_sort(ad, s)
+        elif (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_pop"
+              and any(differentiable(t.type) for t in s.targets)):
+            raise NotDifferentiable("tile_stack_pop: a float popped from a tile stack has no gradient path back "
+                                    "to what was pushed (Warp drops it); tilec refuses the adjoint", s.span)
+        else:
+            for t in reversed(s.targets):
+                if t in ad.pushed:
+                    ad.emit(pop(t, s.span))
+    elif isinstance(s, ir.ExprStmt):
+        if isinstance(s.expr, ir.OpCall) and s.expr.op in RULES:
+            ad.apply_rule(s.expr, None)
+
+
+def _reverse_sort(ad: Adjoint, s: ir.Unpack) -> None:
+    keys, vals = s.targets
+    grads = []
+    for t in (vals, keys):
+        ad.emit(pop(t, s.span))
+    for t in (keys, vals):
+        if differentiable(t.type):
+            grads.append((t, ad.take_adjoint(t, s.span)))
+    for t, g in grads:
+        un = C("tile_unsort_grad", ir.Var(keys, s.span), g)
+        ad.accumulate(ir.Var(t, s.span), un)
+
+
+def _is_sort(s) -> bool:
+    return isinstance(s, ir.Unpack) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_sort"
