@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
+from ..ir.types import NONE, ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from . import annotations as ann
 from . import generics
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
@@ -269,14 +269,14 @@ class ModuleChecker:
 
         rules = self.scope.custom_adjoints[name]
         replay = {}
-        if "func_replay" in rules:
+        if "func_replay" in rules:  # with a func_grad too: the replay's value, the rule's adjoint
             replay = self.replay_rule(name, fn, rules["func_replay"], block_dim)
             if "custom_adjoint" in replay or "func_grad" not in rules:
                 return replay
         if "func_grad" not in rules:
             return {}
-        if replay:
-            return {"custom_adjoint": "func_replay together with func_grad"}
+        if fn.byref:
+            return {"custom_adjoint": "func_grad on a func that updates a tile argument in place"}
         if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
             return {"custom_adjoint": "func_grad on these parameter types"}
         arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
@@ -318,16 +318,17 @@ class ModuleChecker:
                 return {"custom_adjoint": "func_grad that does not check"}
             self.order.append(g)
             names.append(g.name)
-        return {"grad_funcs": tuple(names)}
+        return {"grad_funcs": tuple(names), **replay}
 
     def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
-        """@wp.func_replay of a func returning a scalar: the replay func, checked with the func's
-        parameter types, gives the value the adjoint's forward replay uses (structure._expand)."""
+        """@wp.func_replay: the replay func, checked with the func's parameter types, gives the values
+        the adjoint's forward replay uses: its result (a scalar, value or tile) and the tiles it updates
+        by reference (structure._expand_replay)."""
         from ..naming import func_instance
         from .resolve import FuncDef
 
-        if not isinstance(fn.ret, Scalar):
-            return {"custom_adjoint": "func_replay of a func not returning a scalar"}
+        if not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)) and fn.ret != NONE:
+            return {"custom_adjoint": f"func_replay of a func returning {describe(fn.ret)}"}
         rfd = FuncDef(node.name.value, node, "func")
         if len(node.params.params) != len(fn.params):
             self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
