@@ -290,6 +290,8 @@ class ModuleChecker:
                              f"`{name}` and then the adjoint of its result ({len(types)} in all)",
                              self.parsed.span(node.name))
             return {"custom_adjoint": "func_grad with a wrong signature"}
+        if not self.custom_params_match("func_grad", name, gfd, types):
+            return {"custom_adjoint": "func_grad with a wrong signature"}
         names = []
         array_grad = None
         if arrays:  # one instance adds into every array parameter's adjoint
@@ -320,6 +322,21 @@ class ModuleChecker:
             names.append(g.name)
         return {"grad_funcs": tuple(names), **replay}
 
+    def custom_params_match(self, attr: str, name: str, cfd, types: list) -> bool:
+        """A custom adjoint's annotations agree with the types it is checked with (Warp looks the
+        func up by them and refuses a mismatch); `Any` takes any type."""
+        declared = self.signature(cfd)
+        if declared is None:
+            return False
+        ok = True
+        for p, want, got in zip(cfd.node.params.params, declared, types):
+            if generics.is_generic(want) or _same_kind(want, got):
+                continue
+            self.diags.error("TC0408", f"@wp.{attr} `{cfd.name}`: parameter `{p.name.value}` is {describe(want)}, "
+                             f"but `{name}` gives {describe(got)} there", self.parsed.span(p.annotation.annotation))
+            ok = False
+        return ok
+
     def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
         """@wp.func_replay: the replay func, checked with the func's parameter types, gives the values
         the adjoint's forward replay uses: its result (a scalar, value or tile) and the tiles it updates
@@ -333,6 +350,8 @@ class ModuleChecker:
         if len(node.params.params) != len(fn.params):
             self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}`", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        if not self.custom_params_match("func_replay", name, rfd, [p.type for p in fn.params]):
             return {"custom_adjoint": "func_replay with a wrong signature"}
         index = self.counts.get(rfd.name, 0)
         self.counts[rfd.name] = index + 1
@@ -412,3 +431,10 @@ class ModuleChecker:
         self.diags.error("TC0201" if not isinstance(want, TileT) or not isinstance(got, TileT) or got.ndim == want.ndim else "TC0107",
                          f"{name}: parameter `{pname}` expects {describe(want)}, got {describe(got)}", where)
         raise Abort()
+
+
+def _same_kind(declared, concrete) -> bool:
+    """A custom adjoint's declared parameter type against the func's (arrays by dtype and ndim)."""
+    if isinstance(declared, ArrayT) and isinstance(concrete, ArrayT):
+        return declared.dtype == concrete.dtype and declared.ndim == concrete.ndim
+    return declared == concrete
