@@ -56,3 +56,11 @@ CASES += [
     Case("fgrad_mapped_grad_scalar", R, "mapped_grad_scalar", dim=(1,), args=(arr(8), arr(1), out(8)), block_dim=8),
     Case("fgrad_mapped_replay", R, "mapped_replay", dim=(1,), args=(arr(8), out(8)), block_dim=8),
 ]
+
+# custom adjoints defined beside a factory's kernel: applied per binding (the replay differs: fd=False)
+CASES += [
+    Case("fgrad_factory_leaky_small", R, "leaky_rows__slope_0p1__TILE_8", dim=(3,), args=(arr(3, 8), out(3, 8)),
+         block_dim=16, warp_kernel="leaky_small", fd=False),
+    Case("fgrad_factory_leaky_wide", R, "leaky_rows__slope_0p5__TILE_16", dim=(2,), args=(arr(2, 16), out(2, 16)),
+         block_dim=8, warp_kernel="leaky_wide", fd=False),
+]

@@ -89,3 +89,29 @@ def k(a: wp.array(dtype=float), out: wp.array(dtype=float)):
 @wp.func_replay(k)  # ERROR TC0408: @wp.func_replay names `k`, which is a kernel
 def replay_k(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     pass
+
+
+def make(S: int):
+    @wp.func
+    def inner(x: float):
+        return x * float(S)
+
+    @wp.func_grad(inner_typo)  # ERROR TC0408: names `inner_typo`, which is not a @wp.func defined beside it
+    def adj_inner(x: float, adj_ret: float):
+        wp.adjoint[x] += adj_ret
+
+    @wp.kernel
+    def nk(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = inner(a[i])
+
+    return nk
+
+
+nk4 = make(4)
+
+
+def setup():
+    @wp.func_grad(scale)
+    def adj_scale_late(x: float, adj_ret: float):  # ERROR TC0408: is a custom adjoint defined inside `setup` beside no kernel
+        wp.adjoint[x] += adj_ret

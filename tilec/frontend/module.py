@@ -242,10 +242,10 @@ class ModuleChecker:
         if len(self.diags.items) > before and self.diags.has_errors:
             self.instances[key] = None
             raise Abort()
-        if name in self.scope.custom_adjoints:
+        if fd.name in (fd.scope or self.scope).custom_adjoints:  # by the def's own name (not an alias)
             from dataclasses import replace
 
-            fn = replace(fn, **self.custom_rules(name, fn, block_dim))
+            fn = replace(fn, **self.custom_rules(name, fd, fn, block_dim))
         self.instances[key] = fn
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
@@ -260,17 +260,17 @@ class ModuleChecker:
             self.diags.items[i] = dataclasses.replace(
                 d, labels=d.labels + (Label(span, f"`{name}` instantiated here with {typed}"),))
 
-    def custom_rules(self, name: str, fn: ir.Function, block_dim: int) -> dict:
+    def custom_rules(self, name: str, fd, fn: ir.Function, block_dim: int) -> dict:
         """@wp.func_grad of a func on scalars: one func per float parameter computing its adjoint
         contribution (the autodiff calls them instead of differentiating the body). Anything tilec
         cannot apply is recorded, and kernels reaching it get no adjoint (never a wrong one)."""
         from ..naming import func_instance
         from .resolve import FuncDef
 
-        rules = self.scope.custom_adjoints[name]
+        rules = (fd.scope or self.scope).custom_adjoints[fd.name]
         replay = {}
         if "func_replay" in rules:  # with a func_grad too: the replay's value, the rule's adjoint
-            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim)
+            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim, fd.scope)
             if "custom_adjoint" in replay or "func_grad" not in rules:
                 return replay
         if "func_grad" not in rules:
@@ -283,7 +283,7 @@ class ModuleChecker:
         if arrays and not isinstance(fn.ret, (Scalar, TileT)):
             return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
-        gfd = FuncDef(node.name.value, node, "func")
+        gfd = FuncDef(node.name.value, node, "func", scope=fd.scope)  # a nested rule sees the func's bindings
         types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
         if len(node.params.params) != len(types):
             self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
@@ -337,7 +337,7 @@ class ModuleChecker:
             ok = False
         return ok
 
-    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
+    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int, scope=None) -> dict:
         """@wp.func_replay: the replay func, checked with the func's parameter types, gives the values
         the adjoint's forward replay uses: its result (a scalar, value or tile) and the tiles it updates
         by reference (structure._expand_replay)."""
@@ -346,7 +346,7 @@ class ModuleChecker:
 
         if not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)) and fn.ret != NONE:
             return {"custom_adjoint": f"func_replay of a func returning {describe(fn.ret)}"}
-        rfd = FuncDef(node.name.value, node, "func")
+        rfd = FuncDef(node.name.value, node, "func", scope=scope)
         if len(node.params.params) != len(fn.params):
             self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}`", self.parsed.span(node.name))

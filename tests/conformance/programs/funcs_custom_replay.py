@@ -250,3 +250,37 @@ def mapped_replay(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     t = wp.tile_load(a, shape=N)
     p = wp.tile_map(plus_one, t)
     wp.tile_store(out, p * p)  # Warp replays tile_map with plus_one itself: the gradient is 2 (x + 1)
+
+
+# ---------------------------------------------------------------- custom adjoints inside a kernel factory
+
+
+def make_leaky(slope: float, TILE: int):
+    @wp.func
+    def leaky(x: float):
+        return wp.where(x > 0.0, x, slope * x)
+
+    @wp.func_grad(leaky)
+    def adj_leaky(x: float, adj_ret: float):
+        wp.adjoint[x] += adj_ret * wp.where(x > 0.0, 1.0, slope)  # the exact derivative, per binding
+
+    @wp.func
+    def boosted(t: wp.tile(dtype=float, shape=(TILE,))):
+        return t * 2.0
+
+    @wp.func_replay(boosted)
+    def replay_boosted(t: wp.tile(dtype=float, shape=(TILE,))):
+        return t * 2.0 + wp.tile_full(shape=TILE, value=slope, dtype=float)  # differs by the binding
+
+    @wp.kernel
+    def leaky_rows(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+        i = wp.tid()
+        t = wp.tile_load(a[i], shape=TILE)
+        b = boosted(wp.tile_map(leaky, t))
+        wp.tile_store(out[i], b * b)
+
+    return leaky_rows
+
+
+leaky_small = make_leaky(0.1, 8)
+leaky_wide = make_leaky(0.5, 16)
