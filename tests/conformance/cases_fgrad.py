@@ -64,3 +64,6 @@ CASES += [
     Case("fgrad_factory_leaky_wide", R, "leaky_rows__slope_0p5__TILE_16", dim=(2,), args=(arr(2, 16), out(2, 16)),
          block_dim=8, warp_kernel="leaky_wide", fd=False),
 ]
+CASES += [
+    Case("fgrad_replay_vector", R, "replay_vector", dim=(6,), args=(arr(6), out(6)), launch="simt", fd=False),
+]

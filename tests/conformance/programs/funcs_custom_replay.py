@@ -284,3 +284,23 @@ def make_leaky(slope: float, TILE: int):
 
 leaky_small = make_leaky(0.1, 8)
 leaky_wide = make_leaky(0.5, 16)
+
+
+# ---------------------------------------------------------------- a replay returning a vector
+
+
+@wp.func
+def lifted(x: float):
+    return wp.vec3(x, x * x, 1.0)
+
+
+@wp.func_replay(lifted)
+def replay_lifted(x: float):
+    return wp.vec3(x, x * x + 1.0, 2.0)  # differs on purpose
+
+
+@wp.kernel
+def replay_vector(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    w = lifted(a[i])
+    out[i] = wp.dot(w, w) + w[1] * a[i]
