@@ -61,3 +61,9 @@ def stubbed(a: wp.array(dtype=typing.Any), n: int):
 @wp.overload
 def stubbed(a: wp.array(dtype=float), n: float):  # ERROR TC0201: parameter `n` is declared an int32 scalar, the overload gives a float32
     ...
+
+
+@wp.kernel
+def array_forms(a: wp.array2d(dtype=float, ndim=3),  # ERROR TC0409: `array2d(...)` takes `dtype=` only
+                b: wp.array(float, 2)):  # ERROR TC0409: `array(...)` takes `dtype=` and `ndim=` only
+    a[0, 0] = b[0, 0]
