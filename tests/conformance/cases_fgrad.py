@@ -67,3 +67,8 @@ CASES += [
 CASES += [
     Case("fgrad_replay_vector", R, "replay_vector", dim=(6,), args=(arr(6), out(6)), launch="simt", fd=False),
 ]
+CASES += [
+    Case("fgrad_grad_vector_result", R, "grad_vector_result", dim=(6,), args=(arr(6), out(6)), launch="simt",
+         fd=False),
+    Case("fgrad_grad_value_reused", R, "grad_value_reused", dim=(6,), args=(arr(6), out(6)), launch="simt"),
+]

@@ -280,11 +280,11 @@ class ModuleChecker:
         if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
             return {"custom_adjoint": "func_grad on these parameter types"}
         arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
-        if arrays and not isinstance(fn.ret, (Scalar, TileT)):
+        if arrays and not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)):
             return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
         gfd = FuncDef(node.name.value, node, "func", scope=fd.scope)  # a nested rule sees the func's bindings
-        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
+        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT, VecT, MatT)) else [])
         if len(node.params.params) != len(types):
             self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}` and then the adjoint of its result ({len(types)} in all)",

@@ -304,3 +304,40 @@ def replay_vector(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     w = lifted(a[i])
     out[i] = wp.dot(w, w) + w[1] * a[i]
+
+
+# ---------------------------------------------------------------- func_grad values the adjoint needs
+
+
+@wp.func
+def lift(x: float):
+    return wp.vec3(x, x * x, 1.0)
+
+
+@wp.func_grad(lift)
+def adj_lift(x: float, adj_ret: wp.vec3):
+    wp.adjoint[x] += adj_ret[0] + 2.0 * x * adj_ret[1] + 0.5 * adj_ret[2]  # the last term on purpose
+
+
+@wp.kernel
+def grad_vector_result(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(lift(a[i]))  # the reverse sweep needs lift's value
+
+
+@wp.func
+def soft_sign(x: float):
+    return x / (1.0 + wp.abs(x))
+
+
+@wp.func_grad(soft_sign)
+def adj_soft_sign(x: float, adj_ret: float):
+    d = 1.0 + wp.abs(x)
+    wp.adjoint[x] += adj_ret / (d * d)
+
+
+@wp.kernel
+def grad_value_reused(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = soft_sign(a[i])
+    out[i] = s * s * a[i]
