@@ -469,7 +469,7 @@ class CxxEmitter:
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
-            return f"{e.attr('func')}({', '.join(['ctx'] + args)})"
+            return f"{naming.func_symbol(e.attr('func'))}({', '.join(['ctx'] + args)})"
         if op == "replay_value":
             return args[1]
         if op == "array_view":

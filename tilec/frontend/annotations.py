@@ -186,6 +186,10 @@ def _call_annotation(node: cst.Call, scope: Scope):
         raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
     if kind in ("array", "indexedarray"):  # an indexed array holds scalars only
         d = (_need_element if kind == "array" else _need_dtype)(kw.get("dtype", kw.get("#0")), scope, node)
+        extra = [k for k in kw if k.startswith("#") and k != "#0"] + (["ndim"] if fixed_ndim and "ndim" in kw else [])
+        if extra:  # silently dropping `wp.array(float, 2)`'s 2 or array2d's ndim=3 would change the type
+            raise AnnotationError(f"`{name}(...)` takes `dtype=`" + ("" if fixed_ndim else " and `ndim=`") +
+                                  " only", kw[extra[0]])
         if fixed_ndim is None:
             ndim_node = kw.get("ndim")
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)

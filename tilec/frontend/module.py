@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
+from ..ir.types import NONE, ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from . import annotations as ann
 from . import generics
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
@@ -242,10 +242,10 @@ class ModuleChecker:
         if len(self.diags.items) > before and self.diags.has_errors:
             self.instances[key] = None
             raise Abort()
-        if name in self.scope.custom_adjoints:
+        if fd.name in (fd.scope or self.scope).custom_adjoints:  # by the def's own name (not an alias)
             from dataclasses import replace
 
-            fn = replace(fn, **self.custom_rules(name, fn, block_dim))
+            fn = replace(fn, **self.custom_rules(name, fd, fn, block_dim))
         self.instances[key] = fn
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
@@ -260,35 +260,37 @@ class ModuleChecker:
             self.diags.items[i] = dataclasses.replace(
                 d, labels=d.labels + (Label(span, f"`{name}` instantiated here with {typed}"),))
 
-    def custom_rules(self, name: str, fn: ir.Function, block_dim: int) -> dict:
+    def custom_rules(self, name: str, fd, fn: ir.Function, block_dim: int) -> dict:
         """@wp.func_grad of a func on scalars: one func per float parameter computing its adjoint
         contribution (the autodiff calls them instead of differentiating the body). Anything tilec
         cannot apply is recorded, and kernels reaching it get no adjoint (never a wrong one)."""
         from ..naming import func_instance
         from .resolve import FuncDef
 
-        rules = self.scope.custom_adjoints[name]
+        rules = (fd.scope or self.scope).custom_adjoints[fd.name]
         replay = {}
-        if "func_replay" in rules:
-            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim)
+        if "func_replay" in rules:  # with a func_grad too: the replay's value, the rule's adjoint
+            replay = self.replay_rule(name, fn, rules["func_replay"], block_dim, fd.scope)
             if "custom_adjoint" in replay or "func_grad" not in rules:
                 return replay
         if "func_grad" not in rules:
             return {}
-        if replay:
-            return {"custom_adjoint": "func_replay together with func_grad"}
+        if fn.byref:
+            return {"custom_adjoint": "func_grad on a func that updates a tile argument in place"}
         if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
             return {"custom_adjoint": "func_grad on these parameter types"}
         arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
-        if arrays and not isinstance(fn.ret, (Scalar, TileT)):
+        if arrays and not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)):
             return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
-        gfd = FuncDef(node.name.value, node, "func")
-        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT)) else [])
+        gfd = FuncDef(node.name.value, node, "func", scope=fd.scope)  # a nested rule sees the func's bindings
+        types = [p.type for p in fn.params] + ([fn.ret] if isinstance(fn.ret, (Scalar, TileT, VecT, MatT)) else [])
         if len(node.params.params) != len(types):
             self.diags.error("TC0408", f"@wp.func_grad `{gfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}` and then the adjoint of its result ({len(types)} in all)",
                              self.parsed.span(node.name))
+            return {"custom_adjoint": "func_grad with a wrong signature"}
+        if not self.custom_params_match("func_grad", name, gfd, types):
             return {"custom_adjoint": "func_grad with a wrong signature"}
         names = []
         array_grad = None
@@ -318,20 +320,38 @@ class ModuleChecker:
                 return {"custom_adjoint": "func_grad that does not check"}
             self.order.append(g)
             names.append(g.name)
-        return {"grad_funcs": tuple(names)}
+        return {"grad_funcs": tuple(names), **replay}
 
-    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int) -> dict:
-        """@wp.func_replay of a func returning a scalar: the replay func, checked with the func's
-        parameter types, gives the value the adjoint's forward replay uses (structure._expand)."""
+    def custom_params_match(self, attr: str, name: str, cfd, types: list) -> bool:
+        """A custom adjoint's annotations agree with the types it is checked with (Warp looks the
+        func up by them and refuses a mismatch); `Any` takes any type."""
+        declared = self.signature(cfd)
+        if declared is None:
+            return False
+        ok = True
+        for p, want, got in zip(cfd.node.params.params, declared, types):
+            if generics.is_generic(want) or _same_kind(want, got):
+                continue
+            self.diags.error("TC0408", f"@wp.{attr} `{cfd.name}`: parameter `{p.name.value}` is {describe(want)}, "
+                             f"but `{name}` gives {describe(got)} there", self.parsed.span(p.annotation.annotation))
+            ok = False
+        return ok
+
+    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int, scope=None) -> dict:
+        """@wp.func_replay: the replay func, checked with the func's parameter types, gives the values
+        the adjoint's forward replay uses: its result (a scalar, value or tile) and the tiles it updates
+        by reference (structure._expand_replay)."""
         from ..naming import func_instance
         from .resolve import FuncDef
 
-        if not isinstance(fn.ret, Scalar):
-            return {"custom_adjoint": "func_replay of a func not returning a scalar"}
-        rfd = FuncDef(node.name.value, node, "func")
+        if not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)) and fn.ret != NONE:
+            return {"custom_adjoint": f"func_replay of a func returning {describe(fn.ret)}"}
+        rfd = FuncDef(node.name.value, node, "func", scope=scope)
         if len(node.params.params) != len(fn.params):
             self.diags.error("TC0408", f"@wp.func_replay `{rfd.name}` must take the {len(fn.params)} parameter(s) of "
                              f"`{name}`", self.parsed.span(node.name))
+            return {"custom_adjoint": "func_replay with a wrong signature"}
+        if not self.custom_params_match("func_replay", name, rfd, [p.type for p in fn.params]):
             return {"custom_adjoint": "func_replay with a wrong signature"}
         index = self.counts.get(rfd.name, 0)
         self.counts[rfd.name] = index + 1
@@ -411,3 +431,10 @@ class ModuleChecker:
         self.diags.error("TC0201" if not isinstance(want, TileT) or not isinstance(got, TileT) or got.ndim == want.ndim else "TC0107",
                          f"{name}: parameter `{pname}` expects {describe(want)}, got {describe(got)}", where)
         raise Abort()
+
+
+def _same_kind(declared, concrete) -> bool:
+    """A custom adjoint's declared parameter type against the func's (arrays by dtype and ndim)."""
+    if isinstance(declared, ArrayT) and isinstance(concrete, ArrayT):
+        return declared.dtype == concrete.dtype and declared.ndim == concrete.ndim
+    return declared == concrete

@@ -38,6 +38,7 @@ from .parse import Parsed
 from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
 
 DECORATORS = ("kernel", "func")
+CUSTOM_ADJOINTS = ("func_grad", "func_replay")  # nested ones are registered beside their func, per binding
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,12 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
         base_counts[f.node.name.value] = base_counts.get(f.node.name.value, 0) + 1
     for f in plain:
         _instantiate(f, walker, scope, parsed, diags, out, taken, base_counts)
+    for f in walker.found:  # a nested custom adjoint no kernel sees would be ignored: say so
+        if f.kind == "custom" and id(f.node) not in walker.applied:
+            diags.error("TC0408", f"`{f.node.name.value}` is a custom adjoint defined inside "
+                        f"`{_enclosing(f)}` beside no kernel; tilec applies custom "
+                        "adjoints defined at module level or beside the kernels that use them",
+                        parsed.span(f.node.name))
     launched = launch_block_dims(walker, scope)
     declared = overloads(walker, scope, parsed, diags)
     for fd in scope.kernels.values():
@@ -177,6 +184,8 @@ class _Walker:
         self.calls: list = []  # (cst.Call, frames)
         self.made_by: dict = {}  # variable -> names of the functions whose call result it holds
         self.stubs: list = []  # @wp.overload defs
+        self.applied: set = set()  # ids of nested custom-adjoint defs registered beside a kernel
+        self.reported: set = set()  # ids of nested custom-adjoint decorator arguments already diagnosed
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -184,6 +193,8 @@ class _Walker:
             attr = self.scope.api_attr(expr.func if isinstance(expr, cst.Call) else expr)
             if attr in DECORATORS:
                 return attr
+            if attr in CUSTOM_ADJOINTS:
+                return "custom"
         return None
 
     def block(self, stmts, frames: tuple, top: bool = False) -> None:
@@ -586,7 +597,11 @@ def _siblings(found: Found, walker: _Walker) -> list:
     if not defs:
         return []
     inner = defs[-1].node
-    return [f for f in walker.found if f.kind == "func" and any(fr.node is inner for fr in f.frames)]
+    return [f for f in walker.found if f.kind in ("func", "custom") and any(fr.node is inner for fr in f.frames)]
+
+
+def _enclosing(found: Found) -> str:
+    return next((fr.name for fr in reversed(found.frames) if fr.kind in ("def", "class")), "a block")
 
 
 def _qualified(found: Found) -> str:
@@ -606,7 +621,8 @@ def _child_scope(scope: Scope, env: dict) -> Scope:
             funcs_alias[name] = scope.funcs[v.name]
         elif not isinstance(v, Unknown):
             constants[name] = v
-    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs={**scope.funcs, **funcs_alias})
+    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs={**scope.funcs, **funcs_alias},
+                               custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
 
 
 def _make_def(node: cst.FunctionDef, scope: Scope, parsed: Parsed, diags: Diagnostics) -> FuncDef | None:
@@ -679,12 +695,19 @@ def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diag
         fd.scope = child
         fd.bindings = used
         for sib in siblings:
+            if sib.kind == "custom":
+                walker.applied.add(id(sib.node))
             sfd = _make_def(sib.node, child, parsed, diags)
             if sfd is not None:
                 sfd.scope = child
                 sfd.bindings = used
                 sfd.key = (id(sib.node), used)
                 child.funcs[sfd.name] = sfd
+        for target, attr, arg in child.custom_targets:  # a nested @wp.func_grad(f) names a func beside it
+            if target not in child.funcs and id(arg) not in walker.reported:
+                walker.reported.add(id(arg))
+                diags.error("TC0408", f"@wp.{attr} names `{target}`, which is not a @wp.func defined beside it",
+                            parsed.span(arg))
         instance = naming.kernel_instance(base, [(k, _spell(v)) for k, v in used if k in inputs])
         while instance in taken:
             instance += "_"

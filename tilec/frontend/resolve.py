@@ -53,6 +53,7 @@ class Scope:
     host_names: dict = field(default_factory=dict)  # local name -> (module, name) from-imported
     module_options: dict = field(default_factory=dict)  # wp.set_module_options({...}) at module level
     custom_adjoints: dict = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
+    custom_targets: list = field(default_factory=list)  # (func name, decorator argument node): checked at the end
     native_funcs: dict = field(default_factory=dict)  # @wp.func_native name -> its def node
     structs: dict = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
 
@@ -123,6 +124,7 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             structs.declare(scope, stmt, parsed, diags)
         else:
             _nested_imports(scope, stmt)
+    _check_custom_targets(scope, parsed, diags)
     # Warp reads module options when the module is built: they hold for kernels defined before them.
     default = scope.module_options.get("enable_backward", True) is not False
     for fd in list(scope.kernels.values()) + list(scope.funcs.values()):
@@ -234,14 +236,36 @@ def _type_alias(scope: Scope, value: cst.BaseExpression):
     return None if t == annotations.ANY else t
 
 
+def _custom_adjoint(scope: Scope, attr: str, node, deco, call, parsed: Parsed, diags: Diagnostics) -> None:
+    """`@wp.func_grad(f)` / `@wp.func_replay(f)`: registered for f, or a diagnostic (never ignored)."""
+    if call is None or len(call.args) != 1 or not isinstance(call.args[0].value, cst.Name):
+        diags.error("TC0408", f"@wp.{attr} takes the name of one @wp.func defined in this file, e.g. "
+                    f"`@wp.{attr}(f)`", parsed.span(deco.decorator))
+        return
+    name = call.args[0].value.value
+    rules = scope.custom_adjoints.setdefault(name, {})
+    if rules.get(attr, node) is not node:  # (a factory's nested def is seen once per binding)
+        diags.error("TC0408", f"a second @wp.{attr} for `{name}` (the first is `{rules[attr].name.value}`); "
+                    "tilec takes one per func", parsed.span(node.name))
+        return
+    rules[attr] = node
+    scope.custom_targets.append((name, attr, call.args[0].value))
+
+
+def _check_custom_targets(scope: Scope, parsed: Parsed, diags: Diagnostics) -> None:
+    for name, attr, arg in scope.custom_targets:
+        if name not in scope.funcs:
+            what = "a kernel" if name in scope.kernels else "not a @wp.func defined at module level in this file"
+            diags.error("TC0408", f"@wp.{attr} names `{name}`, which is {what}", parsed.span(arg))
+
+
 def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagnostics) -> None:
     for deco in node.decorators:
         expr = deco.decorator
         call = expr if isinstance(expr, cst.Call) else None
         attr = scope.api_attr(call.func if call else expr)
-        if attr in ("func_grad", "func_replay") and call is not None and call.args and \
-                isinstance(call.args[0].value, cst.Name):
-            scope.custom_adjoints.setdefault(call.args[0].value.value, {}).setdefault(attr, node)
+        if attr in ("func_grad", "func_replay"):
+            _custom_adjoint(scope, attr, node, deco, call, parsed, diags)
             return
         if attr == "func_native":
             scope.native_funcs[node.name.value] = node

@@ -569,6 +569,15 @@ def _custom_call(ad, e, g):
             if name is not None and k not in arrays]
 
 
+@rule("tile_map")
+def _mapped_custom(ad, e, g):
+    """tile_map over a func with a @wp.func_grad (structure._lift_maps keeps only those): each float
+    argument's contribution is its adjoint func mapped over (args, g); a broadcast scalar's is summed."""
+    args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
+    return [(k, ir.OpCall("tile_map", args, (("op", name),), TileT(dtype_of(e.args[k].type), e.type.shape), e.span))
+            for k, name in enumerate(e.attr("grads")) if name is not None]
+
+
 @rule("tile_reshape", "tile_squeeze")
 def _reshape(ad, e, g):
     return [(0, C("tile_reshape", ad.val(g), shape=e.args[0].type.shape))]

@@ -38,7 +38,7 @@ from ..ops.build import call as C
 from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable
 from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
-                        rename_straight_line)
+                        rename_straight_line, resolve_replay_values)
 from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT
 
 
@@ -67,7 +67,7 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
     builder = Adjoint(fn, lanes)
-    adjoint = _normalized(builder.run(), module)
+    adjoint = _normalized(resolve_replay_values(builder.run()), module)
     if lane_takes is not None:
         lane_takes |= builder.lane_takes
     if any(f.grad_funcs is not None for f in funcs.values()):

@@ -1,7 +1,9 @@
 """Structuring passes for the adjoint: inline funcs, then remove jumps.
 
 `inline_calls`: IR -> IR where a kernel calls no funcs. A func with a @wp.func_grad becomes a
-`custom_call` op for the adjoint (lift_maps), whose rule calls the user's adjoint funcs. A callee body is
+`custom_call` op for the adjoint (lift_maps), whose rule calls the user's adjoint funcs (a `tile_map`
+over it keeps the map, with the adjoint funcs in its `grads`); one with a @wp.func_replay becomes its
+body and its replay joined by `replay_value` (`_expand_replay`). A callee body is
 copied with fresh symbols inside a one-trip loop; its `return v` becomes an
 assignment of the result and a `break`. A `tile_map` over a func whose body is
 a single `return expr` becomes the elementwise tree of that expression.
@@ -96,25 +98,16 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
             if callee.custom_adjoint is not None:
                 raise NotDifferentiable(f"`{callee.source_name}` has a custom adjoint (@wp.{callee.custom_adjoint}) "
                                         "that tilec does not apply yet; no adjoint is built", e.span)
-            if callee.grad_funcs is not None and isinstance(e, ir.OpCall):
+            if callee.grad_funcs is not None and isinstance(e, ir.OpCall) and e.op != "tile_map":
                 raise NotDifferentiable(f"{e.op} over `{callee.source_name}`, which has a @wp.func_grad: the custom "
-                                        "adjoint is not applied to mapped funcs yet; no adjoint is built", e.span)
+                                        "adjoint is not applied to reductions yet; no adjoint is built", e.span)
             refuse_custom_adjoints(callee, funcs)
 
 
 def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     fn = funcs[call.func]
-    if lift_maps and fn.replay_func is not None and target is not None:
-        # @wp.func_replay, for the adjoint: the body (its derivative is the call's), then the replay
-        # func (its value is the call's in the forward replay); replay_value joins the two
-        body = fresh.sym(f"{fn.source_name}_body", fn.ret)
-        replayed = fresh.sym(f"{fn.source_name}_replay", fn.ret)
-        out = _expand(replace(call, func=fn.name), body, {**funcs, fn.name: replace(fn, replay_func=None)}, fresh,
-                      lift_maps)
-        out += _expand(ir.Call(fn.replay_func, call.args, fn.ret, call.span), replayed, funcs, fresh, lift_maps)
-        value = ir.OpCall("replay_value", (ir.Var(body, call.span), ir.Var(replayed, call.span)), (), fn.ret,
-                          call.span)
-        return out + [ir.Assign(target, value, call.span)]
+    if lift_maps and fn.replay_func is not None:
+        return _expand_replay(call, target, funcs, fresh)
     if lift_maps and fn.grad_funcs is not None:  # for the adjoint: the user's rule, not the body
         value = ir.OpCall("custom_call", call.args, (("func", fn.name), ("grads", fn.grad_funcs)), fn.ret,
                           call.span)
@@ -143,6 +136,64 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
     zero = ir.Const(0, INT32, call.span)
     out.append(ir.For(once, zero, one, one, body, call.span, static=True))
     return out + copy_back
+
+
+# ops a replay func may not hold: the adjoint's forward replay makes no array writes and no output
+_REPLAY_EFFECTS = ("tile_store", "tile_atomic", "array_store", "array_atomic", "atomic_", "print")
+
+
+def _expand_replay(call: ir.Call, target, funcs, fresh) -> list:
+    """@wp.func_replay, for the adjoint (Warp's semantics, measured on 1.19): the forward replay takes
+    the replay func's values (its result and the tiles it updates by reference), the derivative is
+    the func's own (its body's, or its @wp.func_grad rule's). The body and the replay func run on
+    copies of the by-reference tiles; `replay_value` joins each pair of results."""
+    fn = funcs[call.func]
+    plain = {**funcs, fn.name: replace(fn, replay_func=None)}
+    span = call.span
+    out = []
+    pairs = []  # (caller's symbol, body's copy, replay's copy) per by-reference tile
+    body_args, replay_args = list(call.args), list(call.args)
+    for i in fn.byref:
+        a = call.args[i]
+        if not isinstance(a, ir.Var):
+            continue
+        copies = (fresh.sym(f"{a.sym.name}_body", a.sym.type), fresh.sym(f"{a.sym.name}_replay", a.sym.type))
+        out += [ir.Assign(c, a, span) for c in copies]
+        body_args[i], replay_args[i] = ir.Var(copies[0], span), ir.Var(copies[1], span)
+        pairs.append((a.sym, *copies))
+    body = fresh.sym(f"{fn.source_name}_body", fn.ret) if target is not None else None
+    replayed = fresh.sym(f"{fn.source_name}_replay", fn.ret) if target is not None else None
+    out += _expand(replace(call, args=tuple(body_args)), body, plain, fresh)
+    replay = _expand(ir.Call(fn.replay_func, tuple(replay_args), fn.ret, span), replayed, funcs, fresh)
+    for e in (x for s in ir.walk_stmts(tuple(replay)) for top in ir.stmt_exprs(s) for x in ir.walk_expr(top)):
+        if isinstance(e, ir.OpCall) and e.op.startswith(_REPLAY_EFFECTS):
+            raise NotDifferentiable(f"the @wp.func_replay of `{fn.source_name}` makes `{e.op}`; tilec's adjoint "
+                                    "replays no array writes or prints, so no adjoint is built", e.span)
+    out += replay
+    if target is not None:
+        pairs.append((target, body, replayed))
+    for dest, b, r in pairs:
+        value = ir.OpCall("replay_value", (ir.Var(b, span), ir.Var(r, span)), (), dest.type, span)
+        out.append(ir.Assign(dest, value, span))
+    return out
+
+
+def resolve_replay_values(fn: ir.Function) -> ir.Function:
+    """After autodiff: each `x = replay_value(body, replayed)` is `x = replayed` (a plain copy, which
+    every backend emits for scalars, values and tiles alike)."""
+    def block(body) -> tuple:
+        out = []
+        for s in body:
+            if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "replay_value":
+                s = replace(s, value=s.value.args[1])
+            elif isinstance(s, ir.If):
+                s = replace(s, body=block(s.body), orelse=block(s.orelse))
+            elif isinstance(s, (ir.For, ir.While)):
+                s = replace(s, body=block(s.body))
+            out.append(s)
+        return tuple(out)
+
+    return replace(fn, body=block(fn.body))
 
 
 def _returns_to_breaks(body, target, fresh, flags: list, in_loop: bool = False) -> tuple:
@@ -191,6 +242,8 @@ def _lift_maps(e, funcs):
     if e.op != "tile_map" or e.attr("op") not in funcs:
         return e
     fn = funcs[e.attr("op")]
+    if fn.grad_funcs is not None:  # the user's rule mapped over the tiles, as Warp does (ops/adjoints.py)
+        return replace(e, attrs=e.attrs + (("grads", fn.grad_funcs),))
     body = [s for s in fn.body]
     if len(body) != 1 or not isinstance(body[0], ir.Return) or body[0].value is None:
         raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is a single "
