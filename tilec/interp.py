@@ -11,6 +11,7 @@ independent executions. Kernels that need cooperating lanes are refused.
 from __future__ import annotations
 
 import itertools
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Interpreter:
         self.funcs = {f.name: f for f in module.funcs}
         self.kernels = {k.name: k for k in module.kernels}
         # per-block state read by the op implementations
-        self.tid = ()
+        self.tid: tuple[int, ...] = ()
         self.lane = 0
         self.nlanes = 1
         self.leader = True
@@ -158,7 +159,7 @@ class Interpreter:
     def scalar_function(self, name: str):
         """A Python callable for a builtin op name or a specialised func."""
         if name in BINARY:
-            f = BINARY[name]
+            f = cast(Callable[..., Any], BINARY[name])  # numpy ufuncs and lambdas
             return lambda a, b: f(a, b)
         if name in UNARY:
             return UNARY[name]

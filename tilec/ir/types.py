@@ -212,10 +212,11 @@ class TileT:
 
     @property
     def size(self) -> int:
-        return prod(self.shape) if self.is_concrete else -1
+        return prod(d for d in self.shape if isinstance(d, int)) if self.is_concrete else -1
 
     @property
     def nbytes(self) -> int:
+        assert not isinstance(self.dtype, StructT), "tiles of structs never reach past the checker"
         return self.size * self.dtype.nbytes
 
     def __str__(self) -> str:

@@ -12,7 +12,7 @@ induction variable again and recomputes the planned statements per iteration. Th
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .. import ir
 from ..ops.build import call as C
@@ -95,7 +95,7 @@ def reverse_loop(ad: Adjoint, s: ir.For | ir.While) -> None:
 def _reverse_fast_loop(ad: Adjoint, s: ir.For) -> None:
     """Iterations backwards with the trip count, induction variable and recomputable values
     derived again instead of read from the tape."""
-    step = s.step.value
+    step = cast(int, cast(ir.Const, s.step).value)  # a constant step (adjoint_tape.plan_fast_loop)
     span = s.span
     n = ad.temp(INT32, "_n")
     distance = C("sub", s.stop, s.start) if step > 0 else C("sub", s.start, s.stop)

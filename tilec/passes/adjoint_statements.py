@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 def differentiable(t) -> bool:
     if isinstance(t, (VecT, MatT)):  # vectors and matrices of floats (ops/adjoints_values.py)
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+    if isinstance(t, TileT):
+        component = component_dtype(t.dtype)  # a tile of scalars, vectors or matrices (never of structs)
+        return component is not None and component.is_float
+    return isinstance(t, Scalar) and t.is_float
 
 
 def forward_statement(ad: Adjoint, s) -> list:

@@ -66,7 +66,8 @@ def plan_fast_loop(ad: Adjoint, s: ir.For):
     if not all(recomputable(ad, b) for b in (s.start, s.stop)):
         return None
     ad.loop_vars.append(s.var)
-    recomputed, defined = [], set()
+    recomputed: list[ir.Assign] = []
+    defined: set[ir.Sym] = set()
     outside = _reads_outside(ad.fn.body, s)
     for stmt in body:
         if (isinstance(stmt, ir.Assign) and ad.sites.get(stmt.target) == 1

@@ -166,8 +166,8 @@ class Adjoint:
 
     def fresh_zero(self, t) -> ir.Var:
         sym = self.temp(t, "_z")
-        self.emit(ir.Assign(sym, zeros(t), None))
-        return ir.Var(sym, None)
+        self.emit(ir.Assign(sym, zeros(t), None))  # type: ignore[arg-type]  # span filled in by emit
+        return ir.Var(sym, None)  # type: ignore[arg-type]  # span filled in where a statement reads it
 
     def adj_array(self, e):
         if isinstance(e, ir.OpCall) and e.op == "array_view":  # a view's adjoint: that view of the adjoint
@@ -250,7 +250,7 @@ class Adjoint:
     def take_adjoint(self, sym: ir.Sym, span) -> ir.Var:
         """The adjoint of a value whose assignment is being reversed, then zeroed."""
         adj = self.adj_of(sym)
-        total = ir.Var(adj, span)
+        total: ir.Expr = ir.Var(adj, span)
         if self.lanes and isinstance(sym.type, TileT):
             total = C("lane_sum", total)
         g = self.temp(sym.type, "_g")

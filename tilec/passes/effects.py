@@ -33,6 +33,7 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from .. import ir
 from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, component_dtype
@@ -94,7 +95,7 @@ def _footprint(e: ir.OpCall) -> tuple:
     ndim = e.args[0].type.ndim
     offsets = tuple(_key(a) for a in _offsets(e)) or (("const", 0, "int32"),) * ndim
     if e.op in ("tile_load", "tile_load_indexed"):
-        shape = e.type.shape
+        shape = cast(TileT, e.type).shape
     else:
         shape = e.args[2 if "indexed" in e.op else 1].type.shape
     indexed = ("indexed", _key(e.args[1]), e.attr("axis")) if "indexed" in e.op else ()
@@ -212,15 +213,18 @@ def accesses(fn: ir.Function) -> list:
     for s in ir.walk_stmts(fn.body):
         for top in ir.stmt_exprs(s):
             for e in ir.walk_expr(top):
-                if isinstance(e, ir.OpCall) and _kind(e.op) and isinstance(e.args[0], ir.Var):
-                    out.append(Access(e.args[0].sym, _kind(e.op), e.op, _footprint(e), e.span or s.span))
+                if isinstance(e, ir.OpCall) and (kind := _kind(e.op)) and isinstance(e.args[0], ir.Var):
+                    out.append(Access(e.args[0].sym, kind, e.op, _footprint(e), e.span or s.span))
     return out
 
 
 def _differentiable(t) -> bool:
     if isinstance(t, (VecT, MatT)):
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+    if isinstance(t, TileT):
+        component = component_dtype(t.dtype)  # a tile of scalars, vectors or matrices (never of structs)
+        return component is not None and component.is_float
+    return isinstance(t, Scalar) and t.is_float
 
 
 def _free_positions(e: ir.OpCall) -> set:
@@ -391,7 +395,7 @@ def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) 
             for top in ir.stmt_exprs(s):
                 for e in ir.walk_expr(top):
                     if not (isinstance(e, ir.OpCall) and e.op in OVERWRITES and isinstance(e.args[0], ir.Var)
-                            and _differentiable(e.args[0].type.dtype)):
+                            and _differentiable(cast(ArrayT, e.args[0].type).dtype)):
                         continue
                     at = 2 if e.op == "tile_store_indexed" else 1
                     value, where = e.args[at], e.args[1:at] + e.args[at + 1:]
@@ -429,7 +433,7 @@ def _check_extremes(fn: ir.Function, found: list) -> None:
                     _refuse("TC0505", f"`{e.op}` into a view of an array (line {e.span.line}): its gradient "
                             "is routed to the winning thread only for an array parameter itself; pass the "
                             "array and index it fully", e.span)
-                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(base.sym.type.dtype):
+                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(cast(ArrayT, base.sym.type).dtype):
                     _refuse("TC0505", f"`{base.sym.name}` is updated by an atomic min/max and also used through "
                             f"a view at line {e.span.line}: the gradient goes to the thread whose value won, "
                             "which is exact only when every access to the array is the same extreme", e.span)

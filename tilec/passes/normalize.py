@@ -96,7 +96,7 @@ class _Normalizer:
         they were before: one that is, or views, the updated tile is copied first."""
         names = [p.name for p in OPS[e.op].params if p.kind == "value"]
         updated = {i for i, n in enumerate(names) if n in MUTATES[e.op]}
-        args = list(args)
+        copied = list(args)
         for m in updated:
             if m >= len(e.args) or not isinstance(e.args[m], ir.Var):
                 continue
@@ -106,9 +106,9 @@ class _Normalizer:
                     continue
                 if any(isinstance(x, ir.Var) and x.sym == target for x in ir.walk_expr(original)):
                     copy = self.temp(original.type)
-                    pre.append(ir.Assign(copy, args[i], original.span))
-                    args[i] = ir.Var(copy, original.span)
-        return tuple(args)
+                    pre.append(ir.Assign(copy, copied[i], original.span))
+                    copied[i] = ir.Var(copy, original.span)
+        return tuple(copied)
 
     def fused(self, e, pre: list):
         """An operand inside an elementwise tree: nested elementwise ops stay."""

@@ -68,6 +68,7 @@ def _matmul_in_place(body, products: set) -> tuple:
                     and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
                     and all(isinstance(a, ir.Var) for a in reader.value.args)
                     and not (_writes(out[i + 1:j]) & operands)):
+                assert j is not None  # a reader was found at j
                 acc = ir.Var(reader.target, reader.span)
                 out[j] = replace(reader, value=replace(s.value, args=s.value.args + (acc,)))
                 del out[i]
@@ -136,7 +137,7 @@ def _fuse(body, single: set) -> tuple:
                     and reader.target not in ir.read_syms(s.value)
                     and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):
                 value = _substitute(reader.value, s.target, s.value)
-                if value is not None:
+                if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
                     del out[i]
                     continue

@@ -12,7 +12,7 @@ from ..ir.types import BOOL, INT32, ArrayT, MatT, Scalar, TileT, TupleT, VecT
 
 def verify_module(module: ir.Module) -> list[str]:
     problems: list[str] = []
-    known_funcs = set()
+    known_funcs: set[str] = set()
     for fn in module.funcs:
         problems += verify_function(fn, known_funcs)
         known_funcs.add(fn.name)

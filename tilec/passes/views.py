@@ -24,7 +24,9 @@ def array_base(e):
 
 
 def inline_array_locals(fn: ir.Function) -> ir.Function:
-    defs, sites, loops_of = {}, {}, {}
+    defs: dict = {}
+    sites: dict = {}
+    loops_of: dict = {}
     _scan(fn.body, (), defs, sites, loops_of)
     if not defs:
         return fn
