@@ -47,7 +47,7 @@ class Interpreter:
         self.lane = 0
         self.nlanes = 1
         self.leader = True
-        self.block_dim = 1
+        self.block_dim: int | None = 1  # None: a tiled kernel without a fixed block_dim
         self.tape: list = []
 
     # ------------------------------------------------------------ launches

@@ -89,15 +89,15 @@ def _footprint(e: ir.OpCall) -> tuple:
         first = 1 if e.op == "array_load" else 2
         return ("element",) + tuple(_key(a) for a in e.args[first:])
     if e.op == "array_store_part":  # the element's indices (the component's follow them)
-        return ("element",) + tuple(_key(a) for a in e.args[2:2 + e.args[0].type.ndim])
+        return ("element",) + tuple(_key(a) for a in e.args[2:2 + cast(ArrayT, e.args[0].type).ndim])
     if e.op in ("atomic_add", "atomic_min", "atomic_max"):
         return ("element",) + tuple(_key(a) for a in e.args[1:-1])
-    ndim = e.args[0].type.ndim
+    ndim = cast(ArrayT, e.args[0].type).ndim
     offsets = tuple(_key(a) for a in _offsets(e)) or (("const", 0, "int32"),) * ndim
     if e.op in ("tile_load", "tile_load_indexed"):
         shape = cast(TileT, e.type).shape
     else:
-        shape = e.args[2 if "indexed" in e.op else 1].type.shape
+        shape = cast(TileT, e.args[2 if "indexed" in e.op else 1].type).shape
     indexed = ("indexed", _key(e.args[1]), e.attr("axis")) if "indexed" in e.op else ()
     return ("tile", shape, offsets) + indexed
 

@@ -98,9 +98,10 @@ class _Normalizer:
         updated = {i for i, n in enumerate(names) if n in MUTATES[e.op]}
         copied = list(args)
         for m in updated:
-            if m >= len(e.args) or not isinstance(e.args[m], ir.Var):
+            updated_arg = e.args[m] if m < len(e.args) else None
+            if not isinstance(updated_arg, ir.Var):
                 continue
-            target = e.args[m].sym
+            target = updated_arg.sym
             for i, original in enumerate(e.args):
                 if i in updated or not isinstance(original.type, TileT):
                     continue
