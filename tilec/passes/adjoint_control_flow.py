@@ -106,7 +106,8 @@ def _reverse_fast_loop(ad: Adjoint, s: ir.For) -> None:
     last = C("sub", C("sub", ir.Var(n, span), const(1, INT32)), ir.Var(k, span))
     var_value = C("add", s.start, C("mul", last, s.step))
     ad.loop_vars.append(s.var)
-    inner = [ir.Assign(s.var, var_value, span)] + list(ad.fast_loops[id(s)])
+    inner: list[ir.Stmt] = [ir.Assign(s.var, var_value, span)]
+    inner += ad.fast_loops[id(s)]
     inner += list(ad.nested(s.body))
     ad.loop_vars.pop()
     ad.emit(ir.For(k, const(0, INT32), ir.Var(n, span), const(1, INT32), tuple(inner), span))

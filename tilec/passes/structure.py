@@ -18,7 +18,7 @@ from dataclasses import replace
 from .. import ir
 from ..diagnostics import NotDifferentiable
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, ArrayT, TileT
+from ..ir.types import BOOL, INT32, ArrayT, TileT, Type
 
 
 class _Fresh:
@@ -27,7 +27,7 @@ class _Fresh:
     def __init__(self, fn: ir.Function):
         self.next = 1 + max([0] + [s.id for s in ir.defined_syms(fn)])
 
-    def sym(self, name: str, t) -> ir.Sym:
+    def sym(self, name: str, t: Type) -> ir.Sym:
         self.next += 1
         return ir.Sym(name, self.next, t)
 
