@@ -59,6 +59,16 @@ class OnEmulator:
         self.launch = functools.partial(kernel.launch, device="cuda-emu")
 
 
+class OnEmulatorModule:
+    """A built module whose kernels all launch on the CUDA emulation."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __getattr__(self, name):
+        return OnEmulator(getattr(self.module, name))
+
+
 # Emulation variants for GPU-model tests: (block_dim, thread order within each barrier phase).
 EMULATIONS = [(32, ""), (64, ""), (64, "reverse")]
 

@@ -12,6 +12,7 @@ import test_ops_aligned
 import test_ops_bfloat16
 import test_ops_blas1_scans
 import test_ops_coop
+import test_ops_fft
 import test_ops_linalg_forms
 import test_ops_maps_precision
 import test_ops_random
@@ -23,6 +24,7 @@ FAMILIES = {
     "aligned": test_ops_aligned.PROGRAM,
     "bfloat16": test_ops_bfloat16.SOURCE,
     "blas1_scans": test_ops_blas1_scans.SOURCE,
+    "fft": test_ops_fft.SOURCE,
     "coop": test_ops_coop.SOURCE + test_ops_coop.UPDATES.replace("import warp as wp\n", ""),
     "linalg_forms": test_ops_linalg_forms.SOURCE,
     "maps_precision": test_ops_maps_precision.SOURCE,

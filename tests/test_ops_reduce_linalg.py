@@ -1,11 +1,11 @@
-"""Reductions, scans, sort and linear algebra: CPU forward against numpy."""
+"""Reductions, scans, sort and linear algebra: forward against numpy, on the CPU and the CUDA emulation."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import build
+from harness import OnEmulatorModule, build
 
 pytestmark = [pytest.mark.build, needs_cxx]
 
@@ -77,9 +77,12 @@ def solves(S: wp.array2d(dtype=wp.float64), Y: wp.array2d(dtype=wp.float64), L: 
 '''
 
 
-@pytest.fixture(scope="module")
-def mod():
-    return build(SOURCE, "reduce_linalg")
+@pytest.fixture(scope="module", params=["cpu", "cuda-emu"])
+def mod(request):
+    """The module built for the CPU, or for the CUDA emulation with every launch sent there."""
+    if request.param == "cpu":
+        return build(SOURCE, "reduce_linalg")
+    return OnEmulatorModule(build(SOURCE, "reduce_linalg_emu", target="cuda-emu"))
 
 
 def test_reductions(mod):

@@ -1,11 +1,12 @@
-"""Views, element access, indexed memory ops, atomics and per-lane ops: CPU against numpy."""
+"""Views, element access, indexed memory ops, atomics and per-lane ops: against numpy, on the CPU and
+the CUDA emulation."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import build
+from harness import OnEmulatorModule, build
 
 pytestmark = [pytest.mark.build, needs_cxx]
 
@@ -83,9 +84,12 @@ def lanes(A: wp.array1d(dtype=float), SUMS: wp.array1d(dtype=float), SCAN: wp.ar
 '''
 
 
-@pytest.fixture(scope="module")
-def mod():
-    return build(SOURCE, "views_memory")
+@pytest.fixture(scope="module", params=["cpu", "cuda-emu"])
+def mod(request):
+    """The module built for the CPU, or for the CUDA emulation with every launch sent there."""
+    if request.param == "cpu":
+        return build(SOURCE, "views_memory")
+    return OnEmulatorModule(build(SOURCE, "views_memory_emu", target="cuda-emu"))
 
 
 def test_views_and_element_access(mod):

@@ -15,7 +15,7 @@ import math
 
 from .. import ir
 from ..diagnostics import NotDifferentiable
-from ..ir.types import NONE, ArrayT, Scalar, TileT
+from ..ir.types import BFLOAT16, FLOAT32, NONE, ArrayT, Scalar, TileT
 from .build import call as C
 from .build import const, dtype_of, zeros
 
@@ -439,12 +439,13 @@ def _matmul(ad, e, g):
     products = ((0, lambda adj: C("tile_matmul", g, C("tile_transpose", b), adj, alpha=alpha, beta=1.0), a),
                 (1, lambda adj: C("tile_matmul", C("tile_transpose", a), g, adj, alpha=alpha, beta=1.0), b))
     for index, accumulate, operand in products:
-        if not ad.lanes and isinstance(e.args[index], ir.Var):
+        bf16 = operand.type.dtype == BFLOAT16  # no bfloat16 accumulator (Warp's rule): float32, rounded once
+        if not ad.lanes and isinstance(e.args[index], ir.Var) and not bf16:
             ad.accumulate_into(e.args[index], accumulate)  # straight into the adjoint: no temporary
         else:
-            partial = ad.fresh_zero(operand.type)
+            partial = ad.fresh_zero(TileT(FLOAT32, operand.type.shape) if bf16 else operand.type)
             ad.emit(ir.Assign(partial.sym, accumulate(partial), e.span))
-            out.append((index, partial))
+            out.append((index, C("tile_astype", partial, dtype=BFLOAT16) if bf16 else partial))
     if len(e.args) > 2:
         out.append((2, g if beta == 1.0 else C("mul", g, const(beta, g.type.dtype, e.span))))
     return out
@@ -489,6 +490,12 @@ def _tri_solve(ad, e, g):
     ybar = ad.val(C("tile_upper_solve" if lower else "tile_lower_solve", transposed, ad.val(g)))
     dm = C("tile_tri_outer_grad", ybar, x, type=m.type, lower=lower)
     return [(0, dm), (1, ybar)]
+
+
+# Unnormalised DFTs (ops/fft.py): the adjoint of each is the other, on the incoming gradient.
+@rule("tile_fft", "tile_ifft")
+def _fft(ad, e, g):
+    return [(0, C("tile_ifft" if e.op == "tile_fft" else "tile_fft", ad.val(g)))]
 
 
 @rule("tile_diag_add")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..ir.types import INT32, MatT, Scalar, TileT, VecT
 from .build import call as C
-from .build import const
+from .build import const, zeros
 
 RULES: dict = {}  # merged into adjoints.RULES by register()
 _SCALAR: dict = {}  # the scalar rules of mul and div, which these extend
@@ -144,7 +144,7 @@ def _cast(x, t):
 def _extract(ad, e, g):
     a = e.args[0]
     idx = [ad.val(i) for i in e.args[1:]]
-    return [(0, C("value_insert", const(0, a.type), ad.val(g), *idx))]
+    return [(0, C("value_insert", zeros(a.type), ad.val(g), *idx))]  # a tile of values inside tile_map
 
 
 @rule("value_insert")

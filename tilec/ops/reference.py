@@ -422,6 +422,16 @@ def _matmul(ctx, call, a):
     return cast(prod, call)
 
 
+@impl("tile_fft", "tile_ifft")
+def _fft(ctx, call, a):
+    """A complex tile is its [re, im] pairs on a trailing axis of 2; numpy's ifft divides by N."""
+    x = np.asarray(a[0])
+    z = x[..., 0].astype(np.float64) + 1j * x[..., 1].astype(np.float64)
+    n = z.shape[-1]
+    y = np.fft.fft(z, axis=-1) if call.op == "tile_fft" else np.fft.ifft(z, axis=-1) * n
+    return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
+
+
 @impl("tile_transpose")
 def _transpose(ctx, call, a):
     return a[0].T.copy()

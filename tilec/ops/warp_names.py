@@ -39,8 +39,6 @@ sample_unit_ring sample_unit_sphere sample_unit_sphere_surface sample_unit_squar
 
 # Why a Warp builtin is missing (a note under the diagnostic).
 NOTES = {
-    "tile_fft": "needs complex (wp.vec2f/vec2d) tiles, which tilec does not have yet",
-    "tile_ifft": "needs complex (wp.vec2f/vec2d) tiles, which tilec does not have yet",
     "tile_bvh_query_aabb": "BVH queries are out of scope for now",
     "tile_bvh_query_ray": "BVH queries are out of scope for now",
     "tile_bvh_query_next": "BVH queries are out of scope for now",

@@ -55,7 +55,7 @@ VALUE_FREE: dict[str, str | tuple[int, ...]] = {
     "tile_store_indexed": (2,), "tile_atomic_add_indexed": (2,), "array_store": (1,), "array_store_part": (1,),
     "array_atomic_add": (1,), "array_atomic_sub": (1,), "tile_setitem": (0, 1), "tile_additem": (0, 1),
     "tile_subitem": (0, 1), "tile_assign": (0, 1), "tile_extract": (0,), "tile": (0,), "untile": (0,),
-    "tile_full": (0,), "select": (1, 2), "where": (1, 2),
+    "tile_full": (0,), "select": (1, 2), "where": (1, 2), "tile_fft": "all", "tile_ifft": "all",
 }
 
 

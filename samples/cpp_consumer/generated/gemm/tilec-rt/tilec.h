@@ -12,6 +12,7 @@
 #include "memory.h"
 #include "reduce.h"
 #include "linalg.h"
+#include "fft.h"
 #include "random.h"
 #include "stack.h"
 #include "views.h"
