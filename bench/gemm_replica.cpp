@@ -7,6 +7,8 @@
 //   in-place   no copies: A and B read straight from the arrays (rows 4 KiB apart)
 //   pack-B     A read from the array, each 64x16 panel of B packed from the array (the "pack B
 //              straight into the micro-kernel's panels" plan)
+//   pack-AB    what the generated code does since #20: no tile copies; the matmul packs A's
+//              micro-panels and B's panels straight from the arrays (gemm.h ViewA, matmul_packed)
 //   tiles-G4   `tiles` with the blocks run in groups of 4 block rows (B's column panels reused
 //              from L2 by 4 consecutive blocks)
 //   kernel     tl::gemm::matmul alone on hot 64x64 tiles (the micro-kernel's ceiling)
@@ -46,8 +48,8 @@ template <bool PackB> void step_from_arrays(const float* a, const float* b, floa
     }
 }
 
-enum Variant { TILES, IN_PLACE, PACK_B, TILES_G4, KERNEL, VARIANTS };
-const char* const NAMES[] = {"tiles", "in-place", "pack-B", "tiles-G4", "kernel"};
+enum Variant { TILES, IN_PLACE, PACK_B, PACK_AB, TILES_G4, KERNEL, VARIANTS };
+const char* const NAMES[] = {"tiles", "in-place", "pack-B", "pack-AB", "tiles-G4", "kernel"};
 
 double run(Variant v, const float* A, const float* B, float* C) {
     alignas(64) static float ta[T * T], tb[T * T], acc[T * T];
@@ -67,6 +69,9 @@ double run(Variant v, const float* A, const float* B, float* C) {
                 step_from_arrays<false>(a, b, acc);
             } else if (v == PACK_B) {
                 step_from_arrays<true>(a, b, acc);
+            } else if (v == PACK_AB) {
+                const ViewA<float, T, T> pa{Strided<float>{A, bi * T, k * T, N, 1, N, N}};
+                matmul_packed<float, T, T, T>(pa, Strided<float>{B, k * T, bj * T, N, 1, N, N}, acc, 1.f, 1.f);
             } else {
                 for (int r = 0; r < T; ++r) std::memcpy(ta + r * T, a + r * N, T * sizeof(float));
                 for (int r = 0; r < T; ++r) std::memcpy(tb + r * T, b + r * N, T * sizeof(float));

@@ -36,7 +36,7 @@ CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (o
 
 try:
     from threadpoolctl import threadpool_info, threadpool_limits
-except ImportError:  # numpy's thread count cannot be pinned: its one-thread rows are left out
+except ImportError:  # main() refuses to run: without it numpy's one-thread rows cannot be measured
     threadpool_info = threadpool_limits = None
 
 try:
@@ -118,10 +118,7 @@ def _find(rows, impl, threads, direction):
 
 
 def numpy_at(threads: int, fn):
-    """fn with numpy's BLAS pinned to `threads` (None when it cannot be pinned)."""
-    if threadpool_limits is None:
-        return fn if threads == CORES else None
-
+    """fn with numpy's BLAS pinned to `threads`."""
     def run():
         with threadpool_limits(limits=threads):
             fn()
@@ -315,14 +312,14 @@ def machine_facts(peak, bits) -> list:
     except OSError:
         pass
     blas = []
-    if threadpool_info is not None:
+    if threadpool_info is not None:  # always, once main() has checked
         blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '?')} kernels, "
                 f"{i.get('num_threads')} threads by default)" for i in threadpool_info() if i.get("user_api") == "blas"]
     env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS") if k in os.environ}
     return [
         f"- CPU: {cpu}, {CORES} cores usable ({platform.machine()}, {platform.system()})",
         f"- one-core FMA peak (measured, {bits}-bit vectors): " + (f"{peak:.0f} GFLOP/s" if peak else "unknown"),
-        f"- numpy {np.__version__}, BLAS: {'; '.join(blas) or 'unknown (threadpoolctl missing)'}"
+        f"- numpy {np.__version__}, BLAS: {'; '.join(blas) or 'unknown'}"
         + (f", environment {env}" if env else ""),
         f"- Warp {wp.__version__ if wp else 'not installed'} (CPU launches run on one thread)",
         f"- Python {platform.python_version()}",
@@ -370,6 +367,9 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
                         help="thread: one-thread rows in the calling thread's CPU time (for a shared machine)")
     args = parser.parse_args()
+    if threadpool_limits is None:
+        sys.exit("bench/run.py needs threadpoolctl to pin numpy's BLAS to one thread (the headline rows compare "
+                 "tilec and numpy on one thread each): pip install 'tilec[bench]' (or threadpoolctl)")
     sys.path.insert(0, str(PROGRAMS))
     with tempfile.TemporaryDirectory() as tmp:
         peak, bits = fma_peak(Path(tmp))

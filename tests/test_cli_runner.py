@@ -137,8 +137,8 @@ def test_check_show_types_dump_after_block_dim_max_shared_verbose():
     assert "@wp.kernel" in run("check", GEMM, "--dump-after", "parse").stdout
     budget = str(ROOT / "tests/ui/shared_budget.py")
     assert "TC0109" in run("check", budget).stderr
-    roomy = run("check", budget, "--max-shared", str(1024 * 1024))
-    assert roomy.exit_code == 0 and roomy.stderr == ""
+    roomy = run("check", budget, "--max-shared", str(1024 * 1024))  # the budget named is the flag's
+    assert roomy.exit_code == 1 and "tiles that do not fit the 1024 KiB budget (--max-shared)" in roomy.stderr
     verbose = run("check", GEMM, "-v")
     assert verbose.exit_code == 0 and verbose.stderr.startswith(f"check {GEMM}: ") and " s\n" in verbose.stderr
 

@@ -1,6 +1,8 @@
 """gemm.h, the CPU matmul micro-kernel, against a float64 reference in C++: every operand form
 (A and B each plain or transposed), shapes that leave row and column remainders, float and double,
-alpha/beta; with the host's ISA (-march=native), the compiler's default one, and the scalar fallback forced."""
+alpha/beta; with the host's ISA (-march=native), the compiler's default one, and the scalar fallback forced.
+The same for matmul_packed, whose operands are array views (tl::gemm::Strided): tiles at an
+array's edges (zero fill past them, offsets below zero), transposed and non-unit strides."""
 from __future__ import annotations
 
 import subprocess
@@ -48,8 +50,56 @@ template <class T, int M, int N, int K> int forms() {
            check<T, M, N, K, true, false>(T(-1), T(0)) + check<T, M, N, K, true, true>(T(2), T(-0.5));
 }
 
+// op(A) and op(B) as views of larger arrays (R x C, row-major, elements `step` apart along a row)
+// at (r0, c0), possibly past the edges, B possibly transposed; against tile_load's zero fill.
+template <class T, int M, int N, int K>
+int check_views(bool tb, int step, long long ar0, long long ac0, long long br0, long long bc0, T alpha, T beta) {
+    constexpr int R = 70, C = 70;
+    static T a[R * C * 2], b[R * C * 2], c[M * N], want[M * N];
+    std::mt19937 gen(M * 17 + N * 3 + K + step);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& x : a) x = T(u(gen));
+    for (auto& x : b) x = T(u(gen));
+    for (auto& x : c) x = T(u(gen));
+    const tl::gemm::Strided<T> sa{a, ar0, ac0, C * step, step, R, C};
+    const tl::gemm::Strided<T> sb0{b, br0, bc0, C * step, step, R, C};  // B as stored (N x K when transposed)
+    const tl::gemm::Strided<T> sb = tb ? sb0.transpose() : sb0;
+    auto at = [](const tl::gemm::Strided<T>& s, long long i, long long k) {
+        const long long r = s.r0 + i, q = s.c0 + k;
+        return r >= 0 && r < s.rows && q >= 0 && q < s.cols ? double(s.data[r * s.rs + q * s.cs]) : 0.0;
+    };
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double s = 0;
+            for (int k = 0; k < K; ++k) s += at(sa, i, k) * at(sb, k, j);
+            want[i * N + j] = T(double(alpha) * s + (beta == T(0) ? 0.0 : double(beta) * double(c[i * N + j])));
+        }
+    if (beta == T(0))
+        for (auto& x : c) x = T(NAN);
+    tl::gemm::matmul_packed<T, M, N, K>(tl::gemm::ViewA<T, M, K>{sa}, sb, c, alpha, beta);
+    double err = 0;
+    for (int e = 0; e < M * N; ++e) err = std::fmax(err, std::fabs(double(c[e]) - double(want[e])));
+    const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * (K + 2);
+    if (!(err <= tol))
+        std::printf("views %dx%dx%d tb=%d step=%d A@(%lld,%lld) B@(%lld,%lld): error %g\n", M, N, K, tb, step, ar0, ac0,
+                    br0, bc0, err);
+    return !(err <= tol);
+}
+
+template <class T, int M, int N, int K> int view_forms() {
+    int bad = 0;
+    for (int tb = 0; tb < 2; ++tb)
+        for (int step = 1; step <= 2; ++step)
+            bad += check_views<T, M, N, K>(tb, step, 3, 5, 2, 1, T(1), T(1)) +        // interior
+                   check_views<T, M, N, K>(tb, step, 70 - M / 2, 70 - K + 3, 70 - K / 2, 70 - N / 2, T(1), T(0)) +  // past the far edges
+                   check_views<T, M, N, K>(tb, step, -3, -2, -1, -N / 2, T(0.5), T(2));  // before the near edges
+    return bad;
+}
+
 int main() {
-    int bad = forms<float, 64, 64, 64>() + forms<float, 12, 6, 20>() + forms<float, 1, 1, 1>() +
+    int bad = view_forms<float, 64, 64, 64>() + view_forms<float, 13, 33, 7>() + view_forms<float, 12, 16, 20>() +
+              view_forms<double, 9, 40, 3>() + view_forms<double, 32, 32, 32>();
+    bad += forms<float, 64, 64, 64>() + forms<float, 12, 6, 20>() + forms<float, 1, 1, 1>() +
               forms<float, 13, 33, 7>() + forms<float, 16, 256, 32>() + forms<double, 9, 40, 3>() +
               forms<double, 32, 32, 32>();
     std::printf("%s %d\n", TILEC_GEMM_ISA, bad);

@@ -198,11 +198,13 @@ def kernel_listing(compiled, path: str) -> str:
 
 def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
     """Each kernel's GPU shared memory (backend_cuda/shared_memory.py) in a normalized module;
-    raises CompileError (TC0109) when a kernel's block needs more than the budget."""
-    from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget_errors, kernel_shared_memory
+    raises CompileError (TC0109) when a kernel's block cannot be placed within the budget, global
+    scratch included."""
+    from .backend_cuda.shared_memory import DEFAULT_ARCHS, budget, budget_errors, kernel_shared_memory
 
-    usage = kernel_shared_memory(module, plans)
-    errors = budget_errors(module, max_shared, archs or DEFAULT_ARCHS, usage)
+    archs = archs or DEFAULT_ARCHS
+    usage = kernel_shared_memory(module, plans, limit=budget(max_shared, archs)[0])
+    errors = budget_errors(module, max_shared, archs, usage)
     if errors:
         raise CompileError(errors)
     return usage
@@ -250,10 +252,16 @@ def gpu_placement(module) -> dict:
 
 
 def build_flags(block_dim, target="all", debug=False, max_shared=None, emit_only=False,
-                line_directives=False) -> dict:
-    """The flags that shape generated code; recorded in the manifest."""
+                line_directives=False, cuda_archs=None) -> dict:
+    """The flags that shape generated code; recorded in the manifest. `cuda_archs`, the
+    architectures a CUDA build is for, sets the shared-memory budget tiles are placed by: recorded
+    when not the default."""
+    from .backend_cuda.shared_memory import DEFAULT_ARCHS
+
     flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
              "emit_only": emit_only}
+    if cuda_archs and tuple(cuda_archs) != DEFAULT_ARCHS:
+        flags["cuda_archs"] = list(cuda_archs)
     if line_directives:
         flags["line_directives"] = True
     return flags
@@ -324,7 +332,7 @@ def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbo
     with progress.step(f"check {file}"):
         cuda_archs = tuple(a.strip() for a in arch.split(",") if a.strip()) if target in ("cuda", "all") else None
         source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter, cuda_archs)
-    flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives)
+    flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives, cuda_archs)
     if native:
         flags["native"] = True
     if check_only:

@@ -10,6 +10,7 @@ from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu.compiler import compile_flags, cpu_features, cxx_command, find_cxx, precompiled_runtime, target_isa
 from .backend_cuda import emit as cuda_emit
+from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
                                     parse_ptxas, ptx_arch)
 from .build import inputs_hash, run_compiler, write_and_build
@@ -21,7 +22,7 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     plans = plans if plans is not None else sources.plan_kernels(module)
     line_directives = bool(flags.get("line_directives"))
     cuda_plans = cuda_emit.plan_cuda(module, plans)
-    cu_text, cuda_entries = cuda_emit.emit_cuda(module, cuda_plans, line_directives)
+    cu_text, cuda_entries = cuda_emit.emit_cuda(module, cuda_plans, line_directives, placement_budget(flags))
     emitted = cpu_emit.emit_cpu(module, plans, line_directives, cuda_entries)
     files = dict(emitted.files)
     files[f"{module.name}.cu"] = cu_text

@@ -103,7 +103,7 @@ def rebuild_command(file: str, outdir: str, recorded: dict, fallback: dict) -> s
     args = ["tilec", "build", file, "-o", outdir]
     if flags.get("target", "all") != "all":
         args += ["--target", str(flags["target"])]
-    archs = (recorded.get("cuda_build") or {}).get("archs")
+    archs = (recorded.get("cuda_build") or {}).get("archs") or flags.get("cuda_archs")
     if archs:
         args += ["--arch", ",".join(archs)]
     if flags.get("block_dim", 256) != 256:

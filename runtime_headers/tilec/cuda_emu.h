@@ -9,8 +9,13 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
+#include "global_scratch.h"
 #include "lanes.h"
 
 namespace tl {
@@ -20,13 +25,21 @@ inline unsigned char*& emu_smem() {
     return p;
 }
 
+inline unsigned char*& emu_gmem() {
+    static thread_local unsigned char* p = nullptr;
+    return p;
+}
+
 // The context of the running fiber, as device_ctx gives it on the GPU.
 inline Ctx device_ctx(const LaunchDesc&, unsigned char*) {
     LaneGroup* g = LaneGroup::running();
     Ctx ctx = g ? g->ctxs[g->current] : *single_lane_ctx();
     ctx.smem = emu_smem();
+    ctx.gmem = emu_gmem();
     return ctx;
 }
+// The emulation runs the kernel once per block: the block is the fiber's.
+inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem, int64_t) { return device_ctx(L, smem); }
 
 // The emulation's "device" memory for the tape's launch loop (device_tape.h): the host's.
 struct HostMemory {
@@ -52,6 +65,28 @@ template <class F> inline void emu_launch(const LaunchDesc& L, size_t smem_bytes
         static thread_local std::vector<unsigned char> buffer;
         buffer.assign(smem_bytes + 64, 0);
         emu_smem() = buffer.data();
+    });
+}
+
+// emu_launch for a kernel with global scratch: each worker thread (a resident block) takes its
+// own slice of scratch.base, as each resident CUDA block does on the GPU.
+template <class F>
+inline void emu_launch(const LaunchDesc& L, size_t smem_bytes, size_t stack_bytes, const ScratchDesc& scratch,
+                       F kernel) {
+    std::function<void(Ctx&)> body = [&](Ctx&) { kernel(); };
+    std::mutex lock;
+    std::map<std::thread::id, int64_t> slices;
+    launch_blocks(L, true, stack_bytes, body, [&]() {
+        static thread_local std::vector<unsigned char> buffer;
+        buffer.assign(smem_bytes + 64, 0);
+        emu_smem() = buffer.data();
+        int64_t slice = 0;
+        {
+            std::lock_guard<std::mutex> hold(lock);
+            slice = slices.emplace(std::this_thread::get_id(), int64_t(slices.size())).first->second;
+        }
+        if (slice >= scratch.slots) throw std::logic_error("more emulation workers than scratch slices");
+        emu_gmem() = scratch.base + slice * scratch.block_bytes;
     });
 }
 

@@ -16,6 +16,10 @@
 //     C is read and written once per block, its rows prefetched while k runs.
 //   * With B in place the loop runs over A's micro-panels outside and B's panels inside (the MR
 //     rows of A stay in L1 across the panels); a packed B panel is reused by every micro-panel.
+//   * An operand the generated code hands over as an array view (a tile_load feeding only the
+//     matmul: Strided, matmul_packed below) is never copied into a tile: B's panels are packed
+//     straight from the array, rows prefetched ahead, and A's MR-row micro-panels are copied into
+//     a small buffer just before their micro-kernels, with tile_load's zero fill at the edges.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form):
@@ -73,6 +77,10 @@
 #else
 #define TILEC_GEMM_CONTRACT
 #define TILEC_GEMM_FN
+#endif
+
+#if !defined(TILEC_GEMM_PF_ROWS)
+#define TILEC_GEMM_PF_ROWS 8
 #endif
 
 namespace tl {
@@ -179,6 +187,106 @@ inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c
                 micro_kernel<T, MR, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
             if constexpr (MB < M)
                 micro_kernel<T, M - MB, K, RSA, CSA, NR>(a + MB * RSA, panel, c + MB * N + j0, N, cols, alpha, beta);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- operands read from arrays
+// A tile_load whose tile only feeds a matmul (codegen/operand_views.py) reaches the matmul as an
+// array view instead of a tile copy; the GEMM then packs its panels once, straight from the array.
+// Element (i, k) of the operand is data[(r0 + i) * rs + (c0 + k) * cs] (strides in elements) while
+// row r0 + i is in [0, rows) and column c0 + k in [0, cols), and zero elsewhere (tile_load's
+// zero fill past the array's edges). Transposing swaps the two axes; nothing is copied.
+template <class T> struct Strided {
+    const T* data;
+    long long r0, c0;      // the operand's element (0, 0) in array coordinates
+    long long rs, cs;      // element strides of the operand's rows and columns
+    long long rows, cols;  // the array's extents along the operand's rows and columns
+    Strided transpose() const { return {data, c0, r0, cs, rs, cols, rows}; }
+    bool interior(int m, int k) const { return r0 >= 0 && c0 >= 0 && r0 + m <= rows && c0 + k <= cols; }
+    T at(int i, int k) const {
+        const long long r = r0 + i, c = c0 + k;
+        return r >= 0 && r < rows && c >= 0 && c < cols ? data[r * rs + c * cs] : T(0);
+    }
+};
+
+// op(B), K x N, into its NR-column panels (panel p: K rows of NR at panels + p * K * NR, zero past
+// column N). A row-major view is read row by row (N contiguous values spread over the panels), a
+// few rows ahead of the copy asked for: rows of a wide array are pages apart, where no hardware
+// prefetcher looks.
+template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b, T* __restrict panels) {
+    constexpr int FULL = N / NR, AHEAD = TILEC_GEMM_PF_ROWS;
+    if (b.interior(K, N) && b.cs == 1) {
+        const T* src = b.data + b.r0 * b.rs + b.c0;
+        for (int k = 0; k < K; ++k, src += b.rs) {
+            if (AHEAD > 0 && k + AHEAD < K)
+                for (int q = 0; q < N * int(sizeof(T)); q += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(src + AHEAD * b.rs) + q, 0, 3);
+            for (int p = 0; p < FULL; ++p) std::memcpy(panels + p * K * NR + k * NR, src + p * NR, NR * sizeof(T));
+            if constexpr (N % NR != 0)
+                for (int q = 0; q < NR; ++q) panels[FULL * K * NR + k * NR + q] = q < N % NR ? src[FULL * NR + q] : T(0);
+        }
+    } else if (b.interior(K, N) && b.rs == 1) {  // a transposed row-major array: op(B)'s columns contiguous
+        for (int j = 0; j < (FULL + (N % NR != 0)) * NR; ++j) {
+            T* dst = panels + j / NR * K * NR + j % NR;
+            const T* src = b.data + b.r0 + (b.c0 + j) * b.cs;
+            if (AHEAD > 0 && j + AHEAD < N)
+                for (int q = 0; q < K * int(sizeof(T)); q += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(src + AHEAD * b.cs) + q, 0, 3);
+            for (int k = 0; k < K; ++k) dst[k * NR] = j < N ? src[k] : T(0);
+        }
+    } else {
+        for (int j = 0; j < (FULL + (N % NR != 0)) * NR; ++j)
+            for (int k = 0; k < K; ++k) panels[j / NR * K * NR + k * NR + j % NR] = j < N ? b.at(k, j) : T(0);
+    }
+}
+
+// op(A) read from an array view, MR rows at a time: each micro-panel's rows are copied into a
+// small row-major buffer (vector copies; the micro-kernel reads it as it reads a tile) just before
+// the micro-kernels that use it, so it never leaves L1.
+template <class T, int M, int K> struct ViewA {
+    static constexpr int RSA = K, CSA = 1;
+    Strided<T> a;
+    const T* panel(int i, int rows, T* __restrict scratch) const {
+        if (a.interior(M, K) && a.cs == 1) {
+            const T* src = a.data + (a.r0 + i) * a.rs + a.c0;
+            for (int r = 0; r < rows; ++r, src += a.rs) {
+                std::memcpy(scratch + r * K, src, K * sizeof(T));
+            }
+        } else {
+            for (int r = 0; r < rows; ++r)
+                for (int k = 0; k < K; ++k) scratch[r * K + k] = a.at(i + r, k);
+        }
+        return scratch;
+    }
+};
+
+// op(A) read in place from a tile (element (i, k) at a[i * RSA + k * CSA]).
+template <class T, int RSA_, int CSA_> struct InPlaceA {
+    static constexpr int RSA = RSA_, CSA = CSA_;
+    const T* a;
+    const T* panel(int i, int, T*) const { return a + i * RSA; }
+};
+
+// C = alpha * op(A) @ op(B) + beta * C where op(B) (K x N) is an array view or a tile described
+// as one: B is packed into its NR-column panels once (K * N values), then each micro-panel of A
+// sweeps them all, so the inner loops touch the packed B, MR rows of A and MR rows of C.
+template <class T, int M, int N, int K, class ASrc>
+inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta) {
+    constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
+    alignas(64) T panels[PANELS * K * NR];
+    alignas(64) T scratch[MR * K];
+    pack_b<T, K, N, NR>(b, panels);
+    for (int i = 0; i < M; i += MR) {
+        const T* ap = a.panel(i, M - i < MR ? M - i : MR, scratch);
+        for (int p = 0; p < PANELS; ++p) {
+            const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
+            if (M - i >= MR)
+                micro_kernel<T, MR, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols,
+                                                                 alpha, beta);
+            else if constexpr (M % MR != 0)
+                micro_kernel<T, M % MR, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N,
+                                                                     cols, alpha, beta);
         }
     }
 }

@@ -50,6 +50,7 @@ struct Ctx {
     Tape* tape = nullptr;
     DeviceTape* dtape = nullptr;
     unsigned char* smem = nullptr;  // the block's shared memory (CUDA emulation only)
+    unsigned char* gmem = nullptr;  // the block's global scratch slice (CUDA emulation only)
     bool leader() const { return lane == 0; }
     inline void sync();
     inline unsigned char* scratch();

@@ -74,17 +74,121 @@ template <class AT> TL_HD Tile<typename AT::value_type, AT::dim(0), AT::dim(1)> 
     return out;
 }
 
+#if !defined(__CUDACC__)
+// An M x K tile of a 2-d array at (r0, c0), read by the matmul without a tile copy: the CPU
+// emitter passes `tl::array_tile<M, K>(A, r0, c0)` for a tile_load whose tile only feeds a matmul
+// (codegen/operand_views.py), and gemm.h packs the operand's panels straight from the array.
+template <class T, int M, int K> struct ArrayTile {
+    using value_type = T;
+    static constexpr int ndim = 2;
+    Array<T, 2> array;
+    int64_t r0, c0;
+    static constexpr int dim(int k) { return k == 0 ? M : K; }
+};
+template <int M, int K, class T> ArrayTile<T, M, K> array_tile(const Array<T, 2>& a, int64_t r0, int64_t c0) {
+    return ArrayTile<T, M, K>{a, r0, c0};
+}
+template <class X> struct is_array_tile : std::false_type {};
+template <class T, int M, int K> struct is_array_tile<ArrayTile<T, M, K>> : std::true_type {};
+
+// An operand as gemm.h's strided description (a tile: row-major, every element real).
+template <class T, int M, int K> gemm::Strided<T> strided_of(const ArrayTile<T, M, K>& v) {
+    const auto& a = v.array;
+    return {a.data, v.r0, v.c0, a.strides[0] / int64_t(sizeof(T)), a.strides[1] / int64_t(sizeof(T)), a.shape[0],
+            a.shape[1]};
+}
+template <class TT> gemm::Strided<typename TT::value_type> strided_of(const TT& t) {
+    return {t.data, 0, 0, TT::dim(1), 1, TT::dim(0), TT::dim(1)};
+}
+template <class TT> gemm::Strided<typename TT::value_type> strided_of(const Transposed<TT>& t) {
+    return strided_of(t.tile).transpose();
+}
+template <class X> bool whole_elements(const X&) { return true; }  // strides in whole elements
+template <class T, int M, int K> bool whole_elements(const ArrayTile<T, M, K>& v) {
+    return v.array.strides[0] % int64_t(sizeof(T)) == 0 && v.array.strides[1] % int64_t(sizeof(T)) == 0;
+}
+template <class TT> bool whole_elements(const Transposed<TT>& t) { return whole_elements(t.tile); }
+
+template <class T, int M, int K> Tile<T, M, K> materialize(const ArrayTile<T, M, K>& v) {  // tile_load's copy
+    Tile<T, M, K> out;
+    const auto& a = v.array;
+    if (v.r0 >= 0 && v.c0 >= 0 && v.r0 + M <= a.shape[0] && v.c0 + K <= a.shape[1] && a.contiguous_last()) {
+        for (int i = 0; i < M; ++i) {
+            if (i + TILEC_GEMM_PF_ROWS < M)  // rows pages apart: ask ahead (gemm.h pack_b)
+                for (int q = 0; q < K * int(sizeof(T)); q += 64)
+                    __builtin_prefetch(reinterpret_cast<const char*>(a.ptr(v.r0 + i + TILEC_GEMM_PF_ROWS, v.c0)) + q);
+            std::memcpy(out.data + i * K, a.ptr(v.r0 + i, v.c0), K * sizeof(T));
+        }
+        return out;
+    }
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) {
+            const int64_t r = v.r0 + i, c = v.c0 + k;
+            const bool in = r >= 0 && r < v.array.shape[0] && c >= 0 && c < v.array.shape[1];
+            out.data[i * K + k] = in ? v.array(r, c) : T(0);
+        }
+    return out;
+}
+template <class T, int M, int K> Tile<T, K, M> materialize(const Transposed<ArrayTile<T, M, K>>& v) {
+    const Tile<T, M, K> t = materialize(v.tile);
+    Tile<T, K, M> out;
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) out.data[k * M + i] = t.data[i * K + k];
+    return out;
+}
+
+// op(A) @ op(B) where at least one operand is an array view: A copied from its array MR rows at a
+// time (or read in place from its tile), B's panels packed from either.
+template <class T, int M, int N, int K, class AT, class BT>
+void matmul_from_arrays(const AT& a, const BT& b, T* c, T alpha, T beta) {
+    const gemm::Strided<T> sb = strided_of(b);
+    constexpr bool a_view = is_array_tile<typename std::decay<decltype(operand<AT>::stored(a))>::type>::value;
+    constexpr bool b_view = is_array_tile<typename std::decay<decltype(operand<BT>::stored(b))>::type>::value;
+    constexpr bool big_b = !b_view && K * N * sizeof(T) > 64 * 1024;  // its packed copy would not fit a stack
+    if constexpr (a_view && !operand<AT>::transposed && !big_b) {
+        gemm::matmul_packed<T, M, N, K>(gemm::ViewA<T, M, K>{strided_of(a)}, sb, c, alpha, beta);
+    } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
+        const Tile<T, K, M> x = materialize(a.tile);
+        gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta);
+    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a tile (an adjoint): X copied once
+        const Tile<T, K, M> x = materialize(a.tile);
+        gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
+    } else if constexpr (a_view) {  // a view times a large tile: A copied once, then the tiles' GEMM
+        const Tile<T, M, K> x = materialize(a);
+        gemm::matmul<T, M, N, K, false, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
+    } else {
+        constexpr bool TA = operand<AT>::transposed;
+        gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, TA ? 1 : K, TA ? M : 1>{operand<AT>::stored(a).data}, sb, c,
+                                        alpha, beta);
+    }
+}
+#endif
+
+template <class X> struct reads_array : std::false_type {};  // an operand read straight from an array
+#if !defined(__CUDACC__)
+template <class T, int M, int K> struct reads_array<ArrayTile<T, M, K>> : std::true_type {};
+template <class T, int M, int K> struct reads_array<Transposed<ArrayTile<T, M, K>>> : std::true_type {};
+#endif
+
 template <class CT, class AT, class BT>
 TL_HD void tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, double beta) {
     using T = typename CT::value_type;
     using Acc = compute_t<T>;
     constexpr int M = AT::dim(0), K = AT::dim(1), N = BT::dim(1);
-    constexpr bool views = operand<AT>::transposed || operand<BT>::transposed;
+    constexpr bool from_array = reads_array<AT>::value || reads_array<BT>::value;
+    constexpr bool views = operand<AT>::transposed || operand<BT>::transposed || from_array;
     constexpr bool same = std::is_same<typename AT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
     if constexpr (same && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
 #if !defined(__CUDACC__)
-        gemm::matmul<T, M, N, K, operand<AT>::transposed, operand<BT>::transposed>(
-            operand<AT>::stored(a).data, operand<BT>::stored(b).data, c.data, T(alpha), T(beta));
+        if constexpr (from_array) {
+            if (whole_elements(a) && whole_elements(b))
+                matmul_from_arrays<T, M, N, K>(a, b, c.data, T(alpha), T(beta));
+            else  // byte strides that split elements: copy as tile_load would
+                tile_matmul(ctx, c, materialize(a), materialize(b), alpha, beta);
+        } else {
+            gemm::matmul<T, M, N, K, operand<AT>::transposed, operand<BT>::transposed>(
+                operand<AT>::stored(a).data, operand<BT>::stored(b).data, c.data, T(alpha), T(beta));
+        }
 #else
         if constexpr (views)
             tile_matmul(ctx, c, materialize(a), materialize(b), alpha, beta);

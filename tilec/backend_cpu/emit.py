@@ -47,7 +47,8 @@ def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
     return {
         "name": k.name, "line": k.span.line, "block_dim": k.block_dim, "tiled": facts["tiled"],
         "params": [{"name": p.name, "doc": param_doc(p.type)} for p in k.params],
-        "entries": [{"name": e["name"], "params": e["params"]} for e in entries],
+        "entries": [{"name": e["name"], "params": e["params"], "smem_bytes": e.get("smem_bytes", 0),
+                     "scratch_bytes": e.get("scratch_bytes", 0)} for e in entries],
     }
 
 

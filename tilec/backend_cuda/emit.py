@@ -41,16 +41,19 @@ def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
     return plans
 
 
-def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, doc: str) -> dict:
+def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, scratch: int,
+                doc: str) -> dict:
     entry = _entry(launch_name, list(fn.params), body, "cuda")
     entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
     entry["kernel"] = kernel_name
     entry["tape"] = uses_tape(fn)
     entry["kernel_params"] = ", ".join(["tilec_launch launch"] + [f"{_kernel_ctype(p.type)} {naming.c_param(p.name)}"
                                                                    for p in fn.params]
-                                       + (["tl::TapeDesc tape"] if entry["tape"] else []))
+                                       + (["tl::TapeDesc tape"] if entry["tape"] else [])
+                                       + (["tl::ScratchDesc scratch"] if scratch else []))
     entry["call_args"] = ", ".join(_kernel_arg(p) for p in fn.params)
     entry["smem_bytes"] = smem
+    entry["scratch_bytes"] = scratch  # per block, in global memory: tiles past the shared budget
     entry["block_dim"] = fn.block_dim
     entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
     entry["doc"] = doc
@@ -72,8 +75,9 @@ def _tile_syms(fn):
     return {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
-def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> tuple:
-    """(.cu text, entries per kernel for the header and manifest)."""
+def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False, shared_budget: int | None = None) -> tuple:
+    """(.cu text, entries per kernel for the header and manifest). Tiles past `shared_budget` bytes of
+    shared memory per block go to global scratch (storage.shared_layout)."""
     target = Target("cuda", "__device__ static ", naming.source_label(module.filename), line_directives)
     scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
     func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
@@ -85,12 +89,13 @@ def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False) -> 
         for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
             if fn is None:
                 continue
-            emitter = CudaEmitter(target)
+            emitter = CudaEmitter(target, shared_budget)
             body_name = naming.kernel_body(k.name, direction)
             bodies.append(emitter.function(fn, body_name))
             kernel_name = naming.entry(module.name, k.name, "cuda", direction)
             kernel_entries.append(_cuda_entry(fn, kernel_name, f"{kernel_name}_launch", body_name,
-                                              emitter.smem_bytes, f"kernel {k.name}, {direction}"))
+                                              emitter.smem_bytes, emitter.scratch_bytes,
+                                              f"kernel {k.name}, {direction}"))
         kernels.append({"bodies": bodies, "entries": kernel_entries})
         entries[k.name] = kernel_entries
     common = {"version": __version__, "filename": target.filename, "module": module.name}

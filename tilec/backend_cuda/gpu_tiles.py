@@ -3,6 +3,8 @@
 A CUDA block runs one tile block. Each tile lives either in registers spread over the block's
 threads (tl::Reg, runtime registers.h; chosen by storage.py) or once per block in dynamic shared
 memory, where tile operations are shared by the threads (or run on the leader) between barriers.
+Past the shared-memory budget (`shared_budget`, bytes), the largest tiles live in the block's slice
+of a global scratch buffer instead (`ctx.gmem`, storage.shared_layout), used the same way.
 Expects normalized IR whose funcs touching tiles are inlined (emit.plan_cuda).
 """
 from __future__ import annotations
@@ -37,26 +39,28 @@ REGISTER_FILLS = {"tile_zeros": "0", "tile_empty": "0", "tile_ones": "1"}
 
 
 class CudaEmitter(CxxEmitter):
-    def __init__(self, target):
+    def __init__(self, target, shared_budget: int | None = None):
         super().__init__(target)
+        self.shared_budget = shared_budget  # None: every tile not in registers in shared memory
         self.smem_bytes = 0  # shared memory the body's tiles take
+        self.scratch_bytes = 0  # the block's global scratch: tiles past the budget
         self.block_dim = 1
         self.scratch_offset = 0  # where register-tile reductions combine partials
-        self.stack_offsets: dict = {}  # stack symbol -> its place in shared memory
+        self.stack_offsets: dict = {}  # stack symbol -> its memory (shared, or global scratch)
 
     def declare_locals(self, fn: ir.Function) -> None:
         """Register tiles as per-thread values; shared tiles at fixed offsets of the block's memory."""
         self.registers, self.block_dim = register_tiles(fn), fn.block_dim
-        layout = shared_layout(fn, self.registers)
-        offsets = dict(layout.tiles)
+        layout = shared_layout(fn, self.registers, self.shared_budget)
+        offsets = {sym: f"ctx.smem + {offset}" for sym, offset in layout.tiles}
+        offsets.update({sym: f"ctx.gmem + {offset}" for sym, offset in layout.global_tiles})
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
             if sym in self.registers:
                 init = "" if sym in assigned_first else "{}"
                 self.emit(f"{self.register_type(sym.type)} {naming.cxx_var(sym)}{init};")
             elif isinstance(sym.type, TileT):
-                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>(ctx.smem + "
-                          f"{offsets[sym]});")
+                self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>({offsets[sym]});")
             elif isinstance(sym.type, StackT):  # a block stack: its elements and count in shared memory
                 self.stack_offsets[sym] = offsets[sym]
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
@@ -64,10 +68,10 @@ class CudaEmitter(CxxEmitter):
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
         if layout.scratch_offset is not None:
             self.scratch_offset = layout.scratch_offset
-        self.smem_bytes = layout.total
+        self.smem_bytes, self.scratch_bytes = layout.total, layout.global_total
 
     def stack_memory(self, target: ir.Sym) -> str:
-        return f"ctx.smem + {self.stack_offsets[target]}"
+        return self.stack_offsets[target]
 
     def register_type(self, t: TileT) -> str:
         return f"tl::Reg<{ctype(t)}, {self.block_dim}>"

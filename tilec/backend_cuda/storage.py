@@ -10,6 +10,11 @@ the tape) keeps it in shared memory, as does an explicit `storage="shared"`.
 The block's shared memory holds every other tile of the body at a 16-byte aligned offset, in
 declaration order, then the scratch where register-tile reductions combine their partials
 (`shared_layout`): the emitter lays it out so, and the budget (TC0109) counts it so.
+
+Past a shared-memory budget, tiles move to global scratch, largest first (ties: the later declared
+first), until what stays fits: each block then has a slice of a global buffer the launch allocates
+(runtime global_scratch.h), holding the moved tiles at 16-byte aligned offsets in declaration order.
+The reduction scratch always stays in shared memory.
 """
 from __future__ import annotations
 
@@ -118,28 +123,46 @@ class SharedLayout:
 
     tiles: tuple  # ((Sym, byte offset), ...) in declaration order
     scratch_offset: int | None  # where register-tile reductions combine partials, if any do
-    total: int  # bytes the block needs
+    total: int  # bytes of shared memory the block needs
+    global_tiles: tuple = ()  # ((Sym, byte offset in the block's global scratch slice), ...), past the budget
+    global_total: int = 0  # bytes of the block's global scratch slice
 
 
 REDUCTION_SCRATCH_BYTES = 8  # per thread
 
 
-def shared_layout(fn: ir.Function, registers: frozenset | None = None) -> SharedLayout:
+def shared_layout(fn: ir.Function, registers: frozenset | None = None, budget: int | None = None) -> SharedLayout:
+    """fn's block memory: every tile not in registers in shared memory, or, with a budget (bytes),
+    as many as fit, the rest in global scratch (largest first, see the module docstring)."""
     registers = register_tiles(fn) if registers is None else registers
-    tiles, offset = [], 0
-    for sym in local_syms(fn):
-        if isinstance(sym.type, (TileT, StackT)) and sym not in registers:  # a block stack: elements and count
-            offset = _aligned(offset)
-            tiles.append((sym, offset))
-            offset += sym.type.nbytes
-    offset = _aligned(offset)
-    scratch = None
+    placed = [sym for sym in local_syms(fn) if isinstance(sym.type, (TileT, StackT)) and sym not in registers]
     folded = [s.value.args[0].type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign)
               and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var) and s.value.args[0].sym in registers]
-    if folded:  # one partial per thread, 8 bytes per component (a vec3 tile's partial is a vec3)
-        partial = max(REDUCTION_SCRATCH_BYTES * getattr(t.dtype, "length", 1) for t in folded)
-        scratch, offset = offset, offset + partial * fn.block_dim
-    return SharedLayout(tuple(tiles), scratch, offset)
+    # one partial per thread, 8 bytes per component (a vec3 tile's partial is a vec3)
+    partials = max(REDUCTION_SCRATCH_BYTES * getattr(t.dtype, "length", 1) for t in folded) * fn.block_dim \
+        if folded else 0
+    moved = set()
+    if budget is not None:
+        need = sum(_aligned(sym.type.nbytes) for sym in placed) + partials
+        order = sorted(range(len(placed)), key=lambda i: (-placed[i].type.nbytes, -i))
+        for i in order:
+            if need <= budget:
+                break
+            moved.add(placed[i])
+            need -= _aligned(placed[i].type.nbytes)
+    tiles, offset = _packed([sym for sym in placed if sym not in moved])
+    scratch = offset if folded else None
+    global_tiles, global_total = _packed([sym for sym in placed if sym in moved])
+    return SharedLayout(tiles, scratch, offset + partials, global_tiles, global_total)
+
+
+def _packed(syms: list) -> tuple:
+    """((sym, offset), ...) at 16-byte aligned offsets in order, and the bytes they take."""
+    out, offset = [], 0
+    for sym in syms:  # a block stack: elements and count
+        out.append((sym, offset))
+        offset = _aligned(offset + sym.type.nbytes)
+    return tuple(out), offset
 
 
 def _aligned(offset: int) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
-from .operand_views import transposed_operands
+from .operand_views import array_operands, transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, StackT, TileT, TupleT, VecT
@@ -127,6 +127,7 @@ class CxxEmitter:
         self.registers: frozenset = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
         self.views: dict = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
+        self.arrays: dict = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
 
     # ------------------------------------------------------------ helpers
 
@@ -163,6 +164,7 @@ class CxxEmitter:
         self.depth += 1
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
+        self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)
@@ -174,7 +176,7 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
-            if sym in self.views:
+            if sym in self.views or sym in self.arrays:
                 continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
@@ -196,6 +198,10 @@ class CxxEmitter:
             return  # only a GPU tape of fixed size needs the check (and its source-line comment)
         if isinstance(s, ir.Assign) and s.target in self.views:
             return  # the matmul that follows reads the operand transposed in place
+        if isinstance(s, ir.Assign) and s.target in self.arrays:
+            self.where(s.span)  # the load stays visible: the matmul below reads the tile from the array
+            self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul from {self.expr(s.value.args[0])}")
+            return
         self.where(s.span)
         self.aligned_check(s)
         if isinstance(s, ir.Assign):
@@ -406,11 +412,21 @@ class CxxEmitter:
             return literal(e.value, e.type)
         if isinstance(e, ir.Var):
             if e.sym in self.views:
-                return f"tl::transposed({naming.cxx_var(self.views[e.sym].sym)})"
+                return f"tl::transposed({self.expr(self.views[e.sym])})"
+            if e.sym in self.arrays:
+                return self.array_tile(e.sym)
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)
         return self.scalar_op(e, [self.expr(a) for a in e.args])
+
+    def array_tile(self, sym: ir.Sym) -> str:
+        """tl::array_tile<M, K>(A, row, col): the tile sym's load, unread until the matmul packs it."""
+        load = self.arrays[sym]
+        count = load.attr("offset_count") or 0
+        offsets = [self.expr(a) for a in load.args[len(load.args) - count:]] if count else ["0", "0"]
+        rows, cols = sym.type.shape
+        return f"tl::array_tile<{rows}, {cols}>({', '.join([self.expr(load.args[0])] + offsets)})"
 
     def elem(self, e, idx: str, dtype: Scalar) -> str:
         """Element `idx` of a tile expression (scalars broadcast)."""

@@ -7,26 +7,28 @@ into that temporary first. On the CPU, gemm.h reads a transposed operand through
 `tile_transpose(x)` of a float/double tile, read exactly once, as operand `a` or `b` of the
 `tile_matmul` in the very next statement (x cannot change in between), where that matmul does
 not write x. The emitter then declares no temporary and passes `tl::transposed(x)` instead.
+
+`array_operands` does the same for a tile loaded only to be multiplied: a float/double tile of
+at most 64 KiB (gemm.h packs it on the stack) assigned once from a `tile_load` of a 2-d array,
+read exactly once, as a matmul operand (or through such a transpose) later in the same statement
+list, where every statement in between only assigns tiles, from loads, transposes, matmuls or
+zeros, that the load's arguments do not read (so no array write, nothing the array or offsets
+read can change; arguments that call a function keep the copy). The emitter then declares no
+tile and passes `tl::array_tile<M, K>(A, row, col)`: gemm.h packs the operand straight from the
+array (with tile_load's zero fill at the edges) instead of copying a tile that is copied again
+into panels.
 """
 from __future__ import annotations
 
 from .. import ir
-from ..ir.types import TileT
+from ..ir.types import ArrayT, TileT
 
 _VIEW_DTYPES = ("float32", "float64")  # gemm.h; half operands keep their copy
 
 
 def transposed_operands(fn: ir.Function) -> dict:
     """{temporary Sym: the Var it transposes} for every transpose the next matmul can read in place."""
-    reads: dict = {}
-    writes: dict = {}
-    for s in ir.walk_stmts(fn.body):
-        for e in ir.stmt_exprs(s):
-            for x in ir.walk_expr(e):
-                if isinstance(x, ir.Var):
-                    reads[x.sym] = reads.get(x.sym, 0) + 1
-        for sym in _written(s):
-            writes[sym] = writes.get(sym, 0) + 1
+    reads, writes = _counts(fn)
     found: dict = {}
     for body in _bodies(fn.body):
         for first, second in zip(body, body[1:]):
@@ -36,6 +38,87 @@ def transposed_operands(fn: ir.Function) -> dict:
             if _matmul_reads(second, first.target) and second.target != source.sym:
                 found[first.target] = source
     return found
+
+
+# Statements that may sit between an operand's load and its matmul: they assign a tile and write
+# no array memory (and no scalar, so the load's array and offsets read the same values).
+_PURE_TILE_OPS = ("tile_load", "tile_transpose", "tile_matmul", "tile_zeros")
+# gemm.h packs a view's panels on the stack: larger tiles keep their (heap) copy (cxx.HEAP_TILE_BYTES).
+_MAX_VIEW_BYTES = 64 * 1024
+
+
+def array_operands(fn: ir.Function, transposes: dict) -> dict:
+    """{tile Sym: its tile_load OpCall} for every loaded tile a matmul can read from the array.
+
+    `transposes` is transposed_operands(fn): a load read through one of those temporaries counts
+    as read by the temporary's matmul."""
+    reads, writes = _counts(fn)
+    through = {src.sym: tmp for tmp, src in transposes.items()}  # loaded tile -> transpose temporary
+    found: dict = {}
+    for body in _bodies(fn.body):
+        for pos, s in enumerate(body):
+            if not _viewable_load(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
+                continue
+            inputs = _read_syms(s.value)  # the array and offsets, evaluated at the matmul instead
+            if inputs is None:
+                continue
+            operand = through.get(s.target, s.target)  # the symbol the matmul reads
+            for later in body[pos + 1:]:
+                if _matmul_reads(later, operand):
+                    found[s.target] = s.value
+                    break
+                if operand is not s.target and _transpose_of(later, s.target, operand):
+                    continue
+                if not _pure_tile_assign(later) or later.target in inputs:
+                    break
+    return found
+
+
+def _viewable_load(s) -> bool:
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_load"):
+        return False
+    load, t = s.value, s.target.type
+    array = load.args[0]
+    return (isinstance(t, TileT) and t.ndim == 2 and t.is_concrete and str(t.dtype) in _VIEW_DTYPES
+            and t.nbytes <= _MAX_VIEW_BYTES
+            and isinstance(array, ir.Var) and isinstance(array.type, ArrayT) and array.type.ndim == 2
+            and (load.attr("offset_count") or 0) in (0, 2) and not load.attr("aligned"))
+
+
+def _read_syms(load: ir.OpCall):
+    """The symbols a load's arguments read; None (nothing may move it) when they call a function."""
+    syms = set()
+    for arg in load.args:
+        for x in ir.walk_expr(arg):
+            if isinstance(x, ir.Call):
+                return None
+            if isinstance(x, ir.Var):
+                syms.add(x.sym)
+    return syms
+
+
+def _transpose_of(s, source, temp) -> bool:
+    return (isinstance(s, ir.Assign) and s.target == temp and isinstance(s.value, ir.OpCall)
+            and s.value.op == "tile_transpose" and isinstance(s.value.args[0], ir.Var) and s.value.args[0].sym == source)
+
+
+def _pure_tile_assign(s) -> bool:
+    return (isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and isinstance(s.value, ir.OpCall)
+            and s.value.op in _PURE_TILE_OPS)
+
+
+def _counts(fn: ir.Function) -> tuple:
+    """({Sym: times read}, {Sym: times written}) over the whole function."""
+    reads: dict = {}
+    writes: dict = {}
+    for s in ir.walk_stmts(fn.body):
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.Var):
+                    reads[x.sym] = reads.get(x.sym, 0) + 1
+        for sym in _written(s):
+            writes[sym] = writes.get(sym, 0) + 1
+    return reads, writes
 
 
 def _transpose_source(s):

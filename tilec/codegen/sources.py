@@ -188,6 +188,9 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
             kernels[k.name]["entries"]["cuda"] = {e["kernel"].rsplit("_", 1)[-1]: e["kernel"] for e in gpu}
             kernels[k.name]["entries"]["cuda-emu"] = {e["kernel"].rsplit("_", 1)[-1]: e["name"] for e in gpu}
             kernels[k.name]["cuda_shared_bytes"] = {e["kernel"].rsplit("_", 1)[-1]: e["smem_bytes"] for e in gpu}
+            scratch = {e["kernel"].rsplit("_", 1)[-1]: e["scratch_bytes"] for e in gpu if e.get("scratch_bytes")}
+            if scratch:  # bytes of global scratch per resident block: tiles past the shared budget
+                kernels[k.name]["cuda_scratch_bytes"] = scratch
             taped = sorted(e["kernel"].rsplit("_", 1)[-1] for e in gpu if e["tape"])
             if taped:  # these kernels take a tl::TapeDesc after their arguments (device_tape.h)
                 kernels[k.name]["cuda_tape"] = taped

@@ -7,8 +7,6 @@ namespace {
 
 static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O) {
     int32_t v_i{};
-    tl::Tile<float, 16, 32> v_q;
-    tl::Tile<float, 64, 32> v_k;
     tl::Tile<float, 16, 64> v2__tmp;
     tl::Tile<float, 16, 64> v_scores;
     tl::Tile<float, 16> v3__tmp;
@@ -19,16 +17,15 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::Tile<float, 16, 1> v6__tmp;
     tl::Tile<float, 16, 64> v_denom;
     tl::Tile<float, 16, 64> v7__tmp;
-    tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v_out;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
-    tl::tile_load(ctx, v_q, v_Q, true, (v_i * 16), 0);
+    // v_q: read by its tile_matmul from v_Q
     // attention.py:20
-    tl::tile_load(ctx, v_k, v_K, true);
+    // v_k: read by its tile_matmul from v_K
     // attention.py:21
-    tl::tile_matmul(ctx, v2__tmp, v_q, tl::transposed(v_k), 1.0, 0.0);
+    tl::tile_matmul(ctx, v2__tmp, tl::array_tile<16, 32>(v_Q, (v_i * 16), 0), tl::transposed(tl::array_tile<64, 32>(v_K, 0, 0)), 1.0, 0.0);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
         v_scores.data[_e] = (v2__tmp.data[_e] * 0.17677669529663687f);
@@ -58,9 +55,9 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
         v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
-    tl::tile_load(ctx, v8__tmp, v_V, true);
+    // v8__tmp: read by its tile_matmul from v_V
     // attention.py:25
-    tl::tile_matmul(ctx, v_out, v7__tmp, v8__tmp, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_out, v7__tmp, tl::array_tile<64, 32>(v_V, 0, 0), 1.0, 0.0);
     // attention.py:26
     tl::tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
 }

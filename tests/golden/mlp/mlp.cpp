@@ -12,21 +12,18 @@ static float f_relu(tl::Ctx& ctx, float v_x) {
 
 static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y) {
     int32_t v_i{};
-    tl::Tile<float, 16, 64> v_x;
-    tl::Tile<float, 64, 64> v1__tmp;
     tl::Tile<float, 16, 64> v_h;
     tl::Tile<float, 64> v2__tmp;
-    tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v_y;
     tl::Tile<float, 32> v4__tmp;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
-    tl::tile_load(ctx, v_x, v_X, true, (v_i * 16), 0);
+    // v_x: read by its tile_matmul from v_X
     // mlp.py:25
-    tl::tile_load(ctx, v1__tmp, v_W1, true);
+    // v1__tmp: read by its tile_matmul from v_W1
     // mlp.py:25
-    tl::tile_matmul(ctx, v_h, v_x, v1__tmp, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_h, tl::array_tile<16, 64>(v_X, (v_i * 16), 0), tl::array_tile<64, 64>(v_W1, 0, 0), 1.0, 0.0);
     // mlp.py:26
     tl::tile_load(ctx, v2__tmp, v_b1, true);
     // mlp.py:26
@@ -34,9 +31,9 @@ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float
         v_h.data[_e] = f_relu(ctx, (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
     }
     // mlp.py:27
-    tl::tile_load(ctx, v3__tmp, v_W2, true);
+    // v3__tmp: read by its tile_matmul from v_W2
     // mlp.py:27
-    tl::tile_matmul(ctx, v_y, v_h, v3__tmp, 1.0, 0.0);
+    tl::tile_matmul(ctx, v_y, v_h, tl::array_tile<64, 32>(v_W2, 0, 0), 1.0, 0.0);
     // mlp.py:28
     tl::tile_load(ctx, v4__tmp, v_b2, true);
     // mlp.py:28

@@ -11,8 +11,6 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
     tl::Tile<float, 32, 32> v_acc;
     int32_t v_count{};
     int32_t v_k{};
-    tl::Tile<float, 32, 32> v_a{};
-    tl::Tile<float, 32, 32> v_b{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -26,11 +24,11 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
         const int32_t _t2 = 1;
         for (v_k = 0; v_k < _t1; v_k += _t2) {
             // gemm.py:20
-            tl::tile_load(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
+            // v_a: read by its tile_matmul from v_A
             // gemm.py:21
-            tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
+            // v_b: read by its tile_matmul from v_B
             // gemm.py:22
-            tl::tile_matmul(ctx, v_acc, v_a, v_b, 1.0, 1.0);
+            tl::tile_matmul(ctx, v_acc, tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32)), tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32)), 1.0, 1.0);
         }
     }
     // gemm.py:23
@@ -46,8 +44,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     tl::Tile<float, 32, 32> v16__tmp;
     int32_t v6__n{};
     int32_t v7__k{};
-    tl::Tile<float, 32, 32> v_a{};
-    tl::Tile<float, 32, 32> v_b{};
     tl::Tile<float, 32, 32> v9__z{};
     tl::Tile<float, 32, 32> v10__z{};
     // gemm.py:16
@@ -78,13 +74,13 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
             // gemm.py:19
             v_k = (0 + (((v6__n - 1) - v7__k) * 1));
             // gemm.py:20
-            tl::tile_load(ctx, v_a, v_A, true, (v_i * 32), (v_k * 32));
+            // v_a: read by its tile_matmul from v_A
             // gemm.py:21
-            tl::tile_load(ctx, v_b, v_B, true, (v_k * 32), (v_j * 32));
+            // v_b: read by its tile_matmul from v_B
             // gemm.py:22
-            tl::tile_matmul(ctx, v9__z, v4__v, tl::transposed(v_b), 1.0, 0.0);
+            tl::tile_matmul(ctx, v9__z, v4__v, tl::transposed(tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32))), 1.0, 0.0);
             // gemm.py:22
-            tl::tile_matmul(ctx, v10__z, tl::transposed(v_a), v4__v, 1.0, 0.0);
+            tl::tile_matmul(ctx, v10__z, tl::transposed(tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32))), v4__v, 1.0, 0.0);
             // gemm.py:21
             tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_B, v10__z, true, (v_k * 32), (v_j * 32));
             // gemm.py:20

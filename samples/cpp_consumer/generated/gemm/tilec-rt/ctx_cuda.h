@@ -30,6 +30,7 @@ struct Ctx {
     int nlanes = 1;
     int block_dim = 1;
     unsigned char* smem = nullptr;
+    unsigned char* gmem = nullptr;  // the block's global scratch slice (global_scratch.h)
     Tape* tape = nullptr;
     DeviceTape* dtape = nullptr;
     TL_HD bool leader() const { return lane == 0; }
@@ -42,15 +43,16 @@ struct Ctx {
     template <class T> TL_HD T* shared_slots() { return reinterpret_cast<T*>(smem); }
 };
 
-// The context of this thread: block coordinates from blockIdx.x over the launch grid.
-__device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
+// The context of this thread in grid block `block` (blockIdx.x unless the kernel loops over the
+// grid: global_scratch.h): block coordinates from the block's index over the launch grid.
+__device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem, int64_t block) {
     Ctx ctx;
     ctx.lane = int(threadIdx.x);
     ctx.nlanes = int(blockDim.x);
     ctx.block_dim = L.block_dim;
     ctx.smem = smem;
     // Constant indices only (unrolled): one runtime index would put ctx in local memory.
-    int64_t rest = int64_t(blockIdx.x);
+    int64_t rest = block;
 #pragma unroll
     for (int k = 3; k >= 0; --k) {
         if (k < L.ndim) {
@@ -72,6 +74,10 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
         ctx.tid[4] = L.ndim == 4 ? lane : ctx.tid[4];
     }
     return ctx;
+}
+
+__device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem) {
+    return device_ctx(L, smem, int64_t(blockIdx.x));
 }
 
 template <class T> TL_HD void shared_atomic_add(T* p, T v) {

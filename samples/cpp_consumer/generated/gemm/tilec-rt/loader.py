@@ -195,7 +195,7 @@ class _Cuda:
             raise RuntimeError(f"{path} is missing (built for: {_built_list()}): run "
                                f"`tilec build {_SOURCE} --target cuda`")
         self.check(driver.cuInit(0))
-        device = self.check(driver.cuDeviceGet(0))
+        device = self.device = self.check(driver.cuDeviceGet(0))
         attribute = driver.CUdevice_attribute
         capability = tuple(int(self.check(driver.cuDeviceGetAttribute(getattr(attribute, which), device)))
                            for which in ("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
@@ -238,9 +238,10 @@ class _Cuda:
                                               ctypes.addressof(pointers), 0))
 
 
-    def launch_with_tape(self, name, shared_bytes, blocks, block_dim, args, stream):
+    def launch_with_tape(self, name, shared_bytes, blocks, block_dim, args, stream, scratch=None):
         """An adjoint that saves values: launched until its tape fits, as the C API's launch does
-        (device_tape.h): blocks that overflow report their need and are rerun, finished ones skip."""
+        (device_tape.h): blocks that overflow report their need and are rerun, finished ones skip.
+        With global scratch (a _ScratchDesc) its resident blocks loop over the grid."""
         d = self.driver
         done = self.check(d.cuMemAlloc(4 * blocks))
         need = self.check(d.cuMemAlloc(16))
@@ -254,7 +255,8 @@ class _Cuda:
                 try:
                     tape.base, tape.done, tape.need = int(base), int(done), int(need)
                     self.check(d.cuMemsetD8(need, 0, 16))
-                    self.launch(name, shared_bytes, blocks, block_dim, args + [tape], stream)
+                    self.launch(name, shared_bytes, scratch.slots if scratch else blocks, block_dim,
+                                args + [tape] + ([scratch] if scratch else []), stream)
                     got = (ctypes.c_uint64 * 2)()
                     self.check(d.cuStreamSynchronize(stream or 0))
                     self.check(d.cuMemcpyDtoH(ctypes.addressof(got), need, 16))
@@ -267,6 +269,35 @@ class _Cuda:
         finally:
             self.check(d.cuMemFree(done))
             self.check(d.cuMemFree(need))
+
+
+    def open_scratch(self, name, shared_bytes, blocks, block_dim, block_bytes, stream):
+        """The global scratch of one launch (runtime global_scratch.h): a slice of `block_bytes` per
+        resident block (occupancy x multiprocessors, at most `blocks`, at most what half the free
+        memory holds), allocated on the stream; MemoryError when the device has no room for one."""
+        d = self.driver
+        fn = self.function(name, shared_bytes)
+        sms = self.check(d.cuDeviceGetAttribute(
+            d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.device))
+        per_sm = self.check(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(fn, block_dim, shared_bytes))
+        free, _total = self.check(d.cuMemGetInfo())
+        desc = _ScratchDesc()
+        desc.block_bytes, desc.blocks = block_bytes, blocks
+        desc.slots = max(1, min(blocks, max(1, int(sms)) * max(1, int(per_sm)), int(free) // 2 // block_bytes))
+        err, base = d.cuMemAllocAsync(desc.slots * block_bytes, stream or 0)
+        if int(err) == 2:  # CUDA_ERROR_OUT_OF_MEMORY
+            raise MemoryError(f"{name}: out of device memory for {desc.slots} x {block_bytes} bytes of global "
+                              "scratch (tiles past the shared-memory budget)")
+        desc.base = int(self.check((err, base)))
+        return desc
+
+    def close_scratch(self, desc, stream):
+        self.check(self.driver.cuMemFreeAsync(desc.base, stream or 0))  # stream-ordered: after the launch
+
+
+class _ScratchDesc(ctypes.Structure):  # runtime global_scratch.h
+    _fields_ = [("base", ctypes.c_void_p), ("block_bytes", ctypes.c_int64), ("slots", ctypes.c_int64),
+                ("blocks", ctypes.c_int64)]
 
 
 class _TapeDesc(ctypes.Structure):
@@ -519,8 +550,19 @@ class Kernel:
                 blocks *= launch.dim[k]
             if blocks:
                 shared = self.meta["cuda_shared_bytes"][direction]
-                run = _cuda().launch_with_tape if direction in self.meta.get("cuda_tape", ()) else _cuda().launch
-                run(entries[direction], shared, blocks, block_dim, [launch] + [a[0] for a in args], stream)
+                scratch_bytes = self.meta.get("cuda_scratch_bytes", {}).get(direction, 0)
+                cuda, params = _cuda(), [launch] + [a[0] for a in args]
+                scratch = (cuda.open_scratch(entries[direction], shared, blocks, block_dim, scratch_bytes, stream)
+                           if scratch_bytes else None)
+                try:
+                    if direction in self.meta.get("cuda_tape", ()):
+                        cuda.launch_with_tape(entries[direction], shared, blocks, block_dim, params, stream, scratch)
+                    else:
+                        cuda.launch(entries[direction], shared, scratch.slots if scratch else blocks, block_dim,
+                                    params + ([scratch] if scratch else []), stream)
+                finally:
+                    if scratch is not None:
+                        cuda.close_scratch(scratch, stream)
             return
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers

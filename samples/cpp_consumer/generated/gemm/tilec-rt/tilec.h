@@ -20,3 +20,4 @@
 #include "shared_tiles.h"
 #include "registers.h"
 #include "device_tape.h"
+#include "global_scratch.h"
