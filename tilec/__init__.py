@@ -6,11 +6,12 @@ so a tile program still imports and runs its host code as a plain script.
 
 import importlib
 import importlib.util
+from typing import Any
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:

@@ -7,24 +7,29 @@ so calling one from Python raises.
 """
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any, TypeVar
+
+_F = TypeVar("_F")
+
 
 class _Placeholder:
     def __init__(self, name: str):
         self._name = name
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> _Placeholder:
         if self._name.startswith("tile") or self._name in ("tid", "untile", "atomic_add"):
             raise RuntimeError(f"tl.{self._name} runs only inside a compiled kernel; build with `tilec build`")
         return self
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Any) -> _Placeholder:
         return self
 
     def __repr__(self) -> str:
         return f"<tilec api {self._name}>"
 
 
-def _decorator(fn=None, **options):
+def _decorator(fn: Any = None, **options: Any) -> Any:
     if fn is None:
         return lambda f: f
     return fn
@@ -34,11 +39,11 @@ kernel = _decorator
 func = _decorator
 
 
-def constant(value):
+def constant(value: _F) -> _F:
     return value
 
 
-def placeholder(name: str):
+def placeholder(name: str) -> _Placeholder:
     return _Placeholder(name)
 
 
@@ -56,7 +61,7 @@ _HOST_ONLY = {"launch": _LAUNCH.format("launch"), "launch_tiled": _LAUNCH.format
               "synchronize": "launches of the generated module on the CPU return when done"}
 
 
-def known_names() -> frozenset:
+def known_names() -> frozenset[str]:
     """Every name `import tilec as wp` provides: the op table's API, dtypes, math constants, types."""
     from .frontend.resolve import MATH_CONSTANTS
     from .ir.types import DTYPE_NAMES
@@ -65,7 +70,7 @@ def known_names() -> frozenset:
     return frozenset({*API_OPS, *DTYPE_NAMES, *MATH_CONSTANTS, *_TYPE_NAMES, "kernel", "func", "constant", "load"})
 
 
-def attribute(name: str):
+def attribute(name: str) -> Any:
     """`tilec.<name>` for a program run as a script: a stand-in, or AttributeError naming the fix."""
     if name in ("kernel", "func", "constant", "load"):
         return globals()[name]
@@ -83,7 +88,7 @@ def attribute(name: str):
     raise AttributeError(f"module 'tilec' has no attribute '{name}'" + (f"; did you mean '{close}'?" if close else ""))
 
 
-def load(folder):
+def load(folder: str) -> ModuleType:
     """Import a generated module from its output folder, e.g. tl.load("build/gemm").
 
     Useful when the program file and the generated module share a name; otherwise
@@ -97,7 +102,7 @@ def load(folder):
     name = os.path.basename(folder.rstrip(os.sep))
     spec = importlib.util.spec_from_file_location(
         f"tilec_generated.{name}", os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
-    if spec is None or not os.path.exists(os.path.join(folder, "__init__.py")):
+    if spec is None or spec.loader is None or not os.path.exists(os.path.join(folder, "__init__.py")):
         raise ImportError(f"no generated tilec module in {folder}: run `tilec build` first")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

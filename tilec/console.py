@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from typing import Any, Callable, Literal, TextIO
 
 import click
 
@@ -19,7 +20,7 @@ _GUTTER = re.compile(r"^ *\d* \|")
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow"}
 
 
-def use_color(choice: str, stream) -> bool:
+def use_color(choice: str, stream: TextIO) -> bool:
     if choice == "always":
         return True
     if choice == "never":
@@ -53,15 +54,15 @@ def colorize(text: str) -> str:
 class Progress:
     """Times the steps of one command; see the module docstring for what it prints."""
 
-    def __init__(self, verbose: bool, echo=click.echo, tty: bool = False, total: int = 0):
+    def __init__(self, verbose: bool, echo: Callable[..., Any] = click.echo, tty: bool = False, total: int = 0):
         self.verbose, self.echo, self.tty = verbose, echo, tty
         self.total, self.done = total, 0
-        self.times: list = []  # (label, seconds)
+        self.times: list[tuple[str, float]] = []  # (label, seconds)
 
     def expect(self, more: int) -> None:
         self.total += more
 
-    def step(self, label: str):
+    def step(self, label: str) -> _Step:
         return _Step(self, label)
 
     def _started(self, label: str) -> None:
@@ -85,12 +86,12 @@ class _Step:
     def __init__(self, progress: Progress, label: str):
         self.progress, self.label = progress, label
 
-    def __enter__(self):
+    def __enter__(self) -> _Step:
         self.start = time.perf_counter()
         self.progress._started(self.label)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         if exc[0] is None:
             self.progress._finished(self.label, time.perf_counter() - self.start)
         return False

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 # Stable codes: (code, slug). Messages are written where the error is found,
 # but every code a pass may emit is listed here once.
@@ -70,12 +71,14 @@ class Span:
 
     __slots__ = ("_values", "_resolve")
 
-    def __init__(self, line: int = 0, col: int = 0, end_line: int = 0, end_col: int = 0, resolve=None):
+    def __init__(self, line: int = 0, col: int = 0, end_line: int = 0, end_col: int = 0,
+                 resolve: Callable[[], tuple[int, int, int, int]] | None = None):
         self._values = None if resolve is not None else (line, col, end_line, end_col)
         self._resolve = resolve  # () -> (line, col, end_line, end_col)
 
-    def _get(self) -> tuple:
+    def _get(self) -> tuple[int, int, int, int]:
         if self._values is None:
+            assert self._resolve is not None
             self._values = self._resolve()
             self._resolve = None
         return self._values
@@ -85,7 +88,7 @@ class Span:
     end_line = property(lambda self: self._get()[2])
     end_col = property(lambda self: self._get()[3])
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Span) and self._get() == other._get()
 
     def __hash__(self) -> int:
@@ -131,7 +134,7 @@ class Diagnostics:
         if diag not in self.items:
             self.items.append(diag)
 
-    def error(self, code: str, message: str, span: Span, **kw) -> None:
+    def error(self, code: str, message: str, span: Span, **kw: Any) -> None:
         self.add(Diagnostic(code, message, span, **kw))
 
     @property
@@ -150,7 +153,7 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
-def source_lines(source: str) -> list:
+def source_lines(source: str) -> list[str]:
     """Lines as Python's tokenizer and libcst count them: only \\n, \\r\\n and \\r end a line (not
     str.splitlines's form feed, U+2028, ...), so a snippet shows the line its span names."""
     return re.split(r"\r\n|\r|\n", source)
@@ -186,6 +189,6 @@ class NotDifferentiable(Exception):
     """A kernel's adjoint cannot be derived correctly: the build warns (TC0501) at `span` and
     builds the kernel without an adjoint. Raised by autodiff and by the ops' adjoint rules."""
 
-    def __init__(self, message: str, span, code: str = "TC0501"):
+    def __init__(self, message: str, span: Span, code: str = "TC0501"):
         super().__init__(message)
         self.diagnostic = Diagnostic(code, message, span, severity="warning")

@@ -31,7 +31,7 @@ def warp_status(name: str) -> str:
     return "diagnostic TC0430 \"not supported by tilec yet\"" + (f": {note}" if note else "")
 
 
-def warp_coverage_lines() -> list:
+def warp_coverage_lines() -> list[str]:
     tile = warp_names.WARP_TILE_BUILTINS
     supported = sum(warp_status(n) == "supported" for n in tile)
     lines = [f"## Warp {warp_names.WARP_VERSION} tile builtins", "",

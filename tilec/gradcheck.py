@@ -21,6 +21,7 @@ kernels on random inputs; it alone imports the compiler.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -33,7 +34,7 @@ class Worst:
 
     argument: str
     state: str
-    index: tuple
+    index: tuple[int, ...]
     adjoint: float
     numeric: float
     error: float  # |adjoint - numeric| - rtol * |numeric|: positive when the element fails
@@ -47,7 +48,7 @@ class Worst:
 @dataclass
 class Report:
     kernel: str
-    rows: list = field(default_factory=list)  # Worst, one per (argument, state)
+    rows: list[Worst] = field(default_factory=list)  # one per (argument, state)
     refused: str | None = None  # why the build has no adjoint, when it has none
 
     @property
@@ -61,23 +62,27 @@ class Report:
         return "\n".join([head] + [str(r) for r in self.rows])
 
 
-def _launcher(kernel):
+# `kernel` below: a generated module's kernel object (the loader's runtime object, duck-typed: Any).
+
+
+def _launcher(kernel: Any) -> Any:
     return kernel.launch_tiled if kernel.meta.get("tiled") else kernel.launch
 
 
-def _float_arrays(kernel, values) -> list:
+def _float_arrays(kernel: Any, values: Sequence[Any]) -> list[int]:
     return [k for k, (p, v) in enumerate(zip(kernel.params, values))
             if p["kind"] == "array" and p["dtype"] in ("float32", "float64", "float16") and v is not None]
 
 
-def final_state(kernel, dim, values, device="cpu") -> list:
+def final_state(kernel: Any, dim: Any, values: Sequence[Any], device: str = "cpu") -> list[Any]:
     """The arguments after one forward launch on copies of `values`."""
     state = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
     _launcher(kernel)(dim=dim, inputs=state, device=device)
     return state
 
 
-def adjoint(kernel, dim, values, seeds, state="before", device="cpu") -> list:
+def adjoint(kernel: Any, dim: Any, values: Sequence[Any], seeds: dict[int, Any], state: str = "before",
+            device: str = "cpu") -> list[Any]:
     """The adjoint arrays after one adjoint launch seeded with `seeds` (dict index -> array)."""
     args = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in values]
     if state == "after":
@@ -88,8 +93,9 @@ def adjoint(kernel, dim, values, seeds, state="before", device="cpu") -> list:
     return adj
 
 
-def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, samples=None, states=STATES,
-              device="cpu") -> Report:
+def gradcheck(kernel: Any, dim: Any, inputs: Iterable[Any], *, eps: float | None = None, rtol: float | None = None,
+              atol: float | None = None, seed: int = 0, samples: int | None = None,
+              states: Sequence[str] = STATES, device: str = "cpu") -> Report:
     """Compare `kernel`'s adjoint with central differences of the whole-state loss (module docstring).
 
     eps/rtol/atol default by the arrays' precision (float64: 1e-6/1e-6/1e-8; narrower: 1e-2/1e-2/1e-3).
@@ -107,7 +113,7 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
     rng = np.random.default_rng(seed)
     weights = {k: rng.standard_normal(np.shape(values[k])).astype(values[k].dtype) for k in floats}
 
-    def change(up, down) -> float:
+    def change(up: list[Any], down: list[Any]) -> float:
         """loss(up) - loss(down), differenced per element first: a large unaffected output must not
         drown a small gradient in rounding."""
         after_up, after_down = final_state(kernel, dim, up, device), final_state(kernel, dim, down, device)
@@ -115,13 +121,13 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
                                                                   - after_down[k].astype(np.float64))))
                    for k in floats)
 
-    numeric = {}
+    numeric: dict[int, dict[int, float]] = {}
     for k in floats:
         base = np.array(values[k], copy=True)
         flat = base.reshape(-1)
         chosen = (range(flat.size) if samples is None
                   else sorted(rng.choice(flat.size, min(samples, flat.size), replace=False)))
-        grad = {}
+        grad: dict[int, float] = {}
         for i in chosen:
             up, down = flat.copy(), flat.copy()
             up[i] += eps
@@ -135,7 +141,7 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
         adj = adjoint(kernel, dim, values, weights, state, device)
         for k in floats:
             flat = adj[k].reshape(-1)
-            worst = None
+            worst: Worst | None = None
             for i, num in numeric[k].items():
                 err = abs(float(flat[i]) - num) - rtol * abs(num) - atol
                 if worst is None or err > worst.error:
@@ -149,14 +155,14 @@ def gradcheck(kernel, dim, inputs, *, eps=None, rtol=None, atol=None, seed=0, sa
 # ---------------------------------------------------------------- `tilec gradcheck FILE`
 
 
-def widened(module):
+def widened(module: Any) -> Any:
     """The checked IR module with every float32/float16 type made float64 (finite differences need
     the precision): a structural copy, symbols stay equal to each other."""
     import dataclasses
 
     from .ir.types import FLOAT16, FLOAT32, FLOAT64
 
-    def go(x):
+    def go(x: Any) -> Any:
         if x == FLOAT32 or x == FLOAT16:
             return FLOAT64
         if dataclasses.is_dataclass(x) and not isinstance(x, type):
@@ -172,10 +178,10 @@ def widened(module):
     return go(module)
 
 
-def random_inputs(kernel, shapes: dict, scalars: dict, rng) -> list:
+def random_inputs(kernel: Any, shapes: dict[str, Any], scalars: dict[str, Any], rng: np.random.Generator) -> list[Any]:
     """Arguments for `kernel`: float arrays uniform in [0.5, 1.5) (inside every math function's
     domain), integer arrays zero, scalars from `scalars` (default 1)."""
-    values = []
+    values: list[Any] = []
     for p in kernel.params:
         if p["kind"] == "scalar":
             values.append(scalars.get(p["name"], 1))
@@ -191,8 +197,9 @@ def random_inputs(kernel, shapes: dict, scalars: dict, rng) -> list:
     return values
 
 
-def check_file(path: str, kernels=(), dim=(1,), shapes=None, scalars=None, seed=0, block_dim=256, outdir=None,
-               echo=print) -> bool:
+def check_file(path: str, kernels: Sequence[str] = (), dim: Sequence[int] = (1,), shapes: dict[str, Any] | None = None,
+               scalars: dict[str, Any] | None = None, seed: int = 0, block_dim: int = 256, outdir: str | None = None,
+               echo: Callable[[str], Any] = print) -> bool:
     """Build FILE with float64 arithmetic, then gradcheck each kernel (all by default) on random inputs;
     True when every checked gradient matches. Refused kernels are reported, not failed."""
     import tempfile
@@ -227,9 +234,9 @@ def check_file(path: str, kernels=(), dim=(1,), shapes=None, scalars=None, seed=
     return ok
 
 
-def parse_assignments(items, kind) -> dict:
+def parse_assignments(items: Iterable[str], kind: type) -> dict[str | None, Any]:
     """["A=4,8", "n=3"] -> {"A": (4, 8), "n": 3}; an item without `NAME=` is keyed None."""
-    out = {}
+    out: dict[str | None, Any] = {}
     for item in items:
         name, _, text = item.rpartition("=")
         try:

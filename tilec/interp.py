@@ -11,6 +11,7 @@ independent executions. Kernels that need cooperating lanes are refused.
 from __future__ import annotations
 
 import itertools
+from typing import Any, Callable, Dict, Sequence, cast
 
 import numpy as np
 
@@ -20,7 +21,10 @@ from .codegen import analysis
 from .ops import OPS
 from .ops.reference import BINARY, IMPL, UNARY, make_value, npdtype
 from .ir.structs import leaves
-from .ir.types import ArrayT, Scalar, TileT
+from .ir.types import ArrayT, Scalar, TileT, Type
+
+
+Env = Dict[ir.Sym, Any]  # a frame: each symbol's current value (numpy scalars and arrays)
 
 
 class _Break(Exception):
@@ -32,7 +36,7 @@ class _Continue(Exception):
 
 
 class _Return(Exception):
-    def __init__(self, value):
+    def __init__(self, value: Any):
         self.value = value
 
 
@@ -42,16 +46,17 @@ class Interpreter:
         self.funcs = {f.name: f for f in module.funcs}
         self.kernels = {k.name: k for k in module.kernels}
         # per-block state read by the op implementations
-        self.tid = ()
+        self.tid: tuple[int, ...] = ()
         self.lane = 0
         self.nlanes = 1
         self.leader = True
-        self.block_dim = 1
-        self.tape: list = []
+        self.block_dim: int | None = 1  # None: a tiled kernel without a fixed block_dim
+        self.tape: list[Any] = []
 
     # ------------------------------------------------------------ launches
 
-    def launch(self, name: str, dim, inputs, tiled: bool = True, adjoint: bool = False, adj_inputs=None):
+    def launch(self, name: str, dim: int | Sequence[int], inputs: Sequence[Any], tiled: bool = True,
+               adjoint: bool = False, adj_inputs: Sequence[Any] | None = None) -> None:
         kernel = self.kernels[name]
         if analysis.needs_lanes(kernel, self.funcs, tiled):
             raise NotImplementedError(f"{name}: kernels with cooperating lanes are not interpreted")
@@ -61,7 +66,7 @@ class Interpreter:
         fn, args = kernel, _struct_leaves(kernel, list(inputs))
         if adjoint:
             fn = adjoint_kernel(kernel, self.module)
-            args += _struct_leaves(kernel, list(adj_inputs))
+            args += _struct_leaves(kernel, list(adj_inputs or ()))
         if len(args) != len(fn.params):
             raise TypeError(f"{name}: expects {len(fn.params)} arguments, got {len(args)}")
         self.block_dim = kernel.block_dim if tiled else 1
@@ -73,18 +78,18 @@ class Interpreter:
             except _Return:
                 pass
 
-    def _bind(self, t, value):
+    def _bind(self, t: Type, value: Any) -> Any:
         if isinstance(t, ArrayT):
             return value
         return make_value(t, value)
 
     # ------------------------------------------------------------ statements
 
-    def block(self, body, env) -> None:
+    def block(self, body: tuple[ir.Stmt, ...], env: Env) -> None:
         for s in body:
             self.stmt(s, env)
 
-    def stmt(self, s, env) -> None:
+    def stmt(self, s: ir.Stmt, env: Env) -> None:
         if isinstance(s, ir.Assign):
             env[s.target] = self.expr(s.value, env)
         elif isinstance(s, ir.Unpack):
@@ -111,7 +116,7 @@ class Interpreter:
         elif isinstance(s, ir.Return):
             raise _Return(None if s.value is None else self.expr(s.value, env))
 
-    def iteration(self, body, env) -> bool:
+    def iteration(self, body: tuple[ir.Stmt, ...], env: Env) -> bool:
         """Runs one loop iteration; False when it ended with `break`."""
         try:
             self.block(body, env)
@@ -123,22 +128,24 @@ class Interpreter:
 
     # ------------------------------------------------------------ expressions
 
-    def expr(self, e, env):
+    def expr(self, e: ir.Expr, env: Env) -> Any:
         if isinstance(e, ir.Const):
             return make_value(e.type, e.value)
         if isinstance(e, ir.Var):
             if e.sym not in env:  # locals start at zero, as the generated C++ declares them
                 t = e.sym.type
-                env[e.sym] = np.zeros(t.shape, npdtype(t.dtype)) if isinstance(t, TileT) else make_value(t, 0)
+                env[e.sym] = (np.zeros(cast(tuple[int, ...], t.shape), npdtype(t.dtype)) if isinstance(t, TileT)
+                              else make_value(t, 0))  # a checked tile's shape is concrete
             return env[e.sym]
         args = [self.expr(a, env) for a in e.args]
         if isinstance(e, ir.Call):
             fn = self.funcs[e.func]
-            return self.call(fn, args, byref=[(fn.params[i], e.args[i].sym, env) for i in fn.byref
-                                              if isinstance(e.args[i], ir.Var)])
+            operands = [(i, e.args[i]) for i in fn.byref]
+            return self.call(fn, args, byref=[(fn.params[i], a.sym, env) for i, a in operands if isinstance(a, ir.Var)])
         return IMPL[e.op](self, e, args)
 
-    def call(self, fn: ir.Function, args, byref=()):
+    def call(self, fn: ir.Function, args: Sequence[Any],
+             byref: Sequence[tuple[ir.Sym, ir.Sym, Env]] = ()) -> Any:
         """byref: (param, caller's symbol, caller's env) of tiles passed by reference."""
         env = {p: (a if isinstance(p.type, (ArrayT, TileT)) else make_value(p.type, a)) for p, a in zip(fn.params, args)}
         result = None
@@ -152,19 +159,19 @@ class Interpreter:
 
     # ------------------------------------------------------------ helpers for op implementations
 
-    def gather(self, value, dtype):
+    def gather(self, value: Any, dtype: Any) -> Any:
         return np.full(self.block_dim, value, dtype)
 
-    def scalar_function(self, name: str):
+    def scalar_function(self, name: str) -> Callable[..., Any]:
         """A Python callable for a builtin op name or a specialised func."""
         if name in BINARY:
-            f = BINARY[name]
+            f = cast(Callable[..., Any], BINARY[name])  # numpy ufuncs and lambdas
             return lambda a, b: f(a, b)
         if name in UNARY:
-            return UNARY[name]
+            return cast(Callable[..., Any], UNARY[name])
         fn = self.funcs[name]
 
-        def run(*xs):
+        def run(*xs: Any) -> Any:
             return self.call(fn, [npdtype(p.type)(x) if isinstance(p.type, Scalar) else x for p, x in zip(fn.params, xs)])
 
         return run
@@ -173,7 +180,7 @@ class Interpreter:
 __all__ = ["Interpreter", "OPS"]
 
 
-def _struct_leaves(kernel: ir.Function, values: list) -> list:
+def _struct_leaves(kernel: ir.Function, values: list[Any]) -> list[Any]:
     """A kernel's source arguments as the leaf arguments its params are (ir/structs.py): a struct
     as any object with its fields as attributes (None: no adjoint), an array of structs as a numpy
     structured array (its fields' views)."""
@@ -181,7 +188,7 @@ def _struct_leaves(kernel: ir.Function, values: list) -> list:
         return values
     if len(values) != len(kernel.struct_params):
         raise TypeError(f"{kernel.name}: expects {len(kernel.struct_params)} arguments, got {len(values)}")
-    out = []
+    out: list[Any] = []
     for (name, t), value in zip(kernel.struct_params, values):
         flat = leaves(t)
         if flat is None:

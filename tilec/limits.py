@@ -13,16 +13,20 @@ import gc
 import sys
 import threading
 from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+_T = TypeVar("_T")
 
 STACK_BYTES = 256 * 1024 * 1024  # reserved, not committed: pages are touched only when used
 RECURSION_LIMIT = 8_000
 
 
-def run_deep(fn):
+def run_deep(fn: Callable[[], _T]) -> _T:
     """fn() on a large-stack thread with a raised recursion limit; its result, or its exception."""
-    result, error = [], []
+    result: list[_T] = []
+    error: list[BaseException] = []
 
-    def target():
+    def target() -> None:
         try:
             with without_cycle_collection():
                 result.append(fn())
@@ -47,7 +51,7 @@ def run_deep(fn):
 
 
 @contextmanager
-def without_cycle_collection():
+def without_cycle_collection() -> Iterator[None]:
     """The body runs with the cyclic collector off (it stays off if the caller had turned it off)."""
     was_enabled = gc.isenabled()
     gc.disable()

@@ -16,6 +16,10 @@ from __future__ import annotations
 import keyword
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .ir import Sym
 
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLAIN = re.compile(r"[A-Za-z0-9_]*")
@@ -69,7 +73,7 @@ def index_param(name: str, axis: int) -> str:
     return f"{name}{INDEX_PARAM}{axis}"
 
 
-def indexed_param(name: str) -> tuple | None:
+def indexed_param(name: str) -> tuple[str, int] | None:
     """(indexed array parameter, axis) for an index parameter's IR name, else None."""
     base, marker, axis = name.rpartition(INDEX_PARAM)
     return (base, int(axis)) if marker and base and axis.isdigit() else None
@@ -96,7 +100,7 @@ def kernel_body(kernel: str, direction: str) -> str:
     return f"k_{c_ident(kernel)}_{direction}"
 
 
-def kernel_instance(base: str, bindings: list) -> str:
+def kernel_instance(base: str, bindings: list[tuple[str, str]]) -> str:
     """The module name of one instantiation of a nested kernel: `k__TILE_16` for `TILE = 16`
     (values spelled as identifiers: `-` -> `m`, `.` -> `p`)."""
     out = base
@@ -131,7 +135,7 @@ def c_param(name: str) -> str:
     return _user(name)
 
 
-def cxx_heap(sym) -> str:
+def cxx_heap(sym: Sym) -> str:
     """The owner of a tile allocated on the heap (the tile itself is the reference cxx_var(sym))."""
     return f"_heap_{cxx_var(sym)}"
 
@@ -141,7 +145,7 @@ def cxx_arg(name: str) -> str:
     return f"_arg_{_user(name)}"
 
 
-def cxx_var(sym) -> str:
+def cxx_var(sym: Sym) -> str:
     """The C++ identifier of an IR symbol."""
     return _user(sym.name, sym.id)
 

@@ -9,14 +9,15 @@ Both are deterministic: sorted keys, no timestamps.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from . import __version__
-from .diagnostics import CODES
+from .diagnostics import CODES, Diagnostic
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def diagnostic_dict(d) -> dict:
+def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
     span = d.span
     out = {"severity": d.severity, "code": d.code, "slug": CODES.get(d.code), "message": d.message,
            "line": span.line, "column": span.col, "end_line": span.end_line, "end_column": span.end_col,
@@ -26,18 +27,18 @@ def diagnostic_dict(d) -> dict:
     return out
 
 
-def file_message(severity: str, message: str) -> dict:
+def file_message(severity: str, message: str) -> dict[str, Any]:
     return {"severity": severity, "code": None, "slug": None, "message": message, "line": None, "column": None,
             "end_line": None, "end_column": None, "labels": [], "notes": [], "help": None}
 
 
-def to_json(file: str, items: list) -> str:
+def to_json(file: str, items: list[dict[str, Any]]) -> str:
     counts = {s: sum(1 for d in items if d["severity"] == s) for s in ("error", "warning")}
     return json.dumps({"file": file, "diagnostics": items, "errors": counts["error"],
                        "warnings": counts["warning"], "tilec_version": __version__}, indent=2, sort_keys=True)
 
 
-def to_sarif(file: str, items: list) -> str:
+def to_sarif(file: str, items: list[dict[str, Any]]) -> str:
     codes = sorted({d["code"] for d in items if d["code"]})
     rules = [{"id": c, "name": CODES[c], "shortDescription": {"text": CODES[c].replace("-", " ")}} for c in codes]
     results = []

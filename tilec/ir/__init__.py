@@ -8,7 +8,7 @@ is the libcst tree itself; `frontend.check` lowers it into this IR.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 from ..diagnostics import Span
 from .types import Type
@@ -48,12 +48,12 @@ class Var:
 @dataclass(frozen=True)
 class OpCall:
     op: str  # key into tilec.ops.OPS
-    args: tuple  # Expr operands, in the op's parameter order
-    attrs: tuple  # ((name, compile-time value), ...) in parameter order
+    args: tuple[Expr, ...]  # operands, in the op's parameter order
+    attrs: tuple[tuple[str, Any], ...]  # ((name, compile-time value), ...) in parameter order
     type: Type  # result type
     span: Span
 
-    def attr(self, name: str, default=None):
+    def attr(self, name: str, default: Any = None) -> Any:
         for key, value in self.attrs:
             if key == name:
                 return value
@@ -63,7 +63,7 @@ class OpCall:
 @dataclass(frozen=True)
 class Call:
     func: str  # name of a specialised function in Module.funcs
-    args: tuple  # Expr operands
+    args: tuple[Expr, ...]  # operands
     type: Type  # result type
     span: Span
 
@@ -82,7 +82,7 @@ class Assign:
 
 @dataclass(frozen=True)
 class Unpack:
-    targets: tuple  # Syms, one per tuple item
+    targets: tuple[Sym, ...]  # one per tuple item
     value: Expr  # of TupleT type
     span: Span
 
@@ -96,8 +96,8 @@ class ExprStmt:
 @dataclass(frozen=True)
 class If:
     cond: Expr  # scalar condition
-    body: tuple
-    orelse: tuple
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
     span: Span
 
 
@@ -107,7 +107,7 @@ class For:
     start: Expr
     stop: Expr
     step: Expr
-    body: tuple
+    body: tuple[Stmt, ...]
     span: Span
     static: bool = False  # all bounds are compile-time constants
 
@@ -115,7 +115,7 @@ class For:
 @dataclass(frozen=True)
 class While:
     cond: Expr
-    body: tuple
+    body: tuple[Stmt, ...]
     span: Span
 
 
@@ -143,19 +143,19 @@ class Function:
     name: str  # C-level name; a func specialisation gets a suffix
     source_name: str  # the name in the user's file
     kind: str  # "kernel" or "func"
-    params: tuple  # Syms
-    body: tuple  # Stmts
+    params: tuple[Sym, ...]
+    body: tuple[Stmt, ...]
     ret: Type  # NONE for kernels
     span: Span
     block_dim: int | None = None  # fixed by @tl.kernel(block_dim=...)
-    storage: tuple = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
+    storage: tuple[tuple[Sym, str], ...] = ()  # ((Sym, "register"|"shared"), ...) for tile symbols
     tiled: bool = True  # uses tile ops (launch_tiled) or is plain SIMT
     differentiate: bool = True  # emit an adjoint (False: @wp.kernel(enable_backward=False))
-    byref: tuple = ()  # positions of tile params a func updates in place: the caller's tile changes
+    byref: tuple[int, ...] = ()  # positions of tile params a func updates in place: the caller's tile changes
     custom_adjoint: str | None = None  # a registered custom adjoint tilec cannot apply (the kernel gets none)
-    grad_funcs: tuple | None = None  # @wp.func_grad: per param, the func computing its adjoint (or None)
+    grad_funcs: tuple[str | None, ...] | None = None  # @wp.func_grad: per param, the func computing its adjoint (or None)
     launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
-    struct_params: tuple = ()  # ((source param name, Type), ...) when a param is a struct: params are its leaves
+    struct_params: tuple[tuple[str, Type], ...] = ()  # ((source param name, Type), ...) when a param is a struct: params are its leaves
     replay_func: str | None = None  # @wp.func_replay: the func whose value the adjoint's forward replay uses
 
     def storage_of(self, sym: Sym) -> str:
@@ -166,15 +166,15 @@ class Function:
 class Module:
     name: str  # module name (file stem)
     filename: str  # as given by the user, for `// file.py:LINE` comments
-    funcs: tuple  # specialised Functions, callees before callers
-    kernels: tuple  # Functions
-    constants: tuple = field(default=())  # ((name, value), ...) sorted
+    funcs: tuple[Function, ...]  # specialised, callees before callers
+    kernels: tuple[Function, ...]
+    constants: tuple[tuple[str, Any], ...] = field(default=())  # ((name, value), ...) sorted
 
 
 # ---------------------------------------------------------------- traversal
 
 
-def child_blocks(stmt) -> tuple:
+def child_blocks(stmt: Stmt) -> tuple[tuple[Stmt, ...], ...]:
     """The statement lists nested directly in `stmt`."""
     if isinstance(stmt, If):
         return (stmt.body, stmt.orelse)
@@ -183,7 +183,7 @@ def child_blocks(stmt) -> tuple:
     return ()
 
 
-def walk_stmts(body):
+def walk_stmts(body: Iterable[Stmt]) -> Iterator[Stmt]:
     """All statements of a body, depth first, in source order (a stack of iterators: nested
     generators cost each statement its depth)."""
     stack = [iter(body)]
@@ -201,7 +201,7 @@ def walk_stmts(body):
 _BLOCK_FIELDS = {If: ("body", "orelse"), For: ("body",), While: ("body",)}  # as child_blocks
 
 
-def stmt_exprs(stmt) -> tuple:
+def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:
     """The expressions a statement evaluates itself (not in nested blocks)."""
     if isinstance(stmt, (Assign, Unpack)):
         return (stmt.value,)
@@ -216,7 +216,7 @@ def stmt_exprs(stmt) -> tuple:
     return ()
 
 
-def stmt_targets(stmt) -> tuple:
+def stmt_targets(stmt: Stmt) -> tuple[Sym, ...]:
     """The symbols a statement itself defines: an assignment's target, an unpacking's targets, a
     loop's variable (not those of nested blocks)."""
     if isinstance(stmt, Assign):
@@ -228,30 +228,30 @@ def stmt_targets(stmt) -> tuple:
     return ()
 
 
-def defined_syms(fn: Function):
+def defined_syms(fn: Function) -> Iterator[Sym]:
     """Parameters, then every symbol an assignment, unpacking or loop header defines."""
     yield from fn.params
     for s in walk_stmts(fn.body):
         yield from stmt_targets(s)
 
 
-def read_syms(expr) -> set:
+def read_syms(expr: Expr) -> set[Sym]:
     """The symbols an expression reads."""
     return {x.sym for x in walk_expr(expr) if isinstance(x, Var)}
 
 
-def rename(body, new) -> tuple:
+def rename(body: Iterable[Stmt], new: Callable[[Sym], Sym]) -> tuple[Stmt, ...]:
     """body with every symbol x replaced by new(x) (new returns x to keep it)."""
     from dataclasses import replace
 
-    def expr(e):
+    def expr(e: Expr) -> Expr:
         if isinstance(e, Var):
             return replace(e, sym=new(e.sym))
         if isinstance(e, (OpCall, Call)):
             return replace(e, args=tuple(expr(a) for a in e.args))
         return e
 
-    out = []
+    out: list[Stmt] = []
     for s in body:
         if isinstance(s, Assign):
             s = replace(s, target=new(s.target), value=expr(s.value))
@@ -272,7 +272,7 @@ def rename(body, new) -> tuple:
     return tuple(out)
 
 
-def walk_expr(expr):
+def walk_expr(expr: Expr) -> Iterator[Expr]:
     """expr and every operand below it, depth first, in source order. An explicit stack: nested
     generators cost each node the depth of the tree, and a deep tree the recursion limit."""
     stack = [expr]
@@ -304,7 +304,7 @@ def dump_function(fn: Function) -> str:
     return "\n".join(lines)
 
 
-def _dump_body(body, depth, lines) -> None:
+def _dump_body(body: tuple[Stmt, ...], depth: int, lines: list[str]) -> None:
     pad = "    " * depth
     if not body:
         lines.append(pad + "pass")
@@ -336,7 +336,7 @@ def _dump_body(body, depth, lines) -> None:
             lines.append(f"{pad}{type(s).__name__.lower()}{loc}")
 
 
-def dump_expr(e) -> str:
+def dump_expr(e: Expr) -> str:
     if isinstance(e, Const):
         return repr(e.value)
     if isinstance(e, Var):

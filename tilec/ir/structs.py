@@ -6,29 +6,32 @@ depth first, and is the order of the flattened parameters everywhere.
 """
 from __future__ import annotations
 
-from .types import ArrayT, StructT
+from typing import cast
+
+from .types import ArrayT, Element, StructT, Type
 
 
-def struct_leaves(t: StructT, prefix: str = "") -> list:
+def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
     """[(dotted path, leaf type)] of a struct's leaves in declaration order: scalars, vectors,
-    matrices, arrays; a field that is an array of structs is one array per field of those."""
-    out = []
+    matrices, arrays; a field that is an array of structs is one array per field of those (the
+    fields of a struct an array holds are scalars, vectors or matrices: the casts below)."""
+    out: list[tuple[str, Type]] = []
     for fname, ft in t.fields:
         path = f"{prefix}{fname}"
         if isinstance(ft, StructT):
             out += struct_leaves(ft, path + ".")
         elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):  # field views, as for a parameter
-            out += [(sub, ArrayT(lt, ft.ndim)) for sub, lt in struct_leaves(ft.dtype, path + ".")]
+            out += [(sub, ArrayT(cast(Element, lt), ft.ndim)) for sub, lt in struct_leaves(ft.dtype, path + ".")]
         else:
             out.append((path, ft))
     return out
 
 
-def leaves(t) -> list | None:
+def leaves(t: Type) -> list[tuple[str, Type]] | None:
     """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
     array of structs (an array of field views, one per scalar leaf), None for any other type."""
     if isinstance(t, StructT):
         return struct_leaves(t)
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
-        return [(path, ArrayT(lt, t.ndim)) for path, lt in struct_leaves(t.dtype)]
+        return [(path, ArrayT(cast(Element, lt), t.ndim)) for path, lt in struct_leaves(t.dtype)]
     return None

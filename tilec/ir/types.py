@@ -144,9 +144,9 @@ class StructT:
     leaf (frontend/structs.py), so the IR past the checker never carries a StructT."""
 
     name: str  # the class name in the user's file
-    fields: tuple  # ((field name, Type), ...) in declaration order
+    fields: tuple[tuple[str, Type], ...]  # in declaration order
 
-    def field(self, name: str):
+    def field(self, name: str) -> Type | None:
         """The type of field `name`, or None."""
         return dict(self.fields).get(name)
 
@@ -157,9 +157,9 @@ class StructT:
 Element = Union[Scalar, VecT, MatT, StructT]  # what an array or a tile holds
 
 
-def _named_value_types() -> dict:
+def _named_value_types() -> dict[str, VecT | MatT]:
     """Warp's named vector and matrix types, with and without a dtype suffix."""
-    out: dict = {}
+    out: dict[str, VecT | MatT] = {}
     floats = {"h": FLOAT16, "f": FLOAT32, "d": FLOAT64}
     for n in (2, 3, 4):
         for suffix, scalar in VALUE_SUFFIXES.items():
@@ -179,7 +179,7 @@ def _named_value_types() -> dict:
 VALUE_TYPE_NAMES = _named_value_types()
 
 
-def component_dtype(t) -> Scalar | None:
+def component_dtype(t: Type) -> Scalar | None:
     """The scalar a scalar, vector or matrix type is made of; None for other types."""
     if isinstance(t, Scalar):
         return t
@@ -212,10 +212,11 @@ class TileT:
 
     @property
     def size(self) -> int:
-        return prod(self.shape) if self.is_concrete else -1
+        return prod(d for d in self.shape if isinstance(d, int)) if self.is_concrete else -1
 
     @property
     def nbytes(self) -> int:
+        assert not isinstance(self.dtype, StructT), "tiles of structs never reach past the checker"
         return self.size * self.dtype.nbytes
 
     def __str__(self) -> str:
@@ -240,7 +241,7 @@ class StackT:
 
 @dataclass(frozen=True)
 class TupleT:
-    items: tuple  # element types, e.g. of wp.tid()
+    items: tuple[Type, ...]  # element types, e.g. of wp.tid()
 
     def __str__(self) -> str:
         return "(" + ", ".join(str(t) for t in self.items) + ")"
@@ -256,7 +257,7 @@ NONE = NoneT()
 Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT]
 
 
-def fmt_shape(shape: tuple) -> str:
+def fmt_shape(shape: tuple[Dim, ...]) -> str:
     """Shapes print as Python tuples: (32, 16), (8,), (M, K)."""
     if len(shape) == 1:
         return f"({shape[0]},)"

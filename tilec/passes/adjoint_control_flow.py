@@ -12,7 +12,7 @@ induction variable again and recomputes the planned statements per iteration. Th
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .. import ir
 from ..ops.build import call as C
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .autodiff import Adjoint
 
 
-def forward_if(ad: Adjoint, s: ir.If) -> list:
+def forward_if(ad: Adjoint, s: ir.If) -> list[ir.Stmt]:
     if is_close(s):
         return [s]
     c = ad.temp(BOOL, "_c")
@@ -41,7 +41,7 @@ def forward_if(ad: Adjoint, s: ir.If) -> list:
             push(c, s.span)]
 
 
-def forward_loop(ad: Adjoint, s: ir.For | ir.While) -> list:
+def forward_loop(ad: Adjoint, s: ir.For | ir.While) -> list[ir.Stmt]:
     if isinstance(s, ir.For):
         recomputed = plan_fast_loop(ad, s)
         if recomputed is not None:
@@ -50,7 +50,7 @@ def forward_loop(ad: Adjoint, s: ir.For | ir.While) -> list:
             ad.loop_vars.append(s.var)
             body = tuple(ad.forward(s.body))
             ad.loop_vars.pop()
-            pre = [push(s.var, s.span)] if ad.sites.get(s.var, 0) > 1 else []
+            pre: list[ir.Stmt] = [push(s.var, s.span)] if ad.sites.get(s.var, 0) > 1 else []
             return pre + [replace(s, body=body)]
     count = ad.temp(INT32, "_n")
     ad.count_syms[id(s)] = count
@@ -60,8 +60,8 @@ def forward_loop(ad: Adjoint, s: ir.For | ir.While) -> list:
         inner.append(push(s.var, s.span))
     inner.append(ir.Assign(count, C("add", ir.Var(count, s.span), const(1, INT32)), s.span))
     loop = replace(s, body=tuple(inner) + close)
-    pre = [push(s.var, s.span)] if isinstance(s, ir.For) else []
-    return pre + [ir.Assign(count, const(0, INT32), s.span), loop, push(count, s.span)]
+    head: list[ir.Stmt] = [push(s.var, s.span)] if isinstance(s, ir.For) else []
+    return head + [ir.Assign(count, const(0, INT32), s.span), loop, push(count, s.span)]
 
 
 def reverse_if(ad: Adjoint, s: ir.If) -> None:
@@ -95,7 +95,7 @@ def reverse_loop(ad: Adjoint, s: ir.For | ir.While) -> None:
 def _reverse_fast_loop(ad: Adjoint, s: ir.For) -> None:
     """Iterations backwards with the trip count, induction variable and recomputable values
     derived again instead of read from the tape."""
-    step = s.step.value
+    step = cast(int, cast(ir.Const, s.step).value)  # a constant step (adjoint_tape.plan_fast_loop)
     span = s.span
     n = ad.temp(INT32, "_n")
     distance = C("sub", s.stop, s.start) if step > 0 else C("sub", s.start, s.stop)
@@ -106,7 +106,8 @@ def _reverse_fast_loop(ad: Adjoint, s: ir.For) -> None:
     last = C("sub", C("sub", ir.Var(n, span), const(1, INT32)), ir.Var(k, span))
     var_value = C("add", s.start, C("mul", last, s.step))
     ad.loop_vars.append(s.var)
-    inner = [ir.Assign(s.var, var_value, span)] + list(ad.fast_loops[id(s)])
+    inner: list[ir.Stmt] = [ir.Assign(s.var, var_value, span)]
+    inner += ad.fast_loops[id(s)]
     inner += list(ad.nested(s.body))
     ad.loop_vars.pop()
     ad.emit(ir.For(k, const(0, INT32), ir.Var(n, span), const(1, INT32), tuple(inner), span))

@@ -16,34 +16,38 @@ from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..diagnostics import NotDifferentiable
 from .adjoint_tape import EFFECTS, pop, push
-from ..ir.types import MatT, Scalar, TileT, VecT, component_dtype
+from ..ir.types import MatT, Scalar, TileT, Type, VecT, component_dtype
 
 if TYPE_CHECKING:
     from .autodiff import Adjoint
 
 
-def differentiable(t) -> bool:
+def differentiable(t: Type) -> bool:
     if isinstance(t, (VecT, MatT)):  # vectors and matrices of floats (ops/adjoints_values.py)
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+    if isinstance(t, TileT):
+        component = component_dtype(t.dtype)  # a tile of scalars, vectors or matrices (never of structs)
+        return component is not None and component.is_float
+    return isinstance(t, Scalar) and t.is_float
 
 
-def forward_statement(ad: Adjoint, s) -> list:
+def forward_statement(ad: Adjoint, s: ir.Stmt) -> list[ir.Stmt]:
     """The replay of a statement other than a branch or loop."""
     if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in EFFECTS:
         return []  # an atomic whose old value is unused (effects.py refuses the others): not replayed
     if isinstance(s, ir.Assign):
         save = s.target in ad.pushed and s.target not in ad.no_tape
-        return ([push(s.target, s.span)] if save else []) + [s]
+        saved: list[ir.Stmt] = [push(s.target, s.span)] if save else []
+        return saved + [s]
     if isinstance(s, ir.Unpack):
-        pre = [push(t, s.span) for t in s.targets if t in ad.pushed or _is_sort(s)]
+        pre: list[ir.Stmt] = [push(t, s.span) for t in s.targets if t in ad.pushed or _is_sort(s)]
         return pre + [s]
     if isinstance(s, ir.ExprStmt):
         return [] if isinstance(s.expr, ir.OpCall) and s.expr.op in EFFECTS else [s]
     return [s]
 
 
-def reverse_statement(ad: Adjoint, s) -> None:
+def reverse_statement(ad: Adjoint, s: ir.Stmt) -> None:
     """The reverse of a statement other than a branch or loop."""
     if isinstance(s, ir.Assign):
         if s.target in ad.pushed and s.target not in ad.no_tape:
@@ -68,7 +72,7 @@ def reverse_statement(ad: Adjoint, s) -> None:
 
 def _reverse_sort(ad: Adjoint, s: ir.Unpack) -> None:
     keys, vals = s.targets
-    grads = []
+    grads: list[tuple[ir.Sym, ir.Var]] = []
     for t in (vals, keys):
         ad.emit(pop(t, s.span))
     for t in (keys, vals):
@@ -79,5 +83,5 @@ def _reverse_sort(ad: Adjoint, s: ir.Unpack) -> None:
         ad.accumulate(ir.Var(t, s.span), un)
 
 
-def _is_sort(s) -> bool:
+def _is_sort(s: ir.Stmt) -> bool:
     return isinstance(s, ir.Unpack) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_sort"

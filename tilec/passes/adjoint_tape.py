@@ -10,11 +10,12 @@ induction variable and single-assignment values derived again per iteration.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from .. import ir
 from ..ops import OPS
 from .views import array_base
+from ..diagnostics import Span
 from ..ir.types import ArrayT
 
 if TYPE_CHECKING:
@@ -29,15 +30,15 @@ EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_a
            "print", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
 
 
-def push(sym, span):
+def push(sym: ir.Sym, span: Span) -> ir.ExprStmt:
     return ir.ExprStmt(ir.OpCall("tape_push", (ir.Var(sym, span),), (), sym.type, span), span)
 
 
-def pop(sym, span):
+def pop(sym: ir.Sym, span: Span) -> ir.Assign:
     return ir.Assign(sym, ir.OpCall("tape_pop", (), (("type", sym.type),), sym.type, span), span)
 
 
-def recomputable(ad: Adjoint, e, extra=()) -> bool:
+def recomputable(ad: Adjoint, e: ir.Expr, extra: Iterable[ir.Sym] = ()) -> bool:
     """e reads only values that are the same in the reverse sweep: never-reassigned symbols,
     induction variables in scope, `extra`, and arrays this kernel never writes."""
     for x in ir.walk_expr(e):
@@ -58,7 +59,7 @@ def recomputable(ad: Adjoint, e, extra=()) -> bool:
     return True
 
 
-def plan_fast_loop(ad: Adjoint, s: ir.For):
+def plan_fast_loop(ad: Adjoint, s: ir.For) -> list[ir.Assign] | None:
     """Statements recomputed per reverse iteration, or None when the loop needs the tape."""
     body, close = split_close(s.body)
     if close or not isinstance(s.step, ir.Const) or s.step.value == 0:
@@ -66,7 +67,8 @@ def plan_fast_loop(ad: Adjoint, s: ir.For):
     if not all(recomputable(ad, b) for b in (s.start, s.stop)):
         return None
     ad.loop_vars.append(s.var)
-    recomputed, defined = [], set()
+    recomputed: list[ir.Assign] = []
+    defined: set[ir.Sym] = set()
     outside = _reads_outside(ad.fn.body, s)
     for stmt in body:
         if (isinstance(stmt, ir.Assign) and ad.sites.get(stmt.target) == 1
@@ -77,21 +79,21 @@ def plan_fast_loop(ad: Adjoint, s: ir.For):
     return recomputed
 
 
-def is_close(s) -> bool:
+def is_close(s: ir.Stmt) -> bool:
     """The `if brk: break` that eliminate_jumps puts at the end of a loop body."""
     return isinstance(s, ir.If) and len(s.body) == 1 and isinstance(s.body[0], ir.Break) and not s.orelse
 
 
-def split_close(body) -> tuple:
+def split_close(body: Iterable[ir.Stmt]) -> tuple[tuple[ir.Stmt, ...], tuple[ir.Stmt, ...]]:
     body = tuple(body)
     if body and is_close(body[-1]):
         return body[:-1], body[-1:]
     return body, ()
 
 
-def _reads_outside(body, loop) -> set:
+def _reads_outside(body: tuple[ir.Stmt, ...], loop: ir.For) -> set[ir.Sym]:
     """Symbols read by statements of body other than `loop` and its contents."""
-    reads = set()
+    reads: set[ir.Sym] = set()
     for s in body:
         if s is loop:
             continue
@@ -102,11 +104,11 @@ def _reads_outside(body, loop) -> set:
     return reads
 
 
-def assignment_counts(fn: ir.Function) -> dict:
+def assignment_counts(fn: ir.Function) -> dict[ir.Sym, int]:
     """Assignments per symbol, counting those inside a loop twice (they may run many times)."""
-    counts: dict = {}
+    counts: dict[ir.Sym, int] = {}
 
-    def visit(body, in_loop):
+    def visit(body: tuple[ir.Stmt, ...], in_loop: bool) -> None:
         for s in body:
             targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
             if isinstance(s, ir.For):
@@ -120,9 +122,9 @@ def assignment_counts(fn: ir.Function) -> dict:
     return counts
 
 
-def assignment_sites(fn: ir.Function) -> dict:
+def assignment_sites(fn: ir.Function) -> dict[ir.Sym, int]:
     """Statements assigning each symbol (a loop header counts as one)."""
-    sites: dict = {}
+    sites: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(fn.body):
         targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
         if isinstance(s, ir.For):
@@ -132,22 +134,22 @@ def assignment_sites(fn: ir.Function) -> dict:
     return sites
 
 
-def written_arrays(fn: ir.Function) -> set:
-    written = set()
+def written_arrays(fn: ir.Function) -> set[ir.Sym]:
+    written: set[ir.Sym] = set()
     for s in ir.walk_stmts(fn.body):
         for x in ir.stmt_exprs(s):
             for e in ir.walk_expr(x):
-                if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args and \
-                        isinstance(array_base(e.args[0]), ir.Var):
-                    written.add(array_base(e.args[0]).sym)
+                base = array_base(e.args[0]) if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args else None
+                if isinstance(base, ir.Var):
+                    written.add(base.sym)
     return written
 
 
-def overwritten(fn: ir.Function) -> set:
+def overwritten(fn: ir.Function) -> set[ir.Sym]:
     """Symbols whose old value an assignment may destroy: assigned twice, or inside a loop."""
-    counts: dict = {}
+    counts: dict[ir.Sym, int] = {}
 
-    def visit(body, in_loop):
+    def visit(body: tuple[ir.Stmt, ...], in_loop: bool) -> None:
         for s in body:
             targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
             for t in targets:

@@ -22,6 +22,7 @@ Where each concern lives:
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable, Iterable
 
 from .. import ir, naming
 from .adjoint_control_flow import forward_if, forward_loop, reverse_if, reverse_loop
@@ -36,14 +37,14 @@ from ..ops import OPS, PER_LANE_WRITES
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..ops.build import const, zeros
-from ..diagnostics import NotDifferentiable
+from ..diagnostics import NotDifferentiable, Span
 from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
                         rename_straight_line, resolve_replay_values)
-from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT
+from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, Type
 
 
 def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True,
-                   lane_takes: set | None = None) -> ir.Function:
+                   lane_takes: set[ir.Sym] | None = None) -> ir.Function:
     """The adjoint of `kernel`; raises NotDifferentiable with a warning diagnostic.
 
     lanes: the kernel runs as cooperating lanes. Each lane then holds a partial adjoint of
@@ -87,8 +88,8 @@ class Adjoint:
         self.fn = fn
         self.lanes = lanes
         self.fresh = _Fresh(fn)
-        self.adj: dict = {}
-        self.adj_params = []
+        self.adj: dict[ir.Sym, ir.Sym] = {}
+        self.adj_params: list[ir.Sym] = []
         for p in fn.params:
             a = ir.Sym(naming.adjoint_param(p.name), 0, p.type)
             self.adj_params.append(a)
@@ -99,17 +100,17 @@ class Adjoint:
         self.stable = set(fn.params) | {s for s, n in assignment_counts(fn).items() if n == 1}
         self.written_arrays = written_arrays(fn)
         self.varying = thread_varying(fn)  # values that may differ between threads
-        self.loop_vars: list = []  # induction variables in scope (restored or recomputed in reverse)
-        self.lane_takes: set = set()  # array_take results only cooperating lanes need (ops/adjoints.py)
-        self.no_tape: set = set()  # symbols recomputed in the reverse sweep instead of saved
-        self.recompute_cond: set = set()  # ids of Ifs whose condition is re-evaluated
-        self.fast_loops: dict = {}  # id(For) -> statements recomputed at each reverse iteration
-        self.out: list = []  # statements being emitted
-        self.memo: dict = {}
-        self.assigned = None  # the assignment being reversed, when its target holds its value
-        self.cond_syms: dict = {}  # If -> the bool its forward replay saved
-        self.count_syms: dict = {}  # loop -> its trip counter
-        self.span = fn.span  # of the statement being reversed: generated code points back to it
+        self.loop_vars: list[ir.Sym] = []  # induction variables in scope (restored or recomputed in reverse)
+        self.lane_takes: set[ir.Sym] = set()  # array_take results only cooperating lanes need (ops/adjoints.py)
+        self.no_tape: set[ir.Sym] = set()  # symbols recomputed in the reverse sweep instead of saved
+        self.recompute_cond: set[int] = set()  # ids of Ifs whose condition is re-evaluated
+        self.fast_loops: dict[int, list[ir.Assign]] = {}  # id(For) -> statements recomputed at each reverse iteration
+        self.out: list[ir.Stmt] = []  # statements being emitted
+        self.memo: dict[ir.Expr, ir.Var] = {}
+        self.assigned: ir.Assign | None = None  # the assignment being reversed, when its target holds its value
+        self.cond_syms: dict[int, ir.Sym] = {}  # If -> the bool its forward replay saved
+        self.count_syms: dict[int, ir.Sym] = {}  # loop -> its trip counter
+        self.span: Span = fn.span  # of the statement being reversed: generated code points back to it
 
     def run(self) -> ir.Function:
         forward = self.forward(self.fn.body)
@@ -129,13 +130,13 @@ class Adjoint:
 
     # ------------------------------------------------------------ helpers for rules
 
-    def temp(self, t, name="_v") -> ir.Sym:
+    def temp(self, t: Type, name: str = "_v") -> ir.Sym:
         return self.fresh.sym(name, t)
 
-    def emit(self, stmt) -> None:
+    def emit(self, stmt: ir.Stmt) -> None:
         self.out.append(_with_span(stmt, self.span))
 
-    def val(self, e):
+    def val(self, e: ir.Expr) -> ir.Var | ir.Const:
         """A variable (or constant) holding e's value in the reverse sweep."""
         if isinstance(e, (ir.Var, ir.Const)):
             return e
@@ -146,12 +147,12 @@ class Adjoint:
             self.memo[key] = ir.Var(sym, e.span)
         return self.memo[key]
 
-    def result(self, e):
+    def result(self, e: ir.OpCall) -> ir.Var | ir.Const:
         """The call's result: the variable the statement being reversed assigned it to, or
         recomputed from its (restored) operands."""
         return self.known_result(e) or self.val(replace(e))
 
-    def known_result(self, e):
+    def known_result(self, e: ir.Expr) -> ir.Var | None:
         """The variable holding e's value when e is the whole value of the assignment being
         reversed and its target still holds it (never overwritten, or recomputed per iteration);
         else None."""
@@ -159,17 +160,17 @@ class Adjoint:
             return ir.Var(self.assigned.target, e.span)
         return None
 
-    def varies(self, e) -> bool:
+    def varies(self, e: ir.Expr) -> bool:
         """Whether e may differ between threads (an index selecting a thread's own element)."""
         return any((isinstance(x, ir.Var) and x.sym in self.varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
                    for x in ir.walk_expr(e))
 
-    def fresh_zero(self, t) -> ir.Var:
+    def fresh_zero(self, t: Type) -> ir.Var:
         sym = self.temp(t, "_z")
-        self.emit(ir.Assign(sym, zeros(t), None))
-        return ir.Var(sym, None)
+        self.emit(ir.Assign(sym, zeros(t), None))  # type: ignore[arg-type]  # span filled in by emit
+        return ir.Var(sym, None)  # type: ignore[arg-type]  # span filled in where a statement reads it
 
-    def adj_array(self, e):
+    def adj_array(self, e: ir.Expr) -> ir.Expr | None:
         if isinstance(e, ir.OpCall) and e.op == "array_view":  # a view's adjoint: that view of the adjoint
             inner = self.adj_array(e.args[0])
             return None if inner is None else replace(e, args=(inner,) + e.args[1:])
@@ -182,13 +183,13 @@ class Adjoint:
             self.adj[sym] = self.fresh.sym(f"adj_{sym.name}", sym.type)
         return self.adj[sym]
 
-    def accumulate_into(self, target, make) -> None:
+    def accumulate_into(self, target: ir.Expr, make: Callable[[ir.Var], ir.Expr]) -> None:
         """adj(target) = make(adj(target)), for rules that update in place (element writes)."""
         if isinstance(target, ir.Var) and differentiable(target.type):
             adj = self.adj_of(target.sym)
             self.emit(ir.Assign(adj, make(ir.Var(adj, target.span)), target.span))
 
-    def accumulate(self, target, contribution) -> None:
+    def accumulate(self, target: ir.Expr, contribution: ir.Expr) -> None:
         if isinstance(target, ir.Const) or not differentiable(target.type):
             return
         contribution = self.reduce_to(contribution, target.type)
@@ -201,7 +202,7 @@ class Adjoint:
             g = self.val(contribution)
             self.propagate(target, g)
 
-    def reduce_to(self, c, t):
+    def reduce_to(self, c: ir.Expr, t: Type) -> ir.Expr:
         """A tile contribution onto a scalar operand: summed, and counted once per block."""
         if isinstance(c.type, TileT) and isinstance(t, Scalar):
             total = C("tile_extract", C("tile_sum", self.val(c), axis=None), const(0, INT32))
@@ -210,34 +211,34 @@ class Adjoint:
 
     # ------------------------------------------------------------ the two sweeps
 
-    def forward(self, body) -> list:
-        out = []
+    def forward(self, body: Iterable[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
         for s in body:
             out.extend(self.forward_stmt(s))
         return out
 
-    def forward_stmt(self, s) -> list:
+    def forward_stmt(self, s: ir.Stmt) -> list[ir.Stmt]:
         if isinstance(s, ir.If):
             return forward_if(self, s)
         if isinstance(s, (ir.For, ir.While)):
             return forward_loop(self, s)
         return forward_statement(self, s)
 
-    def reverse(self, body) -> None:
+    def reverse(self, body: Iterable[ir.Stmt]) -> None:
         for s in reversed(tuple(body)):
             self.reverse_stmt(s)
 
-    def nested(self, body) -> tuple:
+    def nested(self, body: Iterable[ir.Stmt]) -> tuple[ir.Stmt, ...]:
         saved, self.out = self.out, []
         self.reverse(body)
         inner, self.out = self.out, saved
         return tuple(inner)
 
-    def reverse_stmt(self, s) -> None:
+    def reverse_stmt(self, s: ir.Stmt) -> None:
         self.memo = {}
         self.span = s.span
         holds = isinstance(s, ir.Assign) and (s.target not in self.pushed or s.target in self.no_tape)
-        self.assigned = s if holds else None
+        self.assigned = s if holds and isinstance(s, ir.Assign) else None
         if isinstance(s, ir.If):
             reverse_if(self, s)
         elif isinstance(s, (ir.For, ir.While)):
@@ -247,10 +248,10 @@ class Adjoint:
 
     # ------------------------------------------------------------ adjoints of values
 
-    def take_adjoint(self, sym: ir.Sym, span) -> ir.Var:
+    def take_adjoint(self, sym: ir.Sym, span: Span) -> ir.Var:
         """The adjoint of a value whose assignment is being reversed, then zeroed."""
         adj = self.adj_of(sym)
-        total = ir.Var(adj, span)
+        total: ir.Expr = ir.Var(adj, span)
         if self.lanes and isinstance(sym.type, TileT):
             total = C("lane_sum", total)
         g = self.temp(sym.type, "_g")
@@ -258,13 +259,13 @@ class Adjoint:
         self.emit(ir.Assign(adj, zeros(sym.type, span), span))
         return ir.Var(g, span)
 
-    def propagate(self, e, g) -> None:
+    def propagate(self, e: ir.Expr, g: ir.Expr) -> None:
         if isinstance(e, ir.Var):
             self.accumulate(e, g)
         elif isinstance(e, ir.OpCall):
             self.apply_rule(e, g)
 
-    def apply_rule(self, e: ir.OpCall, g) -> None:
+    def apply_rule(self, e: ir.OpCall, g: ir.Expr | None) -> None:
         if e.type is not None and not differentiable(e.type) and e.op not in RULES_ON_EFFECTS:
             return
         rule = RULES.get(e.op)
@@ -283,15 +284,17 @@ class Adjoint:
 RULES_ON_EFFECTS = EFFECTS
 
 
-def _with_span(node, span):
-    """node with every missing span filled in (rules build some nodes without one)."""
-    if isinstance(node, (ir.Const, ir.Var)):
-        return node if node.span is not None else replace(node, span=span)
-    if isinstance(node, (ir.OpCall, ir.Call)):
-        node = replace(node, args=tuple(_with_span(a, span) for a in node.args))
-        return node if node.span is not None else replace(node, span=span)
-    if isinstance(node, ir.Assign):
-        return replace(node, value=_with_span(node.value, span), span=node.span or span)
-    if isinstance(node, ir.ExprStmt):
-        return replace(node, expr=_with_span(node.expr, span), span=node.span or span)
-    return node
+def _with_span(stmt: ir.Stmt, span: Span) -> ir.Stmt:
+    """stmt with every missing span filled in (rules build some nodes without one)."""
+    if isinstance(stmt, ir.Assign):
+        return replace(stmt, value=_expr_with_span(stmt.value, span), span=stmt.span or span)
+    if isinstance(stmt, ir.ExprStmt):
+        return replace(stmt, expr=_expr_with_span(stmt.expr, span), span=stmt.span or span)
+    return stmt
+
+
+def _expr_with_span(e: ir.Expr, span: Span) -> ir.Expr:
+    if isinstance(e, (ir.Const, ir.Var)):
+        return e if e.span is not None else replace(e, span=span)
+    e = replace(e, args=tuple(_expr_with_span(a, span) for a in e.args))
+    return e if e.span is not None else replace(e, span=span)

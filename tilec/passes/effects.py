@@ -33,10 +33,11 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NoReturn, cast
 
 from .. import ir
-from ..ir.types import ArrayT, MatT, Scalar, TileT, VecT, component_dtype
-from ..diagnostics import NotDifferentiable
+from ..ir.types import ArrayT, MatT, Scalar, TileT, Type, VecT, component_dtype
+from ..diagnostics import NotDifferentiable, Span
 
 READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
 OVERWRITES = {"array_store", "array_store_part", "tile_store", "tile_store_indexed"}
@@ -46,7 +47,7 @@ ATOMICS = ACCUMULATES | EXTREMES
 
 # Operand positions whose values an op's adjoint rule never reads (ops/adjoints.py): a value
 # that differs between the two launch states may pass through them. "all" = every operand.
-VALUE_FREE = {
+VALUE_FREE: dict[str, str | tuple[int, ...]] = {
     "add": "all", "sub": "all", "neg": "all", "cast": "all", "tile_astype": "all", "tile_broadcast": "all",
     "tile_reshape": "all", "tile_squeeze": "all", "tile_transpose": "all", "tile_sum": "all",
     "tile_scan_inclusive": "all", "tile_scan_exclusive": "all", "tile_diag_add": (0, 1),
@@ -63,11 +64,14 @@ class Access:
     array: ir.Sym  # the array parameter
     kind: str  # "read", "overwrite", "accumulate" or "extreme"
     op: str
-    footprint: tuple  # what identifies the elements touched: index expressions, tile offsets and shape
-    span: object
+    footprint: Key  # what identifies the elements touched: index expressions, tile offsets and shape
+    span: Span
 
 
-def _key(e):
+Key = tuple[Any, ...]  # a structural key: nested tuples of names, constants and symbols
+
+
+def _key(e: ir.Expr) -> Key:
     """A span-free structural key of an expression (equal keys: the same value in one thread)."""
     if isinstance(e, ir.Const):
         return ("const", e.value, str(e.type))
@@ -78,30 +82,30 @@ def _key(e):
     return ("call", e.func, tuple(_key(a) for a in e.args))
 
 
-def _offsets(e: ir.OpCall) -> tuple:
+def _offsets(e: ir.OpCall) -> tuple[ir.Expr, ...]:
     n = e.attr("offset_count") or 0
     return tuple(e.args[len(e.args) - n:]) if n else ()
 
 
-def _footprint(e: ir.OpCall) -> tuple:
+def _footprint(e: ir.OpCall) -> Key:
     if e.op in ("array_load", "array_store", "array_atomic_add", "array_atomic_sub"):
         first = 1 if e.op == "array_load" else 2
         return ("element",) + tuple(_key(a) for a in e.args[first:])
     if e.op == "array_store_part":  # the element's indices (the component's follow them)
-        return ("element",) + tuple(_key(a) for a in e.args[2:2 + e.args[0].type.ndim])
+        return ("element",) + tuple(_key(a) for a in e.args[2:2 + cast(ArrayT, e.args[0].type).ndim])
     if e.op in ("atomic_add", "atomic_min", "atomic_max"):
         return ("element",) + tuple(_key(a) for a in e.args[1:-1])
-    ndim = e.args[0].type.ndim
+    ndim = cast(ArrayT, e.args[0].type).ndim
     offsets = tuple(_key(a) for a in _offsets(e)) or (("const", 0, "int32"),) * ndim
     if e.op in ("tile_load", "tile_load_indexed"):
-        shape = e.type.shape
+        shape = cast(TileT, e.type).shape
     else:
-        shape = e.args[2 if "indexed" in e.op else 1].type.shape
+        shape = cast(TileT, e.args[2 if "indexed" in e.op else 1].type).shape
     indexed = ("indexed", _key(e.args[1]), e.attr("axis")) if "indexed" in e.op else ()
     return ("tile", shape, offsets) + indexed
 
 
-def _box(footprint: tuple):
+def _box(footprint: Key) -> list[tuple[Any, Any]] | None:
     """The elements a footprint touches as per-dimension [lo, hi) ranges, when all are constants."""
     if footprint[0] == "element":
         coords = footprint[1:]
@@ -115,7 +119,7 @@ def _box(footprint: tuple):
     return [(c[1], c[1] + n) for c, n in zip(coords, sizes)]
 
 
-def disjoint(f1: tuple, f2: tuple) -> bool:
+def disjoint(f1: Key, f2: Key) -> bool:
     """True when two footprints provably touch no common element, in any thread."""
     b1, b2 = _box(f1), _box(f2)
     if b1 is None or b2 is None or len(b1) != len(b2):
@@ -128,27 +132,27 @@ def disjoint(f1: tuple, f2: tuple) -> bool:
 VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
-def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set:
+def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]:
     """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
     old value or a read at such indices (directly, or by being assigned under a condition that is).
 
     between_blocks: only what may differ between the blocks of a tile kernel, taking the last of
     several values unpacked from wp.tid() as the lane (as in launch_tiled) and the lane as the same
     everywhere (a tile built from every lane's values is one value per block)."""
-    varying: set = set()
+    varying: set[ir.Sym] = set()
     sources = VARYING_OPS - {"lane"} if between_blocks else VARYING_OPS
-    sites: dict = {}
+    sites: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
             sites[s.target] = sites.get(s.target, 0) + 1
     everywhere = _use_counts(fn.body)
 
-    def varies(e) -> bool:
+    def varies(e: ir.Expr) -> bool:
         return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
                    for x in ir.walk_expr(e))
 
-    def visit(body, under: bool):
-        local = _use_counts(body) if under else {}
+    def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
+        local: dict[ir.Sym, int] = _use_counts(body) if under else {}
         for s in body:
             # assigned once, from the same value in every thread, and read only in this block: the
             # same in every thread that reads it, though only some threads run the block
@@ -176,8 +180,8 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set:
     return varying
 
 
-def _use_counts(body) -> dict:
-    counts: dict = {}
+def _use_counts(body: tuple[ir.Stmt, ...]) -> dict[ir.Sym, int]:
+    counts: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(body):
         for top in ir.stmt_exprs(s):
             for x in ir.walk_expr(top):
@@ -186,7 +190,7 @@ def _use_counts(body) -> dict:
     return counts
 
 
-def _mentions(footprint, syms: set) -> bool:
+def _mentions(footprint: object, syms: set[ir.Sym]) -> bool:
     if isinstance(footprint, tuple):
         if len(footprint) == 2 and footprint[0] == "var":
             return footprint[1] in syms
@@ -206,28 +210,31 @@ def _kind(op: str) -> str | None:
     return None
 
 
-def accesses(fn: ir.Function) -> list:
+def accesses(fn: ir.Function) -> list[Access]:
     """Every array access of fn, in source order."""
-    out = []
+    out: list[Access] = []
     for s in ir.walk_stmts(fn.body):
         for top in ir.stmt_exprs(s):
             for e in ir.walk_expr(top):
-                if isinstance(e, ir.OpCall) and _kind(e.op) and isinstance(e.args[0], ir.Var):
-                    out.append(Access(e.args[0].sym, _kind(e.op), e.op, _footprint(e), e.span or s.span))
+                if isinstance(e, ir.OpCall) and (kind := _kind(e.op)) and isinstance(e.args[0], ir.Var):
+                    out.append(Access(e.args[0].sym, kind, e.op, _footprint(e), e.span or s.span))
     return out
 
 
-def _differentiable(t) -> bool:
+def _differentiable(t: Type) -> bool:
     if isinstance(t, (VecT, MatT)):
         return t.dtype.is_float
-    return (isinstance(t, Scalar) and t.is_float) or (isinstance(t, TileT) and component_dtype(t.dtype).is_float)
+    if isinstance(t, TileT):
+        component = component_dtype(t.dtype)  # a tile of scalars, vectors or matrices (never of structs)
+        return component is not None and component.is_float
+    return isinstance(t, Scalar) and t.is_float
 
 
-def _free_positions(e: ir.OpCall) -> set:
+def _free_positions(e: ir.OpCall) -> set[int]:
     free = VALUE_FREE.get(e.op)
     if free == "all":
         return set(range(len(e.args)))
-    positions = set(free or ())
+    positions = set(free) if isinstance(free, tuple) else set()  # else None: no free position
     if e.op == "atomic_add":
         positions.add(len(e.args) - 1)
     if e.op == "mul":  # g * b goes to a: a's value only serves b's gradient
@@ -240,17 +247,17 @@ def _free_positions(e: ir.OpCall) -> set:
 class _Taint:
     """Which values derive from reads of written arrays, and where such a value is needed."""
 
-    def __init__(self, writes: dict):
+    def __init__(self, writes: dict[ir.Sym, list[Access]]):
         self.writes = writes  # array -> its write Accesses
-        self.origin: dict = {}  # sym -> the read Access its value derives from
+        self.origin: dict[ir.Sym, Access] = {}  # sym -> the read Access its value derives from
 
-    def of(self, e):
+    def of(self, e: ir.Expr) -> Access | None:
         """The read a value derives from (the first found), or None; reports needed uses."""
         if isinstance(e, ir.Var):
             return self.origin.get(e.sym)
         if isinstance(e, ir.Const):
             return None
-        found = None
+        found: Access | None = None
         free = _free_positions(e) if isinstance(e, ir.OpCall) else set()
         from ..ops.adjoints import RULES
 
@@ -259,7 +266,7 @@ class _Taint:
             t = self.of(a)
             if t is not None:
                 if differentiable_op and i not in free:
-                    self.needed(t, e.span, f"`{e.op}`")
+                    self.needed(t, e.span, f"`{cast(ir.OpCall, e).op}`")
                 found = found or t
         if isinstance(e, ir.OpCall) and e.op in READS and isinstance(e.args[0], ir.Var):
             fp = _footprint(e)
@@ -267,16 +274,16 @@ class _Taint:
                 found = found or Access(e.args[0].sym, "read", e.op, fp, e.span)
         return found
 
-    def needed(self, read: Access, span, why: str):
+    def needed(self, read: Access, span: Span, why: str) -> NoReturn:
         raise _Needed(read, span, why)
 
 
 class _Needed(Exception):
-    def __init__(self, read, span, why):
+    def __init__(self, read: Access, span: Span, why: str):
         self.read, self.span, self.why = read, span, why
 
 
-def _taint_body(body, taint: _Taint):
+def _taint_body(body: tuple[ir.Stmt, ...], taint: _Taint) -> None:
     for s in body:
         if isinstance(s, ir.Assign):
             t = taint.of(s.value)
@@ -304,23 +311,23 @@ def _taint_body(body, taint: _Taint):
             _taint_body(block, taint)
 
 
-def _line(span) -> str:
+def _line(span: Span) -> str:
     return f"line {span.line}"
 
 
-def _refuse(code: str, message: str, span):
+def _refuse(code: str, message: str, span: Span) -> NoReturn:
     raise NotDifferentiable(message, span, code)
 
 
-def _used_syms(fn: ir.Function) -> set:
-    used = set()
+def _used_syms(fn: ir.Function) -> set[ir.Sym]:
+    used: set[ir.Sym] = set()
     for s in ir.walk_stmts(fn.body):
         for top in ir.stmt_exprs(s):
             used |= {x.sym for x in ir.walk_expr(top) if isinstance(x, ir.Var)}
     return used
 
 
-def _first_use(fn: ir.Function, sym: ir.Sym):
+def _first_use(fn: ir.Function, sym: ir.Sym) -> Span:
     for s in ir.walk_stmts(fn.body):
         for top in ir.stmt_exprs(s):
             if any(isinstance(x, ir.Var) and x.sym == sym for x in ir.walk_expr(top)):
@@ -331,7 +338,7 @@ def _first_use(fn: ir.Function, sym: ir.Sym):
 def check_adjoint(fn: ir.Function) -> None:
     """Raises NotDifferentiable (TC0502-TC0505) unless fn's adjoint is exact (module docstring)."""
     found = accesses(fn)
-    writes: dict = {}
+    writes: dict[ir.Sym, list[Access]] = {}
     for a in found:
         if a.kind != "read":
             writes.setdefault(a.array, []).append(a)
@@ -377,12 +384,13 @@ def check_adjoint(fn: ir.Function) -> None:
                 "cannot know the value read", n.read.span)
 
 
-def _varies(e, varying: set) -> bool:
+def _varies(e: ir.Expr, varying: set[ir.Sym]) -> bool:
     return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in VARYING_OPS)
                for x in ir.walk_expr(e))
 
 
-def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) -> None:
+def _check_racing_stores(body: tuple[ir.Stmt, ...], varying: set[ir.Sym], block_varying: set[ir.Sym],
+                         guarded: bool) -> None:
     """TC0506: a store every thread reaches, at elements no thread index selects, of a value that
     differs between threads (guarded: under a condition or loop bound that differs between threads).
     A tile is one value per block: a tile store races only when the tile differs between blocks."""
@@ -391,7 +399,7 @@ def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) 
             for top in ir.stmt_exprs(s):
                 for e in ir.walk_expr(top):
                     if not (isinstance(e, ir.OpCall) and e.op in OVERWRITES and isinstance(e.args[0], ir.Var)
-                            and _differentiable(e.args[0].type.dtype)):
+                            and _differentiable(cast(ArrayT, e.args[0].type).dtype)):
                         continue
                     at = 2 if e.op == "tile_store_indexed" else 1
                     value, where = e.args[at], e.args[1:at] + e.args[at + 1:]
@@ -413,7 +421,7 @@ def _check_racing_stores(body, varying: set, block_varying: set, guarded: bool) 
             _check_racing_stores(block, varying, block_varying, inner)
 
 
-def _check_extremes(fn: ir.Function, found: list) -> None:
+def _check_extremes(fn: ir.Function, found: list[Access]) -> None:
     """atomic_min/max into a float array: exact when nothing else touches the array (TC0505)."""
     from .views import array_base
 
@@ -429,12 +437,12 @@ def _check_extremes(fn: ir.Function, found: list) -> None:
                     _refuse("TC0505", f"`{e.op}` into a view of an array (line {e.span.line}): its gradient "
                             "is routed to the winning thread only for an array parameter itself; pass the "
                             "array and index it fully", e.span)
-                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(base.sym.type.dtype):
+                if isinstance(base, ir.Var) and base.sym in extreme and _differentiable(cast(ArrayT, base.sym.type).dtype):
                     _refuse("TC0505", f"`{base.sym.name}` is updated by an atomic min/max and also used through "
                             f"a view at line {e.span.line}: the gradient goes to the thread whose value won, "
                             "which is exact only when every access to the array is the same extreme", e.span)
     for a in found:
-        if a.kind != "extreme" or not _differentiable(a.array.type.dtype):
+        if a.kind != "extreme" or not _differentiable(cast(ArrayT, a.array.type).dtype):
             continue
         other = next((b for b in found if b.array == a.array and b.op != a.op), None)
         if other is not None:
@@ -446,21 +454,21 @@ def _check_extremes(fn: ir.Function, found: list) -> None:
                     other.span if other.span.line >= a.span.line else a.span)
 
 
-def extreme_params(kernel: ir.Function, funcs: dict) -> list:
+def extreme_params(kernel: ir.Function, funcs: dict[str, ir.Function]) -> list[str]:
     """Names of the float array parameters a kernel (with its funcs) updates with atomic_min/max:
     their adjoint reads the values the forward left (the loader computes them on copies)."""
     from .structure import inline_calls
 
     found = accesses(inline_calls(kernel, funcs, lift_maps=False))
-    names = {a.array.name for a in found if a.kind == "extreme" and _differentiable(a.array.type.dtype)}
+    names = {a.array.name for a in found if a.kind == "extreme" and _differentiable(cast(ArrayT, a.array.type).dtype)}
     return [p.name for p in kernel.params if p.name in names]
 
 
-def written_arrays(fn: ir.Function) -> set:
+def written_arrays(fn: ir.Function) -> set[ir.Sym]:
     return {a.array for a in accesses(fn) if a.kind != "read" and isinstance(a.array.type, ArrayT)}
 
 
-def written_params(kernel: ir.Function, funcs: dict) -> list:
+def written_params(kernel: ir.Function, funcs: dict[str, ir.Function]) -> list[str]:
     """Names of the array parameters a kernel (with the funcs it calls) writes, in order."""
     from .structure import inline_calls
 

@@ -8,10 +8,11 @@ loop; a `while` condition that needed hoisting is re-evaluated each iteration.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeGuard
 
 from .. import ir
 from ..ops import MUTATES, OPS
-from ..ir.types import BOOL, TileT
+from ..ir.types import BOOL, TileT, Type
 
 
 def normalize_module(module: ir.Module) -> ir.Module:
@@ -25,7 +26,7 @@ def normalize_module(module: ir.Module) -> ir.Module:
 FUSIBLE_EXTRA = {"tile_map", "tile_broadcast"}
 
 
-def is_fusible(e) -> bool:
+def is_fusible(e: ir.Expr) -> TypeGuard[ir.OpCall]:
     """An op producing a tile that is emitted per element inside one loop."""
     return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and (
         OPS[e.op].elementwise or e.op in FUSIBLE_EXTRA)
@@ -39,18 +40,18 @@ class _Normalizer:
     def run(self) -> ir.Function:
         return replace(self.fn, body=self.block(self.fn.body))
 
-    def temp(self, t) -> ir.Sym:
+    def temp(self, t: Type) -> ir.Sym:
         self.counter += 1
         return ir.Sym("_tmp", self.counter, t)
 
-    def block(self, body) -> tuple:
-        out: list = []
+    def block(self, body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
         for s in body:
             out.extend(self.stmt(s))
         return tuple(out)
 
-    def stmt(self, s) -> list:
-        pre: list = []
+    def stmt(self, s: ir.Stmt) -> list[ir.Stmt]:
+        pre: list[ir.Stmt] = []
         if isinstance(s, ir.Assign):
             v = self.top(s.value, pre)
             return pre + [replace(s, value=v)]
@@ -79,7 +80,7 @@ class _Normalizer:
             return [ir.While(true, tuple(pre) + (exit_,) + self.block(s.body), s.span)]
         return [s]
 
-    def top(self, e, pre: list):
+    def top(self, e: ir.Expr, pre: list[ir.Stmt]) -> ir.Expr:
         """A statement's own expression: may itself be a non-elementwise op."""
         if isinstance(e, ir.OpCall):
             keep_tree = is_fusible(e)
@@ -91,32 +92,33 @@ class _Normalizer:
             return replace(e, args=tuple(self.operand(a, pre) for a in e.args))
         return e
 
-    def unaliased(self, e: ir.OpCall, args: tuple, pre: list) -> tuple:
+    def unaliased(self, e: ir.OpCall, args: tuple[ir.Expr, ...], pre: list[ir.Stmt]) -> tuple[ir.Expr, ...]:
         """An op updating an operand in place (`tile_matmul(a, b, out)`) reads its other operands as
         they were before: one that is, or views, the updated tile is copied first."""
         names = [p.name for p in OPS[e.op].params if p.kind == "value"]
         updated = {i for i, n in enumerate(names) if n in MUTATES[e.op]}
-        args = list(args)
+        copied = list(args)
         for m in updated:
-            if m >= len(e.args) or not isinstance(e.args[m], ir.Var):
+            updated_arg = e.args[m] if m < len(e.args) else None
+            if not isinstance(updated_arg, ir.Var):
                 continue
-            target = e.args[m].sym
+            target = updated_arg.sym
             for i, original in enumerate(e.args):
                 if i in updated or not isinstance(original.type, TileT):
                     continue
                 if any(isinstance(x, ir.Var) and x.sym == target for x in ir.walk_expr(original)):
                     copy = self.temp(original.type)
-                    pre.append(ir.Assign(copy, args[i], original.span))
-                    args[i] = ir.Var(copy, original.span)
-        return tuple(args)
+                    pre.append(ir.Assign(copy, copied[i], original.span))
+                    copied[i] = ir.Var(copy, original.span)
+        return tuple(copied)
 
-    def fused(self, e, pre: list):
+    def fused(self, e: ir.Expr, pre: list[ir.Stmt]) -> ir.Expr:
         """An operand inside an elementwise tree: nested elementwise ops stay."""
         if is_fusible(e):
             return replace(e, args=tuple(self.fused(a, pre) for a in e.args))
         return self.operand(e, pre)
 
-    def operand(self, e, pre: list):
+    def operand(self, e: ir.Expr, pre: list[ir.Stmt]) -> ir.Expr:
         """An operand of a non-fusible context: tiles become variables."""
         if isinstance(e, (ir.Const, ir.Var)):
             return e

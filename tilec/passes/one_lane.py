@@ -12,6 +12,7 @@ The build derives each kernel's adjoint once and takes the CPU's one-lane form f
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import AbstractSet, Any, Callable, TypeGuard
 
 from .. import ir
 from ..ir.types import NONE, TileT
@@ -23,10 +24,10 @@ from .simplify import simplify_function
 LANE_OPS = {"lane_sum", "leader_only"}
 
 
-def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
+def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()) -> ir.Function:
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
     with one lane they read the element and zero it, without an atomic exchange."""
-    bound = set()
+    bound: set[ir.Sym] = set()
     for s in ir.walk_stmts(adjoint.body):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS:
             bound.add(s.target)
@@ -42,7 +43,7 @@ def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
         body = fused
     fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
     reads = _read_counts(fn.body)
-    sites: dict = {}
+    sites: dict[ir.Sym, int] = {}
     for st in ir.walk_stmts(fn.body):
         if isinstance(st, ir.Assign):
             sites[st.target] = sites.get(st.target, 0) + 1
@@ -50,7 +51,7 @@ def one_lane(adjoint: ir.Function, lane_takes=frozenset()) -> ir.Function:
     return replace(fn, body=_matmul_in_place(fn.body, products))
 
 
-def _matmul_in_place(body, products: set) -> tuple:
+def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
     """`p = tile_matmul(x, y)` (a product the lanes form kept apart) then `adj = adj + p`: the
     product accumulates into adj in place, `adj = tile_matmul(x, y, adj)`, as a one-lane
     derivation writes it (no product tile, no add)."""
@@ -68,17 +69,17 @@ def _matmul_in_place(body, products: set) -> tuple:
                     and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
                     and all(isinstance(a, ir.Var) for a in reader.value.args)
                     and not (_writes(out[i + 1:j]) & operands)):
+                assert j is not None  # a reader was found at j
                 acc = ir.Var(reader.target, reader.span)
                 out[j] = replace(reader, value=replace(s.value, args=s.value.args + (acc,)))
                 del out[i]
                 continue
         i += 1
-    return tuple(replace(s, **{name: _matmul_in_place(getattr(s, name), products) for name in _BLOCKS[type(s)]})
-                 if type(s) in _BLOCKS else s for s in out)
+    return tuple(_map_blocks(s, lambda block: _matmul_in_place(block, products)) for s in out)
 
 
-def _read_counts(body) -> dict:
-    counts: dict = {}
+def _read_counts(body: tuple[ir.Stmt, ...]) -> dict[ir.Sym, int]:
+    counts: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(body):
         for e in ir.stmt_exprs(s):
             for x in ir.walk_expr(e):
@@ -87,16 +88,16 @@ def _read_counts(body) -> dict:
     return counts
 
 
-def _elementwise(e) -> bool:
+def _elementwise(e: ir.Expr) -> TypeGuard[ir.OpCall]:
     return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and OPS[e.op].elementwise
 
 
-def _broadcast(e) -> bool:
+def _broadcast(e: ir.Expr) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
 
 
-def _writes(stmts) -> set:
-    out: set = set()
+def _writes(stmts: list[ir.Stmt]) -> set[ir.Sym]:
+    out: set[ir.Sym] = set()
     for s in ir.walk_stmts(stmts):
         out.update(ir.stmt_targets(s))
         for e in ir.stmt_exprs(s):
@@ -108,7 +109,7 @@ def _writes(stmts) -> set:
     return out
 
 
-def _substitute(e, sym, value):
+def _substitute(e: ir.Expr, sym: ir.Sym, value: ir.Expr) -> ir.Expr | None:
     """e with its elementwise-reachable read of sym replaced by value; None where sym sits elsewhere."""
     if isinstance(e, ir.Var):
         return value if e.sym == sym else e
@@ -116,14 +117,14 @@ def _substitute(e, sym, value):
         return None if sym in ir.read_syms(e) else e
     args = []
     for a in e.args:
-        a = _substitute(a, sym, value)
-        if a is None:
+        substituted = _substitute(a, sym, value)
+        if substituted is None:
             return None
-        args.append(a)
+        args.append(substituted)
     return replace(e, args=tuple(args))
 
 
-def _fuse(body, single: set) -> tuple:
+def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
     out = list(body)
     i = 0
     while i < len(out):
@@ -136,27 +137,34 @@ def _fuse(body, single: set) -> tuple:
                     and reader.target not in ir.read_syms(s.value)
                     and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):
                 value = _substitute(reader.value, s.target, s.value)
-                if value is not None:
+                if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
                     del out[i]
                     continue
         i += 1
-    return tuple(replace(s, **{name: _fuse(getattr(s, name), single) for name in _BLOCKS[type(s)]})
-                 if type(s) in _BLOCKS else s for s in out)
+    return tuple(_map_blocks(s, lambda block: _fuse(block, single)) for s in out)
 
 
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
 
 
-def _reads_stmt(s) -> set:
-    out: set = set()
+def _map_blocks(s: ir.Stmt, f: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ...]]) -> ir.Stmt:
+    """s with f applied to each statement list nested directly in it."""
+    if type(s) not in _BLOCKS:
+        return s
+    blocks: dict[str, Any] = {name: f(getattr(s, name)) for name in _BLOCKS[type(s)]}
+    return replace(s, **blocks)
+
+
+def _reads_stmt(s: ir.Stmt) -> set[ir.Sym]:
+    out: set[ir.Sym] = set()
     for x in ir.walk_stmts((s,)):
         for e in ir.stmt_exprs(x):
             out |= ir.read_syms(e)
     return out
 
 
-def _expr(e):
+def _expr(e: ir.Expr) -> ir.Expr:
     while isinstance(e, ir.OpCall) and e.op in LANE_OPS:
         e = e.args[0]
     if isinstance(e, (ir.OpCall, ir.Call)):
@@ -164,8 +172,8 @@ def _expr(e):
     return e
 
 
-def _strip(body, lane_takes) -> tuple:
-    out = []
+def _strip(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Assign) and s.target in lane_takes and isinstance(s.value, ir.OpCall) \
                 and s.value.op == "array_take":

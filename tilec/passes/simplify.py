@@ -15,6 +15,7 @@ before the loop that restores it, say): their saves and restores go too.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeGuard
 
 from .. import ir
 from ..ops import OPS
@@ -28,24 +29,25 @@ def simplify_function(fn: ir.Function) -> ir.Function:
     return replace(fn, body=_sweep(fn.body, live))
 
 
-def _is_pop(s) -> bool:
+def _is_pop(s: ir.Stmt) -> TypeGuard[ir.Assign]:
     return isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tape_pop"
 
 
-def _useless_restores(fn: ir.Function) -> set:
+def _useless_restores(fn: ir.Function) -> set[ir.Sym]:
     """Symbols restored from the tape whose restored value is never read."""
     if any(isinstance(s, (ir.Break, ir.Continue)) for s in ir.walk_stmts(fn.body)):
         return set()  # jumps are gone after structuring; without that, keep every restore
-    restored, useful = set(), set()
+    restored: set[ir.Sym] = set()
+    useful: set[ir.Sym] = set()
 
     # `live` is updated in place along straight-line code (linear time); a branch or loop works
     # on copies.
-    def live_in(body, live: set) -> set:
+    def live_in(body: tuple[ir.Stmt, ...], live: set[ir.Sym]) -> set[ir.Sym]:
         for s in reversed(body):
             live = stmt_live_in(s, live)
         return live
 
-    def stmt_live_in(s, live: set) -> set:
+    def stmt_live_in(s: ir.Stmt, live: set[ir.Sym]) -> set[ir.Sym]:
         if _is_pop(s):
             restored.add(s.target)
             if s.target in live:
@@ -81,8 +83,8 @@ def _useless_restores(fn: ir.Function) -> set:
     return restored - useful
 
 
-def _drop_tape_pairs(body, syms: set) -> tuple:
-    out = []
+def _drop_tape_pairs(body: tuple[ir.Stmt, ...], syms: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for s in body:
         if (_is_pop(s) and s.target in syms) or (_is_push(s) and ir.read_syms(s.expr) <= syms):
             continue
@@ -94,17 +96,17 @@ def _drop_tape_pairs(body, syms: set) -> tuple:
     return tuple(out)
 
 
-def _has_effect(e) -> bool:
+def _has_effect(e: ir.Expr) -> bool:
     return any(isinstance(x, ir.OpCall) and OPS[x.op].effect and x.op != "tape_push" for x in ir.walk_expr(e))
 
 
-def _is_push(s) -> bool:
+def _is_push(s: ir.Stmt) -> TypeGuard[ir.ExprStmt]:
     return isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tape_push"
 
 
-def _live_symbols(fn: ir.Function) -> set:
-    live: set = set()
-    defining: dict = {}  # symbol -> values of the pure assignments to it (live once it is)
+def _live_symbols(fn: ir.Function) -> set[ir.Sym]:
+    live: set[ir.Sym] = set()
+    defining: dict[ir.Sym, list[ir.Expr]] = {}  # symbol -> values of the pure assignments to it (live once it is)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.ExprStmt) and not _is_push(s):
             live |= ir.read_syms(s.expr)
@@ -132,8 +134,8 @@ def _live_symbols(fn: ir.Function) -> set:
     return live
 
 
-def _sweep(body, live) -> tuple:
-    out = []
+def _sweep(body: tuple[ir.Stmt, ...], live: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Assign) and s.target not in live and not _has_effect(s.value):
             continue

@@ -20,7 +20,7 @@ from dataclasses import replace
 from .. import ir
 from ..diagnostics import NotDifferentiable
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, ArrayT, TileT
+from ..ir.types import BOOL, INT32, ArrayT, TileT, Type
 
 
 class _Fresh:
@@ -29,7 +29,7 @@ class _Fresh:
     def __init__(self, fn: ir.Function):
         self.next = 1 + max([0] + [s.id for s in ir.defined_syms(fn)])
 
-    def sym(self, name: str, t) -> ir.Sym:
+    def sym(self, name: str, t: Type) -> ir.Sym:
         self.next += 1
         return ir.Sym(name, self.next, t)
 
@@ -127,7 +127,7 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
             copy_back.append(ir.Assign(a.sym, ir.Var(local, call.span), call.span))
     body = _rename_block(fn.body, renames, fresh, fn.source_name)
     body = _inline_block(body, funcs, fresh, lift_maps)
-    flags = []
+    flags: list[ir.Sym] = []
     body = _returns_to_breaks(body, target, fresh, flags)
     if flags:  # a `return` inside a loop: set the flag, leave each loop, then the `_once` loop
         body = (ir.Assign(flags[0], _false(call.span), call.span),) + body
@@ -200,7 +200,7 @@ def _returns_to_breaks(body, target, fresh, flags: list, in_loop: bool = False) 
     """An inlined body's returns become: assign the result, leave the `_once` loop. A return inside a
     loop also sets a flag (flags[0], made on first need), and each loop holding one is followed by
     `if flag: break`."""
-    out = []
+    out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Return):
             if target is not None and s.value is not None:

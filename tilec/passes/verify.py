@@ -12,7 +12,7 @@ from ..ir.types import BOOL, INT32, ArrayT, MatT, Scalar, TileT, TupleT, VecT
 
 def verify_module(module: ir.Module) -> list[str]:
     problems: list[str] = []
-    known_funcs = set()
+    known_funcs: set[str] = set()
     for fn in module.funcs:
         problems += verify_function(fn, known_funcs)
         known_funcs.add(fn.name)
@@ -21,7 +21,7 @@ def verify_module(module: ir.Module) -> list[str]:
     return problems
 
 
-def verify_function(fn: ir.Function, known_funcs: set) -> list[str]:
+def verify_function(fn: ir.Function, known_funcs: set[str]) -> list[str]:
     out: list[str] = []
     where = f"{fn.kind} {fn.name}"
     defined = set(fn.params)
@@ -36,7 +36,8 @@ def verify_function(fn: ir.Function, known_funcs: set) -> list[str]:
     return out
 
 
-def _block(fn, body, defined, funcs, loops, out, where) -> None:
+def _block(fn: ir.Function, body: tuple[ir.Stmt, ...], defined: set[ir.Sym], funcs: set[str], loops: int,
+           out: list[str], where: str) -> None:
     for s in body:
         at = _Where(where, s)
         for e in ir.stmt_exprs(s):
@@ -63,14 +64,14 @@ def _block(fn, body, defined, funcs, loops, out, where) -> None:
 class _Where:
     """A statement's location, formatted only when a problem is reported."""
 
-    def __init__(self, where: str, stmt):
+    def __init__(self, where: str, stmt: ir.Stmt):
         self.where, self.stmt = where, stmt
 
-    def __format__(self, spec) -> str:
+    def __format__(self, spec: str) -> str:
         return f"{self.where} line {self.stmt.span.line}"
 
 
-def _expr(e, defined, funcs, out, at) -> None:
+def _expr(e: ir.Expr, defined: set[ir.Sym], funcs: set[str], out: list[str], at: _Where) -> None:
     for sub in ir.walk_expr(e):
         if isinstance(sub, ir.Var) and sub.sym not in defined:
             out.append(f"{at}: {sub.sym} is read but never defined")

@@ -10,13 +10,14 @@ Anything else raises NotDifferentiable (a warning; the kernel gets no adjoint), 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Iterator
 
 from .. import ir
 from ..ir.types import ArrayT
 from ..diagnostics import NotDifferentiable
 
 
-def array_base(e):
+def array_base(e: ir.Expr) -> ir.Expr:
     """The parameter (or local) array a view expression reads through."""
     while isinstance(e, ir.OpCall) and e.op == "array_view":
         e = e.args[0]
@@ -24,12 +25,14 @@ def array_base(e):
 
 
 def inline_array_locals(fn: ir.Function) -> ir.Function:
-    defs, sites, loops_of = {}, {}, {}
+    defs: dict[ir.Sym, tuple[ir.Assign, tuple[ir.For, ...]]] = {}
+    sites: dict[ir.Sym, int] = {}
+    loops_of: dict[ir.Sym, object] = {}
     _scan(fn.body, (), defs, sites, loops_of)
     if not defs:
         return fn
     params = set(fn.params)
-    values: dict = {}
+    values: dict[ir.Sym, ir.Expr] = {}
     for sym, (stmt, loops) in defs.items():
         if sites.get(sym, 0) != 1:
             raise NotDifferentiable(f"array variable `{sym.name}` is assigned more than once; its adjoint "
@@ -51,7 +54,8 @@ def inline_array_locals(fn: ir.Function) -> ir.Function:
     return replace(fn, body=_substitute(fn.body, values))
 
 
-def _scan(body, loops, defs, sites, loops_of) -> None:
+def _scan(body: tuple[ir.Stmt, ...], loops: tuple[ir.For, ...], defs: dict[ir.Sym, tuple[ir.Assign, tuple[ir.For, ...]]],
+          sites: dict[ir.Sym, int], loops_of: dict[ir.Sym, object]) -> None:
     for s in body:
         targets = (s.target,) if isinstance(s, ir.Assign) else (s.targets if isinstance(s, ir.Unpack) else ())
         if isinstance(s, ir.For):
@@ -65,25 +69,25 @@ def _scan(body, loops, defs, sites, loops_of) -> None:
             _scan(block, inner, defs, sites, loops_of)
 
 
-def _uses(body, sym):
+def _uses(body: tuple[ir.Stmt, ...], sym: ir.Sym) -> Iterator[ir.Stmt]:
     for s in ir.walk_stmts(body):
         if any(isinstance(x, ir.Var) and x.sym == sym for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)):
             yield s
 
 
-def _inside(body, stmt) -> bool:
+def _inside(body: tuple[ir.Stmt, ...], stmt: ir.Stmt) -> bool:
     return any(s is stmt for s in ir.walk_stmts(body))
 
 
-def _substitute(body, values: dict) -> tuple:
-    def expr(e):
+def _substitute(body: tuple[ir.Stmt, ...], values: dict[ir.Sym, ir.Expr]) -> tuple[ir.Stmt, ...]:
+    def expr(e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Var) and e.sym in values:
             return expr(values[e.sym])
         if isinstance(e, (ir.OpCall, ir.Call)):
             return replace(e, args=tuple(expr(a) for a in e.args))
         return e
 
-    out = []
+    out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Assign) and s.target in values:
             continue

@@ -1,0 +1,24 @@
+"""mypy (configured in pyproject.toml [tool.mypy]) finds nothing in the compiler's source tree.
+
+Every module passes the default mode except those pyproject.toml lists as not yet clean; the
+modules it lists as strict pass --strict. mypy reads the checkout's tilec/ (the files named in the
+configuration, from the repository root), never an installed copy: in CI the tests run against the
+installed wheel, and the check still covers the source this commit holds.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+
+def test_mypy_is_clean():
+    if subprocess.run([sys.executable, "-m", "mypy", "--version"], capture_output=True).returncode != 0:
+        pytest.fail("mypy is part of the test dependencies: pip install -e '.[test]'")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no issues found" in proc.stdout and "source files" in proc.stdout
