@@ -113,7 +113,7 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
                           call.span)
         return [ir.Assign(target, value, call.span) if target is not None else ir.ExprStmt(value, call.span)]
     renames = {}
-    out = []
+    out: list[ir.Stmt] = []
     rebound = set(ir.defined_syms(replace(fn, params=())))
     copy_back = []
     for i, (p, a) in enumerate(zip(fn.params, call.args)):
