@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from common import tilec
+from common import ROOT, tilec
 
 HEADER = "import warp as wp\n\n\n"
 
@@ -136,6 +136,20 @@ def test_the_compile_runs_without_the_cyclic_collector():
 
     assert gc.isenabled()
     assert run_deep(gc.isenabled) is False
+    assert gc.isenabled()
+
+
+def test_the_cli_run_in_process_turns_the_collector_back_on():
+    """`main` switches the collector off for its own short-lived process; a caller running the CLI
+    in-process (click's test runner) gets it back when the command ends."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from tilec.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(ROOT / "samples" / "gemm.py")])
+    assert result.exit_code == 0, result.output
     assert gc.isenabled()
 
 
