@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..cachedir import cache_dir
 from ..naming import RUNTIME_DIR
 
 # The default target per machine: x86-64-v3 is AVX2 + FMA + BMI1/2 + F16C + MOVBE (Intel Haswell
@@ -84,14 +85,6 @@ def cpu_features(cxx: str, isa: str) -> list:
 # and builds with TILEC_PCH=0 in the environment, compile the headers as usual.
 
 PCH_KEEP = 8  # cached .gch files kept (the newest; each is tens of MB)
-
-
-def cache_dir() -> Path:
-    """$TILEC_CACHE_DIR, else $XDG_CACHE_HOME/tilec, else ~/.cache/tilec."""
-    if os.environ.get("TILEC_CACHE_DIR"):
-        return Path(os.environ["TILEC_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tilec"
 
 
 @functools.lru_cache(maxsize=None)
