@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 from . import __version__
@@ -46,8 +47,11 @@ def tilec_fingerprint() -> str:
 
 
 def build_key(source_path: str, outdir: str, options: dict) -> str | None:
-    """The stamp key of one `tilec build` invocation; None when the source cannot be read."""
+    """The stamp key of one `tilec build` invocation; None when the source is not a regular file
+    (/dev/zero, a FIFO: the full path refuses those with a message) or cannot be read."""
     try:
+        if not stat.S_ISREG(os.stat(source_path).st_mode):
+            return None
         with open(source_path, "rb") as f:
             source = f.read()
     except OSError:

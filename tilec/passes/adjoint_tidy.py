@@ -148,11 +148,11 @@ def _add(total: dict, counts: dict, sign: int = 1) -> None:
         total[k] = total.get(k, 0) + sign * n
 
 
-def _last_reader(rest, sym, reads: int, index: _Index) -> int:
-    """The position in rest of the statement holding the last of sym's `reads` reads there."""
+def _last_reader(body, sym, reads: int, index: _Index, start: int = 0) -> int:
+    """The position in body of the statement holding the last of sym's `reads` reads from start on."""
     seen = 0
-    for k, s in enumerate(rest):
-        seen += index.reads(s).get(sym, 0)
+    for k in range(start, len(body)):
+        seen += index.reads(body[k]).get(sym, 0)
         if seen >= reads:
             return k
     raise AssertionError("fewer reads than counted")
@@ -187,7 +187,7 @@ def _with_blocks(s, fix):
 
 def _moves(body, counts: _Counts, index: _Index) -> tuple:
     """Sweeps the statement list, applying each move where it is found, until a sweep finds none."""
-    body = tuple(_with_blocks(s, lambda b: _moves(b, counts, index)) for s in body)
+    body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in body]  # a list: spliced in place
     changed = True
     while changed:
         changed = False
@@ -199,14 +199,16 @@ def _moves(body, counts: _Counts, index: _Index) -> tuple:
                 block.passed(body[i])
                 i += 1
                 continue
-            body, old_region, new_region = new
-            block.replaced(old_region, new_region)
+            end, new_region = new
+            block.replaced(body[i:end], new_region)
+            body[i:end] = new_region
             changed = True
-    return body
+    return tuple(body)
 
 
-def _move_at(body, i, counts: _Counts, index: _Index, block: _Block):
-    """(new body, the statements replaced from position i on, their replacement), or None."""
+def _move_at(body: list, i, counts: _Counts, index: _Index, block: _Block):
+    """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
+    rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
     if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
         return None
@@ -215,26 +217,23 @@ def _move_at(body, i, counts: _Counts, index: _Index, block: _Block):
         return None
     if not (isinstance(fill, ir.Assign) and fill.target == adj and _is_zeros(fill.value)):
         return None
-    rest = body[i + 2:]
     reads = block.reads_after(g, (take, fill))
     if reads != counts.reads.get(g, 0):
         return None  # g is read somewhere else: keep it
     if not reads:
         return None  # an unread take: simplify's business
-    last = _last_reader(rest, g, reads, index)
-    for s in rest[:last]:
+    last = _last_reader(body, g, reads, index, i + 2)
+    for k in range(i + 2, last):
+        s = body[k]
         if adj in index.reads(s) or adj in index.writes(s) or g in index.writes(s):
             return None
-    end = rest[last]
-    old = body[i:i + 2 + last + 1]
+    end = body[last]
     rename = lambda sym: adj if sym == g else sym  # noqa: E731
     if _adds_back(end, adj, g):
-        new = ir.rename(rest[:last], rename)
-    elif adj in index.reads(end) or adj in index.writes(end) or g in index.writes(end):
+        return last + 1, ir.rename(body[i + 2:last], rename)
+    if adj in index.reads(end) or adj in index.writes(end) or g in index.writes(end):
         return None
-    else:
-        new = ir.rename(rest[:last + 1], rename) + (fill,)
-    return body[:i] + new + rest[last + 1:], old, new
+    return last + 1, ir.rename(body[i + 2:last + 1], rename) + (fill,)
 
 
 def _adds_back(s, adj, g) -> bool:
@@ -251,7 +250,7 @@ def _adds_back(s, adj, g) -> bool:
 
 
 def _forward_copies(body, counts: _Counts, index: _Index) -> tuple:
-    body = tuple(_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in body)
+    body = [_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in body]  # spliced in place
     block = _Block(body, index)
     i = 0
     while i < len(body):
@@ -262,21 +261,21 @@ def _forward_copies(body, counts: _Counts, index: _Index) -> tuple:
                 and block.reads_after(s.target, (s,)) == counts.reads.get(s.target, 0)
                 and not block.written_after(s.value.sym, (s,))):
             t, y = s.target, s.value.sym
-            rest = body[i + 1:]
             reads = counts.reads.get(t, 0)
-            end = _last_reader(rest, t, reads, index) + 1 if reads else 0  # nothing after it reads t
-            new = ir.rename(rest[:end], lambda sym: y if sym == t else sym)
-            block.replaced(body[i:i + 1 + end], new)
-            body = body[:i] + new + rest[end:]
+            end = _last_reader(body, t, reads, index, i + 1) + 1 if reads else i + 1  # nothing after reads t
+            new = ir.rename(body[i + 1:end], lambda sym: y if sym == t else sym)
+            block.replaced(body[i:end], new)
+            body[i:end] = new
             continue
         folded = _fold_copy(body, i, index, block)
         if folded is not None:
-            body, old_region, new_region = folded
-            block.replaced(old_region, new_region)
+            end, new = folded
+            block.replaced(body[i:end], new)
+            body[i:end] = new
             continue
         block.passed(s)
         i += 1
-    return body
+    return tuple(body)
 
 
 _ELEMENTWISE_UPDATES = ("add", "sub", "mul")
@@ -285,7 +284,7 @@ _ELEMENTWISE_UPDATES = ("add", "sub", "mul")
 def _fold_copy(body, i, index: _Index, block: _Block):
     """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
     `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it). Returns
-    (new body, the statements replaced from position i on, their replacement), or None."""
+    (end, replacement): body[i:end] is to become the replacement; or None."""
     s = body[i]
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
             and s.target != s.value.sym and s.target.type == s.value.sym.type):
@@ -305,34 +304,35 @@ def _fold_copy(body, i, index: _Index, block: _Block):
             and later.value.op in _ELEMENTWISE_UPDATES and not isinstance(later, ir.Unpack)):
         return None
     value = ir.rename((ir.ExprStmt(later.value, later.span),), lambda sym: y if sym == x else sym)[0].expr
-    new = body[i + 1:k] + (replace(later, value=value),)
-    return body[:i] + new + body[k + 1:], body[i:k + 1], new
+    return k + 1, (*body[i + 1:k], replace(later, value=value))
 
 
 # ---------------------------------------------------------------- known zeros
 
 
 def _known_zeros(body, zero: frozenset) -> tuple:
-    """(body rewritten, the tiles known zero after it), given those known zero before it."""
+    """(body rewritten, the tiles known zero after it), given those known zero before it. The set
+    is updated in place along straight-line code (a copy per statement made long kernels quadratic)."""
     out = []
+    zero = set(zero)
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT):
             t = s.target
             if _is_zeros(s.value):
                 out.append(s)
-                zero = zero | {t}
+                zero.add(t)
                 continue
             if t in zero:
                 s = _assign_instead(s, t)
             out.append(s)
-            zero = zero - {t}
+            zero.discard(t)
         elif isinstance(s, ir.If):
-            body_, z1 = _known_zeros(s.body, zero)
-            orelse, z2 = _known_zeros(s.orelse, zero)
+            body_, z1 = _known_zeros(s.body, frozenset(zero))
+            orelse, z2 = _known_zeros(s.orelse, frozenset(zero))
             out.append(replace(s, body=body_, orelse=orelse))
-            zero = z1 & z2
+            zero = set(z1 & z2)
         elif isinstance(s, (ir.For, ir.While)):
-            head = zero  # zero at the head: on entry and after every iteration (a fixed point, shrinking)
+            head = frozenset(zero)  # zero at the head: on entry and after every iteration (a fixed point, shrinking)
             while True:
                 _, after = _known_zeros(s.body, head)
                 new = head & after
@@ -341,11 +341,12 @@ def _known_zeros(body, zero: frozenset) -> tuple:
                 head = new
             new_body, _ = _known_zeros(s.body, head)
             out.append(replace(s, body=new_body))
-            zero = head  # a loop may run no iteration: what holds at the head holds after it
+            zero = set(head)  # a loop may run no iteration: what holds at the head holds after it
         else:  # an unpacking writes its targets; an effect may update a tile it names in place
-            zero = zero - (set(s.targets) if isinstance(s, ir.Unpack) else set()) - _reads((s,))
+            zero.difference_update(s.targets if isinstance(s, ir.Unpack) else ())
+            zero.difference_update(_reads((s,)))
             out.append(s)
-    return tuple(out), zero
+    return tuple(out), frozenset(zero)
 
 
 def _assign_instead(s, t):
