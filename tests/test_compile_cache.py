@@ -1,6 +1,6 @@
-"""The precompiled runtime header (g++): built once per compiler, flags and header texts into
-tilec's cache folder, reused by later builds, never left in an output folder; TILEC_PCH=0 turns
-it off."""
+"""The precompiled runtime header (g++) and the shared runtime object (the launch machinery,
+linked into each CPU library): built once per compiler, flags and header texts into tilec's cache
+folder, reused by later builds, never left in an output folder; TILEC_PCH=0 turns both off."""
 from __future__ import annotations
 
 import os
@@ -57,8 +57,24 @@ def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path):
     assert run(tmp_path, "second").strip() == "64.0"
 
 
+def test_the_shared_runtime_object_is_built_once_and_linked_into_each_library(tmp_path):
+    first = build(tmp_path, "first")
+    objects = list((tmp_path / "cache/runtime").glob("*.o"))
+    assert len(objects) == 1 and "-DTILEC_SHARED_RUNTIME" in first and str(objects[0]) in first
+    second = build(tmp_path, "second")
+    assert list((tmp_path / "cache/runtime").glob("*.o")) == objects and str(objects[0]) in second
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.suffix == ".o"]
+    # both libraries in one process, each launching through its own copy of the launch machinery
+    script = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import first, second; "
+              "A = np.ones((4, 8), np.float32); B = np.zeros_like(A); C = np.zeros_like(A); "
+              "first.first.launch_tiled(dim=4, inputs=[A, B]); second.second.launch_tiled(dim=4, inputs=[B, C]); "
+              "print(float(C.sum()))")
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], capture_output=True, text=True)
+    assert proc.stdout.strip() == "96.0", proc.stderr
+
+
 def test_tilec_pch_0_compiles_the_headers_as_usual(tmp_path):
     out = build(tmp_path, "plain", TILEC_PCH="0")
-    assert "-include" not in out
+    assert "-include" not in out and "TILEC_SHARED_RUNTIME" not in out
     assert not (tmp_path / "cache").exists()
     assert run(tmp_path, "plain").strip() == "64.0"

@@ -128,7 +128,12 @@ def up_to_date(folder: Path, module: str, digest: str, products: dict) -> bool:
             not isinstance(libraries.get(p), dict) or libraries[p].get("key") != key["key"]
             for p, key in products.items()):
         return False
-    return _hashes_hold(folder, data.get("files")) and _hashes_hold(folder, libraries)
+    return artefacts_hold(folder, data)
+
+
+def artefacts_hold(folder: Path, data: dict) -> bool:
+    """Every file and library the manifest lists still has its recorded sha256."""
+    return _hashes_hold(folder, data.get("files")) and _hashes_hold(folder, data.get("libraries", {}))
 
 
 def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile_steps: list,

@@ -39,8 +39,10 @@ class Reporter:
 
     def __init__(self, color: str = "never"):
         self.color = use_color(color, sys.stderr)
+        self.count = 0  # diagnostics printed
 
     def diagnostic(self, text: str) -> None:
+        self.count += 1
         click.echo(colorize(text) if self.color else text, err=True, color=self.color)
 
 
@@ -327,10 +329,17 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
 def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbose, line_directives, check_only,
           full_diff, block_dim, max_shared, dump_after, color):
     """Compile FILE into OUTDIR/<module>/."""
-    from .driver import build_module
-
     reporter = Reporter(color)
     _require_tools(cxx=cxx, nvcc=nvcc)
+    stamp = None  # the no-op rebuild's shortcut (uptodate.py): neither verbose nor a dump prints there
+    if not (check_only or verbose or dump_after):
+        stamp = _shortcut(file, outdir, dict(
+            target=target, arch=arch, emit_only=emit_only, debug=debug, native=native, cxx=cxx, nvcc=nvcc,
+            line_directives=line_directives, block_dim=block_dim, max_shared=max_shared))
+        if stamp is True:
+            return
+    from .driver import build_module
+
     progress = Progress(verbose, tty=sys.stderr.isatty())
     progress.expect(2)  # the check and the generation; build_module adds its compiler steps
     with progress.step(f"check {file}"):
@@ -342,8 +351,37 @@ def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbo
     if check_only:
         _check_output(file, outdir, module, source, flags, full_diff, progress)
         return
-    run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
-                                     verbose=verbose, echo=click.echo, progress=progress), file, reporter)
+    notes = []
+
+    def echo(message="", err=False, **kwargs):
+        notes.extend([message] if err else [])
+        click.echo(message, err=err, **kwargs)
+
+    result = run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
+                                              verbose=verbose, echo=echo, progress=progress), file, reporter)
+    if stamp is not None and not notes and not reporter.count:  # a build that printed nothing to replay
+        from . import uptodate
+
+        uptodate.record(stamp, result.folder)
+
+
+def _shortcut(file: str, outdir: str, options: dict):
+    """True (after printing the up-to-date line) when uptodate.py finds OUTDIR/<module>/ current
+    without compiling; else the stamp key to record after the build (None: none can be made)."""
+    import os
+    from pathlib import Path
+
+    from . import naming, uptodate
+
+    module = naming.module_name(file)
+    if module is None:
+        return None
+    key = uptodate.build_key(file, outdir, options)
+    folder = Path(os.path.abspath(outdir)) / module
+    if uptodate.holds(key, folder, module):
+        click.echo(f"{module}: up to date in {folder}")
+        return True
+    return key
 
 
 def _require_tools(**explicit) -> None:

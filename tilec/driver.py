@@ -8,7 +8,8 @@ from pathlib import Path
 
 from . import naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import compile_flags, cpu_features, cxx_command, find_cxx, precompiled_runtime, target_isa
+from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, cpu_features, cxx_command, find_cxx,
+                                   precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
@@ -185,14 +186,16 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     import json
 
     def run(tmp: Path):
-        gch = precompiled_runtime(compiler, compile_flags(debug, isa), headers)
+        flags = compile_flags(debug, isa)
+        runtime = shared_runtime(compiler, flags, headers, debug)
+        gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else []), headers)
         link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
         if gch is not None:
             try:
                 link.symlink_to(gch)
             except OSError:
                 gch = None
-        cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None)
+        cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
         if verbose:
             echo(" ".join(cmd))
         try:

@@ -180,9 +180,21 @@ inline Ctx*& single_lane_ctx() {
 
 // Runs body(ctx) for every block of the launch grid, in parallel across cores. block_setup,
 // when given, runs on the block's host thread before the block starts.
-inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
-                          const std::function<void(Ctx&)>& body,
-                          const std::function<void()>& block_setup = nullptr) {
+// TILEC_SHARED_RUNTIME: declared only, defined once in a runtime object that tilec compiles per
+// compiler and flags, caches and links into each CPU library (TILEC_RUNTIME_IMPL compiles that
+// object): each module's build skips compiling the launch machinery (threads, fibers) again.
+#if defined(TILEC_SHARED_RUNTIME) && !defined(TILEC_RUNTIME_IMPL)
+void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
+                   const std::function<void(Ctx&)>& body, const std::function<void()>& block_setup = nullptr);
+#else
+#ifdef TILEC_RUNTIME_IMPL
+#define TILEC_RUNTIME_LINKAGE
+#else
+#define TILEC_RUNTIME_LINKAGE inline
+#endif
+TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
+                                         const std::function<void(Ctx&)>& body,
+                                         const std::function<void()>& block_setup = nullptr) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
     if (nblocks <= 0) return;
@@ -254,6 +266,8 @@ inline void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_b
     }
     if (failure) std::rethrow_exception(failure);
 }
+#undef TILEC_RUNTIME_LINKAGE
+#endif
 
 // A tile too large for a thread's stack, on the heap (std::bad_alloc when memory runs out).
 template <class T> struct HeapTile {

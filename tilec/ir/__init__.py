@@ -20,6 +20,14 @@ class Sym:
     id: int  # unique within a function; 0 for parameters and first bindings
     type: Type  # the one type this symbol holds for its whole life
 
+    # Symbols key the sets and dicts of every pass: the hash of (name, id, type) is computed once
+    # (a type's hash recurses through its fields), not at every lookup.
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.name, self.id, self.type)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
     def __str__(self) -> str:
         return self.name if self.id == 0 else f"{self.name}%{self.id}"
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..ir.types import FLOAT32, MatT, Scalar, TileT, VecT, article, component_dtype, describe
 from . import rules
 from .core import Bound, OpSpec, Param
@@ -62,6 +60,8 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
                 b.fail("TC0201", f"{v} has a fractional part, which {dtype} cannot represent")
         start, stop, step = int(start), int(stop), int(step)
         return -((stop - start) // -step)
+    import numpy as np  # here, not at the top: a compile that needs no float range skips numpy's import
+
     rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
     start, stop, step = (float(rep(v)) for v in (start, stop, step))
     return math.ceil(float(rep((stop - start) / step)))

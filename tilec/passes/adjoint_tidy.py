@@ -29,10 +29,11 @@ from ..ir.types import TileT
 def tidy_adjoint(fn: ir.Function) -> ir.Function:
     if any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body)):
         return fn  # the flow analyses below assume structured control flow without exits
-    body = _moves(fn.body, fn)
+    index = _Index()
+    body = _moves(fn.body, _Counts(fn.body, fn.params, index), index)
     body, _ = _known_zeros(body, frozenset(_locals(replace(fn, body=body))))
     body = _drop_dead_fills_of(body)
-    body = _forward_copies(body, replace(fn, body=body))
+    body = _forward_copies(body, _Counts(body, fn.params, index), index)
     return replace(fn, body=_drop_dead_fills_of(body))
 
 
@@ -62,9 +63,99 @@ def _writes(stmts) -> set:
     return {t for s in ir.walk_stmts(stmts) for t in ir.stmt_targets(s)}
 
 
-def _read_count(stmts, sym) -> int:
-    return sum(1 for s in ir.walk_stmts(stmts) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
-               if isinstance(x, ir.Var) and x.sym == sym)
+class _Index:
+    """Each statement's reads (symbol -> count) and writes (a set), nested blocks included,
+    computed once per statement object (the passes below ask about the same statements often)."""
+
+    def __init__(self):
+        self._memo: dict = {}
+
+    def of(self, s) -> tuple:
+        hit = self._memo.get(id(s))
+        if hit is None or hit[0] is not s:
+            reads: dict = {}
+            for x in ir.walk_stmts((s,)):
+                for e in ir.stmt_exprs(x):
+                    for v in ir.walk_expr(e):
+                        if isinstance(v, ir.Var):
+                            reads[v.sym] = reads.get(v.sym, 0) + 1
+            hit = (s, reads, frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x)))
+            self._memo[id(s)] = hit
+        return hit[1], hit[2]
+
+    def reads(self, s) -> dict:
+        return self.of(s)[0]
+
+    def writes(self, s) -> frozenset:
+        return self.of(s)[1]
+
+
+class _Counts:
+    """How often each symbol is read and assigned (an assignment's or unpacking's target) in a
+    function body: counted once per pass, not once per candidate (long kernels were quadratic)."""
+
+    def __init__(self, body, params, index: _Index):
+        self.params = frozenset(params)
+        self.reads: dict = {}
+        for s in body:
+            _add(self.reads, index.reads(s))
+        self.assigns: dict = {}
+        for s in ir.walk_stmts(body):
+            targets = (s.target,) if isinstance(s, ir.Assign) else set(s.targets) if isinstance(s, ir.Unpack) else ()
+            for t in targets:
+                self.assigns[t] = self.assigns.get(t, 0) + 1
+
+
+class _Block:
+    """Reads and writes of one statement list, in total and in the prefix a sweep has passed,
+    kept current as rewrites replace a region of it: the counts of the statements after position
+    i are the total less the prefix less statement i."""
+
+    def __init__(self, body, index: _Index):
+        self.index = index
+        self.reads: dict = {}
+        self.writes: dict = {}
+        self.before_reads: dict = {}
+        self.before_writes: dict = {}
+        for s in body:
+            self._count(s, self.reads, self.writes, 1)
+
+    def _count(self, s, reads: dict, writes: dict, sign: int) -> None:
+        r, w = self.index.of(s)
+        _add(reads, r, sign)
+        _add(writes, dict.fromkeys(w, 1), sign)
+
+    def passed(self, s) -> None:
+        self._count(s, self.before_reads, self.before_writes, 1)
+
+    def replaced(self, old, new) -> None:
+        for s in old:
+            self._count(s, self.reads, self.writes, -1)
+        for s in new:
+            self._count(s, self.reads, self.writes, 1)
+
+    def reads_after(self, sym, at) -> int:
+        """Reads of sym in the statements after `at` (the statements at the sweep's position)."""
+        return self.reads.get(sym, 0) - self.before_reads.get(sym, 0) - sum(self.index.reads(s).get(sym, 0) for s in at)
+
+    def written_after(self, sym, at) -> bool:
+        return (self.writes.get(sym, 0) - self.before_writes.get(sym, 0)
+                - sum(sym in self.index.writes(s) for s in at)) > 0
+
+
+def _add(total: dict, counts: dict, sign: int = 1) -> None:
+    for k, n in counts.items():
+        total[k] = total.get(k, 0) + sign * n
+
+
+def _last_reader(body, sym, reads: int, index: _Index, start: int = 0) -> int:
+    """The position in body of the statement holding the last of sym's `reads` reads from start on."""
+    seen = 0
+    for k in range(start, len(body)):
+        seen += index.reads(body[k]).get(sym, 0)
+        if seen >= reads:
+            return k
+    raise AssertionError("fewer reads than counted")
 
 
 def _assign_counts(stmts) -> dict:
@@ -75,11 +166,6 @@ def _assign_counts(stmts) -> dict:
         for t in targets:
             counts[t] = counts.get(t, 0) + 1
     return counts
-
-
-def _assign_count(stmts, sym) -> int:
-    return sum(1 for s in ir.walk_stmts(stmts) if isinstance(s, ir.Assign) and s.target == sym) + sum(
-        1 for s in ir.walk_stmts(stmts) if isinstance(s, ir.Unpack) and sym in s.targets)
 
 
 def _locals(fn: ir.Function) -> set:
@@ -99,45 +185,55 @@ def _with_blocks(s, fix):
 # ---------------------------------------------------------------- moves
 
 
-def _moves(body, fn) -> tuple:
-    body = tuple(_with_blocks(s, lambda b: _moves(b, fn)) for s in body)
+def _moves(body, counts: _Counts, index: _Index) -> tuple:
+    """Sweeps the statement list, applying each move where it is found, until a sweep finds none."""
+    body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in body]  # a list: spliced in place
     changed = True
     while changed:
         changed = False
-        for i in range(len(body) - 1):
-            new = _move_at(body, i, fn)
-            if new is not None:
-                body, changed = new, True
-                break
-    return body
+        block = _Block(body, index)
+        i = 0
+        while i < len(body) - 1:
+            new = _move_at(body, i, counts, index, block)
+            if new is None:
+                block.passed(body[i])
+                i += 1
+                continue
+            end, new_region = new
+            block.replaced(body[i:end], new_region)
+            body[i:end] = new_region
+            changed = True
+    return tuple(body)
 
 
-def _move_at(body, i, fn):
+def _move_at(body: list, i, counts: _Counts, index: _Index, block: _Block):
+    """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
+    rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
     if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
         return None
     g, adj = take.target, take.value.sym
-    if g == adj or g.type != adj.type or g in fn.params:
+    if g == adj or g.type != adj.type or g in counts.params or counts.assigns.get(g, 0) != 1:
         return None
     if not (isinstance(fill, ir.Assign) and fill.target == adj and _is_zeros(fill.value)):
         return None
-    rest = body[i + 2:]
-    if _assign_count(fn.body, g) != 1 or _read_count(rest, g) != _read_count(fn.body, g):
-        return None  # g is read somewhere else (or assigned twice): keep it
-    readers = [k for k, s in enumerate(rest) if g in _reads((s,))]
-    if not readers:
+    reads = block.reads_after(g, (take, fill))
+    if reads != counts.reads.get(g, 0):
+        return None  # g is read somewhere else: keep it
+    if not reads:
         return None  # an unread take: simplify's business
-    last = readers[-1]
-    for s in rest[:last]:
-        if adj in _reads((s,)) | _writes((s,)) or g in _writes((s,)):
+    last = _last_reader(body, g, reads, index, i + 2)
+    for k in range(i + 2, last):
+        s = body[k]
+        if adj in index.reads(s) or adj in index.writes(s) or g in index.writes(s):
             return None
-    end = rest[last]
+    end = body[last]
     rename = lambda sym: adj if sym == g else sym  # noqa: E731
     if _adds_back(end, adj, g):
-        return body[:i] + ir.rename(rest[:last], rename) + rest[last + 1:]
-    if adj in _reads((end,)) | _writes((end,)) or g in _writes((end,)):
+        return last + 1, ir.rename(body[i + 2:last], rename)
+    if adj in index.reads(end) or adj in index.writes(end) or g in index.writes(end):
         return None
-    return body[:i] + ir.rename(rest[:last + 1], rename) + (fill,) + rest[last + 1:]
+    return last + 1, ir.rename(body[i + 2:last + 1], rename) + (fill,)
 
 
 def _adds_back(s, adj, g) -> bool:
@@ -153,44 +249,54 @@ def _adds_back(s, adj, g) -> bool:
 # ---------------------------------------------------------------- copies
 
 
-def _forward_copies(body, fn) -> tuple:
-    body = tuple(_with_blocks(s, lambda b: _forward_copies(b, fn)) for s in body)
+def _forward_copies(body, counts: _Counts, index: _Index) -> tuple:
+    body = [_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in body]  # spliced in place
+    block = _Block(body, index)
     i = 0
     while i < len(body):
         s = body[i]
-        rest = body[i + 1:]
         if (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
-                and s.target != s.value.sym and s.target.type == s.value.sym.type and s.target not in fn.params
-                and _assign_count(fn.body, s.target) == 1
-                and _read_count(rest, s.target) == _read_count(fn.body, s.target)
-                and s.value.sym not in _writes(rest)):
+                and s.target != s.value.sym and s.target.type == s.value.sym.type and s.target not in counts.params
+                and counts.assigns.get(s.target, 0) == 1
+                and block.reads_after(s.target, (s,)) == counts.reads.get(s.target, 0)
+                and not block.written_after(s.value.sym, (s,))):
             t, y = s.target, s.value.sym
-            body = body[:i] + ir.rename(rest, lambda sym: y if sym == t else sym)
+            reads = counts.reads.get(t, 0)
+            end = _last_reader(body, t, reads, index, i + 1) + 1 if reads else i + 1  # nothing after reads t
+            new = ir.rename(body[i + 1:end], lambda sym: y if sym == t else sym)
+            block.replaced(body[i:end], new)
+            body[i:end] = new
             continue
-        folded = _fold_copy(body, i)
+        folded = _fold_copy(body, i, index, block)
         if folded is not None:
-            body = folded
+            end, new = folded
+            block.replaced(body[i:end], new)
+            body[i:end] = new
             continue
+        block.passed(s)
         i += 1
-    return body
+    return tuple(body)
 
 
 _ELEMENTWISE_UPDATES = ("add", "sub", "mul")
 
 
-def _fold_copy(body, i):
+def _fold_copy(body, i, index: _Index, block: _Block):
     """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
-    `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it)."""
+    `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it). Returns
+    (end, replacement): body[i:end] is to become the replacement; or None."""
     s = body[i]
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
             and s.target != s.value.sym and s.target.type == s.value.sym.type):
         return None
     x, y = s.target, s.value.sym
+    if not block.reads_after(x, (s,)) and not block.written_after(x, (s,)):
+        return None  # nothing after the copy touches x (without walking there to find out)
     for k in range(i + 1, len(body)):
         later = body[k]
-        if x in _reads((later,)) | _writes((later,)):
+        if x in index.reads(later) or x in index.writes(later):
             break
-        if y in _writes((later,)):
+        if y in index.writes(later):
             return None
     else:
         return None
@@ -198,33 +304,35 @@ def _fold_copy(body, i):
             and later.value.op in _ELEMENTWISE_UPDATES and not isinstance(later, ir.Unpack)):
         return None
     value = ir.rename((ir.ExprStmt(later.value, later.span),), lambda sym: y if sym == x else sym)[0].expr
-    return body[:i] + body[i + 1:k] + (replace(later, value=value),) + body[k + 1:]
+    return k + 1, (*body[i + 1:k], replace(later, value=value))
 
 
 # ---------------------------------------------------------------- known zeros
 
 
 def _known_zeros(body, zero: frozenset) -> tuple:
-    """(body rewritten, the tiles known zero after it), given those known zero before it."""
+    """(body rewritten, the tiles known zero after it), given those known zero before it. The set
+    is updated in place along straight-line code (a copy per statement made long kernels quadratic)."""
     out = []
+    zero = set(zero)
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT):
             t = s.target
             if _is_zeros(s.value):
                 out.append(s)
-                zero = zero | {t}
+                zero.add(t)
                 continue
             if t in zero:
                 s = _assign_instead(s, t)
             out.append(s)
-            zero = zero - {t}
+            zero.discard(t)
         elif isinstance(s, ir.If):
-            body_, z1 = _known_zeros(s.body, zero)
-            orelse, z2 = _known_zeros(s.orelse, zero)
+            body_, z1 = _known_zeros(s.body, frozenset(zero))
+            orelse, z2 = _known_zeros(s.orelse, frozenset(zero))
             out.append(replace(s, body=body_, orelse=orelse))
-            zero = z1 & z2
+            zero = set(z1 & z2)
         elif isinstance(s, (ir.For, ir.While)):
-            head = zero  # zero at the head: on entry and after every iteration (a fixed point, shrinking)
+            head = frozenset(zero)  # zero at the head: on entry and after every iteration (a fixed point, shrinking)
             while True:
                 _, after = _known_zeros(s.body, head)
                 new = head & after
@@ -233,11 +341,12 @@ def _known_zeros(body, zero: frozenset) -> tuple:
                 head = new
             new_body, _ = _known_zeros(s.body, head)
             out.append(replace(s, body=new_body))
-            zero = head  # a loop may run no iteration: what holds at the head holds after it
+            zero = set(head)  # a loop may run no iteration: what holds at the head holds after it
         else:  # an unpacking writes its targets; an effect may update a tile it names in place
-            zero = zero - (set(s.targets) if isinstance(s, ir.Unpack) else set()) - _reads((s,))
+            zero.difference_update(s.targets if isinstance(s, ir.Unpack) else ())
+            zero.difference_update(_reads((s,)))
             out.append(s)
-    return tuple(out), zero
+    return tuple(out), frozenset(zero)
 
 
 def _assign_instead(s, t):

@@ -34,8 +34,11 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
             bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
     reads = _read_counts(body)
-    single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT)
-              and sum(1 for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and s.target == t) == 1}
+    assigned: dict = {}  # counted in one walk, not one per bound symbol (long kernels were quadratic)
+    for s in ir.walk_stmts(body):
+        if isinstance(s, ir.Assign):
+            assigned[s.target] = assigned.get(s.target, 0) + 1
+    single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
     while True:  # a chain (operand -> stripped copy -> reader) folds one link per round
         fused = _fuse(body, single)
         if fused == body:

@@ -1,0 +1,94 @@
+"""Compile speed of the command line on the samples (issue #20 item 6: a cold `tilec build
+--target cpu` <= 0.5 s per sample module, a no-op rebuild <= 50 ms, `tilec check` <= 100 ms).
+
+Runs each command as a user runs it (a fresh `python -m tilec` process) and reports its CPU
+seconds (user + sys of the process and the compilers it starts, from getrusage), the median of
+--repeats runs, so that other load on a shared machine inflates the numbers less than wall time
+would (wall time is printed too). "cold" is a build into an empty output folder with tilec's
+compiler cache (the precompiled runtime header) already filled by a first build; "cold, empty
+cache" is printed once per sample with --empty-cache.
+
+    python bench/build_speed.py                      # every sample, 3 repeats
+    python bench/build_speed.py gemm softmax --repeats 5 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(p.stem for p in (ROOT / "samples").glob("*.py"))
+
+
+def timed(args: list, env: dict) -> tuple:
+    """(CPU seconds, wall seconds) of one command, children included."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "tilec", *args], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"tilec {' '.join(args)} failed:\n{proc.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool) -> dict:
+    src = str(ROOT / "samples" / f"{sample}.py")
+    row = {"sample": sample}
+    if empty_cache:
+        cache = work / "empty-cache"
+        shutil.rmtree(cache, ignore_errors=True)
+        out = work / "out-empty"
+        shutil.rmtree(out, ignore_errors=True)
+        row["cold_empty_cache_cpu_s"], _ = timed(["build", src, "-o", str(out), "--target", "cpu"],
+                                                  {**env, "TILEC_CACHE_DIR": str(cache)})
+    out = work / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    timed(["build", src, "-o", str(out), "--target", "cpu"], env)  # fills the cache
+    runs = {"cold": [], "noop": [], "check": []}
+    for _ in range(repeats):
+        shutil.rmtree(out, ignore_errors=True)
+        runs["cold"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
+        runs["noop"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
+        runs["check"].append(timed(["check", src], env))
+    for name, values in runs.items():
+        row[f"{name}_cpu_s"] = round(statistics.median(v[0] for v in values), 3)
+        row[f"{name}_wall_s"] = round(statistics.median(v[1] for v in values), 3)
+    return row
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("samples", nargs="*", default=SAMPLES)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--empty-cache", action="store_true", help="also time one build with an empty cache")
+    args = parser.parse_args(argv)
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        env.setdefault("TILEC_CACHE_DIR", str(Path(tmp) / "cache"))
+        for sample in args.samples:
+            row = measure(sample, args.repeats, env, Path(tmp), args.empty_cache)
+            if args.json:
+                print(json.dumps(row, sort_keys=True), flush=True)
+            else:
+                extra = (f", cold with empty cache {row['cold_empty_cache_cpu_s']:.2f}"
+                         if "cold_empty_cache_cpu_s" in row else "")
+                print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s, no-op rebuild {row['noop_cpu_s']:.3f} s, "
+                      f"check {row['check_cpu_s']:.3f} s CPU (wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f}"
+                      f" / {row['check_wall_s']:.2f}){extra}", flush=True)
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""The no-op rebuild's shortcut: `tilec build` decides it has nothing to do without compiling the
+source (no libcst, no op table, no numpy).
+
+A build that succeeds without printing a diagnostic records a *stamp* for its output folder in
+tilec's cache folder: a key over everything the generated files and compiler commands depend on,
+known before anything is generated (the source bytes and path, the output folder, the flags and
+options, the environment variables that pick compilers, the machine, and a fingerprint of tilec
+itself: its version and the size and mtime of each of its source files, templates and runtime
+headers), with the sha256 of the manifest the build left. A later build whose key is the stamp's
+finds the same manifest and re-hashes every artefact it lists (the libraries included), as the
+full path's "up to date" does (build.up_to_date). Anything else sends the build down the full
+path: another key, a changed manifest or artefact, leftovers of an interrupted build beside the
+folder. The stamp lives outside the output folder (tilec owns only what the manifest lists there)
+and is only a hint: without it, or when the cache folder cannot be written, builds are slower.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+
+from . import __version__
+from .build import artefacts_hold, read_manifest
+from .cachedir import cache_dir
+
+PACKAGE = Path(__file__).resolve().parent
+FINGERPRINTED = (".py", ".j2", ".h")  # tilec's own files whose change may change generated output
+STAMPS_KEPT = 256
+ENVIRONMENT = ("CXX", "NVCC", "PATH", "CUDA_HOME", "CUDA_PATH")  # pick the compilers a build uses
+
+
+def tilec_fingerprint() -> str:
+    """Size and mtime of every file of the tilec package and of the checkout's runtime headers
+    (an editable install changes without a new version number)."""
+    h = hashlib.sha256(f"tilec {__version__}\n".encode())
+    roots = [PACKAGE, PACKAGE.parent / "runtime_headers"]
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(FINGERPRINTED):
+                    st = os.stat(os.path.join(folder, name))
+                    h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def build_key(source_path: str, outdir: str, options: dict) -> str | None:
+    """The stamp key of one `tilec build` invocation; None when the source is not a regular file
+    (/dev/zero, a FIFO: the full path refuses those with a message) or cannot be read."""
+    try:
+        if not stat.S_ISREG(os.stat(source_path).st_mode):
+            return None
+        with open(source_path, "rb") as f:
+            source = f.read()
+    except OSError:
+        return None
+    parts = {
+        "source": hashlib.sha256(source).hexdigest(),
+        "path": [source_path, os.path.abspath(source_path)],
+        "outdir": os.path.abspath(outdir),
+        "options": sorted((k, repr(v)) for k, v in options.items()),
+        "environment": [(k, os.environ.get(k)) for k in ENVIRONMENT],
+        "machine": os.uname().machine,
+        "tilec": tilec_fingerprint(),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _stamp_path(folder: Path) -> Path:
+    where = hashlib.sha256(os.path.abspath(folder).encode()).hexdigest()[:32]
+    return cache_dir() / "uptodate" / f"{where}.json"
+
+
+def _interrupted(folder: Path, module: str) -> bool:
+    """Leftovers of an interrupted build that only the full path (build._recover) cleans up."""
+    try:
+        names = os.listdir(folder.parent)
+    except OSError:
+        return True
+    leftovers = {f".{module}.old", f".{module}.lock"}
+    return (any(n in leftovers or n.startswith(f".{module}.tmp-") for n in names)
+            or os.path.lexists(folder / "manifest.json.partial"))
+
+
+def holds(key: str | None, folder: Path, module: str) -> bool:
+    """True when folder is the output a build under `key` left, every artefact re-verified."""
+    if key is None:
+        return False
+    try:
+        stamp = json.loads(_stamp_path(folder).read_text(encoding="utf-8"))
+        manifest = (folder / "manifest.json").read_bytes()
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stamp, dict) or stamp.get("key") != key:
+        return False
+    if stamp.get("manifest_sha256") != hashlib.sha256(manifest).hexdigest() or _interrupted(folder, module):
+        return False
+    data = read_manifest(folder, module)
+    return data is not None and artefacts_hold(folder, data)
+
+
+def record(key: str | None, folder: Path) -> None:
+    """Stamps folder (just built or found up to date under `key`); silently nothing on failure."""
+    if key is None:
+        return
+    path = _stamp_path(folder)
+    try:
+        manifest = (folder / "manifest.json").read_bytes()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps({"key": key, "manifest_sha256": hashlib.sha256(manifest).hexdigest(),
+                                       "folder": os.path.abspath(folder)}), encoding="utf-8")
+        os.replace(partial, path)
+        _prune(path.parent)
+    except OSError:
+        pass
+
+
+def _prune(folder: Path) -> None:
+    """Keeps the STAMPS_KEPT most recently written stamps (one per output folder built)."""
+    stamps = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in stamps[STAMPS_KEPT:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
