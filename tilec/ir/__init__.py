@@ -8,7 +8,7 @@ is the libcst tree itself; `frontend.check` lowers it into this IR.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Union
 
 from ..diagnostics import Span
 from .types import Type
@@ -19,6 +19,7 @@ class Sym:
     name: str  # the user's name, or a generated one (see naming.py)
     id: int  # unique within a function; 0 for parameters and first bindings
     type: Type  # the one type this symbol holds for its whole life
+    _hash: ClassVar[int]  # set per instance in __post_init__ (a ClassVar: not a dataclass field)
 
     # Symbols key the sets and dicts of every pass: the hash of (name, id, type) is computed once
     # (a type's hash recurses through its fields), not at every lookup.

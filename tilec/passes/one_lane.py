@@ -34,7 +34,7 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
             bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
     reads = _read_counts(body)
-    assigned: dict = {}  # counted in one walk, not one per bound symbol (long kernels were quadratic)
+    assigned: dict[ir.Sym, int] = {}  # counted in one walk, not one per bound symbol (long kernels were quadratic)
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.Assign):
             assigned[s.target] = assigned.get(s.target, 0) + 1
