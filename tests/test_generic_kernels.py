@@ -80,3 +80,40 @@ def test_the_loader_dispatches_on_argument_dtypes():
     with pytest.raises(TypeError, match=r"scale: no instance takes these argument dtypes; compiled for "
                                          r"\(a: float32, b: float32, s: float32\)"):
         mod.scale.launch_tiled(dim=2, inputs=[np.zeros(8, np.int32), np.zeros(8, np.int32), 1.0])
+
+
+VALUE_PROGRAM = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def spread(x: wp.array[Any], y: wp.array[Any]):
+    t = wp.tile(x[0], preserve_type=True)
+    wp.tile_store(y, t)
+
+
+wp.overload(spread, {"x": wp.array[wp.vec3], "y": wp.array[wp.vec3]})
+wp.overload(spread, {"x": wp.array[wp.quat], "y": wp.array[wp.quat]})
+wp.overload(spread, {"x": wp.array[wp.mat33], "y": wp.array[wp.mat33]})
+'''
+
+
+def test_overloads_on_value_types_are_named_by_them():
+    """An overload whose generic parameters are vectors, quaternions or matrices (found by Warp's
+    own tile tests: an internal error before) is an instance named after them."""
+    module = compile_ir(VALUE_PROGRAM, "spread", block_dim=8)
+    assert sorted(k.name for k in module.kernels) == ["spread__mat33f_mat33f", "spread__quatf_quatf",
+                                                      "spread__vec3f_vec3f"]
+
+
+@needs_cxx
+@pytest.mark.build
+def test_value_type_overloads_run():
+    mod = build(VALUE_PROGRAM, "spread", block_dim=8)
+    for shape in ((3,), (4,), (3, 3)):
+        x = np.arange(2 * int(np.prod(shape)), dtype=np.float32).reshape((2,) + shape) + 1
+        y = np.zeros((8,) + shape, np.float32)
+        mod.spread.launch_tiled(dim=1, inputs=[x, y], block_dim=8)
+        np.testing.assert_array_equal(y, np.broadcast_to(x[0], y.shape))
