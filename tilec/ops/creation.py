@@ -63,8 +63,16 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
         start, stop, step = int(start), int(stop), int(step)
         return -((stop - start) // -step)
     rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
-    start, stop, step = (float(rep(v)) for v in (start, stop, step))
-    return math.ceil(float(rep((stop - start) / step)))
+    with np.errstate(over="ignore"):
+        cast = [float(rep(v)) for v in (start, stop, step)]
+        for name, v, c in zip(("start", "stop", "step"), (start, stop, step), cast):
+            if not math.isfinite(c):
+                b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
+        start, stop, step = cast
+        count = float(rep((stop - start) / step))
+    if not math.isfinite(count):
+        b.fail("TC0111", f"range({start}, {stop}, {step}) spans more elements than can be counted")
+    return math.ceil(count)
 
 
 def _tile(b: Bound):
