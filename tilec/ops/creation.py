@@ -43,8 +43,9 @@ def _arange(b: Bound):
         b.fail("TC0108", "start, stop and step must be compile-time constants")
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     dtype = b.attrs["dtype"]
-    if dtype.kind not in ("float", "int", "uint"):
-        b.fail("TC0203", f"needs a numeric dtype, got {dtype}", "dtype")
+    if not isinstance(dtype, Scalar) or dtype.kind not in ("float", "int", "uint"):
+        b.fail("TC0203", f"needs a numeric dtype, got {dtype if isinstance(dtype, Scalar) else describe(dtype)}",
+               "dtype")
     if step == 0:
         b.fail("TC0111", "step must not be zero")
     n = _arange_count(b, dtype, start, stop, step)
