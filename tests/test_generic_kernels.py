@@ -117,3 +117,37 @@ def test_value_type_overloads_run():
         y = np.zeros((8,) + shape, np.float32)
         mod.spread.launch_tiled(dim=1, inputs=[x, y], block_dim=8)
         np.testing.assert_array_equal(y, np.broadcast_to(x[0], y.shape))
+
+
+DTYPE_OF_ARRAY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def gemm(A: wp.array2d[Any], B: wp.array2d[Any], C: wp.array2d[Any]):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(4, 4), dtype=A.dtype)
+    a = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    b = wp.tile_load(B, shape=(8, 4), offset=(0, j * 4))
+    wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc, offset=(i * 4, j * 4))
+
+
+wp.overload(gemm, {"A": wp.array2d[wp.float32], "B": wp.array2d[wp.float32], "C": wp.array2d[wp.float32]})
+wp.overload(gemm, {"A": wp.array2d[wp.float64], "B": wp.array2d[wp.float64], "C": wp.array2d[wp.float64]})
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_dtype_of_an_array_parameter_names_the_tile_dtype():
+    """`dtype=A.dtype` (Warp's generic GEMM in its tile tests) is the instance's element type."""
+    mod = build(DTYPE_OF_ARRAY, "dtype_of", block_dim=16)
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        a, b = rng.standard_normal((8, 8)).astype(dtype), rng.standard_normal((8, 8)).astype(dtype)
+        c = np.zeros((8, 8), dtype)
+        mod.gemm.launch_tiled(dim=(2, 2), inputs=[a, b, c], block_dim=16)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
