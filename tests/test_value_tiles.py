@@ -134,3 +134,37 @@ def test_a_component_or_row_of_a_tile_element_is_written_in_place():
     adj_m = np.ones((8, 3, 3), np.float32)
     mod.mat_part.launch(dim=8, inputs=[x, m], adj_inputs=[adj_x, adj_m], adjoint=True, block_dim=8)
     np.testing.assert_allclose(adj_x, 1.0 + 2.0 * x, rtol=1e-6)  # d(x + x^2)/dx
+
+
+SCALED_BY_VECTOR = """import warp as wp
+
+TILE_M = 8
+
+
+@wp.kernel
+def scaled(x: wp.array[float], v: wp.array[wp.vec3], out: wp.array[wp.vec3]):
+    a = wp.tile_load(x, shape=TILE_M)
+    b = a * wp.vec3(1.0, 2.0, 3.0)
+    c = v[0] * a
+    wp.tile_store(out, b + c)
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_vector_times_a_scalar_tile_gets_its_gradient_summed_over_the_tile():
+    """`tile<float> * vec3` (Warp's tile tests): the vector's adjoint is the sum over the tile (an
+    internal error in autodiff before), the tile's is the dot with the vector."""
+    mod = build(SCALED_BY_VECTOR, "scaled_by_vector", block_dim=8)
+    x = np.linspace(-1.0, 1.0, 8).astype(np.float32)
+    v = np.array([[0.5, -1.0, 2.0]], np.float32)
+    out = np.zeros((8, 3), np.float32)
+    mod.scaled.launch_tiled(dim=1, inputs=[x, v, out], block_dim=8)
+    k = np.array([1.0, 2.0, 3.0], np.float32) + v[0]
+    np.testing.assert_allclose(out, x[:, None] * k, rtol=1e-6)
+    g = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+    adj_x, adj_v = np.zeros_like(x), np.zeros_like(v)
+    mod.scaled.launch_tiled(dim=1, inputs=[x, v, out], adj_inputs=[adj_x, adj_v, g.copy()], adjoint=True,
+                            block_dim=8)
+    np.testing.assert_allclose(adj_x, g @ k, rtol=1e-5)
+    np.testing.assert_allclose(adj_v[0], (g * x[:, None]).sum(axis=0), rtol=1e-5)

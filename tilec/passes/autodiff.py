@@ -198,8 +198,8 @@ class _Adjoint:
             self.propagate(target, g)
 
     def reduce_to(self, c, t):
-        """A tile contribution onto a scalar operand: summed, and counted once per block."""
-        if isinstance(c.type, TileT) and isinstance(t, Scalar):
+        """A tile contribution onto a scalar (or vector/matrix) operand: summed, and counted once per block."""
+        if isinstance(c.type, TileT) and (isinstance(t, Scalar) or (isinstance(t, (VecT, MatT)) and c.type.dtype == t)):
             total = C("tile_extract", C("tile_sum", self.val(c), axis=None), const(0, INT32))
             return C("leader_only", total)
         return c
