@@ -267,3 +267,31 @@ def test_a_kernel_bound_through_defaults_runs():
     out = np.zeros(3, np.float32)
     mod.total__tile_dim_8.launch_tiled(dim=3, inputs=[a, out], block_dim=4)
     np.testing.assert_allclose(out, a[:, :8].sum(axis=1), rtol=1e-6)
+
+
+COMPREHENSION = '''\
+import warp as wp
+
+
+def make(length: int):
+    @wp.kernel
+    def ones(a: wp.array[float]):
+        wp.tile_store(a, wp.tile_ones(shape=length, dtype=float))
+
+    return ones
+
+
+def test_lengths(test, device):
+    kernels = {length: make(length) for length in (65, 2100)}
+    more = [make(n * 2) for n in range(3) if n > 0]
+'''
+
+
+def test_calls_in_a_comprehension_see_its_loop_over_literals():
+    """Each `for` of a comprehension over literal values binds like a loop; a filtered one (`if n > 0`)
+    lists values tilec does not know: a warning at that call, no instance for it."""
+    kernels, diags = outcome(COMPREHENSION)
+    assert [d for d in diags if d.severity == "error"] == []
+    assert sorted(k.name for k in kernels) == ["ones__length_2100", "ones__length_65"]
+    [warning] = [d for d in diags if d.severity == "warning"]
+    assert (warning.code, warning.span.line, warning.span.col) == ("TC0434", 14, 13)

@@ -245,6 +245,7 @@ class _Walker:
 
     def expr(self, node, frames: tuple) -> None:
         calls = self.calls
+        walker = self
 
         class Calls(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
@@ -252,6 +253,33 @@ class _Walker:
 
             def visit_Lambda(self, _node) -> bool:
                 return False
+
+            def comprehension(self, node, parts) -> bool:
+                """`{n: make(n) for n in (65, 2100)}`: the calls inside see each `for` as a loop."""
+                inner, comp = frames, node.for_in
+                while comp is not None:
+                    walker.expr(comp.iter, inner)
+                    # a filtered `for` (`... for n in ns if n > 0`) lists values tilec does not: unknown
+                    listed = comp if not comp.ifs else comp.with_changes(iter=cst.Name("filtered"))
+                    inner = inner + (Frame("loop", listed, "", _target_names(comp.target)),)
+                    for cond in comp.ifs:
+                        walker.expr(cond, inner)
+                    comp = comp.inner_for_in
+                for part in parts:
+                    walker.expr(part, inner)
+                return False
+
+            def visit_ListComp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_SetComp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_GeneratorExp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_DictComp(self, node) -> bool:
+                return self.comprehension(node, [node.key, node.value])
 
         node.visit(Calls())
 
