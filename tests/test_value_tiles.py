@@ -168,3 +168,27 @@ def test_a_vector_times_a_scalar_tile_gets_its_gradient_summed_over_the_tile():
                             block_dim=8)
     np.testing.assert_allclose(adj_x, g @ k, rtol=1e-5)
     np.testing.assert_allclose(adj_v[0], (g * x[:, None]).sum(axis=0), rtol=1e-5)
+
+
+FULL_OF_VALUE = """import warp as wp
+
+
+@wp.kernel
+def fills(f: wp.array[float], i: wp.array[int], v: wp.array[wp.vec3], c: wp.array[float]):
+    wp.tile_store(f, wp.tile_full(shape=(4,), value=1.5))
+    wp.tile_store(i, wp.tile_full(4, value=wp.int32(7)))
+    wp.tile_store(v, wp.tile_full(shape=(4,), value=wp.vec3(1.0, 2.0, 3.0)))
+    wp.tile_store(c, wp.tile_full(shape=(4,), value=7, dtype=float))
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_tile_full_without_dtype_takes_the_value_type():
+    """Warp 1.19: `tile_full` without `dtype` makes a tile of the value's type (int32, vec3, ...);
+    with `dtype` the value is converted."""
+    mod = build(FULL_OF_VALUE, "full_of_value", block_dim=4)
+    f, i, v, c = np.zeros(4, np.float32), np.zeros(4, np.int32), np.zeros((4, 3), np.float32), np.zeros(4, np.float32)
+    mod.fills.launch_tiled(dim=1, inputs=[f, i, v, c], block_dim=4)
+    assert list(f) == [1.5] * 4 and list(i) == [7] * 4 and list(c) == [7.0] * 4
+    np.testing.assert_array_equal(v, np.tile([1.0, 2.0, 3.0], (4, 1)))

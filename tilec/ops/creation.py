@@ -11,6 +11,7 @@ from .core import Bound, OpSpec, Param
 
 SHAPE = Param("shape", "shape")
 DTYPE_F = Param("dtype", "dtype", FLOAT32)
+DTYPE_OF_VALUE = Param("dtype", "dtype", None)  # omitted: the fill value's type (Warp 1.19's tile_full)
 STORAGE = Param("storage", "storage", "register")
 
 
@@ -19,8 +20,12 @@ def _filled(b: Bound):
 
 
 def _full(b: Bound):
-    out = _filled(b)
     v = b.types["value"]
+    if b.attrs["dtype"] is None:  # no dtype: the tile takes the value's type (a literal 7 is int32)
+        if not isinstance(v, (Scalar, VecT, MatT)):
+            b.fail("TC0303", f"`value` must be a scalar, vector or matrix, got {describe(v)}", "value")
+        return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
+    out = _filled(b)
     if isinstance(out.dtype, (VecT, MatT)):  # a vec3 value, or a scalar filling every component
         fills_components = isinstance(v, Scalar) and (v == component_dtype(out.dtype) or "value" in b.weak)
         if v != out.dtype and not fills_components:
@@ -102,7 +107,7 @@ OPS = [
     OpSpec("tile_ones", (SHAPE, DTYPE_F, STORAGE), _filled, "tile_fill_one", "a tile of ones"),
     OpSpec("tile_empty", (SHAPE, DTYPE_F, STORAGE), _filled, "tile_fill_zero",
            "an uninitialised tile (tilec zero-fills it)"),
-    OpSpec("tile_full", (SHAPE, Param("value", "value"), DTYPE_F, STORAGE), _full, "tile_full",
+    OpSpec("tile_full", (SHAPE, Param("value", "value"), DTYPE_OF_VALUE, STORAGE), _full, "tile_full",
            "a tile filled with value", adj_cpp="adj_tile_full"),
     OpSpec("tile_arange", (Param("dtype", "dtype", FLOAT32), STORAGE), _arange, "tile_arange",
            "start, start+step, ... below stop (float32 unless dtype says otherwise, as in Warp)",
