@@ -118,3 +118,14 @@ def test_warp_kernel_objects_map_to_their_instance(tmp_path):
     assert kr is report.kernels["sized@38"] and name is None and "T=16" in why
     kr, name, why = shadow._find(program.unknowable(3))
     assert kr is report.kernels["loose@47"] and name is None and why == "no instance compiled"
+
+
+def test_only_integer_outputs_match_up_to_order():
+    """Tile stack pops leave values in the lanes' order: the same integers in another order are
+    counted apart (reordered), never a float array and never other values."""
+    import numpy as np
+
+    bench = _bench()
+    assert bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 10]))
+    assert not bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 11]))
+    assert not bench._same_values(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
