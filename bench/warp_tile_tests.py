@@ -1,21 +1,26 @@
 """Warp's own tile tests, compiled by tilec: how much of real Warp tile code tilec accepts, and
 whether it computes what Warp computes.
 
-    python bench/warp_tile_tests.py [--static] [--files test_tile_load,test_tile_reduce] [-v]
+    nice python bench/warp_tile_tests.py [--static | --no-build] [--files test_tile_load,test_tile_reduce] [-v]
 
 The tests are read from the INSTALLED warp package (`warp/tests/tile/` in site-packages); nothing
 of them is copied into this repository. For every test file:
 
 1. static: every `@wp.kernel` in the file (module level, nested in a function or class, made in a
-   loop) is found; tilec checks each module-level kernel on its own (the funcs it calls come with
-   it) and builds the accepted ones for the CPU. A kernel tilec rejects is reported with its first
-   diagnostic; a kernel tilec does not see (nested) is reported as such.
+   loop or a kernel factory) is found; tilec's own discovery (frontend/nested.py) instantiates a
+   nested kernel once per statically visible binding of its free variables; each instance is
+   checked on its own (the funcs it calls come with it) and the accepted ones are built for the
+   CPU. A kernel tilec rejects is reported with its first diagnostic (TC0433 where no binding
+   is known); a kernel neither compiled nor named by a diagnostic would be reported as unseen.
 2. run (not with --static): the file's unittest cases run on the CPU under Warp 1.19
    (`enable_cpu_blocks`), with every `wp.launch`/`wp.launch_tiled` of an accepted kernel shadowed:
    the same launch runs through tilec's compiled kernel on copies of the same inputs, forward and
    adjoint (Warp's tape calls `wp.launch(..., adjoint=True)`), and the arrays afterwards are
    compared with Warp's (rtol = atol = 1e-4). Warp's own results are what the test sees, so the
-   test's assertions are unchanged.
+   test's assertions are unchanged. The kernel object Warp launches is mapped back to its source
+   kernel by the file and first line of its code object, and to the tilec instance whose bindings
+   equal the values in its Python closure; a launch no built instance can take (kernel rejected,
+   binding not compiled) is counted as not run, with the reason.
 
 Prints kernels found / accepted / built, launches matched, gradients (adjoint launches) matched,
 and a histogram of the rejection reasons.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import functools
 import importlib
 import io
 import re
@@ -45,6 +51,7 @@ from tilec.diagnostics import Diagnostics  # noqa: E402
 from tilec.driver import build_module  # noqa: E402
 from tilec.frontend.check import Options  # noqa: E402
 from tilec.frontend.module import ModuleChecker  # noqa: E402
+from tilec.frontend.nested import discover  # noqa: E402
 from tilec.frontend.parse import parse  # noqa: E402
 from tilec.frontend.resolve import resolve  # noqa: E402
 from tilec.passes.normalize import normalize_module  # noqa: E402
@@ -67,12 +74,27 @@ class KernelReport:
     line: int
     status: str = "found"  # accepted | rejected | unseen | built
     reason: str = ""
+    nested: bool = False  # defined below module level (in a function, class or loop)
+    instances: dict = field(default_factory=dict)  # tilec kernel name -> Instance (one per binding)
     launches: int = 0
     matched: int = 0
     adjoints: int = 0
     adjoints_matched: int = 0
     unconsumed: int = 0  # adjoint launches where Warp zeroed an output's adjoint and tilec did not
     mismatch: str = ""
+    reordered: int = 0  # forward launches matched only up to the order of integer outputs (tile stacks)
+    unsubstituted: int = 0  # launches Warp ran that no compiled tilec instance could take
+    unsubstituted_why: str = ""
+
+
+@dataclass
+class Instance:
+    """One tilec instantiation of a source kernel: a nested kernel has one per binding of its
+    free variables (`make(16)` -> `k__T_16`); a module-level kernel has one, bindings ()."""
+
+    bindings: tuple  # ((free variable, value), ...) as tilec's frontend/nested.py bound them
+    status: str = "found"  # accepted | rejected | built
+    reason: str = ""
 
 
 @dataclass
@@ -85,6 +107,7 @@ class FileReport:
     modules: dict = field(default_factory=dict)
     tests_run: int = 0
     tests_failed: int = 0
+    first_lines: dict = field(default_factory=dict)  # first line of a kernel's code object -> key
 
 
 def tile_test_dir() -> Path:
@@ -94,7 +117,9 @@ def tile_test_dir() -> Path:
 
 
 def _decorated_kernels(tree: ast.Module) -> list:
-    """(name, line, at module level) of every function decorated with `*.kernel` or `*.kernel(...)`."""
+    """(name, line of the def, first line of its code object, at module level) of every function
+    decorated with `*.kernel` or `*.kernel(...)`. The code object of a decorated function starts
+    at its first decorator: that is how a kernel Warp runs is found again (`co_firstlineno`)."""
     top = {id(n) for n in tree.body}
     found = []
     for node in ast.walk(tree):
@@ -104,9 +129,10 @@ def _decorated_kernels(tree: ast.Module) -> list:
             target = deco.func if isinstance(deco, ast.Call) else deco
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
             if name == "kernel":
-                found.append((node.name, node.lineno, id(node) in top))
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                found.append((node.name, node.lineno, first, id(node) in top))
                 break
-    return found
+    return sorted(found, key=lambda f: f[1])
 
 
 def _reason(diag, source: str) -> str:
@@ -149,39 +175,91 @@ def _launch_block_dim(source: str, scope) -> int:
     return counts.most_common(1)[0][0] if counts else 64
 
 
+def _discover(parsed, scope, report: FileReport, by_line: dict) -> None:
+    """tilec's own discovery of nested kernels (frontend/nested.py): one instance per statically
+    visible binding, added to scope.kernels; a kernel it cannot bind is rejected with its
+    diagnostic. A failure here is a result for the file's nested kernels, never a crash."""
+    diags = Diagnostics()
+    try:
+        discover(scope, parsed, diags)
+    except Exception as e:  # noqa: BLE001 - an internal error is a result here, not a crash
+        for kr in report.kernels.values():
+            if kr.nested:
+                kr.status, kr.reason = "rejected", f"internal error in nested discovery: {type(e).__name__}: {e}"[:110]
+        return
+    skipped = {}
+    for diag in diags.items:  # TC0433: no binding known; the kernel is named by this diagnostic
+        if diag.severity == "error" and diag.code == "TC0433":
+            skipped.setdefault(diag.span.line, _reason(diag, parsed.source))
+    for line, reason in skipped.items():
+        kr = by_line.get(line)
+        if kr is not None and not kr.instances:
+            kr.status, kr.reason = "rejected", reason
+
+
 def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
     source = path.read_text()
     report = FileReport(path.stem)
-    for name, line, top in _decorated_kernels(ast.parse(source)):
+    by_line = {}  # line of a kernel's def -> its KernelReport
+    for name, line, first, top in _decorated_kernels(ast.parse(source)):
         key = name if top else f"{name}@{line}"
-        report.kernels[key] = KernelReport(path.stem, name, line)
-        if not top:
-            report.kernels[key].status = "unseen"
-            report.kernels[key].reason = "nested kernel (in a function, class or loop): not compiled by tilec"
+        kr = report.kernels[key] = by_line[line] = KernelReport(path.stem, name, line, nested=not top)
+        report.first_lines[first] = key
+        if not top:  # until tilec's discovery says otherwise
+            kr.status, kr.reason = "unseen", "nested kernel: neither compiled by tilec nor named by a diagnostic"
     parsed = parse(source, path.name, module_name(path.name))
     file_diags = Diagnostics()
     scope = resolve(parsed, file_diags)
     report.block_dim = _launch_block_dim(source, scope)
+    _discover(parsed, scope, report, by_line)
     options = Options(block_dim=report.block_dim)
+    for fd in scope.kernels.values():  # the harness builds per block_dim Warp launches with (Shadow._compare),
+        fd.launch_block_dims = ()  # not once per `block_dim=` literal of the file (tests launch at several)
     every = dict(scope.kernels)
-    accepted = {}
+    owner = {}  # tilec kernel name -> the KernelReport of its source kernel
     for name, fd in every.items():
-        kr = report.kernels.get(name) or report.kernels.setdefault(name, KernelReport(path.stem, name, 0))
+        line = parsed.span(fd.node.name).line
+        kr = by_line.get(line) or report.kernels.setdefault(name, KernelReport(path.stem, name, line))
+        owner[name] = kr
+        inst = kr.instances[name] = Instance(tuple(fd.bindings))
         diags = Diagnostics()
         scope.kernels = {name: fd}
         try:
             _OneKernel(parsed, scope, diags, options).run()
         except Exception as e:  # noqa: BLE001 - an internal error is a result here, not a crash
-            kr.status, kr.reason = "rejected", f"internal error: {type(e).__name__}: {e}"[:110]
+            inst.status, inst.reason = "rejected", f"internal error: {type(e).__name__}: {e}"[:110]
             continue
         errors = [d for d in diags.items if d.severity == "error"]
         if errors:
-            kr.status, kr.reason = "rejected", _reason(errors[0], source)
+            inst.status, inst.reason = "rejected", _reason(errors[0], source)
         else:
-            kr.status = "accepted"
-            accepted[name] = fd
-    if not build or not accepted:
-        return report
+            inst.status = "accepted"
+    accepted = {n: every[n] for n, kr in owner.items() if kr.instances[n].status == "accepted"}
+    if build and accepted:
+        _build_phase(report, parsed, scope, source, outdir, accepted, owner)
+    for kr in report.kernels.values():
+        _summarise(kr)
+    return report
+
+
+def _summarise(kr: KernelReport) -> None:
+    """A source kernel's status from its instances: accepted/built when every instance is, else
+    rejected with the first rejected instance's reason (its other instances still run)."""
+    if not kr.instances:
+        return
+    states = [i.status for i in kr.instances.values()]
+    bad = next((i for i in kr.instances.values() if i.status == "rejected"), None)
+    if bad is not None:
+        kr.status, kr.reason = "rejected", bad.reason
+    else:
+        kr.status, kr.reason = ("built" if all(s == "built" for s in states) else "accepted"), ""
+
+
+def _build_phase(report: FileReport, parsed, scope, source: str, outdir: Path, accepted: dict, owner: dict) -> None:
+    """Builds the accepted instances for the CPU (bisecting to the ones that fail to build)."""
+
+    def instance(name):
+        return owner[name].instances[name]
 
     def build_at(block_dim: int, names=None):
         scope.kernels = {n: accepted[n] for n in (names or accepted)}
@@ -199,8 +277,8 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
             return names
         except Exception as e:  # noqa: BLE001 - a failed build is a result: find the kernels that fail
             if len(names) == 1:
-                report.kernels[names[0]].status = "rejected"
-                report.kernels[names[0]].reason = _build_reason(e)
+                instance(names[0]).status = "rejected"
+                instance(names[0]).reason = _build_reason(e)
                 return []
             half = len(names) // 2
             return good_kernels(names[:half]) + good_kernels(names[half:])
@@ -211,21 +289,24 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
         good = list(accepted)
     except Exception:  # noqa: BLE001 - some kernel does not build: find which, build the others
         good = good_kernels(list(accepted))
-        accepted = {n: accepted[n] for n in good}
+        for name in list(accepted):
+            if name not in good:
+                del accepted[name]
         if not good:
-            return report
+            return
         try:
             report.module = report.modules[report.block_dim] = build_at(report.block_dim)
         except Exception as e:  # noqa: BLE001
             for name in good:
-                report.kernels[name].status, report.kernels[name].reason = "rejected", _build_reason(e)
-            return report
+                instance(name).status, instance(name).reason = "rejected", _build_reason(e)
+            return
+    built = set(report.module.MANIFEST["kernels"])
+    built |= {m.get("launch_name") for m in report.module.MANIFEST["kernels"].values()}
     for name in good:
-        meta = report.module.MANIFEST["kernels"].get(name)
-        report.kernels[name].status = "built" if meta is not None else "rejected"
-        if meta is None:
-            report.kernels[name].reason = "accepted but missing from the built module"
-    return report
+        if name in built:
+            instance(name).status = "built"
+        else:
+            instance(name).status, instance(name).reason = "rejected", "accepted but missing from the built module"
 
 
 # ---------------------------------------------------------------- the run phase
@@ -253,11 +334,69 @@ def _close(a, b) -> bool:
     return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=RTOL, atol=ATOL, equal_nan=True))
 
 
+def _same_values(a, b) -> bool:
+    """The same values in another order: what lanes pushing onto a tile stack leave behind (its order
+    is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values)."""
+    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in "biu"
+            and bool(np.array_equal(np.sort(a, axis=None), np.sort(b, axis=None))))
+
+
 def _consumed_by_warp(tilec_adj, warp_adj, seed) -> bool:
     """An output's adjoint that Warp's adjoint consumed (zero afterwards) and tilec's left as it
     was: a difference in what happens to the seed, not in any computed gradient."""
     return (seed is not None and np.any(seed) and not np.any(warp_adj) and tilec_adj is not None
             and _close(tilec_adj, seed))
+
+
+_MISSING = object()
+
+
+def _free_values(func) -> dict:
+    """The values a Python function's free variables hold (closure cells), by name."""
+    out = {}
+    for var, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        try:
+            out[var] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+    return _WithGlobals(out, func.__globals__)
+
+
+class _WithGlobals(dict):
+    """Closure values, falling back to the function's module globals (a module-level loop variable)."""
+
+    def __init__(self, cells: dict, globals_: dict):
+        super().__init__(cells)
+        self.globals = globals_
+
+    def get(self, key, default=None):
+        return super().get(key, self.globals.get(key, default))
+
+
+_PY_DTYPES = {float: ("float", "float32"), int: ("int", "int32"), bool: ("bool",)}
+
+
+def _same(bound, value) -> bool:
+    """Whether tilec's binding of a free variable (frontend/nested.py: a number, a tuple, a
+    DtypeValue or FuncValue) is the value the closure holds at run time."""
+    kind = type(bound).__name__
+    if kind == "DtypeValue":
+        names = _PY_DTYPES.get(value, (getattr(value, "__name__", None),))
+        return bound.api in names
+    if kind == "FuncValue":
+        return bound.name in (getattr(value, "key", None), getattr(value, "__name__", None))
+    if isinstance(bound, tuple):
+        try:
+            return len(bound) == len(value) and all(_same(b, v) for b, v in zip(bound, value))
+        except TypeError:
+            return False
+    if isinstance(bound, (bool, int, float)) and isinstance(value, (bool, int, float, np.number)):
+        return bool(bound == value) and isinstance(bound, bool) == isinstance(value, (bool, np.bool_))
+    return False
+
+
+def _spell_runtime(value) -> str:
+    return getattr(value, "__name__", None) or repr(value)[:20]
 
 
 class Shadow:
@@ -279,17 +418,29 @@ class Shadow:
         self.wp.launch = self.context.launch = self.original
 
     def _find(self, kernel):
+        """(KernelReport, tilec kernel name, FileReport) of a kernel Warp launches: found by the
+        file and first line of its code object, and among the source kernel's instances the one
+        whose bindings are the values the Python closure holds. The name is None (and the third
+        item says why) when no built instance can take the launch; (None, None, None) when the
+        kernel is not one of the measured files'."""
         func = getattr(kernel, "func", None)
-        if func is None or "<locals>" in getattr(func, "__qualname__", ""):
+        code = getattr(func, "__code__", None)
+        if code is None:
             return None, None, None
-        stem = Path(getattr(func, "__code__", None).co_filename).stem if hasattr(func, "__code__") else ""
-        report = self.reports.get(stem)
-        if report is None or report.module is None:
+        report = self.reports.get(Path(code.co_filename).stem)
+        kr = report.kernels.get(report.first_lines.get(code.co_firstlineno)) if report is not None else None
+        if kr is None:
             return None, None, None
-        kr = report.kernels.get(func.__name__)
-        if kr is None or kr.status != "built":
-            return None, None, None
-        return kr, func.__name__, report
+        values = _free_values(func)
+        for name, inst in kr.instances.items():
+            if all(_same(value, values.get(var, _MISSING)) for var, value in inst.bindings):
+                if inst.status != "built" or report.module is None:
+                    return kr, None, f"its instance is {inst.status}"
+                return kr, name, report
+        if not kr.instances:
+            return kr, None, "no instance compiled"
+        return kr, None, "this binding (" + ", ".join(f"{k}={_spell_runtime(v)}" for k, v in values.items()
+                                                     if not callable(v))[:80] + ") not compiled"
 
     def launch(self, kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
                stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0, block_dim=None):
@@ -298,6 +449,10 @@ class Shadow:
                       device=device, stream=stream, adjoint=adjoint, record_tape=record_tape,
                       record_cmd=record_cmd, max_blocks=max_blocks, block_dim=block_dim)
         if found[0] is None or self.wp.get_device(device).is_cuda or record_cmd:
+            return self.original(kernel, **kwargs)
+        if found[1] is None:  # a kernel of a measured file that tilec cannot run for this launch
+            found[0].unsubstituted += 1
+            found[0].unsubstituted_why = found[0].unsubstituted_why or found[2]
             return self.original(kernel, **kwargs)
         kr, name, report = found
         args = list(inputs) + list(outputs)
@@ -313,7 +468,7 @@ class Shadow:
 
     def _compare(self, kr, name, report, dim, block_dim, before, after, adj_before, adj_after, adjoint):
         dims = [int(d) for d in (dim if isinstance(dim, (list, tuple)) else [dim])]
-        block = int(block_dim) if block_dim else report.block_dim
+        block = int(block_dim) if block_dim else 1  # Warp on the CPU: a launch without block_dim runs blocks of 1
         if block not in report.modules:  # another block size: tilec builds the file for it too
             try:
                 report.modules[block] = report.build(block)
@@ -324,17 +479,20 @@ class Shadow:
             self._record(kr, adjoint, False, f"build at block_dim {block} failed: {type(module).__name__}")
             return
         tk = getattr(module, name)
-        tiled = bool(tk.meta.get("tiled"))
+        tiled = any(k.meta.get("tiled") for k in getattr(tk, "kernels", [tk]))
         values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in before]
         if any(v is None for v in values):
             self._record(kr, adjoint, False, "an argument tilec cannot pass (empty or foreign array)")
             return
-        launch = tk.launch
+        launch = functools.partial(tk.launch, block_dim=block) if tiled else tk.launch
         if tiled and len(dims) > 1 and dims[-1] == block:  # launch_tiled(dim, B) is launch(dim + (B,), B)
-            launch, dims = tk.launch_tiled, dims[:-1]
+            launch, dims = functools.partial(tk.launch_tiled, block_dim=block), dims[:-1]
         if not adjoint:
             launch(dim=tuple(dims), inputs=values, device="cpu")
             bad = [k for k, (a, b) in enumerate(zip(values, after)) if isinstance(b, np.ndarray) and not _close(a, b)]
+            reordered = [k for k in bad if _same_values(values[k], after[k])]
+            kr.reordered += bool(reordered)
+            bad = [k for k in bad if k not in reordered]
             self._record(kr, False, not bad, f"forward: argument(s) {bad} differ from Warp" if bad else "")
             return
         adj = [np.array(v, copy=True) if isinstance(v, np.ndarray) else (0 if v is not None else None)
@@ -428,11 +586,19 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
     if verbose:
         for k in kernels:
             extra = f" launches {k.matched}/{k.launches} adjoints {k.adjoints_matched}/{k.adjoints}" if ran else ""
-            why = k.reason or k.mismatch
+            why = k.reason or k.mismatch or k.unsubstituted_why
+            extra += f" not run {k.unsubstituted}" if k.unsubstituted else ""
+            extra += f" instances {len(k.instances)}" if len(k.instances) > 1 else ""
             print(f"{k.file}:{k.line} {k.name}: {k.status}{extra}{'  -- ' + why if why else ''}")
+    nested = [k for k in kernels if k.nested]
+    instances = [i for k in kernels for i in k.instances.values()]
     print(f"Warp tile tests: {len(reports)} files, {len(kernels)} kernels found "
-          f"({by_status['unseen']} nested, not seen by tilec)")
-    print(f"  accepted by tilec's checker: {accepted}/{len(kernels)}; built for the CPU: {by_status['built']}")
+          f"({len(nested)} nested: {sum(1 for k in nested if k.instances)} compiled by tilec, "
+          f"{sum(1 for k in nested if not k.instances and k.status == 'rejected')} named by a diagnostic, "
+          f"{by_status['unseen']} unseen)")
+    print(f"  accepted by tilec's checker: {accepted}/{len(kernels)}; built for the CPU: {by_status['built']} "
+          f"(instances: {len(instances)}, accepted {sum(i.status in ('accepted', 'built') for i in instances)}, "
+          f"built {sum(i.status == 'built' for i in instances)})")
     if ran:
         launched = [k for k in kernels if k.launches or k.adjoints]
         print(f"  launches matched: {sum(k.matched for k in kernels)}/{sum(k.launches for k in kernels)} "
@@ -441,6 +607,10 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
         print(f"  gradients matched (adjoint launches): {sum(k.adjoints_matched for k in kernels)}/"
               f"{sum(k.adjoints for k in kernels)}; of these, launches where Warp zeroed an output's "
               f"adjoint and tilec left it: {sum(k.unconsumed for k in kernels)}")
+        print(f"  of the matched launches, integer outputs equal only up to order (tile stack pops, whose "
+              f"order is the lanes' schedule): {sum(k.reordered for k in kernels)}")
+        print(f"  launches of measured kernels tilec did not run (kernel rejected or binding not compiled): "
+              f"{sum(k.unsubstituted for k in kernels)}")
         print(f"  Warp tests run on the CPU: {sum(r.tests_run for r in reports.values())}, "
               f"failed/errored under the shadow: {sum(r.tests_failed for r in reports.values())}")
         mismatches = collections.Counter(k.mismatch.split(":")[0] for k in kernels if k.mismatch)

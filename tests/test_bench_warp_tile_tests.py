@@ -1,5 +1,6 @@
-"""bench/warp_tile_tests.py's static phase: every @wp.kernel of a file is found and classified
-(accepted, rejected with its first diagnostic, or nested and unseen), never dropped."""
+"""bench/warp_tile_tests.py: every @wp.kernel of a file is found and classified (accepted, or
+rejected with its first diagnostic), never dropped; a nested kernel is compiled per binding and a
+kernel object Warp launches maps back to the instance of its binding."""
 from __future__ import annotations
 
 import importlib.util
@@ -43,6 +44,27 @@ def make():
     return inner
 
 
+def factory(T: int):
+    @wp.kernel
+    def sized(a: wp.array[float]):
+        t = wp.tile_load(a, shape=T)
+        wp.tile_store(a, t)
+
+    return sized
+
+
+def unknowable(n):
+    @wp.kernel
+    def loose(a: wp.array[float]):
+        a[0] = float(n)
+
+    return loose
+
+
+SIZED_4 = factory(4)
+SIZED_8 = factory(8)
+
+
 def launch():
     wp.launch_tiled(good, dim=1, inputs=[], block_dim=32)
 '''
@@ -63,8 +85,47 @@ def test_static_phase_classifies_every_kernel(tmp_path):
     report = bench.static_phase(path, tmp_path / "out", build=False)
     assert report.block_dim == 32  # from the launch's block_dim=
     kernels = report.kernels
-    assert set(kernels) == {"good", "fabric_param", "inner@30"}
+    assert set(kernels) == {"good", "fabric_param", "inner@30", "sized@38", "loose@47"}
     assert kernels["good"].status == "accepted"  # an unrelated broken func does not count against it
     assert kernels["fabric_param"].status == "rejected"
     assert kernels["fabric_param"].reason.startswith("TC0409: ") and "Fabric arrays" in kernels["fabric_param"].reason
-    assert kernels["inner@30"].status == "unseen"
+    assert kernels["inner@30"].status == "accepted" and kernels["inner@30"].nested
+    sized = kernels["sized@38"]
+    assert sized.status == "accepted"
+    assert sorted(i.bindings for i in sized.instances.values()) == [(("T", 4),), (("T", 8),)]
+    assert kernels["loose@47"].status == "rejected" and kernels["loose@47"].reason.startswith("TC0433: ")
+    assert not kernels["loose@47"].instances
+
+
+def test_warp_kernel_objects_map_to_their_instance(tmp_path):
+    """The kernel objects the file makes at import map, by code line and closure, to the tilec
+    instance of the same binding; a binding tilec did not compile maps to none, with the reason."""
+    bench = _bench()
+    path = tmp_path / "test_sample_tiles.py"
+    path.write_text(SOURCE)
+    report = bench.static_phase(path, tmp_path / "out", build=False)
+    for inst in report.kernels["sized@38"].instances.values():
+        inst.status = "built"  # as if built: _find looks for a built instance
+    report.module = object()
+    spec = importlib.util.spec_from_file_location("test_sample_tiles", path)
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    shadow = bench.Shadow.__new__(bench.Shadow)
+    shadow.reports = {"test_sample_tiles": report}
+    kr, name, _ = shadow._find(program.SIZED_8)
+    assert kr is report.kernels["sized@38"] and report.kernels["sized@38"].instances[name].bindings == (("T", 8),)
+    kr, name, why = shadow._find(program.factory(16))
+    assert kr is report.kernels["sized@38"] and name is None and "T=16" in why
+    kr, name, why = shadow._find(program.unknowable(3))
+    assert kr is report.kernels["loose@47"] and name is None and why == "no instance compiled"
+
+
+def test_only_integer_outputs_match_up_to_order():
+    """Tile stack pops leave values in the lanes' order: the same integers in another order are
+    counted apart (reordered), never a float array and never other values."""
+    import numpy as np
+
+    bench = _bench()
+    assert bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 10]))
+    assert not bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 11]))
+    assert not bench._same_values(np.array([0.0, 1.0]), np.array([1.0, 0.0]))

@@ -80,3 +80,74 @@ def test_the_loader_dispatches_on_argument_dtypes():
     with pytest.raises(TypeError, match=r"scale: no instance takes these argument dtypes; compiled for "
                                          r"\(a: float32, b: float32, s: float32\)"):
         mod.scale.launch_tiled(dim=2, inputs=[np.zeros(8, np.int32), np.zeros(8, np.int32), 1.0])
+
+
+VALUE_PROGRAM = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def spread(x: wp.array[Any], y: wp.array[Any]):
+    t = wp.tile(x[0], preserve_type=True)
+    wp.tile_store(y, t)
+
+
+wp.overload(spread, {"x": wp.array[wp.vec3], "y": wp.array[wp.vec3]})
+wp.overload(spread, {"x": wp.array[wp.quat], "y": wp.array[wp.quat]})
+wp.overload(spread, {"x": wp.array[wp.mat33], "y": wp.array[wp.mat33]})
+'''
+
+
+def test_overloads_on_value_types_are_named_by_them():
+    """An overload whose generic parameters are vectors, quaternions or matrices (found by Warp's
+    own tile tests: an internal error before) is an instance named after them."""
+    module = compile_ir(VALUE_PROGRAM, "spread", block_dim=8)
+    assert sorted(k.name for k in module.kernels) == ["spread__mat33f_mat33f", "spread__quatf_quatf",
+                                                      "spread__vec3f_vec3f"]
+
+
+@needs_cxx
+@pytest.mark.build
+def test_value_type_overloads_run():
+    mod = build(VALUE_PROGRAM, "spread", block_dim=8)
+    for shape in ((3,), (4,), (3, 3)):
+        x = np.arange(2 * int(np.prod(shape)), dtype=np.float32).reshape((2,) + shape) + 1
+        y = np.zeros((8,) + shape, np.float32)
+        mod.spread.launch_tiled(dim=1, inputs=[x, y], block_dim=8)
+        np.testing.assert_array_equal(y, np.broadcast_to(x[0], y.shape))
+
+
+DTYPE_OF_ARRAY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def gemm(A: wp.array2d[Any], B: wp.array2d[Any], C: wp.array2d[Any]):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(4, 4), dtype=A.dtype)
+    a = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
+    b = wp.tile_load(B, shape=(8, 4), offset=(0, j * 4))
+    wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc, offset=(i * 4, j * 4))
+
+
+wp.overload(gemm, {"A": wp.array2d[wp.float32], "B": wp.array2d[wp.float32], "C": wp.array2d[wp.float32]})
+wp.overload(gemm, {"A": wp.array2d[wp.float64], "B": wp.array2d[wp.float64], "C": wp.array2d[wp.float64]})
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_dtype_of_an_array_parameter_names_the_tile_dtype():
+    """`dtype=A.dtype` (Warp's generic GEMM in its tile tests) is the instance's element type."""
+    mod = build(DTYPE_OF_ARRAY, "dtype_of", block_dim=16)
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        a, b = rng.standard_normal((8, 8)).astype(dtype), rng.standard_normal((8, 8)).astype(dtype)
+        c = np.zeros((8, 8), dtype)
+        mod.gemm.launch_tiled(dim=(2, 2), inputs=[a, b, c], block_dim=16)
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)

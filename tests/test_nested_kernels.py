@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from conftest import needs_cxx
+from harness import build
 
 from tilec import naming
 from tilec.diagnostics import Diagnostics
@@ -217,3 +220,78 @@ def test_a_factory_calling_a_factory_with_its_parameter_is_resolved_per_outer_ca
     # recursive call again(n) binds n to nothing tilec knows (a warning, without looping forever)
     warnings = sorted((d.code, d.span.line, d.span.col) for d in diags if d.severity == "warning")
     assert warnings == [("TC0434", 21, 12), ("TC0434", 25, 31)]
+
+
+RUNNER_BOUND = '''\
+import warp as wp
+
+TILE = 4
+
+
+def make(tile_dim: int, module=None):
+    @wp.kernel(module=module)
+    def total(a: wp.array2d[float], out: wp.array[float]):
+        i = wp.tid()
+        t = wp.tile_load(a[i], shape=tile_dim)
+        wp.tile_store(out, wp.tile_sum(t), offset=i)
+
+    return total
+
+
+def test_total(test, device, block_dim=TILE):
+    N = block_dim * 2
+    wp.launch_tiled(make(N), dim=[3], inputs=[], block_dim=block_dim)
+
+
+def test_scaled(test, device):
+    K = wp.constant(3 * TILE)
+    kernel = make(K, module="unique")
+'''
+
+
+def test_calls_in_functions_a_test_runner_calls_use_defaults_and_constant_locals():
+    """Warp's tile tests call factories from test functions that only a test runner calls: the call
+    sees the function's parameter defaults and its constant locals (`N = block_dim * 2`,
+    `K = wp.constant(3 * TILE)`); the decorator's `module=` is no binding (tilec ignores it)."""
+    kernels, diags = outcome(RUNNER_BOUND)
+    assert [d for d in diags if d.severity == "error"] == []
+    assert sorted((k.name, k.block_dim) for k in kernels) == [("total__tile_dim_12", 4), ("total__tile_dim_8", 4)]
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_kernel_bound_through_defaults_runs():
+
+    mod = build(RUNNER_BOUND, "runner_bound", block_dim=4)
+    a = np.arange(36, dtype=np.float32).reshape(3, 12) / 7
+    out = np.zeros(3, np.float32)
+    mod.total__tile_dim_8.launch_tiled(dim=3, inputs=[a, out], block_dim=4)
+    np.testing.assert_allclose(out, a[:, :8].sum(axis=1), rtol=1e-6)
+
+
+COMPREHENSION = '''\
+import warp as wp
+
+
+def make(length: int):
+    @wp.kernel
+    def ones(a: wp.array[float]):
+        wp.tile_store(a, wp.tile_ones(shape=length, dtype=float))
+
+    return ones
+
+
+def test_lengths(test, device):
+    kernels = {length: make(length) for length in (65, 2100)}
+    more = [make(n * 2) for n in range(3) if n > 0]
+'''
+
+
+def test_calls_in_a_comprehension_see_its_loop_over_literals():
+    """Each `for` of a comprehension over literal values binds like a loop; a filtered one (`if n > 0`)
+    lists values tilec does not know: a warning at that call, no instance for it."""
+    kernels, diags = outcome(COMPREHENSION)
+    assert [d for d in diags if d.severity == "error"] == []
+    assert sorted(k.name for k in kernels) == ["ones__length_2100", "ones__length_65"]
+    [warning] = [d for d in diags if d.severity == "warning"]
+    assert (warning.code, warning.span.line, warning.span.col) == ("TC0434", 14, 13)

@@ -79,3 +79,116 @@ def test_nbody_sample_in_the_cuda_emulation():
     want_pos, want_vel = nbody.reference(pos.astype(np.float64), vel.astype(np.float64), mass.astype(np.float64))
     np.testing.assert_allclose(new_vel, want_vel, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(new_pos, want_pos, rtol=1e-4, atol=1e-5)
+
+
+ELEMENT_PARTS = """import warp as wp
+
+TILE_M = 8
+
+
+@wp.kernel
+def vec_part(x: wp.array[float], y: wp.array[wp.vec3]):
+    i = wp.tid()
+    a = wp.tile_zeros(shape=(TILE_M,), dtype=wp.vec3)
+    a[i][1] = x[i]
+    wp.tile_atomic_add(y, a, offset=(0,))
+
+
+@wp.kernel
+def mat_part(x: wp.array[float], y: wp.array[wp.mat33]):
+    i = wp.tid()
+    a = wp.tile_zeros(shape=(TILE_M,), dtype=wp.mat33)
+    a[i][2] = wp.vec3(1.0, 2.0, x[i])
+    a[i][1, 1] = x[i] * x[i]
+    a[i][0] += wp.vec3(3.0, 3.0, 3.0)
+    wp.tile_atomic_add(y, a, offset=(0,))
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_component_or_row_of_a_tile_element_is_written_in_place():
+    """`t[i][c] = e`, `t[i][r, c] = e`, `t[i][r] = row` and `t[i][r] += row` on a tile of vectors or
+    matrices (Warp's tile tests write them so): the element's other components are kept, and
+    the gradient reaches `e`."""
+    mod = build(ELEMENT_PARTS, "element_parts", block_dim=8)
+    x = np.linspace(-1.0, 2.0, 8).astype(np.float32)
+    y = np.zeros((8, 3), np.float32)
+    mod.vec_part.launch(dim=8, inputs=[x, y], block_dim=8)
+    want = np.zeros((8, 3), np.float32)
+    want[:, 1] = x
+    np.testing.assert_array_equal(y, want)
+    adj_x = np.zeros_like(x)
+    adj_y = np.arange(24, dtype=np.float32).reshape(8, 3)
+    mod.vec_part.launch(dim=8, inputs=[x, y], adj_inputs=[adj_x, adj_y.copy()], adjoint=True, block_dim=8)
+    np.testing.assert_allclose(adj_x, adj_y[:, 1])
+
+    m = np.zeros((8, 3, 3), np.float32)
+    mod.mat_part.launch(dim=8, inputs=[x, m], block_dim=8)
+    want = np.zeros((8, 3, 3), np.float32)
+    want[:, 0] = 3.0
+    want[:, 1, 1] = x * x
+    want[:, 2] = np.stack([np.ones(8), 2 * np.ones(8), x], axis=1)
+    np.testing.assert_allclose(m, want, rtol=1e-6)
+    adj_x = np.zeros_like(x)
+    adj_m = np.ones((8, 3, 3), np.float32)
+    mod.mat_part.launch(dim=8, inputs=[x, m], adj_inputs=[adj_x, adj_m], adjoint=True, block_dim=8)
+    np.testing.assert_allclose(adj_x, 1.0 + 2.0 * x, rtol=1e-6)  # d(x + x^2)/dx
+
+
+SCALED_BY_VECTOR = """import warp as wp
+
+TILE_M = 8
+
+
+@wp.kernel
+def scaled(x: wp.array[float], v: wp.array[wp.vec3], out: wp.array[wp.vec3]):
+    a = wp.tile_load(x, shape=TILE_M)
+    b = a * wp.vec3(1.0, 2.0, 3.0)
+    c = v[0] * a
+    wp.tile_store(out, b + c)
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_vector_times_a_scalar_tile_gets_its_gradient_summed_over_the_tile():
+    """`tile<float> * vec3` (Warp's tile tests): the vector's adjoint is the sum over the tile (an
+    internal error in autodiff before), the tile's is the dot with the vector."""
+    mod = build(SCALED_BY_VECTOR, "scaled_by_vector", block_dim=8)
+    x = np.linspace(-1.0, 1.0, 8).astype(np.float32)
+    v = np.array([[0.5, -1.0, 2.0]], np.float32)
+    out = np.zeros((8, 3), np.float32)
+    mod.scaled.launch_tiled(dim=1, inputs=[x, v, out], block_dim=8)
+    k = np.array([1.0, 2.0, 3.0], np.float32) + v[0]
+    np.testing.assert_allclose(out, x[:, None] * k, rtol=1e-6)
+    g = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+    adj_x, adj_v = np.zeros_like(x), np.zeros_like(v)
+    mod.scaled.launch_tiled(dim=1, inputs=[x, v, out], adj_inputs=[adj_x, adj_v, g.copy()], adjoint=True,
+                            block_dim=8)
+    np.testing.assert_allclose(adj_x, g @ k, rtol=1e-5)
+    np.testing.assert_allclose(adj_v[0], (g * x[:, None]).sum(axis=0), rtol=1e-5)
+
+
+FULL_OF_VALUE = """import warp as wp
+
+
+@wp.kernel
+def fills(f: wp.array[float], i: wp.array[int], v: wp.array[wp.vec3], c: wp.array[float]):
+    wp.tile_store(f, wp.tile_full(shape=(4,), value=1.5))
+    wp.tile_store(i, wp.tile_full(4, value=wp.int32(7)))
+    wp.tile_store(v, wp.tile_full(shape=(4,), value=wp.vec3(1.0, 2.0, 3.0)))
+    wp.tile_store(c, wp.tile_full(shape=(4,), value=7, dtype=float))
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_tile_full_without_dtype_takes_the_value_type():
+    """Warp 1.19: `tile_full` without `dtype` makes a tile of the value's type (int32, vec3, ...);
+    with `dtype` the value is converted."""
+    mod = build(FULL_OF_VALUE, "full_of_value", block_dim=4)
+    f, i, v, c = np.zeros(4, np.float32), np.zeros(4, np.int32), np.zeros((4, 3), np.float32), np.zeros(4, np.float32)
+    mod.fills.launch_tiled(dim=1, inputs=[f, i, v, c], block_dim=4)
+    assert list(f) == [1.5] * 4 and list(i) == [7] * 4 and list(c) == [7.0] * 4
+    np.testing.assert_array_equal(v, np.tile([1.0, 2.0, 3.0], (4, 1)))

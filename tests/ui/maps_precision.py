@@ -17,4 +17,6 @@ def maps(A: wp.array2d(dtype=float), I: wp.array2d(dtype=int), s: float):
     i = wp.tile_load(I, shape=(4, 4))
     c = wp.tile_matmul(a, i)  # ERROR TC0203: tile_matmul: needs float tiles, got int32 for `b`
     d = wp.tile_matmul(a, a, precision="fast")  # ERROR TC0303: precision must be "default" or "tf32"
+    e = wp.tile_arange(0.0, 1.0e300, dtype=wp.float32)  # ERROR TC0201: tile_arange: stop=1e+300 is out of range of float32
+    f = wp.tile_arange(0.0, 1.0, 5.0e-324, dtype=wp.float64)  # ERROR TC0111: spans more elements than can be counted
     wp.tile_store(A, a, aligned=True)

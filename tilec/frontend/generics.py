@@ -17,6 +17,7 @@ without an overload is an error naming the parameter.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -82,6 +83,11 @@ def instance_suffix(declared: list, concrete: list) -> str:
     parts = []
     for want, got in zip(declared, concrete):
         if is_generic(want):
-            parts.append(got.dtype.name if isinstance(got, ArrayT) else (got.name if isinstance(got, Scalar)
-                                                                         else str(got)))
+            parts.append(_spelled(got.dtype if isinstance(got, ArrayT) else got))
     return "_".join(parts)
+
+
+def _spelled(t) -> str:
+    """A type as part of an identifier: `float32`, `vec3f`, `quatf`, `matrix_shape_5_5_dtype_float32`."""
+    text = t.name if isinstance(t, Scalar) else str(t)
+    return re.sub(r"\W+", "_", text).strip("_")

@@ -11,7 +11,7 @@ import libcst as cst
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
-from ..ir.types import Scalar, TileT, component_dtype
+from ..ir.types import ArrayT, Scalar, TileT, component_dtype
 from . import annotations as ann
 from . import consts
 from . import suggest
@@ -324,6 +324,15 @@ class CallLowering:
                 return [cst.Integer(str(v)) if isinstance(v, int) else arg for v in value]
         return [arg]
 
+    def dtype_attribute(self, arg):
+        """`A.dtype` of an array or tile variable (Warp's `dtype=A.dtype` in a generic kernel): its
+        element type; else None."""
+        if not (isinstance(arg, cst.Attribute) and arg.attr.value == "dtype" and isinstance(arg.value, cst.Name)):
+            return None
+        binding = self.env.get(arg.value.value)
+        t = getattr(getattr(binding, "sym", None), "type", None)
+        return t.dtype if isinstance(t, (ArrayT, TileT)) else None
+
     def attr_value(self, p, arg, spec):
         if p.kind == "shape":
             items = [el.value for el in arg.elements] if isinstance(arg, cst.Tuple) else None
@@ -334,6 +343,9 @@ class CallLowering:
                 return value
             self.fail("TC0108", f"{spec.name}: `{p.name}` must be a compile-time constant shape", arg)
         if p.kind == "dtype":
+            held = self.dtype_attribute(arg)
+            if held is not None:
+                return held
             try:
                 d = ann.element_type(arg, self.scope)  # a vec/mat type where value_tiles allows one
             except ann.AnnotationError as e:

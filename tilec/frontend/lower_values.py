@@ -243,8 +243,20 @@ class ValueLowering:
             call = self.make_op("array_store_part", [array, value] + elem_idx + indices, {}, node,
                                 where=[container, value_node])  # a[i].x = e writes that component only
             return [ir.ExprStmt(call, self.span(node))]
+        if isinstance(holder, ir.OpCall) and holder.op == "tile_extract" and isinstance(holder.args[0], ir.Var):
+            return self.store_tile_element_part(holder, value, indices, node, [container, value_node])
         self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
                   "variable first", target)
+
+    def store_tile_element_part(self, element, value, indices: list, node, where: list) -> list:
+        """`t[i][c] = e` / `t[i][r] = row` on a tile of vectors or matrices (Warp's form): the element
+        with that component (or row) replaced, written back with the tile's element write."""
+        tile, elem_idx = element.args[0], list(element.args[1:])
+        new = self.make_op("value_insert", [element, value] + indices, {}, node, where=where)
+        call = self.make_op("tile_setitem", [tile, new] + elem_idx, {}, node, where=where)
+        self.note_mutation(tile.sym, node)
+        self.note_inplace(tile.sym)
+        return [ir.Assign(tile.sym, call, self.span(node))]
 
     @staticmethod
     def is_array_element(e) -> bool:

@@ -256,6 +256,7 @@ class _Walker:
 
     def expr(self, node, frames: tuple) -> None:
         calls = self.calls
+        walker = self
 
         class Calls(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
@@ -263,6 +264,33 @@ class _Walker:
 
             def visit_Lambda(self, _node) -> bool:
                 return False
+
+            def comprehension(self, node, parts) -> bool:
+                """`{n: make(n) for n in (65, 2100)}`: the calls inside see each `for` as a loop."""
+                inner, comp = frames, node.for_in
+                while comp is not None:
+                    walker.expr(comp.iter, inner)
+                    # a filtered `for` (`... for n in ns if n > 0`) lists values tilec does not: unknown
+                    listed = comp if not comp.ifs else comp.with_changes(iter=cst.Name("filtered"))
+                    inner = inner + (Frame("loop", listed, "", _target_names(comp.target)),)
+                    for cond in comp.ifs:
+                        walker.expr(cond, inner)
+                    comp = comp.inner_for_in
+                for part in parts:
+                    walker.expr(part, inner)
+                return False
+
+            def visit_ListComp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_SetComp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_GeneratorExp(self, node) -> bool:
+                return self.comprehension(node, [node.elt])
+
+            def visit_DictComp(self, node) -> bool:
+                return self.comprehension(node, [node.key, node.value])
 
         node.visit(Calls())
 
@@ -368,10 +396,20 @@ class _Uses(cst.CSTVisitor):
 
 
 def free_names(fn: cst.FunctionDef) -> set:
-    """Names `fn` reads that it does not bind itself."""
+    """Names `fn` reads that it does not bind itself. A decorator's `module=` argument is not one:
+    it names Warp's module for the kernel, which tilec ignores (`@wp.kernel(module=module)` in a
+    factory taking `module=None`)."""
     uses = _Uses()
-    fn.visit(uses)
+    fn.with_changes(decorators=[_without_module_arg(d) for d in fn.decorators]).visit(uses)
     return uses.names - _bound_in_def(fn) - {fn.name.value}
+
+
+def _without_module_arg(deco: cst.Decorator) -> cst.Decorator:
+    call = deco.decorator
+    if not isinstance(call, cst.Call):
+        return deco
+    args = [a for a in call.args if a.keyword is None or a.keyword.value != "module"]
+    return deco.with_changes(decorator=call.with_changes(args=args))
 
 
 # ---------------------------------------------------------------- bindings
@@ -382,6 +420,9 @@ def _value(node, scope: Scope, env: dict):
     if isinstance(node, cst.Name) and node.value in env:
         v = env[node.value]
         return consts.NOT_CONST if isinstance(v, Unknown) else v
+    if (isinstance(node, cst.Call) and scope.api_attr(node.func) == "constant" and len(node.args) == 1
+            and node.args[0].keyword is None):
+        return _value(node.args[0].value, scope, env)  # `N = wp.constant(4 * K)` in a function
     if isinstance(node, cst.Name) and node.value in ("float", "int", "bool") and node.value not in scope.api_names:
         return DtypeValue({"float": "float32", "int": "int32", "bool": "bool"}[node.value])
     attr = scope.api_attr(node)
@@ -462,6 +503,13 @@ def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, activ
             calls = _calls_of(walker, frame, scope, active + (frame.node,))
             if calls:
                 envs = [{**env, **values} for env in envs for _, values in calls][:MAX_ENVS]
+            else:  # never called in the file (a test function handed to a runner): its defaults
+                defaults = {p.name.value: _value(p.default, scope, {}) for p in _params(frame.node)
+                            if p.default is not None}
+                envs = [{**env, **{k: v for k, v in defaults.items() if v is not consts.NOT_CONST}}
+                        for env in envs]
+            # and the constants it assigns before the call (`N = block_dim; make(N)`)
+            envs = [_locals(frame, scope, env, _assigned(frame.node)) for env in envs]
             continue
         if frame.kind != "loop":
             continue
@@ -516,6 +564,17 @@ def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -
 def _code(node) -> str:
     text = cst.Module(body=[]).code_for_node(node)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _assigned(fn: cst.FunctionDef) -> set:
+    """Names a def binds with a top-level `NAME = ...` statement."""
+    out = set()
+    for stmt in _body(fn.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                    out.add(small.targets[0].target.value)
+    return out
 
 
 def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:

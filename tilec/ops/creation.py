@@ -9,6 +9,7 @@ from .core import Bound, OpSpec, Param
 
 SHAPE = Param("shape", "shape")
 DTYPE_F = Param("dtype", "dtype", FLOAT32)
+DTYPE_OF_VALUE = Param("dtype", "dtype", None)  # omitted: the fill value's type (Warp 1.19's tile_full)
 STORAGE = Param("storage", "storage", "register")
 
 
@@ -17,8 +18,12 @@ def _filled(b: Bound):
 
 
 def _full(b: Bound):
-    out = _filled(b)
     v = b.types["value"]
+    if b.attrs["dtype"] is None:  # no dtype: the tile takes the value's type (a literal 7 is int32)
+        if not isinstance(v, (Scalar, VecT, MatT)):
+            b.fail("TC0303", f"`value` must be a scalar, vector or matrix, got {describe(v)}", "value")
+        return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
+    out = _filled(b)
     if isinstance(out.dtype, (VecT, MatT)):  # a vec3 value, or a scalar filling every component
         fills_components = isinstance(v, Scalar) and (v == component_dtype(out.dtype) or "value" in b.weak)
         if v != out.dtype and not fills_components:
@@ -41,8 +46,9 @@ def _arange(b: Bound):
         b.fail("TC0108", "start, stop and step must be compile-time constants")
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     dtype = b.attrs["dtype"]
-    if dtype.kind not in ("float", "int", "uint"):
-        b.fail("TC0203", f"needs a numeric dtype, got {dtype}", "dtype")
+    if not isinstance(dtype, Scalar) or dtype.kind not in ("float", "int", "uint"):
+        b.fail("TC0203", f"needs a numeric dtype, got {dtype if isinstance(dtype, Scalar) else describe(dtype)}",
+               "dtype")
     if step == 0:
         b.fail("TC0111", "step must not be zero")
     n = _arange_count(b, dtype, start, stop, step)
@@ -63,8 +69,16 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
     import numpy as np  # here, not at the top: a compile that needs no float range skips numpy's import
 
     rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
-    start, stop, step = (float(rep(v)) for v in (start, stop, step))
-    return math.ceil(float(rep((stop - start) / step)))
+    with np.errstate(over="ignore"):
+        cast = [float(rep(v)) for v in (start, stop, step)]
+        for name, v, c in zip(("start", "stop", "step"), (start, stop, step), cast):
+            if not math.isfinite(c):
+                b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
+        start, stop, step = cast
+        count = float(rep((stop - start) / step))
+    if not math.isfinite(count):
+        b.fail("TC0111", f"range({start}, {stop}, {step}) spans more elements than can be counted")
+    return math.ceil(count)
 
 
 def _tile(b: Bound):
@@ -93,7 +107,7 @@ OPS = [
     OpSpec("tile_ones", (SHAPE, DTYPE_F, STORAGE), _filled, "tile_fill_one", "a tile of ones"),
     OpSpec("tile_empty", (SHAPE, DTYPE_F, STORAGE), _filled, "tile_fill_zero",
            "an uninitialised tile (tilec zero-fills it)"),
-    OpSpec("tile_full", (SHAPE, Param("value", "value"), DTYPE_F, STORAGE), _full, "tile_full",
+    OpSpec("tile_full", (SHAPE, Param("value", "value"), DTYPE_OF_VALUE, STORAGE), _full, "tile_full",
            "a tile filled with value", adj_cpp="adj_tile_full"),
     OpSpec("tile_arange", (Param("dtype", "dtype", FLOAT32), STORAGE), _arange, "tile_arange",
            "start, start+step, ... below stop (float32 unless dtype says otherwise, as in Warp)",

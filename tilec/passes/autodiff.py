@@ -40,7 +40,7 @@ from ..ops.build import const, zeros
 from ..diagnostics import NotDifferentiable, Span
 from .structure import (_Fresh, eliminate_jumps, inline_calls, inline_tile_customs, refuse_custom_adjoints,
                         rename_straight_line, resolve_replay_values)
-from ..ir.types import INT32, NONE, ArrayT, Scalar, TileT, Type
+from ..ir.types import INT32, NONE, ArrayT, MatT, Scalar, TileT, Type, VecT
 
 
 def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True,
@@ -203,8 +203,8 @@ class Adjoint:
             self.propagate(target, g)
 
     def reduce_to(self, c: ir.Expr, t: Type) -> ir.Expr:
-        """A tile contribution onto a scalar operand: summed, and counted once per block."""
-        if isinstance(c.type, TileT) and isinstance(t, Scalar):
+        """A tile contribution onto a scalar (or vector/matrix) operand: summed, and counted once per block."""
+        if isinstance(c.type, TileT) and (isinstance(t, Scalar) or (isinstance(t, (VecT, MatT)) and c.type.dtype == t)):
             total = C("tile_extract", C("tile_sum", self.val(c), axis=None), const(0, INT32))
             return C("leader_only", total)
         return c

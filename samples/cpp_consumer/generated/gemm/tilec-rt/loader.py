@@ -469,6 +469,10 @@ class Kernel:
         for p, v in zip(self.params, values):
             if p["kind"] == "scalar" and "element_shape" in p:
                 continue  # a vector/matrix value converts to its component dtype
+            if isinstance(v, np.ndarray) and p["kind"] == "array" and "element_shape" in p:
+                comp = tuple(p["element_shape"])  # overloads on vec3 / mat33 / quat differ here only
+                if v.ndim != p["ndim"] + len(comp) or tuple(v.shape[p["ndim"]:]) != comp:
+                    return False
             if isinstance(v, np.ndarray) or isinstance(v, np.generic):
                 got = v.dtype.name
             elif hasattr(v, "__cuda_array_interface__"):
