@@ -230,16 +230,17 @@ def _ops_of(fn) -> set:
 def test_one_lane_form_reads_an_element_seed_the_lanes_take():
     """A store at the thread's own element: the lanes' adjoint takes its seed atomically (every
     lane of the block would read it), the CPU's one-lane form reads and zeroes it; a store at an
-    index every thread shares keeps the atomic take in both."""
+    index every thread shares keeps the atomic take in both. (A seed that reaches a tile, as in
+    `B[i] = s[0]`, keeps the lanes form on the CPU too: test_lane_adjoints.py.)"""
     from tilec.codegen.sources import plan_kernels
 
     source = HEADER + """
 @wp.kernel
-def own(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+def own(A: wp.array2d(dtype=float), x: wp.array(dtype=float), B: wp.array(dtype=float), C: wp.array2d(dtype=float)):
     i = wp.tid()
     t = wp.tile_load(A, shape=(4, 8), offset=(i * 4, 0))
-    s = wp.tile_sum(wp.tile_map(wp.sin, t))
-    B[i] = s[0]
+    wp.tile_store(C, wp.tile_map(wp.sin, t), offset=(i * 4, 0))
+    B[i] = x[i] * x[i]
 
 @wp.kernel
 def shared(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):

@@ -17,7 +17,7 @@ from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
-from ..passes.one_lane import one_lane
+from ..passes.one_lane import lanes_may_differ, one_lane
 from ..diagnostics import NotDifferentiable
 from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
@@ -136,7 +136,8 @@ def plan_kernels(module: ir.Module) -> list:
         try:
             lane_takes: set = set()
             derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
-            cpu = derived if facts["lanes"] or not lanes else one_lane(derived, lane_takes)
+            one = lanes and not facts["lanes"] and not lanes_may_differ(derived)
+            cpu = one_lane(derived, lane_takes) if one else derived
             plans.append(KernelPlan(k, cpu, lanes_adjoint=derived))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))

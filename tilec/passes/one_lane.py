@@ -19,6 +19,7 @@ from ..ir.types import NONE, TileT
 from ..ops import MUTATES, OPS
 from ..ops.build import zeros
 from .adjoint_tidy import tidy_adjoint
+from .effects import thread_varying
 from .simplify import simplify_function
 
 LANE_OPS = {"lane_sum", "leader_only"}
@@ -52,6 +53,51 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
             sites[st.target] = sites.get(st.target, 0) + 1
     products = {t for t, n in sites.items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
+
+
+# Tiles read from memory: their scalar operands (offsets, indices of a view) are the same in every
+# lane of a block by Warp's contract for tile operations, so the tile is too.
+_LOADED = {"tile_load", "tile_load_indexed"}
+
+
+def lanes_may_differ(adjoint: ir.Function) -> bool:
+    """True when, in the lanes form, the lanes of one block can hold different partial adjoints of a
+    tile (or of a value taken once per block): `t[i]` with i from wp.tid() under launch_tiled's lane
+    index or launch()'s global thread index adds each lane's seed at its own element. The one-lane
+    form would then keep only the leader's; such kernels keep the lanes form on the CPU too (run as
+    one lane it is the same computation, as lane_sum and leader_only are the identity there)."""
+    scalars = {s for s in thread_varying(adjoint) if not isinstance(s.type, TileT)}
+    tiles: set[ir.Sym] = set()
+
+    def varies(e: ir.Expr) -> bool:
+        stack = [e]  # an explicit stack: expressions can be deeper than the recursion limit
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Var) and (x.sym in tiles or x.sym in scalars):
+                return True
+            if isinstance(x, ir.OpCall) and x.op in _LOADED:
+                continue
+            if isinstance(x, ir.OpCall) and x.op in ("tid", "lane"):
+                return True
+            if isinstance(x, (ir.OpCall, ir.Call)):
+                stack.extend(a for a in x.args if isinstance(a, (ir.Const, ir.Var, ir.OpCall, ir.Call)))
+        return False
+
+    def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
+        for s in body:
+            if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and (under or varies(s.value)):
+                tiles.add(s.target)
+            elif isinstance(s, ir.For):
+                visit(s.body, under or any(varies(b) for b in (s.start, s.stop, s.step)))
+            elif isinstance(s, (ir.If, ir.While)):
+                inner = under or varies(s.cond)
+                visit(s.body, inner)
+                visit(getattr(s, "orelse", ()), inner)
+
+    for _ in range(3):  # values carried around loops
+        visit(adjoint.body, False)
+    return any(isinstance(e, ir.OpCall) and e.op in LANE_OPS and any(varies(a) for a in e.args)
+               for s in ir.walk_stmts(adjoint.body) for root in ir.stmt_exprs(s) for e in ir.walk_expr(root))
 
 
 def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
