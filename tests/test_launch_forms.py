@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import needs_cxx
-from harness import build, compile_ir
+from harness import build, compile_ir, import_under_warp
 
 PROGRAM = '''\
 import tilec as tl
@@ -119,7 +119,7 @@ def test_the_loader_picks_the_instance_or_names_the_ones_there_are():
     x, y, s = np.zeros(64, np.float32), np.zeros(64, np.float32), np.zeros(4, np.float32)
     with pytest.raises(ValueError, match=r"block_sums: no instance for block_dim=64; compiled for block_dim 16, 32"):
         mod.block_sums.launch(dim=64, inputs=[x, y, s], block_dim=64)
-    with pytest.raises(ValueError, match=r"40 is not a multiple of 16"):
+    with pytest.raises(ValueError, match=r"launch\(dim=40, block_dim=16\).*only 8 of 16 threads"):
         mod.block_sums.launch(dim=40, inputs=[x, y, s], block_dim=16)
     with pytest.raises(ValueError, match=r"pinned: block_dim=64 differs from the compiled block_dim 8"):
         mod.pinned.launch_tiled(dim=1, inputs=[x], block_dim=64)
@@ -154,3 +154,76 @@ def host(a):
     assert sorted((k.name, k.launch_name) for k in module.kernels) == [
         ("k__T_2__block_dim_16", "k__T_2"), ("k__T_2__block_dim_32", "k__T_2"),
         ("k__T_3__block_dim_16", "k__T_3"), ("k__T_3__block_dim_32", "k__T_3")]
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_a_partial_last_block_is_refused_before_anything_runs(device, adjoint):
+    """Warp 1.19 runs a last block of dim % block_dim threads and skips the parts of each tile
+    operation its missing threads own (see the Warp test below): not something to guess at."""
+    mod = build(PROGRAM, "forms", block_dim=64, target="cpu" if device == "cpu" else "cuda-emu")
+    x, y, s = np.ones(64, np.float32), np.zeros(64, np.float32), np.zeros(4, np.float32)
+    adj = dict(adj_inputs=[np.zeros(64, np.float32), np.ones(64, np.float32), np.ones(4, np.float32)],
+               adjoint=True) if adjoint else {}
+    pad = "pad dim to 48 with arrays sized to match, or use launch_tiled"
+    with pytest.raises(ValueError, match=rf"block_sums: launch\(dim=40, block_dim=16\) of a tile kernel: .*"
+                                         rf"only 8 of 16 threads.*{pad}"):
+        mod.block_sums.launch(dim=40, inputs=[x, y, s], block_dim=16, device=device, **adj)
+    with pytest.raises(ValueError, match=r"launch\(dim=5, block_dim=32\).*only 5 of 32 threads.*pad dim to 32"):
+        mod.block_sums.launch(dim=5, inputs=[x, y, s], block_dim=32, device=device, **adj)
+    assert not y.any() and not s.any() and (not adjoint or not adj["adj_inputs"][0].any())
+    x2, y2 = np.ones((3, 16), np.float32), np.zeros((3, 16), np.float32)
+    with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(3, 12\), block_dim=8\).*only 4 of 8 threads.*"
+                                         r"pad the last dimension of dim to a multiple of block_dim"):
+        mod.grid2.launch(dim=(3, 12), inputs=[x2, y2], block_dim=8, device=device)
+    straddle = r"the last dimension of dim \(8\) is not a multiple of block_dim=16; tilec runs each block along"
+    with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(2, 8\), block_dim=16\).*" + straddle):
+        mod.grid2.launch(dim=(2, 8), inputs=[x2, y2], block_dim=16, device=device)
+    assert not y2.any()
+
+
+WARP_PARTIAL = '''\
+import warp as wp
+
+
+@wp.kernel
+def lane_sums(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    y[i] = wp.tile_sum(wp.tile(v))[0]
+
+
+@wp.kernel
+def copy16(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    wp.tile_store(y, wp.tile_load(x, shape=16) * 2.0)
+'''
+
+
+def warp_partial_block_model(x, n, block_dim):
+    """Warp 1.19 on the CPU for launch(dim=n, block_dim): blocks of block_dim threads, the last of
+    n % block_dim; a tile op's element e is handled by thread e % block_dim, so elements of
+    missing threads are not loaded (a sum leaves them out) nor stored."""
+    sums = np.array([x[b:min(n, b + block_dim)].sum() for b in range(0, n, block_dim)])
+    lane_sums = np.zeros_like(x)
+    lane_sums[:n] = np.repeat(sums, block_dim)[:n]
+    first = min(n, block_dim)  # copy16: every block stores the elements its present threads own
+    copy = np.zeros(16, x.dtype)
+    copy[:first] = 2 * x[:first]
+    return lane_sums, copy
+
+
+@pytest.mark.slow
+def test_warp_runs_a_partial_last_block_without_its_missing_threads(tmp_path, monkeypatch):
+    """The fact behind the refusal above, checked on Warp 1.19 itself (CPU blocks)."""
+    wp, prog = import_under_warp(WARP_PARTIAL, "warp_partial_block", tmp_path, monkeypatch)
+    x = np.linspace(0.5, 2.0, 48).astype(np.float32)
+    for n in (40, 5):
+        y = wp.zeros(48, dtype=float, device="cpu")
+        wp.launch(prog.lane_sums, dim=n, inputs=[wp.array(x, device="cpu"), y], block_dim=16, device="cpu")
+        c = wp.zeros(16, dtype=float, device="cpu")
+        wp.launch(prog.copy16, dim=n, inputs=[wp.array(x[:16], device="cpu"), c], block_dim=16, device="cpu")
+        want_sums, want_copy = warp_partial_block_model(x.astype(np.float64), n, 16)
+        np.testing.assert_allclose(y.numpy(), want_sums, rtol=1e-5)
+        np.testing.assert_allclose(c.numpy(), want_copy, rtol=1e-6)

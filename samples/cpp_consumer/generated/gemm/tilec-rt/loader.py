@@ -314,6 +314,30 @@ def _cuda():
     return _CUDA[0]
 
 
+def _partial_block_message(name, grid, block_dim):
+    """Why launch() of a tile kernel refuses a `dim` that leaves a partial block (issue #13)."""
+    total = 1
+    for d in grid:
+        total *= d
+    dim = grid[0] if len(grid) == 1 else tuple(grid)
+    head = f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: "
+    if total % block_dim == 0:  # whole blocks, but they would straddle rows of `dim`
+        return (head + f"the last dimension of dim ({grid[-1]}) is not a multiple of block_dim={block_dim}; tilec "
+                "runs each block along the last dimension and does not yet run blocks spanning several rows "
+                "(make the last dimension a multiple of block_dim, or use launch_tiled)")
+    rest = total % block_dim
+    pad = (f"pad dim to {total + block_dim - rest}" if len(grid) == 1
+           else "pad the last dimension of dim to a multiple of block_dim")
+    # Warp 1.19 starts no extra threads: its last block has `rest` threads, and the parts of each
+    # tile operation owned by the missing ones are skipped (the CPU) or race their early exit (CUDA)
+    return (head + f"dim is not a multiple of block_dim={block_dim}, so its last block would have only {rest} "
+            f"of {block_dim} threads. Warp runs such a block without the missing threads: the elements of each "
+            "tile operation that Warp assigns to them are neither loaded, computed nor stored on the CPU, and on "
+            "CUDA those threads exit before the block's barriers, so the result depends on how Warp splits each "
+            "tile operation among threads; tilec refuses it rather than guess (" + pad + " with arrays sized to "
+            "match, or use launch_tiled)")
+
+
 def _grid(dim, what):
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         dim = (int(dim),)
@@ -432,9 +456,7 @@ class Kernel:
                              stream)
         block_dim = self._block_dim(block_dim)
         if grid[-1] % block_dim:
-            raise ValueError(f"{self.name}: launch() of a tile kernel runs blocks of block_dim={block_dim} threads "
-                             f"along the last dimension of `dim`, and {grid[-1]} is not a multiple of {block_dim} "
-                             "(pad dim, or use launch_tiled)")
+            raise ValueError(_partial_block_message(self.name, grid, block_dim))
         blocks = grid[:-1] + (grid[-1] // block_dim,)
         return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
                          num_threads, stream)
