@@ -214,7 +214,6 @@ def warp_partial_block_model(x, n, block_dim):
     return lane_sums, copy
 
 
-@pytest.mark.slow
 def test_warp_runs_a_partial_last_block_without_its_missing_threads(tmp_path, monkeypatch):
     """The fact behind the refusal above, checked on Warp 1.19 itself (CPU blocks)."""
     wp, prog = import_under_warp(WARP_PARTIAL, "warp_partial_block", tmp_path, monkeypatch)
