@@ -81,6 +81,88 @@ def indexed(A: wp.array2d(dtype=wp.float64), I: wp.array1d(dtype=int), G: wp.arr
     wp.tile_store(G, g, offset=(2, 4))
     wp.tile_store_indexed(S, idx, g * 2.0, offset=(0, 4), axis=0)
     wp.tile_atomic_add_indexed(ACC, idx, g * g, offset=(0, 4), axis=0)
+
+@wp.kernel
+def lanes(A: wp.array2d(dtype=float), K: wp.array1d(dtype=int), X: wp.array1d(dtype=float),
+          KEYS: wp.array1d(dtype=float), VALS: wp.array1d(dtype=int), ARG: wp.array1d(dtype=int),
+          ROWS: wp.array2d(dtype=float), C: wp.array2d(dtype=float), CI: wp.array2d(dtype=int),
+          LF: wp.array2d(dtype=float), BITS: wp.array2d(dtype=int), SLOT: wp.array1d(dtype=int),
+          POP: wp.array1d(dtype=int), CNT: wp.array1d(dtype=int), R: wp.array2d(dtype=float),
+          R4: wp.array2d(dtype=float), RI: wp.array2d(dtype=int), RI4: wp.array2d(dtype=int)):
+    _blk, i = wp.tid()
+    a = wp.tile_load(A, shape=(4, 4), offset=(2, 4))
+    keys = wp.tile_reshape(a, shape=(16,)) * 1.0
+    vals = wp.tile_arange(16, dtype=int)
+    wp.tile_sort(keys, vals)
+    wp.tile_store(KEYS, keys, offset=(4,))
+    wp.tile_store(VALS, vals, offset=(4,))
+    wp.tile_store(ARG, wp.tile_argmax(a))
+    wp.tile_store(ARG, wp.tile_argmin(a), offset=(1,))
+    k = wp.tile_load(K, shape=(3,), offset=(1,))
+    wp.tile_store(ROWS, a[k], offset=(1, 0))
+    e = wp.tile_empty(shape=(4, 4), dtype=float)
+    wp.tile_assign(e, a, offset=(0, 0))
+    c = wp.tile_full(shape=(4, 4), value=2.5, dtype=float) + wp.tile_ones(shape=(4, 4), dtype=float) + e
+    c = c + wp.tile_reshape(wp.tile_arange(0.0, 8.0, 0.5, dtype=float), shape=(4, 4))
+    c = c - wp.tile_zeros(shape=(4, 4), dtype=float)
+    c[0, 2] = wp.tile_extract(a, 1, 1) + a[3, 3]
+    wp.tile_store(C, c, offset=(2, 4))
+    wp.tile_store(CI, wp.tile_astype(a * 10.0, dtype=int), offset=(2, 4))
+
+    x = X[i]
+    lo = wp.tile_load(X, shape=(8,), offset=(3,))
+    u = wp.tile(x * 2.0) + lo
+    y = wp.untile(u)
+    acc = wp.tile_zeros(shape=(4,), dtype=float)
+    acc[i % 4] += y
+    acc[(i + 1) % 4] -= x
+    h = wp.tile_view(lo, offset=(4,), shape=(4,)) * 1.0
+    wp.tile_scatter_add(h, i % 4, y, i < 6)
+    msk = lo * 1.0
+    wp.tile_scatter_masked(msk, 7 - i, y, i % 2 == 0)
+    f = wp.tile_from_thread(shape=(4,), value=y, thread_idx=3)
+    lf = wp.tile_zeros(shape=(4, 8), dtype=float)
+    wp.tile_assign(lf, wp.tile_reshape(u, shape=(1, 8)), offset=(0, 0))
+    wp.tile_assign(lf, wp.tile_reshape(msk, shape=(1, 8)), offset=(1, 0))
+    wp.tile_assign(lf, wp.tile_reshape(acc, shape=(1, 4)), offset=(2, 0))
+    wp.tile_assign(lf, wp.tile_reshape(f, shape=(1, 4)), offset=(2, 4))
+    wp.tile_assign(lf, wp.tile_reshape(h, shape=(1, 4)), offset=(3, 0))
+    wp.tile_store(LF, lf)
+
+    bo = wp.tile_load(K, shape=(4,), offset=(1,))
+    bo[i % 4] |= 1 << i
+    bx = wp.tile_load(K, shape=(4,), offset=(1,))
+    bx[i % 4] ^= i + 1
+    ba = wp.tile_load(K, shape=(4,), offset=(1,))
+    ba[i % 4] &= 255 - (1 << i)
+    bits = wp.tile_zeros(shape=(4, 4), dtype=int)
+    wp.tile_assign(bits, wp.tile_reshape(bo, shape=(1, 4)), offset=(0, 0))
+    wp.tile_assign(bits, wp.tile_reshape(bx, shape=(1, 4)), offset=(1, 0))
+    wp.tile_assign(bits, wp.tile_reshape(ba, shape=(1, 4)), offset=(2, 0))
+    wp.tile_store(BITS, bits)
+
+    s = wp.tile_stack(capacity=3, dtype=int)
+    kv = wp.untile(wp.tile_load(K, shape=(8,), offset=(1,)))
+    slot = wp.tile_stack_push(s, kv * 10 + i, i % 2 == 1)
+    n1 = wp.tile_stack_count(s)
+    v, sl = wp.tile_stack_pop(s)
+    n2 = wp.tile_stack_count(s)
+    wp.tile_stack_clear(s)
+    n3 = wp.tile_stack_count(s)
+    wp.tile_store(SLOT, wp.tile(slot), offset=(2,))
+    wp.tile_store(POP, wp.tile(wp.where(sl >= 0, v * 100 + sl, -1)), offset=(2,))
+    if i == 0:
+        CNT[0] = n1
+        CNT[1] = n2
+        CNT[2] = n3
+
+    rng = wp.rand_init(7)
+    r = wp.tile_randf(shape=(4, 4), rng=rng)
+    wp.tile_store(R, r, offset=(2, 4))
+    wp.tile_store(R4, r)
+    ri = wp.tile_randi(shape=(4, 4), rng=rng, min=-50, max=50)
+    wp.tile_store(RI, ri, offset=(2, 4))
+    wp.tile_store(RI4, ri)
 '''
 
 DOUBLE_KERNELS = ("shapes", "linalg", "indexed")
@@ -205,3 +287,98 @@ def test_adjoint_at_the_edges(mod, name):
     _, _, args = launch_double(mod, name, np.random.default_rng(15))
     outputs, wrt = GRADIENTS[name]
     check_gradients(getattr(mod, name), 1, args, outputs=outputs, wrt=wrt, rtol=1e-5, atol=1e-7)
+
+
+def lanes_model(A, K, X):
+    """Per-lane ops in thread order (lane 0 first), as tilec defines them on both targets."""
+    a = corner(A)
+    out = {}
+    order = np.argsort(a.ravel(), kind="stable")
+    out["KEYS"] = np.full(12, SENTINEL, np.float32)
+    out["KEYS"][4:] = a.ravel()[order][:8]
+    out["VALS"] = np.full(12, -7, np.int32)
+    out["VALS"][4:] = order[:8]
+    out["ARG"] = np.array([np.argmax(a), np.argmin(a)], np.int32)
+    k = np.array([K[1], K[2], 0])
+    out["ROWS"] = np.full((3, 3), SENTINEL, np.float32)
+    out["ROWS"][1:] = a[k][:2, :3]
+    c = 2.5 + 1 + a + np.arange(0, 8, 0.5).reshape(4, 4)
+    c[0, 2] = a[1, 1]
+    out["C"] = stored((5, 7), c, dtype=np.float32)
+    out["CI"] = stored((5, 7), (a * np.float32(10)).astype(np.int32), fill=-7, dtype=np.int32)
+
+    lanes = np.arange(BLOCK)
+    lo = np.zeros(8, np.float32)
+    lo[:5] = X[3:8]
+    u = X * 2 + lo
+    acc = np.zeros(4, np.float32)
+    np.add.at(acc, lanes % 4, u)
+    np.subtract.at(acc, (lanes + 1) % 4, X)
+    h = lo[4:].copy()
+    np.add.at(h, lanes[:6] % 4, u[:6])
+    msk = lo.copy()
+    even = lanes[lanes % 2 == 0]
+    msk[7 - even] = u[even]
+    lf = np.zeros((4, 8), np.float32)
+    lf[0], lf[1], lf[2, :4], lf[2, 4:], lf[3, :4] = u, msk, acc, u[3], h
+    out["LF"] = lf[:, :7]
+
+    base = np.array([K[1], K[2], 0, 0], np.int32)
+    bo, bx, ba = base.copy(), base.copy(), base.copy()
+    for i in lanes:
+        bo[i % 4] |= 1 << i
+        bx[i % 4] ^= i + 1
+        ba[i % 4] &= 255 - (1 << i)
+    out["BITS"] = np.stack([bo, bx, ba])
+
+    kv = np.zeros(8, np.int32)
+    kv[:2] = K[1:3]
+    slot, popped, stack = np.full(8, -1, np.int32), np.full(8, -1, np.int32), []
+    for i in lanes:
+        if i % 2 == 1 and len(stack) < 3:
+            slot[i] = len(stack)
+            stack.append(kv[i] * 10 + i)
+    n1 = len(stack)
+    for i in lanes:
+        if stack:
+            popped[i] = stack[-1] * 100 + len(stack) - 1
+            stack.pop()
+    out["SLOT"] = np.concatenate([[-7, -7], slot[:4]]).astype(np.int32)
+    out["POP"] = np.concatenate([[-7, -7], popped[:4]]).astype(np.int32)
+    out["CNT"] = np.array([n1, len(stack), 0], np.int32)
+    return out
+
+
+LANE_OUTPUTS = [("KEYS", (12,), np.float32), ("VALS", (12,), np.int32), ("ARG", (2,), np.int32),
+                ("ROWS", (3, 3), np.float32), ("C", (5, 7), np.float32), ("CI", (5, 7), np.int32),
+                ("LF", (4, 7), np.float32), ("BITS", (3, 4), np.int32), ("SLOT", (6,), np.int32),
+                ("POP", (6,), np.int32), ("CNT", (3,), np.int32), ("R", (5, 7), np.float32),
+                ("R4", (4, 4), np.float32), ("RI", (5, 7), np.int32), ("RI4", (4, 4), np.int32)]
+
+
+def test_constructors_sorts_lanes_stacks_and_random_at_the_edges(mod):
+    rng = np.random.default_rng(16)
+    A = rng.standard_normal((5, 7)).astype(np.float32)
+    A[2, 4], A[3, 5] = 5.0, -5.0  # a unique maximum and minimum inside the array
+    K = np.array([9, 2, 1], np.int32)
+    X = rng.standard_normal(8).astype(np.float32)
+    bufs = {}
+    for name, shape, dtype in LANE_OUTPUTS:
+        bufs[name] = view(shape, dtype, fill=SENTINEL if dtype == np.float32 else -7)
+    mod.lanes.launch_tiled(dim=1, inputs=[A, K, X] + [bufs[name][1] for name, _, _ in LANE_OUTPUTS])
+    got = {name: arr for name, (_, arr) in bufs.items()}
+    for name, expected in lanes_model(A, K, X).items():
+        np.testing.assert_allclose(got[name], expected, rtol=1e-6, atol=1e-6, err_msg=name)
+    # Random tiles: the part inside the array is the same draw as a whole-tile store; in [lo, hi).
+    np.testing.assert_array_equal(got["R"][2:5, 4:7], got["R4"][:3, :3])
+    np.testing.assert_array_equal(got["RI"][2:5, 4:7], got["RI4"][:3, :3])
+    assert np.all((got["R4"] >= 0) & (got["R4"] < 1)) and np.all((got["RI4"] >= -50) & (got["RI4"] < 50))
+    assert len(np.unique(got["R4"])) == 16
+    for name, (buf, arr) in bufs.items():
+        margin = np.ones(buf.shape, bool)
+        margin[tuple(slice(0, e) for e in arr.shape)] = False
+        assert np.all(buf[margin] == buf[margin][0]), f"{name}: a store wrote past the array's end"
+        if name in ("R", "RI"):  # outside the stored corner the array is untouched
+            inside = np.zeros(arr.shape, bool)
+            inside[2:5, 4:7] = True
+            assert np.all(arr[~inside] == buf[margin][0])
