@@ -163,6 +163,48 @@ def lanes(A: wp.array2d(dtype=float), K: wp.array1d(dtype=int), X: wp.array1d(dt
     ri = wp.tile_randi(shape=(4, 4), rng=rng, min=-50, max=50)
     wp.tile_store(RI, ri, offset=(2, 4))
     wp.tile_store(RI4, ri)
+
+@wp.kernel
+def lanegrads(A: wp.array2d(dtype=wp.float64), X: wp.array1d(dtype=wp.float64), K: wp.array1d(dtype=int),
+              O: wp.array2d(dtype=wp.float64), G: wp.array2d(dtype=wp.float64)):
+    _blk, i = wp.tid()
+    a = wp.tile_load(A, shape=(4, 4), offset=(2, 4))
+    lo = wp.tile_load(X, shape=(8,), offset=(3,))
+    x = wp.untile(lo)
+    u = wp.tile(x * x)
+    acc = wp.tile_view(lo, offset=(0,), shape=(4,)) * 1.0
+    acc[i % 4] += x * 2.0
+    acc[(i + 1) % 4] -= wp.sin(x)
+    h = wp.tile_view(lo, offset=(4,), shape=(4,)) * 1.0
+    wp.tile_scatter_add(h, i % 4, x * x, i < 6, atomic=True)
+    msk = lo * 3.0
+    wp.tile_scatter_masked(msk, 7 - i, wp.cos(x), i % 2 == 0)
+    f = wp.tile_from_thread(shape=(4,), value=x * 3.0, thread_idx=2)
+    keys = wp.tile_reshape(a, shape=(16,)) * 1.0
+    vals = wp.tile_reshape(a, shape=(16,)) * 2.0
+    wp.tile_sort(keys, vals)
+    out = wp.tile_zeros(shape=(6, 8), dtype=wp.float64)
+    wp.tile_assign(out, wp.tile_reshape(u, shape=(1, 8)), offset=(0, 0))
+    wp.tile_assign(out, wp.tile_reshape(msk, shape=(1, 8)), offset=(1, 0))
+    wp.tile_assign(out, wp.tile_reshape(acc, shape=(1, 4)), offset=(2, 0))
+    wp.tile_assign(out, wp.tile_reshape(f, shape=(1, 4)), offset=(2, 4))
+    wp.tile_assign(out, wp.tile_reshape(h, shape=(1, 4)), offset=(3, 0))
+    wp.tile_assign(out, wp.tile_reshape(wp.tile_view(keys, offset=(8,), shape=(8,)), shape=(1, 8)), offset=(4, 0))
+    wp.tile_assign(out, wp.tile_reshape(wp.tile_view(vals, offset=(8,), shape=(8,)), shape=(1, 8)), offset=(5, 0))
+    wp.tile_store(O, out)
+    k = wp.tile_load(K, shape=(3,), offset=(1,))
+    scale = wp.tile_full(shape=(3, 4), value=wp.tile_extract(a, 1, 1), dtype=wp.float64)
+    wp.tile_store(G, a[k] * scale)
+
+
+@wp.kernel
+def spectra(Z: wp.array2d(dtype=wp.vec2d), F: wp.array2d(dtype=wp.vec2d)):
+    z = wp.tile_load(Z, shape=(2, 8), offset=(1, 4))
+    wp.tile_fft(z)
+    w = wp.tile_load(Z, shape=(2, 8), offset=(1, 4))
+    wp.tile_ifft(w)
+    wp.tile_store(F, w, offset=(0, 0))
+    wp.tile_store(F, z, offset=(1, 4))
 '''
 
 DOUBLE_KERNELS = ("shapes", "linalg", "indexed")
@@ -382,3 +424,51 @@ def test_constructors_sorts_lanes_stacks_and_random_at_the_edges(mod):
             inside = np.zeros(arr.shape, bool)
             inside[2:5, 4:7] = True
             assert np.all(arr[~inside] == buf[margin][0])
+
+
+def lanegrads_model(A, X, K):
+    a, lanes = corner(A), np.arange(BLOCK)
+    lo = np.zeros(8)
+    lo[:5] = X[3:8]
+    out = np.zeros((6, 8))
+    out[0] = lo * lo
+    acc, h, msk = lo[:4].copy(), lo[4:].copy(), lo * 3
+    np.add.at(acc, lanes % 4, 2 * lo)
+    np.subtract.at(acc, (lanes + 1) % 4, np.sin(lo))
+    np.add.at(h, lanes[:6] % 4, lo[:6] ** 2)
+    even = lanes[lanes % 2 == 0]
+    msk[7 - even] = np.cos(lo[even])
+    order = np.argsort(a.ravel(), kind="stable")
+    out[1], out[2, :4], out[2, 4:], out[3, :4] = msk, acc, 3 * lo[2], h
+    out[4], out[5] = a.ravel()[order][8:], 2 * a.ravel()[order][8:]
+    k = np.array([K[1], K[2], 0])
+    return out[:5, :7], (a[k] * a[1, 1])[:2, :3]
+
+
+def test_per_lane_ops_forward_and_adjoint_at_the_edges(mod):
+    rng = np.random.default_rng(17)
+    A, X, K = rng.standard_normal((5, 7)), rng.standard_normal(8), np.array([9, 2, 1], np.int32)
+    (obuf, O), (gbuf, G) = view((5, 7)), view((2, 3))
+    mod.lanegrads.launch_tiled(dim=1, inputs=[A, X, K, O, G])
+    want_o, want_g = lanegrads_model(A, X, K)
+    np.testing.assert_allclose(O, want_o, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(G, want_g, rtol=1e-12, atol=1e-12)
+    assert np.all(obuf[5] == SENTINEL) and np.all(obuf[:, 7] == SENTINEL) and np.all(gbuf[2] == SENTINEL)
+    check_gradients(mod.lanegrads, 1, [A, X, K, O, G], outputs=[3, 4], wrt=[0, 1], rtol=1e-5, atol=1e-7)
+
+
+def test_fft_of_an_overhanging_tile(mod):
+    rng = np.random.default_rng(18)
+    Z = rng.standard_normal((2, 10, 2))
+    fbuf, F = view((2, 10, 2))
+    fbuf[:, :, :] = SENTINEL
+    mod.spectra.launch_tiled(dim=1, inputs=[Z, F])
+    z = np.zeros((2, 8), complex)
+    z[0, :6] = Z[1, 4:, 0] + 1j * Z[1, 4:, 1]
+    spec = np.fft.fft(z, axis=-1)
+    want = np.full((2, 10), SENTINEL * (1 + 1j))
+    want[0:2, 0:8] = 8 * np.fft.ifft(z, axis=-1)
+    want[1, 4:10] = spec[0, :6]
+    np.testing.assert_allclose(F[..., 0] + 1j * F[..., 1], want, rtol=1e-12, atol=1e-12)
+    assert np.all(fbuf[2] == SENTINEL) and np.all(fbuf[:, 10] == SENTINEL)
+    check_gradients(mod.spectra, 1, [Z, F], outputs=[1], wrt=[0], rtol=1e-5, atol=1e-7)
