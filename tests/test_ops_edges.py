@@ -205,6 +205,13 @@ def spectra(Z: wp.array2d(dtype=wp.vec2d), F: wp.array2d(dtype=wp.vec2d)):
     wp.tile_ifft(w)
     wp.tile_store(F, w, offset=(0, 0))
     wp.tile_store(F, z, offset=(1, 4))
+
+@wp.kernel
+def casts(A: wp.array2d(dtype=wp.float64), Y: wp.array2d(dtype=wp.float64), Z: wp.array2d(dtype=float)):
+    a = wp.tile_load(A, shape=(4, 4), offset=(2, 4))
+    f = wp.tile_astype(a, dtype=float)
+    wp.tile_store(Z, f * 2.0, offset=(2, 4))
+    wp.tile_store(Y, wp.tile_astype(f, dtype=wp.float64) * wp.tile_map(wp.sin, a), offset=(2, 4))
 '''
 
 DOUBLE_KERNELS = ("shapes", "linalg", "indexed")
@@ -272,7 +279,7 @@ def linalg_model(A, Y):
     return stored((5, 7), out)
 
 
-def indexed_model(A, I, G0, S0, ACC):
+def indexed_model(A, I, S0, ACC):
     idx = np.zeros(4, np.int64)
     idx[:3] = I[1:4]
     g = np.zeros((4, 4))
@@ -307,7 +314,7 @@ def launch_double(mod, name, rng):
         bufs[2][1][...] = ACC
         args = [A, I] + [v for _, v in bufs]
         mod.indexed.launch_tiled(dim=1, inputs=args)
-        want = indexed_model(A, I, None, S0, ACC)
+        want = indexed_model(A, I, S0, ACC)
     return bufs, want, args
 
 
@@ -472,3 +479,16 @@ def test_fft_of_an_overhanging_tile(mod):
     np.testing.assert_allclose(F[..., 0] + 1j * F[..., 1], want, rtol=1e-12, atol=1e-12)
     assert np.all(fbuf[2] == SENTINEL) and np.all(fbuf[:, 10] == SENTINEL)
     check_gradients(mod.spectra, 1, [Z, F], outputs=[1], wrt=[0], rtol=1e-5, atol=1e-7)
+
+
+def test_astype_of_an_overhanging_tile(mod):
+    A = np.random.default_rng(19).standard_normal((5, 7))
+    (ybuf, Y), (zbuf, Z) = view((5, 7)), view((5, 7), np.float32)
+    mod.casts.launch_tiled(dim=1, inputs=[A, Y, Z])
+    a = corner(A)
+    f = a.astype(np.float32)
+    np.testing.assert_allclose(Y, stored((5, 7), f.astype(np.float64) * np.sin(a)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(Z, stored((5, 7), f * 2, dtype=np.float32))
+    assert np.all(ybuf[5] == SENTINEL) and np.all(ybuf[:, 7] == SENTINEL) and np.all(zbuf[:, 7] == SENTINEL)
+    # float32 in the middle: a step of 1e-3 keeps the rounding out of the difference quotient
+    check_gradients(mod.casts, 1, [A, Y, Z], outputs=[1], wrt=[0], h=1e-3, rtol=1e-3, atol=1e-4)
