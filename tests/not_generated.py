@@ -26,6 +26,8 @@ NOT_GENERATED = {
     "tile_stack_pop": ("block stacks: per-thread pushes and pops", "test_ops_stack.py"),
     "tile_stack_count": ("block stacks: per-thread pushes and pops", "test_ops_stack.py"),
     "tile_stack_clear": ("block stacks: per-thread pushes and pops", "test_ops_stack.py"),
+    "tile_fft": ("tiles of complex values (vec2f/vec2d): the generator draws scalar tiles", "test_ops_fft.py"),
+    "tile_ifft": ("tiles of complex values (vec2f/vec2d): the generator draws scalar tiles", "test_ops_fft.py"),
     "tile_cholesky_inplace": ("in-place forms of the generated solves", "test_ops_linalg_forms.py"),
     "tile_cholesky_solve_inplace": ("in-place forms of the generated solves", "test_ops_linalg_forms.py"),
     "tile_lower_solve_inplace": ("in-place forms of the generated solves", "test_ops_linalg_forms.py"),

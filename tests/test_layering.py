@@ -16,14 +16,14 @@ PACKAGE = ROOT / "tilec"
 
 # Lowest first. A module belongs to the first layer one of whose prefixes it matches.
 LAYERS = [
-    ("base", ["tilec", "tilec.diagnostics", "tilec.naming"]),
+    ("base", ["tilec", "tilec.diagnostics", "tilec.naming", "tilec.cachedir"]),
     ("ir", ["tilec.ir"]),
     ("ops", ["tilec.ops"]),
     ("frontend|passes", ["tilec.frontend", "tilec.passes"]),
     ("codegen", ["tilec.codegen", "tilec.interp"]),
     ("backends", ["tilec.backend_cpu", "tilec.backend_cuda"]),
     ("driver", ["tilec.build", "tilec.driver", "tilec.pipeline", "tilec.docs", "tilec.api", "tilec.gradcheck",
-                "tilec.staleness", "tilec.console", "tilec.report", "tilec.limits", "tilec.cli", "tilec.__main__"]),
+                "tilec.staleness", "tilec.uptodate", "tilec.console", "tilec.report", "tilec.limits", "tilec.cli", "tilec.__main__"]),
 ]
 # Siblings of one layer that must stay independent of each other.
 APART = [("tilec.frontend", "tilec.passes"), ("tilec.backend_cpu", "tilec.backend_cuda")]

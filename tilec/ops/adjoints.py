@@ -593,6 +593,11 @@ def _astype(ad, e, g):
 
 @rule("tile_setitem")
 def _setitem(ad, e, g):
+    if ad.lanes and any(ad.varies(i) for i in e.args[2:]):
+        # Each lane writes its own element, and where lanes share one only the leader's value lands:
+        # which lane's value landed is not known to a rule, so the adjoint is refused, not guessed.
+        raise NotDifferentiable("a tile element written at an index that differs between threads (`t[i] = v` "
+                                "with i from wp.tid()): its adjoint is not supported yet", e.span)
     g = ad.val(g)
     idx = [ad.val(i) for i in e.args[2:]]
     cleared = C("tile_setitem", g, _k(g, 0), *idx)

@@ -539,7 +539,8 @@ class Kernel:
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
-            why = self.meta.get("no_backward_cuda" if device != "cpu" else "no_backward")
+            # the GPU's own reason where only it lacks one, else the reason both lack it
+            why = (self.meta.get("no_backward_cuda") if device != "cpu" else None) or self.meta.get("no_backward")
             raise ValueError(f"{self.name}: this build has no {direction} kernel for device={device!r}"
                              + (f" ({why})" if why else ""))
         if adjoint:
