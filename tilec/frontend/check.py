@@ -25,6 +25,7 @@ from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_values import ValueLowering
 from .lower_random import RandomLowering
+from .lower_matmul_scalars import ScaledMatmulLowering
 from .indexed import IndexedLowering
 from .printing import PrintLowering
 from .lower_views import ViewLowering
@@ -73,7 +74,7 @@ class Binding:
 
 
 class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
-                      RandomLowering, IndexedLowering, PrintLowering):
+                      RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering):
     new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
@@ -365,6 +366,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
 
     def mutated_args(self, call) -> list:
         """(param, IR arg) pairs that an in-place op updates in this call."""
+        scaled_out = self.scaled_matmul_out(call)  # a matmul with run-time alpha/beta (lower_matmul_scalars)
+        if scaled_out is not None:
+            return [("out", scaled_out)]
         if not isinstance(call, ir.OpCall) or call.op not in MUTATES:
             return []
         names = [p.name for p in OPS[call.op].params if p.kind == "value"]
@@ -419,7 +423,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         if isinstance(value_node, cst.Call):
             call = self.lower_call(value_node, tid_count)
             if self.mutated_args(call):
-                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement",
+                self.fail("TC0408", f"{self.op_name(call)}: updates its argument in place; call it as a statement",
                           value_node)
             return call
         return self.expr(value_node)

@@ -77,7 +77,7 @@ class ExprLowering:
         if isinstance(node, cst.Call):
             call = self.lower_call(node)
             if OPS.get(getattr(call, "op", ""), None) is not None and call.op in self.mutating_ops(call):
-                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement", node)
+                self.fail("TC0408", f"{self.op_name(call)}: updates its argument in place; call it as a statement", node)
             return call
         if isinstance(node, cst.Attribute):
             return self.lower_attribute(node)
