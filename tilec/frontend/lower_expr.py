@@ -76,7 +76,7 @@ class ExprLowering:
             return self.apply("where", [node.test, node.body, node.orelse], node)
         if isinstance(node, cst.Call):
             call = self.lower_call(node)
-            if OPS.get(getattr(call, "op", ""), None) is not None and call.op in self.mutating_ops(call):
+            if OPS.get(getattr(call, "op", ""), None) is not None and self.mutated_args(call):
                 self.fail("TC0408", f"{self.op_name(call)}: updates its argument in place; call it as a statement", node)
             return call
         if isinstance(node, cst.Attribute):

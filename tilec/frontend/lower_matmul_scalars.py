@@ -10,7 +10,7 @@ run-time value is lowered to the constant-scaled product and ordinary elementwis
 
 The gradients of these ops are the gradient of Warp's definition for a, b and out; x and y, which
 Warp gives no gradient ("do not receive gradients"), get their true one here. The statement form
-rebinds `out` like the constant form (`mutated_args` asks `scaled_matmul_out`).
+rebinds `out` like the constant form (recorded with rewrites.note_rewrite).
 """
 from __future__ import annotations
 
@@ -26,15 +26,6 @@ class ScaledMatmulLowering:
     def runtime_matmul_scalars(self, node: cst.Call) -> bool:
         bound, _ = self.bind(OPS["tile_matmul"], node)
         return any(k in bound and self.constant_of(bound[k]) is consts.NOT_CONST for k in ("alpha", "beta"))
-
-    def scaled_matmul_out(self, call):
-        """The `out` variable the statement form of a run-time scaled matmul updates, or None."""
-        held = getattr(self, "_scaled_matmul_outs", {}).get(id(call))
-        return held[1] if held is not None and held[0] is call else None
-
-    def op_name(self, call) -> str:
-        """The op a diagnostic names: `tile_matmul` for the ops a run-time scaled matmul lowers to."""
-        return "tile_matmul" if self.scaled_matmul_out(call) is not None else call.op
 
     def lower_scaled_matmul(self, node: cst.Call):
         bound, _ = self.bind(OPS["tile_matmul"], node)
@@ -71,8 +62,7 @@ class ScaledMatmulLowering:
                 result = self.make_op("add", [kept, result], {}, node)
             if not isinstance(out, ir.Var):
                 self.fail("TC0408", "tile_matmul: `out` must be a variable (it is updated in place)", out_node)
-            self._scaled_matmul_outs = getattr(self, "_scaled_matmul_outs", {})
-            self._scaled_matmul_outs[id(result)] = (result, out)
+            self.note_rewrite(result, "tile_matmul", [("out", out)])  # rewrites.py
         return result
 
     def matmul_scalar(self, name: str, arg: cst.BaseExpression, dtype: Scalar):
