@@ -1,6 +1,7 @@
 """`wp.tile(v)` of a per-lane vector/matrix without preserve_type (Warp's default, per its doc): a float
-tile of shape (n, block_dim) / (rows, cols, block_dim), component k of lane l at [k, l]. Forward against
-numpy, adjoint against float64 finite differences, on the CPU and the CUDA emulation."""
+tile of shape (n, block_dim) / (rows, cols, block_dim), component k of lane l at [k, l]; `wp.untile` of
+such a tile gives each lane its vector/matrix back. Forward against numpy, adjoint against float64 finite
+differences, on the CPU and the CUDA emulation."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,6 +39,15 @@ def scalar_and_kept(x: wp.array2d(dtype=wp.vec3d), s: wp.array2d(dtype=wp.float6
     lanes = wp.tile(x[b, l][1])
     wp.tile_store(y[b], kept * wp.float64(3.0))
     wp.tile_store(s[b], lanes)
+
+
+@wp.kernel
+def roundtrip(x: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22d), y: wp.array(dtype=wp.vec3d),
+              n: wp.array(dtype=wp.mat22d)):
+    i = wp.tid()
+    t = wp.tile(x[i] * wp.float64(0.5))
+    y[i] = wp.untile(wp.tile_map(wp.sin, t)) * wp.float64(2.0)
+    n[i] = wp.untile(wp.tile(m[i]) * wp.tile(m[i]))
 '''
 
 
@@ -75,3 +85,16 @@ def test_scalars_and_preserve_type_unchanged(target):
     mod.scalar_and_kept.launch_tiled(dim=2, inputs=[x, s, y], device=device)
     np.testing.assert_allclose(s, x[:, :, 1])
     np.testing.assert_allclose(y, 3 * x)
+
+
+def test_untile_gives_vectors_and_matrices_back(target):
+    """SIMT launch (wp.tid() is the global thread): each lane's vector/matrix goes through a tile and back."""
+    mod, device = target
+    rng = np.random.default_rng(4)
+    x, m = rng.standard_normal((16, 3)), rng.standard_normal((16, 2, 2))
+    y, n = np.zeros((16, 3)), np.zeros((16, 2, 2))
+    mod.roundtrip.launch(dim=16, inputs=[x, m, y, n], block_dim=BD, device=device)
+    np.testing.assert_allclose(y, 2 * np.sin(0.5 * x), rtol=1e-12)
+    np.testing.assert_allclose(n, m * m, rtol=1e-12)
+    kernel = mod.roundtrip if device == "cpu" else OnEmulator(mod.roundtrip)
+    check_gradients(kernel, 16, [x, m, y, n], outputs=[2, 3], wrt=[0, 1], tiled=False)

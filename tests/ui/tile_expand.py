@@ -12,4 +12,4 @@ def bad(x: wp.array(dtype=wp.vec3), y: wp.array2d(dtype=float), keep: bool):
 @wp.kernel
 def drawn(y: wp.array2d(dtype=float), seed: int):
     rng = wp.rand_init(seed, wp.tid())
-    wp.tile_store(y, wp.tile(wp.vec2(wp.randf(rng), 1.0)))  # ERROR TC0401: reads it once per component
+    wp.tile_store(y, wp.tile(wp.vec2(wp.randf(rng), 1.0)))  # ERROR TC0401: argument once per component
