@@ -65,16 +65,24 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
             if isinstance(v, float) and not v.is_integer():
                 b.fail("TC0201", f"{v} has a fractional part, which {dtype} cannot represent")
         start, stop, step = int(start), int(stop), int(step)
+        half = 1 << (dtype.bits - 1)
+        lo, hi = (0, 2 * half - 1) if dtype.kind == "uint" else (-half, half - 1)
+        for name, v in (("start", start), ("stop", stop)):  # (a negative step of an unsigned range is fine)
+            if not lo <= v <= hi:  # C++ would narrow it (Warp refuses it too)
+                b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
         return -((stop - start) // -step)
     import numpy as np  # here, not at the top: a compile that needs no float range skips numpy's import
 
     rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
+    asked_step = step
     with np.errstate(over="ignore"):
         cast = [float(rep(v)) for v in (start, stop, step)]
         for name, v, c in zip(("start", "stop", "step"), (start, stop, step), cast):
             if not math.isfinite(c):
                 b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
         start, stop, step = cast
+        if step == 0:  # a step too small for the dtype (1e-46 in float32)
+            b.fail("TC0111", f"step {asked_step} is zero in {dtype}")
         count = float(rep((stop - start) / step))
     if not math.isfinite(count):
         b.fail("TC0111", f"range({start}, {stop}, {step}) spans more elements than can be counted")
