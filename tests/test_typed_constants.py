@@ -59,3 +59,27 @@ def test_typed_constants_values():
     assert out[0] == 2.0 ** -40  # float32 would round X to 1.0 and give 0
     assert list(ints) == [4, 15]  # uint8 arithmetic wraps, as in Warp
     assert list(t) == [1.0] * 4  # a typed int constant is a compile-time shape too
+
+
+ARANGE = '''
+import warp as wp
+START = wp.constant(wp.int64(2**54))
+STOP = wp.constant(wp.int64(2**54 + 3 * 2**30 - 1))
+STEP = wp.constant(wp.int64(2**31))
+
+
+@wp.kernel(enable_backward=False)
+def wide(out: wp.array(dtype=wp.float32)):
+    wp.tile_store(out, wp.tile_arange(START, STOP, STEP, dtype=wp.float32))
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_int64_constants_bound_a_float_range():
+    """int64 bounds past int32 are range bounds, not C ints: rounded to float32 (stop to 2**54 + 2**31), one
+    element, as Warp 1.19 gives (its tile test expects [2**54, -1, -1])."""
+    mod = build(ARANGE, "typed_arange")
+    out = np.full(3, -1.0, np.float32)
+    mod.wide.launch_tiled(dim=1, inputs=[out])
+    assert list(out) == [float(2**54), -1.0, -1.0]
