@@ -16,6 +16,7 @@ from ..passes.normalize import is_fusible
 from .operand_views import array_operands, transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
+from ..ops.creation import arange_bound
 from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, StackT, TileT, TupleT, VecT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
@@ -332,7 +333,8 @@ class CxxEmitter:
         parts += [self.attr_text(call, name) for name in CALL_ATTRS.get(call.op, ())]
         if call.op == "tile_arange":
             start, stop, step = _arange_args(call.attr("args"))
-            parts += [repr(float(start)), repr(float(step))]
+            held = call.type.dtype  # an integer bound rounds once, straight to a float dtype (arange_bound)
+            parts += [repr(float(arange_bound(start, held))), repr(float(arange_bound(step, held)))]
         if call.op == "tile_matmul" and len(call.args) < 3:
             parts[-1] = "0.0"  # a fresh product: no accumulation into the destination
         parts += [self.expr(a) for a in offsets]

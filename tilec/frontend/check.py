@@ -25,6 +25,9 @@ from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering, StructReturns
 from .lower_values import ValueLowering
 from .lower_random import RandomLowering
+from .lower_matmul_scalars import ScaledMatmulLowering
+from .lower_tile_expand import TileExpandLowering
+from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
 from .lower_views import ViewLowering
@@ -73,7 +76,8 @@ class Binding:
 
 
 class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
-                      RandomLowering, IndexedLowering, PrintLowering):
+                      RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
+                      TileExpandLowering, RewriteRecords):
     new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
                  name: str, generic: bool = False, adjoint_output: int | None = None):
@@ -365,6 +369,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
 
     def mutated_args(self, call) -> list:
         """(param, IR arg) pairs that an in-place op updates in this call."""
+        rewritten = self.rewrite_of(call)  # a call lowered to other ops (rewrites.py)
+        if rewritten is not None:
+            return rewritten[1]
         if not isinstance(call, ir.OpCall) or call.op not in MUTATES:
             return []
         names = [p.name for p in OPS[call.op].params if p.kind == "value"]
@@ -419,7 +426,7 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
         if isinstance(value_node, cst.Call):
             call = self.lower_call(value_node, tid_count)
             if self.mutated_args(call):
-                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement",
+                self.fail("TC0408", f"{self.op_name(call)}: updates its argument in place; call it as a statement",
                           value_node)
             return call
         return self.expr(value_node)

@@ -102,6 +102,12 @@ class CallLowering:
             return self.lower_tile_view_slices(node)
         if api in random.DRAWS:
             return self.lower_draw(api, node)
+        if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default
+            return self.lower_wp_tile(node)
+        if api == "untile":
+            return self.lower_wp_untile(node)
+        if api == "tile_matmul" and self.runtime_matmul_scalars(node):  # lower_matmul_scalars.py
+            return self.lower_scaled_matmul(node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if warp_names.is_warp_builtin(api):

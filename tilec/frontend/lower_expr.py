@@ -16,6 +16,7 @@ from ..ops import OPS, Bound
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
+from .ranges import int_range
 from .resolve import MATH_CONSTANTS
 
 BINOPS = {
@@ -75,8 +76,8 @@ class ExprLowering:
             return self.apply("where", [node.test, node.body, node.orelse], node)
         if isinstance(node, cst.Call):
             call = self.lower_call(node)
-            if OPS.get(getattr(call, "op", ""), None) is not None and call.op in self.mutating_ops(call):
-                self.fail("TC0408", f"{call.op}: updates its argument in place; call it as a statement", node)
+            if OPS.get(getattr(call, "op", ""), None) is not None and self.mutated_args(call):
+                self.fail("TC0408", f"{self.op_name(call)}: updates its argument in place; call it as a statement", node)
             return call
         if isinstance(node, cst.Attribute):
             return self.lower_attribute(node)
@@ -118,6 +119,14 @@ class ExprLowering:
             value = self.scope.constants[name]
             if isinstance(value, tuple):
                 self.fail("TC0401", f"unsupported syntax: tuple constant `{name}` used as a value", node)
+            typed = self.scope.typed_constants.get(name)
+            if typed is not None:  # `N = wp.constant(wp.int32(0))`: the constant has that dtype, as in Warp
+                if typed.kind in ("int", "uint") and not isinstance(value, bool):
+                    lo, hi = int_range(typed)
+                    if not lo <= value <= hi:  # Warp wraps it silently; a cast would hide it from ranges.py
+                        self.fail("TC0112", f"module constant `{name}` = {value} does not fit in {typed.name} "
+                                  f"[{lo}, {hi}]", node)
+                return ir.Const(value, typed, self.span(node), weak=False)
             return self.const_expr(value, node)
         if name in self.scope.funcs or name in self.scope.kernels:
             self.fail("TC0408", f"`{name}` is a function; call it or pass it to wp.tile_map", node)
@@ -280,5 +289,8 @@ class ExprLowering:
         if typed:
             t = typed[0]
             value = float(value) if t.is_float else int(value)
+            if t.kind in ("int", "uint") and all(isinstance(v, int) for v in values):
+                lo, hi = int_range(t)  # typed integer arithmetic wraps as it does at run time (uint8 250 + 10 = 4)
+                value = (value - lo) % (hi - lo + 1) + lo
             return ir.Const(value, t, self.span(node), weak=False)
         return self.const_expr(value, node)

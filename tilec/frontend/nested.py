@@ -680,7 +680,9 @@ def _child_scope(scope: Scope, env: dict) -> Scope:
             funcs_alias[name] = scope.funcs[v.name]
         elif not isinstance(v, Unknown):
             constants[name] = v
-    return dataclasses.replace(scope, constants=constants, api_names=api_names, funcs={**scope.funcs, **funcs_alias},
+    typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
+    return dataclasses.replace(scope, constants=constants, typed_constants=typed, api_names=api_names,
+                               funcs={**scope.funcs, **funcs_alias},
                                custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
 
 

@@ -45,6 +45,7 @@ class Scope:
     typing_aliases: set = field(default_factory=set)  # local names bound to the typing module
     any_names: set = field(default_factory=set)  # local names bound to typing.Any
     constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
+    typed_constants: dict = field(default_factory=dict)  # name -> Scalar of `N = wp.constant(wp.int32(0))`
     value_constants: dict = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
     type_aliases: dict = field(default_factory=dict)  # name -> Type: `dt = wp.float64`, `A = wp.array[dt]`
     funcs: dict = field(default_factory=dict)  # name -> FuncDef
@@ -186,7 +187,8 @@ def _simple(scope: Scope, node) -> None:
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         if node.value is None:
             return
-        value = scope.constant(node.value)
+        typed = _typed_scalar(scope, node.value)
+        value = typed[0] if typed is not None else scope.constant(node.value)
         alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
         vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and alias is None else None
         for target in targets:
@@ -195,12 +197,39 @@ def _simple(scope: Scope, node) -> None:
                 if vector is not None:
                     scope.value_constants[target.value] = vector
                 scope.type_aliases.pop(target.value, None)
+                scope.typed_constants.pop(target.value, None)
+                if typed is not None:
+                    scope.typed_constants[target.value] = typed[1]
                 if alias is not None:
                     scope.type_aliases[target.value] = alias
                 if value is consts.NOT_CONST:
                     scope.constants.pop(target.value, None)  # host value: not a constant
                 else:
                     scope.constants[target.value] = value
+
+
+def _typed_scalar(scope: Scope, value: cst.BaseExpression):
+    """`N = wp.constant(wp.int32(0))` (or `wp.float64(1.5)` without wp.constant): (value, Scalar), the
+    value converted as the dtype's constructor converts it (Warp's constant has that dtype); else None."""
+    from . import annotations  # annotations reads the Scope this module defines
+
+    if isinstance(value, cst.Call) and scope.api_attr(value.func) == "constant" and len(value.args) == 1:
+        value = value.args[0].value
+    if not isinstance(value, cst.Call) or len(value.args) != 1 or value.args[0].keyword is not None:
+        return None
+    if isinstance(value.func, cst.Name) and value.func.value in annotations.BUILTIN_DTYPE_NAMES \
+            and value.func.value not in scope.api_names:
+        return None  # float(1.5): a Python value, untyped as in Warp
+    t = annotations.dtype(value.func, scope)
+    arg = scope.constant(value.args[0].value)
+    if t is None or isinstance(arg, tuple) or arg is consts.NOT_CONST:
+        return None
+    try:
+        if t.is_float:
+            return float(arg), t
+        return (bool(arg), t) if t.kind == "bool" else (int(arg), t)
+    except (OverflowError, ValueError):  # int(inf), float(10**400): not a value of the dtype
+        return None
 
 
 def _value_constant(scope: Scope, value: cst.BaseExpression):

@@ -57,6 +57,29 @@ def _arange(b: Bound):
     return TileT(dtype, (n,))
 
 
+SIGNIFICAND_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def arange_bound(v, dtype: Scalar):
+    """A range bound as the float dtype holds it: an integer rounded once, to nearest even, straight to
+    the dtype (Warp's rule; float(v) first would round twice: 2**54 + 3 * 2**30 - 1 in float32)."""
+    bits = SIGNIFICAND_BITS.get(dtype.name)
+    if bits is None or not isinstance(v, int) or isinstance(v, bool) or v == 0:
+        return v
+    magnitude = abs(v)
+    shift = magnitude.bit_length() - bits
+    if shift <= 0:
+        return float(v)
+    q, r = divmod(magnitude, 1 << shift)
+    half = 1 << (shift - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    try:
+        return float(q << shift) * (1 if v > 0 else -1)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
     """ceil((stop - start) / step), counted at the output dtype as Warp counts it: integer ranges
     exactly, float ranges from the values (and the quotient) the dtype represents."""
@@ -65,16 +88,24 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
             if isinstance(v, float) and not v.is_integer():
                 b.fail("TC0201", f"{v} has a fractional part, which {dtype} cannot represent")
         start, stop, step = int(start), int(stop), int(step)
+        half = 1 << (dtype.bits - 1)
+        lo, hi = (0, 2 * half - 1) if dtype.kind == "uint" else (-half, half - 1)
+        for name, v in (("start", start), ("stop", stop)):  # (a negative step of an unsigned range is fine)
+            if not lo <= v <= hi:  # C++ would narrow it (Warp refuses it too)
+                b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
         return -((stop - start) // -step)
     import numpy as np  # here, not at the top: a compile that needs no float range skips numpy's import
 
     rep = {16: np.float16, 32: np.float32, 64: np.float64}[dtype.bits]
+    asked_step = step
     with np.errstate(over="ignore"):
-        cast = [float(rep(v)) for v in (start, stop, step)]
+        cast = [float(rep(arange_bound(v, dtype))) for v in (start, stop, step)]
         for name, v, c in zip(("start", "stop", "step"), (start, stop, step), cast):
             if not math.isfinite(c):
                 b.fail("TC0201", f"{name}={v} is out of range of {dtype}")
         start, stop, step = cast
+        if step == 0:  # a step too small for the dtype (1e-46 in float32)
+            b.fail("TC0111", f"step {asked_step} is zero in {dtype}")
         count = float(rep((stop - start) / step))
     if not math.isfinite(count):
         b.fail("TC0111", f"range({start}, {stop}, {step}) spans more elements than can be counted")
