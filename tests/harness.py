@@ -25,6 +25,18 @@ def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
     return module
 
 
+def first_error(source: str, block_dim: int = 32) -> str:
+    """`line:col: code: message` of the first diagnostic compiling source reports (it must fail)."""
+    import pytest
+
+    from tilec.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as info:
+        compile_source(source, "prog.py", Options(block_dim=block_dim))
+    d = info.value.diagnostics[0]
+    return f"{d.span.line}:{d.span.col}: {d.code}: {d.message}"
+
+
 def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "cpu"):
     """Compile, build for the CPU (or the CUDA emulation) and import; cached by content."""
     key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{toolchain()}\0{source}".encode()).hexdigest()[:16]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilec.diagnostics import CompileError
+import harness
 from tilec.frontend.check import Options
 from tilec.pipeline import compile_source
 
@@ -19,11 +19,8 @@ def k(x: wp.array2d(dtype=wp.vec2f), v: wp.array2d(dtype=wp.vec3), f: wp.array2d
 """
 
 
-def first_error(line: str):
-    with pytest.raises(CompileError) as info:
-        compile_source(KERNEL.format(line=line), "prog.py", Options(block_dim=32))
-    d = info.value.diagnostics[0]
-    return f"{d.span.line}:{d.span.col}: {d.code}: {d.message}"
+def first_error(line: str) -> str:
+    return harness.first_error(KERNEL.format(line=line))
 
 
 @pytest.mark.parametrize("line, want", [

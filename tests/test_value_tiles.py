@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, needs_cxx
 from harness import build
-from tilec.diagnostics import CompileError
+import harness
 from tilec.frontend.check import Options
 from tilec.pipeline import compile_source
 
@@ -26,11 +26,8 @@ def k(x: wp.array(dtype=wp.vec3), y: wp.array2d(dtype=wp.vec3), f: wp.array(dtyp
 """
 
 
-def first_error(line: str):
-    with pytest.raises(CompileError) as info:
-        compile_source(KERNEL.format(line=line), "prog.py", Options(block_dim=32))
-    d = info.value.diagnostics[0]
-    return f"{d.span.line}:{d.span.col}: {d.code}: {d.message}"
+def first_error(line: str) -> str:
+    return harness.first_error(KERNEL.format(line=line))
 
 
 REFUSED = "does not take tiles of vec3f"
