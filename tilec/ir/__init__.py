@@ -249,6 +249,27 @@ def read_syms(expr: Expr) -> set[Sym]:
     return {x.sym for x in walk_expr(expr) if isinstance(x, Var)}
 
 
+def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
+    """How often each symbol is read in body, nested blocks included (one walk)."""
+    counts: dict[Sym, int] = {}
+    for s in walk_stmts(body):
+        for top in stmt_exprs(s):
+            for x in walk_expr(top):
+                if isinstance(x, Var):
+                    counts[x.sym] = counts.get(x.sym, 0) + 1
+    return counts
+
+
+def assign_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
+    """How often each symbol is the target of an assignment or an unpacking in body (one walk)."""
+    counts: dict[Sym, int] = {}
+    for s in walk_stmts(body):
+        if isinstance(s, (Assign, Unpack)):
+            for t in stmt_targets(s):
+                counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
 def rename(body: Iterable[Stmt], new: Callable[[Sym], Sym]) -> tuple[Stmt, ...]:
     """body with every symbol x replaced by new(x) (new returns x to keep it)."""
     from dataclasses import replace

@@ -38,7 +38,7 @@ def tidy_adjoint(fn: ir.Function) -> ir.Function:
 
 
 def _drop_dead_fills_of(body) -> tuple:
-    counts = _assign_counts(body)
+    counts = ir.assign_counts(body)
     sole = {t for t, n in counts.items() if n == 1}  # keep a symbol's only definition
     return _drop_dead_fills(body, frozenset(), frozenset(sole))[0]
 
@@ -156,16 +156,6 @@ def _last_reader(body, sym, reads: int, index: _Index, start: int = 0) -> int:
         if seen >= reads:
             return k
     raise AssertionError("fewer reads than counted")
-
-
-def _assign_counts(stmts) -> dict:
-    """How often each symbol is a target of an assignment or an unpacking (one walk)."""
-    counts: dict = {}
-    for s in ir.walk_stmts(stmts):
-        targets = (s.target,) if isinstance(s, ir.Assign) else s.targets if isinstance(s, ir.Unpack) else ()
-        for t in targets:
-            counts[t] = counts.get(t, 0) + 1
-    return counts
 
 
 def _locals(fn: ir.Function) -> set:

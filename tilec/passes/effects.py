@@ -145,14 +145,14 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
             sites[s.target] = sites.get(s.target, 0) + 1
-    everywhere = _use_counts(fn.body)
+    everywhere = ir.use_counts(fn.body)
 
     def varies(e: ir.Expr) -> bool:
         return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
                    for x in ir.walk_expr(e))
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
-        local: dict[ir.Sym, int] = _use_counts(body) if under else {}
+        local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
         for s in body:
             # assigned once, from the same value in every thread, and read only in this block: the
             # same in every thread that reads it, though only some threads run the block
@@ -178,16 +178,6 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
     for _ in range(3):  # values carried around loops
         visit(fn.body, False)
     return varying
-
-
-def _use_counts(body: tuple[ir.Stmt, ...]) -> dict[ir.Sym, int]:
-    counts: dict[ir.Sym, int] = {}
-    for s in ir.walk_stmts(body):
-        for top in ir.stmt_exprs(s):
-            for x in ir.walk_expr(top):
-                if isinstance(x, ir.Var):
-                    counts[x.sym] = counts.get(x.sym, 0) + 1
-    return counts
 
 
 def _mentions(footprint: object, syms: set[ir.Sym]) -> bool:

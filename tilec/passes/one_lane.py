@@ -34,11 +34,8 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
             bound.add(s.target)
             bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
-    reads = _read_counts(body)
-    assigned: dict[ir.Sym, int] = {}  # counted in one walk, not one per bound symbol (long kernels were quadratic)
-    for s in ir.walk_stmts(body):
-        if isinstance(s, ir.Assign):
-            assigned[s.target] = assigned.get(s.target, 0) + 1
+    reads = ir.use_counts(body)
+    assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
     single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
     while True:  # a chain (operand -> stripped copy -> reader) folds one link per round
         fused = _fuse(body, single)
@@ -46,12 +43,8 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
             break
         body = fused
     fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
-    reads = _read_counts(fn.body)
-    sites: dict[ir.Sym, int] = {}
-    for st in ir.walk_stmts(fn.body):
-        if isinstance(st, ir.Assign):
-            sites[st.target] = sites.get(st.target, 0) + 1
-    products = {t for t, n in sites.items() if n == 1 and reads.get(t) == 1}
+    reads = ir.use_counts(fn.body)
+    products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
 
 
@@ -125,16 +118,6 @@ def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[
                 continue
         i += 1
     return tuple(_map_blocks(s, lambda block: _matmul_in_place(block, products)) for s in out)
-
-
-def _read_counts(body: tuple[ir.Stmt, ...]) -> dict[ir.Sym, int]:
-    counts: dict[ir.Sym, int] = {}
-    for s in ir.walk_stmts(body):
-        for e in ir.stmt_exprs(s):
-            for x in ir.walk_expr(e):
-                if isinstance(x, ir.Var):
-                    counts[x.sym] = counts.get(x.sym, 0) + 1
-    return counts
 
 
 def _elementwise(e: ir.Expr) -> TypeGuard[ir.OpCall]:
