@@ -23,6 +23,7 @@ from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .lower_structs import STRUCTISH, StructLowering, StructReturns
+from .lower_struct_tiles import StructTileLowering, StructTileStmts
 from .lower_values import ValueLowering
 from .lower_random import RandomLowering
 from .lower_matmul_scalars import ScaledMatmulLowering
@@ -75,7 +76,7 @@ class Binding:
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
-class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords):
     new_binding = Binding  # how the mixins make bindings without importing this module
@@ -355,8 +356,8 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
             return []  # docstring
         if isinstance(value, cst.Call):
             call = self.lower_call(value)
-            if isinstance(call, STRUCTISH):
-                return []  # a struct-returning func's result, unused: such funcs have no effects
+            if isinstance(call, (*STRUCTISH, StructTileStmts)):
+                return self.struct_call_stmts(call, node)  # struct tiles: each leaf's op (lower_struct_tiles)
             mutated = self.mutated_args(call)
             if mutated:
                 return self.rebind_mutated(call, mutated, node)
@@ -536,6 +537,9 @@ class FunctionChecker(StructLowering, StructReturns, ValueLowering, ExprLowering
             self.fail("TC0401", "unsupported syntax: this augmented assignment", node.operator)
         target = node.target
         if isinstance(target, cst.Name):
+            struct_tile = self.struct_tile_aug_assign(target, BINOPS[op_cls], node)
+            if struct_tile is not None:
+                return struct_tile
             current = self.lower_name(target)
             self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
             op = BINOPS[op_cls]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT, describe
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest
 
@@ -48,7 +48,16 @@ class StructElement:
     origin: str
 
 
-STRUCTISH = (StructValue, StructArray, StructElement)
+@dataclass(frozen=True)
+class StructTile:
+    """A tile of structs: one IR tile per leaf (lower_struct_tiles.py)."""
+
+    type: TileT  # TileT(StructT, shape)
+    leaves: dict  # dotted path -> IR expr of a TileT
+    origin: str
+
+
+STRUCTISH = (StructValue, StructArray, StructElement, StructTile)
 
 
 def _sub(leaves: dict, field: str) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from .types import ArrayT, Element, StructT, Type
+from .types import ArrayT, Element, StructT, TileT, Type
 
 
 def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
@@ -29,9 +29,12 @@ def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
 
 def leaves(t: Type) -> list[tuple[str, Type]] | None:
     """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
-    array of structs (an array of field views, one per scalar leaf), None for any other type."""
+    array of structs (an array of field views, one per scalar leaf) or a tile of structs (a tile per
+    leaf), None for any other type."""
     if isinstance(t, StructT):
         return struct_leaves(t)
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
         return [(path, ArrayT(cast(Element, lt), t.ndim)) for path, lt in struct_leaves(t.dtype)]
+    if isinstance(t, TileT) and isinstance(t.dtype, StructT):  # a tile of structs: one tile per leaf
+        return [(path, TileT(cast(Element, lt), t.shape)) for path, lt in struct_leaves(t.dtype)]
     return None

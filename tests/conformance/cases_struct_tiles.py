@@ -1,0 +1,33 @@
+"""Conformance cases of tiles whose elements are @wp.struct values (area prefix `struct_tiles`):
+loads and stores of arrays of structs, tile_map over struct funcs, field-wise sums, + and -,
+element reads and writes, layout ops."""
+from cases import Case, StructArr, out
+
+S = "struct_tiles.py"
+PARTICLE = (("mass", "float32", "rand"), ("vel", "float32:3"))
+CELL = (("body.mass", "float32", "rand"), ("body.vel", "float32:3"), ("weight", "float32"))
+
+
+def particles(*shape, role="in"):
+    return StructArr("Particle", shape, PARTICLE, role=role, kind="randn" if role == "in" else "zeros")
+
+
+CASES = [
+    Case("struct_tiles_copy_twice", S, "copy_twice", dim=(3,), block_dim=8, args=(particles(24), particles(24, role="out"))),
+    Case("struct_tiles_energies", S, "energies", dim=(2,), block_dim=8, args=(particles(16), out(16))),
+    # drag's body is not one `return expression`: tilec refuses its adjoint (TC0501), forward only
+    Case("struct_tiles_dragged", S, "dragged", dim=(2,), block_dim=8, grad=False,
+         args=(particles(16), particles(16, role="out"))),
+    Case("struct_tiles_totals", S, "totals", dim=(1,), block_dim=8, args=(particles(8), particles(1, role="out"))),
+    Case("struct_tiles_row_totals", S, "row_totals", dim=(1,), block_dim=8,
+         args=(particles(2, 8), particles(2, role="out"))),
+    Case("struct_tiles_picked", S, "picked", dim=(1,), block_dim=8, args=(particles(8), out(1))),
+    Case("struct_tiles_nested_weights", S, "nested_weights", dim=(1,), block_dim=8,
+         args=(StructArr("Cell", (8,), CELL), out(8))),
+    Case("struct_tiles_difference", S, "difference", dim=(1,), block_dim=8,
+         args=(particles(8), particles(8), particles(8, role="out"))),
+    Case("struct_tiles_transposed", S, "reversed_rows", dim=(1,), block_dim=8,
+         args=(particles(2, 4), particles(4, 2, role="out"))),
+    Case("struct_tiles_filled", S, "filled", dim=(1,), block_dim=8, args=(particles(2), particles(8, role="out")),
+         warp_wrong="Warp 1.19 gives tile_full's fill value a zero gradient (DESIGN §6), struct fields too"),
+]

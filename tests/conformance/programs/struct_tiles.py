@@ -1,0 +1,106 @@
+"""Tiles whose elements are @wp.struct values: loads and stores of arrays of structs, tile_map over
+funcs of structs, field-wise sums and + / -, element reads and writes, layout ops."""
+import warp as wp
+
+TILE = 8
+
+
+@wp.struct
+class Particle:
+    mass: float
+    vel: wp.vec3
+
+
+@wp.struct
+class Cell:
+    body: Particle
+    weight: float
+
+
+@wp.func
+def kinetic(p: Particle) -> float:
+    return 0.5 * p.mass * wp.dot(p.vel, p.vel)
+
+
+@wp.func
+def cell_weight(c: Cell) -> float:
+    return c.weight * c.body.mass
+
+
+@wp.func
+def drag(p: Particle, k: float) -> Particle:
+    q = Particle()
+    q.mass = p.mass
+    q.vel = p.vel * (1.0 - k)
+    return q
+
+
+@wp.kernel
+def copy_twice(src: wp.array[Particle], dst: wp.array[Particle]):
+    i = wp.tid()
+    t = wp.tile_load(src, shape=TILE, offset=i * TILE)
+    wp.tile_store(dst, t + t, offset=i * TILE)
+
+
+@wp.kernel
+def energies(src: wp.array[Particle], e: wp.array[float]):
+    i = wp.tid()
+    t = wp.tile_load(src, shape=TILE, offset=i * TILE)
+    wp.tile_store(e, wp.tile_map(kinetic, t), offset=i * TILE)
+
+
+@wp.kernel
+def dragged(src: wp.array[Particle], dst: wp.array[Particle]):
+    i = wp.tid()
+    t = wp.tile_load(src, shape=TILE, offset=i * TILE)
+    wp.tile_store(dst, wp.tile_map(drag, t, 0.25), offset=i * TILE)
+
+
+@wp.kernel
+def totals(src: wp.array[Particle], total: wp.array[Particle]):
+    t = wp.tile_load(src, shape=TILE, storage="shared")
+    wp.tile_store(total, wp.tile_sum(t))
+
+
+@wp.kernel
+def row_totals(src: wp.array2d[Particle], total: wp.array[Particle]):
+    t = wp.tile_load(src, shape=(2, TILE))
+    wp.tile_store(total, wp.tile_sum(t, axis=1))
+
+
+@wp.kernel
+def picked(src: wp.array[Particle], out: wp.array[float]):
+    _b, lane = wp.tid()
+    t = wp.tile_load(src, shape=TILE)
+    p = t[3]
+    if lane == 0:
+        out[0] = p.mass + t[5].vel[1]
+
+
+@wp.kernel
+def nested_weights(src: wp.array[Cell], w: wp.array[float]):
+    t = wp.tile_load(src, shape=TILE)
+    wp.tile_store(w, wp.tile_map(cell_weight, t))
+
+
+@wp.kernel
+def difference(a: wp.array[Particle], b: wp.array[Particle], out: wp.array[Particle]):
+    ta = wp.tile_load(a, shape=TILE)
+    tb = wp.tile_load(b, shape=TILE)
+    acc = wp.tile_zeros(shape=TILE, dtype=Particle)
+    acc += ta
+    acc -= tb
+    wp.tile_store(out, acc)
+
+
+@wp.kernel
+def reversed_rows(src: wp.array2d[Particle], dst: wp.array2d[Particle]):
+    t = wp.tile_load(src, shape=(2, 4))
+    wp.tile_store(dst, wp.tile_transpose(t))
+
+
+@wp.kernel
+def filled(value: wp.array[Particle], dst: wp.array[Particle]):
+    t = wp.tile_full(TILE, value=value[0], dtype=Particle)
+    t[2] = value[1]
+    wp.tile_store(dst, t)

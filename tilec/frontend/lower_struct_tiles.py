@@ -1,0 +1,365 @@
+"""Tiles whose elements are `@wp.struct` values, lowered as one tile per leaf of the struct.
+
+Mixed into `FunctionChecker` ahead of the other lowerings. A tile of structs never reaches the IR:
+like a struct value (lower_structs.py) it is one tile per scalar, vector or matrix leaf
+(`t.x`, `t.inner.y`; ir/structs.leaves), each an ordinary tile, so every later pass, the
+autodiff included, sees plain tiles, and the gradient of a leaf is that tile's gradient.
+
+An op over struct tiles is the same op once per leaf: the call is lowered again for each leaf path
+with every struct-valued operand (an array of structs, a struct tile, a struct value, `dtype=S`)
+replaced by that leaf (`subst`), so the op's own binding, rules and diagnostics apply. What Warp
+1.19 takes (the probes behind STRUCT_TILE_OPS): loads, stores, atomic adds and their indexed forms,
+tile_zeros / tile_empty / tile_full (not tile_ones: structs have no one), tile_from_thread,
+tile_map over funcs of struct arguments, tile_sum (field by field), `+` / `-` / `+=` / `-=`
+(field by field), tile_sort of struct values, the layout ops and element reads / writes. Every
+other op given a struct tile (arithmetic but + and -, min/max/arg reductions, scans, matmul, casts,
+...) is a diagnostic at the operand, before any C++ is written.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import NONE, ArrayT, StructT, TileT, describe
+from ..ops import OPS
+from . import annotations as ann
+from . import structs
+from .lower_structs import StructArray, StructElement, StructTile, StructValue
+
+# Ops Warp 1.19 applies to tiles of structs, each lowered once per leaf.
+PER_LEAF_OPS = {
+    "tile_load", "tile_store", "tile_atomic_add", "tile_load_indexed", "tile_store_indexed",
+    "tile_atomic_add_indexed", "tile_zeros", "tile_empty", "tile_full", "tile_from_thread", "tile", "untile",
+    "tile_sum", "tile_broadcast", "tile_view", "tile_squeeze", "tile_reshape", "tile_transpose", "tile_extract",
+    "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
+    "add", "sub",
+}
+# Ops that take a struct tile in one way only, lowered on their own below.
+SPECIAL_OPS = {"tile_map", "tile_sort"}
+# Why Warp refuses an op on struct tiles, where the op has a struct-specific reason.
+REFUSALS = {
+    "tile_ones": "structs have no value for one; use tile_full with an explicit value",
+    "neg": "Warp's unary tile operators do not take struct elements",
+    "tile_reduce": "tilec does not yet reduce struct tiles with a func (Warp 1.19 does, with a func returning "
+                   "the struct); reduce a field instead",
+}
+
+
+@dataclass(frozen=True)
+class StructTileStmts:
+    """An op over struct tiles that makes no value (a store, an in-place update): its per-leaf
+    statements, which the statement that called it emits."""
+
+    stmts: list
+    type = NONE
+
+
+def _struct_names(node) -> set:
+    """Every simple name an expression mentions (a superset of what may carry a struct)."""
+    out = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.add(n.value)
+
+    node.visit(_Names())
+    return out
+
+
+class StructTileLowering:
+    struct_subst: dict  # id(cst node) -> the IR value it lowers to while one leaf is lowered
+
+    # ------------------------------------------------------------ substitution
+
+    @contextlib.contextmanager
+    def substituted(self, values: dict):
+        old = getattr(self, "struct_subst", {})
+        self.struct_subst = {**old, **values}
+        try:
+            yield
+        finally:
+            self.struct_subst = old
+
+    def expr(self, node):
+        value = getattr(self, "struct_subst", {}).get(id(node))
+        if value is not None:
+            return value
+        return super().expr(node)
+
+    def attr_value(self, p, arg, spec):
+        value = getattr(self, "struct_subst", {}).get(id(arg))
+        if value is not None and p.kind == "dtype":
+            return value
+        return super().attr_value(p, arg, spec)
+
+    def struct_ref(self, name: str, node):
+        t = self.struct_vars[name]
+        if not isinstance(t, TileT):
+            return super().struct_ref(name, node)
+        leaves = {}
+        for path, _ in structs.leaves(t):
+            b = self.env[f"{name}.{path}"]
+            if b.poisoned:
+                from .lower_call import Abort
+
+                raise Abort()
+            leaves[path] = ir.Var(b.sym, self.span(node))
+        return StructTile(t, leaves, name)
+
+    def struct_candidate(self, node: cst.Call) -> bool:
+        """Whether a call may take a struct-valued operand (a name of a struct variable or class)."""
+        if not self.struct_vars and not self.scope.structs:
+            return False
+        names = set()
+        for a in node.args:
+            names |= _struct_names(a.value)
+        return any(n in self.struct_vars or n in self.scope.structs for n in names)
+
+    # ------------------------------------------------------------ ops
+
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+        if not isinstance(node, cst.Call) or not self.struct_candidate(node):
+            return super().lower_op(op, node, extra_attrs)
+        spec = OPS[op]
+        bound, variadic = self.bind(spec, node)
+        values: dict = {}  # id(node) -> lowered operand, lowered once
+        carriers: dict = {}  # id(node) -> (cst node, struct-valued operand)
+        for p in spec.params:
+            arg = bound.get(p.name)
+            if arg is None:
+                continue
+            if p.kind == "value":
+                values[id(arg)] = self.expr(arg)
+                if isinstance(values[id(arg)], (StructTile, StructValue, StructElement, StructArray)):
+                    carriers[id(arg)] = (arg, values[id(arg)])
+            elif p.kind == "dtype":
+                try:
+                    held = ann.element_type(arg, self.scope)
+                except ann.AnnotationError:
+                    held = None
+                if isinstance(held, StructT):
+                    carriers[id(arg)] = (arg, held)
+        for arg in variadic:
+            values[id(arg)] = self.expr(arg)
+            if isinstance(values[id(arg)], (StructTile, StructValue, StructElement, StructArray)):
+                carriers[id(arg)] = (arg, values[id(arg)])
+        plain = {k: v for k, v in values.items() if k not in carriers}
+        if not carriers:
+            with self.substituted(plain):
+                return super().lower_op(op, node, extra_attrs)
+        held = self.carried_struct(op, carriers, node)
+        if op == "tile_map":
+            return self.struct_tile_map(bound, variadic, values, node)
+        if op not in PER_LEAF_OPS and op != "tile_sort":
+            self.refuse_struct_tile_op(op, carriers, held)
+        return self.per_leaf(op, node, extra_attrs, held, carriers, plain, bound)
+
+    def carried_struct(self, op: str, carriers: dict, node) -> StructT:
+        """The one struct type every struct-valued operand holds, else a diagnostic."""
+        held = {}
+        for arg, v in carriers.values():
+            t = v if isinstance(v, StructT) else v.type
+            t = t.dtype if isinstance(t, (ArrayT, TileT)) else t
+            held.setdefault(t, arg)
+        if len(held) > 1:
+            (t0, _), (t1, a1) = list(held.items())[:2]
+            self.fail("TC0201", f"{op}: operands hold different structs, `{t0}` and `{t1}`", a1)
+        t = next(iter(held))
+        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)]
+        if arrays:
+            arg = next(iter(held.values()))
+            self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
+                      "supported by tilec", arg, help="tile the fields that are not arrays")
+        return t
+
+    def refuse_struct_tile_op(self, op: str, carriers: dict, held: StructT):
+        arg, v = next(iter(carriers.values()))
+        what = f"`{held}` structs" if isinstance(v, StructT) else describe(v if isinstance(v, StructT) else v.type)
+        reason = REFUSALS.get(op, "Warp 1.19 takes struct tiles only in loads, stores, atomic adds, tile_zeros, "
+                              "tile_full, tile_map, tile_sum, tile_sort values, + and -, the layout ops and "
+                              "element access")
+        name = op if op not in ("add", "sub", "mul", "div", "neg") else f"`{op}`"
+        self.fail("TC0203", f"{name}: does not take {what} ({reason})", arg)
+
+    def leaf_of(self, v, path: str, lt, node):
+        """Leaf `path` of a struct-valued operand (the leaf type for `dtype=S`)."""
+        if isinstance(v, StructT):
+            return lt
+        if isinstance(v, (StructValue, StructElement)):
+            leaves = self.struct_leaf_values(v, node)
+            if path not in leaves:
+                self.fail("TC0312", f"field `{path}` of `{v.origin}` is used before it is assigned", node)
+            return leaves[path]
+        return v.leaves[path]
+
+    def per_leaf(self, op, node, extra_attrs, held: StructT, carriers: dict, plain: dict, bound: dict):
+        """The op once per leaf; a struct tile, a struct value or the statements they make."""
+        results, stmts = {}, []
+        sort_keys = bound.get("keys") if op == "tile_sort" else None
+        paths = structs.struct_leaves(held)
+        for k, (path, lt) in enumerate(paths):
+            subst = dict(plain)
+            for key, (arg, v) in carriers.items():
+                subst[key] = self.leaf_of(v, path, lt, arg)
+            if sort_keys is not None and k < len(paths) - 1:  # each leaf sorted by a copy of the keys
+                keys = plain[id(sort_keys)]
+                tmp = self.new_temp(keys.type)
+                stmts.append(ir.Assign(tmp, keys, self.span(node)))
+                subst[id(sort_keys)] = ir.Var(tmp, self.span(node))
+            with self.substituted(subst):
+                call = super().lower_op(op, node, extra_attrs)
+            mutated = self.mutated_args(call)
+            if mutated:
+                stmts += self.rebind_mutated(call, mutated, node)
+            elif call.type == NONE:
+                stmts.append(ir.ExprStmt(call, self.span(node)))
+            else:
+                results[path] = call
+        if not results:
+            return StructTileStmts(stmts)
+        if stmts:
+            self.fail("TC0401", f"unsupported syntax: {op} over struct tiles both updates and returns", node)
+        first = next(iter(results.values()))
+        if isinstance(first.type, TileT):
+            return StructTile(TileT(held, first.type.shape), results, f"{op}(...)")
+        return StructValue(held, results, f"{op}(...)")
+
+    def struct_tile_map(self, bound: dict, variadic: list, values: dict, node: cst.Call):
+        """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for
+        the element types, mapped over the leaves (f's parameters are flattened leaf by leaf); a func
+        returning a struct is one map per returned leaf (its per-field instances, lower_structs)."""
+        fnode = bound.get("op")
+        if not (isinstance(fnode, cst.Name) and fnode.value in self.scope.funcs):
+            self.fail("TC0407", "tile_map: over struct tiles the function must be a @wp.func taking the struct",
+                      fnode if fnode is not None else node)
+        name = fnode.value
+        operands = [values[id(a)] for a in variadic]
+        shapes = {v.type.shape for v in operands if isinstance(v.type, TileT)}
+        if len(shapes) > 1:
+            self.fail("TC0101", "tile_map: tile operands have different shapes: "
+                      + ", ".join(describe(v.type) for v in operands if isinstance(v.type, TileT)), node)
+        if not shapes:
+            self.fail("TC0303", "tile_map: needs at least one tile after the function", node)
+        shape = next(iter(shapes))
+        elements = [(v.type.dtype if isinstance(v.type, TileT) else v.type, None) for v in operands]
+        flat = []
+        for v, a in zip(operands, variadic):
+            if isinstance(v, StructTile):
+                flat += [v.leaves[p] for p, _ in structs.struct_leaves(v.type.dtype)]
+            elif isinstance(v, (StructValue, StructElement)):
+                flat += self.flatten_args([v], [a])
+            elif isinstance(v, StructArray):
+                self.fail("TC0201", f"tile_map: {describe(v.type)} cannot be mapped over; load a tile of it", a)
+            else:
+                flat.append(v)
+        fd = self.scope.funcs[name]
+        returned = self.struct_returned(fd, node)
+        projections = [None] if returned is None else [p for p, _ in structs.struct_leaves(returned)]
+        maps = {}
+        for path in projections:
+            fn = self.module.instantiate(name, elements, self.block_dim, node, self, list(variadic), project=path)
+            if len(fn.params) != len(flat):
+                self.fail("TC0407", f"tile_map: function `{name}` takes {len(fn.params)} leaf argument(s), "
+                          f"given {len(flat)}", fnode)
+            self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+            maps[path] = ir.OpCall("tile_map", tuple(flat), (("op", fn.name),), TileT(fn.ret, shape), self.span(node))
+        self.uses_tiles = True
+        if returned is None:
+            return maps[None]
+        return StructTile(TileT(returned, shape), maps, f"tile_map({name}, ...)")
+
+    # ------------------------------------------------------------ expressions and statements
+
+    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+        tiles = [e for e in operands if isinstance(e, StructTile)]
+        if not tiles:
+            return super().make_op(op, operands, attrs, node, where)
+        k = next(i for i, e in enumerate(operands) if isinstance(e, StructTile))
+        at = where[k] if where and k < len(where) and where[k] is not None else node
+        if op not in ("add", "sub"):
+            reason = REFUSALS.get(op, "Warp 1.19 adds and subtracts struct tiles field by field; no other "
+                                  "arithmetic is defined on them")
+            self.fail("TC0203", f"`{op}`: does not take {describe(tiles[0].type)} ({reason})", at)
+        held = tiles[0].type
+        for i, e in enumerate(operands):
+            if not isinstance(e, StructTile) or e.type != held:
+                got = describe(e.type)
+                self.fail("TC0201", f"`{op}` of {describe(held)} and {got}: both operands must be tiles of "
+                          f"`{held.dtype}` of the same shape", where[i] if where and where[i] is not None else node)
+        leaves = {path: super(StructTileLowering, self).make_op(op, [e.leaves[path] for e in operands], attrs, node,
+                                                                where)
+                  for path, _ in structs.struct_leaves(held.dtype)}
+        return StructTile(held, leaves, f"{op}(...)")
+
+    def lower_subscript(self, node: cst.Subscript):
+        if self.maybe_struct(node.value):
+            base = self.expr(node.value)
+            if isinstance(base, StructTile):
+                out = {}
+                for path, leaf in base.leaves.items():
+                    with self.substituted({id(node.value): leaf}):
+                        out[path] = super().lower_subscript(node)
+                first = next(iter(out.values()))
+                if isinstance(first.type, TileT):  # a row of a 2-d tile of structs
+                    return StructTile(TileT(base.type.dtype, first.type.shape), out, f"{base.origin}[...]")
+                return StructValue(base.type.dtype, out, f"{base.origin}[...]")
+        return super().lower_subscript(node)
+
+    def store_struct_element(self, base, target: cst.Subscript, value, node, aug) -> list:
+        """`t[i] = s`, `t[i] += s` on a tile of structs: the element's leaves written (else an array
+        of structs, lower_structs)."""
+        if not isinstance(base, StructTile):
+            return super().store_struct_element(base, target, value, node, aug)
+        where = node.value if hasattr(node, "value") else node
+        if aug not in (None, cst.Add, cst.Subtract):
+            self.fail("TC0203", f"a bitwise in-place update does not take an element of {describe(base.type)}",
+                      getattr(node, "operator", node))
+        if not isinstance(value, (StructValue, StructElement, StructTile)) or value.type not in (base.type.dtype,
+                                                                                                 base.type):
+            self.fail("TC0201", f"an element of {describe(base.type)} is assigned {describe(value.type)}", where)
+        out = []
+        for path, lt in structs.struct_leaves(base.type.dtype):
+            leaf = self.leaf_of(value, path, lt, where)
+            with self.substituted({id(target.value): base.leaves[path]}):
+                out += self.store_subscript(target, leaf, node, aug)
+        return out
+
+    def struct_tile_aug_assign(self, target: cst.Name, op: str, node) -> list | None:
+        """`t += u` / `t -= u` on a struct tile: each leaf updated in place; None for other targets."""
+        t = self.struct_vars.get(target.value)
+        if not isinstance(t, TileT):
+            return None
+        current = self.struct_ref(target.value, target)
+        value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
+        self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
+        out = []
+        for path, leaf in current.leaves.items():
+            sym = leaf.sym
+            if op in ("add", "sub"):
+                self.note_mutation(sym, node)
+                self.note_inplace(sym)
+            out.append(ir.Assign(sym, value.leaves[path], self.span(node)))
+        return out
+
+    def bind_struct(self, target: cst.Name, value, node) -> list:
+        stmts = super().bind_struct(target, value, node)
+        if isinstance(value, StructTile):  # `storage="shared"` holds for every leaf, as bind_name keeps it
+            for s in stmts:
+                if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.attr("storage") == "shared":
+                    self.storage[s.target] = "shared"
+        return stmts
+
+    def struct_call_stmts(self, call, node) -> list:
+        """The statements of a struct-valued call used as a statement: an op over struct tiles
+        emits each leaf's op (a struct func's unused result has no effects: nothing)."""
+        if isinstance(call, StructTileStmts):
+            return list(call.stmts)
+        if isinstance(call, StructTile):
+            return [ir.ExprStmt(leaf, self.span(node)) for leaf in call.leaves.values()]
+        return []
+
+
+__all__ = ["StructTile", "StructTileLowering", "StructTileStmts"]
