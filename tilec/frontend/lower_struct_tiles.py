@@ -37,6 +37,8 @@ PER_LEAF_OPS = {
     "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
     "add", "sub",
 }
+# Operands that must hold the same elements as a struct-valued operand of the same op.
+SAME_ELEMENT = {"a", "t", "src", "dst", "value", "b"}
 # Ops that take a struct tile in one way only, lowered on their own below.
 SPECIAL_OPS = {"tile_map", "tile_sort"}
 # Why Warp refuses an op on struct tiles, where the op has a struct-specific reason.
@@ -151,9 +153,18 @@ class StructTileLowering:
             with self.substituted(plain):
                 return super().lower_op(op, node, extra_attrs)
         held = self.carried_struct(op, carriers, node)
+        for p in spec.params:  # an array or tile beside a struct one must hold the same struct
+            arg = bound.get(p.name)
+            if p.kind == "value" and p.name in SAME_ELEMENT and id(arg) in plain and \
+                    isinstance(plain[id(arg)].type, (ArrayT, TileT)):
+                self.fail("TC0201", f"{op}: `{p.name}` is {describe(plain[id(arg)].type)}, but the other operand "
+                          f"holds `{held}` structs", arg)
         if op == "tile_map":
             return self.struct_tile_map(bound, variadic, values, node)
         if op not in PER_LEAF_OPS and op != "tile_sort":
+            if op not in REFUSALS and all(isinstance(v, StructT) for _, v in carriers.values()):
+                with self.substituted(plain):  # `dtype=S` alone: the op's own rule names the dtype
+                    return super().lower_op(op, node, extra_attrs)
             self.refuse_struct_tile_op(op, carriers, held)
         return self.per_leaf(op, node, extra_attrs, held, carriers, plain, bound)
 

@@ -275,9 +275,10 @@ class Adjoint:
             raise NotDifferentiable(f"{e.op}: no adjoint rule", e.span)
         block_wide = self.lanes and isinstance(e.type, TileT) and e.op not in PER_LANE_WRITES
         for index, contribution in rule(self, e, g):
-            if block_wide and isinstance(contribution.type, Scalar) and not (
+            if block_wide and isinstance(contribution.type, (Scalar, VecT, MatT)) and not (
                     isinstance(contribution, ir.OpCall) and contribution.op == "leader_only"):
                 contribution = C("leader_only", contribution)  # every lane derived it from the block's tile
+                # (a vector or matrix too: tile_full(value=v) of a vec3 counted it block_dim times)
             self.accumulate(e.args[index], contribution)
 
 

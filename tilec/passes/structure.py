@@ -6,7 +6,7 @@ over it keeps the map, with the adjoint funcs in its `grads`); one with a @wp.fu
 body and its replay joined by `replay_value` (`_expand_replay`). A callee body is
 copied with fresh symbols inside a one-trip loop; its `return v` becomes an
 assignment of the result and a `break`. A `tile_map` over a func whose body is
-a single `return expr` becomes the elementwise tree of that expression.
+straight-line assignments and a `return expr` becomes the elementwise tree of that expression.
 
 `eliminate_jumps`: IR -> IR without `break`, `continue` or `return` except a
 final `if brk: break` closing each loop: jumps set flags and the statements
@@ -244,12 +244,17 @@ def _lift_maps(e, funcs):
     fn = funcs[e.attr("op")]
     if fn.grad_funcs is not None:  # the user's rule mapped over the tiles, as Warp does (ops/adjoints.py)
         return replace(e, attrs=e.attrs + (("grads", fn.grad_funcs),))
-    body = [s for s in fn.body]
-    if len(body) != 1 or not isinstance(body[0], ir.Return) or body[0].value is None:
-        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is a single "
-                                "`return expression` are differentiated", e.span)
+    *assigns, last = list(fn.body) or [None]
+    if not isinstance(last, ir.Return) or last.value is None or not all(isinstance(s, ir.Assign) for s in assigns):
+        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is straight-line "
+                                "assignments and a `return expression` are differentiated", e.span)
     env = dict(zip(fn.params, e.args))
-    return _lift(body[0].value, env, e.type.shape, e.span)
+    for s in assigns:  # straight-line locals (a struct func's fields: `out.x = ...`) substituted in order
+        env[s.target] = _lift(s.value, env, e.type.shape, e.span)
+    lifted = _lift(last.value, env, e.type.shape, e.span)
+    if not isinstance(lifted.type, TileT):
+        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: the result does not depend on the tiles", e.span)
+    return lifted
 
 
 def _lift(e, env, shape, span):

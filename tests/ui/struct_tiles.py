@@ -1,0 +1,48 @@
+import warp as wp
+
+N = 8
+
+
+@wp.struct
+class Body:
+    mass: float
+    vel: wp.vec3
+
+
+@wp.struct
+class Holder:
+    data: wp.array(dtype=float)
+    tag: int
+
+
+@wp.func
+def lighter(a: Body, b: Body) -> Body:
+    return a
+
+
+@wp.kernel
+def refused_ops(src: wp.array[Body], dst: wp.array[Body], f: wp.array[float]):
+    t = wp.tile_load(src, shape=N)
+    wp.tile_store(dst, t * 2.0)  # ERROR TC0203: `mul`: does not take a Body tile of shape (8,)
+    wp.tile_store(dst, -t)  # ERROR TC0203: Warp's unary tile operators do not take struct elements
+    wp.tile_store(dst, wp.tile_max(t))  # ERROR TC0203: tile_max: does not take a Body tile of shape (8,)
+    wp.tile_store(dst, wp.tile_reduce(lighter, t))  # ERROR TC0203: tilec does not yet reduce struct tiles
+    o = wp.tile_ones(N, dtype=Body)  # ERROR TC0203: structs have no value for one; use tile_full
+    m = wp.tile_matmul(t, t)  # ERROR TC0203: tile_matmul: does not take a Body tile of shape (8,)
+    f[0] = t.mass  # ERROR TC0401: attribute `.mass` of a Body tile of shape (8,)
+    wp.tile_store(f, t)  # ERROR TC0201: tile_store: `a` is a 1-d float32 array, but the other operand holds `Body` structs
+
+
+@wp.kernel
+def refused_updates(src: wp.array[Body], dst: wp.array[Body]):
+    t = wp.tile_load(src, shape=N)
+    t &= t  # ERROR TC0203: `bit_and`: does not take a Body tile of shape (8,)
+    v = src[0]
+    t[0] &= v  # ERROR TC0203: a bitwise in-place update does not take an element of a Body tile
+    t[1] = 2.0  # ERROR TC0201: an element of a Body tile of shape (8,) is assigned a float32 scalar
+    wp.tile_store(dst, t)
+
+
+@wp.kernel
+def refused_holders(src: wp.array[Holder], dst: wp.array[Holder]):
+    t = wp.tile_load(src, shape=N)  # ERROR TC0203: tiles of `Holder` structs, which hold arrays (data), are not supported
