@@ -39,6 +39,20 @@ def map_multi(A: wp.array1d(dtype=float), B: wp.array1d(dtype=float)):
 @wp.kernel
 def fine(A: wp.array1d(dtype=float), B: wp.array1d(dtype=float)):
     wp.tile_store(B, wp.tile_load(A, shape=(8,)) * 2.0)
+
+
+@wp.func
+def branchy(x: float):
+    y = x * 2.0
+    if y > 0.0:
+        y = y + 1.0
+    return y
+
+
+@wp.kernel
+def map_branchy(A: wp.array1d(dtype=float), B: wp.array1d(dtype=float)):
+    a = wp.tile_load(A, shape=(8,))
+    wp.tile_store(B, wp.tile_map(branchy, a))
 '''
 
 
@@ -51,7 +65,8 @@ def test_undifferentiable_kernels_warn_at_the_line_and_refuse_adjoints(tmp_path)
                            "--target", "cpu"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert f"{path}:18:22: warning[TC0501]: tile_reduce with `smooth_max`" in proc.stderr
-    assert f"{path}:24:22: warning[TC0501]: tile_map over `two_steps`" in proc.stderr
+    assert f"{path}:43:22: warning[TC0501]: tile_map over `branchy`" in proc.stderr
+    assert "two_steps" not in proc.stderr  # straight-line assignments then a return: differentiated
     assert "kernel `reduce_user` is built without an adjoint" in proc.stderr
     import tilec
 
@@ -65,4 +80,9 @@ def test_undifferentiable_kernels_warn_at_the_line_and_refuse_adjoints(tmp_path)
                                      adjoint=True)
     B, dA = np.zeros(8, np.float32), np.zeros(8, np.float32)
     mod.fine.launch_tiled(dim=1, inputs=[A, B], adj_inputs=[dA, np.ones(8, np.float32)], adjoint=True)
+    np.testing.assert_array_equal(dA, np.full(8, 2.0, np.float32))
+    dA = np.zeros(8, np.float32)  # two_steps(x) = 2x + 1, through its local y
+    mod.map_multi.launch_tiled(dim=1, inputs=[A, B])
+    mod.map_multi.launch_tiled(dim=1, inputs=[A, B], adj_inputs=[dA, np.ones(8, np.float32)], adjoint=True)
+    np.testing.assert_allclose(B, 2.0 * A + 1.0, rtol=1e-6)
     np.testing.assert_array_equal(dA, np.full(8, 2.0, np.float32))
