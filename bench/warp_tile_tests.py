@@ -329,6 +329,8 @@ def _close(a, b) -> bool:
         return a is None and b is None
     if a.shape != b.shape:
         return False
+    if a.dtype.names or b.dtype.names:  # arrays of structs: field by field
+        return a.dtype.names == b.dtype.names and all(_close(a[f], b[f]) for f in a.dtype.names)
     if a.dtype.kind in "biu":
         return bool(np.array_equal(a, b))
     return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=RTOL, atol=ATOL, equal_nan=True))

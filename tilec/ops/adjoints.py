@@ -288,6 +288,10 @@ def _last_duplicate_only(ad, e, taken):
         return taken
     index, g = taken[0]
     t = e.args[2].type
+    if not isinstance(t.dtype, Scalar):  # the winner positions are scattered as values of the tile's dtype
+        raise NotDifferentiable(f"tile_store_indexed of a {t.dtype} tile: the adjoint (only the last of repeated "
+                                "indices keeps its value) is computed for scalar tiles only; store the "
+                                "components as scalar tiles", e.span)
     axis = e.attr("axis") % t.ndim
     n = t.shape[axis]
     arange = (("dtype", t.dtype), ("storage", "register"), ("args", (1, n + 1)))
