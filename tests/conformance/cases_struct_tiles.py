@@ -30,4 +30,8 @@ CASES = [
          args=(particles(2, 4), particles(4, 2, role="out"))),
     Case("struct_tiles_filled", S, "filled", dim=(1,), block_dim=8, args=(particles(2), particles(8, role="out")),
          warp_wrong="Warp 1.19 gives tile_full's fill value a zero gradient (DESIGN §6), struct fields too"),
+    Case("struct_tiles_scattered", S, "scattered", dim=(1,), block_dim=8, args=(particles(8), particles(4, role="out"))),
+    Case("struct_tiles_from_lane", S, "from_lane", dim=(1,), block_dim=8, args=(particles(8), particles(8, role="out")),
+         warp_wrong="Warp 1.19's adjoint of tile_from_thread gives the chosen lane's value none of the "
+                    "filled tile's gradient (measured on vec3 fields); the reference is finite differences"),
 ]

@@ -643,7 +643,7 @@ def _scatter(ad, e, g):
     adjoint where any lane wrote (a cooperative call, as the forward's)."""
     g = ad.val(g)
     has, idx = ad.val(e.args[2]), [ad.val(i) for i in e.args[3:]]
-    item = C("where", has, C("tile_extract", g, *idx), _k(g, 0))
+    item = _or_zero(has, C("tile_extract", g, *idx))
     if e.op == "tile_scatter_add":
         return [(0, g), (1, item)]
     return [(0, C("tile_scatter_masked", g, _k(g, 0), has, *idx)), (1, item)]
@@ -654,7 +654,16 @@ def _from_thread(ad, e, g):
     g = ad.val(g)
     total = C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span))
     mine = C("eq", C("lane"), ad.val(e.args[1]))
-    return [(0, C("where", mine, total, _k(total, 0)))]
+    return [(0, _or_zero(mine, total))]
+
+
+def _or_zero(cond, value):
+    """value where cond holds, else 0; a vector or matrix value (wp.where takes scalars) is scaled
+    by cond as 1 or 0 of its components' dtype."""
+    if isinstance(value.type, Scalar):
+        return C("where", cond, value, _k(value, 0))
+    held = value.type.dtype
+    return C("mul", value, C("where", cond, const(1, held, value.span), const(0, held, value.span)))
 
 
 # The rules of vectors, matrices, quaternions and transforms (and of mul / div on them).

@@ -8,7 +8,7 @@ atomic])`; the frontend binds them in the order of the params below, indices las
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, Scalar, TileT, describe
+from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -39,8 +39,8 @@ def _scatter(b: Bound):
 
 def _from_thread(b: Bound):
     v = b.types["value"]
-    if not isinstance(v, Scalar):
-        b.fail("TC0303", f"`value` must be a per-thread scalar, got {describe(v)}", "value")
+    if not isinstance(v, (Scalar, VecT, MatT)):
+        b.fail("TC0303", f"`value` must be a per-thread scalar, vector or matrix, got {describe(v)}", "value")
     rules.int_index_type(b, "thread_idx")
     return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
 

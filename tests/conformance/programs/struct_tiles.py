@@ -104,3 +104,18 @@ def filled(value: wp.array[Particle], dst: wp.array[Particle]):
     t = wp.tile_full(TILE, value=value[0], dtype=Particle)
     t[2] = value[1]
     wp.tile_store(dst, t)
+
+
+@wp.kernel
+def scattered(src: wp.array[Particle], dst: wp.array[Particle]):
+    _b, lane = wp.tid()
+    t = wp.tile_zeros(shape=4, dtype=Particle)
+    wp.tile_scatter_add(t, lane % 4, src[lane], True)
+    wp.tile_store(dst, t)
+
+
+@wp.kernel
+def from_lane(src: wp.array[Particle], dst: wp.array[Particle]):
+    _b, lane = wp.tid()
+    f = wp.tile_from_thread(shape=TILE, value=src[lane], thread_idx=2)
+    wp.tile_store(dst, f)
