@@ -5,6 +5,8 @@ from cases import Case, StructArr, out
 
 S = "struct_tiles.py"
 PARTICLE = (("mass", "float32", "rand"), ("vel", "float32:3"))
+TAGGED = (("flag", "bool", "int:0:2"), ("small", "int8", "int:-9:9"), ("count", "int32", "int:0:50"),
+          ("value", "float32"))
 CELL = (("body.mass", "float32", "rand"), ("body.vel", "float32:3"), ("weight", "float32"))
 
 
@@ -34,4 +36,9 @@ CASES = [
     Case("struct_tiles_from_lane", S, "from_lane", dim=(1,), block_dim=8, args=(particles(8), particles(8, role="out")),
          warp_wrong="Warp 1.19's adjoint of tile_from_thread gives the chosen lane's value none of the "
                     "filled tile's gradient (measured on vec3 fields); the reference is finite differences"),
+    # bool and 8/16-bit integer fields are not accumulated by Warp: atomic adds leave them, sums give the
+    # first element's, a + b gives a's (forward only: integer fields have no gradient)
+    Case("struct_tiles_tagged_totals", S, "tagged_totals", dim=(1,), block_dim=8, grad=False,
+         args=(StructArr("Tagged", (8,), TAGGED),
+               *(StructArr("Tagged", shape, TAGGED, role="out", kind="int:1:3") for shape in ((8,), (1,), (8,))))),
 ]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..ir.types import NONE, ArrayT, StructT, TileT, describe
+from ..ir.types import INT32, NONE, ArrayT, StructT, TileT, component_dtype, describe
 from ..ops import OPS
 from . import annotations as ann
 from . import structs
@@ -37,6 +37,17 @@ PER_LEAF_OPS = {
     "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
     "add", "sub",
 }
+# Fields Warp 1.19 does not accumulate (no atomic add for them): tile_atomic_add leaves them, tile_sum
+# gives the first element's, `a + b` / `a - b` give a's (measured: bool, int8, uint8, int16, uint16).
+NON_ACCUMULATING = {"bool", "int8", "uint8", "int16", "uint16"}
+ACCUMULATING_OPS = {"tile_atomic_add", "tile_atomic_add_indexed", "tile_sum", "add", "sub"}
+
+
+def accumulates(t) -> bool:
+    held = component_dtype(t)
+    return held is None or held.name not in NON_ACCUMULATING
+
+
 # Operands that must hold the same elements as a struct-valued operand of the same op.
 SAME_ELEMENT = {"a", "t", "src", "dst", "value", "b"}
 # Ops that take a struct tile in one way only, lowered on their own below.
@@ -220,6 +231,11 @@ class StructTileLowering:
                 tmp = self.new_temp(keys.type)
                 stmts.append(ir.Assign(tmp, keys, self.span(node)))
                 subst[id(sort_keys)] = ir.Var(tmp, self.span(node))
+            if op in ACCUMULATING_OPS and not accumulates(lt):
+                carried = self.carried_leaf(op, node, carriers, path, lt, bound)
+                if carried is not None:
+                    results[path] = carried
+                continue
             with self.substituted(subst):
                 call = super().lower_op(op, node, extra_attrs)
             mutated = self.mutated_args(call)
@@ -237,6 +253,19 @@ class StructTileLowering:
         if isinstance(first.type, TileT):
             return StructTile(TileT(held, first.type.shape), results, f"{op}(...)")
         return StructValue(held, results, f"{op}(...)")
+
+    def carried_leaf(self, op, node, carriers: dict, path: str, lt, bound: dict):
+        """A field Warp does not accumulate: an atomic add leaves it (None: no statement); tile_sum
+        gives the first element's value."""
+        if op != "tile_sum":
+            return None
+        if bound.get("axis") is not None:
+            self.fail("TC0203", f"tile_sum: an axis sum of a struct tile whose field `{path}` is {lt} (Warp does not "
+                      "accumulate bool and 8/16-bit integer fields) is not supported by tilec", bound["axis"])
+        leaf = next(v for _, v in carriers.values() if isinstance(v, StructTile)).leaves[path]
+        first = self.make_op("tile_extract", [leaf] + [ir.Const(0, INT32, self.span(node))] * leaf.type.ndim, {},
+                             node)
+        return self.make_op("tile_full", [first], {"shape": (1,), "dtype": lt, "storage": "register"}, node)
 
     def struct_tile_map(self, bound: dict, variadic: list, values: dict, node: cst.Call):
         """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for
@@ -302,7 +331,8 @@ class StructTileLowering:
                           f"`{held.dtype}` of the same shape", where[i] if where and where[i] is not None else node)
         leaves = {path: super(StructTileLowering, self).make_op(op, [e.leaves[path] for e in operands], attrs, node,
                                                                 where)
-                  for path, _ in structs.struct_leaves(held.dtype)}
+                  if accumulates(lt) else operands[0].leaves[path]  # a field Warp carries: the left operand's
+                  for path, lt in structs.struct_leaves(held.dtype)}
         return StructTile(held, leaves, f"{op}(...)")
 
     def lower_subscript(self, node: cst.Subscript):

@@ -119,3 +119,19 @@ def from_lane(src: wp.array[Particle], dst: wp.array[Particle]):
     _b, lane = wp.tid()
     f = wp.tile_from_thread(shape=TILE, value=src[lane], thread_idx=2)
     wp.tile_store(dst, f)
+
+
+@wp.struct
+class Tagged:
+    flag: wp.bool
+    small: wp.int8
+    count: wp.int32
+    value: float
+
+
+@wp.kernel
+def tagged_totals(src: wp.array[Tagged], acc: wp.array[Tagged], total: wp.array[Tagged], twice: wp.array[Tagged]):
+    t = wp.tile_load(src, shape=TILE)
+    wp.tile_atomic_add(acc, t)
+    wp.tile_store(total, wp.tile_sum(t))
+    wp.tile_store(twice, t + t)
