@@ -41,4 +41,7 @@ CASES = [
     Case("struct_tiles_tagged_totals", S, "tagged_totals", dim=(1,), block_dim=8, grad=False,
          args=(StructArr("Tagged", (8,), TAGGED),
                *(StructArr("Tagged", shape, TAGGED, role="out", kind="int:1:3") for shape in ((8,), (1,), (8,))))),
+    # funcs calling funcs inside tile_map: the adjoint inlines the straight-line callees
+    Case("struct_tiles_cell_energies", S, "cell_energies", dim=(1,), block_dim=8,
+         args=(StructArr("Cell", (8,), CELL), out(8))),
 ]

@@ -244,33 +244,53 @@ def _lift_maps(e, funcs):
     fn = funcs[e.attr("op")]
     if fn.grad_funcs is not None:  # the user's rule mapped over the tiles, as Warp does (ops/adjoints.py)
         return replace(e, attrs=e.attrs + (("grads", fn.grad_funcs),))
-    *assigns, last = list(fn.body) or [None]
-    if not isinstance(last, ir.Return) or last.value is None or not all(isinstance(s, ir.Assign) for s in assigns):
-        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is straight-line "
-                                "assignments and a `return expression` are differentiated", e.span)
-    env = dict(zip(fn.params, e.args))
-    for s in assigns:  # straight-line locals (a struct func's fields: `out.x = ...`) substituted in order
-        env[s.target] = _lift(s.value, env, e.type.shape, e.span)
-    lifted = _lift(last.value, env, e.type.shape, e.span)
+    lifted = _lift_body(fn, e.args, e.type.shape, e.span, funcs)
     if not isinstance(lifted.type, TileT):
         raise NotDifferentiable(f"tile_map over `{fn.source_name}`: the result does not depend on the tiles", e.span)
     return lifted
 
 
-def _lift(e, env, shape, span):
+class _Unliftable:
+    """A local of a mapped func that is not elementwise: refused only if the result reads it."""
+
+    def __init__(self, error: NotDifferentiable):
+        self.error = error
+
+
+def _lift_body(fn, args, shape, span, funcs):
+    """fn's body over these operands: straight-line assignments (a struct func's fields:
+    `out.x = ...`) substituted in order into its `return expression`."""
+    *assigns, last = list(fn.body) or [None]
+    if not isinstance(last, ir.Return) or last.value is None or not all(isinstance(s, ir.Assign) for s in assigns):
+        raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is straight-line "
+                                "assignments and a `return expression` are differentiated", span)
+    env = dict(zip(fn.params, args))
+    for s in assigns:
+        try:
+            env[s.target] = _lift(s.value, env, shape, span, funcs)
+        except NotDifferentiable as error:  # e.g. a struct constructor's zero vector, then overwritten
+            env[s.target] = _Unliftable(error)
+    return _lift(last.value, env, shape, span, funcs)
+
+
+def _lift(e, env, shape, span, funcs):
     if isinstance(e, ir.Var):
         if e.sym not in env:
             raise NotDifferentiable("tile_map func reads a variable it does not receive", span)
+        if isinstance(env[e.sym], _Unliftable):
+            raise env[e.sym].error
         return env[e.sym]
     if isinstance(e, ir.Const):
         return e
     if isinstance(e, ir.OpCall) and OPS[e.op].elementwise:
-        args = tuple(_lift(a, env, shape, span) for a in e.args)
+        args = tuple(_lift(a, env, shape, span, funcs) for a in e.args)
         tiled = any(isinstance(a.type, TileT) for a in args)
         t = TileT(e.type, shape) if tiled else e.type
         if e.op == "cast" and tiled:  # float(x) of a tile element: the tile's conversion
             return ir.OpCall("tile_astype", args, (("dtype", e.type),), t, e.span)
         return replace(e, args=args, type=t)
+    if isinstance(e, ir.Call) and e.func in funcs and funcs[e.func].grad_funcs is None:  # a func it calls
+        return _lift_body(funcs[e.func], tuple(_lift(a, env, shape, span, funcs) for a in e.args), shape, span, funcs)
     raise NotDifferentiable("tile_map func uses an operation that is not elementwise", span)
 
 

@@ -135,3 +135,22 @@ def tagged_totals(src: wp.array[Tagged], acc: wp.array[Tagged], total: wp.array[
     wp.tile_atomic_add(acc, t)
     wp.tile_store(total, wp.tile_sum(t))
     wp.tile_store(twice, t + t)
+
+
+@wp.func
+def cell_energy(c: Cell) -> float:
+    return kinetic(c.body) * c.weight
+
+
+@wp.func
+def heavier(c: Cell) -> Cell:
+    out = Cell()
+    out.body = drag(c.body, 0.5)
+    out.weight = c.weight + 1.0
+    return out
+
+
+@wp.kernel
+def cell_energies(src: wp.array[Cell], e: wp.array[float]):
+    t = wp.tile_load(src, shape=TILE)
+    wp.tile_store(e, wp.tile_map(cell_energy, wp.tile_map(heavier, t)))
