@@ -336,7 +336,8 @@ class StructTileLowering:
         return StructTile(held, leaves, f"{op}(...)")
 
     def lower_subscript(self, node: cst.Subscript):
-        if self.maybe_struct(node.value):
+        is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructTile):
                 out = {}
