@@ -280,10 +280,16 @@ template <class T, int RSA_, int CSA_> struct InPlaceA {
 // C = alpha * op(A) @ op(B) + beta * C from B's packed panels: each micro-panel of A (copied
 // into an L1 buffer first when it comes from an array) sweeps them all.
 template <class T, int M, int N, int K, class ASrc>
-inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T alpha, T beta) {
+inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T alpha, T beta,
+                  const T* next = nullptr) {
     constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
+    constexpr int LINES = PANELS * K * NR * int(sizeof(T)) / 64, STEPS = (M + MR - 1) / MR;
+    constexpr int PER_STEP = (LINES + STEPS - 1) / STEPS;
     alignas(64) T scratch[MR * K];
     for (int i = 0; i < M; i += MR) {
+        if (next)  // the next k step's panels, a slice per micro-panel: from L3 into L2 meanwhile
+            for (int l = i / MR * PER_STEP; l < (i / MR + 1) * PER_STEP && l < LINES; ++l)
+                __builtin_prefetch(reinterpret_cast<const char*>(next) + l * 64, 0, 2);
         const T* ap = a.panel(i, M - i < MR ? M - i : MR, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
@@ -358,6 +364,17 @@ class PanelCache {
         }
     }
 
+    // The copy of key another block packed in this launch, if any (for prefetching: no owner check).
+    template <class T> const T* peek(const Strided<T>& key, Layout layout, int k, int n, unsigned long long launch) const {
+        if (launch != launch_ || slots_.empty()) return nullptr;
+        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
+        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
+            const Slot& s = slots_[h];
+            if (s.launch != launch_) return nullptr;
+            if (s.key == want) return reinterpret_cast<const T*>(arena_.get() + s.offset);
+        }
+    }
+
   private:
     struct Key {
         const void* data;
@@ -387,10 +404,12 @@ class PanelCache {
     std::unique_ptr<unsigned char[]> arena_;
 };
 
+namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h)
 inline PanelCache& panel_cache() {  // this thread's
     static thread_local PanelCache cache;
     return cache;
 }
+}  // namespace
 
 // C = alpha * op(A) @ op(B) + beta * C where op(B) (K x N) is an array view or a tile described
 // as one: B is packed into its NR-column panels once (K * N values), then each micro-panel of A
@@ -409,15 +428,21 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
         pack_b<T, K, N, NR>(b, fresh ? fresh : stack_panels);
         panels = fresh ? fresh : stack_panels;
     }
+    const T* next = nullptr;  // B's panels of the next k step, when this thread packed them already
+    if (reuse) {
+        Strided<T> after = b;
+        after.r0 += K;
+        next = panel_cache().peek(after, PanelCache::B_PANELS, K, N, reuse->launch);
+    }
     if constexpr (ASrc::from_array) {  // op(A) from an array: its row-major copy is kept too
         if (reuse) {
             T* fresh_a = nullptr;
             const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
             if (!rows && fresh_a) rows = a.panel(0, M, fresh_a);
-            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta);
+            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
         }  // else each micro-panel copied just before use (sweep)
     }
-    sweep<T, M, N, K>(a, panels, c, alpha, beta);
+    sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
 }
 
 }  // namespace gemm
