@@ -21,6 +21,7 @@ from ..ops.build import zeros
 from .adjoint_tidy import tidy_adjoint
 from .effects import thread_varying
 from .simplify import simplify_function
+from .view_adds import fold_view_adds
 
 LANE_OPS = {"lane_sum", "leader_only"}
 
@@ -42,7 +43,7 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
         if fused == body:
             break
         body = fused
-    fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    fn = fold_view_adds(tidy_adjoint(simplify_function(replace(adjoint, body=body))))
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
