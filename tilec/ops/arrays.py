@@ -37,7 +37,7 @@ def _store(b: Bound):
     v = rules.scalar(b, "value")
     if "value" not in b.weak and v != a.dtype:
         b.fail("TC0202", f"cannot store {v} into {article(a.dtype.name)} {a.dtype} array", "value")
-    if "value" in b.weak and v.is_float and not a.dtype.is_float:
+    if "value" in b.weak and v.is_float and not rules.scalar_element(a).is_float:
         b.fail("TC0202", f"cannot store a float into {article(a.dtype.name)} {a.dtype} array", "value")
     return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
 

@@ -16,7 +16,7 @@ def _matmul(b: Bound):
     # Warp's mixed precision: a, b and out may each be float16, float32 or float64; the product
     # accumulates in out's dtype (a's for the two-argument form).
     for name, t in (("a", a), ("b", bb)):
-        if not t.dtype.is_float:
+        if not rules.scalar_element(t).is_float:
             b.fail("TC0203", f"needs float tiles, got {t.dtype} for `{name}`", name)
     if b.attrs.get("precision", "default") not in ("default", "tf32"):
         b.fail("TC0303", f"precision must be \"default\" or \"tf32\", got {b.attrs['precision']!r}",
@@ -27,7 +27,7 @@ def _matmul(b: Bound):
         out = rules.tile(b, "out")
         if out.shape != shape:
             b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
-        if not out.dtype.is_float:
+        if not rules.scalar_element(out).is_float:
             b.fail("TC0203", f"needs a float tile for `out`, got {out.dtype}", "out")
         _accumulator(b, out.dtype, "out")
         return out
@@ -54,7 +54,7 @@ def _square(b: Bound, name: str) -> TileT:
     rules.rank(b, name, t, (2,))
     if t.shape[0] != t.shape[1]:
         b.fail("TC0101", f"`{name}` must be square, got {fmt_shape(t.shape)}", name)
-    if not t.dtype.is_float:
+    if not rules.scalar_element(t).is_float:
         b.fail("TC0203", f"needs a float tile, got {t.dtype}", name)
     return t
 
@@ -100,7 +100,7 @@ def _diag_add(b: Bound):
             b.fail("TC0101", f"`d` has {d.shape[0]} entries but `a` is {fmt_shape(a.shape)}", "d")
         rules.same_dtype(b, ("a", "d"), (a.dtype, d.dtype))
     else:
-        rules.unify_scalars(b, ("a", "d"), (a.dtype, rules.scalar(b, "d")))
+        rules.unify_scalars(b, ("a", "d"), (rules.scalar_element(a), rules.scalar(b, "d")))
     return a
 
 

@@ -1,7 +1,7 @@
 """Maps, reductions, scans, sort and the BLAS-1 ops (dot, axpy) over tiles."""
 from __future__ import annotations
 
-from ..ir.types import INT32, MatT, Scalar, TileT, VecT, component_dtype, describe, fmt_shape
+from ..ir.types import INT32, MatT, Scalar, TileT, VecT, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -44,7 +44,7 @@ def reduced_shape(b: Bound, t: TileT):
 def _reduction(result_int: bool = False):
     def rule(b: Bound):
         t = rules.tile(b, "a")
-        if component_dtype(t.dtype).kind == "bool" and not result_int:
+        if rules.component(t).kind == "bool" and not result_int:
             b.fail("TC0203", "is not defined on bool tiles", "a")
         return TileT(INT32 if result_int else t.dtype, reduced_shape(b, t))
 
@@ -67,7 +67,7 @@ def _reduce(b: Bound):
 def _scan(b: Bound):
     """Any rank: a multi-dimensional tile is scanned in its flattened row-major order (as Warp)."""
     t = rules.tile(b, "a")
-    if t.dtype.kind == "bool":
+    if rules.scalar_element(t).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "a")
     return t
 
@@ -76,19 +76,19 @@ def _dot(b: Bound):
     a, bb = rules.tile(b, "a"), rules.tile(b, "b")
     rules.same_shape(b, ("a", "b"), (a, bb))
     rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
-    if component_dtype(a.dtype).kind == "bool":
+    if rules.component(a).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "a")
-    return TileT(component_dtype(a.dtype), (1,))  # vectors: sum of wp.dot; matrices: sum of wp.ddot
+    return TileT(rules.component(a), (1,))  # vectors: sum of wp.dot; matrices: sum of wp.ddot
 
 
 def _axpy(b: Bound):
     src, dest = rules.tile(b, "src"), rules.tile(b, "dest")
     rules.same_shape(b, ("src", "dest"), (src, dest))
     rules.same_dtype(b, ("src", "dest"), (src.dtype, dest.dtype))
-    if component_dtype(dest.dtype).kind == "bool":
+    if rules.component(dest).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "dest")
     alpha = rules.scalar(b, "alpha")
-    rules.unify_scalars(b, ("dest", "alpha"), (component_dtype(dest.dtype), alpha))  # vec3: float alpha
+    rules.unify_scalars(b, ("dest", "alpha"), (rules.component(dest), alpha))  # vec3: float alpha
     return dest
 
 

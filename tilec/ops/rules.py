@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import prod
 
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Dim, MatT, Scalar, TileT, Type, VecT, describe, fmt_shape
+from ..ir.types import (BOOL, FLOAT32, INT32, ArrayT, Dim, MatT, Scalar, TileT, Type, VecT, component_dtype, describe,
+                        fmt_shape)
 from .core import Bound
 
 
@@ -36,8 +37,24 @@ def element_value(b: Bound, name: str, t: TileT) -> None:
         if b.types[name] != t.dtype:
             b.fail("TC0201", f"`{name}` is {describe(b.types[name])} but the tile holds {t.dtype}", name)
         return
-    # t.dtype may be a StructT, no scalar: unify_scalars reports a typed operand's mismatch (TC0201).
+    # t.dtype may be a StructT where the checker has not refused struct operands first: unify_scalars then
+    # reports a typed operand's mismatch (TC0201).
     unify_scalars(b, ("a", name), (t.dtype, scalar(b, name)))  # type: ignore[arg-type]
+
+
+def scalar_element(t: TileT | ArrayT) -> Scalar:
+    """The element type of t where an op takes scalar elements only: the checker refuses struct operands
+    and value_tiles.refuse tiles of vectors and matrices before the rule of an op that does not take them."""
+    assert isinstance(t.dtype, Scalar), t
+    return t.dtype
+
+
+def component(t: TileT) -> Scalar:
+    """The scalar a tile's elements are made of (a vector's or matrix's components); never a struct's
+    (the checker refuses struct operands)."""
+    c = component_dtype(t.dtype)
+    assert c is not None, t
+    return c
 
 
 def int_scalar(b: Bound, name: str) -> Scalar:

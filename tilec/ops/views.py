@@ -49,7 +49,8 @@ def _view(b: Bound):
     for axis, (extent, parent_extent) in enumerate(zip(shape, parent)):
         k = t.ndim - len(shape) + axis
         start = offs[k] if k < len(offs) else 0
-        if extent > parent_extent or (isinstance(start, int) and start + extent > parent_extent):
+        # A symbolic extent (str) raises TypeError, which the checker reports as TC0111 (lower_call.py).
+        if extent > parent_extent or (isinstance(start, int) and start + extent > parent_extent):  # type: ignore[operator]
             b.fail("TC0104", f"view {fmt_shape(shape)} at offset {tuple(offs)} exceeds the tile "
                    f"{fmt_shape(t.shape)} along axis {k}", "offset")
         if isinstance(start, int) and start < 0:
@@ -101,7 +102,7 @@ def _check_indices(b: Bound, t: TileT, types: list, consts: list, what: str) -> 
     for axis, (ty, c) in enumerate(zip(types, consts)):
         if not (isinstance(ty, Scalar) and ty.is_integral):
             b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{axis}")
-        if isinstance(c, int) and not 0 <= c < t.shape[axis]:
+        if isinstance(c, int) and not 0 <= c < t.shape[axis]:  # type: ignore[operator]  # symbolic: as in _view
             b.fail("TC0104", f"index {c} is out of bounds for axis {axis} of extent {t.shape[axis]}",
                    f"arg{axis}")
 
@@ -132,7 +133,7 @@ def _assign(b: Bound):
         b.fail("TC0304", f"offset has {n} coordinate(s) but dst has {dst.ndim} dimension(s)", "offset")
     for axis, (s, d) in enumerate(zip(src.shape, dst.shape)):
         start = offs[axis] if axis < len(offs) else 0
-        if s > d or (isinstance(start, int) and (start < 0 or start + s > d)):
+        if s > d or (isinstance(start, int) and (start < 0 or start + s > d)):  # type: ignore[operator]  # as in _view
             b.fail("TC0104", f"src {fmt_shape(src.shape)} at offset {tuple(offs) or 0} exceeds dst "
                    f"{fmt_shape(dst.shape)} along axis {axis}", "src")
     return dst
@@ -152,7 +153,7 @@ def _gather(b: Bound):
     len(idx); negative indices count from the end of that axis."""
     t = rules.tile(b, "a")
     idx = rules.tile(b, "indices")
-    if idx.ndim != 1 or not idx.dtype.is_integral:
+    if idx.ndim != 1 or not rules.scalar_element(idx).is_integral:
         b.fail("TC0203", f"a tile can be indexed by a 1-d int tile, got {describe(idx)}", "indices")
     axis = b.attrs.get("axis", 0)
     return TileT(t.dtype, t.shape[:axis] + idx.shape + t.shape[axis + 1:])
