@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic
 from ..ir.types import TileT, fmt_shape
 from .compiler import MAX_SHARED_BYTES
 from .emit import plan_cuda
-from .storage import SharedLayout, shared_layout
+from .storage import SharedLayout, placed_type, shared_layout
 
 DEFAULT_ARCHS = ("sm_80", "sm_90")  # `tilec build --arch`'s default
 MAX_SCRATCH_BYTES = 1 << 30  # one block's global scratch slice
@@ -85,12 +85,12 @@ def _size(n: int) -> str:
 def describe(layout: SharedLayout, placed: str = "shared") -> str:
     """The largest shared (or global scratch) tiles of a layout, as `name` (shape) dtype (KiB)."""
     tiles = sorted(layout.tiles if placed == "shared" else layout.global_tiles,
-                   key=lambda item: (-item[0].type.nbytes, item[1]))
+                   key=lambda item: (-placed_type(item[0]).nbytes, item[1]))
     size = _size if placed == "global" else (lambda n: f"{n / 1024:g} KiB")
-    parts = [f"`{_name(sym)}` {_extent(sym.type)} {sym.type.dtype} ({size(sym.type.nbytes)})"
+    parts = [f"`{_name(sym)}` {_extent(sym.type)} {placed_type(sym).dtype} ({size(placed_type(sym).nbytes)})"
              for sym, _ in tiles[:LISTED_TILES]]
     if len(tiles) > LISTED_TILES:
-        rest = sum(sym.type.nbytes for sym, _ in tiles[LISTED_TILES:])
+        rest = sum(placed_type(sym).nbytes for sym, _ in tiles[LISTED_TILES:])
         parts.append(f"{len(tiles) - LISTED_TILES} more tiles ({size(rest)})")
     if layout.scratch_offset is not None and placed == "shared":
         parts.append(f"reduction scratch ({(layout.total - layout.scratch_offset) / 1024:g} KiB)")
