@@ -18,7 +18,7 @@ from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.one_lane import lanes_may_differ, one_lane
-from ..diagnostics import NotDifferentiable
+from ..diagnostics import Diagnostic, NotDifferentiable
 from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
@@ -118,7 +118,7 @@ class KernelPlan:
 
     forward: ir.Function
     adjoint: ir.Function | None
-    why_not: object = None  # the warning Diagnostic when there is no adjoint
+    why_not: Diagnostic | None = None  # the warning Diagnostic when there is no adjoint
     lanes_adjoint: ir.Function | None = None  # the adjoint derived for cooperating lanes (the GPU's)
 
 
@@ -197,7 +197,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
                 kernels[k.name]["cuda_tape"] = taped
         why_gpu = next((p.why_not for p in cuda_plans if p.forward.name == k.name and p.why_not), None)
         if why_gpu and plan.adjoint is not None:
-            kernels[k.name]["no_backward_cuda"] = str(why_gpu)
+            kernels[k.name]["no_backward_cuda"] = why_gpu.message
     data = {
         "tilec_version": __version__,
         "module": module.name,
