@@ -163,7 +163,7 @@ def _simple(scope: Scope, node) -> None:
     if isinstance(node, cst.Import):
         for alias in node.names:
             full = _dotted(alias.name)
-            local = alias.asname.name.value if alias.asname else full.split(".")[0]
+            local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else full.split(".")[0]
             if full in API_MODULES:
                 scope.api_aliases.add(local)
             elif full == "typing":
@@ -176,7 +176,7 @@ def _simple(scope: Scope, node) -> None:
             return
         for alias in node.names:
             name = _dotted(alias.name)
-            local = alias.asname.name.value if alias.asname else name
+            local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else name
             if module in API_MODULES:
                 scope.api_names[local] = name
             elif module == "typing" and name == "Any":
@@ -189,8 +189,8 @@ def _simple(scope: Scope, node) -> None:
             return
         typed = _typed_scalar(scope, node.value)
         value = typed[0] if typed is not None else scope.constant(node.value)
-        alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
-        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and alias is None else None
+        type_alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
+        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and type_alias is None else None
         for target in targets:
             if isinstance(target, cst.Name):
                 scope.value_constants.pop(target.value, None)
@@ -200,8 +200,8 @@ def _simple(scope: Scope, node) -> None:
                 scope.typed_constants.pop(target.value, None)
                 if typed is not None:
                     scope.typed_constants[target.value] = typed[1]
-                if alias is not None:
-                    scope.type_aliases[target.value] = alias
+                if type_alias is not None:
+                    scope.type_aliases[target.value] = type_alias
                 if value is consts.NOT_CONST:
                     scope.constants.pop(target.value, None)  # host value: not a constant
                 else:
