@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, MatT, Scalar, StackT, TileT, VecT
+from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, MatT, Scalar, StackT, TileT, VecT
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
@@ -195,7 +195,7 @@ def _call_annotation(node: cst.Call, scope: Scope):
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)
             if not isinstance(ndim, int) or isinstance(ndim, bool) or not 1 <= ndim <= 4:
                 raise AnnotationError("arrays have 1 to 4 dimensions (`ndim=` must be a constant 1..4)",
-                                      ndim_node)
+                                      ndim_node)  # type: ignore[arg-type]  # not None: None gives ndim 1
         else:
             ndim = fixed_ndim
         return ArrayT(d, ndim) if kind == "array" else IndexedT(d, ndim)
@@ -240,12 +240,12 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope):
 
 
 def _dims(items, scope: Scope) -> tuple:
-    dims = []
+    dims: list[Dim] = []
     for item in items:
         value_node = item.value if isinstance(item, cst.Element) else item
         if isinstance(value_node, cst.SimpleString):
             name = value_node.evaluated_value
-            if not name.isidentifier():
+            if not isinstance(name, str) or not name.isidentifier():  # b"M" is bytes: no name
                 raise AnnotationError("a shape variable must be an identifier", value_node)
             dims.append(name)
             continue

@@ -12,6 +12,8 @@ diagnostic. The checked format passes every integer as `long long` (`%lld`) and 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NoReturn, TypeGuard
 
 import libcst as cst
 
@@ -89,6 +91,13 @@ def checked_format(fmt: str, args: list) -> str:
 class PrintLowering:
     """Mixin of FunctionChecker: print of strings and wp.printf."""
 
+    # Supplied by FunctionChecker (lower_call.py, lower_expr.py): declared for the type checker only.
+    fail: Callable[..., NoReturn]
+    lower_op: Callable[..., ir.Expr]
+    make_op: Callable[..., ir.Expr]
+    expr: Callable[[cst.BaseExpression], ir.Expr]
+    is_weak: Callable[[ir.Expr], TypeGuard[ir.Const]]  # an untyped literal: a Const
+
     def lower_print(self, node: cst.Call):
         args = [a.value for a in node.args]
         if len(args) == 1 and any(a.keyword is not None for a in node.args):
@@ -120,7 +129,9 @@ class PrintLowering:
             self.refuse_string_building(node.args[0].value)
             self.fail("TC0305", "the format of wp.printf must be a string literal", node.args[0].value)
         nodes = [a.value for a in node.args[1:]]
-        kinds, values, where = [], [], []
+        kinds: list[str | Scalar] = []
+        values: list[ir.Expr] = []
+        where: list[cst.BaseExpression] = []
         for n in nodes:
             text = string_literal(n)
             if text is not None:
@@ -129,11 +140,12 @@ class PrintLowering:
             where.append(n)
             self.refuse_string_building(n)
             e = self.expr(n)
-            if not isinstance(e.type, Scalar):
-                self.fail("TC0203", f"wp.printf prints scalars, got {describe(e.type)}", n)
+            t = e.type
+            if not isinstance(t, Scalar):
+                self.fail("TC0203", f"wp.printf prints scalars, got {describe(t)}", n)
             if self.is_weak(e):
-                e = ir.Const(e.value, e.type, e.span)
-            kinds.append(e.type)
+                e = ir.Const(e.value, t, e.span)
+            kinds.append(t)
             values.append(e)
         try:
             c_format = checked_format(fmt, kinds)
