@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from math import prod
+from typing import Any
 
-from ..ir.types import Scalar, TileT, describe, fmt_shape
+from ..ir.types import Scalar, TileT, Type, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
 
 
-def _broadcast(b: Bound):
+def _broadcast(b: Bound) -> Type:
     t = rules.tile(b, "a")
     shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
     if t.ndim > len(shape):
@@ -29,7 +30,7 @@ def _integral_offsets(b: Bound) -> None:
             b.fail("TC0203", f"offset coordinates must be integers, got {describe(t)}", "offset")
 
 
-def _view(b: Bound):
+def _view(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _integral_offsets(b)
     offs = b.consts.get("offset") or []
@@ -58,7 +59,7 @@ def _view(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _squeeze(b: Bound):
+def _squeeze(b: Bound) -> Type:
     t = rules.tile(b, "a")
     axis = b.attrs.get("axis")
     if axis is None:
@@ -72,7 +73,7 @@ def _squeeze(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _reshape(b: Bound):
+def _reshape(b: Bound) -> Type:
     t = rules.tile(b, "a")
     shape = b.attrs["shape"]
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -90,12 +91,12 @@ def _reshape(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _astype(b: Bound):
+def _astype(b: Bound) -> Type:
     t = rules.tile(b, "a")
     return TileT(b.attrs["dtype"], t.shape)
 
 
-def _check_indices(b: Bound, t: TileT, types: list, consts: list, what: str) -> None:
+def _check_indices(b: Bound, t: TileT, types: list[Type], consts: list[Any], what: str) -> None:
     if len(types) != t.ndim:
         b.fail("TC0304", f"{what} needs {t.ndim} index(es) for a tile of shape {fmt_shape(t.shape)}, "
                f"got {len(types)}")
@@ -107,20 +108,20 @@ def _check_indices(b: Bound, t: TileT, types: list, consts: list, what: str) -> 
                    f"arg{axis}")
 
 
-def _extract(b: Bound):
+def _extract(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _check_indices(b, t, b.variadic, b.variadic_consts, "element access")
     return t.dtype
 
 
-def _setitem(b: Bound):
+def _setitem(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _check_indices(b, t, b.variadic, b.variadic_consts, "element write")
     rules.element_value(b, "value", t)
     return t
 
 
-def _assign(b: Bound):
+def _assign(b: Bound) -> Type:
     dst, src = rules.tile(b, "dst"), rules.tile(b, "src")
     _integral_offsets(b)
     if dst.dtype != src.dtype:
@@ -139,7 +140,7 @@ def _assign(b: Bound):
     return dst
 
 
-def _slice(b: Bound):
+def _slice(b: Bound) -> Type:
     """Shape computed (and bounds checked) by the lowering of the subscript; args: keep mask, then a
     start and a step per parent axis."""
     t = rules.tile(b, "a")
@@ -148,7 +149,7 @@ def _slice(b: Bound):
     return TileT(t.dtype, tuple(b.attrs["shape"]))
 
 
-def _gather(b: Bound):
+def _gather(b: Bound) -> Type:
     """t[idx] / t[idx, :] / t[:, idx] (Warp's tile_slice_indexed): the extent along `axis` becomes
     len(idx); negative indices count from the end of that axis."""
     t = rules.tile(b, "a")
