@@ -39,14 +39,14 @@ class IndexedLowering:
     retype_literal: Callable[[ir.Expr, Type], ir.Expr]
     make_op: Callable[..., ir.Expr]
 
-    def indexed_params(self, name: str, t: ann.IndexedT) -> list:
+    def indexed_params(self, name: str, t: ann.IndexedT) -> list[ir.Sym]:
         """The IR parameters of one indexed array parameter: the base, then one index per axis."""
         base = ir.Sym(name, 0, ArrayT(t.dtype, t.ndim))
         indices = [ir.Sym(naming.index_param(name, k), 0, ArrayT(INT32, 1)) for k in range(t.ndim)]
         self.indexed[name] = (base, indices)
         return [base, *indices]
 
-    def indexed_name(self, node) -> str | None:
+    def indexed_name(self, node: cst.CSTNode) -> str | None:
         """The parameter name when `node` names an indexed array parameter still in scope."""
         if isinstance(node, cst.Name) and node.value in self.indexed:
             binding = self.env.get(node.value)
@@ -54,11 +54,11 @@ class IndexedLowering:
                 return node.value
         return None
 
-    def refuse_indexed(self, name: str, node) -> None:
+    def refuse_indexed(self, name: str, node: cst.CSTNode) -> None:
         self.fail("TC0401", f"unsupported syntax: indexed array `{name}` used here; "
                   + READ_ONLY.format(name=name), node)
 
-    def lower_indexed_subscript(self, name: str, node: cst.Subscript):
+    def lower_indexed_subscript(self, name: str, node: cst.Subscript) -> ir.Expr:
         """`a[i, j]` -> base[idx0[i], idx1[j]]."""
         base, indices = self.indexed[name]
         ndim = _base_array(base).ndim
@@ -74,7 +74,7 @@ class IndexedLowering:
             gathered.append(self.make_op("array_load", [ir.Var(index, span), i], {}, item, where=[node.value, item]))
         return self.make_op("array_load", [ir.Var(base, span)] + gathered, {}, node, where=[node.value] + items)
 
-    def lower_indexed_shape(self, name: str, axis: int, node):
+    def lower_indexed_shape(self, name: str, axis: int, node: cst.CSTNode) -> ir.Expr:
         base, indices = self.indexed[name]
         ndim = _base_array(base).ndim
         if not -ndim <= axis < ndim:

@@ -27,7 +27,7 @@ FLOAT_CONVS = "fFeEgG"
 PRINTF_HELP = 'wp.printf("i = %d, x = %f\\n", i, x)'
 
 
-def string_literal(node) -> str | None:
+def string_literal(node: cst.CSTNode) -> str | None:
     """The text of a str literal (plain or implicitly concatenated), else None (bytes too)."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
@@ -47,7 +47,7 @@ class FormatError(Exception):
         self.arg = arg  # the argument to blame (index into the printf arguments), None: the format
 
 
-def checked_format(fmt: str, args: list) -> str:
+def checked_format(fmt: str, args: list[str | Scalar]) -> str:
     """The C format printing `fmt` with `args` (each a Scalar type, or a str for a string literal),
     integers widened to long long; raises FormatError."""
     out, pos, k = [], 0, 0
@@ -98,7 +98,7 @@ class PrintLowering:
     expr: Callable[[cst.BaseExpression], ir.Expr]
     is_weak: Callable[[ir.Expr], TypeGuard[ir.Const]]  # an untyped literal: a Const
 
-    def lower_print(self, node: cst.Call):
+    def lower_print(self, node: cst.Call) -> ir.Expr:
         args = [a.value for a in node.args]
         if len(args) == 1 and any(a.keyword is not None for a in node.args):
             self.fail("TC0401", "unsupported syntax: keyword arguments of print()", node.args[0])
@@ -111,7 +111,7 @@ class PrintLowering:
             return self.lower_op("print", node)
         return self.make_op("print_format", [], {"format": escape(text) + "\n"}, node)
 
-    def refuse_string_building(self, value) -> None:
+    def refuse_string_building(self, value: cst.CSTNode) -> None:
         if isinstance(value, cst.FormattedString):
             self.fail("TC0401", "unsupported syntax: f-strings in a kernel (Warp 1.19 refuses them too)", value,
                       help=PRINTF_HELP)
@@ -120,7 +120,7 @@ class PrintLowering:
             self.fail("TC0401", "unsupported syntax: str.format in a kernel (Warp 1.19 refuses it too)", value,
                       help=PRINTF_HELP)
 
-    def lower_printf(self, node: cst.Call):
+    def lower_printf(self, node: cst.Call) -> ir.Expr:
         if not node.args or any(a.keyword is not None for a in node.args):
             self.fail("TC0401", "wp.printf takes a format string literal and then the values, by position", node,
                       help=PRINTF_HELP)
