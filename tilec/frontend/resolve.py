@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..diagnostics import Diagnostics
+from ..ir.types import BUILTIN_DTYPE_NAMES
 from . import consts, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
@@ -217,7 +218,7 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression):
         value = value.args[0].value
     if not isinstance(value, cst.Call) or len(value.args) != 1 or value.args[0].keyword is not None:
         return None
-    if isinstance(value.func, cst.Name) and value.func.value in annotations.BUILTIN_DTYPE_NAMES \
+    if isinstance(value.func, cst.Name) and value.func.value in BUILTIN_DTYPE_NAMES \
             and value.func.value not in scope.api_names:
         return None  # float(1.5): a Python value, untyped as in Warp
     t = annotations.dtype(value.func, scope)
