@@ -165,10 +165,10 @@ class Interpreter:
     def scalar_function(self, name: str) -> Callable[..., Any]:
         """A Python callable for a builtin op name or a specialised func."""
         if name in BINARY:
-            f = cast(Callable[..., Any], BINARY[name])  # numpy ufuncs and lambdas
+            f = BINARY[name]  # numpy ufuncs and lambdas
             return lambda a, b: f(a, b)
         if name in UNARY:
-            return cast(Callable[..., Any], UNARY[name])
+            return UNARY[name]
         fn = self.funcs[name]
 
         def run(*xs: Any) -> Any:

@@ -14,6 +14,7 @@ import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Recorded in manifest.json["flags"] but shaping no generated text.
 BUILD_ONLY_FLAGS = ("emit_only", "target", "debug", "native")
@@ -22,7 +23,7 @@ UNCOMPARED_KEYS = ("cuda_build", "cpu_build", "inputs_hash", "libraries")
 KERNEL_BUILD_FACTS = ("cuda_resources",)
 # Files a build compiles from the generated ones; never "extra".
 PRODUCT_SUFFIXES = (".so", ".fatbin", ".log", ".pyc")
-DEFAULT_FLAGS = {"block_dim": 256, "target": "all", "debug": False, "max_shared": None,
+DEFAULT_FLAGS: dict[str, Any] = {"block_dim": 256, "target": "all", "debug": False, "max_shared": None,
                  "emit_only": False, "line_directives": False}
 
 
@@ -30,11 +31,11 @@ DEFAULT_FLAGS = {"block_dim": 256, "target": "all", "debug": False, "max_shared"
 class Staleness:
     folder: Path
     exists: bool
-    missing: list = field(default_factory=list)
-    changed: list = field(default_factory=list)
-    extra: list = field(default_factory=list)
-    diffs: dict = field(default_factory=dict)  # name -> unified diff text
-    recorded: dict = field(default_factory=dict)  # the folder's manifest: flags, cuda archs
+    missing: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)  # name -> unified diff text
+    recorded: dict[str, Any] = field(default_factory=dict)  # the folder's manifest: flags, cuda archs
 
     @property
     def stale(self) -> bool:
@@ -62,7 +63,7 @@ def comparable_manifest(text: str) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def compare(generated: dict, folder: Path) -> Staleness:
+def compare(generated: dict[str, str], folder: Path) -> Staleness:
     """generated: relative path -> text, as `build` would write it."""
     result = Staleness(folder, folder.is_dir())
     if not result.exists:
@@ -97,9 +98,11 @@ def compare(generated: dict, folder: Path) -> Staleness:
     return result
 
 
-def rebuild_command(file: str, outdir: str, recorded: dict, fallback: dict) -> str:
+def rebuild_command(file: str, outdir: str, recorded: dict[str, Any], fallback: dict[str, Any]) -> str:
     """`tilec build FILE -o OUTDIR` with the flags the folder was built with (else `fallback`)."""
-    flags = recorded.get("flags") if isinstance(recorded.get("flags"), dict) else fallback
+    flags = recorded.get("flags")
+    if not isinstance(flags, dict):
+        flags = fallback
     args = ["tilec", "build", file, "-o", outdir]
     if flags.get("target", "all") != "all":
         args += ["--target", str(flags["target"])]

@@ -20,6 +20,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .build import artefacts_hold, read_manifest
@@ -46,7 +47,7 @@ def tilec_fingerprint() -> str:
     return h.hexdigest()
 
 
-def build_key(source_path: str, outdir: str, options: dict) -> str | None:
+def build_key(source_path: str, outdir: str, options: dict[str, Any]) -> str | None:
     """The stamp key of one `tilec build` invocation; None when the source is not a regular file
     (/dev/zero, a FIFO: the full path refuses those with a message) or cannot be read."""
     try:

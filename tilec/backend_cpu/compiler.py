@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ..cachedir import cache_dir
@@ -58,12 +59,12 @@ def target_isa(native: bool, machine: str | None = None) -> str:
     return BASELINE.get((machine or platform.machine()).lower(), "generic")
 
 
-def isa_flags(isa: str) -> list:
+def isa_flags(isa: str) -> list[str]:
     return [] if isa == "generic" else [f"-march={isa}"]
 
 
 def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "generic", pch: bool = False,
-                runtime_object: Path | None = None) -> list:
+                runtime_object: Path | None = None) -> list[str]:
     """Run inside the output folder: every path is relative, so none is baked into the library.
     pch: tilec-rt/tilec.h.gch is present, and the runtime header is included first so g++ uses it.
     runtime_object: the cached runtime object (shared_runtime) to link, its functions only declared."""
@@ -73,7 +74,7 @@ def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "gen
     return [cxx, *compile_flags(debug, isa), *shared, "-shared", *forced, "-I.", "-o", output, source, *linked]
 
 
-def cpu_features(cxx: str, isa: str) -> list:
+def cpu_features(cxx: str, isa: str) -> list[str]:
     """The CPU features the compiler may use under `isa` (from its predefined macros), sorted."""
     proc = subprocess.run([cxx, "-std=c++17", *isa_flags(isa), "-dM", "-E", "-x", "c++", os.devnull],
                           capture_output=True, text=True)
@@ -106,7 +107,7 @@ def is_gcc(cxx: str) -> bool:
     return "clang" not in ident.lower() and ("g++" in ident or "GCC" in ident)
 
 
-def compile_flags(debug: bool, isa: str) -> list:
+def compile_flags(debug: bool, isa: str) -> list[str]:
     """The flags a module's translation unit and its precompiled header share.
 
     -fno-trapping-math (clang's default already): generated code never reads floating-point
@@ -118,7 +119,7 @@ def compile_flags(debug: bool, isa: str) -> list:
     return ["-std=c++17", *opt, *isa_flags(isa), "-fno-trapping-math", "-fPIC", "-pthread"]
 
 
-def precompiled_runtime(cxx: str, flags: list, headers: dict) -> Path | None:
+def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str]) -> Path | None:
     """The cached tilec-rt/tilec.h.gch for this g++, these flags and these header texts
     ({'tilec-rt/x.h': text}), built on first use; None when it cannot be had."""
     if not is_gcc(cxx) or os.environ.get("TILEC_PCH") == "0":  # TILEC_PCH=0: no precompiled header
@@ -139,20 +140,21 @@ SHARED_RUNTIME_FLAG = "-DTILEC_SHARED_RUNTIME"
 RUNTIME_SOURCE = f'#define TILEC_RUNTIME_IMPL 1\n#include "{RUNTIME_DIR}/tilec.h"\n'
 
 
-def shared_runtime(cxx: str, flags: list, headers: dict, debug: bool) -> Path | None:
+def shared_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: bool) -> Path | None:
     """The cached runtime object for this compiler, these flags and header texts; None when it
     cannot be had (then the module compiles the runtime inline)."""
     if debug or os.environ.get("TILEC_PCH") == "0":  # TILEC_PCH=0: no compiler cache at all
         return None
 
-    def command(tmp: Path) -> list:
+    def command(tmp: Path) -> list[str]:
         (tmp / "runtime.cpp").write_text(RUNTIME_SOURCE)
         return [cxx, *flags, "-c", "-I.", "runtime.cpp", "-o", "out.o"]
 
     return _cached(cxx, [*flags, RUNTIME_SOURCE], headers, "runtime", ".o", command)
 
 
-def _cached(cxx: str, flags: list, headers: dict, kind: str, suffix: str, command) -> Path | None:
+def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suffix: str,
+            command: Callable[[Path], list[str]]) -> Path | None:
     """cache_dir()/kind/<key>suffix, made on first use by running command(tmp) in a temporary
     folder holding the headers (relative paths only: none reaches the product) that writes
     out<suffix> there; None when it cannot be had."""

@@ -2,14 +2,17 @@
 (`<module>.h`) listing every entry point of both targets."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target
-from ..codegen.sources import Emitted, _entry, kernel_facts, param_doc, templates
+from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
 
 TEMPLATES = templates("tilec.backend_cpu")
 
 
-def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of=None) -> dict:
+def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict[str, ir.Function],
+               lanes_of: ir.Function | None = None) -> dict[str, Any]:
     """lanes_of: the forward kernel, whose lane mode an adjoint shares (its own atomics are not per lane)."""
     facts = kernel_facts(fn, funcs)
     lanes = kernel_facts(lanes_of, funcs)["lanes"] if lanes_of is not None else facts["lanes"]
@@ -19,11 +22,13 @@ def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict, lanes_of
     return entry
 
 
-def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False, cuda_entries=None) -> Emitted:
+def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
+             cuda_entries: dict[str, list[dict[str, Any]]] | None = None) -> Emitted:
     target = Target("cpu", "static ", naming.source_label(module.filename), line_directives)
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
-    kernels, header_kernels = [], []
+    kernels: list[dict[str, Any]] = []
+    header_kernels: list[dict[str, Any]] = []
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
@@ -43,7 +48,7 @@ def emit_cpu(module: ir.Module, plans: list, line_directives: bool = False, cuda
     return Emitted({f"{module.name}.cpp": cpp, f"{module.name}.h": header})
 
 
-def _header_kernel(k: ir.Function, facts: dict, entries: list) -> dict:
+def _header_kernel(k: ir.Function, facts: dict[str, Any], entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "name": k.name, "line": k.span.line, "block_dim": k.block_dim, "tiled": facts["tiled"],
         "params": [{"name": p.name, "doc": param_doc(p.type)} for p in k.params],

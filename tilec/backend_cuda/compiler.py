@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 
 from ..naming import RUNTIME_DIR
 
@@ -17,19 +18,19 @@ def find_nvcc(explicit: str | None = None) -> str | None:
     return None
 
 
-def ptx_arch(archs: list) -> str | None:
+def ptx_arch(archs: Sequence[str]) -> str | None:
     """The virtual architecture whose PTX the fatbin carries: the newest requested one (a GPU newer
     than every sm_XY in the fatbin JIT-compiles it)."""
     numbers = [a.removeprefix("sm_") for a in archs]
     return f"compute_{max(numbers, key=_arch_key)}" if numbers else None
 
 
-def _arch_key(number: str) -> tuple:
+def _arch_key(number: str) -> tuple[int, str]:
     digits = re.match(r"\d+", number)
     return (int(digits.group(0)) if digits else 0, number)
 
 
-def nvcc_command(nvcc: str, source: str, output: str, archs: list, debug: bool) -> list:
+def nvcc_command(nvcc: str, source: str, output: str, archs: Sequence[str], debug: bool) -> list[str]:
     """A fatbin with SASS for every sm_XY in archs plus PTX for the newest; -Xptxas -v reports
     registers, shared memory and spills."""
     gencode = []
@@ -57,17 +58,17 @@ def nvcc_version(nvcc: str) -> str:
     return m.group(0).strip() if m else "unknown"
 
 
-def emu_command(cxx: str, source: str, output: str, debug: bool) -> list:
+def emu_command(cxx: str, source: str, output: str, debug: bool) -> list[str]:
     """The .cu compiled for the CPU emulation of the GPU model."""
     opt = ["-O0", "-g", "-DTILEC_DEBUG"] if debug else ["-O2"]
     return [cxx, "-x", "c++", "-std=c++17", *opt, "-fPIC", "-shared", "-pthread", "-DTILEC_CUDA_EMU", "-I.",
             "-include", f"{RUNTIME_DIR}/cuda_emu.h", "-o", output, source]
 
 
-def parse_ptxas(log: str) -> dict:
+def parse_ptxas(log: str) -> dict[str, dict[str, dict[str, int]]]:
     """{kernel: {arch: {registers, shared_bytes, spill_stores, spill_loads}}} from -Xptxas -v output."""
-    out: dict = {}
-    current = None
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    current: dict[str, int] | None = None
     for line in log.splitlines():
         m = re.search(r"Compiling entry function '(\w+)' for '(sm_\d+)'", line)
         if m:

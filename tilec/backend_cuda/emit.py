@@ -2,10 +2,13 @@
 its adjoint, as CUDA (`<module>.cu`), with the launch entries for the header and the manifest."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
+from ..diagnostics import Diagnostic
 from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
-from ..ir.types import MatT, TileT, VecT
+from ..ir.types import MatT, TileT, Type, VecT
 from ..passes.normalize import normalize_module
 from ..passes.structure import inline_calls
 from .gpu_tiles import CudaEmitter
@@ -24,7 +27,7 @@ def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
     return normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
 
 
-def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
+def plan_cuda(module: ir.Module, cpu_plans: list[KernelPlan]) -> list[KernelPlan]:
     """GPU kernels: funcs touching tiles inlined; their adjoints derived for cooperating lanes.
 
     The adjoint is the CPU plan's, derived once (sources.plan_kernels): the lanes form of a tile
@@ -34,15 +37,16 @@ def plan_cuda(module: ir.Module, cpu_plans: list) -> list:
     plans = []
     for k, cpu in zip(module.kernels, cpu_plans):
         forward = cuda_forward(k, module)
-        adjoint, why = None, None
+        adjoint: ir.Function | None = None
+        why: Diagnostic | None = None
         if k.differentiate:
-            adjoint, why = cpu.lanes_adjoint, cpu.why_not.message if cpu.why_not is not None else None
+            adjoint, why = cpu.lanes_adjoint, cpu.why_not
         plans.append(KernelPlan(forward, adjoint, why))
     return plans
 
 
 def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, scratch: int,
-                doc: str) -> dict:
+                doc: str) -> dict[str, Any]:
     entry = _entry(launch_name, list(fn.params), body, "cuda")
     entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
     entry["kernel"] = kernel_name
@@ -55,37 +59,40 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
     entry["smem_bytes"] = smem
     entry["scratch_bytes"] = scratch  # per block, in global memory: tiles past the shared budget
     entry["block_dim"] = fn.block_dim
-    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn))
+    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn) if isinstance(s.type, TileT))
     entry["doc"] = doc
     return entry
 
 
-def _kernel_ctype(t) -> str:
+def _kernel_ctype(t: Type) -> str:
     """A __global__ kernel's parameter: vectors and matrices by value (the launch copies their bytes)."""
     return t.ctype if isinstance(t, (VecT, MatT)) else abi_ctype(t)
 
 
-def _kernel_arg(p) -> str:
+def _kernel_arg(p: ir.Sym) -> str:
     """The C entry's argument as the kernel takes it: a vector/matrix pointer is read."""
     name = naming.c_param(p.name)
     return f"*static_cast<const {p.type.ctype}*>({name})" if isinstance(p.type, (VecT, MatT)) else name
 
 
-def _tile_syms(fn):
+def _tile_syms(fn: ir.Function) -> set[ir.Sym]:
     return {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
-def emit_cuda(module: ir.Module, plans: list, line_directives: bool = False, shared_budget: int | None = None) -> tuple:
+def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
+              shared_budget: int | None = None) -> tuple[str, dict[str, list[dict[str, Any]]]]:
     """(.cu text, entries per kernel for the header and manifest). Tiles past `shared_budget` bytes of
     shared memory per block go to global scratch (storage.shared_layout)."""
     target = Target("cuda", "__device__ static ", naming.source_label(module.filename), line_directives)
     scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
     func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
                   .function(f, naming.func_symbol(f.name)) for f in scalar_funcs]
-    kernels, entries = [], {}
+    kernels: list[dict[str, Any]] = []
+    entries: dict[str, list[dict[str, Any]]] = {}
     for plan in plans:
         k = plan.forward
-        bodies, kernel_entries = [], []
+        bodies: list[str] = []
+        kernel_entries: list[dict[str, Any]] = []
         for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
             if fn is None:
                 continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from ..ops import PER_LANE_WRITES
-from ..ir.types import StackT, TileT
+from ..ir.types import Element, StackT, StructT, TileT, Type
 from ..codegen.cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
 from .storage import is_register_fold, register_tiles, shared_layout, without_identities
 
@@ -46,10 +46,11 @@ class CudaEmitter(CxxEmitter):
         self.scratch_bytes = 0  # the block's global scratch: tiles past the budget
         self.block_dim = 1
         self.scratch_offset = 0  # where register-tile reductions combine partials
-        self.stack_offsets: dict = {}  # stack symbol -> its memory (shared, or global scratch)
+        self.stack_offsets: dict[ir.Sym, str] = {}  # stack symbol -> its memory (shared, or global scratch)
 
     def declare_locals(self, fn: ir.Function) -> None:
         """Register tiles as per-thread values; shared tiles at fixed offsets of the block's memory."""
+        assert fn.block_dim is not None, fn.name  # the checker sets every function's block_dim
         self.registers, self.block_dim = register_tiles(fn), fn.block_dim
         layout = shared_layout(fn, self.registers, self.shared_budget)
         offsets = {sym: f"ctx.smem + {offset}" for sym, offset in layout.tiles}
@@ -97,14 +98,14 @@ class CudaEmitter(CxxEmitter):
             return
         if isinstance(value, ir.OpCall) and value.op in PER_LANE_GPU:
             if value.op in PER_LANE_NEW:
-                args = ", ".join(self.expr(a) for a in value.args)
-                self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {args});")
+                operands = ", ".join(self.expr(a) for a in value.args)
+                self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {operands});")
                 return
             source = value.args[0]
             if not (isinstance(source, ir.Var) and source.sym == target):
                 self.assign_shared(dst, target, source)  # an in-place write into a new variable: copy first
-            args = [self.expr(a) for a in value.args[1:]]
-            self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {', '.join(args)});")
+            operands = ", ".join(self.expr(a) for a in value.args[1:])
+            self.emit(f"tl::{PER_LANE_GPU[value.op]}(ctx, {dst}, {operands});")
             return
         value = without_identities(value)
         if isinstance(value, ir.Call):
@@ -112,15 +113,15 @@ class CudaEmitter(CxxEmitter):
         self.emit("ctx.sync();")
         if isinstance(value, ir.Var) or is_fusible(value):
             read = (f"{naming.cxx_var(value.sym)}.data[{idx}]" if isinstance(value, ir.Var)
-                    else self.elem(value, idx, target.type.dtype))
-            self.emit(f"for (int {idx} = ctx.lane; {idx} < {target.type.size}; {idx} += ctx.nlanes) {{")
+                    else self.element(value, idx, _tile(target.type).dtype))
+            self.emit(f"for (int {idx} = ctx.lane; {idx} < {_tile(target.type).size}; {idx} += ctx.nlanes) {{")
             self.depth += 1
             self.emit(f"{dst}.data[{idx}] = {read};")
             self.depth -= 1
             self.emit("}")
         elif value.op in COOP_GPU and not reads_besides_update(value, target):
             mutated = mutated_positions(value)
-            args = [a for i, a in enumerate(value.args) if i not in mutated]
+            args: list[ir.Expr] | None = [a for i, a in enumerate(value.args) if i not in mutated]
             for i in mutated:  # the accumulating matmul updates its own destination in place
                 source = value.args[i]
                 if not (isinstance(source, ir.Var) and source.sym == target):
@@ -153,7 +154,7 @@ class CudaEmitter(CxxEmitter):
 
     def register_loop(self, dst: str, target: ir.Sym, value) -> None:
         """An elementwise assignment over the register layout: slot `_s` of this thread is element `_e`."""
-        layout, slot, idx = self.register_layout(target.type), naming.REGISTER_SLOT, naming.ELEMENT_INDEX
+        layout, slot, idx = self.register_layout(_tile(target.type)), naming.REGISTER_SLOT, naming.ELEMENT_INDEX
         into_registers = target in self.registers
         reads_shared = any(isinstance(x, ir.Var) and isinstance(x.type, TileT) and x.sym not in self.registers
                            for x in ir.walk_expr(value))
@@ -166,17 +167,24 @@ class CudaEmitter(CxxEmitter):
         self.emit(f"if (!{layout}::valid({idx})) continue;")
         self.slot = slot
         if isinstance(value, ir.OpCall) and value.op in REGISTER_COPIES:
-            read = self.elem(value.args[0], idx, value.args[0].type.dtype)
+            read = self.element(value.args[0], idx, _tile(value.args[0].type).dtype)
             if value.op == "tile_astype":
-                read = f"tl::cast<{target.type.dtype.ctype}>({read})"
+                out = _tile(target.type).dtype
+                assert not isinstance(out, StructT), target  # the IR past the checker carries no struct
+                read = f"tl::cast<{out.ctype}>({read})"
         else:
-            read = self.elem(value, idx, target.type.dtype)
+            read = self.element(value, idx, _tile(target.type).dtype)
         self.slot = None
         self.emit(f"{dst}.v[{slot}] = {read};" if into_registers else f"{dst}.data[{idx}] = {read};")
         self.depth -= 1
         self.emit("}")
         if not into_registers:
             self.emit("ctx.sync();")
+
+    def element(self, e: ir.Expr, idx: str, dtype: Element) -> str:
+        """CxxEmitter.elem for a tile of any element type: its scalar_op takes vectors and matrices too,
+        which elem's annotation (dtype: Scalar) does not say."""
+        return self.elem(e, idx, dtype)  # type: ignore[arg-type]
 
     def coop_name(self, op: str) -> str:
         """Memory transfers are laid out in runs per thread, like register tiles: they need block_dim."""
@@ -206,6 +214,12 @@ class CudaEmitter(CxxEmitter):
             self.emit("ctx.sync();")
         else:
             super().effect(e)
+
+
+def _tile(t: Type) -> TileT:
+    """The type of a tile assignment's target or a register copy's operand: a tile."""
+    assert isinstance(t, TileT), t
+    return t
 
 
 def reads_besides_update(call: ir.OpCall, sym: ir.Sym) -> bool:

@@ -12,12 +12,16 @@ Only CUDA builds are limited: the CPU library keeps big tiles on the heap. Expec
 """
 from __future__ import annotations
 
-from ..codegen.sources import plan_kernels
+from collections.abc import Sequence
+from typing import Any
+
+from .. import ir
+from ..codegen.sources import KernelPlan, plan_kernels
 from ..diagnostics import Diagnostic
-from ..ir.types import TileT, fmt_shape
+from ..ir.types import StackT, TileT, fmt_shape
 from .compiler import MAX_SHARED_BYTES
 from .emit import plan_cuda
-from .storage import SharedLayout, shared_layout
+from .storage import SharedLayout, placed_type, shared_layout
 
 DEFAULT_ARCHS = ("sm_80", "sm_90")  # `tilec build --arch`'s default
 MAX_SCRATCH_BYTES = 1 << 30  # one block's global scratch slice
@@ -25,11 +29,15 @@ LISTED_TILES = 6
 TEMPORARIES = {"_tmp", "_v", "_z", "_g"}  # names normalize.py and autodiff.py give their temporaries  # a diagnostic names the largest tiles, then counts the rest
 
 
-def kernel_shared_memory(module, cpu_plans=None, limit: int | None = None) -> dict:
+Usage = dict[str, dict[str, SharedLayout]]  # kernel name -> direction ("forward", "backward") -> layout
+
+
+def kernel_shared_memory(module: ir.Module, cpu_plans: list[KernelPlan] | None = None,
+                         limit: int | None = None) -> Usage:
     """Kernel name -> {"forward": SharedLayout, "backward": SharedLayout (absent without an adjoint)},
     laid out as the emitter does for a budget of `limit` bytes (None: everything in shared memory)."""
     plans = plan_cuda(module, cpu_plans if cpu_plans is not None else plan_kernels(module))
-    out = {}
+    out: Usage = {}
     for plan in plans:
         out[plan.forward.name] = {"forward": shared_layout(plan.forward, budget=limit)}
         if plan.adjoint is not None:
@@ -37,12 +45,12 @@ def kernel_shared_memory(module, cpu_plans=None, limit: int | None = None) -> di
     return out
 
 
-def placement_budget(flags: dict) -> int:
+def placement_budget(flags: dict[str, Any]) -> int:
     """The budget the CUDA emitter places tiles by, from a build's flags (`max_shared`, `cuda_archs`)."""
     return budget(flags.get("max_shared"), tuple(flags.get("cuda_archs") or DEFAULT_ARCHS))[0]
 
 
-def budget(max_shared: int | None, archs=DEFAULT_ARCHS) -> tuple:
+def budget(max_shared: int | None, archs: Sequence[str] = DEFAULT_ARCHS) -> tuple[int, str]:
     """(bytes, how to name it in a message)."""
     if max_shared is not None:
         return max_shared, f"the {max_shared / 1024:g} KiB budget (--max-shared)"
@@ -51,12 +59,13 @@ def budget(max_shared: int | None, archs=DEFAULT_ARCHS) -> tuple:
     return MAX_SHARED_BYTES[arch], f"the {MAX_SHARED_BYTES[arch] / 1024:g} KiB a block may use on {arch}"
 
 
-def budget_errors(module, max_shared: int | None, archs=DEFAULT_ARCHS, usage: dict | None = None) -> list:
+def budget_errors(module: ir.Module, max_shared: int | None, archs: Sequence[str] = DEFAULT_ARCHS,
+                  usage: Usage | None = None) -> list[Diagnostic]:
     """A TC0109 error for each kernel direction whose block cannot be placed: its shared remainder
     past the budget, or its global scratch past MAX_SCRATCH_BYTES."""
     limit, named = budget(max_shared, archs)
     usage = usage if usage is not None else kernel_shared_memory(module, limit=limit)
-    out = []
+    out: list[Diagnostic] = []
     for k in module.kernels:
         for direction, layout in usage.get(k.name, {}).items():
             if layout.total > limit:
@@ -85,29 +94,29 @@ def _size(n: int) -> str:
 def describe(layout: SharedLayout, placed: str = "shared") -> str:
     """The largest shared (or global scratch) tiles of a layout, as `name` (shape) dtype (KiB)."""
     tiles = sorted(layout.tiles if placed == "shared" else layout.global_tiles,
-                   key=lambda item: (-item[0].type.nbytes, item[1]))
+                   key=lambda item: (-placed_type(item[0]).nbytes, item[1]))
     size = _size if placed == "global" else (lambda n: f"{n / 1024:g} KiB")
-    parts = [f"`{_name(sym)}` {_extent(sym.type)} {sym.type.dtype} ({size(sym.type.nbytes)})"
+    parts = [f"`{_name(sym)}` {_extent(placed_type(sym))} {placed_type(sym).dtype} ({size(placed_type(sym).nbytes)})"
              for sym, _ in tiles[:LISTED_TILES]]
     if len(tiles) > LISTED_TILES:
-        rest = sum(sym.type.nbytes for sym, _ in tiles[LISTED_TILES:])
+        rest = sum(placed_type(sym).nbytes for sym, _ in tiles[LISTED_TILES:])
         parts.append(f"{len(tiles) - LISTED_TILES} more tiles ({size(rest)})")
     if layout.scratch_offset is not None and placed == "shared":
         parts.append(f"reduction scratch ({(layout.total - layout.scratch_offset) / 1024:g} KiB)")
     return ", ".join(parts)
 
 
-def _extent(t) -> str:
+def _extent(t: TileT | StackT) -> str:
     """A tile's shape, or a block stack's capacity."""
     return fmt_shape(t.shape) if isinstance(t, TileT) else f"stack of {t.capacity}"
 
 
-def _name(sym) -> str:
+def _name(sym: ir.Sym) -> str:
     """The user's name; tilec's own temporaries as `temporary`."""
     return "temporary" if sym.name in TEMPORARIES else str(sym)
 
 
-def summary(usage: dict, name: str) -> str:
+def summary(usage: Usage, name: str) -> str:
     """`check --show-types`: one kernel's GPU shared memory per direction."""
     parts = [f"{direction} {_size(layout.total)} ({_tiles(layout.tiles)})"
              + (f" + {_size(layout.global_total)} global scratch ({_tiles(layout.global_tiles)})"
@@ -116,5 +125,5 @@ def summary(usage: dict, name: str) -> str:
     return "  GPU shared memory per block: " + ", ".join(parts)
 
 
-def _tiles(tiles: tuple) -> str:
+def _tiles(tiles: tuple[tuple[ir.Sym, int], ...]) -> str:
     return f"{len(tiles)} tile{'s' if len(tiles) != 1 else ''}"

@@ -19,11 +19,12 @@ The reduction scratch always stays in shared memory.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from .. import ir
 from ..codegen.cxx import local_syms
 from ..passes.normalize import is_fusible
-from ..ir.types import StackT, TileT
+from ..ir.types import MatT, StackT, TileT, Type, VecT
 
 # The GPU model treats these as copies (tiles are the block's, not a lane's).
 IDENTITY_GPU = {"lane_sum", "leader_only"}
@@ -36,9 +37,10 @@ REGISTER_FOLDS = {"tile_sum", "tile_max", "tile_min"}
 REGISTER_EFFECTS = {"tile_store", "tile_atomic_add"}
 
 
-def register_tiles(fn: ir.Function) -> frozenset:
+def register_tiles(fn: ir.Function) -> frozenset[ir.Sym]:
     """The tile symbols of fn's body that live in registers."""
-    candidates, shared = set(), set()
+    candidates: set[ir.Sym] = set()
+    shared: set[ir.Sym] = set()
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT):
             candidates.add(s.target)
@@ -54,23 +56,23 @@ def register_tiles(fn: ir.Function) -> frozenset:
     return frozenset(candidates - shared)
 
 
-def is_register_fold(value) -> bool:
+def is_register_fold(value: ir.Expr) -> TypeGuard[ir.OpCall]:
     return isinstance(value, ir.OpCall) and value.op in REGISTER_FOLDS and value.attr("axis") is None
 
 
-def _register_effect(e) -> bool:
+def _register_effect(e: ir.Expr) -> TypeGuard[ir.OpCall]:
     return (isinstance(e, ir.OpCall) and e.op in REGISTER_EFFECTS and len(e.args) > 1
             and isinstance(e.args[1], ir.Var))
 
 
-def without_identities(value):
+def without_identities(value: ir.Expr) -> ir.Expr:
     """The tile value under any lane_sum/leader_only, which the GPU model treats as copies."""
     while isinstance(value, ir.OpCall) and value.op in IDENTITY_GPU and isinstance(value.args[0].type, TileT):
         value = value.args[0]
     return value
 
 
-def _classify_assign(target: ir.Sym, value, shared: set) -> None:
+def _classify_assign(target: ir.Sym, value: ir.Expr, shared: set[ir.Sym]) -> None:
     value = without_identities(value)
     if isinstance(value, ir.Var):
         return
@@ -96,7 +98,7 @@ def _classify_assign(target: ir.Sym, value, shared: set) -> None:
     _all_shared(value, shared)
 
 
-def _fused_operands(e, shared: set) -> None:
+def _fused_operands(e: ir.Expr, shared: set[ir.Sym]) -> None:
     """Tiles a fused elementwise loop reads at the loop's own element may be registers; tiles read
     through a broadcast, and tiles inside scalar operands, may not."""
     if isinstance(e, ir.Var):
@@ -111,7 +113,7 @@ def _fused_operands(e, shared: set) -> None:
     _all_shared(e, shared)
 
 
-def _all_shared(e, shared: set) -> None:
+def _all_shared(e: ir.Expr, shared: set[ir.Sym]) -> None:
     for x in ir.walk_expr(e):
         if isinstance(x, ir.Var) and isinstance(x.type, TileT):
             shared.add(x.sym)
@@ -121,17 +123,17 @@ def _all_shared(e, shared: set) -> None:
 class SharedLayout:
     """Where a body's shared tiles live in its block's dynamic shared memory."""
 
-    tiles: tuple  # ((Sym, byte offset), ...) in declaration order
+    tiles: tuple[tuple[ir.Sym, int], ...]  # ((Sym, byte offset), ...) in declaration order
     scratch_offset: int | None  # where register-tile reductions combine partials, if any do
     total: int  # bytes of shared memory the block needs
-    global_tiles: tuple = ()  # ((Sym, byte offset in the block's global scratch slice), ...), past the budget
+    global_tiles: tuple[tuple[ir.Sym, int], ...] = ()  # ((Sym, byte offset in the block's global scratch slice), ...), past the budget
     global_total: int = 0  # bytes of the block's global scratch slice
 
 
 REDUCTION_SCRATCH_BYTES = 8  # per thread
 
 
-def shared_layout(fn: ir.Function, registers: frozenset | None = None, budget: int | None = None) -> SharedLayout:
+def shared_layout(fn: ir.Function, registers: frozenset[ir.Sym] | None = None, budget: int | None = None) -> SharedLayout:
     """fn's block memory: every tile not in registers in shared memory, or, with a budget (bytes),
     as many as fit, the rest in global scratch (largest first, see the module docstring)."""
     registers = register_tiles(fn) if registers is None else registers
@@ -139,9 +141,11 @@ def shared_layout(fn: ir.Function, registers: frozenset | None = None, budget: i
     folded = [s.value.args[0].type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign)
               and is_register_fold(s.value) and isinstance(s.value.args[0], ir.Var) and s.value.args[0].sym in registers]
     # one partial per thread, 8 bytes per component (a vec3 tile's partial is a vec3)
-    partials = max(REDUCTION_SCRATCH_BYTES * getattr(t.dtype, "length", 1) for t in folded) * fn.block_dim \
-        if folded else 0
-    moved = set()
+    partials = 0
+    if folded:
+        assert fn.block_dim is not None, fn.name  # the checker sets every function's block_dim
+        partials = max(_partial_bytes(t) for t in folded) * fn.block_dim
+    moved: set[ir.Sym] = set()
     if budget is not None:
         need = sum(_aligned(sym.type.nbytes) for sym in placed) + partials
         order = sorted(range(len(placed)), key=lambda i: (-placed[i].type.nbytes, -i))
@@ -156,12 +160,25 @@ def shared_layout(fn: ir.Function, registers: frozenset | None = None, budget: i
     return SharedLayout(tiles, scratch, offset + partials, global_tiles, global_total)
 
 
-def _packed(syms: list) -> tuple:
+def placed_type(sym: ir.Sym) -> TileT | StackT:
+    """The type of a symbol shared_layout places: a tile or a block stack."""
+    assert isinstance(sym.type, (TileT, StackT)), sym
+    return sym.type
+
+
+def _partial_bytes(t: Type) -> int:
+    """One thread's partial of a fold of a register tile of type t: 8 bytes per component."""
+    assert isinstance(t, TileT), t  # register tiles are tiles
+    return REDUCTION_SCRATCH_BYTES * (t.dtype.length if isinstance(t.dtype, (VecT, MatT)) else 1)
+
+
+def _packed(syms: list[ir.Sym]) -> tuple[tuple[tuple[ir.Sym, int], ...], int]:
     """((sym, offset), ...) at 16-byte aligned offsets in order, and the bytes they take."""
-    out, offset = [], 0
+    out: list[tuple[ir.Sym, int]] = []
+    offset = 0
     for sym in syms:  # a block stack: elements and count
         out.append((sym, offset))
-        offset = _aligned(offset + sym.type.nbytes)
+        offset = _aligned(offset + placed_type(sym).nbytes)
     return tuple(out), offset
 
 

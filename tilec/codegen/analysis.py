@@ -1,6 +1,8 @@
 """Facts about kernels that the backends and the loader need."""
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from .. import ir
 from ..ir.types import StackT, TileT
 
@@ -12,14 +14,14 @@ PER_LANE_ATOMICS = {"array_atomic_add", "array_atomic_sub", "atomic_add", "atomi
                     "array_atomic_and", "array_atomic_or", "array_atomic_xor"}
 
 
-def _exprs(fn: ir.Function):
+def _exprs(fn: ir.Function) -> Iterator[ir.Expr]:
     for s in ir.walk_stmts(fn.body):
         for e in ir.stmt_exprs(s):
             yield from ir.walk_expr(e)
 
 
-def calls(fn: ir.Function) -> set:
-    out = set()
+def calls(fn: ir.Function) -> set[str]:
+    out: set[str] = set()
     for e in _exprs(fn):
         if isinstance(e, ir.Call):
             out.add(e.func)
@@ -28,7 +30,7 @@ def calls(fn: ir.Function) -> set:
     return out
 
 
-def needs_lanes(fn: ir.Function, funcs: dict, tiled: bool) -> bool:
+def needs_lanes(fn: ir.Function, funcs: Mapping[str, ir.Function], tiled: bool) -> bool:
     """True when the body must run as block_dim cooperating lanes."""
     for e in _exprs(fn):
         if isinstance(e, ir.OpCall) and (e.op in LANE_OPS or (tiled and e.op in PER_LANE_ATOMICS)):
@@ -36,18 +38,18 @@ def needs_lanes(fn: ir.Function, funcs: dict, tiled: bool) -> bool:
     return any(name in funcs and needs_lanes(funcs[name], funcs, tiled) for name in calls(fn))
 
 
-def is_tiled(fn: ir.Function, funcs: dict) -> bool:
+def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
     if fn.tiled:
         return True
     return any(name in funcs and is_tiled(funcs[name], funcs) for name in calls(fn))
 
 
 def tid_count(fn: ir.Function) -> int:
-    counts = [e.attr("count") for e in _exprs(fn) if isinstance(e, ir.OpCall) and e.op == "tid"]
+    counts: list[int] = [e.attr("count") for e in _exprs(fn) if isinstance(e, ir.OpCall) and e.op == "tid"]
     return max(counts, default=0)
 
 
-def tile_bytes(fn: ir.Function, funcs: dict) -> int:
+def tile_bytes(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> int:
     """Bytes of tile locals in fn and (conservatively) everything it calls."""
     seen = set()
     total = 0
@@ -62,7 +64,13 @@ def tile_bytes(fn: ir.Function, funcs: dict) -> int:
 
 def shared_bytes(fn: ir.Function) -> int:
     stacks = {s for s in ir.defined_syms(fn) if isinstance(s.type, StackT) and s not in fn.params}  # shared memory too
-    return sum(s.type.nbytes for s, where in fn.storage if where == "shared") + sum(s.type.nbytes for s in stacks)
+    return sum(_block_nbytes(s) for s, where in fn.storage if where == "shared") + sum(_block_nbytes(s) for s in stacks)
+
+
+def _block_nbytes(sym: ir.Sym) -> int:
+    """The bytes of a tile (fn.storage names tile symbols) or a block stack."""
+    assert isinstance(sym.type, (TileT, StackT)), sym
+    return sym.type.nbytes
 
 
 # How each array op touches its first operand (the array); `array_shape` does not touch data.
@@ -75,15 +83,15 @@ ARRAY_ACCESS = {
 }
 
 
-def array_access(fn: ir.Function) -> dict:
+def array_access(fn: ir.Function) -> dict[str, list[str]]:
     """Array parameter name -> sorted kinds of access ("read", "write", "accumulate"). An array
     reaching anything else (a call, an op not listed) counts as read and written."""
     from ..ir.types import ArrayT
 
     params = {p for p in fn.params if isinstance(p.type, ArrayT)}
-    out = {p.name: set() for p in params}
+    out: dict[str, set[str]] = {p.name: set() for p in params}
 
-    def visit(e, how="read"):
+    def visit(e: ir.Expr, how: str = "read") -> None:
         if isinstance(e, ir.Var) and e.sym in params:
             out[e.sym.name].update(("read", "write") if how == "unknown" else (how,))
         elif isinstance(e, ir.OpCall):

@@ -20,20 +20,23 @@ into panels.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import TypeGuard
+
 from .. import ir
 from ..ir.types import ArrayT, TileT
 
 _VIEW_DTYPES = ("float32", "float64")  # gemm.h; half operands keep their copy
 
 
-def transposed_operands(fn: ir.Function) -> dict:
+def transposed_operands(fn: ir.Function) -> dict[ir.Sym, ir.Var]:
     """{temporary Sym: the Var it transposes} for every transpose the next matmul can read in place."""
     reads, writes = _counts(fn)
-    found: dict = {}
+    found: dict[ir.Sym, ir.Var] = {}
     for body in _bodies(fn.body):
         for first, second in zip(body, body[1:]):
             source = _transpose_source(first)
-            if source is None or reads.get(first.target, 0) != 1 or writes.get(first.target, 0) != 1:
+            if source is None or not isinstance(first, ir.Assign) or reads.get(first.target, 0) != 1 or writes.get(first.target, 0) != 1:
                 continue
             if _matmul_reads(second, first.target) and second.target != source.sym:
                 found[first.target] = source
@@ -47,18 +50,19 @@ _PURE_TILE_OPS = ("tile_load", "tile_transpose", "tile_matmul", "tile_zeros")
 _MAX_VIEW_BYTES = 64 * 1024
 
 
-def array_operands(fn: ir.Function, transposes: dict) -> dict:
+def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: its tile_load OpCall} for every loaded tile a matmul can read from the array.
 
     `transposes` is transposed_operands(fn): a load read through one of those temporaries counts
     as read by the temporary's matmul."""
     reads, writes = _counts(fn)
     through = {src.sym: tmp for tmp, src in transposes.items()}  # loaded tile -> transpose temporary
-    found: dict = {}
+    found: dict[ir.Sym, ir.OpCall] = {}
     for body in _bodies(fn.body):
         for pos, s in enumerate(body):
             if not _viewable_load(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
                 continue
+            assert isinstance(s.value, ir.OpCall)  # _viewable_load: a tile_load
             inputs = _read_syms(s.value)  # the array and offsets, evaluated at the matmul instead
             if inputs is None:
                 continue
@@ -74,7 +78,7 @@ def array_operands(fn: ir.Function, transposes: dict) -> dict:
     return found
 
 
-def _viewable_load(s) -> bool:
+def _viewable_load(s: ir.Stmt) -> TypeGuard[ir.Assign]:
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_load"):
         return False
     load, t = s.value, s.target.type
@@ -85,9 +89,9 @@ def _viewable_load(s) -> bool:
             and (load.attr("offset_count") or 0) in (0, 2) and not load.attr("aligned"))
 
 
-def _read_syms(load: ir.OpCall):
+def _read_syms(load: ir.OpCall) -> set[ir.Sym] | None:
     """The symbols a load's arguments read; None (nothing may move it) when they call a function."""
-    syms = set()
+    syms: set[ir.Sym] = set()
     for arg in load.args:
         for x in ir.walk_expr(arg):
             if isinstance(x, ir.Call):
@@ -97,20 +101,20 @@ def _read_syms(load: ir.OpCall):
     return syms
 
 
-def _transpose_of(s, source, temp) -> bool:
+def _transpose_of(s: ir.Stmt, source: ir.Sym, temp: ir.Sym) -> bool:
     return (isinstance(s, ir.Assign) and s.target == temp and isinstance(s.value, ir.OpCall)
             and s.value.op == "tile_transpose" and isinstance(s.value.args[0], ir.Var) and s.value.args[0].sym == source)
 
 
-def _pure_tile_assign(s) -> bool:
+def _pure_tile_assign(s: ir.Stmt) -> TypeGuard[ir.Assign]:
     return (isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and isinstance(s.value, ir.OpCall)
             and s.value.op in _PURE_TILE_OPS)
 
 
-def _counts(fn: ir.Function) -> tuple:
+def _counts(fn: ir.Function) -> tuple[dict[ir.Sym, int], dict[ir.Sym, int]]:
     """({Sym: times read}, {Sym: times written}) over the whole function."""
-    reads: dict = {}
-    writes: dict = {}
+    reads: dict[ir.Sym, int] = {}
+    writes: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(fn.body):
         for e in ir.stmt_exprs(s):
             for x in ir.walk_expr(e):
@@ -121,7 +125,7 @@ def _counts(fn: ir.Function) -> tuple:
     return reads, writes
 
 
-def _transpose_source(s):
+def _transpose_source(s: ir.Stmt) -> ir.Var | None:
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_transpose"):
         return None
     (x,) = s.value.args
@@ -130,13 +134,13 @@ def _transpose_source(s):
     return None
 
 
-def _matmul_reads(s, sym) -> bool:
+def _matmul_reads(s: ir.Stmt, sym: ir.Sym) -> TypeGuard[ir.Assign]:
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_matmul"):
         return False
     return any(isinstance(a, ir.Var) and a.sym == sym for a in s.value.args[:2])
 
 
-def _written(s) -> tuple:
+def _written(s: ir.Stmt) -> tuple[ir.Sym, ...]:
     if isinstance(s, ir.Assign):
         return (s.target,)
     if isinstance(s, ir.Unpack):
@@ -146,9 +150,9 @@ def _written(s) -> tuple:
     return ()
 
 
-def _bodies(body):
+def _bodies(stmts: Iterable[ir.Stmt]) -> Iterator[tuple[ir.Stmt, ...]]:
     """Every statement list: the body and, depth first, each nested block."""
-    body = tuple(body)
+    body = tuple(stmts)
     yield body
     for s in body:
         for block in ir.child_blocks(s):

@@ -10,15 +10,16 @@ import json
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
 from .. import __version__, ir, naming
-from ..ir.types import BOOL, ArrayT, MatT, Scalar, VecT
+from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.one_lane import lanes_may_differ, one_lane
-from ..diagnostics import NotDifferentiable
+from ..diagnostics import Diagnostic, NotDifferentiable
 from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
@@ -118,7 +119,7 @@ class KernelPlan:
 
     forward: ir.Function
     adjoint: ir.Function | None
-    why_not: object = None  # the warning Diagnostic when there is no adjoint
+    why_not: Diagnostic | None = None  # the warning Diagnostic when there is no adjoint
     lanes_adjoint: ir.Function | None = None  # the adjoint derived for cooperating lanes (the GPU's)
 
 
@@ -156,7 +157,8 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     import hashlib
 
     funcs = {f.name: f for f in module.funcs}
-    kernels, struct_types = {}, {}
+    kernels: dict[str, dict[str, Any]] = {}
+    struct_types: dict[str, dict[str, Any]] = {}
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
@@ -197,7 +199,7 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
                 kernels[k.name]["cuda_tape"] = taped
         why_gpu = next((p.why_not for p in cuda_plans if p.forward.name == k.name and p.why_not), None)
         if why_gpu and plan.adjoint is not None:
-            kernels[k.name]["no_backward_cuda"] = str(why_gpu)
+            kernels[k.name]["no_backward_cuda"] = why_gpu.message
     data = {
         "tilec_version": __version__,
         "module": module.name,
@@ -224,6 +226,7 @@ def _param_meta(p: ir.Sym, params=()) -> dict:
         shape = [element.rows, element.cols] if isinstance(element, MatT) else [element.length]
         extra = {"element_shape": shape, "value_type": str(element)}
         element = element.dtype
+    assert isinstance(element, (Scalar, StructT)), p  # a kernel parameter: a scalar, value or array
     if isinstance(t, ArrayT):
         meta = {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
         owner = naming.indexed_param(p.name)

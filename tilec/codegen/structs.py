@@ -4,17 +4,22 @@ flattened leaf parameters (ir/structs.py).
 """
 from __future__ import annotations
 
-from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT
+from typing import Any
+
+from ..ir.types import ArrayT, MatT, Scalar, StructT, Type, VecT
 
 
-def numpy_layout(t: StructT) -> dict:
+def numpy_layout(t: StructT) -> dict[str, Any] | None:
     """Warp's C layout of a struct of scalars and nested structs, as numpy's `dtype(dict)` takes it:
     {"names", "formats", "offsets", "itemsize"}; each field at the next multiple of its alignment,
     the size a multiple of the largest alignment (C's rule, which Warp's ctypes struct follows).
     Array fields have no numpy spelling: None."""
-    names, formats, offsets = [], [], []
+    names: list[str] = []
+    formats: list[str | list[Any] | dict[str, Any]] = []
+    offsets: list[int] = []
     offset, align = 0, 1
     for fname, ft in t.fields:
+        fmt: str | list[Any] | dict[str, Any]
         if isinstance(ft, StructT):
             sub = numpy_layout(ft)
             if sub is None:
@@ -43,10 +48,10 @@ _NUMPY_FORMATS = {"bool": "bool", "int8": "i1", "uint8": "u1", "int16": "<i2", "
                   "float32": "<f4", "float64": "<f8"}
 
 
-def manifest_entry(t: StructT) -> dict:
+def manifest_entry(t: StructT) -> dict[str, Any]:
     """How the manifest describes a struct to the loader: its fields (kind, dtype, ndim or struct)
     and, when it has no array fields, the numpy layout of one element."""
-    fields = []
+    fields: list[dict[str, Any]] = []
     for fname, ft in t.fields:
         if isinstance(ft, StructT):
             fields.append({"name": fname, "kind": "struct", "struct": ft.name})
@@ -57,29 +62,31 @@ def manifest_entry(t: StructT) -> dict:
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.dtype.name, "ndim": ft.ndim,
                            "element_shape": shape, "value_type": str(ft.dtype)})
         elif isinstance(ft, ArrayT):
+            assert isinstance(ft.dtype, Scalar), ft  # the other element types are the branches above
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, (VecT, MatT)):
             shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]
             fields.append({"name": fname, "kind": "value", "dtype": ft.dtype.name, "shape": shape,
                            "value_type": str(ft)})
         else:
+            assert isinstance(ft, Scalar), ft  # a struct field is a scalar, value, array or struct
             fields.append({"name": fname, "kind": "scalar", "dtype": ft.name})
     layout = numpy_layout(t)
-    entry = {"fields": fields}
+    entry: dict[str, Any] = {"fields": fields}
     if layout is not None:
         entry["numpy"] = _plain(layout)
     return entry
 
 
-def _plain(layout: dict) -> dict:
+def _plain(layout: dict[str, Any]) -> dict[str, Any]:
     """A layout with nested structs spelled as nested dicts (JSON), without the `align` key."""
     return {"names": layout["names"], "offsets": layout["offsets"], "itemsize": layout["itemsize"],
             "formats": [_plain(f) if isinstance(f, dict) else f for f in layout["formats"]]}
 
 
-def kernel_args(struct_params: tuple) -> list:
+def kernel_args(struct_params: tuple[tuple[str, Type], ...]) -> list[dict[str, Any]]:
     """The loader's view of a kernel's source parameters: [{"name"[, "struct"[, "ndim"]]}]."""
-    out = []
+    out: list[dict[str, Any]] = []
     for name, t in struct_params:
         if isinstance(t, StructT):
             out.append({"name": name, "struct": t.name})
@@ -90,9 +97,9 @@ def kernel_args(struct_params: tuple) -> list:
     return out
 
 
-def structs_used(struct_params: tuple, into: dict) -> dict:
+def structs_used(struct_params: tuple[tuple[str, Type], ...], into: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every struct a kernel's parameters name, nested ones included: name -> manifest entry."""
-    def visit(t):
+    def visit(t: Type) -> None:
         t = t.dtype if isinstance(t, ArrayT) else t
         if isinstance(t, StructT) and t.name not in into:
             into[t.name] = manifest_entry(t)

@@ -16,12 +16,14 @@ naming them.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from ..ir.types import BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, MatT, Scalar, StackT, TileT, VecT
+from ..ir.types import (BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
+                        StructT, TileT, Type, VecT)
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
@@ -43,6 +45,9 @@ class IndexedT:
         return f"indexedarray{self.ndim}d({self.dtype})"
 
 
+Declared = Union[Type, IndexedT, str]  # what an annotation denotes: a type, an indexed array, or ANY
+
+
 class AnnotationError(Exception):
     def __init__(self, message: str, node: cst.CSTNode):
         super().__init__(message)
@@ -59,7 +64,7 @@ UNSUPPORTED_ARRAYS = {
 }
 
 
-def _array_kind(name: str | None) -> tuple:
+def _array_kind(name: str | None) -> tuple[str | None, int | None]:
     """("array"|"indexedarray"|..., ndim or None) for `array`, `array2d`, `indexedarray3d`, ..."""
     if not name:
         return None, None
@@ -86,7 +91,7 @@ def dtype(node: cst.BaseExpression, scope: Scope) -> Scalar | None:
     return None
 
 
-def element_type(node: cst.BaseExpression, scope: Scope):
+def element_type(node: cst.BaseExpression, scope: Scope) -> Element | None:
     """A scalar dtype, a vector/matrix type (`wp.vec3`, an alias `vec5 = wp.vec(5, float)`,
     an inline `wp.types.vector(length=5, dtype=float)`) or a @wp.struct class
     -> Scalar | VecT | MatT | StructT, or None."""
@@ -97,7 +102,8 @@ def element_type(node: cst.BaseExpression, scope: Scope):
         aliased = scope.type_aliases[node.value]
         return aliased if isinstance(aliased, (VecT, MatT)) else None
     if isinstance(node, cst.Name) and node.value in scope.structs:  # a @wp.struct class
-        return scope.structs[node.value]
+        struct: StructT = scope.structs[node.value]
+        return struct
     attr = scope.api_attr(node)
     if attr is not None and attr in VALUE_TYPE_NAMES:
         return VALUE_TYPE_NAMES[attr]
@@ -109,7 +115,7 @@ def element_type(node: cst.BaseExpression, scope: Scope):
 DECLARED_VALUE_TYPES = ("vec", "vector", "mat", "matrix")  # wp.vec / wp.types.vector / wp.mat / wp.types.matrix
 
 
-def _declared_value_type(node: cst.Call, scope: Scope):
+def _declared_value_type(node: cst.Call, scope: Scope) -> VecT | MatT:
     """`wp.vec(length=5, dtype=float)`, `wp.vec(5, float)`, `wp.types.matrix(shape=(2, 3), dtype=T)`."""
     name = scope.api_attr(node.func)
     kw = _kwargs(node)
@@ -130,7 +136,7 @@ def _declared_value_type(node: cst.Call, scope: Scope):
     return MatT(d, size[0], size[1])
 
 
-def _kwargs(call: cst.Call) -> dict:
+def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     out = {}
     for i, arg in enumerate(call.args):
         key = arg.keyword.value if arg.keyword is not None else f"#{i}"
@@ -138,17 +144,18 @@ def _kwargs(call: cst.Call) -> dict:
     return out
 
 
-def annotation(node: cst.BaseExpression, scope: Scope):
+def annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
     """The Type (or ANY) an annotation denotes; raises AnnotationError."""
     return read_annotation(node, scope)
 
 
-def read_annotation(node: cst.BaseExpression, scope: Scope):
+def read_annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
     """The Type (or ANY) an annotation denotes, vector and matrix types included."""
     if scope.is_any(node):
         return ANY
     if isinstance(node, cst.Name) and node.value in scope.type_aliases:
-        return scope.type_aliases[node.value]
+        alias: Type = scope.type_aliases[node.value]
+        return alias
     element = element_type(node, scope)
     if element is not None:
         return element
@@ -159,7 +166,7 @@ def read_annotation(node: cst.BaseExpression, scope: Scope):
     raise AnnotationError("unsupported type annotation", node)
 
 
-def _need_dtype(node, scope: Scope, where: cst.CSTNode) -> Scalar:
+def _need_dtype(node: cst.BaseExpression | None, scope: Scope, where: cst.CSTNode) -> Scalar:
     if node is None:
         raise AnnotationError("missing `dtype=`", where)
     d = dtype(node, scope)
@@ -168,7 +175,7 @@ def _need_dtype(node, scope: Scope, where: cst.CSTNode) -> Scalar:
     return d
 
 
-def _need_element(node, scope: Scope, where: cst.CSTNode):
+def _need_element(node: cst.BaseExpression | None, scope: Scope, where: cst.CSTNode) -> Element:
     """The dtype of an array or tile: a scalar, vector or matrix type."""
     if node is None:
         raise AnnotationError("missing `dtype=`", where)
@@ -178,7 +185,7 @@ def _need_element(node, scope: Scope, where: cst.CSTNode):
     return d
 
 
-def _call_annotation(node: cst.Call, scope: Scope):
+def _call_annotation(node: cst.Call, scope: Scope) -> Type | IndexedT:
     name = scope.api_attr(node.func)
     kw = _kwargs(node)
     kind, fixed_ndim = _array_kind(name)
@@ -195,10 +202,11 @@ def _call_annotation(node: cst.Call, scope: Scope):
             ndim = 1 if ndim_node is None else scope.constant(ndim_node)
             if not isinstance(ndim, int) or isinstance(ndim, bool) or not 1 <= ndim <= 4:
                 raise AnnotationError("arrays have 1 to 4 dimensions (`ndim=` must be a constant 1..4)",
-                                      ndim_node)
+                                      ndim_node)  # type: ignore[arg-type]  # not None: None gives ndim 1
         else:
             ndim = fixed_ndim
-        return ArrayT(d, ndim) if kind == "array" else IndexedT(d, ndim)
+        # d came from _need_dtype for an indexed array: a Scalar
+        return ArrayT(d, ndim) if kind == "array" else IndexedT(d, ndim)  # type: ignore[arg-type]
     if name == "tile":
         d = _need_element(kw.get("dtype"), scope, node)
         shape_node = kw.get("shape")
@@ -217,7 +225,7 @@ def _call_annotation(node: cst.Call, scope: Scope):
     raise AnnotationError("unsupported type annotation", node)
 
 
-def _subscript_annotation(node: cst.Subscript, scope: Scope):
+def _subscript_annotation(node: cst.Subscript, scope: Scope) -> Type | IndexedT:
     name = scope.api_attr(node.value)
     items = [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)]
     kind, fixed_ndim = _array_kind(name)
@@ -230,7 +238,7 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope):
         if len(items) != 1 or len(node.slice) != 1:
             raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]", node)
         made, need = (ArrayT, _need_element) if kind == "array" else (IndexedT, _need_dtype)
-        return made(need(items[0], scope, node), fixed_ndim or 1)
+        return made(need(items[0], scope, node), fixed_ndim or 1)  # type: ignore[arg-type]  # IndexedT: _need_dtype
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
     if len(items) < 2:
@@ -239,17 +247,17 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope):
     return TileT(d, _dims(items[1:], scope))
 
 
-def _dims(items, scope: Scope) -> tuple:
-    dims = []
+def _dims(items: Sequence[cst.BaseElement | cst.BaseExpression], scope: Scope) -> tuple[Dim, ...]:
+    dims: list[Dim] = []
     for item in items:
         value_node = item.value if isinstance(item, cst.Element) else item
         if isinstance(value_node, cst.SimpleString):
             name = value_node.evaluated_value
-            if not name.isidentifier():
+            if not isinstance(name, str) or not name.isidentifier():  # b"M" is bytes: no name
                 raise AnnotationError("a shape variable must be an identifier", value_node)
             dims.append(name)
             continue
-        v = scope.constant(value_node)
+        v = scope.constant(value_node)  # type: ignore[arg-type]  # a starred element: NOT_CONST, refused below
         if v is consts.NOT_CONST or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
             raise AnnotationError("a tile extent must be a positive constant or a \"Name\"", value_node)
         dims.append(v)

@@ -6,6 +6,8 @@ result is a Python int/float/bool/tuple, or `NOT_CONST`.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from typing import Any
 
 import libcst as cst
 
@@ -19,16 +21,19 @@ MAX_INT_BITS = 4096
 class FoldTooLarge(Exception):
     """A constant expression whose value would exceed MAX_INT_BITS (the pipeline reports it)."""
 
-    def __init__(self, node, what: str):
+    def __init__(self, node: cst.CSTNode, what: str) -> None:
         super().__init__(what)
         self.node = node
 
 
-def apply_bounded(fn, a, b, node):
+def apply_bounded(fn: Callable[[Any, Any], object], a: object, b: object, node: cst.CSTNode) -> object:
     """fn(a, b), refusing integer results beyond MAX_INT_BITS before computing them."""
     if isinstance(a, int) and isinstance(b, int) and b > 0 and not (fn is operator.pow and a in (0, 1, -1)):
-        bits = {operator.pow: lambda: a.bit_length() * b, operator.lshift: lambda: a.bit_length() + b,
-                operator.mul: lambda: a.bit_length() + b.bit_length()}.get(fn)
+        x, y = a, b  # ints, for the lambdas (mypy does not narrow a and b inside them)
+        sizes: dict[object, Callable[[], int]] = {operator.pow: lambda: x.bit_length() * y,
+                                                  operator.lshift: lambda: x.bit_length() + y,
+                                                  operator.mul: lambda: x.bit_length() + y.bit_length()}
+        bits = sizes.get(fn)
         if bits is not None and bits() > MAX_INT_BITS:
             raise FoldTooLarge(node, f"this constant expression would exceed {MAX_INT_BITS} bits")
     return fn(a, b)
@@ -49,7 +54,7 @@ BINARY = {
 }
 
 
-def literal(node: cst.BaseExpression):
+def literal(node: cst.BaseExpression) -> object:
     """The value of a number or bool literal, else NOT_CONST."""
     if isinstance(node, cst.Integer):
         if len(node.value) > MAX_INT_BITS // 3 + 8:  # also below Python's own int-from-text limit
@@ -62,7 +67,7 @@ def literal(node: cst.BaseExpression):
     return NOT_CONST
 
 
-def evaluate(node: cst.BaseExpression, lookup) -> object:
+def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
     """Evaluate `node`; `lookup(node)` resolves names/attributes/calls or returns NOT_CONST."""
     value = literal(node)
     if value is not NOT_CONST:
@@ -74,9 +79,9 @@ def evaluate(node: cst.BaseExpression, lookup) -> object:
         if v is NOT_CONST or isinstance(v, tuple):
             return NOT_CONST
         if isinstance(node.operator, cst.Minus):
-            return -v
+            return -v  # type: ignore[operator]  # v is an int, float or bool here (the contract above)
         if isinstance(node.operator, cst.Plus):
-            return +v
+            return +v  # type: ignore[operator]  # as above
         if isinstance(node.operator, cst.Not):
             return not v
         return NOT_CONST

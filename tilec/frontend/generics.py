@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.types import ArrayT, Scalar
+from ..ir.types import ArrayT, Scalar, Type
 from . import annotations as ann
 from .resolve import Scope
 
@@ -37,11 +37,11 @@ class GenericArray:
         return f"array{self.ndim}d(Any)"
 
 
-def is_generic(t) -> bool:
+def is_generic(t: object) -> bool:
     return t == ann.ANY or isinstance(t, GenericArray)
 
 
-def _array_ndim(name: str | None, ndim_node, scope: Scope) -> int | None:
+def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
     if name == "array":
         ndim = 1 if ndim_node is None else scope.constant(ndim_node)
         return ndim if isinstance(ndim, int) and 1 <= ndim <= 4 else None
@@ -50,7 +50,7 @@ def _array_ndim(name: str | None, ndim_node, scope: Scope) -> int | None:
     return None
 
 
-def param_annotation(node: cst.BaseExpression, scope: Scope):
+def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | GenericArray:
     """The type of a parameter annotation: a Type, ann.ANY or a GenericArray; raises
     ann.AnnotationError."""
     if isinstance(node, cst.Call):
@@ -69,7 +69,7 @@ def param_annotation(node: cst.BaseExpression, scope: Scope):
     return ann.annotation(node, scope)
 
 
-def accepts(want, got) -> bool:
+def accepts(want: ann.Declared | GenericArray, got: Type) -> bool:
     """Whether a concrete type fills a generic parameter."""
     if want == ann.ANY:
         return True
@@ -78,16 +78,16 @@ def accepts(want, got) -> bool:
     return want == got
 
 
-def instance_suffix(declared: list, concrete: list) -> str:
+def instance_suffix(declared: list[ann.Declared | GenericArray], concrete: list[Type]) -> str:
     """`float32_float64`: the dtypes the generic parameters took, in order."""
-    parts = []
+    parts: list[str] = []
     for want, got in zip(declared, concrete):
         if is_generic(want):
             parts.append(_spelled(got.dtype if isinstance(got, ArrayT) else got))
     return "_".join(parts)
 
 
-def _spelled(t) -> str:
+def _spelled(t: Type) -> str:
     """A type as part of an identifier: `float32`, `vec3f`, `quatf`, `matrix_shape_5_5_dtype_float32`."""
     text = t.name if isinstance(t, Scalar) else str(t)
     return re.sub(r"\W+", "_", text).strip("_")

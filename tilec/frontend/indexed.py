@@ -12,10 +12,14 @@ passing it on) is a diagnostic at that use.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, NoReturn
+
 import libcst as cst
 
 from .. import ir, naming
-from ..ir.types import INT32, ArrayT
+from ..diagnostics import Span
+from ..ir.types import INT32, ArrayT, Type
 from . import annotations as ann
 
 READ_ONLY = ("tilec reads an indexed array element by element (`{name}[i, ...]` with every index) and "
@@ -25,14 +29,24 @@ READ_ONLY = ("tilec reads an indexed array element by element (`{name}[i, ...]` 
 class IndexedLowering:
     """Mixin of FunctionChecker: `self.indexed` maps a parameter name to (base Sym, index Syms)."""
 
-    def indexed_params(self, name: str, t: ann.IndexedT) -> list:
+    # Supplied by FunctionChecker (check.py, lower_*.py): declared for the type checker only.
+    indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]]
+    env: dict[str, Any]  # name -> check.Binding
+    fail: Callable[..., NoReturn]
+    span: Callable[[cst.CSTNode], Span]
+    subscript_items: Callable[[cst.Subscript], list[Any]]
+    index: Callable[[cst.BaseExpression], ir.Expr]
+    retype_literal: Callable[[ir.Expr, Type], ir.Expr]
+    make_op: Callable[..., ir.Expr]
+
+    def indexed_params(self, name: str, t: ann.IndexedT) -> list[ir.Sym]:
         """The IR parameters of one indexed array parameter: the base, then one index per axis."""
         base = ir.Sym(name, 0, ArrayT(t.dtype, t.ndim))
         indices = [ir.Sym(naming.index_param(name, k), 0, ArrayT(INT32, 1)) for k in range(t.ndim)]
         self.indexed[name] = (base, indices)
         return [base, *indices]
 
-    def indexed_name(self, node) -> str | None:
+    def indexed_name(self, node: cst.CSTNode) -> str | None:
         """The parameter name when `node` names an indexed array parameter still in scope."""
         if isinstance(node, cst.Name) and node.value in self.indexed:
             binding = self.env.get(node.value)
@@ -40,17 +54,18 @@ class IndexedLowering:
                 return node.value
         return None
 
-    def refuse_indexed(self, name: str, node) -> None:
+    def refuse_indexed(self, name: str, node: cst.CSTNode) -> None:
         self.fail("TC0401", f"unsupported syntax: indexed array `{name}` used here; "
                   + READ_ONLY.format(name=name), node)
 
-    def lower_indexed_subscript(self, name: str, node: cst.Subscript):
+    def lower_indexed_subscript(self, name: str, node: cst.Subscript) -> ir.Expr:
         """`a[i, j]` -> base[idx0[i], idx1[j]]."""
         base, indices = self.indexed[name]
+        ndim = _base_array(base).ndim
         items = self.subscript_items(node)
-        if len(items) != base.type.ndim or any(isinstance(i, cst.Slice) for i in items):
-            self.fail("TC0304", f"indexed array `{name}` has {base.type.ndim} dimension(s) and is read "
-                      f"element by element: give {base.type.ndim} index(es), no slices (tilec makes no "
+        if len(items) != ndim or any(isinstance(i, cst.Slice) for i in items):
+            self.fail("TC0304", f"indexed array `{name}` has {ndim} dimension(s) and is read "
+                      f"element by element: give {ndim} index(es), no slices (tilec makes no "
                       "views of an indexed array)", node)
         span = self.span(node)
         gathered = []
@@ -59,9 +74,16 @@ class IndexedLowering:
             gathered.append(self.make_op("array_load", [ir.Var(index, span), i], {}, item, where=[node.value, item]))
         return self.make_op("array_load", [ir.Var(base, span)] + gathered, {}, node, where=[node.value] + items)
 
-    def lower_indexed_shape(self, name: str, axis: int, node):
+    def lower_indexed_shape(self, name: str, axis: int, node: cst.CSTNode) -> ir.Expr:
         base, indices = self.indexed[name]
-        if not -base.type.ndim <= axis < base.type.ndim:
-            self.fail("TC0106", f"axis {axis} is out of range for the {base.type.ndim}-d indexed array `{name}`",
+        ndim = _base_array(base).ndim
+        if not -ndim <= axis < ndim:
+            self.fail("TC0106", f"axis {axis} is out of range for the {ndim}-d indexed array `{name}`",
                       node)
         return self.make_op("array_shape", [ir.Var(indices[axis], self.span(node))], {"axis": 0}, node)
+
+
+def _base_array(base: ir.Sym) -> ArrayT:
+    """The base array of an indexed parameter (indexed_params makes its type an ArrayT)."""
+    assert isinstance(base.type, ArrayT), base
+    return base.type

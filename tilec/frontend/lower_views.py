@@ -135,6 +135,9 @@ class ViewLowering:
         if not (isinstance(e.type, Scalar) and e.type.is_integral):
             self.fail("TC0203", f"tile indices must be integers, got {describe(e.type)}", item)
         if isinstance(e, ir.Const):
+            if not isinstance(shape[axis], int):  # a shape variable: the bounds are unknown here
+                self.fail("TC0111", f"index {e.value}: cannot be checked with symbolic shapes; annotate concrete "
+                          "extents", item)
             value = e.value + shape[axis] if e.value < 0 else e.value
             if not 0 <= value < shape[axis]:
                 self.fail("TC0104", f"index {e.value} is out of range for axis {axis} of the tile "
@@ -146,6 +149,9 @@ class ViewLowering:
         """(start, step, length) of a slice of a tile axis; bounds must be constants."""
         if item is None:
             return 0, 1, extent
+        if not isinstance(extent, int):  # a shape variable: the slice's length is unknown here
+            self.fail("TC0111", "tile slice: cannot be checked with symbolic shapes; annotate concrete extents",
+                      item.node if isinstance(item, SliceArgs) else item)
         parts = (item.lower, item.upper, item.step)
         values = []
         for part in parts:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..diagnostics import CompileError, Diagnostic, Span
 
@@ -21,9 +22,9 @@ class Parsed:
     filename: str  # as the user gave it
     source: str
     tree: cst.Module
-    _positions: object = None  # node -> CodeRange, computed on first use
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None  # node -> CodeRange, computed on first use
 
-    def positions(self):
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         if self._positions is None:
             try:
                 self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -34,7 +35,7 @@ class Parsed:
         return self._positions
 
     def span(self, node: cst.CSTNode) -> Span:
-        def resolve():
+        def resolve() -> tuple[int, int, int, int]:
             r = self.positions()[node]
             return (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
 
@@ -44,9 +45,9 @@ class Parsed:
 MAX_EXPRESSION_DEPTH = 1000
 
 
-def _deepest_expression(tree):
+def _deepest_expression(tree: ast.AST) -> ast.expr | None:
     """The first expression node nested deeper than MAX_EXPRESSION_DEPTH (an iterative walk), or None."""
-    stack = [(tree, 0)]
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, ast.expr):

@@ -12,6 +12,8 @@ diagnostic. The checked format passes every integer as `long long` (`%lld`) and 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NoReturn, TypeGuard
 
 import libcst as cst
 
@@ -25,7 +27,7 @@ FLOAT_CONVS = "fFeEgG"
 PRINTF_HELP = 'wp.printf("i = %d, x = %f\\n", i, x)'
 
 
-def string_literal(node) -> str | None:
+def string_literal(node: cst.CSTNode) -> str | None:
     """The text of a str literal (plain or implicitly concatenated), else None (bytes too)."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
@@ -45,7 +47,7 @@ class FormatError(Exception):
         self.arg = arg  # the argument to blame (index into the printf arguments), None: the format
 
 
-def checked_format(fmt: str, args: list) -> str:
+def checked_format(fmt: str, args: list[str | Scalar]) -> str:
     """The C format printing `fmt` with `args` (each a Scalar type, or a str for a string literal),
     integers widened to long long; raises FormatError."""
     out, pos, k = [], 0, 0
@@ -89,7 +91,14 @@ def checked_format(fmt: str, args: list) -> str:
 class PrintLowering:
     """Mixin of FunctionChecker: print of strings and wp.printf."""
 
-    def lower_print(self, node: cst.Call):
+    # Supplied by FunctionChecker (lower_call.py, lower_expr.py): declared for the type checker only.
+    fail: Callable[..., NoReturn]
+    lower_op: Callable[..., ir.Expr]
+    make_op: Callable[..., ir.Expr]
+    expr: Callable[[cst.BaseExpression], ir.Expr]
+    is_weak: Callable[[ir.Expr], TypeGuard[ir.Const]]  # an untyped literal: a Const
+
+    def lower_print(self, node: cst.Call) -> ir.Expr:
         args = [a.value for a in node.args]
         if len(args) == 1 and any(a.keyword is not None for a in node.args):
             self.fail("TC0401", "unsupported syntax: keyword arguments of print()", node.args[0])
@@ -102,7 +111,7 @@ class PrintLowering:
             return self.lower_op("print", node)
         return self.make_op("print_format", [], {"format": escape(text) + "\n"}, node)
 
-    def refuse_string_building(self, value) -> None:
+    def refuse_string_building(self, value: cst.CSTNode) -> None:
         if isinstance(value, cst.FormattedString):
             self.fail("TC0401", "unsupported syntax: f-strings in a kernel (Warp 1.19 refuses them too)", value,
                       help=PRINTF_HELP)
@@ -111,7 +120,7 @@ class PrintLowering:
             self.fail("TC0401", "unsupported syntax: str.format in a kernel (Warp 1.19 refuses it too)", value,
                       help=PRINTF_HELP)
 
-    def lower_printf(self, node: cst.Call):
+    def lower_printf(self, node: cst.Call) -> ir.Expr:
         if not node.args or any(a.keyword is not None for a in node.args):
             self.fail("TC0401", "wp.printf takes a format string literal and then the values, by position", node,
                       help=PRINTF_HELP)
@@ -120,7 +129,9 @@ class PrintLowering:
             self.refuse_string_building(node.args[0].value)
             self.fail("TC0305", "the format of wp.printf must be a string literal", node.args[0].value)
         nodes = [a.value for a in node.args[1:]]
-        kinds, values, where = [], [], []
+        kinds: list[str | Scalar] = []
+        values: list[ir.Expr] = []
+        where: list[cst.BaseExpression] = []
         for n in nodes:
             text = string_literal(n)
             if text is not None:
@@ -129,11 +140,12 @@ class PrintLowering:
             where.append(n)
             self.refuse_string_building(n)
             e = self.expr(n)
-            if not isinstance(e.type, Scalar):
-                self.fail("TC0203", f"wp.printf prints scalars, got {describe(e.type)}", n)
+            t = e.type
+            if not isinstance(t, Scalar):
+                self.fail("TC0203", f"wp.printf prints scalars, got {describe(t)}", n)
             if self.is_weak(e):
-                e = ir.Const(e.value, e.type, e.span)
-            kinds.append(e.type)
+                e = ir.Const(e.value, t, e.span)
+            kinds.append(t)
             values.append(e)
         try:
             c_format = checked_format(fmt, kinds)

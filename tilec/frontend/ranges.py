@@ -7,11 +7,11 @@ silently truncate it: `range(2**32 + 3)` would run 3 iterations) and changes not
 from __future__ import annotations
 
 from .. import ir
-from ..diagnostics import Diagnostics
-from ..ir.types import Scalar
+from ..diagnostics import Diagnostics, Span
+from ..ir.types import Scalar, Type
 
 
-def int_range(t: Scalar) -> tuple:
+def int_range(t: Scalar) -> tuple[int, int]:
     if t.kind == "uint":
         return 0, (1 << t.bits) - 1
     return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
@@ -26,11 +26,11 @@ STORES = ("array_store", "array_atomic_add", "array_atomic_sub")
 
 
 def check_int_ranges(module: ir.Module, diags: Diagnostics) -> None:
-    seen = set()
+    seen: set[tuple[Span, str]] = set()
     for fn in module.funcs + module.kernels:
         for stmt in ir.walk_stmts(fn.body):
             for root in ir.stmt_exprs(stmt):
-                stored = {}  # id(literal) -> the dtype it is stored as
+                stored: dict[int, Type] = {}  # id(literal) -> the dtype it is stored as
                 for e in ir.walk_expr(root):
                     if (isinstance(e, ir.OpCall) and e.op in STORES and len(e.args) > 1
                             and isinstance(e.args[1], ir.Const) and e.args[1].weak):
@@ -38,7 +38,8 @@ def check_int_ranges(module: ir.Module, diags: Diagnostics) -> None:
                     _check(e, diags, seen, stmt.span, stored.get(id(e)))
 
 
-def _check(e, diags: Diagnostics, seen: set, where, stored_as=None) -> None:
+def _check(e: ir.Expr, diags: Diagnostics, seen: set[tuple[Span, str]], where: Span,
+           stored_as: Type | None = None) -> None:
     t = stored_as if isinstance(stored_as, Scalar) else getattr(e, "type", None)
     if isinstance(e, ir.Const) and isinstance(t, Scalar) and t.kind in ("int", "uint"):
         value = e.value
@@ -65,7 +66,7 @@ def _short(value: int) -> str:
     return text if len(text) <= 40 else f"{text[:12]}...({len(text)} digits)"
 
 
-def _report(diags: Diagnostics, seen: set, span, message: str) -> None:
+def _report(diags: Diagnostics, seen: set[tuple[Span, str]], span: Span, message: str) -> None:
     key = (span, message)
     if key not in seen:
         seen.add(key)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..diagnostics import Diagnostics
+from ..ir.types import BUILTIN_DTYPE_NAMES
 from . import consts, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
@@ -163,7 +164,7 @@ def _simple(scope: Scope, node) -> None:
     if isinstance(node, cst.Import):
         for alias in node.names:
             full = _dotted(alias.name)
-            local = alias.asname.name.value if alias.asname else full.split(".")[0]
+            local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else full.split(".")[0]
             if full in API_MODULES:
                 scope.api_aliases.add(local)
             elif full == "typing":
@@ -176,7 +177,7 @@ def _simple(scope: Scope, node) -> None:
             return
         for alias in node.names:
             name = _dotted(alias.name)
-            local = alias.asname.name.value if alias.asname else name
+            local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else name
             if module in API_MODULES:
                 scope.api_names[local] = name
             elif module == "typing" and name == "Any":
@@ -189,8 +190,8 @@ def _simple(scope: Scope, node) -> None:
             return
         typed = _typed_scalar(scope, node.value)
         value = typed[0] if typed is not None else scope.constant(node.value)
-        alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
-        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and alias is None else None
+        type_alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
+        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and type_alias is None else None
         for target in targets:
             if isinstance(target, cst.Name):
                 scope.value_constants.pop(target.value, None)
@@ -200,8 +201,8 @@ def _simple(scope: Scope, node) -> None:
                 scope.typed_constants.pop(target.value, None)
                 if typed is not None:
                     scope.typed_constants[target.value] = typed[1]
-                if alias is not None:
-                    scope.type_aliases[target.value] = alias
+                if type_alias is not None:
+                    scope.type_aliases[target.value] = type_alias
                 if value is consts.NOT_CONST:
                     scope.constants.pop(target.value, None)  # host value: not a constant
                 else:
@@ -217,7 +218,7 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression):
         value = value.args[0].value
     if not isinstance(value, cst.Call) or len(value.args) != 1 or value.args[0].keyword is not None:
         return None
-    if isinstance(value.func, cst.Name) and value.func.value in annotations.BUILTIN_DTYPE_NAMES \
+    if isinstance(value.func, cst.Name) and value.func.value in BUILTIN_DTYPE_NAMES \
             and value.func.value not in scope.api_names:
         return None  # float(1.5): a Python value, untyped as in Warp
     t = annotations.dtype(value.func, scope)

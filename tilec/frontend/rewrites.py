@@ -7,18 +7,20 @@ statement" diagnostics ask here first.
 """
 from __future__ import annotations
 
+from .. import ir
+
 
 class RewriteRecords:
-    def note_rewrite(self, result, op: str, rebinds: list) -> None:
+    def note_rewrite(self, result: ir.Expr, op: str, rebinds: list[tuple[str, ir.Expr]]) -> None:
         records = self.__dict__.setdefault("_rewrites", {})
         records[id(result)] = (result, op, rebinds)  # holding result keeps its id unique
 
-    def rewrite_of(self, call):
+    def rewrite_of(self, call: ir.Expr) -> tuple[str, list[tuple[str, ir.Expr]]] | None:
         """(op, [(param, Var) it updates]) of a rewritten call, else None."""
-        held = self.__dict__.get("_rewrites", {}).get(id(call))
+        held: tuple[ir.Expr, str, list[tuple[str, ir.Expr]]] | None = self.__dict__.get("_rewrites", {}).get(id(call))
         return held[1:] if held is not None and held[0] is call else None
 
-    def op_name(self, call) -> str:
+    def op_name(self, call: ir.OpCall) -> str:
         """The op a diagnostic names: the user's op for a rewritten call."""
         held = self.rewrite_of(call)
         return held[0] if held is not None else call.op

@@ -11,6 +11,8 @@ kernel: the host module is not available there, and the API spelling is.
 """
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
+
 # Modules a Warp user may reach for inside a kernel out of habit; none runs in compiled code.
 HOST_MODULES = ("numpy", "math", "cmath", "torch", "scipy", "jax", "cupy")
 
@@ -28,7 +30,8 @@ HOST_EQUIVALENTS = {
 
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance with adjacent transpositions counting one edit."""
-    prev2, prev = None, list(range(len(b) + 1))
+    prev2: list[int] = []  # the row before prev, once there is one (read from i = 2 on)
+    prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i] + [0] * len(b)
         for j, cb in enumerate(b, 1):
@@ -39,12 +42,12 @@ def edit_distance(a: str, b: str) -> int:
     return prev[-1]
 
 
-def closest(name: str, candidates) -> str | None:
+def closest(name: str, candidates: Iterable[str]) -> str | None:
     """The nearest candidate within max(1, len(name) // 4) edits (ties: alphabetical), or None.
     The shared `tile_` prefix does not count as length: `tile_exp` is not close to `tile_map`."""
     stem = name.removeprefix("tile_")
     limit = max(1, len(stem) // 4)
-    best = None
+    best: tuple[int, str] | None = None
     for c in sorted(set(candidates)):
         if c == name:
             continue
@@ -58,17 +61,17 @@ def is_tile_name(name: str) -> bool:
     return name.startswith("tile") or name == "untile"
 
 
-def same_kind(name: str, names) -> list:
+def same_kind(name: str, names: Iterable[str]) -> list[str]:
     """The names of `names` of the same kind as `name`: tile operations, or everything else."""
     return [n for n in names if is_tile_name(n) == is_tile_name(name)]
 
 
-def did_you_mean(name: str, candidates, prefix: str = "") -> str | None:
+def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "") -> str | None:
     close = closest(name, candidates)
     return f"did you mean `{prefix}{close}`?" if close else None
 
 
-def host_hint(module: str, name: str, api_names, alias: str) -> str:
+def host_hint(module: str, name: str, api_names: Container[str], alias: str) -> str:
     """`numpy is not available in kernels; use wp.exp` (or without the `use` part)."""
     what = f"{module} is not available in kernels"
     target = name if name in api_names else HOST_EQUIVALENTS.get(name)

@@ -26,7 +26,7 @@ for _name in ("add", "sub", "mul", "div", "neg", "eq", "ne"):
     OPS[_name] = _replace(OPS[_name], rule=values.arith_rule(_name, OPS[_name].rule))
 
 API_OPS = {name: spec for name, spec in OPS.items() if spec.api}
-MUTATES: dict[str, tuple] = {}
+MUTATES: dict[str, tuple[str, ...]] = {}
 for _family in _FAMILIES:
     MUTATES.update(getattr(_family, "MUTATES", {}))
 

@@ -12,6 +12,7 @@ outside lane mode (`ad.lanes` false) for updates cheaper in place (matmul accumu
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import ir
 from ..diagnostics import NotDifferentiable
@@ -237,6 +238,7 @@ def _read_back(ad, e, tile_index, indexed: bool):
         return []
     t = e.args[tile_index]
     offs = _offsets(e)
+    attrs: tuple[tuple[str, Any], ...]
     if indexed:
         attrs = (("shape", t.type.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
                  ("storage", "register"))

@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..ir.types import INT32, ArrayT, MatT, TupleT, VecT, article, describe
+from ..ir.types import INT32, ArrayT, Element, MatT, TupleT, Type, VecT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -13,20 +13,20 @@ def _index_count(b: Bound, ndim: int, got: int, what: str) -> None:
         b.fail("TC0304", f"{what} needs {ndim} index(es) for a {ndim}-d array, got {got}", "a")
 
 
-def _indices_int(b: Bound, types: list) -> None:
+def _indices_int(b: Bound, types: list[Type]) -> None:
     for t in types:
         if not (hasattr(t, "is_integral") and t.is_integral):
             b.fail("TC0203", f"array indices must be integers, got {describe(t)}")
 
 
-def _load(b: Bound):
+def _load(b: Bound) -> Type:
     a = rules.array(b, "a")
     _index_count(b, a.ndim, len(b.variadic), "array read")
     _indices_int(b, b.variadic)
     return a.dtype
 
 
-def _store(b: Bound):
+def _store(b: Bound) -> Element | None:
     a = rules.array(b, "a")
     _index_count(b, a.ndim, len(b.variadic), "array write")
     _indices_int(b, b.variadic)
@@ -37,20 +37,20 @@ def _store(b: Bound):
     v = rules.scalar(b, "value")
     if "value" not in b.weak and v != a.dtype:
         b.fail("TC0202", f"cannot store {v} into {article(a.dtype.name)} {a.dtype} array", "value")
-    if "value" in b.weak and v.is_float and not a.dtype.is_float:
+    if "value" in b.weak and v.is_float and not rules.scalar_element(a).is_float:
         b.fail("TC0202", f"cannot store a float into {article(a.dtype.name)} {a.dtype} array", "value")
     return a.dtype if b.op.startswith("atomic") or b.op.startswith("array_atomic") else None
 
 
-def _bit_store(b: Bound):
+def _bit_store(b: Bound) -> Element | None:
     """a[i] &= v, |=, ^=: integer arrays only (Warp lowers them to atomic and/or/xor)."""
     dt = _store(b)
     if not getattr(dt, "is_integral", False):
-        b.fail("TC0203", f"bitwise update of {article(dt.name)} {dt} array; it needs an integer array", "a")
+        b.fail("TC0203", f"bitwise update of {article(str(dt))} {dt} array; it needs an integer array", "a")
     return dt
 
 
-def _atomic_api(b: Bound):
+def _atomic_api(b: Bound) -> Type:
     """wp.atomic_add(a, i[, j...], value): the last argument is the value."""
     a = rules.array(b, "a")
     if len(b.variadic) != a.ndim + 1:
@@ -65,13 +65,13 @@ def _atomic_api(b: Bound):
     return a.dtype
 
 
-def _shape(b: Bound):
+def _shape(b: Bound) -> Type:
     a = rules.array(b, "a")
     rules.norm_axis(b, "axis", b.attrs["axis"], a.ndim, "array")
     return INT32
 
 
-def _view(b: Bound):
+def _view(b: Bound) -> Type:
     """attrs["axes"]: per leading axis, ("i",) an index or ("s", has_start, has_stop, step) a slice;
     the *args are the indices and the given slice bounds, in order."""
     a = rules.array(b, "a")
@@ -86,12 +86,12 @@ def _view(b: Bound):
     return ArrayT(a.dtype, ndim)
 
 
-def _tid(b: Bound):
+def _tid(b: Bound) -> Type:
     n = b.attrs["count"]
     return INT32 if n == 1 else TupleT((INT32,) * n)
 
 
-def _block_dim(b: Bound):
+def _block_dim(b: Bound) -> Type:
     return INT32
 
 

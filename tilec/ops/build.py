@@ -1,12 +1,15 @@
 """Typed IR construction for passes: an op call whose type comes from the op's own rule."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import ir
-from ..ir.types import BOOL, MatT, Scalar, TileT, VecT
+from ..diagnostics import Span
+from ..ir.types import BOOL, MatT, Scalar, TileT, Type, VecT
 from . import OPS, Bound
 
 
-def call(_op: str, *args, span=None, **attrs) -> ir.OpCall:
+def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir.OpCall:
     op = _op  # positional-only in spirit: `op` is also an attribute name (tile_reduce_grad)
     spec = OPS[op]
     names = [p.name for p in spec.params if p.kind == "value"]
@@ -21,27 +24,30 @@ def call(_op: str, *args, span=None, **attrs) -> ir.OpCall:
             b.variadic_consts.append(a.value if isinstance(a, ir.Const) else None)
     t = spec.rule(b)
     span = span or next((a.span for a in args if hasattr(a, "span")), None)
-    return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)
+    # An effect's type is None, and a call built from spanless operands has no span: both as the
+    # IR's consumers expect (ir.OpCall declares the common case).
+    return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)  # type: ignore[arg-type]
 
 
-def const(value, dtype: Scalar, span=None) -> ir.Const:
+def const(value: float, dtype: Scalar | VecT | MatT, span: Span | None = None) -> ir.Const:
     if isinstance(dtype, (VecT, MatT)):  # a vector/matrix constant is its zero
         assert value == 0, value
-        return ir.Const(0.0, dtype, span)
+        return ir.Const(0.0, dtype, span)  # type: ignore[arg-type]  # spanless: see call
     if dtype.is_float:
         value = float(value)
     elif dtype == BOOL:
         value = bool(value)
     else:
         value = int(value)
-    return ir.Const(value, dtype, span)
+    return ir.Const(value, dtype, span)  # type: ignore[arg-type]  # spanless: see call
 
 
-def dtype_of(t) -> Scalar:
+def dtype_of(t: Type) -> Type:
     return t.dtype if isinstance(t, TileT) else t
 
 
-def zeros(t, span=None):
+def zeros(t: Type, span: Span | None = None) -> ir.Expr:
     if isinstance(t, TileT):
         return call("tile_zeros", span=span, shape=t.shape, dtype=t.dtype, storage="register")
+    assert isinstance(t, (Scalar, VecT, MatT)), t
     return const(0, t, span)

@@ -8,14 +8,14 @@ atomic])`; the frontend binds them in the order of the params below, indices las
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, MatT, Scalar, TileT, VecT, describe
+from ..ir.types import BOOL, MatT, Scalar, TileT, Type, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
 
 
-def _indexed_value(b: Bound):
+def _indexed_value(b: Bound) -> TileT:
     """The tile `a`, checked to take one integer index per dimension and a `value` of its dtype."""
     t = rules.tile(b, "a")
     if len(b.variadic) != t.ndim:
@@ -27,7 +27,7 @@ def _indexed_value(b: Bound):
     return t
 
 
-def _scatter(b: Bound):
+def _scatter(b: Bound) -> Type:
     t = _indexed_value(b)
     has = b.types["has_value"]
     if has != BOOL:
@@ -37,7 +37,7 @@ def _scatter(b: Bound):
     return t
 
 
-def _from_thread(b: Bound):
+def _from_thread(b: Bound) -> Type:
     v = b.types["value"]
     if not isinstance(v, (Scalar, VecT, MatT)):
         b.fail("TC0303", f"`value` must be a per-thread scalar, vector or matrix, got {describe(v)}", "value")
@@ -45,10 +45,10 @@ def _from_thread(b: Bound):
     return TileT(v, rules.check_shape_value(b, "shape", b.attrs["shape"]))
 
 
-def _update(b: Bound):
+def _update(b: Bound) -> Type:
     """t[i, j] op= value, once per lane (Warp's tile_*_inplace and the `t[i] op= v` they implement)."""
     t = _indexed_value(b)
-    if b.op.startswith("tile_bit") and not t.dtype.is_integral:
+    if b.op.startswith("tile_bit") and not rules.scalar_element(t).is_integral:
         b.fail("TC0203", f"needs an integer tile, got {t.dtype}", "a")
     return t
 

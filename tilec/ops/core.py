@@ -7,7 +7,9 @@ diagnostic at the offending argument.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, NoReturn
+
+from ..ir.types import Type
 
 
 REQUIRED = object()
@@ -37,13 +39,13 @@ class Param:
 @dataclass(frozen=True)
 class OpSpec:
     name: str  # the API name (wp.<name>) or internal name
-    params: tuple  # Params, in positional order
-    rule: Callable  # Bound -> Type, raises RuleError
+    params: tuple[Param, ...]  # Params, in positional order
+    rule: Callable[[Bound], Type | None]  # Bound -> Type (None: an effect's statement), raises RuleError
     cpp: str  # C++ runtime function (namespace tl)
     doc: str  # one line
     adj_cpp: str | None = None  # C++ adjoint twin, None when not differentiable
     variadic: str | None = None  # name of a trailing *args parameter of kind "value"
-    nondiff: frozenset = frozenset()  # value params that get no gradient
+    nondiff: frozenset[str] = frozenset()  # value params that get no gradient
     effect: bool = False  # a statement for its side effect (stores, atomics)
     api: bool = True  # callable from source as wp.<name>
     elementwise: bool = False  # applies per element; fusible
@@ -64,17 +66,17 @@ class Bound:
     """The arguments of one call as a rule sees them."""
 
     op: str
-    types: dict = field(default_factory=dict)  # value param -> Type
-    consts: dict = field(default_factory=dict)  # value param -> compile-time value, if known
-    weak: set = field(default_factory=set)  # value params that are untyped literals/constants
-    attrs: dict = field(default_factory=dict)  # attribute param -> value
-    offsets: dict = field(default_factory=dict)  # offset param -> list of Types
-    variadic: list = field(default_factory=list)  # types of the *args
-    variadic_consts: list = field(default_factory=list)  # their compile-time values or None
-    variadic_weak: set = field(default_factory=set)  # indices of untyped literal *args
-    funcs: dict = field(default_factory=dict)  # func param -> FuncRef
+    types: dict[str, Type] = field(default_factory=dict)  # value param -> Type
+    consts: dict[str, Any] = field(default_factory=dict)  # value param -> compile-time value, if known
+    weak: set[str] = field(default_factory=set)  # value params that are untyped literals/constants
+    attrs: dict[str, Any] = field(default_factory=dict)  # attribute param -> value
+    offsets: dict[str, list[Type]] = field(default_factory=dict)  # offset param -> list of Types
+    variadic: list[Type] = field(default_factory=list)  # types of the *args
+    variadic_consts: list[Any] = field(default_factory=list)  # their compile-time values or None
+    variadic_weak: set[int] = field(default_factory=set)  # indices of untyped literal *args
+    funcs: dict[str, FuncRef] = field(default_factory=dict)  # func param -> FuncRef
 
-    def fail(self, code: str, message: str, arg: str | None = None):
+    def fail(self, code: str, message: str, arg: str | None = None) -> NoReturn:
         raise RuleError(code, f"{self.op}: {message}", arg)
 
 
@@ -84,4 +86,4 @@ class FuncRef:
 
     name: str  # builtin op name or user func name
     builtin: bool
-    result: Callable  # tuple[Scalar-or-Tile types] -> Type, raises RuleError
+    result: Callable[[tuple[Type, ...]], Type]  # tuple[Scalar-or-Tile types] -> Type, raises RuleError

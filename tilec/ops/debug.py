@@ -13,28 +13,27 @@ from . import rules
 from .core import Bound, OpSpec, Param
 
 
-def _print(b: Bound):
+def _print(b: Bound) -> None:
     t = b.types["value"]
     if not isinstance(t, Scalar):
         b.fail("TC0303", f"prints scalars only, got {describe(t)}", "value")
     return None
 
 
-def _print_format(b: Bound):
+def _print_format(b: Bound) -> None:
     for k, t in enumerate(b.variadic):
         if not isinstance(t, Scalar):
             b.fail("TC0303", f"prints scalars only, got {describe(t)}", f"arg{k}")
     return None
 
 
-def _expect(b: Bound):
-    for name in ("actual", "expected"):
-        rules.scalar(b, name)
-    rules.unify_scalars(b, ("actual", "expected"), (b.types["actual"], b.types["expected"]))
+def _expect(b: Bound) -> None:
+    actual, expected = (rules.scalar(b, name) for name in ("actual", "expected"))
+    rules.unify_scalars(b, ("actual", "expected"), (actual, expected))
     return None
 
 
-def _expect_near(b: Bound):
+def _expect_near(b: Bound) -> None:
     _expect(b)
     for name in ("actual", "expected", "tolerance"):
         t = rules.scalar(b, name)
@@ -43,7 +42,7 @@ def _expect_near(b: Bound):
     return None
 
 
-def _assert(b: Bound):
+def _assert(b: Bound) -> None:
     if not isinstance(b.types["cond"], Scalar):
         b.fail("TC0406", f"an assert needs a scalar condition, got {describe(b.types['cond'])}", "cond")
     return None

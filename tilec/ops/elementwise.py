@@ -26,7 +26,7 @@ def _operand_dtypes(b: Bound, names: tuple) -> list:
 
 
 def _result_shape(b: Bound, names: tuple):
-    tiles = [(n, b.types[n]) for n in names if isinstance(b.types[n], TileT)]
+    tiles = [(n, t) for n in names if isinstance(t := b.types[n], TileT)]
     if not tiles:
         return None
     rules.same_shape(b, tuple(n for n, _ in tiles), tuple(t for _, t in tiles))

@@ -44,7 +44,8 @@ def _transform(b: Bound) -> TileT:
         b.fail("TC0107", f"`inout` must be a tile of 2 or more dimensions (leading ones are batches, the "
                f"transform runs along the last), got shape {fmt_shape(t.shape)}", "inout")
     n = t.shape[-1]
-    if not is_power_of_two(n) and n > MAX_DFT_LENGTH:
+    # A symbolic length (str) raises TypeError, which the checker reports as TC0111 (lower_call.py).
+    if not is_power_of_two(n) and n > MAX_DFT_LENGTH:  # type: ignore[arg-type, operator]
         b.fail("TC0111", f"a transform length that is not a power of two must be at most {MAX_DFT_LENGTH} "
                f"(as in Warp), got {n} (shape {fmt_shape(t.shape)})", "inout")
     return t

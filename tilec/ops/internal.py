@@ -5,33 +5,47 @@ echo a type passed as the `type` attribute or derived from the first operand.
 """
 from __future__ import annotations
 
-from ..ir.types import INT32, TileT
+from ..ir.types import INT32, ArrayT, Element, TileT, Type
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
 G = Param("g", "value")
 
 
-def _like_first(b: Bound):
+def _like_first(b: Bound) -> Type:
     return b.types["a"]
 
 
-def _given(b: Bound):
-    return b.attrs["type"]
+def _given(b: Bound) -> Type:
+    t: Type = b.attrs["type"]
+    return t
 
 
-def _step_rule(b: Bound):
+def _step_rule(b: Bound) -> Type:
     ta, tb = b.types["left"], b.types["right"]
     t = ta if isinstance(ta, TileT) else tb
     return t
 
 
-def _given_ret(b: Bound):
+def _given_ret(b: Bound) -> Type:
     raise TypeError("custom_call is built by the structuring pass with its type")
 
 
-def _lane(b: Bound):
+def _lane(b: Bound) -> Type:
     return INT32
+
+
+def _element(b: Bound, name: str) -> Element:
+    """The element type of operand `name`, an array or a tile (the passes build these ops so)."""
+    t = b.types[name]
+    assert isinstance(t, (ArrayT, TileT)), t
+    return t.dtype
+
+
+def _diag_rule(b: Bound) -> Type:
+    g = b.types["g"]
+    assert isinstance(g, TileT), g
+    return TileT(g.dtype, (g.shape[0],))
 
 
 OPS = [
@@ -43,10 +57,10 @@ OPS = [
            "between an adjoint's replay and its reverse sweep: the GPU checks the tape fit", api=False,
            effect=True),
     OpSpec("lane", (), _lane, "lane", "this lane's index in the block", api=False),
-    OpSpec("array_take", (A,), lambda b: b.types["a"].dtype, "array_take",
+    OpSpec("array_take", (A,), lambda b: _element(b, "a"), "array_take",
            "adjoint of a shared element store: a[i] for the first thread to arrive, which zeroes it",
            variadic="indices", api=False, effect=True),
-    OpSpec("extreme_take", (Param("final", "value"), G), lambda b: b.types["final"].dtype, "extreme_take",
+    OpSpec("extreme_take", (Param("final", "value"), G), lambda b: _element(b, "final"), "extreme_take",
            "adjoint of atomic_min/max: g[i] for the first thread whose value equals final[i], which "
            "zeroes it", variadic="args", api=False, effect=True),
     OpSpec("leader_only", (A,), _like_first, "leader_only", "a in the leader lane, 0 in the others",
@@ -87,7 +101,7 @@ OPS = [
     OpSpec("custom_call", (), _given_ret, "custom_call",
            "a func with a @wp.func_grad: its value, and in the adjoint the user's rule", adj_cpp="custom_call",
            variadic="args", api=False),
-    OpSpec("tile_diag", (G,), lambda b: TileT(b.types["g"].dtype, (b.types["g"].shape[0],)), "tile_diag",
+    OpSpec("tile_diag", (G,), _diag_rule, "tile_diag",
            "the diagonal of a square tile", api=False),
 ]
 MUTATES = {"tile_view_add": ("a",), "tile_add_at": ("a",), "tile_slice_add": ("a",), "tile_gather_add": ("a",)}

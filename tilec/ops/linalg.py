@@ -1,12 +1,14 @@
 """Linear algebra on tiles: matmul, transpose, Cholesky and triangular solves."""
 from __future__ import annotations
 
-from ..ir.types import TileT, fmt_shape
+from typing import Callable
+
+from ..ir.types import Scalar, TileT, Type, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 
 
-def _matmul(b: Bound):
+def _matmul(b: Bound) -> Type:
     a, bb = rules.tile(b, "a"), rules.tile(b, "b")
     rules.rank(b, "a", a, (2,))
     rules.rank(b, "b", bb, (2,))
@@ -16,7 +18,7 @@ def _matmul(b: Bound):
     # Warp's mixed precision: a, b and out may each be float16, float32 or float64; the product
     # accumulates in out's dtype (a's for the two-argument form).
     for name, t in (("a", a), ("b", bb)):
-        if not t.dtype.is_float:
+        if not rules.scalar_element(t).is_float:
             b.fail("TC0203", f"needs float tiles, got {t.dtype} for `{name}`", name)
     if b.attrs.get("precision", "default") not in ("default", "tf32"):
         b.fail("TC0303", f"precision must be \"default\" or \"tf32\", got {b.attrs['precision']!r}",
@@ -27,15 +29,15 @@ def _matmul(b: Bound):
         out = rules.tile(b, "out")
         if out.shape != shape:
             b.fail("TC0102", f"out is {fmt_shape(out.shape)} but a @ b is {fmt_shape(shape)}", "out")
-        if not out.dtype.is_float:
+        if not rules.scalar_element(out).is_float:
             b.fail("TC0203", f"needs a float tile for `out`, got {out.dtype}", "out")
-        _accumulator(b, out.dtype, "out")
+        _accumulator(b, rules.scalar_element(out), "out")
         return out
-    _accumulator(b, a.dtype, "a")
+    _accumulator(b, rules.scalar_element(a), "a")
     return TileT(a.dtype, shape)
 
 
-def _accumulator(b: Bound, dtype, name: str) -> None:
+def _accumulator(b: Bound, dtype: Scalar, name: str) -> None:
     """Warp accumulates a product in float16, float32 or float64, never bfloat16."""
     if dtype.name == "bfloat16":
         where = "`out`" if name == "out" else "the result (a's dtype, with no `out`)"
@@ -43,7 +45,7 @@ def _accumulator(b: Bound, dtype, name: str) -> None:
                "float32 or float64", name)
 
 
-def _transpose(b: Bound):
+def _transpose(b: Bound) -> Type:
     t = rules.tile(b, "a")
     rules.rank(b, "a", t, (2,))
     return TileT(t.dtype, (t.shape[1], t.shape[0]))
@@ -54,7 +56,7 @@ def _square(b: Bound, name: str) -> TileT:
     rules.rank(b, name, t, (2,))
     if t.shape[0] != t.shape[1]:
         b.fail("TC0101", f"`{name}` must be square, got {fmt_shape(t.shape)}", name)
-    if not t.dtype.is_float:
+    if not rules.scalar_element(t).is_float:
         b.fail("TC0203", f"needs a float tile, got {t.dtype}", name)
     return t
 
@@ -64,13 +66,13 @@ def _fill_mode(b: Bound) -> None:
         b.fail("TC0303", f"fill_mode must be \"lower\" or \"upper\", got {b.attrs['fill_mode']!r}", "fill_mode")
 
 
-def _cholesky(b: Bound):
+def _cholesky(b: Bound) -> Type:
     _fill_mode(b)
     return _square(b, "a")
 
 
-def _solve(matrix: str, rhs: str = "y"):
-    def rule(b: Bound):
+def _solve(matrix: str, rhs: str = "y") -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
         _fill_mode(b)
         m = _square(b, matrix)
         y = rules.tile(b, rhs)
@@ -83,7 +85,7 @@ def _solve(matrix: str, rhs: str = "y"):
     return rule
 
 
-def _cholesky_inplace(b: Bound):
+def _cholesky_inplace(b: Bound) -> Type:
     _fill_mode(b)
     return _square(b, "A")
 
@@ -91,7 +93,7 @@ def _cholesky_inplace(b: Bound):
 FILL = Param("fill_mode", "const", "lower")
 
 
-def _diag_add(b: Bound):
+def _diag_add(b: Bound) -> Type:
     a = _square(b, "a")
     d = b.types["d"]
     if isinstance(d, TileT):
@@ -100,7 +102,7 @@ def _diag_add(b: Bound):
             b.fail("TC0101", f"`d` has {d.shape[0]} entries but `a` is {fmt_shape(a.shape)}", "d")
         rules.same_dtype(b, ("a", "d"), (a.dtype, d.dtype))
     else:
-        rules.unify_scalars(b, ("a", "d"), (a.dtype, rules.scalar(b, "d")))
+        rules.unify_scalars(b, ("a", "d"), (rules.scalar_element(a), rules.scalar(b, "d")))
     return a
 
 

@@ -4,7 +4,7 @@ Out-of-bounds elements load as zero and out-of-bounds writes are dropped.
 """
 from __future__ import annotations
 
-from ..ir.types import INT32, TileT, fmt_shape
+from ..ir.types import INT32, Dim, TileT, Type, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -31,7 +31,7 @@ def _aligned(b: Bound) -> None:
         b.fail("TC0303", f"`aligned` must be True or False, got {b.attrs['aligned']!r}", "aligned")
 
 
-def _load(b: Bound):
+def _load(b: Bound) -> Type:
     _aligned(b)
     a = rules.array(b, "a")
     shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
@@ -53,17 +53,17 @@ def _stored_tile(b: Bound, name: str = "t") -> TileT:
     return t
 
 
-def _store(b: Bound):
+def _store(b: Bound) -> None:
     _aligned(b)
     _stored_tile(b)
     return None
 
 
-def _atomic(b: Bound):
+def _atomic(b: Bound) -> Type:
     return _stored_tile(b)
 
 
-def _indices(b: Bound, extent_of_axis) -> None:
+def _indices(b: Bound, extent_of_axis: Dim) -> None:
     idx = rules.tile(b, "indices")
     if idx.ndim != 1 or idx.dtype != INT32:
         b.fail("TC0303", f"`indices` must be a 1-d int32 tile, got {idx}", "indices")
@@ -72,7 +72,7 @@ def _indices(b: Bound, extent_of_axis) -> None:
                "the indexed axis", "indices")
 
 
-def _load_indexed(b: Bound):
+def _load_indexed(b: Bound) -> Type:
     a = rules.array(b, "a")
     shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
     if len(shape) != a.ndim:
@@ -84,7 +84,7 @@ def _load_indexed(b: Bound):
     return TileT(a.dtype, shape)
 
 
-def _store_indexed(b: Bound):
+def _store_indexed(b: Bound) -> TileT | None:
     t = _stored_tile(b)
     axis = rules.norm_axis(b, "axis", b.attrs["axis"], t.ndim)
     _indices(b, t.shape[axis])

@@ -13,7 +13,9 @@ e % block_dim, which seeds its own stream with hash(thread + rng) and takes its 
 """
 from __future__ import annotations
 
-from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, describe
+from typing import Callable
+
+from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, Type, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -24,14 +26,14 @@ def _int_operand(b: Bound, name: str) -> None:
         b.fail("TC0203", f"`{name}` must be an integer, got {describe(t)}", name)
 
 
-def _rand_init(b: Bound):
+def _rand_init(b: Bound) -> Type:
     _int_operand(b, "seed")
     _int_operand(b, "offset")
     return UINT32
 
 
-def _tile_rand(dtype: Scalar):
-    def rule(b: Bound):
+def _tile_rand(dtype: Scalar) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
         rng = b.types["rng"]
         if rng != UINT32:
             b.fail("TC0203", f"`rng` must be a generator state (a uint32 from wp.rand_init), got "
@@ -41,8 +43,8 @@ def _tile_rand(dtype: Scalar):
             b.fail("TC0303", "give both `min` and `max`, or neither", bounds[0])
         for n in bounds:
             t = b.types[n]
-            ok = isinstance(t, Scalar) and (t.is_float or t.is_integral if dtype.is_float else t.is_integral)
-            if not ok or (t.is_float and n not in b.weak and t != dtype):
+            if not (isinstance(t, Scalar) and (t.is_float or t.is_integral if dtype.is_float else t.is_integral)) \
+                    or (t.is_float and n not in b.weak and t != dtype):
                 b.fail("TC0203", f"`{n}` must be {'a float32' if dtype.is_float else 'an int32'}, got "
                        f"{describe(t)}", n)
         return TileT(dtype, rules.check_shape_value(b, "shape", b.attrs["shape"]))
@@ -50,8 +52,8 @@ def _tile_rand(dtype: Scalar):
     return rule
 
 
-def _draw(dtype: Scalar):
-    def rule(b: Bound):
+def _draw(dtype: Scalar) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
         state = b.types["state"]
         if state != UINT32:
             b.fail("TC0203", f"`state` must be a generator state (a uint32 from wp.rand_init), got "
@@ -70,16 +72,16 @@ def _draw(dtype: Scalar):
     return rule
 
 
-def _advance(b: Bound):
+def _advance(b: Bound) -> Type:
     return UINT32
 
 
-def _tile_params():
+def _tile_params() -> tuple[Param, ...]:
     return (Param("shape", "shape"), Param("rng", "value"), Param("min", "value", None),
             Param("max", "value", None), Param("storage", "storage", "register"))
 
 
-def _draw_params(with_bounds: bool = True):
+def _draw_params(with_bounds: bool = True) -> tuple[Param, ...]:
     bounds = (Param("low", "value", None), Param("high", "value", None)) if with_bounds else ()
     return (Param("state", "value"),) + bounds
 

@@ -1,7 +1,9 @@
 """Maps, reductions, scans, sort and the BLAS-1 ops (dot, axpy) over tiles."""
 from __future__ import annotations
 
-from ..ir.types import INT32, MatT, Scalar, TileT, VecT, component_dtype, describe, fmt_shape
+from typing import Callable
+
+from ..ir.types import INT32, Dim, MatT, Scalar, TileT, Type, VecT, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param, RuleError
 
@@ -9,7 +11,7 @@ A = Param("a", "value")
 AXIS = Param("axis", "const", None)
 
 
-def _map(b: Bound):
+def _map(b: Bound) -> Type:
     if not b.variadic:
         b.fail("TC0303", "needs at least one tile after the function")
     names = tuple(f"arg{i}" for i in range(len(b.variadic)))
@@ -32,7 +34,7 @@ def _map(b: Bound):
     return TileT(out, tiles[0].shape)
 
 
-def reduced_shape(b: Bound, t: TileT):
+def reduced_shape(b: Bound, t: TileT) -> tuple[Dim, ...]:
     axis = b.attrs.get("axis")
     if axis is None:
         return (1,)
@@ -41,17 +43,17 @@ def reduced_shape(b: Bound, t: TileT):
     return shape or (1,)
 
 
-def _reduction(result_int: bool = False):
-    def rule(b: Bound):
+def _reduction(result_int: bool = False) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
         t = rules.tile(b, "a")
-        if component_dtype(t.dtype).kind == "bool" and not result_int:
+        if rules.component(t).kind == "bool" and not result_int:
             b.fail("TC0203", "is not defined on bool tiles", "a")
         return TileT(INT32 if result_int else t.dtype, reduced_shape(b, t))
 
     return rule
 
 
-def _reduce(b: Bound):
+def _reduce(b: Bound) -> Type:
     t = rules.tile(b, "a")
     f = b.funcs["op"]
     try:
@@ -64,35 +66,35 @@ def _reduce(b: Bound):
     return TileT(t.dtype, reduced_shape(b, t))
 
 
-def _scan(b: Bound):
+def _scan(b: Bound) -> Type:
     """Any rank: a multi-dimensional tile is scanned in its flattened row-major order (as Warp)."""
     t = rules.tile(b, "a")
-    if t.dtype.kind == "bool":
+    if rules.scalar_element(t).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "a")
     return t
 
 
-def _dot(b: Bound):
+def _dot(b: Bound) -> Type:
     a, bb = rules.tile(b, "a"), rules.tile(b, "b")
     rules.same_shape(b, ("a", "b"), (a, bb))
     rules.same_dtype(b, ("a", "b"), (a.dtype, bb.dtype))
-    if component_dtype(a.dtype).kind == "bool":
+    if rules.component(a).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "a")
-    return TileT(component_dtype(a.dtype), (1,))  # vectors: sum of wp.dot; matrices: sum of wp.ddot
+    return TileT(rules.component(a), (1,))  # vectors: sum of wp.dot; matrices: sum of wp.ddot
 
 
-def _axpy(b: Bound):
+def _axpy(b: Bound) -> Type:
     src, dest = rules.tile(b, "src"), rules.tile(b, "dest")
     rules.same_shape(b, ("src", "dest"), (src, dest))
     rules.same_dtype(b, ("src", "dest"), (src.dtype, dest.dtype))
-    if component_dtype(dest.dtype).kind == "bool":
+    if rules.component(dest).kind == "bool":
         b.fail("TC0203", "is not defined on bool tiles", "dest")
     alpha = rules.scalar(b, "alpha")
-    rules.unify_scalars(b, ("dest", "alpha"), (component_dtype(dest.dtype), alpha))  # vec3: float alpha
+    rules.unify_scalars(b, ("dest", "alpha"), (rules.component(dest), alpha))  # vec3: float alpha
     return dest
 
 
-def _sort(b: Bound):
+def _sort(b: Bound) -> Type:
     k = rules.tile(b, "keys")
     v = rules.tile(b, "values")
     rules.rank(b, "keys", k, (1,))

@@ -9,6 +9,7 @@ truncates, `%` is C's remainder, reductions fold left to right.
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ..ir.types import MatT, TileT, VecT
 from . import reference_values
 from .reference_values import make_value
 
-IMPL: dict = {}
+IMPL: dict[str, Callable[..., Any]] = {}
 
 
 def impl(*names):
@@ -79,7 +80,7 @@ def _floordiv(a, b):
     return np.floor_divide(a, b)
 
 
-BINARY = {
+BINARY: dict[str, Callable[..., Any]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _div, "floordiv": _floordiv, "mod": _mod,
     "pow": np.power, "min": lambda a, b: np.where(b < a, b, a), "max": lambda a, b: np.where(a < b, b, a),
     "atan2": np.arctan2, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
@@ -87,7 +88,7 @@ BINARY = {
     "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal, "and_": np.logical_and, "or_": np.logical_or,
     "step_ge": lambda a, b: (np.asarray(a) >= b).astype(np.asarray(a).dtype),
 }  # fmt: skip
-UNARY = {
+UNARY: dict[str, Callable[..., Any]] = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "sin": np.sin,
     "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "sqrt": np.sqrt, "cbrt": np.cbrt, "floor": np.floor, "ceil": np.ceil,
@@ -899,7 +900,8 @@ def _draw(ctx, call, a):
 
 class _Stack:
     def __init__(self, capacity: int):
-        self.capacity, self.items = capacity, []
+        self.capacity = capacity
+        self.items: list[Any] = []
 
 
 @impl("tile_stack")

@@ -1,9 +1,11 @@
 """Reusable pieces of shape/dtype rules."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from ..ir.types import (BOOL, FLOAT32, INT32, ArrayT, Dim, MatT, Scalar, TileT, Type, VecT, component_dtype, describe,
+                        fmt_shape)
 from .core import Bound
 
 
@@ -35,7 +37,24 @@ def element_value(b: Bound, name: str, t: TileT) -> None:
         if b.types[name] != t.dtype:
             b.fail("TC0201", f"`{name}` is {describe(b.types[name])} but the tile holds {t.dtype}", name)
         return
-    unify_scalars(b, ("a", name), (t.dtype, scalar(b, name)))
+    # t.dtype may be a StructT where the checker has not refused struct operands first: unify_scalars then
+    # reports a typed operand's mismatch (TC0201).
+    unify_scalars(b, ("a", name), (t.dtype, scalar(b, name)))  # type: ignore[arg-type]
+
+
+def scalar_element(t: TileT | ArrayT) -> Scalar:
+    """The element type of t where an op takes scalar elements only: the checker refuses struct operands
+    and value_tiles.refuse tiles of vectors and matrices before the rule of an op that does not take them."""
+    assert isinstance(t.dtype, Scalar), t
+    return t.dtype
+
+
+def component(t: TileT) -> Scalar:
+    """The scalar a tile's elements are made of (a vector's or matrix's components); never a struct's
+    (the checker refuses struct operands)."""
+    c = component_dtype(t.dtype)
+    assert c is not None, t
+    return c
 
 
 def int_scalar(b: Bound, name: str) -> Scalar:
@@ -45,13 +64,13 @@ def int_scalar(b: Bound, name: str) -> Scalar:
     return t
 
 
-def rank(b: Bound, name: str, t: TileT, ranks: tuple) -> None:
+def rank(b: Bound, name: str, t: TileT, ranks: tuple[int, ...]) -> None:
     if t.ndim not in ranks:
         want = " or ".join(f"{r}-d" for r in ranks)
         b.fail("TC0107", f"`{name}` must be a {want} tile, got shape {fmt_shape(t.shape)}", name)
 
 
-def same_shape(b: Bound, names: tuple, ts: tuple, code: str = "TC0101") -> None:
+def same_shape(b: Bound, names: Sequence[str], ts: Sequence[TileT], code: str = "TC0101") -> None:
     first = ts[0]
     for name, t in zip(names[1:], ts[1:]):
         if t.shape != first.shape:
@@ -63,13 +82,13 @@ def same_shape(b: Bound, names: tuple, ts: tuple, code: str = "TC0101") -> None:
             )
 
 
-def same_dtype(b: Bound, names: tuple, dts: tuple) -> None:
+def same_dtype(b: Bound, names: Sequence[str], dts: Sequence[Type]) -> None:
     for name, d in zip(names[1:], dts[1:]):
         if d != dts[0]:
             b.fail("TC0201", f"dtypes differ: {names[0]} is {dts[0]}, {name} is {d}", name)
 
 
-def unify_scalars(b: Bound, names: tuple, dts: tuple) -> Scalar:
+def unify_scalars(b: Bound, names: Sequence[str], dts: Sequence[Scalar]) -> Scalar:
     """Result dtype of mixing operands; untyped literals adapt to the others."""
     typed = [(n, d) for n, d in zip(names, dts) if n not in b.weak]
     if not typed:
@@ -89,7 +108,8 @@ def unify_scalars(b: Bound, names: tuple, dts: tuple) -> Scalar:
     return first
 
 
-def dtype_of(t) -> Scalar:
+def dtype_of(t: Type) -> Type:
+    """A tile's element type; any other type as it is."""
     return t.dtype if isinstance(t, TileT) else t
 
 
@@ -98,7 +118,7 @@ def dtype_of(t) -> Scalar:
 MAX_TILE_ELEMENTS = 1 << 26
 
 
-def check_shape_value(b: Bound, name: str, shape) -> tuple:
+def check_shape_value(b: Bound, name: str, shape: int | Sequence[Dim]) -> tuple[Dim, ...]:
     """A shape attribute: positive ints, 1 to 4 dimensions, at most MAX_TILE_ELEMENTS elements."""
     if isinstance(shape, int):
         shape = (shape,)
@@ -107,7 +127,8 @@ def check_shape_value(b: Bound, name: str, shape) -> tuple:
     for d in shape:
         if isinstance(d, int) and d <= 0:
             b.fail("TC0111", f"`{name}` must be positive, got {fmt_shape(tuple(shape))}", name)
-    if all(isinstance(d, int) for d in shape) and prod(shape) > MAX_TILE_ELEMENTS:
+    extents = [d for d in shape if isinstance(d, int)]
+    if len(extents) == len(shape) and prod(extents) > MAX_TILE_ELEMENTS:
         b.fail("TC0111", f"`{name}` {fmt_shape(tuple(shape))} has more than {MAX_TILE_ELEMENTS} elements "
                "(the largest tile tilec compiles)", name)
     return tuple(shape)

@@ -12,7 +12,7 @@ adjoint of a kernel popping floats (passes/autodiff.py) rather than drop it.
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, INT32, NONE, Scalar, StackT, TupleT, describe
+from ..ir.types import BOOL, INT32, NONE, Scalar, StackT, TupleT, Type, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -26,7 +26,7 @@ def stack_of(b: Bound) -> StackT:
     return t
 
 
-def _make(b: Bound):
+def _make(b: Bound) -> Type:
     capacity = b.attrs["capacity"]
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
         b.fail("TC0303", f"`capacity` must be a positive compile-time integer, got {capacity!r}", "capacity")
@@ -36,7 +36,7 @@ def _make(b: Bound):
     return StackT(dtype, capacity)
 
 
-def _push(b: Bound):
+def _push(b: Bound) -> Type:
     s = stack_of(b)
     v = rules.scalar(b, "value")
     rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
@@ -45,16 +45,16 @@ def _push(b: Bound):
     return INT32
 
 
-def _pop(b: Bound):
+def _pop(b: Bound) -> Type:
     return TupleT((stack_of(b).dtype, INT32))
 
 
-def _count(b: Bound):
+def _count(b: Bound) -> Type:
     stack_of(b)
     return INT32
 
 
-def _clear(b: Bound):
+def _clear(b: Bound) -> Type:
     stack_of(b)
     return NONE
 

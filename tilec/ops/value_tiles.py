@@ -34,7 +34,7 @@ VALUE_TILE_OPS = {
 }
 
 
-def is_value_type(t) -> bool:
+def is_value_type(t: object) -> bool:
     return isinstance(t, (VecT, MatT))
 
 

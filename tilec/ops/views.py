@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from math import prod
+from typing import Any
 
-from ..ir.types import Scalar, TileT, describe, fmt_shape
+from ..ir.types import Scalar, TileT, Type, describe, fmt_shape
 from . import rules
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
 
 
-def _broadcast(b: Bound):
+def _broadcast(b: Bound) -> Type:
     t = rules.tile(b, "a")
     shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
     if t.ndim > len(shape):
@@ -29,7 +30,7 @@ def _integral_offsets(b: Bound) -> None:
             b.fail("TC0203", f"offset coordinates must be integers, got {describe(t)}", "offset")
 
 
-def _view(b: Bound):
+def _view(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _integral_offsets(b)
     offs = b.consts.get("offset") or []
@@ -49,7 +50,8 @@ def _view(b: Bound):
     for axis, (extent, parent_extent) in enumerate(zip(shape, parent)):
         k = t.ndim - len(shape) + axis
         start = offs[k] if k < len(offs) else 0
-        if extent > parent_extent or (isinstance(start, int) and start + extent > parent_extent):
+        # A symbolic extent (str) raises TypeError, which the checker reports as TC0111 (lower_call.py).
+        if extent > parent_extent or (isinstance(start, int) and start + extent > parent_extent):  # type: ignore[operator]
             b.fail("TC0104", f"view {fmt_shape(shape)} at offset {tuple(offs)} exceeds the tile "
                    f"{fmt_shape(t.shape)} along axis {k}", "offset")
         if isinstance(start, int) and start < 0:
@@ -57,7 +59,7 @@ def _view(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _squeeze(b: Bound):
+def _squeeze(b: Bound) -> Type:
     t = rules.tile(b, "a")
     axis = b.attrs.get("axis")
     if axis is None:
@@ -71,7 +73,7 @@ def _squeeze(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _reshape(b: Bound):
+def _reshape(b: Bound) -> Type:
     t = rules.tile(b, "a")
     shape = b.attrs["shape"]
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -89,37 +91,37 @@ def _reshape(b: Bound):
     return TileT(t.dtype, shape)
 
 
-def _astype(b: Bound):
+def _astype(b: Bound) -> Type:
     t = rules.tile(b, "a")
     return TileT(b.attrs["dtype"], t.shape)
 
 
-def _check_indices(b: Bound, t: TileT, types: list, consts: list, what: str) -> None:
+def _check_indices(b: Bound, t: TileT, types: list[Type], consts: list[Any], what: str) -> None:
     if len(types) != t.ndim:
         b.fail("TC0304", f"{what} needs {t.ndim} index(es) for a tile of shape {fmt_shape(t.shape)}, "
                f"got {len(types)}")
     for axis, (ty, c) in enumerate(zip(types, consts)):
         if not (isinstance(ty, Scalar) and ty.is_integral):
             b.fail("TC0203", f"tile indices must be integers, got {describe(ty)}", f"arg{axis}")
-        if isinstance(c, int) and not 0 <= c < t.shape[axis]:
+        if isinstance(c, int) and not 0 <= c < t.shape[axis]:  # type: ignore[operator]  # symbolic: as in _view
             b.fail("TC0104", f"index {c} is out of bounds for axis {axis} of extent {t.shape[axis]}",
                    f"arg{axis}")
 
 
-def _extract(b: Bound):
+def _extract(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _check_indices(b, t, b.variadic, b.variadic_consts, "element access")
     return t.dtype
 
 
-def _setitem(b: Bound):
+def _setitem(b: Bound) -> Type:
     t = rules.tile(b, "a")
     _check_indices(b, t, b.variadic, b.variadic_consts, "element write")
     rules.element_value(b, "value", t)
     return t
 
 
-def _assign(b: Bound):
+def _assign(b: Bound) -> Type:
     dst, src = rules.tile(b, "dst"), rules.tile(b, "src")
     _integral_offsets(b)
     if dst.dtype != src.dtype:
@@ -132,13 +134,13 @@ def _assign(b: Bound):
         b.fail("TC0304", f"offset has {n} coordinate(s) but dst has {dst.ndim} dimension(s)", "offset")
     for axis, (s, d) in enumerate(zip(src.shape, dst.shape)):
         start = offs[axis] if axis < len(offs) else 0
-        if s > d or (isinstance(start, int) and (start < 0 or start + s > d)):
+        if s > d or (isinstance(start, int) and (start < 0 or start + s > d)):  # type: ignore[operator]  # as in _view
             b.fail("TC0104", f"src {fmt_shape(src.shape)} at offset {tuple(offs) or 0} exceeds dst "
                    f"{fmt_shape(dst.shape)} along axis {axis}", "src")
     return dst
 
 
-def _slice(b: Bound):
+def _slice(b: Bound) -> Type:
     """Shape computed (and bounds checked) by the lowering of the subscript; args: keep mask, then a
     start and a step per parent axis."""
     t = rules.tile(b, "a")
@@ -147,12 +149,12 @@ def _slice(b: Bound):
     return TileT(t.dtype, tuple(b.attrs["shape"]))
 
 
-def _gather(b: Bound):
+def _gather(b: Bound) -> Type:
     """t[idx] / t[idx, :] / t[:, idx] (Warp's tile_slice_indexed): the extent along `axis` becomes
     len(idx); negative indices count from the end of that axis."""
     t = rules.tile(b, "a")
     idx = rules.tile(b, "indices")
-    if idx.ndim != 1 or not idx.dtype.is_integral:
+    if idx.ndim != 1 or not rules.scalar_element(idx).is_integral:
         b.fail("TC0203", f"a tile can be indexed by a 1-d int tile, got {describe(idx)}", "indices")
     axis = b.attrs.get("axis", 0)
     return TileT(t.dtype, t.shape[:axis] + idx.shape + t.shape[axis + 1:])

@@ -20,6 +20,7 @@ rewrites, each exact (the kernel computes the same values, bit for bit):
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from .. import ir
@@ -37,7 +38,7 @@ def tidy_adjoint(fn: ir.Function) -> ir.Function:
     return replace(fn, body=_drop_dead_fills_of(body))
 
 
-def _drop_dead_fills_of(body) -> tuple:
+def _drop_dead_fills_of(body: Sequence[ir.Stmt]) -> tuple[ir.Stmt, ...]:
     counts = ir.assign_counts(body)
     sole = {t for t, n in counts.items() if n == 1}  # keep a symbol's only definition
     return _drop_dead_fills(body, frozenset(), frozenset(sole))[0]
@@ -46,20 +47,20 @@ def _drop_dead_fills_of(body) -> tuple:
 # ---------------------------------------------------------------- helpers
 
 
-def _is_zeros(e) -> bool:
+def _is_zeros(e: ir.Expr) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_zeros" and not e.args
 
 
-def _reads(stmts) -> set:
+def _reads(stmts: Iterable[ir.Stmt]) -> set[ir.Sym]:
     """Every symbol the statements (nested blocks included) read."""
-    out: set = set()
+    out: set[ir.Sym] = set()
     for s in ir.walk_stmts(stmts):
         for e in ir.stmt_exprs(s):
             out |= ir.read_syms(e)
     return out
 
 
-def _writes(stmts) -> set:
+def _writes(stmts: Iterable[ir.Stmt]) -> set[ir.Sym]:
     return {t for s in ir.walk_stmts(stmts) for t in ir.stmt_targets(s)}
 
 
@@ -67,13 +68,13 @@ class _Index:
     """Each statement's reads (symbol -> count) and writes (a set), nested blocks included,
     computed once per statement object (the passes below ask about the same statements often)."""
 
-    def __init__(self):
-        self._memo: dict = {}
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[ir.Stmt, dict[ir.Sym, int], frozenset[ir.Sym]]] = {}
 
-    def of(self, s) -> tuple:
+    def of(self, s: ir.Stmt) -> tuple[dict[ir.Sym, int], frozenset[ir.Sym]]:
         hit = self._memo.get(id(s))
         if hit is None or hit[0] is not s:
-            reads: dict = {}
+            reads: dict[ir.Sym, int] = {}
             for x in ir.walk_stmts((s,)):
                 for e in ir.stmt_exprs(x):
                     for v in ir.walk_expr(e):
@@ -83,10 +84,10 @@ class _Index:
             self._memo[id(s)] = hit
         return hit[1], hit[2]
 
-    def reads(self, s) -> dict:
+    def reads(self, s: ir.Stmt) -> dict[ir.Sym, int]:
         return self.of(s)[0]
 
-    def writes(self, s) -> frozenset:
+    def writes(self, s: ir.Stmt) -> frozenset[ir.Sym]:
         return self.of(s)[1]
 
 
@@ -94,12 +95,12 @@ class _Counts:
     """How often each symbol is read and assigned (an assignment's or unpacking's target) in a
     function body: counted once per pass, not once per candidate (long kernels were quadratic)."""
 
-    def __init__(self, body, params, index: _Index):
+    def __init__(self, body: Sequence[ir.Stmt], params: Iterable[ir.Sym], index: _Index) -> None:
         self.params = frozenset(params)
-        self.reads: dict = {}
+        self.reads: dict[ir.Sym, int] = {}
         for s in body:
             _add(self.reads, index.reads(s))
-        self.assigns: dict = {}
+        self.assigns: dict[ir.Sym, int] = {}
         for s in ir.walk_stmts(body):
             targets = (s.target,) if isinstance(s, ir.Assign) else set(s.targets) if isinstance(s, ir.Unpack) else ()
             for t in targets:
@@ -111,44 +112,44 @@ class _Block:
     kept current as rewrites replace a region of it: the counts of the statements after position
     i are the total less the prefix less statement i."""
 
-    def __init__(self, body, index: _Index):
+    def __init__(self, body: Sequence[ir.Stmt], index: _Index) -> None:
         self.index = index
-        self.reads: dict = {}
-        self.writes: dict = {}
-        self.before_reads: dict = {}
-        self.before_writes: dict = {}
+        self.reads: dict[ir.Sym, int] = {}
+        self.writes: dict[ir.Sym, int] = {}
+        self.before_reads: dict[ir.Sym, int] = {}
+        self.before_writes: dict[ir.Sym, int] = {}
         for s in body:
             self._count(s, self.reads, self.writes, 1)
 
-    def _count(self, s, reads: dict, writes: dict, sign: int) -> None:
+    def _count(self, s: ir.Stmt, reads: dict[ir.Sym, int], writes: dict[ir.Sym, int], sign: int) -> None:
         r, w = self.index.of(s)
         _add(reads, r, sign)
         _add(writes, dict.fromkeys(w, 1), sign)
 
-    def passed(self, s) -> None:
+    def passed(self, s: ir.Stmt) -> None:
         self._count(s, self.before_reads, self.before_writes, 1)
 
-    def replaced(self, old, new) -> None:
+    def replaced(self, old: Iterable[ir.Stmt], new: Iterable[ir.Stmt]) -> None:
         for s in old:
             self._count(s, self.reads, self.writes, -1)
         for s in new:
             self._count(s, self.reads, self.writes, 1)
 
-    def reads_after(self, sym, at) -> int:
+    def reads_after(self, sym: ir.Sym, at: Iterable[ir.Stmt]) -> int:
         """Reads of sym in the statements after `at` (the statements at the sweep's position)."""
         return self.reads.get(sym, 0) - self.before_reads.get(sym, 0) - sum(self.index.reads(s).get(sym, 0) for s in at)
 
-    def written_after(self, sym, at) -> bool:
+    def written_after(self, sym: ir.Sym, at: Iterable[ir.Stmt]) -> bool:
         return (self.writes.get(sym, 0) - self.before_writes.get(sym, 0)
                 - sum(sym in self.index.writes(s) for s in at)) > 0
 
 
-def _add(total: dict, counts: dict, sign: int = 1) -> None:
+def _add(total: dict[ir.Sym, int], counts: Mapping[ir.Sym, int], sign: int = 1) -> None:
     for k, n in counts.items():
         total[k] = total.get(k, 0) + sign * n
 
 
-def _last_reader(body, sym, reads: int, index: _Index, start: int = 0) -> int:
+def _last_reader(body: Sequence[ir.Stmt], sym: ir.Sym, reads: int, index: _Index, start: int = 0) -> int:
     """The position in body of the statement holding the last of sym's `reads` reads from start on."""
     seen = 0
     for k in range(start, len(body)):
@@ -158,13 +159,13 @@ def _last_reader(body, sym, reads: int, index: _Index, start: int = 0) -> int:
     raise AssertionError("fewer reads than counted")
 
 
-def _locals(fn: ir.Function) -> set:
+def _locals(fn: ir.Function) -> set[ir.Sym]:
     """Tile symbols assigned in the body that are not parameters: zero until first written."""
     params = set(fn.params)
     return {t for t in _writes(fn.body) if t not in params and isinstance(t.type, TileT)}
 
 
-def _with_blocks(s, fix):
+def _with_blocks(s: ir.Stmt, fix: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ...]]) -> ir.Stmt:
     if isinstance(s, ir.If):
         return replace(s, body=fix(s.body), orelse=fix(s.orelse))
     if isinstance(s, (ir.For, ir.While)):
@@ -175,9 +176,9 @@ def _with_blocks(s, fix):
 # ---------------------------------------------------------------- moves
 
 
-def _moves(body, counts: _Counts, index: _Index) -> tuple:
+def _moves(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir.Stmt, ...]:
     """Sweeps the statement list, applying each move where it is found, until a sweep finds none."""
-    body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in body]  # a list: spliced in place
+    body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in stmts]  # a list: spliced in place
     changed = True
     while changed:
         changed = False
@@ -196,7 +197,8 @@ def _moves(body, counts: _Counts, index: _Index) -> tuple:
     return tuple(body)
 
 
-def _move_at(body: list, i, counts: _Counts, index: _Index, block: _Block):
+def _move_at(body: list[ir.Stmt], i: int, counts: _Counts, index: _Index,
+             block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
     """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
     rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
@@ -226,12 +228,12 @@ def _move_at(body: list, i, counts: _Counts, index: _Index, block: _Block):
     return last + 1, ir.rename(body[i + 2:last + 1], rename) + (fill,)
 
 
-def _adds_back(s, adj, g) -> bool:
+def _adds_back(s: ir.Stmt, adj: ir.Sym, g: ir.Sym) -> bool:
     """s is `adj = adj + g` (or g + adj)."""
     if not (isinstance(s, ir.Assign) and s.target == adj and isinstance(s.value, ir.OpCall) and s.value.op == "add"):
         return False
     args = s.value.args
-    return (len(args) == 2 and all(isinstance(a, ir.Var) for a in args)
+    return (len(args) == 2 and isinstance(args[0], ir.Var) and isinstance(args[1], ir.Var)
             and {args[0].sym, args[1].sym} == {adj, g} and args[0].sym != args[1].sym
             and s.value.type == adj.type)
 
@@ -239,8 +241,8 @@ def _adds_back(s, adj, g) -> bool:
 # ---------------------------------------------------------------- copies
 
 
-def _forward_copies(body, counts: _Counts, index: _Index) -> tuple:
-    body = [_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in body]  # spliced in place
+def _forward_copies(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir.Stmt, ...]:
+    body = [_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in stmts]  # spliced in place
     block = _Block(body, index)
     i = 0
     while i < len(body):
@@ -271,7 +273,7 @@ def _forward_copies(body, counts: _Counts, index: _Index) -> tuple:
 _ELEMENTWISE_UPDATES = ("add", "sub", "mul")
 
 
-def _fold_copy(body, i, index: _Index, block: _Block):
+def _fold_copy(body: Sequence[ir.Stmt], i: int, index: _Index, block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
     """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
     `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it). Returns
     (end, replacement): body[i:end] is to become the replacement; or None."""
@@ -293,18 +295,20 @@ def _fold_copy(body, i, index: _Index, block: _Block):
     if not (isinstance(later, ir.Assign) and later.target == x and isinstance(later.value, ir.OpCall)
             and later.value.op in _ELEMENTWISE_UPDATES and not isinstance(later, ir.Unpack)):
         return None
-    value = ir.rename((ir.ExprStmt(later.value, later.span),), lambda sym: y if sym == x else sym)[0].expr
+    renamed = ir.rename((ir.ExprStmt(later.value, later.span),), lambda sym: y if sym == x else sym)[0]
+    assert isinstance(renamed, ir.ExprStmt)  # rename keeps each statement's kind
+    value = renamed.expr
     return k + 1, (*body[i + 1:k], replace(later, value=value))
 
 
 # ---------------------------------------------------------------- known zeros
 
 
-def _known_zeros(body, zero: frozenset) -> tuple:
+def _known_zeros(body: Sequence[ir.Stmt], zero_before: frozenset[ir.Sym]) -> tuple[tuple[ir.Stmt, ...], frozenset[ir.Sym]]:
     """(body rewritten, the tiles known zero after it), given those known zero before it. The set
     is updated in place along straight-line code (a copy per statement made long kernels quadratic)."""
-    out = []
-    zero = set(zero)
+    out: list[ir.Stmt] = []
+    zero = set(zero_before)
     for s in body:
         if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT):
             t = s.target
@@ -339,7 +343,7 @@ def _known_zeros(body, zero: frozenset) -> tuple:
     return tuple(out), frozenset(zero)
 
 
-def _assign_instead(s, t):
+def _assign_instead(s: ir.Assign, t: ir.Sym) -> ir.Assign:
     """x = x + c or x = tile_matmul(a, b, x) with x zero: the contribution alone."""
     v = s.value
     if not isinstance(v, ir.OpCall):
@@ -358,11 +362,12 @@ def _assign_instead(s, t):
 # ---------------------------------------------------------------- dead zero fills
 
 
-def _drop_dead_fills(body, live_out: frozenset, keep: frozenset) -> tuple:
+def _drop_dead_fills(body: Sequence[ir.Stmt], live_out: frozenset[ir.Sym],
+                     keep: frozenset[ir.Sym]) -> tuple[tuple[ir.Stmt, ...], frozenset[ir.Sym]]:
     """(body without zero fills nothing reads, the symbols live before it); fills of `keep` stay.
     The live set is updated in place along straight-line code: copying it per statement made long
     kernels quadratic."""
-    out = []
+    out: list[ir.Stmt] = []
     live = set(live_out)
     for s in reversed(body):
         if isinstance(s, ir.Assign):
