@@ -126,3 +126,72 @@ def _prune(folder: Path) -> None:
             old.unlink()
         except OSError:
             pass
+
+
+# ---------------------------------------------------------------- before the command line loads
+# `python -m tilec build ...` asks here first, before click and the CLI are imported (a third of a
+# no-op rebuild's time). Only the plain spellings of the options that `_shortcut` in cli.py keys
+# on are read, each with cli.py's default; any other argument (--check, -v, --dump-after, --help,
+# --cxx, an unknown or malformed option) leaves the decision to the command line. A value spelled
+# differently from click's reading of it only gives another key: the build then takes the full path.
+DEFAULTS = {"target": "all", "arch": "sm_80,sm_90", "emit_only": False, "debug": False, "native": False,
+            "cxx": None, "nvcc": None, "line_directives": False, "block_dim": 256, "max_shared": None}
+VALUED = {"-o": "outdir", "--outdir": "outdir", "--target": "target", "--arch": "arch", "--block-dim": "block_dim",
+          "--max-shared": "max_shared", "--color": "color"}
+FLAGS = {"--emit-only": "emit_only", "--debug": "debug", "--native": "native", "--line-directives": "line_directives"}
+CHOICES = {"target": ("cpu", "cuda", "cuda-emu", "all"), "color": ("auto", "always", "never")}
+INT_RANGES = {"block_dim": (1, 1024), "max_shared": (0, None)}
+
+
+def read_build_argv(argv: list) -> tuple | None:
+    """(file, outdir, options) of `build FILE [options]` in argv (without the program name), the
+    options as cli.py's build passes them to _shortcut; None for anything else."""
+    if len(argv) < 2 or argv[0] != "build":
+        return None
+    file, outdir, options = None, "build", dict(DEFAULTS)
+    words = list(argv[1:])
+    while words:
+        word = words.pop(0)
+        name, equals, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        if name in FLAGS and not equals:
+            options[FLAGS[name]] = True
+        elif name in VALUED:
+            if not equals and not words:
+                return None
+            value = inline if equals else words.pop(0)
+            key = VALUED[name]
+            if key in INT_RANGES:
+                low, high = INT_RANGES[key]
+                if not value.isdigit() or int(value) < low or (high is not None and int(value) > high):
+                    return None
+                options[key] = int(value)
+            elif key in CHOICES and value not in CHOICES[key]:
+                return None
+            elif key == "outdir":
+                outdir = value
+            elif key != "color":  # colour shapes diagnostics, and the shortcut prints none
+                options[key] = value
+        elif word.startswith("-") or file is not None or not word:
+            return None
+        else:
+            file = word
+    return None if file is None else (file, outdir, options)
+
+
+def answer(argv: list) -> bool:
+    """True after printing `MODULE: up to date in FOLDER` when argv is a `tilec build` whose output
+    folder is current (as cli.py's _shortcut decides it); False: run the command line."""
+    read = read_build_argv(argv)
+    if read is None:
+        return False
+    from . import naming
+
+    file, outdir, options = read
+    module = naming.module_name(file)
+    if module is None:
+        return False
+    folder = Path(os.path.abspath(outdir)) / module
+    if not holds(build_key(file, outdir, options), folder, module):
+        return False
+    print(f"{module}: up to date in {folder}", flush=True)
+    return True
