@@ -6,7 +6,9 @@ seconds (user + sys of the process and the compilers it starts, from getrusage),
 --repeats runs, so that other load on a shared machine inflates the numbers less than wall time
 would (wall time is printed too). "cold" is a build into an empty output folder with tilec's
 compiler cache (the precompiled runtime header, the runtime object) already filled by a first
-build; "cold, empty cache" is printed once per sample with --empty-cache.
+build; "cold, empty cache" is printed once per sample with --empty-cache. "check" is a check with
+no record of an earlier clean check of the file (uptodate.py); "check again" repeats it unchanged,
+which that record answers.
 
 The commands run with Python's bytecode cache on (in a temporary PYTHONPYCACHEPREFIX, filled by
 the first run), as an installed tilec has its .pyc files: an environment with
@@ -62,12 +64,14 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool)
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     timed(["build", src, "-o", str(out), "--target", "cpu"], env)  # fills the cache
-    runs = {"cold": [], "noop": [], "check": []}
+    runs = {"cold": [], "noop": [], "check": [], "check_again": []}
     for _ in range(repeats):
         shutil.rmtree(out, ignore_errors=True)
         runs["cold"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
         runs["noop"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
+        shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "checked", ignore_errors=True)  # no clean-check record
         runs["check"].append(timed(["check", src], env))
+        runs["check_again"].append(timed(["check", src], env))  # the same file again: its record answers
     for name, values in runs.items():
         row[f"{name}_cpu_s"] = round(statistics.median(v[0] for v in values), 3)
         row[f"{name}_wall_s"] = round(statistics.median(v[1] for v in values), 3)
@@ -109,8 +113,9 @@ def main(argv=None) -> None:
                 extra = (f", cold with empty cache {row['cold_empty_cache_cpu_s']:.2f}"
                          if "cold_empty_cache_cpu_s" in row else "")
                 print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s, no-op rebuild {row['noop_cpu_s']:.3f} s, "
-                      f"check {row['check_cpu_s']:.3f} s CPU (wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f}"
-                      f" / {row['check_wall_s']:.2f}){extra}", flush=True)
+                      f"check {row['check_cpu_s']:.3f} s, check again {row['check_again_cpu_s']:.3f} s CPU "
+                      f"(wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f} / {row['check_wall_s']:.2f} / "
+                      f"{row['check_again_wall_s']:.2f}){extra}", flush=True)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(json.dumps({"load_average": load}) if args.json else f"load average: {load}")
 
