@@ -5,8 +5,16 @@ Runs each command as a user runs it (a fresh `python -m tilec` process) and repo
 seconds (user + sys of the process and the compilers it starts, from getrusage), the median of
 --repeats runs, so that other load on a shared machine inflates the numbers less than wall time
 would (wall time is printed too). "cold" is a build into an empty output folder with tilec's
-compiler cache (the precompiled runtime header) already filled by a first build; "cold, empty
-cache" is printed once per sample with --empty-cache.
+compiler cache (the precompiled runtime header, the runtime object) already filled by a first
+build; "cold, empty cache" is printed once per sample with --empty-cache. "check" is a check with
+no record of an earlier clean check of the file (uptodate.py); "check again" repeats it unchanged,
+which that record answers.
+
+The commands run with Python's bytecode cache on (in a temporary PYTHONPYCACHEPREFIX, filled by
+the first run), as an installed tilec has its .pyc files: an environment with
+PYTHONDONTWRITEBYTECODE=1 recompiles every tilec module on every command (about 0.1 s more per
+command); --no-bytecode keeps the environment's setting. The interpreter's own start (`python -c
+pass`, with the same site packages) is measured too: no command can take less.
 
     python bench/build_speed.py                      # every sample, 3 repeats
     python bench/build_speed.py gemm softmax --repeats 5 --json
@@ -29,15 +37,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p.stem for p in (ROOT / "samples").glob("*.py"))
 
 
-def timed(args: list, env: dict) -> tuple:
+def timed(args: list, env: dict, argv: list | None = None) -> tuple:
     """(CPU seconds, wall seconds) of one command, children included."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "tilec", *args], capture_output=True, text=True, env=env)
+    argv = argv or [sys.executable, "-m", "tilec", *args]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        raise SystemExit(f"tilec {' '.join(args)} failed:\n{proc.stderr}")
+        raise SystemExit(f"{' '.join(argv)} failed:\n{proc.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall
 
@@ -55,16 +64,25 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool)
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     timed(["build", src, "-o", str(out), "--target", "cpu"], env)  # fills the cache
-    runs = {"cold": [], "noop": [], "check": []}
+    runs = {"cold": [], "noop": [], "check": [], "check_again": []}
     for _ in range(repeats):
         shutil.rmtree(out, ignore_errors=True)
         runs["cold"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
         runs["noop"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
+        shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "checked", ignore_errors=True)  # no clean-check record
         runs["check"].append(timed(["check", src], env))
+        runs["check_again"].append(timed(["check", src], env))  # the same file again: its record answers
     for name, values in runs.items():
         row[f"{name}_cpu_s"] = round(statistics.median(v[0] for v in values), 3)
         row[f"{name}_wall_s"] = round(statistics.median(v[1] for v in values), 3)
     return row
+
+
+def interpreter_floor(repeats: int, env: dict) -> dict:
+    """Median CPU and wall seconds of `python -c pass`: the start every command pays."""
+    runs = [timed([], env, [sys.executable, "-c", "pass"]) for _ in range(max(repeats, 5))]
+    return {"sample": "(python -c pass)", "cpu_s": round(statistics.median(r[0] for r in runs), 3),
+            "wall_s": round(statistics.median(r[1] for r in runs), 3)}
 
 
 def main(argv=None) -> None:
@@ -73,10 +91,20 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--empty-cache", action="store_true", help="also time one build with an empty cache")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep the environment's bytecode setting (PYTHONDONTWRITEBYTECODE)")
     args = parser.parse_args(argv)
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:
         env.setdefault("TILEC_CACHE_DIR", str(Path(tmp) / "cache"))
+        if not args.no_bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        floor = interpreter_floor(args.repeats, env)
+        if args.json:
+            print(json.dumps(floor, sort_keys=True), flush=True)
+        else:
+            print(f"interpreter start (python -c pass): {floor['cpu_s']:.3f} s CPU (wall {floor['wall_s']:.2f})")
         for sample in args.samples:
             row = measure(sample, args.repeats, env, Path(tmp), args.empty_cache)
             if args.json:
@@ -85,9 +113,11 @@ def main(argv=None) -> None:
                 extra = (f", cold with empty cache {row['cold_empty_cache_cpu_s']:.2f}"
                          if "cold_empty_cache_cpu_s" in row else "")
                 print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s, no-op rebuild {row['noop_cpu_s']:.3f} s, "
-                      f"check {row['check_cpu_s']:.3f} s CPU (wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f}"
-                      f" / {row['check_wall_s']:.2f}){extra}", flush=True)
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+                      f"check {row['check_cpu_s']:.3f} s, check again {row['check_again_cpu_s']:.3f} s CPU "
+                      f"(wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f} / {row['check_wall_s']:.2f} / "
+                      f"{row['check_again_wall_s']:.2f}){extra}", flush=True)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(json.dumps({"load_average": load}) if args.json else f"load average: {load}")
 
 
 if __name__ == "__main__":

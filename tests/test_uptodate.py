@@ -98,3 +98,72 @@ def test_a_build_that_printed_a_diagnostic_prints_it_again(tmp_path):
         pytest.skip("this program prints no diagnostic any more")
     again = build(tmp_path)
     assert again.stderr == first.stderr and "libcst" in loaded(again)
+
+
+@pytest.mark.parametrize("shortcut", [True, False], ids=["shortcut", "full-path"])
+def test_an_edited_manifest_is_never_up_to_date(tmp_path, shortcut):
+    """The manifest is among the hashed artefacts (its own `manifest_sha256`): an argument's dtype
+    edited in it would let the loader pass float64 arrays to float32 code, so the build rewrites it.
+    The full path (-v records no stamp) decides the same as the shortcut."""
+    extra = () if shortcut else ("-v",)
+    build(tmp_path, *extra)
+    manifest = tmp_path / "out/scaled/manifest.json"
+    built = manifest.read_text()
+    assert json.loads(built)["manifest_sha256"]
+    edited = built.replace('"float32"', '"float64"')
+    assert edited != built
+    manifest.write_text(edited)
+    again = build(tmp_path, *extra)
+    assert "scaled: built" in again.stdout, again.stdout + again.stderr
+    assert manifest.read_text() == built
+    assert "up to date" in build(tmp_path, *extra).stdout
+    manifest.write_text(built.replace("\n", "\n ", 1))  # spacing only: still not what the build wrote
+    assert "scaled: built" in build(tmp_path, *extra).stdout
+    assert manifest.read_text() == built
+
+
+def run_module(tmp_path, *args):
+    """`python -X importtime -m tilec ARGS`: (stdout, the modules it imported)."""
+    env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "tilec", *args], capture_output=True, text=True,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    return proc.stdout, imported
+
+
+@pytest.mark.parametrize("spelling", [("-o", "{out}"), ("--outdir={out}", "--block-dim=64", "--color", "never")],
+                         ids=["short", "long"])
+def test_python_m_tilec_answers_an_unchanged_build_before_loading_the_command_line(tmp_path, spelling):
+    src = tmp_path / "scaled.py"
+    src.write_text(PROGRAM.format(factor="2.0"))
+    args = ["build", str(src), "--target", "cpu", *(s.format(out=tmp_path / "out") for s in spelling)]
+    first, imported = run_module(tmp_path, *args)
+    assert "scaled: built" in first and "click" in imported
+    again, imported = run_module(tmp_path, *args)
+    assert again == f"scaled: up to date in {tmp_path / 'out' / 'scaled'}\n"
+    assert "click" not in imported and "tilec.cli" not in imported
+    (tmp_path / "out/scaled/scaled.cpp").write_text("// edited\n")
+    repaired, imported = run_module(tmp_path, *args)
+    assert "scaled: built" in repaired and "click" in imported
+    checked, imported = run_module(tmp_path, *args, "--check")  # an option the shortcut leaves to click
+    assert "up to date" in checked and "click" in imported
+
+
+def test_the_shortcut_reads_options_with_the_command_lines_defaults():
+    from tilec import cli, uptodate
+
+    params = {p.name: p for p in cli.build.params}
+    assert {k: params[k].default for k in uptodate.DEFAULTS} == uptodate.DEFAULTS
+    spelled = {opt for p in cli.build.params for opt in p.opts}
+    assert set(uptodate.VALUED) | set(uptodate.FLAGS) <= spelled
+    read = uptodate.read_build_argv
+    assert read(["build", "p.py"]) == ("p.py", "build", uptodate.DEFAULTS)
+    file, outdir, options = read(["build", "--target", "cpu", "p.py", "--outdir=o", "--block-dim", "64", "--debug"])
+    assert (file, outdir) == ("p.py", "o") and options == {**uptodate.DEFAULTS, "target": "cpu", "block_dim": 64,
+                                                           "debug": True}
+    for refused in (["check", "p.py"], ["build"], ["build", "p.py", "-v"], ["build", "p.py", "--check"],
+                    ["build", "p.py", "q.py"], ["build", "p.py", "--block-dim", "0"], ["build", "p.py", "--target", "x"],
+                    ["build", "p.py", "-o"], ["build", "p.py", "--debug=1"], ["build", "p.py", "--cxx", "g++"],
+                    ["build", "p.py", "--help"], ["build", "--", "p.py"], ["build", "p.py", "--max-shared", "-1"]):
+        assert read(refused) is None, refused

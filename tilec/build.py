@@ -10,27 +10,24 @@ Contract (tilec owns only what its manifest lists):
   replaces manifest.json last; before it starts, the manifest is rewritten to own the union of the
   old and new files with no valid hash, so a build killed mid-swap is never "up to date", is
   repaired by the next build, and never wedges it.
-- The manifest stores the sha256 of every artefact, the built libraries included; "up to date"
-  re-hashes them all. Libraries of other targets (`--target cpu` then `--target cuda`) are kept
+- The manifest stores the sha256 of every artefact, the built libraries included, and its own
+  (`manifest_sha256`, over its text with that value blank); "up to date" re-hashes them all, so an
+  edited manifest is rebuilt like an edited library. Libraries of other targets (`--target cpu` then `--target cuda`) are kept
   while the source they were compiled from is unchanged.
 - Builds of one OUTDIR are serialised by an flock on the folder itself: no lock file is left.
   Folders and files are created with the user's umask.
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from . import __version__
 
 TMP_MARKER = ".tilec-build-in-progress"  # written first into every temporary build folder
+SEAL = "manifest_sha256"  # the manifest's own hash, over its text with this value blank
 
 
 class BuildError(Exception):
@@ -46,10 +43,14 @@ class OutputFolderError(Exception):
     """The output folder holds files tilec did not write: nothing was changed."""
 
 
-@dataclass
 class BuildResult:
-    folder: Path
-    up_to_date: bool  # nothing was rebuilt
+    """Where a build went. A plain class: the no-op rebuild's shortcut imports this module, and
+    dataclasses (with inspect) would be a tenth of its time; so are the modules only a build uses
+    (fcntl, shutil, subprocess, tempfile), imported where they are used."""
+
+    def __init__(self, folder: Path, up_to_date: bool):
+        self.folder = folder
+        self.up_to_date = up_to_date  # nothing was rebuilt
 
 
 def inputs_hash(files: dict, flags: dict) -> str:
@@ -132,14 +133,46 @@ def up_to_date(folder: Path, module: str, digest: str, products: dict) -> bool:
 
 
 def artefacts_hold(folder: Path, data: dict) -> bool:
-    """Every file and library the manifest lists still has its recorded sha256."""
-    return _hashes_hold(folder, data.get("files")) and _hashes_hold(folder, data.get("libraries", {}))
+    """The manifest is as the build left it (its seal holds) and every file and library it lists
+    still has its recorded sha256."""
+    return (_sealed(folder / "manifest.json") and _hashes_hold(folder, data.get("files"))
+            and _hashes_hold(folder, data.get("libraries", {})))
+
+
+def _manifest_text(data: dict) -> str:
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def _seal(path: Path) -> None:
+    """Writes the manifest's own hash into it: the last change a build makes to it."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data[SEAL] = ""
+    data[SEAL] = hashlib.sha256(_manifest_text(data).encode()).hexdigest()
+    path.write_text(_manifest_text(data), encoding="utf-8")
+
+
+def _sealed(path: Path) -> bool:
+    """The manifest's text is exactly what _seal wrote: any edit, even of spacing, breaks it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict) or not isinstance(data.get(SEAL), str) or _manifest_text(data) != text:
+        return False
+    claimed = data[SEAL]
+    data[SEAL] = ""
+    return hashlib.sha256(_manifest_text(data).encode()).hexdigest() == claimed
 
 
 def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile_steps: list,
                     products) -> BuildResult:
     """files: relative path -> text. compile_steps: callables(tmp_folder) that build products.
     products: library file name -> (the generated file it is compiled from, the compiler command)."""
+    import fcntl
+    import shutil
+    import tempfile
+
     products = {name: library_key(source, files.get(source, ""), command)
                 for name, (source, command) in products.items()}
     outdir = Path(os.path.abspath(outdir))
@@ -163,6 +196,7 @@ def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile
                 step(tmp)
             carried = _carried_libraries(final, old, products, files)
             _record_libraries(tmp, products, carried)
+            _seal(tmp / "manifest.json")
             _swap(tmp, final, module, old, set(carried))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -251,6 +285,8 @@ def _recover(outdir: Path, module: str) -> None:
     """Leftovers of an interrupted build: temporary folders (marked as tilec's), a `.module.old`
     folder of an earlier tilec's swap (put back when the module folder is missing), a lock file of
     an earlier tilec (empty), a half-written manifest."""
+    import shutil
+
     final, old = outdir / module, outdir / f".{module}.old"
     if old.is_dir() and not final.exists() and read_manifest(old, module) is not None:
         os.rename(old, final)
@@ -267,6 +303,8 @@ def _recover(outdir: Path, module: str) -> None:
 
 def run_compiler(command: list, cwd: Path, log_name: str, outdir: Path) -> str:
     """Runs a compiler; returns its output, or raises BuildError with the command and a log."""
+    import subprocess
+
     proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         log_dir = outdir / "logs"

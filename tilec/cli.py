@@ -130,6 +130,11 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
     """Check FILE and report diagnostics; emit nothing."""
     reporter = Reporter(color)
     progress = Progress(verbose, tty=sys.stderr.isatty())
+    clean_key = None  # the clean-check shortcut (uptodate.py): only a check that prints nothing
+    if not (verbose or show_types or dump_after) and fmt == "text":
+        from . import uptodate
+
+        clean_key = uptodate.check_key(file, {"block_dim": block_dim, "max_shared": max_shared})
     source = _load(file)
     options = Options(block_dim=block_dim, max_shared=max_shared)
     if fmt != "text":
@@ -162,6 +167,11 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
         click.echo(kernel_listing(compiled, file))
     if show_types:
         click.echo(run_guarded(lambda: show_types_text(compiled.module, usage), file))
+    if clean_key is not None and not reporter.count:
+        from . import uptodate
+
+        if uptodate.check_key(file, {"block_dim": block_dim, "max_shared": max_shared}) == clean_key:
+            uptodate.record_clean_check(clean_key)  # the source checked is the one the key read
 
 
 def _report_as_data(file: str, source: str, options, fmt: str):

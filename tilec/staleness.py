@@ -19,7 +19,7 @@ from typing import Any
 # Recorded in manifest.json["flags"] but shaping no generated text.
 BUILD_ONLY_FLAGS = ("emit_only", "target", "debug", "native")
 # manifest.json keys a build measures or derives from build-only flags.
-UNCOMPARED_KEYS = ("cuda_build", "cpu_build", "inputs_hash", "libraries")
+UNCOMPARED_KEYS = ("cuda_build", "cpu_build", "inputs_hash", "libraries", "manifest_sha256")
 KERNEL_BUILD_FACTS = ("cuda_resources",)
 # Files a build compiles from the generated ones; never "extra".
 PRODUCT_SUFFIXES = (".so", ".fatbin", ".log", ".pyc")

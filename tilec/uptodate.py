@@ -12,10 +12,16 @@ full path's "up to date" does (build.up_to_date). Anything else sends the build 
 path: another key, a changed manifest or artefact, leftovers of an interrupted build beside the
 folder. The stamp lives outside the output folder (tilec owns only what the manifest lists there)
 and is only a hint: without it, or when the cache folder cannot be written, builds are slower.
+
+`tilec check` has the same shortcut for a clean result: a check that printed nothing (no error,
+no warning, no note) records its key (the source bytes and path, the options, tilec's fingerprint
+and the versions of the libraries it reads the source with); the same check again exits 0 at
+once. A check that printed anything always runs again and prints it again.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import stat
@@ -28,6 +34,7 @@ from .cachedir import cache_dir
 
 PACKAGE = Path(__file__).resolve().parent
 FINGERPRINTED = (".py", ".j2", ".h")  # tilec's own files whose change may change generated output
+LIBRARIES = ("libcst", "jinja2")  # whose upgrade may change what tilec reads or writes
 STAMPS_KEPT = 256
 ENVIRONMENT = ("CXX", "NVCC", "PATH", "CUDA_HOME", "CUDA_PATH")  # pick the compilers a build uses
 
@@ -44,12 +51,26 @@ def tilec_fingerprint() -> str:
                 if name.endswith(FINGERPRINTED):
                     st = os.stat(os.path.join(folder, name))
                     h.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    for library in LIBRARIES:  # where it is installed and when (found without importing it)
+        spec = importlib.util.find_spec(library)
+        origin = spec.origin if spec is not None else None
+        st_lib = os.stat(origin) if origin and os.path.exists(origin) else None
+        h.update(f"{library}\0{origin}\0{st_lib.st_mtime_ns if st_lib else None}\n".encode())
     return h.hexdigest()
 
 
 def build_key(source_path: str, outdir: str, options: dict[str, Any]) -> str | None:
     """The stamp key of one `tilec build` invocation; None when the source is not a regular file
     (/dev/zero, a FIFO: the full path refuses those with a message) or cannot be read."""
+    return _key(source_path, {"outdir": os.path.abspath(outdir), "options": sorted((k, repr(v)) for k, v in options.items())})
+
+
+def check_key(source_path: str, options: dict[str, Any]) -> str | None:
+    """The key of one `tilec check` invocation (its options: block_dim, max_shared)."""
+    return _key(source_path, {"command": "check", "options": sorted((k, repr(v)) for k, v in options.items())})
+
+
+def _key(source_path: str, invocation: dict[str, Any]) -> str | None:
     try:
         if not stat.S_ISREG(os.stat(source_path).st_mode):
             return None
@@ -58,10 +79,9 @@ def build_key(source_path: str, outdir: str, options: dict[str, Any]) -> str | N
     except OSError:
         return None
     parts = {
+        **invocation,
         "source": hashlib.sha256(source).hexdigest(),
         "path": [source_path, os.path.abspath(source_path)],
-        "outdir": os.path.abspath(outdir),
-        "options": sorted((k, repr(v)) for k, v in options.items()),
         "environment": [(k, os.environ.get(k)) for k in ENVIRONMENT],
         "machine": os.uname().machine,
         "tilec": tilec_fingerprint(),
@@ -114,16 +134,127 @@ def record(key: str | None, folder: Path) -> None:
         partial.write_text(json.dumps({"key": key, "manifest_sha256": hashlib.sha256(manifest).hexdigest(),
                                        "folder": os.path.abspath(folder)}), encoding="utf-8")
         os.replace(partial, path)
-        _prune(path.parent)
+        _prune(path.parent, "*.json")
     except OSError:
         pass
 
 
-def _prune(folder: Path) -> None:
-    """Keeps the STAMPS_KEPT most recently written stamps (one per output folder built)."""
-    stamps = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+def _prune(folder: Path, pattern: str) -> None:
+    """Keeps the STAMPS_KEPT most recently written stamps (one per output folder built, or per
+    clean check)."""
+    stamps = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in stamps[STAMPS_KEPT:]:
         try:
             old.unlink()
         except OSError:
             pass
+
+
+def _checked_path(key: str) -> Path:
+    return cache_dir() / "checked" / key
+
+
+def checked_clean(key: str | None) -> bool:
+    """A check under `key` ran and printed nothing."""
+    return key is not None and _checked_path(key).is_file()
+
+
+def record_clean_check(key: str | None) -> None:
+    """Remembers that the check under `key` printed nothing; silently nothing on failure."""
+    if key is None:
+        return
+    path = _checked_path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+        _prune(path.parent, "*")
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- before the command line loads
+# `python -m tilec build ...` asks here first, before click and the CLI are imported (a third of a
+# no-op rebuild's time). Only the plain spellings of the options that `_shortcut` in cli.py keys
+# on are read, each with cli.py's default; any other argument (--check, -v, --dump-after, --help,
+# --cxx, an unknown or malformed option) leaves the decision to the command line. A value spelled
+# differently from click's reading of it only gives another key: the build then takes the full path.
+DEFAULTS = {"target": "all", "arch": "sm_80,sm_90", "emit_only": False, "debug": False, "native": False,
+            "cxx": None, "nvcc": None, "line_directives": False, "block_dim": 256, "max_shared": None}
+VALUED = {"-o": "outdir", "--outdir": "outdir", "--target": "target", "--arch": "arch", "--block-dim": "block_dim",
+          "--max-shared": "max_shared", "--color": "color"}
+FLAGS = {"--emit-only": "emit_only", "--debug": "debug", "--native": "native", "--line-directives": "line_directives"}
+CHOICES = {"target": ("cpu", "cuda", "cuda-emu", "all"), "color": ("auto", "always", "never")}
+INT_RANGES = {"block_dim": (1, 1024), "max_shared": (0, None)}
+
+
+def read_build_argv(argv: list[str]) -> tuple[str, str, dict[str, Any]] | None:
+    """(file, outdir, options) of `build FILE [options]` in argv (without the program name), the
+    options as cli.py's build passes them to _shortcut; None for anything else."""
+    if len(argv) < 2 or argv[0] != "build":
+        return None
+    file, outdir, options = None, "build", dict(DEFAULTS)
+    words = list(argv[1:])
+    while words:
+        word = words.pop(0)
+        name, equals, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        if name in FLAGS and not equals:
+            options[FLAGS[name]] = True
+        elif name in VALUED:
+            if not equals and not words:
+                return None
+            value = inline if equals else words.pop(0)
+            key = VALUED[name]
+            if key in INT_RANGES:
+                low, high = INT_RANGES[key]
+                if not value.isdigit() or int(value) < low or (high is not None and int(value) > high):
+                    return None
+                options[key] = int(value)
+            elif key in CHOICES and value not in CHOICES[key]:
+                return None
+            elif key == "outdir":
+                outdir = value
+            elif key != "color":  # colour shapes diagnostics, and the shortcut prints none
+                options[key] = value
+        elif word.startswith("-") or file is not None or not word:
+            return None
+        else:
+            file = word
+    return None if file is None else (file, outdir, options)
+
+
+def read_check_argv(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """(file, options) of `check FILE [--block-dim N] [--max-shared N] [--color C]` in argv, the
+    options as cli.py's check records them; None for anything else (-v, --show-types, --format...)."""
+    if len(argv) < 2 or argv[0] != "check":
+        return None
+    if any(w.startswith("-") and w.partition("=")[0] not in CHECK_SPELLINGS for w in argv[1:]):
+        return None
+    read = read_build_argv(["build", *argv[1:]])
+    return None if read is None else (read[0], {k: read[2][k] for k in CHECK_OPTIONS})
+
+
+CHECK_OPTIONS = ("block_dim", "max_shared")  # what check's result depends on, besides the source
+CHECK_SPELLINGS = ("--block-dim", "--max-shared", "--color")
+
+
+def answer(argv: list[str]) -> bool:
+    """True when the command is answered here: a `tilec build` whose output folder is current (as
+    cli.py's _shortcut decides it), after printing `MODULE: up to date in FOLDER`, or a `tilec
+    check` that ran clean before (it prints nothing); False: run the command line."""
+    checked = read_check_argv(argv)
+    if checked is not None:
+        return checked_clean(check_key(*checked))
+    read = read_build_argv(argv)
+    if read is None:
+        return False
+    from . import naming
+
+    file, outdir, options = read
+    module = naming.module_name(file)
+    if module is None:
+        return False
+    folder = Path(os.path.abspath(outdir)) / module
+    if not holds(build_key(file, outdir, options), folder, module):
+        return False
+    print(f"{module}: up to date in {folder}", flush=True)
+    return True

@@ -10,9 +10,7 @@ import json
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, VecT
@@ -23,15 +21,34 @@ from ..diagnostics import Diagnostic, NotDifferentiable
 from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
+if TYPE_CHECKING:
+    import jinja2
 
-def templates(package: str) -> jinja2.Environment:
-    """The jinja2 environment of one package's `templates/` folder."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
-        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-    )
-    env.globals["runtime_dir"] = naming.RUNTIME_DIR
-    return env
+
+class Templates:
+    """The jinja2 environment of one package's `templates/` folder, made on first use: `tilec
+    check` plans kernels through this module but renders nothing, and jinja2 is a tenth of its
+    start-up."""
+
+    def __init__(self, package: str):
+        self.package = package
+        self._env: jinja2.Environment | None = None
+
+    def get_template(self, name: str) -> jinja2.Template:
+        if self._env is None:
+            import jinja2
+
+            self._env = jinja2.Environment(
+                loader=jinja2.PackageLoader(self.package, "templates"),
+                keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+            )
+            self._env.globals["runtime_dir"] = naming.RUNTIME_DIR
+        return self._env.get_template(name)
+
+
+def templates(package: str) -> Templates:
+    """The templates of one package's `templates/` folder (jinja2 loads on the first render)."""
+    return Templates(package)
 
 
 TEMPLATES = templates("tilec.codegen")
