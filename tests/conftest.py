@@ -25,7 +25,9 @@ def _tilec_under_test() -> Path:
 def pytest_report_header(config):
     where = _tilec_under_test()
     kind = "the checkout" if ROOT in where.parents else "an installed package"
-    return f"tilec under test: {where} ({kind})"
+    import sampling
+
+    return [f"tilec under test: {where} ({kind})", sampling.describe()]
 
 
 def pytest_configure(config):

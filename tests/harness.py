@@ -1,10 +1,13 @@
 """Build a tile program from source text and load its generated module (for tests)."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import os
 import subprocess
 from pathlib import Path
+from unittest import mock
 
 from tilec.api import load
 from tilec.driver import build_module
@@ -15,6 +18,12 @@ from tilec.passes.verify import verify_module
 
 # Build folders of this test session (conftest.py points it into pytest's temporary folder).
 CACHE: Path | None = None
+
+# The optimisation level of the programs `build` compiles (the CPU library and the CUDA emulation;
+# the product builds with -O3 and -O2). These tests check results, never speed, and -O1 compiles in
+# about 0.6x the time with the same results: no level changes a value (no -ffast-math; ISO C++17
+# does not contract a*b+c into an FMA). TILEC_TEST_OPT=product builds them with the product's flags.
+TEST_OPT = os.environ.get("TILEC_TEST_OPT", "-O1")
 
 
 def compile_ir(source: str, name: str = "prog", block_dim: int = 256):
@@ -39,14 +48,35 @@ def first_error(source: str, block_dim: int = 32) -> str:
 
 def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "cpu"):
     """Compile, build for the CPU (or the CUDA emulation) and import; cached by content."""
-    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{toolchain()}\0{source}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{TEST_OPT}\0{toolchain()}\0{source}".encode())
     assert CACHE is not None, "harness.CACHE is set by conftest.py"
-    outdir = CACHE / key
+    outdir = CACHE / key.hexdigest()[:16]
     module = compile_ir(source, name, block_dim)
     flags = {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024,
              "emit_only": False}
-    build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
+    with optimisation_for_tests():
+        build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
     return load(outdir / name)
+
+
+@contextlib.contextmanager
+def optimisation_for_tests():
+    """The compiler commands of builds inside it use TEST_OPT for the product's -O3 (CPU) and -O2
+    (CUDA emulation); debug builds (-O0) are left as they are."""
+    if TEST_OPT == "product":
+        yield
+        return
+    from tilec import driver
+    from tilec.backend_cpu import compiler as cpu_compiler
+
+    def lowered(flags: list) -> list:
+        return [TEST_OPT if flag in ("-O3", "-O2") else flag for flag in flags]
+
+    cpu_flags, emu_command = cpu_compiler.compile_flags, driver.emu_command
+    with mock.patch.object(cpu_compiler, "compile_flags", lambda *a, **k: lowered(cpu_flags(*a, **k))), \
+            mock.patch.object(driver, "compile_flags", lambda *a, **k: lowered(cpu_flags(*a, **k))), \
+            mock.patch.object(driver, "emu_command", lambda *a, **k: lowered(emu_command(*a, **k))):
+        yield
 
 
 @functools.cache

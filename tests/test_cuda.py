@@ -1,6 +1,8 @@
 """The CUDA backend: every sample's .cu builds with nvcc for sm_80 and sm_90, and the op and
 gradient tests run again through the CUDA emulation (the same .cu on the CPU, block_dim lanes as
-fibers with a real barrier) at block_dim 32, 64 and 128."""
+fibers with a real barrier) at block_dim 32, 64 and 128: each family at 64 (in both thread orders)
+and, in the default run, at one of 32 and 128, alternating between families (both with
+TILEC_TESTS_FULL=1; tests/sampling.py)."""
 from __future__ import annotations
 
 import json
@@ -17,6 +19,7 @@ import test_ops_reduce_linalg
 import test_ops_views_memory
 from conftest import ROOT, has_cxx
 from harness import build
+from sampling import full, shard
 
 SAMPLES = sorted((ROOT / "samples").glob("*.py"))
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
@@ -74,14 +77,20 @@ FAMILIES = [test_ops_elementwise, test_ops_reduce_linalg, test_ops_views_memory,
 CASES = [(family, name) for family in FAMILIES for name in dir(family) if name.startswith("test_")]
 
 
-@pytest.fixture(scope="module", params=[32, 64, 128], ids=lambda b: f"block{b}")
-def block_dim(request):
-    return request.param
+def block_dims(family) -> list:
+    """64, and 32 or 128 by turns across the families (all three in a full run)."""
+    if full():
+        return [32, 64, 128]
+    return [64, (32, 128)[(FAMILIES.index(family) + shard()) % 2]]
+
+
+EMULATED = [pytest.param(family, case, block_dim, id=f"{family.__name__[5:]}-{case[5:]}-block{block_dim}")
+            for family, case in CASES for block_dim in block_dims(family)]
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
-@pytest.mark.parametrize("family,case", CASES, ids=[f"{f.__name__[5:]}-{n[5:]}" for f, n in CASES])
+@pytest.mark.parametrize("family, case, block_dim", EMULATED)
 def test_emulated(family, case, block_dim):
     module = build(family.SOURCE, family.__name__[5:] + "_emu", block_dim=block_dim, target="cuda-emu")
     getattr(family, case)(OnDevice(module, "cuda-emu"))

@@ -1,6 +1,10 @@
 """Conformance: each case's program built by tilec (CPU and the CUDA emulation), launched like
 Warp launched it in refresh_refs.py, compared with Warp 1.19's stored outputs and gradients, and
-the adjoint checked against central finite differences of sum(seed * outputs)."""
+the adjoint checked against central finite differences of sum(seed * outputs).
+
+Every case runs on the CPU. On the CUDA emulation (whose build is the costly one) the default run
+takes the cases of a third of the builds, by a stable hash of program and block_dim
+(tests/sampling.py); TILEC_TESTS_FULL=1 runs every case there too."""
 from __future__ import annotations
 
 import sys
@@ -13,15 +17,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cases import Arr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
+from sampling import kept  # noqa: E402
 
 CASES = all_cases()
 DEVICES = ["cpu", "cuda-emu"]
 
 
+def _build_block_dim(case) -> int:
+    return case.build_block_dim or case.block_dim
+
+
+def _on_emulation(case) -> bool:
+    """Whether the run takes this case's build for the CUDA emulation (a third of the builds)."""
+    return kept(f"{case.path.stem}:{_build_block_dim(case)}", 1, 3)
+
+
+def _runs(cases) -> list:
+    """(case, device) pairs: every case on the CPU, the sampled ones on the CUDA emulation too."""
+    return [pytest.param(case, device, id=f"{case.id}-{device}") for case in cases for device in DEVICES
+            if device == "cpu" or _on_emulation(case)]
+
+
 def _module(case, device):
     target = "cpu" if device == "cpu" else "cuda-emu"
-    return build(case.path.read_text(), case.path.stem, block_dim=case.build_block_dim or case.block_dim,
-                 target=target)
+    return build(case.path.read_text(), case.path.stem, block_dim=_build_block_dim(case), target=target)
 
 
 def _refs(case):
@@ -92,8 +111,7 @@ def _tolerance(case):
 
 @needs_cxx
 @pytest.mark.build
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case, device", _runs(CASES))
 def test_forward_matches_warp(case, device):
     refs = _refs(case)
     module = _module(case, device)
@@ -109,8 +127,7 @@ def test_forward_matches_warp(case, device):
 
 @needs_cxx
 @pytest.mark.build
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("case", [c for c in CASES if c.grad], ids=[c.id for c in CASES if c.grad])
+@pytest.mark.parametrize("case, device", _runs([c for c in CASES if c.grad]))
 def test_adjoint_matches_warp_and_finite_differences(case, device):
     refs = _refs(case)
     module = _module(case, device)
