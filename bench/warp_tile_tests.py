@@ -59,6 +59,16 @@ from tilec.pipeline import module_name  # noqa: E402
 
 RTOL = ATOL = 1e-4
 
+# (file stem, kernel name) -> why its launches may differ from Warp's without either being wrong: the
+# kernel's result is unspecified (it depends on the lanes' schedule) or Warp's own is. A mismatch of
+# an excused kernel is counted apart (`excused`), never as matched.
+EXCUSED = {
+    ("test_tile_stack", "overflow_data_integrity_kernel"):
+        "64 lanes push onto a stack of capacity 4: which 4 values survive is the lanes' schedule "
+        "(tile_stack_push: 'which slot a given thread receives is unspecified'); Warp's test checks "
+        "only that 4 pops succeed with pushed values",
+}
+
 
 class _OneKernel(ModuleChecker):
     """Checks only the kernels in scope.kernels and the funcs they call (not every uncalled func)."""
@@ -82,9 +92,10 @@ class KernelReport:
     adjoints_matched: int = 0
     unconsumed: int = 0  # adjoint launches where Warp zeroed an output's adjoint and tilec did not
     mismatch: str = ""
-    reordered: int = 0  # forward launches matched only up to the order of integer outputs (tile stacks)
+    reordered: int = 0  # forward launches matched only up to the order of their values (tile stacks)
     unsubstituted: int = 0  # launches Warp ran that no compiled tilec instance could take
     unsubstituted_why: str = ""
+    excused: int = 0  # mismatching launches of a kernel in EXCUSED
 
 
 @dataclass
@@ -337,8 +348,8 @@ def _close(a, b) -> bool:
 def _same_values(a, b) -> bool:
     """The same values in another order: what lanes pushing onto a tile stack leave behind (its order
     is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values)."""
-    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in "biu"
-            and bool(np.array_equal(np.sort(a, axis=None), np.sort(b, axis=None))))
+    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in "biuf"
+            and _close(np.sort(a, axis=None), np.sort(b, axis=None)))
 
 
 def _consumed_by_warp(tilec_adj, warp_adj, seed) -> bool:
@@ -508,6 +519,9 @@ class Shadow:
 
     @staticmethod
     def _record(kr, adjoint, ok, why):
+        if not ok and (kr.file, kr.name) in EXCUSED:
+            kr.excused += 1
+            why = "excused: " + EXCUSED[(kr.file, kr.name)]
         if adjoint:
             kr.adjoints += 1
             kr.adjoints_matched += ok
@@ -607,8 +621,10 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
         print(f"  gradients matched (adjoint launches): {sum(k.adjoints_matched for k in kernels)}/"
               f"{sum(k.adjoints for k in kernels)}; of these, launches where Warp zeroed an output's "
               f"adjoint and tilec left it: {sum(k.unconsumed for k in kernels)}")
-        print(f"  of the matched launches, integer outputs equal only up to order (tile stack pops, whose "
+        print(f"  of the matched launches, outputs equal only up to order (tile stack pops, whose "
               f"order is the lanes' schedule): {sum(k.reordered for k in kernels)}")
+        print(f"  of the unmatched launches and gradients, excused (unspecified results or Warp wrong, "
+              f"EXCUSED): {sum(k.excused for k in kernels)}")
         print(f"  launches of measured kernels tilec did not run (kernel rejected or binding not compiled): "
               f"{sum(k.unsubstituted for k in kernels)}")
         print(f"  Warp tests run on the CPU: {sum(r.tests_run for r in reports.values())}, "

@@ -41,4 +41,7 @@ CASES += [
          args=(Arr((21,), "int32", "in", "int:7:8"), out(16, dtype="int32"), out(3, dtype="int32"))),
     Case("ops_stack_through_a_func", K, "through_a_func", dim=(1,), block_dim=8, grad=False, fd=False,
          args=(arr(8), out(1), out(8), out(3, dtype="int32"))),
+    # the SIMT launch form of a kernel whose only shared value is a stack: one stack per block
+    Case("ops_stack_simt_count_b8", K, "flagged_per_block", dim=(24,), block_dim=8, launch="simt", grad=False,
+         fd=False, args=(Arr((24,), "int32", "in", "int:0:2"), out(24, dtype="int32"))),
 ]

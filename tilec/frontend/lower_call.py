@@ -11,7 +11,7 @@ import libcst as cst
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
-from ..ir.types import ArrayT, Scalar, TileT, component_dtype
+from ..ir.types import ArrayT, Scalar, StackT, TileT, component_dtype
 from . import annotations as ann
 from . import consts
 from . import suggest
@@ -279,8 +279,8 @@ class CallLowering:
             held = component_dtype(result.dtype)  # a literal filling a vec3 tile fills each component
             args = [ir.Const(_convert(a.value, held), held, a.span, weak=False)
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
-        if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
-            self.uses_tiles = True
+        if isinstance(result, (TileT, StackT)) or any(isinstance(a.type, (TileT, StackT)) for a in args):
+            self.uses_tiles = True  # a tile stack is shared by the block's lanes as a tile is
         op = coop.ALIASES.get(op, op)  # wp.tile_add_inplace(t, i, v) is t[i] += v
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
         return call
@@ -455,7 +455,7 @@ class CallLowering:
             if isinstance(args[i], ir.Var):
                 self.note_mutation(args[i].sym, node)
                 self.note_inplace(args[i].sym)
-        if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
+        if any(isinstance(a.type, (TileT, StackT)) for a in args) or isinstance(fn.ret, (TileT, StackT)):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return ir.Call(fn.name, tuple(args), fn.ret, self.span(node))
