@@ -9,4 +9,7 @@ CASES = [
     # narrowing integer conversions wrap, folded from literals or at run time
     Case("basics_int_wrap", "int_wrap.py", "narrowed", dim=(8,), launch="simt", grad=False, fd=False,
          args=(Arr((8,), "int32", "in", "int:-400:400"), out(16, dtype="int32"))),
+    # locals assigned once from a constant fold where a constant is needed (tile_arange bounds, shapes)
+    Case("basics_local_consts", "local_consts.py", "ramps", dim=(1,), block_dim=16, fd=True,
+         args=(arr(16), out(8), out(1, dtype="int32"))),
 ]

@@ -14,6 +14,7 @@ from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
 from ..ir.types import ArrayT, Scalar, StackT, TileT, component_dtype
 from . import annotations as ann
 from . import consts
+from . import local_consts
 from . import suggest
 from .resolve import MATH_CONSTANTS
 
@@ -247,7 +248,10 @@ class CallLowering:
         for i, arg in enumerate(variadic):
             e = self.expr(arg)
             b.variadic.append(e.type)
-            b.variadic_consts.append(e.value if isinstance(e, ir.Const) else None)
+            value = e.value if isinstance(e, ir.Const) else None
+            if value is None and op == "tile_arange":  # its bounds must fold: `stop = 3` does
+                value = self.local_constant(arg)
+            b.variadic_consts.append(value)
             if self.is_weak(e):
                 b.variadic_weak.add(i)
             args.append(e)
@@ -384,9 +388,21 @@ class CallLowering:
         return e.value if isinstance(e, ir.Const) else consts.NOT_CONST
 
     def constant_of(self, node):
-        if isinstance(node, cst.Name) and node.value in self.env:
-            return consts.NOT_CONST
-        return self.scope.constant(node)
+        """node's compile-time value: literals, module constants, and locals assigned once from a
+        constant (local_consts.py; a local never stands for the module constant it shadows)."""
+        fn = getattr(getattr(self, "fd", None), "node", None)
+        if not isinstance(fn, cst.FunctionDef):
+            if isinstance(node, cst.Name) and node.value in self.env:
+                return consts.NOT_CONST
+            return self.scope.constant(node)
+        return consts.evaluate(node, local_consts.local_lookup(fn, self.env, self.scope._lookup))
+
+    def local_constant(self, node):
+        """The number a local name assigned once from a constant holds (`stop = 3`), else None."""
+        if not isinstance(node, cst.Name):
+            return None
+        value = self.constant_of(node)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def func_ref(self, node) -> FuncRef:
         api = self.scope.api_attr(node)
