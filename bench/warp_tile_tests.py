@@ -101,6 +101,7 @@ class KernelReport:
     unsubstituted: int = 0  # launches Warp ran that no compiled tilec instance could take
     unsubstituted_why: str = ""
     excused: int = 0  # mismatching launches of a kernel in EXCUSED
+    pops: bool = False  # its body pops a tile stack (float outputs may match up to order)
 
 
 @dataclass
@@ -217,9 +218,13 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
     source = path.read_text()
     report = FileReport(path.stem)
     by_line = {}  # line of a kernel's def -> its KernelReport
-    for name, line, first, top in _decorated_kernels(ast.parse(source)):
+    tree = ast.parse(source)
+    pops_at = {n.lineno for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+               and any(isinstance(c, ast.Attribute) and c.attr == "tile_stack_pop" for c in ast.walk(n))}
+    for name, line, first, top in _decorated_kernels(tree):
         key = name if top else f"{name}@{line}"
-        kr = report.kernels[key] = by_line[line] = KernelReport(path.stem, name, line, nested=not top)
+        kr = report.kernels[key] = by_line[line] = KernelReport(path.stem, name, line, nested=not top,
+                                                                pops=line in pops_at)
         report.first_lines[first] = key
         if not top:  # until tilec's discovery says otherwise
             kr.status, kr.reason = "unseen", "nested kernel: neither compiled by tilec nor named by a diagnostic"
@@ -351,10 +356,13 @@ def _close(a, b) -> bool:
     return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol, equal_nan=True))
 
 
-def _same_values(a, b) -> bool:
+def _same_values(a, b, pops: bool = False) -> bool:
     """The same values in another order: what lanes pushing onto a tile stack leave behind (its order
-    is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values)."""
-    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in "biuf"
+    is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values). Integers
+    always; floats only for a kernel that pops a tile stack (pops), so that a permuted float result
+    (a wrong transpose) is never counted as matched elsewhere."""
+    kinds = "biuf" if pops else "biu"
+    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in kinds
             and _close(np.sort(a, axis=None), np.sort(b, axis=None)))
 
 
@@ -507,7 +515,7 @@ class Shadow:
         if not adjoint:
             launch(dim=tuple(dims), inputs=values, device="cpu")
             bad = [k for k, (a, b) in enumerate(zip(values, after)) if isinstance(b, np.ndarray) and not _close(a, b)]
-            reordered = [k for k in bad if _same_values(values[k], after[k])]
+            reordered = [k for k in bad if _same_values(values[k], after[k], kr.pops)]
             kr.reordered += bool(reordered)
             bad = [k for k in bad if k not in reordered]
             self._record(kr, False, not bad, f"forward: argument(s) {bad} differ from Warp" if bad else "")

@@ -16,7 +16,8 @@ _CACHE: dict = {}  # id(FunctionDef) -> (the FunctionDef, {name: value}); the no
 
 
 class _Bindings(cst.CSTVisitor):
-    def __init__(self):
+    def __init__(self) -> None:
+        super().__init__()
         self.single: dict = {}  # name -> the value expression of its (so far) only assignment
         self.other: set = set()  # names bound some other way, or more than once
 
