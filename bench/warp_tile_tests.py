@@ -473,8 +473,9 @@ class Shadow:
         kwargs = dict(dim=dim, inputs=inputs, outputs=outputs, adj_inputs=adj_inputs, adj_outputs=adj_outputs,
                       device=device, stream=stream, adjoint=adjoint, record_tape=record_tape,
                       record_cmd=record_cmd, max_blocks=max_blocks, block_dim=block_dim)
-        if found[0] is None or self.wp.get_device(device).is_cuda or record_cmd:
-            return self.original(kernel, **kwargs)
+        dev = self.wp.get_device(device)
+        if found[0] is None or dev.is_cuda or record_cmd or getattr(dev, "is_capturing", False):
+            return self.original(kernel, **kwargs)  # a captured launch runs later, at capture_launch
         if found[1] is None:  # a kernel of a measured file that tilec cannot run for this launch
             found[0].unsubstituted += 1
             found[0].unsubstituted_why = found[0].unsubstituted_why or found[2]
