@@ -58,6 +58,21 @@ from tilec.passes.normalize import normalize_module  # noqa: E402
 from tilec.pipeline import module_name  # noqa: E402
 
 RTOL = ATOL = 1e-4
+# float16 results compare at a few half ulps (one ulp is 2**-10 relative), not at 1e-4, which is finer
+# than a half holds: Warp's CPU tile_matmul of half tiles rounds to half after every multiply and
+# every add of its K loop; tilec sums each product in float32 and rounds once (as a GPU MMA with a
+# float32 accumulator does), so the two differ by a few ulps and neither is more right than that.
+HALF_TOL = 4e-3
+
+# (file stem, kernel name) -> why its launches may differ from Warp's without either being wrong: the
+# kernel's result is unspecified (it depends on the lanes' schedule) or Warp's own is. A mismatch of
+# an excused kernel is counted apart (`excused`), never as matched.
+EXCUSED = {
+    ("test_tile_stack", "overflow_data_integrity_kernel"):
+        "64 lanes push onto a stack of capacity 4: which 4 values survive is the lanes' schedule "
+        "(tile_stack_push: 'which slot a given thread receives is unspecified'); Warp's test checks "
+        "only that 4 pops succeed with pushed values",
+}
 
 
 class _OneKernel(ModuleChecker):
@@ -82,9 +97,11 @@ class KernelReport:
     adjoints_matched: int = 0
     unconsumed: int = 0  # adjoint launches where Warp zeroed an output's adjoint and tilec did not
     mismatch: str = ""
-    reordered: int = 0  # forward launches matched only up to the order of integer outputs (tile stacks)
+    reordered: int = 0  # forward launches matched only up to the order of their values (tile stacks)
     unsubstituted: int = 0  # launches Warp ran that no compiled tilec instance could take
     unsubstituted_why: str = ""
+    excused: int = 0  # mismatching launches of a kernel in EXCUSED
+    pops: bool = False  # its body pops a tile stack (float outputs may match up to order)
 
 
 @dataclass
@@ -201,9 +218,13 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
     source = path.read_text()
     report = FileReport(path.stem)
     by_line = {}  # line of a kernel's def -> its KernelReport
-    for name, line, first, top in _decorated_kernels(ast.parse(source)):
+    tree = ast.parse(source)
+    pops_at = {n.lineno for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+               and any(isinstance(c, ast.Attribute) and c.attr == "tile_stack_pop" for c in ast.walk(n))}
+    for name, line, first, top in _decorated_kernels(tree):
         key = name if top else f"{name}@{line}"
-        kr = report.kernels[key] = by_line[line] = KernelReport(path.stem, name, line, nested=not top)
+        kr = report.kernels[key] = by_line[line] = KernelReport(path.stem, name, line, nested=not top,
+                                                                pops=line in pops_at)
         report.first_lines[first] = key
         if not top:  # until tilec's discovery says otherwise
             kr.status, kr.reason = "unseen", "nested kernel: neither compiled by tilec nor named by a diagnostic"
@@ -333,14 +354,18 @@ def _close(a, b) -> bool:
         return a.dtype.names == b.dtype.names and all(_close(a[f], b[f]) for f in a.dtype.names)
     if a.dtype.kind in "biu":
         return bool(np.array_equal(a, b))
-    return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=RTOL, atol=ATOL, equal_nan=True))
+    tol = HALF_TOL if np.float16 in (a.dtype, b.dtype) else RTOL
+    return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol, equal_nan=True))
 
 
-def _same_values(a, b) -> bool:
+def _same_values(a, b, pops: bool = False) -> bool:
     """The same values in another order: what lanes pushing onto a tile stack leave behind (its order
-    is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values)."""
-    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in "biu"
-            and bool(np.array_equal(np.sort(a, axis=None), np.sort(b, axis=None))))
+    is the lanes' schedule, which Warp's own tests do not fix: they compare sorted values). Integers
+    always; floats only for a kernel that pops a tile stack (pops), so that a permuted float result
+    (a wrong transpose) is never counted as matched elsewhere."""
+    kinds = "biuf" if pops else "biu"
+    return (a is not None and b is not None and a.shape == b.shape and a.dtype.kind in kinds
+            and _close(np.sort(a, axis=None), np.sort(b, axis=None)))
 
 
 def _consumed_by_warp(tilec_adj, warp_adj, seed) -> bool:
@@ -450,8 +475,9 @@ class Shadow:
         kwargs = dict(dim=dim, inputs=inputs, outputs=outputs, adj_inputs=adj_inputs, adj_outputs=adj_outputs,
                       device=device, stream=stream, adjoint=adjoint, record_tape=record_tape,
                       record_cmd=record_cmd, max_blocks=max_blocks, block_dim=block_dim)
-        if found[0] is None or self.wp.get_device(device).is_cuda or record_cmd:
-            return self.original(kernel, **kwargs)
+        dev = self.wp.get_device(device)
+        if found[0] is None or dev.is_cuda or record_cmd or getattr(dev, "is_capturing", False):
+            return self.original(kernel, **kwargs)  # a captured launch runs later, at capture_launch
         if found[1] is None:  # a kernel of a measured file that tilec cannot run for this launch
             found[0].unsubstituted += 1
             found[0].unsubstituted_why = found[0].unsubstituted_why or found[2]
@@ -492,7 +518,7 @@ class Shadow:
         if not adjoint:
             launch(dim=tuple(dims), inputs=values, device="cpu")
             bad = [k for k, (a, b) in enumerate(zip(values, after)) if isinstance(b, np.ndarray) and not _close(a, b)]
-            reordered = [k for k in bad if _same_values(values[k], after[k])]
+            reordered = [k for k in bad if _same_values(values[k], after[k], kr.pops)]
             kr.reordered += bool(reordered)
             bad = [k for k in bad if k not in reordered]
             self._record(kr, False, not bad, f"forward: argument(s) {bad} differ from Warp" if bad else "")
@@ -510,6 +536,9 @@ class Shadow:
 
     @staticmethod
     def _record(kr, adjoint, ok, why):
+        if not ok and (kr.file, kr.name) in EXCUSED:
+            kr.excused += 1
+            why = "excused: " + EXCUSED[(kr.file, kr.name)]
         if adjoint:
             kr.adjoints += 1
             kr.adjoints_matched += ok
@@ -609,8 +638,10 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
         print(f"  gradients matched (adjoint launches): {sum(k.adjoints_matched for k in kernels)}/"
               f"{sum(k.adjoints for k in kernels)}; of these, launches where Warp zeroed an output's "
               f"adjoint and tilec left it: {sum(k.unconsumed for k in kernels)}")
-        print(f"  of the matched launches, integer outputs equal only up to order (tile stack pops, whose "
+        print(f"  of the matched launches, outputs equal only up to order (tile stack pops, whose "
               f"order is the lanes' schedule): {sum(k.reordered for k in kernels)}")
+        print(f"  of the unmatched launches and gradients, excused (unspecified results or Warp wrong, "
+              f"EXCUSED): {sum(k.excused for k in kernels)}")
         print(f"  launches of measured kernels tilec did not run (kernel rejected or binding not compiled): "
               f"{sum(k.unsubstituted for k in kernels)}")
         print(f"  Warp tests run on the CPU: {sum(r.tests_run for r in reports.values())}, "

@@ -122,10 +122,33 @@ def test_warp_kernel_objects_map_to_their_instance(tmp_path):
 
 def test_only_integer_outputs_match_up_to_order():
     """Tile stack pops leave values in the lanes' order: the same integers in another order are
-    counted apart (reordered), never a float array and never other values."""
+    counted apart (reordered), never other values; floats only for a kernel that pops a stack."""
     import numpy as np
 
     bench = _bench()
     assert bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 10]))
     assert not bench._same_values(np.array([0, 10, 20]), np.array([20, 0, 11]))
     assert not bench._same_values(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+    assert bench._same_values(np.array([0.0, 1.5]), np.array([1.5, 0.0]), pops=True)
+    assert not bench._same_values(np.array([0.0, 1.5]), np.array([1.5, 0.5]), pops=True)
+
+
+def test_excused_mismatch_is_counted_apart():
+    """A mismatch of a kernel in EXCUSED counts as excused (with the reason), never as matched."""
+    bench = _bench()
+    stem, name = next(iter(bench.EXCUSED))
+    kr = bench.KernelReport(stem, name, 1)
+    bench.Shadow._record(kr, False, False, "forward: argument(s) [0] differ from Warp")
+    assert (kr.launches, kr.matched, kr.excused) == (1, 0, 1)
+    assert kr.mismatch.startswith("excused: ")
+
+
+def test_half_outputs_compare_at_half_resolution():
+    """float16 results compare at a few half ulps (HALF_TOL); float32 at RTOL."""
+    import numpy as np
+
+    bench = _bench()
+    a = np.array([12.0, 1.0], np.float16)
+    assert bench._close(a, np.array([12.03125, 1.0], np.float16))  # 4 ulps at 12: 2.6e-3 relative
+    assert not bench._close(a, np.array([12.25, 1.0], np.float16))
+    assert not bench._close(np.array([12.0], np.float32), np.array([12.03125], np.float32))

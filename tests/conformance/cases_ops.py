@@ -41,4 +41,16 @@ CASES += [
          args=(Arr((21,), "int32", "in", "int:7:8"), out(16, dtype="int32"), out(3, dtype="int32"))),
     Case("ops_stack_through_a_func", K, "through_a_func", dim=(1,), block_dim=8, grad=False, fd=False,
          args=(arr(8), out(1), out(8), out(3, dtype="int32"))),
+    # the SIMT launch form of a kernel whose only shared value is a stack: one stack per block
+    Case("ops_stack_simt_count_b8", K, "flagged_per_block", dim=(24,), block_dim=8, launch="simt", grad=False,
+         fd=False, args=(Arr((24,), "int32", "in", "int:0:2"), out(24, dtype="int32"))),
+]
+
+H = "ops_half_gemm.py"
+CASES += [
+    # half accumulator over 5 K steps: tilec within a few half ulps of Warp (see the program's
+    # docstring); the gradients' sums of signed seeds cancel, so they get an absolute bound too
+    Case("ops_half_gemm_k40", H, "gemm_steps", dim=(3, 4), block_dim=32, fd=False, rtol=4e-3, atol=1e-2,
+         args=(arr(24, 40, dtype="float16", kind="rand"), arr(40, 16, dtype="float16", kind="rand"),
+               out(24, 16, dtype="float16"))),
 ]

@@ -115,4 +115,11 @@ CASES += [
     Case("views_tile_views_alias_parent", T, "views_alias_parent", dim=(1,), args=(arr(4, 6), out(4, 6), out(2, 6)),
          warp_wrong="Warp's gradient of an element read through a view stored before its column view was "
                     "updated in place is off (A[2, 1]: Warp -3.274, float64 FD -2.5675)"),
+    # a row picked by a run-time index, negative ones counted from the end (forward and gradient)
+    Case("views_runtime_row_minus1", "views_runtime_negative.py", "pick_row", dim=(1,), block_dim=16,
+         args=(arr(6, 8), Scal(-1, "int32"), out(8))),
+    Case("views_runtime_row_minus6", "views_runtime_negative.py", "pick_row", dim=(1,), block_dim=16,
+         args=(arr(6, 8), Scal(-6, "int32"), out(8))),
+    Case("views_runtime_row_2", "views_runtime_negative.py", "pick_row", dim=(1,), block_dim=16,
+         args=(arr(6, 8), Scal(2, "int32"), out(8))),
 ]

@@ -55,7 +55,7 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
                                                                    for p in fn.params]
                                        + (["tl::TapeDesc tape"] if entry["tape"] else [])
                                        + (["tl::ScratchDesc scratch"] if scratch else []))
-    entry["call_args"] = ", ".join(_kernel_arg(p) for p in fn.params)
+    entry["call_args"] = "".join(", " + _kernel_arg(p) for p in fn.params)  # after `*launch`; none for no params
     entry["smem_bytes"] = smem
     entry["scratch_bytes"] = scratch  # per block, in global memory: tiles past the shared budget
     entry["block_dim"] = fn.block_dim

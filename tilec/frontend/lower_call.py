@@ -11,9 +11,10 @@ import libcst as cst
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
-from ..ir.types import ArrayT, Scalar, TileT, component_dtype
+from ..ir.types import ArrayT, Scalar, StackT, TileT, component_dtype
 from . import annotations as ann
 from . import consts
+from . import local_consts
 from . import suggest
 from .resolve import MATH_CONSTANTS
 
@@ -247,7 +248,10 @@ class CallLowering:
         for i, arg in enumerate(variadic):
             e = self.expr(arg)
             b.variadic.append(e.type)
-            b.variadic_consts.append(e.value if isinstance(e, ir.Const) else None)
+            value = e.value if isinstance(e, ir.Const) else None
+            if value is None and op == "tile_arange":  # its bounds must fold: `stop = 3` does
+                value = self.local_constant(arg)
+            b.variadic_consts.append(value)
             if self.is_weak(e):
                 b.variadic_weak.add(i)
             args.append(e)
@@ -279,8 +283,8 @@ class CallLowering:
             held = component_dtype(result.dtype)  # a literal filling a vec3 tile fills each component
             args = [ir.Const(_convert(a.value, held), held, a.span, weak=False)
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
-        if isinstance(result, TileT) or any(isinstance(a.type, TileT) for a in args):
-            self.uses_tiles = True
+        if isinstance(result, (TileT, StackT)) or any(isinstance(a.type, (TileT, StackT)) for a in args):
+            self.uses_tiles = True  # a tile stack is shared by the block's lanes as a tile is
         op = coop.ALIASES.get(op, op)  # wp.tile_add_inplace(t, i, v) is t[i] += v
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
         return call
@@ -384,9 +388,21 @@ class CallLowering:
         return e.value if isinstance(e, ir.Const) else consts.NOT_CONST
 
     def constant_of(self, node):
-        if isinstance(node, cst.Name) and node.value in self.env:
-            return consts.NOT_CONST
-        return self.scope.constant(node)
+        """node's compile-time value: literals, module constants, and locals assigned once from a
+        constant (local_consts.py; a local never stands for the module constant it shadows)."""
+        fn = getattr(getattr(self, "fd", None), "node", None)
+        if not isinstance(fn, cst.FunctionDef):
+            if isinstance(node, cst.Name) and node.value in self.env:
+                return consts.NOT_CONST
+            return self.scope.constant(node)
+        return consts.evaluate(node, local_consts.local_lookup(fn, self.env, self.scope._lookup))
+
+    def local_constant(self, node):
+        """The number a local name assigned once from a constant holds (`stop = 3`), else None."""
+        if not isinstance(node, cst.Name):
+            return None
+        value = self.constant_of(node)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def func_ref(self, node) -> FuncRef:
         api = self.scope.api_attr(node)
@@ -455,7 +471,7 @@ class CallLowering:
             if isinstance(args[i], ir.Var):
                 self.note_mutation(args[i].sym, node)
                 self.note_inplace(args[i].sym)
-        if any(isinstance(a.type, TileT) for a in args) or isinstance(fn.ret, TileT):
+        if any(isinstance(a.type, (TileT, StackT)) for a in args) or isinstance(fn.ret, (TileT, StackT)):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return ir.Call(fn.name, tuple(args), fn.ret, self.span(node))
@@ -493,7 +509,16 @@ def _convert(value, target: Scalar):
         return float(value)
     if target.kind == "bool":
         return bool(value)
-    return int(value)
+    return wrap_int(int(value), target)
+
+
+def wrap_int(value: int, target: Scalar) -> int:
+    """An integer converted to `target` as C (and Warp) convert it: modulo 2**bits, so
+    wp.uint8(300) is 44, wp.int8(200) is -56 and wp.uint8(-1) is 255."""
+    value &= (1 << target.bits) - 1
+    if target.kind == "int" and value >= 1 << (target.bits - 1):
+        value -= 1 << target.bits
+    return value
 
 
 def _retype(arg, want):

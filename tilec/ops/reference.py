@@ -727,8 +727,8 @@ def _slice_sources(a_shape, out_shape, spec):
         if (keep >> k) & 1:
             coords.append(start + grids[j] * step)
             j += 1
-        else:
-            coords.append(np.full(out_shape, start))
+        else:  # an index: a negative one (run time) counts from the end
+            coords.append(np.full(out_shape, start + a_shape[k] if start < 0 else start))
     ok = np.ones(out_shape, bool)
     for c, n in zip(coords, a_shape):
         ok &= (c >= 0) & (c < n)

@@ -47,6 +47,12 @@ def _view(b: Bound) -> Type:
     if parent is None:
         b.fail("TC0107", f"a view of shape {fmt_shape(shape)} has more dimensions than the tile "
                f"{fmt_shape(t.shape)}", "shape")
+    for k in range(t.ndim - len(shape)):  # an axis the view drops: its offset picks one index
+        start = offs[k] if k < len(offs) else 0
+        # A symbolic extent (str) raises TypeError, which the checker reports as TC0111 (lower_call.py).
+        if isinstance(start, int) and not 0 <= start < t.shape[k]:  # type: ignore[operator]
+            b.fail("TC0104", f"view {fmt_shape(shape)} at offset {tuple(offs)} is out of bounds of the tile "
+                   f"{fmt_shape(t.shape)}: index {start} on axis {k} of extent {t.shape[k]}", "offset")
     for axis, (extent, parent_extent) in enumerate(zip(shape, parent)):
         k = t.ndim - len(shape) + axis
         start = offs[k] if k < len(offs) else 0

@@ -55,3 +55,13 @@ def through_a_func(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.arr
     if slot < 0:
         wp.atomic_add(n, 2, 1)
     z[lane] = v * v  # the adjoint of the rest of the kernel is unaffected by the stack
+
+
+@wp.kernel
+def flagged_per_block(flags: wp.array(dtype=int), counts: wp.array(dtype=int)):
+    # a kernel whose only block-shared value is a stack: launched as wp.launch(dim, block_dim=B),
+    # each run of B threads shares one stack (not one stack per thread)
+    t = wp.tid()
+    s = wp.tile_stack(capacity=CAP, dtype=int)
+    wp.tile_stack_push(s, t, flags[t] > 0)
+    counts[t] = wp.tile_stack_count(s)

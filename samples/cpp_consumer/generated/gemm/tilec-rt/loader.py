@@ -495,6 +495,8 @@ class Kernel:
                 comp = tuple(p["element_shape"])  # overloads on vec3 / mat33 / quat differ here only
                 if v.ndim != p["ndim"] + len(comp) or tuple(v.shape[p["ndim"]:]) != comp:
                     return False
+            elif isinstance(v, np.ndarray) and p["kind"] == "array" and v.dtype.fields is None and v.ndim != p["ndim"]:
+                return False  # a (n, 3) float32 array is a vec3 overload's argument, not a float one's
             if isinstance(v, np.ndarray) or isinstance(v, np.generic):
                 got = v.dtype.name
             elif hasattr(v, "__cuda_array_interface__"):

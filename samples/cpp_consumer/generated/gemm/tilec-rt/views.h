@@ -158,14 +158,17 @@ template <class DT, class ST, class... O> TL_HD void tile_assign(Ctx&, DT& dst, 
 
 // Warp's tile subscripts t[i], t[a:b:s], t[-1, ::-1]: per parent axis k a start and a step; the
 // axes whose bit is set in `keep` become the result's axes in order (coordinate start + i * step),
-// the others stay at their start. Coordinates outside the parent read as zero.
+// the others stay at their start, a negative one (a run-time index) counted from the end as in
+// numpy and Warp. Coordinates outside the parent read as zero.
 template <class AT, class DT, class S> TL_HD bool tile_slice_source(int keep, const S* spec, int e, int64_t& src) {
     int idx[DT::ndim];
     unravel<DT>(e, idx);
     src = 0;
     bool ok = true;
     for (int k = 0, j = 0; k < AT::ndim; ++k) {
-        int64_t c = int64_t(spec[2 * k]) + ((keep >> k) & 1 ? int64_t(idx[j++]) * int64_t(spec[2 * k + 1]) : 0);
+        const int64_t start = int64_t(spec[2 * k]);
+        int64_t c = (keep >> k) & 1 ? start + int64_t(idx[j++]) * int64_t(spec[2 * k + 1])
+                                    : (start < 0 ? start + AT::dim(k) : start);
         ok = ok && c >= 0 && c < AT::dim(k);
         src = src * AT::dim(k) + c;
     }
