@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import needs_cxx
-from tilec.backend_cpu.compiler import find_cxx, is_gcc
+from tilec.backend_cpu.compiler import PCH_KEEP, _prune, find_cxx, is_gcc, pinned
 
 pytestmark = [pytest.mark.build, needs_cxx,
               pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="precompiled headers: g++ only")]
@@ -60,9 +60,10 @@ def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path):
 def test_the_shared_runtime_object_is_built_once_and_linked_into_each_library(tmp_path):
     first = build(tmp_path, "first")
     objects = list((tmp_path / "cache/runtime").glob("*.o"))
-    assert len(objects) == 1 and "-DTILEC_SHARED_RUNTIME" in first and str(objects[0]) in first
+    pinned = f".pinned-{objects[0].name}"  # the build links a private hard link of the cached object
+    assert len(objects) == 1 and "-DTILEC_SHARED_RUNTIME" in first and pinned in first
     second = build(tmp_path, "second")
-    assert list((tmp_path / "cache/runtime").glob("*.o")) == objects and str(objects[0]) in second
+    assert list((tmp_path / "cache/runtime").glob("*.o")) == objects and pinned in second
     assert not [p for p in (tmp_path / "out").rglob("*") if p.suffix == ".o"]
     # both libraries in one process, each launching through its own copy of the launch machinery
     script = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import first, second; "
@@ -78,3 +79,28 @@ def test_tilec_pch_0_compiles_the_headers_as_usual(tmp_path):
     assert "-include" not in out and "TILEC_SHARED_RUNTIME" not in out
     assert not (tmp_path / "cache").exists()
     assert run(tmp_path, "plain").strip() == "64.0"
+
+
+def test_a_cached_object_another_build_prunes_stays_usable_through_its_pinned_name(tmp_path):
+    cached = tmp_path / "cache" / "abc.o"
+    cached.parent.mkdir()
+    cached.write_bytes(b"object bytes")
+    private = pinned(cached, tmp_path)
+    cached.unlink()  # another build's _prune, between this build's lookup and its link
+    assert private is not None and private.read_bytes() == b"object bytes"
+    assert pinned(cached, tmp_path / "elsewhere") is None  # gone before the pin: the caller compiles inline
+
+
+def test_prune_keeps_the_most_recently_used_and_a_hit_counts_as_a_use(tmp_path):
+    first = build(tmp_path, "first")
+    (used,) = (tmp_path / "cache/runtime").glob("*.o")
+    os.utime(used, (0, 0))  # made long ago ...
+    build(tmp_path, "second")  # ... and used again now
+    assert used.stat().st_mtime > 0 and ".pinned-" in first
+    folder = tmp_path / "cache/runtime"
+    for k in range(PCH_KEEP):  # newer entries made since, never used again
+        (folder / f"other{k}.o").write_bytes(b"")
+        os.utime(folder / f"other{k}.o", (1000 + k, 1000 + k))
+    _prune(folder, ".o")
+    left = sorted(p.name for p in folder.glob("*.o"))
+    assert used.name in left and "other0.o" not in left and len(left) == PCH_KEEP

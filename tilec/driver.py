@@ -9,7 +9,7 @@ from pathlib import Path
 from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, cpu_features, cxx_command, find_cxx,
-                                   precompiled_runtime, shared_runtime, target_isa)
+                                   pinned, precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
@@ -188,6 +188,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     def run(tmp: Path):
         flags = compile_flags(debug, isa)
         runtime = shared_runtime(compiler, flags, headers, debug)
+        if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
+            runtime = pinned(runtime, tmp)
         gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else []), headers)
         link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
         if gch is not None:
@@ -204,6 +206,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         finally:
             if gch is not None:
                 link.unlink()
+            if runtime is not None:
+                runtime.unlink()
         manifest_path = tmp / "manifest.json"
         data = json.loads(manifest_path.read_text())
         data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),

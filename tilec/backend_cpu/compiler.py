@@ -163,8 +163,11 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
         key.update(name.encode() + b"\0" + headers[name].encode() + b"\0")
     folder = cache_dir() / kind
     target = folder / f"{key.hexdigest()[:24]}{suffix}"
-    if target.exists():
+    try:
+        os.utime(target)  # a hit counts as new: _prune keeps the files builds use, not the newest made
         return target
+    except OSError:
+        pass  # not made yet, or pruned by another build since
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
@@ -183,10 +186,31 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
     return target if target.exists() else None
 
 
+def pinned(cached: Path, folder: Path) -> Path | None:
+    """A private name in folder for the cached file (a hard link, else a copy), so that another
+    build's _prune cannot delete it between this build's lookup and its use; None when it is gone
+    already. The caller removes it after the use."""
+    private = folder / f".pinned-{cached.name}"
+    try:
+        os.link(cached, private)
+    except OSError:
+        try:
+            shutil.copyfile(cached, private)
+        except OSError:
+            return None
+    return private
+
+
 def _prune(folder: Path, suffix: str) -> None:
-    """Keeps the PCH_KEEP newest files of one kind in tilec's own cache folder."""
-    entries = sorted(folder.glob(f"*{suffix}"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in entries[PCH_KEEP:]:
+    """Keeps the PCH_KEEP most recently used files of one kind in tilec's own cache folder (other
+    builds may be pruning the same folder: a file gone meanwhile is skipped)."""
+    used: list[tuple[float, Path]] = []
+    for entry in folder.glob(f"*{suffix}"):
+        try:
+            used.append((entry.stat().st_mtime, entry))
+        except OSError:
+            continue
+    for _, old in sorted(used, reverse=True)[PCH_KEEP:]:
         try:
             old.unlink()
         except OSError:
