@@ -523,8 +523,15 @@ def _is_tape_ready(s) -> bool:
 
 
 def uses_tape(fn: ir.Function) -> bool:
-    return any(isinstance(x, ir.OpCall) and x.op in ("tape_push", "tape_pop")
-               for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
+    for s in ir.walk_stmts(fn.body):
+        stack = list(ir.stmt_exprs(s))  # walk_expr's walk, inline: each emitter asks of every statement
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (ir.OpCall, ir.Call)):
+                if isinstance(x, ir.OpCall) and x.op in ("tape_push", "tape_pop"):
+                    return True
+                stack.extend(x.args)
+    return False
 
 
 def definitely_assigned_first(fn: ir.Function) -> set:
@@ -534,17 +541,17 @@ def definitely_assigned_first(fn: ir.Function) -> set:
     assigned, read = set(), set()
     for s in fn.body:
         for e in ir.stmt_exprs(s):
-            read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
+            read |= ir.read_syms(e) - assigned
         for inner in ir.walk_stmts(tuple(b for block in ir.child_blocks(s) for b in block)):
             for e in ir.stmt_exprs(inner):
-                read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
+                read |= ir.read_syms(e) - assigned
         if isinstance(s, ir.Assign) and s.target not in read and not _reads_itself(s):
             assigned.add(s.target)
     return assigned
 
 
 def _reads_itself(s: ir.Assign) -> bool:
-    return any(isinstance(x, ir.Var) and x.sym == s.target for x in ir.walk_expr(s.value))
+    return s.target in ir.read_syms(s.value)
 
 
 def local_syms(fn: ir.Function) -> list:

@@ -246,17 +246,34 @@ def defined_syms(fn: Function) -> Iterator[Sym]:
 
 def read_syms(expr: Expr) -> set[Sym]:
     """The symbols an expression reads."""
-    return {x.sym for x in walk_expr(expr) if isinstance(x, Var)}
+    out: set[Sym] = set()
+    stack: list[Expr] = [expr]  # walk_expr's walk without a generator: every pass asks this
+    pop, extend, add = stack.pop, stack.extend, out.add
+    while stack:
+        e = pop()
+        kind = type(e)
+        if kind is Var:
+            add(e.sym)  # type: ignore[union-attr]  # the kind was just tested
+        elif kind is OpCall or kind is Call:
+            extend(e.args)  # type: ignore[union-attr]
+    return out
 
 
 def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
     """How often each symbol is read in body, nested blocks included (one walk)."""
     counts: dict[Sym, int] = {}
+    get = counts.get
     for s in walk_stmts(body):
-        for top in stmt_exprs(s):
-            for x in walk_expr(top):
-                if isinstance(x, Var):
-                    counts[x.sym] = counts.get(x.sym, 0) + 1
+        stack: list[Expr] = list(stmt_exprs(s))
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            e = pop()
+            kind = type(e)
+            if kind is Var:
+                sym = e.sym  # type: ignore[union-attr]  # the kind was just tested
+                counts[sym] = get(sym, 0) + 1
+            elif kind is OpCall or kind is Call:
+                extend(e.args)  # type: ignore[union-attr]
     return counts
 
 

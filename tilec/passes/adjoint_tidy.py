@@ -73,12 +73,7 @@ class _Index:
     def of(self, s) -> tuple:
         hit = self._memo.get(id(s))
         if hit is None or hit[0] is not s:
-            reads: dict = {}
-            for x in ir.walk_stmts((s,)):
-                for e in ir.stmt_exprs(x):
-                    for v in ir.walk_expr(e):
-                        if isinstance(v, ir.Var):
-                            reads[v.sym] = reads.get(v.sym, 0) + 1
+            reads = ir.use_counts((s,))
             hit = (s, reads, frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x)))
             self._memo[id(s)] = hit
         return hit[1], hit[2]

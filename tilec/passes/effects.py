@@ -148,8 +148,17 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
     everywhere = ir.use_counts(fn.body)
 
     def varies(e: ir.Expr) -> bool:
-        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
-                   for x in ir.walk_expr(e))
+        stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Var):
+                if x.sym in varying:
+                    return True
+            elif isinstance(x, (ir.OpCall, ir.Call)):
+                if isinstance(x, ir.OpCall) and x.op in sources:
+                    return True
+                stack.extend(x.args)
+        return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
@@ -176,7 +185,10 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
                 visit(getattr(s, "orelse", ()), inner)
 
     for _ in range(3):  # values carried around loops
+        before = len(varying)
         visit(fn.body, False)
+        if len(varying) == before:
+            break  # a round that added nothing: the next would see the same set and add nothing either
     return varying
 
 

@@ -88,7 +88,10 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
                 visit(getattr(s, "orelse", ()), inner)
 
     for _ in range(3):  # values carried around loops
+        before = len(tiles)
         visit(adjoint.body, False)
+        if len(tiles) == before:
+            break  # a round that added nothing: the next would see the same set and add nothing either
     return any(isinstance(e, ir.OpCall) and e.op in LANE_OPS and any(varies(a) for a in e.args)
                for s in ir.walk_stmts(adjoint.body) for root in ir.stmt_exprs(s) for e in ir.walk_expr(root))
 
