@@ -43,13 +43,12 @@ class _Syntactic:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> None:
         state = self.state
         computed = state.computed
         start = computed[self.start_node] if self.start_node is not None else (self.line, self.column)
         end = computed[self.end_node][2:] if self.end_node is not None else (state.line, state.column)
         computed[self.node] = (start[0], start[1], end[0], end[1])
-        return False
 
 
 class _PositionState:

@@ -203,7 +203,7 @@ def _expr(e: ir.Expr) -> ir.Expr:
     while isinstance(e, ir.OpCall) and e.op in LANE_OPS:
         e = e.args[0]
     if isinstance(e, (ir.OpCall, ir.Call)):
-        return replace(e, args=tuple(_expr(a) for a in e.args))
+        return ir.with_args(e, tuple(_expr(a) for a in e.args))
     return e
 
 
@@ -217,12 +217,12 @@ def _strip(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym]) -> tuple[
             store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
             out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
             continue
-        if isinstance(s, ir.Assign):
-            s = replace(s, value=_expr(s.value))
-        elif isinstance(s, ir.Unpack):
-            s = replace(s, value=_expr(s.value))
+        if isinstance(s, (ir.Assign, ir.Unpack)):
+            value = _expr(s.value)
+            s = s if value is s.value else replace(s, value=value)
         elif isinstance(s, ir.ExprStmt):
-            s = replace(s, expr=_expr(s.expr))
+            expr = _expr(s.expr)
+            s = s if expr is s.expr else replace(s, expr=expr)
         elif isinstance(s, ir.Return):
             s = replace(s, value=None if s.value is None else _expr(s.value))
         elif isinstance(s, ir.If):
