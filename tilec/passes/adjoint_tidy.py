@@ -76,7 +76,11 @@ class _Index:
         hit = self._memo.get(id(s))
         if hit is None or hit[0] is not s:
             reads = ir.use_counts((s,))
-            hit = (s, reads, frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x)))
+            if isinstance(s, ir.Assign):  # most statements: no nested block to walk for targets
+                writes: frozenset = frozenset((s.target,))
+            else:
+                writes = frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x))
+            hit = (s, reads, writes)
             self._memo[id(s)] = hit
         return hit[1], hit[2]
 

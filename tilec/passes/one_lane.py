@@ -192,6 +192,8 @@ def _map_blocks(s: ir.Stmt, f: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ..
 
 
 def _reads_stmt(s: ir.Stmt) -> set[ir.Sym]:
+    if isinstance(s, ir.Assign):  # most statements: no nested block
+        return ir.read_syms(s.value)
     out: set[ir.Sym] = set()
     for x in ir.walk_stmts((s,)):
         for e in ir.stmt_exprs(x):
