@@ -1,6 +1,8 @@
 """Facts about kernels that the backends and the loader need."""
 from __future__ import annotations
 
+import weakref
+
 from .. import ir
 from ..ir.types import StackT, TileT
 
@@ -18,21 +20,40 @@ def _exprs(fn: ir.Function):
             yield from ir.walk_expr(e)
 
 
-def calls(fn: ir.Function) -> set:
-    out = set()
+def _ops_and_calls(fn: ir.Function) -> tuple:
+    """(the ops fn's body calls, the funcs it calls or maps, the most indices a `wp.tid()` unpacks),
+    in one walk: kept while fn lives, as each fact below, for every backend and the manifest, asks
+    again."""
+    hit = _SUMMARIES.get(id(fn))
+    if hit is not None:
+        return hit
+    ops, called, tids = set(), set(), 0
     for e in _exprs(fn):
         if isinstance(e, ir.Call):
-            out.add(e.func)
-        elif isinstance(e, ir.OpCall) and e.op in ("tile_map", "tile_reduce"):
-            out.add(e.attr("op"))
-    return out
+            called.add(e.func)
+        elif isinstance(e, ir.OpCall):
+            ops.add(e.op)
+            if e.op in ("tile_map", "tile_reduce"):
+                called.add(e.attr("op"))
+            elif e.op == "tid":
+                tids = max(tids, e.attr("count"))
+    weakref.finalize(fn, _SUMMARIES.pop, id(fn), None)
+    _SUMMARIES[id(fn)] = (frozenset(ops), frozenset(called), tids)
+    return _SUMMARIES[id(fn)]
+
+
+_SUMMARIES: dict = {}  # id(Function) -> _ops_and_calls(Function); dropped with the Function
+
+
+def calls(fn: ir.Function) -> set:
+    return set(_ops_and_calls(fn)[1])
 
 
 def needs_lanes(fn: ir.Function, funcs: dict, tiled: bool) -> bool:
     """True when the body must run as block_dim cooperating lanes."""
-    for e in _exprs(fn):
-        if isinstance(e, ir.OpCall) and (e.op in LANE_OPS or (tiled and e.op in PER_LANE_ATOMICS)):
-            return True
+    ops = _ops_and_calls(fn)[0]
+    if not ops.isdisjoint(LANE_OPS) or (tiled and not ops.isdisjoint(PER_LANE_ATOMICS)):
+        return True
     return any(name in funcs and needs_lanes(funcs[name], funcs, tiled) for name in calls(fn))
 
 
@@ -43,8 +64,7 @@ def is_tiled(fn: ir.Function, funcs: dict) -> bool:
 
 
 def tid_count(fn: ir.Function) -> int:
-    counts = [e.attr("count") for e in _exprs(fn) if isinstance(e, ir.OpCall) and e.op == "tid"]
-    return max(counts, default=0)
+    return _ops_and_calls(fn)[2]
 
 
 def tile_bytes(fn: ir.Function, funcs: dict) -> int:
