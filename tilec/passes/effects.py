@@ -32,6 +32,7 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
@@ -133,6 +134,21 @@ VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
 def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]:
+    """_thread_varying's answer, kept while fn lives (the exactness check and the derivation ask
+    of the same kernel); a fresh set each call."""
+    key = (id(fn), between_blocks)
+    hit = _VARYING.get(key)
+    if hit is None:
+        hit = frozenset(_thread_varying(fn, between_blocks))
+        weakref.finalize(fn, _VARYING.pop, key, None)
+        _VARYING[key] = hit
+    return set(hit)
+
+
+_VARYING: dict[tuple[int, bool], frozenset[ir.Sym]] = {}  # (id(Function), between_blocks) -> its answer
+
+
+def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
     """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
     old value or a read at such indices (directly, or by being assigned under a condition that is).
 
