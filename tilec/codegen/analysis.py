@@ -45,6 +45,11 @@ def _ops_and_calls(fn: ir.Function) -> tuple:
 _SUMMARIES: dict = {}  # id(Function) -> _ops_and_calls(Function); dropped with the Function
 
 
+def ops_called(fn: ir.Function) -> frozenset:
+    """The ops fn's body calls (not those of funcs it calls)."""
+    return _ops_and_calls(fn)[0]
+
+
 def calls(fn: ir.Function) -> set:
     return set(_ops_and_calls(fn)[1])
 
