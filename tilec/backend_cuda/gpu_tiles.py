@@ -81,7 +81,7 @@ class CudaEmitter(CxxEmitter):
         return f"tl::RegLayout<{t.size}, {self.block_dim}>"
 
     def reads_registers(self, e) -> bool:
-        return any(isinstance(x, ir.Var) and x.sym in self.registers for x in ir.walk_expr(e))
+        return not self.registers.isdisjoint(ir.read_syms(e))
 
     def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
         inner = without_identities(value)
@@ -156,8 +156,7 @@ class CudaEmitter(CxxEmitter):
         """An elementwise assignment over the register layout: slot `_s` of this thread is element `_e`."""
         layout, slot, idx = self.register_layout(_tile(target.type)), naming.REGISTER_SLOT, naming.ELEMENT_INDEX
         into_registers = target in self.registers
-        reads_shared = any(isinstance(x, ir.Var) and isinstance(x.type, TileT) and x.sym not in self.registers
-                           for x in ir.walk_expr(value))
+        reads_shared = any(isinstance(sym.type, TileT) and sym not in self.registers for sym in ir.read_syms(value))
         if reads_shared or not into_registers:
             self.emit("ctx.sync();")
         self.emit("TL_UNROLL")

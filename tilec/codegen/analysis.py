@@ -1,6 +1,7 @@
 """Facts about kernels that the backends and the loader need."""
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 
 from .. import ir
@@ -20,21 +21,47 @@ def _exprs(fn: ir.Function) -> Iterator[ir.Expr]:
             yield from ir.walk_expr(e)
 
 
-def calls(fn: ir.Function) -> set[str]:
-    out: set[str] = set()
+def _ops_and_calls(fn: ir.Function) -> tuple[frozenset[str], frozenset[str], int]:
+    """(the ops fn's body calls, the funcs it calls or maps, the most indices a `wp.tid()` unpacks),
+    in one walk: kept while fn lives, as each fact below, for every backend and the manifest, asks
+    again."""
+    hit = _SUMMARIES.get(id(fn))
+    if hit is not None:
+        return hit
+    ops: set[str] = set()
+    called: set[str] = set()
+    tids = 0
     for e in _exprs(fn):
         if isinstance(e, ir.Call):
-            out.add(e.func)
-        elif isinstance(e, ir.OpCall) and e.op in ("tile_map", "tile_reduce"):
-            out.add(e.attr("op"))
-    return out
+            called.add(e.func)
+        elif isinstance(e, ir.OpCall):
+            ops.add(e.op)
+            if e.op in ("tile_map", "tile_reduce"):
+                called.add(e.attr("op"))
+            elif e.op == "tid":
+                tids = max(tids, e.attr("count"))
+    weakref.finalize(fn, _SUMMARIES.pop, id(fn), None)
+    _SUMMARIES[id(fn)] = (frozenset(ops), frozenset(called), tids)
+    return _SUMMARIES[id(fn)]
+
+
+_SUMMARIES: dict[int, tuple[frozenset[str], frozenset[str], int]] = {}  # id(Function) -> _ops_and_calls(Function); dropped with the Function
+
+
+def ops_called(fn: ir.Function) -> frozenset[str]:
+    """The ops fn's body calls (not those of funcs it calls)."""
+    return _ops_and_calls(fn)[0]
+
+
+def calls(fn: ir.Function) -> set[str]:
+    return set(_ops_and_calls(fn)[1])
 
 
 def needs_lanes(fn: ir.Function, funcs: Mapping[str, ir.Function], tiled: bool) -> bool:
     """True when the body must run as block_dim cooperating lanes."""
-    for e in _exprs(fn):
-        if isinstance(e, ir.OpCall) and (e.op in LANE_OPS or (tiled and e.op in PER_LANE_ATOMICS)):
-            return True
+    ops = _ops_and_calls(fn)[0]
+    if not ops.isdisjoint(LANE_OPS) or (tiled and not ops.isdisjoint(PER_LANE_ATOMICS)):
+        return True
     return any(name in funcs and needs_lanes(funcs[name], funcs, tiled) for name in calls(fn))
 
 
@@ -45,8 +72,7 @@ def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
 
 
 def tid_count(fn: ir.Function) -> int:
-    counts: list[int] = [e.attr("count") for e in _exprs(fn) if isinstance(e, ir.OpCall) and e.op == "tid"]
-    return max(counts, default=0)
+    return _ops_and_calls(fn)[2]
 
 
 def tile_bytes(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> int:

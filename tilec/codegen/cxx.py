@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
+from .analysis import ops_called
 from .operand_views import array_operands, transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
@@ -523,8 +524,8 @@ def _is_tape_ready(s) -> bool:
 
 
 def uses_tape(fn: ir.Function) -> bool:
-    return any(isinstance(x, ir.OpCall) and x.op in ("tape_push", "tape_pop")
-               for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
+    ops = ops_called(fn)  # one walk per Function, shared with the kernel facts (analysis.py)
+    return "tape_push" in ops or "tape_pop" in ops
 
 
 def definitely_assigned_first(fn: ir.Function) -> set:
@@ -533,18 +534,18 @@ def definitely_assigned_first(fn: ir.Function) -> set:
     accumulators and values first set inside a branch rely on)."""
     assigned, read = set(), set()
     for s in fn.body:
+        own = set()  # what s reads itself (for an assignment: its value)
         for e in ir.stmt_exprs(s):
-            read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
-        for inner in ir.walk_stmts(tuple(b for block in ir.child_blocks(s) for b in block)):
-            for e in ir.stmt_exprs(inner):
-                read |= {x.sym for x in ir.walk_expr(e) if isinstance(x, ir.Var)} - assigned
-        if isinstance(s, ir.Assign) and s.target not in read and not _reads_itself(s):
+            own |= ir.read_syms(e)
+        read |= own - assigned
+        blocks = ir.child_blocks(s)
+        if blocks:
+            for inner in ir.walk_stmts(tuple(b for block in blocks for b in block)):
+                for e in ir.stmt_exprs(inner):
+                    read |= ir.read_syms(e) - assigned
+        if isinstance(s, ir.Assign) and s.target not in read and s.target not in own:
             assigned.add(s.target)
     return assigned
-
-
-def _reads_itself(s: ir.Assign) -> bool:
-    return any(isinstance(x, ir.Var) and x.sym == s.target for x in ir.walk_expr(s.value))
 
 
 def local_syms(fn: ir.Function) -> list:

@@ -25,12 +25,15 @@ from typing import TypeGuard
 
 from .. import ir
 from ..ir.types import ArrayT, TileT
+from .analysis import ops_called
 
 _VIEW_DTYPES = ("float32", "float64")  # gemm.h; half operands keep their copy
 
 
 def transposed_operands(fn: ir.Function) -> dict[ir.Sym, ir.Var]:
     """{temporary Sym: the Var it transposes} for every transpose the next matmul can read in place."""
+    if "tile_matmul" not in ops_called(fn):
+        return {}  # without a matmul, no walk over the body
     reads, writes = _counts(fn)
     found: dict[ir.Sym, ir.Var] = {}
     for body in _bodies(fn.body):
@@ -55,6 +58,8 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
 
     `transposes` is transposed_operands(fn): a load read through one of those temporaries counts
     as read by the temporary's matmul."""
+    if "tile_matmul" not in ops_called(fn):
+        return {}
     reads, writes = _counts(fn)
     through = {src.sym: tmp for tmp, src in transposes.items()}  # loaded tile -> transpose temporary
     found: dict[ir.Sym, ir.OpCall] = {}

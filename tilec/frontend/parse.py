@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..diagnostics import CompileError, Diagnostic, Span
+from .positions import node_positions
 
 
 @dataclass
@@ -22,22 +22,20 @@ class Parsed:
     filename: str  # as the user gave it
     source: str
     tree: cst.Module
-    _positions: Mapping[cst.CSTNode, CodeRange] | None = None  # node -> CodeRange, computed on first use
+    _positions: Mapping[cst.CSTNode, tuple[int, int, int, int]] | None = None  # node -> (line, column, end line, end column), computed on first use
 
-    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+    def positions(self) -> Mapping[cst.CSTNode, tuple[int, int, int, int]]:
         if self._positions is None:
             try:
-                self._positions = MetadataWrapper(self.tree, unsafe_skip_copy=True).resolve(PositionProvider)
-            except KeyError as e:  # libcst's provider turns a RecursionError on a deep tree into this
-                if isinstance(e.__context__, RecursionError):
-                    raise RecursionError("source nested too deeply for position metadata") from None
-                raise
+                self._positions = node_positions(self.tree)
+            except RecursionError:
+                raise RecursionError("source nested too deeply for position metadata") from None
         return self._positions
 
     def span(self, node: cst.CSTNode) -> Span:
         def resolve() -> tuple[int, int, int, int]:
-            r = self.positions()[node]
-            return (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+            line, column, end_line, end_column = self.positions()[node]
+            return (line, column + 1, end_line, end_column + 1)
 
         return Span(resolve=resolve)
 

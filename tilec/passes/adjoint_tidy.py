@@ -30,6 +30,8 @@ from ..ir.types import TileT
 def tidy_adjoint(fn: ir.Function) -> ir.Function:
     if any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body)):
         return fn  # the flow analyses below assume structured control flow without exits
+    if not any(isinstance(t.type, TileT) for s in ir.walk_stmts(fn.body) for t in ir.stmt_targets(s)):
+        return fn  # each rewrite is of a tile assignment: a kernel without one is already tidy
     index = _Index()
     body = _moves(fn.body, _Counts(fn.body, fn.params, index), index)
     body, _ = _known_zeros(body, frozenset(_locals(replace(fn, body=body))))
@@ -74,13 +76,12 @@ class _Index:
     def of(self, s: ir.Stmt) -> tuple[dict[ir.Sym, int], frozenset[ir.Sym]]:
         hit = self._memo.get(id(s))
         if hit is None or hit[0] is not s:
-            reads: dict[ir.Sym, int] = {}
-            for x in ir.walk_stmts((s,)):
-                for e in ir.stmt_exprs(x):
-                    for v in ir.walk_expr(e):
-                        if isinstance(v, ir.Var):
-                            reads[v.sym] = reads.get(v.sym, 0) + 1
-            hit = (s, reads, frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x)))
+            reads = ir.use_counts((s,))
+            if isinstance(s, ir.Assign):  # most statements: no nested block to walk for targets
+                writes: frozenset[ir.Sym] = frozenset((s.target,))
+            else:
+                writes = frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x))
+            hit = (s, reads, writes)
             self._memo[id(s)] = hit
         return hit[1], hit[2]
 

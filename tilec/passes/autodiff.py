@@ -297,5 +297,5 @@ def _with_span(stmt: ir.Stmt, span: Span) -> ir.Stmt:
 def _expr_with_span(e: ir.Expr, span: Span) -> ir.Expr:
     if isinstance(e, (ir.Const, ir.Var)):
         return e if e.span is not None else replace(e, span=span)
-    e = replace(e, args=tuple(_expr_with_span(a, span) for a in e.args))
+    e = ir.with_args(e, tuple(_expr_with_span(a, span) for a in e.args))
     return e if e.span is not None else replace(e, span=span)

@@ -32,6 +32,7 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
@@ -133,6 +134,21 @@ VARYING_OPS = {"tid", "lane"} | ATOMICS
 
 
 def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]:
+    """_thread_varying's answer, kept while fn lives (the exactness check and the derivation ask
+    of the same kernel); a fresh set each call."""
+    key = (id(fn), between_blocks)
+    hit = _VARYING.get(key)
+    if hit is None:
+        hit = frozenset(_thread_varying(fn, between_blocks))
+        weakref.finalize(fn, _VARYING.pop, key, None)
+        _VARYING[key] = hit
+    return set(hit)
+
+
+_VARYING: dict[tuple[int, bool], frozenset[ir.Sym]] = {}  # (id(Function), between_blocks) -> its answer
+
+
+def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
     """Symbols whose value may differ between threads: derived from wp.tid(), the lane, an atomic's
     old value or a read at such indices (directly, or by being assigned under a condition that is).
 
@@ -148,8 +164,17 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
     everywhere = ir.use_counts(fn.body)
 
     def varies(e: ir.Expr) -> bool:
-        return any((isinstance(x, ir.Var) and x.sym in varying) or (isinstance(x, ir.OpCall) and x.op in sources)
-                   for x in ir.walk_expr(e))
+        stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Var):
+                if x.sym in varying:
+                    return True
+            elif isinstance(x, (ir.OpCall, ir.Call)):
+                if isinstance(x, ir.OpCall) and x.op in sources:
+                    return True
+                stack.extend(x.args)
+        return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
@@ -176,7 +201,10 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
                 visit(getattr(s, "orelse", ()), inner)
 
     for _ in range(3):  # values carried around loops
+        before = len(varying)
         visit(fn.body, False)
+        if len(varying) == before:
+            break  # a round that added nothing: the next would see the same set and add nothing either
     return varying
 
 

@@ -52,18 +52,16 @@ class _Normalizer:
 
     def stmt(self, s: ir.Stmt) -> list[ir.Stmt]:
         pre: list[ir.Stmt] = []
-        if isinstance(s, ir.Assign):
+        # A simple statement already normal is kept (no copy); branches and loops are rebuilt.
+        if isinstance(s, (ir.Assign, ir.Unpack)):
             v = self.top(s.value, pre)
-            return pre + [replace(s, value=v)]
-        if isinstance(s, ir.Unpack):
-            v = self.top(s.value, pre)
-            return pre + [replace(s, value=v)]
+            return pre + [s if v is s.value else replace(s, value=v)]
         if isinstance(s, ir.ExprStmt):
             v = self.top(s.expr, pre)
-            return pre + [replace(s, expr=v)]
+            return pre + [s if v is s.expr else replace(s, expr=v)]
         if isinstance(s, ir.Return) and s.value is not None:
             v = self.operand(s.value, pre)
-            return pre + [replace(s, value=v)]
+            return pre + [s if v is s.value else replace(s, value=v)]
         if isinstance(s, ir.If):
             c = self.operand(s.cond, pre)
             return pre + [replace(s, cond=c, body=self.block(s.body), orelse=self.block(s.orelse))]
@@ -87,9 +85,9 @@ class _Normalizer:
             args = tuple(self.fused(a, pre) if keep_tree else self.operand(a, pre) for a in e.args)
             if e.op in MUTATES:
                 args = self.unaliased(e, args, pre)
-            return replace(e, args=args)
+            return ir.with_args(e, args)
         if isinstance(e, ir.Call):
-            return replace(e, args=tuple(self.operand(a, pre) for a in e.args))
+            return ir.with_args(e, tuple(self.operand(a, pre) for a in e.args))
         return e
 
     def unaliased(self, e: ir.OpCall, args: tuple[ir.Expr, ...], pre: list[ir.Stmt]) -> tuple[ir.Expr, ...]:
@@ -115,7 +113,7 @@ class _Normalizer:
     def fused(self, e: ir.Expr, pre: list[ir.Stmt]) -> ir.Expr:
         """An operand inside an elementwise tree: nested elementwise ops stay."""
         if is_fusible(e):
-            return replace(e, args=tuple(self.fused(a, pre) for a in e.args))
+            return ir.with_args(e, tuple(self.fused(a, pre) for a in e.args))
         return self.operand(e, pre)
 
     def operand(self, e: ir.Expr, pre: list[ir.Stmt]) -> ir.Expr:
@@ -125,7 +123,7 @@ class _Normalizer:
         needs_var = isinstance(e.type, TileT) or isinstance(e, ir.Call) or (
             isinstance(e, ir.OpCall) and OPS[e.op].effect)
         inner = self.top(e, pre) if needs_var else (
-            replace(e, args=tuple(self.operand(a, pre) for a in e.args)))
+            ir.with_args(e, tuple(self.operand(a, pre) for a in e.args)))
         if not needs_var:
             return inner
         sym = self.temp(e.type)

@@ -89,7 +89,10 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
                 visit(getattr(s, "orelse", ()), inner)
 
     for _ in range(3):  # values carried around loops
+        before = len(tiles)
         visit(adjoint.body, False)
+        if len(tiles) == before:
+            break  # a round that added nothing: the next would see the same set and add nothing either
     return any(isinstance(e, ir.OpCall) and e.op in LANE_OPS and any(varies(a) for a in e.args)
                for s in ir.walk_stmts(adjoint.body) for root in ir.stmt_exprs(s) for e in ir.walk_expr(root))
 
@@ -190,6 +193,8 @@ def _map_blocks(s: ir.Stmt, f: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ..
 
 
 def _reads_stmt(s: ir.Stmt) -> set[ir.Sym]:
+    if isinstance(s, ir.Assign):  # most statements: no nested block
+        return ir.read_syms(s.value)
     out: set[ir.Sym] = set()
     for x in ir.walk_stmts((s,)):
         for e in ir.stmt_exprs(x):
@@ -201,7 +206,7 @@ def _expr(e: ir.Expr) -> ir.Expr:
     while isinstance(e, ir.OpCall) and e.op in LANE_OPS:
         e = e.args[0]
     if isinstance(e, (ir.OpCall, ir.Call)):
-        return replace(e, args=tuple(_expr(a) for a in e.args))
+        return ir.with_args(e, tuple(_expr(a) for a in e.args))
     return e
 
 
@@ -215,12 +220,12 @@ def _strip(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym]) -> tuple[
             store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
             out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
             continue
-        if isinstance(s, ir.Assign):
-            s = replace(s, value=_expr(s.value))
-        elif isinstance(s, ir.Unpack):
-            s = replace(s, value=_expr(s.value))
+        if isinstance(s, (ir.Assign, ir.Unpack)):
+            value = _expr(s.value)
+            s = s if value is s.value else replace(s, value=value)
         elif isinstance(s, ir.ExprStmt):
-            s = replace(s, expr=_expr(s.expr))
+            expr = _expr(s.expr)
+            s = s if expr is s.expr else replace(s, expr=expr)
         elif isinstance(s, ir.Return):
             s = replace(s, value=None if s.value is None else _expr(s.value))
         elif isinstance(s, ir.If):

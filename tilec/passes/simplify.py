@@ -97,7 +97,14 @@ def _drop_tape_pairs(body: tuple[ir.Stmt, ...], syms: set[ir.Sym]) -> tuple[ir.S
 
 
 def _has_effect(e: ir.Expr) -> bool:
-    return any(isinstance(x, ir.OpCall) and OPS[x.op].effect and x.op != "tape_push" for x in ir.walk_expr(e))
+    stack = [e]  # walk_expr's walk, inline: asked of every assignment, twice
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (ir.OpCall, ir.Call)):
+            if isinstance(x, ir.OpCall) and OPS[x.op].effect and x.op != "tape_push":
+                return True
+            stack.extend(x.args)
+    return False
 
 
 def _is_push(s: ir.Stmt) -> TypeGuard[ir.ExprStmt]:

@@ -236,7 +236,7 @@ def _lift_maps(e, funcs):
     """tile_map(f, tiles...) with `def f(...): return expr` -> expr over the tiles."""
     if not isinstance(e, ir.OpCall):
         return e
-    e = replace(e, args=tuple(_lift_maps(a, funcs) for a in e.args))
+    e = ir.with_args(e, tuple(_lift_maps(a, funcs) for a in e.args))
     if e.op == "tile_map" and e.attr("op") in OPS and OPS[e.attr("op")].elementwise:
         return replace(e, op=e.attr("op"), attrs=())  # tile_map(wp.exp, t) is exp(t)
     if e.op != "tile_map" or e.attr("op") not in funcs:
