@@ -20,6 +20,10 @@
 //     matmul: Strided, matmul_packed below) is never copied into a tile: B's panels are packed
 //     straight from the array, rows prefetched ahead, and A's MR-row micro-panels are copied into
 //     a small buffer just before their micro-kernels, with tile_load's zero fill at the edges.
+//   * Cache blocking across blocks (PanelCache): the packed B panels and A rows of an array view
+//     are kept by the thread for the rest of the launch, and the later blocks it runs that read
+//     the same view (every block of a block row reads the same A tiles, of a block column the
+//     same B tiles) skip the packing.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form):
@@ -32,8 +36,11 @@
 // time); the multiply-adds are contracted into FMA instructions inside the micro-kernel only, so
 // the rest of a generated source keeps ISO C++'s separate rounding.
 #pragma once
+#include <cstddef>
 #include <cstring>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #if defined(TILEC_GEMM_SCALAR)  // forced (tests of the fallback)
 #define TILEC_GEMM_ISA "scalar"
@@ -246,6 +253,7 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
 // the micro-kernels that use it, so it never leaves L1.
 template <class T, int M, int K> struct ViewA {
     static constexpr int RSA = K, CSA = 1;
+    static constexpr bool from_array = true;
     Strided<T> a;
     const T* panel(int i, int rows, T* __restrict scratch) const {
         if (a.interior(M, K) && a.cs == 1) {
@@ -264,20 +272,24 @@ template <class T, int M, int K> struct ViewA {
 // op(A) read in place from a tile (element (i, k) at a[i * RSA + k * CSA]).
 template <class T, int RSA_, int CSA_> struct InPlaceA {
     static constexpr int RSA = RSA_, CSA = CSA_;
+    static constexpr bool from_array = false;
     const T* a;
     const T* panel(int i, int, T*) const { return a + i * RSA; }
 };
 
-// C = alpha * op(A) @ op(B) + beta * C where op(B) (K x N) is an array view or a tile described
-// as one: B is packed into its NR-column panels once (K * N values), then each micro-panel of A
-// sweeps them all, so the inner loops touch the packed B, MR rows of A and MR rows of C.
+// C = alpha * op(A) @ op(B) + beta * C from B's packed panels: each micro-panel of A (copied
+// into an L1 buffer first when it comes from an array) sweeps them all.
 template <class T, int M, int N, int K, class ASrc>
-inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta) {
+inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T alpha, T beta,
+                  const T* next = nullptr) {
     constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
-    alignas(64) T panels[PANELS * K * NR];
+    constexpr int LINES = PANELS * K * NR * int(sizeof(T)) / 64, STEPS = (M + MR - 1) / MR;
+    constexpr int PER_STEP = (LINES + STEPS - 1) / STEPS;
     alignas(64) T scratch[MR * K];
-    pack_b<T, K, N, NR>(b, panels);
     for (int i = 0; i < M; i += MR) {
+        if (next)  // the next k step's panels, a slice per micro-panel: from L3 into L2 meanwhile
+            for (int l = i / MR * PER_STEP; l < (i / MR + 1) * PER_STEP && l < LINES; ++l)
+                __builtin_prefetch(reinterpret_cast<const char*>(next) + l * 64, 0, 2);
         const T* ap = a.panel(i, M - i < MR ? M - i : MR, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
@@ -289,6 +301,148 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
                                                                      cols, alpha, beta);
         }
     }
+}
+
+// ---------------------------------------------------------------- B panels reused across blocks
+// Block (i, j) of a tiled GEMM reads B's block column j at every k step, and so do the blocks
+// (i', j) of every other row; A's block row i is read by every block (i, j'). Packing them again
+// in every block cost ~15 % of a 1024 GEMM (B's rows are pages apart). A thread therefore keeps
+// what it packed from an array view (never from a tile: a tile's memory is reused) for the rest
+// of the launch: B's panels (layout B_PANELS) and A's rows (A_ROWS: the M x K operand copied
+// row-major, read by the micro-kernels as a tile). A later block on the same thread that
+// multiplies by the same view (same array, origin, strides, extents, shape and layout) reads the
+// copy instead. (Blocks run in row-major order of the grid, a chunk of consecutive blocks per
+// thread, so A's rows are reused from L2 by the next block, B's panels from L3.)
+//
+// Why a cached copy cannot be stale: entries live for one launch (the key holds the launch
+// number, tl::launch_epoch, bumped by every entry point), and a block never reads an entry it
+// packed itself. A hit in block Z on panels packed by block X != Z is stale only if something
+// wrote that region of the array after X read it; blocks run in no defined order, so a write by
+// X, Z or any other block to a region X and Z both read is a data race in the program itself.
+// Per thread at most PanelCache::BYTES of panels; past that, panels are packed on the stack as
+// before (the first ones stay: no thrashing).
+struct BlockId {              // the block asking, within its launch
+    unsigned long long launch;
+    long long tid[4];
+    bool operator==(const BlockId& o) const {
+        return launch == o.launch && tid[0] == o.tid[0] && tid[1] == o.tid[1] && tid[2] == o.tid[2] && tid[3] == o.tid[3];
+    }
+};
+
+class PanelCache {
+  public:
+    static constexpr std::size_t BYTES = std::size_t(16) << 20;  // per thread: B of a 2048 GEMM half fits
+    static constexpr int SLOTS = 8192;                           // power of two, at most half used
+
+    // The panels of key packed earlier in this launch by another block on this thread, or nullptr;
+    // *fresh is then where to pack them for later blocks (nullptr: the cache is full, or this
+    // block packed them itself and must pack again).
+    enum Layout { B_PANELS, A_ROWS };  // how the copy is laid out (the same view may be A and B)
+    template <class T>
+    const T* find(const Strided<T>& key, Layout layout, int k, int n, const BlockId& who, std::size_t bytes,
+                  T** fresh) {
+        *fresh = nullptr;
+        if (who.launch != launch_) {  // a new launch: everything cached before is gone
+            launch_ = who.launch;
+            used_ = 0;
+            count_ = 0;
+        }
+        if (slots_.empty()) slots_.resize(SLOTS);
+        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
+        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
+            Slot& s = slots_[h];
+            if (s.launch != launch_) {  // empty: not cached
+                if (count_ >= SLOTS / 2 || used_ + bytes > BYTES) return nullptr;
+                if (!arena_) arena_.reset(new unsigned char[BYTES]);  // pages untouched until used
+                s = Slot{launch_, want, who, used_};
+                used_ += (bytes + 63) / 64 * 64;
+                ++count_;
+                *fresh = reinterpret_cast<T*>(arena_.get() + s.offset);
+                return nullptr;
+            }
+            if (s.key == want) return s.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + s.offset);
+        }
+    }
+
+    // The copy of key another block packed in this launch, if any (for prefetching: no owner check).
+    template <class T> const T* peek(const Strided<T>& key, Layout layout, int k, int n, unsigned long long launch) const {
+        if (launch != launch_ || slots_.empty()) return nullptr;
+        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
+        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
+            const Slot& s = slots_[h];
+            if (s.launch != launch_) return nullptr;
+            if (s.key == want) return reinterpret_cast<const T*>(arena_.get() + s.offset);
+        }
+    }
+
+  private:
+    struct Key {
+        const void* data;
+        long long r0, c0, rs, cs, rows, cols;
+        int k, n, size;
+        Layout layout;
+        bool operator==(const Key& o) const {
+            return data == o.data && r0 == o.r0 && c0 == o.c0 && rs == o.rs && cs == o.cs && rows == o.rows &&
+                   cols == o.cols && k == o.k && n == o.n && size == o.size && layout == o.layout;
+        }
+        unsigned hash() const {
+            unsigned long long h = reinterpret_cast<unsigned long long>(data);
+            for (long long v : {r0, c0, rs, cs, rows, cols, (long long)k, (long long)n, (long long)layout}) h = (h ^ (unsigned long long)v) * 0x100000001b3ULL;
+            return unsigned(h ^ (h >> 29));
+        }
+    };
+    struct Slot {
+        unsigned long long launch = 0;  // 0: never used (launch numbers start at 1)
+        Key key{};
+        BlockId owner{};
+        std::size_t offset = 0;
+    };
+    unsigned long long launch_ = 0;
+    std::size_t used_ = 0;
+    int count_ = 0;
+    std::vector<Slot> slots_;
+    std::unique_ptr<unsigned char[]> arena_;
+};
+
+namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h)
+inline PanelCache& panel_cache() {  // this thread's
+    static thread_local PanelCache cache;
+    return cache;
+}
+}  // namespace
+
+// C = alpha * op(A) @ op(B) + beta * C where op(B) (K x N) is an array view or a tile described
+// as one: B is packed into its NR-column panels once (K * N values), then each micro-panel of A
+// sweeps them all, so the inner loops touch the packed B, MR rows of A and MR rows of C.
+// `reuse` (op(B) read from an array, one lane per block): the block asking, so that B's panels
+// come from, or go to, this thread's PanelCache.
+template <class T, int M, int N, int K, class ASrc>
+inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
+                          const BlockId* reuse = nullptr) {
+    constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
+    alignas(64) T stack_panels[PANELS * K * NR];
+    const T* panels = nullptr;
+    T* fresh = nullptr;
+    if (reuse) panels = panel_cache().find(b, PanelCache::B_PANELS, K, N, *reuse, sizeof(stack_panels), &fresh);
+    if (!panels) {
+        pack_b<T, K, N, NR>(b, fresh ? fresh : stack_panels);
+        panels = fresh ? fresh : stack_panels;
+    }
+    const T* next = nullptr;  // B's panels of the next k step, when this thread packed them already
+    if (reuse) {
+        Strided<T> after = b;
+        after.r0 += K;
+        next = panel_cache().peek(after, PanelCache::B_PANELS, K, N, reuse->launch);
+    }
+    if constexpr (ASrc::from_array) {  // op(A) from an array: its row-major copy is kept too
+        if (reuse) {
+            T* fresh_a = nullptr;
+            const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
+            if (!rows && fresh_a) rows = a.panel(0, M, fresh_a);
+            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
+        }  // else each micro-panel copied just before use (sweep)
+    }
+    sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
 }
 
 }  // namespace gemm

@@ -278,7 +278,16 @@ template <class T> struct HeapTile {
 
 // The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h).
 // No exception crosses the C ABI.
+// Counts the launches of this library: gemm.h's panel cache keeps B panels packed by a thread for
+// the rest of one launch only (the host may rewrite any array between launches). Internal
+// linkage, like the cache: an inline variable would be one object shared by every tilec library
+// in the process (g++ makes it STB_GNU_UNIQUE), whatever tilec version built them.
+namespace {
+inline std::atomic<unsigned long long> launch_epoch{1};
+}  // namespace
+
 template <class F> inline int guarded_launch(F&& launch) {
+    launch_epoch.fetch_add(1, std::memory_order_relaxed);
     try {
         launch();
         return 0;

@@ -139,17 +139,22 @@ template <class T, int M, int K> Tile<T, K, M> materialize(const Transposed<Arra
 
 // op(A) @ op(B) where at least one operand is an array view: A copied from its array MR rows at a
 // time (or read in place from its tile), B's panels packed from either.
+// B's panels packed from an array view are kept for later blocks of the launch on this thread
+// (gemm.h PanelCache); `block` is the block asking (one lane per block: fiber lanes repeat the
+// matmul, so a block of several lanes packs its own).
 template <class T, int M, int N, int K, class AT, class BT>
-void matmul_from_arrays(const AT& a, const BT& b, T* c, T alpha, T beta) {
+void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha, T beta) {
     const gemm::Strided<T> sb = strided_of(b);
     constexpr bool a_view = is_array_tile<typename std::decay<decltype(operand<AT>::stored(a))>::type>::value;
     constexpr bool b_view = is_array_tile<typename std::decay<decltype(operand<BT>::stored(b))>::type>::value;
     constexpr bool big_b = !b_view && K * N * sizeof(T) > 64 * 1024;  // its packed copy would not fit a stack
+    const gemm::BlockId block{launch_epoch.load(std::memory_order_relaxed), {ctx.tid[0], ctx.tid[1], ctx.tid[2], ctx.tid[3]}};
+    const gemm::BlockId* reuse = b_view && ctx.group == nullptr ? &block : nullptr;
     if constexpr (a_view && !operand<AT>::transposed && !big_b) {
-        gemm::matmul_packed<T, M, N, K>(gemm::ViewA<T, M, K>{strided_of(a)}, sb, c, alpha, beta);
+        gemm::matmul_packed<T, M, N, K>(gemm::ViewA<T, M, K>{strided_of(a)}, sb, c, alpha, beta, reuse);
     } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
         const Tile<T, K, M> x = materialize(a.tile);
-        gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta);
+        gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta, reuse);
     } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a tile (an adjoint): X copied once
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
@@ -159,7 +164,7 @@ void matmul_from_arrays(const AT& a, const BT& b, T* c, T alpha, T beta) {
     } else {
         constexpr bool TA = operand<AT>::transposed;
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, TA ? 1 : K, TA ? M : 1>{operand<AT>::stored(a).data}, sb, c,
-                                        alpha, beta);
+                                        alpha, beta, reuse);
     }
 }
 #endif
@@ -182,7 +187,7 @@ TL_HD void tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, 
 #if !defined(__CUDACC__)
         if constexpr (from_array) {
             if (whole_elements(a) && whole_elements(b))
-                matmul_from_arrays<T, M, N, K>(a, b, c.data, T(alpha), T(beta));
+                matmul_from_arrays<T, M, N, K>(ctx, a, b, c.data, T(alpha), T(beta));
             else  // byte strides that split elements: copy as tile_load would
                 tile_matmul(ctx, c, materialize(a), materialize(b), alpha, beta);
         } else {
