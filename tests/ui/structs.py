@@ -54,3 +54,14 @@ def fields(m: Material, out: wp.array(dtype=float)):
     p = Pair(1.0, 2.0)
     p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct
     no_annotation(m)
+
+
+@wp.func
+def first_rest(ms: wp.array(dtype=Material)) -> float:  # ERROR TC0409: parameter `ms`: an array of `Material` structs, which hold arrays (rest), is not supported
+    return ms[0].rest[0]
+
+
+@wp.kernel
+def array_of_holders(ms: wp.array[Material], out: wp.array(dtype=float)):  # ERROR TC0409: parameter `ms`: an array of `Material` structs
+    i = wp.tid()
+    out[i] = ms[i].rest[0]

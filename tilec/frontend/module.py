@@ -20,6 +20,7 @@ from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
+from .structs import array_of_array_structs
 
 
 def block_dims_of(fd, default: int) -> list:
@@ -99,6 +100,13 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: an indexed array is a kernel parameter "
                                  "only; tilec does not pass one to a func", self.parsed.span(p.annotation.annotation),
                                  help="read its elements in the kernel and pass the values")
+                ok = False
+                continue
+            unsupported = array_of_array_structs(t)
+            if unsupported:  # Warp takes it; tilec's field views cannot hold an array per element
+                self.diags.error("TC0409", f"parameter `{p.name.value}`: {unsupported} by tilec",
+                                 self.parsed.span(p.annotation.annotation),
+                                 help="pass the held arrays as parameters of their own")
                 ok = False
                 continue
             if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \
