@@ -174,6 +174,11 @@ class ModuleChecker:
             if generics.is_generic(t):
                 self.diags.error("TC0436", f"overload of `{fd.name}` leaves parameter `{pname}` generic", where)
                 return None
+            unsupported = array_of_array_structs(t)
+            if unsupported:
+                self.diags.error("TC0409", f"overload of `{fd.name}`, parameter `{pname}`: {unsupported} by tilec",
+                                 where)
+                return None
             if not generics.accepts(want, t):
                 self.diags.error("TC0201", f"overload of `{fd.name}`: parameter `{pname}` is declared "
                                  f"{describe(want) if not generics.is_generic(want) else want}, the overload "
