@@ -38,3 +38,15 @@ CASES += [
          args=(StructArr("Body", (10,), BODY), StructArg("Env", (("gravity", Scal((0.0, -9.8, 0.5))), ("dt", Scal(0.1)))),
                StructArr("Body", (10,), BODY, role="out", kind="zeros"), out(10)), rtol=1e-4, atol=1e-5),
 ]
+
+# bfloat16 vector fields: numpy holds their raw bits (uint16), drawn from 0x3F00..0x4080 (0.5 .. 4.0),
+# so they are not differentiated; the float32 parts are
+BF16_SAMPLE = (("v", "uint16:3", "int:16128:16512"), ("w", "float32"))
+BF16_OUT = (("v", "uint16:3"), ("w", "float32"))
+CASES += [
+    Case("structs_bf16_mix", "structs_bf16.py", "mix", dim=(16,), launch="simt",
+         args=(StructArr("Sample", (16,), BF16_SAMPLE), arr(16),
+               StructArr("Sample", (16,), BF16_OUT, role="out", kind="zeros"), out(16)), rtol=1e-5, atol=1e-5),
+    Case("structs_bf16_tiles", "structs_bf16.py", "tiles", dim=(2,), block_dim=8,
+         args=(StructArr("Sample", (16,), BF16_SAMPLE), StructArr("Sample", (16,), BF16_OUT, role="out", kind="zeros"))),
+]

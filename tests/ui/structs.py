@@ -1,3 +1,5 @@
+from typing import Any
+
 import warp as wp
 
 
@@ -49,8 +51,27 @@ def fields(m: Material, out: wp.array(dtype=float)):
     s = Material()
     out[i] = s.rest[i]  # ERROR TC0312: field `rest` of `s` is read before it is assigned
     t = Material(stiffness=1.0)  # ERROR TC0303: `Material(...)` takes no values or all 4 fields (as in Warp); missing: damping, count, rest
-    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 32)
+    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 34)
     v = holds_arrays(m)  # ERROR TC0401: `holds_arrays` returns `Material`, which holds arrays (rest)
     p = Pair(1.0, 2.0)
     p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct
     no_annotation(m)
+
+
+@wp.func
+def first_rest(ms: wp.array(dtype=Material)) -> float:  # ERROR TC0409: parameter `ms`: an array of `Material` structs, which hold arrays (rest), is not supported
+    return ms[0].rest[0]
+
+
+@wp.kernel
+def array_of_holders(ms: wp.array[Material], out: wp.array(dtype=float)):  # ERROR TC0409: parameter `ms`: an array of `Material` structs
+    i = wp.tid()
+    out[i] = ms[i].rest[0]
+
+
+@wp.kernel
+def generic_first(ms: wp.array(dtype=Any), out: wp.array(dtype=float)):
+    out[0] = ms[0].rest[0]
+
+
+wp.overload(generic_first, [wp.array(dtype=Material), wp.array(dtype=float)])  # ERROR TC0409: overload of `generic_first`, parameter `ms`: an array of `Material` structs

@@ -20,6 +20,7 @@ from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
 from .resolve import Scope
+from .structs import array_of_array_structs
 
 
 def block_dims_of(fd, default: int) -> list:
@@ -101,6 +102,13 @@ class ModuleChecker:
                                  help="read its elements in the kernel and pass the values")
                 ok = False
                 continue
+            unsupported = array_of_array_structs(t)
+            if unsupported:  # Warp takes it; tilec's field views cannot hold an array per element
+                self.diags.error("TC0409", f"parameter `{p.name.value}`: {unsupported} by tilec",
+                                 self.parsed.span(p.annotation.annotation),
+                                 help="pass the held arrays as parameters of their own")
+                ok = False
+                continue
             if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \
                     not generics.is_generic(t):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
@@ -165,6 +173,11 @@ class ModuleChecker:
             where = self.parsed.span(node) if node is not None else span
             if generics.is_generic(t):
                 self.diags.error("TC0436", f"overload of `{fd.name}` leaves parameter `{pname}` generic", where)
+                return None
+            unsupported = array_of_array_structs(t)
+            if unsupported:
+                self.diags.error("TC0409", f"overload of `{fd.name}`, parameter `{pname}`: {unsupported} by tilec",
+                                 where)
                 return None
             if not generics.accepts(want, t):
                 self.diags.error("TC0201", f"overload of `{fd.name}`: parameter `{pname}` is declared "

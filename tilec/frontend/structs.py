@@ -81,12 +81,21 @@ def _unsupported_field(t) -> str | None:
         return "`Any` is not a struct field type"
     if isinstance(t, TileT):
         return "a tile cannot be a struct field"
+    why = array_of_array_structs(t)
+    if why:
+        return why
+    if not isinstance(held, (Scalar, StructT, VecT, MatT)):
+        return f"`{t}` is not a struct field type"
+    return None
+
+
+def array_of_array_structs(t) -> str | None:
+    """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays (an
+    array of array descriptors, which tilec's field views cannot express); None when it is not one."""
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
         inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
         if inner:
             return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
-    if not isinstance(held, (Scalar, StructT, VecT, MatT)):
-        return f"`{t}` is not a struct field type"
     return None
 
 
@@ -94,4 +103,4 @@ def is_structured(t) -> bool:
     return leaves(t) is not None
 
 
-__all__ = ["declare", "is_struct_decl", "is_structured", "leaves", "struct_leaves"]
+__all__ = ["array_of_array_structs", "declare", "is_struct_decl", "is_structured", "leaves", "struct_leaves"]

@@ -94,10 +94,10 @@ class VecT:
         return f"tl::vec<{self.length}, {self.dtype.ctype}>"
 
     def __str__(self) -> str:
-        suffix = _SUFFIX_OF[self.dtype.name]
+        suffix = _SUFFIX_OF.get(self.dtype.name)  # bfloat16 has no suffix in Warp: no named type
         if self.family != "vec":
-            return self.family + suffix
-        if 2 <= self.length <= 4:
+            return self.family + suffix if suffix else f"{self.family}(dtype={self.dtype})"
+        if 2 <= self.length <= 4 and suffix:
             return f"vec{self.length}{suffix}"
         return f"vector(length={self.length}, dtype={self.dtype})"
 
@@ -126,10 +126,10 @@ class MatT:
         return f"tl::mat<{self.rows}, {self.cols}, {self.dtype.ctype}>"
 
     def __str__(self) -> str:
-        suffix = _SUFFIX_OF[self.dtype.name]
+        suffix = _SUFFIX_OF.get(self.dtype.name)
         if self.family != "mat":
-            return self.family + suffix
-        if self.rows == self.cols and 2 <= self.rows <= 4:
+            return self.family + suffix if suffix else f"{self.family}(dtype={self.dtype})"
+        if self.rows == self.cols and 2 <= self.rows <= 4 and suffix:
             return f"mat{self.rows}{self.cols}{suffix}"
         return f"matrix(shape=({self.rows}, {self.cols}), dtype={self.dtype})"
 
