@@ -238,3 +238,23 @@ def test_warp_runs_a_partial_last_block_without_its_missing_threads(tmp_path, mo
         want_sums, want_copy = warp_partial_block_model(x.astype(np.float64), n, 16)
         np.testing.assert_allclose(y.numpy(), want_sums, rtol=1e-5)
         np.testing.assert_allclose(c.numpy(), want_copy, rtol=1e-6)
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_a_tape_replays_a_launch_whose_blocks_span_rows(device):
+    """y = 2 x + (sum of x over the block): dL/dx = 2 g + (sum of g over the same block). With
+    dim=(4, 6) and block_dim=8 the blocks are threads 0-7, 8-15, 16-23 in row-major order."""
+    mod = build(PROGRAM, "forms", block_dim=64, target="cpu" if device == "cpu" else "cuda-emu")
+    rng = np.random.default_rng(5)
+    x2, y2 = rng.standard_normal((4, 6)).astype(np.float32), np.zeros((4, 6), np.float32)
+    g = rng.standard_normal((4, 6)).astype(np.float32)
+    with mod.Tape() as tape:
+        mod.grid2.launch(dim=(4, 6), inputs=[x2, y2], block_dim=8, device=device)
+    blocks = x2.reshape(3, 8)
+    np.testing.assert_allclose(y2.reshape(3, 8), 2 * blocks + blocks.sum(axis=1, keepdims=True), rtol=1e-5,
+                               atol=1e-5)
+    tape.backward(grads=[(y2, g.copy())])
+    want = 2 * g.reshape(3, 8) + g.reshape(3, 8).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(tape.gradient(x2).reshape(3, 8), want, rtol=1e-5, atol=1e-5)
