@@ -178,10 +178,22 @@ def test_a_partial_last_block_is_refused_before_anything_runs(device, adjoint):
     with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(3, 12\), block_dim=8\).*only 4 of 8 threads.*"
                                          r"pad the last dimension of dim to a multiple of block_dim"):
         mod.grid2.launch(dim=(3, 12), inputs=[x2, y2], block_dim=8, device=device)
-    straddle = r"the last dimension of dim \(8\) is not a multiple of block_dim=16; tilec runs each block along"
-    with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(2, 8\), block_dim=16\).*" + straddle):
-        mod.grid2.launch(dim=(2, 8), inputs=[x2, y2], block_dim=16, device=device)
     assert not y2.any()
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_whole_blocks_spanning_rows_of_dim_run(device):
+    """dim=(2, 8) with block_dim=16: one block of both rows, threads in row-major order (Warp's
+    numbering; tests/conformance/cases_rows.py compares with Warp and finite differences)."""
+    mod = build(PROGRAM, "forms", block_dim=64, target="cpu" if device == "cpu" else "cuda-emu")
+    x2 = np.random.default_rng(3).standard_normal((3, 16)).astype(np.float32)
+    y2 = np.zeros((3, 16), np.float32)
+    mod.grid2.launch(dim=(2, 8), inputs=[x2, y2], block_dim=16, device=device)
+    part = x2[:2, :8]
+    np.testing.assert_allclose(y2[:2, :8], 2 * part + part.sum(), rtol=1e-5, atol=1e-5)
+    assert not y2[2:].any() and not y2[:, 8:].any()
 
 
 WARP_PARTIAL = '''\
@@ -226,3 +238,23 @@ def test_warp_runs_a_partial_last_block_without_its_missing_threads(tmp_path, mo
         want_sums, want_copy = warp_partial_block_model(x.astype(np.float64), n, 16)
         np.testing.assert_allclose(y.numpy(), want_sums, rtol=1e-5)
         np.testing.assert_allclose(c.numpy(), want_copy, rtol=1e-6)
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_a_tape_replays_a_launch_whose_blocks_span_rows(device):
+    """y = 2 x + (sum of x over the block): dL/dx = 2 g + (sum of g over the same block). With
+    dim=(4, 6) and block_dim=8 the blocks are threads 0-7, 8-15, 16-23 in row-major order."""
+    mod = build(PROGRAM, "forms", block_dim=64, target="cpu" if device == "cpu" else "cuda-emu")
+    rng = np.random.default_rng(5)
+    x2, y2 = rng.standard_normal((4, 6)).astype(np.float32), np.zeros((4, 6), np.float32)
+    g = rng.standard_normal((4, 6)).astype(np.float32)
+    with mod.Tape() as tape:
+        mod.grid2.launch(dim=(4, 6), inputs=[x2, y2], block_dim=8, device=device)
+    blocks = x2.reshape(3, 8)
+    np.testing.assert_allclose(y2.reshape(3, 8), 2 * blocks + blocks.sum(axis=1, keepdims=True), rtol=1e-5,
+                               atol=1e-5)
+    tape.backward(grads=[(y2, g.copy())])
+    want = 2 * g.reshape(3, 8) + g.reshape(3, 8).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(tape.gradient(x2).reshape(3, 8), want, rtol=1e-5, atol=1e-5)

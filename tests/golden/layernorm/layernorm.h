@@ -27,8 +27,9 @@ typedef struct tilec_array {
 
 /* A launch: grid extents (blocks for tiled kernels, threads otherwise); lane_tid = 1 when
  * wp.tid() also returns the lane, 2 when it is the global thread index (a tile kernel launched
- * per thread: the last extent counts blocks of block_dim threads); num_threads = CPU worker
- * threads (0: all cores). */
+ * per thread: the last extent counts blocks of block_dim threads), 3 when it is the global
+ * thread index and the extents count threads (blocks of block_dim consecutive threads in
+ * row-major order, spanning rows); num_threads = CPU worker threads (0: all cores). */
 typedef struct tilec_launch {
     int64_t dim[4];
     int32_t ndim;

@@ -52,7 +52,8 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem, int64
     ctx.block_dim = L.block_dim;
     ctx.smem = smem;
     // Constant indices only (unrolled): one runtime index would put ctx in local memory.
-    int64_t rest = block;
+    // lane_tid 3: dim counts threads; this thread's global linear index unflattens over it
+    int64_t rest = L.lane_tid == 3 ? block * int64_t(L.block_dim) + int64_t(threadIdx.x) : block;
 #pragma unroll
     for (int k = 3; k >= 0; --k) {
         if (k < L.ndim) {

@@ -33,6 +33,7 @@ TL_HD bool open_tape(Ctx& ctx, DeviceTape& t, const TapeDesc& d, const LaunchDes
     int64_t block = 0;
     for (int k = 0; k < L.ndim; ++k)  // lane_tid 2: the last tid is block coordinate * block_dim + lane
         block = block * L.dim[k] + (L.lane_tid == 2 && k == L.ndim - 1 ? ctx.tid[k] / L.block_dim : ctx.tid[k]);
+    if (L.lane_tid == 3) block /= L.block_dim;  // lane_tid 3: tid is the thread's point of dim
     t.done = d.done + block;
     if (*t.done == 1) return false;
     unsigned char* region = d.base + block * (d.block_bytes + int64_t(ctx.nlanes) * d.thread_bytes);

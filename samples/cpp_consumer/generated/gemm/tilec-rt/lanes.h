@@ -157,7 +157,9 @@ struct LaunchDesc {
     int64_t dim[4];
     int32_t ndim;
     int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates; 2: tid() is the global
-                       // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane)
+                       // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane);
+                       // 3: dim counts threads, a block is block_dim consecutive ones in row-major order
+                       // (a tile kernel's launch() whose blocks span rows of dim)
     int32_t block_dim;
     int32_t num_threads;  // 0: all cores
 };
@@ -197,6 +199,7 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                                          const std::function<void()>& block_setup = nullptr) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
+    if (L.lane_tid == 3) nblocks /= L.block_dim;  // the loader checked that blocks are whole
     if (nblocks <= 0) return;
     const bool fibers = (lanes_needed || L.lane_tid) && L.block_dim > 1;
     std::atomic<int64_t> next{0};
@@ -251,6 +254,13 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                 ctxs[l].tape = &tapes[l];
                 if (L.lane_tid == 1) ctxs[l].tid[L.ndim] = l;
                 if (L.lane_tid == 2) ctxs[l].tid[L.ndim - 1] = base.tid[L.ndim - 1] * L.block_dim + l;
+                if (L.lane_tid == 3) {  // the thread's global linear index, unflattened over dim
+                    int64_t g = b * L.block_dim + l;
+                    for (int k = L.ndim - 1; k >= 0; --k) {
+                        ctxs[l].tid[k] = g % L.dim[k];
+                        g /= L.dim[k];
+                    }
+                }
             }
             group->run(body, ctxs.data());
         }

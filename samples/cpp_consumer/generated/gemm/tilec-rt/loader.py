@@ -71,6 +71,7 @@ _INT_RANGES = {
 }
 _MAX_GRID = 2**31 - 1
 _GLOBAL_TID = 2  # _Launch.lane_tid: wp.tid() is the global thread index (launch() of a tile kernel)
+_ROWS_TID = 3  # _Launch.lane_tid: the same, with dim counting threads and blocks spanning its rows
 _MAX_POINTS = 2**52  # grid points of one launch (block_dim lanes each): far from any int64 overflow
 
 
@@ -321,10 +322,6 @@ def _partial_block_message(name, grid, block_dim):
         total *= d
     dim = grid[0] if len(grid) == 1 else tuple(grid)
     head = f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: "
-    if total % block_dim == 0:  # whole blocks, but they would straddle rows of `dim`
-        return (head + f"the last dimension of dim ({grid[-1]}) is not a multiple of block_dim={block_dim}; tilec "
-                "runs each block along the last dimension and does not yet run blocks spanning several rows "
-                "(make the last dimension a multiple of block_dim, or use launch_tiled)")
     rest = total % block_dim
     pad = (f"pad dim to {total + block_dim - rest}" if len(grid) == 1
            else "pad the last dimension of dim to a multiple of block_dim")
@@ -445,8 +442,8 @@ class Kernel:
                device="cpu", block_dim=None, num_threads=0, stream=None):
         """A plain launch: one thread per point of `dim` (Warp's wp.launch). For a kernel with tile
         operations, wp.tid() is the global thread index and each run of block_dim consecutive
-        threads along the last dimension is one block sharing its tiles (Warp's
-        launch_tiled(dim, B) is launch(dim + (B,), B))."""
+        threads in the row-major order of `dim` is one block sharing its tiles (Warp's
+        launch_tiled(dim, B) is launch(dim + (B,), B)); a block may span rows of `dim`."""
         grid = _grid(dim, self.name)
         if self.meta["tid_count"] > len(grid):
             raise ValueError(f"{self.name}: unpacks {self.meta['tid_count']} values from wp.tid() but "
@@ -456,7 +453,14 @@ class Kernel:
                              stream)
         block_dim = self._block_dim(block_dim)
         if grid[-1] % block_dim:
-            raise ValueError(_partial_block_message(self.name, grid, block_dim))
+            total = 1
+            for d in grid:
+                total *= d
+            if total % block_dim:
+                raise ValueError(_partial_block_message(self.name, grid, block_dim))
+            # whole blocks that span rows of dim: block b is threads b*block_dim.. of the row-major order
+            return self._run(grid, _ROWS_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                             num_threads, stream)
         blocks = grid[:-1] + (grid[-1] // block_dim,)
         return self._run(blocks, _GLOBAL_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
                          num_threads, stream)
@@ -577,6 +581,8 @@ class Kernel:
             blocks = 1
             for k in range(launch.ndim):
                 blocks *= launch.dim[k]
+            if launch.lane_tid == _ROWS_TID:  # dim counts threads
+                blocks //= block_dim
             if blocks:
                 shared = self.meta["cuda_shared_bytes"][direction]
                 scratch_bytes = self.meta.get("cuda_scratch_bytes", {}).get(direction, 0)
