@@ -32,6 +32,13 @@
 //   NEON (32 q)           MR = 8, NV = 3: 24 accumulators, NR = 12 floats
 //   SSE (16 xmm)          MR = 4, NV = 3: 12 accumulators, NR = 12 floats
 //   none (scalar)         MR = 4, NV = 4, W = 1
+// Rows past the last multiple of MR go through the same micro-kernel instantiated for fewer rows
+// (for_micro_panels). A block of 4-5 rows keeps 8-10 accumulators, enough to cover the FMA latency:
+// AVX2 at tile 64 runs ten 6x16 blocks and a 4x16 one, whose tail takes about its 6.25 % share of
+// the FLOPs in time (bench/gemm_replica.cpp `cached-60`: 3.6-13 % in nine runs under load, median
+// 6.5 %; splitting the last ten rows 5 + 5 measured no faster). Blocks of 1-3 rows do not (a 2x16
+// block: ~60 % of the 6x16 rate), so a remainder of at most MR / 2 rows joins the last full block
+// and the two split evenly: 32 rows are 6 * 4 + 4 + 4, 8 rows 4 + 4 (+10 % at 8x64x64).
 // Vectors are GCC/Clang vector extensions (no <immintrin.h>, which alone costs ~0.4 s of compile
 // time); the multiply-adds are contracted into FMA instructions inside the micro-kernel only, so
 // the rest of a generated source keeps ISO C++'s separate rounding.
@@ -39,6 +46,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -119,6 +127,22 @@ template <class T, class V> inline V splat(T x) {  // every lane x (one broadcas
 constexpr int MR = TILEC_GEMM_MR;
 constexpr int NV = TILEC_GEMM_NV;
 
+// How M rows split into micro-panels: MR rows at a time, and a short remainder (M % MR <= MR / 2,
+// e.g. 2 rows of a 32-row tile under AVX2) joins the last full micro-panel, the two split evenly
+// (6 + 2 -> 4 + 4): a block of 1-3 rows has too few accumulators to cover the FMA latency.
+// f(std::integral_constant<int, ROWS>{}, i) runs once per micro-panel, rows i .. i + ROWS - 1.
+template <int M, class F> inline void for_micro_panels(F&& f) {
+    constexpr int REM = M % MR, TAIL = M > MR && REM != 0 && REM <= MR / 2 ? MR + REM : REM;
+    constexpr int HEAD = M - TAIL;  // a multiple of MR
+    for (int i = 0; i < HEAD; i += MR) f(std::integral_constant<int, MR>{}, i);
+    if constexpr (TAIL > MR) {
+        f(std::integral_constant<int, (TAIL + 1) / 2>{}, HEAD);
+        f(std::integral_constant<int, TAIL / 2>{}, HEAD + (TAIL + 1) / 2);
+    } else if constexpr (TAIL > 0) {
+        f(std::integral_constant<int, TAIL>{}, HEAD);
+    }
+}
+
 // The MR_ x NR block of C at c (row stride ldc, `cols` <= NR of its columns real) from MR_ rows of
 // A at a (element (r, k) at a[r * RSA + k * CSA]) and one panel of B: K rows of NR values, LDB apart.
 template <class T, int MR_, int K, int RSA, int CSA, int LDB>
@@ -170,15 +194,13 @@ template <class T, int M, int N, int K, bool TA, bool TB>
 inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
     constexpr int W = Simd<T>::W, NR = NV * W;
     constexpr int RSA = TA ? 1 : K, CSA = TA ? M : 1;  // A(i, k) = a[i * RSA + k * CSA]
-    constexpr int MB = M / MR * MR;
     constexpr bool PACK = TB || N % NR != 0;  // else B's rows already hold whole panels
     if constexpr (!PACK) {  // B read in place: MR rows of A (one micro-panel) stay hot across B's panels
-        for (int i = 0; i < MB; i += MR)
+        for_micro_panels<M>([&](auto rows, int i) {
+            constexpr int R = decltype(rows)::value;
             for (int j0 = 0; j0 < N; j0 += NR)
-                micro_kernel<T, MR, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
-        if constexpr (MB < M)
-            for (int j0 = 0; j0 < N; j0 += NR)
-                micro_kernel<T, M - MB, K, RSA, CSA, N>(a + MB * RSA, b + j0, c + MB * N + j0, N, NR, alpha, beta);
+                micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+        });
     } else {  // each panel of B packed once, then swept by every micro-panel of A
         alignas(64) T panel[K * NR];
         for (int j0 = 0; j0 < N; j0 += NR) {
@@ -190,10 +212,10 @@ inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c
                 for (int k = 0; k < K; ++k)
                     for (int q = 0; q < NR; ++q) panel[k * NR + q] = q < cols ? b[k * N + j0 + q] : T(0);
             }
-            for (int i = 0; i < MB; i += MR)
-                micro_kernel<T, MR, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
-            if constexpr (MB < M)
-                micro_kernel<T, M - MB, K, RSA, CSA, NR>(a + MB * RSA, panel, c + MB * N + j0, N, cols, alpha, beta);
+            for_micro_panels<M>([&](auto rows, int i) {
+                constexpr int R = decltype(rows)::value;
+                micro_kernel<T, R, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
+            });
         }
     }
 }
@@ -283,24 +305,24 @@ template <class T, int M, int N, int K, class ASrc>
 inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T alpha, T beta,
                   const T* next = nullptr) {
     constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
-    constexpr int LINES = PANELS * K * NR * int(sizeof(T)) / 64, STEPS = (M + MR - 1) / MR;
+    constexpr int LINES = PANELS * K * NR * int(sizeof(T)) / 64, STEPS = (M + MR - 1) / MR;  // micro-panels
+    // (a split tail has one more than STEPS: it prefetches nothing)
     constexpr int PER_STEP = (LINES + STEPS - 1) / STEPS;
     alignas(64) T scratch[MR * K];
-    for (int i = 0; i < M; i += MR) {
+    int step = 0;
+    for_micro_panels<M>([&](auto rows, int i) {
         if (next)  // the next k step's panels, a slice per micro-panel: from L3 into L2 meanwhile
-            for (int l = i / MR * PER_STEP; l < (i / MR + 1) * PER_STEP && l < LINES; ++l)
+            for (int l = step * PER_STEP; l < (step + 1) * PER_STEP && l < LINES; ++l)
                 __builtin_prefetch(reinterpret_cast<const char*>(next) + l * 64, 0, 2);
-        const T* ap = a.panel(i, M - i < MR ? M - i : MR, scratch);
+        ++step;
+        constexpr int R = decltype(rows)::value;
+        const T* ap = a.panel(i, R, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
-            if (M - i >= MR)
-                micro_kernel<T, MR, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols,
-                                                                 alpha, beta);
-            else if constexpr (M % MR != 0)
-                micro_kernel<T, M % MR, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N,
-                                                                     cols, alpha, beta);
+            micro_kernel<T, R, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
+                                                            beta);
         }
-    }
+    });
 }
 
 // ---------------------------------------------------------------- B panels reused across blocks
