@@ -46,7 +46,7 @@ def _vec(b: Bound, name: str, length: int | None = None, family: str | None = No
     t = b.types[name]
     fam_ok = isinstance(t, VecT) and (family is None or t.family == family or
                                       (family == "vec" and t.family in ("vec", "quat", "spatial_vector")))
-    if not fam_ok or (length is not None and t.length != length):
+    if not isinstance(t, VecT) or not fam_ok or (length is not None and t.length != length):  # (fam_ok: a VecT)
         want = {"quat": "a quaternion", "transform": "a transform"}.get(family or "", None)
         want = want or (f"a {length}-component vector" if length else "a vector")
         b.fail("TC0303", f"`{name}` must be {want}, got {_name(t)}", name)
@@ -96,9 +96,10 @@ def arith_rule(op: str, scalar_rule):
                 if t.shape != tiles[0][1].shape:
                     b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
                            f"{n} is {fmt_shape(t.shape)}", n)
-            b = replace(b, types={**b.types, **dict(zip(names, held))})
+            b = replace(b, types={**b.types, **{n: h for n, h in zip(names, held) if h is not None}})
         out = held[0] if op == "neg" else _binary(b, op, *held)
-        return TileT(out, tiles[0][1].shape) if tiles else out
+        # out: the value rule's result on tile elements (tiles of eq/ne are refused above), an element type
+        return TileT(out, tiles[0][1].shape) if tiles else out  # type: ignore[arg-type]
 
     return rule
 
@@ -178,13 +179,15 @@ def _new(b: Bound):
             if not (a == t.dtype or (0 in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float))):
                 b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
             return t
-        if is_value(a) and type(a) is type(t) and a.length == n and (not isinstance(t, MatT) or a.rows == t.rows):
+        if (isinstance(a, VALUE) and type(a) is type(t) and a.length == n
+                and (not isinstance(t, MatT) or (isinstance(a, MatT) and a.rows == t.rows))):  # (a MatT: same type as t)
             return t
         b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
-    if all(isinstance(a, Scalar) for a in args):
+    scalars = [a for a in args if isinstance(a, Scalar)]
+    if len(scalars) == len(args):  # every argument a scalar
         if len(args) != n:
             b.fail("TC0303", f"{t} takes {n} components, got {len(args)}", "arg0")
-        for i, a in enumerate(args):  # typed components exactly the dtype (Warp's rule); literals adapt
+        for i, a in enumerate(scalars):  # typed components exactly the dtype (Warp's rule); literals adapt
             literal_ok = i in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float)
             if a != t.dtype and not literal_ok:
                 b.fail("TC0201", f"component {i} of a {t} is {_name(a)}; all components must be "
@@ -204,13 +207,14 @@ def _new(b: Bound):
 
 def _from_vectors(b: Bound):
     """matrix_from_rows / matrix_from_cols(v0, v1, ...): same-typed vectors."""
-    if not b.variadic or not all(isinstance(a, VecT) for a in b.variadic):
+    vectors = [a for a in b.variadic if isinstance(a, VecT)]
+    if not b.variadic or len(vectors) != len(b.variadic):  # every argument a vector
         b.fail("TC0303", "takes vectors", "arg0")
-    first = b.variadic[0]
-    for i, a in enumerate(b.variadic):
+    first = vectors[0]
+    for i, a in enumerate(vectors):
         if a.dtype != first.dtype or a.length != first.length:
             b.fail("TC0201", f"vector {i} is {_name(a)}, the first {_name(first)}", f"arg{i}")
-    k = len(b.variadic)
+    k = len(vectors)
     return MatT(first.dtype, k, first.length) if b.op == "matrix_from_rows" else MatT(first.dtype, first.length, k)
 
 
