@@ -59,6 +59,8 @@ def test_assignments_and_widening():
     assert parse_assignments(["A=4,8", "n=3"], int) == {"A": (4, 8), "n": (3,)}
     assert parse_assignments(["s=0.5"], float) == {"s": 0.5}
     assert parse_assignments(["4,2"], int) == {None: (4, 2)}
+    with pytest.raises(ValueError, match="cannot read `n=`: expected NAME=X"):
+        parse_assignments(["n="], float)  # was an IndexError: an internal compiler error in `tilec gradcheck`
     from tilec.pipeline import compile_source
 
     src = "import warp as wp\n\n@wp.kernel\ndef k(A: wp.array(dtype=float), B: wp.array(dtype=float)):\n" \
@@ -109,3 +111,22 @@ def test_tilec_gradcheck_command(tmp_path):
     assert "rows: gradients match" in proc.stdout and "ok" in proc.stdout
     proc = subprocess.run(run + ["--kernel", "nope"], capture_output=True, text=True)
     assert proc.returncode == 1 and "error: no kernel named nope (kernels: scale_in_place" in proc.stderr
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--dim", "n=4"], "error: --dim n=4: expected launch dimensions"),  # was a KeyError (internal error)
+    (["--shape", "4"], "error: --shape 4: expected NAME=D0,D1"),  # was silently unused
+    (["--value", "3"], "error: --value 3: expected NAME=X"),  # was silently unused
+    (["--value", "n="], "error: cannot read `n=`: expected NAME=X"),  # was an IndexError (internal error)
+])
+def test_tilec_gradcheck_refuses_an_unusable_option(tmp_path, option, message):
+    """Each is refused before anything is compiled: exit 1 and a one-line error, no internal error."""
+    from click.testing import CliRunner
+
+    from tilec.cli import main
+
+    path = tmp_path / "prog.py"
+    path.write_text(PROGRAM)
+    result = CliRunner().invoke(main, ["gradcheck", str(path), *option])
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "internal compiler error" not in result.output

@@ -98,3 +98,31 @@ def test_untile_gives_vectors_and_matrices_back(target):
     np.testing.assert_allclose(n, m * m, rtol=1e-12)
     kernel = mod.roundtrip if device == "cpu" else OnEmulator(mod.roundtrip)
     check_gradients(kernel, 16, [x, m, y, n], outputs=[2, 3], wrt=[0, 1], tiled=False)
+
+
+def test_untile_of_a_shape_variable_tile_is_a_diagnostic():
+    """A shape-annotated func's ("M", block_dim) tile has no constant vector length to untile into
+    (was an internal error: range() of the shape variable "M")."""
+    from tilec.diagnostics import CompileError
+    from tilec.pipeline import compile_source
+
+    source = '''import tilec as tl
+import warp as wp
+
+
+@tl.func
+def spread(t: tl.Tile[tl.float32, "M", 256]) -> tl.float32:
+    v = wp.untile(t)
+    return v[0]
+
+
+@wp.kernel
+def k(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    B[i] = spread(wp.tile_load(A, shape=(3, 256)))
+'''
+    with pytest.raises(CompileError) as info:
+        compile_source(source, "untile_m.py")
+    (d,) = info.value.diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("TC0303", 7, 19)
+    assert "shape (M, 256)" in d.message and "constant leading extents" in d.message

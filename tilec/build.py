@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 from pathlib import Path, PurePosixPath
+from typing import Any, Callable
 
 from . import __version__
 
@@ -33,7 +34,7 @@ SEAL = "manifest_sha256"  # the manifest's own hash, over its text with this val
 class BuildError(Exception):
     """A compiler failed: the command and where its log is."""
 
-    def __init__(self, message: str, command: list, log_path: str | None):
+    def __init__(self, message: str, command: list[str], log_path: str | None):
         super().__init__(message)
         self.command = command
         self.log_path = log_path
@@ -53,7 +54,7 @@ class BuildResult:
         self.up_to_date = up_to_date  # nothing was rebuilt
 
 
-def inputs_hash(files: dict, flags: dict) -> str:
+def inputs_hash(files: dict[str, str], flags: dict[str, Any]) -> str:
     h = hashlib.sha256(f"tilec {__version__}\n".encode())
     for name in sorted(files):
         h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
@@ -61,7 +62,7 @@ def inputs_hash(files: dict, flags: dict) -> str:
     return h.hexdigest()
 
 
-def library_key(source: str, text: str, command: list) -> dict:
+def library_key(source: str, text: str, command: list[str]) -> dict[str, Any]:
     """What a library was compiled from and how: a rebuild is needed when any of it changes."""
     how = hashlib.sha256(json.dumps([source, text, list(command)]).encode()).hexdigest()
     return {"key": how, "sources": {source: hashlib.sha256(text.encode()).hexdigest()}}
@@ -78,7 +79,7 @@ def file_sha256(path: Path) -> str | None:
     return h.hexdigest()
 
 
-def _safe_relative(name) -> bool:
+def _safe_relative(name: object) -> bool:
     """A manifest entry names a file inside the folder (a crafted manifest cannot reach outside)."""
     if not isinstance(name, str) or not name or "\0" in name or "\\" in name:
         return False
@@ -86,7 +87,7 @@ def _safe_relative(name) -> bool:
     return not p.is_absolute() and ".." not in p.parts and "." not in p.parts
 
 
-def read_manifest(folder: Path, module: str) -> dict | None:
+def read_manifest(folder: Path, module: str) -> dict[str, Any] | None:
     """The tilec manifest of `module` in folder, or None."""
     try:
         data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
@@ -97,7 +98,7 @@ def read_manifest(folder: Path, module: str) -> dict | None:
     return data
 
 
-def owned_files(data: dict, module: str) -> set:
+def owned_files(data: dict[str, Any], module: str) -> set[str]:
     """The relative paths a manifest says tilec wrote."""
     names = {"manifest.json"}
     for key in ("files", "libraries"):
@@ -109,7 +110,7 @@ def owned_files(data: dict, module: str) -> set:
     return names
 
 
-def _hashes_hold(folder: Path, entries) -> bool:
+def _hashes_hold(folder: Path, entries: object) -> bool:
     if not isinstance(entries, dict):
         return False
     for name, entry in entries.items():
@@ -119,7 +120,7 @@ def _hashes_hold(folder: Path, entries) -> bool:
     return True
 
 
-def up_to_date(folder: Path, module: str, digest: str, products: dict) -> bool:
+def up_to_date(folder: Path, module: str, digest: str, products: dict[str, dict[str, Any]]) -> bool:
     """The manifest matches these inputs and every artefact it lists still has its recorded hash."""
     data = read_manifest(folder, module)
     if data is None or data.get("inputs_hash") != digest:
@@ -132,14 +133,14 @@ def up_to_date(folder: Path, module: str, digest: str, products: dict) -> bool:
     return artefacts_hold(folder, data)
 
 
-def artefacts_hold(folder: Path, data: dict) -> bool:
+def artefacts_hold(folder: Path, data: dict[str, Any]) -> bool:
     """The manifest is as the build left it (its seal holds) and every file and library it lists
     still has its recorded sha256."""
     return (_sealed(folder / "manifest.json") and _hashes_hold(folder, data.get("files"))
             and _hashes_hold(folder, data.get("libraries", {})))
 
 
-def _manifest_text(data: dict) -> str:
+def _manifest_text(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
@@ -160,21 +161,22 @@ def _sealed(path: Path) -> bool:
         return False
     if not isinstance(data, dict) or not isinstance(data.get(SEAL), str) or _manifest_text(data) != text:
         return False
-    claimed = data[SEAL]
+    claimed: str = data[SEAL]  # a str: checked above
     data[SEAL] = ""
     return hashlib.sha256(_manifest_text(data).encode()).hexdigest() == claimed
 
 
-def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile_steps: list,
-                    products) -> BuildResult:
+def write_and_build(outdir: Path, module: str, files: dict[str, str], digest: str,
+                    compile_steps: list[Callable[[Path], None]],
+                    products: dict[str, tuple[str, list[str]]]) -> BuildResult:
     """files: relative path -> text. compile_steps: callables(tmp_folder) that build products.
     products: library file name -> (the generated file it is compiled from, the compiler command)."""
     import fcntl
     import shutil
     import tempfile
 
-    products = {name: library_key(source, files.get(source, ""), command)
-                for name, (source, command) in products.items()}
+    keys = {name: library_key(source, files.get(source, ""), command)
+            for name, (source, command) in products.items()}
     outdir = Path(os.path.abspath(outdir))
     outdir.mkdir(parents=True, exist_ok=True)
     final = outdir / module
@@ -183,7 +185,7 @@ def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile
         fcntl.flock(fd, fcntl.LOCK_EX)
         _recover(outdir, module)
         old = _claim(final, module)
-        if old is not None and up_to_date(final, module, digest, products):
+        if old is not None and up_to_date(final, module, digest, keys):
             return BuildResult(final, True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{module}.tmp-", dir=outdir))
         try:
@@ -194,8 +196,8 @@ def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile
                 path.write_bytes(text.encode("utf-8"))
             for step in compile_steps:
                 step(tmp)
-            carried = _carried_libraries(final, old, products, files)
-            _record_libraries(tmp, products, carried)
+            carried = _carried_libraries(final, old, keys, files)
+            _record_libraries(tmp, keys, carried)
             _seal(tmp / "manifest.json")
             _swap(tmp, final, module, old, set(carried))
         finally:
@@ -205,7 +207,7 @@ def write_and_build(outdir: Path, module: str, files: dict, digest: str, compile
     return BuildResult(final, False)
 
 
-def _claim(final: Path, module: str) -> dict | None:
+def _claim(final: Path, module: str) -> dict[str, Any] | None:
     """The folder's current manifest (None when absent or empty); refuses a folder tilec does not own."""
     if not final.exists() and not final.is_symlink():
         return None
@@ -219,7 +221,8 @@ def _claim(final: Path, module: str) -> dict | None:
     return data
 
 
-def _carried_libraries(final: Path, old: dict | None, products: dict, files: dict) -> dict:
+def _carried_libraries(final: Path, old: dict[str, Any] | None, products: dict[str, dict[str, Any]],
+                       files: dict[str, str]) -> dict[str, Any]:
     """Libraries of the previous build that stay: not rebuilt now, their hash intact, and compiled
     from a source that is unchanged (the sources' names are part of the library's key)."""
     if old is None or not isinstance(old.get("libraries"), dict):
@@ -236,7 +239,7 @@ def _carried_libraries(final: Path, old: dict | None, products: dict, files: dic
     return keep
 
 
-def _record_libraries(tmp: Path, products: dict, carried: dict) -> None:
+def _record_libraries(tmp: Path, products: dict[str, dict[str, Any]], carried: dict[str, Any]) -> None:
     """Adds each built library's hash, key and source hashes to the manifest in tmp."""
     built = {p: k for p, k in products.items() if (tmp / p).exists()}
     if not built and not carried:
@@ -250,7 +253,7 @@ def _record_libraries(tmp: Path, products: dict, carried: dict) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def _swap(tmp: Path, final: Path, module: str, old: dict | None, carried: set) -> None:
+def _swap(tmp: Path, final: Path, module: str, old: dict[str, Any] | None, carried: set[str]) -> None:
     new_names = {str(p.relative_to(tmp).as_posix()) for p in tmp.rglob("*") if p.is_file()} - {TMP_MARKER}
     owned = owned_files(old, module) if old is not None else set()
     for name in sorted(new_names):
@@ -301,7 +304,7 @@ def _recover(outdir: Path, module: str) -> None:
         partial.unlink()
 
 
-def run_compiler(command: list, cwd: Path, log_name: str, outdir: Path) -> str:
+def run_compiler(command: list[str], cwd: Path, log_name: str, outdir: Path) -> str:
     """Runs a compiler; returns its output, or raises BuildError with the command and a log."""
     import subprocess
 

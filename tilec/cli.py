@@ -5,6 +5,8 @@ import gc
 import shutil
 import sys
 import traceback
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, NoReturn, TypeVar
 
 import click
 
@@ -15,18 +17,30 @@ from .diagnostics import CompileError, render
 from .frontend.source import SourceError, read_source
 from .limits import run_deep
 
+if TYPE_CHECKING:
+    from . import ir
+    from .backend_cuda.shared_memory import Usage
+    from .codegen.sources import KernelPlan
+    from .diagnostics import Diagnostic
+    from .frontend.check import Options as CheckOptions
+    from .pipeline import Compiled
+
+_T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 # The frontend (libcst: most of the start-up time) is imported by the commands that compile,
 # not by `--version`, `--help` or the CLI's import.
 PASSES = ("parse", "resolve", "check")  # pipeline.PASSES (test_cli checks they agree)
 
 
-def compile_source(*args, **kwargs):
+def compile_source(source: str, filename: str, options: CheckOptions | None = None,
+                   dump_after: str | None = None) -> Compiled:
     from .pipeline import compile_source as compile_
 
-    return compile_(*args, **kwargs)
+    return compile_(source, filename, options, dump_after)
 
 
-def Options(**kwargs):  # noqa: N802 - stands for frontend.check.Options
+def Options(**kwargs: Any) -> CheckOptions:  # noqa: N802 - stands for frontend.check.Options
     from .frontend.check import Options as options
 
     return options(**kwargs)
@@ -57,7 +71,7 @@ def _load(path: str) -> str:
         sys.exit(1)
 
 
-def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
+def run_guarded(fn: Callable[[], _T], path: str, reporter: Reporter = PLAIN) -> _T:
     """Diagnostics -> exit 1; anything unexpected -> a one-line apology, exit 2."""
     try:
         return run_deep(fn)
@@ -91,7 +105,7 @@ def run_guarded(fn, path: str, reporter: Reporter = PLAIN):
         sys.exit(2)
 
 
-def common_options(f):
+def common_options(f: _F) -> _F:
     f = click.option("--block-dim", type=click.IntRange(1, 1024), default=256, show_default=True,
                      help="threads per block when the kernel does not fix one")(f)
     f = click.option("--max-shared", type=click.IntRange(0), default=None,
@@ -126,7 +140,8 @@ def main(ctx: click.Context) -> None:
 @click.option("-v", "--verbose", is_flag=True,
               help="print each step with its time; list every kernel compiled, and every one not compiled and why")
 @common_options
-def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, color):
+def check(file: str, show_types: bool, fmt: str, verbose: bool, block_dim: int, max_shared: int | None,
+          dump_after: str | None, color: str) -> None:
     """Check FILE and report diagnostics; emit nothing."""
     reporter = Reporter(color)
     progress = Progress(verbose, tty=sys.stderr.isatty())
@@ -140,12 +155,13 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
     if fmt != "text":
         _report_as_data(file, source, options, fmt)
 
-    def attempt():
+    def attempt() -> Compiled:
         try:
             return compile_source(source, file, options, dump_after)
         except CompileError as e:
-            if verbose and getattr(e, "partial", None) is not None:
-                click.echo(kernel_listing(e.partial, file))
+            partial = getattr(e, "partial", None)  # pipeline: the kernels that did compile
+            if verbose and partial is not None:
+                click.echo(kernel_listing(partial, file))
             raise
 
     with progress.step(f"check {file}"):
@@ -174,11 +190,11 @@ def check(file, show_types, fmt, verbose, block_dim, max_shared, dump_after, col
             uptodate.record_clean_check(clean_key)  # the source checked is the one the key read
 
 
-def _report_as_data(file: str, source: str, options, fmt: str):
+def _report_as_data(file: str, source: str, options: CheckOptions, fmt: str) -> NoReturn:
     """`check --format json|sarif`: every diagnostic on stdout; exit 1 when one is an error."""
     from . import report
 
-    def diagnostics():
+    def diagnostics() -> tuple[list[Diagnostic], Compiled | None]:
         from .passes.normalize import normalize_module
 
         try:
@@ -199,7 +215,7 @@ def _report_as_data(file: str, source: str, options, fmt: str):
     sys.exit(1 if any(d["severity"] == "error" for d in items) else 0)
 
 
-def kernel_listing(compiled, path: str) -> str:
+def kernel_listing(compiled: Compiled, path: str) -> str:
     """`tilec check -v`: every kernel instantiation compiled, then every kernel not compiled."""
     lines = []
     for k in compiled.module.kernels:
@@ -212,7 +228,8 @@ def kernel_listing(compiled, path: str) -> str:
     return "\n".join(lines)
 
 
-def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
+def _gpu_budget(module: ir.Module, max_shared: int | None, archs: Sequence[str] | None = None,
+                plans: list[KernelPlan] | None = None) -> Usage:
     """Each kernel's GPU shared memory (backend_cuda/shared_memory.py) in a normalized module;
     raises CompileError (TC0109) when a kernel's block cannot be placed within the budget, global
     scratch included."""
@@ -226,7 +243,7 @@ def _gpu_budget(module, max_shared, archs=None, plans=None) -> dict:
     return usage
 
 
-def show_types_text(module, usage=None) -> str:
+def show_types_text(module: ir.Module, usage: Usage | None = None) -> str:
     from . import ir
     from .backend_cuda.shared_memory import summary
     from .ir.types import TileT
@@ -237,7 +254,7 @@ def show_types_text(module, usage=None) -> str:
         lines.append(f"{fn.kind} {fn.name} (line {fn.span.line})" + (f", block_dim {fn.block_dim}" if fn.kind == "kernel" else ""))
         if fn.kind == "kernel" and usage is not None:
             lines.append(summary(usage, fn.name))
-        seen = {}
+        seen: dict[ir.Sym, str] = {}
         for p in fn.params:
             seen[p] = "param"
         for s in ir.walk_stmts(fn.body):
@@ -256,7 +273,7 @@ def show_types_text(module, usage=None) -> str:
     return "\n".join(lines)
 
 
-def gpu_placement(module) -> dict:
+def gpu_placement(module: ir.Module) -> dict[str, frozenset[ir.Sym]]:
     """Kernel name -> the tiles the GPU model keeps in registers (the rest: shared memory). A
     func's tiles are placed at each call site, once inlined."""
     from .backend_cuda.emit import cuda_forward
@@ -267,14 +284,15 @@ def gpu_placement(module) -> dict:
     return {k.name: register_tiles(cuda_forward(k, module)) for k in module.kernels}
 
 
-def build_flags(block_dim, target="all", debug=False, max_shared=None, emit_only=False,
-                line_directives=False, cuda_archs=None) -> dict:
+def build_flags(block_dim: int, target: str = "all", debug: bool = False, max_shared: int | None = None,
+                emit_only: bool = False, line_directives: bool = False,
+                cuda_archs: Sequence[str] | None = None) -> dict[str, Any]:
     """The flags that shape generated code; recorded in the manifest. `cuda_archs`, the
     architectures a CUDA build is for, sets the shared-memory budget tiles are placed by: recorded
     when not the default."""
     from .backend_cuda.shared_memory import DEFAULT_ARCHS
 
-    flags = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
+    flags: dict[str, Any] = {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": max_shared,
              "emit_only": emit_only}
     if cuda_archs and tuple(cuda_archs) != DEFAULT_ARCHS:
         flags["cuda_archs"] = list(cuda_archs)
@@ -283,7 +301,8 @@ def build_flags(block_dim, target="all", debug=False, max_shared=None, emit_only
     return flags
 
 
-def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN, cuda_archs=None):
+def _compile_for_emit(file: str, block_dim: int, max_shared: int | None, dump_after: str | None,
+                      reporter: Reporter = PLAIN, cuda_archs: Sequence[str] | None = None) -> tuple[str, ir.Module]:
     """The normalized module to generate code for; a file without kernels is an error here, and so
     is, when CUDA is built for `cuda_archs`, a kernel past the shared-memory budget."""
     from .passes.normalize import normalize_module
@@ -306,7 +325,7 @@ def _compile_for_emit(file, block_dim, max_shared, dump_after, reporter=PLAIN, c
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", "what", type=click.Choice(["cpu", "cuda", "header", "loader", "manifest"]), required=True)
 @common_options
-def emit(file, what, block_dim, max_shared, dump_after, color):
+def emit(file: str, what: str, block_dim: int, max_shared: int | None, dump_after: str | None, color: str) -> None:
     """Print generated text to stdout."""
     from .driver import generate
 
@@ -336,8 +355,9 @@ def emit(file, what, block_dim, max_shared, dump_after, color):
               help="build nothing: exit 1 with a summary when OUTDIR holds stale generated code")
 @click.option("--diff", "full_diff", is_flag=True, help="with --check: print the whole diff, not the first 40 lines")
 @common_options
-def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbose, line_directives, check_only,
-          full_diff, block_dim, max_shared, dump_after, color):
+def build(file: str, outdir: str, target: str, arch: str, emit_only: bool, debug: bool, native: bool,
+          cxx: str | None, nvcc: str | None, verbose: bool, line_directives: bool, check_only: bool, full_diff: bool,
+          block_dim: int, max_shared: int | None, dump_after: str | None, color: str) -> None:
     """Compile FILE into OUTDIR/<module>/."""
     reporter = Reporter(color)
     _require_tools(cxx=cxx, nvcc=nvcc)
@@ -361,21 +381,21 @@ def build(file, outdir, target, arch, emit_only, debug, native, cxx, nvcc, verbo
     if check_only:
         _check_output(file, outdir, module, source, flags, full_diff, progress)
         return
-    notes = []
+    notes: list[str] = []
 
-    def echo(message="", err=False, **kwargs):
+    def echo(message: str = "", err: bool = False, **kwargs: Any) -> None:
         notes.extend([message] if err else [])
         click.echo(message, err=err, **kwargs)
 
     result = run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
                                               verbose=verbose, echo=echo, progress=progress), file, reporter)
-    if stamp is not None and not notes and not reporter.count:  # a build that printed nothing to replay
+    if isinstance(stamp, str) and not notes and not reporter.count:  # a build that printed nothing to replay
         from . import uptodate
 
         uptodate.record(stamp, result.folder)
 
 
-def _shortcut(file: str, outdir: str, options: dict):
+def _shortcut(file: str, outdir: str, options: dict[str, Any]) -> Literal[True] | str | None:
     """True (after printing the up-to-date line) when uptodate.py finds OUTDIR/<module>/ current
     without compiling; else the stamp key to record after the build (None: none can be made)."""
     import os
@@ -394,7 +414,7 @@ def _shortcut(file: str, outdir: str, options: dict):
     return key
 
 
-def _require_tools(**explicit) -> None:
+def _require_tools(**explicit: str | None) -> None:
     """An explicit --cxx/--nvcc is used or the command fails naming it: never another compiler."""
     for option, path in explicit.items():
         if path is not None and shutil.which(path) is None:
@@ -402,7 +422,8 @@ def _require_tools(**explicit) -> None:
             sys.exit(1)
 
 
-def _check_output(file, outdir, module, source, flags, full_diff, progress) -> None:
+def _check_output(file: str, outdir: str, module: ir.Module, source: str, flags: dict[str, Any], full_diff: bool,
+                  progress: Progress) -> None:
     """`build --check`: exit 0 when OUTDIR/<module>/ is current, else a summary and exit 1."""
     from pathlib import Path
 
@@ -433,14 +454,28 @@ def _check_output(file, outdir, module, source, flags, full_diff, progress) -> N
 @click.option("--value", "values", multiple=True, help="NAME=X scalar argument (default 1)")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--block-dim", type=click.IntRange(1, 1024), default=256, show_default=True)
-def gradcheck(file, kernels, dim, shapes, values, seed, block_dim):
+def gradcheck(file: str, kernels: tuple[str, ...], dim: str, shapes: tuple[str, ...], values: tuple[str, ...],
+              seed: int, block_dim: int) -> None:
     """Check FILE's adjoints against float64 finite differences on random inputs."""
     from .gradcheck import check_file, parse_assignments
 
-    def run():
+    def named(items: tuple[str, ...], kind: type, option: str) -> dict[str, Any]:
+        """--shape/--value items: one without `NAME=` is refused (it would go unused)."""
+        out: dict[str, Any] = {}
+        for item in items:
+            for name, value in parse_assignments([item], kind).items():
+                if name is None:
+                    raise ValueError(f"{option} {item}: expected NAME={'D0,D1' if kind is int else 'X'}")
+                out[name] = value
+        return out
+
+    def run() -> bool:
         try:
-            return check_file(file, kernels, parse_assignments([dim], int)[None], parse_assignments(shapes, int),
-                              parse_assignments(values, float), seed, block_dim, echo=click.echo)
+            launch = parse_assignments([dim], int)
+            if None not in launch:
+                raise ValueError(f"--dim {dim}: expected launch dimensions, e.g. 4 or 4,2")
+            return check_file(file, kernels, launch[None], named(shapes, int, "--shape"),
+                              named(values, float, "--value"), seed, block_dim, echo=click.echo)
         except ValueError as e:  # a bad option or argument: the user's error, not the compiler's
             click.echo(f"{file}: error: {e}", err=True)
             sys.exit(1)

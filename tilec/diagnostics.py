@@ -151,6 +151,7 @@ class CompileError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__(f"{len(diagnostics)} error(s)")
         self.diagnostics = diagnostics
+        self.partial: object = None  # the pipeline's Compiled of the kernels that did check (`tilec check -v`)
 
 
 def source_lines(source: str) -> list[str]:

@@ -5,6 +5,7 @@ import hashlib
 import json
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import naming
 from .backend_cpu import emit as cpu_emit
@@ -17,8 +18,19 @@ from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nv
 from .build import inputs_hash, run_compiler, write_and_build
 from .codegen import sources
 
+if TYPE_CHECKING:
+    from . import ir
+    from .build import BuildResult
+    from .codegen.sources import KernelPlan
+    from .console import Progress
+    from .diagnostics import Diagnostic
 
-def generate(module, source: str, flags: dict, plans=None) -> dict:
+Echo = Callable[..., Any]  # click.echo, or print: (text, err=bool)
+Step = Callable[[Path], None]  # one compile step, run in the temporary build folder
+
+
+def generate(module: ir.Module, source: str, flags: dict[str, Any],
+             plans: list[KernelPlan] | None = None) -> dict[str, str]:
     """Every generated text file of the output folder: relative path -> text."""
     plans = plans if plans is not None else sources.plan_kernels(module)
     line_directives = bool(flags.get("line_directives"))
@@ -38,7 +50,7 @@ def generate(module, source: str, flags: dict, plans=None) -> dict:
     return files
 
 
-def folder_digest(files: dict, flags: dict) -> str:
+def folder_digest(files: dict[str, str], flags: dict[str, Any]) -> str:
     """The up-to-date key of a folder's generated files and flags: every file, the manifest too
     (a change only the manifest shows, such as the source's hash, rebuilds), with the manifest's
     own `inputs_hash` left out (it holds this value)."""
@@ -50,8 +62,9 @@ def folder_digest(files: dict, flags: dict) -> str:
     return inputs_hash(hashed, flags)
 
 
-def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=None, arch="",
-                 verbose=False, echo=print, progress=None):
+def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, Any], cxx: str | None = None,
+                 nvcc: str | None = None, arch: str = "", verbose: bool = False, echo: Echo = print,
+                 progress: Progress | None = None) -> BuildResult:
     """Generates and compiles OUTDIR/<module>/. `progress` (console.Progress) times each step;
     without one, `verbose` prints each compiler command."""
     if progress is None:
@@ -73,7 +86,8 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
 
             echo(render(warning, module.filename, source), err=True)
     digest = folder_digest(files, flags)
-    steps, products = [], {}
+    steps: list[Step] = []
+    products: dict[str, tuple[str, list[str]]] = {}
     out = Path(outdir)
     target, debug = flags.get("target"), flags.get("debug", False)
     name = module.name
@@ -113,7 +127,7 @@ def build_module(module, source: str, outdir: str, flags: dict, cxx=None, nvcc=N
     return result
 
 
-def record_resources(manifest_path: Path, ptxas: dict, nvcc_version: str, archs: list) -> None:
+def record_resources(manifest_path: Path, ptxas: dict[str, Any], nvcc_version: str, archs: list[str]) -> None:
     """Adds nvcc's per-kernel registers, shared memory and spills to manifest.json."""
     import json
 
@@ -146,7 +160,7 @@ def resource_table(manifest_path: Path) -> str:
             if rows else "")
 
 
-def shared_memory_warnings(module, manifest_text: str, arch: str) -> list:
+def shared_memory_warnings(module: ir.Module, manifest_text: str, arch: str) -> list[Diagnostic]:
     """A warning at each kernel whose GPU shared memory exceeds what a requested architecture allows
     a block: its CUDA launches would fail."""
     import json
@@ -168,8 +182,8 @@ def shared_memory_warnings(module, manifest_text: str, arch: str) -> list:
     return out
 
 
-def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress):
-    def run(tmp: Path):
+def _step(cmd: list[str], log_name: str, out: Path, verbose: bool, echo: Echo, progress: Progress) -> Step:
+    def run(tmp: Path) -> None:
         if verbose:
             echo(" ".join(cmd))
         with progress.step(f"{Path(cmd[0]).name} -> {cmd[cmd.index('-o') + 1]}"):
@@ -178,14 +192,14 @@ def _step(cmd: list, log_name: str, out: Path, verbose: bool, echo, progress):
     return run
 
 
-def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, verbose: bool, echo, progress,
-              compiler: str, isa: str, headers: dict):
+def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, verbose: bool, echo: Echo,
+              progress: Progress, compiler: str, isa: str, headers: dict[str, str]) -> Step:
     """The CPU library, with the cached precompiled runtime header where the compiler takes one
     (backend_cpu/compiler.py); its ISA and the CPU features it may use go into manifest.json
     (`cpu_build`), which the loader checks against the running CPU before loading it."""
     import json
 
-    def run(tmp: Path):
+    def run(tmp: Path) -> None:
         flags = compile_flags(debug, isa)
         runtime = shared_runtime(compiler, flags, headers, debug)
         if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
@@ -217,8 +231,9 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     return run
 
 
-def _nvcc_step(cmd: list, name: str, out: Path, verbose: bool, echo, version: str, archs: list, progress):
-    def run(tmp: Path):
+def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, version: str, archs: list[str],
+               progress: Progress) -> Step:
+    def run(tmp: Path) -> None:
         if verbose:
             echo(" ".join(cmd))
         with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):

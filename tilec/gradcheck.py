@@ -242,7 +242,9 @@ def parse_assignments(items: Iterable[str], kind: type) -> dict[str | None, Any]
         try:
             numbers = tuple(kind(x) for x in text.split(",") if x.strip())
         except ValueError:
+            numbers = ()
+        if not numbers:  # `n=` or a non-number: the user's error, not an IndexError
             form = "D0,D1" if kind is int else "X"
-            raise ValueError(f"cannot read `{item}`: expected NAME={form}") from None
+            raise ValueError(f"cannot read `{item}`: expected NAME={form}")
         out[name or None] = numbers if kind is int else numbers[0]
     return out

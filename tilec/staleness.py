@@ -56,7 +56,8 @@ def comparable_manifest(text: str) -> str:
     if isinstance(flags, dict):
         for key in BUILD_ONLY_FLAGS:
             flags.pop(key, None)
-    for kernel in (data.get("kernels") or {}).values():
+    kernels = data.get("kernels")
+    for kernel in kernels.values() if isinstance(kernels, dict) else ():
         if isinstance(kernel, dict):
             for key in KERNEL_BUILD_FACTS:
                 kernel.pop(key, None)
@@ -70,9 +71,11 @@ def compare(generated: dict[str, str], folder: Path) -> Staleness:
         return result
     manifest = folder / "manifest.json"
     try:
-        result.recorded = json.loads(manifest.read_text())
+        recorded = json.loads(manifest.read_text())
     except (OSError, ValueError):
-        result.recorded = {}
+        recorded = {}
+    # valid JSON that is not an object (a hand-edited or truncated manifest) records nothing
+    result.recorded = recorded if isinstance(recorded, dict) else {}
     for name, text in sorted(generated.items()):
         path = folder / name
         if not path.is_file():
@@ -106,8 +109,9 @@ def rebuild_command(file: str, outdir: str, recorded: dict[str, Any], fallback: 
     args = ["tilec", "build", file, "-o", outdir]
     if flags.get("target", "all") != "all":
         args += ["--target", str(flags["target"])]
-    archs = (recorded.get("cuda_build") or {}).get("archs") or flags.get("cuda_archs")
-    if archs:
+    cuda_build = recorded.get("cuda_build")
+    archs = (cuda_build.get("archs") if isinstance(cuda_build, dict) else None) or flags.get("cuda_archs")
+    if isinstance(archs, list) and archs and all(isinstance(a, str) for a in archs):
         args += ["--arch", ",".join(archs)]
     if flags.get("block_dim", 256) != 256:
         args += ["--block-dim", str(flags["block_dim"])]

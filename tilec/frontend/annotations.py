@@ -154,8 +154,7 @@ def read_annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
     if scope.is_any(node):
         return ANY
     if isinstance(node, cst.Name) and node.value in scope.type_aliases:
-        alias: Type = scope.type_aliases[node.value]
-        return alias
+        return scope.type_aliases[node.value]
     element = element_type(node, scope)
     if element is not None:
         return element

@@ -13,15 +13,29 @@ or once before a body that may not run (for), so a draw there is a diagnostic.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any, Callable, NoReturn
 
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, UINT32
+from ..diagnostics import Span
+from ..ir.types import INT32, UINT32, Type
 from ..ops.random import DRAWS
 
 
 class RandomLowering:
+    # Supplied by FunctionChecker (check.py, lower_*.py): declared for the type checker only.
+    lower_op: Callable[..., Any]  # (op, call node) -> the checked ir.OpCall
+    retype_literal: Callable[[ir.Expr, Type], ir.Expr]
+    span: Callable[[cst.CSTNode], Span]
+    new_temp: Callable[[Type], ir.Sym]
+    fail: Callable[..., NoReturn]
+    # The statement being lowered: its draws' state updates, each state's latest temporary, and the
+    # state each temporary stands for (begin_statement_draws sets them).
+    pending_draws: list[ir.Stmt]
+    draw_current: dict[ir.Sym, ir.Sym]
+    draw_origin: dict[ir.Sym, ir.Sym]
+
     def lower_draw(self, op: str, node: cst.Call):
         call = self.lower_op(op, node)
         bounds = tuple(self.retype_literal(a, call.type) for a in call.args[1:])  # `0.0, 2.0`: the draw's dtype

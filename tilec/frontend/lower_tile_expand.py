@@ -12,16 +12,31 @@ block_dim) is the value built from each component row's untile (`tile_view` of r
 """
 from __future__ import annotations
 
+from typing import Any, Callable, NoReturn
+
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, MatT, Scalar, TileT, VecT
+from ..diagnostics import Span
+from ..ir.types import INT32, MatT, Scalar, TileT, VecT, fmt_shape
 from ..ops import OPS
 from ..ops.random import DRAWS
 from . import consts
 
 
 class TileExpandLowering:
+    # Supplied by FunctionChecker (check.py, lower_*.py, rewrites.py): declared for the type checker only.
+    bind: Callable[..., tuple[dict[str, Any], Any]]  # (OpSpec, call node) -> (param -> argument node, ...)
+    constant_of: Callable[[cst.BaseExpression], object]
+    expr: Callable[[cst.BaseExpression], ir.Expr]
+    lower_op: Callable[..., Any]  # (op, call node) -> the checked expression
+    make_op: Callable[..., Any]  # (op, operands, attrs, node[, where]) -> the checked expression
+    fail: Callable[..., NoReturn]
+    span: Callable[[cst.CSTNode], Span]
+    note_rewrite: Callable[[ir.Expr, str, list[tuple[str, ir.Expr]]], None]
+    block_dim: int
+    lane_ops: bool
+
     def lower_wp_tile(self, node: cst.Call):
         """`wp.tile(x[, preserve_type])`: the op as it is, or the expansion of a vector/matrix x."""
         bound, _ = self.bind(OPS["tile"], node)
@@ -33,6 +48,8 @@ class TileExpandLowering:
         if not isinstance(x.type, (VecT, MatT)):
             return self.lane_tile(x, node, bound["x"])
         self.refuse_effects(x, bound["x"])
+        shape: tuple[int, ...]
+        indices: list[tuple[int, ...]]
         if isinstance(x.type, VecT):
             shape, indices = (x.type.length,), [(k,) for k in range(x.type.length)]
         else:
@@ -62,7 +79,10 @@ class TileExpandLowering:
             self.lane_ops = True
             return self.make_op("untile", [t], {"block_dim": bd}, node, where=[bound["a"]])
         self.refuse_effects(t, bound["a"])
-        lead = t.type.shape[:-1]
+        lead = [d for d in t.type.shape[:-1] if isinstance(d, int)]
+        if len(lead) != len(t.type.shape) - 1:  # a shape-annotated func's "M": no vector length to build
+            self.fail("TC0303", f"untile: `a` is a tile of shape {fmt_shape(t.type.shape)}; spreading it into a "
+                      "vector or matrix needs constant leading extents, not shape variables", bound["a"])
         value_type = VecT(t.type.dtype, lead[0]) if len(lead) == 1 else MatT(t.type.dtype, lead[0], lead[1])
         indices = [(k,) for k in range(lead[0])] if len(lead) == 1 else \
             [(i, j) for i in range(lead[0]) for j in range(lead[1])]

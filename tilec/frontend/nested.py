@@ -495,7 +495,7 @@ def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, activ
     """The envs a call site sees from its enclosing literal loops and, for a call inside a def that is
     itself called with constants (`def outer(n): return inner(n)`, `outer(16)`), that def's
     parameters as each of its calls binds them ([{}] when none)."""
-    envs = [{}]
+    envs: list[dict[str, object]] = [{}]
     for frame in frames:
         if frame.kind == "def" and walker is not None:
             if frame.node in active or len(active) >= MAX_FACTORY_DEPTH:
@@ -525,7 +525,7 @@ def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, activ
 
 def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -> list:
     """(call node, {param: value}) for each call of the def `frame` (one per loop element)."""
-    fn = frame.node
+    fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
     params = _params(fn)
     out = []
     for call, call_frames in walker.calls:
@@ -579,7 +579,7 @@ def _assigned(fn: cst.FunctionDef) -> set:
 
 def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:
     """Values of the def's own locals in `wanted`: single top-level constant assignments."""
-    fn = frame.node
+    fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
     params = {p.name.value for p in _params(fn)}
     counts: dict = {}
     assigns: dict = {}
@@ -610,7 +610,7 @@ def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:
 
 def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: set):
     """[(env, call node or None)] : the candidate bindings of the free names `found` uses."""
-    envs = [({}, None)]
+    envs: list[tuple[dict[str, object], cst.Call | None]] = [({}, None)]
     for frame in found.frames:
         wanted = (uses & frame.bound) - siblings
         if frame.kind == "loop":

@@ -9,14 +9,18 @@ constants hold evaluated Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..diagnostics import Diagnostics
-from ..ir.types import BUILTIN_DTYPE_NAMES
+from ..diagnostics import Diagnostics, Span
+from ..ir.types import BUILTIN_DTYPE_NAMES, Scalar, StructT, Type
 from . import consts, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
+
+if TYPE_CHECKING:
+    from .annotations import IndexedT
 
 API_MODULES = ("warp", "tilec")
 MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"),
@@ -30,34 +34,34 @@ class FuncDef:
     kind: str  # "kernel" or "func"
     block_dim: int | None = None
     enable_backward: bool | None = None  # None: the module's option (wp.set_module_options), else True
-    scope: object = None  # the names it sees (a nested def: with its bindings); None: the module's
-    bindings: tuple = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
+    scope: Scope | None = None  # the names it sees (a nested def: with its bindings); None: the module's
+    bindings: tuple[tuple[str, object], ...] = ()  # ((free variable, value), ...) of a nested instantiation (frontend/nested.py)
     key: object = None  # what tells apart two nested funcs of one name; None: the name
-    launch_block_dims: tuple = ()  # constant `block_dim=` of this kernel's launches in the file
-    overloads: tuple = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
+    launch_block_dims: tuple[int, ...] = ()  # constant `block_dim=` of this kernel's launches in the file
+    overloads: tuple[tuple[Span, dict[str, cst.BaseExpression]], ...] = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
 
 
 @dataclass
 class Scope:
     """What the module's names mean to the checker."""
 
-    api_aliases: set = field(default_factory=set)  # local names bound to warp/tilec
-    api_names: dict = field(default_factory=dict)  # local name -> API attribute (from-imports)
-    typing_aliases: set = field(default_factory=set)  # local names bound to the typing module
-    any_names: set = field(default_factory=set)  # local names bound to typing.Any
-    constants: dict = field(default_factory=dict)  # name -> int/float/bool/tuple
-    typed_constants: dict = field(default_factory=dict)  # name -> Scalar of `N = wp.constant(wp.int32(0))`
-    value_constants: dict = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
-    type_aliases: dict = field(default_factory=dict)  # name -> Type: `dt = wp.float64`, `A = wp.array[dt]`
-    funcs: dict = field(default_factory=dict)  # name -> FuncDef
-    kernels: dict = field(default_factory=dict)  # name -> FuncDef
-    host_modules: dict = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
-    host_names: dict = field(default_factory=dict)  # local name -> (module, name) from-imported
-    module_options: dict = field(default_factory=dict)  # wp.set_module_options({...}) at module level
-    custom_adjoints: dict = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
-    custom_targets: list = field(default_factory=list)  # (func name, decorator argument node): checked at the end
-    native_funcs: dict = field(default_factory=dict)  # @wp.func_native name -> its def node
-    structs: dict = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
+    api_aliases: set[str] = field(default_factory=set)  # local names bound to warp/tilec
+    api_names: dict[str, str] = field(default_factory=dict)  # local name -> API attribute (from-imports)
+    typing_aliases: set[str] = field(default_factory=set)  # local names bound to the typing module
+    any_names: set[str] = field(default_factory=set)  # local names bound to typing.Any
+    constants: dict[str, object] = field(default_factory=dict)  # name -> int/float/bool/tuple
+    typed_constants: dict[str, Scalar] = field(default_factory=dict)  # name -> Scalar of `N = wp.constant(wp.int32(0))`
+    value_constants: dict[str, cst.Call] = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
+    type_aliases: dict[str, Type | IndexedT] = field(default_factory=dict)  # name -> Type: `dt = wp.float64`, `A = wp.array[dt]`
+    funcs: dict[str, FuncDef] = field(default_factory=dict)  # name -> FuncDef
+    kernels: dict[str, FuncDef] = field(default_factory=dict)  # name -> FuncDef
+    host_modules: dict[str, str] = field(default_factory=dict)  # local name -> numpy/math/... (for hints)
+    host_names: dict[str, tuple[str, str]] = field(default_factory=dict)  # local name -> (module, name) from-imported
+    module_options: dict[str | bytes, object] = field(default_factory=dict)  # wp.set_module_options({...}) at module level
+    custom_adjoints: dict[str, dict[str, cst.FunctionDef]] = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
+    custom_targets: list[tuple[str, str, cst.Name]] = field(default_factory=list)  # (func name, decorator, its argument): checked at the end
+    native_funcs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # @wp.func_native name -> its def node
+    structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -76,7 +80,7 @@ class Scope:
         """How the file spells the API module in a suggestion: `wp.` (or its own alias)."""
         return f"{min(self.api_aliases)}." if self.api_aliases else ("" if self.api_names else "wp.")
 
-    def host_origin(self, node: cst.BaseExpression):
+    def host_origin(self, node: cst.BaseExpression) -> tuple[str, str] | None:
         """`np.exp` / `math.pi` / from-imported `exp` -> ("numpy", "exp"); else None."""
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
             module = self.host_modules.get(node.value.value)
@@ -91,10 +95,10 @@ class Scope:
         return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
                 and node.value.value in self.typing_aliases and node.attr.value == "Any")
 
-    def constant(self, node: cst.BaseExpression):
+    def constant(self, node: cst.BaseExpression) -> object:
         return consts.evaluate(node, self._lookup)
 
-    def _lookup(self, node):
+    def _lookup(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
             return self.constants.get(node.value, consts.NOT_CONST)
         attr = self.api_attr(node)
@@ -106,7 +110,7 @@ class Scope:
         return consts.NOT_CONST
 
 
-def _dotted(node) -> str:
+def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
@@ -135,7 +139,7 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     return scope
 
 
-def _nested_imports(scope: Scope, stmt) -> None:
+def _nested_imports(scope: Scope, stmt: cst.BaseStatement) -> None:
     """Imports inside module-level try/except or if (e.g. `except ImportError: import tilec as wp`)."""
     blocks = []
     if isinstance(stmt, cst.Try):
@@ -152,7 +156,7 @@ def _nested_imports(scope: Scope, stmt) -> None:
                         _simple(scope, small)
 
 
-def _simple(scope: Scope, node) -> None:
+def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
     if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and \
             scope.api_attr(node.value.func) == "set_module_options" and node.value.args:
         options = node.value.args[0].value
@@ -209,7 +213,7 @@ def _simple(scope: Scope, node) -> None:
                     scope.constants[target.value] = value
 
 
-def _typed_scalar(scope: Scope, value: cst.BaseExpression):
+def _typed_scalar(scope: Scope, value: cst.BaseExpression) -> tuple[bool | int | float, Scalar] | None:
     """`N = wp.constant(wp.int32(0))` (or `wp.float64(1.5)` without wp.constant): (value, Scalar), the
     value converted as the dtype's constructor converts it (Warp's constant has that dtype); else None."""
     from . import annotations  # annotations reads the Scope this module defines
@@ -223,7 +227,7 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression):
         return None  # float(1.5): a Python value, untyped as in Warp
     t = annotations.dtype(value.func, scope)
     arg = scope.constant(value.args[0].value)
-    if t is None or isinstance(arg, tuple) or arg is consts.NOT_CONST:
+    if t is None or not isinstance(arg, (bool, int, float)):  # a tuple, or NOT_CONST (consts: no other values)
         return None
     try:
         if t.is_float:
@@ -233,7 +237,7 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression):
         return None
 
 
-def _value_constant(scope: Scope, value: cst.BaseExpression):
+def _value_constant(scope: Scope, value: cst.BaseExpression) -> cst.Call | None:
     """`G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` (or without wp.constant): the constructor call, when
     it builds a vector/matrix from constants; else None."""
     from . import annotations  # annotations reads the Scope this module defines
@@ -253,7 +257,7 @@ def _value_constant(scope: Scope, value: cst.BaseExpression):
     return None
 
 
-def _type_alias(scope: Scope, value: cst.BaseExpression):
+def _type_alias(scope: Scope, value: cst.BaseExpression) -> Type | IndexedT | None:
     """The type a module-level `name = <type expression>` binds, or None (a host value)."""
     from . import annotations  # annotations reads the Scope this module defines
 
@@ -263,10 +267,11 @@ def _type_alias(scope: Scope, value: cst.BaseExpression):
         t = annotations.read_annotation(value, scope)
     except annotations.AnnotationError:
         return None
-    return None if t == annotations.ANY else t
+    return None if isinstance(t, str) else t  # the one str a Declared holds is annotations.ANY
 
 
-def _custom_adjoint(scope: Scope, attr: str, node, deco, call, parsed: Parsed, diags: Diagnostics) -> None:
+def _custom_adjoint(scope: Scope, attr: str, node: cst.FunctionDef, deco: cst.Decorator, call: cst.Call | None,
+                    parsed: Parsed, diags: Diagnostics) -> None:
     """`@wp.func_grad(f)` / `@wp.func_replay(f)`: registered for f, or a diagnostic (never ignored)."""
     if call is None or len(call.args) != 1 or not isinstance(call.args[0].value, cst.Name):
         diags.error("TC0408", f"@wp.{attr} takes the name of one @wp.func defined in this file, e.g. "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..ir.types import FLOAT32, MatT, Scalar, TileT, VecT, article, component_dtype, describe
+from ..ir.types import FLOAT32, Element, MatT, Scalar, TileT, VecT, article, component_dtype, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -13,11 +13,11 @@ DTYPE_OF_VALUE = Param("dtype", "dtype", None)  # omitted: the fill value's type
 STORAGE = Param("storage", "storage", "register")
 
 
-def _filled(b: Bound):
+def _filled(b: Bound) -> TileT:
     return TileT(b.attrs["dtype"], rules.check_shape_value(b, "shape", b.attrs["shape"]))
 
 
-def _full(b: Bound):
+def _full(b: Bound) -> TileT:
     v = b.types["value"]
     if b.attrs["dtype"] is None:  # no dtype: the tile takes the value's type (a literal 7 is int32)
         if not isinstance(v, (Scalar, VecT, MatT)):
@@ -33,12 +33,15 @@ def _full(b: Bound):
         b.fail("TC0303", f"`value` must be a scalar, got {describe(v)}", "value")
     if "value" not in b.weak and v != out.dtype:
         b.fail("TC0201", f"value is {v} but the tile dtype is {out.dtype}", "value")
-    if "value" in b.weak and v.is_float and not out.dtype.is_float:
-        b.fail("TC0201", f"float value cannot fill {article(out.dtype.name)} {out.dtype} tile", "value")
+    if "value" in b.weak:
+        if not isinstance(out.dtype, Scalar):  # a literal cannot fill a struct tile (was an AttributeError)
+            b.fail("TC0201", f"value is {v} but the tile dtype is {out.dtype}", "value")
+        if v.is_float and not out.dtype.is_float:
+            b.fail("TC0201", f"float value cannot fill {article(out.dtype.name)} {out.dtype} tile", "value")
     return out
 
 
-def _arange(b: Bound):
+def _arange(b: Bound) -> TileT:
     vals = b.variadic_consts
     if not 1 <= len(vals) <= 3:
         b.fail("TC0303", f"takes 1 to 3 positional arguments (stop | start, stop[, step]), got {len(vals)}")
@@ -60,7 +63,7 @@ def _arange(b: Bound):
 SIGNIFICAND_BITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
-def arange_bound(v, dtype: Scalar):
+def arange_bound(v: float, dtype: Scalar) -> float:
     """A range bound as the float dtype holds it: an integer rounded once, to nearest even, straight to
     the dtype (Warp's rule; float(v) first would round twice: 2**54 + 3 * 2**30 - 1 in float32)."""
     bits = SIGNIFICAND_BITS.get(dtype.name)
@@ -80,7 +83,7 @@ def arange_bound(v, dtype: Scalar):
         return math.inf if v > 0 else -math.inf
 
 
-def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
+def _arange_count(b: Bound, dtype: Scalar, start: float, stop: float, step: float) -> int:
     """ceil((stop - start) / step), counted at the output dtype as Warp counts it: integer ranges
     exactly, float ranges from the values (and the quotient) the dtype represents."""
     if not dtype.is_float:
@@ -112,7 +115,7 @@ def _arange_count(b: Bound, dtype: Scalar, start, stop, step) -> int:
     return math.ceil(count)
 
 
-def _tile(b: Bound):
+def _tile(b: Bound) -> TileT:
     x = b.types["x"]
     if isinstance(x, (VecT, MatT)) and b.attrs.get("preserve_type") is True:
         return TileT(x, (b.attrs["block_dim"],))  # one vector per lane, as Warp's preserve_type=True
@@ -124,7 +127,7 @@ def _tile(b: Bound):
     return TileT(x, (b.attrs["block_dim"],))
 
 
-def _untile(b: Bound):
+def _untile(b: Bound) -> Element:
     t = rules.tile(b, "a")
     bd = b.attrs["block_dim"]
     if t.shape != (bd,):

@@ -6,7 +6,9 @@ operand; typed operands of different dtypes never mix.
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, Scalar, TileT, describe
+from typing import Callable
+
+from ..ir.types import BOOL, Dim, Scalar, TileT, Type, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -15,17 +17,23 @@ LEFT = Param("left", "value")
 RIGHT = Param("right", "value")
 
 
-def _operand_dtypes(b: Bound, names: tuple) -> list:
+Rule = Callable[[Bound], Type]
+
+
+def _operand_dtypes(b: Bound, names: tuple[str, ...]) -> list[Scalar]:
     dts = []
     for n in names:
         t = b.types[n]
         if not isinstance(t, (Scalar, TileT)):
             b.fail("TC0303", f"operand `{n}` must be a scalar or a tile, got {describe(t)}", n)
-        dts.append(rules.dtype_of(t))
+        d = rules.dtype_of(t)
+        if not isinstance(d, Scalar):  # tiles of vectors are refused before any rule runs (check.py)
+            b.fail("TC0203", f"not defined for {describe(t)} operands", n)
+        dts.append(d)
     return dts
 
 
-def _result_shape(b: Bound, names: tuple):
+def _result_shape(b: Bound, names: tuple[str, ...]) -> tuple[Dim, ...] | None:
     tiles = [(n, t) for n in names if isinstance(t := b.types[n], TileT)]
     if not tiles:
         return None
@@ -33,14 +41,15 @@ def _result_shape(b: Bound, names: tuple):
     return tiles[0][1].shape
 
 
-def elementwise_rule(names: tuple, kinds: tuple = (), result=None, tiles_ok: bool = True):
+def elementwise_rule(names: tuple[str, ...], kinds: tuple[str, ...] = (), result: Scalar | None = None,
+                     tiles_ok: bool = True) -> Rule:
     """A rule for an n-ary elementwise op.
 
     kinds: allowed dtype kinds ("float", "int", "uint", "bool"); empty means any.
     result: fixed result dtype (comparisons give bool), else the unified dtype.
     """
 
-    def rule(b: Bound):
+    def rule(b: Bound) -> Type:
         dts = _operand_dtypes(b, names)
         shape = _result_shape(b, names)
         if shape is not None and not tiles_ok:
@@ -88,7 +97,7 @@ _NONDIFF_UNARY = {"floor", "ceil", "round", "trunc"}
 _UNARY_NUM = [("neg", "-a"), ("abs", "|a|"), ("sign", "-1, 0 or 1 by the sign of a")]
 
 
-def _table() -> list:
+def _table() -> list[OpSpec]:
     ops = []
     for name, cpp, kinds, tiles_ok, diff, doc in _BINARY:
         ops.append(
@@ -152,10 +161,10 @@ def _table() -> list:
     return ops
 
 
-def _select_rule(value_names: tuple):
+def _select_rule(value_names: tuple[str, ...]) -> Rule:
     inner = elementwise_rule(value_names)
 
-    def rule(b: Bound):
+    def rule(b: Bound) -> Type:
         c = b.types["cond"]
         if not isinstance(c, Scalar):
             b.fail("TC0406", "the condition must be a scalar", "cond")
@@ -164,13 +173,14 @@ def _select_rule(value_names: tuple):
     return rule
 
 
-def _cast_rule(b: Bound):
+def _cast_rule(b: Bound) -> Type:
     t = b.types["a"]
     if not isinstance(t, (Scalar, TileT)):
         b.fail("TC0303", f"cannot convert {describe(t)}", "a")
     if isinstance(t, TileT):
         b.fail("TC0303", "use wp.tile_astype to convert a tile", "a")
-    return b.attrs["dtype"]
+    dtype: Type = b.attrs["dtype"]  # a "dtype" param: the binder resolved it to a Type
+    return dtype
 
 
 OPS = _table()

@@ -11,8 +11,9 @@ call `tl::<cpp>(...)` (runtime_headers/tilec/vec.h, quat.h).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable, NoReturn, TypeGuard
 
-from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from ..ir.types import BOOL, NONE, ArrayT, MatT, Scalar, TileT, Type, VecT, describe, fmt_shape
 from .core import Bound, OpSpec, Param, RuleError
 
 A = Param("a", "value")
@@ -20,11 +21,11 @@ B = Param("b", "value")
 VALUE = (VecT, MatT)
 
 
-def is_value(t) -> bool:
+def is_value(t: object) -> TypeGuard[VecT | MatT]:
     return isinstance(t, VALUE)
 
 
-def _name(t) -> str:
+def _name(t: Type) -> str:
     return describe(t)
 
 
@@ -35,18 +36,18 @@ def _scalar_fits(b: Bound, name: str, comp: Scalar) -> bool:
     return isinstance(t, Scalar) and t == comp
 
 
-def _value(b: Bound, name: str, what: str = "a vector or matrix"):
+def _value(b: Bound, name: str, what: str = "a vector or matrix") -> VecT | MatT:
     t = b.types[name]
     if not is_value(t):
         b.fail("TC0303", f"`{name}` must be {what}, got {_name(t)}", name)
     return t
 
 
-def _vec(b: Bound, name: str, length: int | None = None, family: str | None = None, float_only: bool = True):
+def _vec(b: Bound, name: str, length: int | None = None, family: str | None = None, float_only: bool = True) -> VecT:
     t = b.types[name]
     fam_ok = isinstance(t, VecT) and (family is None or t.family == family or
                                       (family == "vec" and t.family in ("vec", "quat", "spatial_vector")))
-    if not fam_ok or (length is not None and t.length != length):
+    if not isinstance(t, VecT) or not fam_ok or (length is not None and t.length != length):  # (fam_ok: a VecT)
         want = {"quat": "a quaternion", "transform": "a transform"}.get(family or "", None)
         want = want or (f"a {length}-component vector" if length else "a vector")
         b.fail("TC0303", f"`{name}` must be {want}, got {_name(t)}", name)
@@ -55,7 +56,7 @@ def _vec(b: Bound, name: str, length: int | None = None, family: str | None = No
     return t
 
 
-def _mat(b: Bound, name: str, square: bool = False, float_only: bool = True):
+def _mat(b: Bound, name: str, square: bool = False, float_only: bool = True) -> MatT:
     t = b.types[name]
     if not isinstance(t, MatT):
         b.fail("TC0303", f"`{name}` must be a matrix, got {_name(t)}", name)
@@ -66,7 +67,7 @@ def _mat(b: Bound, name: str, square: bool = False, float_only: bool = True):
     return t
 
 
-def _same(b: Bound, names=("a", "b")):
+def _same(b: Bound, names: tuple[str, str] = ("a", "b")) -> Type:
     ta, tb = (b.types[n] for n in names)
     if ta != tb:
         b.fail("TC0201", f"operands differ: {_name(ta)} and {_name(tb)}", names[1])
@@ -78,16 +79,17 @@ def _same(b: Bound, names=("a", "b")):
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "eq": "==", "ne": "!="}
 
 
-def arith_rule(op: str, scalar_rule):
+def arith_rule(op: str, scalar_rule: Callable[[Bound], Type | None]) -> Callable[[Bound], Type | None]:
     """The rule of an operator (`add`, `sub`, `mul`, `div`, `neg`, `eq`, `ne`): value operands
     get Warp's value rules, everything else the scalar/tile rule it had."""
     names = ("a",) if op == "neg" else ("left", "right")
 
-    def rule(b: Bound):
+    def rule(b: Bound) -> Type | None:
         ts = [b.types.get(n) for n in names]
         held = [t.dtype if isinstance(t, TileT) else t for t in ts]
-        if not any(is_value(t) for t in held):
-            return scalar_rule(b)
+        operands = [t for t in held if t is not None]
+        if len(operands) != len(held) or not any(is_value(t) for t in operands):
+            return scalar_rule(b)  # (an operand missing: the scalar rule reports it)
         tiles = [(n, t) for n, t in zip(names, ts) if isinstance(t, TileT)]
         if tiles:  # tiles of values: the value rule per element, on tiles of one shape (as Warp)
             if op in ("eq", "ne"):
@@ -96,24 +98,25 @@ def arith_rule(op: str, scalar_rule):
                 if t.shape != tiles[0][1].shape:
                     b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
                            f"{n} is {fmt_shape(t.shape)}", n)
-            b = replace(b, types={**b.types, **dict(zip(names, held))})
-        out = held[0] if op == "neg" else _binary(b, op, *held)
-        return TileT(out, tiles[0][1].shape) if tiles else out
+            b = replace(b, types={**b.types, **{n: h for n, h in zip(names, held) if h is not None}})
+        out = operands[0] if op == "neg" else _binary(b, op, *operands)
+        # out: the value rule's result on tile elements (tiles of eq/ne are refused above), an element type
+        return TileT(out, tiles[0][1].shape) if tiles else out  # type: ignore[arg-type]
 
     return rule
 
 
-def _layout(t) -> tuple:
+def _layout(t: VecT | MatT) -> tuple[object, ...]:
     return (type(t), t.dtype, (t.rows, t.cols) if isinstance(t, MatT) else t.length)
 
 
-def _spatial(left, right, length: int) -> str:
+def _spatial(left: VecT | MatT, right: VecT | MatT, length: int) -> str:
     """A product of spatial types of length 6 is a spatial vector, as in Warp."""
     families = (left.family, right.family)
     return "spatial_vector" if length == 6 and ("spatial_matrix" in families or "spatial_vector" in families) else "vec"
 
 
-def _binary(b: Bound, op: str, left, right):
+def _binary(b: Bound, op: str, left: Type, right: Type) -> Type:
     sym = SYMBOL[op]
     both = f"`{sym}` of {_name(left)} and {_name(right)}"
     if is_value(left) and is_value(right):
@@ -144,7 +147,12 @@ def _binary(b: Bound, op: str, left, right):
                 return left  # the frontend lowers these to quat_mul / transform_multiply
         b.fail("TC0201", f"{both} is not defined" + (" (use wp.cw_mul / wp.cw_div for component-wise "
                                                     "products)" if isinstance(left, VecT) else ""), "right")
-    value, scalar, sname = (left, right, "right") if is_value(left) else (right, left, "left")
+    if is_value(left):
+        value, scalar, sname = left, right, "right"
+    elif is_value(right):
+        value, scalar, sname = right, left, "left"
+    else:  # (arith_rule calls this with a value operand)
+        b.fail("TC0201", f"{both} is not defined", "right")
     if op in ("add", "sub", "eq", "ne") or not _scalar_fits(b, sname, value.dtype):
         if isinstance(scalar, Scalar) and op in ("mul", "div"):
             b.fail("TC0201", f"{both}: the scalar must be {value.dtype} like the components", sname)
@@ -156,18 +164,18 @@ def _binary(b: Bound, op: str, left, right):
 
 
 def _plain(b: Bound) -> Bound:
-    def fail(code, message, arg=None):
+    def fail(code: str, message: str, arg: str | None = None) -> NoReturn:
         raise RuleError(code, message, arg)
 
     b.fail = fail  # type: ignore[method-assign]
     return b
 
 
-def _new(b: Bound):
+def _new(b: Bound) -> Type:
     """wp.vec3(x, y, z), wp.vec3(s), wp.vec3(), wp.vec3d(v3f), wp.mat22(a, b, c, d), wp.transform(p, q),
     wp.quat(x, y, z, w), wp.spatial_vector(w, v): the type is the attribute `type`."""
     b = _plain(b)
-    t = b.attrs["type"]
+    t: VecT | MatT = b.attrs["type"]  # the constructor's type (a "type" attribute: a vector or matrix)
     args = b.variadic
     n = t.length
     if not args:
@@ -178,13 +186,15 @@ def _new(b: Bound):
             if not (a == t.dtype or (0 in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float))):
                 b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
             return t
-        if is_value(a) and type(a) is type(t) and a.length == n and (not isinstance(t, MatT) or a.rows == t.rows):
+        if (isinstance(a, VALUE) and type(a) is type(t) and a.length == n
+                and (not isinstance(t, MatT) or (isinstance(a, MatT) and a.rows == t.rows))):  # (a MatT: same type as t)
             return t
         b.fail("TC0201", f"cannot make a {t} from {_name(a)}", "arg0")
-    if all(isinstance(a, Scalar) for a in args):
+    scalars = [a for a in args if isinstance(a, Scalar)]
+    if len(scalars) == len(args):  # every argument a scalar
         if len(args) != n:
             b.fail("TC0303", f"{t} takes {n} components, got {len(args)}", "arg0")
-        for i, a in enumerate(args):  # typed components exactly the dtype (Warp's rule); literals adapt
+        for i, a in enumerate(scalars):  # typed components exactly the dtype (Warp's rule); literals adapt
             literal_ok = i in b.variadic_weak and a.kind != "bool" and (t.dtype.is_float or not a.is_float)
             if a != t.dtype and not literal_ok:
                 b.fail("TC0201", f"component {i} of a {t} is {_name(a)}; all components must be "
@@ -202,23 +212,24 @@ def _new(b: Bound):
     b.fail("TC0303", f"cannot make a {t} from " + ", ".join(_name(a) for a in args), "arg0")
 
 
-def _from_vectors(b: Bound):
+def _from_vectors(b: Bound) -> Type:
     """matrix_from_rows / matrix_from_cols(v0, v1, ...): same-typed vectors."""
-    if not b.variadic or not all(isinstance(a, VecT) for a in b.variadic):
+    vectors = [a for a in b.variadic if isinstance(a, VecT)]
+    if not b.variadic or len(vectors) != len(b.variadic):  # every argument a vector
         b.fail("TC0303", "takes vectors", "arg0")
-    first = b.variadic[0]
-    for i, a in enumerate(b.variadic):
+    first = vectors[0]
+    for i, a in enumerate(vectors):
         if a.dtype != first.dtype or a.length != first.length:
             b.fail("TC0201", f"vector {i} is {_name(a)}, the first {_name(first)}", f"arg{i}")
-    k = len(b.variadic)
+    k = len(vectors)
     return MatT(first.dtype, k, first.length) if b.op == "matrix_from_rows" else MatT(first.dtype, first.length, k)
 
 
-def _component_count(t) -> int:
+def _component_count(t: VecT | MatT) -> int:
     return t.rows if isinstance(t, MatT) else t.length
 
 
-def _extract(b: Bound):
+def _extract(b: Bound) -> Type:
     """v[i] (a scalar), m[i, j] (a scalar), m[i] (a row vector)."""
     b = _plain(b)
     t = _value(b, "a")
@@ -239,7 +250,7 @@ def _extract(b: Bound):
     return t.dtype
 
 
-def _insert(b: Bound):
+def _insert(b: Bound) -> Type:
     """a with the component(s) at the indices replaced by value (v[i] = x, m[i, j] = x, m[i] = row)."""
     b = _plain(b)
     t = _value(b, "a")
@@ -255,7 +266,7 @@ def _insert(b: Bound):
 # ---------------------------------------------------------------- builtins
 
 
-def _store_part(b: Bound):
+def _store_part(b: Bound) -> Type:
     """a[i].x = v, a[i][j, k] = v, a[i][j] = row: one component (or row) of an array element; the
     variadic operands are the element's indices, then the component's."""
     a = b.types["a"]
@@ -271,84 +282,84 @@ def _store_part(b: Bound):
     return NONE
 
 
-def _dot(b: Bound):
+def _dot(b: Bound) -> Type:
     t = _same(b)
     if not isinstance(t, VecT):
         b.fail("TC0303", f"`a` must be a vector, got {_name(t)}", "a")
     return t.dtype
 
 
-def _ddot(b: Bound):
+def _ddot(b: Bound) -> Type:
     t = _same(b)
     if not isinstance(t, MatT):
         b.fail("TC0303", f"`a` must be a matrix, got {_name(t)}", "a")
     return t.dtype
 
 
-def _cross(b: Bound):
+def _cross(b: Bound) -> Type:
     _vec(b, "a", 3, float_only=False)
     return _same(b)
 
 
-def _length(b: Bound):
+def _length(b: Bound) -> Type:
     return _vec(b, "a").dtype
 
 
-def _normalize(b: Bound):
+def _normalize(b: Bound) -> Type:
     return _vec(b, "a")
 
 
-def _outer(b: Bound):
+def _outer(b: Bound) -> Type:
     ta, tb = _vec(b, "a", float_only=False), _vec(b, "b", float_only=False)
     if ta.dtype != tb.dtype:
         b.fail("TC0201", f"component dtypes differ: {_name(ta)} and {_name(tb)}", "b")
     return MatT(ta.dtype, ta.length, tb.length)
 
 
-def _transpose(b: Bound):
+def _transpose(b: Bound) -> Type:
     t = _mat(b, "a", float_only=False)
     return MatT(t.dtype, t.cols, t.rows, t.family if t.rows == t.cols else "mat")
 
 
-def _determinant(b: Bound):
+def _determinant(b: Bound) -> Type:
     t = _mat(b, "a", square=True)
     if t.rows not in (2, 3, 4):
         b.fail("TC0303", f"determinant of {_name(t)}: tilec computes it for 2x2, 3x3 and 4x4 matrices", "a")
     return t.dtype
 
 
-def _inverse(b: Bound):
+def _inverse(b: Bound) -> Type:
     t = _mat(b, "a", square=True)
     if t.rows not in (2, 3, 4):
         b.fail("TC0303", f"inverse of {_name(t)}: tilec computes it for 2x2, 3x3 and 4x4 matrices", "a")
     return t
 
 
-def _diag(b: Bound):
+def _diag(b: Bound) -> Type:
     t = _vec(b, "a", float_only=False)
     return MatT(t.dtype, t.length, t.length)
 
 
-def _get_diag(b: Bound):
+def _get_diag(b: Bound) -> Type:
     t = _mat(b, "a", square=True, float_only=False)
     return VecT(t.dtype, t.rows)
 
 
-def _trace(b: Bound):
+def _trace(b: Bound) -> Type:
     return _mat(b, "a", square=True, float_only=False).dtype
 
 
-def _skew(b: Bound):
+def _skew(b: Bound) -> Type:
     t = _vec(b, "a", 3)
     return MatT(t.dtype, 3, 3)
 
 
-def _cw(b: Bound):
+def _cw(b: Bound) -> Type:
     _value(b, "a")
     return _same(b)
 
 
-def _applied_to_vec3(b: Bound, length: int, family: str):
+def _applied_to_vec3(b: Bound, length: int, family: str) -> VecT:
     """A quat or transform `a` applied to a vec3 `b` of its component dtype: the vec3."""
     first = _vec(b, "a", length, family)
     v = _vec(b, "b", 3)
@@ -357,20 +368,20 @@ def _applied_to_vec3(b: Bound, length: int, family: str):
     return v
 
 
-def _quat_rotate(b: Bound):
+def _quat_rotate(b: Bound) -> Type:
     return _applied_to_vec3(b, 4, "quat")
 
 
-def _quat_unary(b: Bound):
+def _quat_unary(b: Bound) -> Type:
     return _vec(b, "a", 4, "quat")
 
 
-def _quat_mul(b: Bound):
+def _quat_mul(b: Bound) -> Type:
     _vec(b, "a", 4, "quat")
     return _same(b)
 
 
-def _axis_angle(b: Bound):
+def _axis_angle(b: Bound) -> Type:
     axis = _vec(b, "a", 3)
     angle = b.types["b"]
     if angle != axis.dtype:
@@ -378,29 +389,29 @@ def _axis_angle(b: Bound):
     return VecT(axis.dtype, 4, "quat")
 
 
-def _transform_apply(b: Bound):
+def _transform_apply(b: Bound) -> Type:
     return _applied_to_vec3(b, 7, "transform")
 
 
-def _transform_unary(b: Bound):
+def _transform_unary(b: Bound) -> Type:
     return _vec(b, "a", 7, "transform")
 
 
-def _transform_mul(b: Bound):
+def _transform_mul(b: Bound) -> Type:
     _vec(b, "a", 7, "transform")
     return _same(b)
 
 
-def _translation(b: Bound):
+def _translation(b: Bound) -> Type:
     return VecT(_vec(b, "a", 7, "transform").dtype, 3)
 
 
-def _rotation(b: Bound):
+def _rotation(b: Bound) -> Type:
     return VecT(_vec(b, "a", 7, "transform").dtype, 4, "quat")
 
 
-def _identity_of(family: str):
-    def rule(b: Bound):
+def _identity_of(family: str) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
         dt = b.attrs.get("dtype")
         from ..ir.types import FLOAT32
 
@@ -412,7 +423,8 @@ def _identity_of(family: str):
     return rule
 
 
-def _spec(name, params, rule, doc, api=True, cpp=None):
+def _spec(name: str, params: tuple[Param, ...], rule: Callable[[Bound], Type | None], doc: str, api: bool = True,
+          cpp: str | None = None) -> OpSpec:
     return OpSpec(name, params, rule, cpp or name, doc, adj_cpp=None, api=api, elementwise=True)
 
 
@@ -476,13 +488,13 @@ OPS = (
 )
 
 
-def over_tiles(rule):
+def over_tiles(rule: Callable[[Bound], Type | None]) -> Callable[[Bound], Type | None]:
     """An elementwise value rule lifted to tiles: tile operands (of one shape) stand for their
     elements and the result is a tile of the element's result. The adjoint of tile_map over a
     func on vec3 tiles applies the func's ops (and their adjoints) to whole tiles this way; from
     source, ops/value_tiles.py still refuses `wp.length(tile)`, as Warp does."""
 
-    def lifted(b: Bound):
+    def lifted(b: Bound) -> Type | None:
         named = [(n, t) for n, t in b.types.items()] + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]
         tiles = [(n, t) for n, t in named if isinstance(t, TileT)]
         if not tiles:
@@ -493,7 +505,7 @@ def over_tiles(rule):
                        f"{n} is {fmt_shape(t.shape)}", n)
         held = replace(b, types={n: t.dtype if isinstance(t, TileT) else t for n, t in b.types.items()},
                        variadic=[t.dtype if isinstance(t, TileT) else t for t in b.variadic])
-        return TileT(rule(held), tiles[0][1].shape)
+        return TileT(rule(held), tiles[0][1].shape)  # type: ignore[arg-type]  # an element rule's result: an element type
 
     return lifted
 
