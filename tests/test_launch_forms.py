@@ -175,8 +175,9 @@ def test_a_partial_last_block_is_refused_before_anything_runs(device, adjoint):
         mod.block_sums.launch(dim=5, inputs=[x, y, s], block_dim=32, device=device, **adj)
     assert not y.any() and not s.any() and (not adjoint or not adj["adj_inputs"][0].any())
     x2, y2 = np.ones((3, 16), np.float32), np.zeros((3, 16), np.float32)
-    with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(3, 12\), block_dim=8\).*only 4 of 8 threads.*"
-                                         r"pad the last dimension of dim to a multiple of block_dim"):
+    with pytest.raises(ValueError, match=r"grid2: launch\(dim=\(3, 12\), block_dim=8\).*the number of points of dim, "
+                                         r"36, is not a multiple.*only 4 of 8 threads.*"
+                                         r"pad dim to a number of points that is a multiple of 8"):
         mod.grid2.launch(dim=(3, 12), inputs=[x2, y2], block_dim=8, device=device)
     assert not y2.any()
 

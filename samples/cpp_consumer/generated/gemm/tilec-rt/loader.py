@@ -323,11 +323,14 @@ def _partial_block_message(name, grid, block_dim):
     dim = grid[0] if len(grid) == 1 else tuple(grid)
     head = f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: "
     rest = total % block_dim
+    # blocks may span rows of a multi-dimensional dim (blocks are consecutive points, row-major): only
+    # the number of points matters
+    what = "dim" if len(grid) == 1 else f"the number of points of dim, {total},"
     pad = (f"pad dim to {total + block_dim - rest}" if len(grid) == 1
-           else "pad the last dimension of dim to a multiple of block_dim")
+           else f"pad dim to a number of points that is a multiple of {block_dim}, e.g. its last dimension")
     # Warp 1.19 starts no extra threads: its last block has `rest` threads, and the parts of each
     # tile operation owned by the missing ones are skipped (the CPU) or race their early exit (CUDA)
-    return (head + f"dim is not a multiple of block_dim={block_dim}, so its last block would have only {rest} "
+    return (head + f"{what} is not a multiple of block_dim={block_dim}, so its last block would have only {rest} "
             f"of {block_dim} threads. Warp runs such a block without the missing threads: the elements of each "
             "tile operation that Warp assigns to them are neither loaded, computed nor stored on the CPU, and on "
             "CUDA those threads exit before the block's barriers, so the result depends on how Warp splits each "
