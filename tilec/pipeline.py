@@ -9,6 +9,7 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from . import ir, naming
 from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
@@ -18,7 +19,7 @@ from .frontend.module import ModuleChecker
 from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
 from .frontend.ranges import check_int_ranges
-from .frontend.resolve import resolve
+from .frontend.resolve import Scope, resolve
 from .passes.verify import verify_module
 
 PASSES = ("parse", "resolve", "check")
@@ -28,8 +29,8 @@ PASSES = ("parse", "resolve", "check")
 class Compiled:
     parsed: Parsed
     module: ir.Module
-    warnings: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)  # (kernel, span, reason): kernels not compiled
+    warnings: list[Diagnostic] = field(default_factory=list)
+    skipped: list[tuple[str, Span, str]] = field(default_factory=list)  # (kernel, span, reason): kernels not compiled
 
 
 def module_name(path: str) -> str:
@@ -44,7 +45,7 @@ def module_name(path: str) -> str:
 
 
 def compile_source(source: str, filename: str, options: Options | None = None,
-                   dump_after: str | None = None, out=None) -> Compiled:
+                   dump_after: str | None = None, out: TextIO | None = None) -> Compiled:
     parsed = parse(source, filename, module_name(filename))
     try:
         return _check(parsed, options or Options(), dump_after, out)
@@ -52,7 +53,7 @@ def compile_source(source: str, filename: str, options: Options | None = None,
         raise CompileError([Diagnostic("TC0113", str(e), parsed.span(e.node))]) from None
 
 
-def _check(parsed: Parsed, options: Options, dump_after, out) -> Compiled:
+def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO | None) -> Compiled:
     out = out or sys.stdout  # looked up per call: click's CliRunner swaps sys.stdout
     diags = Diagnostics()
     if dump_after == "parse":
@@ -85,7 +86,7 @@ def _stop_on_errors(diags: Diagnostics) -> None:
         raise CompileError(diags.sorted())
 
 
-def _dump_scope(scope) -> str:
+def _dump_scope(scope: Scope) -> str:
     lines = [f"api aliases: {sorted(scope.api_aliases)}", f"imported: {dict(sorted(scope.api_names.items()))}"]
     lines += [f"const {k} = {v!r}" for k, v in sorted(scope.constants.items())]
     lines += [f"func {k}" for k in scope.funcs] + [f"kernel {k} block_dim={v.block_dim}" for k, v in scope.kernels.items()]

@@ -14,6 +14,7 @@ offset)`: the same values (adj_t + 0 is adj_t, up to the sign of a zero).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from .. import ir
@@ -25,8 +26,8 @@ def fold_view_adds(fn: ir.Function) -> ir.Function:
     return replace(fn, body=_fold(fn.body, reads))
 
 
-def _fold(body, reads: dict) -> tuple:
-    out: list = []
+def _fold(body: Sequence[ir.Stmt], reads: dict[ir.Sym, int]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     stmts = [_nested(s, reads) for s in body]
     i = 0
     while i < len(stmts):
@@ -40,7 +41,7 @@ def _fold(body, reads: dict) -> tuple:
     return tuple(out)
 
 
-def _nested(s, reads: dict):
+def _nested(s: ir.Stmt, reads: dict[ir.Sym, int]) -> ir.Stmt:
     if isinstance(s, ir.If):
         return replace(s, body=_fold(s.body, reads), orelse=_fold(s.orelse, reads))
     if isinstance(s, (ir.For, ir.While)):
@@ -48,11 +49,13 @@ def _nested(s, reads: dict):
     return s
 
 
-def _folded(three, reads: dict):
+def _folded(three: Sequence[ir.Stmt], reads: dict[ir.Sym, int]) -> ir.Assign | None:
     """`x = tile_view_add(x, g, offsets)` for a spread-and-add triple, else None."""
-    if len(three) != 3 or not all(isinstance(s, ir.Assign) for s in three):
+    if len(three) != 3:
         return None
     fill, spread, add = three
+    if not (isinstance(fill, ir.Assign) and isinstance(spread, ir.Assign) and isinstance(add, ir.Assign)):
+        return None
     z = fill.target
     if not (isinstance(z.type, TileT) and _is_zeros(fill.value) and spread.target == z and reads.get(z, 0) == 2):
         return None
@@ -71,9 +74,9 @@ def _folded(three, reads: dict):
     return ir.Assign(x, replace(view, args=args, type=x.type), add.span)
 
 
-def _is_zeros(e) -> bool:
+def _is_zeros(e: ir.Expr) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_zeros" and not e.args
 
 
-def _is_var(e, sym) -> bool:
+def _is_var(e: ir.Expr, sym: ir.Sym) -> bool:
     return isinstance(e, ir.Var) and e.sym == sym
