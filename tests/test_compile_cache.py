@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from conftest import needs_cxx
-from tilec.backend_cpu.compiler import PCH_KEEP, _prune, find_cxx, is_gcc, pinned
+from tilec.backend_cpu.compiler import PCH_KEEP, find_cxx, is_gcc, pinned
+from tilec.cachedir import keep_recent
 
 pytestmark = [pytest.mark.build, needs_cxx,
               pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="precompiled headers: g++ only")]
@@ -86,7 +87,7 @@ def test_a_cached_object_another_build_prunes_stays_usable_through_its_pinned_na
     cached.parent.mkdir()
     cached.write_bytes(b"object bytes")
     private = pinned(cached, tmp_path)
-    cached.unlink()  # another build's _prune, between this build's lookup and its link
+    cached.unlink()  # another build's prune, between this build's lookup and its link
     assert private is not None and private.read_bytes() == b"object bytes"
     assert pinned(cached, tmp_path / "elsewhere") is None  # gone before the pin: the caller compiles inline
 
@@ -101,6 +102,6 @@ def test_prune_keeps_the_most_recently_used_and_a_hit_counts_as_a_use(tmp_path):
     for k in range(PCH_KEEP):  # newer entries made since, never used again
         (folder / f"other{k}.o").write_bytes(b"")
         os.utime(folder / f"other{k}.o", (1000 + k, 1000 + k))
-    _prune(folder, ".o")
+    keep_recent(folder, "*.o", PCH_KEEP)
     left = sorted(p.name for p in folder.glob("*.o"))
     assert used.name in left and "other0.o" not in left and len(left) == PCH_KEEP

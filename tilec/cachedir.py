@@ -11,3 +11,20 @@ def cache_dir() -> Path:
         return Path(os.environ["TILEC_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "tilec"
+
+
+def keep_recent(folder: Path, pattern: str, keep: int) -> None:
+    """Deletes all but the `keep` files matching pattern in folder with the latest mtime (a use may
+    refresh it). Other tilec processes may prune the same folder at once: a file gone meanwhile is
+    skipped, and nothing here raises."""
+    dated: list[tuple[int, Path]] = []
+    for entry in folder.glob(pattern):
+        try:
+            dated.append((entry.stat().st_mtime_ns, entry))
+        except OSError:
+            continue
+    for _, old in sorted(dated, reverse=True)[keep:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass

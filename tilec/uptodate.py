@@ -30,12 +30,12 @@ from typing import Any
 
 from . import __version__
 from .build import artefacts_hold, read_manifest
-from .cachedir import cache_dir
+from .cachedir import cache_dir, keep_recent
 
 PACKAGE = Path(__file__).resolve().parent
 FINGERPRINTED = (".py", ".j2", ".h")  # tilec's own files whose change may change generated output
 LIBRARIES = ("libcst", "jinja2")  # whose upgrade may change what tilec reads or writes
-STAMPS_KEPT = 256
+STAMPS_KEPT = 256  # the most recently written stamps kept (one per output folder built, or per clean check)
 ENVIRONMENT = ("CXX", "NVCC", "PATH", "CUDA_HOME", "CUDA_PATH")  # pick the compilers a build uses
 
 
@@ -134,20 +134,9 @@ def record(key: str | None, folder: Path) -> None:
         partial.write_text(json.dumps({"key": key, "manifest_sha256": hashlib.sha256(manifest).hexdigest(),
                                        "folder": os.path.abspath(folder)}), encoding="utf-8")
         os.replace(partial, path)
-        _prune(path.parent, "*.json")
+        keep_recent(path.parent, "*.json", STAMPS_KEPT)
     except OSError:
         pass
-
-
-def _prune(folder: Path, pattern: str) -> None:
-    """Keeps the STAMPS_KEPT most recently written stamps (one per output folder built, or per
-    clean check)."""
-    stamps = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-    for old in stamps[STAMPS_KEPT:]:
-        try:
-            old.unlink()
-        except OSError:
-            pass
 
 
 def _checked_path(key: str) -> Path:
@@ -167,7 +156,7 @@ def record_clean_check(key: str | None) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
-        _prune(path.parent, "*")
+        keep_recent(path.parent, "*", STAMPS_KEPT)
     except OSError:
         pass
 

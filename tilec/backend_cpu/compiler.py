@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..cachedir import cache_dir
+from ..cachedir import cache_dir, keep_recent
 from ..naming import RUNTIME_DIR
 
 # The default target per machine: x86-64-v3 is AVX2 + FMA + BMI1/2 + F16C + MOVBE (Intel Haswell
@@ -164,7 +164,7 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
     folder = cache_dir() / kind
     target = folder / f"{key.hexdigest()[:24]}{suffix}"
     try:
-        os.utime(target)  # a hit counts as new: _prune keeps the files builds use, not the newest made
+        os.utime(target)  # a hit counts as new: keep_recent keeps the files builds use, not the newest made
         return target
     except OSError:
         pass  # not made yet, or pruned by another build since
@@ -180,7 +180,7 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
             if proc.returncode != 0 or not out.exists():
                 return None
             os.replace(out, target)
-        _prune(folder, suffix)
+        keep_recent(folder, f"*{suffix}", PCH_KEEP)
     except OSError:
         return None
     return target if target.exists() else None
@@ -188,8 +188,8 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
 
 def pinned(cached: Path, folder: Path) -> Path | None:
     """A private name in folder for the cached file (a hard link, else a copy), so that another
-    build's _prune cannot delete it between this build's lookup and its use; None when it is gone
-    already. The caller removes it after the use."""
+    build's prune (keep_recent) cannot delete it between this build's lookup and its use; None when
+    it is gone already. The caller removes it after the use."""
     private = folder / f".pinned-{cached.name}"
     try:
         os.link(cached, private)
@@ -199,19 +199,3 @@ def pinned(cached: Path, folder: Path) -> Path | None:
         except OSError:
             return None
     return private
-
-
-def _prune(folder: Path, suffix: str) -> None:
-    """Keeps the PCH_KEEP most recently used files of one kind in tilec's own cache folder (other
-    builds may be pruning the same folder: a file gone meanwhile is skipped)."""
-    used: list[tuple[float, Path]] = []
-    for entry in folder.glob(f"*{suffix}"):
-        try:
-            used.append((entry.stat().st_mtime, entry))
-        except OSError:
-            continue
-    for _, old in sorted(used, reverse=True)[PCH_KEEP:]:
-        try:
-            old.unlink()
-        except OSError:
-            pass
