@@ -16,6 +16,7 @@ from . import annotations as ann
 from . import consts
 from . import local_consts
 from . import suggest
+from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
 
 # Ops that read the kernel's block_dim as a hidden attribute.
@@ -510,15 +511,6 @@ def _convert(value, target: Scalar):
     if target.kind == "bool":
         return bool(value)
     return wrap_int(int(value), target)
-
-
-def wrap_int(value: int, target: Scalar) -> int:
-    """An integer converted to `target` as C (and Warp) convert it: modulo 2**bits, so
-    wp.uint8(300) is 44, wp.int8(200) is -56 and wp.uint8(-1) is 255."""
-    value &= (1 << target.bits) - 1
-    if target.kind == "int" and value >= 1 << (target.bits - 1):
-        value -= 1 << target.bits
-    return value
 
 
 def _retype(arg, want):

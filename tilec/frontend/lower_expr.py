@@ -16,7 +16,7 @@ from ..ops import OPS, Bound
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
-from .ranges import int_range
+from .ranges import int_range, wrap_int
 from .resolve import MATH_CONSTANTS
 
 BINOPS = {
@@ -290,7 +290,6 @@ class ExprLowering:
             t = typed[0]
             value = float(value) if t.is_float else int(value)
             if t.kind in ("int", "uint") and all(isinstance(v, int) for v in values):
-                lo, hi = int_range(t)  # typed integer arithmetic wraps as it does at run time (uint8 250 + 10 = 4)
-                value = (value - lo) % (hi - lo + 1) + lo
+                value = wrap_int(value, t)  # typed integer arithmetic wraps as it does at run time
             return ir.Const(value, t, self.span(node), weak=False)
         return self.const_expr(value, node)

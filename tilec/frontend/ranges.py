@@ -17,6 +17,13 @@ def int_range(t: Scalar) -> tuple[int, int]:
     return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
 
 
+def wrap_int(value: int, t: Scalar) -> int:
+    """An integer converted to the integer dtype t as C (and Warp) convert it, modulo 2**bits:
+    wp.uint8(300) is 44, wp.int8(200) is -56, wp.uint8(-1) is 255, uint8 250 + 10 is 4."""
+    lo, hi = int_range(t)
+    return (value - lo) % (hi - lo + 1) + lo
+
+
 # Integer attributes (axes, counts) are emitted as C int literals.
 ATTR_RANGE = (-(1 << 31), (1 << 31) - 1)
 
