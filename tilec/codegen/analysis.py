@@ -1,7 +1,6 @@
 """Facts about kernels that the backends and the loader need."""
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator, Mapping
 
 from .. import ir
@@ -40,9 +39,7 @@ def _ops_and_calls(fn: ir.Function) -> tuple[frozenset[str], frozenset[str], int
                 called.add(e.attr("op"))
             elif e.op == "tid":
                 tids = max(tids, e.attr("count"))
-    weakref.finalize(fn, _SUMMARIES.pop, id(fn), None)
-    _SUMMARIES[id(fn)] = (frozenset(ops), frozenset(called), tids)
-    return _SUMMARIES[id(fn)]
+    return ir.keep_while_alive(_SUMMARIES, fn, id(fn), (frozenset(ops), frozenset(called), tids))
 
 
 _SUMMARIES: dict[int, tuple[frozenset[str], frozenset[str], int]] = {}  # id(Function) -> _ops_and_calls(Function); dropped with the Function

@@ -7,7 +7,6 @@ paths, sorted JSON keys.
 from __future__ import annotations
 
 import json
-import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,9 +87,7 @@ def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
     if hit is not None and len(hit[0]) == len(funcs) and all(a is b for a, b in zip(hit[0], funcs.values())):
         return hit[1]
     facts = _kernel_facts(fn, funcs)
-    if id(fn) not in _FACTS:
-        weakref.finalize(fn, _FACTS.pop, id(fn), None)
-    _FACTS[id(fn)] = (tuple(funcs.values()), facts)
+    ir.keep_while_alive(_FACTS, fn, id(fn), (tuple(funcs.values()), facts))
     return facts
 
 

@@ -7,8 +7,9 @@ is the libcst tree itself; `frontend.check` lowers it into this IR.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Union, overload
+from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
 from .types import Type
@@ -169,6 +170,20 @@ class Function:
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")
+
+
+_Key = TypeVar("_Key")
+_Answer = TypeVar("_Answer")
+
+
+def keep_while_alive(table: dict[_Key, _Answer], fn: Function, key: _Key, answer: _Answer) -> _Answer:
+    """table[key] = answer until fn is garbage: the memo of analyses that walk a whole Function and
+    are asked again of the same one (keyed by identity: a Function is immutable, and its hash would
+    walk the body too). Returns answer."""
+    if key not in table:
+        weakref.finalize(fn, table.pop, key, None)
+    table[key] = answer
+    return answer
 
 
 @dataclass(frozen=True)

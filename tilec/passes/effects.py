@@ -32,7 +32,6 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
@@ -139,9 +138,7 @@ def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]
     key = (id(fn), between_blocks)
     hit = _VARYING.get(key)
     if hit is None:
-        hit = frozenset(_thread_varying(fn, between_blocks))
-        weakref.finalize(fn, _VARYING.pop, key, None)
-        _VARYING[key] = hit
+        hit = ir.keep_while_alive(_VARYING, fn, key, frozenset(_thread_varying(fn, between_blocks)))
     return set(hit)
 
 
