@@ -315,11 +315,17 @@ def _cuda():
     return _CUDA[0]
 
 
-def _partial_block_message(name, grid, block_dim):
-    """Why launch() of a tile kernel refuses a `dim` that leaves a partial block (issue #13)."""
+def _points(grid):
+    """The number of points of a launch grid (the product of its extents)."""
     total = 1
     for d in grid:
         total *= d
+    return total
+
+
+def _partial_block_message(name, grid, block_dim):
+    """Why launch() of a tile kernel refuses a `dim` that leaves a partial block (issue #13)."""
+    total = _points(grid)
     dim = grid[0] if len(grid) == 1 else tuple(grid)
     head = f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: "
     rest = total % block_dim
@@ -351,9 +357,7 @@ def _grid(dim, what):
             raise ValueError(f"{what}: `dim` entries must be in [1, {_MAX_GRID}], got {int(d)}"
                              + (" (a launch without work: skip the call)" if d == 0 else ""))
         out.append(int(d))
-    total = 1
-    for d in out:
-        total *= d
+    total = _points(out)
     if total > _MAX_POINTS:  # the C side counts the grid's points (times block_dim lanes) in an int64
         raise ValueError(f"{what}: `dim` {tuple(out)} has {total} points, more than {_MAX_POINTS}")
     return tuple(out)
@@ -456,10 +460,7 @@ class Kernel:
                              stream)
         block_dim = self._block_dim(block_dim)
         if grid[-1] % block_dim:
-            total = 1
-            for d in grid:
-                total *= d
-            if total % block_dim:
+            if _points(grid) % block_dim:
                 raise ValueError(_partial_block_message(self.name, grid, block_dim))
             # whole blocks that span rows of dim: block b is threads b*block_dim.. of the row-major order
             return self._run(grid, _ROWS_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
@@ -581,9 +582,7 @@ class Kernel:
     def _native(self, device, direction, launch, args, block_dim, stream):
         entries = self.meta["entries"][device]
         if device == "cuda":
-            blocks = 1
-            for k in range(launch.ndim):
-                blocks *= launch.dim[k]
+            blocks = _points(launch.dim[:launch.ndim])
             if launch.lane_tid == _ROWS_TID:  # dim counts threads
                 blocks //= block_dim
             if blocks:
