@@ -375,9 +375,12 @@ def check_adjoint(fn: ir.Function) -> None:
     _check_extremes(fn, found)
     varying = thread_varying(fn)
     _check_racing_stores(fn.body, varying, thread_varying(fn, between_blocks=True), False)
+    first: dict[Access, int] = {}  # where an access first occurs (equal accesses share it)
+    for i, a in enumerate(found):
+        first.setdefault(a, i)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
-            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and found.index(a) > found.index(w)):
+            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and first[a] > first[w]):
                 continue
             # elements that no thread index selects are the same in every thread: another thread
             # writing them is a race in the forward itself
