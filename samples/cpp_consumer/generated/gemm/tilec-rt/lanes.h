@@ -51,7 +51,13 @@ struct Ctx {
     DeviceTape* dtape = nullptr;
     unsigned char* smem = nullptr;  // the block's shared memory (CUDA emulation only)
     unsigned char* gmem = nullptr;  // the block's global scratch slice (CUDA emulation only)
+    // The lanes this block runs: block_dim, or fewer in the partial last block of a SIMT launch.
+    // Warp's rule there: tile element e belongs to lane e % block_dim, and the elements of the
+    // missing lanes are inactive (stores skip them, reductions and scans leave them out).
+    int active = 1 << 30;
     bool leader() const { return lane == 0; }
+    bool partial() const { return active < block_dim; }
+    bool live(int e) const { return active >= block_dim || e % block_dim < active; }
     inline void sync();
     inline unsigned char* scratch();
     // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
@@ -101,12 +107,14 @@ struct LaneGroup {
         }
         g->done[l] = 1;
     }
-    // Runs body for every lane; lanes switch at sync() in round-robin order.
-    void run(const std::function<void(Ctx&)>& fn, Ctx* lane_ctxs) {
+    // Runs body for the first `count` lanes (all by default); lanes switch at sync() in
+    // round-robin order.
+    void run(const std::function<void(Ctx&)>& fn, Ctx* lane_ctxs, int count = -1) {
         body = &fn;
         ctxs = lane_ctxs;
         LaneGroup* outer = running();
         running() = this;
+        const int n = count < 0 || count > this->n ? this->n : count;
         for (int l = 0; l < n; ++l) {
             done[l] = 0;
             getcontext(&lanes[l]);
@@ -159,7 +167,8 @@ struct LaunchDesc {
     int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates; 2: tid() is the global
                        // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane);
                        // 3: dim counts threads, a block is block_dim consecutive ones in row-major order
-                       // (a tile kernel's launch() whose blocks span rows of dim)
+                       // (a tile kernel's launch() whose blocks span rows of dim); the last block
+                       // has fewer lanes when block_dim does not divide the number of threads
     int32_t block_dim;
     int32_t num_threads;  // 0: all cores
 };
@@ -199,7 +208,8 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                                          const std::function<void()>& block_setup = nullptr) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
-    if (L.lane_tid == 3) nblocks /= L.block_dim;  // the loader checked that blocks are whole
+    const int64_t threads = nblocks;  // lane_tid 3: the launch's threads
+    if (L.lane_tid == 3) nblocks = (nblocks + L.block_dim - 1) / L.block_dim;  // the last may be partial
     if (nblocks <= 0) return;
     const bool fibers = (lanes_needed || L.lane_tid) && L.block_dim > 1;
     std::atomic<int64_t> next{0};
@@ -245,10 +255,14 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                 body(ctxs[0]);
                 continue;
             }
-            for (int l = 0; l < L.block_dim; ++l) {
+            // the partial last block of a SIMT launch runs only its threads' lanes
+            const int active = L.lane_tid == 3 && threads - b * L.block_dim < L.block_dim
+                                   ? int(threads - b * L.block_dim) : L.block_dim;
+            for (int l = 0; l < active; ++l) {
                 ctxs[l] = base;
                 ctxs[l].lane = l;
-                ctxs[l].nlanes = L.block_dim;
+                ctxs[l].nlanes = active;
+                ctxs[l].active = active;
                 ctxs[l].group = group;
                 tapes[l].top = 0;
                 ctxs[l].tape = &tapes[l];
@@ -262,7 +276,7 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                     }
                 }
             }
-            group->run(body, ctxs.data());
+            group->run(body, ctxs.data(), active);
         }
     };
     auto worker = [&]() { guarded_worker(worker_body); };
