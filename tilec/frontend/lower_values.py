@@ -20,11 +20,12 @@ from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
+from .value_slices import ValueSliceLowering
 
 FAMILY_PRODUCTS = {"quat": "quat_mul", "transform": "transform_multiply"}
 
 
-class ValueLowering:
+class ValueLowering(ValueSliceLowering):
     # ------------------------------------------------------------ calls
 
     def lower_call(self, node: cst.Call, tid_count: int = 1):
@@ -166,6 +167,9 @@ class ValueLowering:
             return super().lower_subscript(node)
         base = self.expr(node.value)
         if is_value(base.type):
+            items = self.subscript_items(node)
+            if any(isinstance(i, cst.Slice) for i in items):  # v[a:b], m[i, a:b] (value_slices.py)
+                return self.lower_value_slice(base, node, items)
             idx_nodes = self.index_nodes(node)
             indices = self.component_indices(base.type, idx_nodes)
             return self.make_op("value_extract", [base] + indices, {}, node, where=[node.value] + idx_nodes)

@@ -1,0 +1,85 @@
+"""Slices of vector and matrix values, as Warp 1.19 reads them (issue #13 item 3).
+
+Expects: a subscript of a value (`wp.vec*`, quat, transform, spatial vector, `wp.mat*`) with at
+least one slice item. Guarantees: `v[a:b:s]` is a vector (family "vec", the same dtype) of the
+static length `len(range(*slice(a, b, s).indices(n)))`, made of the components it selects
+(`value_new` of `value_extract`s, so forward and adjoint come from those two ops); on a matrix
+`m[a:b]` / `m[a:b, c:d]` is a matrix of the selected rows and columns, `m[i, c:d]` row i's selected
+columns and `m[a:b, j]` column j's selected rows, each a vector. Bounds follow Python's slice rules
+(negative bounds count from the end, a negative step walks backwards) and must be compile-time
+integers; a non-constant or float bound, a zero step, an empty slice and too many items are
+diagnostics at the offending item.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import INT32, MatT, Scalar, VecT, describe
+from . import consts
+
+
+class ValueSliceLowering:
+    def lower_value_slice(self, base, node: cst.Subscript, items: list):
+        t = base.type
+        axes = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
+        if len(items) > len(axes):
+            self.fail("TC0304", f"{len(items)} indices for {describe(t)}, which has {len(axes)} "
+                      f"{'axes' if len(axes) > 1 else 'axis'}", node)
+        items = items + [cst.Slice(lower=None, upper=None)] * (len(axes) - len(items))  # m[a:b] is m[a:b, :]
+        picks = []  # per axis: the component indices it selects (an ir index expression for an int item)
+        for k, (item, extent) in enumerate(zip(items, axes)):
+            if isinstance(item, cst.Slice):
+                picks.append(self.value_slice_indices(item, extent, k, t))
+            else:
+                picks.append(self.value_slice_index(item, extent))
+        span = self.span(node)
+        sliced = [k for k, p in enumerate(picks) if isinstance(p, range)]
+
+        def component(*idx):
+            consts_ = [ir.Const(i, INT32, span) if isinstance(i, int) else i for i in idx]
+            return self.make_op("value_extract", [base] + consts_, {}, node, where=[node.value] + items)
+
+        if len(axes) == 1 or len(sliced) == 1:  # a vector: the one sliced axis
+            axis = sliced[0]
+            parts = [component(*[i if k == axis else picks[k] for k in range(len(axes))]) for i in picks[axis]]
+            out_t = VecT(t.dtype, len(parts))
+        else:
+            rows, cols = picks
+            parts = [component(i, j) for i in rows for j in cols]
+            out_t = MatT(t.dtype, len(rows), len(cols))
+        return self.make_op("value_new", parts, {"type": out_t}, node, where=[node.value] + items)
+
+    def value_slice_index(self, item, extent: int):
+        """An int item beside a slice (`m[i, a:b]`): its index expression, a constant counted from the end."""
+        e = self.expr(item)
+        if not (isinstance(e.type, Scalar) and e.type.is_integral):
+            self.fail("TC0203", f"indices must be integers, got {describe(e.type)}", item)
+        if isinstance(e, ir.Const):
+            value = e.value + extent if e.value < 0 else e.value
+            if not 0 <= value < extent:
+                self.fail("TC0104", f"index {e.value} is out of range for an axis of {extent}", item)
+            return ir.Const(value, INT32, e.span)
+        return e
+
+    def value_slice_indices(self, item: cst.Slice, extent: int, axis: int, t) -> range:
+        values = []
+        for part in (item.lower, item.upper, item.step):
+            if part is None:
+                values.append(None)
+                continue
+            v = self.constant_of(part)
+            if v is consts.NOT_CONST or isinstance(v, bool) or not isinstance(v, int):
+                what = "a float" if isinstance(v, float) else "not a compile-time integer"
+                self.fail("TC0305", f"slice bounds of {describe(t)} must be compile-time integers (the result's "
+                          f"length is static): this one is {what}", part)
+            values.append(v)
+        if values[2] == 0:
+            self.fail("TC0303", "slice step must not be zero", item.step)
+        picked = range(*slice(*values).indices(extent))
+        if not picked:
+            self.fail("TC0104", f"the slice is empty on axis {axis} of {describe(t)}", item)
+        return picked
+
+
+__all__ = ["ValueSliceLowering"]
