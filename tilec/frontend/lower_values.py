@@ -205,6 +205,10 @@ class ValueLowering(ValueSliceLowering):
                 self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
             self.fail("TC0401", f"unsupported syntax: element write into {describe(holder.type)}", target)
         t = holder.type
+        if isinstance(target, cst.Subscript):
+            items = self.subscript_items(target)
+            if any(isinstance(i, cst.Slice) for i in items):  # v[a:b] = w (value_slices.py)
+                return self.store_value_slice(holder, target, value, node, aug, items)
         if isinstance(target, cst.Attribute):
             if isinstance(t, VecT) and t.family == "transform" and target.attr.value in ("p", "q"):
                 self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform; build a "

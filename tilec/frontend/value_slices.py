@@ -5,7 +5,8 @@ least one slice item. Guarantees: `v[a:b:s]` is a vector (family "vec", the same
 static length `len(range(*slice(a, b, s).indices(n)))`, made of the components it selects
 (`value_new` of `value_extract`s, so forward and adjoint come from those two ops); on a matrix
 `m[a:b]` / `m[a:b, c:d]` is a matrix of the selected rows and columns, `m[i, c:d]` row i's selected
-columns and `m[a:b, j]` column j's selected rows, each a vector. Bounds follow Python's slice rules
+columns and `m[a:b, j]` column j's selected rows, each a vector; `v[a:b] = w` (and `op=`) on a local
+replaces (combines) the selected components. Bounds follow Python's slice rules
 (negative bounds count from the end, a negative step walks backwards) and must be compile-time
 integers; a non-constant or float bound, a zero step, an empty slice and too many items are
 diagnostics at the offending item.
@@ -20,8 +21,9 @@ from . import consts
 
 
 class ValueSliceLowering:
-    def lower_value_slice(self, base, node: cst.Subscript, items: list):
-        t = base.type
+    def value_slice_selection(self, t, node: cst.Subscript, items: list) -> tuple:
+        """(the component index tuples a slice selects, in the order of its result; the result's
+        type). An index is an int, or an ir expression for an int item beside a slice."""
         axes = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
         if len(items) > len(axes):
             self.fail("TC0304", f"{len(items)} indices for {describe(t)}, which has {len(axes)} "
@@ -33,22 +35,57 @@ class ValueSliceLowering:
                 picks.append(self.value_slice_indices(item, extent, k, t))
             else:
                 picks.append(self.value_slice_index(item, extent))
-        span = self.span(node)
         sliced = [k for k, p in enumerate(picks) if isinstance(p, range)]
-
-        def component(*idx):
-            consts_ = [ir.Const(i, INT32, span) if isinstance(i, int) else i for i in idx]
-            return self.make_op("value_extract", [base] + consts_, {}, node, where=[node.value] + items)
-
         if len(axes) == 1 or len(sliced) == 1:  # a vector: the one sliced axis
             axis = sliced[0]
-            parts = [component(*[i if k == axis else picks[k] for k in range(len(axes))]) for i in picks[axis]]
-            out_t = VecT(t.dtype, len(parts))
-        else:
-            rows, cols = picks
-            parts = [component(i, j) for i in rows for j in cols]
-            out_t = MatT(t.dtype, len(rows), len(cols))
-        return self.make_op("value_new", parts, {"type": out_t}, node, where=[node.value] + items)
+            chosen = [tuple(i if k == axis else picks[k] for k in range(len(axes))) for i in picks[axis]]
+            return chosen, VecT(t.dtype, len(chosen))
+        rows, cols = picks
+        return [(i, j) for i in rows for j in cols], MatT(t.dtype, len(rows), len(cols))
+
+    def value_component(self, base, idx: tuple, node, where: list):
+        span = self.span(node)
+        args = [ir.Const(i, INT32, span) if isinstance(i, int) else i for i in idx]
+        return self.make_op("value_extract", [base] + args, {}, node, where=where)
+
+    def lower_value_slice(self, base, node: cst.Subscript, items: list):
+        chosen, out_t = self.value_slice_selection(base.type, node, items)
+        where = [node.value] + items
+        parts = [self.value_component(base, idx, node, where) for idx in chosen]
+        return self.make_op("value_new", parts, {"type": out_t}, node, where=where)
+
+    def store_value_slice(self, holder, target: cst.Subscript, value, node, aug, items: list) -> list:
+        """`v[a:b] = w`, `m[a:b, j] = w`, and their `op=` forms on a local value: each selected
+        component replaced (combined) by the matching component of w, which must be a value of the
+        slice's type (the overwritten components' adjoints are dropped, as for `v[i] = e`)."""
+        from .lower_expr import BINOPS
+
+        chosen, out_t = self.value_slice_selection(holder.type, target, items)
+        value_node = getattr(node, "value", node)
+        if value.type != out_t:
+            self.fail("TC0201", f"cannot assign {describe(value.type)} to the slice, which is {describe(out_t)}",
+                      value_node)
+        if not isinstance(holder, ir.Var):
+            self.fail("TC0401", "unsupported syntax: a slice write into an array element or a temporary value; "
+                      "assign it to a variable first", target)
+        span = self.span(node)
+        stmts: list = []
+        if not isinstance(value, ir.Var):  # read once: it may be a call
+            tmp = self.new_temp(value.type)
+            stmts.append(ir.Assign(tmp, value, span))
+            value = ir.Var(tmp, span)
+        where = [target.value, value_node]
+        new = holder
+        for k, idx in enumerate(chosen):
+            own = (k,) if isinstance(out_t, VecT) else (k // out_t.cols, k % out_t.cols)
+            part = self.value_component(value, own, node, where)
+            if aug is not None:
+                part = self.make_op(BINOPS[aug], [self.value_component(holder, idx, node, where), part], {}, node,
+                                    where=where)
+            args = [ir.Const(i, INT32, span) if isinstance(i, int) else i for i in idx]
+            new = self.make_op("value_insert", [new, part] + args, {}, node, where=where)
+        self.assign_counts[holder.sym.name] = self.assign_counts.get(holder.sym.name, 0) + 1
+        return stmts + [ir.Assign(holder.sym, new, span)]
 
     def value_slice_index(self, item, extent: int):
         """An int item beside a slice (`m[i, a:b]`): its index expression, a constant counted from the end."""

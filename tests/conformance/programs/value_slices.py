@@ -43,3 +43,17 @@ def quat_parts(q: wp.array(dtype=wp.quat), v: wp.array(dtype=wp.vec3), w: wp.arr
     r = q[i]
     v[i] = r[0:3] * r[3]
     w[i] = wp.length(r[1:])
+
+
+@wp.kernel
+def slice_writes(p: wp.array(dtype=wp.vec4), m: wp.array(dtype=wp.mat33), y: wp.array(dtype=wp.vec4),
+                 z: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    v = p[i]
+    v[1:3] = wp.vec2(v[0] * v[3], wp.sin(v[1]))
+    v[::3] += v[1:3] * 2.0
+    y[i] = v
+    a = m[i]
+    a[0:2, 1] = a[1:, 2] * a[0, 0]
+    a[2, :] -= wp.vec3(1.0, 2.0, 3.0) * a[1, 1]
+    z[i] = a
