@@ -23,6 +23,6 @@ def bad_writes(x: wp.array(dtype=wp.vec4), y: wp.array(dtype=wp.vec4)):
     i = wp.tid()
     v = x[i]
     v[0:2] = wp.vec3(1.0, 2.0, 3.0)  # ERROR TC0201: cannot assign a vec3f to the slice, which is a vec2f
-    v[1:3] = 2.0  # ERROR TC0201: cannot assign a float32 to the slice
+    v[1:3] = 2.0  # ERROR TC0201: cannot assign a float32 scalar to the slice
     y[i][0:2] = wp.vec2(1.0, 2.0)  # ERROR TC0401: a slice write into an array element
     y[i] = v
