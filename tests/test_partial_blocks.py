@@ -163,3 +163,31 @@ def test_an_op_reading_other_positions_needs_its_tile_active(tl_mod):
                                          r"operation of this kernel reads a tile of 64 elements at other positions"):
         tl_mod.square.launch(dim=70, inputs=[a, c], block_dim=B)
     assert not c.any()
+
+
+STACKS = '''\
+import warp as wp
+
+
+@wp.kernel
+def survivors(out_count: wp.array(dtype=int)):
+    tid = wp.tid()
+    lane = tid % 32
+    if lane == 0 or lane % 3 == 0:
+        return
+    s = wp.tile_stack(capacity=64, dtype=int)
+    wp.tile_stack_push(s, lane, True)
+    out_count[tid] = wp.tile_stack_count(s)
+'''
+
+
+@pytest.mark.parametrize("n", [59, 64])
+def test_a_block_whose_lane_0_returned_still_makes_its_tile_effects(n):
+    """Lane 0 returns before the stack exists: the lowest lane still running resets it (Warp elects
+    the same), so each block counts its own pushes, in a full and in a partial last block."""
+    mod = build(STACKS, "partial_stacks", block_dim=32)
+    out = np.full(n, -1, np.int32)
+    mod.survivors.launch(dim=n, inputs=[out], block_dim=32)
+    for start in range(0, n, 32):
+        lanes = [k for k in range(min(32, n - start)) if k != 0 and k % 3 != 0]
+        assert (out[[start + k for k in lanes]] == len(lanes)).all(), out

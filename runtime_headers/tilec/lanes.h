@@ -55,7 +55,10 @@ struct Ctx {
     // Warp's rule there: tile element e belongs to lane e % block_dim, and the elements of the
     // missing lanes are inactive (stores skip them, reductions and scans leave them out).
     int active = 1 << 30;
-    bool leader() const { return lane == 0; }
+    // The lane that performs a block's tile side effects: the lowest-numbered lane that had not
+    // returned at the last barrier (Warp elects the same after a barrier), so a block whose lane 0
+    // returned early still stores.
+    inline bool leader() const;
     bool partial() const { return active < block_dim; }
     bool live(int e) const { return active >= block_dim || e % block_dim < active; }
     inline void sync();
@@ -72,6 +75,7 @@ struct LaneGroup {
     std::vector<unsigned char> done;
     ucontext_t scheduler;
     int current = 0;
+    int first_alive = 0;  // the lowest-numbered lane whose body had not returned when this phase began
     std::vector<unsigned char> scratch;  // 512 bytes per lane (a spatial_matrixd element and its index fit)
     std::vector<unsigned char> shared;  // larger per-lane slots (lane_sum)
     const std::function<void(Ctx&)>* body = nullptr;
@@ -115,6 +119,8 @@ struct LaneGroup {
         LaneGroup* outer = running();
         running() = this;
         const int n = count < 0 || count > this->n ? this->n : count;
+        first_alive = 0;
+        for (int l = n; l < this->n; ++l) done[l] = 1;  // lanes a partial block does not run
         for (int l = 0; l < n; ++l) {
             done[l] = 0;
             getcontext(&lanes[l]);
@@ -130,6 +136,9 @@ struct LaneGroup {
         int alive = n;
         while (alive > 0) {
             alive = 0;
+            // a phase: every live lane runs to its next barrier (or returns); its leader is fixed
+            // at its start, so a leader that returns in it does not hand its effects to the next lane
+            while (first_alive < this->n && done[first_alive]) ++first_alive;
             for (int k = 0; k < n; ++k) {
                 const int l = reverse ? n - 1 - k : k;
                 if (done[l]) continue;
@@ -148,6 +157,7 @@ struct LaneGroup {
     void barrier(int lane) { swapcontext(&lanes[lane], &scheduler); }
 };
 
+inline bool Ctx::leader() const { return group ? lane == group->first_alive : lane == 0; }
 inline void Ctx::sync() {
     if (group) group->barrier(lane);
 }
