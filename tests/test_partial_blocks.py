@@ -51,6 +51,17 @@ def scans(x: wp.array(dtype=float), inc: wp.array(dtype=float), exc: wp.array(dt
     wp.tile_store(exc, wp.tile_scan_exclusive(t))
 
 
+@wp.func
+def plus_one(a: float, b: float):
+    return a + b + 1.0
+
+
+@wp.kernel
+def odd_fold(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=(16, 8))
+    wp.tile_store(y, wp.tile_reduce(plus_one, t, axis=1))
+
+
 @wp.kernel
 def square(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
     t = wp.tile_load(a, shape=(8, 8))
@@ -191,3 +202,15 @@ def test_a_block_whose_lane_0_returned_still_makes_its_tile_effects(n):
     for start in range(0, n, 32):
         lanes = [k for k in range(min(32, n - start)) if k != 0 and k % 3 != 0]
         assert (out[[start + k for k in lanes]] == len(lanes)).all(), out
+
+
+def test_an_empty_group_of_an_operator_without_identity_fails_the_launch(tl_mod):
+    """dim=16, block_dim=64: rows 2-7 of the (16, 8) tile have no active element; a + b + 1 has no
+    identity, so there is no value for them (Warp 1.19 fails such a launch too)."""
+    x = np.ones((16, 8), np.float32)
+    y = np.zeros(16, np.float32)
+    with pytest.raises(RuntimeError, match=r"odd_fold: a tile_reduce/argmax/argmin group of the partial last block "
+                                           r"has no active element and its operator no identity"):
+        tl_mod.odd_fold.launch(dim=16, inputs=[x, y], block_dim=B)
+    tl_mod.odd_fold.launch(dim=64, inputs=[x, y], block_dim=B)  # whole blocks: every row folds
+    np.testing.assert_array_equal(y, np.full(16, 8 + 7, np.float32))

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
@@ -310,7 +311,8 @@ template <class T> struct HeapTile {
     T& operator*() { return *p; }
 };
 
-// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h).
+// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h;
+// 5: a reduction over a partial block's group without an active element and without an identity).
 // No exception crosses the C ABI.
 // Counts the launches of this library: gemm.h's panel cache keeps B panels packed by a thread for
 // the rest of one launch only (the host may rewrite any array between launches). Internal
@@ -327,6 +329,8 @@ template <class F> inline int guarded_launch(F&& launch) {
         return 0;
     } catch (const std::bad_alloc&) {
         return 2;
+    } catch (const std::domain_error&) {  // reduce.h: no_active_element
+        return 5;
     } catch (...) {
         return 4;  // 3 is TILEC_ASSERT_FAILED (debug.h)
     }
