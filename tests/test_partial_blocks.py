@@ -214,3 +214,14 @@ def test_an_empty_group_of_an_operator_without_identity_fails_the_launch(tl_mod)
         tl_mod.odd_fold.launch(dim=16, inputs=[x, y], block_dim=B)
     tl_mod.odd_fold.launch(dim=64, inputs=[x, y], block_dim=B)  # whole blocks: every row folds
     np.testing.assert_array_equal(y, np.full(16, 8 + 7, np.float32))
+
+
+def test_the_c_entry_refuses_an_undefined_partial_block_itself(tl_mod):
+    """A program calling the C entry directly (not through the loader) gets status 6, not a result
+    that depends on unset elements."""
+    a, c = np.ones((8, 8), np.float32), np.zeros((8, 8), np.float32)
+    with pytest.raises(ValueError, match=r"square: this build cannot run a partial last block of this launch"):
+        tl_mod.square._run((70,), 3, [a, c], (), None, None, False, "cpu", B, 0)  # 3: the loader's _ROWS_TID
+    assert not c.any()
+    tl_mod.square._run((128,), 3, [a, c], (), None, None, False, "cpu", B, 0)  # whole blocks run
+    np.testing.assert_allclose(c, np.full((8, 8), 8.0, np.float32))

@@ -184,6 +184,17 @@ struct LaunchDesc {
     int32_t num_threads;  // 0: all cores
 };
 
+// Whether a launch's partial last block (lane_tid 3, threads not a multiple of block_dim) has a
+// defined result: every tile that an op reads at other positions has at most `limit` elements
+// (codegen/analysis.partial_block_limit), so all of them are active. The loader checks the same.
+inline bool partial_block_defined(const LaunchDesc& L, int64_t limit) {
+    if (L.lane_tid != 3 || L.block_dim <= 1) return true;
+    int64_t threads = 1;
+    for (int k = 0; k < L.ndim; ++k) threads *= L.dim[k];
+    const int64_t rest = threads % L.block_dim;
+    return rest == 0 || rest >= limit;
+}
+
 inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
     int n = L.num_threads;
     if (n <= 0) {
@@ -312,7 +323,8 @@ template <class T> struct HeapTile {
 };
 
 // The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h;
-// 5: a reduction over a partial block's group without an active element and without an identity).
+// 5: a reduction over a partial block's group without an active element and without an identity;
+// 6: a partial last block the kernel's result is not defined for, see partial_block_defined).
 // No exception crosses the C ABI.
 // Counts the launches of this library: gemm.h's panel cache keeps B panels packed by a thread for
 // the rest of one launch only (the host may rewrite any array between launches). Internal
