@@ -619,6 +619,11 @@ class Kernel:
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
         if rc == 2:
             raise MemoryError(f"{self.name}: out of memory in the native launch")
+        if rc == 5:  # reduce.h: no_active_element (a partial last block, docs/kernels.md)
+            raise RuntimeError(f"{self.name}: a tile_reduce/argmax/argmin group of the partial last block has no "
+                               "active element and its operator no identity (0, 1, -inf or +inf), as Warp reports")
+        if rc == 6:  # lanes.h partial_block_defined; launch() refuses these first
+            raise ValueError(f"{self.name}: this build cannot run a partial last block of this launch")
         if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
