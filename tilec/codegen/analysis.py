@@ -93,12 +93,13 @@ def partial_block_limit(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> in
                 continue
             if e.op in PARTIAL_SAFE_TILE_OPS:
                 continue
+            tiles = [t for t in (getattr(a, "type", None) for a in e.args) if isinstance(t, TileT)]
+            result_shape = e.type.shape if isinstance(e.type, TileT) else None
             # an elementwise op on tiles, unless it broadcasts one (reading it at other positions)
             if not e.op.startswith("tile") and e.op not in ("extreme_take", "lane_sum", "leader_only") and not any(
-                    isinstance(getattr(a, "type", None), TileT) and a.type.size > 1
-                    and (not isinstance(e.type, TileT) or a.type.shape != e.type.shape) for a in e.args):
+                    t.size > 1 and t.shape != result_shape for t in tiles):
                 continue
-            for t in (e.type, *(getattr(a, "type", None) for a in e.args)):
+            for t in (e.type, *tiles):
                 if isinstance(t, TileT):
                     most = max(most, t.size)
         for name in calls(f):

@@ -13,15 +13,32 @@ diagnostics at the offending item.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, NoReturn
+
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, MatT, Scalar, VecT, describe
+from ..diagnostics import Span
+from ..ir.types import INT32, MatT, Scalar, Type, VecT, describe
 from . import consts
+
+Index = Any  # a component index: an int, or an ir expression for an int item beside a slice
 
 
 class ValueSliceLowering:
-    def value_slice_selection(self, t, node: cst.Subscript, items: list) -> tuple:
+    """Mixin of FunctionChecker (through ValueLowering)."""
+
+    # Supplied by FunctionChecker (check.py, lower_*.py): declared for the type checker only.
+    fail: Callable[..., NoReturn]
+    span: Callable[[cst.CSTNode], Span]
+    expr: Callable[[cst.BaseExpression], ir.Expr]
+    make_op: Callable[..., ir.Expr]
+    constant_of: Callable[[cst.BaseExpression], Any]
+    new_temp: Callable[[Type], ir.Sym]
+    assign_counts: dict[str, int]
+
+    def value_slice_selection(self, t: Any, node: cst.Subscript, items: list[Any]) -> tuple[list[tuple[Index, ...]], Type]:
         """(the component index tuples a slice selects, in the order of its result; the result's
         type). An index is an int, or an ir expression for an int item beside a slice."""
         axes = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
@@ -29,7 +46,7 @@ class ValueSliceLowering:
             self.fail("TC0304", f"{len(items)} indices for {describe(t)}, which has {len(axes)} "
                       f"{'axes' if len(axes) > 1 else 'axis'}", node)
         items = items + [cst.Slice(lower=None, upper=None)] * (len(axes) - len(items))  # m[a:b] is m[a:b, :]
-        picks = []  # per axis: the component indices it selects (an ir index expression for an int item)
+        picks: list[Any] = []  # per axis: the component indices it selects (an ir index expression for an int item)
         for k, (item, extent) in enumerate(zip(items, axes)):
             if isinstance(item, cst.Slice):
                 picks.append(self.value_slice_indices(item, extent, k, t))
@@ -43,18 +60,19 @@ class ValueSliceLowering:
         rows, cols = picks
         return [(i, j) for i in rows for j in cols], MatT(t.dtype, len(rows), len(cols))
 
-    def value_component(self, base, idx: tuple, node, where: list):
+    def value_component(self, base: ir.Expr, idx: tuple[Index, ...], node: cst.CSTNode, where: list[Any]) -> ir.Expr:
         span = self.span(node)
         args = [ir.Const(i, INT32, span) if isinstance(i, int) else i for i in idx]
         return self.make_op("value_extract", [base] + args, {}, node, where=where)
 
-    def lower_value_slice(self, base, node: cst.Subscript, items: list):
+    def lower_value_slice(self, base: ir.Expr, node: cst.Subscript, items: list[Any]) -> ir.Expr:
         chosen, out_t = self.value_slice_selection(base.type, node, items)
         where = [node.value] + items
         parts = [self.value_component(base, idx, node, where) for idx in chosen]
         return self.make_op("value_new", parts, {"type": out_t}, node, where=where)
 
-    def store_value_slice(self, holder, target: cst.Subscript, value, node, aug, items: list) -> list:
+    def store_value_slice(self, holder: ir.Expr, target: cst.Subscript, value: ir.Expr, node: Any, aug: Any,
+                          items: list[Any]) -> list[Any]:
         """`v[a:b] = w`, `m[a:b, j] = w`, and their `op=` forms on a local value: each selected
         component replaced (combined) by the matching component of w, which must be a value of the
         slice's type (the overwritten components' adjoints are dropped, as for `v[i] = e`)."""
@@ -69,15 +87,15 @@ class ValueSliceLowering:
             self.fail("TC0401", "unsupported syntax: a slice write into an array element or a temporary value; "
                       "assign it to a variable first", target)
         span = self.span(node)
-        stmts: list = []
+        stmts: list[Any] = []
         if not isinstance(value, ir.Var):  # read once: it may be a call
             tmp = self.new_temp(value.type)
             stmts.append(ir.Assign(tmp, value, span))
             value = ir.Var(tmp, span)
         where = [target.value, value_node]
-        new = holder
+        new: ir.Expr = holder
         for k, idx in enumerate(chosen):
-            own = (k,) if isinstance(out_t, VecT) else (k // out_t.cols, k % out_t.cols)
+            own = (k // out_t.cols, k % out_t.cols) if isinstance(out_t, MatT) else (k,)
             part = self.value_component(value, own, node, where)
             if aug is not None:
                 part = self.make_op(BINOPS[aug], [self.value_component(holder, idx, node, where), part], {}, node,
@@ -87,20 +105,20 @@ class ValueSliceLowering:
         self.assign_counts[holder.sym.name] = self.assign_counts.get(holder.sym.name, 0) + 1
         return stmts + [ir.Assign(holder.sym, new, span)]
 
-    def value_slice_index(self, item, extent: int):
+    def value_slice_index(self, item: Any, extent: int) -> Index:
         """An int item beside a slice (`m[i, a:b]`): its index expression, a constant counted from the end."""
         e = self.expr(item)
         if not (isinstance(e.type, Scalar) and e.type.is_integral):
             self.fail("TC0203", f"indices must be integers, got {describe(e.type)}", item)
-        if isinstance(e, ir.Const):
+        if isinstance(e, ir.Const) and isinstance(e.value, int):
             value = e.value + extent if e.value < 0 else e.value
             if not 0 <= value < extent:
                 self.fail("TC0104", f"index {e.value} is out of range for an axis of {extent}", item)
             return ir.Const(value, INT32, e.span)
         return e
 
-    def value_slice_indices(self, item: cst.Slice, extent: int, axis: int, t) -> range:
-        values = []
+    def value_slice_indices(self, item: cst.Slice, extent: int, axis: int, t: Any) -> range:
+        values: list[int | None] = []
         for part in (item.lower, item.upper, item.step):
             if part is None:
                 values.append(None)
