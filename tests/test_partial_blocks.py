@@ -51,6 +51,16 @@ def scans(x: wp.array(dtype=float), inc: wp.array(dtype=float), exc: wp.array(dt
     wp.tile_store(exc, wp.tile_scan_exclusive(t))
 
 
+@wp.kernel
+def lane_writes(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_zeros(shape=(16,), dtype=float)
+    lane = i % 64
+    if lane < 16:
+        t[lane] = x[i] * 2.0
+    wp.tile_atomic_add(y, t)
+
+
 @wp.func
 def plus_one(a: float, b: float):
     return a + b + 1.0
@@ -225,3 +235,17 @@ def test_the_c_entry_refuses_an_undefined_partial_block_itself(tl_mod):
     assert not c.any()
     tl_mod.square._run((128,), 3, [a, c], (), None, None, False, "cpu", B, 0)  # whole blocks run
     np.testing.assert_allclose(c, np.full((8, 8), 8.0, np.float32))
+
+
+def test_a_per_thread_tile_write_needs_its_tile_active(tl_mod, tmp_path, monkeypatch):
+    """t[i] = x writes where the thread says: in a last block of fewer threads than the tile has
+    elements it may write an element of a missing thread (refused); with at least as many threads
+    every element is active, and the result is Warp's."""
+    x = np.arange(1, 81, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match=r"lane_writes: launch\(dim=70, block_dim=64\).*only 6 of 64 threads; an "
+                                         r"operation of this kernel reads a tile of 16 elements"):
+        tl_mod.lane_writes.launch(dim=70, inputs=[x, y], block_dim=B)
+    wp, prog = _warp(tmp_path, monkeypatch)
+    (_, want), (_, got) = _both(wp, prog.lane_writes, tl_mod.lane_writes, 80, [x, y])
+    np.testing.assert_allclose(got, want)

@@ -67,12 +67,14 @@ def needs_lanes(fn: ir.Function, funcs: Mapping[str, ir.Function], tiled: bool) 
 # elements are inactive): creation, loads, maps and elementwise arithmetic, conversions that keep
 # the row-major order, the lane <-> element transfers, and the stores, reductions and scans the CPU
 # runtime masks (runtime_headers/tilec/lanes.h: Ctx::live). Every other tile op reads elements at
-# other positions, which Warp leaves unset there: see partial_block_limit.
+# other positions, which Warp leaves unset there: see partial_block_limit. `t[i] = x` (tile_setitem,
+# additem, subitem) is not here: a thread may write an inactive element, and the adjoint would read
+# that element's adjoint, which an unmasked broadcast (tile_sum's adjoint) fills.
 PARTIAL_SAFE_TILE_OPS = {
     "tile", "untile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_empty", "tile_load",
     "tile_store", "tile_atomic_add", "tile_map", "tile_astype", "tile_reshape", "tile_squeeze",
     "tile_add_inplace", "tile_sub_inplace", "tile_bit_and_inplace", "tile_bit_or_inplace",
-    "tile_bit_xor_inplace", "tile_setitem", "tile_additem", "tile_subitem", "tile_sum", "tile_max",
+    "tile_bit_xor_inplace", "tile_sum", "tile_max",
     "tile_min", "tile_reduce", "tile_argmax", "tile_argmin", "tile_scan_inclusive", "tile_scan_exclusive",
     "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_stack", "tile_stack_push", "tile_stack_pop",
     "tile_stack_count", "tile_stack_clear",
