@@ -33,7 +33,10 @@ struct Ctx {
     unsigned char* gmem = nullptr;  // the block's global scratch slice (global_scratch.h)
     Tape* tape = nullptr;
     DeviceTape* dtape = nullptr;
+    int active = 1 << 30;  // lanes.h: every lane of a .cu block is active (the loader refuses partial blocks)
     TL_HD bool leader() const { return lane == 0; }
+    TL_HD bool partial() const { return active < block_dim; }
+    TL_HD bool live(int e) const { return active >= block_dim || e % block_dim < active; }
     TL_HD void sync() {
 #if defined(__CUDA_ARCH__)
         __syncthreads();

@@ -19,18 +19,20 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
 // adjoint of tile_max/min: g at the first extreme element of each group.
-template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
-                                                                     bool is_max) {
+// In a partial block (lanes.h) only active elements compete, as in the forward.
+template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
+                                                                     int axis, bool is_max) {
     AxisSplit<TT> s(axis);
     for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
-            int best = 0;
-            for (int k = 1; k < s.n; ++k) {
-                auto v = a.data[s.src(o, k, i)], b = a.data[s.src(o, best, i)];
-                if (is_max ? (b < v) : (v < b)) best = k;
+            int best = -1;
+            for (int k = 0; k < s.n; ++k) {
+                if (!ctx.live(s.src(o, k, i))) continue;
+                auto v = a.data[s.src(o, k, i)];
+                if (best < 0 || (is_max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
             }
-            dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+            if (best >= 0) dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
         }
 }
 
@@ -55,11 +57,41 @@ template <class C> TL_HD void adj_fold_step(char kind, const C& x, const C& y, c
 }
 
 // adjoint of a left fold acc_k = f(acc_{k-1}, a_k) with a builtin f.
-template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
-                                                                    const char* op) {
+// In a partial block (lanes.h) the fold ran over the active elements only: so does its adjoint.
+template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
+                                                                    int axis, const char* op) {
     using C = compute_t<typename TT::value_type>;
     AxisSplit<TT> s(axis);
     const char kind = op[0] == 'a' ? '+' : (op[0] == 'm' && op[1] == 'u' ? '*' : (op[1] == 'a' ? 'M' : 'm'));
+    if (ctx.partial()) {
+        for (int e = 0; e < TT::size; ++e) dst.data[e] = typename DT::value_type(0);
+        for (int o = 0; o < s.outer; ++o)
+            for (int i = 0; i < s.inner; ++i) {
+                C acc[TT::size > 0 ? TT::size : 1];  // acc[k]: the fold up to active element k
+                int last = -1;
+                for (int k = 0; k < s.n; ++k) {
+                    if (!ctx.live(s.src(o, k, i))) continue;
+                    acc[k] = last < 0 ? C(a.data[s.src(o, k, i)]) : fold_step(kind, acc[last], C(a.data[s.src(o, k, i)]));
+                    last = k;
+                }
+                if (last < 0) continue;
+                C ga = C(g.data[o * s.inner + i]);
+                for (int k = last;;) {
+                    int prev = k - 1;
+                    while (prev >= 0 && !ctx.live(s.src(o, prev, i))) --prev;
+                    if (prev < 0) {
+                        dst.data[s.src(o, k, i)] = ga;
+                        break;
+                    }
+                    C gx, gy;
+                    adj_fold_step(kind, acc[prev], C(a.data[s.src(o, k, i)]), ga, gx, gy);
+                    dst.data[s.src(o, k, i)] = gy;
+                    ga = gx;
+                    k = prev;
+                }
+            }
+        return;
+    }
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
             C acc[TT::size > 0 ? TT::size : 1];
@@ -77,10 +109,12 @@ template <class DT, class TT, class GT> TL_HD void tile_reduce_grad(Ctx&, DT& ds
         }
 }
 
-template <class DT, class GT> TL_HD void tile_scan_grad(Ctx&, DT& dst, const GT& g, bool exclusive) {
+template <class DT, class GT> TL_HD void tile_scan_grad(Ctx& ctx, DT& dst, const GT& g, bool exclusive) {
     compute_t<typename GT::value_type> acc = 0;
     for (int e = GT::size - 1; e >= 0; --e) {
-        if (exclusive) {
+        if (!ctx.live(e)) {  // a partial block's inactive element took no part in the scan
+            dst.data[e] = 0;
+        } else if (exclusive) {
             dst.data[e] = acc;
             acc += g.data[e];
         } else {
@@ -92,14 +126,20 @@ template <class DT, class GT> TL_HD void tile_scan_grad(Ctx&, DT& dst, const GT&
 
 // adjoint of tile_scan_max/min_inclusive: g of each output at the first element that holds the
 // running extreme there (the same comparisons as tile_scan_extreme).
-template <class DT, class TT, class GT> TL_HD void tile_scan_extreme_grad(Ctx&, DT& dst, const TT& a, const GT& g,
+template <class DT, class TT, class GT> TL_HD void tile_scan_extreme_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
                                                                          bool is_max) {
     using C = compute_t<typename TT::value_type>;
     for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
-    int best = 0;
+    int best = -1;  // a partial block (lanes.h): among the active elements only
     for (int e = 0; e < TT::size; ++e) {
-        C v = C(a.data[e]), b = C(a.data[best]);
-        if (e > 0 && ((is_max ? b < v : v < b) || b != b)) best = e;
+        if (!ctx.live(e)) continue;
+        C v = C(a.data[e]);
+        if (best < 0) {
+            best = e;
+        } else {
+            C b = C(a.data[best]);
+            if ((is_max ? b < v : v < b) || b != b) best = e;
+        }
         dst.data[best] = typename DT::value_type(C(dst.data[best]) + C(g.data[e]));
     }
 }

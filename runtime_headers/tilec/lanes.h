@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
@@ -51,7 +52,16 @@ struct Ctx {
     DeviceTape* dtape = nullptr;
     unsigned char* smem = nullptr;  // the block's shared memory (CUDA emulation only)
     unsigned char* gmem = nullptr;  // the block's global scratch slice (CUDA emulation only)
-    bool leader() const { return lane == 0; }
+    // The lanes this block runs: block_dim, or fewer in the partial last block of a SIMT launch.
+    // Warp's rule there: tile element e belongs to lane e % block_dim, and the elements of the
+    // missing lanes are inactive (stores skip them, reductions and scans leave them out).
+    int active = 1 << 30;
+    // The lane that performs a block's tile side effects: the lowest-numbered lane that had not
+    // returned at the last barrier (Warp elects the same after a barrier), so a block whose lane 0
+    // returned early still stores.
+    inline bool leader() const;
+    bool partial() const { return active < block_dim; }
+    bool live(int e) const { return active >= block_dim || e % block_dim < active; }
     inline void sync();
     inline unsigned char* scratch();
     // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
@@ -66,6 +76,7 @@ struct LaneGroup {
     std::vector<unsigned char> done;
     ucontext_t scheduler;
     int current = 0;
+    int first_alive = 0;  // the lowest-numbered lane whose body had not returned when this phase began
     std::vector<unsigned char> scratch;  // 512 bytes per lane (a spatial_matrixd element and its index fit)
     std::vector<unsigned char> shared;  // larger per-lane slots (lane_sum)
     const std::function<void(Ctx&)>* body = nullptr;
@@ -101,12 +112,16 @@ struct LaneGroup {
         }
         g->done[l] = 1;
     }
-    // Runs body for every lane; lanes switch at sync() in round-robin order.
-    void run(const std::function<void(Ctx&)>& fn, Ctx* lane_ctxs) {
+    // Runs body for the first `count` lanes (all by default); lanes switch at sync() in
+    // round-robin order.
+    void run(const std::function<void(Ctx&)>& fn, Ctx* lane_ctxs, int count = -1) {
         body = &fn;
         ctxs = lane_ctxs;
         LaneGroup* outer = running();
         running() = this;
+        const int n = count < 0 || count > this->n ? this->n : count;
+        first_alive = 0;
+        for (int l = n; l < this->n; ++l) done[l] = 1;  // lanes a partial block does not run
         for (int l = 0; l < n; ++l) {
             done[l] = 0;
             getcontext(&lanes[l]);
@@ -122,6 +137,9 @@ struct LaneGroup {
         int alive = n;
         while (alive > 0) {
             alive = 0;
+            // a phase: every live lane runs to its next barrier (or returns); its leader is fixed
+            // at its start, so a leader that returns in it does not hand its effects to the next lane
+            while (first_alive < this->n && done[first_alive]) ++first_alive;
             for (int k = 0; k < n; ++k) {
                 const int l = reverse ? n - 1 - k : k;
                 if (done[l]) continue;
@@ -140,6 +158,7 @@ struct LaneGroup {
     void barrier(int lane) { swapcontext(&lanes[lane], &scheduler); }
 };
 
+inline bool Ctx::leader() const { return group ? lane == group->first_alive : lane == 0; }
 inline void Ctx::sync() {
     if (group) group->barrier(lane);
 }
@@ -159,10 +178,22 @@ struct LaunchDesc {
     int32_t lane_tid;  // 1: tid() returns the lane after the block coordinates; 2: tid() is the global
                        // thread index (a tile kernel's launch(): the last block coordinate * block_dim + lane);
                        // 3: dim counts threads, a block is block_dim consecutive ones in row-major order
-                       // (a tile kernel's launch() whose blocks span rows of dim)
+                       // (a tile kernel's launch() whose blocks span rows of dim); the last block
+                       // has fewer lanes when block_dim does not divide the number of threads
     int32_t block_dim;
     int32_t num_threads;  // 0: all cores
 };
+
+// Whether a launch's partial last block (lane_tid 3, threads not a multiple of block_dim) has a
+// defined result: every tile that an op reads at other positions has at most `limit` elements
+// (codegen/analysis.partial_block_limit), so all of them are active. The loader checks the same.
+inline bool partial_block_defined(const LaunchDesc& L, int64_t limit) {
+    if (L.lane_tid != 3 || L.block_dim <= 1) return true;
+    int64_t threads = 1;
+    for (int k = 0; k < L.ndim; ++k) threads *= L.dim[k];
+    const int64_t rest = threads % L.block_dim;
+    return rest == 0 || rest >= limit;
+}
 
 inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
     int n = L.num_threads;
@@ -199,7 +230,8 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                                          const std::function<void()>& block_setup = nullptr) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
-    if (L.lane_tid == 3) nblocks /= L.block_dim;  // the loader checked that blocks are whole
+    const int64_t threads = nblocks;  // lane_tid 3: the launch's threads
+    if (L.lane_tid == 3) nblocks = (nblocks + L.block_dim - 1) / L.block_dim;  // the last may be partial
     if (nblocks <= 0) return;
     const bool fibers = (lanes_needed || L.lane_tid) && L.block_dim > 1;
     std::atomic<int64_t> next{0};
@@ -245,10 +277,14 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                 body(ctxs[0]);
                 continue;
             }
-            for (int l = 0; l < L.block_dim; ++l) {
+            // the partial last block of a SIMT launch runs only its threads' lanes
+            const int active = L.lane_tid == 3 && threads - b * L.block_dim < L.block_dim
+                                   ? int(threads - b * L.block_dim) : L.block_dim;
+            for (int l = 0; l < active; ++l) {
                 ctxs[l] = base;
                 ctxs[l].lane = l;
-                ctxs[l].nlanes = L.block_dim;
+                ctxs[l].nlanes = active;
+                ctxs[l].active = active;
                 ctxs[l].group = group;
                 tapes[l].top = 0;
                 ctxs[l].tape = &tapes[l];
@@ -262,7 +298,7 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                     }
                 }
             }
-            group->run(body, ctxs.data());
+            group->run(body, ctxs.data(), active);
         }
     };
     auto worker = [&]() { guarded_worker(worker_body); };
@@ -286,7 +322,9 @@ template <class T> struct HeapTile {
     T& operator*() { return *p; }
 };
 
-// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h).
+// The C entry points' status: 0 ok, 2 out of memory, 4 another failure (3: a failed assert, debug.h;
+// 5: a reduction over a partial block's group without an active element and without an identity;
+// 6: a partial last block the kernel's result is not defined for, see partial_block_defined).
 // No exception crosses the C ABI.
 // Counts the launches of this library: gemm.h's panel cache keeps B panels packed by a thread for
 // the rest of one launch only (the host may rewrite any array between launches). Internal
@@ -303,6 +341,8 @@ template <class F> inline int guarded_launch(F&& launch) {
         return 0;
     } catch (const std::bad_alloc&) {
         return 2;
+    } catch (const std::domain_error&) {  // reduce.h: no_active_element
+        return 5;
     } catch (...) {
         return 4;  // 3 is TILEC_ASSERT_FAILED (debug.h)
     }

@@ -102,14 +102,14 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     int64_t off[N];
     offsets_of<N>(off, o...);
     constexpr int W = TT::dim(TT::ndim - 1);
-    if (interior_rows<TT>(a, off)) {
+    if (interior_rows<TT>(a, off) && !ctx.partial()) {
         for_each_row<TT>(a, off, [&](int e, T* dst) {
             for (int q = 0; q < W; ++q) dst[q] = t.data[e + q];
         });
         return;
     }
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        if (ok) *a.ptr_n(ids) = t.data[e];
+        if (ok && ctx.live(e)) *a.ptr_n(ids) = t.data[e];  // a partial block's inactive elements: not stored
     });
 }
 
@@ -129,7 +129,7 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
     offsets_of<N>(off, o...);
     if (!ctx.leader()) return;
     constexpr int W = TT::dim(TT::ndim - 1);
-    if (interior_rows<TT>(a, off)) {
+    if (interior_rows<TT>(a, off) && !ctx.partial()) {
         prefetch_rows<TT>(a, off, true);
         T* old_out = old_values<T>(old);
         for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old_out ? old_out + e : old_out, W); });
@@ -137,7 +137,7 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
     }
     T* old_out = old_values<T>(old);
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        const T prev = ok ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
+        const T prev = ok && ctx.live(e) ? atomic_add_ptr(a.ptr_n(ids), t.data[e]) : T(0);
         if (old_out) old_out[e] = prev;
     });
 }
@@ -173,7 +173,7 @@ TL_HD void tile_store_indexed(Ctx& ctx, const Array<T, N>& a, const IT& indices,
     offsets_of<N>(off, o...);
     for (int e = 0; e < TT::size; ++e) {
         unravel<TT>(e, idx);
-        if (indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)) *a.ptr_n(ids) = t.data[e];
+        if (ctx.live(e) && indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)) *a.ptr_n(ids) = t.data[e];
     }
 }
 
@@ -186,7 +186,7 @@ TL_HD void tile_atomic_add_indexed(Ctx& ctx, TT& old, const Array<T, N>& a, cons
     offsets_of<N>(off, o...);
     for (int e = 0; e < TT::size; ++e) {
         unravel<TT>(e, idx);
-        old.data[e] = indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)
+        old.data[e] = ctx.live(e) && indexed_coords<TT, IT, N>(idx, indices, axis, off, a.shape, ids)
                           ? atomic_add_ptr(a.ptr_n(ids), t.data[e])
                           : T(0);
     }

@@ -2,6 +2,9 @@
 // A reduction over `axis` of a tile (d0..dn) visits it as (outer, n, inner);
 // axis < 0 means every element (outer = inner = 1).
 #pragma once
+#include <limits>
+#include <stdexcept>
+
 #include "ctx.h"
 
 namespace tl {
@@ -58,72 +61,142 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
     }
 }
 
-template <class DT, class TT> TL_HD void tile_sum(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x + y; });
-}
-template <class DT, class TT> TL_HD void tile_max(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
-}
-template <class DT, class TT> TL_HD void tile_min(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
-}
-template <class DT, class TT, class F> TL_HD void tile_reduce(Ctx&, DT& dst, const TT& a, F f, int axis) {
-    tile_fold(dst, a, axis, f);
+// A fold or arg-reduction over a group without an active element (a partial block, lanes.h) and
+// without an identity: Warp fails the launch there, and so does tilec (the entry returns 4).
+TL_HD void no_active_element() {
+#if !defined(__CUDA_ARCH__)
+    throw std::domain_error("a reduction over a partial block's inactive elements only");
+#endif
 }
 
-// Index along the axis of the first extreme element.
-template <class DT, class TT, bool Max> TL_HD void tile_arg_extreme(DT& dst, const TT& a, int axis) {
+// The fold of a partial block (lanes.h): over each group's active elements, left to right; a
+// group without one gets empty() (the operation's identity).
+template <class DT, class TT, class F, class E>
+TL_HD void tile_fold_live(const Ctx& ctx, DT& dst, const TT& a, int axis, F f, E empty) {
+    using C = compute_t<typename TT::value_type>;
     AxisSplit<TT> s(axis);
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
-            int best = 0;
-            for (int k = 1; k < s.n; ++k) {
-                auto v = a.data[s.src(o, k, i)], b = a.data[s.src(o, best, i)];
-                if (Max ? (b < v) : (v < b)) best = k;
+            bool got = false;
+            C acc = C(0);
+            for (int k = 0; k < s.n; ++k) {
+                const int e = s.src(o, k, i);
+                if (!ctx.live(e)) continue;
+                acc = got ? C(f(acc, C(a.data[e]))) : C(a.data[e]);
+                got = true;
             }
-            dst.data[o * s.inner + i] = typename DT::value_type(best);
+            dst.data[o * s.inner + i] = typename DT::value_type(got ? acc : C(empty()));
         }
 }
-template <class DT, class TT> TL_HD void tile_argmax(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_arg_extreme<DT, TT, true>(dst, a, axis);
+
+template <class C> TL_HD C lowest_or_minus_inf() {
+    return std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
 }
-template <class DT, class TT> TL_HD void tile_argmin(Ctx&, DT& dst, const TT& a, int axis) {
-    tile_arg_extreme<DT, TT, false>(dst, a, axis);
+template <class C> TL_HD C highest_or_inf() {
+    return std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max();
 }
 
-template <class TT> TL_HD void tile_scan_inclusive(Ctx&, TT& dst, const TT& a) {
+template <class DT, class TT> TL_HD void tile_sum(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    using C = compute_t<typename TT::value_type>;
+    if (ctx.partial()) return tile_fold_live(ctx, dst, a, axis, [](auto x, auto y) { return x + y; }, []() { return C(0); });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x + y; });
+}
+template <class DT, class TT> TL_HD void tile_max(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    using C = compute_t<typename TT::value_type>;
+    if (ctx.partial())
+        return tile_fold_live(ctx, dst, a, axis, [](auto x, auto y) { return x < y ? y : x; }, []() { return lowest_or_minus_inf<C>(); });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
+}
+template <class DT, class TT> TL_HD void tile_min(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    using C = compute_t<typename TT::value_type>;
+    if (ctx.partial())
+        return tile_fold_live(ctx, dst, a, axis, [](auto x, auto y) { return y < x ? y : x; }, []() { return highest_or_inf<C>(); });
+    tile_fold_wide(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
+}
+// The identity of a reduction operator for a partial block's group without an active element
+// (Warp uses the declared identity of wp.add, wp.mul, wp.min, wp.max): the first of 0, 1, the
+// lowest and the highest value that leaves sample values unchanged on both sides; none fails.
+template <class C, class F> TL_HD C fold_identity(F f) {
+    if constexpr (std::is_arithmetic<C>::value) {
+        const C candidates[4] = {C(0), C(1), lowest_or_minus_inf<C>(), highest_or_inf<C>()};
+        const C samples[4] = {C(-3), C(2), C(7), C(100)};
+        for (const C& e : candidates) {
+            bool ok = true;
+            for (const C& v : samples) ok = ok && C(f(e, v)) == v && C(f(v, e)) == v;
+            if (ok) return e;
+        }
+    }
+    no_active_element();
+    return C(0);
+}
+
+template <class DT, class TT, class F> TL_HD void tile_reduce(Ctx& ctx, DT& dst, const TT& a, F f, int axis) {
+    using C = compute_t<typename TT::value_type>;
+    if (ctx.partial()) return tile_fold_live(ctx, dst, a, axis, f, [&]() { return fold_identity<C>(f); });
+    tile_fold(dst, a, axis, f);
+}
+
+// Index along the axis of the first extreme element (of the first active one in a partial block).
+template <class DT, class TT, bool Max> TL_HD void tile_arg_extreme(const Ctx& ctx, DT& dst, const TT& a, int axis) {
+    AxisSplit<TT> s(axis);
+    for (int o = 0; o < s.outer; ++o)
+        for (int i = 0; i < s.inner; ++i) {
+            int best = -1;
+            for (int k = 0; k < s.n; ++k) {
+                if (!ctx.live(s.src(o, k, i))) continue;
+                auto v = a.data[s.src(o, k, i)];
+                if (best < 0 || (Max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
+            }
+            if (best < 0) no_active_element();
+            dst.data[o * s.inner + i] = typename DT::value_type(best < 0 ? 0 : best);
+        }
+}
+template <class DT, class TT> TL_HD void tile_argmax(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    tile_arg_extreme<DT, TT, true>(ctx, dst, a, axis);
+}
+template <class DT, class TT> TL_HD void tile_argmin(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    tile_arg_extreme<DT, TT, false>(ctx, dst, a, axis);
+}
+
+// Scans run over the active elements only in a partial block (an inactive element holds the
+// running value, never stored).
+template <class TT> TL_HD void tile_scan_inclusive(Ctx& ctx, TT& dst, const TT& a) {
     compute_t<typename TT::value_type> acc = 0;
     for (int e = 0; e < TT::size; ++e) {
-        acc += a.data[e];
+        if (ctx.live(e)) acc += a.data[e];
         dst.data[e] = typename TT::value_type(acc);
     }
 }
-template <class TT> TL_HD void tile_scan_exclusive(Ctx&, TT& dst, const TT& a) {
+template <class TT> TL_HD void tile_scan_exclusive(Ctx& ctx, TT& dst, const TT& a) {
     compute_t<typename TT::value_type> acc = 0;
     for (int e = 0; e < TT::size; ++e) {
         auto v = a.data[e];
         dst.data[e] = typename TT::value_type(acc);
-        acc += v;
+        if (ctx.live(e)) acc += v;
     }
 }
 
 // Running maximum/minimum over the flattened row-major tile. C fmax/fmin semantics: a NaN
 // loses to a number (acc != acc only for a NaN accumulator); ties keep the earlier element.
-template <class TT, bool Max> TL_HD void tile_scan_extreme(TT& dst, const TT& a) {
+template <class TT, bool Max> TL_HD void tile_scan_extreme(const Ctx& ctx, TT& dst, const TT& a) {
     using C = compute_t<typename TT::value_type>;
     C acc = C(a.data[0]);
+    bool got = ctx.live(0);
     dst.data[0] = a.data[0];
     for (int e = 1; e < TT::size; ++e) {
         C v = C(a.data[e]);
-        if ((Max ? acc < v : v < acc) || acc != acc) acc = v;
+        if (ctx.live(e)) {
+            if (!got || (Max ? acc < v : v < acc) || acc != acc) acc = v;
+            got = true;
+        }
         dst.data[e] = typename TT::value_type(acc);
     }
 }
-template <class TT> TL_HD void tile_scan_max_inclusive(Ctx&, TT& dst, const TT& a) {
-    tile_scan_extreme<TT, true>(dst, a);
+template <class TT> TL_HD void tile_scan_max_inclusive(Ctx& ctx, TT& dst, const TT& a) {
+    tile_scan_extreme<TT, true>(ctx, dst, a);
 }
-template <class TT> TL_HD void tile_scan_min_inclusive(Ctx&, TT& dst, const TT& a) {
-    tile_scan_extreme<TT, false>(dst, a);
+template <class TT> TL_HD void tile_scan_min_inclusive(Ctx& ctx, TT& dst, const TT& a) {
+    tile_scan_extreme<TT, false>(ctx, dst, a);
 }
 
 // One term of tile_dot: a * b. Vectors and matrices overload it (value_tiles.h: wp.dot, wp.ddot).

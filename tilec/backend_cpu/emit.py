@@ -19,6 +19,8 @@ def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict[str, ir.F
     entry = _entry(name, list(fn.params), body_name, "cpu")
     entry["lanes"] = "true" if lanes else "false"
     entry["stack_bytes"] = 2 * facts["tile_bytes"] + 256 * 1024
+    owner = kernel_facts(lanes_of, funcs) if lanes_of is not None else facts
+    entry["partial_limit"] = owner.get("partial_limit")  # None: not a tile kernel (no partial blocks)
     return entry
 
 

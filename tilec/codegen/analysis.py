@@ -62,6 +62,57 @@ def needs_lanes(fn: ir.Function, funcs: Mapping[str, ir.Function], tiled: bool) 
     return any(name in funcs and needs_lanes(funcs[name], funcs, tiled) for name in calls(fn))
 
 
+# Tile ops whose active elements, in the partial last block of a SIMT launch, depend only on
+# active elements under Warp's rule (element e belongs to lane e % block_dim; the missing lanes'
+# elements are inactive): creation, loads, maps and elementwise arithmetic, conversions that keep
+# the row-major order, the lane <-> element transfers, and the stores, reductions and scans the CPU
+# runtime masks (runtime_headers/tilec/lanes.h: Ctx::live). Every other tile op reads elements at
+# other positions, which Warp leaves unset there: see partial_block_limit. `t[i] = x` (tile_setitem,
+# additem, subitem) is not here: a thread may write an inactive element, and the adjoint would read
+# that element's adjoint, which an unmasked broadcast (tile_sum's adjoint) fills.
+PARTIAL_SAFE_TILE_OPS = {
+    "tile", "untile", "tile_zeros", "tile_ones", "tile_full", "tile_arange", "tile_empty", "tile_load",
+    "tile_store", "tile_atomic_add", "tile_map", "tile_astype", "tile_reshape", "tile_squeeze",
+    "tile_add_inplace", "tile_sub_inplace", "tile_bit_and_inplace", "tile_bit_or_inplace",
+    "tile_bit_xor_inplace", "tile_sum", "tile_max",
+    "tile_min", "tile_reduce", "tile_argmax", "tile_argmin", "tile_scan_inclusive", "tile_scan_exclusive",
+    "tile_scan_max_inclusive", "tile_scan_min_inclusive", "tile_stack", "tile_stack_push", "tile_stack_pop",
+    "tile_stack_count", "tile_stack_clear",
+}
+
+
+def partial_block_limit(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> int:
+    """The most elements of a tile that an op outside PARTIAL_SAFE_TILE_OPS reads or makes (0:
+    none). A SIMT launch whose last block has at least that many lanes has every such tile active
+    (element e < lanes belongs to lane e), so its result is defined; one with fewer is refused."""
+    most = 0
+    seen: set[str] = set()
+
+    def visit(f: ir.Function) -> None:
+        nonlocal most
+        for e in _exprs(f):
+            if not isinstance(e, ir.OpCall):
+                continue
+            if e.op in PARTIAL_SAFE_TILE_OPS:
+                continue
+            tiles = [t for t in (getattr(a, "type", None) for a in e.args) if isinstance(t, TileT)]
+            result_shape = e.type.shape if isinstance(e.type, TileT) else None
+            # an elementwise op on tiles, unless it broadcasts one (reading it at other positions)
+            if not e.op.startswith("tile") and e.op not in ("extreme_take", "lane_sum", "leader_only") and not any(
+                    t.size > 1 and t.shape != result_shape for t in tiles):
+                continue
+            for t in (e.type, *tiles):
+                if isinstance(t, TileT):
+                    most = max(most, t.size)
+        for name in calls(f):
+            if name in funcs and name not in seen:
+                seen.add(name)
+                visit(funcs[name])
+
+    visit(fn)
+    return most
+
+
 def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
     if fn.tiled:
         return True

@@ -103,6 +103,8 @@ def _kernel_facts(fn: ir.Function, funcs: dict) -> dict:
         "tile_bytes": analysis.tile_bytes(fn, funcs),
         "shared_bytes": analysis.shared_bytes(fn),
         "array_access": analysis.array_access(fn),  # the loader's Tape zeroes overwritten adjoints
+        # a SIMT launch's partial last block needs at least this many lanes (analysis.partial_block_limit)
+        **({"partial_limit": analysis.partial_block_limit(fn, funcs)} if tiled else {}),
     }
 
 

@@ -20,11 +20,12 @@ from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
+from .value_slices import ValueSliceLowering
 
 FAMILY_PRODUCTS = {"quat": "quat_mul", "transform": "transform_multiply"}
 
 
-class ValueLowering:
+class ValueLowering(ValueSliceLowering):
     # ------------------------------------------------------------ calls
 
     def lower_call(self, node: cst.Call, tid_count: int = 1):
@@ -166,6 +167,9 @@ class ValueLowering:
             return super().lower_subscript(node)
         base = self.expr(node.value)
         if is_value(base.type):
+            items = self.subscript_items(node)
+            if any(isinstance(i, cst.Slice) for i in items):  # v[a:b], m[i, a:b] (value_slices.py)
+                return self.lower_value_slice(base, node, items)
             idx_nodes = self.index_nodes(node)
             indices = self.component_indices(base.type, idx_nodes)
             return self.make_op("value_extract", [base] + indices, {}, node, where=[node.value] + idx_nodes)
@@ -201,6 +205,10 @@ class ValueLowering:
                 self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
             self.fail("TC0401", f"unsupported syntax: element write into {describe(holder.type)}", target)
         t = holder.type
+        if isinstance(target, cst.Subscript):
+            items = self.subscript_items(target)
+            if any(isinstance(i, cst.Slice) for i in items):  # v[a:b] = w (value_slices.py)
+                return self.store_value_slice(holder, target, value, node, aug, items)
         if isinstance(target, cst.Attribute):
             if isinstance(t, VecT) and t.family == "transform" and target.attr.value in ("p", "q"):
                 self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform; build a "

@@ -808,6 +808,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_attention_cuda_forwa
 extern "C" int attention_attention_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -851,6 +852,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_attention_cuda_backw
 extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_Q, tilec_array v_K, tilec_array v_V, tilec_array v_O, tilec_array adj_v_Q, tilec_array adj_v_K, tilec_array adj_v_V, tilec_array adj_v_O) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)

@@ -94,6 +94,8 @@ extern "C" int cholesky_cholesky_solve_cpu_forward(const tilec_launch* launch, t
     const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
     const tl::Array<double, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 64)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 265728,
                           [&](tl::Ctx& ctx) { k_cholesky_solve_forward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X); });
@@ -109,6 +111,8 @@ extern "C" int cholesky_cholesky_solve_cpu_backward(const tilec_launch* launch, 
     const tl::Array<double, 3> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<double, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     const tl::Array<double, 2> _arg_adj_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_X));
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 64)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 269312,
                           [&](tl::Ctx& ctx) { k_cholesky_solve_backward(ctx, _arg_v_A, _arg_v_Y, _arg_v_X, _arg_adj_v_A, _arg_adj_v_Y, _arg_adj_v_X); });

@@ -378,6 +378,7 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_f
 extern "C" int cholesky_cholesky_solve_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_Y, tilec_array v_X) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -419,6 +420,7 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_b
 extern "C" int cholesky_cholesky_solve_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_Y, tilec_array v_X, tilec_array adj_v_A, tilec_array adj_v_Y, tilec_array adj_v_X) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)

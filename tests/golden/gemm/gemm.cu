@@ -242,6 +242,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_forward(tilec_l
 extern "C" int gemm_gemm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -283,6 +284,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_backward(tilec_
 extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)

@@ -29,7 +29,9 @@ typedef struct tilec_array {
  * wp.tid() also returns the lane, 2 when it is the global thread index (a tile kernel launched
  * per thread: the last extent counts blocks of block_dim threads), 3 when it is the global
  * thread index and the extents count threads (blocks of block_dim consecutive threads in
- * row-major order, spanning rows); num_threads = CPU worker threads (0: all cores). */
+ * row-major order, spanning rows; when they are not a multiple of block_dim the last block has
+ * the threads left, on the CPU entry only, and only where the result is defined: else the entry
+ * returns 6); num_threads = CPU worker threads (0: all cores). */
 typedef struct tilec_launch {
     int64_t dim[4];
     int32_t ndim;

@@ -529,6 +529,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_softmax_cuda_forward(t
 extern "C" int softmax_softmax_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -568,6 +569,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_softmax_cuda_backward(
 extern "C" int softmax_softmax_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)

@@ -432,6 +432,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_gelu_rows_cuda_forwa
 extern "C" int warp_port_gelu_rows_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_a, tilec_array v_out) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -471,6 +472,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_gelu_rows_cuda_backw
 extern "C" int warp_port_gelu_rows_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_a, tilec_array v_out, tilec_array adj_v_a, tilec_array adj_v_out) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -509,6 +511,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_masked_scale_cuda_fo
 extern "C" int warp_port_masked_scale_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_flags, tilec_array v_x, tilec_array v_y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
@@ -550,6 +553,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_masked_scale_cuda_ba
 extern "C" int warp_port_masked_scale_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_flags, tilec_array v_x, tilec_array v_y, tilec_array adj_v_flags, tilec_array adj_v_x, tilec_array adj_v_y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
+    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
     if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)

@@ -95,6 +95,8 @@ extern "C" int gemm_gemm_cpu_forward(const tilec_launch* launch, tilec_array v_A
     const tl::Array<float, 2> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<float, 2> _arg_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&v_B));
     const tl::Array<float, 2> _arg_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&v_C));
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286720,
                           [&](tl::Ctx& ctx) { k_gemm_forward(ctx, _arg_v_A, _arg_v_B, _arg_v_C); });
@@ -110,6 +112,8 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327680,
                           [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });

@@ -323,25 +323,35 @@ def _points(grid):
     return total
 
 
-def _partial_block_message(name, grid, block_dim):
-    """Why launch() of a tile kernel refuses a `dim` that leaves a partial block (issue #13)."""
+def _partial_block_message(name, grid, block_dim, why):
+    """Why launch() of a tile kernel refuses a `dim` that leaves a partial last block (issue #13)."""
     total = _points(grid)
     dim = grid[0] if len(grid) == 1 else tuple(grid)
-    head = f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: "
     rest = total % block_dim
-    # blocks may span rows of a multi-dimensional dim (blocks are consecutive points, row-major): only
-    # the number of points matters
     what = "dim" if len(grid) == 1 else f"the number of points of dim, {total},"
     pad = (f"pad dim to {total + block_dim - rest}" if len(grid) == 1
            else f"pad dim to a number of points that is a multiple of {block_dim}, e.g. its last dimension")
-    # Warp 1.19 starts no extra threads: its last block has `rest` threads, and the parts of each
-    # tile operation owned by the missing ones are skipped (the CPU) or race their early exit (CUDA)
-    return (head + f"{what} is not a multiple of block_dim={block_dim}, so its last block would have only {rest} "
-            f"of {block_dim} threads. Warp runs such a block without the missing threads: the elements of each "
-            "tile operation that Warp assigns to them are neither loaded, computed nor stored on the CPU, and on "
-            "CUDA those threads exit before the block's barriers, so the result depends on how Warp splits each "
-            "tile operation among threads; tilec refuses it rather than guess (" + pad + " with arrays sized to "
-            "match, or use launch_tiled)")
+    return (f"{name}: launch(dim={dim}, block_dim={block_dim}) of a tile kernel: {what} is not a multiple of "
+            f"block_dim={block_dim}, so its last block has only {rest} of {block_dim} threads; " + why
+            + " (" + pad + " with arrays sized to match, or use launch_tiled)")
+
+
+def _partial_block_refusal(meta, device, rest):
+    """Why a partial last block of `rest` threads cannot run (None: it can; docs/kernels.md).
+    There, as in Warp, tile element e belongs to thread e % block_dim and the missing threads'
+    elements are inactive: not stored, left out of reductions and scans (the CPU runtime masks
+    them). Ops that read elements at other positions (matmul, transpose, views, t[i] ...) would
+    read inactive ones, which Warp leaves unset: defined only when their tiles fit in `rest`."""
+    if device != "cpu":
+        return (f"tilec runs such a block on device='cpu' only (device={device!r} would need the block's "
+                "missing threads to take part in its tile operations)")
+    limit = meta.get("partial_limit")
+    if limit is None:
+        return "this build predates partial blocks: rebuild it"
+    if rest < limit:
+        return (f"an operation of this kernel reads a tile of {limit} elements at other positions than its "
+                f"own, so it would read elements of the missing threads, which Warp leaves unset")
+    return None
 
 
 def _grid(dim, what):
@@ -460,9 +470,12 @@ class Kernel:
                              stream)
         block_dim = self._block_dim(block_dim)
         if grid[-1] % block_dim:
-            if _points(grid) % block_dim:
-                raise ValueError(_partial_block_message(self.name, grid, block_dim))
-            # whole blocks that span rows of dim: block b is threads b*block_dim.. of the row-major order
+            rest = _points(grid) % block_dim
+            why = _partial_block_refusal(self.meta, device or "cpu", rest) if rest else None
+            if why:
+                raise ValueError(_partial_block_message(self.name, grid, block_dim, why))
+            # blocks of block_dim consecutive threads of the row-major order of dim; they may span its
+            # rows, and the last has `rest` threads when that is not 0
             return self._run(grid, _ROWS_TID, inputs, outputs, adj_inputs, adj_outputs, adjoint, device, block_dim,
                              num_threads, stream)
         blocks = grid[:-1] + (grid[-1] // block_dim,)
@@ -606,6 +619,11 @@ class Kernel:
         rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
         if rc == 2:
             raise MemoryError(f"{self.name}: out of memory in the native launch")
+        if rc == 5:  # reduce.h: no_active_element (a partial last block, docs/kernels.md)
+            raise RuntimeError(f"{self.name}: a tile_reduce/argmax/argmin group of the partial last block has no "
+                               "active element and its operator no identity (0, 1, -inf or +inf), as Warp reports")
+        if rc == 6:  # lanes.h partial_block_defined; launch() refuses these first
+            raise ValueError(f"{self.name}: this build cannot run a partial last block of this launch")
         if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")
         if rc != 0:
