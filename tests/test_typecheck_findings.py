@@ -47,3 +47,31 @@ def test_slice_of_a_shape_variable_is_a_diagnostic():
     # slice(...).indices("M") raised TypeError
     assert first_error(GENERIC.format(expr="tl.tile_sum(a[0:2, :])[0]")) == (
         "6:26: TC0111: tile slice: cannot be checked with symbolic shapes; annotate concrete extents")
+
+
+def test_bytes_key_of_an_overload_dict_is_a_diagnostic():
+    # mypy: a string literal's evaluated_value is str | bytes; a b"a" key reached generics' name
+    # matching (`k.startswith("#")` on bytes), a TypeError
+    source = '''import tilec as tl
+from typing import Any
+
+
+@tl.kernel
+def scale(a: tl.array(dtype=Any), s: float):
+    i = tl.tid()
+    a[i] = a[i] * s
+
+
+tl.overload(scale, {b"a": tl.array(dtype=tl.float32)})
+'''
+    import pytest
+
+    from harness import Options, compile_source
+    from tilec.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as info:
+        compile_source(source, "prog.py", Options(block_dim=32))
+    assert [f"{d.span.line}:{d.span.col}: {d.code}: {d.message}" for d in info.value.diagnostics] == [
+        "6:5: TC0436: generic kernel `scale` has no overload in this file: parameter `a` is `Any`",
+        '11:20: TC0436: wp.overload: tilec reads the types from a literal list or dict '
+        '(`[wp.array(dtype=wp.float32), ...]` or `{"name": type}`)']
