@@ -59,7 +59,7 @@ class CudaEmitter(CxxEmitter):
         for sym in local_syms(fn):
             if sym in self.registers:
                 init = "" if sym in assigned_first else "{}"
-                self.emit(f"{self.register_type(sym.type)} {naming.cxx_var(sym)}{init};")
+                self.emit(f"{self.register_type(_tile(sym.type))} {naming.cxx_var(sym)}{init};")
             elif isinstance(sym.type, TileT):
                 self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>({offsets[sym]});")
             elif isinstance(sym.type, StackT):  # a block stack: its elements and count in shared memory
@@ -183,9 +183,8 @@ class CudaEmitter(CxxEmitter):
             self.emit("ctx.sync();")
 
     def element(self, e: ir.Expr, idx: str, dtype: Element) -> str:
-        """CxxEmitter.elem for a tile of any element type: its scalar_op takes vectors and matrices too,
-        which elem's annotation (dtype: Scalar) does not say."""
-        return self.elem(e, idx, dtype)  # type: ignore[arg-type]
+        """CxxEmitter.elem for a tile of any element type (vectors and matrices too)."""
+        return self.elem(e, idx, dtype)
 
     def coop_name(self, op: str) -> str:
         """Memory transfers are laid out in runs per thread, like register tiles: they need block_dim."""
