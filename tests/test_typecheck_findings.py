@@ -145,3 +145,34 @@ def test_transform_part_adjoints_inside_tile_map():
             a[i] += 1e-6
         np.testing.assert_allclose(adj, fd, rtol=1e-6, atol=1e-7)
     assert not adj_x[:, :3].any()  # transform_vector ignores the translation
+
+
+def test_func_grad_over_an_array_of_vectors_is_refused_with_a_warning():
+    # mypy: a func_grad's array parameters were tested with `p.type.dtype.is_float`, which a vec3
+    # array's dtype does not have (an internal compiler error); such a rule is now not applied, and
+    # kernels reaching it get no adjoint, with the warning saying why
+    from harness import Options, compile_source
+    from tilec.codegen.sources import adjoint_warnings
+
+    source = '''import warp as wp
+
+
+@wp.func
+def pick(a: wp.array(dtype=wp.vec3), i: int):
+    return wp.length(a[i])
+
+
+@wp.func_grad(pick)
+def adj_pick(a: wp.array(dtype=wp.vec3), i: int, adj_ret: float):
+    wp.atomic_add(a, i, wp.vec3(adj_ret, 0.0, 0.0))
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = pick(a, i)
+'''
+    module = compile_source(source, "prog.py", Options(block_dim=32)).module
+    assert [f"{d.span.line}:{d.span.col}: {d.code}: {d.message}" for d in adjoint_warnings(module)] == [
+        "17:14: TC0501: `pick` has a custom adjoint (@wp.func_grad on tiles or arrays of vectors, matrices or "
+        "structs) that tilec does not apply yet; no adjoint is built"]

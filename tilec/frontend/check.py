@@ -81,7 +81,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       TileExpandLowering, RewriteRecords):
     new_binding = Binding  # how the mixins make bindings without importing this module
     def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
-                 name: str, generic: bool = False, adjoint_output: int | None = None):
+                 name: str, generic: bool = False, adjoint_output: int | str | None = None):
         self.module = module
         self.scope: Scope = getattr(fd, "scope", None) or module.scope  # a nested def's own bindings
         self.parsed: Parsed = module.parsed
@@ -112,7 +112,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
         self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
-        self.project = None  # a func returning a struct: the field path this instance returns
+        self.project: str | None = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
         self.indexed: dict = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
 

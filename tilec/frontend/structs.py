@@ -97,7 +97,7 @@ def _unsupported_field(t: ann.Declared) -> str | None:
     return None
 
 
-def array_of_array_structs(t: ann.Declared) -> str | None:
+def array_of_array_structs(t: object) -> str | None:
     """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays (an
     array of array descriptors, which tilec's field views cannot express); None when it is not one."""
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
