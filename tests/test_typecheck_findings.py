@@ -176,3 +176,22 @@ def k(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
     assert [f"{d.span.line}:{d.span.col}: {d.code}: {d.message}" for d in adjoint_warnings(module)] == [
         "17:14: TC0501: `pick` has a custom adjoint (@wp.func_grad on tiles or arrays of vectors, matrices or "
         "structs) that tilec does not apply yet; no adjoint is built"]
+
+
+def test_operator_update_of_a_struct_array_element_is_a_diagnostic():
+    # mypy: component_dtype() is None for a struct; `a[i] *= 2.0` on an array of structs read
+    # `.is_float` of it (an internal compiler error) before the operator's own check
+    source = '''import warp as wp
+
+
+@wp.struct
+class P:
+    x: float
+
+
+@wp.kernel
+def k(a: wp.array(dtype=P)):
+    i = wp.tid()
+    a[i] *= 2.0
+'''
+    assert first_error(source) == "12:5: TC0201: a `P` struct cannot be used here; read one of its fields (x)"
