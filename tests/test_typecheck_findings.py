@@ -195,3 +195,36 @@ def k(a: wp.array(dtype=P)):
     a[i] *= 2.0
 '''
     assert first_error(source) == "12:5: TC0201: a `P` struct cannot be used here; read one of its fields (x)"
+
+
+COMPONENT_WRITE_MAP = '''import warp as wp
+
+
+@wp.func
+def setx(v: wp.vec3d, s: wp.float64):
+    w = v
+    w[0] = s
+    return w
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec3d), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec3d)):
+    wp.tile_store(out, wp.tile_map(setx, wp.tile_load(a, shape=(4,)), wp.tile_load(b, shape=(4,))))
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_component_write_adjoint_inside_tile_map():
+    # found beside the transform rules: value_insert's adjoint made its zero as const(0, x.type),
+    # a constant tile when tile_map's adjoint runs it on tiles (an internal compiler error)
+    mod = build(COMPONENT_WRITE_MAP, "component_write_map", block_dim=4)
+    rng = np.random.default_rng(5)
+    a, b, g = rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(4, 3))
+    out = np.zeros((4, 3))
+    mod.k.launch_tiled(dim=1, inputs=[a, b, out], block_dim=4)
+    np.testing.assert_array_equal(out, np.concatenate([b[:, None], a[:, 1:]], axis=1))
+    adj_a, adj_b = np.zeros_like(a), np.zeros_like(b)
+    mod.k.launch_tiled(dim=1, inputs=[a, b, out], adj_inputs=[adj_a, adj_b, g.copy()], adjoint=True, block_dim=4)
+    np.testing.assert_array_equal(adj_a, np.concatenate([np.zeros((4, 1)), g[:, 1:]], axis=1))
+    np.testing.assert_array_equal(adj_b, g[:, 0])

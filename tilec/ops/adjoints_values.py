@@ -181,7 +181,7 @@ def _insert(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     g = ad.val(g)
     idx = [ad.val(i) for i in e.args[2:]]
     x = e.args[1]
-    zero = _zero(x.type)
+    zero = zeros(x.type)  # x: a component, or a tile of them (tile_map's adjoint)
     return [(0, C("value_insert", g, zero, *idx)), (1, C("value_extract", g, *idx))]
 
 
