@@ -228,3 +228,33 @@ def test_component_write_adjoint_inside_tile_map():
     mod.k.launch_tiled(dim=1, inputs=[a, b, out], adj_inputs=[adj_a, adj_b, g.copy()], adjoint=True, block_dim=4)
     np.testing.assert_array_equal(adj_a, np.concatenate([np.zeros((4, 1)), g[:, 1:]], axis=1))
     np.testing.assert_array_equal(adj_b, g[:, 0])
+
+
+TRACE_MAP = '''import warp as wp
+
+
+@wp.func
+def tr(m: wp.mat33d):
+    return wp.trace(m)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.mat33d), out: wp.array(dtype=wp.float64)):
+    wp.tile_store(out, wp.tile_map(tr, wp.tile_load(a, shape=(4,))))
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_trace_adjoint_inside_tile_map():
+    # found beside the transform rules: trace's adjoint read the matrix size off its operand's type,
+    # a tile of matrices inside tile_map's adjoint (an internal compiler error)
+    mod = build(TRACE_MAP, "trace_map", block_dim=4)
+    rng = np.random.default_rng(7)
+    a, g = rng.normal(size=(4, 3, 3)), rng.normal(size=4)
+    out = np.zeros(4)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], block_dim=4)
+    np.testing.assert_allclose(out, np.trace(a, axis1=1, axis2=2), rtol=1e-12)
+    adj_a = np.zeros_like(a)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
+    np.testing.assert_array_equal(adj_a, g[:, None, None] * np.eye(3))

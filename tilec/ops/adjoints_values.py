@@ -290,7 +290,7 @@ def _get_diag(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 
 @rule("trace")
 def _trace(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
-    t = e.args[0].type
+    t = _value_of(e.args[0].type)  # a matrix, or a tile of them (tile_map's adjoint)
     assert isinstance(t, MatT), e
     return [(0, C("diag", C("value_new", ad.val(g), type=VecT(t.dtype, t.rows))))]
 
