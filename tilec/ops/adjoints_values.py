@@ -141,7 +141,7 @@ def _div(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 
 @rule("value_new")
 def _new(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
-    t, args = e.type, e.args
+    t, args = _elem(e.type), e.args  # the value type (of each element, inside tile_map's adjoint)
     g = ad.val(g)
     if not args:
         return []
@@ -150,10 +150,10 @@ def _new(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if len(args) == 1:  # a broadcast scalar: the sum of the components' adjoints
         total = _inner(g, C("value_new", _k(t, 1), type=t))
         return [(0, _cast(total, args[0].type))]
-    if all(isinstance(a.type, VecT) for a in args):  # concatenated parts: transform(p, q)
+    if all(isinstance(_elem(a.type), VecT) for a in args):  # concatenated parts: transform(p, q)
         out, start = [], 0
         for i, a in enumerate(args):
-            piece = a.type
+            piece = _elem(a.type)
             assert isinstance(piece, VecT), a  # (the test above)
             out.append((i, _pack(piece, [_part(g, start + k) for k in range(piece.length)])))
             start += piece.length
