@@ -308,3 +308,33 @@ def test_value_constructor_adjoints_inside_tile_map():
     want_p[:, 1], want_q[:, 3] = g * q[:, 3], g * p[:, 1]
     np.testing.assert_allclose(adj_p, want_p, rtol=1e-12)
     np.testing.assert_allclose(adj_q, want_q, rtol=1e-12)
+
+
+CONVERSION_MAP = '''import warp as wp
+
+
+@wp.func
+def conv(v: wp.vec3d):
+    return wp.length(wp.vec3f(v))
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float32)):
+    wp.tile_store(out, wp.tile_map(conv, wp.tile_load(a, shape=(4,))))
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_value_conversion_adjoint_inside_tile_map():
+    # the same family: a conversion's adjoint (`wp.vec3f(v)` of a vec3d) named the source's type as
+    # the value type, a tile inside tile_map's adjoint (an internal compiler error)
+    mod = build(CONVERSION_MAP, "conversion_map", block_dim=4)
+    rng = np.random.default_rng(13)
+    a, g = rng.normal(size=(4, 3)), rng.normal(size=4).astype(np.float32)
+    out = np.zeros(4, np.float32)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], block_dim=4)
+    np.testing.assert_allclose(out, np.linalg.norm(a, axis=1), rtol=1e-6)
+    adj_a = np.zeros_like(a)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
+    np.testing.assert_allclose(adj_a, g[:, None] * a / np.linalg.norm(a, axis=1)[:, None], rtol=1e-5)

@@ -146,7 +146,7 @@ def _new(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if not args:
         return []
     if len(args) == 1 and _is_value(args[0].type):  # a conversion: back to the source's dtype
-        return [(0, C("value_new", g, type=args[0].type))]
+        return [(0, C("value_new", g, type=_elem(args[0].type)))]
     if len(args) == 1:  # a broadcast scalar: the sum of the components' adjoints
         total = _inner(g, C("value_new", _k(t, 1), type=t))
         return [(0, _cast(total, args[0].type))]
