@@ -338,3 +338,33 @@ def test_value_conversion_adjoint_inside_tile_map():
     adj_a = np.zeros_like(a)
     mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
     np.testing.assert_allclose(adj_a, g[:, None] * a / np.linalg.norm(a, axis=1)[:, None], rtol=1e-5)
+
+
+SKEW_MAP = '''import warp as wp
+
+
+@wp.func
+def sk(v: wp.vec3d):
+    return wp.skew(v)[0, 1]
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float64)):
+    wp.tile_store(out, wp.tile_map(sk, wp.tile_load(a, shape=(4,))))
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_skew_adjoint_inside_tile_map():
+    # the same family: skew's adjoint packed its result as the operand's type, a tile inside
+    # tile_map's adjoint (an internal compiler error)
+    mod = build(SKEW_MAP, "skew_map", block_dim=4)
+    rng = np.random.default_rng(17)
+    a, g = rng.normal(size=(4, 3)), rng.normal(size=4)
+    out = np.zeros(4)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], block_dim=4)
+    np.testing.assert_allclose(out, -a[:, 2], rtol=1e-12)  # skew(v)[0, 1] = -z
+    adj_a = np.zeros_like(a)
+    mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
+    np.testing.assert_allclose(adj_a, np.stack([0 * g, 0 * g, -g], axis=1), rtol=1e-12)

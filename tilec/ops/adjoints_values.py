@@ -303,7 +303,7 @@ def _skew(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
         return C("value_extract", g, _i(i), _i(j))
 
     parts = [C("sub", at(2, 1), at(1, 2)), C("sub", at(0, 2), at(2, 0)), C("sub", at(1, 0), at(0, 1))]
-    return [(0, _pack(e.args[0].type, parts))]
+    return [(0, _pack(_elem(e.args[0].type), parts))]  # a vec3 (of each element, inside tile_map's adjoint)
 
 
 @rule("cw_mul")
