@@ -19,7 +19,8 @@ from . import ir
 from .passes.autodiff import adjoint_kernel
 from .codegen import analysis
 from .ops import OPS
-from .ops.reference import BINARY, IMPL, UNARY, make_value, npdtype
+from .ops.reference import BINARY, IMPL, UNARY, npdtype
+from .ops.reference_values import make_value
 from .ir.structs import leaves
 from .ir.types import ArrayT, Scalar, TileT, Type
 

@@ -13,7 +13,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from ..ops import PER_LANE_WRITES
 from ..ir.types import Element, StackT, StructT, TileT, Type
-from ..codegen.cxx import CxxEmitter, ctype, definitely_assigned_first, local_syms, mutated_positions
+from ..codegen.cxx import CxxEmitter, Target, ctype, definitely_assigned_first, local_syms, mutated_positions
 from .storage import is_register_fold, register_tiles, shared_layout, without_identities
 
 # GPU model: tile writes every thread performs (the runtime synchronises), by runtime name.
@@ -39,7 +39,7 @@ REGISTER_FILLS = {"tile_zeros": "0", "tile_empty": "0", "tile_ones": "1"}
 
 
 class CudaEmitter(CxxEmitter):
-    def __init__(self, target, shared_budget: int | None = None):
+    def __init__(self, target: Target, shared_budget: int | None = None) -> None:
         super().__init__(target)
         self.shared_budget = shared_budget  # None: every tile not in registers in shared memory
         self.smem_bytes = 0  # shared memory the body's tiles take
@@ -59,7 +59,7 @@ class CudaEmitter(CxxEmitter):
         for sym in local_syms(fn):
             if sym in self.registers:
                 init = "" if sym in assigned_first else "{}"
-                self.emit(f"{self.register_type(sym.type)} {naming.cxx_var(sym)}{init};")
+                self.emit(f"{self.register_type(_tile(sym.type))} {naming.cxx_var(sym)}{init};")
             elif isinstance(sym.type, TileT):
                 self.emit(f"auto& {naming.cxx_var(sym)} = *reinterpret_cast<{ctype(sym.type)}*>({offsets[sym]});")
             elif isinstance(sym.type, StackT):  # a block stack: its elements and count in shared memory
@@ -80,17 +80,17 @@ class CudaEmitter(CxxEmitter):
     def register_layout(self, t: TileT) -> str:
         return f"tl::RegLayout<{t.size}, {self.block_dim}>"
 
-    def reads_registers(self, e) -> bool:
+    def reads_registers(self, e: ir.Expr) -> bool:
         return not self.registers.isdisjoint(ir.read_syms(e))
 
-    def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
+    def assign_tile(self, dst: str, target: ir.Sym, value: ir.Expr) -> None:
         inner = without_identities(value)
         if target in self.registers or self.reads_registers(inner):
             self.assign_registers(dst, target, inner)
         else:
             self.assign_shared(dst, target, value)
 
-    def assign_shared(self, dst: str, target: ir.Sym, value) -> None:
+    def assign_shared(self, dst: str, target: ir.Sym, value: ir.Expr) -> None:
         """GPU model: a tile assignment shared by the block's threads, between barriers."""
         idx = naming.ELEMENT_INDEX
         if isinstance(value, ir.OpCall) and value.op == "tape_pop":
@@ -110,6 +110,7 @@ class CudaEmitter(CxxEmitter):
         value = without_identities(value)
         if isinstance(value, ir.Call):
             raise NotImplementedError("funcs taking or returning tiles are inlined for the GPU")
+        assert not isinstance(value, ir.Const), value  # a tile's value: a variable or an op, never a constant
         self.emit("ctx.sync();")
         if isinstance(value, ir.Var) or is_fusible(value):
             read = (f"{naming.cxx_var(value.sym)}.data[{idx}]" if isinstance(value, ir.Var)
@@ -134,9 +135,10 @@ class CudaEmitter(CxxEmitter):
             self.leader_tile_op(dst, target, value)
         self.emit("ctx.sync();")
 
-    def assign_registers(self, dst: str, target: ir.Sym, value) -> None:
+    def assign_registers(self, dst: str, target: ir.Sym, value: ir.Expr) -> None:
         """GPU model: an assignment to or from register tiles (see storage.py): each thread
         handles its own slots, so no barrier is needed around register-only work."""
+        assert isinstance(value, (ir.Var, ir.OpCall)), value  # funcs with tiles are inlined; no tile constants
         if isinstance(value, ir.Var) or is_fusible(value) or value.op in REGISTER_COPIES:
             self.register_loop(dst, target, value)
         elif value.op in REGISTER_FILLS:
@@ -152,7 +154,7 @@ class CudaEmitter(CxxEmitter):
         else:
             raise NotImplementedError(f"{value.op} with register tiles")
 
-    def register_loop(self, dst: str, target: ir.Sym, value) -> None:
+    def register_loop(self, dst: str, target: ir.Sym, value: ir.Expr) -> None:
         """An elementwise assignment over the register layout: slot `_s` of this thread is element `_e`."""
         layout, slot, idx = self.register_layout(_tile(target.type)), naming.REGISTER_SLOT, naming.ELEMENT_INDEX
         into_registers = target in self.registers
@@ -181,9 +183,8 @@ class CudaEmitter(CxxEmitter):
             self.emit("ctx.sync();")
 
     def element(self, e: ir.Expr, idx: str, dtype: Element) -> str:
-        """CxxEmitter.elem for a tile of any element type: its scalar_op takes vectors and matrices too,
-        which elem's annotation (dtype: Scalar) does not say."""
-        return self.elem(e, idx, dtype)  # type: ignore[arg-type]
+        """CxxEmitter.elem for a tile of any element type (vectors and matrices too)."""
+        return self.elem(e, idx, dtype)
 
     def coop_name(self, op: str) -> str:
         """Memory transfers are laid out in runs per thread, like register tiles: they need block_dim."""
@@ -191,14 +192,14 @@ class CudaEmitter(CxxEmitter):
             return f"coop_{op}<{self.block_dim}>"
         return COOP_GPU[op]
 
-    def leader_tile_op(self, dst: str, target: ir.Sym, value) -> None:
+    def leader_tile_op(self, dst: str, target: ir.Sym, value: ir.OpCall) -> None:
         self.emit("if (ctx.leader()) {")
         self.depth += 1
         self.tile_op(dst, target, value)
         self.depth -= 1
         self.emit("}")
 
-    def effect(self, e) -> None:
+    def effect(self, e: ir.Expr) -> None:
         """Stores and atomic adds of register tiles, and the cooperative effects, every thread takes part in."""
         if isinstance(e, ir.OpCall) and e.op in ("tile_store", "tile_atomic_add") and isinstance(e.args[1], ir.Var) \
                 and (e.args[1].sym in self.registers or e.op == "tile_atomic_add"):

@@ -133,6 +133,12 @@ class SharedLayout:
 REDUCTION_SCRATCH_BYTES = 8  # per thread
 
 
+def _nbytes(sym: ir.Sym) -> int:
+    """The bytes of a tile or block stack kept in block memory."""
+    assert isinstance(sym.type, (TileT, StackT)), sym
+    return sym.type.nbytes
+
+
 def shared_layout(fn: ir.Function, registers: frozenset[ir.Sym] | None = None, budget: int | None = None) -> SharedLayout:
     """fn's block memory: every tile not in registers in shared memory, or, with a budget (bytes),
     as many as fit, the rest in global scratch (largest first, see the module docstring)."""
@@ -147,13 +153,13 @@ def shared_layout(fn: ir.Function, registers: frozenset[ir.Sym] | None = None, b
         partials = max(_partial_bytes(t) for t in folded) * fn.block_dim
     moved: set[ir.Sym] = set()
     if budget is not None:
-        need = sum(_aligned(sym.type.nbytes) for sym in placed) + partials
-        order = sorted(range(len(placed)), key=lambda i: (-placed[i].type.nbytes, -i))
+        need = sum(_aligned(_nbytes(sym)) for sym in placed) + partials
+        order = sorted(range(len(placed)), key=lambda i: (-_nbytes(placed[i]), -i))
         for i in order:
             if need <= budget:
                 break
             moved.add(placed[i])
-            need -= _aligned(placed[i].type.nbytes)
+            need -= _aligned(_nbytes(placed[i]))
     tiles, offset = _packed([sym for sym in placed if sym not in moved])
     scratch = offset if folded else None
     global_tiles, global_total = _packed([sym for sym in placed if sym in moved])

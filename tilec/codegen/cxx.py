@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
@@ -18,7 +20,8 @@ from .operand_views import array_operands, transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
-from ..ir.types import BOOL, ArrayT, MatT, NoneT, Scalar, StackT, TileT, TupleT, VecT
+from ..diagnostics import Span
+from ..ir.types import BOOL, ArrayT, Dim, Element, MatT, NoneT, Scalar, StackT, StructT, TileT, TupleT, Type, VecT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
 HEAP_TILE_BYTES = 64 * 1024
@@ -48,18 +51,42 @@ LEADING_ATTRS = {"print_format": ("format",)}  # attributes the runtime call tak
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
 
 
-def ctype(t) -> str:
+def ctype(t: Type) -> str:
     if isinstance(t, (Scalar, VecT, MatT)):
         return t.ctype
     if isinstance(t, TileT):
-        return f"tl::Tile<{t.dtype.ctype}, {', '.join(str(d) for d in t.shape)}>"
+        return f"tl::Tile<{_element_ctype(t.dtype)}, {', '.join(str(d) for d in t.shape)}>"
     if isinstance(t, ArrayT):
-        return f"tl::Array<{t.dtype.ctype}, {t.ndim}>"
+        return f"tl::Array<{_element_ctype(t.dtype)}, {t.ndim}>"
     if isinstance(t, StackT):
         return f"tl::Stack<{t.dtype.ctype}, {t.capacity}>"
     if isinstance(t, NoneT):
         return "void"
     raise TypeError(t)
+
+
+def _element_ctype(t: Element) -> str:
+    """A tile's or array's element type in C++ (the IR past the checker holds no structs)."""
+    assert not isinstance(t, StructT), t
+    return t.ctype
+
+
+def _value_ctype(t: Type) -> str:
+    """The C++ type of a scalar, vector or matrix."""
+    assert isinstance(t, (Scalar, VecT, MatT)), t
+    return t.ctype
+
+
+def _tile_type(t: Type) -> TileT:
+    """t, a tile's type (what the op, or the statement's target, holds)."""
+    assert isinstance(t, TileT), t
+    return t
+
+
+def _array_type(t: Type) -> ArrayT:
+    """t, an array's type."""
+    assert isinstance(t, ArrayT), t
+    return t
 
 
 def c_string(text: str) -> str:
@@ -75,7 +102,7 @@ def c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def literal(value, t: Scalar) -> str:
+def literal(value: float, t: Scalar | VecT | MatT) -> str:
     if isinstance(t, (VecT, MatT)):  # a value type's constant: its zero (adjoint accumulators)
         assert value == 0, value
         return f"{t.ctype}{{}}"
@@ -121,15 +148,15 @@ class Target:
 
 
 class CxxEmitter:
-    def __init__(self, target: Target):
+    def __init__(self, target: Target) -> None:
         self.target = target
         self.lines: list[str] = []
         self.depth = 0
         self.temp_counter = 0
-        self.registers: frozenset = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
+        self.registers: frozenset[ir.Sym] = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
-        self.views: dict = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
-        self.arrays: dict = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
+        self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
+        self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
 
     # ------------------------------------------------------------ helpers
 
@@ -145,7 +172,7 @@ class CxxEmitter:
                 return code
         return ""
 
-    def where(self, span) -> None:
+    def where(self, span: Span) -> None:
         self.emit(f"// {self.target.filename}:{span.line}")
         if self.target.line_directives:
             self.lines.append(f'#line {span.line} "{self.target.filename}"')
@@ -189,18 +216,19 @@ class CxxEmitter:
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
 
-    def block(self, body) -> None:
+    def block(self, body: Iterable[ir.Stmt]) -> None:
         for s in body:
             self.stmt(s)
 
     # ------------------------------------------------------------ statements
 
-    def stmt(self, s) -> None:
+    def stmt(self, s: ir.Stmt) -> None:
         if _is_tape_ready(s) and not (self.target.gpu and self.uses_tape):
             return  # only a GPU tape of fixed size needs the check (and its source-line comment)
         if isinstance(s, ir.Assign) and s.target in self.views:
             return  # the matmul that follows reads the operand transposed in place
         if isinstance(s, ir.Assign) and s.target in self.arrays:
+            assert isinstance(s.value, ir.OpCall), s  # its tile_load (operand_views.py)
             self.where(s.span)  # the load stays visible: the matmul below reads the tile from the array
             self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul from {self.expr(s.value.args[0])}")
             return
@@ -234,7 +262,7 @@ class CxxEmitter:
         else:
             raise TypeError(type(s))
 
-    def aligned_check(self, s) -> None:
+    def aligned_check(self, s: ir.Stmt) -> None:
         """A tile_load/tile_store with aligned=True of a 2-d or larger shared tile (where Warp takes its
         16-byte vector path): --debug builds check what Warp assumes of the array (runtime debug.h)."""
         e = s.value if isinstance(s, ir.Assign) else (s.expr if isinstance(s, ir.ExprStmt) else None)
@@ -251,7 +279,7 @@ class CxxEmitter:
         where = c_string(f"{self.target.filename}:{s.span.line}: {e.op}(..., aligned=True)")
         self.emit(f"tl::check_aligned<{ctype(tile)}>({', '.join(['ctx', self.expr(e.args[0]), where] + offsets)});")
 
-    def nested(self, body) -> None:
+    def nested(self, body: Iterable[ir.Stmt]) -> None:
         self.depth += 1
         self.block(body)
         self.depth -= 1
@@ -264,6 +292,7 @@ class CxxEmitter:
         self.emit(f"const int32_t {stop} = {self.expr(s.stop)};")
         self.emit(f"const int32_t {step} = {self.expr(s.step)};")
         if isinstance(s.step, ir.Const):
+            assert isinstance(s.step.value, int), s.step  # a loop's constant step: an int32
             cond = f"{var} < {stop}" if s.step.value > 0 else f"{var} > {stop}"
         else:
             cond = f"({step} > 0 ? {var} < {stop} : {var} > {stop})"
@@ -273,7 +302,7 @@ class CxxEmitter:
         self.depth -= 1
         self.emit("}")
 
-    def assign(self, target: ir.Sym, value) -> None:
+    def assign(self, target: ir.Sym, value: ir.Expr) -> None:
         dst = naming.cxx_var(target)
         if isinstance(target.type, StackT) and isinstance(value, ir.OpCall) and value.op == "tile_stack":
             self.emit(f"{dst} = tl::tile_stack<{target.type.dtype.ctype}, {target.type.capacity}>(ctx, "
@@ -287,9 +316,10 @@ class CxxEmitter:
     def stack_memory(self, target: ir.Sym) -> str:
         """CPU: a stack's storage is per declaration (a block's lanes are fibers of one OS thread)."""
         site = zlib.crc32(f"{target.name}\0{target.id}\0{self.lines[0] if self.lines else ''}".encode()) & 0x7FFFFFFF
+        assert isinstance(target.type, StackT), target
         return f"tl::cpu_stack_memory<{target.type.nbytes}, {site}>()"
 
-    def assign_tile(self, dst: str, target: ir.Sym, value) -> None:
+    def assign_tile(self, dst: str, target: ir.Sym, value: ir.Expr) -> None:
         """A tile assignment: the CPU's tiles are each lane's own values."""
         if isinstance(value, ir.Var):
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
@@ -297,12 +327,14 @@ class CxxEmitter:
             self.emit(f"{dst} = {self.call(value)};")
         elif is_fusible(value):
             idx = naming.ELEMENT_INDEX
-            self.emit(f"for (int {idx} = 0; {idx} < {target.type.size}; ++{idx}) {{")
+            tile = _tile_type(target.type)
+            self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
             self.depth += 1
-            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, target.type.dtype)};")
+            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
             self.depth -= 1
             self.emit("}")
         else:
+            assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
@@ -323,7 +355,7 @@ class CxxEmitter:
         if out != dst:
             self.emit(f"{dst} = {out};")
 
-    def runtime_call(self, cpp: str, out: str | None, call: ir.OpCall, args: list) -> str:
+    def runtime_call(self, cpp: str, out: str | None, call: ir.OpCall, args: list[ir.Expr]) -> str:
         parts = ["ctx"] + ([out] if out is not None else [])
         parts += [self.attr_text(call, name) for name in LEADING_ATTRS.get(call.op, ())]
         offsets = [a for a in args if _is_offset(call, a)]
@@ -334,7 +366,8 @@ class CxxEmitter:
         parts += [self.attr_text(call, name) for name in CALL_ATTRS.get(call.op, ())]
         if call.op == "tile_arange":
             start, stop, step = _arange_args(call.attr("args"))
-            held = call.type.dtype  # an integer bound rounds once, straight to a float dtype (arange_bound)
+            held = _tile_type(call.type).dtype  # an integer bound rounds once, straight to a float dtype (arange_bound)
+            assert isinstance(held, Scalar), call  # tile_arange makes scalar tiles
             parts += [repr(float(arange_bound(start, held))), repr(float(arange_bound(step, held)))]
         if call.op == "tile_matmul" and len(call.args) < 3:
             parts[-1] = "0.0"  # a fresh product: no accumulation into the destination
@@ -376,7 +409,7 @@ class CxxEmitter:
         else:
             raise NotImplementedError(f"unpack of {v}")
 
-    def effect(self, e) -> None:
+    def effect(self, e: ir.Expr) -> None:
         if isinstance(e, ir.OpCall) and e.op == "tape_ready":  # a block whose tape overflowed stops here, unwritten
             self.emit("if (!tl::tape_ready(ctx)) return;")
         elif isinstance(e, ir.OpCall) and e.op == "tape_push":
@@ -410,8 +443,9 @@ class CxxEmitter:
     def call(self, c: ir.Call) -> str:
         return f"{naming.func_symbol(c.func)}({', '.join(['ctx'] + [self.expr(a) for a in c.args])})"
 
-    def expr(self, e) -> str:
+    def expr(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Const):
+            assert isinstance(e.value, (int, float)) and isinstance(e.type, (Scalar, VecT, MatT)), e
             return literal(e.value, e.type)
         if isinstance(e, ir.Var):
             if e.sym in self.views:
@@ -428,10 +462,10 @@ class CxxEmitter:
         load = self.arrays[sym]
         count = load.attr("offset_count") or 0
         offsets = [self.expr(a) for a in load.args[len(load.args) - count:]] if count else ["0", "0"]
-        rows, cols = sym.type.shape
+        rows, cols = _tile_type(sym.type).shape
         return f"tl::array_tile<{rows}, {cols}>({', '.join([self.expr(load.args[0])] + offsets)})"
 
-    def elem(self, e, idx: str, dtype: Scalar) -> str:
+    def elem(self, e: ir.Expr, idx: str, dtype: Element) -> str:
         """Element `idx` of a tile expression (scalars broadcast)."""
         if isinstance(e, ir.Var) and isinstance(e.type, TileT):
             if e.sym in self.registers:
@@ -439,23 +473,23 @@ class CxxEmitter:
                 return f"{naming.cxx_var(e.sym)}.v[{self.slot}]"
             return f"{naming.cxx_var(e.sym)}.data[{idx}]"
         if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
-            src, dst = e.args[0].type, e.type
+            src, dst = _tile_type(e.args[0].type), _tile_type(e.type)
             mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
             return self.elem(e.args[0], mapped, dtype)
         if isinstance(e, ir.OpCall) and is_fusible(e):
             args = [self.elem(a, idx, dtype) for a in e.args]
             if e.op == "tile_map":
-                return self.apply_func(e.attr("op"), args, False, e.type.dtype)
-            return self.scalar_op(e, args, e.type.dtype)
+                return self.apply_func(e.attr("op"), args, False, _tile_type(e.type).dtype)
+            return self.scalar_op(e, args, _tile_type(e.type).dtype)
         return self.expr(e)
 
-    def apply_func(self, name: str, args: list, in_lambda: bool, dtype: Scalar | None = None) -> str:
+    def apply_func(self, name: str, args: list[str], in_lambda: bool, dtype: Element | None = None) -> str:
         if name in OPS and OPS[name].elementwise:
-            fake = ir.OpCall(name, (), (), dtype or BOOL, None)
+            fake = ir.OpCall(name, (), (), dtype or BOOL, None)  # type: ignore[arg-type]  # spanless: never reported
             return self.scalar_op(fake, args, dtype)
         return f"{naming.func_symbol(name)}({', '.join(['ctx'] + args)})"
 
-    def scalar_op(self, e: ir.OpCall, args: list, dtype: Scalar | None = None) -> str:
+    def scalar_op(self, e: ir.OpCall, args: list[str], dtype: Element | None = None) -> str:
         op = e.op
         t = dtype if isinstance(dtype, Scalar) else (e.type if isinstance(e.type, Scalar) else None)  # not vec3
         if op in INFIX:
@@ -466,9 +500,9 @@ class CxxEmitter:
         if op in PREFIX:
             return f"({PREFIX[op]}{args[0]})"
         if op == "cast":
-            return f"tl::cast<{e.type.ctype}>({args[0]})"
+            return f"tl::cast<{_value_ctype(e.type)}>({args[0]})"
         if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor (per element over tiles)
-            return f"{(e.type.dtype if isinstance(e.type, TileT) else e.type).ctype}({', '.join(args)})"
+            return f"{_value_ctype(e.type.dtype if isinstance(e.type, TileT) else e.type)}({', '.join(args)})"
         if op == "array_load":
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
@@ -478,7 +512,7 @@ class CxxEmitter:
         if op == "array_view":
             return array_view_text(e, args)
         if op == "array_shape":
-            return f"int32_t({args[0]}.shape[{e.attr('axis') % e.args[0].type.ndim}])"
+            return f"int32_t({args[0]}.shape[{e.attr('axis') % _array_type(e.args[0].type).ndim}])"
         if op == "tile_extract":
             return f"tl::tile_extract({', '.join(args)})"
         if op == "untile":
@@ -490,7 +524,7 @@ class CxxEmitter:
         if op == "leader_only":
             return f"tl::leader_only(ctx, {args[0]})"  # a scalar: per thread, on the GPU too
         if op == "tape_pop":
-            return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{e.type.ctype}>(ctx)"
+            return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{_value_ctype(e.type)}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
         if op in ("tile_stack_push", "tile_stack_count"):
@@ -504,7 +538,7 @@ class CxxEmitter:
         raise NotImplementedError(f"{op} in a scalar expression")
 
 
-def array_view_text(e: ir.OpCall, args: list) -> str:
+def array_view_text(e: ir.OpCall, args: list[str]) -> str:
     """tl::array_view_done<M>(tl::array_view(A).at(i).slice(...)): see array_views.h."""
     rest = list(args[1:])
     parts = [f"tl::array_view({args[0]})"]
@@ -516,10 +550,10 @@ def array_view_text(e: ir.OpCall, args: list) -> str:
             stop = rest.pop(0) if ax[2] else "0"
             parts.append(f"slice({'true' if ax[1] else 'false'}, {start}, {'true' if ax[2] else 'false'}, "
                          f"{stop}, {ax[3]})")
-    return f"tl::array_view_done<{e.type.ndim}>({'.'.join(parts)})"
+    return f"tl::array_view_done<{_array_type(e.type).ndim}>({'.'.join(parts)})"
 
 
-def _is_tape_ready(s) -> bool:
+def _is_tape_ready(s: ir.Stmt) -> bool:
     return isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tape_ready"
 
 
@@ -528,13 +562,14 @@ def uses_tape(fn: ir.Function) -> bool:
     return "tape_push" in ops or "tape_pop" in ops
 
 
-def definitely_assigned_first(fn: ir.Function) -> set:
+def definitely_assigned_first(fn: ir.Function) -> set[ir.Sym]:
     """Symbols a top-level statement assigns before any statement can read them: their
     declarations need no zero-initialisation (everything else starts at zero, as the adjoint's
     accumulators and values first set inside a branch rely on)."""
-    assigned, read = set(), set()
+    assigned: set[ir.Sym] = set()
+    read: set[ir.Sym] = set()
     for s in fn.body:
-        own = set()  # what s reads itself (for an assignment: its value)
+        own: set[ir.Sym] = set()  # what s reads itself (for an assignment: its value)
         for e in ir.stmt_exprs(s):
             own |= ir.read_syms(e)
         read |= own - assigned
@@ -548,12 +583,12 @@ def definitely_assigned_first(fn: ir.Function) -> set:
     return assigned
 
 
-def local_syms(fn: ir.Function) -> list:
+def local_syms(fn: ir.Function) -> list[ir.Sym]:
     """Every symbol the body binds, declared once at the top (sorted for determinism)."""
     params = set(fn.params)
-    seen: dict = {}
+    seen: dict[ir.Sym, None] = {}
     for s in ir.walk_stmts(fn.body):
-        syms = ()
+        syms: tuple[ir.Sym, ...] = ()
         if isinstance(s, ir.Assign):
             syms = (s.target,)
         elif isinstance(s, ir.Unpack):
@@ -566,7 +601,7 @@ def local_syms(fn: ir.Function) -> list:
     return list(seen)
 
 
-def mutated_positions(call: ir.OpCall) -> set:
+def mutated_positions(call: ir.OpCall) -> set[int]:
     if call.op not in MUTATES:
         return set()
     names = [p.name for p in OPS[call.op].params if p.kind == "value"]
@@ -575,13 +610,13 @@ def mutated_positions(call: ir.OpCall) -> set:
     return {names.index(n) for n in MUTATES[call.op] if n in names}
 
 
-def _is_offset(call: ir.OpCall, arg) -> bool:
+def _is_offset(call: ir.OpCall, arg: ir.Expr) -> bool:
     """Offset operands come after the value operands, `offset_count` of them."""
     n = call.attr("offset_count") or 0
     return n > 0 and any(arg is a for a in call.args[len(call.args) - n:])
 
 
-def _arange_args(vals: tuple) -> tuple:
+def _arange_args(vals: tuple[Any, ...]) -> tuple[Any, ...]:
     if len(vals) == 1:
         return 0, vals[0], 1
     if len(vals) == 2:
@@ -589,7 +624,7 @@ def _arange_args(vals: tuple) -> tuple:
     return vals
 
 
-def _shape_of_first(call: ir.OpCall) -> tuple:
+def _shape_of_first(call: ir.OpCall) -> tuple[Dim, ...]:
     t = call.args[0].type if call.args else None
     return t.shape if isinstance(t, TileT) else (1,)
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__, ir, naming
-from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, VecT
+from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, Type, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.one_lane import lanes_may_differ, one_lane
@@ -21,6 +22,8 @@ from ..passes.effects import extreme_params, written_params
 from .cxx import ctype
 
 if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
     import jinja2
 
 
@@ -29,7 +32,7 @@ class Templates:
     check` plans kernels through this module but renders nothing, and jinja2 is a tenth of its
     start-up."""
 
-    def __init__(self, package: str):
+    def __init__(self, package: str) -> None:
         self.package = package
         self._env: jinja2.Environment | None = None
 
@@ -55,10 +58,10 @@ TEMPLATES = templates("tilec.codegen")
 
 @dataclass
 class Emitted:
-    files: dict  # relative path -> text
+    files: dict[str, str]  # relative path -> text
 
 
-def abi_ctype(t) -> str:
+def abi_ctype(t: Type) -> str:
     """The C type of a parameter in the generated header."""
     if isinstance(t, ArrayT):
         return "tilec_array"
@@ -68,10 +71,11 @@ def abi_ctype(t) -> str:
         return "float"
     if t == BOOL:
         return "int32_t"
+    assert isinstance(t, Scalar), t  # a kernel's parameters: arrays, vectors, matrices, scalars (structs flattened)
     return t.ctype
 
 
-def param_doc(t) -> str:
+def param_doc(t: Type) -> str:
     if isinstance(t, ArrayT):
         return f"array of {t.dtype}, {t.ndim}-d"
     if isinstance(t, (VecT, MatT)):
@@ -79,7 +83,7 @@ def param_doc(t) -> str:
     return f"scalar {t}"
 
 
-def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
+def kernel_facts(fn: ir.Function, funcs: dict[str, ir.Function]) -> dict[str, Any]:
     """The facts of a kernel (a shared dict: callers must not change it). Each backend, the plans
     and the manifest ask for the same kernel's facts; each answer walks the whole body, so they are
     kept while the kernel lives (an IR Function is immutable; its hash would walk the body too)."""
@@ -91,10 +95,10 @@ def kernel_facts(fn: ir.Function, funcs: dict) -> dict:
     return facts
 
 
-_FACTS: dict = {}  # id(Function) -> (the funcs it was computed with, its facts); dropped with the Function
+_FACTS: dict[int, tuple[tuple[ir.Function, ...], dict[str, Any]]] = {}  # id(Function) -> (the funcs it was computed with, its facts); dropped with the Function
 
 
-def _kernel_facts(fn: ir.Function, funcs: dict) -> dict:
+def _kernel_facts(fn: ir.Function, funcs: dict[str, ir.Function]) -> dict[str, Any]:
     tiled = analysis.is_tiled(fn, funcs)
     return {
         "tiled": tiled,
@@ -108,10 +112,11 @@ def _kernel_facts(fn: ir.Function, funcs: dict) -> dict:
     }
 
 
-def _entry(name: str, params: list, body: str, device: str) -> dict:
+def _entry(name: str, params: list[ir.Sym], body: str, device: str) -> dict[str, Any]:
     decl = ", ".join(["const tilec_launch* launch"]
                      + [f"{abi_ctype(p.type)} {naming.c_param(p.name)}" for p in params])
-    unpack, args = [], []
+    unpack: list[str] = []
+    args: list[str] = []
     for p in params:
         local, cname = naming.cxx_arg(p.name), naming.c_param(p.name)
         if isinstance(p.type, ArrayT):
@@ -119,12 +124,14 @@ def _entry(name: str, params: list, body: str, device: str) -> dict:
         elif isinstance(p.type, (VecT, MatT)):  # a pointer in the C API; a __global__ kernel takes the value
             read = cname if device == "cuda" else f"*static_cast<const {ctype(p.type)}*>({cname})"
             unpack.append(f"const {ctype(p.type)} {local} = {read};")
-        elif p.type.storage_only:
-            unpack.append(f"const {p.type.ctype} {local}({cname});")
-        elif p.type == BOOL:
-            unpack.append(f"const bool {local} = {cname} != 0;")
         else:
-            unpack.append(f"const {ctype(p.type)} {local} = {cname};")
+            assert isinstance(p.type, Scalar), p  # the rest of a kernel's parameters (structs flattened)
+            if p.type.storage_only:
+                unpack.append(f"const {p.type.ctype} {local}({cname});")
+            elif p.type == BOOL:
+                unpack.append(f"const bool {local} = {cname} != 0;")
+            else:
+                unpack.append(f"const {ctype(p.type)} {local} = {cname};")
         args.append(local)
     return {"name": name, "params": decl, "unpack": unpack, "body": body, "args": ", ".join(args)}
 
@@ -139,7 +146,7 @@ class KernelPlan:
     lanes_adjoint: ir.Function | None = None  # the adjoint derived for cooperating lanes (the GPU's)
 
 
-def plan_kernels(module: ir.Module) -> list:
+def plan_kernels(module: ir.Module) -> list[KernelPlan]:
     plans = []
     for k in module.kernels:
         if not k.differentiate:
@@ -151,7 +158,7 @@ def plan_kernels(module: ir.Module) -> list:
         # adjoint's one-lane form (one_lane.py). Without tiles, lanes change nothing.
         lanes = facts["lanes"] or facts["tiled"]
         try:
-            lane_takes: set = set()
+            lane_takes: set[ir.Sym] = set()
             derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
             one = lanes and not facts["lanes"] and not lanes_may_differ(derived)
             cpu = one_lane(derived, lane_takes) if one else derived
@@ -161,15 +168,16 @@ def plan_kernels(module: ir.Module) -> list:
     return plans
 
 
-def adjoint_warnings(module: ir.Module) -> list:
+def adjoint_warnings(module: ir.Module) -> list[Diagnostic]:
     """The warning of every kernel whose adjoint is refused (what `tilec check` prints)."""
     from ..passes.normalize import normalize_module
 
     return [plan.why_not for plan in plan_kernels(normalize_module(module)) if plan.why_not is not None]
 
 
-def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_hash: str, source_sha: str,
-             cuda_plans=(), cuda_entries=None) -> str:
+def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], flags: dict[str, Any],
+             inputs_hash: str, source_sha: str, cuda_plans: Iterable[KernelPlan] = (),
+             cuda_entries: dict[str, list[dict[str, Any]]] | None = None) -> str:
     import hashlib
 
     funcs = {f.name: f for f in module.funcs}
@@ -230,14 +238,14 @@ def manifest(module: ir.Module, plans: list, files: dict, flags: dict, inputs_ha
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _param_meta(p: ir.Sym, params=()) -> dict:
+def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     """A parameter as the loader checks it. Vectors and matrices add `element_shape` (their
     trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's. An indexed
     array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
     takes one argument for all of them)."""
     t = p.type
     element = t.dtype if isinstance(t, ArrayT) else t
-    extra = {}
+    extra: dict[str, Any] = {}
     if isinstance(element, (VecT, MatT)):
         shape = [element.rows, element.cols] if isinstance(element, MatT) else [element.length]
         extra = {"element_shape": shape, "value_type": str(element)}
@@ -257,7 +265,7 @@ def _param_meta(p: ir.Sym, params=()) -> dict:
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
 
 
-def runtime_headers_dir():
+def runtime_headers_dir() -> Traversable:
     """The folder holding the runtime headers (`tilec/*.h`): the checkout's top-level
     `runtime_headers/` when tilec runs from source, else the installed package data
     `tilec.runtime_headers` (pyproject.toml maps one onto the other)."""
@@ -269,7 +277,7 @@ def runtime_headers_dir():
     return importlib.resources.files("tilec.runtime_headers")
 
 
-def runtime_files() -> dict:
+def runtime_files() -> dict[str, str]:
     """The vendored runtime headers: relative path (under naming.RUNTIME_DIR) -> text."""
     folder = runtime_headers_dir() / "tilec"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".h"))
@@ -284,7 +292,7 @@ LOADER_FILES = (("package_init.py.j2", "__init__.py"), ("loader.py.j2", f"{namin
                 ("CMakeLists.txt.j2", "CMakeLists.txt"))
 
 
-def loader_files(module: str, filename: str) -> dict:
+def loader_files(module: str, filename: str) -> dict[str, str]:
     """The loader package and CMakeLists.txt of a module (filename: the user's source file)."""
     return {name: TEMPLATES.get_template(template).render(module=module, version=__version__,
                                                           filename=naming.source_label(filename))

@@ -9,15 +9,16 @@ so they do not cascade.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
 from . import annotations as ann
 from . import structs
 from .lower_call import Abort, CallLowering
@@ -38,6 +39,11 @@ from .resolve import Scope
 
 if TYPE_CHECKING:  # the module checker creates function checkers; only its type is needed here
     from .module import ModuleChecker
+    from .resolve import FuncDef
+
+# A lowered value: an IR expression, or a struct-ish value the struct lowerings hold (lower_structs.py)
+Lowered = Any
+BranchPath = tuple[tuple[int, int], ...]  # ((if id, arm), ...) of the branches enclosing a statement
 
 AUG_OPS = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -72,7 +78,7 @@ class Options:
 class Binding:
     sym: ir.Sym
     span: Span  # first binding
-    path: tuple  # branch path of the first binding: ((if_id, arm), ...)
+    path: BranchPath  # branch path of the first binding: ((if_id, arm), ...)
     poisoned: bool = False  # its binding statement failed; uses are silent
 
 
@@ -80,8 +86,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords):
     new_binding = Binding  # how the mixins make bindings without importing this module
-    def __init__(self, module: "ModuleChecker", fd, param_types: list, block_dim: int,
-                 name: str, generic: bool = False, adjoint_output: int | None = None):
+    # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
+    def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
+                 name: str, generic: bool = False, adjoint_output: int | str | None = None) -> None:
         self.module = module
         self.scope: Scope = getattr(fd, "scope", None) or module.scope  # a nested def's own bindings
         self.parsed: Parsed = module.parsed
@@ -92,37 +99,37 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.name = name
         self.generic = generic
         self.env: dict[str, Binding] = {}
-        self.storage: dict = {}
-        self.returns: list = []
+        self.storage: dict[ir.Sym, str] = {}
+        self.returns: list[tuple[Type, cst.CSTNode]] = []
         self.uses_tiles = False
         self.lane_ops = False  # uses the lane index: tid() with a lane, tile(x), untile
         self.loop_depth = 0
-        self.path: tuple = ()
+        self.path: BranchPath = ()
         self.if_counter = 0
         self.temp_counter = 0
-        self.declared_ret = None  # the `-> T` annotation's type, once check() read it
-        self.inplace: set = set()  # tile params updated in place (Warp passes tiles by reference)
-        self.branch_rebinds: dict = {}  # tile param name -> a plain rebinding inside a branch or loop
-        self.tile_views: dict = {}  # name bound to a view of a tile -> the parent's name
+        self.declared_ret: ann.Declared | None = None  # the `-> T` annotation's type, once check() read it
+        self.inplace: set[ir.Sym] = set()  # tile params updated in place (Warp passes tiles by reference)
+        self.branch_rebinds: dict[str, cst.Name] = {}  # tile param name -> a plain rebinding inside a branch or loop
+        self.tile_views: dict[str, str] = {}  # name bound to a view of a tile -> the parent's name
         self.adjoint_output = adjoint_output  # a @wp.func_grad body checked for this param's adjoint
-        self.adjoint_accs: dict = {}  # param name -> the accumulator `wp.adjoint[name]` updates
-        self.adjoint_arrays: dict = {}  # array param name -> its adjoint array (ARRAY_ADJOINTS instance)
-        self.stale_views: dict = {}  # view name -> (parent, line) once the parent changed in place
-        self.view_exprs: dict = {}  # view name -> (its defining op, assignment counts of the names it reads)
-        self.assign_counts: dict = {}  # name -> assignments so far (a view's indices must not change)
-        self.pending_aliases: list = []  # write-backs / re-derivations to append after the statement
-        self.struct_vars: dict = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
-        self.project = None  # a func returning a struct: the field path this instance returns
+        self.adjoint_accs: dict[str, ir.Sym] = {}  # param name -> the accumulator `wp.adjoint[name]` updates
+        self.adjoint_arrays: dict[str, ir.Sym] = {}  # array param name -> its adjoint array (ARRAY_ADJOINTS instance)
+        self.stale_views: dict[str, tuple[str, int]] = {}  # view name -> (parent, line) once the parent changed in place
+        self.view_exprs: dict[str, tuple[ir.Expr, dict[str, int]]] = {}  # view name -> (its defining op, assignment counts of the names it reads)
+        self.assign_counts: dict[str, int] = {}  # name -> assignments so far (a view's indices must not change)
+        self.pending_aliases: list[ir.Stmt] = []  # write-backs / re-derivations to append after the statement
+        self.struct_vars: dict[str, StructT | ArrayT] = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
+        self.project: str | None = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
-        self.indexed: dict = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
+        self.indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]] = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
 
-    def span(self, node) -> Span:
+    def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
 
     # ------------------------------------------------------------ entry
 
     def check(self) -> ir.Function:
-        params = []
+        params: list[ir.Sym] = []
         for p, t in zip(self.fd.node.params.params, self.param_types):
             if self.bind_struct_param(p, t, params):
                 continue
@@ -131,6 +138,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             params += made
         self.declared_ret = self.return_annotation()
         if self.project is not None:
+            assert isinstance(self.declared_ret, StructT), self.declared_ret  # (module.instantiate's project)
             self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
         if self.adjoint_output is not None:
             return self.check_grad_function(params)
@@ -147,7 +155,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if any(structs.leaves(t) is not None for t in self.param_types) else (),
         )
 
-    def return_annotation(self):
+    def return_annotation(self) -> ann.Declared | None:
         """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
         returns = self.fd.node.returns
         if returns is None:
@@ -175,22 +183,22 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     # ------------------------------------------------------------ @wp.func_grad bodies
 
-    def check_grad_function(self, params: list) -> ir.Function:
+    def check_grad_function(self, params: list[ir.Sym]) -> ir.Function:
         """A func_grad body as a func returning the adjoint contribution of one parameter: every
         `wp.adjoint[p] += e` updates an accumulator of p, and the body returns the chosen one."""
         from ..ir.types import Scalar as _Scalar
         from ..ops.build import zeros
 
         span = self.span(self.fd.node.name)
-        inits = []
+        inits: list[ir.Stmt] = []
         for k, p in enumerate(params):
-            if (isinstance(p.type, TileT) and p.type.dtype.is_float) or (isinstance(p.type, _Scalar) and p.type.is_float):
+            if (isinstance(p.type, TileT) and _scalar_held(p.type).is_float) or (isinstance(p.type, _Scalar) and p.type.is_float):
                 acc = ir.Sym(f"adjoint_{p.name}", 90000 + k, p.type)
                 self.adjoint_accs[p.name] = acc
                 inits.append(ir.Assign(acc, zeros(p.type, span), span))
         if self.adjoint_output == ARRAY_ADJOINTS:  # the adjoint arrays follow the parameters and adj_ret
             for k, p in enumerate(params):
-                if isinstance(p.type, ArrayT) and p.type.dtype.is_float:
+                if isinstance(p.type, ArrayT) and _scalar_held(p.type).is_float:
                     self.adjoint_arrays[p.name] = ir.Sym(f"adjoint_{p.name}", 90100 + k, p.type)
             params = params + list(self.adjoint_arrays.values())
         body = self.block(self.fd.node.body)
@@ -199,14 +207,17 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if self.adjoint_output == ARRAY_ADJOINTS:
             return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params),
                                body=tuple(inits) + body, ret=NONE, span=span, block_dim=self.block_dim, tiled=False)
+        assert isinstance(self.adjoint_output, int), self.adjoint_output  # the parameter this instance adjoins
         acc = self.adjoint_accs[params[self.adjoint_output].name]
         body = tuple(inits) + body + (ir.Return(ir.Var(acc, span), span),)
         return ir.Function(name=self.name, source_name=self.fd.name, kind="func", params=tuple(params), body=body,
                            ret=acc.type, span=span, block_dim=self.block_dim, tiled=False)
 
-    def adjoint_array_update(self, target: cst.Subscript, value, node, aug) -> list:
+    def adjoint_array_update(self, target: cst.Subscript, value: ir.Expr, node: Any,
+                             aug: type[cst.BaseBinaryOp] | None) -> list[ir.Stmt]:
         """`wp.adjoint[a][i] += v` in a @wp.func_grad: an atomic add into the adjoint array of `a` in
         the instance computing array adjoints, nothing in the others (each adds it once)."""
+        assert isinstance(target.value, cst.Subscript), target  # (store_subscript's test)
         inner = self.subscript_items(target.value)
         name = inner[0].value if len(inner) == 1 and isinstance(inner[0], cst.Name) else None
         if self.adjoint_output is None:
@@ -216,8 +227,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       target)
         param = next((p for p in self.fd.node.params.params if p.name.value == name), None)
         ptype = self.env[name].sym.type if param is not None and name in self.env else None
-        if not (isinstance(ptype, ArrayT) and ptype.dtype.is_float):
+        if not (isinstance(ptype, ArrayT) and _scalar_held(ptype).is_float):
             self.fail("TC0408", "`wp.adjoint[a][i]` takes a floating-point array parameter of the function", target)
+        assert name is not None  # (a parameter's)
         if self.adjoint_output != ARRAY_ADJOINTS:
             return []
         indices = [self.index(i) for i in self.index_nodes(target)]
@@ -226,7 +238,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                             where=[target.value, node.value] + self.index_nodes(target))
         return [ir.ExprStmt(call, self.span(node))]
 
-    def adjoint_update(self, target: cst.Subscript, value, node, aug) -> list:
+    def adjoint_update(self, target: cst.Subscript, value: ir.Expr, node: Any,
+                       aug: type[cst.BaseBinaryOp] | None) -> list[ir.Stmt]:
         items = self.subscript_items(target)
         name = items[0].value if len(items) == 1 and isinstance(items[0], cst.Name) else None
         if self.adjoint_output is None:
@@ -245,7 +258,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     # ------------------------------------------------------------ tiles by reference
 
-    def note_inplace(self, sym) -> None:
+    def note_inplace(self, sym: ir.Sym) -> None:
         """An in-place update of `sym`: when it is a func's tile parameter, the caller sees it."""
         if self.fd.kind == "func" and sym.id == 0 and isinstance(sym.type, TileT) and \
                 self.env.get(sym.name) is not None and self.env[sym.name].sym == sym and \
@@ -276,7 +289,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                     "place (tiles are passed by reference); rebinding it inside a branch or loop is not "
                     "supported", self.span(node), help=f"copy it first: `u = {sym.name}`, then rebind `u`")
 
-    def return_type(self):
+    def return_type(self) -> Type:
         types = {t for t, _ in self.returns}
         if len(types) > 1:
             (t0, n0), *rest = self.returns
@@ -289,9 +302,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     # ------------------------------------------------------------ statements
 
-    def block(self, node) -> tuple:
-        stmts = node.body if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)) else node
-        out: list = []
+    def block(self, node: cst.BaseSuite | Sequence[cst.CSTNode]) -> tuple[ir.Stmt, ...]:
+        stmts: Sequence[cst.CSTNode] = node.body if isinstance(node, cst.BaseSuite) else node  # (a suite: indented or not)
+        out: list[ir.Stmt] = []
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -302,7 +315,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                 self.guarded(self.compound_stmt, stmt, out)
         return tuple(out)
 
-    def guarded(self, fn, node, out: list) -> None:
+    def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
         outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
         try:
             out.extend(self.sequence_draws(node, fn(node)))
@@ -316,7 +329,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.pending_aliases = []
             self.end_statement_draws(outer_draws)
 
-    def small_stmt(self, node) -> list:
+    def small_stmt(self, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(node, cst.Pass):
             return []
         if isinstance(node, cst.Expr):
@@ -340,7 +353,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
         self.fail("TC0401", f"unsupported syntax: {what}", node)
 
-    def compound_stmt(self, node) -> list:
+    def compound_stmt(self, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(node, cst.If):
             return [self.if_stmt(node)]
         if isinstance(node, cst.For):
@@ -350,7 +363,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
         self.fail("TC0401", f"unsupported syntax: {what}", node)
 
-    def expr_stmt(self, node: cst.Expr) -> list:
+    def expr_stmt(self, node: cst.Expr) -> list[ir.Stmt]:
         value = node.value
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
             return []  # docstring
@@ -365,10 +378,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.expr(value)
         return []
 
-    def mutating_ops(self, call) -> tuple:
+    def mutating_ops(self, call: Lowered) -> tuple[str, ...]:
         return (call.op,) if self.mutated_args(call) else ()
 
-    def mutated_args(self, call) -> list:
+    def mutated_args(self, call: Lowered) -> list[tuple[str, ir.Expr]]:
         """(param, IR arg) pairs that an in-place op updates in this call."""
         rewritten = self.rewrite_of(call)  # a call lowered to other ops (rewrites.py)
         if rewritten is not None:
@@ -381,12 +394,12 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return []
         return [(n, pos[n]) for n in MUTATES[call.op] if n in pos]
 
-    def rebind_mutated(self, call, mutated: list, node) -> list:
+    def rebind_mutated(self, call: Lowered, mutated: list[tuple[str, ir.Expr]], node: cst.CSTNode) -> list[ir.Stmt]:
         for name, arg in mutated:
             if not isinstance(arg, ir.Var):
                 self.fail("TC0408", f"{call.op}: `{name}` must be a variable (it is updated in place)",
                           node)
-        syms = [arg.sym for _, arg in mutated]
+        syms = [arg.sym for _, arg in mutated if isinstance(arg, ir.Var)]  # (all, after the test above)
         for sym in syms:
             self.note_mutation(sym, node)
             self.note_inplace(sym)
@@ -394,7 +407,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return [ir.Assign(syms[0], call, self.span(node))]
         return [ir.Unpack(tuple(syms), call, self.span(node))]
 
-    def assert_stmt(self, node: cst.Assert) -> list:
+    def assert_stmt(self, node: cst.Assert) -> list[ir.Stmt]:
         """`assert cond[, msg]`: checked in --debug builds only (Warp's rule); the message names the
         file, the line and the statement as written (escaped when emitted)."""
         cond = self.condition(node.test)
@@ -405,7 +418,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     # ------------------------------------------------------------ assignment
 
-    def assign(self, target, value_node, node) -> list:
+    def assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(target, cst.Name):
             value = self.lower_value(value_node, 1)
             if isinstance(value, STRUCTISH):
@@ -423,7 +436,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return self.store_value_component(target, self.expr(value_node), node, None)  # v.x = e
         self.fail("TC0401", "unsupported syntax: this assignment target", target)
 
-    def lower_value(self, value_node, tid_count: int):
+    def lower_value(self, value_node: cst.BaseExpression, tid_count: int) -> Lowered:
         if isinstance(value_node, cst.Call):
             call = self.lower_call(value_node, tid_count)
             if self.mutated_args(call):
@@ -432,16 +445,17 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return call
         return self.expr(value_node)
 
-    def unpack(self, target, value_node, node) -> list:
-        names = [el.value for el in target.elements]
-        if not all(isinstance(n, cst.Name) for n in names):
+    def unpack(self, target: cst.Tuple | cst.List, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
+        nodes = [el.value for el in target.elements]
+        names = [n for n in nodes if isinstance(n, cst.Name)]
+        if len(names) != len(nodes):
             self.fail("TC0401", "unsupported syntax: nested or indexed unpacking targets", target)
         if isinstance(value_node, (cst.Tuple, cst.List)):
             if len(value_node.elements) != len(names):
                 self.fail("TC0303", f"cannot unpack {len(value_node.elements)} values into {len(names)} names",
                           node)
-            temps = []
-            out = []
+            temps: list[ir.Sym] = []
+            out: list[ir.Stmt] = []
             for el in value_node.elements:  # evaluate all right-hand sides first, as Python does
                 v = self.expr(el.value)
                 sym = self.new_temp(v.type)
@@ -456,11 +470,11 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
         return [ir.Unpack(tuple(syms), value, self.span(node))]
 
-    def new_temp(self, t) -> ir.Sym:
+    def new_temp(self, t: Type) -> ir.Sym:
         self.temp_counter += 1
         return ir.Sym("_tmp", self.temp_counter, t)
 
-    def ann_assign(self, node: cst.AnnAssign) -> list:
+    def ann_assign(self, node: cst.AnnAssign) -> list[ir.Stmt]:
         if not isinstance(node.target, cst.Name) or node.value is None:
             self.fail("TC0401", "unsupported syntax: annotation without a value", node)
         try:
@@ -477,12 +491,14 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       f"convert it explicitly, e.g. wp.{want.name}(...)",
                       node.value)
         if isinstance(want, Scalar) and self.is_weak(value):
-            value = ir.Const(value.value if not want.is_float else float(value.value), want, value.span)
+            number = value.value
+            assert isinstance(number, (int, float)), value  # a literal's value
+            value = ir.Const(number if not want.is_float else float(number), want, value.span)
         if isinstance(value, STRUCTISH):
             return self.bind_struct(node.target, value, node)
         return [self.bind_name(node.target, value, node)]
 
-    def bind_name(self, target: cst.Name, value, node) -> ir.Assign:
+    def bind_name(self, target: cst.Name, value: ir.Expr, node: cst.CSTNode) -> ir.Assign:
         self.rebind_tile_param(target)
         sym = self.declare(target, value.type, node)
         self.track_view(target.value, value)
@@ -491,13 +507,15 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         value = self.retype_literal(value, sym.type)
         return ir.Assign(sym, value, self.span(node))
 
-    def retype_literal(self, value, t):
+    def retype_literal(self, value: ir.Expr, t: Type) -> ir.Expr:
         if self.is_weak(value) and isinstance(t, Scalar):
-            v = float(value.value) if t.is_float else (bool(value.value) if t.kind == "bool" else int(value.value))
+            number = value.value
+            assert isinstance(number, (int, float)), value  # a literal's value
+            v = float(number) if t.is_float else (bool(number) if t.kind == "bool" else int(number))
             return ir.Const(v, t, value.span)
         return value
 
-    def declare(self, target: cst.Name, t, node) -> ir.Sym:
+    def declare(self, target: cst.Name, t: Type, node: cst.CSTNode) -> ir.Sym:
         name = target.value
         self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
         if name in self.scope.api_aliases or name in self.scope.funcs:
@@ -522,7 +540,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.fail("TC0405", f"`{name}` was {describe(old)} and cannot become {describe(t)}", target,
                   labels=label, help=f"use a new name for the {describe(t)}")
 
-    def _literal_fits(self, node, old: Scalar) -> bool:
+    def _literal_fits(self, node: cst.CSTNode, old: Scalar) -> bool:
         value = getattr(node, "value", None)
         if value is None:
             return False
@@ -531,7 +549,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         lit = self.scope.constant(value) if not isinstance(value, cst.Name) or value.value not in self.env else consts.NOT_CONST
         return lit is not consts.NOT_CONST and not isinstance(lit, tuple) and (old.is_float or not isinstance(lit, float))
 
-    def aug_assign(self, node: cst.AugAssign) -> list:
+    def aug_assign(self, node: cst.AugAssign) -> list[ir.Stmt]:
         op_cls = AUG_OPS.get(type(node.operator))
         if op_cls is None:
             self.fail("TC0401", "unsupported syntax: this augmented assignment", node.operator)
@@ -567,7 +585,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return self.store_value_component(target, self.expr(node.value), node, op_cls)  # v.x += e
         self.fail("TC0401", "unsupported syntax: this augmented assignment target", target)
 
-    def update_subscript(self, target: cst.Subscript, op_cls, node: cst.AugAssign) -> list:
+    def update_subscript(self, target: cst.Subscript, op_cls: Any, node: cst.AugAssign) -> list[ir.Stmt]:
+        # op_cls: the operator's libcst class (cst.Multiply, ...), a key of BINOPS
         """`a[i] &= v` and the other operators but += and -=, as Warp lowers them: an atomic
         and/or/xor on a 32- or 64-bit integer array, else read, apply, write back."""
         base = self.expr(target.value)
@@ -585,7 +604,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "on a tile element (Warp applies it atomically across the block's lanes; tilec does not "
                       "yet)", node.operator, help="assign the combined value instead: t[i] = t[i] & v")
-        if isinstance(base.type, ArrayT) and component_dtype(base.type.dtype).is_float and self.fd.enable_backward:
+        held = component_dtype(base.type.dtype) if isinstance(base.type, ArrayT) else None  # None: a struct
+        if held is not None and held.is_float and self.fd.enable_backward:
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "update of a float array element in a differentiable kernel (its adjoint would read the "
                       "overwritten value)", node.operator,
@@ -598,7 +618,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       f"{describe(base.type)}", node)
         return self.store_subscript(target, value, node, None)
 
-    def store_subscript(self, target: cst.Subscript, value, node, aug) -> list:
+    def store_subscript(self, target: cst.Subscript, value: ir.Expr, node: Any, aug: Any) -> list[ir.Stmt]:
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
         if isinstance(target.value, cst.Subscript) and self.scope.api_attr(target.value.value) == "adjoint":
@@ -635,7 +655,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return [ir.Assign(base.sym, call, self.span(node))]
         self.fail("TC0401", f"unsupported syntax: element write into {describe(base.type)}", target)
 
-    def return_stmt(self, node: cst.Return) -> list:
+    def return_stmt(self, node: cst.Return) -> list[ir.Stmt]:
         if self.fd.kind == "kernel":
             if node.value is not None:
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
@@ -659,8 +679,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     # ------------------------------------------------------------ control flow
 
-    def condition(self, node):
-        cond = self.expr(node)
+    def condition(self, node: cst.BaseExpression) -> ir.Expr:
+        cond: ir.Expr = self.expr(node)
         if isinstance(cond.type, TileT):
             self.fail("TC0406", f"a tile cannot be a condition (got {describe(cond.type)}); reduce it first",
                       node, help="compare an element or a reduction, e.g. wp.tile_sum(t)[0] > 0")
@@ -679,9 +699,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.path = outer + ((me, 0),)
         body = self.block(node.body)
         self.path = outer + ((me, 1),)
-        orelse: tuple = ()
+        orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(node.orelse, cst.If):
-            elif_ = []
+            elif_: list[ir.Stmt] = []
             self.guarded(lambda n: [self.if_stmt(n)], node.orelse, elif_)  # its condition's draws stay in its arm
             orelse = tuple(elif_)
         elif isinstance(node.orelse, cst.Else):
@@ -728,7 +748,14 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         return ir.While(cond, body, self.span(node))
 
 
-def _diverging(first: tuple, current: tuple) -> bool:
+def _scalar_held(t: TileT | ArrayT) -> Scalar:
+    """The scalar a tile or array holds (a @wp.func_grad's float parameters: module.custom_rules
+    refuses tiles and arrays of vectors)."""
+    assert isinstance(t.dtype, Scalar), t
+    return t.dtype
+
+
+def _diverging(first: BranchPath, current: BranchPath) -> bool:
     """True when two branch paths sit in different arms of the same `if`."""
     for (a_if, a_arm), (b_if, b_arm) in zip(first, current):
         if a_if != b_if:
@@ -738,15 +765,15 @@ def _diverging(first: tuple, current: tuple) -> bool:
     return False
 
 
-def _bound_names(node) -> list:
-    targets = []
+def _bound_names(node: cst.CSTNode) -> list[str]:
+    targets: list[cst.BaseExpression] = []
     if isinstance(node, cst.Assign):
         targets = [t.target for t in node.targets]
     elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
         targets = [node.target]
     elif isinstance(node, cst.For):
         targets = [node.target]
-    names = []
+    names: list[str] = []
     for t in targets:
         if isinstance(t, cst.Name):
             names.append(t.value)

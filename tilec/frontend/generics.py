@@ -18,11 +18,12 @@ without an overload is an error naming the parameter.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.types import ArrayT, Scalar, Type
+from ..ir.types import ArrayT, Scalar
 from . import annotations as ann
 from .resolve import Scope
 
@@ -69,7 +70,7 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | G
     return ann.annotation(node, scope)
 
 
-def accepts(want: ann.Declared | GenericArray, got: Type) -> bool:
+def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray) -> bool:
     """Whether a concrete type fills a generic parameter."""
     if want == ann.ANY:
         return True
@@ -78,7 +79,8 @@ def accepts(want: ann.Declared | GenericArray, got: Type) -> bool:
     return want == got
 
 
-def instance_suffix(declared: list[ann.Declared | GenericArray], concrete: list[Type]) -> str:
+def instance_suffix(declared: Sequence[ann.Declared | GenericArray],
+                    concrete: Sequence[ann.Declared | GenericArray]) -> str:
     """`float32_float64`: the dtypes the generic parameters took, in order."""
     parts: list[str] = []
     for want, got in zip(declared, concrete):
@@ -87,7 +89,7 @@ def instance_suffix(declared: list[ann.Declared | GenericArray], concrete: list[
     return "_".join(parts)
 
 
-def _spelled(t: Type) -> str:
+def _spelled(t: ann.Declared | GenericArray) -> str:
     """A type as part of an identifier: `float32`, `vec3f`, `quatf`, `matrix_shape_5_5_dtype_float32`."""
     text = t.name if isinstance(t, Scalar) else str(t)
     return re.sub(r"\W+", "_", text).strip("_")

@@ -8,27 +8,31 @@ constants and other constant locals; anything else is not a constant (consts.NOT
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterator
+
 import libcst as cst
 
 from . import consts
 
-_CACHE: dict = {}  # id(FunctionDef) -> (the FunctionDef, {name: value}); the node keeps its id alive
+Lookup = Callable[[cst.BaseExpression], object]  # consts.evaluate's name lookup
+
+_CACHE: dict[int, tuple[cst.FunctionDef, dict[str, object]]] = {}  # id(FunctionDef) -> (the FunctionDef, {name: value}); the node keeps its id alive
 
 
 class _Bindings(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
-        self.single: dict = {}  # name -> the value expression of its (so far) only assignment
-        self.other: set = set()  # names bound some other way, or more than once
+        self.single: dict[str, cst.BaseExpression] = {}  # name -> the value expression of its (so far) only assignment
+        self.other: set[str] = set()  # names bound some other way, or more than once
 
-    def _bind(self, name: str, value) -> None:
+    def _bind(self, name: str, value: cst.BaseExpression | None) -> None:
         if name in self.single or value is None:
             self.single.pop(name, None)
             self.other.add(name)
         elif name not in self.other:
             self.single[name] = value
 
-    def _names(self, target) -> None:
+    def _names(self, target: cst.CSTNode) -> None:
         for node in _walk(target):
             if isinstance(node, cst.Name):
                 self._bind(node.value, None)
@@ -60,13 +64,13 @@ class _Bindings(cst.CSTVisitor):
         self._names(node.target)
 
 
-def _walk(node):
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in node.children:
         yield from _walk(child)
 
 
-def constant_locals(fn: cst.FunctionDef, scope_lookup) -> dict:
+def constant_locals(fn: cst.FunctionDef, scope_lookup: Lookup) -> dict[str, object]:
     """{name: value} of fn's constant locals; scope_lookup(node) gives module constants."""
     hit = _CACHE.get(id(fn))
     if hit is not None and hit[0] is fn:
@@ -75,15 +79,15 @@ def constant_locals(fn: cst.FunctionDef, scope_lookup) -> dict:
     fn.body.visit(found)
     params = {p.name.value for p in (*fn.params.params, *fn.params.posonly_params, *fn.params.kwonly_params)}
     exprs = {n: v for n, v in found.single.items() if n not in params}
-    values: dict = {}
+    values: dict[str, object] = {}
 
-    def value_of(name: str, busy: frozenset):
+    def value_of(name: str, busy: frozenset[str]) -> object:
         if name in values:
             return values[name]
         if name not in exprs or name in busy:
             return consts.NOT_CONST
 
-        def lookup(node):
+        def lookup(node: cst.BaseExpression) -> object:
             if isinstance(node, cst.Name) and (node.value in exprs or node.value in found.other or node.value in params):
                 return value_of(node.value, busy | {name})
             return scope_lookup(node)
@@ -104,10 +108,10 @@ def constant_locals(fn: cst.FunctionDef, scope_lookup) -> dict:
     return result
 
 
-def local_lookup(fn: cst.FunctionDef, local_names, scope_lookup):
+def local_lookup(fn: cst.FunctionDef, local_names: Collection[str], scope_lookup: Lookup) -> Lookup:
     """A lookup for consts.evaluate inside fn: a local name (in local_names) is its constant value
     or not a constant, never the module constant it shadows; other names as scope_lookup says."""
-    def lookup(node):
+    def lookup(node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name) and node.value in local_names:
             return constant_locals(fn, scope_lookup).get(node.value, consts.NOT_CONST)
         return scope_lookup(node)

@@ -6,6 +6,8 @@ becomes an IR operand or a compile-time attribute.
 """
 from __future__ import annotations
 
+from typing import NoReturn
+
 import libcst as cst
 
 from .. import ir
@@ -34,7 +36,7 @@ class Abort(Exception):
 
 
 class CallLowering:
-    def fail(self, code: str, message: str, node, **kw):
+    def fail(self, code: str, message: str, node, **kw) -> NoReturn:
         self.diags.error(code, message, self.span(node), **kw)
         raise Abort()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TypeGuard
 
 import libcst as cst
 
@@ -99,7 +100,7 @@ class ExprLowering:
             self.fail("TC0401", "unsupported syntax: a tuple constant here", node)
         return ir.Const(value, t, self.span(node), weak=True)
 
-    def is_weak(self, e) -> bool:
+    def is_weak(self, e: ir.Expr) -> TypeGuard[ir.Const]:
         return isinstance(e, ir.Const) and e.weak
 
     def lower_name(self, node: cst.Name):

@@ -31,7 +31,7 @@ class ScaledMatmulLowering:
     constant_of: Callable[[cst.BaseExpression], object]
     expr: Callable[[cst.BaseExpression], ir.Expr]
     is_weak: Callable[[ir.Expr], bool]
-    make_op: Callable[..., Any]  # (op, operands, attrs, node[, where]) -> the checked expression
+    make_op: Callable[..., ir.Expr]  # (op, operands, attrs, node[, where]) -> the checked expression
     fail: Callable[..., NoReturn]
     span: Callable[[cst.CSTNode], Span]
     note_rewrite: Callable[[ir.Expr, str, list[tuple[str, ir.Expr]]], None]
@@ -40,7 +40,7 @@ class ScaledMatmulLowering:
         bound, _ = self.bind(OPS["tile_matmul"], node)
         return any(k in bound and self.constant_of(bound[k]) is consts.NOT_CONST for k in ("alpha", "beta"))
 
-    def lower_scaled_matmul(self, node: cst.Call):
+    def lower_scaled_matmul(self, node: cst.Call) -> ir.Expr:
         bound, _ = self.bind(OPS["tile_matmul"], node)
         out_node = bound.get("out")
         if isinstance(out_node, cst.Name) and out_node.value == "None":
@@ -59,6 +59,7 @@ class ScaledMatmulLowering:
             operands.append(self.zeros_like(out_type, node))
             where.append(out_node)
         product = self.make_op("tile_matmul", operands, attrs, node, where=where)
+        assert isinstance(product.type, TileT) and isinstance(product.type.dtype, Scalar), product.type  # ops/linalg
         dtype = product.type.dtype
         result = product
         if "alpha" in bound:
@@ -79,7 +80,7 @@ class ScaledMatmulLowering:
             self.note_rewrite(result, "tile_matmul", [("out", out)])  # rewrites.py
         return result
 
-    def matmul_scalar(self, name: str, arg: cst.BaseExpression, dtype: Scalar):
+    def matmul_scalar(self, name: str, arg: cst.BaseExpression, dtype: Scalar) -> ir.Expr:
         """alpha/beta as a scalar of the product's dtype (Warp: any float scalar)."""
         e = self.expr(arg)
         if not (isinstance(e.type, Scalar) and (e.type.is_float or self.is_weak(e))) or e.type == BOOL:
@@ -90,5 +91,5 @@ class ScaledMatmulLowering:
             return ir.OpCall("cast", (e,), (("dtype", dtype),), dtype, e.span)
         return e
 
-    def zeros_like(self, t: TileT, node):
+    def zeros_like(self, t: TileT, node: cst.Call) -> ir.Expr:
         return self.make_op("tile_zeros", [], {"shape": t.shape, "dtype": t.dtype, "storage": "register"}, node)

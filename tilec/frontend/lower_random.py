@@ -13,7 +13,7 @@ or once before a body that may not run (for), so a draw there is a diagnostic.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, NoReturn
+from typing import Callable, NoReturn
 
 import libcst as cst
 
@@ -22,10 +22,13 @@ from ..diagnostics import Span
 from ..ir.types import INT32, UINT32, Type
 from ..ops.random import DRAWS
 
+# A statement's draw bookkeeping (pending_draws, draw_current, draw_origin), saved around a nested one.
+SavedDraws = tuple[list[ir.Stmt], dict[ir.Sym, ir.Sym], dict[ir.Sym, ir.Sym]]
+
 
 class RandomLowering:
     # Supplied by FunctionChecker (check.py, lower_*.py): declared for the type checker only.
-    lower_op: Callable[..., Any]  # (op, call node) -> the checked ir.OpCall
+    lower_op: Callable[..., ir.Expr]  # (op, call node) -> the checked expression (a draw: an ir.OpCall)
     retype_literal: Callable[[ir.Expr, Type], ir.Expr]
     span: Callable[[cst.CSTNode], Span]
     new_temp: Callable[[Type], ir.Sym]
@@ -36,8 +39,9 @@ class RandomLowering:
     draw_current: dict[ir.Sym, ir.Sym]
     draw_origin: dict[ir.Sym, ir.Sym]
 
-    def lower_draw(self, op: str, node: cst.Call):
+    def lower_draw(self, op: str, node: cst.Call) -> ir.Expr:
         call = self.lower_op(op, node)
+        assert isinstance(call, ir.OpCall), call  # a draw's rule gives its op call
         bounds = tuple(self.retype_literal(a, call.type) for a in call.args[1:])  # `0.0, 2.0`: the draw's dtype
         call = ir.OpCall(call.op, call.args[:1] + bounds, call.attrs, call.type, call.span)
         state = call.args[0]
@@ -52,19 +56,19 @@ class RandomLowering:
         self.draw_origin[after] = origin
         return call
 
-    def drawn_state(self, sym):
+    def drawn_state(self, sym: ir.Sym) -> ir.Sym | None:
         """The temporary holding sym's state after a draw earlier in this statement, or None."""
         return self.draw_current.get(sym)
 
-    def begin_statement_draws(self) -> tuple:
+    def begin_statement_draws(self) -> SavedDraws:
         saved = (self.pending_draws, self.draw_current, self.draw_origin)
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}
         return saved
 
-    def end_statement_draws(self, saved: tuple) -> None:
+    def end_statement_draws(self, saved: SavedDraws) -> None:
         self.pending_draws, self.draw_current, self.draw_origin = saved
 
-    def sequence_draws(self, node, stmts: list) -> list:
+    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
         """The statement with its draws' state updates before and after it (see the module doc)."""
         if not self.draw_current:
             return stmts
@@ -77,9 +81,10 @@ class RandomLowering:
                    for sym, after in self.draw_current.items()]
         if isinstance(node, cst.If):
             (s,) = stmts
+            assert isinstance(s, ir.If), s
             return self.pending_draws + [replace(s, body=tuple(updates) + s.body,
                                                  orelse=tuple(updates) + s.orelse)]
-        assigned = set()
+        assigned: set[ir.Sym] = set()
         for s in stmts:
             assigned |= {s.target} if isinstance(s, ir.Assign) else set(getattr(s, "targets", ()))
         return self.pending_draws + stmts + [u for u in updates if u.target not in assigned]

@@ -29,15 +29,15 @@ class TileExpandLowering:
     bind: Callable[..., tuple[dict[str, Any], Any]]  # (OpSpec, call node) -> (param -> argument node, ...)
     constant_of: Callable[[cst.BaseExpression], object]
     expr: Callable[[cst.BaseExpression], ir.Expr]
-    lower_op: Callable[..., Any]  # (op, call node) -> the checked expression
-    make_op: Callable[..., Any]  # (op, operands, attrs, node[, where]) -> the checked expression
+    lower_op: Callable[..., ir.Expr]  # (op, call node) -> the checked expression
+    make_op: Callable[..., ir.Expr]  # (op, operands, attrs, node[, where]) -> the checked expression
     fail: Callable[..., NoReturn]
     span: Callable[[cst.CSTNode], Span]
     note_rewrite: Callable[[ir.Expr, str, list[tuple[str, ir.Expr]]], None]
     block_dim: int
     lane_ops: bool
 
-    def lower_wp_tile(self, node: cst.Call):
+    def lower_wp_tile(self, node: cst.Call) -> ir.Expr:
         """`wp.tile(x[, preserve_type])`: the op as it is, or the expansion of a vector/matrix x."""
         bound, _ = self.bind(OPS["tile"], node)
         keep_node = bound.get("preserve_type")
@@ -68,7 +68,7 @@ class TileExpandLowering:
             result = self.make_op("tile_reshape", [result], {"shape": (*shape, bd)}, node)
         return result
 
-    def lower_wp_untile(self, node: cst.Call):
+    def lower_wp_untile(self, node: cst.Call) -> ir.Expr:
         """`wp.untile(t)`: the op as it is, or, for t of shape (n, block_dim) / (rows, cols, block_dim) (what
         wp.tile(v) of a vector/matrix gives), lane l's column as a vector/matrix (Warp's untile)."""
         bound, _ = self.bind(OPS["untile"], node)
@@ -90,20 +90,20 @@ class TileExpandLowering:
         for index in indices:
             offsets = tuple(ir.Const(i, INT32, span) for i in (*index, 0))
             one_row = (*[1] * len(lead), bd)
-            row = ir.OpCall("tile_view", (t, *offsets), (("offset_count", len(offsets)), ("shape", one_row)),
+            row: ir.Expr = ir.OpCall("tile_view", (t, *offsets), (("offset_count", len(offsets)), ("shape", one_row)),
                             TileT(t.type.dtype, one_row), span)
             row = self.make_op("tile_reshape", [row], {"shape": (bd,)}, node)
             self.lane_ops = True
             parts.append(self.make_op("untile", [row], {"block_dim": bd}, node, where=[bound["a"]]))
         return self.make_op("value_new", parts, {"type": value_type}, node)
 
-    def refuse_effects(self, x, x_node) -> None:
+    def refuse_effects(self, x: ir.Expr, x_node: cst.CSTNode) -> None:
         if any(isinstance(e, ir.OpCall) and (OPS[e.op].effect or e.op in DRAWS) for e in ir.walk_expr(x)):
             self.fail("TC0401", "unsupported syntax: wp.tile()/wp.untile() spreading a vector/matrix reads its "
                       "argument once per component; assign a value that draws random numbers or has effects to a "
                       "variable first", x_node)
 
-    def lane_tile(self, x, node, x_node):
+    def lane_tile(self, x: ir.Expr, node: cst.Call, x_node: cst.CSTNode) -> ir.Expr:
         """tile(x) of a per-lane scalar (or kept vector): one value per lane, as lower_op builds it."""
         self.lane_ops = True
         return self.make_op("tile", [x], {"preserve_type": False, "block_dim": self.block_dim}, node,

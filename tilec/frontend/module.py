@@ -8,22 +8,28 @@ name the variables, then unify with each call site.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any, NoReturn, Union
 
 import libcst as cst
 
 from .. import ir, naming
-from ..diagnostics import Diagnostics, Label
-from ..ir.types import NONE, ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
+from ..diagnostics import Diagnostics, Label, Span
+from ..ir.types import NONE, ArrayT, Dim, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from . import annotations as ann
 from . import generics
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .parse import Parsed
-from .resolve import Scope
+from .resolve import FuncDef, Scope
 from .structs import array_of_array_structs
 
+Declared = Union[ann.Declared, generics.GenericArray]  # a parameter's annotation: a type, Any or array(Any)
+# (func name or nested func key, argument types, block_dim[, struct field path]) of a func instance
+InstanceKey = tuple[object, ...]
 
-def block_dims_of(fd, default: int) -> list:
+
+def block_dims_of(fd: FuncDef, default: int) -> list[int]:
     """A kernel's block_dims: its decorator's, else the `block_dim=` constants of its launches in
     the file (one instance each), else the command line's (`--block-dim`, 256 by default)."""
     if fd.block_dim:
@@ -32,22 +38,22 @@ def block_dims_of(fd, default: int) -> list:
 
 
 class ModuleChecker:
-    def __init__(self, parsed: Parsed, scope: Scope, diags: Diagnostics, options: Options):
+    def __init__(self, parsed: Parsed, scope: Scope, diags: Diagnostics, options: Options) -> None:
         self.parsed = parsed
         self.scope = scope
         self.diags = diags
         self.options = options
-        self.instances: dict = {}  # (name, types, block_dim) -> ir.Function
-        self.order: list = []  # finished instances, callees first
-        self.counts: dict = {}  # source name -> instances made
-        self.failed: set = set()  # funcs whose generic check or signature failed
-        self.generic_ok: dict = {}  # name -> bool
-        self.stack: list = []  # funcs being checked (recursion detection)
-        self.lane_funcs: dict = {}  # instance name -> uses lanes
-        self.kernel_errors: list = []  # (instance name, span) of kernels whose check reported errors
+        self.instances: dict[InstanceKey, ir.Function | None] = {}  # (name, types, block_dim) -> ir.Function
+        self.order: list[ir.Function] = []  # finished instances, callees first
+        self.counts: dict[str, int] = {}  # source name -> instances made
+        self.failed: set[object] = set()  # funcs whose generic check or signature failed
+        self.generic_ok: dict[object, bool] = {}  # name -> bool
+        self.stack: list[str] = []  # funcs being checked (recursion detection)
+        self.lane_funcs: dict[str, bool] = {}  # instance name -> uses lanes
+        self.kernel_errors: list[tuple[str, Span]] = []  # (instance name, span) of kernels whose check reported errors
 
     def run(self) -> ir.Module:
-        kernels = []
+        kernels: list[ir.Function] = []
         for name, fd in self.scope.kernels.items():
             param_types = self.signature(fd)
             if param_types is None:
@@ -73,9 +79,10 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ signatures
 
-    def signature(self, fd) -> list | None:
+    def signature(self, fd: FuncDef) -> list[Declared] | None:
         """Annotated parameter types (ann.ANY for Any), or None after a diagnostic."""
-        types, ok = [], True
+        types: list[Declared] = []
+        ok = True
         node = fd.node
         extra = [node.params.star_arg, node.params.star_kwarg, *node.params.kwonly_params,
                  *node.params.posonly_params]
@@ -119,7 +126,8 @@ class ModuleChecker:
             types.append(t)
         return types if ok else None
 
-    def note_instance(self, before: int, name: str, fd, block_dim: int | None = None, types=()) -> None:
+    def note_instance(self, before: int, name: str, fd: FuncDef, block_dim: int | None = None,
+                      types: Sequence[Declared] = ()) -> None:
         """Names the instantiation in the diagnostics its check added (a nested kernel is checked
         once per binding, overload and block_dim, and an error may hold for one of them only)."""
         bindings = fd.bindings + ((("block_dim", block_dim),) if block_dim is not None else ())
@@ -131,13 +139,14 @@ class ModuleChecker:
             d = self.diags.items[i]
             self.diags.items[i] = dataclasses.replace(d, notes=d.notes + (f"in kernel `{name}` ({values})",))
 
-    def kernel_overloads(self, name: str, fd, declared: list) -> list:
+    def kernel_overloads(self, name: str, fd: FuncDef, declared: list[Declared]) -> list[tuple[str, list[Declared]]]:
         """[(instance name, concrete parameter types)]: the kernel itself, or one per overload
         of a generic kernel (generics.py); a generic kernel without one gets a diagnostic."""
         if not any(generics.is_generic(t) for t in declared):
             return [(name, declared)]
         params = [p.name.value for p in fd.node.params.params]
-        out, seen = [], set()
+        out: list[tuple[str, list[Declared]]] = []
+        seen: set[tuple[Declared, ...]] = set()
         for span, given in fd.overloads:
             types = self.overload_types(fd, declared, params, span, given)
             if types is not None and tuple(types) not in seen:
@@ -151,9 +160,10 @@ class ModuleChecker:
                              "tilec compiles one instance per overload")
         return out
 
-    def overload_types(self, fd, declared: list, params: list, span, given: dict) -> list | None:
+    def overload_types(self, fd: FuncDef, declared: list[Declared], params: list[str], span: Span,
+                       given: dict[str, cst.BaseExpression]) -> list[Declared] | None:
         scope = fd.scope or self.scope
-        types = []
+        types: list[Declared] = []
         unknown = [k for k in given if not k.startswith("#") and k not in params]
         if unknown or len([k for k in given if k.startswith("#")]) > len(params):
             what = f"has no parameter `{unknown[0]}`" if unknown else f"takes {len(params)} parameter(s)"
@@ -187,7 +197,7 @@ class ModuleChecker:
             types.append(t)
         return types
 
-    def check_kernel_params(self, fd, fn: ir.Function) -> None:
+    def check_kernel_params(self, fd: FuncDef, fn: ir.Function) -> None:
         pass
 
     def check_uncalled_funcs(self) -> None:
@@ -211,7 +221,9 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ specialisation
 
-    def instantiate(self, name: str, args: list, block_dim: int, call_node, caller, arg_nodes=None, project=None):
+    def instantiate(self, name: str, args: list[tuple[Type, object]], block_dim: int, call_node: cst.CSTNode,
+                    caller: FunctionChecker, arg_nodes: Sequence[cst.CSTNode] | None = None,
+                    project: str | None = None) -> ir.Function:
         """The instance of func `name` for these argument types; raises Abort after a diagnostic.
         project: for a func returning a struct, the field path this instance returns."""
         fd = caller.scope.funcs[name]  # a nested kernel sees the funcs defined beside it
@@ -264,7 +276,8 @@ class ModuleChecker:
         self.order.append(fn)
         return fn
 
-    def label_call_site(self, before: int, name: str, fd, declared: list, concrete: list, span) -> None:
+    def label_call_site(self, before: int, name: str, fd: FuncDef, declared: list[Declared], concrete: list[Type],
+                        span: Span) -> None:
         """Errors in a generic func's body hold for one instantiation: point at the call that made it."""
         params = [p.name.value for p in fd.node.params.params]
         typed = ", ".join(f"{p}: {t}" for p, want, t in zip(params, declared, concrete) if generics.is_generic(want))
@@ -273,7 +286,7 @@ class ModuleChecker:
             self.diags.items[i] = dataclasses.replace(
                 d, labels=d.labels + (Label(span, f"`{name}` instantiated here with {typed}"),))
 
-    def custom_rules(self, name: str, fd, fn: ir.Function, block_dim: int) -> dict:
+    def custom_rules(self, name: str, fd: FuncDef, fn: ir.Function, block_dim: int) -> dict[str, Any]:
         """@wp.func_grad of a func on scalars: one func per float parameter computing its adjoint
         contribution (the autodiff calls them instead of differentiating the body). Anything tilec
         cannot apply is recorded, and kernels reaching it get no adjoint (never a wrong one)."""
@@ -281,7 +294,7 @@ class ModuleChecker:
         from .resolve import FuncDef
 
         rules = (fd.scope or self.scope).custom_adjoints[fd.name]
-        replay = {}
+        replay: dict[str, Any] = {}
         if "func_replay" in rules:  # with a func_grad too: the replay's value, the rule's adjoint
             replay = self.replay_rule(name, fn, rules["func_replay"], block_dim, fd.scope)
             if "custom_adjoint" in replay or "func_grad" not in rules:
@@ -292,7 +305,9 @@ class ModuleChecker:
             return {"custom_adjoint": "func_grad on a func that updates a tile argument in place"}
         if any(not isinstance(p.type, (Scalar, TileT, ArrayT)) for p in fn.params):
             return {"custom_adjoint": "func_grad on these parameter types"}
-        arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and p.type.dtype.is_float]
+        if any(isinstance(p.type, (TileT, ArrayT)) and not isinstance(p.type.dtype, Scalar) for p in fn.params):
+            return {"custom_adjoint": "func_grad on tiles or arrays of vectors, matrices or structs"}
+        arrays = [p for p in fn.params if isinstance(p.type, ArrayT) and _float_elements(p.type)]
         if arrays and not isinstance(fn.ret, (Scalar, TileT, VecT, MatT)):
             return {"custom_adjoint": "func_grad on arrays of a func without a result"}
         node = rules["func_grad"]
@@ -305,7 +320,7 @@ class ModuleChecker:
             return {"custom_adjoint": "func_grad with a wrong signature"}
         if not self.custom_params_match("func_grad", name, gfd, types):
             return {"custom_adjoint": "func_grad with a wrong signature"}
-        names = []
+        names: list[str | None] = []
         array_grad = None
         if arrays:  # one instance adds into every array parameter's adjoint
             index = self.counts.get(gfd.name, 0)
@@ -321,7 +336,7 @@ class ModuleChecker:
             if isinstance(p.type, ArrayT):
                 names.append(array_grad if p in arrays else None)
                 continue
-            if not p.type.dtype.is_float if isinstance(p.type, TileT) else not p.type.is_float:
+            if not _float_elements(p.type):
                 names.append(None)
                 continue
             index = self.counts.get(gfd.name, 0)
@@ -335,7 +350,7 @@ class ModuleChecker:
             names.append(g.name)
         return {"grad_funcs": tuple(names), **replay}
 
-    def custom_params_match(self, attr: str, name: str, cfd, types: list) -> bool:
+    def custom_params_match(self, attr: str, name: str, cfd: FuncDef, types: list[Type]) -> bool:
         """A custom adjoint's annotations agree with the types it is checked with (Warp looks the
         func up by them and refuses a mismatch); `Any` takes any type."""
         declared = self.signature(cfd)
@@ -345,12 +360,14 @@ class ModuleChecker:
         for p, want, got in zip(cfd.node.params.params, declared, types):
             if generics.is_generic(want) or _same_kind(want, got):
                 continue
+            assert p.annotation is not None, p  # (signature() refuses a parameter without one)
             self.diags.error("TC0408", f"@wp.{attr} `{cfd.name}`: parameter `{p.name.value}` is {describe(want)}, "
                              f"but `{name}` gives {describe(got)} there", self.parsed.span(p.annotation.annotation))
             ok = False
         return ok
 
-    def replay_rule(self, name: str, fn: ir.Function, node, block_dim: int, scope=None) -> dict:
+    def replay_rule(self, name: str, fn: ir.Function, node: cst.FunctionDef, block_dim: int,
+                    scope: Scope | None = None) -> dict[str, Any]:
         """@wp.func_replay: the replay func, checked with the func's parameter types, gives the values
         the adjoint's forward replay uses: its result (a scalar, value or tile) and the tiles it updates
         by reference (structure._expand_replay)."""
@@ -379,7 +396,7 @@ class ModuleChecker:
         self.order.append(r)
         return {"replay_func": r.name}
 
-    def generic_check(self, name: str, fd, declared: list, block_dim: int) -> None:
+    def generic_check(self, name: str, fd: FuncDef, declared: list[Declared], block_dim: int) -> None:
         gkey = fd.key or name
         if gkey in self.generic_ok:
             if not self.generic_ok[gkey]:
@@ -400,11 +417,13 @@ class ModuleChecker:
         if not self.generic_ok[gkey]:
             raise Abort()
 
-    def bind_params(self, name, fd, declared, args, call_node, caller, arg_nodes) -> list:
+    def bind_params(self, name: str, fd: FuncDef, declared: list[Declared], args: list[tuple[Type, object]],
+                    call_node: cst.CSTNode, caller: FunctionChecker,
+                    arg_nodes: Sequence[cst.CSTNode] | None) -> list[Type]:
         """Concrete parameter types: Any takes the argument's type; shape variables unify."""
-        bindings: dict = {}
-        first_seen: dict = {}
-        concrete = []
+        bindings: dict[str, Dim] = {}
+        first_seen: dict[str, tuple[str, Span]] = {}
+        concrete: list[Type] = []
         params = fd.node.params.params
         for i, (want, (got, weak)) in enumerate(zip(declared, args)):
             pname = params[i].name.value
@@ -440,13 +459,19 @@ class ModuleChecker:
             concrete.append(want)
         return concrete
 
-    def _arg_error(self, name, pname, want, got, where):
+    def _arg_error(self, name: str, pname: str, want: Declared, got: Type, where: Span) -> NoReturn:
         self.diags.error("TC0201" if not isinstance(want, TileT) or not isinstance(got, TileT) or got.ndim == want.ndim else "TC0107",
                          f"{name}: parameter `{pname}` expects {describe(want)}, got {describe(got)}", where)
         raise Abort()
 
 
-def _same_kind(declared, concrete) -> bool:
+def _float_elements(t: Type) -> bool:
+    """A float scalar, or a tile or array of them."""
+    held = t.dtype if isinstance(t, (TileT, ArrayT)) else t
+    return isinstance(held, Scalar) and held.is_float
+
+
+def _same_kind(declared: Declared, concrete: Type) -> bool:
     """A custom adjoint's declared parameter type against the func's (arrays by dtype and ndim)."""
     if isinstance(declared, ArrayT) and isinstance(concrete, ArrayT):
         return declared.dtype == concrete.dtype and declared.ndim == concrete.ndim

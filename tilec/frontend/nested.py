@@ -27,7 +27,9 @@ arguments are not constant. `Discovery.skipped` lists what was not compiled and 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Union
 
 import libcst as cst
 
@@ -39,6 +41,9 @@ from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
 
 DECORATORS = ("kernel", "func")
 CUSTOM_ADJOINTS = ("func_grad", "func_replay")  # nested ones are registered beside their func, per binding
+
+# A binding's values by name: constants, DtypeValue, FuncValue, or Unknown (the classes below).
+Env = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -71,19 +76,37 @@ class Frame:
     kind: str  # "def", "class" or "loop"
     node: cst.CSTNode
     name: str = ""  # def/class name
-    bound: set = field(default_factory=set)  # names this frame binds for the code inside it
+    bound: set[str] = field(default_factory=set)  # names this frame binds for the code inside it
+
+
+def _def(frame: Frame) -> cst.FunctionDef:
+    """A "def" frame's function."""
+    return cst.ensure_type(frame.node, cst.FunctionDef)
+
+
+Loop = Union[cst.For, cst.CompFor]  # a "loop" frame's node: a for statement or a comprehension's `for`
+
+
+def _loop(frame: Frame) -> Loop:
+    """A "loop" frame's for statement or comprehension `for`."""
+    assert isinstance(frame.node, (cst.For, cst.CompFor)), frame.node
+    return frame.node
 
 
 @dataclass
 class Found:
     node: cst.FunctionDef
     kind: str  # "kernel" or "func"
-    frames: tuple  # enclosing frames, outermost first
+    frames: tuple[Frame, ...]  # enclosing frames, outermost first
+
+
+Overload = tuple[Span, dict[str, cst.BaseExpression]]  # a wp.overload's span and {param name or "#i": annotation}
+Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
 
 
 @dataclass
 class Discovery:
-    skipped: list = field(default_factory=list)  # (name, span, reason): kernels not compiled
+    skipped: list[tuple[str, Span, str]] = field(default_factory=list)  # (name, span, reason): kernels not compiled
 
 
 def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
@@ -91,9 +114,9 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
     walker = _Walker(scope)
     walker.block(parsed.tree.body, (), top=True)
     out = Discovery()
-    taken = {name: None for name in scope.kernels}
+    taken: dict[str, FuncDef | None] = {name: None for name in scope.kernels}
     plain = [f for f in walker.found if f.kind == "kernel"]
-    base_counts: dict = {}
+    base_counts: dict[str, int] = {}
     for f in plain:
         base_counts[f.node.name.value] = base_counts.get(f.node.name.value, 0) + 1
     for f in plain:
@@ -112,10 +135,10 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
     return out
 
 
-def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics) -> dict:
+def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics) -> dict[str, list[Overload]]:
     """Kernel def name -> [(span, {param name or "#i": annotation node})] from
     `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs."""
-    out: dict = {}
+    out: dict[str, list[Overload]] = {}
     unreadable = []
     for stub in walker.stubs:
         given = {p.name.value: p.annotation.annotation for p in _params(stub) if p.annotation is not None}
@@ -129,8 +152,12 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         if isinstance(types, (cst.List, cst.Tuple)):
             given = {f"#{i}": e.value for i, e in enumerate(types.elements)}
         elif isinstance(types, cst.Dict):
-            given = {e.key.evaluated_value: e.value for e in types.elements
-                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)}
+            keyed = [(e.key.evaluated_value, e.value) for e in types.elements
+                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
+            if any(isinstance(k, bytes) for k, _ in keyed):  # b"a" names no parameter
+                unreadable.append(call)
+                continue
+            given = {k: v for k, v in keyed if isinstance(k, str)}
         else:
             unreadable.append(call)
             continue
@@ -142,17 +169,17 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
     return out
 
 
-def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
+def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
     """Kernel def name -> the constant `block_dim=` values of its `wp.launch`/`wp.launch_tiled`
     calls in the file (`wp.launch(k, ...)`, `wp.launch(kernel=Ops.k, ...)`)."""
-    out: dict = {}
+    out: dict[str, set[int]] = {}
     for call, frames in walker.calls:
         if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
             continue
         kernel = next((a.value for a in call.args if a.keyword is None), None)
         kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
         block_dim = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "block_dim"), None)
-        factories = set()
+        factories: set[str] = set()
         if isinstance(kernel, cst.Call) and isinstance(kernel.func, (cst.Name, cst.Attribute)):
             factories = {kernel.func.value if isinstance(kernel.func, cst.Name) else kernel.func.attr.value}
             kernel = kernel.func  # `wp.launch(make(16), ...)`
@@ -178,14 +205,14 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict:
 class _Walker:
     """Collects decorated defs below module level and every call site, each with its frames."""
 
-    def __init__(self, scope: Scope):
+    def __init__(self, scope: Scope) -> None:
         self.scope = scope
-        self.found: list = []
-        self.calls: list = []  # (cst.Call, frames)
-        self.made_by: dict = {}  # variable -> names of the functions whose call result it holds
-        self.stubs: list = []  # @wp.overload defs
-        self.applied: set = set()  # ids of nested custom-adjoint defs registered beside a kernel
-        self.reported: set = set()  # ids of nested custom-adjoint decorator arguments already diagnosed
+        self.found: list[Found] = []
+        self.calls: list[tuple[cst.Call, tuple[Frame, ...]]] = []  # (cst.Call, frames)
+        self.made_by: dict[str, set[str]] = {}  # variable -> names of the functions whose call result it holds
+        self.stubs: list[cst.FunctionDef] = []  # @wp.overload defs
+        self.applied: set[int] = set()  # ids of nested custom-adjoint defs registered beside a kernel
+        self.reported: set[int] = set()  # ids of nested custom-adjoint decorator arguments already diagnosed
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -197,11 +224,11 @@ class _Walker:
                 return "custom"
         return None
 
-    def block(self, stmts, frames: tuple, top: bool = False) -> None:
+    def block(self, stmts: Iterable[cst.CSTNode], frames: tuple[Frame, ...], top: bool = False) -> None:
         for stmt in stmts:
             self.stmt(stmt, frames, top)
 
-    def stmt(self, stmt, frames: tuple, top: bool) -> None:
+    def stmt(self, stmt: cst.CSTNode, frames: tuple[Frame, ...], top: bool) -> None:
         if isinstance(stmt, cst.FunctionDef):
             if any(self.scope.api_attr(d.decorator) == "overload" for d in stmt.decorators):
                 self.stubs.append(stmt)  # `@wp.overload def k(a: wp.array(dtype=wp.float32)): ...`
@@ -254,7 +281,7 @@ class _Walker:
                 if extra is not None:
                     self.block(_body(extra.body), frames)
 
-    def expr(self, node, frames: tuple) -> None:
+    def expr(self, node: cst.CSTNode, frames: tuple[Frame, ...]) -> None:
         calls = self.calls
         walker = self
 
@@ -262,12 +289,13 @@ class _Walker:
             def visit_Call(self, call: cst.Call) -> None:
                 calls.append((call, frames))
 
-            def visit_Lambda(self, _node) -> bool:
+            def visit_Lambda(self, _node: cst.Lambda) -> bool:
                 return False
 
-            def comprehension(self, node, parts) -> bool:
+            def comprehension(self, node: Comprehension, parts: list[cst.BaseExpression]) -> bool:
                 """`{n: make(n) for n in (65, 2100)}`: the calls inside see each `for` as a loop."""
-                inner, comp = frames, node.for_in
+                inner: tuple[Frame, ...] = frames
+                comp: cst.CompFor | None = node.for_in
                 while comp is not None:
                     walker.expr(comp.iter, inner)
                     # a filtered `for` (`... for n in ns if n > 0`) lists values tilec does not: unknown
@@ -280,26 +308,26 @@ class _Walker:
                     walker.expr(part, inner)
                 return False
 
-            def visit_ListComp(self, node) -> bool:
+            def visit_ListComp(self, node: cst.ListComp) -> bool:
                 return self.comprehension(node, [node.elt])
 
-            def visit_SetComp(self, node) -> bool:
+            def visit_SetComp(self, node: cst.SetComp) -> bool:
                 return self.comprehension(node, [node.elt])
 
-            def visit_GeneratorExp(self, node) -> bool:
+            def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
                 return self.comprehension(node, [node.elt])
 
-            def visit_DictComp(self, node) -> bool:
+            def visit_DictComp(self, node: cst.DictComp) -> bool:
                 return self.comprehension(node, [node.key, node.value])
 
         node.visit(Calls())
 
 
-def _body(block) -> list:
+def _body(block: cst.CSTNode) -> list[cst.CSTNode]:
     return list(block.body) if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
 
 
-def _name_nodes(target) -> list:
+def _name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
     if isinstance(target, cst.Name):
         return [target]
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -307,7 +335,7 @@ def _name_nodes(target) -> list:
     return []
 
 
-def _target_names(target) -> set:
+def _target_names(target: cst.BaseExpression) -> set[str]:
     if isinstance(target, cst.Name):
         return {target.value}
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -319,48 +347,48 @@ class _Bound(cst.CSTVisitor):
     """Names a function body binds (assignments, loop targets, defs, imports), not looking into
     nested function or class bodies."""
 
-    def __init__(self):
-        self.names: set = set()
+    def __init__(self) -> None:
+        self.names: set[str] = set()
 
-    def visit_FunctionDef(self, node) -> bool:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.names.add(node.name.value)
         return False
 
-    def visit_ClassDef(self, node) -> bool:
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.names.add(node.name.value)
         return False
 
-    def visit_Lambda(self, node) -> bool:
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
-    def visit_AssignTarget(self, node) -> None:
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.names |= _target_names(node.target)
 
-    def visit_AnnAssign(self, node) -> None:
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.names |= _target_names(node.target)
 
-    def visit_AugAssign(self, node) -> None:
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.names |= _target_names(node.target)
 
-    def visit_For(self, node) -> None:
+    def visit_For(self, node: cst.For) -> None:
         self.names |= _target_names(node.target)
 
-    def visit_NamedExpr(self, node) -> None:
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.names |= _target_names(node.target)
 
-    def visit_ImportAlias(self, node) -> None:
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is not None:
             self.names |= _target_names(node.asname.name)
         elif isinstance(node.name, cst.Name):
             self.names.add(node.name.value)
 
 
-def _params(fn: cst.FunctionDef) -> list:
+def _params(fn: cst.FunctionDef) -> list[cst.Param]:
     p = fn.params
     return [*p.posonly_params, *p.params, *p.kwonly_params]
 
 
-def _bound_in_def(fn: cst.FunctionDef) -> set:
+def _bound_in_def(fn: cst.FunctionDef) -> set[str]:
     names = {p.name.value for p in _params(fn)}
     for star in (fn.params.star_arg, fn.params.star_kwarg):
         if isinstance(star, cst.Param):
@@ -374,28 +402,28 @@ def _bound_in_def(fn: cst.FunctionDef) -> set:
 class _Uses(cst.CSTVisitor):
     """Names a definition reads: not attribute names, keywords or its own parameter names."""
 
-    def __init__(self):
-        self.names: set = set()
+    def __init__(self) -> None:
+        self.names: set[str] = set()
 
-    def visit_Name(self, node) -> None:
+    def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
 
-    def visit_Attribute(self, node) -> bool:
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)
         return False
 
-    def visit_Arg(self, node) -> bool:
+    def visit_Arg(self, node: cst.Arg) -> bool:
         node.value.visit(self)
         return False
 
-    def visit_Param(self, node) -> bool:
+    def visit_Param(self, node: cst.Param) -> bool:
         for part in (node.annotation, node.default):
             if part is not None:
                 part.visit(self)
         return False
 
 
-def free_names(fn: cst.FunctionDef) -> set:
+def free_names(fn: cst.FunctionDef) -> set[str]:
     """Names `fn` reads that it does not bind itself. A decorator's `module=` argument is not one:
     it names Warp's module for the kernel, which tilec ignores (`@wp.kernel(module=module)` in a
     factory taking `module=None`)."""
@@ -415,7 +443,7 @@ def _without_module_arg(deco: cst.Decorator) -> cst.Decorator:
 # ---------------------------------------------------------------- bindings
 
 
-def _value(node, scope: Scope, env: dict):
+def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
     """A constant, a DtypeValue, or NOT_CONST: `node` evaluated with module constants and `env`."""
     if isinstance(node, cst.Name) and node.value in env:
         v = env[node.value]
@@ -441,7 +469,7 @@ def _value(node, scope: Scope, env: dict):
     if isinstance(node, cst.Name) and node.value in scope.funcs:
         return FuncValue(node.value, False)
 
-    def lookup(n):
+    def lookup(n: cst.BaseExpression) -> object:
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
             return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue)) else v
@@ -450,21 +478,22 @@ def _value(node, scope: Scope, env: dict):
     return consts.evaluate(node, lookup)
 
 
-def _loop_values(loop: cst.For, scope: Scope, env: dict) -> list | None:
+def _loop_values(loop: Loop, scope: Scope, env: Env) -> list[Env] | None:
     """One env per element of a loop over a literal list/tuple/set or range(constants)."""
     it = loop.iter
-    items = None
+    items: list[object] | None = None
     if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
         items = [_value(e.value, scope, env) for e in it.elements]
     elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
         bounds = [_value(a.value, scope, env) for a in it.args]
-        if bounds and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds) and len(bounds) <= 3:
-            items = list(range(*bounds))
+        ints = [b for b in bounds if isinstance(b, int) and not isinstance(b, bool)]
+        if bounds and len(ints) == len(bounds) and len(bounds) <= 3:
+            items = list(range(*ints))
             if len(items) > 64:
                 return None
     if items is None or any(v is consts.NOT_CONST for v in items):
         return None
-    out = []
+    out: list[Env] = []
     for v in items:
         bound = _unpack(loop.target, v)
         if bound is None:
@@ -473,11 +502,11 @@ def _loop_values(loop: cst.For, scope: Scope, env: dict) -> list | None:
     return out
 
 
-def _unpack(target, value) -> dict | None:
+def _unpack(target: cst.BaseExpression, value: object) -> Env | None:
     if isinstance(target, cst.Name):
         return {target.value: value}
     if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, tuple) and len(value) == len(target.elements):
-        out = {}
+        out: Env = {}
         for el, v in zip(target.elements, value):
             part = _unpack(el.value, v)
             if part is None:
@@ -491,7 +520,8 @@ MAX_FACTORY_DEPTH = 4  # factories calling factories: how many enclosing calls a
 MAX_ENVS = 64  # bindings one call site is evaluated for
 
 
-def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, active: tuple = ()) -> list:
+def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None = None,
+               active: tuple[cst.CSTNode, ...] = ()) -> list[Env]:
     """The envs a call site sees from its enclosing literal loops and, for a call inside a def that is
     itself called with constants (`def outer(n): return inner(n)`, `outer(16)`), that def's
     parameters as each of its calls binds them ([{}] when none)."""
@@ -504,18 +534,18 @@ def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, activ
             if calls:
                 envs = [{**env, **values} for env in envs for _, values in calls][:MAX_ENVS]
             else:  # never called in the file (a test function handed to a runner): its defaults
-                defaults = {p.name.value: _value(p.default, scope, {}) for p in _params(frame.node)
+                defaults = {p.name.value: _value(p.default, scope, {}) for p in _params(_def(frame))
                             if p.default is not None}
                 envs = [{**env, **{k: v for k, v in defaults.items() if v is not consts.NOT_CONST}}
                         for env in envs]
             # and the constants it assigns before the call (`N = block_dim; make(N)`)
-            envs = [_locals(frame, scope, env, _assigned(frame.node)) for env in envs]
+            envs = [_locals(frame, scope, env, _assigned(_def(frame))) for env in envs]
             continue
         if frame.kind != "loop":
             continue
         grown = []
         for env in envs:
-            for values in _loop_values(frame.node, scope, env) or [{n: Unknown("a loop variable over "
+            for values in _loop_values(_loop(frame), scope, env) or [{n: Unknown("a loop variable over "
                                                                             "values tilec cannot list")
                                                                     for n in frame.bound}]:
                 grown.append({**env, **values})
@@ -523,11 +553,12 @@ def _call_envs(frames: tuple, scope: Scope, walker: _Walker | None = None, activ
     return envs
 
 
-def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -> list:
+def _calls_of(walker: _Walker, frame: Frame, scope: Scope,
+              active: tuple[cst.CSTNode, ...] = ()) -> list[tuple[cst.Call | None, Env]]:
     """(call node, {param: value}) for each call of the def `frame` (one per loop element)."""
     fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
     params = _params(fn)
-    out = []
+    out: list[tuple[cst.Call | None, Env]] = []
     for call, call_frames in walker.calls:
         target = call.func
         name = target.value if isinstance(target, cst.Name) else (
@@ -537,7 +568,8 @@ def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -
         plist = params[1:] if isinstance(target, cst.Attribute) and params and params[0].name.value in (
             "self", "cls") else params
         for env in _call_envs(call_frames, scope, walker, active or (frame.node,)):
-            bound, ok = {}, True
+            bound: dict[str, cst.BaseExpression] = {}
+            ok = True
             positional = [a for a in call.args if a.keyword is None]
             if any(a.star for a in call.args) or len(positional) > len(plist):
                 ok = False
@@ -546,7 +578,7 @@ def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -
             for a in call.args:
                 if a.keyword is not None:
                     bound[a.keyword.value] = a.value
-            values = {}
+            values: Env = {}
             for p in plist:
                 pname = p.name.value
                 node = bound.get(pname, p.default)
@@ -561,14 +593,14 @@ def _calls_of(walker: _Walker, frame: Frame, scope: Scope, active: tuple = ()) -
     return out
 
 
-def _code(node) -> str:
+def _code(node: cst.CSTNode) -> str:
     text = cst.Module(body=[]).code_for_node(node)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _assigned(fn: cst.FunctionDef) -> set:
+def _assigned(fn: cst.FunctionDef) -> set[str]:
     """Names a def binds with a top-level `NAME = ...` statement."""
-    out = set()
+    out: set[str] = set()
     for stmt in _body(fn.body):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -577,12 +609,12 @@ def _assigned(fn: cst.FunctionDef) -> set:
     return out
 
 
-def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:
+def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> Env:
     """Values of the def's own locals in `wanted`: single top-level constant assignments."""
     fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
     params = {p.name.value for p in _params(fn)}
-    counts: dict = {}
-    assigns: dict = {}
+    counts: dict[str, int] = {}
+    assigns: dict[str, cst.BaseExpression] = {}
     for stmt in _body(fn.body):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -608,33 +640,36 @@ def _locals(frame: Frame, scope: Scope, env: dict, wanted: set) -> dict:
     return {k: v for k, v in out.items() if k in wanted or k in env}
 
 
-def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: set):
+def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
+              siblings: set[str]) -> list[tuple[Env, cst.Call | None]]:
     """[(env, call node or None)] : the candidate bindings of the free names `found` uses."""
-    envs: list[tuple[dict[str, object], cst.Call | None]] = [({}, None)]
+    envs: list[tuple[Env, cst.Call | None]] = [({}, None)]
     for frame in found.frames:
         wanted = (uses & frame.bound) - siblings
         if frame.kind == "loop":
-            grown = []
+            grown: list[tuple[Env, cst.Call | None]] = []
             for env, via in envs:
-                values = _loop_values(frame.node, scope, env)
-                if values is None:
-                    values = [{n: Unknown(f"the loop `for {_code(frame.node.target)} in "
-                                          f"{_code(frame.node.iter)}` is not over literal values")
+                loop = _loop(frame)
+                listed = _loop_values(loop, scope, env)
+                if listed is None:
+                    listed = [{n: Unknown(f"the loop `for {_code(loop.target)} in "
+                                          f"{_code(loop.iter)}` is not over literal values")
                                for n in frame.bound}]
-                grown += [({**env, **v}, via) for v in values]
+                grown += [({**env, **v}, via) for v in listed]
             envs = grown
             continue
         if frame.kind != "def" or not wanted:
             continue
-        params = {p.name.value for p in _params(frame.node)}
+        params = {p.name.value for p in _params(_def(frame))}
         grown = []
         needed = wanted & params
         if needed:
             calls = _calls_of(walker, frame, scope)
             if not calls:
-                defaults = {p.name.value: p.default for p in _params(frame.node)}
-                if all(defaults.get(n) is not None for n in needed):
-                    calls = [(None, {n: _value(defaults[n], scope, {}) for n in needed})]
+                defaults = {p.name.value: p.default for p in _params(_def(frame))}
+                given = {n: d for n, d in defaults.items() if d is not None}
+                if all(n in given for n in needed):
+                    calls = [(None, {n: _value(given[n], scope, {}) for n in needed})]
                 else:
                     missing = min(n for n in needed if defaults.get(n) is None)
                     calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value")})]
@@ -650,7 +685,7 @@ def _bindings(found: Found, uses: set, walker: _Walker, scope: Scope, siblings: 
 # ---------------------------------------------------------------- instantiation
 
 
-def _siblings(found: Found, walker: _Walker) -> list:
+def _siblings(found: Found, walker: _Walker) -> list[Found]:
     """The funcs defined in the same enclosing defs as `found` (visible to it by name)."""
     defs = [f for f in found.frames if f.kind in ("def", "loop")]
     if not defs:
@@ -667,10 +702,10 @@ def _qualified(found: Found) -> str:
     return "_".join([f.name for f in found.frames if f.kind in ("def", "class")] + [found.node.name.value])
 
 
-def _child_scope(scope: Scope, env: dict) -> Scope:
+def _child_scope(scope: Scope, env: Env) -> Scope:
     constants = dict(scope.constants)
     api_names = dict(scope.api_names)
-    funcs_alias = {}
+    funcs_alias: dict[str, FuncDef] = {}
     for name, v in env.items():
         constants.pop(name, None)
         api_names.pop(name, None)
@@ -696,8 +731,8 @@ def _make_def(node: cst.FunctionDef, scope: Scope, parsed: Parsed, diags: Diagno
     return made[0] if made else None
 
 
-def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diagnostics, out: Discovery,
-                 taken: dict, base_counts: dict) -> None:
+def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics, out: Discovery,
+                 taken: dict[str, FuncDef | None], base_counts: dict[str, int]) -> None:
     node = found.node
     name = node.name.value
     siblings = _siblings(found, walker)
@@ -735,14 +770,14 @@ def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diag
                     help="define the kernel in a function taking the value (a kernel factory) and call "
                     "it in the loop")
     base = name if base_counts.get(name, 0) == 1 and name not in taken else _qualified(found)
-    inputs = []  # the names an instance is named by, in source order: parameters and loop variables
+    inputs: list[str] = []  # the names an instance is named by, in source order: parameters and loop variables
     for frame in found.frames:
         if frame.kind == "loop":
-            inputs += [n.value for n in _name_nodes(frame.node.target)]
+            inputs += [n.value for n in _name_nodes(_loop(frame).target)]
         elif frame.kind == "def":
-            inputs += [p.name.value for p in _params(frame.node)]
+            inputs += [p.name.value for p in _params(_def(frame))]
     order = {n: i for i, n in enumerate(inputs)}
-    seen = set()
+    seen: set[tuple[tuple[str, object], ...]] = set()
     for env, _ in known:
         used = tuple((k, env[k]) for k in sorted(env, key=lambda n: (order.get(n, len(order)), n))
                      if k in uses and k not in sibling_names)
@@ -776,7 +811,7 @@ def _instantiate(found: Found, walker, scope: Scope, parsed: Parsed, diags: Diag
         scope.kernels[instance] = fd
 
 
-def _spell(v) -> str:
+def _spell(v: object) -> str:
     if isinstance(v, DtypeValue):
         return v.api
     if isinstance(v, FuncValue):
@@ -784,7 +819,7 @@ def _spell(v) -> str:
     return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
 
 
-def _describe(envs: list, var: str) -> str:
+def _describe(envs: list[Env], var: str) -> str:
     values = sorted({_spell(e[var]) for e in envs if var in e})
     return f"`{var}` in {{{', '.join(values)}}}" if values else "its other bindings"
 

@@ -9,27 +9,34 @@ becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from ..diagnostics import Diagnostics
 from ..ir.structs import leaves, struct_leaves
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, Type, VecT
 from . import annotations as ann
 
+if TYPE_CHECKING:  # resolve imports this module to declare structs; only the types are needed
+    from .parse import Parsed
+    from .resolve import Scope
 
-def is_struct_decl(scope, node: cst.ClassDef) -> bool:
+
+def is_struct_decl(scope: Scope, node: cst.ClassDef) -> bool:
     """A class decorated `@wp.struct` (any alias of the API module)."""
     return any(scope.api_attr(d.decorator) == "struct" for d in node.decorators)
 
 
-def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
+def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:
     """Records the struct in `scope.structs`, or reports why a field cannot be compiled (then the
     struct is recorded without that field's type, so uses of it fail at the use, not here)."""
     name = node.name.value
     if name.startswith("__"):  # the loader's module attributes
         diags.error("TC0002", f"struct name `{name}` starts with `__`, reserved for Python", parsed.span(node.name))
         return
-    fields, ok = [], True
+    fields: list[tuple[str, Type]] = []
+    ok = True
     for stmt in node.body.body:
         for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
             if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -67,6 +74,7 @@ def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
                 diags.error("TC0409", f"struct field `{name}.{fname}`: {why}", parsed.span(small.annotation.annotation))
                 ok = False
                 continue
+            assert not isinstance(t, (str, ann.IndexedT)), t  # _unsupported_field refuses ANY and indexed arrays
             fields.append((fname, t))
     if not fields and ok:
         diags.error("TC0409", f"@wp.struct `{name}` has no fields", parsed.span(node.name))
@@ -75,7 +83,7 @@ def declare(scope, node: cst.ClassDef, parsed, diags: Diagnostics) -> None:
     scope.type_aliases.pop(name, None)
 
 
-def _unsupported_field(t) -> str | None:
+def _unsupported_field(t: ann.Declared) -> str | None:
     held = t.dtype if isinstance(t, ArrayT) else t
     if t == ann.ANY:
         return "`Any` is not a struct field type"
@@ -89,7 +97,7 @@ def _unsupported_field(t) -> str | None:
     return None
 
 
-def array_of_array_structs(t) -> str | None:
+def array_of_array_structs(t: object) -> str | None:
     """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays (an
     array of array descriptors, which tilec's field views cannot express); None when it is not one."""
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
@@ -99,7 +107,7 @@ def array_of_array_structs(t) -> str | None:
     return None
 
 
-def is_structured(t) -> bool:
+def is_structured(t: Type) -> bool:
     return leaves(t) is not None
 
 

@@ -269,8 +269,8 @@ def article(word: str) -> str:
     return "an" if word[:1] in "aeiou8" or word.startswith(("int", "uint", "11", "18")) else "a"
 
 
-def describe(t: Type) -> str:
-    """A type as a diagnostic names it."""
+def describe(t: object) -> str:
+    """A type as a diagnostic names it (anything else, an annotation's Any or indexed array, as str())."""
     if isinstance(t, TileT):
         return f"{article(str(t.dtype))} {t.dtype} tile of shape {fmt_shape(t.shape)}"
     if isinstance(t, ArrayT):

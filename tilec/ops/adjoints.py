@@ -12,19 +12,42 @@ outside lane mode (`ad.lanes` false) for updates cheaper in place (matmul accumu
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .. import ir
 from ..diagnostics import NotDifferentiable
-from ..ir.types import BFLOAT16, FLOAT32, NONE, ArrayT, Scalar, TileT
+from ..ir.types import BFLOAT16, FLOAT32, NONE, ArrayT, Dim, Element, MatT, Scalar, StructT, TileT, Type, VecT
 from .build import call as C
 from .build import const, dtype_of, zeros
 
-RULES: dict = {}
+Contributions = list[tuple[int, ir.Expr]]  # (operand index, its contribution to that operand's adjoint)
 
 
-def rule(*names):
-    def register(fn):
+class Adjoints(Protocol):
+    """What a rule asks of the autodiff driver (passes/autodiff.py's adjoint builder)."""
+
+    lanes: bool  # the adjoint runs as cooperating lanes
+    lane_takes: set[ir.Sym]  # array_take results only the cooperating lanes need
+
+    def val(self, e: ir.Expr) -> ir.Var | ir.Const: ...
+    def result(self, e: ir.OpCall) -> ir.Var | ir.Const: ...
+    def known_result(self, e: ir.Expr) -> ir.Var | None: ...
+    def varies(self, e: ir.Expr) -> bool: ...
+    def temp(self, t: Type, name: str = "_v") -> ir.Sym: ...
+    def fresh_zero(self, t: Type) -> ir.Var: ...
+    def emit(self, stmt: ir.Stmt) -> None: ...
+    def adj_array(self, e: ir.Expr) -> ir.Expr | None: ...
+    def accumulate_into(self, target: ir.Expr, make: Callable[[ir.Var], ir.Expr]) -> None: ...
+
+
+# rule(ad, call, g): g is the adjoint of the call's result (None for an effect, which has none)
+Rule = Callable[[Adjoints, ir.OpCall, Any], Contributions]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
         for n in names:
             RULES[n] = fn
         return fn
@@ -32,44 +55,72 @@ def rule(*names):
     return register
 
 
-def _k(x, value):
+def _tile_of(e: ir.Expr) -> TileT:
+    """e's type, a tile (as the op's shape rule made it)."""
+    assert isinstance(e.type, TileT), e
+    return e.type
+
+
+def _array_of(e: ir.Expr) -> ArrayT:
+    """e's type, an array (as the op's shape rule made it)."""
+    assert isinstance(e.type, ArrayT), e
+    return e.type
+
+
+def _element_of(e: ir.Expr) -> Scalar:
+    """The scalar element of tile e (the op's rule takes scalar tiles only)."""
+    dtype = _tile_of(e).dtype
+    assert isinstance(dtype, Scalar), e
+    return dtype
+
+
+def _held(t: Type) -> Element:
+    """What a tile of t's elements holds: a tile's dtype, or t itself (a broadcast scalar)."""
+    held = dtype_of(t)
+    assert isinstance(held, (Scalar, VecT, MatT, StructT)), t
+    return held
+
+
+def _k(x: ir.Expr, value: float) -> ir.Const:
     """A constant of x's dtype."""
-    return const(value, dtype_of(x.type), x.span)
+    dtype = dtype_of(x.type)
+    assert isinstance(dtype, (Scalar, VecT, MatT)), x  # a number's, a vector's or a matrix's
+    return const(value, dtype, x.span)
 
 
 # ---------------------------------------------------------------- elementwise
 
 
 @rule("add")
-def _add(ad, e, g):
+def _add(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, g), (1, g)]
 
 
 @rule("sub")
-def _sub(ad, e, g):
+def _sub(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, g), (1, C("neg", g))]
 
 
 @rule("mul")
-def _mul(ad, e, g):
+def _mul(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     return [(0, C("mul", g, b)), (1, C("mul", g, a))]
 
 
 @rule("div")
-def _div(ad, e, g):
+def _div(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     b = ad.val(e.args[1])
     q = ad.val(C("div", g, b))  # d/da; d/db = -(g / b) * (a / b), the quotient reused
     return [(0, q), (1, C("neg", C("mul", q, ad.result(e))))]
 
 
 @rule("neg")
-def _neg(ad, e, g):
+def _neg(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("neg", g))]
 
 
 @rule("pow")
-def _pow(ad, e, g):
+def _pow(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     da = C("mul", g, C("mul", b, C("pow", a, C("sub", b, _k(b, 1)))))
     positive = C("sub", _k(a, 1), C("step_ge", _k(a, 0), a))  # 1 where a > 0
@@ -78,21 +129,21 @@ def _pow(ad, e, g):
 
 
 @rule("max", "min")
-def _max_min(ad, e, g):
+def _max_min(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     first = C("step_ge", a, b) if e.op == "max" else C("step_ge", b, a)  # ties go to the first operand
     return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
 
 
 @rule("atan2")
-def _atan2(ad, e, g):
+def _atan2(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     d = C("add", C("mul", a, a), C("mul", b, b))
     return [(0, C("div", C("mul", g, b), d)), (1, C("neg", C("div", C("mul", g, a), d)))]
 
 
-def _unary(name, derivative):
-    def fn(ad, e, g):
+def _unary(name: str, derivative: Callable[[ir.Expr], ir.Expr]) -> Rule:
+    def fn(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
         r = ad.known_result(e) if name in _FROM_RESULT else None
         if r is not None:  # the forward value at hand: no second transcendental
             return [(0, C("mul", g, _FROM_RESULT[name](r)))]
@@ -103,7 +154,7 @@ def _unary(name, derivative):
 
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
-_DERIVATIVES = {
+_DERIVATIVES: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "exp": lambda a: C("exp", a),
     "exp2": lambda a: C("mul", C("exp2", a), _k(a, LN2)),
     "log": lambda a: C("div", _k(a, 1), a),
@@ -124,7 +175,7 @@ _DERIVATIVES = {
     "abs": lambda a: C("sign", a),
 }
 # Derivatives in terms of the result r, used where the forward value is still held.
-_FROM_RESULT = {
+_FROM_RESULT: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "exp": lambda r: r,
     "exp2": lambda r: C("mul", r, _k(r, LN2)),
     "tanh": lambda r: C("sub", _k(r, 1), C("mul", r, r)),
@@ -135,12 +186,12 @@ for _name, _d in _DERIVATIVES.items():
 
 
 @rule("sign", "floor", "ceil", "round", "trunc")
-def _flat(ad, e, g):
+def _flat(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return []
 
 
 @rule("clamp")
-def _clamp(ad, e, g):
+def _clamp(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     x, lo, hi = (ad.val(a) for a in e.args)
     above_lo, below_hi = C("step_ge", x, lo), C("step_ge", hi, x)
     inside = C("mul", above_lo, below_hi)
@@ -149,22 +200,23 @@ def _clamp(ad, e, g):
 
 
 @rule("select")
-def _select(ad, e, g):
+def _select(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     cond = ad.val(e.args[0])
     zero = _k(g, 0)
     return [(1, C("where", cond, zero, g)), (2, C("where", cond, g, zero))]
 
 
 @rule("where")
-def _where(ad, e, g):
+def _where(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     cond = ad.val(e.args[0])
     zero = _k(g, 0)
     return [(1, C("where", cond, g, zero)), (2, C("where", cond, zero, g))]
 
 
 @rule("cast")
-def _cast(ad, e, g):
+def _cast(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     src = e.args[0].type
+    assert isinstance(src, Scalar) and isinstance(e.type, Scalar), e  # a scalar conversion (elementwise.py)
     if not (src.is_float and e.type.is_float):
         return []
     return [(0, C("cast", g, dtype=src))]
@@ -174,30 +226,30 @@ def _cast(ad, e, g):
 
 
 @rule("tile_full")
-def _full(ad, e, g):
+def _full(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span)))]
 
 
 @rule("tile")
-def _tile(ad, e, g):
+def _tile(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("untile", ad.val(g), block_dim=e.attr("block_dim")))]
 
 
 @rule("untile")
-def _untile(ad, e, g):
+def _untile(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     t = e.args[0]
     ad.accumulate_into(t, lambda adj: C("tile_add_at", adj, g, C("lane")))
     return []
 
 
 @rule("tile_extract")
-def _extract(ad, e, g):
+def _extract(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     t, idx = e.args[0], [ad.val(i) for i in e.args[1:]]
     ad.accumulate_into(t, lambda adj: C("tile_add_at", adj, g, *idx))
     return []
 
 
-def _int():
+def _int() -> Scalar:
     from ..ir.types import INT32
 
     return INT32
@@ -206,13 +258,13 @@ def _int():
 # ---------------------------------------------------------------- memory
 
 
-def _offsets(e):
+def _offsets(e: ir.OpCall) -> list[ir.Expr]:
     n = e.attr("offset_count") or 0
     return list(e.args[len(e.args) - n:]) if n else []
 
 
 @rule("tile_load")
-def _load(ad, e, g):
+def _load(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     adj_a = ad.adj_array(e.args[0])
     if adj_a is not None:
         ad.emit(ir.ExprStmt(ir.OpCall("tile_atomic_add", (adj_a, ad.val(g), *_offsets(e)),
@@ -222,7 +274,7 @@ def _load(ad, e, g):
 
 
 @rule("tile_load_indexed")
-def _load_indexed(ad, e, g):
+def _load_indexed(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     adj_a = ad.adj_array(e.args[0])
     if adj_a is not None:
         attrs = (("offset_count", len(_offsets(e))), ("axis", e.attr("axis")))
@@ -231,7 +283,7 @@ def _load_indexed(ad, e, g):
     return []
 
 
-def _read_back(ad, e, tile_index, indexed: bool):
+def _read_back(ad: Adjoints, e: ir.OpCall, tile_index: int, indexed: bool) -> Contributions:
     """Adjoint of a store: the stored tile's adjoint is read from the adjoint array."""
     adj_a = ad.adj_array(e.args[0])
     if adj_a is None:
@@ -240,23 +292,23 @@ def _read_back(ad, e, tile_index, indexed: bool):
     offs = _offsets(e)
     attrs: tuple[tuple[str, Any], ...]
     if indexed:
-        attrs = (("shape", t.type.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
+        attrs = (("shape", _tile_of(t).shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
                  ("storage", "register"))
         load = ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t.type, e.span)
     else:
-        attrs = (("shape", t.type.shape), ("offset_count", len(offs)), ("storage", "register"),
+        attrs = (("shape", _tile_of(t).shape), ("offset_count", len(offs)), ("storage", "register"),
                  ("bounds_check", True))
         load = ir.OpCall("tile_load", (adj_a, *offs), attrs, t.type, e.span)
     return [(tile_index, load)]
 
 
-def _consumed(ad, e, contributions):
+def _consumed(ad: Adjoints, e: ir.OpCall, contributions: Contributions) -> Contributions:
     """An overwrite's adjoint: the stored value takes the element's adjoint, which is then zeroed
     (the value the element held before was overwritten: it reaches no output through it)."""
     adj_a = ad.adj_array(e.args[0])
     if adj_a is None:
         return contributions
-    taken = [(index, ad.val(c)) for index, c in contributions]  # read before the zeroing below
+    taken: Contributions = [(index, ad.val(c)) for index, c in contributions]  # read before the zeroing below
     stored = e.args[taken[0][0]] if taken else None
     if stored is None:
         return taken
@@ -267,20 +319,20 @@ def _consumed(ad, e, contributions):
 
 
 @rule("tile_store", "tile_atomic_add")
-def _store(ad, e, g):
+def _store(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if e.op == "tile_store":
         return _consumed(ad, e, _read_back(ad, e, 1, False))
     return _read_back(ad, e, 1, False)
 
 
 @rule("tile_store_indexed", "tile_atomic_add_indexed")
-def _store_indexed(ad, e, g):
+def _store_indexed(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if e.op == "tile_store_indexed":
         return _last_duplicate_only(ad, e, _consumed(ad, e, _read_back(ad, e, 2, True)))
     return _read_back(ad, e, 2, True)
 
 
-def _last_duplicate_only(ad, e, taken):
+def _last_duplicate_only(ad: Adjoints, e: ir.OpCall, taken: Contributions) -> Contributions:
     """A scatter with repeated indices keeps the last duplicate's value (the runtime writes in
     order): only it may take the element's adjoint. Each position's number (1, 2, ...) is scattered
     into the already-consumed adjoint array the same way, read back to learn which position won,
@@ -289,7 +341,7 @@ def _last_duplicate_only(ad, e, taken):
     if adj_a is None or not taken:
         return taken
     index, g = taken[0]
-    t = e.args[2].type
+    t = _tile_of(e.args[2])
     if not isinstance(t.dtype, Scalar):  # the winner positions are scattered as values of the tile's dtype
         raise NotDifferentiable(f"tile_store_indexed of a {t.dtype} tile: the adjoint (only the last of repeated "
                                 "indices keeps its value) is computed for scalar tiles only; store the "
@@ -297,22 +349,22 @@ def _last_duplicate_only(ad, e, taken):
     axis = e.attr("axis") % t.ndim
     n = t.shape[axis]
     arange = (("dtype", t.dtype), ("storage", "register"), ("args", (1, n + 1)))
-    positions = ir.OpCall("tile_arange", (), arange, TileT(t.dtype, (n,)), e.span)
+    positions: ir.Expr = ir.OpCall("tile_arange", (), arange, TileT(t.dtype, (n,)), e.span)
     kept = tuple(n if k == axis else 1 for k in range(t.ndim))
     positions = ad.val(C("tile_broadcast", C("tile_reshape", positions, shape=kept), shape=t.shape))
     offs = _offsets(e)
 
-    def store(value):
+    def store(value: ir.Expr) -> None:
         scatter = ir.OpCall(e.op, (adj_a, e.args[1], value, *offs), e.attrs, e.type, e.span)
         ad.emit(ir.ExprStmt(scatter, e.span))
 
     store(positions)
     attrs = (("shape", t.shape), ("offset_count", len(offs)), ("axis", e.attr("axis")),
              ("storage", "register"))
-    winner = ad.temp(t, "_won")  # not ad.val: that would reuse the identical load made before the stores
+    won = ad.temp(t, "_won")  # not ad.val: that would reuse the identical load made before the stores
     gather = ir.OpCall("tile_load_indexed", (adj_a, e.args[1], *offs), attrs, t, e.span)
-    ad.emit(ir.Assign(winner, gather, e.span))
-    winner = ir.Var(winner, e.span)
+    ad.emit(ir.Assign(won, gather, e.span))
+    winner = ir.Var(won, e.span)
     store(ad.val(zeros(t, e.span)))
     ones = C("tile_ones", shape=t.shape, dtype=t.dtype, storage="register")
     mask = C("sub", ones, C("min", C("abs", C("sub", winner, positions)), ones))
@@ -320,7 +372,7 @@ def _last_duplicate_only(ad, e, taken):
 
 
 @rule("array_load")
-def _array_load(ad, e, g):
+def _array_load(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     adj_a = ad.adj_array(e.args[0])
     if adj_a is not None:
         idx = [ad.val(i) for i in e.args[1:]]
@@ -329,16 +381,16 @@ def _array_load(ad, e, g):
 
 
 @rule("array_store", "array_atomic_add", "array_atomic_sub")
-def _array_store(ad, e, g):
+def _array_store(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     adj_a = ad.adj_array(e.args[0])
     if adj_a is None:
         return []
     idx = list(e.args[2:])
-    read = ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span)
+    read = ir.OpCall("array_load", (adj_a, *idx), (), _array_of(e.args[0]).dtype, e.span)
     if e.op == "array_store" and (ad.lanes or not any(ad.varies(i) for i in idx)):
         # other threads (or the block's other lanes) may store this element alike: taken atomically
-        taken = ad.temp(e.args[0].type.dtype, "_taken")
-        ad.emit(ir.Assign(taken, ir.OpCall("array_take", (adj_a, *idx), (), e.args[0].type.dtype, e.span), e.span))
+        taken = ad.temp(_array_of(e.args[0]).dtype, "_taken")
+        ad.emit(ir.Assign(taken, ir.OpCall("array_take", (adj_a, *idx), (), _array_of(e.args[0]).dtype, e.span), e.span))
         if any(ad.varies(i) for i in idx):
             ad.lane_takes.add(taken)  # taken only because lanes share it: one lane reads and zeroes it
         return [(1, ir.Var(taken, e.span))]
@@ -348,21 +400,22 @@ def _array_store(ad, e, g):
 
 
 @rule("atomic_add")
-def _atomic_add(ad, e, g):
+def _atomic_add(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     adj_a = ad.adj_array(e.args[0])
     if adj_a is None:
         return []
     idx = list(e.args[1:-1])
-    return [(len(e.args) - 1, ir.OpCall("array_load", (adj_a, *idx), (), e.args[0].type.dtype, e.span))]
+    return [(len(e.args) - 1, ir.OpCall("array_load", (adj_a, *idx), (), _array_of(e.args[0]).dtype, e.span))]
 
 
 @rule("atomic_min", "atomic_max")
-def _atomic_extreme(ad, e, g):
+def _atomic_extreme(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """The winner takes the element's adjoint: the loader passes, in place of the array, its values
     after the launch (effects.py allows nothing else to touch it), and the first thread whose value
     equals its element's takes and zeroes the element's adjoint (runtime extreme_take)."""
     adj_a = ad.adj_array(e.args[0])
-    dtype = e.args[0].type.dtype
+    dtype = _array_of(e.args[0]).dtype
+    assert isinstance(dtype, Scalar), e  # atomic_min/max: arrays of scalars (arrays.py)
     if adj_a is None or not dtype.is_float:
         return []
     taken = ad.temp(dtype, "_won")  # a statement of its own: it consumes the seed even if unused
@@ -374,7 +427,7 @@ def _atomic_extreme(ad, e, g):
 # ---------------------------------------------------------------- reductions
 
 
-def _expand(g, axis, shape):
+def _expand(g: ir.Expr, axis: int | None, shape: tuple[Dim, ...]) -> ir.Expr:
     """g of a reduction, broadcast back to the reduced tile's shape."""
     if axis is None:
         return C("tile_broadcast", g, shape=shape)
@@ -384,49 +437,49 @@ def _expand(g, axis, shape):
 
 
 @rule("tile_sum")
-def _sum(ad, e, g):
-    return [(0, _expand(ad.val(g), e.attr("axis"), e.args[0].type.shape))]
+def _sum(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    return [(0, _expand(ad.val(g), e.attr("axis"), _tile_of(e.args[0]).shape))]
 
 
 @rule("tile_max", "tile_min")
-def _extreme(ad, e, g):
+def _extreme(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a = ad.val(e.args[0])
     return [(0, C("tile_extreme_grad", a, ad.val(g), axis=e.attr("axis"), is_max=e.op == "tile_max"))]
 
 
 @rule("tile_reduce")
-def _reduce(ad, e, g):
+def _reduce(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     op = e.attr("op")
     if op not in ("add", "mul", "max", "min"):
         raise NotDifferentiable(f"tile_reduce with `{op}`: only wp.add, wp.mul, wp.max and wp.min are "
                                 "differentiated", e.span)
-    if op != "add" and not isinstance(e.args[0].type.dtype, Scalar):
-        raise NotDifferentiable(f"tile_reduce with `{op}` over {e.args[0].type.dtype} tiles: only wp.add is "
+    if op != "add" and not isinstance(_tile_of(e.args[0]).dtype, Scalar):
+        raise NotDifferentiable(f"tile_reduce with `{op}` over {_tile_of(e.args[0]).dtype} tiles: only wp.add is "
                                 "differentiated for vectors and matrices", e.span)
     a = ad.val(e.args[0])
     return [(0, C("tile_reduce_grad", a, ad.val(g), axis=e.attr("axis"), op=op))]
 
 
 @rule("tile_scan_inclusive", "tile_scan_exclusive")
-def _scan(ad, e, g):
+def _scan(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("tile_scan_grad", ad.val(g), exclusive=e.op == "tile_scan_exclusive"))]
 
 
 @rule("tile_scan_max_inclusive", "tile_scan_min_inclusive")
-def _scan_extreme(ad, e, g):
+def _scan_extreme(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a = ad.val(e.args[0])
     return [(0, C("tile_scan_extreme_grad", a, ad.val(g), is_max=e.op == "tile_scan_max_inclusive"))]
 
 
 @rule("tile_dot")
-def _dot(ad, e, g):
+def _dot(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
-    spread = ad.val(C("tile_broadcast", ad.val(g), shape=a.type.shape))
+    spread = ad.val(C("tile_broadcast", ad.val(g), shape=_tile_of(a).shape))
     return [(0, C("mul", spread, b)), (1, C("mul", spread, a))]
 
 
 @rule("tile_axpy")
-def _axpy(ad, e, g):
+def _axpy(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     alpha, src = ad.val(e.args[0]), ad.val(e.args[1])
     g = ad.val(g)
     return [(0, C("tile_extract", C("tile_dot", g, src), const(0, _int(), e.span))), (1, C("mul", g, alpha)),
@@ -437,38 +490,39 @@ def _axpy(ad, e, g):
 
 
 @rule("tile_matmul")
-def _matmul(ad, e, g):
+def _matmul(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     alpha, beta = e.attr("alpha"), e.attr("beta")
     g = ad.val(g)
-    out = []
-    products = ((0, lambda adj: C("tile_matmul", g, C("tile_transpose", b), adj, alpha=alpha, beta=1.0), a),
+    out: Contributions = []
+    products: tuple[tuple[int, Callable[[ir.Expr], ir.Expr], ir.Expr], ...] = ((0, lambda adj: C("tile_matmul", g, C("tile_transpose", b), adj, alpha=alpha, beta=1.0), a),
                 (1, lambda adj: C("tile_matmul", C("tile_transpose", a), g, adj, alpha=alpha, beta=1.0), b))
     for index, accumulate, operand in products:
-        bf16 = operand.type.dtype == BFLOAT16  # no bfloat16 accumulator (Warp's rule): float32, rounded once
+        bf16 = _tile_of(operand).dtype == BFLOAT16  # no bfloat16 accumulator (Warp's rule): float32, rounded once
         if not ad.lanes and isinstance(e.args[index], ir.Var) and not bf16:
             ad.accumulate_into(e.args[index], accumulate)  # straight into the adjoint: no temporary
         else:
-            partial = ad.fresh_zero(TileT(FLOAT32, operand.type.shape) if bf16 else operand.type)
+            partial = ad.fresh_zero(TileT(FLOAT32, _tile_of(operand).shape) if bf16 else operand.type)
             ad.emit(ir.Assign(partial.sym, accumulate(partial), e.span))
             out.append((index, C("tile_astype", partial, dtype=BFLOAT16) if bf16 else partial))
     if len(e.args) > 2:
-        out.append((2, g if beta == 1.0 else C("mul", g, const(beta, g.type.dtype, e.span))))
+        out.append((2, g if beta == 1.0 else C("mul", g, const(beta, _element_of(g), e.span))))
     return out
 
 
 @rule("tile_transpose")
-def _transpose(ad, e, g):
+def _transpose(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("tile_transpose", ad.val(g)))]
 
 
-def _upper(e) -> bool:
-    return e.attr("fill_mode") == "upper"
+def _upper(e: ir.OpCall) -> bool:
+    fill_mode: str = e.attr("fill_mode")
+    return fill_mode == "upper"
 
 
 # The in-place forms are `y = op(L, y)` in the IR: the out-of-place rules apply as they are.
 @rule("tile_cholesky", "tile_cholesky_inplace")
-def _cholesky(ad, e, g):
+def _cholesky(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if _upper(e):  # U = L^T with L the factor of A^T: transpose into and out of the lower rule
         L = ad.val(C("tile_transpose", ad.result(e)))
         grad = C("tile_cholesky_grad", L, ad.val(C("tile_transpose", ad.val(g))))
@@ -477,7 +531,7 @@ def _cholesky(ad, e, g):
 
 
 @rule("tile_cholesky_solve", "tile_cholesky_solve_inplace")
-def _cholesky_solve(ad, e, g):
+def _cholesky_solve(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     m = ad.val(e.args[0])
     x = ad.result(e)
     ybar = ad.val(C("tile_cholesky_solve", m, ad.val(g), fill_mode=e.attr("fill_mode") or "lower"))
@@ -488,7 +542,7 @@ def _cholesky_solve(ad, e, g):
 
 
 @rule("tile_lower_solve", "tile_upper_solve", "tile_lower_solve_inplace", "tile_upper_solve_inplace")
-def _tri_solve(ad, e, g):
+def _tri_solve(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     m = ad.val(e.args[0])
     x = ad.result(e)
     lower = e.op.startswith("tile_lower_solve")
@@ -500,12 +554,12 @@ def _tri_solve(ad, e, g):
 
 # Unnormalised DFTs (ops/fft.py): the adjoint of each is the other, on the incoming gradient.
 @rule("tile_fft", "tile_ifft")
-def _fft(ad, e, g):
+def _fft(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("tile_ifft" if e.op == "tile_fft" else "tile_fft", ad.val(g)))]
 
 
 @rule("tile_diag_add")
-def _diag_add(ad, e, g):
+def _diag_add(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     g = ad.val(g)
     d = e.args[1]
     diag = C("tile_diag", g)
@@ -518,12 +572,12 @@ def _diag_add(ad, e, g):
 
 
 @rule("tile_broadcast")
-def _broadcast(ad, e, g):
+def _broadcast(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("tile_unbroadcast", ad.val(g), type=e.args[0].type))]
 
 
 @rule("tile_view")
-def _view(ad, e, g):
+def _view(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     t = e.args[0]
     offs = _offsets(e)
     attrs = (("offset_count", len(offs)),)
@@ -537,7 +591,7 @@ def _view(ad, e, g):
 
 
 @rule("tile_slice", "tile_gather")
-def _slice(ad, e, g):
+def _slice(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     t = e.args[0]
     spread = ad.fresh_zero(t.type)  # g placed where the slice / gather reads from
     op = "tile_slice_add" if e.op == "tile_slice" else "tile_gather_add"
@@ -547,7 +601,7 @@ def _slice(ad, e, g):
 
 
 @rule("randf")
-def _randf(ad, e, g):
+def _randf(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """(high - low) * u + low: u = randf(state) is a constant of the draw."""
     if len(e.args) < 3:
         return []
@@ -556,18 +610,18 @@ def _randf(ad, e, g):
 
 
 @rule("replay_value")
-def _replay_value(ad, e, g):
+def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's
 
 
 @rule("custom_call")
-def _custom_call(ad, e, g):
+def _custom_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""
-    args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
+    args: tuple[ir.Expr, ...] = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
     arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and e.attr("grads")[k] is not None]
     if arrays:  # the array adjoints' func adds into them (frontend check.ARRAY_ADJOINTS)
-        adj = [ad.adj_array(e.args[k]) for k in arrays]
-        if any(a is None for a in adj):
+        adj = [a for a in (ad.adj_array(e.args[k]) for k in arrays) if a is not None]
+        if len(adj) < len(arrays):
             raise NotDifferentiable(f"`{e.attr('func')}` has a @wp.func_grad over an array whose adjoint tilec "
                                     "cannot name here; no adjoint is built", e.span)
         ad.emit(ir.ExprStmt(ir.Call(e.attr("grads")[arrays[0]], args + tuple(adj), NONE, e.span), e.span))
@@ -576,29 +630,28 @@ def _custom_call(ad, e, g):
 
 
 @rule("tile_map")
-def _mapped_custom(ad, e, g):
+def _mapped_custom(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """tile_map over a func with a @wp.func_grad (structure._lift_maps keeps only those): each float
     argument's contribution is its adjoint func mapped over (args, g); a broadcast scalar's is summed."""
     args = tuple(ad.val(a) for a in e.args) + (ad.val(g),)
-    return [(k, ir.OpCall("tile_map", args, (("op", name),), TileT(dtype_of(e.args[k].type), e.type.shape), e.span))
+    return [(k, ir.OpCall("tile_map", args, (("op", name),), TileT(_held(e.args[k].type), _tile_of(e).shape), e.span))
             for k, name in enumerate(e.attr("grads")) if name is not None]
 
 
 @rule("tile_reshape", "tile_squeeze")
-def _reshape(ad, e, g):
-    return [(0, C("tile_reshape", ad.val(g), shape=e.args[0].type.shape))]
+def _reshape(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    return [(0, C("tile_reshape", ad.val(g), shape=_tile_of(e.args[0]).shape))]
 
 
 @rule("tile_astype")
-def _astype(ad, e, g):
-    src = e.args[0].type
-    if not (src.dtype.is_float and e.type.dtype.is_float):
+def _astype(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    if not (_element_of(e.args[0]).is_float and _element_of(e).is_float):
         return []
-    return [(0, C("tile_astype", ad.val(g), dtype=src.dtype))]
+    return [(0, C("tile_astype", ad.val(g), dtype=_element_of(e.args[0])))]
 
 
 @rule("tile_setitem")
-def _setitem(ad, e, g):
+def _setitem(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if ad.lanes and any(ad.varies(i) for i in e.args[2:]):
         # Each lane writes its own element, and where lanes share one only the leader's value lands:
         # which lane's value landed is not known to a rule, so the adjoint is refused, not guessed.
@@ -612,7 +665,7 @@ def _setitem(ad, e, g):
 
 
 @rule("tile_additem", "tile_subitem", "tile_add_inplace", "tile_sub_inplace")  # the latter: Warp's names
-def _additem(ad, e, g):
+def _additem(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     g = ad.val(g)
     idx = [ad.val(i) for i in e.args[2:]]
     item = C("tile_extract", g, *idx)
@@ -620,17 +673,17 @@ def _additem(ad, e, g):
 
 
 @rule("tile_assign")
-def _assign(ad, e, g):
+def _assign(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     g = ad.val(g)
-    src = e.args[1]
+    src = _tile_of(e.args[1])
     offs = _offsets(e)
     n = len(offs)
-    view = ir.OpCall("tile_view", (g, *offs), (("offset_count", n), ("shape", src.type.shape)), src.type, e.span)
+    view = ir.OpCall("tile_view", (g, *offs), (("offset_count", n), ("shape", src.shape)), src, e.span)
     if n == 0:
         zero = ir.Const(0, _int(), e.span)
-        view = ir.OpCall("tile_view", (g,) + (zero,) * src.type.ndim,
-                         (("offset_count", src.type.ndim), ("shape", src.type.shape)), src.type, e.span)
-    cleared = ir.OpCall("tile_assign", (g, C("tile_zeros", shape=src.type.shape, dtype=src.type.dtype,
+        view = ir.OpCall("tile_view", (g,) + (zero,) * src.ndim,
+                         (("offset_count", src.ndim), ("shape", src.shape)), src, e.span)
+    cleared = ir.OpCall("tile_assign", (g, C("tile_zeros", shape=src.shape, dtype=src.dtype,
                                                 storage="register"), *offs),
                         (("offset_count", n),), g.type, e.span)
     return [(0, cleared), (1, view)]
@@ -640,7 +693,7 @@ def _assign(ad, e, g):
 
 
 @rule("tile_scatter_add", "tile_scatter_masked")
-def _scatter(ad, e, g):
+def _scatter(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """Each lane's value gets the tile's adjoint at its index; a masked write also clears the
     adjoint where any lane wrote (a cooperative call, as the forward's)."""
     g = ad.val(g)
@@ -652,18 +705,19 @@ def _scatter(ad, e, g):
 
 
 @rule("tile_from_thread")
-def _from_thread(ad, e, g):
+def _from_thread(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     g = ad.val(g)
     total = C("tile_extract", C("tile_sum", g, axis=None), const(0, _int(), e.span))
     mine = C("eq", C("lane"), ad.val(e.args[1]))
     return [(0, _or_zero(mine, total))]
 
 
-def _or_zero(cond, value):
+def _or_zero(cond: ir.Expr, value: ir.Expr) -> ir.Expr:
     """value where cond holds, else 0; a vector or matrix value (wp.where takes scalars) is scaled
     by cond as 1 or 0 of its components' dtype."""
     if isinstance(value.type, Scalar):
         return C("where", cond, value, _k(value, 0))
+    assert isinstance(value.type, (VecT, MatT)), value
     held = value.type.dtype
     return C("mul", value, C("where", cond, const(1, held, value.span), const(0, held, value.span)))
 

@@ -9,19 +9,21 @@ truncates, `%` is C's remainder, reductions fold left to right.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
 
-from ..ir.types import MatT, TileT, VecT
+from .. import ir
+from ..ir.types import Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
 from . import reference_values
-from .reference_values import make_value
+from .reference_values import Context, Impl, Value, make_value
 
-IMPL: dict[str, Callable[..., Any]] = {}
+IMPL: dict[str, Impl] = {}
 
 
-def impl(*names):
-    def register(fn):
+def impl(*names: str) -> Callable[[Impl], Impl]:
+    def register(fn: Impl) -> Impl:
         for n in names:
             IMPL[n] = fn
         return fn
@@ -29,30 +31,45 @@ def impl(*names):
     return register
 
 
-def npdtype(scalar):
+def npdtype(scalar: Type) -> type[np.generic]:
     scalar = getattr(scalar, "dtype", scalar) if isinstance(scalar, (VecT, MatT)) else scalar  # a component
+    assert isinstance(scalar, Scalar), scalar
     return {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
             "int64": np.int64, "uint32": np.uint32, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
             "int16": np.int16, "uint16": np.uint16, "uint64": np.uint64,
             "bfloat16": np.float32}[scalar.name]  # bfloat16: the interpreter computes in float32
 
 
-def result_dtype(call):
+def _tile_shape(call: ir.OpCall) -> tuple[int, ...]:
+    """The shape of the tile call makes: concrete extents (the interpreter runs checked kernels)."""
+    assert isinstance(call.type, TileT), call
+    dims = [d for d in call.type.shape if isinstance(d, int)]
+    assert len(dims) == len(call.type.shape), call
+    return tuple(dims)
+
+
+def _lanes(ctx: Context) -> int:
+    """The block's lane count (every kernel the interpreter runs has its block_dim set)."""
+    assert ctx.block_dim is not None
+    return ctx.block_dim
+
+
+def result_dtype(call: ir.OpCall) -> type[np.generic]:
     t = call.type
     return npdtype(t.dtype if isinstance(t, TileT) else t)
 
 
-def cast(value, call):
+def cast(value: Value, call: ir.OpCall) -> Value:
     dt = result_dtype(call)
     with np.errstate(all="ignore"):
         if isinstance(call.type, (VecT, MatT)):
             return make_value(call.type, np.asarray(value).astype(dt))
         if isinstance(call.type, TileT):
-            return np.broadcast_to(np.asarray(value), call.type.shape).astype(dt)
+            return np.broadcast_to(np.asarray(value), _tile_shape(call)).astype(dt)
         return dt(value)
 
 
-def _offsets(call, args, ndim):
+def _offsets(call: ir.OpCall, args: Sequence[Value], ndim: int) -> tuple[list[int], Sequence[Value]]:
     n = call.attr("offset_count") or 0
     offs = [int(v) for v in args[len(args) - n:]] if n else []
     return (offs + [0] * ndim)[:ndim], args[: len(args) - n] if n else args
@@ -61,7 +78,7 @@ def _offsets(call, args, ndim):
 # ---------------------------------------------------------------- elementwise
 
 
-def _div(a, b):
+def _div(a: Value, b: Value) -> Value:
     if np.issubdtype(np.asarray(a).dtype, np.integer) and np.issubdtype(np.asarray(b).dtype, np.integer):
         a, b = np.asarray(a), np.asarray(b)
         safe = np.where(b == 0, 1, b)
@@ -70,13 +87,13 @@ def _div(a, b):
     return np.asarray(a) / np.asarray(b)
 
 
-def _mod(a, b):
+def _mod(a: Value, b: Value) -> Value:
     if np.issubdtype(np.asarray(a).dtype, np.integer):
         return np.fmod(a, b)
     return np.fmod(a, b)
 
 
-def _floordiv(a, b):
+def _floordiv(a: Value, b: Value) -> Value:
     return np.floor_divide(a, b)
 
 
@@ -102,7 +119,7 @@ for _n, _f in UNARY.items():
     IMPL[_n] = (lambda f: lambda ctx, call, a: cast(f(*_promote(call, a)), call))(_f)
 
 
-def _promote(call, args):
+def _promote(call: ir.OpCall, args: Sequence[Value]) -> list[Value]:
     """Operands in the op's computing dtype (half computes in float)."""
     out = []
     for a in args:
@@ -114,23 +131,23 @@ def _promote(call, args):
 
 
 @impl("clamp")
-def _clamp(ctx, call, a):
+def _clamp(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, lo, hi = _promote(call, a)
     return cast(np.where(np.where(x < lo, lo, x) > hi, hi, np.where(x < lo, lo, x)), call)
 
 
 @impl("select")
-def _select(ctx, call, a):
+def _select(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(np.where(a[0], a[2], a[1]), call)
 
 
 @impl("where")
-def _where(ctx, call, a):
+def _where(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(np.where(a[0], a[1], a[2]), call)
 
 
 @impl("cast")
-def _cast(ctx, call, a):
+def _cast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     with np.errstate(all="ignore"):
         return cast(np.asarray(a[0]).astype(result_dtype(call)), call)
 
@@ -139,41 +156,41 @@ def _cast(ctx, call, a):
 
 
 @impl("tile_zeros", "tile_empty")
-def _zeros(ctx, call, a):
-    return np.zeros(call.type.shape, result_dtype(call))
+def _zeros(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.zeros(_tile_shape(call), result_dtype(call))
 
 
 @impl("tile_ones")
-def _ones(ctx, call, a):
-    return np.ones(call.type.shape, result_dtype(call))
+def _ones(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.ones(_tile_shape(call), result_dtype(call))
 
 
 @impl("tile_full")
-def _full(ctx, call, a):
-    return np.full(call.type.shape, a[0], result_dtype(call))
+def _full(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.full(_tile_shape(call), a[0], result_dtype(call))
 
 
 @impl("tile_arange")
-def _arange(ctx, call, a):
+def _arange(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     vals = call.attr("args")
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
-    return (start + step * np.arange(call.type.shape[0])).astype(result_dtype(call))
+    return (start + step * np.arange(_tile_shape(call)[0])).astype(result_dtype(call))
 
 
 @impl("tile")
-def _tile(ctx, call, a):
+def _tile(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return ctx.gather(a[0], result_dtype(call))
 
 
 @impl("untile")
-def _untile(ctx, call, a):
+def _untile(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return a[0][ctx.lane]
 
 
 # ---------------------------------------------------------------- memory
 
 
-def _window(arr, offs, shape):
+def _window(arr: Value, offs: Sequence[int], shape: Sequence[int]) -> tuple[list[Value], Value]:
     """Index arrays selecting the tile window, and the mask of in-bounds elements."""
     grids = np.meshgrid(*[np.arange(o, o + n) for o, n in zip(offs, shape)], indexing="ij")
     ok = np.ones(shape, bool)
@@ -183,15 +200,15 @@ def _window(arr, offs, shape):
 
 
 @impl("tile_load")
-def _load(ctx, call, a):
+def _load(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr = a[0]
     offs, _ = _offsets(call, a, arr.ndim)
-    idx, ok = _window(arr, offs, call.type.shape)
+    idx, ok = _window(arr, offs, _tile_shape(call))
     return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
 
 
 @impl("tile_store", "tile_atomic_add")
-def _store(ctx, call, a):
+def _store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, t = a[0], a[1]
     offs, _ = _offsets(call, a, arr.ndim)
     idx, ok = _window(arr, offs, t.shape)
@@ -205,7 +222,8 @@ def _store(ctx, call, a):
     return old if call.op == "tile_atomic_add" else None
 
 
-def _indexed(arr, indices, offs, shape, axis):
+def _indexed(arr: Value, indices: Value, offs: Sequence[int], shape: Sequence[int],
+             axis: int) -> tuple[list[Value], Value]:
     grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
     coords = [(np.asarray(indices)[g] if k == axis else g) + o for k, (g, o) in enumerate(zip(grids, offs))]
     ok = np.ones(shape, bool)
@@ -215,15 +233,15 @@ def _indexed(arr, indices, offs, shape, axis):
 
 
 @impl("tile_load_indexed")
-def _load_indexed(ctx, call, a):
+def _load_indexed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, indices = a[0], a[1]
     offs, _ = _offsets(call, a, arr.ndim)
-    idx, ok = _indexed(arr, indices, offs, call.type.shape, call.attr("axis") % arr.ndim)
+    idx, ok = _indexed(arr, indices, offs, _tile_shape(call), call.attr("axis") % arr.ndim)
     return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
 
 
 @impl("tile_store_indexed", "tile_atomic_add_indexed")
-def _store_indexed(ctx, call, a):
+def _store_indexed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, indices, t = a[0], a[1], a[2]
     offs, _ = _offsets(call, a, arr.ndim)
     idx, ok = _indexed(arr, indices, offs, t.shape, call.attr("axis") % arr.ndim)
@@ -237,24 +255,25 @@ def _store_indexed(ctx, call, a):
     return old if call.op == "tile_atomic_add_indexed" else None
 
 
-def _in_bounds(arr, idx):
+def _in_bounds(arr: Value, idx: Sequence[Value]) -> bool:
     return all(0 <= int(i) < n for i, n in zip(idx, arr.shape))
 
 
 @impl("replay_value")
-def _replay_value(ctx, call, a):
+def _replay_value(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return a[1]
 
 
 @impl("custom_call")
-def _custom_call(ctx, call, a):
+def _custom_call(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return ctx.call(ctx.funcs[call.attr("func")], a)
 
 
 @impl("array_view")
-def _array_view(ctx, call, a):
+def _array_view(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """A numpy view, so writes through it reach the parent as in the runtime."""
-    arr, rest, key = a[0], list(a[1:]), []
+    arr, rest = a[0], list(a[1:])
+    key: list[int | slice] = []
     for ax in call.attr("axes"):
         if ax[0] == "i":
             key.append(int(rest.pop(0)))
@@ -266,7 +285,7 @@ def _array_view(ctx, call, a):
 
 
 @impl("array_load")
-def _array_load(ctx, call, a):
+def _array_load(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, idx = a[0], tuple(int(i) for i in a[1:])
     if len(idx) < arr.ndim:  # an array of vectors/matrices: the element is the trailing axes (a copy)
         return arr[idx].copy() if _in_bounds(arr, idx) else np.zeros(arr.shape[len(idx):], arr.dtype)
@@ -279,7 +298,7 @@ UPDATES = {"array_store": lambda old, v: v, "array_atomic_add": lambda old, v: o
 
 
 @impl(*UPDATES)
-def _array_store(ctx, call, a):
+def _array_store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, value, idx = a[0], a[1], tuple(int(i) for i in a[2:])
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0) if len(idx) == arr.ndim else np.zeros(arr.shape[len(idx):], arr.dtype)
@@ -289,7 +308,7 @@ def _array_store(ctx, call, a):
 
 
 @impl("atomic_add", "atomic_min", "atomic_max")
-def _atomic(ctx, call, a):
+def _atomic(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, idx, value = a[0], tuple(int(i) for i in a[1:-1]), a[-1]
     if not _in_bounds(arr, idx):
         return arr.dtype.type(0)
@@ -302,31 +321,31 @@ def _atomic(ctx, call, a):
 
 
 @impl("array_shape")
-def _shape(ctx, call, a):
+def _shape(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(a[0].shape[call.attr("axis") % a[0].ndim])
 
 
 @impl("tid")
-def _tid(ctx, call, a):
+def _tid(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     n = call.attr("count")
     values = tuple(np.int32(v) for v in ctx.tid[:n])
     return values[0] if n == 1 else values
 
 
 @impl("block_dim")
-def _block_dim(ctx, call, a):
-    return np.int32(ctx.block_dim)
+def _block_dim(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.int32(_lanes(ctx))
 
 
 @impl("lane")
-def _lane(ctx, call, a):
+def _lane(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(ctx.lane)
 
 
 # ---------------------------------------------------------------- reductions
 
 
-def _split(a, axis):
+def _split(a: Value, axis: int | None) -> Value:
     """(outer, n, inner) view of a for a reduction over axis (None: everything)."""
     if axis is None:
         return a.reshape(1, -1, 1)
@@ -334,7 +353,7 @@ def _split(a, axis):
     return a.reshape(int(np.prod(a.shape[:axis], dtype=int)), a.shape[axis], -1)
 
 
-def _fold(a, axis, f, shape):
+def _fold(a: Value, axis: int | None, f: Callable[[Value, Value], Value], shape: Sequence[Dim]) -> Value:
     v = _split(np.asarray(a), axis)
     acc = v[:, 0, :].copy()
     for k in range(1, v.shape[1]):
@@ -343,71 +362,71 @@ def _fold(a, axis, f, shape):
 
 
 @impl("tile_sum")
-def _sum(ctx, call, a):
-    return cast(_split(_compute(a[0]), call.attr("axis")).sum(axis=1).reshape(call.type.shape), call)
+def _sum(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return cast(_split(_compute(a[0]), call.attr("axis")).sum(axis=1).reshape(_tile_shape(call)), call)
 
 
 @impl("tile_max", "tile_min")
-def _extreme(ctx, call, a):
+def _extreme(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v = _split(a[0], call.attr("axis"))
     r = v.max(axis=1) if call.op == "tile_max" else v.min(axis=1)
-    return cast(r.reshape(call.type.shape), call)
+    return cast(r.reshape(_tile_shape(call)), call)
 
 
 @impl("tile_argmax", "tile_argmin")
-def _arg(ctx, call, a):
+def _arg(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v = _split(a[0], call.attr("axis"))
     r = v.argmax(axis=1) if call.op == "tile_argmax" else v.argmin(axis=1)
-    return cast(r.reshape(call.type.shape), call)
+    return cast(r.reshape(_tile_shape(call)), call)
 
 
 @impl("tile_reduce")
-def _reduce(ctx, call, a):
+def _reduce(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     f = ctx.scalar_function(call.attr("op"))
-    return cast(_fold(_compute(a[0]), call.attr("axis"), f, call.type.shape), call)
+    return cast(_fold(_compute(a[0]), call.attr("axis"), f, _tile_shape(call)), call)
 
 
 @impl("tile_scan_inclusive", "tile_scan_exclusive")
-def _scan(ctx, call, a):
+def _scan(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     c = np.cumsum(_compute(a[0]).reshape(-1))
     if call.op == "tile_scan_exclusive":
         c = np.concatenate([[0], c[:-1]])
-    return cast(c.reshape(call.type.shape), call)
+    return cast(c.reshape(_tile_shape(call)), call)
 
 
 @impl("tile_scan_max_inclusive", "tile_scan_min_inclusive")
-def _scan_extreme(ctx, call, a):
+def _scan_extreme(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     f = np.fmax if call.op == "tile_scan_max_inclusive" else np.fmin
-    return cast(f.accumulate(_compute(a[0]).reshape(-1)).reshape(call.type.shape), call)
+    return cast(f.accumulate(_compute(a[0]).reshape(-1)).reshape(_tile_shape(call)), call)
 
 
 @impl("tile_dot")
-def _dot(ctx, call, a):
+def _dot(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(np.sum(_compute(a[0]) * _compute(a[1])).reshape(1), call)
 
 
 @impl("tile_axpy")
-def _axpy(ctx, call, a):
+def _axpy(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(_compute(a[2]) + _compute(a[0]) * _compute(a[1]), call)
 
 
-def _sort_perm(keys):
+def _sort_perm(keys: Value) -> Value:
     return np.argsort(np.asarray(keys), kind="stable")
 
 
 @impl("tile_sort")
-def _sort(ctx, call, a):
+def _sort(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     perm = _sort_perm(a[0])
     return (a[0][perm], a[1][perm])
 
 
 @impl("tile_map")
-def _map(ctx, call, a):
+def _map(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     f = ctx.scalar_function(call.attr("op"))
     return cast(np.vectorize(f, otypes=[result_dtype(call)])(*a), call)
 
 
-def _compute(x):
+def _compute(x: Value) -> Value:
     x = np.asarray(x)
     return x.astype(np.float32) if x.dtype == np.float16 else x
 
@@ -416,7 +435,7 @@ def _compute(x):
 
 
 @impl("tile_matmul")
-def _matmul(ctx, call, a):
+def _matmul(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     prod = call.attr("alpha") * (_compute(a[0]) @ _compute(a[1]))
     if len(a) > 2:
         prod = prod + call.attr("beta") * _compute(a[2])
@@ -424,7 +443,7 @@ def _matmul(ctx, call, a):
 
 
 @impl("tile_fft", "tile_ifft")
-def _fft(ctx, call, a):
+def _fft(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """A complex tile is its [re, im] pairs on a trailing axis of 2; numpy's ifft divides by N."""
     x = np.asarray(a[0])
     z = x[..., 0].astype(np.float64) + 1j * x[..., 1].astype(np.float64)
@@ -434,23 +453,24 @@ def _fft(ctx, call, a):
 
 
 @impl("tile_transpose")
-def _transpose(ctx, call, a):
+def _transpose(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return a[0].T.copy()
 
 
-def _upper(call) -> bool:
-    return call.attr("fill_mode") == "upper"
+def _upper(call: ir.OpCall) -> bool:
+    fill_mode: str = call.attr("fill_mode")
+    return fill_mode == "upper"
 
 
 @impl("tile_cholesky", "tile_cholesky_inplace")
-def _cholesky(ctx, call, a):
+def _cholesky(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     m = np.asarray(a[0]).T if _upper(call) else np.asarray(a[0])  # the upper triangle, as a lower one
     lower = np.tril(m)
     L = np.linalg.cholesky(lower + np.tril(lower, -1).T)
     return cast(L.T if _upper(call) else L, call)
 
 
-def _tri(m, y, lower, transpose=False):
+def _tri(m: Value, y: Value, lower: bool, transpose: bool = False) -> Value:
     m = np.tril(m) if lower else np.triu(m)
     if transpose:
         m = m.T
@@ -458,23 +478,23 @@ def _tri(m, y, lower, transpose=False):
 
 
 @impl("tile_lower_solve", "tile_lower_solve_inplace")
-def _lower_solve(ctx, call, a):
+def _lower_solve(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(_tri(a[0], a[1], True), call)
 
 
 @impl("tile_upper_solve", "tile_upper_solve_inplace")
-def _upper_solve(ctx, call, a):
+def _upper_solve(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(_tri(a[0], a[1], False), call)
 
 
 @impl("tile_cholesky_solve", "tile_cholesky_solve_inplace")
-def _cholesky_solve(ctx, call, a):
+def _cholesky_solve(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     L = np.triu(a[0]).T if _upper(call) else np.tril(a[0])
     return cast(np.linalg.solve(L.T, np.linalg.solve(L, a[1])), call)
 
 
 @impl("tile_diag_add")
-def _diag_add(ctx, call, a):
+def _diag_add(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     out = np.array(a[0], copy=True)
     out[np.diag_indices(out.shape[0])] += a[1]
     return out
@@ -484,15 +504,15 @@ def _diag_add(ctx, call, a):
 
 
 @impl("tile_broadcast")
-def _broadcast(ctx, call, a):
-    return np.broadcast_to(a[0], call.type.shape).copy()
+def _broadcast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.broadcast_to(a[0], _tile_shape(call)).copy()
 
 
 @impl("tile_view")
-def _view(ctx, call, a):
+def _view(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t = a[0]
     offs, _ = _offsets(call, a, t.ndim)
-    shape = call.type.shape
+    shape = _tile_shape(call)
     lead = t.ndim - len(shape)
     grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
     coords = [np.full(shape, offs[k]) for k in range(lead)] + [g + offs[lead + k] for k, g in enumerate(grids)]
@@ -503,24 +523,24 @@ def _view(ctx, call, a):
 
 
 @impl("tile_reshape", "tile_squeeze")
-def _reshape(ctx, call, a):
-    return a[0].reshape(call.type.shape).copy()
+def _reshape(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return a[0].reshape(_tile_shape(call)).copy()
 
 
 @impl("tile_astype")
-def _astype(ctx, call, a):
+def _astype(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     with np.errstate(all="ignore"):
         return a[0].astype(result_dtype(call))
 
 
 @impl("tile_extract")
-def _extract(ctx, call, a):
+def _extract(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t, idx = a[0], tuple(int(i) for i in a[1:])
     return t[idx] if _in_bounds(t, idx) else t.dtype.type(0)
 
 
 @impl("tile_scatter_add", "tile_scatter_masked")
-def _scatter(ctx, call, a):
+def _scatter(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """One lane's view (the interpreter refuses kernels of cooperating lanes)."""
     t = np.array(a[0], copy=True)
     idx = tuple(int(i) for i in a[3:])
@@ -530,12 +550,12 @@ def _scatter(ctx, call, a):
 
 
 @impl("tile_from_thread")
-def _from_thread(ctx, call, a):
+def _from_thread(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(a[0] if int(a[1]) == ctx.lane else 0, call)
 
 
 @impl("tile_setitem", "tile_additem", "tile_subitem", "tile_add_at", "tile_add_inplace", "tile_sub_inplace")
-def _setitem(ctx, call, a):
+def _setitem(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     op = {"tile_add_inplace": "tile_additem", "tile_sub_inplace": "tile_subitem"}.get(call.op, call.op)
     t = np.array(a[0], copy=True)
     idx = tuple(int(i) for i in a[2:])
@@ -547,7 +567,7 @@ def _setitem(ctx, call, a):
 
 
 @impl("tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace")
-def _bit_update(ctx, call, a):
+def _bit_update(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """One lane's view (the interpreter refuses kernels of cooperating lanes)."""
     t = np.array(a[0], copy=True)
     idx = tuple(int(i) for i in a[2:])
@@ -558,7 +578,7 @@ def _bit_update(ctx, call, a):
 
 
 @impl("tile_assign")
-def _assign(ctx, call, a):
+def _assign(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     dst = np.array(a[0], copy=True)
     src = a[1]
     offs, _ = _offsets(call, a, dst.ndim)
@@ -573,22 +593,22 @@ def _assign(ctx, call, a):
 
 
 @impl("tape_ready")
-def _tape_ready(ctx, call, a):
+def _tape_ready(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return None  # the host tape grows as needed
 
 
 @impl("tape_push")
-def _push(ctx, call, a):
+def _push(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     ctx.tape.append(np.array(a[0], copy=True) if isinstance(a[0], np.ndarray) else a[0])
 
 
 @impl("tape_pop")
-def _pop(ctx, call, a):
+def _pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return ctx.tape.pop()
 
 
 @impl("array_take")
-def _array_take(ctx, call, a):
+def _array_take(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     adj, idx = a[0], tuple(int(i) for i in a[1:])
     if adj is None or not _in_bounds(adj, idx):
         return np.float64(0) if adj is None else adj.dtype.type(0)
@@ -598,7 +618,7 @@ def _array_take(ctx, call, a):
 
 
 @impl("extreme_take")
-def _extreme_take(ctx, call, a):
+def _extreme_take(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The runtime's extreme_take: a[0] holds the final values (the loader's copies)."""
     final, adj, idx, value = a[0], a[1], tuple(int(i) for i in a[2:-1]), a[-1]
     if adj is None or not (_in_bounds(final, idx) and _in_bounds(adj, idx)) or final.dtype.type(value) != final[idx]:
@@ -609,12 +629,12 @@ def _extreme_take(ctx, call, a):
 
 
 @impl("leader_only", "lane_sum")
-def _identity_one_lane(ctx, call, a):
+def _identity_one_lane(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return a[0] if ctx.leader else a[0] * 0
 
 
 @impl("tile_extreme_grad")
-def _extreme_grad(ctx, call, a):
+def _extreme_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, g = a[0], a[1]
     v = _split(x, call.attr("axis"))
     best = v.argmax(axis=1) if call.attr("is_max") else v.argmin(axis=1)
@@ -627,7 +647,7 @@ def _extreme_grad(ctx, call, a):
 
 
 @impl("tile_reduce_grad")
-def _reduce_grad(ctx, call, a):
+def _reduce_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, g, op = a[0], a[1], call.attr("op")
     v = _split(_compute(x), call.attr("axis"))
     gv = np.asarray(g).reshape(v.shape[0], v.shape[2]).astype(v.dtype)
@@ -656,7 +676,7 @@ def _reduce_grad(ctx, call, a):
 
 
 @impl("tile_scan_grad")
-def _scan_grad(ctx, call, a):
+def _scan_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     g = np.asarray(a[0])
     flat = g.reshape(-1)
     rev = np.cumsum(flat[::-1])[::-1]
@@ -664,7 +684,7 @@ def _scan_grad(ctx, call, a):
 
 
 @impl("tile_scan_extreme_grad")
-def _scan_extreme_grad(ctx, call, a):
+def _scan_extreme_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, g = np.asarray(a[0]).reshape(-1), np.asarray(a[1]).reshape(-1)
     out, best = np.zeros_like(g), 0
     for e in range(x.size):
@@ -676,7 +696,7 @@ def _scan_extreme_grad(ctx, call, a):
 
 
 @impl("tile_unsort_grad")
-def _unsort_grad(ctx, call, a):
+def _unsort_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     perm = _sort_perm(a[0])
     out = np.zeros_like(np.asarray(a[1]))
     out[perm] = a[1]
@@ -684,7 +704,7 @@ def _unsort_grad(ctx, call, a):
 
 
 @impl("tile_cholesky_grad")
-def _cholesky_grad(ctx, call, a):
+def _cholesky_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     L, Lbar = np.asarray(a[0], np.float64), np.asarray(a[1], np.float64)
     P = L.T @ Lbar
     P = np.tril(P) - 0.5 * np.diag(np.diag(P))
@@ -695,29 +715,29 @@ def _cholesky_grad(ctx, call, a):
 
 
 @impl("tile_cholesky_solve_grad")
-def _cholesky_solve_grad(ctx, call, a):
+def _cholesky_solve_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     L, x, ybar = (np.asarray(v, np.float64) for v in a)
     x2, y2 = x.reshape(x.shape[0], -1), ybar.reshape(x.shape[0], -1)
     return np.tril(-(y2 @ x2.T + x2 @ y2.T) @ L).astype(np.asarray(a[0]).dtype)
 
 
 @impl("tile_tri_outer_grad")
-def _tri_outer_grad(ctx, call, a):
+def _tri_outer_grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     u, v = (np.asarray(x).reshape(np.asarray(x).shape[0], -1) for x in a)
     m = -(u @ v.T)
     return (np.tril(m) if call.attr("lower") else np.triu(m)).astype(np.asarray(a[0]).dtype)
 
 
 @impl("tile_unbroadcast")
-def _unbroadcast(ctx, call, a):
-    g, shape = np.asarray(a[0]), call.type.shape
+def _unbroadcast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    g, shape = np.asarray(a[0]), _tile_shape(call)
     lead = g.ndim - len(shape)
     g = g.sum(axis=tuple(range(lead))) if lead else g
     axes = tuple(k for k, n in enumerate(shape) if n == 1 and g.shape[k] != 1)
     return (g.sum(axis=axes, keepdims=True) if axes else g).astype(g.dtype)
 
 
-def _slice_sources(a_shape, out_shape, spec):
+def _slice_sources(a_shape: Sequence[int], out_shape: Sequence[int], spec: Sequence[Value]) -> tuple[list[Value], Value]:
     """For each element of a tile_slice result: its parent coordinates, and whether they are inside."""
     keep, spec = int(spec[0]), [int(v) for v in spec[1:]]
     grids = np.meshgrid(*[np.arange(n) for n in out_shape], indexing="ij")
@@ -736,20 +756,20 @@ def _slice_sources(a_shape, out_shape, spec):
 
 
 @impl("tile_slice")
-def _slice(ctx, call, a):
-    coords, ok = _slice_sources(a[0].shape, call.type.shape, a[1:])
+def _slice(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    coords, ok = _slice_sources(a[0].shape, _tile_shape(call), a[1:])
     return np.where(ok, a[0][tuple(coords)], 0).astype(a[0].dtype)
 
 
 @impl("tile_slice_add")
-def _slice_add(ctx, call, a):
+def _slice_add(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t, g = np.array(a[0], copy=True), np.asarray(a[1])
     coords, ok = _slice_sources(t.shape, g.shape, a[2:])
     np.add.at(t, tuple(c[ok] for c in coords), g[ok])
     return t
 
 
-def _gather_rows(t, idx, axis):
+def _gather_rows(t: Value, idx: Value, axis: int) -> tuple[Value, Value]:
     """Indices along axis with negatives counted from the end, and which are inside."""
     idx = np.asarray(idx).astype(np.int64)
     idx = np.where(idx < 0, idx + t.shape[axis], idx)
@@ -757,7 +777,7 @@ def _gather_rows(t, idx, axis):
 
 
 @impl("tile_gather")
-def _gather(ctx, call, a):
+def _gather(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t, axis = np.asarray(a[0]), call.attr("axis") or 0
     idx, ok = _gather_rows(t, a[1], axis)
     out = np.take(t, np.where(ok, idx, 0), axis=axis)
@@ -766,7 +786,7 @@ def _gather(ctx, call, a):
 
 
 @impl("tile_gather_add")
-def _gather_add(ctx, call, a):
+def _gather_add(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t, g, axis = np.array(a[0], copy=True), np.asarray(a[1]), call.attr("axis") or 0
     idx, ok = _gather_rows(t, a[2], axis)
     tm, gm = np.moveaxis(t, axis, 0), np.moveaxis(g, axis, 0)
@@ -775,7 +795,7 @@ def _gather_add(ctx, call, a):
 
 
 @impl("tile_view_add")
-def _view_add(ctx, call, a):
+def _view_add(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t, g = np.array(a[0], copy=True), np.asarray(a[1])
     offs, _ = _offsets(call, a, t.ndim)
     lead = t.ndim - g.ndim
@@ -787,11 +807,11 @@ def _view_add(ctx, call, a):
 
 
 @impl("tile_diag")
-def _diag(ctx, call, a):
+def _diag(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.diag(a[0]).copy()
 
 
-def _format(value) -> str:
+def _format(value: Value) -> str:
     """A scalar as print() in a kernel writes it (Warp's %g / %d / True)."""
     if isinstance(value, (bool, np.bool_)):
         return "True" if value else "False"
@@ -801,12 +821,12 @@ def _format(value) -> str:
 
 
 @impl("print")
-def _print(ctx, call, a):
+def _print(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     print(_format(a[0]))
 
 
 @impl("print_format")
-def _print_format(ctx, call, a):
+def _print_format(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     import re
 
     fmt = re.sub(r"(%[-+ #0]*\d*(?:\.\d*)?)ll([diouxX])", r"\1\2", call.attr("format"))  # Python has no `ll`
@@ -814,7 +834,7 @@ def _print_format(ctx, call, a):
 
 
 @impl("expect_eq", "expect_neq", "expect_near")
-def _expect(ctx, call, a):
+def _expect(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     actual, expected = a[0], a[1]
     failed = {"expect_eq": actual != expected, "expect_neq": actual == expected,
               "expect_near": abs(actual - expected) > (a[2] if len(a) > 2 else 1e-6)}[call.op]
@@ -823,7 +843,7 @@ def _expect(ctx, call, a):
 
 
 @impl("assert_")
-def _assert(ctx, call, a):
+def _assert(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The interpreter runs as a release build: asserts are not checked."""
 
 
@@ -837,7 +857,7 @@ def _pcg(state: int) -> int:
 
 
 @impl("rand_init")
-def _rand_init(ctx, call, a):
+def _rand_init(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     seed = int(a[0]) & 0xFFFFFFFF
     if len(a) > 1:
         seed = (seed + _pcg(int(a[1]) & 0xFFFFFFFF)) & 0xFFFFFFFF
@@ -856,23 +876,24 @@ def rand_draws(rng: int, size: int, block_dim: int) -> np.ndarray:
 
 
 @impl("tile_randf", "tile_randi")
-def _tile_rand(ctx, call, a):
-    draws = rand_draws(int(a[0]), int(np.prod(call.type.shape)), max(1, ctx.block_dim))
+def _tile_rand(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    draws = rand_draws(int(a[0]), int(np.prod(_tile_shape(call))), max(1, _lanes(ctx)))
     if call.op == "tile_randf":
         unit = (draws >> np.uint32(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
         v = unit if len(a) == 1 else (np.float32(a[2]) - np.float32(a[1])) * unit + np.float32(a[1])
     else:
         v = draws.view(np.int32) if len(a) == 1 else (
             (draws % np.uint32((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + np.uint32(int(a[1]) & 0xFFFFFFFF)).view(np.int32))
-    return v.reshape(call.type.shape).astype(result_dtype(call))
+    return v.reshape(_tile_shape(call)).astype(result_dtype(call))
 
 
 def _unit(draw: int) -> np.float32:
-    return np.float32(draw >> 8) * np.float32(1.0 / 16777216.0)
+    unit: np.float32 = np.float32(draw >> 8) * np.float32(1.0 / 16777216.0)
+    return unit
 
 
 @impl("rand_advance")
-def _rand_advance(ctx, call, a):
+def _rand_advance(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     state = int(a[0])
     for _ in range(int(a[1])):
         state = _pcg(state)
@@ -880,7 +901,7 @@ def _rand_advance(ctx, call, a):
 
 
 @impl("randf", "randi", "randu", "randn")
-def _draw(ctx, call, a):
+def _draw(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The value Warp's scalar draw returns from state a[0] (see runtime random.h)."""
     draw = _pcg(int(a[0]))
     if call.op == "randf":
@@ -899,18 +920,19 @@ def _draw(ctx, call, a):
 
 
 class _Stack:
-    def __init__(self, capacity: int):
+    def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self.items: list[Any] = []
 
 
 @impl("tile_stack")
-def _stack(ctx, call, a):
+def _stack(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    assert isinstance(call.type, StackT), call
     return _Stack(call.type.capacity)
 
 
 @impl("tile_stack_push")
-def _stack_push(ctx, call, a):
+def _stack_push(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     s, value, has = a
     if not has or len(s.items) >= s.capacity:
         return np.int32(-1)
@@ -919,21 +941,22 @@ def _stack_push(ctx, call, a):
 
 
 @impl("tile_stack_pop")
-def _stack_pop(ctx, call, a):
+def _stack_pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     s = a[0]
     if not s.items:
+        assert isinstance(call.type, TupleT), call  # (item, slot)
         return (npdtype(call.type.items[0])(0), np.int32(-1))
     slot = len(s.items) - 1
     return (s.items.pop(), np.int32(slot))
 
 
 @impl("tile_stack_count")
-def _stack_count(ctx, call, a):
+def _stack_count(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(len(a[0].items))
 
 
 @impl("tile_stack_clear")
-def _stack_clear(ctx, call, a):
+def _stack_clear(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     a[0].items.clear()
 # The value types' ops (vectors, matrices, quaternions, transforms) and mul/div/eq/ne on them.
 IMPL.update(reference_values.IMPL)

@@ -6,15 +6,42 @@ written from Warp's documented semantics, independently of the C++ runtime (vec.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
 import numpy as np
 
-from ..ir.types import MatT, TileT, VecT
+from .. import ir
+from ..ir.types import ArrayT, MatT, Scalar, TileT, Type, VecT
 
-IMPL: dict = {}  # merged into reference.IMPL by reference.py (which imports this module)
+# A runtime value: a numpy array (tile, array, vector, matrix), a numpy scalar or a Python number.
+# numpy's annotations of these are stricter than its runtime (dtype-generic arrays), hence Any.
+Value = Any
 
 
-def impl(*names):
-    def register(fn):
+class Context(Protocol):
+    """What an op's behaviour asks of the interpreter (interp.Interpreter) running it."""
+
+    funcs: dict[str, ir.Function]  # the module's funcs by name
+    tid: tuple[int, ...]  # the thread's launch coordinates
+    lane: int  # this lane of the block
+    nlanes: int  # lanes per block
+    leader: bool  # the block's leader lane
+    block_dim: int | None
+    tape: list[Any]  # values saved by tape_push for tape_pop
+
+    def call(self, fn: ir.Function, args: Sequence[Any],
+             byref: Sequence[tuple[ir.Sym, ir.Sym, dict[ir.Sym, Any]]] = ()) -> Any: ...
+    def gather(self, value: Any, dtype: Any) -> Any: ...
+    def scalar_function(self, name: str) -> Callable[..., Any]: ...
+
+
+Impl = Callable[[Context, ir.OpCall, Sequence[Value]], Value]  # impl(ctx, call, operand values) -> result
+IMPL: dict[str, Impl] = {}  # merged into reference.IMPL by reference.py (which imports this module)
+
+
+def impl(*names: str) -> Callable[[Impl], Impl]:
+    def register(fn: Impl) -> Impl:
         for n in names:
             IMPL[n] = fn
         return fn
@@ -22,36 +49,40 @@ def impl(*names):
     return register
 
 
-def np_dtype(t):
+def np_dtype(t: Type) -> type[np.generic]:
     """numpy dtype of a scalar type or of a vector's/matrix's/tile's components."""
     t = t.dtype if isinstance(t, (VecT, MatT, TileT)) else t
+    assert isinstance(t, Scalar), t
     return np.dtype("float32" if t.name == "bfloat16" else ("bool" if t.name == "bool" else t.name)).type
 
 
-def value_shape(t) -> tuple:
+def value_shape(t: Type) -> tuple[int, ...]:
     """A vector's or matrix's numpy shape: (n,) or (rows, cols)."""
-    return (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
+    if isinstance(t, MatT):
+        return (t.rows, t.cols)
+    assert isinstance(t, VecT), t
+    return (t.length,)
 
 
-def make_value(t, value):
+def make_value(t: Type, value: Value) -> Value:
     """A scalar, vector or matrix value of type t from a number or sequence (a fresh array)."""
     if isinstance(t, (VecT, MatT)):
         return np.array(np.broadcast_to(np.asarray(value), value_shape(t)), dtype=np_dtype(t))
     return np_dtype(t)(value)
 
 
-def cast(value, call):
+def cast(value: Value, call: ir.OpCall) -> Value:
     with np.errstate(all="ignore"):
         if isinstance(call.type, (VecT, MatT)):
             return make_value(call.type, np.asarray(value).astype(np_dtype(call.type)))
         return np_dtype(call.type)(value)
 
 
-def _is_value(t) -> bool:
+def _is_value(t: Type) -> bool:
     return isinstance(t, (VecT, MatT))
 
 
-def _f(x):
+def _f(x: Value) -> Value:
     """Computing precision: half components compute in float32, like the runtime."""
     x = np.asarray(x)
     return x.astype(np.float32) if x.dtype == np.float16 else x
@@ -60,15 +91,16 @@ def _f(x):
 # ---------------------------------------------------------------- operators
 
 
-OPERATORS: dict = {}  # operator -> its behaviour on values (wrap_operators puts it before the scalar one)
+OPERATORS: dict[str, Impl] = {}  # operator -> its behaviour on values (wrap_operators puts it before the scalar one)
 
 
-def wrap_operators(table: dict) -> None:
+def wrap_operators(table: dict[str, Impl]) -> None:
     """table[op] dispatches to the value behaviour when an operand is a vector or matrix."""
     for name, values_fn in OPERATORS.items():
         scalar = table[name]
 
-        def run(ctx, call, a, scalar=scalar, values_fn=values_fn):
+        def run(ctx: Context, call: ir.OpCall, a: Sequence[Value], scalar: Impl = scalar,
+                values_fn: Impl = values_fn) -> Value:
             if any(_is_value(x.type) for x in call.args):
                 return values_fn(ctx, call, a)
             return scalar(ctx, call, a)
@@ -76,11 +108,11 @@ def wrap_operators(table: dict) -> None:
         table[name] = run
 
 
-def _with_values(name, values_fn):
+def _with_values(name: str, values_fn: Impl) -> None:
     OPERATORS[name] = values_fn
 
 
-def _mul(ctx, call, a):
+def _mul(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     ta, tb = (x.type for x in call.args)
     x, y = _f(a[0]), _f(a[1])
     if _is_value(ta) and _is_value(tb):  # matrix products: M v, v M, A B
@@ -88,7 +120,7 @@ def _mul(ctx, call, a):
     return cast(x * y, call)
 
 
-def _div(ctx, call, a):
+def _div(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, y = _f(a[0]), _f(a[1])
     if np.issubdtype(x.dtype, np.integer) and np.issubdtype(y.dtype, np.integer):
         safe = np.where(y == 0, 1, y)
@@ -107,7 +139,7 @@ _with_values("ne", lambda ctx, call, a: np.bool_(not np.array_equal(a[0], a[1]))
 
 
 @impl("value_new")
-def _new(ctx, call, a):
+def _new(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     t = call.type
     if not a:
         return make_value(t, 0)
@@ -118,12 +150,12 @@ def _new(ctx, call, a):
     return make_value(t, flat.reshape(value_shape(t)))
 
 
-def _index(call, a):
+def _index(call: ir.OpCall, a: Sequence[Value]) -> tuple[int, ...]:
     return tuple(int(i) for i in a)
 
 
 @impl("value_extract")
-def _extract(ctx, call, a):
+def _extract(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v, idx = np.asarray(a[0]), _index(call, a[1:])
     if not all(0 <= i < n for i, n in zip(idx, v.shape)):
         return make_value(call.type, 0)
@@ -132,7 +164,7 @@ def _extract(ctx, call, a):
 
 
 @impl("value_insert")
-def _insert(ctx, call, a):
+def _insert(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v, idx = np.array(a[0], copy=True), _index(call, a[2:])
     if all(0 <= i < n for i, n in zip(idx, v.shape)):
         v[idx] = a[1]
@@ -140,9 +172,11 @@ def _insert(ctx, call, a):
 
 
 @impl("array_store_part")
-def _store_part(ctx, call, a):
+def _store_part(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, value = a[0], a[1]
-    nd = call.args[0].type.ndim
+    array = call.args[0].type
+    assert isinstance(array, ArrayT), call
+    nd = array.ndim
     elem, comp = tuple(int(i) for i in a[2:2 + nd]), tuple(int(i) for i in a[2 + nd:])
     if all(0 <= i < n for i, n in zip(elem + comp, arr.shape)):
         arr[elem + comp] = value
@@ -150,42 +184,42 @@ def _store_part(ctx, call, a):
 
 
 @impl("matrix_from_rows")
-def _from_rows(ctx, call, a):
+def _from_rows(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return make_value(call.type, np.stack([np.asarray(x) for x in a]))
 
 
 @impl("matrix_from_cols")
-def _from_cols(ctx, call, a):
+def _from_cols(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return make_value(call.type, np.stack([np.asarray(x) for x in a], axis=1))
 
 
 @impl("quat_identity")
-def _quat_identity(ctx, call, a):
+def _quat_identity(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return make_value(call.type, [0, 0, 0, 1])
 
 
 @impl("transform_identity")
-def _transform_identity(ctx, call, a):
+def _transform_identity(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return make_value(call.type, [0, 0, 0, 0, 0, 0, 1])
 
 
 # ---------------------------------------------------------------- vector and matrix builtins
 
 
-def _unary(name, fn):
+def _unary(name: str, fn: Callable[[Value], Value]) -> None:
     IMPL[name] = lambda ctx, call, a: cast(fn(_f(a[0])), call)
 
 
-def _binary(name, fn):
+def _binary(name: str, fn: Callable[[Value, Value], Value]) -> None:
     IMPL[name] = lambda ctx, call, a: cast(fn(_f(a[0]), _f(a[1])), call)
 
 
-def _normalize(v):
+def _normalize(v: Value) -> Value:
     n = np.sqrt(np.sum(v * v))
     return v / n if n > 0 else np.zeros_like(v)
 
 
-def _cofactor(m):
+def _cofactor(m: Value) -> Value:
     n = m.shape[0]
     out = np.zeros_like(m, dtype=np.float64)
     for i in range(n):
@@ -195,12 +229,12 @@ def _cofactor(m):
     return out
 
 
-def _inverse(m):
+def _inverse(m: Value) -> Value:
     d = np.linalg.det(m.astype(np.float64))
     return np.zeros_like(m) if d == 0 else _cofactor(m).T / d
 
 
-def _skew(v):
+def _skew(v: Value) -> Value:
     x, y, z = v
     return np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]], dtype=v.dtype)
 
@@ -227,37 +261,37 @@ _unary("skew", _skew)
 # ---------------------------------------------------------------- quaternions and transforms
 
 
-def quat_mul(a, b):
+def quat_mul(a: Value, b: Value) -> Value:
     """The Hamilton product of (x, y, z, w) quaternions."""
     u, w = a[:3], a[3]
     v, s = b[:3], b[3]
     return np.concatenate([w * v + s * u + np.cross(u, v), [w * s - np.dot(u, v)]])
 
 
-def quat_conj(q):
+def quat_conj(q: Value) -> Value:
     return np.concatenate([-q[:3], q[3:]])
 
 
-def quat_rotate(q, v):
+def quat_rotate(q: Value, v: Value) -> Value:
     """q v q* for a unit q, written as Warp evaluates it for any q."""
     u, w = q[:3], q[3]
     return v * (2 * w * w - 1) + u * (2 * np.dot(u, v)) + np.cross(u, v) * (2 * w)
 
 
-def _axis_angle(axis, angle):
+def _axis_angle(axis: Value, angle: Value) -> Value:
     half = angle * 0.5
     return np.concatenate([axis * np.sin(half), [np.cos(half)]])
 
 
-def _transform_point(t, p):
+def _transform_point(t: Value, p: Value) -> Value:
     return quat_rotate(t[3:], p) + t[:3]
 
 
-def _transform_multiply(a, b):
+def _transform_multiply(a: Value, b: Value) -> Value:
     return np.concatenate([_transform_point(a, b[:3]), quat_mul(a[3:], b[3:])])
 
 
-def _transform_inverse(t):
+def _transform_inverse(t: Value) -> Value:
     qi = quat_conj(t[3:])
     return np.concatenate([-quat_rotate(qi, t[:3]), qi])
 

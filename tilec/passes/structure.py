@@ -15,18 +15,22 @@ through, which is what the tape-based reverse sweep needs.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from .. import ir
-from ..diagnostics import NotDifferentiable
+from ..diagnostics import NotDifferentiable, Span
 from ..ops import OPS
-from ..ir.types import BOOL, INT32, ArrayT, TileT, Type
+from ..ir.types import BOOL, INT32, ArrayT, Dim, MatT, Scalar, StructT, TileT, Type, VecT
+
+Funcs = Mapping[str, ir.Function]  # the module's funcs by name
+LoopFlags = tuple[ir.Sym, ir.Sym]  # a loop's (break, continue) flags
 
 
 class _Fresh:
     """Fresh symbol ids, above every id in the function."""
 
-    def __init__(self, fn: ir.Function):
+    def __init__(self, fn: ir.Function) -> None:
         self.next = 1 + max([0] + [s.id for s in ir.defined_syms(fn)])
 
     def sym(self, name: str, t: Type) -> ir.Sym:
@@ -37,20 +41,20 @@ class _Fresh:
 # ---------------------------------------------------------------- inlining
 
 
-def inline_calls(fn: ir.Function, funcs: dict, lift_maps: bool = True) -> ir.Function:
+def inline_calls(fn: ir.Function, funcs: Funcs, lift_maps: bool = True) -> ir.Function:
     """lift_maps: also turn tile_map over funcs into elementwise trees (what the adjoint needs)."""
     fresh = _Fresh(fn)
     return replace(fn, body=_inline_block(fn.body, funcs, fresh, lift_maps))
 
 
-def inline_tile_customs(fn: ir.Function, funcs: dict) -> ir.Function:
+def inline_tile_customs(fn: ir.Function, funcs: Funcs) -> ir.Function:
     """An adjoint kernel whose @wp.func_grad funcs over tiles are inlined: the forward value
     (`custom_call`) by the func's body, each contribution by its adjoint func's body (tile funcs
     are not separate functions on the GPU)."""
-    def tiled(f) -> bool:
+    def tiled(f: ir.Function) -> bool:
         return isinstance(f.ret, TileT) or any(isinstance(p.type, TileT) for p in f.params)
 
-    def plain(s):
+    def plain(s: ir.Stmt) -> ir.Stmt:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "custom_call" and \
                 tiled(funcs[s.value.attr("func")]):
             return replace(s, value=ir.Call(s.value.attr("func"), s.value.args, s.value.type, s.value.span))
@@ -63,14 +67,14 @@ def inline_tile_customs(fn: ir.Function, funcs: dict) -> ir.Function:
     return inline_calls(replace(fn, body=tuple(map(plain, fn.body))), funcs, lift_maps=False)
 
 
-def _inline_block(body, funcs, fresh, lift_maps=True) -> tuple:
-    out = []
+def _inline_block(body: Iterable[ir.Stmt], funcs: Funcs, fresh: _Fresh, lift_maps: bool = True) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for s in body:
         out.extend(_inline_stmt(s, funcs, fresh, lift_maps))
     return tuple(out)
 
 
-def _inline_stmt(s, funcs, fresh, lift_maps) -> list:
+def _inline_stmt(s: ir.Stmt, funcs: Funcs, fresh: _Fresh, lift_maps: bool) -> list[ir.Stmt]:
     if isinstance(s, ir.Assign) and isinstance(s.value, ir.Call):
         return _expand(s.value, s.target, funcs, fresh, lift_maps)
     if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Call):
@@ -85,7 +89,7 @@ def _inline_stmt(s, funcs, fresh, lift_maps) -> list:
     return [s]
 
 
-def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
+def refuse_custom_adjoints(fn: ir.Function, funcs: Funcs) -> None:
     """A kernel reaching a func with a @wp.func_grad / @wp.func_replay gets no adjoint (never one that
     silently ignores the user's rule)."""
     for e in (x for s in ir.walk_stmts(fn.body) for top in ir.stmt_exprs(s) for x in ir.walk_expr(top)):
@@ -104,7 +108,7 @@ def refuse_custom_adjoints(fn: ir.Function, funcs: dict) -> None:
             refuse_custom_adjoints(callee, funcs)
 
 
-def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
+def _expand(call: ir.Call, target: ir.Sym | None, funcs: Funcs, fresh: _Fresh, lift_maps: bool = True) -> list[ir.Stmt]:
     fn = funcs[call.func]
     if lift_maps and fn.replay_func is not None:
         return _expand_replay(call, target, funcs, fresh)
@@ -112,10 +116,10 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
         value = ir.OpCall("custom_call", call.args, (("func", fn.name), ("grads", fn.grad_funcs)), fn.ret,
                           call.span)
         return [ir.Assign(target, value, call.span) if target is not None else ir.ExprStmt(value, call.span)]
-    renames = {}
+    renames: dict[ir.Sym, ir.Sym] = {}
     out: list[ir.Stmt] = []
     rebound = set(ir.defined_syms(replace(fn, params=())))
-    copy_back = []
+    copy_back: list[ir.Stmt] = []
     for i, (p, a) in enumerate(zip(fn.params, call.args)):
         if isinstance(p.type, ArrayT) and isinstance(a, ir.Var) and p not in rebound:
             renames[p] = a.sym  # the caller's array itself: its adjoint array is the caller's too
@@ -142,16 +146,17 @@ def _expand(call: ir.Call, target, funcs, fresh, lift_maps=True) -> list:
 _REPLAY_EFFECTS = ("tile_store", "tile_atomic", "array_store", "array_atomic", "atomic_", "print")
 
 
-def _expand_replay(call: ir.Call, target, funcs, fresh) -> list:
+def _expand_replay(call: ir.Call, target: ir.Sym | None, funcs: Funcs, fresh: _Fresh) -> list[ir.Stmt]:
     """@wp.func_replay, for the adjoint (Warp's semantics, measured on 1.19): the forward replay takes
     the replay func's values (its result and the tiles it updates by reference), the derivative is
     the func's own (its body's, or its @wp.func_grad rule's). The body and the replay func run on
     copies of the by-reference tiles; `replay_value` joins each pair of results."""
     fn = funcs[call.func]
+    assert fn.replay_func is not None, fn.name  # (_expand's test)
     plain = {**funcs, fn.name: replace(fn, replay_func=None)}
     span = call.span
-    out = []
-    pairs = []  # (caller's symbol, body's copy, replay's copy) per by-reference tile
+    out: list[ir.Stmt] = []
+    pairs: list[tuple[ir.Sym, ir.Sym, ir.Sym]] = []  # (caller's symbol, body's copy, replay's copy) per by-reference tile
     body_args, replay_args = list(call.args), list(call.args)
     for i in fn.byref:
         a = call.args[i]
@@ -170,7 +175,7 @@ def _expand_replay(call: ir.Call, target, funcs, fresh) -> list:
             raise NotDifferentiable(f"the @wp.func_replay of `{fn.source_name}` makes `{e.op}`; tilec's adjoint "
                                     "replays no array writes or prints, so no adjoint is built", e.span)
     out += replay
-    if target is not None:
+    if target is not None and body is not None and replayed is not None:  # (the three are set together)
         pairs.append((target, body, replayed))
     for dest, b, r in pairs:
         value = ir.OpCall("replay_value", (ir.Var(b, span), ir.Var(r, span)), (), dest.type, span)
@@ -181,8 +186,8 @@ def _expand_replay(call: ir.Call, target, funcs, fresh) -> list:
 def resolve_replay_values(fn: ir.Function) -> ir.Function:
     """After autodiff: each `x = replay_value(body, replayed)` is `x = replayed` (a plain copy, which
     every backend emits for scalars, values and tiles alike)."""
-    def block(body) -> tuple:
-        out = []
+    def block(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out: list[ir.Stmt] = []
         for s in body:
             if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "replay_value":
                 s = replace(s, value=s.value.args[1])
@@ -196,7 +201,8 @@ def resolve_replay_values(fn: ir.Function) -> ir.Function:
     return replace(fn, body=block(fn.body))
 
 
-def _returns_to_breaks(body, target, fresh, flags: list, in_loop: bool = False) -> tuple:
+def _returns_to_breaks(body: Iterable[ir.Stmt], target: ir.Sym | None, fresh: _Fresh, flags: list[ir.Sym],
+                       in_loop: bool = False) -> tuple[ir.Stmt, ...]:
     """An inlined body's returns become: assign the result, leave the `_once` loop. A return inside a
     loop also sets a flag (flags[0], made on first need), and each loop holding one is followed by
     `if flag: break`."""
@@ -221,10 +227,11 @@ def _returns_to_breaks(body, target, fresh, flags: list, in_loop: bool = False) 
     return tuple(out)
 
 
-def _rename_block(body, renames, fresh, prefix) -> tuple:
+def _rename_block(body: Iterable[ir.Stmt], renames: dict[ir.Sym, ir.Sym], fresh: _Fresh,
+                  prefix: str) -> tuple[ir.Stmt, ...]:
     """body with the callee's symbols replaced by fresh ones (parameters already in renames)."""
 
-    def new(x):
+    def new(x: ir.Sym) -> ir.Sym:
         if x not in renames:
             renames[x] = fresh.sym(f"{prefix}_{x.name}", x.type)
         return renames[x]
@@ -232,7 +239,7 @@ def _rename_block(body, renames, fresh, prefix) -> tuple:
     return ir.rename(body, new)
 
 
-def _lift_maps(e, funcs):
+def _lift_maps(e: ir.Expr, funcs: Funcs) -> ir.Expr:
     """tile_map(f, tiles...) with `def f(...): return expr` -> expr over the tiles."""
     if not isinstance(e, ir.OpCall):
         return e
@@ -244,6 +251,7 @@ def _lift_maps(e, funcs):
     fn = funcs[e.attr("op")]
     if fn.grad_funcs is not None:  # the user's rule mapped over the tiles, as Warp does (ops/adjoints.py)
         return replace(e, attrs=e.attrs + (("grads", fn.grad_funcs),))
+    assert isinstance(e.type, TileT), e  # tile_map's result
     lifted = _lift_body(fn, e.args, e.type.shape, e.span, funcs)
     if not isinstance(lifted.type, TileT):
         raise NotDifferentiable(f"tile_map over `{fn.source_name}`: the result does not depend on the tiles", e.span)
@@ -253,18 +261,21 @@ def _lift_maps(e, funcs):
 class _Unliftable:
     """A local of a mapped func that is not elementwise: refused only if the result reads it."""
 
-    def __init__(self, error: NotDifferentiable):
+    def __init__(self, error: NotDifferentiable) -> None:
         self.error = error
 
 
-def _lift_body(fn, args, shape, span, funcs):
+def _lift_body(fn: ir.Function, args: tuple[ir.Expr, ...], shape: tuple[Dim, ...], span: Span,
+               funcs: Funcs) -> ir.Expr:
     """fn's body over these operands: straight-line assignments (a struct func's fields:
     `out.x = ...`) substituted in order into its `return expression`."""
-    *assigns, last = list(fn.body) or [None]
-    if not isinstance(last, ir.Return) or last.value is None or not all(isinstance(s, ir.Assign) for s in assigns):
+    stmts: list[ir.Stmt | None] = [*fn.body] or [None]
+    *rest, last = stmts
+    assigns = [s for s in rest if isinstance(s, ir.Assign)]
+    if not isinstance(last, ir.Return) or last.value is None or len(assigns) != len(rest):
         raise NotDifferentiable(f"tile_map over `{fn.source_name}`: only funcs whose body is straight-line "
                                 "assignments and a `return expression` are differentiated", span)
-    env = dict(zip(fn.params, args))
+    env: dict[ir.Sym, ir.Expr | _Unliftable] = dict(zip(fn.params, args))
     for s in assigns:
         try:
             env[s.target] = _lift(s.value, env, shape, span, funcs)
@@ -273,19 +284,24 @@ def _lift_body(fn, args, shape, span, funcs):
     return _lift(last.value, env, shape, span, funcs)
 
 
-def _lift(e, env, shape, span, funcs):
+def _lift(e: ir.Expr, env: dict[ir.Sym, ir.Expr | _Unliftable], shape: tuple[Dim, ...], span: Span,
+          funcs: Funcs) -> ir.Expr:
     if isinstance(e, ir.Var):
         if e.sym not in env:
             raise NotDifferentiable("tile_map func reads a variable it does not receive", span)
-        if isinstance(env[e.sym], _Unliftable):
-            raise env[e.sym].error
-        return env[e.sym]
+        value = env[e.sym]
+        if isinstance(value, _Unliftable):
+            raise value.error
+        return value
     if isinstance(e, ir.Const):
         return e
     if isinstance(e, ir.OpCall) and OPS[e.op].elementwise:
         args = tuple(_lift(a, env, shape, span, funcs) for a in e.args)
         tiled = any(isinstance(a.type, TileT) for a in args)
-        t = TileT(e.type, shape) if tiled else e.type
+        t: Type = e.type
+        if tiled:
+            assert isinstance(e.type, (Scalar, VecT, MatT, StructT)), e  # an element of the mapped func
+            t = TileT(e.type, shape)
         if e.op == "cast" and tiled:  # float(x) of a tile element: the tile's conversion
             return ir.OpCall("tile_astype", args, (("dtype", e.type),), t, e.span)
         return replace(e, args=args, type=t)
@@ -300,14 +316,14 @@ def _lift(e, env, shape, span, funcs):
 def rename_straight_line(fn: ir.Function) -> ir.Function:
     """Each reassignment of a symbol assigned only at the top level of the body gets a fresh
     symbol, so no assignment overwrites a value the adjoint still needs (no tape for them)."""
-    nested = set()
+    nested: set[ir.Sym] = set()
     for s in fn.body:
         for block in ir.child_blocks(s):
             nested |= set(_targets(block))
     fresh = _Fresh(fn)
-    current: dict = {}
-    seen: set = set(fn.params)
-    out = []
+    current: dict[ir.Sym, ir.Sym] = {}
+    seen: set[ir.Sym] = set(fn.params)
+    out: list[ir.Stmt] = []
     for s in fn.body:
         s = ir.rename((s,), lambda x: current.get(x, x))[0] if current else s
         if isinstance(s, ir.Assign) and s.target not in nested:
@@ -321,14 +337,14 @@ def rename_straight_line(fn: ir.Function) -> ir.Function:
     return replace(fn, body=tuple(out))
 
 
-def _original(sym, current: dict):
+def _original(sym: ir.Sym, current: dict[ir.Sym, ir.Sym]) -> ir.Sym:
     for k, v in current.items():
         if v == sym:
             return k
     return sym
 
 
-def _targets(body):
+def _targets(body: Iterable[ir.Stmt]) -> Iterator[ir.Sym]:
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.Assign):
             yield s.target
@@ -353,12 +369,12 @@ def eliminate_jumps(fn: ir.Function) -> ir.Function:
     return replace(fn, body=body)
 
 
-def _find_return(body) -> bool:
+def _find_return(body: Iterable[ir.Stmt]) -> bool:
     return any(isinstance(s, ir.Return) for s in ir.walk_stmts(body))
 
 
-def _returns_to_flag(body, flag):
-    out = []
+def _returns_to_flag(body: Iterable[ir.Stmt], flag: ir.Sym) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Return):
             out.append(ir.Assign(flag, _true(s.span), s.span))
@@ -375,8 +391,8 @@ def _returns_to_flag(body, flag):
     return _guard_after_flag(tuple(out), flag)
 
 
-def _guard_after_flag(body, flag):
-    out = []
+def _guard_after_flag(body: tuple[ir.Stmt, ...], flag: ir.Sym) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt] = []
     for i, s in enumerate(body):
         out.append(s)
         if _sets(s, flag) and i + 1 < len(body):
@@ -386,19 +402,20 @@ def _guard_after_flag(body, flag):
     return tuple(out)
 
 
-def _sets(s, flag) -> bool:
+def _sets(s: ir.Stmt, flag: ir.Sym) -> bool:
     return any(isinstance(x, ir.Assign) and x.target == flag for x in ir.walk_stmts((s,)))
 
 
-def _block(body, loop, fresh):
+def _block(body: Iterable[ir.Stmt], loop: LoopFlags | None, fresh: _Fresh) -> tuple[tuple[ir.Stmt, ...], bool]:
     """(new body, may_jump): jumps of the enclosing loop `loop` = (brk, cont) become flag writes."""
-    out = []
+    out: list[ir.Stmt] = []
     body = tuple(body)
     for i, s in enumerate(body):
         new, jumps = _stmt(s, loop, fresh)
         out.extend(new)
         if jumps and i + 1 < len(body):
             rest, _ = _block(body[i + 1:], loop, fresh)
+            assert loop is not None, s  # jumps leave a loop (the checker refuses them outside one)
             brk, cont = loop
             live = _not(ir.OpCall("or_", (_var(brk, s.span), _var(cont, s.span)), (), BOOL, s.span))
             out.append(ir.If(live, rest, (), s.span))
@@ -408,10 +425,12 @@ def _block(body, loop, fresh):
     return tuple(out), False
 
 
-def _stmt(s, loop, fresh):
+def _stmt(s: ir.Stmt, loop: LoopFlags | None, fresh: _Fresh) -> tuple[list[ir.Stmt], bool]:
     if isinstance(s, ir.Break):
+        assert loop is not None, s  # the checker refuses break/continue outside a loop
         return [ir.Assign(loop[0], _true(s.span), s.span)], True
     if isinstance(s, ir.Continue):
+        assert loop is not None, s
         return [ir.Assign(loop[1], _true(s.span), s.span)], True
     if isinstance(s, ir.If):
         body, j1 = _block(s.body, loop, fresh)
@@ -430,7 +449,7 @@ def _stmt(s, loop, fresh):
     return [s], False
 
 
-def _same_loop(body):
+def _same_loop(body: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
     """Statements of a loop body, not descending into nested loops."""
     for s in body:
         yield s
@@ -439,17 +458,17 @@ def _same_loop(body):
             yield from _same_loop(s.orelse)
 
 
-def _var(sym, span):
+def _var(sym: ir.Sym, span: Span) -> ir.Expr:
     return ir.Var(sym, span)
 
 
-def _true(span):
+def _true(span: Span) -> ir.Expr:
     return ir.Const(True, BOOL, span)
 
 
-def _false(span):
+def _false(span: Span) -> ir.Expr:
     return ir.Const(False, BOOL, span)
 
 
-def _not(e):
+def _not(e: ir.Expr) -> ir.Expr:
     return ir.OpCall("not_", (e,), (), BOOL, e.span)
