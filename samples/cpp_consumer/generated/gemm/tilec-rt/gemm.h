@@ -20,7 +20,8 @@
 //     matmul: Strided, matmul_packed below) is never copied into a tile: B's panels are packed
 //     straight from the array, rows prefetched ahead, and A's MR-row micro-panels are copied into
 //     a small buffer just before their micro-kernels, with tile_load's zero fill at the edges.
-//   * Cache blocking across blocks (PanelCache): the packed B panels and A rows of an array view
+//   * Cache blocking across blocks (PanelCache): the packed B panels and A micro-panels (PackedA:
+//     each micro-panel's K columns of MR values one after the other, one forward stream) of an array view
 //     are kept by the thread for the rest of the launch, and the later blocks it runs that read
 //     the same view (every block of a block row reads the same A tiles, of a block column the
 //     same B tiles) skip the packing.
@@ -171,6 +172,16 @@ TILEC_GEMM_FN void micro_kernel(const T* __restrict a, const T* __restrict bp, T
         }
     }
     const V va = splat<T, V>(alpha), vb = splat<T, V>(beta);
+    if (cols == NR && alpha == T(1) && (beta == T(1) || beta == T(0))) {
+        // The tiled GEMM's accumulate (alpha = beta = 1): acc + C, the value alpha * acc + beta * C
+        // has then (each product exact, one rounding), without the multiplies on the FMA ports.
+#pragma GCC unroll 16
+        for (int r = 0; r < MR_; ++r)
+#pragma GCC unroll 4
+            for (int q = 0; q < NV; ++q)
+                store(c + r * ldc + q * W, beta == T(0) ? acc[r][q] : acc[r][q] + load<V>(c + r * ldc + q * W));
+        return;
+    }
     for (int r = 0; r < MR_; ++r) {
         T* row = c + r * ldc;
         if (cols == NR) {
@@ -275,6 +286,8 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
 // the micro-kernels that use it, so it never leaves L1.
 template <class T, int M, int K> struct ViewA {
     static constexpr int RSA = K, CSA = 1;
+    template <int R> static constexpr int rsa() { return RSA; }
+    template <int R> static constexpr int csa() { return CSA; }
     static constexpr bool from_array = true;
     Strided<T> a;
     const T* panel(int i, int rows, T* __restrict scratch) const {
@@ -294,9 +307,37 @@ template <class T, int M, int K> struct ViewA {
 // op(A) read in place from a tile (element (i, k) at a[i * RSA + k * CSA]).
 template <class T, int RSA_, int CSA_> struct InPlaceA {
     static constexpr int RSA = RSA_, CSA = CSA_;
+    template <int R> static constexpr int rsa() { return RSA; }
+    template <int R> static constexpr int csa() { return CSA; }
     static constexpr bool from_array = false;
     const T* a;
     const T* panel(int i, int, T*) const { return a + i * RSA; }
+};
+
+// op(A) (M x K) packed micro-panel by micro-panel, in for_micro_panels' split: the panel of rows
+// i .. i + R - 1 starts at i * K and holds its K columns one after the other, R values each, so
+// the micro-kernel reads it as one forward stream (RSA = 1, CSA = R) instead of R rows K apart.
+template <class T, int M, int K> struct PackedA {
+    static constexpr bool from_array = false;
+    template <int R> static constexpr int rsa() { return 1; }
+    template <int R> static constexpr int csa() { return R; }
+    const T* a;
+    const T* panel(int i, int, T*) const { return a + i * K; }
+    static void pack(const Strided<T>& src, T* __restrict dst) {
+        for_micro_panels<M>([&](auto rows, int i) {
+            constexpr int R = decltype(rows)::value;
+            T* out = dst + i * K;
+            if (src.interior(M, K) && src.cs == 1) {
+                const T* row = src.data + (src.r0 + i) * src.rs + src.c0;
+                for (int k = 0; k < K; ++k)
+#pragma GCC unroll 16
+                    for (int r = 0; r < R; ++r) out[k * R + r] = row[r * src.rs + k];
+            } else {
+                for (int k = 0; k < K; ++k)
+                    for (int r = 0; r < R; ++r) out[k * R + r] = src.at(i + r, k);
+            }
+        });
+    }
 };
 
 // C = alpha * op(A) @ op(B) + beta * C from B's packed panels: each micro-panel of A (copied
@@ -319,7 +360,7 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
         const T* ap = a.panel(i, R, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
-            micro_kernel<T, R, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
+            micro_kernel<T, R, K, ASrc::template rsa<R>(), ASrc::template csa<R>(), NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
                                                             beta);
         }
     });
@@ -330,11 +371,11 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
 // (i', j) of every other row; A's block row i is read by every block (i, j'). Packing them again
 // in every block cost ~15 % of a 1024 GEMM (B's rows are pages apart). A thread therefore keeps
 // what it packed from an array view (never from a tile: a tile's memory is reused) for the rest
-// of the launch: B's panels (layout B_PANELS) and A's rows (A_ROWS: the M x K operand copied
-// row-major, read by the micro-kernels as a tile). A later block on the same thread that
+// of the launch: B's panels (layout B_PANELS) and A's micro-panels (A_PANELS: PackedA's layout;
+// one forward stream per micro-kernel instead of R rows K apart). A later block on the same thread that
 // multiplies by the same view (same array, origin, strides, extents, shape and layout) reads the
 // copy instead. (Blocks run in row-major order of the grid, a chunk of consecutive blocks per
-// thread, so A's rows are reused from L2 by the next block, B's panels from L3.)
+// thread, so A's micro-panels are reused from L2 by the next block, B's panels from L3.)
 //
 // Why a cached copy cannot be stale: entries live for one launch (the key holds the launch
 // number, tl::launch_epoch, bumped by every entry point), and a block never reads an entry it
@@ -359,41 +400,48 @@ class PanelCache {
     // The panels of key packed earlier in this launch by another block on this thread, or nullptr;
     // *fresh is then where to pack them for later blocks (nullptr: the cache is full, or this
     // block packed them itself and must pack again).
-    enum Layout { B_PANELS, A_ROWS };  // how the copy is laid out (the same view may be A and B)
+    enum Layout { B_PANELS, A_PANELS };  // how the copy is laid out (the same view may be A and B)
     template <class T>
     const T* find(const Strided<T>& key, Layout layout, int k, int n, const BlockId& who, std::size_t bytes,
                   T** fresh) {
         *fresh = nullptr;
         if (who.launch != launch_) {  // a new launch: everything cached before is gone
             launch_ = who.launch;
-            used_ = 0;
-            count_ = 0;
+            forget();
         }
-        if (slots_.empty()) slots_.resize(SLOTS);
+        if (index_.empty()) index_.resize(SLOTS), entries_.reserve(SLOTS / 2);
         const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
-        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
-            Slot& s = slots_[h];
-            if (s.launch != launch_) {  // empty: not cached
-                if (count_ >= SLOTS / 2 || used_ + bytes > BYTES) return nullptr;
+        const unsigned long long h = want.hash();
+        const unsigned tag = unsigned(h >> 32) | 1u;
+        for (unsigned i = unsigned(h) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+            Index& x = index_[i];
+            if (x.tag == 0) {  // empty: not cached
+                if (entries_.size() >= SLOTS / 2 || used_ + bytes > BYTES) return nullptr;
                 if (!arena_) arena_.reset(new unsigned char[BYTES]);  // pages untouched until used
-                s = Slot{launch_, want, who, used_};
+                x = Index{tag, unsigned(entries_.size())};
+                entries_.push_back(Entry{want, who, used_});
                 used_ += (bytes + 63) / 64 * 64;
-                ++count_;
-                *fresh = reinterpret_cast<T*>(arena_.get() + s.offset);
+                *fresh = reinterpret_cast<T*>(arena_.get() + entries_.back().offset);
                 return nullptr;
             }
-            if (s.key == want) return s.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + s.offset);
+            if (x.tag == tag && entries_[x.entry].key == want) {
+                const Entry& e = entries_[x.entry];
+                return e.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + e.offset);
+            }
         }
     }
 
     // The copy of key another block packed in this launch, if any (for prefetching: no owner check).
     template <class T> const T* peek(const Strided<T>& key, Layout layout, int k, int n, unsigned long long launch) const {
-        if (launch != launch_ || slots_.empty()) return nullptr;
+        if (launch != launch_ || index_.empty()) return nullptr;
         const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
-        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
-            const Slot& s = slots_[h];
-            if (s.launch != launch_) return nullptr;
-            if (s.key == want) return reinterpret_cast<const T*>(arena_.get() + s.offset);
+        const unsigned long long h = want.hash();
+        const unsigned tag = unsigned(h >> 32) | 1u;
+        for (unsigned i = unsigned(h) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+            const Index& x = index_[i];
+            if (x.tag == 0) return nullptr;
+            if (x.tag == tag && entries_[x.entry].key == want)
+                return reinterpret_cast<const T*>(arena_.get() + entries_[x.entry].offset);
         }
     }
 
@@ -407,22 +455,32 @@ class PanelCache {
             return data == o.data && r0 == o.r0 && c0 == o.c0 && rs == o.rs && cs == o.cs && rows == o.rows &&
                    cols == o.cols && k == o.k && n == o.n && size == o.size && layout == o.layout;
         }
-        unsigned hash() const {
+        unsigned long long hash() const {
             unsigned long long h = reinterpret_cast<unsigned long long>(data);
             for (long long v : {r0, c0, rs, cs, rows, cols, (long long)k, (long long)n, (long long)layout}) h = (h ^ (unsigned long long)v) * 0x100000001b3ULL;
-            return unsigned(h ^ (h >> 29));
+            return h ^ (h >> 29);
         }
     };
-    struct Slot {
-        unsigned long long launch = 0;  // 0: never used (launch numbers start at 1)
-        Key key{};
-        BlockId owner{};
-        std::size_t offset = 0;
+    // The lookup touches index_ only (8 bytes a slot, SLOTS * 8 = 64 KiB): a probe of the 128-byte
+    // entries themselves missed the caches and cost ~10 % of a 1024 GEMM at tile 32 (perf).
+    struct Index {
+        unsigned tag = 0;  // 0: empty; else the key's hash's high half, odd
+        unsigned entry = 0;  // into entries_
     };
+    struct Entry {
+        Key key;
+        BlockId owner;
+        std::size_t offset;  // into arena_
+    };
+    void forget() {  // a new launch
+        if (!entries_.empty()) std::memset(static_cast<void*>(index_.data()), 0, index_.size() * sizeof(Index));
+        entries_.clear();
+        used_ = 0;
+    }
     unsigned long long launch_ = 0;
     std::size_t used_ = 0;
-    int count_ = 0;
-    std::vector<Slot> slots_;
+    std::vector<Index> index_;
+    std::vector<Entry> entries_;
     std::unique_ptr<unsigned char[]> arena_;
 };
 
@@ -459,9 +517,9 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     if constexpr (ASrc::from_array) {  // op(A) from an array: its row-major copy is kept too
         if (reuse) {
             T* fresh_a = nullptr;
-            const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
-            if (!rows && fresh_a) rows = a.panel(0, M, fresh_a);
-            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
+            const T* packed = panel_cache().find(a.a, PanelCache::A_PANELS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
+            if (!packed && fresh_a) PackedA<T, M, K>::pack(a.a, fresh_a), packed = fresh_a;
+            if (packed) return sweep<T, M, N, K>(PackedA<T, M, K>{packed}, panels, c, alpha, beta, next);
         }  // else each micro-panel copied just before use (sweep)
     }
     sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
