@@ -81,8 +81,8 @@ int check_views(bool tb, int step, long long ar0, long long ac0, long long br0, 
         for (auto& x : c) x = T(NAN);
     static T c_in[M * N];
     std::copy(c, c + M * N, c_in);
-    // Without the PanelCache, then as two blocks of one launch: the first packs A's micro-panels
-    // and B's panels into the cache (PackedA), the second reads them back.
+    // Without the PanelCache, then as two blocks of one launch: the first copies A's rows and
+    // packs B's panels into the cache, the second reads them back.
     static unsigned long long launch = 1000;
     ++launch;
     int bad = 0;

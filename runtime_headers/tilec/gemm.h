@@ -20,8 +20,7 @@
 //     matmul: Strided, matmul_packed below) is never copied into a tile: B's panels are packed
 //     straight from the array, rows prefetched ahead, and A's MR-row micro-panels are copied into
 //     a small buffer just before their micro-kernels, with tile_load's zero fill at the edges.
-//   * Cache blocking across blocks (PanelCache): the packed B panels and A micro-panels (PackedA:
-//     each micro-panel's K columns of MR values one after the other, one forward stream) of an array view
+//   * Cache blocking across blocks (PanelCache): the packed B panels and A rows of an array view
 //     are kept by the thread for the rest of the launch, and the later blocks it runs that read
 //     the same view (every block of a block row reads the same A tiles, of a block column the
 //     same B tiles) skip the packing.
@@ -47,6 +46,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -286,8 +286,6 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
 // the micro-kernels that use it, so it never leaves L1.
 template <class T, int M, int K> struct ViewA {
     static constexpr int RSA = K, CSA = 1;
-    template <int R> static constexpr int rsa() { return RSA; }
-    template <int R> static constexpr int csa() { return CSA; }
     static constexpr bool from_array = true;
     Strided<T> a;
     const T* panel(int i, int rows, T* __restrict scratch) const {
@@ -307,37 +305,9 @@ template <class T, int M, int K> struct ViewA {
 // op(A) read in place from a tile (element (i, k) at a[i * RSA + k * CSA]).
 template <class T, int RSA_, int CSA_> struct InPlaceA {
     static constexpr int RSA = RSA_, CSA = CSA_;
-    template <int R> static constexpr int rsa() { return RSA; }
-    template <int R> static constexpr int csa() { return CSA; }
     static constexpr bool from_array = false;
     const T* a;
     const T* panel(int i, int, T*) const { return a + i * RSA; }
-};
-
-// op(A) (M x K) packed micro-panel by micro-panel, in for_micro_panels' split: the panel of rows
-// i .. i + R - 1 starts at i * K and holds its K columns one after the other, R values each, so
-// the micro-kernel reads it as one forward stream (RSA = 1, CSA = R) instead of R rows K apart.
-template <class T, int M, int K> struct PackedA {
-    static constexpr bool from_array = false;
-    template <int R> static constexpr int rsa() { return 1; }
-    template <int R> static constexpr int csa() { return R; }
-    const T* a;
-    const T* panel(int i, int, T*) const { return a + i * K; }
-    static void pack(const Strided<T>& src, T* __restrict dst) {
-        for_micro_panels<M>([&](auto rows, int i) {
-            constexpr int R = decltype(rows)::value;
-            T* out = dst + i * K;
-            if (src.interior(M, K) && src.cs == 1) {
-                const T* row = src.data + (src.r0 + i) * src.rs + src.c0;
-                for (int k = 0; k < K; ++k)
-#pragma GCC unroll 16
-                    for (int r = 0; r < R; ++r) out[k * R + r] = row[r * src.rs + k];
-            } else {
-                for (int k = 0; k < K; ++k)
-                    for (int r = 0; r < R; ++r) out[k * R + r] = src.at(i + r, k);
-            }
-        });
-    }
 };
 
 // C = alpha * op(A) @ op(B) + beta * C from B's packed panels: each micro-panel of A (copied
@@ -360,7 +330,7 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
         const T* ap = a.panel(i, R, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
-            micro_kernel<T, R, K, ASrc::template rsa<R>(), ASrc::template csa<R>(), NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
+            micro_kernel<T, R, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
                                                             beta);
         }
     });
@@ -371,11 +341,12 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
 // (i', j) of every other row; A's block row i is read by every block (i, j'). Packing them again
 // in every block cost ~15 % of a 1024 GEMM (B's rows are pages apart). A thread therefore keeps
 // what it packed from an array view (never from a tile: a tile's memory is reused) for the rest
-// of the launch: B's panels (layout B_PANELS) and A's micro-panels (A_PANELS: PackedA's layout;
-// one forward stream per micro-kernel instead of R rows K apart). A later block on the same thread that
+// of the launch: B's panels (layout B_PANELS) and A's rows (A_ROWS: the M x K operand copied
+// row-major, read by the micro-kernels as a tile; packed k-major per micro-panel instead, it measured
+// no faster: the transposing copy cost what the single stream saved). A later block on the same thread that
 // multiplies by the same view (same array, origin, strides, extents, shape and layout) reads the
 // copy instead. (Blocks run in row-major order of the grid, a chunk of consecutive blocks per
-// thread, so A's micro-panels are reused from L2 by the next block, B's panels from L3.)
+// thread, so A's rows are reused from L2 by the next block, B's panels from L3.)
 //
 // Why a cached copy cannot be stale: entries live for one launch (the key holds the launch
 // number, tl::launch_epoch, bumped by every entry point), and a block never reads an entry it
@@ -400,7 +371,7 @@ class PanelCache {
     // The panels of key packed earlier in this launch by another block on this thread, or nullptr;
     // *fresh is then where to pack them for later blocks (nullptr: the cache is full, or this
     // block packed them itself and must pack again).
-    enum Layout { B_PANELS, A_PANELS };  // how the copy is laid out (the same view may be A and B)
+    enum Layout { B_PANELS, A_ROWS };  // how the copy is laid out (the same view may be A and B)
     template <class T>
     const T* find(const Strided<T>& key, Layout layout, int k, int n, const BlockId& who, std::size_t bytes,
                   T** fresh) {
@@ -409,7 +380,7 @@ class PanelCache {
             launch_ = who.launch;
             forget();
         }
-        if (index_.empty()) index_.resize(SLOTS), entries_.reserve(SLOTS / 2);
+        if (index_.empty()) adopt();
         const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
         const unsigned long long h = want.hash();
         const unsigned tag = unsigned(h >> 32) | 1u;
@@ -445,6 +416,16 @@ class PanelCache {
         }
     }
 
+    PanelCache() = default;
+    PanelCache(const PanelCache&) = delete;
+    PanelCache& operator=(const PanelCache&) = delete;
+    ~PanelCache() {  // the thread ends: its memory goes to the next thread that needs a cache
+        if (index_.empty()) return;
+        forget();
+        std::lock_guard<std::mutex> hold(spare_lock());
+        spares().push_back(Spare{std::move(index_), std::move(entries_), std::move(arena_)});
+    }
+
   private:
     struct Key {
         const void* data;
@@ -476,6 +457,36 @@ class PanelCache {
         if (!entries_.empty()) std::memset(static_cast<void*>(index_.data()), 0, index_.size() * sizeof(Index));
         entries_.clear();
         used_ = 0;
+    }
+    // A launch on several threads starts new threads (lanes.h launch_blocks): without the spares
+    // every such launch allocated a fresh arena and index and faulted their pages in again.
+    struct Spare {
+        std::vector<Index> index;
+        std::vector<Entry> entries;
+        std::unique_ptr<unsigned char[]> arena;
+    };
+    static std::mutex& spare_lock() {
+        static std::mutex lock;
+        return lock;
+    }
+    static std::vector<Spare>& spares() {
+        static std::vector<Spare> kept;
+        return kept;
+    }
+    void adopt() {  // this thread's first use: a spare left by an ended thread, else new memory
+        {
+            std::lock_guard<std::mutex> hold(spare_lock());
+            if (!spares().empty()) {
+                Spare& s = spares().back();
+                index_ = std::move(s.index);
+                entries_ = std::move(s.entries);
+                arena_ = std::move(s.arena);
+                spares().pop_back();
+                return;
+            }
+        }
+        index_.resize(SLOTS);
+        entries_.reserve(SLOTS / 2);
     }
     unsigned long long launch_ = 0;
     std::size_t used_ = 0;
@@ -517,9 +528,9 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     if constexpr (ASrc::from_array) {  // op(A) from an array: its row-major copy is kept too
         if (reuse) {
             T* fresh_a = nullptr;
-            const T* packed = panel_cache().find(a.a, PanelCache::A_PANELS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
-            if (!packed && fresh_a) PackedA<T, M, K>::pack(a.a, fresh_a), packed = fresh_a;
-            if (packed) return sweep<T, M, N, K>(PackedA<T, M, K>{packed}, panels, c, alpha, beta, next);
+            const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
+            if (!rows && fresh_a) rows = a.panel(0, M, fresh_a);
+            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
         }  // else each micro-panel copied just before use (sweep)
     }
     sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
