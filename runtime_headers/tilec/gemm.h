@@ -363,6 +363,7 @@ struct BlockId {              // the block asking, within its launch
     }
 };
 
+namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h), and one spare list per library
 class PanelCache {
   public:
     static constexpr std::size_t BYTES = std::size_t(16) << 20;  // per thread: B of a 2048 GEMM half fits
@@ -516,7 +517,6 @@ class PanelCache {
     std::unique_ptr<unsigned char[]> arena_;
 };
 
-namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h)
 inline PanelCache& panel_cache() {  // this thread's
     static thread_local PanelCache cache;
     return cache;
