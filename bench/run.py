@@ -35,9 +35,9 @@ PROGRAMS = HERE / "programs"
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 try:
-    from threadpoolctl import threadpool_info, threadpool_limits
+    from threadpoolctl import ThreadpoolController, threadpool_info, threadpool_limits
 except ImportError:  # main() refuses to run: without it numpy's one-thread rows cannot be measured
-    threadpool_info = threadpool_limits = None
+    ThreadpoolController = threadpool_info = threadpool_limits = None
 
 try:
     import warp as wp
@@ -117,10 +117,19 @@ def _find(rows, impl, threads, direction):
     return None
 
 
+_BLAS = None  # one ThreadpoolController: threadpool_limits() scans the loaded libraries at every call
+
+
 def numpy_at(threads: int, fn):
-    """fn with numpy's BLAS pinned to `threads`."""
+    """fn with numpy's BLAS pinned to `threads`. The limit costs ~10 us through a controller made once;
+    a fresh threadpool_limits() per call cost ~0.4 ms of CPU time (1.6 ms wall at GEMM 256), inside
+    the timed call, which made numpy look slower than it is."""
+    global _BLAS
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()
+
     def run():
-        with threadpool_limits(limits=threads):
+        with _BLAS.limit(limits=threads):
             fn()
 
     return run

@@ -2,7 +2,8 @@
 (A and B each plain or transposed), shapes that leave row and column remainders, float and double,
 alpha/beta; with the host's ISA (-march=native), the compiler's default one, and the scalar fallback forced.
 The same for matmul_packed, whose operands are array views (tl::gemm::Strided): tiles at an
-array's edges (zero fill past them, offsets below zero), transposed and non-unit strides."""
+array's edges (zero fill past them, offsets below zero), transposed and non-unit strides, each
+without the PanelCache and through it (packed by one block, read back by another)."""
 from __future__ import annotations
 
 import platform
@@ -20,6 +21,7 @@ PROGRAM = r"""
 #include "tilec/gemm.h"
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <random>
 
 template <class T, int M, int N, int K, bool TA, bool TB> int check(T alpha, T beta) {
@@ -77,14 +79,26 @@ int check_views(bool tb, int step, long long ar0, long long ac0, long long br0, 
         }
     if (beta == T(0))
         for (auto& x : c) x = T(NAN);
-    tl::gemm::matmul_packed<T, M, N, K>(tl::gemm::ViewA<T, M, K>{sa}, sb, c, alpha, beta);
-    double err = 0;
-    for (int e = 0; e < M * N; ++e) err = std::fmax(err, std::fabs(double(c[e]) - double(want[e])));
-    const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * (K + 2);
-    if (!(err <= tol))
-        std::printf("views %dx%dx%d tb=%d step=%d A@(%lld,%lld) B@(%lld,%lld): error %g\n", M, N, K, tb, step, ar0, ac0,
-                    br0, bc0, err);
-    return !(err <= tol);
+    static T c_in[M * N];
+    std::copy(c, c + M * N, c_in);
+    // Without the PanelCache, then as two blocks of one launch: the first copies A's rows and
+    // packs B's panels into the cache, the second reads them back.
+    static unsigned long long launch = 1000;
+    ++launch;
+    int bad = 0;
+    for (int block = -1; block < 2; ++block) {
+        std::copy(c_in, c_in + M * N, c);
+        const tl::gemm::BlockId who{launch, {block, 0, 0, 0}};
+        tl::gemm::matmul_packed<T, M, N, K>(tl::gemm::ViewA<T, M, K>{sa}, sb, c, alpha, beta, block < 0 ? nullptr : &who);
+        double err = 0;
+        for (int e = 0; e < M * N; ++e) err = std::fmax(err, std::fabs(double(c[e]) - double(want[e])));
+        const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * (K + 2);
+        if (!(err <= tol))
+            std::printf("views %dx%dx%d tb=%d step=%d A@(%lld,%lld) B@(%lld,%lld) block %d: error %g\n", M, N, K, tb, step,
+                        ar0, ac0, br0, bc0, block, err);
+        bad += !(err <= tol);
+    }
+    return bad;
 }
 
 template <class T, int M, int N, int K> int view_forms() {

@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -171,6 +172,16 @@ TILEC_GEMM_FN void micro_kernel(const T* __restrict a, const T* __restrict bp, T
         }
     }
     const V va = splat<T, V>(alpha), vb = splat<T, V>(beta);
+    if (cols == NR && alpha == T(1) && (beta == T(1) || beta == T(0))) {
+        // The tiled GEMM's accumulate (alpha = beta = 1): acc + C, the value alpha * acc + beta * C
+        // has then (each product exact, one rounding), without the multiplies on the FMA ports.
+#pragma GCC unroll 16
+        for (int r = 0; r < MR_; ++r)
+#pragma GCC unroll 4
+            for (int q = 0; q < NV; ++q)
+                store(c + r * ldc + q * W, beta == T(0) ? acc[r][q] : acc[r][q] + load<V>(c + r * ldc + q * W));
+        return;
+    }
     for (int r = 0; r < MR_; ++r) {
         T* row = c + r * ldc;
         if (cols == NR) {
@@ -331,7 +342,8 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
 // in every block cost ~15 % of a 1024 GEMM (B's rows are pages apart). A thread therefore keeps
 // what it packed from an array view (never from a tile: a tile's memory is reused) for the rest
 // of the launch: B's panels (layout B_PANELS) and A's rows (A_ROWS: the M x K operand copied
-// row-major, read by the micro-kernels as a tile). A later block on the same thread that
+// row-major, read by the micro-kernels as a tile; packed k-major per micro-panel instead, it measured
+// no faster: the transposing copy cost what the single stream saved). A later block on the same thread that
 // multiplies by the same view (same array, origin, strides, extents, shape and layout) reads the
 // copy instead. (Blocks run in row-major order of the grid, a chunk of consecutive blocks per
 // thread, so A's rows are reused from L2 by the next block, B's panels from L3.)
@@ -351,6 +363,7 @@ struct BlockId {              // the block asking, within its launch
     }
 };
 
+namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h), and one spare list per library
 class PanelCache {
   public:
     static constexpr std::size_t BYTES = std::size_t(16) << 20;  // per thread: B of a 2048 GEMM half fits
@@ -366,35 +379,62 @@ class PanelCache {
         *fresh = nullptr;
         if (who.launch != launch_) {  // a new launch: everything cached before is gone
             launch_ = who.launch;
-            used_ = 0;
-            count_ = 0;
+            forget();
         }
-        if (slots_.empty()) slots_.resize(SLOTS);
+        if (index_.empty()) adopt();
         const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
-        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
-            Slot& s = slots_[h];
-            if (s.launch != launch_) {  // empty: not cached
-                if (count_ >= SLOTS / 2 || used_ + bytes > BYTES) return nullptr;
+        const int guess = near(want, last_[layout]);
+        if (guess >= 0) {
+            last_[layout] = unsigned(guess);
+            const Entry& e = entries_[unsigned(guess)];
+            return e.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + e.offset);
+        }
+        const unsigned long long h = want.hash();
+        const unsigned tag = unsigned(h >> 32) | 1u;
+        for (unsigned i = unsigned(h) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+            Index& x = index_[i];
+            if (x.tag == 0) {  // empty: not cached
+                if (entries_.size() >= SLOTS / 2 || used_ + bytes > BYTES) return nullptr;
                 if (!arena_) arena_.reset(new unsigned char[BYTES]);  // pages untouched until used
-                s = Slot{launch_, want, who, used_};
+                x = Index{tag, unsigned(entries_.size())};
+                last_[layout] = unsigned(entries_.size());
+                entries_.push_back(Entry{want, who, used_});
                 used_ += (bytes + 63) / 64 * 64;
-                ++count_;
-                *fresh = reinterpret_cast<T*>(arena_.get() + s.offset);
+                *fresh = reinterpret_cast<T*>(arena_.get() + entries_.back().offset);
                 return nullptr;
             }
-            if (s.key == want) return s.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + s.offset);
+            if (x.tag == tag && entries_[x.entry].key == want) {
+                last_[layout] = x.entry;
+                const Entry& e = entries_[x.entry];
+                return e.owner == who ? nullptr : reinterpret_cast<const T*>(arena_.get() + e.offset);
+            }
         }
     }
 
     // The copy of key another block packed in this launch, if any (for prefetching: no owner check).
     template <class T> const T* peek(const Strided<T>& key, Layout layout, int k, int n, unsigned long long launch) const {
-        if (launch != launch_ || slots_.empty()) return nullptr;
+        if (launch != launch_ || index_.empty()) return nullptr;
         const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
-        for (unsigned h = want.hash() & (SLOTS - 1);; h = (h + 1) & (SLOTS - 1)) {
-            const Slot& s = slots_[h];
-            if (s.launch != launch_) return nullptr;
-            if (s.key == want) return reinterpret_cast<const T*>(arena_.get() + s.offset);
+        const int guess = near(want, last_[layout]);
+        if (guess >= 0) return reinterpret_cast<const T*>(arena_.get() + entries_[unsigned(guess)].offset);
+        const unsigned long long h = want.hash();
+        const unsigned tag = unsigned(h >> 32) | 1u;
+        for (unsigned i = unsigned(h) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+            const Index& x = index_[i];
+            if (x.tag == 0) return nullptr;
+            if (x.tag == tag && entries_[x.entry].key == want)
+                return reinterpret_cast<const T*>(arena_.get() + entries_[x.entry].offset);
         }
+    }
+
+    PanelCache() = default;
+    PanelCache(const PanelCache&) = delete;
+    PanelCache& operator=(const PanelCache&) = delete;
+    ~PanelCache() {  // the thread ends: its memory goes to the next thread that needs a cache
+        if (index_.empty()) return;
+        forget();
+        std::lock_guard<std::mutex> hold(spare_lock());
+        spares().push_back(Spare{std::move(index_), std::move(entries_), std::move(arena_)});
     }
 
   private:
@@ -407,26 +447,76 @@ class PanelCache {
             return data == o.data && r0 == o.r0 && c0 == o.c0 && rs == o.rs && cs == o.cs && rows == o.rows &&
                    cols == o.cols && k == o.k && n == o.n && size == o.size && layout == o.layout;
         }
-        unsigned hash() const {
+        unsigned long long hash() const {
             unsigned long long h = reinterpret_cast<unsigned long long>(data);
             for (long long v : {r0, c0, rs, cs, rows, cols, (long long)k, (long long)n, (long long)layout}) h = (h ^ (unsigned long long)v) * 0x100000001b3ULL;
-            return unsigned(h ^ (h >> 29));
+            return h ^ (h >> 29);
         }
     };
-    struct Slot {
-        unsigned long long launch = 0;  // 0: never used (launch numbers start at 1)
-        Key key{};
-        BlockId owner{};
-        std::size_t offset = 0;
+    // The lookup touches index_ only (8 bytes a slot, SLOTS * 8 = 64 KiB): a probe of the 128-byte
+    // entries themselves missed the caches and cost ~10 % of a 1024 GEMM at tile 32 (perf).
+    struct Index {
+        unsigned tag = 0;  // 0: empty; else the key's hash's high half, odd
+        unsigned entry = 0;  // into entries_
     };
+    struct Entry {
+        Key key;
+        BlockId owner;
+        std::size_t offset;  // into arena_
+    };
+    void forget() {  // a new launch
+        if (!entries_.empty()) std::memset(static_cast<void*>(index_.data()), 0, index_.size() * sizeof(Index));
+        entries_.clear();
+        used_ = 0;
+        last_[0] = last_[1] = 0;
+    }
+    // A block's k steps ask for copies that an earlier block made one after the other (A's rows at
+    // k + 1 right after k; B's panels at k + 1 after k, or after k's A rows), so the one or two
+    // entries after the last one found for the layout are compared before the key is hashed: most
+    // lookups then read two adjacent entries instead of hashing and probing the index.
+    int near(const Key& want, unsigned from) const {
+        for (unsigned e = from + 1; e <= from + 2 && e < entries_.size(); ++e)
+            if (entries_[e].key == want) return int(e);
+        return -1;
+    }
+    // A launch on several threads starts new threads (lanes.h launch_blocks): without the spares
+    // every such launch allocated a fresh arena and index and faulted their pages in again.
+    struct Spare {
+        std::vector<Index> index;
+        std::vector<Entry> entries;
+        std::unique_ptr<unsigned char[]> arena;
+    };
+    static std::mutex& spare_lock() {
+        static std::mutex lock;
+        return lock;
+    }
+    static std::vector<Spare>& spares() {
+        static std::vector<Spare> kept;
+        return kept;
+    }
+    void adopt() {  // this thread's first use: a spare left by an ended thread, else new memory
+        {
+            std::lock_guard<std::mutex> hold(spare_lock());
+            if (!spares().empty()) {
+                Spare& s = spares().back();
+                index_ = std::move(s.index);
+                entries_ = std::move(s.entries);
+                arena_ = std::move(s.arena);
+                spares().pop_back();
+                return;
+            }
+        }
+        index_.resize(SLOTS);
+        entries_.reserve(SLOTS / 2);
+    }
     unsigned long long launch_ = 0;
     std::size_t used_ = 0;
-    int count_ = 0;
-    std::vector<Slot> slots_;
+    unsigned last_[2] = {0, 0};  // per Layout: the entry last found or made
+    std::vector<Index> index_;
+    std::vector<Entry> entries_;
     std::unique_ptr<unsigned char[]> arena_;
 };
 
-namespace {  // one cache per library and thread (see tl::launch_epoch in lanes.h)
 inline PanelCache& panel_cache() {  // this thread's
     static thread_local PanelCache cache;
     return cache;
