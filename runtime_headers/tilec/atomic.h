@@ -36,15 +36,24 @@ struct LineLock {
 // products. Locks are taken in ascending table order (each at most once), so two tile adds
 // cannot deadlock, and an element atomic holds a single lock.
 struct SpanLocks {
-    static constexpr int TABLE = LineLock::TABLE;
-    uint64_t bits[TABLE / 64] = {};
+    static constexpr int TABLE = LineLock::TABLE, WORDS = TABLE / 64;
+    static_assert(WORDS <= 64, "one bit of `used` per word of `bits`");
+    uint64_t used = 0;     // which words of `bits` hold locks (the others are never read: no clearing)
+    uint64_t bits[WORDS];  // bit s % 64 of word s / 64: lock s of the table is needed
     void add(const void* p, size_t bytes) {
         const uintptr_t first = LineLock::line(p), last = LineLock::line(static_cast<const char*>(p) + bytes - 1);
-        for (uintptr_t s = first; s <= last; ++s) bits[(s % TABLE) / 64] |= uint64_t(1) << (s % 64);
+        for (uintptr_t s = first; s <= last; ++s) {
+            const int w = int(s % TABLE) / 64;
+            if (!(used >> w & 1)) bits[w] = 0;
+            used |= uint64_t(1) << w;
+            bits[w] |= uint64_t(1) << (s % 64);
+        }
     }
     template <class F> void each(F&& f) const {
-        for (int w = 0; w < TABLE / 64; ++w)
+        for (uint64_t u = used; u; u &= u - 1) {
+            const int w = __builtin_ctzll(u);
             for (uint64_t b = bits[w]; b; b &= b - 1) f(LineLock::table()[w * 64 + __builtin_ctzll(b)]);
+        }
     }
     void acquire() const {
         each([](std::atomic<unsigned char>& lock) {

@@ -18,6 +18,54 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
+// The first extreme element of row[0 .. n) in a sequential scan (an element replaces the best only
+// when strictly better, so NaNs are never picked past row[0]). A long row without NaNs takes two
+// vectorisable passes: the extreme by 8 partial folds (exact in any order), then the first element
+// equal to it (+0 and -0 are equal, as in the scan). With a NaN anywhere: the scan itself.
+template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int stride) {
+    using C = compute_t<T>;
+    constexpr int P = 8;
+    if (stride == 1 && n >= 2 * P) {
+        C part[P];
+        int nan[P];
+        for (int p = 0; p < P; ++p) {
+            part[p] = C(row[p]);
+            nan[p] = part[p] != part[p];
+        }
+        int k = P;
+        for (; k + P <= n; k += P)
+            for (int p = 0; p < P; ++p) {
+                const C v = C(row[k + p]);
+                part[p] = (Max ? part[p] < v : v < part[p]) ? v : part[p];
+                nan[p] |= v != v;
+            }
+        C m = part[0];
+        int any_nan = nan[0];
+        for (int p = 1; p < P; ++p) {
+            m = (Max ? m < part[p] : part[p] < m) ? part[p] : m;
+            any_nan |= nan[p];
+        }
+        for (; k < n; ++k) {
+            const C v = C(row[k]);
+            m = (Max ? m < v : v < m) ? v : m;
+            any_nan |= v != v;
+        }
+        if (!any_nan)
+            for (int q = 0; q < n; ++q)
+                if (C(row[q]) == m) return q;
+    }
+    int best = 0;
+    C b = C(row[0]);
+    for (int k = 1; k < n; ++k) {
+        const C v = C(row[k * stride]);
+        if (Max ? (b < v) : (v < b)) {
+            best = k;
+            b = v;
+        }
+    }
+    return best;
+}
+
 // adjoint of tile_max/min: g at the first extreme element of each group.
 template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx&, DT& dst, const TT& a, const GT& g, int axis,
                                                                      bool is_max) {
@@ -25,11 +73,8 @@ template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx&, DT& d
     for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
-            int best = 0;
-            for (int k = 1; k < s.n; ++k) {
-                auto v = a.data[s.src(o, k, i)], b = a.data[s.src(o, best, i)];
-                if (is_max ? (b < v) : (v < b)) best = k;
-            }
+            const auto* group = a.data + s.src(o, 0, i);
+            const int best = is_max ? first_extreme<true>(group, s.n, s.inner) : first_extreme<false>(group, s.n, s.inner);
             dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
         }
 }
@@ -175,8 +220,20 @@ template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT&
 }
 
 // g summed over the axes a broadcast repeated, back to dst's shape.
-template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const GT& g) {
+// A sum to one element takes tile_sum's 8 partial sums; a sum over leading rows adds whole rows.
+template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx& ctx, DT& dst, const GT& g) {
     constexpr int shift = GT::ndim - DT::ndim;
+    constexpr int last = GT::dim(GT::ndim - 1);
+    if constexpr (DT::size == 1 && GT::size > 1) {
+        tile_sum(ctx, dst, g, -1);
+        return;
+    } else if constexpr (DT::size == last && DT::dim(DT::ndim - 1) == last && GT::size > last) {
+        // every axis of dst but its last is 1: g's rows add onto dst, row after row (the order below)
+        for (int e = 0; e < last; ++e) dst.data[e] = typename DT::value_type(g.data[e]);
+        for (int r = 1; r < GT::size / last; ++r)
+            for (int e = 0; e < last; ++e) dst.data[e] += g.data[r * last + e];
+        return;
+    }
     for (int e = 0; e < DT::size; ++e) dst.data[e] = typename DT::value_type(0);
     int idx[GT::ndim];
     for (int e = 0; e < GT::size; ++e) {
