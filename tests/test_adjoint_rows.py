@@ -61,7 +61,7 @@ def sequential_first(row, better):
 
 def test_max_and_min_gradients_go_to_the_first_extreme_of_a_sequential_scan(mod):
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((9, COLS)).astype(np.float32)
+    X = rng.standard_normal((10, COLS)).astype(np.float32)
     X[1, [5, 20, 36]] = 7.0  # ties: the first wins
     X[2, [3, 30]] = -7.0
     X[3] = 0.0
@@ -73,15 +73,16 @@ def test_max_and_min_gradients_go_to_the_first_extreme_of_a_sequential_scan(mod)
     X[6, 0] = np.nan  # row[0] a NaN: nothing replaces it
     X[7, 12], X[7, 33] = np.nan, -9.0
     X[8, :] = 3.0
-    MX, MN = np.zeros((9, 1), np.float32), np.zeros((9, 1), np.float32)
+    X[9, [10, 25]], X[9, [2, 18]] = np.inf, -np.inf  # infinite ties (the sequential scan's row)
+    MX, MN = np.zeros((10, 1), np.float32), np.zeros((10, 1), np.float32)
     gx, gmx, gmn = np.zeros_like(X), np.full_like(MX, 2.0), np.full_like(MN, -3.0)
-    mod.extremes.launch_tiled(dim=9, inputs=[X, MX, MN], adj_inputs=[gx, gmx, gmn], adjoint=True)
+    mod.extremes.launch_tiled(dim=10, inputs=[X, MX, MN], adj_inputs=[gx, gmx, gmn], adjoint=True)
     want = np.zeros_like(X)
-    for r in range(9):
+    for r in range(10):
         want[r, sequential_first(X[r], lambda v, b: b < v)] += 2.0
         want[r, sequential_first(X[r], lambda v, b: v < b)] -= 3.0
     np.testing.assert_array_equal(gx, want)
-    assert want[5, 27] == 2.0 and want[1, 5] == 2.0 and want[4, 9] == 2.0  # the cases above are what they claim
+    assert want[9, 10] == 2.0 and want[9, 2] == -3.0 and want[5, 27] == 2.0 and want[1, 5] == 2.0 and want[4, 9] == 2.0  # the cases above are what they claim
 
 
 def test_softmax_rows_against_finite_differences(mod):

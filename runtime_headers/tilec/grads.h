@@ -19,40 +19,48 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
 // The first extreme element of row[0 .. n) in a sequential scan (an element replaces the best only
-// when strictly better, so NaNs are never picked past row[0]). A long row without NaNs takes two
-// vectorisable passes: the extreme by 8 partial folds (exact in any order), then the first element
-// equal to it (+0 and -0 are equal, as in the scan). With a NaN anywhere: the scan itself.
+// when strictly better, so NaNs are never picked past row[0]). A long row takes 8 partial scans
+// over interleaved elements, each keeping its extreme and where it first saw it (vectorisable),
+// then the earliest of the partial extremes equal to the best. A probe sums v - v over the row
+// (NaN as soon as an element is NaN or infinite): for such a row, the sequential scan itself.
 template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int stride) {
     using C = compute_t<T>;
     constexpr int P = 8;
     if (stride == 1 && n >= 2 * P) {
-        C part[P];
-        int nan[P];
+        C part[P], probe[P];
+        int at[P];
         for (int p = 0; p < P; ++p) {
             part[p] = C(row[p]);
-            nan[p] = part[p] != part[p];
+            probe[p] = part[p] - part[p];
+            at[p] = p;
         }
         int k = P;
         for (; k + P <= n; k += P)
             for (int p = 0; p < P; ++p) {
                 const C v = C(row[k + p]);
-                part[p] = (Max ? part[p] < v : v < part[p]) ? v : part[p];
-                nan[p] |= v != v;
+                const bool better = Max ? part[p] < v : v < part[p];
+                part[p] = better ? v : part[p];
+                at[p] = better ? k + p : at[p];
+                probe[p] = probe[p] + (v - v);
             }
-        C m = part[0];
-        int any_nan = nan[0];
+        C m = part[0], sum = probe[0];
+        int best = at[0];
         for (int p = 1; p < P; ++p) {
-            m = (Max ? m < part[p] : part[p] < m) ? part[p] : m;
-            any_nan |= nan[p];
+            sum = sum + probe[p];
+            if ((Max ? m < part[p] : part[p] < m) || (part[p] == m && at[p] < best)) {
+                m = part[p];
+                best = at[p];
+            }
         }
-        for (; k < n; ++k) {
+        for (; k < n; ++k) {  // past every index above: only a strictly better element replaces
             const C v = C(row[k]);
-            m = (Max ? m < v : v < m) ? v : m;
-            any_nan |= v != v;
+            sum = sum + (v - v);
+            if (Max ? m < v : v < m) {
+                m = v;
+                best = k;
+            }
         }
-        if (!any_nan)
-            for (int q = 0; q < n; ++q)
-                if (C(row[q]) == m) return q;
+        if (sum == sum) return best;
     }
     int best = 0;
     C b = C(row[0]);
