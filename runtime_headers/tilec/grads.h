@@ -18,50 +18,67 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
+#if !defined(__CUDACC__)
+// first_extreme's two passes over a contiguous row of float or double, in vectors of 32 bytes
+// (GCC/Clang vector extensions, as gemm.h): the extreme by lanes (exact in any order) with a
+// probe summing v - v (NaN as soon as an element is NaN or infinite), then the first element
+// equal to it. -1 when the probe says the row needs the sequential scan.
+template <bool Max, class T> int first_extreme_vector(const T* row, int n) {
+    constexpr int L = 32 / int(sizeof(T));
+    typedef T V __attribute__((vector_size(32)));
+    V m, probe;
+    std::memcpy(&m, row, sizeof(V));
+    probe = m - m;
+    int k = L;
+    for (; k + L <= n; k += L) {
+        V v;
+        std::memcpy(&v, row + k, sizeof(V));
+        m = Max ? (m < v ? v : m) : (v < m ? v : m);
+        probe += v - v;
+    }
+    T best = m[0], sum = probe[0];
+    for (int l = 1; l < L; ++l) {
+        best = (Max ? best < m[l] : m[l] < best) ? m[l] : best;
+        sum += probe[l];
+    }
+    for (; k < n; ++k) {
+        best = (Max ? best < row[k] : row[k] < best) ? row[k] : best;
+        sum += row[k] - row[k];
+    }
+    if (sum != sum) return -1;
+    V want = m - m + best;  // every lane best
+    int q = 0;
+    for (; q + L <= n; q += L) {
+        V v;
+        std::memcpy(&v, row + q, sizeof(V));
+        const auto hit = v == want;
+        bool any = false;
+        for (int l = 0; l < L; ++l) any |= hit[l] != 0;
+        if (any)
+            for (int l = 0; l < L; ++l)
+                if (hit[l]) return q + l;
+    }
+    for (; q < n; ++q)
+        if (row[q] == best) return q;
+    return -1;  // not reached: best is an element of the row
+}
+#endif
+
 // The first extreme element of row[0 .. n) in a sequential scan (an element replaces the best only
-// when strictly better, so NaNs are never picked past row[0]). A long row takes 8 partial scans
-// over interleaved elements, each keeping its extreme and where it first saw it (vectorisable),
-// then the earliest of the partial extremes equal to the best. A probe sums v - v over the row
-// (NaN as soon as an element is NaN or infinite): for such a row, the sequential scan itself.
+// when strictly better, so NaNs are never picked past row[0]). The first element equal to the
+// extreme is that element when no element is NaN (+0 and -0 are equal, as in the scan); a long
+// contiguous row of float or double finds both in vectors (first_extreme_vector), and a row with
+// a NaN or an infinity takes the scan itself.
 template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int stride) {
     using C = compute_t<T>;
-    constexpr int P = 8;
-    if (stride == 1 && n >= 2 * P) {
-        C part[P], probe[P];
-        int at[P];
-        for (int p = 0; p < P; ++p) {
-            part[p] = C(row[p]);
-            probe[p] = part[p] - part[p];
-            at[p] = p;
+#if !defined(__CUDACC__)
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        if (stride == 1 && n >= 64 / int(sizeof(T))) {
+            const int at = first_extreme_vector<Max>(row, n);
+            if (at >= 0) return at;
         }
-        int k = P;
-        for (; k + P <= n; k += P)
-            for (int p = 0; p < P; ++p) {
-                const C v = C(row[k + p]);
-                const bool better = Max ? part[p] < v : v < part[p];
-                part[p] = better ? v : part[p];
-                at[p] = better ? k + p : at[p];
-                probe[p] = probe[p] + (v - v);
-            }
-        C m = part[0], sum = probe[0];
-        int best = at[0];
-        for (int p = 1; p < P; ++p) {
-            sum = sum + probe[p];
-            if ((Max ? m < part[p] : part[p] < m) || (part[p] == m && at[p] < best)) {
-                m = part[p];
-                best = at[p];
-            }
-        }
-        for (; k < n; ++k) {  // past every index above: only a strictly better element replaces
-            const C v = C(row[k]);
-            sum = sum + (v - v);
-            if (Max ? m < v : v < m) {
-                m = v;
-                best = k;
-            }
-        }
-        if (sum == sum) return best;
     }
+#endif
     int best = 0;
     C b = C(row[0]);
     for (int k = 1; k < n; ++k) {
