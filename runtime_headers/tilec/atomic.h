@@ -76,11 +76,11 @@ struct SoloAdd {
     SoloAdd() {
         if (Workers::solo_add().exchange(1) == 0) {
             held = Workers::running().load() == 1;
-            if (!held) Workers::solo_add().store(0);
+            if (!held) Workers::solo_add().store(0, std::memory_order_release);
         }
     }
-    ~SoloAdd() {
-        if (held) Workers::solo_add().store(0);
+    ~SoloAdd() {  // a release store (no locked instruction): a worker that then reads 0 sees the adds
+        if (held) Workers::solo_add().store(0, std::memory_order_release);
     }
     SoloAdd(const SoloAdd&) = delete;
     SoloAdd& operator=(const SoloAdd&) = delete;
