@@ -16,17 +16,74 @@ namespace tl {
 // a tile row of 64 floats takes one or two locks instead of four.)
 #if !defined(__CUDA_ARCH__)
 struct LineLock {
-    static constexpr int SPAN_BYTES = 512;
+    static constexpr int SPAN_BYTES = 512, TABLE = 4096;
     static std::atomic<unsigned char>* table() {
-        static std::atomic<unsigned char> locks[4096];
+        static std::atomic<unsigned char> locks[TABLE];
         return locks;
     }
     static uintptr_t line(const void* p) { return reinterpret_cast<uintptr_t>(p) / SPAN_BYTES; }
     std::atomic<unsigned char>* lock;
-    explicit LineLock(uintptr_t line_index) : lock(table() + (line_index & 4095)) {
+    explicit LineLock(uintptr_t line_index) : lock(table() + (line_index % TABLE)) {
         while (lock->exchange(1, std::memory_order_acquire)) {}
     }
     ~LineLock() { lock->store(0, std::memory_order_release); }
+};
+
+// The locks of every span a whole tile add touches, taken together before any of its adds and
+// released after all of them. Taking one lock per row between the rows' adds made each lock
+// wait for the previous row's stores (cache misses on a gradient array) to drain: the adds ran
+// one miss at a time, and a 64 x 64 tile add of a GEMM adjoint cost as much as both of its
+// products. Locks are taken in ascending table order (each at most once), so two tile adds
+// cannot deadlock, and an element atomic holds a single lock.
+struct SpanLocks {
+    static constexpr int TABLE = LineLock::TABLE, WORDS = TABLE / 64;
+    static_assert(WORDS <= 64, "one bit of `used` per word of `bits`");
+    uint64_t used = 0;     // which words of `bits` hold locks (the others are never read: no clearing)
+    uint64_t bits[WORDS];  // bit s % 64 of word s / 64: lock s of the table is needed
+    void add(const void* p, size_t bytes) {
+        const uintptr_t first = LineLock::line(p), last = LineLock::line(static_cast<const char*>(p) + bytes - 1);
+        for (uintptr_t s = first; s <= last; ++s) {
+            const int w = int(s % TABLE) / 64;
+            if (!(used >> w & 1)) bits[w] = 0;
+            used |= uint64_t(1) << w;
+            bits[w] |= uint64_t(1) << (s % 64);
+        }
+    }
+    template <class F> void each(F&& f) const {
+        for (uint64_t u = used; u; u &= u - 1) {
+            const int w = __builtin_ctzll(u);
+            for (uint64_t b = bits[w]; b; b &= b - 1) f(LineLock::table()[w * 64 + __builtin_ctzll(b)]);
+        }
+    }
+    void acquire() const {
+        each([](std::atomic<unsigned char>& lock) {
+            while (lock.exchange(1, std::memory_order_acquire)) {}
+        });
+    }
+    void release() const {
+        each([](std::atomic<unsigned char>& lock) { lock.store(0, std::memory_order_release); });
+    }
+};
+
+// A tile add by the only worker running in the process needs no span locks: nothing else can
+// touch the array meanwhile. Held (true) means the caller may add without locks until the
+// object goes; a worker that registers meanwhile waits for that (lanes.h Workers). One
+// exchange instead of a lock per row: a 32 x 32 tile add of a GEMM adjoint took 32 locks.
+// Exactly as safe as the span locks themselves: both are the process's single objects where
+// the compiler merges them across libraries (g++), per library otherwise.
+struct SoloAdd {
+    bool held = false;
+    SoloAdd() {
+        if (Workers::solo_add().exchange(1) == 0) {
+            held = Workers::running().load() == 1;
+            if (!held) Workers::solo_add().store(0, std::memory_order_release);
+        }
+    }
+    ~SoloAdd() {  // a release store (no locked instruction): a worker that then reads 0 sees the adds
+        if (held) Workers::solo_add().store(0, std::memory_order_release);
+    }
+    SoloAdd(const SoloAdd&) = delete;
+    SoloAdd& operator=(const SoloAdd&) = delete;
 };
 #endif
 

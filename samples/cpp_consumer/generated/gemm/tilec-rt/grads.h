@@ -18,6 +18,79 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
+#if !defined(__CUDACC__)
+// first_extreme's two passes over a contiguous row of float or double, in vectors of 32 bytes
+// (GCC/Clang vector extensions, as gemm.h): the extreme by lanes (exact in any order) with a
+// probe summing v - v (NaN as soon as an element is NaN or infinite), then the first element
+// equal to it. -1 when the probe says the row needs the sequential scan.
+template <bool Max, class T> int first_extreme_vector(const T* row, int n) {
+    constexpr int L = 32 / int(sizeof(T));
+    typedef T V __attribute__((vector_size(32)));
+    V m, probe;
+    std::memcpy(&m, row, sizeof(V));
+    probe = m - m;
+    int k = L;
+    for (; k + L <= n; k += L) {
+        V v;
+        std::memcpy(&v, row + k, sizeof(V));
+        m = Max ? (m < v ? v : m) : (v < m ? v : m);
+        probe += v - v;
+    }
+    T best = m[0], sum = probe[0];
+    for (int l = 1; l < L; ++l) {
+        best = (Max ? best < m[l] : m[l] < best) ? m[l] : best;
+        sum += probe[l];
+    }
+    for (; k < n; ++k) {
+        best = (Max ? best < row[k] : row[k] < best) ? row[k] : best;
+        sum += row[k] - row[k];
+    }
+    if (sum != sum) return -1;
+    V want = m - m + best;  // every lane best
+    int q = 0;
+    for (; q + L <= n; q += L) {
+        V v;
+        std::memcpy(&v, row + q, sizeof(V));
+        const auto hit = v == want;
+        bool any = false;
+        for (int l = 0; l < L; ++l) any |= hit[l] != 0;
+        if (any)
+            for (int l = 0; l < L; ++l)
+                if (hit[l]) return q + l;
+    }
+    for (; q < n; ++q)
+        if (row[q] == best) return q;
+    return -1;  // not reached: best is an element of the row
+}
+#endif
+
+// The first extreme element of row[0 .. n) in a sequential scan (an element replaces the best only
+// when strictly better, so NaNs are never picked past row[0]). The first element equal to the
+// extreme is that element when no element is NaN (+0 and -0 are equal, as in the scan); a long
+// contiguous row of float or double finds both in vectors (first_extreme_vector), and a row with
+// a NaN or an infinity takes the scan itself.
+template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int stride) {
+    using C = compute_t<T>;
+#if !defined(__CUDACC__)
+    if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        if (stride == 1 && n >= 64 / int(sizeof(T))) {
+            const int at = first_extreme_vector<Max>(row, n);
+            if (at >= 0) return at;
+        }
+    }
+#endif
+    int best = 0;
+    C b = C(row[0]);
+    for (int k = 1; k < n; ++k) {
+        const C v = C(row[k * stride]);
+        if (Max ? (b < v) : (v < b)) {
+            best = k;
+            b = v;
+        }
+    }
+    return best;
+}
+
 // adjoint of tile_max/min: g at the first extreme element of each group.
 // In a partial block (lanes.h) only active elements compete, as in the forward.
 template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
@@ -26,13 +99,19 @@ template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, D
     for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
-            int best = -1;
-            for (int k = 0; k < s.n; ++k) {
-                if (!ctx.live(s.src(o, k, i))) continue;
-                auto v = a.data[s.src(o, k, i)];
-                if (best < 0 || (is_max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
+            if (ctx.partial()) {  // only the active elements compete
+                int best = -1;
+                for (int k = 0; k < s.n; ++k) {
+                    if (!ctx.live(s.src(o, k, i))) continue;
+                    auto v = a.data[s.src(o, k, i)];
+                    if (best < 0 || (is_max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
+                }
+                if (best >= 0) dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+                continue;
             }
-            if (best >= 0) dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+            const auto* group = a.data + s.src(o, 0, i);
+            const int best = is_max ? first_extreme<true>(group, s.n, s.inner) : first_extreme<false>(group, s.n, s.inner);
+            dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
         }
 }
 
@@ -215,8 +294,20 @@ template <class DT, class UT, class VT> TL_HD void tile_tri_outer_grad(Ctx&, DT&
 }
 
 // g summed over the axes a broadcast repeated, back to dst's shape.
-template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx&, DT& dst, const GT& g) {
+// A sum to one element takes tile_sum's 8 partial sums; a sum over leading rows adds whole rows.
+template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx& ctx, DT& dst, const GT& g) {
     constexpr int shift = GT::ndim - DT::ndim;
+    constexpr int last = GT::dim(GT::ndim - 1);
+    if constexpr (DT::size == 1 && GT::size > 1) {
+        tile_sum(ctx, dst, g, -1);
+        return;
+    } else if constexpr (DT::size == last && DT::dim(DT::ndim - 1) == last && GT::size > last) {
+        // every axis of dst but its last is 1: g's rows add onto dst, row after row (the order below)
+        for (int e = 0; e < last; ++e) dst.data[e] = typename DT::value_type(g.data[e]);
+        for (int r = 1; r < GT::size / last; ++r)
+            for (int e = 0; e < last; ++e) dst.data[e] += g.data[r * last + e];
+        return;
+    }
     for (int e = 0; e < DT::size; ++e) dst.data[e] = typename DT::value_type(0);
     int idx[GT::ndim];
     for (int e = 0; e < GT::size; ++e) {

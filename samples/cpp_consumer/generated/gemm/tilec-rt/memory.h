@@ -132,7 +132,22 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
     if (interior_rows<TT>(a, off) && !ctx.partial()) {
         prefetch_rows<TT>(a, off, true);
         T* old_out = old_values<T>(old);
+#if defined(__CUDA_ARCH__)
         for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old_out ? old_out + e : old_out, W); });
+#else
+        const SoloAdd solo;  // the only worker running: no locks at all
+        SpanLocks held;      // else every row's spans locked at once: the rows' adds then overlap their misses
+        if (!solo.held) {
+            for_each_row<TT>(a, off, [&](int, T* dst) { held.add(dst, sizeof(T) * W); });
+            held.acquire();
+        }
+        for_each_row<TT>(a, off, [&](int e, T* dst) {
+            if (old_out)
+                for (int q = 0; q < W; ++q) old_out[e + q] = dst[q];
+            for (int q = 0; q < W; ++q) dst[q] = T(compute_t<T>(dst[q]) + compute_t<T>(t.data[e + q]));
+        });
+        if (!solo.held) held.release();
+#endif
         return;
     }
     T* old_out = old_values<T>(old);
