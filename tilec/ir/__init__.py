@@ -278,8 +278,10 @@ def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
     """How often each symbol is read in body, nested blocks included (one walk)."""
     counts: dict[Sym, int] = {}
     get = counts.get
-    for s in walk_stmts(body):
-        stack: list[Expr] = list(stmt_exprs(s))
+    for s in _flat_stmts(body):
+        kind = type(s)  # an assignment or expression statement (most of them): its one expression
+        stack: list[Expr] = [s.value] if kind is Assign or kind is Unpack else (  # type: ignore[union-attr]
+            [s.expr] if kind is ExprStmt else list(stmt_exprs(s)))  # type: ignore[union-attr]
         pop, extend = stack.pop, stack.extend
         while stack:
             e = pop()
@@ -290,6 +292,14 @@ def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
             elif kind is OpCall or kind is Call:
                 extend(e.args)  # type: ignore[union-attr]
     return counts
+
+
+def _flat_stmts(body: Iterable[Stmt]) -> Iterable[Stmt]:
+    """walk_stmts(body); a lone statement without nested blocks as itself (analyses ask of one
+    statement at a time, and a generator per question was most of the cost)."""
+    if type(body) is tuple and len(body) == 1 and type(body[0]) not in _BLOCK_FIELDS:
+        return body
+    return walk_stmts(body)
 
 
 def assign_counts(body: Iterable[Stmt]) -> dict[Sym, int]:

@@ -125,7 +125,9 @@ class _Block:
     def _count(self, s: ir.Stmt, reads: dict[ir.Sym, int], writes: dict[ir.Sym, int], sign: int) -> None:
         r, w = self.index.of(s)
         _add(reads, r, sign)
-        _add(writes, dict.fromkeys(w, 1), sign)
+        get = writes.get
+        for sym in w:
+            writes[sym] = get(sym, 0) + sign
 
     def passed(self, s: ir.Stmt) -> None:
         self._count(s, self.before_reads, self.before_writes, 1)
@@ -146,8 +148,9 @@ class _Block:
 
 
 def _add(total: dict[ir.Sym, int], counts: Mapping[ir.Sym, int], sign: int = 1) -> None:
+    get = total.get
     for k, n in counts.items():
-        total[k] = total.get(k, 0) + sign * n
+        total[k] = get(k, 0) + sign * n
 
 
 def _last_reader(body: Sequence[ir.Stmt], sym: ir.Sym, reads: int, index: _Index, start: int = 0) -> int:

@@ -287,10 +287,18 @@ RULES_ON_EFFECTS = EFFECTS
 
 def _with_span(stmt: ir.Stmt, span: Span) -> ir.Stmt:
     """stmt with every missing span filled in (rules build some nodes without one)."""
-    if isinstance(stmt, ir.Assign):
-        return replace(stmt, value=_expr_with_span(stmt.value, span), span=stmt.span or span)
-    if isinstance(stmt, ir.ExprStmt):
-        return replace(stmt, expr=_expr_with_span(stmt.expr, span), span=stmt.span or span)
+    # Built directly, and stmt itself where nothing is missing: dataclasses.replace per emitted
+    # statement was a tenth of a derivation.
+    if type(stmt) is ir.Assign:
+        value = _expr_with_span(stmt.value, span)
+        if value is stmt.value and stmt.span is not None:
+            return stmt
+        return ir.Assign(stmt.target, value, stmt.span or span)
+    if type(stmt) is ir.ExprStmt:
+        expr = _expr_with_span(stmt.expr, span)
+        if expr is stmt.expr and stmt.span is not None:
+            return stmt
+        return ir.ExprStmt(expr, stmt.span or span)
     return stmt
 
 
