@@ -317,21 +317,26 @@ def rename(body: Iterable[Stmt], new: Callable[[Sym], Sym]) -> tuple[Stmt, ...]:
     from dataclasses import replace
 
     def expr(e: Expr) -> Expr:
-        if isinstance(e, Var):
-            sym = new(e.sym)
-            return e if sym is e.sym else Var(sym, e.span)
-        if isinstance(e, (OpCall, Call)):
-            return with_args(e, tuple(expr(a) for a in e.args))
+        kind = type(e)
+        if kind is Var:
+            sym = new(e.sym)  # type: ignore[union-attr]  # the kind was just tested
+            return e if sym is e.sym else Var(sym, e.span)  # type: ignore[union-attr]
+        if kind is OpCall or kind is Call:
+            return with_args(e, tuple([expr(a) for a in e.args]))  # type: ignore[union-attr]
         return e
 
     out: list[Stmt] = []
     for s in body:
-        if isinstance(s, Assign):
-            s = replace(s, target=new(s.target), value=expr(s.value))
+        if type(s) is Assign:  # most statements: built directly, or kept where nothing was renamed
+            target, value = new(s.target), expr(s.value)
+            if target is not s.target or value is not s.value:
+                s = Assign(target, value, s.span)
+        elif type(s) is ExprStmt:
+            value = expr(s.expr)
+            if value is not s.expr:
+                s = ExprStmt(value, s.span)
         elif isinstance(s, Unpack):
             s = replace(s, targets=tuple(new(t) for t in s.targets), value=expr(s.value))
-        elif isinstance(s, ExprStmt):
-            s = replace(s, expr=expr(s.expr))
         elif isinstance(s, Return):
             s = replace(s, value=None if s.value is None else expr(s.value))
         elif isinstance(s, If):

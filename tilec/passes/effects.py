@@ -176,12 +176,14 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
         for s in body:
-            # assigned once, from the same value in every thread, and read only in this block: the
-            # same in every thread that reads it, though only some threads run the block
-            confined = (isinstance(s, ir.Assign) and sites.get(s.target) == 1
-                        and local.get(s.target, 0) == everywhere.get(s.target, 0))
-            if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
-                varying.add(s.target)
+            if isinstance(s, ir.Assign):
+                if s.target in varying:
+                    continue  # known already (a later round): nothing to add
+                # assigned once, from the same value in every thread, and read only in this block:
+                # the same in every thread that reads it, though only some threads run the block
+                confined = sites.get(s.target) == 1 and local.get(s.target, 0) == everywhere.get(s.target, 0)
+                if varies(s.value) or (under and not confined):
+                    varying.add(s.target)
             elif isinstance(s, ir.Unpack) and between_blocks and not under and isinstance(s.value, ir.OpCall) \
                     and s.value.op == "tid" and len(s.targets) > 1:
                 varying.update(s.targets[:-1])

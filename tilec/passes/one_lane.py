@@ -79,7 +79,8 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         for s in body:
-            if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and (under or varies(s.value)):
+            if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and s.target not in tiles and (
+                    under or varies(s.value)):
                 tiles.add(s.target)
             elif isinstance(s, ir.For):
                 visit(s.body, under or any(varies(b) for b in (s.start, s.stop, s.step)))
@@ -93,8 +94,18 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
         visit(adjoint.body, False)
         if len(tiles) == before:
             break  # a round that added nothing: the next would see the same set and add nothing either
-    return any(isinstance(e, ir.OpCall) and e.op in LANE_OPS and any(varies(a) for a in e.args)
-               for s in ir.walk_stmts(adjoint.body) for root in ir.stmt_exprs(s) for e in ir.walk_expr(root))
+    stack: list[ir.Expr] = []  # every node of every statement's expressions (walk_expr's walk, inline)
+    for s in ir.walk_stmts(adjoint.body):
+        stack.extend(ir.stmt_exprs(s))
+        while stack:
+            e = stack.pop()
+            if type(e) is ir.OpCall:
+                if e.op in LANE_OPS and any(varies(a) for a in e.args):
+                    return True
+                stack.extend(e.args)
+            elif type(e) is ir.Call:
+                stack.extend(e.args)
+    return False
 
 
 def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
