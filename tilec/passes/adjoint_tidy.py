@@ -181,24 +181,35 @@ def _with_blocks(s: ir.Stmt, fix: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt,
 
 
 def _moves(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir.Stmt, ...]:
-    """Sweeps the statement list, applying each move where it is found, until a sweep finds none."""
+    """Sweeps the statement list, applying each move where it is found, until a sweep finds none.
+
+    A sweep leaves the statements before its position as they are, and decides each candidate on
+    what follows it. So a candidate it passed over can only become a move through a later move of
+    the same sweep; where no candidate was passed over before a move, the next sweep would find
+    nothing (a second sweep over a long kernel was a quarter of the pass)."""
     body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in stmts]  # a list: spliced in place
-    changed = True
-    while changed:
-        changed = False
+    again = True
+    while again:
+        again = passed_over = False
         block = _Block(body, index)
         i = 0
         while i < len(body) - 1:
             new = _move_at(body, i, counts, index, block)
             if new is None:
+                passed_over = passed_over or _may_take(body[i])
                 block.passed(body[i])
                 i += 1
                 continue
             end, new_region = new
             block.replaced(body[i:end], new_region)
             body[i:end] = new_region
-            changed = True
+            again = again or passed_over
     return tuple(body)
+
+
+def _may_take(s: ir.Stmt) -> bool:
+    """The first test of _move_at: a tile copy (the take `g = adj`) that a move may start at."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
 
 
 def _move_at(body: list[ir.Stmt], i: int, counts: _Counts, index: _Index,
@@ -206,8 +217,9 @@ def _move_at(body: list[ir.Stmt], i: int, counts: _Counts, index: _Index,
     """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
     rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
-    if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
+    if not _may_take(take):
         return None
+    assert isinstance(take, ir.Assign) and isinstance(take.value, ir.Var)  # what _may_take tested
     g, adj = take.target, take.value.sym
     if g == adj or g.type != adj.type or g in counts.params or counts.assigns.get(g, 0) != 1:
         return None

@@ -38,11 +38,14 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     reads = ir.use_counts(body)
     assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
     single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
-    while True:  # a chain (operand -> stripped copy -> reader) folds one link per round
-        fused = _fuse(body, single)
+    while True:  # until a round changes nothing, or changes nothing after passing a candidate over
+        rounds = _Rounds()
+        fused = _fuse(body, single, rounds)
         if fused == body:
             break
         body = fused
+        if not rounds.again:
+            break
     fn = fold_view_adds(tidy_adjoint(simplify_function(replace(adjoint, body=body))))
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
@@ -171,7 +174,19 @@ def _substitute(e: ir.Expr, sym: ir.Sym, value: ir.Expr) -> ir.Expr | None:
     return replace(e, args=tuple(args))
 
 
-def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
+class _Rounds:
+    """What one round of _fuse saw. A round leaves the statements before its position as they
+    are, and decides each candidate on what follows it, nested blocks last: a candidate it passed
+    over can only be folded after a later fold of the same round. When none was passed over
+    before a fold, another round would fold nothing (on long kernels that round cost as much as
+    the first)."""
+
+    def __init__(self) -> None:
+        self.passed_over = False  # a candidate was left in place (in the order the round visits them)
+        self.again = False  # something was folded after that: another round may fold more
+
+
+def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tuple[ir.Stmt, ...]:
     out = list(body)
     i = 0
     while i < len(out):
@@ -187,9 +202,11 @@ def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym]) -> tuple[ir.Stmt, ...]
                 if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
                     del out[i]
+                    rounds.again = rounds.again or rounds.passed_over
                     continue
+            rounds.passed_over = True
         i += 1
-    return tuple(_map_blocks(s, lambda block: _fuse(block, single)) for s in out)
+    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out)
 
 
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
