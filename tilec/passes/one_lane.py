@@ -187,26 +187,26 @@ class _Rounds:
 
 
 def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tuple[ir.Stmt, ...]:
-    out = list(body)
-    i = 0
-    while i < len(out):
-        s = out[i]
+    # A folded statement's place is emptied (None) rather than deleted: deleting from the list
+    # moved everything after it, which made long kernels quadratic. Emptied places are all behind
+    # the sweep's position, so the searches ahead never meet one.
+    out: list[ir.Stmt | None] = list(body)
+    for i, s in enumerate(out):
         if isinstance(s, ir.Assign) and s.target in single and (
                 _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
-            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
             reader = out[j] if j is not None else None
             if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
                     and reader.target not in ir.read_syms(s.value)
-                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):
+                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):  # type: ignore[arg-type]
                 value = _substitute(reader.value, s.target, s.value)
                 if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
-                    del out[i]
+                    out[i] = None
                     rounds.again = rounds.again or rounds.passed_over
                     continue
             rounds.passed_over = True
-        i += 1
-    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out)
+    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out if s is not None)
 
 
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}

@@ -37,6 +37,8 @@ def _useless_restores(fn: ir.Function) -> set[ir.Sym]:
     """Symbols restored from the tape whose restored value is never read."""
     if any(isinstance(s, (ir.Break, ir.Continue)) for s in ir.walk_stmts(fn.body)):
         return set()  # jumps are gone after structuring; without that, keep every restore
+    if not any(_is_pop(s) for s in ir.walk_stmts(fn.body)):
+        return set()  # nothing restored (straight-line code overwrites nothing): no liveness walk
     restored: set[ir.Sym] = set()
     useful: set[ir.Sym] = set()
 
