@@ -262,9 +262,8 @@ def _move_at(body: _Splicing, i: int, counts: _Counts, index: _Index,
     """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
     rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
-    if not _may_take(take):
-        return None
-    assert isinstance(take, ir.Assign) and isinstance(take.value, ir.Var)  # what _may_take tested
+    if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
+        return None  # (_may_take's test)
     g, adj = take.target, take.value.sym
     if g == adj or g.type != adj.type or g in counts.params or counts.assigns.get(g, 0) != 1:
         return None
