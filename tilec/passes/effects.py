@@ -164,13 +164,16 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
         stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
         while stack:
             x = stack.pop()
-            if isinstance(x, ir.Var):
-                if x.sym in varying:
+            kind = type(x)  # exact classes: asked of every node
+            if kind is ir.Var:
+                if x.sym in varying:  # type: ignore[union-attr]  # the kind was just tested
                     return True
-            elif isinstance(x, (ir.OpCall, ir.Call)):
-                if isinstance(x, ir.OpCall) and x.op in sources:
+            elif kind is ir.OpCall:
+                if x.op in sources:  # type: ignore[union-attr]
                     return True
-                stack.extend(x.args)
+                stack.extend(x.args)  # type: ignore[union-attr]
+            elif kind is ir.Call:
+                stack.extend(x.args)  # type: ignore[union-attr]
         return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:

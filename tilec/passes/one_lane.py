@@ -70,14 +70,19 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
         stack = [e]  # an explicit stack: expressions can be deeper than the recursion limit
         while stack:
             x = stack.pop()
-            if isinstance(x, ir.Var) and (x.sym in tiles or x.sym in scalars):
-                return True
-            if isinstance(x, ir.OpCall) and x.op in _LOADED:
-                continue
-            if isinstance(x, ir.OpCall) and x.op in ("tid", "lane"):
-                return True
-            if isinstance(x, (ir.OpCall, ir.Call)):
-                stack.extend(a for a in x.args if isinstance(a, (ir.Const, ir.Var, ir.OpCall, ir.Call)))
+            kind = type(x)  # exact classes: asked of every node of the adjoint, each round
+            if kind is ir.Var:
+                if x.sym in tiles or x.sym in scalars:  # type: ignore[union-attr]  # the kind was just tested
+                    return True
+            elif kind is ir.OpCall:
+                op = x.op  # type: ignore[union-attr]
+                if op in _LOADED:
+                    continue
+                if op == "tid" or op == "lane":
+                    return True
+                stack.extend(x.args)  # type: ignore[union-attr]
+            elif kind is ir.Call:
+                stack.extend(x.args)  # type: ignore[union-attr]
         return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
