@@ -37,7 +37,7 @@ class Sym:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
     value: object  # a Python int/float/bool
     type: Type
@@ -45,7 +45,7 @@ class Const:
     weak: bool = False  # an untyped literal/constant: adapts to the other operand's dtype
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Var:
     sym: Sym  # the symbol read
     span: Span
@@ -55,7 +55,7 @@ class Var:
         return self.sym.type
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpCall:
     op: str  # key into tilec.ops.OPS
     args: tuple[Expr, ...]  # operands, in the op's parameter order
@@ -70,7 +70,7 @@ class OpCall:
         return default
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     func: str  # name of a specialised function in Module.funcs
     args: tuple[Expr, ...]  # operands
@@ -83,27 +83,27 @@ Expr = Union[Const, Var, OpCall, Call]
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assign:
     target: Sym  # written symbol
     value: Expr
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unpack:
     targets: tuple[Sym, ...]  # one per tuple item
     value: Expr  # of TupleT type
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExprStmt:
     expr: Expr  # evaluated for its effect (stores, atomics)
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class If:
     cond: Expr  # scalar condition
     body: tuple[Stmt, ...]
@@ -111,7 +111,7 @@ class If:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class For:
     var: Sym  # int32 induction variable
     start: Expr
@@ -122,24 +122,24 @@ class For:
     static: bool = False  # all bounds are compile-time constants
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class While:
     cond: Expr
     body: tuple[Stmt, ...]
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Break:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Continue:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     value: Expr | None
     span: Span
