@@ -278,15 +278,14 @@ class _Taint:
         if isinstance(e, ir.Const):
             return None
         found: Access | None = None
-        free = _free_positions(e) if isinstance(e, ir.OpCall) else set()
-        from ..ops.adjoints import RULES
-
-        differentiable_op = isinstance(e, ir.OpCall) and e.op in RULES
+        free: set[int] | None = None  # the positions a derived value may pass: asked only of one that does
         for i, a in enumerate(e.args):
             t = self.of(a)
             if t is not None:
-                if differentiable_op and i not in free:
-                    self.needed(t, e.span, f"`{cast(ir.OpCall, e).op}`")
+                if isinstance(e, ir.OpCall) and e.op in _rules():
+                    free = _free_positions(e) if free is None else free
+                    if i not in free:
+                        self.needed(t, e.span, f"`{e.op}`")
                 found = found or t
         if isinstance(e, ir.OpCall) and e.op in READS and isinstance(e.args[0], ir.Var):
             fp = _footprint(e)
@@ -296,6 +295,12 @@ class _Taint:
 
     def needed(self, read: Access, span: Span, why: str) -> NoReturn:
         raise _Needed(read, span, why)
+
+
+def _rules() -> dict[str, Any]:
+    from ..ops.adjoints import RULES  # the op table's adjoint rules (imported on first use)
+
+    return RULES
 
 
 class _Needed(Exception):
