@@ -4,6 +4,9 @@ Structure (assignment, loops, branches) has its own node classes; every
 operation, from scalar `add` to `tile_matmul`, is one `OpCall` keyed by the op
 table. Identifiers are `Sym`s (name + id), never bare strings. The untyped form
 is the libcst tree itself; `frontend.check` lowers it into this IR.
+
+Expression and statement nodes are slotted: a long kernel's adjoints hold hundreds of thousands
+of them, and a `__dict__` per node took more memory than its fields.
 """
 from __future__ import annotations
 
