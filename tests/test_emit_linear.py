@@ -182,3 +182,19 @@ def test_splicing_reads_and_rewrites_like_a_list():
             spliced.splice(position, end, new)
             reference[position:end] = new
         assert list(spliced.statements()) == reference
+
+
+@pytest.mark.parametrize("kind", ["scalar", "tiles"])
+def test_a_clean_check_computes_no_source_positions(monkeypatch, kind):
+    """A clean `tilec check` derives every adjoint (for its warnings) but prints no position: the
+    file's positions (frontend/positions.py, a walk of the whole libcst tree) stay uncomputed. The
+    reverse sweep's memo of values once hashed expressions, spans included, which resolved them."""
+    from tilec.codegen import sources
+    from tilec.frontend import parse
+    from tilec.pipeline import compile_source
+
+    computed = []
+    monkeypatch.setattr(parse, "node_positions", lambda tree: computed.append(tree) or {})
+    module = compile_source(program(60, kind), f"{kind}.py").module
+    assert sources.adjoint_warnings(module) == []
+    assert computed == []

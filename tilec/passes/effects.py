@@ -82,6 +82,9 @@ def _key(e: ir.Expr) -> Key:
     return ("call", e.func, tuple(_key(a) for a in e.args))
 
 
+span_free_key = _key  # the key autodiff's memo of reverse-sweep values finds equal expressions by
+
+
 def _offsets(e: ir.OpCall) -> tuple[ir.Expr, ...]:
     n = e.attr("offset_count") or 0
     return tuple(e.args[len(e.args) - n:]) if n else ()
