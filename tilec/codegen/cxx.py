@@ -549,7 +549,18 @@ def definitely_assigned_first(fn: ir.Function) -> set:
 
 
 def local_syms(fn: ir.Function) -> list:
-    """Every symbol the body binds, declared once at the top (sorted for determinism)."""
+    """Every symbol the body binds, declared once at the top (sorted for determinism). Kept while
+    fn lives: each backend's declarations and the GPU's memory layout ask of the same body."""
+    hit = _LOCALS.get(id(fn))
+    if hit is None:
+        hit = ir.keep_while_alive(_LOCALS, fn, id(fn), tuple(_local_syms(fn)))
+    return list(hit)
+
+
+_LOCALS: dict[int, tuple[ir.Sym, ...]] = {}  # id(Function) -> its local symbols; dropped with the Function
+
+
+def _local_syms(fn: ir.Function) -> list:
     params = set(fn.params)
     seen: dict = {}
     for s in ir.walk_stmts(fn.body):
