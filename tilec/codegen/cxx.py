@@ -531,7 +531,18 @@ def uses_tape(fn: ir.Function) -> bool:
 def definitely_assigned_first(fn: ir.Function) -> set:
     """Symbols a top-level statement assigns before any statement can read them: their
     declarations need no zero-initialisation (everything else starts at zero, as the adjoint's
-    accumulators and values first set inside a branch rely on)."""
+    accumulators and values first set inside a branch rely on). Kept while fn lives (the CPU's
+    and the GPU's declarations of one forward kernel ask of the same body)."""
+    hit = _ASSIGNED_FIRST.get(id(fn))
+    if hit is None:
+        hit = ir.keep_while_alive(_ASSIGNED_FIRST, fn, id(fn), frozenset(_assigned_first(fn)))
+    return set(hit)
+
+
+_ASSIGNED_FIRST: dict[int, frozenset[ir.Sym]] = {}  # id(Function) -> its answer; dropped with the Function
+
+
+def _assigned_first(fn: ir.Function) -> set:
     assigned, read = set(), set()
     for s in fn.body:
         own = set()  # what s reads itself (for an assignment: its value)
