@@ -50,3 +50,151 @@ def test_each_added_statement_costs_the_same_calls(kind):
     small, middle, large = (_calls(n, kind) for n in (40, 80, 160))
     first, second = middle - small, large - middle
     assert first > 0 and second <= 2.2 * first, (small, middle, large)
+
+
+def _plans(source: str, name: str = "straight.py"):
+    from tilec.codegen import sources
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    return sources.plan_kernels(normalize_module(compile_source(source, name).module))
+
+
+def test_straight_line_adjoint_takes_one_sweep_of_each_rewrite(monkeypatch):
+    """The CPU adjoint of a straight-line tile kernel: one sweep of adjoint_tidy's moves and one
+    round of one_lane's fuse, whatever the kernel's length (a sweep that passed no candidate over
+    before a rewrite leaves nothing for another; two full sweeps each were a quarter of the CPU
+    adjoint's cost)."""
+    from tilec.passes import adjoint_tidy, one_lane
+
+    sweeps, rounds = [0], [0]
+    block, fuse = adjoint_tidy._Block, one_lane._fuse
+
+    class CountedBlock(block):
+        def __init__(self, *args):
+            sweeps[0] += 1
+            super().__init__(*args)
+
+    def counted_fuse(body, single, state):
+        rounds[0] += body is top[0]  # the top-level body: one call per round
+        return fuse(body, single, state)
+
+    top = [None]
+    monkeypatch.setattr(adjoint_tidy, "_Block", CountedBlock)
+    monkeypatch.setattr(one_lane, "_fuse", counted_fuse)
+    strip = one_lane._strip
+
+    def remember(body, takes):
+        top[0] = strip(body, takes)
+        return top[0]
+
+    monkeypatch.setattr(one_lane, "_strip", remember)
+    for n in (20, 160):
+        sweeps[0] = rounds[0] = 0
+        plan, = _plans(program(n, "tiles"))
+        assert plan.adjoint is not None and plan.adjoint is not plan.lanes_adjoint
+        assert (sweeps[0], rounds[0]) == (2, 1), n  # moves: one sweep; copies: one (it never repeats)
+
+
+def _tile_syms(*names):
+    from tilec import ir
+    from tilec.ir.types import FLOAT32, TileT
+
+    return [ir.Sym(name, 0, TileT(FLOAT32, (4,))) for name in names]
+
+
+def test_a_move_after_a_passed_over_take_sweeps_again(monkeypatch):
+    """adjoint_tidy's moves: a take (`g = adj`) the sweep passed over, then a move further on,
+    costs one more sweep (the move may have made the take movable); with nothing passed over the
+    first sweep is the only one."""
+    from tilec import ir
+    from tilec.diagnostics import NO_SPAN
+    from tilec.ops.build import call, zeros
+    from tilec.passes import adjoint_tidy
+
+    g1, adj1, g2, adj2, y, z, out = _tile_syms("g1", "adj1", "g2", "adj2", "y", "z", "out")
+    var = lambda sym: ir.Var(sym, NO_SPAN)  # noqa: E731
+    sweeps = [0]
+    block = adjoint_tidy._Block
+
+    class CountedBlock(block):
+        def __init__(self, *args):
+            sweeps[0] += 1
+            super().__init__(*args)
+
+    monkeypatch.setattr(adjoint_tidy, "_Block", CountedBlock)
+    move = [ir.Assign(g2, var(adj2), NO_SPAN), ir.Assign(adj2, zeros(adj2.type, NO_SPAN), NO_SPAN),
+            ir.Assign(out, call("add", var(g2), var(z), span=NO_SPAN), NO_SPAN)]
+    moved = (ir.Assign(out, call("add", var(adj2), var(z), span=NO_SPAN), NO_SPAN), move[1])
+    passed_over = [ir.Assign(g1, var(adj1), NO_SPAN), ir.Assign(y, var(z), NO_SPAN)]  # no zeroing: not a move
+    for body, expected_sweeps in ((move, 1), (passed_over + move, 2), (move + passed_over, 1)):
+        sweeps[0] = 0
+        index = adjoint_tidy._Index()
+        result = adjoint_tidy._moves(tuple(body), adjoint_tidy._Counts(tuple(body), (), index), index)
+        assert moved[0] in result and move[0] not in result  # the take went, its reader reads adj2
+        assert sweeps[0] == expected_sweeps, body
+
+
+def test_a_fold_after_a_passed_over_candidate_fuses_again():
+    """one_lane's fuse: a candidate it passed over, then a fold further on, asks for another round;
+    folds with nothing passed over before them do not."""
+    from tilec import ir
+    from tilec.diagnostics import NO_SPAN
+    from tilec.ops.build import call
+    from tilec.passes import one_lane
+
+    a, b, c, d, x = _tile_syms("a", "b", "c", "d", "x")
+    var = lambda sym: ir.Var(sym, NO_SPAN)  # noqa: E731
+    fold = [ir.Assign(b, call("sin", var(x), span=NO_SPAN), NO_SPAN),
+            ir.Assign(c, call("add", var(b), var(x), span=NO_SPAN), NO_SPAN)]
+    kept = [ir.Assign(a, call("cos", var(x), span=NO_SPAN), NO_SPAN),
+            ir.Assign(d, call("tile_sum", var(a), span=NO_SPAN), NO_SPAN)]  # its reader is no map: kept
+    for body, again in ((fold, False), (kept + fold, True), (fold + kept, False)):
+        rounds = one_lane._Rounds()
+        result = one_lane._fuse(tuple(body), {a, b}, rounds)
+        assert len(result) == len(body) - 1 and fold[0] not in result
+        assert rounds.again is again, body
+
+
+def test_splicing_reads_and_rewrites_like_a_list():
+    """adjoint_tidy._Splicing, the statement list its sweeps rewrite: random splices at the
+    sweep's position and advances give what the same edits of a Python list give."""
+    import random
+
+    from tilec.passes.adjoint_tidy import _Splicing
+
+    rng = random.Random(5)
+    for _ in range(200):
+        reference = [object() for _ in range(rng.randrange(0, 12))]
+        spliced = _Splicing(reference)
+        position = 0
+        for _ in range(rng.randrange(1, 15)):
+            assert len(spliced) == len(reference)
+            assert [spliced[k] for k in range(len(reference))] == reference
+            a, b = sorted(rng.randrange(0, len(reference) + 1) for _ in range(2))
+            assert spliced[a:b] == reference[a:b]
+            if position < len(reference) and rng.random() < 0.4:
+                spliced.advance()
+                position += 1
+                continue
+            end = rng.randrange(position, len(reference) + 1)
+            new = [object() for _ in range(rng.randrange(0, 4))]
+            spliced.splice(position, end, new)
+            reference[position:end] = new
+        assert list(spliced.statements()) == reference
+
+
+@pytest.mark.parametrize("kind", ["scalar", "tiles"])
+def test_a_clean_check_computes_no_source_positions(monkeypatch, kind):
+    """A clean `tilec check` derives every adjoint (for its warnings) but prints no position: the
+    file's positions (frontend/positions.py, a walk of the whole libcst tree) stay uncomputed. The
+    reverse sweep's memo of values once hashed expressions, spans included, which resolved them."""
+    from tilec.codegen import sources
+    from tilec.frontend import parse
+    from tilec.pipeline import compile_source
+
+    computed = []
+    monkeypatch.setattr(parse, "node_positions", lambda tree: computed.append(tree) or {})
+    module = compile_source(program(60, kind), f"{kind}.py").module
+    assert sources.adjoint_warnings(module) == []
+    assert computed == []

@@ -13,6 +13,7 @@ Contract:
 """
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from pathlib import Path
@@ -55,6 +56,7 @@ def c_ident(name: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every read of a variable in the emitted C++ asks again
 def _user(name: str, index: int = 0) -> str:
     """`v_<name>` (or `v<index>_<name>`): no keyword, macro or runtime name starts so, and the
     prefix keeps (name, index) pairs apart."""

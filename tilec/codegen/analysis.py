@@ -30,15 +30,25 @@ def _ops_and_calls(fn: ir.Function) -> tuple[frozenset[str], frozenset[str], int
     ops: set[str] = set()
     called: set[str] = set()
     tids = 0
-    for e in _exprs(fn):
-        if isinstance(e, ir.Call):
-            called.add(e.func)
-        elif isinstance(e, ir.OpCall):
-            ops.add(e.op)
-            if e.op in ("tile_map", "tile_reduce"):
-                called.add(e.attr("op"))
-            elif e.op == "tid":
-                tids = max(tids, e.attr("count"))
+    stack: list[ir.Expr] = []  # every node of every statement's expressions: an explicit stack, not a
+    # generator per node (the facts are sets: the order of the walk does not matter)
+    pop, extend, add_op = stack.pop, stack.extend, ops.add
+    for s in ir.walk_stmts(fn.body):
+        extend(ir.stmt_exprs(s))
+        while stack:
+            e = pop()
+            kind = type(e)
+            if kind is ir.OpCall:
+                op = e.op  # type: ignore[union-attr]  # the kind was just tested
+                add_op(op)
+                if op in ("tile_map", "tile_reduce"):
+                    called.add(e.attr("op"))  # type: ignore[union-attr]
+                elif op == "tid":
+                    tids = max(tids, e.attr("count"))  # type: ignore[union-attr]
+                extend(e.args)  # type: ignore[union-attr]
+            elif kind is ir.Call:
+                called.add(e.func)  # type: ignore[union-attr]
+                extend(e.args)  # type: ignore[union-attr]
     return ir.keep_while_alive(_SUMMARIES, fn, id(fn), (frozenset(ops), frozenset(called), tids))
 
 

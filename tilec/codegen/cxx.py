@@ -565,7 +565,18 @@ def uses_tape(fn: ir.Function) -> bool:
 def definitely_assigned_first(fn: ir.Function) -> set[ir.Sym]:
     """Symbols a top-level statement assigns before any statement can read them: their
     declarations need no zero-initialisation (everything else starts at zero, as the adjoint's
-    accumulators and values first set inside a branch rely on)."""
+    accumulators and values first set inside a branch rely on). Kept while fn lives (the CPU's
+    and the GPU's declarations of one forward kernel ask of the same body)."""
+    hit = _ASSIGNED_FIRST.get(id(fn))
+    if hit is None:
+        hit = ir.keep_while_alive(_ASSIGNED_FIRST, fn, id(fn), frozenset(_assigned_first(fn)))
+    return set(hit)
+
+
+_ASSIGNED_FIRST: dict[int, frozenset[ir.Sym]] = {}  # id(Function) -> its answer; dropped with the Function
+
+
+def _assigned_first(fn: ir.Function) -> set[ir.Sym]:
     assigned: set[ir.Sym] = set()
     read: set[ir.Sym] = set()
     for s in fn.body:
@@ -584,7 +595,18 @@ def definitely_assigned_first(fn: ir.Function) -> set[ir.Sym]:
 
 
 def local_syms(fn: ir.Function) -> list[ir.Sym]:
-    """Every symbol the body binds, declared once at the top (sorted for determinism)."""
+    """Every symbol the body binds, declared once at the top (sorted for determinism). Kept while
+    fn lives: each backend's declarations and the GPU's memory layout ask of the same body."""
+    hit = _LOCALS.get(id(fn))
+    if hit is None:
+        hit = ir.keep_while_alive(_LOCALS, fn, id(fn), tuple(_local_syms(fn)))
+    return list(hit)
+
+
+_LOCALS: dict[int, tuple[ir.Sym, ...]] = {}  # id(Function) -> its local symbols; dropped with the Function
+
+
+def _local_syms(fn: ir.Function) -> list[ir.Sym]:
     params = set(fn.params)
     seen: dict[ir.Sym, None] = {}
     for s in ir.walk_stmts(fn.body):

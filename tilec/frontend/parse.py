@@ -46,13 +46,25 @@ MAX_EXPRESSION_DEPTH = 1000
 def _deepest_expression(tree: ast.AST) -> ast.expr | None:
     """The first expression node nested deeper than MAX_EXPRESSION_DEPTH (an iterative walk), or None."""
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
+    node_class, expr_class, context_class = ast.AST, ast.expr, ast.expr_context
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, ast.expr):
+        node, depth = pop()
+        if isinstance(node, expr_class):
             depth += 1
             if depth > MAX_EXPRESSION_DEPTH:
                 return node
-        stack.extend((child, depth) for child in ast.iter_child_nodes(node))
+        # ast.iter_child_nodes, inline (two generators per node were most of the walk), without the
+        # load/store contexts: leaves that are no expression
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_class):
+                if not isinstance(value, context_class):
+                    push((value, depth))
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_class) and not isinstance(item, context_class):
+                        push((item, depth))
     return None
 
 

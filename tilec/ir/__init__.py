@@ -4,6 +4,9 @@ Structure (assignment, loops, branches) has its own node classes; every
 operation, from scalar `add` to `tile_matmul`, is one `OpCall` keyed by the op
 table. Identifiers are `Sym`s (name + id), never bare strings. The untyped form
 is the libcst tree itself; `frontend.check` lowers it into this IR.
+
+Expression and statement nodes are slotted: a long kernel's adjoints hold hundreds of thousands
+of them, and a `__dict__` per node took more memory than its fields.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ class Sym:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
     value: object  # a Python int/float/bool
     type: Type
@@ -45,7 +48,7 @@ class Const:
     weak: bool = False  # an untyped literal/constant: adapts to the other operand's dtype
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Var:
     sym: Sym  # the symbol read
     span: Span
@@ -55,7 +58,7 @@ class Var:
         return self.sym.type
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpCall:
     op: str  # key into tilec.ops.OPS
     args: tuple[Expr, ...]  # operands, in the op's parameter order
@@ -70,7 +73,7 @@ class OpCall:
         return default
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     func: str  # name of a specialised function in Module.funcs
     args: tuple[Expr, ...]  # operands
@@ -83,27 +86,27 @@ Expr = Union[Const, Var, OpCall, Call]
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assign:
     target: Sym  # written symbol
     value: Expr
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unpack:
     targets: tuple[Sym, ...]  # one per tuple item
     value: Expr  # of TupleT type
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExprStmt:
     expr: Expr  # evaluated for its effect (stores, atomics)
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class If:
     cond: Expr  # scalar condition
     body: tuple[Stmt, ...]
@@ -111,7 +114,7 @@ class If:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class For:
     var: Sym  # int32 induction variable
     start: Expr
@@ -122,24 +125,24 @@ class For:
     static: bool = False  # all bounds are compile-time constants
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class While:
     cond: Expr
     body: tuple[Stmt, ...]
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Break:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Continue:
     span: Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     value: Expr | None
     span: Span
@@ -278,8 +281,10 @@ def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
     """How often each symbol is read in body, nested blocks included (one walk)."""
     counts: dict[Sym, int] = {}
     get = counts.get
-    for s in walk_stmts(body):
-        stack: list[Expr] = list(stmt_exprs(s))
+    for s in _flat_stmts(body):
+        kind: type = type(s)  # an assignment or expression statement (most of them): its one expression
+        stack: list[Expr] = [s.value] if kind is Assign or kind is Unpack else (  # type: ignore[union-attr,list-item]
+            [s.expr] if kind is ExprStmt else list(stmt_exprs(s)))  # type: ignore[union-attr]
         pop, extend = stack.pop, stack.extend
         while stack:
             e = pop()
@@ -290,6 +295,14 @@ def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
             elif kind is OpCall or kind is Call:
                 extend(e.args)  # type: ignore[union-attr]
     return counts
+
+
+def _flat_stmts(body: Iterable[Stmt]) -> Iterable[Stmt]:
+    """walk_stmts(body); a lone statement without nested blocks as itself (analyses ask of one
+    statement at a time, and a generator per question was most of the cost)."""
+    if type(body) is tuple and len(body) == 1 and type(body[0]) not in _BLOCK_FIELDS:
+        return body
+    return walk_stmts(body)
 
 
 def assign_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
@@ -307,21 +320,26 @@ def rename(body: Iterable[Stmt], new: Callable[[Sym], Sym]) -> tuple[Stmt, ...]:
     from dataclasses import replace
 
     def expr(e: Expr) -> Expr:
-        if isinstance(e, Var):
-            sym = new(e.sym)
-            return e if sym is e.sym else Var(sym, e.span)
-        if isinstance(e, (OpCall, Call)):
-            return with_args(e, tuple(expr(a) for a in e.args))
+        kind = type(e)
+        if kind is Var:
+            sym = new(e.sym)  # type: ignore[union-attr]  # the kind was just tested
+            return e if sym is e.sym else Var(sym, e.span)  # type: ignore[union-attr]
+        if kind is OpCall or kind is Call:
+            return with_args(e, tuple([expr(a) for a in e.args]))  # type: ignore[union-attr,arg-type]
         return e
 
     out: list[Stmt] = []
     for s in body:
-        if isinstance(s, Assign):
-            s = replace(s, target=new(s.target), value=expr(s.value))
+        if type(s) is Assign:  # most statements: built directly, or kept where nothing was renamed
+            target, value = new(s.target), expr(s.value)
+            if target is not s.target or value is not s.value:
+                s = Assign(target, value, s.span)
+        elif type(s) is ExprStmt:
+            value = expr(s.expr)
+            if value is not s.expr:
+                s = ExprStmt(value, s.span)
         elif isinstance(s, Unpack):
             s = replace(s, targets=tuple(new(t) for t in s.targets), value=expr(s.value))
-        elif isinstance(s, ExprStmt):
-            s = replace(s, expr=expr(s.expr))
         elif isinstance(s, Return):
             s = replace(s, value=None if s.value is None else expr(s.value))
         elif isinstance(s, If):

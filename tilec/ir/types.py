@@ -7,6 +7,7 @@ checked generically.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 from typing import Union
 
@@ -210,11 +211,12 @@ class TileT:
     def is_concrete(self) -> bool:
         return all(isinstance(d, int) for d in self.shape)
 
-    @property
+    # Computed once per type object (every local's declaration, loop and layout asks again).
+    @cached_property
     def size(self) -> int:
         return prod(d for d in self.shape if isinstance(d, int)) if self.is_concrete else -1
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         assert not isinstance(self.dtype, StructT), "tiles of structs never reach past the checker"
         return self.size * self.dtype.nbytes

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import overload
 
 from .. import ir
 from ..ir.types import TileT
@@ -125,7 +126,9 @@ class _Block:
     def _count(self, s: ir.Stmt, reads: dict[ir.Sym, int], writes: dict[ir.Sym, int], sign: int) -> None:
         r, w = self.index.of(s)
         _add(reads, r, sign)
-        _add(writes, dict.fromkeys(w, 1), sign)
+        get = writes.get
+        for sym in w:
+            writes[sym] = get(sym, 0) + sign
 
     def passed(self, s: ir.Stmt) -> None:
         self._count(s, self.before_reads, self.before_writes, 1)
@@ -145,12 +148,54 @@ class _Block:
                 - sum(sym in self.index.writes(s) for s in at)) > 0
 
 
+class _Splicing:
+    """A statement list that a sweep rewrites front to back, as list-like as the sweeps need.
+    The statements before the sweep's position are final (`done`); from the position on they are
+    kept reversed (`rest`), so replacing the region at the position changes the end of a list
+    instead of moving everything after the region (a splice per rewrite made long kernels
+    quadratic)."""
+
+    def __init__(self, body: Iterable[ir.Stmt]) -> None:
+        self.done: list[ir.Stmt] = []
+        self.rest: list[ir.Stmt] = list(body)[::-1]
+
+    def __len__(self) -> int:
+        return len(self.done) + len(self.rest)
+
+    @overload
+    def __getitem__(self, k: int) -> ir.Stmt: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[ir.Stmt]: ...
+    def __getitem__(self, k: int | slice) -> ir.Stmt | list[ir.Stmt]:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(len(self))
+            assert step == 1, k
+            return [self[x] for x in range(start, stop)]
+        assert k >= 0, k
+        n = len(self.done)
+        return self.done[k] if k < n else self.rest[len(self.rest) - 1 - (k - n)]
+
+    def splice(self, start: int, end: int, new: Iterable[ir.Stmt]) -> None:
+        """self[start:end] = new, where start is the sweep's position."""
+        assert start == len(self.done), (start, len(self.done))
+        del self.rest[len(self.rest) - (end - start):]
+        self.rest.extend(reversed(tuple(new)))
+
+    def advance(self) -> None:
+        """The sweep moves past the statement at its position."""
+        self.done.append(self.rest.pop())
+
+    def statements(self) -> tuple[ir.Stmt, ...]:
+        return tuple(self.done) + tuple(reversed(self.rest))
+
+
 def _add(total: dict[ir.Sym, int], counts: Mapping[ir.Sym, int], sign: int = 1) -> None:
+    get = total.get
     for k, n in counts.items():
-        total[k] = total.get(k, 0) + sign * n
+        total[k] = get(k, 0) + sign * n
 
 
-def _last_reader(body: Sequence[ir.Stmt], sym: ir.Sym, reads: int, index: _Index, start: int = 0) -> int:
+def _last_reader(body: _Splicing, sym: ir.Sym, reads: int, index: _Index, start: int = 0) -> int:
     """The position in body of the statement holding the last of sym's `reads` reads from start on."""
     seen = 0
     for k in range(start, len(body)):
@@ -178,33 +223,47 @@ def _with_blocks(s: ir.Stmt, fix: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt,
 
 
 def _moves(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir.Stmt, ...]:
-    """Sweeps the statement list, applying each move where it is found, until a sweep finds none."""
-    body = [_with_blocks(s, lambda b: _moves(b, counts, index)) for s in stmts]  # a list: spliced in place
-    changed = True
-    while changed:
-        changed = False
-        block = _Block(body, index)
+    """Sweeps the statement list, applying each move where it is found, until a sweep finds none.
+
+    A sweep leaves the statements before its position as they are, and decides each candidate on
+    what follows it. So a candidate it passed over can only become a move through a later move of
+    the same sweep; where no candidate was passed over before a move, the next sweep would find
+    nothing (a second sweep over a long kernel was a quarter of the pass)."""
+    statements = tuple(_with_blocks(s, lambda b: _moves(b, counts, index)) for s in stmts)
+    again = True
+    while again:
+        again = passed_over = False
+        block = _Block(statements, index)
+        body = _Splicing(statements)
         i = 0
         while i < len(body) - 1:
             new = _move_at(body, i, counts, index, block)
             if new is None:
+                passed_over = passed_over or _may_take(body[i])
                 block.passed(body[i])
+                body.advance()
                 i += 1
                 continue
             end, new_region = new
             block.replaced(body[i:end], new_region)
-            body[i:end] = new_region
-            changed = True
-    return tuple(body)
+            body.splice(i, end, new_region)
+            again = again or passed_over
+        statements = body.statements()
+    return statements
 
 
-def _move_at(body: list[ir.Stmt], i: int, counts: _Counts, index: _Index,
+def _may_take(s: ir.Stmt) -> bool:
+    """The first test of _move_at: a tile copy (the take `g = adj`) that a move may start at."""
+    return isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
+
+
+def _move_at(body: _Splicing, i: int, counts: _Counts, index: _Index,
              block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
     """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
     rest of the body per candidate (that alone made long kernels quadratic)."""
     take, fill = body[i], body[i + 1]
     if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
-        return None
+        return None  # (_may_take's test)
     g, adj = take.target, take.value.sym
     if g == adj or g.type != adj.type or g in counts.params or counts.assigns.get(g, 0) != 1:
         return None
@@ -243,8 +302,9 @@ def _adds_back(s: ir.Stmt, adj: ir.Sym, g: ir.Sym) -> bool:
 
 
 def _forward_copies(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir.Stmt, ...]:
-    body = [_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in stmts]  # spliced in place
-    block = _Block(body, index)
+    statements = tuple(_with_blocks(s, lambda b: _forward_copies(b, counts, index)) for s in stmts)
+    block = _Block(statements, index)
+    body = _Splicing(statements)
     i = 0
     while i < len(body):
         s = body[i]
@@ -258,23 +318,24 @@ def _forward_copies(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) ->
             end = _last_reader(body, t, reads, index, i + 1) + 1 if reads else i + 1  # nothing after reads t
             new = ir.rename(body[i + 1:end], lambda sym: y if sym == t else sym)
             block.replaced(body[i:end], new)
-            body[i:end] = new
+            body.splice(i, end, new)
             continue
         folded = _fold_copy(body, i, index, block)
         if folded is not None:
             end, new = folded
             block.replaced(body[i:end], new)
-            body[i:end] = new
+            body.splice(i, end, new)
             continue
         block.passed(s)
+        body.advance()
         i += 1
-    return tuple(body)
+    return body.statements()
 
 
 _ELEMENTWISE_UPDATES = ("add", "sub", "mul")
 
 
-def _fold_copy(body: Sequence[ir.Stmt], i: int, index: _Index, block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
+def _fold_copy(body: _Splicing, i: int, index: _Index, block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
     """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
     `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it). Returns
     (end, replacement): body[i:end] is to become the replacement; or None."""

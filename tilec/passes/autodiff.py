@@ -28,7 +28,7 @@ from .. import ir, naming
 from .adjoint_control_flow import forward_if, forward_loop, reverse_if, reverse_loop
 from .adjoint_statements import differentiable, forward_statement, reverse_statement
 from .adjoint_tape import EFFECTS, assignment_counts, assignment_sites, overwritten, written_arrays
-from .effects import VARYING_OPS, check_adjoint, thread_varying
+from .effects import VARYING_OPS, Key, check_adjoint, span_free_key, thread_varying
 from .normalize import normalize_module
 from .one_lane import one_lane
 from .simplify import simplify_function
@@ -106,7 +106,7 @@ class Adjoint:
         self.recompute_cond: set[int] = set()  # ids of Ifs whose condition is re-evaluated
         self.fast_loops: dict[int, list[ir.Assign]] = {}  # id(For) -> statements recomputed at each reverse iteration
         self.out: list[ir.Stmt] = []  # statements being emitted
-        self.memo: dict[ir.Expr, ir.Var] = {}
+        self.memo: dict[Key, list[tuple[ir.Expr, ir.Var]]] = {}  # span-free key -> (expression, its variable)
         self.assigned: ir.Assign | None = None  # the assignment being reversed, when its target holds its value
         self.cond_syms: dict[int, ir.Sym] = {}  # If -> the bool its forward replay saved
         self.count_syms: dict[int, ir.Sym] = {}  # loop -> its trip counter
@@ -140,12 +140,17 @@ class Adjoint:
         """A variable (or constant) holding e's value in the reverse sweep."""
         if isinstance(e, (ir.Var, ir.Const)):
             return e
-        key = e  # structural: ids of temporaries get recycled; equal pure expressions share a value
-        if key not in self.memo:
-            sym = self.temp(e.type)
-            self.emit(ir.Assign(sym, e, e.span))
-            self.memo[key] = ir.Var(sym, e.span)
-        return self.memo[key]
+        # Structural (ids of temporaries get recycled): equal pure expressions share a value. Found
+        # by a span-free key, then compared whole: hashing the expression would hash its spans,
+        # which resolves them, and a clean `tilec check` needs no source position otherwise.
+        bucket = self.memo.setdefault(span_free_key(e), [])
+        for known, var in bucket:
+            if known == e:
+                return var
+        sym = self.temp(e.type)
+        self.emit(ir.Assign(sym, e, e.span))
+        bucket.append((e, ir.Var(sym, e.span)))
+        return bucket[-1][1]
 
     def result(self, e: ir.OpCall) -> ir.Var | ir.Const:
         """The call's result: the variable the statement being reversed assigned it to, or
@@ -287,10 +292,18 @@ RULES_ON_EFFECTS = EFFECTS
 
 def _with_span(stmt: ir.Stmt, span: Span) -> ir.Stmt:
     """stmt with every missing span filled in (rules build some nodes without one)."""
-    if isinstance(stmt, ir.Assign):
-        return replace(stmt, value=_expr_with_span(stmt.value, span), span=stmt.span or span)
-    if isinstance(stmt, ir.ExprStmt):
-        return replace(stmt, expr=_expr_with_span(stmt.expr, span), span=stmt.span or span)
+    # Built directly, and stmt itself where nothing is missing: dataclasses.replace per emitted
+    # statement was a tenth of a derivation.
+    if type(stmt) is ir.Assign:
+        value = _expr_with_span(stmt.value, span)
+        if value is stmt.value and stmt.span is not None:
+            return stmt
+        return ir.Assign(stmt.target, value, stmt.span or span)
+    if type(stmt) is ir.ExprStmt:
+        expr = _expr_with_span(stmt.expr, span)
+        if expr is stmt.expr and stmt.span is not None:
+            return stmt
+        return ir.ExprStmt(expr, stmt.span or span)
     return stmt
 
 

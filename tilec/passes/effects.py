@@ -82,6 +82,9 @@ def _key(e: ir.Expr) -> Key:
     return ("call", e.func, tuple(_key(a) for a in e.args))
 
 
+span_free_key = _key  # the key autodiff's memo of reverse-sweep values finds equal expressions by
+
+
 def _offsets(e: ir.OpCall) -> tuple[ir.Expr, ...]:
     n = e.attr("offset_count") or 0
     return tuple(e.args[len(e.args) - n:]) if n else ()
@@ -164,24 +167,29 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
         stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
         while stack:
             x = stack.pop()
-            if isinstance(x, ir.Var):
-                if x.sym in varying:
+            kind = type(x)  # exact classes: asked of every node
+            if kind is ir.Var:
+                if x.sym in varying:  # type: ignore[union-attr]  # the kind was just tested
                     return True
-            elif isinstance(x, (ir.OpCall, ir.Call)):
-                if isinstance(x, ir.OpCall) and x.op in sources:
+            elif kind is ir.OpCall:
+                if x.op in sources:  # type: ignore[union-attr]
                     return True
-                stack.extend(x.args)
+                stack.extend(x.args)  # type: ignore[union-attr]
+            elif kind is ir.Call:
+                stack.extend(x.args)  # type: ignore[union-attr]
         return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
         for s in body:
-            # assigned once, from the same value in every thread, and read only in this block: the
-            # same in every thread that reads it, though only some threads run the block
-            confined = (isinstance(s, ir.Assign) and sites.get(s.target) == 1
-                        and local.get(s.target, 0) == everywhere.get(s.target, 0))
-            if isinstance(s, ir.Assign) and (varies(s.value) or (under and not confined)):
-                varying.add(s.target)
+            if isinstance(s, ir.Assign):
+                if s.target in varying:
+                    continue  # known already (a later round): nothing to add
+                # assigned once, from the same value in every thread, and read only in this block:
+                # the same in every thread that reads it, though only some threads run the block
+                confined = sites.get(s.target) == 1 and local.get(s.target, 0) == everywhere.get(s.target, 0)
+                if varies(s.value) or (under and not confined):
+                    varying.add(s.target)
             elif isinstance(s, ir.Unpack) and between_blocks and not under and isinstance(s.value, ir.OpCall) \
                     and s.value.op == "tid" and len(s.targets) > 1:
                 varying.update(s.targets[:-1])
@@ -273,15 +281,14 @@ class _Taint:
         if isinstance(e, ir.Const):
             return None
         found: Access | None = None
-        free = _free_positions(e) if isinstance(e, ir.OpCall) else set()
-        from ..ops.adjoints import RULES
-
-        differentiable_op = isinstance(e, ir.OpCall) and e.op in RULES
+        free: set[int] | None = None  # the positions a derived value may pass: asked only of one that does
         for i, a in enumerate(e.args):
             t = self.of(a)
             if t is not None:
-                if differentiable_op and i not in free:
-                    self.needed(t, e.span, f"`{cast(ir.OpCall, e).op}`")
+                if isinstance(e, ir.OpCall) and e.op in _rules():
+                    free = _free_positions(e) if free is None else free
+                    if i not in free:
+                        self.needed(t, e.span, f"`{e.op}`")
                 found = found or t
         if isinstance(e, ir.OpCall) and e.op in READS and isinstance(e.args[0], ir.Var):
             fp = _footprint(e)
@@ -291,6 +298,12 @@ class _Taint:
 
     def needed(self, read: Access, span: Span, why: str) -> NoReturn:
         raise _Needed(read, span, why)
+
+
+def _rules() -> dict[str, Any]:
+    from ..ops.adjoints import RULES  # the op table's adjoint rules (imported on first use)
+
+    return RULES
 
 
 class _Needed(Exception):

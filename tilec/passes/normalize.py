@@ -28,8 +28,11 @@ FUSIBLE_EXTRA = {"tile_map", "tile_broadcast"}
 
 def is_fusible(e: ir.Expr) -> TypeGuard[ir.OpCall]:
     """An op producing a tile that is emitted per element inside one loop."""
-    return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and (
-        OPS[e.op].elementwise or e.op in FUSIBLE_EXTRA)
+    # Exact classes and a set of names: every pass and emitter asks this of every node.
+    return type(e) is ir.OpCall and e.op in _FUSIBLE_OPS and type(e.type) is TileT
+
+
+_FUSIBLE_OPS = frozenset(name for name, spec in OPS.items() if spec.elementwise) | FUSIBLE_EXTRA
 
 
 class _Normalizer:

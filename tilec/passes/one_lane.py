@@ -38,11 +38,14 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     reads = ir.use_counts(body)
     assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
     single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
-    while True:  # a chain (operand -> stripped copy -> reader) folds one link per round
-        fused = _fuse(body, single)
+    while True:  # until a round changes nothing, or changes nothing after passing a candidate over
+        rounds = _Rounds()
+        fused = _fuse(body, single, rounds)
         if fused == body:
             break
         body = fused
+        if not rounds.again:
+            break
     fn = fold_view_adds(tidy_adjoint(simplify_function(replace(adjoint, body=body))))
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
@@ -67,19 +70,25 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
         stack = [e]  # an explicit stack: expressions can be deeper than the recursion limit
         while stack:
             x = stack.pop()
-            if isinstance(x, ir.Var) and (x.sym in tiles or x.sym in scalars):
-                return True
-            if isinstance(x, ir.OpCall) and x.op in _LOADED:
-                continue
-            if isinstance(x, ir.OpCall) and x.op in ("tid", "lane"):
-                return True
-            if isinstance(x, (ir.OpCall, ir.Call)):
-                stack.extend(a for a in x.args if isinstance(a, (ir.Const, ir.Var, ir.OpCall, ir.Call)))
+            kind = type(x)  # exact classes: asked of every node of the adjoint, each round
+            if kind is ir.Var:
+                if x.sym in tiles or x.sym in scalars:  # type: ignore[union-attr]  # the kind was just tested
+                    return True
+            elif kind is ir.OpCall:
+                op = x.op  # type: ignore[union-attr]
+                if op in _LOADED:
+                    continue
+                if op == "tid" or op == "lane":
+                    return True
+                stack.extend(x.args)  # type: ignore[union-attr]
+            elif kind is ir.Call:
+                stack.extend(x.args)  # type: ignore[union-attr]
         return False
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         for s in body:
-            if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and (under or varies(s.value)):
+            if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT) and s.target not in tiles and (
+                    under or varies(s.value)):
                 tiles.add(s.target)
             elif isinstance(s, ir.For):
                 visit(s.body, under or any(varies(b) for b in (s.start, s.stop, s.step)))
@@ -93,8 +102,18 @@ def lanes_may_differ(adjoint: ir.Function) -> bool:
         visit(adjoint.body, False)
         if len(tiles) == before:
             break  # a round that added nothing: the next would see the same set and add nothing either
-    return any(isinstance(e, ir.OpCall) and e.op in LANE_OPS and any(varies(a) for a in e.args)
-               for s in ir.walk_stmts(adjoint.body) for root in ir.stmt_exprs(s) for e in ir.walk_expr(root))
+    stack: list[ir.Expr] = []  # every node of every statement's expressions (walk_expr's walk, inline)
+    for s in ir.walk_stmts(adjoint.body):
+        stack.extend(ir.stmt_exprs(s))
+        while stack:
+            e = stack.pop()
+            if type(e) is ir.OpCall:
+                if e.op in LANE_OPS and any(varies(a) for a in e.args):
+                    return True
+                stack.extend(e.args)
+            elif type(e) is ir.Call:
+                stack.extend(e.args)
+    return False
 
 
 def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
@@ -160,25 +179,39 @@ def _substitute(e: ir.Expr, sym: ir.Sym, value: ir.Expr) -> ir.Expr | None:
     return replace(e, args=tuple(args))
 
 
-def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
-    out = list(body)
-    i = 0
-    while i < len(out):
-        s = out[i]
+class _Rounds:
+    """What one round of _fuse saw. A round leaves the statements before its position as they
+    are, and decides each candidate on what follows it, nested blocks last: a candidate it passed
+    over can only be folded after a later fold of the same round. When none was passed over
+    before a fold, another round would fold nothing (on long kernels that round cost as much as
+    the first)."""
+
+    def __init__(self) -> None:
+        self.passed_over = False  # a candidate was left in place (in the order the round visits them)
+        self.again = False  # something was folded after that: another round may fold more
+
+
+def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tuple[ir.Stmt, ...]:
+    # A folded statement's place is emptied (None) rather than deleted: deleting from the list
+    # moved everything after it, which made long kernels quadratic. Emptied places are all behind
+    # the sweep's position, so the searches ahead never meet one.
+    out: list[ir.Stmt | None] = list(body)
+    for i, s in enumerate(out):
         if isinstance(s, ir.Assign) and s.target in single and (
                 _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
-            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
             reader = out[j] if j is not None else None
             if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
                     and reader.target not in ir.read_syms(s.value)
-                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):
+                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):  # type: ignore[arg-type]
                 value = _substitute(reader.value, s.target, s.value)
                 if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
-                    del out[i]
+                    out[i] = None
+                    rounds.again = rounds.again or rounds.passed_over
                     continue
-        i += 1
-    return tuple(_map_blocks(s, lambda block: _fuse(block, single)) for s in out)
+            rounds.passed_over = True
+    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out if s is not None)
 
 
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}

@@ -37,6 +37,8 @@ def _useless_restores(fn: ir.Function) -> set[ir.Sym]:
     """Symbols restored from the tape whose restored value is never read."""
     if any(isinstance(s, (ir.Break, ir.Continue)) for s in ir.walk_stmts(fn.body)):
         return set()  # jumps are gone after structuring; without that, keep every restore
+    if not any(_is_pop(s) for s in ir.walk_stmts(fn.body)):
+        return set()  # nothing restored (straight-line code overwrites nothing): no liveness walk
     restored: set[ir.Sym] = set()
     useful: set[ir.Sym] = set()
 
@@ -100,11 +102,17 @@ def _has_effect(e: ir.Expr) -> bool:
     stack = [e]  # walk_expr's walk, inline: asked of every assignment, twice
     while stack:
         x = stack.pop()
-        if isinstance(x, (ir.OpCall, ir.Call)):
-            if isinstance(x, ir.OpCall) and OPS[x.op].effect and x.op != "tape_push":
+        kind = type(x)
+        if kind is ir.OpCall:
+            if x.op in _EFFECTS:  # type: ignore[union-attr]  # the kind was just tested
                 return True
-            stack.extend(x.args)
+            stack.extend(x.args)  # type: ignore[union-attr]
+        elif kind is ir.Call:
+            stack.extend(x.args)  # type: ignore[union-attr]
     return False
+
+
+_EFFECTS = frozenset(name for name, spec in OPS.items() if spec.effect) - {"tape_push"}
 
 
 def _is_push(s: ir.Stmt) -> TypeGuard[ir.ExprStmt]:
