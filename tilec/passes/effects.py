@@ -33,6 +33,7 @@ TC05xx warning otherwise (docs/gradients.md states the rules):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, NoReturn, cast
 
 from .. import ir
@@ -388,12 +389,10 @@ def check_adjoint(fn: ir.Function) -> None:
     _check_extremes(fn, found)
     varying = thread_varying(fn)
     _check_racing_stores(fn.body, varying, thread_varying(fn, between_blocks=True), False)
-    first: dict[Access, int] = {}  # where an access first occurs (equal accesses share it)
-    for i, a in enumerate(found):
-        first.setdefault(a, i)
+    first = _first_positions(found)
     for a in found:  # each thread must touch only elements no other thread writes
         for w in writes.get(a.array, ()):
-            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and first[a] > first[w]):
+            if w is a or (a.kind == w.kind and a.kind in ("accumulate", "extreme")) or (a.kind != "read" and first(a) > first(w)):
                 continue
             # elements that no thread index selects are the same in every thread: another thread
             # writing them is a race in the forward itself
@@ -450,6 +449,25 @@ def _check_racing_stores(body: tuple[ir.Stmt, ...], varying: set[ir.Sym], block_
             continue
         for block in ir.child_blocks(s):
             _check_racing_stores(block, varying, block_varying, inner)
+
+
+def _first_positions(found: list[Access]) -> Callable[[Access], int]:
+    """A function: where an access equal to a first occurs in found (what found.index answers),
+    asked only of the pairs that need it. Candidates share a span-free key, so spans are compared
+    (and resolved) only between accesses that agree in everything else, as found.index would."""
+    by_key: dict[Key, list[int]] = {}
+    for i, a in enumerate(found):
+        by_key.setdefault((a.array, a.kind, a.op, a.footprint), []).append(i)
+    memo: dict[int, int] = {}
+
+    def first(a: Access) -> int:
+        at = memo.get(id(a))
+        if at is None:
+            at = memo[id(a)] = next(j for j in by_key[(a.array, a.kind, a.op, a.footprint)]
+                                    if found[j] is a or found[j] == a)
+        return at
+
+    return first
 
 
 def _check_extremes(fn: ir.Function, found: list[Access]) -> None:
