@@ -72,6 +72,17 @@ def odd_fold(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
     wp.tile_store(y, wp.tile_reduce(plus_one, t, axis=1))
 
 
+@wp.func
+def plus(a: float, b: float):
+    return a + b
+
+
+@wp.kernel
+def user_sum_fold(x: wp.array2d(dtype=float), y: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=(16, 8))
+    wp.tile_store(y, wp.tile_reduce(plus, t, axis=1))
+
+
 @wp.kernel
 def square(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
     t = wp.tile_load(a, shape=(8, 8))
@@ -224,6 +235,17 @@ def test_an_empty_group_of_an_operator_without_identity_fails_the_launch(tl_mod)
         tl_mod.odd_fold.launch(dim=16, inputs=[x, y], block_dim=B)
     tl_mod.odd_fold.launch(dim=64, inputs=[x, y], block_dim=B)  # whole blocks: every row folds
     np.testing.assert_array_equal(y, np.full(16, 8 + 7, np.float32))
+
+
+def test_an_empty_group_of_a_user_operator_fails_even_when_zero_would_do(tl_mod):
+    """Warp declares identities for wp.add, wp.mul, wp.min and wp.max only: a user func that adds
+    (0 would serve) fails the launch all the same, rather than tilec guessing an identity."""
+    x = np.ones((16, 8), np.float32)
+    y = np.zeros(16, np.float32)
+    with pytest.raises(RuntimeError, match=r"user_sum_fold: a tile_reduce/argmax/argmin group"):
+        tl_mod.user_sum_fold.launch(dim=16, inputs=[x, y], block_dim=B)
+    tl_mod.user_sum_fold.launch(dim=64, inputs=[x, y], block_dim=B)
+    np.testing.assert_array_equal(y, np.full(16, 8, np.float32))
 
 
 def test_the_c_entry_refuses_an_undefined_partial_block_itself(tl_mod):

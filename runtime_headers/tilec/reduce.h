@@ -113,26 +113,28 @@ template <class DT, class TT> TL_HD void tile_min(Ctx& ctx, DT& dst, const TT& a
         return tile_fold_live(ctx, dst, a, axis, [](auto x, auto y) { return y < x ? y : x; }, []() { return highest_or_inf<C>(); });
     tile_fold_wide(dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
 }
-// The identity of a reduction operator for a partial block's group without an active element
-// (Warp uses the declared identity of wp.add, wp.mul, wp.min, wp.max): the first of 0, 1, the
-// lowest and the highest value that leaves sample values unchanged on both sides; none fails.
-template <class C, class F> TL_HD C fold_identity(F f) {
+// The identity of a tile_reduce operator for a partial block's group without an active element:
+// Warp declares one for wp.add, wp.mul, wp.min and wp.max only (identity: FOLD_* from the
+// emitter, which knows the operator); any other operator fails the launch, as in Warp.
+enum FoldIdentity { FOLD_NONE = 0, FOLD_ZERO = 1, FOLD_ONE = 2, FOLD_LOWEST = 3, FOLD_HIGHEST = 4 };
+template <class C> TL_HD C fold_identity(int identity) {
     if constexpr (std::is_arithmetic<C>::value) {
-        const C candidates[4] = {C(0), C(1), lowest_or_minus_inf<C>(), highest_or_inf<C>()};
-        const C samples[4] = {C(-3), C(2), C(7), C(100)};
-        for (const C& e : candidates) {
-            bool ok = true;
-            for (const C& v : samples) ok = ok && C(f(e, v)) == v && C(f(v, e)) == v;
-            if (ok) return e;
+        switch (identity) {
+            case FOLD_ZERO: return C(0);
+            case FOLD_ONE: return C(1);
+            case FOLD_LOWEST: return lowest_or_minus_inf<C>();
+            case FOLD_HIGHEST: return highest_or_inf<C>();
+            default: break;
         }
     }
     no_active_element();
     return C(0);
 }
 
-template <class DT, class TT, class F> TL_HD void tile_reduce(Ctx& ctx, DT& dst, const TT& a, F f, int axis) {
+template <class DT, class TT, class F>
+TL_HD void tile_reduce(Ctx& ctx, DT& dst, const TT& a, F f, int axis, int identity = FOLD_NONE) {
     using C = compute_t<typename TT::value_type>;
-    if (ctx.partial()) return tile_fold_live(ctx, dst, a, axis, f, [&]() { return fold_identity<C>(f); });
+    if (ctx.partial()) return tile_fold_live(ctx, dst, a, axis, f, [&]() { return fold_identity<C>(identity); });
     tile_fold(dst, a, axis, f);
 }
 

@@ -46,6 +46,9 @@ CALL_ATTRS = {
     "tile_cholesky_inplace": ("fill_mode",), "tile_cholesky_solve_inplace": ("fill_mode",),
     "assert_": ("message",), "tile_gather": ("axis",), "tile_gather_add": ("axis",),
 }  # fmt: skip
+# The builtin tile_reduce operators with an identity (Warp declares these four; reduce.h fold_identity):
+# what a partial block's group without an active element folds to.
+FOLD_IDENTITIES = {"add": "tl::FOLD_ZERO", "mul": "tl::FOLD_ONE", "max": "tl::FOLD_LOWEST", "min": "tl::FOLD_HIGHEST"}
 LEADING_ATTRS = {"print_format": ("format",)}  # attributes the runtime call takes before the values
 # Side effects of a whole tile: once per block (the leader, between barriers, in the GPU model).
 TILE_EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed"}
@@ -364,6 +367,8 @@ class CxxEmitter:
         if call.op == "tile_reduce":
             parts.append(self.reducer(call))
         parts += [self.attr_text(call, name) for name in CALL_ATTRS.get(call.op, ())]
+        if call.op == "tile_reduce" and call.attr("op") in FOLD_IDENTITIES:
+            parts.append(FOLD_IDENTITIES[call.attr("op")])
         if call.op == "tile_arange":
             start, stop, step = _arange_args(call.attr("args"))
             held = _tile_type(call.type).dtype  # an integer bound rounds once, straight to a float dtype (arange_bound)
