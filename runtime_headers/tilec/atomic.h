@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ctx.h"
+#include "workers.h"
 
 namespace tl {
 

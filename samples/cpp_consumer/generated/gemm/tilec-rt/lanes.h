@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core.h"
+#include "workers.h"
 
 namespace tl {
 
@@ -205,29 +206,6 @@ inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
     if (int64_t(n) > nblocks) n = int(nblocks);
     return n < 1 ? 1 : n;
 }
-
-// The host threads running blocks right now, in every launch of the process (as far as tilec's
-// span locks reach: atomic.h), and a flag a lone worker holds while it adds a tile without locks.
-// A worker registers before its first block; a new one then waits for a lock-free add in
-// progress to finish, and every add that checks after the registration sees two workers and
-// locks (atomic.h SoloAdd: both sides are sequentially consistent, Dekker's order).
-struct Workers {
-    static std::atomic<int>& running() {
-        static std::atomic<int> n{0};
-        return n;
-    }
-    static std::atomic<unsigned char>& solo_add() {
-        static std::atomic<unsigned char> busy{0};
-        return busy;
-    }
-    Workers() {
-        running().fetch_add(1);
-        while (solo_add().load()) {}
-    }
-    ~Workers() { running().fetch_sub(1); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-};
 
 inline Ctx*& single_lane_ctx() {
     static thread_local Ctx* ctx = nullptr;
