@@ -119,6 +119,7 @@ class StructTileLowering:
                 from .lower_call import Abort
 
                 raise Abort()
+            self.check_not_stale(f"{name}.{path}", node)
             leaves[path] = ir.Var(b.sym, self.span(node))
         return StructTile(t, leaves, name)
 
@@ -376,7 +377,6 @@ class StructTileLowering:
             return None
         current = self.struct_ref(target.value, target)
         value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
-        self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
         out = []
         for path, leaf in current.leaves.items():
             sym = leaf.sym
@@ -388,6 +388,9 @@ class StructTileLowering:
 
     def bind_struct(self, target: cst.Name, value, node) -> list:
         stmts = super().bind_struct(target, value, node)
+        for path, _ in structs.leaves(value.type) or []:
+            # each leaf of a view or broadcast aliases its source's leaf, as a plain tile's (lower_views)
+            self.track_view(f"{target.value}.{path}", value.leaves.get(path) if isinstance(value, StructTile) else None)
         if isinstance(value, StructTile):  # `storage="shared"` holds for every leaf, as bind_name keeps it
             for s in stmts:
                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.attr("storage") == "shared":
