@@ -44,4 +44,9 @@ CASES = [
     # funcs calling funcs inside tile_map: the adjoint inlines the straight-line callees
     Case("struct_tiles_cell_energies", S, "cell_energies", dim=(1,), block_dim=8,
          args=(StructArr("Cell", (8,), CELL), out(8))),
+    # an axis sum carries those fields as Warp does: the first slice along the axis (the float field is summed)
+    Case("struct_tiles_tagged_axis_totals", S, "tagged_axis_totals", dim=(1,), block_dim=8,
+         args=(StructArr("Tagged", (2, 8), TAGGED), *(StructArr("Tagged", (n,), TAGGED, role="out") for n in (2, 8)))),
+    Case("struct_tiles_tagged_middle_axis", S, "tagged_middle_axis", dim=(1,), block_dim=8,
+         args=(StructArr("Tagged", (2, 3, 4), TAGGED), StructArr("Tagged", (2, 4), TAGGED, role="out"))),
 ]

@@ -46,3 +46,15 @@ def refused_updates(src: wp.array[Body], dst: wp.array[Body]):
 @wp.kernel
 def refused_holders(src: wp.array[Holder]):  # ERROR TC0409: parameter `src`: an array of `Holder` structs, which hold arrays (data), is not supported
     t = wp.tile_load(src, shape=N)
+
+
+@wp.struct
+class Tagged:
+    flag: wp.bool
+    value: float
+
+
+@wp.kernel
+def tagged_axes(src: wp.array2d[Tagged], dst: wp.array[Tagged]):
+    t = wp.tile_load(src, shape=(2, N))
+    wp.tile_store(dst, wp.tile_sum(t, axis=2))  # ERROR TC0106: tile_sum: axis 2 is out of range for a 2-d tile

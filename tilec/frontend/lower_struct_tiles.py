@@ -257,16 +257,28 @@ class StructTileLowering:
 
     def carried_leaf(self, op, node, carriers: dict, path: str, lt, bound: dict):
         """A field Warp does not accumulate: an atomic add leaves it (None: no statement); tile_sum
-        gives the first element's value."""
+        gives the first element's value, an axis sum the first slice along the axis (measured)."""
         if op != "tile_sum":
             return None
-        if bound.get("axis") is not None:
-            self.fail("TC0203", f"tile_sum: an axis sum of a struct tile whose field `{path}` is {lt} (Warp does not "
-                      "accumulate bool and 8/16-bit integer fields) is not supported by tilec", bound["axis"])
         leaf = next(v for _, v in carriers.values() if isinstance(v, StructTile)).leaves[path]
+        if bound.get("axis") is not None and leaf.type.ndim > 1:
+            return self.first_slice(leaf, bound["axis"], node)
         first = self.make_op("tile_extract", [leaf] + [ir.Const(0, INT32, self.span(node))] * leaf.type.ndim, {},
                              node)
         return self.make_op("tile_full", [first], {"shape": (1,), "dtype": lt, "storage": "register"}, node)
+
+    def first_slice(self, leaf, axis_node, node):
+        """`leaf[..., 0, ...]` with index 0 on `axis` (a tile_slice keeping every other axis)."""
+        spec = OPS["tile_sum"]
+        axis = self.attr_value(next(p for p in spec.params if p.name == "axis"), axis_node, spec)
+        shape = leaf.type.shape
+        if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+            self.fail("TC0106", f"tile_sum: axis {axis} is out of range for a {len(shape)}-d tile", axis_node)
+        axis %= len(shape)
+        keep = sum(1 << k for k in range(len(shape)) if k != axis)
+        pairs = [ir.Const(v, INT32, self.span(node)) for k in range(len(shape)) for v in (0, int(k != axis))]
+        out = shape[:axis] + shape[axis + 1:]
+        return self.make_op("tile_slice", [leaf, ir.Const(keep, INT32, self.span(node))] + pairs, {"shape": out}, node)
 
     def struct_tile_map(self, bound: dict, variadic: list, values: dict, node: cst.Call):
         """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for

@@ -154,3 +154,16 @@ def heavier(c: Cell) -> Cell:
 def cell_energies(src: wp.array[Cell], e: wp.array[float]):
     t = wp.tile_load(src, shape=TILE)
     wp.tile_store(e, wp.tile_map(cell_energy, wp.tile_map(heavier, t)))
+
+
+@wp.kernel
+def tagged_axis_totals(src: wp.array2d[Tagged], rows: wp.array[Tagged], cols: wp.array[Tagged]):
+    t = wp.tile_load(src, shape=(2, TILE))
+    wp.tile_store(rows, wp.tile_sum(t, axis=1))
+    wp.tile_store(cols, wp.tile_sum(t, axis=0))
+
+
+@wp.kernel
+def tagged_middle_axis(src: wp.array3d[Tagged], out: wp.array2d[Tagged]):
+    t = wp.tile_load(src, shape=(2, 3, 4))
+    wp.tile_store(out, wp.tile_sum(t, axis=1))
