@@ -99,3 +99,78 @@ def test_gradient_through_struct_funcs_matches_finite_differences(device):
         numeric = (loss(plus) - loss(minus)) / (2 * h)
         analytic = float(np.sum(adj[field].astype(np.float64) * d))
         assert abs(numeric - analytic) <= 2e-2 * max(1.0, abs(numeric)), (field, numeric, analytic)
+
+
+REDUCE_SOURCE = '''import warp as wp
+
+
+@wp.struct
+class Cell:
+    rho: float
+    u: wp.vec2
+
+
+@wp.func
+def pooled(a: Cell, b: Cell) -> Cell:
+    r = Cell()
+    r.rho = a.rho + b.rho
+    r.u = a.u + b.u * 1.0
+    return r
+
+
+@wp.kernel
+def pool(cells: wp.array2d[Cell], out: wp.array[float]):
+    t = wp.tile_load(cells, shape=(3, 7))
+    total = wp.tile_reduce(pooled, t)
+    if wp.tile_reduce(pooled, t)[0].rho > -1.0e30:
+        out[0] = total[0].rho * total[0].u[0] + total[0].u[1]
+
+
+@wp.kernel
+def pool_wide(cells: wp.array[Cell], out: wp.array[Cell]):
+    wp.tile_store(out, wp.tile_reduce(pooled, wp.tile_load(cells, shape=256)))
+'''
+
+
+def test_reduce_tree_stays_linear_in_the_tile_size():
+    """A reduction is log2(n) levels of tile_maps over hoisted leaves, not a tree of copied expressions."""
+    module = compile_ir(REDUCE_SOURCE, "pooling")
+    wide = next(fn for fn in module.kernels if fn.name.endswith("pool_wide"))
+    nodes = sum(1 for stmt in ir.walk_stmts(wide.body) for e in ir.stmt_exprs(stmt) for _ in ir.walk_expr(e))
+    assert nodes < 400, nodes
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_struct_reduce_matches_numpy_and_finite_differences(device):
+    module = build(REDUCE_SOURCE, "pooling", block_dim=8, target="cpu" if device == "cpu" else "cuda-emu")
+    dt = module.Cell.numpy_dtype()
+    rng = np.random.default_rng(5)
+    cells = np.zeros((3, 7), dt)
+    cells["rho"], cells["u"] = rng.standard_normal((3, 7)), rng.standard_normal((3, 7, 2))
+
+    def run(c) -> float:
+        out = np.zeros(1, np.float32)
+        module.pool.launch_tiled(dim=(1,), inputs=[c, out], device=device, block_dim=8)
+        return float(out[0])
+
+    rho, u = cells["rho"].astype(np.float64).sum(), cells["u"].astype(np.float64).sum(axis=(0, 1))
+    assert run(cells) == pytest.approx(rho * u[0] + u[1], rel=1e-4, abs=1e-4)
+    adj = np.zeros((3, 7), dt)
+    module.pool.launch_tiled(dim=(1,), inputs=[cells, np.zeros(1, np.float32)],
+                             adj_inputs=[adj, np.ones(1, np.float32)], adjoint=True, device=device, block_dim=8)
+    np.testing.assert_allclose(adj["rho"], np.full((3, 7), u[0]), rtol=1e-4)
+    np.testing.assert_allclose(adj["u"], np.broadcast_to([rho, 1.0], (3, 7, 2)), rtol=1e-4, atol=1e-4)
+    h, d = 1e-2, rng.standard_normal((3, 7))
+    plus, minus = cells.copy(), cells.copy()
+    plus["rho"] += (h * d).astype(np.float32)
+    minus["rho"] -= (h * d).astype(np.float32)
+    numeric = (run(plus) - run(minus)) / (2 * h)
+    assert numeric == pytest.approx(float(np.sum(adj["rho"] * d)), rel=2e-2, abs=2e-2)
+    wide = np.zeros(256, dt)
+    wide["rho"], wide["u"] = rng.standard_normal(256), rng.standard_normal((256, 2))
+    total = np.zeros(1, dt)
+    module.pool_wide.launch_tiled(dim=(1,), inputs=[wide, total], device=device, block_dim=8)
+    assert total["rho"][0] == pytest.approx(wide["rho"].astype(np.float64).sum(), abs=1e-3)
+    np.testing.assert_allclose(total["u"][0], wide["u"].astype(np.float64).sum(axis=0), atol=1e-3)
