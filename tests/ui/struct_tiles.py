@@ -73,3 +73,17 @@ def refused_reductions(src: wp.array2d[Body], dst: wp.array[Body], flags: wp.arr
     wp.tile_store(dst, wp.tile_scan_inclusive(t))  # ERROR TC0203: Warp 1.19 scans float32, int32 and uint32 tiles
     while wp.tile_reduce(lighter, t)[0].mass > 0.0:  # ERROR TC0401: tile_reduce of a struct tile in a loop header
         flags[0] = 1
+
+
+@wp.struct
+class IndexedHolder:
+    data: wp.indexedarray(dtype=float)  # ERROR TC0409: `indexedarray1d(float32)` fields are not supported by tilec (Warp 1.19 takes them
+    tag: float
+
+
+@wp.kernel
+def refused_array_fields(h: Holder, ih: IndexedHolder, src: wp.array[Body], out: wp.array[float]):
+    _b, lane = wp.tid()
+    t = wp.tile_full(4, value=h, dtype=Holder)  # ERROR TC0203: which hold arrays (data), are not supported by tilec (Warp 1.19 takes them
+    u = wp.tile_full(4, value=ih, dtype=IndexedHolder)
+    s = wp.tile_stack(capacity=8, dtype=Body)  # ERROR TC0203: tile_stack: does not take `Body` structs (Warp 1.19 stacks structs

@@ -57,6 +57,8 @@ SPECIAL_OPS = {"tile_map", "tile_sort"}
 REFUSALS = {
     "tile_ones": "structs have no value for one; use tile_full with an explicit value",
     "neg": "Warp's unary tile operators do not take struct elements",
+    "tile_stack": "Warp 1.19 stacks structs; tilec's stacks hold scalars only, and a struct's would be one stack "
+                  "per field pushed and popped together, not done yet",
     "tile_scan_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
     "tile_scan_exclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
     "tile_scan_max_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
@@ -208,7 +210,8 @@ class StructTileLowering:
         if arrays:
             arg = next(iter(held.values()))
             self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
-                      "supported by tilec", arg, help="tile the fields that are not arrays")
+                      "supported by tilec (Warp 1.19 takes them; tilec keeps one tile per field, and a tile of "
+                      "array handles has no C++ form there)", arg, help="tile the fields that are not arrays")
         return t
 
     def refuse_struct_tile_op(self, op: str, carriers: dict, held: StructT):
