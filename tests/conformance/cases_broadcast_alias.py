@@ -20,4 +20,7 @@ CASES = [
          args=(arr(3, 4), out(3, 4), out(3, 4))),
     Case("broadcast_alias_struct_source", P, "struct_source_accumulated", dim=(1,), block_dim=4,
          args=(particles(4), particles(3, 4), particles(3, 4, role="out"))),
+    # a write into a view of a view reaches the tile at the root, and the broadcast of the middle one
+    Case("broadcast_alias_view_of_view", P, "view_of_view_written", dim=(1,), block_dim=4,
+         args=(arr(3, 4), out(3, 4), out(2, 4))),
 ]

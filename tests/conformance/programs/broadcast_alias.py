@@ -46,3 +46,14 @@ def struct_source_accumulated(a: wp.array[Particle], x: wp.array2d[Particle], ou
     b = wp.tile_broadcast(ta, shape=(3, 4))
     ta += wp.tile_load(a, shape=4)
     wp.tile_store(out_b, b + wp.tile_load(x, shape=(3, 4)))
+
+
+@wp.kernel
+def view_of_view_written(t_in: wp.array2d[float], out_t: wp.array2d[float], out_b: wp.array2d[float]):
+    t = wp.tile_load(t_in, shape=(3, 4))
+    row = t[1]
+    pair = row[1:3]
+    b = wp.tile_broadcast(row, shape=(2, 4))
+    pair[0] = pair[1] * 3.0
+    wp.tile_store(out_t, t)
+    wp.tile_store(out_b, b)
