@@ -383,11 +383,12 @@ class StructTileLowering:
             return ir.Var(tmp, self.span(node))
         return self.struct_tile_leafwise(t, bind)
 
-    # the hoisted temporaries of the statement being lowered, emitted before it (as random draws are)
-    struct_hoisted: list = []
+    # the hoisted temporaries of the statement being lowered, emitted before it (as random draws are);
+    # set per statement by begin_statement_draws (every expression is lowered inside a statement)
+    struct_hoisted: list
 
     def begin_statement_draws(self) -> tuple:
-        saved = (super().begin_statement_draws(), self.struct_hoisted)
+        saved = (super().begin_statement_draws(), getattr(self, "struct_hoisted", []))
         self.struct_hoisted = []
         return saved
 
