@@ -174,3 +174,61 @@ def test_struct_reduce_matches_numpy_and_finite_differences(device):
     module.pool_wide.launch_tiled(dim=(1,), inputs=[wide, total], device=device, block_dim=8)
     assert total["rho"][0] == pytest.approx(wide["rho"].astype(np.float64).sum(), abs=1e-3)
     np.testing.assert_allclose(total["u"][0], wide["u"].astype(np.float64).sum(axis=0), atol=1e-3)
+
+
+KEYED_SOURCE = '''import warp as wp
+
+
+@wp.struct
+class KeyValue:
+    key: wp.int32
+    value: wp.float32
+
+
+@wp.func
+def kv_max(a: KeyValue, b: KeyValue) -> KeyValue:
+    return wp.where(a.value < b.value, b, a)
+
+
+@wp.func
+def larger(a: float, b: float) -> float:
+    return wp.where(a < b, b, a)
+
+
+@wp.kernel
+def argmax(values: wp.array2d[KeyValue], res: wp.array[KeyValue]):
+    i = wp.tid()
+    t = wp.tile_load(values, shape=(1, 16), offset=(i, 0))
+    wp.tile_store(res, wp.tile_reduce(kv_max, t), offset=i)
+
+
+@wp.kernel
+def larger_of(x: wp.array[float], y: wp.array[float], out: wp.array[float]):
+    wp.tile_store(out, wp.tile_map(larger, wp.tile_load(x, shape=16), wp.tile_load(y, shape=16)))
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_where_on_structs_and_its_lifted_adjoint(device):
+    """wp.where of two struct values selects field by field (Warp's keyed argmax through tile_reduce);
+    a tile_map over a func using wp.where has the adjoint of a per-element select (was an internal error)."""
+    module = build(KEYED_SOURCE, "keyed", block_dim=8, target="cpu" if device == "cpu" else "cuda-emu")
+    rng = np.random.default_rng(11)
+    values = np.zeros((3, 16), module.KeyValue.numpy_dtype())
+    values["key"] = np.arange(16)
+    values["value"] = rng.permuted(np.tile(np.arange(16, dtype=np.float32), (3, 1)), axis=1)
+    res = np.zeros(3, values.dtype)
+    module.argmax.launch_tiled(dim=(3,), inputs=[values, res], device=device, block_dim=8)
+    np.testing.assert_array_equal(res["key"], np.argmax(values["value"], axis=1))
+    np.testing.assert_array_equal(res["value"], np.full(3, 15.0, np.float32))
+    x, y = rng.standard_normal(16).astype(np.float32), rng.standard_normal(16).astype(np.float32)
+    out, seed = np.zeros(16, np.float32), rng.standard_normal(16).astype(np.float32)
+    module.larger_of.launch_tiled(dim=(1,), inputs=[x, y, out], device=device, block_dim=8)
+    np.testing.assert_array_equal(out, np.maximum(x, y))
+    adj_x, adj_y = np.zeros(16, np.float32), np.zeros(16, np.float32)
+    module.larger_of.launch_tiled(dim=(1,), inputs=[x, y, out], adj_inputs=[adj_x, adj_y, seed.copy()],
+                                  adjoint=True, device=device, block_dim=8)
+    np.testing.assert_array_equal(adj_x, np.where(x < y, 0, seed))
+    np.testing.assert_array_equal(adj_y, np.where(x < y, seed, 0))

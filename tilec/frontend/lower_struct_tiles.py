@@ -37,6 +37,7 @@ PER_LEAF_OPS = {
     "tile_sum", "tile_broadcast", "tile_view", "tile_squeeze", "tile_reshape", "tile_transpose", "tile_extract",
     "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
     "add", "sub",
+    "where",  # wp.where(cond, a, b) of two struct values (Warp 1.19 selects whole structs): field by field
 }
 # Fields Warp 1.19 does not accumulate (no atomic add for them): tile_atomic_add leaves them, tile_sum
 # gives the first element's, `a + b` / `a - b` give a's (measured: bool, int8, uint8, int16, uint16).
