@@ -4,6 +4,7 @@ element reads and writes, layout ops."""
 from cases import Case, StructArr, out
 
 S = "struct_tiles.py"
+REDUCE_ADJOINT = "Warp 1.19's tile_reduce has no adjoint (a zero gradient); the reference is finite differences"
 PARTICLE = (("mass", "float32", "rand"), ("vel", "float32:3"))
 TAGGED = (("flag", "bool", "int:0:2"), ("small", "int8", "int:-9:9"), ("count", "int32", "int:0:50"),
           ("value", "float32"))
@@ -44,4 +45,17 @@ CASES = [
     # funcs calling funcs inside tile_map: the adjoint inlines the straight-line callees
     Case("struct_tiles_cell_energies", S, "cell_energies", dim=(1,), block_dim=8,
          args=(StructArr("Cell", (8,), CELL), out(8))),
+    # an axis sum carries those fields as Warp does: the first slice along the axis (the float field is summed)
+    Case("struct_tiles_tagged_axis_totals", S, "tagged_axis_totals", dim=(1,), block_dim=8,
+         args=(StructArr("Tagged", (2, 8), TAGGED), *(StructArr("Tagged", (n,), TAGGED, role="out") for n in (2, 8)))),
+    Case("struct_tiles_tagged_middle_axis", S, "tagged_middle_axis", dim=(1,), block_dim=8,
+         args=(StructArr("Tagged", (2, 3, 4), TAGGED), StructArr("Tagged", (2, 4), TAGGED, role="out"))),
+    # tile_reduce with a func of structs: Warp 1.19 has no adjoint for it (MISSINGADJOINT in tile_reduce.h,
+    # a zero gradient); tilec's comes from the tree of tile_maps it lowers to, checked by finite differences
+    Case("struct_tiles_reduced_heaviest", S, "reduced_heaviest", dim=(1,), block_dim=8, grad=False,
+         args=(particles(8), particles(1, role="out"))),
+    Case("struct_tiles_reduced_grid", S, "reduced_grid", dim=(2,), block_dim=8,
+         args=(particles(2, 3, 5), particles(2, role="out"), out(2)), warp_wrong=REDUCE_ADJOINT),
+    Case("struct_tiles_reduced_cells", S, "reduced_cells", dim=(1,), block_dim=8,
+         args=(StructArr("Cell", (6,), CELL), StructArr("Cell", (1,), CELL, role="out")), warp_wrong=REDUCE_ADJOINT),
 ]

@@ -559,7 +559,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if struct_tile is not None:
                 return struct_tile
             current = self.lower_name(target)
-            self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
+            if not (isinstance(current.type, TileT) and op_cls in (cst.Add, cst.Subtract)):  # in place: views follow
+                self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
             op = BINOPS[op_cls]
             value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
             if value.type != current.type:

@@ -467,7 +467,7 @@ class CallLowering:
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, [a.value for a in arg_nodes]), fn.params)]
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
-            if isinstance(args[i], ir.OpCall) and args[i].op in ("tile_slice", "tile_view"):
+            if isinstance(args[i], ir.OpCall) and args[i].op in ("tile_slice", "tile_view", "tile_broadcast"):
                 self.fail("TC0401", f"unsupported syntax: `{name}` updates this tile in place, and in Warp a "
                           "view passes its parent by reference; tilec's views are copies", arg_nodes[i],
                           help="update a variable and assign it back, e.g. `r = t[1]` ... `t[1] = r`")

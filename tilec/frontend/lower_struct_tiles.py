@@ -10,7 +10,8 @@ with every struct-valued operand (an array of structs, a struct tile, a struct v
 replaced by that leaf (`subst`), so the op's own binding, rules and diagnostics apply. What Warp
 1.19 takes (the probes behind STRUCT_TILE_OPS): loads, stores, atomic adds and their indexed forms,
 tile_zeros / tile_empty / tile_full (not tile_ones: structs have no one), tile_from_thread,
-tile_map over funcs of struct arguments, tile_sum (field by field), `+` / `-` / `+=` / `-=`
+tile_map over funcs of struct arguments, tile_reduce with a func of two structs (whole tiles only; a
+tree of tile_maps, see struct_tile_reduce), tile_sum (field by field), `+` / `-` / `+=` / `-=`
 (field by field), tile_sort of struct values, the layout ops and element reads / writes. Every
 other op given a struct tile (arithmetic but + and -, min/max/arg reductions, scans, matmul, casts,
 ...) is a diagnostic at the operand, before any C++ is written.
@@ -36,6 +37,7 @@ PER_LEAF_OPS = {
     "tile_sum", "tile_broadcast", "tile_view", "tile_squeeze", "tile_reshape", "tile_transpose", "tile_extract",
     "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
     "add", "sub",
+    "where",  # wp.where(cond, a, b) of two struct values (Warp 1.19 selects whole structs): field by field
 }
 # Fields Warp 1.19 does not accumulate (no atomic add for them): tile_atomic_add leaves them, tile_sum
 # gives the first element's, `a + b` / `a - b` give a's (measured: bool, int8, uint8, int16, uint16).
@@ -56,8 +58,12 @@ SPECIAL_OPS = {"tile_map", "tile_sort"}
 REFUSALS = {
     "tile_ones": "structs have no value for one; use tile_full with an explicit value",
     "neg": "Warp's unary tile operators do not take struct elements",
-    "tile_reduce": "tilec does not yet reduce struct tiles with a func (Warp 1.19 does, with a func returning "
-                   "the struct); reduce a field instead",
+    "tile_stack": "Warp 1.19 stacks structs; tilec's stacks hold scalars only, and a struct's would be one stack "
+                  "per field pushed and popped together, not done yet",
+    "tile_scan_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
+    "tile_scan_exclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
+    "tile_scan_max_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
+    "tile_scan_min_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
 }
 
 
@@ -119,6 +125,7 @@ class StructTileLowering:
                 from .lower_call import Abort
 
                 raise Abort()
+            self.check_not_stale(f"{name}.{path}", node)
             leaves[path] = ir.Var(b.sym, self.span(node))
         return StructTile(t, leaves, name)
 
@@ -130,6 +137,14 @@ class StructTileLowering:
         for a in node.args:
             names |= _struct_names(a.value)
         return any(n in self.struct_vars or n in self.scope.structs for n in names)
+
+    def maybe_struct(self, node) -> bool:
+        """Also an op over struct operands (`wp.tile_reduce(f, t)[0].mass`)."""
+        if super().maybe_struct(node):
+            return True
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        return isinstance(node, cst.Call) and self.struct_candidate(node)
 
     # ------------------------------------------------------------ ops
 
@@ -172,6 +187,8 @@ class StructTileLowering:
                           f"holds `{held}` structs", arg)
         if op == "tile_map":
             return self.struct_tile_map(bound, variadic, values, node)
+        if op == "tile_reduce":
+            return self.struct_tile_reduce(bound, values, held, node)
         if op not in PER_LEAF_OPS and op != "tile_sort":
             if op not in REFUSALS and all(isinstance(v, StructT) for _, v in carriers.values()):
                 with self.substituted(plain):  # `dtype=S` alone: the op's own rule names the dtype
@@ -194,7 +211,8 @@ class StructTileLowering:
         if arrays:
             arg = next(iter(held.values()))
             self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
-                      "supported by tilec", arg, help="tile the fields that are not arrays")
+                      "supported by tilec (Warp 1.19 takes them; tilec keeps one tile per field, and a tile of "
+                      "array handles has no C++ form there)", arg, help="tile the fields that are not arrays")
         return t
 
     def refuse_struct_tile_op(self, op: str, carriers: dict, held: StructT):
@@ -256,16 +274,28 @@ class StructTileLowering:
 
     def carried_leaf(self, op, node, carriers: dict, path: str, lt, bound: dict):
         """A field Warp does not accumulate: an atomic add leaves it (None: no statement); tile_sum
-        gives the first element's value."""
+        gives the first element's value, an axis sum the first slice along the axis (measured)."""
         if op != "tile_sum":
             return None
-        if bound.get("axis") is not None:
-            self.fail("TC0203", f"tile_sum: an axis sum of a struct tile whose field `{path}` is {lt} (Warp does not "
-                      "accumulate bool and 8/16-bit integer fields) is not supported by tilec", bound["axis"])
         leaf = next(v for _, v in carriers.values() if isinstance(v, StructTile)).leaves[path]
+        if bound.get("axis") is not None and leaf.type.ndim > 1:
+            return self.first_slice(leaf, bound["axis"], node)
         first = self.make_op("tile_extract", [leaf] + [ir.Const(0, INT32, self.span(node))] * leaf.type.ndim, {},
                              node)
         return self.make_op("tile_full", [first], {"shape": (1,), "dtype": lt, "storage": "register"}, node)
+
+    def first_slice(self, leaf, axis_node, node):
+        """`leaf[..., 0, ...]` with index 0 on `axis` (a tile_slice keeping every other axis)."""
+        spec = OPS["tile_sum"]
+        axis = self.attr_value(next(p for p in spec.params if p.name == "axis"), axis_node, spec)
+        shape = leaf.type.shape
+        if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
+            self.fail("TC0106", f"tile_sum: axis {axis} is out of range for a {len(shape)}-d tile", axis_node)
+        axis %= len(shape)
+        keep = sum(1 << k for k in range(len(shape)) if k != axis)
+        pairs = [ir.Const(v, INT32, self.span(node)) for k in range(len(shape)) for v in (0, int(k != axis))]
+        out = shape[:axis] + shape[axis + 1:]
+        return self.make_op("tile_slice", [leaf, ir.Const(keep, INT32, self.span(node))] + pairs, {"shape": out}, node)
 
     def struct_tile_map(self, bound: dict, variadic: list, values: dict, node: cst.Call):
         """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for
@@ -275,8 +305,13 @@ class StructTileLowering:
         if not (isinstance(fnode, cst.Name) and fnode.value in self.scope.funcs):
             self.fail("TC0407", "tile_map: over struct tiles the function must be a @wp.func taking the struct",
                       fnode if fnode is not None else node)
+        return self.map_struct_func(fnode, [values[id(a)] for a in variadic], list(variadic), node)
+
+    def map_struct_func(self, fnode: cst.Name, operands: list, arg_nodes: list, node):
+        """tile_map of the @wp.func `fnode` over lowered operands (struct tiles, struct values, plain
+        tiles and scalars; arg_nodes: where each came from, for diagnostics)."""
         name = fnode.value
-        operands = [values[id(a)] for a in variadic]
+        variadic = arg_nodes
         shapes = {v.type.shape for v in operands if isinstance(v.type, TileT)}
         if len(shapes) > 1:
             self.fail("TC0101", "tile_map: tile operands have different shapes: "
@@ -310,6 +345,92 @@ class StructTileLowering:
         if returned is None:
             return maps[None]
         return StructTile(TileT(returned, shape), maps, f"tile_map({name}, ...)")
+
+    def struct_tile_reduce(self, bound: dict, values: dict, held: StructT, node: cst.Call):
+        """tile_reduce(f, t) of a struct tile (Warp 1.19: f a @wp.func taking two structs and returning
+        one; whole tile only): a tree of tile_maps of f over halves of the flattened tile, an odd
+        element folded in after its prefix is reduced. Warp combines in an unspecified order too, so
+        f must be associative and commutative; the adjoint is each tile_map's (none in Warp 1.19)."""
+        fnode, tnode = bound.get("op"), bound.get("a")
+        t = values.get(id(tnode))
+        if not isinstance(t, StructTile):
+            self.fail("TC0201", f"tile_reduce: `a` must be a tile of `{held}` structs, got {describe(t.type)}",
+                      tnode if tnode is not None else node)
+        if bound.get("axis") is not None:
+            self.fail("TC0203", f"tile_reduce: does not take an axis over {describe(t.type)} (Warp 1.19 reduces "
+                      "struct tiles whole)", bound["axis"])
+        if not (isinstance(fnode, cst.Name) and fnode.value in self.scope.funcs):
+            self.fail("TC0407", f"tile_reduce: over {describe(t.type)} the function must be a @wp.func taking "
+                      f"two `{held}` values and returning one", fnode if fnode is not None else node)
+        returned = self.struct_returned(self.scope.funcs[fnode.value], node)
+        if returned != held:
+            self.fail("TC0407", f"tile_reduce: function `{fnode.value}` must return `{held}` for {describe(t.type)}",
+                      fnode)
+        n = 1
+        for extent in t.type.shape:
+            n *= extent
+        flat = t if t.type.ndim == 1 else self.struct_tile_leafwise(
+            t, lambda leaf: self.make_op("tile_reshape", [leaf], {"shape": (n,)}, node))
+        return self.reduce_halves(fnode, self.hoist(flat, node), n, tnode, node)
+
+    def hoist(self, t: StructTile, node) -> StructTile:
+        """Each leaf computed once into a temporary before the statement (each level of a reduction
+        reads every leaf of the one before: as expressions they would grow exponentially)."""
+        def bind(leaf):
+            if isinstance(leaf, ir.Var):
+                return leaf
+            tmp = self.new_temp(leaf.type)
+            self.struct_hoisted.append(ir.Assign(tmp, leaf, self.span(node)))
+            return ir.Var(tmp, self.span(node))
+        return self.struct_tile_leafwise(t, bind)
+
+    # the hoisted temporaries of the statement being lowered, emitted before it (as random draws are);
+    # set per statement by begin_statement_draws (every expression is lowered inside a statement)
+    struct_hoisted: list
+
+    def begin_statement_draws(self) -> tuple:
+        saved = (super().begin_statement_draws(), getattr(self, "struct_hoisted", []))
+        self.struct_hoisted = []
+        return saved
+
+    def end_statement_draws(self, saved: tuple) -> None:
+        super().end_statement_draws(saved[0])
+        self.struct_hoisted = saved[1]
+
+    def sequence_draws(self, node, stmts: list) -> list:
+        stmts = super().sequence_draws(node, stmts)
+        if not self.struct_hoisted:
+            return stmts
+        if isinstance(node, (cst.While, cst.For)):
+            header = node.test if isinstance(node, cst.While) else node.iter
+            self.fail("TC0401", "unsupported syntax: tile_reduce of a struct tile in a loop header; reduce into "
+                      "a variable before the loop", header)
+        hoisted, self.struct_hoisted = self.struct_hoisted, []
+        return hoisted + stmts
+
+    def reduce_halves(self, fnode, t: StructTile, n: int, tnode, node) -> StructTile:
+        if n == 1:
+            return t
+        if n % 2:  # the even prefix reduced, then the last element folded in
+            head = self.reduce_halves(fnode, self.struct_tile_part(t, 0, n - 1, node), n - 1, tnode, node)
+            return self.hoist(self.map_struct_func(fnode, [head, self.struct_tile_part(t, n - 1, 1, node)],
+                                                   [tnode, tnode], node), node)
+        half = n // 2
+        pairs = self.map_struct_func(fnode, [self.struct_tile_part(t, 0, half, node),
+                                             self.struct_tile_part(t, half, half, node)], [tnode, tnode], node)
+        return self.reduce_halves(fnode, self.hoist(pairs, node), half, tnode, node)
+
+    def struct_tile_part(self, t: StructTile, start: int, length: int, node) -> StructTile:
+        """Elements start .. start+length of a 1-d struct tile, leaf by leaf (tile_views: vector and
+        matrix leaves have no tile_slice)."""
+        span = self.span(node)
+        return self.struct_tile_leafwise(t, lambda leaf: ir.OpCall(
+            "tile_view", (leaf, ir.Const(start, INT32, span)), (("offset_count", 1), ("shape", (length,))),
+            TileT(leaf.type.dtype, (length,)), span))
+
+    def struct_tile_leafwise(self, t: StructTile, f) -> StructTile:
+        leaves = {path: f(leaf) for path, leaf in t.leaves.items()}
+        return StructTile(TileT(t.type.dtype, next(iter(leaves.values())).type.shape), leaves, t.origin)
 
     # ------------------------------------------------------------ expressions and statements
 
@@ -376,7 +497,6 @@ class StructTileLowering:
             return None
         current = self.struct_ref(target.value, target)
         value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
-        self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1
         out = []
         for path, leaf in current.leaves.items():
             sym = leaf.sym
@@ -388,6 +508,9 @@ class StructTileLowering:
 
     def bind_struct(self, target: cst.Name, value, node) -> list:
         stmts = super().bind_struct(target, value, node)
+        for path, _ in structs.leaves(value.type) or []:
+            # each leaf of a view or broadcast aliases its source's leaf, as a plain tile's (lower_views)
+            self.track_view(f"{target.value}.{path}", value.leaves.get(path) if isinstance(value, StructTile) else None)
         if isinstance(value, StructTile):  # `storage="shared"` holds for every leaf, as bind_name keeps it
             for s in stmts:
                 if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.attr("storage") == "shared":

@@ -37,6 +37,10 @@ class SliceArgs:
 
 
 VIEW_OPS = ("tile_slice", "tile_view")
+# Results that alias their operand in Warp: the views, and wp.tile_broadcast (every position along a
+# broadcast axis is the source's one element). A broadcast follows its source's changes like a view,
+# but is never written through: Warp's collective write into one races along the broadcast axes.
+ALIAS_OPS = VIEW_OPS + ("tile_broadcast",)
 
 
 class ViewLowering:
@@ -240,7 +244,7 @@ class ViewLowering:
         """`name = <view of a tile variable>`: remembered so later writes through either side are
         reported (Warp's views alias their parent)."""
         self.stale_views.pop(name, None)
-        if isinstance(value, ir.OpCall) and value.op in VIEW_OPS and isinstance(value.args[0], ir.Var):
+        if isinstance(value, ir.OpCall) and value.op in ALIAS_OPS and isinstance(value.args[0], ir.Var):
             self.tile_views[name] = value.args[0].sym.name
             reads = {x.sym.name for x in ir.walk_expr(value) if isinstance(x, ir.Var)}
             self.view_exprs[name] = (value, {n: self.assign_counts.get(n, 0) for n in reads})
@@ -255,6 +259,7 @@ class ViewLowering:
         views = self.tile_views
         if sym.name in views:
             parent = views[sym.name]
+            self.refuse_broadcast_write(sym.name, node)
             back = self.write_back(sym, node)
             if back is None:
                 self.fail("TC0401", f"unsupported syntax: `{sym.name}` is a view of `{parent}`; in Warp writing "
@@ -264,8 +269,22 @@ class ViewLowering:
             parent_sym = back.target
             self.note_inplace(parent_sym)
             self.refresh_views(parent_sym, node, skip=sym.name)
+            if parent_sym.name in views and parent_sym.name != sym.name:  # a view of a view: up the chain
+                self.note_mutation(parent_sym, node)
             return
         self.refresh_views(sym, node)
+
+    def refuse_broadcast_write(self, name: str, node) -> None:
+        """A write into a broadcast tile (or into a view of one) is a diagnostic: in Warp it writes the
+        source, and a collective one races along the broadcast axes; tilec's broadcast is a copy."""
+        op, _ = self.view_exprs.get(name, (None, None))
+        if op is None or op.op != "tile_broadcast":
+            return
+        name, source = name.partition(".")[0], self.tile_views[name].partition(".")[0]  # a struct tile's leaf
+        self.fail("TC0401", f"unsupported syntax: `{name}` is a broadcast of `{source}` (wp.tile_broadcast at line "
+                  f"{op.span.line}); in Warp its elements alias those of `{source}`, so this write changes `{source}` "
+                  "(and a whole-tile write races along the broadcast axes); tilec does not write through broadcasts",
+                  node, help=f"write into `{source}` directly: its broadcasts see the change")
 
     def unchanged(self, name: str) -> bool:
         _, counts = self.view_exprs[name]
@@ -283,6 +302,8 @@ class ViewLowering:
             op, _ = self.view_exprs[view]
             again = replace(op, args=(ir.Var(parent, op.span),) + op.args[1:])
             self.pending_aliases.append(ir.Assign(binding.sym, again, self.span(node)))
+            if view != parent.name:
+                self.refresh_views(binding.sym, node)  # a view of this view (a broadcast of a row) follows too
 
     def write_back(self, view_sym, node):
         """`parent = tile_assign(parent, view, offsets)` for a unit-step view, else None."""

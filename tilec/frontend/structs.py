@@ -92,6 +92,9 @@ def _unsupported_field(t: ann.Declared) -> str | None:
     why = array_of_array_structs(t)
     if why:
         return why
+    if isinstance(t, ann.IndexedT):  # Warp 1.19 takes one, in tiles of the struct too
+        return (f"`{t}` fields are not supported by tilec (Warp 1.19 takes them; tilec reads an indexed array "
+                "only as a kernel parameter, through index arrays the loader passes beside it)")
     if not isinstance(held, (Scalar, StructT, VecT, MatT)):
         return f"`{t}` is not a struct field type"
     return None

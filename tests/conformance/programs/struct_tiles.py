@@ -154,3 +154,63 @@ def heavier(c: Cell) -> Cell:
 def cell_energies(src: wp.array[Cell], e: wp.array[float]):
     t = wp.tile_load(src, shape=TILE)
     wp.tile_store(e, wp.tile_map(cell_energy, wp.tile_map(heavier, t)))
+
+
+@wp.kernel
+def tagged_axis_totals(src: wp.array2d[Tagged], rows: wp.array[Tagged], cols: wp.array[Tagged]):
+    t = wp.tile_load(src, shape=(2, TILE))
+    wp.tile_store(rows, wp.tile_sum(t, axis=1))
+    wp.tile_store(cols, wp.tile_sum(t, axis=0))
+
+
+@wp.kernel
+def tagged_middle_axis(src: wp.array3d[Tagged], out: wp.array2d[Tagged]):
+    t = wp.tile_load(src, shape=(2, 3, 4))
+    wp.tile_store(out, wp.tile_sum(t, axis=1))
+
+
+@wp.func
+def heaviest(a: Particle, b: Particle) -> Particle:
+    out = Particle()
+    if a.mass > b.mass:
+        out = a
+    else:
+        out = b
+    return out
+
+
+@wp.func
+def merged(a: Particle, b: Particle) -> Particle:
+    out = Particle()
+    out.mass = a.mass + b.mass
+    out.vel = a.vel + b.vel
+    return out
+
+
+@wp.func
+def merged_cells(a: Cell, b: Cell) -> Cell:
+    out = Cell()
+    out.body = merged(a.body, b.body)
+    out.weight = wp.max(a.weight, b.weight)
+    return out
+
+
+@wp.kernel
+def reduced_heaviest(src: wp.array[Particle], out: wp.array[Particle]):
+    t = wp.tile_load(src, shape=TILE)
+    wp.tile_store(out, wp.tile_reduce(heaviest, t))
+
+
+@wp.kernel
+def reduced_grid(src: wp.array3d[Particle], out: wp.array[Particle], mass: wp.array[float]):
+    i = wp.tid()
+    t = wp.tile_load(src[i], shape=(3, 5))
+    total = wp.tile_reduce(merged, t)
+    wp.tile_store(out, total, offset=i)
+    wp.tile_store(mass, wp.tile_map(kinetic, total), offset=i)
+
+
+@wp.kernel
+def reduced_cells(src: wp.array[Cell], out: wp.array[Cell]):
+    t = wp.tile_load(src, shape=6)
+    wp.tile_store(out, wp.tile_reduce(merged_cells, t))
