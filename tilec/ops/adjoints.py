@@ -212,7 +212,7 @@ def _where(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     zero = _k(g, 0)
     if isinstance(cond.type, TileT):  # a func's where lifted over tile_map's elements (passes/structure):
         # per element, as the lifted forward (wp.where itself takes a scalar condition only)
-        def pick(a, b):
+        def pick(a: ir.Expr, b: ir.Expr) -> ir.Expr:
             return ir.OpCall("where", (cond, a, b), (), g.type, e.span)
         return [(1, pick(g, zero)), (2, pick(zero, g))]
     return [(1, C("where", cond, g, zero)), (2, C("where", cond, zero, g))]
