@@ -23,7 +23,6 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import INT32, MatT, Scalar, TileT, VecT, describe, fmt_shape
-from . import consts
 
 
 @dataclass(frozen=True)
@@ -156,20 +155,8 @@ class ViewLowering:
         if not isinstance(extent, int):  # a shape variable: the slice's length is unknown here
             self.fail("TC0111", "tile slice: cannot be checked with symbolic shapes; annotate concrete extents",
                       item.node if isinstance(item, SliceArgs) else item)
-        parts = (item.lower, item.upper, item.step)
-        values = []
-        for part in parts:
-            if part is None:
-                values.append(None)
-                continue
-            v = self.constant_of(part)
-            if v is consts.NOT_CONST or isinstance(v, bool) or not isinstance(v, int):
-                what = "a float" if isinstance(v, float) else "not a compile-time integer"
-                self.fail("TC0305", f"tile slice bounds must be compile-time integers (tile shapes are "
-                          f"static): this one is {what}", part)
-            values.append(v)
-        if values[2] == 0:
-            self.fail("TC0303", "slice step must not be zero", parts[2])
+        values = self.slice_constants(item, "tile slice bounds must be compile-time integers (tile shapes are "
+                                            "static)")
         start, stop, step = slice(*values).indices(extent)
         length = len(range(start, stop, step))
         if length == 0:

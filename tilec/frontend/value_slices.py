@@ -118,6 +118,17 @@ class ValueSliceLowering:
         return e
 
     def value_slice_indices(self, item: cst.Slice, extent: int, axis: int, t: Any) -> range:
+        values = self.slice_constants(item, f"slice bounds of {describe(t)} must be compile-time integers (the "
+                                            "result's length is static)")
+        picked = range(*slice(*values).indices(extent))
+        if not picked:
+            self.fail("TC0104", f"the slice is empty on axis {axis} of {describe(t)}", item)
+        return picked
+
+    def slice_constants(self, item: Any, rule: str) -> list[int | None]:
+        """[lower, upper, step] of a slice (a cst.Slice or lower_views' SliceArgs), each a
+        compile-time integer or None; rule says why they must be (TC0305), a zero step is TC0303.
+        Tile slices (lower_views) and value slices share it."""
         values: list[int | None] = []
         for part in (item.lower, item.upper, item.step):
             if part is None:
@@ -126,15 +137,11 @@ class ValueSliceLowering:
             v = self.constant_of(part)
             if v is consts.NOT_CONST or isinstance(v, bool) or not isinstance(v, int):
                 what = "a float" if isinstance(v, float) else "not a compile-time integer"
-                self.fail("TC0305", f"slice bounds of {describe(t)} must be compile-time integers (the result's "
-                          f"length is static): this one is {what}", part)
+                self.fail("TC0305", f"{rule}: this one is {what}", part)
             values.append(v)
         if values[2] == 0:
             self.fail("TC0303", "slice step must not be zero", item.step)
-        picked = range(*slice(*values).indices(extent))
-        if not picked:
-            self.fail("TC0104", f"the slice is empty on axis {axis} of {describe(t)}", item)
-        return picked
+        return values
 
 
 __all__ = ["ValueSliceLowering"]
