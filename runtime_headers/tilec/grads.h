@@ -100,12 +100,7 @@ template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, D
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
             if (ctx.partial()) {  // only the active elements compete
-                int best = -1;
-                for (int k = 0; k < s.n; ++k) {
-                    if (!ctx.live(s.src(o, k, i))) continue;
-                    auto v = a.data[s.src(o, k, i)];
-                    if (best < 0 || (is_max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
-                }
+                const int best = is_max ? first_live_extreme<true>(ctx, a, s, o, i) : first_live_extreme<false>(ctx, a, s, o, i);
                 if (best >= 0) dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
                 continue;
             }

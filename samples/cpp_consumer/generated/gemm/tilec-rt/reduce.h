@@ -62,7 +62,7 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
 }
 
 // A fold or arg-reduction over a group without an active element (a partial block, lanes.h) and
-// without an identity: Warp fails the launch there, and so does tilec (the entry returns 4).
+// without an identity: Warp fails the launch there, and so does tilec (the entry returns 5).
 TL_HD void no_active_element() {
 #if !defined(__CUDA_ARCH__)
     throw std::domain_error("a reduction over a partial block's inactive elements only");
@@ -138,17 +138,25 @@ TL_HD void tile_reduce(Ctx& ctx, DT& dst, const TT& a, F f, int axis, int identi
     tile_fold(dst, a, axis, f);
 }
 
+// Index along the axis of group (o, i)'s first extreme active element (every element is active
+// outside a partial block), -1 when it has none. Shared by argmax/argmin and tile_max/min's adjoint.
+template <bool Max, class TT>
+TL_HD int first_live_extreme(const Ctx& ctx, const TT& a, const AxisSplit<TT>& s, int o, int i) {
+    int best = -1;
+    for (int k = 0; k < s.n; ++k) {
+        if (!ctx.live(s.src(o, k, i))) continue;
+        auto v = a.data[s.src(o, k, i)];
+        if (best < 0 || (Max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
+    }
+    return best;
+}
+
 // Index along the axis of the first extreme element (of the first active one in a partial block).
 template <class DT, class TT, bool Max> TL_HD void tile_arg_extreme(const Ctx& ctx, DT& dst, const TT& a, int axis) {
     AxisSplit<TT> s(axis);
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
-            int best = -1;
-            for (int k = 0; k < s.n; ++k) {
-                if (!ctx.live(s.src(o, k, i))) continue;
-                auto v = a.data[s.src(o, k, i)];
-                if (best < 0 || (Max ? (a.data[s.src(o, best, i)] < v) : (v < a.data[s.src(o, best, i)]))) best = k;
-            }
+            const int best = first_live_extreme<Max>(ctx, a, s, o, i);
             if (best < 0) no_active_element();
             dst.data[o * s.inner + i] = typename DT::value_type(best < 0 ? 0 : best);
         }
