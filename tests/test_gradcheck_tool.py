@@ -130,3 +130,28 @@ def test_tilec_gradcheck_refuses_an_unusable_option(tmp_path, option, message):
     result = CliRunner().invoke(main, ["gradcheck", str(path), *option])
     assert result.exit_code == 1, result.output
     assert message in result.output and "internal compiler error" not in result.output
+
+
+VALUE_PROGRAM = '''import warp as wp
+
+@wp.kernel
+def place(p: wp.array(dtype=wp.vec3), t: wp.array(dtype=wp.transform), out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.transform_point(t[i], p[i])
+    out[i] = wp.dot(q, q)
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_tilec_gradcheck_shapes_arrays_of_value_types(tmp_path):
+    """`--shape p=4` names the array's own axes; a vec3 / transform array gets its value's axes
+    appended (it asked for `(..., 3)` and refused every shape it could be given)."""
+    path = tmp_path / "values.py"
+    path.write_text(VALUE_PROGRAM)
+    proc = subprocess.run([sys.executable, "-m", "tilec", "gradcheck", str(path), "--dim", "4",
+                           "--shape", "p=4", "--shape", "t=4", "--shape", "out=4"],
+                          capture_output=True, text=True, env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "place: gradients match finite differences" in proc.stdout
+    assert "t (before) worst at (" in proc.stdout and "FAIL" not in proc.stdout

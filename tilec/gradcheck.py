@@ -180,7 +180,8 @@ def widened(module: Any) -> Any:
 
 def random_inputs(kernel: Any, shapes: dict[str, Any], scalars: dict[str, Any], rng: np.random.Generator) -> list[Any]:
     """Arguments for `kernel`: float arrays uniform in [0.5, 1.5) (inside every math function's
-    domain), integer arrays zero, scalars from `scalars` (default 1)."""
+    domain), integer arrays zero, scalars from `scalars` (default 1). `shapes` gives an array's
+    own axes; an array of vectors, matrices or transforms gets its value's axes appended."""
     values: list[Any] = []
     for p in kernel.params:
         if p["kind"] == "scalar":
@@ -190,6 +191,7 @@ def random_inputs(kernel: Any, shapes: dict[str, Any], scalars: dict[str, Any], 
         if len(shape) != p["ndim"]:
             raise ValueError(f"--shape {p['name']}: {len(shape)} dimension(s) given, the array has "
                              f"{p['ndim']}")
+        shape += tuple(p.get("element_shape", ()))  # a vec3 / transform array's trailing axes
         if p["dtype"].startswith("float"):
             values.append(rng.uniform(0.5, 1.5, shape).astype(p["dtype"]))
         else:
