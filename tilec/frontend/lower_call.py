@@ -18,6 +18,7 @@ from . import annotations as ann
 from . import consts
 from . import local_consts
 from . import suggest
+from .lowering_host import LoweringHost
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
 
@@ -35,7 +36,7 @@ class Abort(Exception):
     """Unwinds the current statement after its diagnostic was reported."""
 
 
-class CallLowering:
+class CallLowering(LoweringHost):
     def fail(self, code: str, message: str, node, **kw) -> NoReturn:
         self.diags.error(code, message, self.span(node), **kw)
         raise Abort()

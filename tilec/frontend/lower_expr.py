@@ -17,6 +17,7 @@ from ..ops import OPS, Bound
 from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
+from .lowering_host import LoweringHost
 from .ranges import int_range, wrap_int
 from .resolve import MATH_CONSTANTS
 
@@ -54,7 +55,7 @@ UNSUPPORTED = {
 }  # fmt: skip
 
 
-class ExprLowering:
+class ExprLowering(LoweringHost):
     def expr(self, node: cst.BaseExpression):
         value = consts.literal(node)
         if value is not consts.NOT_CONST:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -29,6 +30,10 @@ from ..ops import OPS
 from . import annotations as ann
 from . import structs
 from .lower_structs import StructArray, StructElement, StructTile, StructValue
+from .lowering_host import LoweringHost
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 # Ops Warp 1.19 applies to tiles of structs, each lowered once per leaf.
 PER_LEAF_OPS = {
@@ -88,7 +93,7 @@ def _struct_names(node) -> set:
     return out
 
 
-class StructTileLowering:
+class StructTileLowering(LoweringHost):
     struct_subst: dict  # id(cst node) -> the IR value it lowers to while one leaf is lowered
 
     # ------------------------------------------------------------ substitution
@@ -307,7 +312,8 @@ class StructTileLowering:
                       fnode if fnode is not None else node)
         return self.map_struct_func(fnode, [values[id(a)] for a in variadic], list(variadic), node)
 
-    def map_struct_func(self, fnode: cst.Name, operands: list, arg_nodes: list, node):
+    def map_struct_func(self, fnode: cst.Name, operands: list[Any], arg_nodes: list[cst.BaseExpression],
+                        node: cst.Call) -> Lowered:
         """tile_map of the @wp.func `fnode` over lowered operands (struct tiles, struct values, plain
         tiles and scalars; arg_nodes: where each came from, for diagnostics)."""
         name = fnode.value

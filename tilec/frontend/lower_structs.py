@@ -10,6 +10,7 @@ field is the gradient of that leaf. The values below live only while a statement
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -17,6 +18,10 @@ from .. import ir
 from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest
+from .lowering_host import LoweringHost
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ def _sub(leaves: dict, field: str) -> dict:
     return {k[len(field) + 1:]: v for k, v in leaves.items() if k.startswith(field + ".")}
 
 
-class StructLowering:
+class StructLowering(LoweringHost):
     # ------------------------------------------------------------ names
 
     def bind_struct_param(self, p: cst.Param, t, params: list) -> bool:
@@ -387,7 +392,7 @@ def _fields(t):
     return t.dtype.fields if isinstance(t, ArrayT) else t.fields
 
 
-class StructReturns:
+class StructReturns(LoweringHost):
     """Funcs returning a struct: one instance per scalar field, each returning that field (the
     field is a plain scalar to every later pass, its adjoint included). The body runs once per
     field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
@@ -405,7 +410,8 @@ class StructReturns:
             return None  # the callee's own check reports it
         return t if isinstance(t, StructT) else None
 
-    def call_struct_func(self, name: str, t: StructT, args: list, arg_nodes: list, node):
+    def call_struct_func(self, name: str, t: StructT, args: list[Any], arg_nodes: list[cst.Arg],
+                         node: cst.Call) -> Lowered:
         from .lower_call import _retype
 
         flat_leaves = structs.struct_leaves(t)

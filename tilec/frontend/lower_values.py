@@ -20,12 +20,13 @@ from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
+from .lowering_host import LoweringHost
 from .value_slices import ValueSliceLowering
 
 FAMILY_PRODUCTS = {"quat": "quat_mul", "transform": "transform_multiply"}
 
 
-class ValueLowering(ValueSliceLowering):
+class ValueLowering(ValueSliceLowering, LoweringHost):
     # ------------------------------------------------------------ calls
 
     def lower_call(self, node: cst.Call, tid_count: int = 1):
