@@ -368,3 +368,19 @@ def test_skew_adjoint_inside_tile_map():
     adj_a = np.zeros_like(a)
     mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
     np.testing.assert_allclose(adj_a, np.stack([0 * g, 0 * g, -g], axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", ['wp.printf("i=%d\\n", i)', 'print("hello")'])
+def test_assigning_a_print_is_a_diagnostic(call):
+    # mypy (lower_expr strict): make_op gave an effect's call the type None, not NONE as lower_op does,
+    # so `x = wp.printf(...)` passed the check and the C++ emitter crashed (TypeError in cxx.py)
+    source = f'''import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    i = wp.tid()
+    x = {call}
+    a[i] = 1.0
+'''
+    assert first_error(source) == "7:5: TC0303: this call returns no value"
