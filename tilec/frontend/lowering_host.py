@@ -161,7 +161,7 @@ if TYPE_CHECKING:
 
         # ---------------------------------------------------- lower_values.py
         def component_indices(self, t: Type, idx_nodes: list[cst.BaseExpression]) -> list[Any]: ...
-        def store_value_component(self, target: cst.Subscript, value: ir.Expr, node: cst.CSTNode,
+        def store_value_component(self, target: cst.Subscript | cst.Attribute, value: ir.Expr, node: cst.CSTNode,
                                   aug: Any) -> list[ir.Stmt]: ...
 
         # ---------------------------------------------------- lower_views.py
