@@ -384,3 +384,36 @@ def k(a: wp.array(dtype=float)):
     a[i] = 1.0
 '''
     assert first_error(source) == "7:5: TC0303: this call returns no value"
+
+
+def test_struct_tile_reduce_over_a_shape_variable_is_a_diagnostic():
+    # mypy (lower_struct_tiles strict): a tile extent is int | str; the element count of a struct
+    # tile's reduction multiplied a shape variable in ("M" * 1) and `n % 2` raised TypeError
+    source = '''import tilec as tl
+
+
+@tl.struct
+class Particle:
+    mass: float
+    vel: tl.vec3
+
+
+@tl.func
+def merged(a: Particle, b: Particle) -> Particle:
+    out = Particle()
+    out.mass = a.mass + b.mass
+    out.vel = a.vel + b.vel
+    return out
+
+
+@tl.func
+def total(t: tl.Tile[Particle, "M"]) -> float:
+    return tl.tile_reduce(merged, t)[0].mass
+
+
+@tl.kernel
+def k(src: tl.array1d(dtype=Particle), out: tl.array1d(dtype=float)):
+    out[0] = total(tl.tile_load(src, shape=(4,)))
+'''
+    assert first_error(source) == (
+        "20:35: TC0111: tile_reduce: cannot be checked with symbolic shapes; annotate concrete extents")

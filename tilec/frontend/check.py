@@ -119,7 +119,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.view_exprs: dict[str, tuple[ir.OpCall, dict[str, int]]] = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict[str, int] = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list[ir.Stmt] = []  # write-backs / re-derivations to append after the statement
-        self.struct_vars: dict[str, StructT | ArrayT] = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
+        self.struct_vars: dict[str, StructT | ArrayT | TileT] = {}  # struct-typed name -> StructT, or ArrayT or TileT of one (lower_structs.py)
         self.project: str | None = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
         self.indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]] = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)

@@ -100,7 +100,7 @@ class StructLowering(LoweringHost):
                 leaves[path] = ir.Var(b.sym, self.span(node))
         if isinstance(t, ArrayT):
             return StructArray(t, leaves, name)
-        return StructValue(t, leaves, name)
+        return StructValue(cast(StructT, t), leaves, name)  # a struct tile's name: StructTileLowering.struct_ref
 
     # ------------------------------------------------------------ reads
 

@@ -243,7 +243,7 @@ class ViewLowering(LoweringHost):
 
     # ------------------------------------------------------------ views are copies: no silent aliasing
 
-    def track_view(self, name: str, value: ir.Expr) -> None:
+    def track_view(self, name: str, value: ir.Expr | None) -> None:
         """`name = <view of a tile variable>`: remembered so later writes through either side are
         reported (Warp's views alias their parent)."""
         self.stale_views.pop(name, None)

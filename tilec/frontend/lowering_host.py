@@ -26,10 +26,9 @@ if TYPE_CHECKING:
 
     from .. import ir
     from ..diagnostics import Diagnostics, Span
-    from ..ir.types import ArrayT, StructT, Type
+    from ..ir.types import ArrayT, StructT, TileT, Type
     from ..ops import Bound, OpSpec, Param
     from .check import Binding, BranchPath, Lowered
-    from .lower_random import SavedDraws
     from .lower_views import SliceArgs
     from .module import ModuleChecker
     from .parse import Parsed
@@ -68,6 +67,15 @@ if TYPE_CHECKING:
     class _BindStruct(Protocol):
         def __call__(self, target: cst.Name, value: Any, node: cst.CSTNode) -> list[ir.Stmt]: ...
 
+    class _BeginDraws(Protocol):
+        def __call__(self) -> Any: ...  # the saved state: lower_random's SavedDraws, with struct tiles' hoisted
+
+    class _EndDraws(Protocol):
+        def __call__(self, saved: Any) -> None: ...
+
+    class _SequenceDraws(Protocol):
+        def __call__(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]: ...
+
     class LoweringHost(Protocol):
         # ---------------------------------------------------- state (FunctionChecker.__init__)
         new_binding: type[Binding]
@@ -95,7 +103,7 @@ if TYPE_CHECKING:
         view_exprs: dict[str, tuple[ir.OpCall, dict[str, int]]]
         assign_counts: dict[str, int]
         pending_aliases: list[ir.Stmt]
-        struct_vars: dict[str, StructT | ArrayT]
+        struct_vars: dict[str, StructT | ArrayT | TileT]
         project: str | None
 
         # ---------------------------------------------------- the lowering chain (see the docstring)
@@ -112,6 +120,9 @@ if TYPE_CHECKING:
         maybe_struct: _OfNode
         store_struct_element: _StoreStructElement
         bind_struct: _BindStruct
+        begin_statement_draws: _BeginDraws
+        end_statement_draws: _EndDraws
+        sequence_draws: _SequenceDraws
 
         # ---------------------------------------------------- check.py, rewrites.py, indexed.py, printing.py
         def span(self, node: cst.CSTNode) -> Span: ...
@@ -133,9 +144,6 @@ if TYPE_CHECKING:
         # ---------------------------------------------------- lower_random.py, lower_tile_expand.py, lower_matmul_scalars.py
         def lower_draw(self, op: str, node: cst.Call) -> ir.Expr: ...
         def drawn_state(self, sym: ir.Sym) -> ir.Sym | None: ...
-        def begin_statement_draws(self) -> SavedDraws: ...
-        def end_statement_draws(self, saved: SavedDraws) -> None: ...
-        def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]: ...
         def lower_wp_tile(self, node: cst.Call) -> ir.Expr: ...
         def lower_wp_untile(self, node: cst.Call) -> ir.Expr: ...
         def runtime_matmul_scalars(self, node: cst.Call) -> bool: ...
@@ -170,7 +178,7 @@ if TYPE_CHECKING:
         def lower_tile_subscript(self, base: ir.Expr, node: cst.Subscript) -> Lowered: ...
         def lower_tile_view_slices(self, node: cst.Call) -> Lowered: ...
         def slice_call(self, node: cst.BaseExpression) -> SliceArgs | None: ...
-        def track_view(self, name: str, value: ir.Expr) -> None: ...
+        def track_view(self, name: str, value: ir.Expr | None) -> None: ...
         def note_mutation(self, sym: ir.Sym, node: cst.CSTNode) -> None: ...
         def check_not_stale(self, name: str, node: cst.CSTNode) -> None: ...
 
