@@ -162,7 +162,8 @@ class CallLowering(LoweringHost):
 
     # ------------------------------------------------------------ binding
 
-    def bind(self, spec: OpSpec, node: cst.Call) -> tuple[dict[str, cst.BaseExpression], list[cst.BaseExpression]]:
+    def bind(self, spec: OpSpec, node: cst.Call) -> tuple[dict[str, cst.BaseExpression],
+                                                          list[cst.BaseExpression]]:
         """Map call arguments to parameters: ({param: cst expr}, [variadic cst exprs])."""
         params = list(spec.params)
         bound: dict[str, cst.BaseExpression] = {}
@@ -293,7 +294,8 @@ class CallLowering(LoweringHost):
         if spec.elementwise:
             args = self.adapt_literals(args, result)
         elif op in LITERALS_TAKE_RESULT_DTYPE and isinstance(result, TileT):
-            held = cast(Scalar, component_dtype(result.dtype))  # a literal filling a vec3 tile fills each component
+            held = cast(Scalar, component_dtype(result.dtype))  # a literal filling a vec3 tile fills each
+            # component
             args = [ir.Const(_convert(a.value, held), held, a.span, weak=False)
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, (TileT, StackT)) or any(isinstance(a.type, (TileT, StackT)) for a in args):
@@ -328,7 +330,8 @@ class CallLowering(LoweringHost):
         typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
         if not typed:
             return args
-        target = cast(Scalar, component_dtype(typed[0].dtype if isinstance(typed[0], TileT) else typed[0]))  # vec3 tile: float32
+        typed_dtype = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
+        target = cast(Scalar, component_dtype(typed_dtype))  # vec3 tile: float32
         out = []
         for a in args:
             if self.is_weak(a) and isinstance(a.type, Scalar) and a.type != target and target.kind != "bool":

@@ -129,7 +129,7 @@ class ExprLowering(LoweringHost):
             if typed is not None:  # `N = wp.constant(wp.int32(0))`: the constant has that dtype, as in Warp
                 if typed.kind in ("int", "uint") and not isinstance(value, bool):
                     lo, hi = int_range(typed)
-                    if not lo <= cast(int, value) <= hi:  # an int constant of an integer dtype  # Warp wraps it silently; a cast would hide it from ranges.py
+                    if not lo <= cast(int, value) <= hi:  # Warp wraps it silently; a cast would hide it from ranges.py
                         self.fail("TC0112", f"module constant `{name}` = {value} does not fit in {typed.name} "
                                   f"[{lo}, {hi}]", node)
                 return ir.Const(value, typed, self.span(node), weak=False)
@@ -232,8 +232,8 @@ class ExprLowering(LoweringHost):
                 where: Sequence[cst.CSTNode | None] | None = None) -> Lowered:
         """An op call from already-lowered operands (no keyword binding), folded when constant."""
         for i, e in enumerate(operands):
-            self.refuse_struct_operand(e, cast(cst.CSTNode, where[i]) if where and i < len(where) and where[i] is not None
-                                       else node)
+            at = where[i] if where and i < len(where) and where[i] is not None else node
+            self.refuse_struct_operand(e, cast(cst.CSTNode, at))
         spec = OPS[op]
         folded = self.fold(op, operands, node)
         if folded is not None:
@@ -261,7 +261,7 @@ class ExprLowering(LoweringHost):
             operands = self.adapt_literals(operands, result)
         if isinstance(result, TileT):
             self.uses_tiles = True
-        # an effect's rule gives None: its call has the type NONE, as lower_op gives it (`x = wp.printf(...)` is TC0303)
+        # an effect's rule gives None: its call has the type NONE, as lower_op gives it (`x = wp.printf()`: TC0303)
         return ir.OpCall(op, tuple(operands), tuple(attrs.items()), result if result is not None else NONE,
                          self.span(node))
 

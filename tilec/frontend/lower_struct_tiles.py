@@ -36,6 +36,9 @@ from .lowering_host import LoweringHost
 if TYPE_CHECKING:
     from .check import Lowered
 
+    # id(operand node) -> (the node, its struct-valued operand or the StructT of `dtype=S`)
+    Carriers = dict[int, tuple[cst.BaseExpression, Lowered]]
+
 # Ops Warp 1.19 applies to tiles of structs, each lowered once per leaf.
 PER_LEAF_OPS = {
     "tile_load", "tile_store", "tile_atomic_add", "tile_load_indexed", "tile_store_indexed",
@@ -95,12 +98,12 @@ def _struct_names(node: cst.CSTNode) -> set[str]:
 
 
 class StructTileLowering(LoweringHost):
-    struct_subst: dict[int, Any]  # id(cst node) -> the IR value it lowers to while one leaf is lowered
+    struct_subst: dict[int, Lowered]  # id(cst node) -> the IR value it lowers to while one leaf is lowered
 
     # ------------------------------------------------------------ substitution
 
     @contextlib.contextmanager
-    def substituted(self, values: dict[int, Any]) -> Iterator[None]:
+    def substituted(self, values: dict[int, Lowered]) -> Iterator[None]:
         old = getattr(self, "struct_subst", {})
         self.struct_subst = {**old, **values}
         try:
@@ -159,8 +162,8 @@ class StructTileLowering(LoweringHost):
             return super().lower_op(op, node, extra_attrs)
         spec = OPS[op]
         bound, variadic = self.bind(spec, node)
-        values: dict[int, Any] = {}  # id(node) -> lowered operand, lowered once
-        carriers: dict[int, tuple[cst.BaseExpression, Any]] = {}  # id(node) -> (cst node, struct-valued operand)
+        values: dict[int, Lowered] = {}  # id(node) -> lowered operand, lowered once
+        carriers: Carriers = {}  # id(node) -> (cst node, struct-valued operand)
         for p in spec.params:
             arg = bound.get(p.name)
             if arg is None:
@@ -202,7 +205,7 @@ class StructTileLowering(LoweringHost):
             self.refuse_struct_tile_op(op, carriers, held)
         return self.per_leaf(op, node, extra_attrs, held, carriers, plain, bound)
 
-    def carried_struct(self, op: str, carriers: dict[int, tuple[cst.BaseExpression, Any]], node: cst.CSTNode) -> StructT:
+    def carried_struct(self, op: str, carriers: Carriers, node: cst.CSTNode) -> StructT:
         """The one struct type every struct-valued operand holds, else a diagnostic."""
         held: dict[StructT, cst.BaseExpression] = {}
         for arg, v in carriers.values():
@@ -221,7 +224,7 @@ class StructTileLowering(LoweringHost):
                       "array handles has no C++ form there)", arg, help="tile the fields that are not arrays")
         return t
 
-    def refuse_struct_tile_op(self, op: str, carriers: dict[int, tuple[cst.BaseExpression, Any]], held: StructT) -> None:
+    def refuse_struct_tile_op(self, op: str, carriers: Carriers, held: StructT) -> None:
         arg, v = next(iter(carriers.values()))
         what = f"`{held}` structs" if isinstance(v, StructT) else describe(v if isinstance(v, StructT) else v.type)
         reason = REFUSALS.get(op, "Warp 1.19 takes struct tiles only in loads, stores, atomic adds, tile_zeros, "
@@ -230,7 +233,7 @@ class StructTileLowering(LoweringHost):
         name = op if op not in ("add", "sub", "mul", "div", "neg") else f"`{op}`"
         self.fail("TC0203", f"{name}: does not take {what} ({reason})", arg)
 
-    def leaf_of(self, v: Any, path: str, lt: Type, node: cst.CSTNode) -> Any:
+    def leaf_of(self, v: Lowered, path: str, lt: Type, node: cst.CSTNode) -> Lowered:
         """Leaf `path` of a struct-valued operand (the leaf type for `dtype=S`)."""
         if isinstance(v, StructT):
             return lt
@@ -242,7 +245,7 @@ class StructTileLowering(LoweringHost):
         return v.leaves[path]
 
     def per_leaf(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None, held: StructT,
-                 carriers: dict[int, tuple[cst.BaseExpression, Any]], plain: dict[int, Any],
+                 carriers: Carriers, plain: dict[int, Lowered],
                  bound: dict[str, cst.BaseExpression]) -> Lowered:
         """The op once per leaf; a struct tile, a struct value or the statements they make."""
         results: dict[str, ir.Expr] = {}
@@ -281,8 +284,8 @@ class StructTileLowering(LoweringHost):
             return StructTile(TileT(held, first.type.shape), results, f"{op}(...)")
         return StructValue(held, results, f"{op}(...)")
 
-    def carried_leaf(self, op: str, node: cst.Call, carriers: dict[int, tuple[cst.BaseExpression, Any]], path: str,
-                     lt: Type, bound: dict[str, cst.BaseExpression]) -> Lowered:
+    def carried_leaf(self, op: str, node: cst.Call, carriers: Carriers, path: str, lt: Type,
+                     bound: dict[str, cst.BaseExpression]) -> Lowered:
         """A field Warp does not accumulate: an atomic add leaves it (None: no statement); tile_sum
         gives the first element's value, an axis sum the first slice along the axis (measured)."""
         if op != "tile_sum":
@@ -309,7 +312,7 @@ class StructTileLowering(LoweringHost):
         return self.make_op("tile_slice", [leaf, ir.Const(keep, INT32, self.span(node))] + pairs, {"shape": out}, node)
 
     def struct_tile_map(self, bound: dict[str, cst.BaseExpression], variadic: list[cst.BaseExpression],
-                        values: dict[int, Any], node: cst.Call) -> Lowered:
+                        values: dict[int, Lowered], node: cst.Call) -> Lowered:
         """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for
         the element types, mapped over the leaves (f's parameters are flattened leaf by leaf); a func
         returning a struct is one map per returned leaf (its per-field instances, lower_structs)."""
@@ -319,7 +322,7 @@ class StructTileLowering(LoweringHost):
                       fnode if fnode is not None else node)
         return self.map_struct_func(fnode, [values[id(a)] for a in variadic], list(variadic), node)
 
-    def map_struct_func(self, fnode: cst.Name, operands: list[Any], arg_nodes: list[cst.BaseExpression],
+    def map_struct_func(self, fnode: cst.Name, operands: list[Lowered], arg_nodes: list[cst.BaseExpression],
                         node: cst.Call) -> Lowered:
         """tile_map of the @wp.func `fnode` over lowered operands (struct tiles, struct values, plain
         tiles and scalars; arg_nodes: where each came from, for diagnostics)."""
@@ -346,7 +349,8 @@ class StructTileLowering(LoweringHost):
                 flat.append(v)
         fd = self.scope.funcs[name]
         returned = self.struct_returned(fd, node)
-        projections: list[str | None] = [None] if returned is None else [p for p, _ in structs.struct_leaves(returned)]
+        projections: list[str | None] = ([None] if returned is None
+                                         else [p for p, _ in structs.struct_leaves(returned)])
         maps: dict[str | None, ir.Expr] = {}
         for path in projections:
             fn = self.module.instantiate(name, elements, self.block_dim, node, self, list(variadic), project=path)
@@ -361,14 +365,14 @@ class StructTileLowering(LoweringHost):
             return maps[None]
         return StructTile(TileT(returned, shape), cast("dict[str, ir.Expr]", maps), f"tile_map({name}, ...)")
 
-    def struct_tile_reduce(self, bound: dict[str, cst.BaseExpression], values: dict[int, Any], held: StructT,
+    def struct_tile_reduce(self, bound: dict[str, cst.BaseExpression], values: dict[int, Lowered], held: StructT,
                            node: cst.Call) -> Lowered:
         """tile_reduce(f, t) of a struct tile (Warp 1.19: f a @wp.func taking two structs and returning
         one; whole tile only): a tree of tile_maps of f over halves of the flattened tile, an odd
         element folded in after its prefix is reduced. Warp combines in an unspecified order too, so
         f must be associative and commutative; the adjoint is each tile_map's (none in Warp 1.19)."""
         fnode, tnode = bound.get("op"), bound.get("a")
-        t: Any = values.get(id(tnode))
+        t: Lowered = values.get(id(tnode))
         if not isinstance(t, StructTile):
             self.fail("TC0201", f"tile_reduce: `a` must be a tile of `{held}` structs, got {describe(t.type)}",
                       tnode if tnode is not None else node)
@@ -450,11 +454,12 @@ class StructTileLowering(LoweringHost):
 
     def struct_tile_leafwise(self, t: StructTile, f: Callable[[ir.Expr], ir.Expr]) -> StructTile:
         leaves = {path: f(leaf) for path, leaf in t.leaves.items()}
-        return StructTile(TileT(t.type.dtype, cast(TileT, next(iter(leaves.values())).type).shape), leaves, t.origin)
+        first = cast(TileT, next(iter(leaves.values())).type)  # a struct tile's leaves are tiles
+        return StructTile(TileT(t.type.dtype, first.shape), leaves, t.origin)
 
     # ------------------------------------------------------------ expressions and statements
 
-    def make_op(self, op: str, operands: list[Any], attrs: dict[str, Any], node: cst.CSTNode,
+    def make_op(self, op: str, operands: list[Lowered], attrs: dict[str, Any], node: cst.CSTNode,
                 where: Sequence[cst.CSTNode | None] | None = None) -> Lowered:
         tiles = [e for e in operands if isinstance(e, StructTile)]
         if not tiles:
@@ -470,8 +475,8 @@ class StructTileLowering(LoweringHost):
             if not isinstance(e, StructTile) or e.type != held:
                 got = describe(e.type)
                 self.fail("TC0201", f"`{op}` of {describe(held)} and {got}: both operands must be tiles of "
-                          f"`{held.dtype}` of the same shape", cast(cst.CSTNode, where[i]) if where and where[i] is not None
-                          else node)
+                          f"`{held.dtype}` of the same shape",
+                          cast(cst.CSTNode, where[i]) if where and where[i] is not None else node)
         leaves = {path: super(StructTileLowering, self).make_op(op, [e.leaves[path] for e in operands], attrs, node,
                                                                 where)
                   if accumulates(lt) else operands[0].leaves[path]  # a field Warp carries: the left operand's
@@ -493,7 +498,7 @@ class StructTileLowering(LoweringHost):
                 return StructValue(cast(StructT, base.type.dtype), out, f"{base.origin}[...]")
         return super().lower_subscript(node)
 
-    def store_struct_element(self, base: Any, target: cst.Subscript, value: Any, node: cst.CSTNode,
+    def store_struct_element(self, base: Lowered, target: cst.Subscript, value: Lowered, node: cst.CSTNode,
                              aug: Any) -> list[ir.Stmt]:
         """`t[i] = s`, `t[i] += s` on a tile of structs: the element's leaves written (else an array
         of structs, lower_structs)."""
@@ -529,7 +534,7 @@ class StructTileLowering(LoweringHost):
             out.append(ir.Assign(sym, value.leaves[path], self.span(node)))
         return out
 
-    def bind_struct(self, target: cst.Name, value: Any, node: cst.CSTNode) -> list[ir.Stmt]:
+    def bind_struct(self, target: cst.Name, value: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         stmts = super().bind_struct(target, value, node)
         for path, _ in structs.leaves(value.type) or []:
             # each leaf of a view or broadcast aliases its source's leaf, as a plain tile's (lower_views)
@@ -540,7 +545,7 @@ class StructTileLowering(LoweringHost):
                     self.storage[s.target] = "shared"
         return stmts
 
-    def struct_call_stmts(self, call: Any, node: cst.CSTNode) -> list[ir.Stmt]:
+    def struct_call_stmts(self, call: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         """The statements of a struct-valued call used as a statement: an op over struct tiles
         emits each leaf's op (a struct func's unused result has no effects: nothing)."""
         if isinstance(call, StructTileStmts):

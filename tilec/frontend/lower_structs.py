@@ -169,7 +169,7 @@ class StructLowering(LoweringHost):
         ndim = next(iter(views.values())).type.ndim
         return StructArray(ArrayT(base.type.dtype, ndim), views, f"{base.origin}[...]")
 
-    def struct_leaf_values(self, value: Any, node: cst.CSTNode) -> dict[str, ir.Expr]:
+    def struct_leaf_values(self, value: Lowered, node: cst.CSTNode) -> dict[str, ir.Expr]:
         """Every leaf of a struct value (an element of an array of structs is read leaf by leaf)."""
         if isinstance(value, StructElement):
             out = {}
@@ -179,7 +179,7 @@ class StructLowering(LoweringHost):
             return out
         return dict(value.leaves)
 
-    def flatten_args(self, args: list[Any], arg_nodes: list[cst.BaseExpression]) -> list[ir.Expr]:
+    def flatten_args(self, args: list[Lowered], arg_nodes: list[cst.BaseExpression]) -> list[ir.Expr]:
         """Call arguments with each struct argument spread into its leaves, in leaf order."""
         out: list[ir.Expr] = []
         for a, n in zip(args, arg_nodes):
@@ -193,11 +193,11 @@ class StructLowering(LoweringHost):
                 out.append(values[path])
         return out
 
-    def refuse_struct_operand(self, value: Any, node: cst.CSTNode) -> Any:
+    def refuse_struct_operand(self, value: Lowered, node: cst.CSTNode) -> Lowered:
         if isinstance(value, STRUCTISH):
             self.fail("TC0201", f"{describe(value.type)} cannot be used here; read one of its fields "
-                      f"({', '.join(f for f, _ in _fields(cast('StructT | ArrayT', value.type)))})", node)  # a struct tile:
-            # StructTileLowering.make_op takes it before this check
+                      f"({', '.join(f for f, _ in _fields(cast('StructT | ArrayT', value.type)))})", node)
+            # (not a struct tile: StructTileLowering.make_op takes those before this check)
         return value
 
     # ------------------------------------------------------------ constructors
@@ -243,7 +243,7 @@ class StructLowering(LoweringHost):
                                           (("type", ft),), ft, self.span(node))
         return StructValue(t, leaves, f"{t.name}()")
 
-    def checked_field_value(self, t: StructT, fname: str, ft: Type, value: Any, node: cst.CSTNode) -> Any:
+    def checked_field_value(self, t: StructT, fname: str, ft: Type, value: Lowered, node: cst.CSTNode) -> Lowered:
         """`value` as field `fname` of `t` holds it (literals adapt), or a diagnostic naming both types."""
         if isinstance(ft, Scalar) and self.is_weak(value):
             if isinstance(value.type, Scalar) and value.type.is_float and not ft.is_float:
@@ -256,7 +256,7 @@ class StructLowering(LoweringHost):
 
     # ------------------------------------------------------------ writes
 
-    def bind_struct(self, target: cst.Name, value: Any, node: cst.CSTNode) -> list[ir.Stmt]:
+    def bind_struct(self, target: cst.Name, value: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         """`s = <struct value>`: a copy, leaf by leaf (structs are values, as in Warp)."""
         name = target.value
         if isinstance(value, StructArray):
@@ -272,7 +272,7 @@ class StructLowering(LoweringHost):
         self.struct_vars[name] = value.type
         return self.assign_leaves(name, value.type, values, node)
 
-    def assign_leaves(self, prefix: str, t: Type, values: dict[str, Any], node: cst.CSTNode) -> list[ir.Stmt]:
+    def assign_leaves(self, prefix: str, t: Type, values: dict[str, ir.Expr], node: cst.CSTNode) -> list[ir.Stmt]:
         """Every leaf assigned as one parallel assignment: `s = f(s)` reads the old `s` throughout."""
         targets: list[tuple[ir.Sym, ir.Expr]] = []
         for path, lt in _leaves(t):
@@ -345,7 +345,7 @@ class StructLowering(LoweringHost):
             self.env[key] = b
         return [ir.Assign(b.sym, value, self.span(node))]
 
-    def store_struct_element(self, base: Any, target: cst.Subscript, value: Any, node: cst.CSTNode,
+    def store_struct_element(self, base: Lowered, target: cst.Subscript, value: Lowered, node: cst.CSTNode,
                              aug: Any) -> list[ir.Stmt]:
         """`a[i] = s`: every field of the element written (an array of structs only, no `+=`)."""
         if not isinstance(base, StructArray) or aug is not None:
@@ -417,7 +417,7 @@ class StructReturns(LoweringHost):
             return None  # the callee's own check reports it
         return t if isinstance(t, StructT) else None
 
-    def call_struct_func(self, name: str, t: StructT, args: list[Any], arg_nodes: list[cst.Arg],
+    def call_struct_func(self, name: str, t: StructT, args: list[Lowered], arg_nodes: list[cst.Arg],
                          node: cst.Call) -> Lowered:
         from .lower_call import _retype
 
@@ -445,7 +445,7 @@ class StructReturns(LoweringHost):
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return StructValue(t, calls, f"{name}(...)")
 
-    def struct_return(self, value: Any, node: cst.Return) -> ir.Expr | None:
+    def struct_return(self, value: Lowered, node: cst.Return) -> ir.Expr | None:
         """The value one instance of a struct-returning func returns: its field `self.project`
         (None: the body is checked without being emitted)."""
         t = self.struct_returned(self.fd, node)
