@@ -30,3 +30,13 @@ def test_whole_package_is_strict():
     assert config["strict"] is True
     assert "overrides" not in config, "strict for every module: no per-module exceptions"
     assert "untyped_calls_exclude" not in config
+
+
+def test_lowering_host_is_empty_at_run_time():
+    # The lower_* mixins derive from LoweringHost for the type checker; at run time it must add
+    # nothing: a method there would sit before some mixins in FunctionChecker's MRO and shadow them.
+    from tilec.frontend.check import FunctionChecker
+    from tilec.frontend.lowering_host import LoweringHost
+
+    assert [k for k in vars(LoweringHost) if not k.startswith("__")] == []
+    assert FunctionChecker.__mro__[-2:] == (LoweringHost, object)
