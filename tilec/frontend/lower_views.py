@@ -122,15 +122,17 @@ class ViewLowering(LoweringHost):
         return self.make_op("tile_gather", [base, cast(ir.Expr, lowered[axis])], {"axis": axis}, node,
                             where=[node.value, items[axis]])
 
-    def tile_view_of(self, base: ir.Expr, lowered: list[ir.Expr | None], items: list[Any], node: cst.CSTNode) -> Lowered:
+    def tile_view_of(self, base: ir.Expr, lowered: list[ir.Expr | None], items: list[Any],
+                     node: cst.CSTNode) -> Lowered:
         """t[items]: an element (every axis indexed) or a tile_slice."""
         shape = cast(TileT, base.type).shape
         if len(items) > len(shape):
             self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(shape)}", node)
         if len(items) == len(shape) and all(e is not None for e in lowered):
-            indices = [self.tile_index(cast(ir.Expr, e), item, k, shape) for k, (e, item) in enumerate(zip(lowered, items))]
+            indices = [self.tile_index(cast(ir.Expr, e), item, k, shape)  # every index lowered (checked above)
+                       for k, (e, item) in enumerate(zip(lowered, items))]
             return self.make_op("tile_extract", [base] + indices, {}, node, where=items)
-        keep, spec, out = 0, cast(list[ir.Expr], []), cast(list[int | str], [])
+        keep, spec, out = 0, [], []  # the kept axes' bits, (start, step) per axis, the kept extents
         for k, extent in enumerate(shape):
             item = items[k] if k < len(items) else None
             e = lowered[k] if k < len(lowered) else None
