@@ -368,3 +368,52 @@ def test_skew_adjoint_inside_tile_map():
     adj_a = np.zeros_like(a)
     mod.k.launch_tiled(dim=1, inputs=[a, out], adj_inputs=[adj_a, g.copy()], adjoint=True, block_dim=4)
     np.testing.assert_allclose(adj_a, np.stack([0 * g, 0 * g, -g], axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", ['wp.printf("i=%d\\n", i)', 'print("hello")'])
+def test_assigning_a_print_is_a_diagnostic(call):
+    # mypy (lower_expr strict): make_op gave an effect's call the type None, not NONE as lower_op does,
+    # so `x = wp.printf(...)` passed the check and the C++ emitter crashed (TypeError in cxx.py)
+    source = f'''import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    i = wp.tid()
+    x = {call}
+    a[i] = 1.0
+'''
+    assert first_error(source) == "7:5: TC0303: this call returns no value"
+
+
+def test_struct_tile_reduce_over_a_shape_variable_is_a_diagnostic():
+    # mypy (lower_struct_tiles strict): a tile extent is int | str; the element count of a struct
+    # tile's reduction multiplied a shape variable in ("M" * 1) and `n % 2` raised TypeError
+    source = '''import tilec as tl
+
+
+@tl.struct
+class Particle:
+    mass: float
+    vel: tl.vec3
+
+
+@tl.func
+def merged(a: Particle, b: Particle) -> Particle:
+    out = Particle()
+    out.mass = a.mass + b.mass
+    out.vel = a.vel + b.vel
+    return out
+
+
+@tl.func
+def total(t: tl.Tile[Particle, "M"]) -> float:
+    return tl.tile_reduce(merged, t)[0].mass
+
+
+@tl.kernel
+def k(src: tl.array1d(dtype=Particle), out: tl.array1d(dtype=float)):
+    out[0] = total(tl.tile_load(src, shape=(4,)))
+'''
+    assert first_error(source) == (
+        "20:35: TC0111: tile_reduce: cannot be checked with symbolic shapes; annotate concrete extents")

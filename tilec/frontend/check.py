@@ -29,6 +29,7 @@ from .lower_values import ValueLowering
 from .lower_random import RandomLowering
 from .lower_matmul_scalars import ScaledMatmulLowering
 from .lower_tile_expand import TileExpandLowering
+from .lowering_host import LoweringHost
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -84,7 +85,7 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords):
+                      TileExpandLowering, RewriteRecords, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -115,10 +116,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.adjoint_accs: dict[str, ir.Sym] = {}  # param name -> the accumulator `wp.adjoint[name]` updates
         self.adjoint_arrays: dict[str, ir.Sym] = {}  # array param name -> its adjoint array (ARRAY_ADJOINTS instance)
         self.stale_views: dict[str, tuple[str, int]] = {}  # view name -> (parent, line) once the parent changed in place
-        self.view_exprs: dict[str, tuple[ir.Expr, dict[str, int]]] = {}  # view name -> (its defining op, assignment counts of the names it reads)
+        self.view_exprs: dict[str, tuple[ir.OpCall, dict[str, int]]] = {}  # view name -> (its defining op, assignment counts of the names it reads)
         self.assign_counts: dict[str, int] = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list[ir.Stmt] = []  # write-backs / re-derivations to append after the statement
-        self.struct_vars: dict[str, StructT | ArrayT] = {}  # struct-typed name -> StructT or ArrayT of one (lower_structs.py)
+        self.struct_vars: dict[str, StructT | ArrayT | TileT] = {}  # struct-typed name -> StructT, or ArrayT or TileT of one (lower_structs.py)
         self.project: str | None = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
         self.indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]] = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)

@@ -6,20 +6,25 @@ becomes an IR operand or a compile-time attribute.
 """
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import libcst as cst
 
 from .. import ir
-from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, RuleError
+from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
-from ..ir.types import ArrayT, Scalar, StackT, TileT, component_dtype
+from ..ir.types import ArrayT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import consts
 from . import local_consts
 from . import suggest
+from .lowering_host import LoweringHost
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
@@ -35,14 +40,14 @@ class Abort(Exception):
     """Unwinds the current statement after its diagnostic was reported."""
 
 
-class CallLowering:
-    def fail(self, code: str, message: str, node, **kw) -> NoReturn:
+class CallLowering(LoweringHost):
+    def fail(self, code: str, message: str, node: cst.CSTNode, **kw: Any) -> NoReturn:
         self.diags.error(code, message, self.span(node), **kw)
         raise Abort()
 
     # ------------------------------------------------------------ dispatch
 
-    def lower_call(self, node: cst.Call, tid_count: int = 1):
+    def lower_call(self, node: cst.Call, tid_count: int = 1) -> Lowered:
         for arg in node.args:
             if arg.star:
                 self.fail("TC0401", "unsupported syntax: argument unpacking (`*args`, `**kwargs`)", arg)
@@ -77,7 +82,7 @@ class CallLowering:
             self.fail("TC0301", f"unknown function `{name}`", node.func, help=suggest.did_you_mean(name, known))
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
 
-    def refuse_host_name(self, node):
+    def refuse_host_name(self, node: cst.BaseExpression) -> None:
         """`np.exp(x)`, `math.pi`: a host module's name in device code, with the API's spelling."""
         origin = self.scope.host_origin(node)
         base = node.value if isinstance(node, cst.Attribute) else node
@@ -85,7 +90,7 @@ class CallLowering:
             self.fail("TC0301", suggest.host_hint(origin[0], origin[1], [*API_OPS, *MATH_CONSTANTS],
                                                   self.scope.api_prefix().rstrip(".") or "wp"), node)
 
-    def lower_api_call(self, api: str, node: cst.Call, tid_count: int):
+    def lower_api_call(self, api: str, node: cst.Call, tid_count: int) -> Lowered:
         from ..ir.types import DTYPE_NAMES
 
         if api in DTYPE_NAMES:
@@ -125,7 +130,7 @@ class CallLowering:
         self.fail("TC0302", f"unknown {what} `{api}`", node.func,
                   help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
 
-    def lower_static(self, node: cst.Call):
+    def lower_static(self, node: cst.Call) -> ir.Const:
         """`wp.static(expr)`: evaluated now, from module constants and literals only."""
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "static: takes exactly one positional argument", node)
@@ -139,13 +144,13 @@ class CallLowering:
                       "(tuples work as shapes and offsets)", arg)
         return self.const_expr(value, node)
 
-    def lower_cast(self, dtype_name: str, node: cst.Call):
+    def lower_cast(self, dtype_name: str, node: cst.Call) -> ir.Expr:
         from ..ir.types import SCALARS
 
         target = SCALARS[dtype_name]
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", f"{dtype_name}() takes exactly one positional argument", node)
-        value = self.expr(node.args[0].value)
+        value: ir.Expr = self.expr(node.args[0].value)
         if isinstance(value, ir.Const):
             return ir.Const(_convert(value.value, target), target, self.span(node))
         if value.type == target:
@@ -157,10 +162,12 @@ class CallLowering:
 
     # ------------------------------------------------------------ binding
 
-    def bind(self, spec, node: cst.Call) -> tuple:
+    def bind(self, spec: OpSpec, node: cst.Call) -> tuple[dict[str, cst.BaseExpression],
+                                                          list[cst.BaseExpression]]:
         """Map call arguments to parameters: ({param: cst expr}, [variadic cst exprs])."""
         params = list(spec.params)
-        bound, variadic = {}, []
+        bound: dict[str, cst.BaseExpression] = {}
+        variadic: list[cst.BaseExpression] = []
         positional = [a for a in node.args if a.keyword is None]
         keyword = [a for a in node.args if a.keyword is not None]
         if spec.name in coop.INDICES_FIRST:
@@ -179,24 +186,26 @@ class CallLowering:
                 bound[p.name] = a.value
         names = {p.name for p in params}
         for a in keyword:
-            key = a.keyword.value
+            kw = cast(cst.Name, a.keyword)  # a keyword argument
+            key = kw.value
             if key not in names:
-                self.fail("TC0303", f"{spec.name}: unknown keyword argument `{key}`", a.keyword,
+                self.fail("TC0303", f"{spec.name}: unknown keyword argument `{key}`", kw,
                           help=suggest.did_you_mean(key, names))
             if key in bound:
-                self.fail("TC0303", f"{spec.name}: argument `{key}` given twice", a.keyword)
+                self.fail("TC0303", f"{spec.name}: argument `{key}` given twice", kw)
             bound[key] = a.value
         for p in params:
             if p.name not in bound and p.default is REQUIRED:
                 self.fail("TC0303", f"{spec.name}: missing argument `{p.name}`", node)
         return bound, variadic
 
-    def indices_last(self, spec, node, positional: list, keyword: list) -> tuple:
+    def indices_last(self, spec: OpSpec, node: cst.Call, positional: list[cst.Arg],
+                     keyword: list[cst.Arg]) -> tuple[list[cst.Arg], list[cst.Arg]]:
         """Warp's `(a, i[, j...], value[, has_value][, atomic])` as `(a, value[, has_value], i, j...)`,
         a positional `atomic` passed as the keyword; the tile's rank says how many indices there are."""
         if not positional:
             return positional, keyword
-        first = self.expr(positional[0].value)
+        first: ir.Expr = self.expr(positional[0].value)
         after = [p.name for p in spec.params if p.kind == "value"][1:]  # value[, has_value]
         tail = len(after)
         n = first.type.ndim if isinstance(first.type, TileT) else max(0, len(positional) - 1 - tail)
@@ -211,23 +220,25 @@ class CallLowering:
         keyword = keyword + [a.with_changes(keyword=cst.Name(name)) for name, a in zip(named, extra)]
         return [positional[0]] + rest[:tail] + idx, keyword
 
-    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None = None) -> Lowered:
         """Bind, lower and type-check one op call; returns (OpCall, mutated params)."""
         spec = OPS[op]
         bound, variadic = self.bind(spec, node)
         b = Bound(op=op)
-        args, attrs, where = [], [], dict(bound)
+        args: list[ir.Expr] = []
+        attrs: list[tuple[str, Any]] = []
+        where: dict[str, Any] = dict(bound)
         for p in spec.params:
             arg = bound.get(p.name)
             if p.kind == "value":
                 if arg is None:
                     if p.default is not REQUIRED and p.default is not None:
-                        e = self.const_expr(p.default, node)
-                        b.types[p.name], b.consts[p.name] = e.type, e.value
+                        c = self.const_expr(p.default, node)
+                        b.types[p.name], b.consts[p.name] = c.type, c.value
                         b.weak.add(p.name)
-                        args.append(e)
+                        args.append(c)
                     continue
-                e = self.expr(arg)
+                e: ir.Expr = self.expr(arg)
                 b.types[p.name] = e.type
                 if isinstance(e, ir.Const):
                     b.consts[p.name] = e.value
@@ -242,7 +253,7 @@ class CallLowering:
                 args.extend(exprs)
                 attrs.append((f"{p.name}_count", len(exprs)))
             elif p.kind == "func":
-                b.funcs[p.name] = self.func_ref(arg)
+                b.funcs[p.name] = self.func_ref(cast(cst.BaseExpression, arg))  # func params are required
                 attrs.append((p.name, None))  # filled in after the rule (the instance name)
             else:
                 value = p.default if arg is None else self.attr_value(p, arg, spec)
@@ -283,7 +294,8 @@ class CallLowering:
         if spec.elementwise:
             args = self.adapt_literals(args, result)
         elif op in LITERALS_TAKE_RESULT_DTYPE and isinstance(result, TileT):
-            held = component_dtype(result.dtype)  # a literal filling a vec3 tile fills each component
+            held = cast(Scalar, component_dtype(result.dtype))  # a literal filling a vec3 tile fills each
+            # component
             args = [ir.Const(_convert(a.value, held), held, a.span, weak=False)
                     if self.is_weak(a) and isinstance(a.type, Scalar) else a for a in args]
         if isinstance(result, (TileT, StackT)) or any(isinstance(a.type, (TileT, StackT)) for a in args):
@@ -292,7 +304,7 @@ class CallLowering:
         call = ir.OpCall(op, tuple(args), tuple(attrs), result if result is not None else _NONE(), self.span(node))
         return call
 
-    def run_rule(self, spec, b: Bound, where: dict, node):
+    def run_rule(self, spec: OpSpec, b: Bound, where: dict[str, Any], node: cst.CSTNode) -> Type | None:
         from ..ir.types import StructT, describe
 
         for name, t in list(b.types.items()) + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]:
@@ -313,12 +325,13 @@ class CallLowering:
                           "annotate concrete extents", node)
             raise
 
-    def adapt_literals(self, args: list, result) -> list:
+    def adapt_literals(self, args: list[ir.Expr], result: Type | None) -> list[ir.Expr]:
         """Untyped literal operands take the dtype of the op's typed operands."""
         typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
         if not typed:
             return args
-        target = component_dtype(typed[0].dtype if isinstance(typed[0], TileT) else typed[0])  # vec3 tile: float32
+        typed_dtype = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
+        target = cast(Scalar, component_dtype(typed_dtype))  # vec3 tile: float32
         out = []
         for a in args:
             if self.is_weak(a) and isinstance(a.type, Scalar) and a.type != target and target.kind != "bool":
@@ -328,7 +341,7 @@ class CallLowering:
 
     # ------------------------------------------------------------ argument kinds
 
-    def offset_items(self, arg) -> list:
+    def offset_items(self, arg: cst.BaseExpression) -> list[cst.BaseExpression]:
         if isinstance(arg, cst.Tuple):
             return [el.value for el in arg.elements]
         if isinstance(arg, cst.Name) and arg.value not in self.env:
@@ -337,7 +350,7 @@ class CallLowering:
                 return [cst.Integer(str(v)) if isinstance(v, int) else arg for v in value]
         return [arg]
 
-    def dtype_attribute(self, arg):
+    def dtype_attribute(self, arg: cst.BaseExpression) -> Type | None:
         """`A.dtype` of an array or tile variable (Warp's `dtype=A.dtype` in a generic kernel): its
         element type; else None."""
         if not (isinstance(arg, cst.Attribute) and arg.attr.value == "dtype" and isinstance(arg.value, cst.Name)):
@@ -346,7 +359,7 @@ class CallLowering:
         t = getattr(getattr(binding, "sym", None), "type", None)
         return t.dtype if isinstance(t, (ArrayT, TileT)) else None
 
-    def attr_value(self, p, arg, spec):
+    def attr_value(self, p: Param, arg: cst.BaseExpression, spec: OpSpec) -> Any:
         if p.kind == "shape":
             items = [el.value for el in arg.elements] if isinstance(arg, cst.Tuple) else None
             value = self.constant_of(arg) if items is None else tuple(self.shape_item(i) for i in items)
@@ -379,7 +392,7 @@ class CallLowering:
             self.fail("TC0305", f"{spec.name}: `{p.name}` must be a compile-time constant", arg)
         return value
 
-    def shape_item(self, node):
+    def shape_item(self, node: cst.BaseExpression) -> object:
         """One extent of a shape: a constant expression, or `t.shape[k]` of a tile."""
         value = self.constant_of(node)
         if value is not consts.NOT_CONST:
@@ -390,7 +403,7 @@ class CallLowering:
             return consts.NOT_CONST
         return e.value if isinstance(e, ir.Const) else consts.NOT_CONST
 
-    def constant_of(self, node):
+    def constant_of(self, node: cst.BaseExpression) -> Any:
         """node's compile-time value: literals, module constants, and locals assigned once from a
         constant (local_consts.py; a local never stands for the module constant it shadows)."""
         fn = getattr(getattr(self, "fd", None), "node", None)
@@ -400,25 +413,25 @@ class CallLowering:
             return self.scope.constant(node)
         return consts.evaluate(node, local_consts.local_lookup(fn, self.env, self.scope._lookup))
 
-    def local_constant(self, node):
+    def local_constant(self, node: cst.BaseExpression) -> int | float | None:
         """The number a local name assigned once from a constant holds (`stop = 3`), else None."""
         if not isinstance(node, cst.Name):
             return None
         value = self.constant_of(node)
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
-    def func_ref(self, node) -> FuncRef:
+    def func_ref(self, node: cst.BaseExpression) -> FuncRef:
         api = self.scope.api_attr(node)
         if api is not None:
             if api in OPS and OPS[api].elementwise:
                 spec = OPS[api]
 
-                def builtin_result(dtypes, spec=spec):
+                def builtin_result(dtypes: tuple[Type, ...], spec: OpSpec = spec) -> Type:
                     if len(dtypes) != len(spec.params):
                         raise RuleError("TC0407", f"takes {len(spec.params)} argument(s), given {len(dtypes)}")
                     b = Bound(op=api, types={p.name: d for p, d in zip(spec.params, dtypes)})
                     try:
-                        return spec.rule(b)
+                        return cast(Type, spec.rule(b))  # an elementwise op's rule gives a type
                     except RuleError as e:  # drop the op-name prefix: the caller names the function
                         raise RuleError(e.code, e.message.removeprefix(f"{api}: "), e.arg) from None
 
@@ -426,9 +439,9 @@ class CallLowering:
             self.fail("TC0407", f"`{api}` cannot be mapped over a tile", node)
         if isinstance(node, cst.Name) and node.value in self.scope.funcs:
             name = node.value
-            holder = {}
+            holder: dict[str, str] = {}
 
-            def user_result(dtypes):
+            def user_result(dtypes: tuple[Type, ...]) -> Type:
                 fn = self.module.instantiate(name, [(d, None) for d in dtypes], self.block_dim, node, self)
                 if len(fn.params) != len(dtypes):
                     raise RuleError("TC0407", f"takes {len(fn.params)} argument(s), given {len(dtypes)}")
@@ -441,16 +454,17 @@ class CallLowering:
 
     # ------------------------------------------------------------ user funcs
 
-    def lower_func_call(self, name: str, node: cst.Call):
+    def lower_func_call(self, name: str, node: cst.Call) -> Lowered:
         fd = self.scope.funcs[name]
         params = fd.node.params.params
         if any(a.keyword is not None for a in node.args):
             by_name = {p.name.value: i for i, p in enumerate(params)}
-            ordered = [None] * len(params)
+            ordered: list[cst.Arg | None] = [None] * len(params)
             for i, a in enumerate(node.args):
                 idx = by_name.get(a.keyword.value) if a.keyword else i
                 if idx is None:
-                    self.fail("TC0303", f"{name}: unknown keyword argument `{a.keyword.value}`", a.keyword)
+                    kw = cast(cst.Name, a.keyword)  # by_name misses only keywords
+                    self.fail("TC0303", f"{name}: unknown keyword argument `{kw.value}`", kw)
                 ordered[idx] = a
             arg_nodes = [a for a in ordered if a is not None]
             if len(arg_nodes) != len(params):
@@ -459,7 +473,7 @@ class CallLowering:
             arg_nodes = list(node.args)
         if len(arg_nodes) != len(params):
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
-        args = [self.expr(a.value) for a in arg_nodes]
+        args: list[ir.Expr] = [self.expr(a.value) for a in arg_nodes]
         returned = self.struct_returned(fd, node)
         if returned is not None:
             return self.call_struct_func(name, returned, args, arg_nodes, node)
@@ -467,13 +481,14 @@ class CallLowering:
                                      self.block_dim, node, self, [a.value for a in arg_nodes])
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, [a.value for a in arg_nodes]), fn.params)]
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
-            if isinstance(args[i], ir.OpCall) and args[i].op in ("tile_slice", "tile_view", "tile_broadcast"):
+            arg = args[i]
+            if isinstance(arg, ir.OpCall) and arg.op in ("tile_slice", "tile_view", "tile_broadcast"):
                 self.fail("TC0401", f"unsupported syntax: `{name}` updates this tile in place, and in Warp a "
                           "view passes its parent by reference; tilec's views are copies", arg_nodes[i],
                           help="update a variable and assign it back, e.g. `r = t[1]` ... `t[1] = r`")
-            if isinstance(args[i], ir.Var):
-                self.note_mutation(args[i].sym, node)
-                self.note_inplace(args[i].sym)
+            if isinstance(arg, ir.Var):
+                self.note_mutation(arg.sym, node)
+                self.note_inplace(arg.sym)
         if any(isinstance(a.type, (TileT, StackT)) for a in args) or isinstance(fn.ret, (TileT, StackT)):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
@@ -483,31 +498,34 @@ class CallLowering:
 class _LazyName(FuncRef):
     """A FuncRef whose name is the specialised instance, known after typing."""
 
-    def __new__(cls, *a, **k):
+    def __new__(cls, *a: object, **k: object) -> _LazyName:
         return object.__new__(cls)
 
-    def __init__(self, source, holder, result):
+    def __init__(self, source: str, holder: dict[str, str],
+                 result: Callable[[tuple[Type, ...]], Type]) -> None:
         object.__setattr__(self, "builtin", False)
         object.__setattr__(self, "result", result)
         object.__setattr__(self, "_source", source)
         object.__setattr__(self, "_holder", holder)
 
     @property
-    def name(self):  # noqa: D401 - the instance name once resolved
-        return self._holder.get("name", self._source)
+    def name(self) -> str:  # noqa: D401 - the instance name once resolved
+        holder: dict[str, str] = getattr(self, "_holder")
+        source: str = getattr(self, "_source")
+        return holder.get("name", source)
 
 
-def _is_extent(v, generic: bool) -> bool:
+def _is_extent(v: object, generic: bool) -> bool:
     return (isinstance(v, int) and not isinstance(v, bool)) or (generic and isinstance(v, str))
 
 
-def _NONE():
+def _NONE() -> Type:
     from ..ir.types import NONE
 
     return NONE
 
 
-def _convert(value, target: Scalar):
+def _convert(value: Any, target: Scalar) -> int | float | bool:
     if target.is_float:
         return float(value)
     if target.kind == "bool":
@@ -515,7 +533,7 @@ def _convert(value, target: Scalar):
     return wrap_int(int(value), target)
 
 
-def _retype(arg, want):
+def _retype(arg: ir.Expr, want: Type) -> ir.Expr:
     if isinstance(arg, ir.Const) and isinstance(want, Scalar) and arg.type != want:
         return ir.Const(_convert(arg.value, want), want, arg.span)
     return arg

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import TypeGuard
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import libcst as cst
 
 from .. import ir
 from ..ops import OPS, Bound
-from ..ir.types import BOOL, FLOAT32, INT32, ArrayT, Scalar, TileT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, NONE, ArrayT, Scalar, TileT, describe
 from . import consts, suggest
 from .lower_call import Abort
+from .lowering_host import LoweringHost
 from .ranges import int_range, wrap_int
 from .resolve import MATH_CONSTANTS
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 BINOPS = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -29,7 +34,7 @@ COMPARE = {
     cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
     cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne",
 }  # fmt: skip
-FOLD = {
+FOLD: dict[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod,
     "floordiv": operator.floordiv, "pow": operator.pow, "lt": operator.lt, "le": operator.le,
     "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
@@ -37,7 +42,7 @@ FOLD = {
     "lshift": operator.lshift, "rshift": operator.rshift,
 }  # fmt: skip
 # Math builtins on constants fold too, so `wp.sin(0.5)` stays an untyped constant like `0.5`.
-FOLD_MATH = {
+FOLD_MATH: dict[str, Callable[..., Any]] = {
     "exp": math.exp, "log": math.log, "log2": math.log2, "log10": math.log10, "sin": math.sin,
     "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
     "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "sqrt": math.sqrt, "abs": abs,
@@ -54,8 +59,8 @@ UNSUPPORTED = {
 }  # fmt: skip
 
 
-class ExprLowering:
-    def expr(self, node: cst.BaseExpression):
+class ExprLowering(LoweringHost):
+    def expr(self, node: cst.BaseExpression) -> Lowered:
         value = consts.literal(node)
         if value is not consts.NOT_CONST:
             return self.const_expr(value, node)
@@ -89,7 +94,7 @@ class ExprLowering:
 
     # ------------------------------------------------------------ leaves
 
-    def const_expr(self, value, node):
+    def const_expr(self, value: object, node: cst.CSTNode) -> ir.Const:
         if isinstance(value, bool):
             t = BOOL
         elif isinstance(value, int):
@@ -103,7 +108,7 @@ class ExprLowering:
     def is_weak(self, e: ir.Expr) -> TypeGuard[ir.Const]:
         return isinstance(e, ir.Const) and e.weak
 
-    def lower_name(self, node: cst.Name):
+    def lower_name(self, node: cst.Name) -> Lowered:
         name = node.value
         if name in self.struct_vars:
             return self.struct_ref(name, node)
@@ -124,7 +129,7 @@ class ExprLowering:
             if typed is not None:  # `N = wp.constant(wp.int32(0))`: the constant has that dtype, as in Warp
                 if typed.kind in ("int", "uint") and not isinstance(value, bool):
                     lo, hi = int_range(typed)
-                    if not lo <= value <= hi:  # Warp wraps it silently; a cast would hide it from ranges.py
+                    if not lo <= cast(int, value) <= hi:  # Warp wraps it silently; a cast would hide it from ranges.py
                         self.fail("TC0112", f"module constant `{name}` = {value} does not fit in {typed.name} "
                                   f"[{lo}, {hi}]", node)
                 return ir.Const(value, typed, self.span(node), weak=False)
@@ -137,7 +142,7 @@ class ExprLowering:
         known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]
         self.fail("TC0301", f"unknown name `{name}`", node, help=suggest.did_you_mean(name, known))
 
-    def lower_attribute(self, node: cst.Attribute):
+    def lower_attribute(self, node: cst.Attribute) -> Lowered:
         api = self.scope.api_attr(node)
         if api is not None:
             if api in MATH_CONSTANTS:
@@ -148,12 +153,12 @@ class ExprLowering:
         attr = node.attr.value
         self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)
 
-    def lower_subscript(self, node: cst.Subscript):
+    def lower_subscript(self, node: cst.Subscript) -> Lowered:
         # a.shape[i] and t.shape[i]
         if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
             return self.lower_shape(node)
         if self.indexed_name(node.value):
-            return self.lower_indexed_subscript(node.value.value, node)
+            return self.lower_indexed_subscript(cast(cst.Name, node.value).value, node)
         base = self.expr(node.value)
         if isinstance(base.type, ArrayT):
             return self.lower_array_subscript(base, node)
@@ -161,8 +166,8 @@ class ExprLowering:
             return self.lower_tile_subscript(base, node)
         self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}", node)
 
-    def index_nodes(self, node: cst.Subscript) -> list:
-        out = []
+    def index_nodes(self, node: cst.Subscript) -> list[cst.BaseExpression]:
+        out: list[cst.BaseExpression] = []
         for el in node.slice:
             if not isinstance(el.slice, cst.Index):
                 self.fail("TC0401", "unsupported syntax: slices (use wp.tile_view)", el)
@@ -171,20 +176,21 @@ class ExprLowering:
             out = [e.value for e in out[0].elements]
         return out
 
-    def index(self, node):
-        e = self.expr(node)
+    def index(self, node: cst.BaseExpression) -> ir.Expr:
+        e: ir.Expr = self.expr(node)
         if not (isinstance(e.type, Scalar) and e.type.is_integral):
             self.fail("TC0203", f"indices must be integers, got {describe(e.type)}", node)
         return e
 
-    def lower_shape(self, node: cst.Subscript):
+    def lower_shape(self, node: cst.Subscript) -> Lowered:
+        shape_of = cast(cst.Attribute, node.value)  # `x.shape` (lower_subscript checked)
         idx = self.index_nodes(node)
         axis = self.scope.constant(idx[0]) if len(idx) == 1 else consts.NOT_CONST
         if not isinstance(axis, int):
             self.fail("TC0305", "the axis of `.shape[...]` must be a compile-time integer", node)
-        if self.indexed_name(node.value.value):
-            return self.lower_indexed_shape(node.value.value.value, axis, node)
-        base = self.expr(node.value.value)
+        if self.indexed_name(shape_of.value):
+            return self.lower_indexed_shape(cast(cst.Name, shape_of.value).value, axis, node)
+        base = self.expr(shape_of.value)
         if isinstance(base.type, TileT):
             if not -base.type.ndim <= axis < base.type.ndim:
                 self.fail("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d tile", idx[0])
@@ -200,15 +206,15 @@ class ExprLowering:
 
     # ------------------------------------------------------------ operators
 
-    def lower_unary(self, node: cst.UnaryOperation):
+    def lower_unary(self, node: cst.UnaryOperation) -> Lowered:
         if isinstance(node.operator, cst.Plus):
             return self.expr(node.expression)
         op = {cst.Minus: "neg", cst.Not: "not_", cst.BitInvert: "invert"}[type(node.operator)]
         return self.apply(op, [node.expression], node)
 
-    def lower_compare(self, node: cst.Comparison):
+    def lower_compare(self, node: cst.Comparison) -> Lowered:
         left = node.left
-        result = None
+        result: Lowered = None
         for target in node.comparisons:
             op = COMPARE.get(type(target.operator))
             if op is None:
@@ -218,21 +224,23 @@ class ExprLowering:
             left = target.comparator
         return result
 
-    def apply(self, op: str, operand_nodes: list, node):
+    def apply(self, op: str, operand_nodes: list[cst.BaseExpression], node: cst.CSTNode) -> Lowered:
         operands = [self.expr(n) for n in operand_nodes]
         return self.make_op(op, operands, {}, node, where=operand_nodes)
 
-    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+    def make_op(self, op: str, operands: list[ir.Expr], attrs: dict[str, Any], node: cst.CSTNode,
+                where: Sequence[cst.CSTNode | None] | None = None) -> Lowered:
         """An op call from already-lowered operands (no keyword binding), folded when constant."""
         for i, e in enumerate(operands):
-            self.refuse_struct_operand(e, where[i] if where and i < len(where) and where[i] is not None else node)
+            at = where[i] if where and i < len(where) and where[i] is not None else node
+            self.refuse_struct_operand(e, cast(cst.CSTNode, at))
         spec = OPS[op]
         folded = self.fold(op, operands, node)
         if folded is not None:
             return folded
         b = Bound(op=op, attrs=dict(attrs))
         names = [p.name for p in spec.params if p.kind == "value"]
-        where_map = {}
+        where_map: dict[str, cst.CSTNode | None] = {}
         for i, e in enumerate(operands):
             src = where[i] if where and i < len(where) else None
             if i < len(names):
@@ -253,15 +261,18 @@ class ExprLowering:
             operands = self.adapt_literals(operands, result)
         if isinstance(result, TileT):
             self.uses_tiles = True
-        return ir.OpCall(op, tuple(operands), tuple(attrs.items()), result, self.span(node))
+        # an effect's rule gives None: its call has the type NONE, as lower_op gives it (`x = wp.printf()`: TC0303)
+        return ir.OpCall(op, tuple(operands), tuple(attrs.items()), result if result is not None else NONE,
+                         self.span(node))
 
-    def fold(self, op: str, operands: list, node):
+    def fold(self, op: str, operands: list[ir.Expr], node: cst.CSTNode) -> ir.Const | None:
         if not all(isinstance(e, ir.Const) for e in operands) or len(operands) > 2:
             return None
-        values = [e.value for e in operands]
-        weak = all(e.weak for e in operands)
-        types = {e.type for e in operands}
-        if len(types) > 1 and not weak and not any(e.weak for e in operands):
+        consts_ = cast(list[ir.Const], operands)  # all constants (checked above)
+        values: list[Any] = [e.value for e in consts_]
+        weak = all(e.weak for e in consts_)
+        types = {e.type for e in consts_}
+        if len(types) > 1 and not weak and not any(e.weak for e in consts_):
             return None
         try:
             if op == "neg":
@@ -275,8 +286,8 @@ class ExprLowering:
                 value = (values[0] and values[1]) if op == "and_" else (values[0] or values[1])
                 value = bool(value)
             elif op in FOLD and len(values) == 2:
-                value = consts.apply_bounded(FOLD[op], *values, node)
-            elif op in FOLD_MATH and all(e.weak for e in operands):
+                value = consts.apply_bounded(FOLD[op], values[0], values[1], node)
+            elif op in FOLD_MATH and all(e.weak for e in consts_):
                 value = FOLD_MATH[op](*values)
                 if op in ("floor", "ceil", "trunc"):
                     value = float(value) if any(isinstance(v, float) for v in values) else value
@@ -286,11 +297,11 @@ class ExprLowering:
             return None
         if isinstance(value, bool) or op in COMPARE.values():
             return ir.Const(bool(value), BOOL, self.span(node), weak=True)
-        typed = [e.type for e in operands if not e.weak]
+        typed = [e.type for e in consts_ if not e.weak]
         if typed:
-            t = typed[0]
+            t = cast(Scalar, typed[0])  # a constant's type is a scalar
             value = float(value) if t.is_float else int(value)
             if t.kind in ("int", "uint") and all(isinstance(v, int) for v in values):
-                value = wrap_int(value, t)  # typed integer arithmetic wraps as it does at run time
+                value = wrap_int(cast(int, value), t)  # typed integer arithmetic wraps as it does at run time
             return ir.Const(value, t, self.span(node), weak=False)
         return self.const_expr(value, node)

@@ -19,16 +19,25 @@ other op given a struct tile (arithmetic but + and -, min/max/arg reductions, sc
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, NONE, ArrayT, StructT, TileT, component_dtype, describe
-from ..ops import OPS
+from ..ir.types import INT32, NONE, ArrayT, StructT, TileT, Type, component_dtype, describe
+from ..ops import OPS, Param, OpSpec
 from . import annotations as ann
 from . import structs
 from .lower_structs import StructArray, StructElement, StructTile, StructValue
+from .lowering_host import LoweringHost
+
+if TYPE_CHECKING:
+    from .check import Lowered
+
+    # id(operand node) -> (the node, its struct-valued operand or the StructT of `dtype=S`)
+    Carriers = dict[int, tuple[cst.BaseExpression, Lowered]]
 
 # Ops Warp 1.19 applies to tiles of structs, each lowered once per leaf.
 PER_LEAF_OPS = {
@@ -45,7 +54,7 @@ NON_ACCUMULATING = {"bool", "int8", "uint8", "int16", "uint16"}
 ACCUMULATING_OPS = {"tile_atomic_add", "tile_atomic_add_indexed", "tile_sum", "add", "sub"}
 
 
-def accumulates(t) -> bool:
+def accumulates(t: Type) -> bool:
     held = component_dtype(t)
     return held is None or held.name not in NON_ACCUMULATING
 
@@ -72,13 +81,13 @@ class StructTileStmts:
     """An op over struct tiles that makes no value (a store, an in-place update): its per-leaf
     statements, which the statement that called it emits."""
 
-    stmts: list
+    stmts: list[ir.Stmt]
     type = NONE
 
 
-def _struct_names(node) -> set:
+def _struct_names(node: cst.CSTNode) -> set[str]:
     """Every simple name an expression mentions (a superset of what may carry a struct)."""
-    out = set()
+    out: set[str] = set()
 
     class _Names(cst.CSTVisitor):
         def visit_Name(self, n: cst.Name) -> None:
@@ -88,13 +97,13 @@ def _struct_names(node) -> set:
     return out
 
 
-class StructTileLowering:
-    struct_subst: dict  # id(cst node) -> the IR value it lowers to while one leaf is lowered
+class StructTileLowering(LoweringHost):
+    struct_subst: dict[int, Lowered]  # id(cst node) -> the IR value it lowers to while one leaf is lowered
 
     # ------------------------------------------------------------ substitution
 
     @contextlib.contextmanager
-    def substituted(self, values: dict):
+    def substituted(self, values: dict[int, Lowered]) -> Iterator[None]:
         old = getattr(self, "struct_subst", {})
         self.struct_subst = {**old, **values}
         try:
@@ -102,24 +111,24 @@ class StructTileLowering:
         finally:
             self.struct_subst = old
 
-    def expr(self, node):
+    def expr(self, node: cst.BaseExpression) -> Lowered:
         value = getattr(self, "struct_subst", {}).get(id(node))
         if value is not None:
             return value
         return super().expr(node)
 
-    def attr_value(self, p, arg, spec):
+    def attr_value(self, p: Param, arg: cst.BaseExpression, spec: OpSpec) -> Any:
         value = getattr(self, "struct_subst", {}).get(id(arg))
         if value is not None and p.kind == "dtype":
             return value
         return super().attr_value(p, arg, spec)
 
-    def struct_ref(self, name: str, node):
+    def struct_ref(self, name: str, node: cst.CSTNode) -> Lowered:
         t = self.struct_vars[name]
         if not isinstance(t, TileT):
             return super().struct_ref(name, node)
-        leaves = {}
-        for path, _ in structs.leaves(t):
+        leaves: dict[str, ir.Expr] = {}
+        for path, _ in structs.struct_leaves(cast(StructT, t.dtype)):
             b = self.env[f"{name}.{path}"]
             if b.poisoned:
                 from .lower_call import Abort
@@ -138,7 +147,7 @@ class StructTileLowering:
             names |= _struct_names(a.value)
         return any(n in self.struct_vars or n in self.scope.structs for n in names)
 
-    def maybe_struct(self, node) -> bool:
+    def maybe_struct(self, node: cst.BaseExpression) -> bool:
         """Also an op over struct operands (`wp.tile_reduce(f, t)[0].mass`)."""
         if super().maybe_struct(node):
             return True
@@ -148,13 +157,13 @@ class StructTileLowering:
 
     # ------------------------------------------------------------ ops
 
-    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None = None) -> Lowered:
         if not isinstance(node, cst.Call) or not self.struct_candidate(node):
             return super().lower_op(op, node, extra_attrs)
         spec = OPS[op]
         bound, variadic = self.bind(spec, node)
-        values: dict = {}  # id(node) -> lowered operand, lowered once
-        carriers: dict = {}  # id(node) -> (cst node, struct-valued operand)
+        values: dict[int, Lowered] = {}  # id(node) -> lowered operand, lowered once
+        carriers: Carriers = {}  # id(node) -> (cst node, struct-valued operand)
         for p in spec.params:
             arg = bound.get(p.name)
             if arg is None:
@@ -184,7 +193,7 @@ class StructTileLowering:
             if p.kind == "value" and p.name in SAME_ELEMENT and id(arg) in plain and \
                     isinstance(plain[id(arg)].type, (ArrayT, TileT)):
                 self.fail("TC0201", f"{op}: `{p.name}` is {describe(plain[id(arg)].type)}, but the other operand "
-                          f"holds `{held}` structs", arg)
+                          f"holds `{held}` structs", cast(cst.BaseExpression, arg))
         if op == "tile_map":
             return self.struct_tile_map(bound, variadic, values, node)
         if op == "tile_reduce":
@@ -196,13 +205,13 @@ class StructTileLowering:
             self.refuse_struct_tile_op(op, carriers, held)
         return self.per_leaf(op, node, extra_attrs, held, carriers, plain, bound)
 
-    def carried_struct(self, op: str, carriers: dict, node) -> StructT:
+    def carried_struct(self, op: str, carriers: Carriers, node: cst.CSTNode) -> StructT:
         """The one struct type every struct-valued operand holds, else a diagnostic."""
-        held = {}
+        held: dict[StructT, cst.BaseExpression] = {}
         for arg, v in carriers.values():
             t = v if isinstance(v, StructT) else v.type
             t = t.dtype if isinstance(t, (ArrayT, TileT)) else t
-            held.setdefault(t, arg)
+            held.setdefault(cast(StructT, t), arg)
         if len(held) > 1:
             (t0, _), (t1, a1) = list(held.items())[:2]
             self.fail("TC0201", f"{op}: operands hold different structs, `{t0}` and `{t1}`", a1)
@@ -215,7 +224,7 @@ class StructTileLowering:
                       "array handles has no C++ form there)", arg, help="tile the fields that are not arrays")
         return t
 
-    def refuse_struct_tile_op(self, op: str, carriers: dict, held: StructT):
+    def refuse_struct_tile_op(self, op: str, carriers: Carriers, held: StructT) -> None:
         arg, v = next(iter(carriers.values()))
         what = f"`{held}` structs" if isinstance(v, StructT) else describe(v if isinstance(v, StructT) else v.type)
         reason = REFUSALS.get(op, "Warp 1.19 takes struct tiles only in loads, stores, atomic adds, tile_zeros, "
@@ -224,7 +233,7 @@ class StructTileLowering:
         name = op if op not in ("add", "sub", "mul", "div", "neg") else f"`{op}`"
         self.fail("TC0203", f"{name}: does not take {what} ({reason})", arg)
 
-    def leaf_of(self, v, path: str, lt, node):
+    def leaf_of(self, v: Lowered, path: str, lt: Type, node: cst.CSTNode) -> Lowered:
         """Leaf `path` of a struct-valued operand (the leaf type for `dtype=S`)."""
         if isinstance(v, StructT):
             return lt
@@ -235,9 +244,12 @@ class StructTileLowering:
             return leaves[path]
         return v.leaves[path]
 
-    def per_leaf(self, op, node, extra_attrs, held: StructT, carriers: dict, plain: dict, bound: dict):
+    def per_leaf(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None, held: StructT,
+                 carriers: Carriers, plain: dict[int, Lowered],
+                 bound: dict[str, cst.BaseExpression]) -> Lowered:
         """The op once per leaf; a struct tile, a struct value or the statements they make."""
-        results, stmts = {}, []
+        results: dict[str, ir.Expr] = {}
+        stmts: list[ir.Stmt] = []
         sort_keys = bound.get("keys") if op == "tile_sort" else None
         paths = structs.struct_leaves(held)
         for k, (path, lt) in enumerate(paths):
@@ -272,23 +284,25 @@ class StructTileLowering:
             return StructTile(TileT(held, first.type.shape), results, f"{op}(...)")
         return StructValue(held, results, f"{op}(...)")
 
-    def carried_leaf(self, op, node, carriers: dict, path: str, lt, bound: dict):
+    def carried_leaf(self, op: str, node: cst.Call, carriers: Carriers, path: str, lt: Type,
+                     bound: dict[str, cst.BaseExpression]) -> Lowered:
         """A field Warp does not accumulate: an atomic add leaves it (None: no statement); tile_sum
         gives the first element's value, an axis sum the first slice along the axis (measured)."""
         if op != "tile_sum":
             return None
         leaf = next(v for _, v in carriers.values() if isinstance(v, StructTile)).leaves[path]
-        if bound.get("axis") is not None and leaf.type.ndim > 1:
+        ndim = cast(TileT, leaf.type).ndim  # a struct tile's leaf is a tile
+        if bound.get("axis") is not None and ndim > 1:
             return self.first_slice(leaf, bound["axis"], node)
-        first = self.make_op("tile_extract", [leaf] + [ir.Const(0, INT32, self.span(node))] * leaf.type.ndim, {},
+        first = self.make_op("tile_extract", [leaf] + [ir.Const(0, INT32, self.span(node))] * ndim, {},
                              node)
         return self.make_op("tile_full", [first], {"shape": (1,), "dtype": lt, "storage": "register"}, node)
 
-    def first_slice(self, leaf, axis_node, node):
+    def first_slice(self, leaf: ir.Expr, axis_node: cst.BaseExpression, node: cst.CSTNode) -> Lowered:
         """`leaf[..., 0, ...]` with index 0 on `axis` (a tile_slice keeping every other axis)."""
         spec = OPS["tile_sum"]
         axis = self.attr_value(next(p for p in spec.params if p.name == "axis"), axis_node, spec)
-        shape = leaf.type.shape
+        shape = cast(TileT, leaf.type).shape
         if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
             self.fail("TC0106", f"tile_sum: axis {axis} is out of range for a {len(shape)}-d tile", axis_node)
         axis %= len(shape)
@@ -297,7 +311,8 @@ class StructTileLowering:
         out = shape[:axis] + shape[axis + 1:]
         return self.make_op("tile_slice", [leaf, ir.Const(keep, INT32, self.span(node))] + pairs, {"shape": out}, node)
 
-    def struct_tile_map(self, bound: dict, variadic: list, values: dict, node: cst.Call):
+    def struct_tile_map(self, bound: dict[str, cst.BaseExpression], variadic: list[cst.BaseExpression],
+                        values: dict[int, Lowered], node: cst.Call) -> Lowered:
         """tile_map(f, ...) with struct tiles or struct values among the operands: f's instance for
         the element types, mapped over the leaves (f's parameters are flattened leaf by leaf); a func
         returning a struct is one map per returned leaf (its per-field instances, lower_structs)."""
@@ -307,7 +322,8 @@ class StructTileLowering:
                       fnode if fnode is not None else node)
         return self.map_struct_func(fnode, [values[id(a)] for a in variadic], list(variadic), node)
 
-    def map_struct_func(self, fnode: cst.Name, operands: list, arg_nodes: list, node):
+    def map_struct_func(self, fnode: cst.Name, operands: list[Lowered], arg_nodes: list[cst.BaseExpression],
+                        node: cst.Call) -> Lowered:
         """tile_map of the @wp.func `fnode` over lowered operands (struct tiles, struct values, plain
         tiles and scalars; arg_nodes: where each came from, for diagnostics)."""
         name = fnode.value
@@ -319,11 +335,12 @@ class StructTileLowering:
         if not shapes:
             self.fail("TC0303", "tile_map: needs at least one tile after the function", node)
         shape = next(iter(shapes))
-        elements = [(v.type.dtype if isinstance(v.type, TileT) else v.type, None) for v in operands]
-        flat = []
+        elements: list[tuple[Type, object]] = [(v.type.dtype if isinstance(v.type, TileT) else v.type, None)
+                                               for v in operands]
+        flat: list[ir.Expr] = []
         for v, a in zip(operands, variadic):
             if isinstance(v, StructTile):
-                flat += [v.leaves[p] for p, _ in structs.struct_leaves(v.type.dtype)]
+                flat += [v.leaves[p] for p, _ in structs.struct_leaves(cast(StructT, v.type.dtype))]
             elif isinstance(v, (StructValue, StructElement)):
                 flat += self.flatten_args([v], [a])
             elif isinstance(v, StructArray):
@@ -332,27 +349,30 @@ class StructTileLowering:
                 flat.append(v)
         fd = self.scope.funcs[name]
         returned = self.struct_returned(fd, node)
-        projections = [None] if returned is None else [p for p, _ in structs.struct_leaves(returned)]
-        maps = {}
+        projections: list[str | None] = ([None] if returned is None
+                                         else [p for p, _ in structs.struct_leaves(returned)])
+        maps: dict[str | None, ir.Expr] = {}
         for path in projections:
             fn = self.module.instantiate(name, elements, self.block_dim, node, self, list(variadic), project=path)
             if len(fn.params) != len(flat):
                 self.fail("TC0407", f"tile_map: function `{name}` takes {len(fn.params)} leaf argument(s), "
                           f"given {len(flat)}", fnode)
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
-            maps[path] = ir.OpCall("tile_map", tuple(flat), (("op", fn.name),), TileT(fn.ret, shape), self.span(node))
+            maps[path] = ir.OpCall("tile_map", tuple(flat), (("op", fn.name),), TileT(cast(Any, fn.ret), shape),
+                                   self.span(node))
         self.uses_tiles = True
         if returned is None:
             return maps[None]
-        return StructTile(TileT(returned, shape), maps, f"tile_map({name}, ...)")
+        return StructTile(TileT(returned, shape), cast("dict[str, ir.Expr]", maps), f"tile_map({name}, ...)")
 
-    def struct_tile_reduce(self, bound: dict, values: dict, held: StructT, node: cst.Call):
+    def struct_tile_reduce(self, bound: dict[str, cst.BaseExpression], values: dict[int, Lowered], held: StructT,
+                           node: cst.Call) -> Lowered:
         """tile_reduce(f, t) of a struct tile (Warp 1.19: f a @wp.func taking two structs and returning
         one; whole tile only): a tree of tile_maps of f over halves of the flattened tile, an odd
         element folded in after its prefix is reduced. Warp combines in an unspecified order too, so
         f must be associative and commutative; the adjoint is each tile_map's (none in Warp 1.19)."""
         fnode, tnode = bound.get("op"), bound.get("a")
-        t = values.get(id(tnode))
+        t: Lowered = values.get(id(tnode))
         if not isinstance(t, StructTile):
             self.fail("TC0201", f"tile_reduce: `a` must be a tile of `{held}` structs, got {describe(t.type)}",
                       tnode if tnode is not None else node)
@@ -368,15 +388,18 @@ class StructTileLowering:
                       fnode)
         n = 1
         for extent in t.type.shape:
+            if not isinstance(extent, int):  # a shape variable: the size of the reduction tree is unknown here
+                self.fail("TC0111", "tile_reduce: cannot be checked with symbolic shapes; annotate concrete "
+                          "extents", cast(cst.BaseExpression, tnode))
             n *= extent
         flat = t if t.type.ndim == 1 else self.struct_tile_leafwise(
             t, lambda leaf: self.make_op("tile_reshape", [leaf], {"shape": (n,)}, node))
-        return self.reduce_halves(fnode, self.hoist(flat, node), n, tnode, node)
+        return self.reduce_halves(fnode, self.hoist(flat, node), n, cast(cst.BaseExpression, tnode), node)
 
-    def hoist(self, t: StructTile, node) -> StructTile:
+    def hoist(self, t: StructTile, node: cst.CSTNode) -> StructTile:
         """Each leaf computed once into a temporary before the statement (each level of a reduction
         reads every leaf of the one before: as expressions they would grow exponentially)."""
-        def bind(leaf):
+        def bind(leaf: ir.Expr) -> ir.Expr:
             if isinstance(leaf, ir.Var):
                 return leaf
             tmp = self.new_temp(leaf.type)
@@ -386,18 +409,18 @@ class StructTileLowering:
 
     # the hoisted temporaries of the statement being lowered, emitted before it (as random draws are);
     # set per statement by begin_statement_draws (every expression is lowered inside a statement)
-    struct_hoisted: list
+    struct_hoisted: list[ir.Stmt]
 
-    def begin_statement_draws(self) -> tuple:
+    def begin_statement_draws(self) -> Any:  # (lower_random's SavedDraws, the hoisted): opaque to the caller
         saved = (super().begin_statement_draws(), getattr(self, "struct_hoisted", []))
         self.struct_hoisted = []
         return saved
 
-    def end_statement_draws(self, saved: tuple) -> None:
+    def end_statement_draws(self, saved: Any) -> None:
         super().end_statement_draws(saved[0])
         self.struct_hoisted = saved[1]
 
-    def sequence_draws(self, node, stmts: list) -> list:
+    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
         stmts = super().sequence_draws(node, stmts)
         if not self.struct_hoisted:
             return stmts
@@ -408,7 +431,8 @@ class StructTileLowering:
         hoisted, self.struct_hoisted = self.struct_hoisted, []
         return hoisted + stmts
 
-    def reduce_halves(self, fnode, t: StructTile, n: int, tnode, node) -> StructTile:
+    def reduce_halves(self, fnode: cst.Name, t: StructTile, n: int, tnode: cst.BaseExpression,
+                      node: cst.Call) -> StructTile:
         if n == 1:
             return t
         if n % 2:  # the even prefix reduced, then the last element folded in
@@ -420,26 +444,28 @@ class StructTileLowering:
                                              self.struct_tile_part(t, half, half, node)], [tnode, tnode], node)
         return self.reduce_halves(fnode, self.hoist(pairs, node), half, tnode, node)
 
-    def struct_tile_part(self, t: StructTile, start: int, length: int, node) -> StructTile:
+    def struct_tile_part(self, t: StructTile, start: int, length: int, node: cst.CSTNode) -> StructTile:
         """Elements start .. start+length of a 1-d struct tile, leaf by leaf (tile_views: vector and
         matrix leaves have no tile_slice)."""
         span = self.span(node)
         return self.struct_tile_leafwise(t, lambda leaf: ir.OpCall(
             "tile_view", (leaf, ir.Const(start, INT32, span)), (("offset_count", 1), ("shape", (length,))),
-            TileT(leaf.type.dtype, (length,)), span))
+            TileT(cast(TileT, leaf.type).dtype, (length,)), span))
 
-    def struct_tile_leafwise(self, t: StructTile, f) -> StructTile:
+    def struct_tile_leafwise(self, t: StructTile, f: Callable[[ir.Expr], ir.Expr]) -> StructTile:
         leaves = {path: f(leaf) for path, leaf in t.leaves.items()}
-        return StructTile(TileT(t.type.dtype, next(iter(leaves.values())).type.shape), leaves, t.origin)
+        first = cast(TileT, next(iter(leaves.values())).type)  # a struct tile's leaves are tiles
+        return StructTile(TileT(t.type.dtype, first.shape), leaves, t.origin)
 
     # ------------------------------------------------------------ expressions and statements
 
-    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+    def make_op(self, op: str, operands: list[Lowered], attrs: dict[str, Any], node: cst.CSTNode,
+                where: Sequence[cst.CSTNode | None] | None = None) -> Lowered:
         tiles = [e for e in operands if isinstance(e, StructTile)]
         if not tiles:
             return super().make_op(op, operands, attrs, node, where)
         k = next(i for i, e in enumerate(operands) if isinstance(e, StructTile))
-        at = where[k] if where and k < len(where) and where[k] is not None else node
+        at = cast(cst.CSTNode, where[k]) if where and k < len(where) and where[k] is not None else node
         if op not in ("add", "sub"):
             reason = REFUSALS.get(op, "Warp 1.19 adds and subtracts struct tiles field by field; no other "
                                   "arithmetic is defined on them")
@@ -449,29 +475,31 @@ class StructTileLowering:
             if not isinstance(e, StructTile) or e.type != held:
                 got = describe(e.type)
                 self.fail("TC0201", f"`{op}` of {describe(held)} and {got}: both operands must be tiles of "
-                          f"`{held.dtype}` of the same shape", where[i] if where and where[i] is not None else node)
+                          f"`{held.dtype}` of the same shape",
+                          cast(cst.CSTNode, where[i]) if where and where[i] is not None else node)
         leaves = {path: super(StructTileLowering, self).make_op(op, [e.leaves[path] for e in operands], attrs, node,
                                                                 where)
                   if accumulates(lt) else operands[0].leaves[path]  # a field Warp carries: the left operand's
-                  for path, lt in structs.struct_leaves(held.dtype)}
+                  for path, lt in structs.struct_leaves(cast(StructT, held.dtype))}
         return StructTile(held, leaves, f"{op}(...)")
 
-    def lower_subscript(self, node: cst.Subscript):
+    def lower_subscript(self, node: cst.Subscript) -> Lowered:
         is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
         if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructTile):
-                out = {}
+                out: dict[str, ir.Expr] = {}
                 for path, leaf in base.leaves.items():
                     with self.substituted({id(node.value): leaf}):
                         out[path] = super().lower_subscript(node)
                 first = next(iter(out.values()))
                 if isinstance(first.type, TileT):  # a row of a 2-d tile of structs
                     return StructTile(TileT(base.type.dtype, first.type.shape), out, f"{base.origin}[...]")
-                return StructValue(base.type.dtype, out, f"{base.origin}[...]")
+                return StructValue(cast(StructT, base.type.dtype), out, f"{base.origin}[...]")
         return super().lower_subscript(node)
 
-    def store_struct_element(self, base, target: cst.Subscript, value, node, aug) -> list:
+    def store_struct_element(self, base: Lowered, target: cst.Subscript, value: Lowered, node: cst.CSTNode,
+                             aug: Any) -> list[ir.Stmt]:
         """`t[i] = s`, `t[i] += s` on a tile of structs: the element's leaves written (else an array
         of structs, lower_structs)."""
         if not isinstance(base, StructTile):
@@ -483,21 +511,21 @@ class StructTileLowering:
         if not isinstance(value, (StructValue, StructElement, StructTile)) or value.type not in (base.type.dtype,
                                                                                                  base.type):
             self.fail("TC0201", f"an element of {describe(base.type)} is assigned {describe(value.type)}", where)
-        out = []
-        for path, lt in structs.struct_leaves(base.type.dtype):
+        out: list[ir.Stmt] = []
+        for path, lt in structs.struct_leaves(cast(StructT, base.type.dtype)):
             leaf = self.leaf_of(value, path, lt, where)
             with self.substituted({id(target.value): base.leaves[path]}):
                 out += self.store_subscript(target, leaf, node, aug)
         return out
 
-    def struct_tile_aug_assign(self, target: cst.Name, op: str, node) -> list | None:
+    def struct_tile_aug_assign(self, target: cst.Name, op: str, node: cst.AugAssign) -> list[ir.Stmt] | None:
         """`t += u` / `t -= u` on a struct tile: each leaf updated in place; None for other targets."""
         t = self.struct_vars.get(target.value)
         if not isinstance(t, TileT):
             return None
         current = self.struct_ref(target.value, target)
         value = self.make_op(op, [current, self.expr(node.value)], {}, node, where=[target, node.value])
-        out = []
+        out: list[ir.Stmt] = []
         for path, leaf in current.leaves.items():
             sym = leaf.sym
             if op in ("add", "sub"):
@@ -506,7 +534,7 @@ class StructTileLowering:
             out.append(ir.Assign(sym, value.leaves[path], self.span(node)))
         return out
 
-    def bind_struct(self, target: cst.Name, value, node) -> list:
+    def bind_struct(self, target: cst.Name, value: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         stmts = super().bind_struct(target, value, node)
         for path, _ in structs.leaves(value.type) or []:
             # each leaf of a view or broadcast aliases its source's leaf, as a plain tile's (lower_views)
@@ -517,7 +545,7 @@ class StructTileLowering:
                     self.storage[s.target] = "shared"
         return stmts
 
-    def struct_call_stmts(self, call, node) -> list:
+    def struct_call_stmts(self, call: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         """The statements of a struct-valued call used as a statement: an op over struct tiles
         emits each leaf's op (a struct func's unused result has no effects: nothing)."""
         if isinstance(call, StructTileStmts):

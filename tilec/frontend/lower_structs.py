@@ -10,13 +10,19 @@ field is the gradient of that leaf. The values below live only while a statement
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 from .. import ir
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, VecT, describe
+from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest
+from .lowering_host import LoweringHost
+
+if TYPE_CHECKING:
+    from .check import Lowered
+    from .resolve import FuncDef
 
 
 @dataclass(frozen=True)
@@ -24,7 +30,7 @@ class StructValue:
     """A struct value: its leaves by dotted path (an array field not yet assigned is absent)."""
 
     type: StructT
-    leaves: dict  # dotted path -> IR expr
+    leaves: dict[str, ir.Expr]  # dotted path -> IR expr
     origin: str  # how a diagnostic names it: `p`, `s.inner`, `MyStruct()`
 
 
@@ -33,7 +39,7 @@ class StructArray:
     """An array of structs: one IR array (a field view) per scalar leaf."""
 
     type: ArrayT
-    leaves: dict  # dotted path -> IR expr of an ArrayT
+    leaves: dict[str, ir.Expr]  # dotted path -> IR expr of an ArrayT
     origin: str
 
 
@@ -53,21 +59,21 @@ class StructTile:
     """A tile of structs: one IR tile per leaf (lower_struct_tiles.py)."""
 
     type: TileT  # TileT(StructT, shape)
-    leaves: dict  # dotted path -> IR expr of a TileT
+    leaves: dict[str, ir.Expr]  # dotted path -> IR expr of a TileT
     origin: str
 
 
 STRUCTISH = (StructValue, StructArray, StructElement, StructTile)
 
 
-def _sub(leaves: dict, field: str) -> dict:
+def _sub(leaves: dict[str, ir.Expr], field: str) -> dict[str, ir.Expr]:
     return {k[len(field) + 1:]: v for k, v in leaves.items() if k.startswith(field + ".")}
 
 
-class StructLowering:
+class StructLowering(LoweringHost):
     # ------------------------------------------------------------ names
 
-    def bind_struct_param(self, p: cst.Param, t, params: list) -> bool:
+    def bind_struct_param(self, p: cst.Param, t: Any, params: list[ir.Sym]) -> bool:
         """A struct or array-of-structs parameter: one parameter symbol per leaf."""
         flat = structs.leaves(t)
         if flat is None:
@@ -80,11 +86,11 @@ class StructLowering:
             params.append(sym)
         return True
 
-    def struct_ref(self, name: str, node):
+    def struct_ref(self, name: str, node: cst.CSTNode) -> Lowered:
         """The value a struct-typed name holds now."""
         t = self.struct_vars[name]
-        leaves = {}
-        for path, _ in structs.leaves(t):
+        leaves: dict[str, ir.Expr] = {}
+        for path, _ in _leaves(t):
             b = self.env.get(f"{name}.{path}")
             if b is not None and b.poisoned:
                 from .lower_call import Abort
@@ -94,11 +100,11 @@ class StructLowering:
                 leaves[path] = ir.Var(b.sym, self.span(node))
         if isinstance(t, ArrayT):
             return StructArray(t, leaves, name)
-        return StructValue(t, leaves, name)
+        return StructValue(cast(StructT, t), leaves, name)  # a struct tile's name: StructTileLowering.struct_ref
 
     # ------------------------------------------------------------ reads
 
-    def lower_attribute(self, node: cst.Attribute):
+    def lower_attribute(self, node: cst.Attribute) -> Lowered:
         if self.maybe_struct(node.value):
             base = self.expr(node.value)
             if isinstance(base, (StructValue, StructElement)):
@@ -108,7 +114,7 @@ class StructLowering:
                           "index it first", node.attr)
         return super().lower_attribute(node)
 
-    def lower_subscript(self, node: cst.Subscript):
+    def lower_subscript(self, node: cst.Subscript) -> Lowered:
         is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
         if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
@@ -118,7 +124,7 @@ class StructLowering:
                 self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}; read a field", node)
         return super().lower_subscript(node)
 
-    def maybe_struct(self, node) -> bool:
+    def maybe_struct(self, node: cst.BaseExpression) -> bool:
         """Whether an expression may be struct-valued: it starts at a struct-typed name or calls a
         constructor or a func (only then is it lowered here first, and again by the other lowerings)."""
         while isinstance(node, (cst.Attribute, cst.Subscript)):
@@ -128,7 +134,7 @@ class StructLowering:
                                                         or node.func.value in self.scope.funcs)
         return isinstance(node, cst.Name) and node.value in self.struct_vars
 
-    def struct_field(self, base, node: cst.Attribute):
+    def struct_field(self, base: StructValue | StructElement, node: cst.Attribute) -> Lowered:
         """`v.field` of a struct value or of an element of an array of structs."""
         attr = node.attr.value
         t = base.type
@@ -152,18 +158,18 @@ class StructLowering:
                       "field of a struct made in the kernel has no value until one is assigned)", node)
         return base.leaves[attr]
 
-    def struct_subscript(self, base: StructArray, node: cst.Subscript):
+    def struct_subscript(self, base: StructArray, node: cst.Subscript) -> StructElement | StructArray:
         """`a[i]` of an array of structs: an element when every axis is indexed, else a view of each leaf."""
         items = self.subscript_items(node)
         if len(items) == base.type.ndim and not any(isinstance(i, cst.Slice) for i in items):
             for i in items:
                 self.index(i)  # diagnose the indices once, even when no field is read
-            return StructElement(base.type.dtype, base, "", node, f"{base.origin}[...]")
+            return StructElement(cast(StructT, base.type.dtype), base, "", node, f"{base.origin}[...]")
         views = {path: self.lower_array_subscript(leaf, node) for path, leaf in base.leaves.items()}
         ndim = next(iter(views.values())).type.ndim
         return StructArray(ArrayT(base.type.dtype, ndim), views, f"{base.origin}[...]")
 
-    def struct_leaf_values(self, value, node) -> dict:
+    def struct_leaf_values(self, value: Lowered, node: cst.CSTNode) -> dict[str, ir.Expr]:
         """Every leaf of a struct value (an element of an array of structs is read leaf by leaf)."""
         if isinstance(value, StructElement):
             out = {}
@@ -173,33 +179,34 @@ class StructLowering:
             return out
         return dict(value.leaves)
 
-    def flatten_args(self, args: list, arg_nodes: list) -> list:
+    def flatten_args(self, args: list[Lowered], arg_nodes: list[cst.BaseExpression]) -> list[ir.Expr]:
         """Call arguments with each struct argument spread into its leaves, in leaf order."""
-        out = []
+        out: list[ir.Expr] = []
         for a, n in zip(args, arg_nodes):
             if not isinstance(a, STRUCTISH):
                 out.append(a)
                 continue
             values = self.struct_leaf_values(a, n)
-            for path, _ in structs.leaves(a.type):
+            for path, _ in _leaves(a.type):
                 if path not in values:
                     self.fail("TC0312", f"field `{path}` of `{a.origin}` is passed before it is assigned", n)
                 out.append(values[path])
         return out
 
-    def refuse_struct_operand(self, value, node):
+    def refuse_struct_operand(self, value: Lowered, node: cst.CSTNode) -> Lowered:
         if isinstance(value, STRUCTISH):
             self.fail("TC0201", f"{describe(value.type)} cannot be used here; read one of its fields "
-                      f"({', '.join(f for f, _ in _fields(value.type))})", node)
+                      f"({', '.join(f for f, _ in _fields(cast('StructT | ArrayT', value.type)))})", node)
+            # (not a struct tile: StructTileLowering.make_op takes those before this check)
         return value
 
     # ------------------------------------------------------------ constructors
 
-    def construct_struct(self, t: StructT, node: cst.Call):
+    def construct_struct(self, t: StructT, node: cst.Call) -> StructValue:
         """`MyStruct()` (every field zero, as Warp zero-initialises) or every field given,
         positionally or by keyword (Warp 1.19 takes all or none)."""
         names = [f for f, _ in t.fields]
-        given: dict = {}
+        given: dict[str, cst.BaseExpression] = {}
         for i, arg in enumerate(node.args):
             if arg.keyword is None:
                 if i >= len(names):
@@ -215,7 +222,7 @@ class StructLowering:
             missing = [n for n in names if n not in given]
             self.fail("TC0303", f"`{t.name}(...)` takes no values or all {len(names)} fields (as in Warp); "
                       f"missing: {', '.join(missing)}", node)
-        leaves = {}
+        leaves: dict[str, ir.Expr] = {}
         for fname, ft in t.fields:
             if fname in given:
                 value = self.checked_field_value(t, fname, ft, self.expr(given[fname]), given[fname])
@@ -236,7 +243,7 @@ class StructLowering:
                                           (("type", ft),), ft, self.span(node))
         return StructValue(t, leaves, f"{t.name}()")
 
-    def checked_field_value(self, t: StructT, fname: str, ft, value, node):
+    def checked_field_value(self, t: StructT, fname: str, ft: Type, value: Lowered, node: cst.CSTNode) -> Lowered:
         """`value` as field `fname` of `t` holds it (literals adapt), or a diagnostic naming both types."""
         if isinstance(ft, Scalar) and self.is_weak(value):
             if isinstance(value.type, Scalar) and value.type.is_float and not ft.is_float:
@@ -249,7 +256,7 @@ class StructLowering:
 
     # ------------------------------------------------------------ writes
 
-    def bind_struct(self, target: cst.Name, value, node) -> list:
+    def bind_struct(self, target: cst.Name, value: Lowered, node: cst.CSTNode) -> list[ir.Stmt]:
         """`s = <struct value>`: a copy, leaf by leaf (structs are values, as in Warp)."""
         name = target.value
         if isinstance(value, StructArray):
@@ -265,10 +272,10 @@ class StructLowering:
         self.struct_vars[name] = value.type
         return self.assign_leaves(name, value.type, values, node)
 
-    def assign_leaves(self, prefix: str, t, values: dict, node) -> list:
+    def assign_leaves(self, prefix: str, t: Type, values: dict[str, ir.Expr], node: cst.CSTNode) -> list[ir.Stmt]:
         """Every leaf assigned as one parallel assignment: `s = f(s)` reads the old `s` throughout."""
-        targets = []
-        for path, lt in structs.leaves(t):
+        targets: list[tuple[ir.Sym, ir.Expr]] = []
+        for path, lt in _leaves(t):
             if path not in values:
                 continue
             key = f"{prefix}.{path}"
@@ -283,10 +290,11 @@ class StructLowering:
         if not reads_target or len(targets) < 2:
             return [ir.Assign(sym, value, self.span(node)) for sym, value in targets]
         temps = [(sym, self.new_temp(sym.type), value) for sym, value in targets]
-        return ([ir.Assign(tmp, value, self.span(node)) for _, tmp, value in temps]
-                + [ir.Assign(sym, ir.Var(tmp, self.span(node)), self.span(node)) for sym, tmp, _ in temps])
+        stmts: list[ir.Stmt] = [ir.Assign(tmp, value, self.span(node)) for _, tmp, value in temps]
+        return stmts + [ir.Assign(sym, ir.Var(tmp, self.span(node)), self.span(node)) for sym, tmp, _ in temps]
 
-    def store_field(self, target: cst.Attribute, value_node, node, aug=None) -> list:
+    def store_field(self, target: cst.Attribute, value_node: cst.BaseExpression, node: cst.CSTNode,
+                    aug: str | None = None) -> list[ir.Stmt]:
         """`s.x = v`, `s.inner = t`, `a[i].x = v`, and `+=`/`-=` (`aug`: the binary op's name)."""
         base = self.expr(target.value)
         if not isinstance(base, (StructValue, StructElement)) and is_value(base.type):  # s.pos.x = e
@@ -317,7 +325,8 @@ class StructLowering:
         value = self.checked_field_value(t, attr, ft, value, value_node)
         if isinstance(base, StructElement):
             if isinstance(ft, StructT):  # every field read before any is written, as one struct copy
-                out, temps = [], {}
+                out: list[ir.Stmt] = []
+                temps: dict[str, ir.Sym] = {}
                 for path, v in self.struct_leaf_values(value, node).items():
                     temps[path] = self.new_temp(v.type)
                     out.append(ir.Assign(temps[path], v, self.span(node)))
@@ -336,7 +345,8 @@ class StructLowering:
             self.env[key] = b
         return [ir.Assign(b.sym, value, self.span(node))]
 
-    def store_struct_element(self, base, target: cst.Subscript, value, node, aug) -> list:
+    def store_struct_element(self, base: Lowered, target: cst.Subscript, value: Lowered, node: cst.CSTNode,
+                             aug: Any) -> list[ir.Stmt]:
         """`a[i] = s`: every field of the element written (an array of structs only, no `+=`)."""
         if not isinstance(base, StructArray) or aug is not None:
             what = "`+=`/`-=` on an element of an array of structs" if aug is not None else \
@@ -347,8 +357,9 @@ class StructLowering:
             self.fail("TC0401", "unsupported syntax: assignment to a view of an array of structs", target)
         if not isinstance(value, (StructValue, StructElement)) or value.type != element.type:
             self.fail("TC0201", f"an element of {describe(base.type)} is {describe(element.type)}, the value is "
-                      f"{describe(value.type)}", node.value if hasattr(node, "value") else node)
-        out, temps = [], {}
+                      f"{describe(value.type)}", getattr(node, "value", node))
+        out: list[ir.Stmt] = []
+        temps: dict[str, ir.Sym] = {}
         for path, v in self.struct_leaf_values(value, node).items():
             temps[path] = self.new_temp(v.type)
             out.append(ir.Assign(temps[path], v, self.span(node)))
@@ -357,24 +368,25 @@ class StructLowering:
                                            "array_store")
         return out
 
-    def store_element_leaf(self, base: StructElement, path: str, lt, value, node, value_node, op: str) -> list:
+    def store_element_leaf(self, base: StructElement, path: str, lt: Type, value: ir.Expr, node: cst.CSTNode,
+                           value_node: cst.CSTNode, op: str) -> list[ir.Stmt]:
         leaf = base.array.leaves[base.prefix + path]
         indices = [self.index(i) for i in self.subscript_items(base.subscript)]
         call = self.make_op(op, [leaf, self.retype_literal(value, lt)] + indices, {}, node,
                             where=[base.subscript, value_node])
         return [ir.ExprStmt(call, self.span(node))]
 
-    def is_struct_target(self, target) -> bool:
+    def is_struct_target(self, target: cst.BaseExpression) -> bool:
         """Whether an assignment target `x.f` / `a[i].f` / `s.inner.f` starts at a struct-typed name."""
         node = target
         while isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
         return isinstance(node, cst.Name) and node.value in self.struct_vars
 
-    def struct_root(self, target: cst.Attribute) -> tuple:
+    def struct_root(self, target: cst.Attribute) -> tuple[str, str]:
         """(variable name, dotted field path) of `s.a.b` where `s` is a struct-typed name."""
         parts = []
-        node = target
+        node: cst.BaseExpression = target
         while isinstance(node, cst.Attribute):
             parts.append(node.attr.value)
             node = node.value
@@ -383,16 +395,16 @@ class StructLowering:
         return node.value, ".".join(reversed(parts))
 
 
-def _fields(t):
-    return t.dtype.fields if isinstance(t, ArrayT) else t.fields
+def _fields(t: StructT | ArrayT) -> tuple[tuple[str, Type], ...]:
+    return cast(StructT, t.dtype).fields if isinstance(t, ArrayT) else t.fields
 
 
-class StructReturns:
+class StructReturns(LoweringHost):
     """Funcs returning a struct: one instance per scalar field, each returning that field (the
     field is a plain scalar to every later pass, its adjoint included). The body runs once per
     field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
 
-    def struct_returned(self, fd, node):
+    def struct_returned(self, fd: FuncDef, node: cst.CSTNode) -> StructT | None:
         """The StructT a func's `-> S` annotation names, else None."""
         from . import annotations as ann
 
@@ -405,7 +417,8 @@ class StructReturns:
             return None  # the callee's own check reports it
         return t if isinstance(t, StructT) else None
 
-    def call_struct_func(self, name: str, t: StructT, args: list, arg_nodes: list, node):
+    def call_struct_func(self, name: str, t: StructT, args: list[Lowered], arg_nodes: list[cst.Arg],
+                         node: cst.Call) -> Lowered:
         from .lower_call import _retype
 
         flat_leaves = structs.struct_leaves(t)
@@ -413,8 +426,8 @@ class StructReturns:
         if arrays:
             self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
                       f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)
-        types = [(a.type, a if self.is_weak(a) else None) for a in args]
-        calls = {}
+        types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
+        calls: dict[str, ir.Expr] = {}
         for path, _ in flat_leaves:
             fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in arg_nodes],
                                          project=path)
@@ -432,13 +445,13 @@ class StructReturns:
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return StructValue(t, calls, f"{name}(...)")
 
-    def struct_return(self, value, node: cst.Return):
+    def struct_return(self, value: Lowered, node: cst.Return) -> ir.Expr | None:
         """The value one instance of a struct-returning func returns: its field `self.project`
         (None: the body is checked without being emitted)."""
         t = self.struct_returned(self.fd, node)
         if t is None:
             self.fail("TC0410", f"returning {describe(value.type)} from a func needs the return annotation "
-                      f"`-> {value.type}`", node.value)
+                      f"`-> {value.type}`", cast(cst.BaseExpression, node.value))  # a struct value
         if value is None or not isinstance(value, (StructValue, StructElement)) or value.type != t:
             got = "nothing" if value is None else describe(value.type)
             self.fail("TC0410", f"returns {got} but the function is annotated to return {describe(t)}",
@@ -449,11 +462,11 @@ class StructReturns:
         values = self.struct_leaf_values(value, node)
         if self.project not in values:
             self.fail("TC0312", f"field `{self.project}` of `{value.origin}` is returned before it is assigned",
-                      node.value)
+                      cast(cst.BaseExpression, node.value))  # a struct value
         return values[self.project]
 
 
-def _effect(fn, funcs: dict):
+def _effect(fn: ir.Function, funcs: dict[str, ir.Function]) -> ir.Stmt | None:
     """The first statement of `fn` (or of a func it calls) with an effect, else None."""
     for stmt in ir.walk_stmts(fn.body):
         if isinstance(stmt, ir.ExprStmt):
@@ -463,3 +476,8 @@ def _effect(fn, funcs: dict):
                 if isinstance(sub, ir.Call) and sub.func in funcs and _effect(funcs[sub.func], funcs) is not None:
                     return stmt
     return None
+
+
+def _leaves(t: Type) -> list[tuple[str, Type]]:
+    """structs.leaves of a type that has them (a struct, an array or a tile of structs)."""
+    return cast("list[tuple[str, Type]]", structs.leaves(t))

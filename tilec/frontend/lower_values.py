@@ -11,24 +11,30 @@ element; every other form is a diagnostic.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 from .. import ir
-from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, VecT, describe
+from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, Type, VecT, describe
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
+from .lowering_host import LoweringHost
 from .value_slices import ValueSliceLowering
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 FAMILY_PRODUCTS = {"quat": "quat_mul", "transform": "transform_multiply"}
 
 
-class ValueLowering(ValueSliceLowering):
+class ValueLowering(ValueSliceLowering, LoweringHost):
     # ------------------------------------------------------------ calls
 
-    def lower_call(self, node: cst.Call, tid_count: int = 1):
+    def lower_call(self, node: cst.Call, tid_count: int = 1) -> Lowered:
         t = self.constructed_type(node.func)
         if t is not None:
             return self.lower_constructor(t, node)
@@ -41,7 +47,7 @@ class ValueLowering(ValueSliceLowering):
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
 
-    def constructed_type(self, func):
+    def constructed_type(self, func: cst.BaseExpression) -> VecT | MatT | None:
         """The vector/matrix type a call constructs (`wp.vec3(...)`, an alias `vec5(...)`), else None."""
         if isinstance(func, cst.Name) and func.value in self.env:
             return None
@@ -51,21 +57,22 @@ class ValueLowering(ValueSliceLowering):
             return None
         return t if is_value(t) else None
 
-    def lower_constructor(self, t, node: cst.Call):
+    def lower_constructor(self, t: VecT | MatT, node: cst.Call) -> ir.OpCall:
         if any(a.keyword is not None for a in node.args):
             self.fail("TC0303", f"{t}: takes positional components only", node)
-        args = [self.expr(a.value) for a in node.args]
-        call = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in node.args])
+        args: list[ir.Expr] = [self.expr(a.value) for a in node.args]
+        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in node.args])
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
-    def as_component(self, e, dtype: Scalar):
+    def as_component(self, e: ir.Expr, dtype: Scalar) -> ir.Expr:
         """An untyped literal as a component of the given dtype."""
         if self.is_weak(e) and isinstance(e.type, Scalar):
-            value = float(e.value) if dtype.is_float else int(e.value)
+            literal = cast(float, e.value)  # an untyped scalar literal: an int, float or bool
+            value = float(literal) if dtype.is_float else int(literal)
             return ir.Const(value, dtype, e.span)
         return e
 
-    def lower_identity(self, api: str, node: cst.Call):
+    def lower_identity(self, api: str, node: cst.Call) -> ir.OpCall:
         """wp.quat_identity(dtype), wp.transform_identity(dtype), wp.identity(n, dtype): constants."""
         kw = {a.keyword.value if a.keyword else f"#{i}": a.value for i, a in enumerate(node.args)}
         dtype_node = kw.get("dtype", kw.get("#1" if api == "identity" else "#0"))
@@ -78,6 +85,7 @@ class ValueLowering(ValueSliceLowering):
             n = consts.NOT_CONST if n_node is None else self.constant_of(n_node)
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 self.fail("TC0305", "identity: `n` must be a positive compile-time integer", n_node or node)
+            t: VecT | MatT
             t, values = MatT(dt, n, n), [float(i == j) for i in range(n) for j in range(n)]
         elif api == "quat_identity":
             t, values = VecT(dt, 4, "quat"), [0.0, 0.0, 0.0, 1.0]
@@ -86,12 +94,12 @@ class ValueLowering(ValueSliceLowering):
         args = tuple(ir.Const(v, dt, span) for v in values)
         return ir.OpCall("value_new", args, (("type", t),), t, span)
 
-    def lower_quat_to_matrix(self, node: cst.Call):
+    def lower_quat_to_matrix(self, node: cst.Call) -> Lowered:
         """wp.quat_to_matrix(q): the matrix whose columns are the basis vectors rotated by q (Warp's
         definition), built from quat_rotate so its adjoint and reference come with it."""
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "quat_to_matrix: takes one quaternion", node)
-        q = self.expr(node.args[0].value)
+        q: ir.Expr = self.expr(node.args[0].value)
         if not (isinstance(q.type, VecT) and q.type.family == "quat"):
             self.fail("TC0303", f"quat_to_matrix: `q` must be a quaternion, got {describe(q.type)}", node.args[0])
         span, dt = self.span(node), q.type.dtype
@@ -100,13 +108,14 @@ class ValueLowering(ValueSliceLowering):
         columns = [self.make_op("quat_rotate", [q, axis], {}, node, where=[node.args[0].value] * 2) for axis in axes]
         return self.make_op("matrix_from_cols", columns, {}, node, where=[node.args[0].value] * 3)
 
-    def make_op(self, op: str, operands: list, attrs: dict, node, where=None):
+    def make_op(self, op: str, operands: list[ir.Expr], attrs: dict[str, Any], node: cst.CSTNode,
+                where: Sequence[cst.CSTNode | None] | None = None) -> Lowered:
         return self.family_product(super().make_op(op, operands, attrs, node, where))
 
-    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict | None = None):
+    def lower_op(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None = None) -> Lowered:
         return self.family_product(super().lower_op(op, node, extra_attrs))
 
-    def family_product(self, call):
+    def family_product(self, call: Lowered) -> Lowered:
         if isinstance(call, ir.OpCall) and call.op == "mul" and isinstance(call.type, VecT) and \
                 call.type.family in FAMILY_PRODUCTS and all(a.type == call.type for a in call.args):
             return replace(call, op=FAMILY_PRODUCTS[call.type.family])
@@ -114,15 +123,15 @@ class ValueLowering(ValueSliceLowering):
 
     # ------------------------------------------------------------ expressions
 
-    def lower_name(self, node: cst.Name):
+    def lower_name(self, node: cst.Name) -> Lowered:
         """A module constant `G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` is its constructor, inlined."""
         call = self.scope.value_constants.get(node.value)
         if call is not None and node.value not in self.env:
-            t = self.constructed_type(call.func)
+            t = cast("VecT | MatT", self.constructed_type(call.func))  # resolve made it from a constructor
             return replace(self.lower_constructor(t, call), span=self.span(node))
         return super().lower_name(node)
 
-    def expr(self, node):
+    def expr(self, node: cst.BaseExpression) -> Lowered:
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             left, right = self.expr(node.left), self.expr(node.right)
             if not (is_value(left.type) or is_value(right.type)):
@@ -133,16 +142,16 @@ class ValueLowering(ValueSliceLowering):
             return self.make_op("mul", [left, right], {}, node, where=[node.left, node.right])
         return super().expr(node)
 
-    def lower_attribute(self, node: cst.Attribute):
+    def lower_attribute(self, node: cst.Attribute) -> Lowered:
         if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
             return super().lower_attribute(node)
-        base = self.expr(node.value)
+        base: ir.Expr = self.expr(node.value)
         if not is_value(base.type):
             self.fail("TC0401", f"unsupported syntax: attribute `.{node.attr.value}` of {describe(base.type)}",
                       node.attr)
         return self.value_attribute(base, node)
 
-    def value_attribute(self, base, node: cst.Attribute):
+    def value_attribute(self, base: ir.Expr, node: cst.Attribute) -> Lowered:
         t, attr = base.type, node.attr.value
         if isinstance(t, VecT) and t.family == "transform" and attr in ("p", "q"):
             op = "transform_get_translation" if attr == "p" else "transform_get_rotation"
@@ -151,7 +160,7 @@ class ValueLowering(ValueSliceLowering):
         return self.make_op("value_extract", [base, ir.Const(index, INT32, self.span(node.attr))], {}, node,
                             where=[node.value, node.attr])
 
-    def attribute_index(self, t, node: cst.Attribute) -> int:
+    def attribute_index(self, t: Type, node: cst.Attribute) -> int:
         attr = node.attr.value
         index = ATTRIBUTES.get(attr)
         if not isinstance(t, VecT) or t.family not in ("vec", "quat") or index is None or index >= t.length:
@@ -161,11 +170,11 @@ class ValueLowering(ValueSliceLowering):
             self.fail("TC0301", f"{describe(t)} has no component `.{attr}`{hint}", node.attr)
         return index
 
-    def lower_subscript(self, node: cst.Subscript):
+    def lower_subscript(self, node: cst.Subscript) -> Lowered:
         if (isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape") or \
                 self.indexed_name(node.value):  # `a.shape[k]`, an indexed array's element
             return super().lower_subscript(node)
-        base = self.expr(node.value)
+        base: ir.Expr = self.expr(node.value)
         if is_value(base.type):
             items = self.subscript_items(node)
             if any(isinstance(i, cst.Slice) for i in items):  # v[a:b], m[i, a:b] (value_slices.py)
@@ -181,30 +190,32 @@ class ValueLowering(ValueSliceLowering):
             return self.lower_tile_subscript(base, node)
         self.fail("TC0401", f"unsupported syntax: indexing {describe(base.type)}", node)
 
-    def component_indices(self, t, idx_nodes) -> list:
+    def component_indices(self, t: Type, idx_nodes: list[cst.BaseExpression]) -> list[ir.Expr]:
         """Index expressions of a component; a constant negative index counts from the end."""
-        sizes = (t.rows, t.cols) if isinstance(t, MatT) else (t.length,)
-        out = []
+        sizes = (t.rows, t.cols) if isinstance(t, MatT) else (cast(VecT, t).length,)  # a value type
+        out: list[ir.Expr] = []
         for k, n in enumerate(idx_nodes):
             e = self.index(n)
             if isinstance(e, ir.Const):  # typed: a literal index must not adapt to the component dtype
-                value = e.value + sizes[k] if k < len(sizes) and -sizes[k] <= e.value < 0 else e.value
+                index = cast(int, e.value)  # an integer (index() checked)
+                value = index + sizes[k] if k < len(sizes) and -sizes[k] <= index < 0 else index
                 e = ir.Const(value, e.type, e.span)
             out.append(e)
         return out
 
     # ------------------------------------------------------------ component writes
 
-    def store_value_component(self, target, value, node, aug) -> list:
+    def store_value_component(self, target: cst.Subscript | cst.Attribute, value: ir.Expr, node: cst.CSTNode,
+                              aug: Any) -> list[ir.Stmt]:
         """`v.x = e`, `v[i] = e`, `m[i, j] = e`, `m[i] = row`, their `op=` forms, and the same on an
         array element (`a[i].x += e`). aug: the libcst operator class of an `op=`, or None."""
         container = target.value
-        holder = self.expr(container)
+        holder: ir.Expr = self.expr(container)
         if not is_value(holder.type):
             if isinstance(target, cst.Attribute):
                 self.fail("TC0401", "unsupported syntax: assignment to an attribute", target)
             self.fail("TC0401", f"unsupported syntax: element write into {describe(holder.type)}", target)
-        t = holder.type
+        t: VecT | MatT = holder.type
         if isinstance(target, cst.Subscript):
             items = self.subscript_items(target)
             if any(isinstance(i, cst.Slice) for i in items):  # v[a:b] = w (value_slices.py)
@@ -213,15 +224,16 @@ class ValueLowering(ValueSliceLowering):
             if isinstance(t, VecT) and t.family == "transform" and target.attr.value in ("p", "q"):
                 self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform; build a "
                           "new one with wp.transform(p, q)", target.attr)
-            indices = [ir.Const(self.attribute_index(t, target), INT32, self.span(target.attr))]
-            where = [container, target.attr]
+            indices: list[ir.Expr] = [ir.Const(self.attribute_index(t, target), INT32, self.span(target.attr))]
+            where: list[cst.BaseExpression] = [container, target.attr]
         else:
             idx_nodes = self.index_nodes(target)
             indices = self.component_indices(t, idx_nodes)
             where = [container] + idx_nodes
         if isinstance(holder, ir.OpCall) and holder.op == "value_extract" and isinstance(holder.args[0].type, MatT):
             indices = list(holder.args[1:]) + indices  # m[i][j] = e writes m[i, j]
-            holder, t = holder.args[0], holder.args[0].type
+            t = holder.args[0].type
+            holder = holder.args[0]
         value_node = getattr(node, "value", node)
         part = self.make_op("value_extract", [holder] + indices, {}, target, where=where)
         if aug is not None and not (self.is_array_element(holder) and aug in (cst.Add, cst.Subtract)):
@@ -236,7 +248,7 @@ class ValueLowering(ValueSliceLowering):
             self.assign_counts[holder.sym.name] = self.assign_counts.get(holder.sym.name, 0) + 1
             new = self.make_op("value_insert", [holder, value] + indices, {}, node, where=[container, value_node])
             return [ir.Assign(holder.sym, new, self.span(node))]
-        if self.is_array_element(holder):
+        if isinstance(holder, ir.OpCall) and self.is_array_element(holder):
             array, elem_idx = holder.args[0], list(holder.args[1:])
             if aug in (cst.Add, cst.Subtract):  # atomic, as Warp's += on an array element
                 zero = ir.Const(0.0, t, self.span(node))
@@ -256,10 +268,11 @@ class ValueLowering(ValueSliceLowering):
         self.fail("TC0401", "unsupported syntax: a component write into a temporary value; assign it to a "
                   "variable first", target)
 
-    def store_tile_element_part(self, element, value, indices: list, node, where: list) -> list:
+    def store_tile_element_part(self, element: ir.OpCall, value: ir.Expr, indices: list[ir.Expr], node: cst.CSTNode,
+                                where: list[cst.CSTNode]) -> list[ir.Stmt]:
         """`t[i][c] = e` / `t[i][r] = row` on a tile of vectors or matrices (Warp's form): the element
         with that component (or row) replaced, written back with the tile's element write."""
-        tile, elem_idx = element.args[0], list(element.args[1:])
+        tile, elem_idx = cast(ir.Var, element.args[0]), list(element.args[1:])  # a tile variable (the caller checked)
         new = self.make_op("value_insert", [element, value] + indices, {}, node, where=where)
         call = self.make_op("tile_setitem", [tile, new] + elem_idx, {}, node, where=where)
         self.note_mutation(tile.sym, node)
@@ -267,7 +280,7 @@ class ValueLowering(ValueSliceLowering):
         return [ir.Assign(tile.sym, call, self.span(node))]
 
     @staticmethod
-    def is_array_element(e) -> bool:
+    def is_array_element(e: ir.Expr) -> bool:
         return isinstance(e, ir.OpCall) and e.op == "array_load"
 
 

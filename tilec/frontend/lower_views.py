@@ -17,22 +17,28 @@ indices were reassigned since), it is a diagnostic, never a silent difference.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from ..ir.types import INT32, ArrayT, MatT, Scalar, TileT, VecT, describe, fmt_shape
+from .lowering_host import LoweringHost
+
+if TYPE_CHECKING:
+    from .check import Lowered
 
 
 @dataclass(frozen=True)
 class SliceArgs:
     """`slice(a, b, c)` written as a call (in tile_view offsets): the bounds as cst nodes."""
 
-    lower: object
-    upper: object
-    step: object
-    node: object
+    lower: cst.BaseExpression | None
+    upper: cst.BaseExpression | None
+    step: cst.BaseExpression | None
+    node: cst.Call
 
 
 VIEW_OPS = ("tile_slice", "tile_view")
@@ -42,10 +48,10 @@ VIEW_OPS = ("tile_slice", "tile_view")
 ALIAS_OPS = VIEW_OPS + ("tile_broadcast",)
 
 
-class ViewLowering:
-    def subscript_items(self, node: cst.Subscript) -> list:
+class ViewLowering(LoweringHost):
+    def subscript_items(self, node: cst.Subscript) -> list[Any]:
         """The subscript's items: cst expressions for indices, cst.Slice for slices."""
-        items = []
+        items: list[Any] = []
         for el in node.slice:
             if isinstance(el.slice, cst.Index):
                 value = el.slice.value
@@ -57,22 +63,23 @@ class ViewLowering:
                 items.append(el.slice)
         return items
 
-    def lower_array_subscript(self, base, node: cst.Subscript):
+    def lower_array_subscript(self, base: ir.Expr, node: cst.Subscript) -> Lowered:
         items = self.subscript_items(node)
-        ndim = base.type.ndim
+        ndim = cast(ArrayT, base.type).ndim
         if len(items) > ndim:
             self.fail("TC0304", f"{len(items)} indices for a {ndim}-d array", node)
         if len(items) == ndim and not any(isinstance(i, cst.Slice) for i in items):
             indices = [self.index(i) for i in items]
             return self.make_op("array_load", [base] + indices, {}, node, where=items)
-        axes, args = [], []
+        axes: list[tuple[Any, ...]] = []
+        args: list[ir.Expr] = []
         for item in items:
             if isinstance(item, cst.Slice):
                 step = 1 if item.step is None else self.constant_of(item.step)
                 if not isinstance(step, int) or isinstance(step, bool):
-                    self.fail("TC0305", "a slice step must be a compile-time integer", item.step)
+                    self.fail("TC0305", "a slice step must be a compile-time integer", cast(cst.BaseExpression, item.step))
                 if step == 0:
-                    self.fail("TC0303", "slice step must not be zero", item.step)
+                    self.fail("TC0303", "slice step must not be zero", cast(cst.BaseExpression, item.step))
                 bounds = [b for b in (item.lower, item.upper) if b is not None]
                 args += [self.index(b) for b in bounds]
                 axes.append(("s", item.lower is not None, item.upper is not None, step))
@@ -85,46 +92,52 @@ class ViewLowering:
 
     # ------------------------------------------------------------ tiles
 
-    def lower_tile_subscript(self, base, node: cst.Subscript):
+    def lower_tile_subscript(self, base: ir.Expr, node: cst.Subscript) -> Lowered:
         items = self.subscript_items(node)
-        n = base.type.ndim
-        if (len(items) > n and isinstance(base.type.dtype, (VecT, MatT))
+        bt = cast(TileT, base.type)
+        n = bt.ndim
+        if (len(items) > n and isinstance(bt.dtype, (VecT, MatT))
                 and not any(isinstance(i, cst.Slice) for i in items)):  # t[i, c]: element i's component c
             element = self.tile_view_of(base, [self.expr(i) for i in items[:n]], items[:n], node)
-            indices = self.component_indices(base.type.dtype, items[n:])
+            indices = self.component_indices(bt.dtype, items[n:])
             return self.make_op("value_extract", [element] + indices, {}, node, where=[node.value] + items[n:])
-        lowered = [None if isinstance(i, cst.Slice) else self.expr(i) for i in items]
+        lowered: list[ir.Expr | None] = [None if isinstance(i, cst.Slice) else self.expr(i) for i in items]
         tiles = [k for k, e in enumerate(lowered) if e is not None and isinstance(e.type, TileT)]
         if tiles:
             return self.tile_gather_of(base, lowered, items, tiles, node)
         return self.tile_view_of(base, lowered, items, node)
 
-    def tile_gather_of(self, base, lowered: list, items: list, tiles: list, node):
+    def tile_gather_of(self, base: ir.Expr, lowered: list[ir.Expr | None], items: list[Any], tiles: list[int],
+                       node: cst.Subscript) -> Lowered:
         """t[idx], t[idx, :], t[:, idx] (Warp's tile_slice_indexed): one int tile, every other entry `:`."""
         axis = tiles[0]
-        if len(items) > base.type.ndim:
-            self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(base.type.shape)}", node)
+        bt = cast(TileT, base.type)
+        if len(items) > bt.ndim:
+            self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(bt.shape)}", node)
         for k, item in enumerate(items):
             full = isinstance(item, cst.Slice) and item.lower is None and item.upper is None and item.step is None
             if k != axis and not full:
                 self.fail("TC0303", "a tile indexed by an int tile takes `:` in every other position "
                           "(Warp's tile_slice_indexed)", item)
-        return self.make_op("tile_gather", [base, lowered[axis]], {"axis": axis}, node,
+        return self.make_op("tile_gather", [base, cast(ir.Expr, lowered[axis])], {"axis": axis}, node,
                             where=[node.value, items[axis]])
 
-    def tile_view_of(self, base, lowered: list, items: list, node):
+    def tile_view_of(self, base: ir.Expr, lowered: list[ir.Expr | None], items: list[Any],
+                     node: cst.CSTNode) -> Lowered:
         """t[items]: an element (every axis indexed) or a tile_slice."""
-        shape = base.type.shape
+        shape = cast(TileT, base.type).shape
         if len(items) > len(shape):
             self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(shape)}", node)
         if len(items) == len(shape) and all(e is not None for e in lowered):
-            indices = [self.tile_index(e, item, k, shape) for k, (e, item) in enumerate(zip(lowered, items))]
+            indices = [self.tile_index(cast(ir.Expr, e), item, k, shape)  # every index lowered (checked above)
+                       for k, (e, item) in enumerate(zip(lowered, items))]
             return self.make_op("tile_extract", [base] + indices, {}, node, where=items)
-        keep, spec, out = 0, [], []
+        keep, spec, out = 0, [], []  # the kept axes' bits, (start, step) per axis, the kept extents
         for k, extent in enumerate(shape):
             item = items[k] if k < len(items) else None
-            if item is not None and lowered[k] is not None:
-                spec += [self.tile_index(lowered[k], item, k, shape), _int(0, node, self)]
+            e = lowered[k] if k < len(lowered) else None
+            if item is not None and e is not None:
+                spec += [self.tile_index(e, item, k, shape), _int(0, node, self)]
                 continue
             start, step, length = self.tile_slice_bounds(item, extent, k, base, node)
             keep |= 1 << k
@@ -134,21 +147,23 @@ class ViewLowering:
         call = self.make_op("tile_slice", [base, _int(keep, node, self)] + spec, {"shape": tuple(out)}, node)
         return call
 
-    def tile_index(self, e, item, axis: int, shape: tuple):
+    def tile_index(self, e: ir.Expr, item: Any, axis: int, shape: tuple[int | str, ...]) -> ir.Expr:
         if not (isinstance(e.type, Scalar) and e.type.is_integral):
             self.fail("TC0203", f"tile indices must be integers, got {describe(e.type)}", item)
         if isinstance(e, ir.Const):
             if not isinstance(shape[axis], int):  # a shape variable: the bounds are unknown here
                 self.fail("TC0111", f"index {e.value}: cannot be checked with symbolic shapes; annotate concrete "
                           "extents", item)
-            value = e.value + shape[axis] if e.value < 0 else e.value
-            if not 0 <= value < shape[axis]:
+            extent, index = cast(int, shape[axis]), cast(int, e.value)  # an int extent (checked above), an int index
+            value = index + extent if index < 0 else index
+            if not 0 <= value < extent:
                 self.fail("TC0104", f"index {e.value} is out of range for axis {axis} of the tile "
                           f"{fmt_shape(shape)}", item)
             return ir.Const(value, INT32, e.span)
         return self.retype_literal(e, INT32)
 
-    def tile_slice_bounds(self, item, extent: int, axis: int, base, node) -> tuple:
+    def tile_slice_bounds(self, item: Any, extent: int | str, axis: int, base: ir.Expr,
+                          node: cst.CSTNode) -> tuple[int, int, int | str]:
         """(start, step, length) of a slice of a tile axis; bounds must be constants."""
         if item is None:
             return 0, 1, extent
@@ -160,11 +175,11 @@ class ViewLowering:
         start, stop, step = slice(*values).indices(extent)
         length = len(range(start, stop, step))
         if length == 0:
-            self.fail("TC0104", f"the slice is empty on axis {axis} of the tile {fmt_shape(base.type.shape)}",
+            self.fail("TC0104", f"the slice is empty on axis {axis} of the tile {fmt_shape(cast(TileT, base.type).shape)}",
                       item.node if isinstance(item, SliceArgs) else item)
         return start, step, length
 
-    def lower_tile_view_slices(self, node: cst.Call):
+    def lower_tile_view_slices(self, node: cst.Call) -> Lowered:
         """wp.tile_view(t, offset=(i, slice(a, b, c)), ...) as Warp reads it: t[i, a:b:c]."""
         t_arg = node.args[0].value if node.args and node.args[0].keyword is None else None
         offset = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "offset"), None)
@@ -177,11 +192,11 @@ class ViewLowering:
         base = self.expr(t_arg)
         if not isinstance(base.type, TileT):
             self.fail("TC0303", f"tile_view: `a` must be a tile, got {describe(base.type)}", t_arg)
-        items = [self.slice_call(i) or i for i in self.offset_items(offset)]
-        lowered = [None if isinstance(i, SliceArgs) else self.expr(i) for i in items]
+        items: list[Any] = [self.slice_call(i) or i for i in self.offset_items(offset)]
+        lowered: list[ir.Expr | None] = [None if isinstance(i, SliceArgs) else self.expr(i) for i in items]
         return self.tile_view_of(base, lowered, items, node)
 
-    def slice_call(self, node):
+    def slice_call(self, node: cst.BaseExpression) -> SliceArgs | None:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "slice"
                 and node.func.value not in self.env):
             return None
@@ -192,16 +207,19 @@ class ViewLowering:
         lower, upper, step = (None, none[0], None) if len(none) == 1 else (none + [None])[:3]
         return SliceArgs(lower, upper, step, node)
 
-    def store_tile_subscript(self, base, target: cst.Subscript, value, node, aug) -> list:
+    def store_tile_subscript(self, base: ir.Var, target: cst.Subscript, value: ir.Expr, node: Any,
+                             aug: Any) -> list[ir.Stmt]:
         """t[i] = row, t[a:b, c] = sub: a tile_assign of the value at the slice's place."""
         items = self.subscript_items(target)
-        shape = base.type.shape
+        bt = cast(TileT, base.type)
+        shape = bt.shape
         if len(items) > len(shape):
             self.fail("TC0304", f"{len(items)} indices for a tile of shape {fmt_shape(shape)}", target)
         if aug is not None:
             self.fail("TC0401", "unsupported syntax: `+=`/`-=` on a tile slice; write t[...] = t[...] + x",
                       node)
-        offsets, full = [], []
+        offsets: list[ir.Expr] = []
+        full: list[int | str] = []
         for k, extent in enumerate(shape):
             item = items[k] if k < len(items) else None
             if item is not None and not isinstance(item, cst.Slice):
@@ -210,14 +228,14 @@ class ViewLowering:
                 continue
             start, step, length = self.tile_slice_bounds(item, extent, k, base, target)
             if step != 1:
-                self.fail("TC0401", "unsupported syntax: assignment to a strided tile slice", item)
+                self.fail("TC0401", "unsupported syntax: assignment to a strided tile slice", cast(cst.Slice, item))
             offsets.append(_int(start, target, self))
             full.append(length)
         want = tuple(n for n, item in zip(full, list(items) + [None] * len(shape))
                      if item is None or isinstance(item, cst.Slice))
-        if not isinstance(value.type, TileT) or value.type.shape != want or value.type.dtype != base.type.dtype:
+        if not isinstance(value.type, TileT) or value.type.shape != want or value.type.dtype != bt.dtype:
             self.fail("TC0101", f"cannot assign {describe(value.type)} to a slice of shape {fmt_shape(want)} of "
-                      f"the {base.type.dtype} tile {fmt_shape(shape)}", node.value)
+                      f"the {bt.dtype} tile {fmt_shape(shape)}", node.value)
         src = self.make_op("tile_reshape", [value], {"shape": tuple(full)}, node) if tuple(full) != want else value
         self.note_mutation(base.sym, node)
         self.note_inplace(base.sym)
@@ -227,7 +245,7 @@ class ViewLowering:
 
     # ------------------------------------------------------------ views are copies: no silent aliasing
 
-    def track_view(self, name: str, value) -> None:
+    def track_view(self, name: str, value: ir.Expr | None) -> None:
         """`name = <view of a tile variable>`: remembered so later writes through either side are
         reported (Warp's views alias their parent)."""
         self.stale_views.pop(name, None)
@@ -239,7 +257,7 @@ class ViewLowering:
             self.tile_views.pop(name, None)
             self.view_exprs.pop(name, None)
 
-    def note_mutation(self, sym, node) -> None:
+    def note_mutation(self, sym: ir.Sym, node: cst.CSTNode) -> None:
         """An in-place update of `sym`, which views alias as in Warp: a view written in place is written
         back into its parent, and the parent's other views are taken again, after the statement. Where
         that is not exact (a strided view, indices reassigned since), a diagnostic or a stale mark."""
@@ -261,7 +279,7 @@ class ViewLowering:
             return
         self.refresh_views(sym, node)
 
-    def refuse_broadcast_write(self, name: str, node) -> None:
+    def refuse_broadcast_write(self, name: str, node: cst.CSTNode) -> None:
         """A write into a broadcast tile (or into a view of one) is a diagnostic: in Warp it writes the
         source, and a collective one races along the broadcast axes; tilec's broadcast is a copy."""
         op, _ = self.view_exprs.get(name, (None, None))
@@ -277,7 +295,7 @@ class ViewLowering:
         _, counts = self.view_exprs[name]
         return all(self.assign_counts.get(n, 0) == c for n, c in counts.items())
 
-    def refresh_views(self, parent, node, skip=None) -> None:
+    def refresh_views(self, parent: ir.Sym, node: cst.CSTNode, skip: str | None = None) -> None:
         """After `parent` changed in place: its views are taken again (they alias it in Warp)."""
         for view, p in list(self.tile_views.items()):
             if p != parent.name or view == skip:
@@ -292,7 +310,7 @@ class ViewLowering:
             if view != parent.name:
                 self.refresh_views(binding.sym, node)  # a view of this view (a broadcast of a row) follows too
 
-    def write_back(self, view_sym, node):
+    def write_back(self, view_sym: ir.Sym, node: cst.CSTNode) -> ir.Assign | None:
         """`parent = tile_assign(parent, view, offsets)` for a unit-step view, else None."""
         op, _ = self.view_exprs.get(view_sym.name, (None, None))
         parent_binding = self.env.get(self.tile_views[view_sym.name])
@@ -300,28 +318,30 @@ class ViewLowering:
             return None
         parent = parent_binding.sym
         span = self.span(node)
+        ptype = cast(TileT, parent.type)
+        full: tuple[int, ...]
         if op.op == "tile_slice":
             spec = op.args[2:]
-            starts, steps = spec[0::2], spec[1::2]
+            starts, steps = list(spec[0::2]), spec[1::2]
             if not all(isinstance(s, ir.Const) and s.value in (0, 1) for s in steps):
                 return None
-            full = tuple(1 if s.value == 0 else n for s, n in zip(steps, _kept_extents(op, steps)))
+            full = tuple(1 if cast(ir.Const, s).value == 0 else n for s, n in zip(steps, _kept_extents(op, steps)))
         elif op.op == "tile_view":
             n = op.attr("offset_count") or 0
-            starts = list(op.args[1:1 + n]) + [_int(0, node, self)] * (parent.type.ndim - n)
-            lead = parent.type.ndim - op.type.ndim
-            full = (1,) * lead + tuple(op.type.shape)
+            starts = list(op.args[1:1 + n]) + [_int(0, node, self)] * (ptype.ndim - n)
+            lead = ptype.ndim - cast(TileT, op.type).ndim
+            full = (1,) * lead + tuple(cast(tuple[int, ...], cast(TileT, op.type).shape))
         else:
             return None
-        src = ir.Var(view_sym, span)
-        if tuple(full) != tuple(view_sym.type.shape):
-            src = ir.OpCall("tile_reshape", (src,), (("shape", tuple(full)),), TileT(parent.type.dtype, tuple(full)),
+        src: ir.Expr = ir.Var(view_sym, span)
+        if tuple(full) != tuple(cast(TileT, view_sym.type).shape):
+            src = ir.OpCall("tile_reshape", (src,), (("shape", tuple(full)),), TileT(ptype.dtype, tuple(full)),
                             span)
         call = ir.OpCall("tile_assign", (ir.Var(parent, span), src, *starts), (("offset_count", len(starts)),),
                          parent.type, span)
         return ir.Assign(parent, call, span)
 
-    def check_not_stale(self, name: str, node) -> None:
+    def check_not_stale(self, name: str, node: cst.CSTNode) -> None:
         if name in self.stale_views:
             parent, line = self.stale_views[name]
             self.fail("TC0401", f"unsupported syntax: `{name}` is a view of `{parent}`, which changed at line "
@@ -329,15 +349,16 @@ class ViewLowering:
                       help=f"take the view again after line {line}")
 
 
-def _kept_extents(op, steps) -> list:
+def _kept_extents(op: ir.OpCall, steps: Sequence[ir.Expr]) -> list[int]:
     """Per parent axis of a tile_slice: the result extent of a kept axis (0 for an indexed one)."""
-    out, shape = [], list(op.type.shape)
+    out: list[int] = []
+    shape = list(cast(tuple[int, ...], cast(TileT, op.type).shape))
     for s in steps:
-        out.append(shape.pop(0) if s.value != 0 else 0)
+        out.append(shape.pop(0) if cast(ir.Const, s).value != 0 else 0)
     return out
 
 
-def _int(value: int, node, checker):
+def _int(value: int, node: cst.CSTNode, checker: LoweringHost) -> ir.Const:
     return ir.Const(int(value), INT32, checker.span(node))
 
 

@@ -20,6 +20,7 @@ from . import annotations as ann
 from . import generics
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
+from .lowering_host import LoweringHost
 from .parse import Parsed
 from .resolve import FuncDef, Scope
 from .structs import array_of_array_structs
@@ -222,7 +223,7 @@ class ModuleChecker:
     # ------------------------------------------------------------ specialisation
 
     def instantiate(self, name: str, args: list[tuple[Type, object]], block_dim: int, call_node: cst.CSTNode,
-                    caller: FunctionChecker, arg_nodes: Sequence[cst.CSTNode] | None = None,
+                    caller: LoweringHost, arg_nodes: Sequence[cst.CSTNode] | None = None,
                     project: str | None = None) -> ir.Function:
         """The instance of func `name` for these argument types; raises Abort after a diagnostic.
         project: for a func returning a struct, the field path this instance returns."""
@@ -418,7 +419,7 @@ class ModuleChecker:
             raise Abort()
 
     def bind_params(self, name: str, fd: FuncDef, declared: list[Declared], args: list[tuple[Type, object]],
-                    call_node: cst.CSTNode, caller: FunctionChecker,
+                    call_node: cst.CSTNode, caller: LoweringHost,
                     arg_nodes: Sequence[cst.CSTNode] | None) -> list[Type]:
         """Concrete parameter types: Any takes the argument's type; shape variables unify."""
         bindings: dict[str, Dim] = {}
