@@ -34,7 +34,7 @@
 //   none (scalar)         MR = 4, NV = 4, W = 1
 // Run-time dispatch: the portable x86-64 build (x86-64-v3: AVX2 + FMA, no __AVX512F__) carries a
 // second micro-kernel, the AVX-512 8x32 one, compiled for that ISA alone (target attribute on
-// Micro<Avx512>::run; the rest of the source keeps the baseline) and chosen once per process by a
+// Micro<IsaAvx512>, gemm_micro.h; the rest of the source keeps the baseline) and chosen once per process by a
 // CPU check (use_avx512: __builtin_cpu_supports, which also asks the OS for the zmm state) for
 // every GEMM whose N is a multiple of its NR; everything else, and every other CPU, runs AVX2.
 // Only the micro-kernel needs the wider ISA: packing and the panel sweeps are the same templates
@@ -111,13 +111,9 @@
 #if !defined(TILEC_GEMM_NO_DISPATCH) && !defined(TILEC_GEMM_SCALAR) && !defined(__CUDACC__) &&              \
     defined(__GNUC__) && defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
 #define TILEC_GEMM_DISPATCH 1
-#define TILEC_GEMM_AVX512 __attribute__((target("avx512f")))
 #else
 #define TILEC_GEMM_DISPATCH 0
 #endif
-// The micro-kernel's body is inlined into each ISA's copy (a function without a target attribute
-// may be inlined into one whose ISA is a superset, never the other way).
-#define TILEC_GEMM_BODY inline __attribute__((always_inline))
 
 namespace tl {
 namespace gemm {
@@ -131,17 +127,6 @@ template <class T> struct Simd<T, 0> {
     typedef T V;
     static constexpr int W = 1;
 };
-
-// Vectors pass by reference: an AVX-512 vector passed by value in a build without AVX-512 draws
-// g++'s -Wpsabi warning (the calling convention differs), even from functions always inlined.
-template <class V> TILEC_GEMM_BODY void load(V& v, const void* p) { std::memcpy(&v, p, sizeof(V)); }
-template <class V> TILEC_GEMM_BODY void store(void* p, const V& v) { std::memcpy(p, &v, sizeof(V)); }
-template <class V, class T, std::size_t... L> TILEC_GEMM_BODY void splat_lanes(V& v, T x, std::index_sequence<L...>) {
-    v = V{((void)L, x)...};
-}
-template <class V, class T> TILEC_GEMM_BODY void splat(V& v, T x) {  // every lane x (one broadcast instruction)
-    splat_lanes(v, x, std::make_index_sequence<sizeof(V) / sizeof(T)>{});
-}
 
 // A register blocking: BYTES per vector register, MR x NV registers of C in the micro-kernel.
 struct IsaBuild {  // the compiler's ISA (the macros above)
@@ -173,93 +158,26 @@ template <int M, int MR, class F> inline void for_micro_panels(F&& f) {
     }
 }
 
-// The MR_ x NR block of C at c (row stride ldc, `cols` <= NR of its columns real) from MR_ rows of
-// A at a (element (r, k) at a[r * RSA + k * CSA]) and one panel of B: K rows of NR values, LDB apart.
-// Register blocking I; compiled as part of Micro<I>::run.
-template <class I, class T, int MR_, int K, int RSA, int CSA, int LDB>
-TILEC_GEMM_BODY TILEC_GEMM_FN void micro_body(const T* __restrict a, const T* __restrict bp, T* __restrict c, int ldc,
-                                              int cols, T alpha, T beta) {
-    TILEC_GEMM_CONTRACT
-    using V = typename Simd<T, I::BYTES>::V;
-    constexpr int NV = I::NV, W = Simd<T, I::BYTES>::W, NR = NV * W;
-    V acc[MR_][NV];
-    if (beta != T(0))  // C's block is read only after the k loop: start fetching its rows now
-        for (int r = 0; r < MR_; ++r) __builtin_prefetch(c + r * ldc, 1, 3);
-#pragma GCC unroll 16
-    for (int r = 0; r < MR_; ++r)
-#pragma GCC unroll 4
-        for (int q = 0; q < NV; ++q) splat(acc[r][q], T(0));
-#pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        V b[NV];
-#pragma GCC unroll 4
-        for (int q = 0; q < NV; ++q) load(b[q], bp + k * LDB + q * W);
-#pragma GCC unroll 16
-        for (int r = 0; r < MR_; ++r) {
-            V av;
-            splat(av, a[r * RSA + k * CSA]);
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) acc[r][q] += av * b[q];
-        }
-    }
-    if (cols == NR && alpha == T(1) && (beta == T(1) || beta == T(0))) {
-        // The tiled GEMM's accumulate (alpha = beta = 1): acc + C, the value alpha * acc + beta * C
-        // has then (each product exact, one rounding), without the multiplies on the FMA ports.
-#pragma GCC unroll 16
-        for (int r = 0; r < MR_; ++r)
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) {
-                V out = acc[r][q];
-                if (beta != T(0)) {
-                    V old;
-                    load(old, c + r * ldc + q * W);
-                    out += old;
-                }
-                store(c + r * ldc + q * W, out);
-            }
-        return;
-    }
-    V va, vb;
-    splat(va, alpha);
-    splat(vb, beta);
-    for (int r = 0; r < MR_; ++r) {
-        T* row = c + r * ldc;
-        if (cols == NR) {
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) {
-                V out = va * acc[r][q];
-                if (beta != T(0)) {
-                    V old;
-                    load(old, row + q * W);
-                    out += vb * old;
-                }
-                store(row + q * W, out);
-            }
-        } else {  // the last panel of a tile whose N is no multiple of NR
-            T lanes[NR];
-            std::memcpy(lanes, acc[r], sizeof(acc[r]));
-            for (int j = 0; j < cols; ++j) row[j] = beta == T(0) ? alpha * lanes[j] : alpha * lanes[j] + beta * row[j];
-        }
-    }
-}
-
-// The micro-kernel of register blocking I, compiled for I's ISA.
-template <class I> struct Micro {
-    template <class T, int MR_, int K, int RSA, int CSA, int LDB>
-    TILEC_GEMM_FN static void run(const T* __restrict a, const T* __restrict bp, T* __restrict c, int ldc, int cols,
-                                  T alpha, T beta) {
-        micro_body<I, T, MR_, K, RSA, CSA, LDB>(a, bp, c, ldc, cols, alpha, beta);
-    }
-};
+// The micro-kernel of register blocking I (gemm_micro.h), compiled for I's ISA: Micro<I>::run<T, MR_,
+// K, RSA, CSA, LDB>(a, bp, c, ldc, cols, alpha, beta). gemm_micro.h is included once per ISA with
+// the target attribute of its functions: the whole kernel, helpers included, must be compiled for
+// that ISA from the start (a body without the attribute inlined into an AVX-512 function had its
+// 64-byte vectors already split into AVX2 halves and lane inserts: half the speed).
+template <class I> struct Micro;
+#define TILEC_GEMM_MICRO_ISA IsaBuild
+#define TILEC_GEMM_MICRO_TARGET
+#include "gemm_micro.h"
+#undef TILEC_GEMM_MICRO_ISA
+#undef TILEC_GEMM_MICRO_TARGET
 #if TILEC_GEMM_DISPATCH
-template <> struct Micro<IsaAvx512> {
-    template <class T, int MR_, int K, int RSA, int CSA, int LDB>
-    TILEC_GEMM_FN TILEC_GEMM_AVX512 static void run(const T* __restrict a, const T* __restrict bp, T* __restrict c,
-                                                    int ldc, int cols, T alpha, T beta) {
-        micro_body<IsaAvx512, T, MR_, K, RSA, CSA, LDB>(a, bp, c, ldc, cols, alpha, beta);
-    }
-};
+#define TILEC_GEMM_MICRO_ISA IsaAvx512
+#define TILEC_GEMM_MICRO_TARGET __attribute__((target("avx512f")))
+#include "gemm_micro.h"
+#undef TILEC_GEMM_MICRO_ISA
+#undef TILEC_GEMM_MICRO_TARGET
+#endif
 
+#if TILEC_GEMM_DISPATCH
 // Whether this CPU (and its OS) runs AVX-512F; asked once.
 inline bool use_avx512() {
     static const bool yes = [] {
