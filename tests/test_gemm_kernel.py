@@ -1,6 +1,8 @@
 """gemm.h, the CPU matmul micro-kernel, against a float64 reference in C++: every operand form
 (A and B each plain or transposed), shapes that leave row and column remainders, float and double,
 alpha/beta; with the host's ISA (-march=native), the compiler's default one, and the scalar fallback forced.
+The portable x86-64-v3 build both ways: its AVX2 kernel alone (TILEC_GEMM_NO_DISPATCH) and with the
+AVX-512 kernel it picks at run time on a CPU that has AVX-512F (whole 32-float / 16-double panels).
 The same for matmul_packed, whose operands are array views (tl::gemm::Strided): tiles at an
 array's edges (zero fill past them, offsets below zero), transposed and non-unit strides, each
 without the PanelCache and through it (packed by one block, read back by another)."""
@@ -117,7 +119,10 @@ int main() {
     bad += forms<float, 64, 64, 64>() + forms<float, 12, 6, 20>() + forms<float, 1, 1, 1>() +
               forms<float, 13, 33, 7>() + forms<float, 16, 256, 32>() + forms<double, 9, 40, 3>() +
               forms<double, 32, 32, 32>() + forms<float, 20, 16, 5>() + forms<float, 8, 24, 4>();
-    std::printf("%s %d\n", TILEC_GEMM_ISA, bad);
+    // Whole AVX-512 panels with row remainders of 8-row micro-panels (13 = 8 + 5, 20 = 8 + 6 + 6, 3)
+    bad += forms<float, 13, 32, 7>() + forms<float, 20, 64, 5>() + forms<double, 3, 16, 9>() +
+           view_forms<float, 20, 32, 11>() + view_forms<double, 13, 48, 5>();
+    std::printf("%s %d\n", tl::gemm::kernel_isa(), bad);
     return bad != 0;
 }
 """
@@ -125,18 +130,30 @@ int main() {
 
 # Rows M with M % MR in 1 .. MR / 2 (8, 9, 13, 20, 32 for one ISA or another) take gemm.h's split tail
 # (for_micro_panels); x86-64-v3 is the portable build's AVX2 6x16 kernel whatever this host has.
-def _host_has_avx2() -> bool:
+def _host_has(flag: str) -> bool:
     try:
-        return platform.machine().lower() in ("x86_64", "amd64") and " avx2 " in Path("/proc/cpuinfo").read_text()
+        return platform.machine().lower() in ("x86_64", "amd64") and f" {flag} " in Path("/proc/cpuinfo").read_text()
     except OSError:
         return False
 
 
-V3 = pytest.param(["-march=x86-64-v3"], id="x86-64-v3", marks=pytest.mark.skipif(not _host_has_avx2(), reason="needs AVX2"))
+NEEDS_AVX2 = pytest.mark.skipif(not _host_has("avx2"), reason="needs AVX2")
+V3 = pytest.param(["-march=x86-64-v3"], id="x86-64-v3", marks=NEEDS_AVX2)
+V3_AVX2_ONLY = pytest.param(["-march=x86-64-v3", "-DTILEC_GEMM_NO_DISPATCH"], id="x86-64-v3-avx2", marks=NEEDS_AVX2)
 
 
-@pytest.mark.parametrize("flags", [pytest.param(["-march=native"], id="native"), V3, pytest.param([], id="default"),
-                                   pytest.param(["-DTILEC_GEMM_SCALAR"], id="scalar")])
+def _expected_isa(flags: list[str]) -> str | None:
+    """The kernel the program must report, where the flags decide it (None: the host's own)."""
+    if "-DTILEC_GEMM_SCALAR" in flags:
+        return "scalar"
+    if "-march=x86-64-v3" in flags:
+        dispatch = "-DTILEC_GEMM_NO_DISPATCH" not in flags
+        return "avx512" if dispatch and _host_has("avx512f") else "avx2-fma"
+    return None
+
+
+@pytest.mark.parametrize("flags", [pytest.param(["-march=native"], id="native"), V3, V3_AVX2_ONLY,
+                                   pytest.param([], id="default"), pytest.param(["-DTILEC_GEMM_SCALAR"], id="scalar")])
 def test_gemm_kernel_matches_float64_reference(tmp_path: Path, flags):
     src, exe = tmp_path / "gemm_check.cpp", tmp_path / "gemm_check"
     src.write_text(PROGRAM)
@@ -148,3 +165,5 @@ def test_gemm_kernel_matches_float64_reference(tmp_path: Path, flags):
     isa, bad = run.stdout.split()[-2:]
     assert bad == "0"
     assert (isa == "scalar") == ("-DTILEC_GEMM_SCALAR" in flags)
+    if _expected_isa(flags) is not None:
+        assert isa == _expected_isa(flags)

@@ -26,12 +26,19 @@
 //     same B tiles) skip the packing.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
-// defining TILEC_GEMM_SCALAR forces the scalar form):
+// defining TILEC_GEMM_SCALAR forces the scalar form), and on x86-64 at run time too (below):
 //   AVX-512 (32 zmm)      MR = 8, NV = 2: 16 accumulators, NR = 32 floats / 16 doubles
 //   AVX2 + FMA (16 ymm)   MR = 6, NV = 2: 12 accumulators + 2 B + 1 broadcast, NR = 16 floats
 //   NEON (32 q)           MR = 8, NV = 3: 24 accumulators, NR = 12 floats
 //   SSE (16 xmm)          MR = 4, NV = 3: 12 accumulators, NR = 12 floats
 //   none (scalar)         MR = 4, NV = 4, W = 1
+// Run-time dispatch: the portable x86-64 build (x86-64-v3: AVX2 + FMA, no __AVX512F__) carries a
+// second micro-kernel, the AVX-512 8x32 one, compiled for that ISA alone (target attribute on
+// Micro<IsaAvx512>, gemm_micro.h; the rest of the source keeps the baseline) and chosen once per process by a
+// CPU check (use_avx512: __builtin_cpu_supports, which also asks the OS for the zmm state) for
+// every GEMM whose N is a multiple of its NR; everything else, and every other CPU, runs AVX2.
+// Only the micro-kernel needs the wider ISA: packing and the panel sweeps are the same templates
+// instantiated with the other MR and NR. TILEC_GEMM_NO_DISPATCH builds the baseline kernel only.
 // Rows past the last multiple of MR go through the same micro-kernel instantiated for fewer rows
 // (for_micro_panels). A block of 4-5 rows keeps 8-10 accumulators, enough to cover the FMA latency:
 // AVX2 at tile 64 runs ten 6x16 blocks and a 4x16 one, whose tail takes about its 6.25 % share of
@@ -99,6 +106,15 @@
 #define TILEC_GEMM_PF_ROWS 8
 #endif
 
+// The AVX-512 kernel beside the build's AVX2 one (see the top): x86-64 builds for AVX2 + FMA
+// without AVX-512, by g++ or clang++ (target attributes, __builtin_cpu_supports), not nvcc.
+#if !defined(TILEC_GEMM_NO_DISPATCH) && !defined(TILEC_GEMM_SCALAR) && !defined(__CUDACC__) &&              \
+    defined(__GNUC__) && defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#define TILEC_GEMM_DISPATCH 1
+#else
+#define TILEC_GEMM_DISPATCH 0
+#endif
+
 namespace tl {
 namespace gemm {
 
@@ -112,27 +128,25 @@ template <class T> struct Simd<T, 0> {
     static constexpr int W = 1;
 };
 
-template <class V> inline V load(const void* p) {
-    V v;
-    std::memcpy(&v, p, sizeof(V));
-    return v;
-}
-template <class V> inline void store(void* p, V v) { std::memcpy(p, &v, sizeof(V)); }
-template <class V, class T, std::size_t... L> inline V splat_lanes(T x, std::index_sequence<L...>) {
-    return V{((void)L, x)...};
-}
-template <class T, class V> inline V splat(T x) {  // every lane x (one broadcast instruction)
-    return splat_lanes<V>(x, std::make_index_sequence<sizeof(V) / sizeof(T)>{});
-}
+// A register blocking: BYTES per vector register, MR x NV registers of C in the micro-kernel.
+struct IsaBuild {  // the compiler's ISA (the macros above)
+    static constexpr int BYTES = TILEC_GEMM_VECTOR_BYTES, MR = TILEC_GEMM_MR, NV = TILEC_GEMM_NV;
+    static constexpr const char* NAME = TILEC_GEMM_ISA;
+};
+struct IsaAvx512 {  // chosen at run time in an AVX2 build (TILEC_GEMM_DISPATCH)
+    static constexpr int BYTES = 64, MR = 8, NV = 2;
+    static constexpr const char* NAME = "avx512";
+};
+template <class I, class T> constexpr int nr_of = I::NV * Simd<T, I::BYTES>::W;  // columns of a B panel
 
-constexpr int MR = TILEC_GEMM_MR;
-constexpr int NV = TILEC_GEMM_NV;
+constexpr int MR = IsaBuild::MR;  // the build's (bench/gemm_replica.cpp)
+constexpr int NV = IsaBuild::NV;
 
 // How M rows split into micro-panels: MR rows at a time, and a short remainder (M % MR <= MR / 2,
 // e.g. 2 rows of a 32-row tile under AVX2) joins the last full micro-panel, the two split evenly
 // (6 + 2 -> 4 + 4): a block of 1-3 rows has too few accumulators to cover the FMA latency.
 // f(std::integral_constant<int, ROWS>{}, i) runs once per micro-panel, rows i .. i + ROWS - 1.
-template <int M, class F> inline void for_micro_panels(F&& f) {
+template <int M, int MR, class F> inline void for_micro_panels(F&& f) {
     constexpr int REM = M % MR, TAIL = M > MR && REM != 0 && REM <= MR / 2 ? MR + REM : REM;
     constexpr int HEAD = M - TAIL;  // a multiple of MR
     for (int i = 0; i < HEAD; i += MR) f(std::integral_constant<int, MR>{}, i);
@@ -144,73 +158,63 @@ template <int M, class F> inline void for_micro_panels(F&& f) {
     }
 }
 
-// The MR_ x NR block of C at c (row stride ldc, `cols` <= NR of its columns real) from MR_ rows of
-// A at a (element (r, k) at a[r * RSA + k * CSA]) and one panel of B: K rows of NR values, LDB apart.
+// The micro-kernel of register blocking I (gemm_micro.h), compiled for I's ISA: Micro<I>::run<T, MR_,
+// K, RSA, CSA, LDB>(a, bp, c, ldc, cols, alpha, beta). gemm_micro.h is included once per ISA with
+// the target attribute of its functions: the whole kernel, helpers included, must be compiled for
+// that ISA from the start (a body without the attribute inlined into an AVX-512 function had its
+// 64-byte vectors already split into AVX2 halves and lane inserts: half the speed).
+template <class I> struct Micro;
+#define TILEC_GEMM_MICRO_ISA IsaBuild
+#define TILEC_GEMM_MICRO_TARGET
+#include "gemm_micro.h"
+#undef TILEC_GEMM_MICRO_ISA
+#undef TILEC_GEMM_MICRO_TARGET
+#if TILEC_GEMM_DISPATCH
+#define TILEC_GEMM_MICRO_ISA IsaAvx512
+#define TILEC_GEMM_MICRO_TARGET __attribute__((target("avx512f")))
+#include "gemm_micro.h"
+#undef TILEC_GEMM_MICRO_ISA
+#undef TILEC_GEMM_MICRO_TARGET
+#endif
+
+#if TILEC_GEMM_DISPATCH
+// Whether this CPU (and its OS) runs AVX-512F; asked once.
+inline bool use_avx512() {
+    static const bool yes = [] {
+        __builtin_cpu_init();  // may run before libgcc's own constructor has
+        return __builtin_cpu_supports("avx512f") != 0;
+    }();
+    return yes;
+}
+#endif
+
+// The ISA of the micro-kernel that runs a GEMM of whole AVX-512 panels in this process (tests, bench).
+inline const char* kernel_isa() {
+#if TILEC_GEMM_DISPATCH
+    if (use_avx512()) return IsaAvx512::NAME;
+#endif
+    return IsaBuild::NAME;
+}
+
+// The build's micro-kernel (bench/gemm_replica.cpp).
 template <class T, int MR_, int K, int RSA, int CSA, int LDB>
-TILEC_GEMM_FN void micro_kernel(const T* __restrict a, const T* __restrict bp, T* __restrict c, int ldc, int cols,
-                                T alpha, T beta) {
-    TILEC_GEMM_CONTRACT
-    using V = typename Simd<T>::V;
-    constexpr int W = Simd<T>::W, NR = NV * W;
-    V acc[MR_][NV];
-    if (beta != T(0))  // C's block is read only after the k loop: start fetching its rows now
-        for (int r = 0; r < MR_; ++r) __builtin_prefetch(c + r * ldc, 1, 3);
-#pragma GCC unroll 16
-    for (int r = 0; r < MR_; ++r)
-#pragma GCC unroll 4
-        for (int q = 0; q < NV; ++q) acc[r][q] = splat<T, V>(T(0));
-#pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        V b[NV];
-#pragma GCC unroll 4
-        for (int q = 0; q < NV; ++q) b[q] = load<V>(bp + k * LDB + q * W);
-#pragma GCC unroll 16
-        for (int r = 0; r < MR_; ++r) {
-            const V av = splat<T, V>(a[r * RSA + k * CSA]);
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) acc[r][q] += av * b[q];
-        }
-    }
-    const V va = splat<T, V>(alpha), vb = splat<T, V>(beta);
-    if (cols == NR && alpha == T(1) && (beta == T(1) || beta == T(0))) {
-        // The tiled GEMM's accumulate (alpha = beta = 1): acc + C, the value alpha * acc + beta * C
-        // has then (each product exact, one rounding), without the multiplies on the FMA ports.
-#pragma GCC unroll 16
-        for (int r = 0; r < MR_; ++r)
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q)
-                store(c + r * ldc + q * W, beta == T(0) ? acc[r][q] : acc[r][q] + load<V>(c + r * ldc + q * W));
-        return;
-    }
-    for (int r = 0; r < MR_; ++r) {
-        T* row = c + r * ldc;
-        if (cols == NR) {
-#pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) {
-                V out = va * acc[r][q];
-                if (beta != T(0)) out += vb * load<V>(row + q * W);
-                store(row + q * W, out);
-            }
-        } else {  // the last panel of a tile whose N is no multiple of NR
-            T lanes[NR];
-            std::memcpy(lanes, acc[r], sizeof(acc[r]));
-            for (int j = 0; j < cols; ++j) row[j] = beta == T(0) ? alpha * lanes[j] : alpha * lanes[j] + beta * row[j];
-        }
-    }
+inline void micro_kernel(const T* __restrict a, const T* __restrict bp, T* __restrict c, int ldc, int cols, T alpha,
+                         T beta) {
+    Micro<IsaBuild>::run<T, MR_, K, RSA, CSA, LDB>(a, bp, c, ldc, cols, alpha, beta);
 }
 
 // C = alpha * op(A) @ op(B) + beta * C with op(A) M x K, op(B) K x N; TA / TB: the operand is stored
-// transposed (A as K x M, B as N x K), both row-major.
-template <class T, int M, int N, int K, bool TA, bool TB>
-inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
-    constexpr int W = Simd<T>::W, NR = NV * W;
+// transposed (A as K x M, B as N x K), both row-major. Register blocking I (matmul below chooses).
+template <class I, class T, int M, int N, int K, bool TA, bool TB>
+inline void matmul_with(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+    constexpr int NR = nr_of<I, T>;
     constexpr int RSA = TA ? 1 : K, CSA = TA ? M : 1;  // A(i, k) = a[i * RSA + k * CSA]
     constexpr bool PACK = TB || N % NR != 0;  // else B's rows already hold whole panels
     if constexpr (!PACK) {  // B read in place: MR rows of A (one micro-panel) stay hot across B's panels
-        for_micro_panels<M>([&](auto rows, int i) {
+        for_micro_panels<M, I::MR>([&](auto rows, int i) {
             constexpr int R = decltype(rows)::value;
             for (int j0 = 0; j0 < N; j0 += NR)
-                micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+                Micro<I>::template run<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
         });
     } else {  // each panel of B packed once, then swept by every micro-panel of A
         alignas(64) T panel[K * NR];
@@ -223,12 +227,25 @@ inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c
                 for (int k = 0; k < K; ++k)
                     for (int q = 0; q < NR; ++q) panel[k * NR + q] = q < cols ? b[k * N + j0 + q] : T(0);
             }
-            for_micro_panels<M>([&](auto rows, int i) {
+            for_micro_panels<M, I::MR>([&](auto rows, int i) {
                 constexpr int R = decltype(rows)::value;
-                micro_kernel<T, R, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
+                Micro<I>::template run<T, R, K, RSA, CSA, NR>(a + i * RSA, panel, c + i * N + j0, N, cols, alpha, beta);
             });
         }
     }
+}
+
+// Whether the AVX-512 kernel runs a GEMM of N columns: only for whole panels of its NR (32 floats,
+// 16 doubles); a narrower N would multiply zero padding.
+template <class T, int N> constexpr bool avx512_fits = TILEC_GEMM_DISPATCH && N % nr_of<IsaAvx512, T> == 0;
+
+template <class T, int M, int N, int K, bool TA, bool TB>
+inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+#if TILEC_GEMM_DISPATCH
+    if constexpr (avx512_fits<T, N>)
+        if (use_avx512()) return matmul_with<IsaAvx512, T, M, N, K, TA, TB>(a, b, c, alpha, beta);
+#endif
+    matmul_with<IsaBuild, T, M, N, K, TA, TB>(a, b, c, alpha, beta);
 }
 
 // ---------------------------------------------------------------- operands read from arrays
@@ -312,16 +329,16 @@ template <class T, int RSA_, int CSA_> struct InPlaceA {
 
 // C = alpha * op(A) @ op(B) + beta * C from B's packed panels: each micro-panel of A (copied
 // into an L1 buffer first when it comes from an array) sweeps them all.
-template <class T, int M, int N, int K, class ASrc>
+template <class I, class T, int M, int N, int K, class ASrc>
 inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T alpha, T beta,
                   const T* next = nullptr) {
-    constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
+    constexpr int MR = I::MR, NR = nr_of<I, T>, PANELS = (N + NR - 1) / NR;
     constexpr int LINES = PANELS * K * NR * int(sizeof(T)) / 64, STEPS = (M + MR - 1) / MR;  // micro-panels
     // (a split tail has one more than STEPS: it prefetches nothing)
     constexpr int PER_STEP = (LINES + STEPS - 1) / STEPS;
     alignas(64) T scratch[MR * K];
     int step = 0;
-    for_micro_panels<M>([&](auto rows, int i) {
+    for_micro_panels<M, MR>([&](auto rows, int i) {
         if (next)  // the next k step's panels, a slice per micro-panel: from L3 into L2 meanwhile
             for (int l = step * PER_STEP; l < (step + 1) * PER_STEP && l < LINES; ++l)
                 __builtin_prefetch(reinterpret_cast<const char*>(next) + l * 64, 0, 2);
@@ -330,8 +347,8 @@ inline void sweep(const ASrc& a, const T* __restrict panels, T* __restrict c, T 
         const T* ap = a.panel(i, R, scratch);
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
-            micro_kernel<T, R, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols, alpha,
-                                                            beta);
+            Micro<I>::template run<T, R, K, ASrc::RSA, ASrc::CSA, NR>(ap, panels + p * K * NR, c + i * N + j0, N, cols,
+                                                                      alpha, beta);
         }
     });
 }
@@ -371,10 +388,11 @@ class PanelCache {
 
     // The panels of key packed earlier in this launch by another block on this thread, or nullptr;
     // *fresh is then where to pack them for later blocks (nullptr: the cache is full, or this
-    // block packed them itself and must pack again).
+    // block packed them itself and must pack again). nr: B_PANELS' panel width (an AVX2 and an
+    // AVX-512 kernel lay out the same view differently), 0 for A_ROWS.
     enum Layout { B_PANELS, A_ROWS };  // how the copy is laid out (the same view may be A and B)
     template <class T>
-    const T* find(const Strided<T>& key, Layout layout, int k, int n, const BlockId& who, std::size_t bytes,
+    const T* find(const Strided<T>& key, Layout layout, int k, int n, int nr, const BlockId& who, std::size_t bytes,
                   T** fresh) {
         *fresh = nullptr;
         if (who.launch != launch_) {  // a new launch: everything cached before is gone
@@ -382,7 +400,7 @@ class PanelCache {
             forget();
         }
         if (index_.empty()) adopt();
-        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
+        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, nr, int(sizeof(T)), layout};
         const int guess = near(want, last_[layout]);
         if (guess >= 0) {
             last_[layout] = unsigned(guess);
@@ -412,9 +430,10 @@ class PanelCache {
     }
 
     // The copy of key another block packed in this launch, if any (for prefetching: no owner check).
-    template <class T> const T* peek(const Strided<T>& key, Layout layout, int k, int n, unsigned long long launch) const {
+    template <class T>
+    const T* peek(const Strided<T>& key, Layout layout, int k, int n, int nr, unsigned long long launch) const {
         if (launch != launch_ || index_.empty()) return nullptr;
-        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, int(sizeof(T)), layout};
+        const Key want{key.data, key.r0, key.c0, key.rs, key.cs, key.rows, key.cols, k, n, nr, int(sizeof(T)), layout};
         const int guess = near(want, last_[layout]);
         if (guess >= 0) return reinterpret_cast<const T*>(arena_.get() + entries_[unsigned(guess)].offset);
         const unsigned long long h = want.hash();
@@ -441,15 +460,15 @@ class PanelCache {
     struct Key {
         const void* data;
         long long r0, c0, rs, cs, rows, cols;
-        int k, n, size;
+        int k, n, nr, size;
         Layout layout;
         bool operator==(const Key& o) const {
             return data == o.data && r0 == o.r0 && c0 == o.c0 && rs == o.rs && cs == o.cs && rows == o.rows &&
-                   cols == o.cols && k == o.k && n == o.n && size == o.size && layout == o.layout;
+                   cols == o.cols && k == o.k && n == o.n && nr == o.nr && size == o.size && layout == o.layout;
         }
         unsigned long long hash() const {
             unsigned long long h = reinterpret_cast<unsigned long long>(data);
-            for (long long v : {r0, c0, rs, cs, rows, cols, (long long)k, (long long)n, (long long)layout}) h = (h ^ (unsigned long long)v) * 0x100000001b3ULL;
+            for (long long v : {r0, c0, rs, cs, rows, cols, (long long)k, (long long)n, (long long)nr, (long long)layout}) h = (h ^ (unsigned long long)v) * 0x100000001b3ULL;
             return h ^ (h >> 29);
         }
     };
@@ -528,14 +547,14 @@ inline PanelCache& panel_cache() {  // this thread's
 // sweeps them all, so the inner loops touch the packed B, MR rows of A and MR rows of C.
 // `reuse` (op(B) read from an array, one lane per block): the block asking, so that B's panels
 // come from, or go to, this thread's PanelCache.
-template <class T, int M, int N, int K, class ASrc>
-inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
-                          const BlockId* reuse = nullptr) {
-    constexpr int NR = NV * Simd<T>::W, PANELS = (N + NR - 1) / NR;
+template <class I, class T, int M, int N, int K, class ASrc>
+inline void matmul_packed_with(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
+                               const BlockId* reuse) {
+    constexpr int NR = nr_of<I, T>, PANELS = (N + NR - 1) / NR;
     alignas(64) T stack_panels[PANELS * K * NR];
     const T* panels = nullptr;
     T* fresh = nullptr;
-    if (reuse) panels = panel_cache().find(b, PanelCache::B_PANELS, K, N, *reuse, sizeof(stack_panels), &fresh);
+    if (reuse) panels = panel_cache().find(b, PanelCache::B_PANELS, K, N, NR, *reuse, sizeof(stack_panels), &fresh);
     if (!panels) {
         pack_b<T, K, N, NR>(b, fresh ? fresh : stack_panels);
         panels = fresh ? fresh : stack_panels;
@@ -544,17 +563,27 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     if (reuse) {
         Strided<T> after = b;
         after.r0 += K;
-        next = panel_cache().peek(after, PanelCache::B_PANELS, K, N, reuse->launch);
+        next = panel_cache().peek(after, PanelCache::B_PANELS, K, N, NR, reuse->launch);
     }
     if constexpr (ASrc::from_array) {  // op(A) from an array: its row-major copy is kept too
         if (reuse) {
             T* fresh_a = nullptr;
-            const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, *reuse, M * K * sizeof(T), &fresh_a);
+            const T* rows = panel_cache().find(a.a, PanelCache::A_ROWS, M, K, 0, *reuse, M * K * sizeof(T), &fresh_a);
             if (!rows && fresh_a) rows = a.panel(0, M, fresh_a);
-            if (rows) return sweep<T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
+            if (rows) return sweep<I, T, M, N, K>(InPlaceA<T, K, 1>{rows}, panels, c, alpha, beta, next);
         }  // else each micro-panel copied just before use (sweep)
     }
-    sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
+    sweep<I, T, M, N, K>(a, panels, c, alpha, beta, next);
+}
+
+template <class T, int M, int N, int K, class ASrc>
+inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
+                          const BlockId* reuse = nullptr) {
+#if TILEC_GEMM_DISPATCH
+    if constexpr (avx512_fits<T, N>)
+        if (use_avx512()) return matmul_packed_with<IsaAvx512, T, M, N, K>(a, b, c, alpha, beta, reuse);
+#endif
+    matmul_packed_with<IsaBuild, T, M, N, K>(a, b, c, alpha, beta, reuse);
 }
 
 }  // namespace gemm
