@@ -557,5 +557,28 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     sweep<T, M, N, K>(a, panels, c, alpha, beta, next);
 }
 
+
+// ---------------------------------------------------------------- transposed array operands
+// C = alpha * X^T @ B + beta * C with X (K x M) an array view and B a row-major K x N tile: an
+// adjoint's A^T @ dC. X's rows are copied row-major (the copy a forward A operand of the same view
+// gets: PanelCache A_ROWS, zero past the array's edges) and the micro-kernels read the copy
+// transposed by stride, as they read a transposed tile. `reuse` (one lane per block): the copy is
+// kept for the launch, so every later block on this thread that multiplies by the same X^T (all
+// blocks (i, j') of an adjoint's block row) skips the copy.
+template <class T, int M, int N, int K>
+inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T* __restrict c, T alpha, T beta,
+                                   const BlockId* reuse) {
+    const ViewA<T, K, M> rows_of_x{x};
+    const T* copied = nullptr;
+    if (reuse) {
+        T* fresh = nullptr;
+        copied = panel_cache().find(x, PanelCache::A_ROWS, K, M, *reuse, K * M * sizeof(T), &fresh);
+        if (!copied && fresh) copied = rows_of_x.panel(0, K, fresh);
+    }
+    if (copied) return matmul<T, M, N, K, true, false>(copied, b, c, alpha, beta);
+    alignas(64) T local[K * M];
+    matmul<T, M, N, K, true, false>(rows_of_x.panel(0, K, local), b, c, alpha, beta);
+}
+
 }  // namespace gemm
 }  // namespace tl

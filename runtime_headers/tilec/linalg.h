@@ -155,7 +155,10 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
     } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta, reuse);
-    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a tile (an adjoint): X copied once
+    } else if constexpr (a_view && operand<AT>::transposed && !operand<BT>::transposed) {  // X^T @ a tile (an adjoint)
+        const gemm::BlockId* keep = ctx.group == nullptr ? &block : nullptr;  // X's copy, for the launch
+        gemm::matmul_transposed_view<T, M, N, K>(strided_of(a.tile), b.data, c, alpha, beta, keep);
+    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a transposed tile: X copied once
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
     } else if constexpr (a_view) {  // a view times a large tile: A copied once, then the tiles' GEMM
