@@ -16,6 +16,7 @@ from typing import Any
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
+from .element_loops import ROW, broadcast_kind, split_extent
 from .operand_views import array_operands, transposed_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
@@ -158,6 +159,7 @@ class CxxEmitter:
         self.temp_counter = 0
         self.registers: frozenset[ir.Sym] = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
+        self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
 
@@ -328,6 +330,8 @@ class CxxEmitter:
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
+        elif is_fusible(value) and split_extent(value, _tile_type(target.type)) is not None:
+            self.row_loop(dst, value, _tile_type(target.type))
         elif is_fusible(value):
             idx = naming.ELEMENT_INDEX
             tile = _tile_type(target.type)
@@ -339,6 +343,25 @@ class CxxEmitter:
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
+
+    def row_loop(self, dst: str, value: ir.Expr, tile: TileT) -> None:
+        """A fused element-wise assignment as a loop over rows and columns: its broadcast rows and
+        columns read their element by the column or row index, and the inner loop vectorises."""
+        extent = split_extent(value, tile)
+        assert extent is not None, value  # assign_tile's condition
+        r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
+        self.emit(f"for (int {r} = 0; {r} < {tile.size // extent}; ++{r}) {{")
+        self.emit(f"    for (int {c} = 0; {c} < {extent}; ++{c}) {{")
+        self.depth += 2
+        self.emit(f"const int {idx} = {r} * {extent} + {c};")
+        self.rows_of = tile
+        try:
+            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
+        finally:
+            self.rows_of = None
+        self.depth -= 2
+        self.emit("    }")
+        self.emit("}")
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -479,7 +502,15 @@ class CxxEmitter:
             return f"{naming.cxx_var(e.sym)}.data[{idx}]"
         if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
             src, dst = _tile_type(e.args[0].type), _tile_type(e.type)
-            mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
+            kind = None
+            if self.rows_of is not None and idx == naming.ELEMENT_INDEX and dst.shape == self.rows_of.shape:
+                kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (row_loop)
+            if src.size == 1:
+                mapped = "0"
+            elif kind is not None:
+                mapped = naming.COLUMN_INDEX if kind == ROW else naming.ROW_INDEX
+            else:
+                mapped = f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
             return self.elem(e.args[0], mapped, dtype)
         if isinstance(e, ir.OpCall) and is_fusible(e):
             args = [self.elem(a, idx, dtype) for a in e.args]
