@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
-from .operand_views import array_operands, transposed_operands
+from .operand_views import array_operands, transposed_operands, window_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
@@ -159,6 +159,7 @@ class CxxEmitter:
         self.temp_counter = 0
         self.registers: frozenset[ir.Sym] = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
+        self.windows: dict[ir.Sym, ir.OpCall] = {}  # CPU: tile views a matmul reads in place (operand_views.py)
         self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
@@ -199,6 +200,7 @@ class CxxEmitter:
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
+        self.windows = {} if self.target.gpu else window_operands(fn)
         self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)
@@ -210,7 +212,7 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
-            if sym in self.views or sym in self.arrays:
+            if sym in self.views or sym in self.arrays or sym in self.windows:
                 continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
@@ -236,6 +238,11 @@ class CxxEmitter:
             assert isinstance(s.value, ir.OpCall), s  # its tile_load (operand_views.py)
             self.where(s.span)  # the load stays visible: the matmul below reads the tile from the array
             self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul from {self.expr(s.value.args[0])}")
+            return
+        if isinstance(s, ir.Assign) and s.target in self.windows:
+            self.where(s.span)  # the view stays visible: the matmul below reads the window in place
+            view = self.windows[s.target]
+            self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul in place from {self.expr(view.args[0])}")
             return
         self.where(s.span)
         self.aligned_check(s)
@@ -480,6 +487,11 @@ class CxxEmitter:
                 return f"tl::transposed({self.expr(self.views[e.sym])})"
             if e.sym in self.arrays:
                 return self.array_tile(e.sym)
+            if e.sym in self.windows:
+                view = self.windows[e.sym]
+                rows, cols = _tile_type(e.sym.type).shape
+                parts = [self.expr(a) for a in view.args]
+                return f"tl::tile_window<{rows}, {cols}>({', '.join(parts)})"
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)
