@@ -2,8 +2,9 @@
 parent tile (codegen/operand_views.py `window_operands`, runtime linalg.h `tl::tile_window`):
 gemm.h reads the window's rows with the parent's stride instead of a copy. Results against numpy
 (float32/64, windows inside the parent and past its edges, where tile_view reads zeros, a B
-operand that is a tile), gradients against float64 finite differences, and a view of the
-matmul's own accumulator, which keeps its copy."""
+operand that is a tile), gradients against float64 finite differences (the adjoint's window^T @ dy
+reads the window in place as well), and a view of the matmul's own accumulator, which keeps its
+copy."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,6 +62,8 @@ def test_views_feeding_a_matmul_are_read_in_place():
     chunks = _kernel_text(cpp, "chunks")
     assert "tl::tile_window<8, 8>(v_r, 0, ((v_k * 8) + " in chunks and "tl::tile_view(" not in chunks
     assert "tl::tile_window<8, 8>(v_r, 0, 8)" in _kernel_text(cpp, "by_tile")
+    start = cpp.index("k_chunks_backward")  # the adjoint's window^T @ dy reads the window in place too
+    assert "tl::transposed(tl::tile_window<8, 8>(v_r, 0, " in cpp[start:cpp.index("\n}\n", start)]
     own = _kernel_text(cpp, "own_acc")
     assert "tl::tile_window" not in own and "tl::tile_view(ctx, v_part, v_acc" in own
 
@@ -99,8 +102,10 @@ def test_windows_match_numpy(dtype, np_dtype, tol, shift):
 
 @pytest.mark.build
 @needs_cxx
-def test_window_gradients():
+@pytest.mark.parametrize("shift", [0, 5])
+def test_window_gradients(shift):
     m = build(_source("wp.float64"), "windows_float64")
     rng = np.random.default_rng(32)
     X, W = rng.standard_normal((16, 24)), rng.standard_normal((24, 16))
-    check_gradients(m.chunks, 2, [X, W, np.array([5], np.int32), np.zeros((16, 16))], outputs=[3], wrt=[0, 1])
+    check_gradients(m.chunks, 2, [X, W, np.array([shift], np.int32), np.zeros((16, 16))], outputs=[3], wrt=[0, 1])
+    check_gradients(m.by_tile, 1, [X[:8].copy(), W[:8].copy(), np.zeros((8, 16))], outputs=[2], wrt=[0, 1])

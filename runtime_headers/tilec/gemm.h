@@ -580,5 +580,21 @@ inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T
     matmul<T, M, N, K, true, false>(rows_of_x.panel(0, K, local), b, c, alpha, beta);
 }
 
+
+// C (M x N, row-major) = alpha * op(A) @ B + beta * C with op(A)'s element (i, k) at
+// a[i * RSA + k * CSA] for any strides (a window of a larger tile, read in place: linalg.h
+// TileWindow) and B a row-major K x N tile whose rows hold whole panels (N a multiple of NR):
+// matmul's unpacked loop with A's own strides.
+template <class T, int M, int N, int K, int RSA, int CSA>
+inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+    constexpr int NR = NV * Simd<T>::W;
+    static_assert(N % NR == 0, "B's rows hold whole panels");
+    for_micro_panels<M>([&](auto rows, int i) {
+        constexpr int R = decltype(rows)::value;
+        for (int j0 = 0; j0 < N; j0 += NR)
+            micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+    });
+}
+
 }  // namespace gemm
 }  // namespace tl

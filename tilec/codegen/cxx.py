@@ -200,7 +200,7 @@ class CxxEmitter:
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
-        self.windows = {} if self.target.gpu else window_operands(fn)
+        self.windows = {} if self.target.gpu else window_operands(fn, self.views)
         self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)

@@ -19,8 +19,8 @@ array (with tile_load's zero fill at the edges) instead of copying a tile that i
 into panels.
 
 `window_operands` does it for a window of a tile: a float/double 2-d tile assigned once from
-`tile_view(x, row, col)` of a 2-d tile x of its dtype, read exactly once, as operand `a` of a
-later `tile_matmul` of that dtype in the same statement list, where every statement in between
+`tile_view(x, row, col)` of a 2-d tile x of its dtype, read exactly once, as operand `a` (or
+through such a transpose: the adjoint's window^T @ dC) of a later `tile_matmul` of that dtype in the same statement list, where every statement in between
 only assigns tiles (as above) other than x and the offsets' symbols, and the matmul does not write
 x. The emitter then declares no tile and passes
 `tl::tile_window<M, K>(x, row, col)`: gemm.h reads the window's rows in place from x.
@@ -53,11 +53,15 @@ def transposed_operands(fn: ir.Function) -> dict[ir.Sym, ir.Var]:
     return found
 
 
-def window_operands(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
-    """{tile Sym: its tile_view OpCall} for every view a later matmul reads in place as its A."""
+def window_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir.Sym, ir.OpCall]:
+    """{tile Sym: its tile_view OpCall} for every view a later matmul reads in place as its A.
+
+    `transposes` is transposed_operands(fn): a view read through one of those temporaries counts
+    as read by the temporary's matmul."""
     if "tile_matmul" not in ops_called(fn) or "tile_view" not in ops_called(fn):
         return {}
     reads, writes = _counts(fn)
+    through = {src.sym: tmp for tmp, src in transposes.items()}  # view -> transpose temporary
     found: dict[ir.Sym, ir.OpCall] = {}
     for body in _bodies(fn.body):
         for pos, s in enumerate(body):
@@ -68,12 +72,13 @@ def window_operands(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
             inputs = _read_syms(view)  # the parent and the offsets, evaluated at the matmul instead
             if inputs is None:
                 continue
+            operand = through.get(s.target, s.target)  # the symbol the matmul reads
             for later in body[pos + 1:]:
-                if _matmul_reads(later, s.target):
+                if _matmul_reads(later, operand):
                     call = later.value
                     assert isinstance(call, ir.OpCall) and isinstance(s.target.type, TileT)  # _matmul_reads
                     a = call.args[0]
-                    if (isinstance(a, ir.Var) and a.sym == s.target and later.target not in inputs
+                    if (isinstance(a, ir.Var) and a.sym == operand and later.target not in inputs
                             and _same_dtype(call, s.target.type)):
                         found[s.target] = view
                     break
