@@ -99,3 +99,30 @@ def test_a_block_reads_its_own_write_of_a_packed_region(dtype, np_dtype, tol):
     m.reread.launch_tiled(dim=5, inputs=[A, B, C], num_threads=1)
     np.testing.assert_allclose(B, A64 @ B64, rtol=tol, atol=tol * 30)
     np.testing.assert_allclose(C, A64 @ (A64 @ B64), rtol=tol * 10, atol=tol * 300)
+
+
+@pytest.mark.parametrize("dtype,np_dtype,tol", CASES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_adjoint_reuses_transposed_copies_within_a_launch_only(dtype, np_dtype, tol, threads):
+    """The adjoint's A^T @ dC copies A's tile (i, k) once per launch and thread (gemm.h
+    matmul_transposed_view) and every block (i, j') reads the copy: relaunched with new contents
+    (also A @ A, where the copy's region is B's too), the gradients follow the arrays."""
+    m = _module(dtype, np_dtype)
+    rng = np.random.default_rng(14)
+    A, B = rng.standard_normal((64, 48)).astype(np_dtype), rng.standard_normal((48, 80)).astype(np_dtype)
+    C = np.zeros((64, 80), np_dtype)
+    for round_ in range(3):
+        dA, dB, dC = np.zeros_like(A), np.zeros_like(B), rng.standard_normal(C.shape).astype(np_dtype)
+        seed = dC.astype(np.float64)
+        m.gemm.launch_tiled(dim=(4, 5), inputs=[A, B, C], adj_inputs=[dA, dB, dC], adjoint=True, num_threads=threads)
+        np.testing.assert_allclose(dA, seed @ B.T.astype(np.float64), rtol=tol, atol=tol * 30, err_msg=f"round {round_}")
+        np.testing.assert_allclose(dB, A.T.astype(np.float64) @ seed, rtol=tol, atol=tol * 30, err_msg=f"round {round_}")
+        A[...] = rng.standard_normal(A.shape)
+        B[::3] = rng.standard_normal(B[::3].shape)
+    S = rng.standard_normal((64, 64)).astype(np_dtype)
+    dS1, dS2, dC = np.zeros_like(S), np.zeros_like(S), rng.standard_normal((64, 64)).astype(np_dtype)
+    seed = dC.astype(np.float64)
+    m.gemm.launch_tiled(dim=(4, 4), inputs=[S, S, np.zeros_like(S)], adj_inputs=[dS1, dS2, dC], adjoint=True,
+                        num_threads=threads)
+    np.testing.assert_allclose(dS1, seed @ S.T.astype(np.float64), rtol=tol, atol=tol * 30)
+    np.testing.assert_allclose(dS2, S.T.astype(np.float64) @ seed, rtol=tol, atol=tol * 30)

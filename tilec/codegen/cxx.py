@@ -16,7 +16,8 @@ from typing import Any
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
-from .operand_views import array_operands, transposed_operands
+from .element_loops import ROW, broadcast_kind, split_extent
+from .operand_views import array_operands, transposed_operands, window_operands
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
@@ -158,6 +159,8 @@ class CxxEmitter:
         self.temp_counter = 0
         self.registers: frozenset[ir.Sym] = frozenset()  # GPU model (gpu_tiles.py): tiles in the threads' registers
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
+        self.windows: dict[ir.Sym, ir.OpCall] = {}  # CPU: tile views a matmul reads in place (operand_views.py)
+        self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
 
@@ -197,6 +200,7 @@ class CxxEmitter:
         self.uses_tape = uses_tape(fn)
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
+        self.windows = {} if self.target.gpu else window_operands(fn, self.views)
         self.tile_storage = dict(fn.storage)
         self.declare_locals(fn)
         self.block(fn.body)
@@ -208,7 +212,7 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         for sym in local_syms(fn):
-            if sym in self.views or sym in self.arrays:
+            if sym in self.views or sym in self.arrays or sym in self.windows:
                 continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
@@ -234,6 +238,11 @@ class CxxEmitter:
             assert isinstance(s.value, ir.OpCall), s  # its tile_load (operand_views.py)
             self.where(s.span)  # the load stays visible: the matmul below reads the tile from the array
             self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul from {self.expr(s.value.args[0])}")
+            return
+        if isinstance(s, ir.Assign) and s.target in self.windows:
+            self.where(s.span)  # the view stays visible: the matmul below reads the window in place
+            view = self.windows[s.target]
+            self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul in place from {self.expr(view.args[0])}")
             return
         self.where(s.span)
         self.aligned_check(s)
@@ -328,6 +337,8 @@ class CxxEmitter:
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
+        elif is_fusible(value) and split_extent(value, _tile_type(target.type)) is not None:
+            self.row_loop(dst, value, _tile_type(target.type))
         elif is_fusible(value):
             idx = naming.ELEMENT_INDEX
             tile = _tile_type(target.type)
@@ -339,6 +350,25 @@ class CxxEmitter:
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
+
+    def row_loop(self, dst: str, value: ir.Expr, tile: TileT) -> None:
+        """A fused element-wise assignment as a loop over rows and columns: its broadcast rows and
+        columns read their element by the column or row index, and the inner loop vectorises."""
+        extent = split_extent(value, tile)
+        assert extent is not None, value  # assign_tile's condition
+        r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
+        self.emit(f"for (int {r} = 0; {r} < {tile.size // extent}; ++{r}) {{")
+        self.emit(f"    for (int {c} = 0; {c} < {extent}; ++{c}) {{")
+        self.depth += 2
+        self.emit(f"const int {idx} = {r} * {extent} + {c};")
+        self.rows_of = tile
+        try:
+            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
+        finally:
+            self.rows_of = None
+        self.depth -= 2
+        self.emit("    }")
+        self.emit("}")
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -457,6 +487,11 @@ class CxxEmitter:
                 return f"tl::transposed({self.expr(self.views[e.sym])})"
             if e.sym in self.arrays:
                 return self.array_tile(e.sym)
+            if e.sym in self.windows:
+                view = self.windows[e.sym]
+                rows, cols = _tile_type(e.sym.type).shape
+                parts = [self.expr(a) for a in view.args]
+                return f"tl::tile_window<{rows}, {cols}>({', '.join(parts)})"
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)
@@ -479,7 +514,15 @@ class CxxEmitter:
             return f"{naming.cxx_var(e.sym)}.data[{idx}]"
         if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
             src, dst = _tile_type(e.args[0].type), _tile_type(e.type)
-            mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
+            kind = None
+            if self.rows_of is not None and idx == naming.ELEMENT_INDEX and dst.shape == self.rows_of.shape:
+                kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (row_loop)
+            if src.size == 1:
+                mapped = "0"
+            elif kind is not None:
+                mapped = naming.COLUMN_INDEX if kind == ROW else naming.ROW_INDEX
+            else:
+                mapped = f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
             return self.elem(e.args[0], mapped, dtype)
         if isinstance(e, ir.OpCall) and is_fusible(e):
             args = [self.elem(a, idx, dtype) for a in e.args]

@@ -17,6 +17,13 @@ read can change; arguments that call a function keep the copy). The emitter then
 tile and passes `tl::array_tile<M, K>(A, row, col)`: gemm.h packs the operand straight from the
 array (with tile_load's zero fill at the edges) instead of copying a tile that is copied again
 into panels.
+
+`window_operands` does it for a window of a tile: a float/double 2-d tile assigned once from
+`tile_view(x, row, col)` of a 2-d tile x of its dtype, read exactly once, as operand `a` (or
+through such a transpose: the adjoint's window^T @ dC) of a later `tile_matmul` of that dtype in the same statement list, where every statement in between
+only assigns tiles (as above) other than x and the offsets' symbols, and the matmul does not write
+x. The emitter then declares no tile and passes
+`tl::tile_window<M, K>(x, row, col)`: gemm.h reads the window's rows in place from x.
 """
 from __future__ import annotations
 
@@ -44,6 +51,56 @@ def transposed_operands(fn: ir.Function) -> dict[ir.Sym, ir.Var]:
             if _matmul_reads(second, first.target) and second.target != source.sym:
                 found[first.target] = source
     return found
+
+
+def window_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir.Sym, ir.OpCall]:
+    """{tile Sym: its tile_view OpCall} for every view a later matmul reads in place as its A.
+
+    `transposes` is transposed_operands(fn): a view read through one of those temporaries counts
+    as read by the temporary's matmul."""
+    if "tile_matmul" not in ops_called(fn) or "tile_view" not in ops_called(fn):
+        return {}
+    reads, writes = _counts(fn)
+    through = {src.sym: tmp for tmp, src in transposes.items()}  # view -> transpose temporary
+    found: dict[ir.Sym, ir.OpCall] = {}
+    for body in _bodies(fn.body):
+        for pos, s in enumerate(body):
+            if not _window_view(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
+                continue
+            view = s.value
+            assert isinstance(view, ir.OpCall) and isinstance(view.args[0], ir.Var)  # _window_view
+            inputs = _read_syms(view)  # the parent and the offsets, evaluated at the matmul instead
+            if inputs is None:
+                continue
+            operand = through.get(s.target, s.target)  # the symbol the matmul reads
+            for later in body[pos + 1:]:
+                if _matmul_reads(later, operand):
+                    call = later.value
+                    assert isinstance(call, ir.OpCall) and isinstance(s.target.type, TileT)  # _matmul_reads
+                    a = call.args[0]
+                    if (isinstance(a, ir.Var) and a.sym == operand and later.target not in inputs
+                            and _same_dtype(call, s.target.type)):
+                        found[s.target] = view
+                    break
+                if not _pure_tile_assign(later) or later.target in inputs:
+                    break
+    return found
+
+
+def _window_view(s: ir.Stmt) -> TypeGuard[ir.Assign]:
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_view"):
+        return False
+    view, t = s.value, s.target.type
+    parent = view.args[0]
+    return (isinstance(t, TileT) and t.ndim == 2 and t.is_concrete and str(t.dtype) in _VIEW_DTYPES
+            and isinstance(parent, ir.Var) and parent.sym != s.target and isinstance(parent.type, TileT)
+            and parent.type.ndim == 2 and parent.type.is_concrete and str(parent.type.dtype) == str(t.dtype)
+            and view.attr("offset_count") == 2)
+
+
+def _same_dtype(matmul: ir.OpCall, t: TileT) -> bool:
+    """The matmul's result and operands all of t's dtype (the runtime's in-place form)."""
+    return all(isinstance(x.type, TileT) and str(x.type.dtype) == str(t.dtype) for x in (matmul, *matmul.args))
 
 
 # Statements that may sit between an operand's load and its matmul: they assign a tile and write

@@ -35,8 +35,11 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:22
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_m.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v_m.data[_e] = v4__tmp.data[_r];
+        }
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
@@ -47,8 +50,11 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     // attention.py:24
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // attention.py:24
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_denom.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v_denom.data[_e] = v6__tmp.data[_r];
+        }
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
@@ -117,8 +123,11 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:22
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_m.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v_m.data[_e] = v4__tmp.data[_r];
+        }
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
@@ -129,8 +138,11 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:24
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // attention.py:24
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_denom.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v_denom.data[_e] = v6__tmp.data[_r];
+        }
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
@@ -165,8 +177,11 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:24
     tl::tile_reshape(ctx, v60__tmp, v58__tmp);
     // attention.py:24
-    for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_p.data[_e] = (v19__v.data[_e] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v20_adj_p.data[_e] = (v19__v.data[_e] + v60__tmp.data[_r]);
+        }
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {

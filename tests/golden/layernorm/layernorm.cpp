@@ -41,8 +41,11 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     // layernorm.py:25
     tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[_r]);
+        }
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
@@ -61,20 +64,29 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     // layernorm.py:27
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_rstd.data[_e] = v6__tmp.data[_r];
+        }
     }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_g.data[_e] = v7__tmp.data[_c];
+        }
     }
     // layernorm.py:29
     tl::tile_load(ctx, v8__tmp, v_beta, true);
     // layernorm.py:29
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_b.data[_e] = v8__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_b.data[_e] = v8__tmp.data[_c];
+        }
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
@@ -137,8 +149,11 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:25
     tl::tile_reshape(ctx, v2__tmp, v_mean);
     // layernorm.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[_r]);
+        }
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
@@ -157,14 +172,20 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:27
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
     // layernorm.py:27
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_rstd.data[_e] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_rstd.data[_e] = v6__tmp.data[_r];
+        }
     }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:28
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_g.data[_e] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_g.data[_e] = v7__tmp.data[_c];
+        }
     }
     // layernorm.py:30
     tl::tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
@@ -231,8 +252,11 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:26
     tl::tile_reshape(ctx, v73__tmp, v39_adj__tmp);
     // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v41_adj__tmp.data[_e] = v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v41_adj__tmp.data[_e] = v73__tmp.data[_r];
+        }
     }
     // layernorm.py:26
     for (int _e = 0; _e < 1024; ++_e) {
@@ -257,8 +281,11 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:24
     tl::tile_reshape(ctx, v86__tmp, v51_adj__tmp);
     // layernorm.py:24
-    for (int _e = 0; _e < 1024; ++_e) {
-        v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v86__tmp.data[_r]);
+        }
     }
     // layernorm.py:23
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v44_adj_x, true, (v_i * 4), 0);

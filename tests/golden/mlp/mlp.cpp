@@ -27,8 +27,11 @@ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float
     // mlp.py:26
     tl::tile_load(ctx, v2__tmp, v_b1, true);
     // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_h.data[_e] = f_relu(ctx, (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]));
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v_h.data[_e] = f_relu(ctx, (v_h.data[_e] + v2__tmp.data[_c]));
+        }
     }
     // mlp.py:27
     // v3__tmp: read by its tile_matmul from v_W2
@@ -37,8 +40,11 @@ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float
     // mlp.py:28
     tl::tile_load(ctx, v4__tmp, v_b2, true);
     // mlp.py:28
-    for (int _e = 0; _e < 512; ++_e) {
-        v_y.data[_e] = (v_y.data[_e] + v4__tmp.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 32; ++_c) {
+            const int _e = _r * 32 + _c;
+            v_y.data[_e] = (v_y.data[_e] + v4__tmp.data[_c]);
+        }
     }
     // mlp.py:29
     tl::tile_store(ctx, v_Y, v_y, true, (v_i * 16), 0);
@@ -73,8 +79,11 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:26
     tl::tile_load(ctx, v2__tmp, v_b1, true);
     // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v6_h.data[_e] = tl::max((v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f);
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v6_h.data[_e] = tl::max((v_h.data[_e] + v2__tmp.data[_c]), 0.0f);
+        }
     }
     // mlp.py:27
     tl::tile_load(ctx, v3__tmp, v_W2, true);
@@ -95,8 +104,11 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:27
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17__z, true);
     // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v22__v.data[_e] = (v_h.data[_e] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v22__v.data[_e] = (v_h.data[_e] + v2__tmp.data[_c]);
+        }
     }
     // mlp.py:26
     for (int _e = 0; _e < 1024; ++_e) {

@@ -35,8 +35,11 @@ static void k_step_forward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos, 
     // nbody.py:29
     tl::tile_reshape(ctx, v1__tmp, v_p);
     // nbody.py:29
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_here.data[_e] = v1__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
+    for (int _r = 0; _r < 32; ++_r) {
+        for (int _c = 0; _c < 32; ++_c) {
+            const int _e = _r * 32 + _c;
+            v_here.data[_e] = v1__tmp.data[_r];
+        }
     }
     // nbody.py:30
     tl::tile_fill_zero(ctx, v_acc);
@@ -52,14 +55,20 @@ static void k_step_forward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos, 
             // nbody.py:34
             tl::tile_reshape(ctx, v2__tmp, v_q);
             // nbody.py:34
-            for (int _e = 0; _e < 1024; ++_e) {
-                v_there.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 1, 32>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v_there.data[_e] = v2__tmp.data[_c];
+                }
             }
             // nbody.py:35
             tl::tile_reshape(ctx, v3__tmp, v_m);
             // nbody.py:35
-            for (int _e = 0; _e < 1024; ++_e) {
-                v_weight.data[_e] = v3__tmp.data[tl::broadcast_index<tl::Tile<float, 1, 32>, tl::Tile<float, 32, 32>>(_e)];
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v_weight.data[_e] = v3__tmp.data[_c];
+                }
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -141,8 +150,11 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     // nbody.py:29
     tl::tile_reshape(ctx, v1__tmp, v_p);
     // nbody.py:29
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_here.data[_e] = v1__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
+    for (int _r = 0; _r < 32; ++_r) {
+        for (int _c = 0; _c < 32; ++_c) {
+            const int _e = _r * 32 + _c;
+            v_here.data[_e] = v1__tmp.data[_r];
+        }
     }
     // nbody.py:31
     {
@@ -193,14 +205,20 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             // nbody.py:34
             tl::tile_reshape(ctx, v2__tmp, v_q);
             // nbody.py:34
-            for (int _e = 0; _e < 1024; ++_e) {
-                v_there.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 1, 32>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v_there.data[_e] = v2__tmp.data[_c];
+                }
             }
             // nbody.py:35
             tl::tile_reshape(ctx, v3__tmp, v_m);
             // nbody.py:35
-            for (int _e = 0; _e < 1024; ++_e) {
-                v_weight.data[_e] = v3__tmp.data[tl::broadcast_index<tl::Tile<float, 1, 32>, tl::Tile<float, 32, 32>>(_e)];
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v_weight.data[_e] = v3__tmp.data[_c];
+                }
             }
             // nbody.py:36
             v29__g = v25_adj_acc;
@@ -209,8 +227,11 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             // nbody.py:36
             tl::tile_reshape(ctx, v76__tmp, v29__g);
             // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v32_adj__tmp.data[_e] = v76__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v32_adj__tmp.data[_e] = v76__tmp.data[_r];
+                }
             }
             // nbody.py:21
             for (int _e = 0; _e < 1024; ++_e) {

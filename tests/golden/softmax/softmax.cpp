@@ -25,8 +25,11 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_m.data[_e] = v2__tmp.data[_r];
+        }
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
@@ -37,8 +40,11 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     // softmax.py:19
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_s.data[_e] = v4__tmp.data[_r];
+        }
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
@@ -82,8 +88,11 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:17
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_m.data[_e] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_m.data[_e] = v2__tmp.data[_r];
+        }
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
@@ -94,8 +103,11 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     // softmax.py:19
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // softmax.py:19
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_s.data[_e] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v_s.data[_e] = v4__tmp.data[_r];
+        }
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
@@ -122,8 +134,11 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     // softmax.py:19
     tl::tile_reshape(ctx, v37__tmp, v35__tmp);
     // softmax.py:19
-    for (int _e = 0; _e < 1024; ++_e) {
-        v11_adj_e.data[_e] = (v10__v.data[_e] + v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v11_adj_e.data[_e] = (v10__v.data[_e] + v37__tmp.data[_r]);
+        }
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {

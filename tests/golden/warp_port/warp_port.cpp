@@ -63,8 +63,11 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     // warp_port.py:25
     tl::tile_reshape(ctx, v27__tmp, v4__v);
     // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v7_adj__tmp.data[_e] = v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
+    for (int _r = 0; _r < 8; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v7_adj__tmp.data[_e] = v27__tmp.data[_r];
+        }
     }
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {

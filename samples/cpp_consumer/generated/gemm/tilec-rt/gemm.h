@@ -586,5 +586,44 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     matmul_packed_with<IsaBuild, T, M, N, K>(a, b, c, alpha, beta, reuse);
 }
 
+
+// ---------------------------------------------------------------- transposed array operands
+// C = alpha * X^T @ B + beta * C with X (K x M) an array view and B a row-major K x N tile: an
+// adjoint's A^T @ dC. X's rows are copied row-major (the copy a forward A operand of the same view
+// gets: PanelCache A_ROWS, zero past the array's edges) and the micro-kernels read the copy
+// transposed by stride, as they read a transposed tile. `reuse` (one lane per block): the copy is
+// kept for the launch, so every later block on this thread that multiplies by the same X^T (all
+// blocks (i, j') of an adjoint's block row) skips the copy.
+template <class T, int M, int N, int K>
+inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T* __restrict c, T alpha, T beta,
+                                   const BlockId* reuse) {
+    const ViewA<T, K, M> rows_of_x{x};
+    const T* copied = nullptr;
+    if (reuse) {
+        T* fresh = nullptr;
+        copied = panel_cache().find(x, PanelCache::A_ROWS, K, M, *reuse, K * M * sizeof(T), &fresh);
+        if (!copied && fresh) copied = rows_of_x.panel(0, K, fresh);
+    }
+    if (copied) return matmul<T, M, N, K, true, false>(copied, b, c, alpha, beta);
+    alignas(64) T local[K * M];
+    matmul<T, M, N, K, true, false>(rows_of_x.panel(0, K, local), b, c, alpha, beta);
+}
+
+
+// C (M x N, row-major) = alpha * op(A) @ B + beta * C with op(A)'s element (i, k) at
+// a[i * RSA + k * CSA] for any strides (a window of a larger tile, read in place: linalg.h
+// TileWindow) and B a row-major K x N tile whose rows hold whole panels (N a multiple of NR):
+// matmul's unpacked loop with A's own strides.
+template <class T, int M, int N, int K, int RSA, int CSA>
+inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+    constexpr int NR = NV * Simd<T>::W;
+    static_assert(N % NR == 0, "B's rows hold whole panels");
+    for_micro_panels<M>([&](auto rows, int i) {
+        constexpr int R = decltype(rows)::value;
+        for (int j0 = 0; j0 < N; j0 += NR)
+            micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+    });
+}
+
 }  // namespace gemm
 }  // namespace tl

@@ -137,6 +137,46 @@ template <class T, int M, int K> Tile<T, K, M> materialize(const Transposed<Arra
     return out;
 }
 
+// An M x K window at (r0, c0) of a 2-d tile, read by the matmul in place (rows the parent's width
+// apart) instead of copied by tile_view: the CPU emitter passes `tl::tile_window<M, K>(x, r0, c0)`
+// for a tile_view whose tile only feeds the next statement's matmul as its A operand
+// (codegen/operand_views.py window_operands). A window past the parent's edges is copied as
+// tile_view copies it (zeros outside).
+template <class TT, int M, int K> struct TileWindow {
+    using value_type = typename TT::value_type;
+    static constexpr int ndim = 2;
+    const TT& tile;
+    int64_t r0, c0;
+    static constexpr int dim(int k) { return k == 0 ? M : K; }
+    bool inside() const { return r0 >= 0 && c0 >= 0 && r0 + M <= TT::dim(0) && c0 + K <= TT::dim(1); }
+};
+template <int M, int K, class TT> TileWindow<TT, M, K> tile_window(const TT& t, int64_t r0, int64_t c0) {
+    return TileWindow<TT, M, K>{t, r0, c0};
+}
+template <class X> struct is_tile_window : std::false_type {};
+template <class TT, int M, int K> struct is_tile_window<TileWindow<TT, M, K>> : std::true_type {};
+
+template <class TT, int M, int K> Tile<typename TT::value_type, M, K> materialize(const TileWindow<TT, M, K>& w) {
+    Tile<typename TT::value_type, M, K> out;
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) {
+            const int64_t r = w.r0 + i, c = w.c0 + k;
+            const bool in = r >= 0 && r < TT::dim(0) && c >= 0 && c < TT::dim(1);
+            out.data[i * K + k] = in ? w.tile.data[r * TT::dim(1) + c] : typename TT::value_type(0);
+        }
+    return out;
+}
+
+// A window (inside its tile) times an array view: B's panels packed (and kept, as
+// matmul_from_arrays keeps them) from the array, A's rows read in place from the parent tile.
+template <class T, int M, int N, int K, class TT, class BT>
+void matmul_window_by_view(const Ctx& ctx, const TileWindow<TT, M, K>& a, const BT& b, T* c, T alpha, T beta) {
+    const gemm::BlockId block{launch_epoch.load(std::memory_order_relaxed), {ctx.tid[0], ctx.tid[1], ctx.tid[2], ctx.tid[3]}};
+    const T* first = a.tile.data + a.r0 * TT::dim(1) + a.c0;
+    gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, TT::dim(1), 1>{first}, strided_of(b), c, alpha, beta,
+                                    ctx.group == nullptr ? &block : nullptr);
+}
+
 // op(A) @ op(B) where at least one operand is an array view: A copied from its array MR rows at a
 // time (or read in place from its tile), B's panels packed from either.
 // B's panels packed from an array view are kept for later blocks of the launch on this thread
@@ -155,7 +195,10 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
     } else if constexpr (a_view && b_view) {  // op(A) = X^T: copy X once (tile_load's copy)
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul_packed<T, M, N, K>(gemm::InPlaceA<T, 1, M>{x.data}, sb, c, alpha, beta, reuse);
-    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a tile (an adjoint): X copied once
+    } else if constexpr (a_view && operand<AT>::transposed && !operand<BT>::transposed) {  // X^T @ a tile (an adjoint)
+        const gemm::BlockId* keep = ctx.group == nullptr ? &block : nullptr;  // X's copy, for the launch
+        gemm::matmul_transposed_view<T, M, N, K>(strided_of(a.tile), b.data, c, alpha, beta, keep);
+    } else if constexpr (a_view && operand<AT>::transposed) {  // X^T @ a transposed tile: X copied once
         const Tile<T, K, M> x = materialize(a.tile);
         gemm::matmul<T, M, N, K, true, operand<BT>::transposed>(x.data, operand<BT>::stored(b).data, c, alpha, beta);
     } else if constexpr (a_view) {  // a view times a large tile: A copied once, then the tiles' GEMM
@@ -217,6 +260,38 @@ TL_HD void tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double alpha, 
         }
     }
 }
+
+#if !defined(__CUDACC__)
+// A tile_view read in place (TileWindow) as the A operand.
+template <class CT, class TT, int M, int K, class BT>
+void tile_matmul(Ctx& ctx, CT& c, const TileWindow<TT, M, K>& a, const BT& b, double alpha, double beta) {
+    using T = typename CT::value_type;
+    constexpr int N = BT::dim(1);
+    constexpr bool floats = std::is_same<T, float>::value || std::is_same<T, double>::value;
+    constexpr bool same = std::is_same<typename TT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
+    if constexpr (same && floats && is_array_tile<BT>::value) {
+        if (a.inside() && whole_elements(b)) return matmul_window_by_view<T, M, N, K>(ctx, a, b, c.data, T(alpha), T(beta));
+    }
+    tile_matmul(ctx, c, materialize(a), b, alpha, beta);
+}
+
+// A window read in place, transposed (an adjoint's window^T @ dC), times a row-major tile.
+template <class CT, class TT, int M, int K, class BT>
+void tile_matmul(Ctx& ctx, CT& c, const Transposed<TileWindow<TT, M, K>>& a, const BT& b, double alpha, double beta) {
+    using T = typename CT::value_type;
+    constexpr int N = BT::dim(1);
+    constexpr bool floats = std::is_same<T, float>::value || std::is_same<T, double>::value;
+    constexpr bool same = std::is_same<typename TT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
+    if constexpr (same && floats && std::is_same<BT, Tile<T, M, N>>::value && N % (gemm::NV * gemm::Simd<T>::W) == 0) {
+        if (a.tile.inside()) {  // op(A)(i, k) = window(k, i): rows of op(A) 1 apart, columns the parent's width
+            const T* first = a.tile.tile.data + a.tile.r0 * TT::dim(1) + a.tile.c0;
+            return gemm::matmul_strided_a<T, K, N, M, 1, TT::dim(1)>(first, b.data, c.data, T(alpha), T(beta));
+        }
+    }
+    const Tile<typename TT::value_type, M, K> copy = materialize(a.tile);
+    tile_matmul(ctx, c, transposed(copy), b, alpha, beta);
+}
+#endif
 
 template <class DT, class AT> TL_HD void tile_transpose(Ctx&, DT& dst, const AT& a) {
     constexpr int M = AT::dim(0), N = AT::dim(1);

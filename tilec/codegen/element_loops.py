@@ -1,0 +1,52 @@
+"""Element-wise tile loops split into rows where a broadcast row or column is read.
+
+A fused element-wise statement is one loop over the destination's elements e, and an operand
+broadcast from a smaller tile reads its element `tl::broadcast_index(e)`: a division and a
+remainder per element, behind which the C++ compiler does not vectorise the loop (the MLP's bias
+and ReLU loops). Two broadcasts are common: a row added to every row (a bias) and a value per row
+(a row's statistic). `split_extent` says when a loop is better written as rows r and columns c of
+the destination's last extent L (e = r * L + c), and `broadcast_kind` which index such a
+broadcast's source reads: c for a row (the source's last extent is the destination's, every other
+extent 1), r for a column (the source's last extent 1, every other the destination's, right-aligned
+as numpy aligns them). Other broadcasts keep broadcast_index(e).
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..ir.types import TileT
+
+ROW = "row"  # the source repeats along every axis but the last: it reads column c
+COLUMN = "column"  # the source repeats along the last axis: it reads row r
+
+
+def broadcast_kind(src: TileT, dst: TileT) -> str | None:
+    """ROW, COLUMN or None for a broadcast of src to dst (both of concrete shape)."""
+    if dst.ndim < 2 or src.ndim > dst.ndim or src.size == 1:
+        return None
+    shape = (1,) * (dst.ndim - src.ndim) + tuple(src.shape)  # right-aligned
+    last = dst.shape[-1]
+    if shape[-1] == last and all(d == 1 for d in shape[:-1]):
+        return ROW
+    if shape[-1] == 1 and tuple(shape[:-1]) == tuple(dst.shape[:-1]) and last != 1:
+        return COLUMN
+    return None
+
+
+def split_extent(value: ir.Expr, tile: TileT) -> int | None:
+    """The last extent L of `tile` when the fused element-wise `value` reads a row or column
+    broadcast to `tile`'s shape (its loop then runs over rows and columns), else None."""
+    if tile.ndim < 2 or not tile.is_concrete:
+        return None
+    for e in ir.walk_expr(value):
+        if isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and _broadcast_to(e, tile) is not None:
+            return int(tile.shape[-1])
+    return None
+
+
+def _broadcast_to(e: ir.OpCall, tile: TileT) -> str | None:
+    src, dst = e.args[0].type, e.type
+    if not (isinstance(src, TileT) and isinstance(dst, TileT) and src.is_concrete and dst.is_concrete):
+        return None
+    if tuple(dst.shape) != tuple(tile.shape):
+        return None
+    return broadcast_kind(src, dst)
