@@ -45,6 +45,9 @@ def _make(rng, a):
         v = rng.standard_normal(a.shape)
     elif a.kind == "rand":
         v = rng.random(a.shape)
+    elif a.kind.startswith("halfint:"):  # integers plus one half: never 0, never within 0.5 of an integer
+        _, lo, hi = a.kind.split(":")
+        v = rng.integers(int(lo), int(hi), a.shape) + 0.5
     elif a.kind.startswith("int:"):
         _, lo, hi = a.kind.split(":")
         v = rng.integers(int(lo), int(hi), a.shape)
@@ -103,7 +106,8 @@ def run_warp(case, values, seeds, wp):
             base = wp.array(v[0].copy(), device="cpu")
             arrays.append(wp.indexedarray(base, [None if i is None else wp.array(i, device="cpu") for i in v[1]]))
         else:
-            dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
+            # a value type of Warp's (vec3ui) or one the program declares (mat22ui = wp.types.matrix(...))
+            dtype = getattr(wp, a.value, None) or getattr(program, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
             arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
     tape = wp.Tape()
     with tape:
