@@ -29,7 +29,7 @@ template <class T, int C> TL_HD Stack<T, C> tile_stack(Ctx& ctx, unsigned char* 
     ctx.sync();  // no thread still uses a previous stack in this memory
     if (ctx.leader()) {
         *s.count = 0;
-        for (int i = 0; i < C; ++i) s.data[i] = T(0);
+        for (int i = 0; i < C; ++i) s.data[i] = T();
     }
     ctx.sync();
     return s;
@@ -50,12 +50,13 @@ template <class T, int C, class V> TL_HD int32_t tile_stack_push(Ctx& ctx, Stack
     return has_value && slot >= 0 && slot < C ? slot : -1;
 }
 
-// Each thread takes the top element left (value, slot), or (0, -1) once none is left.
+// Each thread takes the top element left (value, slot), or (0, -1) once none is left (a zero vector
+// or matrix in a stack of them: T() is every element type's zero).
 template <class T, int C> TL_HD void tile_stack_pop(Ctx& ctx, Stack<T, C> s, T& value, int32_t& slot) {
     ctx.sync();
     const int taken = atomic_add_ptr(s.count, -1) - 1;
     const bool ok = taken >= 0 && taken < C;
-    value = ok ? s.data[taken] : T(0);
+    value = ok ? s.data[taken] : T();
     slot = ok ? taken : -1;
     ctx.sync();
     if (ctx.leader() && *s.count < 0) *s.count = 0;

@@ -945,7 +945,7 @@ def _stack_pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     s = a[0]
     if not s.items:
         assert isinstance(call.type, TupleT), call  # (item, slot)
-        return (npdtype(call.type.items[0])(0), np.int32(-1))
+        return (make_value(call.type.items[0], 0), np.int32(-1))  # a zero scalar, vector or matrix
     slot = len(s.items) - 1
     return (s.items.pop(), np.int32(slot))
 

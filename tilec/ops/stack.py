@@ -12,7 +12,7 @@ adjoint of a kernel popping floats (passes/autodiff.py) rather than drop it.
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, INT32, NONE, Scalar, StackT, TupleT, Type, describe
+from ..ir.types import BOOL, INT32, NONE, MatT, Scalar, StackT, TupleT, Type, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -31,15 +31,20 @@ def _make(b: Bound) -> Type:
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
         b.fail("TC0303", f"`capacity` must be a positive compile-time integer, got {capacity!r}", "capacity")
     dtype = b.attrs["dtype"]
-    if not isinstance(dtype, Scalar):
-        b.fail("TC0203", f"a stack holds scalars, got {describe(dtype)}", "dtype")
+    if not isinstance(dtype, (Scalar, VecT, MatT)):
+        b.fail("TC0203", f"a stack holds scalars, vectors or matrices, got {describe(dtype)}", "dtype")
     return StackT(dtype, capacity)
 
 
 def _push(b: Bound) -> Type:
     s = stack_of(b)
-    v = rules.scalar(b, "value")
-    rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
+    if isinstance(s.dtype, (VecT, MatT)):  # a value is pushed as it is: of the stack's own type (as Warp)
+        if b.types["value"] != s.dtype:
+            b.fail("TC0201", f"`value` must be a {s.dtype} for a stack of {s.dtype}, got "
+                   f"{describe(b.types['value'])}", "value")
+    else:
+        v = rules.scalar(b, "value")
+        rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
     if b.types["has_value"] != BOOL:
         b.fail("TC0203", f"`has_value` must be a bool, got {describe(b.types['has_value'])}", "has_value")
     return INT32

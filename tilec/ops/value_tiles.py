@@ -27,6 +27,7 @@ VALUE_TILE_OPS = {
     "tile_scatter_add": ANY, "tile_from_thread": ANY,  # per-lane values
     "tile_fft": ANY, "tile_ifft": ANY,  # complex values (vec2f/vec2d): their own rule (ops/fft.py) says which
     # layout and element access
+    "tile_stack": ANY,  # a block stack of vectors or matrices (ops/stack.py)
     "tile_broadcast": ANY, "tile_view": ANY, "tile_squeeze": ANY, "tile_reshape": ANY, "tile_transpose": ANY,
     "tile_extract": ANY, "tile_setitem": ANY, "tile_additem": ANY, "tile_subitem": ANY, "tile_assign": ANY,
     # tile arithmetic: the elementwise rules say which value-type operands combine
