@@ -63,6 +63,16 @@ template <class T, int C> TL_HD void tile_stack_pop(Ctx& ctx, Stack<T, C> s, T& 
     ctx.sync();
 }
 
+// The fields of a stack of structs are one stack each; the first field's push and pop pick the
+// slots, and every other field's stack stores and reads at those slots (never its own count).
+template <class T, int C, class V> TL_HD int32_t tile_stack_put(Ctx&, Stack<T, C> s, V value, int32_t slot) {
+    if (slot >= 0 && slot < C) s.data[slot] = T(value);
+    return slot;
+}
+template <class T, int C> TL_HD T tile_stack_get(Ctx&, Stack<T, C> s, int32_t slot) {
+    return slot >= 0 && slot < C ? s.data[slot] : T();
+}
+
 template <class T, int C> TL_HD int32_t tile_stack_count(Ctx&, Stack<T, C> s) { return *s.count; }
 
 template <class T, int C> TL_HD void tile_stack_clear(Ctx& ctx, Stack<T, C> s) {

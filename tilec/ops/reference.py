@@ -950,6 +950,21 @@ def _stack_pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return (s.items.pop(), np.int32(slot))
 
 
+@impl("tile_stack_put")
+def _stack_put(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    s, value, slot = a[0], a[1], int(a[2])
+    if 0 <= slot < s.capacity:
+        s.items.extend([value] * (slot + 1 - len(s.items)))
+        s.items[slot] = value
+    return np.int32(slot)
+
+
+@impl("tile_stack_get")
+def _stack_get(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    s, slot = a[0], int(a[1])
+    return s.items[slot] if 0 <= slot < len(s.items) else make_value(call.type, 0)
+
+
 @impl("tile_stack_count")
 def _stack_count(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(len(a[0].items))

@@ -54,6 +54,22 @@ def _pop(b: Bound) -> Type:
     return TupleT((stack_of(b).dtype, INT32))
 
 
+def _put(b: Bound) -> Type:
+    """A field's stack of a struct stack takes the slot its first field's push gave (one slot per
+    struct on every backend, whatever order the push gave the lanes)."""
+    s = stack_of(b)
+    if b.types["value"] != s.dtype:
+        b.fail("TC0201", f"`value` must be {describe(s.dtype)}, got {describe(b.types['value'])}", "value")
+    rules.int_index_type(b, "slot")
+    return INT32
+
+
+def _get(b: Bound) -> Type:
+    s = stack_of(b)
+    rules.int_index_type(b, "slot")
+    return s.dtype
+
+
 def _count(b: Bound) -> Type:
     stack_of(b)
     return INT32
@@ -73,9 +89,14 @@ OPS = [
     OpSpec("tile_stack_pop", (S,), _pop, "tile_stack_pop",
            "every thread together: (value, slot) of at most one element each, slot -1 when none",
            effect=True),
+    OpSpec("tile_stack_put", (S, Param("value", "value"), Param("slot", "value")), _put, "tile_stack_put",
+           "every thread: value stored at slot (from another stack's push; -1: none), the count untouched",
+           effect=True, api=False),
+    OpSpec("tile_stack_get", (S, Param("slot", "value")), _get, "tile_stack_get",
+           "every thread: the element at slot (from another stack's pop), or zero for slot -1", api=False),
     OpSpec("tile_stack_count", (S,), _count, "tile_stack_count", "the number of elements (from any thread)"),
     OpSpec("tile_stack_clear", (S,), _clear, "tile_stack_clear", "every thread together: empty the stack",
            effect=True),
 ]
 # Ops every lane calls with its own values: the kernel runs as block_dim lanes.
-LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop"})
+LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop", "tile_stack_put", "tile_stack_get"})
