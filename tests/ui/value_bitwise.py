@@ -24,3 +24,9 @@ def tiles(a: wp.array[wp.vec3], m: wp.array[wp.mat22], c: wp.array2d[wp.vec2f], 
     p = wp.tile_matmul(t, t)  # ERROR TC0203: Warp 1.19 refuses those in tile_matmul too
     x[0] &= x[1]  # ERROR TC0203: needs an integer tile
     wp.tile_store(out, x)
+
+
+@wp.kernel
+def scalar_left(a: wp.array[wp.vec3ui], out: wp.array[wp.vec3ui]):
+    i = wp.tid()
+    out[i] = wp.uint32(1) & a[i]  # ERROR TC0201: an uint32 scalar and a vec3ui: the operands must have the same type

@@ -127,11 +127,12 @@ def componentwise_rule(op: str, scalar_rule: Callable[[Bound], Type | None]) -> 
                 b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
                        f"{n} is {fmt_shape(t.shape)}", n)
         first = held[0]
-        for n, t in zip(names, held):
-            if not is_value(t) or _layout(t) != _layout(first):  # (Warp: both operands of one value type)
-                b.fail("TC0201", f"{_name(first)} and {_name(t)}: the operands must have the same type" if
-                       len(names) > 1 else f"not defined for {_name(t)}", n)
-        assert is_value(first)
+        if not is_value(first):
+            b.fail("TC0201", f"{describe(first)} and {describe(held[1])}: the operands must have the same type",
+                   names[0])
+        for n, h in zip(names, held):
+            if not is_value(h) or _layout(h) != _layout(first):  # (Warp: both operands of one value type)
+                b.fail("TC0201", f"{_name(first)} and {describe(h)}: the operands must have the same type", n)
         if op in BITWISE:
             if not first.dtype.is_integral:
                 b.fail("TC0203", f"`{BITWISE[op]}` needs integer components, got {_name(first)}", names[0])
