@@ -34,3 +34,21 @@ def matrix_rounds(mats: wp.array[wp.mat22], out: wp.array[wp.mat22], counts: wp.
     wp.tile_stack_clear(s)
     if lane == 0:
         counts[b] = wp.vec2i(wp.tile_stack_count(s), CAP)
+
+
+@wp.func
+def drain(s: wp.tile_stack(dtype=wp.vec3, capacity=CAP)) -> wp.vec3:
+    total = wp.vec3()
+    while wp.tile_stack_count(s) > 0:
+        v, slot = wp.tile_stack_pop(s)
+        if slot >= 0:
+            total += v
+    return total
+
+
+@wp.kernel
+def drained_by_func(points: wp.array[wp.vec3], total: wp.array[wp.vec3]):
+    _b, lane = wp.tid()
+    s = wp.tile_stack(capacity=CAP, dtype=wp.vec3)
+    wp.tile_stack_push(s, points[lane], lane < 20)
+    wp.atomic_add(total, 0, drain(s))
