@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -169,7 +171,18 @@ def main(argv) -> int:
     assert wp.__version__ == WARP_VERSION, f"references come from warp-lang {WARP_VERSION}, not {wp.__version__}"
     wp.config.enable_cpu_blocks = True
     wp.config.quiet = True
-    wp.init()
+    # A kernel cache of this run's own: Warp 1.19's module hash misses a @wp.func passed to tile_map
+    # (edit its body and the hash stays), so a shared cache can hand back a stale build and stale refs.
+    cache = tempfile.mkdtemp(prefix="tilec-refs-warp-cache-")
+    wp.config.kernel_cache_dir = cache
+    try:
+        wp.init()
+        return _refresh(argv, wp)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _refresh(argv, wp) -> int:
     REFS.mkdir(exist_ok=True)
     chosen = [c for c in all_cases() if not argv or any(s in c.id for s in argv)]
     for case in chosen:
