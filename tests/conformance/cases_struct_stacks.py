@@ -12,4 +12,7 @@ CASES = [
     Case("struct_stacks_first_of_block", S, "first_of_block", dim=(2,), block_dim=8, grad=False, fd=False,
          args=(StructArr("Particle", (16,), FIELDS), StructArr("Particle", (2,), FIELDS, role="out", kind="zeros"),
                Arr((2,), "int32", "out", "zeros"))),
+    Case("struct_stacks_taken_slots", S, "taken_slots", dim=(1,), block_dim=32, grad=False, fd=False,
+         args=(StructArr("Particle", (32,), FIELDS), Arr((2,), "int32", "out", "zeros"),
+               Arr((9,), "int32", "out", "zeros"))),
 ]

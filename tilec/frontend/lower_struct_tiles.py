@@ -307,14 +307,14 @@ class StructTileLowering:
 
     def struct_stack_op(self, op: str, bound: dict, values: dict, node: cst.Call):
         """push and count on a stack of structs (one stack per leaf): the first leaf's stack picks
-        the slots and keeps the count; every other leaf is stored at those slots (tile_stack_put), so
-        the fields of one struct stay together whatever order a push gives the lanes."""
+        the slots and keeps the count; every other leaf is stored at those slots in the same call
+        (tile_stack_push_fields), so the fields of one struct stay together whatever order a push
+        gives the lanes, and the push's slot is a value as a plain push's."""
         stack = values[id(bound["s"])]
         if not isinstance(stack, StructTile) or not isinstance(stack.type, StackT):
             self.fail("TC0203", f"{op}: `s` must be a tile stack, got {describe(stack.type)}", bound["s"])
         paths = list(stack.leaves)
         first = stack.leaves[paths[0]]
-        span = self.span(node)
         if op == "tile_stack_count":
             return self.make_op(op, [first], {}, node)
         if op == "tile_stack_pop":
@@ -326,13 +326,8 @@ class StructTileLowering:
                       f"{describe(value.type)}", bound["value"])
         leaves = self.struct_leaf_values(value, node)
         has = self.expr(bound["has_value"])
-        push = self.make_op(op, [first, leaves[paths[0]], has], {}, node)
-        slot = self.new_temp(INT32)
-        stmts: list = [ir.Assign(slot, push, span)]
-        for path in paths[1:]:
-            put = self.make_op("tile_stack_put", [stack.leaves[path], leaves[path], ir.Var(slot, span)], {}, node)
-            stmts.append(ir.ExprStmt(put, span))
-        return StructTileStmts(stmts)
+        fields = [e for path in paths[1:] for e in (stack.leaves[path], leaves[path])]
+        return self.make_op("tile_stack_push_fields", [first, leaves[paths[0]], has, *fields], {}, node)
 
     def unpack_struct_pop(self, target, value_node, node) -> list | None:
         """`value, slot = wp.tile_stack_pop(s)` of a stack of structs: the first leaf's pop, the

@@ -950,12 +950,13 @@ def _stack_pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return (s.items.pop(), np.int32(slot))
 
 
-@impl("tile_stack_put")
-def _stack_put(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    s, value, slot = a[0], a[1], int(a[2])
-    if 0 <= slot < s.capacity:
-        s.items.extend([value] * (slot + 1 - len(s.items)))
-        s.items[slot] = value
+@impl("tile_stack_push_fields")
+def _stack_push_fields(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    slot = int(_stack_push(ctx, call, a[:3]))
+    for s, value in zip(a[3::2], a[4::2]):
+        if 0 <= slot < s.capacity:
+            s.items.extend([value] * (slot + 1 - len(s.items)))
+            s.items[slot] = value
     return np.int32(slot)
 
 

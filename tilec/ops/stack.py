@@ -54,14 +54,18 @@ def _pop(b: Bound) -> Type:
     return TupleT((stack_of(b).dtype, INT32))
 
 
-def _put(b: Bound) -> Type:
-    """A field's stack of a struct stack takes the slot its first field's push gave (one slot per
-    struct on every backend, whatever order the push gave the lanes)."""
-    s = stack_of(b)
-    if b.types["value"] != s.dtype:
-        b.fail("TC0201", f"`value` must be {describe(s.dtype)}, got {describe(b.types['value'])}", "value")
-    rules.int_index_type(b, "slot")
-    return INT32
+def _push_fields(b: Bound) -> Type:
+    """The push of a struct into its fields' stacks: the first field's push as tile_stack_push, then
+    (stack, value) of every other field, stored at the slot the first one got (one slot per struct
+    on every backend, whatever order the push gave the lanes)."""
+    slot = _push(b)
+    if len(b.variadic) % 2:
+        b.fail("TC0303", "takes (stack, value) pairs after has_value", "s")
+    for k in range(0, len(b.variadic), 2):
+        s, v = b.variadic[k], b.variadic[k + 1]
+        if not isinstance(s, StackT) or v != s.dtype:
+            b.fail("TC0201", f"field {k // 2 + 1}: {describe(v)} into {describe(s)}", f"arg{k + 1}")
+    return slot
 
 
 def _get(b: Bound) -> Type:
@@ -89,9 +93,9 @@ OPS = [
     OpSpec("tile_stack_pop", (S,), _pop, "tile_stack_pop",
            "every thread together: (value, slot) of at most one element each, slot -1 when none",
            effect=True),
-    OpSpec("tile_stack_put", (S, Param("value", "value"), Param("slot", "value")), _put, "tile_stack_put",
-           "every thread: value stored at slot (from another stack's push; -1: none), the count untouched",
-           effect=True, api=False),
+    OpSpec("tile_stack_push_fields", (S, Param("value", "value"), Param("has_value", "value")), _push_fields,
+           "tile_stack_push_fields", "tile_stack_push of a struct's first field, then (stack, value) of each other "
+           "field stored at its slot (a stack of structs)", effect=True, api=False, variadic="fields"),
     OpSpec("tile_stack_get", (S, Param("slot", "value")), _get, "tile_stack_get",
            "every thread: the element at slot (from another stack's pop), or zero for slot -1", api=False),
     OpSpec("tile_stack_count", (S,), _count, "tile_stack_count", "the number of elements (from any thread)"),
@@ -99,4 +103,4 @@ OPS = [
            effect=True),
 ]
 # Ops every lane calls with its own values: the kernel runs as block_dim lanes.
-LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop", "tile_stack_put", "tile_stack_get"})
+LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop", "tile_stack_push_fields", "tile_stack_get"})

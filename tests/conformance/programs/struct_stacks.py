@@ -42,3 +42,18 @@ def first_of_block(parts: wp.array[Particle], out: wp.array[Particle], slots: wp
     if slot != -1:  # (which lane gets it is unspecified: Warp's CPU gives it to the last, tilec to the first)
         out[b] = got
         slots[b] = slot
+
+
+@wp.kernel(enable_backward=False)
+def taken_slots(parts: wp.array[Particle], stored: wp.array[int], tags: wp.array[int]):
+    _b, lane = wp.tid()
+    s = wp.tile_stack(capacity=CAP, dtype=Particle)
+    if wp.tile_stack_push(s, parts[lane], parts[lane].mass > 0.0) >= 0:
+        wp.atomic_add(stored, 0, 1)
+    slot = wp.tile_stack_push(s, parts[lane], lane < 4)
+    if slot >= 0:
+        wp.atomic_add(stored, 1, 1)
+    while wp.tile_stack_count(s) > 0:
+        got, taken = wp.tile_stack_pop(s)
+        if taken >= 0:
+            wp.atomic_add(tags, got.tag, 1)

@@ -65,8 +65,16 @@ template <class T, int C> TL_HD void tile_stack_pop(Ctx& ctx, Stack<T, C> s, T& 
 
 // The fields of a stack of structs are one stack each; the first field's push and pop pick the
 // slots, and every other field's stack stores and reads at those slots (never its own count).
-template <class T, int C, class V> TL_HD int32_t tile_stack_put(Ctx&, Stack<T, C> s, V value, int32_t slot) {
+TL_HD void tile_stack_put_fields(int32_t) {}
+template <class T, int C, class V, class... Rest>
+TL_HD void tile_stack_put_fields(int32_t slot, Stack<T, C> s, V value, Rest... rest) {
     if (slot >= 0 && slot < C) s.data[slot] = T(value);
+    tile_stack_put_fields(slot, rest...);
+}
+template <class T, int C, class V, class... Fields>
+TL_HD int32_t tile_stack_push_fields(Ctx& ctx, Stack<T, C> s, V value, bool has_value, Fields... fields) {
+    const int32_t slot = tile_stack_push(ctx, s, value, has_value);  // ends in a barrier; a pop starts with one
+    tile_stack_put_fields(slot, fields...);
     return slot;
 }
 template <class T, int C> TL_HD T tile_stack_get(Ctx&, Stack<T, C> s, int32_t slot) {
