@@ -29,7 +29,7 @@ template <class T, int C> TL_HD Stack<T, C> tile_stack(Ctx& ctx, unsigned char* 
     ctx.sync();  // no thread still uses a previous stack in this memory
     if (ctx.leader()) {
         *s.count = 0;
-        for (int i = 0; i < C; ++i) s.data[i] = T(0);
+        for (int i = 0; i < C; ++i) s.data[i] = T();
     }
     ctx.sync();
     return s;
@@ -50,16 +50,35 @@ template <class T, int C, class V> TL_HD int32_t tile_stack_push(Ctx& ctx, Stack
     return has_value && slot >= 0 && slot < C ? slot : -1;
 }
 
-// Each thread takes the top element left (value, slot), or (0, -1) once none is left.
+// Each thread takes the top element left (value, slot), or (0, -1) once none is left (a zero vector
+// or matrix in a stack of them: T() is every element type's zero).
 template <class T, int C> TL_HD void tile_stack_pop(Ctx& ctx, Stack<T, C> s, T& value, int32_t& slot) {
     ctx.sync();
     const int taken = atomic_add_ptr(s.count, -1) - 1;
     const bool ok = taken >= 0 && taken < C;
-    value = ok ? s.data[taken] : T(0);
+    value = ok ? s.data[taken] : T();
     slot = ok ? taken : -1;
     ctx.sync();
     if (ctx.leader() && *s.count < 0) *s.count = 0;
     ctx.sync();
+}
+
+// The fields of a stack of structs are one stack each; the first field's push and pop pick the
+// slots, and every other field's stack stores and reads at those slots (never its own count).
+TL_HD void tile_stack_put_fields(int32_t) {}
+template <class T, int C, class V, class... Rest>
+TL_HD void tile_stack_put_fields(int32_t slot, Stack<T, C> s, V value, Rest... rest) {
+    if (slot >= 0 && slot < C) s.data[slot] = T(value);
+    tile_stack_put_fields(slot, rest...);
+}
+template <class T, int C, class V, class... Fields>
+TL_HD int32_t tile_stack_push_fields(Ctx& ctx, Stack<T, C> s, V value, bool has_value, Fields... fields) {
+    const int32_t slot = tile_stack_push(ctx, s, value, has_value);  // ends in a barrier; a pop starts with one
+    tile_stack_put_fields(slot, fields...);
+    return slot;
+}
+template <class T, int C> TL_HD T tile_stack_get(Ctx&, Stack<T, C> s, int32_t slot) {
+    return slot >= 0 && slot < C ? s.data[slot] : T();
 }
 
 template <class T, int C> TL_HD int32_t tile_stack_count(Ctx&, Stack<T, C> s) { return *s.count; }

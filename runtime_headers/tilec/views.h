@@ -2,6 +2,7 @@
 // Views are materialised as copies: reading through them is all the language allows.
 #pragma once
 #include "memory.h"
+#include "vec.h"
 
 namespace tl {
 
@@ -77,6 +78,15 @@ template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const
 // lane's write, so all copies stay equal (mode 0: set, 1: add, 2: subtract). Sets are applied
 // from the last lane to the first: where lanes write one element, the leader's value lands.
 // `active` false: this lane writes nothing (tile_scatter_*'s has_value).
+// The integer (or integer vector / matrix) operand of a bitwise element update, from what the lanes exchange.
+template <class T> struct is_int_value : std::false_type {};
+template <int N, class T> struct is_int_value<vec<N, T>> : std::is_integral<T> {};
+template <int M, int N, class T> struct is_int_value<mat<M, N, T>> : std::is_integral<T> {};
+template <class T, class S> TL_HD T int_bits(S v) {
+    if constexpr (std::is_integral<T>::value) return T(int64_t(v));
+    else return v;
+}
+
 template <class TT, class V, class... I>
 TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I... idx) {
     using T = typename TT::value_type;
@@ -88,8 +98,8 @@ TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I
         if (mode == 0) t.data[l] = T(v);
         else if (mode == 1) t.data[l] = T(compute_t<T>(t.data[l]) + compute_t<T>(v));
         else if (mode == 2) t.data[l] = T(compute_t<T>(t.data[l]) - compute_t<T>(v));
-        else if constexpr (std::is_integral<T>::value) {  // 3, 4, 5: &, |, ^ (integer tiles)
-            const T b = T(int64_t(v));
+        else if constexpr (std::is_integral<T>::value || is_int_value<T>::value) {  // 3, 4, 5: &, |, ^ (integer tiles)
+            const T b = int_bits<T>(v);
             t.data[l] = mode == 3 ? T(t.data[l] & b) : mode == 4 ? T(t.data[l] | b) : T(t.data[l] ^ b);
         }
     };

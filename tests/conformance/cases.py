@@ -24,7 +24,8 @@ class Arr:
     shape: tuple
     dtype: str = "float32"
     role: str = "in"
-    kind: str = "randn"  # randn | rand (0..1) | int:LO:HI (uniform integers) | zeros | ones | arange
+    kind: str = "randn"  # randn | rand (0..1) | int:LO:HI (uniform integers) | halfint:LO:HI (the same plus
+    # 0.5: far from the kinks of abs and sign, for finite differences) | zeros | ones | arange
     value: str | None = None  # Warp's element type (vec3, mat33d, quat, transform): shape ends with its axes
 
     @property

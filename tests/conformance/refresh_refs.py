@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +47,9 @@ def _make(rng, a):
         v = rng.standard_normal(a.shape)
     elif a.kind == "rand":
         v = rng.random(a.shape)
+    elif a.kind.startswith("halfint:"):  # integers plus one half: never 0, never within 0.5 of an integer
+        _, lo, hi = a.kind.split(":")
+        v = rng.integers(int(lo), int(hi), a.shape) + 0.5
     elif a.kind.startswith("int:"):
         _, lo, hi = a.kind.split(":")
         v = rng.integers(int(lo), int(hi), a.shape)
@@ -103,7 +108,8 @@ def run_warp(case, values, seeds, wp):
             base = wp.array(v[0].copy(), device="cpu")
             arrays.append(wp.indexedarray(base, [None if i is None else wp.array(i, device="cpu") for i in v[1]]))
         else:
-            dtype = getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
+            # a value type of Warp's (vec3ui) or one the program declares (mat22ui = wp.types.matrix(...))
+            dtype = getattr(wp, a.value, None) or getattr(program, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
             arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
     tape = wp.Tape()
     with tape:
@@ -165,7 +171,18 @@ def main(argv) -> int:
     assert wp.__version__ == WARP_VERSION, f"references come from warp-lang {WARP_VERSION}, not {wp.__version__}"
     wp.config.enable_cpu_blocks = True
     wp.config.quiet = True
-    wp.init()
+    # A kernel cache of this run's own: Warp 1.19's module hash misses a @wp.func passed to tile_map
+    # (edit its body and the hash stays), so a shared cache can hand back a stale build and stale refs.
+    cache = tempfile.mkdtemp(prefix="tilec-refs-warp-cache-")
+    wp.config.kernel_cache_dir = cache
+    try:
+        wp.init()
+        return _refresh(argv, wp)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _refresh(argv, wp) -> int:
     REFS.mkdir(exist_ok=True)
     chosen = [c for c in all_cases() if not argv or any(s in c.id for s in argv)]
     for case in chosen:

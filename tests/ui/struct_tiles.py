@@ -86,4 +86,3 @@ def refused_array_fields(h: Holder, ih: IndexedHolder, src: wp.array[Body], out:
     _b, lane = wp.tid()
     t = wp.tile_full(4, value=h, dtype=Holder)  # ERROR TC0203: which hold arrays (data), are not supported by tilec (Warp 1.19 takes them
     u = wp.tile_full(4, value=ih, dtype=IndexedHolder)
-    s = wp.tile_stack(capacity=8, dtype=Body)  # ERROR TC0203: tile_stack: does not take `Body` structs (Warp 1.19 stacks structs

@@ -9,7 +9,7 @@ from ..ir.types import StackT, TileT
 # Ops whose result depends on, or whose effect happens once per, lane.
 LANE_OPS = {"tile", "untile", "tile_additem", "tile_subitem", "tile_scatter_add", "tile_scatter_masked",
             "tile_from_thread", "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
-            "tile_stack_push", "tile_stack_pop"}
+            "tile_stack_push", "tile_stack_pop", "tile_stack_push_fields", "tile_stack_get"}
 PER_LANE_ATOMICS = {"array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
                     "array_atomic_and", "array_atomic_or", "array_atomic_xor"}
 

@@ -575,7 +575,7 @@ class CxxEmitter:
             return f"tl::tape_pop_{'scalar' if self.target.gpu else 'value'}<{_value_ctype(e.type)}>(ctx)"
         if op == "tid":
             return "int32_t(ctx.tid[0])"
-        if op in ("tile_stack_push", "tile_stack_count"):
+        if op in ("tile_stack_push", "tile_stack_count", "tile_stack_push_fields", "tile_stack_get"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         if op in ("array_store", "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min",
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):

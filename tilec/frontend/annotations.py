@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from ..ir.types import (BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
-                        StructT, TileT, Type, VecT)
+                        StructT, TileT, Type, VecT, describe)
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
@@ -213,8 +213,11 @@ def _call_annotation(node: cst.Call, scope: Scope) -> Type | IndexedT:
             raise AnnotationError("missing `shape=`", node)
         shape = _dims(shape_node.elements if isinstance(shape_node, cst.Tuple) else [shape_node], scope)
         return TileT(d, shape)
-    if name == "tile_stack":  # a func parameter holding a block stack
-        d = _need_dtype(kw.get("dtype", kw.get("#0")), scope, node)
+    if name == "tile_stack":  # a func parameter holding a block stack (of scalars, vectors or matrices)
+        d = _need_element(kw.get("dtype", kw.get("#0")), scope, node)
+        if not isinstance(d, (Scalar, VecT, MatT)):
+            raise AnnotationError(f"a tile stack parameter holds scalars, vectors or matrices, not {describe(d)}",
+                                  kw.get("dtype", kw.get("#0")) or node)
         capacity_node = kw.get("capacity", kw.get("#1"))
         capacity = None if capacity_node is None else scope.constant(capacity_node)
         if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:

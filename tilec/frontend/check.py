@@ -427,8 +427,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if isinstance(value.type, TupleT):
                 self.fail("TC0303", f"this call returns {len(value.type.items)} values; unpack them", node)
             return [self.bind_name(target, value, node)]
-        if isinstance(target, (cst.Tuple, cst.List)):
-            return self.unpack(target, value_node, node)
+        if isinstance(target, (cst.Tuple, cst.List)):  # (a pop from a stack of structs: lower_struct_tiles)
+            return self.unpack_struct_pop(target, value_node, node) or self.unpack(target, value_node, node)
         if isinstance(target, cst.Subscript):
             return self.store_subscript(target, self.expr(value_node), node, None)
         if isinstance(target, cst.Attribute):

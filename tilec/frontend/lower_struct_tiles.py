@@ -12,7 +12,8 @@ replaced by that leaf (`subst`), so the op's own binding, rules and diagnostics 
 tile_zeros / tile_empty / tile_full (not tile_ones: structs have no one), tile_from_thread,
 tile_map over funcs of struct arguments, tile_reduce with a func of two structs (whole tiles only; a
 tree of tile_maps, see struct_tile_reduce), tile_sum (field by field), `+` / `-` / `+=` / `-=`
-(field by field), tile_sort of struct values, the layout ops and element reads / writes. Every
+(field by field), tile_sort of struct values, the layout ops and element reads / writes, and block
+stacks (one stack per leaf; the first leaf's push and pop choose the slots of all). Every
 other op given a struct tile (arithmetic but + and -, min/max/arg reductions, scans, matmul, casts,
 ...) is a diagnostic at the operand, before any C++ is written.
 """
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import INT32, NONE, ArrayT, StructT, TileT, Type, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, StackT, StructT, TileT, TupleT, Type, component_dtype, describe
 from ..ops import OPS, Param, OpSpec
 from . import annotations as ann
 from . import structs
@@ -47,6 +48,7 @@ PER_LEAF_OPS = {
     "tile_assign", "tile_scatter_add", "tile_scatter_masked", "tile_setitem", "tile_additem", "tile_subitem",
     "add", "sub",
     "where",  # wp.where(cond, a, b) of two struct values (Warp 1.19 selects whole structs): field by field
+    "tile_stack", "tile_stack_clear",  # a stack of structs: one stack per leaf (struct_stack_push / _pop)
 }
 # Fields Warp 1.19 does not accumulate (no atomic add for them): tile_atomic_add leaves them, tile_sum
 # gives the first element's, `a + b` / `a - b` give a's (measured: bool, int8, uint8, int16, uint16).
@@ -59,6 +61,8 @@ def accumulates(t: Type) -> bool:
     return held is None or held.name not in NON_ACCUMULATING
 
 
+# Ops on a stack of structs lowered on their own (struct_stack_op): one slot for all of a struct's leaves.
+STACK_FIELD_OPS = {"tile_stack_push", "tile_stack_count", "tile_stack_pop"}
 # Operands that must hold the same elements as a struct-valued operand of the same op.
 SAME_ELEMENT = {"a", "t", "src", "dst", "value", "b"}
 # Ops that take a struct tile in one way only, lowered on their own below.
@@ -67,8 +71,6 @@ SPECIAL_OPS = {"tile_map", "tile_sort"}
 REFUSALS = {
     "tile_ones": "structs have no value for one; use tile_full with an explicit value",
     "neg": "Warp's unary tile operators do not take struct elements",
-    "tile_stack": "Warp 1.19 stacks structs; tilec's stacks hold scalars only, and a struct's would be one stack "
-                  "per field pushed and popped together, not done yet",
     "tile_scan_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
     "tile_scan_exclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
     "tile_scan_max_inclusive": "Warp 1.19 scans float32, int32 and uint32 tiles only",
@@ -125,7 +127,7 @@ class StructTileLowering(LoweringHost):
 
     def struct_ref(self, name: str, node: cst.CSTNode) -> Lowered:
         t = self.struct_vars[name]
-        if not isinstance(t, TileT):
+        if not isinstance(t, (TileT, StackT)):
             return super().struct_ref(name, node)
         leaves: dict[str, ir.Expr] = {}
         for path, _ in structs.struct_leaves(cast(StructT, t.dtype)):
@@ -198,6 +200,8 @@ class StructTileLowering(LoweringHost):
             return self.struct_tile_map(bound, variadic, values, node)
         if op == "tile_reduce":
             return self.struct_tile_reduce(bound, values, held, node)
+        if op in STACK_FIELD_OPS:
+            return self.struct_stack_op(op, bound, values, node)
         if op not in PER_LEAF_OPS and op != "tile_sort":
             if op not in REFUSALS and all(isinstance(v, StructT) for _, v in carriers.values()):
                 with self.substituted(plain):  # `dtype=S` alone: the op's own rule names the dtype
@@ -210,7 +214,7 @@ class StructTileLowering(LoweringHost):
         held: dict[StructT, cst.BaseExpression] = {}
         for arg, v in carriers.values():
             t = v if isinstance(v, StructT) else v.type
-            t = t.dtype if isinstance(t, (ArrayT, TileT)) else t
+            t = t.dtype if isinstance(t, (ArrayT, TileT, StackT)) else t
             held.setdefault(cast(StructT, t), arg)
         if len(held) > 1:
             (t0, _), (t1, a1) = list(held.items())[:2]
@@ -280,6 +284,8 @@ class StructTileLowering(LoweringHost):
         if stmts:
             self.fail("TC0401", f"unsupported syntax: {op} over struct tiles both updates and returns", node)
         first = next(iter(results.values()))
+        if isinstance(first.type, StackT):  # a stack of structs: one stack per leaf
+            return StructTile(StackT(held, first.type.capacity), results, f"{op}(...)")  # type: ignore[arg-type]
         if isinstance(first.type, TileT):
             return StructTile(TileT(held, first.type.shape), results, f"{op}(...)")
         return StructValue(held, results, f"{op}(...)")
@@ -310,6 +316,73 @@ class StructTileLowering(LoweringHost):
         pairs = [ir.Const(v, INT32, self.span(node)) for k in range(len(shape)) for v in (0, int(k != axis))]
         out = shape[:axis] + shape[axis + 1:]
         return self.make_op("tile_slice", [leaf, ir.Const(keep, INT32, self.span(node))] + pairs, {"shape": out}, node)
+
+    # ------------------------------------------------------------ stacks of structs
+
+    def struct_stack_op(self, op: str, bound: dict[str, cst.BaseExpression], values: dict[int, Lowered],
+                        node: cst.Call) -> Lowered:
+        """push and count on a stack of structs (one stack per leaf): the first leaf's stack picks
+        the slots and keeps the count; every other leaf is stored at those slots in the same call
+        (tile_stack_push_fields), so the fields of one struct stay together whatever order a push
+        gives the lanes, and the push's slot is a value as a plain push's."""
+        stack = values[id(bound["s"])]
+        if not isinstance(stack, StructTile) or not isinstance(stack.type, StackT):
+            self.fail("TC0203", f"{op}: `s` must be a tile stack, got {describe(stack.type)}", bound["s"])
+        paths = list(stack.leaves)
+        first = stack.leaves[paths[0]]
+        held = cast(StructT, stack.type.dtype)  # a stack of structs: StackT(StructT, capacity)
+        if op == "tile_stack_count":
+            return self.make_op(op, [first], {}, node)
+        if op == "tile_stack_pop":
+            self.fail("TC0401", "unsupported syntax: a pop from a stack of structs used as a value; unpack it "
+                      "(`value, slot = wp.tile_stack_pop(s)`)", node)
+        value = values[id(bound["value"])]
+        if not isinstance(value, (StructValue, StructElement)) or value.type != held:
+            self.fail("TC0201", f"tile_stack_push: `value` must be a `{held}` struct, got "
+                      f"{describe(value.type)}", bound["value"])
+        leaves = self.struct_leaf_values(value, node)
+        has = self.expr(bound["has_value"])
+        fields = [e for path in paths[1:] for e in (stack.leaves[path], leaves[path])]
+        return self.make_op("tile_stack_push_fields", [first, leaves[paths[0]], has, *fields], {}, node)
+
+    def unpack_struct_pop(self, target: cst.Tuple | cst.List, value_node: cst.BaseExpression,
+                          node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`value, slot = wp.tile_stack_pop(s)` of a stack of structs: the first leaf's pop, the
+        other leaves read at its slot (tile_stack_get); `value` becomes a struct. None: another
+        unpacking."""
+        stack = self.popped_struct_stack(value_node)
+        if stack is None:
+            return None
+        names = [el.value for el in target.elements]
+        if len(names) != 2 or not all(isinstance(n, cst.Name) for n in names):
+            self.fail("TC0303", "cannot unpack a pop from a stack of structs into other than two names", node)
+        value_name, slot_name = cast(list[cst.Name], names)
+        span = self.span(node)
+        paths = list(stack.leaves)
+        held = cast(StructT, stack.type.dtype)
+        temps = {path: self.new_temp(cast(StackT, stack.leaves[path].type).dtype) for path in paths}
+        slot = self.new_temp(INT32)
+        first = stack.leaves[paths[0]]
+        pop = ir.OpCall("tile_stack_pop", (first,), (), TupleT((cast(StackT, first.type).dtype, INT32)), span)
+        stmts: list[ir.Stmt] = [ir.Unpack((temps[paths[0]], slot), pop, span)]
+        for path in paths[1:]:
+            get = self.make_op("tile_stack_get", [stack.leaves[path], ir.Var(slot, span)], {}, value_node)
+            stmts.append(ir.Assign(temps[path], get, span))
+        popped = StructValue(held, {p: ir.Var(t, span) for p, t in temps.items()}, "tile_stack_pop(...)")
+        stmts += self.bind_struct(value_name, popped, node)
+        stmts.append(self.bind_name(slot_name, ir.Var(slot, span), node))
+        return stmts
+
+    def popped_struct_stack(self, value_node: cst.BaseExpression) -> StructTile | None:
+        """The stack of structs `value_node` pops from (`wp.tile_stack_pop(s)`), else None."""
+        if not (isinstance(value_node, cst.Call) and self.scope.api_attr(value_node.func) == "tile_stack_pop"
+                and len(value_node.args) == 1 and isinstance(value_node.args[0].value, cst.Name)):
+            return None
+        name = value_node.args[0].value.value
+        if not isinstance(self.struct_vars.get(name), StackT):
+            return None
+        stack = self.struct_ref(name, value_node.args[0].value)
+        return stack if isinstance(stack, StructTile) else None
 
     def struct_tile_map(self, bound: dict[str, cst.BaseExpression], variadic: list[cst.BaseExpression],
                         values: dict[int, Lowered], node: cst.Call) -> Lowered:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from .types import ArrayT, Element, StructT, TileT, Type
+from .types import ArrayT, Element, MatT, Scalar, StackT, StructT, TileT, Type, VecT
 
 
 def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
@@ -37,4 +37,6 @@ def leaves(t: Type) -> list[tuple[str, Type]] | None:
         return [(path, ArrayT(cast(Element, lt), t.ndim)) for path, lt in struct_leaves(t.dtype)]
     if isinstance(t, TileT) and isinstance(t.dtype, StructT):  # a tile of structs: one tile per leaf
         return [(path, TileT(cast(Element, lt), t.shape)) for path, lt in struct_leaves(t.dtype)]
+    if isinstance(t, StackT) and isinstance(t.dtype, StructT):  # a stack of structs: one stack per leaf
+        return [(path, StackT(cast("Scalar | VecT | MatT", lt), t.capacity)) for path, lt in struct_leaves(t.dtype)]
     return None

@@ -227,9 +227,10 @@ class TileT:
 
 @dataclass(frozen=True)
 class StackT:
-    """A block's cooperative stack (wp.tile_stack): `capacity` elements of `dtype` in shared memory."""
+    """A block's cooperative stack (wp.tile_stack): `capacity` elements of `dtype` (a scalar, vector
+    or matrix) in shared memory."""
 
-    dtype: Scalar
+    dtype: Scalar | VecT | MatT
     capacity: int
 
     @property

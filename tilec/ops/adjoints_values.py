@@ -33,7 +33,7 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
 
 def register(table: dict[str, Rule]) -> None:
     """Adds these rules to adjoints.RULES; mul and div keep their scalar rule for scalar operands."""
-    _SCALAR.update(mul=table["mul"], div=table["div"])
+    _SCALAR.update(mul=table["mul"], div=table["div"], abs=table["abs"])
     table.update(RULES)
 
 
@@ -134,6 +134,15 @@ def _div(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
         return [(0, C("div", g, b)), (1, C("neg", C("div", _inner(g, a), C("mul", b, b))))]
     r = ad.result(e)  # s / value: r_k = s / a_k
     return [(0, _inner(g, C("div", _k(b.type, 1), b))), (1, C("neg", C("cw_div", C("cw_mul", g, r), b)))]
+
+
+@rule("abs")
+def _abs(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """abs of a vector is component-wise: each component's gradient is g's times its sign."""
+    a = ad.val(e.args[0])
+    if not _is_value(a.type):
+        return _SCALAR["abs"](ad, e, g)
+    return [(0, C("cw_mul", ad.val(g), C("sign", a)))]
 
 
 # ---------------------------------------------------------------- constructors and components

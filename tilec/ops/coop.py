@@ -48,7 +48,7 @@ def _from_thread(b: Bound) -> Type:
 def _update(b: Bound) -> Type:
     """t[i, j] op= value, once per lane (Warp's tile_*_inplace and the `t[i] op= v` they implement)."""
     t = _indexed_value(b)
-    if b.op.startswith("tile_bit") and not rules.scalar_element(t).is_integral:
+    if b.op.startswith("tile_bit") and not rules.component(t).is_integral:  # vec3ui tiles: per component
         b.fail("TC0203", f"needs an integer tile, got {t.dtype}", "a")
     return t
 

@@ -945,9 +945,25 @@ def _stack_pop(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     s = a[0]
     if not s.items:
         assert isinstance(call.type, TupleT), call  # (item, slot)
-        return (npdtype(call.type.items[0])(0), np.int32(-1))
+        return (make_value(call.type.items[0], 0), np.int32(-1))  # a zero scalar, vector or matrix
     slot = len(s.items) - 1
     return (s.items.pop(), np.int32(slot))
+
+
+@impl("tile_stack_push_fields")
+def _stack_push_fields(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    slot = int(_stack_push(ctx, call, a[:3]))
+    for s, value in zip(a[3::2], a[4::2]):
+        if 0 <= slot < s.capacity:
+            s.items.extend([value] * (slot + 1 - len(s.items)))
+            s.items[slot] = value
+    return np.int32(slot)
+
+
+@impl("tile_stack_get")
+def _stack_get(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    s, slot = a[0], int(a[1])
+    return s.items[slot] if 0 <= slot < len(s.items) else make_value(call.type, 0)
 
 
 @impl("tile_stack_count")

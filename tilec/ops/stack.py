@@ -12,7 +12,7 @@ adjoint of a kernel popping floats (passes/autodiff.py) rather than drop it.
 """
 from __future__ import annotations
 
-from ..ir.types import BOOL, INT32, NONE, Scalar, StackT, TupleT, Type, describe
+from ..ir.types import BOOL, INT32, NONE, MatT, Scalar, StackT, TupleT, Type, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -31,15 +31,20 @@ def _make(b: Bound) -> Type:
     if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity <= 0:
         b.fail("TC0303", f"`capacity` must be a positive compile-time integer, got {capacity!r}", "capacity")
     dtype = b.attrs["dtype"]
-    if not isinstance(dtype, Scalar):
-        b.fail("TC0203", f"a stack holds scalars, got {describe(dtype)}", "dtype")
+    if not isinstance(dtype, (Scalar, VecT, MatT)):
+        b.fail("TC0203", f"a stack holds scalars, vectors or matrices, got {describe(dtype)}", "dtype")
     return StackT(dtype, capacity)
 
 
 def _push(b: Bound) -> Type:
     s = stack_of(b)
-    v = rules.scalar(b, "value")
-    rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
+    if isinstance(s.dtype, (VecT, MatT)):  # a value is pushed as it is: of the stack's own type (as Warp)
+        if b.types["value"] != s.dtype:
+            b.fail("TC0201", f"`value` must be a {s.dtype} for a stack of {s.dtype}, got "
+                   f"{describe(b.types['value'])}", "value")
+    else:
+        v = rules.scalar(b, "value")
+        rules.unify_scalars(b, ("s", "value"), (s.dtype, v))
     if b.types["has_value"] != BOOL:
         b.fail("TC0203", f"`has_value` must be a bool, got {describe(b.types['has_value'])}", "has_value")
     return INT32
@@ -47,6 +52,26 @@ def _push(b: Bound) -> Type:
 
 def _pop(b: Bound) -> Type:
     return TupleT((stack_of(b).dtype, INT32))
+
+
+def _push_fields(b: Bound) -> Type:
+    """The push of a struct into its fields' stacks: the first field's push as tile_stack_push, then
+    (stack, value) of every other field, stored at the slot the first one got (one slot per struct
+    on every backend, whatever order the push gave the lanes)."""
+    slot = _push(b)
+    if len(b.variadic) % 2:
+        b.fail("TC0303", "takes (stack, value) pairs after has_value", "s")
+    for k in range(0, len(b.variadic), 2):
+        s, v = b.variadic[k], b.variadic[k + 1]
+        if not isinstance(s, StackT) or v != s.dtype:
+            b.fail("TC0201", f"field {k // 2 + 1}: {describe(v)} into {describe(s)}", f"arg{k + 1}")
+    return slot
+
+
+def _get(b: Bound) -> Type:
+    s = stack_of(b)
+    rules.int_index_type(b, "slot")
+    return s.dtype
 
 
 def _count(b: Bound) -> Type:
@@ -68,9 +93,14 @@ OPS = [
     OpSpec("tile_stack_pop", (S,), _pop, "tile_stack_pop",
            "every thread together: (value, slot) of at most one element each, slot -1 when none",
            effect=True),
+    OpSpec("tile_stack_push_fields", (S, Param("value", "value"), Param("has_value", "value")), _push_fields,
+           "tile_stack_push_fields", "tile_stack_push of a struct's first field, then (stack, value) of each other "
+           "field stored at its slot (a stack of structs)", effect=True, api=False, variadic="fields"),
+    OpSpec("tile_stack_get", (S, Param("slot", "value")), _get, "tile_stack_get",
+           "every thread: the element at slot (from another stack's pop), or zero for slot -1", api=False),
     OpSpec("tile_stack_count", (S,), _count, "tile_stack_count", "the number of elements (from any thread)"),
     OpSpec("tile_stack_clear", (S,), _clear, "tile_stack_clear", "every thread together: empty the stack",
            effect=True),
 ]
 # Ops every lane calls with its own values: the kernel runs as block_dim lanes.
-LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop"})
+LANE_OPS = frozenset({"tile_stack_push", "tile_stack_pop", "tile_stack_push_fields", "tile_stack_get"})

@@ -27,10 +27,14 @@ VALUE_TILE_OPS = {
     "tile_scatter_add": ANY, "tile_from_thread": ANY,  # per-lane values
     "tile_fft": ANY, "tile_ifft": ANY,  # complex values (vec2f/vec2d): their own rule (ops/fft.py) says which
     # layout and element access
+    "tile_stack": ANY,  # a block stack of vectors or matrices (ops/stack.py)
     "tile_broadcast": ANY, "tile_view": ANY, "tile_squeeze": ANY, "tile_reshape": ANY, "tile_transpose": ANY,
     "tile_extract": ANY, "tile_setitem": ANY, "tile_additem": ANY, "tile_subitem": ANY, "tile_assign": ANY,
     # tile arithmetic: the elementwise rules say which value-type operands combine
     "add": ANY, "sub": ANY, "mul": ANY, "div": ANY, "neg": ANY,
+    # component-wise builtins (ops/values.py componentwise_rule says which value types each takes)
+    "bit_and": ANY, "bit_or": ANY, "bit_xor": ANY, "lshift": ANY, "rshift": ANY, "invert": ANY, "abs": ANY,
+    "sign": ANY, "tile_bit_and_inplace": ANY, "tile_bit_or_inplace": ANY, "tile_bit_xor_inplace": ANY,
 }
 
 
@@ -47,6 +51,10 @@ def refuse(b: Bound) -> None:
     operands = list(b.types.items()) + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]
     for name, t in operands:
         if isinstance(t, TileT) and is_value_type(t.dtype) and name not in allowed:
+            if b.op == "tile_matmul" and isinstance(t.dtype, VecT) and t.dtype.length == 2:
+                b.fail("TC0203", f"does not take tiles of {t.dtype} (`{name}` is {describe(t)}): a vec2 tile "
+                       "stands for complex numbers, and Warp 1.19 refuses those in tile_matmul too (\"does "
+                       "not support complex tiles\")", name)
             b.fail("TC0203", f"does not take tiles of {t.dtype} (`{name}` is {describe(t)}); Warp allows tiles "
                    "of vectors and matrices in loads, stores, fills, tile_map, tile_sum, tile_reduce, tile_dot, "
                    "tile_axpy and the layout ops", name)

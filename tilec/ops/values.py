@@ -106,6 +106,46 @@ def arith_rule(op: str, scalar_rule: Callable[[Bound], Type | None]) -> Callable
     return rule
 
 
+BITWISE = {"bit_and": "&", "bit_or": "|", "bit_xor": "^", "lshift": "<<", "rshift": ">>", "invert": "~"}
+
+
+def componentwise_rule(op: str, scalar_rule: Callable[[Bound], Type | None]) -> Callable[[Bound], Type | None]:
+    """The rule of a builtin Warp applies to each component of a value: the bitwise operators
+    (`& | ^ << >> ~`) on vectors and matrices of integers of one type, `abs` and `sign` on vectors
+    (Warp has no matrix overload of those two). A tile of such values takes the same rule per
+    element (tile_map, `x & y` of tiles). Anything without a value operand keeps its scalar rule."""
+    names = ("left", "right") if op in BITWISE and op != "invert" else ("a",)
+
+    def rule(b: Bound) -> Type | None:
+        ts = [b.types.get(n) for n in names]
+        held = [t.dtype if isinstance(t, TileT) else t for t in ts]
+        if any(t is None for t in held) or not any(is_value(t) for t in held):
+            return scalar_rule(b)
+        tiles = [(n, t) for n, t in zip(names, ts) if isinstance(t, TileT)]
+        for n, t in tiles[1:]:
+            if t.shape != tiles[0][1].shape:
+                b.fail("TC0101", f"shapes differ: {tiles[0][0]} is {fmt_shape(tiles[0][1].shape)}, "
+                       f"{n} is {fmt_shape(t.shape)}", n)
+        first = held[0]
+        if not is_value(first):
+            b.fail("TC0201", f"{describe(first)} and {describe(held[1])}: the operands must have the same type",
+                   names[0])
+        for n, h in zip(names, held):
+            if not is_value(h) or _layout(h) != _layout(first):  # (Warp: both operands of one value type)
+                b.fail("TC0201", f"{_name(first)} and {describe(h)}: the operands must have the same type", n)
+        if op in BITWISE:
+            if not first.dtype.is_integral:
+                b.fail("TC0203", f"`{BITWISE[op]}` needs integer components, got {_name(first)}", names[0])
+        else:
+            if not isinstance(first, VecT):
+                b.fail("TC0203", f"is defined on scalars and vectors, not on {_name(first)}", names[0])
+            if first.dtype.kind == "bool":
+                b.fail("TC0203", f"not defined for {_name(first)}", names[0])
+        return TileT(first, tiles[0][1].shape) if tiles else first
+
+    return rule
+
+
 def _layout(t: VecT | MatT) -> tuple[object, ...]:
     return (type(t), t.dtype, (t.rows, t.cols) if isinstance(t, MatT) else t.length)
 

@@ -47,9 +47,16 @@ def forward_statement(ad: Adjoint, s: ir.Stmt) -> list[ir.Stmt]:
     return [s]
 
 
+POPPED_FLOAT = ("tile_stack_pop: a float popped from a tile stack has no gradient path back to what was pushed "
+                "(Warp drops it); tilec refuses the adjoint")
+
+
 def reverse_statement(ad: Adjoint, s: ir.Stmt) -> None:
     """The reverse of a statement other than a branch or loop."""
     if isinstance(s, ir.Assign):
+        if (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_get"  # a struct's field, popped
+                and differentiable(s.target.type)):
+            raise NotDifferentiable(POPPED_FLOAT, s.span)
         if s.target in ad.pushed and s.target not in ad.no_tape:
             ad.emit(pop(s.target, s.span))
         if differentiable(s.target.type):
@@ -59,8 +66,7 @@ def reverse_statement(ad: Adjoint, s: ir.Stmt) -> None:
             _reverse_sort(ad, s)
         elif (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_pop"
               and any(differentiable(t.type) for t in s.targets)):
-            raise NotDifferentiable("tile_stack_pop: a float popped from a tile stack has no gradient path back "
-                                    "to what was pushed (Warp drops it); tilec refuses the adjoint", s.span)
+            raise NotDifferentiable(POPPED_FLOAT, s.span)
         else:
             for t in reversed(s.targets):
                 if t in ad.pushed:

@@ -110,6 +110,34 @@ template <int M, int N, class T> TL_HD bool operator==(const mat<M, N, T>& a, co
 }
 template <int M, int N, class T> TL_HD bool operator!=(const mat<M, N, T>& a, const mat<M, N, T>& b) { return !(a == b); }
 
+// The bitwise operators of integer vectors and matrices, component by component (as Warp's);
+// abs and sign of vectors too (Warp has no matrix overload of those).
+#define TL_VALUE_BITWISE(OP)                                                                               \
+    template <int N, class T, class = typename std::enable_if<std::is_integral<T>::value>::type>          \
+    TL_HD vec<N, T> operator OP(const vec<N, T>& a, const vec<N, T>& b) {                                 \
+        vec<N, T> r;                                                                                      \
+        for (int k = 0; k < N; ++k) r.c[k] = T(a.c[k] OP b.c[k]);                                         \
+        return r;                                                                                         \
+    }                                                                                                     \
+    template <int M, int N, class T, class = typename std::enable_if<std::is_integral<T>::value>::type>   \
+    TL_HD mat<M, N, T> operator OP(const mat<M, N, T>& a, const mat<M, N, T>& b) {                        \
+        mat<M, N, T> r;                                                                                   \
+        for (int k = 0; k < M * N; ++k) r.c[k] = T(a.c[k] OP b.c[k]);                                     \
+        return r;                                                                                         \
+    }
+TL_VALUE_BITWISE(&)
+TL_VALUE_BITWISE(|)
+TL_VALUE_BITWISE(^)
+TL_VALUE_BITWISE(<<)
+TL_VALUE_BITWISE(>>)
+#undef TL_VALUE_BITWISE
+template <int N, class T, class = typename std::enable_if<std::is_integral<T>::value>::type>
+TL_HD vec<N, T> operator~(const vec<N, T>& a) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(~a.c[k]); return r; }
+template <int M, int N, class T, class = typename std::enable_if<std::is_integral<T>::value>::type>
+TL_HD mat<M, N, T> operator~(const mat<M, N, T>& a) { mat<M, N, T> r; for (int k = 0; k < M * N; ++k) r.c[k] = T(~a.c[k]); return r; }
+template <int N, class T> TL_HD vec<N, T> abs(const vec<N, T>& a) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(abs(cv(a.c[k]))); return r; }
+template <int N, class T> TL_HD vec<N, T> sign(const vec<N, T>& a) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(sign(cv(a.c[k]))); return r; }
+
 // In-place sums (the tile runtime accumulates adjoints with dst.data[e] += g).
 template <int N, class T> TL_HD vec<N, T>& operator+=(vec<N, T>& a, const vec<N, T>& b) { return a = a + b; }
 template <int N, class T> TL_HD vec<N, T>& operator-=(vec<N, T>& a, const vec<N, T>& b) { return a = a - b; }
@@ -158,6 +186,13 @@ template <int M, int N, class T> TL_HD mat<M, N, T> atomic_add_ptr(mat<M, N, T>*
     mat<M, N, T> old;
     for (int k = 0; k < M * N; ++k) old.c[k] = atomic_add_ptr(&p->c[k], v.c[k]);
     return old;
+}
+// t[i] &= |= ^= v on a shared tile of integer vectors or matrices (tile_bit_*_item).
+template <int N, class T> TL_HD void shared_atomic_bit(vec<N, T>* p, vec<N, T> v, char Op) {
+    for (int k = 0; k < N; ++k) shared_atomic_bit(&p->c[k], v.c[k], Op);
+}
+template <int M, int N, class T> TL_HD void shared_atomic_bit(mat<M, N, T>* p, mat<M, N, T> v, char Op) {
+    for (int k = 0; k < M * N; ++k) shared_atomic_bit(&p->c[k], v.c[k], Op);
 }
 // a[i].x = value: the element's indices, then the component's (1 for a vector's component or a
 // matrix row, 2 for a matrix entry). Only that component is written: threads writing other
