@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, cpu_features, cxx_command, find_cxx,
-                                   pinned, precompiled_runtime, shared_runtime, target_isa)
+from .backend_cpu import units
+from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, compile_jobs, cpu_features, cxx_command,
+                                   find_cxx, link_command, part_command, pinned, precompiled_runtime, shared_runtime,
+                                   target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
@@ -212,11 +214,13 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             except OSError:
                 gch = None
         cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
-        if verbose:
-            echo(" ".join(cmd))
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
-                run_compiler(cmd, tmp, log_name, out)
+                if gch is None or runtime is None or not _compiled_in_parts(compiler, source, output, isa, runtime,
+                                                                            tmp, verbose, echo):
+                    if verbose:
+                        echo(" ".join(cmd))
+                    run_compiler(cmd, tmp, log_name, out)
         finally:
             if gch is not None:
                 link.unlink()
@@ -229,6 +233,40 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
+
+
+def _compiled_in_parts(compiler: str, source: str, output: str, isa: str, runtime: Path, tmp: Path, verbose: bool,
+                       echo: Echo) -> bool:
+    """The library built from the module's entries split into translation units (backend_cpu/units.py)
+    compiled at once on idle cores, then linked; False when it is not split (one idle core, one entry)
+    or a part failed: the caller then compiles the whole file, whose errors it reports as always.
+    The parts and their objects are private names in tmp, removed here: they never reach the output."""
+    import subprocess
+
+    jobs = compile_jobs()
+    texts = units.split((tmp / source).read_text(encoding="utf-8"), jobs) if jobs > 1 else None
+    if texts is None:
+        return False
+    stem = Path(source).stem
+    names = [(f".{stem}.part{i}.cpp", f".{stem}.part{i}.o") for i in range(len(texts))]
+    try:
+        for (part, _), text in zip(names, texts):
+            (tmp / part).write_text(text, encoding="utf-8")
+        commands = [part_command(compiler, part, obj, isa) for part, obj in names]
+        for command in commands if verbose else ():
+            echo(" ".join(command))
+        running = [subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for command in commands]
+        if any([proc.wait() != 0 for proc in running]):  # a list: wait for every part
+            return False
+        linked = link_command(compiler, [obj for _, obj in names], output, isa, runtime)
+        if verbose:
+            echo(" ".join(linked))
+        return subprocess.run(linked, cwd=tmp, capture_output=True).returncode == 0
+    finally:
+        for part, obj in names:
+            (tmp / part).unlink(missing_ok=True)
+            (tmp / obj).unlink(missing_ok=True)
 
 
 def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, version: str, archs: list[str],
