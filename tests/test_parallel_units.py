@@ -3,7 +3,9 @@ every entry in exactly one unit, the library the same in behaviour as the one-fi
 TILEC_JOBS choosing how many units (1: the one file)."""
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -124,3 +126,44 @@ def test_a_library_built_in_units_computes_what_the_one_file_build_does(tmp_path
     np.testing.assert_allclose(r["dW"], A.T @ r["dC"], rtol=1e-4, atol=1e-5)
     for name, value in results["1"].items():
         np.testing.assert_array_equal(value, r[name], err_msg=name)
+
+
+@pytest.mark.build
+@pytest.mark.cuda
+@needs_cxx
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_target_all_compiles_the_cpu_library_and_the_fatbin_side_by_side_into_the_same_manifest(tmp_path):
+    """The two compile steps each edit manifest.json: side by side (TILEC_JOBS=2) neither edit is
+    lost, and the manifest is the one-at-a-time build's except for the libraries' own hashes."""
+    src = tmp_path / "twokernels.py"
+    src.write_text(PROGRAM)
+    manifests = {}
+    for jobs in ("2", "1"):
+        env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"), TILEC_JOBS=jobs)
+        proc = subprocess.run([sys.executable, "-m", "tilec", "build", str(src), "-o", str(tmp_path / jobs),
+                               "--arch", "sm_90", "-v"], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "g++ -> libtwokernels_cpu.so" in proc.stderr and "nvcc -> twokernels.fatbin" in proc.stderr
+        manifest = json.loads((tmp_path / jobs / "twokernels/manifest.json").read_text())
+        assert manifest["cpu_build"]["cpu_features"] and manifest["cuda_build"]["archs"] == ["sm_90"]
+        assert all("cuda_resources" in kernel for kernel in manifest["kernels"].values())
+        for library in manifest.pop("libraries").values():
+            library.pop("sha256")
+        manifests[jobs] = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    assert manifests["2"] == manifests["1"]
+
+
+def test_side_by_side_steps_all_run_and_the_first_failure_in_order_is_raised(tmp_path):
+    from tilec.driver import _side_by_side
+
+    ran = []
+
+    def fails(message):
+        def step(folder):
+            ran.append(message)
+            raise RuntimeError(message)
+        return step
+
+    with pytest.raises(RuntimeError, match="first"):
+        _side_by_side([fails("first"), lambda folder: ran.append("ok"), fails("third")])(tmp_path)
+    assert sorted(ran) == ["first", "ok", "third"]

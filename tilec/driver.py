@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -118,6 +119,8 @@ def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, A
                 products[f"{name}.fatbin"] = (f"{name}.cu", command)
                 steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
     progress.expect(len(steps))
+    if len(steps) > 1 and compile_jobs() > 1:
+        steps = [_side_by_side(steps)]
     result = write_and_build(out, name, files, digest, steps, products)
     progress.close()
     state = "up to date" if result.up_to_date else "built"
@@ -184,6 +187,37 @@ def shared_memory_warnings(module: ir.Module, manifest_text: str, arch: str) -> 
     return out
 
 
+# The compile steps edit manifest.json in the temporary folder; side by side they take turns.
+_MANIFEST_EDIT = threading.Lock()
+
+
+def _side_by_side(steps: list[Step]) -> Step:
+    """The compile steps at once, each waiting on its own compiler: `--target all` takes the longer of
+    g++ and nvcc instead of their sum where cores are idle (compile_jobs). The first failure, in the
+    steps' order, is raised after every step has ended."""
+
+    def run(tmp: Path) -> None:
+        errors: list[BaseException | None] = [None] * len(steps)
+
+        def one(i: int) -> None:
+            try:
+                steps[i](tmp)
+            except BaseException as e:  # noqa: BLE001 - raised in the calling thread below
+                errors[i] = e
+
+        others = [threading.Thread(target=one, args=(i,), name=f"tilec-step-{i}") for i in range(1, len(steps))]
+        for thread in others:
+            thread.start()
+        one(0)
+        for thread in others:
+            thread.join()
+        for error in errors:
+            if error is not None:
+                raise error
+
+    return run
+
+
 def _step(cmd: list[str], log_name: str, out: Path, verbose: bool, echo: Echo, progress: Progress) -> Step:
     def run(tmp: Path) -> None:
         if verbose:
@@ -227,10 +261,11 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             if runtime is not None:
                 runtime.unlink()
         manifest_path = tmp / "manifest.json"
-        data = json.loads(manifest_path.read_text())
-        data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),
-                             "machine": platform.machine().lower()}
-        manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        features = cpu_features(compiler, isa)
+        with _MANIFEST_EDIT:
+            data = json.loads(manifest_path.read_text())
+            data["cpu_build"] = {"isa": isa, "cpu_features": features, "machine": platform.machine().lower()}
+            manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
 
@@ -276,6 +311,7 @@ def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, 
             echo(" ".join(cmd))
         with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
             log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
-        record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
+        with _MANIFEST_EDIT:
+            record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
 
     return run
