@@ -18,6 +18,10 @@ pass`, with the same site packages) is measured too: no command can take less.
 
     python bench/build_speed.py                      # every sample, 3 repeats
     python bench/build_speed.py gemm softmax --repeats 5 --json
+    python bench/build_speed.py mlp --jobs 1,2       # one translation unit against two, interleaved
+
+"cold" uses TILEC_JOBS as the environment sets it (unset: as many compilers at once as there are
+idle cores, backend_cpu/compiler.py compile_jobs), so on a loaded machine it compiles one unit.
 """
 from __future__ import annotations
 
@@ -51,7 +55,8 @@ def timed(args: list, env: dict, argv: list | None = None) -> tuple:
     return cpu, wall
 
 
-def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool) -> dict:
+def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool, jobs: list,
+            target: str = "cpu") -> dict:
     src = str(ROOT / "samples" / f"{sample}.py")
     row = {"sample": sample}
     if empty_cache:
@@ -63,12 +68,17 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool)
                                                   {**env, "TILEC_CACHE_DIR": str(cache)})
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
-    timed(["build", src, "-o", str(out), "--target", "cpu"], env)  # fills the cache
+    timed(["build", src, "-o", str(out), "--target", target], env)  # fills the cache
     runs = {"cold": [], "noop": [], "check": [], "check_again": []}
+    runs.update({f"cold_jobs{n}": [] for n in jobs})
     for _ in range(repeats):
+        for n in jobs:  # the same cold build under each TILEC_JOBS, interleaved
+            shutil.rmtree(out, ignore_errors=True)
+            runs[f"cold_jobs{n}"].append(timed(["build", src, "-o", str(out), "--target", target],
+                                               {**env, "TILEC_JOBS": str(n)}))
         shutil.rmtree(out, ignore_errors=True)
-        runs["cold"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
-        runs["noop"].append(timed(["build", src, "-o", str(out), "--target", "cpu"], env))
+        runs["cold"].append(timed(["build", src, "-o", str(out), "--target", target], env))
+        runs["noop"].append(timed(["build", src, "-o", str(out), "--target", target], env))
         shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "checked", ignore_errors=True)  # no clean-check record
         runs["check"].append(timed(["check", src], env))
         runs["check_again"].append(timed(["check", src], env))  # the same file again: its record answers
@@ -91,6 +101,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--empty-cache", action="store_true", help="also time one build with an empty cache")
+    parser.add_argument("--jobs", default="", help="also time the cold build under each of these TILEC_JOBS "
+                        "values, interleaved (e.g. 1,2: one compiler at a time against two translation units)")
+    parser.add_argument("--target", default="cpu", help="the builds' --target (cpu; all adds nvcc)")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep the environment's bytecode setting (PYTHONDONTWRITEBYTECODE)")
     args = parser.parse_args(argv)
@@ -106,7 +119,8 @@ def main(argv=None) -> None:
         else:
             print(f"interpreter start (python -c pass): {floor['cpu_s']:.3f} s CPU (wall {floor['wall_s']:.2f})")
         for sample in args.samples:
-            row = measure(sample, args.repeats, env, Path(tmp), args.empty_cache)
+            jobs = [int(n) for n in args.jobs.split(",") if n.strip()]
+            row = measure(sample, args.repeats, env, Path(tmp), args.empty_cache, jobs, args.target)
             if args.json:
                 print(json.dumps(row, sort_keys=True), flush=True)
             else:
@@ -116,6 +130,9 @@ def main(argv=None) -> None:
                       f"check {row['check_cpu_s']:.3f} s, check again {row['check_again_cpu_s']:.3f} s CPU "
                       f"(wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f} / {row['check_wall_s']:.2f} / "
                       f"{row['check_again_wall_s']:.2f}){extra}", flush=True)
+                for n in jobs:
+                    print(f"{'':>10}  cold build, TILEC_JOBS={n}: {row[f'cold_jobs{n}_cpu_s']:.3f} s CPU "
+                          f"(wall {row[f'cold_jobs{n}_wall_s']:.2f})", flush=True)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(json.dumps({"load_average": load}) if args.json else f"load average: {load}")
 

@@ -14,6 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 SKIP_ALLOWANCE = ROOT / "tests" / "skip_allowance.json"
+# One compiler process per build (backend_cpu/compiler.py compile_jobs): the suite already runs a
+# worker per core, and its builds stay the same whatever the load when it starts.
+os.environ.setdefault("TILEC_JOBS", "1")
 
 
 def _tilec_under_test() -> Path:

@@ -105,3 +105,23 @@ def test_prune_keeps_the_most_recently_used_and_a_hit_counts_as_a_use(tmp_path):
     keep_recent(folder, "*.o", PCH_KEEP)
     left = sorted(p.name for p in folder.glob("*.o"))
     assert used.name in left and "other0.o" not in left and len(left) == PCH_KEEP
+
+
+def test_cpu_features_are_remembered_per_compiler_and_isa_but_not_for_native(tmp_path, monkeypatch):
+    from tilec.backend_cpu import compiler
+
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    cxx, isa = find_cxx(), compiler.target_isa(False)
+    first = compiler.cpu_features(cxx, isa)
+    (remembered,) = (tmp_path / "cache/features").glob("*.json")
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError(f"ran {args[0]}")
+
+    monkeypatch.setattr(compiler.subprocess, "run", no_compiler)
+    assert compiler.cpu_features(cxx, isa) == first  # answered from the cache
+    remembered.write_text('{"not": "a list"}')  # damaged: asked again
+    with pytest.raises(AssertionError, match="-dM"):
+        compiler.cpu_features(cxx, isa)
+    with pytest.raises(AssertionError, match="-dM"):
+        compiler.cpu_features(cxx, "native")  # this machine's features: never from a shared cache

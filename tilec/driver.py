@@ -4,13 +4,16 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, cpu_features, cxx_command, find_cxx,
-                                   pinned, precompiled_runtime, shared_runtime, target_isa)
+from .backend_cpu import units
+from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, compile_jobs, cpu_features, cxx_command,
+                                   find_cxx, link_command, part_command, pinned, precompiled_runtime, shared_runtime,
+                                   target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
@@ -116,6 +119,8 @@ def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, A
                 products[f"{name}.fatbin"] = (f"{name}.cu", command)
                 steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
     progress.expect(len(steps))
+    if len(steps) > 1 and compile_jobs() > 1:
+        steps = [_side_by_side(steps)]
     result = write_and_build(out, name, files, digest, steps, products)
     progress.close()
     state = "up to date" if result.up_to_date else "built"
@@ -182,6 +187,37 @@ def shared_memory_warnings(module: ir.Module, manifest_text: str, arch: str) -> 
     return out
 
 
+# The compile steps edit manifest.json in the temporary folder; side by side they take turns.
+_MANIFEST_EDIT = threading.Lock()
+
+
+def _side_by_side(steps: list[Step]) -> Step:
+    """The compile steps at once, each waiting on its own compiler: `--target all` takes the longer of
+    g++ and nvcc instead of their sum where cores are idle (compile_jobs). The first failure, in the
+    steps' order, is raised after every step has ended."""
+
+    def run(tmp: Path) -> None:
+        errors: list[BaseException | None] = [None] * len(steps)
+
+        def one(i: int) -> None:
+            try:
+                steps[i](tmp)
+            except BaseException as e:  # noqa: BLE001 - raised in the calling thread below
+                errors[i] = e
+
+        others = [threading.Thread(target=one, args=(i,), name=f"tilec-step-{i}") for i in range(1, len(steps))]
+        for thread in others:
+            thread.start()
+        one(0)
+        for thread in others:
+            thread.join()
+        for error in errors:
+            if error is not None:
+                raise error
+
+    return run
+
+
 def _step(cmd: list[str], log_name: str, out: Path, verbose: bool, echo: Echo, progress: Progress) -> Step:
     def run(tmp: Path) -> None:
         if verbose:
@@ -212,23 +248,60 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             except OSError:
                 gch = None
         cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
-        if verbose:
-            echo(" ".join(cmd))
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
-                run_compiler(cmd, tmp, log_name, out)
+                if gch is None or runtime is None or not _compiled_in_parts(compiler, source, output, isa, runtime,
+                                                                            tmp, verbose, echo):
+                    if verbose:
+                        echo(" ".join(cmd))
+                    run_compiler(cmd, tmp, log_name, out)
         finally:
             if gch is not None:
                 link.unlink()
             if runtime is not None:
                 runtime.unlink()
         manifest_path = tmp / "manifest.json"
-        data = json.loads(manifest_path.read_text())
-        data["cpu_build"] = {"isa": isa, "cpu_features": cpu_features(compiler, isa),
-                             "machine": platform.machine().lower()}
-        manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        features = cpu_features(compiler, isa)
+        with _MANIFEST_EDIT:
+            data = json.loads(manifest_path.read_text())
+            data["cpu_build"] = {"isa": isa, "cpu_features": features, "machine": platform.machine().lower()}
+            manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
+
+
+def _compiled_in_parts(compiler: str, source: str, output: str, isa: str, runtime: Path, tmp: Path, verbose: bool,
+                       echo: Echo) -> bool:
+    """The library built from the module's entries split into translation units (backend_cpu/units.py)
+    compiled at once on idle cores, then linked; False when it is not split (one idle core, one entry)
+    or a part failed: the caller then compiles the whole file, whose errors it reports as always.
+    The parts and their objects are private names in tmp, removed here: they never reach the output."""
+    import subprocess
+
+    jobs = compile_jobs()
+    texts = units.split((tmp / source).read_text(encoding="utf-8"), jobs) if jobs > 1 else None
+    if texts is None:
+        return False
+    stem = Path(source).stem
+    names = [(f".{stem}.part{i}.cpp", f".{stem}.part{i}.o") for i in range(len(texts))]
+    try:
+        for (part, _), text in zip(names, texts):
+            (tmp / part).write_text(text, encoding="utf-8")
+        commands = [part_command(compiler, part, obj, isa) for part, obj in names]
+        for command in commands if verbose else ():
+            echo(" ".join(command))
+        running = [subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for command in commands]
+        if any([proc.wait() != 0 for proc in running]):  # a list: wait for every part
+            return False
+        linked = link_command(compiler, [obj for _, obj in names], output, isa, runtime)
+        if verbose:
+            echo(" ".join(linked))
+        return subprocess.run(linked, cwd=tmp, capture_output=True).returncode == 0
+    finally:
+        for part, obj in names:
+            (tmp / part).unlink(missing_ok=True)
+            (tmp / obj).unlink(missing_ok=True)
 
 
 def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, version: str, archs: list[str],
@@ -238,6 +311,7 @@ def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, 
             echo(" ".join(cmd))
         with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
             log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
-        record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
+        with _MANIFEST_EDIT:
+            record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
 
     return run

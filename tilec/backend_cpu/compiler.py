@@ -74,12 +74,85 @@ def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "gen
     return [cxx, *compile_flags(debug, isa), *shared, "-shared", *forced, "-I.", "-o", output, source, *linked]
 
 
+def part_command(cxx: str, source: str, obj: str, isa: str) -> list[str]:
+    """One translation unit of a split module (units.py) to an object, with the precompiled header
+    and the shared runtime object's declarations, as cxx_command(pch=True, runtime_object=...)."""
+    return [cxx, *compile_flags(False, isa), SHARED_RUNTIME_FLAG, "-c", "-include", f"{RUNTIME_DIR}/tilec.h",
+            "-I.", "-o", obj, source]
+
+
+def link_command(cxx: str, objects: list[str], output: str, isa: str, runtime_object: Path) -> list[str]:
+    return [cxx, *compile_flags(False, isa), "-shared", "-o", output, *objects, str(runtime_object)]
+
+
+MAX_JOBS = 4  # translation units of one module compiled at once
+
+
+def compile_jobs() -> int:
+    """How many translation units a module's library may be compiled as, at once: $TILEC_JOBS when
+    set (1: the one file, as before), else the cores this process may use that are idle (their
+    count less the load average, make -l's rule; at most MAX_JOBS). Parallel parts cost more CPU in
+    all (units.py), so a busy machine, a test run on every core say, compiles one."""
+    wanted = os.environ.get("TILEC_JOBS", "").strip()
+    if wanted:
+        try:
+            return max(1, int(wanted))
+        except ValueError:
+            return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 1
+    return max(1, min(MAX_JOBS, int(cores - busy + 0.5)))
+
+
 def cpu_features(cxx: str, isa: str) -> list[str]:
-    """The CPU features the compiler may use under `isa` (from its predefined macros), sorted."""
+    """The CPU features the compiler may use under `isa` (from its predefined macros), sorted.
+    Remembered in tilec's cache folder (_features_file): running the preprocessor was ~20 ms of
+    every build."""
+    import json
+
+    cached = _features_file(cxx, isa)
+    try:
+        known = json.loads(cached.read_text(encoding="utf-8")) if cached is not None else None
+        if isinstance(known, list) and all(isinstance(f, str) for f in known):
+            return known
+    except (OSError, ValueError):
+        pass
     proc = subprocess.run([cxx, "-std=c++17", *isa_flags(isa), "-dM", "-E", "-x", "c++", os.devnull],
                           capture_output=True, text=True)
     defined = set(re.findall(r"#define (\w+)", proc.stdout))
-    return sorted({flag for macro, flag in FEATURE_MACROS.items() if macro in defined})
+    features = sorted({flag for macro, flag in FEATURE_MACROS.items() if macro in defined})
+    if proc.returncode == 0 and cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            partial = cached.with_name(f".{cached.name}.{os.getpid()}")
+            partial.write_text(json.dumps(features), encoding="utf-8")
+            os.replace(partial, cached)  # atomic: a concurrent build reads no half-written answer
+        except OSError:
+            pass
+    return features
+
+
+def _features_file(cxx: str, isa: str) -> Path | None:
+    """Where cpu_features keeps its answer for this compiler (its real path, size, mtime and version
+    line) and ISA; None for `native`, whose answer is the machine's (a cache folder may be shared),
+    and under TILEC_PCH=0 (no compiler cache at all)."""
+    import json
+
+    if isa == "native" or os.environ.get("TILEC_PCH") == "0":
+        return None
+    try:
+        real = os.path.realpath(cxx)
+        st = os.stat(real)
+    except OSError:
+        return None
+    what = [real, st.st_size, st.st_mtime_ns, compiler_identity(cxx), isa, sorted(FEATURE_MACROS.items())]
+    return cache_dir() / "features" / f"{hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]}.json"
 
 
 # ---------------------------------------------------------------- precompiled runtime header
