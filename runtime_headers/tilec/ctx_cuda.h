@@ -44,6 +44,7 @@ struct Ctx {
     TL_HD bool partial() const { return active < block_dim; }
     TL_HD bool live(int e) const { return active >= block_dim || e % block_dim < active; }
     TL_HD bool standin() const { return lane >= active; }
+    TL_HD bool running(int) const { return true; }  // lanes.h: only the CPU exchanges through slots
     TL_HD void sync() {
 #if defined(__CUDA_ARCH__)
         __syncthreads();

@@ -66,6 +66,8 @@ struct Ctx {
     // A lane past the partial last block's threads, run only by the CUDA emulation (launch_blocks'
     // standins): it joins the block's tile operations, its own effects are masked (ctx_cuda.h).
     bool standin() const { return lane >= active; }
+    // Whether lane l's body has not returned: a returned lane's exchange slots are stale.
+    inline bool running(int l) const;
     inline void sync();
     inline unsigned char* scratch();
     // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
@@ -163,6 +165,7 @@ struct LaneGroup {
 };
 
 inline bool Ctx::leader() const { return group ? lane == group->first_alive : lane == 0; }
+inline bool Ctx::running(int l) const { return !group || !group->done[l]; }
 inline void Ctx::sync() {
     if (group) group->barrier(lane);
 }
