@@ -29,6 +29,46 @@ TL_HD void print_line(uint32_t v) { printf("%u\n", unsigned(v)); }
 TL_HD void print_line(uint64_t v) { printf("%llu\n", (unsigned long long)v); }
 
 // A stand-in thread of a partial block (ctx_cuda.h) prints and checks nothing.
+// print(t) of a tile, as Warp 1.19 prints it: the leader prints the whole tile once per block,
+// rows in brackets, values one space apart, a 2-d level's rows on new lines indented by ndim - 1,
+// higher levels a blank line apart, then ` = tile(shape=(d0,d1), storage=<Warp's storage>)`.
+TL_HD void print_bare(float v) { printf("%g", double(v)); }
+TL_HD void print_bare(double v) { printf("%g", v); }
+TL_HD void print_bare(half v) { printf("%g", double(float(v))); }
+TL_HD void print_bare(bfloat16 v) { printf("%g", double(float(v))); }
+TL_HD void print_bare(bool v) { printf(v ? "True" : "False"); }
+TL_HD void print_bare(int8_t v) { printf("%d", int(v)); }
+TL_HD void print_bare(int16_t v) { printf("%d", int(v)); }
+TL_HD void print_bare(int32_t v) { printf("%d", int(v)); }
+TL_HD void print_bare(int64_t v) { printf("%lld", (long long)v); }
+TL_HD void print_bare(uint8_t v) { printf("%u", unsigned(v)); }
+TL_HD void print_bare(uint16_t v) { printf("%u", unsigned(v)); }
+TL_HD void print_bare(uint32_t v) { printf("%u", unsigned(v)); }
+TL_HD void print_bare(uint64_t v) { printf("%llu", (unsigned long long)v); }
+
+template <class TT> TL_HD void print_tile_level(const TT& t, int level, int index) {
+    constexpr int N = TT::ndim;
+    int stride = 1;
+    for (int k = level + 1; k < N; ++k) stride *= TT::dim(k);
+    printf("[");
+    for (int i = 0; i < TT::dim(level); ++i) {
+        if (level == N - 1) print_bare(t.data[index + i]);
+        else print_tile_level(t, level + 1, index + i * stride);
+        if (i + 1 == TT::dim(level)) continue;
+        if (level == N - 1) printf(" ");
+        else printf(level == N - 2 ? "\n" : "\n\n");
+        for (int k = 0; level < N - 1 && k < (level == N - 2 ? N - 1 : level + 1); ++k) printf(" ");
+    }
+    printf("]");
+}
+template <class TT> TL_HD void print_tile(Ctx& ctx, const TT& t, const char* storage) {
+    if (!ctx.leader() || ctx.standin()) return;
+    print_tile_level(t, 0, 0);
+    printf(" = tile(shape=(");
+    for (int k = 0; k < TT::ndim; ++k) printf(k + 1 < TT::ndim ? "%d," : "%d", TT::dim(k));
+    printf("), storage=%s)\n", storage);
+}
+
 template <class T> TL_HD void print_value(Ctx& ctx, T v) {
     if (!ctx.standin()) print_line(v);
 }
