@@ -174,3 +174,32 @@ def test_gpu_global_scratch_matches_numpy_and_the_cpu_adjoint(tmp_path):
                            device="cuda")
     for h, d in zip(adj[:2], adj_dev[:2]):
         np.testing.assert_allclose(to_host(d), h, rtol=1e-3, atol=1e-4)
+
+
+def test_gpu_partial_last_blocks_match_cpu(tmp_path):
+    """SIMT launches whose last block is partial (stand-in threads, ctx_cuda.h) on the device: the
+    same arrays as the CPU's, forward and adjoint."""
+    import test_partial_blocks
+
+    mod = build_source(test_partial_blocks.PROGRAM, "partial", tmp_path)
+    bd = test_partial_blocks.B
+    runs = [("lane_sum", 133, lambda: [rnd(133, seed=21), np.zeros(1, np.float32)]),
+            ("lane_map", 70, lambda: [rnd(70, seed=22), np.zeros(70, np.float32)]),
+            ("axis_folds", 40, lambda: [1 + np.abs(rnd(32, 8, seed=23))] + [np.zeros(32, np.float32) for _ in range(4)]),
+            ("scans", 32, lambda: [rnd(128, seed=24), np.zeros(128, np.float32), np.zeros(128, np.float32)])]
+    for name, n, make in runs:
+        kernel = getattr(mod, name)
+        host = make()
+        kernel.launch(dim=n, inputs=host, block_dim=bd, num_threads=1)
+        dev = [to_device(x) for x in make()]
+        kernel.launch(dim=n, inputs=dev, block_dim=bd, device="cuda")
+        for h, d in zip(host, dev):
+            np.testing.assert_allclose(to_host(d), h, rtol=2e-4, atol=2e-4, err_msg=name)
+        seeds = [np.zeros_like(x) for x in host[:1]] + [np.ones_like(x) for x in host[1:]]
+        adj_host = [s.copy() for s in seeds]
+        kernel.launch(dim=n, inputs=make(), adj_inputs=adj_host, adjoint=True, block_dim=bd, num_threads=1)
+        adj_dev = [to_device(s) for s in seeds]
+        kernel.launch(dim=n, inputs=[to_device(x) for x in make()], adj_inputs=adj_dev, adjoint=True, block_dim=bd,
+                      device="cuda")
+        for h, d in zip(adj_host, adj_dev):
+            np.testing.assert_allclose(to_host(d), h, rtol=2e-3, atol=2e-3, err_msg=f"{name} adjoint")

@@ -19,6 +19,8 @@ import test_ops_random
 import test_ops_random_scalar
 import test_ops_slice_indexed
 import test_ops_stack
+import test_partial_blocks
+import test_tile_print
 
 FAMILIES = {
     "aligned": test_ops_aligned.PROGRAM,
@@ -32,6 +34,9 @@ FAMILIES = {
     "random_scalar": test_ops_random_scalar.SOURCE,
     "slice_indexed": test_ops_slice_indexed.SOURCE,
     "stack": test_ops_stack.SOURCE,
+    # partial last blocks: the stand-in threads' masks (ctx_cuda.h) in every op the tests run
+    "tile_print": test_tile_print.SOURCE,
+    "partial_blocks": test_partial_blocks.PROGRAM + test_partial_blocks.STACKS.replace("import warp as wp\n", ""),
 }
 # Families whose .cu does not build yet, and why (none at present).
 KNOWN: dict = {}

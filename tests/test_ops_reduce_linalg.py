@@ -30,7 +30,7 @@ def reductions(A: wp.array2d(dtype=float), S: wp.array1d(dtype=float), I: wp.arr
     wp.tile_store(I, wp.tile_argmin(a), offset=1)
     wp.tile_store(C0, wp.tile_sum(a, axis=0))
     wp.tile_store(C1, wp.tile_sum(a, axis=1))
-    wp.tile_store(M1, wp.tile_max(a, axis=-1))
+    wp.tile_store(M1, wp.tile_max(a, axis=1))
     wp.tile_store(J0, wp.tile_argmin(a, axis=0))
     wp.tile_store(P, wp.tile_reduce(mul, a * 0.1 + 1.0, axis=1))
     wp.tile_store(S, wp.tile_reduce(wp.max, a), offset=3)

@@ -2,10 +2,15 @@
 block_dim=B)` with n not a multiple of B. Warp 1.19 runs the last block with its n % B threads
 only; tile element e belongs to thread e % B, and the missing threads' elements are inactive: not
 stored, left out of reductions and scans (an empty group gets the operator's identity). tilec's
-CPU runtime follows that rule (runtime_headers/tilec/lanes.h, Ctx::live); ops that read elements
-at other positions (matmul, transpose, t[i] ...) are refused unless their tiles fit in the last
-block's threads. Each program runs under Warp 1.19 (CPU blocks) and through tilec."""
+CPU runtime follows that rule (runtime_headers/tilec/lanes.h, Ctx::live), and so does the .cu code
+on cuda and cuda-emu (the last block runs whole, the missing threads as stand-ins whose own
+effects are masked: ctx_cuda.h); ops that read elements at other positions (matmul, transpose,
+t[i] ...) are refused unless their tiles fit in the last block's threads. Each program runs under
+Warp 1.19 (CPU blocks) and through tilec, on the CPU and on the CUDA emulation."""
 from __future__ import annotations
+
+import functools
+import types
 
 import numpy as np
 import pytest
@@ -92,9 +97,25 @@ def square(a: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
 B = 64
 
 
-@pytest.fixture(scope="module")
-def tl_mod():
-    return build(PROGRAM, "partial_blocks", block_dim=B)
+class OnDevice:
+    """A built module whose kernels launch (and _run) on one device: "cpu", or "cuda-emu", where
+    the .cu code runs the partial last block whole, its missing threads as stand-ins
+    (runtime_headers/tilec/ctx_cuda.h)."""
+
+    def __init__(self, module, device):
+        self.module, self.device = module, device
+
+    def __getattr__(self, name):
+        kernel = getattr(self.module, name)
+        run = kernel._run
+        return types.SimpleNamespace(
+            launch=functools.partial(kernel.launch, device=self.device),
+            _run=lambda grid, tid, inputs, *rest: run(grid, tid, inputs, *rest[:4], self.device, *rest[5:]))
+
+
+@pytest.fixture(scope="module", params=["cpu", "cuda-emu"])
+def tl_mod(request):
+    return OnDevice(build(PROGRAM, "partial_blocks", block_dim=B, target=request.param), request.param)
 
 
 def _warp(tmp_path, monkeypatch):
@@ -216,13 +237,15 @@ def survivors(out_count: wp.array(dtype=int)):
 '''
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
 @pytest.mark.parametrize("n", [59, 64])
-def test_a_block_whose_lane_0_returned_still_makes_its_tile_effects(n):
+def test_a_block_whose_lane_0_returned_still_makes_its_tile_effects(n, device):
     """Lane 0 returns before the stack exists: the lowest lane still running resets it (Warp elects
-    the same), so each block counts its own pushes, in a full and in a partial last block."""
-    mod = build(STACKS, "partial_stacks", block_dim=32)
+    the same), so each block counts its own pushes, in a full and in a partial last block. On
+    cuda-emu the partial block's stand-ins (threads 59-63, whose tid wraps to 0-4) push nothing."""
+    mod = build(STACKS, "partial_stacks", block_dim=32, target="cpu" if device == "cpu" else "cuda-emu")
     out = np.full(n, -1, np.int32)
-    mod.survivors.launch(dim=n, inputs=[out], block_dim=32)
+    mod.survivors.launch(dim=n, inputs=[out], block_dim=32, device=device)
     for start in range(0, n, 32):
         lanes = [k for k in range(min(32, n - start)) if k != 0 and k % 3 != 0]
         assert (out[[start + k for k in lanes]] == len(lanes)).all(), out

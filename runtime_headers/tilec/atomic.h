@@ -174,28 +174,29 @@ template <class T, int N, class... I> TL_HD bool in_bounds(const Array<T, N>& a,
 template <class T, int N, class... I> TL_HD T array_load(const Array<T, N>& a, I... idx) {
     return in_bounds(a, idx...) ? a(idx...) : T(0);
 }
-template <class T, int N, class V, class... I> TL_HD void array_store(Ctx&, const Array<T, N>& a, V v, I... idx) {
-    if (in_bounds(a, idx...)) a(idx...) = T(v);
+// A stand-in thread of a partial block (ctx_cuda.h) writes nothing: each write below checks it.
+template <class T, int N, class V, class... I> TL_HD void array_store(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
+    if (!ctx.standin() && in_bounds(a, idx...)) a(idx...) = T(v);
 }
-template <class T, int N, class V, class... I> TL_HD T array_atomic_add(Ctx&, const Array<T, N>& a, V v, I... idx) {
-    return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(v)) : T(0);
+template <class T, int N, class V, class... I> TL_HD T array_atomic_add(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(v)) : T(0);
 }
-template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx&, const Array<T, N>& a, V v, I... idx) {
-    return in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
+template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
 }
 
 // a[i] &= v, |= v, ^= v on 32- and 64-bit integer arrays (narrower ones are read, updated, written).
-template <class T, int N, class V, class... I> TL_HD T array_atomic_and(Ctx&, const Array<T, N>& a, V v, I... idx) {
+template <class T, int N, class V, class... I> TL_HD T array_atomic_and(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
     const T w = T(v);
-    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o & w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o & w); }) : T(0);
 }
-template <class T, int N, class V, class... I> TL_HD T array_atomic_or(Ctx&, const Array<T, N>& a, V v, I... idx) {
+template <class T, int N, class V, class... I> TL_HD T array_atomic_or(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
     const T w = T(v);
-    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o | w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o | w); }) : T(0);
 }
-template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx&, const Array<T, N>& a, V v, I... idx) {
+template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
     const T w = T(v);
-    return in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o ^ w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o ^ w); }) : T(0);
 }
 
 // wp.atomic_add(a, i, j, value): the value comes last.
@@ -213,15 +214,21 @@ template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T
     if (kind == 1) return atomic_update(p, [v](T o) { return v < o ? v : o; });
     return atomic_update(p, [v](T o) { return o < v ? v : o; });
 }
-template <class T, int N, class... R> TL_HD T atomic_add(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(0, a, rest...); }
-template <class T, int N, class... R> TL_HD T atomic_min(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(1, a, rest...); }
-template <class T, int N, class... R> TL_HD T atomic_max(Ctx&, const Array<T, N>& a, R... rest) { return atomic_rmw(2, a, rest...); }
+template <class T, int N, class... R> TL_HD T atomic_add(Ctx& ctx, const Array<T, N>& a, R... rest) {
+    return ctx.standin() ? T(0) : atomic_rmw(0, a, rest...);
+}
+template <class T, int N, class... R> TL_HD T atomic_min(Ctx& ctx, const Array<T, N>& a, R... rest) {
+    return ctx.standin() ? T(0) : atomic_rmw(1, a, rest...);
+}
+template <class T, int N, class... R> TL_HD T atomic_max(Ctx& ctx, const Array<T, N>& a, R... rest) {
+    return ctx.standin() ? T(0) : atomic_rmw(2, a, rest...);
+}
 
 // The adjoint of a store to an element that several threads, or a block's lanes, may store alike:
 // the first to arrive takes the element's adjoint and leaves zero (an atomic exchange), so the
 // seed is counted once however the threads interleave (a plain read then zero is not, on a GPU).
-template <class T, int N, class... I> TL_HD T array_take(Ctx&, const Array<T, N>& adj, I... idx) {
-    return adj.data && in_bounds(adj, idx...) ? atomic_update(adj.ptr(idx...), [](T) { return T(0); }) : T(0);
+template <class T, int N, class... I> TL_HD T array_take(Ctx& ctx, const Array<T, N>& adj, I... idx) {
+    return !ctx.standin() && adj.data && in_bounds(adj, idx...) ? atomic_update(adj.ptr(idx...), [](T) { return T(0); }) : T(0);
 }
 
 // The adjoint of atomic_min/atomic_max(a, indices..., value): `final` holds every element as the
@@ -229,8 +236,9 @@ template <class T, int N, class... I> TL_HD T array_take(Ctx&, const Array<T, N>
 // arrive takes the element's adjoint and leaves zero (an atomic exchange), so tied winners share
 // one gradient and the value the element held before (which lost) gets none. Returns what it took.
 template <class T, int N, class... R>
-TL_HD T extreme_take(Ctx&, const Array<T, N>& final_values, const Array<T, N>& adj, R... rest) {
+TL_HD T extreme_take(Ctx& ctx, const Array<T, N>& final_values, const Array<T, N>& adj, R... rest) {
     constexpr int n = sizeof...(R);
+    if (ctx.standin()) return T(0);
     static_assert(n == N + 1, "indices then a value");
     double vals[n] = {double(rest)...};
     int64_t ids[N];

@@ -32,8 +32,8 @@ template <class TT, class V> TL_HD void tile_from_lanes(Ctx& ctx, TT& dst, V x) 
     T* slots = reinterpret_cast<T*>(ctx.scratch());
     slots[ctx.lane] = T(x);
     ctx.sync();
-    // a missing lane of a partial block gives nothing: its element is inactive (held as zero)
-    for (int e = 0; e < TT::size; ++e) dst.data[e] = e < ctx.nlanes ? slots[e] : T(0);
+    // a missing lane of a partial block, or one that returned, gives nothing: its element is zero
+    for (int e = 0; e < TT::size; ++e) dst.data[e] = e < ctx.nlanes && ctx.running(e) ? slots[e] : T(0);
     ctx.sync();
 }
 template <class TT> TL_HD void adj_tile_from_lanes(Ctx& ctx, typename TT::value_type& adj_x, const TT& adj_dst) {
@@ -49,7 +49,7 @@ template <class TT, class V> TL_HD void tile_from_thread(Ctx& ctx, TT& dst, V x,
         T* slots = reinterpret_cast<T*>(ctx.scratch());
         slots[ctx.lane] = T(x);
         ctx.sync();
-        v = from >= 0 && from < ctx.nlanes ? slots[from] : T(0);
+        v = from >= 0 && from < ctx.nlanes && ctx.running(from) ? slots[from] : T(0);
         ctx.sync();
     }
     for (int e = 0; e < TT::size; ++e) dst.data[e] = v;

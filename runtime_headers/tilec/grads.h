@@ -352,7 +352,8 @@ template <class TT> TL_HD void lane_sum(Ctx& ctx, TT& dst, const TT& a) {
     ctx.sync();
     for (int e = 0; e < TT::size; ++e) {
         compute_t<typename TT::value_type> s = compute_t<typename TT::value_type>(0);  // vec3 tiles: vec3(0)
-        for (int l = 0; l < ctx.nlanes; ++l) s += slots[l].data[e];
+        for (int l = 0; l < ctx.nlanes; ++l)
+            if (l < ctx.active && ctx.running(l)) s += slots[l].data[e];  // not stand-ins' or returned lanes'
         dst.data[e] = typename TT::value_type(s);
     }
     ctx.sync();

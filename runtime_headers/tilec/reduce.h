@@ -2,6 +2,7 @@
 // A reduction over `axis` of a tile (d0..dn) visits it as (outer, n, inner);
 // axis < 0 means every element (outer = inner = 1).
 #pragma once
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -62,9 +63,13 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
 }
 
 // A fold or arg-reduction over a group without an active element (a partial block, lanes.h) and
-// without an identity: Warp fails the launch there, and so does tilec (the entry returns 5).
+// without an identity: Warp fails the launch there, and so does tilec (the entry returns 5; on a
+// GPU the kernel traps, as a failed assert does: the launch fails, never a made-up value).
 TL_HD void no_active_element() {
-#if !defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__)
+    printf("tilec: a reduction over a partial block's inactive elements only\n");
+    __trap();
+#else
     throw std::domain_error("a reduction over a partial block's inactive elements only");
 #endif
 }

@@ -158,14 +158,22 @@ TL_HD void load_runs(Ctx& ctx, X& dst, const Array<T, N>& a, O... o) {
         ctx, a, off, [&](int s, int e, const T* p) { load_run<L::run * sizeof(T)>(at_run(dst, s, e), p); },
         [&](int s, int e, const int64_t* ids, bool ok) { *at_run(dst, s, e) = ok ? *a.ptr_n(ids) : T(0); });
 }
+// In a partial block (ctx_cuda.h) stores and atomic adds skip the inactive elements (ctx.live).
 template <class L, class X, class T, int N, class... O>
 TL_HD void store_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
+    const bool partial = ctx.partial();
     for_each_run<typename tile_of<X>::type, L>(
-        ctx, a, off, [&](int s, int e, T* p) { store_run<L::run * sizeof(T)>(p, at_run(src, s, e)); },
+        ctx, a, off,
+        [&](int s, int e, T* p) {
+            if (!partial) return store_run<L::run * sizeof(T)>(p, at_run(src, s, e));
+            const T* v = at_run(src, s, e);
+            for (int q = 0; q < L::run; ++q)
+                if (ctx.live(e + q)) p[q] = v[q];
+        },
         [&](int s, int e, const int64_t* ids, bool ok) {
-            if (ok) *a.ptr_n(ids) = *at_run(src, s, e);
+            if (ok && (!partial || ctx.live(e))) *a.ptr_n(ids) = *at_run(src, s, e);
         });
 }
 // a[off + tile] += src, element by element (the old values are not kept).
@@ -176,10 +184,11 @@ TL_HD void atomic_add_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o)
     for_each_run<typename tile_of<X>::type, L>(
         ctx, a, off, [&](int s, int e, T* p) {
             const T* v = at_run(src, s, e);
-            for (int q = 0; q < L::run; ++q) atomic_add_ptr(p + q, v[q]);
+            for (int q = 0; q < L::run; ++q)
+                if (ctx.live(e + q)) atomic_add_ptr(p + q, v[q]);
         },
         [&](int s, int e, const int64_t* ids, bool ok) {
-            if (ok) atomic_add_ptr(a.ptr_n(ids), *at_run(src, s, e));
+            if (ok && ctx.live(e)) atomic_add_ptr(a.ptr_n(ids), *at_run(src, s, e));
         });
 }
 
@@ -244,24 +253,42 @@ TL_HD void reg_tile_matmul(Ctx& ctx, RT& c, const AT& a, const BT& b, double alp
     }
 }
 
+// Whether thread `lane` holds an element of a register tile laid out as L that is active (ctx.live).
+template <class L> TL_HD bool holds_live(const Ctx& ctx, int lane) {
+    for (int s = 0; s < L::slots; ++s) {
+        const int e = L::element(s, lane);
+        if (L::valid(e) && ctx.live(e)) return true;
+    }
+    return false;
+}
+
 // A whole-tile reduction of a register tile into element 0 of a shared tile: each thread folds
-// its slots, then the leader folds the threads' partials (in `scratch`, BD compute values).
+// its slots, then the leader folds the threads' partials (in `scratch`, BD compute values). In a
+// partial block (ctx_cuda.h) only active elements count, and only threads holding one give a
+// partial (element 0 is always active, so the leader's fold has one).
 template <class DT, class RT, class F>
 TL_HD void reg_fold(Ctx& ctx, DT& dst, const RT& src, unsigned char* scratch, F f) {
     using C = compute_t<typename RT::value_type>;
     using L = typename RT::layout;
+    const bool partial = ctx.partial();
     C acc = C(src.v[0]);
+    bool got = !partial || ctx.live(L::element(0, ctx.lane));
     TL_UNROLL
-    for (int s = 1; s < L::slots; ++s)
-        if (L::valid(L::element(s, ctx.lane))) acc = f(acc, C(src.v[s]));
-    C* partial = reinterpret_cast<C*>(scratch);
+    for (int s = 1; s < L::slots; ++s) {
+        const int e = L::element(s, ctx.lane);
+        if (!L::valid(e) || (partial && !ctx.live(e))) continue;
+        acc = got ? f(acc, C(src.v[s])) : C(src.v[s]);
+        got = true;
+    }
+    C* partials = reinterpret_cast<C*>(scratch);
     const int holders = (RT::size + L::run - 1) / L::run < ctx.nlanes ? (RT::size + L::run - 1) / L::run : ctx.nlanes;
     ctx.sync();
-    if (ctx.lane < holders) partial[ctx.lane] = acc;
+    if (ctx.lane < holders) partials[ctx.lane] = acc;
     ctx.sync();
     if (ctx.leader()) {
-        C total = partial[0];
-        for (int l = 1; l < holders; ++l) total = f(total, partial[l]);
+        C total = partials[0];
+        for (int l = 1; l < holders; ++l)
+            if (!partial || holds_live<L>(ctx, l)) total = f(total, partials[l]);
         dst.data[0] = typename DT::value_type(total);
     }
     ctx.sync();

@@ -1,21 +1,24 @@
 // tilec runtime: the per-lane tile operations of the GPU model (tiles shared by the block).
 // Used by .cu code, on the GPU and in the CUDA emulation. Every thread calls these.
 #pragma once
+#include "reduce.h"
 #include "vec.h"
 #include "views.h"
 
 namespace tl {
 
-// tile(x): thread l's x becomes element l.
+// tile(x): thread l's x becomes element l. A partial block's stand-in thread (ctx_cuda.h) gives
+// nothing: its element is inactive, held as zero (as on the CPU, creation.h).
 template <class TT, class V> TL_HD void shared_tile_from_lanes(Ctx& ctx, TT& dst, V x) {
     ctx.sync();
-    if (ctx.lane < TT::size) dst.data[ctx.lane] = typename TT::value_type(x);
+    if (ctx.lane < TT::size) dst.data[ctx.lane] = ctx.standin() ? typename TT::value_type(0) : typename TT::value_type(x);
     ctx.sync();
 }
 
 // t[i, j] = value from every thread: where threads write one element, the leader's value lands.
+// Here and in the per-lane writes below a partial block's stand-in thread writes nothing.
 template <class TT, class V, class... I> TL_HD void shared_setitem(Ctx& ctx, TT& t, V value, I... idx) {
-    bool ok = tile_in_bounds<TT>(idx...);
+    bool ok = !ctx.standin() && tile_in_bounds<TT>(idx...);
     ctx.sync();
     if (ok && !ctx.leader()) t.at(idx...) = typename TT::value_type(value);
     ctx.sync();
@@ -34,7 +37,7 @@ template <int M, int N, class T> TL_HD void shared_atomic_add(mat<M, N, T>* p, m
 // t[i, j] += value from every thread (once per lane), atomically in shared memory.
 template <class TT, class V, class... I> TL_HD void shared_additem(Ctx& ctx, TT& t, V value, I... idx) {
     ctx.sync();
-    if (tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
+    if (!ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
     ctx.sync();
 }
 template <class TT, class V, class... I> TL_HD void shared_subitem(Ctx& ctx, TT& t, V value, I... idx) {
@@ -44,35 +47,35 @@ template <class TT, class V, class... I> TL_HD void shared_subitem(Ctx& ctx, TT&
 template <class TT, class V, class... I>
 TL_HD void shared_scatter_add(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
     ctx.sync();
-    if (has_value && tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
+    if (has_value && !ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
     ctx.sync();
 }
 template <class TT, class V, class... I>
 TL_HD void shared_scatter_masked(Ctx& ctx, TT& t, V value, bool has_value, I... idx) {
     ctx.sync();
-    if (has_value && tile_in_bounds<TT>(idx...)) t.at(idx...) = typename TT::value_type(value);
+    if (has_value && !ctx.standin() && tile_in_bounds<TT>(idx...)) t.at(idx...) = typename TT::value_type(value);
     ctx.sync();
 }
 // t[i, j] &= |= ^= value from every thread (once per lane), atomically in shared memory.
 template <class TT, class V, class... I> TL_HD void shared_bit_and_item(Ctx& ctx, TT& t, V value, I... idx) {
     ctx.sync();
-    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '&');
+    if (!ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '&');
     ctx.sync();
 }
 template <class TT, class V, class... I> TL_HD void shared_bit_or_item(Ctx& ctx, TT& t, V value, I... idx) {
     ctx.sync();
-    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '|');
+    if (!ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '|');
     ctx.sync();
 }
 template <class TT, class V, class... I> TL_HD void shared_bit_xor_item(Ctx& ctx, TT& t, V value, I... idx) {
     ctx.sync();
-    if (tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '^');
+    if (!ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_bit(&t.at(idx...), typename TT::value_type(value), '^');
     ctx.sync();
 }
 // tile_from_thread: thread `from` publishes its value, every thread fills its share.
 template <class TT, class V> TL_HD void shared_tile_from_thread(Ctx& ctx, TT& dst, V x, int from) {
     ctx.sync();
-    if (ctx.lane == from) dst.data[0] = typename TT::value_type(x);
+    if (ctx.lane == from) dst.data[0] = typename TT::value_type(ctx.standin() ? V(0) : x);  // the CPU's 0
     ctx.sync();
     const typename TT::value_type v = dst.data[0];
     ctx.sync();
@@ -81,8 +84,8 @@ template <class TT, class V> TL_HD void shared_tile_from_thread(Ctx& ctx, TT& ds
 }
 
 // A per-lane adjoint contribution (no barrier: it may sit under a lane-dependent branch).
-template <class TT, class V, class... I> TL_HD void shared_add_at(Ctx&, TT& t, V value, I... idx) {
-    if (tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
+template <class TT, class V, class... I> TL_HD void shared_add_at(Ctx& ctx, TT& t, V value, I... idx) {
+    if (!ctx.standin() && tile_in_bounds<TT>(idx...)) shared_atomic_add(&t.at(idx...), typename TT::value_type(value));
 }
 
 }  // namespace tl
@@ -144,13 +147,27 @@ template <class DT, class TT, class F> TL_HD void coop_fold(Ctx& ctx, DT& dst, c
         dst.data[g] = typename DT::value_type(acc);
     }
 }
+// In a partial block (ctx_cuda.h) the leader folds the active elements alone (reduce.h's tile_sum ...
+// skip the inactive ones, an empty group gets the identity), as the CPU does.
 template <class DT, class TT> TL_HD void coop_tile_sum(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    if (ctx.partial()) {
+        if (ctx.leader()) tile_sum(ctx, dst, a, axis);
+        return;
+    }
     coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return x + y; });
 }
 template <class DT, class TT> TL_HD void coop_tile_max(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    if (ctx.partial()) {
+        if (ctx.leader()) tile_max(ctx, dst, a, axis);
+        return;
+    }
     coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return x < y ? y : x; });
 }
 template <class DT, class TT> TL_HD void coop_tile_min(Ctx& ctx, DT& dst, const TT& a, int axis) {
+    if (ctx.partial()) {
+        if (ctx.leader()) tile_min(ctx, dst, a, axis);
+        return;
+    }
     coop_fold(ctx, dst, a, axis, [](auto x, auto y) { return y < x ? y : x; });
 }
 

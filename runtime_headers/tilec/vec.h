@@ -207,7 +207,8 @@ template <int M, int N, class T> TL_HD void store_part(mat<M, N, T>* p, const ve
     if (k[0] >= 0 && k[0] < M)
         for (int j = 0; j < N; ++j) p->c[k[0] * N + j] = row.c[j];
 }
-template <class V, int D, class X, class... I> TL_HD void array_store_part(Ctx&, const Array<V, D>& a, const X& x, I... idx) {
+template <class V, int D, class X, class... I> TL_HD void array_store_part(Ctx& ctx, const Array<V, D>& a, const X& x, I... idx) {
+    if (ctx.standin()) return;  // a partial block's stand-in thread (ctx_cuda.h)
     const int64_t ids[] = {int64_t(idx)...};
     for (int k = 0; k < D; ++k)
         if (ids[k] < 0 || ids[k] >= a.shape[k]) return;

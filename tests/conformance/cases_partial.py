@@ -1,7 +1,7 @@
 """SIMT launches whose last block is partial (issue #13 item 8): Warp 1.19 runs it with the
 threads left, and the missing threads' tile elements take no part in stores, reductions and
-scans. tilec runs these on the CPU only (test_conformance.py skips the CUDA emulation: the loader
-refuses partial blocks there)."""
+scans. tilec runs these on the CPU and on the CUDA emulation (test_conformance.py takes every one
+there: the .cu code runs the last block whole, the missing threads as stand-ins, ctx_cuda.h)."""
 from cases import Case, arr, out
 
 P = "launch_partial.py"

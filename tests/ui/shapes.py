@@ -47,7 +47,8 @@ def reductions(A: wp.array2d(dtype=float)):
     a = wp.tile_load(A, shape=(8, N))
     s = wp.tile_sum(a, axis=2)  # ERROR TC0106: axis 2 is out of range for a 2-d tile
     m = wp.tile_max(a, axis=-3)  # ERROR TC0106: axis -3 is out of range
-    ok = wp.tile_sum(a, axis=-1)
+    neg = wp.tile_sum(a, axis=-1)  # ERROR TC0106: axis -1 is out of range for a 2-d tile: a reduction's axis counts from 0
+    red = wp.tile_reduce(wp.add, a, axis=-2)  # ERROR TC0106: axis -2 is out of range for a 2-d tile: a reduction's
     c = wp.tile_scan_inclusive(a)  # a 2-d tile scans in row-major order, as in Warp
     z = wp.tile_scan_exclusive(wp.tile_zeros(shape=(4,), dtype=bool))  # ERROR TC0203: is not defined on bool tiles
 

@@ -7,7 +7,7 @@ from typing import Any
 from .. import __version__, ir, naming
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
 from ..diagnostics import Diagnostic
-from ..codegen.sources import KernelPlan, _entry, abi_ctype, templates
+from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
 from ..ir.types import MatT, TileT, Type, VecT
 from ..passes.normalize import normalize_module
 from ..passes.structure import inline_calls
@@ -46,7 +46,7 @@ def plan_cuda(module: ir.Module, cpu_plans: list[KernelPlan]) -> list[KernelPlan
 
 
 def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, smem: int, scratch: int,
-                doc: str) -> dict[str, Any]:
+                doc: str, partial_limit: int | None) -> dict[str, Any]:
     entry = _entry(launch_name, list(fn.params), body, "cuda")
     entry["params"] = entry["params"].replace("const tilec_launch* launch", "const tilec_launch* launch, void* stream")
     entry["kernel"] = kernel_name
@@ -61,6 +61,7 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
     entry["block_dim"] = fn.block_dim
     entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn) if isinstance(s.type, TileT))
     entry["doc"] = doc
+    entry["partial_limit"] = partial_limit  # None: not a tile kernel (no partial blocks)
     return entry
 
 
@@ -87,12 +88,15 @@ def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool 
     scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
     func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
                   .function(f, naming.func_symbol(f.name)) for f in scalar_funcs]
+    funcs = {f.name: f for f in module.funcs}
     kernels: list[dict[str, Any]] = []
     entries: dict[str, list[dict[str, Any]]] = {}
     for plan in plans:
         k = plan.forward
         bodies: list[str] = []
         kernel_entries: list[dict[str, Any]] = []
+        # the forward kernel's, for both directions (as the CPU entries and the manifest have it)
+        partial_limit = kernel_facts(k, funcs).get("partial_limit")
         for fn, direction in ((k, "forward"), (plan.adjoint, "backward")):
             if fn is None:
                 continue
@@ -102,7 +106,7 @@ def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool 
             kernel_name = naming.entry(module.name, k.name, "cuda", direction)
             kernel_entries.append(_cuda_entry(fn, kernel_name, f"{kernel_name}_launch", body_name,
                                               emitter.smem_bytes, emitter.scratch_bytes,
-                                              f"kernel {k.name}, {direction}"))
+                                              f"kernel {k.name}, {direction}", partial_limit))
         kernels.append({"bodies": bodies, "entries": kernel_entries})
         entries[k.name] = kernel_entries
     common = {"version": __version__, "filename": target.filename, "module": module.name}

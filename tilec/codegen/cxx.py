@@ -18,6 +18,7 @@ from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
 from .operand_views import array_operands, transposed_operands, window_operands
+from .tile_print import warp_storage
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
@@ -163,6 +164,7 @@ class CxxEmitter:
         self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
+        self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
 
     # ------------------------------------------------------------ helpers
 
@@ -202,6 +204,7 @@ class CxxEmitter:
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
         self.tile_storage = dict(fn.storage)
+        self.fn = fn
         self.declare_locals(fn)
         self.block(fn.body)
         self.depth -= 1
@@ -460,6 +463,10 @@ class CxxEmitter:
             old = self.temp()
             text = f"{{ {ctype(e.type)} {old}; {self.runtime_call(OPS[e.op].cpp, old, e, list(e.args))}; }}"
             self.emit(self.leader_block(text))
+        elif isinstance(e, ir.OpCall) and e.op == "print_tile":  # once per block, with Warp's storage label
+            assert self.fn is not None  # set by function()
+            label = warp_storage(self.fn, e.args[0])
+            self.emit(self.leader_block(f'tl::print_tile(ctx, {self.expr(e.args[0])}, "{label}");'))
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):

@@ -402,7 +402,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                           node)
         syms = [arg.sym for _, arg in mutated if isinstance(arg, ir.Var)]  # (all, after the test above)
         for sym in syms:
-            self.note_mutation(sym, node)
+            self.note_mutation(sym, node, accumulates=call.op == "tile_axpy")
             self.note_inplace(sym)
         if len(syms) == 1:
             return [ir.Assign(syms[0], call, self.span(node))]

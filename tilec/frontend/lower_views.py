@@ -257,15 +257,20 @@ class ViewLowering(LoweringHost):
             self.tile_views.pop(name, None)
             self.view_exprs.pop(name, None)
 
-    def note_mutation(self, sym: ir.Sym, node: cst.CSTNode) -> None:
+    def note_mutation(self, sym: ir.Sym, node: cst.CSTNode, accumulates: bool = False) -> None:
         """An in-place update of `sym`, which views alias as in Warp: a view written in place is written
         back into its parent, and the parent's other views are taken again, after the statement. Where
-        that is not exact (a strided view, indices reassigned since), a diagnostic or a stale mark."""
+        that is not exact (a strided view, indices reassigned since), a diagnostic or a stale mark.
+        accumulates: the update adds to the tile (tile_axpy), which onto a broadcast Warp makes with
+        atomics into the source: accumulate_back."""
         views = self.tile_views
         if sym.name in views:
             parent = views[sym.name]
-            self.refuse_broadcast_write(sym.name, node)
-            back = self.write_back(sym, node)
+            back = self.accumulate_back(sym, node) if accumulates else None
+            through_broadcast = back is not None  # the broadcast itself is taken again from its source
+            if back is None:
+                self.refuse_broadcast_write(sym.name, node)
+                back = self.write_back(sym, node)
             if back is None:
                 self.fail("TC0401", f"unsupported syntax: `{sym.name}` is a view of `{parent}`; in Warp writing "
                           f"into it also changes `{parent}`, which tilec does for unit-step views whose indices "
@@ -273,7 +278,7 @@ class ViewLowering(LoweringHost):
             self.pending_aliases.append(back)
             parent_sym = back.target
             self.note_inplace(parent_sym)
-            self.refresh_views(parent_sym, node, skip=sym.name)
+            self.refresh_views(parent_sym, node, skip=None if through_broadcast else sym.name)
             if parent_sym.name in views and parent_sym.name != sym.name:  # a view of a view: up the chain
                 self.note_mutation(parent_sym, node)
             return
@@ -290,6 +295,28 @@ class ViewLowering(LoweringHost):
                   f"{op.span.line}); in Warp its elements alias those of `{source}`, so this write changes `{source}` "
                   "(and a whole-tile write races along the broadcast axes); tilec does not write through broadcasts",
                   node, help=f"write into `{source}` directly: its broadcasts see the change")
+
+    def accumulate_back(self, view_sym: ir.Sym, node: cst.CSTNode) -> ir.Assign | None:
+        """After `tile_axpy(alpha, x, b)` onto `b = tile_broadcast(a, shape)`: Warp 1.19 adds atomically
+        through the broadcast, so every element of `a` gains the sum of the additions made to the
+        elements that alias it (its test_tile_axpy_broadcast_dest). As
+        `a = a + reshape(sum over the broadcast axes of (b - tile_broadcast(a, shape)))`; None where `b`
+        is no broadcast (or not of an unchanged `a`)."""
+        op, _ = self.view_exprs.get(view_sym.name, (None, None))
+        parent_binding = self.env.get(self.tile_views[view_sym.name])
+        if op is None or op.op != "tile_broadcast" or parent_binding is None or not self.unchanged(view_sym.name):
+            return None
+        parent, span = parent_binding.sym, self.span(node)
+        before = replace(op, args=(ir.Var(parent, span),) + op.args[1:], span=span)
+        delta = self.make_op("sub", [ir.Var(view_sym, span), before], {}, node)
+        shape, source = tuple(cast(TileT, view_sym.type).shape), tuple(cast(TileT, parent.type).shape)
+        padded = (1,) * (len(shape) - len(source)) + source
+        for axis in reversed(range(len(shape))):  # the broadcast axes, last first: earlier ones keep their index
+            if padded[axis] == 1 and shape[axis] != 1:
+                delta = self.make_op("tile_sum", [delta], {"axis": axis}, node)
+        if tuple(delta.type.shape) != source:
+            delta = self.make_op("tile_reshape", [delta], {"shape": source}, node)
+        return ir.Assign(parent, self.make_op("add", [ir.Var(parent, span), delta], {}, node), span)
 
     def unchanged(self, name: str) -> bool:
         _, counts = self.view_exprs[name]

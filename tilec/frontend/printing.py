@@ -18,7 +18,7 @@ from typing import NoReturn, TypeGuard
 import libcst as cst
 
 from .. import ir
-from ..ir.types import Scalar, describe
+from ..ir.types import Scalar, TileT, describe
 
 SPEC = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\d*)(?P<prec>\.\d*)?(?P<length>hh|h|ll|l|j|z|t|L)?(?P<conv>.?)",
                   re.S)
@@ -108,7 +108,9 @@ class PrintLowering:
         self.refuse_string_building(args[0])
         text = string_literal(args[0])
         if text is None:
-            return self.lower_op("print", node)
+            value = self.expr(args[0])
+            # a tile: printed once per block (Warp's tile print)
+            return self.make_op("print_tile" if isinstance(value.type, TileT) else "print", [value], {}, node)
         return self.make_op("print_format", [], {"format": escape(text) + "\n"}, node)
 
     def refuse_string_building(self, value: cst.CSTNode) -> None:

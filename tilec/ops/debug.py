@@ -4,11 +4,11 @@ They have no value and no gradient, are never replayed by an adjoint, and write 
 output stream: `print(x)` formats x as Warp does (`%g` for floats, True/False for bools), one
 line per executing thread; `wp.expect_eq/neq/near` print a report when the check fails;
 `assert` (internal, made by the checker) stops the launch with an AssertionError in `--debug`
-builds and is compiled out otherwise, as in Warp.
+builds and is compiled out otherwise, as in Warp. `print(t)` of a tile prints it once per block.
 """
 from __future__ import annotations
 
-from ..ir.types import Scalar, describe
+from ..ir.types import Scalar, TileT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -17,6 +17,13 @@ def _print(b: Bound) -> None:
     t = b.types["value"]
     if not isinstance(t, Scalar):
         b.fail("TC0303", f"prints scalars only, got {describe(t)}", "value")
+    return None
+
+
+def _print_tile(b: Bound) -> None:
+    t = b.types["value"]
+    if not isinstance(t, TileT) or not isinstance(t.dtype, Scalar):
+        b.fail("TC0303", f"prints tiles of scalars only, got {describe(t)}", "value")
     return None
 
 
@@ -51,6 +58,9 @@ def _assert(b: Bound) -> None:
 OPS = [
     OpSpec("print", (Param("value", "value"),), _print, "print_value",
            "print a scalar on its own line (stdout on the CPU, printf on the GPU)", effect=True),
+    OpSpec("print_tile", (Param("value", "value"),), _print_tile, "print_tile",
+           "print(t) of a tile: its elements nested by rows, then `= tile(shape=(...), storage=...)`, as Warp "
+           "1.19 prints it (once per block, by the leader)", effect=True, api=False),
     OpSpec("print_format", (Param("format", "const"),), _print_format, "print_format",
            "print() of a string literal and wp.printf: a format checked by frontend/printing.py, its integers "
            "as long long and floats as double", variadic="args", effect=True, api=False),

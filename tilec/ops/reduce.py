@@ -38,6 +38,9 @@ def reduced_shape(b: Bound, t: TileT) -> tuple[Dim, ...]:
     axis = b.attrs.get("axis")
     if axis is None:
         return (1,)
+    if isinstance(axis, int) and axis < 0:  # Warp 1.19's tile_sum and tile_reduce refuse it
+        b.fail("TC0106", f"axis {axis} is out of range for a {t.ndim}-d tile: a reduction's axis counts from 0, "
+               f"as in Warp (here 0 to {t.ndim - 1})", "axis")
     axis = rules.norm_axis(b, "axis", axis, t.ndim)
     shape = t.shape[:axis] + t.shape[axis + 1:]
     return shape or (1,)

@@ -825,6 +825,24 @@ def _print(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     print(_format(a[0]))
 
 
+@impl("print_tile")
+def _print_tile(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    print(tile_text(np.asarray(a[0]), "register"))
+
+
+def tile_text(t: np.ndarray, storage: str) -> str:
+    """Warp 1.19's text of a printed tile (runtime debug.h print_tile): rows in brackets, values
+    apart by one space, a 2-d level's rows on new lines indented by ndim - 1, higher levels apart
+    by a blank line, then ` = tile(shape=(d0,d1), storage=...)`."""
+    def level(x: np.ndarray, depth: int) -> str:
+        if x.ndim == 1:
+            return "[" + " ".join(_format(v) for v in x) + "]"
+        sep = "\n" + " " * (t.ndim - 1) if x.ndim == 2 else "\n\n" + " " * (depth + 1)
+        return "[" + sep.join(level(r, depth + 1) for r in x) + "]"
+
+    return level(t, 0) + f" = tile(shape=({','.join(str(d) for d in t.shape)}), storage={storage})"
+
+
 @impl("print_format")
 def _print_format(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     import re

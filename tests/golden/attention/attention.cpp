@@ -224,7 +224,7 @@ extern "C" int attention_attention_cpu_forward(const tilec_launch* launch, tilec
     const tl::Array<float, 2> _arg_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&v_K));
     const tl::Array<float, 2> _arg_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&v_V));
     const tl::Array<float, 2> _arg_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&v_O));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 369152,
@@ -243,7 +243,7 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_K));
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 545920,

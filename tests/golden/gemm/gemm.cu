@@ -242,8 +242,10 @@ extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_forward(tilec_l
 extern "C" int gemm_gemm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -284,8 +286,10 @@ extern "C" __global__ void __launch_bounds__(256) gemm_gemm_cuda_backward(tilec_
 extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_A, tilec_array v_B, tilec_array v_C, tilec_array adj_v_A, tilec_array adj_v_B, tilec_array adj_v_C) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {

@@ -298,7 +298,7 @@ extern "C" int layernorm_layernorm_cpu_forward(const tilec_launch* launch, tilec
     const tl::Array<float, 1> _arg_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&v_gamma));
     const tl::Array<float, 1> _arg_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&v_beta));
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 323808,
@@ -317,7 +317,7 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
     const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 391808,

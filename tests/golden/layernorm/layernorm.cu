@@ -951,8 +951,10 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_layernorm_cuda_forwa
 extern "C" int layernorm_layernorm_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -995,8 +997,10 @@ extern "C" __global__ void __launch_bounds__(256) layernorm_layernorm_cuda_backw
 extern "C" int layernorm_layernorm_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_gamma, tilec_array v_beta, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_gamma, tilec_array adj_v_beta, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {

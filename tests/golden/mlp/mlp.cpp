@@ -137,7 +137,7 @@ extern "C" int mlp_mlp_cpu_forward(const tilec_launch* launch, tilec_array v_X, 
     const tl::Array<float, 2> _arg_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&v_W2));
     const tl::Array<float, 1> _arg_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&v_b2));
     const tl::Array<float, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 332544,
@@ -160,7 +160,7 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     const tl::Array<float, 2> _arg_adj_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W2));
     const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 492800,

@@ -463,8 +463,10 @@ extern "C" __global__ void __launch_bounds__(256) mlp_mlp_cuda_forward(tilec_lau
 extern "C" int mlp_mlp_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -511,8 +513,10 @@ extern "C" __global__ void __launch_bounds__(256) mlp_mlp_cuda_backward(tilec_la
 extern "C" int mlp_mlp_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_X, tilec_array v_W1, tilec_array v_b1, tilec_array v_W2, tilec_array v_b2, tilec_array v_Y, tilec_array adj_v_X, tilec_array adj_v_W1, tilec_array adj_v_b1, tilec_array adj_v_W2, tilec_array adj_v_b2, tilec_array adj_v_Y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {

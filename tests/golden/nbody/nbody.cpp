@@ -339,7 +339,7 @@ extern "C" int nbody_step_cpu_forward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 1> _arg_v_mass(*reinterpret_cast<const tl::ArrayDesc*>(&v_mass));
     const tl::Array<tl::vec<3, float>, 1> _arg_v_new_pos(*reinterpret_cast<const tl::ArrayDesc*>(&v_new_pos));
     const tl::Array<tl::vec<3, float>, 1> _arg_v_new_vel(*reinterpret_cast<const tl::ArrayDesc*>(&v_new_vel));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 351488,
@@ -360,7 +360,7 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     const tl::Array<float, 1> _arg_adj_v_mass(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_mass));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_pos(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_pos));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_vel(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_vel));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 612096,

@@ -187,7 +187,7 @@ static void k_masked_scale_backward(tl::Ctx& ctx, tl::Array<uint32_t, 1> v_flags
 extern "C" int warp_port_gelu_rows_cpu_forward(const tilec_launch* launch, tilec_array v_a, tilec_array v_out) {
     const tl::Array<float, 2> _arg_v_a(*reinterpret_cast<const tl::ArrayDesc*>(&v_a));
     const tl::Array<float, 1> _arg_v_out(*reinterpret_cast<const tl::ArrayDesc*>(&v_out));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 270400,
@@ -202,7 +202,7 @@ extern "C" int warp_port_gelu_rows_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_v_out(*reinterpret_cast<const tl::ArrayDesc*>(&v_out));
     const tl::Array<float, 2> _arg_adj_v_a(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_a));
     const tl::Array<float, 1> _arg_adj_v_out(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_out));
-    // a partial last block whose threads cannot hold every tile an op reads elsewhere (lanes.h)
+    // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327872,

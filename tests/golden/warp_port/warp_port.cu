@@ -432,8 +432,10 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_gelu_rows_cuda_forwa
 extern "C" int warp_port_gelu_rows_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_a, tilec_array v_out) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -472,8 +474,10 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_gelu_rows_cuda_backw
 extern "C" int warp_port_gelu_rows_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_a, tilec_array v_out, tilec_array adj_v_a, tilec_array adj_v_out) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    // a partial last block runs whole, its missing threads as stand-ins (ctx_cuda.h); refused where
+    // its threads cannot hold every tile an op reads elsewhere, as on the CPU
+    if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -511,8 +515,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_masked_scale_cuda_fo
 extern "C" int warp_port_masked_scale_cuda_forward_launch(const tilec_launch* launch, void* stream, tilec_array v_flags, tilec_array v_x, tilec_array v_y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
@@ -553,8 +556,7 @@ extern "C" __global__ void __launch_bounds__(256) warp_port_masked_scale_cuda_ba
 extern "C" int warp_port_masked_scale_cuda_backward_launch(const tilec_launch* launch, void* stream, tilec_array v_flags, tilec_array v_x, tilec_array v_y, tilec_array adj_v_flags, tilec_array adj_v_x, tilec_array adj_v_y) {
     int64_t blocks = 1;
     for (int k = 0; k < launch->ndim; ++k) blocks *= launch->dim[k];
-    if (launch->lane_tid == 3 && blocks % launch->block_dim) return 6;  // a partial last block: the CPU only
-    if (launch->lane_tid == 3) blocks /= launch->block_dim;  // dim counts threads (blocks span its rows)
+    if (launch->lane_tid == 3) blocks = (blocks + launch->block_dim - 1) / launch->block_dim;  // dim counts threads
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {

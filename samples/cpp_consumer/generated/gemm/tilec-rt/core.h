@@ -178,4 +178,16 @@ template <class T, int N> struct Array {
     TL_HD bool contiguous_last() const { return strides[N - 1] == int64_t(sizeof(T)); }
 };
 
+// Whether a launch's partial last block (lane_tid 3, threads not a multiple of block_dim) has a
+// defined result: every tile that an op reads at other positions has at most `limit` elements
+// (codegen/analysis.partial_block_limit), so all of them are active. The loader checks the same.
+// Desc: the LaunchDesc of lanes.h (CPU, emulation) or ctx_cuda.h (GPU).
+template <class Desc> inline bool partial_block_defined(const Desc& L, int64_t limit) {
+    if (L.lane_tid != 3 || L.block_dim <= 1) return true;
+    int64_t threads = 1;
+    for (int k = 0; k < L.ndim; ++k) threads *= L.dim[k];
+    const int64_t rest = threads % L.block_dim;
+    return rest == 0 || rest >= limit;
+}
+
 }  // namespace tl

@@ -33,10 +33,18 @@ struct Ctx {
     unsigned char* gmem = nullptr;  // the block's global scratch slice (global_scratch.h)
     Tape* tape = nullptr;
     DeviceTape* dtape = nullptr;
-    int active = 1 << 30;  // lanes.h: every lane of a .cu block is active (the loader refuses partial blocks)
+    // The threads of this block the launch has (lanes.h): block_dim, or fewer in the partial last
+    // block of a SIMT launch. That block is launched whole: its threads from `active` on are
+    // stand-ins, which join every tile operation and barrier (so each __syncthreads is reached by
+    // the whole block) while their own effects are masked: their tile elements are inactive (as
+    // Warp's missing threads' are: live), they store, add atomically and print nothing (standin).
+    // A stand-in's wp.tid() wraps past the launch's last thread, so its array reads stay in range.
+    int active = 1 << 30;
     TL_HD bool leader() const { return lane == 0; }
     TL_HD bool partial() const { return active < block_dim; }
     TL_HD bool live(int e) const { return active >= block_dim || e % block_dim < active; }
+    TL_HD bool standin() const { return lane >= active; }
+    TL_HD bool running(int) const { return true; }  // lanes.h: only the CPU exchanges through slots
     TL_HD void sync() {
 #if defined(__CUDA_ARCH__)
         __syncthreads();
@@ -57,6 +65,14 @@ __device__ inline Ctx device_ctx(const LaunchDesc& L, unsigned char* smem, int64
     // Constant indices only (unrolled): one runtime index would put ctx in local memory.
     // lane_tid 3: dim counts threads; this thread's global linear index unflattens over it
     int64_t rest = L.lane_tid == 3 ? block * int64_t(L.block_dim) + int64_t(threadIdx.x) : block;
+    if (L.lane_tid == 3) {  // the last block may be partial
+        int64_t threads = 1;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (k < L.ndim) threads *= L.dim[k];
+        const int64_t left = threads - block * int64_t(L.block_dim);
+        if (left < int64_t(L.block_dim)) ctx.active = int(left);
+    }
 #pragma unroll
     for (int k = 3; k >= 0; --k) {
         if (k < L.ndim) {

@@ -65,7 +65,7 @@ template <class F> inline void emu_launch(const LaunchDesc& L, size_t smem_bytes
         static thread_local std::vector<unsigned char> buffer;
         buffer.assign(smem_bytes + 64, 0);
         emu_smem() = buffer.data();
-    });
+    }, true);  // a partial last block: block_dim fibers, the missing threads as stand-ins (ctx_cuda.h)
 }
 
 // emu_launch for a kernel with global scratch: each worker thread (a resident block) takes its
@@ -87,7 +87,7 @@ inline void emu_launch(const LaunchDesc& L, size_t smem_bytes, size_t stack_byte
         }
         if (slice >= scratch.slots) throw std::logic_error("more emulation workers than scratch slices");
         emu_gmem() = scratch.base + slice * scratch.block_bytes;
-    });
+    }, true);
 }
 
 }  // namespace tl

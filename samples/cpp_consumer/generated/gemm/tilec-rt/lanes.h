@@ -63,6 +63,11 @@ struct Ctx {
     inline bool leader() const;
     bool partial() const { return active < block_dim; }
     bool live(int e) const { return active >= block_dim || e % block_dim < active; }
+    // A lane past the partial last block's threads, run only by the CUDA emulation (launch_blocks'
+    // standins): it joins the block's tile operations, its own effects are masked (ctx_cuda.h).
+    bool standin() const { return lane >= active; }
+    // Whether lane l's body has not returned: a returned lane's exchange slots are stale.
+    inline bool running(int l) const;
     inline void sync();
     inline unsigned char* scratch();
     // One T per lane in the block's shared buffer (grown on demand; lanes switch only at sync).
@@ -160,6 +165,7 @@ struct LaneGroup {
 };
 
 inline bool Ctx::leader() const { return group ? lane == group->first_alive : lane == 0; }
+inline bool Ctx::running(int l) const { return !group || !group->done[l]; }
 inline void Ctx::sync() {
     if (group) group->barrier(lane);
 }
@@ -185,16 +191,6 @@ struct LaunchDesc {
     int32_t num_threads;  // 0: all cores
 };
 
-// Whether a launch's partial last block (lane_tid 3, threads not a multiple of block_dim) has a
-// defined result: every tile that an op reads at other positions has at most `limit` elements
-// (codegen/analysis.partial_block_limit), so all of them are active. The loader checks the same.
-inline bool partial_block_defined(const LaunchDesc& L, int64_t limit) {
-    if (L.lane_tid != 3 || L.block_dim <= 1) return true;
-    int64_t threads = 1;
-    for (int k = 0; k < L.ndim; ++k) threads *= L.dim[k];
-    const int64_t rest = threads % L.block_dim;
-    return rest == 0 || rest >= limit;
-}
 
 inline int worker_count(const LaunchDesc& L, int64_t nblocks) {
     int n = L.num_threads;
@@ -219,7 +215,8 @@ inline Ctx*& single_lane_ctx() {
 // object): each module's build skips compiling the launch machinery (threads, fibers) again.
 #if defined(TILEC_SHARED_RUNTIME) && !defined(TILEC_RUNTIME_IMPL)
 void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
-                   const std::function<void(Ctx&)>& body, const std::function<void()>& block_setup = nullptr);
+                   const std::function<void(Ctx&)>& body, const std::function<void()>& block_setup = nullptr,
+                   bool standins = false);
 #else
 #ifdef TILEC_RUNTIME_IMPL
 #define TILEC_RUNTIME_LINKAGE
@@ -228,7 +225,8 @@ void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
 #endif
 TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed, size_t stack_bytes,
                                          const std::function<void(Ctx&)>& body,
-                                         const std::function<void()>& block_setup = nullptr) {
+                                         const std::function<void()>& block_setup = nullptr,
+                                         bool standins = false) {
     int64_t nblocks = 1;
     for (int k = 0; k < L.ndim; ++k) nblocks *= L.dim[k];
     const int64_t threads = nblocks;  // lane_tid 3: the launch's threads
@@ -279,13 +277,15 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                 body(ctxs[0]);
                 continue;
             }
-            // the partial last block of a SIMT launch runs only its threads' lanes
+            // the partial last block of a SIMT launch runs only its threads' lanes; with standins (the
+            // CUDA emulation, as a GPU launches whole blocks) all block_dim, the rest as stand-ins
             const int active = L.lane_tid == 3 && threads - b * L.block_dim < L.block_dim
                                    ? int(threads - b * L.block_dim) : L.block_dim;
-            for (int l = 0; l < active; ++l) {
+            const int running = standins ? L.block_dim : active;
+            for (int l = 0; l < running; ++l) {
                 ctxs[l] = base;
                 ctxs[l].lane = l;
-                ctxs[l].nlanes = active;
+                ctxs[l].nlanes = running;
                 ctxs[l].active = active;
                 ctxs[l].group = group;
                 tapes[l].top = 0;
@@ -300,7 +300,7 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
                     }
                 }
             }
-            group->run(body, ctxs.data(), active);
+            group->run(body, ctxs.data(), running);
         }
     };
     auto worker = [&]() { guarded_worker(worker_body); };

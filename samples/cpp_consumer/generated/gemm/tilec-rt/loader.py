@@ -336,15 +336,12 @@ def _partial_block_message(name, grid, block_dim, why):
             + " (" + pad + " with arrays sized to match, or use launch_tiled)")
 
 
-def _partial_block_refusal(meta, device, rest):
+def _partial_block_refusal(meta, rest):
     """Why a partial last block of `rest` threads cannot run (None: it can; docs/kernels.md).
     There, as in Warp, tile element e belongs to thread e % block_dim and the missing threads'
-    elements are inactive: not stored, left out of reductions and scans (the CPU runtime masks
-    them). Ops that read elements at other positions (matmul, transpose, views, t[i] ...) would
+    elements are inactive: not stored, left out of reductions and scans (the runtime masks them;
+    on cuda the block runs whole, its missing threads as stand-ins whose own effects are masked). Ops that read elements at other positions (matmul, transpose, views, t[i] ...) would
     read inactive ones, which Warp leaves unset: defined only when their tiles fit in `rest`."""
-    if device != "cpu":
-        return (f"tilec runs such a block on device='cpu' only (device={device!r} would need the block's "
-                "missing threads to take part in its tile operations)")
     limit = meta.get("partial_limit")
     if limit is None:
         return "this build predates partial blocks: rebuild it"
@@ -471,7 +468,7 @@ class Kernel:
         block_dim = self._block_dim(block_dim)
         if grid[-1] % block_dim:
             rest = _points(grid) % block_dim
-            why = _partial_block_refusal(self.meta, device or "cpu", rest) if rest else None
+            why = _partial_block_refusal(self.meta, rest) if rest else None
             if why:
                 raise ValueError(_partial_block_message(self.name, grid, block_dim, why))
             # blocks of block_dim consecutive threads of the row-major order of dim; they may span its
@@ -622,7 +619,7 @@ class Kernel:
         if rc == 5:  # reduce.h: no_active_element (a partial last block, docs/kernels.md)
             raise RuntimeError(f"{self.name}: a tile_reduce/argmax/argmin group of the partial last block has no "
                                "active element and its operator no identity (0, 1, -inf or +inf), as Warp reports")
-        if rc == 6:  # lanes.h partial_block_defined; launch() refuses these first
+        if rc == 6:  # core.h partial_block_defined; launch() refuses these first
             raise ValueError(f"{self.name}: this build cannot run a partial last block of this launch")
         if rc == 3:  # TILEC_ASSERT_FAILED (runtime debug.h): the message went to stderr
             raise AssertionError(f"{self.name}: an assert failed in the kernel (--debug build; see stderr)")

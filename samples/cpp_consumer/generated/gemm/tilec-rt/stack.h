@@ -40,6 +40,7 @@ template <class T, int C> TL_HD Stack<T, C> tile_stack(Ctx& ctx, unsigned char* 
 template <class T, int C, class V> TL_HD int32_t tile_stack_push(Ctx& ctx, Stack<T, C> s, V value, bool has_value) {
     ctx.sync();
     int slot = -1;
+    has_value = has_value && !ctx.standin();  // a partial block's stand-in thread pushes nothing
     if (has_value) {
         slot = atomic_add_ptr(s.count, 1);
         if (slot < C) s.data[slot] = T(value);
@@ -54,7 +55,7 @@ template <class T, int C, class V> TL_HD int32_t tile_stack_push(Ctx& ctx, Stack
 // or matrix in a stack of them: T() is every element type's zero).
 template <class T, int C> TL_HD void tile_stack_pop(Ctx& ctx, Stack<T, C> s, T& value, int32_t& slot) {
     ctx.sync();
-    const int taken = atomic_add_ptr(s.count, -1) - 1;
+    const int taken = ctx.standin() ? -1 : atomic_add_ptr(s.count, -1) - 1;  // a stand-in takes none
     const bool ok = taken >= 0 && taken < C;
     value = ok ? s.data[taken] : T();
     slot = ok ? taken : -1;

@@ -76,7 +76,8 @@ template <class TT, class... I> TL_HD typename TT::value_type tile_extract(const
 
 // Element writes run in every lane. With several lanes each lane's copy receives every
 // lane's write, so all copies stay equal (mode 0: set, 1: add, 2: subtract). Sets are applied
-// from the last lane to the first: where lanes write one element, the leader's value lands.
+// from the last lane to the first: where lanes write one element, the leader's value lands (the
+// lowest lane still running: a lane that returned wrote no slot this time, its old one is skipped).
 // `active` false: this lane writes nothing (tile_scatter_*'s has_value).
 // The integer (or integer vector / matrix) operand of a bitwise element update, from what the lanes exchange.
 template <class T> struct is_int_value : std::false_type {};
@@ -113,7 +114,7 @@ TL_HD void tile_write_item_if(Ctx& ctx, TT& t, int mode, bool active, V value, I
     ctx.sync();
     for (int k = 0; k < ctx.nlanes; ++k) {
         int l = mode == 0 ? ctx.nlanes - 1 - k : k;
-        apply(slots[l].index, slots[l].value);
+        if (ctx.running(l)) apply(slots[l].index, slots[l].value);
     }
     ctx.sync();
 }
