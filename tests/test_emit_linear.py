@@ -198,3 +198,21 @@ def test_a_clean_check_computes_no_source_positions(monkeypatch, kind):
     module = compile_source(program(60, kind), f"{kind}.py").module
     assert sources.adjoint_warnings(module) == []
     assert computed == []
+
+
+def test_gpu_forward_of_a_kernel_calling_no_func_is_the_kernel():
+    """The CUDA backend's forward kernel is the CPU's own Function when no func is inlined into it
+    (normalizing a normalized kernel again changes nothing), so the facts both backends ask of it
+    (declarations, locals, ops) are computed once; a kernel calling a func is inlined anew."""
+    from tilec.backend_cuda.emit import plan_cuda
+    from tilec.codegen import sources
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    with_func = program(6, "tiles").replace(
+        "@wp.kernel", "@wp.func\ndef twice(x: float):\n    return x * 2.0\n\n\n@wp.kernel").replace(
+        "    wp.tile_store", "    t0 = wp.tile_map(twice, t0)\n    wp.tile_store")
+    for source, same in ((program(6, "tiles"), True), (with_func, False)):
+        module = normalize_module(compile_source(source, "straight.py").module)
+        cuda, = plan_cuda(module, sources.plan_kernels(module))
+        assert (cuda.forward is module.kernels[0]) is same

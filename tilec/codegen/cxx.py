@@ -160,6 +160,8 @@ class CxxEmitter:
         self.slot: str | None = None  # inside a register-layout loop: the slot variable
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
+        self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
+        self.where_text = ""  # an adjoint's statements share their source statement's span
 
     # ------------------------------------------------------------ helpers
 
@@ -176,7 +178,9 @@ class CxxEmitter:
         return ""
 
     def where(self, span: Span) -> None:
-        self.emit(f"// {self.target.filename}:{span.line}")
+        if span is not self.where_span:
+            self.where_span, self.where_text = span, f"// {self.target.filename}:{span.line}"
+        self.lines.append("    " * self.depth + self.where_text)  # (emit's test: a comment is no barrier)
         if self.target.line_directives:
             self.lines.append(f'#line {span.line} "{self.target.filename}"')
 
@@ -472,20 +476,24 @@ class CxxEmitter:
 
     def elem(self, e: ir.Expr, idx: str, dtype: Element) -> str:
         """Element `idx` of a tile expression (scalars broadcast)."""
-        if isinstance(e, ir.Var) and isinstance(e.type, TileT):
-            if e.sym in self.registers:
-                assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their own slot"
-                return f"{naming.cxx_var(e.sym)}.v[{self.slot}]"
-            return f"{naming.cxx_var(e.sym)}.data[{idx}]"
-        if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
-            src, dst = _tile_type(e.args[0].type), _tile_type(e.type)
-            mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
-            return self.elem(e.args[0], mapped, dtype)
-        if isinstance(e, ir.OpCall) and is_fusible(e):
-            args = [self.elem(a, idx, dtype) for a in e.args]
-            if e.op == "tile_map":
-                return self.apply_func(e.attr("op"), args, False, _tile_type(e.type).dtype)
-            return self.scalar_op(e, args, _tile_type(e.type).dtype)
+        kind = type(e)  # exact classes: asked of every node of every fused loop
+        if kind is ir.Var:
+            sym = e.sym  # type: ignore[union-attr]  # the kind was just tested
+            if isinstance(sym.type, TileT):
+                if sym in self.registers:
+                    assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their own slot"
+                    return f"{naming.cxx_var(sym)}.v[{self.slot}]"
+                return f"{naming.cxx_var(sym)}.data[{idx}]"
+        elif kind is ir.OpCall:
+            if e.op == "tile_broadcast":  # type: ignore[union-attr]
+                src, dst = _tile_type(e.args[0].type), _tile_type(e.type)  # type: ignore[union-attr]
+                mapped = "0" if src.size == 1 else f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
+                return self.elem(e.args[0], mapped, dtype)  # type: ignore[union-attr]
+            if is_fusible(e):
+                args = [self.elem(a, idx, dtype) for a in e.args]
+                if e.op == "tile_map":
+                    return self.apply_func(e.attr("op"), args, False, _tile_type(e.type).dtype)
+                return self.scalar_op(e, args, e.type.dtype)  # (is_fusible: a tile's op)
         return self.expr(e)
 
     def apply_func(self, name: str, args: list[str], in_lambda: bool, dtype: Element | None = None) -> str:
