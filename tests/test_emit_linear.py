@@ -216,3 +216,34 @@ def test_gpu_forward_of_a_kernel_calling_no_func_is_the_kernel():
         module = normalize_module(compile_source(source, "straight.py").module)
         cuda, = plan_cuda(module, sources.plan_kernels(module))
         assert (cuda.forward is module.kernels[0]) is same
+
+
+def test_an_adjoint_runs_each_op_rule_once_per_distinct_call(monkeypatch):
+    """ops.build.call keeps the type each op's rule gave for the same argument types, constants
+    and attributes: deriving the adjoint of 20 or of 160 straight-line tile statements runs the
+    rules equally often (each statement builds the same calls), and the types are the rules'."""
+    from tilec import ir
+    from tilec.ops import build
+
+    ran = []
+    rule_type = build._rule_type
+
+    def counted(op, args, attrs):
+        ran.append(op)
+        return rule_type(op, args, attrs)
+
+    monkeypatch.setattr(build, "_rule_type", counted)
+    for n in (20, 160):
+        build._TYPES.clear()
+        ran.clear()
+        plan, = _plans(program(n, "tiles"))
+        assert plan.adjoint is not None
+        counts = len(ran)
+        if n == 20:
+            first = counts
+    assert 0 < counts == first
+    for s in ir.walk_stmts(plan.adjoint.body):  # every kept type is what the rule says
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if type(x) is ir.OpCall and x.op in ("add", "mul", "sin", "cos", "tile_zeros"):
+                    assert rule_type(x.op, x.args, dict(x.attrs)) == x.type, x
