@@ -247,3 +247,23 @@ def test_an_adjoint_runs_each_op_rule_once_per_distinct_call(monkeypatch):
             for x in ir.walk_expr(e):
                 if type(x) is ir.OpCall and x.op in ("add", "mul", "sin", "cos", "tile_zeros"):
                     assert rule_type(x.op, x.args, dict(x.attrs)) == x.type, x
+
+
+def test_thread_varying_of_straight_line_code_counts_no_reads(monkeypatch):
+    """effects.thread_varying counts the kernel's reads (use_counts) only for a block under a
+    varying condition: a straight-line kernel needs none; one with `if i > 0:` still finds the
+    value assigned there varying."""
+    from tilec import ir
+    from tilec.passes import effects
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    counted = []
+    use_counts = ir.use_counts
+    monkeypatch.setattr(ir, "use_counts", lambda body: counted.append(body) or use_counts(body))
+    straight = normalize_module(compile_source(program(30, "scalar"), "s.py").module).kernels[0]
+    assert effects._thread_varying(straight, False) == set() and counted == []
+    branch = ("import warp as wp\n\n\n@wp.kernel\ndef k(A: wp.array(dtype=float)):\n    i = wp.tid()\n"
+              "    x = A[0]\n    if i > 0:\n        y = x * 2.0\n        A[1] = y\n")
+    fn = normalize_module(compile_source(branch, "b.py").module).kernels[0]
+    assert {s.name for s in effects._thread_varying(fn, False)} == {"i"} and counted
