@@ -267,3 +267,33 @@ def test_thread_varying_of_straight_line_code_counts_no_reads(monkeypatch):
               "    x = A[0]\n    if i > 0:\n        y = x * 2.0\n        A[1] = y\n")
     fn = normalize_module(compile_source(branch, "b.py").module).kernels[0]
     assert {s.name for s in effects._thread_varying(fn, False)} == {"i"} and counted
+
+
+def test_kernel_facts_are_computed_for_the_forward_kernel_only(monkeypatch):
+    """Every file of both targets asks the kernel facts (analysis.py: each a walk of the body) of
+    the forward kernel alone; the CPU adjoint's entry takes only its tiles' bytes of the adjoint,
+    and the stack it asks for still grows with them."""
+    import re
+
+    from tilec import ir
+    from tilec.codegen import sources
+    from tilec.driver import generate
+    from tilec.ir.types import TileT
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    computed = []
+    facts = sources._kernel_facts
+    monkeypatch.setattr(sources, "_kernel_facts", lambda fn, funcs: computed.append(fn.name) or facts(fn, funcs))
+    flags = {"block_dim": 256, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    for n in (4, 40):
+        computed.clear()
+        src = program(n, "tiles")
+        module = normalize_module(compile_source(src, "straight.py").module)
+        cpp = generate(module, src, flags)["straight.cpp"]
+        assert computed == ["k"]
+        plan, = sources.plan_kernels(module)
+        adjoint_tiles = {s.target for s in plan.adjoint.body if isinstance(getattr(s, "target", None), ir.Sym)
+                         and isinstance(s.target.type, TileT)}
+        stacks = re.findall(r"tl::launch_blocks\([^,]*, (?:true|false), (\d+),", cpp)
+        assert [int(b) for b in stacks][1:] == [2 * sum(t.type.nbytes for t in adjoint_tiles) + 256 * 1024]
