@@ -481,7 +481,7 @@ class CxxEmitter:
             sym = e.sym  # type: ignore[union-attr]  # the kind was just tested
             if isinstance(sym.type, TileT):
                 if sym in self.registers:
-                    assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their own slot"
+                    assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their slot"
                     return f"{naming.cxx_var(sym)}.v[{self.slot}]"
                 return f"{naming.cxx_var(sym)}.data[{idx}]"
         elif kind is ir.OpCall:

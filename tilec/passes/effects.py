@@ -162,7 +162,7 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
             sites[s.target] = sites.get(s.target, 0) + 1
-    everywhere: dict[ir.Sym, int] = {}  # every symbol's reads in fn: counted when a block is first visited under a varying condition
+    everywhere: dict[ir.Sym, int] = {}  # each symbol's reads in fn: counted at the first block under a varying condition
 
     def varies(e: ir.Expr) -> bool:
         stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
