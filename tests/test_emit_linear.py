@@ -198,3 +198,102 @@ def test_a_clean_check_computes_no_source_positions(monkeypatch, kind):
     module = compile_source(program(60, kind), f"{kind}.py").module
     assert sources.adjoint_warnings(module) == []
     assert computed == []
+
+
+def test_gpu_forward_of_a_kernel_calling_no_func_is_the_kernel():
+    """The CUDA backend's forward kernel is the CPU's own Function when no func is inlined into it
+    (normalizing a normalized kernel again changes nothing), so the facts both backends ask of it
+    (declarations, locals, ops) are computed once; a kernel calling a func is inlined anew."""
+    from tilec.backend_cuda.emit import plan_cuda
+    from tilec.codegen import sources
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    with_func = program(6, "tiles").replace(
+        "@wp.kernel", "@wp.func\ndef twice(x: float):\n    return x * 2.0\n\n\n@wp.kernel").replace(
+        "    wp.tile_store", "    t0 = wp.tile_map(twice, t0)\n    wp.tile_store")
+    for source, same in ((program(6, "tiles"), True), (with_func, False)):
+        module = normalize_module(compile_source(source, "straight.py").module)
+        cuda, = plan_cuda(module, sources.plan_kernels(module))
+        assert (cuda.forward is module.kernels[0]) is same
+
+
+def test_an_adjoint_runs_each_op_rule_once_per_distinct_call(monkeypatch):
+    """ops.build.call keeps the type each op's rule gave for the same argument types, constants
+    and attributes: deriving the adjoint of 20 or of 160 straight-line tile statements runs the
+    rules equally often (each statement builds the same calls), and the types are the rules'."""
+    from tilec import ir
+    from tilec.ops import build
+
+    ran = []
+    rule_type = build._rule_type
+
+    def counted(op, args, attrs):
+        ran.append(op)
+        return rule_type(op, args, attrs)
+
+    monkeypatch.setattr(build, "_rule_type", counted)
+    for n in (20, 160):
+        build._TYPES.clear()
+        ran.clear()
+        plan, = _plans(program(n, "tiles"))
+        assert plan.adjoint is not None
+        counts = len(ran)
+        if n == 20:
+            first = counts
+    assert 0 < counts == first
+    for s in ir.walk_stmts(plan.adjoint.body):  # every kept type is what the rule says
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if type(x) is ir.OpCall and x.op in ("add", "mul", "sin", "cos", "tile_zeros"):
+                    assert rule_type(x.op, x.args, dict(x.attrs)) == x.type, x
+
+
+def test_thread_varying_of_straight_line_code_counts_no_reads(monkeypatch):
+    """effects.thread_varying counts the kernel's reads (use_counts) only for a block under a
+    varying condition: a straight-line kernel needs none; one with `if i > 0:` still finds the
+    value assigned there varying."""
+    from tilec import ir
+    from tilec.passes import effects
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    counted = []
+    use_counts = ir.use_counts
+    monkeypatch.setattr(ir, "use_counts", lambda body: counted.append(body) or use_counts(body))
+    straight = normalize_module(compile_source(program(30, "scalar"), "s.py").module).kernels[0]
+    assert effects._thread_varying(straight, False) == set() and counted == []
+    branch = ("import warp as wp\n\n\n@wp.kernel\ndef k(A: wp.array(dtype=float)):\n    i = wp.tid()\n"
+              "    x = A[0]\n    if i > 0:\n        y = x * 2.0\n        A[1] = y\n")
+    fn = normalize_module(compile_source(branch, "b.py").module).kernels[0]
+    assert {s.name for s in effects._thread_varying(fn, False)} == {"i"} and counted
+
+
+def test_kernel_facts_are_computed_for_the_forward_kernel_only(monkeypatch):
+    """Every file of both targets asks the kernel facts (analysis.py: each a walk of the body) of
+    the forward kernel alone; the CPU adjoint's entry takes only its tiles' bytes of the adjoint,
+    and the stack it asks for still grows with them."""
+    import re
+
+    from tilec import ir
+    from tilec.codegen import sources
+    from tilec.driver import generate
+    from tilec.ir.types import TileT
+    from tilec.passes.normalize import normalize_module
+    from tilec.pipeline import compile_source
+
+    computed = []
+    facts = sources._kernel_facts
+    monkeypatch.setattr(sources, "_kernel_facts", lambda fn, funcs: computed.append(fn.name) or facts(fn, funcs))
+    flags = {"block_dim": 256, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    for n in (4, 40):
+        computed.clear()
+        src = program(n, "tiles")
+        module = normalize_module(compile_source(src, "straight.py").module)
+        cpp = generate(module, src, flags)["straight.cpp"]
+        assert computed == ["k"]
+        plan, = sources.plan_kernels(module)
+        adjoint_tiles = {s.target for s in plan.adjoint.body if isinstance(getattr(s, "target", None), ir.Sym)
+                         and isinstance(s.target.type, TileT)}
+        stacks = re.findall(r"tl::launch_blocks\([^,]*, (?:true|false), (\d+),", cpp)
+        assert [int(b) for b in stacks][1:] == [2 * sum(t.type.nbytes for t in adjoint_tiles) + 256 * 1024]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__, ir, naming
+from ..codegen import analysis
 from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
 
@@ -13,13 +14,14 @@ TEMPLATES = templates("tilec.backend_cpu")
 
 def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict[str, ir.Function],
                lanes_of: ir.Function | None = None) -> dict[str, Any]:
-    """lanes_of: the forward kernel, whose lane mode an adjoint shares (its own atomics are not per lane)."""
-    facts = kernel_facts(fn, funcs)
-    lanes = kernel_facts(lanes_of, funcs)["lanes"] if lanes_of is not None else facts["lanes"]
+    """lanes_of: the forward kernel, whose lane mode and partial-block limit an adjoint shares (its
+    own atomics are not per lane): of the adjoint itself only its tiles' bytes are asked (its other
+    facts walk the whole adjoint, the longest body of a build)."""
+    owner = kernel_facts(lanes_of if lanes_of is not None else fn, funcs)
     entry = _entry(name, list(fn.params), body_name, "cpu")
-    entry["lanes"] = "true" if lanes else "false"
-    entry["stack_bytes"] = 2 * facts["tile_bytes"] + 256 * 1024
-    owner = kernel_facts(lanes_of, funcs) if lanes_of is not None else facts
+    entry["lanes"] = "true" if owner["lanes"] else "false"
+    own_tile_bytes = owner["tile_bytes"] if lanes_of is None else analysis.tile_bytes(fn, funcs)
+    entry["stack_bytes"] = 2 * own_tile_bytes + 256 * 1024
     entry["partial_limit"] = owner.get("partial_limit")  # None: not a tile kernel (no partial blocks)
     return entry
 

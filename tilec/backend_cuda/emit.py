@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__, ir, naming
+from ..codegen.analysis import calls
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
 from ..diagnostics import Diagnostic
 from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
@@ -22,7 +23,11 @@ def _touches_tiles(fn: ir.Function) -> bool:
 
 
 def cuda_forward(k: ir.Function, module: ir.Module) -> ir.Function:
-    """A kernel as the GPU runs it forward: funcs touching tiles inlined, then normalized."""
+    """A kernel as the GPU runs it forward: funcs touching tiles inlined, then normalized. Expects
+    a normalized module: a kernel calling no func is its own GPU form (normalizing is idempotent),
+    so the facts both backends ask of it (cxx.py, analysis.py) are computed once."""
+    if not calls(k):
+        return k
     inlined = inline_calls(k, {f.name: f for f in module.funcs}, lift_maps=False)
     return normalize_module(ir.Module(module.name, module.filename, (), (inlined,))).kernels[0]
 

@@ -41,6 +41,7 @@ REGISTER_FILLS = {"tile_zeros": "0", "tile_empty": "0", "tile_ones": "1"}
 class CudaEmitter(CxxEmitter):
     def __init__(self, target: Target, shared_budget: int | None = None) -> None:
         super().__init__(target)
+        self.loop_heads: dict[tuple[str, int], tuple[str, ...]] = {}  # (layout, depth) -> register_loop's first lines
         self.shared_budget = shared_budget  # None: every tile not in registers in shared memory
         self.smem_bytes = 0  # shared memory the body's tiles take
         self.scratch_bytes = 0  # the block's global scratch: tiles past the budget
@@ -161,11 +162,15 @@ class CudaEmitter(CxxEmitter):
         reads_shared = any(isinstance(sym.type, TileT) and sym not in self.registers for sym in ir.read_syms(value))
         if reads_shared or not into_registers:
             self.emit("ctx.sync();")
-        self.emit("TL_UNROLL")
-        self.emit(f"for (int {slot} = 0; {slot} < {layout}::slots; ++{slot}) {{")
+        head = self.loop_heads.get((layout, self.depth))
+        if head is None:  # the same four lines for every loop over a layout at a depth: made once
+            pad, inner = "    " * self.depth, "    " * (self.depth + 1)
+            head = (f"{pad}TL_UNROLL", f"{pad}for (int {slot} = 0; {slot} < {layout}::slots; ++{slot}) {{",
+                    f"{inner}const int {idx} = {layout}::element({slot}, ctx.lane);",
+                    f"{inner}if (!{layout}::valid({idx})) continue;")
+            self.loop_heads[(layout, self.depth)] = head
+        self.lines.extend(head)  # (emit's barrier test: none of them is a barrier)
         self.depth += 1
-        self.emit(f"const int {idx} = {layout}::element({slot}, ctx.lane);")
-        self.emit(f"if (!{layout}::valid({idx})) continue;")
         self.slot = slot
         if isinstance(value, ir.OpCall) and value.op in REGISTER_COPIES:
             read = self.element(value.args[0], idx, _tile(value.args[0].type).dtype)

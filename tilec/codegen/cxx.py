@@ -11,7 +11,7 @@ import math
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .. import ir, naming
 from ..passes.normalize import is_fusible
@@ -165,6 +165,8 @@ class CxxEmitter:
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
+        self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
+        self.where_text = ""  # an adjoint's statements share their source statement's span
 
     # ------------------------------------------------------------ helpers
 
@@ -181,7 +183,9 @@ class CxxEmitter:
         return ""
 
     def where(self, span: Span) -> None:
-        self.emit(f"// {self.target.filename}:{span.line}")
+        if span is not self.where_span:
+            self.where_span, self.where_text = span, f"// {self.target.filename}:{span.line}"
+        self.lines.append("    " * self.depth + self.where_text)  # (emit's test: a comment is no barrier)
         if self.target.line_directives:
             self.lines.append(f'#line {span.line} "{self.target.filename}"')
 
@@ -514,28 +518,33 @@ class CxxEmitter:
 
     def elem(self, e: ir.Expr, idx: str, dtype: Element) -> str:
         """Element `idx` of a tile expression (scalars broadcast)."""
-        if isinstance(e, ir.Var) and isinstance(e.type, TileT):
-            if e.sym in self.registers:
-                assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their own slot"
-                return f"{naming.cxx_var(e.sym)}.v[{self.slot}]"
-            return f"{naming.cxx_var(e.sym)}.data[{idx}]"
-        if isinstance(e, ir.OpCall) and e.op == "tile_broadcast":
-            src, dst = _tile_type(e.args[0].type), _tile_type(e.type)
-            kind = None
-            if self.rows_of is not None and idx == naming.ELEMENT_INDEX and dst.shape == self.rows_of.shape:
-                kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (row_loop)
-            if src.size == 1:
-                mapped = "0"
-            elif kind is not None:
-                mapped = naming.COLUMN_INDEX if kind == ROW else naming.ROW_INDEX
-            else:
-                mapped = f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
-            return self.elem(e.args[0], mapped, dtype)
-        if isinstance(e, ir.OpCall) and is_fusible(e):
-            args = [self.elem(a, idx, dtype) for a in e.args]
-            if e.op == "tile_map":
-                return self.apply_func(e.attr("op"), args, False, _tile_type(e.type).dtype)
-            return self.scalar_op(e, args, _tile_type(e.type).dtype)
+        cls = type(e)  # exact classes: asked of every node of every fused loop
+        if cls is ir.Var:
+            sym = cast(ir.Var, e).sym
+            if isinstance(sym.type, TileT):
+                if sym in self.registers:
+                    assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their slot"
+                    return f"{naming.cxx_var(sym)}.v[{self.slot}]"
+                return f"{naming.cxx_var(sym)}.data[{idx}]"
+        elif cls is ir.OpCall:
+            call = cast(ir.OpCall, e)
+            if call.op == "tile_broadcast":
+                src, dst = _tile_type(call.args[0].type), _tile_type(call.type)
+                kind = None
+                if self.rows_of is not None and idx == naming.ELEMENT_INDEX and dst.shape == self.rows_of.shape:
+                    kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (row_loop)
+                if src.size == 1:
+                    mapped = "0"
+                elif kind is not None:
+                    mapped = naming.COLUMN_INDEX if kind == ROW else naming.ROW_INDEX
+                else:
+                    mapped = f"tl::broadcast_index<{ctype(src)}, {ctype(dst)}>({idx})"
+                return self.elem(call.args[0], mapped, dtype)
+            if is_fusible(call):
+                args = [self.elem(a, idx, dtype) for a in call.args]
+                if call.op == "tile_map":
+                    return self.apply_func(call.attr("op"), args, False, _tile_type(call.type).dtype)
+                return self.scalar_op(call, args, _tile_type(call.type).dtype)
         return self.expr(e)
 
     def apply_func(self, name: str, args: list[str], in_lambda: bool, dtype: Element | None = None) -> str:

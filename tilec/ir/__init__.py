@@ -11,6 +11,7 @@ of them, and a `__dict__` per node took more memory than its fields.
 from __future__ import annotations
 
 import weakref
+from operator import is_
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar, Union, overload
 
@@ -363,7 +364,7 @@ def with_args(e: OpCall | Call, args: tuple[Expr, ...]) -> OpCall | Call:
     """e with operands `args`: e itself when they are its own operands, so a pass that rewrites
     nothing in a tree copies nothing (dataclasses.replace per node was a fifth of an emit)."""
     old = e.args
-    if len(args) == len(old) and all(a is b for a, b in zip(args, old)):
+    if len(args) == len(old) and all(map(is_, args, old)):  # (map: no generator frame per node)
         return e
     if isinstance(e, OpCall):
         return OpCall(e.op, args, e.attrs, e.type, e.span)

@@ -11,6 +11,34 @@ from . import OPS, Bound
 
 def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir.OpCall:
     op = _op  # positional-only in spirit: `op` is also an attribute name (tile_reduce_grad)
+    # The rule is a pure function of what Bound holds: the types, constants and attributes. An
+    # adjoint builds the same few calls over and over (running the rule was a tenth of deriving
+    # one), so its answers are kept, keyed by exactly that (a constant by its Python type too).
+    try:
+        key = (op, tuple((a.type, type(a.value), a.value) if isinstance(a, ir.Const) else a.type for a in args),
+               tuple(attrs.items()))
+        t = _TYPES.get(key, _UNKNOWN)
+    except TypeError:  # an unhashable attribute or constant: the rule decides each time
+        key, t = None, _UNKNOWN
+    if t is _UNKNOWN:
+        t = _rule_type(op, args, attrs)
+        if key is not None:
+            if len(_TYPES) >= _TYPES_KEPT:
+                _TYPES.clear()
+            _TYPES[key] = t
+    span = span or next((a.span for a in args if hasattr(a, "span")), None)
+    # An effect's type is None, and a call built from spanless operands has no span: both as the
+    # IR's consumers expect (ir.OpCall declares the common case).
+    return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)  # type: ignore[arg-type]
+
+
+_UNKNOWN = object()
+_TYPES: dict[tuple[Any, ...], Any] = {}  # (op, argument types and constants, attributes) -> the rule's type
+_TYPES_KEPT = 4096  # distinct calls kept (a compile meets a few hundred)
+
+
+def _rule_type(op: str, args: tuple[ir.Expr, ...], attrs: dict[str, Any]) -> Type | None:
+    """The op's rule applied to the call's arguments (raises the rule's RuleError)."""
     spec = OPS[op]
     names = [p.name for p in spec.params if p.kind == "value"]
     b = Bound(op=op, attrs=dict(attrs))
@@ -22,11 +50,7 @@ def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir
         else:
             b.variadic.append(a.type)
             b.variadic_consts.append(a.value if isinstance(a, ir.Const) else None)
-    t = spec.rule(b)
-    span = span or next((a.span for a in args if hasattr(a, "span")), None)
-    # An effect's type is None, and a call built from spanless operands has no span: both as the
-    # IR's consumers expect (ir.OpCall declares the common case).
-    return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)  # type: ignore[arg-type]
+    return spec.rule(b)
 
 
 def const(value: float, dtype: Scalar | VecT | MatT, span: Span | None = None) -> ir.Const:

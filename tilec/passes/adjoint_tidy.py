@@ -125,7 +125,9 @@ class _Block:
 
     def _count(self, s: ir.Stmt, reads: dict[ir.Sym, int], writes: dict[ir.Sym, int], sign: int) -> None:
         r, w = self.index.of(s)
-        _add(reads, r, sign)
+        get = reads.get  # _add, inline: every statement of a sweep is counted in and out
+        for sym, n in r.items():
+            reads[sym] = get(sym, 0) + sign * n
         get = writes.get
         for sym in w:
             writes[sym] = get(sym, 0) + sign

@@ -162,7 +162,7 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Assign):
             sites[s.target] = sites.get(s.target, 0) + 1
-    everywhere = ir.use_counts(fn.body)
+    everywhere: dict[ir.Sym, int] = {}  # each symbol's reads in fn: counted at the first block under a varying condition
 
     def varies(e: ir.Expr) -> bool:
         stack = [e]  # walk_expr's walk, inline: asked of every expression, three rounds
@@ -182,15 +182,20 @@ def _thread_varying(fn: ir.Function, between_blocks: bool) -> set[ir.Sym]:
 
     def visit(body: tuple[ir.Stmt, ...], under: bool) -> None:
         local: dict[ir.Sym, int] = ir.use_counts(body) if under else {}
+        if under and not everywhere:  # (straight-line kernels never count: a full walk saved)
+            everywhere.update(ir.use_counts(fn.body))
         for s in body:
             if isinstance(s, ir.Assign):
                 if s.target in varying:
                     continue  # known already (a later round): nothing to add
-                # assigned once, from the same value in every thread, and read only in this block:
-                # the same in every thread that reads it, though only some threads run the block
-                confined = sites.get(s.target) == 1 and local.get(s.target, 0) == everywhere.get(s.target, 0)
-                if varies(s.value) or (under and not confined):
+                if varies(s.value):
                     varying.add(s.target)
+                elif under:
+                    # assigned once, from the same value in every thread, and read only in this block:
+                    # the same in every thread that reads it, though only some threads run the block
+                    confined = sites.get(s.target) == 1 and local.get(s.target, 0) == everywhere.get(s.target, 0)
+                    if not confined:
+                        varying.add(s.target)
             elif isinstance(s, ir.Unpack) and between_blocks and not under and isinstance(s.value, ir.OpCall) \
                     and s.value.op == "tid" and len(s.targets) > 1:
                 varying.update(s.targets[:-1])

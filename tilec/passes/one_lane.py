@@ -201,9 +201,10 @@ def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tu
                 _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
             j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
             reader = out[j] if j is not None else None
+            operands = ir.read_syms(s.value) if isinstance(reader, ir.Assign) else set()
             if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
-                    and reader.target not in ir.read_syms(s.value)
-                    and not (_writes(out[i + 1:j]) & (ir.read_syms(s.value) | {s.target}))):  # type: ignore[arg-type]
+                    and reader.target not in operands
+                    and (j == i + 1 or not (_writes(out[i + 1:j]) & (operands | {s.target})))):  # type: ignore[arg-type]
                 value = _substitute(reader.value, s.target, s.value)
                 if value is not None and j is not None:
                     out[j] = replace(reader, value=value)
@@ -236,10 +237,12 @@ def _reads_stmt(s: ir.Stmt) -> set[ir.Sym]:
 
 
 def _expr(e: ir.Expr) -> ir.Expr:
-    while isinstance(e, ir.OpCall) and e.op in LANE_OPS:
-        e = e.args[0]
-    if isinstance(e, (ir.OpCall, ir.Call)):
-        return ir.with_args(e, tuple(_expr(a) for a in e.args))
+    kind = type(e)  # exact classes: asked of every node of the adjoint
+    while kind is ir.OpCall and e.op in LANE_OPS:  # type: ignore[union-attr]  # the kind was just tested
+        e = e.args[0]  # type: ignore[union-attr]
+        kind = type(e)
+    if kind is ir.OpCall or kind is ir.Call:
+        return ir.with_args(e, tuple([_expr(a) for a in e.args]))  # type: ignore[union-attr,arg-type]
     return e
 
 
@@ -253,7 +256,10 @@ def _strip(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym]) -> tuple[
             store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
             out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
             continue
-        if isinstance(s, (ir.Assign, ir.Unpack)):
+        if type(s) is ir.Assign:  # most statements: built directly where a lane op went
+            value = _expr(s.value)
+            s = s if value is s.value else ir.Assign(s.target, value, s.span)
+        elif isinstance(s, (ir.Assign, ir.Unpack)):
             value = _expr(s.value)
             s = s if value is s.value else replace(s, value=value)
         elif isinstance(s, ir.ExprStmt):

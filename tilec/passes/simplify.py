@@ -35,9 +35,12 @@ def _is_pop(s: ir.Stmt) -> TypeGuard[ir.Assign]:
 
 def _useless_restores(fn: ir.Function) -> set[ir.Sym]:
     """Symbols restored from the tape whose restored value is never read."""
-    if any(isinstance(s, (ir.Break, ir.Continue)) for s in ir.walk_stmts(fn.body)):
-        return set()  # jumps are gone after structuring; without that, keep every restore
-    if not any(_is_pop(s) for s in ir.walk_stmts(fn.body)):
+    restores = False
+    for s in ir.walk_stmts(fn.body):  # one walk for both questions
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return set()  # jumps are gone after structuring; without that, keep every restore
+        restores = restores or _is_pop(s)
+    if not restores:
         return set()  # nothing restored (straight-line code overwrites nothing): no liveness walk
     restored: set[ir.Sym] = set()
     useful: set[ir.Sym] = set()
