@@ -601,7 +601,7 @@ inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T
     const T* copied = nullptr;
     if (reuse) {
         T* fresh = nullptr;
-        copied = panel_cache().find(x, PanelCache::A_ROWS, K, M, *reuse, K * M * sizeof(T), &fresh);
+        copied = panel_cache().find(x, PanelCache::A_ROWS, K, M, 0, *reuse, K * M * sizeof(T), &fresh);
         if (!copied && fresh) copied = rows_of_x.panel(0, K, fresh);
     }
     if (copied) return matmul<T, M, N, K, true, false>(copied, b, c, alpha, beta);
@@ -616,9 +616,9 @@ inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T
 // matmul's unpacked loop with A's own strides.
 template <class T, int M, int N, int K, int RSA, int CSA>
 inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
-    constexpr int NR = NV * Simd<T>::W;
+    constexpr int NR = nr_of<IsaBuild, T>;  // the build's kernel (micro_kernel)
     static_assert(N % NR == 0, "B's rows hold whole panels");
-    for_micro_panels<M>([&](auto rows, int i) {
+    for_micro_panels<M, MR>([&](auto rows, int i) {
         constexpr int R = decltype(rows)::value;
         for (int j0 = 0; j0 < N; j0 += NR)
             micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);

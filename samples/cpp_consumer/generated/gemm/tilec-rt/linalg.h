@@ -282,7 +282,7 @@ void tile_matmul(Ctx& ctx, CT& c, const Transposed<TileWindow<TT, M, K>>& a, con
     constexpr int N = BT::dim(1);
     constexpr bool floats = std::is_same<T, float>::value || std::is_same<T, double>::value;
     constexpr bool same = std::is_same<typename TT::value_type, T>::value && std::is_same<typename BT::value_type, T>::value;
-    if constexpr (same && floats && std::is_same<BT, Tile<T, M, N>>::value && N % (gemm::NV * gemm::Simd<T>::W) == 0) {
+    if constexpr (same && floats && std::is_same<BT, Tile<T, M, N>>::value && N % gemm::nr_of<gemm::IsaBuild, T> == 0) {
         if (a.tile.inside()) {  // op(A)(i, k) = window(k, i): rows of op(A) 1 apart, columns the parent's width
             const T* first = a.tile.tile.data + a.tile.r0 * TT::dim(1) + a.tile.c0;
             return gemm::matmul_strided_a<T, K, N, M, 1, TT::dim(1)>(first, b.data, c.data, T(alpha), T(beta));
