@@ -35,7 +35,7 @@ import libcst as cst
 
 from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
-from . import consts
+from . import branch_values, consts
 from .parse import Parsed
 from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
 
@@ -59,6 +59,13 @@ class FuncValue:
 
     name: str
     api: bool  # a builtin of the tile API (else a module-level @wp.func)
+
+
+@dataclass(frozen=True)
+class KernelValue:
+    """A binding to a module-level kernel (`for k in (k1, k2): wp.overload(k, [...])`)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -137,18 +144,19 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
 
 def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics) -> dict[str, list[Overload]]:
     """Kernel def name -> [(span, {param name or "#i": annotation node})] from
-    `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs."""
+    `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs. A call
+    in loops over literal values (`for k in (k1, k2): for T in (wp.float32, wp.float64):
+    wp.overload(k, [wp.array[T]])`) declares one overload per element, its loop variables
+    replaced by their values in the annotations."""
     out: dict[str, list[Overload]] = {}
     unreadable = []
     for stub in walker.stubs:
         given = {p.name.value: p.annotation.annotation for p in _params(stub) if p.annotation is not None}
         out.setdefault(stub.name.value, []).append((parsed.span(stub.name), given))
-    for call, _frames in walker.calls:
+    for call, frames in walker.calls:
         if scope.api_attr(call.func) != "overload" or len(call.args) != 2:
             continue
         kernel, types = call.args[0].value, call.args[1].value
-        name = kernel.value if isinstance(kernel, cst.Name) else (
-            kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
         if isinstance(types, (cst.List, cst.Tuple)):
             given = {f"#{i}": e.value for i, e in enumerate(types.elements)}
         elif isinstance(types, cst.Dict):
@@ -161,12 +169,44 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         else:
             unreadable.append(call)
             continue
-        if name is not None:
-            out.setdefault(name, []).append((parsed.span(call), given))
+        looped = [f for f in frames if f.kind == "loop"]
+        for env in _call_envs(tuple(looped), scope) if looped else [{}]:
+            bound = env.get(kernel.value) if isinstance(kernel, cst.Name) else None
+            name = bound.name if isinstance(bound, KernelValue) else (
+                kernel.value if isinstance(kernel, cst.Name) else (
+                    kernel.attr.value if isinstance(kernel, cst.Attribute) else None))
+            if name is not None:
+                out.setdefault(name, []).append(
+                    (parsed.span(call), {k: _substitute(v, env, scope) for k, v in given.items()}))
     for call in unreadable:
         diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
                     "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
+
+
+def _substitute(node: cst.BaseExpression, env: Env, scope: Scope) -> cst.BaseExpression:
+    """An annotation with the names `env` binds to dtypes and numbers spelled as their values."""
+    if not env:
+        return node
+    prefix = scope.api_prefix()
+
+    class Substitute(cst.CSTTransformer):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            return False  # `wp.array2d`: only its value is a name, done in leave_Attribute
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+            return updated.with_changes(value=updated.value.visit(self))
+
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            v = env.get(updated.value)
+            if isinstance(v, DtypeValue):
+                return cst.parse_expression(prefix + v.api)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return cst.parse_expression(repr(v))
+            return updated
+
+    out = node.visit(Substitute())
+    return cst.ensure_type(out, cst.BaseExpression)
 
 
 def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
@@ -222,6 +262,8 @@ class _Walker:
                 return attr
             if attr in CUSTOM_ADJOINTS:
                 return "custom"
+            if attr == "func_native":
+                return "native"  # beside a kernel, a call of it is named by the checker's TC0401
         return None
 
     def block(self, stmts: Iterable[cst.CSTNode], frames: tuple[Frame, ...], top: bool = False) -> None:
@@ -468,14 +510,41 @@ def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
         return FuncValue(attr, True)  # wp.sin, wp.exp, ...: passed to tile_map or called
     if isinstance(node, cst.Name) and node.value in scope.funcs:
         return FuncValue(node.value, False)
+    if isinstance(node, cst.Name) and node.value in scope.kernels:
+        return KernelValue(node.value)
 
     def lookup(n: cst.BaseExpression) -> object:
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
-            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue)) else v
+            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue, KernelValue)) else v
+        if (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in PURE_BUILTINS
+                and n.func.value not in env and n.func.value not in scope.constants
+                and n.func.value not in scope.api_names and n.func.value not in scope.funcs):
+            return _pure_call(n, scope, env)
         return scope._lookup(n)
 
     return consts.evaluate(node, lookup)
+
+
+# Python builtins a factory computes its constants with (`min(512, int(W * H / 8))`): pure, and
+# bounded by their arguments, so evaluating them on constants runs no user code.
+PURE_BUILTINS = {"min": min, "max": max, "abs": abs, "int": int, "float": float}
+
+
+def _pure_call(call: cst.Call, scope: Scope, env: Env) -> object:
+    """A PURE_BUILTINS call on numbers (positional arguments only), else NOT_CONST."""
+    if not call.args or any(a.keyword is not None or a.star for a in call.args):
+        return consts.NOT_CONST
+    args = [_value(a.value, scope, env) for a in call.args]
+    if any(isinstance(a, bool) or not isinstance(a, (int, float)) for a in args):
+        return consts.NOT_CONST
+    name = cst.ensure_type(call.func, cst.Name).value
+    if (name in ("abs", "int", "float") and len(args) != 1) or (name in ("min", "max") and len(args) < 2):
+        return consts.NOT_CONST
+    try:
+        return PURE_BUILTINS[name](*args)  # type: ignore[operator]  # numbers, checked above
+    except (ArithmeticError, ValueError):  # int(inf), int(nan)
+        return consts.NOT_CONST
 
 
 def _loop_values(loop: Loop, scope: Scope, env: Env) -> list[Env] | None:
@@ -539,7 +608,7 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
                 envs = [{**env, **{k: v for k, v in defaults.items() if v is not consts.NOT_CONST}}
                         for env in envs]
             # and the constants it assigns before the call (`N = block_dim; make(N)`)
-            envs = [_locals(frame, scope, env, _assigned(_def(frame))) for env in envs]
+            envs = [e for env in envs for e in _locals(frame, scope, env, _assigned(_def(frame)))][:MAX_ENVS]
             continue
         if frame.kind != "loop":
             continue
@@ -599,45 +668,18 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _assigned(fn: cst.FunctionDef) -> set[str]:
-    """Names a def binds with a top-level `NAME = ...` statement."""
-    out: set[str] = set()
-    for stmt in _body(fn.body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    out.add(small.targets[0].target.value)
-    return out
-
-
-def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> Env:
-    """Values of the def's own locals in `wanted`: single top-level constant assignments."""
-    fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
+    """Names a def binds in its own body (not its parameters)."""
     params = {p.name.value for p in _params(fn)}
-    counts: dict[str, int] = {}
-    assigns: dict[str, cst.BaseExpression] = {}
-    for stmt in _body(fn.body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    n = small.targets[0].target.value
-                    counts[n] = counts.get(n, 0) + 1
-                    assigns[n] = small.value
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                    n = small.target.value
-                    counts[n] = counts.get(n, 0) + 1
-                    assigns[n] = small.value
-    out = dict(env)
-    for n in [n for n in assigns if n in wanted and n not in params]:
-        if counts[n] > 1:
-            out[n] = Unknown(f"`{n}` is assigned more than once in `{frame.name}`")
-            continue
-        v = _value(assigns[n], scope, out)
-        out[n] = Unknown(f"`{n} = {_code(assigns[n])}` is not a compile-time constant") if v is consts.NOT_CONST else v
-    for n in wanted - set(out):
-        if n in params:
-            continue
-        out[n] = Unknown(f"`{n}` is bound in `{frame.name}` in a way tilec cannot evaluate")
-    return {k: v for k, v in out.items() if k in wanted or k in env}
+    return _bound_in_def(fn) - params
+
+
+def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> list[Env]:
+    """The def's locals in `wanted`, one env per path through its if/else statements
+    (branch_values.local_envs); its parameters keep their values from `env`."""
+    fn = _def(frame)
+    params = {p.name.value for p in _params(fn)}
+    return branch_values.local_envs(fn, env, wanted - (params - set(env)), lambda node, e: _value(node, scope, e),
+                                    Unknown, MAX_ENVS, _code)
 
 
 def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
@@ -678,7 +720,7 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                     v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
                     grown.append(({**env, **v}, call if call is not None else via))
             envs = grown
-        envs = [(_locals(frame, scope, env, wanted), via) for env, via in envs]
+        envs = [(e, via) for env, via in envs for e in _locals(frame, scope, env, wanted)][:MAX_ENVS]
     return envs
 
 
@@ -691,7 +733,8 @@ def _siblings(found: Found, walker: _Walker) -> list[Found]:
     if not defs:
         return []
     inner = defs[-1].node
-    return [f for f in walker.found if f.kind in ("func", "custom") and any(fr.node is inner for fr in f.frames)]
+    return [f for f in walker.found if f.kind in ("func", "custom", "native")
+            and any(fr.node is inner for fr in f.frames)]
 
 
 def _enclosing(found: Found) -> str:
@@ -713,11 +756,11 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
             api_names[name] = v.name if isinstance(v, FuncValue) else v.api
         elif isinstance(v, FuncValue):
             funcs_alias[name] = scope.funcs[v.name]
-        elif not isinstance(v, Unknown):
+        elif not isinstance(v, (Unknown, KernelValue)):  # a kernel is nothing a kernel body can use
             constants[name] = v
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
     return dataclasses.replace(scope, constants=constants, typed_constants=typed, api_names=api_names,
-                               funcs={**scope.funcs, **funcs_alias},
+                               funcs={**scope.funcs, **funcs_alias}, native_funcs=dict(scope.native_funcs),
                                custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
 
 
@@ -738,8 +781,8 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
     siblings = _siblings(found, walker)
     sibling_names = {f.node.name.value for f in siblings}
     uses = free_names(node)
-    for f in siblings:
-        uses |= free_names(f.node)
+    for f in siblings:  # a native func's snippet (its decorator's argument) is never read by tilec
+        uses |= free_names(f.node.with_changes(decorators=[]) if f.kind == "native" else f.node)
     envs = _bindings(found, uses, walker, scope, sibling_names)
     known = [(env, via) for env, via in envs if not any(isinstance(v, Unknown) for v in env.values())]
     unknown = [(env, via) for env, via in envs if any(isinstance(v, Unknown) for v in env.values())]
@@ -776,6 +819,9 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
             inputs += [n.value for n in _name_nodes(_loop(frame).target)]
         elif frame.kind == "def":
             inputs += [p.name.value for p in _params(_def(frame))]
+    # a local with a value per path (`THREADS = 1 if ... else 32` as an if/else) names its instances too
+    inputs += sorted(n for n in uses - set(inputs) - sibling_names
+                     if len({repr(env.get(n)) for env, _ in known}) > 1)
     order = {n: i for i, n in enumerate(inputs)}
     seen: set[tuple[tuple[str, object], ...]] = set()
     for env, _ in known:
@@ -791,6 +837,9 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
         fd.scope = child
         fd.bindings = used
         for sib in siblings:
+            if sib.kind == "native":
+                child.native_funcs[sib.node.name.value] = sib.node
+                continue
             if sib.kind == "custom":
                 walker.applied.add(id(sib.node))
             sfd = _make_def(sib.node, child, parsed, diags)
@@ -814,7 +863,7 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
 def _spell(v: object) -> str:
     if isinstance(v, DtypeValue):
         return v.api
-    if isinstance(v, FuncValue):
+    if isinstance(v, (FuncValue, KernelValue)):
         return v.name
     return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
 

@@ -61,6 +61,7 @@ class Scope:
     custom_adjoints: dict[str, dict[str, cst.FunctionDef]] = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
     custom_targets: list[tuple[str, str, cst.Name]] = field(default_factory=list)  # (func name, decorator, its argument): checked at the end
     native_funcs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # @wp.func_native name -> its def node
+    func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
@@ -324,6 +325,12 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
             diags.error("TC0002", f"kernel name `{node.name.value}` starts with `__`, reserved for Python",
                         parsed.span(node.name))
         fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
+        earlier = scope.funcs.get(fd.name)
+        if attr == "func" and earlier is not None and earlier.key is None:  # Warp overloads a func by redefinition
+            defs = scope.func_overloads.setdefault(fd.name, [earlier])
+            earlier.key = earlier.key or (fd.name, 0)
+            fd.key = (fd.name, len(defs))
+            defs.append(fd)
         (scope.kernels if attr == "kernel" else scope.funcs)[fd.name] = fd
         scope.constants.pop(fd.name, None)
         return
