@@ -177,15 +177,16 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
                     kernel.attr.value if isinstance(kernel, cst.Attribute) else None))
             if name is not None:
                 out.setdefault(name, []).append(
-                    (parsed.span(call), {k: _substitute(v, env, scope) for k, v in given.items()}))
+                    (parsed.span(call), {k: _substitute(v, env, scope, parsed) for k, v in given.items()}))
     for call in unreadable:
         diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
                     "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
 
 
-def _substitute(node: cst.BaseExpression, env: Env, scope: Scope) -> cst.BaseExpression:
-    """An annotation with the names `env` binds to dtypes and numbers spelled as their values."""
+def _substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed) -> cst.BaseExpression:
+    """An annotation with the names `env` binds to dtypes and numbers spelled as their values;
+    every node made has the position of the one it replaces."""
     if not env:
         return node
     prefix = scope.api_prefix()
@@ -205,8 +206,21 @@ def _substitute(node: cst.BaseExpression, env: Env, scope: Scope) -> cst.BaseExp
                 return cst.parse_expression(repr(v))
             return updated
 
+        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+            made = super().on_leave(original, updated)
+            if isinstance(made, cst.CSTNode) and made is not original:
+                for part in _walk(made):  # a dtype spelled out is new all through
+                    parsed.place_like(part, original)
+            return made
+
     out = node.visit(Substitute())
     return cst.ensure_type(out, cst.BaseExpression)
+
+
+def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
@@ -513,6 +527,11 @@ def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
     if isinstance(node, cst.Name) and node.value in scope.kernels:
         return KernelValue(node.value)
 
+    if isinstance(node, cst.Tuple) and node.elements:
+        items = tuple(_value(e.value, scope, env) for e in node.elements)
+        if consts.NOT_CONST not in items and any(isinstance(v, (DtypeValue, FuncValue, KernelValue)) for v in items):
+            return items  # `(1, wp.float32)`: a loop element tilec unpacks
+
     def lookup(n: cst.BaseExpression) -> object:
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
@@ -756,6 +775,8 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
             api_names[name] = v.name if isinstance(v, FuncValue) else v.api
         elif isinstance(v, FuncValue):
             funcs_alias[name] = scope.funcs[v.name]
+        elif isinstance(v, tuple) and any(isinstance(x, (DtypeValue, FuncValue, KernelValue)) for x in v):
+            continue  # a tuple holding a dtype is no constant a kernel body can use
         elif not isinstance(v, (Unknown, KernelValue)):  # a kernel is nothing a kernel body can use
             constants[name] = v
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}

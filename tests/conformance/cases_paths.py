@@ -1,0 +1,26 @@
+"""Conformance cases of issue #13 items 4, 5 (area prefix `kern_paths`): nested kernels bound path
+by path through a factory's if/elif/else and with, constants folded with min/max/int/float,
+overloads declared in loops over literal kernels and dtypes, funcs overloaded by redefinition."""
+from cases import Case, arr, out
+
+P = "kern_paths.py"
+F64 = "float64"
+
+CASES = [
+    Case("kern_paths_if_wide", P, "spread__LANES_8", dim=(2,), args=(arr(6, 16), out(6, 16)),
+         warp_kernel="spread_wide"),
+    Case("kern_paths_if_narrow", P, "spread__LANES_4", dim=(3,), args=(arr(6, 12), out(6, 12)),
+         warp_kernel="spread_narrow"),
+    Case("kern_paths_elif_first", P, "window__SCALE_1p0__WIDTH_2", dim=(4,), args=(arr(8), out(8)),
+         warp_kernel="window_two"),
+    Case("kern_paths_elif_second", P, "window__SCALE_1p5__WIDTH_3", dim=(3,), args=(arr(9), out(9)),
+         warp_kernel="window_three"),
+    Case("kern_paths_else_max", P, "window__SCALE_2p0__WIDTH_4", dim=(2,), args=(arr(8), out(8)),
+         warp_kernel="window_four"),
+    Case("kern_paths_func_overload_f32", P, "bumped", dim=(2,), args=(arr(16), out(16))),
+    Case("kern_paths_func_overload_f64", P, "bumped", dim=(3,), args=(arr(24, dtype=F64), out(24, dtype=F64))),
+    Case("kern_paths_loop_overload_f32", P, "doubled", dim=(2,), args=(arr(16), out(16)), rtol=1e-4),
+    Case("kern_paths_loop_overload_f64", P, "doubled", dim=(3,), args=(arr(24, dtype=F64), out(24, dtype=F64))),
+    Case("kern_paths_tuple_overload_f32", P, "rowcube", dim=(3,), args=(arr(3, 8), out(3)), rtol=1e-4, atol=1e-4),
+    Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
+]

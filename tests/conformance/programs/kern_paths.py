@@ -1,0 +1,92 @@
+"""Nested kernels whose constants a factory sets path by path (if/elif/else, with) or with
+min/int of constants, generic kernels whose overloads are declared in loops over literal kernels
+and dtypes, and a @wp.func overloaded by redefinition (issue #13 items 4, 5)."""
+import contextlib
+from typing import Any
+
+import warp as wp
+
+TILE = 8
+
+
+def make_spread(wide: bool):
+    if wide:
+        LANES = 8
+    else:
+        LANES = 4
+    ROWS = min(6, int(LANES * 1.5))
+
+    @wp.kernel
+    def spread(a: wp.array2d[float], b: wp.array2d[float]):
+        i = wp.tid()
+        t = wp.tile_load(a, shape=(ROWS, LANES), offset=(0, i * LANES))
+        wp.tile_store(b, wp.tile_map(wp.sin, t) * 2.0, offset=(0, i * LANES))
+
+    return spread
+
+
+spread_wide = make_spread(True)
+spread_narrow = make_spread(False)
+
+
+def make_window(kind: int):
+    if kind == 0:
+        WIDTH = 2
+    elif kind == 1:
+        WIDTH = 3
+    else:
+        WIDTH = max(4, TILE // 2)
+    with contextlib.nullcontext():
+        SCALE = float(WIDTH) * 0.5
+
+    @wp.kernel
+    def window(a: wp.array[float], b: wp.array[float]):
+        i = wp.tid()
+        t = wp.tile_load(a, shape=WIDTH, offset=i * WIDTH)
+        wp.tile_store(b, wp.tile_map(wp.tanh, t * SCALE), offset=i * WIDTH)
+
+    return window
+
+
+window_two = make_window(0)
+window_three = make_window(1)
+window_four = make_window(2)
+
+
+@wp.func
+def bump(x: wp.float32):
+    return x * x + wp.float32(1.0)
+
+
+@wp.func
+def bump(x: wp.float64):
+    return x * x * wp.float64(0.5) - x
+
+
+@wp.kernel
+def bumped(a: wp.array[Any], b: wp.array[Any]):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=TILE, offset=i * TILE)
+    wp.tile_store(b, wp.tile_map(bump, t), offset=i * TILE)
+
+
+@wp.kernel
+def rowcube(a: wp.array2d[Any], b: wp.array[Any]):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=(1, TILE), offset=(i, 0))
+    wp.tile_store(b, wp.tile_sum(t * t * t, axis=1), offset=i)
+
+
+@wp.kernel
+def doubled(a: wp.array[Any], b: wp.array[Any]):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=TILE, offset=i * TILE)
+    wp.tile_store(b, wp.tile_map(wp.exp, t) + t, offset=i * TILE)
+
+
+for _kernel in (bumped, doubled):
+    for _dtype in (wp.float32, wp.float64):
+        wp.overload(_kernel, [wp.array[_dtype], wp.array[_dtype]])
+
+for _ndim, _dtype in ((2, wp.float32), (2, wp.float64)):
+    wp.overload(rowcube, {"a": wp.array(dtype=_dtype, ndim=_ndim), "b": wp.array[_dtype]})
