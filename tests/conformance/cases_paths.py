@@ -24,3 +24,9 @@ CASES = [
     Case("kern_paths_tuple_overload_f32", P, "rowcube", dim=(3,), args=(arr(3, 8), out(3)), rtol=1e-4, atol=1e-4),
     Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
 ]
+
+L = "annot_literal_static.py"
+CASES += [
+    Case("annot_literal_ndim_static_len", L, "row_scaled", dim=(3,), args=(arr(12, 8), out(12, 8), out(1, dtype="int32")),
+         rtol=1e-5),
+]
