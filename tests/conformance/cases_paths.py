@@ -5,6 +5,10 @@ from cases import Case, arr, out
 
 P = "kern_paths.py"
 F64 = "float64"
+# measured: tilec's dL/dx equals the closed form sum_r seed[r, j] * (W[r, 0] + 2 W[r, 1] x_j + W[r, 2] cos x_j)
+# to 1e-7; Warp's does not (e.g. -3.108 where the closed form gives -1.566)
+TILE_OF_VECTOR = ("Warp 1.19's adjoint of wp.tile(v), v a vector local set component by component in a SIMT "
+                  "launch, is wrong for x; the reference is finite differences")
 
 CASES = [
     Case("kern_paths_if_wide", P, "spread__LANES_8", dim=(2,), args=(arr(6, 16), out(6, 16)),
@@ -22,6 +26,11 @@ CASES = [
     Case("kern_paths_loop_overload_f32", P, "doubled", dim=(2,), args=(arr(16), out(16)), rtol=1e-4),
     Case("kern_paths_loop_overload_f64", P, "doubled", dim=(3,), args=(arr(24, dtype=F64), out(24, dtype=F64))),
     Case("kern_paths_tuple_overload_f32", P, "rowcube", dim=(3,), args=(arr(3, 8), out(3)), rtol=1e-4, atol=1e-4),
+    # wp.vector(length=, dtype=) in a body, tiled across the block; block_dim per path (launch block_dim=THREADS)
+    Case("kern_paths_vector_tile_b4", P, "features__THREADS_4", dim=(8,), args=(arr(8), arr(2, 3), out(2, 8)),
+         block_dim=4, launch="simt", warp_kernel="features_cpu", rtol=1e-4, atol=1e-4, warp_wrong=TILE_OF_VECTOR),
+    Case("kern_paths_vector_tile_b8", P, "features__THREADS_8", dim=(16,), args=(arr(16), arr(2, 3), out(2, 16)),
+         block_dim=8, launch="simt", warp_kernel="features_gpu", rtol=1e-4, atol=1e-4, warp_wrong=TILE_OF_VECTOR),
     Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
 ]
 

@@ -23,3 +23,8 @@ def fixed_rank(a: wp.array2d[float, Literal[2]]):  # ERROR TC0409: `array2d[...]
 @wp.kernel
 def array_len(a: wp.array[float]):
     a[0] = float(wp.static(len(a)))  # ERROR TC0305: and len() of a tile, vector or matrix
+
+
+@wp.kernel
+def sized_at_run_time(a: wp.array[int]):
+    v = wp.vector(length=a[0], dtype=float)  # ERROR TC0303: vector: a vector length must be a positive integer constant

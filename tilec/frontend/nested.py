@@ -137,7 +137,8 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
     launched = launch_block_dims(walker, scope)
     declared = overloads(walker, scope, parsed, diags)
     for fd in scope.kernels.values():
-        fd.launch_block_dims = tuple(sorted(launched.get(fd.name, ())))
+        fd.launch_block_dims = tuple(sorted({value for env, value in launched.get(fd.name, ())
+                                             if _agrees(env, fd.bindings)}))
         fd.overloads = tuple(declared.get(fd.name, ()))
     return out
 
@@ -223,10 +224,17 @@ def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         yield from _walk(child)
 
 
-def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
+def _agrees(env: Env, bindings: tuple[tuple[str, object], ...]) -> bool:
+    """Whether a launch's env can be the one an instance was compiled for: every binding it
+    knows is the instance's (`THREADS = 1` ... `launch(k, block_dim=THREADS)` is not the
+    launch of the THREADS = 32 instance)."""
+    return all(k not in env or isinstance(env[k], Unknown) or env[k] == v for k, v in bindings)
+
+
+def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, list[tuple[Env, int]]]:
     """Kernel def name -> the constant `block_dim=` values of its `wp.launch`/`wp.launch_tiled`
     calls in the file (`wp.launch(k, ...)`, `wp.launch(kernel=Ops.k, ...)`)."""
-    out: dict[str, set[int]] = {}
+    out: dict[str, list[tuple[Env, int]]] = {}
     for call, frames in walker.calls:
         if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
             continue
@@ -249,7 +257,7 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
             value = _value(block_dim, scope, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
                 for n in names:
-                    out.setdefault(n, set()).add(value)
+                    out.setdefault(n, []).append((env, value))
     return out
 
 

@@ -90,3 +90,31 @@ for _kernel in (bumped, doubled):
 
 for _ndim, _dtype in ((2, wp.float32), (2, wp.float64)):
     wp.overload(rowcube, {"a": wp.array(dtype=_dtype, ndim=_ndim), "b": wp.array[_dtype]})
+
+
+def make_features(on_cpu: bool):
+    if on_cpu:
+        THREADS = 4
+    else:
+        THREADS = 8
+    FEATURES = 3
+
+    @wp.kernel
+    def features(x: wp.array[float], w: wp.array2d[float], out: wp.array2d[float]):
+        i = wp.tid()
+        local = wp.vector(length=FEATURES, dtype=float)
+        local[0] = x[i]
+        local[1] = x[i] * x[i]
+        local[2] = wp.sin(x[i])
+        f = wp.tile(local)
+        o = wp.tile_matmul(wp.tile_load(w, shape=(2, FEATURES)), f)
+        wp.tile_store(out, o, offset=(0, (i // THREADS) * THREADS))
+
+    def run(x, w, out):
+        wp.launch(features, dim=x.shape[0], inputs=[x, w, out], block_dim=THREADS)
+
+    return features
+
+
+features_cpu = make_features(True)
+features_gpu = make_features(False)
