@@ -242,7 +242,9 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
     _discover(parsed, scope, report, by_line)
     options = Options(block_dim=report.block_dim)
     for fd in scope.kernels.values():  # the harness builds per block_dim Warp launches with (Shadow._compare),
-        fd.launch_block_dims = ()  # not once per `block_dim=` literal of the file (tests launch at several)
+        if fd.bindings and len(fd.launch_block_dims) == 1:  # not once per `block_dim=` literal of the file (tests
+            continue  # launch at several), but an instance its binding gives one (`block_dim=THREADS`) keeps it
+        fd.launch_block_dims = ()
     every = dict(scope.kernels)
     owner = {}  # tilec kernel name -> the KernelReport of its source kernel
     for name, fd in every.items():

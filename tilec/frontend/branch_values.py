@@ -46,6 +46,13 @@ def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evalua
     return _dedupe(out)[:limit]
 
 
+def block_envs(stmts: list[cst.CSTNode], env: Env, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
+               code: Callable[[cst.CSTNode], str], owner: str) -> list[Env]:
+    """`env` after the statements of a loop body, one env per path (a call inside the body sees the
+    values assigned before it in the same iteration; later ones are not told apart)."""
+    return _dedupe(_Runner(evaluate, unknown, limit, code, owner).block(stmts, [dict(env)]))[:limit]
+
+
 class _Runner:
     def __init__(self, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
                  code: Callable[[cst.CSTNode], str], name: str) -> None:

@@ -35,7 +35,7 @@ import libcst as cst
 
 from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
-from . import branch_values, consts
+from . import branch_values, consts, launch_types
 from .parse import Parsed
 from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
 
@@ -136,6 +136,8 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
                         parsed.span(f.node.name))
     launched = launch_block_dims(walker, scope)
     declared = overloads(walker, scope, parsed, diags)
+    for name, given in launch_overloads(walker, scope, parsed, declared).items():
+        declared[name] = given
     for fd in scope.kernels.values():
         fd.launch_block_dims = tuple(sorted({value for env, value in launched.get(fd.name, ())
                                              if _agrees(env, fd.bindings)}))
@@ -222,6 +224,27 @@ def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def launch_overloads(walker: _Walker, scope: Scope, parsed: Parsed,
+                     declared: dict[str, list[Overload]]) -> dict[str, list[Overload]]:
+    """Kernel name -> overloads from its launches (launch_types.py), for the generic kernels with
+    no declared overload: one per launch env whose generic array arguments have known dtypes."""
+    out: dict[str, list[Overload]] = {}
+    for call, frames in walker.calls:
+        if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
+            continue
+        kernel = next((a.value for a in call.args if a.keyword is None), None)
+        kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
+        name = kernel.value if isinstance(kernel, cst.Name) else None
+        fd = scope.kernels.get(name) if name is not None else None
+        if fd is None or fd.bindings or declared.get(fd.name):
+            continue
+        for env in _call_envs(frames, scope, walker):
+            given = launch_types.launch_overload(call, fd.node, scope, parsed, lambda n, e=env: _value(n, scope, e))
+            if given is not None:
+                out.setdefault(fd.name, []).append((parsed.span(call), given))
+    return out
 
 
 def _agrees(env: Env, bindings: tuple[tuple[str, object], ...]) -> bool:
@@ -515,6 +538,13 @@ def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
     if (isinstance(node, cst.Call) and scope.api_attr(node.func) == "constant" and len(node.args) == 1
             and node.args[0].keyword is None):
         return _value(node.args[0].value, scope, env)  # `N = wp.constant(4 * K)` in a function
+    numpy_dtype = launch_types.numpy_dtype(node, scope)
+    if numpy_dtype is not None:
+        return DtypeValue(numpy_dtype)  # `np.float64` in host code
+    made = launch_types.array_value(node, scope, lambda n: _value(n, scope, env),
+                                    lambda v: v.api if isinstance(v, DtypeValue) else None)
+    if made is not consts.NOT_CONST:
+        return made  # `wp.zeros(n, dtype=wp.float16)`: an array of a known dtype (a launch's argument)
     if isinstance(node, cst.Name) and node.value in ("float", "int", "bool") and node.value not in scope.api_names:
         return DtypeValue({"float": "float32", "int": "int32", "bool": "bool"}[node.value])
     attr = scope.api_attr(node)
@@ -537,13 +567,14 @@ def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
 
     if isinstance(node, cst.Tuple) and node.elements:
         items = tuple(_value(e.value, scope, env) for e in node.elements)
-        if consts.NOT_CONST not in items and any(isinstance(v, (DtypeValue, FuncValue, KernelValue)) for v in items):
+        if consts.NOT_CONST not in items and _holds_type(items):
             return items  # `(1, wp.float32)`: a loop element tilec unpacks
 
     def lookup(n: cst.BaseExpression) -> object:
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
-            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue, KernelValue)) else v
+            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue, KernelValue,
+                                                      launch_types.ArrayValue)) or _holds_type(v) else v
         if (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in PURE_BUILTINS
                 and n.func.value not in env and n.func.value not in scope.constants
                 and n.func.value not in scope.api_names and n.func.value not in scope.funcs):
@@ -574,12 +605,20 @@ def _pure_call(call: cst.Call, scope: Scope, env: Env) -> object:
         return consts.NOT_CONST
 
 
+def _holds_type(v: object) -> bool:
+    """A tuple holding a dtype, func, kernel or host array at any depth (`((np.float64, np.float32), ...)`)."""
+    return isinstance(v, tuple) and any(
+        isinstance(x, (DtypeValue, FuncValue, KernelValue, launch_types.ArrayValue)) or _holds_type(x) for x in v)
+
+
 def _loop_values(loop: Loop, scope: Scope, env: Env) -> list[Env] | None:
     """One env per element of a loop over a literal list/tuple/set or range(constants)."""
     it = loop.iter
     items: list[object] | None = None
     if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
         items = [_value(e.value, scope, env) for e in it.elements]
+    elif isinstance(it, cst.Name) and isinstance(_value(it, scope, env), tuple):  # a tuple bound above
+        items = list(cst.ensure_type(_value(it, scope, env), tuple))
     elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
         bounds = [_value(a.value, scope, env) for a in it.args]
         ints = [b for b in bounds if isinstance(b, int) and not isinstance(b, bool)]
@@ -646,6 +685,10 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
                                                                     for n in frame.bound}]:
                 grown.append({**env, **values})
         envs = grown[:MAX_ENVS]
+        if isinstance(frame.node, cst.For):  # what the loop body assigns (`src = wp.array(..., dtype=T)`)
+            envs = [e for env in envs for e in branch_values.block_envs(
+                _body(frame.node.body), env, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS, _code,
+                "the loop")][:MAX_ENVS]
     return envs
 
 
@@ -783,8 +826,8 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
             api_names[name] = v.name if isinstance(v, FuncValue) else v.api
         elif isinstance(v, FuncValue):
             funcs_alias[name] = scope.funcs[v.name]
-        elif isinstance(v, tuple) and any(isinstance(x, (DtypeValue, FuncValue, KernelValue)) for x in v):
-            continue  # a tuple holding a dtype is no constant a kernel body can use
+        elif _holds_type(v) or isinstance(v, launch_types.ArrayValue):
+            continue  # a tuple holding a dtype, or a host array, is no constant a kernel body can use
         elif not isinstance(v, (Unknown, KernelValue)):  # a kernel is nothing a kernel body can use
             constants[name] = v
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
