@@ -31,6 +31,10 @@ CASES = [
          block_dim=4, launch="simt", warp_kernel="features_cpu", rtol=1e-4, atol=1e-4, warp_wrong=TILE_OF_VECTOR),
     Case("kern_paths_vector_tile_b8", P, "features__THREADS_8", dim=(16,), args=(arr(16), arr(2, 3), out(2, 16)),
          block_dim=8, launch="simt", warp_kernel="features_gpu", rtol=1e-4, atol=1e-4, warp_wrong=TILE_OF_VECTOR),
+    # a generic kernel without wp.overload: one instance per launch whose array dtypes are visible
+    Case("kern_paths_launch_typed_f32", P, "launched_pair", dim=(2,), args=(arr(4, 8), out(4, 8)), rtol=1e-4,
+         atol=1e-4),
+    Case("kern_paths_launch_typed_f64", P, "launched_pair", dim=(3,), args=(arr(6, 8, dtype=F64), out(6, 8, dtype=F64))),
     Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
 ]
 

@@ -74,3 +74,14 @@ def generic(a: wp.array[Any]):
 
 for _dtype in SIZES:
     wp.overload(generic, [wp.array[_dtype]])  # ERROR TC0409: overload of `generic`, parameter `a`
+
+
+@wp.kernel
+def launched_unknown(a: wp.array[Any]):  # ERROR TC0436: generic kernel `launched_unknown` has no overload
+    t = wp.tile_load(a, shape=4)
+    wp.tile_store(a, t)
+
+
+def run_unknown(data):
+    arr = wp.array(data)  # its dtype is data's, which tilec cannot see
+    wp.launch_tiled(launched_unknown, dim=1, inputs=[arr], block_dim=32)

@@ -1,9 +1,11 @@
 """Nested kernels whose constants a factory sets path by path (if/elif/else, with) or with
 min/int of constants, generic kernels whose overloads are declared in loops over literal kernels
-and dtypes, and a @wp.func overloaded by redefinition (issue #13 items 4, 5)."""
+and dtypes or read from the file's launches, and a @wp.func overloaded by redefinition (issue
+#13 items 4, 5)."""
 import contextlib
 from typing import Any
 
+import numpy as np
 import warp as wp
 
 TILE = 8
@@ -118,3 +120,20 @@ def make_features(on_cpu: bool):
 
 features_cpu = make_features(True)
 features_gpu = make_features(False)
+
+
+@wp.kernel
+def launched_pair(src: wp.array2d[Any], dst: wp.array2d[Any]):
+    i = wp.tid()
+    t = wp.tile_load(src, shape=(2, TILE), offset=(i * 2, 0))
+    wp.tile_store(dst, wp.tile_map(wp.cos, t) * t, offset=(i * 2, 0))
+
+
+def run_launched_pair(rows):
+    for dtype in (np.float32, np.float64):
+        host = np.asarray(rows, dtype=dtype)
+        src = wp.array(host)
+        dst = wp.zeros_like(src)
+        wp.launch_tiled(launched_pair, dim=len(rows) // 2, inputs=[src, dst], block_dim=64)
+    half = wp.zeros((2, TILE), dtype=wp.float16)
+    wp.launch_tiled(launched_pair, dim=1, inputs=[half, wp.empty_like(half)], block_dim=64)
