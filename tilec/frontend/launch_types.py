@@ -12,7 +12,7 @@ dtype is not known declares nothing (the kernel keeps TC0436 if no launch does).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -131,18 +131,19 @@ def _with_dtype(annotation: cst.BaseExpression, dtype: str, scope: Scope, parsed
         def on_visit(self, n: cst.CSTNode) -> bool:
             return not (isinstance(n, (cst.Name, cst.Attribute)) and scope.is_any(n))
 
-        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
             if isinstance(original, (cst.Name, cst.Attribute)) and scope.is_any(original):
                 return spelled
             return updated
 
-    out = cst.ensure_type(annotation.visit(Replace()), cst.BaseExpression)
+    out = annotation.visit(Replace())
+    assert isinstance(out, cst.BaseExpression), out
     for part in _walk(out):
         parsed.place_like(part, annotation)
     return out
 
 
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in node.children:
         yield from _walk(child)

@@ -61,7 +61,7 @@ def bump(x: wp.float32):
 
 
 @wp.func
-def bump(x: wp.float64):
+def bump(x: wp.float64):  # noqa: F811 - Warp overloads a func by redefinition
     return x * x * wp.float64(0.5) - x
 
 
