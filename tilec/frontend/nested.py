@@ -701,9 +701,14 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
             inputs += [n.value for n in _name_nodes(_loop(frame).target)]
         elif frame.kind == "def":
             inputs += [p.name.value for p in _params(_def(frame))]
-    # a local with a value per path (`THREADS = 1 if ... else 32` as an if/else) names its instances too
-    inputs += sorted(n for n in uses - set(inputs) - sibling_names
-                     if len({repr(env.get(n)) for env, _ in known}) > 1)
+    # a local with a value per path (`THREADS = 1 if ... else 32` as an if/else) names the instances too
+    # where the parameters and loop variables do not tell them apart (`HALF = COLS // 2` never does)
+    varying = sorted(n for n in uses - set(inputs) - sibling_names if len({repr(env.get(n)) for env, _ in known}) > 1)
+    told: dict[str, set[str]] = {}
+    for env, _ in known:
+        told.setdefault(repr([env.get(k) for k in inputs if k in uses]), set()).add(repr([env.get(n) for n in varying]))
+    if any(len(locals_) > 1 for locals_ in told.values()):
+        inputs += varying
     order = {n: i for i, n in enumerate(inputs)}
     seen: set[tuple[tuple[str, object], ...]] = set()
     for env, _ in known:
