@@ -189,7 +189,14 @@ class _Targets(cst.CSTVisitor):
         self.names |= {n.name.value for n in node.names}
 
 
+_NAMES: dict[int, tuple[cst.CSTNode, frozenset[str]]] = {}  # id(statement) -> (it, its names): each call site reruns a body
+
+
 def _bound_names(node: cst.CSTNode) -> set[str]:
+    hit = _NAMES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return set(hit[1])
     visitor = _Targets()
     node.visit(visitor)
+    _NAMES[id(node)] = (node, frozenset(visitor.names))
     return visitor.names

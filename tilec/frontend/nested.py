@@ -409,7 +409,13 @@ def _params(fn: cst.FunctionDef) -> list[cst.Param]:
     return [*p.posonly_params, *p.params, *p.kwonly_params]
 
 
+_BOUND: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}  # id(def) -> (the def, its names): every call site asks
+
+
 def _bound_in_def(fn: cst.FunctionDef) -> set[str]:
+    hit = _BOUND.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return set(hit[1])
     names = {p.name.value for p in _params(fn)}
     for star in (fn.params.star_arg, fn.params.star_kwarg):
         if isinstance(star, cst.Param):
@@ -417,6 +423,7 @@ def _bound_in_def(fn: cst.FunctionDef) -> set[str]:
     visitor = _Bound()
     for stmt in _body(fn.body):
         stmt.visit(visitor)
+    _BOUND[id(fn)] = (fn, frozenset(names | visitor.names))
     return names | visitor.names
 
 
