@@ -22,8 +22,13 @@ of them is copied into this repository. For every test file:
    equal the values in its Python closure; a launch no built instance can take (kernel rejected,
    binding not compiled) is counted as not run, with the reason.
 
+3. Warp's truth (run phase): every Warp module load on the CPU is recorded (WarpBuilds): a kernel
+   tilec rejects is counted as a gap only when Warp builds it ("rejected by tilec but compiled by
+   Warp: N", listed with -v); one Warp refuses too, or never builds on the CPU (a CUDA-only test),
+   is not. Module-level rejected kernels no test builds are built on the CPU directly.
+
 Prints kernels found / accepted / built, launches matched, gradients (adjoint launches) matched,
-and a histogram of the rejection reasons.
+the rejected kernels Warp compiles, and a histogram of the rejection reasons.
 """
 from __future__ import annotations
 
@@ -102,6 +107,8 @@ class KernelReport:
     unsubstituted_why: str = ""
     excused: int = 0  # mismatching launches of a kernel in EXCUSED
     pops: bool = False  # its body pops a tile stack (float outputs may match up to order)
+    warp: str = ""  # Warp 1.19 on the CPU: "compiled" (a module load built it), "failed", or "" (never built)
+    warp_error: str = ""  # the first exception of a failed Warp build
 
 
 @dataclass
@@ -235,7 +242,9 @@ def static_phase(path: Path, outdir: Path, build: bool) -> FileReport:
     _discover(parsed, scope, report, by_line)
     options = Options(block_dim=report.block_dim)
     for fd in scope.kernels.values():  # the harness builds per block_dim Warp launches with (Shadow._compare),
-        fd.launch_block_dims = ()  # not once per `block_dim=` literal of the file (tests launch at several)
+        if fd.bindings and len(fd.launch_block_dims) == 1:  # not once per `block_dim=` literal of the file (tests
+            continue  # launch at several), but an instance its binding gives one (`block_dim=THREADS`) keeps it
+        fd.launch_block_dims = ()
     every = dict(scope.kernels)
     owner = {}  # tilec kernel name -> the KernelReport of its source kernel
     for name, fd in every.items():
@@ -422,6 +431,85 @@ def _same(bound, value) -> bool:
     return False
 
 
+def _kernel_report(reports: dict, kernel):
+    """(FileReport, KernelReport) of a Warp kernel object: its source kernel, found by the file and
+    first line of its code object; (None, None) when it is not one of the measured files'."""
+    code = getattr(getattr(kernel, "func", None), "__code__", None)
+    if code is None:
+        return None, None
+    report = reports.get(Path(code.co_filename).stem)
+    if report is None:
+        return None, None
+    return report, report.kernels.get(report.first_lines.get(code.co_firstlineno))
+
+
+class WarpBuilds:
+    """Records, for every kernel of the measured files, whether Warp builds it on the CPU: wraps
+    Warp's Module.load (codegen and C++ compile of a module's kernels); a load that returns marks
+    each kernel of the module "compiled", one that raises marks them "failed" (unless another load
+    built them). This is the truth the rejections are measured against: a kernel tilec rejects
+    and Warp builds is a gap; one Warp refuses too is not."""
+
+    def __init__(self, reports: dict):
+        import warp._src.context as context
+
+        self.context = context
+        self.reports = reports
+        self.original = context.Module.load
+
+    def __enter__(self):
+        recorder, original = self, self.original
+
+        def load(module, device, *args, **kwargs):
+            try:
+                result = original(module, device, *args, **kwargs)
+            except Exception as e:
+                recorder.record(module, device, e)
+                raise
+            recorder.record(module, device, None)
+            return result
+
+        self.context.Module.load = load
+        return self
+
+    def __exit__(self, *exc):
+        self.context.Module.load = self.original
+
+    def record(self, module, device, error) -> None:
+        try:
+            if not self.context.runtime.get_device(device).is_cpu:
+                return
+            kernels = list(module._get_live_kernels()) + list(module.kernels.values())
+        except Exception:  # noqa: BLE001 - an unknown device or module layout: nothing to record
+            return
+        for kernel in kernels:
+            _, kr = _kernel_report(self.reports, kernel)
+            if kr is None or kr.warp == "compiled":
+                continue
+            if error is None:
+                kr.warp, kr.warp_error = "compiled", ""
+            elif not kr.warp:
+                kr.warp, kr.warp_error = "failed", f"{type(error).__name__}: {error}".splitlines()[0][:110]
+
+    def build_unseen(self, stem: str) -> None:
+        """Builds on the CPU the file's module-level kernels that tilec rejects and no test made
+        Warp build (their tests are CUDA-only, or never launch them); generic ones cannot be built
+        without types and stay unknown."""
+        import warp as wp
+
+        module = importlib.import_module(f"warp.tests.tile.{stem}")
+        for kr in self.reports[stem].kernels.values():
+            if kr.status != "rejected" or kr.nested or kr.warp:
+                continue
+            kernel = getattr(module, kr.name, None)
+            if not isinstance(kernel, wp.Kernel) or getattr(kernel, "is_generic", False):
+                continue
+            try:
+                kernel.module.load(wp.get_device("cpu"))
+            except Exception:  # noqa: BLE001 - recorded by load
+                continue
+
+
 def _spell_runtime(value) -> str:
     return getattr(value, "__name__", None) or repr(value)[:20]
 
@@ -450,15 +538,10 @@ class Shadow:
         whose bindings are the values the Python closure holds. The name is None (and the third
         item says why) when no built instance can take the launch; (None, None, None) when the
         kernel is not one of the measured files'."""
-        func = getattr(kernel, "func", None)
-        code = getattr(func, "__code__", None)
-        if code is None:
-            return None, None, None
-        report = self.reports.get(Path(code.co_filename).stem)
-        kr = report.kernels.get(report.first_lines.get(code.co_firstlineno)) if report is not None else None
+        report, kr = _kernel_report(self.reports, kernel)
         if kr is None:
             return None, None, None
-        values = _free_values(func)
+        values = _free_values(kernel.func)
         for name, inst in kr.instances.items():
             if all(_same(value, values.get(var, _MISSING)) for var, value in inst.bindings):
                 if inst.status != "built" or report.module is None:
@@ -558,8 +641,9 @@ def run_phase(stem: str, report: FileReport, reports: dict, verbose: bool) -> No
                 if name.endswith("_cpu"):
                     suite.addTest(obj(name))
     stream = io.StringIO()
-    with Shadow(reports):
+    with Shadow(reports), WarpBuilds(reports) as builds:
         result = unittest.TextTestRunner(stream=stream, verbosity=0).run(suite)
+        builds.build_unseen(stem)
     report.tests_run = result.testsRun
     report.tests_failed = len(result.failures) + len(result.errors)
     if verbose and report.tests_failed:
@@ -620,6 +704,7 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
             why = k.reason or k.mismatch or k.unsubstituted_why
             extra += f" not run {k.unsubstituted}" if k.unsubstituted else ""
             extra += f" instances {len(k.instances)}" if len(k.instances) > 1 else ""
+            extra += f" [warp: {k.warp}]" if ran and k.status in ("rejected", "unseen") and k.warp else ""
             print(f"{k.file}:{k.line} {k.name}: {k.status}{extra}{'  -- ' + why if why else ''}")
     nested = [k for k in kernels if k.nested]
     instances = [i for k in kernels for i in k.instances.values()]
@@ -646,6 +731,14 @@ def print_summary(reports: dict, verbose: bool, ran: bool, seconds: float) -> No
               f"{sum(k.unsubstituted for k in kernels)}")
         print(f"  Warp tests run on the CPU: {sum(r.tests_run for r in reports.values())}, "
               f"failed/errored under the shadow: {sum(r.tests_failed for r in reports.values())}")
+        rejected = [k for k in kernels if k.status in ("rejected", "unseen")]
+        gap = [k for k in rejected if k.warp == "compiled"]
+        print(f"  rejected by tilec but compiled by Warp: {len(gap)} (of {len(rejected)} rejected: Warp "
+              f"refuses {sum(k.warp == 'failed' for k in rejected)} too, "
+              f"{sum(not k.warp for k in rejected)} never built by Warp on the CPU)")
+        if verbose:
+            for k in gap:
+                print(f"    {k.file}:{k.line} {k.name}  -- {k.reason}")
         mismatches = collections.Counter(k.mismatch.split(":")[0] for k in kernels if k.mismatch)
         for why, n in mismatches.most_common(5):
             print(f"  mismatch {n:4d}  {why}")

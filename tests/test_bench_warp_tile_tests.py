@@ -152,3 +152,37 @@ def test_half_outputs_compare_at_half_resolution():
     assert bench._close(a, np.array([12.03125, 1.0], np.float16))  # 4 ulps at 12: 2.6e-3 relative
     assert not bench._close(a, np.array([12.25, 1.0], np.float16))
     assert not bench._close(np.array([12.0], np.float32), np.array([12.03125], np.float32))
+
+
+def test_warp_builds_record_what_warp_compiled(tmp_path):
+    """WarpBuilds marks a kernel "compiled" when a Warp module load holding it returns and "failed"
+    (with the error) when it raises; a later successful build wins, a later failure does not
+    undo one; kernels of other files are not recorded."""
+    import warp as wp
+
+    bench = _bench()
+    path = tmp_path / "test_sample_tiles.py"
+    path.write_text(SOURCE)
+    report = bench.static_phase(path, tmp_path / "out", build=False)
+    spec = importlib.util.spec_from_file_location("test_sample_tiles", path)
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    wp.init()
+
+    class Module:  # what record reads of a Warp module: its kernels
+        def __init__(self, *kernels):
+            self.kernels = {k.key: k for k in kernels}
+
+        def _get_live_kernels(self):
+            return list(self.kernels.values())
+
+    builds = bench.WarpBuilds({"test_sample_tiles": report})
+    builds.record(Module(program.fabric_param), "cpu", RuntimeError("no fabric here\nmore"))
+    assert report.kernels["fabric_param"].warp == "failed"
+    assert report.kernels["fabric_param"].warp_error == "RuntimeError: no fabric here"
+    builds.record(Module(program.SIZED_4), "cpu", None)
+    builds.record(Module(program.SIZED_4), "cpu", RuntimeError("later"))
+    assert report.kernels["sized@38"].warp == "compiled"
+    builds.record(Module(program.fabric_param), "cpu", None)
+    assert report.kernels["fabric_param"].warp == "compiled" and not report.kernels["fabric_param"].warp_error
+    assert report.kernels["good"].warp == ""  # never built

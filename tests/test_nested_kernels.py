@@ -295,3 +295,39 @@ def test_calls_in_a_comprehension_see_its_loop_over_literals():
     assert sorted(k.name for k in kernels) == ["ones__length_2100", "ones__length_65"]
     [warning] = [d for d in diags if d.severity == "warning"]
     assert (warning.code, warning.span.line, warning.span.col) == ("TC0434", 14, 13)
+
+
+PATHS = '''\
+import warp as wp
+
+
+def per_device(device, wide=False):
+    if device.is_cpu:
+        THREADS = 1
+    elif wide:
+        THREADS = 64
+    else:
+        THREADS = 32
+    with wp.ScopedDevice(device):
+        ROWS = min(8, int(THREADS * 0.5) + 2)
+    if device.is_cuda:
+        ONLY_CUDA = 2
+
+    @wp.kernel
+    def spread(a: wp.array2d[float]):
+        i = wp.tid()
+        t = wp.tile_load(a, shape=(ROWS, THREADS), offset=(0, i * THREADS))
+        wp.tile_store(a, t * float(ONLY_CUDA), offset=(0, i * THREADS))
+
+    return spread
+'''
+
+
+def test_a_factory_local_has_one_instance_per_path():
+    """A local assigned on both sides of an if/elif/else is compiled once per path's value, and the
+    instances are named by it; a `with` body is followed; min/int of constants fold; a path on
+    which a name the kernel reads is unbound (NameError in Python) gives no instance."""
+    kernels, diags = outcome(PATHS)
+    assert [d for d in diags if d.severity == "error"] == []
+    assert sorted(k.name for k in kernels) == [
+        "spread__ROWS_2__THREADS_1", "spread__ROWS_8__THREADS_32", "spread__ROWS_8__THREADS_64"]

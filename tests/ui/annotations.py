@@ -8,7 +8,7 @@ n_dims = len([1, 2])
 
 
 @wp.kernel
-def two_dtypes(a: wp.array[float, 2]):  # ERROR TC0409: `array[...]` takes one dtype
+def two_dtypes(a: wp.array[float, 0]):  # ERROR TC0409: `array[T, N]`: N must be Literal[n] or an integer n from 1 to 4
     pass
 
 

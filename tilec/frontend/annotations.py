@@ -237,10 +237,20 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope) -> Type | IndexedT:
         raise AnnotationError(f"`wp.{name}[...]` is not an annotation Warp accepts (`{name}` is a function); "
                               f"write `wp.{name}(dtype=...)`", node)
     if kind in ("array", "indexedarray"):  # wp.array[T], wp.array2d[T]: Warp's subscript spelling
-        if len(items) != 1 or len(node.slice) != 1:
-            raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]", node)
+        ndim = fixed_ndim or 1
+        if fixed_ndim is None and len(items) == 2 and len(node.slice) == 2:  # wp.array[T, Literal[2]]
+            given = scope.literal_value(items[1])
+            given = scope.constant(items[1]) if given is consts.NOT_CONST else given
+            if not isinstance(given, int) or isinstance(given, bool) or not 1 <= given <= 4:
+                raise AnnotationError(f"`{name}[T, N]`: N must be Literal[n] or an integer n from 1 to 4",
+                                      items[1])
+            ndim = given
+        elif len(items) != 1 or len(node.slice) != 1:
+            raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]"
+                                  + ("" if fixed_ndim else f", or a dtype and Literal[ndim], e.g. {name}[float, Literal[2]]"),
+                                  node)
         made, need = (ArrayT, _need_element) if kind == "array" else (IndexedT, _need_dtype)
-        return made(need(items[0], scope, node), fixed_ndim or 1)  # type: ignore[arg-type]  # IndexedT: _need_dtype
+        return made(need(items[0], scope, node), ndim)  # type: ignore[arg-type]  # IndexedT: _need_dtype
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
     if len(items) < 2:

@@ -135,14 +135,34 @@ class CallLowering(LoweringHost):
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "static: takes exactly one positional argument", node)
         arg = node.args[0].value
-        value = self.constant_of(arg)
+        value = self.static_len(arg)
+        if value is consts.NOT_CONST:
+            value = self.constant_of(arg)
         if value is consts.NOT_CONST:
             self.fail("TC0305", "static: tilec evaluates only expressions of literals and module constants "
-                      "(names, arithmetic, tuples, wp.constant); this one is not", arg)
+                      "(names, arithmetic, tuples, wp.constant) and len() of a tile, vector or matrix; "
+                      "this one is not", arg)
         if isinstance(value, tuple):
             self.fail("TC0401", "unsupported syntax: a tuple from wp.static() used as a value "
                       "(tuples work as shapes and offsets)", arg)
         return self.const_expr(value, node)
+
+    def static_len(self, node: cst.BaseExpression) -> object:
+        """`len(t)` of a local tile (its first extent), vector or matrix (rows): static in Warp too."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
+                and "len" not in self.env and len(node.args) == 1 and node.args[0].keyword is None
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in self.env):
+            return consts.NOT_CONST
+        from ..ir.types import MatT, TileT, VecT
+
+        t = self.env[node.args[0].value.value].sym.type
+        if isinstance(t, TileT) and t.shape and isinstance(t.shape[0], int):
+            return t.shape[0]
+        if isinstance(t, VecT):
+            return t.length
+        if isinstance(t, MatT):
+            return t.rows
+        return consts.NOT_CONST
 
     def lower_cast(self, dtype_name: str, node: cst.Call) -> ir.Expr:
         from ..ir.types import SCALARS
@@ -407,11 +427,20 @@ class CallLowering(LoweringHost):
         """node's compile-time value: literals, module constants, and locals assigned once from a
         constant (local_consts.py; a local never stands for the module constant it shadows)."""
         fn = getattr(getattr(self, "fd", None), "node", None)
+        base: Callable[[cst.BaseExpression], object]
         if not isinstance(fn, cst.FunctionDef):
             if isinstance(node, cst.Name) and node.value in self.env:
                 return consts.NOT_CONST
-            return self.scope.constant(node)
-        return consts.evaluate(node, local_consts.local_lookup(fn, self.env, self.scope._lookup))
+            base = self.scope._lookup
+        else:
+            base = local_consts.local_lookup(fn, self.env, self.scope._lookup)
+
+        def lookup(n: cst.BaseExpression) -> object:
+            if (isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
+                    and self.static_len(n.args[0].value) is not consts.NOT_CONST):
+                return self.static_len(n.args[0].value)  # `shape=(wp.static(len(a)), N)`
+            return base(n)
+        return consts.evaluate(node, lookup)
 
     def local_constant(self, node: cst.BaseExpression) -> int | float | None:
         """The number a local name assigned once from a constant holds (`stop = 3`), else None."""

@@ -43,6 +43,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             return self.lower_identity(api, node)
         if api == "quat_to_matrix":
             return self.lower_quat_to_matrix(node)
+        if api in ("vector", "matrix") and self.sized_constructor(api, node):
+            return self.lower_sized_constructor(node)
         if api in NOT_YET:
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
@@ -56,6 +58,27 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         except ann.AnnotationError:
             return None
         return t if is_value(t) else None
+
+    @staticmethod
+    def sized_constructor(api: str, node: cst.Call) -> bool:
+        """`wp.vector(length=n, dtype=T)` / `wp.matrix(shape=(m, n), dtype=T)` (components optional)."""
+        given = {a.keyword.value for a in node.args if a.keyword is not None}
+        return given == {"length" if api == "vector" else "shape", "dtype"}
+
+    def lower_sized_constructor(self, node: cst.Call) -> ir.OpCall:
+        """Warp's `wp.vector(*components, length=n, dtype=T)` in a body: the type from the keywords,
+        zeros without components."""
+        keywords = node.with_changes(args=[a for a in node.args if a.keyword is not None])
+        self.parsed.place_like(keywords, node)
+        try:
+            t = ann.element_type(keywords, self.scope)
+        except ann.AnnotationError as e:
+            self.fail("TC0303", f"{self.scope.api_attr(node.func)}: {e.message}", e.node if e.node is not keywords else node)
+        if not isinstance(t, (VecT, MatT)):
+            self.fail("TC0303", "a sized constructor needs a constant size and a dtype", node)
+        components = node.with_changes(args=[a for a in node.args if a.keyword is None])
+        self.parsed.place_like(components, node)
+        return self.lower_constructor(t, components)
 
     def lower_constructor(self, t: VecT | MatT, node: cst.Call) -> ir.OpCall:
         if any(a.keyword is not None for a in node.args):

@@ -227,7 +227,7 @@ class ModuleChecker:
                     project: str | None = None) -> ir.Function:
         """The instance of func `name` for these argument types; raises Abort after a diagnostic.
         project: for a func returning a struct, the field path this instance returns."""
-        fd = caller.scope.funcs[name]  # a nested kernel sees the funcs defined beside it
+        fd = self.overload_for(caller.scope, name, caller.scope.funcs[name], args)  # a nested kernel sees the funcs defined beside it
         fkey = fd.key or name
         span = caller.span(call_node)
         if name in self.stack:
@@ -276,6 +276,21 @@ class ModuleChecker:
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
         return fn
+
+    def overload_for(self, scope: Scope, name: str, fd: FuncDef, args: list[tuple[Type, object]]) -> FuncDef:
+        """The def of a func defined more than once (Warp's overloading by redefinition) whose
+        parameters take these argument types, the latest first; else `fd` (its check reports why)."""
+        defs = scope.func_overloads.get(name, [])
+        if fd not in defs:  # a nested func of the same name hides the module's overloads
+            return fd
+        for candidate in reversed(defs):
+            declared = self.signature(candidate)
+            if declared is not None and len(declared) == len(args) and all(
+                    generics.accepts(want, got) or (isinstance(want, TileT) and isinstance(got, TileT)
+                                                     and want.dtype == got.dtype)
+                    for want, (got, _) in zip(declared, args)):
+                return candidate
+        return fd
 
     def label_call_site(self, before: int, name: str, fd: FuncDef, declared: list[Declared], concrete: list[Type],
                         span: Span) -> None:

@@ -27,7 +27,7 @@ arguments are not constant. `Discovery.skipped` lists what was not compiled and 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -35,39 +35,17 @@ import libcst as cst
 
 from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
-from . import consts
+from . import branch_values, consts, launch_types
+from .binding_values import DtypeValue, Env, FuncValue, KernelValue, Loop, Unknown
+from .binding_values import holds_type as _holds_type
+from .binding_values import loop_values as _loop_values
+from .binding_values import substitute as _substitute
+from .binding_values import value as _value
 from .parse import Parsed
-from .resolve import MATH_CONSTANTS, FuncDef, Scope, _function
+from .resolve import FuncDef, Scope, _function
 
 DECORATORS = ("kernel", "func")
 CUSTOM_ADJOINTS = ("func_grad", "func_replay")  # nested ones are registered beside their func, per binding
-
-# A binding's values by name: constants, DtypeValue, FuncValue, or Unknown (the classes below).
-Env = dict[str, object]
-
-
-@dataclass(frozen=True)
-class DtypeValue:
-    """A binding to a dtype (`make(wp.float64)`): the API attribute name it stands for."""
-
-    api: str
-
-
-@dataclass(frozen=True)
-class FuncValue:
-    """A binding to a function (`make(wp.sin)`, `make(my_func)`): an API builtin or a @wp.func."""
-
-    name: str
-    api: bool  # a builtin of the tile API (else a module-level @wp.func)
-
-
-@dataclass(frozen=True)
-class Unknown:
-    """A binding tilec cannot evaluate; `why` completes "… because <why>"."""
-
-    why: str
-    span: Span | None = None
-
 
 @dataclass
 class Frame:
@@ -82,9 +60,6 @@ class Frame:
 def _def(frame: Frame) -> cst.FunctionDef:
     """A "def" frame's function."""
     return cst.ensure_type(frame.node, cst.FunctionDef)
-
-
-Loop = Union[cst.For, cst.CompFor]  # a "loop" frame's node: a for statement or a comprehension's `for`
 
 
 def _loop(frame: Frame) -> Loop:
@@ -129,26 +104,30 @@ def discover(scope: Scope, parsed: Parsed, diags: Diagnostics) -> Discovery:
                         parsed.span(f.node.name))
     launched = launch_block_dims(walker, scope)
     declared = overloads(walker, scope, parsed, diags)
+    for name, given in launch_overloads(walker, scope, parsed, declared).items():
+        declared[name] = given
     for fd in scope.kernels.values():
-        fd.launch_block_dims = tuple(sorted(launched.get(fd.name, ())))
+        fd.launch_block_dims = tuple(sorted({value for env, value in launched.get(fd.name, ())
+                                             if _agrees(env, fd.bindings)}))
         fd.overloads = tuple(declared.get(fd.name, ()))
     return out
 
 
 def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics) -> dict[str, list[Overload]]:
     """Kernel def name -> [(span, {param name or "#i": annotation node})] from
-    `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs."""
+    `wp.overload(k, [types])`, `wp.overload(k, {"name": type})` and `@wp.overload` stubs. A call
+    in loops over literal values (`for k in (k1, k2): for T in (wp.float32, wp.float64):
+    wp.overload(k, [wp.array[T]])`) declares one overload per element, its loop variables
+    replaced by their values in the annotations."""
     out: dict[str, list[Overload]] = {}
     unreadable = []
     for stub in walker.stubs:
         given = {p.name.value: p.annotation.annotation for p in _params(stub) if p.annotation is not None}
         out.setdefault(stub.name.value, []).append((parsed.span(stub.name), given))
-    for call, _frames in walker.calls:
+    for call, frames in walker.calls:
         if scope.api_attr(call.func) != "overload" or len(call.args) != 2:
             continue
         kernel, types = call.args[0].value, call.args[1].value
-        name = kernel.value if isinstance(kernel, cst.Name) else (
-            kernel.attr.value if isinstance(kernel, cst.Attribute) else None)
         if isinstance(types, (cst.List, cst.Tuple)):
             given = {f"#{i}": e.value for i, e in enumerate(types.elements)}
         elif isinstance(types, cst.Dict):
@@ -161,18 +140,58 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         else:
             unreadable.append(call)
             continue
-        if name is not None:
-            out.setdefault(name, []).append((parsed.span(call), given))
+        looped = [f for f in frames if f.kind == "loop"]
+        for env in _call_envs(tuple(looped), scope) if looped else [{}]:
+            bound = env.get(kernel.value) if isinstance(kernel, cst.Name) else None
+            name = bound.name if isinstance(bound, KernelValue) else (
+                kernel.value if isinstance(kernel, cst.Name) else (
+                    kernel.attr.value if isinstance(kernel, cst.Attribute) else None))
+            if name is not None:
+                out.setdefault(name, []).append(
+                    (parsed.span(call), {k: _substitute(v, env, scope, parsed) for k, v in given.items()}))
     for call in unreadable:
         diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
                     "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
 
 
-def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
+def launch_overloads(walker: _Walker, scope: Scope, parsed: Parsed,
+                     declared: dict[str, list[Overload]]) -> dict[str, list[Overload]]:
+    """Kernel name -> overloads from its launches (launch_types.py), for the generic kernels with
+    no declared overload: one per launch env whose generic array arguments have known dtypes."""
+    out: dict[str, list[Overload]] = {}
+    for call, frames in walker.calls:
+        if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
+            continue
+        kernel = next((a.value for a in call.args if a.keyword is None), None)
+        kernel = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "kernel"), kernel)
+        name = kernel.value if isinstance(kernel, cst.Name) else None
+        fd = scope.kernels.get(name) if name is not None else None
+        if fd is None or fd.bindings or declared.get(fd.name):
+            continue
+        for env in _call_envs(frames, scope, walker):
+            given = launch_types.launch_overload(call, fd.node, scope, parsed, _evaluator(scope, env))
+            if given is not None:
+                out.setdefault(fd.name, []).append((parsed.span(call), given))
+    return out
+
+
+def _evaluator(scope: Scope, env: Env) -> Callable[[cst.BaseExpression], object]:
+    """`_value` in one env, as launch_types takes it."""
+    return lambda node: _value(node, scope, env)
+
+
+def _agrees(env: Env, bindings: tuple[tuple[str, object], ...]) -> bool:
+    """Whether a launch's env can be the one an instance was compiled for: every binding it
+    knows is the instance's (`THREADS = 1` ... `launch(k, block_dim=THREADS)` is not the
+    launch of the THREADS = 32 instance)."""
+    return all(k not in env or isinstance(env[k], Unknown) or env[k] == v for k, v in bindings)
+
+
+def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, list[tuple[Env, int]]]:
     """Kernel def name -> the constant `block_dim=` values of its `wp.launch`/`wp.launch_tiled`
     calls in the file (`wp.launch(k, ...)`, `wp.launch(kernel=Ops.k, ...)`)."""
-    out: dict[str, set[int]] = {}
+    out: dict[str, list[tuple[Env, int]]] = {}
     for call, frames in walker.calls:
         if scope.api_attr(call.func) not in ("launch", "launch_tiled"):
             continue
@@ -195,7 +214,7 @@ def launch_block_dims(walker: _Walker, scope: Scope) -> dict[str, set[int]]:
             value = _value(block_dim, scope, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1024:
                 for n in names:
-                    out.setdefault(n, set()).add(value)
+                    out.setdefault(n, []).append((env, value))
     return out
 
 
@@ -222,6 +241,8 @@ class _Walker:
                 return attr
             if attr in CUSTOM_ADJOINTS:
                 return "custom"
+            if attr == "func_native":
+                return "native"  # beside a kernel, a call of it is named by the checker's TC0401
         return None
 
     def block(self, stmts: Iterable[cst.CSTNode], frames: tuple[Frame, ...], top: bool = False) -> None:
@@ -388,7 +409,13 @@ def _params(fn: cst.FunctionDef) -> list[cst.Param]:
     return [*p.posonly_params, *p.params, *p.kwonly_params]
 
 
+_BOUND: dict[int, tuple[cst.FunctionDef, frozenset[str]]] = {}  # id(def) -> (the def, its names): every call site asks
+
+
 def _bound_in_def(fn: cst.FunctionDef) -> set[str]:
+    hit = _BOUND.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return set(hit[1])
     names = {p.name.value for p in _params(fn)}
     for star in (fn.params.star_arg, fn.params.star_kwarg):
         if isinstance(star, cst.Param):
@@ -396,6 +423,7 @@ def _bound_in_def(fn: cst.FunctionDef) -> set[str]:
     visitor = _Bound()
     for stmt in _body(fn.body):
         stmt.visit(visitor)
+    _BOUND[id(fn)] = (fn, frozenset(names | visitor.names))
     return names | visitor.names
 
 
@@ -440,82 +468,6 @@ def _without_module_arg(deco: cst.Decorator) -> cst.Decorator:
     return deco.with_changes(decorator=call.with_changes(args=args))
 
 
-# ---------------------------------------------------------------- bindings
-
-
-def _value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
-    """A constant, a DtypeValue, or NOT_CONST: `node` evaluated with module constants and `env`."""
-    if isinstance(node, cst.Name) and node.value in env:
-        v = env[node.value]
-        return consts.NOT_CONST if isinstance(v, Unknown) else v
-    if (isinstance(node, cst.Call) and scope.api_attr(node.func) == "constant" and len(node.args) == 1
-            and node.args[0].keyword is None):
-        return _value(node.args[0].value, scope, env)  # `N = wp.constant(4 * K)` in a function
-    if isinstance(node, cst.Name) and node.value in ("float", "int", "bool") and node.value not in scope.api_names:
-        return DtypeValue({"float": "float32", "int": "int32", "bool": "bool"}[node.value])
-    attr = scope.api_attr(node)
-    if attr is not None:
-        from ..ir.types import DTYPE_NAMES
-
-        if attr in DTYPE_NAMES:
-            return DtypeValue(attr)
-    if isinstance(node, cst.Name) and isinstance(scope.api_names.get(node.value), str):
-        from ..ir.types import DTYPE_NAMES
-
-        if scope.api_names[node.value] in DTYPE_NAMES:
-            return DtypeValue(scope.api_names[node.value])
-    if attr is not None and attr not in MATH_CONSTANTS:
-        return FuncValue(attr, True)  # wp.sin, wp.exp, ...: passed to tile_map or called
-    if isinstance(node, cst.Name) and node.value in scope.funcs:
-        return FuncValue(node.value, False)
-
-    def lookup(n: cst.BaseExpression) -> object:
-        if isinstance(n, cst.Name) and n.value in env:
-            v = env[n.value]
-            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue)) else v
-        return scope._lookup(n)
-
-    return consts.evaluate(node, lookup)
-
-
-def _loop_values(loop: Loop, scope: Scope, env: Env) -> list[Env] | None:
-    """One env per element of a loop over a literal list/tuple/set or range(constants)."""
-    it = loop.iter
-    items: list[object] | None = None
-    if isinstance(it, (cst.List, cst.Tuple, cst.Set)):
-        items = [_value(e.value, scope, env) for e in it.elements]
-    elif isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
-        bounds = [_value(a.value, scope, env) for a in it.args]
-        ints = [b for b in bounds if isinstance(b, int) and not isinstance(b, bool)]
-        if bounds and len(ints) == len(bounds) and len(bounds) <= 3:
-            items = list(range(*ints))
-            if len(items) > 64:
-                return None
-    if items is None or any(v is consts.NOT_CONST for v in items):
-        return None
-    out: list[Env] = []
-    for v in items:
-        bound = _unpack(loop.target, v)
-        if bound is None:
-            return None
-        out.append(bound)
-    return out
-
-
-def _unpack(target: cst.BaseExpression, value: object) -> Env | None:
-    if isinstance(target, cst.Name):
-        return {target.value: value}
-    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, tuple) and len(value) == len(target.elements):
-        out: Env = {}
-        for el, v in zip(target.elements, value):
-            part = _unpack(el.value, v)
-            if part is None:
-                return None
-            out.update(part)
-        return out
-    return None
-
-
 MAX_FACTORY_DEPTH = 4  # factories calling factories: how many enclosing calls a binding is followed through
 MAX_ENVS = 64  # bindings one call site is evaluated for
 
@@ -539,7 +491,7 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
                 envs = [{**env, **{k: v for k, v in defaults.items() if v is not consts.NOT_CONST}}
                         for env in envs]
             # and the constants it assigns before the call (`N = block_dim; make(N)`)
-            envs = [_locals(frame, scope, env, _assigned(_def(frame))) for env in envs]
+            envs = [e for env in envs for e in _locals(frame, scope, env, _assigned(_def(frame)))][:MAX_ENVS]
             continue
         if frame.kind != "loop":
             continue
@@ -550,6 +502,10 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
                                                                     for n in frame.bound}]:
                 grown.append({**env, **values})
         envs = grown[:MAX_ENVS]
+        if isinstance(frame.node, cst.For):  # what the loop body assigns (`src = wp.array(..., dtype=T)`)
+            envs = [e for env in envs for e in branch_values.block_envs(
+                _body(frame.node.body), env, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS, _code,
+                "the loop")][:MAX_ENVS]
     return envs
 
 
@@ -599,45 +555,18 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _assigned(fn: cst.FunctionDef) -> set[str]:
-    """Names a def binds with a top-level `NAME = ...` statement."""
-    out: set[str] = set()
-    for stmt in _body(fn.body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    out.add(small.targets[0].target.value)
-    return out
-
-
-def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> Env:
-    """Values of the def's own locals in `wanted`: single top-level constant assignments."""
-    fn = cst.ensure_type(frame.node, cst.FunctionDef)  # a "def" frame
+    """Names a def binds in its own body (not its parameters)."""
     params = {p.name.value for p in _params(fn)}
-    counts: dict[str, int] = {}
-    assigns: dict[str, cst.BaseExpression] = {}
-    for stmt in _body(fn.body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                    n = small.targets[0].target.value
-                    counts[n] = counts.get(n, 0) + 1
-                    assigns[n] = small.value
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-                    n = small.target.value
-                    counts[n] = counts.get(n, 0) + 1
-                    assigns[n] = small.value
-    out = dict(env)
-    for n in [n for n in assigns if n in wanted and n not in params]:
-        if counts[n] > 1:
-            out[n] = Unknown(f"`{n}` is assigned more than once in `{frame.name}`")
-            continue
-        v = _value(assigns[n], scope, out)
-        out[n] = Unknown(f"`{n} = {_code(assigns[n])}` is not a compile-time constant") if v is consts.NOT_CONST else v
-    for n in wanted - set(out):
-        if n in params:
-            continue
-        out[n] = Unknown(f"`{n}` is bound in `{frame.name}` in a way tilec cannot evaluate")
-    return {k: v for k, v in out.items() if k in wanted or k in env}
+    return _bound_in_def(fn) - params
+
+
+def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> list[Env]:
+    """The def's locals in `wanted`, one env per path through its if/else statements
+    (branch_values.local_envs); its parameters keep their values from `env`."""
+    fn = _def(frame)
+    params = {p.name.value for p in _params(fn)}
+    return branch_values.local_envs(fn, env, wanted - (params - set(env)), lambda node, e: _value(node, scope, e),
+                                    Unknown, MAX_ENVS, _code)
 
 
 def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
@@ -678,7 +607,7 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                     v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
                     grown.append(({**env, **v}, call if call is not None else via))
             envs = grown
-        envs = [(_locals(frame, scope, env, wanted), via) for env, via in envs]
+        envs = [(e, via) for env, via in envs for e in _locals(frame, scope, env, wanted)][:MAX_ENVS]
     return envs
 
 
@@ -691,7 +620,8 @@ def _siblings(found: Found, walker: _Walker) -> list[Found]:
     if not defs:
         return []
     inner = defs[-1].node
-    return [f for f in walker.found if f.kind in ("func", "custom") and any(fr.node is inner for fr in f.frames)]
+    return [f for f in walker.found if f.kind in ("func", "custom", "native")
+            and any(fr.node is inner for fr in f.frames)]
 
 
 def _enclosing(found: Found) -> str:
@@ -713,11 +643,13 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
             api_names[name] = v.name if isinstance(v, FuncValue) else v.api
         elif isinstance(v, FuncValue):
             funcs_alias[name] = scope.funcs[v.name]
-        elif not isinstance(v, Unknown):
+        elif _holds_type(v) or isinstance(v, launch_types.ArrayValue):
+            continue  # a tuple holding a dtype, or a host array, is no constant a kernel body can use
+        elif not isinstance(v, (Unknown, KernelValue)):  # a kernel is nothing a kernel body can use
             constants[name] = v
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
     return dataclasses.replace(scope, constants=constants, typed_constants=typed, api_names=api_names,
-                               funcs={**scope.funcs, **funcs_alias},
+                               funcs={**scope.funcs, **funcs_alias}, native_funcs=dict(scope.native_funcs),
                                custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
 
 
@@ -738,8 +670,8 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
     siblings = _siblings(found, walker)
     sibling_names = {f.node.name.value for f in siblings}
     uses = free_names(node)
-    for f in siblings:
-        uses |= free_names(f.node)
+    for f in siblings:  # a native func's snippet (its decorator's argument) is never read by tilec
+        uses |= free_names(f.node.with_changes(decorators=[]) if f.kind == "native" else f.node)
     envs = _bindings(found, uses, walker, scope, sibling_names)
     known = [(env, via) for env, via in envs if not any(isinstance(v, Unknown) for v in env.values())]
     unknown = [(env, via) for env, via in envs if any(isinstance(v, Unknown) for v in env.values())]
@@ -776,6 +708,14 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
             inputs += [n.value for n in _name_nodes(_loop(frame).target)]
         elif frame.kind == "def":
             inputs += [p.name.value for p in _params(_def(frame))]
+    # a local with a value per path (`THREADS = 1 if ... else 32` as an if/else) names the instances too
+    # where the parameters and loop variables do not tell them apart (`HALF = COLS // 2` never does)
+    varying = sorted(n for n in uses - set(inputs) - sibling_names if len({repr(env.get(n)) for env, _ in known}) > 1)
+    told: dict[str, set[str]] = {}
+    for env, _ in known:
+        told.setdefault(repr([env.get(k) for k in inputs if k in uses]), set()).add(repr([env.get(n) for n in varying]))
+    if any(len(locals_) > 1 for locals_ in told.values()):
+        inputs += varying
     order = {n: i for i, n in enumerate(inputs)}
     seen: set[tuple[tuple[str, object], ...]] = set()
     for env, _ in known:
@@ -791,6 +731,9 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
         fd.scope = child
         fd.bindings = used
         for sib in siblings:
+            if sib.kind == "native":
+                child.native_funcs[sib.node.name.value] = sib.node
+                continue
             if sib.kind == "custom":
                 walker.applied.add(id(sib.node))
             sfd = _make_def(sib.node, child, parsed, diags)
@@ -814,7 +757,7 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
 def _spell(v: object) -> str:
     if isinstance(v, DtypeValue):
         return v.api
-    if isinstance(v, FuncValue):
+    if isinstance(v, (FuncValue, KernelValue)):
         return v.name
     return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
 

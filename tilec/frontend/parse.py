@@ -39,6 +39,13 @@ class Parsed:
 
         return Span(resolve=resolve)
 
+    def place_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
+        """Gives a node tilec made from the user's (an annotation with values substituted) the
+        position of the one it replaces, so diagnostics at it point into the file."""
+        positions = self.positions()
+        if original in positions and isinstance(positions, dict):
+            positions.setdefault(made, positions[original])
+
 
 MAX_EXPRESSION_DEPTH = 1000
 

@@ -49,6 +49,7 @@ class Scope:
     api_names: dict[str, str] = field(default_factory=dict)  # local name -> API attribute (from-imports)
     typing_aliases: set[str] = field(default_factory=set)  # local names bound to the typing module
     any_names: set[str] = field(default_factory=set)  # local names bound to typing.Any
+    literal_names: set[str] = field(default_factory=set)  # local names bound to typing.Literal
     constants: dict[str, object] = field(default_factory=dict)  # name -> int/float/bool/tuple
     typed_constants: dict[str, Scalar] = field(default_factory=dict)  # name -> Scalar of `N = wp.constant(wp.int32(0))`
     value_constants: dict[str, cst.Call] = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
@@ -61,6 +62,7 @@ class Scope:
     custom_adjoints: dict[str, dict[str, cst.FunctionDef]] = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
     custom_targets: list[tuple[str, str, cst.Name]] = field(default_factory=list)  # (func name, decorator, its argument): checked at the end
     native_funcs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # @wp.func_native name -> its def node
+    func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
@@ -94,6 +96,17 @@ class Scope:
             return node.value in self.any_names
         return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
                 and node.value.value in self.typing_aliases and node.attr.value == "Any")
+
+    def literal_value(self, node: cst.BaseExpression) -> object:
+        """`Literal[2]` / `typing.Literal[2]` -> 2; else NOT_CONST."""
+        if not isinstance(node, cst.Subscript) or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return consts.NOT_CONST
+        target = node.value
+        if not ((isinstance(target, cst.Name) and target.value in self.literal_names)
+                or (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value in self.typing_aliases and target.attr.value == "Literal")):
+            return consts.NOT_CONST
+        return self.constant(node.slice[0].slice.value)
 
     def constant(self, node: cst.BaseExpression) -> object:
         return consts.evaluate(node, self._lookup)
@@ -186,6 +199,8 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
                 scope.api_names[local] = name
             elif module == "typing" and name == "Any":
                 scope.any_names.add(local)
+            elif module == "typing" and name == "Literal":
+                scope.literal_names.add(local)
             elif module.split(".")[0] in HOST_MODULES:
                 scope.host_names[local] = (module.split(".")[0], name)
     elif isinstance(node, (cst.Assign, cst.AnnAssign)):
@@ -324,6 +339,12 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
             diags.error("TC0002", f"kernel name `{node.name.value}` starts with `__`, reserved for Python",
                         parsed.span(node.name))
         fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
+        earlier = scope.funcs.get(fd.name)
+        if attr == "func" and earlier is not None and earlier.key is None:  # Warp overloads a func by redefinition
+            defs = scope.func_overloads.setdefault(fd.name, [earlier])
+            earlier.key = earlier.key or (fd.name, 0)
+            fd.key = (fd.name, len(defs))
+            defs.append(fd)
         (scope.kernels if attr == "kernel" else scope.funcs)[fd.name] = fd
         scope.constants.pop(fd.name, None)
         return

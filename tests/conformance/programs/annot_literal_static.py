@@ -1,0 +1,20 @@
+"""Array annotations with a Literal ndim (`wp.array[float, Literal[2]]`, typing.Literal) and
+wp.static(len(x)) of a tile or vector, in a shape and as a value (issue #13 items 1, 6)."""
+import typing
+from typing import Literal
+
+import warp as wp
+
+ROWS = 4
+COLS = 8
+
+
+@wp.kernel
+def row_scaled(a: wp.array[float, Literal[2]], b: wp.array[wp.float32, typing.Literal[2]], n: wp.array[int]):
+    i = wp.tid()
+    t = wp.tile_load(a, shape=(ROWS, COLS), offset=(i * ROWS, 0))
+    w = wp.tile_ones(shape=(wp.static(len(t)), COLS), dtype=float) * float(wp.static(len(t)))
+    v = wp.vec3(1.0, 2.0, 3.0)
+    wp.tile_store(b, wp.tile_map(wp.sin, t) * w * float(wp.static(len(v))), offset=(i * ROWS, 0))
+    if i == 0:
+        n[0] = wp.static(len(t)) * 10 + wp.static(len(v))

@@ -1,0 +1,202 @@
+"""The values a function's locals may hold, path by path: what a kernel nested in the function
+sees of them (frontend/nested.py).
+
+A test function or kernel factory binds the constants its kernels use with plain assignments,
+often on both sides of an `if` (`if device.is_cpu: THREADS = 1 else: THREADS = 32`). Python
+reads a closure's variables when the kernel is built, so a kernel may see the value of any path
+through the function's `if`/`elif`/`else` statements. `local_envs` runs the function's body
+over a list of envs, one per path: an assignment evaluates its right-hand side in each env; an
+`if` forks the list (its test is not evaluated: every branch is possible, one without `else`
+also falls through). A name bound any other way -- in a loop, `try`, `with ... as`, tuple
+unpacking, augmented assignment, `del`, an import or a def -- is Unknown in every env.
+
+Never runs user code; values come only from the `evaluate` callback (constants and dtypes).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from . import consts
+
+Env = dict[str, object]
+Evaluate = Callable[[cst.BaseExpression, Env], object]  # a value, or consts.NOT_CONST
+MakeUnknown = Callable[[str], object]  # an Unknown binding whose reason completes "… because <why>"
+
+
+def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evaluate, unknown: MakeUnknown,
+               limit: int, code: Callable[[cst.CSTNode], str]) -> list[Env]:
+    """One env per distinct path's values of `wanted` (the names of `env` kept as given, unless
+    the body rebinds them), at most `limit`. A wanted name bound on no path, or only in ways
+    tilec does not follow, is Unknown; a path on which a wanted name is unbound is dropped
+    when another path binds it (that path raises NameError in Python, and launches nothing)."""
+    name = fn.name.value
+    runner = _Runner(evaluate, unknown, limit, code, name)
+    states = runner.block(_body(fn.body), [dict(env)])
+    somewhere = {n for s in states for n in s}
+    out: list[Env] = []
+    for state in states:
+        if any(n in somewhere and n not in state for n in wanted):
+            continue  # unbound on this path, bound on another: this path raises NameError
+        kept = {k: v for k, v in state.items() if k in wanted or k in env}
+        for n in wanted - set(kept):
+            kept[n] = unknown(f"`{n}` is bound in `{name}` in a way tilec cannot evaluate")
+        out.append(kept)
+    return _dedupe(out)[:limit]
+
+
+def block_envs(stmts: list[cst.CSTNode], env: Env, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
+               code: Callable[[cst.CSTNode], str], owner: str) -> list[Env]:
+    """`env` after the statements of a loop body, one env per path (a call inside the body sees the
+    values assigned before it in the same iteration; later ones are not told apart)."""
+    return _dedupe(_Runner(evaluate, unknown, limit, code, owner).block(stmts, [dict(env)]))[:limit]
+
+
+class _Runner:
+    def __init__(self, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
+                 code: Callable[[cst.CSTNode], str], name: str) -> None:
+        self.evaluate, self.unknown, self.limit, self.code, self.name = evaluate, unknown, limit, code, name
+
+    def block(self, stmts: list[cst.CSTNode], states: list[Env]) -> list[Env]:
+        for stmt in stmts:
+            states = self.stmt(stmt, states)
+        return states
+
+    def stmt(self, stmt: cst.CSTNode, states: list[Env]) -> list[Env]:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                states = self.small(small, states)
+            return states
+        if isinstance(stmt, cst.If):
+            out: list[Env] = []
+            branch: cst.If = stmt
+            while True:
+                out += self.block(_body(branch.body), [dict(s) for s in states])
+                orelse = branch.orelse
+                if orelse is None:
+                    out += states  # no else: the test may be false
+                    break
+                if isinstance(orelse, cst.If):
+                    branch = orelse
+                    continue
+                out += self.block(_body(orelse.body), [dict(s) for s in states])
+                break
+            return _dedupe(out)[:self.limit]
+        if isinstance(stmt, cst.With):  # its body runs once; `as` targets are not followed
+            return self.block(_body(stmt.body), self.opaque(set().union(*(
+                _bound_names(item) for item in stmt.items)), states))
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return self.opaque({stmt.name.value}, states)
+        return self.opaque(_bound_names(stmt), states)  # loops, try, with, match: not followed
+
+    def small(self, small: cst.CSTNode, states: list[Env]) -> list[Env]:
+        target: cst.BaseExpression | None = None
+        value: cst.BaseExpression | None = None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            target, value = small.target, small.value
+        if isinstance(target, cst.Name) and value is not None:
+            n = target.value
+            out = []
+            for s in states:
+                v = self.evaluate(value, s)
+                s = dict(s)
+                s[n] = (self.unknown(f"`{n} = {self.code(value)}` is not a compile-time constant")
+                        if v is consts.NOT_CONST else v)
+                out.append(s)
+            return _dedupe(out)
+        return self.opaque(_bound_names(small), states)
+
+    def opaque(self, names: set[str], states: list[Env]) -> list[Env]:
+        if not names:
+            return states
+        why = {n: self.unknown(f"`{n}` is bound in `{self.name}` in a way tilec cannot evaluate") for n in names}
+        return _dedupe([{**s, **why} for s in states])
+
+
+def _dedupe(states: list[Env]) -> list[Env]:
+    seen: set[str] = set()
+    out = []
+    for s in states:
+        key = repr(sorted(s.items(), key=lambda kv: kv[0]))
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _body(block: cst.CSTNode) -> list[cst.CSTNode]:
+    return list(block.body) if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else []
+
+
+class _Targets(cst.CSTVisitor):
+    """Every name a statement binds, not looking into nested defs, classes or lambdas."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _add(self, target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._add(e.value)
+        elif isinstance(target, cst.StarredElement):
+            self._add(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._add(node.name)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._add(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None and isinstance(node.name, cst.Name):
+            self.names.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names |= {n.name.value for n in node.names}
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names |= {n.name.value for n in node.names}
+
+
+_NAMES: dict[int, tuple[cst.CSTNode, frozenset[str]]] = {}  # id(statement) -> (it, its names): each call site reruns a body
+
+
+def _bound_names(node: cst.CSTNode) -> set[str]:
+    hit = _NAMES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return set(hit[1])
+    visitor = _Targets()
+    node.visit(visitor)
+    _NAMES[id(node)] = (node, frozenset(visitor.names))
+    return visitor.names
