@@ -69,7 +69,7 @@ def test_show_types_reports_where_the_gpu_keeps_each_tile():
 
 def test_all_errors_reported_in_one_run():
     proc = tilec("check", ROOT / "tests/ui/shapes.py")
-    assert proc.returncode == 1 and proc.stderr.count("error[") == 27 and proc.stderr.strip().endswith("27 errors found")
+    assert proc.returncode == 1 and proc.stderr.count("error[") == 29 and proc.stderr.strip().endswith("29 errors found")
 
 
 BIG_TILES = '''import warp as wp
