@@ -83,3 +83,25 @@ def test_int64_constants_bound_a_float_range():
     out = np.full(3, -1.0, np.float32)
     mod.wide.launch_tiled(dim=1, inputs=[out])
     assert list(out) == [float(2**54), -1.0, -1.0]
+
+
+UNDERFLOW = '''
+import warp as wp
+TINY = wp.constant(wp.float32(1.401298464324817e-45))
+
+
+@wp.kernel(enable_backward=False)
+def tiny(out: wp.array(dtype=wp.float32)):
+    wp.tile_store(out, wp.tile_arange(0.0, TINY, 2.0, dtype=wp.float32))
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_float_range_whose_count_underflows_keeps_its_start():
+    """range(0, the smallest float32 subnormal, 2): (stop - start) / step underflows to 0 in float32, but the
+    range is not empty: one element, 0.0, as Warp 1.19 gives (tilec called it empty, TC0111)."""
+    mod = build(UNDERFLOW, "typed_arange_underflow")
+    out = np.full(3, -1.0, np.float32)
+    mod.tiny.launch_tiled(dim=1, inputs=[out])
+    assert list(out) == [0.0, -1.0, -1.0]

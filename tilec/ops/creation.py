@@ -112,6 +112,8 @@ def _arange_count(b: Bound, dtype: Scalar, start: float, stop: float, step: floa
         count = float(rep((stop - start) / step))
     if not math.isfinite(count):
         b.fail("TC0111", f"range({start}, {stop}, {step}) spans more elements than can be counted")
+    if count == 0 and (stop - start) * step > 0:  # the quotient underflowed: the range still holds its start
+        return 1
     return math.ceil(count)
 
 
