@@ -205,17 +205,27 @@ inline void micro_kernel(const T* __restrict a, const T* __restrict bp, T* __res
 
 // C = alpha * op(A) @ op(B) + beta * C with op(A) M x K, op(B) K x N; TA / TB: the operand is stored
 // transposed (A as K x M, B as N x K), both row-major. Register blocking I (matmul below chooses).
+// C (M x N, row-major) = alpha * op(A) @ B + beta * C with op(A)'s element (i, k) at a[i * RSA + k * CSA]
+// and B a row-major K x N tile whose rows hold whole panels (N a multiple of NR), read in place:
+// MR rows of A (one micro-panel) stay hot across B's panels.
+template <class I, class T, int M, int N, int K, int RSA, int CSA>
+inline void matmul_b_in_place(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+    constexpr int NR = nr_of<I, T>;
+    static_assert(N % NR == 0, "B's rows hold whole panels");
+    for_micro_panels<M, I::MR>([&](auto rows, int i) {
+        constexpr int R = decltype(rows)::value;
+        for (int j0 = 0; j0 < N; j0 += NR)
+            Micro<I>::template run<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
+    });
+}
+
 template <class I, class T, int M, int N, int K, bool TA, bool TB>
 inline void matmul_with(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
     constexpr int NR = nr_of<I, T>;
     constexpr int RSA = TA ? 1 : K, CSA = TA ? M : 1;  // A(i, k) = a[i * RSA + k * CSA]
     constexpr bool PACK = TB || N % NR != 0;  // else B's rows already hold whole panels
-    if constexpr (!PACK) {  // B read in place: MR rows of A (one micro-panel) stay hot across B's panels
-        for_micro_panels<M, I::MR>([&](auto rows, int i) {
-            constexpr int R = decltype(rows)::value;
-            for (int j0 = 0; j0 < N; j0 += NR)
-                Micro<I>::template run<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
-        });
+    if constexpr (!PACK) {
+        matmul_b_in_place<I, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
     } else {  // each panel of B packed once, then swept by every micro-panel of A
         alignas(64) T panel[K * NR];
         for (int j0 = 0; j0 < N; j0 += NR) {
@@ -610,19 +620,11 @@ inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T
 }
 
 
-// C (M x N, row-major) = alpha * op(A) @ B + beta * C with op(A)'s element (i, k) at
-// a[i * RSA + k * CSA] for any strides (a window of a larger tile, read in place: linalg.h
-// TileWindow) and B a row-major K x N tile whose rows hold whole panels (N a multiple of NR):
-// matmul's unpacked loop with A's own strides.
+// matmul_b_in_place with A's own strides (a window of a larger tile, read in place: linalg.h
+// TileWindow), on the build's kernel.
 template <class T, int M, int N, int K, int RSA, int CSA>
 inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
-    constexpr int NR = nr_of<IsaBuild, T>;  // the build's kernel (micro_kernel)
-    static_assert(N % NR == 0, "B's rows hold whole panels");
-    for_micro_panels<M, MR>([&](auto rows, int i) {
-        constexpr int R = decltype(rows)::value;
-        for (int j0 = 0; j0 < N; j0 += NR)
-            micro_kernel<T, R, K, RSA, CSA, N>(a + i * RSA, b + j0, c + i * N + j0, N, NR, alpha, beta);
-    });
+    matmul_b_in_place<IsaBuild, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
 }
 
 }  // namespace gemm
