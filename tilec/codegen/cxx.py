@@ -344,11 +344,13 @@ class CxxEmitter:
             self.emit(f"{dst} = {naming.cxx_var(value.sym)};")
         elif isinstance(value, ir.Call):
             self.emit(f"{dst} = {self.call(value)};")
-        elif is_fusible(value) and split_extent(value, _tile_type(target.type)) is not None:
-            self.row_loop(dst, value, _tile_type(target.type))
         elif is_fusible(value):
-            idx = naming.ELEMENT_INDEX
             tile = _tile_type(target.type)
+            extent = split_extent(value, tile)
+            if extent is not None:
+                self.row_loop(dst, value, tile, extent)
+                return
+            idx = naming.ELEMENT_INDEX
             self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
             self.depth += 1
             self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
@@ -358,11 +360,10 @@ class CxxEmitter:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
 
-    def row_loop(self, dst: str, value: ir.Expr, tile: TileT) -> None:
-        """A fused element-wise assignment as a loop over rows and columns: its broadcast rows and
-        columns read their element by the column or row index, and the inner loop vectorises."""
-        extent = split_extent(value, tile)
-        assert extent is not None, value  # assign_tile's condition
+    def row_loop(self, dst: str, value: ir.Expr, tile: TileT, extent: int) -> None:
+        """A fused element-wise assignment as a loop over rows of `extent` columns (split_extent): its
+        broadcast rows and columns read their element by the column or row index, and the inner loop
+        vectorises."""
         r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
         self.emit(f"for (int {r} = 0; {r} < {tile.size // extent}; ++{r}) {{")
         self.emit(f"    for (int {c} = 0; {c} < {extent}; ++{c}) {{")
