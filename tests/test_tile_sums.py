@@ -1,0 +1,219 @@
+"""Per-thread tile sums of a CPU adjoint (codegen/tile_sums.py decides, runtime tile_sums.h adds):
+which arrays qualify, and the gradients they give against numpy and float64 finite differences on
+1 and 2 threads, with tiles overhanging the arrays, launches that accumulate into gradients already
+there, adds off the sums' tile grid (the runtime adds those directly), and kernels whose arrays do
+not qualify (the direct adds, as before)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from gradcheck import check_gradients
+from harness import build, compile_ir
+from tilec.codegen.sources import plan_kernels
+from tilec.codegen.tile_sums import summed_arrays
+from tilec.backend_cpu.emit import emit_cpu
+from tilec.passes.normalize import normalize_module
+
+SOURCE = '''
+import warp as wp
+
+T = 16
+
+
+@wp.kernel
+def gemm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(T, T), dtype=float)
+    for k in range((A.shape[1] + T - 1) // T):
+        a = wp.tile_load(A, shape=(T, T), offset=(i * T, k * T))
+        b = wp.tile_load(B, shape=(T, T), offset=(k * T, j * T))
+        wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc, offset=(i * T, j * T))
+
+
+@wp.kernel
+def gemm64(A: wp.array2d(dtype=wp.float64), B: wp.array2d(dtype=wp.float64), C: wp.array2d(dtype=wp.float64)):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(T, T), dtype=wp.float64)
+    for k in range((A.shape[1] + T - 1) // T):
+        a = wp.tile_load(A, shape=(T, T), offset=(i * T, k * T))
+        b = wp.tile_load(B, shape=(T, T), offset=(k * T, j * T))
+        wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc, offset=(i * T, j * T))
+
+
+@wp.kernel
+def halves(W: wp.array2d(dtype=float), X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    # W's tiles start every 8 rows: half of them are off the (16, 16) grid of the sums
+    i, k = wp.tid()
+    w = wp.tile_load(W, shape=(T, T), offset=(k * 8, 0))
+    x = wp.tile_load(X, shape=(T, T), offset=(i * T, 0))
+    wp.tile_store(Y, wp.tile_matmul(x, w), offset=(i * T, k * T))
+
+
+@wp.kernel
+def two_shapes(W: wp.array2d(dtype=float), X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float),
+               Z: wp.array2d(dtype=float)):
+    # W is read as a (16, 16) and an (8, 16) tile: its adds have two shapes, so no sums
+    i = wp.tid()
+    w = wp.tile_load(W, shape=(T, T))
+    v = wp.tile_load(W, shape=(8, T))
+    x = wp.tile_load(X, shape=(T, T), offset=(i * T, 0))
+    wp.tile_store(Y, wp.tile_matmul(x, w), offset=(i * T, 0))
+    wp.tile_store(Z, wp.tile_matmul(wp.tile_load(X, shape=(8, 8), offset=(i * T, 0)), v), offset=(i * 8, 0))
+'''
+
+
+def cpu_adjoint(name):
+    module = compile_ir(SOURCE, "tile_sums")
+    plan = next(p for p in plan_kernels(normalize_module(module)) if p.forward.name == name)
+    assert plan.adjoint is not None
+    return plan.adjoint
+
+
+def summed(name):
+    return {p.name: tile.shape for p, tile in summed_arrays(cpu_adjoint(name)).items()}
+
+
+def test_gemm_sums_both_operand_gradients_on_its_tile():
+    # A's tiles repeat along j, B's along i: blocks re-add into them. C's adjoint is read, not summed
+    assert summed("gemm") == {"adj:A": (16, 16), "adj:B": (16, 16)}
+
+
+def test_an_array_each_block_adds_its_own_tiles_into_keeps_its_adds():
+    # halves: W's tile follows k, X's follows i: blocks (i, k) re-add both along the other coordinate
+    assert summed("halves") == {"adj:W": (16, 16), "adj:X": (16, 16)}
+    mlp = '''
+import warp as wp
+
+
+@wp.kernel
+def layer(X: wp.array2d(dtype=float), W: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(16, 32), offset=(i * 16, 0))
+    wp.tile_store(Y, wp.tile_matmul(x, wp.tile_load(W, shape=(32, 32))), offset=(i * 16, 0))
+'''
+    module = compile_ir(mlp, "layer")
+    adjoint = plan_kernels(normalize_module(module))[0].adjoint
+    assert adjoint is not None
+    # W's one tile: every block adds into it; X's tile i: block i alone
+    assert {p.name: t.shape for p, t in summed_arrays(adjoint).items()} == {"adj:W": (32, 32)}
+
+
+def test_adds_of_two_shapes_keep_the_direct_adds():
+    assert "adj:W" not in summed("two_shapes")
+
+
+def test_the_entry_point_passes_the_sums_and_adds_them_after_the_blocks():
+    module = normalize_module(compile_ir(SOURCE, "tile_sums"))
+    cpp = emit_cpu(module, plan_kernels(module)).files["tile_sums.cpp"]
+    assert "tl::TileSums<float, 2, 16, 16>::Part& adj_v_A" in cpp
+    assert "tl::TileSums<double, 2, 16, 16>::Part& adj_v_B" in cpp
+    assert "_sums_adj_v_B.flush(" in cpp
+    assert "tl::TileSums<float, 2, 16, 16> _sums_adj_v_W(" not in cpp.split("tile_sums_two_shapes_cpu_backward")[1]
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return build(SOURCE, "tile_sums")
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(64, 48, 80), (37, 53, 29)])  # (M, K, N): the second overhangs every tile
+def test_gemm_gradients_against_numpy(mod, threads, shape):
+    m, kk, n = shape
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((m, kk)).astype(np.float32), rng.standard_normal((kk, n)).astype(np.float32)
+    C = np.zeros((m, n), np.float32)
+    dA0, dB0 = rng.standard_normal(A.shape).astype(np.float32), rng.standard_normal(B.shape).astype(np.float32)
+    dA, dB = dA0.copy(), dB0.copy()
+    dC = rng.standard_normal(C.shape).astype(np.float32)
+    grid = ((m + 15) // 16, (n + 15) // 16)
+    for launch in range(2):  # the second launch adds onto the first's gradients (Warp's accumulation)
+        g = dC.copy()
+        mod.gemm.launch_tiled(dim=grid, inputs=[A, B, C], adj_inputs=[dA, dB, g], adjoint=True, num_threads=threads)
+        np.testing.assert_array_equal(g, 0)  # C's adjoint consumed
+        want_a = dA0 + (launch + 1) * (dC.astype(np.float64) @ B.T)
+        want_b = dB0 + (launch + 1) * (A.T.astype(np.float64) @ dC)
+        np.testing.assert_allclose(dA, want_a, rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(dB, want_b, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.build
+@needs_cxx
+def test_one_thread_sums_from_zero_equal_the_direct_adds_bit_for_bit(mod):
+    # from a zero gradient one thread adds the same partial products in the same order: (((0 + p0)
+    # + p1) + ...) in the array before, (p0 + p1 + ...) then 0 + that now
+    rng = np.random.default_rng(2)
+    A, B = rng.standard_normal((80, 96)).astype(np.float32), rng.standard_normal((96, 64)).astype(np.float32)
+    C = np.zeros((80, 64), np.float32)
+    dC = rng.standard_normal(C.shape).astype(np.float32)
+    dA, dB = np.zeros_like(A), np.zeros_like(B)
+    mod.gemm.launch_tiled(dim=(5, 4), inputs=[A, B, C], adj_inputs=[dA, dB, dC.copy()], adjoint=True, num_threads=1)
+    # the same launch with the gradients interleaved in one buffer (no element shared, their bytes
+    # overlapping): the runtime adds them straight into the arrays, as without sums
+    both = np.zeros((96, 192), np.float32)
+    dA2, dB2 = both[:80, 0::2], both[:, 1::2][:, :64]
+    mod.gemm.launch_tiled(dim=(5, 4), inputs=[A, B, C], adj_inputs=[dA2, dB2, dC.copy()], adjoint=True,
+                          num_threads=1)
+    np.testing.assert_array_equal(dA, dA2)
+    np.testing.assert_array_equal(dB, dB2)
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float64_gemm_gradients_against_finite_differences(mod, threads, monkeypatch):
+    monkeypatch.setenv("TILEC_NUM_THREADS", str(threads))
+    rng = np.random.default_rng(3)
+    A, B = rng.standard_normal((21, 35)), rng.standard_normal((35, 18))
+    C = np.zeros((21, 18))
+    check_gradients(mod.gemm64, (2, 2), [A, B, C], outputs=[2], wrt=[0, 1], h=1e-4, rtol=1e-6, atol=1e-8)  # linear: no truncation error
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+def test_adds_off_the_grid_go_straight_into_the_array(mod, threads):
+    rng = np.random.default_rng(4)
+    W, X = rng.standard_normal((40, 16)).astype(np.float32), rng.standard_normal((48, 16)).astype(np.float32)
+    blocks = (3, 4)  # k = 0..3: W rows 0, 8, 16, 24 (the odd k off the 16-row grid)
+    Y = np.zeros((48, 64), np.float32)
+    dY = rng.standard_normal(Y.shape).astype(np.float32)
+    dW, dX = np.zeros_like(W), np.zeros_like(X)
+    mod.halves.launch_tiled(dim=blocks, inputs=[W, X, Y], adj_inputs=[dW, dX, dY.copy()], adjoint=True,
+                            num_threads=threads)
+    want_w, want_x = np.zeros(W.shape), np.zeros(X.shape)
+    for k in range(4):
+        g = dY[:, k * 16:(k + 1) * 16].astype(np.float64)
+        want_w[k * 8:k * 8 + 16] += X.T.astype(np.float64) @ g
+        want_x += g @ W[k * 8:k * 8 + 16].T
+    np.testing.assert_allclose(dW, want_w, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dX, want_x, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+def test_an_array_without_sums_gets_its_gradient_as_before(mod, threads):
+    rng = np.random.default_rng(5)
+    W, X = rng.standard_normal((16, 16)).astype(np.float32), rng.standard_normal((48, 16)).astype(np.float32)
+    Y, Z = np.zeros((48, 16), np.float32), np.zeros((24, 16), np.float32)
+    dY, dZ = rng.standard_normal(Y.shape).astype(np.float32), rng.standard_normal(Z.shape).astype(np.float32)
+    dW, dX = np.zeros_like(W), np.zeros_like(X)
+    mod.two_shapes.launch_tiled(dim=3, inputs=[W, X, Y, Z], adj_inputs=[dW, dX, dY.copy(), dZ.copy()], adjoint=True,
+                                num_threads=threads)
+    want_w, want_x = np.zeros(W.shape), np.zeros(X.shape)
+    for i in range(3):
+        rows, few = slice(i * 16, i * 16 + 16), slice(i * 16, i * 16 + 8)
+        g, h = dY[rows].astype(np.float64), dZ[i * 8:i * 8 + 8].astype(np.float64)
+        want_w += X[rows].T @ g
+        want_w[:8] += X[few, :8].T @ h
+        want_x[rows] += g @ W.T
+        want_x[few, :8] += h @ W[:8].T
+    np.testing.assert_allclose(dW, want_w, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dX, want_x, rtol=1e-5, atol=1e-4)
