@@ -123,7 +123,8 @@ def mod():
 @pytest.mark.build
 @needs_cxx
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("shape", [(64, 48, 80), (37, 53, 29)])  # (M, K, N): the second overhangs every tile
+# (M, K, N), tiles overhanging every edge: the sums run on one thread from 1 MiB arrays on (tile_sums.h)
+@pytest.mark.parametrize("shape", [(37, 53, 29), (520, 530, 515)])
 def test_gemm_gradients_against_numpy(mod, threads, shape):
     m, kk, n = shape
     rng = np.random.default_rng(1)
@@ -149,16 +150,17 @@ def test_one_thread_sums_from_zero_equal_the_direct_adds_bit_for_bit(mod):
     # from a zero gradient one thread adds the same partial products in the same order: (((0 + p0)
     # + p1) + ...) in the array before, (p0 + p1 + ...) then 0 + that now
     rng = np.random.default_rng(2)
-    A, B = rng.standard_normal((80, 96)).astype(np.float32), rng.standard_normal((96, 64)).astype(np.float32)
-    C = np.zeros((80, 64), np.float32)
+    A, B = rng.standard_normal((528, 512)).astype(np.float32), rng.standard_normal((512, 528)).astype(np.float32)
+    C = np.zeros((528, 528), np.float32)
     dC = rng.standard_normal(C.shape).astype(np.float32)
     dA, dB = np.zeros_like(A), np.zeros_like(B)
-    mod.gemm.launch_tiled(dim=(5, 4), inputs=[A, B, C], adj_inputs=[dA, dB, dC.copy()], adjoint=True, num_threads=1)
+    mod.gemm.launch_tiled(dim=(33, 33), inputs=[A, B, C], adj_inputs=[dA, dB, dC.copy()], adjoint=True,
+                          num_threads=1)
     # the same launch with the gradients interleaved in one buffer (no element shared, their bytes
     # overlapping): the runtime adds them straight into the arrays, as without sums
-    both = np.zeros((96, 192), np.float32)
-    dA2, dB2 = both[:80, 0::2], both[:, 1::2][:, :64]
-    mod.gemm.launch_tiled(dim=(5, 4), inputs=[A, B, C], adj_inputs=[dA2, dB2, dC.copy()], adjoint=True,
+    both = np.zeros((528, 1056), np.float32)
+    dA2, dB2 = both[:, 0::2][:, :512], both[:512, 1::2]
+    mod.gemm.launch_tiled(dim=(33, 33), inputs=[A, B, C], adj_inputs=[dA2, dB2, dC.copy()], adjoint=True,
                           num_threads=1)
     np.testing.assert_array_equal(dA, dA2)
     np.testing.assert_array_equal(dB, dB2)

@@ -47,7 +47,8 @@ def _sums_lines(fn: ir.Function, sums: dict[ir.Sym, TileT]) -> tuple[list[str], 
         others = ", ".join(f"tl::byte_span({naming.cxx_arg(q.name)})" for q in fn.params
                            if q is not p and isinstance(q.type, ArrayT))
         decls.append(f"// {naming.c_param(p.name)}: the adjoint only adds tiles into it; each worker thread sums its own, added once")
-        decls.append(f"{_sums_type(p, tile)} {naming.cxx_sums(p.name)}({naming.cxx_arg(p.name)}, {{{others}}});")
+        decls.append(f"{_sums_type(p, tile)} {naming.cxx_sums(p.name)}(*reinterpret_cast<const tl::LaunchDesc*>(launch), "
+                     f"{naming.cxx_arg(p.name)}, {{{others}}});")
         flushes.append(f"{naming.cxx_sums(p.name)}.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));")
     return decls, flushes
 

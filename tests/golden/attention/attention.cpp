@@ -244,9 +244,9 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
     // adj_v_K: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 2, 64, 32> _sums_adj_v_K(_arg_adj_v_K, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_V), tl::byte_span(_arg_adj_v_O)});
+    tl::TileSums<float, 2, 64, 32> _sums_adj_v_K(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_K, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_V), tl::byte_span(_arg_adj_v_O)});
     // adj_v_V: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 2, 64, 32> _sums_adj_v_V(_arg_adj_v_V, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_K), tl::byte_span(_arg_adj_v_O)});
+    tl::TileSums<float, 2, 64, 32> _sums_adj_v_V(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_V, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_K), tl::byte_span(_arg_adj_v_O)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {

@@ -113,9 +113,9 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
     // adj_v_A: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 2, 32, 32> _sums_adj_v_A(_arg_adj_v_A, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_B), tl::byte_span(_arg_adj_v_C)});
+    tl::TileSums<float, 2, 32, 32> _sums_adj_v_A(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_A, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_B), tl::byte_span(_arg_adj_v_C)});
     // adj_v_B: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 2, 32, 32> _sums_adj_v_B(_arg_adj_v_B, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_A), tl::byte_span(_arg_adj_v_C)});
+    tl::TileSums<float, 2, 32, 32> _sums_adj_v_B(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_B, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_A), tl::byte_span(_arg_adj_v_C)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {

@@ -318,9 +318,9 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
     // adj_v_gamma: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 1, 256> _sums_adj_v_gamma(_arg_adj_v_gamma, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_beta), tl::byte_span(_arg_adj_v_Y)});
+    tl::TileSums<float, 1, 256> _sums_adj_v_gamma(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_gamma, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_beta), tl::byte_span(_arg_adj_v_Y)});
     // adj_v_beta: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 1, 256> _sums_adj_v_beta(_arg_adj_v_beta, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_gamma), tl::byte_span(_arg_adj_v_Y)});
+    tl::TileSums<float, 1, 256> _sums_adj_v_beta(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_beta, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_gamma), tl::byte_span(_arg_adj_v_Y)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {

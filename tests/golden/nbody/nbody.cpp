@@ -361,7 +361,7 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_pos(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_pos));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_vel(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_vel));
     // adj_v_mass: the adjoint only adds tiles into it; each worker thread sums its own, added once
-    tl::TileSums<float, 1, 32> _sums_adj_v_mass(_arg_adj_v_mass, {tl::byte_span(_arg_v_pos), tl::byte_span(_arg_v_vel), tl::byte_span(_arg_v_mass), tl::byte_span(_arg_v_new_pos), tl::byte_span(_arg_v_new_vel), tl::byte_span(_arg_adj_v_pos), tl::byte_span(_arg_adj_v_vel), tl::byte_span(_arg_adj_v_new_pos), tl::byte_span(_arg_adj_v_new_vel)});
+    tl::TileSums<float, 1, 32> _sums_adj_v_mass(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_mass, {tl::byte_span(_arg_v_pos), tl::byte_span(_arg_v_vel), tl::byte_span(_arg_v_mass), tl::byte_span(_arg_v_new_pos), tl::byte_span(_arg_v_new_vel), tl::byte_span(_arg_adj_v_pos), tl::byte_span(_arg_adj_v_vel), tl::byte_span(_arg_adj_v_new_pos), tl::byte_span(_arg_adj_v_new_vel)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
