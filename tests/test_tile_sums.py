@@ -219,3 +219,32 @@ def test_an_array_without_sums_gets_its_gradient_as_before(mod, threads):
         want_x[few, :8] += h @ W[:8].T
     np.testing.assert_allclose(dW, want_w, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(dX, want_x, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.build
+@needs_cxx
+def test_one_thread_launches_at_once_flush_into_one_gradient(mod):
+    # each launch's one-thread flush registers as a worker, so no flush takes the lone worker's
+    # lock-free add while another launch adds into the same array
+    import threading
+
+    rng = np.random.default_rng(6)
+    A, B = rng.standard_normal((512, 512)).astype(np.float32), rng.standard_normal((512, 512)).astype(np.float32)
+    dC = rng.standard_normal((512, 512)).astype(np.float32)
+    dA, dB = np.zeros_like(A), np.zeros_like(B)
+    callers, launches = 3, 2
+
+    def caller():
+        C = np.zeros((512, 512), np.float32)
+        for _ in range(launches):
+            mod.gemm.launch_tiled(dim=(32, 32), inputs=[A, B, C], adj_inputs=[dA, dB, dC.copy()], adjoint=True,
+                                  num_threads=1)
+
+    threads = [threading.Thread(target=caller) for _ in range(callers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    n = callers * launches
+    np.testing.assert_allclose(dA, n * (dC.astype(np.float64) @ B.T), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(dB, n * (A.T.astype(np.float64) @ dC), rtol=1e-4, atol=1e-3)

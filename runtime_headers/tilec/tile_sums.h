@@ -97,7 +97,8 @@ template <class T, int N, int... D> class TileSumsPart {
     static constexpr int CHUNK = SumsMemory::CHUNK_BYTES / sizeof(TT) > 0 ? int(SumsMemory::CHUNK_BYTES / sizeof(TT)) : 1;  // tiles per allocation
     static constexpr size_t CHUNK_BYTES = CHUNK * sizeof(TT) > SumsMemory::CHUNK_BYTES ? CHUNK * sizeof(TT) : SumsMemory::CHUNK_BYTES;
 
-    explicit TileSumsPart(Owner& owner) : owner_(owner) {}
+    // direct: the part of threads that make no sums (shared by them: it never allocates)
+    TileSumsPart(Owner& owner, bool direct) : owner_(owner), direct_(direct) {}
     ~TileSumsPart() {
         for (T* c : chunks_) SumsMemory::give(c, CHUNK_BYTES);
     }
@@ -124,7 +125,7 @@ template <class T, int N, int... D> class TileSumsPart {
     friend Owner;
     // The sums of grid tile g (first_: just made), or null past the budget or when the sums are off.
     T* slot(int64_t g) {
-        if (!owner_.enabled()) return nullptr;
+        if (direct_) return nullptr;
         if (slot_of_.empty()) slot_of_.assign(size_t(owner_.ntiles()), 0);
         int32_t s = slot_of_[size_t(g)];
         first_ = s == 0;
@@ -144,6 +145,7 @@ template <class T, int N, int... D> class TileSumsPart {
     }
 
     Owner& owner_;
+    const bool direct_;
     std::thread::id thread_;
     bool first_ = false;
     std::vector<int32_t> slot_of_;  // grid tile -> its slot + 1 (0: none yet); made on the first add
@@ -168,7 +170,7 @@ template <class T, int N, int... D> class TileSums {
     // others: every other array argument of the launch; sharing memory with one turns the sums off
     // (the kernel would read what it adds, or add into what it reads, through the other argument).
     TileSums(const LaunchDesc& launch, const Array<T, N>& target, std::initializer_list<ByteSpan> others)
-        : target_(target), direct_(*this) {
+        : target_(target), direct_(*this, true) {
         const ByteSpan mine = byte_span(target);
         ntiles_ = 1;
         for (int k = 0; k < N; ++k) {
@@ -186,7 +188,6 @@ template <class T, int N, int... D> class TileSums {
     TileSums& operator=(const TileSums&) = delete;
 
     const Array<T, N>& target() const { return target_; }
-    bool enabled() const { return enabled_; }
     int64_t ntiles() const { return ntiles_; }
 
     // The calling worker thread's sums (made on its first block).
@@ -198,7 +199,7 @@ template <class T, int N, int... D> class TileSums {
         std::lock_guard<std::mutex> hold(lock_);
         n = count_.load(std::memory_order_relaxed);
         if (!enabled_ || n == MAX_PARTS) return direct_;  // direct_ makes no sums: every add goes to the array
-        parts_[n].reset(new Part(*this));
+        parts_[n].reset(new Part(*this, false));
         parts_[n]->thread_ = me;
         count_.store(n + 1, std::memory_order_release);
         return *parts_[n];
@@ -212,6 +213,7 @@ template <class T, int N, int... D> class TileSums {
         const int n = count_.load(std::memory_order_acquire);
         if (n == 0) return;
         if (n == 1) {
+            const Workers registered;  // as a launch's worker: a lone one elsewhere then locks (atomic.h SoloAdd)
             Ctx ctx;
             for (int64_t g : parts_[0]->tiles_) add_tile(ctx, g);
             return;
