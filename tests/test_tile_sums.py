@@ -66,6 +66,60 @@ def two_shapes(W: wp.array2d(dtype=float), X: wp.array2d(dtype=float), Y: wp.arr
 '''
 
 
+RANKS = '''
+import warp as wp
+
+
+@wp.kernel
+def scale3(W: wp.array3d(dtype=float), X: wp.array3d(dtype=float), Y: wp.array3d(dtype=float)):
+    # every block reads the same (2, 8, 8) tiles of W at k: blocks along i re-add into them
+    i, k = wp.tid()
+    w = wp.tile_load(W, shape=(2, 8, 8), offset=(k * 2, 0, 0))
+    x = wp.tile_load(X, shape=(2, 8, 8), offset=(i * 2, 0, 0))
+    wp.tile_store(Y, w * x, offset=(i * 2, k * 8, 0))
+
+
+@wp.kernel
+def scale1(g: wp.array(dtype=float), X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, 24), offset=(i, 0))
+    gg = wp.tile_reshape(wp.tile_load(g, shape=(24,)), shape=(1, 24))
+    wp.tile_store(Y, x * gg, offset=(i, 0))
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sums_of_three_and_one_dimensional_arrays(threads):
+    rank = build(RANKS, "tile_sums_ranks")
+    rng = np.random.default_rng(7)
+    W, X = rng.standard_normal((5, 8, 8)).astype(np.float32), rng.standard_normal((6, 8, 8)).astype(np.float32)
+    Y = np.zeros((6, 24, 8), np.float32)  # k = 0..2: W's tiles at rows 0, 2, 4 (the last overhangs W)
+    dY = rng.standard_normal(Y.shape).astype(np.float32)
+    dW, dX = np.zeros_like(W), np.zeros_like(X)
+    rank.scale3.launch_tiled(dim=(3, 3), inputs=[W, X, Y], adj_inputs=[dW, dX, dY.copy()], adjoint=True,
+                             num_threads=threads)
+    want_w, want_x = np.zeros(W.shape), np.zeros(X.shape)
+    Wp = np.concatenate([W, np.zeros((1, 8, 8), np.float32)])  # the overhanging tile reads zeros
+    for i in range(3):
+        for k in range(3):
+            g = dY[i * 2:i * 2 + 2, k * 8:k * 8 + 8].astype(np.float64)
+            want_w[k * 2:k * 2 + 2] += (g * X[i * 2:i * 2 + 2])[:min(2, 5 - k * 2)]
+            want_x[i * 2:i * 2 + 2] += g * Wp[k * 2:k * 2 + 2]
+    np.testing.assert_allclose(dW, want_w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dX, want_x, rtol=1e-5, atol=1e-5)
+
+    g1, X1 = rng.standard_normal(24).astype(np.float32), rng.standard_normal((40, 24)).astype(np.float32)
+    Y1 = np.zeros_like(X1)
+    dY1 = rng.standard_normal(Y1.shape).astype(np.float32)
+    dg, dX1 = np.zeros_like(g1), np.zeros_like(X1)
+    rank.scale1.launch_tiled(dim=40, inputs=[g1, X1, Y1], adj_inputs=[dg, dX1, dY1.copy()], adjoint=True,
+                             num_threads=threads)
+    np.testing.assert_allclose(dg, (dY1.astype(np.float64) * X1).sum(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(dX1, dY1 * g1, rtol=1e-6, atol=1e-6)
+
+
 def cpu_adjoint(name):
     module = compile_ir(SOURCE, "tile_sums")
     plan = next(p for p in plan_kernels(normalize_module(module)) if p.forward.name == name)
