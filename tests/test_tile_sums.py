@@ -302,3 +302,18 @@ def test_one_thread_launches_at_once_flush_into_one_gradient(mod):
     n = callers * launches
     np.testing.assert_allclose(dA, n * (dC.astype(np.float64) @ B.T), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(dB, n * (A.T.astype(np.float64) @ dC), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.build
+@needs_cxx
+def test_threads_past_the_parts_add_directly(mod):
+    # 300 worker threads: the first 256 to ask make sums, the others share the part that adds directly
+    rng = np.random.default_rng(8)
+    A, B = rng.standard_normal((320, 64)).astype(np.float32), rng.standard_normal((64, 320)).astype(np.float32)
+    C = np.zeros((320, 320), np.float32)
+    dC = rng.standard_normal(C.shape).astype(np.float32)
+    dA, dB = np.zeros_like(A), np.zeros_like(B)
+    mod.gemm.launch_tiled(dim=(20, 20), inputs=[A, B, C], adj_inputs=[dA, dB, dC.copy()], adjoint=True,
+                          num_threads=300)
+    np.testing.assert_allclose(dA, dC.astype(np.float64) @ B.T, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(dB, A.T.astype(np.float64) @ dC, rtol=1e-5, atol=1e-4)
