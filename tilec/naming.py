@@ -149,6 +149,11 @@ def cxx_arg(name: str) -> str:
     return f"_arg_{_user(name)}"
 
 
+def cxx_sums(name: str) -> str:
+    """The entry point's per-thread sums of an array the adjoint only adds tiles into (tile_sums.h)."""
+    return f"_sums_{_user(name)}"
+
+
 def cxx_var(sym: Sym) -> str:
     """The C++ identifier of an IR symbol."""
     return _user(sym.name, sym.id)

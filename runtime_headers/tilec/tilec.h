@@ -10,6 +10,7 @@
 #include "array_views.h"
 #include "creation.h"
 #include "memory.h"
+#include "tile_sums.h"
 #include "reduce.h"
 #include "linalg.h"
 #include "fft.h"

@@ -8,22 +8,49 @@ from .. import __version__, ir, naming
 from ..codegen import analysis
 from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
+from ..codegen.tile_sums import summed_arrays
+from ..ir.types import ArrayT, Scalar, TileT
 
 TEMPLATES = templates("tilec.backend_cpu")
 
 
 def _entry_for(fn: ir.Function, name: str, body_name: str, funcs: dict[str, ir.Function],
-               lanes_of: ir.Function | None = None) -> dict[str, Any]:
+               lanes_of: ir.Function | None = None, sums: dict[ir.Sym, TileT] | None = None) -> dict[str, Any]:
     """lanes_of: the forward kernel, whose lane mode and partial-block limit an adjoint shares (its
     own atomics are not per lane): of the adjoint itself only its tiles' bytes are asked (its other
-    facts walk the whole adjoint, the longest body of a build)."""
+    facts walk the whole adjoint, the longest body of a build). sums: the arrays the entry sums per
+    worker thread (tile_sums.py), with their tiles."""
     owner = kernel_facts(lanes_of if lanes_of is not None else fn, funcs)
     entry = _entry(name, list(fn.params), body_name, "cpu")
+    entry["sums"], entry["flush"] = _sums_lines(fn, sums or {})
+    if sums:
+        entry["args"] = ", ".join(f"{naming.cxx_sums(p.name)}.mine()" if p in sums else naming.cxx_arg(p.name)
+                                  for p in fn.params)
     entry["lanes"] = "true" if owner["lanes"] else "false"
     own_tile_bytes = owner["tile_bytes"] if lanes_of is None else analysis.tile_bytes(fn, funcs)
     entry["stack_bytes"] = 2 * own_tile_bytes + 256 * 1024
     entry["partial_limit"] = owner.get("partial_limit")  # None: not a tile kernel (no partial blocks)
     return entry
+
+
+def _sums_type(array: ir.Sym, tile: TileT) -> str:
+    assert isinstance(array.type, ArrayT) and isinstance(array.type.dtype, Scalar)  # tile_sums.py: float arrays
+    return f"tl::TileSums<{array.type.dtype.ctype}, {array.type.ndim}, {', '.join(str(d) for d in tile.shape)}>"
+
+
+def _sums_lines(fn: ir.Function, sums: dict[ir.Sym, TileT]) -> tuple[list[str], list[str]]:
+    """The declarations of the entry's per-thread sums and, after the launch's blocks, their adds
+    into the arrays."""
+    decls: list[str] = []
+    flushes: list[str] = []
+    for p, tile in sums.items():
+        others = ", ".join(f"tl::byte_span({naming.cxx_arg(q.name)})" for q in fn.params
+                           if q is not p and isinstance(q.type, ArrayT))
+        decls.append(f"// {naming.c_param(p.name)}: the adjoint only adds tiles into it; each worker thread sums its own, added once")
+        decls.append(f"{_sums_type(p, tile)} {naming.cxx_sums(p.name)}(*reinterpret_cast<const tl::LaunchDesc*>(launch), "
+                     f"{naming.cxx_arg(p.name)}, {{{others}}});")
+        flushes.append(f"{naming.cxx_sums(p.name)}.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));")
+    return decls, flushes
 
 
 def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
@@ -40,9 +67,11 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         bodies = [CxxEmitter(target).function(k, fwd_body)]
         entries = [_entry_for(k, naming.fwd_entry(module.name, k.name, "cpu"), fwd_body, funcs)]
         if plan.adjoint is not None:
-            bodies.append(CxxEmitter(target).function(plan.adjoint, adj_body))
+            sums = summed_arrays(plan.adjoint)
+            part_types = {p: f"{_sums_type(p, tile)}::Part&" for p, tile in sums.items()}
+            bodies.append(CxxEmitter(target).function(plan.adjoint, adj_body, param_types=part_types))
             entries.append(_entry_for(plan.adjoint, naming.adj_entry(module.name, k.name, "cpu"), adj_body,
-                                      funcs, lanes_of=k))
+                                      funcs, lanes_of=k, sums=sums))
         kernels.append({"bodies": bodies, "entries": entries})
         header_kernels.append(_header_kernel(k, facts, entries + list((cuda_entries or {}).get(k.name, []))))
     common = {"version": __version__, "filename": target.filename, "module": module.name}

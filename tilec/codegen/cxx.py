@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -195,11 +195,15 @@ class CxxEmitter:
 
     # ------------------------------------------------------------ functions
 
-    def function(self, fn: ir.Function, name: str, extra_params: str = "") -> str:
-        """A C++ function `name(tl::Ctx& ctx, params...)` holding fn's body."""
+    def function(self, fn: ir.Function, name: str, extra_params: str = "",
+                 param_types: Mapping[ir.Sym, str] | None = None) -> str:
+        """A C++ function `name(tl::Ctx& ctx, params...)` holding fn's body; param_types: the C++
+        type of parameters passed as something else than their IR type says (tile_sums.py)."""
         self.lines, self.depth = [], 0
-        params = ", ".join(["tl::Ctx& ctx"] + [f"{ctype(p.type)}{'&' if i in fn.byref else ''} {naming.cxx_var(p)}"
-                                               for i, p in enumerate(fn.params)])
+        given = param_types or {}
+        params = ", ".join(["tl::Ctx& ctx"] + [
+            f"{given[p] if p in given else ctype(p.type) + ('&' if i in fn.byref else '')} {naming.cxx_var(p)}"
+            for i, p in enumerate(fn.params)])
         ret = ctype(fn.ret)
         self.emit(f"{self.target.func_qualifier}{ret} {name}({params}{extra_params}) {{")
         self.depth += 1

@@ -68,7 +68,7 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
 }
 
-static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::Array<float, 2> adj_v_K, tl::Array<float, 2> adj_v_V, tl::Array<float, 2> adj_v_O) {
+static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::TileSums<float, 2, 64, 32>::Part& adj_v_K, tl::TileSums<float, 2, 64, 32>::Part& adj_v_V, tl::Array<float, 2> adj_v_O) {
     int32_t v_i{};
     tl::Tile<float, 16, 32> v_q;
     tl::Tile<float, 64, 32> v_k;
@@ -243,11 +243,17 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 2> _arg_adj_v_K(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_K));
     const tl::Array<float, 2> _arg_adj_v_V(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_V));
     const tl::Array<float, 2> _arg_adj_v_O(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_O));
+    // adj_v_K: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 64, 32> _sums_adj_v_K(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_K, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_V), tl::byte_span(_arg_adj_v_O)});
+    // adj_v_V: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 64, 32> _sums_adj_v_V(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_V, {tl::byte_span(_arg_v_Q), tl::byte_span(_arg_v_K), tl::byte_span(_arg_v_V), tl::byte_span(_arg_v_O), tl::byte_span(_arg_adj_v_Q), tl::byte_span(_arg_adj_v_K), tl::byte_span(_arg_adj_v_O)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 545920,
-                          [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _arg_adj_v_K, _arg_adj_v_V, _arg_adj_v_O); });
+                          [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _sums_adj_v_K.mine(), _sums_adj_v_V.mine(), _arg_adj_v_O); });
+        _sums_adj_v_K.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_V.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;

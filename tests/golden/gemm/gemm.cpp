@@ -35,7 +35,7 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
     tl::tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
 }
 
-static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C, tl::Array<float, 2> adj_v_A, tl::Array<float, 2> adj_v_B, tl::Array<float, 2> adj_v_C) {
+static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C, tl::TileSums<float, 2, 32, 32>::Part& adj_v_A, tl::TileSums<float, 2, 32, 32>::Part& adj_v_B, tl::Array<float, 2> adj_v_C) {
     int32_t v_i{};
     int32_t v_j{};
     int32_t v_count{};
@@ -112,11 +112,17 @@ extern "C" int gemm_gemm_cpu_backward(const tilec_launch* launch, tilec_array v_
     const tl::Array<float, 2> _arg_adj_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_A));
     const tl::Array<float, 2> _arg_adj_v_B(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_B));
     const tl::Array<float, 2> _arg_adj_v_C(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_C));
+    // adj_v_A: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 32, 32> _sums_adj_v_A(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_A, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_B), tl::byte_span(_arg_adj_v_C)});
+    // adj_v_B: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 32, 32> _sums_adj_v_B(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_B, {tl::byte_span(_arg_v_A), tl::byte_span(_arg_v_B), tl::byte_span(_arg_v_C), tl::byte_span(_arg_adj_v_A), tl::byte_span(_arg_adj_v_C)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327680,
-                          [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _arg_adj_v_A, _arg_adj_v_B, _arg_adj_v_C); });
+                          [&](tl::Ctx& ctx) { k_gemm_backward(ctx, _arg_v_A, _arg_v_B, _arg_v_C, _sums_adj_v_A.mine(), _sums_adj_v_B.mine(), _arg_adj_v_C); });
+        _sums_adj_v_A.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_B.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;

@@ -96,7 +96,7 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     tl::tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
 }
 
-static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 1> adj_v_gamma, tl::Array<float, 1> adj_v_beta, tl::Array<float, 2> adj_v_Y) {
+static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 1> v_gamma, tl::Array<float, 1> v_beta, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::TileSums<float, 1, 256>::Part& adj_v_gamma, tl::TileSums<float, 1, 256>::Part& adj_v_beta, tl::Array<float, 2> adj_v_Y) {
     int32_t v_i{};
     tl::Tile<float, 4, 256> v_x;
     tl::Tile<float, 4> v1__tmp;
@@ -317,11 +317,17 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     const tl::Array<float, 1> _arg_adj_v_gamma(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_gamma));
     const tl::Array<float, 1> _arg_adj_v_beta(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_beta));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    // adj_v_gamma: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 1, 256> _sums_adj_v_gamma(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_gamma, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_beta), tl::byte_span(_arg_adj_v_Y)});
+    // adj_v_beta: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 1, 256> _sums_adj_v_beta(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_beta, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_gamma), tl::byte_span(_arg_v_beta), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_gamma), tl::byte_span(_arg_adj_v_Y)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 391808,
-                          [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_gamma, _arg_adj_v_beta, _arg_adj_v_Y); });
+                          [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _sums_adj_v_gamma.mine(), _sums_adj_v_beta.mine(), _arg_adj_v_Y); });
+        _sums_adj_v_gamma.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_beta.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;

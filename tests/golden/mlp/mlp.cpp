@@ -50,7 +50,7 @@ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float
     tl::tile_store(ctx, v_Y, v_y, true, (v_i * 16), 0);
 }
 
-static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_W1, tl::Array<float, 1> adj_v_b1, tl::Array<float, 2> adj_v_W2, tl::Array<float, 1> adj_v_b2, tl::Array<float, 2> adj_v_Y) {
+static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_W1, tl::Array<float, 1> v_b1, tl::Array<float, 2> v_W2, tl::Array<float, 1> v_b2, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::TileSums<float, 2, 64, 64>::Part& adj_v_W1, tl::TileSums<float, 1, 64>::Part& adj_v_b1, tl::TileSums<float, 2, 64, 32>::Part& adj_v_W2, tl::TileSums<float, 1, 32>::Part& adj_v_b2, tl::Array<float, 2> adj_v_Y) {
     int32_t v_i{};
     tl::Tile<float, 16, 64> v_x;
     tl::Tile<float, 64, 64> v1__tmp;
@@ -160,11 +160,23 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     const tl::Array<float, 2> _arg_adj_v_W2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_W2));
     const tl::Array<float, 1> _arg_adj_v_b2(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_b2));
     const tl::Array<float, 2> _arg_adj_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_Y));
+    // adj_v_W1: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 64, 64> _sums_adj_v_W1(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_W1, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_W1), tl::byte_span(_arg_v_b1), tl::byte_span(_arg_v_W2), tl::byte_span(_arg_v_b2), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_b1), tl::byte_span(_arg_adj_v_W2), tl::byte_span(_arg_adj_v_b2), tl::byte_span(_arg_adj_v_Y)});
+    // adj_v_b1: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 1, 64> _sums_adj_v_b1(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_b1, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_W1), tl::byte_span(_arg_v_b1), tl::byte_span(_arg_v_W2), tl::byte_span(_arg_v_b2), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_W1), tl::byte_span(_arg_adj_v_W2), tl::byte_span(_arg_adj_v_b2), tl::byte_span(_arg_adj_v_Y)});
+    // adj_v_W2: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 2, 64, 32> _sums_adj_v_W2(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_W2, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_W1), tl::byte_span(_arg_v_b1), tl::byte_span(_arg_v_W2), tl::byte_span(_arg_v_b2), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_W1), tl::byte_span(_arg_adj_v_b1), tl::byte_span(_arg_adj_v_b2), tl::byte_span(_arg_adj_v_Y)});
+    // adj_v_b2: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 1, 32> _sums_adj_v_b2(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_b2, {tl::byte_span(_arg_v_X), tl::byte_span(_arg_v_W1), tl::byte_span(_arg_v_b1), tl::byte_span(_arg_v_W2), tl::byte_span(_arg_v_b2), tl::byte_span(_arg_v_Y), tl::byte_span(_arg_adj_v_X), tl::byte_span(_arg_adj_v_W1), tl::byte_span(_arg_adj_v_b1), tl::byte_span(_arg_adj_v_W2), tl::byte_span(_arg_adj_v_Y)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 492800,
-                          [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_W1, _arg_adj_v_b1, _arg_adj_v_W2, _arg_adj_v_b2, _arg_adj_v_Y); });
+                          [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _sums_adj_v_W1.mine(), _sums_adj_v_b1.mine(), _sums_adj_v_W2.mine(), _sums_adj_v_b2.mine(), _arg_adj_v_Y); });
+        _sums_adj_v_W1.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_b1.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_W2.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
+        _sums_adj_v_b2.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;

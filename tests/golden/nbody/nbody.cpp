@@ -98,7 +98,7 @@ static void k_step_forward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos, 
     tl::tile_store(ctx, v_new_pos, v7__tmp, true, (v_i * 32));
 }
 
-static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos, tl::Array<tl::vec<3, float>, 1> v_vel, tl::Array<float, 1> v_mass, tl::Array<tl::vec<3, float>, 1> v_new_pos, tl::Array<tl::vec<3, float>, 1> v_new_vel, tl::Array<tl::vec<3, float>, 1> adj_v_pos, tl::Array<tl::vec<3, float>, 1> adj_v_vel, tl::Array<float, 1> adj_v_mass, tl::Array<tl::vec<3, float>, 1> adj_v_new_pos, tl::Array<tl::vec<3, float>, 1> adj_v_new_vel) {
+static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos, tl::Array<tl::vec<3, float>, 1> v_vel, tl::Array<float, 1> v_mass, tl::Array<tl::vec<3, float>, 1> v_new_pos, tl::Array<tl::vec<3, float>, 1> v_new_vel, tl::Array<tl::vec<3, float>, 1> adj_v_pos, tl::Array<tl::vec<3, float>, 1> adj_v_vel, tl::TileSums<float, 1, 32>::Part& adj_v_mass, tl::Array<tl::vec<3, float>, 1> adj_v_new_pos, tl::Array<tl::vec<3, float>, 1> adj_v_new_vel) {
     int32_t v_i{};
     tl::Tile<tl::vec<3, float>, 32> v_p;
     tl::Tile<tl::vec<3, float>, 32, 1> v1__tmp;
@@ -360,11 +360,14 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     const tl::Array<float, 1> _arg_adj_v_mass(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_mass));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_pos(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_pos));
     const tl::Array<tl::vec<3, float>, 1> _arg_adj_v_new_vel(*reinterpret_cast<const tl::ArrayDesc*>(&adj_v_new_vel));
+    // adj_v_mass: the adjoint only adds tiles into it; each worker thread sums its own, added once
+    tl::TileSums<float, 1, 32> _sums_adj_v_mass(*reinterpret_cast<const tl::LaunchDesc*>(launch), _arg_adj_v_mass, {tl::byte_span(_arg_v_pos), tl::byte_span(_arg_v_vel), tl::byte_span(_arg_v_mass), tl::byte_span(_arg_v_new_pos), tl::byte_span(_arg_v_new_vel), tl::byte_span(_arg_adj_v_pos), tl::byte_span(_arg_adj_v_vel), tl::byte_span(_arg_adj_v_new_pos), tl::byte_span(_arg_adj_v_new_vel)});
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
         tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 612096,
-                          [&](tl::Ctx& ctx) { k_step_backward(ctx, _arg_v_pos, _arg_v_vel, _arg_v_mass, _arg_v_new_pos, _arg_v_new_vel, _arg_adj_v_pos, _arg_adj_v_vel, _arg_adj_v_mass, _arg_adj_v_new_pos, _arg_adj_v_new_vel); });
+                          [&](tl::Ctx& ctx) { k_step_backward(ctx, _arg_v_pos, _arg_v_vel, _arg_v_mass, _arg_v_new_pos, _arg_v_new_vel, _arg_adj_v_pos, _arg_adj_v_vel, _sums_adj_v_mass.mine(), _arg_adj_v_new_pos, _arg_adj_v_new_vel); });
+        _sums_adj_v_mass.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;
