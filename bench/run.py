@@ -13,6 +13,8 @@ implementations and the median of the repeats is reported, so machine noise hits
 `--json OUT` writes every measurement as a row: workload, implementation, threads, median ms,
 and ratio = this row's time over tilec's time at the same thread count and direction (forward or
 backward), so a ratio above 1 means tilec is faster; tilec's own backward row carries bwd/fwd.
+The memory-bound workloads also carry GB/s against one core's stream bandwidth (numpy copy and
+add, measured first), and every row on several threads its speed-up over one thread.
 """
 from __future__ import annotations
 
