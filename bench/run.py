@@ -329,7 +329,7 @@ def fma_peak(tmp: Path) -> tuple:
 STREAM_SIZES = {"dram": 64 << 20, "cache": 4 << 20}  # bytes per array: past the L3, and rowwise's 4 MiB
 
 
-def stream_bandwidth(repeats: int = 9) -> dict:
+def stream_bandwidth(clock: str, repeats: int = 9) -> dict:
     """{"dram"|"cache": {"copy": GB/s, "add": GB/s}}: numpy's copy (c = a) and add (c = a + b, STREAM's
     add kernel: one ufunc pass) over float32 arrays of STREAM_SIZES, one thread (numpy ufuncs do not thread), median wall time,
     bytes counted as read + written (write-allocate traffic not counted, as STREAM counts it).
@@ -340,19 +340,20 @@ def stream_bandwidth(repeats: int = 9) -> dict:
         a, b, c = np.ones(n, np.float32), np.full(n, 2.0, np.float32), np.zeros(n, np.float32)
         kernels = {"copy": (lambda: np.copyto(c, a), 2 * size), "add": (lambda: np.add(a, b, out=c), 3 * size)}
         out[where] = {}
+        timer = time.thread_time if clock == "thread" else time.perf_counter
         for name, (fn, moved) in kernels.items():
             fn()
             times = []
             for _ in range(repeats if where == "dram" else 5 * repeats):
-                t0 = time.perf_counter()
+                t0 = timer()
                 fn()
-                times.append(time.perf_counter() - t0)
+                times.append(timer() - t0)
             out[where][name] = moved / statistics.median(times) / 1e9
     return out
 
 
-def stream_facts(stream: dict) -> list:
-    return [f"- stream bandwidth, one core (numpy copy / add, {STREAM_SIZES[w] >> 20} MiB arrays, "
+def stream_facts(stream: dict, clock: str) -> list:
+    return [f"- stream bandwidth, one core, {clock} clock (numpy copy / add, {STREAM_SIZES[w] >> 20} MiB arrays, "
             f"{'past the L3' if w == 'dram' else 'cache-resident'}): {v['copy']:.1f} / {v['add']:.1f} GB/s"
             for w, v in stream.items()]
 
@@ -442,8 +443,8 @@ def main() -> None:
     sys.path.insert(0, str(PROGRAMS))
     with tempfile.TemporaryDirectory() as tmp:
         peak, bits = fma_peak(Path(tmp))
-        stream = stream_bandwidth()
-        facts = machine_facts(peak, bits) + stream_facts(stream)
+        stream = stream_bandwidth(args.clock)
+        facts = machine_facts(peak, bits) + stream_facts(stream, args.clock)
         print("\n".join(facts), flush=True)
         built = build_all(Path(tmp), ["--native"] if args.native else [])
         workloads = []
