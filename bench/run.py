@@ -13,6 +13,8 @@ implementations and the median of the repeats is reported, so machine noise hits
 `--json OUT` writes every measurement as a row: workload, implementation, threads, median ms,
 and ratio = this row's time over tilec's time at the same thread count and direction (forward or
 backward), so a ratio above 1 means tilec is faster; tilec's own backward row carries bwd/fwd.
+The memory-bound workloads also carry GB/s against one core's stream bandwidth (numpy copy and
+add, measured first), and every row on several threads its speed-up over one thread.
 """
 from __future__ import annotations
 
@@ -72,10 +74,15 @@ def warp_module(name: str):
 
 
 class Workload:
-    """The implementations of one workload, each (label, threads, direction, callable)."""
+    """The implementations of one workload, each (label, threads, direction, callable). `flops` gives
+    the GFLOP/s column; `bytes_moved` (each array element read or written once: the least memory
+    traffic the workload needs) the GB/s one; `stream` names the stream measurement it is held
+    against ("dram" or "cache", see stream_bandwidth)."""
 
-    def __init__(self, name: str, flops: float | None = None):
+    def __init__(self, name: str, flops: float | None = None, bytes_moved: float | None = None,
+                 stream: str | None = None):
         self.name, self.flops, self.impls = name, flops, []
+        self.bytes_moved, self.stream = bytes_moved, stream
 
     def add(self, label: str, threads: int, fn, direction: str = "fwd") -> None:
         if fn is not None:
@@ -107,6 +114,14 @@ class Workload:
             row["ratio"] = None if base is None else row["median_ms"] / base["median_ms"]
             if self.flops and row["direction"] == "fwd":
                 row["gflops"] = self.flops / (row["median_ms"] * 1e-3) / 1e9
+            if self.bytes_moved and row["direction"] == "fwd":
+                row["gbps"] = self.bytes_moved / (row["median_ms"] * 1e-3) / 1e9
+                row["stream"] = self.stream
+        for row in rows:  # scaling: this thread count's speed-up over one thread, per thread
+            one = _find(rows, row["implementation"], 1, row["direction"])
+            if row["threads"] > 1 and one is not None:
+                row["speedup_vs_1t"] = one["median_ms"] / row["median_ms"]
+                row["scaling_efficiency"] = row["speedup_vs_1t"] / row["threads"]
         return rows
 
 
@@ -206,13 +221,13 @@ def rowwise_workloads(built) -> list:
     def adj(adjoint, *arrays):
         return {"adj_inputs": list(arrays), "adjoint": True} if adjoint else {}
 
-    w = Workload("softmax 4096x256")
+    w = Workload("softmax 4096x256", bytes_moved=X.nbytes + Y.nbytes, stream="cache")
     add_tilec(w, lambda num_threads, adjoint=False: sm.softmax.launch_tiled(
         dim=4096, inputs=[X, Y], num_threads=num_threads, **adj(adjoint, dX, dY)), True)
     add_numpy(w, lambda: softmax_ref(X))
     w.add("warp", 1, warp_launch(warp_module("softmax"), "softmax", 4096, [X, Y]))
     out.append(w)
-    w = Workload("layernorm 4096x256")
+    w = Workload("layernorm 4096x256", bytes_moved=X.nbytes + Y.nbytes + gamma.nbytes + beta.nbytes, stream="cache")
     add_tilec(w, lambda num_threads, adjoint=False: ln.layernorm.launch_tiled(
         dim=4096, inputs=[X, gamma, beta, Y], num_threads=num_threads, **adj(adjoint, dX, dgamma, dbeta, dY)), True)
     add_numpy(w, lambda: layernorm_ref(X, gamma, beta))
@@ -222,7 +237,7 @@ def rowwise_workloads(built) -> list:
     x = rng.standard_normal(n).astype(np.float32)
     y = np.zeros_like(x)
     fm = built["fused_map"][0]
-    w = Workload("fused map 16M")
+    w = Workload("fused map 16M", bytes_moved=x.nbytes + y.nbytes, stream="dram")
     add_tilec(w, lambda num_threads, adjoint=False: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y],
                                                                          num_threads=num_threads), False)
     add_numpy(w, lambda: np.tanh(x) * x + 0.5 * x * x - 1.0)
@@ -311,6 +326,38 @@ def fma_peak(tmp: Path) -> tuple:
     return max(float(r[0]) for r in runs), int(runs[0][1])
 
 
+STREAM_SIZES = {"dram": 64 << 20, "cache": 4 << 20}  # bytes per array: past the L3, and rowwise's 4 MiB
+
+
+def stream_bandwidth(clock: str, repeats: int = 9) -> dict:
+    """{"dram"|"cache": {"copy": GB/s, "add": GB/s}}: numpy's copy (c = a) and add (c = a + b, STREAM's
+    add kernel: one ufunc pass) over float32 arrays of STREAM_SIZES, one thread (numpy ufuncs do not thread), median wall time,
+    bytes counted as read + written (write-allocate traffic not counted, as STREAM counts it).
+    The ceiling a one-pass workload of the same size can reach on one core."""
+    out = {}
+    for where, size in STREAM_SIZES.items():
+        n = size // 4
+        a, b, c = np.ones(n, np.float32), np.full(n, 2.0, np.float32), np.zeros(n, np.float32)
+        kernels = {"copy": (lambda: np.copyto(c, a), 2 * size), "add": (lambda: np.add(a, b, out=c), 3 * size)}
+        out[where] = {}
+        timer = time.thread_time if clock == "thread" else time.perf_counter
+        for name, (fn, moved) in kernels.items():
+            fn()
+            times = []
+            for _ in range(repeats if where == "dram" else 5 * repeats):
+                t0 = timer()
+                fn()
+                times.append(timer() - t0)
+            out[where][name] = moved / statistics.median(times) / 1e9
+    return out
+
+
+def stream_facts(stream: dict, clock: str) -> list:
+    return [f"- stream bandwidth, one core, {clock} clock (numpy copy / add, {STREAM_SIZES[w] >> 20} MiB arrays, "
+            f"{'past the L3' if w == 'dram' else 'cache-resident'}): {v['copy']:.1f} / {v['add']:.1f} GB/s"
+            for w, v in stream.items()]
+
+
 def machine_facts(peak, bits) -> list:
     cpu = platform.processor() or platform.machine()
     try:
@@ -339,12 +386,19 @@ def fmt(x, spec="8.2f"):
     return "" if x is None else format(x, spec)
 
 
-def report(rows: list, built: dict, facts: list, peak) -> str:
+def scaling(row) -> str:
+    if not row or "speedup_vs_1t" not in row:
+        return ""
+    return f"{row['speedup_vs_1t']:.2f}x / {100 * row['scaling_efficiency']:.0f} %"
+
+
+def report(rows: list, built: dict, facts: list, peak, stream: dict) -> str:
     lines = ["## Machine", "", *facts, "", "## Results (median ms; ratio = other / tilec at the same thread count)",
              "",
              "| workload | threads | tilec ms | numpy ms | numpy / tilec | Warp ms | Warp / tilec | tilec bwd ms "
-             "| tilec bwd/fwd | numpy bwd / tilec bwd | tilec GFLOP/s | % of peak |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| tilec bwd/fwd | numpy bwd / tilec bwd | tilec GFLOP/s | % of peak | tilec GB/s | % of stream "
+             "| tilec scaling | numpy scaling |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     for name in workloads:
         mine = [r for r in rows if r["workload"] == name]
@@ -353,14 +407,21 @@ def report(rows: list, built: dict, facts: list, peak) -> str:
                 return _find(mine, impl, t, direction)
             tf, nf, wf = get("tilec"), get("numpy"), get("warp")
             tb, nb = get("tilec", "bwd"), get("numpy", "bwd")
-            gf = tf.get("gflops")
+            gf, gb = tf.get("gflops"), tf.get("gbps")
             pct = None if gf is None or not peak else 100.0 * gf / (peak * t)
+            # one core's stream bandwidth is the one-thread ceiling; at more threads it is only a reference
+            spct = None if gb is None else 100.0 * gb / stream[tf["stream"]]["copy"]
             lines.append(
                 f"| {name} | {t} | {fmt(tf['median_ms'])} | {fmt(nf and nf['median_ms'])} | "
                 f"{fmt(nf and nf['ratio'], '.2f')} | {fmt(wf and wf['median_ms'])} | {fmt(wf and wf['ratio'], '.2f')} | "
                 f"{fmt(tb and tb['median_ms'])} | {fmt(tb and tb['ratio'], '.2f')} | {fmt(nb and nb['ratio'], '.2f')} | "
-                f"{fmt(gf, '.1f')} | {fmt(pct, '.0f')} |")
-    lines += ["", "Warp's CPU backend runs each launch on one thread; its rows at more threads are empty.", "",
+                f"{fmt(gf, '.1f')} | {fmt(pct, '.0f')} | {fmt(gb, '.1f')} | {fmt(spct, '.0f')} | "
+                f"{scaling(tf)} | {scaling(nf)} |")
+    lines += ["", "Warp's CPU backend runs each launch on one thread; its rows at more threads are empty.",
+              "GB/s: each array element read or written once over tilec's time; % of stream: over one core's "
+              "numpy copy bandwidth at the workload's size (past the L3 for the fused map, cache-resident for the "
+              "4 MiB rowwise matrices). Scaling: speed-up over the same implementation's one-thread row / "
+              "efficiency (speed-up per thread); rows on several threads are wall-clock.", "",
               "| program | tilec build s |", "|---|---|"]
     lines += [f"| {name} | {secs:.2f} |" for name, (_, secs) in built.items()]
     return "\n".join(lines)
@@ -382,7 +443,8 @@ def main() -> None:
     sys.path.insert(0, str(PROGRAMS))
     with tempfile.TemporaryDirectory() as tmp:
         peak, bits = fma_peak(Path(tmp))
-        facts = machine_facts(peak, bits)
+        stream = stream_bandwidth(args.clock)
+        facts = machine_facts(peak, bits) + stream_facts(stream, args.clock)
         print("\n".join(facts), flush=True)
         built = build_all(Path(tmp), ["--native"] if args.native else [])
         workloads = []
@@ -397,11 +459,12 @@ def main() -> None:
             rows += w.measure(args.repeats, args.clock)
             print(f"measured {w.name}", file=sys.stderr, flush=True)
         command = "python bench/run.py " + " ".join(sys.argv[1:])
-        text = report(rows, built, facts, peak) + (f"\n\nCommand: `{command.strip()}` (repeats {args.repeats}; "
+        text = report(rows, built, facts, peak, stream) + (f"\n\nCommand: `{command.strip()}` (repeats {args.repeats}; "
                                                     f"one-thread rows timed by {args.clock} clock)\n")
     print(text)
     if args.json:
         payload = {"machine": facts, "fma_peak_gflops_1core": peak, "cores": CORES, "command": command,
+                   "stream_gbps_1core": stream,
                    "clock_one_thread": args.clock,
                    "repeats": args.repeats, "rows": rows,
                    "builds": [{"program": n, "seconds": s} for n, (_, s) in built.items()]}

@@ -144,6 +144,12 @@ def cxx_heap(sym: Sym) -> str:
     return f"_heap_{cxx_var(sym)}"
 
 
+def cxx_row(sym: Sym) -> str:
+    """The pointer an element loop reads or writes a one-row tile through: the array's row in
+    place, or the tile's own elements (codegen/row_views.py)."""
+    return f"_row_{cxx_var(sym)}"
+
+
 def cxx_arg(name: str) -> str:
     """The local holding a converted entry-point argument."""
     return f"_arg_{_user(name)}"

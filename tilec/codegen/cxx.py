@@ -18,6 +18,7 @@ from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
 from .operand_views import array_operands, transposed_operands, window_operands
+from .row_views import rows_read_in_place, rows_written_in_place
 from .tile_print import warp_storage
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
@@ -164,6 +165,8 @@ class CxxEmitter:
         self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
+        self.rows_in: dict[ir.Sym, ir.OpCall] = {}  # CPU: one-row loads the next element loop reads in place (row_views.py)
+        self.rows_out: dict[ir.Sym, ir.OpCall] = {}  # CPU: element loops writing their tile_store's row in place
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -211,6 +214,8 @@ class CxxEmitter:
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
+        self.rows_in = {} if self.target.gpu else rows_read_in_place(fn)
+        self.rows_out = {} if self.target.gpu else rows_written_in_place(fn, self.rows_in)
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -334,6 +339,12 @@ class CxxEmitter:
         if not isinstance(target.type, TileT):
             self.emit(f"{dst} = {self.expr(value)};")
             return
+        if target in self.rows_in:  # the next element loop reads the row in place when it can (row_views.py)
+            assert isinstance(value, ir.OpCall)  # its tile_load
+            element = ctype(_tile_type(target.type).dtype)
+            call = self.runtime_call("tile_load_row", dst, value, list(value.args))
+            self.emit(f"const {element}* {naming.cxx_row(target)} = {call};")
+            return
         self.assign_tile(dst, target, value)
 
     def stack_memory(self, target: ir.Sym) -> str:
@@ -355,9 +366,15 @@ class CxxEmitter:
                 self.row_loop(dst, value, tile, extent)
                 return
             idx = naming.ELEMENT_INDEX
+            out = f"{dst}.data"
+            if target in self.rows_out:  # written into the store's array row when it can (row_views.py)
+                store = self.rows_out[target]
+                out = naming.cxx_row(target)
+                call = self.runtime_call("tile_store_row", None, store, list(store.args))
+                self.emit(f"{ctype(tile.dtype)}* {out} = {call};")
             self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
             self.depth += 1
-            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
+            self.emit(f"{out}[{idx}] = {self.elem(value, idx, tile.dtype)};")
             self.depth -= 1
             self.emit("}")
         else:
@@ -476,6 +493,10 @@ class CxxEmitter:
             assert self.fn is not None  # set by function()
             label = warp_storage(self.fn, e.args[0])
             self.emit(self.leader_block(f'tl::print_tile(ctx, {self.expr(e.args[0])}, "{label}");'))
+        elif isinstance(e, ir.OpCall) and e.op == "tile_store" and isinstance(e.args[1], ir.Var) and e.args[1].sym in self.rows_out:
+            tile = e.args[1].sym  # the loop above wrote the array's row itself, or this tile
+            text = self.runtime_call(OPS[e.op].cpp, None, e, list(e.args))
+            self.emit(f"if ({naming.cxx_row(tile)} == {naming.cxx_var(tile)}.data) {text};")
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
@@ -530,6 +551,8 @@ class CxxEmitter:
                 if sym in self.registers:
                     assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their slot"
                     return f"{naming.cxx_var(sym)}.v[{self.slot}]"
+                if sym in self.rows_in:
+                    return f"{naming.cxx_row(sym)}[{idx}]"
                 return f"{naming.cxx_var(sym)}.data[{idx}]"
         elif cls is ir.OpCall:
             call = cast(ir.OpCall, e)

@@ -113,6 +113,29 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     });
 }
 
+// A one-row tile an element loop reads in place (codegen/row_views.py): the array's own elements
+// when the row lies inside the array with contiguous elements, else the tile, loaded as tile_load
+// loads it. Saves the copy through the tile: the loop's reads stream from memory.
+template <class TT, class T, int N, class... O>
+TL_HD const T* tile_load_row(Ctx& ctx, TT& dst, const Array<T, N>& a, bool check, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    if (interior_rows<TT>(a, off)) return a.ptr_n(off);
+    tile_load(ctx, dst, a, check, o...);
+    return dst.data;
+}
+
+// Where an element loop writes a one-row tile that tile_store then stores (codegen/row_views.py):
+// the array's row itself when the store would write it whole (inside the array, contiguous, this
+// lane stores, not a partial block), else the tile, for tile_store as before.
+template <class TT, class T, int N, class... O>
+TL_HD T* tile_store_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    if (ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off)) return a.ptr_n(off);
+    return t.data;
+}
+
 // The `old` argument of an atomic add whose old values nobody reads (generated code passes
 // tl::DiscardOld{}): they are not stored.
 struct DiscardOld {};

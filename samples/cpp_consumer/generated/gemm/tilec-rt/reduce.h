@@ -50,6 +50,25 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
     }
     for (int o = 0; o < s.outer; ++o) {
         const typename TT::value_type* row = a.data + o * s.n;
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
+        // float: the 8 partial folds as one vector (g++ does not turn the 8 scalar selects of max
+        // and min into vmaxps / vminps, ~2x the time); the same folds in the same order
+        if constexpr (std::is_same<typename TT::value_type, float>::value) {
+            typedef float Float8 __attribute__((vector_size(32)));
+            Float8 lanes, next;
+            memcpy(&lanes, row, sizeof lanes);
+            int k = P;
+            for (; k + P <= s.n; k += P) {
+                memcpy(&next, row + k, sizeof next);
+                lanes = f(lanes, next);
+            }
+            float acc = lanes[0];
+            for (int p = 1; p < P; ++p) acc = f(acc, lanes[p]);
+            for (; k < s.n; ++k) acc = f(acc, row[k]);
+            dst.data[o] = typename DT::value_type(acc);
+            continue;
+        }
+#endif
         C part[P];
         for (int p = 0; p < P; ++p) part[p] = C(row[p]);
         int k = P;
