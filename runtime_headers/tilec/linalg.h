@@ -210,6 +210,52 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
                                         alpha, beta, reuse);
     }
 }
+
+// The products of a loop `for ...: acc = tile_matmul(a, b, acc)` whose body is that matmul alone,
+// a and b tiles loaded only for it (the CPU emitter, codegen/operand_views.py matmul_sums, emits
+// `MatmulSum<decltype(acc), K> sum(ctx, acc);`, `sum.add(a, b)` in the loop and `sum.finish()`
+// after it): nothing reads acc or writes an array until the loop ends, so the products of array
+// views are gathered and summed by one gemm.h matmul_sum (acc read and written once, the
+// accumulators in registers across the steps). Any other operand pair is multiplied at once.
+template <class CT, int K> class MatmulSum {
+    using T = typename CT::value_type;
+    static constexpr int M = CT::dim(0), N = CT::dim(1);
+
+  public:
+    MatmulSum(Ctx& ctx, CT& c) : ctx_(ctx), c_(c) {}
+    MatmulSum(const MatmulSum&) = delete;
+    MatmulSum& operator=(const MatmulSum&) = delete;
+
+    template <class AT, class BT> void add(const AT& a, const BT& b) {
+        constexpr bool floats = std::is_same<T, float>::value || std::is_same<T, double>::value;
+        if constexpr (floats && std::is_same<AT, ArrayTile<T, M, K>>::value && std::is_same<BT, ArrayTile<T, K, N>>::value) {
+            if (ctx_.group == nullptr && whole_elements(a) && whole_elements(b)) {  // one lane per block
+                if (steps_ == gemm::SUM_STEPS) finish();
+                as_[steps_] = strided_of(a);
+                bs_[steps_] = strided_of(b);
+                ++steps_;
+                return;
+            }
+        }
+        tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
+    }
+
+    void finish() {
+        if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+            if (steps_ == 0) return;
+            const gemm::BlockId block{launch_epoch.load(std::memory_order_relaxed),
+                                      {ctx_.tid[0], ctx_.tid[1], ctx_.tid[2], ctx_.tid[3]}};
+            gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, &block);
+            steps_ = 0;
+        }
+    }
+
+  private:
+    Ctx& ctx_;
+    CT& c_;
+    int steps_ = 0;
+    gemm::Strided<T> as_[gemm::SUM_STEPS], bs_[gemm::SUM_STEPS];
+};
 #endif
 
 template <class X> struct reads_array : std::false_type {};  // an operand read straight from an array

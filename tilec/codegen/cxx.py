@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
-from .operand_views import array_operands, transposed_operands, window_operands
+from .operand_views import array_operands, matmul_sums, transposed_operands, window_operands
 from .tile_print import warp_storage
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
@@ -164,6 +164,8 @@ class CxxEmitter:
         self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
+        self.sums: dict[int, ir.Assign] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
+        self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -207,6 +209,7 @@ class CxxEmitter:
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
+        self.sums = matmul_sums(fn, self.arrays)
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -253,7 +256,11 @@ class CxxEmitter:
             return
         self.where(s.span)
         self.aligned_check(s)
-        if isinstance(s, ir.Assign):
+        if isinstance(s, ir.Assign) and id(s) in self.sum_of:
+            assert isinstance(s.value, ir.OpCall)  # matmul_sums: the loop's tile_matmul
+            a, b = (self.expr(x) for x in s.value.args[:2])
+            self.emit(f"{self.sum_of[id(s)]}.add({a}, {b});")
+        elif isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
         elif isinstance(s, ir.Unpack):
             self.unpack(s)
@@ -315,9 +322,19 @@ class CxxEmitter:
             cond = f"{var} < {stop}" if s.step.value > 0 else f"{var} > {stop}"
         else:
             cond = f"({step} > 0 ? {var} < {stop} : {var} > {stop})"
+        matmul = self.sums.get(id(s))
+        if matmul is not None:  # the products, gathered in the loop and summed once after it (linalg.h)
+            assert isinstance(matmul.value, ir.OpCall)  # matmul_sums: a tile_matmul
+            acc, total = naming.cxx_var(matmul.target), self.temp()
+            depth = _tile_type(matmul.value.args[0].type).shape[1]
+            self.emit(f"// {acc} += the loop's products, summed once after it")
+            self.emit(f"tl::MatmulSum<{ctype(matmul.target.type)}, {depth}> {total}(ctx, {acc});")
+            self.sum_of[id(matmul)] = total
         self.emit(f"for ({var} = {self.expr(s.start)}; {cond}; {var} += {step}) {{")
         self.nested(s.body)
         self.emit("}")
+        if matmul is not None:
+            self.emit(f"{self.sum_of.pop(id(matmul))}.finish();")
         self.depth -= 1
         self.emit("}")
 

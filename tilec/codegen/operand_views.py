@@ -24,6 +24,12 @@ through such a transpose: the adjoint's window^T @ dC) of a later `tile_matmul` 
 only assigns tiles (as above) other than x and the offsets' symbols, and the matmul does not write
 x. The emitter then declares no tile and passes
 `tl::tile_window<M, K>(x, row, col)`: gemm.h reads the window's rows in place from x.
+
+`matmul_sums` finds the loops whose body is one accumulating matmul of two such array operands,
+`acc = tile_matmul(a, b, acc)` (alpha = beta = 1) and the two loads: nothing in the loop reads acc
+but the matmul or writes memory, so the products can be summed after the loop. The emitter
+gathers them (`tl::MatmulSum`, linalg.h) and gemm.h sums them with acc held in registers across
+the steps, instead of adding each step's product into acc's memory.
 """
 from __future__ import annotations
 
@@ -138,6 +144,39 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
                 if not _pure_tile_assign(later) or later.target in inputs:
                     break
     return found
+
+
+def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall]) -> dict[int, ir.Assign]:
+    """{id of a For: its matmul statement} for every loop whose products can be summed after it.
+
+    `arrays` is array_operands(fn): the loop's other statements must be the loads of its two
+    operands, which the matmul reads from the arrays."""
+    if not arrays:
+        return {}
+    found: dict[int, ir.Assign] = {}
+    for s in ir.walk_stmts(fn.body):
+        if not isinstance(s, ir.For):
+            continue
+        matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in arrays)]
+        if len(matmuls) != 1 or not _accumulating_matmul(matmuls[0]):
+            continue
+        matmul = matmuls[0]
+        assert isinstance(matmul, ir.Assign) and isinstance(matmul.value, ir.OpCall)  # _accumulating_matmul
+        a, b = matmul.value.args[:2]
+        loaded = {x.target for x in s.body if isinstance(x, ir.Assign) and x is not matmul}
+        if isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == loaded and a.sym != b.sym:
+            found[id(s)] = matmul
+    return found
+
+
+def _accumulating_matmul(s: ir.Stmt) -> bool:
+    """acc = tile_matmul(a, b, acc) with alpha = beta = 1: acc += a @ b, all of acc's float dtype."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_matmul"):
+        return False
+    call, acc = s.value, s.target.type
+    return (len(call.args) == 3 and isinstance(call.args[2], ir.Var) and call.args[2].sym == s.target
+            and call.attr("alpha") == 1.0 and call.attr("beta") == 1.0 and isinstance(acc, TileT)
+            and acc.ndim == 2 and acc.is_concrete and str(acc.dtype) in _VIEW_DTYPES and _same_dtype(call, acc))
 
 
 def _viewable_load(s: ir.Stmt) -> TypeGuard[ir.Assign]:

@@ -22,14 +22,17 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
     {
         const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
+        // v_acc += the loop's products, summed once after it
+        tl::MatmulSum<tl::Tile<float, 32, 32>, 32> _t3(ctx, v_acc);
         for (v_k = 0; v_k < _t1; v_k += _t2) {
             // gemm.py:20
             // v_a: read by its tile_matmul from v_A
             // gemm.py:21
             // v_b: read by its tile_matmul from v_B
             // gemm.py:22
-            tl::tile_matmul(ctx, v_acc, tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32)), tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32)), 1.0, 1.0);
+            _t3.add(tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32)), tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32)));
         }
+        _t3.finish();
     }
     // gemm.py:23
     tl::tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
