@@ -4,7 +4,9 @@ linalg.h `tl::MatmulSum`, gemm.h `matmul_sum`: acc held in registers across the 
 read in place when they lie inside a contiguous-row array). Results against float64 numpy for
 float32 and float64: A read in place (rows of a wider array), copied (edges past the array, a
 transposed array), more steps than one sum takes (SUM_STEPS = 64), an accumulator that does not
-start at zero, fiber lanes; a loop that reads its accumulator keeps the step-by-step form."""
+start at zero, fiber lanes; a loop that reads its accumulator keeps the step-by-step form. An
+accumulator that starts as tile_zeros and is only stored after the loop is summed straight into
+the array where its tile lies inside it (MatmulSum::finish_into), else stored as before."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,6 +32,17 @@ def gemm(A: wp.array2d(dtype=DT), B: wp.array2d(dtype=DT), C: wp.array2d(dtype=D
     i, j = wp.tid()
     acc = wp.tile_ones(shape=(TM, TN), dtype=DT)
     for k in range((A.shape[1] + TK - 1) // TK):
+        a = wp.tile_load(A, shape=(TM, TK), offset=(i * TM, k * TK))
+        b = wp.tile_load(B, shape=(TK, TN), offset=(k * TK, j * TN))
+        wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc, offset=(i * TM, j * TN))
+
+
+@wp.kernel
+def zeroed(A: wp.array2d(dtype=DT), B: wp.array2d(dtype=DT), C: wp.array2d(dtype=DT), steps: int):
+    i, j = wp.tid()
+    acc = wp.tile_zeros(shape=(TM, TN), dtype=DT)
+    for k in range(steps):
         a = wp.tile_load(A, shape=(TM, TK), offset=(i * TM, k * TK))
         b = wp.tile_load(B, shape=(TK, TN), offset=(k * TK, j * TN))
         wp.tile_matmul(a, b, acc)
@@ -82,6 +95,10 @@ def test_the_loop_sums_its_products_after_it():
     assert "tl::MatmulSum<tl::Tile<float, 16, 32>, 4> _t3(ctx, v_acc);" in gemm
     assert "_t3.add(tl::array_tile<16, 4>(v_A, (v_i * 16), (v_k * 4)), tl::array_tile<4, 32>(v_B, (v_k * 4), (v_j * 32)));" in gemm
     assert gemm.index("_t3.add(") < gemm.index("_t3.finish();") < gemm.index("tl::tile_store(")
+    assert "_t3.finish();" in gemm
+    zeroed = cpp[cpp.index("k_zeroed_forward"):cpp.index("k_zeroed_backward")]
+    assert "tl::tile_fill_zero" not in zeroed and "tl::MatmulSum<tl::Tile<float, 16, 32>, 4> _t3(ctx, v_acc, true);" in zeroed
+    assert "if (!_t3.finish_into(v_C, (v_i * 16), (v_j * 32))) {\n            tl::tile_store(ctx, v_C, v_acc" in zeroed
     halved = cpp[cpp.index("k_halved_forward"):cpp.index("k_halved_backward")]
     assert "MatmulSum" not in halved and "tl::tile_matmul(ctx, v_acc, tl::array_tile<16, 4>" in halved
 
@@ -133,3 +150,22 @@ def test_fiber_lanes_and_a_loop_that_reads_its_accumulator(dtype, np_dtype, tol)
     for k in range(6):
         want = (want + A[:, 4 * k:4 * k + 4].astype(np.float64) @ B[4 * k:4 * k + 4].astype(np.float64)) * 0.5
     np.testing.assert_allclose(C, want, rtol=tol, atol=tol * 30)
+
+
+@pytest.mark.parametrize("dtype,np_dtype,tol", CASES)
+@pytest.mark.parametrize("steps", [0, 1, 7, 70])  # none, one, some, more than one sum takes (a flush)
+def test_sums_straight_into_the_array(dtype, np_dtype, tol, steps):
+    """C is 40 x 80 inside a wider array (rows 100 apart): its interior tiles are summed straight
+    into it, the last block row (rows 32..47, past row 40) through acc and the store."""
+    m = _module(dtype, np_dtype, 32)
+    rng = np.random.default_rng(14)
+    A, B = rng.standard_normal((40, 280)).astype(np_dtype), rng.standard_normal((280, 96)).astype(np_dtype)
+    wide = np.full((40, 100), 7.0, np_dtype)
+    C = wide[:, 4:84]
+    m.zeroed.launch_tiled(dim=(3, 2), inputs=[A, B, C, steps], num_threads=1)
+    k = 4 * steps
+    want = A[:, :k].astype(np.float64) @ B[:k, :64].astype(np.float64)
+    np.testing.assert_allclose(C[:, :64], want, rtol=tol, atol=tol * 30)
+    np.testing.assert_array_equal(C[:, 64:], 7.0)  # outside the grid's tiles: untouched
+    np.testing.assert_array_equal(wide[:, :4], 7.0)
+    np.testing.assert_array_equal(wide[:, 84:], 7.0)

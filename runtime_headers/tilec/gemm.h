@@ -622,7 +622,7 @@ inline unsigned char* sum_scratch(std::size_t bytes) {
 }
 
 template <class I, class T, int M, int N, int K>
-inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c,
+inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
                             const BlockId* reuse) {
     constexpr int NR = nr_of<I, T>, PANELS = (N + NR - 1) / NR;
     constexpr std::size_t B_BYTES = std::size_t(PANELS) * K * NR * sizeof(T), A_BYTES = std::size_t(M) * K * sizeof(T);
@@ -666,20 +666,22 @@ inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int step
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
             Micro<I>::template run_sum<T, R, K, NR>(a_rows, long(i) * lda, lda, b_panels, long(p) * K * NR, steps,
-                                                   c + i * N + j0, N, cols, T(1), T(1));
+                                                   c + long(i) * ldc + j0, ldc, cols, T(1), beta);
         }
     });
 }
 
-// C += sum of `steps` (at most SUM_STEPS) products of array views; `reuse`: the block asking (its
-// copies go to, and come from, this thread's PanelCache), or nullptr.
+// C = sum of `steps` (at most SUM_STEPS) products of array views + beta * C (beta 1 or 0), C's rows
+// ldc apart; `reuse`: the block asking (its copies go to, and come from, this thread's PanelCache),
+// or nullptr.
 template <class T, int M, int N, int K>
-inline void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, const BlockId* reuse) {
+inline void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
+                       const BlockId* reuse) {
 #if TILEC_GEMM_DISPATCH
     if constexpr (avx512_fits<T, N>)
-        if (use_avx512()) return matmul_sum_with<IsaAvx512, T, M, N, K>(as, bs, steps, c, reuse);
+        if (use_avx512()) return matmul_sum_with<IsaAvx512, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
 #endif
-    matmul_sum_with<IsaBuild, T, M, N, K>(as, bs, steps, c, reuse);
+    matmul_sum_with<IsaBuild, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
 }
 
 // ---------------------------------------------------------------- transposed array operands

@@ -94,12 +94,11 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
     }
 
     template <class T, int MR_, class V>
-    TILEC_GEMM_MICRO_TARGET __attribute__((always_inline)) static inline void start(V (&acc)[MR_][I::NV], T* c, int ldc,
-                                                                                     T beta) {
+    TILEC_GEMM_MICRO_TARGET __attribute__((always_inline)) static inline void start(V (&acc)[MR_][I::NV], T* c, int ldc) {
         constexpr int NV = I::NV, W = Simd<T, I::BYTES>::W;
-        if (beta != T(0))  // C's block is read only after the k loop: start fetching its rows now
-            for (int r = 0; r < MR_; ++r)
-                for (int q = 0; q < NV * W * int(sizeof(T)); q += 64) __builtin_prefetch(reinterpret_cast<char*>(c + r * ldc) + q, 1, 3);
+        // C's block is read (beta != 0) or written only after the k loop: start fetching its rows now
+        for (int r = 0; r < MR_; ++r)
+            for (int q = 0; q < NV * W * int(sizeof(T)); q += 64) __builtin_prefetch(reinterpret_cast<char*>(c + r * ldc) + q, 1, 3);
 #pragma GCC unroll 16
         for (int r = 0; r < MR_; ++r)
 #pragma GCC unroll 4
@@ -111,7 +110,7 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
                                                           T* __restrict c, int ldc, int cols, T alpha, T beta) {
         using V = typename Simd<T, I::BYTES>::V;
         V acc[MR_][I::NV];
-        start<T, MR_>(acc, c, ldc, beta);
+        start<T, MR_>(acc, c, ldc);
         accumulate<T, MR_, K, RSA, CSA, LDB>(acc, a, bp);
         epilogue<T, MR_>(acc, c, ldc, cols, alpha, beta);
     }
@@ -126,7 +125,7 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
                                                               T alpha, T beta) {
         using V = typename Simd<T, I::BYTES>::V;
         V acc[MR_][I::NV];
-        start<T, MR_>(acc, c, ldc, beta);
+        start<T, MR_>(acc, c, ldc);
         int s = 0;
         if (lda == K) {
             for (; s + 1 < steps; ++s)

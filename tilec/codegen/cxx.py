@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
-from .operand_views import array_operands, matmul_sums, transposed_operands, window_operands
+from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .tile_print import warp_storage
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
@@ -164,7 +164,8 @@ class CxxEmitter:
         self.rows_of: TileT | None = None  # inside an element loop split into rows: its tile (element_loops.py)
         self.views: dict[ir.Sym, ir.Var] = {}  # CPU: transpose temporaries a matmul reads in place (operand_views.py)
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
-        self.sums: dict[int, ir.Assign] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
+        self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
+        self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
@@ -210,6 +211,7 @@ class CxxEmitter:
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
         self.sums = matmul_sums(fn, self.arrays)
+        self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -253,6 +255,11 @@ class CxxEmitter:
             self.where(s.span)  # the view stays visible: the matmul below reads the window in place
             view = self.windows[s.target]
             self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul in place from {self.expr(view.args[0])}")
+            return
+        if id(s) in self.absorbed:  # a summed loop's zeros or store (for_loop)
+            if isinstance(s, ir.Assign):
+                self.where(s.span)
+                self.emit(f"// {naming.cxx_var(s.target)}: zeros, unless the loop below sums straight into the array")
             return
         self.where(s.span)
         self.aligned_check(s)
@@ -322,19 +329,34 @@ class CxxEmitter:
             cond = f"{var} < {stop}" if s.step.value > 0 else f"{var} > {stop}"
         else:
             cond = f"({step} > 0 ? {var} < {stop} : {var} > {stop})"
-        matmul = self.sums.get(id(s))
-        if matmul is not None:  # the products, gathered in the loop and summed once after it (linalg.h)
+        summed = self.sums.get(id(s))
+        total = ""
+        if summed is not None:  # the products, gathered in the loop and summed once after it (linalg.h)
+            matmul = summed.matmul
             assert isinstance(matmul.value, ir.OpCall)  # matmul_sums: a tile_matmul
             acc, total = naming.cxx_var(matmul.target), self.temp()
             depth = _tile_type(matmul.value.args[0].type).shape[1]
+            zero = ", true" if summed.store is not None else ""  # acc starts at zero (its tile_zeros)
             self.emit(f"// {acc} += the loop's products, summed once after it")
-            self.emit(f"tl::MatmulSum<{ctype(matmul.target.type)}, {depth}> {total}(ctx, {acc});")
+            self.emit(f"tl::MatmulSum<{ctype(matmul.target.type)}, {depth}> {total}(ctx, {acc}{zero});")
             self.sum_of[id(matmul)] = total
         self.emit(f"for ({var} = {self.expr(s.start)}; {cond}; {var} += {step}) {{")
         self.nested(s.body)
         self.emit("}")
-        if matmul is not None:
-            self.emit(f"{self.sum_of.pop(id(matmul))}.finish();")
+        if summed is not None:
+            del self.sum_of[id(summed.matmul)]
+            store = summed.store
+            if store is None:
+                self.emit(f"{total}.finish();")
+            else:  # straight into the array where the tile lies inside it, else acc and the store
+                assert isinstance(store.expr, ir.OpCall)  # matmul_sums: a tile_store
+                self.where(store.span)
+                array, _, row, col = (self.expr(x) for x in store.expr.args)
+                self.emit(f"if (!{total}.finish_into({array}, {row}, {col})) {{")
+                self.depth += 1
+                self.effect(store.expr)
+                self.depth -= 1
+                self.emit("}")
         self.depth -= 1
         self.emit("}")
 

@@ -34,6 +34,7 @@ the steps, instead of adding each step's product into acc's memory.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from .. import ir
@@ -146,27 +147,76 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
     return found
 
 
-def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall]) -> dict[int, ir.Assign]:
-    """{id of a For: its matmul statement} for every loop whose products can be summed after it.
+@dataclass(frozen=True)
+class MatmulSumLoop:
+    """A loop matmul_sums found: its matmul and, when the accumulator starts as tile_zeros (earlier
+    in the loop's statement list) and is only stored, by a tile_store right after the loop, those
+    two statements."""
+
+    matmul: ir.Assign  # acc = tile_matmul(a, b, acc)
+    zeros: ir.Assign | None = None  # acc = tile_zeros(...)
+    store: ir.ExprStmt | None = None  # tile_store(C, acc, row, col)
+
+
+def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall]) -> dict[int, MatmulSumLoop]:
+    """{id of a For: what it sums} for every loop whose products can be summed after it.
 
     `arrays` is array_operands(fn): the loop's other statements must be the loads of its two
     operands, which the matmul reads from the arrays."""
     if not arrays:
         return {}
-    found: dict[int, ir.Assign] = {}
-    for s in ir.walk_stmts(fn.body):
-        if not isinstance(s, ir.For):
-            continue
-        matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in arrays)]
-        if len(matmuls) != 1 or not _accumulating_matmul(matmuls[0]):
-            continue
-        matmul = matmuls[0]
-        assert isinstance(matmul, ir.Assign) and isinstance(matmul.value, ir.OpCall)  # _accumulating_matmul
-        a, b = matmul.value.args[:2]
-        loaded = {x.target for x in s.body if isinstance(x, ir.Assign) and x is not matmul}
-        if isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == loaded and a.sym != b.sym:
-            found[id(s)] = matmul
+    reads, writes = _counts(fn)
+    found: dict[int, MatmulSumLoop] = {}
+    for body in _bodies(fn.body):
+        for pos, s in enumerate(body):
+            matmul = _summed_matmul(s, arrays)
+            if matmul is None:
+                continue
+            acc = matmul.target
+            # acc's zeros anywhere before in the list (only the zeros, the matmul and the store touch
+            # acc: the counts), its store right after the loop (which it replaces there)
+            before = next((x for x in body[:pos] if _zeros_of(x, acc)), None)
+            after = body[pos + 1] if pos + 1 < len(body) else None
+            if (before is not None and _store_of(after, acc) and reads.get(acc, 0) == 2
+                    and writes.get(acc, 0) == 2):
+                assert isinstance(before, ir.Assign) and isinstance(after, ir.ExprStmt)  # _zeros_of, _store_of
+                found[id(s)] = MatmulSumLoop(matmul, before, after)
+            else:
+                found[id(s)] = MatmulSumLoop(matmul)
     return found
+
+
+def _summed_matmul(s: ir.Stmt, arrays: dict[ir.Sym, ir.OpCall]) -> ir.Assign | None:
+    """The matmul of a loop whose body is one accumulating matmul of two array operands and their loads."""
+    if not isinstance(s, ir.For):
+        return None
+    matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in arrays)]
+    if len(matmuls) != 1 or not _accumulating_matmul(matmuls[0]):
+        return None
+    matmul = matmuls[0]
+    assert isinstance(matmul, ir.Assign) and isinstance(matmul.value, ir.OpCall)  # _accumulating_matmul
+    a, b = matmul.value.args[:2]
+    loaded = {x.target for x in s.body if isinstance(x, ir.Assign) and x is not matmul}
+    if isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == loaded and a.sym != b.sym:
+        return matmul
+    return None
+
+
+def _zeros_of(s: ir.Stmt | None, acc: ir.Sym) -> bool:
+    return (isinstance(s, ir.Assign) and s.target == acc and isinstance(s.value, ir.OpCall)
+            and s.value.op == "tile_zeros")
+
+
+def _store_of(s: ir.Stmt | None, acc: ir.Sym) -> bool:
+    """tile_store(C, acc, row, col) into a 2-d array of acc's dtype (no `aligned` debug check)."""
+    if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tile_store"):
+        return False
+    store, acc_type = s.expr, acc.type
+    array, tile = store.args[0], store.args[1]
+    return (isinstance(tile, ir.Var) and tile.sym == acc and isinstance(array, ir.Var)
+            and isinstance(array.type, ArrayT) and array.type.ndim == 2 and isinstance(acc_type, TileT)
+            and str(array.type.dtype) == str(acc_type.dtype) and store.attr("offset_count") == 2
+            and not store.attr("aligned"))
 
 
 def _accumulating_matmul(s: ir.Stmt) -> bool:

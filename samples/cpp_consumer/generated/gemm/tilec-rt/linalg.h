@@ -213,22 +213,26 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
 
 // The products of a loop `for ...: acc = tile_matmul(a, b, acc)` whose body is that matmul alone,
 // a and b tiles loaded only for it (the CPU emitter, codegen/operand_views.py matmul_sums, emits
-// `MatmulSum<decltype(acc), K> sum(ctx, acc);`, `sum.add(a, b)` in the loop and `sum.finish()`
-// after it): nothing reads acc or writes an array until the loop ends, so the products of array
-// views are gathered and summed by one gemm.h matmul_sum (acc read and written once, the
-// accumulators in registers across the steps). Any other operand pair is multiplied at once.
+// `MatmulSum<Tile, K> sum(ctx, acc);`, `sum.add(a, b)` in the loop and `sum.finish()` after it):
+// nothing reads acc or writes an array until the loop ends, so the products of array views are
+// gathered and summed by one gemm.h matmul_sum (acc read and written once, the accumulators in
+// registers across the steps). Any other operand pair is multiplied at once.
+// When acc starts at zero and is only stored after the loop (`tile_zeros`, the loop, `tile_store`:
+// `MatmulSum<Tile, K> sum(ctx, acc, true)` and `if (!sum.finish_into(C, row, col)) tile_store(...)`),
+// the sum goes straight into C's rows where the tile lies inside C (no acc, no copy); elsewhere acc
+// is zeroed, summed and stored as written.
 template <class CT, int K> class MatmulSum {
     using T = typename CT::value_type;
     static constexpr int M = CT::dim(0), N = CT::dim(1);
+    static constexpr bool FLOATS = std::is_same<T, float>::value || std::is_same<T, double>::value;
 
   public:
-    MatmulSum(Ctx& ctx, CT& c) : ctx_(ctx), c_(c) {}
+    MatmulSum(Ctx& ctx, CT& c, bool starts_at_zero = false) : ctx_(ctx), c_(c), unset_(starts_at_zero) {}
     MatmulSum(const MatmulSum&) = delete;
     MatmulSum& operator=(const MatmulSum&) = delete;
 
     template <class AT, class BT> void add(const AT& a, const BT& b) {
-        constexpr bool floats = std::is_same<T, float>::value || std::is_same<T, double>::value;
-        if constexpr (floats && std::is_same<AT, ArrayTile<T, M, K>>::value && std::is_same<BT, ArrayTile<T, K, N>>::value) {
+        if constexpr (FLOATS && std::is_same<AT, ArrayTile<T, M, K>>::value && std::is_same<BT, ArrayTile<T, K, N>>::value) {
             if (ctx_.group == nullptr && whole_elements(a) && whole_elements(b)) {  // one lane per block
                 if (steps_ == gemm::SUM_STEPS) finish();
                 as_[steps_] = strided_of(a);
@@ -237,23 +241,50 @@ template <class CT, int K> class MatmulSum {
                 return;
             }
         }
+        set();
         tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
     }
 
     void finish() {
-        if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+        set();
+        if constexpr (FLOATS) {
             if (steps_ == 0) return;
-            const gemm::BlockId block{launch_epoch.load(std::memory_order_relaxed),
-                                      {ctx_.tid[0], ctx_.tid[1], ctx_.tid[2], ctx_.tid[3]}};
-            gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, &block);
+            gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, N, T(1), reuse(&block_));
             steps_ = 0;
         }
     }
 
+    // The sum into C's M x N tile at (r0, c0) when it lies inside C with contiguous rows and every
+    // product is still to be summed (true: acc untouched, C written); else finish() (false: store acc).
+    bool finish_into(const Array<T, 2>& c, int64_t r0, int64_t c0) {
+        if constexpr (FLOATS) {
+            if (unset_ && steps_ > 0 && r0 >= 0 && c0 >= 0 && r0 + M <= c.shape[0] && c0 + N <= c.shape[1] &&
+                c.contiguous_last() && c.strides[0] % int64_t(sizeof(T)) == 0 && !ctx_.partial() && ctx_.leader() &&
+                c.strides[0] / int64_t(sizeof(T)) <= INT32_MAX) {
+                gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c.ptr(r0, c0), int(c.strides[0] / int64_t(sizeof(T))),
+                                             T(0), reuse(&block_));
+                steps_ = 0;
+                return true;
+            }
+        }
+        finish();
+        return false;
+    }
+
   private:
+    void set() {  // acc's value is needed: its zeros first
+        if (unset_) tile_fill_zero(ctx_, c_);
+        unset_ = false;
+    }
+    const gemm::BlockId* reuse(gemm::BlockId* block) const {
+        *block = gemm::BlockId{launch_epoch.load(std::memory_order_relaxed), {ctx_.tid[0], ctx_.tid[1], ctx_.tid[2], ctx_.tid[3]}};
+        return ctx_.group == nullptr ? block : nullptr;
+    }
     Ctx& ctx_;
     CT& c_;
+    bool unset_;  // acc starts at zero and has not been written yet
     int steps_ = 0;
+    gemm::BlockId block_{};
     gemm::Strided<T> as_[gemm::SUM_STEPS], bs_[gemm::SUM_STEPS];
 };
 #endif
