@@ -169,3 +169,54 @@ def test_sums_straight_into_the_array(dtype, np_dtype, tol, steps):
     np.testing.assert_array_equal(C[:, 64:], 7.0)  # outside the grid's tiles: untouched
     np.testing.assert_array_equal(wide[:, :4], 7.0)
     np.testing.assert_array_equal(wide[:, 84:], 7.0)
+
+
+WINDOWS = '''
+import warp as wp
+
+
+@wp.kernel
+def layer(X: wp.array2d(dtype=float), W: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    r = wp.tile_load(X, shape=(16, 64), offset=(i * 16, 0)) * 2.0
+    y = wp.tile_zeros(shape=(16, 64), dtype=float)
+    for k in range(4):
+        part = wp.tile_view(r, offset=(0, k * 16), shape=(16, 16))
+        wp.tile_matmul(part, wp.tile_load(W, shape=(16, 64), offset=(k * 16, 0)), y)
+    wp.tile_store(Y, y * 1.0, offset=(i * 16, 0))
+'''
+
+
+def test_windows_of_a_tile_as_the_summed_a():
+    """The MLP's second layer: A is a window of a tile, read in place (rows 64 apart), B an array
+    view; y starts as zeros that the sum makes (it is read after the loop, not only stored)."""
+    cpp = generate(compile_ir(WINDOWS, "msum_win"), WINDOWS, build_flags(256))["msum_win.cpp"]
+    layer = cpp[cpp.index("k_layer_forward"):cpp.index("k_layer_backward")]
+    assert "_t3.add(tl::tile_window<16, 16>(v_r, 0, (v_k * 16)), tl::array_tile<16, 64>(v_W, (v_k * 16), 0));" in layer
+    assert "tl::MatmulSum<tl::Tile<float, 16, 64>, 16> _t3(ctx, v_y, true);" in layer and "tl::tile_fill_zero" not in layer
+    m = build(WINDOWS, "msum_win")
+    rng = np.random.default_rng(15)
+    X, W = rng.standard_normal((48, 64)).astype(np.float32), rng.standard_normal((64, 64)).astype(np.float32)
+    Y = np.zeros((48, 64), np.float32)
+    m.layer.launch_tiled(dim=3, inputs=[X, W, Y], num_threads=1)
+    np.testing.assert_allclose(Y, 2.0 * X.astype(np.float64) @ W.astype(np.float64), rtol=2e-5, atol=6e-4)
+
+
+def test_zeros_read_before_the_loop_stay_zeros():
+    source = '''
+import warp as wp
+
+
+@wp.kernel
+def peeked(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    acc = wp.tile_zeros(shape=(16, 16), dtype=float)
+    seen = acc + 1.0
+    for k in range(4):
+        a = wp.tile_load(A, shape=(16, 16), offset=(0, k * 16))
+        b = wp.tile_load(B, shape=(16, 16), offset=(k * 16, 0))
+        wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc + seen)
+'''
+    cpp = generate(compile_ir(source, "msum_peek"), source, build_flags(256))["msum_peek.cpp"]
+    peeked = cpp[cpp.index("k_peeked_forward"):cpp.index("k_peeked_backward")]
+    assert "tl::tile_fill_zero(ctx, v_acc);" in peeked and "_t3(ctx, v_acc);" in peeked and "_t3.finish();" in peeked

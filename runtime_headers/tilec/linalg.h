@@ -217,10 +217,10 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
 // nothing reads acc or writes an array until the loop ends, so the products of array views are
 // gathered and summed by one gemm.h matmul_sum (acc read and written once, the accumulators in
 // registers across the steps). Any other operand pair is multiplied at once.
-// When acc starts at zero and is only stored after the loop (`tile_zeros`, the loop, `tile_store`:
-// `MatmulSum<Tile, K> sum(ctx, acc, true)` and `if (!sum.finish_into(C, row, col)) tile_store(...)`),
-// the sum goes straight into C's rows where the tile lies inside C (no acc, no copy); elsewhere acc
-// is zeroed, summed and stored as written.
+// When acc starts as tile_zeros (`MatmulSum<Tile, K> sum(ctx, acc, true)`), the sum writes acc
+// instead of adding to zeros (no memset); when acc is then only stored after the loop (`if
+// (!sum.finish_into(C, row, col)) tile_store(...)`), the sum goes straight into C's rows where the
+// tile lies inside C (no acc, no copy), elsewhere into acc, which is stored as written.
 template <class CT, int K> class MatmulSum {
     using T = typename CT::value_type;
     static constexpr int M = CT::dim(0), N = CT::dim(1);
@@ -245,13 +245,35 @@ template <class CT, int K> class MatmulSum {
         tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
     }
 
-    void finish() {
-        set();
-        if constexpr (FLOATS) {
-            if (steps_ == 0) return;
-            gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, N, T(1), reuse(&block_));
-            steps_ = 0;
+    // A window of a tile (read in place, rows the parent's width apart) times an array view: its
+    // rows are described as a strided array over the parent tile. Summed only where gemm.h reads
+    // them in place (inside the parent, whose width is not K): a tile's copy must not go to the
+    // PanelCache (a tile's memory is reused by the next block).
+    template <class TT, class BT> void add(const TileWindow<TT, M, K>& a, const BT& b) {
+        constexpr bool SAME = std::is_same<typename TT::value_type, T>::value;
+        if constexpr (FLOATS && SAME && std::is_same<BT, ArrayTile<T, K, N>>::value && TT::dim(1) != K) {
+            if (ctx_.group == nullptr && a.inside() && whole_elements(b)) {
+                if (steps_ == gemm::SUM_STEPS) finish();
+                as_[steps_] = gemm::Strided<T>{a.tile.data, a.r0, a.c0, TT::dim(1), 1, TT::dim(0), TT::dim(1)};
+                bs_[steps_] = strided_of(b);
+                ++steps_;
+                return;
+            }
         }
+        set();
+        tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
+    }
+
+    void finish() {
+        if constexpr (FLOATS) {
+            if (steps_ > 0) {  // acc still unset (its zeros): the sum overwrites it, else adds to it
+                gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, N, unset_ ? T(0) : T(1), reuse(&block_));
+                steps_ = 0;
+                unset_ = false;
+                return;
+            }
+        }
+        set();
     }
 
     // The sum into C's M x N tile at (r0, c0) when it lies inside C with contiguous rows and every

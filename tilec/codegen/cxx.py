@@ -210,7 +210,7 @@ class CxxEmitter:
         self.views = {} if self.target.gpu else transposed_operands(fn)
         self.arrays = {} if self.target.gpu else array_operands(fn, self.views)
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
-        self.sums = matmul_sums(fn, self.arrays)
+        self.sums = matmul_sums(fn, self.arrays, self.windows)
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
@@ -259,7 +259,7 @@ class CxxEmitter:
         if id(s) in self.absorbed:  # a summed loop's zeros or store (for_loop)
             if isinstance(s, ir.Assign):
                 self.where(s.span)
-                self.emit(f"// {naming.cxx_var(s.target)}: zeros, unless the loop below sums straight into the array")
+                self.emit(f"// {naming.cxx_var(s.target)}: zeros, made by the sum of the loop below")
             return
         self.where(s.span)
         self.aligned_check(s)
@@ -336,7 +336,7 @@ class CxxEmitter:
             assert isinstance(matmul.value, ir.OpCall)  # matmul_sums: a tile_matmul
             acc, total = naming.cxx_var(matmul.target), self.temp()
             depth = _tile_type(matmul.value.args[0].type).shape[1]
-            zero = ", true" if summed.store is not None else ""  # acc starts at zero (its tile_zeros)
+            zero = ", true" if summed.zeros is not None else ""  # acc starts at zero (its tile_zeros)
             self.emit(f"// {acc} += the loop's products, summed once after it")
             self.emit(f"tl::MatmulSum<{ctype(matmul.target.type)}, {depth}> {total}(ctx, {acc}{zero});")
             self.sum_of[id(matmul)] = total

@@ -25,10 +25,10 @@ only assigns tiles (as above) other than x and the offsets' symbols, and the mat
 x. The emitter then declares no tile and passes
 `tl::tile_window<M, K>(x, row, col)`: gemm.h reads the window's rows in place from x.
 
-`matmul_sums` finds the loops whose body is one accumulating matmul of two such array operands,
-`acc = tile_matmul(a, b, acc)` (alpha = beta = 1) and the two loads: nothing in the loop reads acc
-but the matmul or writes memory, so the products can be summed after the loop. The emitter
-gathers them (`tl::MatmulSum`, linalg.h) and gemm.h sums them with acc held in registers across
+`matmul_sums` finds the loops whose body is one accumulating matmul of two such operands (b an
+array view, a an array view or a window), `acc = tile_matmul(a, b, acc)` (alpha = beta = 1), and
+their loads or view: nothing in the loop reads acc but the matmul or writes memory, so the
+products can be summed after the loop. The emitter gathers them (`tl::MatmulSum`, linalg.h) and gemm.h sums them with acc held in registers across
 the steps, instead of adding each step's product into acc's memory.
 """
 from __future__ import annotations
@@ -149,57 +149,71 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
 
 @dataclass(frozen=True)
 class MatmulSumLoop:
-    """A loop matmul_sums found: its matmul and, when the accumulator starts as tile_zeros (earlier
-    in the loop's statement list) and is only stored, by a tile_store right after the loop, those
-    two statements."""
+    """A loop matmul_sums found: its matmul; the accumulator's tile_zeros (earlier in the loop's
+    statement list) when the sum may make those zeros; and when it is then only stored, by a
+    tile_store right after the loop, that store."""
 
     matmul: ir.Assign  # acc = tile_matmul(a, b, acc)
     zeros: ir.Assign | None = None  # acc = tile_zeros(...)
     store: ir.ExprStmt | None = None  # tile_store(C, acc, row, col)
 
 
-def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall]) -> dict[int, MatmulSumLoop]:
+def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall],
+                windows: dict[ir.Sym, ir.OpCall]) -> dict[int, MatmulSumLoop]:
     """{id of a For: what it sums} for every loop whose products can be summed after it.
 
-    `arrays` is array_operands(fn): the loop's other statements must be the loads of its two
-    operands, which the matmul reads from the arrays."""
+    `arrays` is array_operands(fn), `windows` window_operands(fn): the loop's other statements must
+    be the load of b, which the matmul reads from its array, and the load or view of a, read from
+    its array or in place from its tile (which the loop does not write)."""
     if not arrays:
         return {}
     reads, writes = _counts(fn)
     found: dict[int, MatmulSumLoop] = {}
     for body in _bodies(fn.body):
         for pos, s in enumerate(body):
-            matmul = _summed_matmul(s, arrays)
+            matmul = _summed_matmul(s, arrays, windows)
             if matmul is None:
                 continue
             acc = matmul.target
-            # acc's zeros anywhere before in the list (only the zeros, the matmul and the store touch
-            # acc: the counts), its store right after the loop (which it replaces there)
-            before = next((x for x in body[:pos] if _zeros_of(x, acc)), None)
-            after = body[pos + 1] if pos + 1 < len(body) else None
-            if (before is not None and _store_of(after, acc) and reads.get(acc, 0) == 2
-                    and writes.get(acc, 0) == 2):
-                assert isinstance(before, ir.Assign) and isinstance(after, ir.ExprStmt)  # _zeros_of, _store_of
+            # acc's zeros earlier in the list, nothing reading acc in between (only the zeros and the
+            # matmul write it: the count), made by the sum instead; and its store right after the loop
+            # when nothing else reads acc (the count), which the sum replaces there
+            zeros = next((z for z in range(pos) if _zeros_of(body[z], acc)), None)
+            if zeros is None or writes.get(acc, 0) != 2 or _reads(body[zeros + 1:pos], acc):
+                found[id(s)] = MatmulSumLoop(matmul)
+                continue
+            before, after = body[zeros], body[pos + 1] if pos + 1 < len(body) else None
+            assert isinstance(before, ir.Assign)  # _zeros_of
+            if _store_of(after, acc) and reads.get(acc, 0) == 2:
+                assert isinstance(after, ir.ExprStmt)  # _store_of
                 found[id(s)] = MatmulSumLoop(matmul, before, after)
             else:
-                found[id(s)] = MatmulSumLoop(matmul)
+                found[id(s)] = MatmulSumLoop(matmul, before)
     return found
 
 
-def _summed_matmul(s: ir.Stmt, arrays: dict[ir.Sym, ir.OpCall]) -> ir.Assign | None:
-    """The matmul of a loop whose body is one accumulating matmul of two array operands and their loads."""
+def _summed_matmul(s: ir.Stmt, arrays: dict[ir.Sym, ir.OpCall], windows: dict[ir.Sym, ir.OpCall]) -> ir.Assign | None:
+    """The matmul of a loop whose body is one accumulating matmul of a (an array view or a tile's
+    window) and b (an array view), and their loads or view."""
     if not isinstance(s, ir.For):
         return None
-    matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in arrays)]
+    operands = {x.target for x in s.body if isinstance(x, ir.Assign) and (x.target in arrays or x.target in windows)}
+    matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in operands)]
     if len(matmuls) != 1 or not _accumulating_matmul(matmuls[0]):
         return None
     matmul = matmuls[0]
     assert isinstance(matmul, ir.Assign) and isinstance(matmul.value, ir.OpCall)  # _accumulating_matmul
     a, b = matmul.value.args[:2]
-    loaded = {x.target for x in s.body if isinstance(x, ir.Assign) and x is not matmul}
-    if isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == loaded and a.sym != b.sym:
+    if (isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == operands and a.sym != b.sym
+            and b.sym in arrays):
         return matmul
     return None
+
+
+def _reads(stmts: Iterable[ir.Stmt], sym: ir.Sym) -> bool:
+    """Whether any of the statements (or their nested blocks) reads sym."""
+    return any(isinstance(x, ir.Var) and x.sym == sym
+               for s in ir.walk_stmts(stmts) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
 
 
 def _zeros_of(s: ir.Stmt | None, acc: ir.Sym) -> bool:

@@ -15,7 +15,7 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
     // gemm.py:17
-    // v_acc: zeros, unless the loop below sums straight into the array
+    // v_acc: zeros, made by the sum of the loop below
     // gemm.py:18
     v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
