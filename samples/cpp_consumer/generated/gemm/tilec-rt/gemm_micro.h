@@ -93,16 +93,20 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
         }
     }
 
-    template <class T, int MR_, class V>
-    TILEC_GEMM_MICRO_TARGET __attribute__((always_inline)) static inline void start(V (&acc)[MR_][I::NV], T* c, int ldc) {
-        constexpr int NV = I::NV, W = Simd<T, I::BYTES>::W;
-        // C's block is read (beta != 0) or written only after the k loop: start fetching its rows now
+    // C's block is read (beta != 0) or written only after the k loop: fetch its rows meanwhile.
+    template <class T, int MR_>
+    TILEC_GEMM_MICRO_TARGET __attribute__((always_inline)) static inline void fetch_c(T* c, int ldc) {
+        constexpr int NR = I::NV * Simd<T, I::BYTES>::W;
         for (int r = 0; r < MR_; ++r)
-            for (int q = 0; q < NV * W * int(sizeof(T)); q += 64) __builtin_prefetch(reinterpret_cast<char*>(c + r * ldc) + q, 1, 3);
+            for (int q = 0; q < NR * int(sizeof(T)); q += 64) __builtin_prefetch(reinterpret_cast<char*>(c + r * ldc) + q, 1, 3);
+    }
+
+    template <class T, int MR_, class V>
+    TILEC_GEMM_MICRO_TARGET __attribute__((always_inline)) static inline void zero(V (&acc)[MR_][I::NV]) {
 #pragma GCC unroll 16
         for (int r = 0; r < MR_; ++r)
 #pragma GCC unroll 4
-            for (int q = 0; q < NV; ++q) acc[r][q] = splat<T, V>(T(0));
+            for (int q = 0; q < I::NV; ++q) acc[r][q] = splat<T, V>(T(0));
     }
 
     template <class T, int MR_, int K, int RSA, int CSA, int LDB>
@@ -110,7 +114,8 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
                                                           T* __restrict c, int ldc, int cols, T alpha, T beta) {
         using V = typename Simd<T, I::BYTES>::V;
         V acc[MR_][I::NV];
-        start<T, MR_>(acc, c, ldc);
+        fetch_c<T, MR_>(c, ldc);
+        zero<T, MR_>(acc);
         accumulate<T, MR_, K, RSA, CSA, LDB>(acc, a, bp);
         epilogue<T, MR_>(acc, c, ldc, cols, alpha, beta);
     }
@@ -125,16 +130,25 @@ template <> struct Micro<TILEC_GEMM_MICRO_ISA> {
                                                               T alpha, T beta) {
         using V = typename Simd<T, I::BYTES>::V;
         V acc[MR_][I::NV];
-        start<T, MR_>(acc, c, ldc);
+        zero<T, MR_>(acc);
+        // C's rows are fetched two steps before the end: fetched at the start, a long sum's stream
+        // of B through L1 evicted them again before the epilogue
+        const int fetch_at = steps > 2 ? steps - 2 : 0;
         int s = 0;
         if (lda == K) {
-            for (; s + 1 < steps; ++s)
+            for (; s + 1 < steps; ++s) {
+                if (s == fetch_at) fetch_c<T, MR_>(c, ldc);
                 accumulate<T, MR_, K, K, 1, LDB, PF_A | PF_B>(acc, a[s] + a_at, bp[s] + b_at, a[s + 1] + a_at,
                                                                bp[s + 1] + b_at);
+            }
+            if (s == fetch_at) fetch_c<T, MR_>(c, ldc);
             accumulate<T, MR_, K, K, 1, LDB>(acc, a[s] + a_at, bp[s] + b_at);
         } else {
-            for (; s + 1 < steps; ++s)
+            for (; s + 1 < steps; ++s) {
+                if (s == fetch_at) fetch_c<T, MR_>(c, ldc);
                 accumulate<T, MR_, K, 0, 1, LDB, PF_B>(acc, a[s] + a_at, bp[s] + b_at, nullptr, bp[s + 1] + b_at, lda);
+            }
+            if (s == fetch_at) fetch_c<T, MR_>(c, ldc);
             accumulate<T, MR_, K, 0, 1, LDB>(acc, a[s] + a_at, bp[s] + b_at, nullptr, nullptr, lda);
         }
         epilogue<T, MR_>(acc, c, ldc, cols, alpha, beta);
