@@ -24,6 +24,10 @@
 //     are kept by the thread for the rest of the launch, and the later blocks it runs that read
 //     the same view (every block of a block row reads the same A tiles, of a block column the
 //     same B tiles) skip the packing.
+//   * A loop of accumulating matmuls of such operands (the tiled GEMM's k loop; linalg.h MatmulSum)
+//     is summed at once (matmul_sum): each MR x NR block of C keeps its accumulators in registers
+//     across all the steps (Micro::run_sum), A's rows read in place from the array, and the result
+//     goes straight into C when the accumulator was only zeros to be stored.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form), and on x86-64 at run time too (below):
