@@ -193,3 +193,37 @@ def test_dlpack_wrong_device_is_a_clean_error(mod):
         mod.scale.launch_tiled(dim=(2, 2), inputs=[DLPackOnly(args[0])] + args[1:], device="cuda")
     with pytest.raises(ValueError, match=r"argument `A` is a device array \(DLPack\) but this launch runs on the cpu"):
         mod.scale.launch_tiled(dim=(2, 2), inputs=[DLPackOnly(args[0], device=(2, 0))] + args[1:])
+
+
+def test_a_relaunch_with_changed_arguments_checks_them_again(mod):
+    """The loader reuses the last launch's converted arguments only for the same arrays with the same
+    shape, strides, dtype, writeability and memory, and the same numbers (Kernel._run)."""
+    A, B = np.arange(64, dtype=np.float32).reshape(8, 8), np.zeros((8, 8), np.float32)
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 2.0, 3, True])
+    np.testing.assert_array_equal(B, 2 * A)
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 3.0, 3, True])  # a new scale
+    np.testing.assert_array_equal(B, 3 * A)
+    B.flags.writeable = False
+    with pytest.raises(ValueError, match="argument `B` is read-only"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 3.0, 3, True])
+    B.flags.writeable = True
+    B.shape = (64,)
+    with pytest.raises(ValueError, match="argument `B` must have 2 dimension"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 3.0, 3, True])
+    B.shape = (8, 8)
+    with pytest.raises(ValueError, match="arguments `A` and `B` overlap"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[A, A, 3.0, 3, True])
+    with pytest.raises(TypeError, match="argument `s` must be a number"):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, "3", 3, True])
+    C = np.zeros((8, 8), np.float32)
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, C, 0.5, 3, True])
+    np.testing.assert_array_equal(C, 0.5 * A)
+    np.testing.assert_array_equal(B, 3 * A)
+    B.resize((16, 8), refcheck=False)  # new memory: the descriptor must follow it
+    mod.scale.launch_tiled(dim=(4, 2), inputs=[A, B, 1.0, 3, True])
+    np.testing.assert_array_equal(B[:8], A)
+    np.testing.assert_array_equal(B[8:], 0)
+    del C
+    D = np.zeros((8, 8), np.float32)  # may reuse C's id: a new object all the same
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, D, 0.5, 3, True])
+    np.testing.assert_array_equal(D, 0.5 * A)

@@ -24,6 +24,10 @@
 //     are kept by the thread for the rest of the launch, and the later blocks it runs that read
 //     the same view (every block of a block row reads the same A tiles, of a block column the
 //     same B tiles) skip the packing.
+//   * A loop of accumulating matmuls of such operands (the tiled GEMM's k loop; linalg.h MatmulSum)
+//     is summed at once (matmul_sum): each MR x NR block of C keeps its accumulators in registers
+//     across all the steps (Micro::run_sum), A's rows read in place from the array, and the result
+//     goes straight into C when the accumulator was only zeros to be stored.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form), and on x86-64 at run time too (below):
@@ -596,6 +600,93 @@ inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T
     matmul_packed_with<IsaBuild, T, M, N, K>(a, b, c, alpha, beta, reuse);
 }
 
+
+// ---------------------------------------------------------------- a loop's products summed at once
+// C += sum_s op(A_s) @ op(B_s), s < steps, every A_s (M x K) and B_s (K x N) an array view: the
+// generated code's `for k: tile_matmul(load(A, .., k), load(B, k, ..), acc)` (linalg.h MatmulSum
+// gathers the loop's operands). Each step's B panels and A rows are packed (or found in the
+// PanelCache) first, then every MR x NR block of C runs the micro-kernel over all the steps with
+// its accumulators in registers (Micro::run_sum): C is read and written once instead of once per
+// step, and the per-step call overhead goes. At GEMM 512 / tile 64 the k-step form spent ~10 % of
+// its time outside the micro-kernel's FMAs on those (bench/README.md). The sum is the same
+// products added in another order (within float rounding of the step-by-step form).
+constexpr int SUM_STEPS = 64;  // at most this many steps per call (MatmulSum flushes when full)
+
+// Bytes of this thread's buffer for copies the PanelCache does not keep (a full cache, or a block
+// that packed the view itself and may not read its own copy).
+inline unsigned char* sum_scratch(std::size_t bytes) {
+    static thread_local std::unique_ptr<unsigned char[]> buffer;
+    static thread_local std::size_t size = 0;
+    if (size < bytes) {
+        buffer.reset(new unsigned char[bytes + 64]);
+        size = bytes;
+    }
+    const std::size_t p = reinterpret_cast<std::size_t>(buffer.get());
+    return buffer.get() + ((64 - p % 64) % 64);
+}
+
+template <class I, class T, int M, int N, int K>
+inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
+                            const BlockId* reuse) {
+    constexpr int NR = nr_of<I, T>, PANELS = (N + NR - 1) / NR;
+    constexpr std::size_t B_BYTES = std::size_t(PANELS) * K * NR * sizeof(T), A_BYTES = std::size_t(M) * K * sizeof(T);
+    const T* a_rows[SUM_STEPS];
+    const T* b_panels[SUM_STEPS];
+    unsigned char* spare = nullptr;  // where copies go that the cache does not keep
+    std::size_t spare_used = 0;
+    auto place = [&](std::size_t bytes) -> T* {
+        if (!spare) spare = sum_scratch(std::size_t(steps) * (A_BYTES + B_BYTES));
+        T* p = reinterpret_cast<T*>(spare + spare_used);
+        spare_used += (bytes + 63) / 64 * 64;
+        return p;
+    };
+    // A's rows are read in place when every step's are inside the array and contiguous along k
+    // (rows lda apart): the micro-kernel's MR row streams then run on from step to step, and A
+    // needs no copy. Else each step's rows are copied (PanelCache A_ROWS), lda = K.
+    bool in_place = as[0].cs == 1 && as[0].rs != K;
+    for (int s = 0; s < steps && in_place; ++s) in_place = as[s].interior(M, K) && as[s].cs == 1 && as[s].rs == as[0].rs;
+    const long lda = in_place ? long(as[0].rs) : long(K);
+    for (int s = 0; s < steps; ++s) {
+        T* fresh = nullptr;
+        const T* panels = reuse ? panel_cache().find(bs[s], PanelCache::B_PANELS, K, N, NR, *reuse, B_BYTES, &fresh)
+                                : nullptr;
+        if (!panels) {
+            T* to = fresh ? fresh : place(B_BYTES);
+            pack_b<T, K, N, NR>(bs[s], to);
+            panels = to;
+        }
+        b_panels[s] = panels;
+        if (in_place) {
+            a_rows[s] = as[s].data + as[s].r0 * as[s].rs + as[s].c0;
+            continue;
+        }
+        const ViewA<T, M, K> view{as[s]};
+        fresh = nullptr;
+        const T* rows = reuse ? panel_cache().find(as[s], PanelCache::A_ROWS, M, K, 0, *reuse, A_BYTES, &fresh) : nullptr;
+        a_rows[s] = rows ? rows : view.panel(0, M, fresh ? fresh : place(A_BYTES));
+    }
+    for_micro_panels<M, I::MR>([&](auto r, int i) {
+        constexpr int R = decltype(r)::value;
+        for (int p = 0; p < PANELS; ++p) {
+            const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
+            Micro<I>::template run_sum<T, R, K, NR>(a_rows, long(i) * lda, lda, b_panels, long(p) * K * NR, steps,
+                                                   c + long(i) * ldc + j0, ldc, cols, T(1), beta);
+        }
+    });
+}
+
+// C = sum of `steps` (at most SUM_STEPS) products of array views + beta * C (beta 1 or 0), C's rows
+// ldc apart; `reuse`: the block asking (its copies go to, and come from, this thread's PanelCache),
+// or nullptr.
+template <class T, int M, int N, int K>
+inline void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
+                       const BlockId* reuse) {
+#if TILEC_GEMM_DISPATCH
+    if constexpr (avx512_fits<T, N>)
+        if (use_avx512()) return matmul_sum_with<IsaAvx512, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
+#endif
+    matmul_sum_with<IsaBuild, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
+}
 
 // ---------------------------------------------------------------- transposed array operands
 // C = alpha * X^T @ B + beta * C with X (K x M) an array view and B a row-major K x N tile: an

@@ -210,6 +210,105 @@ void matmul_from_arrays(const Ctx& ctx, const AT& a, const BT& b, T* c, T alpha,
                                         alpha, beta, reuse);
     }
 }
+
+// The products of a loop `for ...: acc = tile_matmul(a, b, acc)` whose body is that matmul alone,
+// a and b tiles loaded only for it (the CPU emitter, codegen/operand_views.py matmul_sums, emits
+// `MatmulSum<Tile, K> sum(ctx, acc);`, `sum.add(a, b)` in the loop and `sum.finish()` after it):
+// nothing reads acc or writes an array until the loop ends, so the products of array views are
+// gathered and summed by one gemm.h matmul_sum (acc read and written once, the accumulators in
+// registers across the steps). Any other operand pair is multiplied at once.
+// When acc starts as tile_zeros (`MatmulSum<Tile, K> sum(ctx, acc, true)`), the sum writes acc
+// instead of adding to zeros (no memset); when acc is then only stored after the loop (`if
+// (!sum.finish_into(C, row, col)) tile_store(...)`), the sum goes straight into C's rows where the
+// tile lies inside C (no acc, no copy), elsewhere into acc, which is stored as written.
+template <class CT, int K> class MatmulSum {
+    using T = typename CT::value_type;
+    static constexpr int M = CT::dim(0), N = CT::dim(1);
+    static constexpr bool FLOATS = std::is_same<T, float>::value || std::is_same<T, double>::value;
+
+  public:
+    MatmulSum(Ctx& ctx, CT& c, bool starts_at_zero = false) : ctx_(ctx), c_(c), unset_(starts_at_zero) {}
+    MatmulSum(const MatmulSum&) = delete;
+    MatmulSum& operator=(const MatmulSum&) = delete;
+
+    template <class AT, class BT> void add(const AT& a, const BT& b) {
+        if constexpr (FLOATS && std::is_same<AT, ArrayTile<T, M, K>>::value && std::is_same<BT, ArrayTile<T, K, N>>::value) {
+            if (ctx_.group == nullptr && whole_elements(a) && whole_elements(b)) {  // one lane per block
+                if (steps_ == gemm::SUM_STEPS) finish();
+                as_[steps_] = strided_of(a);
+                bs_[steps_] = strided_of(b);
+                ++steps_;
+                return;
+            }
+        }
+        set();
+        tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
+    }
+
+    // A window of a tile (read in place, rows the parent's width apart) times an array view: its
+    // rows are described as a strided array over the parent tile. Summed only where gemm.h reads
+    // them in place (inside the parent, whose width is not K): a tile's copy must not go to the
+    // PanelCache (a tile's memory is reused by the next block).
+    template <class TT, class BT> void add(const TileWindow<TT, M, K>& a, const BT& b) {
+        constexpr bool SAME = std::is_same<typename TT::value_type, T>::value;
+        if constexpr (FLOATS && SAME && std::is_same<BT, ArrayTile<T, K, N>>::value && TT::dim(1) != K) {
+            if (ctx_.group == nullptr && a.inside() && whole_elements(b)) {
+                if (steps_ == gemm::SUM_STEPS) finish();
+                as_[steps_] = gemm::Strided<T>{a.tile.data, a.r0, a.c0, TT::dim(1), 1, TT::dim(0), TT::dim(1)};
+                bs_[steps_] = strided_of(b);
+                ++steps_;
+                return;
+            }
+        }
+        set();
+        tile_matmul(ctx_, c_, a, b, 1.0, 1.0);
+    }
+
+    void finish() {
+        if constexpr (FLOATS) {
+            if (steps_ > 0) {  // acc still unset (its zeros): the sum overwrites it, else adds to it
+                gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c_.data, N, unset_ ? T(0) : T(1), reuse(&block_));
+                steps_ = 0;
+                unset_ = false;
+                return;
+            }
+        }
+        set();
+    }
+
+    // The sum into C's M x N tile at (r0, c0) when it lies inside C with contiguous rows and every
+    // product is still to be summed (true: acc untouched, C written); else finish() (false: store acc).
+    bool finish_into(const Array<T, 2>& c, int64_t r0, int64_t c0) {
+        if constexpr (FLOATS) {
+            if (unset_ && steps_ > 0 && r0 >= 0 && c0 >= 0 && r0 + M <= c.shape[0] && c0 + N <= c.shape[1] &&
+                c.contiguous_last() && c.strides[0] % int64_t(sizeof(T)) == 0 && !ctx_.partial() && ctx_.leader() &&
+                c.strides[0] / int64_t(sizeof(T)) <= INT32_MAX) {
+                gemm::matmul_sum<T, M, N, K>(as_, bs_, steps_, c.ptr(r0, c0), int(c.strides[0] / int64_t(sizeof(T))),
+                                             T(0), reuse(&block_));
+                steps_ = 0;
+                return true;
+            }
+        }
+        finish();
+        return false;
+    }
+
+  private:
+    void set() {  // acc's value is needed: its zeros first
+        if (unset_) tile_fill_zero(ctx_, c_);
+        unset_ = false;
+    }
+    const gemm::BlockId* reuse(gemm::BlockId* block) const {
+        *block = gemm::BlockId{launch_epoch.load(std::memory_order_relaxed), {ctx_.tid[0], ctx_.tid[1], ctx_.tid[2], ctx_.tid[3]}};
+        return ctx_.group == nullptr ? block : nullptr;
+    }
+    Ctx& ctx_;
+    CT& c_;
+    bool unset_;  // acc starts at zero and has not been written yet
+    int steps_ = 0;
+    gemm::BlockId block_{};
+    gemm::Strided<T> as_[gemm::SUM_STEPS], bs_[gemm::SUM_STEPS];
+};
 #endif
 
 template <class X> struct reads_array : std::false_type {};  // an operand read straight from an array

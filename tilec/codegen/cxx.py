@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
-from .operand_views import array_operands, transposed_operands, window_operands
+from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import rows_read_in_place, rows_written_in_place
 from .tile_print import warp_storage
 from ..ops import MUTATES, OPS
@@ -167,6 +167,9 @@ class CxxEmitter:
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
         self.rows_in: dict[ir.Sym, ir.OpCall] = {}  # CPU: one-row loads the next element loop reads in place (row_views.py)
         self.rows_out: dict[ir.Sym, ir.OpCall] = {}  # CPU: element loops writing their tile_store's row in place
+        self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
+        self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
+        self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -216,6 +219,8 @@ class CxxEmitter:
         self.windows = {} if self.target.gpu else window_operands(fn, self.views)
         self.rows_in = {} if self.target.gpu else rows_read_in_place(fn)
         self.rows_out = {} if self.target.gpu else rows_written_in_place(fn, self.rows_in)
+        self.sums = matmul_sums(fn, self.arrays, self.windows)
+        self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -260,9 +265,18 @@ class CxxEmitter:
             view = self.windows[s.target]
             self.emit(f"// {naming.cxx_var(s.target)}: read by its tile_matmul in place from {self.expr(view.args[0])}")
             return
+        if id(s) in self.absorbed:  # a summed loop's zeros or store (for_loop)
+            if isinstance(s, ir.Assign):
+                self.where(s.span)
+                self.emit(f"// {naming.cxx_var(s.target)}: zeros, made by the sum of the loop below")
+            return
         self.where(s.span)
         self.aligned_check(s)
-        if isinstance(s, ir.Assign):
+        if isinstance(s, ir.Assign) and id(s) in self.sum_of:
+            assert isinstance(s.value, ir.OpCall)  # matmul_sums: the loop's tile_matmul
+            a, b = (self.expr(x) for x in s.value.args[:2])
+            self.emit(f"{self.sum_of[id(s)]}.add({a}, {b});")
+        elif isinstance(s, ir.Assign):
             self.assign(s.target, s.value)
         elif isinstance(s, ir.Unpack):
             self.unpack(s)
@@ -324,9 +338,34 @@ class CxxEmitter:
             cond = f"{var} < {stop}" if s.step.value > 0 else f"{var} > {stop}"
         else:
             cond = f"({step} > 0 ? {var} < {stop} : {var} > {stop})"
+        summed = self.sums.get(id(s))
+        total = ""
+        if summed is not None:  # the products, gathered in the loop and summed once after it (linalg.h)
+            matmul = summed.matmul
+            assert isinstance(matmul.value, ir.OpCall)  # matmul_sums: a tile_matmul
+            acc, total = naming.cxx_var(matmul.target), self.temp()
+            depth = _tile_type(matmul.value.args[0].type).shape[1]
+            zero = ", true" if summed.zeros is not None else ""  # acc starts at zero (its tile_zeros)
+            self.emit(f"// {acc} += the loop's products, summed once after it")
+            self.emit(f"tl::MatmulSum<{ctype(matmul.target.type)}, {depth}> {total}(ctx, {acc}{zero});")
+            self.sum_of[id(matmul)] = total
         self.emit(f"for ({var} = {self.expr(s.start)}; {cond}; {var} += {step}) {{")
         self.nested(s.body)
         self.emit("}")
+        if summed is not None:
+            del self.sum_of[id(summed.matmul)]
+            store = summed.store
+            if store is None:
+                self.emit(f"{total}.finish();")
+            else:  # straight into the array where the tile lies inside it, else acc and the store
+                assert isinstance(store.expr, ir.OpCall)  # matmul_sums: a tile_store
+                self.where(store.span)
+                array, _, row, col = (self.expr(x) for x in store.expr.args)
+                self.emit(f"if (!{total}.finish_into({array}, {row}, {col})) {{")
+                self.depth += 1
+                self.effect(store.expr)
+                self.depth -= 1
+                self.emit("}")
         self.depth -= 1
         self.emit("}")
 

@@ -24,10 +24,17 @@ through such a transpose: the adjoint's window^T @ dC) of a later `tile_matmul` 
 only assigns tiles (as above) other than x and the offsets' symbols, and the matmul does not write
 x. The emitter then declares no tile and passes
 `tl::tile_window<M, K>(x, row, col)`: gemm.h reads the window's rows in place from x.
+
+`matmul_sums` finds the loops whose body is one accumulating matmul of two such operands (b an
+array view, a an array view or a window), `acc = tile_matmul(a, b, acc)` (alpha = beta = 1), and
+their loads or view: nothing in the loop reads acc but the matmul or writes memory, so the
+products can be summed after the loop. The emitter gathers them (`tl::MatmulSum`, linalg.h) and gemm.h sums them with acc held in registers across
+the steps, instead of adding each step's product into acc's memory.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from .. import ir
@@ -138,6 +145,102 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
                 if not _pure_tile_assign(later) or later.target in inputs:
                     break
     return found
+
+
+@dataclass(frozen=True)
+class MatmulSumLoop:
+    """A loop matmul_sums found: its matmul; the accumulator's tile_zeros (earlier in the loop's
+    statement list) when the sum may make those zeros; and when it is then only stored, by a
+    tile_store right after the loop, that store."""
+
+    matmul: ir.Assign  # acc = tile_matmul(a, b, acc)
+    zeros: ir.Assign | None = None  # acc = tile_zeros(...)
+    store: ir.ExprStmt | None = None  # tile_store(C, acc, row, col)
+
+
+def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall],
+                windows: dict[ir.Sym, ir.OpCall]) -> dict[int, MatmulSumLoop]:
+    """{id of a For: what it sums} for every loop whose products can be summed after it.
+
+    `arrays` is array_operands(fn), `windows` window_operands(fn): the loop's other statements must
+    be the load of b, which the matmul reads from its array, and the load or view of a, read from
+    its array or in place from its tile (which the loop does not write)."""
+    if not arrays:
+        return {}
+    reads, writes = _counts(fn)
+    found: dict[int, MatmulSumLoop] = {}
+    for body in _bodies(fn.body):
+        for pos, s in enumerate(body):
+            matmul = _summed_matmul(s, arrays, windows)
+            if matmul is None:
+                continue
+            acc = matmul.target
+            # acc's zeros earlier in the list, nothing reading acc in between (only the zeros and the
+            # matmul write it: the count), made by the sum instead; and its store right after the loop
+            # when nothing else reads acc (the count), which the sum replaces there
+            zeros = next((z for z in range(pos) if _zeros_of(body[z], acc)), None)
+            if zeros is None or writes.get(acc, 0) != 2 or _reads(body[zeros + 1:pos], acc):
+                found[id(s)] = MatmulSumLoop(matmul)
+                continue
+            before, after = body[zeros], body[pos + 1] if pos + 1 < len(body) else None
+            assert isinstance(before, ir.Assign)  # _zeros_of
+            if _store_of(after, acc) and reads.get(acc, 0) == 2:
+                assert isinstance(after, ir.ExprStmt)  # _store_of
+                found[id(s)] = MatmulSumLoop(matmul, before, after)
+            else:
+                found[id(s)] = MatmulSumLoop(matmul, before)
+    return found
+
+
+def _summed_matmul(s: ir.Stmt, arrays: dict[ir.Sym, ir.OpCall], windows: dict[ir.Sym, ir.OpCall]) -> ir.Assign | None:
+    """The matmul of a loop whose body is one accumulating matmul of a (an array view or a tile's
+    window) and b (an array view), and their loads or view."""
+    if not isinstance(s, ir.For):
+        return None
+    operands = {x.target for x in s.body if isinstance(x, ir.Assign) and (x.target in arrays or x.target in windows)}
+    matmuls = [x for x in s.body if not (isinstance(x, ir.Assign) and x.target in operands)]
+    if len(matmuls) != 1 or not _accumulating_matmul(matmuls[0]):
+        return None
+    matmul = matmuls[0]
+    assert isinstance(matmul, ir.Assign) and isinstance(matmul.value, ir.OpCall)  # _accumulating_matmul
+    a, b = matmul.value.args[:2]
+    if (isinstance(a, ir.Var) and isinstance(b, ir.Var) and {a.sym, b.sym} == operands and a.sym != b.sym
+            and b.sym in arrays):
+        return matmul
+    return None
+
+
+def _reads(stmts: Iterable[ir.Stmt], sym: ir.Sym) -> bool:
+    """Whether any of the statements (or their nested blocks) reads sym."""
+    return any(isinstance(x, ir.Var) and x.sym == sym
+               for s in ir.walk_stmts(stmts) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e))
+
+
+def _zeros_of(s: ir.Stmt | None, acc: ir.Sym) -> bool:
+    return (isinstance(s, ir.Assign) and s.target == acc and isinstance(s.value, ir.OpCall)
+            and s.value.op == "tile_zeros")
+
+
+def _store_of(s: ir.Stmt | None, acc: ir.Sym) -> bool:
+    """tile_store(C, acc, row, col) into a 2-d array of acc's dtype (no `aligned` debug check)."""
+    if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tile_store"):
+        return False
+    store, acc_type = s.expr, acc.type
+    array, tile = store.args[0], store.args[1]
+    return (isinstance(tile, ir.Var) and tile.sym == acc and isinstance(array, ir.Var)
+            and isinstance(array.type, ArrayT) and array.type.ndim == 2 and isinstance(acc_type, TileT)
+            and str(array.type.dtype) == str(acc_type.dtype) and store.attr("offset_count") == 2
+            and not store.attr("aligned"))
+
+
+def _accumulating_matmul(s: ir.Stmt) -> bool:
+    """acc = tile_matmul(a, b, acc) with alpha = beta = 1: acc += a @ b, all of acc's float dtype."""
+    if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_matmul"):
+        return False
+    call, acc = s.value, s.target.type
+    return (len(call.args) == 3 and isinstance(call.args[2], ir.Var) and call.args[2].sym == s.target
+            and call.attr("alpha") == 1.0 and call.attr("beta") == 1.0 and isinstance(acc, TileT)
+            and acc.ndim == 2 and acc.is_concrete and str(acc.dtype) in _VIEW_DTYPES and _same_dtype(call, acc))
 
 
 def _viewable_load(s: ir.Stmt) -> TypeGuard[ir.Assign]:

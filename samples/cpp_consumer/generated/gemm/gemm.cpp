@@ -15,24 +15,28 @@ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<floa
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
     // gemm.py:17
-    tl::tile_fill_zero(ctx, v_acc);
+    // v_acc: zeros, made by the sum of the loop below
     // gemm.py:18
     v_count = tl::floordiv(((int32_t(v_A.shape[1]) + 32) - 1), 32);
     // gemm.py:19
     {
         const int32_t _t1 = v_count;
         const int32_t _t2 = 1;
+        // v_acc += the loop's products, summed once after it
+        tl::MatmulSum<tl::Tile<float, 32, 32>, 32> _t3(ctx, v_acc, true);
         for (v_k = 0; v_k < _t1; v_k += _t2) {
             // gemm.py:20
             // v_a: read by its tile_matmul from v_A
             // gemm.py:21
             // v_b: read by its tile_matmul from v_B
             // gemm.py:22
-            tl::tile_matmul(ctx, v_acc, tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32)), tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32)), 1.0, 1.0);
+            _t3.add(tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32)), tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32)));
+        }
+        // gemm.py:23
+        if (!_t3.finish_into(v_C, (v_i * 32), (v_j * 32))) {
+            tl::tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
         }
     }
-    // gemm.py:23
-    tl::tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
 }
 
 static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<float, 2> v_B, tl::Array<float, 2> v_C, tl::TileSums<float, 2, 32, 32>::Part& adj_v_A, tl::TileSums<float, 2, 32, 32>::Part& adj_v_B, tl::Array<float, 2> adj_v_C) {
