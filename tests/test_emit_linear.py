@@ -297,3 +297,23 @@ def test_kernel_facts_are_computed_for_the_forward_kernel_only(monkeypatch):
                          and isinstance(s.target.type, TileT)}
         stacks = re.findall(r"tl::launch_blocks\([^,]*, (?:true|false), (\d+),", cpp)
         assert [int(b) for b in stacks][1:] == [2 * sum(t.type.nbytes for t in adjoint_tiles) + 256 * 1024]
+
+
+def test_symbols_are_interned():
+    """ir.Sym: equal (name, id, type) give one object, so the passes' sets and dicts hash and compare
+    symbols by identity; copies, pickles and dataclasses.replace keep that, and symbols differing
+    in any field stay apart."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from tilec import ir
+    from tilec.ir.types import FLOAT32, INT32, TileT
+
+    a = ir.Sym("t", 3, TileT(FLOAT32, (8,)))
+    assert ir.Sym("t", 3, TileT(FLOAT32, (8,))) is a and hash(a) == hash(ir.Sym("t", 3, TileT(FLOAT32, (8,))))
+    assert copy.copy(a) is a and copy.deepcopy(a) is a and pickle.loads(pickle.dumps(a)) is a
+    assert dataclasses.replace(a, id=3) is a
+    others = [ir.Sym("u", 3, a.type), ir.Sym("t", 4, a.type), ir.Sym("t", 3, TileT(FLOAT32, (4,))), ir.Sym("t", 3, INT32)]
+    assert len({a, *others}) == 5 and all(o != a for o in others)
+    assert {a: 1}[ir.Sym("t", 3, TileT(FLOAT32, (8,)))] == 1
