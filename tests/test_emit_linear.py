@@ -317,3 +317,22 @@ def test_symbols_are_interned():
     others = [ir.Sym("u", 3, a.type), ir.Sym("t", 4, a.type), ir.Sym("t", 3, TileT(FLOAT32, (4,))), ir.Sym("t", 3, INT32)]
     assert len({a, *others}) == 5 and all(o != a for o in others)
     assert {a: 1}[ir.Sym("t", 3, TileT(FLOAT32, (8,)))] == 1
+
+
+def test_one_lane_skips_the_folds_of_ops_the_adjoint_lacks(monkeypatch):
+    """one_lane's last rewrites fold assignments of tile_view_add (view_adds.py) and tile_matmul
+    (_matmul_in_place), each after counting the whole adjoint's reads: they run only when the
+    lanes adjoint assigns that op (bench/programs/mlp256.py: both), not for elementwise tile code."""
+    from pathlib import Path
+
+    from tilec.passes import one_lane
+
+    ran = []
+    fold, in_place = one_lane.fold_view_adds, one_lane._matmul_in_place
+    monkeypatch.setattr(one_lane, "fold_view_adds", lambda fn: ran.append("view_add") or fold(fn))
+    monkeypatch.setattr(one_lane, "_matmul_in_place", lambda body, products: ran.append("matmul") or in_place(body, products))
+    plan, = _plans(program(40, "tiles"))
+    assert plan.adjoint is not plan.lanes_adjoint and ran == []
+    mlp = (Path(__file__).resolve().parents[1] / "bench/programs/mlp256.py").read_text()
+    assert any(p.adjoint is not p.lanes_adjoint for p in _plans(mlp, "mlp256.py"))
+    assert {"view_add", "matmul"} <= set(ran)
