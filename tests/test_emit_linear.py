@@ -317,6 +317,9 @@ def test_symbols_are_interned():
     others = [ir.Sym("u", 3, a.type), ir.Sym("t", 4, a.type), ir.Sym("t", 3, TileT(FLOAT32, (4,))), ir.Sym("t", 3, INT32)]
     assert len({a, *others}) == 5 and all(o != a for o in others)
     assert {a: 1}[ir.Sym("t", 3, TileT(FLOAT32, (8,)))] == 1
+    held = len(ir._SYMS)  # held weakly: a symbol nothing refers to leaves the table
+    ir.Sym("gone", 7, INT32)
+    assert len(ir._SYMS) == held and ir.Sym("gone", 7, INT32) is not None
 
 
 def test_one_lane_skips_the_folds_of_ops_the_adjoint_lacks(monkeypatch):

@@ -31,12 +31,15 @@ class Sym:
     # and hashing are object identity, C-level, instead of a Python __eq__/__hash__ per lookup.
     def __new__(cls, name: str, id: int, type: Type) -> Sym:
         key = (name, id, type)
-        sym = _SYMS.get(key)
+        ref = _SYMS.get(key)
+        sym = ref() if ref is not None else None
         if sym is None:
             with _SYMS_LOCK:  # two threads making the same symbol get one object
-                sym = _SYMS.get(key)
+                ref = _SYMS.get(key)
+                sym = ref() if ref is not None else None
                 if sym is None:
-                    sym = _SYMS[key] = super().__new__(cls)
+                    sym = super().__new__(cls)
+                    _SYMS[key] = weakref.KeyedRef(sym, _forget_sym, key)
         return sym
 
     def __getnewargs__(self) -> tuple[str, int, Type]:
@@ -46,8 +49,19 @@ class Sym:
         return self.name if self.id == 0 else f"{self.name}%{self.id}"
 
 
-_SYMS: weakref.WeakValueDictionary[tuple[str, int, Type], Sym] = weakref.WeakValueDictionary()
-_SYMS_LOCK = threading.Lock()
+# The interned symbols, held weakly: a plain dict of weak references rather than a
+# WeakValueDictionary, whose Python-level get was a third of making a symbol.
+_SYMS: dict[tuple[str, int, Type], weakref.KeyedRef[tuple[str, int, Type], Sym]] = {}
+_SYMS_LOCK = threading.RLock()  # reentrant: a symbol can die (and _forget_sym run) while it is held
+
+
+def _forget_sym(ref: weakref.KeyedRef[tuple[str, int, Type], Sym], syms: dict[Any, Any] = _SYMS,
+                lock: threading.RLock = _SYMS_LOCK) -> None:
+    """A symbol died: its entry goes, unless a new symbol of the same key took its place (the
+    table and lock are bound here: symbols still die while the interpreter tears modules down)."""
+    with lock:
+        if syms.get(ref.key) is ref:
+            del syms[ref.key]
 
 
 # ---------------------------------------------------------------- expressions
