@@ -42,14 +42,21 @@ def _calls(n: int, kind: str) -> int:
     return run_deep(run)
 
 
+# Calls per added statement, with a few percent of room: the tile program took 8,426 and the
+# scalar one 4,651 before interned symbols and one_lane's skipped folds (7,442 and 4,268 after).
+CALLS_PER_STATEMENT = {"tiles": 7_800, "scalar": 4_500}
+
+
 @pytest.mark.parametrize("kind", ["scalar", "tiles"])
 def test_each_added_statement_costs_the_same_calls(kind):
     """40 -> 80 -> 160 statements: the second 80 added may cost at most 2.2x the calls the first 40
-    added (linear: 2x; a pass quadratic in the statements: 4x)."""
+    added (linear: 2x; a pass quadratic in the statements: 4x), and each added statement at most
+    CALLS_PER_STATEMENT[kind] (a constant factor that grew is caught too)."""
     _calls(8, kind)  # the first compile also loads templates and builds lazy tables
     small, middle, large = (_calls(n, kind) for n in (40, 80, 160))
     first, second = middle - small, large - middle
     assert first > 0 and second <= 2.2 * first, (small, middle, large)
+    assert second / 80 <= CALLS_PER_STATEMENT[kind], (small, middle, large)
 
 
 def _plans(source: str, name: str = "straight.py"):
@@ -297,3 +304,45 @@ def test_kernel_facts_are_computed_for_the_forward_kernel_only(monkeypatch):
                          and isinstance(s.target.type, TileT)}
         stacks = re.findall(r"tl::launch_blocks\([^,]*, (?:true|false), (\d+),", cpp)
         assert [int(b) for b in stacks][1:] == [2 * sum(t.type.nbytes for t in adjoint_tiles) + 256 * 1024]
+
+
+def test_symbols_are_interned():
+    """ir.Sym: equal (name, id, type) give one object, so the passes' sets and dicts hash and compare
+    symbols by identity; copies, pickles and dataclasses.replace keep that, and symbols differing
+    in any field stay apart."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from tilec import ir
+    from tilec.ir.types import FLOAT32, INT32, TileT
+
+    a = ir.Sym("t", 3, TileT(FLOAT32, (8,)))
+    assert ir.Sym("t", 3, TileT(FLOAT32, (8,))) is a and hash(a) == hash(ir.Sym("t", 3, TileT(FLOAT32, (8,))))
+    assert copy.copy(a) is a and copy.deepcopy(a) is a and pickle.loads(pickle.dumps(a)) is a
+    assert dataclasses.replace(a, id=3) is a
+    others = [ir.Sym("u", 3, a.type), ir.Sym("t", 4, a.type), ir.Sym("t", 3, TileT(FLOAT32, (4,))), ir.Sym("t", 3, INT32)]
+    assert len({a, *others}) == 5 and all(o != a for o in others)
+    assert {a: 1}[ir.Sym("t", 3, TileT(FLOAT32, (8,)))] == 1
+    held = len(ir._SYMS)  # held weakly: a symbol nothing refers to leaves the table
+    ir.Sym("gone", 7, INT32)
+    assert len(ir._SYMS) == held and ir.Sym("gone", 7, INT32) is not None
+
+
+def test_one_lane_skips_the_folds_of_ops_the_adjoint_lacks(monkeypatch):
+    """one_lane's last rewrites fold assignments of tile_view_add (view_adds.py) and tile_matmul
+    (_matmul_in_place), each after counting the whole adjoint's reads: they run only when the
+    lanes adjoint assigns that op (bench/programs/mlp256.py: both), not for elementwise tile code."""
+    from pathlib import Path
+
+    from tilec.passes import one_lane
+
+    ran = []
+    fold, in_place = one_lane.fold_view_adds, one_lane._matmul_in_place
+    monkeypatch.setattr(one_lane, "fold_view_adds", lambda fn: ran.append("view_add") or fold(fn))
+    monkeypatch.setattr(one_lane, "_matmul_in_place", lambda body, products: ran.append("matmul") or in_place(body, products))
+    plan, = _plans(program(40, "tiles"))
+    assert plan.adjoint is not plan.lanes_adjoint and ran == []
+    mlp = (Path(__file__).resolve().parents[1] / "bench/programs/mlp256.py").read_text()
+    assert any(p.adjoint is not p.lanes_adjoint for p in _plans(mlp, "mlp256.py"))
+    assert {"view_add", "matmul"} <= set(ran)

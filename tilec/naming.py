@@ -160,8 +160,9 @@ def cxx_sums(name: str) -> str:
     return f"_sums_{_user(name)}"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # C-level: symbols are interned and hash by identity
 def cxx_var(sym: Sym) -> str:
-    """The C++ identifier of an IR symbol."""
+    """The C++ identifier of an IR symbol (asked at every read of it in the emitted code)."""
     return _user(sym.name, sym.id)
 
 

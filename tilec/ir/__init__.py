@@ -10,32 +10,58 @@ of them, and a `__dict__` per node took more memory than its fields.
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from operator import is_
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar, Union, overload
+from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
 from .types import Type
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sym:
     name: str  # the user's name, or a generated one (see naming.py)
     id: int  # unique within a function; 0 for parameters and first bindings
     type: Type  # the one type this symbol holds for its whole life
-    _hash: ClassVar[int]  # set per instance in __post_init__ (a ClassVar: not a dataclass field)
 
-    # Symbols key the sets and dicts of every pass: the hash of (name, id, type) is computed once
-    # (a type's hash recurses through its fields), not at every lookup.
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.name, self.id, self.type)))
+    # Symbols key the sets and dicts of every pass (a long kernel's compile hashes one over a
+    # million times). They are interned: equal (name, id, type) give the same object, so equality
+    # and hashing are object identity, C-level, instead of a Python __eq__/__hash__ per lookup.
+    def __new__(cls, name: str, id: int, type: Type) -> Sym:
+        key = (name, id, type)
+        ref = _SYMS.get(key)
+        sym = ref() if ref is not None else None
+        if sym is None:
+            with _SYMS_LOCK:  # two threads making the same symbol get one object
+                ref = _SYMS.get(key)
+                sym = ref() if ref is not None else None
+                if sym is None:
+                    sym = super().__new__(cls)
+                    _SYMS[key] = weakref.KeyedRef(sym, _forget_sym, key)
+        return sym
 
-    def __hash__(self) -> int:
-        return self._hash
+    def __getnewargs__(self) -> tuple[str, int, Type]:
+        return (self.name, self.id, self.type)  # copies and pickles come back interned
 
     def __str__(self) -> str:
         return self.name if self.id == 0 else f"{self.name}%{self.id}"
+
+
+# The interned symbols, held weakly: a plain dict of weak references rather than a
+# WeakValueDictionary, whose Python-level get was a third of making a symbol.
+_SYMS: dict[tuple[str, int, Type], weakref.KeyedRef[tuple[str, int, Type], Sym]] = {}
+_SYMS_LOCK = threading.RLock()  # reentrant: a symbol can die (and _forget_sym run) while it is held
+
+
+def _forget_sym(ref: weakref.KeyedRef[tuple[str, int, Type], Sym], syms: dict[Any, Any] = _SYMS,
+                lock: threading.RLock = _SYMS_LOCK) -> None:
+    """A symbol died: its entry goes, unless a new symbol of the same key took its place (the
+    table and lock are bound here: symbols still die while the interpreter tears modules down)."""
+    with lock:
+        if syms.get(ref.key) is ref:
+            del syms[ref.key]
 
 
 # ---------------------------------------------------------------- expressions

@@ -30,10 +30,13 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
     with one lane they read the element and zero it, without an atomic exchange."""
     bound: set[ir.Sym] = set()
+    assigned_ops: set[str] = set()  # the ops assignments apply (the rewrites at the end look for two)
     for s in ir.walk_stmts(adjoint.body):
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS:
-            bound.add(s.target)
-            bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall):
+            assigned_ops.add(s.value.op)
+            if s.value.op in LANE_OPS:
+                bound.add(s.target)
+                bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
     reads = ir.use_counts(body)
     assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
@@ -46,7 +49,14 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
         body = fused
         if not rounds.again:
             break
-    fn = fold_view_adds(tidy_adjoint(simplify_function(replace(adjoint, body=body))))
+    fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    # The last two rewrites fold an assignment of tile_view_add / tile_matmul, which nothing above
+    # creates (they are statements, never fused into another): without one they change nothing,
+    # and their counts of reads and assignments were two more walks of the whole adjoint.
+    if "tile_view_add" in assigned_ops:
+        fn = fold_view_adds(fn)
+    if "tile_matmul" not in assigned_ops:
+        return fn
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
