@@ -200,3 +200,46 @@ def test_dtype_of_an_array_parameter_names_the_tile_dtype():
         c = np.zeros((8, 8), dtype)
         mod.gemm.launch_tiled(dim=(2, 2), inputs=[a, b, c], block_dim=16)
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+THREE_DEFS = '''\
+import warp as wp
+
+
+@wp.func
+def f(x: float, y: float):
+    return x + y
+
+
+@wp.func
+def f(x: wp.vec3, y: float):
+    return x * y
+
+
+@wp.func
+def f(x: int):
+    return x * 2
+
+
+@wp.kernel
+def calls(a: wp.array[float], n: wp.array[int], v: wp.array[wp.vec3]):
+    i = wp.tid()
+    a[i] = f(a[i], 0.5)
+    n[i] = f(n[i])
+    v[i] = f(v[i], 3.0)
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_func_defined_three_times_takes_each_definition_by_argument_types():
+    """Every redefinition of a @wp.func is an overload (the third one hid the first two's calls:
+    `f(a[i], 0.5)` was checked against `f(x: int)`)."""
+    mod = build(THREE_DEFS, "three_defs", target="cpu")
+    a = np.array([1.0, -2.0], np.float32)
+    n = np.array([3, 4], np.int32)
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    mod.calls.launch(dim=2, inputs=[a, n, v], device="cpu")
+    np.testing.assert_array_equal(a, [1.5, -1.5])
+    np.testing.assert_array_equal(n, [6, 8])
+    np.testing.assert_array_equal(v, np.arange(6).reshape(2, 3) * 3.0)

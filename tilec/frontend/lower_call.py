@@ -502,7 +502,8 @@ class CallLowering(LoweringHost):
                 self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)}", node)
         else:
             arg_nodes = list(node.args)
-        if len(arg_nodes) != len(params):
+        overloads = self.scope.func_overloads.get(name, [])
+        if len(arg_nodes) != len(params) and not (len(overloads) > 1 and fd in overloads):  # else: by count too
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
         args: list[ir.Expr] = [self.expr(a.value) for a in arg_nodes]
         returned = self.struct_returned(fd, node)
