@@ -61,6 +61,55 @@ def test_one_instance_per_overload():
         "float32", "float64", "int32"]
 
 
+CONDITIONAL = '''\
+from typing import Any
+
+import warp as wp
+
+USE_F64 = False
+N = 16
+
+
+@wp.kernel
+def scale(x: wp.array[Any], y: wp.array[Any]):
+    t = wp.tile_load(x, shape=N)
+    wp.tile_store(y, t + t)
+
+
+if USE_F64:
+    wp.overload(scale, [wp.array[wp.float64], wp.array[wp.float64]])
+elif N > 8 and not USE_F64:
+    wp.overload(scale, [wp.array[wp.float32], wp.array[wp.float32]])
+else:
+    wp.overload(scale, [wp.array[wp.float16], wp.array[wp.float16]])
+
+if wp.static(N != 16):
+    wp.overload(scale, {"x": wp.array[wp.int32], "y": wp.array[wp.int32]})
+
+if __name__ == "__main__":
+    wp.overload(scale, [wp.array[wp.int64], wp.array[wp.int64]])
+
+for T in (wp.float32, wp.float64, wp.int8):
+    if T == wp.int8 or T is wp.float32:
+        pass
+    else:
+        wp.overload(scale, [wp.array[T], wp.array[T]])
+
+if N in (8, 32):
+    @wp.overload
+    def scale(x: wp.array[wp.int16], y: wp.array[wp.int16]): ...
+'''
+
+
+def test_an_overload_under_if_is_declared_only_when_its_branch_is_taken():
+    """Warp declares the overloads of the branch the file runs: module constants, wp.static,
+    comparisons, `and`/`or`/`not`, loop values and `__name__ == "__main__"` (the file run as the
+    program) are evaluated; float16, int32 and int16 are on branches not taken."""
+    module = compile_ir(CONDITIONAL, "conditional")
+    assert sorted(k.name for k in module.kernels) == [
+        "scale__float32_float32", "scale__float64_float64", "scale__int64_int64"]
+
+
 @needs_cxx
 @pytest.mark.build
 def test_the_loader_dispatches_on_argument_dtypes():
@@ -151,3 +200,46 @@ def test_dtype_of_an_array_parameter_names_the_tile_dtype():
         c = np.zeros((8, 8), dtype)
         mod.gemm.launch_tiled(dim=(2, 2), inputs=[a, b, c], block_dim=16)
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+THREE_DEFS = '''\
+import warp as wp
+
+
+@wp.func
+def f(x: float, y: float):
+    return x + y
+
+
+@wp.func
+def f(x: wp.vec3, y: float):
+    return x * y
+
+
+@wp.func
+def f(x: int):
+    return x * 2
+
+
+@wp.kernel
+def calls(a: wp.array[float], n: wp.array[int], v: wp.array[wp.vec3]):
+    i = wp.tid()
+    a[i] = f(a[i], 0.5)
+    n[i] = f(n[i])
+    v[i] = f(v[i], 3.0)
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_func_defined_three_times_takes_each_definition_by_argument_types():
+    """Every redefinition of a @wp.func is an overload (the third one hid the first two's calls:
+    `f(a[i], 0.5)` was checked against `f(x: int)`)."""
+    mod = build(THREE_DEFS, "three_defs", target="cpu")
+    a = np.array([1.0, -2.0], np.float32)
+    n = np.array([3, 4], np.int32)
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    mod.calls.launch(dim=2, inputs=[a, n, v], device="cpu")
+    np.testing.assert_array_equal(a, [1.5, -1.5])
+    np.testing.assert_array_equal(n, [6, 8])
+    np.testing.assert_array_equal(v, np.arange(6).reshape(2, 3) * 3.0)

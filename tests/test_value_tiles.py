@@ -108,9 +108,8 @@ def mat_part(x: wp.array[float], y: wp.array[wp.mat33]):
 def test_a_component_or_row_of_a_tile_element_is_written_in_place(device):
     """`t[i][c] = e`, `t[i][r, c] = e`, `t[i][r] = row` and `t[i][r] += row` on a tile of vectors or
     matrices (Warp's tile tests write them so): the element's other components are kept. With i
-    from wp.tid() each thread writes its own element, and where threads share one only the
-    leader's value lands: which value landed is not known to the adjoint, so the kernel is built
-    without one and the loader says why (it gave every thread's gradient to the leader alone)."""
+    from wp.tid() each thread writes its own element and gets its gradient back (the adjoint was
+    refused before: it gave every thread's gradient to the leader alone)."""
     mod = build(ELEMENT_PARTS, "element_parts", block_dim=8, target="cpu" if device == "cpu" else "cuda-emu")
     x = np.linspace(-1.0, 2.0, 8).astype(np.float32)
     y = np.zeros((8, 3), np.float32)
@@ -125,10 +124,12 @@ def test_a_component_or_row_of_a_tile_element_is_written_in_place(device):
     want[:, 1, 1] = x * x
     want[:, 2] = np.stack([np.ones(8), 2 * np.ones(8), x], axis=1)
     np.testing.assert_allclose(m, want, rtol=1e-6)
-    for kernel, out in ((mod.vec_part, y), (mod.mat_part, m)):
-        with pytest.raises(ValueError, match=r"no backward kernel .*an index that differs between threads"):
-            kernel.launch(dim=8, inputs=[x, out], adj_inputs=[np.zeros_like(x), np.ones_like(out)], adjoint=True,
-                          block_dim=8, device=device)
+    # d sum(y)/dx = 1 (component 1); d sum(m)/dx = 1 + 2x (elements [2, 2] and [1, 1])
+    for kernel, out, want_dx in ((mod.vec_part, y, np.ones(8)), (mod.mat_part, m, 1.0 + 2.0 * x)):
+        dx = np.zeros_like(x)
+        kernel.launch(dim=8, inputs=[x, out], adj_inputs=[dx, np.ones_like(out)], adjoint=True,
+                      block_dim=8, device=device)
+        np.testing.assert_allclose(dx, want_dx, rtol=1e-6)
 
 
 SCALED_BY_VECTOR = """import warp as wp
@@ -187,3 +188,43 @@ def test_tile_full_without_dtype_takes_the_value_type():
     mod.fills.launch_tiled(dim=1, inputs=[f, i, v, c], block_dim=4)
     assert list(f) == [1.5] * 4 and list(i) == [7] * 4 and list(c) == [7.0] * 4
     np.testing.assert_array_equal(v, np.tile([1.0, 2.0, 3.0], (4, 1)))
+
+
+SHARED_ELEMENTS = """import warp as wp
+
+
+@wp.kernel
+def pairs(x: wp.array[float], y: wp.array[float]):
+    i = wp.tid()
+    a = wp.tile_zeros(shape=(4,), dtype=float)
+    a[i // 2] = x[i] * x[i]
+    wp.tile_atomic_add(y, a, offset=(0,))
+"""
+
+
+@needs_cxx
+@pytest.mark.build
+def test_where_threads_write_one_element_only_the_thread_whose_value_landed_gets_its_gradient():
+    """Threads 2k and 2k + 1 write element k: on the CPU the lower thread's value lands, so it alone
+    gets the gradient (the other's value is overwritten: its derivative is 0), checked against
+    float64 central differences of the launched kernel."""
+    mod = build(SHARED_ELEMENTS, "shared_elements", block_dim=8, target="cpu")
+    x = np.linspace(-1.0, 2.0, 8).astype(np.float32)
+    y = np.zeros(4, np.float32)
+    mod.pairs.launch(dim=8, inputs=[x, y], block_dim=8, device="cpu")
+    np.testing.assert_allclose(y, x[0::2] ** 2, rtol=1e-6)
+    seed = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    dx = np.zeros_like(x)
+    mod.pairs.launch(dim=8, inputs=[x, np.zeros_like(y)], adj_inputs=[dx, seed.copy()], adjoint=True,
+                     block_dim=8, device="cpu")
+    h, fd = 1e-3, np.zeros(8)
+    for k in range(8):
+        outs = []
+        for sign in (1, -1):
+            xs, ys = x.astype(np.float64), np.zeros(4, np.float32)
+            xs[k] += sign * h
+            mod.pairs.launch(dim=8, inputs=[xs.astype(np.float32), ys], block_dim=8, device="cpu")
+            outs.append(float(np.dot(seed.astype(np.float64), ys)))
+        fd[k] = (outs[0] - outs[1]) / (2 * h)
+    np.testing.assert_allclose(dx, fd, rtol=1e-2, atol=1e-3)
+    assert np.all(dx[1::2] == 0.0)

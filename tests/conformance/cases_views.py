@@ -65,6 +65,12 @@ CASES += [
     Case("views_tile_middle_axis", T, "middle_axis", dim=(1,), args=(arr(2, 4, 6), out(2, 6))),
     Case("views_tile_rows_in_loop", T, "rows_in_loop", dim=(1,), args=(arr(4, 6), out(6))),
     Case("views_tile_rows_rewritten_in_loop", T, "rows_rewritten_in_loop", dim=(1,), args=(arr(4, 6), out(4, 6))),
+    Case("views_tile_assign_f64_into_f32", T, "assign_f64_into_f32", dim=(1,),
+         args=(arr(1, 6, dtype="float64"), out(4, 6))),
+    Case("views_tile_assign_f32_into_f64", T, "assign_f32_into_f64", dim=(1,),
+         args=(arr(2, 3), out(4, 6, dtype="float64"))),
+    Case("views_tile_assign_int_into_f32", T, "assign_int_into_f32", dim=(1,),
+         args=(arr(4, 6, dtype="int32", kind="int:-100000000:100000000"), out(4, 6)), grad=False),
 ]
 
 CASES += [

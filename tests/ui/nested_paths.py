@@ -63,7 +63,7 @@ def twice(x: wp.float64):
 @wp.kernel
 def twice_int(a: wp.array[int]):
     i = wp.tid()
-    a[i] = twice(a[i])  # ERROR TC0201: twice: parameter `x` expects a float64 scalar, got an int32 scalar
+    a[i] = twice(a[i])  # ERROR TC0408: no overload of `twice` takes (int32)
 
 
 @wp.kernel

@@ -29,4 +29,4 @@ def tiles(a: wp.array[wp.vec3], m: wp.array[wp.mat22], c: wp.array2d[wp.vec2f], 
 @wp.kernel
 def scalar_left(a: wp.array[wp.vec3ui], out: wp.array[wp.vec3ui]):
     i = wp.tid()
-    out[i] = wp.uint32(1) & a[i]  # ERROR TC0201: an uint32 scalar and a vec3ui: the operands must have the same type
+    out[i] = wp.uint32(1) & a[i]  # ERROR TC0201: a uint32 scalar and a vec3ui: the operands must have the same type

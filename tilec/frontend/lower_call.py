@@ -306,6 +306,8 @@ class CallLowering(LoweringHost):
             folded = self.fold(op, args, node)
             if folded is not None:
                 return folded
+        if op == "tile_assign":
+            args = _convert_assigned(args, b)
         result = self.run_rule(spec, b, where, node)
         attrs = [(k, b.funcs[k].name if k in b.funcs else v) for k, v in attrs]
         if op in ("tile_arange",):
@@ -500,7 +502,8 @@ class CallLowering(LoweringHost):
                 self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)}", node)
         else:
             arg_nodes = list(node.args)
-        if len(arg_nodes) != len(params):
+        overloads = self.scope.func_overloads.get(name, [])
+        if len(arg_nodes) != len(params) and not (len(overloads) > 1 and fd in overloads):  # else: by count too
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
         args: list[ir.Expr] = [self.expr(a.value) for a in arg_nodes]
         returned = self.struct_returned(fd, node)
@@ -560,6 +563,23 @@ def _convert(value: Any, target: Scalar) -> int | float | bool:
     if target.kind == "bool":
         return bool(value)
     return wrap_int(int(value), target)
+
+
+def _convert_assigned(args: list[ir.Expr], b: Bound) -> list[ir.Expr]:
+    """`tile_assign(dst, src)` with scalar elements of another dtype converts src to dst's dtype
+    element by element, as Warp 1.19 does (its assignment is a C++ conversion: floats round to
+    nearest, ints wrap, floats truncate toward zero, the same values as numpy's astype); the
+    conversion is a tile_astype, whose adjoint converts the gradient back. Other element types
+    are left to the rule, which refuses a mismatch."""
+    dst, src = args[0].type, args[1].type
+    if not (isinstance(dst, TileT) and isinstance(src, TileT)) or dst.dtype == src.dtype:
+        return args
+    if not (isinstance(dst.dtype, Scalar) and isinstance(src.dtype, Scalar)):
+        return args
+    converted = TileT(dst.dtype, src.shape)
+    b.types["src"] = converted
+    astype = ir.OpCall("tile_astype", (args[1],), (("dtype", dst.dtype),), converted, args[1].span)
+    return [args[0], astype, *args[2:]]
 
 
 def _retype(arg: ir.Expr, want: Type) -> ir.Expr:

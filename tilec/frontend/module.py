@@ -227,9 +227,13 @@ class ModuleChecker:
                     project: str | None = None) -> ir.Function:
         """The instance of func `name` for these argument types; raises Abort after a diagnostic.
         project: for a func returning a struct, the field path this instance returns."""
-        fd = self.overload_for(caller.scope, name, caller.scope.funcs[name], args)  # a nested kernel sees the funcs defined beside it
-        fkey = fd.key or name
+        found = self.overload_for(caller.scope, name, caller.scope.funcs[name], args)  # a nested kernel sees the funcs defined beside it
         span = caller.span(call_node)
+        if found is None:
+            self.no_overload(caller.scope, name, args, span)
+            raise Abort()
+        fd = found
+        fkey = fd.key or name
         if name in self.stack:
             self.diags.error("TC0402", f"recursive call of `{name}`: tilec needs a static call graph", span)
             raise Abort()
@@ -277,11 +281,12 @@ class ModuleChecker:
         self.order.append(fn)
         return fn
 
-    def overload_for(self, scope: Scope, name: str, fd: FuncDef, args: list[tuple[Type, object]]) -> FuncDef:
+    def overload_for(self, scope: Scope, name: str, fd: FuncDef, args: list[tuple[Type, object]]) -> FuncDef | None:
         """The def of a func defined more than once (Warp's overloading by redefinition) whose
-        parameters take these argument types, the latest first; else `fd` (its check reports why)."""
+        parameters take these argument types, the latest first; None when none does; `fd` for a
+        func defined once (its check reports a mismatch)."""
         defs = scope.func_overloads.get(name, [])
-        if fd not in defs:  # a nested func of the same name hides the module's overloads
+        if fd not in defs or len(defs) < 2:  # a nested func of the same name hides the module's overloads
             return fd
         for candidate in reversed(defs):
             declared = self.signature(candidate)
@@ -290,7 +295,18 @@ class ModuleChecker:
                                                      and want.dtype == got.dtype)
                     for want, (got, _) in zip(declared, args)):
                 return candidate
-        return fd
+        return None
+
+    def no_overload(self, scope: Scope, name: str, args: list[tuple[Type, object]], span: Span) -> None:
+        """`no overload of f takes (types)`, each definition listed as a note, as a C++ compiler does."""
+        code = self.parsed.tree.code_for_node
+        got = ", ".join(_spelled(t, weak is not None) for t, weak in args)
+        notes = []
+        for candidate in scope.func_overloads[name]:
+            params = ", ".join(" ".join(code(p).split()).rstrip(",") for p in candidate.node.params.params)
+            line = self.parsed.positions()[candidate.node.name][0]
+            notes.append(f"candidate (line {line}): {name}({params})")
+        self.diags.error("TC0408", f"no overload of `{name}` takes ({got})", span, notes=tuple(notes))
 
     def label_call_site(self, before: int, name: str, fd: FuncDef, declared: list[Declared], concrete: list[Type],
                         span: Span) -> None:
@@ -492,3 +508,11 @@ def _same_kind(declared: Declared, concrete: Type) -> bool:
     if isinstance(declared, ArrayT) and isinstance(concrete, ArrayT):
         return declared.dtype == concrete.dtype and declared.ndim == concrete.ndim
     return declared == concrete
+
+
+def _spelled(t: Type, literal: bool) -> str:
+    """An argument's type as an overload error lists it; an untyped literal adapts, so it is
+    named by its kind."""
+    if literal and isinstance(t, Scalar):
+        return "bool literal" if t.kind == "bool" else "float literal" if t.is_float else "int literal"
+    return str(t)

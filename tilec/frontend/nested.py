@@ -35,7 +35,7 @@ import libcst as cst
 
 from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
-from . import branch_values, consts, launch_types
+from . import branch_values, conditions, consts, launch_types
 from .binding_values import DtypeValue, Env, FuncValue, KernelValue, Loop, Unknown
 from .binding_values import holds_type as _holds_type
 from .binding_values import loop_values as _loop_values
@@ -75,6 +75,7 @@ class Found:
     frames: tuple[Frame, ...]  # enclosing frames, outermost first
 
 
+Guard = tuple[cst.BaseExpression, bool]  # an `if` test and the branch taken (True: its body)
 Overload = tuple[Span, dict[str, cst.BaseExpression]]  # a wp.overload's span and {param name or "#i": annotation}
 Comprehension = Union[cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp]
 
@@ -122,6 +123,8 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
     out: dict[str, list[Overload]] = {}
     unreadable = []
     for stub in walker.stubs:
+        if not _declared(walker, stub, {}, scope, parsed, diags):
+            continue
         given = {p.name.value: p.annotation.annotation for p in _params(stub) if p.annotation is not None}
         out.setdefault(stub.name.value, []).append((parsed.span(stub.name), given))
     for call, frames in walker.calls:
@@ -142,6 +145,8 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
             continue
         looped = [f for f in frames if f.kind == "loop"]
         for env in _call_envs(tuple(looped), scope) if looped else [{}]:
+            if not _declared(walker, call, env, scope, parsed, diags):
+                continue
             bound = env.get(kernel.value) if isinstance(kernel, cst.Name) else None
             name = bound.name if isinstance(bound, KernelValue) else (
                 kernel.value if isinstance(kernel, cst.Name) else (
@@ -153,6 +158,27 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
                     "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
+
+
+def _declared(walker: _Walker, node: cst.CSTNode, env: Env, scope: Scope, parsed: Parsed,
+              diags: Diagnostics) -> bool:
+    """Whether an overload declaration under `if` tests is reached: every test evaluates (in env)
+    to its branch. A test tilec cannot evaluate is an error naming it, and declares nothing."""
+    for test, taken in walker.guards.get(id(node), ()):
+        holds = conditions.truth(test, lambda n: _value(n, scope, env),
+                                 lambda c: scope.api_attr(c.func) == "static")
+        if holds is None:
+            if id(test) not in walker.reported:
+                walker.reported.add(id(test))
+                diags.error("TC0436", f"wp.overload under `if {' '.join(parsed.tree.code_for_node(test).split())}`: tilec cannot evaluate "
+                            "this condition from constants, so it cannot tell whether the overload is declared",
+                            parsed.span(test),
+                            help="write the condition with module constants, literals or wp.static(...), "
+                                 "or declare the overload outside the `if`")
+            return False
+        if holds != taken:
+            return False
+    return True
 
 
 def launch_overloads(walker: _Walker, scope: Scope, parsed: Parsed,
@@ -232,6 +258,9 @@ class _Walker:
         self.stubs: list[cst.FunctionDef] = []  # @wp.overload defs
         self.applied: set[int] = set()  # ids of nested custom-adjoint defs registered beside a kernel
         self.reported: set[int] = set()  # ids of nested custom-adjoint decorator arguments already diagnosed
+        # the `if` tests a call or stub sits under, each with the branch it is in (True: the body)
+        self.guards: dict[int, tuple[Guard, ...]] = {}
+        self.guard_stack: list[Guard] = []
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -253,6 +282,7 @@ class _Walker:
         if isinstance(stmt, cst.FunctionDef):
             if any(self.scope.api_attr(d.decorator) == "overload" for d in stmt.decorators):
                 self.stubs.append(stmt)  # `@wp.overload def k(a: wp.array(dtype=wp.float32)): ...`
+                self.note_guards(stmt)
                 return
             kind = self.decorator_kind(stmt)
             if kind is not None:
@@ -278,18 +308,23 @@ class _Walker:
                     for t in small.targets:
                         for n in _target_names(t.target):
                             self.made_by.setdefault(n, set()).add(small.value.func.value)
-        elif isinstance(stmt, (cst.If, cst.While)):
+        elif isinstance(stmt, cst.While):
             self.expr(stmt.test, frames)
             self.block(_body(stmt.body), frames)
-            orelse = stmt.orelse
-            while orelse is not None:
-                if isinstance(orelse, cst.If):
-                    self.expr(orelse.test, frames)
-                    self.block(_body(orelse.body), frames)
-                    orelse = orelse.orelse
+        elif isinstance(stmt, cst.If):
+            depth = len(self.guard_stack)
+            branch: cst.If | cst.Else | None = stmt
+            while branch is not None:  # each branch runs when its test holds and the earlier ones failed
+                if isinstance(branch, cst.If):
+                    self.expr(branch.test, frames)
+                    self.guard_stack.append((branch.test, True))
+                    self.block(_body(branch.body), frames)
+                    self.guard_stack[-1] = (branch.test, False)
+                    branch = branch.orelse
                 else:
-                    self.block(_body(orelse.body), frames)
-                    orelse = None
+                    self.block(_body(branch.body), frames)
+                    branch = None
+            del self.guard_stack[depth:]
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 self.expr(item.item, frames)
@@ -302,6 +337,10 @@ class _Walker:
                 if extra is not None:
                     self.block(_body(extra.body), frames)
 
+    def note_guards(self, node: cst.CSTNode) -> None:
+        if self.guard_stack:
+            self.guards[id(node)] = tuple(self.guard_stack)
+
     def expr(self, node: cst.CSTNode, frames: tuple[Frame, ...]) -> None:
         calls = self.calls
         walker = self
@@ -309,6 +348,7 @@ class _Walker:
         class Calls(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
                 calls.append((call, frames))
+                walker.note_guards(call)
 
             def visit_Lambda(self, _node: cst.Lambda) -> bool:
                 return False

@@ -340,7 +340,8 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
                         parsed.span(node.name))
         fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
         earlier = scope.funcs.get(fd.name)
-        if attr == "func" and earlier is not None and earlier.key is None:  # Warp overloads a func by redefinition
+        if attr == "func" and earlier is not None and (  # Warp overloads a func by redefinition (any number)
+                earlier.key is None or earlier in scope.func_overloads.get(fd.name, [])):
             defs = scope.func_overloads.setdefault(fd.name, [earlier])
             earlier.key = earlier.key or (fd.name, 0)
             fd.key = (fd.name, len(defs))

@@ -268,8 +268,10 @@ def fmt_shape(shape: tuple[Dim, ...]) -> str:
 
 
 def article(word: str) -> str:
-    """`a` or `an` before a dtype name or number as it is read aloud."""
-    return "an" if word[:1] in "aeiou8" or word.startswith(("int", "uint", "11", "18")) else "a"
+    """`a` or `an` before a dtype name or number as it is read aloud ("a uint32": you-int)."""
+    if word.startswith("uint"):
+        return "a"
+    return "an" if word[:1] in "aeio8" or word.startswith(("int", "11", "18")) else "a"
 
 
 def describe(t: object) -> str:

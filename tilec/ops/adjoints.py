@@ -657,14 +657,18 @@ def _astype(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 
 @rule("tile_setitem")
 def _setitem(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
-    if ad.lanes and any(ad.varies(i) for i in e.args[2:]):
-        # Each lane writes its own element, and where lanes share one only the leader's value lands:
-        # which lane's value landed is not known to a rule, so the adjoint is refused, not guessed.
-        raise NotDifferentiable("a tile element written at an index that differs between threads (`t[i] = v` "
-                                "with i from wp.tid()): its adjoint is not supported yet", e.span)
     g = ad.val(g)
     idx = [ad.val(i) for i in e.args[2:]]
     cleared = C("tile_setitem", g, _k(g, 0), *idx)
+    if ad.lanes and any(ad.varies(i) for i in e.args[2:]):
+        # Each lane writes its own element; where lanes share one, one value lands (the leader's, else
+        # on the CPU the lowest lane's). The same write of each lane's number into an int tile tells
+        # every lane whether its value was the one that landed: that lane alone gets the gradient.
+        shape = _tile_of(e).shape
+        number = C("add", C("lane"), const(1, _int(), e.span))  # 0: no lane wrote the element
+        owners = C("tile_setitem", C("tile_zeros", shape=shape, dtype=_int(), storage="register"), number, *idx)
+        landed = C("eq", C("tile_extract", ad.val(owners), *idx), number)
+        return [(0, cleared), (1, _or_zero(landed, C("tile_extract", g, *idx)))]
     # with several lanes only the leader's value lands (see tile_write_item), so only it gets the gradient
     return [(0, cleared), (1, C("leader_only", C("tile_extract", g, *idx)))]
 

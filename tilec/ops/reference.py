@@ -48,6 +48,13 @@ def _tile_shape(call: ir.OpCall) -> tuple[int, ...]:
     return tuple(dims)
 
 
+def _held_shape(call: ir.OpCall) -> tuple[int, ...]:
+    """The numpy shape of the tile call makes: a tile of vectors/matrices has its components as
+    trailing axes, as arrays of them do."""
+    held = call.type.dtype if isinstance(call.type, TileT) else None
+    return _tile_shape(call) + (reference_values.value_shape(held) if isinstance(held, (VecT, MatT)) else ())
+
+
 def _lanes(ctx: Context) -> int:
     """The block's lane count (every kernel the interpreter runs has its block_dim set)."""
     assert ctx.block_dim is not None
@@ -65,7 +72,7 @@ def cast(value: Value, call: ir.OpCall) -> Value:
         if isinstance(call.type, (VecT, MatT)):
             return make_value(call.type, np.asarray(value).astype(dt))
         if isinstance(call.type, TileT):
-            return np.broadcast_to(np.asarray(value), _tile_shape(call)).astype(dt)
+            return np.broadcast_to(np.asarray(value), _held_shape(call)).astype(dt)
         return dt(value)
 
 
@@ -157,17 +164,17 @@ def _cast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 
 @impl("tile_zeros", "tile_empty")
 def _zeros(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.zeros(_tile_shape(call), result_dtype(call))
+    return np.zeros(_held_shape(call), result_dtype(call))
 
 
 @impl("tile_ones")
 def _ones(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.ones(_tile_shape(call), result_dtype(call))
+    return np.ones(_held_shape(call), result_dtype(call))
 
 
 @impl("tile_full")
 def _full(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.full(_tile_shape(call), a[0], result_dtype(call))
+    return np.full(_held_shape(call), a[0], result_dtype(call))
 
 
 @impl("tile_arange")
@@ -199,21 +206,33 @@ def _window(arr: Value, offs: Sequence[int], shape: Sequence[int]) -> tuple[list
     return [np.where(ok, g, 0) for g in grids], ok
 
 
+def _array_ndim(call: ir.OpCall) -> int:
+    """The array operand's own ndim: an array of vectors or matrices is a numpy array with its
+    components as trailing axes, which tile windows do not index."""
+    t = call.args[0].type
+    return int(getattr(t, "ndim"))
+
+
+def _masked(ok: Value, values: Value) -> Value:
+    """values where ok (over the leading, element axes), else 0: components follow their element."""
+    return np.where(ok.reshape(ok.shape + (1,) * (values.ndim - ok.ndim)), values, 0)
+
+
 @impl("tile_load")
 def _load(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr = a[0]
-    offs, _ = _offsets(call, a, arr.ndim)
+    offs, _ = _offsets(call, a, _array_ndim(call))
     idx, ok = _window(arr, offs, _tile_shape(call))
-    return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    return _masked(ok, arr[tuple(idx)]).astype(arr.dtype)
 
 
 @impl("tile_store", "tile_atomic_add")
 def _store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, t = a[0], a[1]
-    offs, _ = _offsets(call, a, arr.ndim)
-    idx, ok = _window(arr, offs, t.shape)
+    offs, _ = _offsets(call, a, _array_ndim(call))
+    idx, ok = _window(arr, offs, t.shape[:len(offs)])  # the tile's element axes
     sel = tuple(i[ok] for i in idx)
-    old = np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    old = _masked(ok, arr[tuple(idx)]).astype(arr.dtype)
     if ctx.leader:
         if call.op == "tile_store":
             arr[sel] = t[ok]
@@ -235,17 +254,19 @@ def _indexed(arr: Value, indices: Value, offs: Sequence[int], shape: Sequence[in
 @impl("tile_load_indexed")
 def _load_indexed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, indices = a[0], a[1]
-    offs, _ = _offsets(call, a, arr.ndim)
-    idx, ok = _indexed(arr, indices, offs, _tile_shape(call), call.attr("axis") % arr.ndim)
-    return np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    ndim = _array_ndim(call)
+    offs, _ = _offsets(call, a, ndim)
+    idx, ok = _indexed(arr, indices, offs, _tile_shape(call), call.attr("axis") % ndim)
+    return _masked(ok, arr[tuple(idx)]).astype(arr.dtype)
 
 
 @impl("tile_store_indexed", "tile_atomic_add_indexed")
 def _store_indexed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, indices, t = a[0], a[1], a[2]
-    offs, _ = _offsets(call, a, arr.ndim)
-    idx, ok = _indexed(arr, indices, offs, t.shape, call.attr("axis") % arr.ndim)
-    old = np.where(ok, arr[tuple(idx)], 0).astype(arr.dtype)
+    ndim = _array_ndim(call)
+    offs, _ = _offsets(call, a, ndim)
+    idx, ok = _indexed(arr, indices, offs, t.shape[:ndim], call.attr("axis") % ndim)
+    old = _masked(ok, arr[tuple(idx)]).astype(arr.dtype)
     if ctx.leader:
         for e in zip(*[i[ok] for i in idx], t[ok]):
             if call.op == "tile_store_indexed":

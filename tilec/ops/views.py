@@ -131,7 +131,9 @@ def _assign(b: Bound) -> Type:
     dst, src = rules.tile(b, "dst"), rules.tile(b, "src")
     _integral_offsets(b)
     if dst.dtype != src.dtype:
-        b.fail("TC0201", f"src is {src.dtype} but dst is {dst.dtype}", "src")
+        # scalar elements were converted by the lowering (lower_call._convert_assigned)
+        b.fail("TC0201", f"src is {src.dtype} but dst is {dst.dtype}, and only scalar elements are "
+               "converted; convert the components explicitly", "src")
     if src.ndim != dst.ndim:
         b.fail("TC0107", f"src is {src.ndim}-d but dst is {dst.ndim}-d", "src")
     offs = b.consts.get("offset") or []

@@ -235,3 +235,29 @@ def views_alias_parent(A: wp.array2d(dtype=float), y: wp.array2d(dtype=float), v
     c += t[:, 2] * t[:, 0]
     wp.tile_store(v[1], r)
     wp.tile_store(y, t * t)
+
+
+# tile_assign of a tile of another dtype converts its elements as a scalar assignment does (Warp
+# 1.19); the gradient is converted back to the source's dtype
+@wp.kernel
+def assign_f64_into_f32(A: wp.array2d(dtype=wp.float64), y: wp.array2d(dtype=float)):
+    row = wp.tile_load(A, shape=(1, C))
+    dest = wp.tile_zeros(shape=(R, C), dtype=float)
+    wp.tile_assign(dest, wp.tile_broadcast(row * row, shape=(R, C)))
+    wp.tile_store(y, dest * dest)
+
+
+@wp.kernel
+def assign_f32_into_f64(A: wp.array2d(dtype=float), y: wp.array2d(dtype=wp.float64)):
+    t = wp.tile_load(A, shape=(2, 3))
+    dest = wp.tile_ones(shape=(R, C), dtype=wp.float64)
+    wp.tile_assign(dest, wp.tile_map(wp.sin, t), offset=(1, 2))
+    wp.tile_store(y, dest * dest)
+
+
+@wp.kernel
+def assign_int_into_f32(A: wp.array2d(dtype=wp.int32), y: wp.array2d(dtype=float)):
+    t = wp.tile_load(A, shape=(R, C))
+    dest = wp.tile_zeros(shape=(R, C), dtype=float)
+    wp.tile_assign(dest, t)
+    wp.tile_store(y, dest)
