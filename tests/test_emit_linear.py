@@ -43,8 +43,10 @@ def _calls(n: int, kind: str) -> int:
 
 
 # Calls per added statement, with a few percent of room: the tile program took 8,426 and the
-# scalar one 4,651 before interned symbols and one_lane's skipped folds (7,442 and 4,268 after).
-CALLS_PER_STATEMENT = {"tiles": 7_800, "scalar": 4_500}
+# scalar one 4,651 before interned symbols and one_lane's skipped folds (7,442 and 4,268 after);
+# the CPU emitter's analyses added in the same session (per-thread gradient sums, rows read and
+# written in place, summed matmul loops) brought them to 7,996 and 4,708.
+CALLS_PER_STATEMENT = {"tiles": 8_300, "scalar": 4_900}
 
 
 @pytest.mark.parametrize("kind", ["scalar", "tiles"])
