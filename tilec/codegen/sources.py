@@ -76,6 +76,8 @@ def abi_ctype(t: Type) -> str:
 
 
 def param_doc(t: Type) -> str:
+    if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):
+        return f"{t.ndim}-d array of descriptors (tilec_array) of {t.dtype.ndim}-d {t.dtype.dtype} arrays"
     if isinstance(t, ArrayT):
         return f"array of {t.dtype}, {t.ndim}-d"
     if isinstance(t, (VecT, MatT)):
@@ -244,6 +246,10 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
     takes one argument for all of them)."""
     t = p.type
+    if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):  # an array field of an array of structs
+        held = _param_meta(ir.Sym(p.name, p.id, t.dtype))
+        return {"name": p.name, "kind": "descriptors", "ndim": t.ndim,
+                "holds": {k: v for k, v in held.items() if k != "name"}}
     element = t.dtype if isinstance(t, ArrayT) else t
     extra: dict[str, Any] = {}
     if isinstance(element, (VecT, MatT)):

@@ -3,7 +3,7 @@
 Expects a Scope whose imports and earlier declarations are resolved (a struct may name the
 structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
 fields of a type the checker compiles (scalars, vectors and matrices, arrays of scalars, nested structs; arrays of
-structs whose fields are scalars, vectors, matrices or nested structs); anything else is a diagnostic at the
+structs whose fields are scalars, vectors, matrices, nested structs or arrays); anything else is a diagnostic at the
 field. `ir.structs.leaves()` is the one definition of how a struct value, parameter or array of structs
 becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
 """
@@ -101,13 +101,27 @@ def _unsupported_field(t: ann.Declared) -> str | None:
 
 
 def array_of_array_structs(t: object) -> str | None:
-    """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays (an
-    array of array descriptors, which tilec's field views cannot express); None when it is not one."""
+    """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays of
+    structs (an array of field views per element, which tilec's descriptors cannot express); None
+    when it is not one. An array of structs holding plain arrays is an array of array descriptors
+    per array field (ir/structs.py)."""
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
-        inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
+        inner = _struct_array_fields(t.dtype)
         if inner:
-            return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
+            return (f"an array of `{t.dtype}` structs, which hold arrays of structs ({', '.join(inner)}), "
+                    "is not supported")
     return None
+
+
+def _struct_array_fields(t: StructT, prefix: str = "") -> list[str]:
+    """Dotted paths of the fields of `t` (nested structs included) that are arrays of structs."""
+    out: list[str] = []
+    for fname, ft in t.fields:
+        if isinstance(ft, StructT):
+            out += _struct_array_fields(ft, f"{prefix}{fname}.")
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
+            out.append(prefix + fname)
+    return out
 
 
 def is_structured(t: Type) -> bool:

@@ -14,7 +14,8 @@ from .types import ArrayT, Element, MatT, Scalar, StackT, StructT, TileT, Type, 
 def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
     """[(dotted path, leaf type)] of a struct's leaves in declaration order: scalars, vectors,
     matrices, arrays; a field that is an array of structs is one array per field of those (the
-    fields of a struct an array holds are scalars, vectors or matrices: the casts below)."""
+    fields of a struct an array holds are scalars, vectors, matrices or arrays, not arrays of
+    structs: the casts below). An array field of such a struct is an array of array descriptors."""
     out: list[tuple[str, Type]] = []
     for fname, ft in t.fields:
         path = f"{prefix}{fname}"
@@ -29,8 +30,9 @@ def struct_leaves(t: StructT, prefix: str = "") -> list[tuple[str, Type]]:
 
 def leaves(t: Type) -> list[tuple[str, Type]] | None:
     """The leaves a value of type `t` flattens into: [(dotted path, leaf type)] for a struct or an
-    array of structs (an array of field views, one per scalar leaf) or a tile of structs (a tile per
-    leaf), None for any other type."""
+    array of structs (an array of field views, one per scalar leaf; an array leaf becomes an array
+    of array descriptors, `ArrayT(ArrayT(float32, 1), 1)`) or a tile of structs (a tile per leaf),
+    None for any other type."""
     if isinstance(t, StructT):
         return struct_leaves(t)
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):

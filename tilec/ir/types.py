@@ -155,7 +155,9 @@ class StructT:
         return self.name
 
 
-Element = Union[Scalar, VecT, MatT, StructT]  # what an array or a tile holds
+# What an array or a tile holds. An ArrayT element is an array descriptor: the leaf of an array field
+# of an array of structs (`ps[i].data`, ir/structs.py), which element reads give as an array.
+Element = Union[Scalar, VecT, MatT, StructT, "ArrayT"]
 
 
 def _named_value_types() -> dict[str, VecT | MatT]:
@@ -191,8 +193,19 @@ def component_dtype(t: Type) -> Scalar | None:
 
 @dataclass(frozen=True)
 class ArrayT:
-    dtype: Element  # element type
+    dtype: Element  # element type (an ArrayT: an array of array descriptors)
     ndim: int  # number of dimensions, 1..4
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the descriptor (runtime core.h tl::Array<T, N>: a pointer, N extents, N strides)."""
+        return 8 + 16 * self.ndim
+
+    @property
+    def ctype(self) -> str:
+        """The descriptor's C++ type, as an element of an array of array descriptors."""
+        assert not isinstance(self.dtype, StructT), "arrays of structs are field views past the checker"
+        return f"tl::Array<{self.dtype.ctype}, {self.ndim}>"
 
     def __str__(self) -> str:
         return f"array{self.ndim}d({self.dtype})"
