@@ -43,8 +43,8 @@ def refused_updates(src: wp.array[Body], dst: wp.array[Body]):
 
 
 @wp.kernel
-def refused_holders(src: wp.array[Holder]):  # ERROR TC0409: parameter `src`: an array of `Holder` structs, which hold arrays (data), is not supported
-    t = wp.tile_load(src, shape=N)
+def refused_holders(src: wp.array[Holder]):
+    t = wp.tile_load(src, shape=N)  # ERROR TC0203: tile_load: tiles of `Holder` structs, which hold arrays (data), are not supported
 
 
 @wp.struct

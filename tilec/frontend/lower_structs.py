@@ -314,6 +314,10 @@ class StructLowering(LoweringHost):
             names = [f for f, _ in t.fields]
             self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
                       target.attr, help=suggest.did_you_mean(attr, names))
+        if isinstance(base, StructElement) and isinstance(ft, ArrayT):  # its descriptor is read-only (ir/structs.py)
+            self.fail("TC0401", f"unsupported syntax: assignment to the array field `{attr}` of an element of "
+                      f"{describe(base.array.type)}; write the elements of the array it holds "
+                      f"(`{base.origin}.{attr}[j] = v`)", target)
         value = self.expr(value_node)
         if aug is not None:
             if not isinstance(ft, Scalar):

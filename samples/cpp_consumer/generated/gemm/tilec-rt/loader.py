@@ -500,7 +500,7 @@ class Kernel:
                          self.block_dim, num_threads, stream)
 
     def _signature(self):
-        return "(" + ", ".join(f"{p['name']}: {p['dtype']}" for p in self.params) + f") block_dim {self.block_dim}"
+        return "(" + ", ".join(f"{p['name']}: {p.get('dtype', 'arrays')}" for p in self.params) + f") block_dim {self.block_dim}"
 
     def _accepts(self, values):
         """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
@@ -670,6 +670,8 @@ class Kernel:
             return (_scalar(name, p["dtype"], value), None)
         if adjoint and value is None:
             return (_Array(), None)
+        if p["kind"] == "descriptors":
+            return _descriptors(name, p, value, device, adjoint)
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
@@ -952,6 +954,41 @@ def _gpu_array(name, p, value):
         desc.shape[k] = shape[k]
         desc.strides[k] = strides[k]
     return (desc, value)
+
+
+def _descriptors(name, p, value, device, adjoint=False):
+    """An array field of an array of structs (the leaf `ps.data`: an object array holding one array
+    per element) as one array of descriptors, laid out as the runtime's tl::Array<T, N> (core.h: the
+    data pointer, N extents, N byte strides; the same on the host and in the .cu). Each held array is
+    checked as an array parameter is; in an adjoint an element without an array gets no gradient."""
+    if device == "cuda":
+        raise ValueError(f"{name}: an array of structs holding arrays is not passed on device='cuda' in this "
+                         "version (device='cpu' and device='cuda-emu' take it)")
+    held = p["holds"]
+    objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if objects.dtype != object or objects.ndim != p["ndim"]:
+        raise TypeError(f"{name} must be a {p['ndim']}-d array of arrays (the field of an array of structs), "
+                        f"got {objects.ndim}-d {objects.dtype}")
+    n = held["ndim"]
+    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
+    table = np.zeros(objects.shape, layout)
+    keep = []
+    for index in np.ndindex(*objects.shape):
+        item = objects[index]
+        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]" + (" (adjoint)" if adjoint else "")
+        if item is None:
+            if adjoint:
+                continue  # an empty array: its gradient is not asked for
+            raise ValueError(f"{where} is not set (every element's array field needs an array)")
+        desc, kept = _array(where, held, item)
+        table[index] = (desc.data or 0, tuple(desc.shape[:n]), tuple(desc.strides[:n]))
+        keep.append(kept)
+    desc = _Array()
+    desc.data = table.ctypes.data if table.size else None
+    for k in range(table.ndim):
+        desc.shape[k] = table.shape[k]
+        desc.strides[k] = table.strides[k]
+    return (desc, (table, keep))
 
 
 def _warp_element(value):

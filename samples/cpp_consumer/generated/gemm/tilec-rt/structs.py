@@ -5,7 +5,9 @@ attributes, checked on assignment (scalars: Python numbers or numpy scalars; arr
 of the field's dtype and ndim, or anything the kernel launch accepts for an array; nested structs:
 an instance of that struct). Unset fields are zero / None, as in Warp. An array of structs is a
 numpy structured array of `Params.numpy_dtype()`, Warp's memory layout (field order, alignment,
-padding); `Params.zeros(n)` makes one. A kernel's struct argument is passed to the compiled code as
+padding); `Params.zeros(n)` makes one. For a struct holding arrays each array field is an object field
+(every element holds its own numpy or Warp array); `Params.array([p0, p1, ...])` makes one from struct
+values. A kernel's struct argument is passed to the compiled code as
 its leaves: scalar fields by value, array fields as arrays, and an array of structs as one strided
 field view per scalar field (`a["x"]`), so no struct memory is copied.
 """
@@ -42,15 +44,68 @@ class Struct:
 
     @classmethod
     def numpy_dtype(cls):
-        """The numpy dtype of one element of an array of this struct (Warp's layout)."""
-        if cls._tilec_layout is None:
-            raise TypeError(f"struct `{cls._tilec_name}` holds arrays; it has no array-of-structs layout")
-        return np.dtype(cls._tilec_layout)
+        """The numpy dtype of one element of an array of this struct: Warp's layout, or for a struct
+        holding arrays, its fields in order with an object field per array field (each element
+        holds its own array; the scalar fields are strided views, as for any array of structs)."""
+        if cls._tilec_layout is not None:
+            return np.dtype(cls._tilec_layout)
+        fields = []
+        for f in cls._tilec_fields:
+            if f["kind"] == "array" and "struct" in f:
+                raise TypeError(f"struct `{cls._tilec_name}` holds an array of structs (`{f['name']}`); it has no "
+                                "array-of-structs layout")
+            if f["kind"] == "array":
+                fields.append((f["name"], object))
+            elif f["kind"] == "struct":
+                fields.append((f["name"], CLASSES[f["struct"]].numpy_dtype()))
+            elif f["kind"] == "value":
+                fields.append((f["name"], _DTYPE_OF.get(f["dtype"], f["dtype"]), tuple(f["shape"])))
+            else:
+                fields.append((f["name"], _DTYPE_OF.get(f["dtype"], f["dtype"])))
+        return np.dtype(fields)
+
+    @classmethod
+    def array(cls, items):
+        """An array of this struct from a sequence of struct values (this class's or Warp's, read
+        by field name), e.g. to pass where a kernel takes wp.array(dtype=...)."""
+        items = list(items)
+        out = cls.zeros(len(items))
+        for k, item in enumerate(items):
+            _fill(out, k, cls, item)
+        return out
 
     @classmethod
     def zeros(cls, shape):
-        """A zeroed array of this struct, to pass where a kernel takes wp.array(dtype=...)."""
-        return np.zeros(shape, cls.numpy_dtype())
+        """A zeroed array of this struct, to pass where a kernel takes wp.array(dtype=...); array
+        fields (object fields) hold None until set."""
+        out = np.zeros(shape, cls.numpy_dtype())
+        _clear_arrays(out, cls)
+        return out
+
+
+def _clear_arrays(out, cls):
+    """Sets every array field (an object field) of a structured array of `cls` to None."""
+    for f in cls._tilec_fields:
+        if f["kind"] == "array" and "struct" not in f and cls._tilec_layout is None:
+            out[f["name"]] = None
+        elif f["kind"] == "struct" and CLASSES[f["struct"]]._tilec_layout is None:
+            _clear_arrays(out[f["name"]], CLASSES[f["struct"]])
+
+
+def _fill(out, k, cls, item):
+    """Element k of a structured array `out` of `cls` from one struct value (field by field)."""
+    for f in cls._tilec_fields:
+        if not hasattr(item, f["name"]):
+            raise TypeError(f"element {k} must be a `{cls._tilec_name}` struct (it has no field `{f['name']}`), "
+                            f"got {type(item).__name__}")
+        v = getattr(item, f["name"])
+        if f["kind"] == "struct":
+            sub = out[f["name"]]
+            _fill(sub, k, CLASSES[f["struct"]], v)
+        elif f["kind"] == "array":
+            out[f["name"]][k] = _checked(cls._tilec_name, f, v)
+        else:
+            out[f["name"]][k] = _checked(cls._tilec_name, f, v) if f["kind"] != "value" else np.asarray(v)
 
 
 def _default(field):
@@ -154,6 +209,8 @@ def _array_leaves(what, name, cls, ndim, value, adjoint, views=None):
     paths = _paths(cls)
     if value is None and adjoint:
         return [(f"{name}.{p}", None) for p in paths]
+    if isinstance(value, (list, tuple)) and ndim == 1:  # struct values: copied into one array (writes
+        value = cls.array(value)  # to its scalar fields are not seen by the caller; arrays are shared)
     if not isinstance(value, np.ndarray) and hasattr(value, "__array_interface__"):
         value = np.asarray(value)  # Warp's CPU arrays of structs: a view of their memory
     want = cls.numpy_dtype()
