@@ -77,7 +77,7 @@ def refused_reductions(src: wp.array2d[Body], dst: wp.array[Body], flags: wp.arr
 
 @wp.struct
 class IndexedHolder:
-    data: wp.indexedarray(dtype=float)  # ERROR TC0409: `indexedarray1d(float32)` fields are not supported by tilec (Warp 1.19 takes them
+    data: wp.indexedarray(dtype=float)
     tag: float
 
 
@@ -85,4 +85,4 @@ class IndexedHolder:
 def refused_array_fields(h: Holder, ih: IndexedHolder, src: wp.array[Body], out: wp.array[float]):
     _b, lane = wp.tid()
     t = wp.tile_full(4, value=h, dtype=Holder)  # ERROR TC0203: which hold arrays (data), are not supported by tilec (Warp 1.19 takes them
-    u = wp.tile_full(4, value=ih, dtype=IndexedHolder)
+    u = wp.tile_full(4, value=ih, dtype=IndexedHolder)  # ERROR TC0203: tiles of `IndexedHolder` structs, which hold arrays (data), are not supported

@@ -248,8 +248,10 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     t = p.type
     if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):  # an array field of an array of structs
         held = _param_meta(ir.Sym(p.name, p.id, t.dtype))
-        return {"name": p.name, "kind": "descriptors", "ndim": t.ndim,
+        meta = {"name": p.name, "kind": "descriptors", "ndim": t.ndim,
                 "holds": {k: v for k, v in held.items() if k != "name"}}
+        _mark_indexed(meta, p, params)
+        return meta
     element = t.dtype if isinstance(t, ArrayT) else t
     extra: dict[str, Any] = {}
     if isinstance(element, (VecT, MatT)):
@@ -259,16 +261,21 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     assert isinstance(element, (Scalar, StructT)), p  # a kernel parameter: a scalar, value or array
     if isinstance(t, ArrayT):
         meta = {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
-        owner = naming.indexed_param(p.name)
-        if owner is not None:
-            meta.update(index_of=owner[0], axis=owner[1])
-        elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
-            meta["indexed"] = True
+        _mark_indexed(meta, p, params)
         return meta
     if extra:
         return {"name": p.name, "kind": "scalar", "dtype": element.name, **extra}
     assert isinstance(t, Scalar)
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
+
+
+def _mark_indexed(meta: dict[str, Any], p: ir.Sym, params: Iterable[ir.Sym]) -> None:
+    """An indexed array's base gets `"indexed": true`, its index arrays `index_of` and `axis`."""
+    owner = naming.indexed_param(p.name)
+    if owner is not None:
+        meta.update(index_of=owner[0], axis=owner[1])
+    elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
+        meta["indexed"] = True
 
 
 def runtime_headers_dir() -> Traversable:

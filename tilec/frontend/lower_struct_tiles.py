@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from .. import ir
+from .. import ir, naming
 from ..ir.types import INT32, NONE, ArrayT, StackT, StructT, TileT, TupleT, Type, component_dtype, describe
 from ..ops import OPS, Param, OpSpec
 from . import annotations as ann
@@ -220,7 +220,8 @@ class StructTileLowering(LoweringHost):
             (t0, _), (t1, a1) = list(held.items())[:2]
             self.fail("TC0201", f"{op}: operands hold different structs, `{t0}` and `{t1}`", a1)
         t = next(iter(held))
-        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)]
+        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)
+                  and naming.indexed_param(path) is None]  # an indexed array once, not its index arrays
         if arrays:
             arg = next(iter(held.values()))
             self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
@@ -558,6 +559,8 @@ class StructTileLowering(LoweringHost):
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
         is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        if not is_shape and self.indexed_field(node.value) is not None:  # `s.data[i]`: StructLowering's
+            return super().lower_subscript(node)
         if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructTile):

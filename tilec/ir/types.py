@@ -139,15 +139,29 @@ ValueT = Union[VecT, MatT]
 
 
 @dataclass(frozen=True)
+class IndexedT:
+    """`wp.indexedarrayNd[T]`: an array of this dtype and ndim read through one index array per
+    dimension (Warp's indexed array). Only the front end sees it: a kernel parameter or a struct
+    field of this type becomes the base array and its index arrays (frontend/indexed.py,
+    ir/structs.py)."""
+
+    dtype: Scalar
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"indexedarray{self.ndim}d({self.dtype})"
+
+
+@dataclass(frozen=True)
 class StructT:
     """A `@wp.struct` type: named fields in declaration order (scalars, arrays, nested structs).
     Only the frontend holds struct values: it flattens them into one symbol per scalar or array
     leaf (frontend/structs.py), so the IR past the checker never carries a StructT."""
 
     name: str  # the class name in the user's file
-    fields: tuple[tuple[str, Type], ...]  # in declaration order
+    fields: tuple[tuple[str, FieldT], ...]  # in declaration order
 
-    def field(self, name: str) -> Type | None:
+    def field(self, name: str) -> FieldT | None:
         """The type of field `name`, or None."""
         return dict(self.fields).get(name)
 
@@ -271,6 +285,7 @@ class NoneT:
 
 NONE = NoneT()
 Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT]
+FieldT = Union[Type, IndexedT]  # what a struct field holds
 
 
 def fmt_shape(shape: tuple[Dim, ...]) -> str:

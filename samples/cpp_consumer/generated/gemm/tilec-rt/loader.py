@@ -441,8 +441,8 @@ class Kernel:
         self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self._c_params = meta["params"]  # what the C entry takes: an indexed array is several arrays
-        self.params = [dict(p, kind="indexedarray") if p.get("indexed") else p
-                       for p in meta["params"] if "index_of" not in p]
+        self.params = [dict(p, kind="indexed_" + p["kind"] if p["kind"] == "descriptors" else "indexedarray")
+                       if p.get("indexed") else p for p in meta["params"] if "index_of" not in p]
         self.args = meta.get("args")  # the source parameters when some are structs (params: their leaves)
         self.block_dim = meta["block_dim"]
 
@@ -649,6 +649,8 @@ class Kernel:
         for p, v in zip(self.params, values):
             if p["kind"] == "indexedarray":
                 out += _indexed_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
+            elif p["kind"] == "indexed_descriptors":
+                out += _indexed_descriptor_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
             else:
                 out.append(v)
         return out
@@ -989,6 +991,26 @@ def _descriptors(name, p, value, device, adjoint=False):
         desc.shape[k] = table.shape[k]
         desc.strides[k] = table.strides[k]
     return (desc, (table, keep))
+
+
+def _indexed_descriptor_parts(name, p, value, device, adjoint=False):
+    """An indexed array field of an array of structs (an object array of indexed arrays) as object
+    arrays of the bases and of each dimension's index arrays (each element split by _indexed_parts)."""
+    if value is None:
+        return [None] * (1 + p["holds"]["ndim"])
+    objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if objects.dtype != object or objects.ndim != p["ndim"]:
+        raise TypeError(f"{name} must be a {p['ndim']}-d array of indexed arrays (the field of an array of "
+                        f"structs), got {objects.ndim}-d {objects.dtype}")
+    parts = [np.empty(objects.shape, object) for _ in range(1 + p["holds"]["ndim"])]
+    for index in np.ndindex(*objects.shape):
+        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]"
+        item = objects[index]
+        split = ([None] * len(parts) if item is None else
+                 _indexed_parts(where, p["holds"], item, "cpu" if device == "cuda-emu" else device, adjoint))
+        for part, x in zip(parts, split):
+            part[index] = x
+    return parts
 
 
 def _warp_element(value):

@@ -54,7 +54,7 @@ class Struct:
             if f["kind"] == "array" and "struct" in f:
                 raise TypeError(f"struct `{cls._tilec_name}` holds an array of structs (`{f['name']}`); it has no "
                                 "array-of-structs layout")
-            if f["kind"] == "array":
+            if f["kind"] in ("array", "indexedarray"):
                 fields.append((f["name"], object))
             elif f["kind"] == "struct":
                 fields.append((f["name"], CLASSES[f["struct"]].numpy_dtype()))
@@ -86,7 +86,7 @@ class Struct:
 def _clear_arrays(out, cls):
     """Sets every array field (an object field) of a structured array of `cls` to None."""
     for f in cls._tilec_fields:
-        if f["kind"] == "array" and "struct" not in f and cls._tilec_layout is None:
+        if f["kind"] in ("array", "indexedarray") and "struct" not in f and cls._tilec_layout is None:
             out[f["name"]] = None
         elif f["kind"] == "struct" and CLASSES[f["struct"]]._tilec_layout is None:
             _clear_arrays(out[f["name"]], CLASSES[f["struct"]])
@@ -102,7 +102,7 @@ def _fill(out, k, cls, item):
         if f["kind"] == "struct":
             sub = out[f["name"]]
             _fill(sub, k, CLASSES[f["struct"]], v)
-        elif f["kind"] == "array":
+        elif f["kind"] in ("array", "indexedarray"):
             out[f["name"]][k] = _checked(cls._tilec_name, f, v)
         else:
             out[f["name"]][k] = _checked(cls._tilec_name, f, v) if f["kind"] != "value" else np.asarray(v)
@@ -145,6 +145,8 @@ def _checked(struct, field, value):
             raise TypeError(f"{where} is a {field['ndim']}-d array of `{field['struct']}` (dtype {want}), got "
                             f"{value.ndim}-d {value.dtype}")
         return value
+    if field["kind"] == "indexedarray":
+        return value  # an IndexedArray, a (data, indices) pair or Warp's indexedarray: checked at the launch
     if isinstance(value, np.ndarray):
         if field.get("dtype") is not None and value.dtype != np.dtype(_DTYPE_OF.get(field["dtype"], field["dtype"])):
             raise TypeError(f"{where} is an array of {field['dtype']}, got dtype {value.dtype}")
@@ -198,7 +200,7 @@ def _struct_leaves(what, name, cls, value, adjoint, views=None):
             out += _array_leaves(what, f"{name}.{f['name']}", CLASSES[f["struct"]], f["ndim"], v, adjoint, views)
         elif "struct" in f:
             out += [(f"{name}.{f['name']}.{p}", None) for p in _paths(CLASSES[f["struct"]])]
-        elif f["kind"] == "array" and v is None and not adjoint:
+        elif f["kind"] in ("array", "indexedarray") and v is None and not adjoint:
             raise ValueError(f"{what}: array field `{f['name']}` is not set")
         else:
             out.append((f"{name}.{f['name']}", v))
