@@ -228,3 +228,76 @@ def test_bad_indexed_field_is_refused_naming_the_element():
         mod.pick_each.launch(dim=2, inputs=[ps, np.zeros(2, np.float32)])
     with pytest.raises(ValueError, match=r"argument `p`: array field `data` is not set"):
         mod.pick.launch(dim=2, inputs=[mod.Picks(tag=1), np.zeros(2, np.float32)])
+
+
+TILES = '''
+import warp as wp
+
+M = 8
+
+
+@wp.struct
+class Payload:
+    data: wp.array(dtype=float)
+    tag: wp.int32
+
+
+@wp.struct
+class Picks:
+    data: wp.indexedarray(dtype=float)
+    tag: int
+
+
+@wp.kernel
+def sort_payloads(inp: wp.array(dtype=Payload), keys: wp.array(dtype=int), out: wp.array(dtype=Payload)):
+    k = wp.tile_load(keys, shape=M, storage="shared")
+    v = wp.tile_load(inp, shape=M, storage="shared")
+    wp.tile_sort(k, v)
+    wp.tile_store(out, v)
+
+
+@wp.kernel
+def sort_picks(inp: wp.array(dtype=Picks), keys: wp.array(dtype=int), out: wp.array(dtype=Picks)):
+    k = wp.tile_load(keys, shape=M, storage="shared")
+    v = wp.tile_load(inp, shape=M, storage="shared")
+    wp.tile_sort(k, v)
+    wp.tile_store(out, v)
+
+
+@wp.kernel
+def zero_payloads(out: wp.array(dtype=Payload)):
+    wp.tile_store(out, wp.tile_zeros(M, dtype=Payload))
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tiles_of_structs_holding_arrays_move_their_arrays(device):
+    """A tile of structs holding arrays is loaded, sorted as tile_sort's values and stored (Warp's
+    test_tile_struct array payloads): the output's elements hold the input's arrays themselves, in
+    key order; tile_zeros of such structs stores elements that hold no array (None), as Warp's
+    zero-initialised array_t."""
+    mod = build(TILES, "held_tiles", block_dim=32, target=device)
+    arrays = [np.array([100.0 + i], np.float32) for i in range(8)]
+    inp = mod.Payload.zeros(8)
+    for i in range(8):
+        inp["data"][i], inp["tag"][i] = arrays[i], i
+    keys = np.array([3, 7, 0, 5, 1, 6, 2, 4], np.int32)
+    out = mod.Payload.zeros(8)
+    mod.sort_payloads.launch_tiled(dim=1, inputs=[inp, keys, out], block_dim=32, device=device)
+    order = np.argsort(keys, kind="stable")
+    assert all(out["data"][k] is arrays[order[k]] for k in range(8))
+    np.testing.assert_array_equal(out["tag"], order)
+
+    bases = [np.arange(4, dtype=np.float32) * (i + 1) for i in range(8)]
+    picks = mod.Picks.zeros(8)
+    for i in range(8):
+        picks["data"][i], picks["tag"][i] = (bases[i], [np.array([i % 4], np.int32)]), i
+    sorted_picks = mod.Picks.zeros(8)
+    mod.sort_picks.launch_tiled(dim=1, inputs=[picks, keys, sorted_picks], block_dim=32, device=device)
+    for k in range(8):  # an indexed array comes back as (base, [index arrays])
+        base, indices = sorted_picks["data"][k]
+        assert base is bases[order[k]] and indices[0][0] == order[k] % 4
+
+    out["data"][:] = [np.ones(2, np.float32) for _ in range(8)]
+    mod.zero_payloads.launch_tiled(dim=1, inputs=[out], block_dim=32, device=device)
+    assert all(x is None for x in out["data"])

@@ -18,7 +18,7 @@ from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.one_lane import lanes_may_differ, one_lane
 from ..diagnostics import Diagnostic, NotDifferentiable
-from ..passes.effects import extreme_params, written_params
+from ..passes.effects import extreme_params, stored_descriptors, written_params
 from .cxx import ctype
 
 if TYPE_CHECKING:
@@ -202,6 +202,9 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
         if k.struct_params:  # the source parameters, some of them structs whose leaves `params` lists
             kernels[k.name]["args"] = structs.kernel_args(k.struct_params)
             structs.structs_used(k.struct_params, struct_types)
+        stored = stored_descriptors(k, funcs)
+        if stored:  # arrays of structs whose array fields' descriptors it stores: outputs, read back
+            kernels[k.name]["stores_descriptors"] = stored
         extremes = extreme_params(k, funcs)
         if extremes:  # the adjoint reads these as the forward left them (the loader runs it on copies)
             kernels[k.name]["extremes"] = extremes

@@ -587,7 +587,9 @@ class Kernel:
         if adjoint and self.meta.get("extremes"):
             with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
                 return self._native(device, direction, launch, finals, block_dim, stream)
-        return self._native(device, direction, launch, args, block_dim, stream)
+        self._native(device, direction, launch, args, block_dim, stream)
+        _descriptors_back(self._c_params, args, self.meta.get("stores_descriptors", ()))
+        self._indexed_back(values, flat_values)
 
     def _native(self, device, direction, launch, args, block_dim, stream):
         entries = self.meta["entries"][device]
@@ -655,6 +657,20 @@ class Kernel:
                 out.append(v)
         return out
 
+    def _indexed_back(self, values, flat):
+        """An indexed array field of an array of structs whose descriptors the kernel stored: each
+        element's (base, [index arrays]) put together again from the parts _descriptors_back set."""
+        stored, at = self.meta.get("stores_descriptors", ()), 0
+        for p, v in zip(self.params, values):
+            width = 1 + p["holds"]["ndim"] if p["kind"] == "indexed_descriptors" else \
+                1 + p["ndim"] if p["kind"] == "indexedarray" else 1
+            if p["kind"] == "indexed_descriptors" and p["name"] in stored and isinstance(v, np.ndarray):
+                parts = flat[at:at + width]
+                for index in np.ndindex(*v.shape):
+                    base = parts[0][index]
+                    v[index] = None if base is None else (base, [part[index] for part in parts[1:]])
+            at += width
+
     def _values(self, values, what):
         if len(values) != len(self.params):
             names = ", ".join(p["name"] for p in self.params)
@@ -672,8 +688,8 @@ class Kernel:
             return (_scalar(name, p["dtype"], value), None)
         if adjoint and value is None:
             return (_Array(), None)
-        if p["kind"] == "descriptors":
-            return _descriptors(name, p, value, device, adjoint)
+        if p["kind"] == "descriptors":  # an output's elements may hold no array yet
+            return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()))
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
@@ -958,7 +974,7 @@ def _gpu_array(name, p, value):
     return (desc, value)
 
 
-def _descriptors(name, p, value, device, adjoint=False):
+def _descriptors(name, p, value, device, unset=False):
     """An array field of an array of structs (the leaf `ps.data`: an object array holding one array
     per element) as one array of descriptors, laid out as the runtime's tl::Array<T, N> (core.h: the
     data pointer, N extents, N byte strides; the same on the host and in the .cu). Each held array is
@@ -977,20 +993,54 @@ def _descriptors(name, p, value, device, adjoint=False):
     keep = []
     for index in np.ndindex(*objects.shape):
         item = objects[index]
-        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]" + (" (adjoint)" if adjoint else "")
+        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]" + name[len(name.removesuffix(' (adjoint)')):]
         if item is None:
-            if adjoint:
-                continue  # an empty array: its gradient is not asked for
+            if unset:
+                continue  # a zero descriptor: an adjoint not asked for, or an output element to store into
             raise ValueError(f"{where} is not set (every element's array field needs an array)")
         desc, kept = _array(where, held, item)
         table[index] = (desc.data or 0, tuple(desc.shape[:n]), tuple(desc.strides[:n]))
-        keep.append(kept)
+        keep.append((table[index].tobytes(), item))
     desc = _Array()
     desc.data = table.ctypes.data if table.size else None
     for k in range(table.ndim):
         desc.shape[k] = table.shape[k]
         desc.strides[k] = table.strides[k]
-    return (desc, (table, keep))
+    return (desc, _DescriptorTable(table, objects, keep))
+
+
+class _DescriptorTable:
+    """The descriptors a launch passed for one array field of an array of structs: the packed table,
+    the object array it was made from (the caller's field view) and (descriptor bytes, array) of each
+    held array, so that descriptors the kernel stored (a tile of structs sorted and stored) map back
+    to the arrays they describe."""
+
+    def __init__(self, table, objects, known):
+        self.table, self.objects, self.known = table, objects, known
+
+
+def _descriptors_back(params, args, stored):
+    """After a launch: every array field of an array of structs whose descriptors the kernel stores gets back, per
+    element, the array its descriptor now describes (one of the launch's held arrays; None for a
+    zero descriptor, as tile_zeros makes)."""
+    tables = [kept for p, (_, kept) in zip(params, args) if p["kind"] == "descriptors"]
+    if not tables:
+        return
+    known = {}
+    for t in tables:
+        known.update(dict(t.known))
+    for p, (_, t) in zip(params, args):
+        if p["kind"] != "descriptors" or p["name"] not in stored or not t.objects.flags.writeable:
+            continue
+        for index in np.ndindex(*t.table.shape):
+            raw = t.table[index].tobytes()
+            if raw in known:
+                t.objects[index] = known[raw]
+            elif not any(raw):
+                t.objects[index] = None
+            else:  # a kernel only copies descriptors it was given: this one it was not
+                raise RuntimeError(f"argument `{p['name']}`[{', '.join(map(str, index))}]: the kernel stored an "
+                                   "array descriptor the launch did not pass")
 
 
 def _indexed_descriptor_parts(name, p, value, device, adjoint=False):
