@@ -301,3 +301,37 @@ def test_tiles_of_structs_holding_arrays_move_their_arrays(device):
     out["data"][:] = [np.ones(2, np.float32) for _ in range(8)]
     mod.zero_payloads.launch_tiled(dim=1, inputs=[out], block_dim=32, device=device)
     assert all(x is None for x in out["data"])
+
+
+def test_warp_arrays_of_structs_holding_arrays(tmp_path, monkeypatch):
+    """A Warp `wp.array(dtype=S)` of structs holding arrays is passed as it is (Warp's own array_t
+    records, read and, where the kernel stores descriptors, written back), so Warp reads what tilec
+    sorted; its struct type is checked against the kernel's (the records alone cannot tell)."""
+    from harness import import_under_warp
+
+    wp, prog = import_under_warp(TILES, "held_tiles_warp", tmp_path, monkeypatch)
+    mod = build(TILES, "held_tiles", block_dim=32, target="cpu")
+    arrays = [wp.array(np.array([100.0 + i], np.float32), dtype=float, device="cpu") for i in range(8)]
+    items = []
+    for i in range(8):
+        s = prog.Payload()
+        s.data, s.tag = arrays[i], i
+        items.append(s)
+    inp = wp.array(items, dtype=prog.Payload, device="cpu")
+    keys = np.arange(7, -1, -1, dtype=np.int32)
+    out = wp.empty(8, dtype=prog.Payload, device="cpu")  # uninitialised records: stored before read
+    mod.sort_payloads.launch_tiled(dim=1, inputs=[inp, keys, out], block_dim=32)
+    records = out.numpy()
+    assert [int(r) for r in records["data"]["data"]] == [arrays[7 - k].ptr for k in range(8)]
+    np.testing.assert_array_equal(records["tag"], np.arange(7, -1, -1))
+
+    mod.zero_payloads.launch_tiled(dim=1, inputs=[out], block_dim=32)
+    assert not out.numpy()["data"]["data"].any() and not out.numpy()["data"]["ndim"].any()
+    with pytest.raises(ValueError, match=r"argument `inp.data`\[0\] holds no array"):
+        mod.sort_payloads.launch_tiled(dim=1, inputs=[out, keys, inp], block_dim=32)
+
+    fields = {"data": wp.array(dtype=wp.float64), "tag": wp.int32}  # not strings: this file's annotations are lazy
+    Wide = wp.struct(type("Wide", (), {"__annotations__": fields, "__module__": __name__}))
+    with pytest.raises(TypeError, match="field `data` of the Warp struct is 1-d float64, the kernel's "
+                                        "`Payload.data` is 1-d float32"):
+        mod.sort_payloads.launch_tiled(dim=1, inputs=[wp.zeros(8, dtype=Wide, device="cpu"), keys, inp], block_dim=32)

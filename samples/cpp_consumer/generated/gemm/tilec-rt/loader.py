@@ -983,6 +983,8 @@ def _descriptors(name, p, value, device, unset=False):
         raise ValueError(f"{name}: an array of structs holding arrays is not passed on device='cuda' in this "
                          "version (device='cpu' and device='cuda-emu' take it)")
     held = p["holds"]
+    if isinstance(value, _structs.WarpRecords):
+        return _warp_descriptors(name, p, value.records, unset)
     objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
     if objects.dtype != object or objects.ndim != p["ndim"]:
         raise TypeError(f"{name} must be a {p['ndim']}-d array of arrays (the field of an array of structs), "
@@ -1009,6 +1011,49 @@ def _descriptors(name, p, value, device, unset=False):
     return (desc, _DescriptorTable(table, objects, keep))
 
 
+def _warp_descriptors(name, p, records, unset):
+    """The descriptors of an array field of a Warp array of structs, from Warp's array_t records
+    (data pointer, int32 extents and strides, ndim); a record with no data or ndim 0 holds no array."""
+    n = p["holds"]["ndim"]
+    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
+    table = np.zeros(records.shape, layout)
+    known = []
+    itemsize = _element_bytes(p["holds"])
+    for index in np.ndindex(*records.shape):
+        r = records[index]
+        where = f"{name}[{', '.join(map(str, index))}]"
+        if not r["data"] or not r["ndim"]:
+            if not unset:
+                raise ValueError(f"{where} holds no array (a Warp array_t without data)")
+            continue
+        if r["ndim"] != n:
+            if unset:
+                continue  # an output element Warp left uninitialised (wp.empty): stored before it is read
+            raise ValueError(f"{where} holds a {int(r['ndim'])}-d array, the field is {n}-d")
+        if r["data"] % itemsize or any(int(st) % itemsize for st in r["strides"][:n]):
+            raise ValueError(f"{where} is not aligned to its element size")
+        table[index] = (r["data"], tuple(int(x) for x in r["shape"][:n]), tuple(int(x) for x in r["strides"][:n]))
+        known.append((table[index].tobytes(), np.array(r, copy=True)))
+    desc = _Array()
+    desc.data = table.ctypes.data if table.size else None
+    for k in range(table.ndim):
+        desc.shape[k] = table.shape[k]
+        desc.strides[k] = table.strides[k]
+    return (desc, _DescriptorTable(table, records, known))
+
+
+def _warp_record(like, item):
+    """Warp's array_t record (of dtype `like`) for what a descriptor stored: a Warp record as it
+    was, a numpy array (data, extents, strides, no grad), or None (zeros)."""
+    out = np.zeros((), like)
+    if isinstance(item, np.void) or (isinstance(item, np.ndarray) and item.dtype == like):
+        out[()] = item
+    elif isinstance(item, np.ndarray):
+        out["data"], out["ndim"] = item.ctypes.data, item.ndim
+        out["shape"][:item.ndim], out["strides"][:item.ndim] = item.shape, item.strides
+    return out
+
+
 class _DescriptorTable:
     """The descriptors a launch passed for one array field of an array of structs: the packed table,
     the object array it was made from (the caller's field view) and (descriptor bytes, array) of each
@@ -1028,19 +1073,20 @@ def _descriptors_back(params, args, stored):
         return
     known = {}
     for t in tables:
-        known.update(dict(t.known))
+        known.update(dict(t.known))  # (a Warp record where the object array is Warp's)
     for p, (_, t) in zip(params, args):
         if p["kind"] != "descriptors" or p["name"] not in stored or not t.objects.flags.writeable:
             continue
+        warp = t.objects.dtype != object  # Warp's array_t records, not an object field
         for index in np.ndindex(*t.table.shape):
             raw = t.table[index].tobytes()
-            if raw in known:
-                t.objects[index] = known[raw]
-            elif not any(raw):
-                t.objects[index] = None
-            else:  # a kernel only copies descriptors it was given: this one it was not
+            if raw not in known and any(raw):  # a kernel only copies descriptors it was given
                 raise RuntimeError(f"argument `{p['name']}`[{', '.join(map(str, index))}]: the kernel stored an "
                                    "array descriptor the launch did not pass")
+            if warp:
+                t.objects[index] = _warp_record(t.objects.dtype, known.get(raw))
+            else:
+                t.objects[index] = known.get(raw)  # None: a zero descriptor
 
 
 def _indexed_descriptor_parts(name, p, value, device, adjoint=False):

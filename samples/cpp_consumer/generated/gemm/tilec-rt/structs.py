@@ -214,11 +214,16 @@ def _array_leaves(what, name, cls, ndim, value, adjoint, views=None):
     if isinstance(value, (list, tuple)) and ndim == 1:  # struct values: copied into one array (writes
         value = cls.array(value)  # to its scalar fields are not seen by the caller; arrays are shared)
     if not isinstance(value, np.ndarray) and hasattr(value, "__array_interface__"):
+        _check_warp_struct(what, cls, value)
         value = np.asarray(value)  # Warp's CPU arrays of structs: a view of their memory
     want = cls.numpy_dtype()
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{what} must be a numpy structured array of `{cls._tilec_name}` "
                         f"({cls._tilec_name}.zeros(n) makes one), got {type(value).__name__}")
+    if value.dtype != want and _warp_records(cls, value.dtype):
+        if value.ndim != ndim:
+            raise ValueError(f"{what} must have {ndim} dimension(s), got {value.ndim}")
+        return [(f"{name}.{p}", _leaf_view(value, p, cls)) for p in paths]
     if value.dtype != want:
         raise TypeError(f"{what} must have dtype {cls._tilec_name}.numpy_dtype() (Warp's layout: {want}), "
                         f"got {value.dtype}")
@@ -234,6 +239,66 @@ def _array_leaves(what, name, cls, ndim, value, adjoint, views=None):
             view = view[part]  # a strided view of one field: no copy
         out.append((f"{name}.{p}", view))
     return out
+
+
+# Warp 1.19's array_t in memory (an array field of a Warp array of structs): what the loader reads.
+_WARP_ARRAY_FIELDS = ("data", "grad", "shape", "strides", "ndim")
+
+
+class WarpRecords:
+    """An array field of a Warp array of structs (wp.array(dtype=S) or its numpy view): Warp's own
+    array descriptors (data and grad pointers, int32 extents and byte strides, ndim), read into
+    tilec's and written back by the loader. Their element dtype is the struct's field's (Warp
+    stores none): checked where the Warp array says its struct type."""
+
+    def __init__(self, records):
+        self.records = records
+
+
+def _warp_records(cls, dtype):
+    """Whether `dtype` is the numpy layout of a Warp array of `cls`: the same field names, each
+    array field one of Warp's array descriptors."""
+    if dtype.names is None or tuple(dtype.names) != tuple(f["name"] for f in cls._tilec_fields):
+        return False
+    for f in cls._tilec_fields:
+        sub = dtype.fields[f["name"]][0]
+        if f["kind"] == "array" and "struct" not in f:
+            if sub.names is None or not set(_WARP_ARRAY_FIELDS) <= set(sub.names):
+                return False
+        elif f["kind"] == "indexedarray":
+            return False  # Warp's indexed array records are not read (pass IndexedArray values instead)
+        elif f["kind"] == "struct" and not _warp_records(CLASSES[f["struct"]], sub) and sub.names is None:
+            return False
+    return True
+
+
+def _leaf_view(value, path, cls):
+    """One leaf of a Warp array of structs: a field view, an array field's records wrapped."""
+    view = value
+    for part in path.split("."):
+        view = view[part]
+    held = cls
+    for part in path.split(".")[:-1]:
+        held = CLASSES[next(f for f in held._tilec_fields if f["name"] == part)["struct"]]
+    field = next(f for f in held._tilec_fields if f["name"] == path.split(".")[-1])
+    return WarpRecords(view) if field["kind"] == "array" else view
+
+
+def _check_warp_struct(what, cls, value):
+    """A Warp array of structs names its struct type: each array field's element type and ndim must
+    be the field's here (its memory alone cannot tell)."""
+    struct = getattr(value, "dtype", None)
+    fields = getattr(struct, "vars", None)
+    if not isinstance(fields, dict):
+        return
+    for f in cls._tilec_fields:
+        if f["kind"] != "array" or "struct" in f or f["name"] not in fields:
+            continue
+        t = getattr(fields[f["name"]], "type", None)
+        dtype, ndim = getattr(getattr(t, "dtype", None), "__name__", None), getattr(t, "ndim", None)
+        if (dtype, ndim) != (f["dtype"], f["ndim"]):
+            raise TypeError(f"{what}: field `{f['name']}` of the Warp struct is {ndim}-d {dtype}, the kernel's "
+                            f"`{cls._tilec_name}.{f['name']}` is {f['ndim']}-d {f['dtype']}")
 
 
 def make_classes(manifest_structs):
