@@ -5,6 +5,8 @@ object fields, a list of struct values, numpy or Warp arrays in the fields), and
 bad input, each a Python exception naming the argument and the element."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -135,11 +137,75 @@ def test_bad_array_of_structs_is_refused_before_the_launch():
         mod.Row(data=np.zeros(3, np.int32))
 
 
-def test_device_cuda_is_refused_with_a_message():
-    mod = build(SOURCE, "held_arrays", block_dim=8, target="cpu")
-    with pytest.raises(ValueError, match="device='cuda'"):
-        mod.first._convert(next(p for p in mod.first._c_params if p["kind"] == "descriptors"),
-                           _rows(mod)["data"], device="cuda")
+ONLY_ARRAYS = '''
+import warp as wp
+
+
+@wp.struct
+class Only:
+    data: wp.array(dtype=float)
+
+
+@wp.kernel
+def copy_rows(inp: wp.array(dtype=Only), out: wp.array(dtype=Only)):
+    wp.tile_store(out, wp.tile_load(inp, shape=4))
+'''
+
+
+def test_device_cuda_hands_the_driver_a_device_copy_of_the_descriptors(tmp_path, monkeypatch):
+    """device='cuda' without a GPU (test_loader_cuda's recording driver): the held arrays are device
+    arrays, their descriptors are packed as on the host (runtime tl::Array<T, N>) into a table copied
+    to device memory for the launch, copied back where the kernel stores descriptors (the stand-in
+    launch copies the input table into the output's, as the kernel would), and freed. (An array of
+    structs with scalar fields passes those as numpy field views: host memory, device='cpu' or
+    'cuda-emu' only, as before.)"""
+    import ctypes
+    import shutil
+    import types
+    from pathlib import Path
+
+    import test_loader_cuda as fake
+    import tilec
+
+    class Driver(fake.FakeDriver):
+        def cuMemcpyHtoD(self, device, host, count):
+            ctypes.memmove(int(device), host, count)
+            return (0,)
+
+        def cuLaunchKernel(self, fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            pointers = (ctypes.c_void_p * 3).from_address(params)  # the launch, inp.data, out.data
+            inp, out = (fake.ArrayDesc.from_buffer_copy(ctypes.string_at(p, ctypes.sizeof(fake.ArrayDesc)))
+                        for p in pointers[1:])
+            assert int(inp.data) in self.memory and int(out.data) in self.memory  # device copies
+            self.launches.append(np.frombuffer(ctypes.string_at(inp.data, 4 * 24), np.dtype(
+                [("data", "<u8"), ("shape", "<i8", (1,)), ("strides", "<i8", (1,))])).copy())
+            ctypes.memmove(int(out.data), int(inp.data), 4 * 24)  # what copy_rows does
+            return (0,)
+
+    built = build(ONLY_ARRAYS, "held_cuda", block_dim=32, target="cuda-emu")
+    folder = tmp_path / "held_cuda"
+    shutil.copytree(Path(built.__file__).parent, folder)
+    (folder / "held_cuda.fatbin").write_bytes(b"fatbin bytes")
+    driver = Driver((0, 0))
+    bindings, cuda = types.ModuleType("cuda.bindings"), types.ModuleType("cuda")
+    bindings.driver, cuda.bindings = driver, bindings
+    for name, module in (("cuda", cuda), ("cuda.bindings", bindings), ("cuda.bindings.driver", driver)):
+        monkeypatch.setitem(sys.modules, name, module)
+    mod = tilec.load(folder)
+    arrays = [fake.DeviceArray(np.arange(i + 1, dtype=np.float32)) for i in range(4)]
+    inp, out = mod.Only.zeros(4), mod.Only.zeros(4)
+    for i in range(4):
+        inp["data"][i] = arrays[i]
+    mod.copy_rows.launch_tiled(dim=1, inputs=[inp, out], block_dim=32, device="cuda")
+    (table,) = driver.launches
+    assert [int(x) for x in table["data"]] == [a.array.ctypes.data for a in arrays]
+    assert [int(x) for x in table["shape"][:, 0]] == [1, 2, 3, 4] and set(table["strides"][:, 0]) == {4}
+    assert all(out["data"][i] is arrays[i] for i in range(4))  # read back and mapped to the same objects
+    assert driver.memory == {}  # both tables freed
+    out["data"][2] = np.zeros(3, np.float32)  # refused after inp's table went to the device: freed too
+    with pytest.raises(ValueError, match=r"argument `out.data`\[2\] is a host \(numpy\) array but this launch"):
+        mod.copy_rows.launch_tiled(dim=1, inputs=[inp, out], block_dim=32, device="cuda")
+    assert driver.memory == {}
 
 
 INDEXED = '''

@@ -553,8 +553,18 @@ class Kernel:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
+        uploads = []  # device copies of descriptor tables (device='cuda'), freed however the launch ends
+        try:
+            return self._launch_values(values, grid, lane_tid, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                                       num_threads, stream, uploads)
+        finally:
+            for table in uploads:
+                table.free(stream)
+
+    def _launch_values(self, values, grid, lane_tid, adj_inputs, adj_outputs, adjoint, device, block_dim, num_threads,
+                       stream, uploads):
         flat_values = self._flat(values, device)
-        args = [self._convert(p, v, device=device) for p, v in zip(self._c_params, flat_values)]
+        args = [self._convert(p, v, device=device, uploads=uploads) for p, v in zip(self._c_params, flat_values)]
         _refuse_overlaps(self.name, self._c_params, args, self.meta.get("writes", ()))
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
@@ -574,7 +584,8 @@ class Kernel:
                 if p.get("indexed") and a is not None and _shape(a) != _shape(v):
                     raise ValueError(f"{self.name}: adjoint of indexed array `{p['name']}` has shape {_shape(a)} "
                                      f"but its base array has shape {_shape(v)}")
-            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self._c_params, flat)]
+            args += [self._convert(p, a, adjoint=True, device=device, uploads=uploads)
+                     for p, a in zip(self._c_params, flat)]
         if not adjoint and _tilec_tape.recording():
             _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
@@ -588,7 +599,7 @@ class Kernel:
             with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
                 return self._native(device, direction, launch, finals, block_dim, stream)
         self._native(device, direction, launch, args, block_dim, stream)
-        _descriptors_back(self._c_params, args, self.meta.get("stores_descriptors", ()))
+        _descriptors_back(self._c_params, args, self.meta.get("stores_descriptors", ()), stream)
         self._indexed_back(values, flat_values)
 
     def _native(self, device, direction, launch, args, block_dim, stream):
@@ -677,7 +688,7 @@ class Kernel:
             raise TypeError(f"{self.name}: expects {len(self.params)} {what} ({names}), got {len(values)}")
         return values
 
-    def _convert(self, p, value, adjoint=False, device="cpu"):
+    def _convert(self, p, value, adjoint=False, device="cpu", uploads=None):
         """(ctypes value, keep-alive) for one argument, after checking it."""
         name = f"{self.name}: argument `{p['name']}`" + (" (adjoint)" if adjoint else "")
         if p["kind"] == "scalar" and "element_shape" in p:  # a vector or matrix value
@@ -689,7 +700,8 @@ class Kernel:
         if adjoint and value is None:
             return (_Array(), None)
         if p["kind"] == "descriptors":  # an output's elements may hold no array yet
-            return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()))
+            return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()),
+                                uploads)
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
@@ -974,17 +986,14 @@ def _gpu_array(name, p, value):
     return (desc, value)
 
 
-def _descriptors(name, p, value, device, unset=False):
+def _descriptors(name, p, value, device, unset=False, uploads=None):
     """An array field of an array of structs (the leaf `ps.data`: an object array holding one array
     per element) as one array of descriptors, laid out as the runtime's tl::Array<T, N> (core.h: the
     data pointer, N extents, N byte strides; the same on the host and in the .cu). Each held array is
     checked as an array parameter is; in an adjoint an element without an array gets no gradient."""
-    if device == "cuda":
-        raise ValueError(f"{name}: an array of structs holding arrays is not passed on device='cuda' in this "
-                         "version (device='cpu' and device='cuda-emu' take it)")
     held = p["holds"]
     if isinstance(value, _structs.WarpRecords):
-        return _warp_descriptors(name, p, value.records, unset)
+        return _warp_descriptors(name, p, value.records, unset, device, uploads)
     objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
     if objects.dtype != object or objects.ndim != p["ndim"]:
         raise TypeError(f"{name} must be a {p['ndim']}-d array of arrays (the field of an array of structs), "
@@ -1000,18 +1009,13 @@ def _descriptors(name, p, value, device, unset=False):
             if unset:
                 continue  # a zero descriptor: an adjoint not asked for, or an output element to store into
             raise ValueError(f"{where} is not set (every element's array field needs an array)")
-        desc, kept = _array(where, held, item)
+        desc, kept = (_gpu_array if device == "cuda" else _array)(where, held, item)
         table[index] = (desc.data or 0, tuple(desc.shape[:n]), tuple(desc.strides[:n]))
         keep.append((table[index].tobytes(), item))
-    desc = _Array()
-    desc.data = table.ctypes.data if table.size else None
-    for k in range(table.ndim):
-        desc.shape[k] = table.shape[k]
-        desc.strides[k] = table.strides[k]
-    return (desc, _DescriptorTable(table, objects, keep))
+    return _DescriptorTable(table, objects, keep).argument(device, uploads)
 
 
-def _warp_descriptors(name, p, records, unset):
+def _warp_descriptors(name, p, records, unset, device, uploads=None):
     """The descriptors of an array field of a Warp array of structs, from Warp's array_t records
     (data pointer, int32 extents and strides, ndim); a record with no data or ndim 0 holds no array."""
     n = p["holds"]["ndim"]
@@ -1034,12 +1038,7 @@ def _warp_descriptors(name, p, records, unset):
             raise ValueError(f"{where} is not aligned to its element size")
         table[index] = (r["data"], tuple(int(x) for x in r["shape"][:n]), tuple(int(x) for x in r["strides"][:n]))
         known.append((table[index].tobytes(), np.array(r, copy=True)))
-    desc = _Array()
-    desc.data = table.ctypes.data if table.size else None
-    for k in range(table.ndim):
-        desc.shape[k] = table.shape[k]
-        desc.strides[k] = table.strides[k]
-    return (desc, _DescriptorTable(table, records, known))
+    return _DescriptorTable(table, records, known).argument(device, uploads)
 
 
 def _warp_record(like, item):
@@ -1062,9 +1061,41 @@ class _DescriptorTable:
 
     def __init__(self, table, objects, known):
         self.table, self.objects, self.known = table, objects, known
+        self.device = None  # on device='cuda': the table's copy in device memory, freed after the launch
+
+    def argument(self, device, uploads=None):
+        """(the array descriptor of the table, self): on device='cuda' a copy of the table in device
+        memory (the held arrays are device arrays there), listed in `uploads` to be freed."""
+        desc = _Array()
+        desc.data = self.table.ctypes.data if self.table.size else None
+        if device == "cuda" and self.table.size:
+            cuda = _cuda()
+            self.device = int(cuda.check(cuda.driver.cuMemAlloc(self.table.nbytes)))
+            if uploads is not None:
+                uploads.append(self)
+            cuda.check(cuda.driver.cuMemcpyHtoD(self.device, self.table.ctypes.data, self.table.nbytes))
+            desc.data = self.device
+        for k in range(self.table.ndim):
+            desc.shape[k] = self.table.shape[k]
+            desc.strides[k] = self.table.strides[k]
+        return (desc, self)
+
+    def fetch(self, stream):
+        """The table as the kernel left it (device='cuda': copied back after the launch)."""
+        if self.device is not None:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(stream or 0))
+            cuda.check(cuda.driver.cuMemcpyDtoH(self.table.ctypes.data, self.device, self.table.nbytes))
+
+    def free(self, stream):
+        if self.device is not None:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(stream or 0))  # the launch has read it
+            cuda.check(cuda.driver.cuMemFree(self.device))
+            self.device = None
 
 
-def _descriptors_back(params, args, stored):
+def _descriptors_back(params, args, stored, stream=None):
     """After a launch: every array field of an array of structs whose descriptors the kernel stores gets back, per
     element, the array its descriptor now describes (one of the launch's held arrays; None for a
     zero descriptor, as tile_zeros makes)."""
@@ -1077,6 +1108,7 @@ def _descriptors_back(params, args, stored):
     for p, (_, t) in zip(params, args):
         if p["kind"] != "descriptors" or p["name"] not in stored or not t.objects.flags.writeable:
             continue
+        t.fetch(stream)
         warp = t.objects.dtype != object  # Warp's array_t records, not an object field
         for index in np.ndindex(*t.table.shape):
             raw = t.table[index].tobytes()
