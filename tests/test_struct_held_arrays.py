@@ -85,6 +85,14 @@ def test_tile_load_through_an_element_forward_and_adjoint(device_mod):
         np.testing.assert_allclose(adj["scale"][i], np.sum(s * np.sin(d)), rtol=1e-4, atol=1e-5)
 
 
+def test_the_tape_refuses_rather_than_dropping_held_gradients():
+    mod = build(SOURCE, "held_arrays", block_dim=8, target="cpu")
+    with pytest.raises(ValueError, match="the tape does not record launches with an array of structs holding "
+                                         "arrays \\(`rows.data`\\)"):
+        with mod.Tape():
+            mod.first.launch(dim=3, inputs=[_rows(mod), np.zeros(3, np.float32)])
+
+
 def test_adjoint_without_adjoint_arrays_computes_nothing_else(device_mod):
     """An element whose adjoint struct holds no array (None) gets no gradient; the others do."""
     device, mod = device_mod
@@ -401,3 +409,24 @@ def test_warp_arrays_of_structs_holding_arrays(tmp_path, monkeypatch):
     with pytest.raises(TypeError, match="field `data` of the Warp struct is 1-d float64, the kernel's "
                                         "`Payload.data` is 1-d float32"):
         mod.sort_payloads.launch_tiled(dim=1, inputs=[wp.zeros(8, dtype=Wide, device="cpu"), keys, inp], block_dim=32)
+
+
+def test_scalar_field_gradient_through_a_copied_element():
+    """`s = sigs[i]; ... * s.gain`: the gain's gradient reaches the adjoint array's field (Warp 1.19
+    leaves it zero; the conformance case held_energy therefore compares only the held arrays'
+    gradients with Warp's). Closed form: d out[i] / d gain[i] = sum(data_i^2)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "conformance" / "programs" / "structs_held.py"
+    mod = build(path.read_text(), "structs_held", block_dim=64, target="cpu")
+    rng = np.random.default_rng(0)
+    sigs, adj = mod.Signal.zeros(3), mod.Signal.zeros(3)
+    for i in range(3):
+        sigs["data"][i], adj["data"][i] = rng.standard_normal(6).astype(np.float32), np.zeros(6, np.float32)
+    sigs["gain"], sigs["tag"] = [0.5, 1.5, 2.5], [0, 1, 2]
+    mod.energy.launch(dim=3, inputs=[sigs, np.zeros(3, np.float32)], adj_inputs=[adj, np.ones(3, np.float32)],
+                      adjoint=True)
+    want = [float(np.sum(d.astype(np.float64) ** 2)) for d in sigs["data"]]
+    np.testing.assert_allclose(adj["gain"], want, rtol=1e-5)
+    for i in range(3):
+        np.testing.assert_allclose(adj["data"][i], 2 * sigs["data"][i] * sigs["gain"][i], rtol=1e-5)
