@@ -85,6 +85,16 @@ def test_tile_load_through_an_element_forward_and_adjoint(device_mod):
         np.testing.assert_allclose(adj["scale"][i], np.sum(s * np.sin(d)), rtol=1e-4, atol=1e-5)
 
 
+def test_an_adjoint_array_of_another_shape_is_refused():
+    mod = build(SOURCE, "held_arrays", block_dim=8, target="cpu")
+    rows, adj = _rows(mod), mod.Row.zeros(3)
+    adj["data"][:] = [np.zeros(8, np.float32), np.zeros(4, np.float32), None]  # row 1 holds 5 values
+    with pytest.raises(ValueError, match=r"adjoint of `rows.data`\[1\] has shape \(4,\) but the array it is the "
+                                         r"adjoint of has shape \(5,\)"):
+        mod.first.launch(dim=3, inputs=[rows, np.zeros(3, np.float32)], adj_inputs=[adj, np.ones(3, np.float32)],
+                         adjoint=True)
+
+
 def test_the_tape_refuses_rather_than_dropping_held_gradients():
     mod = build(SOURCE, "held_arrays", block_dim=8, target="cpu")
     with pytest.raises(ValueError, match="the tape does not record launches with an array of structs holding "

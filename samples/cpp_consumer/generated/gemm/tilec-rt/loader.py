@@ -581,6 +581,8 @@ class Kernel:
                                      f"array has shape {_shape(v)}")
             flat = self._flat(adj, device, adjoint=True)
             for p, v, a in zip(self._c_params, flat_values, flat):
+                if p["kind"] == "descriptors" and a is not None:
+                    _check_held_adjoints(f"{self.name}: adjoint of `{p['name']}`", v, a)
                 if p.get("indexed") and a is not None and _shape(a) != _shape(v):
                     raise ValueError(f"{self.name}: adjoint of indexed array `{p['name']}` has shape {_shape(a)} "
                                      f"but its base array has shape {_shape(v)}")
@@ -1013,6 +1015,19 @@ def _descriptors(name, p, value, device, unset=False, uploads=None):
         table[index] = (desc.data or 0, tuple(desc.shape[:n]), tuple(desc.strides[:n]))
         keep.append((table[index].tobytes(), item))
     return _DescriptorTable(table, objects, keep).argument(device, uploads)
+
+
+def _check_held_adjoints(name, values, adjoints):
+    """Each element's adjoint array has its array's shape (an array field of an array of structs)."""
+    if not all(isinstance(x, np.ndarray) and x.dtype == object for x in (values, adjoints)):
+        return  # Warp's records: their shapes are read as they are
+    if adjoints.shape != values.shape:
+        raise ValueError(f"{name} has {adjoints.shape} elements but the array of structs {values.shape}")
+    for index in np.ndindex(*values.shape):
+        v, a = values[index], adjoints[index]
+        if a is not None and v is not None and _shape(a) != _shape(v):
+            raise ValueError(f"{name}[{', '.join(map(str, index))}] has shape {_shape(a)} but the array it is "
+                             f"the adjoint of has shape {_shape(v)}")
 
 
 def _warp_descriptors(name, p, records, unset, device, uploads=None):
