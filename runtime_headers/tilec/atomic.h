@@ -174,6 +174,11 @@ template <class T, int N, class... I> TL_HD bool in_bounds(const Array<T, N>& a,
 template <class T, int N, class... I> TL_HD T array_load(const Array<T, N>& a, I... idx) {
     return in_bounds(a, idx...) ? a(idx...) : T(0);
 }
+// An array held in an array of structs (`ps[i].data`, an array of descriptors): out of bounds (or
+// an adjoint the launch was not given) an empty array, so every access through it is out of bounds.
+template <class T, int M, int N, class... I> TL_HD Array<T, M> array_load(const Array<Array<T, M>, N>& a, I... idx) {
+    return in_bounds(a, idx...) ? a(idx...) : Array<T, M>();
+}
 // A stand-in thread of a partial block (ctx_cuda.h) writes nothing: each write below checks it.
 template <class T, int N, class V, class... I> TL_HD void array_store(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
     if (!ctx.standin() && in_bounds(a, idx...)) a(idx...) = T(v);

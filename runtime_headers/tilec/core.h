@@ -159,6 +159,9 @@ template <class T, int N> struct Array {
     int64_t shape[N] = {};
     int64_t strides[N] = {};  // in bytes
     Array() = default;
+    // T(0) of an array descriptor (a tile of an array field of structs): no data, no extent, what
+    // tile_zeros makes and an out-of-bounds load reads, as Warp zero-initialises its array_t.
+    TL_HD explicit Array(int) {}
     TL_HD explicit Array(const ArrayDesc& d) : data(static_cast<T*>(d.data)) {
         for (int k = 0; k < N; ++k) { shape[k] = d.shape[k]; strides[k] = d.strides[k]; }
     }

@@ -64,6 +64,19 @@ class StructArr:
     kind: str = "randn"
 
 
+@dataclass(frozen=True)
+class HeldArr:
+    """A 1-d array of `count` `@wp.struct` values whose struct holds arrays (under tilec: the loader's
+    structured array with an object field per array field). arrays ((field, Arr), ...): every element
+    holds its own array of that spec, slot "k.field.e"; scalars ((field, dtype, kind), ...): one value
+    per element, inputs only (Warp 1.19 drops their gradient when the element is copied, `s = a[i]`)."""
+
+    struct: str
+    count: int
+    arrays: tuple
+    scalars: tuple = ()
+
+
 def slots(args: tuple) -> list:
     """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
     "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".
@@ -79,6 +92,9 @@ def slots(args: tuple) -> list:
                     if isinstance(spec, Arr)]
         elif isinstance(a, StructArr):
             out += [(f"{k}.{f[0]}", field_arr(a, f), lambda v, k=k, f=f[0]: field_view(v[k], f)) for f in a.fields]
+        elif isinstance(a, HeldArr):
+            out += [(f"{k}.{f}.{e}", spec, lambda v, k=k, f=f, e=e: v[k][f][e])
+                    for f, spec in a.arrays for e in range(a.count)]
     return out
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -31,6 +31,11 @@ def make_inputs(case) -> list:
             specs = a.fields if isinstance(a, StructArg) else \
                 [(f[0], field_arr(a, f)) for f in a.fields]
             values.append({f: _make(rng, spec) for f, spec in specs})
+        elif isinstance(a, HeldArr):  # {"field.e": element e's array, "scalar": one value per element}
+            held = {f"{f}.{e}": _make(rng, spec) for f, spec in a.arrays for e in range(a.count)}
+            held.update({f: _make(rng, field_arr(StructArr(a.struct, (a.count,), ()), (f, *rest)))
+                         for f, *rest in a.scalars})
+            values.append(held)
         elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
             indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
                        for d, n in enumerate(a.indices)]
@@ -83,6 +88,7 @@ def load_program(path: Path):
 
 def run_warp(case, values, seeds, wp):
     program = load_program(case.path)
+    HELD.clear()
     kernel = eval(case.warp_kernel or case.kernel, vars(program))  # our own case files, not user input
     grad = case.grad
     arrays = []
@@ -102,6 +108,18 @@ def run_warp(case, values, seeds, wp):
             for f in a.fields:
                 field_view(data, f[0])[...] = v[f[0]]
             arrays.append(wp.array(data, dtype=struct, device="cpu", requires_grad=grad))
+        elif isinstance(a, HeldArr):  # Warp struct values holding Warp arrays (kept in HELD by slot key)
+            items = []
+            for e in range(a.count):
+                s = getattr(program, a.struct)()
+                for f, spec in a.arrays:
+                    x = HELD[f"{len(arrays)}.{f}.{e}"] = wp.array(v[f"{f}.{e}"].copy(), device="cpu",
+                                                                  requires_grad=grad and spec.differentiable)
+                    setattr(s, f, x)
+                for f, *_ in a.scalars:
+                    setattr(s, f, v[f][e].item())
+                items.append(s)
+            arrays.append(wp.array(items, dtype=getattr(program, a.struct), device="cpu"))
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         elif isinstance(a, Indexed):
@@ -135,15 +153,22 @@ def run_warp(case, values, seeds, wp):
             x = arrays[int(k)]
             if not a.differentiable:
                 continue
-            if isinstance(case.args[int(k)], StructArr):
+            if key in HELD:
+                result[f"grad{key}"] = HELD[key].grad.numpy().copy()
+            elif isinstance(case.args[int(k)], StructArr):
                 result[f"grad{key}"] = field_view(x.grad.numpy(), f).copy()
             else:
                 result[f"grad{key}"] = (getattr(x, f) if f else x).grad.numpy()
     return result
 
 
+HELD: dict = {}  # slot key "k.field.e" -> the Warp array element e of argument k holds (run_warp)
+
+
 def _warp_slot(case, arrays, key):
     """One slot (cases.slots) of Warp's launch values as numpy."""
+    if key in HELD:
+        return HELD[key].numpy()
     k, _, f = key.partition(".")
     x = arrays[int(k)]
     if isinstance(case.args[int(k)], StructArr):
@@ -154,6 +179,9 @@ def _warp_slot(case, arrays, key):
 def _seed_arrays(case, arrays, seeds, wp):
     grads = {}
     for key, seed in seeds.items():
+        if key in HELD:
+            grads[HELD[key]] = seed
+            continue
         k, _, f = key.partition(".")
         x, a = arrays[int(k)], case.args[int(k)]
         if isinstance(a, StructArr):  # one structured seed array per array of structs

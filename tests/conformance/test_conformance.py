@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
+from cases import Arr, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 from sampling import kept  # noqa: E402
@@ -63,6 +63,15 @@ def _inputs(case, refs, module=None):
         if isinstance(a, (StructArg, StructArr)):
             values.append(_struct_input(module, k, a, refs))
             continue
+        if isinstance(a, HeldArr):  # the loader's structured array: an object field per array field
+            data = getattr(module, a.struct).zeros(a.count)
+            for f, _ in a.arrays:
+                for e in range(a.count):
+                    data[f][e] = refs[f"in{k}.{f}.{e}"].copy()
+            for f, *_ in a.scalars:
+                data[f][...] = refs[f"in{k}.{f}"]
+            values.append(data)
+            continue
         v = refs[f"in{k}"]
         if isinstance(a, Indexed):  # the loader takes (base, indices)
             v = (v.copy(), [refs.get(f"in{k}_idx{d}") for d in range(len(a.shape))])
@@ -93,6 +102,11 @@ def _adjoint(kernel, case, refs, device, args):
     for k, (a, v) in enumerate(zip(case.args, args)):
         if isinstance(a, StructArg):  # array fields get adjoint arrays; scalar adjoints stay in the kernel
             adj[k] = type(v)(**{f: np.zeros_like(getattr(v, f)) for f, spec in a.fields if isinstance(spec, Arr)})
+        if isinstance(a, HeldArr):  # every element's arrays get adjoint arrays
+            adj[k] = np.zeros_like(v)
+            for f, _ in a.arrays:
+                for e in range(a.count):
+                    adj[k][f][e] = np.zeros_like(v[f][e])
     for key, _, get in slots(case.args):
         if f"seed{key}" in refs:
             get(adj)[...] = refs[f"seed{key}"]

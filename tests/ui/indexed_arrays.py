@@ -49,3 +49,20 @@ def takes_indexed(a: wp.indexedarray(dtype=float)) -> float:  # ERROR TC0409: an
 @wp.kernel
 def fabric(a: wp.fabricarray(dtype=float)):  # ERROR TC0409: Fabric arrays
     pass
+
+
+@wp.struct
+class Picks:
+    data: wp.indexedarray(dtype=float)
+    tag: int
+
+
+@wp.kernel
+def struct_field_misuse(p: Picks, ps: wp.array(dtype=Picks), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = p.data[i] + ps[i].data[0] + float(p.data.shape[0])
+    p.data[i] = 1.0  # ERROR TC0401: unsupported syntax: indexed array `p.data` used here
+    t = wp.tile_load(ps[i].data, shape=4)  # ERROR TC0401: unsupported syntax: indexed array `ps[...].data` used here
+    b[0] = p.data[0, 1]  # ERROR TC0304: indexed array `p.data` has 1 dimension(s)
+    b[1] = float(p.data.shape[1])  # ERROR TC0106: axis 1 is out of range for the 1-d indexed array `p.data`
+    p.data = p.data  # ERROR TC0401: unsupported syntax: assignment to the indexed array field `data`

@@ -43,8 +43,11 @@ def refused_updates(src: wp.array[Body], dst: wp.array[Body]):
 
 
 @wp.kernel
-def refused_holders(src: wp.array[Holder]):  # ERROR TC0409: parameter `src`: an array of `Holder` structs, which hold arrays (data), is not supported
+def refused_holders(src: wp.array[Holder], dst: wp.array[Holder]):
     t = wp.tile_load(src, shape=N)
+    wp.tile_store(dst, t + t)  # ERROR TC0203: `add`: tiles of `Holder` structs, which hold arrays (data), are not supported
+    h = t[0]  # ERROR TC0203: element access: tiles of `Holder` structs, which hold arrays (data), are not supported
+    s = wp.tile_sum(t)  # ERROR TC0203: tile_sum: tiles of `Holder` structs
 
 
 @wp.struct
@@ -77,12 +80,12 @@ def refused_reductions(src: wp.array2d[Body], dst: wp.array[Body], flags: wp.arr
 
 @wp.struct
 class IndexedHolder:
-    data: wp.indexedarray(dtype=float)  # ERROR TC0409: `indexedarray1d(float32)` fields are not supported by tilec (Warp 1.19 takes them
+    data: wp.indexedarray(dtype=float)
     tag: float
 
 
 @wp.kernel
 def refused_array_fields(h: Holder, ih: IndexedHolder, src: wp.array[Body], out: wp.array[float]):
     _b, lane = wp.tid()
-    t = wp.tile_full(4, value=h, dtype=Holder)  # ERROR TC0203: which hold arrays (data), are not supported by tilec (Warp 1.19 takes them
-    u = wp.tile_full(4, value=ih, dtype=IndexedHolder)
+    t = wp.tile_full(4, value=h, dtype=Holder)  # ERROR TC0203: tile_full: tiles of `Holder` structs, which hold arrays (data), are not supported by tilec here
+    u = wp.tile_full(4, value=ih, dtype=IndexedHolder)  # ERROR TC0203: tile_full: tiles of `IndexedHolder` structs, which hold arrays (data), are not supported by tilec here

@@ -58,15 +58,26 @@ def fields(m: Material, out: wp.array(dtype=float)):
     no_annotation(m)
 
 
+@wp.struct
+class Bundle:
+    items: wp.array(dtype=Material)
+
+
 @wp.func
-def first_rest(ms: wp.array(dtype=Material)) -> float:  # ERROR TC0409: parameter `ms`: an array of `Material` structs, which hold arrays (rest), is not supported
+def first_rest(ms: wp.array(dtype=Material)) -> float:
     return ms[0].rest[0]
 
 
+@wp.func
+def first_item(bs: wp.array(dtype=Bundle)) -> float:  # ERROR TC0409: parameter `bs`: an array of `Bundle` structs, which hold arrays of structs (items), is not supported
+    return 0.0
+
+
 @wp.kernel
-def array_of_holders(ms: wp.array[Material], out: wp.array(dtype=float)):  # ERROR TC0409: parameter `ms`: an array of `Material` structs
+def array_of_holders(ms: wp.array[Material], other: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
-    out[i] = ms[i].rest[0]
+    out[i] = ms[i].rest[0] + first_rest(ms)
+    ms[i].rest = other  # ERROR TC0401: assignment to the array field `rest` of an element of a 1-d Material array
 
 
 @wp.kernel
@@ -74,4 +85,5 @@ def generic_first(ms: wp.array(dtype=Any), out: wp.array(dtype=float)):
     out[0] = ms[0].rest[0]
 
 
-wp.overload(generic_first, [wp.array(dtype=Material), wp.array(dtype=float)])  # ERROR TC0409: overload of `generic_first`, parameter `ms`: an array of `Material` structs
+wp.overload(generic_first, [wp.array(dtype=Material), wp.array(dtype=float)])
+wp.overload(generic_first, [wp.array(dtype=Bundle), wp.array(dtype=float)])  # ERROR TC0409: overload of `generic_first`, parameter `ms`: an array of `Bundle` structs, which hold arrays of structs (items)

@@ -18,7 +18,7 @@ from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.one_lane import lanes_may_differ, one_lane
 from ..diagnostics import Diagnostic, NotDifferentiable
-from ..passes.effects import extreme_params, written_params
+from ..passes.effects import extreme_params, stored_descriptors, written_params
 from .cxx import ctype
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ def abi_ctype(t: Type) -> str:
 
 
 def param_doc(t: Type) -> str:
+    if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):
+        return f"{t.ndim}-d array of descriptors (tilec_array) of {t.dtype.ndim}-d {t.dtype.dtype} arrays"
     if isinstance(t, ArrayT):
         return f"array of {t.dtype}, {t.ndim}-d"
     if isinstance(t, (VecT, MatT)):
@@ -200,6 +202,9 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
         if k.struct_params:  # the source parameters, some of them structs whose leaves `params` lists
             kernels[k.name]["args"] = structs.kernel_args(k.struct_params)
             structs.structs_used(k.struct_params, struct_types)
+        stored = stored_descriptors(k, funcs)
+        if stored:  # arrays of structs whose array fields' descriptors it stores: outputs, read back
+            kernels[k.name]["stores_descriptors"] = stored
         extremes = extreme_params(k, funcs)
         if extremes:  # the adjoint reads these as the forward left them (the loader runs it on copies)
             kernels[k.name]["extremes"] = extremes
@@ -244,6 +249,12 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
     takes one argument for all of them)."""
     t = p.type
+    if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):  # an array field of an array of structs
+        held = _param_meta(ir.Sym(p.name, p.id, t.dtype))
+        meta = {"name": p.name, "kind": "descriptors", "ndim": t.ndim,
+                "holds": {k: v for k, v in held.items() if k != "name"}}
+        _mark_indexed(meta, p, params)
+        return meta
     element = t.dtype if isinstance(t, ArrayT) else t
     extra: dict[str, Any] = {}
     if isinstance(element, (VecT, MatT)):
@@ -253,16 +264,21 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     assert isinstance(element, (Scalar, StructT)), p  # a kernel parameter: a scalar, value or array
     if isinstance(t, ArrayT):
         meta = {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
-        owner = naming.indexed_param(p.name)
-        if owner is not None:
-            meta.update(index_of=owner[0], axis=owner[1])
-        elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
-            meta["indexed"] = True
+        _mark_indexed(meta, p, params)
         return meta
     if extra:
         return {"name": p.name, "kind": "scalar", "dtype": element.name, **extra}
     assert isinstance(t, Scalar)
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
+
+
+def _mark_indexed(meta: dict[str, Any], p: ir.Sym, params: Iterable[ir.Sym]) -> None:
+    """An indexed array's base gets `"indexed": true`, its index arrays `index_of` and `axis`."""
+    owner = naming.indexed_param(p.name)
+    if owner is not None:
+        meta.update(index_of=owner[0], axis=owner[1])
+    elif any(naming.indexed_param(q.name) == (p.name, 0) for q in params):
+        meta["indexed"] = True
 
 
 def runtime_headers_dir() -> Traversable:

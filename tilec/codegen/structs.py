@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.types import ArrayT, MatT, Scalar, StructT, Type, VecT
+from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, Type, VecT
 
 
 def numpy_layout(t: StructT) -> dict[str, Any] | None:
@@ -64,6 +64,8 @@ def manifest_entry(t: StructT) -> dict[str, Any]:
         elif isinstance(ft, ArrayT):
             assert isinstance(ft.dtype, Scalar), ft  # the other element types are the branches above
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
+        elif isinstance(ft, IndexedT):  # the loader takes an indexed array (base and index arrays)
+            fields.append({"name": fname, "kind": "indexedarray", "dtype": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, (VecT, MatT)):
             shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]
             fields.append({"name": fname, "kind": "value", "dtype": ft.dtype.name, "shape": shape,
@@ -99,7 +101,7 @@ def kernel_args(struct_params: tuple[tuple[str, Type], ...]) -> list[dict[str, A
 
 def structs_used(struct_params: tuple[tuple[str, Type], ...], into: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every struct a kernel's parameters name, nested ones included: name -> manifest entry."""
-    def visit(t: Type) -> None:
+    def visit(t: FieldT) -> None:
         t = t.dtype if isinstance(t, ArrayT) else t
         if isinstance(t, StructT) and t.name not in into:
             into[t.name] = manifest_entry(t)

@@ -17,32 +17,19 @@ naming them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
 from ..ir.types import (BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
                         StructT, TileT, Type, VecT, describe)
+from ..ir.types import IndexedT as IndexedT  # declared with the IR's types (a struct field may be one)
 from . import consts
 
 if TYPE_CHECKING:  # resolve imports this module to read type aliases; only the type is needed
     from .resolve import Scope
 
 ANY = "any"  # marker: the parameter takes its type from each call site
-
-
-@dataclass(frozen=True)
-class IndexedT:
-    """`wp.indexedarrayNd[T]`: an array of this dtype and ndim read through one index array per
-    dimension (Warp's indexed array). Only the front end sees it: a kernel parameter of this type
-    becomes the base array and its index arrays (frontend/indexed.py)."""
-
-    dtype: Scalar
-    ndim: int
-
-    def __str__(self) -> str:
-        return f"indexedarray{self.ndim}d({self.dtype})"
 
 
 Declared = Union[Type, IndexedT, str]  # what an annotation denotes: a type, an indexed array, or ANY

@@ -13,6 +13,7 @@ passing it on) is a diagnostic at that use.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import libcst as cst
@@ -24,6 +25,17 @@ from . import annotations as ann
 
 READ_ONLY = ("tilec reads an indexed array element by element (`{name}[i, ...]` with every index) and "
              "its `.shape`; other uses are not supported")
+
+
+@dataclass(frozen=True)
+class IndexedValue:
+    """An indexed array held in a struct (`s.data`, `ps[i].data`): its base array and index arrays
+    as IR expressions, while one statement is lowered; read element by element and by `.shape`."""
+
+    type: ann.IndexedT
+    base: ir.Expr  # an array of type.dtype, type.ndim
+    indices: list[ir.Expr]  # one int32 1-d array per dimension
+    origin: str  # how a diagnostic names it: `s.data`
 
 
 class IndexedLowering:
@@ -61,18 +73,28 @@ class IndexedLowering:
     def lower_indexed_subscript(self, name: str, node: cst.Subscript) -> ir.Expr:
         """`a[i, j]` -> base[idx0[i], idx1[j]]."""
         base, indices = self.indexed[name]
-        ndim = _base_array(base).ndim
+        span = self.span(node)
+        return self.gather_indexed(name, ir.Var(base, span), [ir.Var(i, span) for i in indices], node)
+
+    def gather_indexed(self, name: str, base: ir.Expr, indices: list[ir.Expr], node: cst.Subscript) -> ir.Expr:
+        ndim = len(indices)
         items = self.subscript_items(node)
         if len(items) != ndim or any(isinstance(i, cst.Slice) for i in items):
             self.fail("TC0304", f"indexed array `{name}` has {ndim} dimension(s) and is read "
                       f"element by element: give {ndim} index(es), no slices (tilec makes no "
                       "views of an indexed array)", node)
-        span = self.span(node)
         gathered = []
         for item, index in zip(items, indices):
             i = self.retype_literal(self.index(item), INT32)
-            gathered.append(self.make_op("array_load", [ir.Var(index, span), i], {}, item, where=[node.value, item]))
-        return self.make_op("array_load", [ir.Var(base, span)] + gathered, {}, node, where=[node.value] + items)
+            gathered.append(self.make_op("array_load", [index, i], {}, item, where=[node.value, item]))
+        return self.make_op("array_load", [base] + gathered, {}, node, where=[node.value] + items)
+
+    def indexed_value_shape(self, value: IndexedValue, axis: int, node: cst.CSTNode) -> ir.Expr:
+        """`s.data.shape[k]`: the length of index array k."""
+        if not -value.type.ndim <= axis < value.type.ndim:
+            self.fail("TC0106", f"axis {axis} is out of range for the {value.type.ndim}-d indexed array "
+                      f"`{value.origin}`", node)
+        return self.make_op("array_shape", [value.indices[axis]], {"axis": 0}, node)
 
     def lower_indexed_shape(self, name: str, axis: int, node: cst.CSTNode) -> ir.Expr:
         base, indices = self.indexed[name]

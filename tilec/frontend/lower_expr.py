@@ -190,6 +190,9 @@ class ExprLowering(LoweringHost):
             self.fail("TC0305", "the axis of `.shape[...]` must be a compile-time integer", node)
         if self.indexed_name(shape_of.value):
             return self.lower_indexed_shape(cast(cst.Name, shape_of.value).value, axis, node)
+        held = self.indexed_field(shape_of.value)  # `s.data.shape[k]`, an indexed array field
+        if held is not None:
+            return self.indexed_value_shape(held, axis, node)
         base = self.expr(shape_of.value)
         if isinstance(base.type, TileT):
             if not -base.type.ndim <= axis < base.type.ndim:

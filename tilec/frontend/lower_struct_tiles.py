@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from .. import ir
+from .. import ir, naming
 from ..ir.types import INT32, NONE, ArrayT, StackT, StructT, TileT, TupleT, Type, component_dtype, describe
 from ..ops import OPS, Param, OpSpec
 from . import annotations as ann
@@ -67,6 +67,9 @@ STACK_FIELD_OPS = {"tile_stack_push", "tile_stack_count", "tile_stack_pop"}
 SAME_ELEMENT = {"a", "t", "src", "dst", "value", "b"}
 # Ops that take a struct tile in one way only, lowered on their own below.
 SPECIAL_OPS = {"tile_map", "tile_sort"}
+# Ops that only move elements: a tile of structs holding arrays takes them (an array field's tile holds
+# array descriptors, ir/structs.py), as Warp's tests sort and store tiles of array payloads.
+MOVES_DESCRIPTORS = {"tile_load", "tile_store", "tile_zeros", "tile_sort"}
 # Why Warp refuses an op on struct tiles, where the op has a struct-specific reason.
 REFUSALS = {
     "tile_ones": "structs have no value for one; use tile_full with an explicit value",
@@ -220,13 +223,18 @@ class StructTileLowering(LoweringHost):
             (t0, _), (t1, a1) = list(held.items())[:2]
             self.fail("TC0201", f"{op}: operands hold different structs, `{t0}` and `{t1}`", a1)
         t = next(iter(held))
-        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)]
-        if arrays:
-            arg = next(iter(held.values()))
-            self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
-                      "supported by tilec (Warp 1.19 takes them; tilec keeps one tile per field, and a tile of "
-                      "array handles has no C++ form there)", arg, help="tile the fields that are not arrays")
+        if op not in MOVES_DESCRIPTORS:
+            self.refuse_held_arrays(op, t, next(iter(held.values())))
         return t
+
+    def refuse_held_arrays(self, op: str, t: StructT, at: cst.CSTNode) -> None:
+        """A diagnostic when `t` holds arrays: its tiles only move (MOVES_DESCRIPTORS)."""
+        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)
+                  and naming.indexed_param(path) is None]  # an indexed array once, not its index arrays
+        if arrays:
+            self.fail("TC0203", f"{op}: tiles of `{t}` structs, which hold arrays ({', '.join(arrays)}), are not "
+                      f"supported by tilec here (it loads, stores, sorts and zeroes them: "
+                      f"{', '.join(sorted(MOVES_DESCRIPTORS))})", at, help="tile the fields that are not arrays")
 
     def refuse_struct_tile_op(self, op: str, carriers: Carriers, held: StructT) -> None:
         arg, v = next(iter(carriers.values()))
@@ -544,6 +552,7 @@ class StructTileLowering(LoweringHost):
                                   "arithmetic is defined on them")
             self.fail("TC0203", f"`{op}`: does not take {describe(tiles[0].type)} ({reason})", at)
         held = tiles[0].type
+        self.refuse_held_arrays(f"`{op}`", cast(StructT, held.dtype), at)
         for i, e in enumerate(operands):
             if not isinstance(e, StructTile) or e.type != held:
                 got = describe(e.type)
@@ -558,9 +567,14 @@ class StructTileLowering(LoweringHost):
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
         is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        if not is_shape and self.indexed_field(node.value) is not None:  # `s.data[i]`: StructLowering's
+            return super().lower_subscript(node)
         if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructTile):
+                # its array fields are read from the array of structs: an element's held array would
+                # have no adjoint here
+                self.refuse_held_arrays("element access", cast(StructT, base.type.dtype), node)
                 out: dict[str, ir.Expr] = {}
                 for path, leaf in base.leaves.items():
                     with self.substituted({id(node.value): leaf}):
@@ -578,6 +592,7 @@ class StructTileLowering(LoweringHost):
         if not isinstance(base, StructTile):
             return super().store_struct_element(base, target, value, node, aug)
         where = node.value if hasattr(node, "value") else node
+        self.refuse_held_arrays("element assignment", cast(StructT, base.type.dtype), target)
         if aug not in (None, cst.Add, cst.Subtract):
             self.fail("TC0203", f"a bitwise in-place update does not take an element of {describe(base.type)}",
                       getattr(node, "operator", node))

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from .. import ir
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from .. import ir, naming
+from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest
+from .indexed import READ_ONLY, IndexedValue
 from .lowering_host import LoweringHost
 
 if TYPE_CHECKING:
@@ -116,6 +117,9 @@ class StructLowering(LoweringHost):
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
         is_shape = isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"  # `s.arr.shape[0]`
+        held = None if is_shape else self.indexed_field(node.value)
+        if held is not None:  # `s.data[i]`, `ps[k].data[i]`: an indexed array field read element by element
+            return self.gather_indexed(held.origin, held.base, held.indices, node)
         if self.maybe_struct(node.value) and not is_shape:
             base = self.expr(node.value)
             if isinstance(base, StructArray):
@@ -134,6 +138,27 @@ class StructLowering(LoweringHost):
                                                         or node.func.value in self.scope.funcs)
         return isinstance(node, cst.Name) and node.value in self.struct_vars
 
+    def indexed_field(self, node: cst.CSTNode) -> IndexedValue | None:
+        """`s.data` / `ps[k].data` where the field is an indexed array: its base and index arrays
+        (struct leaves, ir/structs.py); None for any other expression."""
+        if not (isinstance(node, cst.Attribute) and self.maybe_struct(node.value)):
+            return None
+        base = self.expr(node.value)
+        if not isinstance(base, (StructValue, StructElement)):
+            return None
+        attr = node.attr.value
+        ft = base.type.field(attr)
+        if not isinstance(ft, IndexedT):
+            return None
+        paths = [attr] + [naming.index_param(attr, k) for k in range(ft.ndim)]
+        if isinstance(base, StructElement):
+            parts = [self.lower_array_subscript(base.array.leaves[base.prefix + p], base.subscript) for p in paths]
+        else:
+            if attr not in base.leaves:
+                self.fail("TC0312", f"field `{attr}` of `{base.origin}` is read before it is assigned", node)
+            parts = [base.leaves[p] for p in paths]
+        return IndexedValue(ft, parts[0], parts[1:], f"{base.origin}.{attr}")
+
     def struct_field(self, base: StructValue | StructElement, node: cst.Attribute) -> Lowered:
         """`v.field` of a struct value or of an element of an array of structs."""
         attr = node.attr.value
@@ -144,6 +169,9 @@ class StructLowering(LoweringHost):
             self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
                       node.attr, help=suggest.did_you_mean(attr, names))
         origin = f"{base.origin}.{attr}"
+        if isinstance(ft, IndexedT):  # read only through indexed_field: `s.data[i]`, `s.data.shape[k]`
+            self.fail("TC0401", f"unsupported syntax: indexed array `{origin}` used here; "
+                      + READ_ONLY.format(name=origin), node)
         if isinstance(base, StructElement):
             path = base.prefix + attr
             if isinstance(ft, StructT):
@@ -224,7 +252,11 @@ class StructLowering(LoweringHost):
                       f"missing: {', '.join(missing)}", node)
         leaves: dict[str, ir.Expr] = {}
         for fname, ft in t.fields:
+            if fname in given and isinstance(ft, IndexedT):
+                self.fail("TC0401", f"unsupported syntax: a value for the indexed array field `{t.name}.{fname}`; "
+                          "tilec reads an indexed array field of a struct parameter only", given[fname])
             if fname in given:
+                assert not isinstance(ft, IndexedT)  # refused above
                 value = self.checked_field_value(t, fname, ft, self.expr(given[fname]), given[fname])
                 if isinstance(value, STRUCTISH):
                     leaves.update({f"{fname}.{k}": v for k, v in self.struct_leaf_values(value, node).items()})
@@ -314,6 +346,13 @@ class StructLowering(LoweringHost):
             names = [f for f, _ in t.fields]
             self.fail("TC0311", f"struct `{t.name}` has no field `{attr}` (its fields: {', '.join(names)})",
                       target.attr, help=suggest.did_you_mean(attr, names))
+        if isinstance(ft, IndexedT):
+            self.fail("TC0401", f"unsupported syntax: assignment to the indexed array field `{attr}`; "
+                      + READ_ONLY.format(name=f"{base.origin}.{attr}"), target)
+        if isinstance(base, StructElement) and isinstance(ft, ArrayT):  # its descriptor is read-only (ir/structs.py)
+            self.fail("TC0401", f"unsupported syntax: assignment to the array field `{attr}` of an element of "
+                      f"{describe(base.array.type)}; write the elements of the array it holds "
+                      f"(`{base.origin}.{attr}[j] = v`)", target)
         value = self.expr(value_node)
         if aug is not None:
             if not isinstance(ft, Scalar):
@@ -395,7 +434,7 @@ class StructLowering(LoweringHost):
         return node.value, ".".join(reversed(parts))
 
 
-def _fields(t: StructT | ArrayT) -> tuple[tuple[str, Type], ...]:
+def _fields(t: StructT | ArrayT) -> tuple[tuple[str, FieldT], ...]:
     return cast(StructT, t.dtype).fields if isinstance(t, ArrayT) else t.fields
 
 

@@ -2,8 +2,8 @@
 
 Expects a Scope whose imports and earlier declarations are resolved (a struct may name the
 structs declared above it, as in Python). Guarantees: every struct in `scope.structs` has
-fields of a type the checker compiles (scalars, vectors and matrices, arrays of scalars, nested structs; arrays of
-structs whose fields are scalars, vectors, matrices or nested structs); anything else is a diagnostic at the
+fields of a type the checker compiles (scalars, vectors and matrices, arrays of scalars, indexed arrays, nested structs; arrays of
+structs whose fields are scalars, vectors, matrices, nested structs or arrays); anything else is a diagnostic at the
 field. `ir.structs.leaves()` is the one definition of how a struct value, parameter or array of structs
 becomes plain symbols: one per scalar or array leaf, named `s.field.sub`.
 """
@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostics
 from ..ir.structs import leaves, struct_leaves
-from ..ir.types import ArrayT, MatT, Scalar, StructT, TileT, Type, VecT
+from ..ir.types import ArrayT, FieldT, MatT, Scalar, StructT, TileT, Type, VecT
 from . import annotations as ann
 
 if TYPE_CHECKING:  # resolve imports this module to declare structs; only the types are needed
@@ -35,7 +35,7 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
     if name.startswith("__"):  # the loader's module attributes
         diags.error("TC0002", f"struct name `{name}` starts with `__`, reserved for Python", parsed.span(node.name))
         return
-    fields: list[tuple[str, Type]] = []
+    fields: list[tuple[str, FieldT]] = []
     ok = True
     for stmt in node.body.body:
         for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
@@ -74,7 +74,7 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
                 diags.error("TC0409", f"struct field `{name}.{fname}`: {why}", parsed.span(small.annotation.annotation))
                 ok = False
                 continue
-            assert not isinstance(t, (str, ann.IndexedT)), t  # _unsupported_field refuses ANY and indexed arrays
+            assert not isinstance(t, str), t  # _unsupported_field refuses ANY
             fields.append((fname, t))
     if not fields and ok:
         diags.error("TC0409", f"@wp.struct `{name}` has no fields", parsed.span(node.name))
@@ -92,22 +92,35 @@ def _unsupported_field(t: ann.Declared) -> str | None:
     why = array_of_array_structs(t)
     if why:
         return why
-    if isinstance(t, ann.IndexedT):  # Warp 1.19 takes one, in tiles of the struct too
-        return (f"`{t}` fields are not supported by tilec (Warp 1.19 takes them; tilec reads an indexed array "
-                "only as a kernel parameter, through index arrays the loader passes beside it)")
+    if isinstance(t, ann.IndexedT):  # read element by element, as an indexed parameter (frontend/indexed.py)
+        return None
     if not isinstance(held, (Scalar, StructT, VecT, MatT)):
         return f"`{t}` is not a struct field type"
     return None
 
 
 def array_of_array_structs(t: object) -> str | None:
-    """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays (an
-    array of array descriptors, which tilec's field views cannot express); None when it is not one."""
+    """Why `t` cannot be a struct field or a parameter: an array of structs that hold arrays of
+    structs (an array of field views per element, which tilec's descriptors cannot express); None
+    when it is not one. An array of structs holding plain arrays is an array of array descriptors
+    per array field (ir/structs.py)."""
     if isinstance(t, ArrayT) and isinstance(t.dtype, StructT):
-        inner = [f for f, ft in struct_leaves(t.dtype) if isinstance(ft, ArrayT)]
+        inner = _struct_array_fields(t.dtype)
         if inner:
-            return (f"an array of `{t.dtype}` structs, which hold arrays ({', '.join(inner)}), is not supported")
+            return (f"an array of `{t.dtype}` structs, which hold arrays of structs ({', '.join(inner)}), "
+                    "is not supported")
     return None
+
+
+def _struct_array_fields(t: StructT, prefix: str = "") -> list[str]:
+    """Dotted paths of the fields of `t` (nested structs included) that are arrays of structs."""
+    out: list[str] = []
+    for fname, ft in t.fields:
+        if isinstance(ft, StructT):
+            out += _struct_array_fields(ft, f"{prefix}{fname}.")
+        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
+            out.append(prefix + fname)
+    return out
 
 
 def is_structured(t: Type) -> bool:

@@ -139,15 +139,29 @@ ValueT = Union[VecT, MatT]
 
 
 @dataclass(frozen=True)
+class IndexedT:
+    """`wp.indexedarrayNd[T]`: an array of this dtype and ndim read through one index array per
+    dimension (Warp's indexed array). Only the front end sees it: a kernel parameter or a struct
+    field of this type becomes the base array and its index arrays (frontend/indexed.py,
+    ir/structs.py)."""
+
+    dtype: Scalar
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"indexedarray{self.ndim}d({self.dtype})"
+
+
+@dataclass(frozen=True)
 class StructT:
     """A `@wp.struct` type: named fields in declaration order (scalars, arrays, nested structs).
     Only the frontend holds struct values: it flattens them into one symbol per scalar or array
     leaf (frontend/structs.py), so the IR past the checker never carries a StructT."""
 
     name: str  # the class name in the user's file
-    fields: tuple[tuple[str, Type], ...]  # in declaration order
+    fields: tuple[tuple[str, FieldT], ...]  # in declaration order
 
-    def field(self, name: str) -> Type | None:
+    def field(self, name: str) -> FieldT | None:
         """The type of field `name`, or None."""
         return dict(self.fields).get(name)
 
@@ -155,7 +169,9 @@ class StructT:
         return self.name
 
 
-Element = Union[Scalar, VecT, MatT, StructT]  # what an array or a tile holds
+# What an array or a tile holds. An ArrayT element is an array descriptor: the leaf of an array field
+# of an array of structs (`ps[i].data`, ir/structs.py), which element reads give as an array.
+Element = Union[Scalar, VecT, MatT, StructT, "ArrayT"]
 
 
 def _named_value_types() -> dict[str, VecT | MatT]:
@@ -191,8 +207,19 @@ def component_dtype(t: Type) -> Scalar | None:
 
 @dataclass(frozen=True)
 class ArrayT:
-    dtype: Element  # element type
+    dtype: Element  # element type (an ArrayT: an array of array descriptors)
     ndim: int  # number of dimensions, 1..4
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the descriptor (runtime core.h tl::Array<T, N>: a pointer, N extents, N strides)."""
+        return 8 + 16 * self.ndim
+
+    @property
+    def ctype(self) -> str:
+        """The descriptor's C++ type, as an element of an array of array descriptors."""
+        assert not isinstance(self.dtype, StructT), "arrays of structs are field views past the checker"
+        return f"tl::Array<{self.dtype.ctype}, {self.ndim}>"
 
     def __str__(self) -> str:
         return f"array{self.ndim}d({self.dtype})"
@@ -258,6 +285,7 @@ class NoneT:
 
 NONE = NoneT()
 Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT]
+FieldT = Union[Type, IndexedT]  # what a struct field holds
 
 
 def fmt_shape(shape: tuple[Dim, ...]) -> str:

@@ -30,6 +30,9 @@ def _store(b: Bound) -> Element | None:
     a = rules.array(b, "a")
     _index_count(b, a.ndim, len(b.variadic), "array write")
     _indices_int(b, b.variadic)
+    if isinstance(a.dtype, ArrayT):  # an array field of an array of structs: its descriptors are read-only
+        b.fail("TC0401", "an array field of an element of an array of structs is not assigned in a kernel; "
+               "write its elements (`a[i].field[j] = v`)", "a")
     if isinstance(a.dtype, (VecT, MatT)):  # arrays of vectors and matrices take exactly their type
         if b.types["value"] != a.dtype:
             b.fail("TC0202", f"cannot store {describe(b.types['value'])} into a {a.dtype} array", "value")

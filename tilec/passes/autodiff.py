@@ -176,7 +176,9 @@ class Adjoint:
         return ir.Var(sym, None)  # type: ignore[arg-type]  # span filled in where a statement reads it
 
     def adj_array(self, e: ir.Expr) -> ir.Expr | None:
-        if isinstance(e, ir.OpCall) and e.op == "array_view":  # a view's adjoint: that view of the adjoint
+        if isinstance(e, ir.OpCall) and (e.op == "array_view" or (e.op == "array_load" and isinstance(e.type, ArrayT))):
+            # a view's adjoint: that view of the adjoint; an array held in an array of structs
+            # (`ps[i].data`): the array the adjoint descriptors hold at the same element
             inner = self.adj_array(e.args[0])
             return None if inner is None else replace(e, args=(inner,) + e.args[1:])
         if isinstance(e, ir.Var) and e.sym in self.adj and isinstance(e.sym.type, ArrayT):

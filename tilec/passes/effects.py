@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn, cast
 
 from .. import ir
+from ..ops import OPS
 from ..ir.types import ArrayT, MatT, Scalar, TileT, Type, VecT, component_dtype
 from ..diagnostics import NotDifferentiable, Span
 
@@ -530,4 +531,20 @@ def written_params(kernel: ir.Function, funcs: dict[str, ir.Function]) -> list[s
     return [p.name for p in kernel.params if p in written]
 
 
-__all__ = ["VARYING_OPS", "Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "thread_varying", "written_arrays", "written_params"]
+def stored_descriptors(kernel: ir.Function, funcs: dict[str, ir.Function]) -> list[str]:
+    """Names of the array fields of arrays of structs (arrays of descriptors, ir/structs.py) whose
+    descriptors the kernel stores (a tile of structs stored), not only the arrays they hold."""
+    from .structure import inline_calls
+
+    stored: set[ir.Sym] = set()
+    for s in ir.walk_stmts(inline_calls(kernel, funcs, lift_maps=False).body):
+        for x in ir.stmt_exprs(s):
+            for e in ir.walk_expr(x):
+                if isinstance(e, ir.OpCall) and OPS[e.op].effect and e.args and isinstance(e.args[0], ir.Var):
+                    t = e.args[0].sym.type
+                    if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):
+                        stored.add(e.args[0].sym)
+    return [p.name for p in kernel.params if p in stored]
+
+
+__all__ = ["VARYING_OPS", "Access", "accesses", "check_adjoint", "disjoint", "extreme_params", "stored_descriptors", "thread_varying", "written_arrays", "written_params"]

@@ -18,10 +18,17 @@ from ..diagnostics import NotDifferentiable
 
 
 def array_base(e: ir.Expr) -> ir.Expr:
-    """The parameter (or local) array a view expression reads through."""
-    while isinstance(e, ir.OpCall) and e.op == "array_view":
+    """The parameter (or local) array a view expression reads through; for an array held in an
+    array of structs (`array_load` of an array of descriptors, `ps[i].data`), that descriptor
+    array: every array it holds counts as one array."""
+    while isinstance(e, ir.OpCall) and (e.op == "array_view" or is_held_array(e)):
         e = e.args[0]
     return e
+
+
+def is_held_array(e: ir.Expr) -> bool:
+    """`ps[i].data`: an element read of an array of array descriptors (ir/structs.py)."""
+    return isinstance(e, ir.OpCall) and e.op == "array_load" and isinstance(e.type, ArrayT)
 
 
 def inline_array_locals(fn: ir.Function) -> ir.Function:

@@ -69,6 +69,10 @@ class Tape:
             if p["kind"] == "indexedarray":  # its adjoint is its base's: the tape keys adjoints by array
                 raise ValueError(f"{kernel.name}: the tape does not record launches with an indexed array "
                                  f"(`{p['name']}`); run its adjoint with launch(..., adj_inputs=..., adjoint=True)")
+            if p["kind"] in ("descriptors", "indexed_descriptors"):  # the adjoints of the arrays each holds
+                raise ValueError(f"{kernel.name}: the tape does not record launches with an array of structs "
+                                 f"holding arrays (`{p['name']}`); run its adjoint with launch(..., adj_inputs=..., "
+                                 "adjoint=True)")
             kinds = access.get(p["name"], ["read", "write"]) if p["kind"] == "array" else []
             if "write" in kinds and "read" in kinds and _is_float(p):
                 raise ValueError(f"{kernel.name}: reads and overwrites array `{p['name']}`; the tape cannot "
