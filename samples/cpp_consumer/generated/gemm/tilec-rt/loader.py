@@ -442,8 +442,8 @@ class Kernel:
         self.name = meta.get("launch_name", name)  # an instance per block_dim: the kernel's own name
         self.meta = meta
         self._c_params = meta["params"]  # what the C entry takes: an indexed array is several arrays
-        self.params = [dict(p, kind="indexedarray") if p.get("indexed") else p
-                       for p in meta["params"] if "index_of" not in p]
+        self.params = [dict(p, kind="indexed_" + p["kind"] if p["kind"] == "descriptors" else "indexedarray")
+                       if p.get("indexed") else p for p in meta["params"] if "index_of" not in p]
         self.args = meta.get("args")  # the source parameters when some are structs (params: their leaves)
         self.block_dim = meta["block_dim"]
         self._checked = None  # (_launch_key, converted arguments) of the last launch: see _run
@@ -502,7 +502,7 @@ class Kernel:
                          self.block_dim, num_threads, stream)
 
     def _signature(self):
-        return "(" + ", ".join(f"{p['name']}: {p['dtype']}" for p in self.params) + f") block_dim {self.block_dim}"
+        return "(" + ", ".join(f"{p['name']}: {p.get('dtype', 'arrays')}" for p in self.params) + f") block_dim {self.block_dim}"
 
     def _accepts(self, values):
         """Whether the arguments' dtypes fit this instance (for picking an overload; _convert checks fully)."""
@@ -555,6 +555,16 @@ class Kernel:
             raise ValueError(f"{self.name}: device={device!r} is not available in this build "
                              f"(built for: {_built_list()})")
         values = self._values(list(inputs) + list(outputs), "inputs")
+        uploads = []  # device copies of descriptor tables (device='cuda'), freed however the launch ends
+        try:
+            return self._launch_values(values, grid, lane_tid, adj_inputs, adj_outputs, adjoint, device, block_dim,
+                                       num_threads, stream, uploads)
+        finally:
+            for table in uploads:
+                table.free(stream)
+
+    def _launch_values(self, values, grid, lane_tid, adj_inputs, adj_outputs, adjoint, device, block_dim, num_threads,
+                       stream, uploads):
         flat_values = self._flat(values, device)
         # The same arrays as the last launch, unchanged in every property the checks read: its
         # converted arguments, already checked, are reused (most of a launch's ~25 us of Python).
@@ -563,7 +573,7 @@ class Kernel:
         if key is not None and checked is not None and checked[0] == key and _same_objects(checked[1], flat_values):
             args = [(desc, v) for desc, v in zip(checked[2], flat_values)]
         else:
-            args = [self._convert(p, v, device=device) for p, v in zip(self._c_params, flat_values)]
+            args = [self._convert(p, v, device=device, uploads=uploads) for p, v in zip(self._c_params, flat_values)]
             _refuse_overlaps(self.name, self._c_params, args, self.meta.get("writes", ()))
             self._checked = None if key is None else (key, _references(flat_values), tuple(a[0] for a in args))
         entries = self.meta["entries"][device]
@@ -581,10 +591,13 @@ class Kernel:
                                      f"array has shape {_shape(v)}")
             flat = self._flat(adj, device, adjoint=True)
             for p, v, a in zip(self._c_params, flat_values, flat):
+                if p["kind"] == "descriptors" and a is not None:
+                    _check_held_adjoints(f"{self.name}: adjoint of `{p['name']}`", v, a)
                 if p.get("indexed") and a is not None and _shape(a) != _shape(v):
                     raise ValueError(f"{self.name}: adjoint of indexed array `{p['name']}` has shape {_shape(a)} "
                                      f"but its base array has shape {_shape(v)}")
-            args += [self._convert(p, a, adjoint=True, device=device) for p, a in zip(self._c_params, flat)]
+            args += [self._convert(p, a, adjoint=True, device=device, uploads=uploads)
+                     for p, a in zip(self._c_params, flat)]
         if not adjoint and _tilec_tape.recording():
             _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
         launch = _Launch()
@@ -597,7 +610,9 @@ class Kernel:
         if adjoint and self.meta.get("extremes"):
             with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
                 return self._native(device, direction, launch, finals, block_dim, stream)
-        return self._native(device, direction, launch, args, block_dim, stream)
+        self._native(device, direction, launch, args, block_dim, stream)
+        _descriptors_back(self._c_params, args, self.meta.get("stores_descriptors", ()), stream)
+        self._indexed_back(values, flat_values)
 
     def _native(self, device, direction, launch, args, block_dim, stream):
         entries = self.meta["entries"][device]
@@ -659,9 +674,25 @@ class Kernel:
         for p, v in zip(self.params, values):
             if p["kind"] == "indexedarray":
                 out += _indexed_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
+            elif p["kind"] == "indexed_descriptors":
+                out += _indexed_descriptor_parts(f"{self.name}: argument `{p['name']}`", p, v, device, adjoint)
             else:
                 out.append(v)
         return out
+
+    def _indexed_back(self, values, flat):
+        """An indexed array field of an array of structs whose descriptors the kernel stored: each
+        element's (base, [index arrays]) put together again from the parts _descriptors_back set."""
+        stored, at = self.meta.get("stores_descriptors", ()), 0
+        for p, v in zip(self.params, values):
+            width = 1 + p["holds"]["ndim"] if p["kind"] == "indexed_descriptors" else \
+                1 + p["ndim"] if p["kind"] == "indexedarray" else 1
+            if p["kind"] == "indexed_descriptors" and p["name"] in stored and isinstance(v, np.ndarray):
+                parts = flat[at:at + width]
+                for index in np.ndindex(*v.shape):
+                    base = parts[0][index]
+                    v[index] = None if base is None else (base, [part[index] for part in parts[1:]])
+            at += width
 
     def _values(self, values, what):
         if len(values) != len(self.params):
@@ -669,7 +700,7 @@ class Kernel:
             raise TypeError(f"{self.name}: expects {len(self.params)} {what} ({names}), got {len(values)}")
         return values
 
-    def _convert(self, p, value, adjoint=False, device="cpu"):
+    def _convert(self, p, value, adjoint=False, device="cpu", uploads=None):
         """(ctypes value, keep-alive) for one argument, after checking it."""
         name = f"{self.name}: argument `{p['name']}`" + (" (adjoint)" if adjoint else "")
         if p["kind"] == "scalar" and "element_shape" in p:  # a vector or matrix value
@@ -680,6 +711,9 @@ class Kernel:
             return (_scalar(name, p["dtype"], value), None)
         if adjoint and value is None:
             return (_Array(), None)
+        if p["kind"] == "descriptors":  # an output's elements may hold no array yet
+            return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()),
+                                uploads)
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)
@@ -992,6 +1026,174 @@ def _gpu_array(name, p, value):
         desc.shape[k] = shape[k]
         desc.strides[k] = strides[k]
     return (desc, value)
+
+
+def _descriptors(name, p, value, device, unset=False, uploads=None):
+    """An array field of an array of structs (the leaf `ps.data`: an object array holding one array
+    per element) as one array of descriptors, laid out as the runtime's tl::Array<T, N> (core.h: the
+    data pointer, N extents, N byte strides; the same on the host and in the .cu). Each held array is
+    checked as an array parameter is; in an adjoint an element without an array gets no gradient."""
+    held = p["holds"]
+    if isinstance(value, _structs.WarpRecords):
+        return _warp_descriptors(name, p, value.records, unset, device, uploads)
+    objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if objects.dtype != object or objects.ndim != p["ndim"]:
+        raise TypeError(f"{name} must be a {p['ndim']}-d array of arrays (the field of an array of structs), "
+                        f"got {objects.ndim}-d {objects.dtype}")
+    n = held["ndim"]
+    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
+    table = np.zeros(objects.shape, layout)
+    keep = []
+    for index in np.ndindex(*objects.shape):
+        item = objects[index]
+        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]" + name[len(name.removesuffix(' (adjoint)')):]
+        if item is None:
+            if unset:
+                continue  # a zero descriptor: an adjoint not asked for, or an output element to store into
+            raise ValueError(f"{where} is not set (every element's array field needs an array)")
+        desc, kept = (_gpu_array if device == "cuda" else _array)(where, held, item)
+        table[index] = (desc.data or 0, tuple(desc.shape[:n]), tuple(desc.strides[:n]))
+        keep.append((table[index].tobytes(), item))
+    return _DescriptorTable(table, objects, keep).argument(device, uploads)
+
+
+def _check_held_adjoints(name, values, adjoints):
+    """Each element's adjoint array has its array's shape (an array field of an array of structs)."""
+    if not all(isinstance(x, np.ndarray) and x.dtype == object for x in (values, adjoints)):
+        return  # Warp's records: their shapes are read as they are
+    if adjoints.shape != values.shape:
+        raise ValueError(f"{name} has {adjoints.shape} elements but the array of structs {values.shape}")
+    for index in np.ndindex(*values.shape):
+        v, a = values[index], adjoints[index]
+        if a is not None and v is not None and _shape(a) != _shape(v):
+            raise ValueError(f"{name}[{', '.join(map(str, index))}] has shape {_shape(a)} but the array it is "
+                             f"the adjoint of has shape {_shape(v)}")
+
+
+def _warp_descriptors(name, p, records, unset, device, uploads=None):
+    """The descriptors of an array field of a Warp array of structs, from Warp's array_t records
+    (data pointer, int32 extents and strides, ndim); a record with no data or ndim 0 holds no array."""
+    n = p["holds"]["ndim"]
+    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
+    table = np.zeros(records.shape, layout)
+    known = []
+    itemsize = _element_bytes(p["holds"])
+    for index in np.ndindex(*records.shape):
+        r = records[index]
+        where = f"{name}[{', '.join(map(str, index))}]"
+        if not r["data"] or not r["ndim"]:
+            if not unset:
+                raise ValueError(f"{where} holds no array (a Warp array_t without data)")
+            continue
+        if r["ndim"] != n:
+            if unset:
+                continue  # an output element Warp left uninitialised (wp.empty): stored before it is read
+            raise ValueError(f"{where} holds a {int(r['ndim'])}-d array, the field is {n}-d")
+        if r["data"] % itemsize or any(int(st) % itemsize for st in r["strides"][:n]):
+            raise ValueError(f"{where} is not aligned to its element size")
+        table[index] = (r["data"], tuple(int(x) for x in r["shape"][:n]), tuple(int(x) for x in r["strides"][:n]))
+        known.append((table[index].tobytes(), np.array(r, copy=True)))
+    return _DescriptorTable(table, records, known).argument(device, uploads)
+
+
+def _warp_record(like, item):
+    """Warp's array_t record (of dtype `like`) for what a descriptor stored: a Warp record as it
+    was, a numpy array (data, extents, strides, no grad), or None (zeros)."""
+    out = np.zeros((), like)
+    if isinstance(item, np.void) or (isinstance(item, np.ndarray) and item.dtype == like):
+        out[()] = item
+    elif isinstance(item, np.ndarray):
+        out["data"], out["ndim"] = item.ctypes.data, item.ndim
+        out["shape"][:item.ndim], out["strides"][:item.ndim] = item.shape, item.strides
+    return out
+
+
+class _DescriptorTable:
+    """The descriptors a launch passed for one array field of an array of structs: the packed table,
+    the object array it was made from (the caller's field view) and (descriptor bytes, array) of each
+    held array, so that descriptors the kernel stored (a tile of structs sorted and stored) map back
+    to the arrays they describe."""
+
+    def __init__(self, table, objects, known):
+        self.table, self.objects, self.known = table, objects, known
+        self.device = None  # on device='cuda': the table's copy in device memory, freed after the launch
+
+    def argument(self, device, uploads=None):
+        """(the array descriptor of the table, self): on device='cuda' a copy of the table in device
+        memory (the held arrays are device arrays there), listed in `uploads` to be freed."""
+        desc = _Array()
+        desc.data = self.table.ctypes.data if self.table.size else None
+        if device == "cuda" and self.table.size:
+            cuda = _cuda()
+            self.device = int(cuda.check(cuda.driver.cuMemAlloc(self.table.nbytes)))
+            if uploads is not None:
+                uploads.append(self)
+            cuda.check(cuda.driver.cuMemcpyHtoD(self.device, self.table.ctypes.data, self.table.nbytes))
+            desc.data = self.device
+        for k in range(self.table.ndim):
+            desc.shape[k] = self.table.shape[k]
+            desc.strides[k] = self.table.strides[k]
+        return (desc, self)
+
+    def fetch(self, stream):
+        """The table as the kernel left it (device='cuda': copied back after the launch)."""
+        if self.device is not None:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(stream or 0))
+            cuda.check(cuda.driver.cuMemcpyDtoH(self.table.ctypes.data, self.device, self.table.nbytes))
+
+    def free(self, stream):
+        if self.device is not None:
+            cuda = _cuda()
+            cuda.check(cuda.driver.cuStreamSynchronize(stream or 0))  # the launch has read it
+            cuda.check(cuda.driver.cuMemFree(self.device))
+            self.device = None
+
+
+def _descriptors_back(params, args, stored, stream=None):
+    """After a launch: every array field of an array of structs whose descriptors the kernel stores gets back, per
+    element, the array its descriptor now describes (one of the launch's held arrays; None for a
+    zero descriptor, as tile_zeros makes)."""
+    tables = [kept for p, (_, kept) in zip(params, args) if p["kind"] == "descriptors"]
+    if not tables:
+        return
+    known = {}
+    for t in tables:
+        known.update(dict(t.known))  # (a Warp record where the object array is Warp's)
+    for p, (_, t) in zip(params, args):
+        if p["kind"] != "descriptors" or p["name"] not in stored or not t.objects.flags.writeable:
+            continue
+        t.fetch(stream)
+        warp = t.objects.dtype != object  # Warp's array_t records, not an object field
+        for index in np.ndindex(*t.table.shape):
+            raw = t.table[index].tobytes()
+            if raw not in known and any(raw):  # a kernel only copies descriptors it was given
+                raise RuntimeError(f"argument `{p['name']}`[{', '.join(map(str, index))}]: the kernel stored an "
+                                   "array descriptor the launch did not pass")
+            if warp:
+                t.objects[index] = _warp_record(t.objects.dtype, known.get(raw))
+            else:
+                t.objects[index] = known.get(raw)  # None: a zero descriptor
+
+
+def _indexed_descriptor_parts(name, p, value, device, adjoint=False):
+    """An indexed array field of an array of structs (an object array of indexed arrays) as object
+    arrays of the bases and of each dimension's index arrays (each element split by _indexed_parts)."""
+    if value is None:
+        return [None] * (1 + p["holds"]["ndim"])
+    objects = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if objects.dtype != object or objects.ndim != p["ndim"]:
+        raise TypeError(f"{name} must be a {p['ndim']}-d array of indexed arrays (the field of an array of "
+                        f"structs), got {objects.ndim}-d {objects.dtype}")
+    parts = [np.empty(objects.shape, object) for _ in range(1 + p["holds"]["ndim"])]
+    for index in np.ndindex(*objects.shape):
+        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]"
+        item = objects[index]
+        split = ([None] * len(parts) if item is None else
+                 _indexed_parts(where, p["holds"], item, "cpu" if device == "cuda-emu" else device, adjoint))
+        for part, x in zip(parts, split):
+            part[index] = x
+    return parts
 
 
 def _warp_element(value):
