@@ -48,9 +48,9 @@ def transposed_operands(fn: ir.Function) -> dict[ir.Sym, ir.Var]:
     """{temporary Sym: the Var it transposes} for every transpose the next matmul can read in place."""
     if "tile_matmul" not in ops_called(fn):
         return {}  # without a matmul, no walk over the body
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.Var] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for first, second in zip(body, body[1:]):
             source = _transpose_source(first)
             if source is None or not isinstance(first, ir.Assign) or reads.get(first.target, 0) != 1 or writes.get(first.target, 0) != 1:
@@ -67,10 +67,10 @@ def window_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[i
     as read by the temporary's matmul."""
     if "tile_matmul" not in ops_called(fn) or "tile_view" not in ops_called(fn):
         return {}
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     through = {src.sym: tmp for tmp, src in transposes.items()}  # view -> transpose temporary
     found: dict[ir.Sym, ir.OpCall] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for pos, s in enumerate(body):
             if not _window_view(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
                 continue
@@ -124,10 +124,10 @@ def array_operands(fn: ir.Function, transposes: dict[ir.Sym, ir.Var]) -> dict[ir
     as read by the temporary's matmul."""
     if "tile_matmul" not in ops_called(fn):
         return {}
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     through = {src.sym: tmp for tmp, src in transposes.items()}  # loaded tile -> transpose temporary
     found: dict[ir.Sym, ir.OpCall] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for pos, s in enumerate(body):
             if not _viewable_load(s) or reads.get(s.target, 0) != 1 or writes.get(s.target, 0) != 1:
                 continue
@@ -167,9 +167,9 @@ def matmul_sums(fn: ir.Function, arrays: dict[ir.Sym, ir.OpCall],
     its array or in place from its tile (which the loop does not write)."""
     if not arrays:
         return {}
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     found: dict[int, MatmulSumLoop] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for pos, s in enumerate(body):
             matmul = _summed_matmul(s, arrays, windows)
             if matmul is None:
@@ -276,8 +276,20 @@ def _pure_tile_assign(s: ir.Stmt) -> TypeGuard[ir.Assign]:
             and s.value.op in _PURE_TILE_OPS)
 
 
+def read_write_counts(fn: ir.Function) -> tuple[dict[ir.Sym, int], dict[ir.Sym, int]]:
+    """({Sym: times read}, {Sym: times written}) over the whole function, read-only. Kept while fn
+    lives: the CPU emitter's operand and row analyses (here and row_views.py) each ask it of the
+    same body, six walks where one does."""
+    hit = _COUNTS.get(id(fn))
+    if hit is None:
+        hit = ir.keep_while_alive(_COUNTS, fn, id(fn), _counts(fn))
+    return hit
+
+
+_COUNTS: dict[int, tuple[dict[ir.Sym, int], dict[ir.Sym, int]]] = {}
+
+
 def _counts(fn: ir.Function) -> tuple[dict[ir.Sym, int], dict[ir.Sym, int]]:
-    """({Sym: times read}, {Sym: times written}) over the whole function."""
     reads: dict[ir.Sym, int] = {}
     writes: dict[ir.Sym, int] = {}
     for s in ir.walk_stmts(fn.body):
@@ -315,10 +327,10 @@ def _written(s: ir.Stmt) -> tuple[ir.Sym, ...]:
     return ()
 
 
-def _bodies(stmts: Iterable[ir.Stmt]) -> Iterator[tuple[ir.Stmt, ...]]:
+def bodies(stmts: Iterable[ir.Stmt]) -> Iterator[tuple[ir.Stmt, ...]]:
     """Every statement list: the body and, depth first, each nested block."""
     body = tuple(stmts)
     yield body
     for s in body:
         for block in ir.child_blocks(s):
-            yield from _bodies(block)
+            yield from bodies(block)

@@ -28,14 +28,14 @@ from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
 from ..passes.normalize import is_fusible
 from .element_loops import split_extent
-from .operand_views import _bodies, _counts
+from .operand_views import bodies, read_write_counts
 
 
 def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: its tile_load} for every one-row load the next statement's element loop reads in place."""
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.OpCall] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for first, second in zip(body, body[1:]):
             if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
                     and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
@@ -52,9 +52,9 @@ def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
 def rows_written_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall]) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: the tile_store of the next statement} for every one-row element loop that can
     write the store's array row in place. `read_in_place` is rows_read_in_place(fn)."""
-    reads, writes = _counts(fn)
+    reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.OpCall] = {}
-    for body in _bodies(fn.body):
+    for body in bodies(fn.body):
         for first, second in zip(body, body[1:]):
             if not (isinstance(first, ir.Assign) and is_fusible(first.value)
                     and isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
