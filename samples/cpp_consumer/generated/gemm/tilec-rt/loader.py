@@ -1028,6 +1028,17 @@ def _gpu_array(name, p, value):
     return (desc, value)
 
 
+def _descriptor_layout(n):
+    """The record of one runtime tl::Array<T, n> descriptor (core.h): data pointer, n extents, n byte strides."""
+    return np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
+
+
+def _element_name(name, index):
+    """`name[i, j]` for an element of an array of structs, an " (adjoint)" suffix kept after the index."""
+    base = name.removesuffix(" (adjoint)")
+    return f"{base}[{', '.join(map(str, index))}]{name[len(base):]}"
+
+
 def _descriptors(name, p, value, device, unset=False, uploads=None):
     """An array field of an array of structs (the leaf `ps.data`: an object array holding one array
     per element) as one array of descriptors, laid out as the runtime's tl::Array<T, N> (core.h: the
@@ -1041,12 +1052,11 @@ def _descriptors(name, p, value, device, unset=False, uploads=None):
         raise TypeError(f"{name} must be a {p['ndim']}-d array of arrays (the field of an array of structs), "
                         f"got {objects.ndim}-d {objects.dtype}")
     n = held["ndim"]
-    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
-    table = np.zeros(objects.shape, layout)
+    table = np.zeros(objects.shape, _descriptor_layout(n))
     keep = []
     for index in np.ndindex(*objects.shape):
         item = objects[index]
-        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]" + name[len(name.removesuffix(' (adjoint)')):]
+        where = _element_name(name, index)
         if item is None:
             if unset:
                 continue  # a zero descriptor: an adjoint not asked for, or an output element to store into
@@ -1074,13 +1084,12 @@ def _warp_descriptors(name, p, records, unset, device, uploads=None):
     """The descriptors of an array field of a Warp array of structs, from Warp's array_t records
     (data pointer, int32 extents and strides, ndim); a record with no data or ndim 0 holds no array."""
     n = p["holds"]["ndim"]
-    layout = np.dtype([("data", "<u8"), ("shape", "<i8", (n,)), ("strides", "<i8", (n,))])
-    table = np.zeros(records.shape, layout)
+    table = np.zeros(records.shape, _descriptor_layout(n))
     known = []
     itemsize = _element_bytes(p["holds"])
     for index in np.ndindex(*records.shape):
         r = records[index]
-        where = f"{name}[{', '.join(map(str, index))}]"
+        where = _element_name(name, index)
         if not r["data"] or not r["ndim"]:
             if not unset:
                 raise ValueError(f"{where} holds no array (a Warp array_t without data)")
@@ -1187,7 +1196,7 @@ def _indexed_descriptor_parts(name, p, value, device, adjoint=False):
                         f"structs), got {objects.ndim}-d {objects.dtype}")
     parts = [np.empty(objects.shape, object) for _ in range(1 + p["holds"]["ndim"])]
     for index in np.ndindex(*objects.shape):
-        where = f"{name.removesuffix(' (adjoint)')}[{', '.join(map(str, index))}]"
+        where = _element_name(name, index)
         item = objects[index]
         split = ([None] * len(parts) if item is None else
                  _indexed_parts(where, p["holds"], item, "cpu" if device == "cuda-emu" else device, adjoint))
