@@ -294,3 +294,24 @@ def test_progress_indicator_only_on_a_terminal():
         pass
     progress.close()
     assert quiet == []
+
+
+@pytest.mark.parametrize("command", [("build", "--emit-only", "--target", "all"), ("build", "--emit-only", "--target", "cuda"),
+                                     ("build", "--check", "--target", "all"), ("emit", "--target", "cuda")])
+def test_each_kernel_adjoint_is_derived_once_per_command(tmp_path, monkeypatch, command):
+    """The shared-memory check of a CUDA build needs the kernels' adjoints, and so does the
+    generation: one derivation serves both (deriving is most of a long kernel's compile)."""
+    from tilec.codegen import sources
+
+    derived: list[str] = []
+    real = sources.adjoint_kernel
+
+    def counting(kernel, *args, **kwargs):
+        derived.append(kernel.name)
+        return real(kernel, *args, **kwargs)
+
+    monkeypatch.setattr(sources, "adjoint_kernel", counting)
+    out = ("-o", tmp_path / "out") if command[0] == "build" else ()
+    result = run(*command, GEMM, *out)
+    assert result.exit_code == (1 if "--check" in command else 0), result.output  # --check: nothing built yet
+    assert derived and sorted(derived) == sorted(set(derived)), derived

@@ -302,9 +302,13 @@ def build_flags(block_dim: int, target: str = "all", debug: bool = False, max_sh
 
 
 def _compile_for_emit(file: str, block_dim: int, max_shared: int | None, dump_after: str | None,
-                      reporter: Reporter = PLAIN, cuda_archs: Sequence[str] | None = None) -> tuple[str, ir.Module]:
+                      reporter: Reporter = PLAIN, cuda_archs: Sequence[str] | None = None
+                      ) -> tuple[str, ir.Module, list[KernelPlan] | None]:
     """The normalized module to generate code for; a file without kernels is an error here, and so
-    is, when CUDA is built for `cuda_archs`, a kernel past the shared-memory budget."""
+    is, when CUDA is built for `cuda_archs`, a kernel past the shared-memory budget. With
+    `cuda_archs`, also the kernels' plans (their adjoints) the budget was found from, for the
+    generation to reuse: deriving them is most of a long kernel's compile."""
+    from .codegen.sources import plan_kernels
     from .passes.normalize import normalize_module
 
     source = _load(file)
@@ -316,9 +320,15 @@ def _compile_for_emit(file: str, block_dim: int, max_shared: int | None, dump_af
         reporter.diagnostic(f"{file}: error: {NO_KERNELS}")
         sys.exit(1)
     module = run_guarded(lambda: normalize_module(compiled.module), file, reporter)
+    plans: list[KernelPlan] | None = None
     if cuda_archs is not None:
-        run_guarded(lambda: _gpu_budget(module, max_shared, cuda_archs), file, reporter)
-    return source, module
+        def planned_within_budget() -> list[KernelPlan]:
+            found = plan_kernels(module)
+            _gpu_budget(module, max_shared, cuda_archs, found)
+            return found
+
+        plans = run_guarded(planned_within_budget, file, reporter)
+    return source, module, plans
 
 
 @main.command()
@@ -329,9 +339,9 @@ def emit(file: str, what: str, block_dim: int, max_shared: int | None, dump_afte
     """Print generated text to stdout."""
     from .driver import generate
 
-    source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color),
-                                       cuda_archs=() if what == "cuda" else None)
-    files = run_guarded(lambda: generate(module, source, build_flags(block_dim, max_shared=max_shared)), file)
+    source, module, plans = _compile_for_emit(file, block_dim, max_shared, dump_after, Reporter(color),
+                                              cuda_archs=() if what == "cuda" else None)
+    files = run_guarded(lambda: generate(module, source, build_flags(block_dim, max_shared=max_shared), plans), file)
     key = {"cpu": f"{module.name}.cpp", "cuda": f"{module.name}.cu", "header": f"{module.name}.h", "loader": "__init__.py",
            "manifest": "manifest.json"}[what]
     click.echo(files[key], nl=False)
@@ -374,12 +384,12 @@ def build(file: str, outdir: str, target: str, arch: str, emit_only: bool, debug
     progress.expect(2)  # the check and the generation; build_module adds its compiler steps
     with progress.step(f"check {file}"):
         cuda_archs = tuple(a.strip() for a in arch.split(",") if a.strip()) if target in ("cuda", "all") else None
-        source, module = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter, cuda_archs)
+        source, module, plans = _compile_for_emit(file, block_dim, max_shared, dump_after, reporter, cuda_archs)
     flags = build_flags(block_dim, target, debug, max_shared, emit_only, line_directives, cuda_archs)
     if native:
         flags["native"] = True
     if check_only:
-        _check_output(file, outdir, module, source, flags, full_diff, progress)
+        _check_output(file, outdir, module, source, flags, full_diff, progress, plans)
         return
     notes: list[str] = []
 
@@ -388,7 +398,8 @@ def build(file: str, outdir: str, target: str, arch: str, emit_only: bool, debug
         click.echo(message, err=err, **kwargs)
 
     result = run_guarded(lambda: build_module(module, source, outdir, flags, cxx=cxx, nvcc=nvcc, arch=arch,
-                                              verbose=verbose, echo=echo, progress=progress), file, reporter)
+                                              verbose=verbose, echo=echo, progress=progress, plans=plans),
+                         file, reporter)
     if isinstance(stamp, str) and not notes and not reporter.count:  # a build that printed nothing to replay
         from . import uptodate
 
@@ -423,7 +434,7 @@ def _require_tools(**explicit: str | None) -> None:
 
 
 def _check_output(file: str, outdir: str, module: ir.Module, source: str, flags: dict[str, Any], full_diff: bool,
-                  progress: Progress) -> None:
+                  progress: Progress, plans: list[KernelPlan] | None = None) -> None:
     """`build --check`: exit 0 when OUTDIR/<module>/ is current, else a summary and exit 1."""
     from pathlib import Path
 
@@ -431,7 +442,7 @@ def _check_output(file: str, outdir: str, module: ir.Module, source: str, flags:
     from .driver import generate
 
     with progress.step("generate sources"):
-        generated = run_guarded(lambda: generate(module, source, flags), file)
+        generated = run_guarded(lambda: generate(module, source, flags, plans), file)
     result = staleness.compare(generated, Path(outdir) / module.name)
     command = staleness.rebuild_command(file, outdir, result.recorded, flags)
     if not result.exists:

@@ -67,14 +67,15 @@ def folder_digest(files: dict[str, str], flags: dict[str, Any]) -> str:
 
 def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, Any], cxx: str | None = None,
                  nvcc: str | None = None, arch: str = "", verbose: bool = False, echo: Echo = print,
-                 progress: Progress | None = None) -> BuildResult:
+                 progress: Progress | None = None, plans: list[KernelPlan] | None = None) -> BuildResult:
     """Generates and compiles OUTDIR/<module>/. `progress` (console.Progress) times each step;
-    without one, `verbose` prints each compiler command."""
+    without one, `verbose` prints each compiler command. `plans`: the module's kernel plans
+    (sources.plan_kernels) when the caller already derived them."""
     if progress is None:
         from .console import Progress
 
         progress = Progress(False, echo)
-    plans = sources.plan_kernels(module)
+    plans = plans if plans is not None else sources.plan_kernels(module)
     for plan in plans:
         if plan.why_not is not None:
             from .diagnostics import render
