@@ -84,9 +84,9 @@ def test_straight_line_adjoint_takes_one_sweep_of_each_rewrite(monkeypatch):
             sweeps[0] += 1
             super().__init__(*args)
 
-    def counted_fuse(body, single, state):
+    def counted_fuse(body, single, state, chains=False):
         rounds[0] += body is top[0]  # the top-level body: one call per round
-        return fuse(body, single, state)
+        return fuse(body, single, state, chains)
 
     top = [None]
     monkeypatch.setattr(adjoint_tidy, "_Block", CountedBlock)

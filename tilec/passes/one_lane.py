@@ -38,18 +38,16 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
                 bound.add(s.target)
                 bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
-    reads = ir.use_counts(body)
-    assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
-    single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
-    while True:  # until a round changes nothing, or changes nothing after passing a candidate over
-        rounds = _Rounds()
-        fused = _fuse(body, single, rounds)
-        if fused == body:
-            break
-        body = fused
-        if not rounds.again:
-            break
+    body = _fuse_all(body, _single_tiles(body, bound))
     fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    # Then every tile assigned and read once, and chains of updates, put back into their reader
+    # (the tidied adjoint has fewer assignments to each partial adjoint than the derivation had):
+    # each such statement is a loop of its own. Chains only without exits (break, continue,
+    # return): an exit between two links would leave the first link's value observable.
+    tiles = _assigned_tiles(fn.body)
+    if tiles:
+        exits = any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body))
+        fn = replace(fn, body=_fuse_all(fn.body, _single_tiles(fn.body, tiles), chains=not exits))
     # The last two rewrites fold an assignment of tile_view_add / tile_matmul, which nothing above
     # creates (they are statements, never fused into another): without one they change nothing,
     # and their counts of reads and assignments were two more walks of the whole adjoint.
@@ -60,6 +58,28 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
+
+
+def _single_tiles(body: tuple[ir.Stmt, ...], candidates: AbstractSet[ir.Sym]) -> set[ir.Sym]:
+    """The candidates that are tiles assigned once and read once in body."""
+    reads, assigned = ir.use_counts(body), ir.assign_counts(body)  # one walk each, not one per candidate
+    return {t for t in candidates if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
+
+
+def _fuse_all(body: tuple[ir.Stmt, ...], single: set[ir.Sym], chains: bool = False) -> tuple[ir.Stmt, ...]:
+    """_fuse's rounds, until a round changes nothing or changes nothing after passing a candidate over."""
+    while True:
+        rounds = _Rounds()
+        fused = _fuse(body, single, rounds, chains)
+        if fused == body:
+            return body
+        body = fused
+        if not rounds.again:
+            return body
+
+
+def _assigned_tiles(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
+    return {s.target for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
 # Tiles read from memory: their scalar operands (offsets, indices of a view) are the same in every
@@ -201,28 +221,44 @@ class _Rounds:
         self.again = False  # something was folded after that: another round may fold more
 
 
-def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tuple[ir.Stmt, ...]:
+def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds, chains: bool = False) -> tuple[ir.Stmt, ...]:
     # A folded statement's place is emptied (None) rather than deleted: deleting from the list
     # moved everything after it, which made long kernels quadratic. Emptied places are all behind
     # the sweep's position, so the searches ahead never meet one.
+    # chains: also fold `x = a` into a statement soon after that reads x once and assigns x again
+    # (`x = a; x = x + c` -> `x = a + c`: the value of the first is read there only).
     out: list[ir.Stmt | None] = list(body)
     for i, s in enumerate(out):
-        if isinstance(s, ir.Assign) and s.target in single and (
-                _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
+        if not (isinstance(s, ir.Assign) and (
+                _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value))):
+            continue
+        if s.target in single:
             j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
-            reader = out[j] if j is not None else None
-            operands = ir.read_syms(s.value) if isinstance(reader, ir.Assign) else set()
-            if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
-                    and reader.target not in operands
-                    and (j == i + 1 or not (_writes(out[i + 1:j]) & (operands | {s.target})))):  # type: ignore[arg-type]
-                value = _substitute(reader.value, s.target, s.value)
-                if value is not None and j is not None:
-                    out[j] = replace(reader, value=value)
-                    out[i] = None
-                    rounds.again = rounds.again or rounds.passed_over
-                    continue
-            rounds.passed_over = True
-    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out if s is not None)
+        elif chains and isinstance(s.target.type, TileT):
+            reach = range(i + 1, min(len(out), i + 1 + _CHAIN_REACH))
+            j = next((j for j in reach if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
+            later = out[j] if j is not None else None
+            if not (isinstance(later, ir.Assign) and later.target is s.target
+                    and ir.use_counts((later,)).get(s.target) == 1):
+                continue
+        else:
+            continue
+        reader = out[j] if j is not None else None
+        operands = ir.read_syms(s.value) if isinstance(reader, ir.Assign) else set()
+        if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
+                and reader.target not in operands
+                and (j == i + 1 or not (_writes(out[i + 1:j]) & (operands | {s.target})))):  # type: ignore[arg-type]
+            value = _substitute(reader.value, s.target, s.value)
+            if value is not None and j is not None:
+                out[j] = replace(reader, value=value)
+                out[i] = None
+                rounds.again = rounds.again or rounds.passed_over
+                continue
+        rounds.passed_over = True
+    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds, chains)) for s in out if s is not None)
+
+
+_CHAIN_REACH = 8  # statements searched for a chain's next link (a bound keeps the sweep linear)
 
 
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
