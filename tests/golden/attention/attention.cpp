@@ -15,7 +15,6 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::Tile<float, 16, 64> v_p;
     tl::Tile<float, 16> v5__tmp;
     tl::Tile<float, 16, 1> v6__tmp;
-    tl::Tile<float, 16, 64> v_denom;
     tl::Tile<float, 16, 64> v7__tmp;
     tl::Tile<float, 16, 32> v_out;
     // attention.py:18
@@ -49,16 +48,12 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::tile_sum(ctx, v5__tmp, v_p, 1);
     // attention.py:24
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // attention.py:24
+    // attention.py:25
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v_denom.data[_e] = v6__tmp.data[_r];
+            v7__tmp.data[_e] = tl::divide(v_p.data[_e], v6__tmp.data[_r]);
         }
-    }
-    // attention.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
     // v8__tmp: read by its tile_matmul from v_V

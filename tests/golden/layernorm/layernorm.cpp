@@ -22,11 +22,8 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     tl::Tile<float, 4> v_var;
     tl::Tile<float, 4> v5__tmp;
     tl::Tile<float, 4, 1> v6__tmp;
-    tl::Tile<float, 4, 256> v_rstd;
     tl::Tile<float, 256> v7__tmp;
-    tl::Tile<float, 4, 256> v_g;
     tl::Tile<float, 256> v8__tmp;
-    tl::Tile<float, 4, 256> v_b;
     tl::Tile<float, 4, 256> v9__tmp;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
@@ -63,34 +60,16 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     }
     // layernorm.py:27
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // layernorm.py:27
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_rstd.data[_e] = v6__tmp.data[_r];
-        }
-    }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
-    // layernorm.py:28
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_g.data[_e] = v7__tmp.data[_c];
-        }
-    }
     // layernorm.py:29
     tl::tile_load(ctx, v8__tmp, v_beta, true);
-    // layernorm.py:29
+    // layernorm.py:30
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_b.data[_e] = v8__tmp.data[_c];
+            v9__tmp.data[_e] = (((v_xc.data[_e] * v6__tmp.data[_r]) * v7__tmp.data[_c]) + v8__tmp.data[_c]);
         }
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v9__tmp.data[_e] = (((v_xc.data[_e] * v_rstd.data[_e]) * v_g.data[_e]) + v_b.data[_e]);
     }
     // layernorm.py:30
     tl::tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);

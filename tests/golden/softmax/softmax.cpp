@@ -14,7 +14,6 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     tl::Tile<float, 4, 256> v_e;
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
-    tl::Tile<float, 4, 256> v_s;
     tl::Tile<float, 4, 256> v5__tmp;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -39,16 +38,12 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
-    // softmax.py:19
+    // softmax.py:20
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_s.data[_e] = v4__tmp.data[_r];
+            v5__tmp.data[_e] = tl::divide(v_e.data[_e], v4__tmp.data[_r]);
         }
-    }
-    // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
     tl::tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
