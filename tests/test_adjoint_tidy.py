@@ -51,3 +51,53 @@ def test_mlp_view_adjoint_adds_in_place():
     fn = _adjoint("mlp256")
     assert _calls(fn.body, "tile_view_add")
     assert not any(_calls(loop.body, "tile_zeros") for loop in _loops(fn))  # no zero tile per view
+
+
+def _elementwise_tile_assigns(fn):
+    from tilec.ir.types import TileT
+    from tilec.ops import OPS
+
+    return [s for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)
+            and isinstance(s.value, ir.OpCall) and OPS[s.value.op].elementwise]
+
+
+def _elementwise_reads(e):
+    """The symbols e reads through elementwise ops only (not inside a broadcast or a reduction)."""
+    from tilec.ops import OPS
+
+    out, stack = set(), [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Var):
+            out.add(x.sym)
+        elif isinstance(x, ir.OpCall) and OPS[x.op].elementwise:
+            stack.extend(x.args)
+    return out
+
+
+def test_elementwise_value_read_once_is_put_back_into_its_reader():
+    """Each elementwise tile statement is a loop of its own: a tile the tidied adjoint assigns once
+    and reads once, in an elementwise position of the next statement, is computed there instead
+    (softmax's `adj_e = v + s` into `(adj_e) * e`; the MLP's pre-activation into the ReLU mask)."""
+    for name in ("softmax", "layernorm", "mlp256"):
+        fn = _adjoint(name)
+        reads, assigned = ir.use_counts(fn.body), ir.assign_counts(fn.body)
+        body = [s for s in fn.body if not isinstance(s, ir.For)]
+        for first, second in zip(body, body[1:]):
+            if first in _elementwise_tile_assigns(fn) and isinstance(second, ir.Assign):
+                t = first.target
+                reader_is_elementwise = t in _elementwise_reads(second.value) and second in _elementwise_tile_assigns(fn)
+                assert not (reader_is_elementwise and reads[t] == 1 and assigned[t] == 1), (name, t)
+
+
+def test_update_chains_fold_into_one_statement():
+    """layernorm's `xc * xc` gives its adjoint two updates of adj_xc in a row, `adj_xc = a + g*xc;
+    adj_xc = adj_xc + g*xc`: one statement (one loop) computes both."""
+    fn = _adjoint("layernorm")
+    body = list(fn.body)
+    for first, second in zip(body, body[1:]):
+        if isinstance(first, ir.Assign) and isinstance(second, ir.Assign) and first.target is second.target:
+            assert not (first in _elementwise_tile_assigns(fn) and second in _elementwise_tile_assigns(fn)
+                        and ir.use_counts((second,)).get(first.target) == 1), first.target
+    adj_xc = [s for s in _elementwise_tile_assigns(fn) if s.target.name == "adj_xc"]
+    assert len(adj_xc) == 1

@@ -74,23 +74,23 @@ def test_straight_line_adjoint_takes_one_sweep_of_each_rewrite(monkeypatch):
     round of one_lane's fuse, whatever the kernel's length (a sweep that passed no candidate over
     before a rewrite leaves nothing for another; two full sweeps each were a quarter of the CPU
     adjoint's cost)."""
-    from tilec.passes import adjoint_tidy, one_lane
+    from tilec.passes import adjoint_tidy, fuse_tiles, one_lane
 
     sweeps, rounds = [0], [0]
-    block, fuse = adjoint_tidy._Block, one_lane._fuse
+    block, fuse = adjoint_tidy._Block, fuse_tiles.fuse_round
 
     class CountedBlock(block):
         def __init__(self, *args):
             sweeps[0] += 1
             super().__init__(*args)
 
-    def counted_fuse(body, single, state):
+    def counted_fuse(body, single, state, chains=False, foldable=None):
         rounds[0] += body is top[0]  # the top-level body: one call per round
-        return fuse(body, single, state)
+        return fuse(body, single, state, chains, foldable)
 
     top = [None]
     monkeypatch.setattr(adjoint_tidy, "_Block", CountedBlock)
-    monkeypatch.setattr(one_lane, "_fuse", counted_fuse)
+    monkeypatch.setattr(fuse_tiles, "fuse_round", counted_fuse)
     strip = one_lane._strip
 
     def remember(body, takes):
@@ -150,7 +150,7 @@ def test_a_fold_after_a_passed_over_candidate_fuses_again():
     from tilec import ir
     from tilec.diagnostics import NO_SPAN
     from tilec.ops.build import call
-    from tilec.passes import one_lane
+    from tilec.passes import fuse_tiles
 
     a, b, c, d, x = _tile_syms("a", "b", "c", "d", "x")
     var = lambda sym: ir.Var(sym, NO_SPAN)  # noqa: E731
@@ -159,8 +159,8 @@ def test_a_fold_after_a_passed_over_candidate_fuses_again():
     kept = [ir.Assign(a, call("cos", var(x), span=NO_SPAN), NO_SPAN),
             ir.Assign(d, call("tile_sum", var(a), span=NO_SPAN), NO_SPAN)]  # its reader is no map: kept
     for body, again in ((fold, False), (kept + fold, True), (fold + kept, False)):
-        rounds = one_lane._Rounds()
-        result = one_lane._fuse(tuple(body), {a, b}, rounds)
+        rounds = fuse_tiles.Rounds()
+        result = fuse_tiles.fuse_round(tuple(body), {a, b}, rounds)
         assert len(result) == len(body) - 1 and fold[0] not in result
         assert rounds.again is again, body
 

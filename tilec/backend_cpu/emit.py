@@ -10,6 +10,7 @@ from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
 from ..codegen.tile_sums import summed_arrays
 from ..ir.types import ArrayT, Scalar, TileT
+from ..passes.fuse_tiles import fold_forward
 
 TEMPLATES = templates("tilec.backend_cpu")
 
@@ -64,7 +65,7 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         k = plan.forward
         facts = kernel_facts(k, funcs)
         fwd_body, adj_body = naming.kernel_body(k.name, "forward"), naming.kernel_body(k.name, "backward")
-        bodies = [CxxEmitter(target).function(k, fwd_body)]
+        bodies = [CxxEmitter(target).function(fold_forward(k), fwd_body)]  # one loop per tile statement: fewer
         entries = [_entry_for(k, naming.fwd_entry(module.name, k.name, "cpu"), fwd_body, funcs)]
         if plan.adjoint is not None:
             sums = summed_arrays(plan.adjoint)

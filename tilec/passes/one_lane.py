@@ -12,14 +12,14 @@ The build derives each kernel's adjoint once and takes the CPU's one-lane form f
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import AbstractSet, Any, Callable, TypeGuard
+from typing import AbstractSet
 
 from .. import ir
 from ..ir.types import NONE, TileT
-from ..ops import MUTATES, OPS
 from ..ops.build import zeros
 from .adjoint_tidy import tidy_adjoint
 from .effects import thread_varying
+from .fuse_tiles import fold_single_use, map_blocks, reads_of, single_use_tiles, writes_of
 from .simplify import simplify_function
 from .view_adds import fold_view_adds
 
@@ -38,18 +38,16 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
                 bound.add(s.target)
                 bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
     body = _strip(adjoint.body, lane_takes)
-    reads = ir.use_counts(body)
-    assigned = ir.assign_counts(body)  # one walk, not one per bound symbol (long kernels were quadratic)
-    single = {t for t in bound if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
-    while True:  # until a round changes nothing, or changes nothing after passing a candidate over
-        rounds = _Rounds()
-        fused = _fuse(body, single, rounds)
-        if fused == body:
-            break
-        body = fused
-        if not rounds.again:
-            break
+    body = fold_single_use(body, single_use_tiles(body, bound))
     fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    # Then every tile assigned and read once, and chains of updates, put back into their reader
+    # (the tidied adjoint has fewer assignments to each partial adjoint than the derivation had):
+    # each such statement is a loop of its own. Chains only without exits (break, continue,
+    # return): an exit between two links would leave the first link's value observable.
+    tiles = _assigned_tiles(fn.body)
+    if tiles:
+        exits = any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body))
+        fn = replace(fn, body=fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=not exits))
     # The last two rewrites fold an assignment of tile_view_add / tile_matmul, which nothing above
     # creates (they are statements, never fused into another): without one they change nothing,
     # and their counts of reads and assignments were two more walks of the whole adjoint.
@@ -60,6 +58,10 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
+
+
+def _assigned_tiles(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
+    return {s.target for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
 # Tiles read from memory: their scalar operands (offsets, indices of a view) are the same in every
@@ -136,114 +138,21 @@ def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[
         s = out[i]
         if (isinstance(s, ir.Assign) and s.target in products and isinstance(s.value, ir.OpCall)
                 and s.value.op == "tile_matmul" and len(s.value.args) == 2 and s.value.attr("beta") == 1.0):
-            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)
+            j = next((j for j in range(i + 1, len(out)) if s.target in reads_of(out[j])), None)
             reader = out[j] if j is not None else None
             operands = ir.read_syms(s.value)
             if (isinstance(reader, ir.Assign) and isinstance(reader.value, ir.OpCall) and reader.value.op == "add"
                     and reader.target.type == s.target.type and reader.target not in operands
                     and {a.sym for a in reader.value.args if isinstance(a, ir.Var)} == {reader.target, s.target}
                     and all(isinstance(a, ir.Var) for a in reader.value.args)
-                    and not (_writes(out[i + 1:j]) & operands)):
+                    and not (writes_of(out[i + 1:j]) & operands)):
                 assert j is not None  # a reader was found at j
                 acc = ir.Var(reader.target, reader.span)
                 out[j] = replace(reader, value=replace(s.value, args=s.value.args + (acc,)))
                 del out[i]
                 continue
         i += 1
-    return tuple(_map_blocks(s, lambda block: _matmul_in_place(block, products)) for s in out)
-
-
-def _elementwise(e: ir.Expr) -> TypeGuard[ir.OpCall]:
-    return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and OPS[e.op].elementwise
-
-
-def _broadcast(e: ir.Expr) -> bool:
-    return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
-
-
-def _writes(stmts: list[ir.Stmt]) -> set[ir.Sym]:
-    out: set[ir.Sym] = set()
-    for s in ir.walk_stmts(stmts):
-        out.update(ir.stmt_targets(s))
-        for e in ir.stmt_exprs(s):
-            for x in ir.walk_expr(e):
-                if isinstance(x, ir.OpCall) and x.op in MUTATES:  # the operands it updates in place
-                    names = MUTATES[x.op]
-                    out |= {y for i, p in enumerate(OPS[x.op].params) if p.name in names and i < len(x.args)
-                            for y in ir.read_syms(x.args[i])}
-    return out
-
-
-def _substitute(e: ir.Expr, sym: ir.Sym, value: ir.Expr) -> ir.Expr | None:
-    """e with its elementwise-reachable read of sym replaced by value; None where sym sits elsewhere."""
-    if isinstance(e, ir.Var):
-        return value if e.sym == sym else e
-    if not _elementwise(e):
-        return None if sym in ir.read_syms(e) else e
-    args = []
-    for a in e.args:
-        substituted = _substitute(a, sym, value)
-        if substituted is None:
-            return None
-        args.append(substituted)
-    return replace(e, args=tuple(args))
-
-
-class _Rounds:
-    """What one round of _fuse saw. A round leaves the statements before its position as they
-    are, and decides each candidate on what follows it, nested blocks last: a candidate it passed
-    over can only be folded after a later fold of the same round. When none was passed over
-    before a fold, another round would fold nothing (on long kernels that round cost as much as
-    the first)."""
-
-    def __init__(self) -> None:
-        self.passed_over = False  # a candidate was left in place (in the order the round visits them)
-        self.again = False  # something was folded after that: another round may fold more
-
-
-def _fuse(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: _Rounds) -> tuple[ir.Stmt, ...]:
-    # A folded statement's place is emptied (None) rather than deleted: deleting from the list
-    # moved everything after it, which made long kernels quadratic. Emptied places are all behind
-    # the sweep's position, so the searches ahead never meet one.
-    out: list[ir.Stmt | None] = list(body)
-    for i, s in enumerate(out):
-        if isinstance(s, ir.Assign) and s.target in single and (
-                _elementwise(s.value) or isinstance(s.value, ir.Var) or _broadcast(s.value)):
-            j = next((j for j in range(i + 1, len(out)) if s.target in _reads_stmt(out[j])), None)  # type: ignore[arg-type]
-            reader = out[j] if j is not None else None
-            operands = ir.read_syms(s.value) if isinstance(reader, ir.Assign) else set()
-            if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
-                    and reader.target not in operands
-                    and (j == i + 1 or not (_writes(out[i + 1:j]) & (operands | {s.target})))):  # type: ignore[arg-type]
-                value = _substitute(reader.value, s.target, s.value)
-                if value is not None and j is not None:
-                    out[j] = replace(reader, value=value)
-                    out[i] = None
-                    rounds.again = rounds.again or rounds.passed_over
-                    continue
-            rounds.passed_over = True
-    return tuple(_map_blocks(s, lambda block: _fuse(block, single, rounds)) for s in out if s is not None)
-
-
-_BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
-
-
-def _map_blocks(s: ir.Stmt, f: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ...]]) -> ir.Stmt:
-    """s with f applied to each statement list nested directly in it."""
-    if type(s) not in _BLOCKS:
-        return s
-    blocks: dict[str, Any] = {name: f(getattr(s, name)) for name in _BLOCKS[type(s)]}
-    return replace(s, **blocks)
-
-
-def _reads_stmt(s: ir.Stmt) -> set[ir.Sym]:
-    if isinstance(s, ir.Assign):  # most statements: no nested block
-        return ir.read_syms(s.value)
-    out: set[ir.Sym] = set()
-    for x in ir.walk_stmts((s,)):
-        for e in ir.stmt_exprs(x):
-            out |= ir.read_syms(e)
-    return out
+    return tuple(map_blocks(s, lambda block: _matmul_in_place(block, products)) for s in out)
 
 
 def _expr(e: ir.Expr) -> ir.Expr:

@@ -15,7 +15,6 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::Tile<float, 16, 64> v_p;
     tl::Tile<float, 16> v5__tmp;
     tl::Tile<float, 16, 1> v6__tmp;
-    tl::Tile<float, 16, 64> v_denom;
     tl::Tile<float, 16, 64> v7__tmp;
     tl::Tile<float, 16, 32> v_out;
     // attention.py:18
@@ -49,16 +48,12 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::tile_sum(ctx, v5__tmp, v_p, 1);
     // attention.py:24
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // attention.py:24
+    // attention.py:25
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v_denom.data[_e] = v6__tmp.data[_r];
+            v7__tmp.data[_e] = tl::divide(v_p.data[_e], v6__tmp.data[_r]);
         }
-    }
-    // attention.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
     // v8__tmp: read by its tile_matmul from v_V
@@ -77,7 +72,6 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 64> v_scores;
     tl::Tile<float, 16> v3__tmp;
     tl::Tile<float, 16, 1> v4__tmp;
-    tl::Tile<float, 16, 64> v_m;
     tl::Tile<float, 16, 64> v_p;
     tl::Tile<float, 16> v5__tmp;
     tl::Tile<float, 16, 1> v6__tmp;
@@ -93,13 +87,11 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 1> v56__tmp;
     tl::Tile<float, 16> v58__tmp;
     tl::Tile<float, 16, 1> v60__tmp;
-    tl::Tile<float, 16, 64> v20_adj_p;
     tl::Tile<float, 16, 64> v28__v;
     tl::Tile<float, 16, 64> v30_adj_m;
     tl::Tile<float, 16, 1> v66__tmp;
     tl::Tile<float, 16> v68__tmp;
     tl::Tile<float, 16, 64> v70__tmp;
-    tl::Tile<float, 16, 64> v29_adj_scores;
     tl::Tile<float, 16, 64> v37_adj__tmp;
     tl::Tile<float, 16, 32> v39__z;
     tl::Tile<float, 32, 64> v40__z;
@@ -122,16 +114,12 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_max(ctx, v3__tmp, v_scores, 1);
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
-    // attention.py:22
+    // attention.py:23
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v_m.data[_e] = v4__tmp.data[_r];
+            v_p.data[_e] = tl::exp((v_scores.data[_e] - v4__tmp.data[_r]));
         }
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.data[_e]));
     }
     // attention.py:24
     tl::tile_sum(ctx, v5__tmp, v_p, 1);
@@ -176,16 +164,12 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_reshape(ctx, v58__tmp, v56__tmp);
     // attention.py:24
     tl::tile_reshape(ctx, v60__tmp, v58__tmp);
-    // attention.py:24
+    // attention.py:23
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v20_adj_p.data[_e] = (v19__v.data[_e] + v60__tmp.data[_r]);
+            v28__v.data[_e] = ((v19__v.data[_e] + v60__tmp.data[_r]) * v_p.data[_e]);
         }
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v28__v.data[_e] = (v20_adj_p.data[_e] * v_p.data[_e]);
     }
     // attention.py:23
     for (int _e = 0; _e < 1024; ++_e) {
@@ -197,13 +181,9 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_reshape(ctx, v68__tmp, v66__tmp);
     // attention.py:22
     tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v68__tmp, 1, true);
-    // attention.py:22
-    for (int _e = 0; _e < 1024; ++_e) {
-        v29_adj_scores.data[_e] = (v28__v.data[_e] + v70__tmp.data[_e]);
-    }
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        v37_adj__tmp.data[_e] = (v29_adj_scores.data[_e] * 0.17677669529663687f);
+        v37_adj__tmp.data[_e] = ((v28__v.data[_e] + v70__tmp.data[_e]) * 0.17677669529663687f);
     }
     // attention.py:21
     tl::tile_matmul(ctx, v39__z, v37_adj__tmp, tl::transposed(v1__tmp), 1.0, 0.0);
@@ -250,7 +230,7 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 545920,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 521344,
                           [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _sums_adj_v_K.mine(), _sums_adj_v_V.mine(), _arg_adj_v_O); });
         _sums_adj_v_K.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
         _sums_adj_v_V.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));

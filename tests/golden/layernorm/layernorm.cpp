@@ -22,11 +22,8 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     tl::Tile<float, 4> v_var;
     tl::Tile<float, 4> v5__tmp;
     tl::Tile<float, 4, 1> v6__tmp;
-    tl::Tile<float, 4, 256> v_rstd;
     tl::Tile<float, 256> v7__tmp;
-    tl::Tile<float, 4, 256> v_g;
     tl::Tile<float, 256> v8__tmp;
-    tl::Tile<float, 4, 256> v_b;
     tl::Tile<float, 4, 256> v9__tmp;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
@@ -63,34 +60,16 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     }
     // layernorm.py:27
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // layernorm.py:27
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_rstd.data[_e] = v6__tmp.data[_r];
-        }
-    }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
-    // layernorm.py:28
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_g.data[_e] = v7__tmp.data[_c];
-        }
-    }
     // layernorm.py:29
     tl::tile_load(ctx, v8__tmp, v_beta, true);
-    // layernorm.py:29
+    // layernorm.py:30
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_b.data[_e] = v8__tmp.data[_c];
+            v9__tmp.data[_e] = (((v_xc.data[_e] * v6__tmp.data[_r]) * v7__tmp.data[_c]) + v8__tmp.data[_c]);
         }
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v9__tmp.data[_e] = (((v_xc.data[_e] * v_rstd.data[_e]) * v_g.data[_e]) + v_b.data[_e]);
     }
     // layernorm.py:30
     tl::tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
@@ -110,10 +89,8 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4, 1> v6__tmp;
     tl::Tile<float, 4, 256> v_rstd;
     tl::Tile<float, 256> v7__tmp;
-    tl::Tile<float, 4, 256> v_g;
     tl::Tile<float, 4, 256> v11__v;
     tl::Tile<float, 4, 256> v54__tmp;
-    tl::Tile<float, 4, 256> v14__v;
     tl::Tile<float, 4, 256> v15__v;
     tl::Tile<float, 4, 256> v16_adj_xc;
     tl::Tile<float, 4, 256> v17_adj_rstd;
@@ -122,11 +99,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 256> v65__tmp;
     tl::Tile<float, 4, 1> v67__tmp;
     tl::Tile<float, 4> v69__tmp;
-    tl::Tile<float, 4> v31__v;
-    tl::Tile<float, 4> v32__v;
-    tl::Tile<float, 4> v33__v;
-    tl::Tile<float, 4> v34__v;
-    tl::Tile<float, 4> v36_adj_var;
     tl::Tile<float, 4> v39_adj__tmp;
     tl::Tile<float, 4, 1> v73__tmp;
     tl::Tile<float, 4, 256> v41_adj__tmp;
@@ -180,13 +152,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
-    // layernorm.py:28
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_g.data[_e] = v7__tmp.data[_c];
-        }
-    }
     // layernorm.py:30
     tl::tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
@@ -194,12 +159,11 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:30
     tl::tile_store(ctx, adj_v_Y, v54__tmp, true, (v_i * 4), 0);
     // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v14__v.data[_e] = (v_xc.data[_e] * v_rstd.data[_e]);
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v15__v.data[_e] = (v11__v.data[_e] * v_g.data[_e]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v15__v.data[_e] = (v11__v.data[_e] * v7__tmp.data[_c]);
+        }
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
@@ -211,7 +175,7 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_g.data[_e] = (v11__v.data[_e] * v14__v.data[_e]);
+        v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.data[_e] * v_rstd.data[_e]));
     }
     // layernorm.py:29
     tl::tile_unbroadcast(ctx, v63__tmp, v11__v);
@@ -225,29 +189,9 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::tile_unbroadcast(ctx, v67__tmp, v17_adj_rstd);
     // layernorm.py:27
     tl::tile_reshape(ctx, v69__tmp, v67__tmp);
-    // layernorm.py:16
-    for (int _e = 0; _e < 4; ++_e) {
-        v31__v.data[_e] = tl::sqrt((v_var.data[_e] + 1e-05f));
-    }
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v32__v.data[_e] = tl::divide(v69__tmp.data[_e], v31__v.data[_e]);
-    }
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v33__v.data[_e] = (-(v32__v.data[_e] * v5__tmp.data[_e]));
-    }
-    // layernorm.py:16
-    for (int _e = 0; _e < 4; ++_e) {
-        v34__v.data[_e] = (v_var.data[_e] + 1e-05f);
-    }
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
-        v36_adj_var.data[_e] = (v33__v.data[_e] * tl::divide(0.5f, tl::sqrt(v34__v.data[_e])));
-    }
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        v39_adj__tmp.data[_e] = tl::divide(v36_adj_var.data[_e], 256.0f);
+        v39_adj__tmp.data[_e] = tl::divide(((-(tl::divide(v69__tmp.data[_e], tl::sqrt((v_var.data[_e] + 1e-05f))) * v5__tmp.data[_e])) * tl::divide(0.5f, tl::sqrt((v_var.data[_e] + 1e-05f)))), 256.0f);
     }
     // layernorm.py:26
     tl::tile_reshape(ctx, v73__tmp, v39_adj__tmp);
@@ -324,7 +268,7 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 391808,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 375264,
                           [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _sums_adj_v_gamma.mine(), _sums_adj_v_beta.mine(), _arg_adj_v_Y); });
         _sums_adj_v_gamma.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
         _sums_adj_v_beta.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));

@@ -63,7 +63,6 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 32> v37__tmp;
     tl::Tile<float, 16, 64> v16__z;
     tl::Tile<float, 64, 32> v17__z;
-    tl::Tile<float, 16, 64> v22__v;
     tl::Tile<float, 16, 64> v23__v;
     tl::Tile<float, 64> v44__tmp;
     tl::Tile<float, 16, 64> v28__z;
@@ -107,12 +106,8 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v22__v.data[_e] = (v_h.data[_e] + v2__tmp.data[_c]);
+            v23__v.data[_e] = (v16__z.data[_e] * tl::step_ge((v_h.data[_e] + v2__tmp.data[_c]), 0.0f));
         }
-    }
-    // mlp.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v23__v.data[_e] = (v16__z.data[_e] * tl::step_ge(v22__v.data[_e], 0.0f));
     }
     // mlp.py:26
     tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
@@ -171,7 +166,7 @@ extern "C" int mlp_mlp_cpu_backward(const tilec_launch* launch, tilec_array v_X,
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 4096)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 492800,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 484608,
                           [&](tl::Ctx& ctx) { k_mlp_backward(ctx, _arg_v_X, _arg_v_W1, _arg_v_b1, _arg_v_W2, _arg_v_b2, _arg_v_Y, _arg_adj_v_X, _sums_adj_v_W1.mine(), _sums_adj_v_b1.mine(), _sums_adj_v_W2.mine(), _sums_adj_v_b2.mine(), _arg_adj_v_Y); });
         _sums_adj_v_W1.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
         _sums_adj_v_b1.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));

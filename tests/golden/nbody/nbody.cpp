@@ -106,9 +106,9 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     int32_t v_j{};
     tl::Tile<tl::vec<3, float>, 32> v17__v;
     tl::Tile<tl::vec<3, float>, 32> v64__tmp;
-    tl::Tile<tl::vec<3, float>, 32> v21_adj_v;
     tl::Tile<tl::vec<3, float>, 32> v22__v;
     tl::Tile<tl::vec<3, float>, 32> v69__tmp;
+    tl::Tile<tl::vec<3, float>, 32> v21_adj_v;
     tl::Tile<tl::vec<3, float>, 32> v25_adj_acc;
     int32_t v27__n{};
     int32_t v28__k{};
@@ -121,21 +121,14 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32> v29__g{};
     tl::Tile<tl::vec<3, float>, 32, 1> v76__tmp{};
     tl::Tile<tl::vec<3, float>, 32, 32> v32_adj__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v34__v{};
-    tl::Tile<float, 32, 32> v35__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v36__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v38_adj_here{};
     tl::Tile<float, 32, 32> v39__v{};
-    tl::Tile<float, 32, 32> v40__v{};
     tl::Tile<float, 32, 32> v41_adj_weight{};
-    tl::Tile<float, 32, 32> v42__v{};
-    tl::Tile<float, 32, 32> v43__v{};
     tl::Tile<float, 32, 32> v44__v{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v45__v{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v46__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v47__v{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v37_adj_there{};
     tl::Tile<tl::vec<3, float>, 32, 32> v48__v{};
+    tl::Tile<tl::vec<3, float>, 32, 32> v37_adj_there{};
     tl::Tile<float, 1, 32> v90__tmp{};
     tl::Tile<float, 32> v92__tmp{};
     tl::Tile<tl::vec<3, float>, 1, 32> v94__tmp{};
@@ -169,10 +162,6 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::tile_fill_zero(ctx, v64__tmp);
     // nbody.py:39
     tl::tile_store(ctx, adj_v_new_pos, v64__tmp, true, (v_i * 32));
-    // nbody.py:39
-    for (int _e = 0; _e < 32; ++_e) {
-        v21_adj_v.data[_e] = (v17__v.data[_e] * 0.01f);
-    }
     // nbody.py:38
     tl::tile_load(ctx, v22__v, adj_v_new_vel, true, (v_i * 32));
     // nbody.py:38
@@ -181,7 +170,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::tile_store(ctx, adj_v_new_vel, v69__tmp, true, (v_i * 32));
     // nbody.py:38
     for (int _e = 0; _e < 32; ++_e) {
-        v21_adj_v.data[_e] = (v21_adj_v.data[_e] + v22__v.data[_e]);
+        v21_adj_v.data[_e] = ((v17__v.data[_e] * 0.01f) + v22__v.data[_e]);
     }
     // nbody.py:37
     for (int _e = 0; _e < 32; ++_e) {
@@ -233,17 +222,9 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
                     v32_adj__tmp.data[_e] = v76__tmp.data[_r];
                 }
             }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v34__v.data[_e] = (v_there.data[_e] - v_here.data[_e]);
-            }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v35__v.data[_e] = (v_weight.data[_e] * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f));
-            }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v36__v.data[_e] = (v32_adj__tmp.data[_e] * v35__v.data[_e]);
+                v36__v.data[_e] = (v32_adj__tmp.data[_e] * (v_weight.data[_e] * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f)));
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -251,43 +232,19 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v39__v.data[_e] = tl::dot(v32_adj__tmp.data[_e], v34__v.data[_e]);
-            }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v40__v.data[_e] = tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f);
+                v39__v.data[_e] = tl::dot(v32_adj__tmp.data[_e], (v_there.data[_e] - v_here.data[_e]));
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v41_adj_weight.data[_e] = (v39__v.data[_e] * v40__v.data[_e]);
+                v41_adj_weight.data[_e] = (v39__v.data[_e] * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f));
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v42__v.data[_e] = (v39__v.data[_e] * v_weight.data[_e]);
+                v44__v.data[_e] = ((v39__v.data[_e] * v_weight.data[_e]) * (-1.5f * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), (-1.5f - 1.0f))));
             }
             // nbody.py:21
             for (int _e = 0; _e < 1024; ++_e) {
-                v43__v.data[_e] = (tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f);
-            }
-            // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v44__v.data[_e] = (v42__v.data[_e] * (-1.5f * tl::pow(v43__v.data[_e], (-1.5f - 1.0f))));
-            }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v45__v.data[_e] = (v_there.data[_e] - v_here.data[_e]);
-            }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v46__v.data[_e] = (v_there.data[_e] - v_here.data[_e]);
-            }
-            // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v47__v.data[_e] = (v46__v.data[_e] * v44__v.data[_e]);
-            }
-            // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v37_adj_there.data[_e] = (v36__v.data[_e] + v47__v.data[_e]);
+                v47__v.data[_e] = ((v_there.data[_e] - v_here.data[_e]) * v44__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -295,11 +252,11 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             }
             // nbody.py:21
             for (int _e = 0; _e < 1024; ++_e) {
-                v48__v.data[_e] = (v45__v.data[_e] * v44__v.data[_e]);
+                v48__v.data[_e] = ((v_there.data[_e] - v_here.data[_e]) * v44__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
-                v37_adj_there.data[_e] = (v37_adj_there.data[_e] + v48__v.data[_e]);
+                v37_adj_there.data[_e] = ((v36__v.data[_e] + v47__v.data[_e]) + v48__v.data[_e]);
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -365,7 +322,7 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 612096,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 505600,
                           [&](tl::Ctx& ctx) { k_step_backward(ctx, _arg_v_pos, _arg_v_vel, _arg_v_mass, _arg_v_new_pos, _arg_v_new_vel, _arg_adj_v_pos, _arg_adj_v_vel, _sums_adj_v_mass.mine(), _arg_adj_v_new_pos, _arg_adj_v_new_vel); });
         _sums_adj_v_mass.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });

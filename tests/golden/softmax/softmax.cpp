@@ -14,7 +14,6 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     tl::Tile<float, 4, 256> v_e;
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
-    tl::Tile<float, 4, 256> v_s;
     tl::Tile<float, 4, 256> v5__tmp;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -39,16 +38,12 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
-    // softmax.py:19
+    // softmax.py:20
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_s.data[_e] = v4__tmp.data[_r];
+            v5__tmp.data[_e] = tl::divide(v_e.data[_e], v4__tmp.data[_r]);
         }
-    }
-    // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
     }
     // softmax.py:20
     tl::tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
@@ -59,12 +54,10 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4, 256> v_x;
     tl::Tile<float, 4> v1__tmp;
     tl::Tile<float, 4, 1> v2__tmp;
-    tl::Tile<float, 4, 256> v_m;
     tl::Tile<float, 4, 256> v_e;
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
     tl::Tile<float, 4, 256> v_s;
-    tl::Tile<float, 4, 256> v5__tmp;
     tl::Tile<float, 4, 256> v7__v;
     tl::Tile<float, 4, 256> v28__tmp;
     tl::Tile<float, 4, 256> v10__v;
@@ -72,7 +65,6 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4, 1> v33__tmp;
     tl::Tile<float, 4> v35__tmp;
     tl::Tile<float, 4, 1> v37__tmp;
-    tl::Tile<float, 4, 256> v11_adj_e;
     tl::Tile<float, 4, 256> v19__v;
     tl::Tile<float, 4, 256> v21_adj_m;
     tl::Tile<float, 4, 1> v43__tmp;
@@ -87,16 +79,12 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
-    // softmax.py:17
+    // softmax.py:18
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_m.data[_e] = v2__tmp.data[_r];
+            v_e.data[_e] = tl::exp((v_x.data[_e] - v2__tmp.data[_r]));
         }
-    }
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
     tl::tile_sum(ctx, v3__tmp, v_e, 1);
@@ -110,10 +98,6 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
         }
     }
     // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v5__tmp.data[_e] = tl::divide(v_e.data[_e], v_s.data[_e]);
-    }
-    // softmax.py:20
     tl::tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     tl::tile_fill_zero(ctx, v28__tmp);
@@ -125,7 +109,7 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     }
     // softmax.py:20
     for (int _e = 0; _e < 1024; ++_e) {
-        v12_adj_s.data[_e] = (-(v10__v.data[_e] * v5__tmp.data[_e]));
+        v12_adj_s.data[_e] = (-(v10__v.data[_e] * tl::divide(v_e.data[_e], v_s.data[_e])));
     }
     // softmax.py:19
     tl::tile_unbroadcast(ctx, v33__tmp, v12_adj_s);
@@ -133,16 +117,12 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_reshape(ctx, v35__tmp, v33__tmp);
     // softmax.py:19
     tl::tile_reshape(ctx, v37__tmp, v35__tmp);
-    // softmax.py:19
+    // softmax.py:18
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v11_adj_e.data[_e] = (v10__v.data[_e] + v37__tmp.data[_r]);
+            v19__v.data[_e] = ((v10__v.data[_e] + v37__tmp.data[_r]) * v_e.data[_e]);
         }
-    }
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v19__v.data[_e] = (v11_adj_e.data[_e] * v_e.data[_e]);
     }
     // softmax.py:18
     for (int _e = 0; _e < 1024; ++_e) {
@@ -185,7 +165,7 @@ extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_ar
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 377120,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352544,
                           [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

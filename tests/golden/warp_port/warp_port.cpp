@@ -36,20 +36,11 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8> v25__tmp;
     tl::Tile<float, 8, 1> v27__tmp;
     tl::Tile<float, 8, 64> v7_adj__tmp;
-    tl::Tile<float, 8, 64> v9__v;
     tl::Tile<float, 8, 64> v10__v;
-    tl::Tile<float, 8, 64> v11__v;
-    tl::Tile<float, 8, 64> v12__v;
-    tl::Tile<float, 8, 64> v13__v;
-    tl::Tile<float, 8, 64> v14_adj_t;
-    tl::Tile<float, 8, 64> v15__v;
     tl::Tile<float, 8, 64> v16__v;
-    tl::Tile<float, 8, 64> v17__v;
     tl::Tile<float, 8, 64> v19__v;
-    tl::Tile<float, 8, 64> v20__v;
     tl::Tile<float, 8, 64> v21__v;
-    tl::Tile<float, 8, 64> v22__v;
-    tl::Tile<float, 8, 64> v23__v;
+    tl::Tile<float, 8, 64> v14_adj_t;
     // warp_port.py:23
     v_i = int32_t(ctx.tid[0]);
     // warp_port.py:24
@@ -69,33 +60,9 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
             v7_adj__tmp.data[_e] = v27__tmp.data[_r];
         }
     }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v9__v.data[_e] = ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))));
-    }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
         v10__v.data[_e] = (v7_adj__tmp.data[_e] * v_t.data[_e]);
-    }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v11__v.data[_e] = (0.5f * v_t.data[_e]);
-    }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v12__v.data[_e] = (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v13__v.data[_e] = (v10__v.data[_e] * v12__v.data[_e]);
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v13__v.data[_e] * 0.5f);
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v15__v.data[_e] = (v10__v.data[_e] * v11__v.data[_e]);
     }
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {
@@ -103,47 +70,15 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v17__v.data[_e] = (v15__v.data[_e] * (1.0f - (tl::tanh(v16__v.data[_e]) * tl::tanh(v16__v.data[_e]))));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v19__v.data[_e] = (v17__v.data[_e] * 0.7978845608f);
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + v19__v.data[_e]);
-    }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v20__v.data[_e] = ((0.044715f * v_t.data[_e]) * v_t.data[_e]);
+        v19__v.data[_e] = (((v10__v.data[_e] * (0.5f * v_t.data[_e])) * (1.0f - (tl::tanh(v16__v.data[_e]) * tl::tanh(v16__v.data[_e])))) * 0.7978845608f);
     }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
         v21__v.data[_e] = (v19__v.data[_e] * v_t.data[_e]);
     }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v22__v.data[_e] = (0.044715f * v_t.data[_e]);
-    }
     // warp_port.py:25
     for (int _e = 0; _e < 512; ++_e) {
-        v23__v.data[_e] = (v21__v.data[_e] * v_t.data[_e]);
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v23__v.data[_e] * 0.044715f));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v21__v.data[_e] * v22__v.data[_e]));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v19__v.data[_e] * v20__v.data[_e]));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (v14_adj_t.data[_e] + (v7_adj__tmp.data[_e] * v9__v.data[_e]));
+        v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v7_adj__tmp.data[_e] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
     }
     // warp_port.py:24
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
@@ -205,7 +140,7 @@ extern "C" int warp_port_gelu_rows_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 327872,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 291008,
                           [&](tl::Ctx& ctx) { k_gelu_rows_backward(ctx, _arg_v_a, _arg_v_out, _arg_adj_v_a, _arg_adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -1,0 +1,168 @@
+"""Fuse tiles: IR -> IR with a tile value read once put back into the elementwise statement that reads it.
+
+Each elementwise tile statement is a loop over the tile of its own in the CPU code; a value that
+one later statement reads, in an elementwise position, can be computed there instead (one loop and
+one tile fewer). Exact: the value's operations and their order are the same, and the fold is made
+only where nothing between the two statements writes what the value reads.
+
+`fold_single_use(body, single)` folds the statements assigning the symbols of `single` (tiles
+assigned once and read once: `single_use_tiles`); with `chains`, also `x = a` into a statement soon
+after that reads x once and assigns x again (`x = a; x = x + c` -> `x = a + c`). Used on the CPU's
+one-lane adjoint (one_lane.py) and on the CPU forward (`fold_forward`).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import AbstractSet, Any, Callable, TypeGuard
+
+from .. import ir
+from ..ir.types import TileT
+from ..ops import MUTATES, OPS
+from .normalize import is_fusible
+
+
+def single_use_tiles(body: tuple[ir.Stmt, ...], candidates: AbstractSet[ir.Sym]) -> set[ir.Sym]:
+    """The candidates that are tiles assigned once and read once in body."""
+    reads, assigned = ir.use_counts(body), ir.assign_counts(body)  # one walk each, not one per candidate
+    return {t for t in candidates if reads.get(t) == 1 and isinstance(t.type, TileT) and assigned.get(t) == 1}
+
+
+def fold_single_use(body: tuple[ir.Stmt, ...], single: set[ir.Sym], chains: bool = False,
+                    foldable: Callable[[ir.Expr], bool] | None = None) -> tuple[ir.Stmt, ...]:
+    """fuse_round's rounds, until a round changes nothing or changes nothing after passing a
+    candidate over. foldable: which assigned values may move (default: elementwise ops, copies and
+    broadcasts of variables)."""
+    while True:
+        rounds = Rounds()
+        fused = fuse_round(body, single, rounds, chains, foldable or _movable)
+        if fused == body:
+            return body
+        body = fused
+        if not rounds.again:
+            return body
+
+
+def _elementwise(e: ir.Expr) -> TypeGuard[ir.OpCall]:
+    return isinstance(e, ir.OpCall) and isinstance(e.type, TileT) and OPS[e.op].elementwise
+
+
+def _broadcast(e: ir.Expr) -> bool:
+    return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
+
+
+def _movable(e: ir.Expr) -> bool:
+    return _elementwise(e) or isinstance(e, ir.Var) or _broadcast(e)
+
+
+def writes_of(stmts: list[ir.Stmt]) -> set[ir.Sym]:
+    out: set[ir.Sym] = set()
+    for s in ir.walk_stmts(stmts):
+        out.update(ir.stmt_targets(s))
+        for e in ir.stmt_exprs(s):
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.OpCall) and x.op in MUTATES:  # the operands it updates in place
+                    names = MUTATES[x.op]
+                    out |= {y for i, p in enumerate(OPS[x.op].params) if p.name in names and i < len(x.args)
+                            for y in ir.read_syms(x.args[i])}
+    return out
+
+
+def _substitute(e: ir.Expr, sym: ir.Sym, value: ir.Expr) -> ir.Expr | None:
+    """e with its elementwise-reachable read of sym replaced by value; None where sym sits elsewhere."""
+    if isinstance(e, ir.Var):
+        return value if e.sym == sym else e
+    if not _elementwise(e):
+        return None if sym in ir.read_syms(e) else e
+    args = []
+    for a in e.args:
+        substituted = _substitute(a, sym, value)
+        if substituted is None:
+            return None
+        args.append(substituted)
+    return replace(e, args=tuple(args))
+
+
+class Rounds:
+    """What one round of fuse_round saw. A round leaves the statements before its position as they
+    are, and decides each candidate on what follows it, nested blocks last: a candidate it passed
+    over can only be folded after a later fold of the same round. When none was passed over
+    before a fold, another round would fold nothing (on long kernels that round cost as much as
+    the first)."""
+
+    def __init__(self) -> None:
+        self.passed_over = False  # a candidate was left in place (in the order the round visits them)
+        self.again = False  # something was folded after that: another round may fold more
+
+
+def fuse_round(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: Rounds, chains: bool = False,
+               foldable: Callable[[ir.Expr], bool] | None = None) -> tuple[ir.Stmt, ...]:
+    movable = foldable or _movable
+    # A folded statement's place is emptied (None) rather than deleted: deleting from the list
+    # moved everything after it, which made long kernels quadratic. Emptied places are all behind
+    # the sweep's position, so the searches ahead never meet one.
+    # chains: also fold `x = a` into a statement soon after that reads x once and assigns x again
+    # (`x = a; x = x + c` -> `x = a + c`: the value of the first is read there only).
+    out: list[ir.Stmt | None] = list(body)
+    for i, s in enumerate(out):
+        if not (isinstance(s, ir.Assign) and movable(s.value)):
+            continue
+        if s.target in single:
+            j = next((j for j in range(i + 1, len(out)) if s.target in reads_of(out[j])), None)  # type: ignore[arg-type]
+        elif chains and isinstance(s.target.type, TileT):
+            reach = range(i + 1, min(len(out), i + 1 + _CHAIN_REACH))
+            j = next((j for j in reach if s.target in reads_of(out[j])), None)  # type: ignore[arg-type]
+            later = out[j] if j is not None else None
+            if not (isinstance(later, ir.Assign) and later.target is s.target
+                    and ir.use_counts((later,)).get(s.target) == 1):
+                continue
+        else:
+            continue
+        reader = out[j] if j is not None else None
+        operands = ir.read_syms(s.value) if isinstance(reader, ir.Assign) else set()
+        if (isinstance(reader, ir.Assign) and (_elementwise(reader.value) or isinstance(reader.value, ir.Var))
+                and reader.target not in operands
+                and (j == i + 1 or not (writes_of(out[i + 1:j]) & (operands | {s.target})))):  # type: ignore[arg-type]
+            value = _substitute(reader.value, s.target, s.value)
+            if value is not None and j is not None:
+                out[j] = replace(reader, value=value)
+                out[i] = None
+                rounds.again = rounds.again or rounds.passed_over
+                continue
+        rounds.passed_over = True
+    return tuple(map_blocks(s, lambda block: fuse_round(block, single, rounds, chains, movable))
+                 for s in out if s is not None)
+
+
+_CHAIN_REACH = 8  # statements searched for a chain's next link (a bound keeps the sweep linear)
+
+
+_BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
+
+
+def map_blocks(s: ir.Stmt, f: Callable[[tuple[ir.Stmt, ...]], tuple[ir.Stmt, ...]]) -> ir.Stmt:
+    """s with f applied to each statement list nested directly in it."""
+    if type(s) not in _BLOCKS:
+        return s
+    blocks: dict[str, Any] = {name: f(getattr(s, name)) for name in _BLOCKS[type(s)]}
+    return replace(s, **blocks)
+
+
+def reads_of(s: ir.Stmt) -> set[ir.Sym]:
+    if isinstance(s, ir.Assign):  # most statements: no nested block
+        return ir.read_syms(s.value)
+    out: set[ir.Sym] = set()
+    for x in ir.walk_stmts((s,)):
+        for e in ir.stmt_exprs(x):
+            out |= ir.read_syms(e)
+    return out
+
+
+def fold_forward(fn: ir.Function) -> ir.Function:
+    """The CPU forward with each tile value (an elementwise tree, a map, a broadcast: what the
+    emitter computes per element) that is assigned once and read once folded into its elementwise
+    reader: a user's `s = wp.tile_broadcast(...)` read by `e / s` is no tile of its own."""
+    tiles = {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
+    if not tiles:
+        return fn
+    body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), foldable=lambda e: is_fusible(e) or isinstance(e, ir.Var))
+    return fn if body == fn.body else replace(fn, body=body)
