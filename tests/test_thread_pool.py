@@ -1,7 +1,8 @@
 """The CPU launch's kept helper threads (runtime_headers/tilec/thread_pool.h): launches on several
 threads from several Python threads at once (each takes its own helpers), many short launches in a
 row (helpers handed work and taken back before they begin), more threads than the pool keeps, a
-forked child's launches, and the per-thread gradient sums on reused helpers."""
+forked child's launches, the per-thread gradient sums on reused helpers, and fibers a thread keeps
+from one launch to the next."""
 from __future__ import annotations
 
 import os
@@ -30,6 +31,21 @@ def gemm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(d
         b = wp.tile_load(B, shape=(T, T), offset=(k * T, j * T))
         wp.tile_matmul(a, b, acc)
     wp.tile_store(C, acc, offset=(i * T, j * T))
+
+
+@wp.kernel(block_dim=64)
+def lanes64(X: wp.array(dtype=float), Y: wp.array(dtype=float)):
+    # each lane's element gathered into a tile: the block's lanes run as fibers
+    i, lane = wp.tid()
+    t = wp.tile(X[i * 64 + lane])
+    wp.tile_store(Y, wp.tile_sum(t), offset=i)
+
+
+@wp.kernel(block_dim=32)
+def lanes32(X: wp.array(dtype=float), Y: wp.array(dtype=float)):
+    i, lane = wp.tid()
+    t = wp.tile(X[i * 64 + lane])
+    wp.tile_store(Y, wp.tile_sum(t), offset=i)
 
 
 @wp.kernel
@@ -123,3 +139,15 @@ def test_a_forked_child_launches_on_several_threads(mod):
     got = os.read(read, 1)
     os.waitpid(pid, 0)
     assert got == b"\x01"
+
+
+def test_fibers_kept_between_launches_of_one_and_other_block_dims(mod):
+    # a thread keeps its fibers for the next launch of the same block_dim, and makes new ones for another
+    rng = np.random.default_rng(9)
+    for block_dim, threads in ((64, 1), (64, 1), (32, 1), (64, 1), (64, 2), (32, 2), (64, 2)):
+        X = rng.standard_normal(20 * 64).astype(np.float32)
+        Y = np.zeros(20, np.float32)
+        kernel = mod.lanes64 if block_dim == 64 else mod.lanes32
+        kernel.launch_tiled(dim=20, inputs=[X, Y], num_threads=threads)
+        want = X.reshape(20, 64)[:, :block_dim].astype(np.float64).sum(axis=1)
+        np.testing.assert_allclose(Y, want, rtol=1e-5, atol=1e-5)
