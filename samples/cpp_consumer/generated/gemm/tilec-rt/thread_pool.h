@@ -65,9 +65,9 @@ class Helper {
         for (int k = 0; k < 1 << 12 && state_.load() != DONE; ++k) spin_pause();  // its last block
         if (state_.load() != DONE) {
             std::unique_lock<std::mutex> hold(lock_);
-            waiting_ = true;
+            launch_waits_ = true;
             woken_.wait(hold, [&] { return state_.load() == DONE; });
-            waiting_ = false;
+            launch_waits_ = false;
         }
         state_.store(IDLE);
         return false;
@@ -79,7 +79,7 @@ class Helper {
         {
             std::lock_guard<std::mutex> hold(lock_);
             state_.store(s);
-            wake = waiting_;
+            wake = s == POSTED ? helper_sleeps_ : launch_waits_;
         }
         if (wake) woken_.notify_all();
     }
@@ -93,9 +93,9 @@ class Helper {
             spin_pause();
         }
         std::unique_lock<std::mutex> hold(lock_);
-        waiting_ = true;
+        helper_sleeps_ = true;
         woken_.wait(hold, [&] { return state_.load() == POSTED; });
-        waiting_ = false;
+        helper_sleeps_ = false;
         return true;
     }
     void loop() {
@@ -119,7 +119,10 @@ class Helper {
     void* arg_ = nullptr;
     std::mutex lock_;
     std::condition_variable woken_;
-    bool waiting_ = false;  // a thread sleeps on woken_ (the helper for work, or its launch for DONE)
+    // Who sleeps on woken_ (two flags: a launch woken late must not clear the helper's, which may
+    // already sleep again for its next work).
+    bool helper_sleeps_ = false;  // for POSTED
+    bool launch_waits_ = false;   // for DONE
     std::thread thread_;    // last: it starts running loop() when made
 };
 
