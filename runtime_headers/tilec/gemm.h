@@ -512,8 +512,8 @@ class PanelCache {
             if (entries_[e].key == want) return int(e);
         return -1;
     }
-    // A launch on several threads starts new threads (lanes.h launch_blocks): without the spares
-    // every such launch allocated a fresh arena and index and faulted their pages in again.
+    // Threads a launch starts past the pool's kept helpers (thread_pool.h) end with it: without the
+    // spares each of them allocated a fresh arena and index and faulted their pages in again.
     struct Spare {
         std::vector<Index> index;
         std::vector<Entry> entries;
