@@ -13,6 +13,7 @@
 #include "tile_sums.h"
 #include "reduce.h"
 #include "linalg.h"
+#include "matmul_adds.h"
 #include "fft.h"
 #include "random.h"
 #include "stack.h"

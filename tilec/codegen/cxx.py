@@ -17,6 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
+from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import rows_read_in_place, rows_written_in_place
 from .tile_print import warp_storage
@@ -170,6 +171,8 @@ class CxxEmitter:
         self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
         self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
+        self.matmul_adds: dict[int, ir.Assign] = {}  # CPU: id of an add into sums -> the product it multiplies in (matmul_adds.py)
+        self.added_products: set[int] = set()  # ids of those products' assignments, emitted with their adds
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -221,6 +224,8 @@ class CxxEmitter:
         self.rows_out = {} if self.target.gpu else rows_written_in_place(fn, self.rows_in)
         self.sums = matmul_sums(fn, self.arrays, self.windows)
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
+        self.matmul_adds = {} if self.target.gpu else matmul_adds(fn, given.keys())
+        self.added_products = {id(m) for m in self.matmul_adds.values()}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -232,8 +237,9 @@ class CxxEmitter:
     def declare_locals(self, fn: ir.Function) -> None:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
+        products = {m.target for m in self.matmul_adds.values()}
         for sym in local_syms(fn):
-            if sym in self.views or sym in self.arrays or sym in self.windows:
+            if sym in self.views or sym in self.arrays or sym in self.windows or sym in products:
                 continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
@@ -271,8 +277,14 @@ class CxxEmitter:
                 self.emit(f"// {naming.cxx_var(s.target)}: zeros, made by the sum of the loop below")
             return
         self.where(s.span)
+        if id(s) in self.added_products:  # the add below multiplies it into the sums
+            assert isinstance(s, ir.Assign)  # matmul_adds: a product's assignment
+            self.emit(f"// {naming.cxx_var(s.target)}: multiplied by the add below straight into its sums")
+            return
         self.aligned_check(s)
-        if isinstance(s, ir.Assign) and id(s) in self.sum_of:
+        if isinstance(s, ir.ExprStmt) and id(s) in self.matmul_adds:
+            self.matmul_add(s, self.matmul_adds[id(s)])
+        elif isinstance(s, ir.Assign) and id(s) in self.sum_of:
             assert isinstance(s.value, ir.OpCall)  # matmul_sums: the loop's tile_matmul
             a, b = (self.expr(x) for x in s.value.args[:2])
             self.emit(f"{self.sum_of[id(s)]}.add({a}, {b});")
@@ -303,6 +315,14 @@ class CxxEmitter:
             self.emit("return;" if s.value is None else f"return {self.expr(s.value)};")
         else:
             raise TypeError(type(s))
+
+    def matmul_add(self, add: ir.ExprStmt, product: ir.Assign) -> None:
+        """`tile_atomic_add(sums, z)` of `z = tile_matmul(a, b)`: C += a b in the sums (matmul_adds.h)."""
+        assert isinstance(add.expr, ir.OpCall) and isinstance(product.value, ir.OpCall)  # matmul_adds.py
+        call = add.expr
+        offsets = [self.expr(a) for a in call.args if _is_offset(call, a)]
+        operands = [self.expr(x) for x in (call.args[0], *product.value.args[:2])]
+        self.emit(f"tl::tile_matmul_add({', '.join(['ctx', *operands, *offsets])});")
 
     def aligned_check(self, s: ir.Stmt) -> None:
         """A tile_load/tile_store with aligned=True of a 2-d or larger shared tile (where Warp takes its

@@ -81,7 +81,6 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 32> v10__v;
     tl::Tile<float, 16, 32> v47__tmp;
     tl::Tile<float, 16, 64> v13__z;
-    tl::Tile<float, 64, 32> v14__z;
     tl::Tile<float, 16, 64> v19__v;
     tl::Tile<float, 16, 64> v21_adj_denom;
     tl::Tile<float, 16, 1> v56__tmp;
@@ -147,9 +146,9 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:25
     tl::tile_matmul(ctx, v13__z, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
     // attention.py:25
-    tl::tile_matmul(ctx, v14__z, tl::transposed(v7__tmp), v10__v, 1.0, 0.0);
+    // v14__z: multiplied by the add below straight into its sums
     // attention.py:25
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_V, v14__z, true);
+    tl::tile_matmul_add(ctx, adj_v_V, tl::transposed(v7__tmp), v10__v);
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
         v19__v.data[_e] = tl::divide(v13__z.data[_e], v_denom.data[_e]);

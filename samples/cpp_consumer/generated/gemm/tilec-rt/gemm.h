@@ -712,9 +712,14 @@ inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T
 
 
 // matmul_b_in_place with A's own strides (a window of a larger tile, read in place: linalg.h
-// TileWindow), on the build's kernel.
+// TileWindow), on the AVX-512 kernel where matmul would take it (its 8-row micro-panels: the MLP
+// adjoint's 32-row window^T @ dC ran the build's 6-row kernel plus a 2-row remainder), else the build's.
 template <class T, int M, int N, int K, int RSA, int CSA>
 inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
+#if TILEC_GEMM_DISPATCH
+    if constexpr (avx512_fits<T, N>)
+        if (use_avx512()) return matmul_b_in_place<IsaAvx512, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
+#endif
     matmul_b_in_place<IsaBuild, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
 }
 

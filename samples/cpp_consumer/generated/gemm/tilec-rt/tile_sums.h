@@ -121,6 +121,16 @@ template <class T, int N, int... D> class TileSumsPart {
         tile_atomic_add(ctx, DiscardOld{}, owner_.target(), t, true, o...);  // as without sums
     }
 
+    // Where the tile at offsets o is summed (first: nothing summed there yet), or null: the tile
+    // is not on the grid, the sums are off or past the budget (tile_matmul_add, matmul_adds.h).
+    template <class... O> T* sums_at(bool& first, O... o) {
+        const int64_t g = owner_.grid_index(o...);
+        T* sums = g >= 0 ? slot(g) : nullptr;
+        first = first_;
+        return sums;
+    }
+    const Array<T, N>& target() const { return owner_.target(); }
+
   private:
     friend Owner;
     // The sums of grid tile g (first_: just made), or null past the budget or when the sums are off.
