@@ -62,11 +62,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 16, 32> v34__tmp;
     tl::Tile<float, 32> v37__tmp;
     tl::Tile<float, 16, 64> v16__z;
-    tl::Tile<float, 64, 32> v17__z;
     tl::Tile<float, 16, 64> v23__v;
     tl::Tile<float, 64> v44__tmp;
     tl::Tile<float, 16, 64> v28__z;
-    tl::Tile<float, 64, 64> v29__z;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -99,9 +97,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:27
     tl::tile_matmul(ctx, v16__z, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
     // mlp.py:27
-    tl::tile_matmul(ctx, v17__z, tl::transposed(v6_h), v9__v, 1.0, 0.0);
+    // v17__z: multiplied by the add below straight into its sums
     // mlp.py:27
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W2, v17__z, true);
+    tl::tile_matmul_add(ctx, adj_v_W2, tl::transposed(v6_h), v9__v);
     // mlp.py:26
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
@@ -116,9 +114,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:25
     tl::tile_matmul(ctx, v28__z, v23__v, tl::transposed(v1__tmp), 1.0, 0.0);
     // mlp.py:25
-    tl::tile_matmul(ctx, v29__z, tl::transposed(v_x), v23__v, 1.0, 0.0);
+    // v29__z: multiplied by the add below straight into its sums
     // mlp.py:25
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_W1, v29__z, true);
+    tl::tile_matmul_add(ctx, adj_v_W1, tl::transposed(v_x), v23__v);
     // mlp.py:24
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v28__z, true, (v_i * 16), 0);
 }
