@@ -44,9 +44,10 @@ def test_the_products_added_into_sums_are_multiplied_into_them():
     # W's gradient (summed: every block row re-adds it) takes x^T dY straight into its sums
     assert "tl::tile_matmul_add(ctx, adj_v_W, tl::transposed(" in backward
     assert "multiplied by the add below straight into its sums" in backward
-    # X's gradient (each block its own tile: no sums) keeps the product and the add
-    assert "tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X," in backward
-    assert backward.count("tl::tile_matmul(ctx,") == 1
+    # X's gradient (re-added by every block of a row: summed too) takes dY w^T into its sums where
+    # its add stands, after W's product and add
+    assert "tl::tile_matmul_add(ctx, adj_v_X, v3__v, tl::transposed(v_w)" in backward
+    assert backward.count("tl::tile_matmul(ctx,") == 0
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +85,17 @@ def test_float64_gradients_against_finite_differences(mod, threads, monkeypatch)
     X, W = rng.standard_normal((40, 8)) / 3, rng.standard_normal((8, 24)) / 3
     Y = np.zeros((40, 24))
     check_gradients(mod.layer64, 3, [X, W, Y], outputs=[2], wrt=[0, 1], h=1e-5, rtol=1e-6, atol=1e-8)
+
+
+def test_a_product_whose_add_comes_a_few_statements_later_is_multiplied_in_there():
+    """The GEMM adjoint's k loop computes adj_A's product, then adj_B's product and add, then adj_A's
+    add: both products go into their sums (the first where its add stands, nothing in between
+    writing what it reads)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "programs" / "gemm64.py"
+    module = normalize_module(compile_ir(path.read_text(), "gemm64"))
+    cpp = emit_cpu(module, plan_kernels(module)).files["gemm64.cpp"]
+    backward = cpp.split("k_gemm_backward")[1]
+    assert "tl::tile_matmul_add(ctx, adj_v_A," in backward and "tl::tile_matmul_add(ctx, adj_v_B," in backward
+    assert "tl::tile_matmul(ctx," not in backward.split("for (")[-1]  # no product tile left in the k loop

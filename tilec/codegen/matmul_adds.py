@@ -5,7 +5,8 @@ A matmul adjoint adds each product into an array, `z = tile_matmul(a, b)` then
 the array's tile (a read-modify-write of memory the product could have accumulated into).
 `matmul_adds` finds such pairs where the add goes into an array the entry point sums per thread
 (tile_sums.py proved nothing else in the kernel touches it): z a float/double tile assigned once,
-from a fresh product (alpha 1, no accumulator), read once, by the add in the very next statement.
+from a fresh product (alpha 1, no accumulator), read once, by an add a few statements on, with
+nothing in between writing what the product reads (it is computed where the add stands).
 The emitter then declares no z and emits `tl::tile_matmul_add(ctx, adj, a, b, row, col)`
 (matmul_adds.h), which multiplies into the thread's sums of that tile (or, on the launch's only
 worker, into the array's tile when its rows are contiguous), C += a b, else does as before.
@@ -16,29 +17,41 @@ from collections.abc import Collection
 
 from .. import ir
 from ..ir.types import FLOAT32, FLOAT64, TileT
+from ..passes.fuse_tiles import reads_of, writes_of
 from .operand_views import bodies, read_write_counts
 
 
 def matmul_adds(fn: ir.Function, summed: Collection[ir.Sym]) -> dict[int, ir.Assign]:
-    """{id of a tile_atomic_add statement: the matmul assignment just before it it absorbs}."""
+    """{id of a tile_atomic_add statement: the matmul assignment before it it absorbs}."""
     if not summed:
         return {}
     reads, writes = read_write_counts(fn)
     found: dict[int, ir.Assign] = {}
     for body in bodies(fn.body):
-        for first, second in zip(body, body[1:]):
-            if not (isinstance(first, ir.Assign) and isinstance(second, ir.ExprStmt)):
+        for i, first in enumerate(body):
+            if not (isinstance(first, ir.Assign) and _fresh_product(first.value)):
                 continue
-            product, add = first.value, second.expr
-            if not (_fresh_product(product) and isinstance(add, ir.OpCall) and add.op == "tile_atomic_add"):
-                continue
-            target, tile = add.args[0], add.args[1]
             z = first.target
+            if not (reads.get(z, 0) == 1 and writes.get(z, 0) == 1 and _float_tile(z.type) and z.type == first.value.type):
+                continue
+            reach = range(i + 1, min(len(body), i + 1 + _REACH))
+            j = next((j for j in reach if z in reads_of(body[j])), None)
+            second = body[j] if j is not None else None
+            if not (isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
+                    and second.expr.op == "tile_atomic_add"):
+                continue
+            target, tile = second.expr.args[0], second.expr.args[1]
             if not (isinstance(target, ir.Var) and target.sym in summed and isinstance(tile, ir.Var) and tile.sym == z):
                 continue
-            if reads.get(z, 0) == 1 and writes.get(z, 0) == 1 and _float_tile(z.type) and z.type == product.type:
-                found[id(second)] = first
+            if writes_of(list(body[i + 1:j])) & ir.read_syms(first.value):  # the product is computed at the add
+                continue
+            found[id(second)] = first
     return found
+
+
+# Statements searched for the add of a product: the GEMM adjoint's adj_A add comes after the
+# adj_B product and add (a bound keeps the search linear).
+_REACH = 4
 
 
 def _fresh_product(e: ir.Expr) -> bool:

@@ -48,7 +48,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     tl::Tile<float, 32, 32> v16__tmp;
     int32_t v6__n{};
     int32_t v7__k{};
-    tl::Tile<float, 32, 32> v9__z{};
     // gemm.py:16
     v_i = int32_t(ctx.tid[0]);
     v_j = int32_t(ctx.tid[1]);
@@ -81,13 +80,13 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
             // gemm.py:21
             // v_b: read by its tile_matmul from v_B
             // gemm.py:22
-            tl::tile_matmul(ctx, v9__z, v4__v, tl::transposed(tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32))), 1.0, 0.0);
+            // v9__z: multiplied by the add below straight into its sums
             // gemm.py:22
             // v10__z: multiplied by the add below straight into its sums
             // gemm.py:21
             tl::tile_matmul_add(ctx, adj_v_B, tl::transposed(tl::array_tile<32, 32>(v_A, (v_i * 32), (v_k * 32))), v4__v, (v_k * 32), (v_j * 32));
             // gemm.py:20
-            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v9__z, true, (v_i * 32), (v_k * 32));
+            tl::tile_matmul_add(ctx, adj_v_A, v4__v, tl::transposed(tl::array_tile<32, 32>(v_B, (v_k * 32), (v_j * 32))), (v_i * 32), (v_k * 32));
         }
     }
 }
