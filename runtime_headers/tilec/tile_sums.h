@@ -108,9 +108,9 @@ template <class T, int N, int... D> class TileSumsPart {
     template <class ST, class... O> void add(Ctx& ctx, const ST& t, O... o) {
         if (!ctx.leader()) return;
         if constexpr (std::is_same<ST, TT>::value) {
-            const int64_t g = !ctx.partial() ? owner_.grid_index(o...) : -1;
-            if (T* sums = g >= 0 ? slot(g) : nullptr) {
-                if (first_) {  // the tile's first add: its value (0 + x would turn -0 into +0)
+            bool first = false;
+            if (T* sums = !ctx.partial() ? sums_at(first, o...) : nullptr) {
+                if (first) {  // the tile's first add: its value (0 + x would turn -0 into +0)
                     for (int e = 0; e < TT::size; ++e) sums[e] = t.data[e];
                 } else {
                     for (int e = 0; e < TT::size; ++e) sums[e] = T(compute_t<T>(sums[e]) + compute_t<T>(t.data[e]));

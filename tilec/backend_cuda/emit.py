@@ -64,7 +64,8 @@ def _cuda_entry(fn: ir.Function, kernel_name: str, launch_name: str, body: str, 
     entry["smem_bytes"] = smem
     entry["scratch_bytes"] = scratch  # per block, in global memory: tiles past the shared budget
     entry["block_dim"] = fn.block_dim
-    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in _tile_syms(fn) if isinstance(s.type, TileT))
+    entry["stack_bytes"] = 256 * 1024 + 2 * sum(s.type.nbytes for s in ir.assigned_tiles(fn.body)
+                                                 if isinstance(s.type, TileT))  # (always: for the type checker)
     entry["doc"] = doc
     entry["partial_limit"] = partial_limit  # None: not a tile kernel (no partial blocks)
     return entry
@@ -79,10 +80,6 @@ def _kernel_arg(p: ir.Sym) -> str:
     """The C entry's argument as the kernel takes it: a vector/matrix pointer is read."""
     name = naming.c_param(p.name)
     return f"*static_cast<const {p.type.ctype}*>({name})" if isinstance(p.type, (VecT, MatT)) else name
-
-
-def _tile_syms(fn: ir.Function) -> set[ir.Sym]:
-    return {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
 def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,

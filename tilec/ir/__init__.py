@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
-from .types import Type
+from .types import TileT, Type
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,6 +253,16 @@ def walk_stmts(body: Iterable[Stmt]) -> Iterator[Stmt]:
 
 
 _BLOCK_FIELDS = {If: ("body", "orelse"), For: ("body",), While: ("body",)}  # as child_blocks
+
+
+def assigned_tiles(body: Iterable[Stmt]) -> set[Sym]:
+    """The tiles an assignment in body (nested blocks included) defines."""
+    return {s.target for s in walk_stmts(body) if isinstance(s, Assign) and isinstance(s.target.type, TileT)}
+
+
+def has_exits(body: Iterable[Stmt]) -> bool:
+    """Whether body (nested blocks included) holds a break, continue or return."""
+    return any(isinstance(s, (Break, Continue, Return)) for s in walk_stmts(body))
 
 
 def stmt_exprs(stmt: Stmt) -> tuple[Expr, ...]:

@@ -29,7 +29,7 @@ from ..ir.types import TileT
 
 
 def tidy_adjoint(fn: ir.Function) -> ir.Function:
-    if any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body)):
+    if ir.has_exits(fn.body):
         return fn  # the flow analyses below assume structured control flow without exits
     if not any(isinstance(t.type, TileT) for s in ir.walk_stmts(fn.body) for t in ir.stmt_targets(s)):
         return fn  # each rewrite is of a tile assignment: a kernel without one is already tidy

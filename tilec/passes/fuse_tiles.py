@@ -161,7 +161,7 @@ def fold_forward(fn: ir.Function) -> ir.Function:
     """The CPU forward with each tile value (an elementwise tree, a map, a broadcast: what the
     emitter computes per element) that is assigned once and read once folded into its elementwise
     reader: a user's `s = wp.tile_broadcast(...)` read by `e / s` is no tile of its own."""
-    tiles = {s.target for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
+    tiles = ir.assigned_tiles(fn.body)
     if not tiles:
         return fn
     body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), foldable=lambda e: is_fusible(e) or isinstance(e, ir.Var))

@@ -44,10 +44,10 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     # (the tidied adjoint has fewer assignments to each partial adjoint than the derivation had):
     # each such statement is a loop of its own. Chains only without exits (break, continue,
     # return): an exit between two links would leave the first link's value observable.
-    tiles = _assigned_tiles(fn.body)
+    tiles = ir.assigned_tiles(fn.body)
     if tiles:
-        exits = any(isinstance(s, (ir.Break, ir.Continue, ir.Return)) for s in ir.walk_stmts(fn.body))
-        fn = replace(fn, body=fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=not exits))
+        chains = not ir.has_exits(fn.body)
+        fn = replace(fn, body=fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains))
     # The last two rewrites fold an assignment of tile_view_add / tile_matmul, which nothing above
     # creates (they are statements, never fused into another): without one they change nothing,
     # and their counts of reads and assignments were two more walks of the whole adjoint.
@@ -58,10 +58,6 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     reads = ir.use_counts(fn.body)
     products = {t for t, n in ir.assign_counts(fn.body).items() if n == 1 and reads.get(t) == 1}
     return replace(fn, body=_matmul_in_place(fn.body, products))
-
-
-def _assigned_tiles(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
-    return {s.target for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and isinstance(s.target.type, TileT)}
 
 
 # Tiles read from memory: their scalar operands (offsets, indices of a view) are the same in every
