@@ -71,10 +71,10 @@ def _plans(source: str, name: str = "straight.py"):
 
 def test_straight_line_adjoint_takes_one_sweep_of_each_rewrite(monkeypatch):
     """The CPU adjoint of a straight-line tile kernel: one sweep of adjoint_tidy's moves and one
-    round of one_lane's fuse, whatever the kernel's length (a sweep that passed no candidate over
+    round of the fuse after block_tile_form's strip (lane_ops.py), whatever the kernel's length (a sweep that passed no candidate over
     before a rewrite leaves nothing for another; two full sweeps each were a quarter of the CPU
     adjoint's cost)."""
-    from tilec.passes import adjoint_tidy, fuse_tiles, one_lane
+    from tilec.passes import adjoint_tidy, fuse_tiles, lane_ops
 
     sweeps, rounds = [0], [0]
     block, fuse = adjoint_tidy._Block, fuse_tiles.fuse_round
@@ -91,13 +91,13 @@ def test_straight_line_adjoint_takes_one_sweep_of_each_rewrite(monkeypatch):
     top = [None]
     monkeypatch.setattr(adjoint_tidy, "_Block", CountedBlock)
     monkeypatch.setattr(fuse_tiles, "fuse_round", counted_fuse)
-    strip = one_lane._strip
+    strip = lane_ops.strip_lane_ops
 
-    def remember(body, takes):
-        top[0] = strip(body, takes)
+    def remember(body, takes=frozenset(), tiles_only=False):
+        top[0] = strip(body, takes, tiles_only)
         return top[0]
 
-    monkeypatch.setattr(one_lane, "_strip", remember)
+    monkeypatch.setattr(lane_ops, "strip_lane_ops", remember)  # block_tile_form's: the fold after it
     for n in (20, 160):
         sweeps[0] = rounds[0] = 0
         plan, = _plans(program(n, "tiles"))

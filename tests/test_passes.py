@@ -253,3 +253,20 @@ def shared(A: wp.array2d(dtype=float), B: wp.array(dtype=float)):
     assert "array_take" in _ops_of(plans["own"].lanes_adjoint)
     assert "array_take" not in _ops_of(plans["own"].adjoint) and "array_load" in _ops_of(plans["own"].adjoint)
     assert "array_take" in _ops_of(plans["shared"].adjoint) and "array_take" in _ops_of(plans["shared"].lanes_adjoint)
+
+
+def test_simplify_is_done_in_one_call():
+    """A loop left empty goes with its body, and then the trip count computed for it is dead too:
+    simplify sweeps again until nothing more goes, so simplifying twice changes nothing (the GPU
+    adjoint is simplified once; the CPU's one-lane form used to be simplified twice and differ)."""
+    from pathlib import Path
+
+    from tilec.passes.simplify import simplify_function
+
+    path = Path(__file__).parent / "conformance" / "programs" / "funcs_custom_replay.py"
+    module = compile_ir(path.read_text(), "funcs_custom_replay", 64)
+    kernel = next(k for k in module.kernels if k.name == "replay_side_effect")
+    once = adjoint_kernel(kernel, module, True, lane_takes=set())  # simplified by the derivation
+    assert simplify_function(once) == once
+    counts = [s.target.name for s in ir.walk_stmts(once.body) if isinstance(s, ir.Assign) and s.target.name == "_n"]
+    assert counts == [], counts  # the empty replay loops' trip counts went with them

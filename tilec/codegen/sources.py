@@ -16,6 +16,7 @@ from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, Type, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
+from ..passes.lane_ops import block_tile_form
 from ..passes.one_lane import lanes_may_differ, one_lane
 from ..diagnostics import Diagnostic, NotDifferentiable
 from ..passes.effects import extreme_params, stored_descriptors, written_params
@@ -145,7 +146,7 @@ class KernelPlan:
     forward: ir.Function
     adjoint: ir.Function | None
     why_not: Diagnostic | None = None  # the warning Diagnostic when there is no adjoint
-    lanes_adjoint: ir.Function | None = None  # the adjoint derived for cooperating lanes (the GPU's)
+    lanes_adjoint: ir.Function | None = None  # the GPU's: derived for cooperating lanes, tile lane ops taken out
 
 
 def plan_kernels(module: ir.Module) -> list[KernelPlan]:
@@ -163,8 +164,9 @@ def plan_kernels(module: ir.Module) -> list[KernelPlan]:
             lane_takes: set[ir.Sym] = set()
             derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
             one = lanes and not facts["lanes"] and not lanes_may_differ(derived)
-            cpu = one_lane(derived, lane_takes) if one else derived
-            plans.append(KernelPlan(k, cpu, lanes_adjoint=derived))
+            gpu = block_tile_form(derived)  # tiles are the block's on the GPU: their lane ops are copies
+            cpu = one_lane(gpu, lane_takes) if one else derived
+            plans.append(KernelPlan(k, cpu, lanes_adjoint=gpu))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))
     return plans

@@ -1,12 +1,11 @@
 """One lane: the adjoint of a kernel run by cooperating lanes -> the same adjoint run as one lane.
 
-Expects an adjoint kernel derived with lanes=True (autodiff.py). With a single lane per block
+Expects an adjoint kernel derived with lanes=True (autodiff.py), or its block_tile_form (lane_ops.py:
+the lane ops on tiles already taken out and their temporaries folded). With a single lane per block
 `lane_sum` (the sum of every lane's partial adjoint) and `leader_only` (a value in the leader
-lane, zero elsewhere) are the identity, so each call is replaced by its operand. The normalizer
-had bound a lane op's elementwise operand to a temporary; a temporary read once, in an
-elementwise position of a later statement of its block, with nothing in between writing what it
-reads, is put back there (the emitter fuses it into that statement's loop, as it does where no
-lane op ever stood). The result is then simplified and tidied (adjoint_tidy.py).
+lane, zero elsewhere) are the identity, so each call is replaced by its operand and the
+temporaries bound for them are put back into their elementwise readers (lane_ops.py). The result
+is then simplified and tidied (adjoint_tidy.py).
 The build derives each kernel's adjoint once and takes the CPU's one-lane form from it here.
 """
 from __future__ import annotations
@@ -15,31 +14,31 @@ from dataclasses import replace
 from typing import AbstractSet
 
 from .. import ir
-from ..ir.types import NONE, TileT
-from ..ops.build import zeros
+from ..ir.types import TileT
 from .adjoint_tidy import tidy_adjoint
 from .effects import thread_varying
 from .fuse_tiles import fold_single_use, map_blocks, reads_of, single_use_tiles, writes_of
+from .lane_ops import LANE_OPS, lane_bound, strip_lane_ops
 from .simplify import simplify_function
 from .view_adds import fold_view_adds
-
-LANE_OPS = {"lane_sum", "leader_only"}
 
 
 def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()) -> ir.Function:
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
-    with one lane they read the element and zero it, without an atomic exchange."""
-    bound: set[ir.Sym] = set()
-    assigned_ops: set[str] = set()  # the ops assignments apply (the rewrites at the end look for two)
-    for s in ir.walk_stmts(adjoint.body):
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall):
-            assigned_ops.add(s.value.op)
-            if s.value.op in LANE_OPS:
-                bound.add(s.target)
-                bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}  # the operand bound for it
-    body = _strip(adjoint.body, lane_takes)
-    body = fold_single_use(body, single_use_tiles(body, bound))
-    fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    with one lane they read the element and zero it, without an atomic exchange. The adjoint may
+    already be block_tile_form's (lane_ops.py): its tile lane ops taken out."""
+    assigned_ops = {s.value.op for s in ir.walk_stmts(adjoint.body)  # (the rewrites at the end look for two)
+                    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall)}
+    bound = lane_bound(adjoint.body) if assigned_ops & LANE_OPS else set()
+    body = strip_lane_ops(adjoint.body, lane_takes)
+    if body is adjoint.body:
+        # No lane op and no take (block_tile_form took out the tile ones): the derivation's
+        # simplified adjoint, which that form's folds left nothing dead in.
+        fn = tidy_adjoint(adjoint)
+    else:
+        if any(isinstance(t.type, TileT) for t in bound):
+            body = fold_single_use(body, single_use_tiles(body, bound))
+        fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
     # Then every tile assigned and read once, and chains of updates, put back into their reader
     # (the tidied adjoint has fewer assignments to each partial adjoint than the derivation had):
     # each such statement is a loop of its own. Chains only without exits (break, continue,
@@ -149,44 +148,3 @@ def _matmul_in_place(body: tuple[ir.Stmt, ...], products: set[ir.Sym]) -> tuple[
                 continue
         i += 1
     return tuple(map_blocks(s, lambda block: _matmul_in_place(block, products)) for s in out)
-
-
-def _expr(e: ir.Expr) -> ir.Expr:
-    kind = type(e)  # exact classes: asked of every node of the adjoint
-    while kind is ir.OpCall and e.op in LANE_OPS:  # type: ignore[union-attr]  # the kind was just tested
-        e = e.args[0]  # type: ignore[union-attr]
-        kind = type(e)
-    if kind is ir.OpCall or kind is ir.Call:
-        return ir.with_args(e, tuple([_expr(a) for a in e.args]))  # type: ignore[union-attr,arg-type]
-    return e
-
-
-def _strip(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym]) -> tuple[ir.Stmt, ...]:
-    out: list[ir.Stmt] = []
-    for s in body:
-        if isinstance(s, ir.Assign) and s.target in lane_takes and isinstance(s.value, ir.OpCall) \
-                and s.value.op == "array_take":
-            adj, *idx = s.value.args
-            load = ir.OpCall("array_load", (adj, *idx), (), s.value.type, s.value.span)
-            store = ir.OpCall("array_store", (adj, zeros(s.value.type, s.span), *idx), (), NONE, s.span)
-            out += [replace(s, value=load), ir.ExprStmt(store, s.span)]
-            continue
-        if type(s) is ir.Assign:  # most statements: built directly where a lane op went
-            value = _expr(s.value)
-            s = s if value is s.value else ir.Assign(s.target, value, s.span)
-        elif isinstance(s, (ir.Assign, ir.Unpack)):
-            value = _expr(s.value)
-            s = s if value is s.value else replace(s, value=value)
-        elif isinstance(s, ir.ExprStmt):
-            expr = _expr(s.expr)
-            s = s if expr is s.expr else replace(s, expr=expr)
-        elif isinstance(s, ir.Return):
-            s = replace(s, value=None if s.value is None else _expr(s.value))
-        elif isinstance(s, ir.If):
-            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes), orelse=_strip(s.orelse, lane_takes))
-        elif isinstance(s, ir.For):
-            s = replace(s, start=_expr(s.start), stop=_expr(s.stop), step=_expr(s.step), body=_strip(s.body, lane_takes))
-        elif isinstance(s, ir.While):
-            s = replace(s, cond=_expr(s.cond), body=_strip(s.body, lane_takes))
-        out.append(s)
-    return tuple(out)

@@ -25,8 +25,13 @@ def simplify_function(fn: ir.Function) -> ir.Function:
     useless = _useless_restores(fn)
     if useless:
         fn = replace(fn, body=_drop_tape_pairs(fn.body, useless))
-    live = _live_symbols(fn)
-    return replace(fn, body=_sweep(fn.body, live))
+    while True:
+        dropped: list[ir.For] = []
+        fn = replace(fn, body=_sweep(fn.body, _live_symbols(fn), dropped))
+        if not dropped:
+            return fn
+        # A loop left empty went, and with it the reads of its bounds, which may have been all
+        # that kept their values live: sweep again (simplified twice is then simplified once).
 
 
 def _is_pop(s: ir.Stmt) -> TypeGuard[ir.Assign]:
@@ -152,7 +157,8 @@ def _live_symbols(fn: ir.Function) -> set[ir.Sym]:
     return live
 
 
-def _sweep(body: tuple[ir.Stmt, ...], live: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
+def _sweep(body: tuple[ir.Stmt, ...], live: set[ir.Sym], dropped: list[ir.For]) -> tuple[ir.Stmt, ...]:
+    """body without its dead assignments; the loops left empty, and dropped, are added to `dropped`."""
     out: list[ir.Stmt] = []
     for s in body:
         if isinstance(s, ir.Assign) and s.target not in live and not _has_effect(s.value):
@@ -162,10 +168,11 @@ def _sweep(body: tuple[ir.Stmt, ...], live: set[ir.Sym]) -> tuple[ir.Stmt, ...]:
         if _is_push(s) and not (ir.read_syms(s.expr) & live):
             continue
         if isinstance(s, ir.If):
-            s = replace(s, body=_sweep(s.body, live), orelse=_sweep(s.orelse, live))
+            s = replace(s, body=_sweep(s.body, live, dropped), orelse=_sweep(s.orelse, live, dropped))
         elif isinstance(s, (ir.For, ir.While)):
-            s = replace(s, body=_sweep(s.body, live))
+            s = replace(s, body=_sweep(s.body, live, dropped))
             if isinstance(s, ir.For) and not s.body and s.var not in live:
+                dropped.append(s)
                 continue  # a loop left with nothing to do (it always terminates)
         out.append(s)
     return tuple(out)

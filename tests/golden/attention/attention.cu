@@ -123,71 +123,50 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v10__v;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v47__tmp;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v48__tmp;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v11_adj_out{};
     auto& v12__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v13__z;
     auto& v49__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
     tl::Reg<tl::Tile<float, 64, 32>, 256> v14__z;
     auto& v50__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v51__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v15_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v52__tmp;
     tl::Reg<tl::Tile<float, 64, 32>, 256> v16_adj__tmp{};
     tl::Reg<tl::Tile<float, 64, 32>, 256> v17__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v18__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v53__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v20_adj_p{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v54__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v55__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v21_adj_denom{};
     auto& v22__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
     auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v57__tmp;
     tl::Reg<tl::Tile<float, 16, 1>, 256> v23_adj__tmp{};
     tl::Reg<tl::Tile<float, 16, 1>, 256> v24__g;
     tl::Reg<tl::Tile<float, 16>, 256> v58__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v59__tmp;
     tl::Reg<tl::Tile<float, 16>, 256> v25_adj__tmp{};
     tl::Reg<tl::Tile<float, 16>, 256> v26__g;
     auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v61__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v62__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v27__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__v;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v63__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v29_adj_scores{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v64__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v65__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_m{};
     auto& v31__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
     auto& v66__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v67__tmp;
     tl::Reg<tl::Tile<float, 16, 1>, 256> v32_adj__tmp{};
     tl::Reg<tl::Tile<float, 16, 1>, 256> v33__g;
     tl::Reg<tl::Tile<float, 16>, 256> v68__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v69__tmp;
     tl::Reg<tl::Tile<float, 16>, 256> v34_adj__tmp{};
     auto& v35__g = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
     auto& v70__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v71__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v36__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v72__tmp;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v73__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v37_adj__tmp{};
     auto& v38__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
     auto& v74__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
     tl::Reg<tl::Tile<float, 32, 64>, 256> v40__z;
     auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v76__tmp;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v41_adj_q{};
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v77__tmp;
     tl::Reg<tl::Tile<float, 32, 64>, 256> v42_adj__tmp{};
     auto& v43__g = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
     auto& v78__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v79__tmp;
     tl::Reg<tl::Tile<float, 64, 32>, 256> v44_adj_k{};
     tl::Reg<tl::Tile<float, 64, 32>, 256> v45__g;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v46__g;
@@ -273,14 +252,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v48__tmp.v[_s] = v10__v.v[_s];
-    }
-    // attention.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v11_adj_out.v[_s] = (v11_adj_out.v[_s] + v48__tmp.v[_s]);
+        v11_adj_out.v[_s] = (v11_adj_out.v[_s] + v10__v.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -314,28 +286,14 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v51__tmp.v[_s] = v13__z.v[_s];
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v51__tmp.v[_s]);
+        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v13__z.v[_s]);
     }
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v52__tmp.v[_s] = v14__z.v[_s];
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v52__tmp.v[_s]);
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v14__z.v[_s]);
     }
     // attention.py:25
     TL_UNROLL
@@ -370,14 +328,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v53__tmp.v[_s] = v19__v.v[_s];
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v53__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v19__v.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -385,21 +336,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v54__tmp.v[_s] = (-(v19__v.v[_s] * v7__tmp.data[_e]));
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v55__tmp.v[_s] = v54__tmp.v[_s];
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21_adj_denom.v[_s] = (v21_adj_denom.v[_s] + v55__tmp.v[_s]);
+        v21_adj_denom.v[_s] = (v21_adj_denom.v[_s] + (-(v19__v.v[_s] * v7__tmp.data[_e])));
     }
     // attention.py:24
     ctx.sync();
@@ -423,14 +360,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v57__tmp.v[_s] = v56__tmp.data[_e];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v57__tmp.v[_s]);
+        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v56__tmp.data[_e]);
     }
     // attention.py:24
     TL_UNROLL
@@ -453,14 +383,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v59__tmp.v[_s] = v58__tmp.v[_s];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v59__tmp.v[_s]);
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v58__tmp.v[_s]);
     }
     // attention.py:24
     TL_UNROLL
@@ -485,21 +408,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v61__tmp.v[_s] = v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v62__tmp.v[_s] = v61__tmp.v[_s];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v62__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:23
     TL_UNROLL
@@ -523,35 +432,14 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v63__tmp.v[_s] = v28__v.v[_s];
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v28__v.v[_s]);
     }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v63__tmp.v[_s]);
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v64__tmp.v[_s] = (-v28__v.v[_s]);
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v65__tmp.v[_s] = v64__tmp.v[_s];
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + v65__tmp.v[_s]);
+        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + (-v28__v.v[_s]));
     }
     // attention.py:22
     ctx.sync();
@@ -575,14 +463,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v67__tmp.v[_s] = v66__tmp.data[_e];
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v67__tmp.v[_s]);
+        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v66__tmp.data[_e]);
     }
     // attention.py:22
     TL_UNROLL
@@ -605,14 +486,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v69__tmp.v[_s] = v68__tmp.v[_s];
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v69__tmp.v[_s]);
+        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v68__tmp.v[_s]);
     }
     // attention.py:22
     ctx.sync();
@@ -636,14 +510,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v71__tmp.v[_s] = v70__tmp.data[_e];
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v71__tmp.v[_s]);
+        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v70__tmp.data[_e]);
     }
     // attention.py:21
     TL_UNROLL
@@ -659,21 +526,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v72__tmp.v[_s] = (v36__g.v[_s] * 0.17677669529663687f);
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v73__tmp.v[_s] = v72__tmp.v[_s];
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + v73__tmp.v[_s]);
+        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + (v36__g.v[_s] * 0.17677669529663687f));
     }
     // attention.py:21
     ctx.sync();
@@ -707,28 +560,14 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v76__tmp.v[_s] = v39__z.v[_s];
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v76__tmp.v[_s]);
+        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v39__z.v[_s]);
     }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v77__tmp.v[_s] = v40__z.v[_s];
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v77__tmp.v[_s]);
+        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v40__z.v[_s]);
     }
     // attention.py:21
     ctx.sync();
@@ -750,14 +589,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v79__tmp.v[_s] = v78__tmp.data[_e];
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v79__tmp.v[_s]);
+        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v78__tmp.data[_e]);
     }
     // attention.py:20
     TL_UNROLL
@@ -861,7 +693,7 @@ extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 875136,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 718976,
                        [&]() { attention_attention_cuda_backward(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -76,31 +76,24 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     auto& v_x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
     tl::Reg<tl::Tile<double, 1, 8>, 256> v5__v;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v21__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v22__tmp;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v6_adj__tmp{};
     tl::Reg<tl::Tile<double, 1, 8>, 256> v7__g;
     tl::Reg<tl::Tile<double, 8>, 256> v23__tmp;
-    tl::Reg<tl::Tile<double, 8>, 256> v24__tmp;
     tl::Reg<tl::Tile<double, 8>, 256> v8_adj_x{};
     auto& v9__g = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
     auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
     auto& v25__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v26__tmp;
     tl::Reg<tl::Tile<double, 8, 8>, 256> v11_adj_L{};
-    tl::Reg<tl::Tile<double, 8>, 256> v27__tmp;
     tl::Reg<tl::Tile<double, 8>, 256> v12_adj_y{};
     auto& v13__g = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
     auto& v28__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v29__tmp;
     tl::Reg<tl::Tile<double, 8, 8>, 256> v14_adj_a{};
     tl::Reg<tl::Tile<double, 8>, 256> v15__g;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v30__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v31__tmp;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v16_adj__tmp{};
     tl::Reg<tl::Tile<double, 1, 8>, 256> v17__g;
     tl::Reg<tl::Tile<double, 8, 8>, 256> v18__g;
     tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v32__tmp;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v33__tmp;
     tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v19_adj__tmp{};
     tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v20__g;
     // cholesky.py:15
@@ -149,14 +142,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v22__tmp.v[_s] = v5__v.v[_s];
-    }
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v22__tmp.v[_s]);
+        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v5__v.v[_s]);
     }
     // cholesky.py:20
     TL_UNROLL
@@ -179,14 +165,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v24__tmp.v[_s] = v23__tmp.v[_s];
-    }
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v24__tmp.v[_s]);
+        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v23__tmp.v[_s]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -215,14 +194,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v26__tmp.v[_s] = v25__tmp.data[_e];
-    }
-    // cholesky.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v11_adj_L.v[_s] = (v11_adj_L.v[_s] + v26__tmp.v[_s]);
+        v11_adj_L.v[_s] = (v11_adj_L.v[_s] + v25__tmp.data[_e]);
     }
     // cholesky.py:19
     ctx.sync();
@@ -230,14 +202,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v27__tmp.v[_s] = v10__v.data[_e];
-    }
-    // cholesky.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v27__tmp.v[_s]);
+        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v10__v.data[_e]);
     }
     // cholesky.py:18
     ctx.sync();
@@ -261,14 +226,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v29__tmp.v[_s] = v28__tmp.data[_e];
-    }
-    // cholesky.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v14_adj_a.v[_s] = (v14_adj_a.v[_s] + v29__tmp.v[_s]);
+        v14_adj_a.v[_s] = (v14_adj_a.v[_s] + v28__tmp.data[_e]);
     }
     // cholesky.py:17
     TL_UNROLL
@@ -291,14 +249,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v31__tmp.v[_s] = v30__tmp.v[_s];
-    }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v31__tmp.v[_s]);
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v30__tmp.v[_s]);
     }
     // cholesky.py:17
     TL_UNROLL
@@ -333,14 +284,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v33__tmp.v[_s] = v32__tmp.v[_s];
-    }
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v33__tmp.v[_s]);
+        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v32__tmp.v[_s]);
     }
     // cholesky.py:16
     TL_UNROLL
@@ -429,7 +373,7 @@ extern "C" int cholesky_cholesky_solve_cuda_backward_launch(const tilec_launch* 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2816, 280064,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2816, 276480,
                        [&]() { cholesky_cholesky_solve_cuda_backward(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -54,7 +54,6 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     int32_t v_k{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v4__v;
     tl::Reg<tl::Tile<float, 32, 32>, 256> v16__tmp;
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v17__tmp;
     tl::Reg<tl::Tile<float, 32, 32>, 256> v5_adj_acc{};
     int32_t v6__n{};
     int32_t v7__k{};
@@ -65,11 +64,8 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v10__z{};
     auto& v19__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v20__tmp{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v11_adj_a{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v21__tmp{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v12_adj_b{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v22__tmp{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v13__g{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v14__g{};
     // gemm.py:16
@@ -96,14 +92,7 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v17__tmp.v[_s] = v4__v.v[_s];
-    }
-    // gemm.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v17__tmp.v[_s]);
+        v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v4__v.v[_s]);
     }
     // gemm.py:19
     v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
@@ -152,28 +141,14 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v20__tmp.v[_s] = v9__z.v[_s];
+                v11_adj_a.v[_s] = (v11_adj_a.v[_s] + v9__z.v[_s]);
             }
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v11_adj_a.v[_s] = (v11_adj_a.v[_s] + v20__tmp.v[_s]);
-            }
-            // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v21__tmp.v[_s] = v10__z.v[_s];
-            }
-            // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v12_adj_b.v[_s] = (v12_adj_b.v[_s] + v21__tmp.v[_s]);
+                v12_adj_b.v[_s] = (v12_adj_b.v[_s] + v10__z.v[_s]);
             }
             // gemm.py:22
             ctx.sync();
@@ -181,14 +156,7 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v22__tmp.v[_s] = v8__g.data[_e];
-            }
-            // gemm.py:22
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v22__tmp.v[_s]);
+                v5_adj_acc.v[_s] = (v5_adj_acc.v[_s] + v8__g.data[_e]);
             }
             // gemm.py:21
             TL_UNROLL
@@ -293,7 +261,7 @@ extern "C" int gemm_gemm_cuda_backward_launch(const tilec_launch* launch, void* 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 409600,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20480, 376832,
                        [&]() { gemm_gemm_cuda_backward(*launch, v_A, v_B, v_C, adj_v_A, adj_v_B, adj_v_C); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -159,81 +159,52 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 4, 256>, 256> v_g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v11__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v54__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v55__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v13__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v14__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v15__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v56__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v57__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v16_adj_xc{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v58__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v59__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v17_adj_rstd{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v60__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v61__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v18_adj_g{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v62__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v19_adj_b{};
     auto& v20__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
     auto& v63__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 13376);
-    tl::Reg<tl::Tile<float, 256>, 256> v64__tmp;
     tl::Reg<tl::Tile<float, 256>, 256> v21_adj__tmp{};
     tl::Reg<tl::Tile<float, 256>, 256> v22__g;
     auto& v23__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 14400);
     auto& v65__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 18496);
-    tl::Reg<tl::Tile<float, 256>, 256> v66__tmp;
     tl::Reg<tl::Tile<float, 256>, 256> v24_adj__tmp{};
     tl::Reg<tl::Tile<float, 256>, 256> v25__g;
     auto& v26__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 19520);
     auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v68__tmp;
     tl::Reg<tl::Tile<float, 4, 1>, 256> v27_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 1>, 256> v28__g;
     tl::Reg<tl::Tile<float, 4>, 256> v69__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v70__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v29_adj__tmp{};
     tl::Reg<tl::Tile<float, 4>, 256> v30__g;
     tl::Reg<tl::Tile<float, 4>, 256> v31__v;
     tl::Reg<tl::Tile<float, 4>, 256> v32__v;
     tl::Reg<tl::Tile<float, 4>, 256> v33__v;
     tl::Reg<tl::Tile<float, 4>, 256> v34__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v35__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v71__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v36_adj_var{};
     tl::Reg<tl::Tile<float, 4>, 256> v37__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v38__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v72__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v39_adj__tmp{};
     tl::Reg<tl::Tile<float, 4>, 256> v40__g;
     auto& v73__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v74__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v75__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v41_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v42__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v76__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v77__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v78__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v79__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v43__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v80__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v44_adj_x{};
     auto& v45__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
     auto& v81__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v82__tmp;
     tl::Reg<tl::Tile<float, 4, 1>, 256> v46_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 1>, 256> v47__g;
     tl::Reg<tl::Tile<float, 4>, 256> v83__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v84__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v48_adj_mean{};
     tl::Reg<tl::Tile<float, 4>, 256> v49__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v50__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v85__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v51_adj__tmp{};
     tl::Reg<tl::Tile<float, 4>, 256> v52__g;
     auto& v86__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v87__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v88__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v53__g;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
@@ -332,14 +303,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v55__tmp.v[_s] = v11__v.v[_s];
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12_adj__tmp.v[_s] = (v12_adj__tmp.v[_s] + v55__tmp.v[_s]);
+        v12_adj__tmp.v[_s] = (v12_adj__tmp.v[_s] + v11__v.v[_s]);
     }
     // layernorm.py:30
     TL_UNROLL
@@ -369,77 +333,28 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v56__tmp.v[_s] = (v15__v.v[_s] * v_rstd.v[_s]);
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v15__v.v[_s] * v_rstd.v[_s]));
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v57__tmp.v[_s] = v56__tmp.v[_s];
+        v17_adj_rstd.v[_s] = (v17_adj_rstd.v[_s] + (v15__v.v[_s] * v_xc.v[_s]));
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v57__tmp.v[_s]);
+        v18_adj_g.v[_s] = (v18_adj_g.v[_s] + (v13__g.v[_s] * v14__v.v[_s]));
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v58__tmp.v[_s] = (v15__v.v[_s] * v_xc.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v59__tmp.v[_s] = v58__tmp.v[_s];
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v17_adj_rstd.v[_s] = (v17_adj_rstd.v[_s] + v59__tmp.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v60__tmp.v[_s] = (v13__g.v[_s] * v14__v.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v61__tmp.v[_s] = v60__tmp.v[_s];
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18_adj_g.v[_s] = (v18_adj_g.v[_s] + v61__tmp.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v62__tmp.v[_s] = v13__g.v[_s];
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19_adj_b.v[_s] = (v19_adj_b.v[_s] + v62__tmp.v[_s]);
+        v19_adj_b.v[_s] = (v19_adj_b.v[_s] + v13__g.v[_s]);
     }
     // layernorm.py:29
     ctx.sync();
@@ -463,14 +378,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v64__tmp.v[_s] = v63__tmp.data[_e];
-    }
-    // layernorm.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v64__tmp.v[_s]);
+        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v63__tmp.data[_e]);
     }
     // layernorm.py:29
     TL_UNROLL
@@ -505,14 +413,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v66__tmp.v[_s] = v65__tmp.data[_e];
-    }
-    // layernorm.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v66__tmp.v[_s]);
+        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v65__tmp.data[_e]);
     }
     // layernorm.py:28
     TL_UNROLL
@@ -547,14 +448,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v68__tmp.v[_s] = v67__tmp.data[_e];
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v27_adj__tmp.v[_s] = (v27_adj__tmp.v[_s] + v68__tmp.v[_s]);
+        v27_adj__tmp.v[_s] = (v27_adj__tmp.v[_s] + v67__tmp.data[_e]);
     }
     // layernorm.py:27
     TL_UNROLL
@@ -577,14 +471,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v70__tmp.v[_s] = v69__tmp.v[_s];
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v29_adj__tmp.v[_s] = (v29_adj__tmp.v[_s] + v70__tmp.v[_s]);
+        v29_adj__tmp.v[_s] = (v29_adj__tmp.v[_s] + v69__tmp.v[_s]);
     }
     // layernorm.py:27
     TL_UNROLL
@@ -628,21 +515,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v35__v.v[_s] = (v33__v.v[_s] * tl::divide(0.5f, tl::sqrt(v34__v.v[_s])));
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v71__tmp.v[_s] = v35__v.v[_s];
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v36_adj_var.v[_s] = (v36_adj_var.v[_s] + v71__tmp.v[_s]);
+        v36_adj_var.v[_s] = (v36_adj_var.v[_s] + (v33__v.v[_s] * tl::divide(0.5f, tl::sqrt(v34__v.v[_s]))));
     }
     // layernorm.py:26
     TL_UNROLL
@@ -658,21 +531,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v38__v.v[_s] = tl::divide(v37__g.v[_s], 256.0f);
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v72__tmp.v[_s] = v38__v.v[_s];
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v39_adj__tmp.v[_s] = (v39_adj__tmp.v[_s] + v72__tmp.v[_s]);
+        v39_adj__tmp.v[_s] = (v39_adj__tmp.v[_s] + tl::divide(v37__g.v[_s], 256.0f));
     }
     // layernorm.py:26
     TL_UNROLL
@@ -697,21 +556,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v74__tmp.v[_s] = v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v75__tmp.v[_s] = v74__tmp.v[_s];
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41_adj__tmp.v[_s] = (v41_adj__tmp.v[_s] + v75__tmp.v[_s]);
+        v41_adj__tmp.v[_s] = (v41_adj__tmp.v[_s] + v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:26
     TL_UNROLL
@@ -727,42 +572,14 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v76__tmp.v[_s] = (v42__g.v[_s] * v_xc.v[_s]);
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v42__g.v[_s] * v_xc.v[_s]));
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v77__tmp.v[_s] = v76__tmp.v[_s];
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v77__tmp.v[_s]);
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v78__tmp.v[_s] = (v42__g.v[_s] * v_xc.v[_s]);
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v79__tmp.v[_s] = v78__tmp.v[_s];
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + v79__tmp.v[_s]);
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v42__g.v[_s] * v_xc.v[_s]));
     }
     // layernorm.py:25
     TL_UNROLL
@@ -778,14 +595,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v80__tmp.v[_s] = v43__g.v[_s];
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v80__tmp.v[_s]);
+        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v43__g.v[_s]);
     }
     // layernorm.py:25
     ctx.sync();
@@ -806,14 +616,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v82__tmp.v[_s] = v81__tmp.data[_e];
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v46_adj__tmp.v[_s] = (v46_adj__tmp.v[_s] + v82__tmp.v[_s]);
+        v46_adj__tmp.v[_s] = (v46_adj__tmp.v[_s] + v81__tmp.data[_e]);
     }
     // layernorm.py:25
     TL_UNROLL
@@ -836,14 +639,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v84__tmp.v[_s] = v83__tmp.v[_s];
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v48_adj_mean.v[_s] = (v48_adj_mean.v[_s] + v84__tmp.v[_s]);
+        v48_adj_mean.v[_s] = (v48_adj_mean.v[_s] + v83__tmp.v[_s]);
     }
     // layernorm.py:24
     TL_UNROLL
@@ -859,21 +655,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v50__v.v[_s] = tl::divide(v49__g.v[_s], 256.0f);
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v85__tmp.v[_s] = v50__v.v[_s];
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v51_adj__tmp.v[_s] = (v51_adj__tmp.v[_s] + v85__tmp.v[_s]);
+        v51_adj__tmp.v[_s] = (v51_adj__tmp.v[_s] + tl::divide(v49__g.v[_s], 256.0f));
     }
     // layernorm.py:24
     TL_UNROLL
@@ -898,21 +680,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v87__tmp.v[_s] = v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v88__tmp.v[_s] = v87__tmp.v[_s];
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v88__tmp.v[_s]);
+        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
     TL_UNROLL
@@ -1004,7 +772,7 @@ extern "C" int layernorm_layernorm_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 617760,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 474080,
                        [&]() { layernorm_layernorm_cuda_backward(*launch, v_X, v_gamma, v_beta, v_Y, adj_v_X, adj_v_gamma, adj_v_beta, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

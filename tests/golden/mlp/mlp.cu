@@ -76,13 +76,10 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v9__v;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v34__tmp;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v35__tmp;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v10_adj_y{};
     auto& v11__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v36__tmp;
     tl::Reg<tl::Tile<float, 16, 32>, 256> v12_adj_y{};
     auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
-    tl::Reg<tl::Tile<float, 32>, 256> v38__tmp;
     tl::Reg<tl::Tile<float, 32>, 256> v13_adj__tmp{};
     tl::Reg<tl::Tile<float, 32>, 256> v14__g;
     auto& v15__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 35200);
@@ -90,18 +87,14 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 37248);
     tl::Reg<tl::Tile<float, 64, 32>, 256> v17__z;
     auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 45440);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v41__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v18_adj_h{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v42__tmp;
     tl::Reg<tl::Tile<float, 64, 32>, 256> v19_adj__tmp{};
     tl::Reg<tl::Tile<float, 64, 32>, 256> v20__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v21__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v22__v;
     auto& v23__v = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 49536);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v43__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v24_adj_h{};
     auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 53632);
-    tl::Reg<tl::Tile<float, 64>, 256> v45__tmp;
     tl::Reg<tl::Tile<float, 64>, 256> v25_adj__tmp{};
     tl::Reg<tl::Tile<float, 64>, 256> v26__g;
     auto& v27__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53888);
@@ -109,9 +102,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     auto& v46__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 57984);
     tl::Reg<tl::Tile<float, 64, 64>, 256> v29__z;
     auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 74368);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v48__tmp;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_x{};
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v49__tmp;
     tl::Reg<tl::Tile<float, 64, 64>, 256> v31_adj__tmp{};
     tl::Reg<tl::Tile<float, 64, 64>, 256> v32__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v33__g;
@@ -153,14 +144,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = v9__v.v[_s];
-    }
-    // mlp.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v10_adj_y.v[_s] = (v10_adj_y.v[_s] + v35__tmp.v[_s]);
+        v10_adj_y.v[_s] = (v10_adj_y.v[_s] + v9__v.v[_s]);
     }
     // mlp.py:28
     ctx.sync();
@@ -179,14 +163,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v36__tmp.v[_s] = v11__g.data[_e];
-    }
-    // mlp.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v36__tmp.v[_s]);
+        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v11__g.data[_e]);
     }
     // mlp.py:28
     ctx.sync();
@@ -199,14 +176,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v38__tmp.v[_s] = v37__tmp.data[_e];
-    }
-    // mlp.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v38__tmp.v[_s]);
+        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v37__tmp.data[_e]);
     }
     // mlp.py:28
     TL_UNROLL
@@ -251,28 +221,14 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41__tmp.v[_s] = v16__z.v[_s];
-    }
-    // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18_adj_h.v[_s] = (v18_adj_h.v[_s] + v41__tmp.v[_s]);
+        v18_adj_h.v[_s] = (v18_adj_h.v[_s] + v16__z.v[_s]);
     }
     // mlp.py:27
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v42__tmp.v[_s] = v17__z.v[_s];
-    }
-    // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v42__tmp.v[_s]);
+        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v17__z.v[_s]);
     }
     // mlp.py:27
     TL_UNROLL
@@ -317,14 +273,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v43__tmp.v[_s] = v23__v.data[_e];
-    }
-    // mlp.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v24_adj_h.v[_s] = (v24_adj_h.v[_s] + v43__tmp.v[_s]);
+        v24_adj_h.v[_s] = (v24_adj_h.v[_s] + v23__v.data[_e]);
     }
     // mlp.py:26
     ctx.sync();
@@ -337,14 +286,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v45__tmp.v[_s] = v44__tmp.data[_e];
-    }
-    // mlp.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v45__tmp.v[_s]);
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v44__tmp.data[_e]);
     }
     // mlp.py:26
     TL_UNROLL
@@ -389,28 +331,14 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v48__tmp.v[_s] = v28__z.v[_s];
-    }
-    // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30_adj_x.v[_s] = (v30_adj_x.v[_s] + v48__tmp.v[_s]);
+        v30_adj_x.v[_s] = (v30_adj_x.v[_s] + v28__z.v[_s]);
     }
     // mlp.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v49__tmp.v[_s] = v29__z.v[_s];
-    }
-    // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v31_adj__tmp.v[_s] = (v31_adj__tmp.v[_s] + v49__tmp.v[_s]);
+        v31_adj__tmp.v[_s] = (v31_adj__tmp.v[_s] + v29__z.v[_s]);
     }
     // mlp.py:25
     TL_UNROLL
@@ -520,7 +448,7 @@ extern "C" int mlp_mlp_cuda_backward_launch(const tilec_launch* launch, void* st
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 78464, 740864,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 78464, 658176,
                        [&]() { mlp_mlp_cuda_backward(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y, adj_v_X, adj_v_W1, adj_v_b1, adj_v_W2, adj_v_b2, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

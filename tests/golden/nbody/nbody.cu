@@ -150,22 +150,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     int32_t v_j{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v17__v;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v64__tmp;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v65__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v18_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v19__g;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v66__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v20_adj_p{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v67__tmp;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v68__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v21_adj_v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v22__v;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v69__tmp;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v70__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v23__g;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v71__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v24_adj__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v72__tmp;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v73__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v25_adj_acc{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v26__g;
     int32_t v27__n{};
@@ -177,27 +169,18 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 1, 32>*>(ctx.smem + 768);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v_weight{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v29__g{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v74__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v75__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v30_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v31__g{};
     auto& v76__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 896);
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v77__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v78__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v32_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v33__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v34__v{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v35__v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v36__v{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v79__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v37_adj_there{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v80__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v81__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v38_adj_here{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v39__v{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v40__v{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v82__tmp{};
-    tl::Reg<tl::Tile<float, 32, 32>, 256> v83__tmp{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v41_adj_weight{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v42__v{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v43__v{};
@@ -205,38 +188,26 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v45__v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v46__v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v47__v{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v84__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v85__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v86__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v48__v{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v87__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v88__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v89__tmp{};
     auto& v49__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 1280);
     auto& v90__tmp = *reinterpret_cast<tl::Tile<float, 1, 32>*>(ctx.smem + 5376);
-    tl::Reg<tl::Tile<float, 1, 32>, 256> v91__tmp{};
     tl::Reg<tl::Tile<float, 1, 32>, 256> v50_adj__tmp{};
     tl::Reg<tl::Tile<float, 1, 32>, 256> v51__g{};
     tl::Reg<tl::Tile<float, 32>, 256> v92__tmp{};
-    tl::Reg<tl::Tile<float, 32>, 256> v93__tmp{};
     tl::Reg<tl::Tile<float, 32>, 256> v52_adj_m{};
     auto& v53__g = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 32>*>(ctx.smem + 5504);
     auto& v94__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 1, 32>*>(ctx.smem + 17792);
-    tl::Reg<tl::Tile<tl::vec<3, float>, 1, 32>, 256> v95__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 1, 32>, 256> v54_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 1, 32>, 256> v55__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v96__tmp{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v97__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v56_adj_q{};
     tl::Reg<tl::Tile<float, 32>, 256> v57__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v58__g{};
     auto& v60__g = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 32>*>(ctx.smem + 18176);
     auto& v98__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 30464);
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32, 1>, 256> v99__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 1>, 256> v61_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 1>, 256> v62__g;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v100__tmp;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v101__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v63__g;
     // nbody.py:27
     v_i = int32_t(ctx.tid[0]);
@@ -277,14 +248,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v65__tmp.v[_s] = v17__v.v[_s];
-    }
-    // nbody.py:39
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v18_adj__tmp.v[_s] = (v18_adj__tmp.v[_s] + v65__tmp.v[_s]);
+        v18_adj__tmp.v[_s] = (v18_adj__tmp.v[_s] + v17__v.v[_s]);
     }
     // nbody.py:39
     TL_UNROLL
@@ -300,35 +264,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v66__tmp.v[_s] = v19__g.v[_s];
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v19__g.v[_s]);
     }
     // nbody.py:39
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v66__tmp.v[_s]);
-    }
-    // nbody.py:39
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v67__tmp.v[_s] = (v19__g.v[_s] * 0.01f);
-    }
-    // nbody.py:39
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v68__tmp.v[_s] = v67__tmp.v[_s];
-    }
-    // nbody.py:39
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v21_adj_v.v[_s] = (v21_adj_v.v[_s] + v68__tmp.v[_s]);
+        v21_adj_v.v[_s] = (v21_adj_v.v[_s] + (v19__g.v[_s] * 0.01f));
     }
     // nbody.py:38
     tl::reg_tile_load(ctx, v22__v, adj_v_new_vel, true, (v_i * 32));
@@ -342,14 +285,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v70__tmp.v[_s] = v22__v.v[_s];
-    }
-    // nbody.py:38
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v21_adj_v.v[_s] = (v21_adj_v.v[_s] + v70__tmp.v[_s]);
+        v21_adj_v.v[_s] = (v21_adj_v.v[_s] + v22__v.v[_s]);
     }
     // nbody.py:37
     TL_UNROLL
@@ -365,35 +301,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v71__tmp.v[_s] = v23__g.v[_s];
+        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v23__g.v[_s]);
     }
     // nbody.py:37
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v71__tmp.v[_s]);
-    }
-    // nbody.py:37
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v72__tmp.v[_s] = (v23__g.v[_s] * 0.01f);
-    }
-    // nbody.py:37
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v73__tmp.v[_s] = v72__tmp.v[_s];
-    }
-    // nbody.py:37
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v25_adj_acc.v[_s] = (v25_adj_acc.v[_s] + v73__tmp.v[_s]);
+        v25_adj_acc.v[_s] = (v25_adj_acc.v[_s] + (v23__g.v[_s] * 0.01f));
     }
     // nbody.py:37
     TL_UNROLL
@@ -466,28 +381,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v74__tmp.v[_s] = v29__g.v[_s];
+                v25_adj_acc.v[_s] = (v25_adj_acc.v[_s] + v29__g.v[_s]);
             }
             // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v25_adj_acc.v[_s] = (v25_adj_acc.v[_s] + v74__tmp.v[_s]);
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v75__tmp.v[_s] = v29__g.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v30_adj__tmp.v[_s] = (v30_adj__tmp.v[_s] + v75__tmp.v[_s]);
+                v30_adj__tmp.v[_s] = (v30_adj__tmp.v[_s] + v29__g.v[_s]);
             }
             // nbody.py:36
             TL_UNROLL
@@ -512,21 +413,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v77__tmp.v[_s] = v76__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v78__tmp.v[_s] = v77__tmp.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v78__tmp.v[_s]);
+                v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v76__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)]);
             }
             // nbody.py:36
             TL_UNROLL
@@ -563,35 +450,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v79__tmp.v[_s] = v36__v.v[_s];
+                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v36__v.v[_s]);
             }
             // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v79__tmp.v[_s]);
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v80__tmp.v[_s] = (-v36__v.v[_s]);
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v81__tmp.v[_s] = v80__tmp.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + v81__tmp.v[_s]);
+                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + (-v36__v.v[_s]));
             }
             // nbody.py:36
             TL_UNROLL
@@ -612,21 +478,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v82__tmp.v[_s] = (v39__v.v[_s] * v40__v.v[_s]);
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v83__tmp.v[_s] = v82__tmp.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v41_adj_weight.v[_s] = (v41_adj_weight.v[_s] + v83__tmp.v[_s]);
+                v41_adj_weight.v[_s] = (v41_adj_weight.v[_s] + (v39__v.v[_s] * v40__v.v[_s]));
             }
             // nbody.py:36
             TL_UNROLL
@@ -670,40 +522,19 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
                 v47__v.v[_s] = (v46__v.v[_s] * v44__v.v[_s]);
             }
-            // nbody.py:21
+            // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v84__tmp.v[_s] = v47__v.v[_s];
+                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v47__v.v[_s]);
             }
             // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v84__tmp.v[_s]);
-            }
-            // nbody.py:21
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v85__tmp.v[_s] = (-v47__v.v[_s]);
-            }
-            // nbody.py:21
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v86__tmp.v[_s] = v85__tmp.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + v86__tmp.v[_s]);
+                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + (-v47__v.v[_s]));
             }
             // nbody.py:21
             TL_UNROLL
@@ -712,40 +543,19 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
                 v48__v.v[_s] = (v45__v.v[_s] * v44__v.v[_s]);
             }
-            // nbody.py:21
+            // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v87__tmp.v[_s] = v48__v.v[_s];
+                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v48__v.v[_s]);
             }
             // nbody.py:36
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v37_adj_there.v[_s] = (v37_adj_there.v[_s] + v87__tmp.v[_s]);
-            }
-            // nbody.py:21
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v88__tmp.v[_s] = (-v48__v.v[_s]);
-            }
-            // nbody.py:21
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v89__tmp.v[_s] = v88__tmp.v[_s];
-            }
-            // nbody.py:36
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + v89__tmp.v[_s]);
+                v38_adj_here.v[_s] = (v38_adj_here.v[_s] + (-v48__v.v[_s]));
             }
             // nbody.py:35
             ctx.sync();
@@ -769,14 +579,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v91__tmp.v[_s] = v90__tmp.data[_e];
-            }
-            // nbody.py:35
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v50_adj__tmp.v[_s] = (v50_adj__tmp.v[_s] + v91__tmp.v[_s]);
+                v50_adj__tmp.v[_s] = (v50_adj__tmp.v[_s] + v90__tmp.data[_e]);
             }
             // nbody.py:35
             TL_UNROLL
@@ -799,14 +602,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v93__tmp.v[_s] = v92__tmp.v[_s];
-            }
-            // nbody.py:35
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v52_adj_m.v[_s] = (v52_adj_m.v[_s] + v93__tmp.v[_s]);
+                v52_adj_m.v[_s] = (v52_adj_m.v[_s] + v92__tmp.v[_s]);
             }
             // nbody.py:34
             ctx.sync();
@@ -830,14 +626,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v95__tmp.v[_s] = v94__tmp.data[_e];
-            }
-            // nbody.py:34
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v54_adj__tmp.v[_s] = (v54_adj__tmp.v[_s] + v95__tmp.v[_s]);
+                v54_adj__tmp.v[_s] = (v54_adj__tmp.v[_s] + v94__tmp.data[_e]);
             }
             // nbody.py:34
             TL_UNROLL
@@ -860,14 +649,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v97__tmp.v[_s] = v96__tmp.v[_s];
-            }
-            // nbody.py:34
-            TL_UNROLL
-            for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-                const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-                if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v56_adj_q.v[_s] = (v56_adj_q.v[_s] + v97__tmp.v[_s]);
+                v56_adj_q.v[_s] = (v56_adj_q.v[_s] + v96__tmp.v[_s]);
             }
             // nbody.py:33
             TL_UNROLL
@@ -919,14 +701,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v99__tmp.v[_s] = v98__tmp.data[_e];
-    }
-    // nbody.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v61_adj__tmp.v[_s] = (v61_adj__tmp.v[_s] + v99__tmp.v[_s]);
+        v61_adj__tmp.v[_s] = (v61_adj__tmp.v[_s] + v98__tmp.data[_e]);
     }
     // nbody.py:29
     TL_UNROLL
@@ -949,14 +724,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v101__tmp.v[_s] = v100__tmp.v[_s];
-    }
-    // nbody.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v101__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v100__tmp.v[_s]);
     }
     // nbody.py:28
     TL_UNROLL
@@ -1051,7 +819,7 @@ extern "C" int nbody_step_cuda_backward_launch(const tilec_launch* launch, void*
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 30848, 1003776,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 30848, 705792,
                        [&]() { nbody_step_cuda_backward(*launch, v_pos, v_vel, v_mass, v_new_pos, v_new_vel, adj_v_pos, adj_v_vel, adj_v_mass, adj_v_new_pos, adj_v_new_vel); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

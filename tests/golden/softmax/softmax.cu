@@ -89,45 +89,31 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     tl::Reg<tl::Tile<float, 4, 256>, 256> v5__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v7__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v29__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v8_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 256>, 256> v9__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v10__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v30__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v11_adj_e{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v31__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v32__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj_s{};
     auto& v13__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
     auto& v33__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v34__tmp;
     tl::Reg<tl::Tile<float, 4, 1>, 256> v14_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 1>, 256> v15__g;
     tl::Reg<tl::Tile<float, 4>, 256> v35__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v36__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v16_adj__tmp{};
     tl::Reg<tl::Tile<float, 4>, 256> v17__g;
     auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v38__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v39__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v18__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v40__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v41__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v42__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v21_adj_m{};
     auto& v22__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
     auto& v43__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v44__tmp;
     tl::Reg<tl::Tile<float, 4, 1>, 256> v23_adj__tmp{};
     tl::Reg<tl::Tile<float, 4, 1>, 256> v24__g;
     tl::Reg<tl::Tile<float, 4>, 256> v45__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v46__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v25_adj__tmp{};
     auto& v26__g = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
     auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v48__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v27__g;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -190,14 +176,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29__tmp.v[_s] = v7__v.v[_s];
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v8_adj__tmp.v[_s] = (v8_adj__tmp.v[_s] + v29__tmp.v[_s]);
+        v8_adj__tmp.v[_s] = (v8_adj__tmp.v[_s] + v7__v.v[_s]);
     }
     // softmax.py:20
     TL_UNROLL
@@ -220,35 +199,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30__tmp.v[_s] = v10__v.v[_s];
+        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v10__v.v[_s]);
     }
     // softmax.py:20
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v30__tmp.v[_s]);
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v31__tmp.v[_s] = (-(v10__v.v[_s] * v5__tmp.v[_s]));
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = v31__tmp.v[_s];
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12_adj_s.v[_s] = (v12_adj_s.v[_s] + v32__tmp.v[_s]);
+        v12_adj_s.v[_s] = (v12_adj_s.v[_s] + (-(v10__v.v[_s] * v5__tmp.v[_s])));
     }
     // softmax.py:19
     ctx.sync();
@@ -272,14 +230,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v34__tmp.v[_s] = v33__tmp.data[_e];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v14_adj__tmp.v[_s] = (v14_adj__tmp.v[_s] + v34__tmp.v[_s]);
+        v14_adj__tmp.v[_s] = (v14_adj__tmp.v[_s] + v33__tmp.data[_e]);
     }
     // softmax.py:19
     TL_UNROLL
@@ -302,14 +253,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v36__tmp.v[_s] = v35__tmp.v[_s];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v36__tmp.v[_s]);
+        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v35__tmp.v[_s]);
     }
     // softmax.py:19
     TL_UNROLL
@@ -334,21 +278,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v38__tmp.v[_s] = v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v39__tmp.v[_s] = v38__tmp.v[_s];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v39__tmp.v[_s]);
+        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:18
     TL_UNROLL
@@ -372,35 +302,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v40__tmp.v[_s] = v19__v.v[_s];
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v19__v.v[_s]);
     }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v40__tmp.v[_s]);
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41__tmp.v[_s] = (-v19__v.v[_s]);
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v42__tmp.v[_s] = v41__tmp.v[_s];
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + v42__tmp.v[_s]);
+        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + (-v19__v.v[_s]));
     }
     // softmax.py:17
     ctx.sync();
@@ -424,14 +333,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v44__tmp.v[_s] = v43__tmp.data[_e];
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v44__tmp.v[_s]);
+        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v43__tmp.data[_e]);
     }
     // softmax.py:17
     TL_UNROLL
@@ -454,14 +356,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v46__tmp.v[_s] = v45__tmp.v[_s];
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v46__tmp.v[_s]);
+        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v45__tmp.v[_s]);
     }
     // softmax.py:17
     ctx.sync();
@@ -485,14 +380,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v48__tmp.v[_s] = v47__tmp.data[_e];
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v48__tmp.v[_s]);
+        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v47__tmp.data[_e]);
     }
     // softmax.py:16
     TL_UNROLL
@@ -578,7 +466,7 @@ extern "C" int softmax_softmax_cuda_backward_launch(const tilec_launch* launch, 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 508576,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 426528,
                        [&]() { softmax_softmax_cuda_backward(*launch, v_X, v_Y, adj_v_X, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

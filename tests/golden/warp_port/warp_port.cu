@@ -47,12 +47,9 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 8, 64>, 256> v_t;
     tl::Reg<tl::Tile<float, 8>, 256> v4__v;
     tl::Reg<tl::Tile<float, 8>, 256> v25__tmp;
-    tl::Reg<tl::Tile<float, 8>, 256> v26__tmp;
     tl::Reg<tl::Tile<float, 8>, 256> v5_adj__tmp{};
     tl::Reg<tl::Tile<float, 8>, 256> v6__g;
     auto& v27__tmp = *reinterpret_cast<tl::Tile<float, 8, 1>*>(ctx.smem + 0);
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v28__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v29__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v7_adj__tmp{};
     tl::Reg<tl::Tile<float, 8, 64>, 256> v8__g;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v9__v;
@@ -60,26 +57,15 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 8, 64>, 256> v11__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v12__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v13__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v30__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v31__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v14_adj_t{};
     tl::Reg<tl::Tile<float, 8, 64>, 256> v15__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v16__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v17__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v32__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v20__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v21__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v22__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v23__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v33__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v34__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v35__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v36__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v37__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v38__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v39__tmp;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v40__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v24__g;
     // warp_port.py:23
     v_i = int32_t(ctx.tid[0]);
@@ -97,14 +83,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v26__tmp.v[_s] = v4__v.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v5_adj__tmp.v[_s] = (v5_adj__tmp.v[_s] + v26__tmp.v[_s]);
+        v5_adj__tmp.v[_s] = (v5_adj__tmp.v[_s] + v4__v.v[_s]);
     }
     // warp_port.py:25
     TL_UNROLL
@@ -129,21 +108,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v28__tmp.v[_s] = v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v29__tmp.v[_s] = v28__tmp.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v7_adj__tmp.v[_s] = (v7_adj__tmp.v[_s] + v29__tmp.v[_s]);
+        v7_adj__tmp.v[_s] = (v7_adj__tmp.v[_s] + v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)]);
     }
     // warp_port.py:25
     TL_UNROLL
@@ -194,21 +159,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v30__tmp.v[_s] = (v13__v.v[_s] * 0.5f);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v31__tmp.v[_s] = v30__tmp.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v31__tmp.v[_s]);
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v13__v.v[_s] * 0.5f));
     }
     // warp_port.py:25
     TL_UNROLL
@@ -243,14 +194,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = v19__v.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v32__tmp.v[_s]);
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v19__v.v[_s]);
     }
     // warp_port.py:18
     TL_UNROLL
@@ -285,84 +229,28 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v33__tmp.v[_s] = (v23__v.v[_s] * 0.044715f);
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v23__v.v[_s] * 0.044715f));
     }
     // warp_port.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v34__tmp.v[_s] = v33__tmp.v[_s];
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v21__v.v[_s] * v22__v.v[_s]));
     }
     // warp_port.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v34__tmp.v[_s]);
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v19__v.v[_s] * v20__v.v[_s]));
     }
     // warp_port.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = (v21__v.v[_s] * v22__v.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v36__tmp.v[_s] = v35__tmp.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v36__tmp.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v37__tmp.v[_s] = (v19__v.v[_s] * v20__v.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v38__tmp.v[_s] = v37__tmp.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v38__tmp.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v39__tmp.v[_s] = (v8__g.v[_s] * v9__v.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v40__tmp.v[_s] = v39__tmp.v[_s];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v40__tmp.v[_s]);
+        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v8__g.v[_s] * v9__v.v[_s]));
     }
     // warp_port.py:24
     TL_UNROLL
@@ -481,7 +369,7 @@ extern "C" int warp_port_gelu_rows_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 389504,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 336192,
                        [&]() { warp_port_gelu_rows_cuda_backward(*launch, v_a, v_out, adj_v_a, adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

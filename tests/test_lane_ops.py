@@ -1,0 +1,103 @@
+"""The GPU's adjoint without tile lane ops (passes/lane_ops.py): on the GPU a tile is the block's,
+so `lane_sum` / `leader_only` of a tile are copies; they are taken out and the temporaries bound
+for them folded into their readers, so an elementwise statement's adjoint accumulates its partial
+in one loop instead of computing it, copying it and adding the copy."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import needs_cxx
+from harness import EMULATIONS, build, build_emulated, compile_ir, emulation_id
+
+from tilec import ir
+from tilec.driver import generate
+from tilec.ir.types import TileT
+
+CHAIN = '''\
+import warp as wp
+
+
+@wp.kernel
+def chain(A: wp.array(dtype=float), B: wp.array(dtype=float)):
+    i = wp.tid()
+    t0 = wp.tile_load(A, shape=8, offset=i * 8)
+    t1 = t0 * 1.5 + wp.sin(t0)
+    t2 = t1 * 0.5 + wp.sin(t1)
+    wp.tile_store(B, t2, offset=i * 8)
+'''
+
+ROWS = '''\
+import warp as wp
+
+
+@wp.kernel
+def rows(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(A, shape=(1, 32), offset=(i, 0))
+    u = t * 1.5 + wp.sin(t)
+    s = wp.tile_broadcast(wp.tile_sum(u), shape=(1, 32))
+    wp.tile_store(B, u * s, offset=(i, 0))
+'''
+
+
+def _tile_lane_ops(fn: ir.Function) -> list[str]:
+    return [x.op for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+            if isinstance(x, ir.OpCall) and x.op in ("lane_sum", "leader_only") and isinstance(x.args[0].type, TileT)]
+
+
+def _backward(cu: str) -> str:
+    start = cu.index("static void k_chain_backward(")
+    return cu[start:cu.index("\n}\n", start)]
+
+
+def test_the_gpu_adjoint_takes_out_tile_lane_ops_and_their_copies():
+    from tilec.codegen.sources import plan_kernels
+    from tilec.passes.autodiff import adjoint_kernel
+
+    module = compile_ir(CHAIN, "chain", 64)
+    assert _tile_lane_ops(adjoint_kernel(module.kernels[0], module, True, lane_takes=set()))  # the derivation's
+    plan = plan_kernels(module)[0]
+    assert plan.lanes_adjoint is not None and _tile_lane_ops(plan.lanes_adjoint) == []
+    flags = {"block_dim": 64, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    backward = _backward(generate(module, CHAIN, flags)["chain.cu"])
+    # No register copy of a temporary (`x.v[_s] = _tmp.v[_s];`): each partial is added where it is computed.
+    assert not re.search(r"= v\d+__tmp\.v\[_s\];", backward)
+    accumulations = re.findall(r"(v\d+_adj_t[01])\.v\[_s\] = \(\1\.v\[_s\] \+ \((.*)\)\);", backward)
+    assert len(accumulations) == 4, backward  # t1's and t0's adjoints: two partials each
+    assert all("cos" in term or "1.5f" in term or "0.5f" in term for _, term in accumulations)
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("variant", EMULATIONS, ids=emulation_id)
+def test_folded_gpu_adjoints_match_the_analytic_gradient(variant, monkeypatch):
+    """Register tiles (CHAIN) and shared ones (ROWS: a reduction and a broadcast) on the CUDA
+    emulation, against the float64 gradient, and against the CPU's one-lane adjoint."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-1.0, 1.0, 16).astype(np.float32)
+    seed = rng.uniform(-1.0, 1.0, 16).astype(np.float32)
+    t0 = a.astype(np.float64)
+    t1 = t0 * 1.5 + np.sin(t0)
+    expect = seed * (0.5 + np.cos(t1)) * (1.5 + np.cos(t0))
+    for device, mod in (("cuda-emu", build_emulated(CHAIN, "chain", variant, monkeypatch)),
+                        ("cpu", build(CHAIN, "chain", block_dim=variant[0]))):
+        adj_a = np.zeros_like(a)
+        mod.chain.launch_tiled(dim=2, inputs=[a, np.zeros_like(a)], adj_inputs=[adj_a, seed.copy()], adjoint=True,
+                               device=device)
+        np.testing.assert_allclose(adj_a, expect, rtol=2e-5, atol=1e-6, err_msg=device)
+
+    x = rng.uniform(-1.0, 1.0, (3, 32)).astype(np.float32)
+    g = rng.uniform(-1.0, 1.0, (3, 32)).astype(np.float32)
+    t = x.astype(np.float64)
+    u = t * 1.5 + np.sin(t)
+    total = u.sum(axis=1, keepdims=True)
+    adj_u = g * total + (g * u).sum(axis=1, keepdims=True)  # B = u * sum(u)
+    expect = adj_u * (1.5 + np.cos(t))
+    for device, mod in (("cuda-emu", build_emulated(ROWS, "rows", variant, monkeypatch)),
+                        ("cpu", build(ROWS, "rows", block_dim=variant[0]))):
+        adj_x = np.zeros_like(x)
+        mod.rows.launch_tiled(dim=3, inputs=[x, np.zeros_like(x)], adj_inputs=[adj_x, g.copy()], adjoint=True,
+                              device=device)
+        np.testing.assert_allclose(adj_x, expect, rtol=1e-4, atol=1e-5, err_msg=device)
