@@ -30,7 +30,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+# OpenBLAS's worker threads spin for 2**28 cycles (~0.1 s) after each multi-threaded call before they
+# sleep: the tilec row run next on every core found one of them taken (GEMM 512 on two threads ran
+# at one thread's speed right after numpy's two-thread GEMM, 1.9x faster after none). Both sides'
+# helpers spin about as long as tilec's (TILEC_SPIN_US, 100 us): 2**18 cycles. Set before numpy
+# loads OpenBLAS, unless the caller set it.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "18")
+
+import numpy as np  # noqa: E402  (after the environment OpenBLAS reads when it loads)
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
@@ -373,7 +380,7 @@ def machine_facts(peak, bits) -> list:
     if threadpool_info is not None:  # always, once main() has checked
         blas = [f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '?')} kernels, "
                 f"{i.get('num_threads')} threads by default)" for i in threadpool_info() if i.get("user_api") == "blas"]
-    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS") if k in os.environ}
+    env = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS") if k in os.environ}
     return [
         f"- CPU: {cpu}, {CORES} cores usable ({platform.machine()}, {platform.system()})",
         f"- one-core FMA peak (measured, {bits}-bit vectors): " + (f"{peak:.0f} GFLOP/s" if peak else "unknown"),
