@@ -17,7 +17,7 @@ from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, Type, VecT
 from . import analysis, structs
 from ..passes.autodiff import adjoint_kernel
 from ..passes.lane_ops import block_tile_form
-from ..passes.one_lane import lanes_may_differ, one_lane
+from ..passes.one_lane import cpu_rewrites, lanes_may_differ, tidy_one_lane
 from ..diagnostics import Diagnostic, NotDifferentiable
 from ..passes.effects import extreme_params, stored_descriptors, written_params
 from .cxx import ctype
@@ -165,7 +165,12 @@ def plan_kernels(module: ir.Module) -> list[KernelPlan]:
             derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
             one = lanes and not facts["lanes"] and not lanes_may_differ(derived)
             gpu = block_tile_form(derived)  # tiles are the block's on the GPU: their lane ops are copies
-            cpu = one_lane(gpu, lane_takes) if one else derived
+            cpu = derived
+            if one:
+                tidied, lanes_free, ops = tidy_one_lane(gpu, lane_takes)
+                cpu = cpu_rewrites(tidied, ops)
+                if lanes_free:  # nothing left that only lanes need: the GPU runs the tidied form too
+                    gpu = tidied
             plans.append(KernelPlan(k, cpu, lanes_adjoint=gpu))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))

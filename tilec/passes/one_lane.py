@@ -27,11 +27,20 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
     with one lane they read the element and zero it, without an atomic exchange. The adjoint may
     already be block_tile_form's (lane_ops.py): its tile lane ops taken out."""
-    assigned_ops = {s.value.op for s in ir.walk_stmts(adjoint.body)  # (the rewrites at the end look for two)
-                    if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall)}
+    return cpu_rewrites(*tidy_one_lane(adjoint, lane_takes)[::2])
+
+
+def tidy_one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
+                  ) -> tuple[ir.Function, bool, frozenset[str]]:
+    """The one-lane form before cpu_rewrites; whether nothing was taken out (no lane op, no take:
+    the result is then the lanes adjoint tidied, which the GPU can run too); the ops adjoint's
+    assignments apply."""
+    assigned_ops = frozenset(s.value.op for s in ir.walk_stmts(adjoint.body)
+                             if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall))
     bound = lane_bound(adjoint.body) if assigned_ops & LANE_OPS else set()
     body = strip_lane_ops(adjoint.body, lane_takes)
-    if body is adjoint.body:
+    unchanged = body is adjoint.body
+    if unchanged:
         # No lane op and no take (block_tile_form took out the tile ones): the derivation's
         # simplified adjoint, which that form's folds left nothing dead in.
         fn = tidy_adjoint(adjoint)
@@ -47,9 +56,14 @@ def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
     if tiles:
         chains = not ir.has_exits(fn.body)
         fn = replace(fn, body=fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains))
-    # The last two rewrites fold an assignment of tile_view_add / tile_matmul, which nothing above
-    # creates (they are statements, never fused into another): without one they change nothing,
-    # and their counts of reads and assignments were two more walks of the whole adjoint.
+    return fn, unchanged, assigned_ops
+
+
+def cpu_rewrites(fn: ir.Function, assigned_ops: frozenset[str]) -> ir.Function:
+    """The one-lane form's last rewrites, for the CPU's emitter: an assignment of tile_view_add /
+    tile_matmul folded into its reader. Nothing tidy_one_lane does creates one (they are statements,
+    never fused into another): without one among assigned_ops they change nothing, and their counts
+    of reads and assignments were two more walks of the whole adjoint."""
     if "tile_view_add" in assigned_ops:
         fn = fold_view_adds(fn)
     if "tile_matmul" not in assigned_ops:

@@ -114,62 +114,34 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     auto& v_scores = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 18432);
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 22528);
     auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 22592);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v_m;
     auto& v_p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
     auto& v5__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
     auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v_denom;
     auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
     auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v10__v;
+    auto& v10__v = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v47__tmp;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v11_adj_out{};
-    auto& v12__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v13__z;
     auto& v49__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v14__z;
+    tl::Reg<tl::Tile<float, 16, 64>, 256> v13__z;
     auto& v50__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v15_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v16_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v17__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v18__g;
+    tl::Reg<tl::Tile<float, 64, 32>, 256> v14__z;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v20_adj_p{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v21_adj_denom{};
-    auto& v22__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
+    auto& v21_adj_denom = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
     auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v23_adj__tmp{};
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v24__g;
     tl::Reg<tl::Tile<float, 16>, 256> v58__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v25_adj__tmp{};
-    tl::Reg<tl::Tile<float, 16>, 256> v26__g;
     auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v27__g;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__v;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v29_adj_scores{};
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_m{};
-    auto& v31__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
+    auto& v30_adj_m = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
     auto& v66__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v32_adj__tmp{};
-    tl::Reg<tl::Tile<float, 16, 1>, 256> v33__g;
-    tl::Reg<tl::Tile<float, 16>, 256> v68__tmp;
-    tl::Reg<tl::Tile<float, 16>, 256> v34_adj__tmp{};
-    auto& v35__g = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
+    auto& v68__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
     auto& v70__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v36__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v37_adj__tmp{};
-    auto& v38__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
+    auto& v37_adj__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
     auto& v74__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v40__z;
+    tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
     auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v41_adj_q{};
-    tl::Reg<tl::Tile<float, 32, 64>, 256> v42_adj__tmp{};
-    auto& v43__g = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
+    auto& v40__z = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
     auto& v78__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v44_adj_k{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v45__g;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v46__g;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -199,20 +171,9 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:22
     tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_m.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
-    }
     // attention.py:23
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.v[_s]));
+    for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
+        v_p.data[_e] = tl::exp((v_scores.data[_e] - v4__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]));
     }
     ctx.sync();
     // attention.py:24
@@ -241,94 +202,33 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::coop_tile_load<256>(ctx, v8__tmp, v_V, true);
     ctx.sync();
     // attention.py:26
-    tl::reg_tile_load(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
+    ctx.sync();
     // attention.py:26
     tl::reg_fill(ctx, v47__tmp, 0);
     // attention.py:26
     tl::reg_tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
     ctx.sync();
-    // attention.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v11_adj_out.v[_s] = (v11_adj_out.v[_s] + v10__v.v[_s]);
-    }
     // attention.py:25
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v12__g.data[_e] = v11_adj_out.v[_s];
-    }
-    ctx.sync();
-    // attention.py:25
-    tl::reg_fill(ctx, v11_adj_out, 0);
-    // attention.py:25
-    tl::reg_fill(ctx, v13__z, 0);
-    // attention.py:25
-    ctx.sync();
     tl::coop_tile_transpose(ctx, v49__tmp, v8__tmp);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, v13__z, v12__g, v49__tmp, 1.0, 1.0);
-    // attention.py:25
-    tl::reg_fill(ctx, v14__z, 0);
+    tl::reg_tile_matmul(ctx, v13__z, v10__v, v49__tmp, 1.0, 0.0);
     // attention.py:25
     ctx.sync();
     tl::coop_tile_transpose(ctx, v50__tmp, v7__tmp);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, v14__z, v50__tmp, v12__g, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v14__z, v50__tmp, v10__v, 1.0, 0.0);
     // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v15_adj__tmp.v[_s] = (v15_adj__tmp.v[_s] + v13__z.v[_s]);
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v14__z.v[_s]);
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v17__g.v[_s] = v16_adj__tmp.v[_s];
-    }
-    // attention.py:25
-    tl::reg_fill(ctx, v16_adj__tmp, 0);
-    // attention.py:25
-    tl::reg_tile_atomic_add(ctx, adj_v_V, v17__g, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_V, v14__z, true);
     ctx.sync();
     // attention.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18__g.v[_s] = v15_adj__tmp.v[_s];
-    }
-    // attention.py:25
-    tl::reg_fill(ctx, v15_adj__tmp, 0);
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19__v.v[_s] = tl::divide(v18__g.v[_s], v_denom.v[_s]);
-    }
-    // attention.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v19__v.v[_s]);
+        v19__v.v[_s] = tl::divide(v13__z.v[_s], v_denom.v[_s]);
     }
     // attention.py:25
     ctx.sync();
@@ -336,23 +236,12 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21_adj_denom.v[_s] = (v21_adj_denom.v[_s] + (-(v19__v.v[_s] * v7__tmp.data[_e])));
-    }
-    // attention.py:24
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v22__g.data[_e] = v21_adj_denom.v[_s];
+        v21_adj_denom.data[_e] = (-(v19__v.v[_s] * v7__tmp.data[_e]));
     }
     ctx.sync();
     // attention.py:24
-    tl::reg_fill(ctx, v21_adj_denom, 0);
-    // attention.py:24
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v56__tmp, v22__g);
+        tl::tile_unbroadcast(ctx, v56__tmp, v21_adj_denom);
     }
     ctx.sync();
     // attention.py:24
@@ -360,260 +249,74 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v56__tmp.data[_e]);
+        v58__tmp.v[_s] = v56__tmp.data[_e];
     }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v24__g.v[_s] = v23_adj__tmp.v[_s];
-    }
-    // attention.py:24
-    tl::reg_fill(ctx, v23_adj__tmp, 0);
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v58__tmp.v[_s] = v24__g.v[_s];
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v58__tmp.v[_s]);
-    }
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v26__g.v[_s] = v25_adj__tmp.v[_s];
-    }
-    // attention.py:24
-    tl::reg_fill(ctx, v25_adj__tmp, 0);
     // attention.py:24
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v60__tmp.data[_e] = v26__g.v[_s];
+        v60__tmp.data[_e] = v58__tmp.v[_s];
     }
     ctx.sync();
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
-    }
     // attention.py:23
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v27__g.v[_s] = v20_adj_p.v[_s];
+        v28__v.v[_s] = ((v19__v.v[_s] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]) * v_p.data[_e]);
     }
-    // attention.py:23
-    tl::reg_fill(ctx, v20_adj_p, 0);
     // attention.py:23
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v28__v.v[_s] = (v27__g.v[_s] * v_p.data[_e]);
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v28__v.v[_s]);
-    }
-    // attention.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30_adj_m.v[_s] = (v30_adj_m.v[_s] + (-v28__v.v[_s]));
-    }
-    // attention.py:22
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v31__g.data[_e] = v30_adj_m.v[_s];
+        v30_adj_m.data[_e] = (-v28__v.v[_s]);
     }
     ctx.sync();
     // attention.py:22
-    tl::reg_fill(ctx, v30_adj_m, 0);
-    // attention.py:22
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v66__tmp, v31__g);
+        tl::tile_unbroadcast(ctx, v66__tmp, v30_adj_m);
     }
     ctx.sync();
     // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v66__tmp.data[_e]);
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v33__g.v[_s] = v32_adj__tmp.v[_s];
-    }
-    // attention.py:22
-    tl::reg_fill(ctx, v32_adj__tmp, 0);
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v68__tmp.v[_s] = v33__g.v[_s];
-    }
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v34_adj__tmp.v[_s] = (v34_adj__tmp.v[_s] + v68__tmp.v[_s]);
-    }
-    // attention.py:22
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v35__g.data[_e] = v34_adj__tmp.v[_s];
-    }
+    tl::coop_tile_reshape(ctx, v68__tmp, v66__tmp);
     ctx.sync();
     // attention.py:22
-    tl::reg_fill(ctx, v34_adj__tmp, 0);
-    // attention.py:22
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v35__g, 1, true);
+        tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v68__tmp, 1, true);
     }
     ctx.sync();
-    // attention.py:22
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v29_adj_scores.v[_s] = (v29_adj_scores.v[_s] + v70__tmp.data[_e]);
-    }
     // attention.py:21
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v36__g.v[_s] = v29_adj_scores.v[_s];
-    }
-    // attention.py:21
-    tl::reg_fill(ctx, v29_adj_scores, 0);
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v37_adj__tmp.v[_s] = (v37_adj__tmp.v[_s] + (v36__g.v[_s] * 0.17677669529663687f));
-    }
-    // attention.py:21
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v38__g.data[_e] = v37_adj__tmp.v[_s];
+        v37_adj__tmp.data[_e] = ((v28__v.v[_s] + v70__tmp.data[_e]) * 0.17677669529663687f);
     }
     ctx.sync();
     // attention.py:21
-    tl::reg_fill(ctx, v37_adj__tmp, 0);
-    // attention.py:21
-    tl::reg_fill(ctx, v39__z, 0);
-    // attention.py:21
-    ctx.sync();
     tl::coop_tile_transpose(ctx, v74__tmp, v1__tmp);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v39__z, v38__g, v74__tmp, 1.0, 1.0);
-    // attention.py:21
-    tl::reg_fill(ctx, v40__z, 0);
+    tl::reg_tile_matmul(ctx, v39__z, v37_adj__tmp, v74__tmp, 1.0, 0.0);
     // attention.py:21
     ctx.sync();
     tl::coop_tile_transpose(ctx, v75__tmp, v_q);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v40__z, v75__tmp, v38__g, 1.0, 1.0);
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v41_adj_q.v[_s] = (v41_adj_q.v[_s] + v39__z.v[_s]);
-    }
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v42_adj__tmp.v[_s] = (v42_adj__tmp.v[_s] + v40__z.v[_s]);
-    }
-    // attention.py:21
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v43__g.data[_e] = v42_adj__tmp.v[_s];
-    }
+    tl::coop_tile_matmul(ctx, v40__z, v75__tmp, v37_adj__tmp, 1.0, 0.0);
     ctx.sync();
     // attention.py:21
-    tl::reg_fill(ctx, v42_adj__tmp, 0);
-    // attention.py:21
+    tl::coop_tile_transpose(ctx, v78__tmp, v40__z);
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v78__tmp, v43__g);
-    ctx.sync();
-    // attention.py:21
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v44_adj_k.v[_s] = (v44_adj_k.v[_s] + v78__tmp.data[_e]);
-    }
     // attention.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v45__g.v[_s] = v44_adj_k.v[_s];
-    }
-    // attention.py:20
-    tl::reg_fill(ctx, v44_adj_k, 0);
-    // attention.py:20
-    tl::reg_tile_atomic_add(ctx, adj_v_K, v45__g, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_K, v78__tmp, true);
     ctx.sync();
     // attention.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v46__g.v[_s] = v41_adj_q.v[_s];
-    }
-    // attention.py:19
-    tl::reg_fill(ctx, v41_adj_q, 0);
-    // attention.py:19
-    tl::reg_tile_atomic_add(ctx, adj_v_Q, v46__g, true, (v_i * 16), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_Q, v39__z, true, (v_i * 16), 0);
     ctx.sync();
 }
 
@@ -693,7 +396,7 @@ extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 718976,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 521344,
                        [&]() { attention_attention_cuda_backward(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

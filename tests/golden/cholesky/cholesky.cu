@@ -76,26 +76,12 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     auto& v_x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
     tl::Reg<tl::Tile<double, 1, 8>, 256> v5__v;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v21__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v6_adj__tmp{};
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v7__g;
-    tl::Reg<tl::Tile<double, 8>, 256> v23__tmp;
-    tl::Reg<tl::Tile<double, 8>, 256> v8_adj_x{};
-    auto& v9__g = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
+    auto& v23__tmp = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
     auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
     auto& v25__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v11_adj_L{};
-    tl::Reg<tl::Tile<double, 8>, 256> v12_adj_y{};
-    auto& v13__g = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
-    auto& v28__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 2304);
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v14_adj_a{};
-    tl::Reg<tl::Tile<double, 8>, 256> v15__g;
+    auto& v28__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
     tl::Reg<tl::Tile<double, 1, 8>, 256> v30__tmp;
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v16_adj__tmp{};
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v17__g;
-    tl::Reg<tl::Tile<double, 8, 8>, 256> v18__g;
     tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v32__tmp;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v19_adj__tmp{};
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v20__g;
     // cholesky.py:15
     v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -142,46 +128,12 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v6_adj__tmp.v[_s] = (v6_adj__tmp.v[_s] + v5__v.v[_s]);
-    }
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v7__g.v[_s] = v6_adj__tmp.v[_s];
-    }
-    // cholesky.py:20
-    tl::reg_fill(ctx, v6_adj__tmp, 0);
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v23__tmp.v[_s] = v7__g.v[_s];
-    }
-    // cholesky.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v8_adj_x.v[_s] = (v8_adj_x.v[_s] + v23__tmp.v[_s]);
-    }
-    // cholesky.py:19
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v9__g.data[_e] = v8_adj_x.v[_s];
+        v23__tmp.data[_e] = v5__v.v[_s];
     }
     ctx.sync();
     // cholesky.py:19
-    tl::reg_fill(ctx, v8_adj_x, 0);
-    // cholesky.py:19
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v10__v, v_L, v9__g, "lower");
+        tl::tile_cholesky_solve(ctx, v10__v, v_L, v23__tmp, "lower");
     }
     ctx.sync();
     // cholesky.py:19
@@ -189,114 +141,30 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
         tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v_x, v10__v);
     }
     ctx.sync();
-    // cholesky.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v11_adj_L.v[_s] = (v11_adj_L.v[_s] + v25__tmp.data[_e]);
-    }
-    // cholesky.py:19
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v10__v.data[_e]);
-    }
     // cholesky.py:18
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v13__g.data[_e] = v11_adj_L.v[_s];
-    }
-    ctx.sync();
-    // cholesky.py:18
-    tl::reg_fill(ctx, v11_adj_L, 0);
-    // cholesky.py:18
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_cholesky_grad(ctx, v28__tmp, v_L, v13__g);
+        tl::tile_cholesky_grad(ctx, v28__tmp, v_L, v25__tmp);
     }
     ctx.sync();
-    // cholesky.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v14_adj_a.v[_s] = (v14_adj_a.v[_s] + v28__tmp.data[_e]);
-    }
     // cholesky.py:17
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v15__g.v[_s] = v12_adj_y.v[_s];
+        v30__tmp.v[_s] = v10__v.data[_e];
     }
     // cholesky.py:17
-    tl::reg_fill(ctx, v12_adj_y, 0);
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v30__tmp.v[_s] = v15__g.v[_s];
-    }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v30__tmp.v[_s]);
-    }
-    // cholesky.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v17__g.v[_s] = v16_adj__tmp.v[_s];
-    }
-    // cholesky.py:17
-    tl::reg_fill(ctx, v16_adj__tmp, 0);
-    // cholesky.py:17
-    tl::reg_tile_atomic_add(ctx, adj_v_Y, v17__g, true, v_b, 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_Y, v30__tmp, true, v_b, 0);
     ctx.sync();
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v18__g.v[_s] = v14_adj_a.v[_s];
+        v32__tmp.v[_s] = v28__tmp.data[_e];
     }
     // cholesky.py:16
-    tl::reg_fill(ctx, v14_adj_a, 0);
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = v18__g.v[_s];
-    }
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v32__tmp.v[_s]);
-    }
-    // cholesky.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v20__g.v[_s] = v19_adj__tmp.v[_s];
-    }
-    // cholesky.py:16
-    tl::reg_fill(ctx, v19_adj__tmp, 0);
-    // cholesky.py:16
-    tl::reg_tile_atomic_add(ctx, adj_v_A, v20__g, true, v_b, 0, 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_A, v32__tmp, true, v_b, 0, 0);
     ctx.sync();
 }
 
@@ -352,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(256) cholesky_cholesky_solve_cuda_b
     extern __shared__ __align__(16) unsigned char tl_smem[];
 #endif
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
-    for (int i = ctx.lane; i < 2816 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
+    for (int i = ctx.lane; i < 2304 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
     const tl::Array<double, 3> _arg_v_A(*reinterpret_cast<const tl::ArrayDesc*>(&v_A));
     const tl::Array<double, 2> _arg_v_Y(*reinterpret_cast<const tl::ArrayDesc*>(&v_Y));
@@ -373,15 +241,15 @@ extern "C" int cholesky_cholesky_solve_cuda_backward_launch(const tilec_launch* 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2816, 276480,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2304, 269312,
                        [&]() { cholesky_cholesky_solve_cuda_backward(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;
 #else
-    if (2816 > 48 * 1024)
-        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 2816);
-    cholesky_cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 2816,
+    if (2304 > 48 * 1024)
+        cudaFuncSetAttribute(cholesky_cholesky_solve_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 2304);
+    cholesky_cholesky_solve_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 2304,
         static_cast<cudaStream_t>(stream)>>>(*launch, v_A, v_Y, v_X, adj_v_A, adj_v_Y, adj_v_X);
     return int(cudaGetLastError());
 #endif

@@ -156,56 +156,25 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v_rstd;
     auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v_g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v11__v;
+    auto& v11__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v54__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v13__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v14__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v15__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v16_adj_xc{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v17_adj_rstd{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v18_adj_g{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v19_adj_b{};
-    auto& v20__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
-    auto& v63__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 13376);
-    tl::Reg<tl::Tile<float, 256>, 256> v21_adj__tmp{};
-    tl::Reg<tl::Tile<float, 256>, 256> v22__g;
-    auto& v23__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 14400);
-    auto& v65__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 18496);
-    tl::Reg<tl::Tile<float, 256>, 256> v24_adj__tmp{};
-    tl::Reg<tl::Tile<float, 256>, 256> v25__g;
-    auto& v26__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 19520);
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v16_adj_xc;
+    auto& v17_adj_rstd = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 13376);
+    auto& v18_adj_g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 17472);
+    auto& v63__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 21568);
+    auto& v65__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 22592);
     auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v27_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v28__g;
     tl::Reg<tl::Tile<float, 4>, 256> v69__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v29_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4>, 256> v30__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v31__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v32__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v33__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v34__v;
-    tl::Reg<tl::Tile<float, 4>, 256> v36_adj_var{};
-    tl::Reg<tl::Tile<float, 4>, 256> v37__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v39_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4>, 256> v40__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v39_adj__tmp;
     auto& v73__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v41_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v42__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v43__g;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v44_adj_x{};
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v41_adj__tmp;
     auto& v45__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
     auto& v81__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v46_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v47__g;
     tl::Reg<tl::Tile<float, 4>, 256> v83__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v48_adj_mean{};
-    tl::Reg<tl::Tile<float, 4>, 256> v49__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v51_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4>, 256> v52__g;
+    tl::Reg<tl::Tile<float, 4>, 256> v51_adj__tmp;
     auto& v86__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v53__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v44_adj_x;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
     // layernorm.py:23
@@ -284,15 +253,9 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     ctx.sync();
     tl::coop_tile_load<256>(ctx, v7__tmp, v_gamma, true);
     ctx.sync();
-    // layernorm.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_g.v[_s] = v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)];
-    }
     // layernorm.py:30
-    tl::reg_tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
+    tl::coop_tile_load<256>(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
+    ctx.sync();
     // layernorm.py:30
     tl::reg_fill(ctx, v54__tmp, 0);
     // layernorm.py:30
@@ -303,144 +266,51 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12_adj__tmp.v[_s] = (v12_adj__tmp.v[_s] + v11__v.v[_s]);
+        v15__v.v[_s] = (v11__v.data[_e] * v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:30
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v13__g.v[_s] = v12_adj__tmp.v[_s];
+        v16_adj_xc.v[_s] = (v15__v.v[_s] * v_rstd.v[_s]);
     }
     // layernorm.py:30
-    tl::reg_fill(ctx, v12_adj__tmp, 0);
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v14__v.v[_s] = (v_xc.v[_s] * v_rstd.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v15__v.v[_s] = (v13__g.v[_s] * v_g.v[_s]);
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v15__v.v[_s] * v_rstd.v[_s]));
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v17_adj_rstd.v[_s] = (v17_adj_rstd.v[_s] + (v15__v.v[_s] * v_xc.v[_s]));
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18_adj_g.v[_s] = (v18_adj_g.v[_s] + (v13__g.v[_s] * v14__v.v[_s]));
-    }
-    // layernorm.py:30
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19_adj_b.v[_s] = (v19_adj_b.v[_s] + v13__g.v[_s]);
-    }
-    // layernorm.py:29
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20__g.data[_e] = v19_adj_b.v[_s];
+        v17_adj_rstd.data[_e] = (v15__v.v[_s] * v_xc.v[_s]);
+    }
+    ctx.sync();
+    // layernorm.py:30
+    TL_UNROLL
+    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
+        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
+        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
+        v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.v[_s] * v_rstd.v[_s]));
     }
     ctx.sync();
     // layernorm.py:29
-    tl::reg_fill(ctx, v19_adj_b, 0);
-    // layernorm.py:29
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v63__tmp, v20__g);
+        tl::tile_unbroadcast(ctx, v63__tmp, v11__v);
     }
     ctx.sync();
     // layernorm.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v21_adj__tmp.v[_s] = (v21_adj__tmp.v[_s] + v63__tmp.data[_e]);
-    }
-    // layernorm.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v22__g.v[_s] = v21_adj__tmp.v[_s];
-    }
-    // layernorm.py:29
-    tl::reg_fill(ctx, v21_adj__tmp, 0);
-    // layernorm.py:29
-    tl::reg_tile_atomic_add(ctx, adj_v_beta, v22__g, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_beta, v63__tmp, true);
     ctx.sync();
     // layernorm.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v23__g.data[_e] = v18_adj_g.v[_s];
-    }
-    ctx.sync();
-    // layernorm.py:28
-    tl::reg_fill(ctx, v18_adj_g, 0);
-    // layernorm.py:28
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v65__tmp, v23__g);
+        tl::tile_unbroadcast(ctx, v65__tmp, v18_adj_g);
     }
     ctx.sync();
     // layernorm.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v24_adj__tmp.v[_s] = (v24_adj__tmp.v[_s] + v65__tmp.data[_e]);
-    }
-    // layernorm.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<256, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<256, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<256, 256>::valid(_e)) continue;
-        v25__g.v[_s] = v24_adj__tmp.v[_s];
-    }
-    // layernorm.py:28
-    tl::reg_fill(ctx, v24_adj__tmp, 0);
-    // layernorm.py:28
-    tl::reg_tile_atomic_add(ctx, adj_v_gamma, v25__g, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_gamma, v65__tmp, true);
     ctx.sync();
     // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v26__g.data[_e] = v17_adj_rstd.v[_s];
-    }
-    ctx.sync();
-    // layernorm.py:27
-    tl::reg_fill(ctx, v17_adj_rstd, 0);
-    // layernorm.py:27
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v67__tmp, v26__g);
+        tl::tile_unbroadcast(ctx, v67__tmp, v17_adj_rstd);
     }
     ctx.sync();
     // layernorm.py:27
@@ -448,107 +318,22 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v27_adj__tmp.v[_s] = (v27_adj__tmp.v[_s] + v67__tmp.data[_e]);
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v28__g.v[_s] = v27_adj__tmp.v[_s];
-    }
-    // layernorm.py:27
-    tl::reg_fill(ctx, v27_adj__tmp, 0);
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v69__tmp.v[_s] = v28__g.v[_s];
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v29_adj__tmp.v[_s] = (v29_adj__tmp.v[_s] + v69__tmp.v[_s]);
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v30__g.v[_s] = v29_adj__tmp.v[_s];
-    }
-    // layernorm.py:27
-    tl::reg_fill(ctx, v29_adj__tmp, 0);
-    // layernorm.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v31__v.v[_s] = tl::sqrt((v_var.v[_s] + 1e-05f));
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v32__v.v[_s] = tl::divide(v30__g.v[_s], v31__v.v[_s]);
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v33__v.v[_s] = (-(v32__v.v[_s] * v5__tmp.v[_s]));
-    }
-    // layernorm.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v34__v.v[_s] = (v_var.v[_s] + 1e-05f);
-    }
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v36_adj_var.v[_s] = (v36_adj_var.v[_s] + (v33__v.v[_s] * tl::divide(0.5f, tl::sqrt(v34__v.v[_s]))));
+        v69__tmp.v[_s] = v67__tmp.data[_e];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v37__g.v[_s] = v36_adj_var.v[_s];
+        v39_adj__tmp.v[_s] = tl::divide(((-(tl::divide(v69__tmp.v[_s], tl::sqrt((v_var.v[_s] + 1e-05f))) * v5__tmp.v[_s])) * tl::divide(0.5f, tl::sqrt((v_var.v[_s] + 1e-05f)))), 256.0f);
     }
-    // layernorm.py:26
-    tl::reg_fill(ctx, v36_adj_var, 0);
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v39_adj__tmp.v[_s] = (v39_adj__tmp.v[_s] + tl::divide(v37__g.v[_s], 256.0f));
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v40__g.v[_s] = v39_adj__tmp.v[_s];
-    }
-    // layernorm.py:26
-    tl::reg_fill(ctx, v39_adj__tmp, 0);
     // layernorm.py:26
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v73__tmp.data[_e] = v40__g.v[_s];
+        v73__tmp.data[_e] = v39_adj__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:26
@@ -556,46 +341,21 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41_adj__tmp.v[_s] = (v41_adj__tmp.v[_s] + v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v41_adj__tmp.v[_s] = v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v42__g.v[_s] = v41_adj__tmp.v[_s];
-    }
-    // layernorm.py:26
-    tl::reg_fill(ctx, v41_adj__tmp, 0);
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v42__g.v[_s] * v_xc.v[_s]));
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v41_adj__tmp.v[_s] * v_xc.v[_s]));
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v42__g.v[_s] * v_xc.v[_s]));
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v43__g.v[_s] = v16_adj_xc.v[_s];
-    }
-    // layernorm.py:25
-    tl::reg_fill(ctx, v16_adj_xc, 0);
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v43__g.v[_s]);
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v41_adj__tmp.v[_s] * v_xc.v[_s]));
     }
     // layernorm.py:25
     ctx.sync();
@@ -603,7 +363,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v45__v.data[_e] = (-v43__g.v[_s]);
+        v45__v.data[_e] = (-v16_adj_xc.v[_s]);
     }
     ctx.sync();
     // layernorm.py:25
@@ -616,63 +376,22 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v46_adj__tmp.v[_s] = (v46_adj__tmp.v[_s] + v81__tmp.data[_e]);
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v47__g.v[_s] = v46_adj__tmp.v[_s];
-    }
-    // layernorm.py:25
-    tl::reg_fill(ctx, v46_adj__tmp, 0);
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v83__tmp.v[_s] = v47__g.v[_s];
-    }
-    // layernorm.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v48_adj_mean.v[_s] = (v48_adj_mean.v[_s] + v83__tmp.v[_s]);
+        v83__tmp.v[_s] = v81__tmp.data[_e];
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v49__g.v[_s] = v48_adj_mean.v[_s];
+        v51_adj__tmp.v[_s] = tl::divide(v83__tmp.v[_s], 256.0f);
     }
-    // layernorm.py:24
-    tl::reg_fill(ctx, v48_adj_mean, 0);
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v51_adj__tmp.v[_s] = (v51_adj__tmp.v[_s] + tl::divide(v49__g.v[_s], 256.0f));
-    }
-    // layernorm.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v52__g.v[_s] = v51_adj__tmp.v[_s];
-    }
-    // layernorm.py:24
-    tl::reg_fill(ctx, v51_adj__tmp, 0);
     // layernorm.py:24
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v86__tmp.data[_e] = v52__g.v[_s];
+        v86__tmp.data[_e] = v51_adj__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:24
@@ -680,19 +399,10 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v44_adj_x.v[_s] = (v44_adj_x.v[_s] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v44_adj_x.v[_s] = (v16_adj_xc.v[_s] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v53__g.v[_s] = v44_adj_x.v[_s];
-    }
-    // layernorm.py:23
-    tl::reg_fill(ctx, v44_adj_x, 0);
-    // layernorm.py:23
-    tl::reg_tile_atomic_add(ctx, adj_v_X, v53__g, true, (v_i * 4), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v44_adj_x, true, (v_i * 4), 0);
     ctx.sync();
 }
 
@@ -772,7 +482,7 @@ extern "C" int layernorm_layernorm_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 474080,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 375264,
                        [&]() { layernorm_layernorm_cuda_backward(*launch, v_X, v_gamma, v_beta, v_Y, adj_v_X, adj_v_gamma, adj_v_beta, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -74,38 +74,19 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 20480);
     auto& v6_h = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 20736);
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v9__v;
+    auto& v9__v = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v34__tmp;
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v10_adj_y{};
-    auto& v11__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
-    tl::Reg<tl::Tile<float, 16, 32>, 256> v12_adj_y{};
     auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
-    tl::Reg<tl::Tile<float, 32>, 256> v13_adj__tmp{};
-    tl::Reg<tl::Tile<float, 32>, 256> v14__g;
-    auto& v15__g = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 35200);
+    auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 35200);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v16__z;
-    auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 37248);
+    auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 43392);
     tl::Reg<tl::Tile<float, 64, 32>, 256> v17__z;
-    auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 45440);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v18_adj_h{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v19_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64, 32>, 256> v20__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v21__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v22__v;
-    auto& v23__v = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 49536);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v24_adj_h{};
-    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 53632);
-    tl::Reg<tl::Tile<float, 64>, 256> v25_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64>, 256> v26__g;
-    auto& v27__g = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53888);
+    auto& v23__v = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 47488);
+    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 51584);
+    auto& v46__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 51840);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__z;
-    auto& v46__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 57984);
+    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 68224);
     tl::Reg<tl::Tile<float, 64, 64>, 256> v29__z;
-    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 74368);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v30_adj_x{};
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v31_adj__tmp{};
-    tl::Reg<tl::Tile<float, 64, 64>, 256> v32__g;
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v33__g;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
     // mlp.py:24
@@ -133,236 +114,67 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     tl::coop_tile_load<256>(ctx, v3__tmp, v_W2, true);
     ctx.sync();
     // mlp.py:29
-    tl::reg_tile_load(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
+    tl::coop_tile_load<256>(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
+    ctx.sync();
     // mlp.py:29
     tl::reg_fill(ctx, v34__tmp, 0);
     // mlp.py:29
     tl::reg_tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
     ctx.sync();
-    // mlp.py:29
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v10_adj_y.v[_s] = (v10_adj_y.v[_s] + v9__v.v[_s]);
-    }
     // mlp.py:28
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v11__g.data[_e] = v10_adj_y.v[_s];
-    }
-    ctx.sync();
-    // mlp.py:28
-    tl::reg_fill(ctx, v10_adj_y, 0);
-    // mlp.py:28
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v12_adj_y.v[_s] = (v12_adj_y.v[_s] + v11__g.data[_e]);
-    }
-    // mlp.py:28
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v37__tmp, v11__g);
+        tl::tile_unbroadcast(ctx, v37__tmp, v9__v);
     }
     ctx.sync();
     // mlp.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v13_adj__tmp.v[_s] = (v13_adj__tmp.v[_s] + v37__tmp.data[_e]);
-    }
-    // mlp.py:28
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v14__g.v[_s] = v13_adj__tmp.v[_s];
-    }
-    // mlp.py:28
-    tl::reg_fill(ctx, v13_adj__tmp, 0);
-    // mlp.py:28
-    tl::reg_tile_atomic_add(ctx, adj_v_b2, v14__g, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_b2, v37__tmp, true);
     ctx.sync();
     // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v15__g.data[_e] = v12_adj_y.v[_s];
-    }
-    ctx.sync();
-    // mlp.py:27
-    tl::reg_fill(ctx, v12_adj_y, 0);
-    // mlp.py:27
-    tl::reg_fill(ctx, v16__z, 0);
-    // mlp.py:27
-    ctx.sync();
     tl::coop_tile_transpose(ctx, v39__tmp, v3__tmp);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, v16__z, v15__g, v39__tmp, 1.0, 1.0);
-    // mlp.py:27
-    tl::reg_fill(ctx, v17__z, 0);
+    tl::reg_tile_matmul(ctx, v16__z, v9__v, v39__tmp, 1.0, 0.0);
     // mlp.py:27
     ctx.sync();
     tl::coop_tile_transpose(ctx, v40__tmp, v6_h);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, v17__z, v40__tmp, v15__g, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v17__z, v40__tmp, v9__v, 1.0, 0.0);
     // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18_adj_h.v[_s] = (v18_adj_h.v[_s] + v16__z.v[_s]);
-    }
-    // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v19_adj__tmp.v[_s] = (v19_adj__tmp.v[_s] + v17__z.v[_s]);
-    }
-    // mlp.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<2048, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<2048, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<2048, 256>::valid(_e)) continue;
-        v20__g.v[_s] = v19_adj__tmp.v[_s];
-    }
-    // mlp.py:27
-    tl::reg_fill(ctx, v19_adj__tmp, 0);
-    // mlp.py:27
-    tl::reg_tile_atomic_add(ctx, adj_v_W2, v20__g, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_W2, v17__z, true);
     ctx.sync();
     // mlp.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21__g.v[_s] = v18_adj_h.v[_s];
-    }
-    // mlp.py:26
-    tl::reg_fill(ctx, v18_adj_h, 0);
-    // mlp.py:26
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v22__v.v[_s] = (v_h.v[_s] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]);
-    }
-    // mlp.py:26
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v23__v.data[_e] = (v21__g.v[_s] * tl::step_ge(v22__v.v[_s], 0.0f));
+        v23__v.data[_e] = (v16__z.v[_s] * tl::step_ge((v_h.v[_s] + v2__tmp.data[tl::broadcast_index<tl::Tile<float, 64>, tl::Tile<float, 16, 64>>(_e)]), 0.0f));
     }
     ctx.sync();
     // mlp.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v24_adj_h.v[_s] = (v24_adj_h.v[_s] + v23__v.data[_e]);
-    }
-    // mlp.py:26
-    ctx.sync();
     if (ctx.leader()) {
         tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
     }
     ctx.sync();
     // mlp.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v44__tmp.data[_e]);
-    }
-    // mlp.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v26__g.v[_s] = v25_adj__tmp.v[_s];
-    }
-    // mlp.py:26
-    tl::reg_fill(ctx, v25_adj__tmp, 0);
-    // mlp.py:26
-    tl::reg_tile_atomic_add(ctx, adj_v_b1, v26__g, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_b1, v44__tmp, true);
     ctx.sync();
     // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v27__g.data[_e] = v24_adj_h.v[_s];
-    }
-    ctx.sync();
-    // mlp.py:25
-    tl::reg_fill(ctx, v24_adj_h, 0);
-    // mlp.py:25
-    tl::reg_fill(ctx, v28__z, 0);
-    // mlp.py:25
-    ctx.sync();
     tl::coop_tile_transpose(ctx, v46__tmp, v1__tmp);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, v28__z, v27__g, v46__tmp, 1.0, 1.0);
-    // mlp.py:25
-    tl::reg_fill(ctx, v29__z, 0);
+    tl::reg_tile_matmul(ctx, v28__z, v23__v, v46__tmp, 1.0, 0.0);
     // mlp.py:25
     ctx.sync();
     tl::coop_tile_transpose(ctx, v47__tmp, v_x);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, v29__z, v47__tmp, v27__g, 1.0, 1.0);
+    tl::reg_tile_matmul(ctx, v29__z, v47__tmp, v23__v, 1.0, 0.0);
     // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v30_adj_x.v[_s] = (v30_adj_x.v[_s] + v28__z.v[_s]);
-    }
-    // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v31_adj__tmp.v[_s] = (v31_adj__tmp.v[_s] + v29__z.v[_s]);
-    }
-    // mlp.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4096, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4096, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4096, 256>::valid(_e)) continue;
-        v32__g.v[_s] = v31_adj__tmp.v[_s];
-    }
-    // mlp.py:25
-    tl::reg_fill(ctx, v31_adj__tmp, 0);
-    // mlp.py:25
-    tl::reg_tile_atomic_add(ctx, adj_v_W1, v32__g, true);
+    tl::reg_tile_atomic_add(ctx, adj_v_W1, v29__z, true);
     ctx.sync();
     // mlp.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v33__g.v[_s] = v30_adj_x.v[_s];
-    }
-    // mlp.py:24
-    tl::reg_fill(ctx, v30_adj_x, 0);
-    // mlp.py:24
-    tl::reg_tile_atomic_add(ctx, adj_v_X, v33__g, true, (v_i * 16), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v28__z, true, (v_i * 16), 0);
     ctx.sync();
 }
 
@@ -421,7 +233,7 @@ extern "C" __global__ void __launch_bounds__(256) mlp_mlp_cuda_backward(tilec_la
     extern __shared__ __align__(16) unsigned char tl_smem[];
 #endif
     tl::Ctx ctx = tl::device_ctx(*reinterpret_cast<const tl::LaunchDesc*>(&launch), tl_smem);
-    for (int i = ctx.lane; i < 78464 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
+    for (int i = ctx.lane; i < 72320 / 4; i += ctx.nlanes) reinterpret_cast<int*>(ctx.smem)[i] = 0;
     ctx.sync();
     const tl::Array<float, 2> _arg_v_X(*reinterpret_cast<const tl::ArrayDesc*>(&v_X));
     const tl::Array<float, 2> _arg_v_W1(*reinterpret_cast<const tl::ArrayDesc*>(&v_W1));
@@ -448,15 +260,15 @@ extern "C" int mlp_mlp_cuda_backward_launch(const tilec_launch* launch, void* st
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 78464, 658176,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 72320, 484608,
                        [&]() { mlp_mlp_cuda_backward(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y, adj_v_X, adj_v_W1, adj_v_b1, adj_v_W2, adj_v_b2, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
     return rc != 0 ? rc : asserts;
 #else
-    if (78464 > 48 * 1024)
-        cudaFuncSetAttribute(mlp_mlp_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 78464);
-    mlp_mlp_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 78464,
+    if (72320 > 48 * 1024)
+        cudaFuncSetAttribute(mlp_mlp_cuda_backward, cudaFuncAttributeMaxDynamicSharedMemorySize, 72320);
+    mlp_mlp_cuda_backward<<<dim3(unsigned(blocks)), dim3(unsigned(launch->block_dim)), 72320,
         static_cast<cudaStream_t>(stream)>>>(*launch, v_X, v_W1, v_b1, v_W2, v_b2, v_Y, adj_v_X, adj_v_W1, adj_v_b1, adj_v_W2, adj_v_b2, adj_v_Y);
     return int(cudaGetLastError());
 #endif

@@ -81,40 +81,23 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     auto& v_x = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 0);
     auto& v1__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 4096);
     auto& v2__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 4112);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v_m;
     auto& v_e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
     auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v_s;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v5__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v7__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v8_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v9__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v10__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v11_adj_e{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v12_adj_s{};
-    auto& v13__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
+    auto& v12_adj_s = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
     auto& v33__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v14_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v15__g;
     tl::Reg<tl::Tile<float, 4>, 256> v35__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v16_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4>, 256> v17__g;
     auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v18__g;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x{};
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v21_adj_m{};
-    auto& v22__g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
+    auto& v21_adj_m = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
     auto& v43__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v23_adj__tmp{};
-    tl::Reg<tl::Tile<float, 4, 1>, 256> v24__g;
-    tl::Reg<tl::Tile<float, 4>, 256> v45__tmp;
-    tl::Reg<tl::Tile<float, 4>, 256> v25_adj__tmp{};
-    auto& v26__g = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
+    auto& v45__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
     auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v27__g;
+    tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
     // softmax.py:16
@@ -127,20 +110,9 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     // softmax.py:17
     tl::coop_tile_reshape(ctx, v2__tmp, v1__tmp);
     ctx.sync();
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_m.v[_s] = v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
     // softmax.py:18
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.v[_s]));
+    for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
+        v_e.data[_e] = tl::exp((v_x.data[_e] - v2__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]));
     }
     ctx.sync();
     // softmax.py:19
@@ -157,14 +129,6 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
         v_s.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
     }
     // softmax.py:20
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v5__tmp.v[_s] = tl::divide(v_e.data[_e], v_s.v[_s]);
-    }
-    // softmax.py:20
     tl::reg_tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     tl::reg_fill(ctx, v28__tmp, 0);
@@ -176,53 +140,20 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v8_adj__tmp.v[_s] = (v8_adj__tmp.v[_s] + v7__v.v[_s]);
+        v10__v.v[_s] = tl::divide(v7__v.v[_s], v_s.v[_s]);
     }
     // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v9__g.v[_s] = v8_adj__tmp.v[_s];
-    }
-    // softmax.py:20
-    tl::reg_fill(ctx, v8_adj__tmp, 0);
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v10__v.v[_s] = tl::divide(v9__g.v[_s], v_s.v[_s]);
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v10__v.v[_s]);
-    }
-    // softmax.py:20
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12_adj_s.v[_s] = (v12_adj_s.v[_s] + (-(v10__v.v[_s] * v5__tmp.v[_s])));
-    }
-    // softmax.py:19
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v13__g.data[_e] = v12_adj_s.v[_s];
+        v12_adj_s.data[_e] = (-(v10__v.v[_s] * tl::divide(v_e.data[_e], v_s.v[_s])));
     }
     ctx.sync();
     // softmax.py:19
-    tl::reg_fill(ctx, v12_adj_s, 0);
-    // softmax.py:19
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v33__tmp, v13__g);
+        tl::tile_unbroadcast(ctx, v33__tmp, v12_adj_s);
     }
     ctx.sync();
     // softmax.py:19
@@ -230,149 +161,44 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v14_adj__tmp.v[_s] = (v14_adj__tmp.v[_s] + v33__tmp.data[_e]);
+        v35__tmp.v[_s] = v33__tmp.data[_e];
     }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v15__g.v[_s] = v14_adj__tmp.v[_s];
-    }
-    // softmax.py:19
-    tl::reg_fill(ctx, v14_adj__tmp, 0);
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = v15__g.v[_s];
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v16_adj__tmp.v[_s] = (v16_adj__tmp.v[_s] + v35__tmp.v[_s]);
-    }
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v17__g.v[_s] = v16_adj__tmp.v[_s];
-    }
-    // softmax.py:19
-    tl::reg_fill(ctx, v16_adj__tmp, 0);
     // softmax.py:19
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v37__tmp.data[_e] = v17__g.v[_s];
+        v37__tmp.data[_e] = v35__tmp.v[_s];
     }
     ctx.sync();
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v11_adj_e.v[_s] = (v11_adj_e.v[_s] + v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
-    }
     // softmax.py:18
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18__g.v[_s] = v11_adj_e.v[_s];
+        v19__v.v[_s] = ((v10__v.v[_s] + v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]) * v_e.data[_e]);
     }
-    // softmax.py:18
-    tl::reg_fill(ctx, v11_adj_e, 0);
     // softmax.py:18
     ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19__v.v[_s] = (v18__g.v[_s] * v_e.data[_e]);
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v19__v.v[_s]);
-    }
-    // softmax.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v21_adj_m.v[_s] = (v21_adj_m.v[_s] + (-v19__v.v[_s]));
-    }
-    // softmax.py:17
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v22__g.data[_e] = v21_adj_m.v[_s];
+        v21_adj_m.data[_e] = (-v19__v.v[_s]);
     }
     ctx.sync();
     // softmax.py:17
-    tl::reg_fill(ctx, v21_adj_m, 0);
-    // softmax.py:17
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v43__tmp, v22__g);
+        tl::tile_unbroadcast(ctx, v43__tmp, v21_adj_m);
     }
     ctx.sync();
     // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v23_adj__tmp.v[_s] = (v23_adj__tmp.v[_s] + v43__tmp.data[_e]);
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v24__g.v[_s] = v23_adj__tmp.v[_s];
-    }
-    // softmax.py:17
-    tl::reg_fill(ctx, v23_adj__tmp, 0);
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v45__tmp.v[_s] = v24__g.v[_s];
-    }
-    // softmax.py:17
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v25_adj__tmp.v[_s] = (v25_adj__tmp.v[_s] + v45__tmp.v[_s]);
-    }
-    // softmax.py:17
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v26__g.data[_e] = v25_adj__tmp.v[_s];
-    }
+    tl::coop_tile_reshape(ctx, v45__tmp, v43__tmp);
     ctx.sync();
     // softmax.py:17
-    tl::reg_fill(ctx, v25_adj__tmp, 0);
-    // softmax.py:17
-    ctx.sync();
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v47__tmp, v_x, v26__g, 1, true);
+        tl::tile_extreme_grad(ctx, v47__tmp, v_x, v45__tmp, 1, true);
     }
     ctx.sync();
     // softmax.py:17
@@ -380,19 +206,10 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v20_adj_x.v[_s] + v47__tmp.data[_e]);
+        v20_adj_x.v[_s] = (v19__v.v[_s] + v47__tmp.data[_e]);
     }
     // softmax.py:16
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v27__g.v[_s] = v20_adj_x.v[_s];
-    }
-    // softmax.py:16
-    tl::reg_fill(ctx, v20_adj_x, 0);
-    // softmax.py:16
-    tl::reg_tile_atomic_add(ctx, adj_v_X, v27__g, true, (v_i * 4), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_X, v20_adj_x, true, (v_i * 4), 0);
     ctx.sync();
 }
 
@@ -466,7 +283,7 @@ extern "C" int softmax_softmax_cuda_backward_launch(const tilec_launch* launch, 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 426528,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 352544,
                        [&]() { softmax_softmax_cuda_backward(*launch, v_X, v_Y, adj_v_X, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -47,26 +47,13 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 8, 64>, 256> v_t;
     tl::Reg<tl::Tile<float, 8>, 256> v4__v;
     tl::Reg<tl::Tile<float, 8>, 256> v25__tmp;
-    tl::Reg<tl::Tile<float, 8>, 256> v5_adj__tmp{};
-    tl::Reg<tl::Tile<float, 8>, 256> v6__g;
     auto& v27__tmp = *reinterpret_cast<tl::Tile<float, 8, 1>*>(ctx.smem + 0);
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v7_adj__tmp{};
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v8__g;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v9__v;
+    tl::Reg<tl::Tile<float, 8, 64>, 256> v7_adj__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v10__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v11__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v12__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v13__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v14_adj_t{};
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v15__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v16__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v17__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v19__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v20__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v21__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v22__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v23__v;
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v24__g;
+    tl::Reg<tl::Tile<float, 8, 64>, 256> v14_adj_t;
     // warp_port.py:23
     v_i = int32_t(ctx.tid[0]);
     // warp_port.py:24
@@ -83,24 +70,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v5_adj__tmp.v[_s] = (v5_adj__tmp.v[_s] + v4__v.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v6__g.v[_s] = v5_adj__tmp.v[_s];
-    }
-    // warp_port.py:25
-    tl::reg_fill(ctx, v5_adj__tmp, 0);
-    // warp_port.py:25
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v27__tmp.data[_e] = v6__g.v[_s];
+        v27__tmp.data[_e] = v4__v.v[_s];
     }
     ctx.sync();
     // warp_port.py:25
@@ -108,65 +78,14 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v7_adj__tmp.v[_s] = (v7_adj__tmp.v[_s] + v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)]);
+        v7_adj__tmp.v[_s] = v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
     }
     // warp_port.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v8__g.v[_s] = v7_adj__tmp.v[_s];
-    }
-    // warp_port.py:25
-    tl::reg_fill(ctx, v7_adj__tmp, 0);
-    // warp_port.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v9__v.v[_s] = ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v10__v.v[_s] = (v8__g.v[_s] * v_t.v[_s]);
-    }
-    // warp_port.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v11__v.v[_s] = (0.5f * v_t.v[_s]);
-    }
-    // warp_port.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v12__v.v[_s] = (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v13__v.v[_s] = (v10__v.v[_s] * v12__v.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v13__v.v[_s] * 0.5f));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v15__v.v[_s] = (v10__v.v[_s] * v11__v.v[_s]);
+        v10__v.v[_s] = (v7_adj__tmp.v[_s] * v_t.v[_s]);
     }
     // warp_port.py:18
     TL_UNROLL
@@ -180,28 +99,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v17__v.v[_s] = (v15__v.v[_s] * (1.0f - (tl::tanh(v16__v.v[_s]) * tl::tanh(v16__v.v[_s]))));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v19__v.v[_s] = (v17__v.v[_s] * 0.7978845608f);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + v19__v.v[_s]);
-    }
-    // warp_port.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v20__v.v[_s] = ((0.044715f * v_t.v[_s]) * v_t.v[_s]);
+        v19__v.v[_s] = (((v10__v.v[_s] * (0.5f * v_t.v[_s])) * (1.0f - (tl::tanh(v16__v.v[_s]) * tl::tanh(v16__v.v[_s])))) * 0.7978845608f);
     }
     // warp_port.py:25
     TL_UNROLL
@@ -210,59 +108,15 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
         v21__v.v[_s] = (v19__v.v[_s] * v_t.v[_s]);
     }
-    // warp_port.py:18
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v22__v.v[_s] = (0.044715f * v_t.v[_s]);
-    }
     // warp_port.py:25
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v23__v.v[_s] = (v21__v.v[_s] * v_t.v[_s]);
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v23__v.v[_s] * 0.044715f));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v21__v.v[_s] * v22__v.v[_s]));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v19__v.v[_s] * v20__v.v[_s]));
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (v14_adj_t.v[_s] + (v8__g.v[_s] * v9__v.v[_s]));
+        v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v7_adj__tmp.v[_s] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
     }
     // warp_port.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v24__g.v[_s] = v14_adj_t.v[_s];
-    }
-    // warp_port.py:24
-    tl::reg_fill(ctx, v14_adj_t, 0);
-    // warp_port.py:24
-    tl::reg_tile_atomic_add(ctx, adj_v_a, v24__g, true, (v_i * 8), 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
     ctx.sync();
 }
 
@@ -369,7 +223,7 @@ extern "C" int warp_port_gelu_rows_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 336192,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 291008,
                        [&]() { warp_port_gelu_rows_cuda_backward(*launch, v_a, v_out, adj_v_a, adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
