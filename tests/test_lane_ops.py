@@ -1,7 +1,8 @@
 """The GPU's adjoint without tile lane ops (passes/lane_ops.py): on the GPU a tile is the block's,
 so `lane_sum` / `leader_only` of a tile are copies; they are taken out and the temporaries bound
-for them folded into their readers, so an elementwise statement's adjoint accumulates its partial
-in one loop instead of computing it, copying it and adding the copy."""
+for them folded into their readers. Where nothing else only lanes need is left, the GPU runs the
+CPU's tidied one-lane form (one_lane.tidy_one_lane): an elementwise statement's adjoint is one loop
+instead of computing each partial, copying it and adding the copy."""
 from __future__ import annotations
 
 import re
@@ -60,13 +61,16 @@ def test_the_gpu_adjoint_takes_out_tile_lane_ops_and_their_copies():
     assert _tile_lane_ops(adjoint_kernel(module.kernels[0], module, True, lane_takes=set()))  # the derivation's
     plan = plan_kernels(module)[0]
     assert plan.lanes_adjoint is not None and _tile_lane_ops(plan.lanes_adjoint) == []
+    assert plan.adjoint is plan.lanes_adjoint  # nothing only lanes need is left: one tidied form for both
     flags = {"block_dim": 64, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
     backward = _backward(generate(module, CHAIN, flags)["chain.cu"])
-    # No register copy of a temporary (`x.v[_s] = _tmp.v[_s];`): each partial is added where it is computed.
-    assert not re.search(r"= v\d+__tmp\.v\[_s\];", backward)
-    accumulations = re.findall(r"(v\d+_adj_t[01])\.v\[_s\] = \(\1\.v\[_s\] \+ \((.*)\)\);", backward)
-    assert len(accumulations) == 4, backward  # t1's and t0's adjoints: two partials each
-    assert all("cos" in term or "1.5f" in term or "0.5f" in term for _, term in accumulations)
+    # No register copy of a temporary (`x = _tmp;`), no take of a partial adjoint (`_g = adj; adj = 0`):
+    # the tidied one-lane form, which the GPU runs too. One loop per elementwise statement: t1's
+    # adjoint (t1 replayed inside it) and t0's.
+    assert not re.search(r"= v\d+__(tmp|g)\.v\[_s\];", backward)
+    assert backward.count("for (int _s") == 2, backward
+    assert re.search(r"v\d+_adj_t1\.v\[_s\] = \(\(v\d+__v\.v\[_s\] \* 0\.5f\) \+ ", backward)
+    assert re.search(r"v\d+_adj_t0\.v\[_s\] = \(\(v\d+_adj_t1\.v\[_s\] \* 1\.5f\) \+ ", backward)
 
 
 @needs_cxx
