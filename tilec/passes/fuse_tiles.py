@@ -136,6 +136,51 @@ def fuse_round(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: Rounds, c
 _CHAIN_REACH = 8  # statements searched for a chain's next link (a bound keeps the sweep linear)
 
 
+def spread_broadcasts(body: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+    """Each `x = tile_broadcast(v)` of a variable, assigned once and read only by elementwise
+    assignments soon after it in its block (nothing in between writing v or x), put into every
+    reader: a broadcast is an index map, free in a reader's loop, where its own loop wrote a tile
+    that each reader read back. (A broadcast read once is fold_single_use's.)"""
+    reads, assigned = ir.use_counts(body), ir.assign_counts(body)
+    spread = {s.target for s in ir.walk_stmts(body) if isinstance(s, ir.Assign) and _broadcast(s.value)
+              and assigned.get(s.target) == 1 and reads.get(s.target, 0) > 1}
+    return _spread(body, spread, reads) if spread else body
+
+
+_SPREAD_REACH = 32  # statements searched for a broadcast's readers (a bound keeps the sweep linear)
+
+
+def _spread(body: tuple[ir.Stmt, ...], spread: set[ir.Sym], reads: dict[ir.Sym, int]) -> tuple[ir.Stmt, ...]:
+    out: list[ir.Stmt | None] = list(body)
+    for i, s in enumerate(out):
+        if not (isinstance(s, ir.Assign) and s.target in spread):
+            continue
+        x, operands = s.target, ir.read_syms(s.value) | {s.target}
+        readers: list[int] = []
+        found, j = 0, i + 1
+        while found < reads[x] and j < min(len(out), i + 1 + _SPREAD_REACH):
+            later = out[j]
+            if later is not None:
+                n = ir.use_counts((later,)).get(x, 0)
+                if n and not (isinstance(later, ir.Assign) and _elementwise(later.value)):
+                    break  # read where no loop of the reader's computes it per element
+                if n:
+                    readers.append(j)
+                    found += n
+                if writes_of([later]) & operands:
+                    break  # v written: a later read would see another value (the last reader's own write comes after its read)
+            j += 1
+        if found != reads[x]:
+            continue
+        values = {k: _substitute(out[k].value, x, s.value) for k in readers}  # type: ignore[union-attr]
+        if any(v is None for v in values.values()):
+            continue
+        for k, v in values.items():
+            out[k] = replace(out[k], value=v)  # type: ignore[type-var]
+        out[i] = None
+    return tuple(map_blocks(s, lambda block: _spread(block, spread, reads)) for s in out if s is not None)
+
+
 _BLOCKS = {ir.If: ("body", "orelse"), ir.For: ("body",), ir.While: ("body",)}
 
 
@@ -160,9 +205,11 @@ def reads_of(s: ir.Stmt) -> set[ir.Sym]:
 def fold_forward(fn: ir.Function) -> ir.Function:
     """The CPU forward with each tile value (an elementwise tree, a map, a broadcast: what the
     emitter computes per element) that is assigned once and read once folded into its elementwise
-    reader: a user's `s = wp.tile_broadcast(...)` read by `e / s` is no tile of its own."""
+    reader: a user's `s = wp.tile_broadcast(...)` read by `e / s` is no tile of its own; a
+    broadcast of a variable read by several is put into each (spread_broadcasts)."""
     tiles = ir.assigned_tiles(fn.body)
     if not tiles:
         return fn
     body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), foldable=lambda e: is_fusible(e) or isinstance(e, ir.Var))
+    body = spread_broadcasts(body)
     return fn if body == fn.body else replace(fn, body=body)

@@ -17,8 +17,9 @@ from .. import ir
 from ..ir.types import TileT
 from .adjoint_tidy import tidy_adjoint
 from .effects import thread_varying
-from .fuse_tiles import fold_single_use, map_blocks, reads_of, single_use_tiles, writes_of
+from .fuse_tiles import fold_single_use, map_blocks, reads_of, single_use_tiles, spread_broadcasts, writes_of
 from .lane_ops import LANE_OPS, lane_bound, strip_lane_ops
+from .normalize import is_fusible
 from .simplify import simplify_function
 from .view_adds import fold_view_adds
 
@@ -55,8 +56,16 @@ def tidy_one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozen
     tiles = ir.assigned_tiles(fn.body)
     if tiles:
         chains = not ir.has_exits(fn.body)
-        fn = replace(fn, body=fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains))
+        body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains, foldable=_fusible)
+        fn = replace(fn, body=spread_broadcasts(body))
     return fn, unchanged, assigned_ops
+
+
+def _fusible(e: ir.Expr) -> bool:
+    """What the emitters compute per element of a reader's loop: elementwise trees, maps,
+    broadcasts (of any such value: `broadcast(sum / n)` divides per element where it is read, as its
+    own loop did), copies."""
+    return is_fusible(e) or isinstance(e, ir.Var)
 
 
 def cpu_rewrites(fn: ir.Function, assigned_ops: frozenset[str]) -> ir.Function:
