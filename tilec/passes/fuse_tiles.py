@@ -156,7 +156,7 @@ def _spread(body: tuple[ir.Stmt, ...], spread: set[ir.Sym], reads: dict[ir.Sym, 
         if not (isinstance(s, ir.Assign) and s.target in spread):
             continue
         x, operands = s.target, ir.read_syms(s.value) | {s.target}
-        readers: list[int] = []
+        readers: list[tuple[int, ir.Assign]] = []
         found, j = 0, i + 1
         while found < reads[x] and j < min(len(out), i + 1 + _SPREAD_REACH):
             later = out[j]
@@ -165,18 +165,18 @@ def _spread(body: tuple[ir.Stmt, ...], spread: set[ir.Sym], reads: dict[ir.Sym, 
                 if n and not (isinstance(later, ir.Assign) and _elementwise(later.value)):
                     break  # read where no loop of the reader's computes it per element
                 if n:
-                    readers.append(j)
+                    readers.append((j, later))  # type: ignore[arg-type]  # an Assign: tested above
                     found += n
                 if writes_of([later]) & operands:
                     break  # v written: a later read would see another value (the last reader's own write comes after its read)
             j += 1
         if found != reads[x]:
             continue
-        values = {k: _substitute(out[k].value, x, s.value) for k in readers}  # type: ignore[union-attr]
-        if any(v is None for v in values.values()):
+        values = [_substitute(reader.value, x, s.value) for _, reader in readers]
+        if any(v is None for v in values):
             continue
-        for k, v in values.items():
-            out[k] = replace(out[k], value=v)  # type: ignore[type-var]
+        for (k, reader), v in zip(readers, values):
+            out[k] = replace(reader, value=v)  # type: ignore[arg-type]  # none is None: tested above
         out[i] = None
     return tuple(map_blocks(s, lambda block: _spread(block, spread, reads)) for s in out if s is not None)
 

@@ -75,7 +75,6 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 64> v_p;
     tl::Tile<float, 16> v5__tmp;
     tl::Tile<float, 16, 1> v6__tmp;
-    tl::Tile<float, 16, 64> v_denom;
     tl::Tile<float, 16, 64> v7__tmp;
     tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v10__v;
@@ -124,16 +123,12 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::tile_sum(ctx, v5__tmp, v_p, 1);
     // attention.py:24
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // attention.py:24
+    // attention.py:25
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v_denom.data[_e] = v6__tmp.data[_r];
+            v7__tmp.data[_e] = tl::divide(v_p.data[_e], v6__tmp.data[_r]);
         }
-    }
-    // attention.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.data[_e]);
     }
     // attention.py:25
     tl::tile_load(ctx, v8__tmp, v_V, true);
@@ -150,8 +145,11 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     // attention.py:25
     tl::tile_matmul_add(ctx, adj_v_V, tl::transposed(v7__tmp), v10__v);
     // attention.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v19__v.data[_e] = tl::divide(v13__z.data[_e], v_denom.data[_e]);
+    for (int _r = 0; _r < 16; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v19__v.data[_e] = tl::divide(v13__z.data[_e], v6__tmp.data[_r]);
+        }
     }
     // attention.py:25
     for (int _e = 0; _e < 1024; ++_e) {
@@ -229,7 +227,7 @@ extern "C" int attention_attention_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 2048)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 521344,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 513152,
                           [&](tl::Ctx& ctx) { k_attention_backward(ctx, _arg_v_Q, _arg_v_K, _arg_v_V, _arg_v_O, _arg_adj_v_Q, _sums_adj_v_K.mine(), _sums_adj_v_V.mine(), _arg_adj_v_O); });
         _sums_adj_v_K.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
         _sums_adj_v_V.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));

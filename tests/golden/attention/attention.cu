@@ -117,7 +117,6 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     auto& v_p = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 22656);
     auto& v5__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 26752);
     auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 26816);
-    tl::Reg<tl::Tile<float, 16, 64>, 256> v_denom;
     auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 26880);
     auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
     auto& v10__v = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
@@ -182,20 +181,9 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:24
     tl::coop_tile_reshape(ctx, v6__tmp, v5__tmp);
     ctx.sync();
-    // attention.py:24
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_denom.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)];
-    }
     // attention.py:25
-    ctx.sync();
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v_denom.v[_s]);
+    for (int _e = ctx.lane; _e < 1024; _e += ctx.nlanes) {
+        v7__tmp.data[_e] = tl::divide(v_p.data[_e], v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     ctx.sync();
     // attention.py:25
@@ -228,7 +216,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19__v.v[_s] = tl::divide(v13__z.v[_s], v_denom.v[_s]);
+        v19__v.v[_s] = tl::divide(v13__z.v[_s], v6__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]);
     }
     // attention.py:25
     ctx.sync();
@@ -396,7 +384,7 @@ extern "C" int attention_attention_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 521344,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 96768, 513152,
                        [&]() { attention_attention_cuda_backward(*launch, v_Q, v_K, v_V, v_O, adj_v_Q, adj_v_K, adj_v_V, adj_v_O); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -87,7 +87,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4> v_var;
     tl::Tile<float, 4> v5__tmp;
     tl::Tile<float, 4, 1> v6__tmp;
-    tl::Tile<float, 4, 256> v_rstd;
     tl::Tile<float, 256> v7__tmp;
     tl::Tile<float, 4, 256> v11__v;
     tl::Tile<float, 4, 256> v54__tmp;
@@ -101,7 +100,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4> v69__tmp;
     tl::Tile<float, 4> v39_adj__tmp;
     tl::Tile<float, 4, 1> v73__tmp;
-    tl::Tile<float, 4, 256> v41_adj__tmp;
     tl::Tile<float, 4, 256> v45__v;
     tl::Tile<float, 4, 1> v81__tmp;
     tl::Tile<float, 4> v83__tmp;
@@ -143,13 +141,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     }
     // layernorm.py:27
     tl::tile_reshape(ctx, v6__tmp, v5__tmp);
-    // layernorm.py:27
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_rstd.data[_e] = v6__tmp.data[_r];
-        }
-    }
     // layernorm.py:28
     tl::tile_load(ctx, v7__tmp, v_gamma, true);
     // layernorm.py:30
@@ -166,16 +157,22 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
         }
     }
     // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v15__v.data[_e] * v_rstd.data[_e]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v16_adj_xc.data[_e] = (v15__v.data[_e] * v6__tmp.data[_r]);
+        }
     }
     // layernorm.py:30
     for (int _e = 0; _e < 1024; ++_e) {
         v17_adj_rstd.data[_e] = (v15__v.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.data[_e] * v_rstd.data[_e]));
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.data[_e] * v6__tmp.data[_r]));
+        }
     }
     // layernorm.py:29
     tl::tile_unbroadcast(ctx, v63__tmp, v11__v);
@@ -199,16 +196,15 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v41_adj__tmp.data[_e] = v73__tmp.data[_r];
+            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v73__tmp.data[_r] * v_xc.data[_e]));
         }
     }
     // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v41_adj__tmp.data[_e] * v_xc.data[_e]));
-    }
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v41_adj__tmp.data[_e] * v_xc.data[_e]));
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v73__tmp.data[_r] * v_xc.data[_e]));
+        }
     }
     // layernorm.py:25
     for (int _e = 0; _e < 1024; ++_e) {
@@ -268,7 +264,7 @@ extern "C" int layernorm_layernorm_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 375264,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 358880,
                           [&](tl::Ctx& ctx) { k_layernorm_backward(ctx, _arg_v_X, _arg_v_gamma, _arg_v_beta, _arg_v_Y, _arg_adj_v_X, _sums_adj_v_gamma.mine(), _sums_adj_v_beta.mine(), _arg_adj_v_Y); });
         _sums_adj_v_gamma.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
         _sums_adj_v_beta.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));

@@ -154,7 +154,6 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 4>, 256> v_var;
     tl::Reg<tl::Tile<float, 4>, 256> v5__tmp;
     auto& v6__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v_rstd;
     auto& v7__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 8256);
     auto& v11__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 9280);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v54__tmp;
@@ -168,7 +167,6 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 4>, 256> v69__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v39_adj__tmp;
     auto& v73__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v41_adj__tmp;
     auto& v45__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
     auto& v81__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
     tl::Reg<tl::Tile<float, 4>, 256> v83__tmp;
@@ -242,15 +240,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         v6__tmp.data[_e] = v5__tmp.v[_s];
     }
     ctx.sync();
-    // layernorm.py:27
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_rstd.v[_s] = v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
     // layernorm.py:28
-    ctx.sync();
     tl::coop_tile_load<256>(ctx, v7__tmp, v_gamma, true);
     ctx.sync();
     // layernorm.py:30
@@ -269,11 +259,12 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         v15__v.v[_s] = (v11__v.data[_e] * v7__tmp.data[tl::broadcast_index<tl::Tile<float, 256>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:30
+    ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v15__v.v[_s] * v_rstd.v[_s]);
+        v16_adj_xc.v[_s] = (v15__v.v[_s] * v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:30
     ctx.sync();
@@ -289,7 +280,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.v[_s] * v_rstd.v[_s]));
+        v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.v[_s] * v6__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]));
     }
     ctx.sync();
     // layernorm.py:29
@@ -341,21 +332,15 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v41_adj__tmp.v[_s] = v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
     }
     // layernorm.py:26
+    ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v41_adj__tmp.v[_s] * v_xc.v[_s]));
-    }
-    // layernorm.py:26
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v41_adj__tmp.v[_s] * v_xc.v[_s]));
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
     }
     // layernorm.py:25
     ctx.sync();
@@ -482,7 +467,7 @@ extern "C" int layernorm_layernorm_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 375264,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 27776, 358880,
                        [&]() { layernorm_layernorm_cuda_backward(*launch, v_X, v_gamma, v_beta, v_Y, adj_v_X, adj_v_gamma, adj_v_beta, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -115,12 +115,9 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32> v_q{};
     tl::Tile<float, 32> v_m{};
     tl::Tile<tl::vec<3, float>, 1, 32> v2__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v_there{};
     tl::Tile<float, 1, 32> v3__tmp{};
-    tl::Tile<float, 32, 32> v_weight{};
     tl::Tile<tl::vec<3, float>, 32> v29__g{};
     tl::Tile<tl::vec<3, float>, 32, 1> v76__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 32> v32_adj__tmp{};
     tl::Tile<tl::vec<3, float>, 32, 32> v36__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v38_adj_here{};
     tl::Tile<float, 32, 32> v39__v{};
@@ -193,22 +190,8 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             tl::tile_load(ctx, v_m, v_mass, true, (v_j * 32));
             // nbody.py:34
             tl::tile_reshape(ctx, v2__tmp, v_q);
-            // nbody.py:34
-            for (int _r = 0; _r < 32; ++_r) {
-                for (int _c = 0; _c < 32; ++_c) {
-                    const int _e = _r * 32 + _c;
-                    v_there.data[_e] = v2__tmp.data[_c];
-                }
-            }
             // nbody.py:35
             tl::tile_reshape(ctx, v3__tmp, v_m);
-            // nbody.py:35
-            for (int _r = 0; _r < 32; ++_r) {
-                for (int _c = 0; _c < 32; ++_c) {
-                    const int _e = _r * 32 + _c;
-                    v_weight.data[_e] = v3__tmp.data[_c];
-                }
-            }
             // nbody.py:36
             v29__g = v25_adj_acc;
             // nbody.py:36
@@ -219,40 +202,51 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             for (int _r = 0; _r < 32; ++_r) {
                 for (int _c = 0; _c < 32; ++_c) {
                     const int _e = _r * 32 + _c;
-                    v32_adj__tmp.data[_e] = v76__tmp.data[_r];
+                    v36__v.data[_e] = (v76__tmp.data[_r] * (v3__tmp.data[_c] * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f)));
                 }
-            }
-            // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v36__v.data[_e] = (v32_adj__tmp.data[_e] * (v_weight.data[_e] * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f)));
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
                 v38_adj_here.data[_e] = (v38_adj_here.data[_e] + (-v36__v.data[_e]));
             }
             // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v39__v.data[_e] = tl::dot(v32_adj__tmp.data[_e], (v_there.data[_e] - v_here.data[_e]));
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v39__v.data[_e] = tl::dot(v76__tmp.data[_r], (v2__tmp.data[_c] - v_here.data[_e]));
+                }
             }
             // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v41_adj_weight.data[_e] = (v39__v.data[_e] * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), -1.5f));
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v41_adj_weight.data[_e] = (v39__v.data[_e] * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f));
+                }
             }
             // nbody.py:36
-            for (int _e = 0; _e < 1024; ++_e) {
-                v44__v.data[_e] = ((v39__v.data[_e] * v_weight.data[_e]) * (-1.5f * tl::pow((tl::dot((v_there.data[_e] - v_here.data[_e]), (v_there.data[_e] - v_here.data[_e])) + 0.01f), (-1.5f - 1.0f))));
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v44__v.data[_e] = ((v39__v.data[_e] * v3__tmp.data[_c]) * (-1.5f * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), (-1.5f - 1.0f))));
+                }
             }
             // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v47__v.data[_e] = ((v_there.data[_e] - v_here.data[_e]) * v44__v.data[_e]);
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v47__v.data[_e] = ((v2__tmp.data[_c] - v_here.data[_e]) * v44__v.data[_e]);
+                }
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
                 v38_adj_here.data[_e] = (v38_adj_here.data[_e] + (-v47__v.data[_e]));
             }
             // nbody.py:21
-            for (int _e = 0; _e < 1024; ++_e) {
-                v48__v.data[_e] = ((v_there.data[_e] - v_here.data[_e]) * v44__v.data[_e]);
+            for (int _r = 0; _r < 32; ++_r) {
+                for (int _c = 0; _c < 32; ++_c) {
+                    const int _e = _r * 32 + _c;
+                    v48__v.data[_e] = ((v2__tmp.data[_c] - v_here.data[_e]) * v44__v.data[_e]);
+                }
             }
             // nbody.py:36
             for (int _e = 0; _e < 1024; ++_e) {
@@ -322,7 +316,7 @@ extern "C" int nbody_step_cpu_backward(const tilec_launch* launch, tilec_array v
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 505600,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 448256,
                           [&](tl::Ctx& ctx) { k_step_backward(ctx, _arg_v_pos, _arg_v_vel, _arg_v_mass, _arg_v_new_pos, _arg_v_new_vel, _arg_adj_v_pos, _arg_adj_v_vel, _sums_adj_v_mass.mine(), _arg_adj_v_new_pos, _arg_adj_v_new_vel); });
         _sums_adj_v_mass.flush(*reinterpret_cast<const tl::LaunchDesc*>(launch));
     });

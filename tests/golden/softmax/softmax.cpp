@@ -57,7 +57,6 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4, 256> v_e;
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
-    tl::Tile<float, 4, 256> v_s;
     tl::Tile<float, 4, 256> v7__v;
     tl::Tile<float, 4, 256> v28__tmp;
     tl::Tile<float, 4, 256> v10__v;
@@ -90,13 +89,6 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::tile_sum(ctx, v3__tmp, v_e, 1);
     // softmax.py:19
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
-    // softmax.py:19
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_s.data[_e] = v4__tmp.data[_r];
-        }
-    }
     // softmax.py:20
     tl::tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
@@ -104,12 +96,18 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     // softmax.py:20
     tl::tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
     // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v10__v.data[_e] = tl::divide(v7__v.data[_e], v_s.data[_e]);
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v10__v.data[_e] = tl::divide(v7__v.data[_e], v4__tmp.data[_r]);
+        }
     }
     // softmax.py:20
-    for (int _e = 0; _e < 1024; ++_e) {
-        v12_adj_s.data[_e] = (-(v10__v.data[_e] * tl::divide(v_e.data[_e], v_s.data[_e])));
+    for (int _r = 0; _r < 4; ++_r) {
+        for (int _c = 0; _c < 256; ++_c) {
+            const int _e = _r * 256 + _c;
+            v12_adj_s.data[_e] = (-(v10__v.data[_e] * tl::divide(v_e.data[_e], v4__tmp.data[_r])));
+        }
     }
     // softmax.py:19
     tl::tile_unbroadcast(ctx, v33__tmp, v12_adj_s);
@@ -165,7 +163,7 @@ extern "C" int softmax_softmax_cpu_backward(const tilec_launch* launch, tilec_ar
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 1024)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 352544,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 344352,
                           [&](tl::Ctx& ctx) { k_softmax_backward(ctx, _arg_v_X, _arg_v_Y, _arg_adj_v_X, _arg_adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -84,7 +84,6 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     auto& v_e = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 4128);
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 8224);
     auto& v4__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 8240);
-    tl::Reg<tl::Tile<float, 4, 256>, 256> v_s;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v7__v;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v10__v;
@@ -121,13 +120,6 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     // softmax.py:19
     tl::coop_tile_reshape(ctx, v4__tmp, v3__tmp);
     ctx.sync();
-    // softmax.py:19
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v_s.v[_s] = v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)];
-    }
     // softmax.py:20
     tl::reg_tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
@@ -140,7 +132,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v10__v.v[_s] = tl::divide(v7__v.v[_s], v_s.v[_s]);
+        v10__v.v[_s] = tl::divide(v7__v.v[_s], v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // softmax.py:20
     ctx.sync();
@@ -148,7 +140,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v12_adj_s.data[_e] = (-(v10__v.v[_s] * tl::divide(v_e.data[_e], v_s.v[_s])));
+        v12_adj_s.data[_e] = (-(v10__v.v[_s] * tl::divide(v_e.data[_e], v4__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)])));
     }
     ctx.sync();
     // softmax.py:19
@@ -283,7 +275,7 @@ extern "C" int softmax_softmax_cuda_backward_launch(const tilec_launch* launch, 
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 352544,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 20608, 344352,
                        [&]() { softmax_softmax_cuda_backward(*launch, v_X, v_Y, adj_v_X, adj_v_Y); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

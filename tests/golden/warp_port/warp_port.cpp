@@ -35,7 +35,6 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8> v25__tmp;
     tl::Tile<float, 8, 1> v27__tmp;
-    tl::Tile<float, 8, 64> v7_adj__tmp;
     tl::Tile<float, 8, 64> v10__v;
     tl::Tile<float, 8, 64> v16__v;
     tl::Tile<float, 8, 64> v19__v;
@@ -57,12 +56,8 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     for (int _r = 0; _r < 8; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v7_adj__tmp.data[_e] = v27__tmp.data[_r];
+            v10__v.data[_e] = (v27__tmp.data[_r] * v_t.data[_e]);
         }
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v10__v.data[_e] = (v7_adj__tmp.data[_e] * v_t.data[_e]);
     }
     // warp_port.py:18
     for (int _e = 0; _e < 512; ++_e) {
@@ -77,8 +72,11 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
         v21__v.data[_e] = (v19__v.data[_e] * v_t.data[_e]);
     }
     // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v7_adj__tmp.data[_e] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
+    for (int _r = 0; _r < 8; ++_r) {
+        for (int _c = 0; _c < 64; ++_c) {
+            const int _e = _r * 64 + _c;
+            v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v27__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
+        }
     }
     // warp_port.py:24
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
@@ -140,7 +138,7 @@ extern "C" int warp_port_gelu_rows_cpu_backward(const tilec_launch* launch, tile
     // a partial last block whose threads cannot hold every tile an op reads elsewhere (core.h)
     if (!tl::partial_block_defined(*reinterpret_cast<const tl::LaunchDesc*>(launch), 0)) return 6;
     const int rc = tl::guarded_launch([&]() {
-        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 291008,
+        tl::launch_blocks(*reinterpret_cast<const tl::LaunchDesc*>(launch), false, 286912,
                           [&](tl::Ctx& ctx) { k_gelu_rows_backward(ctx, _arg_v_a, _arg_v_out, _arg_adj_v_a, _arg_adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed

@@ -48,7 +48,6 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 8>, 256> v4__v;
     tl::Reg<tl::Tile<float, 8>, 256> v25__tmp;
     auto& v27__tmp = *reinterpret_cast<tl::Tile<float, 8, 1>*>(ctx.smem + 0);
-    tl::Reg<tl::Tile<float, 8, 64>, 256> v7_adj__tmp;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v10__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v16__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v19__v;
@@ -78,14 +77,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v7_adj__tmp.v[_s] = v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)];
-    }
-    // warp_port.py:25
-    TL_UNROLL
-    for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
-        const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
-        if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v10__v.v[_s] = (v7_adj__tmp.v[_s] * v_t.v[_s]);
+        v10__v.v[_s] = (v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * v_t.v[_s]);
     }
     // warp_port.py:18
     TL_UNROLL
@@ -109,11 +101,12 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         v21__v.v[_s] = (v19__v.v[_s] * v_t.v[_s]);
     }
     // warp_port.py:25
+    ctx.sync();
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v7_adj__tmp.v[_s] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
+        v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
     }
     // warp_port.py:24
     tl::reg_tile_atomic_add(ctx, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
@@ -223,7 +216,7 @@ extern "C" int warp_port_gelu_rows_cuda_backward_launch(const tilec_launch* laun
     if (blocks <= 0) return 0;
 #if defined(TILEC_CUDA_EMU)
     const int rc = tl::guarded_launch([&]() {
-        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 291008,
+        tl::emu_launch(*reinterpret_cast<const tl::LaunchDesc*>(launch), 32, 286912,
                        [&]() { warp_port_gelu_rows_cuda_backward(*launch, v_a, v_out, adj_v_a, adj_v_out); });
     });
     const int asserts = tl::launch_status();  // read (and reset) even when the launch failed
