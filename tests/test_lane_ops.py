@@ -85,12 +85,8 @@ def test_folded_gpu_adjoints_match_the_analytic_gradient(variant, monkeypatch):
     t0 = a.astype(np.float64)
     t1 = t0 * 1.5 + np.sin(t0)
     expect = seed * (0.5 + np.cos(t1)) * (1.5 + np.cos(t0))
-    for device, mod in (("cuda-emu", build_emulated(CHAIN, "chain", variant, monkeypatch)),
-                        ("cpu", build(CHAIN, "chain", block_dim=variant[0]))):
-        adj_a = np.zeros_like(a)
-        mod.chain.launch_tiled(dim=2, inputs=[a, np.zeros_like(a)], adj_inputs=[adj_a, seed.copy()], adjoint=True,
-                               device=device)
-        np.testing.assert_allclose(adj_a, expect, rtol=2e-5, atol=1e-6, err_msg=device)
+    for device, adj in _adjoints(CHAIN, "chain", variant, monkeypatch, a, seed, rows=2).items():
+        np.testing.assert_allclose(adj, expect, rtol=2e-5, atol=1e-6, err_msg=device)
 
     x = rng.uniform(-1.0, 1.0, (3, 32)).astype(np.float32)
     g = rng.uniform(-1.0, 1.0, (3, 32)).astype(np.float32)
@@ -99,9 +95,17 @@ def test_folded_gpu_adjoints_match_the_analytic_gradient(variant, monkeypatch):
     total = u.sum(axis=1, keepdims=True)
     adj_u = g * total + (g * u).sum(axis=1, keepdims=True)  # B = u * sum(u)
     expect = adj_u * (1.5 + np.cos(t))
-    for device, mod in (("cuda-emu", build_emulated(ROWS, "rows", variant, monkeypatch)),
-                        ("cpu", build(ROWS, "rows", block_dim=variant[0]))):
-        adj_x = np.zeros_like(x)
-        mod.rows.launch_tiled(dim=3, inputs=[x, np.zeros_like(x)], adj_inputs=[adj_x, g.copy()], adjoint=True,
-                              device=device)
-        np.testing.assert_allclose(adj_x, expect, rtol=1e-4, atol=1e-5, err_msg=device)
+    for device, adj in _adjoints(ROWS, "rows", variant, monkeypatch, x, g, rows=3).items():
+        np.testing.assert_allclose(adj, expect, rtol=1e-4, atol=1e-5, err_msg=device)
+
+
+def _adjoints(source, name, variant, monkeypatch, x, seed, rows):
+    """The adjoint of x for the output seed, from the CUDA emulation and from the CPU."""
+    out = {}
+    for device, mod in (("cuda-emu", build_emulated(source, name, variant, monkeypatch)),
+                        ("cpu", build(source, name, block_dim=variant[0]))):
+        adj = np.zeros_like(x)
+        getattr(mod, name).launch_tiled(dim=rows, inputs=[x, np.zeros_like(x)], adj_inputs=[adj, seed.copy()],
+                                        adjoint=True, device=device)
+        out[device] = adj
+    return out
