@@ -321,27 +321,22 @@ def rename_straight_line(fn: ir.Function) -> ir.Function:
         for block in ir.child_blocks(s):
             nested |= set(_targets(block))
     fresh = _Fresh(fn)
-    current: dict[ir.Sym, ir.Sym] = {}
+    current: dict[ir.Sym, ir.Sym] = {}  # symbol -> its latest version
+    original_of: dict[ir.Sym, ir.Sym] = {}  # version -> its symbol (a lookup, not a scan of `current` per assignment)
     seen: set[ir.Sym] = set(fn.params)
     out: list[ir.Stmt] = []
     for s in fn.body:
         s = ir.rename((s,), lambda x: current.get(x, x))[0] if current else s
         if isinstance(s, ir.Assign) and s.target not in nested:
-            original = _original(s.target, current)
+            original = original_of.get(s.target, s.target)
             if original in seen:
                 version = fresh.sym(original.name, original.type)
                 current[original] = version
+                original_of[version] = original
                 s = ir.Assign(version, s.value, s.span)
             seen.add(original)
         out.append(s)
     return replace(fn, body=tuple(out))
-
-
-def _original(sym: ir.Sym, current: dict[ir.Sym, ir.Sym]) -> ir.Sym:
-    for k, v in current.items():
-        if v == sym:
-            return k
-    return sym
 
 
 def _targets(body: Iterable[ir.Stmt]) -> Iterator[ir.Sym]:
