@@ -209,8 +209,9 @@ class CudaEmitter(CxxEmitter):
         if isinstance(e, ir.OpCall) and e.op in ("tile_store", "tile_atomic_add") and isinstance(e.args[1], ir.Var) \
                 and (e.args[1].sym in self.registers or e.op == "tile_atomic_add"):
             cpp = "reg_" + e.op if e.args[1].sym in self.registers else self.coop_name(e.op)
-            if e.args[1].sym not in self.registers:
-                self.emit("ctx.sync();")
+            # Before the write too: each thread writes its own runs, which another thread may still
+            # have to read (a tile loaded from the array at another offset: write after read).
+            self.emit("ctx.sync();")
             self.emit(self.runtime_call(cpp, None, e, list(e.args)) + ";")
             self.emit("ctx.sync();")  # later reads of the array in this block see the writes
         elif isinstance(e, ir.OpCall) and e.op in COOP_GPU:

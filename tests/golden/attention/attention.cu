@@ -101,6 +101,7 @@ __device__ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q
     // attention.py:25
     tl::reg_tile_matmul(ctx, v_out, v7__tmp, v8__tmp, 1.0, 0.0);
     // attention.py:26
+    ctx.sync();
     tl::reg_tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
     ctx.sync();
 }
@@ -195,6 +196,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:26
     tl::reg_fill(ctx, v47__tmp, 0);
     // attention.py:26
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
     ctx.sync();
     // attention.py:25
@@ -209,6 +211,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // attention.py:25
     tl::reg_tile_matmul(ctx, v14__z, v50__tmp, v10__v, 1.0, 0.0);
     // attention.py:25
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_V, v14__z, true);
     ctx.sync();
     // attention.py:25

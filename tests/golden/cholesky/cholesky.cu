@@ -62,6 +62,7 @@ __device__ static void k_cholesky_solve_forward(tl::Ctx& ctx, tl::Array<double, 
         v3__tmp.v[_s] = v_x.data[_e];
     }
     // cholesky.py:20
+    ctx.sync();
     tl::reg_tile_store(ctx, v_X, v3__tmp, true, v_b, 0);
     ctx.sync();
 }
@@ -121,6 +122,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     // cholesky.py:20
     tl::reg_fill(ctx, v21__tmp, 0);
     // cholesky.py:20
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_X, v21__tmp, true, v_b, 0);
     ctx.sync();
     // cholesky.py:20
@@ -154,6 +156,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
         v30__tmp.v[_s] = v10__v.data[_e];
     }
     // cholesky.py:17
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_Y, v30__tmp, true, v_b, 0);
     ctx.sync();
     // cholesky.py:16
@@ -164,6 +167,7 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
         v32__tmp.v[_s] = v28__tmp.data[_e];
     }
     // cholesky.py:16
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_A, v32__tmp, true, v_b, 0, 0);
     ctx.sync();
 }

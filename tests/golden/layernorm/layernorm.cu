@@ -138,6 +138,7 @@ __device__ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X
         v9__tmp.v[_s] = (((v_xc.v[_s] * v_rstd.v[_s]) * v_g.v[_s]) + v_b.v[_s]);
     }
     // layernorm.py:30
+    ctx.sync();
     tl::reg_tile_store(ctx, v_Y, v9__tmp, true, (v_i * 4), 0);
     ctx.sync();
 }
@@ -249,6 +250,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // layernorm.py:30
     tl::reg_fill(ctx, v54__tmp, 0);
     // layernorm.py:30
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_Y, v54__tmp, true, (v_i * 4), 0);
     ctx.sync();
     // layernorm.py:30
@@ -387,6 +389,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         v44_adj_x.v[_s] = (v16_adj_xc.v[_s] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_X, v44_adj_x, true, (v_i * 4), 0);
     ctx.sync();
 }

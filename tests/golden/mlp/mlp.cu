@@ -62,6 +62,7 @@ __device__ static void k_mlp_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::
         v_y.v[_s] = (v_y.v[_s] + v4__tmp.data[tl::broadcast_index<tl::Tile<float, 32>, tl::Tile<float, 16, 32>>(_e)]);
     }
     // mlp.py:29
+    ctx.sync();
     tl::reg_tile_store(ctx, v_Y, v_y, true, (v_i * 16), 0);
     ctx.sync();
 }
@@ -119,6 +120,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     // mlp.py:29
     tl::reg_fill(ctx, v34__tmp, 0);
     // mlp.py:29
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
     ctx.sync();
     // mlp.py:28
@@ -141,6 +143,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     // mlp.py:27
     tl::reg_tile_matmul(ctx, v17__z, v40__tmp, v9__v, 1.0, 0.0);
     // mlp.py:27
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_W2, v17__z, true);
     ctx.sync();
     // mlp.py:26
@@ -171,6 +174,7 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     // mlp.py:25
     tl::reg_tile_matmul(ctx, v29__z, v47__tmp, v23__v, 1.0, 0.0);
     // mlp.py:25
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_W1, v29__z, true);
     ctx.sync();
     // mlp.py:24

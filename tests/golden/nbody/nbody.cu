@@ -128,6 +128,7 @@ __device__ static void k_step_forward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>,
         v_v.v[_s] = (v6__tmp.v[_s] + (v_acc.v[_s] * 0.01f));
     }
     // nbody.py:38
+    ctx.sync();
     tl::reg_tile_store(ctx, v_new_vel, v_v, true, (v_i * 32));
     ctx.sync();
     // nbody.py:39
@@ -138,6 +139,7 @@ __device__ static void k_step_forward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>,
         v7__tmp.v[_s] = (v_p.v[_s] + (v_v.v[_s] * 0.01f));
     }
     // nbody.py:39
+    ctx.sync();
     tl::reg_tile_store(ctx, v_new_pos, v7__tmp, true, (v_i * 32));
     ctx.sync();
 }
@@ -241,6 +243,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:39
     tl::reg_fill(ctx, v64__tmp, 0);
     // nbody.py:39
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_new_pos, v64__tmp, true, (v_i * 32));
     ctx.sync();
     // nbody.py:39
@@ -278,6 +281,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:38
     tl::reg_fill(ctx, v69__tmp, 0);
     // nbody.py:38
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_new_vel, v69__tmp, true, (v_i * 32));
     ctx.sync();
     // nbody.py:38
@@ -320,6 +324,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:37
     tl::reg_fill(ctx, v24_adj__tmp, 0);
     // nbody.py:37
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_vel, v26__g, true, (v_i * 32));
     ctx.sync();
     // nbody.py:31
@@ -661,6 +666,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             // nbody.py:33
             tl::reg_fill(ctx, v52_adj_m, 0);
             // nbody.py:33
+            ctx.sync();
             tl::reg_tile_atomic_add(ctx, adj_v_mass, v57__g, true, (v_j * 32));
             ctx.sync();
             // nbody.py:32
@@ -673,6 +679,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             // nbody.py:32
             tl::reg_fill(ctx, v56_adj_q, 0);
             // nbody.py:32
+            ctx.sync();
             tl::reg_tile_atomic_add(ctx, adj_v_pos, v58__g, true, (v_j * 32));
             ctx.sync();
         }
@@ -736,6 +743,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:28
     tl::reg_fill(ctx, v20_adj_p, 0);
     // nbody.py:28
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_pos, v63__g, true, (v_i * 32));
     ctx.sync();
 }

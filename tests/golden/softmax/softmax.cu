@@ -72,6 +72,7 @@ __device__ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, 
         v5__tmp.v[_s] = tl::divide(v_e.data[_e], v_s.v[_s]);
     }
     // softmax.py:20
+    ctx.sync();
     tl::reg_tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
     ctx.sync();
 }
@@ -125,6 +126,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     // softmax.py:20
     tl::reg_fill(ctx, v28__tmp, 0);
     // softmax.py:20
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
     ctx.sync();
     // softmax.py:20
@@ -201,6 +203,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
         v20_adj_x.v[_s] = (v19__v.v[_s] + v47__tmp.data[_e]);
     }
     // softmax.py:16
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_X, v20_adj_x, true, (v_i * 4), 0);
     ctx.sync();
 }

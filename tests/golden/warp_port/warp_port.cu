@@ -62,6 +62,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // warp_port.py:25
     tl::reg_fill(ctx, v25__tmp, 0);
     // warp_port.py:25
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
     ctx.sync();
     // warp_port.py:25
@@ -109,6 +110,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
         v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
     }
     // warp_port.py:24
+    ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
     ctx.sync();
 }

@@ -43,6 +43,7 @@ __device__ static void k_gemm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl:
         }
     }
     // gemm.py:23
+    ctx.sync();
     tl::reg_tile_store(ctx, v_C, v_acc, true, (v_i * 32), (v_j * 32));
     ctx.sync();
 }
@@ -85,6 +86,7 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     // gemm.py:23
     tl::reg_fill(ctx, v16__tmp, 0);
     // gemm.py:23
+    ctx.sync();
     tl::reg_tile_store(ctx, adj_v_C, v16__tmp, true, (v_i * 32), (v_j * 32));
     ctx.sync();
     // gemm.py:23
@@ -168,6 +170,7 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             // gemm.py:21
             tl::reg_fill(ctx, v12_adj_b, 0);
             // gemm.py:21
+            ctx.sync();
             tl::reg_tile_atomic_add(ctx, adj_v_B, v13__g, true, (v_k * 32), (v_j * 32));
             ctx.sync();
             // gemm.py:20
@@ -180,6 +183,7 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             // gemm.py:20
             tl::reg_fill(ctx, v11_adj_a, 0);
             // gemm.py:20
+            ctx.sync();
             tl::reg_tile_atomic_add(ctx, adj_v_A, v14__g, true, (v_i * 32), (v_k * 32));
             ctx.sync();
         }
