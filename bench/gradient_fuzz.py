@@ -2,6 +2,9 @@
 build time or checked against float64 finite differences in both launch states.
 
     python bench/gradient_fuzz.py [--kernels 5000] [--per-module 100] [--seed N] [--keep DIR]
+                                  [--device cpu|cuda-emu]
+
+`--device cuda-emu` checks the modules' CUDA code on the CUDA emulation (blocks of 256 threads).
 
 Without --seed each run draws new kernels. Prints counts and every silently wrong kernel (with
 its report); exits 1 if there was one.
@@ -27,14 +30,20 @@ def main() -> int:
     parser.add_argument("--per-module", type=int, default=100)
     parser.add_argument("--seed", type=int, default=None, help="fixed hypothesis seed (default: random)")
     parser.add_argument("--keep", default=None, help="folder for the generated modules (default: temporary)")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda-emu"))
     args = parser.parse_args()
     start = time.time()
     bodies = collect(args.kernels, seed=args.seed)
     folder = Path(args.keep or tempfile.mkdtemp(prefix="tilec-gradfuzz-"))
+    if args.device != "cpu":  # harness.build keeps its builds under a cache folder (conftest.py sets it in tests)
+        import harness
+
+        harness.CACHE = folder / "builds"
+        harness.CACHE.mkdir(exist_ok=True)
     totals = {"exact": 0, "refused": 0, "wrong": 0}
     for batch in range(0, len(bodies), args.per_module):
         part = bodies[batch:batch + args.per_module]
-        result = check_batch(part, f"gradfuzz{batch}", folder, np.random.default_rng(batch))
+        result = check_batch(part, f"gradfuzz{batch}", folder, np.random.default_rng(batch), args.device)
         totals["exact"] += result["exact"]
         totals["refused"] += result["refused"]
         totals["wrong"] += len(result["wrong"])

@@ -163,16 +163,22 @@ def build_fast(source: str, name: str, folder):
     return load(out)
 
 
-def check_batch(bodies: list, name: str, folder, rng) -> dict:
+def check_batch(bodies: list, name: str, folder, rng, device: str = "cpu") -> dict:
     """Build the bodies as one module and gradcheck each kernel: counts of "exact" and "refused"
-    kernels, and the sources and reports of "wrong" ones."""
+    kernels, and the sources and reports of "wrong" ones. device "cuda-emu": the module's CUDA
+    code on the CUDA emulation (harness.build: blocks of 256 threads, cached like every test build)."""
     from tilec.gradcheck import gradcheck
 
     source, kernels = module_source(bodies)
-    generated = build_fast(source, name, folder)
+    if device == "cpu":
+        generated = build_fast(source, name, folder)
+    else:
+        from harness import build
+
+        generated = build(source, name, block_dim=256, target=device)
     result = {"exact": 0, "refused": 0, "wrong": []}
     for kernel_name, tiled, body in kernels:
-        report = gradcheck(getattr(generated, kernel_name), 1 if tiled else THREADS, inputs(rng))
+        report = gradcheck(getattr(generated, kernel_name), 1 if tiled else THREADS, inputs(rng), device=device)
         if report.refused is not None:
             result["refused"] += 1
         elif report.ok:

@@ -1,7 +1,8 @@
 """Random kernels (tests/gradient_programs.py, drawn by hypothesis with a fixed seed): every one is
 either refused at build time or has gradients matching float64 finite differences in both launch
-states. 500 kernels in five modules of 100 (one C++ compile each); `bench/gradient_fuzz.py` runs
-longer campaigns."""
+states. 500 kernels in five modules of 100 (one C++ compile each), and 100 more on the CUDA
+emulation (the GPU's code: its own adjoint form, its barriers); `bench/gradient_fuzz.py` runs
+longer campaigns on the CPU."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,4 +35,17 @@ def test_random_kernels_are_exact_or_refused(bodies, batch, tmp_path):
         result["wrong"][:3])
     assert result["exact"] + result["refused"] == len(part)
     # the model must not refuse its way out: most kernels get an adjoint that is checked
+    assert result["exact"] >= len(part) // 4, result
+
+
+def test_random_kernels_on_the_cuda_emulation_are_exact_or_refused(tmp_path):
+    """The GPU's code, blocks of 256 threads: seed 11's first 100 kernels hold one that stores a tile
+    over elements other threads were still to load (tests/test_gpu_write_order.py)."""
+    from gradient_programs import check_batch, collect
+
+    part = collect(100, seed=11)
+    result = check_batch(part, "gradfuzz_emu", tmp_path, np.random.default_rng(11), device="cuda-emu")
+    assert not result["wrong"], f"{len(result['wrong'])} silently wrong gradient(s):\n\n" + "\n\n".join(
+        result["wrong"][:3])
+    assert result["exact"] + result["refused"] == len(part)
     assert result["exact"] >= len(part) // 4, result
