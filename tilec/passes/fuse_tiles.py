@@ -50,6 +50,13 @@ def _broadcast(e: ir.Expr) -> bool:
     return isinstance(e, ir.OpCall) and e.op == "tile_broadcast" and all(isinstance(a, ir.Var) for a in e.args)
 
 
+def per_element(e: ir.Expr) -> bool:
+    """What the emitters compute per element of a reader's loop: elementwise trees, maps,
+    broadcasts (of any such value: `broadcast(sum / n)` divides per element where it is read, as its
+    own loop did), copies."""
+    return is_fusible(e) or isinstance(e, ir.Var)
+
+
 def _movable(e: ir.Expr) -> bool:
     return _elementwise(e) or isinstance(e, ir.Var) or _broadcast(e)
 
@@ -210,6 +217,6 @@ def fold_forward(fn: ir.Function) -> ir.Function:
     tiles = ir.assigned_tiles(fn.body)
     if not tiles:
         return fn
-    body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), foldable=lambda e: is_fusible(e) or isinstance(e, ir.Var))
+    body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), foldable=per_element)
     body = spread_broadcasts(body)
     return fn if body == fn.body else replace(fn, body=body)

@@ -30,19 +30,19 @@ LANE_OPS = {"lane_sum", "leader_only"}
 def block_tile_form(adjoint: ir.Function) -> ir.Function:
     """The lanes adjoint with every lane op on a tile taken out (a copy where tiles are the
     block's), and the temporaries bound for them folded into their readers."""
-    bound = lane_bound(adjoint.body, tiles_only=True)
+    bound = _tile_lane_bound(adjoint.body)
     if not bound:
         return adjoint
     body = strip_lane_ops(adjoint.body, tiles_only=True)
     return replace(adjoint, body=fold_single_use(body, single_use_tiles(body, bound)))
 
 
-def lane_bound(body: tuple[ir.Stmt, ...], tiles_only: bool = False) -> set[ir.Sym]:
-    """The targets of assignments of a lane op, and the variables such an op reads."""
+def _tile_lane_bound(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
+    """The targets of assignments of a lane op on a tile, and the variables such an op reads."""
     bound: set[ir.Sym] = set()
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS \
-                and (not tiles_only or _on_tile(s.value)):
+                and _on_tile(s.value):
             bound.add(s.target)
             bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}
     return bound

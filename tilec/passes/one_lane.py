@@ -17,38 +17,32 @@ from .. import ir
 from ..ir.types import TileT
 from .adjoint_tidy import tidy_adjoint
 from .effects import thread_varying
-from .fuse_tiles import fold_single_use, map_blocks, reads_of, single_use_tiles, spread_broadcasts, writes_of
-from .lane_ops import LANE_OPS, lane_bound, strip_lane_ops
-from .normalize import is_fusible
+from .fuse_tiles import (fold_single_use, map_blocks, per_element, reads_of, single_use_tiles, spread_broadcasts,
+                         writes_of)
+from .lane_ops import LANE_OPS, block_tile_form, strip_lane_ops
 from .simplify import simplify_function
 from .view_adds import fold_view_adds
 
 
 def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()) -> ir.Function:
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
-    with one lane they read the element and zero it, without an atomic exchange. The adjoint may
-    already be block_tile_form's (lane_ops.py): its tile lane ops taken out."""
-    return cpu_rewrites(*tidy_one_lane(adjoint, lane_takes)[::2])
+    with one lane they read the element and zero it, without an atomic exchange."""
+    return cpu_rewrites(*tidy_one_lane(block_tile_form(adjoint), lane_takes)[::2])
 
 
 def tidy_one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
                   ) -> tuple[ir.Function, bool, frozenset[str]]:
-    """The one-lane form before cpu_rewrites; whether nothing was taken out (no lane op, no take:
-    the result is then the lanes adjoint tidied, which the GPU can run too); the ops adjoint's
-    assignments apply."""
+    """The one-lane form before cpu_rewrites, of block_tile_form's adjoint (its tile lane ops and
+    their temporaries gone: what is left to strip binds no tile); whether nothing was taken out (no
+    lane op, no take: the result is then the lanes adjoint tidied, which the GPU can run too); the
+    ops adjoint's assignments apply."""
     assigned_ops = frozenset(s.value.op for s in ir.walk_stmts(adjoint.body)
                              if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall))
-    bound = lane_bound(adjoint.body) if assigned_ops & LANE_OPS else set()
     body = strip_lane_ops(adjoint.body, lane_takes)
     unchanged = body is adjoint.body
-    if unchanged:
-        # No lane op and no take (block_tile_form took out the tile ones): the derivation's
-        # simplified adjoint, which that form's folds left nothing dead in.
-        fn = tidy_adjoint(adjoint)
-    else:
-        if any(isinstance(t.type, TileT) for t in bound):
-            body = fold_single_use(body, single_use_tiles(body, bound))
-        fn = tidy_adjoint(simplify_function(replace(adjoint, body=body)))
+    # Unchanged: the derivation's simplified adjoint, which block_tile_form's folds left nothing
+    # dead in; otherwise a stripped take may leave a dead read.
+    fn = tidy_adjoint(adjoint if unchanged else simplify_function(replace(adjoint, body=body)))
     # Then every tile assigned and read once, and chains of updates, put back into their reader
     # (the tidied adjoint has fewer assignments to each partial adjoint than the derivation had):
     # each such statement is a loop of its own. Chains only without exits (break, continue,
@@ -56,16 +50,9 @@ def tidy_one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozen
     tiles = ir.assigned_tiles(fn.body)
     if tiles:
         chains = not ir.has_exits(fn.body)
-        body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains, foldable=_fusible)
+        body = fold_single_use(fn.body, single_use_tiles(fn.body, tiles), chains=chains, foldable=per_element)
         fn = replace(fn, body=spread_broadcasts(body))
     return fn, unchanged, assigned_ops
-
-
-def _fusible(e: ir.Expr) -> bool:
-    """What the emitters compute per element of a reader's loop: elementwise trees, maps,
-    broadcasts (of any such value: `broadcast(sum / n)` divides per element where it is read, as its
-    own loop did), copies."""
-    return is_fusible(e) or isinstance(e, ir.Var)
 
 
 def cpu_rewrites(fn: ir.Function, assigned_ops: frozenset[str]) -> ir.Function:
