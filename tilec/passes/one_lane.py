@@ -27,7 +27,8 @@ from .view_adds import fold_view_adds
 def one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()) -> ir.Function:
     """lane_takes: symbols of element takes only cooperating lanes need (autodiff.adjoint_kernel):
     with one lane they read the element and zero it, without an atomic exchange."""
-    return cpu_rewrites(*tidy_one_lane(block_tile_form(adjoint), lane_takes)[::2])
+    tidied, _, assigned_ops = tidy_one_lane(block_tile_form(adjoint), lane_takes)
+    return cpu_rewrites(tidied, assigned_ops)
 
 
 def tidy_one_lane(adjoint: ir.Function, lane_takes: AbstractSet[ir.Sym] = frozenset()
