@@ -5,8 +5,10 @@ Runs each command as a user runs it (a fresh `python -m tilec` process) and repo
 seconds (user + sys of the process and the compilers it starts, from getrusage), the median of
 --repeats runs, so that other load on a shared machine inflates the numbers less than wall time
 would (wall time is printed too). "cold" is a build into an empty output folder with tilec's
-compiler cache (the precompiled runtime header, the runtime object) already filled by a first
-build; "cold, empty cache" is printed once per sample with --empty-cache. "check" is a check with
+compiler cache (the precompiled runtime header, the runtime object, the objects of gemm.h's
+instances) already filled by a first build: a rebuild after an edit that keeps the tile shapes;
+"new tile shapes" is the same with gemm.h's instances compiled anew (a module's first build, or
+new tile sizes); "cold, empty cache" is printed once per sample with --empty-cache. "check" is a check with
 no record of an earlier clean check of the file (uptodate.py); "check again" repeats it unchanged,
 which that record answers.
 
@@ -69,7 +71,7 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool,
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     timed(["build", src, "-o", str(out), "--target", target], env)  # fills the cache
-    runs = {"cold": [], "noop": [], "check": [], "check_again": []}
+    runs = {"cold": [], "cold_new_shapes": [], "noop": [], "check": [], "check_again": []}
     runs.update({f"cold_jobs{n}": [] for n in jobs})
     for _ in range(repeats):
         for n in jobs:  # the same cold build under each TILEC_JOBS, interleaved
@@ -78,6 +80,9 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool,
                                                {**env, "TILEC_JOBS": str(n)}))
         shutil.rmtree(out, ignore_errors=True)
         runs["cold"].append(timed(["build", src, "-o", str(out), "--target", target], env))
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "gemm", ignore_errors=True)  # gemm.h's instances compiled anew
+        runs["cold_new_shapes"].append(timed(["build", src, "-o", str(out), "--target", target], env))
         runs["noop"].append(timed(["build", src, "-o", str(out), "--target", target], env))
         shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "checked", ignore_errors=True)  # no clean-check record
         runs["check"].append(timed(["check", src], env))
@@ -126,7 +131,8 @@ def main(argv=None) -> None:
             else:
                 extra = (f", cold with empty cache {row['cold_empty_cache_cpu_s']:.2f}"
                          if "cold_empty_cache_cpu_s" in row else "")
-                print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s, no-op rebuild {row['noop_cpu_s']:.3f} s, "
+                print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s (new tile shapes "
+                      f"{row['cold_new_shapes_cpu_s']:.3f} s), no-op rebuild {row['noop_cpu_s']:.3f} s, "
                       f"check {row['check_cpu_s']:.3f} s, check again {row['check_again_cpu_s']:.3f} s CPU "
                       f"(wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f} / {row['check_wall_s']:.2f} / "
                       f"{row['check_again_wall_s']:.2f}){extra}", flush=True)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import naming
 from .backend_cpu import emit as cpu_emit
-from .backend_cpu import units
-from .backend_cpu.compiler import (SHARED_RUNTIME_FLAG, compile_flags, compile_jobs, cpu_features, cxx_command,
+from .backend_cpu import gemm_instances, units
+from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, compile_flags, compile_jobs, cpu_features, cxx_command,
                                    find_cxx, link_command, part_command, pinned, precompiled_runtime, shared_runtime,
                                    target_isa)
 from .backend_cuda import emit as cuda_emit
@@ -232,8 +232,9 @@ def _step(cmd: list[str], log_name: str, out: Path, verbose: bool, echo: Echo, p
 def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, verbose: bool, echo: Echo,
               progress: Progress, compiler: str, isa: str, headers: dict[str, str]) -> Step:
     """The CPU library, with the cached precompiled runtime header where the compiler takes one
-    (backend_cpu/compiler.py); its ISA and the CPU features it may use go into manifest.json
-    (`cpu_build`), which the loader checks against the running CPU before loading it."""
+    (backend_cpu/compiler.py) and gemm.h's instances from their cache (backend_cpu/gemm_instances.py);
+    its ISA and the CPU features it may use go into manifest.json (`cpu_build`), which the loader
+    checks against the running CPU before loading it."""
     import json
 
     def run(tmp: Path) -> None:
@@ -241,7 +242,9 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         runtime = shared_runtime(compiler, flags, headers, debug)
         if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
             runtime = pinned(runtime, tmp)
-        gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else []), headers)
+        extern = runtime is not None and gemm_instances.uses_gemm((tmp / source).read_text(encoding="utf-8"))
+        gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else [])
+                                  + ([GEMM_EXTERN_FLAG] if extern else []), headers)
         link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
         if gch is not None:
             try:
@@ -251,11 +254,12 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
-                if gch is None or runtime is None or not _compiled_in_parts(compiler, source, output, isa, runtime,
-                                                                            tmp, verbose, echo):
+                if gch is None or runtime is None or not _compiled_as_objects(compiler, source, output, isa, runtime,
+                                                                              tmp, verbose, echo, extern, headers,
+                                                                              gch):
                     if verbose:
                         echo(" ".join(cmd))
-                    run_compiler(cmd, tmp, log_name, out)
+                    run_compiler(cmd, tmp, log_name, out)  # (a precompiled header made with extern's macro is ignored)
         finally:
             if gch is not None:
                 link.unlink()
@@ -271,38 +275,59 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     return run
 
 
-def _compiled_in_parts(compiler: str, source: str, output: str, isa: str, runtime: Path, tmp: Path, verbose: bool,
-                       echo: Echo) -> bool:
-    """The library built from the module's entries split into translation units (backend_cpu/units.py)
-    compiled at once on idle cores, then linked; False when it is not split (one idle core, one entry)
-    or a part failed: the caller then compiles the whole file, whose errors it reports as always.
-    The parts and their objects are private names in tmp, removed here: they never reach the output."""
+def _compiled_as_objects(compiler: str, source: str, output: str, isa: str, runtime: Path, tmp: Path, verbose: bool,
+                         echo: Echo, extern: bool, headers: dict[str, str], gch: Path | None) -> bool:
+    """The library linked from objects: the module's entries split into translation units
+    (backend_cpu/units.py) compiled at once on idle cores, and with `extern`, each unit compiled
+    without gemm.h's instances, which come from their cached object (gemm_instances.py). False when
+    there is nothing to do that way (one idle core, one entry, and no extern) or a step failed: the
+    caller then compiles the whole file, whose errors it reports as always. The parts, objects and
+    the pinned instances are private names in tmp, removed here: they never reach the output."""
     import subprocess
 
     jobs = compile_jobs()
     texts = units.split((tmp / source).read_text(encoding="utf-8"), jobs) if jobs > 1 else None
-    if texts is None:
+    if texts is None and not extern:
         return False
     stem = Path(source).stem
-    names = [(f".{stem}.part{i}.cpp", f".{stem}.part{i}.o") for i in range(len(texts))]
+    names = ([(f".{stem}.part{i}.cpp", f".{stem}.part{i}.o") for i in range(len(texts))] if texts is not None
+             else [(source, f".{stem}.o")])
+    written = [part for part, _ in names] if texts is not None else []
+    instances: Path | None = None
     try:
-        for (part, _), text in zip(names, texts):
+        for part, text in zip(written, texts or []):
             (tmp / part).write_text(text, encoding="utf-8")
-        commands = [part_command(compiler, part, obj, isa) for part, obj in names]
+        commands = [part_command(compiler, part, obj, isa, extern) for part, obj in names]
         for command in commands if verbose else ():
             echo(" ".join(command))
         running = [subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for command in commands]
         if any([proc.wait() != 0 for proc in running]):  # a list: wait for every part
             return False
-        linked = link_command(compiler, [obj for _, obj in names], output, isa, runtime)
+        objects = [obj for _, obj in names]
+        if extern:
+            wanted = gemm_instances.needed([tmp / obj for obj in objects])
+            if wanted is None:
+                return False
+            if wanted:
+                cached = gemm_instances.instances_object(compiler, compile_flags(False, isa), headers, wanted, gch)
+                instances = pinned(cached, tmp) if cached is not None else None
+                if instances is None:
+                    return False
+                objects.append(instances.name)
+                if verbose:
+                    echo(f"gemm instances ({len(wanted)}): {cached}")
+        linked = link_command(compiler, objects, output, isa, runtime)
         if verbose:
             echo(" ".join(linked))
         return subprocess.run(linked, cwd=tmp, capture_output=True).returncode == 0
     finally:
-        for part, obj in names:
+        for part in written:
             (tmp / part).unlink(missing_ok=True)
+        for _, obj in names:
             (tmp / obj).unlink(missing_ok=True)
+        if instances is not None:
+            instances.unlink(missing_ok=True)
 
 
 def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, version: str, archs: list[str],

@@ -74,10 +74,12 @@ def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "gen
     return [cxx, *compile_flags(debug, isa), *shared, "-shared", *forced, "-I.", "-o", output, source, *linked]
 
 
-def part_command(cxx: str, source: str, obj: str, isa: str) -> list[str]:
-    """One translation unit of a split module (units.py) to an object, with the precompiled header
-    and the shared runtime object's declarations, as cxx_command(pch=True, runtime_object=...)."""
-    return [cxx, *compile_flags(False, isa), SHARED_RUNTIME_FLAG, "-c", "-include", f"{RUNTIME_DIR}/tilec.h",
+def part_command(cxx: str, source: str, obj: str, isa: str, gemm_extern: bool = False) -> list[str]:
+    """One translation unit of a module (units.py) to an object, with the precompiled header and
+    the shared runtime object's declarations, as cxx_command(pch=True, runtime_object=...);
+    gemm_extern: gemm.h's entry points only declared (gemm_instances.py)."""
+    extern = [GEMM_EXTERN_FLAG] if gemm_extern else []
+    return [cxx, *compile_flags(False, isa), SHARED_RUNTIME_FLAG, *extern, "-c", "-include", f"{RUNTIME_DIR}/tilec.h",
             "-I.", "-o", obj, source]
 
 
@@ -197,7 +199,7 @@ def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str]) -> 
     ({'tilec-rt/x.h': text}), built on first use; None when it cannot be had."""
     if not is_gcc(cxx) or os.environ.get("TILEC_PCH") == "0":  # TILEC_PCH=0: no precompiled header
         return None
-    return _cached(cxx, flags, headers, "pch", ".gch",
+    return cached_build(cxx, flags, headers, "pch", ".gch",
                    lambda tmp: [cxx, *flags, "-x", "c++-header", f"{RUNTIME_DIR}/tilec.h", "-o", "out.gch"])
 
 
@@ -210,6 +212,7 @@ def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str]) -> 
 # the output folder's CMakeLists.txt always does.
 
 SHARED_RUNTIME_FLAG = "-DTILEC_SHARED_RUNTIME"
+GEMM_EXTERN_FLAG = "-DTILEC_GEMM_EXTERN"  # gemm.h's entry points only declared (gemm_instances.py)
 RUNTIME_SOURCE = f'#define TILEC_RUNTIME_IMPL 1\n#include "{RUNTIME_DIR}/tilec.h"\n'
 
 
@@ -223,14 +226,15 @@ def shared_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: b
         (tmp / "runtime.cpp").write_text(RUNTIME_SOURCE)
         return [cxx, *flags, "-c", "-I.", "runtime.cpp", "-o", "out.o"]
 
-    return _cached(cxx, [*flags, RUNTIME_SOURCE], headers, "runtime", ".o", command)
+    return cached_build(cxx, [*flags, RUNTIME_SOURCE], headers, "runtime", ".o", command)
 
 
-def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suffix: str,
-            command: Callable[[Path], list[str]]) -> Path | None:
+def cached_build(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suffix: str,
+                 command: Callable[[Path], list[str]], keep: int = PCH_KEEP) -> Path | None:
     """cache_dir()/kind/<key>suffix, made on first use by running command(tmp) in a temporary
     folder holding the headers (relative paths only: none reaches the product) that writes
-    out<suffix> there; None when it cannot be had."""
+    out<suffix> there; None when it cannot be had. The `keep` most recently used files of the
+    kind stay."""
     key = hashlib.sha256("\0".join([os.path.realpath(cxx), compiler_identity(cxx), *flags]).encode())
     for name in sorted(headers):
         key.update(name.encode() + b"\0" + headers[name].encode() + b"\0")
@@ -253,7 +257,7 @@ def _cached(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suff
             if proc.returncode != 0 or not out.exists():
                 return None
             os.replace(out, target)
-        keep_recent(folder, f"*{suffix}", PCH_KEEP)
+        keep_recent(folder, f"*{suffix}", keep)
     except OSError:
         return None
     return target if target.exists() else None

@@ -53,6 +53,15 @@
 // Vectors are GCC/Clang vector extensions (no <immintrin.h>, which alone costs ~0.4 s of compile
 // time); the multiply-adds are contracted into FMA instructions inside the micro-kernel only, so
 // the rest of a generated source keeps ISO C++'s separate rounding.
+//
+// Compile time: these templates, instantiated per tile shape (twice where the AVX-512 kernel is
+// dispatched), were about half of the compile of a module with products. With TILEC_GEMM_EXTERN
+// defined, the five entry points linalg.h calls (matmul, matmul_packed, matmul_sum,
+// matmul_transposed_view, matmul_strided_a) are only declared: `tilec build` compiles the module
+// that way, reads the instances its object needs (nm), and links an object of explicit
+// instantiations of exactly those, compiled once per (compiler, flags, headers, instance list) and
+// cached (backend_cpu/gemm_instances.py). The code is the same; only where it is compiled changes.
+// Without the macro (the output folder's CMakeLists.txt, nvcc) everything is instantiated inline.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -254,13 +263,7 @@ inline void matmul_with(const T* __restrict a, const T* __restrict b, T* __restr
 template <class T, int N> constexpr bool avx512_fits = TILEC_GEMM_DISPATCH && N % nr_of<IsaAvx512, T> == 0;
 
 template <class T, int M, int N, int K, bool TA, bool TB>
-inline void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
-#if TILEC_GEMM_DISPATCH
-    if constexpr (avx512_fits<T, N>)
-        if (use_avx512()) return matmul_with<IsaAvx512, T, M, N, K, TA, TB>(a, b, c, alpha, beta);
-#endif
-    matmul_with<IsaBuild, T, M, N, K, TA, TB>(a, b, c, alpha, beta);
-}
+void matmul(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta);
 
 // ---------------------------------------------------------------- operands read from arrays
 // A tile_load whose tile only feeds a matmul (codegen/operand_views.py) reaches the matmul as an
@@ -591,14 +594,8 @@ inline void matmul_packed_with(const ASrc& a, const Strided<T>& b, T* __restrict
 }
 
 template <class T, int M, int N, int K, class ASrc>
-inline void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
-                          const BlockId* reuse = nullptr) {
-#if TILEC_GEMM_DISPATCH
-    if constexpr (avx512_fits<T, N>)
-        if (use_avx512()) return matmul_packed_with<IsaAvx512, T, M, N, K>(a, b, c, alpha, beta, reuse);
-#endif
-    matmul_packed_with<IsaBuild, T, M, N, K>(a, b, c, alpha, beta, reuse);
-}
+void matmul_packed(const ASrc& a, const Strided<T>& b, T* __restrict c, T alpha, T beta,
+                   const BlockId* reuse = nullptr);
 
 
 // ---------------------------------------------------------------- a loop's products summed at once
@@ -679,14 +676,8 @@ inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int step
 // ldc apart; `reuse`: the block asking (its copies go to, and come from, this thread's PanelCache),
 // or nullptr.
 template <class T, int M, int N, int K>
-inline void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
-                       const BlockId* reuse) {
-#if TILEC_GEMM_DISPATCH
-    if constexpr (avx512_fits<T, N>)
-        if (use_avx512()) return matmul_sum_with<IsaAvx512, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
-#endif
-    matmul_sum_with<IsaBuild, T, M, N, K>(as, bs, steps, c, ldc, beta, reuse);
-}
+void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T* __restrict c, int ldc, T beta,
+                const BlockId* reuse);
 
 // ---------------------------------------------------------------- transposed array operands
 // C = alpha * X^T @ B + beta * C with X (K x M) an array view and B a row-major K x N tile: an
@@ -696,32 +687,19 @@ inline void matmul_sum(const Strided<T>* as, const Strided<T>* bs, int steps, T*
 // kept for the launch, so every later block on this thread that multiplies by the same X^T (all
 // blocks (i, j') of an adjoint's block row) skips the copy.
 template <class T, int M, int N, int K>
-inline void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T* __restrict c, T alpha, T beta,
-                                   const BlockId* reuse) {
-    const ViewA<T, K, M> rows_of_x{x};
-    const T* copied = nullptr;
-    if (reuse) {
-        T* fresh = nullptr;
-        copied = panel_cache().find(x, PanelCache::A_ROWS, K, M, 0, *reuse, K * M * sizeof(T), &fresh);
-        if (!copied && fresh) copied = rows_of_x.panel(0, K, fresh);
-    }
-    if (copied) return matmul<T, M, N, K, true, false>(copied, b, c, alpha, beta);
-    alignas(64) T local[K * M];
-    matmul<T, M, N, K, true, false>(rows_of_x.panel(0, K, local), b, c, alpha, beta);
-}
+void matmul_transposed_view(const Strided<T>& x, const T* __restrict b, T* __restrict c, T alpha, T beta,
+                            const BlockId* reuse);
 
 
 // matmul_b_in_place with A's own strides (a window of a larger tile, read in place: linalg.h
 // TileWindow), on the AVX-512 kernel where matmul would take it (its 8-row micro-panels: the MLP
 // adjoint's 32-row window^T @ dC ran the build's 6-row kernel plus a 2-row remainder), else the build's.
 template <class T, int M, int N, int K, int RSA, int CSA>
-inline void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta) {
-#if TILEC_GEMM_DISPATCH
-    if constexpr (avx512_fits<T, N>)
-        if (use_avx512()) return matmul_b_in_place<IsaAvx512, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
-#endif
-    matmul_b_in_place<IsaBuild, T, M, N, K, RSA, CSA>(a, b, c, alpha, beta);
-}
+void matmul_strided_a(const T* __restrict a, const T* __restrict b, T* __restrict c, T alpha, T beta);
 
 }  // namespace gemm
 }  // namespace tl
+
+#if !defined(TILEC_GEMM_EXTERN)
+#include "gemm_entries.h"
+#endif
