@@ -17,6 +17,7 @@ sources.plan_kernels), `cpu_s` (backend_cpu: .cpp and .h), `cuda_s` (backend_cud
 """
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import sys
@@ -82,8 +83,12 @@ def _by_target(module) -> tuple:
 
 
 def main(argv) -> None:
-    as_json = "--json" in argv
-    sizes = [int(a) for a in argv if a != "--json"] or [2000, 20000]
+    parser = argparse.ArgumentParser(description="CPU seconds of checking and generating every file for "
+                                     "kernels of N straight-line statements (issue #17).")
+    parser.add_argument("sizes", nargs="*", type=int, default=[2000, 20000], help="statements per kernel")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    args = parser.parse_args(argv)
+    as_json, sizes = args.json, args.sizes
     for kind in PROGRAMS:
         for n in sizes:
             row = measure_one(n, kind)
