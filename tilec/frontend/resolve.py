@@ -9,6 +9,8 @@ constants hold evaluated Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
 API_MODULES = ("warp", "tilec")
 MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"),
                   "tau": 6.283185307179586}
+# Python's builtins a module constant may call (of constants; results of other types are no constant).
+PYTHON_BUILTINS: dict[str, Callable[..., object]] = {"min": min, "max": max, "abs": abs, "int": int, "float": float,
+                                                     "bool": bool, "round": round}
 
 
 @dataclass
@@ -64,6 +69,7 @@ class Scope:
     native_funcs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # @wp.func_native name -> its def node
     func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
+    bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -120,6 +126,17 @@ class Scope:
         if (isinstance(node, cst.Call) and self.api_attr(node.func) in ("constant", "static")
                 and len(node.args) == 1):
             return self.constant(node.args[0].value)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in PYTHON_BUILTINS \
+                and node.func.value not in self.bound and all(a.keyword is None and not a.star for a in node.args):
+            # `BATCH = min(1024, int(W * H / 8))`: Python computes it when Warp imports the module
+            args = [self.constant(a.value) for a in node.args]
+            if any(a is consts.NOT_CONST for a in args):
+                return consts.NOT_CONST
+            try:
+                value = PYTHON_BUILTINS[node.func.value](*args)
+            except (TypeError, ValueError, ArithmeticError):
+                return consts.NOT_CONST
+            return value if isinstance(value, (bool, int, float)) else consts.NOT_CONST
         return consts.NOT_CONST
 
 
@@ -134,15 +151,17 @@ def _dotted(node: cst.BaseExpression) -> str:
 def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     scope = Scope()
     for stmt in parsed.tree.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            scope.bound.add(stmt.name.value)
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                _simple(scope, small)
+                _simple(scope, small, parsed)
         elif isinstance(stmt, cst.FunctionDef):
             _function(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
             structs.declare(scope, stmt, parsed, diags)
         else:
-            _nested_imports(scope, stmt)
+            _nested_imports(scope, stmt, parsed)
     _check_custom_targets(scope, parsed, diags)
     # Warp reads module options when the module is built: they hold for kernels defined before them.
     default = scope.module_options.get("enable_backward", True) is not False
@@ -152,7 +171,7 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     return scope
 
 
-def _nested_imports(scope: Scope, stmt: cst.BaseStatement) -> None:
+def _nested_imports(scope: Scope, stmt: cst.BaseStatement, parsed: Parsed) -> None:
     """Imports inside module-level try/except or if (e.g. `except ImportError: import tilec as wp`)."""
     blocks = []
     if isinstance(stmt, cst.Try):
@@ -166,10 +185,10 @@ def _nested_imports(scope: Scope, stmt: cst.BaseStatement) -> None:
             if isinstance(inner, cst.SimpleStatementLine):
                 for small in inner.body:
                     if isinstance(small, (cst.Import, cst.ImportFrom)):
-                        _simple(scope, small)
+                        _simple(scope, small, parsed)
 
 
-def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
+def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
     if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and \
             scope.api_attr(node.value.func) == "set_module_options" and node.value.args:
         options = node.value.args[0].value
@@ -182,6 +201,7 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
         for alias in node.names:
             full = _dotted(alias.name)
             local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else full.split(".")[0]
+            scope.bound.add(local)
             if full in API_MODULES:
                 scope.api_aliases.add(local)
             elif full == "typing":
@@ -195,6 +215,7 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
         for alias in node.names:
             name = _dotted(alias.name)
             local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else name
+            scope.bound.add(local)
             if module in API_MODULES:
                 scope.api_names[local] = name
             elif module == "typing" and name == "Any":
@@ -205,27 +226,45 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement) -> None:
                 scope.host_names[local] = (module.split(".")[0], name)
     elif isinstance(node, (cst.Assign, cst.AnnAssign)):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        if node.value is None:
+        if node.value is not None:
+            for target in targets:
+                _bind(scope, target, node.value, parsed)
+
+
+def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, parsed: Parsed) -> None:
+    """What module-level `target = value` makes of target's names: a constant, a typed or vector
+    constant, a type alias, or a host value (none of these). `a, b = x, y` binds pair by pair."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        items = [e.value for e in target.elements]
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(items) and not any(
+                isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+            for item, part in zip(items, (e.value for e in value.elements)):
+                _bind(scope, item, part, parsed)
             return
-        typed = _typed_scalar(scope, node.value)
-        value = typed[0] if typed is not None else scope.constant(node.value)
-        type_alias = _type_alias(scope, node.value) if value is consts.NOT_CONST else None
-        vector = _value_constant(scope, node.value) if value is consts.NOT_CONST and type_alias is None else None
-        for target in targets:
-            if isinstance(target, cst.Name):
-                scope.value_constants.pop(target.value, None)
-                if vector is not None:
-                    scope.value_constants[target.value] = vector
-                scope.type_aliases.pop(target.value, None)
-                scope.typed_constants.pop(target.value, None)
-                if typed is not None:
-                    scope.typed_constants[target.value] = typed[1]
-                if type_alias is not None:
-                    scope.type_aliases[target.value] = type_alias
-                if value is consts.NOT_CONST:
-                    scope.constants.pop(target.value, None)  # host value: not a constant
-                else:
-                    scope.constants[target.value] = value
+        for item in items:  # unpacked at run time: host values
+            _bind(scope, item, cst.Name("None"), parsed)
+        return
+    if not isinstance(target, cst.Name):
+        return  # an attribute or item of a host object
+    name = target.value
+    typed = _typed_scalar(scope, value)
+    constant = typed[0] if typed is not None else scope.constant(value)
+    type_alias = _type_alias(scope, value) if constant is consts.NOT_CONST else None
+    vector = _value_constant(scope, value, parsed) if constant is consts.NOT_CONST and type_alias is None else None
+    scope.bound.add(name)
+    scope.value_constants.pop(name, None)
+    if vector is not None:
+        scope.value_constants[name] = vector
+    scope.type_aliases.pop(name, None)
+    scope.typed_constants.pop(name, None)
+    if typed is not None:
+        scope.typed_constants[name] = typed[1]
+    if type_alias is not None:
+        scope.type_aliases[name] = type_alias
+    if constant is consts.NOT_CONST:
+        scope.constants.pop(name, None)  # host value: not a constant
+    else:
+        scope.constants[name] = constant
 
 
 def _typed_scalar(scope: Scope, value: cst.BaseExpression) -> tuple[bool | int | float, Scalar] | None:
@@ -252,14 +291,17 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression) -> tuple[bool | int |
         return None
 
 
-def _value_constant(scope: Scope, value: cst.BaseExpression) -> cst.Call | None:
+def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> cst.Call | None:
     """`G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` (or without wp.constant): the constructor call, when
-    it builds a vector/matrix from constants; else None."""
+    it builds a vector/matrix from constants; else None. Its arguments are the values Python computes
+    when Warp imports the module (`wp.vec2d(wp.float64(1 / N), 0.0)`: true division, each typed scalar
+    rounded to its dtype), as literals placed where the arguments are: the kernel then reads those
+    values, never re-evaluates the arguments with a kernel's operators."""
     from . import annotations  # annotations reads the Scope this module defines
 
     if isinstance(value, cst.Call) and scope.api_attr(value.func) == "constant" and len(value.args) == 1:
         value = value.args[0].value
-    if not isinstance(value, cst.Call) or any(a.keyword is not None for a in value.args):
+    if not isinstance(value, cst.Call) or any(a.keyword is not None or a.star for a in value.args):
         return None
     try:
         t = annotations.element_type(value.func, scope)
@@ -267,9 +309,51 @@ def _value_constant(scope: Scope, value: cst.BaseExpression) -> cst.Call | None:
         return None
     if t is None or not hasattr(t, "length"):  # a vector or matrix type (not a scalar dtype)
         return None
-    if all(isinstance(scope.constant(a.value), (int, float)) for a in value.args):
+    args = []
+    for arg in value.args:
+        typed = _typed_scalar(scope, arg.value)
+        number = _rounded(*typed) if typed is not None else scope.constant(arg.value)
+        made = _literal(number)
+        if made is None:
+            return None
+        parsed.place_like(made, arg.value)
+        args.append(arg.with_changes(value=made))
+    return value.with_changes(args=args)
+
+
+def _rounded(value: bool | int | float, dtype: Scalar) -> object:
+    """value as a scalar of dtype holds it (the 16- and 32-bit floats rounded to nearest even;
+    NOT_CONST where it overflows)."""
+    import struct
+
+    if dtype.name not in ("float16", "bfloat16", "float32"):
         return value
-    return None
+    try:
+        if dtype.name == "float16":
+            return struct.unpack("<e", struct.pack("<e", value))[0]
+        single = struct.unpack("<f", struct.pack("<f", value))[0]
+        if dtype.name == "float32":
+            return single
+        bits = struct.unpack("<I", struct.pack("<f", single))[0]
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16  # bfloat16: the top half, rounded to nearest even
+        rounded = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+        return rounded if math.isfinite(rounded) else consts.NOT_CONST
+    except (OverflowError, struct.error):
+        return consts.NOT_CONST
+
+
+def _literal(value: object) -> cst.BaseExpression | None:
+    """A Python literal of an int, finite float or bool (None for anything else)."""
+    if isinstance(value, bool):
+        return cst.Name("True" if value else "False")
+    if isinstance(value, int):
+        node: cst.BaseExpression = cst.Integer(str(abs(value)))
+    elif isinstance(value, float) and math.isfinite(value):
+        node = cst.Float(repr(abs(value)) if "e" in repr(abs(value)) or "." in repr(abs(value)) else f"{abs(value)!r}.0")
+    else:
+        return None
+    return cst.UnaryOperation(operator=cst.Minus(), expression=node) if value < 0 or (
+        isinstance(value, float) and math.copysign(1.0, value) < 0) else node
 
 
 def _type_alias(scope: Scope, value: cst.BaseExpression) -> Type | IndexedT | None:

@@ -1,0 +1,111 @@
+"""Module-level values that Python computes when Warp imports the file (frontend/resolve.py): calls
+of Python's builtins on constants, tuple assignments, vector constants of divisions and typed
+scalars. tilec never runs the file, so it must compute what Python computes; the expected values
+below are Python's own, written out.
+
+Found in Warp's examples (warp/examples/tile): example_tile_mlp's `BATCH_SIZE = min(1024, int(...))`,
+example_tile_cholesky's `np_type, wp_type = np.float64, wp.float64`, example_tile_convolution's
+`scale = wp.vec2d(wp.float64(1 / TILE_N), ...)` (whose `1 / TILE_N` a kernel read as 0 before)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build, first_error
+
+SOURCE = '''
+import numpy as np
+import warp as wp
+
+W, H = 512, 100
+BATCH = min(1024, int((W * H) / 8))
+BIG = max(3, W // 64, 5)
+MIXED = abs(-0.5) + float(2) + round(2.6) + bool(3) + round(2.675, 2)
+np_type, wp_type = np.float64, wp.float64
+G = wp.vec3(1 / 2, W / 1024, -(1 // 3))
+S = wp.vec2d(wp.float64(1 / 3), wp.float32(1 / 3))
+M = wp.constant(wp.mat22(1 / 4, 0.0, -(2 ** -3), wp.float16(1 / 3)))
+
+
+@wp.kernel
+def values(ints: wp.array(dtype=int), floats: wp.array(dtype=wp_type), g: wp.array(dtype=float),
+           s: wp.array(dtype=wp_type), m: wp.array(dtype=float)):
+    i = wp.tid()
+    ints[0] = BATCH
+    ints[1] = BIG
+    ints[2] = W * H
+    floats[0] = wp_type(MIXED)
+    if i < 3:
+        g[i] = G[i]
+    if i < 2:
+        s[i] = S[i]
+    if i < 4:
+        m[i] = M[i // 2, i % 2]
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_module_values_are_the_ones_python_computes():
+    mod = build(SOURCE, "module_values")
+    ints, floats = np.zeros(3, np.int32), np.zeros(1, np.float64)
+    g, s, m = np.zeros(3, np.float32), np.zeros(2, np.float64), np.zeros(4, np.float32)
+    mod.values.launch(dim=4, inputs=[ints, floats, g, s, m])
+    assert list(ints) == [min(1024, int((512 * 100) / 8)), max(3, 512 // 64, 5), 512 * 100]  # 1024, 8, 51200
+    assert floats[0] == abs(-0.5) + float(2) + round(2.6) + bool(3) + round(2.675, 2)
+    assert list(g) == [0.5, 0.5, 0.0]  # the kernel read 1 / 2 and W / 1024 as integer divisions (0) before
+    assert s[0] == 1 / 3 and s[1] == float(np.float32(1 / 3))  # each typed scalar rounded to its own dtype
+    assert list(m) == [0.25, 0.0, -0.125, float(np.float16(1 / 3))]
+
+
+def test_a_builtin_the_module_rebinds_is_not_folded():
+    source = '''import warp as wp
+
+
+def min(a, b):
+    return a
+
+
+N = min(4, 8)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    a[0] = N
+'''
+    assert first_error(source) == "13:12: TC0301: unknown name `N`"  # a host function's result
+
+
+def test_names_unpacked_from_a_host_value_are_host_values():
+    source = '''import warp as wp
+
+N = 4
+N, R = divmod(9, 2)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    a[0] = N
+'''
+    assert first_error(source) == "9:12: TC0301: unknown name `N`"  # it was the stale 4 before
+
+
+def test_pairs_of_a_tuple_assignment_bind_one_by_one():
+    source = '''import warp as wp
+
+TILE, DT = 8, wp.float64
+FIRST, (SECOND, THIRD) = 1, (2, 3.5)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=DT)):
+    t = wp.tile_full(shape=TILE, value=DT(FIRST + SECOND + THIRD), dtype=DT)
+    wp.tile_store(a, t)
+'''
+    from harness import compile_ir
+    from tilec.ir.types import FLOAT64
+
+    kernel = compile_ir(source, "pairs").kernels[0]
+    assert kernel.params[0].type.dtype == FLOAT64
+    assert "6.5" in repr(kernel.body)
