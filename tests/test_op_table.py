@@ -19,7 +19,7 @@ tile_transpose tile_cholesky tile_cholesky_solve tile_lower_solve tile_upper_sol
 tile_view tile_squeeze tile_reshape tile_astype tile_extract tile_assign atomic_add atomic_min atomic_max""".split()
 # Emitted inline by the C++ emitter rather than as a runtime call.
 INLINE = {"add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "and_", "or_", "not_", "bit_and", "bit_or",
-          "bit_xor", "lshift", "rshift", "neg", "invert", "cast", "tid", "block_dim", "array_shape", "lane",
+          "bit_xor", "lshift", "rshift", "neg", "invert", "cast", "tid", "block_dim", "array_shape", "array_valid", "lane",
           "tile_map", "custom_call", "replay_value"}
 # Differentiated by a structural rule of the driver, not an entry of RULES.
 STRUCTURAL = {"tile_sort", "tile_map"}

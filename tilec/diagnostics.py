@@ -47,6 +47,7 @@ CODES = {
     "TC0408": "bad-call",
     "TC0409": "bad-annotation",
     "TC0410": "return-type",
+    "TC0411": "nullable-array",
     "TC0430": "not-supported-yet",
     "TC0433": "unknown-binding",
     "TC0434": "binding-not-compiled",

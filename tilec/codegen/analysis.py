@@ -157,13 +157,13 @@ def _block_nbytes(sym: ir.Sym) -> int:
     return sym.type.nbytes
 
 
-# How each array op touches its first operand (the array); `array_shape` does not touch data.
+# How each array op touches its first operand (the array); `array_shape` and `array_valid` do not touch data.
 ARRAY_ACCESS = {
     "array_load": "read", "tile_load": "read", "tile_load_indexed": "read",
     "array_store": "write", "array_store_part": "write", "tile_store": "write", "tile_store_indexed": "write",
     "array_atomic_add": "accumulate", "array_atomic_sub": "accumulate", "atomic_add": "accumulate",
     "tile_atomic_add": "accumulate", "tile_atomic_add_indexed": "accumulate",
-    "atomic_min": "write", "atomic_max": "write", "array_shape": None,
+    "atomic_min": "write", "atomic_max": "write", "array_shape": None, "array_valid": None,
 }
 
 

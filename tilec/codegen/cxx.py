@@ -664,6 +664,8 @@ class CxxEmitter:
             return array_view_text(e, args)
         if op == "array_shape":
             return f"int32_t({args[0]}.shape[{e.attr('axis') % _array_type(e.args[0].type).ndim}])"
+        if op == "array_valid":
+            return f"({args[0]}.data != nullptr)"
         if op == "tile_extract":
             return f"tl::tile_extract({', '.join(args)})"
         if op == "untile":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from collections.abc import Iterable
+from collections.abc import Iterable, Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -195,6 +195,7 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
+        nullable = _tested_arrays(k)
         entries = {"forward": naming.fwd_entry(module.name, k.name, "cpu")}
         if plan.adjoint is not None:
             entries["backward"] = naming.adj_entry(module.name, k.name, "cpu")
@@ -202,7 +203,7 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
             "line": k.span.line,
             "block_dim": k.block_dim,
             **facts,
-            "params": [_param_meta(p, k.params) for p in k.params],
+            "params": [_param_meta(p, k.params, nullable) for p in k.params],
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
@@ -250,11 +251,18 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
+def _tested_arrays(fn: ir.Function) -> set[ir.Sym]:
+    """The array parameters the kernel tests with `if a:` (array_valid): a launch may pass None."""
+    return {x.args[0].sym for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+            if isinstance(x, ir.OpCall) and x.op == "array_valid" and isinstance(x.args[0], ir.Var)}
+
+
+def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = (), nullable: AbstractSet[ir.Sym] = frozenset()) -> dict[str, Any]:
     """A parameter as the loader checks it. Vectors and matrices add `element_shape` (their
     trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's. An indexed
     array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
-    takes one argument for all of them)."""
+    takes one argument for all of them). An array the kernel tests (`if a:`) is `"nullable": true`:
+    the loader passes None as a null array."""
     t = p.type
     if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):  # an array field of an array of structs
         held = _param_meta(ir.Sym(p.name, p.id, t.dtype))
@@ -271,6 +279,8 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = ()) -> dict[str, Any]:
     assert isinstance(element, (Scalar, StructT)), p  # a kernel parameter: a scalar, value or array
     if isinstance(t, ArrayT):
         meta = {"name": p.name, "kind": "array", "dtype": element.name, "ndim": t.ndim, **extra}
+        if p in nullable:
+            meta["nullable"] = True
         _mark_indexed(meta, p, params)
         return meta
     if extra:

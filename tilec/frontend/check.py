@@ -123,6 +123,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.project: str | None = None  # a func returning a struct: the field path this instance returns
         self.pending_draws, self.draw_current, self.draw_origin = [], {}, {}  # random states (lower_random)
         self.indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]] = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
+        self.nullable: dict[str, ir.Sym] = {}  # kernel array parameter the body tests (`if a:`) -> its symbol
+        self.non_null: set[str] = set()  # nullable parameters a test has shown passed, where the lowering is
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -137,6 +139,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
             self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
             params += made
+        if self.fd.kind == "kernel":
+            self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
+                             if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
         self.declared_ret = self.return_annotation()
         if self.project is not None:
             assert isinstance(self.declared_ret, StructT), self.declared_ret  # (module.instantiate's project)
@@ -155,6 +160,18 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             struct_params=tuple((p.name.value, t) for p, t in zip(self.fd.node.params.params, self.param_types))
             if any(structs.leaves(t) is not None for t in self.param_types) else (),
         )
+
+    def lower_name(self, node: cst.Name) -> Lowered:
+        """A kernel array parameter the body tests with `if a:` may be None (a null array, as Warp passes
+        one): it is read only where a test has shown it passed."""
+        name = node.value
+        sym = self.nullable.get(name)
+        if sym is not None and name not in self.non_null and self.env.get(name) is not None \
+                and self.env[name].sym is sym:
+            self.fail("TC0411", f"`{name}` may be None here: the kernel tests it (`if {name}:`), so a launch may "
+                      "pass None for it", node,
+                      help=f"use it under `if {name}:` (or after `if not {name}: return`)")
+        return super().lower_name(node)
 
     def return_annotation(self) -> ann.Declared | None:
         """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
@@ -306,6 +323,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def block(self, node: cst.BaseSuite | Sequence[cst.CSTNode]) -> tuple[ir.Stmt, ...]:
         stmts: Sequence[cst.CSTNode] = node.body if isinstance(node, cst.BaseSuite) else node  # (a suite: indented or not)
         out: list[ir.Stmt] = []
+        shown = set(self.non_null)  # what a test shows holds in this block and the blocks it holds
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -314,6 +332,11 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                 self.guarded(self.small_stmt, stmt, out)
             else:
                 self.guarded(self.compound_stmt, stmt, out)
+                if isinstance(stmt, cst.If) and stmt.orelse is None and _leaves(stmt.body):
+                    tested = _array_test(stmt.test)
+                    if tested is not None and tested[1]:
+                        self.non_null.add(tested[0])  # `if not a: return`: a was passed, below
+        self.non_null = shown
         return tuple(out)
 
     def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
@@ -682,7 +705,18 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     # ------------------------------------------------------------ control flow
 
     def condition(self, node: cst.BaseExpression) -> ir.Expr:
+        tested = _array_test(node)
+        if tested is not None and tested[0] in self.nullable and self.env[tested[0]].sym is self.nullable[tested[0]]:
+            name, negated = tested
+            valid: ir.Expr = self.make_op("array_valid", [ir.Var(self.nullable[name], self.span(node))], {}, node)
+            if negated:
+                valid = self.make_op("not_", [valid], {}, node)
+            return valid
         cond: ir.Expr = self.expr(node)
+        if isinstance(cond.type, ArrayT):
+            self.fail("TC0406", f"a condition must be a scalar, got {describe(cond.type)}", node,
+                      help="`if a:` (Warp's test of whether an array was passed) is supported on a kernel's "
+                           "array parameter only, alone or with `not`")
         if isinstance(cond.type, TileT):
             self.fail("TC0406", f"a tile cannot be a condition (got {describe(cond.type)}); reduce it first",
                       node, help="compare an element or a reduction, e.g. wp.tile_sum(t)[0] > 0")
@@ -699,7 +733,15 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         me = self.if_counter
         outer = self.path
         self.path = outer + ((me, 0),)
+        tested = _array_test(node.test)
+        tested_name, negated = tested if tested is not None and tested[0] in self.nullable else (None, False)
+        shown = set(self.non_null)
+        if tested_name is not None and not negated:
+            self.non_null.add(tested_name)  # `if a:` shows a passed in its body
         body = self.block(node.body)
+        self.non_null = set(shown)
+        if tested_name is not None and negated:
+            self.non_null.add(tested_name)  # `if not a: ... else:` shows it in the else
         self.path = outer + ((me, 1),)
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(node.orelse, cst.If):
@@ -708,6 +750,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             orelse = tuple(elif_)
         elif isinstance(node.orelse, cst.Else):
             orelse = self.block(node.orelse.body)
+        self.non_null = shown
         self.path = outer
         return ir.If(cond, body, orelse, self.span(node))
 
@@ -785,3 +828,37 @@ def _bound_names(node: cst.CSTNode) -> list[str]:
 
 
 __all__ = ["FunctionChecker", "Options", "Binding"]
+
+
+def _array_test(node: cst.BaseExpression) -> tuple[str, bool] | None:
+    """(name, negated) of a test `a` or `not a` on a bare name (parentheses aside); else None."""
+    negated = False
+    while isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        negated = not negated
+        node = node.expression
+    return (node.value, negated) if isinstance(node, cst.Name) else None
+
+
+def _tested_names(body: cst.BaseSuite) -> set[str]:
+    """The names an `if`/`elif` test of body tests alone (`if a:`, `if not a:`), nested blocks included."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.If):
+            tested = _array_test(node.test)
+            if tested is not None:
+                found.add(tested[0])
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # their own scopes
+        stack.extend(node.children)
+    return found
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """The block always leaves the kernel: its last statement is a `return`."""
+    stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = stmts[-1] if stmts else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], cst.Return)
+    return isinstance(last, cst.SimpleStatementSuite) and bool(last.body) and isinstance(last.body[-1], cst.Return)

@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..ir.types import INT32, ArrayT, Element, MatT, TupleT, Type, VecT, article, describe
+from ..ir.types import BOOL, INT32, ArrayT, Element, MatT, TupleT, Type, VecT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -74,6 +74,11 @@ def _shape(b: Bound) -> Type:
     return INT32
 
 
+def _valid(b: Bound) -> Type:
+    rules.array(b, "a")
+    return BOOL
+
+
 def _view(b: Bound) -> Type:
     """attrs["axes"]: per leading axis, ("i",) an index or ("s", has_start, has_stop, step) a slice;
     the *args are the indices and the given slice bounds, in order."""
@@ -123,6 +128,8 @@ OPS = [
            adj_cpp="extreme_take", variadic="args", effect=True),
     OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
            api=False),
+    OpSpec("array_valid", (A,), _valid, "array_valid",
+           "`if a:` on a kernel's array parameter: whether the launch passed an array (Warp's null test)", api=False),
     OpSpec("array_view", (A, Param("axes", "const")), _view, "array_view",
            "A[i] / A[a:b:s]: a view sharing the array's memory", variadic="indices", api=False),
     OpSpec("tid", (Param("count", "const", 1),), _tid, "tid",

@@ -346,6 +346,11 @@ def _shape(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(a[0].shape[call.attr("axis") % a[0].ndim])
 
 
+@impl("array_valid")
+def _valid(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.bool_(a[0] is not None)
+
+
 @impl("tid")
 def _tid(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     n = call.attr("count")

@@ -709,8 +709,8 @@ class Kernel:
             if adjoint:
                 return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
             return (_scalar(name, p["dtype"], value), None)
-        if adjoint and value is None:
-            return (_Array(), None)
+        if value is None and (adjoint or p.get("nullable")):
+            return (_Array(), None)  # a null array: the kernel tests it (`if a:`) before any use
         if p["kind"] == "descriptors":  # an output's elements may hold no array yet
             return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()),
                                 uploads)

@@ -1,0 +1,120 @@
+"""`if a:` on a kernel's array parameter: Warp's test of whether the launch passed an array (Warp
+passes None as a null array). Warp's example_tile_mlp writes its loss and its image only `if loss:` /
+`if out:`, and launches with None for the one it does not want.
+
+tilec marks such a parameter nullable (manifest `"nullable": true`): the loader passes None as a
+null array (every other array parameter still refuses None), and the checker lets the kernel use
+the parameter only where a test has shown it passed (TC0411 elsewhere), so a None never reaches
+memory."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build, compile_ir, first_error
+
+SOURCE = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float), loss: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i] * x[i]
+    if loss:
+        wp.atomic_add(loss, 0, v)
+    if not out:
+        return
+    out[i] = v * 2.0
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_a_tested_array_may_be_none_forward_and_adjoint(device):
+    mod = build(SOURCE, "nullable", target="cpu" if device == "cpu" else "cuda-emu")
+    x = np.arange(5, dtype=np.float32) - 2
+    loss, out = np.zeros(1, np.float32), np.zeros(5, np.float32)
+    mod.k.launch(dim=5, inputs=[x, None, out], device=device)
+    np.testing.assert_array_equal(out, 2 * x * x)
+    mod.k.launch(dim=5, inputs=[x, loss, None], device=device)
+    assert loss[0] == np.sum(x * x)
+    adj_x = np.zeros(5, np.float32)  # d(sum x^2)/dx = 2x, through the loss only (out is None)
+    mod.k.launch(dim=5, inputs=[x, loss, None], adj_inputs=[adj_x, np.ones(1, np.float32), None], adjoint=True,
+                 device=device)
+    np.testing.assert_array_equal(adj_x, 2 * x)
+    adj_x[:] = 0  # both passed: the out's adjoint (4x) adds to the loss's
+    mod.k.launch(dim=5, inputs=[x, loss, out], adj_inputs=[adj_x, np.ones(1, np.float32), np.ones(5, np.float32)],
+                 adjoint=True, device=device)
+    np.testing.assert_array_equal(adj_x, 6 * x)
+    with pytest.raises(TypeError, match="argument `x` must be a numpy array"):
+        mod.k.launch(dim=5, inputs=[None, loss, out], device=device)  # x is never tested: never None
+
+
+def test_the_manifest_marks_the_tested_arrays_nullable():
+    import json
+
+    from tilec.codegen import sources
+    from tilec.driver import generate
+
+    module = compile_ir(SOURCE, "nullable_meta")
+    flags = {"block_dim": 256, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    manifest = json.loads(generate(module, SOURCE, flags)["manifest.json"])
+    params = manifest["kernels"]["k"]["params"]
+    assert [p.get("nullable", False) for p in params] == [False, True, True]
+    assert sources  # (the module the manifest comes from)
+
+
+@pytest.mark.parametrize("body, where", [
+    ("    if loss:\n        loss[0] = 1.0\n    else:\n        loss[0] = 2.0\n", "10:9"),  # not shown in the else
+    ("    loss[0] = 1.0\n    if loss:\n        loss[0] = 2.0\n", "7:5"),  # before the test
+    ("    if not loss:\n        loss[0] = 2.0\n", "8:9"),  # shown absent
+    ("    if loss:\n        pass\n    n = loss.shape[0]\n", "9:9"),  # after the test's block
+])
+def test_a_tested_array_is_used_only_where_a_test_showed_it_passed(body, where):
+    source = ("import warp as wp\n\n\n@wp.kernel\ndef k(loss: wp.array(dtype=float)):\n    i = wp.tid()\n"
+              + body)
+    assert first_error(source) == (f"{where}: TC0411: `loss` may be None here: the kernel tests it (`if loss:`), "
+                                   "so a launch may pass None for it")
+
+
+def test_after_an_early_return_and_in_the_else_of_a_negated_test_it_was_passed():
+    source = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float), a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    if not b:
+        x[i] = 0.0
+    else:
+        b[i] = 1.0
+    if not a:
+        return
+    a[i] = a[i] + 1.0
+'''
+    kernel = compile_ir(source, "early_return").kernels[0]
+    from tilec import ir
+
+    tests = [x for s in ir.walk_stmts(kernel.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+             if isinstance(x, ir.OpCall) and x.op == "array_valid"]
+    assert [t.args[0].sym.name for t in tests] == ["b", "a"]
+
+
+def test_a_func_parameter_cannot_be_tested():
+    source = '''import warp as wp
+
+
+@wp.func
+def first(a: wp.array(dtype=float)) -> float:
+    if a:
+        return a[0]
+    return 0.0
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[0] = first(a)
+'''
+    assert first_error(source) == "6:8: TC0406: a condition must be a scalar, got a 1-d float32 array"
