@@ -23,13 +23,14 @@ from . import annotations as ann
 from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
-from .lower_structs import STRUCTISH, StructLowering, StructReturns
+from .lower_structs import STRUCTISH, StructLowering, StructReturns, TupleReturns
 from .lower_struct_tiles import StructTileLowering, StructTileStmts
 from .lower_values import ValueLowering
 from .lower_random import RandomLowering
 from .lower_matmul_scalars import ScaledMatmulLowering
 from .lower_tile_expand import TileExpandLowering
 from .lowering_host import LoweringHost
+from .tuple_returns import returned_count, statements, tuple_annotation
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -85,7 +86,7 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords, LoweringHost):
+                      TileExpandLowering, RewriteRecords, TupleReturns, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -143,7 +144,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
                              if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
         self.declared_ret = self.return_annotation()
-        if self.project is not None:
+        if self.project is not None and self.project.startswith("#"):  # one of several returned values
+            items = tuple_annotation(self.fd.node.returns.annotation if self.fd.node.returns else None)
+            self.declared_ret = self.item_annotation(items[int(self.project[1:])]) if items else None
+        elif self.project is not None:
             assert isinstance(self.declared_ret, StructT), self.declared_ret  # (module.instantiate's project)
             self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
         if self.adjoint_output is not None:
@@ -181,6 +185,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         node = returns.annotation
         if isinstance(node, cst.Name) and node.value == "None":
             return NONE
+        if tuple_annotation(node) is not None:
+            return None  # several values: each instance's is its item's (check)
         try:
             t = ann.annotation(node, self.scope)
         except ann.AnnotationError as e:
@@ -198,6 +204,15 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(t, TileT) and not t.is_concrete:
             return None  # shape variables: the body's return is checked against the call site
         return t
+
+    def item_annotation(self, node: cst.BaseExpression) -> ann.Declared | None:
+        """The type an item of a `-> tuple[...]` annotation names (None where it is unusable: reported)."""
+        try:
+            t = ann.annotation(node, self.scope)
+        except ann.AnnotationError as e:
+            self.diags.error("TC0409", f"return annotation: {e.message}", self.span(e.node))
+            return None
+        return None if t == ann.ANY else t
 
     # ------------------------------------------------------------ @wp.func_grad bodies
 
@@ -488,6 +503,20 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             for n, sym in zip(names, temps):
                 out.append(self.bind_name(n, ir.Var(sym, self.span(n)), node))
             return out
+        if isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) \
+                and value_node.func.value in self.scope.funcs and value_node.func.value not in self.env:
+            func = value_node.func.value
+            count = returned_count(self.scope.funcs[func])
+            if count is not None:  # a func returning several values (tuple_returns.py)
+                if count != len(names):
+                    self.fail("TC0303", f"cannot unpack the {count} values `{func}` returns into {len(names)} names",
+                              node)
+                stmts: list[ir.Stmt] = []
+                items: list[ir.Sym] = []
+                for item in self.unpacked_call(func, count, value_node):
+                    items.append(self.new_temp(item.type))
+                    stmts.append(ir.Assign(items[-1], item, self.span(value_node)))
+                return stmts + [self.bind_name(n, ir.Var(t, self.span(n)), node) for n, t in zip(names, items)]
         value = self.lower_value(value_node, len(names))
         if not isinstance(value.type, TupleT) or len(value.type.items) != len(names):
             self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
@@ -685,7 +714,17 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if node.value is not None:
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
-        value = None if node.value is None else self.expr(node.value)
+        if self.project is not None and self.project.startswith("#"):
+            value = self.expr(self.returned_item(node))  # one of several returned values (tuple_returns.py)
+        elif returned_count(self.fd) is not None:  # the func checked on its own: every value, none emitted
+            for item in node.value.elements if isinstance(node.value, cst.Tuple) else ():
+                self.expr(item.value)
+            self.project = "#0"
+            self.returned_item(node)  # (the same rule: every value at every return)
+            self.project = None
+            return []
+        else:
+            value = None if node.value is None else self.expr(node.value)
         if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):
             value = self.struct_return(value, node)  # one field of it per instance (lower_structs.py)
             if value is None:
@@ -715,8 +754,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         cond: ir.Expr = self.expr(node)
         if isinstance(cond.type, ArrayT):
             self.fail("TC0406", f"a condition must be a scalar, got {describe(cond.type)}", node,
-                      help="`if a:` (Warp's test of whether an array was passed) is supported on a kernel's "
-                           "array parameter only, alone or with `not`")
+                      help="an array is a condition only as `if a:` / `if not a:` on a kernel's array parameter "
+                           "(Warp's test of whether the launch passed one)")
         if isinstance(cond.type, TileT):
             self.fail("TC0406", f"a tile cannot be a condition (got {describe(cond.type)}); reduce it first",
                       node, help="compare an element or a reduction, e.g. wp.tile_sum(t)[0] > 0")
@@ -841,18 +880,8 @@ def _array_test(node: cst.BaseExpression) -> tuple[str, bool] | None:
 
 def _tested_names(body: cst.BaseSuite) -> set[str]:
     """The names an `if`/`elif` test of body tests alone (`if a:`, `if not a:`), nested blocks included."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.If):
-            tested = _array_test(node.test)
-            if tested is not None:
-                found.add(tested[0])
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue  # their own scopes
-        stack.extend(node.children)
-    return found
+    return {tested[0] for s in statements(body) if isinstance(s, cst.If)
+            for tested in [_array_test(s.test)] if tested is not None}
 
 
 def _leaves(body: cst.BaseSuite) -> bool:

@@ -222,10 +222,23 @@ class ExprLowering(LoweringHost):
             op = COMPARE.get(type(target.operator))
             if op is None:
                 self.fail("TC0401", "unsupported syntax: `is` / `in` comparisons", target.operator)
-            part = self.apply(op, [left, target.comparator], node)
+            operands = [self.expr(left), self.expr(target.comparator)]
+            part = self.make_op(op, self.compared(operands), {}, node, where=[left, target.comparator])
             result = part if result is None else self.make_op("and_", [result, part], {}, node)
             left = target.comparator
         return result
+
+    def compared(self, operands: list[ir.Expr]) -> list[ir.Expr]:
+        """A comparison's operands, scalars of two dtypes converted to one as C++ converts them (and
+        Warp compares them: `d < radius` of a float and an int compares floats, `i < n` of an int32
+        and a uint32 unsigned ints); arithmetic of mixed dtypes stays an error, as in Warp."""
+        a, b = operands
+        if not (isinstance(a.type, Scalar) and isinstance(b.type, Scalar)) or a.type == b.type \
+                or self.is_weak(a) or self.is_weak(b) or "bool" in (a.type.kind, b.type.kind):
+            return operands
+        common = _common_dtype(a.type, b.type)
+        return [e if e.type == common else ir.OpCall("cast", (e,), (("dtype", common),), common, e.span)
+                for e in operands]
 
     def apply(self, op: str, operand_nodes: list[cst.BaseExpression], node: cst.CSTNode) -> Lowered:
         operands = [self.expr(n) for n in operand_nodes]
@@ -308,3 +321,17 @@ class ExprLowering(LoweringHost):
                 value = wrap_int(cast(int, value), t)  # typed integer arithmetic wraps as it does at run time
             return ir.Const(value, t, self.span(node), weak=False)
         return self.const_expr(value, node)
+
+
+def _common_dtype(a: Scalar, b: Scalar) -> Scalar:
+    """C++'s usual arithmetic conversions of two scalar dtypes (float16 and bfloat16 compute in float32)."""
+    if a.is_float or b.is_float:
+        widest = max((x for x in (a, b) if x.is_float), key=lambda x: x.bits)
+        return FLOAT32 if widest.bits == 16 else widest
+    a, b = (INT32 if x.bits < 32 else x for x in (a, b))  # integer promotion
+    if a == b:
+        return a
+    if a.kind == b.kind:
+        return a if a.bits > b.bits else b
+    unsigned, signed = (a, b) if a.kind == "uint" else (b, a)
+    return unsigned if unsigned.bits >= signed.bits else signed

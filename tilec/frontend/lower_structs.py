@@ -520,3 +520,45 @@ def _effect(fn: ir.Function, funcs: dict[str, ir.Function]) -> ir.Stmt | None:
 def _leaves(t: Type) -> list[tuple[str, Type]]:
     """structs.leaves of a type that has them (a struct, an array or a tile of structs)."""
     return cast("list[tuple[str, Type]]", structs.leaves(t))
+
+
+class TupleReturns(LoweringHost):
+    """Funcs returning several values (`return a, b`, `-> tuple[...]`), unpacked by the caller
+    (`x, y = f(...)`): Warp's multiple return values. As for a func returning a struct, each value is
+    one instance of the func returning that item alone (`project` "#k"), so every later pass, its
+    adjoint included, sees funcs of one result; the body runs once per item, so such a func must have
+    no effects (array writes, atomics, prints) and update no tile in place."""
+
+    def unpacked_call(self, name: str, count: int, node: cst.Call) -> list[ir.Expr]:
+        """The `count` values of `name(...)`, one call of an item's instance each, in order."""
+        from .lower_call import _retype
+
+        fd = self.scope.funcs[name]
+        args: list[ir.Expr] = [self.expr(a.value) for a in node.args]
+        if any(a.keyword is not None for a in node.args) or len(args) != len(fd.node.params.params):
+            self.fail("TC0408", f"{name}: call a func returning several values with its positional arguments",
+                      node)
+        types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
+        calls: list[ir.Expr] = []
+        for k in range(count):
+            fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in node.args],
+                                         project=f"#{k}")
+            effect = _effect(fn, {f.name: f for f in self.module.order})
+            if effect is not None or fn.byref:
+                what = f"has effects (line {effect.span.line})" if effect is not None else "updates a tile argument in place"
+                self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and {what}; tilec "
+                          "evaluates such a func once per value", node,
+                          help="return the values and write the arrays or tiles in the caller")
+            flat = self.flatten_args(args, [a.value for a in node.args])
+            calls.append(ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
+                                 self.span(node)))
+            self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+        return calls
+
+    def returned_item(self, node: cst.Return) -> cst.BaseExpression:
+        """The item `self.project` ("#k") of a `return a, b` in an instance returning one value."""
+        k = int((self.project or "#0")[1:])
+        if not isinstance(node.value, cst.Tuple) or len(node.value.elements) <= k:
+            self.fail("TC0410", "a func returning several values returns them all at every `return` "
+                      "(`return a, b`)", node.value if node.value is not None else node)
+        return node.value.elements[k].value

@@ -30,6 +30,12 @@ MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float(
 # Python's builtins a module constant may call (of constants; results of other types are no constant).
 PYTHON_BUILTINS: dict[str, Callable[..., object]] = {"min": min, "max": max, "abs": abs, "int": int, "float": float,
                                                      "bool": bool, "round": round}
+# math's and numpy's functions of numbers a module constant may call (`DT = 0.95 * DX / math.sqrt(3.0)`),
+# as math computes them; numpy's give floats (np.floor(2.5) is 2.0).
+HOST_MATH: dict[str, Callable[..., object]] = {
+    name: getattr(math, name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
+                                           "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow",
+                                           "hypot", "radians", "degrees", "trunc")}
 
 
 @dataclass
@@ -123,21 +129,34 @@ class Scope:
         attr = self.api_attr(node)
         if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
             return MATH_CONSTANTS[attr]
-        if (isinstance(node, cst.Call) and self.api_attr(node.func) in ("constant", "static")
-                and len(node.args) == 1):
+        host = self.host_origin(node)
+        if host is not None and host[0] in ("math", "numpy") and host[1] in MATH_CONSTANTS:
+            return MATH_CONSTANTS[host[1]]  # `DOMAIN = 2 * np.pi`
+        if not isinstance(node, cst.Call):
+            return consts.NOT_CONST
+        if self.api_attr(node.func) in ("constant", "static") and len(node.args) == 1:
             return self.constant(node.args[0].value)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in PYTHON_BUILTINS \
-                and node.func.value not in self.bound and all(a.keyword is None and not a.star for a in node.args):
-            # `BATCH = min(1024, int(W * H / 8))`: Python computes it when Warp imports the module
-            args = [self.constant(a.value) for a in node.args]
-            if any(a is consts.NOT_CONST for a in args):
-                return consts.NOT_CONST
-            try:
-                value = PYTHON_BUILTINS[node.func.value](*args)
-            except (TypeError, ValueError, ArithmeticError):
-                return consts.NOT_CONST
-            return value if isinstance(value, (bool, int, float)) else consts.NOT_CONST
+        called = self.host_origin(node.func)
+        if called is not None and called[0] in ("math", "numpy") and called[1] in HOST_MATH:
+            value = self._applied(HOST_MATH[called[1]], node)
+            return float(value) if called[0] == "numpy" and isinstance(value, (int, float)) else value
+        if isinstance(node.func, cst.Name) and node.func.value in PYTHON_BUILTINS and node.func.value not in self.bound:
+            return self._applied(PYTHON_BUILTINS[node.func.value], node)  # `BATCH = min(1024, int(W * H / 8))`
         return consts.NOT_CONST
+
+    def _applied(self, fn: Callable[..., object], call: cst.Call) -> object:
+        """fn of the call's constant arguments, as Python computes it when Warp imports the module; a
+        number, else NOT_CONST."""
+        if any(a.keyword is not None or a.star for a in call.args):
+            return consts.NOT_CONST
+        args = [self.constant(a.value) for a in call.args]
+        if any(a is consts.NOT_CONST or isinstance(a, tuple) for a in args):
+            return consts.NOT_CONST
+        try:
+            value = fn(*args)
+        except (TypeError, ValueError, ArithmeticError):
+            return consts.NOT_CONST
+        return value if isinstance(value, (bool, int, float)) else consts.NOT_CONST
 
 
 def _dotted(node: cst.BaseExpression) -> str:
