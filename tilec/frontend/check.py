@@ -23,6 +23,7 @@ from . import annotations as ann
 from . import structs
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
+from .lower_math_rewrites import MathRewrites
 from .lower_structs import STRUCTISH, StructLowering, StructReturns, TupleReturns
 from .lower_struct_tiles import StructTileLowering, StructTileStmts
 from .lower_values import ValueLowering
@@ -86,7 +87,7 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords, TupleReturns, LoweringHost):
+                      TileExpandLowering, RewriteRecords, TupleReturns, MathRewrites, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,

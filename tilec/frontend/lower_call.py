@@ -19,6 +19,7 @@ from . import annotations as ann
 from . import consts
 from . import local_consts
 from . import suggest
+from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
@@ -119,8 +120,8 @@ class CallLowering(LoweringHost):
             return self.lower_scaled_matmul(node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
-        if api == "lerp":
-            return self.lower_lerp(node)
+        if api in MATH_REWRITES:  # lower_math_rewrites.py
+            return self.lower_math_rewrite(api, node)
         if warp_names.is_warp_builtin(api):
             note = warp_names.NOTES.get(api)
             self.fail("TC0430", f"`{api}` is a Warp builtin not supported by tilec yet", node.func,
@@ -131,32 +132,6 @@ class CallLowering(LoweringHost):
         what = "tile API operation" if suggest.is_tile_name(api) else "tile API function"
         self.fail("TC0302", f"unknown {what} `{api}`", node.func,
                   help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
-
-    def lower_lerp(self, node: cst.Call) -> Lowered:
-        """`wp.lerp(a, b, t)`: Warp's `a * (1 - t) + b * t`, in that order of operations, for float
-        scalars and for vectors, matrices and quaternions with a scalar t of their dtype; its adjoint
-        is that of the products and sums."""
-        names = ("a", "b", "t")
-        given: dict[str, cst.BaseExpression] = {}
-        for i, arg in enumerate(node.args):
-            key = arg.keyword.value if arg.keyword is not None else (names[i] if i < 3 else "")
-            if key not in names or key in given:
-                self.fail("TC0303", "lerp(a, b, t): takes the arguments a, b and t", arg)
-            given[key] = arg.value
-        if len(given) != 3:
-            self.fail("TC0303", "lerp(a, b, t): missing an argument", node)
-        a, b, t = (self.expr(given[k]) for k in names)
-        scalar = component_dtype(a.type) if isinstance(t.type, Scalar) else None
-        if not (isinstance(t.type, Scalar) and t.type.is_float) or scalar is None or not scalar.is_float \
-                or (scalar != t.type and not self.is_weak(t)) \
-                or (a.type != b.type and not (self.is_weak(a) or self.is_weak(b))):
-            self.fail("TC0201", "lerp(a, b, t): a and b must be floats, vectors, matrices or quaternions of one "
-                      "type and t a float scalar of their dtype", node)
-        one = ir.Const(1.0, t.type, self.span(node), weak=True)
-        rest: ir.Expr = self.make_op("sub", [one, t], {}, node, where=[None, given["t"]])
-        left: ir.Expr = self.make_op("mul", [a, rest], {}, node, where=[given["a"], given["t"]])
-        right: ir.Expr = self.make_op("mul", [b, t], {}, node, where=[given["b"], given["t"]])
-        return self.make_op("add", [left, right], {}, node, where=[given["a"], given["b"]])
 
     def lower_static(self, node: cst.Call) -> ir.Const:
         """`wp.static(expr)`: evaluated now, from module constants and literals only."""

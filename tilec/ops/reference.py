@@ -106,7 +106,8 @@ def _floordiv(a: Value, b: Value) -> Value:
 
 BINARY: dict[str, Callable[..., Any]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _div, "floordiv": _floordiv, "mod": _mod,
-    "pow": np.power, "min": lambda a, b: np.where(b < a, b, a), "max": lambda a, b: np.where(a < b, b, a),
+    "pow": np.power, "min": lambda a, b: np.where((a <= b) | (b != b), a, b),  # fmin / fmax, as Warp's
+    "max": lambda a, b: np.where((a >= b) | (b != b), a, b),
     "atan2": np.arctan2, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
     "lshift": np.left_shift, "rshift": np.right_shift, "lt": np.less, "le": np.less_equal, "gt": np.greater,
     "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal, "and_": np.logical_and, "or_": np.logical_or,
@@ -140,7 +141,7 @@ def _promote(call: ir.OpCall, args: Sequence[Value]) -> list[Value]:
 @impl("clamp")
 def _clamp(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     x, lo, hi = _promote(call, a)
-    return cast(np.where(np.where(x < lo, lo, x) > hi, hi, np.where(x < lo, lo, x)), call)
+    return cast(BINARY["min"](BINARY["max"](lo, x), hi), call)  # Warp's min(max(lo, x), hi), fmin / fmax
 
 
 @impl("select")

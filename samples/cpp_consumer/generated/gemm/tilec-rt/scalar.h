@@ -29,9 +29,17 @@ template <class T> TL_HD T mod(T a, T b) {
     else return b == 0 ? T(0) : a % b;
 }
 template <class T> TL_HD T sign(T a) { return T((a > T(0)) - (a < T(0))); }
-template <class T> TL_HD T min(T a, T b) { return b < a ? b : a; }
-template <class T> TL_HD T max(T a, T b) { return a < b ? b : a; }
-template <class T> TL_HD T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+// min and max of floats are C's fmin and fmax, as Warp's: the operand that is not NaN (NaN only when
+// both are); ties go to the first operand.
+template <class T> TL_HD T min(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return b < a ? b : a;
+    else return (a <= b) ? a : ((b == b) ? b : a);
+}
+template <class T> TL_HD T max(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return a < b ? b : a;
+    else return (a >= b) ? a : ((b == b) ? b : a);
+}
+template <class T> TL_HD T clamp(T x, T lo, T hi) { return min(max(lo, x), hi); }  // Warp's order (-0.0 vs 0.0)
 template <class T> TL_HD T abs(T a) { return a < T(0) ? -a : a; }
 template <class C, class T> TL_HD T select(C cond, T if_false, T if_true) { return cond ? if_true : if_false; }
 template <class C, class T> TL_HD T where(C cond, T if_true, T if_false) { return cond ? if_true : if_false; }
@@ -201,8 +209,8 @@ template <class T> TL_HD void adj_pow(T a, T b, T g, T& aa, T& ab) {
     ab += (a > T(0) ? std::pow(a, b) * std::log(a) : T(0)) * g;
 }
 // Ties send the gradient to the first operand, as tile_max ties go to the first index.
-template <class T> TL_HD void adj_min(T a, T b, T g, T& aa, T& ab) { if (b < a) ab += g; else aa += g; }
-template <class T> TL_HD void adj_max(T a, T b, T g, T& aa, T& ab) { if (a < b) ab += g; else aa += g; }
+template <class T> TL_HD void adj_min(T a, T b, T g, T& aa, T& ab) { if (a <= b || !(b == b)) aa += g; else ab += g; }
+template <class T> TL_HD void adj_max(T a, T b, T g, T& aa, T& ab) { if (a >= b || !(b == b)) aa += g; else ab += g; }
 template <class T> TL_HD void adj_atan2(T a, T b, T g, T& aa, T& ab) {
     T d = a * a + b * b;
     aa += g * b / d;

@@ -84,7 +84,7 @@ class Tape:
         """Before `launch` changes an array, the recorded launches that read it get a copy of its
         current contents for their replay."""
         changed = {id(v) for p, v in zip(kernel.params, launch.values)
-                   if p["kind"] == "array" and access.get(p["name"], ["write"]) != ["read"]}
+                   if p["kind"] == "array" and v is not None and access.get(p["name"], ["write"]) != ["read"]}
         for earlier, replay, _ in self.launches:
             for i, (p, v) in enumerate(zip(earlier.params, replay.values)):
                 if id(v) in changed and replay.replay_values[i] is v:
@@ -92,13 +92,14 @@ class Tape:
 
     def _overwritten(self, kernel, launch, access):
         """{param index: boolean mask of the elements this launch overwrites}."""
-        written = [i for i, p in enumerate(kernel.params)
-                   if p["kind"] == "array" and _is_float(p) and "write" in access.get(p["name"], ["write"])]
+        written = [i for i, p in enumerate(kernel.params)  # (None: a nullable array not passed)
+                   if p["kind"] == "array" and _is_float(p) and "write" in access.get(p["name"], ["write"])
+                   and launch.values[i] is not None]
         if not written:
             return {}
         scratch = list(launch.values)
         for i, p in enumerate(kernel.params):
-            if p["kind"] == "array" and access.get(p["name"], ["write"]) != ["read"]:
+            if p["kind"] == "array" and launch.values[i] is not None and access.get(p["name"], ["write"]) != ["read"]:
                 scratch[i] = _copy(launch.values[i], fill=np.nan if i in written else None)
         self._paused = True
         try:
@@ -157,7 +158,7 @@ class Tape:
                                      f"{target.shape}")
                 np.copyto(target, seed, casting="same_kind")
         for kernel, launch, overwritten in reversed(self.launches):
-            adjoints = [self.gradient(v) if p["kind"] == "array" and _is_float(p) else None
+            adjoints = [self.gradient(v) if p["kind"] == "array" and _is_float(p) and v is not None else None
                         for p, v in zip(kernel.params, launch.values)]
             launch(launch.replay_values, adjoints)
             for i, mask in overwritten.items():
