@@ -135,6 +135,14 @@ def _max_min(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
 
 
+@rule("copysign")
+def _copysign(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """d/da is +1 where a and b have the same sign bit, -1 elsewhere; b only through its sign (Warp's)."""
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    agree = C("mul", C("copysign", _k(a, 1), a), C("copysign", _k(b, 1), b))
+    return [(0, C("mul", g, agree))]
+
+
 @rule("atan2")
 def _atan2(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
@@ -173,6 +181,7 @@ _DERIVATIVES: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "cbrt": lambda a: C("div", _k(a, 1.0 / 3.0), C("mul", C("cbrt", a), C("cbrt", a))),
     "erf": lambda a: C("mul", _k(a, 1.1283791670955126), C("exp", C("neg", C("mul", a, a)))),
     "abs": lambda a: C("sign", a),
+    "frac": lambda a: _k(a, 1),  # x - trunc(x): 1 almost everywhere (Warp's frac has no gradient: 0)
 }
 # Derivatives in terms of the result r, used where the forward value is still held.
 _FROM_RESULT: dict[str, Callable[[ir.Expr], ir.Expr]] = {
@@ -185,7 +194,7 @@ for _name, _d in _DERIVATIVES.items():
     RULES[_name] = _unary(_name, _d)
 
 
-@rule("sign", "floor", "ceil", "round", "trunc")
+@rule("sign", "floor", "ceil", "round", "trunc", "rint", "bit_count")
 def _flat(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..ir.types import BOOL, Dim, Scalar, TileT, Type, describe
+from ..ir.types import BOOL, INT32, Dim, Scalar, TileT, Type, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -82,6 +82,7 @@ _BINARY = [
     ("min", "min", NUM, True, True, "the smaller of a and b"),
     ("max", "max", NUM, True, True, "the larger of a and b"),
     ("atan2", "atan2", FLOAT, True, True, "atan(a / b) in the right quadrant"),
+    ("copysign", "copysign", FLOAT, True, True, "a with the sign of b"),
     ("bit_and", "bit_and", INTS, True, False, "a & b"),
     ("bit_or", "bit_or", INTS, True, False, "a | b"),
     ("bit_xor", "bit_xor", INTS, True, False, "a ^ b"),
@@ -91,9 +92,9 @@ _BINARY = [
 _COMPARE = [("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")]
 _UNARY_FLOAT = [
     "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "sqrt", "cbrt", "floor", "ceil", "round", "trunc", "erf",
+    "sinh", "cosh", "tanh", "sqrt", "cbrt", "floor", "ceil", "round", "trunc", "erf", "rint", "frac",
 ]  # fmt: skip
-_NONDIFF_UNARY = {"floor", "ceil", "round", "trunc"}
+_NONDIFF_UNARY = {"floor", "ceil", "round", "trunc", "rint"}  # no gradient (zero almost everywhere)
 _UNARY_NUM = [("neg", "-a"), ("abs", "|a|"), ("sign", "-1, 0 or 1 by the sign of a")]
 
 
@@ -104,7 +105,7 @@ def _table() -> list[OpSpec]:
             OpSpec(
                 name, (LEFT, RIGHT), elementwise_rule(("left", "right"), kinds, tiles_ok=tiles_ok), cpp, doc,
                 adj_cpp=f"adj_{name}" if diff else None,
-                api=name in ("min", "max", "pow", "atan2", "add", "sub", "mul", "div"),
+                api=name in ("min", "max", "pow", "atan2", "copysign", "add", "sub", "mul", "div"),
                 elementwise=True,
             )
         )
@@ -124,6 +125,8 @@ def _table() -> list[OpSpec]:
                       "not_", "boolean not", api=False, elementwise=True))
     ops.append(OpSpec("invert", (A,), elementwise_rule(("a",), INTS), "invert", "~a",
                       api=False, elementwise=True))
+    ops.append(OpSpec("bit_count", (A,), elementwise_rule(("a",), ("int", "uint"), result=INT32), "bit_count",
+                      "the set bits of an integer (a signed one's two's complement), as int32", elementwise=True))
     for name in _UNARY_FLOAT:
         diff = name not in _NONDIFF_UNARY
         ops.append(

@@ -108,7 +108,7 @@ BINARY: dict[str, Callable[..., Any]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _div, "floordiv": _floordiv, "mod": _mod,
     "pow": np.power, "min": lambda a, b: np.where((a <= b) | (b != b), a, b),  # fmin / fmax, as Warp's
     "max": lambda a, b: np.where((a >= b) | (b != b), a, b),
-    "atan2": np.arctan2, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
+    "atan2": np.arctan2, "copysign": np.copysign, "bit_and": np.bitwise_and, "bit_or": np.bitwise_or, "bit_xor": np.bitwise_xor,
     "lshift": np.left_shift, "rshift": np.right_shift, "lt": np.less, "le": np.less_equal, "gt": np.greater,
     "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal, "and_": np.logical_and, "or_": np.logical_or,
     "step_ge": lambda a, b: (np.asarray(a) >= b).astype(np.asarray(a).dtype),
@@ -119,7 +119,8 @@ UNARY: dict[str, Callable[..., Any]] = {
     "cosh": np.cosh, "tanh": np.tanh, "sqrt": np.sqrt, "cbrt": np.cbrt, "floor": np.floor, "ceil": np.ceil,
     "round": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5), "trunc": np.trunc,
     "erf": np.vectorize(math.erf, otypes=[np.float64]), "neg": np.negative, "abs": np.abs, "sign": np.sign,
-    "not_": np.logical_not, "invert": np.invert,
+    "not_": np.logical_not, "invert": np.invert, "rint": np.rint, "frac": lambda a: a - np.trunc(a),
+    "bit_count": lambda a: np.bitwise_count(np.asarray(a).view(np.asarray(a).dtype.str.replace("i", "u"))),
 }  # fmt: skip
 for _n, _f in BINARY.items():
     IMPL[_n] = (lambda f: lambda ctx, call, a: cast(f(*_promote(call, a)), call))(_f)

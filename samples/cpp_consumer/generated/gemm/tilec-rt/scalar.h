@@ -175,7 +175,21 @@ TL_UNARY(ceil, std::ceil(x))
 TL_UNARY(round, std::round(x))
 TL_UNARY(trunc, std::trunc(x))
 TL_UNARY(erf, std::erf(x))
+TL_UNARY(rint, std::rint(x))  // halfway cases to even, as numpy.rint
 #undef TL_UNARY
+template <class T> TL_HD T frac(T x) { return T(x - std::trunc(x)); }  // Warp's x - trunc(x)
+template <class T> TL_HD T copysign(T a, T b) { return T(std::copysign(a, b)); }
+// The set bits of an integer, a signed one's as its two's complement (Warp's bit_count).
+template <class T> TL_HD int32_t bit_count(T x) {
+    using U = typename std::make_unsigned<T>::type;
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == 8) return __popcll(static_cast<unsigned long long>(U(x)));
+    else return __popc(static_cast<unsigned int>(U(x)));
+#else
+    if constexpr (sizeof(T) == 8) return __builtin_popcountll(static_cast<unsigned long long>(U(x)));
+    else return __builtin_popcount(static_cast<unsigned int>(U(x)));
+#endif
+}
 template <class T> TL_HD T pow(T a, T b) { return T(std::pow(a, b)); }
 template <class T> TL_HD T atan2(T a, T b) { return T(std::atan2(a, b)); }
 
@@ -211,6 +225,10 @@ template <class T> TL_HD void adj_pow(T a, T b, T g, T& aa, T& ab) {
 // Ties send the gradient to the first operand, as tile_max ties go to the first index.
 template <class T> TL_HD void adj_min(T a, T b, T g, T& aa, T& ab) { if (a <= b || !(b == b)) aa += g; else ab += g; }
 template <class T> TL_HD void adj_max(T a, T b, T g, T& aa, T& ab) { if (a >= b || !(b == b)) aa += g; else ab += g; }
+template <class T> TL_HD void adj_frac(T, T g, T& ax) { ax += g; }  // 1 almost everywhere (Warp: none)
+template <class T> TL_HD void adj_copysign(T a, T b, T g, T& aa, T&) {
+    aa += std::copysign(T(1), a) == std::copysign(T(1), b) ? g : -g;
+}
 template <class T> TL_HD void adj_atan2(T a, T b, T g, T& aa, T& ab) {
     T d = a * a + b * b;
     aa += g * b / d;
