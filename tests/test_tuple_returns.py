@@ -116,3 +116,21 @@ def k(x: wp.array(dtype=float)):
 '''
     assert first_error(source) == ("7:16: TC0410: a func returning several values returns them all at every "
                                    "`return` (`return a, b`)")
+
+
+def test_a_return_giving_more_values_than_the_annotation_says_is_refused():
+    source = '''import warp as wp
+
+
+@wp.func
+def two(g: float) -> tuple[float, float]:
+    return g, g, g
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    i = wp.tid()
+    p, q = two(x[i])
+'''
+    assert first_error(source) == ("6:12: TC0410: a func returning several values returns them all at every "
+                                   "`return` (`return a, b`)")

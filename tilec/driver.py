@@ -242,7 +242,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         runtime = shared_runtime(compiler, flags, headers, debug)
         if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
             runtime = pinned(runtime, tmp)
-        extern = runtime is not None and gemm_instances.uses_gemm((tmp / source).read_text(encoding="utf-8"))
+        text = (tmp / source).read_text(encoding="utf-8")
+        extern = runtime is not None and gemm_instances.uses_gemm(text)
         gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else [])
                                   + ([GEMM_EXTERN_FLAG] if extern else []), headers)
         link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
@@ -254,9 +255,9 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
-                if gch is None or runtime is None or not _compiled_as_objects(compiler, source, output, isa, runtime,
-                                                                              tmp, verbose, echo, extern, headers,
-                                                                              gch):
+                if gch is None or runtime is None or not _compiled_as_objects(compiler, source, text, output, isa,
+                                                                              runtime, tmp, verbose, echo, extern,
+                                                                              headers, gch):
                     if verbose:
                         echo(" ".join(cmd))
                     run_compiler(cmd, tmp, log_name, out)  # (a precompiled header made with extern's macro is ignored)
@@ -275,18 +276,19 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     return run
 
 
-def _compiled_as_objects(compiler: str, source: str, output: str, isa: str, runtime: Path, tmp: Path, verbose: bool,
-                         echo: Echo, extern: bool, headers: dict[str, str], gch: Path | None) -> bool:
+def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa: str, runtime: Path, tmp: Path,
+                         verbose: bool, echo: Echo, extern: bool, headers: dict[str, str], gch: Path | None) -> bool:
     """The library linked from objects: the module's entries split into translation units
     (backend_cpu/units.py) compiled at once on idle cores, and with `extern`, each unit compiled
     without gemm.h's instances, which come from their cached object (gemm_instances.py). False when
     there is nothing to do that way (one idle core, one entry, and no extern) or a step failed: the
     caller then compiles the whole file, whose errors it reports as always. The parts, objects and
-    the pinned instances are private names in tmp, removed here: they never reach the output."""
+    the pinned instances are private names in tmp, removed here: they never reach the output. text:
+    the source's."""
     import subprocess
 
     jobs = compile_jobs()
-    texts = units.split((tmp / source).read_text(encoding="utf-8"), jobs) if jobs > 1 else None
+    texts = units.split(text, jobs) if jobs > 1 else None
     if texts is None and not extern:
         return False
     stem = Path(source).stem

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -31,7 +31,8 @@ from .lower_random import RandomLowering
 from .lower_matmul_scalars import ScaledMatmulLowering
 from .lower_tile_expand import TileExpandLowering
 from .lowering_host import LoweringHost
-from .tuple_returns import returned_count, statements, tuple_annotation
+from .statement_walk import statements
+from .tuple_returns import returned_count, tuple_annotation
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -127,6 +128,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.indexed: dict[str, tuple[ir.Sym, list[ir.Sym]]] = {}  # indexed array parameter -> (base Sym, index Syms) (indexed.py)
         self.nullable: dict[str, ir.Sym] = {}  # kernel array parameter the body tests (`if a:`) -> its symbol
         self.non_null: set[str] = set()  # nullable parameters a test has shown passed, where the lowering is
+        self.returns_several: int | None = None  # a func returning several values: how many (tuple_returns.py)
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -144,6 +146,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if self.fd.kind == "kernel":
             self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
                              if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
+        else:
+            self.returns_several = returned_count(self.fd)
         self.declared_ret = self.return_annotation()
         if self.project is not None and self.project.startswith("#"):  # one of several returned values
             items = tuple_annotation(self.fd.node.returns.annotation if self.fd.node.returns else None)
@@ -715,15 +719,13 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if node.value is not None:
                 self.fail("TC0403", "a kernel cannot return a value; write results into an array", node.value)
             return [ir.Return(None, self.span(node))]
-        if self.project is not None and self.project.startswith("#"):
-            value = self.expr(self.returned_item(node))  # one of several returned values (tuple_returns.py)
-        elif returned_count(self.fd) is not None:  # the func checked on its own: every value, none emitted
-            for item in node.value.elements if isinstance(node.value, cst.Tuple) else ():
-                self.expr(item.value)
-            self.project = "#0"
-            self.returned_item(node)  # (the same rule: every value at every return)
-            self.project = None
+        several = self.returns_several
+        if several is not None and self.project is None:  # the func checked on its own: every value, none emitted
+            for k in range(several):
+                self.expr(self.returned_item(node, k, several))
             return []
+        if several is not None:  # an instance returning one of the values (tuple_returns.py)
+            value = self.expr(self.returned_item(node, int(cast(str, self.project)[1:]), several))
         else:
             value = None if node.value is None else self.expr(node.value)
         if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):
@@ -887,8 +889,6 @@ def _tested_names(body: cst.BaseSuite) -> set[str]:
 
 def _leaves(body: cst.BaseSuite) -> bool:
     """The block always leaves the kernel: its last statement is a `return`."""
-    stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = stmts[-1] if stmts else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return bool(last.body) and isinstance(last.body[-1], cst.Return)
-    return isinstance(last, cst.SimpleStatementSuite) and bool(last.body) and isinstance(last.body[-1], cst.Return)
+    last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else body
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ()
+    return bool(smalls) and isinstance(smalls[-1], cst.Return)

@@ -21,6 +21,7 @@ from . import local_consts
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
+from .tuple_returns import returned_count
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
 
@@ -508,8 +509,6 @@ class CallLowering(LoweringHost):
         overloads = self.scope.func_overloads.get(name, [])
         if len(arg_nodes) != len(params) and not (len(overloads) > 1 and fd in overloads):  # else: by count too
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
-        from .tuple_returns import returned_count
-
         count = returned_count(fd)
         if count is not None:
             self.fail("TC0303", f"`{name}` returns {count} values; unpack them where it is called "

@@ -38,9 +38,15 @@ class MathRewrites(LoweringHost):
         if len(given) != len(names):
             self.fail("TC0303", f"{api}({', '.join(names)}): missing an argument", node)
         args = [self.expr(given[k]) for k in names]
-        op = getattr(self, f"_rewrite_{api}")
-        result: Lowered = op(node, given, *args)
-        return result
+        if api == "lerp":
+            return self._lerp(node, given, *args)
+        if api == "smoothstep":
+            return self._smoothstep(node, given, *args)
+        if api in ("step", "nonzero"):
+            return self._flag(node, given, args[0], negative=api == "step")
+        if api in ("isnan", "isinf", "isfinite"):
+            return self._classified(api, node, given, args[0])
+        return self._angle(api, node, given, args[0], RAD_TO_DEG if api == "degrees" else DEG_TO_RAD)
 
     def _op(self, op: str, operands: list[ir.Expr], node: cst.Call, where: list[cst.BaseExpression | None]) -> ir.Expr:
         made: ir.Expr = self.make_op(op, operands, {}, node, where=where)
@@ -51,7 +57,7 @@ class MathRewrites(LoweringHost):
             self.fail("TC0201", f"{api}: takes float scalars, got {value.type}", node)
         return value.type
 
-    def _rewrite_lerp(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr, b: ir.Expr,
+    def _lerp(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr, b: ir.Expr,
                       t: ir.Expr) -> ir.Expr:
         scalar = component_dtype(a.type) if isinstance(t.type, Scalar) else None
         if not (isinstance(t.type, Scalar) and t.type.is_float) or scalar is None or not scalar.is_float \
@@ -65,7 +71,7 @@ class MathRewrites(LoweringHost):
         right = self._op("mul", [b, t], node, [given["b"], given["t"]])
         return self._op("add", [left, right], node, [given["a"], given["b"]])
 
-    def _rewrite_smoothstep(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr, b: ir.Expr,
+    def _smoothstep(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr, b: ir.Expr,
                             x: ir.Expr) -> ir.Expr:
         """t = clamp((x - a) / (b - a), 0, 1); t * t * (3 - 2 * t)."""
         dt = self._float_scalar("smoothstep", x, node) if not self.is_weak(x) else \
@@ -88,12 +94,6 @@ class MathRewrites(LoweringHost):
         test = self._op("lt" if negative else "ne", [x, zero], node, [given["x"], None])
         return self._op("where", [test, ir.Const(1, dt, span), ir.Const(0, dt, span)], node, [None, None, None])
 
-    def _rewrite_step(self, node: cst.Call, given: dict[str, cst.BaseExpression], x: ir.Expr) -> ir.Expr:
-        return self._flag(node, given, x, negative=True)
-
-    def _rewrite_nonzero(self, node: cst.Call, given: dict[str, cst.BaseExpression], x: ir.Expr) -> ir.Expr:
-        return self._flag(node, given, x, negative=False)
-
     def _classified(self, api: str, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr) -> ir.Expr:
         """isnan: a != a; isinf: |a| == inf; isfinite: |a| < inf (false for NaN). Integers: no NaN, no inf."""
         if not isinstance(a.type, Scalar):
@@ -107,15 +107,6 @@ class MathRewrites(LoweringHost):
         size = self._op("abs", [a], node, [given["a"]])
         return self._op("eq" if api == "isinf" else "lt", [size, inf], node, [given["a"], None])
 
-    def _rewrite_isnan(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr) -> ir.Expr:
-        return self._classified("isnan", node, given, a)
-
-    def _rewrite_isinf(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr) -> ir.Expr:
-        return self._classified("isinf", node, given, a)
-
-    def _rewrite_isfinite(self, node: cst.Call, given: dict[str, cst.BaseExpression], a: ir.Expr) -> ir.Expr:
-        return self._classified("isfinite", node, given, a)
-
     def _angle(self, api: str, node: cst.Call, given: dict[str, cst.BaseExpression], x: ir.Expr,
                factor: float) -> ir.Expr:
         """x times the conversion factor, computed in float64 and rounded to x's dtype once (Warp multiplies
@@ -125,9 +116,3 @@ class MathRewrites(LoweringHost):
         wide = x if dt == FLOAT64 else ir.OpCall("cast", (x,), (("dtype", FLOAT64),), FLOAT64, span)
         product = self._op("mul", [wide, ir.Const(factor, FLOAT64, span)], node, [given["x"], None])
         return product if dt == FLOAT64 else ir.OpCall("cast", (product,), (("dtype", dt),), dt, span)
-
-    def _rewrite_degrees(self, node: cst.Call, given: dict[str, cst.BaseExpression], x: ir.Expr) -> ir.Expr:
-        return self._angle("degrees", node, given, x, RAD_TO_DEG)
-
-    def _rewrite_radians(self, node: cst.Call, given: dict[str, cst.BaseExpression], x: ir.Expr) -> ir.Expr:
-        return self._angle("radians", node, given, x, DEG_TO_RAD)

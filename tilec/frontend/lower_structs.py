@@ -555,10 +555,9 @@ class TupleReturns(LoweringHost):
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return calls
 
-    def returned_item(self, node: cst.Return) -> cst.BaseExpression:
-        """The item `self.project` ("#k") of a `return a, b` in an instance returning one value."""
-        k = int((self.project or "#0")[1:])
-        if not isinstance(node.value, cst.Tuple) or len(node.value.elements) <= k:
+    def returned_item(self, node: cst.Return, k: int, count: int) -> cst.BaseExpression:
+        """Item k of a `return a, b` of a func returning `count` values."""
+        if not isinstance(node.value, cst.Tuple) or len(node.value.elements) != count:
             self.fail("TC0410", "a func returning several values returns them all at every `return` "
                       "(`return a, b`)", node.value if node.value is not None else node)
         return node.value.elements[k].value

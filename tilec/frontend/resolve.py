@@ -8,9 +8,9 @@ constants hold evaluated Python values.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -261,7 +261,7 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
                 _bind(scope, item, part, parsed)
             return
         for item in items:  # unpacked at run time: host values
-            _bind(scope, item, cst.Name("None"), parsed)
+            _bind_host(scope, item)
         return
     if not isinstance(target, cst.Name):
         return  # an attribute or item of a host object
@@ -270,20 +270,27 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
     constant = typed[0] if typed is not None else scope.constant(value)
     type_alias = _type_alias(scope, value) if constant is consts.NOT_CONST else None
     vector = _value_constant(scope, value, parsed) if constant is consts.NOT_CONST and type_alias is None else None
-    scope.bound.add(name)
-    scope.value_constants.pop(name, None)
+    _bind_host(scope, target)  # what the name was before goes
     if vector is not None:
         scope.value_constants[name] = vector
-    scope.type_aliases.pop(name, None)
-    scope.typed_constants.pop(name, None)
     if typed is not None:
         scope.typed_constants[name] = typed[1]
     if type_alias is not None:
         scope.type_aliases[name] = type_alias
-    if constant is consts.NOT_CONST:
-        scope.constants.pop(name, None)  # host value: not a constant
-    else:
+    if constant is not consts.NOT_CONST:
         scope.constants[name] = constant
+
+
+def _bind_host(scope: Scope, target: cst.BaseExpression) -> None:
+    """target's names (an unpacking's too) bound to host values: whatever constant, typed or vector
+    constant or type alias they were before is gone."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _bind_host(scope, element.value)
+    elif isinstance(target, cst.Name):
+        scope.bound.add(target.value)
+        for table in (scope.constants, scope.typed_constants, scope.value_constants, scope.type_aliases):
+            table.pop(target.value, None)
 
 
 def _typed_scalar(scope: Scope, value: cst.BaseExpression) -> tuple[bool | int | float, Scalar] | None:
@@ -368,7 +375,7 @@ def _literal(value: object) -> cst.BaseExpression | None:
     if isinstance(value, int):
         node: cst.BaseExpression = cst.Integer(str(abs(value)))
     elif isinstance(value, float) and math.isfinite(value):
-        node = cst.Float(repr(abs(value)) if "e" in repr(abs(value)) or "." in repr(abs(value)) else f"{abs(value)!r}.0")
+        node = cst.Float(repr(abs(value)))  # a finite float's repr has a "." or an exponent
     else:
         return None
     return cst.UnaryOperation(operator=cst.Minus(), expression=node) if value < 0 or (

@@ -1,15 +1,14 @@
 """Funcs returning several values (`return a, b`, `-> tuple[float, float]`): which funcs do, and
-how many values (the lowering is lower_structs.TupleReturns); and the statement walk the checker's
-scans of a body use."""
+how many values (the lowering is lower_structs.TupleReturns)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from collections.abc import Iterator
+from .statement_walk import statements
 
+if TYPE_CHECKING:
     from .resolve import FuncDef
 
 
@@ -36,34 +35,3 @@ def returned_count(fd: FuncDef) -> int | None:
                for s in statements(fd.node.body) if isinstance(s, cst.Return)}
     count = lengths.pop() if len(lengths) == 1 else 1
     return count if count >= 2 else None
-
-
-def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
-    """Every statement of a body, small and compound, nested blocks included, nested defs and classes
-    excluded (their own scopes). Statement by statement: libcst's `children` of every node made
-    scans of a long kernel cost a thousand calls per line."""
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            stack.extend(reversed(node.body))
-        elif isinstance(node, cst.SimpleStatementLine):
-            yield from node.body
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        elif isinstance(node, cst.BaseCompoundStatement):
-            yield node
-            blocks: list[cst.CSTNode] = [node.body]
-            orelse = getattr(node, "orelse", None)
-            if isinstance(orelse, (cst.If, cst.Else)):
-                blocks.append(orelse if isinstance(orelse, cst.If) else orelse.body)
-            for handler in getattr(node, "handlers", ()):
-                blocks.append(handler.body)
-            final = getattr(node, "finalbody", None)
-            if final is not None:
-                blocks.append(final.body)
-            stack.extend(reversed(blocks))
-        else:
-            yield node
-
-

@@ -1,0 +1,35 @@
+"""The statements of a function body, nested blocks included, without libcst's per-node walk."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+
+def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
+    """Every statement of a body, small and compound, nested blocks included, nested defs and classes
+    excluded (their own scopes). Statement by statement: libcst's `children` of every node made
+    scans of a long kernel cost a thousand calls per line."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            stack.extend(reversed(node.body))
+        elif isinstance(node, cst.SimpleStatementLine):
+            yield from node.body
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(node, cst.BaseCompoundStatement):
+            yield node
+            blocks: list[cst.CSTNode] = [node.body]
+            orelse = getattr(node, "orelse", None)
+            if isinstance(orelse, (cst.If, cst.Else)):
+                blocks.append(orelse if isinstance(orelse, cst.If) else orelse.body)
+            for handler in getattr(node, "handlers", ()):
+                blocks.append(handler.body)
+            final = getattr(node, "finalbody", None)
+            if final is not None:
+                blocks.append(final.body)
+            stack.extend(reversed(blocks))
+        else:
+            yield node
