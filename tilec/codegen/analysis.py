@@ -14,7 +14,8 @@ PER_LANE_ATOMICS = {"array_atomic_add", "array_atomic_sub", "atomic_add", "atomi
                     "array_atomic_and", "array_atomic_or", "array_atomic_xor"}
 
 
-def _exprs(fn: ir.Function) -> Iterator[ir.Expr]:
+def all_exprs(fn: ir.Function) -> Iterator[ir.Expr]:
+    """Every expression node of fn's statements, nested blocks included."""
     for s in ir.walk_stmts(fn.body):
         for e in ir.stmt_exprs(s):
             yield from ir.walk_expr(e)
@@ -100,7 +101,7 @@ def partial_block_limit(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> in
 
     def visit(f: ir.Function) -> None:
         nonlocal most
-        for e in _exprs(f):
+        for e in all_exprs(f):
             if not isinstance(e, ir.OpCall):
                 continue
             if e.op in PARTIAL_SAFE_TILE_OPS:

@@ -253,7 +253,7 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
 
 def _tested_arrays(fn: ir.Function) -> set[ir.Sym]:
     """The array parameters the kernel tests with `if a:` (array_valid): a launch may pass None."""
-    return {x.args[0].sym for s in ir.walk_stmts(fn.body) for e in ir.stmt_exprs(s) for x in ir.walk_expr(e)
+    return {x.args[0].sym for x in analysis.all_exprs(fn)
             if isinstance(x, ir.OpCall) and x.op == "array_valid" and isinstance(x.args[0], ir.Var)}
 
 
