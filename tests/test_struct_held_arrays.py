@@ -404,6 +404,9 @@ def test_warp_arrays_of_structs_holding_arrays(tmp_path, monkeypatch):
     inp = wp.array(items, dtype=prog.Payload, device="cpu")
     keys = np.arange(7, -1, -1, dtype=np.int32)
     out = wp.empty(8, dtype=prog.Payload, device="cpu")  # uninitialised records: stored before read
+    garbage = out.numpy()  # what wp.empty may hold: a record that reads as a 1-d array at a misaligned address
+    garbage["data"]["data"][7], garbage["data"]["ndim"][7] = 0x1003, 1
+    assert out.numpy()["data"]["data"][7] == 0x1003  # (the view is the array's memory)
     mod.sort_payloads.launch_tiled(dim=1, inputs=[inp, keys, out], block_dim=32)
     records = out.numpy()
     assert [int(r) for r in records["data"]["data"]] == [arrays[7 - k].ptr for k in range(8)]

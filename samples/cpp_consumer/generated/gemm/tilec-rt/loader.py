@@ -1094,11 +1094,12 @@ def _warp_descriptors(name, p, records, unset, device, uploads=None):
             if not unset:
                 raise ValueError(f"{where} holds no array (a Warp array_t without data)")
             continue
-        if r["ndim"] != n:
-            if unset:
-                continue  # an output element Warp left uninitialised (wp.empty): stored before it is read
-            raise ValueError(f"{where} holds a {int(r['ndim'])}-d array, the field is {n}-d")
-        if r["data"] % itemsize or any(int(st) % itemsize for st in r["strides"][:n]):
+        misaligned = r["data"] % itemsize or any(int(st) % itemsize for st in r["strides"][:n])
+        if r["ndim"] != n or misaligned:
+            if unset:  # an output element Warp left uninitialised (wp.empty), whatever its bytes look like
+                continue  # (no Warp array is misaligned): stored before it is read
+            if r["ndim"] != n:
+                raise ValueError(f"{where} holds a {int(r['ndim'])}-d array, the field is {n}-d")
             raise ValueError(f"{where} is not aligned to its element size")
         table[index] = (r["data"], tuple(int(x) for x in r["shape"][:n]), tuple(int(x) for x in r["strides"][:n]))
         known.append((table[index].tobytes(), np.array(r, copy=True)))
