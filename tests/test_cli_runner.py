@@ -304,13 +304,16 @@ def test_each_kernel_adjoint_is_derived_once_per_command(tmp_path, monkeypatch, 
     from tilec.codegen import sources
 
     derived: list[str] = []
-    real = sources.adjoint_kernel
 
-    def counting(kernel, *args, **kwargs):
-        derived.append(kernel.name)
-        return real(kernel, *args, **kwargs)
+    def counting(real):
+        def derivation(kernel, *args, **kwargs):
+            derived.append(kernel.name)
+            return real(kernel, *args, **kwargs)
+        return derivation
 
-    monkeypatch.setattr(sources, "adjoint_kernel", counting)
+    # a SIMT kernel's adjoint comes from adjoint_kernel, a tile kernel's from derive
+    monkeypatch.setattr(sources, "adjoint_kernel", counting(sources.adjoint_kernel))
+    monkeypatch.setattr(sources, "derive", counting(sources.derive))
     out = ("-o", tmp_path / "out") if command[0] == "build" else ()
     result = run(*command, GEMM, *out)
     assert result.exit_code == (1 if "--check" in command else 0), result.output  # --check: nothing built yet

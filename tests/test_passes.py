@@ -184,13 +184,16 @@ def test_a_build_differentiates_each_kernel_once(monkeypatch):
     derived = Counter()
 
     def counting(real):
-        def adjoint_kernel(kernel, module, lanes=False, **kw):
+        def derivation(kernel, module, lanes=False, **kw):
             derived[kernel.name, lanes] += 1
             return real(kernel, module, lanes, **kw)
-        return adjoint_kernel
+        return derivation
 
+    # a SIMT kernel's adjoint comes from adjoint_kernel, a tile kernel's from derive (its GPU form
+    # is made from the derivation before it is normalized)
     monkeypatch.setattr(sources, "adjoint_kernel", counting(sources.adjoint_kernel))
-    assert not hasattr(cuda_emit, "adjoint_kernel")  # the CUDA plan derives nothing of its own
+    monkeypatch.setattr(sources, "derive", counting(sources.derive))
+    assert not hasattr(cuda_emit, "adjoint_kernel") and not hasattr(cuda_emit, "derive")  # the CUDA plan derives nothing of its own
     source = """
 import warp as wp
 

@@ -40,4 +40,4 @@ def test_positions_match_libcst(source):
     expected = _reference(tree)
     got = node_positions(tree)
     assert len(got) == len(expected)
-    assert {node: got.get(node) for node in expected} == expected
+    assert {node: got.get(id(node)) for node in expected} == expected

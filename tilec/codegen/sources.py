@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__, ir, naming
 from ..ir.types import BOOL, ArrayT, MatT, Scalar, StructT, Type, VecT
 from . import analysis, structs
-from ..passes.autodiff import adjoint_kernel
+from ..passes.autodiff import adjoint_kernel, derive
 from ..passes.lane_ops import block_tile_form
 from ..passes.one_lane import cpu_rewrites, lanes_may_differ, tidy_one_lane
 from ..diagnostics import Diagnostic, NotDifferentiable
@@ -161,16 +161,26 @@ def plan_kernels(module: ir.Module) -> list[KernelPlan]:
         # adjoint's one-lane form (one_lane.py). Without tiles, lanes change nothing.
         lanes = facts["lanes"] or facts["tiled"]
         try:
-            lane_takes: set[ir.Sym] = set()
-            derived = adjoint_kernel(k, module, lanes, lane_takes=lane_takes)
-            one = lanes and not facts["lanes"] and not lanes_may_differ(derived)
-            gpu = block_tile_form(derived)  # tiles are the block's on the GPU: their lane ops are copies
-            cpu = derived
+            if not lanes:
+                derived = adjoint_kernel(k, module)
+                plans.append(KernelPlan(k, derived, lanes_adjoint=derived))
+                continue
+            derivation = derive(k, module, lanes=True)
+            # The CPU runs the lanes adjoint as one lane per block unless the kernel has per-lane
+            # values or its lanes may hold different partial adjoints of a tile.
+            one = not facts["lanes"] and not lanes_may_differ(derivation.adjoint)
+            if one and not derivation.customs:  # the GPU's form made directly (Derivation.finished)
+                gpu = derivation.finished(module, strip_tile_lane_ops=True)
+                cpu = None
+            else:
+                cpu = derivation.finished(module)
+                gpu = block_tile_form(cpu)  # tiles are the block's on the GPU: their lane ops are copies
             if one:
-                tidied, lanes_free, ops = tidy_one_lane(gpu, lane_takes)
+                tidied, lanes_free, ops = tidy_one_lane(gpu, derivation.lane_takes)
                 cpu = cpu_rewrites(tidied, ops)
                 if lanes_free:  # nothing left that only lanes need: the GPU runs the tidied form too
                     gpu = tidied
+            assert cpu is not None
             plans.append(KernelPlan(k, cpu, lanes_adjoint=gpu))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))

@@ -31,6 +31,8 @@ def summed_arrays(fn: ir.Function) -> dict[ir.Sym, TileT]:
         if isinstance(e, ir.OpCall) and e.op == "tile_atomic_add" and isinstance(e.args[0], ir.Var):
             if e.args[0].sym in arrays:
                 adds[e.args[0].sym].append(e)
+    if not any(adds.values()):
+        return {}  # nothing added to an array: the walks below would find nothing
     uses = ir.use_counts(fn.body)  # every read of a symbol, an add's array operand included
     deps = _block_dependence(fn)
     coords: frozenset[int] = frozenset().union(*deps.values())

@@ -304,7 +304,7 @@ class ModuleChecker:
         notes = []
         for candidate in scope.func_overloads[name]:
             params = ", ".join(" ".join(code(p).split()).rstrip(",") for p in candidate.node.params.params)
-            line = self.parsed.positions()[candidate.node.name][0]
+            line = self.parsed.positions()[id(candidate.node.name)][0]
             notes.append(f"candidate (line {line}): {name}({params})")
         self.diags.error("TC0408", f"no overload of `{name}` takes ({got})", span, notes=tuple(notes))
 

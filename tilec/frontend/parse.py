@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -22,9 +22,12 @@ class Parsed:
     filename: str  # as the user gave it
     source: str
     tree: cst.Module
-    _positions: Mapping[cst.CSTNode, tuple[int, int, int, int]] | None = None  # node -> (line, column, end line, end column), computed on first use
+    _positions: dict[int, tuple[int, int, int, int]] | None = None  # id(node) -> (line, column, end line, end column), computed on first use
+    _placed: list[cst.CSTNode] = field(default_factory=list)  # nodes place_like gave a position: alive while their id is a key
 
-    def positions(self) -> Mapping[cst.CSTNode, tuple[int, int, int, int]]:
+    def positions(self) -> Mapping[int, tuple[int, int, int, int]]:
+        """id(node) -> (line, column, end line, end column) of every node of the tree (which
+        keeps the ids valid) and of the nodes place_like placed."""
         if self._positions is None:
             try:
                 self._positions = node_positions(self.tree)
@@ -34,7 +37,7 @@ class Parsed:
 
     def span(self, node: cst.CSTNode) -> Span:
         def resolve() -> tuple[int, int, int, int]:
-            line, column, end_line, end_column = self.positions()[node]
+            line, column, end_line, end_column = self.positions()[id(node)]
             return (line, column + 1, end_line, end_column + 1)
 
         return Span(resolve=resolve)
@@ -42,9 +45,12 @@ class Parsed:
     def place_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
         """Gives a node tilec made from the user's (an annotation with values substituted) the
         position of the one it replaces, so diagnostics at it point into the file."""
-        positions = self.positions()
-        if original in positions and isinstance(positions, dict):
-            positions.setdefault(made, positions[original])
+        self.positions()
+        positions = self._positions
+        assert positions is not None  # just computed
+        if id(original) in positions and id(made) not in positions:
+            positions[id(made)] = positions[id(original)]
+            self._placed.append(made)
 
 
 MAX_EXPRESSION_DEPTH = 1000

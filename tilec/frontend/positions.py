@@ -1,14 +1,15 @@
 """Source positions of every libcst node, as libcst's PositionProvider computes them, in one pass.
 
-`node_positions(tree)` -> {node: (line, column, end_line, end_column)}: lines 1-based, columns
+`node_positions(tree)` -> {id(node): (line, column, end_line, end_column)}: lines 1-based, columns
 0-based, the same syntactic ranges (and the same line model: `\\r\\n`, `\\r` and `\\n` each end a
 line) as `MetadataWrapper(tree).resolve(PositionProvider)`, which tests/test_positions.py checks.
 
 Why not the provider itself: it re-renders the module through a codegen state that builds two
 dataclass positions per node, a generator-based context manager per expression and a regex split
 per token, and its wrapper first walks the whole tree once more for batchable providers (there
-are none). That was a third of emitting a 2,000-statement kernel. This state records plain tuples
-and is otherwise the same protocol: nodes call `add_token`, `before_codegen`/`after_codegen` and
+are none). That was a third of emitting a 2,000-statement kernel. This state records plain tuples,
+keyed by the node's id (a libcst node's hash is a Python method: two calls per node were a third
+of this pass; the ids hold while the tree lives), and is otherwise the same protocol: nodes call `add_token`, `before_codegen`/`after_codegen` and
 `record_syntactic_position` while rendering themselves.
 """
 from __future__ import annotations
@@ -23,22 +24,24 @@ Position = tuple[int, int, int, int]  # line, column, end line, end column (colu
 _NEWLINE = re.compile(r"\r\n?|\n")  # libcst's line model (position_provider.NEWLINE_RE)
 
 
-def node_positions(tree: cst.Module) -> dict[cst.CSTNode, Position]:
-    """Every node of `tree` -> its syntactic range (see the module docstring)."""
+def node_positions(tree: cst.Module) -> dict[int, Position]:
+    """id(node) of every node of `tree` -> its syntactic range (see the module docstring): valid
+    while `tree` lives."""
     state = _PositionState(tree.default_indent, tree.default_newline)
     tree._codegen(state)  # type: ignore[arg-type]  # the codegen protocol, duck-typed
     return state.computed
 
 
 class _Syntactic:
-    """`record_syntactic_position`'s context: the range of what renders inside it, or the start
-    of `start_node` / the end of `end_node` where a node's syntax begins or ends at a child."""
+    """`record_syntactic_position`'s context, one per state: the range of what renders inside it,
+    or the start of `start_node` / the end of `end_node` where a node's syntax begins or ends at a
+    child. Contexts nest strictly, so each entry is a tuple on the state's stack (an object per
+    expression node was a tenth of this pass)."""
 
-    __slots__ = ("state", "node", "start_node", "end_node", "line", "column")
+    __slots__ = ("state",)
 
-    def __init__(self, state: _PositionState, node: Any, start_node: Any, end_node: Any):
-        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
-        self.line, self.column = state.line, state.column
+    def __init__(self, state: _PositionState):
+        self.state = state
 
     def __enter__(self) -> None:
         return None
@@ -46,16 +49,17 @@ class _Syntactic:
     def __exit__(self, *exc: object) -> None:
         state = self.state
         computed = state.computed
-        start = computed[self.start_node] if self.start_node is not None else (self.line, self.column)
-        end = computed[self.end_node][2:] if self.end_node is not None else (state.line, state.column)
-        computed[self.node] = (start[0], start[1], end[0], end[1])
+        node, start_node, end_node, line, column = state.syntactic.pop()
+        start = computed[id(start_node)] if start_node is not None else (line, column)
+        end = computed[id(end_node)][2:] if end_node is not None else (state.line, state.column)
+        computed[id(node)] = (start[0], start[1], end[0], end[1])
 
 
 class _PositionState:
     """The codegen state libcst nodes render into, tracking line and column instead of text."""
 
     __slots__ = ("default_indent", "default_newline", "provider", "indent_tokens", "tokens", "line",
-                 "column", "stack", "computed")
+                 "column", "stack", "computed", "syntactic", "recorder")
 
     def __init__(self, default_indent: str, default_newline: str):
         self.default_indent = default_indent
@@ -66,7 +70,9 @@ class _PositionState:
         self.line = 1
         self.column = 0
         self.stack: list[tuple[int, int]] = []
-        self.computed: dict[Any, Position] = {}
+        self.computed: dict[int, Position] = {}
+        self.syntactic: list[tuple[Any, Any, Any, int, int]] = []  # open record_syntactic_position contexts
+        self.recorder = _Syntactic(self)
 
     def increase_indent(self, value: str) -> None:
         self.indent_tokens.append(value)
@@ -96,8 +102,9 @@ class _PositionState:
 
     def after_codegen(self, node: Any) -> None:
         line, column = self.stack.pop()
-        if node not in self.computed:  # a syntactic range recorded inside wins
-            self.computed[node] = (line, column, self.line, self.column)
+        # a syntactic range recorded inside wins
+        self.computed.setdefault(id(node), (line, column, self.line, self.column))
 
     def record_syntactic_position(self, node: Any, *, start_node: Any = None, end_node: Any = None) -> _Syntactic:
-        return _Syntactic(self, node, start_node, end_node)
+        self.syntactic.append((node, start_node, end_node, self.line, self.column))
+        return self.recorder

@@ -21,7 +21,7 @@ Where each concern lives:
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from .. import ir, naming
@@ -30,6 +30,7 @@ from .adjoint_statements import differentiable, forward_statement, reverse_state
 from .adjoint_tape import EFFECTS, assignment_counts, assignment_sites, overwritten, written_arrays
 from .effects import VARYING_OPS, Key, check_adjoint, span_free_key, thread_varying
 from .normalize import normalize_module
+from .lane_ops import fold_lane_temporaries, strip_lane_ops, tile_lane_bound
 from .one_lane import one_lane
 from .simplify import simplify_function
 from .views import inline_array_locals
@@ -59,6 +60,41 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     lane_takes: filled with the symbols of element takes (array_take) that only the lanes need,
     which the one-lane form (one_lane.py) turns back into a plain read and zeroing.
     """
+    derivation = derive(kernel, module, lanes, exact_only)
+    if lane_takes is not None:
+        lane_takes |= derivation.lane_takes
+    adjoint = derivation.finished(module)
+    return adjoint if lanes else one_lane(adjoint, derivation.lane_takes)
+
+
+@dataclass
+class Derivation:
+    """A derived adjoint before it is normalized and simplified (`finished`)."""
+
+    adjoint: ir.Function  # the sweeps' output, replay values resolved
+    lane_takes: set[ir.Sym]  # see adjoint_kernel
+    customs: bool  # funcs with a registered adjoint (inline_tile_customs) are to be inlined
+
+    def finished(self, module: ir.Module, strip_tile_lane_ops: bool = False) -> ir.Function:
+        """The adjoint normalized and simplified. strip_tile_lane_ops (lanes derivations without
+        customs only): the lane ops on tiles taken out first, which gives lane_ops.block_tile_form
+        of the finished lanes adjoint without the temporaries the normalizer binds for them (half
+        of a tile adjoint's statements) being made and then folded back."""
+        adjoint, bound = self.adjoint, set()
+        if strip_tile_lane_ops:
+            assert not self.customs, adjoint.name  # inline_tile_customs expects the lanes form normalized
+            bound = tile_lane_bound(adjoint.body)
+            adjoint = replace(adjoint, body=strip_lane_ops(adjoint.body, tiles_only=True))
+        adjoint = _normalized(adjoint, module)
+        if self.customs:
+            adjoint = _normalized(inline_tile_customs(adjoint, {f.name: f for f in module.funcs}), module)
+        adjoint = simplify_function(adjoint)
+        # the derivation's own temporaries for lane ops, as block_tile_form folds them
+        return fold_lane_temporaries(adjoint, bound) if bound else adjoint
+
+
+def derive(kernel: ir.Function, module: ir.Module, lanes: bool = False, exact_only: bool = True) -> Derivation:
+    """adjoint_kernel's derivation, before the adjoint is normalized and simplified."""
     funcs = {f.name: f for f in module.funcs}
     refuse_custom_adjoints(kernel, funcs)
     fn = inline_array_locals(inline_calls(kernel, funcs))
@@ -68,13 +104,8 @@ def adjoint_kernel(kernel: ir.Function, module: ir.Module, lanes: bool = False, 
     if exact_only:
         check_adjoint(fn)  # exact, or refused with a TC05xx diagnostic (effects.py)
     builder = Adjoint(fn, lanes)
-    adjoint = _normalized(resolve_replay_values(builder.run()), module)
-    if lane_takes is not None:
-        lane_takes |= builder.lane_takes
-    if any(f.grad_funcs is not None for f in funcs.values()):
-        adjoint = _normalized(inline_tile_customs(adjoint, funcs), module)
-    adjoint = simplify_function(adjoint)
-    return adjoint if lanes else one_lane(adjoint, builder.lane_takes)
+    adjoint = resolve_replay_values(builder.run())
+    return Derivation(adjoint, builder.lane_takes, any(f.grad_funcs is not None for f in funcs.values()))
 
 
 def _normalized(fn: ir.Function, module: ir.Module) -> ir.Function:

@@ -30,22 +30,35 @@ LANE_OPS = {"lane_sum", "leader_only"}
 def block_tile_form(adjoint: ir.Function) -> ir.Function:
     """The lanes adjoint with every lane op on a tile taken out (a copy where tiles are the
     block's), and the temporaries bound for them folded into their readers."""
-    bound = _tile_lane_bound(adjoint.body)
+    bound = tile_lane_bound(adjoint.body)
     if not bound:
         return adjoint
-    body = strip_lane_ops(adjoint.body, tiles_only=True)
-    return replace(adjoint, body=fold_single_use(body, single_use_tiles(body, bound)))
+    return fold_lane_temporaries(replace(adjoint, body=strip_lane_ops(adjoint.body, tiles_only=True)), bound)
 
 
-def _tile_lane_bound(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
-    """The targets of assignments of a lane op on a tile, and the variables such an op reads."""
+def fold_lane_temporaries(adjoint: ir.Function, bound: set[ir.Sym]) -> ir.Function:
+    """The adjoint with the tiles of `bound` (tile_lane_bound of its lanes form) that are assigned
+    and read once folded into their readers."""
+    single = single_use_tiles(adjoint.body, bound)
+    return replace(adjoint, body=fold_single_use(adjoint.body, single)) if single else adjoint
+
+
+def tile_lane_bound(body: tuple[ir.Stmt, ...]) -> set[ir.Sym]:
+    """The targets of assignments of a lane op on a tile, and the variables such an op reads (also
+    where the op sits inside an expression: the derivation's form before it is normalized)."""
     bound: set[ir.Sym] = set()
     for s in ir.walk_stmts(body):
-        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op in LANE_OPS \
-                and _on_tile(s.value):
+        if isinstance(s, ir.Assign) and _is_tile_lane_op(s.value):
             bound.add(s.target)
-            bound |= {a.sym for a in s.value.args if isinstance(a, ir.Var)}
+        for top in ir.stmt_exprs(s):
+            for e in ir.walk_expr(top):
+                if _is_tile_lane_op(e):
+                    bound |= {a.sym for a in e.args if isinstance(a, ir.Var)}  # type: ignore[union-attr]
     return bound
+
+
+def _is_tile_lane_op(e: ir.Expr) -> bool:
+    return type(e) is ir.OpCall and e.op in LANE_OPS and _on_tile(e)
 
 
 def strip_lane_ops(body: tuple[ir.Stmt, ...], lane_takes: AbstractSet[ir.Sym] = frozenset(),

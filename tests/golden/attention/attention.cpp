@@ -82,18 +82,18 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
     tl::Tile<float, 16, 64> v13__z;
     tl::Tile<float, 16, 64> v19__v;
     tl::Tile<float, 16, 64> v21_adj_denom;
-    tl::Tile<float, 16, 1> v56__tmp;
-    tl::Tile<float, 16> v58__tmp;
-    tl::Tile<float, 16, 1> v60__tmp;
+    tl::Tile<float, 16, 1> v50__tmp;
+    tl::Tile<float, 16> v51__tmp;
+    tl::Tile<float, 16, 1> v52__tmp;
     tl::Tile<float, 16, 64> v28__v;
     tl::Tile<float, 16, 64> v30_adj_m;
-    tl::Tile<float, 16, 1> v66__tmp;
-    tl::Tile<float, 16> v68__tmp;
-    tl::Tile<float, 16, 64> v70__tmp;
+    tl::Tile<float, 16, 1> v53__tmp;
+    tl::Tile<float, 16> v54__tmp;
+    tl::Tile<float, 16, 64> v55__tmp;
     tl::Tile<float, 16, 64> v37_adj__tmp;
     tl::Tile<float, 16, 32> v39__z;
     tl::Tile<float, 32, 64> v40__z;
-    tl::Tile<float, 64, 32> v78__tmp;
+    tl::Tile<float, 64, 32> v58__tmp;
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -156,16 +156,16 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
         v21_adj_denom.data[_e] = (-(v19__v.data[_e] * v7__tmp.data[_e]));
     }
     // attention.py:24
-    tl::tile_unbroadcast(ctx, v56__tmp, v21_adj_denom);
+    tl::tile_unbroadcast(ctx, v50__tmp, v21_adj_denom);
     // attention.py:24
-    tl::tile_reshape(ctx, v58__tmp, v56__tmp);
+    tl::tile_reshape(ctx, v51__tmp, v50__tmp);
     // attention.py:24
-    tl::tile_reshape(ctx, v60__tmp, v58__tmp);
+    tl::tile_reshape(ctx, v52__tmp, v51__tmp);
     // attention.py:23
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v28__v.data[_e] = ((v19__v.data[_e] + v60__tmp.data[_r]) * v_p.data[_e]);
+            v28__v.data[_e] = ((v19__v.data[_e] + v52__tmp.data[_r]) * v_p.data[_e]);
         }
     }
     // attention.py:23
@@ -173,23 +173,23 @@ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Arra
         v30_adj_m.data[_e] = (-v28__v.data[_e]);
     }
     // attention.py:22
-    tl::tile_unbroadcast(ctx, v66__tmp, v30_adj_m);
+    tl::tile_unbroadcast(ctx, v53__tmp, v30_adj_m);
     // attention.py:22
-    tl::tile_reshape(ctx, v68__tmp, v66__tmp);
+    tl::tile_reshape(ctx, v54__tmp, v53__tmp);
     // attention.py:22
-    tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v68__tmp, 1, true);
+    tl::tile_extreme_grad(ctx, v55__tmp, v_scores, v54__tmp, 1, true);
     // attention.py:21
     for (int _e = 0; _e < 1024; ++_e) {
-        v37_adj__tmp.data[_e] = ((v28__v.data[_e] + v70__tmp.data[_e]) * 0.17677669529663687f);
+        v37_adj__tmp.data[_e] = ((v28__v.data[_e] + v55__tmp.data[_e]) * 0.17677669529663687f);
     }
     // attention.py:21
     tl::tile_matmul(ctx, v39__z, v37_adj__tmp, tl::transposed(v1__tmp), 1.0, 0.0);
     // attention.py:21
     tl::tile_matmul(ctx, v40__z, tl::transposed(v_q), v37_adj__tmp, 1.0, 0.0);
     // attention.py:21
-    tl::tile_transpose(ctx, v78__tmp, v40__z);
+    tl::tile_transpose(ctx, v58__tmp, v40__z);
     // attention.py:20
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v78__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_K, v58__tmp, true);
     // attention.py:19
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Q, v39__z, true, (v_i * 16), 0);
 }

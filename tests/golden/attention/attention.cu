@@ -122,26 +122,26 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     auto& v8__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 30976);
     auto& v10__v = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 39168);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v47__tmp;
-    auto& v49__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
+    auto& v48__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 41216);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v13__z;
-    auto& v50__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
+    auto& v49__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 49408);
     tl::Reg<tl::Tile<float, 64, 32>, 256> v14__z;
     tl::Reg<tl::Tile<float, 16, 64>, 256> v19__v;
     auto& v21_adj_denom = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 53504);
-    auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
-    tl::Reg<tl::Tile<float, 16>, 256> v58__tmp;
-    auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
+    auto& v50__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57600);
+    tl::Reg<tl::Tile<float, 16>, 256> v51__tmp;
+    auto& v52__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 57664);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__v;
     auto& v30_adj_m = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 57728);
-    auto& v66__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
-    auto& v68__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
-    auto& v70__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
+    auto& v53__tmp = *reinterpret_cast<tl::Tile<float, 16, 1>*>(ctx.smem + 61824);
+    auto& v54__tmp = *reinterpret_cast<tl::Tile<float, 16>*>(ctx.smem + 61888);
+    auto& v55__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 61952);
     auto& v37_adj__tmp = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 66048);
-    auto& v74__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
+    auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 70144);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v39__z;
-    auto& v75__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
+    auto& v57__tmp = *reinterpret_cast<tl::Tile<float, 32, 16>*>(ctx.smem + 78336);
     auto& v40__z = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 80384);
-    auto& v78__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
+    auto& v58__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 88576);
     // attention.py:18
     v_i = int32_t(ctx.tid[0]);
     // attention.py:19
@@ -200,16 +200,16 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::reg_tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
     ctx.sync();
     // attention.py:25
-    tl::coop_tile_transpose(ctx, v49__tmp, v8__tmp);
+    tl::coop_tile_transpose(ctx, v48__tmp, v8__tmp);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, v13__z, v10__v, v49__tmp, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v13__z, v10__v, v48__tmp, 1.0, 0.0);
     // attention.py:25
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v50__tmp, v7__tmp);
+    tl::coop_tile_transpose(ctx, v49__tmp, v7__tmp);
     ctx.sync();
     // attention.py:25
-    tl::reg_tile_matmul(ctx, v14__z, v50__tmp, v10__v, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v14__z, v49__tmp, v10__v, 1.0, 0.0);
     // attention.py:25
     ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_V, v14__z, true);
@@ -232,7 +232,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     ctx.sync();
     // attention.py:24
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v56__tmp, v21_adj_denom);
+        tl::tile_unbroadcast(ctx, v50__tmp, v21_adj_denom);
     }
     ctx.sync();
     // attention.py:24
@@ -240,7 +240,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v58__tmp.v[_s] = v56__tmp.data[_e];
+        v51__tmp.v[_s] = v50__tmp.data[_e];
     }
     // attention.py:24
     ctx.sync();
@@ -248,7 +248,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<16, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<16, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<16, 256>::valid(_e)) continue;
-        v60__tmp.data[_e] = v58__tmp.v[_s];
+        v52__tmp.data[_e] = v51__tmp.v[_s];
     }
     ctx.sync();
     // attention.py:23
@@ -256,7 +256,7 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v28__v.v[_s] = ((v19__v.v[_s] + v60__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]) * v_p.data[_e]);
+        v28__v.v[_s] = ((v19__v.v[_s] + v52__tmp.data[tl::broadcast_index<tl::Tile<float, 16, 1>, tl::Tile<float, 16, 64>>(_e)]) * v_p.data[_e]);
     }
     // attention.py:23
     ctx.sync();
@@ -269,15 +269,15 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     ctx.sync();
     // attention.py:22
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v66__tmp, v30_adj_m);
+        tl::tile_unbroadcast(ctx, v53__tmp, v30_adj_m);
     }
     ctx.sync();
     // attention.py:22
-    tl::coop_tile_reshape(ctx, v68__tmp, v66__tmp);
+    tl::coop_tile_reshape(ctx, v54__tmp, v53__tmp);
     ctx.sync();
     // attention.py:22
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v70__tmp, v_scores, v68__tmp, 1, true);
+        tl::tile_extreme_grad(ctx, v55__tmp, v_scores, v54__tmp, 1, true);
     }
     ctx.sync();
     // attention.py:21
@@ -285,26 +285,26 @@ __device__ static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v37_adj__tmp.data[_e] = ((v28__v.v[_s] + v70__tmp.data[_e]) * 0.17677669529663687f);
+        v37_adj__tmp.data[_e] = ((v28__v.v[_s] + v55__tmp.data[_e]) * 0.17677669529663687f);
     }
     ctx.sync();
     // attention.py:21
-    tl::coop_tile_transpose(ctx, v74__tmp, v1__tmp);
+    tl::coop_tile_transpose(ctx, v56__tmp, v1__tmp);
     ctx.sync();
     // attention.py:21
-    tl::reg_tile_matmul(ctx, v39__z, v37_adj__tmp, v74__tmp, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v39__z, v37_adj__tmp, v56__tmp, 1.0, 0.0);
     // attention.py:21
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v75__tmp, v_q);
+    tl::coop_tile_transpose(ctx, v57__tmp, v_q);
     ctx.sync();
     // attention.py:21
-    tl::coop_tile_matmul(ctx, v40__z, v75__tmp, v37_adj__tmp, 1.0, 0.0);
+    tl::coop_tile_matmul(ctx, v40__z, v57__tmp, v37_adj__tmp, 1.0, 0.0);
     ctx.sync();
     // attention.py:21
-    tl::coop_tile_transpose(ctx, v78__tmp, v40__z);
+    tl::coop_tile_transpose(ctx, v58__tmp, v40__z);
     ctx.sync();
     // attention.py:20
-    tl::coop_tile_atomic_add<256>(ctx, adj_v_K, v78__tmp, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_K, v58__tmp, true);
     ctx.sync();
     // attention.py:19
     tl::reg_tile_atomic_add(ctx, adj_v_Q, v39__z, true, (v_i * 16), 0);

@@ -44,12 +44,12 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     tl::Tile<double, 8> v_x;
     tl::Tile<double, 1, 8> v5__v;
     tl::Tile<double, 1, 8> v21__tmp;
-    tl::Tile<double, 8> v23__tmp;
+    tl::Tile<double, 8> v22__tmp;
     tl::Tile<double, 8> v10__v;
-    tl::Tile<double, 8, 8> v25__tmp;
-    tl::Tile<double, 8, 8> v28__tmp;
-    tl::Tile<double, 1, 8> v30__tmp;
-    tl::Tile<double, 1, 8, 8> v32__tmp;
+    tl::Tile<double, 8, 8> v23__tmp;
+    tl::Tile<double, 8, 8> v24__tmp;
+    tl::Tile<double, 1, 8> v25__tmp;
+    tl::Tile<double, 1, 8, 8> v26__tmp;
     // cholesky.py:15
     v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -71,21 +71,21 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     // cholesky.py:20
     tl::tile_store(ctx, adj_v_X, v21__tmp, true, v_b, 0);
     // cholesky.py:20
-    tl::tile_reshape(ctx, v23__tmp, v5__v);
+    tl::tile_reshape(ctx, v22__tmp, v5__v);
     // cholesky.py:19
-    tl::tile_cholesky_solve(ctx, v10__v, v_L, v23__tmp, "lower");
+    tl::tile_cholesky_solve(ctx, v10__v, v_L, v22__tmp, "lower");
     // cholesky.py:19
-    tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v_x, v10__v);
+    tl::tile_cholesky_solve_grad(ctx, v23__tmp, v_L, v_x, v10__v);
     // cholesky.py:18
-    tl::tile_cholesky_grad(ctx, v28__tmp, v_L, v25__tmp);
+    tl::tile_cholesky_grad(ctx, v24__tmp, v_L, v23__tmp);
     // cholesky.py:17
-    tl::tile_reshape(ctx, v30__tmp, v10__v);
+    tl::tile_reshape(ctx, v25__tmp, v10__v);
     // cholesky.py:17
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Y, v30__tmp, true, v_b, 0);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_Y, v25__tmp, true, v_b, 0);
     // cholesky.py:16
-    tl::tile_reshape(ctx, v32__tmp, v28__tmp);
+    tl::tile_reshape(ctx, v26__tmp, v24__tmp);
     // cholesky.py:16
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v32__tmp, true, v_b, 0, 0);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_A, v26__tmp, true, v_b, 0, 0);
 }
 
 }  // namespace

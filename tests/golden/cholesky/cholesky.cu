@@ -77,12 +77,12 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     auto& v_x = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1088);
     tl::Reg<tl::Tile<double, 1, 8>, 256> v5__v;
     tl::Reg<tl::Tile<double, 1, 8>, 256> v21__tmp;
-    auto& v23__tmp = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
+    auto& v22__tmp = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1152);
     auto& v10__v = *reinterpret_cast<tl::Tile<double, 8>*>(ctx.smem + 1216);
-    auto& v25__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
-    auto& v28__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
-    tl::Reg<tl::Tile<double, 1, 8>, 256> v30__tmp;
-    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v32__tmp;
+    auto& v23__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1280);
+    auto& v24__tmp = *reinterpret_cast<tl::Tile<double, 8, 8>*>(ctx.smem + 1792);
+    tl::Reg<tl::Tile<double, 1, 8>, 256> v25__tmp;
+    tl::Reg<tl::Tile<double, 1, 8, 8>, 256> v26__tmp;
     // cholesky.py:15
     v_b = int32_t(ctx.tid[0]);
     // cholesky.py:16
@@ -130,22 +130,22 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v23__tmp.data[_e] = v5__v.v[_s];
+        v22__tmp.data[_e] = v5__v.v[_s];
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve(ctx, v10__v, v_L, v23__tmp, "lower");
+        tl::tile_cholesky_solve(ctx, v10__v, v_L, v22__tmp, "lower");
     }
     ctx.sync();
     // cholesky.py:19
     if (ctx.leader()) {
-        tl::tile_cholesky_solve_grad(ctx, v25__tmp, v_L, v_x, v10__v);
+        tl::tile_cholesky_solve_grad(ctx, v23__tmp, v_L, v_x, v10__v);
     }
     ctx.sync();
     // cholesky.py:18
     if (ctx.leader()) {
-        tl::tile_cholesky_grad(ctx, v28__tmp, v_L, v25__tmp);
+        tl::tile_cholesky_grad(ctx, v24__tmp, v_L, v23__tmp);
     }
     ctx.sync();
     // cholesky.py:17
@@ -153,22 +153,22 @@ __device__ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double,
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v30__tmp.v[_s] = v10__v.data[_e];
+        v25__tmp.v[_s] = v10__v.data[_e];
     }
     // cholesky.py:17
     ctx.sync();
-    tl::reg_tile_atomic_add(ctx, adj_v_Y, v30__tmp, true, v_b, 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_Y, v25__tmp, true, v_b, 0);
     ctx.sync();
     // cholesky.py:16
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<64, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<64, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<64, 256>::valid(_e)) continue;
-        v32__tmp.v[_s] = v28__tmp.data[_e];
+        v26__tmp.v[_s] = v24__tmp.data[_e];
     }
     // cholesky.py:16
     ctx.sync();
-    tl::reg_tile_atomic_add(ctx, adj_v_A, v32__tmp, true, v_b, 0, 0);
+    tl::reg_tile_atomic_add(ctx, adj_v_A, v26__tmp, true, v_b, 0, 0);
     ctx.sync();
 }
 

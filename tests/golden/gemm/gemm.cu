@@ -62,9 +62,9 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
     auto& v_b = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 4096);
     auto& v8__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 8192);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v9__z{};
-    auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
+    auto& v17__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 12288);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v10__z{};
-    auto& v19__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
+    auto& v18__tmp = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 16384);
     tl::Reg<tl::Tile<float, 32, 32>, 256> v11_adj_a{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v12_adj_b{};
     tl::Reg<tl::Tile<float, 32, 32>, 256> v13__g{};
@@ -126,18 +126,18 @@ __device__ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl
             tl::reg_fill(ctx, v9__z, 0);
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_transpose(ctx, v18__tmp, v_b);
+            tl::coop_tile_transpose(ctx, v17__tmp, v_b);
             ctx.sync();
             // gemm.py:22
-            tl::reg_tile_matmul(ctx, v9__z, v8__g, v18__tmp, 1.0, 1.0);
+            tl::reg_tile_matmul(ctx, v9__z, v8__g, v17__tmp, 1.0, 1.0);
             // gemm.py:22
             tl::reg_fill(ctx, v10__z, 0);
             // gemm.py:22
             ctx.sync();
-            tl::coop_tile_transpose(ctx, v19__tmp, v_a);
+            tl::coop_tile_transpose(ctx, v18__tmp, v_a);
             ctx.sync();
             // gemm.py:22
-            tl::reg_tile_matmul(ctx, v10__z, v19__tmp, v8__g, 1.0, 1.0);
+            tl::reg_tile_matmul(ctx, v10__z, v18__tmp, v8__g, 1.0, 1.0);
             // gemm.py:22
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {

@@ -94,17 +94,17 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4, 256> v16_adj_xc;
     tl::Tile<float, 4, 256> v17_adj_rstd;
     tl::Tile<float, 4, 256> v18_adj_g;
-    tl::Tile<float, 256> v63__tmp;
-    tl::Tile<float, 256> v65__tmp;
-    tl::Tile<float, 4, 1> v67__tmp;
-    tl::Tile<float, 4> v69__tmp;
+    tl::Tile<float, 256> v55__tmp;
+    tl::Tile<float, 256> v56__tmp;
+    tl::Tile<float, 4, 1> v57__tmp;
+    tl::Tile<float, 4> v58__tmp;
     tl::Tile<float, 4> v39_adj__tmp;
-    tl::Tile<float, 4, 1> v73__tmp;
+    tl::Tile<float, 4, 1> v59__tmp;
     tl::Tile<float, 4, 256> v45__v;
-    tl::Tile<float, 4, 1> v81__tmp;
-    tl::Tile<float, 4> v83__tmp;
+    tl::Tile<float, 4, 1> v60__tmp;
+    tl::Tile<float, 4> v61__tmp;
     tl::Tile<float, 4> v51_adj__tmp;
-    tl::Tile<float, 4, 1> v86__tmp;
+    tl::Tile<float, 4, 1> v62__tmp;
     tl::Tile<float, 4, 256> v44_adj_x;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
@@ -175,35 +175,35 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
         }
     }
     // layernorm.py:29
-    tl::tile_unbroadcast(ctx, v63__tmp, v11__v);
+    tl::tile_unbroadcast(ctx, v55__tmp, v11__v);
     // layernorm.py:29
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_beta, v63__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_beta, v55__tmp, true);
     // layernorm.py:28
-    tl::tile_unbroadcast(ctx, v65__tmp, v18_adj_g);
+    tl::tile_unbroadcast(ctx, v56__tmp, v18_adj_g);
     // layernorm.py:28
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_gamma, v65__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_gamma, v56__tmp, true);
     // layernorm.py:27
-    tl::tile_unbroadcast(ctx, v67__tmp, v17_adj_rstd);
+    tl::tile_unbroadcast(ctx, v57__tmp, v17_adj_rstd);
     // layernorm.py:27
-    tl::tile_reshape(ctx, v69__tmp, v67__tmp);
+    tl::tile_reshape(ctx, v58__tmp, v57__tmp);
     // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
-        v39_adj__tmp.data[_e] = tl::divide(((-(tl::divide(v69__tmp.data[_e], tl::sqrt((v_var.data[_e] + 1e-05f))) * v5__tmp.data[_e])) * tl::divide(0.5f, tl::sqrt((v_var.data[_e] + 1e-05f)))), 256.0f);
+        v39_adj__tmp.data[_e] = tl::divide(((-(tl::divide(v58__tmp.data[_e], tl::sqrt((v_var.data[_e] + 1e-05f))) * v5__tmp.data[_e])) * tl::divide(0.5f, tl::sqrt((v_var.data[_e] + 1e-05f)))), 256.0f);
     }
     // layernorm.py:26
-    tl::tile_reshape(ctx, v73__tmp, v39_adj__tmp);
+    tl::tile_reshape(ctx, v59__tmp, v39_adj__tmp);
     // layernorm.py:26
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v73__tmp.data[_r] * v_xc.data[_e]));
+            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v59__tmp.data[_r] * v_xc.data[_e]));
         }
     }
     // layernorm.py:26
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v73__tmp.data[_r] * v_xc.data[_e]));
+            v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v59__tmp.data[_r] * v_xc.data[_e]));
         }
     }
     // layernorm.py:25
@@ -211,20 +211,20 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
         v45__v.data[_e] = (-v16_adj_xc.data[_e]);
     }
     // layernorm.py:25
-    tl::tile_unbroadcast(ctx, v81__tmp, v45__v);
+    tl::tile_unbroadcast(ctx, v60__tmp, v45__v);
     // layernorm.py:25
-    tl::tile_reshape(ctx, v83__tmp, v81__tmp);
+    tl::tile_reshape(ctx, v61__tmp, v60__tmp);
     // layernorm.py:24
     for (int _e = 0; _e < 4; ++_e) {
-        v51_adj__tmp.data[_e] = tl::divide(v83__tmp.data[_e], 256.0f);
+        v51_adj__tmp.data[_e] = tl::divide(v61__tmp.data[_e], 256.0f);
     }
     // layernorm.py:24
-    tl::tile_reshape(ctx, v86__tmp, v51_adj__tmp);
+    tl::tile_reshape(ctx, v62__tmp, v51_adj__tmp);
     // layernorm.py:24
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v86__tmp.data[_r]);
+            v44_adj_x.data[_e] = (v16_adj_xc.data[_e] + v62__tmp.data[_r]);
         }
     }
     // layernorm.py:23

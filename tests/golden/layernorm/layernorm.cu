@@ -162,17 +162,17 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 4, 256>, 256> v16_adj_xc;
     auto& v17_adj_rstd = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 13376);
     auto& v18_adj_g = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 17472);
-    auto& v63__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 21568);
-    auto& v65__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 22592);
-    auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
-    tl::Reg<tl::Tile<float, 4>, 256> v69__tmp;
+    auto& v55__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 21568);
+    auto& v56__tmp = *reinterpret_cast<tl::Tile<float, 256>*>(ctx.smem + 22592);
+    auto& v57__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23616);
+    tl::Reg<tl::Tile<float, 4>, 256> v58__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v39_adj__tmp;
-    auto& v73__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
+    auto& v59__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 23632);
     auto& v45__v = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 23648);
-    auto& v81__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
-    tl::Reg<tl::Tile<float, 4>, 256> v83__tmp;
+    auto& v60__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27744);
+    tl::Reg<tl::Tile<float, 4>, 256> v61__tmp;
     tl::Reg<tl::Tile<float, 4>, 256> v51_adj__tmp;
-    auto& v86__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
+    auto& v62__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 27760);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v44_adj_x;
     // layernorm.py:22
     v_i = int32_t(ctx.tid[0]);
@@ -287,23 +287,23 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     ctx.sync();
     // layernorm.py:29
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v63__tmp, v11__v);
+        tl::tile_unbroadcast(ctx, v55__tmp, v11__v);
     }
     ctx.sync();
     // layernorm.py:29
-    tl::coop_tile_atomic_add<256>(ctx, adj_v_beta, v63__tmp, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_beta, v55__tmp, true);
     ctx.sync();
     // layernorm.py:28
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v65__tmp, v18_adj_g);
+        tl::tile_unbroadcast(ctx, v56__tmp, v18_adj_g);
     }
     ctx.sync();
     // layernorm.py:28
-    tl::coop_tile_atomic_add<256>(ctx, adj_v_gamma, v65__tmp, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_gamma, v56__tmp, true);
     ctx.sync();
     // layernorm.py:27
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v67__tmp, v17_adj_rstd);
+        tl::tile_unbroadcast(ctx, v57__tmp, v17_adj_rstd);
     }
     ctx.sync();
     // layernorm.py:27
@@ -311,14 +311,14 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v69__tmp.v[_s] = v67__tmp.data[_e];
+        v58__tmp.v[_s] = v57__tmp.data[_e];
     }
     // layernorm.py:26
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v39_adj__tmp.v[_s] = tl::divide(((-(tl::divide(v69__tmp.v[_s], tl::sqrt((v_var.v[_s] + 1e-05f))) * v5__tmp.v[_s])) * tl::divide(0.5f, tl::sqrt((v_var.v[_s] + 1e-05f)))), 256.0f);
+        v39_adj__tmp.v[_s] = tl::divide(((-(tl::divide(v58__tmp.v[_s], tl::sqrt((v_var.v[_s] + 1e-05f))) * v5__tmp.v[_s])) * tl::divide(0.5f, tl::sqrt((v_var.v[_s] + 1e-05f)))), 256.0f);
     }
     // layernorm.py:26
     ctx.sync();
@@ -326,7 +326,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v73__tmp.data[_e] = v39_adj__tmp.v[_s];
+        v59__tmp.data[_e] = v39_adj__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:26
@@ -334,7 +334,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v59__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
     }
     // layernorm.py:26
     ctx.sync();
@@ -342,7 +342,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v73__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
+        v16_adj_xc.v[_s] = (v16_adj_xc.v[_s] + (v59__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)] * v_xc.v[_s]));
     }
     // layernorm.py:25
     ctx.sync();
@@ -355,7 +355,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     ctx.sync();
     // layernorm.py:25
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v81__tmp, v45__v);
+        tl::tile_unbroadcast(ctx, v60__tmp, v45__v);
     }
     ctx.sync();
     // layernorm.py:25
@@ -363,14 +363,14 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v83__tmp.v[_s] = v81__tmp.data[_e];
+        v61__tmp.v[_s] = v60__tmp.data[_e];
     }
     // layernorm.py:24
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v51_adj__tmp.v[_s] = tl::divide(v83__tmp.v[_s], 256.0f);
+        v51_adj__tmp.v[_s] = tl::divide(v61__tmp.v[_s], 256.0f);
     }
     // layernorm.py:24
     ctx.sync();
@@ -378,7 +378,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v86__tmp.data[_e] = v51_adj__tmp.v[_s];
+        v62__tmp.data[_e] = v51_adj__tmp.v[_s];
     }
     ctx.sync();
     // layernorm.py:24
@@ -386,7 +386,7 @@ __device__ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v44_adj_x.v[_s] = (v16_adj_xc.v[_s] + v86__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
+        v44_adj_x.v[_s] = (v16_adj_xc.v[_s] + v62__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]);
     }
     // layernorm.py:23
     ctx.sync();

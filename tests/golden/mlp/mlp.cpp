@@ -60,10 +60,10 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v9__v;
     tl::Tile<float, 16, 32> v34__tmp;
-    tl::Tile<float, 32> v37__tmp;
+    tl::Tile<float, 32> v35__tmp;
     tl::Tile<float, 16, 64> v16__z;
     tl::Tile<float, 16, 64> v23__v;
-    tl::Tile<float, 64> v44__tmp;
+    tl::Tile<float, 64> v38__tmp;
     tl::Tile<float, 16, 64> v28__z;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
@@ -91,9 +91,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:29
     tl::tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
     // mlp.py:28
-    tl::tile_unbroadcast(ctx, v37__tmp, v9__v);
+    tl::tile_unbroadcast(ctx, v35__tmp, v9__v);
     // mlp.py:28
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v37__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b2, v35__tmp, true);
     // mlp.py:27
     tl::tile_matmul(ctx, v16__z, v9__v, tl::transposed(v3__tmp), 1.0, 0.0);
     // mlp.py:27
@@ -108,9 +108,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
         }
     }
     // mlp.py:26
-    tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
+    tl::tile_unbroadcast(ctx, v38__tmp, v23__v);
     // mlp.py:26
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v44__tmp, true);
+    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_b1, v38__tmp, true);
     // mlp.py:25
     tl::tile_matmul(ctx, v28__z, v23__v, tl::transposed(v1__tmp), 1.0, 0.0);
     // mlp.py:25

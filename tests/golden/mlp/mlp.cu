@@ -77,16 +77,16 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     auto& v3__tmp = *reinterpret_cast<tl::Tile<float, 64, 32>*>(ctx.smem + 24832);
     auto& v9__v = *reinterpret_cast<tl::Tile<float, 16, 32>*>(ctx.smem + 33024);
     tl::Reg<tl::Tile<float, 16, 32>, 256> v34__tmp;
-    auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
-    auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 35200);
+    auto& v35__tmp = *reinterpret_cast<tl::Tile<float, 32>*>(ctx.smem + 35072);
+    auto& v36__tmp = *reinterpret_cast<tl::Tile<float, 32, 64>*>(ctx.smem + 35200);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v16__z;
-    auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 43392);
+    auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 43392);
     tl::Reg<tl::Tile<float, 64, 32>, 256> v17__z;
     auto& v23__v = *reinterpret_cast<tl::Tile<float, 16, 64>*>(ctx.smem + 47488);
-    auto& v44__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 51584);
-    auto& v46__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 51840);
+    auto& v38__tmp = *reinterpret_cast<tl::Tile<float, 64>*>(ctx.smem + 51584);
+    auto& v39__tmp = *reinterpret_cast<tl::Tile<float, 64, 64>*>(ctx.smem + 51840);
     tl::Reg<tl::Tile<float, 16, 64>, 256> v28__z;
-    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 68224);
+    auto& v40__tmp = *reinterpret_cast<tl::Tile<float, 64, 16>*>(ctx.smem + 68224);
     tl::Reg<tl::Tile<float, 64, 64>, 256> v29__z;
     // mlp.py:23
     v_i = int32_t(ctx.tid[0]);
@@ -125,23 +125,23 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     ctx.sync();
     // mlp.py:28
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v37__tmp, v9__v);
+        tl::tile_unbroadcast(ctx, v35__tmp, v9__v);
     }
     ctx.sync();
     // mlp.py:28
-    tl::coop_tile_atomic_add<256>(ctx, adj_v_b2, v37__tmp, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_b2, v35__tmp, true);
     ctx.sync();
     // mlp.py:27
-    tl::coop_tile_transpose(ctx, v39__tmp, v3__tmp);
+    tl::coop_tile_transpose(ctx, v36__tmp, v3__tmp);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, v16__z, v9__v, v39__tmp, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v16__z, v9__v, v36__tmp, 1.0, 0.0);
     // mlp.py:27
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v40__tmp, v6_h);
+    tl::coop_tile_transpose(ctx, v37__tmp, v6_h);
     ctx.sync();
     // mlp.py:27
-    tl::reg_tile_matmul(ctx, v17__z, v40__tmp, v9__v, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v17__z, v37__tmp, v9__v, 1.0, 0.0);
     // mlp.py:27
     ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_W2, v17__z, true);
@@ -156,23 +156,23 @@ __device__ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl:
     ctx.sync();
     // mlp.py:26
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v44__tmp, v23__v);
+        tl::tile_unbroadcast(ctx, v38__tmp, v23__v);
     }
     ctx.sync();
     // mlp.py:26
-    tl::coop_tile_atomic_add<256>(ctx, adj_v_b1, v44__tmp, true);
+    tl::coop_tile_atomic_add<256>(ctx, adj_v_b1, v38__tmp, true);
     ctx.sync();
     // mlp.py:25
-    tl::coop_tile_transpose(ctx, v46__tmp, v1__tmp);
+    tl::coop_tile_transpose(ctx, v39__tmp, v1__tmp);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, v28__z, v23__v, v46__tmp, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v28__z, v23__v, v39__tmp, 1.0, 0.0);
     // mlp.py:25
     ctx.sync();
-    tl::coop_tile_transpose(ctx, v47__tmp, v_x);
+    tl::coop_tile_transpose(ctx, v40__tmp, v_x);
     ctx.sync();
     // mlp.py:25
-    tl::reg_tile_matmul(ctx, v29__z, v47__tmp, v23__v, 1.0, 0.0);
+    tl::reg_tile_matmul(ctx, v29__z, v40__tmp, v23__v, 1.0, 0.0);
     // mlp.py:25
     ctx.sync();
     tl::reg_tile_atomic_add(ctx, adj_v_W1, v29__z, true);

@@ -107,7 +107,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32> v17__v;
     tl::Tile<tl::vec<3, float>, 32> v64__tmp;
     tl::Tile<tl::vec<3, float>, 32> v22__v;
-    tl::Tile<tl::vec<3, float>, 32> v69__tmp;
+    tl::Tile<tl::vec<3, float>, 32> v65__tmp;
     tl::Tile<tl::vec<3, float>, 32> v21_adj_v;
     tl::Tile<tl::vec<3, float>, 32> v25_adj_acc;
     int32_t v27__n{};
@@ -117,7 +117,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 1, 32> v2__tmp{};
     tl::Tile<float, 1, 32> v3__tmp{};
     tl::Tile<tl::vec<3, float>, 32> v29__g{};
-    tl::Tile<tl::vec<3, float>, 32, 1> v76__tmp{};
+    tl::Tile<tl::vec<3, float>, 32, 1> v66__tmp{};
     tl::Tile<tl::vec<3, float>, 32, 32> v36__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v38_adj_here{};
     tl::Tile<float, 32, 32> v39__v{};
@@ -126,12 +126,12 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32, 32> v47__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v48__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v37_adj_there{};
-    tl::Tile<float, 1, 32> v90__tmp{};
-    tl::Tile<float, 32> v92__tmp{};
-    tl::Tile<tl::vec<3, float>, 1, 32> v94__tmp{};
-    tl::Tile<tl::vec<3, float>, 32> v96__tmp{};
-    tl::Tile<tl::vec<3, float>, 32, 1> v98__tmp;
-    tl::Tile<tl::vec<3, float>, 32> v100__tmp;
+    tl::Tile<float, 1, 32> v67__tmp{};
+    tl::Tile<float, 32> v68__tmp{};
+    tl::Tile<tl::vec<3, float>, 1, 32> v69__tmp{};
+    tl::Tile<tl::vec<3, float>, 32> v70__tmp{};
+    tl::Tile<tl::vec<3, float>, 32, 1> v71__tmp;
+    tl::Tile<tl::vec<3, float>, 32> v72__tmp;
     tl::Tile<tl::vec<3, float>, 32> v20_adj_p;
     // nbody.py:27
     v_i = int32_t(ctx.tid[0]);
@@ -162,9 +162,9 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     // nbody.py:38
     tl::tile_load(ctx, v22__v, adj_v_new_vel, true, (v_i * 32));
     // nbody.py:38
-    tl::tile_fill_zero(ctx, v69__tmp);
+    tl::tile_fill_zero(ctx, v65__tmp);
     // nbody.py:38
-    tl::tile_store(ctx, adj_v_new_vel, v69__tmp, true, (v_i * 32));
+    tl::tile_store(ctx, adj_v_new_vel, v65__tmp, true, (v_i * 32));
     // nbody.py:38
     for (int _e = 0; _e < 32; ++_e) {
         v21_adj_v.data[_e] = ((v17__v.data[_e] * 0.01f) + v22__v.data[_e]);
@@ -197,12 +197,12 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             // nbody.py:36
             v25_adj_acc = v29__g;
             // nbody.py:36
-            tl::tile_reshape(ctx, v76__tmp, v29__g);
+            tl::tile_reshape(ctx, v66__tmp, v29__g);
             // nbody.py:36
             for (int _r = 0; _r < 32; ++_r) {
                 for (int _c = 0; _c < 32; ++_c) {
                     const int _e = _r * 32 + _c;
-                    v36__v.data[_e] = (v76__tmp.data[_r] * (v3__tmp.data[_c] * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f)));
+                    v36__v.data[_e] = (v66__tmp.data[_r] * (v3__tmp.data[_c] * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f)));
                 }
             }
             // nbody.py:36
@@ -213,7 +213,7 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             for (int _r = 0; _r < 32; ++_r) {
                 for (int _c = 0; _c < 32; ++_c) {
                     const int _e = _r * 32 + _c;
-                    v39__v.data[_e] = tl::dot(v76__tmp.data[_r], (v2__tmp.data[_c] - v_here.data[_e]));
+                    v39__v.data[_e] = tl::dot(v66__tmp.data[_r], (v2__tmp.data[_c] - v_here.data[_e]));
                 }
             }
             // nbody.py:36
@@ -257,26 +257,26 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
                 v38_adj_here.data[_e] = (v38_adj_here.data[_e] + (-v48__v.data[_e]));
             }
             // nbody.py:35
-            tl::tile_unbroadcast(ctx, v90__tmp, v41_adj_weight);
+            tl::tile_unbroadcast(ctx, v67__tmp, v41_adj_weight);
             // nbody.py:35
-            tl::tile_reshape(ctx, v92__tmp, v90__tmp);
+            tl::tile_reshape(ctx, v68__tmp, v67__tmp);
             // nbody.py:34
-            tl::tile_unbroadcast(ctx, v94__tmp, v37_adj_there);
+            tl::tile_unbroadcast(ctx, v69__tmp, v37_adj_there);
             // nbody.py:34
-            tl::tile_reshape(ctx, v96__tmp, v94__tmp);
+            tl::tile_reshape(ctx, v70__tmp, v69__tmp);
             // nbody.py:33
-            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_mass, v92__tmp, true, (v_j * 32));
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_mass, v68__tmp, true, (v_j * 32));
             // nbody.py:32
-            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_pos, v96__tmp, true, (v_j * 32));
+            tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_pos, v70__tmp, true, (v_j * 32));
         }
     }
     // nbody.py:29
-    tl::tile_unbroadcast(ctx, v98__tmp, v38_adj_here);
+    tl::tile_unbroadcast(ctx, v71__tmp, v38_adj_here);
     // nbody.py:29
-    tl::tile_reshape(ctx, v100__tmp, v98__tmp);
+    tl::tile_reshape(ctx, v72__tmp, v71__tmp);
     // nbody.py:29
     for (int _e = 0; _e < 32; ++_e) {
-        v20_adj_p.data[_e] = (v17__v.data[_e] + v100__tmp.data[_e]);
+        v20_adj_p.data[_e] = (v17__v.data[_e] + v72__tmp.data[_e]);
     }
     // nbody.py:28
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_pos, v20_adj_p, true, (v_i * 32));

@@ -157,7 +157,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v20_adj_p{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v21_adj_v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v22__v;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v69__tmp;
+    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v65__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v23__g;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v24_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v25_adj_acc{};
@@ -173,7 +173,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v29__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v30_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v31__g{};
-    auto& v76__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 896);
+    auto& v66__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 896);
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v32_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v33__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v34__v{};
@@ -192,24 +192,24 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v47__v{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 32>, 256> v48__v{};
     auto& v49__g = *reinterpret_cast<tl::Tile<float, 32, 32>*>(ctx.smem + 1280);
-    auto& v90__tmp = *reinterpret_cast<tl::Tile<float, 1, 32>*>(ctx.smem + 5376);
+    auto& v67__tmp = *reinterpret_cast<tl::Tile<float, 1, 32>*>(ctx.smem + 5376);
     tl::Reg<tl::Tile<float, 1, 32>, 256> v50_adj__tmp{};
     tl::Reg<tl::Tile<float, 1, 32>, 256> v51__g{};
-    tl::Reg<tl::Tile<float, 32>, 256> v92__tmp{};
+    tl::Reg<tl::Tile<float, 32>, 256> v68__tmp{};
     tl::Reg<tl::Tile<float, 32>, 256> v52_adj_m{};
     auto& v53__g = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 32>*>(ctx.smem + 5504);
-    auto& v94__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 1, 32>*>(ctx.smem + 17792);
+    auto& v69__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 1, 32>*>(ctx.smem + 17792);
     tl::Reg<tl::Tile<tl::vec<3, float>, 1, 32>, 256> v54_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 1, 32>, 256> v55__g{};
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v96__tmp{};
+    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v70__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v56_adj_q{};
     tl::Reg<tl::Tile<float, 32>, 256> v57__g{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v58__g{};
     auto& v60__g = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 32>*>(ctx.smem + 18176);
-    auto& v98__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 30464);
+    auto& v71__tmp = *reinterpret_cast<tl::Tile<tl::vec<3, float>, 32, 1>*>(ctx.smem + 30464);
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 1>, 256> v61_adj__tmp{};
     tl::Reg<tl::Tile<tl::vec<3, float>, 32, 1>, 256> v62__g;
-    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v100__tmp;
+    tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v72__tmp;
     tl::Reg<tl::Tile<tl::vec<3, float>, 32>, 256> v63__g;
     // nbody.py:27
     v_i = int32_t(ctx.tid[0]);
@@ -279,10 +279,10 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:38
     tl::reg_tile_load(ctx, v22__v, adj_v_new_vel, true, (v_i * 32));
     // nbody.py:38
-    tl::reg_fill(ctx, v69__tmp, 0);
+    tl::reg_fill(ctx, v65__tmp, 0);
     // nbody.py:38
     ctx.sync();
-    tl::reg_tile_store(ctx, adj_v_new_vel, v69__tmp, true, (v_i * 32));
+    tl::reg_tile_store(ctx, adj_v_new_vel, v65__tmp, true, (v_i * 32));
     ctx.sync();
     // nbody.py:38
     TL_UNROLL
@@ -410,7 +410,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v76__tmp.data[_e] = v31__g.v[_s];
+                v66__tmp.data[_e] = v31__g.v[_s];
             }
             ctx.sync();
             // nbody.py:36
@@ -418,7 +418,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-                v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v76__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)]);
+                v32_adj__tmp.v[_s] = (v32_adj__tmp.v[_s] + v66__tmp.data[tl::broadcast_index<tl::Tile<tl::vec<3, float>, 32, 1>, tl::Tile<tl::vec<3, float>, 32, 32>>(_e)]);
             }
             // nbody.py:36
             TL_UNROLL
@@ -576,7 +576,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             // nbody.py:35
             ctx.sync();
             if (ctx.leader()) {
-                tl::tile_unbroadcast(ctx, v90__tmp, v49__g);
+                tl::tile_unbroadcast(ctx, v67__tmp, v49__g);
             }
             ctx.sync();
             // nbody.py:35
@@ -584,7 +584,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v50_adj__tmp.v[_s] = (v50_adj__tmp.v[_s] + v90__tmp.data[_e]);
+                v50_adj__tmp.v[_s] = (v50_adj__tmp.v[_s] + v67__tmp.data[_e]);
             }
             // nbody.py:35
             TL_UNROLL
@@ -600,14 +600,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v92__tmp.v[_s] = v51__g.v[_s];
+                v68__tmp.v[_s] = v51__g.v[_s];
             }
             // nbody.py:35
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v52_adj_m.v[_s] = (v52_adj_m.v[_s] + v92__tmp.v[_s]);
+                v52_adj_m.v[_s] = (v52_adj_m.v[_s] + v68__tmp.v[_s]);
             }
             // nbody.py:34
             ctx.sync();
@@ -623,7 +623,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             // nbody.py:34
             ctx.sync();
             if (ctx.leader()) {
-                tl::tile_unbroadcast(ctx, v94__tmp, v53__g);
+                tl::tile_unbroadcast(ctx, v69__tmp, v53__g);
             }
             ctx.sync();
             // nbody.py:34
@@ -631,7 +631,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v54_adj__tmp.v[_s] = (v54_adj__tmp.v[_s] + v94__tmp.data[_e]);
+                v54_adj__tmp.v[_s] = (v54_adj__tmp.v[_s] + v69__tmp.data[_e]);
             }
             // nbody.py:34
             TL_UNROLL
@@ -647,14 +647,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v96__tmp.v[_s] = v55__g.v[_s];
+                v70__tmp.v[_s] = v55__g.v[_s];
             }
             // nbody.py:34
             TL_UNROLL
             for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
                 const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
                 if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-                v56_adj_q.v[_s] = (v56_adj_q.v[_s] + v96__tmp.v[_s]);
+                v56_adj_q.v[_s] = (v56_adj_q.v[_s] + v70__tmp.v[_s]);
             }
             // nbody.py:33
             TL_UNROLL
@@ -700,7 +700,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     // nbody.py:29
     ctx.sync();
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v98__tmp, v60__g);
+        tl::tile_unbroadcast(ctx, v71__tmp, v60__g);
     }
     ctx.sync();
     // nbody.py:29
@@ -708,7 +708,7 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v61_adj__tmp.v[_s] = (v61_adj__tmp.v[_s] + v98__tmp.data[_e]);
+        v61_adj__tmp.v[_s] = (v61_adj__tmp.v[_s] + v71__tmp.data[_e]);
     }
     // nbody.py:29
     TL_UNROLL
@@ -724,14 +724,14 @@ __device__ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v100__tmp.v[_s] = v62__g.v[_s];
+        v72__tmp.v[_s] = v62__g.v[_s];
     }
     // nbody.py:29
     TL_UNROLL
     for (int _s = 0; _s < tl::RegLayout<32, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<32, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<32, 256>::valid(_e)) continue;
-        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v100__tmp.v[_s]);
+        v20_adj_p.v[_s] = (v20_adj_p.v[_s] + v72__tmp.v[_s]);
     }
     // nbody.py:28
     TL_UNROLL

@@ -61,14 +61,14 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
     tl::Tile<float, 4, 256> v28__tmp;
     tl::Tile<float, 4, 256> v10__v;
     tl::Tile<float, 4, 256> v12_adj_s;
-    tl::Tile<float, 4, 1> v33__tmp;
-    tl::Tile<float, 4> v35__tmp;
-    tl::Tile<float, 4, 1> v37__tmp;
+    tl::Tile<float, 4, 1> v29__tmp;
+    tl::Tile<float, 4> v30__tmp;
+    tl::Tile<float, 4, 1> v31__tmp;
     tl::Tile<float, 4, 256> v19__v;
     tl::Tile<float, 4, 256> v21_adj_m;
-    tl::Tile<float, 4, 1> v43__tmp;
-    tl::Tile<float, 4> v45__tmp;
-    tl::Tile<float, 4, 256> v47__tmp;
+    tl::Tile<float, 4, 1> v32__tmp;
+    tl::Tile<float, 4> v33__tmp;
+    tl::Tile<float, 4, 256> v34__tmp;
     tl::Tile<float, 4, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -110,16 +110,16 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
         }
     }
     // softmax.py:19
-    tl::tile_unbroadcast(ctx, v33__tmp, v12_adj_s);
+    tl::tile_unbroadcast(ctx, v29__tmp, v12_adj_s);
     // softmax.py:19
-    tl::tile_reshape(ctx, v35__tmp, v33__tmp);
+    tl::tile_reshape(ctx, v30__tmp, v29__tmp);
     // softmax.py:19
-    tl::tile_reshape(ctx, v37__tmp, v35__tmp);
+    tl::tile_reshape(ctx, v31__tmp, v30__tmp);
     // softmax.py:18
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v19__v.data[_e] = ((v10__v.data[_e] + v37__tmp.data[_r]) * v_e.data[_e]);
+            v19__v.data[_e] = ((v10__v.data[_e] + v31__tmp.data[_r]) * v_e.data[_e]);
         }
     }
     // softmax.py:18
@@ -127,14 +127,14 @@ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<
         v21_adj_m.data[_e] = (-v19__v.data[_e]);
     }
     // softmax.py:17
-    tl::tile_unbroadcast(ctx, v43__tmp, v21_adj_m);
+    tl::tile_unbroadcast(ctx, v32__tmp, v21_adj_m);
     // softmax.py:17
-    tl::tile_reshape(ctx, v45__tmp, v43__tmp);
+    tl::tile_reshape(ctx, v33__tmp, v32__tmp);
     // softmax.py:17
-    tl::tile_extreme_grad(ctx, v47__tmp, v_x, v45__tmp, 1, true);
+    tl::tile_extreme_grad(ctx, v34__tmp, v_x, v33__tmp, 1, true);
     // softmax.py:17
     for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_x.data[_e] = (v19__v.data[_e] + v47__tmp.data[_e]);
+        v20_adj_x.data[_e] = (v19__v.data[_e] + v34__tmp.data[_e]);
     }
     // softmax.py:16
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v20_adj_x, true, (v_i * 4), 0);

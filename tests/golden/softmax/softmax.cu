@@ -89,14 +89,14 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     tl::Reg<tl::Tile<float, 4, 256>, 256> v28__tmp;
     tl::Reg<tl::Tile<float, 4, 256>, 256> v10__v;
     auto& v12_adj_s = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 8256);
-    auto& v33__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
-    tl::Reg<tl::Tile<float, 4>, 256> v35__tmp;
-    auto& v37__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
+    auto& v29__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12352);
+    tl::Reg<tl::Tile<float, 4>, 256> v30__tmp;
+    auto& v31__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 12368);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v19__v;
     auto& v21_adj_m = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 12384);
-    auto& v43__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
-    auto& v45__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
-    auto& v47__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
+    auto& v32__tmp = *reinterpret_cast<tl::Tile<float, 4, 1>*>(ctx.smem + 16480);
+    auto& v33__tmp = *reinterpret_cast<tl::Tile<float, 4>*>(ctx.smem + 16496);
+    auto& v34__tmp = *reinterpret_cast<tl::Tile<float, 4, 256>*>(ctx.smem + 16512);
     tl::Reg<tl::Tile<float, 4, 256>, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -147,7 +147,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     ctx.sync();
     // softmax.py:19
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v33__tmp, v12_adj_s);
+        tl::tile_unbroadcast(ctx, v29__tmp, v12_adj_s);
     }
     ctx.sync();
     // softmax.py:19
@@ -155,7 +155,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v35__tmp.v[_s] = v33__tmp.data[_e];
+        v30__tmp.v[_s] = v29__tmp.data[_e];
     }
     // softmax.py:19
     ctx.sync();
@@ -163,7 +163,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<4, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<4, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<4, 256>::valid(_e)) continue;
-        v37__tmp.data[_e] = v35__tmp.v[_s];
+        v31__tmp.data[_e] = v30__tmp.v[_s];
     }
     ctx.sync();
     // softmax.py:18
@@ -171,7 +171,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v19__v.v[_s] = ((v10__v.v[_s] + v37__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]) * v_e.data[_e]);
+        v19__v.v[_s] = ((v10__v.v[_s] + v31__tmp.data[tl::broadcast_index<tl::Tile<float, 4, 1>, tl::Tile<float, 4, 256>>(_e)]) * v_e.data[_e]);
     }
     // softmax.py:18
     ctx.sync();
@@ -184,15 +184,15 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     ctx.sync();
     // softmax.py:17
     if (ctx.leader()) {
-        tl::tile_unbroadcast(ctx, v43__tmp, v21_adj_m);
+        tl::tile_unbroadcast(ctx, v32__tmp, v21_adj_m);
     }
     ctx.sync();
     // softmax.py:17
-    tl::coop_tile_reshape(ctx, v45__tmp, v43__tmp);
+    tl::coop_tile_reshape(ctx, v33__tmp, v32__tmp);
     ctx.sync();
     // softmax.py:17
     if (ctx.leader()) {
-        tl::tile_extreme_grad(ctx, v47__tmp, v_x, v45__tmp, 1, true);
+        tl::tile_extreme_grad(ctx, v34__tmp, v_x, v33__tmp, 1, true);
     }
     ctx.sync();
     // softmax.py:17
@@ -200,7 +200,7 @@ __device__ static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X,
     for (int _s = 0; _s < tl::RegLayout<1024, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<1024, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<1024, 256>::valid(_e)) continue;
-        v20_adj_x.v[_s] = (v19__v.v[_s] + v47__tmp.data[_e]);
+        v20_adj_x.v[_s] = (v19__v.v[_s] + v34__tmp.data[_e]);
     }
     // softmax.py:16
     ctx.sync();

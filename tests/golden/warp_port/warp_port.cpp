@@ -34,7 +34,7 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8> v25__tmp;
-    tl::Tile<float, 8, 1> v27__tmp;
+    tl::Tile<float, 8, 1> v26__tmp;
     tl::Tile<float, 8, 64> v10__v;
     tl::Tile<float, 8, 64> v16__v;
     tl::Tile<float, 8, 64> v19__v;
@@ -51,12 +51,12 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     // warp_port.py:25
     tl::tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
     // warp_port.py:25
-    tl::tile_reshape(ctx, v27__tmp, v4__v);
+    tl::tile_reshape(ctx, v26__tmp, v4__v);
     // warp_port.py:25
     for (int _r = 0; _r < 8; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v10__v.data[_e] = (v27__tmp.data[_r] * v_t.data[_e]);
+            v10__v.data[_e] = (v26__tmp.data[_r] * v_t.data[_e]);
         }
     }
     // warp_port.py:18
@@ -75,7 +75,7 @@ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Arra
     for (int _r = 0; _r < 8; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v27__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
+            v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v26__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
         }
     }
     // warp_port.py:24

@@ -47,7 +47,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Reg<tl::Tile<float, 8, 64>, 256> v_t;
     tl::Reg<tl::Tile<float, 8>, 256> v4__v;
     tl::Reg<tl::Tile<float, 8>, 256> v25__tmp;
-    auto& v27__tmp = *reinterpret_cast<tl::Tile<float, 8, 1>*>(ctx.smem + 0);
+    auto& v26__tmp = *reinterpret_cast<tl::Tile<float, 8, 1>*>(ctx.smem + 0);
     tl::Reg<tl::Tile<float, 8, 64>, 256> v10__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v16__v;
     tl::Reg<tl::Tile<float, 8, 64>, 256> v19__v;
@@ -70,7 +70,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<8, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<8, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<8, 256>::valid(_e)) continue;
-        v27__tmp.data[_e] = v4__v.v[_s];
+        v26__tmp.data[_e] = v4__v.v[_s];
     }
     ctx.sync();
     // warp_port.py:25
@@ -78,7 +78,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v10__v.v[_s] = (v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * v_t.v[_s]);
+        v10__v.v[_s] = (v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * v_t.v[_s]);
     }
     // warp_port.py:18
     TL_UNROLL
@@ -107,7 +107,7 @@ __device__ static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_
     for (int _s = 0; _s < tl::RegLayout<512, 256>::slots; ++_s) {
         const int _e = tl::RegLayout<512, 256>::element(_s, ctx.lane);
         if (!tl::RegLayout<512, 256>::valid(_e)) continue;
-        v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v27__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
+        v14_adj_t.v[_s] = (((((((v10__v.v[_s] * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s])))))) * 0.5f) + v19__v.v[_s]) + ((v21__v.v[_s] * v_t.v[_s]) * 0.044715f)) + (v21__v.v[_s] * (0.044715f * v_t.v[_s]))) + (v19__v.v[_s] * ((0.044715f * v_t.v[_s]) * v_t.v[_s]))) + (v26__tmp.data[tl::broadcast_index<tl::Tile<float, 8, 1>, tl::Tile<float, 8, 64>>(_e)] * ((0.5f * v_t.v[_s]) * (1.0f + tl::tanh((0.7978845608f * (v_t.v[_s] + (((0.044715f * v_t.v[_s]) * v_t.v[_s]) * v_t.v[_s]))))))));
     }
     // warp_port.py:24
     ctx.sync();
