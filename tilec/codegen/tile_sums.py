@@ -65,8 +65,10 @@ def _offset_deps(add: ir.OpCall, deps: dict[ir.Sym, frozenset[int]]) -> frozense
 
 def _block_dependence(fn: ir.Function) -> dict[ir.Sym, frozenset[int]]:
     """Symbol -> the `wp.tid()` coordinates its value depends on through assignments (not through
-    control flow: a cost heuristic, not a proof). Iterated to a fixed point for loops."""
+    control flow: a cost heuristic, not a proof). Iterated to a fixed point for loops; without a
+    loop, every value a statement reads was assigned before it, so one walk is the fixed point."""
     deps: dict[ir.Sym, frozenset[int]] = {}
+    loops = any(isinstance(s, (ir.For, ir.While)) for s in ir.walk_stmts(fn.body))
     changed = True
     while changed:
         changed = False
@@ -77,13 +79,26 @@ def _block_dependence(fn: ir.Function) -> dict[ir.Sym, frozenset[int]]:
             elif isinstance(s, ir.Unpack) and isinstance(s.value, ir.OpCall) and s.value.op == "tid":
                 found += [(t, frozenset({k})) for k, t in enumerate(s.targets)]
             elif isinstance(s, (ir.Assign, ir.Unpack)):
-                value = frozenset().union(*(deps.get(r, frozenset()) for r in ir.read_syms(s.value)))
-                found += [(t, value) for t in ir.stmt_targets(s)]
+                value = _union(deps, ir.read_syms(s.value))
+                found += [(t, value) for t in ir.stmt_targets(s)] if value else []
             elif isinstance(s, ir.For):
-                value = frozenset().union(*(deps.get(r, frozenset()) for e in ir.stmt_exprs(s) for r in ir.read_syms(e)))
-                found.append((s.var, value))
+                value = _union(deps, {r for e in ir.stmt_exprs(s) for r in ir.read_syms(e)})
+                if value:
+                    found.append((s.var, value))
             for sym, value in found:
-                if not value <= deps.get(sym, frozenset()):
-                    deps[sym] = deps.get(sym, frozenset()) | value
+                known = deps.get(sym)
+                if known is None or not value <= known:
+                    deps[sym] = value if known is None else known | value
                     changed = True
+        changed = changed and loops
     return deps
+
+
+def _union(deps: dict[ir.Sym, frozenset[int]], syms: set[ir.Sym]) -> frozenset[int]:
+    """The coordinates the symbols depend on (most depend on none: no set is made for them)."""
+    out: frozenset[int] = frozenset()
+    for sym in syms:
+        d = deps.get(sym)
+        if d:
+            out = out | d
+    return out

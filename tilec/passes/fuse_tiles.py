@@ -111,8 +111,8 @@ def fuse_round(body: tuple[ir.Stmt, ...], single: set[ir.Sym], rounds: Rounds, c
     # (`x = a; x = x + c` -> `x = a + c`: the value of the first is read there only).
     out: list[ir.Stmt | None] = list(body)
     for i, s in enumerate(out):
-        if not (isinstance(s, ir.Assign) and movable(s.value)):
-            continue
+        if type(s) is not ir.Assign or not (s.target in single or chains) or not movable(s.value):
+            continue  # (the cheap tests first: a round over a long kernel asks this of each statement)
         if s.target in single:
             j = next((j for j in range(i + 1, len(out)) if s.target in reads_of(out[j])), None)  # type: ignore[arg-type]
         elif chains and isinstance(s.target.type, TileT):
