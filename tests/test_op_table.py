@@ -49,3 +49,19 @@ def test_generated_op_docs_list_every_api_op():
     text = ops_markdown()
     for name in API_OPS:
         assert f"`{name}`" in text
+
+
+def test_bound_keys_tell_constants_of_different_python_types_apart():
+    """The checker keeps each accepted rule's type by Bound.key(): 1, 1.0 and True are equal in
+    Python, but a rule may answer differently for each, so their keys differ (shapes too)."""
+    from tilec.ir.types import FLOAT32
+    from tilec.ops import Bound, FuncRef
+
+    def key(**consts):
+        return Bound(op="add", types={"a": FLOAT32}, consts=consts, attrs={"shape": consts.get("a", 0)}).key()
+
+    keys = {key(a=1), key(a=1.0), key(a=True), key(a=(1, 2)), key(a=(1.0, 2))}
+    assert None not in keys and len(keys) == 5
+    assert key(a=1) == key(a=1)
+    assert Bound(op="tile_map", funcs={"f": FuncRef("sin", True, lambda ts: ts[0])}).key() is None
+    assert Bound(op="add", consts={"a": [1, {}]}).key() is None  # unhashable: the rule runs each time

@@ -38,6 +38,14 @@ DTYPE_CALLS = {"float": "float32", "int": "int32", "bool": "bool"}
 LITERALS_TAKE_RESULT_DTYPE = {"tile_full", "tile_axpy", "tile_diag_add"}
 
 
+# A rule is a pure function of what Bound holds (ops/core.py): the types a long kernel's statements
+# meet are few, and running the rule again for each was a quarter of checking them. Accepted calls
+# only: a rejection is reported where it happens.
+_UNKNOWN = object()
+_RULE_TYPES: dict[tuple[Any, ...], Any] = {}  # Bound.key() -> the rule's type
+_RULE_TYPES_KEPT = 4096
+
+
 class Abort(Exception):
     """Unwinds the current statement after its diagnostic was reported."""
 
@@ -339,9 +347,19 @@ class CallLowering(LoweringHost):
                 target = where.get(name)
                 self.fail("TC0201", f"{spec.name}: {describe(t)} cannot be an operand here; use its fields",
                           target if target is not None else node)
+        key = b.key()
+        if key is not None:
+            known = _RULE_TYPES.get(key, _UNKNOWN)
+            if known is not _UNKNOWN:
+                return known  # type: ignore[no-any-return]  # a Type or None, as stored below
         try:
             value_tiles.refuse(b)
-            return spec.rule(b)
+            result = spec.rule(b)
+            if key is not None:
+                if len(_RULE_TYPES) >= _RULE_TYPES_KEPT:
+                    _RULE_TYPES.clear()
+                _RULE_TYPES[key] = result
+            return result
         except RuleError as e:
             target = where.get(e.arg) if e.arg else None
             self.fail(e.code, e.message, target if target is not None else node)

@@ -79,6 +79,30 @@ class Bound:
     def fail(self, code: str, message: str, arg: str | None = None) -> NoReturn:
         raise RuleError(code, f"{self.op}: {message}", arg)
 
+    def key(self) -> tuple[Any, ...] | None:
+        """Everything a rule reads, hashable (a constant with its Python type: 1, 1.0 and True are
+        equal keys otherwise); None when a func operand or an unhashable value is bound."""
+        if self.funcs:
+            return None
+        key = (self.op, tuple(self.types.items()), _typed(self.consts), frozenset(self.weak), _typed(self.attrs),
+               tuple((name, tuple(types)) for name, types in self.offsets.items()), tuple(self.variadic),
+               _typed(dict(enumerate(self.variadic_consts))), frozenset(self.variadic_weak))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+
+def _typed(values: dict[Any, Any]) -> tuple[Any, ...]:
+    return tuple((name, _typed_value(v)) for name, v in values.items())
+
+
+def _typed_value(v: Any) -> Any:
+    if isinstance(v, (tuple, list)):
+        return (type(v), tuple(_typed_value(x) for x in v))
+    return (type(v), v)
+
 
 @dataclass(frozen=True)
 class FuncRef:
