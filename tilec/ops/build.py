@@ -15,7 +15,7 @@ def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir
     # adjoint builds the same few calls over and over (running the rule was a tenth of deriving
     # one), so its answers are kept, keyed by exactly that (a constant by its Python type too).
     try:
-        key = (op, tuple((a.type, type(a.value), a.value) if isinstance(a, ir.Const) else a.type for a in args),
+        key = (op, tuple([(a.type, type(a.value), a.value) if type(a) is ir.Const else a.type for a in args]),
                tuple(attrs.items()))
         t = _TYPES.get(key, _UNKNOWN)
     except TypeError:  # an unhashable attribute or constant: the rule decides each time
@@ -26,7 +26,7 @@ def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir
             if len(_TYPES) >= _TYPES_KEPT:
                 _TYPES.clear()
             _TYPES[key] = t
-    span = span or next((a.span for a in args if hasattr(a, "span")), None)
+    span = span or (args[0].span if args else None)  # (every IR expression has a span, maybe None)
     # An effect's type is None, and a call built from spanless operands has no span: both as the
     # IR's consumers expect (ir.OpCall declares the common case).
     return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)  # type: ignore[arg-type]
