@@ -314,23 +314,35 @@ def read_syms(expr: Expr) -> set[Sym]:
     return out
 
 
+def read_counts(expr: Expr, counts: dict[Sym, int] | None = None) -> dict[Sym, int]:
+    """How often each symbol is read in expr, added into counts (a new dict when None)."""
+    counts = {} if counts is None else counts
+    get = counts.get
+    stack: list[Expr] = [expr]  # walk_expr's walk without a generator: every pass asks this
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        e = pop()
+        kind = type(e)
+        if kind is Var:
+            sym = e.sym  # type: ignore[union-attr]  # the kind was just tested
+            counts[sym] = get(sym, 0) + 1
+        elif kind is OpCall or kind is Call:
+            extend(e.args)  # type: ignore[union-attr]
+    return counts
+
+
 def use_counts(body: Iterable[Stmt]) -> dict[Sym, int]:
     """How often each symbol is read in body, nested blocks included (one walk)."""
     counts: dict[Sym, int] = {}
-    get = counts.get
     for s in _flat_stmts(body):
         kind: type = type(s)  # an assignment or expression statement (most of them): its one expression
-        stack: list[Expr] = [s.value] if kind is Assign or kind is Unpack else (  # type: ignore[union-attr,list-item]
-            [s.expr] if kind is ExprStmt else list(stmt_exprs(s)))  # type: ignore[union-attr]
-        pop, extend = stack.pop, stack.extend
-        while stack:
-            e = pop()
-            kind = type(e)
-            if kind is Var:
-                sym = e.sym  # type: ignore[union-attr]  # the kind was just tested
-                counts[sym] = get(sym, 0) + 1
-            elif kind is OpCall or kind is Call:
-                extend(e.args)  # type: ignore[union-attr]
+        if kind is Assign or kind is Unpack:
+            read_counts(s.value, counts)  # type: ignore[union-attr,arg-type]
+        elif kind is ExprStmt:
+            read_counts(s.expr, counts)  # type: ignore[union-attr]
+        else:
+            for e in stmt_exprs(s):
+                read_counts(e, counts)
     return counts
 
 

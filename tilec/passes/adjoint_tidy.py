@@ -77,10 +77,11 @@ class _Index:
     def of(self, s: ir.Stmt) -> tuple[dict[ir.Sym, int], frozenset[ir.Sym]]:
         hit = self._memo.get(id(s))
         if hit is None or hit[0] is not s:
-            reads = ir.use_counts((s,))
-            if isinstance(s, ir.Assign):  # most statements: no nested block to walk for targets
+            if type(s) is ir.Assign:  # most statements: one expression, no nested block to walk
+                reads = ir.read_counts(s.value)
                 writes: frozenset[ir.Sym] = frozenset((s.target,))
             else:
+                reads = ir.use_counts((s,))
                 writes = frozenset(t for x in ir.walk_stmts((s,)) for t in ir.stmt_targets(x))
             hit = (s, reads, writes)
             self._memo[id(s)] = hit
@@ -177,6 +178,10 @@ class _Splicing:
         n = len(self.done)
         return self.done[k] if k < n else self.rest[len(self.rest) - 1 - (k - n)]
 
+    def at(self, k: int) -> ir.Stmt:
+        """self[k] for k at or after the sweep's position (no slice test, no done-or-rest test)."""
+        return self.rest[len(self.rest) - 1 - (k - len(self.done))]
+
     def splice(self, start: int, end: int, new: Iterable[ir.Stmt]) -> None:
         """self[start:end] = new, where start is the sweep's position."""
         assert start == len(self.done), (start, len(self.done))
@@ -201,7 +206,7 @@ def _last_reader(body: _Splicing, sym: ir.Sym, reads: int, index: _Index, start:
     """The position in body of the statement holding the last of sym's `reads` reads from start on."""
     seen = 0
     for k in range(start, len(body)):
-        seen += index.reads(body[k]).get(sym, 0)
+        seen += index.reads(body.at(k)).get(sym, 0)
         if seen >= reads:
             return k
     raise AssertionError("fewer reads than counted")
@@ -241,8 +246,9 @@ def _moves(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) -> tuple[ir
         while i < len(body) - 1:
             new = _move_at(body, i, counts, index, block)
             if new is None:
-                passed_over = passed_over or _may_take(body[i])
-                block.passed(body[i])
+                here = body.at(i)
+                passed_over = passed_over or _may_take(here)
+                block.passed(here)
                 body.advance()
                 i += 1
                 continue
@@ -263,7 +269,7 @@ def _move_at(body: _Splicing, i: int, counts: _Counts, index: _Index,
              block: _Block) -> tuple[int, tuple[ir.Stmt, ...]] | None:
     """(end, replacement): body[i:end] is to become the replacement; or None. No slice of the
     rest of the body per candidate (that alone made long kernels quadratic)."""
-    take, fill = body[i], body[i + 1]
+    take, fill = body.at(i), body.at(i + 1)
     if not (isinstance(take, ir.Assign) and isinstance(take.value, ir.Var) and isinstance(take.target.type, TileT)):
         return None  # (_may_take's test)
     g, adj = take.target, take.value.sym
@@ -278,10 +284,10 @@ def _move_at(body: _Splicing, i: int, counts: _Counts, index: _Index,
         return None  # an unread take: simplify's business
     last = _last_reader(body, g, reads, index, i + 2)
     for k in range(i + 2, last):
-        s = body[k]
+        s = body.at(k)
         if adj in index.reads(s) or adj in index.writes(s) or g in index.writes(s):
             return None
-    end = body[last]
+    end = body.at(last)
     rename = lambda sym: adj if sym == g else sym  # noqa: E731
     if _adds_back(end, adj, g):
         return last + 1, ir.rename(body[i + 2:last], rename)
@@ -309,7 +315,7 @@ def _forward_copies(stmts: Sequence[ir.Stmt], counts: _Counts, index: _Index) ->
     body = _Splicing(statements)
     i = 0
     while i < len(body):
-        s = body[i]
+        s = body.at(i)
         if (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
                 and s.target != s.value.sym and s.target.type == s.value.sym.type and s.target not in counts.params
                 and counts.assigns.get(s.target, 0) == 1
@@ -341,7 +347,7 @@ def _fold_copy(body: _Splicing, i: int, index: _Index, block: _Block) -> tuple[i
     """`x = y; ...; x = add(x, c)` where the statements between touch neither x nor y's value:
     `...; x = add(y, c)` (an accumulation started from a copy, as known zeros leave it). Returns
     (end, replacement): body[i:end] is to become the replacement; or None."""
-    s = body[i]
+    s = body.at(i)
     if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Var) and isinstance(s.target.type, TileT)
             and s.target != s.value.sym and s.target.type == s.value.sym.type):
         return None
@@ -349,7 +355,7 @@ def _fold_copy(body: _Splicing, i: int, index: _Index, block: _Block) -> tuple[i
     if not block.reads_after(x, (s,)) and not block.written_after(x, (s,)):
         return None  # nothing after the copy touches x (without walking there to find out)
     for k in range(i + 1, len(body)):
-        later = body[k]
+        later = body.at(k)
         if x in index.reads(later) or x in index.writes(later):
             break
         if y in index.writes(later):
