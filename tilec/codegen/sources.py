@@ -168,20 +168,16 @@ def plan_kernels(module: ir.Module) -> list[KernelPlan]:
             derivation = derive(k, module, lanes=True)
             # The CPU runs the lanes adjoint as one lane per block unless the kernel has per-lane
             # values or its lanes may hold different partial adjoints of a tile.
-            one = not facts["lanes"] and not lanes_may_differ(derivation.adjoint)
-            if one and not derivation.customs:  # the GPU's form made directly (Derivation.finished)
-                gpu = derivation.finished(module, strip_tile_lane_ops=True)
-                cpu = None
-            else:
-                cpu = derivation.finished(module)
-                gpu = block_tile_form(cpu)  # tiles are the block's on the GPU: their lane ops are copies
-            if one:
-                tidied, lanes_free, ops = tidy_one_lane(gpu, derivation.lane_takes)
-                cpu = cpu_rewrites(tidied, ops)
-                if lanes_free:  # nothing left that only lanes need: the GPU runs the tidied form too
-                    gpu = tidied
-            assert cpu is not None
-            plans.append(KernelPlan(k, cpu, lanes_adjoint=gpu))
+            if facts["lanes"] or lanes_may_differ(derivation.adjoint):
+                lanes_form = derivation.finished(module)
+                # tiles are the block's on the GPU: their lane ops are copies
+                plans.append(KernelPlan(k, lanes_form, lanes_adjoint=block_tile_form(lanes_form)))
+                continue
+            gpu = (block_tile_form(derivation.finished(module)) if derivation.customs
+                   else derivation.finished(module, strip_tile_lane_ops=True))  # the same, made directly
+            tidied, lanes_free, ops = tidy_one_lane(gpu, derivation.lane_takes)
+            # nothing left that only lanes need (lanes_free): the GPU runs the tidied form too
+            plans.append(KernelPlan(k, cpu_rewrites(tidied, ops), lanes_adjoint=tidied if lanes_free else gpu))
         except NotDifferentiable as e:
             plans.append(KernelPlan(k, None, e.diagnostic))
     return plans
