@@ -27,7 +27,7 @@ def warp_status(name: str) -> str:
     help_ = warp_names.HELP.get(name)
     if help_:
         return f"supported as syntax ({help_.removeprefix('write ')}); by name: diagnostic TC0430"
-    note = warp_names.NOTES.get(name)
+    note = warp_names.note(name)
     return "diagnostic TC0430 \"not supported by tilec yet\"" + (f": {note}" if note else "")
 
 

@@ -132,7 +132,7 @@ class CallLowering(LoweringHost):
         if api in MATH_REWRITES:  # lower_math_rewrites.py
             return self.lower_math_rewrite(api, node)
         if warp_names.is_warp_builtin(api):
-            note = warp_names.NOTES.get(api)
+            note = warp_names.note(api)
             self.fail("TC0430", f"`{api}` is a Warp builtin not supported by tilec yet", node.func,
                       notes=(note,) if note else (), help=warp_names.HELP.get(api))
         from ..ir.types import DTYPE_NAMES

@@ -4,8 +4,10 @@
 `warp._src.context.builtin_functions` as the names starting with `tile` (68) plus the
 other members of Warp's "Tile Primitives" group (`untile`, `assign`).
 `WARP_RANDOM_BUILTINS` is Warp's "Random" group, which tile programs use with
-`tile_randf`/`tile_randi`. A test re-derives both lists from an installed Warp, so a
-Warp op can never be silently missing here; docs/ops.md shows tilec's status for each.
+`tile_randf`/`tile_randi`. `WARP_OTHER_BUILTINS` is every other name of
+`builtin_functions` (math, vectors, atomics, geometry queries, volumes, ...). A test
+re-derives the three lists from an installed Warp, so a Warp op can never be silently
+missing here; docs/ops.md shows tilec's status for each tile and random builtin.
 
 A Warp builtin that is not (yet) in the op table gets a "not supported by tilec yet"
 diagnostic naming it, with the note below when there is one, never a spelling
@@ -37,6 +39,44 @@ sample_unit_cube sample_unit_disk sample_unit_hemisphere sample_unit_hemisphere_
 sample_unit_ring sample_unit_sphere sample_unit_sphere_surface sample_unit_square
 """.split())
 
+WARP_OTHER_BUILTINS = tuple("""
+abs acos add add_inplace address argmax argmin array array_store asin assign_copy assign_inplace
+atan atan2 atomic_add atomic_and atomic_cas atomic_exch atomic_max atomic_min atomic_or atomic_sub
+atomic_xor bfloat16 bit_and bit_and_inplace bit_count bit_or bit_or_inplace bit_xor bit_xor_inplace
+block_dim bool breakpoint bvh_get_group_root bvh_query_aabb bvh_query_aabb_tiled bvh_query_capsule
+bvh_query_next bvh_query_next_tiled bvh_query_ray bvh_query_ray_tiled bvh_query_sphere cast cbrt
+ceil clamp closest_point_edge_edge copy copysign cos cosh cross cw_div cw_mul ddot degrees
+dense_chol dense_chol_batched dense_gemm dense_gemm_batched dense_solve dense_solve_batched
+dense_subs determinant diag div div_approx dot eig3 erf erfc erfcinv erfinv exp expect_eq
+expect_near expect_neq extract float float16 float32 float64 floor floordiv frac get_diag
+hash_grid_point_id hash_grid_query hash_grid_query_next identity index indexref int int16 int32
+int64 int8 intersect_tri_tri inverse inverse_approx invert isfinite isinf isnan iter_next len length
+length_sq lerp load log log10 log2 lower_bound lshift matrix matrix_from_cols matrix_from_rows max
+mesh_eval_face_normal mesh_eval_position mesh_eval_velocity mesh_get mesh_get_bvh
+mesh_get_group_root mesh_get_index mesh_get_point mesh_get_velocity mesh_query_aabb
+mesh_query_aabb_next mesh_query_aabb_next_tiled mesh_query_aabb_tiled
+mesh_query_furthest_point_no_sign mesh_query_next mesh_query_point mesh_query_point_no_sign
+mesh_query_point_sign_normal mesh_query_point_sign_parity mesh_query_point_sign_winding_number
+mesh_query_ray mesh_query_ray_anyhit mesh_query_ray_count_intersections mesh_query_sphere min mod
+mul neg nonzero norm_huber norm_l1 norm_l2 norm_pseudo_huber normalize outer pos pow print printf
+qr3 quat_from_axis_angle quat_from_euler quat_from_matrix quat_identity quat_inverse quat_rotate
+quat_rotate_inv quat_rpy quat_slerp quat_to_axis_angle quat_to_euler quat_to_matrix quat_to_rpy
+quat_twist quat_twist_angle quat_twist_angle_signed quaternion radians range reversed rint round
+rshift select sign sin sinh skew slice smooth_normalize smoothstep spatial_adjoint spatial_bottom
+spatial_cross spatial_cross_dual spatial_dot spatial_top spatial_vector sqrt static step store sub
+sub_inplace svd2 svd3 tan tanh texture_sample tid trace transform_add_inplace transform_compose
+transform_decompose transform_from_matrix transform_get_rotation transform_get_translation
+transform_identity transform_inverse transform_multiply transform_point transform_set_rotation
+transform_set_rotation_copy transform_set_translation transform_set_translation_copy
+transform_sub_inplace transform_to_matrix transform_twist transform_vector transform_wrench
+transformation transpose trunc tuple uint16 uint32 uint64 uint8 unot vector velocity_at_point view
+volume_index_to_world volume_index_to_world_dir volume_lookup volume_lookup_f volume_lookup_i
+volume_lookup_index volume_lookup_v volume_sample volume_sample_f volume_sample_grad
+volume_sample_grad_f volume_sample_grad_index volume_sample_i volume_sample_index volume_sample_v
+volume_store volume_store_f volume_store_i volume_store_v volume_voxel_count volume_world_to_index
+volume_world_to_index_dir where zeros
+""".split())
+
 # Why a Warp builtin is missing (a note under the diagnostic).
 NOTES = {
     "tile_bvh_query_aabb": "BVH queries are out of scope for now",
@@ -45,6 +85,14 @@ NOTES = {
     "tile_mesh_query_aabb": "mesh queries are out of scope for now",
     "tile_mesh_query_aabb_next": "mesh queries are out of scope for now",
     "tile_query_valid": "BVH and mesh queries are out of scope for now",
+}
+# The same note for a family of builtins, by the start of their names.
+FAMILY_NOTES = {
+    "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
+    "hash_grid_": "hash-grid queries are out of scope for now (they need Warp's runtime HashGrid objects)",
+    "mesh_": "mesh queries are out of scope for now (they need Warp's runtime Mesh objects)",
+    "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
+    "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
@@ -57,4 +105,11 @@ def is_warp_builtin(name: str) -> bool:
     return name in _KNOWN
 
 
-_KNOWN = frozenset(WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS)
+def note(name: str) -> str | None:
+    """Why the Warp builtin `name` is missing, when it is said."""
+    if name in NOTES:
+        return NOTES[name]
+    return next((text for start, text in FAMILY_NOTES.items() if name.startswith(start)), None)
+
+
+_KNOWN = frozenset(WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS + WARP_OTHER_BUILTINS)
