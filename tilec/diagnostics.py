@@ -59,6 +59,7 @@ CODES = {
     "TC0504": "atomic-old-value-used",
     "TC0505": "atomic-extreme",
     "TC0506": "racing-store",
+    "TC0507": "atomic-swap",
     "TC0601": "gpu-shared-memory",
 }
 

@@ -11,7 +11,7 @@ LANE_OPS = {"tile", "untile", "tile_additem", "tile_subitem", "tile_scatter_add"
             "tile_from_thread", "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
             "tile_stack_push", "tile_stack_pop", "tile_stack_push_fields", "tile_stack_get"}
 PER_LANE_ATOMICS = {"array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
-                    "array_atomic_and", "array_atomic_or", "array_atomic_xor"}
+                    "array_atomic_and", "array_atomic_or", "array_atomic_xor", "atomic_cas", "atomic_exch"}
 
 
 def all_exprs(fn: ir.Function) -> Iterator[ir.Expr]:
@@ -164,7 +164,8 @@ ARRAY_ACCESS = {
     "array_store": "write", "array_store_part": "write", "tile_store": "write", "tile_store_indexed": "write",
     "array_atomic_add": "accumulate", "array_atomic_sub": "accumulate", "atomic_add": "accumulate",
     "tile_atomic_add": "accumulate", "tile_atomic_add_indexed": "accumulate",
-    "atomic_min": "write", "atomic_max": "write", "array_shape": None, "array_valid": None,
+    "atomic_min": "write", "atomic_max": "write", "atomic_cas": "write", "atomic_exch": "write",
+    "array_shape": None, "array_valid": None,
 }
 
 

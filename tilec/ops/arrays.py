@@ -54,17 +54,22 @@ def _bit_store(b: Bound) -> Element | None:
 
 
 def _atomic_api(b: Bound) -> Type:
-    """wp.atomic_add(a, i[, j...], value): the last argument is the value."""
+    """wp.atomic_add(a, i[, j...], value): the last argument is the value; wp.atomic_cas(a, i[, j...],
+    compare, value): the last two."""
     a = rules.array(b, "a")
-    if len(b.variadic) != a.ndim + 1:
-        b.fail("TC0304", f"needs {a.ndim} index(es) and a value for a {a.ndim}-d array, got "
+    values = 2 if b.op == "atomic_cas" else 1
+    if len(b.variadic) != a.ndim + values:
+        what = "compare and value" if values == 2 else "a value"
+        b.fail("TC0304", f"needs {a.ndim} index(es) and {what} for a {a.ndim}-d array, got "
                f"{len(b.variadic)} argument(s) after the array", "a")
-    _indices_int(b, b.variadic[:-1])
+    _indices_int(b, b.variadic[:-values])
     if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add":
         b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is)", "a")
-    v = b.variadic[-1]
-    if v != a.dtype and len(b.variadic) - 1 not in b.variadic_weak:
-        b.fail("TC0202", f"value is {describe(v)} but the array holds {a.dtype}", "args")
+    for k in range(len(b.variadic) - values, len(b.variadic)):
+        v = b.variadic[k]
+        if v != a.dtype and k not in b.variadic_weak:
+            b.fail("TC0202", f"{'compare' if values == 2 and k == len(b.variadic) - 2 else 'value'} is "
+                   f"{describe(v)} but the array holds {a.dtype}", "args")
     return a.dtype
 
 
@@ -126,6 +131,11 @@ OPS = [
            adj_cpp="extreme_take", variadic="args", effect=True),
     OpSpec("atomic_max", (A,), _atomic_api, "atomic_max", "atomically take the maximum",
            adj_cpp="extreme_take", variadic="args", effect=True),
+    OpSpec("atomic_cas", (A,), _atomic_api, "atomic_cas",
+           "atomically store value where the element equals compare; returns the old value", variadic="args",
+           effect=True),
+    OpSpec("atomic_exch", (A,), _atomic_api, "atomic_exch", "atomically store value; returns the old value",
+           variadic="args", effect=True),
     OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
            api=False),
     OpSpec("array_valid", (A,), _valid, "array_valid",

@@ -330,6 +330,18 @@ def _array_store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return old
 
 
+@impl("atomic_cas", "atomic_exch")
+def _swap(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    values = 2 if call.op == "atomic_cas" else 1
+    arr, idx = a[0], tuple(int(i) for i in a[1:len(a) - values])
+    if not _in_bounds(arr, idx):
+        return arr.dtype.type(0)
+    old = arr[idx]
+    if call.op == "atomic_exch" or old == arr.dtype.type(a[-2]):
+        arr[idx] = arr.dtype.type(a[-1])
+    return old
+
+
 @impl("atomic_add", "atomic_min", "atomic_max")
 def _atomic(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     arr, idx, value = a[0], tuple(int(i) for i in a[1:-1]), a[-1]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_add_indexed", "array_store",
            "array_store_part",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
-           "array_atomic_and", "array_atomic_or", "array_atomic_xor",
+           "array_atomic_and", "array_atomic_or", "array_atomic_xor", "atomic_cas", "atomic_exch",
            "print", "print_tile", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
 
 

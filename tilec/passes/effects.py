@@ -45,6 +45,7 @@ READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
 OVERWRITES = {"array_store", "array_store_part", "tile_store", "tile_store_indexed"}
 ACCUMULATES = {"array_atomic_add", "array_atomic_sub", "atomic_add", "tile_atomic_add", "tile_atomic_add_indexed"}
 EXTREMES = {"atomic_min", "atomic_max"}
+SWAPS = {"atomic_cas", "atomic_exch"}  # not differentiable (as in Warp): refused on float arrays (TC0507)
 ATOMICS = ACCUMULATES | EXTREMES
 
 # Operand positions whose values an op's adjoint rule never reads (ops/adjoints.py): a value
@@ -134,7 +135,7 @@ def disjoint(f1: Key, f2: Key) -> bool:
 
 # Values that differ between threads whatever their operands: thread indices and atomics' old values.
 # A read differs only where its indices do (elements every thread reads are the same for all).
-VARYING_OPS = {"tid", "lane"} | ATOMICS
+VARYING_OPS = {"tid", "lane"} | ATOMICS | SWAPS
 
 
 def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]:
@@ -381,8 +382,12 @@ def check_adjoint(fn: ir.Function) -> None:
     for s in ir.walk_stmts(fn.body):  # atomics whose old value is used
         for top in ir.stmt_exprs(s):
             for e in ir.walk_expr(top):
-                if not (isinstance(e, ir.OpCall) and e.op in ATOMICS and isinstance(e.args[0], ir.Var)):
+                if not (isinstance(e, ir.OpCall) and e.op in ATOMICS | SWAPS and isinstance(e.args[0], ir.Var)):
                     continue
+                if e.op in SWAPS and _differentiable(cast(ArrayT, e.args[0].type).dtype):
+                    _refuse("TC0507", f"`{e.op}` on `{e.args[0].sym.name}`, an array of floats, has no adjoint "
+                            "(Warp's neither): which value it leaves depends on the order the threads ran in",
+                            e.span)
                 if isinstance(s, ir.ExprStmt) and top is e:
                     continue
                 if isinstance(s, ir.Assign) and s.value is e and s.target not in used:
