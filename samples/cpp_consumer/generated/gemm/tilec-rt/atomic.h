@@ -229,6 +229,18 @@ template <class T, int N, class... R> TL_HD T atomic_max(Ctx& ctx, const Array<T
     return ctx.standin() ? T(0) : atomic_rmw(2, a, rest...);
 }
 
+// wp.atomic_cas(a, i, j, compare, value) / wp.atomic_exch(a, i, j, value), emitted with the values
+// before the indices. The comparison is C++'s ==, as Warp's CPU build compares.
+template <class T, int N, class C, class V, class... I>
+TL_HD T atomic_cas(Ctx& ctx, const Array<T, N>& a, C compare, V value, I... idx) {
+    const T c = T(compare), v = T(value);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [c, v](T o) { return o == c ? v : o; }) : T(0);
+}
+template <class T, int N, class V, class... I> TL_HD T atomic_exch(Ctx& ctx, const Array<T, N>& a, V value, I... idx) {
+    const T v = T(value);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [v](T) { return v; }) : T(0);
+}
+
 // The adjoint of a store to an element that several threads, or a block's lanes, may store alike:
 // the first to arrive takes the element's adjoint and leaves zero (an atomic exchange), so the
 // seed is counted once however the threads interleave (a plain read then zero is not, on a GPU).
