@@ -160,7 +160,7 @@ def _block_nbytes(sym: ir.Sym) -> int:
 
 # How each array op touches its first operand (the array); `array_shape` and `array_valid` do not touch data.
 ARRAY_ACCESS = {
-    "array_load": "read", "tile_load": "read", "tile_load_indexed": "read",
+    "array_load": "read", "tile_load": "read", "tile_load_indexed": "read", "lower_bound": "read",
     "array_store": "write", "array_store_part": "write", "tile_store": "write", "tile_store_indexed": "write",
     "array_atomic_add": "accumulate", "array_atomic_sub": "accumulate", "atomic_add": "accumulate",
     "tile_atomic_add": "accumulate", "tile_atomic_add_indexed": "accumulate",

@@ -682,6 +682,8 @@ class CxxEmitter:
             return "int32_t(ctx.tid[0])"
         if op in ("tile_stack_push", "tile_stack_count", "tile_stack_push_fields", "tile_stack_get"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
+        if op == "lower_bound":
+            return f"tl::lower_bound({', '.join(args)})"
         if op in ("atomic_cas", "atomic_exch"):  # the runtime takes the values before the indices
             values = 2 if op == "atomic_cas" else 1
             ordered = [args[0], *args[len(args) - values:], *args[1:len(args) - values]]

@@ -1,7 +1,7 @@
 """Array element access, atomics, shapes and thread indices."""
 from __future__ import annotations
 
-from ..ir.types import BOOL, INT32, ArrayT, Element, MatT, TupleT, Type, VecT, article, describe
+from ..ir.types import BOOL, INT32, ArrayT, Element, MatT, Scalar, TupleT, Type, VecT, article, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -73,6 +73,20 @@ def _atomic_api(b: Bound) -> Type:
     return a.dtype
 
 
+def _lower_bound(b: Bound) -> Type:
+    """wp.lower_bound(a, value) / wp.lower_bound(a, begin, end, value) of a sorted 1-d array of scalars."""
+    a = rules.array(b, "a")
+    if a.ndim != 1 or not isinstance(a.dtype, Scalar):
+        b.fail("TC0203", f"searches a 1-d array of scalars, got {describe(a)}", "a")
+    if len(b.variadic) not in (1, 3):
+        b.fail("TC0304", f"takes (a, value) or (a, begin, end, value), got {len(b.variadic)} argument(s) after "
+               "the array", "a")
+    _indices_int(b, b.variadic[:-1])
+    if b.variadic[-1] != a.dtype and len(b.variadic) - 1 not in b.variadic_weak:
+        b.fail("TC0202", f"value is {describe(b.variadic[-1])} but the array holds {a.dtype}", "args")
+    return INT32
+
+
 def _shape(b: Bound) -> Type:
     a = rules.array(b, "a")
     rules.norm_axis(b, "axis", b.attrs["axis"], a.ndim, "array")
@@ -136,6 +150,9 @@ OPS = [
            effect=True),
     OpSpec("atomic_exch", (A,), _atomic_api, "atomic_exch", "atomically store value; returns the old value",
            variadic="args", effect=True),
+    OpSpec("lower_bound", (A,), _lower_bound, "lower_bound",
+           "the first index in [begin, end) whose element is not below value, as Warp (the last one when "
+           "every element is below)", variadic="args"),
     OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
            api=False),
     OpSpec("array_valid", (A,), _valid, "array_valid",

@@ -330,6 +330,20 @@ def _array_store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return old
 
 
+@impl("lower_bound")
+def _lower_bound(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    arr = a[0]
+    begin, end = (int(a[1]), int(a[2])) if len(a) == 4 else (0, len(arr))
+    lower, upper = begin, end - 1  # Warp's search: the last index when every element is below
+    while lower < upper:
+        mid = lower + (upper - lower) // 2
+        if (arr[mid] if 0 <= mid < len(arr) else arr.dtype.type(0)) < arr.dtype.type(a[-1]):
+            lower = mid + 1
+        else:
+            upper = mid
+    return np.int32(lower)
+
+
 @impl("atomic_cas", "atomic_exch")
 def _swap(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     values = 2 if call.op == "atomic_cas" else 1

@@ -41,7 +41,7 @@ from ..ops import OPS
 from ..ir.types import ArrayT, MatT, Scalar, TileT, Type, VecT, component_dtype
 from ..diagnostics import NotDifferentiable, Span
 
-READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None}
+READS = {"array_load": None, "tile_load": None, "tile_load_indexed": None, "lower_bound": None}
 OVERWRITES = {"array_store", "array_store_part", "tile_store", "tile_store_indexed"}
 ACCUMULATES = {"array_atomic_add", "array_atomic_sub", "atomic_add", "tile_atomic_add", "tile_atomic_add_indexed"}
 EXTREMES = {"atomic_min", "atomic_max"}
@@ -97,6 +97,8 @@ def _footprint(e: ir.OpCall) -> Key:
     if e.op in ("array_load", "array_store", "array_atomic_add", "array_atomic_sub"):
         first = 1 if e.op == "array_load" else 2
         return ("element",) + tuple(_key(a) for a in e.args[first:])
+    if e.op == "lower_bound":  # reads any element of its range: no box, overlapping every write
+        return ("search",) + tuple(_key(a) for a in e.args[1:])
     if e.op == "array_store_part":  # the element's indices (the component's follow them)
         return ("element",) + tuple(_key(a) for a in e.args[2:2 + cast(ArrayT, e.args[0].type).ndim])
     if e.op in ("atomic_add", "atomic_min", "atomic_max"):
@@ -116,7 +118,7 @@ def _box(footprint: Key) -> list[tuple[Any, Any]] | None:
     if footprint[0] == "element":
         coords = footprint[1:]
         sizes = (1,) * len(coords)
-    elif len(footprint) == 3:  # a tile, not indexed
+    elif footprint[0] == "tile" and len(footprint) == 3:  # a tile, not indexed
         coords, sizes = footprint[2], footprint[1]
     else:
         return None

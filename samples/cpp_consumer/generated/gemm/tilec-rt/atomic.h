@@ -179,6 +179,21 @@ template <class T, int N, class... I> TL_HD T array_load(const Array<T, N>& a, I
 template <class T, int M, int N, class... I> TL_HD Array<T, M> array_load(const Array<Array<T, M>, N>& a, I... idx) {
     return in_bounds(a, idx...) ? a(idx...) : Array<T, M>();
 }
+// wp.lower_bound(a, value) / (a, begin, end, value) of a sorted array: Warp's search, which gives
+// the last index of the range (not its end) when every element is below value.
+template <class T, class V> TL_HD int32_t lower_bound(const Array<T, 1>& a, int64_t begin, int64_t end, V value) {
+    const T v = T(value);
+    int64_t lower = begin, upper = end - 1;
+    while (lower < upper) {
+        const int64_t mid = lower + (upper - lower) / 2;
+        if (array_load(a, mid) < v) lower = mid + 1;
+        else upper = mid;
+    }
+    return int32_t(lower);
+}
+template <class T, class V> TL_HD int32_t lower_bound(const Array<T, 1>& a, V value) {
+    return lower_bound(a, 0, a.shape[0], value);
+}
 // A stand-in thread of a partial block (ctx_cuda.h) writes nothing: each write below checks it.
 template <class T, int N, class V, class... I> TL_HD void array_store(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
     if (!ctx.standin() && in_bounds(a, idx...)) a(idx...) = T(v);
