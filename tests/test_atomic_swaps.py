@@ -114,3 +114,7 @@ def k(A: wp.array(dtype=int), F: wp.array(dtype=float)):
         "7:23: TC0202: atomic_exch: value is an int32 scalar but the array holds float32")
     assert first_error(kernel.replace("CALL", "wp.atomic_cas(F, i, i, 1.0)")) == (
         "7:22: TC0202: atomic_cas: compare is an int32 scalar but the array holds float32")
+    # a float literal into an integer array, which Warp refuses too (atomic_add's value was truncated)
+    for call, col in (("wp.atomic_exch(A, i, 1.5)", 23), ("wp.atomic_add(A, i, 1.5)", 22)):
+        assert first_error(kernel.replace("CALL", call)) == (
+            f"7:{col}: TC0202: {call[3:call.index('(')]}: value is a float literal but the array holds int32")

@@ -67,9 +67,13 @@ def _atomic_api(b: Bound) -> Type:
         b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is)", "a")
     for k in range(len(b.variadic) - values, len(b.variadic)):
         v = b.variadic[k]
+        what = "compare" if values == 2 and k == len(b.variadic) - 2 else "value"
         if v != a.dtype and k not in b.variadic_weak:
-            b.fail("TC0202", f"{'compare' if values == 2 and k == len(b.variadic) - 2 else 'value'} is "
-                   f"{describe(v)} but the array holds {a.dtype}", "args")
+            b.fail("TC0202", f"{what} is {describe(v)} but the array holds {a.dtype}", "args")
+        if k in b.variadic_weak and getattr(v, "is_float", False) and isinstance(a.dtype, Scalar) \
+                and not a.dtype.is_float:
+            # a float literal into an integer array (Warp refuses it too): never silently truncated
+            b.fail("TC0202", f"{what} is a float literal but the array holds {a.dtype}", "args")
     return a.dtype
 
 
