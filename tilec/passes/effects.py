@@ -47,6 +47,7 @@ ACCUMULATES = {"array_atomic_add", "array_atomic_sub", "atomic_add", "tile_atomi
 EXTREMES = {"atomic_min", "atomic_max"}
 SWAPS = {"atomic_cas", "atomic_exch"}  # not differentiable (as in Warp): refused on float arrays (TC0507)
 ATOMICS = ACCUMULATES | EXTREMES
+RETURN_OLD = ATOMICS | SWAPS  # ops returning the element's old value, which depends on thread order
 
 # Operand positions whose values an op's adjoint rule never reads (ops/adjoints.py): a value
 # that differs between the two launch states may pass through them. "all" = every operand.
@@ -137,7 +138,7 @@ def disjoint(f1: Key, f2: Key) -> bool:
 
 # Values that differ between threads whatever their operands: thread indices and atomics' old values.
 # A read differs only where its indices do (elements every thread reads are the same for all).
-VARYING_OPS = {"tid", "lane"} | ATOMICS | SWAPS
+VARYING_OPS = {"tid", "lane"} | RETURN_OLD
 
 
 def thread_varying(fn: ir.Function, between_blocks: bool = False) -> set[ir.Sym]:
@@ -384,7 +385,7 @@ def check_adjoint(fn: ir.Function) -> None:
     for s in ir.walk_stmts(fn.body):  # atomics whose old value is used
         for top in ir.stmt_exprs(s):
             for e in ir.walk_expr(top):
-                if not (isinstance(e, ir.OpCall) and e.op in ATOMICS | SWAPS and isinstance(e.args[0], ir.Var)):
+                if not (isinstance(e, ir.OpCall) and e.op in RETURN_OLD and isinstance(e.args[0], ir.Var)):
                     continue
                 if e.op in SWAPS and _differentiable(cast(ArrayT, e.args[0].type).dtype):
                     _refuse("TC0507", f"`{e.op}` on `{e.args[0].sym.name}`, an array of floats, has no adjoint "
