@@ -77,3 +77,6 @@ def k(A: wp.array(dtype=float), M: wp.array2d(dtype=float)):
         "7:24: TC0203: lower_bound: searches a 1-d array of scalars")
     assert first_error(kernel.replace("CALL", "wp.lower_bound(A, i)")) == (
         "7:27: TC0202: lower_bound: value is an int32 scalar but the array holds float32")
+    ints = kernel.replace("A: wp.array(dtype=float)", "A: wp.array(dtype=int)")
+    assert first_error(ints.replace("CALL", "wp.lower_bound(A, 1.5)")) == (  # Warp 1.19 refuses it too
+        "7:27: TC0202: lower_bound: value is a float literal but the array holds int32")

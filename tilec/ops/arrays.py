@@ -65,16 +65,22 @@ def _atomic_api(b: Bound) -> Type:
     _indices_int(b, b.variadic[:-values])
     if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add":
         b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is)", "a")
-    for k in range(len(b.variadic) - values, len(b.variadic)):
+    _element_values(b, a, ("compare", "value") if values == 2 else ("value",))
+    return a.dtype
+
+
+def _element_values(b: Bound, a: ArrayT, names: tuple[str, ...]) -> None:
+    """The trailing arguments `names` (the value, or compare and value) are of the array's dtype: a
+    typed one exactly, an untyped literal converted to it, but never a float literal into an
+    integer array (Warp refuses it; it would be silently truncated)."""
+    first = len(b.variadic) - len(names)
+    for k, what in enumerate(names, first):
         v = b.variadic[k]
-        what = "compare" if values == 2 and k == len(b.variadic) - 2 else "value"
         if v != a.dtype and k not in b.variadic_weak:
             b.fail("TC0202", f"{what} is {describe(v)} but the array holds {a.dtype}", "args")
         if k in b.variadic_weak and getattr(v, "is_float", False) and isinstance(a.dtype, Scalar) \
                 and not a.dtype.is_float:
-            # a float literal into an integer array (Warp refuses it too): never silently truncated
             b.fail("TC0202", f"{what} is a float literal but the array holds {a.dtype}", "args")
-    return a.dtype
 
 
 def _lower_bound(b: Bound) -> Type:
@@ -86,8 +92,7 @@ def _lower_bound(b: Bound) -> Type:
         b.fail("TC0304", f"takes (a, value) or (a, begin, end, value), got {len(b.variadic)} argument(s) after "
                "the array", "a")
     _indices_int(b, b.variadic[:-1])
-    if b.variadic[-1] != a.dtype and len(b.variadic) - 1 not in b.variadic_weak:
-        b.fail("TC0202", f"value is {describe(b.variadic[-1])} but the array holds {a.dtype}", "args")
+    _element_values(b, a, ("value",))
     return INT32
 
 
