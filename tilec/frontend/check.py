@@ -32,7 +32,7 @@ from .lower_matmul_scalars import ScaledMatmulLowering
 from .lower_tile_expand import TileExpandLowering
 from .lowering_host import LoweringHost
 from .statement_walk import statements
-from .tuple_returns import returned_count, tuple_annotation
+from .tuple_returns import tuple_annotation
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -147,7 +147,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
                              if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
         else:
-            self.returns_several = returned_count(self.fd)
+            self.returns_several = self.fd.returns_several
         self.declared_ret = self.return_annotation()
         if self.project is not None and self.project.startswith("#"):  # one of several returned values
             items = tuple_annotation(self.fd.node.returns.annotation if self.fd.node.returns else None)
@@ -511,7 +511,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) \
                 and value_node.func.value in self.scope.funcs and value_node.func.value not in self.env:
             func = value_node.func.value
-            count = returned_count(self.scope.funcs[func])
+            count = self.scope.funcs[func].returns_several
             if count is not None:  # a func returning several values (tuple_returns.py)
                 if count != len(names):
                     self.fail("TC0303", f"cannot unpack the {count} values `{func}` returns into {len(names)} names",

@@ -21,7 +21,6 @@ from . import local_consts
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
-from .tuple_returns import returned_count
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
 
@@ -527,7 +526,7 @@ class CallLowering(LoweringHost):
         overloads = self.scope.func_overloads.get(name, [])
         if len(arg_nodes) != len(params) and not (len(overloads) > 1 and fd in overloads):  # else: by count too
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
-        count = returned_count(fd)
+        count = fd.returns_several
         if count is not None:
             self.fail("TC0303", f"`{name}` returns {count} values; unpack them where it is called "
                       f"(`{', '.join('abcdefgh'[:min(count, 8)])} = {name}(...)`)", node)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -20,6 +21,7 @@ from ..ir.types import BUILTIN_DTYPE_NAMES, Scalar, StructT, Type
 from . import consts, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
+from .tuple_returns import returned_count
 
 if TYPE_CHECKING:
     from .annotations import IndexedT
@@ -50,6 +52,12 @@ class FuncDef:
     key: object = None  # what tells apart two nested funcs of one name; None: the name
     launch_block_dims: tuple[int, ...] = ()  # constant `block_dim=` of this kernel's launches in the file
     overloads: tuple[tuple[Span, dict[str, cst.BaseExpression]], ...] = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
+
+    @cached_property
+    def returns_several(self) -> int | None:
+        """tuple_returns.returned_count of this def, kept: every call site of the func asks, and the
+        answer walks its body."""
+        return returned_count(self)
 
 
 @dataclass
