@@ -2,6 +2,7 @@
 (`<module>.h`) listing every entry point of both targets."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .. import __version__, ir, naming
@@ -57,6 +58,13 @@ def _sums_lines(fn: ir.Function, sums: dict[ir.Sym, TileT]) -> tuple[list[str], 
 def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
              cuda_entries: dict[str, list[dict[str, Any]]] | None = None) -> Emitted:
     target = Target("cpu", "static ", naming.source_label(module.filename), line_directives)
+    # core.h: bodies applying exp, log or tanh are also compiled for AVX-512 (only those: a second
+    # compile of every kernel costs 20-50 % of a module's build for no gain on memory-bound loops)
+    cloned = dataclasses.replace(target, func_qualifier="TL_CPU_KERNEL static ")
+
+    def body_emitter(body: ir.Function) -> CxxEmitter:
+        return CxxEmitter(cloned if analysis.calls_vector_math(body, funcs) else target)
+
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     kernels: list[dict[str, Any]] = []
@@ -65,12 +73,13 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         k = plan.forward
         facts = kernel_facts(k, funcs)
         fwd_body, adj_body = naming.kernel_body(k.name, "forward"), naming.kernel_body(k.name, "backward")
-        bodies = [CxxEmitter(target).function(fold_forward(k), fwd_body)]  # one loop per tile statement: fewer
+        forward = fold_forward(k)  # one loop per tile statement: fewer
+        bodies = [body_emitter(forward).function(forward, fwd_body)]
         entries = [_entry_for(k, naming.fwd_entry(module.name, k.name, "cpu"), fwd_body, funcs)]
         if plan.adjoint is not None:
             sums = summed_arrays(plan.adjoint)
             part_types = {p: f"{_sums_type(p, tile)}::Part&" for p, tile in sums.items()}
-            bodies.append(CxxEmitter(target).function(plan.adjoint, adj_body, param_types=part_types))
+            bodies.append(body_emitter(plan.adjoint).function(plan.adjoint, adj_body, param_types=part_types))
             entries.append(_entry_for(plan.adjoint, naming.adj_entry(module.name, k.name, "cpu"), adj_body,
                                       funcs, lanes_of=k, sums=sums))
         kernels.append({"bodies": bodies, "entries": entries})

@@ -124,6 +124,28 @@ def partial_block_limit(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> in
     return most
 
 
+# The float functions runtime_headers/tilec/scalar.h writes branch-free for the vectoriser: a tile
+# loop applying one is a long chain of dependent vector operations per element, which runs ~1.5x
+# faster 16 floats wide (AVX-512) than 8.
+VECTOR_MATH = frozenset({"exp", "log", "tanh"})
+
+
+def calls_vector_math(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
+    """Whether fn, or a func it calls or maps, applies one of VECTOR_MATH."""
+    seen: set[str] = set()
+    pending = [fn]
+    while pending:
+        f = pending.pop()
+        summary = _ops_and_calls(f)
+        if (summary[0] | summary[1]) & VECTOR_MATH:
+            return True
+        for name in summary[1] - seen:
+            seen.add(name)
+            if name in funcs:
+                pending.append(funcs[name])
+    return False
+
+
 def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
     if fn.tiled:
         return True

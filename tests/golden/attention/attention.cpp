@@ -5,7 +5,7 @@
 
 namespace {
 
-static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O) {
+TL_CPU_KERNEL static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O) {
     int32_t v_i{};
     tl::Tile<float, 16, 64> v2__tmp;
     tl::Tile<float, 16, 64> v_scores;
@@ -63,7 +63,7 @@ static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array
     tl::tile_store(ctx, v_O, v_out, true, (v_i * 16), 0);
 }
 
-static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::TileSums<float, 2, 64, 32>::Part& adj_v_K, tl::TileSums<float, 2, 64, 32>::Part& adj_v_V, tl::Array<float, 2> adj_v_O) {
+TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2> v_Q, tl::Array<float, 2> v_K, tl::Array<float, 2> v_V, tl::Array<float, 2> v_O, tl::Array<float, 2> adj_v_Q, tl::TileSums<float, 2, 64, 32>::Part& adj_v_K, tl::TileSums<float, 2, 64, 32>::Part& adj_v_V, tl::Array<float, 2> adj_v_O) {
     int32_t v_i{};
     tl::Tile<float, 16, 32> v_q;
     tl::Tile<float, 64, 32> v_k;

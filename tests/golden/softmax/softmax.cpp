@@ -5,7 +5,7 @@
 
 namespace {
 
-static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y) {
+TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y) {
     int32_t v_i{};
     tl::Tile<float, 4, 256> v_x;
     tl::Tile<float, 4> v1__tmp;
@@ -49,7 +49,7 @@ static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<f
     tl::tile_store(ctx, v_Y, v5__tmp, true, (v_i * 4), 0);
 }
 
-static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_Y) {
+TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<float, 2> v_Y, tl::Array<float, 2> adj_v_X, tl::Array<float, 2> adj_v_Y) {
     int32_t v_i{};
     tl::Tile<float, 4, 256> v_x;
     tl::Tile<float, 4> v1__tmp;

@@ -10,7 +10,7 @@ static float f_gelu(tl::Ctx& ctx, float v_x) {
     return ((0.5f * v_x) * (1.0f + tl::tanh((0.7978845608f * (v_x + (((0.044715f * v_x) * v_x) * v_x))))));
 }
 
-static void k_gelu_rows_forward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array<float, 1> v_out) {
+TL_CPU_KERNEL static void k_gelu_rows_forward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array<float, 1> v_out) {
     int32_t v_i{};
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8, 64> v1__tmp;
@@ -29,7 +29,7 @@ static void k_gelu_rows_forward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array
     tl::tile_store(ctx, v_out, v2__tmp, true, (v_i * 8));
 }
 
-static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array<float, 1> v_out, tl::Array<float, 2> adj_v_a, tl::Array<float, 1> adj_v_out) {
+TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array<float, 1> v_out, tl::Array<float, 2> adj_v_a, tl::Array<float, 1> adj_v_out) {
     int32_t v_i{};
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
