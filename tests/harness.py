@@ -21,8 +21,8 @@ CACHE: Path | None = None
 
 # The optimisation level of the programs `build` compiles (the CPU library and the CUDA emulation;
 # the product builds with -O3 and -O2). These tests check results, never speed, and -O1 compiles in
-# about 0.6x the time with the same results: no level changes a value (no -ffast-math; ISO C++17
-# does not contract a*b+c into an FMA). TILEC_TEST_OPT=product builds them with the product's flags.
+# about 0.6x the time with the same results: no level changes a value (no -ffast-math, and
+# -ffp-contract=off: tests/test_contraction.py). TILEC_TEST_OPT=product builds them with the product's flags.
 TEST_OPT = os.environ.get("TILEC_TEST_OPT", "-O1")
 
 
@@ -57,6 +57,24 @@ def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "
     with optimisation_for_tests():
         build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
     return load(outdir / name)
+
+
+def build_with_flags(source: str, name: str, outdir: Path, edit=lambda flags: flags, block_dim: int = 64,
+                     emit_only: bool = False) -> Path:
+    """The module built for the CPU with the product's compiler flags passed through `edit` (not the
+    tests' lower level; for tests comparing builds); returns its folder, for `load`."""
+    from tilec import driver
+    from tilec.backend_cpu import compiler as cpu_compiler
+
+    product = cpu_compiler.compile_flags
+
+    def edited(*args, **kwargs):
+        return edit(product(*args, **kwargs))
+
+    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": emit_only}
+    with mock.patch.object(cpu_compiler, "compile_flags", edited), mock.patch.object(driver, "compile_flags", edited):
+        build_module(compile_ir(source, name, block_dim), source, str(outdir / name), flags, echo=lambda *a, **k: None)
+    return outdir / name / name
 
 
 @contextlib.contextmanager

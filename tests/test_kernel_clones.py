@@ -8,17 +8,14 @@ import platform
 import re
 import shutil
 import subprocess
-from unittest import mock
 
 import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import compile_ir
-from tilec import driver
+from harness import build_with_flags
 from tilec.api import load
 from tilec.backend_cpu import compiler as cpu_compiler
-from tilec.driver import build_module
 
 SOURCE = '''
 import warp as wp
@@ -56,17 +53,7 @@ BLOCKS = 24
 
 
 def build(tmp_path, name, emit_only=False, extra_flags=()):
-    """The module built with the product's flags (plus extra_flags), not the tests' lower level."""
-    flags = {"block_dim": 64, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": emit_only}
-    product = cpu_compiler.compile_flags
-
-    def with_extra(*args, **kwargs):
-        return [*product(*args, **kwargs), *extra_flags]
-
-    with mock.patch.object(cpu_compiler, "compile_flags", with_extra), \
-            mock.patch.object(driver, "compile_flags", with_extra):
-        build_module(compile_ir(SOURCE, name, 64), SOURCE, str(tmp_path / name), flags, echo=lambda *a, **k: None)
-    return tmp_path / name / name
+    return build_with_flags(SOURCE, name, tmp_path, lambda flags: [*flags, *extra_flags], emit_only=emit_only)
 
 
 def test_only_bodies_applying_exp_log_or_tanh_are_marked(tmp_path):

@@ -103,7 +103,7 @@
 #define TILEC_GEMM_NV 4
 #endif
 
-// Multiply-adds in the micro-kernel become FMAs (g++ in ISO mode would not contract them).
+// Multiply-adds in the micro-kernel become FMAs (modules are compiled with -ffp-contract=off).
 #if defined(__clang__)
 #define TILEC_GEMM_CONTRACT _Pragma("clang fp contract(fast)")
 #define TILEC_GEMM_FN

@@ -189,9 +189,15 @@ def compile_flags(debug: bool, isa: str) -> list[str]:
     exception flags, and without it g++ will not vectorise a loop with a conditional around
     arithmetic, such as every tile loop calling the branch-free exp/tanh of scalar.h (measured:
     softmax 2.6x, the fused map 4.5x faster). Results are unchanged: no value-changing
-    optimisation (no -ffast-math, no contraction outside gemm.h)."""
+    optimisation (no -ffast-math).
+
+    -ffp-contract=off: `a * b + c` rounds twice, as ISO C++ evaluates it. g++ otherwise fuses
+    multiplies and adds into FMAs, even across statements, but only from -O2 up, and clang only
+    within an expression: the same module would round differently at -O1 and -O3, and with g++
+    and clang++. FMAs stay where the runtime asks for them explicitly (scalar.h's polynomials,
+    gemm.h's micro-kernel)."""
     opt = ["-O0", "-g", "-DTILEC_DEBUG"] if debug else ["-O3"]  # TILEC_DEBUG: asserts
-    return ["-std=c++17", *opt, *isa_flags(isa), "-fno-trapping-math", "-fPIC", "-pthread"]
+    return ["-std=c++17", *opt, *isa_flags(isa), "-fno-trapping-math", "-ffp-contract=off", "-fPIC", "-pthread"]
 
 
 def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str]) -> Path | None:
