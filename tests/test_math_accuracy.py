@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import sampling
 from conftest import needs_cxx
-from harness import build
+from harness import build, build_with_flags
+from tilec.api import load
 
 pytestmark = [pytest.mark.build, needs_cxx]
 
@@ -73,3 +75,26 @@ def test_edges():
     assert abs(L[9] - np.log(np.float64(x[9]))) < 1e-5 and np.isnan(L[10])  # the smallest subnormal
     assert T[:4].tolist() == [0.0, 0.0, 1.0, -1.0] and np.isnan(T[4]) and T[11] == 1.0
     assert np.signbit(T[1]) and abs(T[10] - np.tanh(-1.0)) < 1e-7
+
+
+# Every float32 bit pattern, in 256 chunks of 2^24 consecutive patterns, through the library as the
+# product builds it (-O3): TILEC_TESTS_FULL=1 runs them all (about 5 minutes; the per-function
+# maxima docs/language.md quotes), the default run the chunk sampling.shard() picks.
+CHUNK = 1 << 24
+CHUNKS = range(256) if sampling.full() else [sampling.shard() % 256]
+
+
+@pytest.fixture(scope="module")
+def product_library(tmp_path_factory):
+    return load(build_with_flags(SOURCE, "accuracy_o3", tmp_path_factory.mktemp("accuracy"), block_dim=64))
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
+def test_every_float32_of_a_chunk_within_the_documented_ulps(product_library, chunk):
+    x = np.arange(chunk * CHUNK, (chunk + 1) * CHUNK, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    E, L, T = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    product_library.k.launch_tiled(dim=CHUNK // 1024, inputs=[x, E, L, T])
+    with np.errstate(all="ignore"):
+        x64 = x.astype(np.float64)
+        for got, ref in ((E, np.exp(x64)), (L, np.log(x64)), (T, np.tanh(x64))):
+            assert ulps(got, ref).max() <= MAX_ULPS
