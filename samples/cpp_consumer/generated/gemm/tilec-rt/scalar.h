@@ -74,20 +74,16 @@ TL_HD float poly_fma(float a, float b, float c) {
     return a * b + c;
 #endif
 }
-// e^r - 1 for |r| <= ln2/2 (plus rounding): r + r^2 P(r), Cephes' expf coefficients. P is
-// evaluated in Estrin's scheme (three independent pairs, combined with r^2 and r^4): a chain of
-// about half the latency of Horner's, which is what a vectorised tile loop of exp waits on.
-TL_HD float expm1_reduced(float r) {
-    float r2 = r * r;
-    float p01 = poly_fma(1.6666665459e-1f, r, 5.0000001201e-1f);
-    float p23 = poly_fma(8.3334519073e-3f, r, 4.1665795894e-2f);
-    float p45 = poly_fma(1.9875691500e-4f, r, 1.3981999507e-3f);
-    float p = poly_fma(r2 * r2, p45, poly_fma(r2, p23, p01));
-    return poly_fma(r2, p, r);
+// e^r for |r| <= ln2/2 (plus rounding): 1 + r + r^2 P(r), Cephes' expf coefficients.
+TL_HD float exp_reduced(float r) {
+    float p = 1.9875691500e-4f;
+    p = poly_fma(p, r, 1.3981999507e-3f);
+    p = poly_fma(p, r, 8.3334519073e-3f);
+    p = poly_fma(p, r, 4.1665795894e-2f);
+    p = poly_fma(p, r, 1.6666665459e-1f);
+    p = poly_fma(p, r, 5.0000001201e-1f);
+    return poly_fma(p * r, r, r) + 1.0f;
 }
-// 2^n (1 + t) for a power of two 2^n = scale: one rounding, the one of 1 + t (scaling by a power
-// of two is exact while the result is normal), without a separate add.
-TL_HD float scaled_one_plus(float scale, float t) { return poly_fma(scale, t, scale); }
 // x = n ln2 + r, n an integer: adding 1.5 * 2^23 rounds x / ln2 to an integer, which then sits
 // in the low mantissa bits (exact while |x / ln2| < 2^22; larger x is replaced by the caller).
 struct ExpSplit {
@@ -107,7 +103,7 @@ TL_HD ExpSplit exp_split(float x) {
 TL_HD float exp_f32(float x) {
     ExpSplit s = exp_split(x);
     int32_t half = s.n >> 1;
-    float e = scaled_one_plus(float_from_bits(uint32_t(half + 127) << 23), expm1_reduced(s.r)) *
+    float e = exp_reduced(s.r) * float_from_bits(uint32_t(half + 127) << 23) *
               float_from_bits(uint32_t(s.n - half + 127) << 23);
     e = x > 88.7228394f ? INFINITY : e;
     return x < -104.0f ? 0.0f : e;
@@ -115,7 +111,7 @@ TL_HD float exp_f32(float x) {
 // e^x for x in [-87, 88] only (one power-of-two factor, no range selects).
 TL_HD float exp_f32_normal(float x) {
     ExpSplit s = exp_split(x);
-    return scaled_one_plus(float_from_bits(uint32_t(s.n + 127) << 23), expm1_reduced(s.r));
+    return exp_reduced(s.r) * float_from_bits(uint32_t(s.n + 127) << 23);
 }
 // log: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + f^3 P(f) with f = m - 1
 // (Cephes' logf coefficients), plus e ln2 in two parts. Subnormals are scaled by 2^23 first.
