@@ -43,6 +43,12 @@ def logs(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
 
 
 @wp.kernel
+def per_thread(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
+    i = wp.tid()
+    Y[i] = wp.exp(X[i]) * 2.0
+
+
+@wp.kernel
 def scale(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(X, shape=(256,), offset=(i * 256,))
@@ -62,8 +68,10 @@ def test_only_bodies_applying_exp_log_or_tanh_are_marked(tmp_path):
     plain = set(re.findall(r"^static void (k_\w+)\(", cpp, re.MULTILINE))
     # tanh through a func, exp and log directly; the adjoints apply them too (d tanh, d exp)
     assert marked == {"k_activations_forward", "k_activations_backward", "k_logs_forward"}
-    # log's adjoint is a division; the plain kernel applies none of them
-    assert plain == {"k_logs_backward", "k_scale_forward", "k_scale_backward"}
+    # log's adjoint is a division; the plain kernel applies none of them; a SIMT kernel's body is one
+    # thread's scalar work, which no vector width speeds up
+    assert plain == {"k_logs_backward", "k_scale_forward", "k_scale_backward", "k_per_thread_forward",
+                     "k_per_thread_backward"}
 
 
 def clones_expected() -> bool:

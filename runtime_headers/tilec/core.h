@@ -14,7 +14,7 @@
 #define TL_HD inline
 #endif
 
-// TL_CPU_KERNEL marks a kernel body that applies exp, log or tanh (backend_cpu/emit.py). In a
+// TL_CPU_KERNEL marks a tile kernel body that applies exp, log or tanh (backend_cpu/emit.py). In a
 // portable x86-64 build (AVX2 + FMA, no AVX-512F) by g++ on Linux it is compiled twice: as built,
 // and for AVX-512F (target_clones: an ifunc resolver asks the CPU once, when the library loads).
 // On a CPU with AVX-512 the vectoriser then runs those functions' long dependent chains 16 floats

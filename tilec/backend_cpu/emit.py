@@ -58,12 +58,13 @@ def _sums_lines(fn: ir.Function, sums: dict[ir.Sym, TileT]) -> tuple[list[str], 
 def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
              cuda_entries: dict[str, list[dict[str, Any]]] | None = None) -> Emitted:
     target = Target("cpu", "static ", naming.source_label(module.filename), line_directives)
-    # core.h: bodies applying exp, log or tanh are also compiled for AVX-512 (only those: a second
-    # compile of every kernel costs 20-50 % of a module's build for no gain on memory-bound loops)
+    # core.h: tile kernels' bodies applying exp, log or tanh are also compiled for AVX-512 (only
+    # those: a second compile of every kernel costs 20-50 % of a module's build for no gain on
+    # memory-bound loops; a SIMT body computes one thread's scalars, which no wider vector speeds up)
     cloned = dataclasses.replace(target, func_qualifier="TL_CPU_KERNEL static ")
 
-    def body_emitter(body: ir.Function) -> CxxEmitter:
-        return CxxEmitter(cloned if analysis.calls_vector_math(body, funcs) else target)
+    def body_emitter(body: ir.Function, tiled: bool) -> CxxEmitter:
+        return CxxEmitter(cloned if tiled and analysis.calls_vector_math(body, funcs) else target)
 
     funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
@@ -74,12 +75,13 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         facts = kernel_facts(k, funcs)
         fwd_body, adj_body = naming.kernel_body(k.name, "forward"), naming.kernel_body(k.name, "backward")
         forward = fold_forward(k)  # one loop per tile statement: fewer
-        bodies = [body_emitter(forward).function(forward, fwd_body)]
+        bodies = [body_emitter(forward, facts["tiled"]).function(forward, fwd_body)]
         entries = [_entry_for(k, naming.fwd_entry(module.name, k.name, "cpu"), fwd_body, funcs)]
         if plan.adjoint is not None:
             sums = summed_arrays(plan.adjoint)
             part_types = {p: f"{_sums_type(p, tile)}::Part&" for p, tile in sums.items()}
-            bodies.append(body_emitter(plan.adjoint).function(plan.adjoint, adj_body, param_types=part_types))
+            bodies.append(body_emitter(plan.adjoint, facts["tiled"]).function(plan.adjoint, adj_body,
+                                                                         param_types=part_types))
             entries.append(_entry_for(plan.adjoint, naming.adj_entry(module.name, k.name, "cpu"), adj_body,
                                       funcs, lanes_of=k, sums=sums))
         kernels.append({"bodies": bodies, "entries": entries})
