@@ -28,6 +28,26 @@ def extremes(X: wp.array2d(dtype=float), MX: wp.array2d(dtype=float), MN: wp.arr
     wp.tile_store(MN, wp.tile_reshape(wp.tile_min(x), shape=(1, 1)), offset=(i, 0))
 
 
+LONG = 203  # several rounds of the search's four chains (32 floats, 16 doubles), a vector, a tail
+
+
+@wp.kernel
+def extremes_long(X: wp.array2d(dtype=float), MX: wp.array2d(dtype=float), MN: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, LONG), offset=(i, 0))
+    wp.tile_store(MX, wp.tile_reshape(wp.tile_max(x), shape=(1, 1)), offset=(i, 0))
+    wp.tile_store(MN, wp.tile_reshape(wp.tile_min(x), shape=(1, 1)), offset=(i, 0))
+
+
+@wp.kernel
+def extremes_long64(X: wp.array2d(dtype=wp.float64), MX: wp.array2d(dtype=wp.float64),
+                    MN: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, LONG), offset=(i, 0))
+    wp.tile_store(MX, wp.tile_reshape(wp.tile_max(x), shape=(1, 1)), offset=(i, 0))
+    wp.tile_store(MN, wp.tile_reshape(wp.tile_min(x), shape=(1, 1)), offset=(i, 0))
+
+
 @wp.kernel
 def softmax(X: wp.array2d(dtype=wp.float64), Y: wp.array2d(dtype=wp.float64)):
     i = wp.tid()
@@ -83,6 +103,41 @@ def test_max_and_min_gradients_go_to_the_first_extreme_of_a_sequential_scan(mod)
         want[r, sequential_first(X[r], lambda v, b: v < b)] -= 3.0
     np.testing.assert_array_equal(gx, want)
     assert want[9, 10] == 2.0 and want[9, 2] == -3.0 and want[5, 27] == 2.0 and want[1, 5] == 2.0 and want[4, 9] == 2.0  # the cases above are what they claim
+
+
+def long_rows(dtype):
+    """Rows whose extremes sit in every part of the long search: ties in the chains' rounds, in the
+    remainder vector and in the scalar tail, signed zeros, NaNs and infinities."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((12, 203)).astype(dtype)
+    X[0, [150, 170, 202]] = 7.0  # in a late round of the chains, again after it: the first wins
+    X[1, [199, 201]] = -7.0  # the last round's last element, then the scalar tail (floats)
+    X[2, [193, 196]] = 8.0  # past the second pass's last round of four vectors (doubles: a lone vector)
+    X[3, [1, 97]] = 9.0  # in the first vector and in a chain
+    X[4] = 0.0
+    X[4, [40, 120]] = -0.0
+    X[5, 77] = np.nan  # a NaN mid-row: the sequential scan's row
+    X[6, 0] = np.nan
+    X[7, [11, 140]], X[7, [64, 180]] = np.inf, -np.inf
+    X[8, :] = 2.5
+    X[9, 31], X[9, 32], X[9, 33] = 6.0, 6.0, -6.0  # either side of a round's boundary
+    X[10, 39], X[10, 40] = 6.5, 6.5  # the first vector after the first round
+    X[11, 200], X[11, 8] = 5.0, 5.0
+    return X
+
+
+@pytest.mark.parametrize("kernel, dtype", [("extremes_long", np.float32), ("extremes_long64", np.float64)])
+def test_long_rows_gradients_go_to_the_first_extreme(mod, kernel, dtype):
+    X = long_rows(dtype)
+    MX, MN = np.zeros((12, 1), dtype), np.zeros((12, 1), dtype)
+    gx, gmx, gmn = np.zeros_like(X), np.full_like(MX, 2.0), np.full_like(MN, -3.0)
+    getattr(mod, kernel).launch_tiled(dim=12, inputs=[X, MX, MN], adj_inputs=[gx, gmx, gmn], adjoint=True)
+    want = np.zeros_like(X)
+    for r in range(12):
+        want[r, sequential_first(X[r], lambda v, b: b < v)] += 2.0
+        want[r, sequential_first(X[r], lambda v, b: v < b)] -= 3.0
+    np.testing.assert_array_equal(gx, want)
+    assert want[0, 150] == 2.0 and want[1, 199] == -3.0 and want[9, 31] == 2.0 and want[10, 39] == 2.0
 
 
 def test_softmax_rows_against_finite_differences(mod):
