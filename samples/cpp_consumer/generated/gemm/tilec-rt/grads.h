@@ -23,49 +23,33 @@ template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A
 // (GCC/Clang vector extensions, as gemm.h): the extreme by lanes (exact in any order) with a
 // probe summing v - v (NaN as soon as an element is NaN or infinite), then the first element
 // equal to it. -1 when the probe says the row needs the sequential scan.
-// The first pass keeps four vectors of extremes and of probes (independent chains: a 256-float row
-// runs at the vector units' throughput, not one chain's latency); both are exact in any order.
 template <bool Max, class T> int first_extreme_vector(const T* row, int n) {
     constexpr int L = 32 / int(sizeof(T));
-    constexpr int C = 4;  // chains
     typedef T V __attribute__((vector_size(32)));
-    V m[C], probe[C];
-    std::memcpy(&m[0], row, sizeof(V));
-    for (int c = 0; c < C; ++c) {
-        m[c] = m[0];
-        probe[c] = m[0] - m[0];
-    }
+    V m, probe;
+    std::memcpy(&m, row, sizeof(V));
+    probe = m - m;
     int k = L;
-    for (; k + C * L <= n; k += C * L)
-        for (int c = 0; c < C; ++c) {
-            V v;
-            std::memcpy(&v, row + k + c * L, sizeof(V));
-            m[c] = Max ? (m[c] < v ? v : m[c]) : (v < m[c] ? v : m[c]);
-            probe[c] += v - v;
-        }
     for (; k + L <= n; k += L) {
         V v;
         std::memcpy(&v, row + k, sizeof(V));
-        m[0] = Max ? (m[0] < v ? v : m[0]) : (v < m[0] ? v : m[0]);
-        probe[0] += v - v;
+        m = Max ? (m < v ? v : m) : (v < m ? v : m);
+        probe += v - v;
     }
-    for (int c = 1; c < C; ++c) {
-        m[0] = Max ? (m[0] < m[c] ? m[c] : m[0]) : (m[c] < m[0] ? m[c] : m[0]);
-        probe[0] += probe[c];
-    }
-    T best = m[0][0], sum = probe[0][0];
+    T best = m[0], sum = probe[0];
     for (int l = 1; l < L; ++l) {
-        best = (Max ? best < m[0][l] : m[0][l] < best) ? m[0][l] : best;
-        sum += probe[0][l];
+        best = (Max ? best < m[l] : m[l] < best) ? m[l] : best;
+        sum += probe[l];
     }
     for (; k < n; ++k) {
         best = (Max ? best < row[k] : row[k] < best) ? row[k] : best;
         sum += row[k] - row[k];
     }
     if (sum != sum) return -1;
-    V want = m[0] - m[0] + best;  // every lane best
+    V want = m - m + best;  // every lane best
     // The second pass tests C vectors at once: their lanes' compares OR-ed, read as four 64-bit
     // words (lane by lane extraction was a fifth of a softmax adjoint), then the hit found in them.
+    constexpr int C = 4;
     int q = 0;
     for (; q + C * L <= n; q += C * L) {
         V v;
