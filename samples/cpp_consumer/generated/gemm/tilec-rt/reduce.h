@@ -43,43 +43,35 @@ template <class DT, class TT, class F> TL_HD void tile_fold(DT& dst, const TT& a
 // halving); max and min are exact either way, sums round in this fixed order. P = 32 where the row
 // holds 64 or more: the folds form four independent 8-wide chains, so the fold runs at the adder's
 // throughput instead of one chain's latency (a 256-element row: ~4x less time); shorter rows take P = 8.
-template <int P, class C, class V, class F> TL_HD C fold_interleaved(const V* row, int n, F f) {
-    C part[P];
-    for (int p = 0; p < P; ++p) part[p] = C(row[p]);
+template <class C, class V> TL_HD void fold_load(C& part, const V* at) { part = C(*at); }
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
+typedef float Float8 __attribute__((vector_size(32)));
+inline void fold_load(Float8& part, const float* at) { memcpy(&part, at, sizeof part); }
+#endif
+// Part holds W consecutive partials: one (Part = C), or W as a GNU vector (g++ does not turn 8
+// scalar selects of max and min into vmaxps / vminps, ~2x the time). Either way the same folds
+// in the same order.
+template <int P, class Part, class C, class V, class F> TL_HD C fold_interleaved(const V* row, int n, F f) {
+    constexpr int W = int(sizeof(Part) / sizeof(C));
+    constexpr int G = P / W;
+    Part part[G], next;
+    for (int g = 0; g < G; ++g) fold_load(part[g], row + W * g);
     int k = P;
     for (; k + P <= n; k += P)
-        for (int p = 0; p < P; ++p) part[p] = f(part[p], C(row[k + p]));
-    for (int half = P / 2; half >= 1; half /= 2)
-        for (int p = 0; p < half; ++p) part[p] = f(part[p], part[p + half]);
-    C acc = part[0];
+        for (int g = 0; g < G; ++g) {
+            fold_load(next, row + k + W * g);
+            part[g] = f(part[g], next);
+        }
+    for (int half = G / 2; half >= 1; half /= 2)
+        for (int g = 0; g < half; ++g) part[g] = f(part[g], part[g + half]);
+    C lanes[W];
+    memcpy(lanes, &part[0], sizeof lanes);
+    for (int half = W / 2; half >= 1; half /= 2)
+        for (int p = 0; p < half; ++p) lanes[p] = f(lanes[p], lanes[p + half]);
+    C acc = lanes[0];
     for (; k < n; ++k) acc = f(acc, C(row[k]));
     return acc;
 }
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
-// float: the same folds with the partials as GNU vectors of 8 (g++ does not turn 8 scalar selects
-// of max and min into vmaxps / vminps, ~2x the time)
-template <int P, class F> inline float fold_interleaved_f32(const float* row, int n, F f) {
-    typedef float Float8 __attribute__((vector_size(32)));
-    constexpr int V = P / 8;
-    Float8 part[V], next;
-    for (int v = 0; v < V; ++v) memcpy(&part[v], row + 8 * v, sizeof next);
-    int k = P;
-    for (; k + P <= n; k += P)
-        for (int v = 0; v < V; ++v) {
-            memcpy(&next, row + k + 8 * v, sizeof next);
-            part[v] = f(part[v], next);
-        }
-    for (int half = V / 2; half >= 1; half /= 2)
-        for (int v = 0; v < half; ++v) part[v] = f(part[v], part[v + half]);
-    float lanes[8];
-    memcpy(lanes, &part[0], sizeof lanes);
-    for (int half = 4; half >= 1; half /= 2)
-        for (int p = 0; p < half; ++p) lanes[p] = f(lanes[p], lanes[p + half]);
-    float acc = lanes[0];
-    for (; k < n; ++k) acc = f(acc, row[k]);
-    return acc;
-}
-#endif
 template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const TT& a, int axis, F f) {
     using C = compute_t<typename TT::value_type>;
     using V = typename TT::value_type;
@@ -93,10 +85,10 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
         C acc;
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
         if constexpr (std::is_same<V, float>::value)
-            acc = s.n >= 64 ? fold_interleaved_f32<32>(row, s.n, f) : fold_interleaved_f32<8>(row, s.n, f);
+            acc = s.n >= 64 ? fold_interleaved<32, Float8, C>(row, s.n, f) : fold_interleaved<8, Float8, C>(row, s.n, f);
         else
 #endif
-            acc = s.n >= 64 ? fold_interleaved<32, C>(row, s.n, f) : fold_interleaved<8, C>(row, s.n, f);
+            acc = s.n >= 64 ? fold_interleaved<32, C, C>(row, s.n, f) : fold_interleaved<8, C, C>(row, s.n, f);
         dst.data[o] = typename DT::value_type(acc);
     }
 }
