@@ -52,17 +52,29 @@ def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "
     assert CACHE is not None, "harness.CACHE is set by conftest.py"
     outdir = CACHE / key.hexdigest()[:16]
     module = compile_ir(source, name, block_dim)
-    flags = {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024,
-             "emit_only": False}
     with optimisation_for_tests():
-        build_module(module, source, str(outdir), flags, echo=lambda *a, **k: None)
+        build_module(module, source, str(outdir), build_flags(block_dim, target), echo=lambda *a, **k: None)
     return load(outdir / name)
+
+
+def build_flags(block_dim: int, target: str = "cpu", emit_only: bool = False) -> dict:
+    """The build options `tilec build` passes the driver, as the tests build."""
+    return {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024, "emit_only": emit_only}
 
 
 def build_with_flags(source: str, name: str, outdir: Path, edit=lambda flags: flags, block_dim: int = 64,
                      emit_only: bool = False) -> Path:
     """The module built for the CPU with the product's compiler flags passed through `edit` (not the
     tests' lower level; for tests comparing builds); returns its folder, for `load`."""
+    with cpu_flags_edited(edit):
+        build_module(compile_ir(source, name, block_dim), source, str(outdir / name),
+                     build_flags(block_dim, emit_only=emit_only), echo=lambda *a, **k: None)
+    return outdir / name / name
+
+
+@contextlib.contextmanager
+def cpu_flags_edited(edit):
+    """Builds inside it compile the CPU library with the product's flags passed through `edit`."""
     from tilec import driver
     from tilec.backend_cpu import compiler as cpu_compiler
 
@@ -71,10 +83,8 @@ def build_with_flags(source: str, name: str, outdir: Path, edit=lambda flags: fl
     def edited(*args, **kwargs):
         return edit(product(*args, **kwargs))
 
-    flags = {"block_dim": block_dim, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": emit_only}
     with mock.patch.object(cpu_compiler, "compile_flags", edited), mock.patch.object(driver, "compile_flags", edited):
-        build_module(compile_ir(source, name, block_dim), source, str(outdir / name), flags, echo=lambda *a, **k: None)
-    return outdir / name / name
+        yield
 
 
 @contextlib.contextmanager
@@ -85,14 +95,12 @@ def optimisation_for_tests():
         yield
         return
     from tilec import driver
-    from tilec.backend_cpu import compiler as cpu_compiler
 
     def lowered(flags: list) -> list:
         return [TEST_OPT if flag in ("-O3", "-O2") else flag for flag in flags]
 
-    cpu_flags, emu_command = cpu_compiler.compile_flags, driver.emu_command
-    with mock.patch.object(cpu_compiler, "compile_flags", lambda *a, **k: lowered(cpu_flags(*a, **k))), \
-            mock.patch.object(driver, "compile_flags", lambda *a, **k: lowered(cpu_flags(*a, **k))), \
+    emu_command = driver.emu_command
+    with cpu_flags_edited(lowered), \
             mock.patch.object(driver, "emu_command", lambda *a, **k: lowered(emu_command(*a, **k))):
         yield
 
