@@ -58,6 +58,7 @@ def _sums_lines(fn: ir.Function, sums: dict[ir.Sym, TileT]) -> tuple[list[str], 
 def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool = False,
              cuda_entries: dict[str, list[dict[str, Any]]] | None = None) -> Emitted:
     target = Target("cpu", "static ", naming.source_label(module.filename), line_directives)
+    funcs = {f.name: f for f in module.funcs}
     # core.h: tile kernels' bodies applying exp, log or tanh are also compiled for AVX-512 (only
     # those: a second compile of every kernel costs 20-50 % of a module's build for no gain on
     # memory-bound loops; a SIMT body computes one thread's scalars, which no wider vector speeds up)
@@ -66,7 +67,6 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
     def body_emitter(body: ir.Function, tiled: bool) -> CxxEmitter:
         return CxxEmitter(cloned if tiled and analysis.calls_vector_math(body, funcs) else target)
 
-    funcs = {f.name: f for f in module.funcs}
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     kernels: list[dict[str, Any]] = []
     header_kernels: list[dict[str, Any]] = []
