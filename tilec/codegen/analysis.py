@@ -65,12 +65,26 @@ def calls(fn: ir.Function) -> set[str]:
     return set(_ops_and_calls(fn)[1])
 
 
+def with_callees(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> Iterator[ir.Function]:
+    """fn, then each func of the module it calls or maps, directly or through others, once."""
+    seen: set[str] = set()
+    pending = [fn]
+    while pending:
+        f = pending.pop()
+        yield f
+        for name in _ops_and_calls(f)[1]:
+            if name in funcs and name not in seen:
+                seen.add(name)
+                pending.append(funcs[name])
+
+
 def needs_lanes(fn: ir.Function, funcs: Mapping[str, ir.Function], tiled: bool) -> bool:
     """True when the body must run as block_dim cooperating lanes."""
-    ops = _ops_and_calls(fn)[0]
-    if not ops.isdisjoint(LANE_OPS) or (tiled and not ops.isdisjoint(PER_LANE_ATOMICS)):
-        return True
-    return any(name in funcs and needs_lanes(funcs[name], funcs, tiled) for name in calls(fn))
+    for f in with_callees(fn, funcs):
+        ops = _ops_and_calls(f)[0]
+        if not ops.isdisjoint(LANE_OPS) or (tiled and not ops.isdisjoint(PER_LANE_ATOMICS)):
+            return True
+    return False
 
 
 # Tile ops whose active elements, in the partial last block of a SIMT launch, depend only on
@@ -97,30 +111,20 @@ def partial_block_limit(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> in
     none). A SIMT launch whose last block has at least that many lanes has every such tile active
     (element e < lanes belongs to lane e), so its result is defined; one with fewer is refused."""
     most = 0
-    seen: set[str] = set()
-
-    def visit(f: ir.Function) -> None:
-        nonlocal most
-        for e in all_exprs(f):
-            if not isinstance(e, ir.OpCall):
-                continue
-            if e.op in PARTIAL_SAFE_TILE_OPS:
-                continue
-            tiles = [t for t in (getattr(a, "type", None) for a in e.args) if isinstance(t, TileT)]
-            result_shape = e.type.shape if isinstance(e.type, TileT) else None
-            # an elementwise op on tiles, unless it broadcasts one (reading it at other positions)
-            if not e.op.startswith("tile") and e.op not in ("extreme_take", "lane_sum", "leader_only") and not any(
-                    t.size > 1 and t.shape != result_shape for t in tiles):
-                continue
-            for t in (e.type, *tiles):
-                if isinstance(t, TileT):
-                    most = max(most, t.size)
-        for name in calls(f):
-            if name in funcs and name not in seen:
-                seen.add(name)
-                visit(funcs[name])
-
-    visit(fn)
+    for e in (e for f in with_callees(fn, funcs) for e in all_exprs(f)):
+        if not isinstance(e, ir.OpCall):
+            continue
+        if e.op in PARTIAL_SAFE_TILE_OPS:
+            continue
+        tiles = [t for t in (getattr(a, "type", None) for a in e.args) if isinstance(t, TileT)]
+        result_shape = e.type.shape if isinstance(e.type, TileT) else None
+        # an elementwise op on tiles, unless it broadcasts one (reading it at other positions)
+        if not e.op.startswith("tile") and e.op not in ("extreme_take", "lane_sum", "leader_only") and not any(
+                t.size > 1 and t.shape != result_shape for t in tiles):
+            continue
+        for t in (e.type, *tiles):
+            if isinstance(t, TileT):
+                most = max(most, t.size)
     return most
 
 
@@ -132,24 +136,15 @@ VECTOR_MATH = frozenset({"exp", "log", "tanh"})
 
 def calls_vector_math(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
     """Whether fn, or a func it calls or maps, applies one of VECTOR_MATH."""
-    seen: set[str] = set()
-    pending = [fn]
-    while pending:
-        f = pending.pop()
-        summary = _ops_and_calls(f)
-        if (summary[0] | summary[1]) & VECTOR_MATH:
+    for f in with_callees(fn, funcs):
+        ops, mapped_or_called, _ = _ops_and_calls(f)  # wp.exp is an op, or a tile_map's function
+        if not (VECTOR_MATH.isdisjoint(ops) and VECTOR_MATH.isdisjoint(mapped_or_called)):
             return True
-        for name in summary[1] - seen:
-            seen.add(name)
-            if name in funcs:
-                pending.append(funcs[name])
     return False
 
 
 def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
-    if fn.tiled:
-        return True
-    return any(name in funcs and is_tiled(funcs[name], funcs) for name in calls(fn))
+    return any(f.tiled for f in with_callees(fn, funcs))
 
 
 def tid_count(fn: ir.Function) -> int:
