@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import libcst as cst
 
 from .. import ir
-from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
+from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
 from ..ir.types import ArrayT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
@@ -40,9 +40,7 @@ LITERALS_TAKE_RESULT_DTYPE = {"tile_full", "tile_axpy", "tile_diag_add"}
 # A rule is a pure function of what Bound holds (ops/core.py): the types a long kernel's statements
 # meet are few, and running the rule again for each was a quarter of checking them. Accepted calls
 # only: a rejection is reported where it happens.
-_UNKNOWN = object()
-_RULE_TYPES: dict[tuple[Any, ...], Any] = {}  # Bound.key() -> the rule's type
-_RULE_TYPES_KEPT = 4096
+_RULE_TYPES = KeptTypes()  # Bound.key() -> the rule's type
 
 
 class Abort(Exception):
@@ -348,16 +346,14 @@ class CallLowering(LoweringHost):
                           target if target is not None else node)
         key = b.key()
         if key is not None:
-            known = _RULE_TYPES.get(key, _UNKNOWN)
-            if known is not _UNKNOWN:
-                return known  # type: ignore[no-any-return]  # a Type or None, as stored below
+            known = _RULE_TYPES.get(key)
+            if known is not KeptTypes.MISSING:
+                return known  # type: ignore[no-any-return]  # a Type or None, as kept below
         try:
             value_tiles.refuse(b)
             result = spec.rule(b)
             if key is not None:
-                if len(_RULE_TYPES) >= _RULE_TYPES_KEPT:
-                    _RULE_TYPES.clear()
-                _RULE_TYPES[key] = result
+                _RULE_TYPES.keep(key, result)
             return result
         except RuleError as e:
             target = where.get(e.arg) if e.arg else None

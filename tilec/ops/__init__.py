@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace as _replace
 
 from . import arrays, coop, creation, debug, elementwise, fft, internal, linalg, memory, random, reduce, stack, values, views
-from .core import REQUIRED, Bound, FuncRef, OpSpec, Param, RuleError
+from .core import REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 
 _FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, stack, internal, values,
              fft)
@@ -38,4 +38,5 @@ PER_LANE_WRITES = frozenset({"tile", "tile_setitem", "tile_additem", "tile_subit
                              "tile_bit_and_inplace", "tile_bit_or_inplace", "tile_bit_xor_inplace",
                              "tile_randf", "tile_randi"})  # random tiles: each thread draws with its own rng
 
-__all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "RuleError", "REQUIRED"]
+__all__ = ["OPS", "API_OPS", "MUTATES", "PER_LANE_WRITES", "OpSpec", "Param", "Bound", "FuncRef", "KeptTypes", "RuleError",
+           "REQUIRED"]

@@ -6,7 +6,7 @@ from typing import Any
 from .. import ir
 from ..diagnostics import Span
 from ..ir.types import BOOL, MatT, Scalar, TileT, Type, VecT
-from . import OPS, Bound
+from . import OPS, Bound, KeptTypes
 
 
 def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir.OpCall:
@@ -17,24 +17,20 @@ def call(_op: str, *args: ir.Expr, span: Span | None = None, **attrs: Any) -> ir
     try:
         key = (op, tuple([(a.type, type(a.value), a.value) if type(a) is ir.Const else a.type for a in args]),
                tuple(attrs.items()))
-        t = _TYPES.get(key, _UNKNOWN)
+        t = _TYPES.get(key)
     except TypeError:  # an unhashable attribute or constant: the rule decides each time
-        key, t = None, _UNKNOWN
-    if t is _UNKNOWN:
+        key, t = None, KeptTypes.MISSING
+    if t is KeptTypes.MISSING:
         t = _rule_type(op, args, attrs)
         if key is not None:
-            if len(_TYPES) >= _TYPES_KEPT:
-                _TYPES.clear()
-            _TYPES[key] = t
+            _TYPES.keep(key, t)
     span = span or (args[0].span if args else None)  # (every IR expression has a span, maybe None)
     # An effect's type is None, and a call built from spanless operands has no span: both as the
     # IR's consumers expect (ir.OpCall declares the common case).
     return ir.OpCall(op, tuple(args), tuple(attrs.items()), t, span)  # type: ignore[arg-type]
 
 
-_UNKNOWN = object()
-_TYPES: dict[tuple[Any, ...], Any] = {}  # (op, argument types and constants, attributes) -> the rule's type
-_TYPES_KEPT = 4096  # distinct calls kept (a compile meets a few hundred)
+_TYPES = KeptTypes()  # (op, argument types and constants, attributes) -> the rule's type
 
 
 def _rule_type(op: str, args: tuple[ir.Expr, ...], attrs: dict[str, Any]) -> Type | None:

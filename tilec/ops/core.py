@@ -94,6 +94,29 @@ class Bound:
         return key
 
 
+class KeptTypes:
+    """Rules' answers (a Type, or None for an effect) kept by a key holding everything the rule
+    reads: a rule is a pure function of it, and a compile meets the same few calls over and over.
+    At most `limit` are kept (all dropped when full: a compile meets a few hundred distinct ones)."""
+
+    MISSING: Any = object()  # what `get` answers for a key not kept
+
+    def __init__(self, limit: int = 4096):
+        self._kept: dict[Any, Any] = {}
+        self._limit = limit
+
+    def get(self, key: Any) -> Any:
+        return self._kept.get(key, KeptTypes.MISSING)
+
+    def keep(self, key: Any, answer: Type | None) -> None:
+        if len(self._kept) >= self._limit:
+            self._kept.clear()
+        self._kept[key] = answer
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
 def _typed(values: dict[Any, Any]) -> tuple[Any, ...]:
     return tuple((name, _typed_value(v)) for name, v in values.items())
 
