@@ -2,6 +2,10 @@
 over a dense sweep of every float32 bit pattern (the bound docs/language.md states)."""
 from __future__ import annotations
 
+import importlib.util
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -26,6 +30,7 @@ def k(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), L: wp.array1d(dtyp
     wp.tile_store(T, wp.tile_map(wp.tanh, x), offset=(i * 1024,))
 '''
 
+ROOT = Path(__file__).resolve().parent.parent
 MAX_ULPS = 1.5  # docs/language.md, "Floating-point math"
 STRIDE = 1021  # every 1021st float32 bit pattern: ~4.2 million inputs, both signs, subnormals to NaN
 
@@ -66,8 +71,9 @@ def test_exp_log_tanh_within_the_documented_ulps_over_a_float32_sweep(target):
 
 
 def test_edges():
-    x = np.pad(np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 100.0, -120.0, 88.72, -103.0, 1e-45, -1.0, 9.5]),
-               (0, 1012), constant_values=1.0)
+    nans_with_payloads = np.uint32([0x7FC00001, 0xFFC00123, 0x7F800001]).view(np.float32)
+    x = np.pad(np.concatenate([np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 100.0, -120.0, 88.72, -103.0, 1e-45,
+                                           -1.0, 9.5]), nans_with_payloads]), (0, 1009), constant_values=1.0)
     E, L, T = run(x)
     assert E[:4].tolist() == [1.0, 1.0, np.inf, 0.0] and np.isnan(E[4])
     assert E[5] == np.inf and E[6] == 0.0 and np.isfinite(E[7]) and 0 < E[8] < 1.2e-38  # subnormal, not flushed
@@ -75,6 +81,21 @@ def test_edges():
     assert abs(L[9] - np.log(np.float64(x[9]))) < 1e-5 and np.isnan(L[10])  # the smallest subnormal
     assert T[:4].tolist() == [0.0, 0.0, 1.0, -1.0] and np.isnan(T[4]) and T[11] == 1.0
     assert np.signbit(T[1]) and abs(T[10] - np.tanh(-1.0)) < 1e-7
+    assert np.isnan(E[12:15]).all() and np.isnan(L[12:15]).all() and np.isnan(T[12:15]).all()
+
+
+def test_exp_polynomial_is_the_one_its_fitting_script_derives():
+    """scalar.h's exp_reduced holds exactly the float coefficients bench/fit_exp_poly.py prints."""
+    spec = importlib.util.spec_from_file_location("fit_exp_poly", ROOT / "bench" / "fit_exp_poly.py")
+    fitting = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fitting)
+    coeffs, error = fitting.fit()
+    scalar_h = (ROOT / "runtime_headers" / "tilec" / "scalar.h").read_text()
+    body = scalar_h[scalar_h.index("TL_HD float exp_reduced(float r) {"):]
+    body = body[:body.index("\n}")]
+    written = [float(np.float32(v)) for v in re.findall(r"(-?\d+\.\d+(?:e-?\d+)?)f", body)]
+    assert written == [*reversed(coeffs), 1.0, 1.0]
+    assert error < 0.1 * 2.0 ** -24
 
 
 # Every float32 bit pattern, in 256 chunks of 2^24 consecutive patterns, through the library as the
