@@ -109,7 +109,7 @@ def long_rows(dtype):
     """Rows whose extremes sit in every part of the long search: ties in the chains' rounds, in the
     remainder vector and in the scalar tail, signed zeros, NaNs and infinities."""
     rng = np.random.default_rng(3)
-    X = rng.standard_normal((12, 203)).astype(dtype)
+    X = rng.standard_normal((15, 203)).astype(dtype)
     X[0, [150, 170, 202]] = 7.0  # in a late round of the chains, again after it: the first wins
     X[1, [199, 201]] = -7.0  # the last round's last element, then the scalar tail (floats)
     X[2, [193, 196]] = 8.0  # past the second pass's last round of four vectors (doubles: a lone vector)
@@ -123,21 +123,28 @@ def long_rows(dtype):
     X[9, 31], X[9, 32], X[9, 33] = 6.0, 6.0, -6.0  # either side of a round's boundary
     X[10, 39], X[10, 40] = 6.5, 6.5  # the first vector after the first round
     X[11, 200], X[11, 8] = 5.0, 5.0
+    X[12, :] = -np.inf  # the lanes' starting value everywhere: the vector search hands over to the scan
+    X[13, :] = np.inf
+    X[13, [8, 16, 33]] = np.nan
+    X[14, 4:200:8] = np.nan  # every lane of one position a NaN, the others below the last element
+    X[14, 202] = 50.0
     return X
 
 
 @pytest.mark.parametrize("kernel, dtype", [("extremes_long", np.float32), ("extremes_long64", np.float64)])
 def test_long_rows_gradients_go_to_the_first_extreme(mod, kernel, dtype):
     X = long_rows(dtype)
-    MX, MN = np.zeros((12, 1), dtype), np.zeros((12, 1), dtype)
+    rows = X.shape[0]
+    MX, MN = np.zeros((rows, 1), dtype), np.zeros((rows, 1), dtype)
     gx, gmx, gmn = np.zeros_like(X), np.full_like(MX, 2.0), np.full_like(MN, -3.0)
-    getattr(mod, kernel).launch_tiled(dim=12, inputs=[X, MX, MN], adj_inputs=[gx, gmx, gmn], adjoint=True)
+    getattr(mod, kernel).launch_tiled(dim=rows, inputs=[X, MX, MN], adj_inputs=[gx, gmx, gmn], adjoint=True)
     want = np.zeros_like(X)
-    for r in range(12):
+    for r in range(rows):
         want[r, sequential_first(X[r], lambda v, b: b < v)] += 2.0
         want[r, sequential_first(X[r], lambda v, b: v < b)] -= 3.0
     np.testing.assert_array_equal(gx, want)
     assert want[0, 150] == 2.0 and want[1, 199] == -3.0 and want[9, 31] == 2.0 and want[10, 39] == 2.0
+    assert want[12, 0] == -1.0 and want[13, 0] == -1.0 and want[14, 202] == 2.0
 
 
 def test_softmax_rows_against_finite_differences(mod):

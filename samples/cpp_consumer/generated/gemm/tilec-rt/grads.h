@@ -19,61 +19,68 @@ template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
 
 #if !defined(__CUDACC__)
-// first_extreme's two passes over a contiguous row of float or double, in vectors of 32 bytes
-// (GCC/Clang vector extensions, as gemm.h): the extreme by lanes (exact in any order) with a
-// probe summing v - v (NaN as soon as an element is NaN or infinite), then the first element
-// equal to it. -1 when the probe says the row needs the sequential scan.
+// first_extreme over a contiguous row of float or double in one pass, in vectors of 32 bytes (GCC/Clang
+// vector extensions, as gemm.h): C interleaved pairs of (best value, its index) per lane, each
+// replaced only by a strictly better element (a NaN never is, as in the scan), merged at the end
+// by value and then by the earlier index. Lanes start at the worst value (-inf for max), which no
+// element beats: a row whose extreme is that value answers -1, and the caller scans it. A NaN first
+// element is the scan's answer (nothing compares better than it). Two passes (the extreme, then
+// the first element equal to it) cost 2.4x as long on softmax's rows of 256 floats.
 template <bool Max, class T> int first_extreme_vector(const T* row, int n) {
+    if (row[0] != row[0]) return 0;
     constexpr int L = 32 / int(sizeof(T));
+    constexpr int C = 4;
     typedef T V __attribute__((vector_size(32)));
-    V m, probe;
-    std::memcpy(&m, row, sizeof(V));
-    probe = m - m;
-    int k = L;
+    typedef typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type I;
+    typedef I VI __attribute__((vector_size(32)));
+    const T worst = Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    V m[C];
+    VI at[C], lane;
+    for (int l = 0; l < L; ++l) lane[l] = I(l);
+    for (int c = 0; c < C; ++c) {
+        m[c] = V{} + worst;
+        at[c] = VI{} - 1;
+    }
+    int k = 0;
+    for (; k + C * L <= n; k += C * L)
+        for (int c = 0; c < C; ++c) {
+            V v;
+            std::memcpy(&v, row + k + c * L, sizeof(V));
+            auto better = Max ? (m[c] < v) : (v < m[c]);
+            m[c] = better ? v : m[c];
+            at[c] = better ? lane + I(k + c * L) : at[c];
+        }
     for (; k + L <= n; k += L) {
         V v;
         std::memcpy(&v, row + k, sizeof(V));
-        m = Max ? (m < v ? v : m) : (v < m ? v : m);
-        probe += v - v;
+        auto better = Max ? (m[0] < v) : (v < m[0]);
+        m[0] = better ? v : m[0];
+        at[0] = better ? lane + I(k) : at[0];
     }
-    T best = m[0], sum = probe[0];
-    for (int l = 1; l < L; ++l) {
-        best = (Max ? best < m[l] : m[l] < best) ? m[l] : best;
-        sum += probe[l];
+    for (int c = 1; c < C; ++c) {  // lane by lane: the better value, on a tie the earlier index
+        auto take = (Max ? (m[0] < m[c]) : (m[c] < m[0])) |
+                    ((m[c] == m[0]) & (at[c] >= 0) & ((at[c] < at[0]) | (at[0] < 0)));
+        m[0] = take ? m[c] : m[0];
+        at[0] = take ? at[c] : at[0];
     }
-    for (; k < n; ++k) {
-        best = (Max ? best < row[k] : row[k] < best) ? row[k] : best;
-        sum += row[k] - row[k];
-    }
-    if (sum != sum) return -1;
-    V want = m - m + best;  // every lane best
-    // The second pass tests C vectors at once: their lanes' compares OR-ed, read as four 64-bit
-    // words (lane by lane extraction was a fifth of a softmax adjoint), then the hit found in them.
-    constexpr int C = 4;
-    int q = 0;
-    for (; q + C * L <= n; q += C * L) {
-        V v;
-        std::memcpy(&v, row + q, sizeof(V));
-        auto hits = v == want;
-        for (int c = 1; c < C; ++c) {
-            std::memcpy(&v, row + q + c * L, sizeof(V));
-            hits |= v == want;
+    T best = worst;
+    for (int l = 0; l < L; ++l) best = (Max ? best < m[0][l] : m[0][l] < best) ? m[0][l] : best;
+    int where = -1;
+    for (int l = 0; l < L; ++l)
+        if (at[0][l] >= 0 && m[0][l] == best && (where < 0 || int(at[0][l]) < where)) where = int(at[0][l]);
+    for (; k < n; ++k)  // the last elements, after every vector's
+        if (Max ? best < row[k] : row[k] < best) {
+            best = row[k];
+            where = k;
         }
-        uint64_t words[4];
-        std::memcpy(words, &hits, sizeof words);
-        if ((words[0] | words[1] | words[2] | words[3]) != 0) break;  // the scan below finds it
-    }
-    for (; q < n; ++q)
-        if (row[q] == best) return q;
-    return -1;  // not reached: best is an element of the row
+    return where;
 }
 #endif
 
 // The first extreme element of row[0 .. n) in a sequential scan (an element replaces the best only
-// when strictly better, so NaNs are never picked past row[0]). The first element equal to the
-// extreme is that element when no element is NaN (+0 and -0 are equal, as in the scan); a long
-// contiguous row of float or double finds both in vectors (first_extreme_vector), and a row with
-// a NaN or an infinity takes the scan itself.
+// when strictly better, so NaNs are never picked past row[0], and of equal elements, +0 and -0
+// too, the first stays). A long contiguous row of float or double gets the same answer in vectors
+// (first_extreme_vector); one whose extreme is -inf (max) or +inf (min) takes the scan itself.
 template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int stride) {
     using C = compute_t<T>;
 #if !defined(__CUDACC__)
