@@ -57,9 +57,9 @@ def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "
     return load(outdir / name)
 
 
-def build_flags(block_dim: int, target: str = "cpu", emit_only: bool = False) -> dict:
+def build_flags(block_dim: int, target: str = "cpu", emit_only: bool = False, debug: bool = False) -> dict:
     """The build options `tilec build` passes the driver, as the tests build."""
-    return {"block_dim": block_dim, "target": target, "debug": False, "max_shared": 48 * 1024, "emit_only": emit_only}
+    return {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": 48 * 1024, "emit_only": emit_only}
 
 
 def build_with_flags(source: str, name: str, outdir: Path, edit=lambda flags: flags, block_dim: int = 64,

@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
 from emit_scaling import program  # noqa: E402
+from harness import build_flags  # noqa: E402
 
 
 def _calls(n: int, kind: str) -> int:
@@ -23,7 +24,7 @@ def _calls(n: int, kind: str) -> int:
     from tilec.passes.normalize import normalize_module
     from tilec.pipeline import compile_source
 
-    flags = {"block_dim": 256, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    flags = build_flags(256, target="all", emit_only=True)
     src = program(n, kind)
     count = [0]
 
@@ -287,7 +288,7 @@ def test_kernel_facts_are_computed_for_the_forward_kernel_only(monkeypatch):
     computed = []
     facts = sources._kernel_facts
     monkeypatch.setattr(sources, "_kernel_facts", lambda fn, funcs: computed.append(fn.name) or facts(fn, funcs))
-    flags = {"block_dim": 256, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    flags = build_flags(256, target="all", emit_only=True)
     for n in (4, 40):
         computed.clear()
         src = program(n, "tiles")

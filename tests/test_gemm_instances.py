@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import needs_cxx
+from harness import build_flags
 from tilec.backend_cpu import gemm_instances
 from tilec.backend_cpu.compiler import find_cxx, is_gcc
 
@@ -176,7 +177,7 @@ def test_when_the_instances_cannot_be_had_the_file_is_compiled_whole(monkeypatch
     monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(gemm_instances, "needed", lambda objects: None)
     text = program(8)
-    flags = {"block_dim": 1, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": False}
+    flags = build_flags(1)
     build_module(compile_ir(text, "fallback", 1), text, str(tmp_path / "out"), flags, echo=lambda *a, **k: None)
     assert not (tmp_path / "cache" / "gemm").exists()
     r = run(tmp_path, tmp_path / "out", "fallback", 8)

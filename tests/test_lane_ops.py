@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 from conftest import needs_cxx
-from harness import EMULATIONS, build, build_emulated, compile_ir, emulation_id
+from harness import EMULATIONS, build, build_emulated, build_flags, compile_ir, emulation_id
 
 from tilec import ir
 from tilec.driver import generate
@@ -62,7 +62,7 @@ def test_the_gpu_adjoint_takes_out_tile_lane_ops_and_their_copies():
     plan = plan_kernels(module)[0]
     assert plan.lanes_adjoint is not None and _tile_lane_ops(plan.lanes_adjoint) == []
     assert plan.adjoint is plan.lanes_adjoint  # nothing only lanes need is left: one tidied form for both
-    flags = {"block_dim": 64, "target": "all", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    flags = build_flags(64, target="all", emit_only=True)
     backward = _backward(generate(module, CHAIN, flags)["chain.cu"])
     # No register copy of a temporary (`x = _tmp;`), no take of a partial adjoint (`_g = adj; adj = 0`):
     # the tidied one-lane form, which the GPU runs too. One loop per elementwise statement: t1's

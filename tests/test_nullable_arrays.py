@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import build, compile_ir, first_error
+from harness import build, build_flags, compile_ir, first_error
 
 SOURCE = '''import warp as wp
 
@@ -65,7 +65,7 @@ def test_the_manifest_marks_the_tested_arrays_nullable():
     from tilec.driver import generate
 
     module = compile_ir(SOURCE, "nullable_meta")
-    flags = {"block_dim": 256, "target": "cpu", "debug": False, "max_shared": 48 * 1024, "emit_only": True}
+    flags = build_flags(256, emit_only=True)
     manifest = json.loads(generate(module, SOURCE, flags)["manifest.json"])
     params = manifest["kernels"]["k"]["params"]
     assert [p.get("nullable", False) for p in params] == [False, True, True]

@@ -12,7 +12,7 @@ import pytest
 
 import harness
 from conftest import needs_cxx
-from harness import build, compile_ir
+from harness import build, build_flags, compile_ir
 from tilec.api import load
 from tilec.driver import build_module
 
@@ -37,7 +37,7 @@ def in_registers(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
 
 def _debug_build(device: str):
     key = hashlib.sha256(f"aligned-debug\0{device}\0{PROGRAM}".encode()).hexdigest()[:16]
-    flags = {"block_dim": 16, "target": device, "debug": True, "max_shared": 48 * 1024, "emit_only": False}
+    flags = build_flags(16, target=device, debug=True)
     build_module(compile_ir(PROGRAM, "aligned", 16), PROGRAM, str(harness.CACHE / key), flags, echo=lambda *a, **k: None)
     return load(harness.CACHE / key / "aligned")
 

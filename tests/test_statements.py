@@ -10,7 +10,7 @@ import pytest
 
 from conftest import needs_cxx
 import harness
-from harness import build, compile_ir
+from harness import build, build_flags, compile_ir
 from tilec.api import load
 from tilec.driver import build_module
 
@@ -83,7 +83,7 @@ def _built(device: str, debug: bool):
     if not debug:
         return build(PROGRAM, "statements", block_dim=8, target=device)
     key = hashlib.sha256(f"debug\0{device}\0{PROGRAM}".encode()).hexdigest()[:16]
-    flags = {"block_dim": 8, "target": device, "debug": True, "max_shared": 48 * 1024, "emit_only": False}
+    flags = build_flags(8, target=device, debug=True)
     build_module(compile_ir(PROGRAM, "statements", 8), PROGRAM, str(harness.CACHE / key), flags, echo=lambda *a, **k: None)
     return load(harness.CACHE / key / "statements")
 
