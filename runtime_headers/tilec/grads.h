@@ -103,23 +103,37 @@ template <bool Max, class T> TL_HD int first_extreme(const T* row, int n, int st
     return best;
 }
 
-// adjoint of tile_max/min: g at the first extreme element of each group.
-// In a partial block (lanes.h) only active elements compete, as in the forward.
-template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
-                                                                     int axis, bool is_max) {
+// The first extreme element of each group tile_max/min reduced (its index in a), with the group's
+// index: put(element, group). In a partial block (lanes.h) only active elements compete, as in the
+// forward, and a group with none puts nothing.
+template <class TT, class Put> TL_HD void each_first_extreme(Ctx& ctx, const TT& a, int axis, bool is_max, Put put) {
     AxisSplit<TT> s(axis);
-    for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
     for (int o = 0; o < s.outer; ++o)
         for (int i = 0; i < s.inner; ++i) {
             if (ctx.partial()) {  // only the active elements compete
                 const int best = is_max ? first_live_extreme<true>(ctx, a, s, o, i) : first_live_extreme<false>(ctx, a, s, o, i);
-                if (best >= 0) dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+                if (best >= 0) put(s.src(o, best, i), o * s.inner + i);
                 continue;
             }
             const auto* group = a.data + s.src(o, 0, i);
             const int best = is_max ? first_extreme<true>(group, s.n, s.inner) : first_extreme<false>(group, s.n, s.inner);
-            dst.data[s.src(o, best, i)] = g.data[o * s.inner + i];
+            put(s.src(o, best, i), o * s.inner + i);
         }
+}
+
+// adjoint of tile_max/min: g at the first extreme element of each group, 0 elsewhere.
+template <class DT, class TT, class GT> TL_HD void tile_extreme_grad(Ctx& ctx, DT& dst, const TT& a, const GT& g,
+                                                                     int axis, bool is_max) {
+    for (int e = 0; e < TT::size; ++e) dst.data[e] = 0;
+    each_first_extreme(ctx, a, axis, is_max, [&](int e, int group) { dst.data[e] = g.data[group]; });
+}
+
+// dst + tile_extreme_grad(a, g) in place: g added at each group's first extreme element (the CPU
+// emitter's form of `adj = u + tile_extreme_grad(a, g)`, extreme_adds.py: no zeroed tile and no
+// second pass over it). Float and double tiles only.
+template <class DT, class TT, class GT> TL_HD void tile_extreme_grad_add(Ctx& ctx, DT& dst, const TT& a, const GT& g,
+                                                                         int axis, bool is_max) {
+    each_first_extreme(ctx, a, axis, is_max, [&](int e, int group) { dst.data[e] += g.data[group]; });
 }
 
 // One step of a builtin fold, acc = f(x, y), and its adjoint. Tiles of vectors and matrices fold

@@ -17,6 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
+from .extreme_adds import extreme_adds
 from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import rows_read_in_place, rows_written_in_place
@@ -173,6 +174,9 @@ class CxxEmitter:
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
         self.matmul_adds: dict[int, ir.Assign] = {}  # CPU: id of an add into sums -> the product it multiplies in (matmul_adds.py)
         self.added_products: set[int] = set()  # ids of those products' assignments, emitted with their adds
+        self.extreme_adds: dict[int, tuple[ir.Assign, ir.Expr]] = {}  # CPU: id of an add of a max/min gradient ->
+        # (the gradient's assignment, the add's other operand) (extreme_adds.py)
+        self.added_extremes: set[int] = set()  # ids of those gradients' assignments, emitted with their adds
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -226,6 +230,8 @@ class CxxEmitter:
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.matmul_adds = {} if self.target.gpu else matmul_adds(fn, given.keys())
         self.added_products = {id(m) for m in self.matmul_adds.values()}
+        self.extreme_adds = {} if self.target.gpu else extreme_adds(fn, written_elsewhere=self.rows_out.keys())
+        self.added_extremes = {id(grad) for grad, _ in self.extreme_adds.values()}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -237,7 +243,7 @@ class CxxEmitter:
     def declare_locals(self, fn: ir.Function) -> None:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
-        products = {m.target for m in self.matmul_adds.values()}
+        products = {m.target for m in self.matmul_adds.values()} | {g.target for g, _ in self.extreme_adds.values()}
         for sym in local_syms(fn):
             if sym in self.views or sym in self.arrays or sym in self.windows or sym in products:
                 continue
@@ -281,9 +287,15 @@ class CxxEmitter:
             assert isinstance(s, ir.Assign)  # matmul_adds: a product's assignment
             self.emit(f"// {naming.cxx_var(s.target)}: multiplied by the add below straight into its sums")
             return
+        if id(s) in self.added_extremes:  # the add below puts it into its sum in place
+            assert isinstance(s, ir.Assign)  # extreme_adds: a gradient's assignment
+            self.emit(f"// {naming.cxx_var(s.target)}: added in place by the add below")
+            return
         self.aligned_check(s)
         if isinstance(s, ir.ExprStmt) and id(s) in self.matmul_adds:
             self.matmul_add(s, self.matmul_adds[id(s)])
+        elif isinstance(s, ir.Assign) and id(s) in self.extreme_adds:
+            self.extreme_add(s, *self.extreme_adds[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.sum_of:
             assert isinstance(s.value, ir.OpCall)  # matmul_sums: the loop's tile_matmul
             a, b = (self.expr(x) for x in s.value.args[:2])
@@ -315,6 +327,14 @@ class CxxEmitter:
             self.emit("return;" if s.value is None else f"return {self.expr(s.value)};")
         else:
             raise TypeError(type(s))
+
+    def extreme_add(self, add: ir.Assign, gradient: ir.Assign, other: ir.Expr) -> None:
+        """`s = u + t` of `t = tile_extreme_grad(a, g)`: s = u, then g added in place (extreme_adds.py)."""
+        dst = naming.cxx_var(add.target)
+        self.assign_tile(dst, add.target, other)
+        call = gradient.value
+        assert isinstance(call, ir.OpCall)  # extreme_adds: a tile_extreme_grad
+        self.emit(self.runtime_call("tile_extreme_grad_add", dst, call, list(call.args)) + ";")
 
     def matmul_add(self, add: ir.ExprStmt, product: ir.Assign) -> None:
         """`tile_atomic_add(sums, z)` of `z = tile_matmul(a, b)`: C += a b in the sums (matmul_adds.h)."""

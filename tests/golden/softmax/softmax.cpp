@@ -68,7 +68,6 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     tl::Tile<float, 4, 256> v21_adj_m;
     tl::Tile<float, 4, 1> v32__tmp;
     tl::Tile<float, 4> v33__tmp;
-    tl::Tile<float, 4, 256> v34__tmp;
     tl::Tile<float, 4, 256> v20_adj_x;
     // softmax.py:15
     v_i = int32_t(ctx.tid[0]);
@@ -131,11 +130,10 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     // softmax.py:17
     tl::tile_reshape(ctx, v33__tmp, v32__tmp);
     // softmax.py:17
-    tl::tile_extreme_grad(ctx, v34__tmp, v_x, v33__tmp, 1, true);
+    // v34__tmp: added in place by the add below
     // softmax.py:17
-    for (int _e = 0; _e < 1024; ++_e) {
-        v20_adj_x.data[_e] = (v19__v.data[_e] + v34__tmp.data[_e]);
-    }
+    v20_adj_x = v19__v;
+    tl::tile_extreme_grad_add(ctx, v20_adj_x, v_x, v33__tmp, 1, true);
     // softmax.py:16
     tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_X, v20_adj_x, true, (v_i * 4), 0);
 }
