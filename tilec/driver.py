@@ -238,7 +238,7 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     import json
 
     def run(tmp: Path) -> None:
-        flags = compile_flags(debug, isa)
+        flags = compile_flags(debug, isa, compiler)
         runtime = shared_runtime(compiler, flags, headers, debug)
         if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
             runtime = pinned(runtime, tmp)
@@ -312,7 +312,7 @@ def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa
             if wanted is None:
                 return False
             if wanted:
-                cached = gemm_instances.instances_object(compiler, compile_flags(False, isa), headers, wanted, gch)
+                cached = gemm_instances.instances_object(compiler, compile_flags(False, isa, compiler), headers, wanted, gch)
                 instances = pinned(cached, tmp) if cached is not None else None
                 if instances is None:
                     return False
