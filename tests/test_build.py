@@ -25,8 +25,10 @@ def tilec_build(src, out, *extra, **kw):
 
 
 def fake_compiler(tmp_path: Path, body: str) -> Path:
+    """A compiler that answers --version as one (the driver asks it which flags it takes) and runs
+    body for everything else."""
     path = tmp_path / "fake-cxx"
-    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.write_text('#!/bin/sh\nif [ "$1" = "--version" ]; then echo "fake-cxx 1.0"; exit 0; fi\n' + body + "\n")
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
