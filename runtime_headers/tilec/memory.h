@@ -113,6 +113,26 @@ TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o)
     });
 }
 
+// tile_store of a tile of zeros (the adjoint's zeroing of a stored tile's adjoint): zeros written
+// where tile_store would write the tile's elements, under the same bounds and partial-block rules,
+// without a zeroed tile to copy (codegen/zero_stores.py).
+template <class TT, class T, int N, class... O>
+TL_HD void tile_store_zeros(Ctx& ctx, const Array<T, N>& a, bool, O... o) {
+    if (!ctx.leader()) return;
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    constexpr int W = TT::dim(TT::ndim - 1);
+    if (interior_rows<TT>(a, off) && !ctx.partial()) {
+        for_each_row<TT>(a, off, [&](int, T* dst) {
+            for (int q = 0; q < W; ++q) dst[q] = T(0);
+        });
+        return;
+    }
+    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
+        if (ok && ctx.live(e)) *a.ptr_n(ids) = T(0);
+    });
+}
+
 // A one-row tile an element loop reads in place (codegen/row_views.py): the array's own elements
 // when the row lies inside the array with contiguous elements, else the tile, loaded as tile_load
 // loads it. Saves the copy through the tile: the loop's reads stream from memory.

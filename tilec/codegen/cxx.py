@@ -18,6 +18,7 @@ from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
 from .extreme_adds import extreme_adds
+from .zero_stores import zero_stores
 from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import rows_read_in_place, rows_written_in_place
@@ -177,6 +178,8 @@ class CxxEmitter:
         self.extreme_adds: dict[int, tuple[ir.Assign, ir.Expr]] = {}  # CPU: id of an add of a max/min gradient ->
         # (the gradient's assignment, the add's other operand) (extreme_adds.py)
         self.added_extremes: set[int] = set()  # ids of those gradients' assignments, emitted with their adds
+        self.zero_stores: dict[int, ir.Assign] = {}  # CPU: id of a tile_store of zeros -> the zeros' assignment (zero_stores.py)
+        self.stored_zeros: set[int] = set()  # ids of those zeros' assignments, written by their stores
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -232,6 +235,8 @@ class CxxEmitter:
         self.added_products = {id(m) for m in self.matmul_adds.values()}
         self.extreme_adds = {} if self.target.gpu else extreme_adds(fn, written_elsewhere=self.rows_out.keys())
         self.added_extremes = {id(grad) for grad, _ in self.extreme_adds.values()}
+        self.zero_stores = {} if self.target.gpu else zero_stores(fn)
+        self.stored_zeros = {id(zeros) for zeros in self.zero_stores.values()}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -243,7 +248,8 @@ class CxxEmitter:
     def declare_locals(self, fn: ir.Function) -> None:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
-        products = {m.target for m in self.matmul_adds.values()} | {g.target for g, _ in self.extreme_adds.values()}
+        products = ({m.target for m in self.matmul_adds.values()} | {g.target for g, _ in self.extreme_adds.values()}
+                    | {z.target for z in self.zero_stores.values()})
         for sym in local_syms(fn):
             if sym in self.views or sym in self.arrays or sym in self.windows or sym in products:
                 continue
@@ -291,11 +297,17 @@ class CxxEmitter:
             assert isinstance(s, ir.Assign)  # extreme_adds: a gradient's assignment
             self.emit(f"// {naming.cxx_var(s.target)}: added in place by the add below")
             return
+        if id(s) in self.stored_zeros:  # the store below writes the zeros itself
+            assert isinstance(s, ir.Assign)  # zero_stores: a tile_zeros assignment
+            self.emit(f"// {naming.cxx_var(s.target)}: zeros, written by the store below")
+            return
         self.aligned_check(s)
         if isinstance(s, ir.ExprStmt) and id(s) in self.matmul_adds:
             self.matmul_add(s, self.matmul_adds[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.extreme_adds:
             self.extreme_add(s, *self.extreme_adds[id(s)])
+        elif isinstance(s, ir.ExprStmt) and id(s) in self.zero_stores:
+            self.zero_store(s, self.zero_stores[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.sum_of:
             assert isinstance(s.value, ir.OpCall)  # matmul_sums: the loop's tile_matmul
             a, b = (self.expr(x) for x in s.value.args[:2])
@@ -335,6 +347,14 @@ class CxxEmitter:
         call = gradient.value
         assert isinstance(call, ir.OpCall)  # extreme_adds: a tile_extreme_grad
         self.emit(self.runtime_call("tile_extreme_grad_add", dst, call, list(call.args)) + ";")
+
+    def zero_store(self, store: ir.ExprStmt, zeros: ir.Assign) -> None:
+        """`tile_store(a, z)` of `z = tile_zeros(...)`: zeros written into the array (zero_stores.py)."""
+        call = store.expr
+        assert isinstance(call, ir.OpCall)  # zero_stores: a tile_store
+        args = [call.args[0], *(a for a in call.args if _is_offset(call, a))]
+        cpp = f"tile_store_zeros<{ctype(zeros.target.type)}>"
+        self.emit(self.leader_block(self.runtime_call(cpp, None, call, args) + ";"))
 
     def matmul_add(self, add: ir.ExprStmt, product: ir.Assign) -> None:
         """`tile_atomic_add(sums, z)` of `z = tile_matmul(a, b)`: C += a b in the sums (matmul_adds.h)."""

@@ -17,8 +17,8 @@ from collections.abc import Collection
 
 from .. import ir
 from ..ir.types import FLOAT32, FLOAT64, TileT
-from ..passes.fuse_tiles import reads_of, writes_of
-from .operand_views import bodies, read_write_counts
+from ..passes.fuse_tiles import writes_of
+from .operand_views import bodies, next_reader, read_write_counts
 
 
 def extreme_adds(fn: ir.Function, written_elsewhere: Collection[ir.Sym] = ()) -> dict[int, tuple[ir.Assign, ir.Expr]]:
@@ -34,8 +34,7 @@ def extreme_adds(fn: ir.Function, written_elsewhere: Collection[ir.Sym] = ()) ->
             t = first.target
             if not (reads.get(t, 0) == 1 and writes.get(t, 0) == 1 and _float_tile(t.type)):
                 continue
-            reach = range(i + 1, min(len(body), i + 1 + _REACH))
-            j = next((j for j in reach if t in reads_of(body[j])), None)
+            j = next_reader(body, i, t, _REACH)
             second = body[j] if j is not None else None
             if not isinstance(second, ir.Assign) or second.target.type != t.type or second.target in written_elsewhere:
                 continue

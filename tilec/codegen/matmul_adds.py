@@ -17,8 +17,8 @@ from collections.abc import Collection
 
 from .. import ir
 from ..ir.types import FLOAT32, FLOAT64, TileT
-from ..passes.fuse_tiles import reads_of, writes_of
-from .operand_views import bodies, read_write_counts
+from ..passes.fuse_tiles import writes_of
+from .operand_views import bodies, next_reader, read_write_counts
 
 
 def matmul_adds(fn: ir.Function, summed: Collection[ir.Sym]) -> dict[int, ir.Assign]:
@@ -34,8 +34,7 @@ def matmul_adds(fn: ir.Function, summed: Collection[ir.Sym]) -> dict[int, ir.Ass
             z = first.target
             if not (reads.get(z, 0) == 1 and writes.get(z, 0) == 1 and _float_tile(z.type) and z.type == first.value.type):
                 continue
-            reach = range(i + 1, min(len(body), i + 1 + _REACH))
-            j = next((j for j in reach if z in reads_of(body[j])), None)
+            j = next_reader(body, i, z, _REACH)
             second = body[j] if j is not None else None
             if not (isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
                     and second.expr.op == "tile_atomic_add"):

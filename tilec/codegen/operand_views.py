@@ -39,6 +39,7 @@ from typing import TypeGuard
 
 from .. import ir
 from ..ir.types import ArrayT, TileT
+from ..passes.fuse_tiles import reads_of
 from .analysis import ops_called
 
 _VIEW_DTYPES = ("float32", "float64")  # gemm.h; half operands keep their copy
@@ -325,6 +326,12 @@ def _written(s: ir.Stmt) -> tuple[ir.Sym, ...]:
     if isinstance(s, ir.For):
         return (s.var,)
     return ()
+
+
+def next_reader(body: tuple[ir.Stmt, ...], i: int, sym: ir.Sym, reach: int) -> int | None:
+    """The position of the first statement after body[i], within `reach` of it, that reads sym (the
+    consumer a CPU peephole pairs with the assignment at i: matmul_adds, extreme_adds, zero_stores)."""
+    return next((j for j in range(i + 1, min(len(body), i + 1 + reach)) if sym in reads_of(body[j])), None)
 
 
 def bodies(stmts: Iterable[ir.Stmt]) -> Iterator[tuple[ir.Stmt, ...]]:

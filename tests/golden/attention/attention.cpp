@@ -78,7 +78,6 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::Tile<float, 16, 64> v7__tmp;
     tl::Tile<float, 64, 32> v8__tmp;
     tl::Tile<float, 16, 32> v10__v;
-    tl::Tile<float, 16, 32> v47__tmp;
     tl::Tile<float, 16, 64> v13__z;
     tl::Tile<float, 16, 64> v19__v;
     tl::Tile<float, 16, 64> v21_adj_denom;
@@ -135,9 +134,9 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     // attention.py:26
     tl::tile_load(ctx, v10__v, adj_v_O, true, (v_i * 16), 0);
     // attention.py:26
-    tl::tile_fill_zero(ctx, v47__tmp);
+    // v47__tmp: zeros, written by the store below
     // attention.py:26
-    tl::tile_store(ctx, adj_v_O, v47__tmp, true, (v_i * 16), 0);
+    tl::tile_store_zeros<tl::Tile<float, 16, 32>>(ctx, adj_v_O, true, (v_i * 16), 0);
     // attention.py:25
     tl::tile_matmul(ctx, v13__z, v10__v, tl::transposed(v8__tmp), 1.0, 0.0);
     // attention.py:25

@@ -43,7 +43,6 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     tl::Tile<double, 8, 8> v_L;
     tl::Tile<double, 8> v_x;
     tl::Tile<double, 1, 8> v5__v;
-    tl::Tile<double, 1, 8> v21__tmp;
     tl::Tile<double, 8> v22__tmp;
     tl::Tile<double, 8> v10__v;
     tl::Tile<double, 8, 8> v23__tmp;
@@ -67,9 +66,9 @@ static void k_cholesky_solve_backward(tl::Ctx& ctx, tl::Array<double, 3> v_A, tl
     // cholesky.py:20
     tl::tile_load(ctx, v5__v, adj_v_X, true, v_b, 0);
     // cholesky.py:20
-    tl::tile_fill_zero(ctx, v21__tmp);
+    // v21__tmp: zeros, written by the store below
     // cholesky.py:20
-    tl::tile_store(ctx, adj_v_X, v21__tmp, true, v_b, 0);
+    tl::tile_store_zeros<tl::Tile<double, 1, 8>>(ctx, adj_v_X, true, v_b, 0);
     // cholesky.py:20
     tl::tile_reshape(ctx, v22__tmp, v5__v);
     // cholesky.py:19

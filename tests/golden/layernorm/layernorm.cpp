@@ -89,7 +89,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4, 1> v6__tmp;
     tl::Tile<float, 256> v7__tmp;
     tl::Tile<float, 4, 256> v11__v;
-    tl::Tile<float, 4, 256> v54__tmp;
     tl::Tile<float, 4, 256> v15__v;
     tl::Tile<float, 4, 256> v16_adj_xc;
     tl::Tile<float, 4, 256> v17_adj_rstd;
@@ -146,9 +145,9 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // layernorm.py:30
     tl::tile_load(ctx, v11__v, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
-    tl::tile_fill_zero(ctx, v54__tmp);
+    // v54__tmp: zeros, written by the store below
     // layernorm.py:30
-    tl::tile_store(ctx, adj_v_Y, v54__tmp, true, (v_i * 4), 0);
+    tl::tile_store_zeros<tl::Tile<float, 4, 256>>(ctx, adj_v_Y, true, (v_i * 4), 0);
     // layernorm.py:30
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {

@@ -59,7 +59,6 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     tl::Tile<float, 16, 64> v6_h;
     tl::Tile<float, 64, 32> v3__tmp;
     tl::Tile<float, 16, 32> v9__v;
-    tl::Tile<float, 16, 32> v34__tmp;
     tl::Tile<float, 32> v35__tmp;
     tl::Tile<float, 16, 64> v16__z;
     tl::Tile<float, 16, 64> v23__v;
@@ -87,9 +86,9 @@ static void k_mlp_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array<floa
     // mlp.py:29
     tl::tile_load(ctx, v9__v, adj_v_Y, true, (v_i * 16), 0);
     // mlp.py:29
-    tl::tile_fill_zero(ctx, v34__tmp);
+    // v34__tmp: zeros, written by the store below
     // mlp.py:29
-    tl::tile_store(ctx, adj_v_Y, v34__tmp, true, (v_i * 16), 0);
+    tl::tile_store_zeros<tl::Tile<float, 16, 32>>(ctx, adj_v_Y, true, (v_i * 16), 0);
     // mlp.py:28
     tl::tile_unbroadcast(ctx, v35__tmp, v9__v);
     // mlp.py:28

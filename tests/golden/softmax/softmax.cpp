@@ -58,7 +58,6 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
     tl::Tile<float, 4, 256> v7__v;
-    tl::Tile<float, 4, 256> v28__tmp;
     tl::Tile<float, 4, 256> v10__v;
     tl::Tile<float, 4, 256> v12_adj_s;
     tl::Tile<float, 4, 1> v29__tmp;
@@ -91,9 +90,9 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     // softmax.py:20
     tl::tile_load(ctx, v7__v, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
-    tl::tile_fill_zero(ctx, v28__tmp);
+    // v28__tmp: zeros, written by the store below
     // softmax.py:20
-    tl::tile_store(ctx, adj_v_Y, v28__tmp, true, (v_i * 4), 0);
+    tl::tile_store_zeros<tl::Tile<float, 4, 256>>(ctx, adj_v_Y, true, (v_i * 4), 0);
     // softmax.py:20
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {

@@ -33,7 +33,6 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
     int32_t v_i{};
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
-    tl::Tile<float, 8> v25__tmp;
     tl::Tile<float, 8, 1> v26__tmp;
     tl::Tile<float, 8, 64> v10__v;
     tl::Tile<float, 8, 64> v16__v;
@@ -47,9 +46,9 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
     // warp_port.py:25
     tl::tile_load(ctx, v4__v, adj_v_out, true, (v_i * 8));
     // warp_port.py:25
-    tl::tile_fill_zero(ctx, v25__tmp);
+    // v25__tmp: zeros, written by the store below
     // warp_port.py:25
-    tl::tile_store(ctx, adj_v_out, v25__tmp, true, (v_i * 8));
+    tl::tile_store_zeros<tl::Tile<float, 8>>(ctx, adj_v_out, true, (v_i * 8));
     // warp_port.py:25
     tl::tile_reshape(ctx, v26__tmp, v4__v);
     // warp_port.py:25

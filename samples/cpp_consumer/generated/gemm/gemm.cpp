@@ -45,7 +45,6 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     int32_t v_count{};
     int32_t v_k{};
     tl::Tile<float, 32, 32> v4__v;
-    tl::Tile<float, 32, 32> v16__tmp;
     int32_t v6__n{};
     int32_t v7__k{};
     // gemm.py:16
@@ -63,9 +62,9 @@ static void k_gemm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_A, tl::Array<flo
     // gemm.py:23
     tl::tile_load(ctx, v4__v, adj_v_C, true, (v_i * 32), (v_j * 32));
     // gemm.py:23
-    tl::tile_fill_zero(ctx, v16__tmp);
+    // v16__tmp: zeros, written by the store below
     // gemm.py:23
-    tl::tile_store(ctx, adj_v_C, v16__tmp, true, (v_i * 32), (v_j * 32));
+    tl::tile_store_zeros<tl::Tile<float, 32, 32>>(ctx, adj_v_C, true, (v_i * 32), (v_j * 32));
     // gemm.py:19
     v6__n = tl::max(tl::floordiv(((v_count - 0) + (1 - 1)), 1), 0);
     // gemm.py:19
