@@ -18,38 +18,33 @@ from collections.abc import Collection
 from .. import ir
 from ..ir.types import FLOAT32, FLOAT64, TileT
 from ..passes.fuse_tiles import writes_of
-from .operand_views import bodies, next_reader, read_write_counts
+from .operand_views import read_once_by
 
 
 def extreme_adds(fn: ir.Function, written_elsewhere: Collection[ir.Sym] = ()) -> dict[int, tuple[ir.Assign, ir.Expr]]:
     """{id of the add's assignment: (the gradient's assignment it absorbs, the add's other operand)};
     written_elsewhere: tiles whose element loop writes another place (row_views.py), never a sum."""
-    reads, writes = read_write_counts(fn)
     found: dict[int, tuple[ir.Assign, ir.Expr]] = {}
-    for body in bodies(fn.body):
-        for i, first in enumerate(body):
-            if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
-                    and first.value.op == "tile_extreme_grad"):
-                continue
-            t = first.target
-            if not (reads.get(t, 0) == 1 and writes.get(t, 0) == 1 and _float_tile(t.type)):
-                continue
-            j = next_reader(body, i, t, _REACH)
-            second = body[j] if j is not None else None
-            if not isinstance(second, ir.Assign) or second.target.type != t.type or second.target in written_elsewhere:
-                continue
-            other = _other_operand(second.value, t)
-            gradient_reads = ir.read_syms(first.value)
-            if other is None or second.target in gradient_reads:
-                continue
-            if writes_of(list(body[i + 1:j])) & gradient_reads:  # the gradient is taken at the add
-                continue
-            found[id(second)] = (first, other)
+    for body, i, first, j in read_once_by(fn, _gradient, _REACH):
+        t, second = first.target, body[j]
+        if not isinstance(second, ir.Assign) or second.target.type != t.type or second.target in written_elsewhere:
+            continue
+        other = _other_operand(second.value, t)
+        gradient_reads = ir.read_syms(first.value)
+        if other is None or second.target in gradient_reads:
+            continue
+        if writes_of(list(body[i + 1:j])) & gradient_reads:  # the gradient is taken at the add
+            continue
+        found[id(second)] = (first, other)
     return found
 
 
 # Statements searched for the add of a gradient (in a softmax adjoint it is the next one).
 _REACH = 4
+
+
+def _gradient(s: ir.Assign) -> bool:
+    return isinstance(s.value, ir.OpCall) and s.value.op == "tile_extreme_grad" and _float_tile(s.target.type)
 
 
 def _other_operand(value: ir.Expr, t: ir.Sym) -> ir.Expr | None:

@@ -18,39 +18,35 @@ from collections.abc import Collection
 from .. import ir
 from ..ir.types import FLOAT32, FLOAT64, TileT
 from ..passes.fuse_tiles import writes_of
-from .operand_views import bodies, next_reader, read_write_counts
+from .operand_views import read_once_by
 
 
 def matmul_adds(fn: ir.Function, summed: Collection[ir.Sym]) -> dict[int, ir.Assign]:
     """{id of a tile_atomic_add statement: the matmul assignment before it it absorbs}."""
     if not summed:
         return {}
-    reads, writes = read_write_counts(fn)
     found: dict[int, ir.Assign] = {}
-    for body in bodies(fn.body):
-        for i, first in enumerate(body):
-            if not (isinstance(first, ir.Assign) and _fresh_product(first.value)):
-                continue
-            z = first.target
-            if not (reads.get(z, 0) == 1 and writes.get(z, 0) == 1 and _float_tile(z.type) and z.type == first.value.type):
-                continue
-            j = next_reader(body, i, z, _REACH)
-            second = body[j] if j is not None else None
-            if not (isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
-                    and second.expr.op == "tile_atomic_add"):
-                continue
-            target, tile = second.expr.args[0], second.expr.args[1]
-            if not (isinstance(target, ir.Var) and target.sym in summed and isinstance(tile, ir.Var) and tile.sym == z):
-                continue
-            if writes_of(list(body[i + 1:j])) & ir.read_syms(first.value):  # the product is computed at the add
-                continue
-            found[id(second)] = first
+    for body, i, first, j in read_once_by(fn, _product, _REACH):
+        z, second = first.target, body[j]
+        if not (isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
+                and second.expr.op == "tile_atomic_add"):
+            continue
+        target, tile = second.expr.args[0], second.expr.args[1]
+        if not (isinstance(target, ir.Var) and target.sym in summed and isinstance(tile, ir.Var) and tile.sym == z):
+            continue
+        if writes_of(list(body[i + 1:j])) & ir.read_syms(first.value):  # the product is computed at the add
+            continue
+        found[id(second)] = first
     return found
 
 
 # Statements searched for the add of a product: the GEMM adjoint's adj_A add comes after the
 # adj_B product and add (a bound keeps the search linear).
 _REACH = 4
+
+
+def _product(s: ir.Assign) -> bool:
+    return _fresh_product(s.value) and _float_tile(s.target.type) and s.target.type == s.value.type
 
 
 def _fresh_product(e: ir.Expr) -> bool:

@@ -33,7 +33,7 @@ the steps, instead of adding each step's product into acc's memory.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -328,10 +328,22 @@ def _written(s: ir.Stmt) -> tuple[ir.Sym, ...]:
     return ()
 
 
-def next_reader(body: tuple[ir.Stmt, ...], i: int, sym: ir.Sym, reach: int) -> int | None:
-    """The position of the first statement after body[i], within `reach` of it, that reads sym (the
-    consumer a CPU peephole pairs with the assignment at i: matmul_adds, extreme_adds, zero_stores)."""
-    return next((j for j in range(i + 1, min(len(body), i + 1 + reach)) if sym in reads_of(body[j])), None)
+def read_once_by(fn: ir.Function, wanted: Callable[[ir.Assign], bool],
+                 reach: int) -> Iterator[tuple[tuple[ir.Stmt, ...], int, ir.Assign, int]]:
+    """(body, i, body[i], j) for each assignment body[i] of `wanted` whose target is written there
+    only and read once, by body[j] within `reach` statements after it: the pairs the CPU
+    peepholes (matmul_adds, extreme_adds, zero_stores) look at."""
+    reads, writes = read_write_counts(fn)
+    for body in bodies(fn.body):
+        for i, first in enumerate(body):
+            if not (isinstance(first, ir.Assign) and wanted(first)):
+                continue
+            z = first.target
+            if reads.get(z, 0) != 1 or writes.get(z, 0) != 1:
+                continue
+            j = next((j for j in range(i + 1, min(len(body), i + 1 + reach)) if z in reads_of(body[j])), None)
+            if j is not None:
+                yield body, i, first, j
 
 
 def bodies(stmts: Iterable[ir.Stmt]) -> Iterator[tuple[ir.Stmt, ...]]:

@@ -12,34 +12,28 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.types import Scalar, TileT
-from .operand_views import bodies, next_reader, read_write_counts
+from .operand_views import read_once_by
 
 
 def zero_stores(fn: ir.Function) -> dict[int, ir.Assign]:
     """{id of a tile_store statement: the assignment of the zeros it stores}."""
-    reads, writes = read_write_counts(fn)
     found: dict[int, ir.Assign] = {}
-    for body in bodies(fn.body):
-        for i, first in enumerate(body):
-            if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
-                    and first.value.op == "tile_zeros"):
-                continue
-            z = first.target
-            if not (reads.get(z, 0) == 1 and writes.get(z, 0) == 1 and _number_tile(z.type)):
-                continue
-            j = next_reader(body, i, z, _REACH)
-            store = body[j] if j is not None else None
-            if not (isinstance(store, ir.ExprStmt) and isinstance(store.expr, ir.OpCall)
-                    and store.expr.op == "tile_store"):
-                continue
-            tile = store.expr.args[1]
-            if isinstance(tile, ir.Var) and tile.sym == z:
-                found[id(store)] = first
+    for body, _, zeros, j in read_once_by(fn, _zeros, _REACH):
+        store = body[j]
+        if not (isinstance(store, ir.ExprStmt) and isinstance(store.expr, ir.OpCall) and store.expr.op == "tile_store"):
+            continue
+        tile = store.expr.args[1]
+        if isinstance(tile, ir.Var) and tile.sym == zeros.target:
+            found[id(store)] = zeros
     return found
 
 
 # Statements searched for the store of the zeros (in an adjoint it is the next one).
 _REACH = 4
+
+
+def _zeros(s: ir.Assign) -> bool:
+    return isinstance(s.value, ir.OpCall) and s.value.op == "tile_zeros" and _number_tile(s.target.type)
 
 
 def _number_tile(t: object) -> bool:
