@@ -174,12 +174,12 @@ class CxxEmitter:
         self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
         self.matmul_adds: dict[int, ir.Assign] = {}  # CPU: id of an add into sums -> the product it multiplies in (matmul_adds.py)
-        self.added_products: set[int] = set()  # ids of those products' assignments, emitted with their adds
         self.extreme_adds: dict[int, tuple[ir.Assign, ir.Expr]] = {}  # CPU: id of an add of a max/min gradient ->
         # (the gradient's assignment, the add's other operand) (extreme_adds.py)
-        self.added_extremes: set[int] = set()  # ids of those gradients' assignments, emitted with their adds
         self.zero_stores: dict[int, ir.Assign] = {}  # CPU: id of a tile_store of zeros -> the zeros' assignment (zero_stores.py)
-        self.stored_zeros: set[int] = set()  # ids of those zeros' assignments, written by their stores
+        # the assignments those three peepholes absorb (a product, a gradient, zeros): id -> the comment
+        # left in their place; their targets are not declared
+        self.absorbed_values: dict[int, tuple[ir.Assign, str]] = {}
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -232,11 +232,12 @@ class CxxEmitter:
         self.sums = matmul_sums(fn, self.arrays, self.windows)
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.matmul_adds = {} if self.target.gpu else matmul_adds(fn, given.keys())
-        self.added_products = {id(m) for m in self.matmul_adds.values()}
         self.extreme_adds = {} if self.target.gpu else extreme_adds(fn, written_elsewhere=self.rows_out.keys())
-        self.added_extremes = {id(grad) for grad, _ in self.extreme_adds.values()}
         self.zero_stores = {} if self.target.gpu else zero_stores(fn)
-        self.stored_zeros = {id(zeros) for zeros in self.zero_stores.values()}
+        self.absorbed_values = {
+            **{id(m): (m, "multiplied by the add below straight into its sums") for m in self.matmul_adds.values()},
+            **{id(g): (g, "added in place by the add below") for g, _ in self.extreme_adds.values()},
+            **{id(z): (z, "zeros, written by the store below") for z in self.zero_stores.values()}}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -248,10 +249,9 @@ class CxxEmitter:
     def declare_locals(self, fn: ir.Function) -> None:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
-        products = ({m.target for m in self.matmul_adds.values()} | {g.target for g, _ in self.extreme_adds.values()}
-                    | {z.target for z in self.zero_stores.values()})
+        undeclared = {a.target for a, _ in self.absorbed_values.values()}
         for sym in local_syms(fn):
-            if sym in self.views or sym in self.arrays or sym in self.windows or sym in products:
+            if sym in self.views or sym in self.arrays or sym in self.windows or sym in undeclared:
                 continue
             if isinstance(sym.type, TileT) and sym.type.nbytes > HEAP_TILE_BYTES:  # too big for a stack
                 zero = "false" if sym in assigned_first else "true"
@@ -289,17 +289,9 @@ class CxxEmitter:
                 self.emit(f"// {naming.cxx_var(s.target)}: zeros, made by the sum of the loop below")
             return
         self.where(s.span)
-        if id(s) in self.added_products:  # the add below multiplies it into the sums
-            assert isinstance(s, ir.Assign)  # matmul_adds: a product's assignment
-            self.emit(f"// {naming.cxx_var(s.target)}: multiplied by the add below straight into its sums")
-            return
-        if id(s) in self.added_extremes:  # the add below puts it into its sum in place
-            assert isinstance(s, ir.Assign)  # extreme_adds: a gradient's assignment
-            self.emit(f"// {naming.cxx_var(s.target)}: added in place by the add below")
-            return
-        if id(s) in self.stored_zeros:  # the store below writes the zeros itself
-            assert isinstance(s, ir.Assign)  # zero_stores: a tile_zeros assignment
-            self.emit(f"// {naming.cxx_var(s.target)}: zeros, written by the store below")
+        if id(s) in self.absorbed_values:  # the statement that reads it below computes it there
+            assigned, comment = self.absorbed_values[id(s)]
+            self.emit(f"// {naming.cxx_var(assigned.target)}: {comment}")
             return
         self.aligned_check(s)
         if isinstance(s, ir.ExprStmt) and id(s) in self.matmul_adds:
