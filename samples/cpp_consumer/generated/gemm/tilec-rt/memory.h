@@ -96,41 +96,36 @@ TL_HD void tile_load(Ctx&, TT& dst, const Array<T, N>& a, bool, O... o) {
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) { dst.data[e] = ok ? *a.ptr_n(ids) : T(0); });
 }
 
-template <class TT, class T, int N, class... O>
-TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+// The elements a tile TT stored at offsets o would write into a, each value(e) for tile element e:
+// the rows straight where they lie inside the array, else element by element, bounds checked; a
+// partial block's inactive elements are not stored. The leader stores for the block.
+template <class TT, class T, int N, class Value, class... O>
+TL_HD void store_elements(Ctx& ctx, const Array<T, N>& a, Value value, O... o) {
     if (!ctx.leader()) return;
     int64_t off[N];
     offsets_of<N>(off, o...);
     constexpr int W = TT::dim(TT::ndim - 1);
     if (interior_rows<TT>(a, off) && !ctx.partial()) {
         for_each_row<TT>(a, off, [&](int e, T* dst) {
-            for (int q = 0; q < W; ++q) dst[q] = t.data[e + q];
+            for (int q = 0; q < W; ++q) dst[q] = value(e + q);
         });
         return;
     }
     for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        if (ok && ctx.live(e)) *a.ptr_n(ids) = t.data[e];  // a partial block's inactive elements: not stored
+        if (ok && ctx.live(e)) *a.ptr_n(ids) = value(e);
     });
 }
 
-// tile_store of a tile of zeros (the adjoint's zeroing of a stored tile's adjoint): zeros written
-// where tile_store would write the tile's elements, under the same bounds and partial-block rules,
-// without a zeroed tile to copy (codegen/zero_stores.py).
+template <class TT, class T, int N, class... O>
+TL_HD void tile_store(Ctx& ctx, const Array<T, N>& a, const TT& t, bool, O... o) {
+    store_elements<TT>(ctx, a, [&](int e) { return t.data[e]; }, o...);
+}
+
+// tile_store of a tile of zeros (the adjoint's zeroing of a stored tile's adjoint), without a
+// zeroed tile to copy (codegen/zero_stores.py).
 template <class TT, class T, int N, class... O>
 TL_HD void tile_store_zeros(Ctx& ctx, const Array<T, N>& a, bool, O... o) {
-    if (!ctx.leader()) return;
-    int64_t off[N];
-    offsets_of<N>(off, o...);
-    constexpr int W = TT::dim(TT::ndim - 1);
-    if (interior_rows<TT>(a, off) && !ctx.partial()) {
-        for_each_row<TT>(a, off, [&](int, T* dst) {
-            for (int q = 0; q < W; ++q) dst[q] = T(0);
-        });
-        return;
-    }
-    for_each_mapped<TT>(a, off, [&](int e, const int64_t* ids, bool ok) {
-        if (ok && ctx.live(e)) *a.ptr_n(ids) = T(0);
-    });
+    store_elements<TT>(ctx, a, [](int) { return T(0); }, o...);
 }
 
 // A one-row tile an element loop reads in place (codegen/row_views.py): the array's own elements
