@@ -150,6 +150,11 @@ def cxx_row(sym: Sym) -> str:
     return f"_row_{cxx_var(sym)}"
 
 
+def cxx_element(sym: Sym) -> str:
+    """A tile's element as a local of the one loop that computes and reads it (codegen/fused_loops.py)."""
+    return f"_el_{cxx_var(sym)}"
+
+
 def cxx_arg(name: str) -> str:
     """The local holding a converted entry-point argument."""
     return f"_arg_{_user(name)}"

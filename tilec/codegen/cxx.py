@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -17,6 +17,7 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
+from .fused_loops import FusedLoop, fused_loops
 from .extreme_adds import extreme_adds
 from .zero_stores import zero_stores
 from .matmul_adds import matmul_adds
@@ -180,6 +181,9 @@ class CxxEmitter:
         # the assignments those three peepholes absorb (a product, a gradient, zeros): id -> the comment
         # left in their place; their targets are not declared
         self.absorbed_values: dict[int, tuple[ir.Assign, str]] = {}
+        self.fused: dict[int, FusedLoop] = {}  # CPU: id of a run's first statement -> the run, in one loop
+        self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
+        self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -238,6 +242,10 @@ class CxxEmitter:
             **{id(m): (m, "multiplied by the add below straight into its sums") for m in self.matmul_adds.values()},
             **{id(g): (g, "added in place by the add below") for g, _ in self.extreme_adds.values()},
             **{id(z): (z, "zeros, written by the store below") for z in self.zero_stores.values()}}
+        self.fused = {} if self.target.gpu else fused_loops(
+            fn, taken={*self.absorbed, *self.absorbed_values, *self.matmul_adds, *self.extreme_adds, *self.zero_stores},
+            fixed={*self.absorbed, *self.matmul_adds, *self.extreme_adds}, in_place={*self.rows_in, *self.rows_out, *self.views, *self.arrays, *self.windows})
+        self.fused_rest = {id(m) for loop in self.fused.values() for m in (*loop.members[1:], *loop.hoisted)}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
         self.declare_locals(fn)
@@ -250,6 +258,7 @@ class CxxEmitter:
         """Every local at the top of the body; tiles a top-level statement writes first start unset."""
         assigned_first = definitely_assigned_first(fn)
         undeclared = {a.target for a, _ in self.absorbed_values.values()}
+        undeclared.update(sym for loop in self.fused.values() for sym in loop.elements)
         for sym in local_syms(fn):
             if sym in self.views or sym in self.arrays or sym in self.windows or sym in undeclared:
                 continue
@@ -269,6 +278,18 @@ class CxxEmitter:
     # ------------------------------------------------------------ statements
 
     def stmt(self, s: ir.Stmt) -> None:
+        if id(s) in self.fused_rest:
+            return  # emitted with its run: in the loop, or before it
+        if id(s) in self.fused:
+            loop = self.fused[id(s)]
+            for h in loop.hoisted:
+                self.plain_stmt(h)
+            self.fused_loop(loop)
+            return
+        self.plain_stmt(s)
+
+    def plain_stmt(self, s: ir.Stmt) -> None:
+        """A statement where it stands (any fused loop it belongs to aside)."""
         if _is_tape_ready(s) and not (self.target.gpu and self.uses_tape):
             return  # only a GPU tape of fixed size needs the check (and its source-line comment)
         if isinstance(s, ir.Assign) and s.target in self.views:
@@ -453,42 +474,62 @@ class CxxEmitter:
         elif is_fusible(value):
             tile = _tile_type(target.type)
             extent = split_extent(value, tile)
-            if extent is not None:
-                self.row_loop(dst, value, tile, extent)
-                return
             idx = naming.ELEMENT_INDEX
             out = f"{dst}.data"
-            if target in self.rows_out:  # written into the store's array row when it can (row_views.py)
-                store = self.rows_out[target]
+            if extent is None and target in self.rows_out:  # written into the store's array row when it can
+                store = self.rows_out[target]  # (row_views.py)
                 out = naming.cxx_row(target)
                 call = self.runtime_call("tile_store_row", None, store, list(store.args))
                 self.emit(f"{ctype(tile.dtype)}* {out} = {call};")
-            self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
-            self.depth += 1
-            self.emit(f"{out}[{idx}] = {self.elem(value, idx, tile.dtype)};")
-            self.depth -= 1
-            self.emit("}")
+            self.element_loop(tile, extent, lambda: self.emit(f"{out}[{idx}] = {self.elem(value, idx, tile.dtype)};"))
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
 
-    def row_loop(self, dst: str, value: ir.Expr, tile: TileT, extent: int) -> None:
-        """A fused element-wise assignment as a loop over rows of `extent` columns (split_extent): its
-        broadcast rows and columns read their element by the column or row index, and the inner loop
-        vectorises."""
+    def element_loop(self, tile: TileT, extent: int | None, body: Callable[[], None]) -> None:
+        """A loop over tile's elements `_e` around body's lines. With an extent (split_extent), over
+        rows of `extent` columns: broadcast rows and columns then read their element by the column or
+        row index, and the inner loop vectorises."""
         r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
+        if extent is None:
+            self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
+            self.depth += 1
+            body()
+            self.depth -= 1
+            self.emit("}")
+            return
         self.emit(f"for (int {r} = 0; {r} < {tile.size // extent}; ++{r}) {{")
         self.emit(f"    for (int {c} = 0; {c} < {extent}; ++{c}) {{")
         self.depth += 2
         self.emit(f"const int {idx} = {r} * {extent} + {c};")
         self.rows_of = tile
         try:
-            self.emit(f"{dst}.data[{idx}] = {self.elem(value, idx, tile.dtype)};")
+            body()
         finally:
             self.rows_of = None
         self.depth -= 2
         self.emit("    }")
         self.emit("}")
+
+    def fused_loop(self, loop: FusedLoop) -> None:
+        """Consecutive element-wise assignments of one shape in one loop, each under its source line;
+        the tiles only the loop reads kept as its locals (fused_loops.py)."""
+        idx = naming.ELEMENT_INDEX
+
+        def members() -> None:
+            for m in loop.members:
+                self.where(m.span)
+                dtype = _tile_type(m.target.type).dtype
+                value = self.elem(m.value, idx, dtype)
+                if m.target in loop.elements:
+                    name = naming.cxx_element(m.target)
+                    self.emit(f"const {ctype(dtype)} {name} = {value};")
+                    self.loop_elements[m.target] = name
+                else:
+                    self.emit(f"{naming.cxx_var(m.target)}.data[{idx}] = {value};")
+            self.loop_elements = {}
+
+        self.element_loop(loop.tile, loop.extent, members)
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]
@@ -639,6 +680,9 @@ class CxxEmitter:
         if cls is ir.Var:
             sym = cast(ir.Var, e).sym
             if isinstance(sym.type, TileT):
+                if sym in self.loop_elements:
+                    assert idx == naming.ELEMENT_INDEX, "a loop's local is read at its own element"
+                    return self.loop_elements[sym]
                 if sym in self.registers:
                     assert self.slot is not None and idx == naming.ELEMENT_INDEX, "register tiles are read at their slot"
                     return f"{naming.cxx_var(sym)}.v[{self.slot}]"
@@ -651,7 +695,7 @@ class CxxEmitter:
                 src, dst = _tile_type(call.args[0].type), _tile_type(call.type)
                 kind = None
                 if self.rows_of is not None and idx == naming.ELEMENT_INDEX and dst.shape == self.rows_of.shape:
-                    kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (row_loop)
+                    kind = broadcast_kind(src, dst)  # a row reads its column, a column its row (element_loop)
                 if src.size == 1:
                     mapped = "0"
                 elif kind is not None:

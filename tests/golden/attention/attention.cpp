@@ -11,7 +11,6 @@ TL_CPU_KERNEL static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> 
     tl::Tile<float, 16, 64> v_scores;
     tl::Tile<float, 16> v3__tmp;
     tl::Tile<float, 16, 1> v4__tmp;
-    tl::Tile<float, 16, 64> v_m;
     tl::Tile<float, 16, 64> v_p;
     tl::Tile<float, 16> v5__tmp;
     tl::Tile<float, 16, 1> v6__tmp;
@@ -33,16 +32,14 @@ TL_CPU_KERNEL static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> 
     tl::tile_max(ctx, v3__tmp, v_scores, 1);
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
-    // attention.py:22
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v_m.data[_e] = v4__tmp.data[_r];
+            // attention.py:22
+            const float _el_v_m = v4__tmp.data[_r];
+            // attention.py:23
+            v_p.data[_e] = tl::exp((v_scores.data[_e] - _el_v_m));
         }
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_p.data[_e] = tl::exp((v_scores.data[_e] - v_m.data[_e]));
     }
     // attention.py:24
     tl::tile_sum(ctx, v5__tmp, v_p, 1);
@@ -143,16 +140,14 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     // v14__z: multiplied by the add below straight into its sums
     // attention.py:25
     tl::tile_matmul_add(ctx, adj_v_V, tl::transposed(v7__tmp), v10__v);
-    // attention.py:25
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
+            // attention.py:25
             v19__v.data[_e] = tl::divide(v13__z.data[_e], v6__tmp.data[_r]);
+            // attention.py:25
+            v21_adj_denom.data[_e] = (-(v19__v.data[_e] * v7__tmp.data[_e]));
         }
-    }
-    // attention.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v21_adj_denom.data[_e] = (-(v19__v.data[_e] * v7__tmp.data[_e]));
     }
     // attention.py:24
     tl::tile_unbroadcast(ctx, v50__tmp, v21_adj_denom);
@@ -160,16 +155,14 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::tile_reshape(ctx, v51__tmp, v50__tmp);
     // attention.py:24
     tl::tile_reshape(ctx, v52__tmp, v51__tmp);
-    // attention.py:23
     for (int _r = 0; _r < 16; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
+            // attention.py:23
             v28__v.data[_e] = ((v19__v.data[_e] + v52__tmp.data[_r]) * v_p.data[_e]);
+            // attention.py:23
+            v30_adj_m.data[_e] = (-v28__v.data[_e]);
         }
-    }
-    // attention.py:23
-    for (int _e = 0; _e < 1024; ++_e) {
-        v30_adj_m.data[_e] = (-v28__v.data[_e]);
     }
     // attention.py:22
     tl::tile_unbroadcast(ctx, v53__tmp, v30_adj_m);

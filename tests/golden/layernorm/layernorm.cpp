@@ -37,16 +37,14 @@ static void k_layernorm_forward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Array
     }
     // layernorm.py:25
     tl::tile_reshape(ctx, v2__tmp, v_mean);
-    // layernorm.py:25
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
+            // layernorm.py:25
             v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[_r]);
+            // layernorm.py:26
+            v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
         }
-    }
-    // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
     }
     // layernorm.py:26
     tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
@@ -89,7 +87,6 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     tl::Tile<float, 4, 1> v6__tmp;
     tl::Tile<float, 256> v7__tmp;
     tl::Tile<float, 4, 256> v11__v;
-    tl::Tile<float, 4, 256> v15__v;
     tl::Tile<float, 4, 256> v16_adj_xc;
     tl::Tile<float, 4, 256> v17_adj_rstd;
     tl::Tile<float, 4, 256> v18_adj_g;
@@ -117,25 +114,21 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     }
     // layernorm.py:25
     tl::tile_reshape(ctx, v2__tmp, v_mean);
-    // layernorm.py:25
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
+            // layernorm.py:25
             v_xc.data[_e] = (v_x.data[_e] - v2__tmp.data[_r]);
+            // layernorm.py:26
+            v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
         }
     }
     // layernorm.py:26
-    for (int _e = 0; _e < 1024; ++_e) {
-        v3__tmp.data[_e] = (v_xc.data[_e] * v_xc.data[_e]);
-    }
-    // layernorm.py:26
     tl::tile_sum(ctx, v4__tmp, v3__tmp, 1);
-    // layernorm.py:26
     for (int _e = 0; _e < 4; ++_e) {
+        // layernorm.py:26
         v_var.data[_e] = tl::divide(v4__tmp.data[_e], 256.0f);
-    }
-    // layernorm.py:27
-    for (int _e = 0; _e < 4; ++_e) {
+        // layernorm.py:27
         v5__tmp.data[_e] = tl::divide(1.0f, tl::sqrt((v_var.data[_e] + 1e-05f)));
     }
     // layernorm.py:27
@@ -148,28 +141,16 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     // v54__tmp: zeros, written by the store below
     // layernorm.py:30
     tl::tile_store_zeros<tl::Tile<float, 4, 256>>(ctx, adj_v_Y, true, (v_i * 4), 0);
-    // layernorm.py:30
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v15__v.data[_e] = (v11__v.data[_e] * v7__tmp.data[_c]);
-        }
-    }
-    // layernorm.py:30
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v16_adj_xc.data[_e] = (v15__v.data[_e] * v6__tmp.data[_r]);
-        }
-    }
-    // layernorm.py:30
-    for (int _e = 0; _e < 1024; ++_e) {
-        v17_adj_rstd.data[_e] = (v15__v.data[_e] * v_xc.data[_e]);
-    }
-    // layernorm.py:30
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
+            // layernorm.py:30
+            const float _el_v15__v = (v11__v.data[_e] * v7__tmp.data[_c]);
+            // layernorm.py:30
+            v16_adj_xc.data[_e] = (_el_v15__v * v6__tmp.data[_r]);
+            // layernorm.py:30
+            v17_adj_rstd.data[_e] = (_el_v15__v * v_xc.data[_e]);
+            // layernorm.py:30
             v18_adj_g.data[_e] = (v11__v.data[_e] * (v_xc.data[_e] * v6__tmp.data[_r]));
         }
     }
@@ -191,23 +172,16 @@ static void k_layernorm_backward(tl::Ctx& ctx, tl::Array<float, 2> v_X, tl::Arra
     }
     // layernorm.py:26
     tl::tile_reshape(ctx, v59__tmp, v39_adj__tmp);
-    // layernorm.py:26
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
+            // layernorm.py:26
             v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v59__tmp.data[_r] * v_xc.data[_e]));
-        }
-    }
-    // layernorm.py:26
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
+            // layernorm.py:26
             v16_adj_xc.data[_e] = (v16_adj_xc.data[_e] + (v59__tmp.data[_r] * v_xc.data[_e]));
+            // layernorm.py:25
+            v45__v.data[_e] = (-v16_adj_xc.data[_e]);
         }
-    }
-    // layernorm.py:25
-    for (int _e = 0; _e < 1024; ++_e) {
-        v45__v.data[_e] = (-v16_adj_xc.data[_e]);
     }
     // layernorm.py:25
     tl::tile_unbroadcast(ctx, v60__tmp, v45__v);

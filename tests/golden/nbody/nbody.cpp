@@ -120,7 +120,6 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
     tl::Tile<tl::vec<3, float>, 32, 1> v66__tmp{};
     tl::Tile<tl::vec<3, float>, 32, 32> v36__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v38_adj_here{};
-    tl::Tile<float, 32, 32> v39__v{};
     tl::Tile<float, 32, 32> v41_adj_weight{};
     tl::Tile<float, 32, 32> v44__v{};
     tl::Tile<tl::vec<3, float>, 32, 32> v47__v{};
@@ -209,25 +208,15 @@ static void k_step_backward(tl::Ctx& ctx, tl::Array<tl::vec<3, float>, 1> v_pos,
             for (int _e = 0; _e < 1024; ++_e) {
                 v38_adj_here.data[_e] = (v38_adj_here.data[_e] + (-v36__v.data[_e]));
             }
-            // nbody.py:36
             for (int _r = 0; _r < 32; ++_r) {
                 for (int _c = 0; _c < 32; ++_c) {
                     const int _e = _r * 32 + _c;
-                    v39__v.data[_e] = tl::dot(v66__tmp.data[_r], (v2__tmp.data[_c] - v_here.data[_e]));
-                }
-            }
-            // nbody.py:36
-            for (int _r = 0; _r < 32; ++_r) {
-                for (int _c = 0; _c < 32; ++_c) {
-                    const int _e = _r * 32 + _c;
-                    v41_adj_weight.data[_e] = (v39__v.data[_e] * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f));
-                }
-            }
-            // nbody.py:36
-            for (int _r = 0; _r < 32; ++_r) {
-                for (int _c = 0; _c < 32; ++_c) {
-                    const int _e = _r * 32 + _c;
-                    v44__v.data[_e] = ((v39__v.data[_e] * v3__tmp.data[_c]) * (-1.5f * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), (-1.5f - 1.0f))));
+                    // nbody.py:36
+                    const float _el_v39__v = tl::dot(v66__tmp.data[_r], (v2__tmp.data[_c] - v_here.data[_e]));
+                    // nbody.py:36
+                    v41_adj_weight.data[_e] = (_el_v39__v * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), -1.5f));
+                    // nbody.py:36
+                    v44__v.data[_e] = ((_el_v39__v * v3__tmp.data[_c]) * (-1.5f * tl::pow((tl::dot((v2__tmp.data[_c] - v_here.data[_e]), (v2__tmp.data[_c] - v_here.data[_e])) + 0.01f), (-1.5f - 1.0f))));
                 }
             }
             // nbody.py:21

@@ -10,7 +10,6 @@ TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::Tile<float, 4, 256> v_x;
     tl::Tile<float, 4> v1__tmp;
     tl::Tile<float, 4, 1> v2__tmp;
-    tl::Tile<float, 4, 256> v_m;
     tl::Tile<float, 4, 256> v_e;
     tl::Tile<float, 4> v3__tmp;
     tl::Tile<float, 4, 1> v4__tmp;
@@ -23,16 +22,14 @@ TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
-    // softmax.py:17
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
-            v_m.data[_e] = v2__tmp.data[_r];
+            // softmax.py:17
+            const float _el_v_m = v2__tmp.data[_r];
+            // softmax.py:18
+            v_e.data[_e] = tl::exp((v_x.data[_e] - _el_v_m));
         }
-    }
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v_e.data[_e] = tl::exp((v_x.data[_e] - v_m.data[_e]));
     }
     // softmax.py:19
     tl::tile_sum(ctx, v3__tmp, v_e, 1);
@@ -93,17 +90,12 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     // v28__tmp: zeros, written by the store below
     // softmax.py:20
     tl::tile_store_zeros<tl::Tile<float, 4, 256>>(ctx, adj_v_Y, true, (v_i * 4), 0);
-    // softmax.py:20
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
+            // softmax.py:20
             v10__v.data[_e] = tl::divide(v7__v.data[_e], v4__tmp.data[_r]);
-        }
-    }
-    // softmax.py:20
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
+            // softmax.py:20
             v12_adj_s.data[_e] = (-(v10__v.data[_e] * tl::divide(v_e.data[_e], v4__tmp.data[_r])));
         }
     }
@@ -113,16 +105,14 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     tl::tile_reshape(ctx, v30__tmp, v29__tmp);
     // softmax.py:19
     tl::tile_reshape(ctx, v31__tmp, v30__tmp);
-    // softmax.py:18
     for (int _r = 0; _r < 4; ++_r) {
         for (int _c = 0; _c < 256; ++_c) {
             const int _e = _r * 256 + _c;
+            // softmax.py:18
             v19__v.data[_e] = ((v10__v.data[_e] + v31__tmp.data[_r]) * v_e.data[_e]);
+            // softmax.py:18
+            v21_adj_m.data[_e] = (-v19__v.data[_e]);
         }
-    }
-    // softmax.py:18
-    for (int _e = 0; _e < 1024; ++_e) {
-        v21_adj_m.data[_e] = (-v19__v.data[_e]);
     }
     // softmax.py:17
     tl::tile_unbroadcast(ctx, v32__tmp, v21_adj_m);

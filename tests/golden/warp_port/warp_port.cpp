@@ -34,10 +34,6 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::Tile<float, 8, 64> v_t;
     tl::Tile<float, 8> v4__v;
     tl::Tile<float, 8, 1> v26__tmp;
-    tl::Tile<float, 8, 64> v10__v;
-    tl::Tile<float, 8, 64> v16__v;
-    tl::Tile<float, 8, 64> v19__v;
-    tl::Tile<float, 8, 64> v21__v;
     tl::Tile<float, 8, 64> v14_adj_t;
     // warp_port.py:23
     v_i = int32_t(ctx.tid[0]);
@@ -51,30 +47,19 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::tile_store_zeros<tl::Tile<float, 8>>(ctx, adj_v_out, true, (v_i * 8));
     // warp_port.py:25
     tl::tile_reshape(ctx, v26__tmp, v4__v);
-    // warp_port.py:25
     for (int _r = 0; _r < 8; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
-            v10__v.data[_e] = (v26__tmp.data[_r] * v_t.data[_e]);
-        }
-    }
-    // warp_port.py:18
-    for (int _e = 0; _e < 512; ++_e) {
-        v16__v.data[_e] = (0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])));
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v19__v.data[_e] = (((v10__v.data[_e] * (0.5f * v_t.data[_e])) * (1.0f - (tl::tanh(v16__v.data[_e]) * tl::tanh(v16__v.data[_e])))) * 0.7978845608f);
-    }
-    // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v21__v.data[_e] = (v19__v.data[_e] * v_t.data[_e]);
-    }
-    // warp_port.py:25
-    for (int _r = 0; _r < 8; ++_r) {
-        for (int _c = 0; _c < 64; ++_c) {
-            const int _e = _r * 64 + _c;
-            v14_adj_t.data[_e] = (((((((v10__v.data[_e] * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + v19__v.data[_e]) + ((v21__v.data[_e] * v_t.data[_e]) * 0.044715f)) + (v21__v.data[_e] * (0.044715f * v_t.data[_e]))) + (v19__v.data[_e] * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v26__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
+            // warp_port.py:25
+            const float _el_v10__v = (v26__tmp.data[_r] * v_t.data[_e]);
+            // warp_port.py:18
+            const float _el_v16__v = (0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])));
+            // warp_port.py:25
+            const float _el_v19__v = (((_el_v10__v * (0.5f * v_t.data[_e])) * (1.0f - (tl::tanh(_el_v16__v) * tl::tanh(_el_v16__v)))) * 0.7978845608f);
+            // warp_port.py:25
+            const float _el_v21__v = (_el_v19__v * v_t.data[_e]);
+            // warp_port.py:25
+            v14_adj_t.data[_e] = (((((((_el_v10__v * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + _el_v19__v) + ((_el_v21__v * v_t.data[_e]) * 0.044715f)) + (_el_v21__v * (0.044715f * v_t.data[_e]))) + (_el_v19__v * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v26__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
         }
     }
     // warp_port.py:24
