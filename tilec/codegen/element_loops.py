@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.types import TileT
+from ..passes.normalize import is_fusible
 
 ROW = "row"  # the source repeats along every axis but the last: it reads column c
 COLUMN = "column"  # the source repeats along the last axis: it reads row r
@@ -50,3 +51,26 @@ def _broadcast_to(e: ir.OpCall, tile: TileT) -> str | None:
     if tuple(dst.shape) != tuple(tile.shape):
         return None
     return broadcast_kind(src, dst)
+
+
+def element_reads(e: ir.Expr) -> tuple[dict[ir.Sym, int], set[ir.Sym]]:
+    """The tiles the element loop of a fused element-wise `e` reads: ({read at the loop's own
+    element: times}, {read at other elements: through a broadcast or an op that is not fused})."""
+    direct: dict[ir.Sym, int] = {}
+    elsewhere: set[ir.Sym] = set()
+
+    def visit(x: ir.Expr, under: bool) -> None:
+        if isinstance(x, ir.Var):
+            if isinstance(x.sym.type, TileT):
+                if under:
+                    elsewhere.add(x.sym)
+                else:
+                    direct[x.sym] = direct.get(x.sym, 0) + 1
+            return
+        if isinstance(x, (ir.OpCall, ir.Call)):  # only a fused op reads its operands at its own element
+            inner = under or not is_fusible(x) or x.op == "tile_broadcast"
+            for a in x.args:
+                visit(a, inner)
+
+    visit(e, False)
+    return direct, elsewhere

@@ -34,7 +34,7 @@ from ..ir.types import Scalar, TileT
 from ..ops import OPS
 from ..passes.fuse_tiles import reads_of, writes_of
 from ..passes.normalize import is_fusible
-from .element_loops import split_extent
+from .element_loops import element_reads, split_extent
 from .operand_views import bodies, read_write_counts
 
 
@@ -87,7 +87,7 @@ class _Run:
     reads_rows: bool = False  # a member reads an array's row in place
 
     def add(self, s: ir.Assign, in_place: Collection[ir.Sym]) -> None:
-        direct, broadcast = _split_reads(s.value)
+        direct, broadcast = element_reads(s.value)
         reads = reads_of(s)
         self.members.append(s)
         self.written.add(s.target)
@@ -107,7 +107,7 @@ class _Run:
         assert isinstance(s.target.type, TileT)  # _member
         if tuple(s.target.type.shape) != tuple(self.tile.shape):
             return False
-        broadcast = _split_reads(s.value)[1]
+        broadcast = element_reads(s.value)[1]
         return not (broadcast & (self.written | {s.target}) or s.target in self.through_broadcast)
 
     def hoistable(self, s: ir.Stmt, fixed: Collection[int], in_place: Collection[ir.Sym]) -> bool:
@@ -163,25 +163,3 @@ def _builtin(e: ir.Expr) -> bool:
 
 def _storage_only(t: object) -> bool:
     return isinstance(t, TileT) and isinstance(t.dtype, Scalar) and t.dtype.storage_only
-
-
-def _split_reads(e: ir.Expr) -> tuple[dict[ir.Sym, int], set[ir.Sym]]:
-    """({tile read at the loop's own element: times}, {tiles read through a broadcast})."""
-    direct: dict[ir.Sym, int] = {}
-    broadcast: set[ir.Sym] = set()
-
-    def visit(x: ir.Expr, under: bool) -> None:
-        if isinstance(x, ir.Var):
-            if isinstance(x.sym.type, TileT):
-                if under:
-                    broadcast.add(x.sym)
-                else:
-                    direct[x.sym] = direct.get(x.sym, 0) + 1
-            return
-        if isinstance(x, (ir.OpCall, ir.Call)):  # only a fused op reads its operands at its own element
-            inner = under or not is_fusible(x) or x.op == "tile_broadcast"
-            for a in x.args:
-                visit(a, inner)
-
-    visit(e, False)
-    return direct, broadcast

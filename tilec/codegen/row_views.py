@@ -27,7 +27,7 @@ from __future__ import annotations
 from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
 from ..passes.normalize import is_fusible
-from .element_loops import split_extent
+from .element_loops import element_reads, split_extent
 from .operand_views import bodies, read_write_counts
 
 
@@ -44,7 +44,7 @@ def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
                 continue
             if (isinstance(second, ir.Assign) and is_fusible(second.value) and second.target != first.target
                     and _same_shape(second.target.type, first.target.type)
-                    and first.target in _direct_reads(second.value)):
+                    and first.target in element_reads(second.value)[0]):
                 found[first.target] = first.value
     return found
 
@@ -87,15 +87,6 @@ def _one_row(tile: object, array: object) -> bool:
 
 def _same_shape(a: object, b: object) -> bool:
     return isinstance(a, TileT) and isinstance(b, TileT) and a.shape == b.shape
-
-
-def _direct_reads(e: ir.Expr) -> set[ir.Sym]:
-    """The tile variables an element loop over e reads at its own element index (not broadcast)."""
-    if isinstance(e, ir.Var):
-        return {e.sym}
-    if is_fusible(e) and e.op != "tile_broadcast":
-        return set().union(*(_direct_reads(a) for a in e.args))
-    return set()
 
 
 def _reads_no_array(e: ir.Expr) -> bool:
