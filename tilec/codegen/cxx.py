@@ -17,13 +17,13 @@ from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
-from .fused_loops import FusedLoop, fused_loops
 from .extreme_adds import extreme_adds
-from .zero_stores import zero_stores
+from .fused_loops import FusedLoop, fused_loops
 from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import rows_read_in_place, rows_written_in_place
 from .tile_print import warp_storage
+from .zero_stores import zero_stores
 from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
@@ -242,9 +242,10 @@ class CxxEmitter:
             **{id(m): (m, "multiplied by the add below straight into its sums") for m in self.matmul_adds.values()},
             **{id(g): (g, "added in place by the add below") for g, _ in self.extreme_adds.values()},
             **{id(z): (z, "zeros, written by the store below") for z in self.zero_stores.values()}}
-        self.fused = {} if self.target.gpu else fused_loops(
-            fn, taken={*self.absorbed, *self.absorbed_values, *self.matmul_adds, *self.extreme_adds, *self.zero_stores},
-            fixed={*self.absorbed, *self.matmul_adds, *self.extreme_adds}, in_place={*self.rows_in, *self.rows_out, *self.views, *self.arrays, *self.windows})
+        built_from_others = {*self.absorbed, *self.matmul_adds, *self.extreme_adds}  # emitted from earlier statements
+        taken = {*built_from_others, *self.absorbed_values, *self.zero_stores}
+        in_place = {*self.rows_in, *self.rows_out, *self.views, *self.arrays, *self.windows}
+        self.fused = {} if self.target.gpu else fused_loops(fn, taken=taken, fixed=built_from_others, in_place=in_place)
         self.fused_rest = {id(m) for loop in self.fused.values() for m in (*loop.members[1:], *loop.hoisted)}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
