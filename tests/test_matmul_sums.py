@@ -61,6 +61,21 @@ def lanes(A: wp.array2d(dtype=DT), B: wp.array2d(dtype=DT), C: wp.array2d(dtype=
 
 
 @wp.kernel
+def two_sums(A: wp.array2d(dtype=DT), B: wp.array2d(dtype=DT), C: wp.array2d(dtype=DT)):
+    i, j = wp.tid()
+    acc = wp.tile_ones(shape=(TM, TN), dtype=DT)
+    for k in range(A.shape[1] // (2 * TK)):
+        a = wp.tile_load(A, shape=(TM, TK), offset=(i * TM, k * TK))
+        b = wp.tile_load(B, shape=(TK, TN), offset=(k * TK, j * TN))
+        wp.tile_matmul(a, b, acc)
+    for k in range(A.shape[1] // (2 * TK)):
+        a2 = wp.tile_load(A, shape=(TM, TK), offset=(i * TM, 2 * k * TK))
+        b2 = wp.tile_load(B, shape=(TK, TN), offset=(2 * k * TK, j * TN))
+        wp.tile_matmul(a2, b2, acc)
+    wp.tile_store(C, acc, offset=(i * TM, j * TN))
+
+
+@wp.kernel
 def halved(A: wp.array2d(dtype=DT), B: wp.array2d(dtype=DT), C: wp.array2d(dtype=DT)):
     i, j = wp.tid()
     acc = wp.tile_ones(shape=(TM, TN), dtype=DT)
@@ -135,6 +150,32 @@ def test_rows_copied(dtype, np_dtype, tol, layout):
     C = np.zeros((A.shape[0], B.shape[1]), np_dtype)
     m.gemm.launch_tiled(dim=grid, inputs=[A, B, C], num_threads=1)
     np.testing.assert_allclose(C, _reference(A, B), rtol=tol, atol=tol * 30)
+
+
+@pytest.mark.parametrize("dtype,np_dtype,tol", CASES)
+@pytest.mark.parametrize("layout", ["transposed", "two sums"])
+def test_b_panels_of_the_steps_in_one_copy_or_one_each(dtype, np_dtype, tol, layout):
+    """Steps that walk down B (step s at row 4 s, the same columns) have their B panels packed into
+    one panel-major copy (gemm.h matmul_sum), here from a transposed B (its columns contiguous:
+    pack_b's other branch) with a tail panel under AVX2 (24 columns). `two_sums`: a walking sum,
+    then one as long from the same first view whose steps skip rows of B (rows 8 s .. 8 s + 3):
+    the second keeps a copy per step and must not be taken for the first's copy, which a later
+    block on the thread finds in its PanelCache. Against float64 numpy, on one thread and on every
+    core. (Steps past B's edge: test_rows_copied.)"""
+    m = _module(dtype, np_dtype, 24)
+    rng = np.random.default_rng(16)
+    A = rng.standard_normal((48, 40)).astype(np_dtype)
+    if layout == "transposed":
+        B = rng.standard_normal((48, 40)).astype(np_dtype).T
+        kernel, want = m.gemm, _reference(A, B)
+    else:
+        B = rng.standard_normal((40, 48)).astype(np_dtype)
+        skipped = (np.arange(40) // 4) % 2 == 0  # the columns of A (rows of B) the second sum reads
+        kernel, want = m.two_sums, _reference(A[:, :20], B[:20]) + A @ (B * skipped[:, None]).astype(np.float64)
+    for threads in (1, 0):
+        C = np.zeros((48, 48), np_dtype)
+        kernel.launch_tiled(dim=(3, 2), inputs=[A, B, C], num_threads=threads)
+        np.testing.assert_allclose(C, want, rtol=tol, atol=tol * 30)
 
 
 @pytest.mark.parametrize("dtype,np_dtype,tol", CASES)

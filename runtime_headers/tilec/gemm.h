@@ -26,8 +26,9 @@
 //     same B tiles) skip the packing.
 //   * A loop of accumulating matmuls of such operands (the tiled GEMM's k loop; linalg.h MatmulSum)
 //     is summed at once (matmul_sum): each MR x NR block of C keeps its accumulators in registers
-//     across all the steps (Micro::run_sum), A's rows read in place from the array, and the result
-//     goes straight into C when the accumulator was only zeros to be stored.
+//     across all the steps (Micro::run_sum), A's rows read in place from the array, B's panels of
+//     every step in one copy (each panel's steps one after the other), and the result goes
+//     straight into C when the accumulator was only zeros to be stored.
 //
 // Register blocking, chosen at compile time from the compiler's ISA macros (TILEC_GEMM_ISA names it;
 // defining TILEC_GEMM_SCALAR forces the scalar form), and on x86-64 at run time too (below):
@@ -284,11 +285,13 @@ template <class T> struct Strided {
     }
 };
 
-// op(B), K x N, into its NR-column panels (panel p: K rows of NR at panels + p * K * NR, zero past
-// column N). A row-major view is read row by row (N contiguous values spread over the panels), a
-// few rows ahead of the copy asked for: rows of a wide array are pages apart, where no hardware
-// prefetcher looks.
-template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b, T* __restrict panels) {
+// op(B), K x N, into its NR-column panels (panel p: K rows of NR at panels + p * PS, zero past
+// column N; PS = K * NR packs them one after the other, matmul_sum interleaves its steps' panels).
+// A row-major view is read row by row (N contiguous values spread over the panels), a few rows
+// ahead of the copy asked for: rows of a wide array are pages apart, where no hardware prefetcher
+// looks.
+template <class T, int K, int N, int NR>
+inline void pack_b(const Strided<T>& b, T* __restrict panels, long PS = long(K) * NR) {
     constexpr int FULL = N / NR, AHEAD = TILEC_GEMM_PF_ROWS;
     if (b.interior(K, N) && b.cs == 1) {
         const T* src = b.data + b.r0 * b.rs + b.c0;
@@ -296,13 +299,13 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
             if (AHEAD > 0 && k + AHEAD < K)
                 for (int q = 0; q < N * int(sizeof(T)); q += 64)
                     __builtin_prefetch(reinterpret_cast<const char*>(src + AHEAD * b.rs) + q, 0, 3);
-            for (int p = 0; p < FULL; ++p) std::memcpy(panels + p * K * NR + k * NR, src + p * NR, NR * sizeof(T));
+            for (int p = 0; p < FULL; ++p) std::memcpy(panels + p * PS + k * NR, src + p * NR, NR * sizeof(T));
             if constexpr (N % NR != 0)
-                for (int q = 0; q < NR; ++q) panels[FULL * K * NR + k * NR + q] = q < N % NR ? src[FULL * NR + q] : T(0);
+                for (int q = 0; q < NR; ++q) panels[FULL * PS + k * NR + q] = q < N % NR ? src[FULL * NR + q] : T(0);
         }
     } else if (b.interior(K, N) && b.rs == 1) {  // a transposed row-major array: op(B)'s columns contiguous
         for (int j = 0; j < (FULL + (N % NR != 0)) * NR; ++j) {
-            T* dst = panels + j / NR * K * NR + j % NR;
+            T* dst = panels + j / NR * PS + j % NR;
             const T* src = b.data + b.r0 + (b.c0 + j) * b.cs;
             if (AHEAD > 0 && j + AHEAD < N)
                 for (int q = 0; q < K * int(sizeof(T)); q += 64)
@@ -311,7 +314,7 @@ template <class T, int K, int N, int NR> inline void pack_b(const Strided<T>& b,
         }
     } else {
         for (int j = 0; j < (FULL + (N % NR != 0)) * NR; ++j)
-            for (int k = 0; k < K; ++k) panels[j / NR * K * NR + k * NR + j % NR] = j < N ? b.at(k, j) : T(0);
+            for (int k = 0; k < K; ++k) panels[j / NR * PS + k * NR + j % NR] = j < N ? b.at(k, j) : T(0);
     }
 }
 
@@ -407,7 +410,9 @@ class PanelCache {
     // *fresh is then where to pack them for later blocks (nullptr: the cache is full, or this
     // block packed them itself and must pack again). nr: B_PANELS' panel width (an AVX2 and an
     // AVX-512 kernel lay out the same view differently), 0 for A_ROWS.
-    enum Layout { B_PANELS, A_ROWS };  // how the copy is laid out (the same view may be A and B)
+    // how the copy is laid out (the same view may be A and B); B_SUM: a sum's B panels of every
+    // step (key: the first step's view, k = K * steps)
+    enum Layout { B_PANELS, A_ROWS, B_SUM, LAYOUTS };
     template <class T>
     const T* find(const Strided<T>& key, Layout layout, int k, int n, int nr, const BlockId& who, std::size_t bytes,
                   T** fresh) {
@@ -504,7 +509,7 @@ class PanelCache {
         if (!entries_.empty()) std::memset(static_cast<void*>(index_.data()), 0, index_.size() * sizeof(Index));
         entries_.clear();
         used_ = 0;
-        last_[0] = last_[1] = 0;
+        for (unsigned& l : last_) l = 0;
     }
     // A block's k steps ask for copies that an earlier block made one after the other (A's rows at
     // k + 1 right after k; B's panels at k + 1 after k, or after k's A rows), so the one or two
@@ -547,7 +552,7 @@ class PanelCache {
     }
     unsigned long long launch_ = 0;
     std::size_t used_ = 0;
-    unsigned last_[2] = {0, 0};  // per Layout: the entry last found or made
+    unsigned last_[LAYOUTS] = {};  // per Layout: the entry last found or made
     std::vector<Index> index_;
     std::vector<Entry> entries_;
     std::unique_ptr<unsigned char[]> arena_;
@@ -643,16 +648,40 @@ inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int step
     bool in_place = as[0].cs == 1 && as[0].rs != K;
     for (int s = 0; s < steps && in_place; ++s) in_place = as[s].interior(M, K) && as[s].cs == 1 && as[s].rs == as[0].rs;
     const long lda = in_place ? long(as[0].rs) : long(K);
+    // Steps that walk down one array (step s: rows K * s on, the same columns: the tiled GEMM's k
+    // loop) have their B panels packed into one copy, panel-major (panel p of step s at p * pstride
+    // + s * K * NR): the micro-kernel's stream of one panel then runs on through the steps, where
+    // one copy per step put the next step's panel PANELS * K * NR values further (GEMM 1024, tile
+    // 64, AVX2 on Zen 3: 3 % slower; bench/README.md). Else each step's panels are a copy of their own.
+    bool walk = steps > 1;
+    for (int s = 1; s < steps && walk; ++s)
+        walk = bs[s].data == bs[0].data && bs[s].r0 == bs[0].r0 + (long long)s * K && bs[s].c0 == bs[0].c0 &&
+               bs[s].rs == bs[0].rs && bs[s].cs == bs[0].cs && bs[s].rows == bs[0].rows && bs[s].cols == bs[0].cols;
+    const long pstride = walk ? long(steps) * K * NR : long(K) * NR;
+    if (walk) {
+        T* fresh = nullptr;
+        const std::size_t bytes = std::size_t(steps) * B_BYTES;
+        const T* all = reuse ? panel_cache().find(bs[0], PanelCache::B_SUM, K * steps, N, NR, *reuse, bytes, &fresh)
+                             : nullptr;
+        if (!all) {
+            T* to = fresh ? fresh : place(bytes);
+            for (int s = 0; s < steps; ++s) pack_b<T, K, N, NR>(bs[s], to + long(s) * K * NR, pstride);
+            all = to;
+        }
+        for (int s = 0; s < steps; ++s) b_panels[s] = all + long(s) * K * NR;
+    }
     for (int s = 0; s < steps; ++s) {
         T* fresh = nullptr;
-        const T* panels = reuse ? panel_cache().find(bs[s], PanelCache::B_PANELS, K, N, NR, *reuse, B_BYTES, &fresh)
-                                : nullptr;
-        if (!panels) {
-            T* to = fresh ? fresh : place(B_BYTES);
-            pack_b<T, K, N, NR>(bs[s], to);
-            panels = to;
+        if (!walk) {
+            const T* panels = reuse ? panel_cache().find(bs[s], PanelCache::B_PANELS, K, N, NR, *reuse, B_BYTES, &fresh)
+                                    : nullptr;
+            if (!panels) {
+                T* to = fresh ? fresh : place(B_BYTES);
+                pack_b<T, K, N, NR>(bs[s], to);
+                panels = to;
+            }
+            b_panels[s] = panels;
         }
-        b_panels[s] = panels;
         if (in_place) {
             a_rows[s] = as[s].data + as[s].r0 * as[s].rs + as[s].c0;
             continue;
@@ -666,7 +695,7 @@ inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int step
         constexpr int R = decltype(r)::value;
         for (int p = 0; p < PANELS; ++p) {
             const int j0 = p * NR, cols = N - j0 < NR ? N - j0 : NR;
-            Micro<I>::template run_sum<T, R, K, NR>(a_rows, long(i) * lda, lda, b_panels, long(p) * K * NR, steps,
+            Micro<I>::template run_sum<T, R, K, NR>(a_rows, long(i) * lda, lda, b_panels, long(p) * pstride, steps,
                                                    c + long(i) * ldc + j0, ldc, cols, T(1), beta);
         }
     });
