@@ -658,38 +658,29 @@ inline void matmul_sum_with(const Strided<T>* as, const Strided<T>* bs, int step
         walk = bs[s].data == bs[0].data && bs[s].r0 == bs[0].r0 + (long long)s * K && bs[s].c0 == bs[0].c0 &&
                bs[s].rs == bs[0].rs && bs[s].cs == bs[0].cs && bs[s].rows == bs[0].rows && bs[s].cols == bs[0].cols;
     const long pstride = walk ? long(steps) * K * NR : long(K) * NR;
-    if (walk) {
+    // The copy of `key` this thread's PanelCache holds, else the one make(to) writes: into the
+    // cache when it takes it, else into this call's scratch.
+    auto cached = [&](const Strided<T>& key, PanelCache::Layout layout, int k, int n, int nr, std::size_t bytes,
+                      auto&& make) -> const T* {
         T* fresh = nullptr;
-        const std::size_t bytes = std::size_t(steps) * B_BYTES;
-        const T* all = reuse ? panel_cache().find(bs[0], PanelCache::B_SUM, K * steps, N, NR, *reuse, bytes, &fresh)
-                             : nullptr;
-        if (!all) {
-            T* to = fresh ? fresh : place(bytes);
+        if (reuse)
+            if (const T* hit = panel_cache().find(key, layout, k, n, nr, *reuse, bytes, &fresh)) return hit;
+        T* to = fresh ? fresh : place(bytes);
+        make(to);
+        return to;
+    };
+    if (walk) {
+        const T* all = cached(bs[0], PanelCache::B_SUM, K * steps, N, NR, std::size_t(steps) * B_BYTES, [&](T* to) {
             for (int s = 0; s < steps; ++s) pack_b<T, K, N, NR>(bs[s], to + long(s) * K * NR, pstride);
-            all = to;
-        }
+        });
         for (int s = 0; s < steps; ++s) b_panels[s] = all + long(s) * K * NR;
     }
     for (int s = 0; s < steps; ++s) {
-        T* fresh = nullptr;
-        if (!walk) {
-            const T* panels = reuse ? panel_cache().find(bs[s], PanelCache::B_PANELS, K, N, NR, *reuse, B_BYTES, &fresh)
-                                    : nullptr;
-            if (!panels) {
-                T* to = fresh ? fresh : place(B_BYTES);
-                pack_b<T, K, N, NR>(bs[s], to);
-                panels = to;
-            }
-            b_panels[s] = panels;
-        }
-        if (in_place) {
-            a_rows[s] = as[s].data + as[s].r0 * as[s].rs + as[s].c0;
-            continue;
-        }
-        const ViewA<T, M, K> view{as[s]};
-        fresh = nullptr;
-        const T* rows = reuse ? panel_cache().find(as[s], PanelCache::A_ROWS, M, K, 0, *reuse, A_BYTES, &fresh) : nullptr;
-        a_rows[s] = rows ? rows : view.panel(0, M, fresh ? fresh : place(A_BYTES));
+        if (!walk)
+            b_panels[s] = cached(bs[s], PanelCache::B_PANELS, K, N, NR, B_BYTES, [&](T* to) { pack_b<T, K, N, NR>(bs[s], to); });
+        a_rows[s] = in_place ? as[s].data + as[s].r0 * as[s].rs + as[s].c0
+                             : cached(as[s], PanelCache::A_ROWS, M, K, 0, A_BYTES,
+                                      [&](T* to) { ViewA<T, M, K>{as[s]}.panel(0, M, to); });
     }
     for_micro_panels<M, I::MR>([&](auto r, int i) {
         constexpr int R = decltype(r)::value;
