@@ -59,13 +59,14 @@ def fused_loops(fn: ir.Function, taken: Collection[int], fixed: Collection[int],
         run = _Run()
         for s in body:
             if _member(s, taken, in_place):
-                if run.members and run.joins(s):
+                direct, broadcast = element_reads(s.value)
+                if run.members and run.joins(s, broadcast):
                     run.hoisted.extend(run.pending)
                     run.pending.clear()
                 else:
                     run.close(fn, in_place, found)
                     run = _Run()
-                run.add(s, in_place)
+                run.add(s, direct, broadcast, in_place)
             elif run.members and run.hoistable(s, fixed, in_place):
                 run.pending.append(s)
             else:
@@ -86,8 +87,9 @@ class _Run:
     direct: list[dict[ir.Sym, int]] = field(default_factory=list)  # per member: tiles read at its element
     reads_rows: bool = False  # a member reads an array's row in place
 
-    def add(self, s: ir.Assign, in_place: Collection[ir.Sym]) -> None:
-        direct, broadcast = element_reads(s.value)
+    def add(self, s: ir.Assign, direct: dict[ir.Sym, int], broadcast: set[ir.Sym],
+            in_place: Collection[ir.Sym]) -> None:
+        """s joins the run; (direct, broadcast): its element_reads."""
         reads = reads_of(s)
         self.members.append(s)
         self.written.add(s.target)
@@ -102,12 +104,12 @@ class _Run:
         assert isinstance(t, TileT)  # _member
         return t
 
-    def joins(self, s: ir.Assign) -> bool:
-        """s has the run's shape and reads no tile the run writes, nor is read by it, through a broadcast."""
+    def joins(self, s: ir.Assign, broadcast: set[ir.Sym]) -> bool:
+        """s has the run's shape and reads no tile the run writes, nor is read by it, through a
+        broadcast (`broadcast`: the tiles s reads at other elements, element_reads)."""
         assert isinstance(s.target.type, TileT)  # _member
         if tuple(s.target.type.shape) != tuple(self.tile.shape):
             return False
-        broadcast = element_reads(s.value)[1]
         return not (broadcast & (self.written | {s.target}) or s.target in self.through_broadcast)
 
     def hoistable(self, s: ir.Stmt, fixed: Collection[int], in_place: Collection[ir.Sym]) -> bool:
