@@ -150,6 +150,11 @@ def cxx_row(sym: Sym) -> str:
     return f"_row_{cxx_var(sym)}"
 
 
+def cxx_row_add(sym: Sym) -> str:
+    """The tl::RowAdd an element loop adds a one-row tile through (codegen/row_views.py)."""
+    return f"_add_{cxx_var(sym)}"
+
+
 def cxx_element(sym: Sym) -> str:
     """A tile's element as a local of the one loop that computes and reads it (codegen/fused_loops.py)."""
     return f"_el_{cxx_var(sym)}"

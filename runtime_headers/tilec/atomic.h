@@ -3,6 +3,7 @@
 // index in a kernel never corrupts memory.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <type_traits>
 
 #include "ctx.h"
@@ -74,15 +75,19 @@ struct SpanLocks {
 // the compiler merges them across libraries (g++), per library otherwise.
 struct SoloAdd {
     bool held = false;
-    SoloAdd() {
+    SoloAdd() { take(); }
+    explicit SoloAdd(std::nullptr_t) {}  // nothing taken yet (memory.h RowAdd takes it later)
+    void take() {
         if (Workers::solo_add().exchange(1) == 0) {
             held = Workers::running().load() == 1;
             if (!held) Workers::solo_add().store(0, std::memory_order_release);
         }
     }
-    ~SoloAdd() {  // a release store (no locked instruction): a worker that then reads 0 sees the adds
+    void drop() {  // a release store (no locked instruction): a worker that then reads 0 sees the adds
         if (held) Workers::solo_add().store(0, std::memory_order_release);
+        held = false;
     }
+    ~SoloAdd() { drop(); }
     SoloAdd(const SoloAdd&) = delete;
     SoloAdd& operator=(const SoloAdd&) = delete;
 };

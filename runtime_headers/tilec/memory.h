@@ -151,6 +151,22 @@ TL_HD T* tile_store_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
     return t.data;
 }
 
+// A one-row tile an adjoint loads and whose array row it then zeroes (tile_load, then
+// tile_store_zeros of the same row), read by the next element loop (codegen/row_views.py
+// `rows_taken`): the array's row itself when the zeroing store would write it whole (inside the
+// array, contiguous, the block's leader, not a partial block), which the loop reads into the tile
+// and zeroes element by element (one pass instead of three); else the tile, loaded and the array
+// zeroed as the two calls do, which the loop then copies onto itself.
+template <class TT, class T, int N, class... O>
+TL_HD T* tile_take_row(Ctx& ctx, TT& dst, const Array<T, N>& a, bool check, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    if (ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off)) return a.ptr_n(off);
+    tile_load(ctx, dst, a, check, o...);
+    tile_store_zeros<TT>(ctx, a, check, o...);
+    return dst.data;
+}
+
 // The `old` argument of an atomic add whose old values nobody reads (generated code passes
 // tl::DiscardOld{}): they are not stored.
 struct DiscardOld {};
@@ -194,6 +210,61 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
         if (old_out) old_out[e] = prev;
     });
 }
+
+#if !defined(__CUDA_ARCH__)
+// A one-row tile computed by an element loop and added into its array by the tile_atomic_add right
+// after it (codegen/row_views.py `rows_added_in_place`): `row` is where the loop adds its values.
+// The array's row itself when the add would go there whole (inside the array, contiguous, the
+// block's leader, not a partial block), under tile_atomic_add's exclusion (the only worker running,
+// else the row's span locks) until finish(): one pass over the row instead of the loop's and the
+// add's. Else the tile, filled with -0 (x + -0 is x for every x, -0 included), which finish() adds
+// as tile_atomic_add adds it. The loop between runs builtin element-wise arithmetic only.
+template <class T> class RowAdd {
+  public:
+    T* row = nullptr;
+    template <class TT, int N, class... O> RowAdd(Ctx& ctx, const Array<T, N>& a, TT& t, O... o) {
+        int64_t off[N];
+        offsets_of<N>(off, o...);
+        if (ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off)) {
+            row = a.ptr_n(off);
+            solo_.take();
+            if (!solo_.held) {
+                locks_.add(row, sizeof(T) * TT::size);
+                locks_.acquire();
+                locked_ = true;
+            }
+            return;
+        }
+        for (int e = 0; e < TT::size; ++e) t.data[e] = -T(0);
+        row = t.data;
+    }
+    RowAdd(const RowAdd&) = delete;
+    RowAdd& operator=(const RowAdd&) = delete;
+    ~RowAdd() { release(); }
+    template <class TT, int N, class... O> void finish(Ctx& ctx, const Array<T, N>& a, const TT& t, bool check, O... o) {
+        if (row == t.data) tile_atomic_add(ctx, DiscardOld{}, a, t, check, o...);
+        release();
+    }
+
+  private:
+    void release() {
+        if (locked_) locks_.release();
+        locked_ = false;
+        solo_.drop();
+    }
+    SoloAdd solo_{nullptr};
+    SpanLocks locks_;
+    bool locked_ = false;
+};
+template <class TT, class T, int N, class... O>
+inline RowAdd<T> row_add(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
+    return RowAdd<T>(ctx, a, t, o...);  // (C++17: constructed in place, never moved)
+}
+template <class TT, class T, int N, class... O>
+inline void row_add_finish(Ctx& ctx, RowAdd<T>& adds, const Array<T, N>& a, const TT& t, bool check, O... o) {
+    adds.finish(ctx, a, t, check, o...);
+}
+#endif
 
 // Array coordinates of an indexed access: along `axis` the coordinate is indices[i].
 template <class TT, class IT, int N>

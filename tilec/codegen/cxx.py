@@ -21,7 +21,7 @@ from .extreme_adds import extreme_adds
 from .fused_loops import FusedLoop, fused_loops
 from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
-from .row_views import rows_read_in_place, rows_written_in_place
+from .row_views import RowTake, rows_added_in_place, rows_read_in_place, rows_taken, rows_written_in_place, taken_by_loops
 from .tile_print import warp_storage
 from .zero_stores import zero_stores
 from ..ops import MUTATES, OPS
@@ -171,6 +171,11 @@ class CxxEmitter:
         self.arrays: dict[ir.Sym, ir.OpCall] = {}  # CPU: loaded tiles a matmul reads from the array (operand_views.py)
         self.rows_in: dict[ir.Sym, ir.OpCall] = {}  # CPU: one-row loads the next element loop reads in place (row_views.py)
         self.rows_out: dict[ir.Sym, ir.OpCall] = {}  # CPU: element loops writing their tile_store's row in place
+        self.rows_add: dict[ir.Sym, ir.OpCall] = {}  # CPU: element loops adding into their tile_atomic_add's row in place
+        self.takes: dict[ir.Sym, RowTake] = {}  # CPU: one-row loads whose zeroed row the next loop reads (row_views.py)
+        self.take_stores: set[int] = set()  # ids of those zeroing stores (the loop zeroes the row)
+        self.take_loops: dict[int, list[ir.Sym]] = {}  # id of the loop's statement -> the tiles it takes
+        self.pending_takes: list[ir.Sym] = []  # the next element loop reads these rows and zeroes them
         self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
         self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
@@ -237,6 +242,10 @@ class CxxEmitter:
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.matmul_adds = {} if self.target.gpu else matmul_adds(fn, given.keys())
         self.extreme_adds = {} if self.target.gpu else extreme_adds(fn, written_elsewhere=self.rows_out.keys())
+        # (a loop an extreme gradient is added into keeps that form: its add is the gradient's own)
+        summed_in = {s.target for s in ir.walk_stmts(fn.body) if id(s) in self.extreme_adds and isinstance(s, ir.Assign)}
+        self.rows_add = {} if self.target.gpu else {
+            t: add for t, add in rows_added_in_place(fn, self.rows_in, given.keys()).items() if t not in summed_in}
         self.zero_stores = {} if self.target.gpu else zero_stores(fn)
         self.absorbed_values = {
             **{id(m): (m, "multiplied by the add below straight into its sums") for m in self.matmul_adds.values()},
@@ -244,8 +253,15 @@ class CxxEmitter:
             **{id(z): (z, "zeros, written by the store below") for z in self.zero_stores.values()}}
         built_from_others = {*self.absorbed, *self.matmul_adds, *self.extreme_adds}  # emitted from earlier statements
         taken = {*built_from_others, *self.absorbed_values, *self.zero_stores}
-        in_place = {*self.rows_in, *self.rows_out, *self.views, *self.arrays, *self.windows}
+        in_place = {*self.rows_in, *self.rows_out, *self.rows_add, *self.views, *self.arrays, *self.windows}
         self.fused = {} if self.target.gpu else fused_loops(fn, taken=taken, fixed=built_from_others, in_place=in_place)
+        candidates = {} if self.target.gpu else rows_taken(fn, self.zero_stores, taken)
+        loop_of = taken_by_loops(candidates, self.fused)
+        self.takes = {sym: candidates[sym] for sym in loop_of}
+        self.take_stores = {id(t.store) for t in self.takes.values()}
+        self.take_loops = {}
+        for sym, loop in loop_of.items():
+            self.take_loops.setdefault(loop, []).append(sym)
         self.fused_rest = {id(m) for loop in self.fused.values() for m in (*loop.members[1:], *loop.hoisted)}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
@@ -281,13 +297,15 @@ class CxxEmitter:
     def stmt(self, s: ir.Stmt) -> None:
         if id(s) in self.fused_rest:
             return  # emitted with its run: in the loop, or before it
+        self.pending_takes = self.take_loops.get(id(s), [])  # (element_loop emits them)
         if id(s) in self.fused:
             loop = self.fused[id(s)]
             for h in loop.hoisted:
                 self.plain_stmt(h)
             self.fused_loop(loop)
-            return
-        self.plain_stmt(s)
+        else:
+            self.plain_stmt(s)
+        assert not self.pending_takes, "a row taken by a loop that was not emitted as one"
 
     def plain_stmt(self, s: ir.Stmt) -> None:
         """A statement where it stands (any fused loop it belongs to aside)."""
@@ -320,6 +338,9 @@ class CxxEmitter:
             self.matmul_add(s, self.matmul_adds[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.extreme_adds:
             self.extreme_add(s, *self.extreme_adds[id(s)])
+        elif isinstance(s, ir.ExprStmt) and id(s) in self.take_stores:
+            assert isinstance(s.expr, ir.OpCall)  # zero_stores: a tile_store
+            self.emit(f"// {self.expr(s.expr.args[0])}: the row zeroed by the loop below as it reads it")
         elif isinstance(s, ir.ExprStmt) and id(s) in self.zero_stores:
             self.zero_store(s, self.zero_stores[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.sum_of:
@@ -458,6 +479,12 @@ class CxxEmitter:
             call = self.runtime_call("tile_load_row", dst, value, list(value.args))
             self.emit(f"const {element}* {naming.cxx_row(target)} = {call};")
             return
+        if target in self.takes:  # the next element loop reads the row and zeroes it when it can (row_views.py)
+            assert isinstance(value, ir.OpCall)  # its tile_load
+            element = ctype(_tile_type(target.type).dtype)
+            call = self.runtime_call("tile_take_row", dst, value, list(value.args))
+            self.emit(f"{element}* {naming.cxx_row(target)} = {call};")
+            return
         self.assign_tile(dst, target, value)
 
     def stack_memory(self, target: ir.Sym) -> str:
@@ -477,12 +504,19 @@ class CxxEmitter:
             extent = split_extent(value, tile)
             idx = naming.ELEMENT_INDEX
             out = f"{dst}.data"
+            op = "="
             if extent is None and target in self.rows_out:  # written into the store's array row when it can
                 store = self.rows_out[target]  # (row_views.py)
                 out = naming.cxx_row(target)
                 call = self.runtime_call("tile_store_row", None, store, list(store.args))
                 self.emit(f"{ctype(tile.dtype)}* {out} = {call};")
-            self.element_loop(tile, extent, lambda: self.emit(f"{out}[{idx}] = {self.elem(value, idx, tile.dtype)};"))
+            elif extent is None and target in self.rows_add:  # added into the add's array row when it can
+                add = self.rows_add[target]  # (row_views.py)
+                out, op = naming.cxx_row(target), "+="
+                call = self.runtime_call("row_add", None, add, list(add.args))
+                self.emit(f"auto {naming.cxx_row_add(target)} = {call};")
+                self.emit(f"{ctype(tile.dtype)}* const {out} = {naming.cxx_row_add(target)}.row;")
+            self.element_loop(tile, extent, lambda: self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};"))
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
@@ -492,6 +526,15 @@ class CxxEmitter:
         rows of `extent` columns: broadcast rows and columns then read their element by the column or
         row index, and the inner loop vectorises."""
         r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
+        takes, self.pending_takes = self.pending_takes, []
+        if takes:
+            inner = body
+
+            def body() -> None:  # each row taken (row_views.py): its element into the tile, then zeroed
+                for sym in takes:
+                    element, row, tile_var = ctype(_tile_type(sym.type).dtype), naming.cxx_row(sym), naming.cxx_var(sym)
+                    self.emit(f"{{ const {element} _v = {row}[{idx}]; {row}[{idx}] = {element}(0); {tile_var}.data[{idx}] = _v; }}")
+                inner()
         if extent is None:
             self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
             self.depth += 1
@@ -616,6 +659,9 @@ class CxxEmitter:
                 self.emit(f"tl::tape_push_{kind}(ctx, {self.expr(value)});")
             else:
                 self.emit(f"tl::tape_push(ctx, {self.expr(value)});")
+        elif isinstance(e, ir.OpCall) and e.op == "tile_atomic_add" and isinstance(e.args[1], ir.Var) and e.args[1].sym in self.rows_add:
+            adds = naming.cxx_row_add(e.args[1].sym)  # the loop above added into the array's row, or into the tile
+            self.emit(self.runtime_call("row_add_finish", adds, e, list(e.args)) + ";")
         elif isinstance(e, ir.OpCall) and e.op == "tile_atomic_add":  # nobody reads the old values
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, "tl::DiscardOld{}", e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and e.op == "tile_atomic_add_indexed":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.types import TileT
+from ..ops import OPS
 from ..passes.normalize import is_fusible
 
 ROW = "row"  # the source repeats along every axis but the last: it reads column c
@@ -74,3 +75,21 @@ def element_reads(e: ir.Expr) -> tuple[dict[ir.Sym, int], set[ir.Sym]]:
 
     visit(e, False)
     return direct, elsewhere
+
+
+def builtin_only(e: ir.Expr) -> bool:
+    """Nothing but element-wise builtins and broadcasts in the fused element-wise `e`: no user func
+    (it may print, or take the locks of an atomic add), nothing that reads another element of a
+    tile, or memory."""
+    return all(_builtin(x) for x in ir.walk_expr(e))
+
+
+def _builtin(e: ir.Expr) -> bool:
+    if isinstance(e, ir.Call):
+        return False
+    if not isinstance(e, ir.OpCall):
+        return True
+    if e.op == "tile_map":
+        name = e.attr("op")
+        return isinstance(name, str) and name in OPS and OPS[name].elementwise
+    return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)

@@ -31,10 +31,9 @@ from typing import TypeGuard
 
 from .. import ir
 from ..ir.types import Scalar, TileT
-from ..ops import OPS
 from ..passes.fuse_tiles import reads_of, writes_of
 from ..passes.normalize import is_fusible
-from .element_loops import element_reads, split_extent
+from .element_loops import builtin_only, element_reads, split_extent
 from .operand_views import bodies, read_write_counts
 
 
@@ -147,20 +146,7 @@ def _member(s: ir.Stmt, taken: Collection[int], in_place: Collection[ir.Sym]) ->
     t = s.target.type
     if not (isinstance(t, TileT) and t.is_concrete and isinstance(t.dtype, Scalar)):
         return False
-    return all(_builtin(x) for x in ir.walk_expr(s.value))
-
-
-def _builtin(e: ir.Expr) -> bool:
-    """Nothing but element-wise builtins and broadcasts inside the loop (no user func, nothing that
-    reads another element of a tile, or memory)."""
-    if isinstance(e, ir.Call):
-        return False
-    if not isinstance(e, ir.OpCall):
-        return True
-    if e.op == "tile_map":
-        name = e.attr("op")
-        return isinstance(name, str) and name in OPS and OPS[name].elementwise
-    return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)
+    return builtin_only(s.value)
 
 
 def _storage_only(t: object) -> bool:

@@ -1,4 +1,4 @@
-"""One-row tiles an element-wise loop reads from, or writes to, their array in place (CPU).
+"""One-row tiles an element-wise loop reads from, writes to or adds into their array in place (CPU).
 
 A plain emission copies every loaded row into a stack tile before the element-wise loop reads it,
 and every computed row from a stack tile into the array after the loop: a fused map over a long
@@ -21,13 +21,32 @@ the array's row when the store would write it whole (inside the array, contiguou
 leader, not a partial block), else the tile, which the store then writes as before. Arrays a
 kernel writes never overlap its other arrays (the loader refuses such launches), so writing the
 row early changes nothing another read sees.
+
+`rows_added_in_place`: the same for a loop of builtins only whose tile the next statement adds
+into an array with `tile_atomic_add` (an adjoint's gradient row, `adj_x`), unless the kernel adds
+into that array through per-thread sums (tile_sums.py). The emitter makes a `tl::RowAdd` before
+the loop: the array's row, under the add's exclusion until the add's statement (its `finish`),
+when the add would go there whole, else the tile; the loop adds its values into it (no user func
+runs meanwhile: it could take the same locks).
+
+`rows_taken`: a one-row tile loaded from an array whose row the adjoint of a store then zeroes
+(`tile_store` of tile_zeros, zero_stores.py, with the same array, offsets and bounds rule), read
+at its own elements by the fused element-wise assignment right after. The emitter asks
+`tl::tile_take_row` for the row: the array's row when the zeroing store would write it whole, and
+the loop reads each element into the tile and zeroes it; else the tile, loaded and the row zeroed
+as before, which the loop copies onto itself. One pass over the row instead of three.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
 from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
+from ..passes.fuse_tiles import reads_of, writes_of
 from ..passes.normalize import is_fusible
-from .element_loops import element_reads, split_extent
+from .element_loops import builtin_only, element_reads, split_extent
+from .fused_loops import FusedLoop
 from .operand_views import bodies, read_write_counts
 
 
@@ -52,31 +71,116 @@ def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
 def rows_written_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall]) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: the tile_store of the next statement} for every one-row element loop that can
     write the store's array row in place. `read_in_place` is rows_read_in_place(fn)."""
+    return _loops_into_rows(fn, read_in_place, "tile_store", lambda loop, array: True)
+
+
+def rows_added_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall],
+                        sums: Collection[ir.Sym]) -> dict[ir.Sym, ir.OpCall]:
+    """{tile Sym: the tile_atomic_add of the next statement} for every one-row element loop of
+    builtins that can add into the add's array row in place. `sums`: the arrays the kernel adds
+    into through per-thread sums (tile_sums.py), which keep their adds."""
+    def addable(loop: ir.Assign, array: ir.Expr) -> bool:
+        dtype = array.type.dtype if isinstance(array.type, ArrayT) else None
+        return (isinstance(array, ir.Var) and array.sym not in sums and builtin_only(loop.value) and isinstance(dtype, Scalar)
+                and dtype.kind != "bool" and not dtype.storage_only)
+    return _loops_into_rows(fn, read_in_place, "tile_atomic_add", addable)
+
+
+def rows_taken(fn: ir.Function, zero_stores: dict[int, ir.Assign], taken: Collection[int]) -> dict[ir.Sym, RowTake]:
+    """{tile Sym: its RowTake} for every one-row tile loaded, its array row then zeroed by a store
+    of zeros (zero_stores.py: {id of the store: the zeros}), and followed by a fused element-wise
+    assignment of its shape that no other pattern emits (`taken`: their statement ids). Candidates:
+    `taken_by_loops` keeps those whose loop reads the tile."""
+    reads, writes = read_write_counts(fn)
+    found: dict[ir.Sym, RowTake] = {}
+    zeros = {id(z) for z in zero_stores.values()}
+    for body in bodies(fn.body):
+        for j, first in enumerate(body):
+            if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
+                    and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
+                continue
+            tile = first.target
+            if writes.get(tile, 0) != 1 or not reads.get(tile, 0):
+                continue
+            k = j + 1
+            while k < len(body) and id(body[k]) in zeros:
+                k += 1
+            if k + 1 >= len(body) or id(body[k]) not in zero_stores:
+                continue
+            store, start = body[k], body[k + 1]
+            assert isinstance(store, ir.ExprStmt) and isinstance(store.expr, ir.OpCall)  # zero_stores: a tile_store
+            if not (_same_row(first.value, store.expr) and _same_shape(zero_stores[id(store)].target.type, tile.type)):
+                continue
+            if (isinstance(start, ir.Assign) and isinstance(start.value, ir.OpCall) and is_fusible(start.value)
+                    and id(start) not in taken and _same_shape(start.target.type, tile.type)):
+                found[tile] = RowTake(first.value, store, start)
+    return found
+
+
+def taken_by_loops(takes: dict[ir.Sym, RowTake], fused: dict[int, FusedLoop]) -> dict[ir.Sym, int]:
+    """{tile: id of the statement whose loop takes its row (the first of its fused run)} for the
+    candidates of rows_taken whose loop reads the tile, at its own element only, with no member
+    before the statement after the store reading it and nothing hoisted before the loop that
+    reads the tile or touches its array (it would run before the loop loads and zeroes them)."""
+    run_of = {id(m): run for run in fused.values() for m in run.members}
+    kept: dict[ir.Sym, int] = {}
+    for tile, take in takes.items():
+        run = run_of.get(id(take.start))
+        members = run.members if run is not None else (take.start,)
+        at = next(i for i, m in enumerate(members) if m is take.start)
+        reads = [element_reads(m.value) for m in members]
+        if any(tile in direct or tile in elsewhere for direct, elsewhere in reads[:at]):
+            continue
+        if not any(tile in direct for direct, _ in reads) or any(tile in elsewhere for _, elsewhere in reads):
+            continue
+        array = take.load.args[0]
+        assert isinstance(array, ir.Var)  # _same_row
+        hoisted = [h for h in (run.hoisted if run is not None else ()) if h is not take.store
+                   and not (isinstance(h, ir.Assign) and h.value is take.load)]
+        if any({tile, array.sym} & (reads_of(h) | writes_of([h])) for h in hoisted):
+            continue
+        kept[tile] = id(members[0])
+    return kept
+
+
+@dataclass(frozen=True)
+class RowTake:
+    """A one-row load whose row the element loop after the zeroing store reads and zeroes (rows_taken)."""
+    load: ir.OpCall  # the tile_load
+    store: ir.ExprStmt  # the tile_store of zeros into the same row
+    start: ir.Assign  # the first element-wise assignment after the store: its loop takes the row
+
+
+def _loops_into_rows(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall], op: str,
+                     wanted: Callable[[ir.Assign, ir.Expr], bool]) -> dict[ir.Sym, ir.OpCall]:
+    """{tile Sym: the `op` (tile_store or tile_atomic_add) of the next statement} for every one-row
+    element loop whose tile only that statement reads, into an array row the loop can write
+    before the statement runs, and that `wanted(loop, array)`."""
     reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.OpCall] = {}
     for body in bodies(fn.body):
         for first, second in zip(body, body[1:]):
             if not (isinstance(first, ir.Assign) and is_fusible(first.value)
                     and isinstance(second, ir.ExprStmt) and isinstance(second.expr, ir.OpCall)
-                    and second.expr.op == "tile_store"):
+                    and second.expr.op == op):
                 continue
-            store, target = second.expr, first.target
-            tile = store.args[1]
-            if not (isinstance(tile, ir.Var) and tile.sym == target and _one_row(target.type, store.args[0].type)):
+            call, target = second.expr, first.target
+            tile, array = call.args[1], call.args[0]
+            if not (isinstance(tile, ir.Var) and tile.sym == target and _one_row(target.type, array.type)):
                 continue
             if reads.get(target, 0) != 1 or writes.get(target, 0) != 1:
                 continue
             assert isinstance(target.type, TileT)  # _one_row
             if split_extent(first.value, target.type) is not None or not _reads_no_array(first.value):
                 continue
-            if any(isinstance(x, ir.Call) for a in store.args for x in ir.walk_expr(a)):
+            if any(isinstance(x, ir.Call) for a in call.args for x in ir.walk_expr(a)):
                 continue  # offsets evaluated before the loop: only without calls
             rows = [read_in_place[x.sym].args[0] for x in ir.walk_expr(first.value)
                     if isinstance(x, ir.Var) and x.sym in read_in_place]
-            if any(not isinstance(a, ir.Var) or not isinstance(store.args[0], ir.Var) or a.sym == store.args[0].sym
-                   for a in rows):
+            if any(not isinstance(a, ir.Var) or not isinstance(array, ir.Var) or a.sym == array.sym for a in rows):
                 continue  # a row read in place from the array being written: keep the copy
-            found[target] = store
+            if wanted(first, array):
+                found[target] = call
     return found
 
 
@@ -91,3 +195,23 @@ def _same_shape(a: object, b: object) -> bool:
 
 def _reads_no_array(e: ir.Expr) -> bool:
     return not any(isinstance(x, ir.Var) and isinstance(x.type, ArrayT) for x in ir.walk_expr(e))
+
+
+def _same_row(load: ir.OpCall, store: ir.OpCall) -> bool:
+    """The load and the store name one array, the same offsets (variables and constants only) and
+    the same bounds rule."""
+    n = load.attr("offset_count") or 0
+    if n != (store.attr("offset_count") or 0) or load.attr("bounds_check") != store.attr("bounds_check"):
+        return False
+    lo, so = load.args[len(load.args) - n:], store.args[len(store.args) - n:]
+    return _same_var(load.args[0], store.args[0]) and all(_same_value(a, b) for a, b in zip(lo, so))
+
+
+def _same_var(a: ir.Expr, b: ir.Expr) -> bool:
+    return isinstance(a, ir.Var) and isinstance(b, ir.Var) and a.sym == b.sym
+
+
+def _same_value(a: ir.Expr, b: ir.Expr) -> bool:
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return type(a.value) is type(b.value) and a.value == b.value and a.type == b.type
+    return _same_var(a, b)
