@@ -40,6 +40,7 @@ struct Ctx {
     // Warp's missing threads' are: live), they store, add atomically and print nothing (standin).
     // A stand-in's wp.tid() wraps past the launch's last thread, so its array reads stay in range.
     int active = 1 << 30;
+    bool solo = false;  // the CPU's (lanes.h): what the host pass of a shared template may read
     TL_HD bool leader() const { return lane == 0; }
     TL_HD bool partial() const { return active < block_dim; }
     TL_HD bool live(int e) const { return active >= block_dim || e % block_dim < active; }

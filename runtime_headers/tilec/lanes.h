@@ -58,6 +58,9 @@ struct Ctx {
     // Warp's rule there: tile element e belongs to lane e % block_dim, and the elements of the
     // missing lanes are inactive (stores skip them, reductions and scans leave them out).
     int active = 1 << 30;
+    // The launch's only worker holds the lock-free tile add for this block's chunk (workers.h
+    // SoloAdd): its tile adds borrow it instead of taking it each.
+    bool solo = false;
     // The lane that performs a block's tile side effects: the lowest-numbered lane that had not
     // returned at the last barrier (Warp elects the same after a barrier), so a block whose lane 0
     // returned early still stores.
@@ -283,10 +286,15 @@ TILEC_RUNTIME_LINKAGE void launch_blocks(const LaunchDesc& L, bool lanes_needed,
         ctxs[0] = proto;
         int64_t coord[4] = {};  // block b's coordinates: divided out once per chunk, then counted up
         int64_t b = 0, chunk_end = 0;
+        SoloAdd solo(nullptr);  // a lone worker's tile adds skip their locks: taken once per chunk (workers.h)
         for (;; ++b) {
             if (b >= chunk_end) {  // claim blocks a chunk at a time: one shared atomic per chunk
+                solo.drop();
                 b = next.fetch_add(chunk);
                 if (b >= nblocks) break;
+                if (nworkers == 1) solo.take(false);
+                proto.solo = solo.held;
+                ctxs[0].solo = solo.held;
                 chunk_end = b + chunk < nblocks ? b + chunk : nblocks;
                 int64_t rest = b;
                 for (int k = L.ndim - 1; k >= 0; --k) {

@@ -189,7 +189,7 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
 #if defined(__CUDA_ARCH__)
         for_each_row<TT>(a, off, [&](int e, T* dst) { atomic_add_row(dst, t.data + e, old_out ? old_out + e : old_out, W); });
 #else
-        const SoloAdd solo;  // the only worker running: no locks at all
+        const SoloAdd solo(ctx.solo);  // the only worker running: no locks at all
         SpanLocks held;      // else every row's spans locked at once: the rows' adds then overlap their misses
         if (!solo.held) {
             for_each_row<TT>(a, off, [&](int, T* dst) { held.add(dst, sizeof(T) * W); });
@@ -227,7 +227,7 @@ template <class T> class RowAdd {
         offsets_of<N>(off, o...);
         if (ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off)) {
             row = a.ptr_n(off);
-            solo_.take();
+            solo_.take(ctx.solo);
             if (!solo_.held) {
                 locks_.add(row, sizeof(T) * TT::size);
                 locks_.acquire();

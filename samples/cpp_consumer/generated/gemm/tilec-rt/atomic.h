@@ -3,7 +3,6 @@
 // index in a kernel never corrupts memory.
 #pragma once
 #include <atomic>
-#include <cstddef>
 #include <type_traits>
 
 #include "ctx.h"
@@ -67,30 +66,7 @@ struct SpanLocks {
     }
 };
 
-// A tile add by the only worker running in the process needs no span locks: nothing else can
-// touch the array meanwhile. Held (true) means the caller may add without locks until the
-// object goes; a worker that registers meanwhile waits for that (lanes.h Workers). One
-// exchange instead of a lock per row: a 32 x 32 tile add of a GEMM adjoint took 32 locks.
-// Exactly as safe as the span locks themselves: both are the process's single objects where
-// the compiler merges them across libraries (g++), per library otherwise.
-struct SoloAdd {
-    bool held = false;
-    SoloAdd() { take(); }
-    explicit SoloAdd(std::nullptr_t) {}  // nothing taken yet (memory.h RowAdd takes it later)
-    void take() {
-        if (Workers::solo_add().exchange(1) == 0) {
-            held = Workers::running().load() == 1;
-            if (!held) Workers::solo_add().store(0, std::memory_order_release);
-        }
-    }
-    void drop() {  // a release store (no locked instruction): a worker that then reads 0 sees the adds
-        if (held) Workers::solo_add().store(0, std::memory_order_release);
-        held = false;
-    }
-    ~SoloAdd() { drop(); }
-    SoloAdd(const SoloAdd&) = delete;
-    SoloAdd& operator=(const SoloAdd&) = delete;
-};
+// SoloAdd, a tile add's exclusion without locks for the only worker running: workers.h.
 #endif
 
 template <class T, class F> TL_HD T atomic_update(T* p, F f) {

@@ -40,7 +40,7 @@ inline void tile_matmul_add(Ctx& ctx, TileSumsPart<T, N, D...>& sums, const AT& 
         int64_t off[2];
         offsets_of<2>(off, o...);
         if (interior_rows<TT>(array, off) && (R == 1 || array.strides[0] == int64_t(sizeof(T)) * C)) {
-            const SoloAdd solo;  // the launch's only worker: nobody else adds into the array meanwhile
+            const SoloAdd solo(ctx.solo);  // the launch's only worker: nobody else adds into the array meanwhile
             if (solo.held) {
                 TileAt<T, R, C> c{array.ptr_n(off)};
                 tile_matmul(ctx, c, a, b, 1.0, 1.0);
