@@ -1,7 +1,8 @@
-"""One-row tiles an element loop reads from and writes to the array in place (codegen/row_views.py,
-memory.h tile_load_row / tile_store_row): which loads and stores qualify, and results against numpy
-where the row lies inside a contiguous array (in place) and where it does not (the copy: a row over
-the array's end, strided arrays, the same array read and written), forward and adjoint."""
+"""One-row tiles element loops (and reductions) read from and a loop writes to the array in place
+(codegen/row_views.py, memory.h tile_load_row / RowRef / tile_store_row): which loads and stores
+qualify, and results against numpy where the row lies inside a contiguous array (in place) and
+where it does not (the copy: a row over the array's end, strided arrays, the same array read and
+written), forward and adjoint."""
 from __future__ import annotations
 
 import numpy as np
@@ -53,6 +54,23 @@ def twice(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
     x = wp.tile_load(X, shape=(N,), offset=(i * N,))
     y = x * x
     wp.tile_store(Y, y + x, offset=(i * N,))
+
+
+@wp.kernel
+def rewrite(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(N,), offset=(i * N,))
+    m = wp.tile_broadcast(wp.tile_max(x), shape=(N,))
+    wp.tile_store(X, x * 0.5, offset=(i * N,))
+    wp.tile_store(Y, x - m, offset=(i * N,))
+
+
+@wp.kernel
+def copied(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(N,), offset=(i * N,))
+    wp.tile_store(Z, x, offset=(i * N,))
+    wp.tile_store(Y, x * x, offset=(i * N,))
 '''
 
 
@@ -72,14 +90,19 @@ def test_which_rows_are_read_and_written_in_place():
     assert "const float* _row_v_x = tl::tile_load_row(ctx, v_x, v_X, true, (v_i * 64));" in fused
     assert "_row_v1__tmp[_e] = f_f(ctx, _row_v_x[_e]);" in fused
     assert "if (_row_v1__tmp == v1__tmp.data) tl::tile_store(ctx, v_Y, v1__tmp, true, (v_i * 64));" in fused
-    rows = _kernel_text(cpp, "rows")  # x is also read by tile_max: copied; the bias row feeds the loop
-    assert "tl::tile_load(ctx, v_x, v_X, true, v_i, 0);" in rows
+    rows = _kernel_text(cpp, "rows")  # x read by tile_max and the loop: in place, the max through a RowRef
+    assert "const float* _row_v_x = tl::tile_load_row(ctx, v_x, v_X, true, v_i, 0);" in rows
+    assert "tl::tile_max(ctx, v1__tmp, tl::RowRef<tl::Tile<float, 1, 64>>{_row_v_x}, -1);" in rows
     assert "const float* _row_v_bias = tl::tile_load_row(ctx, v_bias, v_b, true);" in rows
     assert "tl::tile_store_row(ctx, v_Y" in rows
     update = _kernel_text(cpp, "update")  # read in place, but the array written is the one read: stored as before
     assert "tl::tile_load_row" in update and "tile_store_row" not in update
-    twice = _kernel_text(cpp, "twice")  # x read by two statements: copied
-    assert "tile_load_row" not in twice and "tl::tile_store_row(ctx, v_Y" in twice
+    twice = _kernel_text(cpp, "twice")  # x read by two loops, nothing written in between: in place
+    assert "const float* _row_v_x = tl::tile_load_row(" in twice and "tl::tile_store_row(ctx, v_Y" in twice
+    rewrite = _kernel_text(cpp, "rewrite")  # X stored between the max and the last read: copied
+    assert "tl::tile_load(ctx, v_x, v_X, true, (v_i * 64));" in rewrite and "RowRef" not in rewrite
+    copied = _kernel_text(cpp, "copied")  # x stored whole (not a loop's or a reduction's read): copied
+    assert "tl::tile_load(ctx, v_x, v_X, true, (v_i * 64));" in copied and "tile_load_row" not in copied
 
 
 @pytest.mark.build
@@ -101,6 +124,10 @@ def test_in_place_and_copied_rows_match_numpy():
     Y = np.zeros_like(X)
     m.rows.launch_tiled(dim=6, inputs=[X, b, Y])
     np.testing.assert_allclose(Y, np.exp(X - X.max(axis=1, keepdims=True)) * b, rtol=2e-6, atol=2e-6)
+    X, b = -np.abs(X[:, :60]), b[:, :60].copy()  # rows over the end: the max of the zero-filled copy, 0
+    Y = np.zeros_like(X)
+    m.rows.launch_tiled(dim=6, inputs=[X, b, Y])
+    np.testing.assert_allclose(Y, np.exp(X) * b, rtol=2e-6, atol=2e-6)
     x = rng.standard_normal(512).astype(np.float32)
     want = x * 2 + 1
     m.update.launch_tiled(dim=8, inputs=[x])
@@ -108,6 +135,16 @@ def test_in_place_and_copied_rows_match_numpy():
     x, y = rng.standard_normal(512).astype(np.float32), np.zeros(512, np.float32)
     m.twice.launch_tiled(dim=8, inputs=[x, y])
     np.testing.assert_array_equal(y, x * x + x)
+    for n in (512, 512 - 5):  # the last row over the end: the max reads the loaded (zero-filled) tile
+        x, y = rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32)
+        want_x, want_y = x * np.float32(0.5), np.zeros(n, np.float32)
+        for b in range(8):
+            row = np.zeros(64, np.float32)
+            row[:len(x[b * 64:(b + 1) * 64])] = x[b * 64:(b + 1) * 64]
+            want_y[b * 64:(b + 1) * 64] = (row - row.max())[:len(want_y[b * 64:(b + 1) * 64])]
+        m.rewrite.launch_tiled(dim=8, inputs=[x, y])
+        np.testing.assert_array_equal(x, want_x)  # written after its max was taken and its copy made
+        np.testing.assert_array_equal(y, want_y)
 
 
 @pytest.mark.build

@@ -140,6 +140,18 @@ TL_HD const T* tile_load_row(Ctx& ctx, TT& dst, const Array<T, N>& a, bool check
     return dst.data;
 }
 
+// A one-row tile read in place (tile_load_row's pointer) as a reduction reads a tile: its shape,
+// the row's elements (codegen/row_views.py: tile_sum, tile_max and tile_min take it).
+template <class TT> struct RowRef {
+    using value_type = typename TT::value_type;
+    using extents = typename TT::extents;
+    static constexpr int ndim = TT::ndim;
+    static constexpr int size = TT::size;
+    TL_HD static constexpr int dim(int k) { return TT::dim(k); }
+    TL_HD static constexpr int stride(int k) { return TT::stride(k); }
+    const value_type* data;
+};
+
 // Where an element loop writes a one-row tile that tile_store then stores (codegen/row_views.py):
 // the array's row itself when the store would write it whole (inside the array, contiguous, this
 // lane stores, not a partial block), else the tile, for tile_store as before.

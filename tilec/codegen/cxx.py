@@ -708,6 +708,8 @@ class CxxEmitter:
                 rows, cols = _tile_type(e.sym.type).shape
                 parts = [self.expr(a) for a in view.args]
                 return f"tl::tile_window<{rows}, {cols}>({', '.join(parts)})"
+            if e.sym in self.rows_in:  # a reduction of a row read in place (row_views.py)
+                return f"tl::RowRef<{ctype(e.sym.type)}>{{{naming.cxx_row(e.sym)}}}"
             return naming.cxx_var(e.sym)
         if isinstance(e, ir.Call):
             return self.call(e)

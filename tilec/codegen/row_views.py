@@ -3,15 +3,16 @@
 A plain emission copies every loaded row into a stack tile before the element-wise loop reads it,
 and every computed row from a stack tile into the array after the loop: a fused map over a long
 array passes over memory three times where one would do, and the copies do not overlap the
-arithmetic. Two patterns skip the copy:
+arithmetic. These patterns skip the copies:
 
 `rows_read_in_place`: a tile of one row (every extent but the last 1) of a scalar dtype, assigned
-once from a `tile_load` of an array of its dtype, read exactly once, directly (not through a
-broadcast) by the fused element-wise assignment of a tile of its shape in the very next statement.
-The emitter asks `tl::tile_load_row` for the row: the array's own elements when the row lies
-inside the array with contiguous elements, else the tile, loaded as `tile_load` loads it; the loop
-reads through that pointer. Nothing runs between the load and the loop, so the array cannot change
-in between.
+once from a `tile_load` of an array of its dtype, whose every read comes in the statements right
+after the load: element-wise assignments of tiles of its shape reading it at their own element
+(at least one), and tile_sum / tile_max / tile_min of it, with only such computing statements in
+between (no store, no atomic, no user func). The emitter asks `tl::tile_load_row` for the row:
+the array's own elements when the row lies inside the array with contiguous elements, else the
+tile, loaded as `tile_load` loads it; the loops read through that pointer and the reductions
+through a `tl::RowRef` of it. Nothing that could write the array runs before the last read.
 
 `rows_written_in_place`: a one-row tile of a scalar dtype assigned once by a fused element-wise
 expression that reads no array (other than a row read in place from a different array) and whose
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
+from ..ops import OPS
 from ..passes.fuse_tiles import reads_of, writes_of
 from ..passes.normalize import is_fusible
 from .element_loops import builtin_only, element_reads, split_extent
@@ -51,21 +53,59 @@ from .operand_views import bodies, read_write_counts
 
 
 def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
-    """{tile Sym: its tile_load} for every one-row load the next statement's element loop reads in place."""
+    """{tile Sym: its tile_load} for every one-row load that element loops (and reductions) read in
+    place: every read of the tile, in the statements right after the load, is an element loop's
+    read at its own element or the operand of a tile_sum / tile_max / tile_min, and every statement
+    up to the last of them only computes (no store, no atomic, no user func): nothing can write
+    the array before the tile's last read. At least one loop reads it."""
     reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.OpCall] = {}
     for body in bodies(fn.body):
-        for first, second in zip(body, body[1:]):
+        for j, first in enumerate(body):
             if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
                     and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
                 continue
-            if reads.get(first.target, 0) != 1 or writes.get(first.target, 0) != 1:
+            tile = first.target
+            wanted, seen, looped = reads.get(tile, 0), 0, False
+            if writes.get(tile, 0) != 1 or not wanted:
                 continue
-            if (isinstance(second, ir.Assign) and is_fusible(second.value) and second.target != first.target
-                    and _same_shape(second.target.type, first.target.type)
-                    and first.target in element_reads(second.value)[0]):
-                found[first.target] = first.value
+            for later in body[j + 1:]:
+                if seen == wanted or not _computes(later):
+                    break
+                assert isinstance(later, ir.Assign)  # _computes
+                n = sum(1 for x in ir.walk_expr(later.value) if isinstance(x, ir.Var) and x.sym == tile)
+                if not n:
+                    continue
+                if _reduces(later.value, tile):
+                    seen += n
+                elif (is_fusible(later.value) and later.target != tile and _same_shape(later.target.type, tile.type)
+                      and tile not in element_reads(later.value)[1]):
+                    seen, looped = seen + n, True
+                else:
+                    break
+            if seen == wanted and looped:
+                found[tile] = first.value
     return found
+
+
+# Reductions that read a one-row tile through its pointer (memory.h RowRef) as well as its copy.
+_ROW_REDUCTIONS = frozenset({"tile_sum", "tile_max", "tile_min"})
+
+
+def _reduces(value: ir.Expr, tile: ir.Sym) -> bool:
+    """`value` is a reduction of `tile` (its only operand)."""
+    return (isinstance(value, ir.OpCall) and value.op in _ROW_REDUCTIONS and len(value.args) == 1
+            and isinstance(value.args[0], ir.Var) and value.args[0].sym == tile)
+
+
+def _computes(s: ir.Stmt) -> bool:
+    """An assignment that writes no memory: no effect op, no user func (which may store or print)."""
+    if not isinstance(s, ir.Assign):
+        return False
+    for x in ir.walk_expr(s.value):
+        if isinstance(x, ir.Call) or (isinstance(x, ir.OpCall) and x.op in OPS and OPS[x.op].effect):
+            return False
+    return True
 
 
 def rows_written_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall]) -> dict[ir.Sym, ir.OpCall]:
