@@ -66,6 +66,15 @@ def rewrite(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
 
 
 @wp.kernel
+def elsewhere(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(N,), offset=(i * N,))
+    m = wp.tile_broadcast(wp.tile_max(x), shape=(N,))
+    wp.tile_store(Z, x * 2.0, offset=(i * N,))
+    wp.tile_store(Y, x - m, offset=(i * N,))
+
+
+@wp.kernel
 def copied(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(X, shape=(N,), offset=(i * N,))
@@ -79,8 +88,8 @@ def f(x):
     return np.tanh(x) * x + 0.5 * x * x - 1.0
 
 
-def _kernel_text(cpp: str, name: str) -> str:
-    start = cpp.index(f"k_{name}_forward")
+def _kernel_text(cpp: str, name: str, direction: str = "forward") -> str:
+    start = cpp.index(f"k_{name}_{direction}")
     return cpp[start:cpp.index("\n}\n", start)]
 
 
@@ -101,6 +110,11 @@ def test_which_rows_are_read_and_written_in_place():
     assert "const float* _row_v_x = tl::tile_load_row(" in twice and "tl::tile_store_row(ctx, v_Y" in twice
     rewrite = _kernel_text(cpp, "rewrite")  # X stored between the max and the last read: copied
     assert "tl::tile_load(ctx, v_x, v_X, true, (v_i * 64));" in rewrite and "RowRef" not in rewrite
+    elsewhere = _kernel_text(cpp, "elsewhere")  # a store into another array in between: still in place
+    assert "const float* _row_v_x = tl::tile_load_row(" in elsewhere and "RowRef" in elsewhere
+    backward = _kernel_text(cpp, "rows", "backward")  # the max's gradient reads the row in place too
+    assert "tl::tile_extreme_grad_add(ctx, " in backward
+    assert "tl::RowRef<tl::Tile<float, 1, 64>>{_row_v_x}, " in backward.split("tile_extreme_grad_add")[1]
     copied = _kernel_text(cpp, "copied")  # x stored whole (not a loop's or a reduction's read): copied
     assert "tl::tile_load(ctx, v_x, v_X, true, (v_i * 64));" in copied and "tile_load_row" not in copied
 
@@ -135,6 +149,10 @@ def test_in_place_and_copied_rows_match_numpy():
     x, y = rng.standard_normal(512).astype(np.float32), np.zeros(512, np.float32)
     m.twice.launch_tiled(dim=8, inputs=[x, y])
     np.testing.assert_array_equal(y, x * x + x)
+    x, y, z = rng.standard_normal(512).astype(np.float32), np.zeros(512, np.float32), np.zeros(512, np.float32)
+    m.elsewhere.launch_tiled(dim=8, inputs=[x, y, z])
+    np.testing.assert_array_equal(z, x * 2)
+    np.testing.assert_array_equal(y, x - np.repeat(x.reshape(8, 64).max(axis=1), 64))
     for n in (512, 512 - 5):  # the last row over the end: the max reads the loaded (zero-filled) tile
         x, y = rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32)
         want_x, want_y = x * np.float32(0.5), np.zeros(n, np.float32)

@@ -8,8 +8,9 @@ arithmetic. These patterns skip the copies:
 `rows_read_in_place`: a tile of one row (every extent but the last 1) of a scalar dtype, assigned
 once from a `tile_load` of an array of its dtype, whose every read comes in the statements right
 after the load: element-wise assignments of tiles of its shape reading it at their own element
-(at least one), and tile_sum / tile_max / tile_min of it, with only such computing statements in
-between (no store, no atomic, no user func). The emitter asks `tl::tile_load_row` for the row:
+(at least one), tile_sum / tile_max / tile_min of it and the adjoint of those two, with only
+computing statements in between (no user func), or stores and atomic adds into other parameter
+arrays (the loader keeps a written array apart from every other argument). The emitter asks `tl::tile_load_row` for the row:
 the array's own elements when the row lies inside the array with contiguous elements, else the
 tile, loaded as `tile_load` loads it; the loops read through that pointer and the reductions
 through a `tl::RowRef` of it. Nothing that could write the array runs before the last read.
@@ -39,7 +40,7 @@ as before, which the loop copies onto itself. One pass over the row instead of t
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from .. import ir
@@ -47,6 +48,7 @@ from ..ir.types import ArrayT, Scalar, TileT
 from ..ops import OPS
 from ..passes.fuse_tiles import reads_of, writes_of
 from ..passes.normalize import is_fusible
+from ..passes.views import array_base
 from .element_loops import builtin_only, element_reads, split_extent
 from .fused_loops import FusedLoop
 from .operand_views import bodies, read_write_counts
@@ -65,14 +67,19 @@ def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
             if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
                     and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
                 continue
-            tile = first.target
+            tile, array = first.target, array_base(first.value.args[0])
             wanted, seen, looped = reads.get(tile, 0), 0, False
             if writes.get(tile, 0) != 1 or not wanted:
                 continue
             for later in body[j + 1:]:
-                if seen == wanted or not _computes(later):
+                if seen == wanted:
                     break
-                assert isinstance(later, ir.Assign)  # _computes
+                if not isinstance(later, ir.Assign):
+                    if _writes_elsewhere(later, array, fn.params) or _tape_check(later):
+                        continue
+                    break
+                if not _computes(later):
+                    break
                 n = sum(1 for x in ir.walk_expr(later.value) if isinstance(x, ir.Var) and x.sym == tile)
                 if not n:
                     continue
@@ -88,14 +95,32 @@ def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
     return found
 
 
-# Reductions that read a one-row tile through its pointer (memory.h RowRef) as well as its copy.
-_ROW_REDUCTIONS = frozenset({"tile_sum", "tile_max", "tile_min"})
+# Ops that read a one-row tile, their first operand, through its pointer (memory.h RowRef) as
+# well as its copy: reductions, and the adjoint of tile_max / tile_min.
+_ROW_READERS = frozenset({"tile_sum", "tile_max", "tile_min", "tile_extreme_grad"})
 
 
 def _reduces(value: ir.Expr, tile: ir.Sym) -> bool:
-    """`value` is a reduction of `tile` (its only operand)."""
-    return (isinstance(value, ir.OpCall) and value.op in _ROW_REDUCTIONS and len(value.args) == 1
-            and isinstance(value.args[0], ir.Var) and value.args[0].sym == tile)
+    """`value` is such an op reading `tile` as its first operand, and only there."""
+    return (isinstance(value, ir.OpCall) and value.op in _ROW_READERS and isinstance(value.args[0], ir.Var)
+            and value.args[0].sym == tile and not any(tile in ir.read_syms(a) for a in value.args[1:]))
+
+
+def _tape_check(s: ir.Stmt) -> bool:
+    """An adjoint's tape check: it writes nothing (and the CPU emits none)."""
+    return isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tape_ready"
+
+
+def _writes_elsewhere(s: ir.Stmt, array: ir.Expr, params: Sequence[ir.Sym]) -> bool:
+    """s is a tile store or atomic add into another parameter array than `array` (itself a
+    parameter): the loader refuses launches whose written arrays overlap any other argument, so s
+    cannot change `array`'s elements (an adjoint's zeroing of a stored row's adjoint, its adds)."""
+    if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op in ("tile_store", "tile_atomic_add")):
+        return False
+    target = array_base(s.expr.args[0])
+    if not (isinstance(array, ir.Var) and isinstance(target, ir.Var) and array.sym in params and target.sym in params):
+        return False
+    return target.sym != array.sym and not any(isinstance(x, ir.Call) for x in ir.walk_expr(s.expr))
 
 
 def _computes(s: ir.Stmt) -> bool:
