@@ -75,6 +75,17 @@ def elsewhere(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.arra
 
 
 @wp.kernel
+def scaled(X: wp.array1d(dtype=float), S: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(N,), offset=(i * N,))
+    c = wp.tile_broadcast(wp.tile_sum(x), shape=(N,)) * 2.0
+    s = wp.tile_load(S, shape=(N,))
+    z = c * s
+    w = z * z + c
+    wp.tile_store(Y, w + z, offset=(i * N,))
+
+
+@wp.kernel
 def copied(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(X, shape=(N,), offset=(i * N,))
@@ -115,6 +126,10 @@ def test_which_rows_are_read_and_written_in_place():
     backward = _kernel_text(cpp, "rows", "backward")  # the max's gradient reads the row in place too
     assert "tl::tile_extreme_grad_add(ctx, " in backward
     assert "tl::RowRef<tl::Tile<float, 1, 64>>{_row_v_x}, " in backward.split("tile_extreme_grad_add")[1]
+    scaled = _kernel_text(cpp, "scaled")  # s's row load moves before the loop of c and z (fused_loops.py)
+    c_at, z_at = scaled.index("v_c.data[_e] = "), scaled.index("v_z.data[_e] = ")
+    assert scaled.index("const float* _row_v_s = tl::tile_load_row(ctx, v_s, v_S, true);") < c_at < z_at
+    assert "for (" not in scaled[c_at:z_at]  # one loop
     copied = _kernel_text(cpp, "copied")  # x stored whole (not a loop's or a reduction's read): copied
     assert "tl::tile_load(ctx, v_x, v_X, true, (v_i * 64));" in copied and "tile_load_row" not in copied
 
@@ -153,6 +168,12 @@ def test_in_place_and_copied_rows_match_numpy():
     m.elsewhere.launch_tiled(dim=8, inputs=[x, y, z])
     np.testing.assert_array_equal(z, x * 2)
     np.testing.assert_array_equal(y, x - np.repeat(x.reshape(8, 64).max(axis=1), 64))
+    x, sc, y = rng.standard_normal(512).astype(np.float32), rng.standard_normal(64).astype(np.float32), np.zeros(512, np.float32)
+    m.scaled.launch_tiled(dim=8, inputs=[x, sc, y])
+    c = np.repeat(x.reshape(8, 64).sum(axis=1, dtype=np.float64), 64) * 2
+    z = c * np.tile(sc, 8)
+    want = (z * z + c + z).astype(np.float32)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
     for n in (512, 512 - 5):  # the last row over the end: the max reads the loaded (zero-filled) tile
         x, y = rng.standard_normal(n).astype(np.float32), np.zeros(n, np.float32)
         want_x, want_y = x * np.float32(0.5), np.zeros(n, np.float32)

@@ -254,7 +254,8 @@ class CxxEmitter:
         built_from_others = {*self.absorbed, *self.matmul_adds, *self.extreme_adds}  # emitted from earlier statements
         taken = {*built_from_others, *self.absorbed_values, *self.zero_stores}
         in_place = {*self.rows_in, *self.rows_out, *self.rows_add, *self.views, *self.arrays, *self.windows}
-        self.fused = {} if self.target.gpu else fused_loops(fn, taken=taken, fixed=built_from_others, in_place=in_place)
+        self.fused = {} if self.target.gpu else fused_loops(fn, taken=taken, fixed=built_from_others, in_place=in_place,
+                                                            movable=self.rows_in.keys())
         candidates = {} if self.target.gpu else rows_taken(fn, self.zero_stores, taken)
         loop_of = taken_by_loops(candidates, self.fused)
         self.takes = {sym: candidates[sym] for sym in loop_of}

@@ -15,9 +15,10 @@ A statement between two members that neither reads a tile the run writes nor wri
 run reads or writes (a load of another operand, an adjoint's zeroing of a stored adjoint) does not
 end the run: the emitter writes it before the loop (`FusedLoop.hoisted`). The members read no
 memory, only tiles (so a statement that writes an array may pass them), unless one reads an array's
-row in place: then nothing is hoisted. Only statements whose emission is their own qualify: not one
-another pattern builds from earlier statements (`fixed`), not a tile read or written in place, not
-control flow, not another element-wise loop.
+row in place: then nothing more is hoisted. Only statements whose emission is their own qualify: not
+one another pattern builds from earlier statements (`fixed`), not a tile read or written in place
+(but the load of a row read in place: row_views.py has checked that nothing up to its last read
+writes the array), not control flow, not another element-wise loop.
 
 A member's tile written there only and read only by later members of its run, each at its own
 element index, is not stored at all: the emitter keeps it as a `const` local of the loop body
@@ -47,11 +48,13 @@ class FusedLoop:
 
 
 def fused_loops(fn: ir.Function, taken: Collection[int], fixed: Collection[int],
-                in_place: Collection[ir.Sym]) -> dict[int, FusedLoop]:
+                in_place: Collection[ir.Sym], movable: Collection[ir.Sym] = ()) -> dict[int, FusedLoop]:
     """{id of a run's first statement: the run}. `taken`: ids of the statements another CPU pattern
     emits (never members); `fixed`: those of them whose emission reads what other statements
     computed (never hoisted); `in_place`: the tiles read or written in place
-    (row_views.py, operand_views.py), whose assignments stay where they are and which stay tiles.
+    (row_views.py, operand_views.py), whose assignments stay where they are and which stay tiles,
+    but for `movable`: the loads of rows read in place, which may be emitted before a loop (only
+    members, which write no memory, then move past them).
     One pass over each statement list, each statement's reads and writes taken once."""
     found: dict[int, FusedLoop] = {}
     for body in bodies(fn.body):
@@ -66,7 +69,7 @@ def fused_loops(fn: ir.Function, taken: Collection[int], fixed: Collection[int],
                     run.close(fn, in_place, found)
                     run = _Run()
                 run.add(s, direct, broadcast, in_place)
-            elif run.members and run.hoistable(s, fixed, in_place):
+            elif run.members and run.hoistable(s, fixed, in_place, movable):
                 run.pending.append(s)
             else:
                 run.close(fn, in_place, found)
@@ -111,11 +114,12 @@ class _Run:
             return False
         return not (broadcast & (self.written | {s.target}) or s.target in self.through_broadcast)
 
-    def hoistable(self, s: ir.Stmt, fixed: Collection[int], in_place: Collection[ir.Sym]) -> bool:
+    def hoistable(self, s: ir.Stmt, fixed: Collection[int], in_place: Collection[ir.Sym],
+                  movable: Collection[ir.Sym]) -> bool:
         """Whether s, after the members, may be emitted before them all."""
         if not isinstance(s, (ir.Assign, ir.ExprStmt)) or id(s) in fixed or self.reads_rows:
             return False  # (with a row read in place, nothing may run between its load and the loop)
-        if isinstance(s, ir.Assign) and (s.target in in_place or is_fusible(s.value)):
+        if isinstance(s, ir.Assign) and ((s.target in in_place and s.target not in movable) or is_fusible(s.value)):
             return False
         return not (reads_of(s) & self.written or writes_of([s]) & (self.written | self.read))
 
