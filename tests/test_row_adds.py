@@ -70,6 +70,11 @@ def test_which_rows_are_added_and_taken_in_place():
     assert "// adj_v_Y: the row zeroed by the loop below as it reads it" in norm
     assert "tile_store_zeros" not in norm
     assert "tl::row_add(ctx, adj_v_X, " in norm and "tl::row_add_finish(ctx, " in norm
+    # g's gradient, added after the loop that computes it: added by that loop (codegen/loop_adds.py)
+    assert "float* const _add0_v11_adj__tmp = tl::loop_add_row(ctx, adj_v_g, _add0_v11_adj__tmp_tile, true);" in norm
+    assert "_add0_v11_adj__tmp[_e] += v11_adj__tmp.data[_e];" in norm
+    assert ("if (_add0_v11_adj__tmp == _add0_v11_adj__tmp_tile.data) tl::tile_atomic_add(ctx, tl::DiscardOld{}, "
+            "adj_v_g, _add0_v11_adj__tmp_tile, true);") in norm
 
 
 @pytest.mark.build
@@ -120,3 +125,22 @@ def test_gradients_through_rows_taken_and_added(cols):
                         adjoint=True)
     np.testing.assert_allclose(adj_x, want, rtol=1e-12, atol=1e-12)
     assert not adj_y.any()  # the stored row's adjoint zeroed (Warp's rule), in place or through the tile
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("cols", [N, N - 3])
+def test_a_gradient_the_loop_adds_as_it_goes(threads, cols):
+    """g's gradient, summed over 64 rows: into the array's row (one thread), into each thread's sums
+    (two), or through the tile (a row over the end): the closed form, and the same bits each way."""
+    source = SOURCE.replace("dtype=float", "dtype=wp.float64").replace("v: float", "v: wp.float64").replace(
+        "float(N)", "wp.float64(N)")
+    m = build(source, "rowadds64")
+    rng = np.random.default_rng(13)
+    X, g, adj_y = rng.standard_normal((64, cols)), rng.standard_normal((1, cols)), rng.standard_normal((64, cols))
+    adj_g = np.full((1, cols), 0.5)
+    xc = X - X.sum(axis=1, keepdims=True) / N
+    m.norm.launch_tiled(dim=64, inputs=[X, g, np.zeros((64, cols))], adj_inputs=[np.zeros((64, cols)), adj_g,
+                        adj_y.copy()], adjoint=True, num_threads=threads)
+    np.testing.assert_allclose(adj_g, 0.5 + (adj_y * xc * xc).sum(axis=0, keepdims=True), rtol=1e-12, atol=1e-12)

@@ -155,6 +155,11 @@ def cxx_row_add(sym: Sym) -> str:
     return f"_add_{cxx_var(sym)}"
 
 
+def cxx_loop_add(sym: Sym, k: int) -> str:
+    """Where an element loop adds tile `sym` for the k-th add after it (codegen/loop_adds.py)."""
+    return f"_add{k}_{cxx_var(sym)}"
+
+
 def cxx_element(sym: Sym) -> str:
     """A tile's element as a local of the one loop that computes and reads it (codegen/fused_loops.py)."""
     return f"_el_{cxx_var(sym)}"

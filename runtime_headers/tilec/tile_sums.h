@@ -285,6 +285,22 @@ template <class T, int N, int... D> class TileSums {
     std::unique_ptr<Part> parts_[MAX_PARTS];
 };
 
+// loop_add_row (memory.h) for an array summed per thread: the thread's sums of the tile (from -0
+// on its first add, as add() copies it), else as for the array itself.
+template <class TT, class T, int N, int... D, class... O>
+inline T* loop_add_row(Ctx& ctx, TileSumsPart<T, N, D...>& sums, TT& t, bool, O... o) {
+    if constexpr (std::is_same<TT, Tile<T, D...>>::value) {
+        bool first = false;
+        if (T* slot = ctx.leader() && !ctx.partial() ? sums.sums_at(first, o...) : nullptr) {
+            if (first)
+                for (int e = 0; e < TT::size; ++e) slot[e] = -T(0);
+            return slot;
+        }
+    }
+    if (T* row = solo_row<TT>(ctx, sums.target(), o...)) return row;
+    return cleared(t);
+}
+
 // A tile add into an array the entry point sums per thread (emitted for the adds that
 // codegen/tile_sums.py proved are the kernel's only use of the array).
 template <class OT, class ST, class T, int N, int... D, class... O>

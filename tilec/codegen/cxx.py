@@ -19,6 +19,7 @@ from .analysis import ops_called
 from .element_loops import ROW, broadcast_kind, split_extent
 from .extreme_adds import extreme_adds
 from .fused_loops import FusedLoop, fused_loops
+from .loop_adds import loop_adds
 from .matmul_adds import matmul_adds
 from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transposed_operands, window_operands
 from .row_views import RowTake, rows_added_in_place, rows_read_in_place, rows_taken, rows_written_in_place, taken_by_loops
@@ -176,6 +177,9 @@ class CxxEmitter:
         self.take_stores: set[int] = set()  # ids of those zeroing stores (the loop zeroes the row)
         self.take_loops: dict[int, list[ir.Sym]] = {}  # id of the loop's statement -> the tiles it takes
         self.pending_takes: list[ir.Sym] = []  # the next element loop reads these rows and zeroes them
+        self.loop_adds: dict[int, list[ir.ExprStmt]] = {}  # CPU: id of a run's first member -> the adds its loop makes
+        self.loop_added: dict[int, str] = {}  # id of such an add -> where the loop added (loop_adds.py)
+        self.pending_adds: list[ir.ExprStmt] = []  # the next element loop makes these adds
         self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
         self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
         self.sum_of: dict[int, str] = {}  # inside such a loop: id of its matmul -> the MatmulSum gathering it
@@ -263,6 +267,13 @@ class CxxEmitter:
         self.take_loops = {}
         for sym, loop in loop_of.items():
             self.take_loops.setdefault(loop, []).append(sym)
+        taken_rows = {sym: (loop, self.takes[sym].load) for sym, loop in loop_of.items()}
+        self.loop_adds = {} if self.target.gpu else loop_adds(fn, self.fused, taken_rows, self.rows_in, in_place)
+        self.loop_added = {}
+        for adds in self.loop_adds.values():
+            for k, add in enumerate(adds):
+                assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
+                self.loop_added[id(add)] = naming.cxx_loop_add(add.expr.args[1].sym, k)
         self.fused_rest = {id(m) for loop in self.fused.values() for m in (*loop.members[1:], *loop.hoisted)}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
@@ -299,6 +310,7 @@ class CxxEmitter:
         if id(s) in self.fused_rest:
             return  # emitted with its run: in the loop, or before it
         self.pending_takes = self.take_loops.get(id(s), [])  # (element_loop emits them)
+        self.pending_adds = self.loop_adds.get(id(s), [])
         if id(s) in self.fused:
             loop = self.fused[id(s)]
             for h in loop.hoisted:
@@ -306,7 +318,7 @@ class CxxEmitter:
             self.fused_loop(loop)
         else:
             self.plain_stmt(s)
-        assert not self.pending_takes, "a row taken by a loop that was not emitted as one"
+        assert not self.pending_takes and not self.pending_adds, "a loop's row take or add without its loop"
 
     def plain_stmt(self, s: ir.Stmt) -> None:
         """A statement where it stands (any fused loop it belongs to aside)."""
@@ -339,6 +351,10 @@ class CxxEmitter:
             self.matmul_add(s, self.matmul_adds[id(s)])
         elif isinstance(s, ir.Assign) and id(s) in self.extreme_adds:
             self.extreme_add(s, *self.extreme_adds[id(s)])
+        elif isinstance(s, ir.ExprStmt) and id(s) in self.loop_added:  # the loop above added the tile, or not
+            assert isinstance(s.expr, ir.OpCall) and isinstance(s.expr.args[1], ir.Var)  # loop_adds
+            name = self.loop_added[id(s)]
+            self.emit(f"if ({name} == {name}_tile.data) {self.loop_add_call('tile_atomic_add', s, name)};")
         elif isinstance(s, ir.ExprStmt) and id(s) in self.take_stores:
             assert isinstance(s.expr, ir.OpCall)  # zero_stores: a tile_store
             self.emit(f"// {self.expr(s.expr.args[0])}: the row zeroed by the loop below as it reads it")
@@ -528,6 +544,23 @@ class CxxEmitter:
         row index, and the inner loop vectorises."""
         r, c, idx = naming.ROW_INDEX, naming.COLUMN_INDEX, naming.ELEMENT_INDEX
         takes, self.pending_takes = self.pending_takes, []
+        adds, self.pending_adds = self.pending_adds, []
+        for add in adds:  # where the loop adds each tile (loop_adds.py): the sums, the row, or a tile of its own
+            assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
+            tile_type = _tile_type(add.expr.args[1].sym.type)
+            name = self.loop_added[id(add)]
+            self.emit(f"{ctype(tile_type)} {name}_tile;  // (added after the loop where the add cannot go in place)")
+            self.emit(f"{ctype(tile_type.dtype)}* const {name} = {self.loop_add_call('loop_add_row', add, name)};")
+        if adds:
+            summing = body
+
+            def body() -> None:
+                summing()
+                for add in adds:
+                    assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
+                    name, tile = self.loop_added[id(add)], naming.cxx_var(add.expr.args[1].sym)
+                    self.where(add.span)
+                    self.emit(f"{name}[{idx}] += {tile}.data[{idx}];")
         if takes:
             inner = body
 
@@ -555,6 +588,15 @@ class CxxEmitter:
         self.depth -= 2
         self.emit("    }")
         self.emit("}")
+
+    def loop_add_call(self, cpp: str, add: ir.ExprStmt, name: str) -> str:
+        """`tl::cpp(ctx, [old,] array, <the add's own tile>, check, offsets)` for an add a loop makes (loop_adds.py)."""
+        call = add.expr
+        assert isinstance(call, ir.OpCall)  # loop_adds: a tile_atomic_add
+        old = ["tl::DiscardOld{}"] if cpp == "tile_atomic_add" else []
+        offsets = [self.expr(a) for a in call.args if _is_offset(call, a)]
+        parts = ["ctx", *old, self.expr(call.args[0]), f"{name}_tile", self.attr_text(call, "bounds_check"), *offsets]
+        return f"tl::{cpp}({', '.join(parts)})"
 
     def fused_loop(self, loop: FusedLoop) -> None:
         """Consecutive element-wise assignments of one shape in one loop, each under its source line;

@@ -47,6 +47,8 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::tile_store_zeros<tl::Tile<float, 8>>(ctx, adj_v_out, true, (v_i * 8));
     // warp_port.py:25
     tl::tile_reshape(ctx, v26__tmp, v4__v);
+    tl::Tile<float, 8, 64> _add0_v14_adj_t_tile;  // (added after the loop where the add cannot go in place)
+    float* const _add0_v14_adj_t = tl::loop_add_row(ctx, adj_v_a, _add0_v14_adj_t_tile, true, (v_i * 8), 0);
     for (int _r = 0; _r < 8; ++_r) {
         for (int _c = 0; _c < 64; ++_c) {
             const int _e = _r * 64 + _c;
@@ -60,10 +62,12 @@ TL_CPU_KERNEL static void k_gelu_rows_backward(tl::Ctx& ctx, tl::Array<float, 2>
             const float _el_v21__v = (_el_v19__v * v_t.data[_e]);
             // warp_port.py:25
             v14_adj_t.data[_e] = (((((((_el_v10__v * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e])))))) * 0.5f) + _el_v19__v) + ((_el_v21__v * v_t.data[_e]) * 0.044715f)) + (_el_v21__v * (0.044715f * v_t.data[_e]))) + (_el_v19__v * ((0.044715f * v_t.data[_e]) * v_t.data[_e]))) + (v26__tmp.data[_r] * ((0.5f * v_t.data[_e]) * (1.0f + tl::tanh((0.7978845608f * (v_t.data[_e] + (((0.044715f * v_t.data[_e]) * v_t.data[_e]) * v_t.data[_e]))))))));
+            // warp_port.py:24
+            _add0_v14_adj_t[_e] += v14_adj_t.data[_e];
         }
     }
     // warp_port.py:24
-    tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_a, v14_adj_t, true, (v_i * 8), 0);
+    if (_add0_v14_adj_t == _add0_v14_adj_t_tile.data) tl::tile_atomic_add(ctx, tl::DiscardOld{}, adj_v_a, _add0_v14_adj_t_tile, true, (v_i * 8), 0);
 }
 
 static void k_masked_scale_forward(tl::Ctx& ctx, tl::Array<uint32_t, 1> v_flags, tl::Array<float, 1> v_x, tl::Array<float, 1> v_y) {

@@ -278,6 +278,29 @@ inline void row_add_finish(Ctx& ctx, RowAdd<T>& adds, const Array<T, N>& a, cons
 }
 #endif
 
+#if !defined(__CUDA_ARCH__)
+// Where an element loop adds a tile it computes (or reads) into an array as it goes, for the
+// tile_atomic_add right after the loop (codegen/loop_adds.py; tile_sums.h has the form for
+// per-thread sums): the array's row itself while the launch's only worker holds the lock-free add
+// (Ctx::solo) and the add would go there whole; else `t`, a tile of the add's own, filled with -0
+// (x + -0 is x, -0 included), which the add after the loop then adds as before. No lock is held
+// across the loop.
+template <class TT, class T, int N, class... O> inline T* solo_row(const Ctx& ctx, const Array<T, N>& a, O... o) {
+    int64_t off[N];
+    offsets_of<N>(off, o...);
+    const bool one_row = TT::size == TT::dim(TT::ndim - 1);
+    return ctx.solo && one_row && ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off) ? a.ptr_n(off) : nullptr;
+}
+template <class TT> inline typename TT::value_type* cleared(TT& t) {
+    for (int e = 0; e < TT::size; ++e) t.data[e] = -typename TT::value_type(0);
+    return t.data;
+}
+template <class TT, class T, int N, class... O> inline T* loop_add_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
+    if (T* row = solo_row<TT>(ctx, a, o...)) return row;
+    return cleared(t);
+}
+#endif
+
 // Array coordinates of an indexed access: along `axis` the coordinate is indices[i].
 template <class TT, class IT, int N>
 TL_HD bool indexed_coords(const int* idx, const IT& indices, int axis, const int64_t* off, const int64_t* shape,

@@ -1,0 +1,71 @@
+"""Tiles an element loop computes, added into arrays by the loop as it goes (CPU).
+
+An adjoint's loop is often followed by tile_atomic_adds of the tiles it has just computed or read
+(a layernorm adjoint adds `dy` into beta's gradient and `dy * x_hat` into gamma's, both summed per
+thread, tile_sums.py): each add passes over its tile again. `loop_adds` finds, right after a fused
+element-wise run (fused_loops.py), the tile_atomic_adds whose old values nobody reads of a tile the
+run writes or takes (row_views.py rows_taken) into an array variable, at offsets that call no
+function, of a float or double dtype, the run reading no row of that array in place. The emitter
+asks `tl::loop_add_row` before the loop where to add (the thread's sums of the tile, or the array's
+row while the launch's only worker holds the lock-free add; else a tile of the add's own, cleared
+to -0), adds each element there as the loop computes it, and leaves the add itself, of that tile,
+only for the last case. The sums
+are the same additions in the same order (x + -0 is x).
+"""
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from .. import ir
+from ..ir.types import ArrayT, Scalar, TileT
+from .fused_loops import FusedLoop
+from .operand_views import bodies
+
+
+def loop_adds(fn: ir.Function, fused: dict[int, FusedLoop], taken_rows: dict[ir.Sym, tuple[int, ir.OpCall]],
+              read_rows: dict[ir.Sym, ir.OpCall], in_place: Collection[ir.Sym]) -> dict[int, list[ir.ExprStmt]]:
+    """{id of a run's first member: the adds its loop makes, in order}. `taken_rows`: the rows a
+    loop takes {tile: (id of that loop's first statement, the tile's load)}; `read_rows`: the rows
+    read in place {tile: its load}; `in_place`: tiles written or added in place elsewhere."""
+    run_of_last = {id(run.members[-1]): run for run in fused.values()}
+    found: dict[int, list[ir.ExprStmt]] = {}
+    for body in bodies(fn.body):
+        for j, s in enumerate(body):
+            run = run_of_last.get(id(s))
+            if run is None:
+                continue
+            first = id(run.members[0])
+            tiles = {m.target for m in run.members} - run.elements
+            taken = {t: load for t, (loop, load) in taken_rows.items() if loop == first}
+            tiles |= taken.keys()
+            rows = {array_of(read_rows[x]) for m in run.members for x in ir.read_syms(m.value) if x in read_rows}
+            rows |= {array_of(load) for load in taken.values()}  # (the loop zeroes those rows)
+            adds: list[ir.ExprStmt] = []
+            for later in body[j + 1:]:
+                if not _addable(later, tiles, rows, in_place):
+                    break
+                assert isinstance(later, ir.ExprStmt)  # _addable
+                adds.append(later)
+            if adds:
+                found[first] = adds
+    return found
+
+
+def array_of(load: ir.OpCall) -> ir.Sym | None:
+    a = load.args[0]
+    return a.sym if isinstance(a, ir.Var) else None
+
+
+def _addable(s: ir.Stmt, tiles: set[ir.Sym], rows: set[ir.Sym | None], in_place: Collection[ir.Sym]) -> bool:
+    if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tile_atomic_add"):
+        return False
+    array, tile = s.expr.args[0], s.expr.args[1]
+    if not (isinstance(array, ir.Var) and isinstance(tile, ir.Var) and tile.sym in tiles and tile.sym not in in_place):
+        return False
+    t = tile.sym.type
+    if not (isinstance(t, TileT) and isinstance(t.dtype, Scalar) and t.dtype.is_float and not t.dtype.storage_only
+            and isinstance(array.type, ArrayT) and array.type.dtype == t.dtype):
+        return False
+    if array.sym in rows:
+        return False  # the loop reads that array's row in place: its adds stay after it
+    return not any(isinstance(x, ir.Call) for a in s.expr.args for x in ir.walk_expr(a))
