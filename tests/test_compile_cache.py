@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
 from conftest import needs_cxx
 from tilec.backend_cpu.compiler import PCH_KEEP, find_cxx, is_gcc, pinned
-from tilec.cachedir import keep_recent
+from tilec.cachedir import STALE_SECONDS, keep_recent
 
 pytestmark = [pytest.mark.build, needs_cxx,
               pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="precompiled headers: g++ only")]
@@ -125,3 +126,27 @@ def test_cpu_features_are_remembered_per_compiler_and_isa_but_not_for_native(tmp
         compiler.cpu_features(cxx, isa)
     with pytest.raises(AssertionError, match="-dM"):
         compiler.cpu_features(cxx, "native")  # this machine's features: never from a shared cache
+
+
+def test_a_killed_builds_temporary_folder_in_the_cache_goes_once_stale(tmp_path):
+    """A build killed while compiling into the cache leaves its `.build-*` folder (a SIGKILL skips
+    the cleanup; tests/test_build.py kills one): the next build into that cache folder removes it
+    once it is older than any live build's, and leaves a fresh one (a build running now) alone."""
+    build(tmp_path, "first")
+    runtime = tmp_path / "cache" / "runtime"
+    stale, live = runtime / ".build-killed", runtime / ".build-running"
+    for folder in (stale, live):
+        (folder / "tilec-rt").mkdir(parents=True)
+        (folder / "tilec-rt" / "core.h").write_text("// a header copy")
+    old = time.time() - STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    keep = runtime / "notes.txt"  # not a build's folder: never touched
+    keep.write_text("mine")
+    os.utime(keep, (old, old))
+    build(tmp_path, "second")  # a cache hit: nothing built, nothing cleaned
+    assert stale.exists()
+    cached = sorted(runtime.glob("*.o"))
+    for o in cached:
+        o.unlink()  # the next build compiles the runtime object again, into this folder
+    build(tmp_path, "third")
+    assert not stale.exists() and live.exists() and keep.read_text() == "mine"

@@ -2,7 +2,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import time
 from pathlib import Path
+
+# A build's temporary folder in the cache this old belongs to a build killed mid-way (a live one's
+# is seconds old: the slowest, a precompiled header, takes about ten).
+STALE_SECONDS = 3600
 
 
 def cache_dir() -> Path:
@@ -28,3 +34,15 @@ def keep_recent(folder: Path, pattern: str, keep: int) -> None:
             old.unlink()
         except OSError:
             pass
+
+
+def remove_stale(folder: Path, prefix: str) -> None:
+    """Deletes the temporary folders (`prefix*`) that builds killed mid-way left in folder (a
+    SIGKILL skips their cleanup), once older than STALE_SECONDS; nothing here raises."""
+    now = time.time()
+    for entry in folder.glob(f"{prefix}*"):
+        try:
+            if entry.is_dir() and not entry.is_symlink() and now - entry.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue

@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ..cachedir import cache_dir, keep_recent
+from ..cachedir import cache_dir, keep_recent, remove_stale
 from ..naming import RUNTIME_DIR
 
 # The default target per machine: x86-64-v3 is AVX2 + FMA + BMI1/2 + F16C + MOVBE (Intel Haswell
@@ -260,6 +260,7 @@ def cached_build(cxx: str, flags: list[str], headers: dict[str, str], kind: str,
         pass  # not made yet, or pruned by another build since
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        remove_stale(folder, ".build-")
         with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
             for name, text in headers.items():
                 path = Path(tmp) / name
