@@ -291,14 +291,11 @@ template <class TT, class T, int N, int... D, class... O>
 inline T* loop_add_row(Ctx& ctx, TileSumsPart<T, N, D...>& sums, TT& t, bool, O... o) {
     if constexpr (std::is_same<TT, Tile<T, D...>>::value) {
         bool first = false;
-        if (T* slot = ctx.leader() && !ctx.partial() ? sums.sums_at(first, o...) : nullptr) {
-            if (first)
-                for (int e = 0; e < TT::size; ++e) slot[e] = -T(0);
-            return slot;
-        }
+        if (T* slot = ctx.leader() && !ctx.partial() ? sums.sums_at(first, o...) : nullptr)
+            return first ? cleared(slot, TT::size) : slot;
     }
     if (T* row = solo_row<TT>(ctx, sums.target(), o...)) return row;
-    return cleared(t);
+    return cleared(t.data, TT::size);
 }
 
 // A tile add into an array the entry point sums per thread (emitted for the adds that

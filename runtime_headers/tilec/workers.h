@@ -22,14 +22,6 @@ struct Workers {
         static std::atomic<unsigned char> busy{0};
         return busy;
     }
-    // Whether this thread holds solo_add() for the rest of its chunk of blocks (lanes.h
-    // launch_blocks, a launch with one worker): a SoloAdd made meanwhile borrows it.
-#if !defined(__CUDA_ARCH__)
-    static bool& held_here() {
-        static thread_local bool held = false;
-        return held;
-    }
-#endif
     Workers() {
         running().fetch_add(1);
         while (solo_add().load()) {}
@@ -44,9 +36,9 @@ struct Workers {
 // else can touch the array meanwhile. Held (true) means the caller may add without locks until the
 // object goes; a worker that registers meanwhile waits for that (Workers). One exchange instead
 // of a lock per row: a 32 x 32 tile add of a GEMM adjoint took 32 locks. A launch's only worker
-// takes it once per chunk of blocks (lanes.h launch_blocks, Ctx::solo) and the adds in between
-// borrow it (`chunk`: the block's Ctx::solo):
-// the exchange, a full barrier behind the block's stores, cost ~3 % of a layernorm adjoint per add.
+// takes it once per chunk of blocks (lanes.h launch_blocks) and the adds in between borrow it
+// (`chunk`: the block's Ctx::solo): the exchange, a full barrier behind the block's stores, cost
+// ~3 % of a layernorm adjoint per add.
 // Exactly as safe as the span locks themselves: both are the process's single objects where the
 // compiler merges them across libraries (g++), per library otherwise.
 struct SoloAdd {

@@ -178,7 +178,7 @@ class CxxEmitter:
         self.take_loops: dict[int, list[ir.Sym]] = {}  # id of the loop's statement -> the tiles it takes
         self.pending_takes: list[ir.Sym] = []  # the next element loop reads these rows and zeroes them
         self.loop_adds: dict[int, list[ir.ExprStmt]] = {}  # CPU: id of a run's first member -> the adds its loop makes
-        self.loop_added: dict[int, str] = {}  # id of such an add -> where the loop added (loop_adds.py)
+        self.loop_added: dict[int, tuple[str, ir.Sym]] = {}  # id of such an add -> (where the loop added, the tile)
         self.pending_adds: list[ir.ExprStmt] = []  # the next element loop makes these adds
         self.sums: dict[int, MatmulSumLoop] = {}  # CPU: loops whose matmuls are summed after them (operand_views.py)
         self.absorbed: set[int] = set()  # ids of a summed loop's zeros and store, emitted with the loop
@@ -246,10 +246,7 @@ class CxxEmitter:
         self.absorbed = {id(x) for loop in self.sums.values() for x in (loop.zeros, loop.store) if x is not None}
         self.matmul_adds = {} if self.target.gpu else matmul_adds(fn, given.keys())
         self.extreme_adds = {} if self.target.gpu else extreme_adds(fn, written_elsewhere=self.rows_out.keys())
-        # (a loop an extreme gradient is added into keeps that form: its add is the gradient's own)
-        summed_in = {s.target for s in ir.walk_stmts(fn.body) if id(s) in self.extreme_adds and isinstance(s, ir.Assign)}
-        self.rows_add = {} if self.target.gpu else {
-            t: add for t, add in rows_added_in_place(fn, self.rows_in, given.keys()).items() if t not in summed_in}
+        self.rows_add = {} if self.target.gpu else rows_added_in_place(fn, self.rows_in, given.keys(), self.extreme_adds)
         self.zero_stores = {} if self.target.gpu else zero_stores(fn)
         self.absorbed_values = {
             **{id(m): (m, "multiplied by the add below straight into its sums") for m in self.matmul_adds.values()},
@@ -273,7 +270,8 @@ class CxxEmitter:
         for adds in self.loop_adds.values():
             for k, add in enumerate(adds):
                 assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
-                self.loop_added[id(add)] = naming.cxx_loop_add(add.expr.args[1].sym, k)
+                tile = add.expr.args[1].sym
+                self.loop_added[id(add)] = (naming.cxx_loop_add(tile, k), tile)
         self.fused_rest = {id(m) for loop in self.fused.values() for m in (*loop.members[1:], *loop.hoisted)}
         self.tile_storage = dict(fn.storage)
         self.fn = fn
@@ -352,8 +350,7 @@ class CxxEmitter:
         elif isinstance(s, ir.Assign) and id(s) in self.extreme_adds:
             self.extreme_add(s, *self.extreme_adds[id(s)])
         elif isinstance(s, ir.ExprStmt) and id(s) in self.loop_added:  # the loop above added the tile, or not
-            assert isinstance(s.expr, ir.OpCall) and isinstance(s.expr.args[1], ir.Var)  # loop_adds
-            name = self.loop_added[id(s)]
+            name = self.loop_added[id(s)][0]
             self.emit(f"if ({name} == {name}_tile.data) {self.loop_add_call('tile_atomic_add', s, name)};")
         elif isinstance(s, ir.ExprStmt) and id(s) in self.take_stores:
             assert isinstance(s.expr, ir.OpCall)  # zero_stores: a tile_store
@@ -546,9 +543,8 @@ class CxxEmitter:
         takes, self.pending_takes = self.pending_takes, []
         adds, self.pending_adds = self.pending_adds, []
         for add in adds:  # where the loop adds each tile (loop_adds.py): the sums, the row, or a tile of its own
-            assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
-            tile_type = _tile_type(add.expr.args[1].sym.type)
-            name = self.loop_added[id(add)]
+            name, added = self.loop_added[id(add)]
+            tile_type = _tile_type(added.type)
             self.emit(f"{ctype(tile_type)} {name}_tile;  // (added after the loop where the add cannot go in place)")
             self.emit(f"{ctype(tile_type.dtype)}* const {name} = {self.loop_add_call('loop_add_row', add, name)};")
         if adds:
@@ -557,10 +553,9 @@ class CxxEmitter:
             def body() -> None:
                 summing()
                 for add in adds:
-                    assert isinstance(add.expr, ir.OpCall) and isinstance(add.expr.args[1], ir.Var)  # loop_adds
-                    name, tile = self.loop_added[id(add)], naming.cxx_var(add.expr.args[1].sym)
+                    name, added = self.loop_added[id(add)]
                     self.where(add.span)
-                    self.emit(f"{name}[{idx}] += {tile}.data[{idx}];")
+                    self.emit(f"{name}[{idx}] += {naming.cxx_var(added)}.data[{idx}];")
         if takes:
             inner = body
 

@@ -9,8 +9,7 @@ function, of a float or double dtype, the run reading no row of that array in pl
 asks `tl::loop_add_row` before the loop where to add (the thread's sums of the tile, or the array's
 row while the launch's only worker holds the lock-free add; else a tile of the add's own, cleared
 to -0), adds each element there as the loop computes it, and leaves the add itself, of that tile,
-only for the last case. The sums
-are the same additions in the same order (x + -0 is x).
+only for the last case. The sums are the same additions in the same order (x + -0 is x).
 """
 from __future__ import annotations
 

@@ -57,16 +57,16 @@ from .operand_views import bodies, read_write_counts
 def rows_read_in_place(fn: ir.Function) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: its tile_load} for every one-row load that element loops (and reductions) read in
     place: every read of the tile, in the statements right after the load, is an element loop's
-    read at its own element or the operand of a tile_sum / tile_max / tile_min, and every statement
-    up to the last of them only computes (no store, no atomic, no user func): nothing can write
-    the array before the tile's last read. At least one loop reads it."""
+    read at its own element or the first operand of one of _ROW_READERS, and every statement up to
+    the last of them only computes (no user func), or stores or adds into another parameter array:
+    nothing can write the array before the tile's last read. At least one loop reads it."""
     reads, writes = read_write_counts(fn)
     found: dict[ir.Sym, ir.OpCall] = {}
     for body in bodies(fn.body):
         for j, first in enumerate(body):
-            if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
-                    and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
+            if not _row_load(first):
                 continue
+            assert isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)  # _row_load
             tile, array = first.target, array_base(first.value.args[0])
             wanted, seen, looped = reads.get(tile, 0), 0, False
             if writes.get(tile, 0) != 1 or not wanted:
@@ -139,15 +139,16 @@ def rows_written_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall
     return _loops_into_rows(fn, read_in_place, "tile_store", lambda loop, array: True)
 
 
-def rows_added_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall],
-                        sums: Collection[ir.Sym]) -> dict[ir.Sym, ir.OpCall]:
+def rows_added_in_place(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall], sums: Collection[ir.Sym],
+                        taken: Collection[int]) -> dict[ir.Sym, ir.OpCall]:
     """{tile Sym: the tile_atomic_add of the next statement} for every one-row element loop of
     builtins that can add into the add's array row in place. `sums`: the arrays the kernel adds
-    into through per-thread sums (tile_sums.py), which keep their adds."""
+    into through per-thread sums (tile_sums.py), which keep their adds; `taken`: ids of loops
+    another pattern emits (extreme_adds.py: the add is the gradient's own)."""
     def addable(loop: ir.Assign, array: ir.Expr) -> bool:
         dtype = array.type.dtype if isinstance(array.type, ArrayT) else None
-        return (isinstance(array, ir.Var) and array.sym not in sums and builtin_only(loop.value) and isinstance(dtype, Scalar)
-                and dtype.kind != "bool" and not dtype.storage_only)
+        return (isinstance(array, ir.Var) and array.sym not in sums and id(loop) not in taken and builtin_only(loop.value)
+                and isinstance(dtype, Scalar) and dtype.kind != "bool" and not dtype.storage_only)
     return _loops_into_rows(fn, read_in_place, "tile_atomic_add", addable)
 
 
@@ -161,9 +162,9 @@ def rows_taken(fn: ir.Function, zero_stores: dict[int, ir.Assign], taken: Collec
     zeros = {id(z) for z in zero_stores.values()}
     for body in bodies(fn.body):
         for j, first in enumerate(body):
-            if not (isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)
-                    and first.value.op == "tile_load" and _one_row(first.target.type, first.value.args[0].type)):
+            if not _row_load(first):
                 continue
+            assert isinstance(first, ir.Assign) and isinstance(first.value, ir.OpCall)  # _row_load
             tile = first.target
             if writes.get(tile, 0) != 1 or not reads.get(tile, 0):
                 continue
@@ -247,6 +248,12 @@ def _loops_into_rows(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall], op
             if wanted(first, array):
                 found[target] = call
     return found
+
+
+def _row_load(s: ir.Stmt) -> bool:
+    """s assigns a one-row tile its tile_load."""
+    return (isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "tile_load"
+            and _one_row(s.target.type, s.value.args[0].type))
 
 
 def _one_row(tile: object, array: object) -> bool:

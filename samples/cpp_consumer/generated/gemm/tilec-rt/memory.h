@@ -224,13 +224,20 @@ TL_HD void tile_atomic_add(Ctx& ctx, OT&& old, const Array<T, N>& a, const TT& t
 }
 
 #if !defined(__CUDA_ARCH__)
+// n values of -0: where a loop adds its tile's elements (x + -0 is x for every x, -0 included), the
+// first add then leaves exactly the element, as a copy would (RowAdd, loop_add_row).
+template <class T> inline T* cleared(T* p, int n) {
+    for (int e = 0; e < n; ++e) p[e] = -T(0);
+    return p;
+}
+
 // A one-row tile computed by an element loop and added into its array by the tile_atomic_add right
 // after it (codegen/row_views.py `rows_added_in_place`): `row` is where the loop adds its values.
 // The array's row itself when the add would go there whole (inside the array, contiguous, the
 // block's leader, not a partial block), under tile_atomic_add's exclusion (the only worker running,
 // else the row's span locks) until finish(): one pass over the row instead of the loop's and the
-// add's. Else the tile, filled with -0 (x + -0 is x for every x, -0 included), which finish() adds
-// as tile_atomic_add adds it. The loop between runs builtin element-wise arithmetic only.
+// add's. Else the tile, cleared to -0, which finish() adds as tile_atomic_add adds it. The loop
+// between runs builtin element-wise arithmetic only.
 template <class T> class RowAdd {
   public:
     T* row = nullptr;
@@ -247,8 +254,7 @@ template <class T> class RowAdd {
             }
             return;
         }
-        for (int e = 0; e < TT::size; ++e) t.data[e] = -T(0);
-        row = t.data;
+        row = cleared(t.data, TT::size);
     }
     RowAdd(const RowAdd&) = delete;
     RowAdd& operator=(const RowAdd&) = delete;
@@ -276,28 +282,21 @@ template <class TT, class T, int N, class... O>
 inline void row_add_finish(Ctx& ctx, RowAdd<T>& adds, const Array<T, N>& a, const TT& t, bool check, O... o) {
     adds.finish(ctx, a, t, check, o...);
 }
-#endif
 
-#if !defined(__CUDA_ARCH__)
 // Where an element loop adds a tile it computes (or reads) into an array as it goes, for the
 // tile_atomic_add right after the loop (codegen/loop_adds.py; tile_sums.h has the form for
 // per-thread sums): the array's row itself while the launch's only worker holds the lock-free add
-// (Ctx::solo) and the add would go there whole; else `t`, a tile of the add's own, filled with -0
-// (x + -0 is x, -0 included), which the add after the loop then adds as before. No lock is held
-// across the loop.
+// (Ctx::solo) and the add would go there whole; else `t`, a tile of the add's own, cleared to -0,
+// which the add after the loop then adds as before. No lock is held across the loop.
 template <class TT, class T, int N, class... O> inline T* solo_row(const Ctx& ctx, const Array<T, N>& a, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
     const bool one_row = TT::size == TT::dim(TT::ndim - 1);
     return ctx.solo && one_row && ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off) ? a.ptr_n(off) : nullptr;
 }
-template <class TT> inline typename TT::value_type* cleared(TT& t) {
-    for (int e = 0; e < TT::size; ++e) t.data[e] = -typename TT::value_type(0);
-    return t.data;
-}
 template <class TT, class T, int N, class... O> inline T* loop_add_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
     if (T* row = solo_row<TT>(ctx, a, o...)) return row;
-    return cleared(t);
+    return cleared(t.data, TT::size);
 }
 #endif
 
