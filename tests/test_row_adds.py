@@ -144,3 +144,63 @@ def test_a_gradient_the_loop_adds_as_it_goes(threads, cols):
     m.norm.launch_tiled(dim=64, inputs=[X, g, np.zeros((64, cols))], adj_inputs=[np.zeros((64, cols)), adj_g,
                         adj_y.copy()], adjoint=True, num_threads=threads)
     np.testing.assert_allclose(adj_g, 0.5 + (adj_y * xc * xc).sum(axis=0, keepdims=True), rtol=1e-12, atol=1e-12)
+
+
+VIEWS = '''
+import warp as wp
+
+N = 32
+
+
+@wp.kernel
+def stored(X: wp.array1d(dtype=float)):
+    i = wp.tid()
+    V = X[0:N + 4]
+    x = wp.tile_load(V, shape=(N,))
+    wp.tile_store(X, x * 2.0 + 1.0, offset=(4,))
+
+
+@wp.kernel
+def added(X: wp.array1d(dtype=float)):
+    i = wp.tid()
+    V = X[0:N + 4]
+    x = wp.tile_load(V, shape=(N,))
+    wp.tile_atomic_add(X, x * 2.0 + 1.0, offset=(4,))
+
+
+@wp.kernel
+def looped(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X[0:N + 4], shape=(N,))
+    b = x * 2.0
+    c = b + x
+    d = b * c
+    wp.tile_atomic_add(X, c, offset=(4,))
+    wp.tile_store(Y, d + d)
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_row_read_through_a_view_of_the_array_written_is_not_written_in_place_meanwhile():
+    """The loop reads X[0:36] in place (a local view, or a view expression) and writes or adds X[4:36]:
+    element e + 4 is read after element e was written. Only two different parameters are apart
+    (row_views.py arrays_apart); the loop writes its tile, and the store or add follows it."""
+    m = build(VIEWS, "rowviews_aliased")
+    x0 = np.arange(40, dtype=np.float32)
+    X = x0.copy()
+    m.stored.launch_tiled(dim=1, inputs=[X], num_threads=1)
+    want = x0.copy()
+    want[4:36] = 2 * x0[:32] + 1
+    np.testing.assert_array_equal(X, want)
+    X = x0.copy()
+    m.added.launch_tiled(dim=1, inputs=[X], num_threads=1)
+    want = x0.copy()
+    want[4:36] += 2 * x0[:32] + 1
+    np.testing.assert_array_equal(X, want)
+    X, Y = x0.copy(), np.zeros(32, np.float32)
+    m.looped.launch_tiled(dim=1, inputs=[X, Y], num_threads=1)
+    want = x0.copy()
+    want[4:36] += 3 * x0[:32]
+    np.testing.assert_array_equal(X, want)
+    np.testing.assert_array_equal(Y, 2 * (2 * x0[:32]) * (3 * x0[:32]))

@@ -16,7 +16,8 @@ tile, loaded as `tile_load` loads it; the loops read through that pointer and th
 through a `tl::RowRef` of it. Nothing that could write the array runs before the last read.
 
 `rows_written_in_place`: a one-row tile of a scalar dtype assigned once by a fused element-wise
-expression that reads no array (other than a row read in place from a different array) and whose
+expression that reads no array (other than a row read in place from another parameter array than
+the one written: `arrays_apart`) and whose
 offsets call no function, read exactly once, by the `tile_store` into an array of its dtype in the
 very next statement. The emitter asks `tl::tile_store_row` for the destination before the loop:
 the array's row when the store would write it whole (inside the array, contiguous, the block's
@@ -112,15 +113,20 @@ def _tape_check(s: ir.Stmt) -> bool:
 
 
 def _writes_elsewhere(s: ir.Stmt, array: ir.Expr, params: Sequence[ir.Sym]) -> bool:
-    """s is a tile store or atomic add into another parameter array than `array` (itself a
-    parameter): the loader refuses launches whose written arrays overlap any other argument, so s
+    """s is a tile store or atomic add into an array apart from `array` (arrays_apart), so it
     cannot change `array`'s elements (an adjoint's zeroing of a stored row's adjoint, its adds)."""
     if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op in ("tile_store", "tile_atomic_add")):
         return False
-    target = array_base(s.expr.args[0])
-    if not (isinstance(array, ir.Var) and isinstance(target, ir.Var) and array.sym in params and target.sym in params):
-        return False
-    return target.sym != array.sym and not any(isinstance(x, ir.Call) for x in ir.walk_expr(s.expr))
+    return arrays_apart(s.expr.args[0], array, params) and not any(isinstance(x, ir.Call) for x in ir.walk_expr(s.expr))
+
+
+def arrays_apart(a: ir.Expr, b: ir.Expr, params: Sequence[ir.Sym]) -> bool:
+    """Arrays a and b (or views of them) are two different parameters: the loader refuses launches
+    whose written arrays overlap any other argument, so writing one never changes the other. A
+    local array variable (a view of any parameter, the same one included) is never apart."""
+    x, y = array_base(a), array_base(b)
+    return (isinstance(x, ir.Var) and isinstance(y, ir.Var) and x.sym in params and y.sym in params
+            and x.sym != y.sym)
 
 
 def _computes(s: ir.Stmt) -> bool:
@@ -243,8 +249,8 @@ def _loops_into_rows(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall], op
                 continue  # offsets evaluated before the loop: only without calls
             rows = [read_in_place[x.sym].args[0] for x in ir.walk_expr(first.value)
                     if isinstance(x, ir.Var) and x.sym in read_in_place]
-            if any(not isinstance(a, ir.Var) or not isinstance(array, ir.Var) or a.sym == array.sym for a in rows):
-                continue  # a row read in place from the array being written: keep the copy
+            if any(not arrays_apart(a, array, fn.params) for a in rows):
+                continue  # a row read in place from the array being written (or a view of it): keep the copy
             if wanted(first, array):
                 found[target] = call
     return found
