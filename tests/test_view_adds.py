@@ -65,3 +65,35 @@ def test_view_gradients_in_place_match_finite_differences():
     rng = np.random.default_rng(3)
     R, W = rng.standard_normal((8, 16)), rng.standard_normal((16, 8))
     check_gradients(m.chunks, 2, [R, W, np.zeros((8, 8)), np.zeros((4, 8))], outputs=[2, 3], wrt=[0, 1])
+
+
+EDGES = '''
+import warp as wp
+
+
+@wp.kernel
+def edges(R: wp.array2d(dtype=wp.float64), Y: wp.array2d(dtype=wp.float64), Z: wp.array2d(dtype=wp.float64),
+          Q: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    s = wp.tile_map(wp.sin, wp.tile_load(R, shape=(4, 16)))
+    row = wp.tile_view(s, offset=(i + 1,))
+    part = wp.tile_view(s, offset=(i, i * 9 - 4), shape=(2, 8))
+    q = wp.tile_view(wp.tile_reshape(s, shape=(2, 2, 16)), offset=(0, i, 0), shape=(2, 2, 16))
+    wp.tile_store(Y, wp.tile_reshape(row * row, shape=(1, 16)), offset=(i, 0))
+    wp.tile_store(Z, part * part + part, offset=(i * 2, 0))
+    wp.tile_store(Q, wp.tile_reshape(q * q + q, shape=(4, 16)), offset=(i * 4, 0))
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_view_gradients_of_a_dropped_axis_and_of_columns_past_the_tile_match_finite_differences():
+    """tile_view_add row by row (grads.h): a view of one row (its leading axis dropped); views of
+    2 x 8 reaching past a 4 x 16 tile's columns on either side (columns -4..3 in block 0, 14..21 in
+    block 2: only the columns inside receive gradient); views of a 2 x 2 x 16 tile reaching past its
+    middle axis in blocks 1 and 2 (only the rows inside do). The views read zeros outside, whose
+    gradient through x * x + x is not 0."""
+    m = build(EDGES, "viewedges")
+    R = np.random.default_rng(5).standard_normal((4, 16))
+    check_gradients(m.edges, 3, [R, np.zeros((3, 16)), np.zeros((6, 8)), np.zeros((12, 16))], outputs=[1, 2, 3],
+                    wrt=[0])

@@ -340,21 +340,30 @@ template <class DT, class GT> TL_HD void tile_unbroadcast(Ctx& ctx, DT& dst, con
 }
 
 // a with g added where tile_view(a, offset) reads from (the view's adjoint).
+// Row by row: the in-bounds columns of each of g's rows are one contiguous run of a's elements,
+// added in a loop that vectorises (an MLP adjoint adds each product's 16x32 chunk into its 16x256
+// gradient this way; element by element with the bounds check it was ~2 % of that adjoint).
 template <class AT, class GT, class... O> TL_HD void tile_view_add(Ctx&, AT& a, const GT& g, O... o) {
-    constexpr int lead = AT::ndim - GT::ndim;
+    constexpr int lead = AT::ndim - GT::ndim, last = AT::ndim - 1, cols = GT::dim(GT::ndim - 1);
+    static_assert(lead >= 0 && GT::ndim >= 1, "a view keeps the last axis of the tile it views");
     int64_t off[AT::ndim];
     offsets_of<AT::ndim>(off, o...);
+    const int64_t lo = off[last] < 0 ? -off[last] : 0;  // g's columns [lo, hi) land inside a
+    const int64_t hi = AT::dim(last) - off[last] < cols ? AT::dim(last) - off[last] : cols;
+    if (lo >= hi) return;
     int idx[GT::ndim];
-    for (int e = 0; e < GT::size; ++e) {
-        unravel<GT>(e, idx);
+    for (int r = 0; r < GT::size / cols; ++r) {
+        unravel<GT>(r * cols, idx);
         int64_t dst = 0;
         bool ok = true;
-        for (int k = 0; k < AT::ndim; ++k) {
+        for (int k = 0; k < last; ++k) {
             int64_t c = off[k] + (k >= lead ? idx[k - lead] : 0);
             ok = ok && c >= 0 && c < AT::dim(k);
             dst = dst * AT::dim(k) + c;
         }
-        if (ok) a.data[dst] += g.data[e];
+        if (!ok) continue;
+        const int64_t out = dst * AT::dim(last) + off[last], in = int64_t(r) * cols;
+        for (int64_t c = lo; c < hi; ++c) a.data[out + c] += g.data[in + c];
     }
 }
 
