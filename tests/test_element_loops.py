@@ -86,3 +86,54 @@ def test_split_loops_gradients():
     check_gradients(m.rows, 2, [X, b, s, np.zeros((8, 8))], outputs=[3], wrt=[0, 1, 2])
     arrays = [rng.standard_normal(shape) for shape in ((2, 3, 8), (8,), (2, 3, 1), (2, 1, 8))]
     check_gradients(m.cube, 1, arrays + [np.zeros((2, 3, 8))], outputs=[4], wrt=[0, 1, 2, 3])
+
+
+ONE = '''
+import warp as wp
+
+
+@wp.func
+def root(v: float):
+    return wp.sqrt(v + 1.0)
+
+
+@wp.kernel
+def one(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float), Z: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, 8), offset=(i, 0))
+    r = wp.tile_map(root, wp.tile_sum(x * x))
+    wp.tile_store(Y, x / wp.tile_broadcast(r, shape=(1, 8)), offset=(i, 0))
+    m = wp.tile_max(x)
+    a = m * m - m
+    wp.tile_store(Z, wp.tile_reshape(a * a + a, shape=(1, 1)), offset=(i, 0))
+'''
+
+
+def test_a_one_element_tile_is_computed_by_a_statement_and_a_loop_local_keeps_its_loop():
+    """A one-element tile's element-wise statement is emitted as the statement itself at element 0
+    (cxx.py _unlooped), not as a loop of one iteration; a one-element loop whose first statement
+    is a local of the loop (fused_loops.py: `a`, read only by `a * a + a`) keeps its loop, whose
+    braces keep the local's name to itself."""
+    cpp = generate(compile_ir(ONE, "onelem"), ONE, build_flags(64))["onelem.cpp"]
+    forward = _kernel_text(cpp, "one")
+    assert "\n    v_r.data[0] = f_root(ctx, v2__tmp.data[0]);\n" in forward
+    loops = [line.strip() for line in forward.splitlines() if "< 1;" in line]
+    assert loops == ["for (int _e = 0; _e < 1; ++_e) {"]  # the loop of `a` and `a * a + a` only
+    assert "const float _el_v_a" in forward
+
+
+@pytest.mark.build
+@needs_cxx
+def test_one_element_statements_compute_what_numpy_does_and_their_gradients_match_finite_differences():
+    m = build(ONE, "onelem", block_dim=64)
+    X = np.random.default_rng(2).standard_normal((3, 8)).astype(np.float32)
+    Y, Z = np.zeros_like(X), np.zeros((3, 1), np.float32)
+    m.one.launch_tiled(dim=3, inputs=[X, Y, Z])
+    r = np.sqrt((X.astype(np.float64) ** 2).sum(axis=1, keepdims=True) + 1)
+    m = X.astype(np.float64).max(axis=1, keepdims=True)
+    a = m * m - m
+    np.testing.assert_allclose(Y, X / r, rtol=1e-6)
+    np.testing.assert_allclose(Z, a * a + a, rtol=1e-5)
+    m64 = build(ONE.replace("float", "wp.float64"), "onelem64", block_dim=64)
+    X64 = np.random.default_rng(2).standard_normal((3, 8)) + 3.0
+    check_gradients(m64.one, 3, [X64, np.zeros((3, 8)), np.zeros((3, 1))], outputs=[1, 2], wrt=[0])

@@ -160,9 +160,12 @@ def cxx_loop_add(sym: Sym, k: int) -> str:
     return f"_add{k}_{cxx_var(sym)}"
 
 
+ELEMENT_LOCAL = "_el_"  # the prefix of cxx_element's names
+
+
 def cxx_element(sym: Sym) -> str:
     """A tile's element as a local of the one loop that computes and reads it (codegen/fused_loops.py)."""
-    return f"_el_{cxx_var(sym)}"
+    return f"{ELEMENT_LOCAL}{cxx_var(sym)}"
 
 
 def cxx_arg(name: str) -> str:

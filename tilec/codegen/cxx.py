@@ -8,6 +8,7 @@ only spells calls to `tl::<op>`.
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -86,6 +87,17 @@ def _value_ctype(t: Type) -> str:
     """The C++ type of a scalar, vector or matrix."""
     assert isinstance(t, (Scalar, VecT, MatT)), t
     return t.ctype
+
+
+def _unlooped(body: list[str], idx: str) -> list[str] | None:
+    """A one-iteration element loop's body lines as plain statements: one level less indented, the
+    element index `idx` read as 0. None (keep the loop) where `idx` is read other than as `[idx]` or
+    the body declares a loop local (codegen/fused_loops.py), whose name the loop's scope keeps apart."""
+    out = [line[4:] if line.startswith("    ") else line for line in body]
+    out = [line.replace(f"[{idx}]", "[0]") for line in out]
+    if any(re.search(rf"\b{idx}\b", line) or naming.ELEMENT_LOCAL in line for line in out):
+        return None
+    return out
 
 
 def _tile_type(t: Type) -> TileT:
@@ -565,11 +577,14 @@ class CxxEmitter:
                     self.emit(f"{{ const {element} _v = {row}[{idx}]; {row}[{idx}] = {element}(0); {tile_var}.data[{idx}] = _v; }}")
                 inner()
         if extent is None:
+            header = len(self.lines)
             self.emit(f"for (int {idx} = 0; {idx} < {tile.size}; ++{idx}) {{")
             self.depth += 1
             body()
             self.depth -= 1
             self.emit("}")
+            if tile.size == 1:  # a one-element tile's "loop": its statements, at element 0
+                self.lines[header:] = _unlooped(self.lines[header + 1:-1], idx) or self.lines[header:]
             return
         self.emit(f"for (int {r} = 0; {r} < {tile.size // extent}; ++{r}) {{")
         self.emit(f"    for (int {c} = 0; {c} < {extent}; ++{c}) {{")
