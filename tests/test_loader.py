@@ -1,6 +1,8 @@
 """The generated loader: every bad argument is a clean Python exception naming it; no crash."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -227,3 +229,15 @@ def test_a_relaunch_with_changed_arguments_checks_them_again(mod):
     D = np.zeros((8, 8), np.float32)  # may reuse C's id: a new object all the same
     mod.scale.launch_tiled(dim=(2, 2), inputs=[A, D, 0.5, 3, True])
     np.testing.assert_array_equal(D, 0.5 * A)
+
+
+def test_the_data_address_a_relaunch_compares_is_the_arrays_own(mod):
+    """_data_address (the loader's launch key) reads a writeable contiguous array's address through
+    its buffer and every other array's from __array_interface__: both agree with numpy's."""
+    loader = sys.modules[type(mod.scale).__module__]
+    base = np.arange(96, dtype=np.float32).reshape(8, 12)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    for a in (base, base[2:, 3:], base[:, ::2], base[::-1], np.asfortranarray(base), frozen,
+              np.zeros((0, 4), np.float32), base[3:4, 5:6], np.zeros(3, [("x", np.float32), ("n", np.int32)])):
+        assert loader._data_address(a) == a.__array_interface__["data"][0]
