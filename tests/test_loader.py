@@ -241,3 +241,40 @@ def test_the_data_address_a_relaunch_compares_is_the_arrays_own(mod):
     for a in (base, base[2:, 3:], base[:, ::2], base[::-1], np.asfortranarray(base), frozen,
               np.zeros((0, 4), np.float32), base[3:4, 5:6], np.zeros(3, [("x", np.float32), ("n", np.int32)])):
         assert loader._data_address(a) == a.__array_interface__["data"][0]
+
+
+def test_an_adjoint_relaunch_with_changed_adjoint_arrays_checks_them_again(mod):
+    """The adjoint arrays' conversions are reused only for the same adjoint arrays, unchanged, of
+    the same arrays (Kernel._adjoint_args): a changed shape, writeability or array is checked and
+    converted again, and the gradient goes where the launch says."""
+    A, B = np.arange(64, dtype=np.float32).reshape(8, 8), np.zeros((8, 8), np.float32)
+
+    def adjoint(dA, dB, s=2.0):
+        mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, s, 3, True], adj_inputs=[dA, dB, 0.0, 0, False],
+                               adjoint=True)
+
+    dA, dB = np.zeros((8, 8), np.float32), np.ones((8, 8), np.float32)
+    adjoint(dA, dB)
+    np.testing.assert_array_equal(dA, 2.0)
+    dB[:] = 1
+    adjoint(dA, dB, 3.0)  # a new scale: the arrays' key changes, the adjoint arrays are the same
+    np.testing.assert_array_equal(dA, 5.0)
+    dA.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument `A` \(adjoint\) is read-only"):
+        adjoint(dA, dB)
+    dA.flags.writeable = True
+    dA.shape = (64,)
+    with pytest.raises(ValueError, match="adjoint of `A` has shape"):
+        adjoint(dA, dB)
+    dA.shape = (8, 8)
+    other = np.zeros((8, 8), np.float32)
+    dB[:] = 1
+    adjoint(other, dB)  # another adjoint array: the gradient goes there, not into dA
+    np.testing.assert_array_equal(other, 2.0)
+    np.testing.assert_array_equal(dA, 5.0)
+    dB[:] = 1
+    adjoint(None, dB)  # no gradient asked for A
+    np.testing.assert_array_equal(other, 2.0)
+    dB[:] = 1
+    adjoint(other, dB)
+    np.testing.assert_array_equal(other, 4.0)
