@@ -1,6 +1,6 @@
 """tilec CPU against numpy/OpenBLAS and Warp CPU, like with like, in one process.
 
-    python bench/run.py [--repeats 9] [--only gemm,rowwise,mlp] [--sizes 256,512,1024] [--json OUT]
+    python bench/run.py [--repeats 9] [--only gemm,rowwise,mlp,launch] [--sizes 256,512,1024] [--json OUT]
                         [--native] [--clock wall|thread]
 
 Every workload runs the same Warp-API program from bench/programs/ (compiled by tilec, and by
@@ -255,6 +255,33 @@ def rowwise_workloads(built) -> list:
     return out
 
 
+LAUNCHES = 200  # launches per timed call of the launch-overhead row
+
+
+def launch_workloads(built) -> list:
+    """Launch overhead: LAUNCHES launches of the softmax on 2 rows (next to no work), forward and
+    adjoint, through tilec's loader and Warp's wp.launch_tiled, the same arrays every time (a loop's
+    launches). One row's ms over LAUNCHES is the cost of one launch."""
+    X = np.random.default_rng(0).standard_normal((2, 256)).astype(np.float32)
+    Y, dX, dY = np.zeros_like(X), np.zeros_like(X), np.zeros_like(X)
+    sm = built["softmax"][0]
+
+    def repeated(fn):
+        def run():
+            for _ in range(LAUNCHES):
+                fn()
+        return None if fn is None else run
+
+    w = Workload(f"{LAUNCHES} launches, softmax 2x256")
+    w.add("tilec", 1, repeated(lambda: sm.softmax.launch_tiled(dim=2, inputs=[X, Y], num_threads=1)))
+    w.add("tilec", 1, repeated(lambda: sm.softmax.launch_tiled(dim=2, inputs=[X, Y], num_threads=1,
+                                                                adj_inputs=[dX, dY], adjoint=True)), "bwd")
+    wmod = warp_module("softmax")
+    w.add("warp", 1, repeated(warp_launch(wmod, "softmax", 2, [X, Y])))
+    w.add("warp", 1, repeated(warp_launch(wmod, "softmax", 2, [X, Y], adj=[dX, dY])), "bwd")
+    return [w]
+
+
 def mlp_workloads(built) -> list:
     mod, wmod = built["mlp256"][0], warp_module("mlp256")
     rng = np.random.default_rng(0)
@@ -441,7 +468,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--sizes", default="256,512,1024")
-    parser.add_argument("--only", default="gemm,rowwise,mlp")
+    parser.add_argument("--only", default="gemm,rowwise,mlp,launch")
     parser.add_argument("--json", metavar="OUT", help="write every row (workload, implementation, threads, ms, ratio)")
     parser.add_argument("--native", action="store_true", help="build tilec's libraries with --native")
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
@@ -464,6 +491,8 @@ def main() -> None:
             workloads += rowwise_workloads(built)
         if "mlp" in args.only:
             workloads += mlp_workloads(built)
+        if "launch" in args.only:
+            workloads += launch_workloads(built)
         rows = []
         for w in workloads:
             rows += w.measure(args.repeats, args.clock)
