@@ -278,3 +278,18 @@ def test_an_adjoint_relaunch_with_changed_adjoint_arrays_checks_them_again(mod):
     dB[:] = 1
     adjoint(other, dB)
     np.testing.assert_array_equal(other, 4.0)
+
+
+def test_a_relaunch_over_another_grid_or_thread_count_runs_that_grid(mod):
+    """The launch descriptor kept from the last launch (Kernel._launch_desc) serves only a launch of
+    the same grid, lane mapping, block_dim and thread count."""
+    A, B = np.ones((8, 8), np.float32), np.zeros((8, 8), np.float32)
+    mod.scale.launch_tiled(dim=(1, 1), inputs=[A, B, 2.0, 3, True])
+    assert B[:4, :4].tolist() == np.full((4, 4), 2.0).tolist() and not B[4:].any() and not B[:, 4:].any()
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 3.0, 3, True])
+    np.testing.assert_array_equal(B, 3.0)
+    mod.scale.launch_tiled(dim=(2, 2), inputs=[A, B, 4.0, 3, True], num_threads=2)
+    np.testing.assert_array_equal(B, 4.0)
+    mod.scale.launch_tiled(dim=(2, 1), inputs=[A, B, 5.0, 3, True], num_threads=2)
+    np.testing.assert_array_equal(B[:, :4], 5.0)
+    np.testing.assert_array_equal(B[:, 4:], 4.0)

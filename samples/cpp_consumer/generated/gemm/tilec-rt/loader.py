@@ -353,6 +353,8 @@ def _partial_block_refusal(meta, rest):
 
 
 def _grid(dim, what):
+    if type(dim) is int and 1 <= dim <= _MAX_GRID:  # the common case, as the checks below take it
+        return (dim,)
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         dim = (int(dim),)
     if not isinstance(dim, (tuple, list)) or not 1 <= len(dim) <= 4:
@@ -373,6 +375,11 @@ def _grid(dim, what):
 
 def _strict(what, name, value, kind):
     """A keyword that must be exactly a bool (or a non-negative int): `adjoint="no"` is an error."""
+    if value is False or value is True:
+        if kind is bool:
+            return value
+    elif kind is int and type(value) is int and value >= 0:
+        return value
     if kind is bool and isinstance(value, (bool, np.bool_)):
         return bool(value)
     if kind is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
@@ -448,6 +455,7 @@ class Kernel:
         self.block_dim = meta["block_dim"]
         self._checked = None  # (_launch_key, converted arguments) of the last launch: see _run
         self._checked_adjoints = None  # the same for the last adjoint launch's adjoint arrays
+        self._last_launch = None  # ((grid, lane_tid, block_dim, num_threads), its _Launch)
         # what a launch may skip (most of a small launch's time is this Python): no indexed
         # argument to take apart and put back, no descriptors stored back
         self._plain = all(p["kind"] in ("array", "scalar") for p in self.params)
@@ -592,13 +600,7 @@ class Kernel:
             args += self._adjoint_args(key, values, flat_values, adj_inputs, adj_outputs, device, uploads)
         if not adjoint and _tilec_tape.recording():
             _tilec_tape.record(self, _Replay(self, grid, lane_tid, values, device, block_dim, num_threads, stream))
-        launch = _Launch()
-        for k, d in enumerate(grid):
-            launch.dim[k] = d
-        launch.ndim = len(grid)
-        launch.lane_tid = lane_tid
-        launch.block_dim = block_dim
-        launch.num_threads = int(num_threads)
+        launch = self._launch_desc(grid, lane_tid, block_dim, int(num_threads))
         if adjoint and self.meta.get("extremes"):
             with _FinalValues(self, launch, args, device, block_dim, stream) as finals:
                 return self._native(device, direction, launch, finals, block_dim, stream)
@@ -606,6 +608,22 @@ class Kernel:
         if self._stores_back:
             _descriptors_back(self._c_params, args, self.meta.get("stores_descriptors", ()), stream)
             self._indexed_back(values, flat_values)
+
+    def _launch_desc(self, grid, lane_tid, block_dim, num_threads):
+        """The C entry's launch descriptor (which it only reads), kept for the next launch alike."""
+        want = (grid, lane_tid, block_dim, num_threads)
+        kept = self._last_launch
+        if kept is not None and kept[0] == want:
+            return kept[1]
+        launch = _Launch()
+        for k, d in enumerate(grid):
+            launch.dim[k] = d
+        launch.ndim = len(grid)
+        launch.lane_tid = lane_tid
+        launch.block_dim = block_dim
+        launch.num_threads = num_threads
+        self._last_launch = (want, launch)
+        return launch
 
     def _adjoint_args(self, key, values, flat_values, adj_inputs, adj_outputs, device, uploads):
         """The adjoint arrays converted for the C entry, after checking them against the arrays; the
