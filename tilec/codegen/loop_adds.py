@@ -20,7 +20,7 @@ from .. import ir
 from ..ir.types import ArrayT, Scalar, TileT
 from .fused_loops import FusedLoop
 from .operand_views import bodies
-from .row_views import arrays_apart
+from .row_views import arrays_apart, calls_no_func
 
 
 def loop_adds(fn: ir.Function, fused: dict[int, FusedLoop], taken_rows: dict[ir.Sym, tuple[int, ir.OpCall]],
@@ -65,4 +65,4 @@ def _addable(s: ir.Stmt, tiles: set[ir.Sym], rows: list[ir.Expr], in_place: Coll
         return False
     if not all(arrays_apart(row, array, params) for row in rows):
         return False  # the loop reads a row of that array (or maybe of it) in place: its adds stay after it
-    return not any(isinstance(x, ir.Call) for a in s.expr.args for x in ir.walk_expr(a))
+    return calls_no_func(s.expr)

@@ -117,7 +117,13 @@ def _writes_elsewhere(s: ir.Stmt, array: ir.Expr, params: Sequence[ir.Sym]) -> b
     cannot change `array`'s elements (an adjoint's zeroing of a stored row's adjoint, its adds)."""
     if not (isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op in ("tile_store", "tile_atomic_add")):
         return False
-    return arrays_apart(s.expr.args[0], array, params) and not any(isinstance(x, ir.Call) for x in ir.walk_expr(s.expr))
+    return arrays_apart(s.expr.args[0], array, params) and calls_no_func(s.expr)
+
+
+def calls_no_func(call: ir.OpCall) -> bool:
+    """No operand of `call` (an array, offsets) calls a user func, which could write memory or
+    print: such an op's operands may be evaluated earlier than where it stands."""
+    return not any(isinstance(x, ir.Call) for a in call.args for x in ir.walk_expr(a))
 
 
 def arrays_apart(a: ir.Expr, b: ir.Expr, params: Sequence[ir.Sym]) -> bool:
@@ -245,7 +251,7 @@ def _loops_into_rows(fn: ir.Function, read_in_place: dict[ir.Sym, ir.OpCall], op
             assert isinstance(target.type, TileT)  # _one_row
             if split_extent(first.value, target.type) is not None or not _reads_no_array(first.value):
                 continue
-            if any(isinstance(x, ir.Call) for a in call.args for x in ir.walk_expr(a)):
+            if not calls_no_func(call):
                 continue  # offsets evaluated before the loop: only without calls
             rows = [read_in_place[x.sym].args[0] for x in ir.walk_expr(first.value)
                     if isinstance(x, ir.Var) and x.sym in read_in_place]
