@@ -288,14 +288,11 @@ inline void row_add_finish(Ctx& ctx, RowAdd<T>& adds, const Array<T, N>& a, cons
 // per-thread sums): the array's row itself while the launch's only worker holds the lock-free add
 // (Ctx::solo) and the add would go there whole; else `t`, a tile of the add's own, cleared to -0,
 // which the add after the loop then adds as before. No lock is held across the loop.
-template <class TT, class T, int N, class... O> inline T* solo_row(const Ctx& ctx, const Array<T, N>& a, O... o) {
+template <class TT, class T, int N, class... O> inline T* loop_add_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
     const bool one_row = TT::size == TT::dim(TT::ndim - 1);
-    return ctx.solo && one_row && ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off) ? a.ptr_n(off) : nullptr;
-}
-template <class TT, class T, int N, class... O> inline T* loop_add_row(Ctx& ctx, const Array<T, N>& a, TT& t, bool, O... o) {
-    if (T* row = solo_row<TT>(ctx, a, o...)) return row;
+    if (ctx.solo && one_row && ctx.leader() && !ctx.partial() && interior_rows<TT>(a, off)) return a.ptr_n(off);
     return cleared(t.data, TT::size);
 }
 #endif

@@ -294,8 +294,7 @@ inline T* loop_add_row(Ctx& ctx, TileSumsPart<T, N, D...>& sums, TT& t, bool, O.
         if (T* slot = ctx.leader() && !ctx.partial() ? sums.sums_at(first, o...) : nullptr)
             return first ? cleared(slot, TT::size) : slot;
     }
-    if (T* row = solo_row<TT>(ctx, sums.target(), o...)) return row;
-    return cleared(t.data, TT::size);
+    return loop_add_row(ctx, sums.target(), t, true, o...);
 }
 
 // A tile add into an array the entry point sums per thread (emitted for the adds that

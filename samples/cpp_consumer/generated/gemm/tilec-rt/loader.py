@@ -580,15 +580,14 @@ class Kernel:
                        stream, uploads):
         flat_values = values if self._plain else self._flat(values, device)
         # The same arrays as the last launch, unchanged in every property the checks read: its
-        # converted arguments, already checked, are reused (most of a launch's ~25 us of Python).
+        # converted arguments, already checked, are reused (without that a launch's Python took
+        # ~25 us, most of it checking and converting).
         key = _launch_key(device, self._c_params, flat_values)
-        checked = self._checked
-        if key is not None and checked is not None and checked[0] == key and _same_objects(checked[1], flat_values):
-            args = [(desc, v) for desc, v in zip(checked[2], flat_values)]
-        else:
+        args = _reused(self._checked, key, flat_values)
+        if args is None:
             args = [self._convert(p, v, device=device, uploads=uploads) for p, v in zip(self._c_params, flat_values)]
             _refuse_overlaps(self.name, self._c_params, args, self.meta.get("writes", ()))
-            self._checked = None if key is None else (key, _references(flat_values), tuple(a[0] for a in args))
+            self._checked = _held(key, flat_values, args)
         entries = self.meta["entries"][device]
         direction = "backward" if adjoint else "forward"
         if direction not in entries:
@@ -632,9 +631,10 @@ class Kernel:
         adj = self._values(list(adj_inputs or []) + list(adj_outputs or []), "adj_inputs")
         flat = adj if self._plain else self._flat(adj, device, adjoint=True)
         adj_key = None if key is None else _launch_key(device, self._c_params, flat, nulls=True)
-        held = self._checked_adjoints
-        if adj_key is not None and held is not None and held[0] == (key, adj_key) and _same_objects(held[1], flat):
-            return [(desc, a) for desc, a in zip(held[2], flat)]
+        adj_key = None if adj_key is None else (key, adj_key)
+        reused = _reused(self._checked_adjoints, adj_key, flat)
+        if reused is not None:
+            return reused
         for p, v, a in zip(self.params, values, adj):
             if p["kind"] == "array" and a is not None and _shape(a) != _shape(v):
                 raise ValueError(f"{self.name}: adjoint of `{p['name']}` has shape {_shape(a)} but the "
@@ -647,8 +647,7 @@ class Kernel:
                                  f"but its base array has shape {_shape(v)}")
         converted = [self._convert(p, a, adjoint=True, device=device, uploads=uploads)
                      for p, a in zip(self._c_params, flat)]
-        self._checked_adjoints = None if adj_key is None else (
-            (key, adj_key), _references(flat), tuple(c[0] for c in converted))
+        self._checked_adjoints = _held(adj_key, flat, converted)
         return converted
 
     def _native(self, device, direction, launch, args, block_dim, stream):
@@ -871,6 +870,18 @@ def _data_address(a):
 def _references(values):
     """Weak references to a launch's arrays (None for numbers): the cache keeps no array alive."""
     return tuple(weakref.ref(v) if type(v) is np.ndarray else None for v in values)
+
+
+def _held(key, values, converted):
+    """What a launch keeps of its converted arguments for the next one (None: nothing, no key)."""
+    return None if key is None else (key, _references(values), tuple(c[0] for c in converted))
+
+
+def _reused(held, key, values):
+    """The converted arguments `held` kept, for the same key and the very same arrays, else None."""
+    if key is None or held is None or held[0] != key or not _same_objects(held[1], values):
+        return None
+    return [(desc, v) for desc, v in zip(held[2], values)]
 
 
 def _same_objects(refs, values):
