@@ -135,6 +135,33 @@ def test_rows_read_in_place_and_more_steps_than_one_sum(dtype, np_dtype, tol, tn
 
 
 @pytest.mark.parametrize("dtype,np_dtype,tol", CASES)
+@pytest.mark.parametrize("kernel", ["gemm", "two_sums"])
+def test_rows_4_kib_apart_are_copied_with_the_same_sums(dtype, np_dtype, tol, kernel):
+    """A's rows 4 KiB apart (a window of a 1024-float or 512-double wide array) would share an L1
+    set: `gemm`'s steps walk along the rows, which are copied once for all steps into longer rows
+    (gemm.h A_SUM; 70 steps: two sums, so two copies); `two_sums`' second sum skips columns and
+    copies each step's rows. The micro-kernel runs the same FMAs in the same order as over rows
+    read in place, so C equals, bit for bit, C from the same A in an array whose rows are 280 apart
+    (read in place); and float64 numpy within rounding."""
+    m = _module(dtype, np_dtype, 32)
+    rng = np.random.default_rng(17)
+    wide = rng.standard_normal((48, 4096 // np.dtype(np_dtype).itemsize)).astype(np_dtype)
+    A, B = wide[:, 10:290], rng.standard_normal((280, 64)).astype(np_dtype)
+    kernel_of = getattr(m, kernel)
+    for threads in (1, 0):
+        C, C_in_place = np.zeros((48, 64), np_dtype), np.zeros((48, 64), np_dtype)
+        kernel_of.launch_tiled(dim=(3, 2), inputs=[A, B, C], num_threads=threads)
+        kernel_of.launch_tiled(dim=(3, 2), inputs=[np.ascontiguousarray(A), B, C_in_place], num_threads=threads)
+        np.testing.assert_array_equal(C, C_in_place)
+    if kernel == "gemm":
+        np.testing.assert_allclose(C, _reference(A, B), rtol=tol, atol=tol * 30)
+    else:
+        skipped = (np.arange(280) // 4) % 2 == 0
+        want = _reference(A[:, :140], B[:140]) + A @ (B * skipped[:, None]).astype(np.float64)
+        np.testing.assert_allclose(C, want, rtol=tol, atol=tol * 30)
+
+
+@pytest.mark.parametrize("dtype,np_dtype,tol", CASES)
 @pytest.mark.parametrize("layout", ["edges", "transposed"])
 def test_rows_copied(dtype, np_dtype, tol, layout):
     """Tiles past the arrays' edges (zero fill) and a transposed A (columns contiguous): A's rows
