@@ -5,7 +5,8 @@ The portable x86-64-v3 build both ways: its AVX2 kernel alone (TILEC_GEMM_NO_DIS
 AVX-512 kernel it picks at run time on a CPU that has AVX-512F (whole 32-float / 16-double panels).
 The same for matmul_packed, whose operands are array views (tl::gemm::Strided): tiles at an
 array's edges (zero fill past them, offsets below zero), transposed and non-unit strides, each
-without the PanelCache and through it (packed by one block, read back by another)."""
+without the PanelCache and through it (packed by one block, read back by another); the
+PanelCache's copies 64-byte aligned."""
 from __future__ import annotations
 
 import platform
@@ -24,6 +25,7 @@ PROGRAM = r"""
 #include <cmath>
 #include <cstdio>
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 template <class T, int M, int N, int K, bool TA, bool TB> int check(T alpha, T beta) {
@@ -122,6 +124,17 @@ int main() {
     // Whole AVX-512 panels with row remainders of 8-row micro-panels (13 = 8 + 5, 20 = 8 + 6 + 6, 3)
     bad += forms<float, 13, 32, 7>() + forms<float, 20, 64, 5>() + forms<double, 3, 16, 9>() +
            view_forms<float, 20, 32, 11>() + view_forms<double, 13, 48, 5>();
+    {  // the PanelCache's copies start 64-byte aligned (its memory is as large as a malloc'd mmap)
+        static float view[64 * 64];
+        const tl::gemm::Strided<float> key{view, 0, 0, 64, 1, 64, 64};
+        const tl::gemm::BlockId who{1ull << 40, {0, 0, 0, 0}};
+        float* fresh = nullptr;
+        tl::gemm::panel_cache().find(key, tl::gemm::PanelCache::A_ROWS, 64, 64, 0, who, 100, &fresh);
+        if (fresh == nullptr || reinterpret_cast<std::uintptr_t>(fresh) % 64 != 0) {
+            std::printf("PanelCache copy at %p\n", static_cast<void*>(fresh));
+            ++bad;
+        }
+    }
     std::printf("%s %d\n", tl::gemm::kernel_isa(), bad);
     return bad != 0;
 }
