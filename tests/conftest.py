@@ -108,3 +108,5 @@ def has_cxx() -> bool:
 
 
 needs_cxx = pytest.mark.skipif(not has_cxx(), reason="needs a C++ compiler")
+# the C++ compilers installed, for tests that check each (tilec picks clang++ where both are)
+INSTALLED_CXX = [c for c in ("g++", "clang++") if shutil.which(c)] or ["g++"]

@@ -1,6 +1,8 @@
-"""The precompiled runtime header (g++) and the shared runtime object (the launch machinery,
-linked into each CPU library): built once per compiler, flags and header texts into tilec's cache
-folder, reused by later builds, never left in an output folder; TILEC_PCH=0 turns both off."""
+"""The precompiled runtime header (g++'s .gch, clang++'s .pch beside a cached copy of the headers)
+and the shared runtime object (the launch machinery, linked into each CPU library): built once per
+compiler, flags and header texts into tilec's cache folder, reused by later builds, never left in
+an output folder nor named in a library; a precompiled header that cannot be used leaves the build
+to compile the headers; TILEC_PCH=0 turns both off."""
 from __future__ import annotations
 
 import os
@@ -8,14 +10,17 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
-from conftest import needs_cxx
-from tilec.backend_cpu.compiler import PCH_KEEP, find_cxx, is_gcc, pinned
+from conftest import INSTALLED_CXX, needs_cxx
+from harness import build_with_flags
+from tilec import driver
+from tilec.api import load
+from tilec.backend_cpu.compiler import PCH_KEEP, Precompiled, find_cxx, is_gcc, pinned
 from tilec.cachedir import STALE_SECONDS, keep_recent
 
-pytestmark = [pytest.mark.build, needs_cxx,
-              pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="precompiled headers: g++ only")]
+pytestmark = [pytest.mark.build, needs_cxx]
 
 PROGRAM = '''import warp as wp
 
@@ -45,18 +50,38 @@ def run(tmp_path, name):
     return subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], capture_output=True, text=True).stdout
 
 
-def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path):
-    first = build(tmp_path, "first")
-    assert "-include tilec-rt/tilec.h" in first
-    cached = list((tmp_path / "cache/pch").glob("*.gch"))
-    assert len(cached) == 1
-    assert not (tmp_path / "out/first/tilec-rt/tilec.h.gch").exists()
+@pytest.mark.parametrize("compiler", INSTALLED_CXX)
+def test_precompiled_header_is_cached_reused_and_not_left_behind(tmp_path, compiler):
+    first = build(tmp_path, "first", CXX=compiler)
+    if is_gcc(find_cxx(compiler)):
+        cached = list((tmp_path / "cache/pch").glob("*.gch"))
+        include = "-include tilec-rt/tilec.h"
+    else:  # clang++: the .pch beside a copy of the headers, force-included by that copy's path
+        cached = list((tmp_path / "cache/pch-clang").glob("*/tilec-rt/tilec.h.pch"))
+        include = f"-include {cached[0].with_suffix('')}" if cached else "(no .pch)"
+    assert len(cached) == 1 and include in first
+    made = cached[0].stat().st_ino
+    assert not [p.name for p in (tmp_path / "out").rglob("*") if p.suffix in (".gch", ".pch")]
     assert run(tmp_path, "first").strip() == "64.0"
 
-    second = build(tmp_path, "second")
-    assert "-include tilec-rt/tilec.h" in second
-    assert list((tmp_path / "cache/pch").glob("*.gch")) == cached  # reused, not rebuilt
+    second = build(tmp_path, "second", CXX=compiler)
+    assert include in second and cached[0].stat().st_ino == made  # reused, not made again
     assert run(tmp_path, "second").strip() == "64.0"
+    for library in (tmp_path / "out").rglob("*.so"):  # the cache's paths reach no product
+        assert str(tmp_path / "cache").encode() not in library.read_bytes()
+
+
+def test_a_precompiled_header_that_cannot_be_used_leaves_the_headers_to_compile(tmp_path, monkeypatch):
+    """clang++'s copy pruned by another build between the lookup and the compile (a clang++ .pch
+    is never ignored the way g++ ignores a .gch that does not fit): the build compiles the headers."""
+    gone = Precompiled(str(tmp_path / "pruned" / "tilec-rt" / "tilec.h"))
+    monkeypatch.setattr(driver, "precompiled_runtime", lambda *args, **kwargs: gone)
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    folder = build_with_flags(PROGRAM.format(name="kept"), "kept", tmp_path / "out")
+    A = np.ones((4, 8), np.float32)
+    B = np.zeros_like(A)
+    load(folder).kept.launch_tiled(dim=4, inputs=[A, B])
+    assert float(B.sum()) == 64.0
 
 
 def test_the_shared_runtime_object_is_built_once_and_linked_into_each_library(tmp_path):

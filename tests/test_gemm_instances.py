@@ -14,13 +14,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from conftest import needs_cxx
+from conftest import INSTALLED_CXX, needs_cxx
 from harness import build_flags
 from tilec.backend_cpu import gemm_instances
-from tilec.backend_cpu.compiler import find_cxx, is_gcc
-
-needs_gcc = pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()),
-                               reason="the cached instances go with the precompiled header: g++")
 
 
 def program(n: int, scale: str = "2.0") -> str:
@@ -82,9 +78,9 @@ def cached_objects(tmp_path: Path) -> list[str]:
 
 @pytest.mark.build
 @needs_cxx
-@needs_gcc
-def test_the_instances_are_compiled_once_per_set_of_shapes_and_compute_what_the_whole_file_does(tmp_path):
-    out, log = build(tmp_path, "first", program(16))
+@pytest.mark.parametrize("compiler", INSTALLED_CXX)
+def test_the_instances_are_compiled_once_per_set_of_shapes_and_compute_what_the_whole_file_does(tmp_path, compiler):
+    out, log = build(tmp_path, "first", program(16), CXX=compiler)
     assert "-DTILEC_GEMM_EXTERN" in log and "gemm instances (" in log
     first = cached_objects(tmp_path)
     assert len(first) == 1
@@ -95,23 +91,22 @@ def test_the_instances_are_compiled_once_per_set_of_shapes_and_compute_what_the_
     np.testing.assert_allclose(r["dB"], 2.0 * A.T @ dC, rtol=1e-4, atol=1e-4)
 
     # the whole file, as the output folder's CMakeLists.txt compiles it (no compiler cache at all)
-    whole_out, whole_log = build(tmp_path, "first", program(16), TILEC_PCH="0")
+    whole_out, whole_log = build(tmp_path, "first", program(16), TILEC_PCH="0", CXX=compiler)
     assert "-DTILEC_GEMM_EXTERN" not in whole_log and cached_objects(tmp_path) == first
     for key, value in run(tmp_path, whole_out, "first", 16).items():
         np.testing.assert_array_equal(value, r[key], err_msg=key)
 
     # another module, other code around the same products: the same object, compiled no more
-    other_out, _ = build(tmp_path, "second", program(16, scale="-0.5"))
+    other_out, _ = build(tmp_path, "second", program(16, scale="-0.5"), CXX=compiler)
     assert cached_objects(tmp_path) == first
     np.testing.assert_allclose(run(tmp_path, other_out, "second", 16)["C"], -0.25 * r["C"], rtol=1e-6)
 
-    build(tmp_path, "third", program(8))  # other shapes: other instances
+    build(tmp_path, "third", program(8), CXX=compiler)  # other shapes: other instances
     assert len(cached_objects(tmp_path)) == 2 and set(first) < set(cached_objects(tmp_path))
 
 
 @pytest.mark.build
 @needs_cxx
-@needs_gcc
 def test_a_module_without_products_compiles_as_before(tmp_path):
     text = '''import warp as wp
 
@@ -168,7 +163,6 @@ def test_without_nm_or_when_it_fails_there_are_no_instances_to_link(monkeypatch,
 
 @pytest.mark.build
 @needs_cxx
-@needs_gcc
 def test_when_the_instances_cannot_be_had_the_file_is_compiled_whole(monkeypatch, tmp_path):
     """The driver's fallback, in process: nm answering nothing usable still gives a working library."""
     from harness import compile_ir

@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from conftest import needs_cxx
+from conftest import INSTALLED_CXX, needs_cxx
 from harness import build_with_flags
 from tilec.api import load
 
@@ -33,8 +33,6 @@ def norm(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
     wp.tile_store(Y, x * wp.tile_map(rstd, x * x), offset=(i, 0))
 '''
 
-# the compilers on this machine (the product picks one; both where both are installed)
-COMPILERS = [c for c in ("g++", "clang++") if shutil.which(c)] or ["g++"]
 FLAG = "-fno-math-errno"
 
 
@@ -49,7 +47,7 @@ def _sqrt_calls(library) -> int | None:
 
 @needs_cxx
 @pytest.mark.build
-@pytest.mark.parametrize("compiler", COMPILERS)
+@pytest.mark.parametrize("compiler", INSTALLED_CXX)
 def test_a_sqrt_in_a_tile_loop_is_no_library_call(tmp_path, monkeypatch, compiler):
     monkeypatch.setenv("CXX", compiler)
     X = np.random.default_rng(3).standard_normal((5, 64)).astype(np.float32)

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import needs_cxx
 from tilec.backend_cpu import units
-from tilec.backend_cpu.compiler import compile_jobs, find_cxx, is_gcc
+from tilec.backend_cpu.compiler import compile_jobs
 
 SHARED = '#include "m.h"\n#include "tilec-rt/tilec.h"\n\nnamespace {\n\n' \
          'static void k_a_forward(tl::Ctx& ctx) {\n    x();\n}\n\n' \
@@ -100,7 +100,6 @@ np.savez(sys.argv[2], A=A, W=W, B=B, C=C, dB=dB, dA1=dA1, dC=dC, dA2=dA2, dW=dW)
 
 @pytest.mark.build
 @needs_cxx
-@pytest.mark.skipif(find_cxx() is None or not is_gcc(find_cxx()), reason="units need the precompiled header: g++")
 def test_a_library_built_in_units_computes_what_the_one_file_build_does(tmp_path):
     src = tmp_path / "twokernels.py"
     src.write_text(PROGRAM)

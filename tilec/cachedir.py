@@ -20,9 +20,9 @@ def cache_dir() -> Path:
 
 
 def keep_recent(folder: Path, pattern: str, keep: int) -> None:
-    """Deletes all but the `keep` files matching pattern in folder with the latest mtime (a use may
-    refresh it). Other tilec processes may prune the same folder at once: a file gone meanwhile is
-    skipped, and nothing here raises."""
+    """Deletes all but the `keep` files (or folders, with what they hold) matching pattern in folder
+    with the latest mtime (a use may refresh it). Other tilec processes may prune the same folder at
+    once: an entry gone meanwhile is skipped, and nothing here raises."""
     dated: list[tuple[int, Path]] = []
     for entry in folder.glob(pattern):
         try:
@@ -31,7 +31,10 @@ def keep_recent(folder: Path, pattern: str, keep: int) -> None:
             continue
     for _, old in sorted(dated, reverse=True)[keep:]:
         try:
-            old.unlink()
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink()
         except OSError:
             pass
 

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu import gemm_instances, units
-from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, compile_flags, compile_jobs, cpu_features, cxx_command,
-                                   find_cxx, link_command, part_command, pinned, precompiled_runtime, shared_runtime,
-                                   target_isa)
+from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, Precompiled, compile_flags, compile_jobs,
+                                   cpu_features, cxx_command, find_cxx, link_command, part_command, pinned,
+                                   precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
                                     parse_ptxas, ptx_arch)
-from .build import inputs_hash, run_compiler, write_and_build
+from .build import BuildError, inputs_hash, run_compiler, write_and_build
 from .codegen import sources
 
 if TYPE_CHECKING:
@@ -244,25 +244,34 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             runtime = pinned(runtime, tmp)
         text = (tmp / source).read_text(encoding="utf-8")
         extern = runtime is not None and gemm_instances.uses_gemm(text)
-        gch = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else [])
-                                  + ([GEMM_EXTERN_FLAG] if extern else []), headers)
+        pre = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else [])
+                                  + ([GEMM_EXTERN_FLAG] if extern else []), headers, debug)
         link = tmp / naming.RUNTIME_DIR / "tilec.h.gch"
-        if gch is not None:
+        if pre is not None and pre.gch is not None:
             try:
-                link.symlink_to(gch)
+                link.symlink_to(pre.gch)
             except OSError:
-                gch = None
-        cmd = cxx_command(compiler, source, output, debug, isa, pch=gch is not None, runtime_object=runtime)
+                pre = None
+        # the whole file compiles without extern's macro: g++ then ignores a .gch made with it, and
+        # clang++ would use such a .pch regardless (gemm.h's entries left undefined)
+        whole_pch = pre.include if pre is not None and (pre.gch is not None or not extern) else None
+        cmd = cxx_command(compiler, source, output, debug, isa, pch=whole_pch, runtime_object=runtime)
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
-                if gch is None or runtime is None or not _compiled_as_objects(compiler, source, text, output, isa,
-                                                                              runtime, tmp, verbose, echo, extern,
-                                                                              headers, gch):
+                if runtime is None or not _compiled_as_objects(compiler, source, text, output, isa, runtime, tmp,
+                                                               verbose, echo, extern, headers, pre):
                     if verbose:
                         echo(" ".join(cmd))
-                    run_compiler(cmd, tmp, log_name, out)  # (a precompiled header made with extern's macro is ignored)
+                    try:
+                        run_compiler(cmd, tmp, log_name, out)
+                    except BuildError:
+                        if whole_pch is None or pre is None or pre.gch is not None:
+                            raise
+                        # clang++'s cached copy pruned meanwhile, or its .pch refused: the headers as usual
+                        run_compiler(cxx_command(compiler, source, output, debug, isa, runtime_object=runtime),
+                                     tmp, log_name, out)
         finally:
-            if gch is not None:
+            if pre is not None and pre.gch is not None:
                 link.unlink()
             if runtime is not None:
                 runtime.unlink()
@@ -277,7 +286,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
 
 
 def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa: str, runtime: Path, tmp: Path,
-                         verbose: bool, echo: Echo, extern: bool, headers: dict[str, str], gch: Path | None) -> bool:
+                         verbose: bool, echo: Echo, extern: bool, headers: dict[str, str],
+                         pre: Precompiled | None) -> bool:
     """The library linked from objects: the module's entries split into translation units
     (backend_cpu/units.py) compiled at once on idle cores, and with `extern`, each unit compiled
     without gemm.h's instances, which come from their cached object (gemm_instances.py). False when
@@ -299,7 +309,8 @@ def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa
     try:
         for part, text in zip(written, texts or []):
             (tmp / part).write_text(text, encoding="utf-8")
-        commands = [part_command(compiler, part, obj, isa, extern) for part, obj in names]
+        include = pre.include if pre is not None else f"{naming.RUNTIME_DIR}/tilec.h"
+        commands = [part_command(compiler, part, obj, isa, extern, include) for part, obj in names]
         for command in commands if verbose else ():
             echo(" ".join(command))
         running = [subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -312,7 +323,7 @@ def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa
             if wanted is None:
                 return False
             if wanted:
-                cached = gemm_instances.instances_object(compiler, compile_flags(False, isa, compiler), headers, wanted, gch)
+                cached = gemm_instances.instances_object(compiler, compile_flags(False, isa, compiler), headers, wanted, pre)
                 instances = pinned(cached, tmp) if cached is not None else None
                 if instances is None:
                     return False

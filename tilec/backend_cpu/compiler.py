@@ -10,6 +10,7 @@ naming the missing features, a library this CPU cannot run (instead of dying of 
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -63,23 +64,25 @@ def isa_flags(isa: str) -> list[str]:
     return [] if isa == "generic" else [f"-march={isa}"]
 
 
-def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "generic", pch: bool = False,
+def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "generic", pch: str | None = None,
                 runtime_object: Path | None = None) -> list[str]:
     """Run inside the output folder: every path is relative, so none is baked into the library.
-    pch: tilec-rt/tilec.h.gch is present, and the runtime header is included first so g++ uses it.
-    runtime_object: the cached runtime object (shared_runtime) to link, its functions only declared."""
-    forced = ["-include", f"{RUNTIME_DIR}/tilec.h"] if pch else []
+    pch: the runtime header to include first so that the compiler uses its precompiled form
+    (Precompiled.include). runtime_object: the cached runtime object (shared_runtime) to link, its
+    functions only declared."""
+    forced = ["-include", pch] if pch else []
     shared = [SHARED_RUNTIME_FLAG] if runtime_object is not None else []
     linked = [str(runtime_object)] if runtime_object is not None else []
     return [cxx, *compile_flags(debug, isa, cxx), *shared, "-shared", *forced, "-I.", "-o", output, source, *linked]
 
 
-def part_command(cxx: str, source: str, obj: str, isa: str, gemm_extern: bool = False) -> list[str]:
-    """One translation unit of a module (units.py) to an object, with the precompiled header and
-    the shared runtime object's declarations, as cxx_command(pch=True, runtime_object=...);
-    gemm_extern: gemm.h's entry points only declared (gemm_instances.py)."""
+def part_command(cxx: str, source: str, obj: str, isa: str, gemm_extern: bool = False,
+                 include: str = f"{RUNTIME_DIR}/tilec.h") -> list[str]:
+    """One translation unit of a module (units.py) to an object, with the precompiled header (its
+    Precompiled.include) and the shared runtime object's declarations, as cxx_command(pch=...,
+    runtime_object=...); gemm_extern: gemm.h's entry points only declared (gemm_instances.py)."""
     extern = [GEMM_EXTERN_FLAG] if gemm_extern else []
-    return [cxx, *compile_flags(False, isa, cxx), SHARED_RUNTIME_FLAG, *extern, "-c", "-include", f"{RUNTIME_DIR}/tilec.h",
+    return [cxx, *compile_flags(False, isa, cxx), SHARED_RUNTIME_FLAG, *extern, "-c", "-include", include,
             "-I.", "-o", obj, source]
 
 
@@ -158,13 +161,24 @@ def _features_file(cxx: str, isa: str) -> Path | None:
 
 
 # ---------------------------------------------------------------- precompiled runtime header
-# Parsing the runtime headers is about half of a module's compile time. With g++, the build
-# compiles tilec-rt/tilec.h once per (compiler, flags, header texts) into a cached .gch, links it
-# next to the output folder's tilec-rt/tilec.h for the compile, and force-includes the header so
-# g++ picks it up (a .gch that does not match is ignored by g++, never misused). Other compilers,
-# and builds with TILEC_PCH=0 in the environment, compile the headers as usual.
+# Parsing the runtime headers is about half of a module's compile time. The build compiles
+# tilec-rt/tilec.h once per (compiler, flags, header texts) into the cache and force-includes it.
+# g++: a cached .gch, linked next to the output folder's tilec-rt/tilec.h for the compile (a .gch
+# that does not match is ignored by g++, never misused). clang++ (backend_cpu/clang_pch.py): a
+# .pch beside a cached copy of the headers, which the compile force-includes by that copy's path.
+# Other compilers, and builds with TILEC_PCH=0 in the environment, compile the headers as usual.
 
-PCH_KEEP = 8  # cached .gch files kept (the newest; each is tens of MB)
+PCH_KEEP = 8  # cached precompiled headers kept (the newest; each is tens of MB)
+
+
+@dataclasses.dataclass(frozen=True)
+class Precompiled:
+    """A precompiled tilec-rt/tilec.h: `include` is what a compile force-includes to use it; `gch`
+    (g++) the file to link as tilec-rt/tilec.h.gch in the folder compiled in, None where `include`
+    is the cached copy of the header whose .pch sits beside it (clang++)."""
+
+    include: str
+    gch: Path | None = None
 
 
 @functools.lru_cache(maxsize=None)
@@ -180,6 +194,10 @@ def compiler_identity(cxx: str) -> str:
 def is_gcc(cxx: str) -> bool:
     ident = compiler_identity(cxx)
     return "clang" not in ident.lower() and ("g++" in ident or "GCC" in ident)
+
+
+def is_clang(cxx: str) -> bool:
+    return "clang" in compiler_identity(cxx).lower()
 
 
 def compile_flags(debug: bool, isa: str, cxx: str) -> list[str]:
@@ -212,13 +230,22 @@ def compile_flags(debug: bool, isa: str, cxx: str) -> list[str]:
     return ["-std=c++17", *opt, *isa_flags(isa), "-fno-trapping-math", "-fno-math-errno", "-ffp-contract=off", *gcc, "-fPIC", "-pthread"]
 
 
-def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str]) -> Path | None:
-    """The cached tilec-rt/tilec.h.gch for this g++, these flags and these header texts
-    ({'tilec-rt/x.h': text}), built on first use; None when it cannot be had."""
-    if not is_gcc(cxx) or os.environ.get("TILEC_PCH") == "0":  # TILEC_PCH=0: no precompiled header
+def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: bool = False) -> Precompiled | None:
+    """The cached precompiled tilec-rt/tilec.h for this compiler, these flags and these header
+    texts ({'tilec-rt/x.h': text}), built on first use; None when it cannot be had (and for a
+    clang++ debug build, whose debug info would name the cache)."""
+    if os.environ.get("TILEC_PCH") == "0":  # TILEC_PCH=0: no precompiled header
         return None
-    return cached_build(cxx, flags, headers, "pch", ".gch",
-                   lambda tmp: [cxx, *flags, "-x", "c++-header", f"{RUNTIME_DIR}/tilec.h", "-o", "out.gch"])
+    if is_gcc(cxx):
+        gch = cached_build(cxx, flags, headers, "pch", ".gch",
+                           lambda tmp: [cxx, *flags, "-x", "c++-header", f"{RUNTIME_DIR}/tilec.h", "-o", "out.gch"])
+        return Precompiled(f"{RUNTIME_DIR}/tilec.h", gch) if gch is not None else None
+    if is_clang(cxx) and not debug:
+        from .clang_pch import precompiled_copy
+
+        header = precompiled_copy(cxx, flags, headers, cache_key(cxx, flags, headers))
+        return Precompiled(str(header)) if header is not None else None
+    return None
 
 
 # ---------------------------------------------------------------- shared runtime object
@@ -247,17 +274,22 @@ def shared_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: b
     return cached_build(cxx, [*flags, RUNTIME_SOURCE], headers, "runtime", ".o", command)
 
 
+def cache_key(cxx: str, flags: list[str], headers: dict[str, str]) -> str:
+    """The name of what this compiler makes from these flags and header texts in the cache."""
+    key = hashlib.sha256("\0".join([os.path.realpath(cxx), compiler_identity(cxx), *flags]).encode())
+    for name in sorted(headers):
+        key.update(name.encode() + b"\0" + headers[name].encode() + b"\0")
+    return key.hexdigest()[:24]
+
+
 def cached_build(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suffix: str,
                  command: Callable[[Path], list[str]], keep: int = PCH_KEEP) -> Path | None:
     """cache_dir()/kind/<key>suffix, made on first use by running command(tmp) in a temporary
     folder holding the headers (relative paths only: none reaches the product) that writes
     out<suffix> there; None when it cannot be had. The `keep` most recently used files of the
     kind stay."""
-    key = hashlib.sha256("\0".join([os.path.realpath(cxx), compiler_identity(cxx), *flags]).encode())
-    for name in sorted(headers):
-        key.update(name.encode() + b"\0" + headers[name].encode() + b"\0")
     folder = cache_dir() / kind
-    target = folder / f"{key.hexdigest()[:24]}{suffix}"
+    target = folder / f"{cache_key(cxx, flags, headers)}{suffix}"
     try:
         os.utime(target)  # a hit counts as new: keep_recent keeps the files builds use, not the newest made
         return target

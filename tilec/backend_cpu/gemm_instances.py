@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 from ..naming import RUNTIME_DIR
-from .compiler import GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, cached_build
+from .compiler import GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, Precompiled, cached_build
 
 KEEP = 64  # cached instance objects kept (the most recently used; tens to hundreds of KB each)
 
@@ -69,20 +69,23 @@ def instances_source(instances: list[str]) -> str:
 
 
 def instances_object(cxx: str, flags: list[str], headers: dict[str, str], instances: list[str],
-                     gch: Path | None = None) -> Path | None:
+                     pre: Precompiled | None = None) -> Path | None:
     """The cached object defining `instances` (needed's lines), compiled with the module's flags
     and the shared runtime's declarations (the library links that runtime), with the module's
-    precompiled header `gch` where given; None when it cannot be had."""
+    precompiled header `pre` where given; None when it cannot be had."""
     source = instances_source(instances)
     extern = [SHARED_RUNTIME_FLAG, GEMM_EXTERN_FLAG]
 
     def command(tmp: Path) -> list[str]:
         (tmp / "instances.cpp").write_text(source, encoding="utf-8")
-        if gch is not None:
+        forced: list[str] = []
+        if pre is not None and pre.gch is not None:
             try:
-                (tmp / RUNTIME_DIR / "tilec.h.gch").symlink_to(gch)
+                (tmp / RUNTIME_DIR / "tilec.h.gch").symlink_to(pre.gch)
             except OSError:
                 pass  # compiled without it
-        return [cxx, *flags, *extern, "-c", "-I.", "instances.cpp", "-o", "out.o"]
+        elif pre is not None:
+            forced = ["-include", pre.include]
+        return [cxx, *flags, *extern, "-c", *forced, "-I.", "instances.cpp", "-o", "out.o"]
 
     return cached_build(cxx, [*flags, *extern, source], headers, "gemm", ".o", command, keep=KEEP)

@@ -1,5 +1,9 @@
 // tilec runtime: everything a generated source includes.
 #pragma once
+// and a guard, for clang++'s precompiled header: it holds another copy of this file, which the
+// compile force-includes by its own path before the source includes this one (backend_cpu/clang_pch.py)
+#ifndef TILEC_RT_TILEC_H
+#define TILEC_RT_TILEC_H
 #include "core.h"
 #include "scalar.h"
 #include "ctx.h"
@@ -23,3 +27,4 @@
 #include "registers.h"
 #include "device_tape.h"
 #include "global_scratch.h"
+#endif  // TILEC_RT_TILEC_H
