@@ -44,7 +44,9 @@ template <class DT, class TT, class F> TL_HD void tile_fold(DT& dst, const TT& a
 // holds 64 or more: the folds form four independent 8-wide chains, so the fold runs at the adder's
 // throughput instead of one chain's latency (a 256-element row: ~4x less time); shorter rows take P = 8.
 template <class C, class V> TL_HD void fold_load(C& part, const V* at) { part = C(*at); }
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
+// GNU vectors with ?: (g++; clang++ since 10): TILEC_FOLD_VECTORS
+#if defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 10) && !defined(__CUDACC__) && defined(__AVX__)
+#define TILEC_FOLD_VECTORS 1
 typedef float Float8 __attribute__((vector_size(32)));
 inline void fold_load(Float8& part, const float* at) { memcpy(&part, at, sizeof part); }
 #endif
@@ -83,7 +85,7 @@ template <class DT, class TT, class F> TL_HD void tile_fold_wide(DT& dst, const 
     for (int o = 0; o < s.outer; ++o) {
         const V* row = a.data + o * s.n;
         C acc;
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__AVX__)
+#if defined(TILEC_FOLD_VECTORS)
         if constexpr (std::is_same<V, float>::value)
             acc = s.n >= 64 ? fold_interleaved<32, Float8, C>(row, s.n, f) : fold_interleaved<8, Float8, C>(row, s.n, f);
         else
