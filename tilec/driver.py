@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu import gemm_instances, units
-from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, SHARED_RUNTIME_FLAG, Precompiled, compile_flags, compile_jobs,
-                                   cpu_features, cxx_command, find_cxx, link_command, part_command, pinned,
-                                   precompiled_runtime, shared_runtime, target_isa)
+from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, RUNTIME_HEADER, SHARED_RUNTIME_FLAG, Precompiled, compile_flags,
+                                   compile_jobs, cpu_features, cxx_command, find_cxx, link_command, part_command,
+                                   pinned, precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
@@ -255,6 +255,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         # the whole file compiles without extern's macro: g++ then ignores a .gch made with it, and
         # clang++ would use such a .pch regardless (gemm.h's entries left undefined)
         whole_pch = pre.include if pre is not None and (pre.gch is not None or not extern) else None
+        # and a clang++ .pch that cannot be used is refused, not ignored: the headers compile instead
+        refusable = whole_pch is not None and pre is not None and pre.gch is None
         cmd = cxx_command(compiler, source, output, debug, isa, pch=whole_pch, runtime_object=runtime)
         try:
             with progress.step(f"{Path(compiler).name} -> {output}"):
@@ -265,9 +267,8 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
                     try:
                         run_compiler(cmd, tmp, log_name, out)
                     except BuildError:
-                        if whole_pch is None or pre is None or pre.gch is not None:
+                        if not refusable:
                             raise
-                        # clang++'s cached copy pruned meanwhile, or its .pch refused: the headers as usual
                         run_compiler(cxx_command(compiler, source, output, debug, isa, runtime_object=runtime),
                                      tmp, log_name, out)
         finally:
@@ -309,7 +310,7 @@ def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa
     try:
         for part, text in zip(written, texts or []):
             (tmp / part).write_text(text, encoding="utf-8")
-        include = pre.include if pre is not None else f"{naming.RUNTIME_DIR}/tilec.h"
+        include = pre.include if pre is not None else RUNTIME_HEADER
         commands = [part_command(compiler, part, obj, isa, extern, include) for part, obj in names]
         for command in commands if verbose else ():
             echo(" ".join(command))

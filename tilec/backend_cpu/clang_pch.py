@@ -20,12 +20,10 @@ from pathlib import Path
 from ..cachedir import cache_dir, keep_recent
 from ..naming import RUNTIME_DIR
 
-KEEP = 8  # folders kept (the most recently used; each holds a .pch of tens of MB)
-
-
-def precompiled_copy(cxx: str, flags: list[str], headers: dict[str, str], key: str) -> Path | None:
+def precompiled_copy(cxx: str, flags: list[str], headers: dict[str, str], key: str, keep: int) -> Path | None:
     """The cached copy of tilec-rt/tilec.h whose .pch this clang++ made with these flags from these
-    header texts (`key` names them), made on first use; None when it cannot be had."""
+    header texts (`key` names them), made on first use; None when it cannot be had. The `keep` most
+    recently used folders stay."""
     try:
         import fcntl
     except ImportError:  # no POSIX locks: no shared folder to write
@@ -43,7 +41,7 @@ def precompiled_copy(cxx: str, flags: list[str], headers: dict[str, str], key: s
             fcntl.flock(lock, fcntl.LOCK_EX)  # one build writes the folder; the others wait, then use it
             if not pch.exists() and not _make(cxx, flags, headers, folder, header, pch):
                 return None
-        keep_recent(root, "*", KEEP)
+        keep_recent(root, "*", keep)
     except OSError:
         return None
     return header if pch.exists() else None

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..cachedir import cache_dir, keep_recent, remove_stale
 from ..naming import RUNTIME_DIR
+from .clang_pch import precompiled_copy
 
 # The default target per machine: x86-64-v3 is AVX2 + FMA + BMI1/2 + F16C + MOVBE (Intel Haswell
 # 2013 and later, AMD Zen and later), which gemm.h's AVX2 micro-kernel needs; arm64 has NEON in
@@ -60,6 +61,9 @@ def target_isa(native: bool, machine: str | None = None) -> str:
     return BASELINE.get((machine or platform.machine()).lower(), "generic")
 
 
+RUNTIME_HEADER = f"{RUNTIME_DIR}/tilec.h"  # what a generated source includes, in the folder compiled in
+
+
 def isa_flags(isa: str) -> list[str]:
     return [] if isa == "generic" else [f"-march={isa}"]
 
@@ -77,7 +81,7 @@ def cxx_command(cxx: str, source: str, output: str, debug: bool, isa: str = "gen
 
 
 def part_command(cxx: str, source: str, obj: str, isa: str, gemm_extern: bool = False,
-                 include: str = f"{RUNTIME_DIR}/tilec.h") -> list[str]:
+                 include: str = RUNTIME_HEADER) -> list[str]:
     """One translation unit of a module (units.py) to an object, with the precompiled header (its
     Precompiled.include) and the shared runtime object's declarations, as cxx_command(pch=...,
     runtime_object=...); gemm_extern: gemm.h's entry points only declared (gemm_instances.py)."""
@@ -258,12 +262,10 @@ def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str], deb
         return None
     if is_gcc(cxx):
         gch = cached_build(cxx, flags, headers, "pch", ".gch",
-                           lambda tmp: [cxx, *flags, "-x", "c++-header", f"{RUNTIME_DIR}/tilec.h", "-o", "out.gch"])
-        return Precompiled(f"{RUNTIME_DIR}/tilec.h", gch) if gch is not None else None
+                           lambda tmp: [cxx, *flags, "-x", "c++-header", RUNTIME_HEADER, "-o", "out.gch"])
+        return Precompiled(RUNTIME_HEADER, gch) if gch is not None else None
     if is_clang(cxx) and not debug:
-        from .clang_pch import precompiled_copy
-
-        header = precompiled_copy(cxx, flags, headers, cache_key(cxx, flags, headers))
+        header = precompiled_copy(cxx, flags, headers, cache_key(cxx, flags, headers), PCH_KEEP)
         return Precompiled(str(header)) if header is not None else None
     return None
 
@@ -278,7 +280,7 @@ def precompiled_runtime(cxx: str, flags: list[str], headers: dict[str, str], deb
 
 SHARED_RUNTIME_FLAG = "-DTILEC_SHARED_RUNTIME"
 GEMM_EXTERN_FLAG = "-DTILEC_GEMM_EXTERN"  # gemm.h's entry points only declared (gemm_instances.py)
-RUNTIME_SOURCE = f'#define TILEC_RUNTIME_IMPL 1\n#include "{RUNTIME_DIR}/tilec.h"\n'
+RUNTIME_SOURCE = f'#define TILEC_RUNTIME_IMPL 1\n#include "{RUNTIME_HEADER}"\n'
 
 
 def shared_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: bool) -> Path | None:
