@@ -10,7 +10,9 @@ instances) already filled by a first build: a rebuild after an edit that keeps t
 "new tile shapes" is the same with gemm.h's instances compiled anew (a module's first build, or
 new tile sizes); "cold, empty cache" is printed once per sample with --empty-cache. "check" is a check with
 no record of an earlier clean check of the file (uptodate.py); "check again" repeats it unchanged,
-which that record answers.
+which that record answers. "cold" runs empty tilec's cache of compiled products (product_cache.py)
+first; "C++ unchanged" is a build after an edit that leaves the generated C++ as it was (a comment
+appended), into an empty output folder: the library compiled before is copied.
 
 The commands run with Python's bytecode cache on (in a temporary PYTHONPYCACHEPREFIX, filled by
 the first run), as an installed tilec has its .pyc files: an environment with
@@ -71,16 +73,25 @@ def measure(sample: str, repeats: int, env: dict, work: Path, empty_cache: bool,
     out = work / "out"
     shutil.rmtree(out, ignore_errors=True)
     timed(["build", src, "-o", str(out), "--target", target], env)  # fills the cache
-    runs = {"cold": [], "cold_new_shapes": [], "noop": [], "check": [], "check_again": []}
+    edited = work / "edited" / f"{sample}.py"  # the sample with a comment appended: the same C++
+    edited.parent.mkdir(exist_ok=True)
+    edited.write_text(Path(src).read_text() + "\n# edited\n")
+    products = Path(env["TILEC_CACHE_DIR"]) / "products"  # libraries compiled before (product_cache.py)
+    runs = {"cold": [], "cold_new_shapes": [], "cpp_unchanged": [], "noop": [], "check": [], "check_again": []}
     runs.update({f"cold_jobs{n}": [] for n in jobs})
     for _ in range(repeats):
         for n in jobs:  # the same cold build under each TILEC_JOBS, interleaved
             shutil.rmtree(out, ignore_errors=True)
+            shutil.rmtree(products, ignore_errors=True)
             runs[f"cold_jobs{n}"].append(timed(["build", src, "-o", str(out), "--target", target],
                                                {**env, "TILEC_JOBS": str(n)}))
         shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(products, ignore_errors=True)
         runs["cold"].append(timed(["build", src, "-o", str(out), "--target", target], env))
         shutil.rmtree(out, ignore_errors=True)
+        runs["cpp_unchanged"].append(timed(["build", str(edited), "-o", str(out), "--target", target], env))
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(products, ignore_errors=True)
         shutil.rmtree(Path(env["TILEC_CACHE_DIR"]) / "gemm", ignore_errors=True)  # gemm.h's instances compiled anew
         runs["cold_new_shapes"].append(timed(["build", src, "-o", str(out), "--target", target], env))
         runs["noop"].append(timed(["build", src, "-o", str(out), "--target", target], env))
@@ -132,7 +143,8 @@ def main(argv=None) -> None:
                 extra = (f", cold with empty cache {row['cold_empty_cache_cpu_s']:.2f}"
                          if "cold_empty_cache_cpu_s" in row else "")
                 print(f"{sample:>10}: cold build {row['cold_cpu_s']:.3f} s (new tile shapes "
-                      f"{row['cold_new_shapes_cpu_s']:.3f} s), no-op rebuild {row['noop_cpu_s']:.3f} s, "
+                      f"{row['cold_new_shapes_cpu_s']:.3f} s), C++ unchanged {row['cpp_unchanged_cpu_s']:.3f} s "
+                      f"(wall {row['cpp_unchanged_wall_s']:.2f}), no-op rebuild {row['noop_cpu_s']:.3f} s, "
                       f"check {row['check_cpu_s']:.3f} s, check again {row['check_again_cpu_s']:.3f} s CPU "
                       f"(wall {row['cold_wall_s']:.2f} / {row['noop_wall_s']:.2f} / {row['check_wall_s']:.2f} / "
                       f"{row['check_again_wall_s']:.2f}){extra}", flush=True)

@@ -9,7 +9,7 @@ import pytest
 
 import harness
 from conftest import needs_cxx
-from tilec import driver
+from tilec import driver, product_cache
 from tilec.backend_cpu.compiler import cxx_command
 from tilec.backend_cuda.compiler import emu_command
 
@@ -40,7 +40,9 @@ def test_harness_builds_at_the_test_optimisation_level(target, product_level, mo
         return compile_for_real(command, *args, **kwargs)
 
     monkeypatch.setattr(driver, "run_compiler", run_compiler)
-    # a source of its own (the comment): this session's build cache cannot already hold it
+    # a source of its own (the comment): this session's build cache cannot already hold it; and
+    # compiled, not copied from a library an earlier run compiled from the same C++ (product_cache)
+    monkeypatch.setattr(product_cache, "fetch", lambda key, folder, names: False)
     module = harness.build(SOURCE + f"# {target}\n", "harness_opt", block_dim=32, target=target)
     assert len(commands) == 1, commands
     level = product_level if harness.TEST_OPT == "product" else harness.TEST_OPT

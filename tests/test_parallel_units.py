@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import needs_cxx
+from tilec import product_cache
 from tilec.backend_cpu import units
 from tilec.backend_cpu.compiler import compile_jobs
 
@@ -107,6 +108,7 @@ def test_a_library_built_in_units_computes_what_the_one_file_build_does(tmp_path
     for jobs in ("2", "1"):
         out = tmp_path / f"out{jobs}"
         env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"), TILEC_JOBS=jobs)
+        shutil.rmtree(tmp_path / "cache" / product_cache.KIND, ignore_errors=True)  # compiled, not copied
         proc = subprocess.run([sys.executable, "-m", "tilec", "build", str(src), "-o", str(out), "--target", "cpu",
                                "-v"], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr
@@ -139,6 +141,7 @@ def test_target_all_compiles_the_cpu_library_and_the_fatbin_side_by_side_into_th
     manifests = {}
     for jobs in ("2", "1"):
         env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"), TILEC_JOBS=jobs)
+        shutil.rmtree(tmp_path / "cache" / product_cache.KIND, ignore_errors=True)  # compiled, not copied
         proc = subprocess.run([sys.executable, "-m", "tilec", "build", str(src), "-o", str(tmp_path / jobs),
                                "--arch", "sm_90", "-v"], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr

@@ -4,6 +4,7 @@ not SIGILL), and the CUDA fatbin carries PTX for the newest requested architectu
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -27,9 +28,12 @@ def scale(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float)):
 '''
 
 
-def tilec_build(src, out, *extra):
+def tilec_build(src, out, *extra, cached=True):
+    """cached=False: no compiler cache (TILEC_PCH=0), so that the products are compiled here and -v
+    prints their commands, never copied from what an earlier run compiled (product_cache.py)."""
+    env = None if cached else dict(os.environ, TILEC_PCH="0")
     return subprocess.run([sys.executable, "-m", "tilec", "build", str(src), "-o", str(out), *extra],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
 
 
 def load_and_run(folder: Path) -> subprocess.CompletedProcess:
@@ -52,7 +56,7 @@ def test_baseline_isa_per_machine():
 def test_cpu_library_records_its_isa_and_the_loader_refuses_missing_features(tmp_path):
     src = tmp_path / "scaled.py"
     src.write_text(PROGRAM)
-    built = tilec_build(src, tmp_path / "out", "--target", "cpu", "-v")
+    built = tilec_build(src, tmp_path / "out", "--target", "cpu", "-v", cached=False)
     assert built.returncode == 0, built.stderr
     isa = target_isa(False)
     assert (f"-march={isa}" in built.stdout) == (isa != "generic")
@@ -111,7 +115,7 @@ def test_nvcc_command_has_sass_per_arch_and_ptx_for_the_newest():
 def test_fatbin_builds_with_ptx_and_the_manifest_records_it(tmp_path):
     src = tmp_path / "scaled.py"
     src.write_text(PROGRAM)
-    built = tilec_build(src, tmp_path / "out", "--target", "cuda", "--arch", "sm_80,sm_90", "-v")
+    built = tilec_build(src, tmp_path / "out", "--target", "cuda", "--arch", "sm_80,sm_90", "-v", cached=False)
     assert built.returncode == 0, built.stderr
     assert "arch=compute_90,code=compute_90" in built.stdout
     assert (tmp_path / "out/scaled/scaled.fatbin").stat().st_size > 0

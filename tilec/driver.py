@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import shutil
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -12,12 +13,13 @@ from . import naming
 from .backend_cpu import emit as cpu_emit
 from .backend_cpu import gemm_instances, units
 from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, RUNTIME_HEADER, SHARED_RUNTIME_FLAG, Precompiled, compile_flags,
-                                   compile_jobs, cpu_features, cxx_command, find_cxx, link_command, part_command,
+                                   compile_jobs, compiler_identity, cpu_features, cxx_command, find_cxx, link_command, part_command,
                                    pinned, precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
 from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
                                     parse_ptxas, ptx_arch)
+from . import product_cache
 from .build import BuildError, inputs_hash, run_compiler, write_and_build
 from .codegen import sources
 
@@ -95,6 +97,7 @@ def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, A
     out = Path(outdir)
     target, debug = flags.get("target"), flags.get("debug", False)
     name = module.name
+    runtime = {k: v for k, v in files.items() if k.startswith(naming.RUNTIME_DIR + "/")}
     if not flags.get("emit_only"):
         compiler = find_cxx(cxx) if target in ("cpu", "all", "cuda-emu") else None
         if target in ("cpu", "all", "cuda-emu") and compiler is None:
@@ -103,7 +106,6 @@ def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, A
             isa = target_isa(bool(flags.get("native")))
             command = cxx_command(compiler, f"{name}.cpp", f"lib{name}_cpu.so", debug, isa)
             products[f"lib{name}_cpu.so"] = (f"{name}.cpp", command)
-            runtime = {k: v for k, v in files.items() if k.startswith(naming.RUNTIME_DIR + "/")}
             steps.append(_cxx_step(f"{name}.cpp", f"lib{name}_cpu.so", debug, f"{name}_cpu.log", out, verbose, echo,
                                    progress, compiler, isa, runtime))
         if compiler and target == "cuda-emu":
@@ -118,7 +120,8 @@ def build_module(module: ir.Module, source: str, outdir: str, flags: dict[str, A
                 archs = [a.strip() for a in arch.split(",") if a.strip()]
                 command = nvcc_command(nvcc_path, f"{name}.cu", f"{name}.fatbin", archs, debug)
                 products[f"{name}.fatbin"] = (f"{name}.cu", command)
-                steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress))
+                steps.append(_nvcc_step(command, name, out, verbose, echo, nvcc_version(nvcc_path), archs, progress,
+                                        runtime, debug))
     progress.expect(len(steps))
     if len(steps) > 1 and compile_jobs() > 1:
         steps = [_side_by_side(steps)]
@@ -237,12 +240,11 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
     checks against the running CPU before loading it."""
     import json
 
-    def run(tmp: Path) -> None:
-        flags = compile_flags(debug, isa, compiler)
+    def compile_library(tmp: Path, flags: list[str], text: str) -> None:
+        """The whole file, or its units as objects (_compiled_as_objects)."""
         runtime = shared_runtime(compiler, flags, headers, debug)
         if runtime is not None:  # linked from a private name: another build may prune the cache meanwhile
             runtime = pinned(runtime, tmp)
-        text = (tmp / source).read_text(encoding="utf-8")
         extern = runtime is not None and gemm_instances.uses_gemm(text)
         pre = precompiled_runtime(compiler, flags + ([SHARED_RUNTIME_FLAG] if runtime else [])
                                   + ([GEMM_EXTERN_FLAG] if extern else []), headers, debug)
@@ -276,6 +278,22 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
                 link.unlink()
             if runtime is not None:
                 runtime.unlink()
+
+    def run(tmp: Path) -> None:
+        flags = compile_flags(debug, isa, compiler)
+        text = (tmp / source).read_text(encoding="utf-8")
+        key = None
+        if product_cache.enabled() and not debug and isa != "native":  # see product_cache.py
+            key = product_cache.product_key([compiler], [compiler_identity(compiler)], [*flags, "-o", output],
+                                            {**headers, **_module_texts(tmp, source)})
+        if key is not None and product_cache.fetch(key, tmp, [output]):
+            with progress.step(f"{Path(compiler).name} -> {output}: unchanged C++, the library built before"):
+                if verbose:
+                    echo(f"{output}: copied from the cache ({product_cache.KIND}/{key})")
+        else:
+            compile_library(tmp, flags, text)
+            if key is not None:
+                product_cache.store(key, [tmp / output])
         manifest_path = tmp / "manifest.json"
         features = cpu_features(compiler, isa)
         with _MANIFEST_EDIT:
@@ -284,6 +302,12 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
+
+
+def _module_texts(tmp: Path, source: str) -> dict[str, str]:
+    """The source and the module's header it includes (the runtime headers aside), by name."""
+    names = [source, Path(source).with_suffix(".h").name]
+    return {name: (tmp / name).read_text(encoding="utf-8") for name in names if (tmp / name).exists()}
 
 
 def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa: str, runtime: Path, tmp: Path,
@@ -345,12 +369,32 @@ def _compiled_as_objects(compiler: str, source: str, text: str, output: str, isa
 
 
 def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, version: str, archs: list[str],
-               progress: Progress) -> Step:
+               progress: Progress, headers: dict[str, str], debug: bool) -> Step:
+    """The fatbin, or the one compiled before from the same .cu (product_cache.py: kept with
+    ptxas's report, which the manifest's resources are read from)."""
+    report = "ptxas.log"  # beside the fatbin in the cache entry, never in the output folder
+
     def run(tmp: Path) -> None:
-        if verbose:
-            echo(" ".join(cmd))
-        with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
-            log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
+        key = None
+        if product_cache.enabled() and not debug:
+            host = shutil.which("g++")  # nvcc preprocesses with the host compiler on PATH
+            key = product_cache.product_key([cmd[0], *([host] if host else [])], [version], cmd[1:],
+                                            {**headers, **_module_texts(tmp, f"{name}.cu")})
+        if key is not None and product_cache.fetch(key, tmp, [f"{name}.fatbin", report]):
+            with progress.step(f"nvcc -> {name}.fatbin: unchanged CUDA, the fatbin built before"):
+                if verbose:
+                    echo(f"{name}.fatbin: copied from the cache ({product_cache.KIND}/{key})")
+                log = (tmp / report).read_text(encoding="utf-8")
+                (tmp / report).unlink()
+        else:
+            if verbose:
+                echo(" ".join(cmd))
+            with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
+                log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
+            if key is not None:
+                (tmp / report).write_text(log, encoding="utf-8")
+                product_cache.store(key, [tmp / f"{name}.fatbin", tmp / report])
+                (tmp / report).unlink()
         with _MANIFEST_EDIT:
             record_resources(tmp / "manifest.json", parse_ptxas(log), version, archs)
 
