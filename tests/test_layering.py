@@ -16,7 +16,7 @@ PACKAGE = ROOT / "tilec"
 
 # Lowest first. A module belongs to the first layer one of whose prefixes it matches.
 LAYERS = [
-    ("base", ["tilec", "tilec.diagnostics", "tilec.naming", "tilec.cachedir"]),
+    ("base", ["tilec", "tilec.diagnostics", "tilec.naming", "tilec.cachedir", "tilec.product_cache"]),
     ("ir", ["tilec.ir"]),
     ("ops", ["tilec.ops"]),
     ("frontend|passes", ["tilec.frontend", "tilec.passes"]),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -42,13 +43,13 @@ def logging_compiler(tmp_path, real: str):
     return script, log
 
 
-def build(tmp_path, out, *extra, factor="2.0", comment="", cxx=None, **env):
+def build(tmp_path, out, *extra, factor="2.0", comment="", cxx=None, umask=0o022, **env):
     src = tmp_path / "prog.py"
     src.write_text(PROGRAM.format(factor=factor) + comment)
     environ = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path / "cache"), **env)
     command = [sys.executable, "-m", "tilec", "build", str(src), "-o", str(tmp_path / out), *extra]
     proc = subprocess.run(command + (["--cxx", str(cxx)] if cxx else []), capture_output=True, text=True,
-                          env=environ)
+                          env=environ, preexec_fn=lambda: os.umask(umask))
     assert proc.returncode == 0, proc.stderr
     return proc.stdout + proc.stderr
 
@@ -146,3 +147,14 @@ def test_the_key_covers_compiler_version_options_and_every_text():
     assert key != product_cache.product_key(*base[:2], ["-O1"], base[3])
     assert key != product_cache.product_key(*base[:3], {"m.cpp": "a", "tilec-rt/x.h": "c"})
     assert key != product_cache.product_key(*base[:3], {"m.cpp": "a", "tilec-rt/y.h": "b"})
+
+
+def test_a_copied_library_has_the_permissions_a_compiled_one_would(tmp_path):
+    """The umask of the build that copies it, not of the one that compiled it: executable where the
+    compiler makes it so."""
+    build(tmp_path, "first", "--target", "cpu", umask=0o022)
+    assert stat.S_IMODE((tmp_path / "first/prog/libprog_cpu.so").stat().st_mode) == 0o755
+    said = build(tmp_path, "second", "--target", "cpu", "-v", comment="# a comment\n", umask=0o027)
+    assert "copied from the cache" in said
+    assert stat.S_IMODE((tmp_path / "second/prog/libprog_cpu.so").stat().st_mode) == 0o750
+    assert stat.S_IMODE((tmp_path / "second/prog/manifest.json").stat().st_mode) == 0o640

@@ -52,7 +52,7 @@ def fetch(key: str, folder: Path, names: list[str]) -> bool:
     copied: list[str] = []
     try:
         for name in names:
-            shutil.copyfile(entry / name, folder / name)
+            _copy_as_made(entry / name, folder / name)
             copied.append(name)
     except OSError:
         for name in copied:
@@ -72,6 +72,7 @@ def store(key: str, files: list[Path]) -> None:
         try:
             for path in files:
                 shutil.copyfile(path, staging / path.name)
+                shutil.copymode(path, staging / path.name)  # a library's execute bits: see _copy_as_made
             os.rename(staging, folder / key)  # whole or not at all
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
@@ -79,3 +80,12 @@ def store(key: str, files: list[Path]) -> None:
         keep_recent(folder, "[!.]*", KEEP)
     except OSError:
         return
+
+
+def _copy_as_made(source: Path, target: Path) -> None:
+    """A copy with the permissions the compiler would have given it in this process: a file it
+    made executable (a library) 0o777, else 0o666, both less the umask (the kernel applies it)."""
+    mode = 0o777 if os.stat(source).st_mode & 0o111 else 0o666
+    target.unlink(missing_ok=True)
+    with open(source, "rb") as read, os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as write:
+        shutil.copyfileobj(read, write)
