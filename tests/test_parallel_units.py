@@ -135,7 +135,8 @@ def test_a_library_built_in_units_computes_what_the_one_file_build_does(tmp_path
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_target_all_compiles_the_cpu_library_and_the_fatbin_side_by_side_into_the_same_manifest(tmp_path):
     """The two compile steps each edit manifest.json: side by side (TILEC_JOBS=2) neither edit is
-    lost, and the manifest is the one-at-a-time build's except for the libraries' own hashes."""
+    lost, and the manifest is the one-at-a-time build's except for the libraries' own hashes (nvcc
+    then compiles its architectures two at a time: the same resources, and the same library keys)."""
     src = tmp_path / "twokernels.py"
     src.write_text(PROGRAM)
     manifests = {}
@@ -146,6 +147,7 @@ def test_target_all_compiles_the_cpu_library_and_the_fatbin_side_by_side_into_th
                                "--arch", "sm_90", "-v"], capture_output=True, text=True, env=env)
         assert proc.returncode == 0, proc.stderr
         assert "g++ -> libtwokernels_cpu.so" in proc.stderr and "nvcc -> twokernels.fatbin" in proc.stderr
+        assert ("--threads 2" in proc.stdout) == (jobs == "2"), proc.stdout  # nvcc's architectures at once
         manifest = json.loads((tmp_path / jobs / "twokernels/manifest.json").read_text())
         assert manifest["cpu_build"]["cpu_features"] and manifest["cuda_build"]["archs"] == ["sm_90"]
         assert all("cuda_resources" in kernel for kernel in manifest["kernels"].values())

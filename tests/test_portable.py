@@ -15,7 +15,7 @@ import pytest
 
 from conftest import needs_cxx
 from tilec.backend_cpu.compiler import cpu_features, find_cxx, target_isa
-from tilec.backend_cuda.compiler import nvcc_command, ptx_arch
+from tilec.backend_cuda.compiler import nvcc_command, nvcc_threads, ptx_arch
 
 PROGRAM = '''import warp as wp
 
@@ -100,6 +100,13 @@ def test_native_opts_into_march_native_and_is_recorded(tmp_path):
     again = tilec_build(src, tmp_path / "out", "--target", "cpu")
     assert "up to date" not in again.stdout
     assert json.loads((tmp_path / "out/scaled/manifest.json").read_text())["cpu_build"]["isa"] == target_isa(False)
+
+
+def test_nvcc_compiles_architectures_at_once_on_idle_cores_where_it_can():
+    assert nvcc_threads("release 13.0, V13.0.88", 2) == ["--threads", "2"]
+    assert nvcc_threads("release 11.2, V11.2.67", 4) == ["--threads", "4"]
+    assert nvcc_threads("release 11.1, V11.1.105", 4) == []  # before the option
+    assert nvcc_threads("unknown", 4) == [] and nvcc_threads("release 12.4, V12.4.131", 1) == []
 
 
 def test_nvcc_command_has_sass_per_arch_and_ptx_for_the_newest():

@@ -17,8 +17,8 @@ from .backend_cpu.compiler import (GEMM_EXTERN_FLAG, RUNTIME_HEADER, SHARED_RUNT
                                    pinned, precompiled_runtime, shared_runtime, target_isa)
 from .backend_cuda import emit as cuda_emit
 from .backend_cuda.shared_memory import placement_budget
-from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_version,
-                                    parse_ptxas, ptx_arch)
+from .backend_cuda.compiler import (MAX_SHARED_BYTES, emu_command, find_nvcc, nvcc_command, nvcc_threads,
+                                    nvcc_version, parse_ptxas, ptx_arch)
 from . import product_cache
 from .build import BuildError, inputs_hash, run_compiler, write_and_build
 from .codegen import sources
@@ -387,10 +387,11 @@ def _nvcc_step(cmd: list[str], name: str, out: Path, verbose: bool, echo: Echo, 
                 log = (tmp / report).read_text(encoding="utf-8")
                 (tmp / report).unlink()
         else:
+            running = cmd + nvcc_threads(version, compile_jobs())
             if verbose:
-                echo(" ".join(cmd))
+                echo(" ".join(running))
             with progress.step(f"nvcc -> {name}.fatbin ({', '.join(archs)})"):
-                log = run_compiler(cmd, tmp, f"{name}_cuda.log", out)
+                log = run_compiler(running, tmp, f"{name}_cuda.log", out)
             if key is not None:
                 (tmp / report).write_text(log, encoding="utf-8")
                 product_cache.store(key, [tmp / f"{name}.fatbin", tmp / report])
