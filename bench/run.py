@@ -96,18 +96,23 @@ class Workload:
             self.impls.append((label, threads, direction, fn))
 
     def measure(self, repeats: int, clock: str = "wall") -> list:
-        """Interleaved runs; one row per implementation with its median. clock "thread": one-thread
-        rows time the calling thread's CPU time (every one-thread implementation here runs in the
-        calling thread), which a shared machine's other load and idle BLAS threads do not inflate;
-        rows on several threads are always wall-clock."""
+        """Interleaved runs, the order rotated each repeat; one row per implementation with its median.
+        clock "thread": one-thread rows time the calling thread's CPU time (every one-thread
+        implementation here runs in the calling thread), which a shared machine's other load and idle
+        BLAS threads do not inflate; rows on several threads are always wall-clock."""
         for *_, fn in self.impls:
             fn()  # warm-up (and Warp's first-launch compile)
         samples = [[] for _ in self.impls]
         walls = [[] for _ in self.impls]  # wall-clock too: scaling compares wall with wall
         timers = [time.thread_time if clock == "thread" and threads == 1 else time.perf_counter
                   for _, threads, _, _ in self.impls]
-        for _ in range(repeats):
-            for k, (*_, fn) in enumerate(self.impls):
+        for r in range(repeats):
+            # rotated by one each repeat: no implementation always runs right after the same other one
+            # (the one after Warp's GEMM finds the caches cold: GEMM 512 5-10 % slower)
+            order = list(range(len(self.impls)))
+            order = order[r % len(order):] + order[:r % len(order)]
+            for k in order:
+                fn = self.impls[k][3]
                 w0, t0 = time.perf_counter(), timers[k]()
                 fn()
                 samples[k].append(timers[k]() - t0)
