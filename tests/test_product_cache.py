@@ -158,3 +158,29 @@ def test_a_copied_library_has_the_permissions_a_compiled_one_would(tmp_path):
     assert "copied from the cache" in said
     assert stat.S_IMODE((tmp_path / "second/prog/libprog_cpu.so").stat().st_mode) == 0o750
     assert stat.S_IMODE((tmp_path / "second/prog/manifest.json").stat().st_mode) == 0o640
+
+
+def test_a_damaged_entry_is_refused_removed_and_compiled_anew(tmp_path):
+    cxx, log = logging_compiler(tmp_path, INSTALLED_CXX[0])
+    build(tmp_path, "first", "--target", "cpu", cxx=cxx)
+    (entry,) = (tmp_path / "cache" / product_cache.KIND).iterdir()
+    stored = entry / "libprog_cpu.so"
+    data = bytearray(stored.read_bytes())
+    data[len(data) // 2] ^= 1  # one bit, as a crash mid-write or a bad disk might leave it
+    stored.write_bytes(bytes(data))
+    compiles(log)
+    build(tmp_path, "second", "--target", "cpu", comment="# a comment\n", cxx=cxx)
+    assert compiles(log)  # refused: compiled again
+    np.testing.assert_array_equal(run(tmp_path, "second"), np.arange(32).reshape(4, 8) * 2 + 1)
+    assert (entry / "libprog_cpu.so").read_bytes() == (tmp_path / "second/prog/libprog_cpu.so").read_bytes()
+
+
+def test_a_change_to_any_command_that_makes_the_library_is_another_key(monkeypatch):
+    """The compile, unit and link commands (their flags), so that a tilec that links differently
+    never copies what an older one linked."""
+    from tilec import driver
+
+    before = driver._commands("/usr/bin/g++", "libm_cpu.so", "x86-64-v3")
+    link = driver.link_command
+    monkeypatch.setattr(driver, "link_command", lambda *a, **k: [*link(*a, **k), "-Wl,--gc-sections"])
+    assert driver._commands("/usr/bin/g++", "libm_cpu.so", "x86-64-v3") != before

@@ -284,7 +284,7 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
         text = (tmp / source).read_text(encoding="utf-8")
         key = None
         if product_cache.enabled() and not debug and isa != "native":  # see product_cache.py
-            key = product_cache.product_key([compiler], [compiler_identity(compiler)], [*flags, "-o", output],
+            key = product_cache.product_key([compiler], [compiler_identity(compiler)], _commands(compiler, output, isa),
                                             {**headers, **_module_texts(tmp, source)})
         if key is not None and product_cache.fetch(key, tmp, [output]):
             with progress.step(f"{Path(compiler).name} -> {output}: unchanged C++, the library built before"):
@@ -302,6 +302,15 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
             manifest_path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     return run
+
+
+def _commands(compiler: str, output: str, isa: str) -> list[str]:
+    """Every command that may make the library, paths aside (for its product_cache key): a change to
+    any of their flags is a different library."""
+    unit, runtime = "unit.cpp", Path("runtime.o")
+    return [*cxx_command(compiler, unit, output, False, isa, pch=RUNTIME_HEADER, runtime_object=runtime)[1:], "\0",
+            *part_command(compiler, unit, "unit.o", isa, True)[1:], "\0",
+            *link_command(compiler, ["unit.o"], output, isa, runtime)[1:]]
 
 
 def _module_texts(tmp: Path, source: str) -> dict[str, str]:

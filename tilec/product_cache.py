@@ -11,11 +11,14 @@ deterministic functions of these, so a hit is the file the compile would write. 
 contents name the folder they were built in (debug information), or the machine they were built
 on (`-march=native`, where a cache folder may be shared), are never kept, and `TILEC_PCH=0` (no
 compiler cache at all) turns this off too. An entry is a folder holding the product and what the
-step read from the compiler besides it (nvcc's ptxas report); the KEEP most recently used stay.
+step read from the compiler besides it (nvcc's ptxas report), with their SHA-256 (a copy that does
+not match, say after a crash mid-write, is refused and the entry removed); the KEEP most recently
+used stay.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -25,6 +28,7 @@ from .cachedir import cache_dir, keep_recent, remove_stale
 
 KEEP = 64  # entries kept (a library is 0.1-1 MB, a fatbin about as much)
 KIND = "products"  # the cache folder's subfolder
+DIGESTS = "sha256.json"  # in an entry: each file's SHA-256, checked on every copy out
 
 
 def enabled() -> bool:
@@ -43,17 +47,22 @@ def product_key(compilers: list[str], versions: list[str], options: list[str], t
 
 def fetch(key: str, folder: Path, names: list[str]) -> bool:
     """Copies entry `key`'s files `names` into folder; False, with none of them left in folder,
-    when there is no such entry or it lacks one (another build pruned it while it was read)."""
+    when there is no such entry, it lacks one (another build pruned it while it was read), or a copy
+    is not what was stored (a damaged entry, then removed)."""
     entry = cache_dir() / KIND / key
     try:
         os.utime(entry)  # a hit counts as new: keep_recent keeps the entries builds use
-    except OSError:
+        digests = json.loads((entry / DIGESTS).read_text())
+    except (OSError, ValueError):
         return False
     copied: list[str] = []
     try:
         for name in names:
             _copy_as_made(entry / name, folder / name)
             copied.append(name)
+            if not isinstance(digests, dict) or digests.get(name) != _digest(folder / name):
+                shutil.rmtree(entry, ignore_errors=True)
+                raise OSError(f"{entry / name}: not the file stored")
     except OSError:
         for name in copied:
             (folder / name).unlink(missing_ok=True)
@@ -73,6 +82,8 @@ def store(key: str, files: list[Path]) -> None:
             for path in files:
                 shutil.copyfile(path, staging / path.name)
                 shutil.copymode(path, staging / path.name)  # a library's execute bits: see _copy_as_made
+            digests = {path.name: _digest(staging / path.name) for path in files}
+            (staging / DIGESTS).write_text(json.dumps(digests, sort_keys=True))
             os.rename(staging, folder / key)  # whole or not at all
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
@@ -89,3 +100,7 @@ def _copy_as_made(source: Path, target: Path) -> None:
     target.unlink(missing_ok=True)
     with open(source, "rb") as read, os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as write:
         shutil.copyfileobj(read, write)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
