@@ -281,17 +281,17 @@ def _cxx_step(source: str, output: str, debug: bool, log_name: str, out: Path, v
 
     def run(tmp: Path) -> None:
         flags = compile_flags(debug, isa, compiler)
-        text = (tmp / source).read_text(encoding="utf-8")
+        texts = _module_texts(tmp, source)
         key = None
         if product_cache.enabled() and not debug and isa != "native":  # see product_cache.py
             key = product_cache.product_key([compiler], [compiler_identity(compiler)], _commands(compiler, output, isa),
-                                            {**headers, **_module_texts(tmp, source)})
+                                            {**headers, **texts})
         if key is not None and product_cache.fetch(key, tmp, [output]):
             with progress.step(f"{Path(compiler).name} -> {output}: unchanged C++, the library built before"):
                 if verbose:
                     echo(f"{output}: copied from the cache ({product_cache.KIND}/{key})")
         else:
-            compile_library(tmp, flags, text)
+            compile_library(tmp, flags, texts[source])
             if key is not None:
                 product_cache.store(key, [tmp / output])
         manifest_path = tmp / "manifest.json"

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..cachedir import cache_dir, keep_recent, remove_stale
 from ..naming import RUNTIME_DIR
+from ..product_cache import product_key
 from .clang_pch import precompiled_copy
 
 # The default target per machine: x86-64-v3 is AVX2 + FMA + BMI1/2 + F16C + MOVBE (Intel Haswell
@@ -298,10 +299,7 @@ def shared_runtime(cxx: str, flags: list[str], headers: dict[str, str], debug: b
 
 def cache_key(cxx: str, flags: list[str], headers: dict[str, str]) -> str:
     """The name of what this compiler makes from these flags and header texts in the cache."""
-    key = hashlib.sha256("\0".join([os.path.realpath(cxx), compiler_identity(cxx), *flags]).encode())
-    for name in sorted(headers):
-        key.update(name.encode() + b"\0" + headers[name].encode() + b"\0")
-    return key.hexdigest()[:24]
+    return product_key([cxx], [compiler_identity(cxx)], flags, headers)[:24]
 
 
 def cached_build(cxx: str, flags: list[str], headers: dict[str, str], kind: str, suffix: str,
