@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Run on a lent GPU machine (an H200), from the repository root, with results under $OUT:
-# build every sample for sm_90, run the `gpu` and `cuda` test tiers for real, and time the
-# samples against torch. Wheels for packages the machine lacks (libcst, and its deps) travel
-# in .whl/ (see the device tool's README); they are installed first when present.
+# The checks that need a GPU, as one script for a lent machine (an H100 or H200, sm_90), run from
+# the repository root with results under $OUT (at most 8 files come back):
+#   env.txt         the device, drivers, compilers and Python packages seen
+#   build.log       every sample built for sm_90 (--target all), with nvcc's resource table
+#   gpu_tests.log   tests/test_gpu.py: each sample's forward and adjoint on the device against the CPU
+#   emu_on_gpu.log  the suite's CUDA-emulation tests with every emulated launch run on the device
+#                   instead (TILEC_EMU_ON_GPU=1, tests/on_gpu.py; all sampled cases: TILEC_TESTS_FULL=1)
+#   gpu_bench.json  bench/gpu_bench.py: GEMM against cuBLAS fp32, softmax / layernorm / fused map
+#   gpu_bench.log   against torch, each result checked first
+# Packages the machine lacks (libcst) travel as wheels in .whl/ (the device tool's README).
+# Each step has its own time limit so that one hung step leaves the others' results.
 set -uo pipefail
 OUT=${OUT:-bench/results}
 mkdir -p "$OUT"
@@ -10,13 +17,37 @@ if [ -d .whl ] && ! python3 -c "import libcst" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONUNBUFFERED=1
-nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
-for f in samples/*.py; do
-    python3 -m tilec.cli build "$f" -o /tmp/gpu-build --target all --arch sm_90 -v
-done > "$OUT/build.log" 2>&1
-for d in /tmp/gpu-build/*/; do  # each manifest.json holds its kernels' registers, shared memory and spills
-    cp "$d/manifest.json" "$OUT/$(basename "$d").manifest.json" 2>/dev/null
-done
-python3 -m pytest -q tests/test_gpu.py tests/test_cuda.py -p no:cacheprovider 2>&1 | tee "$OUT/tests.log" | tail -5
-python3 bench/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.md"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+STEP_TESTS=${STEP_TESTS:-120} STEP_EMU=${STEP_EMU:-200} STEP_BENCH=${STEP_BENCH:-120}
+{
+    date -u; nvidia-smi; nvcc --version; g++ --version | head -1; python3 --version
+    python3 -c "import cupy, torch, numpy, cuda.bindings, libcst, click, jinja2; print('cupy', cupy.__version__, 'torch', torch.__version__, 'numpy', numpy.__version__, 'cuda.bindings', cuda.bindings.__version__)"
+    nproc
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+# samples for the tests' reference, bench programs at three block sizes, side by side
+start=$(date +%s)
+{
+    ls samples/*.py | xargs -P 8 -I{} sh -c 'python3 -m tilec build {} -o /tmp/gpu-build --target all --arch sm_90 -v 2>&1'
+    for bd in 64 128 256; do
+        ls bench/programs/*.py | sed "s/\$/ $bd/"
+    done | xargs -P 12 -n 2 sh -c 'python3 -m tilec build "$0" -o /tmp/gpu-bench/bd$1 --target cuda --arch sm_90 --block-dim $1 -v 2>&1'
+} > "$OUT/build.log" 2>&1
+echo "builds: $(( $(date +%s) - start )) s, $(grep -c ': built in' "$OUT/build.log") built, $(grep -c 'error' "$OUT/build.log") lines with 'error'"
+
+start=$(date +%s)
+timeout "$STEP_TESTS" python3 -m pytest -q -n 6 -p no:cacheprovider -rfE --tb=short tests/test_gpu.py > "$OUT/gpu_tests.log" 2>&1
+echo "test_gpu: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gpu_tests.log")"
+
+start=$(date +%s)
+timeout "$STEP_BENCH" python3 bench/gpu_bench.py /tmp/gpu-bench --json "$OUT/gpu_bench.json" > "$OUT/gpu_bench.log" 2>&1
+echo "gpu_bench: rc $?, $(( $(date +%s) - start )) s"
+tail -45 "$OUT/gpu_bench.log"
+
+start=$(date +%s)
+TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -n 14 -p no:cacheprovider -rfE \
+    --tb=short --timeout 120 -k "(emu or block32 or block64 or block128 or reverse) and not cpu" tests \
+    > "$OUT/emu_on_gpu.log" 2>&1
+echo "emulation tests on the GPU: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/emu_on_gpu.log")"
+grep -E "^(FAILED|ERROR)" "$OUT/emu_on_gpu.log" | cut -c1-200 | head -40

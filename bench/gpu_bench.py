@@ -1,12 +1,23 @@
-"""tilec's CUDA kernels against torch on the same device, same data (run by bench/gpu.sh)."""
+"""tilec's CUDA kernels against cuBLAS / torch on the same GPU, same data (run by bench/gpu.sh).
+
+Usage: python3 bench/gpu_bench.py BUILDS [--json OUT]. BUILDS holds bench/programs/*.py built with
+`tilec build --target cuda --arch sm_90 --block-dim B` into BUILDS/bd<B>/ (gpu.sh does this).
+Each row: median milliseconds per launch over `REPEATS` timed batches of launches (CUDA events
+around each batch, after a warm-up), the rate (TFLOP/s for matrix products, GB/s for the
+memory-bound rows: bytes read plus bytes written once), and tilec's time as a share of the
+reference's. Every tilec result is checked first (outputs poisoned with NaN before the launch,
+compared with torch in float64). Matrix products run in plain fp32 on both sides
+(torch.backends.cuda.matmul.allow_tf32 = False: cuBLAS SGEMM, no tensor cores).
+"""
 from __future__ import annotations
 
+import argparse
+import json
+import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
+REPEATS = 15
 
 
 def main() -> None:
@@ -14,44 +25,149 @@ def main() -> None:
 
     import tilec
 
-    sys.path.insert(0, str(ROOT / "samples"))
-    out = Path("/tmp/gpu-build")
-    rows = ["| workload | tilec ms | torch ms | torch / tilec |", "|---|---|---|---|"]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("builds", type=Path)
+    parser.add_argument("--json", type=Path)
+    opts = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(0)
+    rows: list[dict] = []
 
-    def timed(fn, repeats=20):
-        fn()
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeats):
+    def rand(*shape, scale=1.0):
+        return torch.randn(*shape, device=dev, generator=gen) * scale
+
+    def timed(fn, per_batch):
+        for _ in range(2):
             fn()
-        end.record()
         torch.cuda.synchronize()
-        return start.elapsed_time(end) / repeats
+        times = []
+        for _ in range(REPEATS):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(per_batch):
+                fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / per_batch)
+        return statistics.median(times)
 
-    dev = "cuda"
-    rng = np.random.default_rng(0)
-    gemm = tilec.load(out / "gemm")
-    for n in (512, 1024, 2048):
-        A = torch.from_numpy(rng.standard_normal((n, n)).astype(np.float32)).to(dev)
-        B = torch.from_numpy(rng.standard_normal((n, n)).astype(np.float32)).to(dev)
-        C = torch.zeros((n, n), device=dev)
-        t = timed(lambda: gemm.gemm.launch_tiled(dim=(n // 32, n // 32), inputs=[A, B, C], device="cuda"))
-        r = timed(lambda: torch.matmul(A, B))
-        rows.append(f"| GEMM {n} fp32 | {t:.3f} | {r:.3f} | {r / t:.2f} |")
-    softmax = tilec.load(out / "softmax")
-    X = torch.from_numpy(rng.standard_normal((4096, 256)).astype(np.float32)).to(dev)
-    Y = torch.zeros_like(X)
-    t = timed(lambda: softmax.softmax.launch_tiled(dim=4096 // 4, inputs=[X, Y], device="cuda"))
-    r = timed(lambda: torch.softmax(X, dim=1))
-    rows.append(f"| softmax 4096x256 | {t:.3f} | {r:.3f} | {r / t:.2f} |")
-    layernorm = tilec.load(out / "layernorm")
-    g, b = torch.ones(256, device=dev), torch.zeros(256, device=dev)
-    t = timed(lambda: layernorm.layernorm.launch_tiled(dim=4096 // 4, inputs=[X, g, b, Y], device="cuda"))
-    r = timed(lambda: torch.nn.functional.layer_norm(X, (256,), g, b))
-    rows.append(f"| layernorm 4096x256 | {t:.3f} | {r:.3f} | {r / t:.2f} |")
-    print("\n".join(rows))
+    def check(name, got, want, tol):
+        err = float((got.double() - want.double()).norm() / want.double().norm())
+        if not err < tol:  # NaN fails too: an element the kernel never wrote
+            raise AssertionError(f"{name}: relative error {err:.3g} (tolerance {tol:g})")
+        return err
+
+    def row(workload, impl, ms, work, unit, ref_ms=None, err=None):
+        rate = work / ms / 1e9  # work per ms -> per s / 1e12 (TFLOP/s) or bytes -> GB/s (/1e6 * 1e3)
+        if unit == "GB/s":
+            rate = work / ms / 1e6
+        r = {"workload": workload, "impl": impl, "ms": round(ms, 4), unit: round(rate, 2)}
+        if ref_ms is not None:
+            r["reference_ms_over_tilec_ms"] = round(ref_ms / ms, 3)
+        if err is not None:
+            r["rel_err"] = float(f"{err:.3g}")
+        rows.append(r)
+        print(json.dumps(r), flush=True)
+
+    def module(name, block_dim):
+        return tilec.load(opts.builds / f"bd{block_dim}" / name)
+
+    # GEMM: tilec's tile GEMMs (32x32 and 64x64 output tiles, two block sizes) against cuBLAS SGEMM
+    for n in (1024, 2048, 4096):
+        A, B = rand(n, n), rand(n, n)
+        want = torch.matmul(A, B)
+        ref = timed(lambda: torch.matmul(A, B), 5)
+        flops = 2.0 * n ** 3
+        row(f"GEMM {n}", "cuBLAS fp32", ref, flops, "TFLOP/s")
+        for tile in (32, 64):
+            for bd in (64, 128, 256):
+                try:
+                    mod = module(f"gemm{tile}", bd)
+                except Exception as e:  # noqa: BLE001 - a variant that did not build is reported, not fatal
+                    print(f"GEMM {n} tile {tile} block {bd}: not built ({e})")
+                    continue
+                C = torch.full((n, n), float("nan"), device=dev)
+
+                def launch(adjoint=False, mod=mod, tile=tile, C=C, A=A, B=B):
+                    mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], device="cuda")
+
+                launch()
+                torch.cuda.synchronize()
+                err = check(f"GEMM {n} tile {tile} block {bd}", C, want, 1e-5)
+                ms = timed(launch, 3 if n < 4096 else 1)
+                row(f"GEMM {n}", f"tilec tile {tile} block {bd}", ms, flops, "TFLOP/s", ref, err)
+                if n == 2048:
+                    dA, dB, dC = torch.zeros_like(A), torch.zeros_like(B), rand(n, n)
+                    mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
+                                          adjoint=True, device="cuda")
+                    torch.cuda.synchronize()
+                    check("GEMM adjoint dA", dA, dC @ B.T, 1e-5)
+                    check("GEMM adjoint dB", dB, A.T @ dC, 1e-5)
+
+                    def backward(mod=mod, tile=tile, A=A, B=B, C=C, dA=dA, dB=dB, dC=dC):
+                        mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
+                                              adjoint=True, device="cuda")
+
+                    bwd = timed(backward, 2)
+                    ref_bwd = timed(lambda: (dC @ B.T, A.T @ dC), 3)
+                    row(f"GEMM {n} backward", f"tilec tile {tile} block {bd}", bwd, 2 * flops, "TFLOP/s", ref_bwd)
+                    rows[-1]["bwd_over_fwd"] = round(bwd / ms, 3)
+
+    # memory-bound rows: softmax, layernorm (rows of 256), the fused map (16M floats)
+    for rows_n in (4096, 65536):
+        X = rand(rows_n, 256)
+        nbytes = 2 * X.numel() * 4
+        want = torch.softmax(X.double(), dim=1)
+        ref = timed(lambda: torch.softmax(X, dim=1), 10)
+        row(f"softmax {rows_n}x256", "torch", ref, nbytes, "GB/s")
+        g, b = rand(1, 256), rand(1, 256)
+        want_ln = torch.nn.functional.layer_norm(X.double(), (256,), g[0].double(), b[0].double())
+        ref_ln = timed(lambda: torch.nn.functional.layer_norm(X, (256,), g[0], b[0]), 10)
+        row(f"layernorm {rows_n}x256", "torch", ref_ln, nbytes, "GB/s")
+        for bd in (64, 128, 256):
+            Y = torch.full_like(X, float("nan"))
+            sm = module("softmax", bd)
+            sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda")
+            torch.cuda.synchronize()
+            err = check("softmax", Y, want, 1e-5)
+            ms = timed(lambda: sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda"), 10)
+            row(f"softmax {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref, err)
+            Y = torch.full_like(X, float("nan"))
+            ln = module("layernorm", bd)
+            ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda")
+            torch.cuda.synchronize()
+            err = check("layernorm", Y, want_ln, 1e-5)
+            ms = timed(lambda: ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda"), 10)
+            row(f"layernorm {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref_ln, err)
+    n = 16 * 1024 * 1024
+    x = rand(n)
+    want = torch.tanh(x.double()) * x + 0.5 * x * x - 1.0
+    ref = timed(lambda: torch.tanh(x) * x + 0.5 * x * x - 1.0, 10)
+    row("fused map 16M", "torch (eager, 5 kernels)", ref, 2 * n * 4, "GB/s")
+    for bd in (64, 128, 256):
+        y = torch.full_like(x, float("nan"))
+        fm = module("fused_map", bd)
+        fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda")
+        torch.cuda.synchronize()
+        err = check("fused map", y, want, 1e-5)
+        ms = timed(lambda: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda"), 10)
+        row("fused map 16M", f"tilec block {bd}", ms, 2 * n * 4, "GB/s", ref, err)
+
+    # the loader's cost per launch: a softmax of 2 rows, next to no device work
+    X2, Y2 = rand(2, 256), torch.zeros(2, 256, device=dev)
+    sm = module("softmax", 256)
+    ms = timed(lambda: sm.softmax.launch_tiled(dim=2, inputs=[X2, Y2], device="cuda"), 200)
+    row("one launch, softmax 2x256", "tilec block 256", ms, 2 * X2.numel() * 4, "GB/s")
+    print("\n| workload | impl | ms | rate | reference / tilec |\n|---|---|---|---|---|")
+    for r in rows:
+        rate = next(f"{r[k]} {k}" for k in ("TFLOP/s", "GB/s") if k in r)
+        print(f"| {r['workload']} | {r['impl']} | {r['ms']} | {rate} | {r.get('reference_ms_over_tilec_ms', '')} |")
+    if opts.json:
+        opts.json.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows}, indent=1,
+                                        sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -34,6 +34,11 @@ def pytest_report_header(config):
 
 
 def pytest_configure(config):
+    if os.environ.get("TILEC_EMU_ON_GPU"):
+        import harness
+        import on_gpu
+
+        on_gpu.install(harness)
     if os.environ.get("TILEC_EXPECT_INSTALLED") == "1" and ROOT in _tilec_under_test().parents:
         pytest.exit(f"TILEC_EXPECT_INSTALLED=1 but tilec is imported from the checkout ({_tilec_under_test()}); "
                     "run with PYTHONSAFEPATH=1 from an environment where the wheel is installed", returncode=3)

@@ -57,6 +57,17 @@ def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "
     return load(outdir / name)
 
 
+def build_for_device(source: str, name: str, block_dim: int, arch: str):
+    """Compile and build the fatbin for a real GPU of architecture `arch` (tests/on_gpu.py); cached
+    by content like `build`."""
+    key = hashlib.sha256(f"{name}\0{block_dim}\0cuda {arch}\0{source}".encode())
+    assert CACHE is not None, "harness.CACHE is set by conftest.py"
+    outdir = CACHE / key.hexdigest()[:16]
+    build_module(compile_ir(source, name, block_dim), source, str(outdir), build_flags(block_dim, "cuda"), arch=arch,
+                 echo=lambda *a, **k: None)
+    return load(outdir / name)
+
+
 def build_flags(block_dim: int, target: str = "cpu", emit_only: bool = False, debug: bool = False) -> dict:
     """The build options `tilec build` passes the driver, as the tests build."""
     return {"block_dim": block_dim, "target": target, "debug": debug, "max_shared": 48 * 1024, "emit_only": emit_only}
