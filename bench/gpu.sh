@@ -9,7 +9,9 @@
 #   gpu_bench.json  bench/gpu_bench.py: GEMM against cuBLAS fp32, softmax / layernorm / fused map
 #   gpu_bench.log   against torch, each result checked first
 # Packages the machine lacks (libcst) travel as wheels in .whl/ (the device tool's README).
-# Each step has its own time limit so that one hung step leaves the others' results.
+# Each step has its own time limit so that one hung step leaves the others' results. Parallelism is
+# kept moderate (4-8 processes, TILEC_JOBS=2): the first try, with 12-14 processes each running nvcc
+# with a thread per core, ended with the machine no longer answering (cause not established).
 set -uo pipefail
 OUT=${OUT:-bench/results}
 mkdir -p "$OUT"
@@ -17,7 +19,7 @@ if [ -d .whl ] && ! python3 -c "import libcst" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TILEC_JOBS=${TILEC_JOBS:-2}
 STEP_TESTS=${STEP_TESTS:-120} STEP_EMU=${STEP_EMU:-200} STEP_BENCH=${STEP_BENCH:-120}
 {
     date -u; nvidia-smi; nvcc --version; g++ --version | head -1; python3 --version
@@ -29,10 +31,10 @@ cat "$OUT/env.txt"
 # samples for the tests' reference, bench programs at three block sizes, side by side
 start=$(date +%s)
 {
-    ls samples/*.py | xargs -P 8 -I{} sh -c 'python3 -m tilec build {} -o /tmp/gpu-build --target all --arch sm_90 -v 2>&1'
+    ls samples/*.py | xargs -P 4 -I{} sh -c 'python3 -m tilec build {} -o /tmp/gpu-build --target all --arch sm_90 -v 2>&1'
     for bd in 64 128 256; do
         ls bench/programs/*.py | sed "s/\$/ $bd/"
-    done | xargs -P 12 -n 2 sh -c 'python3 -m tilec build "$0" -o /tmp/gpu-bench/bd$1 --target cuda --arch sm_90 --block-dim $1 -v 2>&1'
+    done | xargs -P 6 -n 2 sh -c 'python3 -m tilec build "$0" -o /tmp/gpu-bench/bd$1 --target cuda --arch sm_90 --block-dim $1 -v 2>&1'
 } > "$OUT/build.log" 2>&1
 echo "builds: $(( $(date +%s) - start )) s, $(grep -c ': built in' "$OUT/build.log") built, $(grep -c 'error' "$OUT/build.log") lines with 'error'"
 
@@ -46,7 +48,7 @@ echo "gpu_bench: rc $?, $(( $(date +%s) - start )) s"
 tail -45 "$OUT/gpu_bench.log"
 
 start=$(date +%s)
-TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -n 14 -p no:cacheprovider -rfE \
+TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -n 8 -p no:cacheprovider -rfE \
     --tb=short --timeout 120 -k "(emu or block32 or block64 or block128 or reverse) and not cpu" tests \
     > "$OUT/emu_on_gpu.log" 2>&1
 echo "emulation tests on the GPU: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/emu_on_gpu.log")"
