@@ -50,6 +50,8 @@ tail -45 "$OUT/gpu_bench.log"
 start=$(date +%s)
 TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -n 8 -p no:cacheprovider -rfE \
     --tb=short --timeout 120 -k "(emu or block32 or block64 or block128 or reverse) and not cpu" tests \
+    --deselect "tests/test_launch_forms.py::test_a_tape_replays_a_launch_whose_blocks_span_rows[cuda-emu]" \
+    --deselect tests/test_tape_cuda.py::test_tape_on_cuda_matches_the_emulation \
     > "$OUT/emu_on_gpu.log" 2>&1
 echo "emulation tests on the GPU: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/emu_on_gpu.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/emu_on_gpu.log" | cut -c1-200 | head -40

@@ -5,6 +5,8 @@ instead (nvcc, sm_90 or TILEC_GPU_ARCH), and each of its launches on device="cud
 device="cuda": numpy arrays among the arguments are copied to the device (cupy) before the launch
 and back into the same numpy arrays after it, so the test compares what the GPU computed. Arguments
 that are not plain numpy arrays (scalars, structs, structured arrays) are passed as they are.
+Tests that hold on to the arrays a launch got (a Tape's gradients, looked up by array) or patch
+the built module see the copies and the wrapper instead: bench/gpu.sh leaves those two out.
 
 TILEC_EMU_ON_GPU=dry runs the same copies with numpy standing in for the device and the emulation
 for the GPU, to check this wrapper itself on a machine without one."""

@@ -66,6 +66,26 @@ def mm(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dty
         b = wp.tile_load(B, shape=(6, 12), offset=(k * 6, j * 12))
         wp.tile_matmul(a, b, acc)
     wp.tile_store(C, wp.tile_map(wp.tanh, acc), offset=(i * 8, j * 12))
+
+
+@wp.kernel
+def blocked(A: wp.array2d(dtype=float), B: wp.array2d(dtype=float), C: wp.array2d(dtype=float)):
+    i = wp.tid()
+    acc = wp.tile_zeros(shape=(20, 16), dtype=float)
+    for k in range(3):
+        a = wp.tile_load(A, shape=(20, 8), offset=(i * 20, k * 8))
+        b = wp.tile_load(B, shape=(8, 16), offset=(k * 8, 0))
+        wp.tile_matmul(a, b, acc)
+    wp.tile_store(C, acc * 0.5, offset=(i * 20, 0))
+
+
+@wp.kernel
+def transposed(A: wp.array2d(dtype=float), T: wp.array2d(dtype=float), S: wp.array2d(dtype=float)):
+    i = wp.tid()
+    a = wp.tile_load(A, shape=(64, 32), offset=(i * 64, 0))
+    wp.tile_store(T, wp.tile_transpose(a), offset=(0, i * 64))
+    s = wp.tile_load(A, shape=(8, 32), offset=(i * 64, 0))
+    wp.tile_store(S, wp.tile_transpose(s), offset=(0, i * 8))
 '''
 
 STORAGE_SOURCE = '''
@@ -187,12 +207,37 @@ def test_matmul_into_registers_and_its_adjoint(module):
     np.testing.assert_allclose(C, np.tanh(A @ B), rtol=1e-4, atol=1e-5)
 
 
+def test_matmul_register_blocks_with_a_partial_last_run(module):
+    """A 20x16 accumulator: every run of a thread lies in the same four columns (4 * block_dim a
+    multiple of 16), so registers.h computes its runs as one register block; at block_dim 32 and
+    64 the last run of the upper threads lies past the tile (320 elements) and is never stored."""
+    rng = np.random.default_rng(6)
+    A = rng.standard_normal((40, 24)).astype(np.float32)
+    B = rng.standard_normal((24, 16)).astype(np.float32)
+    C = np.full((40, 16), np.nan, np.float32)
+    module.blocked.launch_tiled(dim=2, inputs=[A, B, C], device="cuda-emu")
+    np.testing.assert_allclose(C, (A.astype(np.float64) @ B) * 0.5, rtol=1e-5, atol=1e-5)
+
+
+def test_transposes_of_whole_warp_squares_and_of_other_shapes(module):
+    """tile_transpose of a 64x32 tile (shared_tiles.h moves 32x32 squares along diagonals) and of
+    an 8x32 tile (element by element), each against numpy."""
+    A = np.random.default_rng(7).standard_normal((128, 32)).astype(np.float32)
+    T, S = np.full((32, 128), np.nan, np.float32), np.full((32, 16), np.nan, np.float32)
+    module.transposed.launch_tiled(dim=2, inputs=[A, T, S], device="cuda-emu")
+    np.testing.assert_array_equal(T, A.T)
+    np.testing.assert_array_equal(S, np.concatenate([A[:8].T, A[64:72].T], axis=1))
+
+
 def test_register_tile_gradients_match_finite_differences():
     source = SOURCE.replace("dtype=float", "dtype=wp.float64")
     module = build(source, "registers_emu64", block_dim=32, target="cuda-emu")
     rng = np.random.default_rng(5)
     A, B = rng.standard_normal((13, 12)), rng.standard_normal((12, 20))
     check_gradients(OnEmulator(module.mm), (2, 2), [A, B, np.zeros((13, 20))], outputs=[2], wrt=[0, 1],
+                    rtol=1e-5, atol=1e-7)
+    A, B = rng.standard_normal((40, 24)), rng.standard_normal((24, 16))
+    check_gradients(OnEmulator(module.blocked), 2, [A, B, np.zeros((40, 16))], outputs=[2], wrt=[0, 1],
                     rtol=1e-5, atol=1e-7)
     A, B = rng.standard_normal((7, 11)), rng.standard_normal((7, 11))
     check_gradients(OnEmulator(module.odd), (3, 3), [A, B, np.zeros((7, 11)), np.zeros(3)], outputs=[2, 3],

@@ -9,14 +9,19 @@
 
 #if defined(__CUDACC__) || defined(__clang__)
 #define TL_UNROLL _Pragma("unroll")
+#define TL_UNROLL_4 _Pragma("unroll 4")
+#define TL_LOOP _Pragma("unroll 1")
 #else
 #define TL_UNROLL
+#define TL_UNROLL_4
+#define TL_LOOP
 #endif
 
 namespace tl {
 
 template <int Size, int BD> struct RegLayout {
     static constexpr int run = 4;
+    static constexpr int threads = BD;
     static constexpr int runs = (Size + run * BD - 1) / (run * BD);
     static constexpr int slots = runs * run;
     static constexpr bool full = Size % (run * BD) == 0;
@@ -76,8 +81,12 @@ template <int Bytes> TL_HD void store_run(void* memory, const void* src) {
 // Visits this thread's runs of a tile laid out as L, placed at `off` in an array:
 // run(first slot, first element, pointer to it) when the whole run lies in one array row, inside the
 // array, contiguous and aligned for a vector access; otherwise element(slot, element, coordinates,
-// in bounds) for each of its elements.
-template <class TT, class L, class T, int N, class Run, class Elem>
+// in bounds) for each of its elements. `InRegisters`: the tile side is a register tile, whose
+// slots must be compile-time indices (so the checked runs are unrolled too); a shared tile's
+// checked runs stay a loop, since unrolled, the compiler would hoist every run's loads ahead
+// and spend most registers of the kernel on them (255 for a 64x64 float tile at 128 threads,
+// 56 as a loop).
+template <class TT, class L, bool InRegisters, class T, int N, class Run, class Elem>
 TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run run, Elem elem) {
     static_assert(TT::ndim == N, "tile rank must equal array rank");
     constexpr int W = TT::dim(TT::ndim - 1);
@@ -106,10 +115,9 @@ TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run 
             return;
         }
     }
-    TL_UNROLL
-    for (int r = 0; r < L::runs; ++r) {
+    const auto checked_run = [&](int r) {
         const int e0 = L::element(r * L::run, ctx.lane);
-        if (!L::valid(e0)) continue;
+        if (!L::valid(e0)) return;
         int idx[N];
         int64_t ids[N];
         unravel<TT>(e0, idx);
@@ -122,7 +130,7 @@ TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run 
             T* p = a.ptr_n(ids);
             if (reinterpret_cast<uintptr_t>(p) % (bytes < 16 ? bytes : 16) == 0) {
                 run(r * L::run, e0, p);
-                continue;
+                return;
             }
         }
         for (int q = 0; q < L::run; ++q) {
@@ -136,12 +144,25 @@ TL_HD void for_each_run(Ctx& ctx, const Array<T, N>& a, const int64_t* off, Run 
             }
             elem(r * L::run + q, e, ids, ok);
         }
+    };
+    if constexpr (InRegisters) {
+        TL_UNROLL
+        for (int r = 0; r < L::runs; ++r) checked_run(r);
+    } else {
+        TL_LOOP
+        for (int r = 0; r < L::runs; ++r) checked_run(r);
     }
 }
 
 // A tile's storage for one run: a register tile by slot, a shared tile by element.
-template <class X> struct tile_of { using type = X; };
-template <class TT, int BD> struct tile_of<Reg<TT, BD>> { using type = TT; };
+template <class X> struct tile_of {
+    using type = X;
+    static constexpr bool in_registers = false;
+};
+template <class TT, int BD> struct tile_of<Reg<TT, BD>> {
+    using type = TT;
+    static constexpr bool in_registers = true;
+};
 template <class TT, int BD> TL_HD typename TT::value_type* at_run(Reg<TT, BD>& r, int s, int) { return r.v + s; }
 template <class TT, int BD> TL_HD const typename TT::value_type* at_run(const Reg<TT, BD>& r, int s, int) {
     return r.v + s;
@@ -154,7 +175,7 @@ template <class L, class X, class T, int N, class... O>
 TL_HD void load_runs(Ctx& ctx, X& dst, const Array<T, N>& a, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
-    for_each_run<typename tile_of<X>::type, L>(
+    for_each_run<typename tile_of<X>::type, L, tile_of<X>::in_registers>(
         ctx, a, off, [&](int s, int e, const T* p) { load_run<L::run * sizeof(T)>(at_run(dst, s, e), p); },
         [&](int s, int e, const int64_t* ids, bool ok) { *at_run(dst, s, e) = ok ? *a.ptr_n(ids) : T(0); });
 }
@@ -164,7 +185,7 @@ TL_HD void store_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
     const bool partial = ctx.partial();
-    for_each_run<typename tile_of<X>::type, L>(
+    for_each_run<typename tile_of<X>::type, L, tile_of<X>::in_registers>(
         ctx, a, off,
         [&](int s, int e, T* p) {
             if (!partial) return store_run<L::run * sizeof(T)>(p, at_run(src, s, e));
@@ -181,7 +202,7 @@ template <class L, class X, class T, int N, class... O>
 TL_HD void atomic_add_runs(Ctx& ctx, const Array<T, N>& a, const X& src, O... o) {
     int64_t off[N];
     offsets_of<N>(off, o...);
-    for_each_run<typename tile_of<X>::type, L>(
+    for_each_run<typename tile_of<X>::type, L, tile_of<X>::in_registers>(
         ctx, a, off, [&](int s, int e, T* p) {
             const T* v = at_run(src, s, e);
             for (int q = 0; q < L::run; ++q)
@@ -226,7 +247,11 @@ template <class RT, class V> TL_HD void reg_fill(Ctx&, RT& dst, V value) {
 }
 
 // C = alpha * A @ B + beta * C with C in registers, A and B in shared memory: each thread computes
-// its own runs, which share a row of A when B's width is a multiple of the run.
+// its own runs, which share a row of A when B's width is a multiple of the run. When every run of
+// a thread lies in the same four columns (4 * BD a multiple of B's width), the thread's runs form
+// a register block: each step of k reads those four elements of B once for all its runs (one
+// 16-byte shared load for float) and one element of A per run, instead of both per run. Each
+// element's sum runs over k in the same order either way.
 template <class RT, class AT, class BT>
 TL_HD void reg_tile_matmul(Ctx& ctx, RT& c, const AT& a, const BT& b, double alpha, double beta) {
     using T = typename RT::value_type;
@@ -234,6 +259,39 @@ TL_HD void reg_tile_matmul(Ctx& ctx, RT& c, const AT& a, const BT& b, double alp
     using L = typename RT::layout;
     constexpr int K = AT::dim(1), N = BT::dim(1);
     constexpr int R = N % L::run == 0 ? L::run : 1;  // elements per row step
+    if constexpr (R == L::run && (L::run * L::threads) % N == 0 && L::runs > 1) {
+        constexpr int RUNS = L::runs, ROWS_APART = L::run * L::threads / N;
+        const int first = L::run * ctx.lane;  // element of the first run
+        const int j = first % N, i0 = first / N;
+        // only the last run can fall past the tile's end; it then computes row 0, never stored
+        const bool last_valid = L::valid(L::element((RUNS - 1) * R, ctx.lane));
+        int rows[RUNS];
+        TL_UNROLL
+        for (int r = 0; r < RUNS; ++r) rows[r] = (r + 1 < RUNS || last_valid) ? (i0 + r * ROWS_APART) * K : 0;
+        Acc acc[RUNS][R] = {};
+        TL_UNROLL_4  // not all K steps: their loads hoisted ahead would take every register
+        for (int k = 0; k < K; ++k) {
+            Acc bv[R];
+            TL_UNROLL
+            for (int q = 0; q < R; ++q) bv[q] = Acc(b.data[k * N + j + q]);
+            TL_UNROLL
+            for (int r = 0; r < RUNS; ++r) {
+                const Acc av = Acc(a.data[rows[r] + k]);
+                TL_UNROLL
+                for (int q = 0; q < R; ++q) acc[r][q] += av * bv[q];
+            }
+        }
+        TL_UNROLL
+        for (int r = 0; r < RUNS; ++r) {
+            if (r + 1 == RUNS && !last_valid) continue;
+            TL_UNROLL
+            for (int q = 0; q < R; ++q) {
+                const Acc v = Acc(alpha) * acc[r][q];
+                c.v[r * R + q] = T(beta == 0.0 ? v : v + Acc(beta) * Acc(c.v[r * R + q]));
+            }
+        }
+        return;
+    }
     TL_UNROLL
     for (int s0 = 0; s0 < L::slots; s0 += R) {
         const int e0 = L::element(s0, ctx.lane);

@@ -112,8 +112,24 @@ TL_HD void coop_tile_matmul(Ctx& ctx, CT& c, const AT& a, const BT& b, double al
     }
 }
 
+// dst = a^T. Thread l writes dst's elements l, l + nlanes, ... except where both sides' widths
+// are multiples of 32 and the block of whole warps: there each warp moves 32x32 squares along
+// diagonals (lane q of step t takes row q, column (q + t) % 32 of the square), so that a warp's 32
+// reads fall in 32 different shared-memory banks and so do its writes; read down a column as in
+// the plain order, all 32 would hit one bank.
 template <class DT, class AT> TL_HD void coop_tile_transpose(Ctx& ctx, DT& dst, const AT& a) {
     constexpr int M = AT::dim(0), N = AT::dim(1);
+    if constexpr (M % 32 == 0 && N % 32 == 0) {
+        if (ctx.nlanes % 32 == 0) {
+            const int q = ctx.lane % 32;
+            for (int step = ctx.lane / 32; step < M * N / 32; step += ctx.nlanes / 32) {
+                const int square = step / 32, t = step % 32;
+                const int i = (square / (N / 32)) * 32 + q, j = (square % (N / 32)) * 32 + (q + t) % 32;
+                dst.data[j * M + i] = a.data[i * N + j];
+            }
+            return;
+        }
+    }
     for (int e = ctx.lane; e < DT::size; e += ctx.nlanes) {
         int j = e / M, i = e % M;
         dst.data[e] = a.data[i * N + j];
