@@ -8,6 +8,9 @@
 #                   instead (TILEC_EMU_ON_GPU=1, tests/on_gpu.py; all sampled cases: TILEC_TESTS_FULL=1)
 #   gpu_bench.json  bench/gpu_bench.py: GEMM against cuBLAS fp32, softmax / layernorm / fused map
 #   gpu_bench.log   against torch, each result checked first
+# STEPS (default "build tests bench emu") picks the steps: a lease may run "build tests bench"
+# in one call (about 3 minutes on 16 cores) and "emu" in the next, so that a machine lost during
+# the long step still returned the first results (files under $OUT come back only when a call ends).
 # Packages the machine lacks (libcst) travel as wheels in .whl/ (the device tool's README).
 # Each step has its own time limit so that one hung step leaves the others' results. Parallelism is
 # kept moderate (4-8 processes, TILEC_JOBS=2): the first try, with 12-14 processes each running nvcc
@@ -21,6 +24,8 @@ fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TILEC_JOBS=${TILEC_JOBS:-2}
 STEP_TESTS=${STEP_TESTS:-120} STEP_EMU=${STEP_EMU:-200} STEP_BENCH=${STEP_BENCH:-120}
+STEPS=${STEPS:-build tests bench emu}
+step() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 {
     date -u; nvidia-smi; nvcc --version; g++ --version | head -1; python3 --version
     python3 -c "import cupy, torch, numpy, cuda.bindings, libcst, click, jinja2; print('cupy', cupy.__version__, 'torch', torch.__version__, 'numpy', numpy.__version__, 'cuda.bindings', cuda.bindings.__version__)"
@@ -29,6 +34,7 @@ STEP_TESTS=${STEP_TESTS:-120} STEP_EMU=${STEP_EMU:-200} STEP_BENCH=${STEP_BENCH:
 cat "$OUT/env.txt"
 
 # samples for the tests' reference, bench programs at three block sizes, side by side
+if step build || step bench; then
 start=$(date +%s)
 {
     ls samples/*.py | xargs -P 4 -I{} sh -c 'python3 -m tilec build {} -o /tmp/gpu-build --target all --arch sm_90 -v 2>&1'
@@ -37,16 +43,22 @@ start=$(date +%s)
     done | xargs -P 6 -n 2 sh -c 'python3 -m tilec build "$0" -o /tmp/gpu-bench/bd$1 --target cuda --arch sm_90 --block-dim $1 -v 2>&1'
 } > "$OUT/build.log" 2>&1
 echo "builds: $(( $(date +%s) - start )) s, $(grep -c ': built in' "$OUT/build.log") built, $(grep -c 'error' "$OUT/build.log") lines with 'error'"
+fi
 
+if step tests; then
 start=$(date +%s)
 timeout "$STEP_TESTS" python3 -m pytest -q -n 6 -p no:cacheprovider -rfE --tb=short tests/test_gpu.py > "$OUT/gpu_tests.log" 2>&1
 echo "test_gpu: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/gpu_tests.log")"
+fi
 
+if step bench; then
 start=$(date +%s)
 timeout "$STEP_BENCH" python3 bench/gpu_bench.py /tmp/gpu-bench --json "$OUT/gpu_bench.json" > "$OUT/gpu_bench.log" 2>&1
 echo "gpu_bench: rc $?, $(( $(date +%s) - start )) s"
 tail -45 "$OUT/gpu_bench.log"
+fi
 
+if step emu; then
 start=$(date +%s)
 TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -n 8 -p no:cacheprovider -rfE \
     --tb=short --timeout 120 -k "(emu or block32 or block64 or block128 or reverse) and not cpu" tests \
@@ -55,3 +67,4 @@ TILEC_EMU_ON_GPU=1 TILEC_TESTS_FULL=1 timeout "$STEP_EMU" python3 -m pytest -q -
     > "$OUT/emu_on_gpu.log" 2>&1
 echo "emulation tests on the GPU: rc $?, $(( $(date +%s) - start )) s: $(tail -1 "$OUT/emu_on_gpu.log")"
 grep -E "^(FAILED|ERROR)" "$OUT/emu_on_gpu.log" | cut -c1-200 | head -40
+fi
