@@ -1,5 +1,5 @@
 """What nvcc's ptxas reports for tilec's CUDA kernels, without a GPU: registers per thread, bytes
-spilled, shared memory, for the bench programs and the samples at several block sizes.
+spilled, stack frame, shared memory, for the bench programs and the samples at several block sizes.
 
 Registers bound how many blocks a multiprocessor holds, and spills are local-memory traffic in
 the inner loops, so this table is the first check of a change to the GPU code (runtime headers,
@@ -35,7 +35,7 @@ def build(program: Path, block_dim: int, arch: str, out: Path) -> list[dict]:
             r = by_arch[arch]
             rows.append({"program": name, "kernel": kernel, "direction": direction, "block_dim": block_dim,
                          "registers": r["registers"], "spill_stores": r["spill_stores"],
-                         "spill_loads": r["spill_loads"],
+                         "spill_loads": r["spill_loads"], "stack_frame_bytes": r.get("stack_frame_bytes", 0),
                          "shared_bytes": facts["cuda_shared_bytes"][direction] + r["static_shared_bytes"]})
     return rows
 
@@ -50,14 +50,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(2) as pool:
         jobs = [pool.submit(build, p, bd, opts.arch, Path(tmp)) for p in PROGRAMS for bd in block_dims]
         rows = [row for job in jobs for row in job.result()]
-    print("| program | kernel | direction | block_dim | registers | spilled bytes (st/ld) | shared bytes |")
-    print("|---|---|---|---|---|---|---|")
+    print("| program | kernel | direction | block_dim | registers | spilled bytes (st/ld) | stack frame | shared bytes |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
-            print(f"| {r['program']} | | | {r['block_dim']} | build failed: {r['error']} | | |")
+            print(f"| {r['program']} | | | {r['block_dim']} | build failed: {r['error']} | | | |")
             continue
         print(f"| {r['program']} | {r['kernel']} | {r['direction']} | {r['block_dim']} | {r['registers']} | "
-              f"{r['spill_stores']}/{r['spill_loads']} | {r['shared_bytes']} |")
+              f"{r['spill_stores']}/{r['spill_loads']} | {r['stack_frame_bytes']} | {r['shared_bytes']} |")
     if opts.json:
         opts.json.write_text(json.dumps({"arch": opts.arch, "rows": rows}, indent=1, sort_keys=True) + "\n")
 

@@ -42,11 +42,33 @@ def test_sample_builds_with_nvcc_for_sm80_and_sm90(sample: Path, tmp_path: Path)
             for arch in ("sm_80", "sm_90"):
                 r = kernel["cuda_resources"][direction][arch]
                 assert r["registers"] > 0 and r["spill_stores"] >= 0 and r["static_shared_bytes"] >= 0
+                assert r["stack_frame_bytes"] >= 0 and (r["stack_frame_bytes"] > 0 or r["spill_stores"] == 0)
                 assert f"{name} {direction:<8} {arch}: {r['registers']:>3} registers" in proc.stdout
     # the measured resources are build facts: the generated code still checks as current
     proc = subprocess.run(build + ["--target", "cuda", "--arch", "sm_80,sm_90", "--check"], capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ptxas_report_is_read_per_kernel_and_arch():
+    """What `nvcc -Xptxas -v` prints (nvcc 13.0's wording) becomes each kernel's resources: a
+    stack frame smaller than the bytes of spill stores (one slot stored twice) is read as printed."""
+    from tilec.backend_cuda.compiler import parse_ptxas
+
+    log = """ptxas info    : Compiling entry function 'm_k_cuda_forward' for 'sm_90'
+ptxas info    : Function properties for m_k_cuda_forward
+    520 bytes stack frame, 528 bytes spill stores, 528 bytes spill loads
+ptxas info    : Used 255 registers, used 1 barriers, 520 bytes cumulative stack size
+ptxas info    : Compiling entry function 'm_k_cuda_backward' for 'sm_80'
+ptxas info    : Function properties for m_k_cuda_backward
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 80 registers, used 1 barriers, 16 bytes smem, 384 bytes cmem[0]
+"""
+    assert parse_ptxas(log) == {
+        "m_k_cuda_forward": {"sm_90": {"stack_frame_bytes": 520, "spill_stores": 528, "spill_loads": 528,
+                                       "registers": 255, "static_shared_bytes": 0}},
+        "m_k_cuda_backward": {"sm_80": {"stack_frame_bytes": 0, "spill_stores": 0, "spill_loads": 0,
+                                        "registers": 80, "static_shared_bytes": 16}}}
 
 
 class OnDevice:

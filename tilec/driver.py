@@ -164,6 +164,7 @@ def resource_table(manifest_path: Path) -> str:
             for arch, r in sorted(archs.items()):
                 rows.append(f"  {name} {direction:<8} {arch}: {r.get('registers', 0):>3} registers, "
                             f"{r.get('spill_stores', 0)}/{r.get('spill_loads', 0)} bytes spilled (st/ld), "
+                            f"{r.get('stack_frame_bytes', 0)} B stack, "
                             f"{r.get('static_shared_bytes', 0)} B static + {dynamic} B dynamic shared")
     return ("CUDA resources (nvcc " + data.get("cuda_build", {}).get("nvcc", "?") + "):\n" + "\n".join(rows)
             if rows else "")

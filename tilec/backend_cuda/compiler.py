@@ -78,7 +78,9 @@ def emu_command(cxx: str, source: str, output: str, debug: bool) -> list[str]:
 
 
 def parse_ptxas(log: str) -> dict[str, dict[str, dict[str, int]]]:
-    """{kernel: {arch: {registers, shared_bytes, spill_stores, spill_loads}}} from -Xptxas -v output."""
+    """{kernel: {arch: {registers, static_shared_bytes, spill_stores, spill_loads, stack_frame_bytes}}}
+    from -Xptxas -v output. The stack frame holds the spills and any local array (a register tile
+    indexed at run time lands there too, without a spill)."""
     out: dict[str, dict[str, dict[str, int]]] = {}
     current: dict[str, int] | None = None
     for line in log.splitlines():
@@ -88,6 +90,9 @@ def parse_ptxas(log: str) -> dict[str, dict[str, dict[str, int]]]:
             continue
         if current is None:
             continue
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m:
+            current["stack_frame_bytes"] = int(m.group(1))
         m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
         if m:
             current["spill_stores"], current["spill_loads"] = int(m.group(1)), int(m.group(2))
