@@ -22,6 +22,11 @@ if [ -d .whl ] && ! python3 -c "import libcst" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+# Fail at once, not after minutes of failed builds, when what every step needs is missing.
+for module in libcst click jinja2 numpy cupy torch cuda.bindings; do
+    python3 -c "import $module" 2>/dev/null || { echo "gpu.sh: python3 cannot import $module (carry its wheel in .whl)"; exit 2; }
+done
+command -v nvcc > /dev/null || { echo "gpu.sh: no nvcc on PATH"; exit 2; }
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TILEC_JOBS=${TILEC_JOBS:-2}
 STEP_TESTS=${STEP_TESTS:-120} STEP_EMU=${STEP_EMU:-200} STEP_BENCH=${STEP_BENCH:-120}
 STEPS=${STEPS:-build tests bench emu}
