@@ -36,8 +36,8 @@ def main() -> int:
     gen = torch.Generator(device=dev).manual_seed(0)
     rows: list[dict] = []
 
-    def rand(*shape, scale=1.0):
-        return torch.randn(*shape, device=dev, generator=gen) * scale
+    def rand(*shape):
+        return torch.randn(*shape, device=dev, generator=gen)
 
     def timed(fn, per_batch):
         for _ in range(2):
@@ -65,10 +65,16 @@ def main() -> int:
             print(f"WRONG RESULT {failures[-1]}", flush=True)
         return err
 
+    def first_run(name, launch, out, want, tol):
+        """The relative error of launch's first result: `out` poisoned with NaN before it, so that an
+        element the kernel never writes fails too."""
+        out.fill_(float("nan"))
+        launch()
+        torch.cuda.synchronize()
+        return check(name, out, want, tol)
+
     def row(workload, impl, ms, work, unit, ref_ms=None, err=None):
-        rate = work / ms / 1e9  # work per ms -> per s / 1e12 (TFLOP/s) or bytes -> GB/s (/1e6 * 1e3)
-        if unit == "GB/s":
-            rate = work / ms / 1e6
+        rate = work / ms / (1e6 if unit == "GB/s" else 1e9)  # per ms: bytes -> GB/s, FLOP -> TFLOP/s
         r = {"workload": workload, "impl": impl, "ms": round(ms, 4), unit: round(rate, 2)}
         if ref_ms is not None:
             r["reference_ms_over_tilec_ms"] = round(ref_ms / ms, 3)
@@ -94,29 +100,22 @@ def main() -> int:
                 except Exception as e:  # noqa: BLE001 - a variant that did not build is reported, not fatal
                     print(f"GEMM {n} tile {tile} block {bd}: not built ({e})")
                     continue
-                C = torch.full((n, n), float("nan"), device=dev)
+                C = torch.empty((n, n), device=dev)
 
-                def launch(adjoint=False, mod=mod, tile=tile, C=C, A=A, B=B):
-                    mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], device="cuda")
+                def launch(mod=mod, tile=tile, C=C, A=A, B=B, **adjoint):
+                    mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], device="cuda", **adjoint)
 
-                launch()
-                torch.cuda.synchronize()
-                err = check(f"GEMM {n} tile {tile} block {bd}", C, want, 1e-4)
+                err = first_run(f"GEMM {n} tile {tile} block {bd}", launch, C, want, 1e-4)
                 ms = timed(launch, 3 if n < 4096 else 1)
                 row(f"GEMM {n}", f"tilec tile {tile} block {bd}", ms, flops, "TFLOP/s", ref, err)
                 if n == 2048:
                     dA, dB, dC = torch.zeros_like(A), torch.zeros_like(B), rand(n, n)
-                    mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
-                                          adjoint=True, device="cuda")
+                    adjoint = {"adj_inputs": [dA, dB, dC], "adjoint": True}
+                    launch(**adjoint)
                     torch.cuda.synchronize()
                     check(f"GEMM adjoint dA tile {tile} block {bd}", dA, dC @ B.T, 1e-4)
                     check(f"GEMM adjoint dB tile {tile} block {bd}", dB, A.T @ dC, 1e-4)
-
-                    def backward(mod=mod, tile=tile, A=A, B=B, C=C, dA=dA, dB=dB, dC=dC):
-                        mod.gemm.launch_tiled(dim=(n // tile, n // tile), inputs=[A, B, C], adj_inputs=[dA, dB, dC],
-                                              adjoint=True, device="cuda")
-
-                    bwd = timed(backward, 2)
+                    bwd = timed(lambda launch=launch, adjoint=adjoint: launch(**adjoint), 2)
                     ref_bwd = timed(lambda: (dC @ B.T, A.T @ dC), 3)
                     row(f"GEMM {n} backward", f"tilec tile {tile} block {bd}", bwd, 2 * flops, "TFLOP/s", ref_bwd)
                     rows[-1]["bwd_over_fwd"] = round(bwd / ms, 3)
@@ -132,34 +131,30 @@ def main() -> int:
         want_ln = torch.nn.functional.layer_norm(X.double(), (256,), g[0].double(), b[0].double())
         ref_ln = timed(lambda: torch.nn.functional.layer_norm(X, (256,), g[0], b[0]), 10)
         row(f"layernorm {rows_n}x256", "torch", ref_ln, nbytes, "GB/s")
+        Y = torch.empty_like(X)
         for bd in (64, 128, 256):
-            Y = torch.full_like(X, float("nan"))
-            sm = module("softmax", bd)
-            sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda")
-            torch.cuda.synchronize()
-            err = check(f"softmax {rows_n} block {bd}", Y, want, 1e-5)
-            ms = timed(lambda: sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda"), 10)
-            row(f"softmax {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref, err)
-            Y = torch.full_like(X, float("nan"))
-            ln = module("layernorm", bd)
-            ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda")
-            torch.cuda.synchronize()
-            err = check(f"layernorm {rows_n} block {bd}", Y, want_ln, 1e-5)
-            ms = timed(lambda: ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y], device="cuda"), 10)
-            row(f"layernorm {rows_n}x256", f"tilec block {bd}", ms, nbytes, "GB/s", ref_ln, err)
+            sm, ln = module("softmax", bd), module("layernorm", bd)
+            launches = [("softmax", lambda: sm.softmax.launch_tiled(dim=rows_n, inputs=[X, Y], device="cuda"),
+                         want, ref),
+                        ("layernorm", lambda: ln.layernorm.launch_tiled(dim=rows_n, inputs=[X, g, b, Y],
+                                                                         device="cuda"), want_ln, ref_ln)]
+            for name, launch, expected, reference in launches:
+                err = first_run(f"{name} {rows_n} block {bd}", launch, Y, expected, 1e-5)
+                row(f"{name} {rows_n}x256", f"tilec block {bd}", timed(launch, 10), nbytes, "GB/s", reference, err)
     n = 16 * 1024 * 1024
     x = rand(n)
     want = torch.tanh(x.double()) * x + 0.5 * x * x - 1.0
     ref = timed(lambda: torch.tanh(x) * x + 0.5 * x * x - 1.0, 10)
     row("fused map 16M", "torch (eager, 5 kernels)", ref, 2 * n * 4, "GB/s")
+    y = torch.empty_like(x)
     for bd in (64, 128, 256):
-        y = torch.full_like(x, float("nan"))
         fm = module("fused_map", bd)
-        fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda")
-        torch.cuda.synchronize()
-        err = check(f"fused map block {bd}", y, want, 1e-5)
-        ms = timed(lambda: fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda"), 10)
-        row("fused map 16M", f"tilec block {bd}", ms, 2 * n * 4, "GB/s", ref, err)
+
+        def fused(fm=fm):
+            fm.fused.launch_tiled(dim=n // 4096, inputs=[x, y], device="cuda")
+
+        err = first_run(f"fused map block {bd}", fused, y, want, 1e-5)
+        row("fused map 16M", f"tilec block {bd}", timed(fused, 10), 2 * n * 4, "GB/s", ref, err)
 
     # the loader's cost per launch: a softmax of 2 rows, next to no device work
     X2, Y2 = rand(2, 256), torch.zeros(2, 256, device=dev)

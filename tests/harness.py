@@ -48,23 +48,23 @@ def first_error(source: str, block_dim: int = 32) -> str:
 
 def build(source: str, name: str = "prog", block_dim: int = 256, target: str = "cpu"):
     """Compile, build for the CPU (or the CUDA emulation) and import; cached by content."""
-    key = hashlib.sha256(f"{name}\0{block_dim}\0{target}\0{TEST_OPT}\0{toolchain()}\0{source}".encode())
-    assert CACHE is not None, "harness.CACHE is set by conftest.py"
-    outdir = CACHE / key.hexdigest()[:16]
-    module = compile_ir(source, name, block_dim)
     with optimisation_for_tests():
-        build_module(module, source, str(outdir), build_flags(block_dim, target), echo=lambda *a, **k: None)
-    return load(outdir / name)
+        return _built(f"{target}\0{TEST_OPT}\0{toolchain()}", source, name, block_dim, build_flags(block_dim, target))
 
 
 def build_for_device(source: str, name: str, block_dim: int, arch: str):
     """Compile and build the fatbin for a real GPU of architecture `arch` (tests/on_gpu.py); cached
     by content like `build`."""
-    key = hashlib.sha256(f"{name}\0{block_dim}\0cuda {arch}\0{source}".encode())
+    return _built(f"cuda {arch}", source, name, block_dim, build_flags(block_dim, "cuda"), arch)
+
+
+def _built(how: str, source: str, name: str, block_dim: int, flags: dict, arch: str = ""):
+    """The module built from source with flags (and nvcc's arch), in a folder of the session's cache
+    named by all of them: `how` spells what else decides the product (target, compiler...)."""
+    key = hashlib.sha256(f"{name}\0{block_dim}\0{how}\0{source}".encode())
     assert CACHE is not None, "harness.CACHE is set by conftest.py"
     outdir = CACHE / key.hexdigest()[:16]
-    build_module(compile_ir(source, name, block_dim), source, str(outdir), build_flags(block_dim, "cuda"), arch=arch,
-                 echo=lambda *a, **k: None)
+    build_module(compile_ir(source, name, block_dim), source, str(outdir), flags, arch=arch, echo=lambda *a, **k: None)
     return load(outdir / name)
 
 
