@@ -17,7 +17,7 @@ from typing import Any, cast
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
-from .element_loops import ROW, broadcast_kind, split_extent
+from .element_loops import ROW, broadcast_kind, reruns_with_exp, split_extent
 from .extreme_adds import extreme_adds
 from .fused_loops import FusedLoop, fused_loops
 from .loop_adds import loop_adds
@@ -30,7 +30,7 @@ from ..ops import MUTATES, OPS
 from ..ops.random import DRAWS
 from ..ops.creation import arange_bound
 from ..diagnostics import Span
-from ..ir.types import BOOL, ArrayT, Dim, Element, MatT, NoneT, Scalar, StackT, StructT, TileT, TupleT, Type, VecT
+from ..ir.types import BOOL, FLOAT32, ArrayT, Dim, Element, MatT, NoneT, Scalar, StackT, StructT, TileT, TupleT, Type, VecT
 
 # A CPU tile above this size lives on the heap: worker threads and lane fibers have small stacks.
 HEAP_TILE_BYTES = 64 * 1024
@@ -205,6 +205,7 @@ class CxxEmitter:
         self.fused: dict[int, FusedLoop] = {}  # CPU: id of a run's first statement -> the run, in one loop
         self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
         self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
+        self.exp_outside: str | None = None  # inside an exp_rerun_loop's first loop: its flag
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -542,7 +543,15 @@ class CxxEmitter:
                 call = self.runtime_call("row_add", None, add, list(add.args))
                 self.emit(f"auto {naming.cxx_row_add(target)} = {call};")
                 self.emit(f"{ctype(tile.dtype)}* const {out} = {naming.cxx_row_add(target)}.row;")
-            self.element_loop(tile, extent, lambda: self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};"))
+
+            def body() -> None:
+                self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};")
+
+            if (not self.target.gpu and op == "=" and not self.pending_takes and not self.pending_adds
+                    and reruns_with_exp(value, target, target in self.rows_out, self.rows_in.keys())):
+                self.exp_rerun_loop(tile, extent, body)
+            else:
+                self.element_loop(tile, extent, body)
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
@@ -597,6 +606,27 @@ class CxxEmitter:
             self.rows_of = None
         self.depth -= 2
         self.emit("    }")
+        self.emit("}")
+
+    def exp_rerun_loop(self, tile: TileT, extent: int | None, body: Callable[[], None]) -> None:
+        """The element loop with its float exps taking the in-range path and raising a flag where an
+        argument was outside it or NaN, then, only if the flag is up, the loop again with the full
+        exp (element_loops.reruns_with_exp says when that is the same computation)."""
+        flag = naming.EXP_OUTSIDE
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"int {flag} = 0;  // an exp's argument outside [-87, 88] or NaN (scalar.h exp_in_range)")
+        self.exp_outside = flag
+        try:
+            self.element_loop(tile, extent, body)
+        finally:
+            self.exp_outside = None
+        self.emit(f"if ({flag}) {{  // rare: the loop again with exp's full range")
+        self.depth += 1
+        self.element_loop(tile, extent, body)
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
         self.emit("}")
 
     def loop_add_call(self, cpp: str, add: ir.ExprStmt, name: str) -> str:
@@ -870,6 +900,8 @@ class CxxEmitter:
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
+        if op == "exp" and self.exp_outside is not None and t == FLOAT32:
+            return f"tl::exp_in_range({args[0]}, {self.exp_outside})"
         if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")

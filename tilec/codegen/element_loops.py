@@ -12,8 +12,10 @@ as numpy aligns them). Other broadcasts keep broadcast_index(e).
 """
 from __future__ import annotations
 
-from .. import ir
-from ..ir.types import TileT
+from collections.abc import Collection
+
+from .. import ir, naming
+from ..ir.types import FLOAT32, ArrayT, TileT
 from ..ops import OPS
 from ..passes.normalize import is_fusible
 
@@ -93,3 +95,21 @@ def _builtin(e: ir.Expr) -> bool:
         name = e.attr("op")
         return isinstance(name, str) and name in OPS and OPS[name].elementwise
     return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)
+
+
+def reruns_with_exp(value: ir.Expr, target: ir.Sym, writes_row: bool, rows_read: Collection[ir.Sym]) -> bool:
+    """Whether the element loop `target = value` may take float exp's in-range path (scalar.h
+    exp_in_range) and run a second time with the full-range exp when an argument fell outside it:
+    `value` takes a float32 exp, calls builtins only, and reads no memory and nothing the loop
+    writes: not the target's own variable, and, when the loop writes its store's array row
+    (`writes_row`), no row read in place from an array (it may be the same array). A second run
+    then computes what the first one did."""
+    takes_exp = False
+    target_name = naming.cxx_var(target)
+    for x in ir.walk_expr(value):
+        if isinstance(x, ir.Var):
+            if isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) == target_name or (writes_row and x.sym in rows_read):
+                return False
+        elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
+            takes_exp = takes_exp or x.op == "exp" or (x.op == "tile_map" and x.attr("op") == "exp")
+    return takes_exp and builtin_only(value)

@@ -74,10 +74,21 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:18
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            v_e.data[_e] = tl::exp((v_x.data[_e] - v2__tmp.data[_r]));
+    {
+        int _exp_outside = 0;  // an exp's argument outside [-87, 88] or NaN (scalar.h exp_in_range)
+        for (int _r = 0; _r < 4; ++_r) {
+            for (int _c = 0; _c < 256; ++_c) {
+                const int _e = _r * 256 + _c;
+                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - v2__tmp.data[_r]), _exp_outside);
+            }
+        }
+        if (_exp_outside) {  // rare: the loop again with exp's full range
+            for (int _r = 0; _r < 4; ++_r) {
+                for (int _c = 0; _c < 256; ++_c) {
+                    const int _e = _r * 256 + _c;
+                    v_e.data[_e] = tl::exp((v_x.data[_e] - v2__tmp.data[_r]));
+                }
+            }
         }
     }
     // softmax.py:19

@@ -1,0 +1,120 @@
+"""Element loops of a float exp take its in-range path (scalar.h exp_in_range) and run again with
+the full-range exp when an argument fell outside [-87, 88] or was NaN (codegen/cxx.py
+exp_rerun_loop): the results are exp's, bit for bit, whichever path a block took, and loops whose
+second run would read what the first one wrote keep the one full-range loop."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build
+
+pytestmark = [pytest.mark.build, needs_cxx]
+
+SOURCE = '''
+import warp as wp
+
+
+@wp.kernel
+def k(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), F: wp.array1d(dtype=float),
+      S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    e = wp.tile_map(wp.exp, x)  # a tile, summed below: the in-range path, again in full if needed
+    wp.tile_store(S, wp.tile_sum(e), offset=(i,))
+    wp.tile_store(E, e, offset=(i * 1024,))
+    wp.tile_store(F, wp.tile_map(wp.exp, x), offset=(i * 1024,))  # written into F's row: one full loop
+
+
+@wp.kernel
+def in_place(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    x = wp.tile_map(wp.exp, x)  # one C++ variable: a second run would take exp of exp
+    wp.tile_store(S, wp.tile_sum(x), offset=(i,))
+    wp.tile_store(E, x, offset=(i * 1024,))
+
+
+@wp.kernel
+def shifted(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1, 256), offset=(i, 0))
+    e = wp.tile_map(wp.exp, x - wp.tile_broadcast(wp.tile_max(x), shape=(1, 256)))
+    wp.tile_store(Y, e / wp.tile_broadcast(wp.tile_sum(e), shape=(1, 256)), offset=(i, 0))
+'''
+
+
+def module():
+    return build(SOURCE, "exp_rerun", block_dim=64)
+
+
+def kernel_source(mod, kernel: str) -> str:
+    cpp = (Path(mod.__file__).parent / "exp_rerun.cpp").read_text()
+    start = cpp.index(f"static void k_{kernel}_forward(")
+    return cpp[start:cpp.index("\n}\n", start)]
+
+
+def blocks():
+    """Blocks of 1024 inputs: all within [-87, 88] (the in-range path alone), each with one input
+    outside it at a different place (-87.5 to -104: subnormal results; 89: inf; +-inf; NaN;
+    -200: 0), and every 997th float32 bit pattern (mostly outside)."""
+    rng = np.random.default_rng(7)
+    inside = rng.uniform(-87.0, 88.0, size=64 * 1024).astype(np.float32)
+    inside[:4] = [-87.0, 88.0, 0.0, -0.0]
+    odd = rng.uniform(-20.0, 20.0, size=(8, 1024)).astype(np.float32)
+    for row, (at, value) in enumerate(zip((0, 1023, 511, 3, 700, 64, 1000, 2),
+                                          (-87.5, -95.0, -104.0, 89.0, np.inf, -np.inf, np.nan, -200.0))):
+        odd[row, at] = value
+    bits = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.concatenate([inside, odd.ravel(), bits])
+    return np.pad(x, (0, -len(x) % 1024), constant_values=1.0)
+
+
+def same_bits(a, b):
+    return np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_the_in_range_path_and_its_rerun_give_exps_bits():
+    mod = module()
+    # the tile e takes the in-range path; F's loop, which writes the row it reads in place (the
+    # arrays may be one through the C++ API), runs once with the full exp
+    assert kernel_source(mod, "k").count("tl::exp_in_range(") == 1
+    x = blocks()
+    E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
+    mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, E, F, S])
+    assert same_bits(E, F)  # F: exp's one full-range loop
+    first = F[64 * 1024:72 * 1024].reshape(8, 1024)
+    assert first[0, 0] > 0 and first[0, 0] < 1.2e-38 and first[3, 3] == np.inf and first[5, 64] == 0.0
+    assert np.isnan(first[6, 1000]) and first[7, 2] == 0.0
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(E[:64 * 1024], np.exp(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
+
+
+def test_a_loop_writing_what_it_reads_runs_once_with_the_full_exp():
+    mod = module()
+    assert "exp_in_range" not in kernel_source(mod, "in_place")
+    x = blocks()
+    E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
+    mod.in_place.launch_tiled(dim=len(x) // 1024, inputs=[x, E, S])
+    mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, np.zeros_like(x), F, np.zeros_like(S)])
+    assert same_bits(E, F)
+
+
+def test_softmax_rows_spanning_more_than_exps_fast_range():
+    mod = module()
+    assert "tl::exp_in_range(" in kernel_source(mod, "shifted")
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((6, 256)).astype(np.float32)
+    X[1, 5] = 92.0  # the others 88-96 below the maximum: subnormal e
+    X[2, 7] = -np.inf
+    X[3, 9] = 120.0  # the others 116-124 below: e rounds to zero
+    X[4] *= 30.0
+    Y = np.zeros_like(X)
+    mod.shifted.launch_tiled(dim=6, inputs=[X, Y])
+    e = np.exp((X - X.max(axis=1, keepdims=True)).astype(np.float64))  # the difference rounds in float32
+    ref = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(Y, ref, rtol=1e-6, atol=1e-44)
+    assert Y[2, 7] == 0.0 and np.count_nonzero((Y[1] > 0) & (Y[1] < 1.2e-38)) > 100 and Y[3, 9] == 1.0
