@@ -39,6 +39,26 @@ def in_place(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), S: wp.array
 
 
 @wp.kernel
+def fused_hazard(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    y = wp.tile_map(wp.exp, x)
+    x = y + y  # one loop with the exp, after it: a second run would read this x
+    wp.tile_store(S, wp.tile_sum(x), offset=(i,))
+    wp.tile_store(E, y, offset=(i * 1024,))
+
+
+@wp.kernel
+def rows4(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(4, 256), offset=(i * 4, 0))
+    m = wp.tile_broadcast(wp.tile_reshape(wp.tile_max(x, axis=1), shape=(4, 1)), shape=(4, 256))
+    e = wp.tile_map(wp.exp, x - m)  # one loop with m's broadcast (fused_loops.py)
+    s = wp.tile_broadcast(wp.tile_reshape(wp.tile_sum(e, axis=1), shape=(4, 1)), shape=(4, 256))
+    wp.tile_store(Y, e / s, offset=(i * 4, 0))
+
+
+@wp.kernel
 def shifted(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(X, shape=(1, 256), offset=(i, 0))
@@ -103,17 +123,29 @@ def test_a_loop_writing_what_it_reads_runs_once_with_the_full_exp():
     assert same_bits(E, F)
 
 
-def test_softmax_rows_spanning_more_than_exps_fast_range():
+def test_a_fused_loop_writing_what_its_exp_read_runs_once_with_the_full_exp():
     mod = module()
-    assert "tl::exp_in_range(" in kernel_source(mod, "shifted")
+    assert "exp_in_range" not in kernel_source(mod, "fused_hazard")
+    x = blocks()
+    E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
+    mod.fused_hazard.launch_tiled(dim=len(x) // 1024, inputs=[x, E, S])
+    mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, np.zeros_like(x), F, np.zeros_like(S)])
+    assert same_bits(E, F)
+
+
+@pytest.mark.parametrize("kernel,rows", [("shifted", 1), ("rows4", 4)])
+def test_softmax_rows_spanning_more_than_exps_fast_range(kernel, rows):
+    mod = module()
+    assert "tl::exp_in_range(" in kernel_source(mod, kernel)
     rng = np.random.default_rng(3)
     X = rng.standard_normal((6, 256)).astype(np.float32)
     X[1, 5] = 92.0  # the others 88-96 below the maximum: subnormal e
     X[2, 7] = -np.inf
     X[3, 9] = 120.0  # the others 116-124 below: e rounds to zero
     X[4] *= 30.0
+    X = np.concatenate([X, rng.standard_normal((2, 256)).astype(np.float32)])  # 8 rows: whole blocks of 4
     Y = np.zeros_like(X)
-    mod.shifted.launch_tiled(dim=6, inputs=[X, Y])
+    getattr(mod, kernel).launch_tiled(dim=8 // rows, inputs=[X, Y])
     e = np.exp((X - X.max(axis=1, keepdims=True)).astype(np.float64))  # the difference rounds in float32
     ref = e / e.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(Y, ref, rtol=1e-6, atol=1e-44)

@@ -548,7 +548,7 @@ class CxxEmitter:
                 self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};")
 
             if (not self.target.gpu and op == "=" and not self.pending_takes and not self.pending_adds
-                    and reruns_with_exp(value, target, target in self.rows_out, self.rows_in.keys())):
+                    and reruns_with_exp([(target, value)], target in self.rows_out, self.rows_in.keys())):
                 self.exp_rerun_loop(tile, extent, body)
             else:
                 self.element_loop(tile, extent, body)
@@ -656,7 +656,11 @@ class CxxEmitter:
                     self.emit(f"{naming.cxx_var(m.target)}.data[{idx}] = {value};")
             self.loop_elements = {}
 
-        self.element_loop(loop.tile, loop.extent, members)
+        if (not self.target.gpu and not self.pending_takes and not self.pending_adds
+                and reruns_with_exp([(m.target, m.value) for m in loop.members], False, self.rows_in.keys())):
+            self.exp_rerun_loop(loop.tile, loop.extent, members)
+        else:
+            self.element_loop(loop.tile, loop.extent, members)
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]

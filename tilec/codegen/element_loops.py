@@ -12,7 +12,7 @@ as numpy aligns them). Other broadcasts keep broadcast_index(e).
 """
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from .. import ir, naming
 from ..ir.types import FLOAT32, ArrayT, TileT
@@ -97,19 +97,27 @@ def _builtin(e: ir.Expr) -> bool:
     return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)
 
 
-def reruns_with_exp(value: ir.Expr, target: ir.Sym, writes_row: bool, rows_read: Collection[ir.Sym]) -> bool:
-    """Whether the element loop `target = value` may take float exp's in-range path (scalar.h
-    exp_in_range) and run a second time with the full-range exp when an argument fell outside it:
-    `value` takes a float32 exp, calls builtins only, and reads no memory and nothing the loop
-    writes: not the target's own variable, and, when the loop writes its store's array row
-    (`writes_row`), no row read in place from an array (it may be the same array). A second run
-    then computes what the first one did."""
+def reruns_with_exp(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: bool,
+                    rows_read: Collection[ir.Sym]) -> bool:
+    """Whether the element loop of `assignments` (target, value; in the loop body's order) may take
+    float exp's in-range path (scalar.h exp_in_range) and run a second time with the full-range exp
+    when an argument fell outside it: a value takes a float32 exp, all call builtins only, and none
+    reads memory or what the loop writes at or after its own statement (the C++ variable of its
+    own target or a later one: a second run would read the first run's values; a tile written
+    before it in the body is written again before it is read), nor, when the loop writes its
+    store's array row (`writes_row`), a row read in place from an array (it may be the same array).
+    A second run then computes what the first one did."""
     takes_exp = False
-    target_name = naming.cxx_var(target)
-    for x in ir.walk_expr(value):
-        if isinstance(x, ir.Var):
-            if isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) == target_name or (writes_row and x.sym in rows_read):
-                return False
-        elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
-            takes_exp = takes_exp or x.op == "exp" or (x.op == "tile_map" and x.attr("op") == "exp")
-    return takes_exp and builtin_only(value)
+    names = [naming.cxx_var(target) for target, _ in assignments]
+    for at, (_, value) in enumerate(assignments):
+        written_from_here = set(names[at:])
+        for x in ir.walk_expr(value):
+            if isinstance(x, ir.Var):
+                if (isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) in written_from_here
+                        or (writes_row and x.sym in rows_read)):
+                    return False
+            elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
+                takes_exp = takes_exp or x.op == "exp" or (x.op == "tile_map" and x.attr("op") == "exp")
+        if not builtin_only(value):
+            return False
+    return takes_exp

@@ -22,13 +22,27 @@ TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_
     tl::tile_max(ctx, v1__tmp, v_x, 1);
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
-    for (int _r = 0; _r < 4; ++_r) {
-        for (int _c = 0; _c < 256; ++_c) {
-            const int _e = _r * 256 + _c;
-            // softmax.py:17
-            const float _el_v_m = v2__tmp.data[_r];
-            // softmax.py:18
-            v_e.data[_e] = tl::exp((v_x.data[_e] - _el_v_m));
+    {
+        int _exp_outside = 0;  // an exp's argument outside [-87, 88] or NaN (scalar.h exp_in_range)
+        for (int _r = 0; _r < 4; ++_r) {
+            for (int _c = 0; _c < 256; ++_c) {
+                const int _e = _r * 256 + _c;
+                // softmax.py:17
+                const float _el_v_m = v2__tmp.data[_r];
+                // softmax.py:18
+                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - _el_v_m), _exp_outside);
+            }
+        }
+        if (_exp_outside) {  // rare: the loop again with exp's full range
+            for (int _r = 0; _r < 4; ++_r) {
+                for (int _c = 0; _c < 256; ++_c) {
+                    const int _e = _r * 256 + _c;
+                    // softmax.py:17
+                    const float _el_v_m = v2__tmp.data[_r];
+                    // softmax.py:18
+                    v_e.data[_e] = tl::exp((v_x.data[_e] - _el_v_m));
+                }
+            }
         }
     }
     // softmax.py:19
