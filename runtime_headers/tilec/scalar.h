@@ -118,7 +118,7 @@ TL_HD float exp_f32_normal(float x) {
     return float_from_bits(bits_from_float(exp_reduced(s.r)) + (uint32_t(s.n) << 23));
 }
 // e^x in a loop that runs again with exp when any of its arguments was outside [-87, 88] or NaN
-// (`outside` is the loop's flag; codegen/cxx.py assign_tile): there exp_f32_normal equals exp_f32 bit
+// (`outside` is the loop's flag; codegen/cxx.py in_range_rerun_loop): there exp_f32_normal equals exp_f32 bit
 // for bit (checked over every float in the range), without exp_f32's two-factor scaling and range
 // selects, about a quarter of its instructions (softmax's exp loop: 12.3 -> 9.6 cycles per 8 floats).
 TL_HD float exp_in_range(float x, int& outside) {
@@ -126,15 +126,14 @@ TL_HD float exp_in_range(float x, int& outside) {
     return exp_f32_normal(x);
 }
 // log: x = 2^e m with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 + f^3 P(f) with f = m - 1
-// (Cephes' logf coefficients), plus e ln2 in two parts. Subnormals are scaled by 2^23 first.
-TL_HD float log_f32(float x) {
-    bool tiny = x < 1.17549435e-38f;
-    float xs = tiny ? x * 8388608.0f : x;
-    // x = 2^k m with m in [sqrt(1/2), sqrt(2)): subtracting sqrt(1/2)'s bits puts k in the
+// (Cephes' logf coefficients), plus e ln2 in two parts. Subnormals are scaled by 2^23 first:
+// log_normal computes log of xs * 2^-bias for a positive normal xs (bias 23 for a scaled subnormal).
+TL_HD float log_normal(float xs, int32_t bias) {
+    // xs = 2^k m with m in [sqrt(1/2), sqrt(2)): subtracting sqrt(1/2)'s bits puts k in the
     // exponent field (arithmetic shift: k < 0 below sqrt(1/2)) and m's offset in the mantissa
     const int32_t sqrt_half = 0x3f3504f3;
     int32_t shifted = int32_t(bits_from_float(xs) - uint32_t(sqrt_half));
-    float ef = float((shifted >> 23) - (tiny ? 23 : 0));
+    float ef = float((shifted >> 23) - bias);
     float m = float_from_bits(uint32_t((shifted & 0x007fffff) + sqrt_half));
     float f = m - 1.0f;
     float z = f * f;
@@ -148,10 +147,20 @@ TL_HD float log_f32(float x) {
     p = poly_fma(p, f, -2.4999993993e-1f);
     p = poly_fma(p, f, 3.3333331174e-1f);
     float y = poly_fma(-0.5f, z, poly_fma(ef, -2.12194440e-4f, p * f * z));
-    float result = poly_fma(ef, 0.693359375f, f + y);
+    return poly_fma(ef, 0.693359375f, f + y);
+}
+TL_HD float log_f32(float x) {
+    bool tiny = x < 1.17549435e-38f;
+    float result = log_normal(tiny ? x * 8388608.0f : x, tiny ? 23 : 0);
     result = x == INFINITY ? x : result;
     result = x == 0.0f ? -INFINITY : result;
     return x >= 0.0f ? result : NAN;  // negative or NaN
+}
+// log in a loop that runs again with log when any argument was not a positive normal float (as
+// exp_in_range): there log_f32 is log_normal(x, 0), without the subnormal scaling and edge selects.
+TL_HD float log_in_range(float x, int& outside) {
+    outside |= !(x >= 1.17549435e-38f && x <= 3.40282347e+38f);
+    return log_normal(x, 0);
 }
 // tanh: an odd degree-11 polynomial below |x| = 0.625 (Cephes' coefficients), else
 // sign(x) (1 - 2 / (e^{2|x|} + 1)), where the subtraction no longer cancels; tanh(x) rounds to

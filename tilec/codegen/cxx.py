@@ -17,7 +17,7 @@ from typing import Any, cast
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
-from .element_loops import ROW, broadcast_kind, reruns_with_exp, split_extent
+from .element_loops import IN_RANGE, ROW, broadcast_kind, reruns_in_range, split_extent
 from .extreme_adds import extreme_adds
 from .fused_loops import FusedLoop, fused_loops
 from .loop_adds import loop_adds
@@ -205,7 +205,7 @@ class CxxEmitter:
         self.fused: dict[int, FusedLoop] = {}  # CPU: id of a run's first statement -> the run, in one loop
         self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
         self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
-        self.exp_outside: str | None = None  # inside an exp_rerun_loop's first loop: its flag
+        self.outside_flag: str | None = None  # inside an in_range_rerun_loop's first loop: its flag
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -548,8 +548,8 @@ class CxxEmitter:
                 self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};")
 
             if (not self.target.gpu and op == "=" and not self.pending_takes and not self.pending_adds
-                    and reruns_with_exp([(target, value)], target in self.rows_out, self.rows_in.keys())):
-                self.exp_rerun_loop(tile, extent, body)
+                    and reruns_in_range([(target, value)], target in self.rows_out, self.rows_in.keys())):
+                self.in_range_rerun_loop(tile, extent, body)
             else:
                 self.element_loop(tile, extent, body)
         else:
@@ -608,20 +608,20 @@ class CxxEmitter:
         self.emit("    }")
         self.emit("}")
 
-    def exp_rerun_loop(self, tile: TileT, extent: int | None, body: Callable[[], None]) -> None:
-        """The element loop with its float exps taking the in-range path and raising a flag where an
-        argument was outside it or NaN, then, only if the flag is up, the loop again with the full
-        exp (element_loops.reruns_with_exp says when that is the same computation)."""
-        flag = naming.EXP_OUTSIDE
+    def in_range_rerun_loop(self, tile: TileT, extent: int | None, body: Callable[[], None]) -> None:
+        """The element loop with its float32 exp and log taking their in-range paths and raising a
+        flag where an argument was outside or NaN, then, only if the flag is up, the loop again with
+        the full functions (element_loops.reruns_in_range says when that is the same computation)."""
+        flag = naming.OUTSIDE_RANGE
         self.emit("{")
         self.depth += 1
-        self.emit(f"int {flag} = 0;  // an exp's argument outside [-87, 88] or NaN (scalar.h exp_in_range)")
-        self.exp_outside = flag
+        self.emit(f"int {flag} = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)")
+        self.outside_flag = flag
         try:
             self.element_loop(tile, extent, body)
         finally:
-            self.exp_outside = None
-        self.emit(f"if ({flag}) {{  // rare: the loop again with exp's full range")
+            self.outside_flag = None
+        self.emit(f"if ({flag}) {{  // rare: the loop again with the functions' full range")
         self.depth += 1
         self.element_loop(tile, extent, body)
         self.depth -= 1
@@ -657,8 +657,8 @@ class CxxEmitter:
             self.loop_elements = {}
 
         if (not self.target.gpu and not self.pending_takes and not self.pending_adds
-                and reruns_with_exp([(m.target, m.value) for m in loop.members], False, self.rows_in.keys())):
-            self.exp_rerun_loop(loop.tile, loop.extent, members)
+                and reruns_in_range([(m.target, m.value) for m in loop.members], False, self.rows_in.keys())):
+            self.in_range_rerun_loop(loop.tile, loop.extent, members)
         else:
             self.element_loop(loop.tile, loop.extent, members)
 
@@ -904,8 +904,8 @@ class CxxEmitter:
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
-        if op == "exp" and self.exp_outside is not None and t == FLOAT32:
-            return f"tl::exp_in_range({args[0]}, {self.exp_outside})"
+        if op in IN_RANGE and self.outside_flag is not None and t == FLOAT32:
+            return f"tl::{IN_RANGE[op]}({args[0]}, {self.outside_flag})"
         if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")

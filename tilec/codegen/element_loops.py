@@ -19,6 +19,9 @@ from ..ir.types import FLOAT32, ArrayT, TileT
 from ..ops import OPS
 from ..passes.normalize import is_fusible
 
+# float32 functions with an in-range path in scalar.h: the function without its edge handling, the
+# same bits inside the range, and a flag raised outside it (reruns_in_range)
+IN_RANGE = {"exp": "exp_in_range", "log": "log_in_range"}
 ROW = "row"  # the source repeats along every axis but the last: it reads column c
 COLUMN = "column"  # the source repeats along the last axis: it reads row r
 
@@ -97,17 +100,17 @@ def _builtin(e: ir.Expr) -> bool:
     return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)
 
 
-def reruns_with_exp(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: bool,
+def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: bool,
                     rows_read: Collection[ir.Sym]) -> bool:
     """Whether the element loop of `assignments` (target, value; in the loop body's order) may take
-    float exp's in-range path (scalar.h exp_in_range) and run a second time with the full-range exp
-    when an argument fell outside it: a value takes a float32 exp, all call builtins only, and none
+    the in-range paths of float32 exp and log (IN_RANGE) and run a second time with the full-range
+    functions when an argument fell outside: a value takes one of them, all call builtins only, and none
     reads memory or what the loop writes at or after its own statement (the C++ variable of its
     own target or a later one: a second run would read the first run's values; a tile written
     before it in the body is written again before it is read), nor, when the loop writes its
     store's array row (`writes_row`), a row read in place from an array (it may be the same array).
     A second run then computes what the first one did."""
-    takes_exp = False
+    takes_one = False
     names = [naming.cxx_var(target) for target, _ in assignments]
     for at, (_, value) in enumerate(assignments):
         written_from_here = set(names[at:])
@@ -117,7 +120,7 @@ def reruns_with_exp(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
                         or (writes_row and x.sym in rows_read)):
                     return False
             elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
-                takes_exp = takes_exp or x.op == "exp" or (x.op == "tile_map" and x.attr("op") == "exp")
+                takes_one = takes_one or x.op in IN_RANGE or (x.op == "tile_map" and x.attr("op") in IN_RANGE)
         if not builtin_only(value):
             return False
-    return takes_exp
+    return takes_one

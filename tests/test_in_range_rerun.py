@@ -1,7 +1,8 @@
-"""Element loops of a float exp take its in-range path (scalar.h exp_in_range) and run again with
-the full-range exp when an argument fell outside [-87, 88] or was NaN (codegen/cxx.py
-exp_rerun_loop): the results are exp's, bit for bit, whichever path a block took, and loops whose
-second run would read what the first one wrote keep the one full-range loop."""
+"""Element loops of a float exp or log take its in-range path (scalar.h exp_in_range, log_in_range)
+and run again with the full-range function when an argument fell outside (exp: [-87, 88]; log: the
+positive normal floats) or was NaN (codegen/cxx.py in_range_rerun_loop): the results are the
+function's, bit for bit, whichever path a block took, and loops whose second run would read what
+the first one wrote keep the one full-range loop."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,6 +28,17 @@ def k(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), F: wp.array1d(dtyp
     wp.tile_store(S, wp.tile_sum(e), offset=(i,))
     wp.tile_store(E, e, offset=(i * 1024,))
     wp.tile_store(F, wp.tile_map(wp.exp, x), offset=(i * 1024,))  # written into F's row: one full loop
+
+
+@wp.kernel
+def logs(X: wp.array1d(dtype=float), L: wp.array1d(dtype=float), M: wp.array1d(dtype=float),
+         S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    lg = wp.tile_map(wp.log, x)  # a tile, summed below: the in-range path
+    wp.tile_store(S, wp.tile_sum(lg), offset=(i,))
+    wp.tile_store(L, lg, offset=(i * 1024,))
+    wp.tile_store(M, wp.tile_map(wp.log, x), offset=(i * 1024,))  # one full loop
 
 
 @wp.kernel
@@ -68,11 +80,11 @@ def shifted(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
 
 
 def module():
-    return build(SOURCE, "exp_rerun", block_dim=64)
+    return build(SOURCE, "in_range_rerun", block_dim=64)
 
 
 def kernel_source(mod, kernel: str) -> str:
-    cpp = (Path(mod.__file__).parent / "exp_rerun.cpp").read_text()
+    cpp = (Path(mod.__file__).parent / "in_range_rerun.cpp").read_text()
     start = cpp.index(f"static void k_{kernel}_forward(")
     return cpp[start:cpp.index("\n}\n", start)]
 
@@ -111,6 +123,37 @@ def test_the_in_range_path_and_its_rerun_give_exps_bits():
     assert np.isnan(first[6, 1000]) and first[7, 2] == 0.0
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(E[:64 * 1024], np.exp(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
+
+
+def log_blocks():
+    """Blocks of 1024 inputs: positive normal floats over the whole exponent range (the in-range
+    path alone), each with one input outside at a different place (0, -0, -1, the smallest normal's
+    predecessor, the smallest subnormal, inf, NaN, -inf), and every 997th float32 bit pattern."""
+    rng = np.random.default_rng(11)
+    inside = np.exp2(rng.uniform(-126.0, 127.9, size=64 * 1024)).astype(np.float32)
+    inside[:3] = [np.finfo(np.float32).tiny, np.finfo(np.float32).max, 1.0]
+    odd = np.exp2(rng.uniform(-20.0, 20.0, size=(8, 1024))).astype(np.float32)
+    below_normal = np.nextafter(np.finfo(np.float32).tiny, np.float32(0))
+    for row, (at, value) in enumerate(zip((0, 1023, 511, 3, 700, 64, 1000, 2),
+                                          (0.0, -0.0, -1.0, below_normal, 1e-45, np.inf, np.nan, -np.inf))):
+        odd[row, at] = value
+    bits = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.concatenate([inside, odd.ravel(), bits])
+    return np.pad(x, (0, -len(x) % 1024), constant_values=1.0)
+
+
+def test_logs_in_range_path_and_its_rerun_give_logs_bits():
+    mod = module()
+    assert kernel_source(mod, "logs").count("tl::log_in_range(") == 1
+    x = log_blocks()
+    L, M, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
+    mod.logs.launch_tiled(dim=len(x) // 1024, inputs=[x, L, M, S])
+    assert same_bits(L, M)  # M: log's one full-range loop
+    odd = M[64 * 1024:72 * 1024].reshape(8, 1024)
+    assert odd[0, 0] == -np.inf and odd[1, 1023] == -np.inf and np.isnan(odd[2, 511]) and odd[5, 64] == np.inf
+    assert abs(odd[3, 3] - np.log(np.float64(np.nextafter(np.finfo(np.float32).tiny, np.float32(0))))) < 1e-4
+    assert abs(odd[4, 700] - np.log(np.float64(np.float32(1e-45)))) < 1e-4 and np.isnan(odd[6, 1000]) and np.isnan(odd[7, 2])
+    np.testing.assert_allclose(L[:64 * 1024], np.log(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
 
 
 def test_a_loop_writing_what_it_reads_runs_once_with_the_full_exp():
