@@ -89,20 +89,46 @@ def kernel_source(mod, kernel: str) -> str:
     return cpp[start:cpp.index("\n}\n", start)]
 
 
-def blocks():
-    """Blocks of 1024 inputs: all within [-87, 88] (the in-range path alone), each with one input
-    outside it at a different place (-87.5 to -104: subnormal results; 89: inf; +-inf; NaN;
-    -200: 0), and every 997th float32 bit pattern (mostly outside)."""
-    rng = np.random.default_rng(7)
-    inside = rng.uniform(-87.0, 88.0, size=64 * 1024).astype(np.float32)
-    inside[:4] = [-87.0, 88.0, 0.0, -0.0]
-    odd = rng.uniform(-20.0, 20.0, size=(8, 1024)).astype(np.float32)
-    for row, (at, value) in enumerate(zip((0, 1023, 511, 3, 700, 64, 1000, 2),
-                                          (-87.5, -95.0, -104.0, 89.0, np.inf, -np.inf, np.nan, -200.0))):
+AT = (0, 1023, 511, 3, 700, 64, 1000, 2)  # where each of the 8 odd blocks holds its input outside
+
+
+def blocks(inside, odd, outside):
+    """Blocks of 1024 inputs: `inside`'s, all in range (the in-range path alone); `odd`'s 8 blocks,
+    each with one of the 8 `outside` inputs at its place in AT; every 997th float32 bit pattern."""
+    for row, (at, value) in enumerate(zip(AT, outside)):
         odd[row, at] = value
     bits = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
     x = np.concatenate([inside, odd.ravel(), bits])
     return np.pad(x, (0, -len(x) % 1024), constant_values=1.0)
+
+
+def outside_results(y):
+    """The results at the odd blocks' 8 inputs outside the range, in order."""
+    odd = y[64 * 1024:72 * 1024].reshape(8, 1024)
+    return [odd[row, at] for row, at in enumerate(AT)]
+
+
+def exp_blocks():
+    """exp's range is [-87, 88]; outside: -87.5 to -104 (subnormal results), 89 (inf), +-inf,
+    NaN, -200 (0)."""
+    rng = np.random.default_rng(7)
+    inside = rng.uniform(-87.0, 88.0, size=64 * 1024).astype(np.float32)
+    inside[:4] = [-87.0, 88.0, 0.0, -0.0]
+    odd = rng.uniform(-20.0, 20.0, size=(8, 1024)).astype(np.float32)
+    return blocks(inside, odd, (-87.5, -95.0, -104.0, 89.0, np.inf, -np.inf, np.nan, -200.0))
+
+
+BELOW_NORMAL = np.nextafter(np.finfo(np.float32).tiny, np.float32(0))
+
+
+def log_blocks():
+    """log's range is the positive normal floats, inside over the whole exponent range; outside:
+    0, -0, -1, the largest subnormal, the smallest, inf, NaN, -inf."""
+    rng = np.random.default_rng(11)
+    inside = np.exp2(rng.uniform(-126.0, 127.9, size=64 * 1024)).astype(np.float32)
+    inside[:3] = [np.finfo(np.float32).tiny, np.finfo(np.float32).max, 1.0]
+    odd = np.exp2(rng.uniform(-20.0, 20.0, size=(8, 1024))).astype(np.float32)
+    return blocks(inside, odd, (0.0, -0.0, -1.0, BELOW_NORMAL, 1e-45, np.inf, np.nan, -np.inf))
 
 
 def same_bits(a, b):
@@ -114,32 +140,14 @@ def test_the_in_range_path_and_its_rerun_give_exps_bits():
     # the tile e takes the in-range path; F's loop, which writes the row it reads in place (the
     # arrays may be one through the C++ API), runs once with the full exp
     assert kernel_source(mod, "k").count("tl::exp_in_range(") == 1
-    x = blocks()
+    x = exp_blocks()
     E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
     mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, E, F, S])
     assert same_bits(E, F)  # F: exp's one full-range loop
-    first = F[64 * 1024:72 * 1024].reshape(8, 1024)
-    assert first[0, 0] > 0 and first[0, 0] < 1.2e-38 and first[3, 3] == np.inf and first[5, 64] == 0.0
-    assert np.isnan(first[6, 1000]) and first[7, 2] == 0.0
+    sub, _, _, inf, _, zero, nan, zero2 = outside_results(F)
+    assert 0 < sub < 1.2e-38 and inf == np.inf and zero == 0.0 and np.isnan(nan) and zero2 == 0.0
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(E[:64 * 1024], np.exp(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
-
-
-def log_blocks():
-    """Blocks of 1024 inputs: positive normal floats over the whole exponent range (the in-range
-    path alone), each with one input outside at a different place (0, -0, -1, the smallest normal's
-    predecessor, the smallest subnormal, inf, NaN, -inf), and every 997th float32 bit pattern."""
-    rng = np.random.default_rng(11)
-    inside = np.exp2(rng.uniform(-126.0, 127.9, size=64 * 1024)).astype(np.float32)
-    inside[:3] = [np.finfo(np.float32).tiny, np.finfo(np.float32).max, 1.0]
-    odd = np.exp2(rng.uniform(-20.0, 20.0, size=(8, 1024))).astype(np.float32)
-    below_normal = np.nextafter(np.finfo(np.float32).tiny, np.float32(0))
-    for row, (at, value) in enumerate(zip((0, 1023, 511, 3, 700, 64, 1000, 2),
-                                          (0.0, -0.0, -1.0, below_normal, 1e-45, np.inf, np.nan, -np.inf))):
-        odd[row, at] = value
-    bits = np.arange(0, 2 ** 32, 997, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    x = np.concatenate([inside, odd.ravel(), bits])
-    return np.pad(x, (0, -len(x) % 1024), constant_values=1.0)
 
 
 def test_logs_in_range_path_and_its_rerun_give_logs_bits():
@@ -149,29 +157,23 @@ def test_logs_in_range_path_and_its_rerun_give_logs_bits():
     L, M, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
     mod.logs.launch_tiled(dim=len(x) // 1024, inputs=[x, L, M, S])
     assert same_bits(L, M)  # M: log's one full-range loop
-    odd = M[64 * 1024:72 * 1024].reshape(8, 1024)
-    assert odd[0, 0] == -np.inf and odd[1, 1023] == -np.inf and np.isnan(odd[2, 511]) and odd[5, 64] == np.inf
-    assert abs(odd[3, 3] - np.log(np.float64(np.nextafter(np.finfo(np.float32).tiny, np.float32(0))))) < 1e-4
-    assert abs(odd[4, 700] - np.log(np.float64(np.float32(1e-45)))) < 1e-4 and np.isnan(odd[6, 1000]) and np.isnan(odd[7, 2])
+    zero, zero2, negative, largest_sub, smallest_sub, inf, nan, minus_inf = outside_results(M)
+    assert zero == -np.inf and zero2 == -np.inf and np.isnan(negative) and inf == np.inf
+    assert np.isnan(nan) and np.isnan(minus_inf)
+    assert abs(largest_sub - np.log(np.float64(BELOW_NORMAL))) < 1e-4
+    assert abs(smallest_sub - np.log(np.float64(np.float32(1e-45)))) < 1e-4
     np.testing.assert_allclose(L[:64 * 1024], np.log(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
 
 
-def test_a_loop_writing_what_it_reads_runs_once_with_the_full_exp():
+@pytest.mark.parametrize("kernel", ["in_place", "fused_hazard"])
+def test_a_loop_writing_what_its_exp_read_runs_once_with_the_full_exp(kernel):
+    """in_place: x = exp(x), one C++ variable; fused_hazard: the fused loop writes, after the exp,
+    the tile the exp read."""
     mod = module()
-    assert "exp_in_range" not in kernel_source(mod, "in_place")
-    x = blocks()
+    assert "exp_in_range" not in kernel_source(mod, kernel)
+    x = exp_blocks()
     E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
-    mod.in_place.launch_tiled(dim=len(x) // 1024, inputs=[x, E, S])
-    mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, np.zeros_like(x), F, np.zeros_like(S)])
-    assert same_bits(E, F)
-
-
-def test_a_fused_loop_writing_what_its_exp_read_runs_once_with_the_full_exp():
-    mod = module()
-    assert "exp_in_range" not in kernel_source(mod, "fused_hazard")
-    x = blocks()
-    E, F, S = np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
-    mod.fused_hazard.launch_tiled(dim=len(x) // 1024, inputs=[x, E, S])
+    getattr(mod, kernel).launch_tiled(dim=len(x) // 1024, inputs=[x, E, S])
     mod.k.launch_tiled(dim=len(x) // 1024, inputs=[x, np.zeros_like(x), F, np.zeros_like(S)])
     assert same_bits(E, F)
 
