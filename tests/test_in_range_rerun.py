@@ -1,8 +1,9 @@
 """Element loops of a float exp or log take its in-range path (scalar.h exp_in_range, log_in_range)
 and run again with the full-range function when an argument fell outside (exp: [-87, 88]; log: the
-positive normal floats) or was NaN (codegen/cxx.py in_range_rerun_loop): the results are the
-function's, bit for bit, whichever path a block took, and loops whose second run would read what
-the first one wrote keep the one full-range loop."""
+positive normal floats) or was NaN (codegen/cxx.py in_range_rerun_loop), funcs taking them through
+an in-range variant of the func (backend_cpu/emit.py): the results are the function's, bit for
+bit, whichever path a block took, and loops whose second run would read what the first one wrote
+keep the one full-range loop."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,6 +18,47 @@ pytestmark = [pytest.mark.build, needs_cxx]
 
 SOURCE = '''
 import warp as wp
+
+
+@wp.func
+def sigmoid(x: float):
+    return 1.0 / (1.0 + wp.exp(-x))
+
+
+@wp.func
+def softplus(x: float):
+    if x > 20.0:
+        return x
+    return wp.log(1.0 + wp.exp(x))
+
+
+@wp.func
+def twice(x: float):
+    return sigmoid(x) + sigmoid(x)  # calls a func: no in-range variant of its own
+
+
+@wp.kernel
+def funcs(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float),
+          T: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    y = wp.tile_map(sigmoid, x)  # tiles, summed below: the funcs' in-range variants
+    z = wp.tile_map(softplus, x)
+    t = wp.tile_map(twice, x)
+    wp.tile_store(S, wp.tile_sum(y) + wp.tile_sum(z) + wp.tile_sum(t), offset=(i,))
+    wp.tile_store(Y, y, offset=(i * 1024,))
+    wp.tile_store(Z, z, offset=(i * 1024,))
+    wp.tile_store(T, t, offset=(i * 1024,))
+
+
+@wp.kernel
+def funcs_once(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.array1d(dtype=float),
+               T: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    wp.tile_store(Y, wp.tile_map(sigmoid, x), offset=(i * 1024,))  # into the rows: one full loop each
+    wp.tile_store(Z, wp.tile_map(softplus, x), offset=(i * 1024,))
+    wp.tile_store(T, wp.tile_map(twice, x), offset=(i * 1024,))
 
 
 @wp.kernel
@@ -163,6 +205,28 @@ def test_logs_in_range_path_and_its_rerun_give_logs_bits():
     assert abs(largest_sub - np.log(np.float64(BELOW_NORMAL))) < 1e-4
     assert abs(smallest_sub - np.log(np.float64(np.float32(1e-45)))) < 1e-4
     np.testing.assert_allclose(L[:64 * 1024], np.log(x[:64 * 1024].astype(np.float64)), rtol=2e-7)
+
+
+def test_funcs_taking_exp_and_log_have_in_range_variants_with_the_same_bits():
+    mod = module()
+    body = kernel_source(mod, "funcs")
+    assert "fr_sigmoid(ctx, " in body and "fr_softplus(ctx, " in body and "fr_twice" not in body
+    assert "fr_" not in kernel_source(mod, "funcs_once")
+    x = exp_blocks()
+    ours = [np.zeros_like(x) for _ in range(3)]
+    once = [np.zeros_like(x) for _ in range(3)]
+    mod.funcs.launch_tiled(dim=len(x) // 1024, inputs=[x, *ours, np.zeros(len(x) // 1024, np.float32)])
+    mod.funcs_once.launch_tiled(dim=len(x) // 1024, inputs=[x, *once])
+    for got, want in zip(ours, once):
+        assert same_bits(got, want)
+    x64 = x[:64 * 1024].astype(np.float64)
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(ours[0][:64 * 1024], 1 / (1 + np.exp(-x64)), rtol=1e-6, atol=1e-44)
+        # 1 + e^x rounds in float32: an ulp of the sum (2^-23 at most, exp's own error may tip it) is
+        # an absolute error of the log up to 2.4e-7
+        one_plus = (np.float32(1) + np.exp(x64).astype(np.float32)).astype(np.float64)
+        np.testing.assert_allclose(ours[1][:64 * 1024], np.where(x64 > 20, x64, np.log(one_plus)), rtol=1e-6,
+                                   atol=2.4e-7)
 
 
 @pytest.mark.parametrize("kernel", ["in_place", "fused_hazard"])

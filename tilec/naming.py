@@ -97,6 +97,13 @@ def func_symbol(ir_name: str) -> str:
     return f"f{index}_{c_ident(name)}"
 
 
+def func_in_range_symbol(ir_name: str) -> str:
+    """The C++ name of a func's in-range variant (its exp and log without edge handling, a flag
+    raised outside; backend_cpu/emit.py): `fr_<name>`, `fr1_<name>`, ..."""
+    name, _, index = ir_name.partition("%")
+    return f"fr{index}_{c_ident(name)}"
+
+
 def kernel_body(kernel: str, direction: str) -> str:
     """The C++ function holding a kernel's forward or backward body (internal linkage)."""
     return f"k_{c_ident(kernel)}_{direction}"

@@ -8,6 +8,7 @@ from typing import Any
 from .. import __version__, ir, naming
 from ..codegen import analysis
 from ..codegen.cxx import CxxEmitter, Target
+from ..codegen.element_loops import in_range_func
 from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
 from ..codegen.tile_sums import summed_arrays
 from ..ir.types import ArrayT, Scalar, TileT
@@ -64,10 +65,22 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
     # memory-bound loops; a SIMT body computes one thread's scalars, which no wider vector speeds up)
     cloned = dataclasses.replace(target, func_qualifier="TL_CPU_KERNEL static ")
 
+    in_range = frozenset(f.name for f in module.funcs if in_range_func(f))
+
     def body_emitter(body: ir.Function, tiled: bool) -> CxxEmitter:
-        return CxxEmitter(cloned if tiled and analysis.calls_vector_math(body, funcs) else target)
+        emitter = CxxEmitter(cloned if tiled and analysis.calls_vector_math(body, funcs) else target)
+        emitter.in_range_funcs = in_range
+        return emitter
+
+    def in_range_variant(f: ir.Function) -> str:
+        """f with its exp and log on their in-range paths, raising the caller's loop flag outside
+        (codegen/cxx.py in_range_rerun_loop); unused where no such loop calls f."""
+        emitter = CxxEmitter(dataclasses.replace(target, func_qualifier="[[maybe_unused]] static "))
+        emitter.outside_flag = naming.OUTSIDE_RANGE
+        return emitter.function(f, naming.func_in_range_symbol(f.name), f", int& {naming.OUTSIDE_RANGE}")
 
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
+    func_texts += [in_range_variant(f) for f in module.funcs if f.name in in_range]
     kernels: list[dict[str, Any]] = []
     header_kernels: list[dict[str, Any]] = []
     for plan in plans:

@@ -206,6 +206,7 @@ class CxxEmitter:
         self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
         self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
         self.outside_flag: str | None = None  # inside an in_range_rerun_loop's first loop: its flag
+        self.in_range_funcs: frozenset[str] = frozenset()  # CPU: funcs with an in-range variant (emit.py)
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
         self.where_text = ""  # an adjoint's statements share their source statement's span
@@ -548,7 +549,8 @@ class CxxEmitter:
                 self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};")
 
             if (not self.target.gpu and op == "=" and not self.pending_takes and not self.pending_adds
-                    and reruns_in_range([(target, value)], target in self.rows_out, self.rows_in.keys())):
+                    and reruns_in_range([(target, value)], target in self.rows_out, self.rows_in.keys(),
+                                        self.in_range_funcs)):
                 self.in_range_rerun_loop(tile, extent, body)
             else:
                 self.element_loop(tile, extent, body)
@@ -850,6 +852,8 @@ class CxxEmitter:
         if name in OPS and OPS[name].elementwise:
             fake = ir.OpCall(name, (), (), dtype or BOOL, None)  # type: ignore[arg-type]  # spanless: never reported
             return self.scalar_op(fake, args, dtype)
+        if self.outside_flag is not None and name in self.in_range_funcs:
+            return f"{naming.func_in_range_symbol(name)}({', '.join(['ctx'] + args + [self.outside_flag])})"
         return f"{naming.func_symbol(name)}({', '.join(['ctx'] + args)})"
 
     def scalar_op(self, e: ir.OpCall, args: list[str], dtype: Element | None = None) -> str:

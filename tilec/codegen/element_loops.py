@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from .. import ir, naming
-from ..ir.types import FLOAT32, ArrayT, TileT
+from ..ir.types import FLOAT32, ArrayT, Scalar, TileT
 from ..ops import OPS
 from ..passes.normalize import is_fusible
 
@@ -101,7 +101,7 @@ def _builtin(e: ir.Expr) -> bool:
 
 
 def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: bool,
-                    rows_read: Collection[ir.Sym]) -> bool:
+                    rows_read: Collection[ir.Sym], in_range_funcs: Collection[str] = ()) -> bool:
     """Whether the element loop of `assignments` (target, value; in the loop body's order) may take
     the in-range paths of float32 exp and log (IN_RANGE) and run a second time with the full-range
     functions when an argument fell outside: a value takes one of them, all call builtins only, and none
@@ -109,6 +109,7 @@ def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
     own target or a later one: a second run would read the first run's values; a tile written
     before it in the body is written again before it is read), nor, when the loop writes its
     store's array row (`writes_row`), a row read in place from an array (it may be the same array).
+    A tile_map of a func in `in_range_funcs` (in_range_func) counts as a builtin taking exp or log.
     A second run then computes what the first one did."""
     takes_one = False
     names = [naming.cxx_var(target) for target, _ in assignments]
@@ -119,8 +120,44 @@ def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
                 if (isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) in written_from_here
                         or (writes_row and x.sym in rows_read)):
                     return False
+            elif isinstance(x, ir.OpCall) and x.op == "tile_map" and x.attr("op") in in_range_funcs:
+                takes_one = True
             elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
                 takes_one = takes_one or x.op in IN_RANGE or (x.op == "tile_map" and x.attr("op") in IN_RANGE)
-        if not builtin_only(value):
+        if not all(_builtin(x) or (isinstance(x, ir.OpCall) and x.op == "tile_map" and x.attr("op") in in_range_funcs)
+                   for x in ir.walk_expr(value)):
             return False
+    return takes_one
+
+
+def in_range_func(fn: ir.Function) -> bool:
+    """Whether a func gets an in-range variant (its float32 exp and log on their in-range paths,
+    a flag raised outside; backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one
+    of them, its parameters and result are scalars passed by value, and its body is assignments,
+    ifs and returns of builtins only: no call, no memory, no draw, nothing that running twice
+    would repeat (a rerun loop calls it again)."""
+    if fn.byref or not isinstance(fn.ret, Scalar) or not all(isinstance(p.type, Scalar) for p in fn.params):
+        return False
+    takes_one = False
+    stack = list(fn.body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, ir.If):
+            exprs: list[ir.Expr] = [s.cond]
+            stack.extend(s.body)
+            stack.extend(s.orelse)
+        elif isinstance(s, ir.Assign):
+            exprs = [s.value]
+        elif isinstance(s, ir.Return):
+            exprs = [s.value] if s.value is not None else []
+        else:
+            return False
+        for e in exprs:
+            for x in ir.walk_expr(e):
+                if isinstance(x, ir.Var) and not isinstance(x.sym.type, Scalar):
+                    return False
+                if isinstance(x, ir.Call) or (isinstance(x, ir.OpCall) and not (x.op in OPS and OPS[x.op].elementwise)):
+                    return False
+                if isinstance(x, ir.OpCall) and x.op in IN_RANGE and x.type == FLOAT32:
+                    takes_one = True
     return takes_one
