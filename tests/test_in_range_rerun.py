@@ -1,6 +1,6 @@
 """Element loops of a float exp or log take its in-range path (scalar.h exp_in_range, log_in_range)
 and run again with the full-range function when an argument fell outside (exp: [-87, 88]; log: the
-positive normal floats) or was NaN (codegen/cxx.py in_range_rerun_loop), funcs taking them through
+positive normal floats) or was NaN (codegen/cxx.py element_loop_in_range), funcs taking them through
 an in-range variant of the func (backend_cpu/emit.py): the results are the function's, bit for
 bit, whichever path a block took, and loops whose second run would read what the first one wrote
 keep the one full-range loop."""

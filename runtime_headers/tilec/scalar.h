@@ -118,7 +118,7 @@ TL_HD float exp_f32_normal(float x) {
     return float_from_bits(bits_from_float(exp_reduced(s.r)) + (uint32_t(s.n) << 23));
 }
 // e^x in a loop that runs again with exp when any of its arguments was outside [-87, 88] or NaN
-// (`outside` is the loop's flag; codegen/cxx.py in_range_rerun_loop): there exp_f32_normal equals exp_f32 bit
+// (`outside` is the loop's flag; codegen/cxx.py element_loop_in_range): there exp_f32_normal equals exp_f32 bit
 // for bit (checked over every float in the range), without exp_f32's two-factor scaling and range
 // selects, about a quarter of its instructions (softmax's exp loop: 12.3 -> 9.6 cycles per 8 floats).
 TL_HD float exp_in_range(float x, int& outside) {

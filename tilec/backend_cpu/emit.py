@@ -74,7 +74,7 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
 
     def in_range_variant(f: ir.Function) -> str:
         """f with its exp and log on their in-range paths, raising the caller's loop flag outside
-        (codegen/cxx.py in_range_rerun_loop); unused where no such loop calls f."""
+        (codegen/cxx.py element_loop_in_range); unused where no such loop calls f."""
         emitter = CxxEmitter(dataclasses.replace(target, func_qualifier="[[maybe_unused]] static "))
         emitter.outside_flag = naming.OUTSIDE_RANGE
         return emitter.function(f, naming.func_in_range_symbol(f.name), f", int& {naming.OUTSIDE_RANGE}")

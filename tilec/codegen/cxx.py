@@ -205,7 +205,7 @@ class CxxEmitter:
         self.fused: dict[int, FusedLoop] = {}  # CPU: id of a run's first statement -> the run, in one loop
         self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
         self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
-        self.outside_flag: str | None = None  # inside an in_range_rerun_loop's first loop: its flag
+        self.outside_flag: str | None = None  # inside element_loop_in_range's first loop: its flag
         self.in_range_funcs: frozenset[str] = frozenset()  # CPU: funcs with an in-range variant (emit.py)
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
@@ -548,12 +548,9 @@ class CxxEmitter:
             def body() -> None:
                 self.emit(f"{out}[{idx}] {op} {self.elem(value, idx, tile.dtype)};")
 
-            if (not self.target.gpu and op == "=" and not self.pending_takes and not self.pending_adds
-                    and reruns_in_range([(target, value)], target in self.rows_out, self.rows_in.keys(),
-                                        self.in_range_funcs)):
-                self.in_range_rerun_loop(tile, extent, body)
-            else:
-                self.element_loop(tile, extent, body)
+            # an add into the row (+=) never runs twice
+            self.element_loop_in_range(tile, extent, body, [(target, value)] if op == "=" else [],
+                                       target in self.rows_out)
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
@@ -610,10 +607,16 @@ class CxxEmitter:
         self.emit("    }")
         self.emit("}")
 
-    def in_range_rerun_loop(self, tile: TileT, extent: int | None, body: Callable[[], None]) -> None:
-        """The element loop with its float32 exp and log taking their in-range paths and raising a
-        flag where an argument was outside or NaN, then, only if the flag is up, the loop again with
-        the full functions (element_loops.reruns_in_range says when that is the same computation)."""
+    def element_loop_in_range(self, tile: TileT, extent: int | None, body: Callable[[], None],
+                              assignments: list[tuple[ir.Sym, ir.Expr]], writes_row: bool) -> None:
+        """The element loop of `assignments` (element_loop), on the CPU where
+        element_loops.reruns_in_range allows it with its float32 exp and log taking their in-range
+        paths and raising a flag where an argument was outside or NaN, then, only if the flag is up,
+        the loop again with the full functions. A loop that takes rows or makes adds runs once."""
+        if (self.target.gpu or self.pending_takes or self.pending_adds
+                or not reruns_in_range(assignments, writes_row, self.rows_in.keys(), self.in_range_funcs)):
+            self.element_loop(tile, extent, body)
+            return
         flag = naming.OUTSIDE_RANGE
         self.emit("{")
         self.depth += 1
@@ -658,11 +661,7 @@ class CxxEmitter:
                     self.emit(f"{naming.cxx_var(m.target)}.data[{idx}] = {value};")
             self.loop_elements = {}
 
-        if (not self.target.gpu and not self.pending_takes and not self.pending_adds
-                and reruns_in_range([(m.target, m.value) for m in loop.members], False, self.rows_in.keys())):
-            self.in_range_rerun_loop(loop.tile, loop.extent, members)
-        else:
-            self.element_loop(loop.tile, loop.extent, members)
+        self.element_loop_in_range(loop.tile, loop.extent, members, [(m.target, m.value) for m in loop.members], False)
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]

@@ -122,11 +122,10 @@ def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
                     return False
             elif isinstance(x, ir.OpCall) and x.op == "tile_map" and x.attr("op") in in_range_funcs:
                 takes_one = True
+            elif not _builtin(x):
+                return False
             elif isinstance(x, ir.OpCall) and isinstance(x.type, TileT) and x.type.dtype == FLOAT32:
                 takes_one = takes_one or x.op in IN_RANGE or (x.op == "tile_map" and x.attr("op") in IN_RANGE)
-        if not all(_builtin(x) or (isinstance(x, ir.OpCall) and x.op == "tile_map" and x.attr("op") in in_range_funcs)
-                   for x in ir.walk_expr(value)):
-            return False
     return takes_one
 
 
@@ -154,9 +153,7 @@ def in_range_func(fn: ir.Function) -> bool:
             return False
         for e in exprs:
             for x in ir.walk_expr(e):
-                if isinstance(x, ir.Var) and not isinstance(x.sym.type, Scalar):
-                    return False
-                if isinstance(x, ir.Call) or (isinstance(x, ir.OpCall) and not (x.op in OPS and OPS[x.op].elementwise)):
+                if (isinstance(x, ir.Var) and not isinstance(x.sym.type, Scalar)) or not _builtin(x):
                     return False
                 if isinstance(x, ir.OpCall) and x.op in IN_RANGE and x.type == FLOAT32:
                     takes_one = True
