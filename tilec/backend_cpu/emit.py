@@ -73,11 +73,11 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         return emitter
 
     def in_range_variant(f: ir.Function) -> str:
-        """f with its exp and log on their in-range paths, raising the caller's loop flag outside
-        (codegen/cxx.py element_loop_in_range); unused where no such loop calls f."""
+        """f with its exp and log on their in-range paths, their keys kept in the calling loop's
+        tl::InRange (codegen/cxx.py element_loop_in_range); unused where no such loop calls f."""
         emitter = CxxEmitter(dataclasses.replace(target, func_qualifier="[[maybe_unused]] static "))
-        emitter.outside_flag = naming.OUTSIDE_RANGE
-        return emitter.function(f, naming.func_in_range_symbol(f.name), f", int& {naming.OUTSIDE_RANGE}")
+        emitter.in_range_seen = naming.OUTSIDE_RANGE
+        return emitter.function(f, naming.func_in_range_symbol(f.name), f", tl::InRange& {naming.OUTSIDE_RANGE}")
 
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     func_texts += [in_range_variant(f) for f in module.funcs if f.name in in_range]

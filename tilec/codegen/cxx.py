@@ -205,7 +205,7 @@ class CxxEmitter:
         self.fused: dict[int, FusedLoop] = {}  # CPU: id of a run's first statement -> the run, in one loop
         self.fused_rest: set[int] = set()  # ids of the runs' other statements (emitted with the first)
         self.loop_elements: dict[ir.Sym, str] = {}  # inside a fused loop: tiles kept as the body's locals
-        self.outside_flag: str | None = None  # inside element_loop_in_range's first loop: its flag
+        self.in_range_seen: str | None = None  # inside element_loop_in_range's first loop: its tl::InRange
         self.in_range_funcs: frozenset[str] = frozenset()  # CPU: funcs with an in-range variant (emit.py)
         self.fn: ir.Function | None = None  # the function being emitted (print_tile's storage label)
         self.where_span: Span | None = None  # the span of the last source-line comment, and the comment:
@@ -611,22 +611,22 @@ class CxxEmitter:
                               assignments: list[tuple[ir.Sym, ir.Expr]], writes_row: bool) -> None:
         """The element loop of `assignments` (element_loop), on the CPU where
         element_loops.reruns_in_range allows it with its float32 exp and log taking their in-range
-        paths and raising a flag where an argument was outside or NaN, then, only if the flag is up,
-        the loop again with the full functions. A loop that takes rows or makes adds runs once."""
+        paths and keeping their arguments' largest keys (scalar.h tl::InRange), then, only if a key
+        shows an argument outside or NaN, the loop again with the full functions. A loop that takes rows or makes adds runs once."""
         if (self.target.gpu or self.pending_takes or self.pending_adds
                 or not reruns_in_range(assignments, writes_row, self.rows_in.keys(), self.in_range_funcs)):
             self.element_loop(tile, extent, body)
             return
-        flag = naming.OUTSIDE_RANGE
+        seen = naming.OUTSIDE_RANGE
         self.emit("{")
         self.depth += 1
-        self.emit(f"int {flag} = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)")
-        self.outside_flag = flag
+        self.emit(f"tl::InRange {seen};  // the largest exp and log arguments' keys (scalar.h *_in_range)")
+        self.in_range_seen = seen
         try:
             self.element_loop(tile, extent, body)
         finally:
-            self.outside_flag = None
-        self.emit(f"if ({flag}) {{  // rare: the loop again with the functions' full range")
+            self.in_range_seen = None
+        self.emit(f"if ({seen}.any()) {{  // rare: an argument outside, the loop again with the full functions")
         self.depth += 1
         self.element_loop(tile, extent, body)
         self.depth -= 1
@@ -851,8 +851,8 @@ class CxxEmitter:
         if name in OPS and OPS[name].elementwise:
             fake = ir.OpCall(name, (), (), dtype or BOOL, None)  # type: ignore[arg-type]  # spanless: never reported
             return self.scalar_op(fake, args, dtype)
-        if self.outside_flag is not None and name in self.in_range_funcs:
-            return f"{naming.func_in_range_symbol(name)}({', '.join(['ctx'] + args + [self.outside_flag])})"
+        if self.in_range_seen is not None and name in self.in_range_funcs:
+            return f"{naming.func_in_range_symbol(name)}({', '.join(['ctx'] + args + [self.in_range_seen])})"
         return f"{naming.func_symbol(name)}({', '.join(['ctx'] + args)})"
 
     def scalar_op(self, e: ir.OpCall, args: list[str], dtype: Element | None = None) -> str:
@@ -907,8 +907,8 @@ class CxxEmitter:
                   "atomic_max", "array_atomic_and", "array_atomic_or", "array_atomic_xor", "extreme_take", "array_take"):
             return f"tl::{OPS[op].cpp}(ctx, {', '.join(args)})"
         spec = OPS[op]
-        if op in IN_RANGE and self.outside_flag is not None and t == FLOAT32:
-            return f"tl::{IN_RANGE[op]}({args[0]}, {self.outside_flag})"
+        if op in IN_RANGE and self.in_range_seen is not None and t == FLOAT32:
+            return f"tl::{IN_RANGE[op]}({args[0]}, {self.in_range_seen})"
         if spec.elementwise or op in DRAWS:  # scalar draws: not elementwise only so literals keep their dtype
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")

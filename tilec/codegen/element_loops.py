@@ -20,7 +20,7 @@ from ..ops import OPS
 from ..passes.normalize import is_fusible
 
 # float32 functions with an in-range path in scalar.h: the function without its edge handling, the
-# same bits inside the range, and a flag raised outside it (reruns_in_range)
+# same bits inside the range, and a key past its limit outside it (reruns_in_range)
 IN_RANGE = {"exp": "exp_in_range", "log": "log_in_range"}
 ROW = "row"  # the source repeats along every axis but the last: it reads column c
 COLUMN = "column"  # the source repeats along the last axis: it reads row r
@@ -130,8 +130,8 @@ def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
 
 
 def in_range_func(fn: ir.Function) -> bool:
-    """Whether a func gets an in-range variant (its float32 exp and log on their in-range paths,
-    a flag raised outside; backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one
+    """Whether a func gets an in-range variant (its float32 exp and log on their in-range paths;
+    backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one
     of them, its parameters and result are scalars passed by value, and its body is assignments,
     ifs and returns of builtins only: no call, no memory, no draw, nothing that running twice
     would repeat (a rerun loop calls it again)."""

@@ -33,17 +33,17 @@ TL_CPU_KERNEL static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> 
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     {
-        int _outside = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 16; ++_r) {
             for (int _c = 0; _c < 64; ++_c) {
                 const int _e = _r * 64 + _c;
                 // attention.py:22
                 const float _el_v_m = v4__tmp.data[_r];
                 // attention.py:23
-                v_p.data[_e] = tl::exp_in_range((v_scores.data[_e] - _el_v_m), _outside);
+                v_p.data[_e] = tl::exp_in_range((v_scores.data[_e] - _el_v_m), _seen);
             }
         }
-        if (_outside) {  // rare: the loop again with the functions' full range
+        if (_seen.any()) {  // rare: an argument outside, the loop again with the full functions
             for (int _r = 0; _r < 16; ++_r) {
                 for (int _c = 0; _c < 64; ++_c) {
                     const int _e = _r * 64 + _c;
@@ -124,14 +124,14 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:23
     {
-        int _outside = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 16; ++_r) {
             for (int _c = 0; _c < 64; ++_c) {
                 const int _e = _r * 64 + _c;
-                v_p.data[_e] = tl::exp_in_range((v_scores.data[_e] - v4__tmp.data[_r]), _outside);
+                v_p.data[_e] = tl::exp_in_range((v_scores.data[_e] - v4__tmp.data[_r]), _seen);
             }
         }
-        if (_outside) {  // rare: the loop again with the functions' full range
+        if (_seen.any()) {  // rare: an argument outside, the loop again with the full functions
             for (int _r = 0; _r < 16; ++_r) {
                 for (int _c = 0; _c < 64; ++_c) {
                     const int _e = _r * 64 + _c;

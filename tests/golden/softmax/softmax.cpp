@@ -23,17 +23,17 @@ TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     {
-        int _outside = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 4; ++_r) {
             for (int _c = 0; _c < 256; ++_c) {
                 const int _e = _r * 256 + _c;
                 // softmax.py:17
                 const float _el_v_m = v2__tmp.data[_r];
                 // softmax.py:18
-                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - _el_v_m), _outside);
+                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - _el_v_m), _seen);
             }
         }
-        if (_outside) {  // rare: the loop again with the functions' full range
+        if (_seen.any()) {  // rare: an argument outside, the loop again with the full functions
             for (int _r = 0; _r < 4; ++_r) {
                 for (int _c = 0; _c < 256; ++_c) {
                     const int _e = _r * 256 + _c;
@@ -89,14 +89,14 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:18
     {
-        int _outside = 0;  // an exp or log argument outside its fast range (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 4; ++_r) {
             for (int _c = 0; _c < 256; ++_c) {
                 const int _e = _r * 256 + _c;
-                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - v2__tmp.data[_r]), _outside);
+                v_e.data[_e] = tl::exp_in_range((v_x.data[_e] - v2__tmp.data[_r]), _seen);
             }
         }
-        if (_outside) {  // rare: the loop again with the functions' full range
+        if (_seen.any()) {  // rare: an argument outside, the loop again with the full functions
             for (int _r = 0; _r < 4; ++_r) {
                 for (int _c = 0; _c < 256; ++_c) {
                     const int _e = _r * 256 + _c;
