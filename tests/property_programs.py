@@ -36,7 +36,12 @@ class Program:
     ops: set = field(default_factory=set)  # op-table names the steps exercise
     shape: tuple = ()  # the current tile's shape while drawing
     atomic: bool = False
-    warp_accepts: bool = True  # False: uses a tilec extension Warp 1.19 refuses (float64 scans)
+    warp_accepts: bool = True  # False: not compared with Warp (a tilec extension, or Warp's result differs)
+    # t is, in Warp, laid out other than row-major: a transposed view, or a solve's result, which Warp 1.19
+    # keeps in its right-hand side's layout (measured). Warp's tile_reshape requires a contiguous tile and
+    # reads any other in memory order (its docs; measured: the transpose of numpy's reshape); tilec's
+    # reshape is numpy's. Only the element-wise steps are known to make a row-major tile again.
+    warp_strided: bool = False
 
     def full(self, value: str) -> str:
         """A tile of the current shape holding `value` (Warp has tile * scalar but no tile + scalar)."""
@@ -87,6 +92,7 @@ def step_unary_map(draw, p: Program) -> bool:
     p.warp.append(f"t = wp.tile_map(wp.{f}, t)")
     p.model.append(f"t = {UNARY[f]}(t)")
     p.ops |= {"tile_map", f}
+    p.warp_strided = False
     return True
 
 
@@ -101,6 +107,7 @@ def step_operator(draw, p: Program) -> bool:
             p.warp.append(f"t = t * {c}")
             p.ops |= {"mul"}
         p.model.append(f"t = t {'+' if '+' in p.warp[-1] else '*'} {c}")
+        p.warp_strided = False
         return True
     op = draw(st.sampled_from(["+", "-", "*", "/"]))
     if op == "/":
@@ -111,6 +118,7 @@ def step_operator(draw, p: Program) -> bool:
         p.warp.append(f"t = t {op} y")
         p.model.append(f"t = t {op} y")
         p.ops |= {{"+": "add", "-": "sub", "*": "mul"}[op]}
+    p.warp_strided = False
     return True
 
 
@@ -118,6 +126,7 @@ def step_negate(draw, p: Program) -> bool:
     p.warp.append("t = -t")
     p.model.append("t = -t")
     p.ops |= {"neg"}
+    p.warp_strided = False
     return True
 
 
@@ -128,6 +137,7 @@ def step_binary_map(draw, p: Program) -> bool:
     p.warp.append(f"t = wp.tile_map(wp.{f}, t, y)")
     p.model.append(f"t = np.{f}imum(t, y)")
     p.ops |= {"tile_map", f}
+    p.warp_strided = False
     return True
 
 
@@ -181,6 +191,7 @@ def step_transpose(draw, p: Program) -> bool:
         return False
     p.warp.append("t = wp.tile_transpose(t)")
     p.model.append("t = t.T.copy()")
+    p.warp_strided = True
     p.shape = p.shape[::-1]
     p.ops |= {"tile_transpose"}
     return True
@@ -194,6 +205,7 @@ def step_reshape(draw, p: Program) -> bool:
     new = draw(st.sampled_from(sorted(choices)))
     p.warp.append(f"t = wp.tile_reshape(t, shape={_fmt(new)})")
     p.model.append(f"t = t.reshape({_fmt(new)})")
+    p.warp_accepts &= not p.warp_strided  # Warp reads a strided tile in memory order (see Program)
     p.shape = new
     p.ops |= {"tile_reshape"}
     return True

@@ -53,6 +53,7 @@ CODES = {
     "TC0434": "binding-not-compiled",
     "TC0435": "late-binding",
     "TC0436": "generic-kernel",
+    "TC0437": "strided-reshape",
     "TC0501": "not-differentiable",
     "TC0502": "overwritten-value-needed",
     "TC0503": "cross-thread-read",

@@ -120,6 +120,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.adjoint_arrays: dict[str, ir.Sym] = {}  # array param name -> its adjoint array (ARRAY_ADJOINTS instance)
         self.stale_views: dict[str, tuple[str, int]] = {}  # view name -> (parent, line) once the parent changed in place
         self.view_exprs: dict[str, tuple[ir.OpCall, dict[str, int]]] = {}  # view name -> (its defining op, assignment counts of the names it reads)
+        self.transposed_tiles: set[str] = set()  # names bound to a wp.tile_transpose: strided in Warp (warn_strided_reshape)
         self.assign_counts: dict[str, int] = {}  # name -> assignments so far (a view's indices must not change)
         self.pending_aliases: list[ir.Stmt] = []  # write-backs / re-derivations to append after the statement
         self.struct_vars: dict[str, StructT | ArrayT | TileT] = {}  # struct-typed name -> StructT, or ArrayT or TileT of one (lower_structs.py)

@@ -317,6 +317,8 @@ class CallLowering(LoweringHost):
                 return folded
         if op == "tile_assign":
             args = _convert_assigned(args, b)
+        if op == "tile_reshape" and args:
+            self.warn_strided_reshape(args[0], cast(cst.CSTNode, bound.get("a") or node))
         result = self.run_rule(spec, b, where, node)
         attrs = [(k, b.funcs[k].name if k in b.funcs else v) for k, v in attrs]
         if op in ("tile_arange",):

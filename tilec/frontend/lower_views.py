@@ -249,6 +249,10 @@ class ViewLowering(LoweringHost):
         """`name = <view of a tile variable>`: remembered so later writes through either side are
         reported (Warp's views alias their parent)."""
         self.stale_views.pop(name, None)
+        if _is_transpose(value):
+            self.transposed_tiles.add(name)
+        else:
+            self.transposed_tiles.discard(name)
         if isinstance(value, ir.OpCall) and value.op in ALIAS_OPS and isinstance(value.args[0], ir.Var):
             self.tile_views[name] = value.args[0].sym.name
             reads = {x.sym.name for x in ir.walk_expr(value) if isinstance(x, ir.Var)}
@@ -256,6 +260,20 @@ class ViewLowering(LoweringHost):
         else:
             self.tile_views.pop(name, None)
             self.view_exprs.pop(name, None)
+
+    def warn_strided_reshape(self, source: ir.Expr, node: cst.CSTNode) -> None:
+        """`wp.tile_reshape` of a transposed tile (a wp.tile_transpose, or a name bound to one): Warp 1.19
+        requires a contiguous tile there (its docs) and reads a transposed view in memory order, the
+        transpose of numpy's reshape (measured); tilec reshapes as numpy does. A warning, as the result
+        differs from Warp's; none where a unit extent makes both orders one."""
+        named = isinstance(source, ir.Var) and source.sym.name in self.transposed_tiles
+        if not (named or _is_transpose(source)) or not isinstance(source.type, TileT) or 1 in source.type.shape:
+            return
+        self.diags.error("TC0437", "wp.tile_reshape of a transposed tile: Warp requires a contiguous tile here and "
+                         "reads a transposed view in memory order, so under Warp the result differs; tilec reshapes "
+                         "its elements in row-major order, as numpy.reshape", self.span(node), severity="warning",
+                         help="copy the tile before reshaping it (`wp.tile_transpose(a) * 1.0`): the same result "
+                         "in Warp and tilec")
 
     def note_mutation(self, sym: ir.Sym, node: cst.CSTNode, accumulates: bool = False) -> None:
         """An in-place update of `sym`, which views alias as in Warp: a view written in place is written
@@ -390,3 +408,7 @@ def _int(value: int, node: cst.CSTNode, checker: LoweringHost) -> ir.Const:
 
 
 __all__ = ["ViewLowering", "SliceArgs"]
+
+
+def _is_transpose(value: ir.Expr | None) -> bool:
+    return isinstance(value, ir.OpCall) and value.op == "tile_transpose"
