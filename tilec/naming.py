@@ -127,7 +127,7 @@ def block_dim_instance(kernel: str, block_dim: int) -> str:
 
 # Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
 ELEMENT_INDEX = "_e"
-OUTSIDE_RANGE = "_seen"  # an element loop's tl::InRange: were exp and log arguments in their fast range (cxx.py)
+IN_RANGE_SEEN = "_seen"  # an element loop's tl::InRange: were exp and log arguments in their fast range (cxx.py)
 ROW_INDEX = "_r"  # an element loop split into rows (codegen/element_loops.py): the row
 COLUMN_INDEX = "_c"  # and the column, ELEMENT_INDEX = ROW_INDEX * extent + COLUMN_INDEX
 REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)

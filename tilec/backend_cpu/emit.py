@@ -76,8 +76,8 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         """f with its exp and log on their in-range paths, their keys kept in the calling loop's
         tl::InRange (codegen/cxx.py element_loop_in_range); unused where no such loop calls f."""
         emitter = CxxEmitter(dataclasses.replace(target, func_qualifier="[[maybe_unused]] static "))
-        emitter.in_range_seen = naming.OUTSIDE_RANGE
-        return emitter.function(f, naming.func_in_range_symbol(f.name), f", tl::InRange& {naming.OUTSIDE_RANGE}")
+        emitter.in_range_seen = naming.IN_RANGE_SEEN
+        return emitter.function(f, naming.func_in_range_symbol(f.name), f", tl::InRange& {naming.IN_RANGE_SEEN}")
 
     func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     func_texts += [in_range_variant(f) for f in module.funcs if f.name in in_range]

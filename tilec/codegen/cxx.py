@@ -612,12 +612,13 @@ class CxxEmitter:
         """The element loop of `assignments` (element_loop), on the CPU where
         element_loops.reruns_in_range allows it with its float32 exp and log taking their in-range
         paths and keeping their arguments' largest keys (scalar.h tl::InRange), then, only if a key
-        shows an argument outside or NaN, the loop again with the full functions. A loop that takes rows or makes adds runs once."""
+        shows an argument outside or NaN, the loop again with the full functions. A loop that takes
+        rows or makes adds runs once."""
         if (self.target.gpu or self.pending_takes or self.pending_adds
                 or not reruns_in_range(assignments, writes_row, self.rows_in.keys(), self.in_range_funcs)):
             self.element_loop(tile, extent, body)
             return
-        seen = naming.OUTSIDE_RANGE
+        seen = naming.IN_RANGE_SEEN
         self.emit("{")
         self.depth += 1
         self.emit(f"tl::InRange {seen};  // the largest exp and log arguments' keys (scalar.h *_in_range)")
