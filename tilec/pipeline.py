@@ -14,7 +14,7 @@ from typing import TextIO
 from . import ir, naming
 from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
 from .frontend.check import Options
-from .frontend.consts import FoldTooLarge
+from .frontend.consts import FoldError
 from .frontend.module import ModuleChecker
 from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
@@ -49,8 +49,8 @@ def compile_source(source: str, filename: str, options: Options | None = None,
     parsed = parse(source, filename, module_name(filename))
     try:
         return _check(parsed, options or Options(), dump_after, out)
-    except FoldTooLarge as e:
-        raise CompileError([Diagnostic("TC0113", str(e), parsed.span(e.node))]) from None
+    except FoldError as e:
+        raise CompileError([Diagnostic(e.code, str(e), parsed.span(e.node))]) from None
 
 
 def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO | None) -> Compiled:

@@ -18,12 +18,25 @@ NOT_CONST = object()
 MAX_INT_BITS = 4096
 
 
-class FoldTooLarge(Exception):
-    """A constant expression whose value would exceed MAX_INT_BITS (the pipeline reports it)."""
+class FoldError(Exception):
+    """A constant expression that cannot be folded, reported by the pipeline as `code` at `node`."""
+
+    code = "TC0113"
 
     def __init__(self, node: cst.CSTNode, what: str) -> None:
         super().__init__(what)
         self.node = node
+
+
+class FoldTooLarge(FoldError):
+    """A constant expression whose value would exceed MAX_INT_BITS."""
+
+
+class FoldTypeError(FoldError):
+    """A constant expression Python itself refuses for its operands' types (`1 << 0.5`, `1.5 & 3`):
+    its module would not import."""
+
+    code = "TC0201"
 
 
 def apply_bounded(fn: Callable[[Any, Any], object], a: object, b: object, node: cst.CSTNode) -> object:
@@ -52,6 +65,9 @@ BINARY = {
     cst.BitOr: operator.or_,
     cst.BitXor: operator.xor,
 }
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//",
+            operator.truediv: "/", operator.mod: "%", operator.pow: "**", operator.lshift: "<<",
+            operator.rshift: ">>", operator.and_: "&", operator.or_: "|", operator.xor: "^"}
 
 
 def literal(node: cst.BaseExpression) -> object:
@@ -94,6 +110,10 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
             return apply_bounded(fn, left, right, node)
         except (ArithmeticError, ValueError):
             return NOT_CONST
+        except TypeError:
+            raise FoldTypeError(node, f"unsupported operand types for `{_SYMBOLS[fn]}`: "
+                                f"{type(left).__name__} and {type(right).__name__} (Python raises TypeError "
+                                "here)") from None
     if isinstance(node, cst.Tuple):
         items = tuple(evaluate(e.value, lookup) for e in node.elements)
         return NOT_CONST if NOT_CONST in items else items

@@ -102,7 +102,8 @@ class ExprLowering(LoweringHost):
         elif isinstance(value, float):
             t = FLOAT32
         else:
-            self.fail("TC0401", "unsupported syntax: a tuple constant here", node)
+            what = "a tuple" if isinstance(value, tuple) else f"a {type(value).__name__}"  # e.g. (-8) ** 0.5: complex
+            self.fail("TC0401", f"unsupported syntax: {what} constant here", node)
         return ir.Const(value, t, self.span(node), weak=True)
 
     def is_weak(self, e: ir.Expr) -> TypeGuard[ir.Const]:
