@@ -98,8 +98,8 @@ def func_symbol(ir_name: str) -> str:
 
 
 def func_in_range_symbol(ir_name: str) -> str:
-    """The C++ name of a func's in-range variant (its exp and log without edge handling, a flag
-    raised outside; backend_cpu/emit.py): `fr_<name>`, `fr1_<name>`, ..."""
+    """The C++ name of a func's in-range variant (its exp, log and tanh without edge handling, their
+    keys kept in the calling loop's tl::InRange; backend_cpu/emit.py): `fr_<name>`, `fr1_<name>`, ..."""
     name, _, index = ir_name.partition("%")
     return f"fr{index}_{c_ident(name)}"
 
@@ -127,7 +127,7 @@ def block_dim_instance(kernel: str, block_dim: int) -> str:
 
 # Generated C++ names start with an underscore; user identifiers never do (see cxx_var).
 ELEMENT_INDEX = "_e"
-IN_RANGE_SEEN = "_seen"  # an element loop's tl::InRange: were exp and log arguments in their fast range (cxx.py)
+IN_RANGE_SEEN = "_seen"  # an element loop's tl::InRange: were exp, log and tanh arguments in their fast ranges (cxx.py)
 ROW_INDEX = "_r"  # an element loop split into rows (codegen/element_loops.py): the row
 COLUMN_INDEX = "_c"  # and the column, ELEMENT_INDEX = ROW_INDEX * extent + COLUMN_INDEX
 REGISTER_SLOT = "_s"  # a thread's slot in a register tile (GPU model)

@@ -140,6 +140,14 @@ TL_HD const T* tile_load_row(Ctx& ctx, TT& dst, const Array<T, N>& a, bool check
     return dst.data;
 }
 
+// Whether n elements at `written` and n at `read` share no byte: an element loop that writes the one
+// row while reading the other may then run twice (codegen/cxx.py element_loop_in_range; the arrays of
+// a launch may be one through the C++ API).
+template <class T, class U> TL_HD bool rows_apart(const T* written, const U* read, int n) {
+    const uintptr_t w = reinterpret_cast<uintptr_t>(written), r = reinterpret_cast<uintptr_t>(read);
+    return w + uintptr_t(n) * sizeof(T) <= r || r + uintptr_t(n) * sizeof(U) <= w;
+}
+
 // A one-row tile read in place (tile_load_row's pointer) as a reduction reads a tile: its shape,
 // the row's elements (codegen/row_views.py: tile_sum, tile_max and tile_min take it).
 template <class TT> struct RowRef {

@@ -73,7 +73,7 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         return emitter
 
     def in_range_variant(f: ir.Function) -> str:
-        """f with its exp and log on their in-range paths, their keys kept in the calling loop's
+        """f with its exp, log and tanh on their in-range paths, their keys kept in the calling loop's
         tl::InRange (codegen/cxx.py element_loop_in_range); unused where no such loop calls f."""
         emitter = CxxEmitter(dataclasses.replace(target, func_qualifier="[[maybe_unused]] static "))
         emitter.in_range_seen = naming.IN_RANGE_SEEN

@@ -17,7 +17,7 @@ from typing import Any, cast
 from .. import ir, naming
 from ..passes.normalize import is_fusible
 from .analysis import ops_called
-from .element_loops import IN_RANGE, ROW, broadcast_kind, reruns_in_range, split_extent
+from .element_loops import IN_RANGE, ROW, broadcast_kind, reruns_in_range, rows_read_by, split_extent
 from .extreme_adds import extreme_adds
 from .fused_loops import FusedLoop, fused_loops
 from .loop_adds import loop_adds
@@ -550,7 +550,7 @@ class CxxEmitter:
 
             # an add into the row (+=) never runs twice
             self.element_loop_in_range(tile, extent, body, [(target, value)] if op == "=" else [],
-                                       target in self.rows_out)
+                                       out if extent is None and target in self.rows_out else None)
         else:
             assert isinstance(value, ir.OpCall), value  # a tile's value: a variable, a call or an op
             self.tile_op(dst, target, value)
@@ -608,20 +608,27 @@ class CxxEmitter:
         self.emit("}")
 
     def element_loop_in_range(self, tile: TileT, extent: int | None, body: Callable[[], None],
-                              assignments: list[tuple[ir.Sym, ir.Expr]], writes_row: bool) -> None:
+                              assignments: list[tuple[ir.Sym, ir.Expr]], row_written: str | None) -> None:
         """The element loop of `assignments` (element_loop), on the CPU where
-        element_loops.reruns_in_range allows it with its float32 exp and log taking their in-range
+        element_loops.reruns_in_range allows it with its float32 exp, log and tanh taking their in-range
         paths and keeping their arguments' largest keys (scalar.h tl::InRange), then, only if a key
         shows an argument outside or NaN, the loop again with the full functions. A loop that takes
-        rows or makes adds runs once."""
+        rows or makes adds runs once. `row_written`: the C++ pointer to the array row the loop writes,
+        if it does; where the loop also reads rows in place (the arrays may be one through the C++ API),
+        the rerun form runs only when a run-time test finds them apart, the plain loop otherwise."""
         if (self.target.gpu or self.pending_takes or self.pending_adds
-                or not reruns_in_range(assignments, writes_row, self.rows_in.keys(), self.in_range_funcs)):
+                or not reruns_in_range(assignments, self.in_range_funcs)):
             self.element_loop(tile, extent, body)
             return
-        seen = naming.IN_RANGE_SEEN
-        self.emit("{")
+        read = rows_read_by(assignments, self.rows_in.keys()) if row_written is not None else []
+        tests = [f"tl::rows_apart({row_written}, {naming.cxx_row(sym)}, {tile.size})" for sym in read]
+        if tests:
+            self.emit(f"if ({' && '.join(tests)}) {{  // the rows read are not the row written: a rerun reads them unchanged")
+        else:
+            self.emit("{")
         self.depth += 1
-        self.emit(f"tl::InRange {seen};  // the largest exp and log arguments' keys (scalar.h *_in_range)")
+        seen = naming.IN_RANGE_SEEN
+        self.emit(f"tl::InRange {seen};  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)")
         self.in_range_seen = seen
         try:
             self.element_loop(tile, extent, body)
@@ -633,6 +640,11 @@ class CxxEmitter:
         self.depth -= 1
         self.emit("}")
         self.depth -= 1
+        if tests:
+            self.emit("} else {")
+            self.depth += 1
+            self.element_loop(tile, extent, body)
+            self.depth -= 1
         self.emit("}")
 
     def loop_add_call(self, cpp: str, add: ir.ExprStmt, name: str) -> str:
@@ -662,7 +674,7 @@ class CxxEmitter:
                     self.emit(f"{naming.cxx_var(m.target)}.data[{idx}] = {value};")
             self.loop_elements = {}
 
-        self.element_loop_in_range(loop.tile, loop.extent, members, [(m.target, m.value) for m in loop.members], False)
+        self.element_loop_in_range(loop.tile, loop.extent, members, [(m.target, m.value) for m in loop.members], None)
 
     def tile_op(self, dst: str, target: ir.Sym, call: ir.OpCall) -> None:
         spec = OPS[call.op]

@@ -21,7 +21,7 @@ from ..passes.normalize import is_fusible
 
 # float32 functions with an in-range path in scalar.h: the function without its edge handling, the
 # same bits inside the range, and a key past its limit outside it (reruns_in_range)
-IN_RANGE = {"exp": "exp_in_range", "log": "log_in_range"}
+IN_RANGE = {"exp": "exp_in_range", "log": "log_in_range", "tanh": "tanh_in_range"}
 ROW = "row"  # the source repeats along every axis but the last: it reads column c
 COLUMN = "column"  # the source repeats along the last axis: it reads row r
 
@@ -100,25 +100,23 @@ def _builtin(e: ir.Expr) -> bool:
     return e.op == "tile_broadcast" or (e.op in OPS and OPS[e.op].elementwise)
 
 
-def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: bool,
-                    rows_read: Collection[ir.Sym], in_range_funcs: Collection[str] = ()) -> bool:
+def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], in_range_funcs: Collection[str] = ()) -> bool:
     """Whether the element loop of `assignments` (target, value; in the loop body's order) may take
-    the in-range paths of float32 exp and log (IN_RANGE) and run a second time with the full-range
+    the in-range paths of float32 exp, log and tanh (IN_RANGE) and run a second time with the full-range
     functions when an argument fell outside: a value takes one of them, all call builtins only, and none
     reads memory or what the loop writes at or after its own statement (the C++ variable of its
     own target or a later one: a second run would read the first run's values; a tile written
-    before it in the body is written again before it is read), nor, when the loop writes its
-    store's array row (`writes_row`), a row read in place from an array (it may be the same array).
-    A tile_map of a func in `in_range_funcs` (in_range_func) counts as a builtin taking exp or log.
-    A second run then computes what the first one did."""
+    before it in the body is written again before it is read). A tile_map of a func in
+    `in_range_funcs` (in_range_func) counts as a builtin taking one. A second run then computes what
+    the first one did, provided no row the loop reads in place shares memory with the row it writes
+    (rows_read_by: the emitter tests that at run time)."""
     takes_one = False
     names = [naming.cxx_var(target) for target, _ in assignments]
     for at, (_, value) in enumerate(assignments):
         written_from_here = set(names[at:])
         for x in ir.walk_expr(value):
             if isinstance(x, ir.Var):
-                if (isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) in written_from_here
-                        or (writes_row and x.sym in rows_read)):
+                if isinstance(x.sym.type, ArrayT) or naming.cxx_var(x.sym) in written_from_here:
                     return False
             elif isinstance(x, ir.OpCall) and x.op == "tile_map" and x.attr("op") in in_range_funcs:
                 takes_one = True
@@ -129,8 +127,19 @@ def reruns_in_range(assignments: Sequence[tuple[ir.Sym, ir.Expr]], writes_row: b
     return takes_one
 
 
+def rows_read_by(assignments: Sequence[tuple[ir.Sym, ir.Expr]], rows: Collection[ir.Sym]) -> list[ir.Sym]:
+    """The tiles among `rows` (read in place from an array row: row_views.py) that the values read,
+    in first-read order."""
+    found: list[ir.Sym] = []
+    for _, value in assignments:
+        for x in ir.walk_expr(value):
+            if isinstance(x, ir.Var) and x.sym in rows and x.sym not in found:
+                found.append(x.sym)
+    return found
+
+
 def in_range_func(fn: ir.Function) -> bool:
-    """Whether a func gets an in-range variant (its float32 exp and log on their in-range paths;
+    """Whether a func gets an in-range variant (its float32 exp, log and tanh on their in-range paths;
     backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one
     of them, its parameters and result are scalars passed by value, and its body is assignments,
     ifs and returns of builtins only: no call, no memory, no draw, nothing that running twice

@@ -33,7 +33,7 @@ TL_CPU_KERNEL static void k_attention_forward(tl::Ctx& ctx, tl::Array<float, 2> 
     // attention.py:22
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     {
-        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 16; ++_r) {
             for (int _c = 0; _c < 64; ++_c) {
                 const int _e = _r * 64 + _c;
@@ -124,7 +124,7 @@ TL_CPU_KERNEL static void k_attention_backward(tl::Ctx& ctx, tl::Array<float, 2>
     tl::tile_reshape(ctx, v4__tmp, v3__tmp);
     // attention.py:23
     {
-        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 16; ++_r) {
             for (int _c = 0; _c < 64; ++_c) {
                 const int _e = _r * 64 + _c;

@@ -23,7 +23,7 @@ TL_CPU_KERNEL static void k_softmax_forward(tl::Ctx& ctx, tl::Array<float, 2> v_
     // softmax.py:17
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     {
-        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 4; ++_r) {
             for (int _c = 0; _c < 256; ++_c) {
                 const int _e = _r * 256 + _c;
@@ -89,7 +89,7 @@ TL_CPU_KERNEL static void k_softmax_backward(tl::Ctx& ctx, tl::Array<float, 2> v
     tl::tile_reshape(ctx, v2__tmp, v1__tmp);
     // softmax.py:18
     {
-        tl::InRange _seen;  // the largest exp and log arguments' keys (scalar.h *_in_range)
+        tl::InRange _seen;  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)
         for (int _r = 0; _r < 4; ++_r) {
             for (int _c = 0; _c < 256; ++_c) {
                 const int _e = _r * 256 + _c;

@@ -10,6 +10,11 @@ static float f_gelu(tl::Ctx& ctx, float v_x) {
     return ((0.5f * v_x) * (1.0f + tl::tanh((0.7978845608f * (v_x + (((0.044715f * v_x) * v_x) * v_x))))));
 }
 
+[[maybe_unused]] static float fr_gelu(tl::Ctx& ctx, float v_x, tl::InRange& _seen) {
+    // warp_port.py:18
+    return ((0.5f * v_x) * (1.0f + tl::tanh_in_range((0.7978845608f * (v_x + (((0.044715f * v_x) * v_x) * v_x))), _seen)));
+}
+
 TL_CPU_KERNEL static void k_gelu_rows_forward(tl::Ctx& ctx, tl::Array<float, 2> v_a, tl::Array<float, 1> v_out) {
     int32_t v_i{};
     tl::Tile<float, 8, 64> v_t;
@@ -20,8 +25,16 @@ TL_CPU_KERNEL static void k_gelu_rows_forward(tl::Ctx& ctx, tl::Array<float, 2> 
     // warp_port.py:24
     tl::tile_load(ctx, v_t, v_a, true, (v_i * 8), 0);
     // warp_port.py:25
-    for (int _e = 0; _e < 512; ++_e) {
-        v1__tmp.data[_e] = (f_gelu(ctx, v_t.data[_e]) * v_t.data[_e]);
+    {
+        tl::InRange _seen;  // the largest exp, log and tanh arguments' keys (scalar.h *_in_range)
+        for (int _e = 0; _e < 512; ++_e) {
+            v1__tmp.data[_e] = (fr_gelu(ctx, v_t.data[_e], _seen) * v_t.data[_e]);
+        }
+        if (_seen.any()) {  // rare: an argument outside, the loop again with the full functions
+            for (int _e = 0; _e < 512; ++_e) {
+                v1__tmp.data[_e] = (f_gelu(ctx, v_t.data[_e]) * v_t.data[_e]);
+            }
+        }
     }
     // warp_port.py:25
     tl::tile_sum(ctx, v2__tmp, v1__tmp, 1);
