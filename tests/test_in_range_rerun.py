@@ -79,20 +79,6 @@ def funcs_full(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float), Z: wp.arr
 
 
 @wp.kernel
-def tanhs(X: wp.array1d(dtype=float), T: wp.array1d(dtype=float), U: wp.array1d(dtype=float),
-          V: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
-    i = wp.tid()
-    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
-    t = wp.tile_map(wp.tanh, x)  # a tile, summed below: the in-range path
-    wp.tile_store(S, wp.tile_sum(t), offset=(i,))
-    wp.tile_store(T, t, offset=(i * 1024,))
-    wp.tile_store(U, wp.tile_map(wp.tanh, x), offset=(i * 1024,))  # into U's row: in range when apart
-    v = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
-    v = wp.tile_map(wp.tanh, v)  # one C++ variable: one full-range loop, the oracle
-    wp.tile_store(V, v, offset=(i * 1024,))
-
-
-@wp.kernel
 def mapped(X: wp.array1d(dtype=float), Y: wp.array1d(dtype=float)):
     i = wp.tid()
     x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
@@ -108,20 +94,6 @@ def k(X: wp.array1d(dtype=float), E: wp.array1d(dtype=float), F: wp.array1d(dtyp
     wp.tile_store(S, wp.tile_sum(e), offset=(i,))
     wp.tile_store(E, e, offset=(i * 1024,))
     wp.tile_store(F, wp.tile_map(wp.exp, x), offset=(i * 1024,))  # into F's row: in range when apart
-
-
-@wp.kernel
-def logs(X: wp.array1d(dtype=float), L: wp.array1d(dtype=float), M: wp.array1d(dtype=float),
-         G: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
-    i = wp.tid()
-    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
-    lg = wp.tile_map(wp.log, x)  # a tile, summed below: the in-range path
-    wp.tile_store(S, wp.tile_sum(lg), offset=(i,))
-    wp.tile_store(L, lg, offset=(i * 1024,))
-    wp.tile_store(M, wp.tile_map(wp.log, x), offset=(i * 1024,))  # into M's row: in range when apart
-    g = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
-    g = wp.tile_map(wp.log, g)  # one C++ variable: one full-range loop, the oracle
-    wp.tile_store(G, g, offset=(i * 1024,))
 
 
 @wp.kernel
@@ -160,6 +132,32 @@ def shifted(X: wp.array2d(dtype=float), Y: wp.array2d(dtype=float)):
     e = wp.tile_map(wp.exp, x - wp.tile_broadcast(wp.tile_max(x), shape=(1, 256)))
     wp.tile_store(Y, e / wp.tile_broadcast(wp.tile_sum(e), shape=(1, 256)), offset=(i, 0))
 '''
+
+# A tile (summed: the in-range path), a row written in place (the in-range path when apart) and one
+# C++ variable (x = f(x): one full-range loop, the oracle) of one function.
+THREE_WAYS = '''
+
+@wp.kernel
+def {name}(X: wp.array1d(dtype=float), T: wp.array1d(dtype=float), U: wp.array1d(dtype=float),
+          V: wp.array1d(dtype=float), S: wp.array1d(dtype=float)):
+    i = wp.tid()
+    x = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    t = wp.tile_map(wp.{fn}, x)
+    wp.tile_store(S, wp.tile_sum(t), offset=(i,))
+    wp.tile_store(T, t, offset=(i * 1024,))
+    wp.tile_store(U, wp.tile_map(wp.{fn}, x), offset=(i * 1024,))
+    v = wp.tile_load(X, shape=(1024,), offset=(i * 1024,))
+    v = wp.tile_map(wp.{fn}, v)
+    wp.tile_store(V, v, offset=(i * 1024,))
+'''
+SOURCE += THREE_WAYS.format(name="logs", fn="log") + THREE_WAYS.format(name="tanhs", fn="tanh")
+
+
+def three_ways(mod, kernel, x):
+    """The kernel's (tile, row, full-range loop) results over x."""
+    T, U, V = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    getattr(mod, kernel).launch_tiled(dim=len(x) // 1024, inputs=[x, T, U, V, np.zeros(len(x) // 1024, np.float32)])
+    return T, U, V
 
 
 def module():
@@ -261,8 +259,7 @@ def test_logs_in_range_path_and_its_rerun_give_logs_bits():
     mod = module()
     assert kernel_source(mod, "logs").count("tl::log_in_range(") == 2
     x = log_blocks()
-    L, M, G, S = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x), np.zeros(len(x) // 1024, np.float32)
-    mod.logs.launch_tiled(dim=len(x) // 1024, inputs=[x, L, M, G, S])
+    L, M, G = three_ways(mod, "logs", x)
     assert same_bits(L, G) and same_bits(M, G)  # G: log's one full-range loop
     zero, zero2, negative, largest_sub, smallest_sub, inf, nan, minus_inf = outside_results(M)
     assert zero == -np.inf and zero2 == -np.inf and np.isnan(negative) and inf == np.inf
@@ -280,8 +277,7 @@ def test_tanhs_in_range_path_and_its_rerun_give_tanhs_bits():
     inside[:6] = [9.0, -9.0, 0.0, -0.0, 0.625, -0.625]
     odd = rng.uniform(-3.0, 3.0, size=(8, 1024)).astype(np.float32)
     x = blocks(inside, odd, (9.5, -9.5, 1e30, np.inf, -np.inf, np.nan, -np.nan, 3e38))
-    T, U, V = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
-    mod.tanhs.launch_tiled(dim=len(x) // 1024, inputs=[x, T, U, V, np.zeros(len(x) // 1024, np.float32)])
+    T, U, V = three_ways(mod, "tanhs", x)
     assert same_bits(T, V) and same_bits(U, V)  # V: tanh's one full-range loop
     assert np.array_equal(outside_results(V)[:5], [1.0, -1.0, 1.0, 1.0, -1.0])
     assert np.signbit(V[3]) and V[3] == 0.0  # tanh(-0.0) keeps the sign
