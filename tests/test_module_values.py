@@ -74,7 +74,9 @@ N = min(4, 8)
 def k(a: wp.array(dtype=int)):
     a[0] = N
 '''
-    assert first_error(source) == "13:12: TC0301: unknown name `N`"  # a host function's result
+    assert first_error(source) == ("13:12: TC0433: `N` is bound at line 8 to `min(4, 8)`, a value tilec cannot "
+                                   "compute when it compiles (it evaluates literals, module constants and "
+                                   "arithmetic on them)")  # a host function's result, the binding named
 
 
 def test_names_unpacked_from_a_host_value_are_host_values():

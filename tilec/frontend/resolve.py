@@ -84,6 +84,9 @@ class Scope:
     func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
+    # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
+    # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
+    host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -287,6 +290,8 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
         scope.type_aliases[name] = type_alias
     if constant is not consts.NOT_CONST:
         scope.constants[name] = constant
+    elif typed is None and type_alias is None and vector is None:
+        scope.host_values[name] = value
 
 
 def _bind_host(scope: Scope, target: cst.BaseExpression) -> None:
@@ -297,7 +302,7 @@ def _bind_host(scope: Scope, target: cst.BaseExpression) -> None:
             _bind_host(scope, element.value)
     elif isinstance(target, cst.Name):
         scope.bound.add(target.value)
-        for table in (scope.constants, scope.typed_constants, scope.value_constants, scope.type_aliases):
+        for table in (scope.constants, scope.typed_constants, scope.value_constants, scope.type_aliases, scope.host_values):
             table.pop(target.value, None)
 
 
