@@ -159,6 +159,13 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if self.adjoint_output is not None:
             return self.check_grad_function(params)
         body = self.block(self.fd.node.body)
+        declared = self.declared_ret
+        if self.fd.kind == "func" and declared is not None and declared != NONE and self.fd.node.returns is not None \
+                and not _has_return(self.fd.node.body):  # (Python would return None: found by bench/fuzz_hostile.py)
+            annotation = self.fd.node.returns.annotation
+            written = " ".join(self.parsed.tree.code_for_node(annotation).split())
+            self.fail("TC0410", f"`{self.fd.name}` is annotated `-> {written}` but has no return statement",
+                      annotation, help="return a value, or annotate it `-> None`")
         ret = self.return_type()
         self.check_branch_rebinds()
         return ir.Function(
@@ -880,6 +887,11 @@ def _array_test(node: cst.BaseExpression) -> tuple[str, bool] | None:
         negated = not negated
         node = node.expression
     return (node.value, negated) if isinstance(node, cst.Name) else None
+
+
+def _has_return(body: cst.BaseSuite) -> bool:
+    """Whether a `return` statement is written anywhere in body (a failed one was reported already)."""
+    return any(isinstance(s, cst.Return) for s in statements(body))
 
 
 def _tested_names(body: cst.BaseSuite) -> set[str]:
