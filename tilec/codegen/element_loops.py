@@ -140,27 +140,17 @@ def rows_read_by(assignments: Sequence[tuple[ir.Sym, ir.Expr]], rows: Collection
 
 def in_range_func(fn: ir.Function) -> bool:
     """Whether a func gets an in-range variant (its float32 exp, log and tanh on their in-range paths;
-    backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one
-    of them, its parameters and result are scalars passed by value, and its body is assignments,
-    ifs and returns of builtins only: no call, no memory, no draw, nothing that running twice
-    would repeat (a rerun loop calls it again)."""
+    backend_cpu/emit.py) that reruns_in_range's loops may call: it takes one of them, its parameters
+    and result are scalars passed by value, and its body is assignments, ifs and returns of builtins
+    only: no call, no memory, no draw, nothing that running twice would repeat (a rerun loop calls
+    it again)."""
     if fn.byref or not isinstance(fn.ret, Scalar) or not all(isinstance(p.type, Scalar) for p in fn.params):
         return False
     takes_one = False
-    stack = list(fn.body)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, ir.If):
-            exprs: list[ir.Expr] = [s.cond]
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, ir.Assign):
-            exprs = [s.value]
-        elif isinstance(s, ir.Return):
-            exprs = [s.value] if s.value is not None else []
-        else:
+    for s in ir.walk_stmts(fn.body):
+        if not isinstance(s, (ir.If, ir.Assign, ir.Return)):
             return False
-        for e in exprs:
+        for e in ir.stmt_exprs(s):
             for x in ir.walk_expr(e):
                 if (isinstance(x, ir.Var) and not isinstance(x.sym.type, Scalar)) or not _builtin(x):
                     return False

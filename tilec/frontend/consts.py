@@ -51,23 +51,22 @@ def apply_bounded(fn: Callable[[Any, Any], object], a: object, b: object, node: 
             raise FoldTooLarge(node, f"this constant expression would exceed {MAX_INT_BITS} bits")
     return fn(a, b)
 
-BINARY = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.Divide: operator.truediv,
-    cst.Modulo: operator.mod,
-    cst.Power: operator.pow,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
-    cst.BitAnd: operator.and_,
-    cst.BitOr: operator.or_,
-    cst.BitXor: operator.xor,
+
+# A binary operator's function, and its symbol for messages.
+BINARY: dict[type, tuple[Callable[[Any, Any], object], str]] = {
+    cst.Add: (operator.add, "+"),
+    cst.Subtract: (operator.sub, "-"),
+    cst.Multiply: (operator.mul, "*"),
+    cst.FloorDivide: (operator.floordiv, "//"),
+    cst.Divide: (operator.truediv, "/"),
+    cst.Modulo: (operator.mod, "%"),
+    cst.Power: (operator.pow, "**"),
+    cst.LeftShift: (operator.lshift, "<<"),
+    cst.RightShift: (operator.rshift, ">>"),
+    cst.BitAnd: (operator.and_, "&"),
+    cst.BitOr: (operator.or_, "|"),
+    cst.BitXor: (operator.xor, "^"),
 }
-_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.floordiv: "//",
-            operator.truediv: "/", operator.mod: "%", operator.pow: "**", operator.lshift: "<<",
-            operator.rshift: ">>", operator.and_: "&", operator.or_: "|", operator.xor: "^"}
 
 
 def literal(node: cst.BaseExpression) -> object:
@@ -102,16 +101,17 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
             return not v
         return NOT_CONST
     if isinstance(node, cst.BinaryOperation):
-        fn = BINARY.get(type(node.operator))
+        known = BINARY.get(type(node.operator))
         left, right = evaluate(node.left, lookup), evaluate(node.right, lookup)
-        if fn is None or NOT_CONST in (left, right) or isinstance(left, tuple) or isinstance(right, tuple):
+        if known is None or NOT_CONST in (left, right) or isinstance(left, tuple) or isinstance(right, tuple):
             return NOT_CONST
+        fn, symbol = known
         try:
             return apply_bounded(fn, left, right, node)
         except (ArithmeticError, ValueError):
             return NOT_CONST
         except TypeError:
-            raise FoldTypeError(node, f"unsupported operand types for `{_SYMBOLS[fn]}`: "
+            raise FoldTypeError(node, f"unsupported operand types for `{symbol}`: "
                                 f"{type(left).__name__} and {type(right).__name__} (Python raises TypeError "
                                 "here)") from None
     if isinstance(node, cst.Tuple):

@@ -407,8 +407,8 @@ def _int(value: int, node: cst.CSTNode, checker: LoweringHost) -> ir.Const:
     return ir.Const(int(value), INT32, checker.span(node))
 
 
-__all__ = ["ViewLowering", "SliceArgs"]
-
-
 def _is_transpose(value: ir.Expr | None) -> bool:
     return isinstance(value, ir.OpCall) and value.op == "tile_transpose"
+
+
+__all__ = ["ViewLowering", "SliceArgs"]
