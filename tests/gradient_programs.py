@@ -44,6 +44,10 @@ SCALAR = [
     "A[(i + 1) % 8] = v",
     "B[i] = v",
     "j = int(0)\nwhile j < n:\n    v = v * 0.8 + X[j % 8]\n    j = j + 1",
+    "wp.atomic_sub(S, {k4}, v * X[i])",
+    "v = v + wp.mod(v, 1000.0) * {c}",
+    "v = wp.erfc(wp.tanh(v)) + wp.erfinv(wp.tanh(v) * 0.5) * {c}",
+    "v = v + wp.norm_l1(wp.vec3d(v, X[i], 0.5)) * {c} + wp.norm_l2(wp.vec2d(v, W[i]))",
 ]
 
 TILE = [

@@ -237,7 +237,60 @@ TL_UNARY(round, std::round(x))
 TL_UNARY(trunc, std::trunc(x))
 TL_UNARY(erf, std::erf(x))
 TL_UNARY(rint, std::rint(x))  // halfway cases to even, as numpy.rint
+TL_UNARY(erfc, std::erfc(x))
 #undef TL_UNARY
+
+// erfinv and erfcinv, which <cmath> lacks: solved in double by Halley's method, on erf(x) = y near
+// zero and on erfc(x) = t in the tails (where t = 1 - |y| is exact, so no digit is lost), from
+// Winitzki's closed-form estimate (relative error below 0.2 %); three steps reach double precision.
+TL_HD double erf_inverse_estimate(double log_one_minus_y2) {
+    const double a = 0.147, b = 2.0 / (3.141592653589793 * a) + 0.5 * log_one_minus_y2;
+    return ::sqrt(::sqrt(b * b - log_one_minus_y2 / a) - b);
+}
+TL_HD double erf_inverse_near_zero(double y) {  // |y| <= 0.5
+    double x = ::copysign(erf_inverse_estimate(::log1p(-y * y)), y);
+    for (int step = 0; step < 3; ++step) {
+        const double slope = 1.1283791670955126 * ::exp(-x * x);  // erf'(x) = 2 / sqrt(pi) exp(-x^2)
+        const double newton = (::erf(x) - y) / slope;
+        x -= newton / (1.0 + x * newton);  // Halley: erf''(x) / erf'(x) = -2x
+    }
+    return x;
+}
+TL_HD double erfc_inverse_tail(double t) {  // 0 < t <= 0.5: the x >= 0.47 with erfc(x) = t
+    double x = erf_inverse_estimate(::log(t * (2.0 - t)));
+    for (int step = 0; step < 3; ++step) {
+        const double slope = -1.1283791670955126 * ::exp(-x * x);
+        if (slope == 0.0) break;  // beyond double's range of erfc: the estimate stands
+        const double newton = (::erfc(x) - t) / slope;
+        x -= newton / (1.0 + x * newton);
+    }
+    return x;
+}
+TL_HD double erfinv_f64(double y) {
+    const double m = ::fabs(y);
+    if (!(m < 1.0)) return m == 1.0 ? ::copysign(double(INFINITY), y) : double(NAN);
+    return m <= 0.5 ? erf_inverse_near_zero(y) : ::copysign(erfc_inverse_tail(1.0 - m), y);
+}
+TL_HD double erfcinv_f64(double z) {
+    if (!(z > 0.0 && z < 2.0)) return z == 0.0 ? double(INFINITY) : z == 2.0 ? -double(INFINITY) : double(NAN);
+    if (z < 0.5) return erfc_inverse_tail(z);
+    if (z > 1.5) return -erfc_inverse_tail(2.0 - z);
+    return erf_inverse_near_zero(1.0 - z);  // 1 - z is exact here
+}
+template <class T> TL_HD T erfinv(T x) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same<T, float>::value) return erfinvf(x);
+    else if constexpr (std::is_same<T, double>::value) return ::erfinv(x);
+#endif
+    return T(erfinv_f64(double(x)));
+}
+template <class T> TL_HD T erfcinv(T x) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same<T, float>::value) return erfcinvf(x);
+    else if constexpr (std::is_same<T, double>::value) return ::erfcinv(x);
+#endif
+    return T(erfcinv_f64(double(x)));
+}
 template <class T> TL_HD T frac(T x) { return T(x - std::trunc(x)); }  // Warp's x - trunc(x)
 template <class T> TL_HD T copysign(T a, T b) { return T(std::copysign(a, b)); }
 // The set bits of an integer, a signed one's as its two's complement (Warp's bit_count).

@@ -14,10 +14,13 @@ import libcst as cst
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
+from ..ops.arrays import ATOMIC_UPDATES
+from ..ops.elementwise import OPERATOR_BUILTINS
 from ..ir.types import ArrayT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import consts
 from . import local_consts
+from . import warp_library
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
@@ -26,6 +29,7 @@ from .resolve import MATH_CONSTANTS
 
 if TYPE_CHECKING:
     from .check import Lowered
+    from .resolve import FuncDef
 
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
@@ -75,6 +79,8 @@ class CallLowering(LoweringHost):
                 return self.lower_cast(alias.name, node)
             if name == "print" and name not in self.env:
                 return self.lower_print(node)  # printing.py: strings too
+            if name == "len" and name not in self.env:
+                return self.lower_len(node)
             if name in BUILTIN_OPS and name not in self.env:
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name in self.scope.native_funcs and name not in self.env:
@@ -124,6 +130,14 @@ class CallLowering(LoweringHost):
             return self.lower_wp_untile(node)
         if api == "tile_matmul" and self.runtime_matmul_scalars(node):  # lower_matmul_scalars.py
             return self.lower_scaled_matmul(node)
+        if api == "len":
+            return self.lower_len(node)
+        if warp_library.provides(api, self.scope):  # Warp's Python-written builtins: tilec's source of them
+            return self.lower_func_call(warp_library.PREFIX + api, node)
+        if api in ATOMIC_UPDATES:
+            return self.lower_atomic_update(api, node)
+        if api in OPERATOR_BUILTINS:
+            return self.lower_operator_builtin(api, node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if api in MATH_REWRITES:  # lower_math_rewrites.py
@@ -248,6 +262,29 @@ class CallLowering(LoweringHost):
             self.fail("TC0303", f"{spec.name}: too many arguments", extra[len(named)])
         keyword = keyword + [a.with_changes(keyword=cst.Name(name)) for name, a in zip(named, extra)]
         return [positional[0]] + rest[:tail] + idx, keyword
+
+    def lower_operator_builtin(self, api: str, node: cst.Call) -> Lowered:
+        """`wp.mod(a, b)`, `wp.bit_and(a, b)`, `wp.pos(x)`, ...: the operator they are, positional operands."""
+        op, count = OPERATOR_BUILTINS[api]
+        if len(node.args) != count or any(arg.keyword is not None or arg.star for arg in node.args):
+            self.fail("TC0303", f"{api}: takes {count} operand(s) by position", node)
+        operands = [arg.value for arg in node.args]
+        return self.expr(operands[0]) if op is None else self.apply(op, operands, node)
+
+    def lower_atomic_update(self, api: str, node: cst.Call) -> Lowered:
+        """`wp.atomic_sub(a, i[, j...], value)`: the augmented store's op (value, then the indices)."""
+        if any(arg.keyword is not None or arg.star for arg in node.args):
+            self.fail("TC0304", f"{api}: takes its arguments by position (the array, its indices, the value)", node)
+        nodes = [arg.value for arg in node.args]
+        array = self.expr(nodes[0]) if nodes else None
+        if array is None or not isinstance(array.type, ArrayT):
+            self.fail("TC0304", f"{api}: its first argument must be an array", nodes[0] if nodes else node)
+        if len(nodes) != array.type.ndim + 2:
+            self.fail("TC0304", f"{api}: needs {array.type.ndim} index(es) and a value for a {array.type.ndim}-d "
+                      f"array, got {len(nodes) - 1} argument(s) after the array", node)
+        indices = [self.index(i) for i in nodes[1:-1]]
+        return self.make_op(ATOMIC_UPDATES[api], [array, self.expr(nodes[-1]), *indices], {}, node,
+                            where=[nodes[0], nodes[-1], *nodes[1:-1]])
 
     def lower_op(self, op: str, node: cst.Call, extra_attrs: dict[str, Any] | None = None) -> Lowered:
         """Bind, lower and type-check one op call; returns (OpCall, mutated params)."""
@@ -505,36 +542,24 @@ class CallLowering(LoweringHost):
     # ------------------------------------------------------------ user funcs
 
     def lower_func_call(self, name: str, node: cst.Call) -> Lowered:
-        fd = self.scope.funcs[name]
-        params = fd.node.params.params
-        if any(a.keyword is not None for a in node.args):
-            by_name = {p.name.value: i for i, p in enumerate(params)}
-            ordered: list[cst.Arg | None] = [None] * len(params)
-            for i, a in enumerate(node.args):
-                idx = by_name.get(a.keyword.value) if a.keyword else i
-                if idx is None:
-                    kw = cast(cst.Name, a.keyword)  # by_name misses only keywords
-                    self.fail("TC0303", f"{name}: unknown keyword argument `{kw.value}`", kw)
-                ordered[idx] = a
-            arg_nodes = [a for a in ordered if a is not None]
-            if len(arg_nodes) != len(params):
-                self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)}", node)
-        else:
-            arg_nodes = list(node.args)
+        fd = warp_library.func_def(self.scope, name)
         overloads = self.scope.func_overloads.get(name, [])
-        if len(arg_nodes) != len(params) and not (len(overloads) > 1 and fd in overloads):  # else: by count too
-            self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(arg_nodes)}", node)
+        arg_nodes = self.func_arguments(name, fd, node, overloaded=len(overloads) > 1 and fd in overloads)
         count = fd.returns_several
         if count is not None:
             self.fail("TC0303", f"`{name}` returns {count} values; unpack them where it is called "
                       f"(`{', '.join('abcdefgh'[:min(count, 8)])} = {name}(...)`)", node)
-        args: list[ir.Expr] = [self.expr(a.value) for a in arg_nodes]
+        args: list[ir.Expr] = [self.func_argument(fd, a, node) for a in arg_nodes]
+        where = [a.value if isinstance(a, cst.Arg) else node for a in arg_nodes]  # a default's: the call's
+        refusal = warp_library.refusal(fd, args[0].type) if fd.library else None
+        if refusal is not None:  # a library func's `Any` parameter given what Warp's builtin refuses
+            self.fail("TC0201", refusal, where[0])
         returned = self.struct_returned(fd, node)
         if returned is not None:
-            return self.call_struct_func(name, returned, args, arg_nodes, node)
+            return self.call_struct_func(name, returned, args, where, node)
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
-                                     self.block_dim, node, self, [a.value for a in arg_nodes])
-        args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, [a.value for a in arg_nodes]), fn.params)]
+                                     self.block_dim, node, self, where)
+        args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
             arg = args[i]
             if isinstance(arg, ir.OpCall) and arg.op in ("tile_slice", "tile_view", "tile_broadcast"):
@@ -548,6 +573,47 @@ class CallLowering(LoweringHost):
             self.uses_tiles = True
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return ir.Call(fn.name, tuple(args), fn.ret, self.span(node))
+
+    def func_arguments(self, name: str, fd: FuncDef, node: cst.Call,
+                       overloaded: bool) -> list[cst.Arg | cst.Param]:
+        """A func call's argument per parameter, in the def's order: the call's (by position, then by
+        keyword), else the parameter itself where it has a default (Warp's `delta: float = 1.0`). An
+        overloaded func (defined more than once) is chosen by its argument count: no defaults."""
+        params = fd.node.params.params
+        if overloaded and all(a.keyword is None for a in node.args):
+            return list(node.args)
+        if len(node.args) > len(params):
+            self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)}", node)
+        by_name = {p.name.value: i for i, p in enumerate(params)}
+        ordered: list[cst.Arg | cst.Param | None] = [None] * len(params)
+        for i, a in enumerate(node.args):
+            idx = by_name.get(a.keyword.value) if a.keyword else i
+            if idx is None:
+                kw = cast(cst.Name, a.keyword)  # by_name misses only keywords
+                self.fail("TC0303", f"{name}: unknown keyword argument `{kw.value}`", kw)
+            if ordered[idx] is not None:
+                self.fail("TC0303", f"{name}: parameter `{params[idx].name.value}` is given twice", a)
+            ordered[idx] = a
+        for i, p in enumerate(params):
+            if ordered[i] is None and p.default is not None and not overloaded:
+                ordered[i] = p
+        missing = [params[i].name.value for i, a in enumerate(ordered) if a is None]
+        if missing:
+            self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)} (no value for "
+                      f"{', '.join(f'`{m}`' for m in missing)})", node)
+        return cast(list[cst.Arg | cst.Param], ordered)
+
+    def func_argument(self, fd: FuncDef, given: cst.Arg | cst.Param, call: cst.Call) -> ir.Expr:
+        """The value of one argument: the call's expression, or the parameter's default, a compile-time
+        constant of the func's module (an untyped literal, converted to the parameter's type)."""
+        if isinstance(given, cst.Arg):
+            return cast(ir.Expr, self.expr(given.value))
+        assert given.default is not None  # (func_arguments takes only parameters with one)
+        value = (fd.scope or self.scope).constant(given.default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail("TC0305", f"the default of parameter `{given.name.value}` of `{fd.name}` must be a "
+                      "compile-time number for tilec (it is used by this call)", call)
+        return self.const_expr(value, call)
 
 
 class _LazyName(FuncRef):

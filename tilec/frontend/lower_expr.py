@@ -15,7 +15,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import OPS, Bound
-from ..ir.types import BOOL, FLOAT32, INT32, NONE, ArrayT, Scalar, TileT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, NONE, ArrayT, MatT, Scalar, TileT, VecT, describe
 from . import consts, suggest
 from .lower_call import Abort
 from .lowering_host import LoweringHost
@@ -34,8 +34,17 @@ COMPARE = {
     cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
     cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne",
 }  # fmt: skip
+def c_remainder(a: Any, b: Any) -> Any:
+    """`a % b` in a kernel: C's remainder, with the dividend's sign (Warp's mod; Python's `%` takes
+    the divisor's)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return math.fmod(a, b)
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
 FOLD: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": operator.mod,
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "mod": c_remainder,
     "floordiv": operator.floordiv, "pow": operator.pow, "lt": operator.lt, "le": operator.le,
     "gt": operator.gt, "ge": operator.ge, "eq": operator.eq, "ne": operator.ne,
     "bit_and": operator.and_, "bit_or": operator.or_, "bit_xor": operator.xor,
@@ -45,7 +54,7 @@ FOLD: dict[str, Callable[[Any, Any], Any]] = {
 FOLD_MATH: dict[str, Callable[..., Any]] = {
     "exp": math.exp, "log": math.log, "log2": math.log2, "log10": math.log10, "sin": math.sin,
     "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
-    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "sqrt": math.sqrt, "abs": abs,
+    "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "sqrt": math.sqrt, "abs": abs, "erfc": math.erfc,
     "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "exp2": lambda x: 2.0 ** x,
     "sign": lambda x: (x > 0) - (x < 0), "min": min, "max": max, "atan2": math.atan2,
 }  # fmt: skip
@@ -213,6 +222,31 @@ class ExprLowering(LoweringHost):
         if isinstance(base.type, ArrayT):
             return self.make_op("array_shape", [base], {"axis": axis}, node, where=idx)
         self.fail("TC0401", f"unsupported syntax: `.shape` of {describe(base.type)}", node)
+
+    def lower_len(self, node: cst.Call) -> Lowered:
+        """`len(x)` (also `wp.len(x)`): a vector's, quaternion's or transform's length and a matrix's or
+        tile's rows (compile-time constants, as in Warp), an array's first extent."""
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            self.fail("TC0303", "len() takes one argument", node)
+        arg = node.args[0].value
+        if self.indexed_name(arg):
+            return self.lower_indexed_shape(cast(cst.Name, arg).value, 0, node)
+        held = self.indexed_field(arg)
+        if held is not None:
+            return self.indexed_value_shape(held, 0, node)
+        base = self.expr(arg)
+        t = base.type
+        if isinstance(t, (VecT, MatT)):
+            return self.const_expr(t.length if isinstance(t, VecT) else t.rows, node)
+        if isinstance(t, TileT):
+            if isinstance(t.shape[0], int):
+                return self.const_expr(t.shape[0], node)
+            if self.generic:
+                return ir.Const(t.shape[0], INT32, self.span(node), weak=True)
+            self.fail("TC0108", f"extent `{t.shape[0]}` is a shape variable, not a constant", node)
+        if isinstance(t, ArrayT):
+            return self.make_op("array_shape", [base], {"axis": 0}, node)
+        self.fail("TC0203", f"len() of {describe(t)}: it takes a vector, matrix, tile or array", arg)
 
     # ------------------------------------------------------------ operators
 

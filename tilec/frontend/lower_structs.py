@@ -456,7 +456,7 @@ class StructReturns(LoweringHost):
             return None  # the callee's own check reports it
         return t if isinstance(t, StructT) else None
 
-    def call_struct_func(self, name: str, t: StructT, args: list[Lowered], arg_nodes: list[cst.Arg],
+    def call_struct_func(self, name: str, t: StructT, args: list[Lowered], where: list[cst.BaseExpression],
                          node: cst.Call) -> Lowered:
         from .lower_call import _retype
 
@@ -468,8 +468,7 @@ class StructReturns(LoweringHost):
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
         calls: dict[str, ir.Expr] = {}
         for path, _ in flat_leaves:
-            fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in arg_nodes],
-                                         project=path)
+            fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=path)
             effect = _effect(fn, {f.name: f for f in self.module.order})
             if effect is not None:
                 self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and has effects (line "
@@ -478,7 +477,7 @@ class StructReturns(LoweringHost):
             if fn.byref:
                 self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and updates a tile argument "
                           "in place", node)
-            flat = self.flatten_args(args, [a.value for a in arg_nodes])
+            flat = self.flatten_args(args, where)
             calls[path] = ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
                                   self.span(node))
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)

@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..diagnostics import Diagnostics, Label, Span
 from ..ir.types import NONE, ArrayT, Dim, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from . import annotations as ann
-from . import generics
+from . import generics, warp_library
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .lowering_host import LoweringHost
@@ -205,7 +205,7 @@ class ModuleChecker:
         """Funcs no kernel calls are still checked: their signature, and their body when its
         types are known without a call site. They are not emitted."""
         called = {key[0] for key in self.instances}
-        for name, fd in self.scope.funcs.items():
+        for name, fd in list(self.scope.funcs.items()):
             if name in called or name in self.generic_ok:
                 continue
             declared = self.signature(fd)
@@ -227,7 +227,7 @@ class ModuleChecker:
                     project: str | None = None) -> ir.Function:
         """The instance of func `name` for these argument types; raises Abort after a diagnostic.
         project: for a func returning a struct, the field path this instance returns."""
-        found = self.overload_for(caller.scope, name, caller.scope.funcs[name], args)  # a nested kernel sees the funcs defined beside it
+        found = self.overload_for(caller.scope, name, warp_library.func_def(caller.scope, name), args)  # a nested kernel sees the funcs defined beside it
         span = caller.span(call_node)
         if found is None:
             self.no_overload(caller.scope, name, args, span)
@@ -260,6 +260,8 @@ class ModuleChecker:
         self.instances[key] = None
         try:
             checker = FunctionChecker(self, fd, concrete, block_dim, func_instance(name, index))
+            if fd.library:  # its nodes are placed at the user's call (warp_library.py)
+                checker.parsed = warp_library.seen_from(self.parsed, span)
             checker.project = project
             before = len(self.diags.items)
             try:

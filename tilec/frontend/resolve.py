@@ -52,6 +52,7 @@ class FuncDef:
     key: object = None  # what tells apart two nested funcs of one name; None: the name
     launch_block_dims: tuple[int, ...] = ()  # constant `block_dim=` of this kernel's launches in the file
     overloads: tuple[tuple[Span, dict[str, cst.BaseExpression]], ...] = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
+    library: bool = False  # one of tilec's own funcs for Warp's Python-written builtins (warp_library.py)
 
     @cached_property
     def returns_several(self) -> int | None:

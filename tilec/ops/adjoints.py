@@ -135,6 +135,15 @@ def _max_min(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
 
 
+@rule("mod")
+def _mod(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """r = a - n * b with n = trunc(a / b): d/da 1, d/db -n almost everywhere (Warp's mod gives b none).
+    n is read back from the result, (a - r) / b rounded, so that it is the quotient the remainder used."""
+    a, b = ad.val(e.args[0]), ad.val(e.args[1])
+    n = C("rint", C("div", C("sub", a, ad.result(e)), b))
+    return [(0, g), (1, C("neg", C("mul", g, n)))]
+
+
 @rule("copysign")
 def _copysign(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """d/da is +1 where a and b have the same sign bit, -1 elsewhere; b only through its sign (Warp's)."""
@@ -180,6 +189,9 @@ _DERIVATIVES: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "sqrt": lambda a: C("div", _k(a, 0.5), C("sqrt", a)),
     "cbrt": lambda a: C("div", _k(a, 1.0 / 3.0), C("mul", C("cbrt", a), C("cbrt", a))),
     "erf": lambda a: C("mul", _k(a, 1.1283791670955126), C("exp", C("neg", C("mul", a, a)))),
+    "erfc": lambda a: C("mul", _k(a, -1.1283791670955126), C("exp", C("neg", C("mul", a, a)))),
+    "erfinv": lambda a: C("mul", _k(a, 0.886226925452758), C("exp", C("mul", C("erfinv", a), C("erfinv", a)))),
+    "erfcinv": lambda a: C("mul", _k(a, -0.886226925452758), C("exp", C("mul", C("erfcinv", a), C("erfcinv", a)))),
     "abs": lambda a: C("sign", a),
     "frac": lambda a: _k(a, 1),  # x - trunc(x): 1 almost everywhere (Warp's frac has no gradient: 0)
 }
@@ -189,6 +201,8 @@ _FROM_RESULT: dict[str, Callable[[ir.Expr], ir.Expr]] = {
     "exp2": lambda r: C("mul", r, _k(r, LN2)),
     "tanh": lambda r: C("sub", _k(r, 1), C("mul", r, r)),
     "sqrt": lambda r: C("div", _k(r, 0.5), r),
+    "erfinv": lambda r: C("mul", _k(r, 0.886226925452758), C("exp", C("mul", r, r))),  # sqrt(pi) / 2 e^(r^2)
+    "erfcinv": lambda r: C("mul", _k(r, -0.886226925452758), C("exp", C("mul", r, r))),
 }
 for _name, _d in _DERIVATIVES.items():
     RULES[_name] = _unary(_name, _d)

@@ -6,6 +6,10 @@ from . import rules
 from .core import Bound, OpSpec, Param
 
 A = Param("a", "value")
+# Warp's atomic builtins that are an augmented element store (`wp.atomic_sub(a, i, v)` is `a[i] -= v`,
+# returning the old value): lowered as the store's op, whose arguments put the value before the indices.
+ATOMIC_UPDATES = {"atomic_sub": "array_atomic_sub", "atomic_and": "array_atomic_and",
+                  "atomic_or": "array_atomic_or", "atomic_xor": "array_atomic_xor"}
 
 
 def _index_count(b: Bound, ndim: int, got: int, what: str) -> None:

@@ -77,7 +77,7 @@ _BINARY = [
     ("mul", "mul", (), True, True, "a * b"),
     ("div", "divide", (), True, True, "a / b (integer division truncates, as in Warp)"),
     ("floordiv", "floordiv", NUM, True, False, "a // b"),
-    ("mod", "mod", NUM, True, False, "a % b (C remainder, as in Warp)"),
+    ("mod", "mod", NUM, True, True, "a % b (C remainder, as in Warp)"),
     ("pow", "pow", FLOAT, True, True, "a ** b"),
     ("min", "min", NUM, True, True, "the smaller of a and b"),
     ("max", "max", NUM, True, True, "the larger of a and b"),
@@ -89,10 +89,18 @@ _BINARY = [
     ("lshift", "lshift", INTS, True, False, "a << b"),
     ("rshift", "rshift", INTS, True, False, "a >> b"),
 ]
+# Warp's builtins that are an operator (`wp.mod(a, b)` is `a % b`): builtin -> the operator's op
+# (None: unary plus) and its operand count. Lowered as the operator, on whatever it takes.
+OPERATOR_BUILTINS: dict[str, tuple[str | None, int]] = {
+    "mod": ("mod", 2), "floordiv": ("floordiv", 2), "bit_and": ("bit_and", 2), "bit_or": ("bit_or", 2),
+    "bit_xor": ("bit_xor", 2), "lshift": ("lshift", 2), "rshift": ("rshift", 2), "invert": ("invert", 1),
+    "unot": ("not_", 1), "pos": (None, 1), "div_approx": ("div", 2),  # exact division, as Warp's CPU build
+}
 _COMPARE = [("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")]
 _UNARY_FLOAT = [
     "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "sqrt", "cbrt", "floor", "ceil", "round", "trunc", "erf", "rint", "frac",
+    "sinh", "cosh", "tanh", "sqrt", "cbrt", "floor", "ceil", "round", "trunc", "erf", "erfc", "erfinv",
+    "erfcinv", "rint", "frac",
 ]  # fmt: skip
 _NONDIFF_UNARY = {"floor", "ceil", "round", "trunc", "rint"}  # no gradient (zero almost everywhere)
 _UNARY_NUM = [("neg", "-a"), ("abs", "|a|"), ("sign", "-1, 0 or 1 by the sign of a")]

@@ -104,6 +104,34 @@ def _floordiv(a: Value, b: Value) -> Value:
     return np.floor_divide(a, b)
 
 
+def _solve_decreasing(f: Callable[[float], float], target: float, lo: float, hi: float) -> float:
+    """The x in [lo, hi] with f(x) = target for a decreasing f, by bisection to the last bit."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if f(mid) > target else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def _erfcinv(z: float) -> float:
+    if not 0.0 < z < 2.0:
+        return math.inf if z == 0.0 else -math.inf if z == 2.0 else math.nan
+    if 0.5 <= z <= 1.5:
+        return _erfinv(1.0 - z)  # 1 - z is exact here
+    if z > 1.0:
+        return -_erfcinv(2.0 - z)  # 2 - z is exact for z in [1, 2]
+    return _solve_decreasing(math.erfc, z, 0.0, 30.0)
+
+
+def _erfinv(y: float) -> float:
+    if y == 0.0 or not abs(y) <= 1.0:
+        return y if y == 0.0 else math.nan  # keeps the sign of a zero; NaN beyond [-1, 1]
+    if abs(y) > 0.5:
+        return math.copysign(_erfcinv(1.0 - abs(y)), y)
+    return _solve_decreasing(lambda x: -math.erf(x), -y, -1.0, 1.0)
+
+
 BINARY: dict[str, Callable[..., Any]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _div, "floordiv": _floordiv, "mod": _mod,
     "pow": np.power, "min": lambda a, b: np.where((a <= b) | (b != b), a, b),  # fmin / fmax, as Warp's
@@ -118,7 +146,9 @@ UNARY: dict[str, Callable[..., Any]] = {
     "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "sqrt": np.sqrt, "cbrt": np.cbrt, "floor": np.floor, "ceil": np.ceil,
     "round": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5), "trunc": np.trunc,
-    "erf": np.vectorize(math.erf, otypes=[np.float64]), "neg": np.negative, "abs": np.abs, "sign": np.sign,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]), "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
+    "erfinv": np.vectorize(_erfinv, otypes=[np.float64]), "erfcinv": np.vectorize(_erfcinv, otypes=[np.float64]),
+    "neg": np.negative, "abs": np.abs, "sign": np.sign,
     "not_": np.logical_not, "invert": np.invert, "rint": np.rint, "frac": lambda a: a - np.trunc(a),
     "bit_count": lambda a: np.bitwise_count(np.asarray(a).view(np.asarray(a).dtype.str.replace("i", "u"))),
 }  # fmt: skip

@@ -246,6 +246,11 @@ def _new(b: Bound) -> Type:
             return t
         b.fail("TC0201", f"{_name(t)} takes a vec3{str(t)[9:]} and a quat{str(t)[9:]}, got {_name(p)} and "
                f"{_name(q)}", "arg0")
+    if isinstance(t, VecT) and t.family == "spatial_vector" and len(args) == 2:  # spatial_vector(w, v)
+        if all(a == VecT(t.dtype, 3) for a in args):
+            return t
+        b.fail("TC0201", f"{_name(t)} takes two vec3{str(t)[14:]} (its angular and its linear part), got "
+               f"{_name(args[0])} and {_name(args[1])}", "arg0")
     if isinstance(t, MatT) and all(isinstance(a, VecT) for a in args):
         b.fail("TC0303", f"{t}: building a matrix from vectors is ambiguous; use "
                "wp.matrix_from_rows(...) or wp.matrix_from_cols(...)", "arg0")
@@ -555,15 +560,12 @@ OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
 
 # Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
 NOT_YET = frozenset({
-    "eig3", "inverse_approx", "matrix", "norm_huber", "norm_l1", "norm_l2", "norm_pseudo_huber", "qr3",
-    "quat_from_euler", "quat_from_matrix", "quat_rpy", "quat_slerp", "quat_to_axis_angle", "quat_to_euler",
-    "quat_to_rpy", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quaternion",
-    "smooth_normalize", "spatial_adjoint", "spatial_bottom", "spatial_cross", "spatial_cross_dual", "spatial_dot",
-    "spatial_top", "svd2", "svd3", "transform_add_inplace", "transform_compose", "transform_decompose",
-    "transform_from_matrix", "transform_set_rotation", "transform_set_rotation_copy", "transform_set_translation",
-    "transform_set_translation_copy", "transform_sub_inplace", "transform_to_matrix", "transform_twist",
-    "transform_wrench", "transformation", "vector",
-})
+    "eig3", "inverse_approx", "matrix", "qr3", "quat_from_matrix", "quat_slerp", "quat_to_axis_angle",
+    "quat_to_euler", "quaternion", "svd2", "svd3", "transform_add_inplace",
+    "transform_decompose", "transform_from_matrix", "transform_set_rotation", "transform_set_rotation_copy",
+    "transform_set_translation", "transform_set_translation_copy", "transform_sub_inplace", "transformation",
+    "vector",
+})  # (the Python-written ones tilec provides are frontend/warp_library.py's)
 
 # Which components `.x` / `.w` / `.p` name, per family.
 ATTRIBUTES = {"x": 0, "y": 1, "z": 2, "w": 3}

@@ -1,0 +1,52 @@
+"""Conformance cases for Warp builtins a Warp user calls as written: the operators spelled as builtins
+(`wp.mod`, `wp.bit_and`, `wp.lshift`, `wp.unot`, `wp.pos`, `wp.div_approx`), the atomics beside
+atomic_add (`wp.atomic_sub/and/or/xor`), `wp.erfc/erfinv/erfcinv`, the Python-written builtins tilec
+provides from its own source (vector norms, spatial vectors, quaternion and transform helpers:
+tilec/library/warp_math.py), a func's default parameters and `len()`."""
+from cases import Arr, Case, arr, out, varr
+
+B = "warp_builtins.py"
+N = 16
+SIMT = dict(launch="simt", block_dim=32)
+
+
+def ints(n, lo, hi, role="in"):
+    return Arr((n,), "int32", role, "zeros" if role == "out" else f"int:{lo}:{hi}")
+
+
+CASES = [
+    Case("wb_int_operators", B, "int_operators", dim=(N,),
+         args=(ints(N, -50, 50), ints(N, 1, 9), Arr((N, 6), "int32", "out", "zeros")), grad=False, **SIMT),
+    # wp.mod's gradient for its divisor: Warp 1.19 gives none (0); d(a mod b)/db = -trunc(a / b)
+    Case("wb_float_operators", B, "float_operators", dim=(N,),
+         args=(arr(N, kind="halfint:-6:6"), Arr((N,), "float32", "in", "halfint:1:3"), out(N)),
+         warp_wrong="wp.mod gives its divisor no gradient (d/db = -trunc(a / b)): checked by finite differences",
+         **SIMT),
+    Case("wb_mod_by_constant", B, "mod_by_constant", dim=(N,), args=(arr(N), out(N), out(N)),
+         **SIMT),
+    Case("wb_atomics", B, "atomics", dim=(N,),
+         args=(arr(N), varr(N, "vec3"), ints(N, 0, 1 << 20), Arr((3,), "float32", "inout", "randn"),
+               varr(1, "vec3", "inout"), Arr((3,), "int32", "inout", "int:0:1048576")), **SIMT),
+    Case("wb_erf_family", B, "erf_family", dim=(N,),
+         args=(arr(N), arr(N, kind="rand"), out(N), out(N), out(N)), rtol=2e-5, atol=1e-6, **SIMT),
+    Case("wb_norms", B, "norms", dim=(N,),
+         args=(varr(N, "vec3"), out(N), out(N), out(N), out(N), varr(N, "vec3", "out")), rtol=1e-5, atol=1e-5,
+         **SIMT),
+    Case("wb_spatial", B, "spatial", dim=(N,),
+         args=(varr(N, "spatial_vector"), varr(N, "spatial_vector"), varr(N, "vec3"), out(N),
+               varr(N, "spatial_vector", "out"), varr(N, "spatial_vector", "out"), varr(N, "vec3", "out")),
+         rtol=1e-5, atol=1e-5, **SIMT),
+    Case("wb_rotations", B, "rotations", dim=(N,),
+         args=(varr(N, "quat"), varr(N, "vec3"), varr(N, "vec3"), varr(N, "quat", "out"), out(N), out(N),
+               varr(N, "vec3", "out"), varr(N, "quat", "out"), varr(N, "quat", "out")),
+         rtol=1e-4, atol=1e-5, **SIMT),
+    Case("wb_transforms", B, "transforms", dim=(N,),
+         args=(varr(N, "transform"), varr(N, "spatial_vector"), varr(N, "vec3"), varr(N, "quat"),
+               varr(N, "spatial_vector", "out"), varr(N, "spatial_vector", "out"), varr(N, "mat44", "out"),
+               varr(N, "mat44", "out")), rtol=1e-4, atol=1e-5, **SIMT),
+    Case("wb_spatial_adjoint", B, "spatial_matrices", dim=(N,),
+         args=(varr(N, "mat33"), varr(N, "mat33"), varr(N, "spatial_vector"), varr(N, "spatial_vector", "out")),
+         rtol=1e-5, atol=1e-5, **SIMT),
+    Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
+         args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
+]

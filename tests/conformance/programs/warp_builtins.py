@@ -1,0 +1,120 @@
+import warp as wp
+
+
+@wp.kernel
+def int_operators(a: wp.array(dtype=int), b: wp.array(dtype=int), out: wp.array2d(dtype=int)):
+    i = wp.tid()
+    x = a[i]
+    y = b[i]
+    out[i, 0] = wp.mod(x, y) + (x % y) * 1000
+    out[i, 1] = wp.floordiv(x, y) + (x // y) * 1000
+    out[i, 2] = wp.bit_and(x, y) ^ wp.bit_or(x, 12)
+    out[i, 3] = wp.bit_xor(x, y) + wp.lshift(x, 3) + wp.rshift(y, 2)
+    out[i, 4] = wp.invert(x) + int(wp.unot(x)) + wp.pos(y)
+    out[i, 5] = -7 % 3 + (7 % -3) * 10 + wp.mod(-8, 5) * 100 + (-7 // 2) * 1000
+
+
+@wp.kernel
+def float_operators(a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    d = b[i] + 0.3  # divisors 1.8 and 2.8: no quotient within a finite-difference step of an integer
+    out[i] = wp.mod(a[i], d) * 2.0 + wp.div_approx(a[i], d) + wp.pos(a[i]) + wp.floordiv(a[i], d)
+
+
+@wp.kernel
+def mod_by_constant(a: wp.array(dtype=float), out: wp.array(dtype=float), folded: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.mod(a[i], 0.7) + a[i] % 1.3 * 3.0
+    folded[i] = -7.5 % 2.0 + wp.mod(7.5, -2.0) * 10.0
+
+
+@wp.kernel
+def atomics(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), bits: wp.array(dtype=int),
+            total: wp.array(dtype=float), vtotal: wp.array(dtype=wp.vec3), flags: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_sub(total, i % 3, a[i] * a[i])
+    wp.atomic_sub(vtotal, 0, v[i] * 2.0)
+    wp.atomic_or(flags, 0, bits[i])
+    wp.atomic_and(flags, 1, bits[i])
+    wp.atomic_xor(flags, 2, bits[i])
+
+
+@wp.kernel
+def erf_family(x: wp.array(dtype=float), y: wp.array(dtype=float), c: wp.array(dtype=float),
+               inv: wp.array(dtype=float), cinv: wp.array(dtype=float)):
+    i = wp.tid()
+    c[i] = wp.erfc(x[i])
+    inv[i] = wp.erfinv(y[i] * 0.98)
+    cinv[i] = wp.erfcinv(y[i] + 0.5)
+
+
+@wp.kernel
+def norms(v: wp.array(dtype=wp.vec3), l1: wp.array(dtype=float), l2: wp.array(dtype=float),
+          huber: wp.array(dtype=float), pseudo: wp.array(dtype=float), smooth: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    l1[i] = wp.norm_l1(v[i])
+    l2[i] = wp.norm_l2(v[i])
+    huber[i] = wp.norm_huber(v[i]) + wp.norm_huber(v[i], delta=0.5) * 2.0
+    pseudo[i] = wp.norm_pseudo_huber(v[i], 2.0)
+    smooth[i] = wp.smooth_normalize(v[i]) + wp.smooth_normalize(v[i], 0.3)
+
+
+@wp.kernel
+def spatial(a: wp.array(dtype=wp.spatial_vector), b: wp.array(dtype=wp.spatial_vector), r: wp.array(dtype=wp.vec3),
+            dots: wp.array(dtype=float), crosses: wp.array(dtype=wp.spatial_vector),
+            duals: wp.array(dtype=wp.spatial_vector), velocities: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    dots[i] = wp.spatial_dot(a[i], b[i])
+    crosses[i] = wp.spatial_cross(a[i], b[i])
+    duals[i] = wp.spatial_cross_dual(a[i], b[i])
+    velocities[i] = wp.velocity_at_point(a[i], r[i]) + wp.spatial_top(b[i]) - wp.spatial_bottom(b[i]) * 0.5
+
+
+@wp.kernel
+def rotations(q: wp.array(dtype=wp.quat), axis: wp.array(dtype=wp.vec3), e: wp.array(dtype=wp.vec3),
+              twists: wp.array(dtype=wp.quat), angles: wp.array(dtype=float), signed_angles: wp.array(dtype=float),
+              rpy: wp.array(dtype=wp.vec3), from_rpy: wp.array(dtype=wp.quat), from_euler: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    unit = wp.normalize(axis[i])
+    twists[i] = wp.quat_twist(unit, q[i])
+    angles[i] = wp.quat_twist_angle(unit, q[i])
+    signed_angles[i] = wp.quat_twist_angle_signed(unit, q[i])
+    rpy[i] = wp.quat_to_rpy(wp.normalize(q[i]))
+    from_rpy[i] = wp.quat_rpy(e[i][0], e[i][1], e[i][2])
+    from_euler[i] = wp.quat_from_euler(e[i], 2, 0, 1) + wp.quat_from_euler(e[i], 1, 0, 1)
+
+
+@wp.kernel
+def transforms(t: wp.array(dtype=wp.transform), x: wp.array(dtype=wp.spatial_vector), p: wp.array(dtype=wp.vec3),
+               q: wp.array(dtype=wp.quat), twist: wp.array(dtype=wp.spatial_vector),
+               wrench: wp.array(dtype=wp.spatial_vector), matrix: wp.array(dtype=wp.mat44),
+               composed: wp.array(dtype=wp.mat44)):
+    i = wp.tid()
+    twist[i] = wp.transform_twist(t[i], x[i])
+    wrench[i] = wp.transform_wrench(t[i], x[i])
+    matrix[i] = wp.transform_to_matrix(t[i])
+    composed[i] = wp.transform_compose(p[i], wp.normalize(q[i]), wp.vec3(1.0, 2.0, 0.5))
+
+
+@wp.func
+def scaled_length(v: wp.vec3, scale: float = 2.0, offset: float = 0.25):
+    n = float(0.0)
+    for k in range(len(v)):
+        n += v[k] * v[k]
+    return wp.sqrt(n) * scale + offset
+
+
+@wp.kernel
+def defaults_and_len(v: wp.array(dtype=wp.vec3), a: wp.array2d(dtype=float), out: wp.array(dtype=float),
+                     sizes: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = scaled_length(v[i]) + scaled_length(v[i], 0.5) + scaled_length(v[i], offset=1.0)
+    if i == 0:
+        sizes[0] = len(a) + wp.len(a[0]) * 100 + len(wp.mat22()) * 10000 + len(v[0]) * 100000
+
+
+@wp.kernel
+def spatial_matrices(r: wp.array(dtype=wp.mat33), s: wp.array(dtype=wp.mat33), x: wp.array(dtype=wp.spatial_vector),
+                     out: wp.array(dtype=wp.spatial_vector)):
+    i = wp.tid()
+    out[i] = wp.spatial_adjoint(r[i], s[i]) @ x[i]

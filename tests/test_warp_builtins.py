@@ -1,0 +1,227 @@
+"""Warp builtins a Warp user calls as written (tests/conformance/cases_warp_builtins.py compares them
+with Warp): what Warp's references cannot show. erfinv/erfcinv against an independent bisection to
+the last bit (Warp 1.19's CPU erfinv flushes |y| < ~1e-19 to 0), `%` folded with C's remainder as the
+kernel computes it (Python's takes the divisor's sign), the diagnostics, and tilec's source of Warp's
+Python-written builtins (tilec/library/warp_math.py) kept in step with its list."""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from gradcheck import check_gradients
+from harness import build, compile_ir, first_error
+
+from tilec.frontend import warp_library
+from tilec.ops import warp_names
+from tilec.ops.reference import _erfcinv, _erfinv
+from tilec.ops.values import NOT_YET
+
+def inverses(dtype: str) -> str:
+    return f'''import warp as wp
+
+
+@wp.kernel
+def k(y: wp.array(dtype={dtype}), z: wp.array(dtype={dtype}), inv: wp.array(dtype={dtype}),
+      cinv: wp.array(dtype={dtype})):
+    i = wp.tid()
+    inv[i] = wp.erfinv(y[i])
+    cinv[i] = wp.erfcinv(z[i])
+'''
+
+
+def _inverse_inputs(dtype):
+    rng = np.random.default_rng(11)
+    y = np.concatenate([rng.uniform(-1, 1, 300), 10.0 ** -rng.uniform(1, 37, 40), 1 - 2.0 ** -np.arange(2, 24),
+                        [0.0, -0.0, 0.5, -0.5, 1e-45, 1.0, -1.0, 1.5, -2.0, np.nan]]).astype(dtype)
+    z = np.concatenate([rng.uniform(0, 2, 300), 10.0 ** -rng.uniform(1, 37, 40), 2 - 2.0 ** -np.arange(2, 23),
+                        [1.0, 0.5, 1.5, 0.0, 2.0, -0.5, 2.5, np.nan, 1e-45, 1 + 2.0 ** -23]]).astype(dtype)
+    return y, z
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("dtype, bound", [(np.float32, 0.5), (np.float64, 4.0)])
+def test_erfinv_and_erfcinv_to_the_last_bits(dtype, bound):
+    """float32: correctly rounded (within half an ulp of the bisection in float64); float64 within 4 ulp
+    (erf and erfc themselves are good to about 1 ulp); the edges: +-inf at the ends, NaN outside."""
+    name = "float" if dtype == np.float32 else "wp.float64"
+    mod = build(inverses(name), f"erf_inverses_{dtype.__name__}")
+    y, z = _inverse_inputs(dtype)
+    inv, cinv = np.zeros_like(y), np.zeros_like(z)
+    mod.k.launch(dim=len(y), inputs=[y, z, inv, cinv])
+    for got, inputs, exact_fn in ((inv, y, _erfinv), (cinv, z, _erfcinv)):
+        exact = np.array([exact_fn(float(v)) for v in inputs])
+        finite = np.isfinite(exact)
+        np.testing.assert_array_equal(got[~finite], exact[~finite].astype(dtype))
+        ulp = np.spacing(np.abs(exact[finite]).astype(dtype)).astype(np.float64)
+        error = np.abs(got[finite].astype(np.float64) - exact[finite]) / ulp
+        assert error.max() <= bound, (exact_fn.__name__, inputs[finite][np.argmax(error)], error.max())
+    assert np.signbit(inv[np.flatnonzero((y == 0) & np.signbit(y))]).all()  # erfinv(-0.0) is -0.0
+
+
+ERF_GRADS = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.erfc(x[i]) * 3.0 + wp.erfinv(x[i] * 0.9) + wp.erfcinv(x[i] + 1.0) * 0.5
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_erf_family_gradients_in_float64():
+    mod = build(ERF_GRADS, "erf_family_grads")
+    x = np.random.default_rng(3).uniform(-0.95, 0.95, 12)
+    check_gradients(mod.k, 12, [x, np.zeros(12)], outputs=[1], wrt=[0], tiled=False)
+
+
+FOLDS = '''import warp as wp
+
+
+@wp.kernel
+def k(out: wp.array(dtype=int), fout: wp.array(dtype=float)):
+    n = -7 % 3
+    out[0] = n
+    out[1] = 7 % -3
+    out[2] = wp.mod(-8, 5)
+    out[3] = -7 // 2
+    fout[0] = -7.5 % 2.0
+    fout[1] = wp.mod(7.5, -2.0)
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_constant_remainders_fold_as_the_kernel_computes_them():
+    """Measured under Warp 1.19 (CPU): -1, 1, -3, -4, -1.5, 1.5 (C's fmod and Warp's floored `//`),
+    where Python's `%` gives 2, -2, 2 and 0.5, 0.5 (tilec folded with it before)."""
+    out, fout = np.zeros(4, np.int32), np.zeros(2, np.float32)
+    build(FOLDS, "remainder_folds").k.launch(dim=1, inputs=[out, fout])
+    np.testing.assert_array_equal(out, [np.fmod(-7, 3), np.fmod(7, -3), np.fmod(-8, 5), -4])
+    np.testing.assert_array_equal(fout, [np.fmod(-7.5, 2.0), np.fmod(7.5, -2.0)])
+    assert (out[:3] == [-1, 1, -3]).all()
+
+
+MOD_GRAD = '''import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = a[i] % b[i] + wp.mod(a[i] * 2.0, b[i] + 0.25) * 3.0
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_remainder_gradients_for_both_operands():
+    """d(a mod b)/da = 1 and d/db = -trunc(a / b) (Warp 1.19 gives b none; tilec gave neither before)."""
+    mod = build(MOD_GRAD, "mod_grads")
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(-5, 5, 10), rng.uniform(0.6, 2.0, 10) * rng.choice([-1, 1], 10)
+    check_gradients(mod.k, 10, [a, b, np.zeros(10)], outputs=[2], wrt=[0, 1], tiled=False)
+
+
+def diagnosed(statement: str, default: str = "2.0") -> str:
+    return f'''import warp as wp
+
+
+@wp.func
+def f(x: float, y: float = {default}):
+    return x * y
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float), b: wp.array2d(dtype=float), v: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    a[i] = {statement}
+'''
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("wp.norm_l1(a[i])", "12:23: TC0201: norm_l1: takes a vector of floats, got a float32 scalar"),
+    ("wp.atomic_sub(b, i, 1.0)", "12:12: TC0304: atomic_sub: needs 2 index(es) and a value for a 2-d array, got 2 "
+     "argument(s) after the array"),
+    ("wp.mod(a[i], 2.0, 3.0)", "12:12: TC0303: mod: takes 2 operand(s) by position"),
+    ("wp._axis_rotation(0, 1.0)[0]", "12:12: TC0302: unknown tile API function `_axis_rotation`"),
+    ("f(1.0, x=2.0)", "12:19: TC0303: f: parameter `x` is given twice"),
+    ("f(y=1.0)", "12:12: TC0408: f: expects 2 argument(s), got 1 (no value for `x`)"),
+    ("f(1.0, 2.0, 3.0)", "12:12: TC0408: f: expects 2 argument(s), got 3"),
+    ("wp.spatial_dot(wp.spatial_vector(v[i], v[i]), wp.spatial_vector())",
+     "12:45: TC0201: a spatial_vectorf takes two vec3f (its angular and its linear part), got a vec3d and a vec3d"),
+    ("wp.quat_twist_angle(wp.vec3(1.0, 0.0, 0.0), wp.quatd())",
+     "12:56: TC0201: wp.quat_twist_angle: parameter `q` expects a quatf, got a quatd"),
+    ("len(a[i])", "12:16: TC0203: len() of a float32 scalar: it takes a vector, matrix, tile or array"),
+])
+def test_diagnostics_at_the_call(statement, expected):
+    assert first_error(diagnosed(statement)) == expected
+
+
+def test_a_default_must_be_a_compile_time_number():
+    source = diagnosed("f(1.0)", default="wp.sin")
+    assert first_error(source) == ("12:12: TC0305: the default of parameter `y` of `f` must be a compile-time "
+                                   "number for tilec (it is used by this call)")
+
+
+def test_library_lists_what_its_file_defines():
+    """BUILTINS (read without parsing the file) is exactly the file's public funcs; each is a Warp 1.19
+    builtin, none is still listed as missing, and the file resolves without a diagnostic."""
+    tree = ast.parse(warp_library.SOURCE.read_text(encoding="utf-8"))
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert warp_library.BUILTINS == {name for name in defined if not name.startswith("_")}
+    assert all(warp_names.is_warp_builtin(name) for name in warp_library.BUILTINS)
+    assert not warp_library.BUILTINS & NOT_YET
+    assert set(warp_library.library_scope().funcs) == {warp_library.PREFIX + name for name in defined}
+    assert warp_library.TAKE_FLOAT_VECTOR <= warp_library.BUILTINS
+
+
+def test_a_library_func_never_meets_a_users_func_of_its_name():
+    """A user's own `norm_l1` and Warp's `wp.norm_l1` in one module: two funcs, each called where named."""
+    source = '''import warp as wp
+
+
+@wp.func
+def norm_l1(v: wp.vec3):
+    return v[0] * 100.0
+
+
+@wp.kernel
+def k(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = norm_l1(v[i]) + wp.norm_l1(v[i])
+'''
+    module = compile_ir(source, "shadowed")
+    names = {fn.name for fn in module.funcs}
+    assert {"norm_l1", "wp.norm_l1"} <= names
+
+
+@pytest.mark.build
+@needs_cxx
+def test_library_code_is_commented_with_the_calling_line(tmp_path):
+    """The func's generated statements carry the line of the user's call (the library file is not the
+    user's), and the built module computes Warp's documented value."""
+    source = '''import warp as wp
+
+
+@wp.kernel
+def k(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.norm_huber(v[i], 0.5)
+'''
+    mod = build(source, "huber_line")
+    v = np.array([[0.1, 0.2, -0.1], [1.0, -2.0, 0.5]], np.float32)
+    out = np.zeros(2, np.float32)
+    mod.k.launch(dim=2, inputs=[v, out])
+    a = (v.astype(np.float64) ** 2).sum(axis=1)
+    np.testing.assert_allclose(out, np.where(a <= 0.25, 0.5 * a, 0.5 * (np.sqrt(a) - 0.25)), rtol=1e-6)
+    from harness import CACHE
+
+    texts = [p.read_text() for p in CACHE.rglob("huber_line.cpp")]
+    body = texts[0][texts[0].index("norm_huber"):]
+    body = body[:body.index("\n}\n")]  # the library func's C++ function
+    assert "// huber_line.py:7" in body and "warp_math.py" not in texts[0]

@@ -1,0 +1,195 @@
+"""Warp's builtins that Warp itself writes as Python functions, in the language tilec compiles.
+
+tilec parses this file (it never imports it) the first time a kernel calls one of them, and checks,
+specialises and differentiates each like a @wp.func of the user's: `wp.norm_huber(v)` in a kernel
+is a call of `norm_huber` below. Each follows the definition in Warp 1.19's documentation of the
+builtin of that name; tests/test_warp_library.py compares them with Warp. A name starting with `_`
+is a helper, callable only from this file. Calls between these funcs are spelled `wp.<name>`.
+"""
+from typing import Any
+
+import warp as wp
+
+# ---------------------------------------------------------------- vector norms
+
+
+@wp.func
+def norm_l1(v: Any):
+    # the sum of the components' magnitudes, first to last
+    total = wp.abs(v[0])
+    for i in range(1, len(v)):
+        total += wp.abs(v[i])
+    return total
+
+
+@wp.func
+def norm_l2(v: Any):
+    return wp.length(v)
+
+
+@wp.func
+def norm_huber(v: Any, delta: float = 1.0):
+    # quadratic up to |v| = delta, linear beyond, with matching value and slope there
+    squared = wp.dot(v, v)
+    if squared <= delta * delta:
+        return 0.5 * squared
+    return delta * (wp.sqrt(squared) - 0.5 * delta)
+
+
+@wp.func
+def norm_pseudo_huber(v: Any, delta: float = 1.0):
+    return delta * wp.sqrt(1.0 + wp.dot(v, v) / (delta * delta))
+
+
+@wp.func
+def smooth_normalize(v: Any, delta: float = 1.0):
+    return v / wp.norm_pseudo_huber(v, delta)
+
+
+# ---------------------------------------------------------------- spatial vectors (angular part first)
+
+
+@wp.func
+def spatial_top(a: wp.spatial_vector):
+    return wp.vec3(a[0], a[1], a[2])
+
+
+@wp.func
+def spatial_bottom(a: wp.spatial_vector):
+    return wp.vec3(a[3], a[4], a[5])
+
+
+@wp.func
+def spatial_dot(a: wp.spatial_vector, b: wp.spatial_vector):
+    return wp.dot(wp.spatial_top(a), wp.spatial_top(b)) + wp.dot(wp.spatial_bottom(a), wp.spatial_bottom(b))
+
+
+@wp.func
+def spatial_cross(a: wp.spatial_vector, b: wp.spatial_vector):
+    # motion-vector cross product: (w_a x w_b, w_a x v_b + v_a x w_b)
+    wa = wp.spatial_top(a)
+    va = wp.spatial_bottom(a)
+    wb = wp.spatial_top(b)
+    vb = wp.spatial_bottom(b)
+    return wp.spatial_vector(wp.cross(wa, wb), wp.cross(wa, vb) + wp.cross(va, wb))
+
+
+@wp.func
+def spatial_cross_dual(a: wp.spatial_vector, b: wp.spatial_vector):
+    # force-vector cross product: (w_a x w_b + v_a x v_b, w_a x v_b)
+    wa = wp.spatial_top(a)
+    va = wp.spatial_bottom(a)
+    wb = wp.spatial_top(b)
+    vb = wp.spatial_bottom(b)
+    return wp.spatial_vector(wp.cross(wa, wb) + wp.cross(va, vb), wp.cross(wa, vb))
+
+
+@wp.func
+def velocity_at_point(qd: wp.spatial_vector, r: wp.vec3):
+    return wp.spatial_bottom(qd) + wp.cross(wp.spatial_top(qd), r)
+
+
+@wp.func
+def transform_twist(t: wp.transform, x: wp.spatial_vector):
+    rotation = wp.transform_get_rotation(t)
+    w = wp.quat_rotate(rotation, wp.spatial_top(x))
+    v = wp.quat_rotate(rotation, wp.spatial_bottom(x)) + wp.cross(wp.transform_get_translation(t), w)
+    return wp.spatial_vector(w, v)
+
+
+@wp.func
+def transform_wrench(t: wp.transform, x: wp.spatial_vector):
+    rotation = wp.transform_get_rotation(t)
+    f = wp.quat_rotate(rotation, wp.spatial_bottom(x))
+    tau = wp.quat_rotate(rotation, wp.spatial_top(x)) + wp.cross(wp.transform_get_translation(t), f)
+    return wp.spatial_vector(tau, f)
+
+
+# ---------------------------------------------------------------- quaternions
+
+
+@wp.func
+def quat_twist(axis: wp.vec3, q: wp.quat):
+    # the rotation's part about axis (a unit vector): its vector part projected on the axis
+    along = wp.dot(wp.vec3(q[0], q[1], q[2]), axis) * axis
+    return wp.normalize(wp.quat(along[0], along[1], along[2], q[3]))
+
+
+@wp.func
+def quat_twist_angle(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.abs(wp.dot(axis, wp.vec3(q[0], q[1], q[2]))), q[3])
+
+
+@wp.func
+def quat_twist_angle_signed(axis: wp.vec3, q: wp.quat):
+    return 2.0 * wp.atan2(wp.dot(axis, wp.vec3(q[0], q[1], q[2])), q[3])
+
+
+@wp.func
+def quat_to_rpy(q: wp.quat):
+    # roll about x, pitch about y, yaw about z (fixed axes, in that order); pitch clamped at +-pi/2
+    x = q[0]
+    y = q[1]
+    z = q[2]
+    w = q[3]
+    roll = wp.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    pitch = wp.asin(wp.clamp(2.0 * (w * y - z * x), -1.0, 1.0))
+    yaw = wp.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    return wp.vec3(roll, pitch, yaw)
+
+
+@wp.func
+def quat_rpy(roll: float, pitch: float, yaw: float):
+    # the product q_yaw * q_pitch * q_roll of the three rotations about the fixed axes
+    return wp.mul(wp._axis_rotation(2, yaw), wp.mul(wp._axis_rotation(1, pitch), wp._axis_rotation(0, roll)))
+
+
+@wp.func
+def quat_from_euler(e: wp.vec3, i: int, j: int, k: int):
+    # rotations about the fixed axes i, then j, then k: q_k * q_j * q_i
+    return wp.mul(wp._axis_rotation(k, e[k]), wp.mul(wp._axis_rotation(j, e[j]), wp._axis_rotation(i, e[i])))
+
+
+@wp.func
+def _axis_rotation(axis: int, angle: float):
+    s = wp.sin(0.5 * angle)
+    c = wp.cos(0.5 * angle)
+    if axis == 0:
+        return wp.quat(s, 0.0, 0.0, c)
+    if axis == 1:
+        return wp.quat(0.0, s, 0.0, c)
+    return wp.quat(0.0, 0.0, s, c)
+
+
+# ---------------------------------------------------------------- transforms as 4x4 matrices
+
+
+@wp.func
+def transform_to_matrix(t: wp.transform):
+    p = wp.transform_get_translation(t)
+    r = wp.quat_to_matrix(wp.transform_get_rotation(t))
+    return wp.mat44(r[0, 0], r[0, 1], r[0, 2], p[0],
+                    r[1, 0], r[1, 1], r[1, 2], p[1],
+                    r[2, 0], r[2, 1], r[2, 2], p[2],
+                    0.0, 0.0, 0.0, 1.0)
+
+
+@wp.func
+def transform_compose(position: wp.vec3, rotation: wp.quat, scale: wp.vec3):
+    # the rotation's columns scaled by scale, then the translation
+    r = wp.quat_to_matrix(rotation)
+    return wp.mat44(scale[0] * r[0, 0], scale[1] * r[0, 1], scale[2] * r[0, 2], position[0],
+                    scale[0] * r[1, 0], scale[1] * r[1, 1], scale[2] * r[1, 2], position[1],
+                    scale[0] * r[2, 0], scale[1] * r[2, 1], scale[2] * r[2, 2], position[2],
+                    0.0, 0.0, 0.0, 1.0)
+
+
+@wp.func
+def spatial_adjoint(r: wp.mat33, s: wp.mat33):
+    # the block matrix [[r, 0], [s, r]]
+    return wp.spatial_matrix(r[0, 0], r[0, 1], r[0, 2], 0.0, 0.0, 0.0,
+                             r[1, 0], r[1, 1], r[1, 2], 0.0, 0.0, 0.0,
+                             r[2, 0], r[2, 1], r[2, 2], 0.0, 0.0, 0.0,
+                             s[0, 0], s[0, 1], s[0, 2], r[0, 0], r[0, 1], r[0, 2],
+                             s[1, 0], s[1, 1], s[1, 2], r[1, 0], r[1, 1], r[1, 2],
+                             s[2, 0], s[2, 1], s[2, 2], r[2, 0], r[2, 1], r[2, 2])
