@@ -157,6 +157,11 @@ def k(a: wp.array(dtype=float), b: wp.array2d(dtype=float), v: wp.array(dtype=wp
     ("wp.quat_twist_angle(wp.vec3(1.0, 0.0, 0.0), wp.quatd())",
      "12:56: TC0201: wp.quat_twist_angle: parameter `q` expects a quatf, got a quatd"),
     ("len(a[i])", "12:16: TC0203: len() of a float32 scalar: it takes a vector, matrix, tile or array"),
+    ("wp.vector(1.0, 2.0, size=2)[0]", "12:37: TC0303: vector: unknown keyword `size` (it takes `length` and `dtype`)"),
+    ("wp.matrix(1.0, 2.0, 3.0, 4.0)[0, 0]", "12:12: TC0303: matrix: needs `shape=(rows, cols)` with its components"),
+    ("wp.vector(1.0, 2.0, length=3)[0]", "12:22: TC0303: vec3f takes 3 components, got 2"),
+    ("wp.matrix(1.0, 2.0, shape=(2, i))[0, 0]", "12:39: TC0303: matrix: `shape` must be a constant (rows, cols)"),
+    ("wp.vector(v[i], 1.0)[0]", "12:22: TC0303: vector: takes scalar components"),
 ])
 def test_diagnostics_at_the_call(statement, expected):
     assert first_error(diagnosed(statement)) == expected

@@ -2,7 +2,8 @@
 (`wp.mod`, `wp.bit_and`, `wp.lshift`, `wp.unot`, `wp.pos`, `wp.div_approx`), the atomics beside
 atomic_add (`wp.atomic_sub/and/or/xor`), `wp.erfc/erfinv/erfcinv`, the Python-written builtins tilec
 provides from its own source (vector norms, spatial vectors, quaternion and transform helpers:
-tilec/library/warp_math.py), a func's default parameters and `len()`."""
+tilec/library/warp_math.py), `wp.vector` / `wp.matrix` with the type from their components, a func's
+default parameters and `len()`."""
 from cases import Arr, Case, arr, out, varr
 
 B = "warp_builtins.py"
@@ -47,6 +48,9 @@ CASES = [
     Case("wb_spatial_adjoint", B, "spatial_matrices", dim=(N,),
          args=(varr(N, "mat33"), varr(N, "mat33"), varr(N, "spatial_vector"), varr(N, "spatial_vector", "out")),
          rtol=1e-5, atol=1e-5, **SIMT),
+    Case("wb_generic_constructors", B, "generic_constructors", dim=(N,),
+         args=(arr(N, dtype="float64"), varr(N, "vec3d", "out"), varr(N, "mat22d", "out"), Arr((N, 2), "int32", "out", "zeros", "vec2i"),
+               varr(N, "vec2", "out")), rtol=1e-6, atol=1e-6, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

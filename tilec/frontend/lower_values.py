@@ -45,6 +45,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             return self.lower_quat_to_matrix(node)
         if api in ("vector", "matrix") and self.sized_constructor(api, node):
             return self.lower_sized_constructor(node)
+        if api in ("vector", "matrix") and any(a.keyword is None for a in node.args):
+            return self.lower_inferred_constructor(api, node)
         if api in NOT_YET:
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
@@ -79,6 +81,43 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         components = node.with_changes(args=[a for a in node.args if a.keyword is None])
         self.parsed.place_like(components, node)
         return self.lower_constructor(t, components)
+
+    def lower_inferred_constructor(self, api: str, node: cst.Call) -> ir.OpCall:
+        """Warp's `wp.vector(x, y, z[, dtype=T])` and `wp.matrix(a, b, c, d, shape=(2, 2)[, dtype=T])`:
+        the length from the components, the dtype from `dtype=` else from the first component (an
+        untyped literal's: float32 or int32, as in Warp)."""
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        size = "length" if api == "vector" else "shape"
+        unknown = sorted(set(keywords) - {"dtype", size})
+        if unknown:
+            self.fail("TC0303", f"{api}: unknown keyword `{unknown[0]}` (it takes `{size}` and `dtype`)",
+                      keywords[unknown[0]])
+        if api == "matrix" and "shape" not in keywords:
+            self.fail("TC0303", "matrix: needs `shape=(rows, cols)` with its components", node)
+        nodes = [a.value for a in node.args if a.keyword is None]
+        args: list[ir.Expr] = [self.expr(n) for n in nodes]
+        if not all(isinstance(a.type, Scalar) for a in args):
+            self.fail("TC0303", f"{api}: takes scalar components", nodes[0])
+        if "dtype" in keywords:
+            dtype = ann.dtype(keywords["dtype"], self.scope)
+            if dtype is None:
+                self.fail("TC0303", f"{api}: `dtype` must be a scalar type", keywords["dtype"])
+        else:
+            first = cast(Scalar, args[0].type)
+            dtype = first if not self.is_weak(args[0]) else FLOAT32 if first.is_float else INT32
+        t: VecT | MatT = VecT(dtype, len(args))
+        if "length" in keywords:  # one component fills them all
+            length = self.constant_of(keywords["length"])
+            if not (isinstance(length, int) and length > 0):
+                self.fail("TC0303", "vector: `length` must be a positive constant", keywords["length"])
+            t = VecT(dtype, length)
+        if api == "matrix":
+            shape = self.constant_of(keywords["shape"])
+            if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(n, int) and n > 0 for n in shape)):
+                self.fail("TC0303", "matrix: `shape` must be a constant (rows, cols)", keywords["shape"])
+            t = MatT(dtype, shape[0], shape[1])
+        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=nodes)
+        return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
     def lower_constructor(self, t: VecT | MatT, node: cst.Call) -> ir.OpCall:
         if any(a.keyword is not None for a in node.args):

@@ -118,3 +118,14 @@ def spatial_matrices(r: wp.array(dtype=wp.mat33), s: wp.array(dtype=wp.mat33), x
                      out: wp.array(dtype=wp.spatial_vector)):
     i = wp.tid()
     out[i] = wp.spatial_adjoint(r[i], s[i]) @ x[i]
+
+
+@wp.kernel
+def generic_constructors(a: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22d),
+                         n: wp.array(dtype=wp.vec2i), f: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    x = a[i]
+    v[i] = wp.vector(x, x * x, wp.sin(x)) + wp.vector(length=3, dtype=wp.float64)
+    m[i] = wp.matrix(x, x * wp.float64(2.0), wp.cos(x), x * x, shape=(2, 2))
+    n[i] = wp.vector(i, 2 * i)
+    f[i] = wp.vector(1.0, 2, dtype=float) * float(x)
