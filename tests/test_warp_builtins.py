@@ -230,3 +230,35 @@ def k(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
     body = texts[0][texts[0].index("norm_huber"):]
     body = body[:body.index("\n}\n")]  # the library func's C++ function
     assert "// huber_line.py:7" in body and "warp_math.py" not in texts[0]
+
+
+SEVERAL = '''import warp as wp
+
+
+@wp.func
+def split(x: float, scale: float = 3.0):
+    return x * scale, x - scale
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    p, q = split(a[i])
+    r, s = split(a[i], scale=0.5)
+    out[i] = p + q * 10.0 + r * 100.0 + s * 1000.0
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_defaults_of_a_func_returning_several_values():
+    a = np.array([1.0, -2.0, 0.25], np.float32)
+    out = np.zeros(3, np.float32)
+    build(SEVERAL, "several_defaults").k.launch(dim=3, inputs=[a, out])
+    np.testing.assert_allclose(out, a * 3 + (a - 3) * 10 + a * 0.5 * 100 + (a - 0.5) * 1000, rtol=1e-6)
+
+
+def test_unpacking_a_library_builtin_into_too_many_names():
+    source = diagnosed("0.0\n    x, y, z = wp.quat_to_axis_angle(wp.quat())")
+    assert first_error(source) == ("13:5: TC0303: cannot unpack the 2 values `wp.quat_to_axis_angle` returns into "
+                                   "3 names")

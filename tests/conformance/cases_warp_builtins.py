@@ -51,6 +51,8 @@ CASES = [
     Case("wb_generic_constructors", B, "generic_constructors", dim=(N,),
          args=(arr(N, dtype="float64"), varr(N, "vec3d", "out"), varr(N, "mat22d", "out"), Arr((N, 2), "int32", "out", "zeros", "vec2i"),
                varr(N, "vec2", "out")), rtol=1e-6, atol=1e-6, **SIMT),
+    Case("wb_axis_angles", B, "axis_angles", dim=(N,), args=(varr(N, "quat"), varr(N, "vec3", "out"), out(N)),
+         rtol=1e-5, atol=1e-5, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -20,7 +20,7 @@ from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
 from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
 from . import annotations as ann
-from . import structs
+from . import structs, warp_library
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .lower_math_rewrites import MathRewrites
@@ -516,10 +516,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             for n, sym in zip(names, temps):
                 out.append(self.bind_name(n, ir.Var(sym, self.span(n)), node))
             return out
-        if isinstance(value_node, cst.Call) and isinstance(value_node.func, cst.Name) \
-                and value_node.func.value in self.scope.funcs and value_node.func.value not in self.env:
-            func = value_node.func.value
-            count = self.scope.funcs[func].returns_several
+        func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
+        if func is not None and isinstance(value_node, cst.Call):
+            count = warp_library.func_def(self.scope, func).returns_several
             if count is not None:  # a func returning several values (tuple_returns.py)
                 if count != len(names):
                     self.fail("TC0303", f"cannot unpack the {count} values `{func}` returns into {len(names)} names",
@@ -535,6 +534,13 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
         syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
         return [ir.Unpack(tuple(syms), value, self.span(node))]
+
+    def called_func(self, node: cst.Call) -> str | None:
+        """The func a call calls: a user's by name, or `wp.<api>` of the library; else None."""
+        if isinstance(node.func, cst.Name) and node.func.value in self.scope.funcs and node.func.value not in self.env:
+            return node.func.value
+        api = self.scope.api_attr(node.func)
+        return warp_library.PREFIX + api if api is not None and warp_library.provides(api, self.scope) else None
 
     def new_temp(self, t: Type) -> ir.Sym:
         self.temp_counter += 1

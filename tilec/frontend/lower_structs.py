@@ -17,7 +17,7 @@ import libcst as cst
 from .. import ir, naming
 from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
-from . import structs, suggest
+from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
 from .lowering_host import LoweringHost
 
@@ -532,23 +532,21 @@ class TupleReturns(LoweringHost):
         """The `count` values of `name(...)`, one call of an item's instance each, in order."""
         from .lower_call import _retype
 
-        fd = self.scope.funcs[name]
-        args: list[ir.Expr] = [self.expr(a.value) for a in node.args]
-        if any(a.keyword is not None for a in node.args) or len(args) != len(fd.node.params.params):
-            self.fail("TC0408", f"{name}: call a func returning several values with its positional arguments",
-                      node)
+        fd = warp_library.func_def(self.scope, name)
+        arg_nodes = self.func_arguments(name, fd, node, overloaded=False)
+        args: list[ir.Expr] = [self.func_argument(fd, a, node) for a in arg_nodes]
+        where = [a.value if isinstance(a, cst.Arg) else node for a in arg_nodes]  # a default's: the call's
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
         calls: list[ir.Expr] = []
         for k in range(count):
-            fn = self.module.instantiate(name, types, self.block_dim, node, self, [a.value for a in node.args],
-                                         project=f"#{k}")
+            fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=f"#{k}")
             effect = _effect(fn, {f.name: f for f in self.module.order})
             if effect is not None or fn.byref:
                 what = f"has effects (line {effect.span.line})" if effect is not None else "updates a tile argument in place"
                 self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and {what}; tilec "
                           "evaluates such a func once per value", node,
                           help="return the values and write the arrays or tiles in the caller")
-            flat = self.flatten_args(args, [a.value for a in node.args])
+            flat = self.flatten_args(args, where)
             calls.append(ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
                                  self.span(node)))
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)

@@ -193,3 +193,15 @@ def spatial_adjoint(r: wp.mat33, s: wp.mat33):
                              s[0, 0], s[0, 1], s[0, 2], r[0, 0], r[0, 1], r[0, 2],
                              s[1, 0], s[1, 1], s[1, 2], r[1, 0], r[1, 1], r[1, 2],
                              s[2, 0], s[2, 1], s[2, 2], r[2, 0], r[2, 1], r[2, 2])
+
+
+@wp.func
+def quat_to_axis_angle(q: wp.quat):
+    # angle in [0, pi] from the vector part's length and |w|; the axis points so that the rotation
+    # is q or -q (the zero vector when the vector part is zero)
+    v = wp.vec3(q[0], q[1], q[2])
+    length = wp.length(v)
+    axis = v * wp.copysign(0.0, q[3])
+    if length > 0.0:
+        axis = v / wp.copysign(length, q[3])
+    return axis, 2.0 * wp.atan2(length, wp.abs(q[3]))

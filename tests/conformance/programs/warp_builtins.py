@@ -129,3 +129,11 @@ def generic_constructors(a: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec
     m[i] = wp.matrix(x, x * wp.float64(2.0), wp.cos(x), x * x, shape=(2, 2))
     n[i] = wp.vector(i, 2 * i)
     f[i] = wp.vector(1.0, 2, dtype=float) * float(x)
+
+
+@wp.kernel
+def axis_angles(q: wp.array(dtype=wp.quat), axes: wp.array(dtype=wp.vec3), angles: wp.array(dtype=float)):
+    i = wp.tid()
+    axis, angle = wp.quat_to_axis_angle(q[i])
+    axes[i] = axis
+    angles[i] = angle
