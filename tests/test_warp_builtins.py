@@ -162,6 +162,8 @@ def k(a: wp.array(dtype=float), b: wp.array2d(dtype=float), v: wp.array(dtype=wp
     ("wp.vector(1.0, 2.0, length=3)[0]", "12:22: TC0303: vec3f takes 3 components, got 2"),
     ("wp.matrix(1.0, 2.0, shape=(2, i))[0, 0]", "12:39: TC0303: matrix: `shape` must be a constant (rows, cols)"),
     ("wp.vector(v[i], 1.0)[0]", "12:22: TC0303: vector: takes scalar components"),
+    ("wp.quat_from_matrix(wp.mat33d())[0]", "12:32: TC0201: quat_from_matrix: takes a mat33 or mat44 of float32 "
+     "(tilec has no other dtype yet), got a mat33d"),
 ])
 def test_diagnostics_at_the_call(statement, expected):
     assert first_error(diagnosed(statement)) == expected

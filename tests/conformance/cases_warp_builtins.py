@@ -53,6 +53,9 @@ CASES = [
                varr(N, "vec2", "out")), rtol=1e-6, atol=1e-6, **SIMT),
     Case("wb_axis_angles", B, "axis_angles", dim=(N,), args=(varr(N, "quat"), varr(N, "vec3", "out"), out(N)),
          rtol=1e-5, atol=1e-5, **SIMT),
+    Case("wb_from_matrices", B, "from_matrices", dim=(N,),
+         args=(varr(N, "quat"), varr(N, "vec3"), varr(N, "quat", "out"), varr(N, "transform", "out"),
+               varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "quat", "out")), rtol=1e-4, atol=1e-5, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -16,7 +16,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..diagnostics import Diagnostics, Span
-from ..ir.types import Type, VecT, describe
+from ..ir.types import FLOAT32, MatT, Type, VecT, describe
 from .parse import Parsed, parse
 from .resolve import FuncDef, Scope, resolve
 
@@ -29,7 +29,7 @@ BUILTINS = frozenset({
     "spatial_top", "spatial_bottom", "spatial_dot", "spatial_cross", "spatial_cross_dual", "velocity_at_point",
     "transform_twist", "transform_wrench", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_to_rpy", "quat_rpy", "quat_from_euler", "transform_to_matrix", "transform_compose", "spatial_adjoint",
-    "quat_to_axis_angle",
+    "quat_to_axis_angle", "quat_from_matrix", "transform_from_matrix", "transform_decompose",
 })
 
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call
@@ -43,6 +43,9 @@ def refusal(fd: FuncDef, first: Type) -> str | None:
     api = fd.name.removeprefix(PREFIX)
     if api in TAKE_FLOAT_VECTOR and not (isinstance(first, VecT) and first.family == "vec" and first.dtype.is_float):
         return f"{api}: takes a vector of floats, got {describe(first)}"
+    if api == "quat_from_matrix" and not (isinstance(first, MatT) and first.dtype == FLOAT32
+                                          and (first.rows, first.cols) in ((3, 3), (4, 4))):
+        return f"quat_from_matrix: takes a mat33 or mat44 of float32 (tilec has no other dtype yet), got {describe(first)}"
     return None
 
 

@@ -205,3 +205,54 @@ def quat_to_axis_angle(q: wp.quat):
     if length > 0.0:
         axis = v / wp.copysign(length, q[3])
     return axis, 2.0 * wp.atan2(length, wp.abs(q[3]))
+
+
+@wp.func
+def quat_from_matrix(m: Any):
+    # Shepperd's method on the upper-left 3x3 block: the largest of w, x, y, z from the trace or the
+    # largest diagonal entry (the first of equal ones), the other three from the off-diagonal pairs
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace >= 0.0:
+        h = wp.sqrt(trace + 1.0)
+        f = 0.5 / h
+        return wp.normalize(wp.quat((m[2, 1] - m[1, 2]) * f, (m[0, 2] - m[2, 0]) * f, (m[1, 0] - m[0, 1]) * f,
+                                    0.5 * h))
+    if m[0, 0] >= m[1, 1] and m[0, 0] >= m[2, 2]:
+        h = wp.sqrt((m[0, 0] - (m[1, 1] + m[2, 2])) + 1.0)
+        f = 0.5 / h
+        return wp.normalize(wp.quat(0.5 * h, (m[0, 1] + m[1, 0]) * f, (m[2, 0] + m[0, 2]) * f,
+                                    (m[2, 1] - m[1, 2]) * f))
+    if m[1, 1] > m[0, 0] and m[1, 1] >= m[2, 2]:
+        h = wp.sqrt((m[1, 1] - (m[2, 2] + m[0, 0])) + 1.0)
+        f = 0.5 / h
+        return wp.normalize(wp.quat((m[0, 1] + m[1, 0]) * f, 0.5 * h, (m[1, 2] + m[2, 1]) * f,
+                                    (m[0, 2] - m[2, 0]) * f))
+    h = wp.sqrt((m[2, 2] - (m[0, 0] + m[1, 1])) + 1.0)
+    f = 0.5 / h
+    return wp.normalize(wp.quat((m[2, 0] + m[0, 2]) * f, (m[1, 2] + m[2, 1]) * f, 0.5 * h,
+                                (m[1, 0] - m[0, 1]) * f))
+
+
+@wp.func
+def transform_from_matrix(m: wp.mat44):
+    return wp.transform(wp.vec3(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(m))
+
+
+@wp.func
+def transform_decompose(m: wp.mat44):
+    # position, rotation and per-axis scale of m = [R diag(scale) | position]: the scales are the
+    # lengths of the first three columns, the rotation that of the columns divided by them
+    sx = wp.sqrt(m[0, 0] * m[0, 0] + m[1, 0] * m[1, 0] + m[2, 0] * m[2, 0])
+    sy = wp.sqrt(m[0, 1] * m[0, 1] + m[1, 1] * m[1, 1] + m[2, 1] * m[2, 1])
+    sz = wp.sqrt(m[0, 2] * m[0, 2] + m[1, 2] * m[1, 2] + m[2, 2] * m[2, 2])
+    cx = wp.vec3(m[0, 0], m[1, 0], m[2, 0])
+    cy = wp.vec3(m[0, 1], m[1, 1], m[2, 1])
+    cz = wp.vec3(m[0, 2], m[1, 2], m[2, 2])
+    if sx != 0.0:
+        cx = cx / sx
+    if sy != 0.0:
+        cy = cy / sy
+    if sz != 0.0:
+        cz = cz / sz
+    rotation = wp.quat_from_matrix(wp.matrix_from_cols(cx, cy, cz))
+    return wp.vec3(m[0, 3], m[1, 3], m[2, 3]), rotation, wp.vec3(sx, sy, sz)

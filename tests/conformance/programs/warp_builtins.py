@@ -137,3 +137,19 @@ def axis_angles(q: wp.array(dtype=wp.quat), axes: wp.array(dtype=wp.vec3), angle
     axis, angle = wp.quat_to_axis_angle(q[i])
     axes[i] = axis
     angles[i] = angle
+
+
+@wp.kernel
+def from_matrices(q: wp.array(dtype=wp.quat), p: wp.array(dtype=wp.vec3),
+                  rotations: wp.array(dtype=wp.quat), transforms: wp.array(dtype=wp.transform),
+                  positions: wp.array(dtype=wp.vec3), scales: wp.array(dtype=wp.vec3), turned: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    # a rotation matrix per element, from a unit quaternion: all four branches of the method are met
+    r = wp.quat_to_matrix(wp.normalize(q[i]))
+    rotations[i] = wp.quat_from_matrix(r)
+    full = wp.transform_compose(p[i], wp.normalize(q[i]), wp.vec3(1.5, 0.5, 2.0))
+    transforms[i] = wp.transform_from_matrix(wp.transform_to_matrix(wp.transform(p[i], wp.normalize(q[i]))))
+    position, turn, scale = wp.transform_decompose(full)
+    positions[i] = position
+    scales[i] = scale
+    turned[i] = turn
