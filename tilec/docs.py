@@ -24,6 +24,8 @@ def warp_status(name: str) -> str:
     """tilec's status for one Warp builtin, as docs/ops.md shows it."""
     if name in API_OPS:
         return "supported"
+    if name in warp_names.LOWERED_AS:
+        return f"supported: {warp_names.LOWERED_AS[name]}"
     help_ = warp_names.HELP.get(name)
     if help_:
         return f"supported as syntax ({help_.removeprefix('write ')}); by name: diagnostic TC0430"

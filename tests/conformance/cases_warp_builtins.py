@@ -4,7 +4,7 @@ atomic_add (`wp.atomic_sub/and/or/xor`), `wp.erfc/erfinv/erfcinv`, the Python-wr
 provides from its own source (vector norms, spatial vectors, quaternion and transform helpers:
 tilec/library/warp_math.py), `wp.vector` / `wp.matrix` with the type from their components, a func's
 default parameters and `len()`."""
-from cases import Arr, Case, arr, out, varr
+from cases import Arr, Case, Scal, arr, out, varr
 
 B = "warp_builtins.py"
 N = 16
@@ -56,6 +56,11 @@ CASES = [
     Case("wb_from_matrices", B, "from_matrices", dim=(N,),
          args=(varr(N, "quat"), varr(N, "vec3"), varr(N, "quat", "out"), varr(N, "transform", "out"),
                varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "quat", "out")), rtol=1e-4, atol=1e-5, **SIMT),
+    # bit for bit: rtol and atol 0 (the points and the state after them are Warp's exactly)
+    Case("wb_samplers", B, "samplers", dim=(N,),
+         args=(Scal(1234, "int32"), Arr((8,), "float32", "in", "rand"), Arr((N, 4, 2), "float32", "out", "zeros", "vec2"),
+               Arr((N, 5, 3), "float32", "out", "zeros", "vec3"), ints(N, 0, 1, "out"), out(N)),
+         grad=False, rtol=0.0, atol=0.0, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

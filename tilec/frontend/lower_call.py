@@ -124,6 +124,8 @@ class CallLowering(LoweringHost):
             return self.lower_tile_view_slices(node)
         if api in random.DRAWS:
             return self.lower_draw(api, node)
+        if api == "sample_cdf":
+            return self.lower_sample_cdf(node)
         if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default
             return self.lower_wp_tile(node)
         if api == "untile":

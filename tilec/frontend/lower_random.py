@@ -1,4 +1,5 @@
-"""Lowering of Warp's scalar random draws (`wp.randf(rng)`, `randi`, `randu`, `randn`).
+"""Lowering of Warp's scalar random draws (`wp.randf(rng)`, `randi`, `randu`, `randn`, the samplers of
+points in shapes `wp.sample_unit_disk(rng)` ..., `wp.sample_cdf(rng, cdf)`).
 
 Mixed into `FunctionChecker`. Warp's draws advance their state argument in place, so the same
 `rng` drawn twice gives two values. Within one statement the draw op reads the state as it is at
@@ -21,6 +22,7 @@ from .. import ir
 from ..diagnostics import Span
 from ..ir.types import INT32, UINT32, Type
 from ..ops.random import DRAWS
+from .parse import Parsed
 
 # A statement's draw bookkeeping (pending_draws, draw_current, draw_origin), saved around a nested one.
 SavedDraws = tuple[list[ir.Stmt], dict[ir.Sym, ir.Sym], dict[ir.Sym, ir.Sym]]
@@ -29,6 +31,9 @@ SavedDraws = tuple[list[ir.Stmt], dict[ir.Sym, ir.Sym], dict[ir.Sym, ir.Sym]]
 class RandomLowering:
     # Supplied by FunctionChecker (check.py, lower_*.py): declared for the type checker only.
     lower_op: Callable[..., ir.Expr]  # (op, call node) -> the checked expression (a draw: an ir.OpCall)
+    make_op: Callable[..., ir.Expr]
+    expr: Callable[[cst.BaseExpression], ir.Expr]
+    parsed: Parsed
     retype_literal: Callable[[ir.Expr, Type], ir.Expr]
     span: Callable[[cst.CSTNode], Span]
     new_temp: Callable[[Type], ir.Sym]
@@ -55,6 +60,16 @@ class RandomLowering:
         self.draw_current[origin] = after
         self.draw_origin[after] = origin
         return call
+
+    def lower_sample_cdf(self, node: cst.Call) -> ir.Expr:
+        """`wp.sample_cdf(state, cdf)`: Warp's `lower_bound(cdf, randf(state))`, one draw."""
+        if len(node.args) != 2 or any(a.keyword is not None for a in node.args):
+            self.fail("TC0303", "sample_cdf(state, cdf): takes the generator state and the array by position", node)
+        draw_node = node.with_changes(args=[node.args[0]])
+        self.parsed.place_like(draw_node, node)
+        draw = self.lower_draw("randf", draw_node)
+        return self.make_op("lower_bound", [self.expr(node.args[1].value), draw], {}, node,
+                            where=[node.args[1].value, node.args[0].value])
 
     def drawn_state(self, sym: ir.Sym) -> ir.Sym | None:
         """The temporary holding sym's state after a draw earlier in this statement, or None."""

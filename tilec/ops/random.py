@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, Type, describe
+from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, Type, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -86,8 +86,30 @@ def _draw_params(with_bounds: bool = True) -> tuple[Param, ...]:
     return (Param("state", "value"),) + bounds
 
 
+def _sample(length: int) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
+        if b.types["state"] != UINT32:
+            b.fail("TC0203", f"`state` must be a generator state (a uint32 from wp.rand_init), got "
+                   f"{describe(b.types['state'])}", "state")
+        return VecT(FLOAT32, length)
+
+    return rule
+
+
+# Warp's samplers of points in shapes: (the point's components, the uniform draws it takes).
+SAMPLERS = {
+    "sample_triangle": (2, 2, "barycentric coordinates (u, v) of a uniform point of a triangle"),
+    "sample_unit_ring": (2, 1, "a uniform point of the unit circle"),
+    "sample_unit_disk": (2, 2, "a uniform point of the unit disk"),
+    "sample_unit_sphere_surface": (3, 2, "a uniform point of the unit sphere"),
+    "sample_unit_sphere": (3, 3, "a uniform point of the unit ball"),
+    "sample_unit_hemisphere_surface": (3, 2, "a uniform point of the unit hemisphere z >= 0"),
+    "sample_unit_hemisphere": (3, 3, "a uniform point of the unit half-ball z >= 0"),
+    "sample_unit_square": (2, 2, "a uniform point of the unit square centred on the origin"),
+    "sample_unit_cube": (3, 3, "a uniform point of the unit cube centred on the origin"),
+}
 # How many times each scalar draw advances its state (Box-Muller takes two uniforms).
-DRAWS = {"randf": 1, "randi": 1, "randu": 1, "randn": 2}
+DRAWS = {"randf": 1, "randi": 1, "randu": 1, "randn": 2, **{name: n for name, (_, n, _) in SAMPLERS.items()}}
 OPS = [
     OpSpec("randf", _draw_params(), _draw(FLOAT32), "randf",
            "a uniform float in [0, 1) (or [low, high)) as Warp's randf draws it; advances state",
@@ -98,6 +120,9 @@ OPS = [
            "a random uint32 (or one in [low, high)) as Warp's randu draws it; advances state"),
     OpSpec("randn", _draw_params(False), _draw(FLOAT32), "randn",
            "a standard normal float as Warp's randn draws it (Box-Muller, two draws); advances state"),
+    *(OpSpec(name, (Param("state", "value"),), _sample(length), name,
+             f"{doc}, as Warp draws it ({count} draw{'s' if count > 1 else ''}); advances state")
+      for name, (length, count, doc) in SAMPLERS.items()),
     OpSpec("rand_advance", (Param("state", "value"), Param("count", "value")), _advance, "rand_advance",
            "the state after `count` draws", api=False, elementwise=True),
     OpSpec("rand_init", (Param("seed", "value"), Param("offset", "value", None)), _rand_init, "rand_init",

@@ -94,6 +94,8 @@ FAMILY_NOTES = {
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }
+# Builtins the frontend lowers as other ops (no op of their own), with what they become.
+LOWERED_AS = {"sample_cdf": "`lower_bound(cdf, randf(state))`, one draw, as Warp computes it"}
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
     "assign": "write `t[i, j] = value`",

@@ -153,3 +153,21 @@ def from_matrices(q: wp.array(dtype=wp.quat), p: wp.array(dtype=wp.vec3),
     positions[i] = position
     scales[i] = scale
     turned[i] = turn
+
+
+@wp.kernel
+def samplers(seed: int, cdf: wp.array(dtype=float), flat: wp.array2d(dtype=wp.vec2), solid: wp.array2d(dtype=wp.vec3),
+             picks: wp.array(dtype=int), tail: wp.array(dtype=float)):
+    i = wp.tid()
+    state = wp.rand_init(seed, i)
+    flat[i, 0] = wp.sample_triangle(state)
+    flat[i, 1] = wp.sample_unit_ring(state)
+    flat[i, 2] = wp.sample_unit_disk(state)
+    flat[i, 3] = wp.sample_unit_square(state)
+    solid[i, 0] = wp.sample_unit_sphere_surface(state)
+    solid[i, 1] = wp.sample_unit_sphere(state)
+    solid[i, 2] = wp.sample_unit_hemisphere_surface(state)
+    solid[i, 3] = wp.sample_unit_hemisphere(state)
+    solid[i, 4] = wp.sample_unit_cube(state)
+    picks[i] = wp.sample_cdf(state, cdf) + wp.sample_cdf(state, cdf) * 10
+    tail[i] = wp.randf(state)  # the state advanced by every draw above

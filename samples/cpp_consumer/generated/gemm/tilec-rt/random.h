@@ -3,6 +3,7 @@
 // stream, seeded with hash(thread + rng), its (e / block_dim + 1)-th draw.
 #pragma once
 #include "ctx.h"
+#include "vec.h"
 
 namespace tl {
 
@@ -102,6 +103,61 @@ TL_HD float randn(uint32_t state) {
     const uint32_t first = rand_pcg(state), second = rand_pcg(first);
     const float radius = sqrtf(-2.0f * logf(rand_unit(first) + 5.96e-8f));
     return radius * cosf(mul_rounded(2.0f * 3.14159265358979323846f, rand_unit(second)));
+}
+
+// Warp's samplers of points in shapes: a fixed number of uniform draws each (ops/random.py's DRAWS,
+// by which the caller advances its state), in Warp's order and with its formulas, so the points are
+// Warp's bit for bit on the CPU.
+struct Uniforms {
+    uint32_t state;
+    TL_HD float next() {  // randf(state)
+        state = rand_pcg(state);
+        return rand_unit(state);
+    }
+    TL_HD float angle() { return mul_rounded(6.2831855f, next()) + 0.0f; }  // randf(state, 0, 2 pi)
+};
+TL_HD vec<2, float> sample_triangle(uint32_t state) {  // barycentric (u, v), uniform over the triangle
+    Uniforms draw{state};
+    const float r = sqrtf(draw.next());
+    const float u = 1.0f - r;
+    return vec<2, float>(u, draw.next() * r);
+}
+TL_HD vec<2, float> sample_unit_ring(uint32_t state) {
+    Uniforms draw{state};
+    const float theta = draw.angle();
+    return vec<2, float>(cosf(theta), sinf(theta));
+}
+TL_HD vec<2, float> sample_unit_disk(uint32_t state) {
+    Uniforms draw{state};
+    const float r = sqrtf(draw.next());
+    const float theta = draw.angle();
+    return vec<2, float>(r * cosf(theta), r * sinf(theta));
+}
+// A point of the sphere (or of the hemisphere z >= 0, from a polar angle drawn over half the range),
+// on its surface or, at radius u^(1/3), inside it.
+TL_HD vec<3, float> sphere_point(uint32_t state, bool hemisphere, bool inside) {
+    Uniforms draw{state};
+    const float phi = acosf(hemisphere ? 1.0f - draw.next() : 1.0f - 2.0f * draw.next());
+    const float theta = draw.angle();
+    const float r = inside ? powf(draw.next(), 1.0f / 3.0f) : 1.0f;
+    const float s = sinf(phi);
+    if (!inside) return vec<3, float>(cosf(theta) * s, sinf(theta) * s, cosf(phi));
+    return vec<3, float>(r * cosf(theta) * s, r * sinf(theta) * s, r * cosf(phi));
+}
+TL_HD vec<3, float> sample_unit_sphere_surface(uint32_t state) { return sphere_point(state, false, false); }
+TL_HD vec<3, float> sample_unit_sphere(uint32_t state) { return sphere_point(state, false, true); }
+TL_HD vec<3, float> sample_unit_hemisphere_surface(uint32_t state) { return sphere_point(state, true, false); }
+TL_HD vec<3, float> sample_unit_hemisphere(uint32_t state) { return sphere_point(state, true, true); }
+TL_HD vec<2, float> sample_unit_square(uint32_t state) {  // centred on the origin, side 1
+    Uniforms draw{state};
+    const float x = draw.next() - 0.5f;
+    return vec<2, float>(x, draw.next() - 0.5f);
+}
+TL_HD vec<3, float> sample_unit_cube(uint32_t state) {
+    Uniforms draw{state};
+    const float x = draw.next() - 0.5f;
+    const float y = draw.next() - 0.5f;
+    return vec<3, float>(x, y, draw.next() - 0.5f);
 }
 
 }  // namespace tl
