@@ -264,3 +264,53 @@ def test_unpacking_a_library_builtin_into_too_many_names():
     source = diagnosed("0.0\n    x, y, z = wp.quat_to_axis_angle(wp.quat())")
     assert first_error(source) == ("13:5: TC0303: cannot unpack the 2 values `wp.quat_to_axis_angle` returns into "
                                    "3 names")
+
+
+REVERSED = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=wp.float64), lo: int, hi: int, order: wp.array(dtype=int), out: wp.array(dtype=wp.float64)):
+    n = int(0)
+    acc = wp.float64(0.0)
+    for i in reversed(range(4)):
+        order[n] = i
+        n += 1
+    for i in reversed(range(lo, hi)):
+        order[n] = i
+        n += 1
+        acc = acc * wp.float64(0.5) + x[i]  # Horner's rule from the last element: order matters
+    for i in reversed(range(lo, hi, 3)):
+        order[n] = i
+        n += 1
+    for i in reversed(range(hi, lo, -2)):
+        order[n] = i
+        n += 1
+    for i in reversed(range(1, 10, 4)):
+        order[n] = i
+        n += 1
+    order[n] = -99
+    out[0] = acc
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+@pytest.mark.parametrize("lo, hi", [(0, 7), (2, 11), (5, 5), (7, 2), (-3, 4), (3, 4)])
+def test_reversed_ranges_run_backwards(lo, hi):
+    """`for i in reversed(range(...))` (Warp's idiom for back substitution) visits Python's values in
+    Python's reversed order, with run-time bounds and constant steps of either sign; the adjoint of a
+    loop-carried value follows it (float64 finite differences)."""
+    mod = build(REVERSED, "reversed_ranges")
+    expected = [*reversed(range(4)), *reversed(range(lo, hi)), *reversed(range(lo, hi, 3)),
+                *reversed(range(hi, lo, -2)), *reversed(range(1, 10, 4)), -99]
+    x = np.random.default_rng(5).standard_normal(12)
+    order, out = np.zeros(64, np.int32), np.zeros(1)
+    mod.k.launch(dim=1, inputs=[x, lo, hi, order, out])  # (x[-3] and the like read 0: bounds-checked)
+    assert list(order[:len(expected)]) == expected
+    check_gradients(mod.k, 1, [x, lo, hi, np.zeros(64, np.int32), np.zeros(1)], outputs=[4], wrt=[0], tiled=False)
+
+
+def test_reversed_range_needs_a_constant_step():
+    source = diagnosed("0.0\n    for j in reversed(range(0, 8, i)):\n        a[j] = 1.0")
+    assert first_error(source) == "13:35: TC0401: unsupported syntax: reversed(range(...)) with a run-time step"

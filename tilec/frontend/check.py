@@ -816,8 +816,14 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if not isinstance(node.target, cst.Name):
             self.fail("TC0401", "unsupported syntax: a loop target other than a name", node.target)
         it = node.iter
+        backwards = (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "reversed"
+                     and "reversed" not in self.env and len(it.args) == 1 and it.args[0].keyword is None)
+        if backwards:
+            assert isinstance(it, cst.Call)  # (backwards says so)
+            it = it.args[0].value
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
-            self.fail("TC0401", "unsupported syntax: only `for i in range(...)` loops", it)
+            self.fail("TC0401", "unsupported syntax: only `for i in range(...)` and `for i in reversed(range(...))` "
+                      "loops", node.iter)
         if not 1 <= len(it.args) <= 3 or any(a.keyword for a in it.args):
             self.fail("TC0303", "range() takes 1 to 3 positional arguments", it)
         bounds = [self.index(a.value) for a in it.args]
@@ -828,6 +834,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(bounds[2], ir.Const) and bounds[2].value == 0:
             self.fail("TC0303", "range() step must not be zero", it.args[2])
         bounds = [self.retype_literal(b, INT32) if b.type == INT32 else b for b in bounds]
+        if backwards:
+            bounds = self.reversed_range(bounds, it)
         var = self.declare(node.target, INT32, node)
         self.loop_depth += 1
         try:
@@ -836,6 +844,27 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.loop_depth -= 1
         static = all(isinstance(b, ir.Const) for b in bounds)
         return ir.For(var, bounds[0], bounds[1], bounds[2], body, self.span(node), static)
+
+    def reversed_range(self, bounds: list[ir.Expr], node: cst.Call) -> list[ir.Expr]:
+        """(start, stop, step) of `reversed(range(a, b, s))`: the same values last to first, as
+        `range(a + ((b - a - 1) // s) * s, a - s, -s)` for s > 0 (with s < 0, `(a - b - 1) // -s`),
+        which is empty exactly when the range is. The step must be a constant."""
+        a, b, step = bounds
+        if not isinstance(step, ir.Const):
+            self.fail("TC0401", "unsupported syntax: reversed(range(...)) with a run-time step", node.args[2])
+        s = cast(int, step.value)  # an index's constant: an int
+        span = self.span(node)
+        if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+            backwards = range(cast(int, a.value), cast(int, b.value), s)[::-1]
+            return [self.const_expr(v, node) for v in (backwards.start, backwards.stop, backwards.step)]
+        def k(v: int) -> ir.Const:
+            return ir.Const(v, INT32, span, weak=True)
+        if s == 1:  # the common case: range(b - 1, a - 1, -1)
+            return [self.make_op("sub", [b, k(1)], {}, node), self.make_op("sub", [a, k(1)], {}, node), k(-1)]
+        gap = self.make_op("sub", [b, a], {}, node) if s > 0 else self.make_op("sub", [a, b], {}, node)
+        count = self.make_op("floordiv", [self.make_op("sub", [gap, k(1)], {}, node), k(abs(s))], {}, node)
+        last = self.make_op("add", [a, self.make_op("mul", [count, k(s)], {}, node)], {}, node)
+        return [last, self.make_op("sub", [a, k(s)], {}, node), k(-s)]
 
     def while_stmt(self, node: cst.While) -> ir.While:
         if node.orelse is not None:
