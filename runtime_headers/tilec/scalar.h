@@ -43,6 +43,13 @@ template <class T> TL_HD T clamp(T x, T lo, T hi) { return min(max(lo, x), hi); 
 template <class T> TL_HD T abs(T a) { return a < T(0) ? -a : a; }
 template <class C, class T> TL_HD T select(C cond, T if_false, T if_true) { return cond ? if_true : if_false; }
 template <class C, class T> TL_HD T where(C cond, T if_true, T if_false) { return cond ? if_true : if_false; }
+// wp.cast(x, dtype): the bits of x read as To, a type of the same size.
+template <class To, class From> TL_HD To bitcast(From x) {
+    static_assert(sizeof(To) == sizeof(From), "a reinterpretation keeps the size");
+    To out;
+    memcpy(&out, &x, sizeof(To));
+    return out;
+}
 template <class To, class From> TL_HD To cast(From x) {
     return To(static_cast<compute_t<To>>(static_cast<compute_t<From>>(x)));
 }

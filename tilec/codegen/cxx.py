@@ -880,6 +880,8 @@ class CxxEmitter:
             return f"({PREFIX[op]}{args[0]})"
         if op == "cast":
             return f"tl::cast<{_value_ctype(e.type)}>({args[0]})"
+        if op == "bitcast":
+            return f"tl::bitcast<{_value_ctype(e.type)}>({args[0]})"
         if op == "value_new":  # wp.vec3(x, y, z): the value type's constructor (per element over tiles)
             return f"{_value_ctype(e.type.dtype if isinstance(e.type, TileT) else e.type)}({', '.join(args)})"
         if op == "array_load":

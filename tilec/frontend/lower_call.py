@@ -134,6 +134,8 @@ class CallLowering(LoweringHost):
             return self.lower_scaled_matmul(node)
         if api == "len":
             return self.lower_len(node)
+        if api == "cast":  # Warp's cast reinterprets the bits (tilec's conversion op is float(x), wp.int32(x))
+            return self.lower_op("bitcast", node)
         if warp_library.provides(api, self.scope):  # Warp's Python-written builtins: tilec's source of them
             return self.lower_func_call(warp_library.PREFIX + api, node)
         if api in ATOMIC_UPDATES:

@@ -165,6 +165,10 @@ def _table() -> list[OpSpec]:
                adj_cpp="adj_where", nondiff=frozenset({"cond"}), elementwise=True)
     )
     ops.append(
+        OpSpec("bitcast", (A, Param("dtype", "dtype")), _bitcast_rule, "bitcast",
+               "a's bits read as dtype, a scalar type of a's size (Warp's wp.cast(a, dtype))", api=False)
+    )
+    ops.append(
         OpSpec("cast", (A, Param("dtype", "dtype")), _cast_rule, "cast",
                "a converted to dtype (float(x), int(x), wp.float64(x))", adj_cpp="adj_cast",
                api=False, elementwise=True)
@@ -191,6 +195,16 @@ def _cast_rule(b: Bound) -> Type:
     if isinstance(t, TileT):
         b.fail("TC0303", "use wp.tile_astype to convert a tile", "a")
     dtype: Type = b.attrs["dtype"]  # a "dtype" param: the binder resolved it to a Type
+    return dtype
+
+
+def _bitcast_rule(b: Bound) -> Type:
+    t, dtype = b.types["a"], b.attrs["dtype"]
+    if not (isinstance(t, Scalar) and isinstance(dtype, Scalar)):
+        b.fail("TC0303", f"reinterprets a scalar as a scalar type (tilec's), got {describe(t)} as {describe(dtype)}",
+               "a")
+    if t.bits != dtype.bits:
+        b.fail("TC0201", f"{t} has {t.bits} bits and {dtype} {dtype.bits}: a reinterpretation keeps the size", "a")
     return dtype
 
 

@@ -185,6 +185,14 @@ def _where(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return cast(np.where(a[0], a[1], a[2]), call)
 
 
+@impl("bitcast")
+def _bitcast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    source = call.args[0].type
+    assert isinstance(source, Scalar), call  # (the rule takes scalars)
+    return np.asarray(a[0]).astype(np.dtype(source.name if source.name != "bfloat16" else "uint16")).view(
+        result_dtype(call))
+
+
 @impl("cast")
 def _cast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     with np.errstate(all="ignore"):
