@@ -6,6 +6,7 @@ Python-written builtins (tilec/library/warp_math.py) kept in step with its list.
 from __future__ import annotations
 
 import ast
+import math
 
 import numpy as np
 import pytest
@@ -348,3 +349,21 @@ def test_cast_reinterprets_the_bits():
 def test_cast_keeps_the_size():
     assert first_error(diagnosed("wp.cast(wp.cast(a[i], wp.int64), float)")) == (
         "12:28: TC0201: bitcast: float32 has 32 bits and int64 64: a reinterpretation keeps the size")
+
+
+# Warp 1.19's float constants (`[n for n in dir(wp) if isinstance(getattr(wp, n), float)]`), with their values.
+WARP_CONSTANTS = {"E": math.e, "HALF_PI": math.pi / 2, "INF": math.inf, "LN10": math.log(10), "LN2": math.log(2),
+                  "LOG10E": math.log10(math.e), "LOG2E": math.log2(math.e), "NAN": math.nan,
+                  "PHI": (1 + math.sqrt(5)) / 2, "PI": math.pi, "TAU": 2 * math.pi}
+
+
+@pytest.mark.build
+@needs_cxx
+def test_warp_constants_in_both_spellings():
+    names = sorted(WARP_CONSTANTS) + sorted(n.lower() for n in WARP_CONSTANTS)
+    body = "\n".join(f"    out[{k}] = wp.{name}" for k, name in enumerate(names))
+    source = f"import warp as wp\n\n\n@wp.kernel\ndef k(out: wp.array(dtype=wp.float64)):\n{body}\n"
+    out = np.zeros(len(names))
+    build(source, "warp_constants").k.launch(dim=1, inputs=[out])
+    expected = np.array([WARP_CONSTANTS[n.upper()] for n in names], np.float32)  # a float literal is float32
+    np.testing.assert_array_equal(out, expected.astype(np.float64))  # (NaN equals NaN here)

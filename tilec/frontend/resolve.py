@@ -27,8 +27,12 @@ if TYPE_CHECKING:
     from .annotations import IndexedT
 
 API_MODULES = ("warp", "tilec")
-MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"),
-                  "tau": 6.283185307179586}
+MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"), "nan": float("nan"),
+                  "tau": 6.283185307179586, "half_pi": 1.5707963267948966, "ln2": 0.6931471805599453,
+                  "ln10": 2.302585092994046, "log2e": 1.4426950408889634, "log10e": 0.4342944819032518,
+                  "phi": 1.618033988749895}
+# Warp's constants spelled in capitals too (wp.PI, wp.HALF_PI, wp.INF, wp.NAN, ...).
+MATH_CONSTANTS.update({name.upper(): value for name, value in list(MATH_CONSTANTS.items())})
 # Python's builtins a module constant may call (of constants; results of other types are no constant).
 PYTHON_BUILTINS: dict[str, Callable[..., object]] = {"min": min, "max": max, "abs": abs, "int": int, "float": float,
                                                      "bool": bool, "round": round}
