@@ -61,6 +61,9 @@ CASES = [
          args=(Scal(1234, "int32"), Arr((8,), "float32", "in", "rand"), Arr((N, 4, 2), "float32", "out", "zeros", "vec2"),
                Arr((N, 5, 3), "float32", "out", "zeros", "vec3"), ints(N, 0, 1, "out"), out(N)),
          grad=False, rtol=0.0, atol=0.0, **SIMT),
+    Case("wb_euler_angles", B, "euler_angles", dim=(N,),
+         args=(varr(N, "quat"), varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
+               varr(N, "vec3", "out")), rtol=1e-4, atol=1e-5, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -256,3 +256,44 @@ def transform_decompose(m: wp.mat44):
         cz = cz / sz
     rotation = wp.quat_from_matrix(wp.matrix_from_cols(cx, cy, cz))
     return wp.vec3(m[0, 3], m[1, 3], m[2, 3]), rotation, wp.vec3(sx, sy, sz)
+
+
+@wp.func
+def quat_to_euler(q: wp.quat, i: int, j: int, k: int):
+    # Bernardes and Viollet's direct method (2022) for the axis sequence i, j, k (0, 1, 2 for x, y, z):
+    # a proper sequence (i == k) takes its third angle about the remaining axis slot, a Tait-Bryan
+    # one is the proper method shifted by a quarter turn; near gimbal lock the first angle is 0
+    proper = i == k
+    third = k
+    if proper:
+        third = 3 - i - j
+    sign = float((i - j) * (j - third) * (third - i)) / 2.0  # the Levi-Civita symbol of (i, j, third)
+    a = q[3]
+    b = q[i]
+    c = q[j]
+    d = q[third] * sign
+    if not proper:
+        a = q[3] - q[j]
+        b = q[i] + q[third] * sign
+        c = q[j] + q[3]
+        d = q[third] * sign - q[i]
+    second = wp.acos(2.0 * (a * a + b * b) / (a * a + b * b + c * c + d * d) - 1.0)
+    plus = wp.atan2(b, a)
+    minus = wp.atan2(d, c)
+    first = float(0.0)
+    last = float(0.0)
+    if wp.abs(second) < 1e-6:
+        last = 2.0 * plus
+    elif wp.abs(second - wp.pi) < 1e-6:
+        last = 2.0 * minus
+    else:
+        first = plus - minus
+        last = plus + minus
+    if not proper:
+        second -= wp.half_pi
+        last *= sign
+    e = wp.vec3(0.0)
+    e[i] = first
+    e[j] = second
+    e[third] = last
+    return e

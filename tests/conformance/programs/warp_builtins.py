@@ -171,3 +171,14 @@ def samplers(seed: int, cdf: wp.array(dtype=float), flat: wp.array2d(dtype=wp.ve
     solid[i, 4] = wp.sample_unit_cube(state)
     picks[i] = wp.sample_cdf(state, cdf) + wp.sample_cdf(state, cdf) * 10
     tail[i] = wp.randf(state)  # the state advanced by every draw above
+
+
+@wp.kernel
+def euler_angles(q: wp.array(dtype=wp.quat), xyz: wp.array(dtype=wp.vec3), zyx: wp.array(dtype=wp.vec3),
+                 zxz: wp.array(dtype=wp.vec3), yxy: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    unit = wp.normalize(q[i])
+    xyz[i] = wp.quat_to_euler(unit, 0, 1, 2)
+    zyx[i] = wp.quat_to_euler(unit, 2, 1, 0)
+    zxz[i] = wp.quat_to_euler(unit, 2, 0, 2)
+    yxy[i] = wp.quat_to_euler(unit, 1, 0, 1)
