@@ -367,3 +367,40 @@ def test_warp_constants_in_both_spellings():
     build(source, "warp_constants").k.launch(dim=1, inputs=[out])
     expected = np.array([WARP_CONSTANTS[n.upper()] for n in names], np.float32)  # a float literal is float32
     np.testing.assert_array_equal(out, expected.astype(np.float64))  # (NaN equals NaN here)
+
+
+SLERP = '''import warp as wp
+
+
+@wp.kernel
+def k(a: wp.array(dtype=wp.quat), b: wp.array(dtype=wp.quat), t: wp.array(dtype=float), out: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    out[i] = wp.quat_slerp(a[i], b[i], t[i])
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_slerp_gradient_where_the_rotations_coincide():
+    """At a == b (a body at rest) the relative rotation's axis is 0 / 0; tilec's slerp takes the vector
+    part to first order below 1e-4 radians, so the adjoint there is the derivative: central differences
+    of the float32 kernel (h = 1e-3) agree with it to 1e-2."""
+    mod = build(SLERP, "slerp_at_rest")
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((6, 4)).astype(np.float32)
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    b, t = a.copy(), rng.uniform(0.1, 0.9, 6).astype(np.float32)
+    seed = rng.standard_normal((6, 4)).astype(np.float32)
+    adj = [np.zeros_like(a), np.zeros_like(b), np.zeros_like(t), seed.copy()]
+    mod.k.launch(dim=6, inputs=[a, b, t, np.zeros_like(a)], adj_inputs=adj, adjoint=True)
+    for k in (0, 1):
+        direction = rng.standard_normal(a.shape).astype(np.float32)
+        losses = []
+        for h in (1e-3, -1e-3):
+            args = [a.copy(), b.copy(), t, np.zeros_like(a)]
+            args[k] = args[k] + np.float32(h) * direction
+            mod.k.launch(dim=6, inputs=args)
+            losses.append(float(np.sum(seed.astype(np.float64) * args[3])))
+        numeric = (losses[0] - losses[1]) / 2e-3
+        analytic = float(np.sum(adj[k].astype(np.float64) * direction))
+        assert abs(numeric - analytic) <= 1e-2 * max(1.0, abs(numeric)), (k, numeric, analytic)

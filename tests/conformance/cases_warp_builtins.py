@@ -64,6 +64,9 @@ CASES = [
     Case("wb_euler_angles", B, "euler_angles", dim=(N,),
          args=(varr(N, "quat"), varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
                varr(N, "vec3", "out")), rtol=1e-4, atol=1e-5, **SIMT),
+    Case("wb_slerps", B, "slerps", dim=(N,),
+         args=(varr(N, "quat"), varr(N, "quat"), arr(N, kind="rand"), varr(N, "quat", "out")), rtol=1e-4, atol=1e-5,
+         **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

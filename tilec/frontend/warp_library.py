@@ -30,6 +30,7 @@ BUILTINS = frozenset({
     "transform_twist", "transform_wrench", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_to_rpy", "quat_rpy", "quat_from_euler", "transform_to_matrix", "transform_compose", "spatial_adjoint",
     "quat_to_axis_angle", "quat_from_matrix", "transform_from_matrix", "transform_decompose", "quat_to_euler",
+    "quat_slerp",
 })
 
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call

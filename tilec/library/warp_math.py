@@ -297,3 +297,22 @@ def quat_to_euler(q: wp.quat, i: int, j: int, k: int):
     e[j] = second
     e[third] = last
     return e
+
+
+@wp.func
+def quat_slerp(a: wp.quat, b: wp.quat, t: float):
+    # a * (a^-1 b)^t along the shortest arc, as Warp: the relative rotation's axis (turned to the
+    # sign of its w) and angle 2 atan2(|v|, |w|), a fraction t of it. Where the angle is below
+    # 1e-4 radians the rotation's vector part axis * sin(t * angle / 2) is v * t / w to first
+    # order: the same value to float precision, and the gradient stays right at a == b, where the
+    # exact form divides 0 by 0
+    d = wp.mul(wp.quat_inverse(a), b)
+    v = wp.vec3(d[0], d[1], d[2])
+    length = wp.length(v)
+    w = wp.abs(d[3])
+    if length > 1.0e-4 * w:
+        return wp.mul(a, wp.quat_from_axis_angle(v / wp.copysign(length, d[3]), t * (2.0 * wp.atan2(length, w))))
+    scale = float(0.0)
+    if w > 0.0:
+        scale = t / d[3]
+    return wp.mul(a, wp.quat(v[0] * scale, v[1] * scale, v[2] * scale, wp.cos(t * wp.atan2(length, w))))

@@ -182,3 +182,9 @@ def euler_angles(q: wp.array(dtype=wp.quat), xyz: wp.array(dtype=wp.vec3), zyx: 
     zyx[i] = wp.quat_to_euler(unit, 2, 1, 0)
     zxz[i] = wp.quat_to_euler(unit, 2, 0, 2)
     yxy[i] = wp.quat_to_euler(unit, 1, 0, 1)
+
+
+@wp.kernel
+def slerps(a: wp.array(dtype=wp.quat), b: wp.array(dtype=wp.quat), t: wp.array(dtype=float), out: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    out[i] = wp.quat_slerp(wp.normalize(a[i]), b[i], t[i])
