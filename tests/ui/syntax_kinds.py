@@ -17,7 +17,7 @@ def unsupported(A: wp.array1d(dtype=float)):
     g = sum(k for k in range(3))  # ERROR TC0301: unknown function `sum`
     del i  # ERROR TC0401: del
     A[i:3] = 1.0  # ERROR TC0401: slices
-    for q in A:  # ERROR TC0401: only `for i in range(...)` loops
+    for q in A:  # ERROR TC0401: only `for i in range(...)` and `for i in reversed(range(...))` loops
         pass
     raise ValueError(i)  # ERROR TC0401: raise
     t = (1, 2)  # ERROR TC0401: tuples here

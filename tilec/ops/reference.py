@@ -18,6 +18,7 @@ from .. import ir
 from ..ir.types import Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
 from . import reference_values
 from .reference_values import Context, Impl, Value, make_value
+from .random import SAMPLERS
 
 IMPL: dict[str, Impl] = {}
 
@@ -1024,6 +1025,33 @@ def _draw(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     if len(a) > 1:
         draw = (draw % ((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + int(a[1])) & 0xFFFFFFFF
     return np.uint32(draw).view(np.int32) if call.op == "randi" else np.uint32(draw)
+
+
+@impl(*SAMPLERS)
+def _sample(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """Warp's point in a shape from `count` draws after state a[0] (see runtime random.h), in float32."""
+    state, units = int(a[0]), []
+    for _ in range(SAMPLERS[call.op][1]):
+        state = _pcg(state)
+        units.append(_unit(state))
+    f32 = np.float32
+    angle = f32(6.2831855) * units[1] + f32(0.0) if len(units) > 1 else f32(6.2831855) * units[0] + f32(0.0)
+    with np.errstate(all="ignore"):
+        if call.op == "sample_triangle":
+            r = np.sqrt(units[0])
+            point = [f32(1.0) - r, units[1] * r]
+        elif call.op == "sample_unit_ring":
+            point = [np.cos(angle), np.sin(angle)]
+        elif call.op == "sample_unit_disk":
+            r = np.sqrt(units[0])
+            point = [r * np.cos(angle), r * np.sin(angle)]
+        elif call.op in ("sample_unit_square", "sample_unit_cube"):
+            point = [u - f32(0.5) for u in units]
+        else:  # spheres and hemispheres, on the surface or (a third draw: the radius) inside
+            phi = np.arccos(f32(1.0) - units[0] if "hemisphere" in call.op else f32(1.0) - f32(2.0) * units[0])
+            r = units[2] ** (f32(1.0) / f32(3.0)) if len(units) == 3 else f32(1.0)
+            point = [r * np.cos(angle) * np.sin(phi), r * np.sin(angle) * np.sin(phi), r * np.cos(phi)]
+    return np.array(point, np.float32)
 
 
 # ---------------------------------------------------------------- block stacks (one lane: the interpreter's)
