@@ -404,3 +404,37 @@ def test_slerp_gradient_where_the_rotations_coincide():
         numeric = (losses[0] - losses[1]) / 2e-3
         analytic = float(np.sum(adj[k].astype(np.float64) * direction))
         assert abs(numeric - analytic) <= 1e-2 * max(1.0, abs(numeric)), (k, numeric, analytic)
+
+
+SET_PARTS = '''import warp as wp
+
+
+@wp.kernel
+def k(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat),
+      copies: wp.array(dtype=wp.transform), in_place: wp.array(dtype=wp.transform)):
+    i = wp.tid()
+    copies[i] = wp.transform_set_rotation_copy(wp.transform_set_translation_copy(t[i], p[i]), q[i])
+    x = t[i]
+    wp.transform_set_translation(x, p[i])
+    wp.transform_set_rotation(x, q[i])
+    in_place[i] = x
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_transform_parts_set_in_place_and_copied():
+    """The `_copy` variants (whose float32 form Warp 1.19 cannot store: its result type stays generic)
+    give what the in-place ones leave in the variable: the new part and the other one kept."""
+    rng = np.random.default_rng(6)
+    t, p, q = (rng.standard_normal((5, n)).astype(np.float32) for n in (7, 3, 4))
+    copies, in_place = np.zeros((5, 7), np.float32), np.zeros((5, 7), np.float32)
+    build(SET_PARTS, "transform_parts").k.launch(dim=5, inputs=[t, p, q, copies, in_place])
+    np.testing.assert_array_equal(copies, np.concatenate([p, q], axis=1))
+    np.testing.assert_array_equal(in_place, copies)
+
+
+def test_setting_a_part_in_place_takes_a_local_variable():
+    source = diagnosed("0.0\n    wp.transform_set_translation(wp.transform_identity(), wp.vec3(1.0))")
+    assert first_error(source) == ("13:34: TC0401: unsupported syntax: `transform_set_translation` updates its "
+                                   "first argument in place, and tilec takes a local variable there")

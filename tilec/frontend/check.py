@@ -419,6 +419,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         value = node.value
         if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
             return []  # docstring
+        if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.IN_PLACE:
+            return self.library_in_place(value, node)
         if isinstance(value, cst.Call):
             call = self.lower_call(value)
             if isinstance(call, (*STRUCTISH, StructTileStmts)):
@@ -429,6 +431,18 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return [ir.ExprStmt(call, self.span(node))]
         self.expr(value)
         return []
+
+    def library_in_place(self, value: cst.Call, node: cst.Expr) -> list[ir.Stmt]:
+        """`wp.transform_set_translation(t, p)`: `t` assigned the library's copying variant's result."""
+        api = cast(str, self.scope.api_attr(value.func))
+        target = value.args[0].value if value.args and value.args[0].keyword is None else None
+        if not (isinstance(target, cst.Name) and target.value in self.env):
+            self.fail("TC0401", f"unsupported syntax: `{api}` updates its first argument in place, and tilec takes "
+                      "a local variable there", target or value,
+                      help=f"assign the copy: `t = wp.{warp_library.IN_PLACE[api]}(...)`")
+        assert isinstance(target, cst.Name)  # (checked above)
+        call = self.lower_func_call(warp_library.PREFIX + warp_library.IN_PLACE[api], value)
+        return [self.bind_name(target, call, node)]
 
     def mutating_ops(self, call: Lowered) -> tuple[str, ...]:
         return (call.op,) if self.mutated_args(call) else ()

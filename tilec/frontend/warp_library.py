@@ -30,8 +30,12 @@ BUILTINS = frozenset({
     "transform_twist", "transform_wrench", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_to_rpy", "quat_rpy", "quat_from_euler", "transform_to_matrix", "transform_compose", "spatial_adjoint",
     "quat_to_axis_angle", "quat_from_matrix", "transform_from_matrix", "transform_decompose", "quat_to_euler",
-    "quat_slerp",
+    "quat_slerp", "transform_set_translation_copy", "transform_set_rotation_copy",
 })
+# Warp's builtins that update their first argument in place, as a statement: the variable is
+# assigned the library's copying variant (`t = transform_set_translation_copy(t, p)`).
+IN_PLACE = {"transform_set_translation": "transform_set_translation_copy",
+            "transform_set_rotation": "transform_set_rotation_copy"}
 
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call
 # (so that a scalar is refused where it is passed, not inside the body).

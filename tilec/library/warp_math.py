@@ -316,3 +316,13 @@ def quat_slerp(a: wp.quat, b: wp.quat, t: float):
     if w > 0.0:
         scale = t / d[3]
     return wp.mul(a, wp.quat(v[0] * scale, v[1] * scale, v[2] * scale, wp.cos(t * wp.atan2(length, w))))
+
+
+@wp.func
+def transform_set_translation_copy(t: wp.transform, p: wp.vec3):
+    return wp.transform(p, wp.transform_get_rotation(t))
+
+
+@wp.func
+def transform_set_rotation_copy(t: wp.transform, q: wp.quat):
+    return wp.transform(wp.transform_get_translation(t), q)

@@ -560,9 +560,8 @@ OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
 
 # Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
 NOT_YET = frozenset({
-    "eig3", "inverse_approx", "matrix", "qr3", "quaternion", "svd2", "svd3",
-    "transform_add_inplace", "transform_set_rotation", "transform_set_rotation_copy", "transform_set_translation",
-    "transform_set_translation_copy", "transform_sub_inplace", "transformation", "vector",
+    "eig3", "inverse_approx", "matrix", "qr3", "quaternion", "svd2", "svd3", "transform_add_inplace",
+    "transform_sub_inplace", "transformation", "vector",
 })  # (the Python-written ones tilec provides are frontend/warp_library.py's)
 
 # Which components `.x` / `.w` / `.p` name, per family.

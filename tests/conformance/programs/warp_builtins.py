@@ -188,3 +188,16 @@ def euler_angles(q: wp.array(dtype=wp.quat), xyz: wp.array(dtype=wp.vec3), zyx: 
 def slerps(a: wp.array(dtype=wp.quat), b: wp.array(dtype=wp.quat), t: wp.array(dtype=float), out: wp.array(dtype=wp.quat)):
     i = wp.tid()
     out[i] = wp.quat_slerp(wp.normalize(a[i]), b[i], t[i])
+
+
+@wp.kernel
+def set_parts(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat),
+              moved: wp.array(dtype=wp.transform), turned: wp.array(dtype=wp.transform)):
+    i = wp.tid()
+    x = t[i]
+    wp.transform_set_translation(x, p[i] * 2.0)
+    y = x
+    wp.transform_set_rotation(x, q[i])
+    moved[i] = x
+    wp.transform_set_rotation(y, q[i] * 0.5)
+    turned[i] = y
