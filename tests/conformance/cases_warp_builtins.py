@@ -73,6 +73,8 @@ CASES = [
                varr(N, "transform", "out")),
          warp_wrong="Warp 1.19's adjoint of transform_set_translation/rotation gives the transform whose parts it "
          "replaced a nonzero gradient; checked by finite differences", **SIMT),
+    Case("wb_generic_types", B, "generic_types", dim=(N,),
+         args=(varr(N, "vec3d"), varr(N, "mat22"), varr(N, "vec3d", "out"), varr(N, "mat22", "out"), out(N)), **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, Type, VecT, describe
+from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, TileT, Type, VecT, describe
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
@@ -38,6 +38,13 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         t = self.constructed_type(node.func)
         if t is not None:
             return self.lower_constructor(t, node)
+        typed = self.type_of_value(node.func)
+        if typed is not None:  # `type(x)(...)`, `a.dtype(...)`: Warp's generic code constructing x's type
+            if isinstance(typed, Scalar):
+                return ir.Const(0, typed, self.span(node)) if not node.args else self.lower_cast(typed.name, node)
+            if is_value(typed):
+                return self.lower_constructor(typed, node)
+            self.fail("TC0401", f"unsupported syntax: constructing {describe(typed)}", node.func)
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):
             return self.lower_identity(api, node)
@@ -50,6 +57,21 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         if api in NOT_YET:
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
+
+    def type_of_value(self, func: cst.BaseExpression) -> Type | None:
+        """The type `type(x)` names (x's), or `a.dtype` (an array's element type, a vector's or matrix's
+        scalar type), else None."""
+        if isinstance(func, cst.Call) and isinstance(func.func, cst.Name) and func.func.value == "type" \
+                and "type" not in self.env and len(func.args) == 1 and func.args[0].keyword is None:
+            return cast(Type, self.expr(func.args[0].value).type)
+        if isinstance(func, cst.Attribute) and func.attr.value == "dtype" and self.scope.api_attr(func) is None \
+                and self.scope.host_origin(func) is None:
+            inner = self.type_of_value(func.value)
+            if inner is None and not (isinstance(func.value, cst.Name) and func.value.value in self.env):
+                return None
+            held = inner if inner is not None else cast(Type, self.expr(func.value).type)
+            return held.dtype if isinstance(held, (ArrayT, VecT, MatT, TileT)) else None
+        return None
 
     def constructed_type(self, func: cst.BaseExpression) -> VecT | MatT | None:
         """The vector/matrix type a call constructs (`wp.vec3(...)`, an alias `vec5(...)`), else None."""
@@ -208,6 +230,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
             return super().lower_attribute(node)
         base: ir.Expr = self.expr(node.value)
+        if node.attr.value == "ndim" and isinstance(base.type, (ArrayT, TileT)):  # Warp's `a.ndim`: a constant
+            return self.const_expr(base.type.ndim, node)
         if not is_value(base.type):
             self.fail("TC0401", f"unsupported syntax: attribute `.{node.attr.value}` of {describe(base.type)}",
                       node.attr)

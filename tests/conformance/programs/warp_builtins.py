@@ -1,3 +1,5 @@
+from typing import Any
+
 import warp as wp
 
 
@@ -201,3 +203,25 @@ def set_parts(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q: wp
     moved[i] = x
     wp.transform_set_rotation(y, q[i] * 0.5)
     turned[i] = y
+
+
+@wp.func
+def doubled(a: Any):
+    # Warp's generic spellings: type(x)(...) and x.dtype(...) construct or convert to x's types
+    b = type(a)(a)
+    one = type(a[0])(1)
+    return b * (one + one) + type(a)(type(a[0])(0))
+
+
+@wp.func
+def scaled(a: Any):
+    return type(a)(a) * a.dtype(2.0)
+
+
+@wp.kernel
+def generic_types(v: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22), out: wp.array(dtype=wp.vec3d),
+                  mo: wp.array(dtype=wp.mat22), f: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = doubled(v[i])
+    mo[i] = scaled(m[i])
+    f[i] = float(v.dtype(1.0, 2.0, 3.0)[1]) * float(v[i][0]) + float(v.dtype.dtype(2.5)) + f.dtype(0.5) * float(v.ndim)
