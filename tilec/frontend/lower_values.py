@@ -227,6 +227,9 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         return super().expr(node)
 
     def lower_attribute(self, node: cst.Attribute) -> Lowered:
+        member = self.scope.enum_member(node)
+        if member is not None and not (isinstance(node.value, cst.Name) and node.value.value in self.env):
+            return ir.Const(member, INT32, self.span(node))  # an IntEnum / IntFlag member: Warp's int32
         if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
             return super().lower_attribute(node)
         base: ir.Expr = self.expr(node.value)

@@ -89,6 +89,7 @@ class Scope:
     func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
+    enums: dict[str, dict[str, int]] = field(default_factory=dict)  # IntEnum / IntFlag class -> {member: value}
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
@@ -139,9 +140,20 @@ class Scope:
     def constant(self, node: cst.BaseExpression) -> object:
         return consts.evaluate(node, self._lookup)
 
+    def enum_member(self, node: cst.BaseExpression) -> int | None:
+        """`Color.RED` or `Color.RED.value` of a module-level IntEnum / IntFlag: the member's int."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "value" and isinstance(node.value, cst.Attribute):
+            node = node.value
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return self.enums.get(node.value.value, {}).get(node.attr.value)
+        return None
+
     def _lookup(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
             return self.constants.get(node.value, consts.NOT_CONST)
+        member = self.enum_member(node)
+        if member is not None:
+            return member
         attr = self.api_attr(node)
         if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
             return MATH_CONSTANTS[attr]
@@ -195,6 +207,8 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             _function(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
             structs.declare(scope, stmt, parsed, diags)
+        elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
+            _declare_enum(scope, stmt)
         else:
             _nested_imports(scope, stmt, parsed)
     _check_custom_targets(scope, parsed, diags)
@@ -204,6 +218,34 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
         if fd.enable_backward is None:
             fd.enable_backward = default
     return scope
+
+
+def _enum_kind(node: cst.ClassDef) -> str | None:
+    """"IntEnum" or "IntFlag" for `class C(enum.IntEnum)` / `class C(IntFlag)`, else None."""
+    kinds = {_dotted(base.value).rsplit(".", 1)[-1] for base in node.bases} & {"IntEnum", "IntFlag"}
+    return next(iter(kinds)) if len(node.bases) == 1 and kinds else None
+
+
+def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
+    """The members Python gives an IntEnum / IntFlag: `NAME = <int constant>` (earlier members may be
+    named), `enum.auto()` (the next integer, or the next power of two for a flag). Others are left
+    out: using one is an unknown name."""
+    members: dict[str, int] = {}
+    flag = _enum_kind(node) == "IntFlag"
+    for stmt in node.body.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            continue
+        value: object
+        if isinstance(small.value, cst.Call) and _dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
+            last = max(members.values(), default=0)
+            value = (1 << last.bit_length() if last > 0 else 1) if flag else last + 1
+        else:
+            value = consts.evaluate(small.value, lambda n: members.get(n.value, consts.NOT_CONST)
+                                    if isinstance(n, cst.Name) else scope._lookup(n))
+        if isinstance(value, int) and not isinstance(value, bool):
+            members[small.targets[0].target.value] = value
+    scope.enums[node.name.value] = members
 
 
 def _nested_imports(scope: Scope, stmt: cst.BaseStatement, parsed: Parsed) -> None:

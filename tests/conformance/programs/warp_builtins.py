@@ -1,6 +1,22 @@
+import enum
 from typing import Any
 
 import warp as wp
+
+
+class Mode(enum.IntEnum):
+    SLOW = 1
+    FAST = 2
+    BOTH = SLOW + FAST
+
+
+class Flags(enum.IntFlag):
+    GRAVITY = enum.auto()
+    DRAG = enum.auto()
+    WIND = enum.auto()
+
+
+SPEED = Mode.BOTH * 10
 
 
 @wp.kernel
@@ -225,3 +241,14 @@ def generic_types(v: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat22), out:
     out[i] = doubled(v[i])
     mo[i] = scaled(m[i])
     f[i] = float(v.dtype(1.0, 2.0, 3.0)[1]) * float(v[i][0]) + float(v.dtype.dtype(2.5)) + f.dtype(0.5) * float(v.ndim)
+
+
+@wp.kernel
+def enum_members(flags: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    v = int(0)
+    if flags[i] & Flags.GRAVITY:
+        v += Flags.GRAVITY
+    if flags[i] & Flags.WIND.value:
+        v += int(Flags.WIND) * 10
+    out[i] = v + Mode.BOTH * 100 + wp.static(Mode.FAST) * 1000 + SPEED * 10000
