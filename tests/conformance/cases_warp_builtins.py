@@ -77,6 +77,10 @@ CASES = [
          args=(varr(N, "vec3d"), varr(N, "mat22"), varr(N, "vec3d", "out"), varr(N, "mat22", "out"), out(N)), **SIMT),
     Case("wb_enum_members", B, "enum_members", dim=(N,), args=(ints(N, 0, 8), ints(N, 0, 1, "out")), grad=False,
          **SIMT),
+    Case("wb_assign_parts", B, "assign_parts", dim=(N,),
+         args=(varr(N, "transform"), varr(N, "vec3"), varr(N, "quat"), varr(N, "transform", "out")),
+         warp_wrong="Warp 1.19 gives the transform whose .p and .q were both assigned a nonzero gradient; checked by "
+         "finite differences", **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -294,6 +294,27 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
 
     # ------------------------------------------------------------ component writes
 
+    def store_transform_part(self, holder: ir.Expr, target: cst.Attribute, value: ir.Expr, node: cst.CSTNode,
+                             aug: Any) -> list[ir.Stmt]:
+        """`t.p = v` / `t.q = r` (and `t.p += v`) on a transform variable: t becomes wp.transform(p, q) with
+        that part replaced."""
+        if not isinstance(holder, ir.Var):
+            self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform that is no "
+                      "local variable; build a new one with wp.transform(p, q)", target.attr)
+        parts = [self.make_op(op, [holder], {}, target) for op in ("transform_get_translation", "transform_get_rotation")]
+        k = 0 if target.attr.value == "p" else 1
+        value_node = getattr(node, "value", node)
+        if aug is not None:
+            from .lower_expr import BINOPS
+
+            value = self.make_op(BINOPS[aug], [parts[k], value], {}, node, where=[target, value_node])
+        if value.type != parts[k].type:
+            self.fail("TC0201", f"cannot assign {describe(value.type)} to `.{target.attr.value}` of "
+                      f"{describe(holder.type)} (it holds {describe(parts[k].type)})", value_node)
+        parts[k] = value
+        new = self.make_op("value_new", parts, {"type": holder.type}, node, where=[target, value_node])
+        return [ir.Assign(holder.sym, new, self.span(node))]
+
     def store_value_component(self, target: cst.Subscript | cst.Attribute, value: ir.Expr, node: cst.CSTNode,
                               aug: Any) -> list[ir.Stmt]:
         """`v.x = e`, `v[i] = e`, `m[i, j] = e`, `m[i] = row`, their `op=` forms, and the same on an
@@ -311,8 +332,7 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
                 return self.store_value_slice(holder, target, value, node, aug, items)
         if isinstance(target, cst.Attribute):
             if isinstance(t, VecT) and t.family == "transform" and target.attr.value in ("p", "q"):
-                self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform; build a "
-                          "new one with wp.transform(p, q)", target.attr)
+                return self.store_transform_part(holder, target, value, node, aug)
             indices: list[ir.Expr] = [ir.Const(self.attribute_index(t, target), INT32, self.span(target.attr))]
             where: list[cst.BaseExpression] = [container, target.attr]
         else:

@@ -252,3 +252,14 @@ def enum_members(flags: wp.array(dtype=int), out: wp.array(dtype=int)):
     if flags[i] & Flags.WIND.value:
         v += int(Flags.WIND) * 10
     out[i] = v + Mode.BOTH * 100 + wp.static(Mode.FAST) * 1000 + SPEED * 10000
+
+
+@wp.kernel
+def assign_parts(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat),
+                 out: wp.array(dtype=wp.transform)):
+    i = wp.tid()
+    x = t[i]
+    x.p = p[i]
+    x.p += p[i] * 2.0
+    x.q = q[i] * x.p[0]
+    out[i] = x
