@@ -136,6 +136,9 @@ class CallLowering(LoweringHost):
             return self.lower_len(node)
         if api == "cast":  # Warp's cast reinterprets the bits (tilec's conversion op is float(x), wp.int32(x))
             return self.lower_op("bitcast", node)
+        if api in warp_library.IN_PLACE:
+            self.fail("TC0401", f"unsupported syntax: `{api}` updates its first argument in place and returns nothing: "
+                      "call it as a statement", node, help=f"`wp.{warp_library.IN_PLACE[api]}(...)` returns the copy")
         if warp_library.provides(api, self.scope):  # Warp's Python-written builtins: tilec's source of them
             return self.lower_func_call(warp_library.PREFIX + api, node)
         if api in ATOMIC_UPDATES:

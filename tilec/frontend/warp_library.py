@@ -30,7 +30,7 @@ BUILTINS = frozenset({
     "transform_twist", "transform_wrench", "quat_twist", "quat_twist_angle", "quat_twist_angle_signed",
     "quat_to_rpy", "quat_rpy", "quat_from_euler", "transform_to_matrix", "transform_compose", "spatial_adjoint",
     "quat_to_axis_angle", "quat_from_matrix", "transform_from_matrix", "transform_decompose", "quat_to_euler",
-    "quat_slerp", "transform_set_translation_copy", "transform_set_rotation_copy",
+    "quat_slerp", "transform_set_translation_copy", "transform_set_rotation_copy", "argmax", "argmin",
 })
 # Warp's builtins that update their first argument in place, as a statement: the variable is
 # assigned the library's copying variant (`t = transform_set_translation_copy(t, p)`).
@@ -40,6 +40,7 @@ IN_PLACE = {"transform_set_translation": "transform_set_translation_copy",
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call
 # (so that a scalar is refused where it is passed, not inside the body).
 TAKE_FLOAT_VECTOR = frozenset({"norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize"})
+TAKE_VECTOR = frozenset({"argmax", "argmin"})  # a vector of any scalar type
 
 
 def refusal(fd: FuncDef, first: Type) -> str | None:
@@ -48,6 +49,8 @@ def refusal(fd: FuncDef, first: Type) -> str | None:
     api = fd.name.removeprefix(PREFIX)
     if api in TAKE_FLOAT_VECTOR and not (isinstance(first, VecT) and first.family == "vec" and first.dtype.is_float):
         return f"{api}: takes a vector of floats, got {describe(first)}"
+    if api in TAKE_VECTOR and not (isinstance(first, VecT) and first.family == "vec"):
+        return f"{api}: takes a vector, got {describe(first)}"
     if api == "quat_from_matrix" and not (isinstance(first, MatT) and first.dtype == FLOAT32
                                           and (first.rows, first.cols) in ((3, 3), (4, 4))):
         return f"quat_from_matrix: takes a mat33 or mat44 of float32 (tilec has no other dtype yet), got {describe(first)}"

@@ -326,3 +326,26 @@ def transform_set_translation_copy(t: wp.transform, p: wp.vec3):
 @wp.func
 def transform_set_rotation_copy(t: wp.transform, q: wp.quat):
     return wp.transform(wp.transform_get_translation(t), q)
+
+
+@wp.func
+def argmax(v: Any):
+    # the index of the first largest component, NaN components skipped (0 when all of them are NaN)
+    best = wp.uint32(0)
+    for i in range(len(v)):
+        if v[best] != v[best] and v[i] == v[i]:  # the first component that is no NaN
+            best = wp.uint32(i)
+        elif v[i] > v[best]:
+            best = wp.uint32(i)
+    return best
+
+
+@wp.func
+def argmin(v: Any):
+    best = wp.uint32(0)
+    for i in range(len(v)):
+        if v[best] != v[best] and v[i] == v[i]:
+            best = wp.uint32(i)
+        elif v[i] < v[best]:
+            best = wp.uint32(i)
+    return best
