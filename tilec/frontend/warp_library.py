@@ -68,7 +68,7 @@ def library() -> tuple[Parsed, Scope]:
     parsed = parse(SOURCE.read_text(encoding="utf-8"), SOURCE.name, SOURCE.stem)
     diags = Diagnostics()
     scope = resolve(parsed, diags)
-    assert not diags.items, diags.items  # the file is tilec's own: tests/test_warp_library.py checks it
+    assert not diags.items, diags.items  # the file is tilec's own: tests/test_warp_builtins.py checks it
     renamed = {}
     for name, fd in scope.funcs.items():
         renamed[PREFIX + name] = dataclasses.replace(fd, name=PREFIX + name, scope=scope, library=True)

@@ -1,10 +1,12 @@
-"""Warp's builtins that Warp itself writes as Python functions, in the language tilec compiles.
+"""Warp's builtins that Warp itself writes as Python functions, and a few of its C++ ones that are
+compositions of others, in the language tilec compiles.
 
 tilec parses this file (it never imports it) the first time a kernel calls one of them, and checks,
 specialises and differentiates each like a @wp.func of the user's: `wp.norm_huber(v)` in a kernel
 is a call of `norm_huber` below. Each follows the definition in Warp 1.19's documentation of the
-builtin of that name; tests/test_warp_library.py compares them with Warp. A name starting with `_`
-is a helper, callable only from this file. Calls between these funcs are spelled `wp.<name>`.
+builtin of that name; tests/conformance/cases_warp_builtins.py compares them with Warp. A name
+starting with `_` is a helper, callable only from this file. Calls between these funcs are spelled
+`wp.<name>`.
 """
 from typing import Any
 
