@@ -476,3 +476,40 @@ def test_setting_a_part_in_place_returns_nothing():
     source = diagnosed("0.0\n    t = wp.transform_set_rotation(wp.transform_identity(), wp.quat_identity())")
     assert first_error(source) == ("13:9: TC0401: unsupported syntax: `transform_set_rotation` updates its first "
                                    "argument in place and returns nothing: call it as a statement")
+
+
+EXPECT_VALUES = '''import warp as wp
+
+
+@wp.kernel
+def k(x: wp.array(dtype=float)):
+    v = wp.vec3(1.0, 2.0, x[0])
+    wp.expect_eq(v, wp.vec3(1.0, 2.0, 3.0))
+    wp.expect_neq(wp.vec2i(1, 2), wp.vec2i(1, 2))
+    wp.expect_eq(wp.mat22(1.0, 2.0, 3.0, x[0]), wp.mat22(1.0, 2.0, 3.0, 5.0))
+    wp.expect_near(wp.vec2(1.0, x[0] - 1.0), wp.vec2(1.0, 2.5), 0.1)
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_expect_checks_of_vectors_and_matrices_report_like_warp(capfd):
+    """Warp 1.19's reports (measured, this text exactly): each component and a space, a matrix row per
+    line, and the largest component difference for expect_near; a check that holds prints nothing."""
+    mod = build(EXPECT_VALUES, "expect_values")
+    mod.k.launch(dim=1, inputs=[np.array([3.5], np.float32)])
+    assert capfd.readouterr().out == (
+        "Error, expect_eq() failed:\n\t Expected: 1 2 3 \n\t Actual: 1 2 3.5 \n"
+        "Error, expect_neq() failed:\n\t Expected: 1 2 \n\t Actual: 1 2 \n"
+        "Error, expect_eq() failed:\n\t Expected: 1 2 \n3 5 \n\t Actual: 1 2 \n3 3.5 \n")
+    mod.k.launch(dim=1, inputs=[np.array([3.0], np.float32)])
+    assert capfd.readouterr().out == (
+        "Error, expect_neq() failed:\n\t Expected: 1 2 \n\t Actual: 1 2 \n"
+        "Error, expect_eq() failed:\n\t Expected: 1 2 \n3 5 \n\t Actual: 1 2 \n3 3 \n"
+        "Error, expect_near() failed with tolerance 0.1\n    Expected: 1 2.5 \n    Actual: 1 2 \n"
+        "    Max absolute difference: 0.5\n")
+
+
+def test_expect_checks_take_one_type():
+    assert first_error(diagnosed("0.0\n    wp.expect_eq(wp.vec3(1.0), wp.vec3d(1.0))")) == (
+        "13:32: TC0201: expect_eq: compares a vec3f with a vec3d; they must be of one type")

@@ -8,7 +8,7 @@ builds and is compiled out otherwise, as in Warp. `print(t)` of a tile prints it
 """
 from __future__ import annotations
 
-from ..ir.types import Scalar, TileT, describe
+from ..ir.types import MatT, Scalar, TileT, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -34,15 +34,32 @@ def _print_format(b: Bound) -> None:
     return None
 
 
+def _values(b: Bound) -> VecT | MatT | None:
+    """The vector or matrix type both operands share (Warp's checks of values), else None."""
+    actual, expected = b.types["actual"], b.types["expected"]
+    if not isinstance(actual, (VecT, MatT)) and not isinstance(expected, (VecT, MatT)):
+        return None
+    if actual != expected:
+        b.fail("TC0201", f"compares {describe(actual)} with {describe(expected)}; they must be of one type", "expected")
+    assert isinstance(actual, (VecT, MatT))  # (the test above)
+    return actual
+
+
 def _expect(b: Bound) -> None:
+    if _values(b) is not None:
+        return None
     actual, expected = (rules.scalar(b, name) for name in ("actual", "expected"))
     rules.unify_scalars(b, ("actual", "expected"), (actual, expected))
     return None
 
 
 def _expect_near(b: Bound) -> None:
-    _expect(b)
-    for name in ("actual", "expected", "tolerance"):
+    value = _values(b)
+    if value is not None and not value.dtype.is_float:
+        b.fail("TC0203", f"`actual` must hold floats, got {describe(value)}", "actual")
+    if value is None:
+        _expect(b)
+    for name in (("tolerance",) if value is not None else ("actual", "expected", "tolerance")):
         t = rules.scalar(b, name)
         if not t.is_float:
             b.fail("TC0203", f"`{name}` must be a float, got {t}", name)

@@ -9,6 +9,7 @@
 
 #include "core.h"
 #include "ctx.h"
+#include "vec.h"
 
 #define TILEC_ASSERT_FAILED 3
 
@@ -119,6 +120,72 @@ template <class A, class B, class C> TL_HD void expect_near(Ctx& ctx, A actual, 
         printf("    Absolute difference: ");
         print_line(diff);
     }
+}
+
+// The expect_* checks of vectors and matrices, reported as Warp prints them: each component and a
+// space, a matrix row per line; expect_near's difference is the largest over the components.
+template <int N, class T> TL_HD void print_line(const vec<N, T>& v) {
+    for (int i = 0; i < N; ++i) {
+        print_bare(v.c[i]);
+        printf(" ");
+    }
+    printf("\n");
+}
+template <int M, int N, class T> TL_HD void print_line(const mat<M, N, T>& m) {
+    for (int i = 0; i < M; ++i) {
+        for (int j = 0; j < N; ++j) {
+            print_bare(m.c[i * N + j]);
+            printf(" ");
+        }
+        printf("\n");
+    }
+}
+template <class V> TL_HD bool components_equal(const V& a, const V& b) {
+    for (int i = 0; i < int(sizeof(a.c) / sizeof(a.c[0])); ++i)
+        if (!(compute_t<decltype(+a.c[0])>(a.c[i]) == compute_t<decltype(+a.c[0])>(b.c[i]))) return false;
+    return true;
+}
+template <class V> TL_HD void expect_values(Ctx& ctx, const V& actual, const V& expected, bool want_equal) {
+    if (ctx.standin() || components_equal(actual, expected) == want_equal) return;
+    printf(want_equal ? "Error, expect_eq() failed:\n\t Expected: " : "Error, expect_neq() failed:\n\t Expected: ");
+    print_line(expected);
+    printf("\t Actual: ");
+    print_line(actual);
+}
+template <int N, class T> TL_HD void expect_eq(Ctx& ctx, const vec<N, T>& a, const vec<N, T>& e) { expect_values(ctx, a, e, true); }
+template <int M, int N, class T> TL_HD void expect_eq(Ctx& ctx, const mat<M, N, T>& a, const mat<M, N, T>& e) {
+    expect_values(ctx, a, e, true);
+}
+template <int N, class T> TL_HD void expect_neq(Ctx& ctx, const vec<N, T>& a, const vec<N, T>& e) { expect_values(ctx, a, e, false); }
+template <int M, int N, class T> TL_HD void expect_neq(Ctx& ctx, const mat<M, N, T>& a, const mat<M, N, T>& e) {
+    expect_values(ctx, a, e, false);
+}
+template <class V, class C> TL_HD void expect_values_near(Ctx& ctx, const V& actual, const V& expected, C tolerance_in) {
+    if (ctx.standin()) return;
+    using T = compute_t<decltype(+actual.c[0])>;
+    const T tol = T(compute_t<C>(tolerance_in));
+    T largest = T(0);
+    for (int i = 0; i < int(sizeof(actual.c) / sizeof(actual.c[0])); ++i) {
+        const T a = T(actual.c[i]), e = T(expected.c[i]);
+        const T diff = a > e ? a - e : e - a;
+        largest = diff > largest ? diff : largest;
+    }
+    if (largest > tol) {
+        printf("Error, expect_near() failed with tolerance ");
+        print_line(tol);
+        printf("    Expected: ");
+        print_line(expected);
+        printf("    Actual: ");
+        print_line(actual);
+        printf("    Max absolute difference: ");
+        print_line(largest);
+    }
+}
+template <int N, class T, class C> TL_HD void expect_near(Ctx& ctx, const vec<N, T>& a, const vec<N, T>& e, C tol) {
+    expect_values_near(ctx, a, e, tol);
+}
+template <int M, int N, class T, class C> TL_HD void expect_near(Ctx& ctx, const mat<M, N, T>& a, const mat<M, N, T>& e, C tol) {
+    expect_values_near(ctx, a, e, tol);
 }
 
 #if !defined(__CUDA_ARCH__)
