@@ -556,8 +556,7 @@ class CallLowering(LoweringHost):
         if count is not None:
             self.fail("TC0303", f"`{name}` returns {count} values; unpack them where it is called "
                       f"(`{', '.join('abcdefgh'[:min(count, 8)])} = {name}(...)`)", node)
-        args: list[ir.Expr] = [self.func_argument(fd, a, node) for a in arg_nodes]
-        where = [a.value if isinstance(a, cst.Arg) else node for a in arg_nodes]  # a default's: the call's
+        args, where = self.argument_values(fd, arg_nodes, node)
         refusal = warp_library.refusal(fd, args[0].type) if fd.library else None
         if refusal is not None:  # a library func's `Any` parameter given what Warp's builtin refuses
             self.fail("TC0201", refusal, where[0])
@@ -609,6 +608,13 @@ class CallLowering(LoweringHost):
             self.fail("TC0408", f"{name}: expects {len(params)} argument(s), got {len(node.args)} (no value for "
                       f"{', '.join(f'`{m}`' for m in missing)})", node)
         return cast(list[cst.Arg | cst.Param], ordered)
+
+    def argument_values(self, fd: FuncDef, given: list[cst.Arg | cst.Param],
+                        call: cst.Call) -> tuple[list[ir.Expr], list[cst.BaseExpression]]:
+        """The lowered arguments func_arguments bound, and where each is in the source (a default's:
+        the call)."""
+        return ([self.func_argument(fd, a, call) for a in given],
+                [a.value if isinstance(a, cst.Arg) else call for a in given])
 
     def func_argument(self, fd: FuncDef, given: cst.Arg | cst.Param, call: cst.Call) -> ir.Expr:
         """The value of one argument: the call's expression, or the parameter's default, a compile-time

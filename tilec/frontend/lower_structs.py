@@ -534,8 +534,7 @@ class TupleReturns(LoweringHost):
 
         fd = warp_library.func_def(self.scope, name)
         arg_nodes = self.func_arguments(name, fd, node, overloaded=False)
-        args: list[ir.Expr] = [self.func_argument(fd, a, node) for a in arg_nodes]
-        where = [a.value if isinstance(a, cst.Arg) else node for a in arg_nodes]  # a default's: the call's
+        args, where = self.argument_values(fd, arg_nodes, node)
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
         calls: list[ir.Expr] = []
         for k in range(count):
