@@ -74,3 +74,14 @@ def returns_tile(x: float):
 @wp.func
 def to_int(a: float, b: float):
     return int(a)
+
+
+@wp.kernel
+def rebinding_views(A: wp.array2d(dtype=float)):
+    row = A[0]
+    row = A[:, 1:]  # a new shape in the block that bound it: a new symbol, as in Warp
+    for i in range(2):
+        row = A[i]  # ERROR TC0405: `row` was a 2-d float32 array and cannot become a 1-d float32 array
+    t = wp.tile_zeros(shape=(4,), dtype=float)
+    if A[0, 0] > 0.0:
+        t = wp.tile_zeros(shape=(8,), dtype=float)  # ERROR TC0405: `t` was a float32 tile of shape (4,) and cannot become a float32 tile of shape (8,)

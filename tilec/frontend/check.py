@@ -84,6 +84,7 @@ class Binding:
     span: Span  # first binding
     path: BranchPath  # branch path of the first binding: ((if_id, arm), ...)
     poisoned: bool = False  # its binding statement failed; uses are silent
+    block: int = 0  # the statement block of the binding (0: the body's top level, and parameters)
 
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
@@ -111,6 +112,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.path: BranchPath = ()
         self.if_counter = 0
         self.temp_counter = 0
+        self.block_id = 0  # the statement block being checked (Binding.block)
+        self.block_counter = 0
         self.declared_ret: ann.Declared | None = None  # the `-> T` annotation's type, once check() read it
         self.inplace: set[ir.Sym] = set()  # tile params updated in place (Warp passes tiles by reference)
         self.branch_rebinds: dict[str, cst.Name] = {}  # tile param name -> a plain rebinding inside a branch or loop
@@ -352,6 +355,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         stmts: Sequence[cst.CSTNode] = node.body if isinstance(node, cst.BaseSuite) else node  # (a suite: indented or not)
         out: list[ir.Stmt] = []
         shown = set(self.non_null)  # what a test shows holds in this block and the blocks it holds
+        outer_block = self.block_id
+        if node is not self.fd.node.body:
+            self.block_counter += 1
+            self.block_id = self.block_counter
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -365,6 +372,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                     if tested is not None and tested[1]:
                         self.non_null.add(tested[0])  # `if not a: return`: a was passed, below
         self.non_null = shown
+        self.block_id = outer_block
         return tuple(out)
 
     def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
@@ -610,21 +618,41 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if b is None:
             if isinstance(t, type(NONE)):
                 self.fail("TC0303", "this call returns no value", node)
-            b = Binding(ir.Sym(name, 0, t), self.span(target), self.path)
+            b = Binding(ir.Sym(name, 0, t), self.span(target), self.path, block=self.block_id)
             self.env[name] = b
             return b.sym
         if b.poisoned:
             raise Abort()
         old = b.sym.type
+        same_block = b.block == self.block_id and type(old) is type(t)
+        if same_block and isinstance(t, ArrayT):  # a view is a reference: a new one is a new symbol
+            return self.rebind_new_shape(target, t)
         if old == t or (isinstance(old, Scalar) and isinstance(t, Scalar) and self._literal_fits(node, old)):
             return b.sym
+        if same_block and isinstance(t, TileT):
+            return self.rebind_new_shape(target, t)
         diverge = _diverging(b.path, self.path)
         label = (Label(b.span, f"first bound here as {describe(old)}"),)
         if diverge:
             self.fail("TC0110", f"`{name}` is {describe(old)} in one branch but {describe(t)} in another",
                       target, labels=label)
         self.fail("TC0405", f"`{name}` was {describe(old)} and cannot become {describe(t)}", target,
-                  labels=label, help=f"use a new name for the {describe(t)}")
+                  labels=label, help=f"use a new name for {describe(t)}")
+
+    def rebind_new_shape(self, target: cst.Name, t: Type) -> ir.Sym:
+        """`a = a[0]`, `t = wp.tile_transpose(t)`: a name rebound, in the block that bound it, to an
+        array, or to a tile of another shape or element type, becomes a new symbol, as Warp allows
+        (its types_equal compares an array's or a tile's kind and dtype, not the shape). Uses above
+        keep the old symbol; no branch or loop merges the two, as both bindings are in one block.
+        An array view rebound so stays assigned once, which its adjoint needs (passes/views.py)."""
+        name = target.value
+        self.temp_counter += 1
+        sym = ir.Sym(name, self.temp_counter, t)
+        self.env[name] = Binding(sym, self.span(target), self.path, block=self.block_id)
+        for view in [v for v, parent in self.tile_views.items() if parent == name]:
+            self.tile_views.pop(view)  # a view of the old value does not follow the name
+            self.view_exprs.pop(view, None)
+        return sym
 
     def _literal_fits(self, node: cst.CSTNode, old: Scalar) -> bool:
         value = getattr(node, "value", None)

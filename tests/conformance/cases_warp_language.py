@@ -1,0 +1,13 @@
+"""Conformance cases for the Warp language as Warp users write it: a name rebound in its block to an
+array view of another dimension or a tile of another shape (Warp compares an array's or a tile's
+dtype, not its shape)."""
+from cases import Case, arr, out
+
+L = "warp_language.py"
+N = 8
+SIMT = dict(launch="simt", block_dim=32)
+
+CASES = [
+    Case("wl_rebound_views", L, "rebound_views", dim=(N,), args=(arr(N, 5), arr(N), out(N)), **SIMT),
+    Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
+]
