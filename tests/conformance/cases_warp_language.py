@@ -1,6 +1,7 @@
 """Conformance cases for the Warp language as Warp users write it: a name rebound in its block to an
 array view of another dimension or a tile of another shape (Warp compares an array's or a tile's
-dtype, not its shape)."""
+dtype, not its shape); functions as values: `f = my_func`, a func's `wp.Function` parameter (a @wp.func
+or a builtin, by position, keyword or default), and wp.tile_map through such a name."""
 from cases import Case, arr, out
 
 L = "warp_language.py"
@@ -9,5 +10,8 @@ SIMT = dict(launch="simt", block_dim=32)
 
 CASES = [
     Case("wl_rebound_views", L, "rebound_views", dim=(N,), args=(arr(N, 5), arr(N), out(N)), **SIMT),
+    Case("wl_function_values", L, "function_values", dim=(N,), args=(arr(N), arr(N), out(N), out(N), out(N), out(N), out(N)),
+         **SIMT),
+    Case("wl_mapped_function_value", L, "mapped", dim=(1,), args=(arr(4, 8), out(4, 8)), block_dim=32),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

@@ -18,7 +18,7 @@ def names(A: wp.array1d(dtype=float)):
     e = wp.tile_zeros(dtype=float)  # ERROR TC0303: missing argument `shape`
     f = nothing(3)  # ERROR TC0301: unknown function `nothing`
     g = helper(1.0, 2.0)  # ERROR TC0408: helper: expects 1 argument(s), got 2
-    h = helper  # ERROR TC0408: is a function
+    h = helper + 1.0  # ERROR TC0408: is a function
     s = wp.tile_sum(a, axis=K - 6)  # ERROR TC0106: axis -2 is out of range
     j = wp.tile_zeros(shape=(4,), dtype=wp.float128)  # ERROR TC0303: is not a dtype
     k = wp  # ERROR TC0401: the module `wp` used as a value

@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, FunctionT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
 from . import annotations as ann
 from . import structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -133,6 +133,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.nullable: dict[str, ir.Sym] = {}  # kernel array parameter the body tests (`if a:`) -> its symbol
         self.non_null: set[str] = set()  # nullable parameters a test has shown passed, where the lowering is
         self.returns_several: int | None = None  # a func returning several values: how many (tuple_returns.py)
+        self.func_values: dict[str, FunctionT] = {}  # name -> the function it is bound to (`f = my_func`, wp.Function)
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -142,6 +143,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def check(self) -> ir.Function:
         params: list[ir.Sym] = []
         for p, t in zip(self.fd.node.params.params, self.param_types):
+            if isinstance(t, FunctionT):  # a wp.Function parameter: this instance is the function's own
+                self.func_values[p.name.value] = t
+                continue
             if self.bind_struct_param(p, t, params):
                 continue
             made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
@@ -494,6 +498,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     def assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(target, cst.Name):
+            function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute)) else None
+            if function is not None:
+                return self.bind_function_value(target, function, node)
             value = self.lower_value(value_node, 1)
             if isinstance(value, STRUCTISH):
                 return self.bind_struct(target, value, node)
@@ -614,6 +621,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
         if name in self.scope.api_aliases or name in self.scope.funcs:
             self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
+        if name in self.func_values:
+            self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "
+                      f"{describe(t)} (Warp has no function pointers)", target, help="use a new name")
         b = self.env.get(name)
         if b is None:
             if isinstance(t, type(NONE)):

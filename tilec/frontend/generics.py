@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.types import ArrayT, Scalar
+from ..ir.types import ArrayT, FunctionT, Scalar
 from . import annotations as ann
 from .resolve import Scope
 
@@ -38,8 +38,11 @@ class GenericArray:
         return f"array{self.ndim}d(Any)"
 
 
+ANY_FUNCTION = FunctionT("", "Function")  # `g: wp.Function`: the func is specialised per function passed
+
+
 def is_generic(t: object) -> bool:
-    return t == ann.ANY or isinstance(t, GenericArray)
+    return t == ann.ANY or isinstance(t, GenericArray) or t == ANY_FUNCTION
 
 
 def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
@@ -62,6 +65,8 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | G
             ndim = _array_ndim(name, kw.get("ndim"), scope)
             if ndim is not None:
                 return GenericArray(ndim)
+    if scope.api_attr(node) == "Function":
+        return ANY_FUNCTION
     if (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
             and scope.is_any(node.slice[0].slice.value)):
         ndim = _array_ndim(scope.api_attr(node.value), None, scope)
@@ -76,6 +81,8 @@ def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray)
         return True
     if isinstance(want, GenericArray):
         return isinstance(got, ArrayT) and got.ndim == want.ndim
+    if want == ANY_FUNCTION:
+        return isinstance(got, FunctionT) and got.kind != ""
     return want == got
 
 

@@ -16,7 +16,7 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
-from ..ir.types import ArrayT, Scalar, StackT, TileT, Type, component_dtype
+from ..ir.types import ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import consts
 from . import local_consts
@@ -29,7 +29,7 @@ from .resolve import MATH_CONSTANTS
 
 if TYPE_CHECKING:
     from .check import Lowered
-    from .resolve import FuncDef
+    from .resolve import FuncDef, Scope
 
 # Ops that read the kernel's block_dim as a hidden attribute.
 BLOCK_DIM_OPS = {"tile", "untile"}
@@ -62,10 +62,13 @@ class CallLowering(LoweringHost):
         for arg in node.args:
             if arg.star:
                 self.fail("TC0401", "unsupported syntax: argument unpacking (`*args`, `**kwargs`)", arg)
-        api = self.scope.api_attr(node.func)
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.func_values and func.value not in self.env:
+            return self.call_function_value(self.func_values[func.value], node, tid_count)
+        api = self.scope.api_attr(func)
         if api is not None:
             return self.lower_api_call(api, node, tid_count)
-        self.refuse_host_name(node.func)
+        self.refuse_host_name(func)
         if isinstance(node.func, cst.Name):
             name = node.func.value
             if name in self.scope.funcs and name not in self.env:
@@ -515,7 +518,8 @@ class CallLowering(LoweringHost):
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def func_ref(self, node: cst.BaseExpression) -> FuncRef:
-        api = self.scope.api_attr(node)
+        fv = self.function_value(node)
+        api = fv.name if fv is not None and fv.kind == "api" else None
         if api is not None:
             if api in OPS and OPS[api].elementwise:
                 spec = OPS[api]
@@ -531,8 +535,8 @@ class CallLowering(LoweringHost):
 
                 return FuncRef(api, True, builtin_result)
             self.fail("TC0407", f"`{api}` cannot be mapped over a tile", node)
-        if isinstance(node, cst.Name) and node.value in self.scope.funcs:
-            name = node.value
+        if fv is not None and fv.kind == "func":
+            name = self.function_target(fv, node)
             holder: dict[str, str] = {}
 
             def user_result(dtypes: tuple[Type, ...]) -> Type:
@@ -545,6 +549,52 @@ class CallLowering(LoweringHost):
             ref = _LazyName(name, holder, user_result)
             return ref
         self.fail("TC0407", "expected a builtin such as wp.exp or a @wp.func name", node)
+
+    # ------------------------------------------------------------ functions as values
+
+    def function_value(self, node: cst.BaseExpression, scope: Scope | None = None) -> FunctionT | None:
+        """The function `node` names, if it names one: a @wp.func, a builtin (`wp.sin`), or a name
+        bound to a function (`f = my_func`, a `wp.Function` parameter). `scope`: where a default
+        parameter's expression is read (a func's own module), else the code being checked."""
+        here = scope is None or scope is self.scope
+        scope = scope or self.scope
+        if isinstance(node, cst.Name):
+            if here and node.value in self.env:
+                return None
+            if here and node.value in self.func_values:
+                return self.func_values[node.value]
+            if node.value in scope.funcs:
+                return FunctionT("func", node.value, id(scope.funcs[node.value]))
+        api = scope.api_attr(node)
+        if api is not None and _callable_api(api, scope):
+            return FunctionT("api", api)
+        return None
+
+    def function_target(self, fv: FunctionT, node: cst.CSTNode) -> str:
+        """The name a call through function value `fv` calls in this code: a @wp.func passed from a
+        scope where its name means another def is refused, never called by the wrong name."""
+        fd = self.scope.funcs.get(fv.name)
+        if fd is None or id(fd) != fv.origin:
+            self.fail("TC0401", f"unsupported syntax: the function `{fv.name}` is passed into code (another module "
+                      "or a nested def) where that name is not the same function", node,
+                      help="define the func beside the code that calls it")
+        return fv.name
+
+    def call_function_value(self, fv: FunctionT, node: cst.Call, tid_count: int) -> Lowered:
+        """`g(x)` where `g` is a wp.Function parameter or `g = my_func`: a call of that function."""
+        if fv.kind == "api":
+            return self.lower_api_call(fv.name, node, tid_count)
+        return self.lower_func_call(self.function_target(fv, node.func), node)
+
+    def bind_function_value(self, target: cst.Name, fv: FunctionT, node: cst.CSTNode) -> list[ir.Stmt]:
+        """`f = my_func`: `f` names that function from here on (no code: Warp has no function
+        pointers, and neither do tilec's sources). Bound once, as in Warp."""
+        name = target.value
+        if name in self.env or name in self.func_values:
+            self.fail("TC0405", f"`{name}` is already bound; a name bound to a function is bound once (Warp has "
+                      "no function pointers)", target, help="use a new name")
+        self.func_values[name] = fv
+        return []
 
     # ------------------------------------------------------------ user funcs
 
@@ -619,6 +669,11 @@ class CallLowering(LoweringHost):
     def func_argument(self, fd: FuncDef, given: cst.Arg | cst.Param, call: cst.Call) -> ir.Expr:
         """The value of one argument: the call's expression, or the parameter's default, a compile-time
         constant of the func's module (an untyped literal, converted to the parameter's type)."""
+        expr = given.value if isinstance(given, cst.Arg) else given.default
+        assert expr is not None  # (func_arguments takes only parameters with one)
+        fv = self.function_value(expr, None if isinstance(given, cst.Arg) else fd.scope or self.scope)
+        if fv is not None:  # a function passed (to a `wp.Function` parameter): the instance is made for it
+            return ir.Const(fv, fv, self.span(given.value if isinstance(given, cst.Arg) else call))
         if isinstance(given, cst.Arg):
             return cast(ir.Expr, self.expr(given.value))
         assert given.default is not None  # (func_arguments takes only parameters with one)
@@ -647,6 +702,12 @@ class _LazyName(FuncRef):
         holder: dict[str, str] = getattr(self, "_holder")
         source: str = getattr(self, "_source")
         return holder.get("name", source)
+
+
+def _callable_api(api: str, scope: Scope) -> bool:
+    """Whether `wp.<api>` is a builtin a call can name (not a constant, type or module attribute)."""
+    return (api in API_OPS or api in OPERATOR_BUILTINS or api in ATOMIC_UPDATES or api in MATH_REWRITES
+            or api in random.DRAWS or warp_library.provides(api, scope))
 
 
 def _is_extent(v: object, generic: bool) -> bool:

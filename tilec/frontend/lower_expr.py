@@ -144,8 +144,9 @@ class ExprLowering(LoweringHost):
                                   f"[{lo}, {hi}]", node)
                 return ir.Const(value, typed, self.span(node), weak=False)
             return self.const_expr(value, node)
-        if name in self.scope.funcs or name in self.scope.kernels:
-            self.fail("TC0408", f"`{name}` is a function; call it or pass it to wp.tile_map", node)
+        if name in self.scope.funcs or name in self.scope.kernels or name in self.func_values:
+            self.fail("TC0408", f"`{name}` is a function; call it, or pass it to wp.tile_map or to a func's "
+                      "`wp.Function` parameter", node)
         if name in self.scope.api_aliases:
             self.fail("TC0401", f"unsupported syntax: the module `{name}` used as a value", node)
         self.refuse_host_name(node)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir, naming
-from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import ArrayT, FieldT, FunctionT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
@@ -208,9 +208,12 @@ class StructLowering(LoweringHost):
         return dict(value.leaves)
 
     def flatten_args(self, args: list[Lowered], arg_nodes: list[cst.BaseExpression]) -> list[ir.Expr]:
-        """Call arguments with each struct argument spread into its leaves, in leaf order."""
+        """Call arguments with each struct argument spread into its leaves, in leaf order, and
+        without the functions passed (they are no parameters of the instance)."""
         out: list[ir.Expr] = []
         for a, n in zip(args, arg_nodes):
+            if isinstance(a.type, FunctionT):  # a function passed: the callee's instance is made for it
+                continue
             if not isinstance(a, STRUCTISH):
                 out.append(a)
                 continue

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .. import ir
     from ..diagnostics import Diagnostics, Span
-    from ..ir.types import ArrayT, StructT, TileT, Type
+    from ..ir.types import ArrayT, FunctionT, StructT, TileT, Type
     from ..ops import Bound, OpSpec, Param
     from .check import Binding, BranchPath, Lowered
     from .indexed import IndexedValue
@@ -116,6 +116,7 @@ if TYPE_CHECKING:
         pending_aliases: list[ir.Stmt]
         struct_vars: dict[str, StructT | ArrayT | TileT]
         project: str | None
+        func_values: dict[str, FunctionT]  # names bound to functions (lower_call.function_value)
 
         # ---------------------------------------------------- the lowering chain (see the docstring)
         expr: _Expr

@@ -118,9 +118,10 @@ class ModuleChecker:
                 ok = False
                 continue
             if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \
-                    not generics.is_generic(t):
+                    (not generics.is_generic(t) or t == generics.ANY_FUNCTION):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
-                                 "value type or a struct",
+                                 "value type or a struct" + (" (a `wp.Function` parameter is a func's, as in Warp)"
+                                                             if t == generics.ANY_FUNCTION else ""),
                                  self.parsed.span(p.annotation.annotation))
                 ok = False
                 continue

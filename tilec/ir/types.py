@@ -283,8 +283,23 @@ class NoneT:
         return "None"
 
 
+@dataclass(frozen=True)
+class FunctionT:
+    """A function as a value (Warp's `wp.Function` parameter, `f = my_func`): a @wp.func of the
+    program (kind "func") or a builtin (kind "api", by its API name); kind "" is the annotation
+    `wp.Function` itself, which any function fills. Only the frontend holds one: a func taking it
+    is specialised per function, and a call through it is a call of that function."""
+
+    kind: str
+    name: str
+    origin: int = 0  # a "func": which def (two funcs of one name in two scopes differ)
+
+    def __str__(self) -> str:
+        return self.name if self.kind == "func" else f"wp.{self.name}" if self.kind else "wp.Function"
+
+
 NONE = NoneT()
-Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT]
+Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT, FunctionT]
 FieldT = Union[Type, IndexedT]  # what a struct field holds
 
 
@@ -316,4 +331,6 @@ def describe(t: object) -> str:
         return f"a `{t.name}` struct"
     if isinstance(t, StackT):
         return f"a tile stack of {t.dtype} (capacity {t.capacity})"
+    if isinstance(t, FunctionT):
+        return f"the function `{t}`" if t.kind else "a function"
     return str(t)

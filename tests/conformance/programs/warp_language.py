@@ -1,3 +1,5 @@
+from typing import Any
+
 import warp as wp
 
 
@@ -20,3 +22,66 @@ def rebound_tiles(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float), tota
     wp.tile_store(out, t)
     t = wp.tile_sum(t)  # (1,)
     wp.tile_atomic_add(total, t)
+
+
+
+@wp.func
+def scaled(x: float):
+    return x * 2.5
+
+
+@wp.func
+def cubed(x: float):
+    return x * x * x
+
+
+@wp.func
+def blend(x: float, y: float):
+    return x * 0.25 + y
+
+
+@wp.func
+def apply(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def apply_any(g: wp.Function, x: Any):
+    return g(x)
+
+
+@wp.func
+def apply_default(x: float, g: wp.Function = wp.sin):
+    return g(x) + 1.0
+
+
+@wp.func
+def apply_two(g: wp.Function, x: float, y: float):
+    return g(x, y)
+
+
+@wp.func
+def apply_via_local(g: wp.Function, x: float):
+    h = g
+    return apply(h, x) * 0.5
+
+
+@wp.kernel
+def function_values(a: wp.array(dtype=float), b: wp.array(dtype=float), o0: wp.array(dtype=float),
+                    o1: wp.array(dtype=float), o2: wp.array(dtype=float), o3: wp.array(dtype=float),
+                    o4: wp.array(dtype=float)):
+    i = wp.tid()
+    f = cubed
+    s = wp.exp
+    o0[i] = apply(scaled, a[i]) + f(b[i])
+    o1[i] = apply(g=cubed, x=a[i]) + apply_any(scaled, b[i])
+    o2[i] = apply_default(a[i]) + apply_default(b[i], wp.cos)
+    o3[i] = apply_two(blend, a[i], b[i]) + apply_two(wp.atan2, a[i], b[i])
+    o4[i] = apply_via_local(f, a[i]) + s(b[i] * 0.5) + apply(wp.abs, b[i])
+
+
+@wp.kernel
+def mapped(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    t = wp.tile_load(a, shape=(4, 8))
+    f = cubed
+    wp.tile_store(out, wp.tile_map(f, t))

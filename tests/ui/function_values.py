@@ -1,0 +1,41 @@
+import warp as wp
+
+
+@wp.func
+def doubled(x: float):
+    return x * 2.0
+
+
+@wp.func
+def halved(x: float):
+    return x * 0.5
+
+
+@wp.func
+def apply(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def scale(s: float, x: float):
+    return s * x
+
+
+@wp.kernel
+def takes_function(g: wp.Function, a: wp.array(dtype=float)):  # ERROR TC0409: must be an array, a scalar
+    a[0] = 1.0
+
+
+@wp.kernel
+def misuse(a: wp.array(dtype=float)):
+    f = doubled
+    f = halved  # ERROR TC0405: is already bound; a name bound to a function is bound once
+    h = doubled
+    h = 1.0  # ERROR TC0405: `h` is bound to the function `doubled` and cannot become a float32 scalar
+    x = 2.0
+    x = doubled  # ERROR TC0405: `x` is already bound
+    k = halved
+    a[0] = k  # ERROR TC0408: `k` is a function; call it
+    a[1] = apply(1.5, a[2])  # ERROR TC0201: parameter `g` expects a function, got a float32 scalar
+    a[2] = scale(doubled, a[3])  # ERROR TC0201: parameter `s` expects a float32 scalar, got the function `doubled`
+    a[3] = apply(wp.pi, a[4])  # ERROR TC0201: parameter `g` expects a function, got a float32 scalar
