@@ -1,7 +1,8 @@
 """Conformance cases for the Warp language as Warp users write it: a name rebound in its block to an
 array view of another dimension or a tile of another shape (Warp compares an array's or a tile's
 dtype, not its shape); functions as values: `f = my_func`, a func's `wp.Function` parameter (a @wp.func
-or a builtin, by position, keyword or default), and wp.tile_map through such a name."""
+or a builtin, by position, keyword or default), wp.tile_map through such a name, and functions and
+numbers picked from a module-level dict by `wp.static(TABLE[key])`."""
 from cases import Case, arr, out
 
 L = "warp_language.py"
@@ -13,5 +14,6 @@ CASES = [
     Case("wl_function_values", L, "function_values", dim=(N,), args=(arr(N), arr(N), out(N), out(N), out(N), out(N), out(N)),
          **SIMT),
     Case("wl_mapped_function_value", L, "mapped", dim=(1,), args=(arr(4, 8), out(4, 8)), block_dim=32),
+    Case("wl_static_tables", L, "static_tables", dim=(N,), args=(arr(N), arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

@@ -39,3 +39,14 @@ def misuse(a: wp.array(dtype=float)):
     a[1] = apply(1.5, a[2])  # ERROR TC0201: parameter `g` expects a function, got a float32 scalar
     a[2] = scale(doubled, a[3])  # ERROR TC0201: parameter `s` expects a float32 scalar, got the function `doubled`
     a[3] = apply(wp.pi, a[4])  # ERROR TC0201: parameter `g` expects a function, got a float32 scalar
+
+
+TABLE = {"double": doubled, "half": halved}
+CHANGED = {"double": doubled}
+CHANGED["double"] = halved  # the file changes it: tilec does not read it
+
+
+@wp.kernel
+def tables(a: wp.array(dtype=float)):
+    a[0] = wp.static(TABLE["triple"])(a[1])  # ERROR TC0305: static: `TABLE` has no item 'triple'
+    a[1] = wp.static(CHANGED["double"])(a[2])  # ERROR TC0305: dict literal the file never changes

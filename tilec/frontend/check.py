@@ -498,7 +498,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     def assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(target, cst.Name):
-            function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute)) else None
+            function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute, cst.Call)) else None
             if function is not None:
                 return self.bind_function_value(target, function, node)
             value = self.lower_value(value_node, 1)

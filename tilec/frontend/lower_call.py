@@ -21,6 +21,7 @@ from . import annotations as ann
 from . import consts
 from . import local_consts
 from . import warp_library
+from . import static_items
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
@@ -65,6 +66,12 @@ class CallLowering(LoweringHost):
         func = node.func
         if isinstance(func, cst.Name) and func.value in self.func_values and func.value not in self.env:
             return self.call_function_value(self.func_values[func.value], node, tid_count)
+        picked = self.function_value(func) if isinstance(func, cst.Call) else None
+        if picked is not None:  # `wp.static(OPS[op])(x)`
+            return self.call_function_value(picked, node, tid_count)
+        if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "static":
+            self.fail("TC0305", "static: tilec calls the function `wp.static(D[key])` picks when D is a module-level "
+                      "dict literal the file never changes and the key a constant; this one is not", func)
         api = self.scope.api_attr(func)
         if api is not None:
             return self.lower_api_call(api, node, tid_count)
@@ -169,6 +176,9 @@ class CallLowering(LoweringHost):
             self.fail("TC0303", "static: takes exactly one positional argument", node)
         arg = node.args[0].value
         value = self.static_len(arg)
+        table_item = self.static_item(node)
+        if table_item is not None:
+            value = self.scope.constant(table_item)
         if value is consts.NOT_CONST:
             value = self.constant_of(arg)
         if value is consts.NOT_CONST:
@@ -179,6 +189,25 @@ class CallLowering(LoweringHost):
             self.fail("TC0401", "unsupported syntax: a tuple from wp.static() used as a value "
                       "(tuples work as shapes and offsets)", arg)
         return self.const_expr(value, node)
+
+    def static_item(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """`wp.static(D[key])` of a module-level dict literal the file never changes: the item's
+        expression (static_items.py); the key may be a local constant or a factory's argument."""
+        if not (isinstance(node, cst.Call) and self.scope.api_attr(node.func) == "static" and len(node.args) == 1
+                and node.args[0].keyword is None and isinstance(node.args[0].value, cst.Subscript)):
+            return None
+        sub = node.args[0].value
+        name = sub.value.value if isinstance(sub.value, cst.Name) and sub.value.value not in self.env else ""
+        table = self.scope.literal_dicts.get(name)
+        if table is None or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        key = static_items.key_value(sub.slice[0].slice.value, self.constant_of)
+        if key is consts.NOT_CONST:
+            return None
+        found = static_items.item(table, key, self.scope.constant)
+        if found is None:
+            self.fail("TC0305", f"static: `{name}` has no item {key!r}", sub.slice[0])
+        return found
 
     def static_len(self, node: cst.BaseExpression) -> object:
         """`len(t)` of a local tile (its first extent), vector or matrix (rows): static in Warp too."""
@@ -556,8 +585,11 @@ class CallLowering(LoweringHost):
         """The function `node` names, if it names one: a @wp.func, a builtin (`wp.sin`), or a name
         bound to a function (`f = my_func`, a `wp.Function` parameter). `scope`: where a default
         parameter's expression is read (a func's own module), else the code being checked."""
-        here = scope is None or scope is self.scope
+        here = scope is None
         scope = scope or self.scope
+        table_item = self.static_item(node) if here else None
+        if table_item is not None:  # `wp.static(OPS["double"])`: the dict's value, a module-level name
+            return self.function_value(table_item, scope)
         if isinstance(node, cst.Name):
             if here and node.value in self.env:
                 return None

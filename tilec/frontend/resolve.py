@@ -18,7 +18,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, Scalar, StructT, Type
-from . import consts, structs
+from . import consts, static_items, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
 from .tuple_returns import returned_count
@@ -93,6 +93,7 @@ class Scope:
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    literal_dicts: dict[str, cst.Dict] = field(default_factory=dict)  # host values `wp.static(D[key])` reads (static_items.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -212,6 +213,7 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
         else:
             _nested_imports(scope, stmt, parsed)
     _check_custom_targets(scope, parsed, diags)
+    scope.literal_dicts = static_items.literal_dicts(parsed.tree, scope.host_values)
     # Warp reads module options when the module is built: they hold for kernels defined before them.
     default = scope.module_options.get("enable_backward", True) is not False
     for fd in list(scope.kernels.values()) + list(scope.funcs.values()):

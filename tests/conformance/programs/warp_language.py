@@ -85,3 +85,14 @@ def mapped(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     t = wp.tile_load(a, shape=(4, 8))
     f = cubed
     wp.tile_store(out, wp.tile_map(f, t))
+
+
+TABLE = {"scale": scaled, "wave": wp.sin, "gain": 2.5, 3: wp.cos, "blend": blend}
+
+
+@wp.kernel
+def static_tables(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    f = wp.static(TABLE["scale"])
+    y[i] = f(a[i]) + wp.static(TABLE["wave"])(b[i]) * wp.static(TABLE["gain"])
+    y[i] += apply(wp.static(TABLE[3]), a[i]) + apply_two(wp.static(TABLE["blend"]), a[i], b[i])
