@@ -13,6 +13,8 @@ Contract:
 """
 from __future__ import annotations
 
+import hashlib
+
 import functools
 import keyword
 import re
@@ -110,11 +112,15 @@ def kernel_body(kernel: str, direction: str) -> str:
 
 
 def kernel_instance(base: str, bindings: list[tuple[str, str]]) -> str:
-    """The module name of one instantiation of a nested kernel: `k__TILE_16` for `TILE = 16`
-    (values spelled as identifiers: `-` -> `m`, `.` -> `p`)."""
+    """The module name of one instantiation of a nested kernel: `k__TILE_16` for `TILE = 16`,
+    `k__act_relu` for `act = "relu"` (values spelled as ASCII identifiers: `-` -> `m`, `.` -> `p`;
+    a value with other characters (a string's) also gets a digest of its text, so that two values
+    never share a name)."""
     out = base
     for name, value in bindings:
-        spelled = "".join(c if c.isalnum() else {"-": "m", ".": "p"}.get(c, "_") for c in value)
+        spelled = "".join(c if c.isascii() and c.isalnum() else {"-": "m", ".": "p"}.get(c, "_") for c in value)
+        if any(not (c.isascii() and (c.isalnum() or c in "-.")) for c in value):
+            spelled += "_" + hashlib.sha256(value.encode()).hexdigest()[:8]
         out += f"__{name}_{spelled}"
     return out
 

@@ -2,7 +2,8 @@
 array view of another dimension or a tile of another shape (Warp compares an array's or a tile's
 dtype, not its shape); functions as values: `f = my_func`, a func's `wp.Function` parameter (a @wp.func
 or a builtin, by position, keyword or default), wp.tile_map through such a name, and functions and
-numbers picked from a module-level dict by `wp.static(TABLE[key])`."""
+numbers picked from a module-level dict by `wp.static(TABLE[key])`; `if wp.static(...)` on comparisons of
+constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64`), only the arm taken compiled."""
 from cases import Case, arr, out
 
 L = "warp_language.py"
@@ -15,5 +16,12 @@ CASES = [
          **SIMT),
     Case("wl_mapped_function_value", L, "mapped", dim=(1,), args=(arr(4, 8), out(4, 8)), block_dim=32),
     Case("wl_static_tables", L, "static_tables", dim=(N,), args=(arr(N), arr(N), out(N)), **SIMT),
+    Case("wl_static_choices", L, "static_choices", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_factory_relu", L, "activate__act_relu__dtype_float32", warp_kernel="activate_relu", dim=(N,),
+         args=(arr(N), out(N)), **SIMT),
+    Case("wl_factory_tanh64", L, "activate__act_tanh__dtype_float64", warp_kernel="activate_tanh64", dim=(N,),
+         args=(arr(N, dtype="float64"), out(N, dtype="float64")), **SIMT),
+    Case("wl_factory_half", L, "activate__act_tanh__dtype_float32", warp_kernel="activate_half", dim=(N,),
+         args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

@@ -50,3 +50,16 @@ CHANGED["double"] = halved  # the file changes it: tilec does not read it
 def tables(a: wp.array(dtype=float)):
     a[0] = wp.static(TABLE["triple"])(a[1])  # ERROR TC0305: static: `TABLE` has no item 'triple'
     a[1] = wp.static(CHANGED["double"])(a[2])  # ERROR TC0305: dict literal the file never changes
+
+
+NAME = "relu"
+
+
+@wp.kernel
+def strings(a: wp.array(dtype=float)):
+    x = NAME  # ERROR TC0401: a str constant here
+    a[0] = wp.static(NAME)  # ERROR TC0401: a string from wp.static() used as a value
+    if wp.static(NAME == "gelu"):
+        a[1] = wp.cross(a[0], a[0])  # never checked: the arm is not compiled, as in Warp
+    if wp.static(NAME + "x" == "relux"):  # ERROR TC0305: static: tilec evaluates only
+        a[2] = 1.0

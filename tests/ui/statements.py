@@ -15,7 +15,7 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     x = 1.5
     x ^= 1  # ERROR TC0203: not defined for float32 operands
     t[0] |= 1.0  # ERROR TC0203: tile_bit_or_inplace: needs an integer tile, got float32
-    k = wp.static(n)  # ERROR TC0305: static: tilec evaluates only expressions of literals and module constants
+    k = wp.static(n)  # ERROR TC0305: static: tilec evaluates only expressions of literals and constants
     m = wp.static(b.shape[0])  # ERROR TC0305: static: tilec evaluates only
     s = wp.static((N, N))  # ERROR TC0401: a tuple from wp.static() used as a value
     z = wp.static()  # ERROR TC0303: static: takes exactly one positional argument

@@ -419,7 +419,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     def compound_stmt(self, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(node, cst.If):
-            return [self.if_stmt(node)]
+            taken = self.static_if(node)
+            return [self.if_stmt(node)] if taken is None else taken
         if isinstance(node, cst.For):
             return [self.for_stmt(node)]
         if isinstance(node, cst.While):
@@ -832,6 +833,19 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0406", f"a condition must be a scalar, got {describe(cond.type)}", node)
         return cond
 
+    def static_if(self, node: cst.If) -> list[ir.Stmt] | None:
+        """`if wp.static(cond):` (and its `elif wp.static(...)`): only the arm Warp compiles, the one
+        the condition picks when the module is built, is checked and emitted (the other may hold code
+        that is only valid for the other choice, e.g. a dtype's). None for any other `if`."""
+        test = node.test
+        if not (isinstance(test, cst.Call) and self.scope.api_attr(test.func) == "static"):
+            return None
+        if bool(self.static_value(test)):
+            return list(self.block(node.body))
+        if isinstance(node.orelse, cst.If):
+            return self.compound_stmt(node.orelse)
+        return list(self.block(node.orelse.body)) if isinstance(node.orelse, cst.Else) else []
+
     def if_stmt(self, node: cst.If) -> ir.If:
         try:
             cond = self.condition(node.test)
@@ -854,7 +868,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(node.orelse, cst.If):
             elif_: list[ir.Stmt] = []
-            self.guarded(lambda n: [self.if_stmt(n)], node.orelse, elif_)  # its condition's draws stay in its arm
+            self.guarded(self.compound_stmt, node.orelse, elif_)  # its condition's draws stay in its arm
             orelse = tuple(elif_)
         elif isinstance(node.orelse, cst.Else):
             orelse = self.block(node.orelse.body)

@@ -9,9 +9,7 @@ unknown (None), and the caller names the test in a diagnostic. Never runs user c
 """
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
-from typing import Any
 
 import libcst as cst
 
@@ -19,13 +17,6 @@ from . import consts
 
 Evaluate = Callable[[cst.BaseExpression], object]  # a value, or consts.NOT_CONST
 StaticCall = Callable[[cst.Call], bool]  # whether a call is wp.static(...)
-
-COMPARE: dict[type, Callable[[Any, Any], Any]] = {
-    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
-    cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
-    cst.Is: operator.eq, cst.IsNot: operator.ne,  # on constants and dtypes, identity is equality
-    cst.In: lambda a, b: operator.contains(b, a), cst.NotIn: lambda a, b: not operator.contains(b, a),
-}
 
 
 def truth(test: cst.BaseExpression, evaluate: Evaluate, is_static: StaticCall) -> bool | None:
@@ -58,19 +49,7 @@ def _value(node: cst.BaseExpression, evaluate: Evaluate, is_static: StaticCall) 
         right = truth(node.right, evaluate, is_static)
         return consts.NOT_CONST if left is None or right is None else right
     if isinstance(node, cst.Comparison):
-        operand = _value(node.left, evaluate, is_static)
-        for target in node.comparisons:
-            other = _value(target.comparator, evaluate, is_static)
-            fn = COMPARE.get(type(target.operator))
-            if fn is None or consts.NOT_CONST in (operand, other):
-                return consts.NOT_CONST
-            try:
-                if not fn(operand, other):
-                    return False
-            except TypeError:
-                return consts.NOT_CONST
-            operand = other
-        return True
+        return consts.compare(node, lambda n: _value(n, evaluate, is_static))
     if isinstance(node, (cst.Tuple, cst.List)):
         items = tuple(_value(e.value, evaluate, is_static) for e in node.elements)
         return consts.NOT_CONST if consts.NOT_CONST in items else items

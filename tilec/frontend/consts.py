@@ -1,7 +1,9 @@
-"""Compile-time evaluation of constant expressions (module constants, shapes).
+"""Compile-time evaluation of constant expressions (module constants, shapes, `wp.static`).
 
-Only literals, names of known constants, arithmetic and tuples evaluate; the
-result is a Python int/float/bool/tuple, or `NOT_CONST`.
+Only literals (numbers, bools, strings), names of known constants, arithmetic, comparisons,
+`and`/`or`/`not` and tuples evaluate; the result is a Python int/float/bool/str/tuple, or
+`NOT_CONST`. Strings only compare (`MODE == "relu"`, `act in ("relu", "gelu")`): no arithmetic on
+them, so no constant grows without bound.
 """
 from __future__ import annotations
 
@@ -79,7 +81,37 @@ def literal(node: cst.BaseExpression) -> object:
         return float(node.value.replace("_", ""))
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        return text if isinstance(text, str) else NOT_CONST  # (a bytes literal is no constant)
     return NOT_CONST
+
+
+# A comparison operator's function (`in` with its operands swapped, as Python applies it).
+COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+    cst.Is: operator.eq, cst.IsNot: operator.ne,  # on constants and dtypes, identity is equality
+    cst.In: lambda a, b: operator.contains(b, a), cst.NotIn: lambda a, b: not operator.contains(b, a),
+}
+
+
+def compare(node: cst.Comparison, evaluate_one: Callable[[cst.BaseExpression], object]) -> object:
+    """A chained comparison of constants, as Python evaluates it; NOT_CONST where an operand is not
+    one or Python refuses the operands (`1 < "a"`)."""
+    operand = evaluate_one(node.left)
+    for target in node.comparisons:
+        other = evaluate_one(target.comparator)
+        fn = COMPARE.get(type(target.operator))
+        if fn is None or NOT_CONST in (operand, other):
+            return NOT_CONST
+        try:
+            if not fn(operand, other):
+                return False
+        except TypeError:
+            return NOT_CONST
+        operand = other
+    return True
 
 
 def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
@@ -91,7 +123,7 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
         return lookup(node)
     if isinstance(node, cst.UnaryOperation):
         v = evaluate(node.expression, lookup)
-        if v is NOT_CONST or isinstance(v, tuple):
+        if v is NOT_CONST or (isinstance(v, (tuple, str)) and not isinstance(node.operator, cst.Not)):
             return NOT_CONST
         if isinstance(node.operator, cst.Minus):
             return -v  # type: ignore[operator]  # v is an int, float or bool here (the contract above)
@@ -103,7 +135,8 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
     if isinstance(node, cst.BinaryOperation):
         known = BINARY.get(type(node.operator))
         left, right = evaluate(node.left, lookup), evaluate(node.right, lookup)
-        if known is None or NOT_CONST in (left, right) or isinstance(left, tuple) or isinstance(right, tuple):
+        if known is None or NOT_CONST in (left, right) or isinstance(left, (tuple, str)) or \
+                isinstance(right, (tuple, str)):
             return NOT_CONST
         fn, symbol = known
         try:
@@ -117,4 +150,13 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
     if isinstance(node, cst.Tuple):
         items = tuple(evaluate(e.value, lookup) for e in node.elements)
         return NOT_CONST if NOT_CONST in items else items
+    if isinstance(node, cst.Comparison):
+        return compare(node, lambda n: evaluate(n, lookup))
+    if isinstance(node, cst.BooleanOperation):  # Python's: the operand that decides
+        left = evaluate(node.left, lookup)
+        if left is NOT_CONST:
+            return NOT_CONST
+        if bool(left) != isinstance(node.operator, cst.And):  # `False and ...`, `True or ...`
+            return left
+        return evaluate(node.right, lookup)
     return NOT_CONST

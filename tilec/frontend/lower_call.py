@@ -171,7 +171,19 @@ class CallLowering(LoweringHost):
                   help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
 
     def lower_static(self, node: cst.Call) -> ir.Const:
-        """`wp.static(expr)`: evaluated now, from module constants and literals only."""
+        """`wp.static(expr)` as a value."""
+        value = self.static_value(node)
+        if isinstance(value, (tuple, str)):
+            self.fail("TC0401", f"unsupported syntax: a {'tuple' if isinstance(value, tuple) else 'string'} from "
+                      "wp.static() used as a value (tuples work as shapes and offsets, strings in comparisons)",
+                      node.args[0].value)
+        return self.const_expr(value, node)
+
+    def static_value(self, node: cst.Call) -> object:
+        """`wp.static(expr)` evaluated now, as Warp evaluates it when it builds the module: literals,
+        module constants, locals assigned once from constants, a factory's arguments, arithmetic,
+        comparisons (strings too), `and`/`or`/`not`, len() of a tile, vector or matrix, an item of a
+        module-level dict literal (static_items.py)."""
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "static: takes exactly one positional argument", node)
         arg = node.args[0].value
@@ -182,13 +194,10 @@ class CallLowering(LoweringHost):
         if value is consts.NOT_CONST:
             value = self.constant_of(arg)
         if value is consts.NOT_CONST:
-            self.fail("TC0305", "static: tilec evaluates only expressions of literals and module constants "
-                      "(names, arithmetic, tuples, wp.constant) and len() of a tile, vector or matrix; "
-                      "this one is not", arg)
-        if isinstance(value, tuple):
-            self.fail("TC0401", "unsupported syntax: a tuple from wp.static() used as a value "
-                      "(tuples work as shapes and offsets)", arg)
-        return self.const_expr(value, node)
+            self.fail("TC0305", "static: tilec evaluates only expressions of literals and constants (names, "
+                      "arithmetic, comparisons, tuples, wp.constant, a dict literal's item) and len() of a tile, "
+                      "vector or matrix; this one is not", arg)
+        return value
 
     def static_item(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """`wp.static(D[key])` of a module-level dict literal the file never changes: the item's
@@ -536,7 +545,13 @@ class CallLowering(LoweringHost):
             if (isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
                     and self.static_len(n.args[0].value) is not consts.NOT_CONST):
                 return self.static_len(n.args[0].value)  # `shape=(wp.static(len(a)), N)`
-            return base(n)
+            if self.static_len(n) is not consts.NOT_CONST:
+                return self.static_len(n)  # `wp.static(len(v) == 3)`
+            found = base(n)
+            if found is consts.NOT_CONST and not (isinstance(n, cst.Name) and n.value in self.env):
+                named = ann.element_type(n, self.scope)  # `wp.static(dtype == wp.float64)` in a factory
+                return consts.NOT_CONST if named is None else named
+            return found
         return consts.evaluate(node, lookup)
 
     def local_constant(self, node: cst.BaseExpression) -> int | float | None:

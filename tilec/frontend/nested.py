@@ -799,6 +799,8 @@ def _spell(v: object) -> str:
         return v.api
     if isinstance(v, (FuncValue, KernelValue)):
         return v.name
+    if isinstance(v, str):
+        return v  # `make("relu")`: kk__act_relu (naming.kernel_instance keeps it an identifier)
     return repr(v) if not isinstance(v, tuple) else "_".join(_spell(x) for x in v)
 
 

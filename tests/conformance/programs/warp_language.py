@@ -96,3 +96,40 @@ def static_tables(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.arra
     f = wp.static(TABLE["scale"])
     y[i] = f(a[i]) + wp.static(TABLE["wave"])(b[i]) * wp.static(TABLE["gain"])
     y[i] += apply(wp.static(TABLE[3]), a[i]) + apply_two(wp.static(TABLE["blend"]), a[i], b[i])
+
+
+MODE = 2
+ACTIVATION = "gelu"
+
+
+@wp.kernel
+def static_choices(a: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    x = a[i]
+    if wp.static(MODE == 2 and ACTIVATION in ("gelu", "silu")):
+        y[i] = x * wp.sin(x)
+    elif wp.static(MODE == 3):
+        y[i] = wp.cross(x, x)  # never compiled (Warp neither): not valid for a float
+    else:
+        y[i] = x
+    if wp.static(not MODE > 2):
+        y[i] += wp.cos(x)
+
+
+def make_activation(act: str, dtype):
+    @wp.kernel
+    def activate(a: wp.array(dtype=dtype), y: wp.array(dtype=dtype)):
+        i = wp.tid()
+        if wp.static(act == "relu"):
+            y[i] = wp.max(a[i], dtype(0.0)) * dtype(1.5)
+        elif wp.static(act == "tanh" and dtype == wp.float64):
+            y[i] = wp.tanh(a[i])
+        else:
+            y[i] = a[i] * dtype(0.5)
+
+    return activate
+
+
+activate_relu = make_activation("relu", float)
+activate_tanh64 = make_activation("tanh", wp.float64)
+activate_half = make_activation("tanh", float)
