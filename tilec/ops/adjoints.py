@@ -637,6 +637,24 @@ def _randf(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(1, C("mul", g, C("sub", _k(u, 1), u))), (2, C("mul", g, u))]
 
 
+@rule("noise", "pnoise")
+def _noise(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The noise's gradient at x times g, as Warp's adj_noise (noise.h computes the gradient as Warp's
+    noise_Nd_gradient does); the state and the periods take none."""
+    gradient = C(f"{e.op}_gradient", *(ad.val(a) for a in e.args))
+    return [(1, C("mul", gradient, ad.val(g)))]
+
+
+@rule("curlnoise")
+def _curlnoise(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The point's gradient (noise.h curlnoise_adjoint); lacunarity and gain must be constants."""
+    varying = [name for name, a in zip(("lacunarity", "gain"), e.args[3:5]) if not isinstance(a, ir.Const)]
+    if varying:
+        raise NotDifferentiable(f"curlnoise: tilec derives its gradient for the point only, and `{varying[0]}` "
+                                "is not a constant here", e.span)
+    return [(1, C("curlnoise_adjoint", *(ad.val(a) for a in e.args), ad.val(g)))]
+
+
 @rule("replay_value")
 def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's

@@ -16,9 +16,10 @@ import numpy as np
 
 from .. import ir
 from ..ir.types import Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
-from . import reference_values
+from . import reference_random, reference_values
 from .reference_values import Context, Impl, Value, make_value
 from .random import SAMPLERS
+from .reference_random import pcg as _pcg, unit as _unit
 
 IMPL: dict[str, Impl] = {}
 
@@ -961,12 +962,6 @@ def _assert(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 # ---------------------------------------------------------------- random (Warp's PCG streams)
 
 
-def _pcg(state: int) -> int:
-    b = (state * 747796405 + 2891336453) & 0xFFFFFFFF
-    c = ((((b >> ((b >> 28) + 4)) ^ b) * 277803737)) & 0xFFFFFFFF
-    return ((c >> 22) ^ c) & 0xFFFFFFFF
-
-
 @impl("rand_init")
 def _rand_init(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     seed = int(a[0]) & 0xFFFFFFFF
@@ -996,11 +991,6 @@ def _tile_rand(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
         v = draws.view(np.int32) if len(a) == 1 else (
             (draws % np.uint32((int(a[2]) - int(a[1])) & 0xFFFFFFFF) + np.uint32(int(a[1]) & 0xFFFFFFFF)).view(np.int32))
     return v.reshape(_tile_shape(call)).astype(result_dtype(call))
-
-
-def _unit(draw: int) -> np.float32:
-    unit: np.float32 = np.float32(draw >> 8) * np.float32(1.0 / 16777216.0)
-    return unit
 
 
 @impl("rand_advance")
@@ -1114,4 +1104,5 @@ def _stack_clear(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     a[0].items.clear()
 # The value types' ops (vectors, matrices, quaternions, transforms) and mul/div/eq/ne on them.
 IMPL.update(reference_values.IMPL)
+IMPL.update(reference_random.IMPL)
 reference_values.wrap_operators(IMPL)

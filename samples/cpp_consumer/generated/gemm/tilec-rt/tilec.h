@@ -20,6 +20,7 @@
 #include "matmul_adds.h"
 #include "fft.h"
 #include "random.h"
+#include "noise.h"
 #include "stack.h"
 #include "views.h"
 #include "grads.h"
