@@ -69,8 +69,8 @@ def test_several_values_forward_and_adjoint():
 
 
 @pytest.mark.parametrize("body, message", [
-    ("    t = coeffs(x[i])\n", "12:9: TC0303: `coeffs` returns 2 values; unpack them where it is called "
-                              "(`a, b = coeffs(...)`)"),
+    ("    x[i] = coeffs(x[i]) * 2.0\n", "12:12: TC0303: `coeffs` returns 2 values; unpack them where it is called "
+                                       "(`a, b = coeffs(...)`)"),  # (`t = coeffs(...)` binds a tuple: test_tuple_values.py)
     ("    a, b, c = coeffs(x[i])\n", "12:5: TC0303: cannot unpack the 2 values `coeffs` returns into 3 names"),
 ])
 def test_a_call_that_does_not_unpack_every_value_is_refused(body, message):

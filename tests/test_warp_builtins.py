@@ -170,10 +170,14 @@ def test_diagnostics_at_the_call(statement, expected):
     assert first_error(diagnosed(statement)) == expected
 
 
-def test_a_default_must_be_a_compile_time_number():
-    source = diagnosed("f(1.0)", default="wp.sin")
-    assert first_error(source) == ("12:12: TC0305: the default of parameter `y` of `f` must be a compile-time "
-                                   "number for tilec (it is used by this call)")
+@pytest.mark.parametrize("default, expected", [
+    ("(1.0, 2.0)", "12:12: TC0305: the default of parameter `y` of `f` must be a compile-time number for tilec (it "
+                   "is used by this call)"),
+    ("wp.sin", "12:12: TC0201: f: parameter `y` expects a float32 scalar, got the function `wp.sin`"),  # (a
+    # `wp.Function` parameter takes it: tests/conformance/cases_warp_language.py)
+])
+def test_a_default_must_be_a_compile_time_number(default, expected):
+    assert first_error(diagnosed("f(1.0)", default=default)) == expected
 
 
 def test_library_lists_what_its_file_defines():

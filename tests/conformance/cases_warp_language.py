@@ -3,8 +3,9 @@ array view of another dimension or a tile of another shape (Warp compares an arr
 dtype, not its shape); functions as values: `f = my_func`, a func's `wp.Function` parameter (a @wp.func
 or a builtin, by position, keyword or default), wp.tile_map through such a name, and functions and
 numbers picked from a module-level dict by `wp.static(TABLE[key])`; `if wp.static(...)` on comparisons of
-constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64`), only the arm taken compiled."""
-from cases import Case, arr, out
+constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64`), only the arm taken compiled;
+tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking)."""
+from cases import Case, arr, out, varr
 
 L = "warp_language.py"
 N = 8
@@ -23,5 +24,9 @@ CASES = [
          args=(arr(N, dtype="float64"), out(N, dtype="float64")), **SIMT),
     Case("wl_factory_half", L, "activate__act_tanh__dtype_float32", warp_kernel="activate_half", dim=(N,),
          args=(arr(N), out(N)), **SIMT),
+    # Warp 1.19 gives no gradient through a tuple's items at all (0 for `t = (a, 2.5); y = t[0] * t[1]`, measured)
+    Case("wl_tuple_values", L, "tuple_values", dim=(N,), args=(arr(N), arr(N), out(N), varr(N, "vec3", "out")),
+         warp_wrong="Warp 1.19's adjoint gives a tuple's items no gradient (0, measured); checked by finite differences",
+         **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

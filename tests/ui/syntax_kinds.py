@@ -20,7 +20,7 @@ def unsupported(A: wp.array1d(dtype=float)):
     for q in A:  # ERROR TC0401: only `for i in range(...)` and `for i in reversed(range(...))` loops
         pass
     raise ValueError(i)  # ERROR TC0401: raise
-    t = (1, 2)  # ERROR TC0401: tuples here
+    t = 1.0 + (1, 2)  # ERROR TC0401: tuples here
     z = i if True else 1.5  # ERROR TC0201: float literal
     while i < 3:
         i += 1

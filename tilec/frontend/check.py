@@ -33,6 +33,7 @@ from .lower_tile_expand import TileExpandLowering
 from .lowering_host import LoweringHost
 from .statement_walk import statements
 from .tuple_returns import tuple_annotation
+from .tuple_values import TupleValues
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -89,7 +90,7 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords, TupleReturns, MathRewrites, LoweringHost):
+                      TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -134,6 +135,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.non_null: set[str] = set()  # nullable parameters a test has shown passed, where the lowering is
         self.returns_several: int | None = None  # a func returning several values: how many (tuple_returns.py)
         self.func_values: dict[str, FunctionT] = {}  # name -> the function it is bound to (`f = my_func`, wp.Function)
+        self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -185,10 +187,18 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if any(structs.leaves(t) is not None for t in self.param_types) else (),
         )
 
+    def lower_subscript(self, node: cst.Subscript) -> Lowered:
+        item = self.tuple_item(node)  # `t[0]` of a tuple (tuple_values.py)
+        return item if item is not None else super().lower_subscript(node)
+
     def lower_name(self, node: cst.Name) -> Lowered:
         """A kernel array parameter the body tests with `if a:` may be None (a null array, as Warp passes
         one): it is read only where a test has shown it passed."""
         name = node.value
+        if name in self.tuple_vars and name not in self.env:
+            self.fail("TC0401", f"unsupported syntax: the tuple `{name}` used as a value (tilec indexes and unpacks "
+                      "tuples, and does not pass them to funcs yet)", node,
+                      help=f"pass its items: `{name}[0]`, `{name}[1]`, ...")
         sym = self.nullable.get(name)
         if sym is not None and name not in self.non_null and self.env.get(name) is not None \
                 and self.env[name].sym is sym:
@@ -499,6 +509,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     def assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(target, cst.Name):
+            as_tuple = self.bind_tuple(target, value_node, node)
+            if as_tuple is not None:
+                return as_tuple
             function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute, cst.Call)) else None
             if function is not None:
                 return self.bind_function_value(target, function, node)
@@ -532,6 +545,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         names = [n for n in nodes if isinstance(n, cst.Name)]
         if len(names) != len(nodes):
             self.fail("TC0401", "unsupported syntax: nested or indexed unpacking targets", target)
+        from_tuple = self.unpack_tuple(names, value_node, node)
+        if from_tuple is not None:
+            return from_tuple
         if isinstance(value_node, (cst.Tuple, cst.List)):
             if len(value_node.elements) != len(names):
                 self.fail("TC0303", f"cannot unpack {len(value_node.elements)} values into {len(names)} names",
@@ -622,6 +638,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
         if name in self.scope.api_aliases or name in self.scope.funcs:
             self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
+        if name in self.tuple_vars:
+            self.fail("TC0405", f"`{name}` is a tuple of {len(self.tuple_vars[name])} values and cannot become "
+                      f"{describe(t)}", target, help="use a new name")
         if name in self.func_values:
             self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "
                       f"{describe(t)} (Warp has no function pointers)", target, help="use a new name")

@@ -222,10 +222,14 @@ class CallLowering(LoweringHost):
         """`len(t)` of a local tile (its first extent), vector or matrix (rows): static in Warp too."""
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
                 and "len" not in self.env and len(node.args) == 1 and node.args[0].keyword is None
-                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in self.env):
+                and isinstance(node.args[0].value, cst.Name)
+                and (node.args[0].value.value in self.env or node.args[0].value.value in self.tuple_vars)):
             return consts.NOT_CONST
         from ..ir.types import MatT, TileT, VecT
 
+        count = self.tuple_len(node.args[0].value)
+        if count is not None:
+            return count
         t = self.env[node.args[0].value.value].sym.type
         if isinstance(t, TileT) and t.shape and isinstance(t.shape[0], int):
             return t.shape[0]

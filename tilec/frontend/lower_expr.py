@@ -235,6 +235,9 @@ class ExprLowering(LoweringHost):
         held = self.indexed_field(arg)
         if held is not None:
             return self.indexed_value_shape(held, 0, node)
+        count = self.tuple_len(arg)
+        if count is not None:
+            return self.const_expr(count, node)
         base = self.expr(arg)
         t = base.type
         if isinstance(t, (VecT, MatT)):

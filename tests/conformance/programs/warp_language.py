@@ -133,3 +133,24 @@ def make_activation(act: str, dtype):
 activate_relu = make_activation("relu", float)
 activate_tanh64 = make_activation("tanh", wp.float64)
 activate_half = make_activation("tanh", float)
+
+
+@wp.func
+def halves_and_axis(x: float, y: float):
+    return x * 0.5, wp.vec3(y, x, 1.0)
+
+
+@wp.kernel
+def tuple_values(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array(dtype=float),
+                 v: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    t = (a[i], 2.5, wp.vec3(a[i], b[i], 1.0), i)
+    y[i] = t[0] * t[1] + wp.length(t[2]) + float(t[3]) + float(len(t)) + float(wp.static(len(t)))
+    p, q, r, s = t
+    u = halves_and_axis(a[i], b[i])
+    y[i] += u[0] * p * q
+    v[i] = u[1] + r * float(s)
+    w = t
+    axis_angle = wp.quat_to_axis_angle(wp.normalize(wp.quat(a[i], b[i], 0.5, 1.0)))
+    axis = axis_angle[0]
+    y[i] += w[1] * axis_angle[1] + axis[0]

@@ -1,0 +1,21 @@
+import warp as wp
+
+
+@wp.func
+def takes(x: float):
+    return x
+
+
+@wp.kernel
+def tuple_errors(a: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    t = (a[i], 2.0, 3)
+    x = t[3]  # ERROR TC0106: index 3 is out of range for the tuple `t` of 3 values
+    y = t[n]  # ERROR TC0305: a tuple's index must be a compile-time integer
+    z = takes(t)  # ERROR TC0401: the tuple `t` used as a value
+    t = (1.0, 2.0)  # ERROR TC0405: `t` was a tuple of (float32, float32, int32) and cannot become a tuple of (float32, float32)
+    t = 1.0  # ERROR TC0405: `t` is a tuple of 3 values and cannot become a float32 scalar
+    u = (a, 1.0)  # ERROR TC0401: a tuple holding a 1-d float32 array
+    p, q = t  # ERROR TC0303: cannot unpack the tuple `t` of 3 values into 2 names
+    s = a[i]
+    s = (1.0, 2.0)  # ERROR TC0405: `s` was a float32 scalar and cannot become a tuple

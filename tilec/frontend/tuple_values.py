@@ -1,0 +1,104 @@
+"""Tuples as local values, as Warp 1.19 has them: `t = (x, 2.0, v)` or `t = f(...)` of a func
+returning several values, then `t[0]` (a constant index, negative too), `len(t)` /
+`wp.static(len(t))`, `a, b = t`, `t2 = t`.
+
+A tuple lives in the front end only: each of its items is a variable of its own (`t.0`, `t.1`, ...
+in the IR), so every later pass, the adjoint included, sees scalars, vectors and matrices. A name
+bound to a tuple stays one (rebinding assigns the same variables, the item types unchanged, so a
+tuple rebound in a branch or loop is one set of variables); using the whole tuple as a value
+(passing it to a func, returning it) is a diagnostic.
+"""
+from __future__ import annotations
+
+from typing import cast
+
+import libcst as cst
+
+from .. import ir
+from ..ir.types import MatT, Scalar, VecT, describe
+from . import consts, warp_library
+from .lowering_host import LoweringHost
+
+
+class TupleValues(LoweringHost):
+    tuple_vars: dict[str, list[ir.Sym]]  # name -> its items' variables
+
+    def tuple_items(self, value_node: cst.BaseExpression, node: cst.CSTNode) -> tuple[list[ir.Stmt], list[ir.Expr]] | None:
+        """The items `value_node` makes, if it makes a tuple (a tuple display, a call of a func returning
+        several values, a name bound to a tuple): (statements evaluating them once, their values)."""
+        if isinstance(value_node, cst.Tuple):
+            return [], [self.expr(el.value) for el in value_node.elements]
+        if isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars:
+            return [], [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
+        func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
+        if func is None:
+            return None
+        count = warp_library.func_def(self.scope, func).returns_several
+        if count is None:
+            return None
+        return [], list(self.unpacked_call(func, count, cast(cst.Call, value_node)))
+
+    def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
+        made = self.tuple_items(value_node, node)
+        if made is None:
+            return None
+        stmts, items = made
+        name = target.value
+        if name in self.env:
+            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a tuple", target)
+        for item, where in zip(items, _item_nodes(value_node, len(items))):
+            if not isinstance(item.type, (Scalar, VecT, MatT)):  # (a struct value too: its type is a StructT)
+                self.fail("TC0401", f"unsupported syntax: a tuple holding {describe(item.type)} (tilec's tuples hold "
+                          "scalars, vectors and matrices)", where if where is not None else value_node)
+        items = [self.retype_literal(item, item.type) for item in items]  # a literal item: its own type, as in Warp
+        syms = self.tuple_vars.get(name)
+        if syms is None:
+            syms = [ir.Sym(f"{name}.{k}", 0, item.type) for k, item in enumerate(items)]
+            self.tuple_vars[name] = syms
+        elif [s.type for s in syms] != [i.type for i in items]:
+            self.fail("TC0405", f"`{name}` was a tuple of ({', '.join(str(s.type) for s in syms)}) and cannot become "
+                      f"a tuple of ({', '.join(str(i.type) for i in items)})", target)
+        temps = [self.new_temp(item.type) for item in items]  # all items first, as Python evaluates them
+        span = self.span(node)
+        return (stmts + [ir.Assign(t, item, span) for t, item in zip(temps, items)]
+                + [ir.Assign(s, ir.Var(t, span), span) for s, t in zip(syms, temps)])
+
+    def tuple_item(self, node: cst.Subscript) -> ir.Expr | None:
+        """`t[k]` of a tuple name: item k (a constant; -1 the last), else None."""
+        if not (isinstance(node.value, cst.Name) and node.value.value in self.tuple_vars
+                and node.value.value not in self.env):
+            return None
+        syms = self.tuple_vars[node.value.value]
+        index = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+        k = self.constant_of(index) if index is not None else consts.NOT_CONST
+        if not isinstance(k, int) or isinstance(k, bool):
+            self.fail("TC0305", f"a tuple's index must be a compile-time integer (`{node.value.value}` holds "
+                      f"{len(syms)} values)", node.slice[0] if node.slice else node)
+        if not -len(syms) <= k < len(syms):
+            self.fail("TC0106", f"index {k} is out of range for the tuple `{node.value.value}` of {len(syms)} values",
+                      node.slice[0])
+        return ir.Var(syms[k], self.span(node))
+
+    def tuple_len(self, node: cst.BaseExpression) -> int | None:
+        """len(t) of a tuple name."""
+        if isinstance(node, cst.Name) and node.value in self.tuple_vars and node.value not in self.env:
+            return len(self.tuple_vars[node.value])
+        return None
+
+    def unpack_tuple(self, names: list[cst.Name], value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`a, b = t` of a tuple name; None for any other value."""
+        if not (isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars):
+            return None
+        syms = self.tuple_vars[value_node.value]
+        if len(syms) != len(names):
+            self.fail("TC0303", f"cannot unpack the tuple `{value_node.value}` of {len(syms)} values into {len(names)} "
+                      "names", node)
+        return [self.bind_name(n, ir.Var(s, self.span(n)), node) for n, s in zip(names, syms)]
+
+
+def _item_nodes(value_node: cst.BaseExpression, count: int) -> list[cst.BaseExpression | None]:
+    if isinstance(value_node, cst.Tuple):
+        return [el.value for el in value_node.elements]
+    return [None] * count
+
