@@ -17,20 +17,14 @@ import numpy as np
 from .. import ir
 from ..ir.types import Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
 from . import reference_random, reference_values
-from .reference_values import Context, Impl, Value, make_value
+from .reference_values import Context, Impl, Value, make_value, registrar
 from .random import SAMPLERS
 from .reference_random import pcg as _pcg, unit as _unit
 
 IMPL: dict[str, Impl] = {}
 
 
-def impl(*names: str) -> Callable[[Impl], Impl]:
-    def register(fn: Impl) -> Impl:
-        for n in names:
-            IMPL[n] = fn
-        return fn
-
-    return register
+impl = registrar(IMPL)
 
 
 def npdtype(scalar: Type) -> type[np.generic]:

@@ -3,26 +3,20 @@
 operations of runtime noise.h in the same order, so the interpreter's values are the runtime's."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import ir
-from .reference_values import Context, Impl, Value
+from .reference_values import Context, Impl, Value, registrar
 
 IMPL: dict[str, Impl] = {}  # merged into reference.IMPL
 F = np.float32
 PRIMES = (73856093, 19349663, 53471161, 10000019)
 
 
-def impl(*names: str) -> Callable[[Impl], Impl]:
-    def register(fn: Impl) -> Impl:
-        for n in names:
-            IMPL[n] = fn
-        return fn
-
-    return register
+impl = registrar(IMPL)
 
 
 def pcg(state: int) -> int:

@@ -37,16 +37,24 @@ class Context(Protocol):
 
 
 Impl = Callable[[Context, ir.OpCall, Sequence[Value]], Value]  # impl(ctx, call, operand values) -> result
+
+
+def registrar(table: dict[str, Impl]) -> Callable[..., Callable[[Impl], Impl]]:
+    """The decorator `impl(*names)` that registers a function as the implementation of those ops in
+    `table` (each reference module has its table; reference.py merges them)."""
+    def impl(*names: str) -> Callable[[Impl], Impl]:
+        def register(fn: Impl) -> Impl:
+            for n in names:
+                table[n] = fn
+            return fn
+
+        return register
+
+    return impl
+
+
 IMPL: dict[str, Impl] = {}  # merged into reference.IMPL by reference.py (which imports this module)
-
-
-def impl(*names: str) -> Callable[[Impl], Impl]:
-    def register(fn: Impl) -> Impl:
-        for n in names:
-            IMPL[n] = fn
-        return fn
-
-    return register
+impl = registrar(IMPL)
 
 
 def np_dtype(t: Type) -> type[np.generic]:
