@@ -28,5 +28,11 @@ CASES = [
     Case("wl_tuple_values", L, "tuple_values", dim=(N,), args=(arr(N), arr(N), out(N), varr(N, "vec3", "out")),
          warp_wrong="Warp 1.19's adjoint gives a tuple's items no gradient (0, measured); checked by finite differences",
          **SIMT),
+    # two instances of one factory, each calling the func it was given: tilec compiled both with the first
+    # one's func (its instances were keyed by the parameter's name), silently, until this case
+    Case("wl_factory_added", L, "combine__func_added", warp_kernel="combine_added", dim=(N,),
+         args=(arr(N), arr(N), out(N)), **SIMT),
+    Case("wl_factory_subtracted", L, "combine__func_subtracted", warp_kernel="combine_subtracted", dim=(N,),
+         args=(arr(N), arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

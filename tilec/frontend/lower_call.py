@@ -609,13 +609,17 @@ class CallLowering(LoweringHost):
         table_item = self.static_item(node) if here else None
         if table_item is not None:  # `wp.static(OPS["double"])`: the dict's value, a module-level name
             return self.function_value(table_item, scope)
+        if (here and isinstance(node, cst.Call) and scope.api_attr(node.func) == "static" and len(node.args) == 1
+                and node.args[0].keyword is None):
+            return self.function_value(node.args[0].value)  # `wp.static(func)(3, 2)` in a kernel factory
         if isinstance(node, cst.Name):
             if here and node.value in self.env:
                 return None
             if here and node.value in self.func_values:
                 return self.func_values[node.value]
-            if node.value in scope.funcs:
-                return FunctionT("func", node.value, id(scope.funcs[node.value]))
+            if node.value in scope.funcs:  # by the def's own name (a factory's `func` argument names another)
+                fd = scope.funcs[node.value]
+                return FunctionT("func", fd.name, id(fd))
         api = scope.api_attr(node)
         if api is not None and _callable_api(api, scope):
             return FunctionT("api", api)

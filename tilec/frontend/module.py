@@ -234,7 +234,7 @@ class ModuleChecker:
             self.no_overload(caller.scope, name, args, span)
             raise Abort()
         fd = found
-        fkey = fd.key or name
+        fkey = fd.key or fd.name  # the def's own name: a factory's `func` parameter names a different def per binding
         if name in self.stack:
             self.diags.error("TC0402", f"recursive call of `{name}`: tilec needs a static call graph", span)
             raise Abort()

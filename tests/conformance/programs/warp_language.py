@@ -154,3 +154,26 @@ def tuple_values(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array
     axis_angle = wp.quat_to_axis_angle(wp.normalize(wp.quat(a[i], b[i], 0.5, 1.0)))
     axis = axis_angle[0]
     y[i] += w[1] * axis_angle[1] + axis[0]
+
+
+@wp.func
+def added(a: float, b: float):
+    return a + b
+
+
+@wp.func
+def subtracted(a: float, b: float):
+    return a - b
+
+
+def make_combine(func):
+    @wp.kernel
+    def combine(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = func(a[i], b[i]) + wp.static(func)(b[i], 2.0) * 3.0 + apply_two(func, a[i], 0.5)
+
+    return combine
+
+
+combine_added = make_combine(added)
+combine_subtracted = make_combine(subtracted)
