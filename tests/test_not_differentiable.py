@@ -86,3 +86,54 @@ def test_undifferentiable_kernels_warn_at_the_line_and_refuse_adjoints(tmp_path)
     mod.map_multi.launch_tiled(dim=1, inputs=[A, B], adj_inputs=[dA, np.ones(8, np.float32)], adjoint=True)
     np.testing.assert_allclose(B, 2.0 * A + 1.0, rtol=1e-6)
     np.testing.assert_array_equal(dA, np.full(8, 2.0, np.float32))
+
+
+LOCAL_ARRAYS = '''import warp as wp
+
+
+@wp.func
+def weighted(x: float):
+    w = wp.zeros(shape=3, dtype=float)
+    for k in range(3):
+        w[k] = x * float(k)
+    return w[0] + w[1] + w[2]
+
+
+@wp.kernel
+def in_kernel(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    a = wp.zeros(shape=(2,), dtype=float)
+    a[1] = x[i] * x[i]
+    y[i] = a[1] + a[0]
+
+
+@wp.kernel
+def in_func(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = weighted(x[i])
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_local_arrays_build_kernels_without_adjoints(tmp_path):
+    """A local array (wp.zeros in a kernel or in a func it calls) has no adjoint in tilec yet: the kernel
+    is built without one and says why at the line, its forward intact; never a zero gradient."""
+    path = tmp_path / "la.py"
+    path.write_text(LOCAL_ARRAYS)
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
+                           "--target", "cpu"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    made = "warning[TC0501]: a local array (wp.zeros in a kernel or func) is made here; tilec derives no adjoint"
+    assert f"{path}:15:5: {made}" in proc.stderr and f"{path}:6:5: {made}" in proc.stderr
+    import tilec
+
+    mod = tilec.load(tmp_path / "out/la")
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    for kernel, want in ((mod.in_kernel, x * x), (mod.in_func, 3.0 * x)):
+        y = np.zeros(8, np.float32)
+        kernel.launch(dim=8, inputs=[x, y])
+        np.testing.assert_allclose(y, want, rtol=1e-6)
+        with pytest.raises(ValueError, match="no backward kernel.*local array"):
+            kernel.launch(dim=8, inputs=[x, y], adj_inputs=[np.zeros(8, np.float32), np.ones(8, np.float32)],
+                          adjoint=True)

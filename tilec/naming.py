@@ -153,6 +153,11 @@ def c_param(name: str) -> str:
     return _user(name)
 
 
+def cxx_local_storage(sym: Sym) -> str:
+    """The elements of a local array (`a = wp.zeros(shape=..., dtype=T)` in a kernel), declared at the top."""
+    return f"_local_{cxx_var(sym)}"
+
+
 def cxx_heap(sym: Sym) -> str:
     """The owner of a tile allocated on the heap (the tile itself is the reference cxx_var(sym))."""
     return f"_heap_{cxx_var(sym)}"

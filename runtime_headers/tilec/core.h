@@ -202,6 +202,23 @@ template <class T, int N> struct Array {
     TL_HD bool contiguous_last() const { return strides[N - 1] == int64_t(sizeof(T)); }
 };
 
+// A thread's fixed-size array (Warp's `wp.zeros(shape=..., dtype=T)` in a kernel): its elements,
+// declared by the generated code, zero-filled and seen as an N-d array with contiguous rows.
+template <class T, int N, class... D> TL_HD Array<T, N> local_array(T* elements, D... dims) {
+    static_assert(sizeof...(D) == N, "one extent per dimension");
+    const int64_t extents[N] = {int64_t(dims)...};
+    Array<T, N> a;
+    int64_t count = 1;
+    for (int k = N - 1; k >= 0; --k) {
+        a.shape[k] = extents[k];
+        a.strides[k] = count * int64_t(sizeof(T));
+        count *= extents[k];
+    }
+    for (int64_t e = 0; e < count; ++e) elements[e] = T();
+    a.data = elements;
+    return a;
+}
+
 // Whether a launch's partial last block (lane_tid 3, threads not a multiple of block_dim) has a
 // defined result: every tile that an op reads at other positions has at most `limit` elements
 // (codegen/analysis.partial_block_limit), so all of them are active. The loader checks the same.

@@ -68,6 +68,7 @@ class CudaEmitter(CxxEmitter):
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+        self.declare_local_arrays(fn)  # (a thread's own: local memory)
         if layout.scratch_offset is not None:
             self.scratch_offset = layout.scratch_offset
         self.smem_bytes, self.scratch_bytes = layout.total, layout.global_total

@@ -312,6 +312,14 @@ class CxxEmitter:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)};")  # written before any read
             else:
                 self.emit(f"{ctype(sym.type)} {naming.cxx_var(sym)}{{}};")
+        self.declare_local_arrays(fn)
+
+    def declare_local_arrays(self, fn: ir.Function) -> None:
+        """The elements of each local array (wp.zeros in the body); its call zero-fills them where the
+        source makes it."""
+        for sym, count in local_arrays(fn).items():
+            assert isinstance(sym.type, ArrayT), sym
+            self.emit(f"{ctype(sym.type.dtype)} {naming.cxx_local_storage(sym)}[{count}];")
 
     def block(self, body: Iterable[ir.Stmt]) -> None:
         for s in body:
@@ -495,6 +503,12 @@ class CxxEmitter:
 
     def assign(self, target: ir.Sym, value: ir.Expr) -> None:
         dst = naming.cxx_var(target)
+        if isinstance(value, ir.OpCall) and value.op == "zeros":  # a local array: its elements declared at the top
+            dims = ", ".join(str(d) for d in _local_shape(value))
+            assert isinstance(target.type, ArrayT), target
+            self.emit(f"{dst} = tl::local_array<{ctype(target.type.dtype)}, {target.type.ndim}>("
+                      f"{naming.cxx_local_storage(target)}, {dims});")
+            return
         if isinstance(target.type, StackT) and isinstance(value, ir.OpCall) and value.op == "tile_stack":
             self.emit(f"{dst} = tl::tile_stack<{target.type.dtype.ctype}, {target.type.capacity}>(ctx, "
                       f"{self.stack_memory(target)});")
@@ -984,6 +998,20 @@ def _assigned_first(fn: ir.Function) -> set[ir.Sym]:
         if isinstance(s, ir.Assign) and s.target not in read and s.target not in own:
             assigned.add(s.target)
     return assigned
+
+
+def _local_shape(call: ir.OpCall) -> tuple[int, ...]:
+    shape = call.attr("shape")
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def local_arrays(fn: ir.Function) -> dict[ir.Sym, int]:
+    """The symbols bound to local arrays (wp.zeros in the body) and the most elements each holds."""
+    out: dict[ir.Sym, int] = {}
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.OpCall) and s.value.op == "zeros":
+            out[s.target] = max(out.get(s.target, 0), math.prod(_local_shape(s.value)))
+    return dict(sorted(out.items(), key=lambda kv: str(kv[0])))
 
 
 def local_syms(fn: ir.Function) -> list[ir.Sym]:

@@ -136,6 +136,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.returns_several: int | None = None  # a func returning several values: how many (tuple_returns.py)
         self.func_values: dict[str, FunctionT] = {}  # name -> the function it is bound to (`f = my_func`, wp.Function)
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
+        self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
+        self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -515,7 +517,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute, cst.Call)) else None
             if function is not None:
                 return self.bind_function_value(target, function, node)
+            self.local_array_call = value_node if isinstance(value_node, cst.Call) else None
             value = self.lower_value(value_node, 1)
+            self.local_array_call = None
             if isinstance(value, STRUCTISH):
                 return self.bind_struct(target, value, node)
             if isinstance(value.type, TupleT):
@@ -619,6 +623,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def bind_name(self, target: cst.Name, value: ir.Expr, node: cst.CSTNode) -> ir.Assign:
         self.rebind_tile_param(target)
         sym = self.declare(target, value.type, node)
+        local = isinstance(value, ir.OpCall) and (value.op == "zeros" or (
+            value.op == "array_view" and isinstance(value.args[0], ir.Var) and value.args[0].sym in self.local_arrays))
+        if local or (isinstance(value, ir.Var) and value.sym in self.local_arrays):
+            self.local_arrays.add(sym)
         self.track_view(target.value, value)
         if isinstance(value, ir.OpCall) and value.attr("storage") == "shared":
             self.storage[sym] = "shared"
@@ -823,6 +831,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             value = self.retype_literal(value, declared)
         if value is not None and self.is_weak(value):
             value = ir.Const(value.value, value.type, value.span)
+        if isinstance(value, ir.Var) and value.sym in self.local_arrays:
+            self.fail("TC0401", f"unsupported syntax: returning `{value.sym.name}`, this func's local array (or a view "
+                      "of one): its elements live in the func's frame", node.value or node,
+                      help="make the array in the caller and pass it to the func to fill")
         got = NONE if value is None else value.type
         if declared is not None and got != declared:
             self.fail("TC0410", f"returns {describe(got)} but the function is annotated to return "

@@ -125,6 +125,9 @@ class CallLowering(LoweringHost):
             return self.const_expr(value, node)
         if api == "static":
             return self.lower_static(node)
+        if api == "zeros" and node is not self.local_array_call:
+            self.fail("TC0401", "unsupported syntax: wp.zeros in a kernel makes a local array, which is bound to a name "
+                      "(`a = wp.zeros(shape=(2, 3), dtype=float)`)", node)
         if api in ("print", "printf"):  # printing.py
             return self.lower_print(node) if api == "print" else self.lower_printf(node)
         if api == "tid":

@@ -118,6 +118,7 @@ if TYPE_CHECKING:
         project: str | None
         func_values: dict[str, FunctionT]  # names bound to functions (lower_call.function_value)
         tuple_vars: dict[str, list[ir.Sym]]  # names bound to tuples (tuple_values.py)
+        local_array_call: cst.Call | None  # the wp.zeros call an assignment binds (check.py)
 
         # ---------------------------------------------------- the lowering chain (see the docstring)
         expr: _Expr

@@ -106,6 +106,25 @@ def _shape(b: Bound) -> Type:
     return INT32
 
 
+LOCAL_ARRAY_BYTES = 1 << 16  # a thread's local array lives on its stack (registers or local memory on a GPU)
+
+
+def _local_zeros(b: Bound) -> Type:
+    """wp.zeros(shape=..., dtype=T) in a kernel or func: a fixed-size array of the thread's own,
+    zero-filled (Warp's fixedarray), of a constant shape."""
+    shape = rules.check_shape_value(b, "shape", b.attrs["shape"])
+    dtype = b.attrs["dtype"]
+    if not isinstance(dtype, (Scalar, VecT, MatT)):
+        b.fail("TC0303", f"a local array holds scalars, vectors or matrices, not {describe(dtype)}", "dtype")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    if count * dtype.nbytes > LOCAL_ARRAY_BYTES:
+        b.fail("TC0111", f"a local array of {count} {dtype} takes {count * dtype.nbytes} bytes of the thread's stack; "
+               f"tilec allows {LOCAL_ARRAY_BYTES}", "shape")
+    return ArrayT(dtype, len(shape))
+
+
 def _valid(b: Bound) -> Type:
     rules.array(b, "a")
     return BOOL
@@ -168,6 +187,8 @@ OPS = [
            "every element is below)", variadic="args"),
     OpSpec("array_shape", (A, Param("axis", "const")), _shape, "array_shape", "a.shape[axis]",
            api=False),
+    OpSpec("zeros", (Param("shape", "shape"), Param("dtype", "dtype")), _local_zeros, "local_array",
+           "a zero-filled array of a constant shape local to the thread (Warp's fixed-size array); bound to a name"),
     OpSpec("array_valid", (A,), _valid, "array_valid",
            "`if a:` on a kernel's array parameter: whether the launch passed an array (Warp's null test)", api=False),
     OpSpec("array_view", (A, Param("axes", "const")), _view, "array_view",

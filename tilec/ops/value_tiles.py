@@ -17,7 +17,7 @@ ANY = None  # every tile operand of the op may hold a value type
 # op -> the operands that may be tiles of a value type (ANY: all of them).
 VALUE_TILE_OPS = {
     # creation and lanes
-    "tile_zeros": ANY, "tile_ones": ANY, "tile_empty": ANY, "tile_full": ANY, "tile": ANY, "untile": ANY,
+    "zeros": ANY, "tile_zeros": ANY, "tile_ones": ANY, "tile_empty": ANY, "tile_full": ANY, "tile": ANY, "untile": ANY,
     # memory
     "tile_load": ANY, "tile_store": ANY, "tile_atomic_add": ANY, "tile_load_indexed": frozenset({"a"}),
     "tile_store_indexed": frozenset({"a", "t"}), "tile_atomic_add_indexed": frozenset({"a", "t"}),

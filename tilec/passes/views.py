@@ -41,6 +41,9 @@ def inline_array_locals(fn: ir.Function) -> ir.Function:
     params = set(fn.params)
     values: dict[ir.Sym, ir.Expr] = {}
     for sym, (stmt, loops) in defs.items():
+        if isinstance(stmt.value, ir.OpCall) and stmt.value.op == "zeros":  # its elements live in the forward only
+            raise NotDifferentiable("a local array (wp.zeros in a kernel or func) is made here; tilec derives no "
+                                    "adjoint through one yet", stmt.span)
         if sites.get(sym, 0) != 1:
             raise NotDifferentiable(f"array variable `{sym.name}` is assigned more than once; its adjoint "
                                     "is not derived", stmt.span)
