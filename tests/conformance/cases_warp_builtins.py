@@ -81,6 +81,9 @@ CASES = [
          args=(varr(N, "transform"), varr(N, "vec3"), varr(N, "quat"), varr(N, "transform", "out")),
          warp_wrong="Warp 1.19 gives the transform whose .p and .q were both assigned a nonzero gradient; checked by "
          "finite differences", **SIMT),
+    Case("wb_rotation_constructors", B, "rotation_constructors", dim=(N,),
+         args=(arr(N), varr(N, "mat33"), varr(N, "quat", "out"), varr(N, "transform", "out"), varr(N, "mat33", "out")),
+         rtol=1e-5, atol=1e-5, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
 ]

@@ -54,6 +54,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             return self.lower_sized_constructor(node)
         if api in ("vector", "matrix") and any(a.keyword is None for a in node.args):
             return self.lower_inferred_constructor(api, node)
+        if api in ("quaternion", "transformation"):
+            return self.lower_rotation_constructor(api, node)
         if api in NOT_YET:
             self.fail("TC0430", f"`{api}` is a Warp builtin on vectors/matrices not supported by tilec yet", node.func)
         return super().lower_call(node, tid_count)
@@ -138,6 +140,30 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(n, int) and n > 0 for n in shape)):
                 self.fail("TC0303", "matrix: `shape` must be a constant (rows, cols)", keywords["shape"])
             t = MatT(dtype, shape[0], shape[1])
+        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=nodes)
+        return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
+
+    def lower_rotation_constructor(self, api: str, node: cst.Call) -> ir.OpCall:
+        """Warp's generic `wp.quaternion(x, y, z, w)` / `wp.quaternion(ijk, real)` / `wp.quaternion()` and
+        `wp.transformation(p, q)` / `wp.transformation(*7 components)`, `dtype=` optional: the dtype from
+        `dtype=`, else from the first argument (a vector's, or an untyped literal's float32)."""
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        unknown = sorted(set(keywords) - {"dtype"})
+        if unknown:
+            self.fail("TC0303", f"{api}: unknown keyword `{unknown[0]}` (it takes `dtype`)", keywords[unknown[0]])
+        nodes = [a.value for a in node.args if a.keyword is None]
+        args: list[ir.Expr] = [self.expr(n) for n in nodes]
+        if "dtype" in keywords:
+            dtype = ann.dtype(keywords["dtype"], self.scope)
+            if dtype is None or not dtype.is_float:
+                self.fail("TC0303", f"{api}: `dtype` must be a float type", keywords["dtype"])
+        elif args and isinstance(args[0].type, VecT):
+            dtype = args[0].type.dtype
+        elif args and isinstance(args[0].type, Scalar) and not self.is_weak(args[0]):
+            dtype = args[0].type
+        else:
+            dtype = FLOAT32
+        t = VecT(dtype, 4, "quat") if api == "quaternion" else VecT(dtype, 7, "transform")
         call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=nodes)
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 

@@ -159,13 +159,16 @@ def _new(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     if len(args) == 1:  # a broadcast scalar: the sum of the components' adjoints
         total = _inner(g, C("value_new", _k(t, 1), type=t))
         return [(0, _cast(total, args[0].type))]
-    if all(isinstance(_elem(a.type), VecT) for a in args):  # concatenated parts: transform(p, q)
+    if any(isinstance(_elem(a.type), VecT) for a in args):  # concatenated parts: transform(p, q), quat(ijk, w)
         out, start = [], 0
         for i, a in enumerate(args):
             piece = _elem(a.type)
-            assert isinstance(piece, VecT), a  # (the test above)
-            out.append((i, _pack(piece, [_part(g, start + k) for k in range(piece.length)])))
-            start += piece.length
+            if isinstance(piece, VecT):
+                out.append((i, _pack(piece, [_part(g, start + k) for k in range(piece.length)])))
+                start += piece.length
+            else:
+                out.append((i, _cast(_part(g, start), a.type)))
+                start += 1
         return out
     out = []
     for i, a in enumerate(args):

@@ -95,6 +95,7 @@ OPERATOR_BUILTINS: dict[str, tuple[str | None, int]] = {
     "mod": ("mod", 2), "floordiv": ("floordiv", 2), "bit_and": ("bit_and", 2), "bit_or": ("bit_or", 2),
     "bit_xor": ("bit_xor", 2), "lshift": ("lshift", 2), "rshift": ("rshift", 2), "invert": ("invert", 1),
     "unot": ("not_", 1), "pos": (None, 1), "div_approx": ("div", 2),  # exact division, as Warp's CPU build
+    "inverse_approx": ("inverse", 1),  # the exact inverse: Warp's CPU build uses the same for both
 }
 _COMPARE = [("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")]
 _UNARY_FLOAT = [

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import ir
-from ..ir.types import Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
+from ..ir.types import ArrayT, Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
 from . import reference_random, reference_values
 from .reference_values import Context, Impl, Value, make_value, registrar
 from .random import SAMPLERS
@@ -201,6 +201,18 @@ def _cast(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 @impl("tile_zeros", "tile_empty")
 def _zeros(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.zeros(_held_shape(call), result_dtype(call))
+
+
+@impl("zeros")
+def _local_array(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """A local array (wp.zeros in a kernel): zeros of its shape, a value type's components as trailing axes."""
+    assert isinstance(call.type, ArrayT), call
+    shape = call.attr("shape")
+    held = call.type.dtype
+    axes = reference_values.value_shape(held) if isinstance(held, (VecT, MatT)) else ()
+    scalar = held.dtype if isinstance(held, (VecT, MatT)) else held
+    assert isinstance(scalar, Scalar), held  # (the op's rule: scalars, vectors and matrices)
+    return np.zeros(((shape,) if isinstance(shape, int) else tuple(shape)) + axes, npdtype(scalar))
 
 
 @impl("tile_ones")

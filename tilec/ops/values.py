@@ -246,6 +246,13 @@ def _new(b: Bound) -> Type:
             return t
         b.fail("TC0201", f"{_name(t)} takes a vec3{str(t)[9:]} and a quat{str(t)[9:]}, got {_name(p)} and "
                f"{_name(q)}", "arg0")
+    if isinstance(t, VecT) and t.family == "quat" and len(args) == 2:  # quat(ijk, real), as Warp's quaternion
+        ijk, real = args
+        if ijk == VecT(t.dtype, 3) and (real == t.dtype or (1 in b.variadic_weak and isinstance(real, Scalar)
+                                                            and real.kind != "bool")):
+            return t
+        b.fail("TC0201", f"{_name(t)} takes a vec3{str(t)[4:]} (its vector part) and a {t.dtype} (its real part), "
+               f"got {_name(ijk)} and {_name(real)}", "arg0")
     if isinstance(t, VecT) and t.family == "spatial_vector" and len(args) == 2:  # spatial_vector(w, v)
         if all(a == VecT(t.dtype, 3) for a in args):
             return t
@@ -560,8 +567,7 @@ OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
 
 # Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
 NOT_YET = frozenset({
-    "eig3", "inverse_approx", "matrix", "qr3", "quaternion", "svd2", "svd3", "transform_add_inplace",
-    "transform_sub_inplace", "transformation", "vector",
+    "eig3", "matrix", "qr3", "svd2", "svd3", "transform_add_inplace", "transform_sub_inplace", "vector",
 })  # (the Python-written ones tilec provides are frontend/warp_library.py's)
 
 # Which components `.x` / `.w` / `.p` name, per family.

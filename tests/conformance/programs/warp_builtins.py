@@ -263,3 +263,15 @@ def assign_parts(t: wp.array(dtype=wp.transform), p: wp.array(dtype=wp.vec3), q:
     x.p += p[i] * 2.0
     x.q = q[i] * x.p[0]
     out[i] = x
+
+
+@wp.kernel
+def rotation_constructors(a: wp.array(dtype=float), m: wp.array(dtype=wp.mat33), q: wp.array(dtype=wp.quat),
+                          t: wp.array(dtype=wp.transform), inv: wp.array(dtype=wp.mat33)):
+    i = wp.tid()
+    x = a[i]
+    q[i] = wp.quaternion(x, 2.0, 3.0, 4.0) + wp.quaternion(wp.vec3(1.0, x, 0.5), x * 2.0) + wp.quaternion()
+    q[i] += wp.quat(wp.vec3(x, x, 1.0), 0.5)
+    t[i] = wp.transformation(wp.vec3(x, 2.0, 3.0), wp.quat(x, 1.0, 0.0, 1.0)) + wp.transformation(
+        1.0, 2.0, x, 0.0, 0.0, 0.0, 1.0, dtype=float)
+    inv[i] = wp.inverse_approx(m[i] + wp.identity(3, dtype=float) * 4.0)

@@ -32,6 +32,11 @@ template <int N, class T> struct vec {
         for (int i = 0; i < A; ++i) c[i] = a.c[i];
         for (int i = 0; i < B; ++i) c[A + i] = b.c[i];
     }
+    template <int A, class S, class = typename std::enable_if<A + 1 == N>::type>
+    TL_HD vec(const vec<A, T>& head, S last) {  // wp.quat(ijk, real): the vector part, then the real part
+        for (int i = 0; i < A; ++i) c[i] = head.c[i];
+        c[A] = T(compute_t<T>(last));
+    }
     TL_HD T& operator[](int i) { return c[i]; }
     TL_HD const T& operator[](int i) const { return c[i]; }
 };
