@@ -517,3 +517,59 @@ def test_expect_checks_of_vectors_and_matrices_report_like_warp(capfd):
 def test_expect_checks_take_one_type():
     assert first_error(diagnosed("0.0\n    wp.expect_eq(wp.vec3(1.0), wp.vec3d(1.0))")) == (
         "13:32: TC0201: expect_eq: compares a vec3f with a vec3d; they must be of one type")
+
+
+EDGES = '''
+import warp as wp
+
+
+@wp.kernel
+def edges(p1: wp.array(dtype=wp.vec3), q1: wp.array(dtype=wp.vec3), p2: wp.array(dtype=wp.vec3),
+          q2: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = wp.closest_point_edge_edge(p1[i], q1[i], p2[i], q2[i], 1.0e-6)
+'''
+
+
+def closest_points(p1, q1, p2, q2, eps=1e-6):
+    """(s, t, d) of the documented builtin, in float64, by brute force over both segments where neither
+    is degenerate (a fine grid, then the exact point on the other segment)."""
+    d1, d2 = q1 - p1, q2 - p2
+    a, e = d1 @ d1, d2 @ d2
+    if a <= eps and e <= eps:
+        s = t = 0.0
+    elif a <= eps:
+        s, t = 0.0, float(np.clip(d2 @ (p1 - p2) / e, 0, 1))
+    elif e <= eps:
+        s, t = float(np.clip(-(d1 @ (p1 - p2)) / a, 0, 1)), 0.0
+    else:
+        grid = np.linspace(0, 1, 20001)
+        ts = np.clip(((p1[None] + grid[:, None] * d1) - p2) @ d2 / e, 0, 1)
+        gaps = np.linalg.norm(p2 + ts[:, None] * d2 - (p1 + grid[:, None] * d1), axis=1)
+        k = int(np.argmin(gaps))
+        s, t = float(grid[k]), float(ts[k])
+    return np.array([s, t, np.linalg.norm(p2 + t * d2 - p1 - s * d1)])
+
+
+@needs_cxx
+def test_closest_point_edge_edge_in_every_regime():
+    """Degenerate first, second and both edges, crossing, skew and clamped pairs (the library func:
+    tilec/library/warp_math.py), against a float64 brute-force search; parallel pairs by distance
+    only (their closest points are not unique)."""
+    m = build(EDGES, "edge_edge")
+    rng = np.random.default_rng(11)
+    n = 64
+    p1, q1, p2, q2 = (rng.standard_normal((n, 3)) for _ in range(4))
+    q1[:4] = p1[:4]  # a point and a segment
+    q2[4:8] = p2[4:8]  # a segment and a point
+    q1[8:12], q2[8:12] = p1[8:12], p2[8:12]  # two points
+    q2[12:16] = p2[12:16] + 2.0 * (q1[12:16] - p1[12:16])  # parallel
+    args = [x.astype(np.float32) for x in (p1, q1, p2, q2)]
+    out = np.zeros((n, 3), np.float32)
+    m.edges.launch(dim=n, inputs=[*args, out])
+    for i in range(n):
+        want = closest_points(*(x[i].astype(np.float64) for x in args))
+        if 12 <= i < 16:
+            np.testing.assert_allclose(out[i, 2], want[2], rtol=1e-4, atol=1e-5, err_msg=f"pair {i}")
+        else:
+            np.testing.assert_allclose(out[i], want, rtol=1e-3, atol=2e-4, err_msg=f"pair {i}")

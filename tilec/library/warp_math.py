@@ -351,3 +351,46 @@ def argmin(v: Any):
         elif v[i] < v[best]:
             best = wp.uint32(i)
     return best
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@wp.func
+def closest_point_edge_edge(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3, epsilon: float):
+    # (s, t, d): the closest points p1 + s (q1 - p1) and p2 + t (q2 - p2) of two segments, s and t in
+    # [0, 1], and their distance. A segment no longer than sqrt(epsilon) is its first point (weight 0);
+    # for (nearly) parallel segments s starts at 0 and t corrects it. Its gradient is the exact one of
+    # this evaluation (Warp's adjoint damps it where the segments are nearly parallel).
+    d1 = q1 - p1
+    d2 = q2 - p2
+    r = p1 - p2
+    a = wp.dot(d1, d1)
+    e = wp.dot(d2, d2)
+    f = wp.dot(d2, r)
+    s = float(0.0)
+    t = float(0.0)
+    if a <= epsilon and e <= epsilon:
+        s = 0.0
+    elif a <= epsilon:
+        t = wp.clamp(f / e, 0.0, 1.0)
+    elif e <= epsilon:
+        s = wp.clamp(-wp.dot(d1, r) / a, 0.0, 1.0)
+    else:
+        c = wp.dot(d1, r)
+        b = wp.dot(d1, d2)
+        denom = a * e - b * b
+        s0 = float(0.0)
+        if denom > 0.0:
+            s0 = wp.clamp((b * f - c * e) / denom, 0.0, 1.0)
+        t0 = (b * s0 + f) / e
+        if t0 < 0.0:
+            s = wp.clamp(-c / a, 0.0, 1.0)
+        elif t0 > 1.0:
+            s = wp.clamp((b - c) / a, 0.0, 1.0)
+            t = 1.0
+        else:
+            s = s0
+            t = t0
+    gap = (p2 + t * d2) - (p1 + s * d1)
+    return wp.vec3(s, t, wp.length(gap))

@@ -275,3 +275,10 @@ def rotation_constructors(a: wp.array(dtype=float), m: wp.array(dtype=wp.mat33),
     t[i] = wp.transformation(wp.vec3(x, 2.0, 3.0), wp.quat(x, 1.0, 0.0, 1.0)) + wp.transformation(
         1.0, 2.0, x, 0.0, 0.0, 0.0, 1.0, dtype=float)
     inv[i] = wp.inverse_approx(m[i] + wp.identity(3, dtype=float) * 4.0)
+
+
+@wp.kernel
+def edge_edge(p1: wp.array(dtype=wp.vec3), q1: wp.array(dtype=wp.vec3), p2: wp.array(dtype=wp.vec3),
+              q2: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = wp.closest_point_edge_edge(p1[i], q1[i], p2[i], q2[i], 1.0e-6)
