@@ -63,3 +63,8 @@ def strings(a: wp.array(dtype=float)):
         a[1] = wp.cross(a[0], a[0])  # never checked: the arm is not compiled, as in Warp
     if wp.static(NAME + "x" == "relux"):  # ERROR TC0305: static: tilec evaluates only
         a[2] = 1.0
+
+
+@wp.kernel
+def gradients(a: wp.array(dtype=float)):
+    a[0] = wp.grad(doubled)(a[1])  # ERROR TC0430: `wp.grad(f)(...)` (a func's gradient as a function) is not supported

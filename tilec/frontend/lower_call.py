@@ -69,6 +69,9 @@ class CallLowering(LoweringHost):
         picked = self.function_value(func) if isinstance(func, cst.Call) else None
         if picked is not None:  # `wp.static(OPS[op])(x)`
             return self.call_function_value(picked, node, tid_count)
+        if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "grad":
+            self.fail("TC0430", "`wp.grad(f)(...)` (a func's gradient as a function) is not supported by tilec yet",
+                      func, help="write the derivative as a @wp.func, or take gradients with the kernel's adjoint launch")
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "static":
             self.fail("TC0305", "static: tilec calls the function `wp.static(D[key])` picks when D is a module-level "
                       "dict literal the file never changes and the key a constant; this one is not", func)
