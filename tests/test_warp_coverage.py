@@ -75,7 +75,7 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
     ("hash_grid_point_id", "hash-grid queries are out of scope for now (they need Warp's runtime HashGrid objects)"),
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
     ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
-    ("closest_point_edge_edge", None),
+    ("intersect_tri_tri", None),
 ])
 def test_other_missing_builtins_are_named_as_warp_builtins(name, note):
     """A Warp builtin outside the tile and random groups that tilec lacks (what Warp's own
