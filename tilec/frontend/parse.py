@@ -54,30 +54,46 @@ class Parsed:
 
 
 MAX_EXPRESSION_DEPTH = 1000
+# libcst's parser also takes time growing with how deep calls nest, summed over the calls (measured:
+# 60 sums of 120-deep calls, 13 s; a 184 KB file of 151 sums of 160-deep calls, 54 s, found by
+# bench/fuzz_hostile.py; 3000 lines of `f(g(h(x)))`, 1 s): each call counts the calls enclosing it,
+# itself included, and the file's total stays under CALL_NESTING_BUDGET (about 3 s of parsing). The
+# largest file of Warp's own source, context.py, totals 4,541.
+CALL_NESTING_BUDGET = 100_000
 
 
-def _deepest_expression(tree: ast.AST) -> ast.expr | None:
-    """The first expression node nested deeper than MAX_EXPRESSION_DEPTH (an iterative walk), or None."""
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+def _deepest_expression(tree: ast.AST) -> tuple[ast.expr, str] | None:
+    """The first expression node nested deeper than MAX_EXPRESSION_DEPTH, or the call at which the
+    calls' nesting summed exceeds CALL_NESTING_BUDGET (an iterative walk), with what to say of it; else
+    None."""
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 0, 0)]
     pop, push = stack.pop, stack.append
-    node_class, expr_class, context_class = ast.AST, ast.expr, ast.expr_context
+    node_class, expr_class, context_class, call_class = ast.AST, ast.expr, ast.expr_context, ast.Call
+    nesting = 0
     while stack:
-        node, depth = pop()
+        node, depth, calls = pop()
         if isinstance(node, expr_class):
             depth += 1
             if depth > MAX_EXPRESSION_DEPTH:
-                return node
+                return node, f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} levels; split it into smaller " \
+                    "statements"
+            if isinstance(node, call_class):
+                calls += 1
+                nesting += calls
+                if nesting > CALL_NESTING_BUDGET:
+                    return node, ("calls nested too deeply, too many of them for the parser; split them into smaller "
+                                  "statements")
         # ast.iter_child_nodes, inline (two generators per node were most of the walk), without the
         # load/store contexts: leaves that are no expression
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, node_class):
                 if not isinstance(value, context_class):
-                    push((value, depth))
+                    push((value, depth, calls))
             elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, node_class) and not isinstance(item, context_class):
-                        push((item, depth))
+                        push((item, depth, calls))
     return None
 
 
@@ -91,10 +107,10 @@ def parse(source: str, filename: str, name: str) -> Parsed:
         col = e.offset or 1
         end = e.end_offset if e.end_offset and e.end_lineno == line and e.end_offset > col else col + 1
         raise CompileError([Diagnostic("TC0001", syntax_message(e.msg), Span(line, col, line, end))])
-    deep = _deepest_expression(python_tree)
-    if deep is not None:  # libcst's parser takes time superlinear in an expression's depth
+    found = _deepest_expression(python_tree)
+    if found is not None:  # libcst's parser takes time superlinear in an expression's depth
+        deep, message = found
         line, col = deep.lineno, deep.col_offset + 1
-        message = f"an expression nested deeper than {MAX_EXPRESSION_DEPTH} levels; split it into smaller statements"
         raise CompileError([Diagnostic("TC0113", message, Span(line, col, line, col + 1))])
     try:
         tree = cst.parse_module(source)
