@@ -34,5 +34,6 @@ CASES = [
          args=(arr(N), arr(N), out(N)), **SIMT),
     Case("wl_factory_subtracted", L, "combine__func_subtracted", warp_kernel="combine_subtracted", dim=(N,),
          args=(arr(N), arr(N), out(N)), **SIMT),
+    Case("wl_module_function_names", L, "module_function_names", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
 ]

@@ -66,7 +66,8 @@ class CallLowering(LoweringHost):
         func = node.func
         if isinstance(func, cst.Name) and func.value in self.func_values and func.value not in self.env:
             return self.call_function_value(self.func_values[func.value], node, tid_count)
-        picked = self.function_value(func) if isinstance(func, cst.Call) else None
+        picked = self.function_value(func) if isinstance(func, cst.Call) or (
+            isinstance(func, cst.Name) and func.value in self.scope.host_values and func.value not in self.env) else None
         if picked is not None:  # `wp.static(OPS[op])(x)`
             return self.call_function_value(picked, node, tid_count)
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "grad":
@@ -606,7 +607,7 @@ class CallLowering(LoweringHost):
 
     # ------------------------------------------------------------ functions as values
 
-    def function_value(self, node: cst.BaseExpression, scope: Scope | None = None) -> FunctionT | None:
+    def function_value(self, node: cst.BaseExpression, scope: Scope | None = None, hops: int = 0) -> FunctionT | None:
         """The function `node` names, if it names one: a @wp.func, a builtin (`wp.sin`), or a name
         bound to a function (`f = my_func`, a `wp.Function` parameter). `scope`: where a default
         parameter's expression is read (a func's own module), else the code being checked."""
@@ -626,6 +627,9 @@ class CallLowering(LoweringHost):
             if node.value in scope.funcs:  # by the def's own name (a factory's `func` argument names another)
                 fd = scope.funcs[node.value]
                 return FunctionT("func", fd.name, id(fd))
+            aliased = scope.host_values.get(node.value)
+            if isinstance(aliased, (cst.Name, cst.Attribute)) and hops < 8:  # `TARGET = my_func` at module level
+                return self.function_value(aliased, scope, hops + 1)
         api = scope.api_attr(node)
         if api is not None and _callable_api(api, scope):
             return FunctionT("api", api)

@@ -177,3 +177,13 @@ def make_combine(func):
 
 combine_added = make_combine(added)
 combine_subtracted = make_combine(subtracted)
+
+
+TABLE_TARGET = scaled  # a module-level name for a func, as Warp's globals are read when it builds
+SINE = wp.sin
+
+
+@wp.kernel
+def module_function_names(a: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = apply(TABLE_TARGET, a[i]) + TABLE_TARGET(a[i] * 0.5) + apply(SINE, a[i])
