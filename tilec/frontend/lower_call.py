@@ -194,12 +194,8 @@ class CallLowering(LoweringHost):
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "static: takes exactly one positional argument", node)
         arg = node.args[0].value
-        value = self.static_len(arg)
-        table_item = self.static_item(node)
-        if table_item is not None:
-            value = self.scope.constant(table_item)
-        if value is consts.NOT_CONST:
-            value = self.constant_of(arg)
+        table_item = self.static_item(node)  # (len() of a local: constant_of's lookup)
+        value = self.scope.constant(table_item) if table_item is not None else self.constant_of(arg)
         if value is consts.NOT_CONST:
             self.fail("TC0305", "static: tilec evaluates only expressions of literals and constants (names, "
                       "arithmetic, comparisons, tuples, wp.constant, a dict literal's item) and len() of a tile, "
@@ -553,11 +549,10 @@ class CallLowering(LoweringHost):
             base = local_consts.local_lookup(fn, self.env, self.scope._lookup)
 
         def lookup(n: cst.BaseExpression) -> object:
-            if (isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
-                    and self.static_len(n.args[0].value) is not consts.NOT_CONST):
-                return self.static_len(n.args[0].value)  # `shape=(wp.static(len(a)), N)`
-            if self.static_len(n) is not consts.NOT_CONST:
-                return self.static_len(n)  # `wp.static(len(v) == 3)`
+            static = isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
+            length = self.static_len(cast(cst.Call, n).args[0].value if static else n)
+            if length is not consts.NOT_CONST:
+                return length  # `shape=(wp.static(len(a)), N)`, `wp.static(len(v) == 3)`
             found = base(n)
             if found is consts.NOT_CONST and not (isinstance(n, cst.Name) and n.value in self.env):
                 named = ann.element_type(n, self.scope)  # `wp.static(dtype == wp.float64)` in a factory
@@ -740,9 +735,8 @@ class CallLowering(LoweringHost):
         if fv is not None:  # a function passed (to a `wp.Function` parameter): the instance is made for it
             return ir.Const(fv, fv, self.span(given.value if isinstance(given, cst.Arg) else call))
         if isinstance(given, cst.Arg):
-            return cast(ir.Expr, self.expr(given.value))
-        assert given.default is not None  # (func_arguments takes only parameters with one)
-        value = (fd.scope or self.scope).constant(given.default)
+            return cast(ir.Expr, self.expr(expr))
+        value = (fd.scope or self.scope).constant(expr)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail("TC0305", f"the default of parameter `{given.name.value}` of `{fd.name}` must be a "
                       "compile-time number for tilec (it is used by this call)", call)

@@ -23,27 +23,26 @@ from .lowering_host import LoweringHost
 class TupleValues(LoweringHost):
     tuple_vars: dict[str, list[ir.Sym]]  # name -> its items' variables
 
-    def tuple_items(self, value_node: cst.BaseExpression, node: cst.CSTNode) -> tuple[list[ir.Stmt], list[ir.Expr]] | None:
+    def tuple_items(self, value_node: cst.BaseExpression) -> list[ir.Expr] | None:
         """The items `value_node` makes, if it makes a tuple (a tuple display, a call of a func returning
-        several values, a name bound to a tuple): (statements evaluating them once, their values)."""
+        several values, a name bound to a tuple), else None."""
         if isinstance(value_node, cst.Tuple):
-            return [], [self.expr(el.value) for el in value_node.elements]
+            return [self.expr(el.value) for el in value_node.elements]
         if isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars:
-            return [], [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
+            return [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
         func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
         if func is None:
             return None
         count = warp_library.func_def(self.scope, func).returns_several
         if count is None:
             return None
-        return [], list(self.unpacked_call(func, count, cast(cst.Call, value_node)))
+        return list(self.unpacked_call(func, count, cast(cst.Call, value_node)))
 
     def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
-        made = self.tuple_items(value_node, node)
-        if made is None:
+        items = self.tuple_items(value_node)
+        if items is None:
             return None
-        stmts, items = made
         name = target.value
         if name in self.env:
             self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a tuple", target)
@@ -61,8 +60,8 @@ class TupleValues(LoweringHost):
                       f"a tuple of ({', '.join(str(i.type) for i in items)})", target)
         temps = [self.new_temp(item.type) for item in items]  # all items first, as Python evaluates them
         span = self.span(node)
-        return (stmts + [ir.Assign(t, item, span) for t, item in zip(temps, items)]
-                + [ir.Assign(s, ir.Var(t, span), span) for s, t in zip(syms, temps)])
+        evaluated: list[ir.Stmt] = [ir.Assign(t, item, span) for t, item in zip(temps, items)]
+        return evaluated + [ir.Assign(s, ir.Var(t, span), span) for s, t in zip(syms, temps)]
 
     def tuple_item(self, node: cst.Subscript) -> ir.Expr | None:
         """`t[k]` of a tuple name: item k (a constant; -1 the last), else None."""
