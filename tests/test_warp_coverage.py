@@ -72,14 +72,13 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
 
 @pytest.mark.parametrize("name, note", [
     ("mesh_query_point", "mesh queries are out of scope for now (they need Warp's runtime Mesh objects)"),
-    ("hash_grid_point_id", "hash-grid queries are out of scope for now (they need Warp's runtime HashGrid objects)"),
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
     ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
     ("intersect_tri_tri", None),
 ])
 def test_other_missing_builtins_are_named_as_warp_builtins(name, note):
     """A Warp builtin outside the tile and random groups that tilec lacks (what Warp's own
-    examples call: example_mesh, example_sph, example_nvdb, example_sample_mesh)
+    examples call: example_mesh, example_nvdb, example_sample_mesh)
     is named as one, with the family's reason where there is one, never as an unknown function."""
     assert name in WARP_OTHER_BUILTINS and name not in API_OPS
     with pytest.raises(CompileError) as err:

@@ -21,6 +21,7 @@
 #include "fft.h"
 #include "random.h"
 #include "noise.h"
+#include "hash_grid.h"
 #include "stack.h"
 #include "views.h"
 #include "grads.h"

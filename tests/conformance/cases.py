@@ -77,6 +77,18 @@ class HeldArr:
     scalars: tuple = ()
 
 
+@dataclass(frozen=True)
+class Grid:
+    """A hash grid's id (wp.HashGrid under Warp, the loader's HashGrid under tilec) built over the
+    points of argument `points` (an (n, 3) array) with cells of edge `radius`: nothing of it is
+    stored, both sides build it from the stored points."""
+
+    points: int
+    dims: tuple = (8, 8, 8)
+    radius: float = 0.5
+    dtype: str = "float32"
+
+
 def slots(args: tuple) -> list:
     """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
     "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".

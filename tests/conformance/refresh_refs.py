@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, Grid, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -36,6 +36,8 @@ def make_inputs(case) -> list:
             held.update({f: _make(rng, field_arr(StructArr(a.struct, (a.count,), ()), (f, *rest)))
                          for f, *rest in a.scalars})
             values.append(held)
+        elif isinstance(a, Grid):  # built from its points by each side: a placeholder
+            values.append(np.zeros(0))
         elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
             indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
                        for d, n in enumerate(a.indices)]
@@ -120,6 +122,8 @@ def run_warp(case, values, seeds, wp):
                     setattr(s, f, v[f][e].item())
                 items.append(s)
             arrays.append(wp.array(items, dtype=getattr(program, a.struct), device="cpu"))
+        elif isinstance(a, Grid):  # built below, once its points are a Warp array
+            arrays.append(None)
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         elif isinstance(a, Indexed):
@@ -129,6 +133,11 @@ def run_warp(case, values, seeds, wp):
             # a value type of Warp's (vec3ui) or one the program declares (mat22ui = wp.types.matrix(...))
             dtype = getattr(wp, a.value, None) or getattr(program, a.value) if a.value else wp.dtype_from_numpy(v.dtype)
             arrays.append(wp.array(v.copy(), dtype=dtype, device="cpu", requires_grad=grad and a.differentiable))
+    for k, a in enumerate(case.args):
+        if isinstance(a, Grid):
+            grid = HELD[f"grid{k}"] = wp.HashGrid(*a.dims, device="cpu", dtype=getattr(wp, a.dtype))
+            grid.build(arrays[a.points], a.radius)
+            arrays[k] = grid.id
     tape = wp.Tape()
     with tape:
         if case.launch == "tiled":

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
+from cases import Arr, Grid, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 from sampling import kept  # noqa: E402
@@ -72,10 +72,17 @@ def _inputs(case, refs, module=None):
                 data[f][...] = refs[f"in{k}.{f}"]
             values.append(data)
             continue
+        if isinstance(a, Grid):  # built below, from its points
+            values.append(None)
+            continue
         v = refs[f"in{k}"]
         if isinstance(a, Indexed):  # the loader takes (base, indices)
             v = (v.copy(), [refs.get(f"in{k}_idx{d}") for d in range(len(a.shape))])
         values.append(v[()].item() if isinstance(a, Scal) else v if isinstance(a, Indexed) else v.copy())
+    for k, a in enumerate(case.args):
+        if isinstance(a, Grid):  # the grid itself: its id alone would not keep it alive
+            values[k] = module.HashGrid(*a.dims, dtype=a.dtype)
+            values[k].build(values[a.points].copy(), a.radius)
     return values
 
 

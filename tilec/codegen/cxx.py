@@ -27,8 +27,6 @@ from .row_views import RowTake, rows_added_in_place, rows_read_in_place, rows_ta
 from .tile_print import warp_storage
 from .zero_stores import zero_stores
 from ..ops import MUTATES, OPS
-from ..ops.random import DRAWS
-from ..ops.noise import NOISE_CALLS
 from ..ops.creation import arange_bound
 from ..diagnostics import Span
 from ..ir.types import BOOL, FLOAT32, ArrayT, Dim, Element, MatT, NoneT, Scalar, StackT, StructT, TileT, TupleT, Type, VecT
@@ -939,7 +937,7 @@ class CxxEmitter:
         spec = OPS[op]
         if op in IN_RANGE and self.in_range_seen is not None and t == FLOAT32:
             return f"tl::{IN_RANGE[op]}({args[0]}, {self.in_range_seen})"
-        if spec.elementwise or op in DRAWS or op in NOISE_CALLS:  # not elementwise only so literals keep their dtype
+        if spec.elementwise or spec.runtime_call:  # (a runtime call not elementwise: its literals keep their dtype)
             return f"tl::{spec.cpp}({', '.join(args)})"
         raise NotImplementedError(f"{op} in a scalar expression")
 

@@ -34,6 +34,7 @@ from .lowering_host import LoweringHost
 from .statement_walk import statements
 from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
+from .hash_grids import GridQuery, HashGridQueries
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -90,7 +91,8 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, LoweringHost):
+                      TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries,
+                      LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -138,6 +140,11 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
+        self.grid_queries: dict[str, GridQuery] = {}  # name -> the hash-grid query bound to it (hash_grids.py)
+        self.grid_ids: dict[str, tuple[str, cst.CSTNode]] = {}  # parameter read as a grid id -> (dtype, a use)
+        self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
+        self.query_depths: list[int] = []
+        self.query_breaks: list[ir.Sym | None] = []
 
     def span(self, node: cst.CSTNode) -> Span:
         return self.parsed.span(node)
@@ -155,6 +162,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
             self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
             params += made
+        self.grid_candidates = {p.name: p for p in params}
         if self.fd.kind == "kernel":
             self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
                              if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
@@ -179,6 +187,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                       annotation, help="return a value, or annotate it `-> None`")
         ret = self.return_type()
         self.check_branch_rebinds()
+        self.check_grid_ids()
         return ir.Function(
             name=self.name, source_name=self.fd.name, kind=self.fd.kind, params=tuple(params),
             body=body, ret=ret, span=self.span(self.fd.node.name), block_dim=self.block_dim,
@@ -187,6 +196,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
             struct_params=tuple((p.name.value, t) for p, t in zip(self.fd.node.params.params, self.param_types))
             if any(structs.leaves(t) is not None for t in self.param_types) else (),
+            grid_params=self.grid_params(),
         )
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
@@ -197,6 +207,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         """A kernel array parameter the body tests with `if a:` may be None (a null array, as Warp passes
         one): it is read only where a test has shown it passed."""
         name = node.value
+        self.refuse_query_value(node)
         if name in self.tuple_vars and name not in self.env:
             self.fail("TC0401", f"unsupported syntax: the tuple `{name}` used as a value (tilec indexes and unpacks "
                       "tuples, and does not pass them to funcs yet)", node,
@@ -425,6 +436,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(node, (cst.Break, cst.Continue)):
             if self.loop_depth == 0:
                 self.fail("TC0401", "`break`/`continue` outside a loop", node)
+            leaves_query = self.query_break(self.span(node)) if isinstance(node, cst.Break) else None
+            if leaves_query is not None:
+                return leaves_query
             return [(ir.Break if isinstance(node, cst.Break) else ir.Continue)(self.span(node))]
         what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
         self.fail("TC0401", f"unsupported syntax: {what}", node)
@@ -434,9 +448,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             taken = self.static_if(node)
             return [self.if_stmt(node)] if taken is None else taken
         if isinstance(node, cst.For):
-            return [self.for_stmt(node)]
+            return self.grid_query_for(node) or [self.for_stmt(node)]
         if isinstance(node, cst.While):
-            return [self.while_stmt(node)]
+            return self.grid_query_while(node) or [self.while_stmt(node)]
         what = UNSUPPORTED_STMTS.get(type(node), type(node).__name__)
         self.fail("TC0401", f"unsupported syntax: {what}", node)
 
@@ -511,6 +525,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
 
     def assign(self, target: cst.BaseExpression, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt]:
         if isinstance(target, cst.Name):
+            as_query = self.bind_grid_query(target, value_node, node)  # hash_grids.py
+            if as_query is not None:
+                return as_query
             as_tuple = self.bind_tuple(target, value_node, node)
             if as_tuple is not None:
                 return as_tuple
@@ -649,6 +666,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if name in self.tuple_vars:
             self.fail("TC0405", f"`{name}` is a tuple of {len(self.tuple_vars[name])} values and cannot become "
                       f"{describe(t)}", target, help="use a new name")
+        if name in self.grid_queries:
+            self.fail("TC0405", f"`{name}` is a hash-grid query and cannot become {describe(t)}", target,
+                      help="use a new name")
         if name in self.func_values:
             self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "
                       f"{describe(t)} (Warp has no function pointers)", target, help="use a new name")

@@ -141,6 +141,10 @@ class CallLowering(LoweringHost):
             return self.lower_tile_view_slices(node)
         if api in random.DRAWS:
             return self.lower_draw(api, node)
+        if api in ("hash_grid_query", "hash_grid_query_next"):
+            self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
+        if api == "hash_grid_point_id" and node.args:
+            self.grid_id(node.args[0].value, "any")
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)
         if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default
@@ -676,6 +680,8 @@ class CallLowering(LoweringHost):
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, where)
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
+        if fn.grid_params:
+            self.pass_grid_ids(fn, args, node)
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
             arg = args[i]
             if isinstance(arg, ir.OpCall) and arg.op in ("tile_slice", "tile_view", "tile_broadcast"):

@@ -49,6 +49,7 @@ class OpSpec:
     effect: bool = False  # a statement for its side effect (stores, atomics)
     api: bool = True  # callable from source as wp.<name>
     elementwise: bool = False  # applies per element; fusible
+    runtime_call: bool = False  # a scalar call of the runtime, `tl::<cpp>(args...)`, though not elementwise
 
 
 class RuleError(Exception):

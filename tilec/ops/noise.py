@@ -11,6 +11,8 @@ never the state's uint32.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..ir.types import FLOAT32, UINT32, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
@@ -107,4 +109,4 @@ OPS = [
     OpSpec("pnoise_gradient", (STATE, X), _pnoise_gradient, "pnoise_gradient",
            "the gradient of pnoise(state, x, periods...) with respect to x", variadic="periods", api=False),
 ]
-NOISE_CALLS = frozenset(spec.name for spec in OPS)  # scalar calls of the runtime (codegen/cxx.py)
+OPS = [replace(spec, runtime_call=True) for spec in OPS]  # each a scalar call of noise.h

@@ -13,6 +13,7 @@ e % block_dim, which seeds its own stream with hash(thread + rng) and takes its 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from ..ir.types import FLOAT32, INT32, UINT32, Scalar, TileT, Type, VecT, describe
@@ -110,7 +111,7 @@ SAMPLERS = {
 }
 # How many times each scalar draw advances its state (Box-Muller takes two uniforms).
 DRAWS = {"randf": 1, "randi": 1, "randu": 1, "randn": 2, **{name: n for name, (_, n, _) in SAMPLERS.items()}}
-OPS = [
+_OPS = [
     OpSpec("randf", _draw_params(), _draw(FLOAT32), "randf",
            "a uniform float in [0, 1) (or [low, high)) as Warp's randf draws it; advances state",
            adj_cpp="randf", nondiff=frozenset({"state"})),
@@ -133,3 +134,5 @@ OPS = [
     OpSpec("tile_randi", _tile_params(), _tile_rand(INT32), "tile_randi",
            "a tile of random int32s (or in [min, max)) drawn as Warp draws them"),
 ]
+OPS = [replace(spec, runtime_call=True) if spec.name in DRAWS else spec for spec in _OPS]  # a draw: a call of random.h
+

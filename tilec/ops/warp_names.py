@@ -89,7 +89,6 @@ NOTES = {
 # The same note for a family of builtins, by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
-    "hash_grid_": "hash-grid queries are out of scope for now (they need Warp's runtime HashGrid objects)",
     "mesh_": "mesh queries are out of scope for now (they need Warp's runtime Mesh objects)",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",

@@ -1,0 +1,136 @@
+"""Warp's HashGrid for the tilec loader (tilec-rt, tilec 0.1.0): the same file in every module.
+
+    grid = <module>.HashGrid(dim_x=128, dim_y=128, dim_z=128)      # as wp.HashGrid (CPU)
+    grid.build(points, radius)                                     # points: (n, 3) float32 or float64
+    <module>.<kernel>.launch(dim=n, inputs=[grid.id, points, ...])
+
+The build is Warp 1.19's: each point's cell is floor(p * (1 / radius)) per axis in the points'
+precision (saturated to int32, NaN to cell 0), wrapped modulo the grid's dimensions; the point
+indices are sorted by cell, stably, so a cell lists its points in their original order; each cell's
+range of that order is kept. Kernels read it through runtime hash_grid.h, whose `tl::HashGrid` is
+`_HashGridDesc` below, field for field.
+
+`id` is the address of that descriptor. Every live grid of this process is registered by its id,
+whichever tilec module made it, so a launch takes an id only if it is a live grid's (of the
+precision the kernel's queries read): any other number is a ValueError naming the argument.
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+import types
+import weakref
+
+import numpy as np
+
+# One registry per process and descriptor layout: a grid made by one module is valid in another's kernels.
+_REGISTRY = sys.modules.setdefault("_tilec_hash_grids_v1", types.ModuleType("_tilec_hash_grids_v1"))
+if not hasattr(_REGISTRY, "live"):
+    _REGISTRY.live = {}  # id -> weakref.ref(HashGrid)
+
+_INT_MAX, _INT_MIN = 2**31 - 1, -(2**31)
+
+
+class _HashGridDesc(ctypes.Structure):  # runtime hash_grid.h tl::HashGrid
+    _fields_ = [("dim_x", ctypes.c_int32), ("dim_y", ctypes.c_int32), ("dim_z", ctypes.c_int32),
+                ("num_points", ctypes.c_int32), ("built", ctypes.c_int32), ("dtype_bits", ctypes.c_int32),
+                ("cell_width_inv_f", ctypes.c_float), ("cell_width_inv_d", ctypes.c_double),
+                ("point_ids", ctypes.c_void_p), ("cell_starts", ctypes.c_void_p), ("cell_ends", ctypes.c_void_p)]
+
+
+def _dim(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"HashGrid: `{name}` must be an int, got {type(value).__name__}")
+    if not 1 <= int(value) <= _INT_MAX:
+        raise ValueError(f"HashGrid: `{name}` must be at least 1, got {int(value)}")
+    return int(value)
+
+
+class HashGrid:
+    """A hash grid of dim_x x dim_y x dim_z cells over all of space (cell coordinates wrap).
+    dtype: "float32" (default) or "float64", the precision of the points it is built from."""
+
+    def __init__(self, dim_x, dim_y, dim_z, device=None, dtype=None):
+        dims = (_dim("dim_x", dim_x), _dim("dim_y", dim_y), _dim("dim_z", dim_z))
+        if dims[0] * dims[1] * dims[2] > _INT_MAX:
+            raise ValueError(f"HashGrid: {dims[0]} x {dims[1]} x {dims[2]} cells do not fit in int32 cell indices")
+        if device not in (None, "cpu"):
+            raise ValueError(f"HashGrid: device {device!r}: tilec's hash grids live on the CPU (device='cpu'); "
+                             "GPU hash grids are not supported yet")
+        names = {None: "float32", "float32": "float32", "float64": "float64", np.float32: "float32",
+                 np.float64: "float64", float: "float32"}
+        name = getattr(dtype, "__name__", None) if dtype is not None and dtype not in names else None
+        self.dtype = names.get(dtype, {"float32": "float32", "float64": "float64"}.get(name))
+        if self.dtype is None:
+            raise ValueError(f"HashGrid: dtype must be float32 or float64, got {dtype!r}")
+        self.device = "cpu"
+        self.dim_x, self.dim_y, self.dim_z = dims
+        self._desc = _HashGridDesc(*dims, 0, 0, 32 if self.dtype == "float32" else 64, 0.0, 0.0, None, None, None)
+        self._arrays = ()  # the buffers the descriptor points into
+        self.id = ctypes.addressof(self._desc)
+        _REGISTRY.live[self.id] = weakref.ref(self)
+        weakref.finalize(self, _REGISTRY.live.pop, self.id, None)
+
+    def reserve(self, num_points, with_groups=False):
+        """Warp's pre-allocation: nothing to do here (a build allocates what it needs)."""
+
+    def build(self, points, radius, groups=None):
+        """Bucket `points` ((n, 3) of the grid's dtype, or anything numpy reads as one: a Warp
+        array of vec3) into cells of edge `radius`."""
+        if groups is not None:
+            raise ValueError("HashGrid.build: grouped hash grids are not supported by tilec yet")
+        dtype = np.float32 if self.dtype == "float32" else np.float64
+        try:
+            p = np.asarray(points.numpy() if hasattr(points, "numpy") and not isinstance(points, np.ndarray) else points)
+        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+            raise TypeError(f"HashGrid.build: `points` must be an (n, 3) array, got {type(points).__name__}") from e
+        if p.ndim != 2 or p.shape[1] != 3:
+            raise ValueError(f"HashGrid.build: `points` must have shape (n, 3), got {p.shape}")
+        if p.dtype != dtype:
+            raise TypeError(f"HashGrid.build: `points` must be {self.dtype} (the grid's dtype), got {p.dtype}")
+        if not isinstance(radius, (int, float, np.integer, np.floating)) or isinstance(radius, (bool, np.bool_)):
+            raise TypeError(f"HashGrid.build: `radius` must be a number, got {type(radius).__name__}")
+        if p.shape[0] > _INT_MAX:
+            raise ValueError("HashGrid.build: more points than int32 indices")
+        inv = dtype(1) / dtype(radius)
+        coords = []
+        with np.errstate(all="ignore"):
+            for axis, dim in enumerate((self.dim_x, self.dim_y, self.dim_z)):
+                c = np.floor(p[:, axis] * inv)
+                c = np.clip(np.where(np.isnan(c), 0, c), -(2.0**31), 2.0**31)  # then exact in int64
+                coord = np.clip(c.astype(np.int64), _INT_MIN, _INT_MAX - 1)  # saturated as Warp's, NaN at 0
+                coords.append(np.mod(coord, dim))  # wrapped into [0, dim) (C's remainder, plus dim if negative)
+        cells = (coords[2] * self.dim_y + coords[1]) * self.dim_x + coords[0]
+        order = np.argsort(cells, kind="stable").astype(np.int32)
+        ncells = self.dim_x * self.dim_y * self.dim_z
+        counts = np.bincount(cells, minlength=ncells)
+        ends = np.cumsum(counts)
+        starts = np.where(counts > 0, ends - counts, 0).astype(np.int32)
+        ends = np.where(counts > 0, ends, 0).astype(np.int32)
+        order = np.ascontiguousarray(order)
+        self._arrays = (order, starts, ends)
+        d = self._desc
+        d.num_points, d.built = p.shape[0], 1
+        d.cell_width_inv_f = float(np.float32(1) / np.float32(radius))  # each precision's own 1 / width, as Warp's
+        d.cell_width_inv_d = float(np.float64(1) / np.float64(radius))
+        d.point_ids, d.cell_starts, d.cell_ends = (a.ctypes.data for a in self._arrays)
+
+
+def grid_arg(name, p, value, device):
+    """The ctypes value of a kernel's hash-grid id argument: `value` a live grid's id (or the grid),
+    on the CPU, of the precision the kernel's queries read (meta `hash_grid`)."""
+    if type(value).__name__ == "HashGrid" and hasattr(value, "id"):  # a grid itself (any module's class)
+        value = value.id
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a hash grid's id (HashGrid.id), got {type(value).__name__}")
+    ref = _REGISTRY.live.get(int(value))
+    grid = ref() if ref is not None else None
+    if grid is None:
+        raise ValueError(f"{name} = {int(value)} is not the id of a live tilec HashGrid (make one with "
+                         "<module>.HashGrid(...) and pass its .id; keep the grid alive while kernels use it)")
+    if device not in ("cpu", "cuda-emu"):  # (the emulation runs the .cu code on the host, in host memory)
+        raise ValueError(f"{name}: tilec's hash grids live on the CPU; launching on {device!r} is not supported yet")
+    wanted = p.get("hash_grid", "any")
+    if wanted != "any" and grid.dtype != wanted:
+        raise ValueError(f"{name}: the kernel queries {wanted} points, and this grid holds {grid.dtype} ones")
+    return ctypes.c_uint64(grid.id), grid

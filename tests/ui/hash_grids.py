@@ -1,0 +1,37 @@
+import warp as wp
+
+
+@wp.func
+def reads(grid: wp.uint64, p: wp.vec3):
+    n = int(0)
+    for j in wp.hash_grid_query(grid, p, 1.0):
+        n += 1
+    return n
+
+
+@wp.kernel
+def query_errors(grid: wp.uint64, other: int, x: wp.array(dtype=wp.vec3), xd: wp.array(dtype=wp.vec3d),
+                 out: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.hash_grid_query(grid, x[i], 1.0)
+    g = grid
+    r = wp.hash_grid_query(g, x[i], 1.0)  # ERROR TC0401: a hash grid's id here must be a `wp.uint64` parameter
+    s = wp.hash_grid_query(other, x[i], 1.0)  # ERROR TC0201: `other` must be a hash grid's id, a uint64
+    t = wp.hash_grid_query(grid, xd[i], 1.0)  # ERROR TC0201: `grid` is queried with float32 points elsewhere
+    u = wp.hash_grid_query(grid, x[i], 1.0, 3)  # ERROR TC0430: with a group (grouped hash grids)
+    v = wp.hash_grid_query(grid, 1.0, 1.0)  # ERROR TC0201: `point` must be a vec3 of float32 or float64
+    n = reads(q, x[i])  # ERROR TC0401: the hash-grid query `q` used as a value
+    ok = wp.hash_grid_query_next(q, i)  # ERROR TC0401: is taken only as a while loop's condition
+    out[i] = reads(g, x[i])  # ERROR TC0401: `reads` reads its `grid` as a hash grid's id
+    wp.hash_grid_query(grid, x[i], 1.0)  # ERROR TC0401: bind `wp.hash_grid_query(...)` to a name
+    j = int(0)
+    while wp.hash_grid_query_next(q, x[i]):  # ERROR TC0401: hash_grid_query_next writes the index to a variable
+        j += 1
+    q = 1  # ERROR TC0405: `q` is a hash-grid query and cannot become
+
+
+@wp.kernel
+def reassigned(grid: wp.uint64, out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = wp.hash_grid_point_id(grid, i)  # ERROR TC0401: `grid` is a hash grid's id and is assigned
+    grid = grid + wp.uint64(1)

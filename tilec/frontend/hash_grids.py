@@ -1,0 +1,254 @@
+"""Warp's hash-grid queries, as its users write them:
+
+    query = wp.hash_grid_query(grid, x, radius)
+    for index in query:                                # or: index = int(0)
+        ...                                            #     while wp.hash_grid_query_next(query, index):
+
+Mixed into `FunctionChecker`. A query lives in the front end only, like a tuple: binding one
+evaluates the point and the radius once and keeps, per axis, the first and one-past-the-last cell
+coordinate its box overlaps (int32 variables `query.x0`, `query.x1`, ...). Its loop expands into
+loops over z, y and x (x fastest, Warp's order), the physical cell of each, and that cell's points
+in the grid's sorted order (ops/spatial.py, runtime hash_grid.h): plain `for` loops over ranges, so
+`continue`, the adjoint's replay and every later pass need nothing new. A `break` in the query's
+body leaves all of its loops (a flag tested after each inner loop).
+
+The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
+which arguments are grid ids (ir.Function.grid_params, the manifest) and checks each is the id of
+a live grid of the point's precision, so a wrong number never reaches native code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..diagnostics import Span
+from ..ir.types import BOOL, INT32, UINT64, Scalar, VecT, describe
+from .lowering_host import LoweringHost
+
+QUERY_ARGS = ("id", "point", "max_dist", "group")
+
+
+@dataclass(frozen=True)
+class GridQuery:
+    grid: ir.Sym  # the grid's id: a uint64 parameter
+    bounds: tuple[ir.Sym, ...]  # x0, x1, y0, y1, z0, z1: the cells visited per axis, [start, stop)
+
+
+class HashGridQueries(LoweringHost):
+    grid_queries: dict[str, GridQuery]  # name -> the query bound to it
+    grid_ids: dict[str, tuple[str, cst.CSTNode]]  # parameter -> (dtype its queries read: "any" for none yet, a use)
+    grid_candidates: dict[str, ir.Sym]  # the parameters by name: what a grid id may name (check.py)
+    query_depths: list[int]  # the loop depth of each query body being lowered, innermost last
+    query_breaks: list[ir.Sym | None]  # and its break flag, once a `break` needs one
+
+    # ------------------------------------------------------------ binding a query
+
+    def bind_grid_query(self, target: cst.Name, value_node: cst.BaseExpression,
+                        node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`q = wp.hash_grid_query(grid, point, max_dist)`; None when the value is no query."""
+        if not self.is_query_call(value_node):
+            return None
+        assert isinstance(value_node, cst.Call)  # (is_query_call)
+        name = target.value
+        if name in self.env:
+            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a hash-grid "
+                      "query", target, help="use a new name")
+        return self.make_query(name, value_node, node)
+
+    def is_query_call(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.scope.api_attr(node.func) == "hash_grid_query"
+
+    def make_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
+        args = self.query_arguments(call)
+        if "group" in args:
+            self.fail("TC0430", "`hash_grid_query` with a group (grouped hash grids) is not supported by tilec yet",
+                      args["group"], help="build one grid per group, or filter the candidates by group in the loop")
+        point = self.expr(args["point"])
+        if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
+                and isinstance(point.type.dtype, Scalar) and point.type.dtype.name in ("float32", "float64")):
+            self.fail("TC0201", f"hash_grid_query: `point` must be a vec3 of float32 or float64 (a float16 grid is not "
+                      f"supported), got {describe(point.type)}", args["point"])
+        dtype = point.type.dtype
+        radius = self.retype_literal(self.expr(args["max_dist"]), dtype)
+        if radius.type != dtype:
+            self.fail("TC0201", f"hash_grid_query: `max_dist` must be a {dtype} like the point, got "
+                      f"{describe(radius.type)}", args["max_dist"])
+        grid = self.grid_id(args["id"], dtype.name)
+        span = self.span(node)
+        held = [self.new_temp(point.type), self.new_temp(dtype)]  # the point and radius, evaluated once
+        out: list[ir.Stmt] = [ir.Assign(held[0], point, span), ir.Assign(held[1], radius, span)]
+        query = self.grid_queries.get(name)
+        if query is None:
+            bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
+            query = GridQuery(grid.sym, bounds)
+            self.grid_queries[name] = query
+        elif query.grid != grid.sym:
+            self.fail("TC0405", f"`{name}` was a query of the grid `{query.grid.name}` and cannot become one of "
+                      f"`{grid.sym.name}`", node, help="use a new name")
+        operands = [grid, ir.Var(held[0], span), ir.Var(held[1], span)]
+        for axis in range(3):
+            for end, op in enumerate(("hash_grid_query_start", "hash_grid_query_stop")):
+                value = self.make_op(op, [*operands, ir.Const(axis, INT32, span)], {}, node)
+                assert isinstance(value, ir.OpCall), value  # (an int op's call)
+                out.append(ir.Assign(query.bounds[2 * axis + end], value, span))
+        return out
+
+    def query_arguments(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
+        given: dict[str, cst.BaseExpression] = {}
+        for k, a in enumerate(call.args):
+            key = a.keyword.value if a.keyword is not None else (QUERY_ARGS[k] if k < len(QUERY_ARGS) else None)
+            if key not in QUERY_ARGS:
+                self.fail("TC0303", f"hash_grid_query: unknown argument `{key}`" if key else
+                          "hash_grid_query: takes the grid's id, a point, max_dist and an optional group", a)
+            if key in given:
+                self.fail("TC0303", f"hash_grid_query: `{key}` is given twice", a)
+            given[key] = a.value
+        missing = [k for k in QUERY_ARGS[:3] if k not in given]
+        if missing:
+            self.fail("TC0408", f"hash_grid_query: no value for {', '.join(f'`{m}`' for m in missing)}", call)
+        return given
+
+    def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None) -> ir.Var:
+        """The grid id `node` names (or `name`, the caller's argument at `node`): a uint64 parameter of this
+        kernel or func, recorded for the loader."""
+        name = name or (node.value if isinstance(node, cst.Name) else None)
+        binding = self.env.get(name) if name is not None else None
+        if binding is None or name not in self.grid_candidates or binding.sym is not self.grid_candidates[name]:
+            self.fail("TC0401", "unsupported syntax: a hash grid's id here must be a `wp.uint64` parameter of the "
+                      "kernel or func, as passed (`HashGrid.id`), which the loader checks is a live grid's", node,
+                      help="pass the id as a parameter of its own")
+        assert name is not None and binding is not None  # (checked above)
+        if binding.sym.type != UINT64:
+            self.fail("TC0201", f"`{name}` must be a hash grid's id, a uint64 (`HashGrid.id`), not "
+                      f"{describe(binding.sym.type)}", node)
+        seen = self.grid_ids.get(name)
+        if seen is not None and "any" not in (seen[0], dtype) and seen[0] != dtype:
+            self.fail("TC0201", f"`{name}` is queried with {seen[0]} points elsewhere and with {dtype} points here; "
+                      "a grid has one precision", node)
+        if seen is None or seen[0] == "any":
+            self.grid_ids[name] = (dtype, node)
+        return ir.Var(binding.sym, self.span(node))
+
+    def check_grid_ids(self) -> None:
+        """At the end of a body: a grid id assigned anywhere in it is no longer the parameter the loader checked."""
+        for name, (_, use) in self.grid_ids.items():
+            if self.assign_counts.get(name):  # reported, not raised: the body is done
+                self.diags.error("TC0401", f"unsupported syntax: `{name}` is a hash grid's id and is assigned in "
+                                 f"`{self.fd.name}`; the loader checks the id the launch passes, so it must stay as "
+                                 "passed", self.span(use), help="keep the parameter unchanged; bind other values to "
+                                 "other names")
+
+    def grid_params(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted((name, dtype) for name, (dtype, _) in self.grid_ids.items()))
+
+    def pass_grid_ids(self, fn: ir.Function, args: list[ir.Expr], node: cst.Call) -> None:
+        """A call of a func that reads grid ids: each argument given for one is the caller's own grid id."""
+        positions = {p.name: k for k, p in enumerate(fn.params)}
+        for param, dtype in fn.grid_params:
+            arg = args[positions[param]]
+            name = arg.sym.name if isinstance(arg, ir.Var) else None
+            if not isinstance(arg, ir.Var) or name is None or self.grid_candidates.get(name) is not arg.sym \
+                    or self.env[name].sym is not arg.sym:
+                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as a hash grid's id; "
+                          "pass it a `wp.uint64` parameter of this kernel or func, as passed", node)
+            self.grid_id(node, dtype, name)
+
+    # ------------------------------------------------------------ its loop
+
+    def grid_query_for(self, node: cst.For) -> list[ir.Stmt] | None:
+        """`for index in query:` (or straight over `wp.hash_grid_query(...)`); None for other loops."""
+        it = node.iter
+        out: list[ir.Stmt] = []
+        if self.is_query_call(it):
+            assert isinstance(it, cst.Call)  # (is_query_call)
+            name = f"query@{self.span(it).line}:{self.span(it).col}"
+            out = self.make_query(name, it, node)
+        elif isinstance(it, cst.Name) and it.value in self.grid_queries and it.value not in self.env:
+            name = it.value
+        else:
+            return None
+        if node.orelse is not None:
+            self.fail("TC0401", "unsupported syntax: for-else over a hash-grid query", node)
+        if not isinstance(node.target, cst.Name):
+            self.fail("TC0401", "unsupported syntax: a loop target other than a name", node.target)
+        index = self.declare(node.target, INT32, node)
+        return out + self.query_loops(self.grid_queries[name], index, node.body, node)
+
+    def grid_query_while(self, node: cst.While) -> list[ir.Stmt] | None:
+        """`while wp.hash_grid_query_next(query, index):` the same loops, `index` the current point."""
+        test = node.test
+        if not (isinstance(test, cst.Call) and self.scope.api_attr(test.func) == "hash_grid_query_next"):
+            return None
+        if len(test.args) != 2 or any(a.keyword is not None for a in test.args):
+            self.fail("TC0408", "hash_grid_query_next: takes a query and an int variable, by position", test)
+        query_node, index_node = test.args[0].value, test.args[1].value
+        if not (isinstance(query_node, cst.Name) and query_node.value in self.grid_queries
+                and query_node.value not in self.env):
+            self.fail("TC0401", "unsupported syntax: hash_grid_query_next takes the name a `wp.hash_grid_query(...)` "
+                      "is bound to", query_node)
+        if not isinstance(index_node, cst.Name):
+            self.fail("TC0401", "unsupported syntax: hash_grid_query_next writes the index to a variable", index_node)
+        if node.orelse is not None:
+            self.fail("TC0401", "unsupported syntax: while-else", node)
+        index = self.declare(index_node, INT32, node)
+        return self.query_loops(self.grid_queries[query_node.value], index, node.body, node)
+
+    def refuse_query_call(self, api: str, node: cst.Call) -> None:
+        """A query or its advance anywhere but where the two loop forms above take them."""
+        if api == "hash_grid_query":
+            self.fail("TC0401", "unsupported syntax: bind `wp.hash_grid_query(...)` to a name, or loop over it "
+                      "(`for index in wp.hash_grid_query(grid, x, radius):`)", node)
+        if api == "hash_grid_query_next":
+            self.fail("TC0401", "unsupported syntax: `wp.hash_grid_query_next` is taken only as a while loop's "
+                      "condition (`while wp.hash_grid_query_next(query, index):`)", node,
+                      help="or loop over the query: `for index in query:`")
+
+    def refuse_query_value(self, node: cst.Name) -> None:
+        if node.value in self.grid_queries and node.value not in self.env:
+            self.fail("TC0401", f"unsupported syntax: the hash-grid query `{node.value}` used as a value (tilec "
+                      "loops over a query where it is made, and does not pass it to funcs)", node,
+                      help=f"loop over it: `for index in {node.value}:`")
+
+    def query_loops(self, query: GridQuery, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:
+        span = self.span(node)
+        grid = ir.Var(query.grid, span)
+        self.loop_depth += 1
+        self.query_depths.append(self.loop_depth)
+        self.query_breaks.append(None)
+        try:
+            body = self.block(body_node)
+        finally:
+            self.loop_depth -= 1
+            self.query_depths.pop()
+            stop = self.query_breaks.pop()
+        x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in query.bounds)
+        z, y, x, k = (self.new_temp(INT32) for _ in range(4))
+        one = ir.Const(1, INT32, span)
+
+        def op(name: str, *args: ir.Expr) -> ir.OpCall:
+            return ir.OpCall(name, args, (), INT32, span)
+
+        cell = self.new_temp(INT32)
+        current = ir.Assign(index, op("hash_grid_point_id", grid, ir.Var(k, span)), span)
+        points = ir.For(k, op("hash_grid_cell_begin", grid, ir.Var(cell, span)),
+                        op("hash_grid_cell_end", grid, ir.Var(cell, span)), one, (current, *body), span)
+        after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
+        cells: ir.Stmt = ir.For(x, x0, x1, one, (ir.Assign(cell, op("hash_grid_cell", grid, ir.Var(x, span), ir.Var(
+            y, span), ir.Var(z, span)), span), points, *after), span)
+        cells = ir.For(y, y0, y1, one, (cells, *after), span)
+        cells = ir.For(z, z0, z1, one, (cells, *after), span)
+        if stop is None:
+            return [cells]
+        return [ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
+
+    def query_break(self, span: Span) -> list[ir.Stmt] | None:
+        """A `break` directly in a query's body (no loop of its own between): set the flag, leave."""
+        if not self.query_depths or self.loop_depth != self.query_depths[-1]:
+            return None
+        flag = self.query_breaks[-1]
+        if flag is None:
+            flag = self.new_temp(BOOL)
+            self.query_breaks[-1] = flag
+        return [ir.Assign(flag, ir.Const(True, BOOL, span), span), ir.Break(span)]
