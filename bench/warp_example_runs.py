@@ -1,0 +1,135 @@
+"""Warp's own example programs run twice, as written: once under Warp (CPU), once with every
+kernel launch and every hash grid going to tilec's build of the same file, then their arrays
+compared bit for bit and the time per frame printed (a port's "change the import line" check on
+whole simulations, not single kernels).
+
+    python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]     # NAME: sph, dem
+
+The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
+The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
+the generated loader's kernel of the same name (Warp's CPU arrays pass through its array
+interface, no copy), `wp.HashGrid` is the loader's HashGrid, and a graph capture records those
+launches to replay them. Needs warp-lang (the reference).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+EXAMPLES = {"sph": "warp.examples.core.example_sph", "dem": "warp.examples.core.example_dem"}
+
+
+def build_tilec(path: Path, out: Path):
+    subprocess.run([sys.executable, "-m", "tilec", "build", str(path), "-o", str(out), "--target", "cpu"],
+                   check=True, capture_output=True, text=True)
+    sys.path.insert(0, str(out))
+    try:
+        return importlib.import_module(path.stem)
+    finally:
+        sys.path.remove(str(out))
+
+
+@contextmanager
+def through_tilec(wp, module, threads: int):
+    """wp.launch, wp.HashGrid and Warp's graph capture redirected to the tilec module while the block
+    runs: a capture (wp.ScopedCapture) records the launches, wp.capture_launch replays them."""
+    saved = wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch
+    recording: list[list] = []
+
+    def tilec_launch(kernel, dim, inputs=(), outputs=(), device=None, **_):
+        def call():
+            getattr(module, kernel.key).launch(dim=dim, inputs=list(inputs), outputs=list(outputs), num_threads=threads)
+        if recording:
+            recording[-1].append(call)
+        else:
+            call()
+
+    class Capture:
+        def __init__(self, *args, **kwargs):
+            self.graph: list = []
+
+        def __enter__(self):
+            recording.append(self.graph)
+            return self
+
+        def __exit__(self, *exc):
+            recording.remove(self.graph)
+
+    def capture_launch(graph, *args, **kwargs):
+        for call in graph:
+            call()
+
+    wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch = tilec_launch, module.HashGrid, Capture, capture_launch
+    try:
+        yield
+    finally:
+        wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch = saved
+
+
+def arrays_of(example, wp) -> dict:
+    return {name: value.numpy().copy() for name, value in sorted(vars(example).items()) if isinstance(value, wp.array)}
+
+
+def run(name: str, frames: int, out: Path, threads: int) -> dict:
+    import warp as wp
+
+    wp.config.quiet = True
+    program = importlib.import_module(EXAMPLES[name])
+    module = build_tilec(Path(program.__file__), out)
+    with wp.ScopedDevice("cpu"):
+        reference = program.Example(stage_path=None)
+        with through_tilec(wp, module, threads):
+            ported = program.Example(stage_path=None)
+        seconds = {"warp": 0.0, "tilec": 0.0}
+        for _ in range(frames):
+            t = time.perf_counter()
+            reference.step()
+            seconds["warp"] += time.perf_counter() - t
+            with through_tilec(wp, module, threads):
+                t = time.perf_counter()
+                ported.step()
+                seconds["tilec"] += time.perf_counter() - t
+    want, got = arrays_of(reference, wp), arrays_of(ported, wp)
+    diffs = {k: float(np.max(np.abs(got[k].astype(np.float64) - want[k].astype(np.float64)), initial=0.0))
+             for k in want}
+    return {"example": name, "frames": frames, "arrays": sorted(want), "bit_exact": all(
+        np.array_equal(got[k], want[k], equal_nan=True) for k in want), "max_abs_diff": diffs,
+        "tilec_threads": threads, "warp_s_per_frame": seconds["warp"] / frames, "tilec_s_per_frame": seconds["tilec"] / frames}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Warp's examples under Warp and through tilec, compared.")
+    parser.add_argument("names", nargs="*", help=f"examples to run (default: all of {', '.join(sorted(EXAMPLES))})")
+    parser.add_argument("--frames", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="tilec's threads per launch (default 1: Warp's CPU launches run on one; 0: all cores)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per example")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in EXAMPLES]
+    if unknown:
+        parser.error(f"unknown example {unknown[0]!r} (choose from {', '.join(sorted(EXAMPLES))})")
+    with tempfile.TemporaryDirectory(prefix="tilec-example-runs-") as tmp:
+        for name in args.names or sorted(EXAMPLES):
+            row = run(name, args.frames, Path(tmp), args.threads)
+            if args.json:
+                print(json.dumps(row, sort_keys=True))
+                continue
+            worst = max(row["max_abs_diff"].values(), default=0.0)
+            print(f"{name}: {row['frames']} frames, arrays {', '.join(row['arrays'])}: "
+                  f"{'bit for bit' if row['bit_exact'] else f'largest difference {worst:.3g}'}; "
+                  f"s per frame: Warp {row['warp_s_per_frame']:.3f}, tilec {row['tilec_s_per_frame']:.3f} "
+                  f"on {args.threads or 'all'} thread(s) "
+                  f"({row['warp_s_per_frame'] / row['tilec_s_per_frame']:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
