@@ -3,12 +3,12 @@ kernel launch and every hash grid going to tilec's build of the same file, then 
 compared bit for bit and the time per frame printed (a port's "change the import line" check on
 whole simulations, not single kernels).
 
-    python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]     # NAME: sph, dem
+    python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]     # NAME: sph, dem, sample_mesh
 
 The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
 The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
 the generated loader's kernel of the same name (Warp's CPU arrays pass through its array
-interface, no copy), `wp.HashGrid` is the loader's HashGrid, and a graph capture records those
+interface, no copy), `wp.HashGrid` and `wp.Mesh` are the loader's, and a graph capture records those
 launches to replay them. Needs warp-lang (the reference).
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-EXAMPLES = {"sph": "warp.examples.core.example_sph", "dem": "warp.examples.core.example_dem"}
+EXAMPLES = {"sph": "warp.examples.core.example_sph", "dem": "warp.examples.core.example_dem",
+            "sample_mesh": "warp.examples.core.example_sample_mesh"}
 
 
 def build_tilec(path: Path, out: Path):
@@ -40,9 +41,9 @@ def build_tilec(path: Path, out: Path):
 
 @contextmanager
 def through_tilec(wp, module, threads: int):
-    """wp.launch, wp.HashGrid and Warp's graph capture redirected to the tilec module while the block
+    """wp.launch, wp.HashGrid, wp.Mesh and Warp's graph capture redirected to the tilec module while the block
     runs: a capture (wp.ScopedCapture) records the launches, wp.capture_launch replays them."""
-    saved = wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch
+    saved = wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch
     recording: list[list] = []
 
     def tilec_launch(kernel, dim, inputs=(), outputs=(), device=None, **_):
@@ -68,11 +69,12 @@ def through_tilec(wp, module, threads: int):
         for call in graph:
             call()
 
-    wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch = tilec_launch, module.HashGrid, Capture, capture_launch
+    wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = (
+        tilec_launch, module.HashGrid, module.Mesh, Capture, capture_launch)
     try:
         yield
     finally:
-        wp.launch, wp.HashGrid, wp.ScopedCapture, wp.capture_launch = saved
+        wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = saved
 
 
 def arrays_of(example, wp) -> dict:

@@ -83,7 +83,8 @@ def tilec_version():
 
 def test_the_loader_is_tiny_and_its_runtime_is_shared(tmp_path):
     """A module's __init__.py names the module and executes the vendored runtime; the runtime
-    files (tilec-rt/loader.py, tape.py, torch_function.py) are byte-identical across modules."""
+    files (tilec-rt/loader.py, spatial.py, structs.py, tape.py, torch_function.py) are byte-identical across
+    modules."""
     from tilec.codegen.sources import loader_files
     from tilec.naming import RUNTIME_DIR
 
@@ -91,7 +92,7 @@ def test_the_loader_is_tiny_and_its_runtime_is_shared(tmp_path):
     assert len(a["__init__.py"].splitlines()) < 25
     assert "tilec module `alpha`" in a["__init__.py"] and "import numpy" not in a["__init__.py"]
     shared = [name for name in a if name.startswith(f"{RUNTIME_DIR}/")]
-    assert sorted(shared) == [f"{RUNTIME_DIR}/{n}.py" for n in ("loader", "structs", "tape", "torch_function")]
+    assert sorted(shared) == [f"{RUNTIME_DIR}/{n}.py" for n in ("loader", "spatial", "structs", "tape", "torch_function")]
     for name in shared:
         assert a[name] == b[name]
         assert "alpha" not in a[name] and "import tilec" not in a[name]

@@ -71,7 +71,8 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
 
 
 @pytest.mark.parametrize("name, note", [
-    ("mesh_query_point", "mesh queries are out of scope for now (they need Warp's runtime Mesh objects)"),
+    ("mesh_query_point", "mesh queries (closest point, ray, AABB: Warp's BVH) are not supported yet; a kernel reads a "
+                         "Mesh through mesh_eval_* and mesh_get_*"),
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
     ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
     ("intersect_tri_tri", None),

@@ -22,6 +22,7 @@
 #include "random.h"
 #include "noise.h"
 #include "hash_grid.h"
+#include "mesh.h"
 #include "stack.h"
 #include "views.h"
 #include "grads.h"

@@ -89,6 +89,21 @@ class Grid:
     dtype: str = "float32"
 
 
+@dataclass(frozen=True)
+class MeshArg:
+    """A triangle mesh's id (wp.Mesh under Warp, the loader's Mesh under tilec) over arrays of its
+    own, stored as in<k>.points / .indices / .velocities (not the kernel's arguments: the mesh's
+    points take no gradient, in Warp neither)."""
+
+    points: Arr
+    indices: Arr
+    velocities: Arr | None = None
+
+    def arrays(self) -> list:
+        return [("points", self.points), ("indices", self.indices)] + (
+            [("velocities", self.velocities)] if self.velocities is not None else [])
+
+
 def slots(args: tuple) -> list:
     """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
     "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, Grid, HeldArr, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
+from cases import Arr, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 from sampling import kept  # noqa: E402
@@ -74,6 +74,9 @@ def _inputs(case, refs, module=None):
             continue
         if isinstance(a, Grid):  # built below, from its points
             values.append(None)
+            continue
+        if isinstance(a, MeshArg):  # the mesh itself (its id alone would not keep it alive)
+            values.append(module.Mesh(**{f: refs[f"in{k}.{f}"].copy() for f, _ in a.arrays()}))
             continue
         v = refs[f"in{k}"]
         if isinstance(a, Indexed):  # the loader takes (base, indices)

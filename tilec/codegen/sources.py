@@ -209,7 +209,8 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
             "line": k.span.line,
             "block_dim": k.block_dim,
             **facts,
-            "params": [_param_meta(p, k.params, nullable, dict(k.grid_params)) for p in k.params],
+            "params": [_param_meta(p, k.params, nullable, {name: (kind, dtype) for name, kind, dtype in k.spatial_ids})
+                       for p in k.params],
             "writes": written_params(k, funcs),  # the loader refuses arguments overlapping these
             "entries": {"cpu": entries},
         }
@@ -264,14 +265,14 @@ def _tested_arrays(fn: ir.Function) -> set[ir.Sym]:
 
 
 def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = (), nullable: AbstractSet[ir.Sym] = frozenset(),
-                grids: Mapping[str, str] | None = None) -> dict[str, Any]:
+                ids: Mapping[str, tuple[str, str]] | None = None) -> dict[str, Any]:
     """A parameter as the loader checks it. Vectors and matrices add `element_shape` (their
     trailing axes: (3,) for vec3, (3, 3) for mat33), `dtype` being the component's. An indexed
     array's base is `"indexed": true` and its index arrays follow it with `"index_of"` (the loader
     takes one argument for all of them). An array the kernel tests (`if a:`) is `"nullable": true`:
     the loader passes None as a null array. A uint64 the kernel reads as a hash grid's id is
-    `"hash_grid": "float32"` (the precision its queries read; "any" when it only maps indices):
-    the loader takes only a live grid's id there."""
+    `"hash_grid": "float32"` (the precision its queries read; "any" when it only maps indices), a
+    mesh's id `"mesh": "float32"`: the loader takes only a live object's id there."""
     t = p.type
     if isinstance(t, ArrayT) and isinstance(t.dtype, ArrayT):  # an array field of an array of structs
         held = _param_meta(ir.Sym(p.name, p.id, t.dtype))
@@ -295,8 +296,9 @@ def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = (), nullable: AbstractSet[
     if extra:
         return {"name": p.name, "kind": "scalar", "dtype": element.name, **extra}
     assert isinstance(t, Scalar)
-    if grids and p.name in grids:
-        return {"name": p.name, "kind": "scalar", "dtype": t.name, "hash_grid": grids[p.name]}
+    if ids and p.name in ids:
+        kind, dtype = ids[p.name]
+        return {"name": p.name, "kind": "scalar", "dtype": t.name, kind: dtype}
     return {"name": p.name, "kind": "scalar", "dtype": t.name}
 
 
@@ -333,7 +335,7 @@ def runtime_files() -> dict[str, str]:
 LOADER_FILES = (("package_init.py.j2", "__init__.py"), ("loader.py.j2", f"{naming.RUNTIME_DIR}/loader.py"),
                 ("tape.py.j2", f"{naming.RUNTIME_DIR}/tape.py"), ("structs.py.j2", f"{naming.RUNTIME_DIR}/structs.py"),
                 ("torch_function.py.j2", f"{naming.RUNTIME_DIR}/torch_function.py"),
-                ("hash_grid.py.j2", f"{naming.RUNTIME_DIR}/hash_grid.py"), ("CMakeLists.txt.j2", "CMakeLists.txt"))
+                ("spatial.py.j2", f"{naming.RUNTIME_DIR}/spatial.py"), ("CMakeLists.txt.j2", "CMakeLists.txt"))
 
 
 def loader_files(module: str, filename: str) -> dict[str, str]:

@@ -141,7 +141,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
         self.grid_queries: dict[str, GridQuery] = {}  # name -> the hash-grid query bound to it (hash_grids.py)
-        self.grid_ids: dict[str, tuple[str, cst.CSTNode]] = {}  # parameter read as a grid id -> (dtype, a use)
+        self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
         self.query_depths: list[int] = []
         self.query_breaks: list[ir.Sym | None] = []
@@ -196,7 +196,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             byref=tuple(i for i, p in enumerate(params) if p in self.inplace),
             struct_params=tuple((p.name.value, t) for p, t in zip(self.fd.node.params.params, self.param_types))
             if any(structs.leaves(t) is not None for t in self.param_types) else (),
-            grid_params=self.grid_params(),
+            spatial_ids=self.spatial_ids(),
         )
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:

@@ -38,7 +38,7 @@ class GridQuery:
 
 class HashGridQueries(LoweringHost):
     grid_queries: dict[str, GridQuery]  # name -> the query bound to it
-    grid_ids: dict[str, tuple[str, cst.CSTNode]]  # parameter -> (dtype its queries read: "any" for none yet, a use)
+    grid_ids: dict[str, tuple[str, str, cst.CSTNode]]  # parameter -> (kind, dtype read: "any" for none yet, a use)
     grid_candidates: dict[str, ir.Sym]  # the parameters by name: what a grid id may name (check.py)
     query_depths: list[int]  # the loop depth of each query body being lowered, innermost last
     query_breaks: list[ir.Sym | None]  # and its break flag, once a `break` needs one
@@ -110,50 +110,56 @@ class HashGridQueries(LoweringHost):
             self.fail("TC0408", f"hash_grid_query: no value for {', '.join(f'`{m}`' for m in missing)}", call)
         return given
 
-    def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None) -> ir.Var:
-        """The grid id `node` names (or `name`, the caller's argument at `node`): a uint64 parameter of this
-        kernel or func, recorded for the loader."""
+    def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid") -> ir.Var:
+        """The id `node` names (or `name`, the caller's argument at `node`) of a hash grid or a mesh (kind):
+        a uint64 parameter of this kernel or func, recorded for the loader."""
         name = name or (node.value if isinstance(node, cst.Name) else None)
         binding = self.env.get(name) if name is not None else None
+        what, cls = ("a hash grid's", "HashGrid") if kind == "hash_grid" else ("a mesh's", "Mesh")
         if binding is None or name not in self.grid_candidates or binding.sym is not self.grid_candidates[name]:
-            self.fail("TC0401", "unsupported syntax: a hash grid's id here must be a `wp.uint64` parameter of the "
-                      "kernel or func, as passed (`HashGrid.id`), which the loader checks is a live grid's", node,
+            self.fail("TC0401", f"unsupported syntax: {what} id here must be a `wp.uint64` parameter of the kernel or "
+                      f"func, as passed (`{cls}.id`), which the loader checks is a live {cls}'s", node,
                       help="pass the id as a parameter of its own")
         assert name is not None and binding is not None  # (checked above)
         if binding.sym.type != UINT64:
-            self.fail("TC0201", f"`{name}` must be a hash grid's id, a uint64 (`HashGrid.id`), not "
+            self.fail("TC0201", f"`{name}` must be {what} id, a uint64 (`{cls}.id`), not "
                       f"{describe(binding.sym.type)}", node)
         seen = self.grid_ids.get(name)
-        if seen is not None and "any" not in (seen[0], dtype) and seen[0] != dtype:
-            self.fail("TC0201", f"`{name}` is queried with {seen[0]} points elsewhere and with {dtype} points here; "
+        if seen is not None and seen[0] != kind:
+            self.fail("TC0201", f"`{name}` is read as {'a mesh' if seen[0] == 'mesh' else 'a hash grid'}'s id "
+                      f"elsewhere and as {what} here", node)
+        if seen is not None and "any" not in (seen[1], dtype) and seen[1] != dtype:
+            self.fail("TC0201", f"`{name}` is queried with {seen[1]} points elsewhere and with {dtype} points here; "
                       "a grid has one precision", node)
-        if seen is None or seen[0] == "any":
-            self.grid_ids[name] = (dtype, node)
+        if seen is None or seen[1] == "any":
+            self.grid_ids[name] = (kind, dtype, node)
         return ir.Var(binding.sym, self.span(node))
 
     def check_grid_ids(self) -> None:
         """At the end of a body: a grid id assigned anywhere in it is no longer the parameter the loader checked."""
-        for name, (_, use) in self.grid_ids.items():
+        for name, (kind, _, use) in self.grid_ids.items():
             if self.assign_counts.get(name):  # reported, not raised: the body is done
-                self.diags.error("TC0401", f"unsupported syntax: `{name}` is a hash grid's id and is assigned in "
+                what = "a hash grid's" if kind == "hash_grid" else "a mesh's"
+                self.diags.error("TC0401", f"unsupported syntax: `{name}` is {what} id and is assigned in "
                                  f"`{self.fd.name}`; the loader checks the id the launch passes, so it must stay as "
                                  "passed", self.span(use), help="keep the parameter unchanged; bind other values to "
                                  "other names")
 
-    def grid_params(self) -> tuple[tuple[str, str], ...]:
-        return tuple(sorted((name, dtype) for name, (dtype, _) in self.grid_ids.items()))
+    def spatial_ids(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple(sorted((name, kind, dtype) for name, (kind, dtype, _) in self.grid_ids.items()))
 
     def pass_grid_ids(self, fn: ir.Function, args: list[ir.Expr], node: cst.Call) -> None:
         """A call of a func that reads grid ids: each argument given for one is the caller's own grid id."""
         positions = {p.name: k for k, p in enumerate(fn.params)}
-        for param, dtype in fn.grid_params:
+        for param, kind, dtype in fn.spatial_ids:
             arg = args[positions[param]]
             name = arg.sym.name if isinstance(arg, ir.Var) else None
             if not isinstance(arg, ir.Var) or name is None or self.grid_candidates.get(name) is not arg.sym \
                     or self.env[name].sym is not arg.sym:
-                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as a hash grid's id; "
+                what = "a hash grid's" if kind == "hash_grid" else "a mesh's"
+                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as {what} id; "
                           "pass it a `wp.uint64` parameter of this kernel or func, as passed", node)
-            self.grid_id(node, dtype, name)
+            self.grid_id(node, dtype, name, kind)
 
     # ------------------------------------------------------------ its loop
 

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
-from ..ops import PER_LANE_WRITES, coop, random, stack, value_tiles, warp_names
+from ..ops import PER_LANE_WRITES, coop, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
 from ..ir.types import ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
@@ -145,6 +145,8 @@ class CallLowering(LoweringHost):
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
         if api == "hash_grid_point_id" and node.args:
             self.grid_id(node.args[0].value, "any")
+        if api in spatial.MESH_OPS and node.args:
+            self.grid_id(node.args[0].value, "float32", kind="mesh")
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)
         if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default
@@ -680,7 +682,7 @@ class CallLowering(LoweringHost):
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],
                                      self.block_dim, node, self, where)
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
-        if fn.grid_params:
+        if fn.spatial_ids:
             self.pass_grid_ids(fn, args, node)
         for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
             arg = args[i]

@@ -197,7 +197,8 @@ class Function:
     launch_name: str = ""  # the loader's name, shared by instances per block_dim/dtypes; "": name
     struct_params: tuple[tuple[str, Type], ...] = ()  # ((source param name, Type), ...) when a param is a struct: params are its leaves
     replay_func: str | None = None  # @wp.func_replay: the func whose value the adjoint's forward replay uses
-    grid_params: tuple[tuple[str, str], ...] = ()  # ((param, "float32"|"float64"|"any"), ...): hash grid ids it reads
+    # ((param, "hash_grid" | "mesh", "float32" | "float64" | "any"), ...): the ids of the loader's objects it reads
+    spatial_ids: tuple[tuple[str, str, str], ...] = ()
 
     def storage_of(self, sym: Sym) -> str:
         return dict(self.storage).get(sym, "register")

@@ -655,6 +655,15 @@ def _curlnoise(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(1, C("curlnoise_adjoint", *(ad.val(a) for a in e.args), ad.val(g)))]
 
 
+@rule("mesh_eval_position", "mesh_eval_velocity")
+def _mesh_eval(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """u and v, as Warp's adj_mesh_eval_position: (corner - third corner) . g (runtime mesh.h); the
+    mesh's points are constants of the kernel."""
+    field = const(0 if e.op == "mesh_eval_position" else 1, _int(), e.span)
+    mesh, face, adj = ad.val(e.args[0]), ad.val(e.args[1]), ad.val(g)
+    return [(2 + k, C("mesh_eval_adjoint", mesh, face, adj, field, const(k, _int(), e.span))) for k in (0, 1)]
+
+
 @rule("replay_value")
 def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's

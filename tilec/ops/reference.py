@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.types import ArrayT, Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
-from . import reference_random, reference_values
+from . import reference_random, reference_spatial, reference_values
 from .reference_values import Context, Impl, Value, make_value, registrar
 from .random import SAMPLERS
 from .reference_random import pcg as _pcg, unit as _unit
@@ -1111,4 +1111,5 @@ def _stack_clear(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 # The value types' ops (vectors, matrices, quaternions, transforms) and mul/div/eq/ne on them.
 IMPL.update(reference_values.IMPL)
 IMPL.update(reference_random.IMPL)
+IMPL.update(reference_spatial.IMPL)
 reference_values.wrap_operators(IMPL)

@@ -1,4 +1,6 @@
-"""Warp's hash grid in kernels (runtime: hash_grid.h): `wp.hash_grid_point_id(grid, k)`, and the
+"""Warp's hash grids and triangle meshes in kernels.
+
+Hash grids (runtime hash_grid.h): `wp.hash_grid_point_id(grid, k)`, and the
 internal ops the front end expands a query loop into (frontend/hash_grids.py):
 `for index in wp.hash_grid_query(grid, point, radius)` becomes loops over the cells between
 `hash_grid_query_start` and `hash_grid_query_stop` on each axis, the physical `hash_grid_cell` of each,
@@ -7,17 +9,29 @@ and the points `hash_grid_cell_begin` .. `hash_grid_cell_end` of that cell.
 `grid` is a uint64, the id of a grid the loader built (a kernel parameter: the loader checks it).
 All results are integers: no gradient flows through a query (Warp's neither); the point's and the
 radius' only effect is which cells are visited.
+
+Meshes (runtime mesh.h): `wp.mesh_eval_position` / `mesh_eval_velocity` (a point of a triangle by
+barycentric coordinates, differentiable in them), `mesh_eval_face_normal`, `mesh_get_point`,
+`mesh_get_velocity`, `mesh_get_index`. `mesh` is a uint64 mesh id, a kernel parameter the loader
+checks like a grid's. The mesh's own points are constants to a kernel (Warp's adjoints give them no
+gradient either). Queries (closest point, ray, AABB: Warp's BVH) are not supported yet.
 """
 from __future__ import annotations
 
 from ..ir.types import FLOAT32, FLOAT64, INT32, UINT64, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
+VEC3F = VecT(FLOAT32, 3)
 
-def _grid(b: Bound) -> None:
-    t = b.types["grid"]
+
+def _grid(b: Bound, name: str = "grid", what: str = "a hash grid's id (a uint64, `HashGrid.id`)") -> None:
+    t = b.types[name]
     if t != UINT64:
-        b.fail("TC0201", f"`grid` must be a hash grid's id (a uint64, `HashGrid.id`), got {describe(t)}", "grid")
+        b.fail("TC0201", f"`{name}` must be {what}, got {describe(t)}", name)
+
+
+def _mesh(b: Bound) -> None:
+    _grid(b, "id", "a mesh's id (a uint64, `Mesh.id`)")
 
 
 def _int(b: Bound, name: str) -> None:
@@ -58,7 +72,51 @@ def _cell_range(b: Bound) -> Type:
     return INT32
 
 
+def _float(b: Bound, name: str) -> None:
+    t = b.types[name]
+    if t != FLOAT32 and not (name in b.weak and isinstance(t, Scalar)):
+        b.fail("TC0201", f"`{name}` must be a float32, got {describe(t)}", name)
+
+
+def _eval(b: Bound) -> Type:
+    _mesh(b)
+    _int(b, "face")
+    _float(b, "bary_u")
+    _float(b, "bary_v")
+    return VEC3F
+
+
+def _face_normal(b: Bound) -> Type:
+    _mesh(b)
+    _int(b, "face")
+    return VEC3F
+
+
+def _get_value(b: Bound) -> Type:
+    _mesh(b)
+    _int(b, "index")
+    return VEC3F
+
+
+def _get_index(b: Bound) -> Type:
+    _mesh(b)
+    _int(b, "index")
+    return INT32
+
+
+def _eval_adjoint(b: Bound) -> Type:
+    _mesh(b)
+    _int(b, "face")
+    if b.types["adj"] != VEC3F:
+        b.fail("TC0201", f"`adj` must be a vec3f, got {describe(b.types['adj'])}", "adj")
+    _int(b, "field")
+    _int(b, "which")
+    return FLOAT32
+
+
 GRID = Param("grid", "value")
+MESH, FACE = Param("id", "value"), Param("face", "value")
+EVAL = (MESH, FACE, Param("bary_u", "value"), Param("bary_v", "value"))
 QUERY = (GRID, Param("point", "value"), Param("radius", "value"), Param("axis", "value"))
 OPS = [
     OpSpec("hash_grid_point_id", (GRID, Param("index", "value")), _point_id, "hash_grid_point_id",
@@ -75,4 +133,23 @@ OPS = [
            "the first position of a cell's points in the grid's sorted order", api=False, runtime_call=True),
     OpSpec("hash_grid_cell_end", (GRID, Param("cell", "value")), _cell_range, "hash_grid_cell_end",
            "one past the last position of a cell's points in the grid's sorted order", api=False, runtime_call=True),
+    OpSpec("mesh_eval_position", EVAL, _eval, "mesh_eval_position",
+           "the point of a mesh's triangle `face` at barycentric coordinates (u, v): p0 u + p1 v + p2 (1 - u - v)",
+           adj_cpp="mesh_eval_adjoint", nondiff=frozenset({"id", "face"}), runtime_call=True),
+    OpSpec("mesh_eval_velocity", EVAL, _eval, "mesh_eval_velocity",
+           "the velocity of a mesh's triangle `face` at barycentric coordinates (u, v) (zero for a mesh without "
+           "velocities)", adj_cpp="mesh_eval_adjoint", nondiff=frozenset({"id", "face"}), runtime_call=True),
+    OpSpec("mesh_eval_adjoint", (MESH, FACE, Param("adj", "value"), Param("field", "value"), Param("which", "value")),
+           _eval_adjoint, "mesh_eval_adjoint",
+           "d dot(mesh_eval_position (field 0) or _velocity (1), adj) / du (which 0) or dv (1)", api=False,
+           runtime_call=True),
+    OpSpec("mesh_eval_face_normal", (MESH, FACE), _face_normal, "mesh_eval_face_normal",
+           "the unit normal of a mesh's triangle, normalize(cross(p1 - p0, p2 - p0))", runtime_call=True),
+    OpSpec("mesh_get_point", (MESH, Param("index", "value")), _get_value, "mesh_get_point",
+           "the point of face-vertex `index` (3 * face + corner) of a mesh", runtime_call=True),
+    OpSpec("mesh_get_velocity", (MESH, Param("index", "value")), _get_value, "mesh_get_velocity",
+           "the velocity of face-vertex `index` (3 * face + corner) of a mesh", runtime_call=True),
+    OpSpec("mesh_get_index", (MESH, Param("index", "value")), _get_index, "mesh_get_index",
+           "the point index of face-vertex `index` (3 * face + corner) of a mesh (-1 outside it)", runtime_call=True),
 ]
+MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

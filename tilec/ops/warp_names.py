@@ -89,7 +89,8 @@ NOTES = {
 # The same note for a family of builtins, by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
-    "mesh_": "mesh queries are out of scope for now (they need Warp's runtime Mesh objects)",
+    "mesh_": "mesh queries (closest point, ray, AABB: Warp's BVH) are not supported yet; a kernel reads a Mesh "
+             "through mesh_eval_* and mesh_get_*",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }

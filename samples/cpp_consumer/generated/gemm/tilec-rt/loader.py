@@ -46,8 +46,8 @@ def _sibling(name):
 
 _tilec_tape = _sibling("tape")
 Tape = _tilec_tape.Tape
-_hash_grids = _sibling("hash_grid")
-HashGrid = _hash_grids.HashGrid  # Warp's wp.HashGrid, on the CPU
+_spatial = _sibling("spatial")
+HashGrid, Mesh = _spatial.HashGrid, _spatial.Mesh  # Warp's wp.HashGrid and wp.Mesh, on the CPU
 
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
@@ -746,8 +746,8 @@ class Kernel:
         if p["kind"] == "scalar":
             if adjoint:
                 return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
-            if "hash_grid" in p:  # a live grid's id only (hash_grid.py); the grid kept alive for the launch
-                return _hash_grids.grid_arg(name, p, value, device)
+            if "hash_grid" in p or "mesh" in p:  # a live object's id only (spatial.py), kept alive for the launch
+                return _spatial.object_arg(name, p, value, device)
             return (_scalar(name, p["dtype"], value), None)
         if value is None and (adjoint or p.get("nullable")):
             return (_Array(), None)  # a null array: the kernel tests it (`if a:`) before any use

@@ -35,3 +35,13 @@ def reassigned(grid: wp.uint64, out: wp.array(dtype=int)):
     i = wp.tid()
     out[i] = wp.hash_grid_point_id(grid, i)  # ERROR TC0401: `grid` is a hash grid's id and is assigned
     grid = grid + wp.uint64(1)
+
+
+@wp.kernel
+def mesh_errors(mesh: wp.uint64, grid: wp.uint64, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    q = wp.hash_grid_query(grid, out[i], 1.0)
+    m = mesh
+    out[i] = wp.mesh_eval_position(m, i, 0.5, 0.5)  # ERROR TC0401: a mesh's id here must be a `wp.uint64` parameter
+    out[i] = wp.mesh_get_point(grid, i)  # ERROR TC0201: `grid` is read as a hash grid's id elsewhere and as a mesh's
+    out[i] = wp.mesh_eval_velocity(mesh, i, out[i], 0.5)  # ERROR TC0201: `bary_u` must be a float32

@@ -1,8 +1,10 @@
-"""Warp's HashGrid for the tilec loader (tilec-rt, tilec 0.1.0): the same file in every module.
+"""Warp's HashGrid and Mesh for the tilec loader (tilec-rt, tilec 0.1.0): the same file in
+every module.
 
     grid = <module>.HashGrid(dim_x=128, dim_y=128, dim_z=128)      # as wp.HashGrid (CPU)
     grid.build(points, radius)                                     # points: (n, 3) float32 or float64
-    <module>.<kernel>.launch(dim=n, inputs=[grid.id, points, ...])
+    mesh = <module>.Mesh(points, indices, velocities=None)         # as wp.Mesh (CPU, no queries yet)
+    <module>.<kernel>.launch(dim=n, inputs=[grid.id, mesh.id, points, ...])
 
 The build is Warp 1.19's: each point's cell is floor(p * (1 / radius)) per axis in the points'
 precision (saturated to int32, NaN to cell 0), wrapped modulo the grid's dimensions; the point
@@ -10,9 +12,13 @@ indices are sorted by cell, stably, so a cell lists its points in their original
 range of that order is kept. Kernels read it through runtime hash_grid.h, whose `tl::HashGrid` is
 `_HashGridDesc` below, field for field.
 
-`id` is the address of that descriptor. Every live grid of this process is registered by its id,
-whichever tilec module made it, so a launch takes an id only if it is a live grid's (of the
-precision the kernel's queries read): any other number is a ValueError naming the argument.
+A Mesh's descriptor (runtime mesh.h `tl::Mesh`, `_MeshDesc` below) points at the caller's points
+and velocities, read live by every launch as in Warp (so they must stay alive and keep their shape:
+the Mesh holds them), and at a checked copy of the indices.
+
+`id` is the address of a descriptor. Every live grid and mesh of this process is registered by its
+id, whichever tilec module made it, so a launch takes an id only if it is a live object's of the
+kind (and precision) the kernel reads: any other number is a ValueError naming the argument.
 """
 from __future__ import annotations
 
@@ -23,10 +29,10 @@ import weakref
 
 import numpy as np
 
-# One registry per process and descriptor layout: a grid made by one module is valid in another's kernels.
-_REGISTRY = sys.modules.setdefault("_tilec_hash_grids_v1", types.ModuleType("_tilec_hash_grids_v1"))
+# One registry per process and descriptor layout: an object made by one module is valid in another's kernels.
+_REGISTRY = sys.modules.setdefault("_tilec_spatial_v1", types.ModuleType("_tilec_spatial_v1"))
 if not hasattr(_REGISTRY, "live"):
-    _REGISTRY.live = {}  # id -> weakref.ref(HashGrid)
+    _REGISTRY.live = {}  # id -> weakref.ref(HashGrid or Mesh)
 
 _INT_MAX, _INT_MIN = 2**31 - 1, -(2**31)
 
@@ -36,6 +42,14 @@ class _HashGridDesc(ctypes.Structure):  # runtime hash_grid.h tl::HashGrid
                 ("num_points", ctypes.c_int32), ("built", ctypes.c_int32), ("dtype_bits", ctypes.c_int32),
                 ("cell_width_inv_f", ctypes.c_float), ("cell_width_inv_d", ctypes.c_double),
                 ("point_ids", ctypes.c_void_p), ("cell_starts", ctypes.c_void_p), ("cell_ends", ctypes.c_void_p)]
+
+
+def _register(obj, desc):
+    """obj's id (its descriptor's address), registered while obj lives."""
+    key = ctypes.addressof(desc)
+    _REGISTRY.live[key] = weakref.ref(obj)
+    weakref.finalize(obj, _REGISTRY.live.pop, key, None)
+    return key
 
 
 def _dim(name, value):
@@ -67,9 +81,7 @@ class HashGrid:
         self.dim_x, self.dim_y, self.dim_z = dims
         self._desc = _HashGridDesc(*dims, 0, 0, 32 if self.dtype == "float32" else 64, 0.0, 0.0, None, None, None)
         self._arrays = ()  # the buffers the descriptor points into
-        self.id = ctypes.addressof(self._desc)
-        _REGISTRY.live[self.id] = weakref.ref(self)
-        weakref.finalize(self, _REGISTRY.live.pop, self.id, None)
+        self.id = _register(self, self._desc)
 
     def reserve(self, num_points, with_groups=False):
         """Warp's pre-allocation: nothing to do here (a build allocates what it needs)."""
@@ -116,21 +128,86 @@ class HashGrid:
         d.point_ids, d.cell_starts, d.cell_ends = (a.ctypes.data for a in self._arrays)
 
 
-def grid_arg(name, p, value, device):
-    """The ctypes value of a kernel's hash-grid id argument: `value` a live grid's id (or the grid),
-    on the CPU, of the precision the kernel's queries read (meta `hash_grid`)."""
-    if type(value).__name__ == "HashGrid" and hasattr(value, "id"):  # a grid itself (any module's class)
+class _MeshDesc(ctypes.Structure):  # runtime mesh.h tl::Mesh
+    _fields_ = [("points", ctypes.c_void_p), ("velocities", ctypes.c_void_p), ("indices", ctypes.c_void_p),
+                ("num_points", ctypes.c_int32), ("num_tris", ctypes.c_int32)]
+
+
+def _vec3_array(what, value):
+    """A C-contiguous (n, 3) float32 view of value, sharing its memory (numpy, or anything with the
+    array interface: a Warp CPU array of vec3)."""
+    if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__array_interface__"):
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"Mesh: `{what}` must be an (n, 3) float32 array, got {type(value).__name__}")
+    if value.dtype != np.float32 or value.ndim != 2 or value.shape[1] != 3:
+        raise ValueError(f"Mesh: `{what}` must be an (n, 3) float32 array (a Warp array of vec3), got "
+                         f"{value.dtype} of shape {value.shape}")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"Mesh: `{what}` must be contiguous: kernels read it in place")
+    return value
+
+
+class Mesh:
+    """A triangle mesh: points ((n, 3) float32), indices (3 per triangle, int32, each a point's)
+    and optionally per-point velocities. The points and velocities are read in place by every
+    launch (update them in place, as with Warp; `refit()` has nothing to rebuild)."""
+
+    def __init__(self, points, indices, velocities=None, support_winding_number=False, bvh_constructor=None,
+                 bvh_leaf_size=None, groups=None, device=None):
+        if device not in (None, "cpu"):
+            raise ValueError(f"Mesh: device {device!r}: tilec's meshes live on the CPU (device='cpu'); "
+                             "GPU meshes are not supported yet")
+        if groups is not None:
+            raise ValueError("Mesh: grouped meshes are not supported by tilec yet")
+        self.points = _vec3_array("points", points)
+        self.velocities = None if velocities is None else _vec3_array("velocities", velocities)
+        if self.velocities is not None and self.velocities.shape != self.points.shape:
+            raise ValueError(f"Mesh: `velocities` must match the points' shape {self.points.shape}, got "
+                             f"{self.velocities.shape}")
+        try:
+            idx = np.asarray(indices)
+        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+            raise TypeError(f"Mesh: `indices` must be an int32 array, got {type(indices).__name__}") from e
+        if idx.dtype.kind not in "iu" or idx.size % 3:
+            raise ValueError(f"Mesh: `indices` must be integers, three per triangle; got {idx.size} of {idx.dtype}")
+        n = self.points.shape[0]
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"Mesh: `indices` must index the {n} points, got values in [{idx.min()}, {idx.max()}]")
+        if n > _INT_MAX or idx.size // 3 > _INT_MAX:
+            raise ValueError("Mesh: more points or triangles than int32 indices")
+        self.indices = np.ascontiguousarray(idx.reshape(-1), dtype=np.int32).copy()  # kernels index with it
+        self.device = "cpu"
+        self.dtype = "float32"
+        self._desc = _MeshDesc(self.points.ctypes.data, None if self.velocities is None else
+                               self.velocities.ctypes.data, self.indices.ctypes.data, n, self.indices.size // 3)
+        self.id = _register(self, self._desc)
+
+    def refit(self):
+        """Warp's BVH refit after the points moved: kernels read the points in place, nothing to do."""
+
+
+_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh"}
+
+
+def object_arg(name, p, value, device):
+    """The ctypes value of a kernel's hash-grid or mesh id argument (meta `hash_grid` or `mesh`): `value`
+    the id of a live object of that kind (or the object itself), on the CPU, of the precision the
+    kernel reads."""
+    kind = "hash_grid" if "hash_grid" in p else "mesh"
+    label = _KINDS[kind]
+    if type(value).__name__ in _KINDS.values() and hasattr(value, "id"):  # the object itself (any module's class)
         value = value.id
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a hash grid's id (HashGrid.id), got {type(value).__name__}")
+        raise TypeError(f"{name} must be a {label}'s id ({label}.id), got {type(value).__name__}")
     ref = _REGISTRY.live.get(int(value))
-    grid = ref() if ref is not None else None
-    if grid is None:
-        raise ValueError(f"{name} = {int(value)} is not the id of a live tilec HashGrid (make one with "
-                         "<module>.HashGrid(...) and pass its .id; keep the grid alive while kernels use it)")
+    obj = ref() if ref is not None else None
+    if obj is None or type(obj).__name__ != label:
+        raise ValueError(f"{name} = {int(value)} is not the id of a live tilec {label} (make one with "
+                         f"<module>.{label}(...) and pass its .id; keep it alive while kernels use it)")
     if device not in ("cpu", "cuda-emu"):  # (the emulation runs the .cu code on the host, in host memory)
-        raise ValueError(f"{name}: tilec's hash grids live on the CPU; launching on {device!r} is not supported yet")
-    wanted = p.get("hash_grid", "any")
-    if wanted != "any" and grid.dtype != wanted:
-        raise ValueError(f"{name}: the kernel queries {wanted} points, and this grid holds {grid.dtype} ones")
-    return ctypes.c_uint64(grid.id), grid
+        raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
+    wanted = p[kind]
+    if wanted != "any" and obj.dtype != wanted:
+        raise ValueError(f"{name}: the kernel reads {wanted} points, and this {label} holds {obj.dtype} ones")
+    return ctypes.c_uint64(obj.id), obj

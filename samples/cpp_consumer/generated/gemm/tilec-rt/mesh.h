@@ -1,0 +1,74 @@
+// tilec runtime: Warp's triangle mesh (wp.Mesh) as kernels read it: its points, optional
+// per-point velocities and three point indices per triangle. The loader's Mesh (tilec-rt/spatial.py)
+// fills this descriptor: the points and velocities are the user's arrays, read live (Warp's too:
+// an update of the points in place is seen by the next launch), the indices a checked copy.
+//
+// The values are Warp 1.19's (the same expressions in the same order). A triangle or a face-vertex
+// index outside the mesh reads zero (-1 for mesh_get_index), as an out-of-bounds array read does
+// here, where Warp asserts in debug builds and reads past its buffers otherwise.
+#pragma once
+#include <cstdint>
+#include "vec.h"
+
+namespace tl {
+
+// The layout the loader fills (tilec-rt/spatial.py `_MeshDesc`): keep the two in step.
+struct Mesh {
+    const vec<3, float>* points;  // num_points
+    const vec<3, float>* velocities;  // num_points, or null (a mesh built without velocities)
+    const int32_t* indices;  // 3 * num_tris, each in [0, num_points)
+    int32_t num_points;
+    int32_t num_tris;
+};
+
+TL_HD const Mesh& mesh_of(uint64_t id) { return *reinterpret_cast<const Mesh*>(uintptr_t(id)); }
+
+// The points (field 0) or velocities (field 1) of a triangle's corners; false outside the mesh.
+TL_HD bool mesh_corners(const Mesh& m, int32_t tri, int32_t field, vec<3, float>* c) {
+    const vec<3, float>* values = field == 0 ? m.points : m.velocities;
+    if (values == nullptr || tri < 0 || tri >= m.num_tris) return false;
+    for (int k = 0; k < 3; ++k) c[k] = values[m.indices[3 * tri + k]];
+    return true;
+}
+
+TL_HD vec<3, float> mesh_eval(uint64_t id, int32_t tri, float u, float v, int32_t field) {
+    vec<3, float> c[3];
+    if (!mesh_corners(mesh_of(id), tri, field, c)) return vec<3, float>();
+    return c[0] * u + c[1] * v + c[2] * (1.0f - u - v);
+}
+
+TL_HD vec<3, float> mesh_eval_position(uint64_t id, int32_t tri, float u, float v) { return mesh_eval(id, tri, u, v, 0); }
+TL_HD vec<3, float> mesh_eval_velocity(uint64_t id, int32_t tri, float u, float v) { return mesh_eval(id, tri, u, v, 1); }
+
+// d(dot(mesh_eval(...), adj)) / du (which 0) or / dv (which 1): the corner's value less the third
+// corner's, dotted with adj in Warp's order (its adj_mesh_eval_position).
+TL_HD float mesh_eval_adjoint(uint64_t id, int32_t tri, const vec<3, float>& adj, int32_t field, int32_t which) {
+    vec<3, float> c[3];
+    if (!mesh_corners(mesh_of(id), tri, field, c)) return 0.0f;
+    const vec<3, float>& a = c[which];
+    return (a[0] - c[2][0]) * adj[0] + (a[1] - c[2][1]) * adj[1] + (a[2] - c[2][2]) * adj[2];
+}
+
+TL_HD vec<3, float> mesh_eval_face_normal(uint64_t id, int32_t tri) {
+    vec<3, float> c[3];
+    if (!mesh_corners(mesh_of(id), tri, 0, c)) return vec<3, float>();
+    return normalize(cross(c[1] - c[0], c[2] - c[0]));
+}
+
+// The point (or velocity) of face-vertex `index` (3 * triangle + corner).
+TL_HD vec<3, float> mesh_get_value(uint64_t id, int32_t index, int32_t field) {
+    const Mesh& m = mesh_of(id);
+    const vec<3, float>* values = field == 0 ? m.points : m.velocities;
+    if (values == nullptr || index < 0 || index >= 3 * m.num_tris) return vec<3, float>();
+    return values[m.indices[index]];
+}
+
+TL_HD vec<3, float> mesh_get_point(uint64_t id, int32_t index) { return mesh_get_value(id, index, 0); }
+TL_HD vec<3, float> mesh_get_velocity(uint64_t id, int32_t index) { return mesh_get_value(id, index, 1); }
+
+TL_HD int32_t mesh_get_index(uint64_t id, int32_t index) {
+    const Mesh& m = mesh_of(id);
+    return index >= 0 && index < 3 * m.num_tris ? m.indices[index] : -1;
+}
+
+}  // namespace tl

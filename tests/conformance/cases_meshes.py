@@ -1,0 +1,19 @@
+"""Conformance cases for Warp's triangle mesh read by kernels (wp.Mesh; wp.mesh_eval_position /
+_velocity, mesh_eval_face_normal, mesh_get_point / _velocity / _index): values and the barycentric
+coordinates' gradients bit for bit (runtime mesh.h). The mesh's own arrays are stored with the case."""
+from cases import Arr, Case, MeshArg, arr, out, varr
+
+P = "meshes.py"
+N = 48  # queries
+POINTS, TRIS = 30, 40
+SIMT = dict(launch="simt", block_dim=32)
+MESH = MeshArg(varr(POINTS, "vec3"), Arr((3 * TRIS,), "int32", "in", f"int:0:{POINTS}"), varr(POINTS, "vec3"))
+
+CASES = [
+    Case("mesh_evals", P, "evals", dim=(N,),
+         args=(MESH, Arr((N,), "int32", "in", f"int:0:{TRIS}"), arr(N, kind="rand"), arr(N, kind="rand"),
+               varr(N, "vec3", "out"), varr(N, "vec3", "out"), out(N)), rtol=1e-5, atol=1e-6, **SIMT),
+    Case("mesh_corners", P, "corners", dim=(N,),
+         args=(MESH, Arr((N,), "int32", "in", f"int:0:{TRIS}"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
+               out(N, dtype="int32")), grad=False, **SIMT),
+]
