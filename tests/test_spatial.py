@@ -5,6 +5,9 @@ tests/conformance/cases_hash_grids.py and cases_meshes.py."""
 from __future__ import annotations
 
 import gc
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,3 +232,50 @@ def test_barycentric_gradients_match_finite_differences(module):
     args = [mesh.id, rng.integers(0, 10, n).astype(np.int32), rng.random(n).astype(np.float32),
             rng.random(n).astype(np.float32), np.zeros(n, np.float32)]
     check_gradients(module.bary, n, args, outputs=[4], wrt=[2, 3], tiled=False, h=1e-2, rtol=2e-2, atol=2e-3)
+
+
+MAIN = r'''
+#include <cstdio>
+#include <vector>
+#include "hash_grid_loader.h"
+#include "tilec-rt/hash_grid.h"
+
+int main(int argc, char** argv) {
+    std::vector<float> x(3 * @N@);
+    std::FILE* f = std::fopen(argv[1], "rb");
+    if (!f || std::fread(x.data(), sizeof(float), x.size(), f) != x.size()) return 2;
+    std::fclose(f);
+    tl::HashGridStorage grid(7, 3, 5);
+    grid.build(x.data(), @N@, @H@);
+    std::vector<int32_t> out(@N@, -1);
+    tilec_array xs = {x.data(), {@N@, 3}, {12, 4}}, counts = {out.data(), {@N@}, {4}};
+    tilec_launch launch = {{@N@}, 1, 0, 1, 1};
+    if (hash_grid_loader_count_cpu_forward(&launch, grid.id(), xs, @H@, counts) != 0) return 3;
+    for (int i = 0; i < @N@; ++i) std::printf("%d\n", out[i]);
+    tilec_array order = {out.data(), {@N@}, {4}};
+    if (hash_grid_loader_ids_cpu_forward(&launch, grid.id(), order) != 0) return 4;
+    for (int i = 0; i < @N@; ++i) std::printf("%d\n", out[i]);
+}
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_cpp_caller_builds_the_grid_with_the_runtime_helper(module, tmp_path):
+    """tl::HashGridStorage (runtime hash_grid.h) gives the C API the grid the loader would."""
+    folder = Path(module.__file__).parent
+    x = points()
+    (tmp_path / "x.bin").write_bytes(x.tobytes())
+    (tmp_path / "main.cpp").write_text(MAIN.replace("@N@", str(N)).replace("@H@", repr(H) + "f"))
+    exe = tmp_path / "main"
+    subprocess.run(["g++", "-std=c++17", "-O1", f"-I{folder}", str(tmp_path / "main.cpp"), f"-L{folder}",
+                    "-lhash_grid_loader_cpu", f"-Wl,-rpath,{folder}", "-o", str(exe)], check=True)
+    run = subprocess.run([str(exe), str(tmp_path / "x.bin")], capture_output=True, text=True, check=True)
+    counts, order = np.array(run.stdout.split(), np.int32).reshape(2, N)
+    np.testing.assert_array_equal(counts, brute_force_counts(x, H))
+    grid = module.HashGrid(7, 3, 5)
+    grid.build(x, H)
+    expected = np.zeros(N, np.int32)
+    module.ids.launch(dim=N, inputs=[grid.id, expected])
+    np.testing.assert_array_equal(order, expected)  # the same cells, the same stable order

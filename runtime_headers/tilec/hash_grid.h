@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 #include "vec.h"
 
 namespace tl {
@@ -89,5 +90,56 @@ TL_HD int32_t hash_grid_point_id(uint64_t id, int32_t k) {
     const HashGrid& g = hash_grid(id);
     return g.built && k >= 0 && k < g.num_points ? g.point_ids[k] : -1;
 }
+
+#ifndef __CUDA_ARCH__
+// A grid with buffers of its own, for C++ callers of the C API (Python's loader builds with numpy, the
+// same cells and order): `tl::HashGridStorage grid(128, 128, 128); grid.build(xyz, n, radius);` then pass
+// `grid.id()` where the kernel takes the grid. T: float or double, the points' precision (xyz: n
+// points, three values each, `stride` values apart).
+class HashGridStorage {
+public:
+    HashGridStorage(int32_t dim_x, int32_t dim_y, int32_t dim_z)
+        : desc_{dim_x, dim_y, dim_z, 0, 0, 32, 0.0f, 0.0, nullptr, nullptr, nullptr},
+          starts_(size_t(dim_x) * size_t(dim_y) * size_t(dim_z), 0), ends_(starts_.size(), 0) {}
+    HashGridStorage(const HashGridStorage&) = delete;  // its id is its descriptor's address: it stays put
+    HashGridStorage& operator=(const HashGridStorage&) = delete;
+
+    template <class T> void build(const T* xyz, int32_t n, double radius, int64_t stride = 3) {
+        const T inv = T(1) / T(radius);
+        std::vector<int32_t> cells(size_t(n > 0 ? n : 0));
+        std::vector<int32_t> counts(starts_.size() + 1, 0);
+        for (int32_t i = 0; i < n; ++i) {
+            const T* p = xyz + int64_t(i) * stride;
+            cells[i] = (hash_grid_wrap(hash_grid_cell_coord(p[2] * inv), desc_.dim_z) * desc_.dim_y +
+                        hash_grid_wrap(hash_grid_cell_coord(p[1] * inv), desc_.dim_y)) * desc_.dim_x +
+                       hash_grid_wrap(hash_grid_cell_coord(p[0] * inv), desc_.dim_x);
+            ++counts[size_t(cells[i]) + 1];
+        }
+        for (size_t c = 1; c < counts.size(); ++c) counts[c] += counts[c - 1];  // each cell's first position
+        ids_.assign(cells.size(), 0);
+        std::vector<int32_t> next(counts.begin(), counts.end() - 1);
+        for (int32_t i = 0; i < n; ++i) ids_[size_t(next[size_t(cells[i])]++)] = i;  // stable: points in order
+        for (size_t c = 0; c < starts_.size(); ++c) {
+            const bool used = counts[c + 1] > counts[c];
+            starts_[c] = used ? counts[c] : 0;
+            ends_[c] = used ? counts[c + 1] : 0;
+        }
+        desc_.num_points = n;
+        desc_.built = 1;
+        desc_.dtype_bits = int32_t(sizeof(T) * 8);
+        desc_.cell_width_inv_f = 1.0f / float(radius);
+        desc_.cell_width_inv_d = 1.0 / radius;
+        desc_.point_ids = ids_.data();
+        desc_.cell_starts = starts_.data();
+        desc_.cell_ends = ends_.data();
+    }
+
+    uint64_t id() const { return uint64_t(uintptr_t(&desc_)); }
+
+private:
+    HashGrid desc_;
+    std::vector<int32_t> starts_, ends_, ids_;
+};
+#endif
 
 }  // namespace tl
