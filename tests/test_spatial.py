@@ -47,6 +47,22 @@ def surface(mesh: wp.uint64, face: wp.array(dtype=int), u: wp.array(dtype=float)
 
 
 @wp.kernel
+def rebound(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(dtype=int),
+            plain: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.hash_grid_query(grid, x[i], h)
+    n = int(0)
+    m = int(0)
+    for j in q:  # the loop keeps the query it started with (Warp 1.19 does not end here)
+        n += j + 1
+        q = wp.hash_grid_query(grid, x[i], h * 0.0)
+    for j in wp.hash_grid_query(grid, x[i], h):
+        m += j + 1
+    out[i] = n
+    plain[i] = m
+
+
+@wp.kernel
 def bary(mesh: wp.uint64, face: wp.array(dtype=int), u: wp.array(dtype=float), v: wp.array(dtype=float),
          out: wp.array(dtype=float)):
     i = wp.tid()
@@ -279,3 +295,16 @@ def test_a_cpp_caller_builds_the_grid_with_the_runtime_helper(module, tmp_path):
     expected = np.zeros(N, np.int32)
     module.ids.launch(dim=N, inputs=[grid.id, expected])
     np.testing.assert_array_equal(order, expected)  # the same cells, the same stable order
+
+
+@needs_cxx
+@pytest.mark.build
+def test_rebinding_a_query_in_its_loop_leaves_the_running_loop_alone(module):
+    """Python's rule (the loop iterates what `q` was when it started); Warp 1.19's loop does not end."""
+    x = points()
+    grid = module.HashGrid(8, 8, 8)
+    grid.build(x, H)
+    out, plain = np.zeros(N, np.int32), np.zeros(N, np.int32)
+    module.rebound.launch(dim=N, inputs=[grid.id, x, H, out, plain])
+    np.testing.assert_array_equal(out, plain)
+    assert (plain > 0).all()

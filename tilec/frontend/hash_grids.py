@@ -201,6 +201,14 @@ class HashGridQueries(LoweringHost):
         index = self.declare(index_node, INT32, node)
         return self.query_loops(self.grid_queries[query_node.value], index, node.body, node)
 
+    def note_id_argument(self, api: str, node: cst.Call) -> None:
+        """The `id` argument of a hash-grid or mesh builtin (by keyword or first), checked and recorded."""
+        given = [a for a in node.args if a.keyword is not None and a.keyword.value == "id"] or \
+            [a for a in node.args[:1] if a.keyword is None]
+        if given:
+            self.grid_id(given[0].value, "any" if api.startswith("hash_grid") else "float32",
+                         kind="hash_grid" if api.startswith("hash_grid") else "mesh")
+
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""
         if api == "hash_grid_query":
@@ -229,7 +237,8 @@ class HashGridQueries(LoweringHost):
             self.loop_depth -= 1
             self.query_depths.pop()
             stop = self.query_breaks.pop()
-        x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in query.bounds)
+        held = [self.new_temp(INT32) for _ in query.bounds]  # the loop's own: rebinding the query in it changes nothing
+        x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in held)
         z, y, x, k = (self.new_temp(INT32) for _ in range(4))
         one = ir.Const(1, INT32, span)
 
@@ -245,9 +254,10 @@ class HashGridQueries(LoweringHost):
             y, span), ir.Var(z, span)), span), points, *after), span)
         cells = ir.For(y, y0, y1, one, (cells, *after), span)
         cells = ir.For(z, z0, z1, one, (cells, *after), span)
+        start = [ir.Assign(h, ir.Var(b, span), span) for h, b in zip(held, query.bounds)]
         if stop is None:
-            return [cells]
-        return [ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
+            return [*start, cells]
+        return [*start, ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
 
     def query_break(self, span: Span) -> list[ir.Stmt] | None:
         """A `break` directly in a query's body (no loop of its own between): set the flag, leave."""

@@ -143,10 +143,8 @@ class CallLowering(LoweringHost):
             return self.lower_draw(api, node)
         if api in ("hash_grid_query", "hash_grid_query_next"):
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
-        if api == "hash_grid_point_id" and node.args:
-            self.grid_id(node.args[0].value, "any")
-        if api in spatial.MESH_OPS and node.args:
-            self.grid_id(node.args[0].value, "float32", kind="mesh")
+        if api == "hash_grid_point_id" or api in spatial.MESH_OPS:
+            self.note_id_argument(api, node)  # hash_grids.py: a parameter the loader checks
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)
         if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default

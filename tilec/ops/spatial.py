@@ -41,7 +41,7 @@ def _int(b: Bound, name: str) -> None:
 
 
 def _point_id(b: Bound) -> Type:
-    _grid(b)
+    _grid(b, "id")
     _int(b, "index")
     return INT32
 
@@ -119,7 +119,7 @@ MESH, FACE = Param("id", "value"), Param("face", "value")
 EVAL = (MESH, FACE, Param("bary_u", "value"), Param("bary_v", "value"))
 QUERY = (GRID, Param("point", "value"), Param("radius", "value"), Param("axis", "value"))
 OPS = [
-    OpSpec("hash_grid_point_id", (GRID, Param("index", "value")), _point_id, "hash_grid_point_id",
+    OpSpec("hash_grid_point_id", (Param("id", "value"), Param("index", "value")), _point_id, "hash_grid_point_id",
            "the original index of the point at position `index` of a hash grid's cell-sorted order (-1 before a "
            "build, and for a position outside the points)", runtime_call=True),
     OpSpec("hash_grid_query_start", QUERY, _bounds, "hash_grid_query_start",
