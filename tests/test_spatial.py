@@ -32,6 +32,17 @@ def count(grid: wp.uint64, x: wp.array(dtype=wp.vec3), h: float, out: wp.array(d
 
 
 @wp.kernel
+def count_group(grid: wp.uint64, x: wp.array(dtype=wp.vec3), g: wp.array(dtype=int), h: float,
+                out: wp.array(dtype=int)):
+    i = wp.tid()
+    n = int(0)
+    for j in wp.hash_grid_query(grid, x[i], h, g[i]):
+        if wp.length(x[j] - x[i]) <= h:
+            n += 1
+    out[i] = n
+
+
+@wp.kernel
 def ids(grid: wp.uint64, out: wp.array(dtype=int)):
     k = wp.tid()
     out[k] = wp.hash_grid_point_id(grid, k - 2)
@@ -195,6 +206,17 @@ def test_the_interpreter_agrees_with_the_compiled_queries_and_mesh_reads(module)
     module.count.launch(dim=60, inputs=[grid.id, x, H, native])
     interp.launch("count", 60, [grid.id, x, np.float32(H), ref], tiled=False)
     np.testing.assert_array_equal(ref, native)
+    groups = np.random.default_rng(6).integers(-2, 2, 60).astype(np.int32)
+    grid.build(x, H, groups=groups)
+    native, ref = np.zeros(60, np.int32), np.zeros(60, np.int32)
+    module.count_group.launch(dim=60, inputs=[grid.id, x, groups, H, native])
+    interp.launch("count_group", 60, [grid.id, x, groups, np.float32(H), ref], tiled=False)
+    np.testing.assert_array_equal(ref, native)
+    same_group = groups[:, None] == groups[None, :]
+    near = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1) <= np.float32(H)
+    np.testing.assert_array_equal(native, (near & same_group).sum(axis=1))  # only the point's own group
+    with pytest.raises(ValueError, match=r"`groups` must be 60 int32 values \(one per point\), got int64"):
+        grid.build(x, H, groups=groups.astype(np.int64))
     mesh = module.Mesh(*mesh_arrays()[:2], velocities=mesh_arrays()[2])
     native, ref = [mesh.id, *surface_args()], [mesh.id, *surface_args()]
     module.surface.launch(dim=16, inputs=native)

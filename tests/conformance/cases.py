@@ -87,6 +87,7 @@ class Grid:
     dims: tuple = (8, 8, 8)
     radius: float = 0.5
     dtype: str = "float32"
+    groups: int | None = None  # argument holding a group per point (an int32 array): a grouped build
 
 
 @dataclass(frozen=True)

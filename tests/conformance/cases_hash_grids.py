@@ -2,7 +2,7 @@
 neighbour sums bit for bit in Warp's visiting order (cells z, y, x, a cell's points in their
 original order), points in negative coordinates and past the grid (cells wrap), forward and the
 points' gradient (the grid itself is built once from the stored points on each side)."""
-from cases import Case, Grid, Scal, out, varr
+from cases import Arr, Case, Grid, Scal, out, varr
 
 P = "hash_grids.py"
 N = 96
@@ -30,6 +30,9 @@ CASES = [
     Case("hg_density64", P, "density64", dim=(N,),
          args=(Grid(1, (8, 8, 8), H, "float64"), varr(N, "vec3d"), Scal(H, "float64"), out(N, dtype="float64")),
          rtol=1e-12, atol=1e-12, **SIMT),
+    Case("hg_grouped", P, "grouped", dim=(N,),
+         args=(Grid(1, (8, 8, 8), H, groups=2), varr(N, "vec3"), Arr((N,), "int32", "in", "int:-1:3"), Scal(H), out(N),
+               out(N, dtype="int32")), rtol=1e-5, atol=1e-6, **SIMT),
     Case("hg_sorted_order", P, "sorted_order", dim=(N,),
          args=(Grid(1, (8, 8, 8), H), varr(N, "vec3"), varr(N, "vec3", "out"), out(N, dtype="int32")), **SIMT),
 ]

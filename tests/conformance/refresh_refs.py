@@ -142,7 +142,7 @@ def run_warp(case, values, seeds, wp):
     for k, a in enumerate(case.args):
         if isinstance(a, Grid):
             grid = HELD[f"grid{k}"] = wp.HashGrid(*a.dims, device="cpu", dtype=getattr(wp, a.dtype))
-            grid.build(arrays[a.points], a.radius)
+            grid.build(arrays[a.points], a.radius, groups=None if a.groups is None else arrays[a.groups])
             arrays[k] = grid.id
     tape = wp.Tape()
     with tape:

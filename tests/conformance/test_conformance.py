@@ -85,7 +85,8 @@ def _inputs(case, refs, module=None):
     for k, a in enumerate(case.args):
         if isinstance(a, Grid):  # the grid itself: its id alone would not keep it alive
             values[k] = module.HashGrid(*a.dims, dtype=a.dtype)
-            values[k].build(values[a.points].copy(), a.radius)
+            values[k].build(values[a.points].copy(), a.radius,
+                            groups=None if a.groups is None else values[a.groups].copy())
     return values
 
 

@@ -34,6 +34,7 @@ QUERY_ARGS = ("id", "point", "max_dist", "group")
 class GridQuery:
     grid: ir.Sym  # the grid's id: a uint64 parameter
     bounds: tuple[ir.Sym, ...]  # x0, x1, y0, y1, z0, z1: the cells visited per axis, [start, stop)
+    group: ir.Sym | None  # a grouped query's group (int32), evaluated once
 
 
 class HashGridQueries(LoweringHost):
@@ -62,9 +63,6 @@ class HashGridQueries(LoweringHost):
 
     def make_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
         args = self.query_arguments(call)
-        if "group" in args:
-            self.fail("TC0430", "`hash_grid_query` with a group (grouped hash grids) is not supported by tilec yet",
-                      args["group"], help="build one grid per group, or filter the candidates by group in the loop")
         point = self.expr(args["point"])
         if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
                 and isinstance(point.type.dtype, Scalar) and point.type.dtype.name in ("float32", "float64")):
@@ -77,16 +75,27 @@ class HashGridQueries(LoweringHost):
                       f"{describe(radius.type)}", args["max_dist"])
         grid = self.grid_id(args["id"], dtype.name)
         span = self.span(node)
+        group = self.expr(args["group"]) if "group" in args else None
+        if group is not None and self.is_weak(group) and type(group.value) is int:  # a literal `2`: an int32
+            group = self.retype_literal(group, INT32)
+        if group is not None and group.type != INT32:
+            self.fail("TC0201", f"hash_grid_query: `group` must be an int32, got {describe(group.type)}", args["group"])
         held = [self.new_temp(point.type), self.new_temp(dtype)]  # the point and radius, evaluated once
         out: list[ir.Stmt] = [ir.Assign(held[0], point, span), ir.Assign(held[1], radius, span)]
         query = self.grid_queries.get(name)
         if query is None:
             bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
-            query = GridQuery(grid.sym, bounds)
+            query = GridQuery(grid.sym, bounds, ir.Sym(f"{name}.group", 0, INT32) if group is not None else None)
             self.grid_queries[name] = query
         elif query.grid != grid.sym:
             self.fail("TC0405", f"`{name}` was a query of the grid `{query.grid.name}` and cannot become one of "
                       f"`{grid.sym.name}`", node, help="use a new name")
+        elif (query.group is None) != (group is None):
+            self.fail("TC0405", f"`{name}` was a{' grouped' if query.group is not None else 'n ungrouped'} query "
+                      f"and cannot become a{'n ungrouped' if group is None else ' grouped'} one", node,
+                      help="use a new name")
+        if group is not None and query.group is not None:
+            out.append(ir.Assign(query.group, group, span))
         operands = [grid, ir.Var(held[0], span), ir.Var(held[1], span)]
         for axis in range(3):
             for end, op in enumerate(("hash_grid_query_start", "hash_grid_query_stop")):
@@ -237,8 +246,9 @@ class HashGridQueries(LoweringHost):
             self.loop_depth -= 1
             self.query_depths.pop()
             stop = self.query_breaks.pop()
-        held = [self.new_temp(INT32) for _ in query.bounds]  # the loop's own: rebinding the query in it changes nothing
-        x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in held)
+        read = (*query.bounds, *([query.group] if query.group is not None else []))
+        held = [self.new_temp(INT32) for _ in read]  # the loop's own copies: rebinding the query in it changes nothing
+        x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in held[:6])
         z, y, x, k = (self.new_temp(INT32) for _ in range(4))
         one = ir.Const(1, INT32, span)
 
@@ -247,14 +257,20 @@ class HashGridQueries(LoweringHost):
 
         cell = self.new_temp(INT32)
         current = ir.Assign(index, op("hash_grid_point_id", grid, ir.Var(k, span)), span)
-        points = ir.For(k, op("hash_grid_cell_begin", grid, ir.Var(cell, span)),
-                        op("hash_grid_cell_end", grid, ir.Var(cell, span)), one, (current, *body), span)
+        if query.group is None:
+            first, last = op("hash_grid_cell_begin", grid, ir.Var(cell, span)), op("hash_grid_cell_end", grid, ir.Var(
+                cell, span))
+        else:  # the cell's points of the query's group (a grid built with groups; the whole cell otherwise)
+            group = ir.Var(held[6], span)
+            first = op("hash_grid_group_begin", grid, ir.Var(cell, span), group)
+            last = op("hash_grid_group_end", grid, ir.Var(cell, span), group)
+        points = ir.For(k, first, last, one, (current, *body), span)
         after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
         cells: ir.Stmt = ir.For(x, x0, x1, one, (ir.Assign(cell, op("hash_grid_cell", grid, ir.Var(x, span), ir.Var(
             y, span), ir.Var(z, span)), span), points, *after), span)
         cells = ir.For(y, y0, y1, one, (cells, *after), span)
         cells = ir.For(z, z0, z1, one, (cells, *after), span)
-        start = [ir.Assign(h, ir.Var(b, span), span) for h, b in zip(held, query.bounds)]
+        start = [ir.Assign(h, ir.Var(b, span), span) for h, b in zip(held, read)]
         if stop is None:
             return [*start, cells]
         return [*start, ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]

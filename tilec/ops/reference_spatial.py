@@ -22,7 +22,8 @@ class HashGridLayout(ctypes.Structure):  # the loader's descriptor (runtime hash
                 ("num_points", ctypes.c_int32), ("built", ctypes.c_int32), ("dtype_bits", ctypes.c_int32),
                 ("cell_width_inv_f", ctypes.c_float), ("cell_width_inv_d", ctypes.c_double),
                 ("point_ids", ctypes.POINTER(ctypes.c_int32)), ("cell_starts", ctypes.POINTER(ctypes.c_int32)),
-                ("cell_ends", ctypes.POINTER(ctypes.c_int32))]
+                ("cell_ends", ctypes.POINTER(ctypes.c_int32)), ("point_keys", ctypes.POINTER(ctypes.c_uint64)),
+                ("has_groups", ctypes.c_int32)]
 
 
 class MeshLayout(ctypes.Structure):  # runtime mesh.h tl::Mesh
@@ -79,6 +80,18 @@ def _cell_range(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     if not g.built:
         return np.int32(0)
     return np.int32((g.cell_starts if call.op == "hash_grid_cell_begin" else g.cell_ends)[int(a[1])])
+
+
+@impl("hash_grid_group_begin", "hash_grid_group_end")
+def _group_range(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    g, cell, group = _grid(a[0]), int(a[1]), int(a[2])
+    lo, hi = (int(g.cell_starts[cell]), int(g.cell_ends[cell])) if g.built else (0, 0)
+    if not (g.built and g.point_keys and g.has_groups):
+        return np.int32(hi if call.op == "hash_grid_group_end" else lo)
+    keys = [int(g.point_keys[k]) for k in range(lo, hi)]  # sorted: the group's are one run of them
+    key = (cell << 32) | (group & 0xFFFFFFFF)
+    first = lo + sum(k < key for k in keys)
+    return np.int32(first if call.op == "hash_grid_group_begin" else lo + sum(k <= key for k in keys))
 
 
 @impl("hash_grid_point_id")

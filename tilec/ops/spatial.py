@@ -72,6 +72,13 @@ def _cell_range(b: Bound) -> Type:
     return INT32
 
 
+def _group_range(b: Bound) -> Type:
+    _grid(b)
+    _int(b, "cell")
+    _int(b, "group")
+    return INT32
+
+
 def _float(b: Bound, name: str) -> None:
     t = b.types[name]
     if t != FLOAT32 and not (name in b.weak and isinstance(t, Scalar)):
@@ -133,6 +140,12 @@ OPS = [
            "the first position of a cell's points in the grid's sorted order", api=False, runtime_call=True),
     OpSpec("hash_grid_cell_end", (GRID, Param("cell", "value")), _cell_range, "hash_grid_cell_end",
            "one past the last position of a cell's points in the grid's sorted order", api=False, runtime_call=True),
+    OpSpec("hash_grid_group_begin", (GRID, Param("cell", "value"), Param("group", "value")), _group_range,
+           "hash_grid_group_begin", "the first position of a cell's points of `group` (a grouped build; else the "
+           "cell's first)", api=False, runtime_call=True),
+    OpSpec("hash_grid_group_end", (GRID, Param("cell", "value"), Param("group", "value")), _group_range,
+           "hash_grid_group_end", "one past the last position of a cell's points of `group` (a grouped build; else "
+           "the cell's end)", api=False, runtime_call=True),
     OpSpec("mesh_eval_position", EVAL, _eval, "mesh_eval_position",
            "the point of a mesh's triangle `face` at barycentric coordinates (u, v): p0 u + p1 v + p2 (1 - u - v)",
            adj_cpp="mesh_eval_adjoint", nondiff=frozenset({"id", "face"}), runtime_call=True),

@@ -95,3 +95,21 @@ def sorted_order(grid: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array(dtyp
     i = wp.hash_grid_point_id(grid, tid)
     ids[tid] = i
     out[tid] = x[i] * 2.0
+
+
+@wp.kernel
+def grouped(grid: wp.uint64, x: wp.array(dtype=wp.vec3), g: wp.array(dtype=int), h: float,
+            rho: wp.array(dtype=float), ids: wp.array(dtype=int)):
+    tid = wp.tid()
+    i = wp.hash_grid_point_id(grid, tid)
+    p = x[i]
+    s = float(0.0)
+    for j in wp.hash_grid_query(grid, p, h, g[i]):  # only i's group
+        s += smooth(p - x[j], h) * float(g[j] + 1)
+    q = wp.hash_grid_query(grid, p, h)  # every group
+    k = int(0)
+    n = int(0)
+    while wp.hash_grid_query_next(q, k):
+        n = n * 3 + k
+    rho[i] = s
+    ids[i] = n

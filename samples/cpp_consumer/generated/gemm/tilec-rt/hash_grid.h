@@ -27,6 +27,8 @@ struct HashGrid {
     const int32_t* point_ids;  // num_points indices into the points, sorted by cell
     const int32_t* cell_starts;  // dim_x * dim_y * dim_z
     const int32_t* cell_ends;
+    const uint64_t* point_keys;  // a grouped build's sorted (cell << 32 | group) keys, else null
+    int32_t has_groups;  // 1 after a grouped build
 };
 
 TL_HD const HashGrid& hash_grid(uint64_t id) { return *reinterpret_cast<const HashGrid*>(uintptr_t(id)); }
@@ -84,6 +86,34 @@ TL_HD int32_t hash_grid_cell_end(uint64_t id, int32_t cell) {
     return g.built ? g.cell_ends[cell] : 0;
 }
 
+// A grouped query's range of a cell: the points of `group` in it (Warp's binary searches of the keys; a
+// grid built without groups gives the whole cell). stop: the range's end, else its start.
+TL_HD int32_t hash_grid_group_bound(uint64_t id, int32_t cell, int32_t group, bool stop) {
+    const HashGrid& g = hash_grid(id);
+    int32_t lo = hash_grid_cell_begin(id, cell), hi = hash_grid_cell_end(id, cell);
+    if (!(g.built && g.point_keys != nullptr && g.has_groups)) return stop ? hi : lo;
+    const uint64_t key = (uint64_t(uint32_t(cell)) << 32) | uint64_t(uint32_t(group));
+    for (int pass = 0; pass < (stop ? 2 : 1); ++pass) {
+        const uint64_t want = key + uint64_t(pass);  // key + 1: the end of the group's points
+        int32_t a = lo, b = hi;
+        while (a < b) {
+            const int32_t mid = a + (b - a) / 2;
+            if (g.point_keys[mid] < want) a = mid + 1;
+            else b = mid;
+        }
+        lo = a;
+    }
+    return lo;
+}
+
+TL_HD int32_t hash_grid_group_begin(uint64_t id, int32_t cell, int32_t group) {
+    return hash_grid_group_bound(id, cell, group, false);
+}
+
+TL_HD int32_t hash_grid_group_end(uint64_t id, int32_t cell, int32_t group) {
+    return hash_grid_group_bound(id, cell, group, true);
+}
+
 // wp.hash_grid_point_id: the point at position `k` of the cell-sorted order; -1 before a build and
 // (unlike Warp, which reads past its buffer) for k outside [0, num_points).
 TL_HD int32_t hash_grid_point_id(uint64_t id, int32_t k) {
@@ -99,7 +129,7 @@ TL_HD int32_t hash_grid_point_id(uint64_t id, int32_t k) {
 class HashGridStorage {
 public:
     HashGridStorage(int32_t dim_x, int32_t dim_y, int32_t dim_z)
-        : desc_{dim_x, dim_y, dim_z, 0, 0, 32, 0.0f, 0.0, nullptr, nullptr, nullptr},
+        : desc_{dim_x, dim_y, dim_z, 0, 0, 32, 0.0f, 0.0, nullptr, nullptr, nullptr, nullptr, 0},
           starts_(size_t(dim_x) * size_t(dim_y) * size_t(dim_z), 0), ends_(starts_.size(), 0) {}
     HashGridStorage(const HashGridStorage&) = delete;  // its id is its descriptor's address: it stays put
     HashGridStorage& operator=(const HashGridStorage&) = delete;

@@ -41,7 +41,8 @@ class _HashGridDesc(ctypes.Structure):  # runtime hash_grid.h tl::HashGrid
     _fields_ = [("dim_x", ctypes.c_int32), ("dim_y", ctypes.c_int32), ("dim_z", ctypes.c_int32),
                 ("num_points", ctypes.c_int32), ("built", ctypes.c_int32), ("dtype_bits", ctypes.c_int32),
                 ("cell_width_inv_f", ctypes.c_float), ("cell_width_inv_d", ctypes.c_double),
-                ("point_ids", ctypes.c_void_p), ("cell_starts", ctypes.c_void_p), ("cell_ends", ctypes.c_void_p)]
+                ("point_ids", ctypes.c_void_p), ("cell_starts", ctypes.c_void_p), ("cell_ends", ctypes.c_void_p),
+                ("point_keys", ctypes.c_void_p), ("has_groups", ctypes.c_int32)]
 
 
 def _register(obj, desc):
@@ -50,6 +51,18 @@ def _register(obj, desc):
     _REGISTRY.live[key] = weakref.ref(obj)
     weakref.finalize(obj, _REGISTRY.live.pop, key, None)
     return key
+
+
+def _groups(groups, n):
+    """A grouped build's group per point: n int32 values (Warp's int32 array; its bits sort the keys)."""
+    try:
+        g = np.asarray(groups.numpy() if hasattr(groups, "numpy") and not isinstance(groups, np.ndarray) else groups)
+    except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+        raise TypeError(f"HashGrid.build: `groups` must be an int32 array, got {type(groups).__name__}") from e
+    if g.dtype != np.int32 or g.shape != (n,):
+        raise ValueError(f"HashGrid.build: `groups` must be {n} int32 values (one per point), got {g.dtype} of "
+                         f"shape {g.shape}")
+    return g
 
 
 def _dim(name, value):
@@ -79,7 +92,8 @@ class HashGrid:
             raise ValueError(f"HashGrid: dtype must be float32 or float64, got {dtype!r}")
         self.device = "cpu"
         self.dim_x, self.dim_y, self.dim_z = dims
-        self._desc = _HashGridDesc(*dims, 0, 0, 32 if self.dtype == "float32" else 64, 0.0, 0.0, None, None, None)
+        self._desc = _HashGridDesc(*dims, 0, 0, 32 if self.dtype == "float32" else 64, 0.0, 0.0, None, None, None,
+                                   None, 0)
         self._arrays = ()  # the buffers the descriptor points into
         self.id = _register(self, self._desc)
 
@@ -89,8 +103,6 @@ class HashGrid:
     def build(self, points, radius, groups=None):
         """Bucket `points` ((n, 3) of the grid's dtype, or anything numpy reads as one: a Warp
         array of vec3) into cells of edge `radius`."""
-        if groups is not None:
-            raise ValueError("HashGrid.build: grouped hash grids are not supported by tilec yet")
         dtype = np.float32 if self.dtype == "float32" else np.float64
         try:
             p = np.asarray(points.numpy() if hasattr(points, "numpy") and not isinstance(points, np.ndarray) else points)
@@ -113,19 +125,27 @@ class HashGrid:
                 coord = np.clip(c.astype(np.int64), _INT_MIN, _INT_MAX - 1)  # saturated as Warp's, NaN at 0
                 coords.append(np.mod(coord, dim))  # wrapped into [0, dim) (C's remainder, plus dim if negative)
         cells = (coords[2] * self.dim_y + coords[1]) * self.dim_x + coords[0]
-        order = np.argsort(cells, kind="stable").astype(np.int32)
+        keys = None
+        if groups is not None:  # sorted by (cell << 32 | group): a cell's points grouped, each group in order
+            g = _groups(groups, p.shape[0])
+            keys = (cells.astype(np.uint64) << np.uint64(32)) | g.astype(np.uint32).astype(np.uint64)
+            order = np.argsort(keys, kind="stable").astype(np.int32)
+            keys = np.ascontiguousarray(keys[order])
+        else:
+            order = np.argsort(cells, kind="stable").astype(np.int32)
         ncells = self.dim_x * self.dim_y * self.dim_z
         counts = np.bincount(cells, minlength=ncells)
         ends = np.cumsum(counts)
         starts = np.where(counts > 0, ends - counts, 0).astype(np.int32)
         ends = np.where(counts > 0, ends, 0).astype(np.int32)
         order = np.ascontiguousarray(order)
-        self._arrays = (order, starts, ends)
+        self._arrays = (order, starts, ends) + ((keys,) if keys is not None else ())
         d = self._desc
         d.num_points, d.built = p.shape[0], 1
+        d.point_keys, d.has_groups = (keys.ctypes.data, 1) if keys is not None else (None, 0)
         d.cell_width_inv_f = float(np.float32(1) / np.float32(radius))  # each precision's own 1 / width, as Warp's
         d.cell_width_inv_d = float(np.float64(1) / np.float64(radius))
-        d.point_ids, d.cell_starts, d.cell_ends = (a.ctypes.data for a in self._arrays)
+        d.point_ids, d.cell_starts, d.cell_ends = (a.ctypes.data for a in self._arrays[:3])
 
 
 class _MeshDesc(ctypes.Structure):  # runtime mesh.h tl::Mesh
