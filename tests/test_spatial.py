@@ -293,6 +293,14 @@ int main(int argc, char** argv) {
     tilec_array order = {out.data(), {@N@}, {4}};
     if (hash_grid_loader_ids_cpu_forward(&launch, grid.id(), order) != 0) return 4;
     for (int i = 0; i < @N@; ++i) std::printf("%d\n", out[i]);
+    std::vector<int32_t> groups(@N@);
+    for (int i = 0; i < @N@; ++i) groups[i] = (i * 7) % 3 - 1;
+    grid.build(x.data(), @N@, @H@, 3, groups.data());
+    tilec_array gs = {groups.data(), {@N@}, {4}};
+    if (hash_grid_loader_count_group_cpu_forward(&launch, grid.id(), xs, gs, @H@, counts) != 0) return 5;
+    for (int i = 0; i < @N@; ++i) std::printf("%d\n", out[i]);
+    if (hash_grid_loader_ids_cpu_forward(&launch, grid.id(), order) != 0) return 6;
+    for (int i = 0; i < @N@; ++i) std::printf("%d\n", out[i]);
 }
 '''
 
@@ -310,13 +318,19 @@ def test_a_cpp_caller_builds_the_grid_with_the_runtime_helper(module, tmp_path):
     subprocess.run(["g++", "-std=c++17", "-O1", f"-I{folder}", str(tmp_path / "main.cpp"), f"-L{folder}",
                     "-lhash_grid_loader_cpu", f"-Wl,-rpath,{folder}", "-o", str(exe)], check=True)
     run = subprocess.run([str(exe), str(tmp_path / "x.bin")], capture_output=True, text=True, check=True)
-    counts, order = np.array(run.stdout.split(), np.int32).reshape(2, N)
+    counts, order, grouped_counts, grouped_order = np.array(run.stdout.split(), np.int32).reshape(4, N)
     np.testing.assert_array_equal(counts, brute_force_counts(x, H))
     grid = module.HashGrid(7, 3, 5)
     grid.build(x, H)
     expected = np.zeros(N, np.int32)
     module.ids.launch(dim=N, inputs=[grid.id, expected])
     np.testing.assert_array_equal(order, expected)  # the same cells, the same stable order
+    groups = ((np.arange(N) * 7) % 3 - 1).astype(np.int32)
+    grid.build(x, H, groups=groups)
+    module.ids.launch(dim=N, inputs=[grid.id, expected])
+    np.testing.assert_array_equal(grouped_order, expected)  # grouped: the same keys' order
+    module.count_group.launch(dim=N, inputs=[grid.id, x, groups, H, expected])
+    np.testing.assert_array_equal(grouped_counts, expected)
 
 
 @needs_cxx

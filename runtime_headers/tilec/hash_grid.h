@@ -8,6 +8,7 @@
 // into loops over z, y, x (x fastest) of the cells the query's box overlaps, then over each cell's
 // points, in Warp 1.19's order, so sums over neighbours add in the same order as Warp's.
 #pragma once
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -134,7 +135,9 @@ public:
     HashGridStorage(const HashGridStorage&) = delete;  // its id is its descriptor's address: it stays put
     HashGridStorage& operator=(const HashGridStorage&) = delete;
 
-    template <class T> void build(const T* xyz, int32_t n, double radius, int64_t stride = 3) {
+    // groups: null, or one int32 per point (a grouped grid: each cell's points sorted by group, Warp's keys)
+    template <class T> void build(const T* xyz, int32_t n, double radius, int64_t stride = 3,
+                                  const int32_t* groups = nullptr) {
         const T inv = T(1) / T(radius);
         std::vector<int32_t> cells(size_t(n > 0 ? n : 0));
         std::vector<int32_t> counts(starts_.size() + 1, 0);
@@ -149,6 +152,14 @@ public:
         ids_.assign(cells.size(), 0);
         std::vector<int32_t> next(counts.begin(), counts.end() - 1);
         for (int32_t i = 0; i < n; ++i) ids_[size_t(next[size_t(cells[i])]++)] = i;  // stable: points in order
+        keys_.clear();
+        if (groups != nullptr) {  // within each cell, by group (stable: a group's points in order)
+            for (size_t c = 0; c + 1 < counts.size(); ++c)
+                std::stable_sort(ids_.begin() + counts[c], ids_.begin() + counts[c + 1], [&](int32_t a, int32_t b) {
+                    return uint32_t(groups[a]) < uint32_t(groups[b]);
+                });
+            for (int32_t id : ids_) keys_.push_back((uint64_t(uint32_t(cells[size_t(id)])) << 32) | uint32_t(groups[id]));
+        }
         for (size_t c = 0; c < starts_.size(); ++c) {
             const bool used = counts[c + 1] > counts[c];
             starts_[c] = used ? counts[c] : 0;
@@ -162,6 +173,8 @@ public:
         desc_.point_ids = ids_.data();
         desc_.cell_starts = starts_.data();
         desc_.cell_ends = ends_.data();
+        desc_.point_keys = groups != nullptr ? keys_.data() : nullptr;
+        desc_.has_groups = groups != nullptr ? 1 : 0;
     }
 
     uint64_t id() const { return uint64_t(uintptr_t(&desc_)); }
@@ -169,6 +182,7 @@ public:
 private:
     HashGrid desc_;
     std::vector<int32_t> starts_, ends_, ids_;
+    std::vector<uint64_t> keys_;
 };
 #endif
 
