@@ -18,6 +18,8 @@ gradient either). Queries (closest point, ray, AABB: Warp's BVH) are not support
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..ir.types import FLOAT32, FLOAT64, INT32, UINT64, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
@@ -40,10 +42,18 @@ def _int(b: Bound, name: str) -> None:
         b.fail("TC0201", f"`{name}` must be an int, got {describe(t)}", name)
 
 
-def _point_id(b: Bound) -> Type:
-    _grid(b, "id")
-    _int(b, "index")
-    return INT32
+def _rule(ident: Callable[[Bound], None], ints: tuple[str, ...], result: Type,
+          floats: tuple[str, ...] = ()) -> Callable[[Bound], Type]:
+    """The rule of an op taking an id (ident checks it), int operands `ints`, float32 operands `floats`."""
+    def rule(b: Bound) -> Type:
+        ident(b)
+        for name in ints:
+            _int(b, name)
+        for name in floats:
+            _float(b, name)
+        return result
+
+    return rule
 
 
 def _bounds(b: Bound) -> Type:
@@ -59,66 +69,26 @@ def _bounds(b: Bound) -> Type:
     return INT32
 
 
-def _cell(b: Bound) -> Type:
-    _grid(b)
-    for name in ("x", "y", "z"):
-        _int(b, name)
-    return INT32
-
-
-def _cell_range(b: Bound) -> Type:
-    _grid(b)
-    _int(b, "cell")
-    return INT32
-
-
-def _group_range(b: Bound) -> Type:
-    _grid(b)
-    _int(b, "cell")
-    _int(b, "group")
-    return INT32
-
-
 def _float(b: Bound, name: str) -> None:
     t = b.types[name]
     if t != FLOAT32 and not (name in b.weak and isinstance(t, Scalar)):
         b.fail("TC0201", f"`{name}` must be a float32, got {describe(t)}", name)
 
 
-def _eval(b: Bound) -> Type:
-    _mesh(b)
-    _int(b, "face")
-    _float(b, "bary_u")
-    _float(b, "bary_v")
-    return VEC3F
-
-
-def _face_normal(b: Bound) -> Type:
-    _mesh(b)
-    _int(b, "face")
-    return VEC3F
-
-
-def _get_value(b: Bound) -> Type:
-    _mesh(b)
-    _int(b, "index")
-    return VEC3F
-
-
-def _get_index(b: Bound) -> Type:
-    _mesh(b)
-    _int(b, "index")
-    return INT32
-
-
 def _eval_adjoint(b: Bound) -> Type:
-    _mesh(b)
-    _int(b, "face")
     if b.types["adj"] != VEC3F:
         b.fail("TC0201", f"`adj` must be a vec3f, got {describe(b.types['adj'])}", "adj")
-    _int(b, "field")
-    _int(b, "which")
-    return FLOAT32
+    return _rule(_mesh, ("face", "field", "which"), FLOAT32)(b)
+
+
+_point_id = _rule(lambda b: _grid(b, "id"), ("index",), INT32)
+_cell = _rule(_grid, ("x", "y", "z"), INT32)
+_cell_range = _rule(_grid, ("cell",), INT32)
+_group_range = _rule(_grid, ("cell", "group"), INT32)
+_eval = _rule(_mesh, ("face",), VEC3F, ("bary_u", "bary_v"))
+_face_normal = _rule(_mesh, ("face",), VEC3F)
+_get_value = _rule(_mesh, ("index",), VEC3F)
+_get_index = _rule(_mesh, ("index",), INT32)
 
 
 GRID = Param("grid", "value")
