@@ -33,6 +33,9 @@ CASES = [
     Case("hg_grouped", P, "grouped", dim=(N,),
          args=(Grid(1, (8, 8, 8), H, groups=2), varr(N, "vec3"), Arr((N,), "int32", "in", "int:-1:3"), Scal(H), out(N),
                out(N, dtype="int32")), rtol=1e-5, atol=1e-6, **SIMT),
+    Case("hg_query_args", P, "query_args", dim=(N,),
+         args=(Grid(1, (8, 8, 8), H, groups=2), varr(N, "vec3"), Arr((N,), "int32", "in", "int:0:2"), Scal(H), out(N)),
+         rtol=1e-5, atol=1e-6, **SIMT),
     Case("hg_sorted_order", P, "sorted_order", dim=(N,),
          args=(Grid(1, (8, 8, 8), H), varr(N, "vec3"), varr(N, "vec3", "out"), out(N, dtype="int32")), **SIMT),
 ]

@@ -20,7 +20,8 @@ def query_errors(grid: wp.uint64, other: int, x: wp.array(dtype=wp.vec3), xd: wp
     t = wp.hash_grid_query(grid, xd[i], 1.0)  # ERROR TC0201: `grid` is queried with float32 points elsewhere
     u = wp.hash_grid_query(grid, x[i], 1.0, 2.5)  # ERROR TC0201: `group` must be an int32, got a float32
     v = wp.hash_grid_query(grid, 1.0, 1.0)  # ERROR TC0201: `point` must be a vec3 of float32 or float64
-    n = reads(q, x[i])  # ERROR TC0401: the hash-grid query `q` used as a value
+    n = reads(q, x[i])  # ERROR TC0201: reads: parameter `grid` expects a uint64 scalar, got a hash-grid query
+    z = q  # ERROR TC0401: the hash-grid query `q` used as a value
     ok = wp.hash_grid_query_next(q, i)  # ERROR TC0401: is taken only as a while loop's condition
     out[i] = reads(g, x[i])  # ERROR TC0401: `reads` reads its `grid` as a hash grid's id
     wp.hash_grid_query(grid, x[i], 1.0)  # ERROR TC0401: bind `wp.hash_grid_query(...)` to a name
@@ -45,3 +46,13 @@ def mesh_errors(mesh: wp.uint64, grid: wp.uint64, out: wp.array(dtype=wp.vec3)):
     out[i] = wp.mesh_eval_position(m, i, 0.5, 0.5)  # ERROR TC0401: a mesh's id here must be a `wp.uint64` parameter
     out[i] = wp.mesh_get_point(grid, i)  # ERROR TC0201: `grid` is read as a hash grid's id elsewhere and as a mesh's
     out[i] = wp.mesh_eval_velocity(mesh, i, out[i], 0.5)  # ERROR TC0201: `bary_u` must be a float32
+
+
+@wp.func
+def takes_query(q: wp.HashGridQuery[wp.float16], p: wp.vec3):  # ERROR TC0409: a hash-grid query's dtype must be wp.float32 or wp.float64
+    return 1.0
+
+
+@wp.kernel
+def query_param(q: wp.HashGridQuery[wp.float32], out: wp.array(dtype=float)):  # ERROR TC0409: kernel parameter `q` must be an array
+    out[0] = 1.0

@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, FunctionT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
 from . import annotations as ann
 from . import structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -156,6 +156,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         for p, t in zip(self.fd.node.params.params, self.param_types):
             if isinstance(t, FunctionT):  # a wp.Function parameter: this instance is the function's own
                 self.func_values[p.name.value] = t
+                continue
+            if isinstance(t, GridQueryT):  # a hash-grid query: its variables (hash_grids.py)
+                self.bind_query_param(p, t, params)
                 continue
             if self.bind_struct_param(p, t, params):
                 continue

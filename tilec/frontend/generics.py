@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.types import ArrayT, FunctionT, Scalar
+from ..ir.types import ArrayT, FunctionT, GridQueryT, Scalar
 from . import annotations as ann
 from .resolve import Scope
 
@@ -42,7 +42,7 @@ ANY_FUNCTION = FunctionT("", "Function")  # `g: wp.Function`: the func is specia
 
 
 def is_generic(t: object) -> bool:
-    return t == ann.ANY or isinstance(t, GenericArray) or t == ANY_FUNCTION
+    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT)) or t == ANY_FUNCTION
 
 
 def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
@@ -67,12 +67,29 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | G
                 return GenericArray(ndim)
     if scope.api_attr(node) == "Function":
         return ANY_FUNCTION
+    query = _grid_query(node, scope)
+    if query is not None:
+        return query
     if (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
             and scope.is_any(node.slice[0].slice.value)):
         ndim = _array_ndim(scope.api_attr(node.value), None, scope)
         if ndim is not None:
             return GenericArray(ndim)
     return ann.annotation(node, scope)
+
+
+def _grid_query(node: cst.BaseExpression, scope: Scope) -> GridQueryT | None:
+    """`wp.HashGridQuery[wp.float32]` (or `wp.HashGridQuery` alone: any dtype); None for other annotations."""
+    base = node.value if isinstance(node, cst.Subscript) else node
+    if scope.api_attr(base) != "HashGridQuery":
+        return None
+    if not isinstance(node, cst.Subscript):
+        return GridQueryT("")
+    item = node.slice[0].slice if len(node.slice) == 1 else None
+    dtype = ann.annotation(item.value, scope) if isinstance(item, cst.Index) else None
+    if not (isinstance(dtype, Scalar) and dtype.name in ("float32", "float64")):
+        raise ann.AnnotationError("a hash-grid query's dtype must be wp.float32 or wp.float64", node)
+    return GridQueryT(dtype.name)
 
 
 def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray) -> bool:
@@ -83,6 +100,8 @@ def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray)
         return isinstance(got, ArrayT) and got.ndim == want.ndim
     if want == ANY_FUNCTION:
         return isinstance(got, FunctionT) and got.kind != ""
+    if isinstance(want, GridQueryT):  # any grouping; the points' dtype where the annotation names one
+        return isinstance(got, GridQueryT) and want.dtype in ("", got.dtype)
     return want == got
 
 

@@ -24,7 +24,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, INT32, UINT64, Scalar, VecT, describe
+from ..ir.types import BOOL, INT32, UINT64, GridQueryT, Scalar, VecT, describe
 from .lowering_host import LoweringHost
 
 QUERY_ARGS = ("id", "point", "max_dist", "group")
@@ -35,6 +35,7 @@ class GridQuery:
     grid: ir.Sym  # the grid's id: a uint64 parameter
     bounds: tuple[ir.Sym, ...]  # x0, x1, y0, y1, z0, z1: the cells visited per axis, [start, stop)
     group: ir.Sym | None  # a grouped query's group (int32), evaluated once
+    dtype: str = "float32"  # the points' precision
 
 
 class HashGridQueries(LoweringHost):
@@ -85,8 +86,12 @@ class HashGridQueries(LoweringHost):
         query = self.grid_queries.get(name)
         if query is None:
             bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
-            query = GridQuery(grid.sym, bounds, ir.Sym(f"{name}.group", 0, INT32) if group is not None else None)
+            query = GridQuery(grid.sym, bounds, ir.Sym(f"{name}.group", 0, INT32) if group is not None else None,
+                              dtype.name)
             self.grid_queries[name] = query
+        elif query.dtype != dtype.name:
+            self.fail("TC0405", f"`{name}` was a query of {query.dtype} points and cannot become one of {dtype.name} "
+                      "points", node, help="use a new name")
         elif query.grid != grid.sym:
             self.fail("TC0405", f"`{name}` was a query of the grid `{query.grid.name}` and cannot become one of "
                       f"`{grid.sym.name}`", node, help="use a new name")
@@ -143,6 +148,32 @@ class HashGridQueries(LoweringHost):
         if seen is None or seen[1] == "any":
             self.grid_ids[name] = (kind, dtype, node)
         return ir.Var(binding.sym, self.span(node))
+
+    def query_argument(self, node: cst.Name) -> ir.Const | None:
+        """A query passed to a func (a `wp.HashGridQuery[...]` parameter): a front-end constant of its type,
+        which flatten_args spreads into the query's variables; None for other names."""
+        query = self.grid_queries.get(node.value) if node.value not in self.env else None
+        if query is None:
+            return None
+        return ir.Const(query, GridQueryT(query.dtype, query.group is not None), self.span(node))
+
+    def query_leaves(self, value: ir.Const) -> list[ir.Expr]:
+        """A passed query's variables, in the order of the callee's parameters (bind_query_param)."""
+        query = value.value
+        assert isinstance(query, GridQuery), query  # (query_argument made it)
+        return [ir.Var(s, value.span) for s in (query.grid, *query.bounds, *([query.group] if query.group else []))]
+
+    def bind_query_param(self, p: cst.Param, t: GridQueryT, params: list[ir.Sym]) -> None:
+        """A func's `wp.HashGridQuery[...]` parameter: the query's variables as parameters (the caller's
+        values: looping here leaves the caller's query as it was), its grid id one the loader checked."""
+        name = p.name.value
+        grid = ir.Sym(f"{name}.grid", 0, UINT64)
+        bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
+        group = ir.Sym(f"{name}.group", 0, INT32) if t.grouped else None
+        self.grid_queries[name] = GridQuery(grid, bounds, group, t.dtype)
+        self.env[grid.name] = self.new_binding(grid, self.span(p.name), ())
+        self.grid_ids[grid.name] = ("hash_grid", t.dtype, p.name)
+        params += [grid, *bounds, *([group] if group is not None else [])]
 
     def check_grid_ids(self) -> None:
         """At the end of a body: a grid id assigned anywhere in it is no longer the parameter the loader checked."""
@@ -231,7 +262,7 @@ class HashGridQueries(LoweringHost):
     def refuse_query_value(self, node: cst.Name) -> None:
         if node.value in self.grid_queries and node.value not in self.env:
             self.fail("TC0401", f"unsupported syntax: the hash-grid query `{node.value}` used as a value (tilec "
-                      "loops over a query where it is made, and does not pass it to funcs)", node,
+                      "loops over a query, or passes it to a func's `wp.HashGridQuery[...]` parameter)", node,
                       help=f"loop over it: `for index in {node.value}:`")
 
     def query_loops(self, query: GridQuery, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:

@@ -741,7 +741,8 @@ class CallLowering(LoweringHost):
         if fv is not None:  # a function passed (to a `wp.Function` parameter): the instance is made for it
             return ir.Const(fv, fv, self.span(given.value if isinstance(given, cst.Arg) else call))
         if isinstance(given, cst.Arg):
-            return cast(ir.Expr, self.expr(expr))
+            query = self.query_argument(expr) if isinstance(expr, cst.Name) else None  # hash_grids.py
+            return query if query is not None else cast(ir.Expr, self.expr(expr))
         value = (fd.scope or self.scope).constant(expr)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail("TC0305", f"the default of parameter `{given.name.value}` of `{fd.name}` must be a "

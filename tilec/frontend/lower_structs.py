@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir, naming
-from ..ir.types import ArrayT, FieldT, FunctionT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import ArrayT, FieldT, FunctionT, GridQueryT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
@@ -213,6 +213,9 @@ class StructLowering(LoweringHost):
         out: list[ir.Expr] = []
         for a, n in zip(args, arg_nodes):
             if isinstance(a.type, FunctionT):  # a function passed: the callee's instance is made for it
+                continue
+            if isinstance(a.type, GridQueryT):  # a hash-grid query passed: its variables (hash_grids.py)
+                out += self.query_leaves(cast(ir.Const, a))
                 continue
             if not isinstance(a, STRUCTISH):
                 out.append(a)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label, Span
-from ..ir.types import NONE, ArrayT, Dim, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from . import annotations as ann
 from . import generics, warp_library
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
@@ -118,7 +118,7 @@ class ModuleChecker:
                 ok = False
                 continue
             if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \
-                    (not generics.is_generic(t) or t == generics.ANY_FUNCTION):
+                    (not generics.is_generic(t) or t == generics.ANY_FUNCTION or isinstance(t, GridQueryT)):
                 self.diags.error("TC0409", f"kernel parameter `{p.name.value}` must be an array, a scalar, a "
                                  "value type or a struct" + (" (a `wp.Function` parameter is a func's, as in Warp)"
                                                              if t == generics.ANY_FUNCTION else ""),

@@ -299,7 +299,23 @@ class FunctionT:
 
 
 NONE = NoneT()
-Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT, FunctionT]
+
+
+@dataclass(frozen=True)
+class GridQueryT:
+    """A hash-grid query as a func's parameter (Warp's `wp.HashGridQuery[wp.float32]`): dtype the
+    points' ("" in the annotation `wp.HashGridQuery` alone: any), grouped whether it filters by a
+    group. Only the frontend holds one: the argument spreads into the query's variables
+    (frontend/hash_grids.py)."""
+
+    dtype: str
+    grouped: bool = False
+
+    def __str__(self) -> str:
+        return f"HashGridQuery[{self.dtype or 'Any'}]" + (" (grouped)" if self.grouped else "")
+
+
+Type = Union[Scalar, VecT, MatT, StructT, ArrayT, TileT, StackT, TupleT, NoneT, FunctionT, GridQueryT]
 FieldT = Union[Type, IndexedT]  # what a struct field holds
 
 
@@ -333,4 +349,6 @@ def describe(t: object) -> str:
         return f"a tile stack of {t.dtype} (capacity {t.capacity})"
     if isinstance(t, FunctionT):
         return f"the function `{t}`" if t.kind else "a function"
+    if isinstance(t, GridQueryT):
+        return f"a hash-grid query of {t.dtype or 'any'} points"
     return str(t)

@@ -113,3 +113,25 @@ def grouped(grid: wp.uint64, x: wp.array(dtype=wp.vec3), g: wp.array(dtype=int),
         n = n * 3 + k
     rho[i] = s
     ids[i] = n
+
+
+@wp.func
+def weighted(query: wp.HashGridQuery[wp.float32], center: wp.vec3, points: wp.array(dtype=wp.vec3), h: float):
+    s = float(0.0)
+    for j in query:
+        s += smooth(points[j] - center, h) * points[j][1]
+    return s
+
+
+@wp.func
+def weighted_twice(q: wp.HashGridQuery[wp.float32], center: wp.vec3, points: wp.array(dtype=wp.vec3), h: float):
+    return weighted(q, center, points, h) * 2.0
+
+
+@wp.kernel
+def query_args(grid: wp.uint64, x: wp.array(dtype=wp.vec3), g: wp.array(dtype=int), h: float,
+               out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.hash_grid_query(grid, x[i], h)
+    mine = wp.hash_grid_query(grid, x[i], h, g[i])
+    out[i] = weighted(q, x[i], x, h) + weighted_twice(q, x[i], x, h) + weighted(mine, x[i], x, h)
