@@ -20,6 +20,7 @@ from ..diagnostics import NotDifferentiable
 from ..ir.types import BFLOAT16, FLOAT32, NONE, ArrayT, Dim, Element, MatT, Scalar, StructT, TileT, Type, VecT
 from .build import call as C
 from .build import const, dtype_of, zeros
+from .core import registrar
 
 Contributions = list[tuple[int, ir.Expr]]  # (operand index, its contribution to that operand's adjoint)
 
@@ -46,13 +47,7 @@ Rule = Callable[[Adjoints, ir.OpCall, Any], Contributions]
 RULES: dict[str, Rule] = {}
 
 
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    def register(fn: Rule) -> Rule:
-        for n in names:
-            RULES[n] = fn
-        return fn
-
-    return register
+rule = registrar(RULES)
 
 
 def _tile_of(e: ir.Expr) -> TileT:

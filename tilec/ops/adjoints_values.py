@@ -7,13 +7,14 @@ at the zero vector is zero.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import ir
 from ..ir.types import INT32, ArrayT, MatT, Scalar, TileT, Type, VecT
 from .build import call as C
 from .build import const, zeros
+from .core import registrar
 
 if TYPE_CHECKING:  # adjoints.py imports this module at its end; only the types are needed here
     from .adjoints import Adjoints, Contributions, Rule
@@ -22,13 +23,7 @@ RULES: dict[str, Rule] = {}  # merged into adjoints.RULES by register()
 _SCALAR: dict[str, Rule] = {}  # the scalar rules of mul and div, which these extend
 
 
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    def add(fn: Rule) -> Rule:
-        for n in names:
-            RULES[n] = fn
-        return fn
-
-    return add
+rule = registrar(RULES)
 
 
 def register(table: dict[str, Rule]) -> None:

@@ -7,7 +7,7 @@ diagnostic at the offending argument.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, TypeVar
 
 from ..ir.types import Type
 
@@ -135,3 +135,20 @@ class FuncRef:
     name: str  # builtin op name or user func name
     builtin: bool
     result: Callable[[tuple[Type, ...]], Type]  # tuple[Scalar-or-Tile types] -> Type, raises RuleError
+
+
+_Registered = TypeVar("_Registered", bound=Callable[..., Any])
+
+
+def registrar(table: dict[str, _Registered]) -> Callable[..., Callable[[_Registered], _Registered]]:
+    """The decorator `register(*names)` that enters a function in `table` under each of those op names: how
+    the op table's companions are filled (adjoint rules, the reference interpreter's implementations)."""
+    def register(*names: str) -> Callable[[_Registered], _Registered]:
+        def add(fn: _Registered) -> _Registered:
+            for n in names:
+                table[n] = fn
+            return fn
+
+        return add
+
+    return register

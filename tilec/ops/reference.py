@@ -17,7 +17,8 @@ import numpy as np
 from .. import ir
 from ..ir.types import ArrayT, Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
 from . import reference_random, reference_spatial, reference_values
-from .reference_values import Context, Impl, Value, make_value, registrar
+from .core import registrar
+from .reference_values import Context, Impl, Value, make_value
 from .random import SAMPLERS
 from .reference_random import pcg as _pcg, unit as _unit
 

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from .. import ir
-from .reference_values import Context, Impl, Value, registrar
+from .core import registrar
+from .reference_values import Context, Impl, Value
 
 IMPL: dict[str, Impl] = {}  # merged into reference.IMPL
 F = np.float32

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import ir
 from ..ir.types import ArrayT, MatT, Scalar, TileT, Type, VecT
+from .core import registrar
 
 # A runtime value: a numpy array (tile, array, vector, matrix), a numpy scalar or a Python number.
 # numpy's annotations of these are stricter than its runtime (dtype-generic arrays), hence Any.
@@ -39,18 +40,6 @@ class Context(Protocol):
 Impl = Callable[[Context, ir.OpCall, Sequence[Value]], Value]  # impl(ctx, call, operand values) -> result
 
 
-def registrar(table: dict[str, Impl]) -> Callable[..., Callable[[Impl], Impl]]:
-    """The decorator `impl(*names)` that registers a function as the implementation of those ops in
-    `table` (each reference module has its table; reference.py merges them)."""
-    def impl(*names: str) -> Callable[[Impl], Impl]:
-        def register(fn: Impl) -> Impl:
-            for n in names:
-                table[n] = fn
-            return fn
-
-        return register
-
-    return impl
 
 
 IMPL: dict[str, Impl] = {}  # merged into reference.IMPL by reference.py (which imports this module)
