@@ -72,9 +72,12 @@ TL_HD int32_t hash_grid_wrap(int32_t v, int32_t dim) {
     return c < 0 ? c + dim : c;
 }
 
-TL_HD int32_t hash_grid_cell(uint64_t id, int32_t x, int32_t y, int32_t z) {
-    const HashGrid& g = hash_grid(id);
+TL_HD int32_t hash_grid_index(const HashGrid& g, int32_t x, int32_t y, int32_t z) {
     return (hash_grid_wrap(z, g.dim_z) * g.dim_y + hash_grid_wrap(y, g.dim_y)) * g.dim_x + hash_grid_wrap(x, g.dim_x);
+}
+
+TL_HD int32_t hash_grid_cell(uint64_t id, int32_t x, int32_t y, int32_t z) {
+    return hash_grid_index(hash_grid(id), x, y, z);
 }
 
 TL_HD int32_t hash_grid_cell_begin(uint64_t id, int32_t cell) {
@@ -87,22 +90,19 @@ TL_HD int32_t hash_grid_cell_end(uint64_t id, int32_t cell) {
     return g.built ? g.cell_ends[cell] : 0;
 }
 
-// A grouped query's range of a cell: the points of `group` in it (Warp's binary searches of the keys; a
-// grid built without groups gives the whole cell). stop: the range's end, else its start.
+// A grouped query's range of a cell: the points of `group` in it, the first key >= (cell, group) and
+// the first >= (cell, group + 1) in the cell's sorted keys (Warp's two binary searches give the same
+// positions: its second starts at the first's answer, below which every key is smaller). A grid built
+// without groups gives the whole cell. stop: the range's end, else its start.
 TL_HD int32_t hash_grid_group_bound(uint64_t id, int32_t cell, int32_t group, bool stop) {
     const HashGrid& g = hash_grid(id);
     int32_t lo = hash_grid_cell_begin(id, cell), hi = hash_grid_cell_end(id, cell);
     if (!(g.built && g.point_keys != nullptr && g.has_groups)) return stop ? hi : lo;
-    const uint64_t key = (uint64_t(uint32_t(cell)) << 32) | uint64_t(uint32_t(group));
-    for (int pass = 0; pass < (stop ? 2 : 1); ++pass) {
-        const uint64_t want = key + uint64_t(pass);  // key + 1: the end of the group's points
-        int32_t a = lo, b = hi;
-        while (a < b) {
-            const int32_t mid = a + (b - a) / 2;
-            if (g.point_keys[mid] < want) a = mid + 1;
-            else b = mid;
-        }
-        lo = a;
+    const uint64_t want = ((uint64_t(uint32_t(cell)) << 32) | uint64_t(uint32_t(group))) + (stop ? 1 : 0);
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (g.point_keys[mid] < want) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -143,9 +143,8 @@ public:
         std::vector<int32_t> counts(starts_.size() + 1, 0);
         for (int32_t i = 0; i < n; ++i) {
             const T* p = xyz + int64_t(i) * stride;
-            cells[i] = (hash_grid_wrap(hash_grid_cell_coord(p[2] * inv), desc_.dim_z) * desc_.dim_y +
-                        hash_grid_wrap(hash_grid_cell_coord(p[1] * inv), desc_.dim_y)) * desc_.dim_x +
-                       hash_grid_wrap(hash_grid_cell_coord(p[0] * inv), desc_.dim_x);
+            cells[i] = hash_grid_index(desc_, hash_grid_cell_coord(p[0] * inv), hash_grid_cell_coord(p[1] * inv),
+                                       hash_grid_cell_coord(p[2] * inv));
             ++counts[size_t(cells[i]) + 1];
         }
         for (size_t c = 1; c < counts.size(); ++c) counts[c] += counts[c - 1];  // each cell's first position

@@ -23,9 +23,12 @@ struct Mesh {
 
 TL_HD const Mesh& mesh_of(uint64_t id) { return *reinterpret_cast<const Mesh*>(uintptr_t(id)); }
 
-// The points (field 0) or velocities (field 1) of a triangle's corners; false outside the mesh.
+// The mesh's points (field 0) or velocities (field 1); null for a mesh without velocities.
+TL_HD const vec<3, float>* mesh_values(const Mesh& m, int32_t field) { return field == 0 ? m.points : m.velocities; }
+
+// The points or velocities of a triangle's corners; false outside the mesh.
 TL_HD bool mesh_corners(const Mesh& m, int32_t tri, int32_t field, vec<3, float>* c) {
-    const vec<3, float>* values = field == 0 ? m.points : m.velocities;
+    const vec<3, float>* values = mesh_values(m, field);
     if (values == nullptr || tri < 0 || tri >= m.num_tris) return false;
     for (int k = 0; k < 3; ++k) c[k] = values[m.indices[3 * tri + k]];
     return true;
@@ -58,7 +61,7 @@ TL_HD vec<3, float> mesh_eval_face_normal(uint64_t id, int32_t tri) {
 // The point (or velocity) of face-vertex `index` (3 * triangle + corner).
 TL_HD vec<3, float> mesh_get_value(uint64_t id, int32_t index, int32_t field) {
     const Mesh& m = mesh_of(id);
-    const vec<3, float>* values = field == 0 ? m.points : m.velocities;
+    const vec<3, float>* values = mesh_values(m, field);
     if (values == nullptr || index < 0 || index >= 3 * m.num_tris) return vec<3, float>();
     return values[m.indices[index]];
 }

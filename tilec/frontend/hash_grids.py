@@ -13,8 +13,9 @@ in the grid's sorted order (ops/spatial.py, runtime hash_grid.h): plain `for` lo
 body leaves all of its loops (a flag tested after each inner loop).
 
 The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
-which arguments are grid ids (ir.Function.grid_params, the manifest) and checks each is the id of
-a live grid of the point's precision, so a wrong number never reaches native code.
+which arguments are grid ids (ir.Function.spatial_ids, the manifest) and checks each is the id of
+a live grid of the point's precision, so a wrong number never reaches native code. A mesh's id
+(ops/spatial.py's mesh reads) follows the same rules.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ..ir.types import BOOL, INT32, UINT64, GridQueryT, Scalar, VecT, describe
 from .lowering_host import LoweringHost
 
 QUERY_ARGS = ("id", "point", "max_dist", "group")
+KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh")}  # kind -> (in a message, class)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,16 @@ class GridQuery:
     bounds: tuple[ir.Sym, ...]  # x0, x1, y0, y1, z0, z1: the cells visited per axis, [start, stop)
     group: ir.Sym | None  # a grouped query's group (int32), evaluated once
     dtype: str = "float32"  # the points' precision
+
+    @classmethod
+    def named(cls, name: str, grid: ir.Sym, dtype: str, grouped: bool) -> GridQuery:
+        """The query `name` holds: its bound and group variables named after it."""
+        bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
+        return cls(grid, bounds, ir.Sym(f"{name}.group", 0, INT32) if grouped else None, dtype)
+
+    def variables(self) -> tuple[ir.Sym, ...]:
+        """Everything a loop over it reads: the grid's id, the bounds, the group (a func's parameters, in order)."""
+        return (self.grid, *self.bounds, *((self.group,) if self.group is not None else ()))
 
 
 class HashGridQueries(LoweringHost):
@@ -85,9 +97,7 @@ class HashGridQueries(LoweringHost):
         out: list[ir.Stmt] = [ir.Assign(held[0], point, span), ir.Assign(held[1], radius, span)]
         query = self.grid_queries.get(name)
         if query is None:
-            bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
-            query = GridQuery(grid.sym, bounds, ir.Sym(f"{name}.group", 0, INT32) if group is not None else None,
-                              dtype.name)
+            query = GridQuery.named(name, grid.sym, dtype.name, group is not None)
             self.grid_queries[name] = query
         elif query.dtype != dtype.name:
             self.fail("TC0405", f"`{name}` was a query of {query.dtype} points and cannot become one of {dtype.name} "
@@ -129,7 +139,7 @@ class HashGridQueries(LoweringHost):
         a uint64 parameter of this kernel or func, recorded for the loader."""
         name = name or (node.value if isinstance(node, cst.Name) else None)
         binding = self.env.get(name) if name is not None else None
-        what, cls = ("a hash grid's", "HashGrid") if kind == "hash_grid" else ("a mesh's", "Mesh")
+        what, cls = KINDS[kind]
         if binding is None or name not in self.grid_candidates or binding.sym is not self.grid_candidates[name]:
             self.fail("TC0401", f"unsupported syntax: {what} id here must be a `wp.uint64` parameter of the kernel or "
                       f"func, as passed (`{cls}.id`), which the loader checks is a live {cls}'s", node,
@@ -140,8 +150,7 @@ class HashGridQueries(LoweringHost):
                       f"{describe(binding.sym.type)}", node)
         seen = self.grid_ids.get(name)
         if seen is not None and seen[0] != kind:
-            self.fail("TC0201", f"`{name}` is read as {'a mesh' if seen[0] == 'mesh' else 'a hash grid'}'s id "
-                      f"elsewhere and as {what} here", node)
+            self.fail("TC0201", f"`{name}` is read as {KINDS[seen[0]][0]} id elsewhere and as {what} here", node)
         if seen is not None and "any" not in (seen[1], dtype) and seen[1] != dtype:
             self.fail("TC0201", f"`{name}` is queried with {seen[1]} points elsewhere and with {dtype} points here; "
                       "a grid has one precision", node)
@@ -161,26 +170,23 @@ class HashGridQueries(LoweringHost):
         """A passed query's variables, in the order of the callee's parameters (bind_query_param)."""
         query = value.value
         assert isinstance(query, GridQuery), query  # (query_argument made it)
-        return [ir.Var(s, value.span) for s in (query.grid, *query.bounds, *([query.group] if query.group else []))]
+        return [ir.Var(s, value.span) for s in query.variables()]
 
     def bind_query_param(self, p: cst.Param, t: GridQueryT, params: list[ir.Sym]) -> None:
         """A func's `wp.HashGridQuery[...]` parameter: the query's variables as parameters (the caller's
         values: looping here leaves the caller's query as it was), its grid id one the loader checked."""
         name = p.name.value
-        grid = ir.Sym(f"{name}.grid", 0, UINT64)
-        bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
-        group = ir.Sym(f"{name}.group", 0, INT32) if t.grouped else None
-        self.grid_queries[name] = GridQuery(grid, bounds, group, t.dtype)
-        self.env[grid.name] = self.new_binding(grid, self.span(p.name), ())
-        self.grid_ids[grid.name] = ("hash_grid", t.dtype, p.name)
-        params += [grid, *bounds, *([group] if group is not None else [])]
+        query = GridQuery.named(name, ir.Sym(f"{name}.grid", 0, UINT64), t.dtype, t.grouped)
+        self.grid_queries[name] = query
+        self.env[query.grid.name] = self.new_binding(query.grid, self.span(p.name), ())
+        self.grid_ids[query.grid.name] = ("hash_grid", t.dtype, p.name)
+        params += query.variables()
 
     def check_grid_ids(self) -> None:
         """At the end of a body: a grid id assigned anywhere in it is no longer the parameter the loader checked."""
         for name, (kind, _, use) in self.grid_ids.items():
             if self.assign_counts.get(name):  # reported, not raised: the body is done
-                what = "a hash grid's" if kind == "hash_grid" else "a mesh's"
-                self.diags.error("TC0401", f"unsupported syntax: `{name}` is {what} id and is assigned in "
+                self.diags.error("TC0401", f"unsupported syntax: `{name}` is {KINDS[kind][0]} id and is assigned in "
                                  f"`{self.fd.name}`; the loader checks the id the launch passes, so it must stay as "
                                  "passed", self.span(use), help="keep the parameter unchanged; bind other values to "
                                  "other names")
@@ -196,8 +202,7 @@ class HashGridQueries(LoweringHost):
             name = arg.sym.name if isinstance(arg, ir.Var) else None
             if not isinstance(arg, ir.Var) or name is None or self.grid_candidates.get(name) is not arg.sym \
                     or self.env[name].sym is not arg.sym:
-                what = "a hash grid's" if kind == "hash_grid" else "a mesh's"
-                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as {what} id; "
+                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as {KINDS[kind][0]} id; "
                           "pass it a `wp.uint64` parameter of this kernel or func, as passed", node)
             self.grid_id(node, dtype, name, kind)
 
@@ -246,8 +251,8 @@ class HashGridQueries(LoweringHost):
         given = [a for a in node.args if a.keyword is not None and a.keyword.value == "id"] or \
             [a for a in node.args[:1] if a.keyword is None]
         if given:
-            self.grid_id(given[0].value, "any" if api.startswith("hash_grid") else "float32",
-                         kind="hash_grid" if api.startswith("hash_grid") else "mesh")
+            grid = api.startswith("hash_grid")  # else a mesh builtin: its points are float32
+            self.grid_id(given[0].value, "any" if grid else "float32", kind="hash_grid" if grid else "mesh")
 
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""
@@ -277,7 +282,7 @@ class HashGridQueries(LoweringHost):
             self.loop_depth -= 1
             self.query_depths.pop()
             stop = self.query_breaks.pop()
-        read = (*query.bounds, *([query.group] if query.group is not None else []))
+        read = query.variables()[1:]  # the bounds and the group (the grid's id is a parameter: never rebound)
         held = [self.new_temp(INT32) for _ in read]  # the loop's own copies: rebinding the query in it changes nothing
         x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in held[:6])
         z, y, x, k = (self.new_temp(INT32) for _ in range(4))

@@ -6,11 +6,13 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import ir
-from .reference_values import Context, Impl, Value, registrar
+from .core import registrar
+from .reference_values import Context, Impl, Value
 
 IMPL: dict[str, Impl] = {}
 impl = registrar(IMPL)
@@ -100,14 +102,18 @@ def _point_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(g.point_ids[k] if g.built and 0 <= k < g.num_points else -1)
 
 
+def _values(m: MeshLayout, field: int) -> Any:  # a ctypes pointer to float
+    """The mesh's points (field 0) or velocities (field 1): a null pointer for a mesh without velocities."""
+    return m.points if field == 0 else m.velocities
+
+
 def _corner(m: MeshLayout, field: int, vertex: int) -> Value:
-    values = m.points if field == 0 else m.velocities
+    values = _values(m, field)
     return np.array([values[3 * vertex + c] for c in range(3)], np.float32)
 
 
 def _corners(m: MeshLayout, face: int, field: int) -> list[Value] | None:
-    values = m.points if field == 0 else m.velocities
-    if not values or not 0 <= face < m.num_tris:
+    if not _values(m, field) or not 0 <= face < m.num_tris:
         return None
     return [_corner(m, field, m.indices[3 * face + k]) for k in range(3)]
 
@@ -147,6 +153,6 @@ def _get(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     if call.op == "mesh_get_index":
         return np.int32(m.indices[k] if inside else -1)
     field = 0 if call.op == "mesh_get_point" else 1
-    if not inside or not (m.points if field == 0 else m.velocities):
+    if not inside or not _values(m, field):
         return np.zeros(3, np.float32)
     return _corner(m, field, m.indices[k])

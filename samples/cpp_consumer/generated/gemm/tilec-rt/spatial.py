@@ -53,12 +53,18 @@ def _register(obj, desc):
     return key
 
 
+def _host_array(what, value, wanted):
+    """value as a numpy array on the host (a Warp array through its .numpy(), wherever it lives);
+    TypeError naming `what` (wanted: what it must be) when numpy cannot read it."""
+    try:
+        return np.asarray(value.numpy() if hasattr(value, "numpy") and not isinstance(value, np.ndarray) else value)
+    except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+        raise TypeError(f"HashGrid.build: `{what}` must be {wanted}, got {type(value).__name__}") from e
+
+
 def _groups(groups, n):
     """A grouped build's group per point: n int32 values (Warp's int32 array; its bits sort the keys)."""
-    try:
-        g = np.asarray(groups.numpy() if hasattr(groups, "numpy") and not isinstance(groups, np.ndarray) else groups)
-    except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-        raise TypeError(f"HashGrid.build: `groups` must be an int32 array, got {type(groups).__name__}") from e
+    g = _host_array("groups", groups, "an int32 array")
     if g.dtype != np.int32 or g.shape != (n,):
         raise ValueError(f"HashGrid.build: `groups` must be {n} int32 values (one per point), got {g.dtype} of "
                          f"shape {g.shape}")
@@ -104,10 +110,7 @@ class HashGrid:
         """Bucket `points` ((n, 3) of the grid's dtype, or anything numpy reads as one: a Warp
         array of vec3) into cells of edge `radius`."""
         dtype = np.float32 if self.dtype == "float32" else np.float64
-        try:
-            p = np.asarray(points.numpy() if hasattr(points, "numpy") and not isinstance(points, np.ndarray) else points)
-        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-            raise TypeError(f"HashGrid.build: `points` must be an (n, 3) array, got {type(points).__name__}") from e
+        p = _host_array("points", points, "an (n, 3) array")
         if p.ndim != 2 or p.shape[1] != 3:
             raise ValueError(f"HashGrid.build: `points` must have shape (n, 3), got {p.shape}")
         if p.dtype != dtype:
