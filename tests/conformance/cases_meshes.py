@@ -1,6 +1,8 @@
 """Conformance cases for Warp's triangle mesh read by kernels (wp.Mesh; wp.mesh_eval_position /
 _velocity, mesh_eval_face_normal, mesh_get_point / _velocity / _index): values and the barycentric
-coordinates' gradients bit for bit (runtime mesh.h). The mesh's own arrays are stored with the case."""
+coordinates' gradients bit for bit (runtime mesh.h); and its queries (runtime mesh_query.h), compared
+through the points they find (the gradients of the closest point and of the ray's hit in the query's
+point, start and direction too). The mesh's own arrays are stored with the case."""
 from cases import Arr, Case, MeshArg, arr, out, varr
 
 P = "meshes.py"
@@ -16,4 +18,16 @@ CASES = [
     Case("mesh_corners", P, "corners", dim=(N,),
          args=(MESH, Arr((N,), "int32", "in", f"int:0:{TRIS}"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
                out(N, dtype="int32")), grad=False, **SIMT),
+    # fd=False: over a random soup of triangles a 1e-2 step moves many points across a region or onto
+    # another face; tests/test_spatial.py checks these gradients by finite differences on smooth ground
+    Case("mesh_closest", P, "closest", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3", "out"), out(N)),
+         rtol=1e-5, atol=1e-5, fd=False, **SIMT),
+    Case("mesh_signs", P, "signs", dim=(N,), args=(MESH, varr(N, "vec3"), out(N), out(N), out(N, dtype="int32")),
+         grad=False, **SIMT),
+    Case("mesh_rays", P, "rays", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3"), out(N),
+                                                 varr(N, "vec3", "out")), rtol=1e-5, atol=1e-5, fd=False, **SIMT),
+    Case("mesh_ray_signs", P, "ray_signs", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3"), out(N),
+                                                           out(N, dtype="int32")), grad=False, **SIMT),
+    Case("mesh_boxes", P, "boxes", dim=(N,), args=(MESH, varr(N, "vec3"), out(N, dtype="int32"),
+                                                   out(N, dtype="int32")), grad=False, **SIMT),
 ]

@@ -21,7 +21,7 @@ def query_errors(grid: wp.uint64, other: int, x: wp.array(dtype=wp.vec3), xd: wp
     u = wp.hash_grid_query(grid, x[i], 1.0, 2.5)  # ERROR TC0201: `group` must be an int32, got a float32
     v = wp.hash_grid_query(grid, 1.0, 1.0)  # ERROR TC0201: `point` must be a vec3 of float32 or float64
     n = reads(q, x[i])  # ERROR TC0201: reads: parameter `grid` expects a uint64 scalar, got a hash-grid query
-    z = q  # ERROR TC0401: the hash-grid query `q` used as a value
+    z = q  # ERROR TC0401: the query `q` used as a value
     ok = wp.hash_grid_query_next(q, i)  # ERROR TC0401: is taken only as a while loop's condition
     out[i] = reads(g, x[i])  # ERROR TC0401: `reads` reads its `grid` as a hash grid's id
     wp.hash_grid_query(grid, x[i], 1.0)  # ERROR TC0401: bind `wp.hash_grid_query(...)` to a name
@@ -56,3 +56,22 @@ def takes_query(q: wp.HashGridQuery[wp.float16], p: wp.vec3):  # ERROR TC0409: a
 @wp.kernel
 def query_param(q: wp.HashGridQuery[wp.float32], out: wp.array(dtype=float)):  # ERROR TC0409: kernel parameter `q` must be an array
     out[0] = 1.0
+
+
+@wp.kernel
+def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(dtype=wp.vec3d),
+                      out: wp.array(dtype=float)):
+    i = wp.tid()
+    a = wp.mesh_query_point(mesh, xd[i], 1.0)  # ERROR TC0201: mesh_query_point: `point` must be a vec3f
+    b = wp.mesh_query_ray(mesh, x[i], x[i], 1.0, 3)  # ERROR TC0401: `root` selects a group of a grouped mesh
+    c = wp.mesh_query_point_no_sign(mesh, x[i])  # ERROR TC0408: mesh_query_point_no_sign: no value for `max_dist`
+    d = wp.mesh_query_point_sign_normal(mesh, x[i], 1.0, eps=0.1)  # ERROR TC0303: unknown argument `eps`
+    out[i] = wp.mesh_query_point(mesh, x[i], 1.0).distance  # ERROR TC0311: has no field `distance`
+    box = wp.mesh_query_aabb(mesh, x[i], 1.0)  # ERROR TC0201: mesh_query_aabb: `high` must be a vec3f
+    q = wp.mesh_query_aabb(mesh, x[i], x[i])
+    f = int(0)
+    while wp.hash_grid_query_next(q, f):  # ERROR TC0401: hash_grid_query_next takes the name a `wp.hash_grid_query(...)`
+        f += 1
+    wp.mesh_query_next(q, f)  # ERROR TC0401: `wp.mesh_query_next` is taken only as a while loop's condition
+    q = 2.0  # ERROR TC0405: `q` is a mesh box query and cannot become
+    out[i] = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0)  # ERROR TC0430: `mesh_query_ray_anyhit` is a Warp builtin not supported

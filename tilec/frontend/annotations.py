@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from ..ir.types import (BUILTIN_DTYPE_NAMES, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
+from ..ir.types import (BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
                         StructT, TileT, Type, VecT, describe)
 from ..ir.types import IndexedT as IndexedT  # declared with the IR's types (a struct field may be one)
 from . import consts
@@ -94,6 +94,8 @@ def element_type(node: cst.BaseExpression, scope: Scope) -> Element | None:
     attr = scope.api_attr(node)
     if attr is not None and attr in VALUE_TYPE_NAMES:
         return VALUE_TYPE_NAMES[attr]
+    if attr is not None and attr in BUILTIN_STRUCTS:  # `wp.MeshQueryPoint`: a builtin's result
+        return BUILTIN_STRUCTS[attr]
     if isinstance(node, cst.Call) and scope.api_attr(node.func) in DECLARED_VALUE_TYPES:
         return _declared_value_type(node, scope)
     return None

@@ -34,7 +34,8 @@ from .lowering_host import LoweringHost
 from .statement_walk import statements
 from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
-from .hash_grids import GridQuery, HashGridQueries
+from .hash_grids import GridQuery, HashGridQueries, Query
+from .mesh_queries import MeshQueries
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -91,7 +92,7 @@ class Binding:
 
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
-                      TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries,
+                      TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
                       LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
@@ -140,7 +141,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
-        self.grid_queries: dict[str, GridQuery] = {}  # name -> the hash-grid query bound to it (hash_grids.py)
+        self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
         self.query_depths: list[int] = []
@@ -531,6 +532,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             as_query = self.bind_grid_query(target, value_node, node)  # hash_grids.py
             if as_query is not None:
                 return as_query
+            as_mesh_query = self.bind_mesh_query(target, value_node, node)  # mesh_queries.py
+            if as_mesh_query is not None:
+                return as_mesh_query
             as_tuple = self.bind_tuple(target, value_node, node)
             if as_tuple is not None:
                 return as_tuple
@@ -670,7 +674,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0405", f"`{name}` is a tuple of {len(self.tuple_vars[name])} values and cannot become "
                       f"{describe(t)}", target, help="use a new name")
         if name in self.grid_queries:
-            self.fail("TC0405", f"`{name}` is a hash-grid query and cannot become {describe(t)}", target,
+            kind = "hash-grid" if isinstance(self.grid_queries[name], GridQuery) else "mesh box"
+            self.fail("TC0405", f"`{name}` is a {kind} query and cannot become {describe(t)}", target,
                       help="use a new name")
         if name in self.func_values:
             self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "

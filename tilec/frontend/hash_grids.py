@@ -12,6 +12,12 @@ in the grid's sorted order (ops/spatial.py, runtime hash_grid.h): plain `for` lo
 `continue`, the adjoint's replay and every later pass need nothing new. A `break` in the query's
 body leaves all of its loops (a flag tested after each inner loop).
 
+A mesh's box query (`query = wp.mesh_query_aabb(mesh, low, high)`, then `for face in query:` or
+`while wp.mesh_query_next(query, face):`, Warp's older `mesh_query_aabb_next` too) is the same kind
+of front-end value, holding its box (`query.lower`, `query.upper`); its loop walks the leaves of the
+mesh's tree whose boxes overlap it (a `while` over `mesh_box_next_leaf`) and, in each, the faces
+whose own boxes do (ops/spatial.py, runtime mesh_query.h).
+
 The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
 which arguments are grid ids (ir.Function.spatial_ids, the manifest) and checks each is the id of
 a live grid of the point's precision, so a wrong number never reaches native code. A mesh's id
@@ -25,10 +31,14 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, INT32, UINT64, GridQueryT, Scalar, VecT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, UINT64, GridQueryT, Scalar, VecT, describe
 from .lowering_host import LoweringHost
 
 QUERY_ARGS = ("id", "point", "max_dist", "group")
+BOX_ARGS = ("id", "low", "high")
+QUERY_CALLS = {"hash_grid_query": "hash_grid", "mesh_query_aabb": "mesh"}  # a query's call -> its kind
+NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh"}
+VEC3F = VecT(FLOAT32, 3)
 KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh")}  # kind -> (in a message, class)
 
 
@@ -50,8 +60,22 @@ class GridQuery:
         return (self.grid, *self.bounds, *((self.group,) if self.group is not None else ()))
 
 
+@dataclass(frozen=True)
+class MeshBoxQuery:
+    mesh: ir.Sym  # the mesh's id: a uint64 parameter
+    lower: ir.Sym  # the box (vec3f), evaluated once
+    upper: ir.Sym
+
+    @classmethod
+    def named(cls, name: str, mesh: ir.Sym) -> MeshBoxQuery:
+        return cls(mesh, ir.Sym(f"{name}.lower", 0, VEC3F), ir.Sym(f"{name}.upper", 0, VEC3F))
+
+
+Query = GridQuery | MeshBoxQuery
+
+
 class HashGridQueries(LoweringHost):
-    grid_queries: dict[str, GridQuery]  # name -> the query bound to it
+    grid_queries: dict[str, Query]  # name -> the query bound to it
     grid_ids: dict[str, tuple[str, str, cst.CSTNode]]  # parameter -> (kind, dtype read: "any" for none yet, a use)
     grid_candidates: dict[str, ir.Sym]  # the parameters by name: what a grid id may name (check.py)
     query_depths: list[int]  # the loop depth of each query body being lowered, innermost last
@@ -61,21 +85,24 @@ class HashGridQueries(LoweringHost):
 
     def bind_grid_query(self, target: cst.Name, value_node: cst.BaseExpression,
                         node: cst.CSTNode) -> list[ir.Stmt] | None:
-        """`q = wp.hash_grid_query(grid, point, max_dist)`; None when the value is no query."""
+        """`q = wp.hash_grid_query(grid, point, max_dist)` (or `wp.mesh_query_aabb(mesh, low, high)`);
+        None when the value is no query."""
         if not self.is_query_call(value_node):
             return None
         assert isinstance(value_node, cst.Call)  # (is_query_call)
         name = target.value
         if name in self.env:
-            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a hash-grid "
-                      "query", target, help="use a new name")
+            self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a query",
+                      target, help="use a new name")
         return self.make_query(name, value_node, node)
 
     def is_query_call(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Call) and self.scope.api_attr(node.func) == "hash_grid_query"
+        return isinstance(node, cst.Call) and self.scope.api_attr(node.func) in QUERY_CALLS
 
     def make_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
-        args = self.query_arguments(call)
+        if self.scope.api_attr(call.func) == "mesh_query_aabb":
+            return self.make_box_query(name, call, node)
+        args = self.query_arguments(call, QUERY_ARGS, "hash_grid_query")
         point = self.expr(args["point"])
         if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
                 and isinstance(point.type.dtype, Scalar) and point.type.dtype.name in ("float32", "float64")):
@@ -99,6 +126,9 @@ class HashGridQueries(LoweringHost):
         if query is None:
             query = GridQuery.named(name, grid.sym, dtype.name, group is not None)
             self.grid_queries[name] = query
+        elif not isinstance(query, GridQuery):
+            self.fail("TC0405", f"`{name}` was a mesh's box query and cannot become a hash-grid query", node,
+                      help="use a new name")
         elif query.dtype != dtype.name:
             self.fail("TC0405", f"`{name}` was a query of {query.dtype} points and cannot become one of {dtype.name} "
                       "points", node, help="use a new name")
@@ -119,19 +149,40 @@ class HashGridQueries(LoweringHost):
                 out.append(ir.Assign(query.bounds[2 * axis + end], value, span))
         return out
 
-    def query_arguments(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
+    def make_box_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
+        """`q = wp.mesh_query_aabb(mesh, low, high)`: the box, evaluated once into the query's variables."""
+        args = self.query_arguments(call, BOX_ARGS, "mesh_query_aabb")
+        box = []
+        for key in BOX_ARGS[1:]:
+            value = self.expr(args[key])
+            if value.type != VEC3F:
+                self.fail("TC0201", f"mesh_query_aabb: `{key}` must be a vec3f, got {describe(value.type)}", args[key])
+            box.append(value)
+        mesh = self.grid_id(args["id"], "float32", kind="mesh")
+        query = self.grid_queries.get(name)
+        if query is None:
+            query = MeshBoxQuery.named(name, mesh.sym)
+            self.grid_queries[name] = query
+        elif not isinstance(query, MeshBoxQuery) or query.mesh != mesh.sym:
+            self.fail("TC0405", f"`{name}` was a query of another grid or mesh and cannot become one of "
+                      f"`{mesh.sym.name}`", node, help="use a new name")
+        span = self.span(node)
+        return [ir.Assign(query.lower, box[0], span), ir.Assign(query.upper, box[1], span)]
+
+    def query_arguments(self, call: cst.Call, names: tuple[str, ...], api: str) -> dict[str, cst.BaseExpression]:
+        """A query call's arguments by name (`names`, positional order; all but a hash grid's group required)."""
         given: dict[str, cst.BaseExpression] = {}
         for k, a in enumerate(call.args):
-            key = a.keyword.value if a.keyword is not None else (QUERY_ARGS[k] if k < len(QUERY_ARGS) else None)
-            if key not in QUERY_ARGS:
-                self.fail("TC0303", f"hash_grid_query: unknown argument `{key}`" if key else
-                          "hash_grid_query: takes the grid's id, a point, max_dist and an optional group", a)
+            key = a.keyword.value if a.keyword is not None else (names[k] if k < len(names) else None)
+            if key not in names:
+                self.fail("TC0303", f"{api}: unknown argument `{key}`" if key else
+                          f"{api}: takes {', '.join(names)}", a)
             if key in given:
-                self.fail("TC0303", f"hash_grid_query: `{key}` is given twice", a)
+                self.fail("TC0303", f"{api}: `{key}` is given twice", a)
             given[key] = a.value
-        missing = [k for k in QUERY_ARGS[:3] if k not in given]
+        missing = [k for k in names[:3] if k not in given]
         if missing:
-            self.fail("TC0408", f"hash_grid_query: no value for {', '.join(f'`{m}`' for m in missing)}", call)
+            self.fail("TC0408", f"{api}: no value for {', '.join(f'`{m}`' for m in missing)}", call)
         return given
 
     def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid") -> ir.Var:
@@ -164,6 +215,9 @@ class HashGridQueries(LoweringHost):
         query = self.grid_queries.get(node.value) if node.value not in self.env else None
         if query is None:
             return None
+        if isinstance(query, MeshBoxQuery):
+            self.fail("TC0401", "unsupported syntax: a mesh's box query passed to a func (tilec loops over it where "
+                      "it is made)", node)
         return ir.Const(query, GridQueryT(query.dtype, query.group is not None), self.span(node))
 
     def query_leaves(self, value: ir.Const) -> list[ir.Expr]:
@@ -221,26 +275,30 @@ class HashGridQueries(LoweringHost):
         else:
             return None
         if node.orelse is not None:
-            self.fail("TC0401", "unsupported syntax: for-else over a hash-grid query", node)
+            self.fail("TC0401", "unsupported syntax: for-else over a query", node)
         if not isinstance(node.target, cst.Name):
             self.fail("TC0401", "unsupported syntax: a loop target other than a name", node.target)
         index = self.declare(node.target, INT32, node)
         return out + self.query_loops(self.grid_queries[name], index, node.body, node)
 
     def grid_query_while(self, node: cst.While) -> list[ir.Stmt] | None:
-        """`while wp.hash_grid_query_next(query, index):` the same loops, `index` the current point."""
+        """`while wp.hash_grid_query_next(query, index):` the same loops, `index` the current point (a
+        mesh's box query: `wp.mesh_query_next(query, face)`, the current face)."""
         test = node.test
-        if not (isinstance(test, cst.Call) and self.scope.api_attr(test.func) == "hash_grid_query_next"):
+        api = self.scope.api_attr(test.func) if isinstance(test, cst.Call) else None
+        if api not in NEXT_CALLS:
             return None
+        assert isinstance(test, cst.Call)  # (api)
         if len(test.args) != 2 or any(a.keyword is not None for a in test.args):
-            self.fail("TC0408", "hash_grid_query_next: takes a query and an int variable, by position", test)
+            self.fail("TC0408", f"{api}: takes a query and an int variable, by position", test)
         query_node, index_node = test.args[0].value, test.args[1].value
+        made = "wp.hash_grid_query(...)" if NEXT_CALLS[api] == "hash_grid" else "wp.mesh_query_aabb(...)"
         if not (isinstance(query_node, cst.Name) and query_node.value in self.grid_queries
-                and query_node.value not in self.env):
-            self.fail("TC0401", "unsupported syntax: hash_grid_query_next takes the name a `wp.hash_grid_query(...)` "
-                      "is bound to", query_node)
+                and query_node.value not in self.env
+                and isinstance(self.grid_queries[query_node.value], MeshBoxQuery) == (NEXT_CALLS[api] == "mesh")):
+            self.fail("TC0401", f"unsupported syntax: {api} takes the name a `{made}` is bound to", query_node)
         if not isinstance(index_node, cst.Name):
-            self.fail("TC0401", "unsupported syntax: hash_grid_query_next writes the index to a variable", index_node)
+            self.fail("TC0401", f"unsupported syntax: {api} writes the index to a variable", index_node)
         if node.orelse is not None:
             self.fail("TC0401", "unsupported syntax: while-else", node)
         index = self.declare(index_node, INT32, node)
@@ -256,23 +314,22 @@ class HashGridQueries(LoweringHost):
 
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""
-        if api == "hash_grid_query":
-            self.fail("TC0401", "unsupported syntax: bind `wp.hash_grid_query(...)` to a name, or loop over it "
-                      "(`for index in wp.hash_grid_query(grid, x, radius):`)", node)
-        if api == "hash_grid_query_next":
-            self.fail("TC0401", "unsupported syntax: `wp.hash_grid_query_next` is taken only as a while loop's "
-                      "condition (`while wp.hash_grid_query_next(query, index):`)", node,
+        if api in QUERY_CALLS:
+            self.fail("TC0401", f"unsupported syntax: bind `wp.{api}(...)` to a name, or loop over it "
+                      f"(`for index in wp.{api}(...):`)", node)
+        if api in NEXT_CALLS:
+            self.fail("TC0401", f"unsupported syntax: `wp.{api}` is taken only as a while loop's "
+                      f"condition (`while wp.{api}(query, index):`)", node,
                       help="or loop over the query: `for index in query:`")
 
     def refuse_query_value(self, node: cst.Name) -> None:
         if node.value in self.grid_queries and node.value not in self.env:
-            self.fail("TC0401", f"unsupported syntax: the hash-grid query `{node.value}` used as a value (tilec "
-                      "loops over a query, or passes it to a func's `wp.HashGridQuery[...]` parameter)", node,
+            self.fail("TC0401", f"unsupported syntax: the query `{node.value}` used as a value (tilec "
+                      "loops over a query, or passes a hash grid's to a func's `wp.HashGridQuery[...]` parameter)", node,
                       help=f"loop over it: `for index in {node.value}:`")
 
-    def query_loops(self, query: GridQuery, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:
-        span = self.span(node)
-        grid = ir.Var(query.grid, span)
+    def query_body(self, body_node: cst.BaseSuite) -> tuple[tuple[ir.Stmt, ...], ir.Sym | None]:
+        """A query loop's body, lowered, and its break flag (None without a `break`)."""
         self.loop_depth += 1
         self.query_depths.append(self.loop_depth)
         self.query_breaks.append(None)
@@ -282,6 +339,14 @@ class HashGridQueries(LoweringHost):
             self.loop_depth -= 1
             self.query_depths.pop()
             stop = self.query_breaks.pop()
+        return body, stop
+
+    def query_loops(self, query: Query, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:
+        if isinstance(query, MeshBoxQuery):
+            return self.box_query_loops(query, index, body_node, node)
+        span = self.span(node)
+        grid = ir.Var(query.grid, span)
+        body, stop = self.query_body(body_node)
         read = query.variables()[1:]  # the bounds and the group (the grid's id is a parameter: never rebound)
         held = [self.new_temp(INT32) for _ in read]  # the loop's own copies: rebinding the query in it changes nothing
         x0, x1, y0, y1, z0, z1 = (ir.Var(s, span) for s in held[:6])
@@ -310,6 +375,38 @@ class HashGridQueries(LoweringHost):
         if stop is None:
             return [*start, cells]
         return [*start, ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
+
+    def box_query_loops(self, query: MeshBoxQuery, index: ir.Sym, body_node: cst.BaseSuite,
+                        node: cst.CSTNode) -> list[ir.Stmt]:
+        """The leaves whose boxes overlap the query's (a while loop: the walk skips the subtrees that
+        do not), and in each the faces whose boxes do; `index` each such face."""
+        span = self.span(node)
+        body, stop = self.query_body(body_node)
+        mesh = ir.Var(query.mesh, span)
+        lower, upper = self.new_temp(VEC3F), self.new_temp(VEC3F)  # the loop's own copies, as for a grid
+        box = (ir.Var(lower, span), ir.Var(upper, span))
+        leaf, k = self.new_temp(INT32), self.new_temp(INT32)
+
+        def op(name: str, *args: ir.Expr, t: object = INT32) -> ir.OpCall:
+            return ir.OpCall(name, args, (), t, span)  # type: ignore[arg-type]
+
+        def next_leaf(after: ir.Expr) -> ir.Assign:
+            return ir.Assign(leaf, op("mesh_box_next_leaf", mesh, after, *box), span)
+
+        zero = ir.Const(0, INT32, span)
+        skip = ir.If(op("lt", ir.Var(index, span), zero, t=BOOL), (ir.Continue(span),), (), span)
+        faces = ir.For(k, op("mesh_leaf_begin", mesh, ir.Var(leaf, span)), op("mesh_leaf_end", mesh, ir.Var(
+            leaf, span)), ir.Const(1, INT32, span), (ir.Assign(index, op("mesh_box_face", mesh, ir.Var(k, span), *box),
+                                                               span), skip, *body), span)
+        after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
+        walk = ir.While(op("ge", ir.Var(leaf, span), zero, t=BOOL), (faces, *after, next_leaf(ir.Var(leaf, span))),
+                        span)
+        out: list[ir.Stmt] = [ir.Assign(lower, ir.Var(query.lower, span), span),
+                              ir.Assign(upper, ir.Var(query.upper, span), span),
+                              next_leaf(ir.Const(-1, INT32, span))]
+        if stop is not None:
+            out.append(ir.Assign(stop, ir.Const(False, BOOL, span), span))
+        return [*out, walk]
 
     def query_break(self, span: Span) -> list[ir.Stmt] | None:
         """A `break` directly in a query's body (no loop of its own between): set the flag, leave."""

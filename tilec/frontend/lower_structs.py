@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir, naming
-from ..ir.types import ArrayT, FieldT, FunctionT, GridQueryT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FieldT, FunctionT, GridQueryT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
 from ..ops.values import is_value
 from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
@@ -134,6 +134,9 @@ class StructLowering(LoweringHost):
         while isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
         if isinstance(node, cst.Call):
+            api = self.scope.api_attr(node.func)
+            if api is not None:  # `wp.MeshQueryPoint()`, `wp.mesh_query_point(...)`
+                return api in BUILTIN_STRUCTS or api in BUILTIN_STRUCT_CALLS
             return isinstance(node.func, cst.Name) and (node.func.value in self.scope.structs
                                                         or node.func.value in self.scope.funcs)
         return isinstance(node, cst.Name) and node.value in self.struct_vars

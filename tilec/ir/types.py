@@ -195,6 +195,19 @@ def _named_value_types() -> dict[str, VecT | MatT]:
 
 VALUE_TYPE_NAMES = _named_value_types()
 
+# Warp's structs its builtins return (`wp.MeshQueryPoint`, ...): the fields kernels read, in Warp's
+# order. tilec/library/warp_math.py builds them; a kernel may name them as types (`wp.MeshQueryRay`).
+BUILTIN_STRUCTS = {
+    "MeshQueryPoint": StructT("MeshQueryPoint", (("result", BOOL), ("sign", FLOAT32), ("face", INT32),
+                                                 ("u", FLOAT32), ("v", FLOAT32))),
+    "MeshQueryRay": StructT("MeshQueryRay", (("result", BOOL), ("sign", FLOAT32), ("face", INT32), ("t", FLOAT32),
+                                             ("u", FLOAT32), ("v", FLOAT32), ("normal", VecT(FLOAT32, 3)))),
+}
+# The builtins returning one of them (frontend/mesh_queries.py), by the struct they return.
+BUILTIN_STRUCT_CALLS = {"mesh_query_point": "MeshQueryPoint", "mesh_query_point_no_sign": "MeshQueryPoint",
+                        "mesh_query_point_sign_normal": "MeshQueryPoint",
+                        "mesh_query_point_sign_winding_number": "MeshQueryPoint", "mesh_query_ray": "MeshQueryRay"}
+
 
 def component_dtype(t: Type) -> Scalar | None:
     """The scalar a scalar, vector or matrix type is made of; None for other types."""

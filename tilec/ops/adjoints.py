@@ -659,6 +659,22 @@ def _mesh_eval(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(2 + k, C("mesh_eval_adjoint", mesh, face, adj, field, const(k, _int(), e.span))) for k in (0, 1)]
 
 
+@rule("mesh_closest_weight")
+def _mesh_closest_weight(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The query point: g times the weight's gradient in it (runtime mesh_query.h), the face fixed."""
+    mesh, face, point, which = (ad.val(a) for a in e.args)
+    return [(2, C("mul", ad.val(g), C("mesh_closest_weight_gradient", mesh, face, point, which)))]
+
+
+@rule("mesh_ray_hit")
+def _mesh_ray_hit(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The ray's start and direction: g times the hit value's gradient in each (runtime mesh_query.h,
+    with the face fixed, as Warp's adj_mesh_query_ray); the mesh's points are constants."""
+    mesh, face, start, direction, which = (ad.val(a) for a in e.args)
+    return [(2 + wrt, C("mul", ad.val(g), C("mesh_ray_hit_gradient", mesh, face, start, direction, which,
+                                            const(wrt, _int(), e.span)))) for wrt in (0, 1)]
+
+
 @rule("replay_value")
 def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's

@@ -28,10 +28,15 @@ class HashGridLayout(ctypes.Structure):  # the loader's descriptor (runtime hash
                 ("has_groups", ctypes.c_int32)]
 
 
+_FLOATS, _INTS = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int32)
+
+
 class MeshLayout(ctypes.Structure):  # runtime mesh.h tl::Mesh
-    _fields_ = [("points", ctypes.POINTER(ctypes.c_float)), ("velocities", ctypes.POINTER(ctypes.c_float)),
-                ("indices", ctypes.POINTER(ctypes.c_int32)), ("num_points", ctypes.c_int32),
-                ("num_tris", ctypes.c_int32)]
+    _fields_ = [("points", _FLOATS), ("velocities", _FLOATS), ("indices", _INTS), ("num_points", ctypes.c_int32),
+                ("num_tris", ctypes.c_int32), ("face_lowers", _FLOATS), ("face_uppers", _FLOATS),
+                ("node_lowers", _FLOATS), ("node_uppers", _FLOATS), ("node_skip", _INTS), ("node_first", _INTS),
+                ("node_count", _INTS), ("face_order", _INTS), ("num_nodes", ctypes.c_int32),
+                ("average_edge_length", ctypes.c_float)]
 
 
 def _grid(id_: Value) -> HashGridLayout:
@@ -156,3 +161,231 @@ def _get(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     if not inside or not _values(m, field):
         return np.zeros(3, np.float32)
     return _corner(m, field, m.indices[k])
+
+
+# ---------------------------------------------------------------- mesh queries
+# Brute force over the faces in index order (the runtime walks a tree: the same face unless two tie
+# exactly), in float64 where Warp's arithmetic is not what is being checked (the closest point by
+# projection and the edges, the ray by Moller and Trumbore's test), so the two are independent.
+
+
+def _triangles(m: MeshLayout) -> np.ndarray:
+    """(faces, 3 corners, 3) float64."""
+    return np.array([_corners(m, f, 0) for f in range(m.num_tris)], np.float64).reshape(-1, 3, 3)
+
+
+def _closest_on_segment(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    d = b - a
+    t = np.clip(np.dot(p - a, d) / np.dot(d, d), 0.0, 1.0) if np.dot(d, d) > 0 else 0.0
+    return np.asarray(a + t * d)
+
+
+def _closest_on_triangle(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The point of triangle t closest to p: the projection if it falls inside, else the nearest edge's."""
+    a, b, c = t
+    n = np.cross(b - a, c - a)
+    q = p - np.dot(p - a, n) / np.dot(n, n) * n
+    inside = [np.dot(np.cross(y - x, q - x), n) >= 0 for x, y in ((a, b), (b, c), (c, a))]
+    if all(inside):
+        return np.asarray(q)
+    edges = [_closest_on_segment(x, y, p) for x, y in ((a, b), (b, c), (c, a))]
+    return min(edges, key=lambda e: float(np.dot(e - p, e - p)))
+
+
+def _is_sliver(t: np.ndarray) -> bool:
+    e0, e1, e2 = t[1] - t[0], t[2] - t[0], t[2] - t[1]
+    return bool(np.linalg.norm(np.cross(e0, e1)) / (e0 @ e0 + e1 @ e1 + e2 @ e2) < 1e-6)
+
+
+def _closest_faces(m: MeshLayout, point: Value) -> list[tuple[float, int, np.ndarray]]:
+    """(distance, face, closest point) of every face that is not a sliver, in face order."""
+    p = np.asarray(point, np.float64)
+    out = []
+    for f, t in enumerate(_triangles(m)):
+        if not _is_sliver(t):
+            c = _closest_on_triangle(t, p)
+            out.append((float(np.linalg.norm(c - p)), f, c))
+    return out
+
+
+@impl("mesh_closest_face")
+def _closest_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    found = [(d, f) for d, f, _ in _closest_faces(_mesh(a[0]), a[1]) if d < float(a[2])]
+    return np.int32(min(found)[1] if found else -1)
+
+
+def _weighted_normal(m: MeshLayout, point: Value, max_dist: float, epsilon: float) -> tuple[int, np.ndarray]:
+    """mesh_query_point_sign_normal's closest face and the angle-weighted normals of the faces whose
+    distance is within epsilon x the mean edge length of the least (a face's angle at the corner it
+    is closest to, pi on an edge, 2 pi inside)."""
+    eps = float(m.average_edge_length) * epsilon
+    faces = _closest_faces(m, point)
+    best = min((d for d, _, _ in faces), default=math.inf)
+    if not best < max_dist:
+        return -1, np.zeros(3)
+    total = np.zeros(3)
+    for d, f, c in faces:
+        if abs(d - best) >= eps:
+            continue
+        t = _triangles(m)[f]
+        n = np.cross(t[1] - t[0], t[2] - t[0])
+        near = [k for k in range(3) if np.linalg.norm(c - t[k]) < eps]
+        if near:
+            k = near[0]
+            e1, e2 = t[(k + 1) % 3] - t[k], t[(k + 2) % 3] - t[k]
+            weight = math.acos(np.clip(e1 @ e2 / np.linalg.norm(e1) / np.linalg.norm(e2), -1, 1))
+        else:
+            on_edge = any(np.linalg.norm(c - _closest_on_segment(t[k], t[(k + 1) % 3], c)) < eps for k in range(3))
+            weight = math.pi if on_edge else 2 * math.pi
+        total += weight * n / np.linalg.norm(n)
+    return min((d, f) for d, f, _ in faces)[1], total
+
+
+@impl("mesh_closest_face_signed")
+def _closest_signed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.int32(_weighted_normal(_mesh(a[0]), a[1], float(a[2]), float(a[3]))[0])
+
+
+@impl("mesh_normal_sign")
+def _normal_sign(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m, face, point = _mesh(a[0]), int(a[1]), np.asarray(a[2], np.float64)
+    if not 0 <= face < m.num_tris:
+        return np.float32(0)
+    _, normal = _weighted_normal(m, point, float(a[3]), float(a[4]))
+    closest = _closest_on_triangle(_triangles(m)[face], point)
+    return np.float32(1 if normal @ (point - closest) > 0 else -1)
+
+
+def _weights(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(u, v): the weights of t's first two corners at its point closest to p (least squares on the edges)."""
+    c = _closest_on_triangle(t, p)
+    vw = np.linalg.lstsq(np.stack([t[1] - t[0], t[2] - t[0]], axis=1), c - t[0], rcond=None)[0]
+    return np.array([1 - vw[0] - vw[1], vw[0]])
+
+
+@impl("mesh_closest_weight")
+def _closest_weight(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m, face = _mesh(a[0]), int(a[1])
+    if not 0 <= face < m.num_tris:
+        return np.float32(0)
+    return np.float32(_weights(_triangles(m)[face], np.asarray(a[2], np.float64))[int(a[3])])
+
+
+@impl("mesh_closest_weight_gradient")
+def _closest_weight_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """By central differences in float64."""
+    m, face, which = _mesh(a[0]), int(a[1]), int(a[3])
+    if not 0 <= face < m.num_tris:
+        return np.zeros(3, np.float32)
+    t, p = _triangles(m)[face], np.asarray(a[2], np.float64)
+    g = np.zeros(3)
+    for k in range(3):
+        step = np.eye(3)[k] * 1e-7
+        g[k] = (_weights(t, p + step)[which] - _weights(t, p - step)[which]) / 2e-7
+    return g.astype(np.float32)
+
+
+def _ray_hits(m: MeshLayout, start: Value, direction: Value) -> list[tuple[float, int, float, float, float]]:
+    """(t, face, u, v, det) of each face the ray meets at t >= 0 (Moller and Trumbore, float64);
+    u and v weigh the first and second corners, det is Warp's: n . -dir / |dir's largest component|."""
+    s, d = np.asarray(start, np.float64), np.asarray(direction, np.float64)
+    hits = []
+    for f, (a, b, c) in enumerate(_triangles(m)):
+        e1, e2 = b - a, c - a
+        h = np.cross(d, e2)
+        det = e1 @ h
+        if det == 0:
+            continue
+        r = s - a
+        v = (r @ h) / det
+        q = np.cross(r, e1)
+        w = (d @ q) / det
+        t = (e2 @ q) / det
+        if v < 0 or w < 0 or v + w > 1 or t < 0:
+            continue
+        n = np.cross(e1, e2)
+        hits.append((t, f, 1 - v - w, v, -(n @ d) / np.abs(d).max()))
+    return hits
+
+
+@impl("mesh_ray_face")
+def _ray_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    hits = [h for h in _ray_hits(_mesh(a[0]), a[1], a[2]) if h[0] < float(a[3])]
+    return np.int32(min(hits)[1] if hits else -1)
+
+
+@impl("mesh_ray_hit")
+def _ray_hit(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    hit = [h for h in _ray_hits(_mesh(a[0]), a[2], a[3]) if h[1] == int(a[1])]
+    if not hit:
+        return np.float32(0)
+    t, _, u, v, det = hit[0]
+    return np.float32((t, u, v, det)[int(a[4])])
+
+
+@impl("mesh_ray_hit_gradient")
+def _ray_hit_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """By central differences in float64 of the hit's value in the ray's start or direction."""
+    m, face, which, wrt = _mesh(a[0]), int(a[1]), int(a[4]), int(a[5])
+    ray = [np.asarray(a[2], np.float64), np.asarray(a[3], np.float64)]
+
+    def value(r: list[np.ndarray]) -> float:
+        hit = [h for h in _ray_hits(m, *r) if h[1] == face]
+        return float((hit[0][0], hit[0][2], hit[0][3], hit[0][4])[which]) if hit else 0.0
+
+    g = np.zeros(3)
+    for k in range(3):
+        step = 1e-6 * max(1.0, abs(ray[wrt][k]))
+        up, down = [r.copy() for r in ray], [r.copy() for r in ray]
+        up[wrt][k] += step
+        down[wrt][k] -= step
+        g[k] = (value(up) - value(down)) / (2 * step)
+    return g.astype(np.float32)
+
+
+@impl("mesh_inside_rays")
+def _inside_rays(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    if not 0 <= int(a[1]) < _mesh(a[0]).num_tris:
+        return np.float32(0)
+    votes = 0
+    for axis in range(3):
+        hits = _ray_hits(_mesh(a[0]), a[2], np.eye(3)[axis])
+        votes += bool(hits) and min(hits)[4] < 0
+    return np.float32(-1 if votes >= 2 else 1)
+
+
+def _box(m: MeshLayout, lowers: Any, uppers: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    return (np.array([lowers[3 * k + c] for c in range(3)], np.float32),
+            np.array([uppers[3 * k + c] for c in range(3)], np.float32))
+
+
+def _overlap(box: tuple[np.ndarray, np.ndarray], lo: Value, hi: Value) -> bool:
+    return bool(np.all(np.asarray(lo) <= box[1]) and np.all(np.asarray(hi) >= box[0]))
+
+
+@impl("mesh_box_next_leaf")
+def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """The tree's leaves in depth-first order, the first after node `after`'s subtree under an overlapping path."""
+    m, after, lo, hi = _mesh(a[0]), int(a[1]), a[2], a[3]
+    n = 0 if after < 0 else m.node_skip[after]
+    while n < m.num_nodes:
+        if not _overlap(_box(m, m.node_lowers, m.node_uppers, n), lo, hi):
+            n = m.node_skip[n]
+        elif m.node_count[n] > 0:
+            return np.int32(n)
+        else:
+            n += 1
+    return np.int32(-1)
+
+
+@impl("mesh_leaf_begin", "mesh_leaf_end")
+def _leaf_range(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m, n = _mesh(a[0]), int(a[1])
+    return np.int32(m.node_first[n] + (m.node_count[n] if call.op == "mesh_leaf_end" else 0))
+
+
+@impl("mesh_box_face")
+def _box_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m = _mesh(a[0])
+    face = m.face_order[int(a[1])]
+    return np.int32(face if _overlap(_box(m, m.face_lowers, m.face_uppers, face), a[2], a[3]) else -1)

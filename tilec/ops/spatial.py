@@ -14,7 +14,14 @@ Meshes (runtime mesh.h): `wp.mesh_eval_position` / `mesh_eval_velocity` (a point
 barycentric coordinates, differentiable in them), `mesh_eval_face_normal`, `mesh_get_point`,
 `mesh_get_velocity`, `mesh_get_index`. `mesh` is a uint64 mesh id, a kernel parameter the loader
 checks like a grid's. The mesh's own points are constants to a kernel (Warp's adjoints give them no
-gradient either). Queries (closest point, ray, AABB: Warp's BVH) are not supported yet.
+gradient either).
+
+Mesh queries walk the mesh's bounding-volume hierarchy (runtime mesh_query.h) through internal ops
+that the front end writes Warp's queries with (`wp.mesh_query_point`, `wp.mesh_query_ray`, ...:
+frontend/mesh_queries.py; a `wp.mesh_query_aabb` loop: frontend/hash_grids.py): a walk finds a face
+(an int: no gradient), and the values kernels differentiate are recomputed from that face by
+`mesh_closest_weight` and `mesh_ray_hit`, whose gradients (the face fixed, as Warp's adjoints fix it)
+are `mesh_closest_weight_gradient` and `mesh_ray_hit_gradient`.
 """
 from __future__ import annotations
 
@@ -81,6 +88,22 @@ def _eval_adjoint(b: Bound) -> Type:
     return _rule(_mesh, ("face", "field", "which"), FLOAT32)(b)
 
 
+def _vec3f(b: Bound, *names: str) -> None:
+    for name in names:
+        if b.types[name] != VEC3F:
+            b.fail("TC0201", f"`{name}` must be a vec3f, got {describe(b.types[name])}", name)
+
+
+def _query_rule(vecs: tuple[str, ...], ints: tuple[str, ...], floats: tuple[str, ...], result: Type
+                ) -> Callable[[Bound], Type]:
+    """The rule of a mesh query's op: vec3f operands `vecs`, then as _rule."""
+    def rule(b: Bound) -> Type:
+        _vec3f(b, *vecs)
+        return _rule(_mesh, ints, result, floats)(b)
+
+    return rule
+
+
 _point_id = _rule(lambda b: _grid(b, "id"), ("index",), INT32)
 _cell = _rule(_grid, ("x", "y", "z"), INT32)
 _cell_range = _rule(_grid, ("cell",), INT32)
@@ -134,5 +157,50 @@ OPS = [
            "the velocity of face-vertex `index` (3 * face + corner) of a mesh", runtime_call=True),
     OpSpec("mesh_get_index", (MESH, Param("index", "value")), _get_index, "mesh_get_index",
            "the point index of face-vertex `index` (3 * face + corner) of a mesh (-1 outside it)", runtime_call=True),
+]
+
+def _query(name: str, params: tuple[str, ...], rule: Callable[[Bound], Type], doc: str, **extra: object) -> OpSpec:
+    return OpSpec(name, (MESH, *(Param(p, "value") for p in params)), rule, name, doc, api=False, runtime_call=True,
+                  **extra)  # type: ignore[arg-type]
+
+
+POINT_QUERY = ("point", "max_dist")
+RAY = ("start", "dir")
+BOX = ("lower", "upper")
+OPS += [
+    _query("mesh_closest_face", POINT_QUERY, _query_rule(("point",), (), ("max_dist",), INT32),
+           "the face closest to `point` strictly within max_dist, -1 if none (slivers skipped)"),
+    _query("mesh_closest_face_signed", (*POINT_QUERY, "epsilon"),
+           _query_rule(("point",), (), ("max_dist", "epsilon"), INT32),
+           "mesh_query_point_sign_normal's closest face (distances within epsilon treated as equal), -1 if none"),
+    _query("mesh_closest_weight", ("face", "point", "which"), _query_rule(("point",), ("face", "which"), (), FLOAT32),
+           "the weight u (which 0, rebuilt from v and w as Warp's) or v (1) of the point of `face` closest to "
+           "`point`; 0 for face -1", adj_cpp="mesh_closest_weight_gradient", nondiff=frozenset({"id", "face", "which"})),
+    _query("mesh_closest_weight_gradient", ("face", "point", "which"),
+           _query_rule(("point",), ("face", "which"), (), VEC3F),
+           "the gradient of mesh_closest_weight in the point, the face fixed"),
+    _query("mesh_normal_sign", ("face", *POINT_QUERY, "epsilon"),
+           _query_rule(("point",), ("face",), ("max_dist", "epsilon"), FLOAT32),
+           "-1 if `point` is behind the angle-weighted normal of its closest faces, else 1; 0 for face -1"),
+    _query("mesh_inside_rays", ("face", "point"), _query_rule(("point",), ("face",), (), FLOAT32),
+           "-1 if at least two of three rays from `point` along +x, +y, +z first hit a face's back, else 1; 0 for "
+           "face -1"),
+    _query("mesh_ray_face", (*RAY, "max_t"), _query_rule(RAY, (), ("max_t",), INT32),
+           "the face the ray start + t dir first hits at 0 <= t < max_t, -1 if none"),
+    _query("mesh_ray_hit", ("face", *RAY, "which"), _query_rule(RAY, ("face", "which"), (), FLOAT32),
+           "of the ray's hit on `face`: t (which 0), the weights u (1) and v (2), the signed determinant (3)",
+           adj_cpp="mesh_ray_hit_gradient", nondiff=frozenset({"id", "face", "which"})),
+    _query("mesh_ray_hit_gradient", ("face", *RAY, "which", "wrt"),
+           _query_rule(RAY, ("face", "which", "wrt"), (), VEC3F),
+           "the gradient of mesh_ray_hit(which) in the ray's start (wrt 0) or direction (wrt 1)"),
+    _query("mesh_box_next_leaf", ("after", *BOX), _query_rule(BOX, ("after",), (), INT32),
+           "the next leaf of the mesh's tree after node `after`'s subtree (-1: from the root) whose box overlaps "
+           "[lower, upper], -1 if none"),
+    _query("mesh_leaf_begin", ("node",), _query_rule((), ("node",), (), INT32),
+           "a leaf's first position in the tree's face order"),
+    _query("mesh_leaf_end", ("node",), _query_rule((), ("node",), (), INT32),
+           "one past a leaf's last position in the tree's face order"),
+    _query("mesh_box_face", ("position", *BOX), _query_rule(BOX, ("position",), (), INT32),
+           "the face at `position` of the tree's face order if its box overlaps [lower, upper], else -1"),
 ]
 MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

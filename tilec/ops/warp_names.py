@@ -89,8 +89,9 @@ NOTES = {
 # The same note for a family of builtins, by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
-    "mesh_": "mesh queries (closest point, ray, AABB: Warp's BVH) are not supported yet; a kernel reads a Mesh "
-             "through mesh_eval_* and mesh_get_*",
+    "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and _no_sign, _sign_normal, "
+             "_sign_winding_number), mesh_query_ray and a mesh_query_aabb loop; grouped meshes, sphere and "
+             "any-hit queries and the furthest point are not supported yet",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }

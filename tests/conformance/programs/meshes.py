@@ -1,6 +1,8 @@
 """A triangle mesh read by kernels (wp.Mesh): points and velocities of triangles at barycentric
 coordinates (the coordinates' gradients), face normals, face-vertex points, velocities and indices,
-and a func taking the mesh's id."""
+a func taking the mesh's id; and its queries: the closest point (three ways of signing it), the
+first hit of a ray, and the faces whose boxes overlap a box. A query's face is compared through what
+it evaluates to (two faces can tie: tilec's tree is not Warp's)."""
 import warp as wp
 
 
@@ -29,3 +31,75 @@ def corners(mesh: wp.uint64, face: wp.array(dtype=int), nrm: wp.array(dtype=wp.v
     nrm[i] = wp.mesh_eval_face_normal(mesh, f)
     pts[i] = wp.mesh_get_point(mesh, f * 3 + 1) + wp.mesh_get_velocity(mesh, f * 3 + 2)
     idx[i] = wp.mesh_get_index(mesh, f * 3) * 10 + wp.mesh_get_index(mesh, f * 3 + 2)
+
+
+@wp.func
+def nearest(mesh: wp.uint64, x: wp.vec3):
+    q = wp.mesh_query_point_no_sign(mesh, x, 4.0)
+    p = wp.vec3()
+    if q.result:
+        p = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+    return p
+
+
+@wp.kernel
+def closest(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), pos: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+    i = wp.tid()
+    p = nearest(mesh, x[i])
+    pos[i] = p
+    dist[i] = wp.length(p - x[i]) + wp.dot(p, wp.vec3(0.25, -0.5, 1.0))
+
+
+@wp.func
+def side(q: wp.MeshQueryPoint, scale: float):
+    return q.sign * scale
+
+
+@wp.kernel
+def signs(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), by_rays: wp.array(dtype=float),
+          by_normal: wp.array(dtype=float), found: wp.array(dtype=int)):
+    i = wp.tid()
+    a = wp.mesh_query_point(mesh, x[i], 1.5)
+    b = wp.mesh_query_point_sign_normal(mesh, x[i], 1.5)
+    c = wp.mesh_query_point_sign_winding_number(mesh, x[i], 1.5)
+    by_rays[i] = a.sign + side(c, 10.0)
+    by_normal[i] = b.sign
+    if a.result:
+        found[i] = 1
+    if b.result:
+        found[i] += 2
+
+
+@wp.kernel
+def rays(mesh: wp.uint64, start: wp.array(dtype=wp.vec3), direction: wp.array(dtype=wp.vec3),
+         hit: wp.array(dtype=float), nrm: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    q = wp.mesh_query_ray(mesh, start[i], direction[i], 20.0)
+    if q.result:
+        hit[i] = q.t * 2.0 + q.u - q.v * 0.5
+        nrm[i] = q.normal + wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+
+
+@wp.kernel
+def ray_signs(mesh: wp.uint64, start: wp.array(dtype=wp.vec3), direction: wp.array(dtype=wp.vec3),
+              sign: wp.array(dtype=float), face: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.mesh_query_ray(mesh, start[i], direction[i], 20.0, -1)
+    sign[i] = q.sign
+    face[i] = q.face
+
+
+@wp.kernel
+def boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), count: wp.array(dtype=int), area: wp.array(dtype=int)):
+    i = wp.tid()
+    query = wp.mesh_query_aabb(mesh, lo[i], lo[i] + wp.vec3(0.75))
+    face = int(0)
+    while wp.mesh_query_next(query, face):
+        count[i] += 1
+        if face % 7 == 3:
+            continue
+        area[i] += face * face
+    for f in wp.mesh_query_aabb(mesh, lo[i] * 0.5, lo[i] * 0.5 + wp.vec3(1.0)):
+        if f < 5:  # whichever such face comes first (tilec's order of faces is not Warp's)
+            count[i] += 1000
+            break

@@ -3,7 +3,7 @@ every module.
 
     grid = <module>.HashGrid(dim_x=128, dim_y=128, dim_z=128)      # as wp.HashGrid (CPU)
     grid.build(points, radius)                                     # points: (n, 3) float32 or float64
-    mesh = <module>.Mesh(points, indices, velocities=None)         # as wp.Mesh (CPU, no queries yet)
+    mesh = <module>.Mesh(points, indices, velocities=None)         # as wp.Mesh (CPU)
     <module>.<kernel>.launch(dim=n, inputs=[grid.id, mesh.id, points, ...])
 
 The build is Warp 1.19's: each point's cell is floor(p * (1 / radius)) per axis in the points'
@@ -14,7 +14,9 @@ range of that order is kept. Kernels read it through runtime hash_grid.h, whose 
 
 A Mesh's descriptor (runtime mesh.h `tl::Mesh`, `_MeshDesc` below) points at the caller's points
 and velocities, read live by every launch as in Warp (so they must stay alive and keep their shape:
-the Mesh holds them), and at a checked copy of the indices.
+the Mesh holds them), at a checked copy of the indices, and at the mesh's bounding-volume
+hierarchy (`_Bvh` below), which its queries walk: built with the mesh, rebuilt in place by `refit()`
+after the points moved (as in Warp, a query of moved points before `refit()` sees the old boxes).
 
 `id` is the address of a descriptor. Every live grid and mesh of this process is registered by its
 id, whichever tilec module made it, so a launch takes an id only if it is a live object's of the
@@ -30,7 +32,7 @@ import weakref
 import numpy as np
 
 # One registry per process and descriptor layout: an object made by one module is valid in another's kernels.
-_REGISTRY = sys.modules.setdefault("_tilec_spatial_v1", types.ModuleType("_tilec_spatial_v1"))
+_REGISTRY = sys.modules.setdefault("_tilec_spatial_v2", types.ModuleType("_tilec_spatial_v2"))
 if not hasattr(_REGISTRY, "live"):
     _REGISTRY.live = {}  # id -> weakref.ref(HashGrid or Mesh)
 
@@ -153,7 +155,133 @@ class HashGrid:
 
 class _MeshDesc(ctypes.Structure):  # runtime mesh.h tl::Mesh
     _fields_ = [("points", ctypes.c_void_p), ("velocities", ctypes.c_void_p), ("indices", ctypes.c_void_p),
-                ("num_points", ctypes.c_int32), ("num_tris", ctypes.c_int32)]
+                ("num_points", ctypes.c_int32), ("num_tris", ctypes.c_int32),
+                ("face_lowers", ctypes.c_void_p), ("face_uppers", ctypes.c_void_p),
+                ("node_lowers", ctypes.c_void_p), ("node_uppers", ctypes.c_void_p), ("node_skip", ctypes.c_void_p),
+                ("node_first", ctypes.c_void_p), ("node_count", ctypes.c_void_p), ("face_order", ctypes.c_void_p),
+                ("num_nodes", ctypes.c_int32), ("average_edge_length", ctypes.c_float)]
+
+
+_LEAF_SIZE = 4  # faces per leaf at most
+
+
+class _Bvh:
+    """A mesh's bounding-volume hierarchy: median splits of the faces' box centres along the widest
+    axis, leaves of at most _LEAF_SIZE faces, built level by level with numpy.
+
+    The nodes are stored in depth-first order (runtime mesh.h reads them so): node n's subtree is
+    the nodes n .. skip[n] - 1; an inner node (count 0) has its children at n + 1 and skip[n + 1];
+    a leaf holds the faces face_order[first : first + count]. Only the boxes depend on the points,
+    so a refit recomputes them over the same tree."""
+
+    def __init__(self, points, indices):
+        self.num_faces = indices.size // 3
+        lower, upper = self._face_boxes(points, indices)
+        centre = (lower + upper) * np.float32(0.5)
+        order = np.arange(self.num_faces, dtype=np.int64)
+        levels = []  # per level, breadth first: (first, count) of each node (count 0: inner, first = left child)
+        starts = np.zeros(1 if self.num_faces else 0, np.int64)
+        ends = np.full(starts.shape, self.num_faces, np.int64)
+        made = 0
+        while starts.size:
+            made += starts.size
+            inner = ends - starts > _LEAF_SIZE
+            s, e = starts[inner], ends[inner]
+            if s.size:  # sort each inner node's faces by their centres on its widest axis
+                sizes = e - s
+                segment = np.repeat(np.arange(s.size), sizes)
+                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+                covered = np.arange(sizes.sum()) - np.repeat(offsets - s, sizes)  # positions in `order`
+                c = centre[order[covered]]
+                extent = np.maximum.reduceat(c, offsets) - np.minimum.reduceat(c, offsets)
+                key = c[np.arange(c.shape[0]), np.argmax(extent, axis=1)[segment]]
+                order[covered] = order[covered][np.lexsort((key, segment))]
+            middle = (s + e) // 2
+            first = np.where(inner, made + 2 * (np.cumsum(inner) - 1), starts)
+            levels.append((first, np.where(inner, 0, ends - starts)))
+            starts = np.stack([s, middle], axis=1).reshape(-1)
+            ends = np.stack([middle, e], axis=1).reshape(-1)
+        self.levels = levels
+        self.face_order = order.astype(np.int32)
+        first = np.concatenate([f for f, _ in levels]) if levels else np.zeros(0, np.int64)
+        count = np.concatenate([c for _, c in levels]) if levels else np.zeros(0, np.int64)
+        n = first.size
+        size = np.ones(n, np.int64)  # nodes in each subtree, bottom up
+        base = n
+        for f, c in reversed(levels):
+            base -= f.size
+            ids = np.arange(base, base + f.size)[c == 0]
+            size[ids] += size[first[ids]] + size[first[ids] + 1]
+        self.depth_first = np.zeros(n, np.int64)  # breadth-first node -> its depth-first position
+        base = 0
+        for f, c in levels:
+            ids = np.arange(base, base + f.size)[c == 0]
+            left = first[ids]
+            self.depth_first[left] = self.depth_first[ids] + 1
+            self.depth_first[left + 1] = self.depth_first[ids] + 1 + size[left]
+            base += f.size
+        self.node_skip = np.zeros(n, np.int32)
+        self.node_skip[self.depth_first] = self.depth_first + size
+        self.node_first = np.zeros(n, np.int32)
+        self.node_first[self.depth_first] = np.where(count == 0, 0, first)
+        self.node_count = np.zeros(n, np.int32)
+        self.node_count[self.depth_first] = count
+        self.refit(points, indices, lower, upper)
+
+    @staticmethod
+    def _face_boxes(points, indices):
+        corners = points[indices.reshape(-1, 3)] if indices.size else np.zeros((0, 3, 3), np.float32)
+        return np.ascontiguousarray(corners.min(axis=1)), np.ascontiguousarray(corners.max(axis=1))
+
+    def refit(self, points, indices, lower=None, upper=None):
+        """The boxes of the faces and of every node, from the points as they are now."""
+        if lower is None:
+            lower, upper = self._face_boxes(points, indices)
+        self.face_lowers, self.face_uppers = lower, upper
+        self.average_edge_length = self._average_edge_length(points, indices)
+        n = self.node_skip.size
+        node_lower = np.zeros((n, 3), np.float32)
+        node_upper = np.zeros((n, 3), np.float32)
+        base = n
+        for first, count in reversed(self.levels):  # breadth-first ids, the deepest level first
+            base -= first.size
+            ids = np.arange(base, base + first.size)
+            leaf = count > 0
+            if leaf.any():
+                s, c = first[leaf], count[leaf]
+                sizes_offsets = np.concatenate(([0], np.cumsum(c)[:-1]))
+                faces = self.face_order[np.arange(c.sum()) - np.repeat(sizes_offsets - s, c)]
+                node_lower[ids[leaf]] = np.minimum.reduceat(lower[faces], sizes_offsets)
+                node_upper[ids[leaf]] = np.maximum.reduceat(upper[faces], sizes_offsets)
+            inner, left = ids[~leaf], first[~leaf]
+            node_lower[inner] = np.minimum(node_lower[left], node_lower[left + 1])
+            node_upper[inner] = np.maximum(node_upper[left], node_upper[left + 1])
+        self.node_lowers = np.zeros_like(node_lower)
+        self.node_lowers[self.depth_first] = node_lower
+        self.node_uppers = np.zeros_like(node_upper)
+        self.node_uppers[self.depth_first] = node_upper
+
+    @staticmethod
+    def _average_edge_length(points, indices):
+        """Warp's: |p0 - p1| + |p0 - p2| + |p2 - p1| per face, summed in float32 face by face, over 3 per face."""
+        if not indices.size:
+            return np.float32(np.nan)  # Warp's 0 / 0
+        c = points[indices.reshape(-1, 3)]
+
+        def length(d):
+            return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+
+        per_face = length(c[:, 0] - c[:, 1]) + length(c[:, 0] - c[:, 2]) + length(c[:, 2] - c[:, 1])
+        return np.cumsum(per_face, dtype=np.float32)[-1] / np.float32(indices.size)
+
+    def fill(self, desc):
+        """Point the descriptor's BVH fields at this hierarchy's arrays."""
+        desc.face_lowers, desc.face_uppers = self.face_lowers.ctypes.data, self.face_uppers.ctypes.data
+        desc.node_lowers, desc.node_uppers = self.node_lowers.ctypes.data, self.node_uppers.ctypes.data
+        desc.node_skip, desc.node_first = self.node_skip.ctypes.data, self.node_first.ctypes.data
+        desc.node_count, desc.face_order = self.node_count.ctypes.data, self.face_order.ctypes.data
+        desc.num_nodes = self.node_skip.size
+        desc.average_edge_length = float(self.average_edge_length)
 
 
 def _vec3_array(what, value):
@@ -174,7 +302,7 @@ def _vec3_array(what, value):
 class Mesh:
     """A triangle mesh: points ((n, 3) float32), indices (3 per triangle, int32, each a point's)
     and optionally per-point velocities. The points and velocities are read in place by every
-    launch (update them in place, as with Warp; `refit()` has nothing to rebuild)."""
+    launch (update them in place, as with Warp, and call `refit()` before querying the moved mesh)."""
 
     def __init__(self, points, indices, velocities=None, support_winding_number=False, bvh_constructor=None,
                  bvh_leaf_size=None, groups=None, device=None):
@@ -183,6 +311,9 @@ class Mesh:
                              "GPU meshes are not supported yet")
         if groups is not None:
             raise ValueError("Mesh: grouped meshes are not supported by tilec yet")
+        if support_winding_number:
+            raise ValueError("Mesh: support_winding_number=True is not supported by tilec yet (its queries' "
+                             "winding-number sign); mesh_query_point_sign_winding_number signs by rays without it")
         self.points = _vec3_array("points", points)
         self.velocities = None if velocities is None else _vec3_array("velocities", velocities)
         if self.velocities is not None and self.velocities.shape != self.points.shape:
@@ -204,10 +335,14 @@ class Mesh:
         self.dtype = "float32"
         self._desc = _MeshDesc(self.points.ctypes.data, None if self.velocities is None else
                                self.velocities.ctypes.data, self.indices.ctypes.data, n, self.indices.size // 3)
+        self._bvh = _Bvh(self.points, self.indices)
+        self._bvh.fill(self._desc)
         self.id = _register(self, self._desc)
 
     def refit(self):
-        """Warp's BVH refit after the points moved: kernels read the points in place, nothing to do."""
+        """After the points moved (in place): the queries' boxes recomputed from them, as Warp's refit."""
+        self._bvh.refit(self.points, self.indices)
+        self._bvh.fill(self._desc)
 
 
 _KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh"}

@@ -23,6 +23,7 @@
 #include "noise.h"
 #include "hash_grid.h"
 #include "mesh.h"
+#include "mesh_query.h"
 #include "stack.h"
 #include "views.h"
 #include "grads.h"

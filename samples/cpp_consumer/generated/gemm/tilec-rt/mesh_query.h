@@ -1,0 +1,453 @@
+// tilec runtime: queries of a triangle mesh (tl::Mesh, mesh.h) through its bounding-volume
+// hierarchy: the closest face to a point, the first face a ray hits, the faces whose boxes overlap
+// a box, and the inside/outside sign of a point. Warp 1.19's builtins of the same names are built
+// on these in tilec/library/warp_math.py (the MeshQueryPoint and MeshQueryRay structs) and by the
+// front end (a `mesh_query_aabb` loop).
+//
+// The tree is the loader's (tilec-rt/spatial.py `_Bvh`): nodes in depth-first order, node n's
+// subtree the nodes n .. node_skip[n] - 1; an inner node (node_count 0) has its children at n + 1
+// and node_skip[n + 1]; a leaf holds the faces face_order[node_first .. node_first + node_count).
+// Each face is tested with Warp's arithmetic (the same expressions in the same order), so a face is
+// chosen as Warp chooses it; the tree is not Warp's, so where two faces tie exactly (a point closest
+// to an edge or corner two faces share, a ray through a shared edge) the other one may be reported,
+// and a `mesh_query_aabb` loop visits its faces in another order.
+#pragma once
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include "mesh.h"
+
+namespace tl {
+
+constexpr int kMeshStackSize = 64;  // the tree's depth is about log2(faces / 4): far below
+
+using vec3f = vec<3, float>;
+
+TL_HD vec3f mesh_corner(const Mesh& m, int32_t face, int k) { return m.points[m.indices[3 * face + k]]; }
+
+// The squared distance from p to the box [lo, hi] (zero inside): Warp's distance_to_aabb_sq.
+TL_HD float distance_to_box_sq(const vec3f& p, const vec3f& lo, const vec3f& hi) {
+    float d[3];
+    for (int k = 0; k < 3; ++k) d[k] = fminf(hi[k], fmaxf(lo[k], p[k])) - p[k];
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
+TL_HD bool boxes_overlap(const vec3f& a_lo, const vec3f& a_hi, const vec3f& b_lo, const vec3f& b_hi) {
+    return !(a_lo[0] > b_hi[0] || a_lo[1] > b_hi[1] || a_lo[2] > b_hi[2] || a_hi[0] < b_lo[0] ||
+             a_hi[1] < b_lo[1] || a_hi[2] < b_lo[2]);
+}
+
+// Where on triangle abc the point closest to p lies: Ericson's regions, in the order tested.
+enum class TriangleRegion { kCornerA, kCornerB, kEdgeAB, kCornerC, kEdgeAC, kEdgeBC, kFace };
+
+// The barycentric weights (of a, of b) of the point of triangle abc closest to p, and its region
+// (Warp's closest_point_to_triangle: the same expressions in the same order).
+TL_HD TriangleRegion closest_point_weights(const vec3f& a, const vec3f& b, const vec3f& c, const vec3f& p, float* u,
+                                           float* v) {
+    const vec3f ab = b - a, ac = c - a, ap = p - a;
+    const float d1 = dot(ab, ap), d2 = dot(ac, ap);
+    float w = 0.0f;
+    TriangleRegion region;
+    const vec3f bp = p - b, cp = p - c;
+    float d3 = 0.0f, d4 = 0.0f, d5 = 0.0f, d6 = 0.0f, va = 0.0f, vb = 0.0f, vc = 0.0f;
+    if (d1 <= 0.0f && d2 <= 0.0f) {
+        *v = 0.0f;
+        region = TriangleRegion::kCornerA;
+    } else if (d3 = dot(ab, bp), d4 = dot(ac, bp), d3 >= 0.0f && d4 <= d3) {
+        *v = 1.0f;
+        region = TriangleRegion::kCornerB;
+    } else if (vc = d1 * d4 - d3 * d2, vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {
+        *v = d1 / (d1 - d3);
+        region = TriangleRegion::kEdgeAB;
+    } else if (d5 = dot(ab, cp), d6 = dot(ac, cp), d6 >= 0.0f && d5 <= d6) {
+        *v = 0.0f;
+        w = 1.0f;
+        region = TriangleRegion::kCornerC;
+    } else if (vb = d5 * d2 - d1 * d6, vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {
+        *v = 0.0f;
+        w = d2 / (d2 - d6);
+        region = TriangleRegion::kEdgeAC;
+    } else if (va = d3 * d6 - d5 * d4, va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        *v = 1.0f - w;
+        region = TriangleRegion::kEdgeBC;
+    } else {
+        const float denom = 1.0f / (va + vb + vc);
+        *v = vb * denom;
+        w = vc * denom;
+        region = TriangleRegion::kFace;
+    }
+    *u = 1.0f - *v - w;
+    return region;
+}
+
+// A face too thin to have a closest point (Warp's sliver test: |normal| / sum of squared edges < 1e-6).
+TL_HD bool mesh_face_is_sliver(const vec3f& p, const vec3f& q, const vec3f& r) {
+    const vec3f e0 = q - p, e1 = r - p, e2 = r - q;
+    return length(cross(e0, e1)) / (dot(e0, e0) + dot(e1, e1) + dot(e2, e2)) < 1.e-6f;
+}
+
+// The face's closest point to `point` (Warp's c = u p + v q + w r).
+TL_HD vec3f mesh_face_closest(const vec3f& p, const vec3f& q, const vec3f& r, const vec3f& point) {
+    float u, v;
+    closest_point_weights(p, q, r, point, &u, &v);
+    const float w = 1.0f - u - v;
+    return p * u + q * v + r * w;
+}
+
+// Depth-first walk of the tree, nearer child first: `visit(face)` for each face of each leaf whose
+// box `keep(lo, hi)` accepts (re-asked when popped: the bound may have shrunk), children ordered by
+// `distance(lo, hi)`.
+template <class Keep, class Distance, class Visit>
+TL_HD void mesh_walk_nearest(const Mesh& m, Keep keep, Distance distance, Visit visit) {
+    if (m.num_nodes == 0) return;
+    int32_t stack[kMeshStackSize];
+    int count = 0;
+    stack[count++] = 0;
+    while (count) {
+        const int32_t n = stack[--count];
+        if (!keep(distance(m.node_lowers[n], m.node_uppers[n]))) continue;
+        if (m.node_count[n] > 0) {
+            for (int32_t k = m.node_first[n]; k < m.node_first[n] + m.node_count[n]; ++k) visit(m.face_order[k]);
+            continue;
+        }
+        int32_t near = n + 1, far = m.node_skip[n + 1];
+        float d_near = distance(m.node_lowers[near], m.node_uppers[near]);
+        float d_far = distance(m.node_lowers[far], m.node_uppers[far]);
+        if (d_far < d_near) {
+            const int32_t t = near; near = far; far = t;
+            const float d = d_near; d_near = d_far; d_far = d;
+        }
+        if (keep(d_far) && count < kMeshStackSize) stack[count++] = far;
+        if (keep(d_near) && count < kMeshStackSize) stack[count++] = near;
+    }
+}
+
+// The face closest to `point` strictly within max_dist, -1 if none (Warp's mesh_query_point_no_sign).
+TL_HD int32_t mesh_closest_face(uint64_t id, const vec3f& point, float max_dist) {
+    const Mesh& m = mesh_of(id);
+    float best = max_dist * max_dist;
+    int32_t found = -1;
+    mesh_walk_nearest(
+        m, [&](float d) { return d <= best; },
+        [&](const vec3f& lo, const vec3f& hi) { return distance_to_box_sq(point, lo, hi); },
+        [&](int32_t face) {
+            const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
+            if (mesh_face_is_sliver(p, q, r)) return;
+            const float d = length_sq(mesh_face_closest(p, q, r, point) - point);
+            if (d < best) { best = d; found = face; }
+        });
+    return found;
+}
+
+// Warp's mesh_query_point_sign_normal walk: the closest face (-1 if none strictly within max_dist)
+// and the angle-weighted normal of the faces within epsilon (a fraction of the mean edge length) of
+// the closest distance, which signs the point.
+TL_HD int32_t mesh_closest_face_normal(const Mesh& m, const vec3f& point, float max_dist, float epsilon,
+                                       vec3f* weighted_normal) {
+    const float pi = 3.14159265359f;
+    float best = max_dist;
+    int32_t found = -1;
+    vec3f normal_sum;
+    const float eps = m.average_edge_length * epsilon, eps_sq = eps * eps;
+    mesh_walk_nearest(
+        m, [&](float d) { return d <= (best + eps) * (best + eps); },
+        [&](const vec3f& lo, const vec3f& hi) { return distance_to_box_sq(point, lo, hi); },
+        [&](int32_t face) {
+            const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
+            if (mesh_face_is_sliver(p, q, r)) return;
+            const vec3f e0 = q - p, e1 = r - p, e2 = r - q, normal = cross(e0, e1);
+            const vec3f c = mesh_face_closest(p, q, r, point);
+            const float dist = sqrtf(length_sq(c - point));
+            if (!(dist < best + eps)) return;
+            const vec3f cp = c - p, cq = c - q, cr = c - r;
+            const float cp2 = length_sq(cp), cq2 = length_sq(cq), cr2 = length_sq(cr);
+            const float e0n = dot(e0, e0), e1n = dot(e1, e1), e2n = dot(e2, e2);
+            float weight;
+            if (cp2 < eps_sq) {
+                weight = acosf(dot(normalize(e0), normalize(e1)));
+            } else if (cq2 < eps_sq) {
+                weight = acosf(dot(normalize(e2), normalize(-e0)));
+            } else if (cr2 < eps_sq) {
+                weight = acosf(dot(normalize(-e1), normalize(-e2)));
+            } else {
+                const float e0cp = dot(e0, cp), e2cq = dot(e2, cq), e1cp = dot(e1, cp);
+                const bool on_edge = cp2 * e0n - e0cp * e0cp < eps_sq * e0n || cq2 * e2n - e2cq * e2cq < eps_sq * e2n ||
+                                     cp2 * e1n - e1cp * e1cp < eps_sq * e1n;
+                weight = on_edge ? pi : 2.0f * pi;
+            }
+            if (dist > best - eps) {  // as close as the closest so far: its normal counts too
+                normal_sum = normal_sum + normalize(normal) * weight;
+                if (dist < best) { best = dist; found = face; }
+            } else {
+                best = dist;
+                found = face;
+                normal_sum = normalize(normal) * weight;
+            }
+        });
+    *weighted_normal = normal_sum;
+    return found;
+}
+
+TL_HD int32_t mesh_closest_face_signed(uint64_t id, const vec3f& point, float max_dist, float epsilon) {
+    vec3f normal;
+    return mesh_closest_face_normal(mesh_of(id), point, max_dist, epsilon, &normal);
+}
+
+TL_HD bool mesh_has_face(const Mesh& m, int32_t face) { return face >= 0 && face < m.num_tris; }
+
+// Warp's reported weights of the point of `face` closest to `point`: u (which 0) rebuilt from v and
+// w as Warp's query rebuilds it, or v (which 1); 0 for no face (-1).
+TL_HD float mesh_closest_weight(uint64_t id, int32_t face, const vec3f& point, int32_t which) {
+    const Mesh& m = mesh_of(id);
+    if (!mesh_has_face(m, face)) return 0.0f;
+    float u, v;
+    closest_point_weights(mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), point, &u, &v);
+    const float w = 1.0f - u - v;
+    return which == 0 ? 1.0f - v - w : v;
+}
+
+// d mesh_closest_weight / d point, the face fixed, in the point's region: zero at a corner; along an
+// edge from x to y the weight of y grows by (y - x) / |y - x|^2; inside, the weights (v, w) of the
+// projection solve the Gram system of ab and ac.
+TL_HD vec3f mesh_closest_weight_gradient(uint64_t id, int32_t face, const vec3f& point, int32_t which) {
+    const Mesh& m = mesh_of(id);
+    if (!mesh_has_face(m, face)) return vec3f();
+    const vec3f a = mesh_corner(m, face, 0), b = mesh_corner(m, face, 1), c = mesh_corner(m, face, 2);
+    float u, v;
+    const TriangleRegion region = closest_point_weights(a, b, c, point, &u, &v);
+    const vec3f ab = b - a, ac = c - a, bc = c - b;
+    vec3f dv, dw;  // of the weights of b and c
+    switch (region) {
+        case TriangleRegion::kEdgeAB: dv = ab * (1.0f / dot(ab, ab)); break;
+        case TriangleRegion::kEdgeAC: dw = ac * (1.0f / dot(ac, ac)); break;
+        case TriangleRegion::kEdgeBC:
+            dw = bc * (1.0f / dot(bc, bc));
+            dv = -dw;
+            break;
+        case TriangleRegion::kFace: {
+            const float g00 = dot(ab, ab), g01 = dot(ab, ac), g11 = dot(ac, ac);
+            const float inv = 1.0f / (g00 * g11 - g01 * g01);
+            dv = (ab * g11 - ac * g01) * inv;
+            dw = (ac * g00 - ab * g01) * inv;
+            break;
+        }
+        default: break;  // a corner
+    }
+    return which == 0 ? -dv - dw : dv;
+}
+
+// The sign of mesh_query_point_sign_normal, given its closest face: -1 inside (the point behind the
+// weighted normal), else 1; 0 for no face (-1).
+TL_HD float mesh_normal_sign(uint64_t id, int32_t face, const vec3f& point, float max_dist, float epsilon) {
+    const Mesh& m = mesh_of(id);
+    if (!mesh_has_face(m, face)) return 0.0f;
+    vec3f normal;
+    mesh_closest_face_normal(m, point, max_dist, epsilon, &normal);
+    const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
+    float u, v;
+    closest_point_weights(p, q, r, point, &u, &v);
+    const float w = 1.0f - u - v;
+    const vec3f closest = p * (1.0f - v - w) + q * v + r * w;  // with u rebuilt, as Warp's
+    return dot(normal, point - closest) > 0.0f ? 1.0f : -1.0f;
+}
+
+// ---------------------------------------------------------------- rays
+
+TL_HD int mesh_major_axis(const vec3f& d) {  // Warp's max_dim: the first axis of the largest magnitude
+    int axis = 0;
+    float best = fabsf(d[0]);
+    for (int k = 1; k < 3; ++k)
+        if (fabsf(d[k]) > best) { best = fabsf(d[k]); axis = k; }
+    return axis;
+}
+
+TL_HD float difference_of_products(float a, float b, float c, float d) {  // a b - c d, with FMA's error term
+    const float cd = c * d;
+    return fmaf(a, b, -cd) + fmaf(-c, d, cd);
+}
+
+// The ray start + t dir against triangle abc (Woop, Benthin and Wald's watertight test, as Warp's
+// intersect_ray_tri_woop): false for a miss; else t, the weights u (of a) and v (of b), and `det`,
+// positive where the ray meets the triangle's front (counter-clockwise) side, of Warp's magnitude.
+TL_HD bool ray_triangle(const vec3f& start, const vec3f& dir, const vec3f& a, const vec3f& b, const vec3f& c,
+                        float* t, float* u, float* v, float* det_out) {
+    const int kz = mesh_major_axis(dir);
+    int kx = kz + 1 == 3 ? 0 : kz + 1;
+    int ky = kx + 1 == 3 ? 0 : kx + 1;
+    if (dir[kz] < 0.0f) { const int s = kx; kx = ky; ky = s; }
+    const float sx = dir[kx] / dir[kz], sy = dir[ky] / dir[kz], sz = 1.0f / dir[kz];
+    const vec3f A = a - start, B = b - start, C = c - start;
+    const float ax = A[kx] - sx * A[kz], ay = A[ky] - sy * A[kz];
+    const float bx = B[kx] - sx * B[kz], by = B[ky] - sy * B[kz];
+    const float cx = C[kx] - sx * C[kz], cy = C[ky] - sy * C[kz];
+    float U = difference_of_products(cx, by, cy, bx);
+    float V = difference_of_products(ax, cy, ay, cx);
+    float W = difference_of_products(bx, ay, by, ax);
+    if (U == 0.0f || V == 0.0f || W == 0.0f) {  // on an edge: decided in double, as Warp's
+        U = float(double(cx) * double(by) - double(cy) * double(bx));
+        V = float(double(ax) * double(cy) - double(ay) * double(cx));
+        W = float(double(bx) * double(ay) - double(by) * double(ax));
+    }
+    if ((U < 0.0f || V < 0.0f || W < 0.0f) && (U > 0.0f || V > 0.0f || W > 0.0f)) return false;
+    const float det = U + V + W;
+    if (det == 0.0f) return false;
+    const float T = U * (sz * A[kz]) + V * (sz * B[kz]) + W * (sz * C[kz]);
+    if (std::signbit(T) != std::signbit(det) && T != 0.0f) return false;  // Warp's xorf(T, sign(det)) < 0
+    const float rcp = 1.0f / det;
+    *u = U * rcp;
+    *v = V * rcp;
+    *t = T * rcp;
+    *det_out = det;
+    return true;
+}
+
+// Warp's ray-box slab test (its robust variant where a direction component is zero): the entry t.
+TL_HD bool ray_box(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi,
+                   float* t) {
+    float t_min = -FLT_MAX, t_max = FLT_MAX;
+    for (int k = 0; k < 3; ++k) {
+        if (dir[k] == 0.0f) {
+            if (start[k] < lo[k] || start[k] > hi[k]) return false;
+            continue;
+        }
+        const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
+        t_min = fmaxf(fminf(t1, t2), t_min);
+        t_max = fminf(fmaxf(t1, t2), t_max);
+    }
+    if (!(t_max >= 0.0f && t_max >= t_min)) return false;
+    *t = t_min;
+    return true;
+}
+
+// The face the ray first hits at 0 <= t < max_t (-1 if none), and its t and det.
+TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
+    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+    float best = max_t;
+    int32_t found = -1;
+    mesh_walk_nearest(
+        m, [&](float entry) { return entry < best; },
+        [&](const vec3f& lo, const vec3f& hi) {
+            float entry;
+            return ray_box(start, dir, rcp, lo, hi, &entry) ? entry : FLT_MAX;
+        },
+        [&](int32_t face) {
+            float t, u, v, det;
+            if (ray_triangle(start, dir, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &t,
+                             &u, &v, &det) &&
+                t < best && t >= 0.0f) {
+                best = t;
+                found = face;
+                *det_out = det;
+            }
+        });
+    return found;
+}
+
+// The face `wp.mesh_query_ray` reports: the first hit at 0 <= t < max_t, -1 if none.
+TL_HD int32_t mesh_ray_face(uint64_t id, const vec3f& start, const vec3f& dir, float max_t) {
+    float det;
+    return mesh_ray_walk(mesh_of(id), start, dir, max_t, &det);
+}
+
+// Of the ray's hit on `face`: t (which 0), u (1), v (2) or det, Warp's `sign` (3); 0 for a miss.
+TL_HD float mesh_ray_hit(uint64_t id, int32_t face, const vec3f& start, const vec3f& dir, int32_t which) {
+    const Mesh& m = mesh_of(id);
+    if (face < 0 || face >= m.num_tris) return 0.0f;
+    float out[4];
+    if (!ray_triangle(start, dir, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &out[0],
+                      &out[1], &out[2], &out[3]))
+        return 0.0f;
+    return out[which];
+}
+
+// d mesh_ray_hit(..., which) / d start (wrt 0) or / d dir (wrt 1). t, u and v solve
+// start + t dir = a + v (b - a) + w (c - a), u = 1 - v - w, so with M = [-dir, b - a, c - a] and
+// x = (t, v, w): M dx = d start + t d dir, and the gradient of r . x is M^-T r (times t for dir).
+// det is (n . dir) / |dir[kz]| up to sign (n = (b - a) x (c - a)): its gradient is
+// det (n / (n . dir) - e_kz / dir[kz]) in dir, none in start.
+TL_HD vec3f mesh_ray_hit_gradient(uint64_t id, int32_t face, const vec3f& start, const vec3f& dir, int32_t which,
+                                  int32_t wrt) {
+    const Mesh& m = mesh_of(id);
+    if (face < 0 || face >= m.num_tris) return vec3f();
+    const vec3f a = mesh_corner(m, face, 0), b = mesh_corner(m, face, 1), c = mesh_corner(m, face, 2);
+    float hit[4];
+    if (!ray_triangle(start, dir, a, b, c, &hit[0], &hit[1], &hit[2], &hit[3])) return vec3f();
+    if (which == 3) {
+        if (wrt == 0) return vec3f();
+        const vec3f n = cross(b - a, c - a);
+        const int kz = mesh_major_axis(dir);
+        vec3f g = n * (hit[3] / dot(n, dir));
+        g[kz] -= hit[3] / dir[kz];
+        return g;
+    }
+    double M[3][3];  // columns -dir, b - a, c - a
+    for (int k = 0; k < 3; ++k) {
+        M[k][0] = -double(dir[k]);
+        M[k][1] = double(b[k]) - double(a[k]);
+        M[k][2] = double(c[k]) - double(a[k]);
+    }
+    const double r[3] = {which == 0 ? 1.0 : 0.0, which == 1 ? -1.0 : which == 2 ? 1.0 : 0.0, which == 1 ? -1.0 : 0.0};
+    // g = M^-T r = (adj(M) / det M)^T r: the cofactors of M, dotted with r by column of M.
+    const double cof[3][3] = {
+        {M[1][1] * M[2][2] - M[1][2] * M[2][1], M[1][2] * M[2][0] - M[1][0] * M[2][2], M[1][0] * M[2][1] - M[1][1] * M[2][0]},
+        {M[0][2] * M[2][1] - M[0][1] * M[2][2], M[0][0] * M[2][2] - M[0][2] * M[2][0], M[0][1] * M[2][0] - M[0][0] * M[2][1]},
+        {M[0][1] * M[1][2] - M[0][2] * M[1][1], M[0][2] * M[1][0] - M[0][0] * M[1][2], M[0][0] * M[1][1] - M[0][1] * M[1][0]}};
+    const double det_m = M[0][0] * cof[0][0] + M[0][1] * cof[0][1] + M[0][2] * cof[0][2];
+    if (det_m == 0.0) return vec3f();
+    const double scale = (wrt == 1 ? double(hit[0]) : 1.0) / det_m;
+    vec3f g;
+    for (int i = 0; i < 3; ++i)  // (M^-T r)_i = sum_j cof[i][j] r_j / det M
+        g[i] = float((cof[i][0] * r[0] + cof[i][1] * r[1] + cof[i][2] * r[2]) * scale);
+    return g;
+}
+
+// Inside (-1) or outside (1) by three rays along +x, +y, +z: inside when at least two first hit a
+// face's back (Warp's mesh_query_inside_ray_tracing); a ray that hits nothing votes outside. 0 when
+// the query found no closest face (-1), as Warp leaves it.
+TL_HD float mesh_inside_rays(uint64_t id, int32_t face, const vec3f& point) {
+    const Mesh& m = mesh_of(id);
+    if (!mesh_has_face(m, face)) return 0.0f;
+    int votes = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const vec3f dir(float(axis == 0), float(axis == 1), float(axis == 2));
+        float det = 0.0f;
+        if (mesh_ray_walk(m, point, dir, FLT_MAX, &det) >= 0 && det < 0.0f) ++votes;
+    }
+    return votes >= 2 ? -1.0f : 1.0f;
+}
+
+// ---------------------------------------------------------------- boxes
+
+// The next leaf, in depth-first order after node `after`'s subtree (from the root for -1), whose
+// box overlaps [lo, hi]; -1 when none is left. A `mesh_query_aabb` loop visits its faces leaf by leaf.
+TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, const vec3f& hi) {
+    const Mesh& m = mesh_of(id);
+    int32_t n = after < 0 ? 0 : m.node_skip[after];
+    while (n < m.num_nodes) {
+        if (!boxes_overlap(lo, hi, m.node_lowers[n], m.node_uppers[n])) {
+            n = m.node_skip[n];
+        } else if (m.node_count[n] > 0) {
+            return n;
+        } else {
+            ++n;
+        }
+    }
+    return -1;
+}
+
+TL_HD int32_t mesh_leaf_begin(uint64_t id, int32_t node) { return mesh_of(id).node_first[node]; }
+TL_HD int32_t mesh_leaf_end(uint64_t id, int32_t node) {
+    const Mesh& m = mesh_of(id);
+    return m.node_first[node] + m.node_count[node];
+}
+
+// The face at position k of the leaves' order if its box (at the last build or refit) overlaps [lo, hi], else -1.
+TL_HD int32_t mesh_box_face(uint64_t id, int32_t k, const vec3f& lo, const vec3f& hi) {
+    const Mesh& m = mesh_of(id);
+    const int32_t face = m.face_order[k];
+    return boxes_overlap(lo, hi, m.face_lowers[face], m.face_uppers[face]) ? face : -1;
+}
+
+}  // namespace tl

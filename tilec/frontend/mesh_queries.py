@@ -1,0 +1,144 @@
+"""Warp's mesh queries that return a struct, as its users write them:
+
+    q = wp.mesh_query_point(mesh, x, max_dist)     # or _no_sign, _sign_normal, _sign_winding_number
+    if q.result:
+        p = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
+    hit = wp.mesh_query_ray(mesh, start, direction, max_t)
+
+Mixed into `FunctionChecker`. The result is a struct value (`wp.MeshQueryPoint`,
+`wp.MeshQueryRay`: ir.types.BUILTIN_STRUCTS) whose fields are internal ops of the face one walk of
+the mesh's tree found (-1: none; ops/spatial.py, runtime mesh_query.h): `result` is face >= 0, `face`
+the face (0 when none, as Warp's), u, v, t and the ray's sign are recomputed from the face (their
+gradients in the point, the ray's start and direction are those ops' adjoints), a point's sign is
+the rays' vote or the weighted normal's. Every field of a miss is zero, as in Warp.
+
+Bound to a name (`q = ...`), the arguments and the walk are evaluated once, before the fields; a
+query read in place (`wp.mesh_query_point(...).face`) walks once per field it reads.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from .. import ir
+from ..diagnostics import Span
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, FLOAT32, INT32, VecT, describe
+from .lower_structs import StructValue
+from .lowering_host import LoweringHost
+
+VEC3F = VecT(FLOAT32, 3)
+REQUIRED = object()
+POINT_ARGS: tuple[tuple[str, Any], ...] = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED))
+RAY_ARGS: tuple[tuple[str, Any], ...] = (("id", REQUIRED), ("start", REQUIRED), ("dir", REQUIRED),
+                                         ("max_t", REQUIRED), ("root", -1))
+# api -> (its parameters with their defaults, how a point is signed); its struct: BUILTIN_STRUCT_CALLS
+QUERIES: dict[str, tuple[tuple[tuple[str, Any], ...], str | None]] = {
+    "mesh_query_point": (POINT_ARGS, "rays"),
+    "mesh_query_point_no_sign": (POINT_ARGS, None),
+    "mesh_query_point_sign_normal": ((*POINT_ARGS, ("epsilon", 1.0e-3)), "normal"),
+    # Warp signs by the rays' vote for a mesh built without winding-number support (the loader's
+    # Mesh refuses that support), whatever the accuracy and threshold
+    "mesh_query_point_sign_winding_number": ((*POINT_ARGS, ("accuracy", 2.0), ("threshold", 0.5)), "rays"),
+    "mesh_query_ray": (RAY_ARGS, None),
+}
+assert QUERIES.keys() == BUILTIN_STRUCT_CALLS.keys()
+VECTORS = ("point", "start", "dir")
+
+
+class MeshQueries(LoweringHost):
+
+    def bind_mesh_query(self, target: cst.Name, value_node: cst.BaseExpression,
+                        node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`q = wp.mesh_query_point(...)`: the arguments and the walk evaluated once; None for other values."""
+        api = self.scope.api_attr(value_node.func) if isinstance(value_node, cst.Call) else None
+        if api not in QUERIES:
+            return None
+        assert isinstance(value_node, cst.Call)  # (api)
+        held: list[ir.Stmt] = []
+        value = self.mesh_query(api, value_node, held)
+        return held + self.bind_struct(target, value, node)
+
+    def mesh_query(self, api: str, call: cst.Call, held: list[ir.Stmt] | None) -> StructValue:
+        """The query's struct value; with `held`, its arguments and face assigned to temporaries appended there."""
+        params, signed = QUERIES[api]
+        struct = BUILTIN_STRUCT_CALLS[api]
+        span = self.span(call)
+        args = self.mesh_query_arguments(api, call, params)
+        mesh = self.grid_id(args["id"], "float32", kind="mesh")
+        values: dict[str, ir.Expr] = {}
+        for name, default in params[1:]:
+            given = args.get(name)
+            values[name] = self.held(self.mesh_query_operand(api, name, given, default, span), held, span)
+        if "root" in args and not (isinstance(values["root"], ir.Const) and values["root"].value == -1):
+            self.fail("TC0401", f"unsupported syntax: {api}: `root` selects a group of a grouped mesh, which tilec "
+                      "does not support yet; pass -1 (the whole mesh) or leave it out", args["root"])
+
+        def op(name: str, t: Any, *operands: ir.Expr) -> ir.OpCall:
+            return ir.OpCall(name, (mesh, *operands), (), t, span)
+
+        def k(value: int) -> ir.Const:
+            return ir.Const(value, INT32, span)
+
+        if struct == "MeshQueryRay":
+            start, direction = values["start"], values["dir"]
+            face = self.held(op("mesh_ray_face", INT32, start, direction, values["max_t"]), held, span)
+            leaves: dict[str, ir.Expr] = {field: op("mesh_ray_hit", FLOAT32, face, start, direction, k(which))
+                      for which, field in enumerate(("t", "u", "v", "sign"))}
+            leaves["normal"] = op("mesh_eval_face_normal", VEC3F, face)
+        else:
+            point = values["point"]
+            if signed == "normal":
+                face = self.held(op("mesh_closest_face_signed", INT32, point, values["max_dist"], values["epsilon"]),
+                                 held, span)
+                sign: ir.Expr = op("mesh_normal_sign", FLOAT32, face, point, values["max_dist"], values["epsilon"])
+            else:
+                face = self.held(op("mesh_closest_face", INT32, point, values["max_dist"]), held, span)
+                sign = op("mesh_inside_rays", FLOAT32, face, point) if signed else ir.Const(0.0, FLOAT32, span)
+            leaves = {"sign": sign, **{field: op("mesh_closest_weight", FLOAT32, face, point, k(which))
+                                       for which, field in enumerate(("u", "v"))}}
+        leaves.update(result=ir.OpCall("ge", (face, k(0)), (), BOOL, span),
+                      face=ir.OpCall("max", (face, k(0)), (), INT32, span))
+        t = BUILTIN_STRUCTS[struct]
+        return StructValue(t, {name: leaves[name] for name, _ in t.fields}, f"{api}(...)")
+
+    def held(self, value: ir.Expr, held: list[ir.Stmt] | None, span: Span) -> ir.Expr:
+        """value, or (with `held`) a temporary assigned it there: read by every field, evaluated once."""
+        if held is None or isinstance(value, (ir.Var, ir.Const)):
+            return value
+        temp = self.new_temp(value.type)
+        held.append(ir.Assign(temp, value, span))
+        return ir.Var(temp, span)
+
+    def mesh_query_operand(self, api: str, name: str, node: cst.BaseExpression | None, default: Any,
+                           span: Span) -> ir.Expr:
+        """A query's operand other than the id, checked: a vec3f point, start or direction, a float32 distance."""
+        if node is None:
+            return ir.Const(default, INT32 if name == "root" else FLOAT32, span)
+        value: ir.Expr = self.expr(node)
+        wanted = VEC3F if name in VECTORS else INT32 if name == "root" else FLOAT32
+        if self.is_weak(value) and wanted != VEC3F and isinstance(value.value, (int, float)) and not (
+                wanted == INT32 and isinstance(value.value, float)):
+            value = self.retype_literal(value, wanted)
+        if value.type != wanted:
+            self.fail("TC0201", f"{api}: `{name}` must be {describe(wanted)}, got {describe(value.type)}", node)
+        return value
+
+    def mesh_query_arguments(self, api: str, call: cst.Call, params: tuple[tuple[str, Any], ...]
+                             ) -> dict[str, cst.BaseExpression]:
+        names = [name for name, _ in params]
+        given: dict[str, cst.BaseExpression] = {}
+        for k, a in enumerate(call.args):
+            key = a.keyword.value if a.keyword is not None else (names[k] if k < len(names) else None)
+            if key is None:
+                self.fail("TC0303", f"{api}: takes {len(names)} arguments at most ({', '.join(names)}), given "
+                          f"{len(call.args)}", a)
+            if key not in names:
+                self.fail("TC0303", f"{api}: unknown argument `{key}` (its arguments: {', '.join(names)})", a)
+            if key in given:
+                self.fail("TC0303", f"{api}: `{key}` is given twice", a)
+            given[key] = a.value
+        missing = [name for name, default in params if default is REQUIRED and name not in given]
+        if missing:
+            self.fail("TC0408", f"{api}: no value for {', '.join(f'`{m}`' for m in missing)}", call)
+        return given
