@@ -3,7 +3,8 @@ kernel launch and every hash grid going to tilec's build of the same file, then 
 compared bit for bit and the time per frame printed (a port's "change the import line" check on
 whole simulations, not single kernels).
 
-    python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]     # NAME: sph, dem, sample_mesh
+    python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]
+        # NAME: sph, dem, sample_mesh, mesh, raycast (mesh and raycast read a USD file: pip install usd-core)
 
 The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
 The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
@@ -25,8 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-EXAMPLES = {"sph": "warp.examples.core.example_sph", "dem": "warp.examples.core.example_dem",
-            "sample_mesh": "warp.examples.core.example_sample_mesh"}
+# name -> (module, the Example's arguments, the method that runs a frame)
+EXAMPLES = {"sph": ("warp.examples.core.example_sph", {"stage_path": None}, "step"),
+            "dem": ("warp.examples.core.example_dem", {"stage_path": None}, "step"),
+            "sample_mesh": ("warp.examples.core.example_sample_mesh", {"stage_path": None}, "step"),
+            "mesh": ("warp.examples.core.example_mesh", {"stage_path": None}, "step"),
+            "raycast": ("warp.examples.core.example_raycast", {"height": 512, "width": 512}, "render")}
 
 
 def build_tilec(path: Path, out: Path):
@@ -85,20 +90,21 @@ def run(name: str, frames: int, out: Path, threads: int) -> dict:
     import warp as wp
 
     wp.config.quiet = True
-    program = importlib.import_module(EXAMPLES[name])
+    path, arguments, frame = EXAMPLES[name]
+    program = importlib.import_module(path)
     module = build_tilec(Path(program.__file__), out)
     with wp.ScopedDevice("cpu"):
-        reference = program.Example(stage_path=None)
+        reference = program.Example(**arguments)
         with through_tilec(wp, module, threads):
-            ported = program.Example(stage_path=None)
+            ported = program.Example(**arguments)
         seconds = {"warp": 0.0, "tilec": 0.0}
         for _ in range(frames):
             t = time.perf_counter()
-            reference.step()
+            getattr(reference, frame)()
             seconds["warp"] += time.perf_counter() - t
             with through_tilec(wp, module, threads):
                 t = time.perf_counter()
-                ported.step()
+                getattr(ported, frame)()
                 seconds["tilec"] += time.perf_counter() - t
     want, got = arrays_of(reference, wp), arrays_of(ported, wp)
     diffs = {k: float(np.max(np.abs(got[k].astype(np.float64) - want[k].astype(np.float64)), initial=0.0))

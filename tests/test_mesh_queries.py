@@ -304,3 +304,28 @@ def test_query_gradients_match_finite_differences(module):
                     tiled=False, h=1e-3, rtol=2e-2, atol=2e-3)
     check_gradients(module.ray_loss, n, [mesh.id, start, direction, np.zeros(n, np.float32)], outputs=[3],
                     wrt=[1, 2], tiled=False, h=1e-3, rtol=2e-2, atol=2e-3)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_the_cuda_emulation_runs_the_same_walks(module):
+    emulated = build(SOURCE, "mesh_queries_emulated", block_dim=32, target="cuda-emu")
+    points, indices = sphere()
+    mesh, native_mesh = emulated.Mesh(points, indices), module.Mesh(points, indices)
+    n = 64
+    rng = np.random.default_rng(6)
+    x = (rng.random((n, 3)) * 3 - 1.5).astype(np.float32)
+    d = rng.standard_normal((n, 3)).astype(np.float32)
+
+    def both(kernel, make):
+        native, emu = make(), make()
+        getattr(module, kernel).launch(dim=n, inputs=[native_mesh.id, *native[1:]])
+        getattr(emulated, kernel).launch(dim=n, inputs=emu, device="cuda-emu", block_dim=32)
+        for a, b in zip(native[1:], emu[1:]):
+            np.testing.assert_array_equal(a, b)
+
+    both("closest", lambda: [mesh.id, x.copy(), 0.6, np.zeros((n, 3), np.float32), np.zeros(n, np.float32),
+                             np.zeros(n, np.float32), np.zeros(n, np.int32)])
+    both("cast", lambda: [mesh.id, x.copy(), d.copy(), np.zeros(n, np.float32), np.zeros(n, np.int32),
+                          np.zeros((n, 3), np.float32)])
+    both("overlaps", lambda: [mesh.id, x.copy(), x + np.float32(0.4), np.zeros(n, np.int32), np.zeros(n, np.int32)])

@@ -22,11 +22,7 @@ struct Mesh {
     // The bounding-volume hierarchy its queries walk (mesh_query.h), from the last build or refit.
     const vec<3, float>* face_lowers;  // num_tris: each face's box
     const vec<3, float>* face_uppers;
-    const vec<3, float>* node_lowers;  // num_nodes, depth first: each node's box
-    const vec<3, float>* node_uppers;
-    const int32_t* node_skip;  // the node after this one's subtree
-    const int32_t* node_first;  // a leaf's first position in face_order
-    const int32_t* node_count;  // a leaf's faces (at least 1); 0 for an inner node
+    const struct MeshNode* nodes;  // num_nodes, depth first (mesh_query.h)
     const int32_t* face_order;  // num_tris: the faces, leaf by leaf
     int32_t num_nodes;
     float average_edge_length;  // Warp's (mesh_query_point_sign_normal's epsilon is a fraction of it)

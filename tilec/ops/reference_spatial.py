@@ -34,8 +34,7 @@ _FLOATS, _INTS = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int32)
 class MeshLayout(ctypes.Structure):  # runtime mesh.h tl::Mesh
     _fields_ = [("points", _FLOATS), ("velocities", _FLOATS), ("indices", _INTS), ("num_points", ctypes.c_int32),
                 ("num_tris", ctypes.c_int32), ("face_lowers", _FLOATS), ("face_uppers", _FLOATS),
-                ("node_lowers", _FLOATS), ("node_uppers", _FLOATS), ("node_skip", _INTS), ("node_first", _INTS),
-                ("node_count", _INTS), ("face_order", _INTS), ("num_nodes", ctypes.c_int32),
+                ("nodes", _FLOATS), ("face_order", _INTS), ("num_nodes", ctypes.c_int32),
                 ("average_edge_length", ctypes.c_float)]
 
 
@@ -363,15 +362,25 @@ def _overlap(box: tuple[np.ndarray, np.ndarray], lo: Value, hi: Value) -> bool:
     return bool(np.all(np.asarray(lo) <= box[1]) and np.all(np.asarray(hi) >= box[0]))
 
 
+def _node(m: MeshLayout, n: int) -> tuple[tuple[np.ndarray, np.ndarray], int, int | None, int]:
+    """Node n's box, the node after its subtree, and a leaf's first position (None: an inner node)
+    and count (the loader's 32-byte record: lower, an int, upper, an int)."""
+    record = np.array([m.nodes[8 * n + k] for k in range(8)], np.float32)
+    a, item = (int(v) for v in record[[3, 7]].view(np.int32))
+    box = (record[0:3], record[4:7])
+    return (box, n + 1, -1 - item, a) if item < 0 else (box, a, None, 0)
+
+
 @impl("mesh_box_next_leaf")
 def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The tree's leaves in depth-first order, the first after node `after`'s subtree under an overlapping path."""
     m, after, lo, hi = _mesh(a[0]), int(a[1]), a[2], a[3]
-    n = 0 if after < 0 else m.node_skip[after]
+    n = 0 if after < 0 else _node(m, after)[1]
     while n < m.num_nodes:
-        if not _overlap(_box(m, m.node_lowers, m.node_uppers, n), lo, hi):
-            n = m.node_skip[n]
-        elif m.node_count[n] > 0:
+        box, skip, first, _ = _node(m, n)
+        if not _overlap(box, lo, hi):
+            n = skip
+        elif first is not None:
             return np.int32(n)
         else:
             n += 1
@@ -380,8 +389,9 @@ def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 
 @impl("mesh_leaf_begin", "mesh_leaf_end")
 def _leaf_range(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    m, n = _mesh(a[0]), int(a[1])
-    return np.int32(m.node_first[n] + (m.node_count[n] if call.op == "mesh_leaf_end" else 0))
+    _, _, first, count = _node(_mesh(a[0]), int(a[1]))
+    assert first is not None  # (a leaf: the loop's walk found it)
+    return np.int32(first + (count if call.op == "mesh_leaf_end" else 0))
 
 
 @impl("mesh_box_face")

@@ -4,9 +4,9 @@
 // on these in tilec/library/warp_math.py (the MeshQueryPoint and MeshQueryRay structs) and by the
 // front end (a `mesh_query_aabb` loop).
 //
-// The tree is the loader's (tilec-rt/spatial.py `_Bvh`): nodes in depth-first order, node n's
-// subtree the nodes n .. node_skip[n] - 1; an inner node (node_count 0) has its children at n + 1
-// and node_skip[n + 1]; a leaf holds the faces face_order[node_first .. node_first + node_count).
+// The tree is the loader's (tilec-rt/spatial.py `_Bvh`): MeshNode records in depth-first order,
+// node n's subtree the nodes n .. skip(n) - 1; an inner node's children are n + 1 and `item`; a leaf
+// holds the faces face_order[first .. first + count).
 // Each face is tested with Warp's arithmetic (the same expressions in the same order), so a face is
 // chosen as Warp chooses it; the tree is not Warp's, so where two faces tie exactly (a point closest
 // to an edge or corner two faces share, a ray through a shared edge) the other one may be reported,
@@ -20,16 +20,37 @@
 
 namespace tl {
 
-constexpr int kMeshStackSize = 64;  // the tree's depth is about log2(faces / 4): far below
+// One node in 32 bytes, what a walk reads of it together: its box, and two ints. An inner node has
+// `item` its right child (> 0) and `skip_or_count` the node after its subtree; a leaf has `item`
+// -1 - its first position in face_order and `skip_or_count` its number of faces (its subtree ends at
+// the next node).
+struct MeshNode {
+    vec<3, float> lower;
+    int32_t skip_or_count;
+    vec<3, float> upper;
+    int32_t item;
+
+    TL_HD bool leaf() const { return item < 0; }
+    TL_HD int32_t first() const { return -1 - item; }
+    TL_HD int32_t count() const { return skip_or_count; }
+    TL_HD int32_t skip(int32_t self) const { return leaf() ? self + 1 : skip_or_count; }
+};
+
+constexpr int kMeshStackSize = 128;  // above the tree's depth: the loader's splits stop at 64 + 31 levels
 
 using vec3f = vec<3, float>;
 
 TL_HD vec3f mesh_corner(const Mesh& m, int32_t face, int k) { return m.points[m.indices[3 * face + k]]; }
 
+// fminf and fmaxf as Warp writes them on the host (the non-NaN operand when one is NaN): compares
+// the compiler inlines, where the library's functions are calls without -ffast-math.
+TL_HD float least(float a, float b) { return a <= b ? a : (b == b ? b : a); }
+TL_HD float greatest(float a, float b) { return a >= b ? a : (b == b ? b : a); }
+
 // The squared distance from p to the box [lo, hi] (zero inside): Warp's distance_to_aabb_sq.
 TL_HD float distance_to_box_sq(const vec3f& p, const vec3f& lo, const vec3f& hi) {
     float d[3];
-    for (int k = 0; k < 3; ++k) d[k] = fminf(hi[k], fmaxf(lo[k], p[k])) - p[k];
+    for (int k = 0; k < 3; ++k) d[k] = least(hi[k], greatest(lo[k], p[k])) - p[k];
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
@@ -97,30 +118,46 @@ TL_HD vec3f mesh_face_closest(const vec3f& p, const vec3f& q, const vec3f& r, co
 }
 
 // Depth-first walk of the tree, nearer child first: `visit(face)` for each face of each leaf whose
-// box `keep(lo, hi)` accepts (re-asked when popped: the bound may have shrunk), children ordered by
-// `distance(lo, hi)`.
+// box `keep`s its `distance(lo, hi)` (asked again of a node when it is popped, with the distance
+// found when it was pushed: the bound may have shrunk since).
 template <class Keep, class Distance, class Visit>
 TL_HD void mesh_walk_nearest(const Mesh& m, Keep keep, Distance distance, Visit visit) {
     if (m.num_nodes == 0) return;
     int32_t stack[kMeshStackSize];
+    float stack_distance[kMeshStackSize];
     int count = 0;
-    stack[count++] = 0;
-    while (count) {
-        const int32_t n = stack[--count];
-        if (!keep(distance(m.node_lowers[n], m.node_uppers[n]))) continue;
-        if (m.node_count[n] > 0) {
-            for (int32_t k = m.node_first[n]; k < m.node_first[n] + m.node_count[n]; ++k) visit(m.face_order[k]);
-            continue;
+    int32_t n = 0;
+    float d = distance(m.nodes[0].lower, m.nodes[0].upper);
+    for (;;) {
+        const MeshNode& node = m.nodes[n];
+        bool descend = false;
+        if (keep(d)) {
+            if (node.leaf()) {
+                for (int32_t k = node.first(); k < node.first() + node.count(); ++k) visit(m.face_order[k]);
+            } else {
+                int32_t near = n + 1, far = node.item;
+                float d_near = distance(m.nodes[near].lower, m.nodes[near].upper);
+                float d_far = distance(m.nodes[far].lower, m.nodes[far].upper);
+                if (d_far < d_near) {
+                    const int32_t t = near; near = far; far = t;
+                    const float e = d_near; d_near = d_far; d_far = e;
+                }
+                if (keep(d_far) && count < kMeshStackSize) {
+                    stack[count] = far;
+                    stack_distance[count++] = d_far;
+                }
+                if (keep(d_near)) {  // straight on to the nearer child
+                    n = near;
+                    d = d_near;
+                    descend = true;
+                }
+            }
         }
-        int32_t near = n + 1, far = m.node_skip[n + 1];
-        float d_near = distance(m.node_lowers[near], m.node_uppers[near]);
-        float d_far = distance(m.node_lowers[far], m.node_uppers[far]);
-        if (d_far < d_near) {
-            const int32_t t = near; near = far; far = t;
-            const float d = d_near; d_near = d_far; d_far = d;
-        }
-        if (keep(d_far) && count < kMeshStackSize) stack[count++] = far;
-        if (keep(d_near) && count < kMeshStackSize) stack[count++] = near;
+        if (descend) continue;
+        if (count == 0) return;
+        --count;
+        n = stack[count];
+        d = stack_distance[count];
     }
 }
 
@@ -268,16 +305,31 @@ TL_HD float difference_of_products(float a, float b, float c, float d) {  // a b
     return fmaf(a, b, -cd) + fmaf(-c, d, cd);
 }
 
-// The ray start + t dir against triangle abc (Woop, Benthin and Wald's watertight test, as Warp's
-// intersect_ray_tri_woop): false for a miss; else t, the weights u (of a) and v (of b), and `det`,
-// positive where the ray meets the triangle's front (counter-clockwise) side, of Warp's magnitude.
-TL_HD bool ray_triangle(const vec3f& start, const vec3f& dir, const vec3f& a, const vec3f& b, const vec3f& c,
+// A ray's shear (Woop, Benthin and Wald's watertight test, as Warp's intersect_ray_tri_woop sets it
+// up per triangle; the same values, computed once per ray): the axis of dir's largest magnitude kz,
+// the other two (swapped when dir[kz] < 0 to keep the winding), and the shear constants.
+struct RayShear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+
+    TL_HD explicit RayShear(const vec3f& dir) {
+        kz = mesh_major_axis(dir);
+        kx = kz + 1 == 3 ? 0 : kz + 1;
+        ky = kx + 1 == 3 ? 0 : kx + 1;
+        if (dir[kz] < 0.0f) { const int s = kx; kx = ky; ky = s; }
+        sx = dir[kx] / dir[kz];
+        sy = dir[ky] / dir[kz];
+        sz = 1.0f / dir[kz];
+    }
+};
+
+// The ray start + t dir against triangle abc: false for a miss; else t, the weights u (of a) and v
+// (of b), and `det`, positive where the ray meets the triangle's front (counter-clockwise) side, of
+// Warp's magnitude.
+TL_HD bool ray_triangle(const vec3f& start, const RayShear& ray, const vec3f& a, const vec3f& b, const vec3f& c,
                         float* t, float* u, float* v, float* det_out) {
-    const int kz = mesh_major_axis(dir);
-    int kx = kz + 1 == 3 ? 0 : kz + 1;
-    int ky = kx + 1 == 3 ? 0 : kx + 1;
-    if (dir[kz] < 0.0f) { const int s = kx; kx = ky; ky = s; }
-    const float sx = dir[kx] / dir[kz], sy = dir[ky] / dir[kz], sz = 1.0f / dir[kz];
+    const int kx = ray.kx, ky = ray.ky, kz = ray.kz;
+    const float sx = ray.sx, sy = ray.sy, sz = ray.sz;
     const vec3f A = a - start, B = b - start, C = c - start;
     const float ax = A[kx] - sx * A[kz], ay = A[ky] - sy * A[kz];
     const float bx = B[kx] - sx * B[kz], by = B[ky] - sy * B[kz];
@@ -303,38 +355,46 @@ TL_HD bool ray_triangle(const vec3f& start, const vec3f& dir, const vec3f& a, co
     return true;
 }
 
-// Warp's ray-box slab test (its robust variant where a direction component is zero): the entry t.
-TL_HD bool ray_box(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi,
-                   float* t) {
+// Warp's ray-box slab tests: the entry t, or FLT_MAX for a miss. Its robust variant where a
+// direction component is zero (the ray parallel to that slab), its plain one otherwise.
+TL_HD float ray_box_robust(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
     float t_min = -FLT_MAX, t_max = FLT_MAX;
     for (int k = 0; k < 3; ++k) {
         if (dir[k] == 0.0f) {
-            if (start[k] < lo[k] || start[k] > hi[k]) return false;
+            if (start[k] < lo[k] || start[k] > hi[k]) return FLT_MAX;
             continue;
         }
         const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
-        t_min = fmaxf(fminf(t1, t2), t_min);
-        t_max = fminf(fmaxf(t1, t2), t_max);
+        t_min = greatest(least(t1, t2), t_min);
+        t_max = least(greatest(t1, t2), t_max);
     }
-    if (!(t_max >= 0.0f && t_max >= t_min)) return false;
-    *t = t_min;
-    return true;
+    return t_max >= 0.0f && t_max >= t_min ? t_min : FLT_MAX;
 }
 
-// The face the ray first hits at 0 <= t < max_t (-1 if none), and its t and det.
-TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
-    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
+    float t1 = (lo[0] - start[0]) * rcp[0], t2 = (hi[0] - start[0]) * rcp[0];
+    float t_min = least(t1, t2), t_max = greatest(t1, t2);
+    for (int k = 1; k < 3; ++k) {
+        t1 = (lo[k] - start[k]) * rcp[k];
+        t2 = (hi[k] - start[k]) * rcp[k];
+        t_min = greatest(least(t1, t2), t_min);
+        t_max = least(greatest(t1, t2), t_max);
+    }
+    return t_max >= 0.0f && t_max >= t_min ? t_min : FLT_MAX;
+}
+
+// The face the ray first hits at 0 <= t < max_t (-1 if none), and its det.
+template <class Box>
+TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, Box box,
+                            float* det_out) {
+    const RayShear ray(dir);
     float best = max_t;
     int32_t found = -1;
     mesh_walk_nearest(
-        m, [&](float entry) { return entry < best; },
-        [&](const vec3f& lo, const vec3f& hi) {
-            float entry;
-            return ray_box(start, dir, rcp, lo, hi, &entry) ? entry : FLT_MAX;
-        },
+        m, [&](float entry) { return entry < best; }, box,
         [&](int32_t face) {
             float t, u, v, det;
-            if (ray_triangle(start, dir, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &t,
+            if (ray_triangle(start, ray, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &t,
                              &u, &v, &det) &&
                 t < best && t >= 0.0f) {
                 best = t;
@@ -343,6 +403,15 @@ TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir,
             }
         });
     return found;
+}
+
+TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
+    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+    if (dir[0] != 0.0f && dir[1] != 0.0f && dir[2] != 0.0f)
+        return mesh_ray_walk(m, start, dir, max_t, [&](const vec3f& lo, const vec3f& hi) {
+            return ray_box(start, rcp, lo, hi); }, det_out);
+    return mesh_ray_walk(m, start, dir, max_t, [&](const vec3f& lo, const vec3f& hi) {
+        return ray_box_robust(start, dir, rcp, lo, hi); }, det_out);
 }
 
 // The face `wp.mesh_query_ray` reports: the first hit at 0 <= t < max_t, -1 if none.
@@ -356,8 +425,8 @@ TL_HD float mesh_ray_hit(uint64_t id, int32_t face, const vec3f& start, const ve
     const Mesh& m = mesh_of(id);
     if (face < 0 || face >= m.num_tris) return 0.0f;
     float out[4];
-    if (!ray_triangle(start, dir, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &out[0],
-                      &out[1], &out[2], &out[3]))
+    if (!ray_triangle(start, RayShear(dir), mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2),
+                      &out[0], &out[1], &out[2], &out[3]))
         return 0.0f;
     return out[which];
 }
@@ -373,7 +442,7 @@ TL_HD vec3f mesh_ray_hit_gradient(uint64_t id, int32_t face, const vec3f& start,
     if (face < 0 || face >= m.num_tris) return vec3f();
     const vec3f a = mesh_corner(m, face, 0), b = mesh_corner(m, face, 1), c = mesh_corner(m, face, 2);
     float hit[4];
-    if (!ray_triangle(start, dir, a, b, c, &hit[0], &hit[1], &hit[2], &hit[3])) return vec3f();
+    if (!ray_triangle(start, RayShear(dir), a, b, c, &hit[0], &hit[1], &hit[2], &hit[3])) return vec3f();
     if (which == 3) {
         if (wrt == 0) return vec3f();
         const vec3f n = cross(b - a, c - a);
@@ -424,11 +493,12 @@ TL_HD float mesh_inside_rays(uint64_t id, int32_t face, const vec3f& point) {
 // box overlaps [lo, hi]; -1 when none is left. A `mesh_query_aabb` loop visits its faces leaf by leaf.
 TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, const vec3f& hi) {
     const Mesh& m = mesh_of(id);
-    int32_t n = after < 0 ? 0 : m.node_skip[after];
+    int32_t n = after < 0 ? 0 : m.nodes[after].skip(after);
     while (n < m.num_nodes) {
-        if (!boxes_overlap(lo, hi, m.node_lowers[n], m.node_uppers[n])) {
-            n = m.node_skip[n];
-        } else if (m.node_count[n] > 0) {
+        const MeshNode& node = m.nodes[n];
+        if (!boxes_overlap(lo, hi, node.lower, node.upper)) {
+            n = node.skip(n);
+        } else if (node.leaf()) {
             return n;
         } else {
             ++n;
@@ -437,10 +507,10 @@ TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, co
     return -1;
 }
 
-TL_HD int32_t mesh_leaf_begin(uint64_t id, int32_t node) { return mesh_of(id).node_first[node]; }
+TL_HD int32_t mesh_leaf_begin(uint64_t id, int32_t node) { return mesh_of(id).nodes[node].first(); }
 TL_HD int32_t mesh_leaf_end(uint64_t id, int32_t node) {
-    const Mesh& m = mesh_of(id);
-    return m.node_first[node] + m.node_count[node];
+    const MeshNode& leaf = mesh_of(id).nodes[node];
+    return leaf.first() + leaf.count();
 }
 
 // The face at position k of the leaves' order if its box (at the last build or refit) overlaps [lo, hi], else -1.

@@ -157,26 +157,30 @@ class _MeshDesc(ctypes.Structure):  # runtime mesh.h tl::Mesh
     _fields_ = [("points", ctypes.c_void_p), ("velocities", ctypes.c_void_p), ("indices", ctypes.c_void_p),
                 ("num_points", ctypes.c_int32), ("num_tris", ctypes.c_int32),
                 ("face_lowers", ctypes.c_void_p), ("face_uppers", ctypes.c_void_p),
-                ("node_lowers", ctypes.c_void_p), ("node_uppers", ctypes.c_void_p), ("node_skip", ctypes.c_void_p),
-                ("node_first", ctypes.c_void_p), ("node_count", ctypes.c_void_p), ("face_order", ctypes.c_void_p),
+                ("nodes", ctypes.c_void_p), ("face_order", ctypes.c_void_p),
                 ("num_nodes", ctypes.c_int32), ("average_edge_length", ctypes.c_float)]
 
 
 _LEAF_SIZE = 4  # faces per leaf at most
+_BINS = 16  # candidate splits per node and axis
+_SAH_DEPTH = 64  # levels split by the heuristic; medians below (at most 31 more levels)
 
 
 class _Bvh:
-    """A mesh's bounding-volume hierarchy: median splits of the faces' box centres along the widest
-    axis, leaves of at most _LEAF_SIZE faces, built level by level with numpy.
+    """A mesh's bounding-volume hierarchy: splits of the faces' box centres along the widest axis
+    (binned surface-area heuristic, _split), leaves of at most _LEAF_SIZE faces, built level by level
+    with numpy.
 
     The nodes are stored in depth-first order (runtime mesh.h reads them so): node n's subtree is
     the nodes n .. skip[n] - 1; an inner node (count 0) has its children at n + 1 and skip[n + 1];
     a leaf holds the faces face_order[first : first + count]. Only the boxes depend on the points,
-    so a refit recomputes them over the same tree."""
+    so a refit recomputes them over the same tree. Kernels read `nodes`, one 32-byte record per node
+    (runtime mesh_query.h `tl::MeshNode`): lower x y z, an int, upper x y z, an int: an inner node's
+    skip and right child, a leaf's count and -1 - first."""
 
     def __init__(self, points, indices):
         self.num_faces = indices.size // 3
-        lower, upper = self._face_boxes(points, indices)
+        lower, upper = self._face_boxes(self._corners(points, indices))
         centre = (lower + upper) * np.float32(0.5)
         order = np.arange(self.num_faces, dtype=np.int64)
         levels = []  # per level, breadth first: (first, count) of each node (count 0: inner, first = left child)
@@ -187,16 +191,9 @@ class _Bvh:
             made += starts.size
             inner = ends - starts > _LEAF_SIZE
             s, e = starts[inner], ends[inner]
-            if s.size:  # sort each inner node's faces by their centres on its widest axis
-                sizes = e - s
-                segment = np.repeat(np.arange(s.size), sizes)
-                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-                covered = np.arange(sizes.sum()) - np.repeat(offsets - s, sizes)  # positions in `order`
-                c = centre[order[covered]]
-                extent = np.maximum.reduceat(c, offsets) - np.minimum.reduceat(c, offsets)
-                key = c[np.arange(c.shape[0]), np.argmax(extent, axis=1)[segment]]
-                order[covered] = order[covered][np.lexsort((key, segment))]
             middle = (s + e) // 2
+            if s.size:  # past _SAH_DEPTH levels, medians (the depth stays under runtime's stack: 128 levels)
+                middle = self._split(s, e, order, lower, upper, centre, len(levels) < _SAH_DEPTH)
             first = np.where(inner, made + 2 * (np.cumsum(inner) - 1), starts)
             levels.append((first, np.where(inner, 0, ends - starts)))
             starts = np.stack([s, middle], axis=1).reshape(-1)
@@ -226,60 +223,115 @@ class _Bvh:
         self.node_first[self.depth_first] = np.where(count == 0, 0, first)
         self.node_count = np.zeros(n, np.int32)
         self.node_count[self.depth_first] = count
+        self.nodes = np.zeros((n, 8), np.float32)
+        self.node_lowers, self.node_uppers = self.nodes[:, 0:3], self.nodes[:, 4:7]
+        ints = self.nodes.view(np.int32)
+        leaf = self.node_count > 0
+        ints[:, 3] = np.where(leaf, self.node_count, self.node_skip)
+        right = self.node_skip[np.minimum(np.arange(n) + 1, n - 1)]  # an inner node's right child: after its left's subtree
+        ints[:, 7] = np.where(leaf, -1 - self.node_first, right)
+        # what a refit recomputes, in depth-first ids: the leaves (in face_order's order, which they
+        # partition), then each level's inner nodes and their children, the deepest level first
+        self._leaves = np.flatnonzero(leaf)
+        self._inner_levels = []
+        base = n
+        for f, c in reversed(levels):
+            base -= f.size
+            ids = self.depth_first[np.arange(base, base + f.size)[c == 0]]
+            if ids.size:
+                self._inner_levels.append((ids, ids + 1, right[ids]))
         self.refit(points, indices, lower, upper)
 
     @staticmethod
-    def _face_boxes(points, indices):
-        corners = points[indices.reshape(-1, 3)] if indices.size else np.zeros((0, 3, 3), np.float32)
-        return np.ascontiguousarray(corners.min(axis=1)), np.ascontiguousarray(corners.max(axis=1))
+    def _split(s, e, order, lower, upper, centre, heuristic):
+        """Where each node's faces order[s:e] split (reordered in place): binned surface-area heuristic
+        along the widest axis of their centres, _BINS bins, the cost of a side its box's half area times
+        its faces; a node whose centres fall in one bin splits at its median."""
+        sizes = e - s
+        segment = np.repeat(np.arange(s.size), sizes)
+        offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        covered = np.arange(sizes.sum()) - np.repeat(offsets - s, sizes)  # positions in `order`
+        faces = order[covered]
+        c = centre[faces]
+        low = np.minimum.reduceat(c, offsets)
+        extent = np.maximum.reduceat(c, offsets) - low
+        axis = np.argmax(extent, axis=1)
+        rows = np.arange(c.shape[0])
+        key = c[rows, axis[segment]]
+        width = extent[np.arange(s.size), axis]
+        scale = np.where(width > 0, _BINS / np.where(width > 0, width, 1), 0)
+        bins = np.clip(((key - low[segment, axis[segment]]) * scale[segment]).astype(np.int64), 0, _BINS - 1)
+        cell = segment * _BINS + bins  # (node, bin)
+        counts = np.bincount(cell, minlength=s.size * _BINS).reshape(s.size, _BINS)
+        by_cell = np.argsort(cell, kind="stable")  # the faces by node, then bin: each node's split is a cut
+        cells = cell[by_cell]
+        runs = np.flatnonzero(np.concatenate(([True], cells[1:] != cells[:-1])))
+        box_lo = np.full((s.size * _BINS, 3), np.inf, np.float32)
+        box_hi = np.full((s.size * _BINS, 3), -np.inf, np.float32)
+        box_lo[cells[runs]] = np.minimum.reduceat(lower[faces[by_cell]], runs)
+        box_hi[cells[runs]] = np.maximum.reduceat(upper[faces[by_cell]], runs)
+        box_lo, box_hi = box_lo.reshape(s.size, _BINS, 3), box_hi.reshape(s.size, _BINS, 3)
+
+        def half_area(lo, hi):
+            d = np.maximum(hi - lo, 0)
+            return d[..., 0] * d[..., 1] + d[..., 1] * d[..., 2] + d[..., 2] * d[..., 0]
+
+        left = half_area(np.minimum.accumulate(box_lo, axis=1), np.maximum.accumulate(box_hi, axis=1))
+        right = half_area(np.minimum.accumulate(box_lo[:, ::-1], axis=1),
+                          np.maximum.accumulate(box_hi[:, ::-1], axis=1))[:, ::-1]
+        n_left = np.cumsum(counts, axis=1)
+        cost = left[:, :-1] * n_left[:, :-1] + right[:, 1:] * (sizes[:, None] - n_left[:, :-1])
+        cost = np.where((n_left[:, :-1] > 0) & (n_left[:, :-1] < sizes[:, None]), cost, np.inf)
+        best = np.argmin(cost, axis=1)  # the last bin of the left side
+        binned = np.isfinite(cost[np.arange(s.size), best]) & heuristic
+        if binned.all():  # the left side's bins, then the right side's
+            order[covered] = faces[by_cell]
+        else:  # and a median split's faces by their key
+            side = (bins > best[segment]) & binned[segment]
+            order[covered] = faces[np.lexsort((np.where(binned[segment], 0, key), side, segment))]
+        return np.where(binned, s + n_left[np.arange(s.size), best], (s + e) // 2)
+
+    @staticmethod
+    def _corners(points, indices):
+        """Each face's three corners: three (faces, 3) arrays."""
+        return tuple(points[indices[k::3]] for k in range(3))
+
+    @staticmethod
+    def _face_boxes(corners):
+        a, b, c = corners
+        return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
 
     def refit(self, points, indices, lower=None, upper=None):
         """The boxes of the faces and of every node, from the points as they are now."""
+        corners = self._corners(points, indices)
         if lower is None:
-            lower, upper = self._face_boxes(points, indices)
+            lower, upper = self._face_boxes(corners)
         self.face_lowers, self.face_uppers = lower, upper
-        self.average_edge_length = self._average_edge_length(points, indices)
-        n = self.node_skip.size
-        node_lower = np.zeros((n, 3), np.float32)
-        node_upper = np.zeros((n, 3), np.float32)
-        base = n
-        for first, count in reversed(self.levels):  # breadth-first ids, the deepest level first
-            base -= first.size
-            ids = np.arange(base, base + first.size)
-            leaf = count > 0
-            if leaf.any():
-                s, c = first[leaf], count[leaf]
-                sizes_offsets = np.concatenate(([0], np.cumsum(c)[:-1]))
-                faces = self.face_order[np.arange(c.sum()) - np.repeat(sizes_offsets - s, c)]
-                node_lower[ids[leaf]] = np.minimum.reduceat(lower[faces], sizes_offsets)
-                node_upper[ids[leaf]] = np.maximum.reduceat(upper[faces], sizes_offsets)
-            inner, left = ids[~leaf], first[~leaf]
-            node_lower[inner] = np.minimum(node_lower[left], node_lower[left + 1])
-            node_upper[inner] = np.maximum(node_upper[left], node_upper[left + 1])
-        self.node_lowers = np.zeros_like(node_lower)
-        self.node_lowers[self.depth_first] = node_lower
-        self.node_uppers = np.zeros_like(node_upper)
-        self.node_uppers[self.depth_first] = node_upper
+        self.average_edge_length = self._average_edge_length(corners)
+        if self._leaves.size:
+            self.node_lowers[self._leaves] = np.minimum.reduceat(lower[self.face_order], self.node_first[self._leaves])
+            self.node_uppers[self._leaves] = np.maximum.reduceat(upper[self.face_order], self.node_first[self._leaves])
+        for ids, left, right in self._inner_levels:
+            self.node_lowers[ids] = np.minimum(self.node_lowers[left], self.node_lowers[right])
+            self.node_uppers[ids] = np.maximum(self.node_uppers[left], self.node_uppers[right])
 
     @staticmethod
-    def _average_edge_length(points, indices):
+    def _average_edge_length(corners):
         """Warp's: |p0 - p1| + |p0 - p2| + |p2 - p1| per face, summed in float32 face by face, over 3 per face."""
-        if not indices.size:
+        p0, p1, p2 = corners
+        if not p0.size:
             return np.float32(np.nan)  # Warp's 0 / 0
-        c = points[indices.reshape(-1, 3)]
 
         def length(d):
             return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
 
-        per_face = length(c[:, 0] - c[:, 1]) + length(c[:, 0] - c[:, 2]) + length(c[:, 2] - c[:, 1])
-        return np.cumsum(per_face, dtype=np.float32)[-1] / np.float32(indices.size)
+        per_face = length(p0 - p1) + length(p0 - p2) + length(p2 - p1)
+        return np.cumsum(per_face, dtype=np.float32)[-1] / np.float32(3 * len(per_face))
 
     def fill(self, desc):
         """Point the descriptor's BVH fields at this hierarchy's arrays."""
         desc.face_lowers, desc.face_uppers = self.face_lowers.ctypes.data, self.face_uppers.ctypes.data
-        desc.node_lowers, desc.node_uppers = self.node_lowers.ctypes.data, self.node_uppers.ctypes.data
-        desc.node_skip, desc.node_first = self.node_skip.ctypes.data, self.node_first.ctypes.data
-        desc.node_count, desc.face_order = self.node_count.ctypes.data, self.face_order.ctypes.data
+        desc.nodes, desc.face_order = self.nodes.ctypes.data, self.face_order.ctypes.data
         desc.num_nodes = self.node_skip.size
         desc.average_edge_length = float(self.average_edge_length)
 
