@@ -4,7 +4,8 @@ compared bit for bit and the time per frame printed (a port's "change the import
 whole simulations, not single kernels).
 
     python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]
-        # NAME: sph, dem, sample_mesh, mesh, raycast (mesh and raycast read a USD file: pip install usd-core)
+        # NAME: sph, dem, sample_mesh, mesh, raycast, mesh_intersect, mcgp (mesh, raycast and mesh_intersect read
+        # USD files: pip install usd-core)
 
 The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
 The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
@@ -26,16 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
-# name -> (module, the Example's arguments, the method that runs a frame)
-EXAMPLES = {"sph": ("warp.examples.core.example_sph", {"stage_path": None}, "step"),
-            "dem": ("warp.examples.core.example_dem", {"stage_path": None}, "step"),
-            "sample_mesh": ("warp.examples.core.example_sample_mesh", {"stage_path": None}, "step"),
-            "mesh": ("warp.examples.core.example_mesh", {"stage_path": None}, "step"),
-            "raycast": ("warp.examples.core.example_raycast", {"height": 512, "width": 512}, "render")}
+# name -> (module, the Example's arguments, what runs frame k of it, tilec build's options)
+EXAMPLES = {"sph": ("warp.examples.core.example_sph", {"stage_path": None}, lambda e, k: e.step(), ()),
+            "dem": ("warp.examples.core.example_dem", {"stage_path": None}, lambda e, k: e.step(), ()),
+            "sample_mesh": ("warp.examples.core.example_sample_mesh", {"stage_path": None}, lambda e, k: e.step(), ()),
+            "mesh": ("warp.examples.core.example_mesh", {"stage_path": None}, lambda e, k: e.step(), ()),
+            "raycast": ("warp.examples.core.example_raycast", {"height": 512, "width": 512}, lambda e, k: e.render(),
+                        ()),
+            "mesh_intersect": ("warp.examples.core.example_mesh_intersect", {"stage_path": None},
+                               lambda e, k: e.step(), ()),
+            "mcgp": ("warp.examples.tile.example_tile_mcgp", {"seed": 42, "height": 64, "slices": 8},
+                     lambda e, k: e.render(k % 8), ("--block-dim", "128"))}
 
 
-def build_tilec(path: Path, out: Path):
-    subprocess.run([sys.executable, "-m", "tilec", "build", str(path), "-o", str(out), "--target", "cpu"],
+def build_tilec(path: Path, out: Path, options=()):
+    subprocess.run([sys.executable, "-m", "tilec", "build", str(path), "-o", str(out), "--target", "cpu", *options],
                    check=True, capture_output=True, text=True)
     sys.path.insert(0, str(out))
     try:
@@ -46,18 +52,21 @@ def build_tilec(path: Path, out: Path):
 
 @contextmanager
 def through_tilec(wp, module, threads: int):
-    """wp.launch, wp.HashGrid, wp.Mesh and Warp's graph capture redirected to the tilec module while the block
-    runs: a capture (wp.ScopedCapture) records the launches, wp.capture_launch replays them."""
-    saved = wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch
+    """wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh and Warp's graph capture redirected to the tilec module
+    while the block runs: a capture (wp.ScopedCapture) records the launches, wp.capture_launch replays them."""
+    saved = wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch
     recording: list[list] = []
 
-    def tilec_launch(kernel, dim, inputs=(), outputs=(), device=None, **_):
-        def call():
-            getattr(module, kernel.key).launch(dim=dim, inputs=list(inputs), outputs=list(outputs), num_threads=threads)
-        if recording:
-            recording[-1].append(call)
-        else:
-            call()
+    def launcher(how):
+        def tilec_launch(kernel, dim, inputs=(), outputs=(), device=None, **_):
+            def call():
+                getattr(getattr(module, kernel.key), how)(dim=dim, inputs=list(inputs), outputs=list(outputs),
+                                                          num_threads=threads)
+            if recording:
+                recording[-1].append(call)
+            else:
+                call()
+        return tilec_launch
 
     class Capture:
         def __init__(self, *args, **kwargs):
@@ -74,12 +83,12 @@ def through_tilec(wp, module, threads: int):
         for call in graph:
             call()
 
-    wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = (
-        tilec_launch, module.HashGrid, module.Mesh, Capture, capture_launch)
+    wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = (
+        launcher("launch"), launcher("launch_tiled"), module.HashGrid, module.Mesh, Capture, capture_launch)
     try:
         yield
     finally:
-        wp.launch, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = saved
+        wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = saved
 
 
 def arrays_of(example, wp) -> dict:
@@ -90,21 +99,21 @@ def run(name: str, frames: int, out: Path, threads: int) -> dict:
     import warp as wp
 
     wp.config.quiet = True
-    path, arguments, frame = EXAMPLES[name]
+    path, arguments, frame, options = EXAMPLES[name]
     program = importlib.import_module(path)
-    module = build_tilec(Path(program.__file__), out)
+    module = build_tilec(Path(program.__file__), out, options)
     with wp.ScopedDevice("cpu"):
         reference = program.Example(**arguments)
         with through_tilec(wp, module, threads):
             ported = program.Example(**arguments)
         seconds = {"warp": 0.0, "tilec": 0.0}
-        for _ in range(frames):
+        for k in range(frames):
             t = time.perf_counter()
-            getattr(reference, frame)()
+            frame(reference, k)
             seconds["warp"] += time.perf_counter() - t
             with through_tilec(wp, module, threads):
                 t = time.perf_counter()
-                getattr(ported, frame)()
+                frame(ported, k)
                 seconds["tilec"] += time.perf_counter() - t
     want, got = arrays_of(reference, wp), arrays_of(ported, wp)
     diffs = {k: float(np.max(np.abs(got[k].astype(np.float64) - want[k].astype(np.float64)), initial=0.0))

@@ -1,5 +1,5 @@
 """Mesh queries (wp.mesh_query_point and its signed variants, wp.mesh_query_ray, a wp.mesh_query_aabb
-loop) against brute force in numpy on a closed mesh, the loader's tree and its refit, the reference
+loop) against brute force in numpy on a closed mesh, wp.intersect_tri_tri against separating axes, the loader's tree and its refit, the reference
 interpreter against the compiled code, and the gradients of the closest point and of a ray's hit by
 finite differences. Warp's own values and gradients: tests/conformance/cases_meshes.py."""
 from __future__ import annotations
@@ -52,6 +52,13 @@ def overlaps(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp
             continue
         first_small[i] = g
         break
+
+
+@wp.kernel
+def triangle_pairs(t: wp.array(dtype=wp.vec3d), out: wp.array(dtype=int)):
+    i = wp.tid()
+    k = 6 * i
+    out[i] = wp.intersect_tri_tri(t[k], t[k + 1], t[k + 2], t[k + 3], t[k + 4], t[k + 5])
 
 
 @wp.kernel
@@ -329,3 +336,19 @@ def test_the_cuda_emulation_runs_the_same_walks(module):
     both("cast", lambda: [mesh.id, x.copy(), d.copy(), np.zeros(n, np.float32), np.zeros(n, np.int32),
                           np.zeros((n, 3), np.float32)])
     both("overlaps", lambda: [mesh.id, x.copy(), x + np.float32(0.4), np.zeros(n, np.int32), np.zeros(n, np.int32)])
+
+
+@needs_cxx
+@pytest.mark.build
+def test_triangle_pairs_match_separating_axes(module):
+    interp = Interpreter(compile_ir(SOURCE, "mesh_queries_ref"))
+    rng = np.random.default_rng(7)
+    n = 400
+    t = rng.standard_normal((n, 6, 3))
+    t[: n // 4, :, 2] = 0.5  # coplanar pairs
+    t[n // 4: n // 2, 3:] = t[n // 4: n // 2, :3] + rng.normal(0, 0.3, (n // 4, 3, 3))  # near each other
+    native, ref = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    module.triangle_pairs.launch(dim=n, inputs=[t.reshape(-1, 3), native])
+    interp.launch("triangle_pairs", n, [t.reshape(-1, 3), ref], tiled=False)
+    assert 0.2 * n < native.sum() < 0.8 * n  # both outcomes, many times
+    np.testing.assert_array_equal(native, ref)

@@ -24,6 +24,7 @@
 #include "hash_grid.h"
 #include "mesh.h"
 #include "mesh_query.h"
+#include "triangles.h"
 #include "stack.h"
 #include "views.h"
 #include "grads.h"

@@ -399,3 +399,22 @@ def _box_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     m = _mesh(a[0])
     face = m.face_order[int(a[1])]
     return np.int32(face if _overlap(_box(m, m.face_lowers, m.face_uppers, face), a[2], a[3]) else -1)
+
+
+@impl("intersect_tri_tri")
+def _intersect_tri_tri(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """By separating axes in float64 (the two normals and the nine edge cross products; coplanar pairs
+    by the in-plane edge normals): touching counts as intersecting."""
+    v, u = np.array(a[:3], np.float64), np.array(a[3:], np.float64)
+    ev, eu = [v[(k + 1) % 3] - v[k] for k in range(3)], [u[(k + 1) % 3] - u[k] for k in range(3)]
+    nv, nu = np.cross(ev[0], ev[1]), np.cross(eu[0], eu[1])
+    axes = [nv, nu] + [np.cross(x, y) for x in ev for y in eu]
+    if np.linalg.norm(np.cross(nv, nu)) <= 1e-12 * max(1.0, np.linalg.norm(nv) * np.linalg.norm(nu)):
+        axes += [np.cross(nv, e) for e in ev + eu]  # coplanar: the edges' normals within the plane
+    for axis in axes:
+        if np.dot(axis, axis) == 0:
+            continue
+        pv, pu = v @ axis, u @ axis
+        if pv.max() < pu.min() or pu.max() < pv.min():
+            return np.int32(0)
+    return np.int32(1)

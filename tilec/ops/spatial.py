@@ -22,6 +22,8 @@ frontend/mesh_queries.py; a `wp.mesh_query_aabb` loop: frontend/hash_grids.py): 
 (an int: no gradient), and the values kernels differentiate are recomputed from that face by
 `mesh_closest_weight` and `mesh_ray_hit`, whose gradients (the face fixed, as Warp's adjoints fix it)
 are `mesh_closest_weight_gradient` and `mesh_ray_hit_gradient`.
+
+And `wp.intersect_tri_tri` (runtime triangles.h): whether two triangles intersect, an int.
 """
 from __future__ import annotations
 
@@ -163,6 +165,21 @@ def _query(name: str, params: tuple[str, ...], rule: Callable[[Bound], Type], do
     return OpSpec(name, (MESH, *(Param(p, "value") for p in params)), rule, name, doc, api=False, runtime_call=True,
                   **extra)  # type: ignore[arg-type]
 
+
+def _triangles(b: Bound) -> Type:
+    """Six vec3 corners, all of float32 or all of float64."""
+    first = b.types["v0"]
+    for name, t in b.types.items():
+        if not (isinstance(t, VecT) and t.family == "vec" and t.length == 3 and t.dtype in (FLOAT32, FLOAT64)):
+            b.fail("TC0201", f"`{name}` must be a vec3 of float32 or float64, got {describe(t)}", name)
+        if t != first:
+            b.fail("TC0201", f"`{name}` must be {describe(first)} like `v0`, got {describe(t)}", name)
+    return INT32
+
+
+OPS.append(OpSpec("intersect_tri_tri", tuple(Param(n, "value") for n in ("v0", "v1", "v2", "u0", "u1", "u2")),
+                  _triangles, "intersect_tri_tri", "1 if triangles (v0, v1, v2) and (u0, u1, u2) intersect, else 0 "
+                  "(Moller's test, planes' distances under 1e-6 counted as zero)", runtime_call=True))
 
 POINT_QUERY = ("point", "max_dist")
 RAY = ("start", "dir")

@@ -1,7 +1,7 @@
 """A triangle mesh read by kernels (wp.Mesh): points and velocities of triangles at barycentric
 coordinates (the coordinates' gradients), face normals, face-vertex points, velocities and indices,
 a func taking the mesh's id; and its queries: the closest point (three ways of signing it), the
-first hit of a ray, and the faces whose boxes overlap a box. A query's face is compared through what
+first hit of a ray, and the faces whose boxes overlap a box; and whether two triangles intersect. A query's face is compared through what
 it evaluates to (two faces can tie: tilec's tree is not Warp's)."""
 import warp as wp
 
@@ -103,3 +103,11 @@ def boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), count: wp.array(dtype=in
         if f < 5:  # whichever such face comes first (tilec's order of faces is not Warp's)
             count[i] += 1000
             break
+
+
+@wp.kernel
+def triangle_pairs(t: wp.array(dtype=wp.vec3), td: wp.array(dtype=wp.vec3d), out: wp.array(dtype=int)):
+    i = wp.tid()
+    k = 6 * i
+    out[i] = wp.intersect_tri_tri(t[k], t[k + 1], t[k + 2], t[k + 3], t[k + 4], t[k + 5]) + 2 * wp.intersect_tri_tri(
+        td[k], td[k + 1], td[k + 2], td[k + 3], td[k + 4], td[k + 5])
