@@ -55,6 +55,18 @@ def overlaps(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp
 
 
 @wp.kernel
+def others(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), far: wp.array(dtype=wp.vec3),
+           sign: wp.array(dtype=float), count: wp.array(dtype=int), any_hit: wp.array(dtype=int)):
+    i = wp.tid()
+    f = wp.mesh_query_furthest_point_no_sign(mesh, x[i], 1.0)
+    if f.result:
+        far[i] = wp.mesh_eval_position(mesh, f.face, f.u, f.v)
+    sign[i] = wp.mesh_query_point_sign_parity(mesh, x[i], 2.0, 5, 0.1).sign
+    count[i] = wp.mesh_query_ray_count_intersections(mesh, x[i], d[i])
+    any_hit[i] = wp.where(wp.mesh_query_ray_anyhit(mesh, x[i], d[i], 1.0), 1, 0)
+
+
+@wp.kernel
 def triangle_pairs(t: wp.array(dtype=wp.vec3d), out: wp.array(dtype=int)):
     i = wp.tid()
     k = 6 * i
@@ -352,3 +364,40 @@ def test_triangle_pairs_match_separating_axes(module):
     interp.launch("triangle_pairs", n, [t.reshape(-1, 3), ref], tiled=False)
     assert 0.2 * n < native.sum() < 0.8 * n  # both outcomes, many times
     np.testing.assert_array_equal(native, ref)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_furthest_point_parity_sign_and_ray_counts_match_brute_force(module):
+    points, indices = sphere()
+    tris = points.astype(np.float64)[indices.reshape(-1, 3)]
+    mesh = module.Mesh(points, indices)
+    rng = np.random.default_rng(8)
+    n = 60
+    x = (rng.random((n, 3)) * 2 - 1).astype(np.float32)
+    d = rng.standard_normal((n, 3)).astype(np.float32)
+    out = [np.zeros((n, 3), np.float32), np.zeros(n, np.float32), np.zeros(n, np.int32), np.zeros(n, np.int32)]
+    module.others.launch(dim=n, inputs=[mesh.id, x, d, *out])
+    far, sign, count, any_hit = out
+    corners = points.astype(np.float64)
+    for i in range(n):
+        dist = np.linalg.norm(corners - x[i], axis=1)
+        np.testing.assert_allclose(np.linalg.norm(far[i] - x[i]), dist[np.unique(indices)].max(), rtol=1e-6)
+        assert sign[i] == (-1.0 if inside_by_parity(tris, x[i].astype(np.float64)) else 1.0), i
+        s, v = x[i].astype(np.float64), d[i].astype(np.float64)
+        ts = []
+        for a, b, c in tris:
+            e1, e2 = b - a, c - a
+            h = np.cross(v, e2)
+            det = e1 @ h
+            r = s - a
+            p, q = (r @ h) / det, np.cross(r, e1)
+            w, t = (v @ q) / det, (e2 @ q) / det
+            if p >= 0 and w >= 0 and p + w <= 1 and t >= 0:
+                ts.append(t)
+        assert count[i] == len(ts) and any_hit[i] == any(t < 1.0 for t in ts), i
+    interp = Interpreter(compile_ir(SOURCE, "mesh_queries_ref"))
+    ref = [np.zeros_like(a) for a in out]
+    interp.launch("others", n, [mesh.id, x, d, *ref], tiled=False)
+    for a, b in zip(out, ref):
+        np.testing.assert_allclose(a, b, atol=1e-6)

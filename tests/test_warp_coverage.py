@@ -71,15 +71,17 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
 
 
 @pytest.mark.parametrize("name, note", [
-    ("mesh_query_point", "mesh queries (closest point, ray, AABB: Warp's BVH) are not supported yet; a kernel reads a "
-                         "Mesh through mesh_eval_* and mesh_get_*"),
+    ("mesh_query_sphere", "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, "
+                          "_sign_parity, _sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and "
+                          "_anyhit, _count_intersections) and a mesh_query_aabb loop; grouped meshes and sphere queries "
+                          "are not supported yet"),
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
     ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
-    ("intersect_tri_tri", None),
+    ("dense_gemm", None),
 ])
 def test_other_missing_builtins_are_named_as_warp_builtins(name, note):
     """A Warp builtin outside the tile and random groups that tilec lacks (what Warp's own
-    examples call: example_mesh, example_nvdb, example_sample_mesh)
+    examples call: example_nvdb)
     is named as one, with the family's reason where there is one, never as an unknown function."""
     assert name in WARP_OTHER_BUILTINS and name not in API_OPS
     with pytest.raises(CompileError) as err:

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include "mesh.h"
+#include "random.h"
 
 namespace tl {
 
@@ -290,6 +291,55 @@ TL_HD float mesh_normal_sign(uint64_t id, int32_t face, const vec3f& point, floa
     return dot(normal, point - closest) > 0.0f ? 1.0f : -1.0f;
 }
 
+// The squared distance from p to the box's farthest corner (Warp's furthest_distance_to_aabb_sq).
+TL_HD float furthest_distance_to_box_sq(const vec3f& p, const vec3f& lo, const vec3f& hi) {
+    float c[3];
+    for (int k = 0; k < 3; ++k) {
+        const float to_lo = fabsf(p[k] - lo[k]), to_hi = fabsf(p[k] - hi[k]);
+        c[k] = to_lo > to_hi ? to_lo : to_hi;
+    }
+    return c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+}
+
+// The weights (of a, of b) of triangle abc's corner farthest from p (Warp's furthest_point_to_triangle:
+// a on a strict maximum, else b over c, else c).
+TL_HD void furthest_point_weights(const vec3f& a, const vec3f& b, const vec3f& c, const vec3f& p, float* u, float* v) {
+    const float da = length_sq(p - a), db = length_sq(p - b), dc = length_sq(p - c);
+    *u = da > db && da > dc ? 1.0f : 0.0f;
+    *v = *u == 0.0f && db > dc ? 1.0f : 0.0f;
+}
+
+// The face whose farthest corner is farthest from `point`, strictly beyond min_dist, -1 if none
+// (Warp's mesh_query_furthest_point_no_sign; slivers skipped).
+TL_HD int32_t mesh_furthest_face(uint64_t id, const vec3f& point, float min_dist) {
+    const Mesh& m = mesh_of(id);
+    float best = min_dist * min_dist;
+    int32_t found = -1;
+    mesh_walk_nearest(  // farthest first: by the boxes' negated farthest distances
+        m, [&](float d) { return -d >= best; },
+        [&](const vec3f& lo, const vec3f& hi) { return -furthest_distance_to_box_sq(point, lo, hi); },
+        [&](int32_t face) {
+            const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
+            if (mesh_face_is_sliver(p, q, r)) return;
+            float u, v;
+            furthest_point_weights(p, q, r, point, &u, &v);
+            const float w = 1.0f - u - v;
+            const float d = length_sq(p * u + q * v + r * w - point);
+            if (d > best) { best = d; found = face; }
+        });
+    return found;
+}
+
+// The weight u (which 0) or v (1) of `face`'s corner farthest from `point`: 1 or 0, so no gradient; 0
+// for no face (-1).
+TL_HD float mesh_furthest_weight(uint64_t id, int32_t face, const vec3f& point, int32_t which) {
+    const Mesh& m = mesh_of(id);
+    if (!mesh_has_face(m, face)) return 0.0f;
+    float u, v;
+    furthest_point_weights(mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), point, &u, &v);
+    return which == 0 ? u : v;
+}
+
 // ---------------------------------------------------------------- rays
 
 TL_HD int mesh_major_axis(const vec3f& d) {  // Warp's max_dim: the first axis of the largest magnitude
@@ -383,35 +433,55 @@ TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const
     return t_max >= 0.0f && t_max >= t_min ? t_min : FLT_MAX;
 }
 
-// The face the ray first hits at 0 <= t < max_t (-1 if none), and its det.
-template <class Box>
-TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, Box box,
-                            float* det_out) {
+// The faces the ray meets at t >= 0: `hit(face, t, det)` for each, in the leaves whose boxes it
+// enters before `bound()` (read anew at each node: a walk for the first hit shrinks it). Warp's slab
+// test: its plain form unless a direction component is zero.
+template <class Bound, class Hit>
+TL_HD void mesh_ray_faces(const Mesh& m, const vec3f& start, const vec3f& dir, Bound bound, Hit hit) {
     const RayShear ray(dir);
+    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+    auto keep = [&](float entry) { return entry < bound(); };
+    auto visit = [&](int32_t face) {
+        float t, u, v, det;
+        if (ray_triangle(start, ray, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &t, &u,
+                         &v, &det) && t >= 0.0f)
+            hit(face, t, det);
+    };
+    if (dir[0] != 0.0f && dir[1] != 0.0f && dir[2] != 0.0f)
+        mesh_walk_nearest(m, keep, [&](const vec3f& lo, const vec3f& hi) { return ray_box(start, rcp, lo, hi); }, visit);
+    else
+        mesh_walk_nearest(m, keep, [&](const vec3f& lo, const vec3f& hi) {
+            return ray_box_robust(start, dir, rcp, lo, hi); }, visit);
+}
+
+// The face the ray first hits at 0 <= t < max_t (-1 if none), and its det.
+TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
     float best = max_t;
     int32_t found = -1;
-    mesh_walk_nearest(
-        m, [&](float entry) { return entry < best; }, box,
-        [&](int32_t face) {
-            float t, u, v, det;
-            if (ray_triangle(start, ray, mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), &t,
-                             &u, &v, &det) &&
-                t < best && t >= 0.0f) {
-                best = t;
-                found = face;
-                *det_out = det;
-            }
-        });
+    mesh_ray_faces(m, start, dir, [&] { return best; }, [&](int32_t face, float t, float det) {
+        if (t < best) {
+            best = t;
+            found = face;
+            *det_out = det;
+        }
+    });
     return found;
 }
 
-TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
-    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
-    if (dir[0] != 0.0f && dir[1] != 0.0f && dir[2] != 0.0f)
-        return mesh_ray_walk(m, start, dir, max_t, [&](const vec3f& lo, const vec3f& hi) {
-            return ray_box(start, rcp, lo, hi); }, det_out);
-    return mesh_ray_walk(m, start, dir, max_t, [&](const vec3f& lo, const vec3f& hi) {
-        return ray_box_robust(start, dir, rcp, lo, hi); }, det_out);
+// Whether the ray hits any face at 0 <= t < max_t (Warp's mesh_query_ray_anyhit; `root` is -1, the
+// whole mesh: the front end refuses a group's).
+TL_HD bool mesh_query_ray_anyhit(uint64_t id, const vec3f& start, const vec3f& dir, float max_t, int32_t /*root*/) {
+    bool any = false;
+    mesh_ray_faces(mesh_of(id), start, dir, [&] { return any ? -FLT_MAX : max_t; },
+                   [&](int32_t, float t, float) { any = any || t < max_t; });
+    return any;
+}
+
+// How many faces the ray meets at t >= 0 (Warp's mesh_query_ray_count_intersections; `root` -1).
+TL_HD int32_t mesh_query_ray_count_intersections(uint64_t id, const vec3f& start, const vec3f& dir, int32_t /*root*/) {
+    int32_t count = 0;
+    mesh_ray_faces(mesh_of(id), start, dir, [] { return FLT_MAX; }, [&](int32_t, float, float) { ++count; });
+    return count;
 }
 
 // The face `wp.mesh_query_ray` reports: the first hit at 0 <= t < max_t, -1 if none.
@@ -485,6 +555,24 @@ TL_HD float mesh_inside_rays(uint64_t id, int32_t face, const vec3f& point) {
         if (mesh_ray_walk(m, point, dir, FLT_MAX, &det) >= 0 && det < 0.0f) ++votes;
     }
     return votes >= 2 ? -1.0f : 1.0f;
+}
+
+// Inside (-1) or outside (1) by the parity of n_sample rays' crossings, each along (1, 1, 1) plus a
+// perturbation uniform in [-scale, scale] per component, drawn from Warp's generator seeded 42 (x, y,
+// z in turn, again while the direction is shorter than 1e-4), inside on a majority or a tie (Warp's
+// mesh_query_inside_parity). 0 for no closest face (-1).
+TL_HD float mesh_parity_sign(uint64_t id, int32_t face, const vec3f& point, int32_t n_sample, float scale) {
+    if (!mesh_has_face(mesh_of(id), face)) return 0.0f;
+    Uniforms draw{rand_init(42)};
+    int votes = 0;
+    for (int i = 0; i < n_sample; ++i) {
+        vec3f dir;
+        do {
+            for (int k = 0; k < 3; ++k) dir[k] = 1.0f + (mul_rounded(scale - -scale, draw.next()) + -scale);
+        } while (length_sq(dir) < 1e-8f);
+        if (mesh_query_ray_count_intersections(id, point, dir, -1) % 2) ++votes;
+    }
+    return votes * 2 >= n_sample ? -1.0f : 1.0f;
 }
 
 // ---------------------------------------------------------------- boxes

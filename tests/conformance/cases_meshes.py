@@ -30,6 +30,9 @@ CASES = [
                                                            out(N, dtype="int32")), grad=False, **SIMT),
     Case("mesh_boxes", P, "boxes", dim=(N,), args=(MESH, varr(N, "vec3"), out(N, dtype="int32"),
                                                    out(N, dtype="int32")), grad=False, **SIMT),
+    Case("mesh_more_queries", P, "more_queries", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3"),
+                                                                 varr(N, "vec3", "out"), out(N), out(N, dtype="int32")),
+         grad=False, **SIMT),
     Case("triangle_pairs", P, "triangle_pairs", dim=(4 * N,), args=(varr(24 * N, "vec3"), varr(24 * N, "vec3d"),
                                                                      out(4 * N, dtype="int32")), grad=False, **SIMT),
 ]

@@ -74,4 +74,5 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
         f += 1
     wp.mesh_query_next(q, f)  # ERROR TC0401: `wp.mesh_query_next` is taken only as a while loop's condition
     q = 2.0  # ERROR TC0405: `q` is a mesh box query and cannot become
-    out[i] = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0)  # ERROR TC0430: `mesh_query_ray_anyhit` is a Warp builtin not supported
+    hit = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0, 2)  # ERROR TC0401: `root` selects a group of a grouped mesh
+    s = wp.mesh_query_sphere(mesh, x[i], 1.0)  # ERROR TC0430: `mesh_query_sphere` is a Warp builtin not supported

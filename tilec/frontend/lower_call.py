@@ -16,11 +16,11 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
-from ..ir.types import BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
+from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import consts
 from . import local_consts
-from . import mesh_queries, warp_library
+from . import warp_library
 from . import static_items
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
@@ -124,7 +124,7 @@ class CallLowering(LoweringHost):
             return self.lower_cast(DTYPE_NAMES[api].name, node)
         if api in BUILTIN_STRUCTS:  # `wp.MeshQueryPoint()`: a builtin's result struct, zeroed
             return self.construct_struct(BUILTIN_STRUCTS[api], node)
-        if api in mesh_queries.QUERIES:  # mesh_queries.py: a struct of the walk's face
+        if api in BUILTIN_STRUCT_CALLS:  # mesh_queries.py: a struct of the walk's face
             return self.mesh_query(api, node, None)
         if api == "constant":
             value = self.scope.constant(node.args[0].value) if len(node.args) == 1 else consts.NOT_CONST

@@ -1,6 +1,7 @@
 """Warp's mesh queries that return a struct, as its users write them:
 
-    q = wp.mesh_query_point(mesh, x, max_dist)     # or _no_sign, _sign_normal, _sign_winding_number
+    q = wp.mesh_query_point(mesh, x, max_dist)     # or _no_sign, _sign_normal, _sign_parity, _sign_winding_number
+    far = wp.mesh_query_furthest_point_no_sign(mesh, x, min_dist)
     if q.result:
         p = wp.mesh_eval_position(mesh, q.face, q.u, q.v)
     hit = wp.mesh_query_ray(mesh, start, direction, max_t)
@@ -40,8 +41,11 @@ QUERIES: dict[str, tuple[tuple[tuple[str, Any], ...], str | None]] = {
     # Warp signs by the rays' vote for a mesh built without winding-number support (the loader's
     # Mesh refuses that support), whatever the accuracy and threshold
     "mesh_query_point_sign_winding_number": ((*POINT_ARGS, ("accuracy", 2.0), ("threshold", 0.5)), "rays"),
+    "mesh_query_point_sign_parity": ((*POINT_ARGS, ("n_sample", 1), ("perturbation_scale", 0.1)), "parity"),
+    "mesh_query_furthest_point_no_sign": ((("id", REQUIRED), ("point", REQUIRED), ("min_dist", REQUIRED)), "furthest"),
     "mesh_query_ray": (RAY_ARGS, None),
 }
+INTS = ("root", "n_sample")
 assert QUERIES.keys() == BUILTIN_STRUCT_CALLS.keys()
 VECTORS = ("point", "start", "dir")
 
@@ -88,14 +92,23 @@ class MeshQueries(LoweringHost):
             leaves["normal"] = op("mesh_eval_face_normal", VEC3F, face)
         else:
             point = values["point"]
+            sign: ir.Expr = ir.Const(0.0, FLOAT32, span)
+            weight = "mesh_closest_weight"
             if signed == "normal":
                 face = self.held(op("mesh_closest_face_signed", INT32, point, values["max_dist"], values["epsilon"]),
                                  held, span)
-                sign: ir.Expr = op("mesh_normal_sign", FLOAT32, face, point, values["max_dist"], values["epsilon"])
+                sign = op("mesh_normal_sign", FLOAT32, face, point, values["max_dist"], values["epsilon"])
+            elif signed == "furthest":
+                face = self.held(op("mesh_furthest_face", INT32, point, values["min_dist"]), held, span)
+                weight = "mesh_furthest_weight"
             else:
                 face = self.held(op("mesh_closest_face", INT32, point, values["max_dist"]), held, span)
-                sign = op("mesh_inside_rays", FLOAT32, face, point) if signed else ir.Const(0.0, FLOAT32, span)
-            leaves = {"sign": sign, **{field: op("mesh_closest_weight", FLOAT32, face, point, k(which))
+                if signed == "rays":
+                    sign = op("mesh_inside_rays", FLOAT32, face, point)
+                elif signed == "parity":
+                    sign = op("mesh_parity_sign", FLOAT32, face, point, values["n_sample"],
+                              values["perturbation_scale"])
+            leaves = {"sign": sign, **{field: op(weight, FLOAT32, face, point, k(which))
                                        for which, field in enumerate(("u", "v"))}}
         leaves.update(result=ir.OpCall("ge", (face, k(0)), (), BOOL, span),
                       face=ir.OpCall("max", (face, k(0)), (), INT32, span))
@@ -114,9 +127,9 @@ class MeshQueries(LoweringHost):
                            span: Span) -> ir.Expr:
         """A query's operand other than the id, checked: a vec3f point, start or direction, a float32 distance."""
         if node is None:
-            return ir.Const(default, INT32 if name == "root" else FLOAT32, span)
+            return ir.Const(default, INT32 if name in INTS else FLOAT32, span)
         value: ir.Expr = self.expr(node)
-        wanted = VEC3F if name in VECTORS else INT32 if name == "root" else FLOAT32
+        wanted = VEC3F if name in VECTORS else INT32 if name in INTS else FLOAT32
         if self.is_weak(value) and wanted != VEC3F and isinstance(value.value, (int, float)) and not (
                 wanted == INT32 and isinstance(value.value, float)):
             value = self.retype_literal(value, wanted)

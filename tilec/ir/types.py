@@ -206,7 +206,9 @@ BUILTIN_STRUCTS = {
 # The builtins returning one of them (frontend/mesh_queries.py), by the struct they return.
 BUILTIN_STRUCT_CALLS = {"mesh_query_point": "MeshQueryPoint", "mesh_query_point_no_sign": "MeshQueryPoint",
                         "mesh_query_point_sign_normal": "MeshQueryPoint",
-                        "mesh_query_point_sign_winding_number": "MeshQueryPoint", "mesh_query_ray": "MeshQueryRay"}
+                        "mesh_query_point_sign_winding_number": "MeshQueryPoint", "mesh_query_ray": "MeshQueryRay",
+                        "mesh_query_point_sign_parity": "MeshQueryPoint",
+                        "mesh_query_furthest_point_no_sign": "MeshQueryPoint"}
 
 
 def component_dtype(t: Type) -> Scalar | None:

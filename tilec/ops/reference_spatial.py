@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ir
 from .core import registrar
+from .reference_random import pcg, unit
 from .reference_values import Context, Impl, Value
 
 IMPL: dict[str, Impl] = {}
@@ -418,3 +419,59 @@ def _intersect_tri_tri(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Val
         if pv.max() < pu.min() or pu.max() < pv.min():
             return np.int32(0)
     return np.int32(1)
+
+
+def _furthest_corner(t: np.ndarray, p: np.ndarray) -> int:
+    """Which corner of t is farthest from p: the first on a strict maximum over the others, else the second
+    over the third, else the third (Warp's order of comparisons)."""
+    d = [float(np.dot(p - c, p - c)) for c in t]
+    return 0 if d[0] > d[1] and d[0] > d[2] else 1 if d[1] > d[2] else 2
+
+
+@impl("mesh_furthest_face")
+def _furthest_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    p, best, found = np.asarray(a[1], np.float64), float(a[2]) ** 2, -1
+    for f, t in enumerate(_triangles(_mesh(a[0]))):
+        if not _is_sliver(t):
+            c = t[_furthest_corner(t, p)]
+            if float(np.dot(c - p, c - p)) > best:
+                best, found = float(np.dot(c - p, c - p)), f
+    return np.int32(found)
+
+
+@impl("mesh_furthest_weight")
+def _furthest_weight(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m, face = _mesh(a[0]), int(a[1])
+    if not 0 <= face < m.num_tris:
+        return np.float32(0)
+    return np.float32(_furthest_corner(_triangles(m)[face], np.asarray(a[2], np.float64)) == int(a[3]))
+
+
+@impl("mesh_parity_sign")
+def _parity_sign(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """Warp's perturbed directions (its generator seeded 42, float32 draws), each ray's crossings counted
+    in float64."""
+    m, face, point, n, scale = _mesh(a[0]), int(a[1]), a[2], int(a[3]), np.float32(a[4])
+    if not 0 <= face < m.num_tris:
+        return np.float32(0)
+    state, votes = pcg(42), 0
+    for _ in range(n):
+        while True:
+            d = []
+            for _ in range(3):
+                state = pcg(state)
+                d.append(np.float32(1) + ((scale - -scale) * unit(state) + -scale))
+            if float(np.dot(d, d)) >= 1e-8:
+                break
+        votes += len(_ray_hits(m, point, np.array(d, np.float32))) % 2
+    return np.float32(-1 if 2 * votes >= n else 1)
+
+
+@impl("mesh_query_ray_anyhit")
+def _ray_anyhit(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.bool_(any(h[0] < float(a[3]) for h in _ray_hits(_mesh(a[0]), a[1], a[2])))
+
+
+@impl("mesh_query_ray_count_intersections")
+def _ray_count(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return np.int32(len(_ray_hits(_mesh(a[0]), a[1], a[2])))

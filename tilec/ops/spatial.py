@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.types import FLOAT32, FLOAT64, INT32, UINT64, Scalar, Type, VecT, describe
+from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, UINT64, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
 VEC3F = VecT(FLOAT32, 3)
@@ -199,6 +199,14 @@ OPS += [
     _query("mesh_normal_sign", ("face", *POINT_QUERY, "epsilon"),
            _query_rule(("point",), ("face",), ("max_dist", "epsilon"), FLOAT32),
            "-1 if `point` is behind the angle-weighted normal of its closest faces, else 1; 0 for face -1"),
+    _query("mesh_furthest_face", ("point", "min_dist"), _query_rule(("point",), (), ("min_dist",), INT32),
+           "the face whose farthest corner is farthest from `point`, strictly beyond min_dist, -1 if none"),
+    _query("mesh_furthest_weight", ("face", "point", "which"), _query_rule(("point",), ("face", "which"), (), FLOAT32),
+           "the weight u (which 0) or v (1) of the corner of `face` farthest from `point` (1 or 0); 0 for face -1"),
+    _query("mesh_parity_sign", ("face", "point", "n_sample", "perturbation_scale"),
+           _query_rule(("point",), ("face", "n_sample"), ("perturbation_scale",), FLOAT32),
+           "-1 if most of n_sample perturbed rays from `point` cross the mesh an odd number of times, else 1; 0 "
+           "for face -1"),
     _query("mesh_inside_rays", ("face", "point"), _query_rule(("point",), ("face",), (), FLOAT32),
            "-1 if at least two of three rays from `point` along +x, +y, +z first hit a face's back, else 1; 0 for "
            "face -1"),
@@ -219,5 +227,26 @@ OPS += [
            "one past a leaf's last position in the tree's face order"),
     _query("mesh_box_face", ("position", *BOX), _query_rule(BOX, ("position",), (), INT32),
            "the face at `position` of the tree's face order if its box overlaps [lower, upper], else -1"),
+]
+def _ray_test(result: Type) -> Callable[[Bound], Type]:
+    """mesh_query_ray_anyhit / _count_intersections: a vec3f start and direction (a float32 max_t), root -1."""
+    def rule(b: Bound) -> Type:
+        _vec3f(b, "start", "dir")
+        if b.consts.get("root", -1) != -1:
+            b.fail("TC0401", "unsupported syntax: `root` selects a group of a grouped mesh, which tilec does not "
+                   "support yet; pass -1 (the whole mesh) or leave it out", "root")
+        return _rule(_mesh, ("root",), result, ("max_t",) if "max_t" in b.types else ())(b)
+
+    return rule
+
+
+RAY_TEST = (MESH, Param("start", "value"), Param("dir", "value"))
+OPS += [
+    OpSpec("mesh_query_ray_anyhit", (*RAY_TEST, Param("max_t", "value"), Param("root", "value", -1)),
+           _ray_test(BOOL), "mesh_query_ray_anyhit", "whether the ray start + t dir hits a face at 0 <= t < max_t",
+           runtime_call=True),
+    OpSpec("mesh_query_ray_count_intersections", (*RAY_TEST, Param("root", "value", -1)), _ray_test(INT32),
+           "mesh_query_ray_count_intersections", "how many faces the ray start + t dir meets at t >= 0",
+           runtime_call=True),
 ]
 MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

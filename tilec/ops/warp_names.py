@@ -89,9 +89,10 @@ NOTES = {
 # The same note for a family of builtins, by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
-    "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and _no_sign, _sign_normal, "
-             "_sign_winding_number), mesh_query_ray and a mesh_query_aabb loop; grouped meshes, sphere and "
-             "any-hit queries and the furthest point are not supported yet",
+    "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
+             "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
+             "_count_intersections) and a mesh_query_aabb loop; grouped meshes and sphere queries are not "
+             "supported yet",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }

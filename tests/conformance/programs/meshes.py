@@ -106,6 +106,18 @@ def boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), count: wp.array(dtype=in
 
 
 @wp.kernel
+def more_queries(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), far: wp.array(dtype=wp.vec3),
+                 sign: wp.array(dtype=float), hits: wp.array(dtype=int)):
+    i = wp.tid()
+    f = wp.mesh_query_furthest_point_no_sign(mesh, x[i], 0.5)
+    if f.result:
+        far[i] = wp.mesh_eval_position(mesh, f.face, f.u, f.v)
+    sign[i] = wp.mesh_query_point_sign_parity(mesh, x[i], 1.5, 3, 0.2).sign
+    hits[i] = wp.mesh_query_ray_count_intersections(mesh, x[i], d[i]) * 10 + wp.where(
+        wp.mesh_query_ray_anyhit(mesh, x[i], d[i], 1.0), 1, 0)
+
+
+@wp.kernel
 def triangle_pairs(t: wp.array(dtype=wp.vec3), td: wp.array(dtype=wp.vec3d), out: wp.array(dtype=int)):
     i = wp.tid()
     k = 6 * i
