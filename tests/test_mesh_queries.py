@@ -52,6 +52,9 @@ def overlaps(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp
             continue
         first_small[i] = g
         break
+    ball = wp.mesh_query_sphere(mesh, lo[i], hi[i][0] - lo[i][0])
+    for g in ball:
+        total[i] += 100000 * (g + 1)
 
 
 @wp.kernel
@@ -209,7 +212,11 @@ def test_rays_and_box_loops_match_brute_force(module):
     module.overlaps.launch(dim=n, inputs=[mesh.id, lo, hi, total, first])
     face_lo, face_hi = tris.min(axis=1), tris.max(axis=1)
     hit = np.all((lo[:, None] <= face_hi[None]) & (hi[:, None] >= face_lo[None]), axis=-1)  # (queries, faces)
-    np.testing.assert_array_equal(total, (hit * (np.arange(len(tris)) + 1)).sum(axis=1))
+    radius = (hi - lo)[:, 0].astype(np.float64)
+    touched = np.array([[np.linalg.norm(closest_on_triangle(t, lo[i].astype(np.float64)) - lo[i]) <= radius[i]
+                         for t in tris] for i in range(n)])
+    faces = np.arange(len(tris)) + 1
+    np.testing.assert_array_equal(total, (hit * faces).sum(axis=1) + 100000 * (touched * faces).sum(axis=1))
     for i in range(n):
         even = np.flatnonzero(hit[i] & (np.arange(len(tris)) % 2 == 0))
         assert (first[i] in even) if even.size else first[i] == -1, i  # `continue` skips, `break` leaves

@@ -608,4 +608,65 @@ TL_HD int32_t mesh_box_face(uint64_t id, int32_t k, const vec3f& lo, const vec3f
     return boxes_overlap(lo, hi, m.face_lowers[face], m.face_uppers[face]) ? face : -1;
 }
 
+// ---------------------------------------------------------------- spheres
+
+// Whether the sphere reaches the box: its centre's squared distance to it, per axis, within r^2
+// (Warp's intersect_sphere_aabb).
+TL_HD bool sphere_reaches_box(const vec3f& centre, float radius_sq, const vec3f& lo, const vec3f& hi) {
+    float d[3];
+    for (int k = 0; k < 3; ++k) d[k] = greatest(greatest(lo[k] - centre[k], centre[k] - hi[k]), 0.0f);
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= radius_sq;
+}
+
+TL_HD float sphere_radius_sq(float radius) {  // a negative radius is a point's: Warp's max(radius, 0)^2
+    const float r = greatest(radius, 0.0f);
+    return r * r;
+}
+
+// The next leaf after node `after`'s subtree (-1: from the root) whose box the sphere reaches, -1 if none.
+TL_HD int32_t mesh_sphere_next_leaf(uint64_t id, int32_t after, const vec3f& centre, float radius) {
+    const Mesh& m = mesh_of(id);
+    const float r2 = sphere_radius_sq(radius);
+    int32_t n = after < 0 ? 0 : m.nodes[after].skip(after);
+    while (n < m.num_nodes) {
+        const MeshNode& node = m.nodes[n];
+        if (!sphere_reaches_box(centre, r2, node.lower, node.upper)) {
+            n = node.skip(n);
+        } else if (node.leaf()) {
+            return n;
+        } else {
+            ++n;
+        }
+    }
+    return -1;
+}
+
+// The face at position k of the leaves' order if the sphere reaches its box and then its closest point
+// (a face without area: its longest edge's), else -1 (Warp's sphere query's face test).
+TL_HD int32_t mesh_sphere_face(uint64_t id, int32_t k, const vec3f& centre, float radius) {
+    const Mesh& m = mesh_of(id);
+    const float r2 = sphere_radius_sq(radius);
+    const int32_t face = m.face_order[k];
+    if (!sphere_reaches_box(centre, r2, m.face_lowers[face], m.face_uppers[face])) return -1;
+    const vec3f a = mesh_corner(m, face, 0), b = mesh_corner(m, face, 1), c = mesh_corner(m, face, 2);
+    const vec3f ab = b - a, ac = c - a, n = cross(ab, ac);
+    vec3f closest;
+    if (dot(n, n) == 0.0f) {
+        const vec3f bc = c - b;
+        const float ab2 = dot(ab, ab), ac2 = dot(ac, ac), bc2 = dot(bc, bc);
+        const bool use_ab = ab2 >= ac2 && ab2 >= bc2, use_ac = !use_ab && ac2 >= bc2;
+        const vec3f p = use_ab || use_ac ? a : b, q = use_ab ? b : c;
+        const float length_sq_pq = use_ab ? ab2 : use_ac ? ac2 : bc2;
+        const vec3f pq = q - p;
+        const float t = length_sq_pq > 0.0f ? least(greatest(dot(centre - p, pq) / length_sq_pq, 0.0f), 1.0f) : 0.0f;
+        closest = p + pq * t;
+    } else {
+        float u, v;
+        closest_point_weights(a, b, c, centre, &u, &v);
+        closest = a * u + b * v + c * (1.0f - u - v);
+    }
+    const vec3f d = closest - centre;
+    return dot(d, d) <= r2 ? face : -1;
+}
+
 }  // namespace tl

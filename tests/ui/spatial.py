@@ -75,4 +75,5 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
     wp.mesh_query_next(q, f)  # ERROR TC0401: `wp.mesh_query_next` is taken only as a while loop's condition
     q = 2.0  # ERROR TC0405: `q` is a mesh box query and cannot become
     hit = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0, 2)  # ERROR TC0401: `root` selects a group of a grouped mesh
-    s = wp.mesh_query_sphere(mesh, x[i], 1.0)  # ERROR TC0430: `mesh_query_sphere` is a Warp builtin not supported
+    s = wp.mesh_query_sphere(mesh, x[i], x[i])  # ERROR TC0201: mesh_query_sphere: `radius` must be a float32
+    g = wp.mesh_get_group_root(mesh, 0)  # ERROR TC0430: `mesh_get_group_root` is a Warp builtin not supported

@@ -674,7 +674,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0405", f"`{name}` is a tuple of {len(self.tuple_vars[name])} values and cannot become "
                       f"{describe(t)}", target, help="use a new name")
         if name in self.grid_queries:
-            kind = "hash-grid" if isinstance(self.grid_queries[name], GridQuery) else "mesh box"
+            query = self.grid_queries[name]
+            kind = "hash-grid" if isinstance(query, GridQuery) else f"mesh {query.shape}"
             self.fail("TC0405", f"`{name}` is a {kind} query and cannot become {describe(t)}", target,
                       help="use a new name")
         if name in self.func_values:

@@ -12,11 +12,13 @@ in the grid's sorted order (ops/spatial.py, runtime hash_grid.h): plain `for` lo
 `continue`, the adjoint's replay and every later pass need nothing new. A `break` in the query's
 body leaves all of its loops (a flag tested after each inner loop).
 
-A mesh's box query (`query = wp.mesh_query_aabb(mesh, low, high)`, then `for face in query:` or
+A mesh's box or sphere query (`query = wp.mesh_query_aabb(mesh, low, high)` or
+`wp.mesh_query_sphere(mesh, center, radius)`, then `for face in query:` or
 `while wp.mesh_query_next(query, face):`, Warp's older `mesh_query_aabb_next` too) is the same kind
-of front-end value, holding its box (`query.lower`, `query.upper`); its loop walks the leaves of the
-mesh's tree whose boxes overlap it (a `while` over `mesh_box_next_leaf`) and, in each, the faces
-whose own boxes do (ops/spatial.py, runtime mesh_query.h).
+of front-end value, holding its shape (`query.a`, `query.b`: the box's corners, or the sphere's
+centre and radius); its loop walks the leaves of the mesh's tree whose boxes the shape touches (a
+`while` over `mesh_box_next_leaf` / `mesh_sphere_next_leaf`) and, in each, the faces it touches
+(ops/spatial.py, runtime mesh_query.h).
 
 The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
 which arguments are grid ids (ir.Function.spatial_ids, the manifest) and checks each is the id of
@@ -35,8 +37,8 @@ from ..ir.types import BOOL, FLOAT32, INT32, UINT64, GridQueryT, Scalar, VecT, d
 from .lowering_host import LoweringHost
 
 QUERY_ARGS = ("id", "point", "max_dist", "group")
-BOX_ARGS = ("id", "low", "high")
-QUERY_CALLS = {"hash_grid_query": "hash_grid", "mesh_query_aabb": "mesh"}  # a query's call -> its kind
+MESH_QUERY_ARGS = {"mesh_query_aabb": ("id", "low", "high"), "mesh_query_sphere": ("id", "center", "radius")}
+QUERY_CALLS = {"hash_grid_query": "hash_grid", "mesh_query_aabb": "mesh", "mesh_query_sphere": "mesh"}  # -> its kind
 NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh"}
 VEC3F = VecT(FLOAT32, 3)
 KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh")}  # kind -> (in a message, class)
@@ -61,17 +63,19 @@ class GridQuery:
 
 
 @dataclass(frozen=True)
-class MeshBoxQuery:
+class MeshQuery:
     mesh: ir.Sym  # the mesh's id: a uint64 parameter
-    lower: ir.Sym  # the box (vec3f), evaluated once
-    upper: ir.Sym
+    shape: str  # "box" or "sphere"
+    a: ir.Sym  # the box's lower corner (vec3f), or the sphere's centre: evaluated once
+    b: ir.Sym  # the box's upper corner (vec3f), or the sphere's radius (float32)
 
     @classmethod
-    def named(cls, name: str, mesh: ir.Sym) -> MeshBoxQuery:
-        return cls(mesh, ir.Sym(f"{name}.lower", 0, VEC3F), ir.Sym(f"{name}.upper", 0, VEC3F))
+    def named(cls, name: str, mesh: ir.Sym, shape: str) -> MeshQuery:
+        return cls(mesh, shape, ir.Sym(f"{name}.a", 0, VEC3F), ir.Sym(f"{name}.b", 0, VEC3F if shape == "box" else
+                                                                        FLOAT32))
 
 
-Query = GridQuery | MeshBoxQuery
+Query = GridQuery | MeshQuery
 
 
 class HashGridQueries(LoweringHost):
@@ -100,8 +104,9 @@ class HashGridQueries(LoweringHost):
         return isinstance(node, cst.Call) and self.scope.api_attr(node.func) in QUERY_CALLS
 
     def make_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
-        if self.scope.api_attr(call.func) == "mesh_query_aabb":
-            return self.make_box_query(name, call, node)
+        api = self.scope.api_attr(call.func)
+        if api in MESH_QUERY_ARGS:
+            return self.make_mesh_query(api, name, call, node)
         args = self.query_arguments(call, QUERY_ARGS, "hash_grid_query")
         point = self.expr(args["point"])
         if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
@@ -127,7 +132,7 @@ class HashGridQueries(LoweringHost):
             query = GridQuery.named(name, grid.sym, dtype.name, group is not None)
             self.grid_queries[name] = query
         elif not isinstance(query, GridQuery):
-            self.fail("TC0405", f"`{name}` was a mesh's box query and cannot become a hash-grid query", node,
+            self.fail("TC0405", f"`{name}` was a mesh's query and cannot become a hash-grid query", node,
                       help="use a new name")
         elif query.dtype != dtype.name:
             self.fail("TC0405", f"`{name}` was a query of {query.dtype} points and cannot become one of {dtype.name} "
@@ -149,25 +154,30 @@ class HashGridQueries(LoweringHost):
                 out.append(ir.Assign(query.bounds[2 * axis + end], value, span))
         return out
 
-    def make_box_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
-        """`q = wp.mesh_query_aabb(mesh, low, high)`: the box, evaluated once into the query's variables."""
-        args = self.query_arguments(call, BOX_ARGS, "mesh_query_aabb")
-        box = []
-        for key in BOX_ARGS[1:]:
+    def make_mesh_query(self, api: str, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
+        """`q = wp.mesh_query_aabb(mesh, low, high)` (or `_sphere(mesh, center, radius)`): the shape,
+        evaluated once into the query's variables."""
+        names = MESH_QUERY_ARGS[api]
+        shape = "box" if api == "mesh_query_aabb" else "sphere"
+        args = self.query_arguments(call, names, api)
+        values = []
+        for key, wanted in zip(names[1:], (VEC3F, VEC3F if shape == "box" else FLOAT32)):
             value = self.expr(args[key])
-            if value.type != VEC3F:
-                self.fail("TC0201", f"mesh_query_aabb: `{key}` must be a vec3f, got {describe(value.type)}", args[key])
-            box.append(value)
+            if wanted == FLOAT32:
+                value = self.retype_literal(value, FLOAT32)
+            if value.type != wanted:
+                self.fail("TC0201", f"{api}: `{key}` must be {describe(wanted)}, got {describe(value.type)}", args[key])
+            values.append(value)
         mesh = self.grid_id(args["id"], "float32", kind="mesh")
         query = self.grid_queries.get(name)
         if query is None:
-            query = MeshBoxQuery.named(name, mesh.sym)
+            query = MeshQuery.named(name, mesh.sym, shape)
             self.grid_queries[name] = query
-        elif not isinstance(query, MeshBoxQuery) or query.mesh != mesh.sym:
-            self.fail("TC0405", f"`{name}` was a query of another grid or mesh and cannot become one of "
-                      f"`{mesh.sym.name}`", node, help="use a new name")
+        elif not isinstance(query, MeshQuery) or query.mesh != mesh.sym or query.shape != shape:
+            self.fail("TC0405", f"`{name}` was another kind of query, or of another grid or mesh, and cannot become "
+                      f"a {shape} query of `{mesh.sym.name}`", node, help="use a new name")
         span = self.span(node)
-        return [ir.Assign(query.lower, box[0], span), ir.Assign(query.upper, box[1], span)]
+        return [ir.Assign(query.a, values[0], span), ir.Assign(query.b, values[1], span)]
 
     def query_arguments(self, call: cst.Call, names: tuple[str, ...], api: str) -> dict[str, cst.BaseExpression]:
         """A query call's arguments by name (`names`, positional order; all but a hash grid's group required)."""
@@ -215,8 +225,8 @@ class HashGridQueries(LoweringHost):
         query = self.grid_queries.get(node.value) if node.value not in self.env else None
         if query is None:
             return None
-        if isinstance(query, MeshBoxQuery):
-            self.fail("TC0401", "unsupported syntax: a mesh's box query passed to a func (tilec loops over it where "
+        if isinstance(query, MeshQuery):
+            self.fail("TC0401", "unsupported syntax: a mesh's query passed to a func (tilec loops over it where "
                       "it is made)", node)
         return ir.Const(query, GridQueryT(query.dtype, query.group is not None), self.span(node))
 
@@ -292,10 +302,10 @@ class HashGridQueries(LoweringHost):
         if len(test.args) != 2 or any(a.keyword is not None for a in test.args):
             self.fail("TC0408", f"{api}: takes a query and an int variable, by position", test)
         query_node, index_node = test.args[0].value, test.args[1].value
-        made = "wp.hash_grid_query(...)" if NEXT_CALLS[api] == "hash_grid" else "wp.mesh_query_aabb(...)"
+        made = "wp.hash_grid_query(...)" if NEXT_CALLS[api] == "hash_grid" else "wp.mesh_query_aabb(...)` or `wp.mesh_query_sphere(...)"
         if not (isinstance(query_node, cst.Name) and query_node.value in self.grid_queries
                 and query_node.value not in self.env
-                and isinstance(self.grid_queries[query_node.value], MeshBoxQuery) == (NEXT_CALLS[api] == "mesh")):
+                and isinstance(self.grid_queries[query_node.value], MeshQuery) == (NEXT_CALLS[api] == "mesh")):
             self.fail("TC0401", f"unsupported syntax: {api} takes the name a `{made}` is bound to", query_node)
         if not isinstance(index_node, cst.Name):
             self.fail("TC0401", f"unsupported syntax: {api} writes the index to a variable", index_node)
@@ -342,8 +352,8 @@ class HashGridQueries(LoweringHost):
         return body, stop
 
     def query_loops(self, query: Query, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:
-        if isinstance(query, MeshBoxQuery):
-            return self.box_query_loops(query, index, body_node, node)
+        if isinstance(query, MeshQuery):
+            return self.mesh_query_loops(query, index, body_node, node)
         span = self.span(node)
         grid = ir.Var(query.grid, span)
         body, stop = self.query_body(body_node)
@@ -376,33 +386,33 @@ class HashGridQueries(LoweringHost):
             return [*start, cells]
         return [*start, ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
 
-    def box_query_loops(self, query: MeshBoxQuery, index: ir.Sym, body_node: cst.BaseSuite,
-                        node: cst.CSTNode) -> list[ir.Stmt]:
-        """The leaves whose boxes overlap the query's (a while loop: the walk skips the subtrees that
-        do not), and in each the faces whose boxes do; `index` each such face."""
+    def mesh_query_loops(self, query: MeshQuery, index: ir.Sym, body_node: cst.BaseSuite,
+                         node: cst.CSTNode) -> list[ir.Stmt]:
+        """The leaves whose boxes the query's shape touches (a while loop: the walk skips the subtrees
+        it does not), and in each the faces it touches; `index` each such face."""
         span = self.span(node)
         body, stop = self.query_body(body_node)
         mesh = ir.Var(query.mesh, span)
-        lower, upper = self.new_temp(VEC3F), self.new_temp(VEC3F)  # the loop's own copies, as for a grid
-        box = (ir.Var(lower, span), ir.Var(upper, span))
+        held = self.new_temp(query.a.type), self.new_temp(query.b.type)  # the loop's own copies, as for a grid
+        shape = (ir.Var(held[0], span), ir.Var(held[1], span))
         leaf, k = self.new_temp(INT32), self.new_temp(INT32)
 
         def op(name: str, *args: ir.Expr, t: object = INT32) -> ir.OpCall:
             return ir.OpCall(name, args, (), t, span)  # type: ignore[arg-type]
 
         def next_leaf(after: ir.Expr) -> ir.Assign:
-            return ir.Assign(leaf, op("mesh_box_next_leaf", mesh, after, *box), span)
+            return ir.Assign(leaf, op(f"mesh_{query.shape}_next_leaf", mesh, after, *shape), span)
 
         zero = ir.Const(0, INT32, span)
         skip = ir.If(op("lt", ir.Var(index, span), zero, t=BOOL), (ir.Continue(span),), (), span)
         faces = ir.For(k, op("mesh_leaf_begin", mesh, ir.Var(leaf, span)), op("mesh_leaf_end", mesh, ir.Var(
-            leaf, span)), ir.Const(1, INT32, span), (ir.Assign(index, op("mesh_box_face", mesh, ir.Var(k, span), *box),
+            leaf, span)), ir.Const(1, INT32, span), (ir.Assign(index, op(f"mesh_{query.shape}_face", mesh, ir.Var(k, span), *shape),
                                                                span), skip, *body), span)
         after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
         walk = ir.While(op("ge", ir.Var(leaf, span), zero, t=BOOL), (faces, *after, next_leaf(ir.Var(leaf, span))),
                         span)
-        out: list[ir.Stmt] = [ir.Assign(lower, ir.Var(query.lower, span), span),
-                              ir.Assign(upper, ir.Var(query.upper, span), span),
+        out: list[ir.Stmt] = [ir.Assign(held[0], ir.Var(query.a, span), span),
+                              ir.Assign(held[1], ir.Var(query.b, span), span),
                               next_leaf(ir.Const(-1, INT32, span))]
         if stop is not None:
             out.append(ir.Assign(stop, ir.Const(False, BOOL, span), span))

@@ -145,7 +145,7 @@ class CallLowering(LoweringHost):
             return self.lower_tile_view_slices(node)
         if api in random.DRAWS:
             return self.lower_draw(api, node)
-        if api in ("hash_grid_query", "hash_grid_query_next", "mesh_query_aabb", "mesh_query_next",
+        if api in ("hash_grid_query", "hash_grid_query_next", "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next",
                    "mesh_query_aabb_next"):
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
         if api == "hash_grid_point_id" or api in spatial.MESH_OPS:

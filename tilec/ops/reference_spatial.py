@@ -475,3 +475,39 @@ def _ray_anyhit(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 @impl("mesh_query_ray_count_intersections")
 def _ray_count(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return np.int32(len(_ray_hits(_mesh(a[0]), a[1], a[2])))
+
+
+def _sphere_reaches(box: tuple[np.ndarray, np.ndarray], centre: np.ndarray, radius: float) -> bool:
+    gap = np.maximum(np.maximum(box[0] - centre, centre - box[1]), 0.0)
+    return float(gap @ gap) <= max(radius, 0.0) ** 2
+
+
+@impl("mesh_sphere_next_leaf")
+def _sphere_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m, after, centre, radius = _mesh(a[0]), int(a[1]), np.asarray(a[2], np.float64), float(a[3])
+    n = 0 if after < 0 else _node(m, after)[1]
+    while n < m.num_nodes:
+        box, skip, first, _ = _node(m, n)
+        if not _sphere_reaches(box, centre, radius):
+            n = skip
+        elif first is not None:
+            return np.int32(n)
+        else:
+            n += 1
+    return np.int32(-1)
+
+
+@impl("mesh_sphere_face")
+def _sphere_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """The face's box, then its closest point to the centre (float64; a face without area: its edges')."""
+    m, centre, radius = _mesh(a[0]), np.asarray(a[2], np.float64), float(a[3])
+    face = m.face_order[int(a[1])]
+    if not _sphere_reaches(_box(m, m.face_lowers, m.face_uppers, face), centre, radius):
+        return np.int32(-1)
+    t = _triangles(m)[face]
+    if np.linalg.norm(np.cross(t[1] - t[0], t[2] - t[0])) == 0:
+        c = min((_closest_on_segment(t[k], t[(k + 1) % 3], centre) for k in range(3)),
+                key=lambda e: float(np.dot(e - centre, e - centre)))
+    else:
+        c = _closest_on_triangle(t, centre)
+    return np.int32(face if float(np.dot(c - centre, c - centre)) <= max(radius, 0.0) ** 2 else -1)

@@ -227,6 +227,14 @@ OPS += [
            "one past a leaf's last position in the tree's face order"),
     _query("mesh_box_face", ("position", *BOX), _query_rule(BOX, ("position",), (), INT32),
            "the face at `position` of the tree's face order if its box overlaps [lower, upper], else -1"),
+    _query("mesh_sphere_next_leaf", ("after", "center", "radius"), _query_rule(("center",), ("after",), ("radius",),
+                                                                                INT32),
+           "the next leaf of the mesh's tree after node `after`'s subtree (-1: from the root) whose box the sphere "
+           "reaches, -1 if none"),
+    _query("mesh_sphere_face", ("position", "center", "radius"), _query_rule(("center",), ("position",), ("radius",),
+                                                                             INT32),
+           "the face at `position` of the tree's face order if the sphere reaches its box and its closest point, "
+           "else -1"),
 ]
 def _ray_test(result: Type) -> Callable[[Bound], Type]:
     """mesh_query_ray_anyhit / _count_intersections: a vec3f start and direction (a float32 max_t), root -1."""

@@ -91,7 +91,7 @@ FAMILY_NOTES = {
     "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
     "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
              "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
-             "_count_intersections) and a mesh_query_aabb loop; grouped meshes and sphere queries are not "
+             "_count_intersections) and mesh_query_aabb / mesh_query_sphere loops; grouped meshes are not "
              "supported yet",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",

@@ -103,6 +103,11 @@ def boxes(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), count: wp.array(dtype=in
         if f < 5:  # whichever such face comes first (tilec's order of faces is not Warp's)
             count[i] += 1000
             break
+    ball = wp.mesh_query_sphere(mesh, lo[i], 0.8)
+    g = int(0)
+    while wp.mesh_query_next(ball, g):
+        count[i] += 100000
+        area[i] += g * 7
 
 
 @wp.kernel
