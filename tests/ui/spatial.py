@@ -77,3 +77,10 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
     hit = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0, 2)  # ERROR TC0401: `root` selects a group of a grouped mesh
     s = wp.mesh_query_sphere(mesh, x[i], x[i])  # ERROR TC0201: mesh_query_sphere: `radius` must be a float32
     g = wp.mesh_get_group_root(mesh, 0)  # ERROR TC0430: `mesh_get_group_root` is a Warp builtin not supported
+    face = int(0)
+    u = float(0.0)
+    v = float(0.0)
+    wp.mesh_query_point_no_sign(mesh, x[i], 1.0, face, u, w)  # ERROR TC0401: `bary_v` is written to: it must be a variable
+    out[i] = float(wp.mesh_query_point_no_sign(mesh, x[i], 1.0, face, u, v)) + 1.0
+    while wp.mesh_query_point_no_sign(mesh, x[i], 1.0, face, u, v):  # ERROR TC0401: in a while loop's condition
+        u += 1.0

@@ -141,6 +141,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
+        self.hoisted: dict[cst.Call, ir.Expr] = {}  # older-form mesh queries lowered before their statement
         self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
@@ -409,6 +410,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
         outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
         try:
+            out.extend(self.hoist_mesh_queries(node))  # mesh_queries.py: Warp's older query forms
             out.extend(self.sequence_draws(node, fn(node)))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:

@@ -15,10 +15,17 @@ the rays' vote or the weighted normal's. Every field of a miss is zero, as in Wa
 
 Bound to a name (`q = ...`), the arguments and the walk are evaluated once, before the fields; a
 query read in place (`wp.mesh_query_point(...).face`) walks once per field it reads.
+
+Warp's older forms write the fields to the caller's variables and return whether a face was found:
+
+    hit = wp.mesh_query_point(mesh, x, max_dist, sign, face, u, v)     # or a statement, or an `if` test
+
+The call is lowered before its statement (hoist_mesh_queries): the query, then on a hit the
+variables assigned (a miss leaves them as they were, as Warp's); the call itself reads `result`.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -48,9 +55,19 @@ QUERIES: dict[str, tuple[tuple[tuple[str, Any], ...], str | None]] = {
 INTS = ("root", "n_sample")
 assert QUERIES.keys() == BUILTIN_STRUCT_CALLS.keys()
 VECTORS = ("point", "start", "dir")
+# The older forms' variables, after the query's inputs: (parameter, the field written to it)
+POINT_OUTS = (("inside", "sign"), ("face", "face"), ("bary_u", "u"), ("bary_v", "v"))
+LEGACY_OUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    **{api: POINT_OUTS for api in QUERIES if api.startswith("mesh_query_point")},
+    "mesh_query_point_no_sign": POINT_OUTS[1:],
+    "mesh_query_furthest_point_no_sign": POINT_OUTS[1:],
+    "mesh_query_ray": (("t", "t"), ("bary_u", "u"), ("bary_v", "v"), ("sign", "sign"), ("normal", "normal"),
+                       ("face", "face")),
+}
 
 
 class MeshQueries(LoweringHost):
+    hoisted: dict[cst.Call, ir.Expr]  # older-form calls lowered before their statement -> their result
 
     def bind_mesh_query(self, target: cst.Name, value_node: cst.BaseExpression,
                         node: cst.CSTNode) -> list[ir.Stmt] | None:
@@ -59,16 +76,88 @@ class MeshQueries(LoweringHost):
         if api not in QUERIES:
             return None
         assert isinstance(value_node, cst.Call)  # (api)
+        if self.is_legacy_query(value_node) or value_node in self.hoisted:
+            return None  # (its result, a bool, is bound as any value)
         held: list[ir.Stmt] = []
         value = self.mesh_query(api, value_node, held)
         return held + self.bind_struct(target, value, node)
 
-    def mesh_query(self, api: str, call: cst.Call, held: list[ir.Stmt] | None) -> StructValue:
-        """The query's struct value; with `held`, its arguments and face assigned to temporaries appended there."""
+    def is_legacy_query(self, node: cst.CSTNode) -> bool:
+        """A query call of Warp's older form: its variables given (all by position at least, as no
+        struct form takes so many, or one by keyword)."""
+        api = self.scope.api_attr(node.func) if isinstance(node, cst.Call) else None
+        if api not in QUERIES:
+            return False
+        assert isinstance(node, cst.Call)  # (api)
+        outs = {name for name, _ in LEGACY_OUTS[api]}
+        positional = sum(a.keyword is None for a in node.args)
+        return positional >= 3 + (api == "mesh_query_ray") + len(outs) or any(
+            a.keyword is not None and a.keyword.value in outs for a in node.args)
+
+    def hoist_mesh_queries(self, node: cst.CSTNode) -> list[ir.Stmt]:
+        """The older-form queries of a statement (an `if`'s test), lowered before it; the calls then read
+        their results (`self.hoisted`)."""
+        roots = [node.test] if isinstance(node, (cst.If, cst.While)) else [node] if isinstance(
+            node, cst.BaseSmallStatement) else []
+        calls: list[cst.Call] = []
+
+        def collect(n: cst.CSTNode) -> None:
+            if self.is_legacy_query(n):
+                calls.append(cast(cst.Call, n))
+            for child in n.children:
+                collect(child)
+
+        for root in roots:
+            collect(root)
+        out: list[ir.Stmt] = []
+        for call in calls:
+            if isinstance(node, cst.While):
+                self.fail("TC0401", "unsupported syntax: a query of Warp's older form (writing its results to "
+                          "variables) in a while loop's condition", call, help="use the struct form: "
+                          "`q = wp.mesh_query_point(mesh, p, max_dist)`, then `q.face`, `q.u`, ...")
+            out += self.legacy_mesh_query(call)
+        return out
+
+    def legacy_mesh_query(self, call: cst.Call) -> list[ir.Stmt]:
+        api = self.scope.api_attr(call.func)
+        assert api is not None  # (is_legacy_query)
+        params, _ = QUERIES[api]
+        outs = LEGACY_OUTS[api]
+        count = 3 + (api == "mesh_query_ray")
+        names = (*(n for n, _ in params[:count]), *(n for n, _ in outs), *(n for n, _ in params[count:]))
+        given = self.mesh_query_arguments(api, call, tuple((n, REQUIRED) for n in names[:count + len(outs)]) + tuple(
+            params[count:]))
+        held: list[ir.Stmt] = []
+        value = self.mesh_query_value(api, {k: v for k, v in given.items() if k not in dict(outs)}, call, held)
+        span = self.span(call)
+        writes: list[ir.Stmt] = []
+        for param, field in outs:
+            target = given[param]
+            if not (isinstance(target, cst.Name) and target.value in self.env):
+                self.fail("TC0401", f"unsupported syntax: {api}: `{param}` is written to: it must be a variable "
+                          "bound before the call", target, help="bind it first, e.g. `face = int(0)`")
+            assert isinstance(target, cst.Name)  # (checked above)
+            leaf = value.leaves[field]
+            writes.append(ir.Assign(self.declare(target, leaf.type, target), leaf, span))
+        self.hoisted[call] = value.leaves["result"]
+        return [*held, ir.If(value.leaves["result"], tuple(writes), (), span)]
+
+    def mesh_query(self, api: str, call: cst.Call, held: list[ir.Stmt] | None) -> Any:
+        """The query's struct value (or, for one lowered before its statement, its result); with `held`,
+        its arguments and face assigned to temporaries appended there."""
+        if call in self.hoisted:
+            return self.hoisted[call]
+        if self.is_legacy_query(call):
+            self.fail("TC0401", f"unsupported syntax: {api} of Warp's older form (writing its results to variables) "
+                      "here; tilec takes it as a statement, as an assignment's value or as an `if` test", call)
+        params, _ = QUERIES[api]
+        return self.mesh_query_value(api, self.mesh_query_arguments(api, call, params), call, held)
+
+    def mesh_query_value(self, api: str, args: dict[str, cst.BaseExpression], call: cst.Call,
+                         held: list[ir.Stmt] | None) -> StructValue:
         params, signed = QUERIES[api]
         struct = BUILTIN_STRUCT_CALLS[api]
         span = self.span(call)
-        args = self.mesh_query_arguments(api, call, params)
         mesh = self.grid_id(args["id"], "float32", kind="mesh")
         values: dict[str, ir.Expr] = {}
         for name, default in params[1:]:

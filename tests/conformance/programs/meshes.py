@@ -123,6 +123,29 @@ def more_queries(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=
 
 
 @wp.kernel
+def older_forms(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), pos: wp.array(dtype=wp.vec3),
+                hit_t: wp.array(dtype=float), kept: wp.array(dtype=wp.vec3), ray_face: wp.array(dtype=int)):
+    # Warp's older query forms: results written to variables (only on a hit), the call a bool
+    i = wp.tid()
+    face = int(-1)
+    u = float(0.0)
+    v = float(0.0)
+    sign = float(0.0)
+    hit = wp.mesh_query_point(mesh, x[i], 1.5, sign, face, u, v)
+    if hit:
+        pos[i] = wp.mesh_eval_position(mesh, face, u, v) * sign
+    t = float(0.0)
+    n = wp.vec3()
+    f = int(-1)
+    if wp.mesh_query_ray(mesh, x[i], d[i], 20.0, t, u, v, sign, n, f):
+        hit_t[i] = t + u * 2.0 + n[0]
+    wp.mesh_query_point_no_sign(mesh, x[i], 0.25, face, u, v)  # a miss leaves face, u and v as they were
+    if face >= 0:
+        kept[i] = wp.mesh_eval_position(mesh, face, u, v)  # (a point: two faces may tie, not their point)
+    ray_face[i] = f
+
+
+@wp.kernel
 def triangle_pairs(t: wp.array(dtype=wp.vec3), td: wp.array(dtype=wp.vec3d), out: wp.array(dtype=int)):
     i = wp.tid()
     k = 6 * i
