@@ -137,6 +137,12 @@ def sphere(rings=8, segments=10, seed=0):
     return points.astype(np.float32), np.array(tris, np.int32).reshape(-1)
 
 
+def closed_mesh(module):
+    """The sphere's points and indices, its triangles in float64 and the loader's Mesh of it."""
+    points, indices = sphere()
+    return points, indices, points.astype(np.float64)[indices.reshape(-1, 3)], module.Mesh(points, indices)
+
+
 def closest_on_triangle(t, p):
     """Brute force: the projection onto the plane if inside, else the closest of the three edges (float64)."""
     a, b, c = t
@@ -153,27 +159,31 @@ def closest_on_triangle(t, p):
     return best
 
 
-def inside_by_parity(tris, p):
-    """Whether p is inside the closed mesh: the parity of a ray's crossings (float64, a skewed direction)."""
-    d = np.array([0.31, 0.47, 0.83])
-    count = 0
-    for a, b, c in tris:
+def ray_hits(tris, start, direction):
+    """[(t, face)] of the faces the ray start + t direction meets at t >= 0 (Moller and Trumbore, float64)."""
+    s, d = np.asarray(start, np.float64), np.asarray(direction, np.float64)
+    hits = []
+    for f, (a, b, c) in enumerate(tris):
         e1, e2 = b - a, c - a
         h = np.cross(d, e2)
         det = e1 @ h
-        r = p - a
+        r = s - a
         v, q = (r @ h) / det, np.cross(r, e1)
         w, t = (d @ q) / det, (e2 @ q) / det
-        count += v >= 0 and w >= 0 and v + w <= 1 and t > 0
-    return count % 2 == 1
+        if v >= 0 and w >= 0 and v + w <= 1 and t >= 0:
+            hits.append((t, f))
+    return hits
+
+
+def inside_by_parity(tris, p):
+    """Whether p is inside the closed mesh: the parity of a ray's crossings (a skewed direction)."""
+    return len(ray_hits(tris, p, [0.31, 0.47, 0.83])) % 2 == 1
 
 
 @needs_cxx
 @pytest.mark.build
 def test_closest_points_and_signs_match_brute_force(module):
-    points, indices = sphere()
-    tris = points.astype(np.float64)[indices.reshape(-1, 3)]
-    mesh = module.Mesh(points, indices)
+    points, indices, tris, mesh = closed_mesh(module)
     n = 300
     x = (np.random.default_rng(1).random((n, 3)) * 3.2 - 1.6).astype(np.float32)
     pos, sign, sign_normal = np.zeros((n, 3), np.float32), np.zeros(n, np.float32), np.zeros(n, np.float32)
@@ -195,9 +205,7 @@ def test_closest_points_and_signs_match_brute_force(module):
 @needs_cxx
 @pytest.mark.build
 def test_rays_and_box_loops_match_brute_force(module):
-    points, indices = sphere()
-    tris = points.astype(np.float64)[indices.reshape(-1, 3)]
-    mesh = module.Mesh(points, indices)
+    points, indices, tris, mesh = closed_mesh(module)
     rng = np.random.default_rng(2)
     n = 200
     start = (rng.random((n, 3)) * 6 - 3).astype(np.float32)
@@ -206,17 +214,7 @@ def test_rays_and_box_loops_match_brute_force(module):
     t, face, normal = np.zeros(n, np.float32), np.zeros(n, np.int32), np.zeros((n, 3), np.float32)
     module.cast.launch(dim=n, inputs=[mesh.id, start, direction, t, face, normal])
     for i in range(n):
-        s, d = start[i].astype(np.float64), direction[i].astype(np.float64)
-        hits = []
-        for f, (a, b, c) in enumerate(tris):
-            e1, e2 = b - a, c - a
-            h = np.cross(d, e2)
-            det = e1 @ h
-            r = s - a
-            v, q = (r @ h) / det, np.cross(r, e1)
-            w, tt = (d @ q) / det, (e2 @ q) / det
-            if v >= 0 and w >= 0 and v + w <= 1 and 0 <= tt < 50:
-                hits.append((tt, f))
+        hits = [h for h in ray_hits(tris, start[i], direction[i]) if h[0] < 50]
         assert (face[i] >= 0) == bool(hits), i
         if hits:
             tt, f = min(hits)
@@ -399,9 +397,7 @@ def test_triangle_pairs_match_separating_axes(module):
 @needs_cxx
 @pytest.mark.build
 def test_furthest_point_parity_sign_and_ray_counts_match_brute_force(module):
-    points, indices = sphere()
-    tris = points.astype(np.float64)[indices.reshape(-1, 3)]
-    mesh = module.Mesh(points, indices)
+    points, indices, tris, mesh = closed_mesh(module)
     rng = np.random.default_rng(8)
     n = 60
     x = (rng.random((n, 3)) * 2 - 1).astype(np.float32)
@@ -414,17 +410,7 @@ def test_furthest_point_parity_sign_and_ray_counts_match_brute_force(module):
         dist = np.linalg.norm(corners - x[i], axis=1)
         np.testing.assert_allclose(np.linalg.norm(far[i] - x[i]), dist[np.unique(indices)].max(), rtol=1e-6)
         assert sign[i] == (-1.0 if inside_by_parity(tris, x[i].astype(np.float64)) else 1.0), i
-        s, v = x[i].astype(np.float64), d[i].astype(np.float64)
-        ts = []
-        for a, b, c in tris:
-            e1, e2 = b - a, c - a
-            h = np.cross(v, e2)
-            det = e1 @ h
-            r = s - a
-            p, q = (r @ h) / det, np.cross(r, e1)
-            w, t = (v @ q) / det, (e2 @ q) / det
-            if p >= 0 and w >= 0 and p + w <= 1 and t >= 0:
-                ts.append(t)
+        ts = [t for t, _ in ray_hits(tris, x[i], d[i])]
         assert count[i] == len(ts) and any_hit[i] == any(t < 1.0 for t in ts), i
     interp = Interpreter(compile_ir(SOURCE, "mesh_queries_ref"))
     ref = [np.zeros_like(a) for a in out]

@@ -578,13 +578,14 @@ TL_HD float mesh_parity_sign(uint64_t id, int32_t face, const vec3f& point, int3
 // ---------------------------------------------------------------- boxes
 
 // The next leaf, in depth-first order after node `after`'s subtree (from the root for -1), whose
-// box overlaps [lo, hi]; -1 when none is left. A `mesh_query_aabb` loop visits its faces leaf by leaf.
-TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, const vec3f& hi) {
-    const Mesh& m = mesh_of(id);
+// box the query's shape `touches(lo, hi)`; -1 when none is left. A `mesh_query_aabb` or
+// `mesh_query_sphere` loop visits its faces leaf by leaf.
+template <class Touches>
+TL_HD int32_t mesh_next_leaf(const Mesh& m, int32_t after, Touches touches) {
     int32_t n = after < 0 ? 0 : m.nodes[after].skip(after);
     while (n < m.num_nodes) {
         const MeshNode& node = m.nodes[n];
-        if (!boxes_overlap(lo, hi, node.lower, node.upper)) {
+        if (!touches(node.lower, node.upper)) {
             n = node.skip(n);
         } else if (node.leaf()) {
             return n;
@@ -593,6 +594,10 @@ TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, co
         }
     }
     return -1;
+}
+
+TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, const vec3f& hi) {
+    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& a, const vec3f& b) { return boxes_overlap(lo, hi, a, b); });
 }
 
 TL_HD int32_t mesh_leaf_begin(uint64_t id, int32_t node) { return mesh_of(id).nodes[node].first(); }
@@ -623,22 +628,10 @@ TL_HD float sphere_radius_sq(float radius) {  // a negative radius is a point's:
     return r * r;
 }
 
-// The next leaf after node `after`'s subtree (-1: from the root) whose box the sphere reaches, -1 if none.
 TL_HD int32_t mesh_sphere_next_leaf(uint64_t id, int32_t after, const vec3f& centre, float radius) {
-    const Mesh& m = mesh_of(id);
     const float r2 = sphere_radius_sq(radius);
-    int32_t n = after < 0 ? 0 : m.nodes[after].skip(after);
-    while (n < m.num_nodes) {
-        const MeshNode& node = m.nodes[n];
-        if (!sphere_reaches_box(centre, r2, node.lower, node.upper)) {
-            n = node.skip(n);
-        } else if (node.leaf()) {
-            return n;
-        } else {
-            ++n;
-        }
-    }
-    return -1;
+    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
+        return sphere_reaches_box(centre, r2, lo, hi); });
 }
 
 // The face at position k of the leaves' order if the sphere reaches its box and then its closest point

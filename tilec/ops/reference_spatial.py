@@ -372,20 +372,24 @@ def _node(m: MeshLayout, n: int) -> tuple[tuple[np.ndarray, np.ndarray], int, in
     return (box, n + 1, -1 - item, a) if item < 0 else (box, a, None, 0)
 
 
-@impl("mesh_box_next_leaf")
-def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    """The tree's leaves in depth-first order, the first after node `after`'s subtree under an overlapping path."""
-    m, after, lo, hi = _mesh(a[0]), int(a[1]), a[2], a[3]
+def _next_leaf(m: MeshLayout, after: int, touches: Any) -> Value:
+    """The tree's leaves in depth-first order: the first after node `after`'s subtree under a path of
+    boxes the query's shape `touches`."""
     n = 0 if after < 0 else _node(m, after)[1]
     while n < m.num_nodes:
         box, skip, first, _ = _node(m, n)
-        if not _overlap(box, lo, hi):
+        if not touches(box):
             n = skip
         elif first is not None:
             return np.int32(n)
         else:
             n += 1
     return np.int32(-1)
+
+
+@impl("mesh_box_next_leaf")
+def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _overlap(box, a[2], a[3]))
 
 
 @impl("mesh_leaf_begin", "mesh_leaf_end")
@@ -484,17 +488,8 @@ def _sphere_reaches(box: tuple[np.ndarray, np.ndarray], centre: np.ndarray, radi
 
 @impl("mesh_sphere_next_leaf")
 def _sphere_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    m, after, centre, radius = _mesh(a[0]), int(a[1]), np.asarray(a[2], np.float64), float(a[3])
-    n = 0 if after < 0 else _node(m, after)[1]
-    while n < m.num_nodes:
-        box, skip, first, _ = _node(m, n)
-        if not _sphere_reaches(box, centre, radius):
-            n = skip
-        elif first is not None:
-            return np.int32(n)
-        else:
-            n += 1
-    return np.int32(-1)
+    centre, radius = np.asarray(a[2], np.float64), float(a[3])
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _sphere_reaches(box, centre, radius))
 
 
 @impl("mesh_sphere_face")
