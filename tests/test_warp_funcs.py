@@ -332,3 +332,45 @@ def k(a: wp.array(dtype=float), b: wp.array(dtype=float)):
     adj = [np.zeros(2, np.float32), np.array([1.0, 3.0], np.float32)]
     m.k.launch(dim=2, inputs=[a, b], adj_inputs=adj, adjoint=True)
     np.testing.assert_allclose(adj[0], [5.0, 15.0])  # the rule's 5 * adj_ret, not the body's 2 * a * adj_ret
+
+
+REF_PARAMS = '''
+import warp as wp
+
+
+@wp.func
+def bump(x: wp.ref[wp.float64], v: wp.ref[wp.vec3d], s: wp.float64):
+    x += s * s
+    v[1] = v[1] * s + x
+    return x * wp.float64(2.0)
+
+
+@wp.kernel
+def updated(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    x = a[i]
+    v = b[i]
+    y = bump(x, v, a[i] + wp.float64(1.0))
+    y += bump(x, v, wp.float64(0.5))
+    out[i] = x + y + v[0] + v[1] * wp.float64(3.0)
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ref_parameters_update_the_callers_variables_and_get_gradients(device):
+    """wp.ref[T] (Warp 1.19): forward as Warp's (tests/conformance wl_by_reference); Warp builds no adjoint
+    through such a call, tilec's is the inlined body's, checked by finite differences."""
+    m = build(REF_PARAMS, "ref_params", target=device)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(8), rng.standard_normal((8, 3))
+    out = np.zeros(8)
+    m.updated.launch(dim=8, inputs=[a, b, out], device=device)
+    x, v1 = a.copy(), b[:, 1].copy()
+    ys = []
+    for s in (a + 1.0, np.full(8, 0.5)):  # the two calls, in order, on the caller's x and v
+        x = x + s * s
+        v1 = v1 * s + x
+        ys.append(x * 2.0)
+    np.testing.assert_allclose(out, x + ys[0] + ys[1] + b[:, 0] + v1 * 3.0, rtol=1e-12)
+    kernel = m.updated if device == "cpu" else OnEmulator(m.updated)
+    check_gradients(kernel, 8, [a, b, out], outputs=[2], wrt=[0, 1], tiled=False)

@@ -4,7 +4,9 @@ dtype, not its shape); functions as values: `f = my_func`, a func's `wp.Function
 or a builtin, by position, keyword or default), wp.tile_map through such a name, and functions and
 numbers picked from a module-level dict by `wp.static(TABLE[key])`; `if wp.static(...)` on comparisons of
 constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64`), only the arm taken compiled;
-tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking)."""
+tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking);
+`wp.ref[T]` parameters (the caller's variables updated; forward only: Warp builds no adjoint through them,
+tests/test_warp_funcs.py checks tilec's by finite differences)."""
 from cases import Case, arr, out, varr
 
 L = "warp_language.py"
@@ -36,4 +38,5 @@ CASES = [
          args=(arr(N), arr(N), out(N)), **SIMT),
     Case("wl_module_function_names", L, "module_function_names", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
+    Case("wl_by_reference", L, "by_reference", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), grad=False, **SIMT),
 ]

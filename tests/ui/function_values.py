@@ -68,3 +68,27 @@ def strings(a: wp.array(dtype=float)):
 @wp.kernel
 def gradients(a: wp.array(dtype=float)):
     a[0] = wp.grad(doubled)(a[1])  # ERROR TC0430: `wp.grad(f)(...)` (a func's gradient as a function) is not supported
+
+
+@wp.func
+def bumped(x: wp.ref[float], s: float):
+    x += s
+
+
+@wp.func
+def struct_ref(p: wp.ref[wp.array(dtype=float)]):  # ERROR TC0409: tilec passes a scalar, vector, matrix or tile by reference
+    p[0] = 1.0
+
+
+@wp.kernel
+def ref_kernel(x: wp.ref[float]):  # ERROR TC0409: `wp.ref[...]` is for a func's parameters
+    y = x
+
+
+@wp.kernel
+def ref_arguments(a: wp.array(dtype=float)):
+    i = wp.tid()
+    bumped(a[i], 1.0)  # ERROR TC0401: `bumped` takes this argument by reference (`wp.ref`); tilec passes a variable there
+    x = a[i]
+    bumped(x, 2.0)
+    a[i] = x

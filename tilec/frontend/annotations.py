@@ -149,6 +149,9 @@ def read_annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
         return element
     if isinstance(node, cst.Call):
         return _call_annotation(node, scope)
+    if isinstance(node, cst.Subscript) and scope.api_attr(node.value) == "ref" and len(node.slice) == 1 and \
+            isinstance(node.slice[0].slice, cst.Index):  # wp.ref[T]: a func's T by reference (check.py marks it)
+        return read_annotation(node.slice[0].slice.value, scope)
     if isinstance(node, cst.Subscript):
         return _subscript_annotation(node, scope)
     raise AnnotationError("unsupported type annotation", node)

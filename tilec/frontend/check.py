@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, Scalar, StructT, TileT, TupleT, Type, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, component_dtype, describe
 from . import annotations as ann
 from . import structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -166,6 +166,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                 continue
             made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
             self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
+            if self.by_reference(p, t):
+                self.inplace.add(made[0])
             params += made
         self.grid_candidates = {p.name: p for p in params}
         if self.fd.kind == "kernel":
@@ -338,6 +340,22 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         return [ir.Assign(acc, value, self.span(node))]
 
     # ------------------------------------------------------------ tiles by reference
+
+    def by_reference(self, p: cst.Param, t: Any) -> bool:
+        """A `wp.ref[T]` parameter (Warp 1.19): the caller's variable takes the func's updates. A
+        scalar, vector, matrix or tile of a func; a kernel's or a struct's is refused (TC0409)."""
+        node = p.annotation.annotation if p.annotation is not None else None
+        if not (isinstance(node, cst.Subscript) and self.scope.api_attr(node.value) == "ref"):
+            return False
+        if self.fd.kind == "kernel":  # (reported, not raised: the parameters are being bound)
+            self.diags.error("TC0409", f"kernel parameter `{p.name.value}`: `wp.ref[...]` is for a func's "
+                             "parameters (Warp refuses it in a kernel's signature)", self.span(node))
+            return False
+        if not isinstance(t, (Scalar, VecT, MatT, TileT)):
+            self.diags.error("TC0409", f"parameter `{p.name.value}`: tilec passes a scalar, vector, matrix or tile "
+                             f"by reference, not {describe(t)}", self.span(node))
+            return False
+        return True
 
     def note_inplace(self, sym: ir.Sym) -> None:
         """An in-place update of `sym`: when it is a func's tile parameter, the caller sees it."""

@@ -687,8 +687,14 @@ class CallLowering(LoweringHost):
         args = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
         if fn.spatial_ids:
             self.pass_grid_ids(fn, args, node)
-        for i in fn.byref:  # the callee updates this tile in place: so does the caller's variable
+        for i in fn.byref:  # the callee updates this tile (or wp.ref parameter) in place: so does the caller's variable
             arg = args[i]
+            if not isinstance(arg.type, TileT) and not isinstance(arg, ir.Var):
+                self.fail("TC0401", f"unsupported syntax: `{name}` takes this argument by reference (`wp.ref`); "
+                          "tilec passes a variable there", arg_nodes[i],
+                          help="pass a variable and assign it back, e.g. `x = a[i]` ... `a[i] = x`")
+            if isinstance(arg, ir.Var) and not isinstance(arg.type, TileT):
+                self.assign_counts[arg.sym.name] = self.assign_counts.get(arg.sym.name, 0) + 1
             if isinstance(arg, ir.OpCall) and arg.op in ("tile_slice", "tile_view", "tile_broadcast"):
                 self.fail("TC0401", f"unsupported syntax: `{name}` updates this tile in place, and in Warp a "
                           "view passes its parent by reference; tilec's views are copies", arg_nodes[i],

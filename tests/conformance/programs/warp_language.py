@@ -187,3 +187,22 @@ SINE = wp.sin
 def module_function_names(a: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = apply(TABLE_TARGET, a[i]) + TABLE_TARGET(a[i] * 0.5) + apply(SINE, a[i])
+
+
+@wp.func
+def bump(x: wp.ref[wp.float32], v: wp.ref[wp.vec3], s: float):
+    # wp.ref (Warp 1.19): the caller's variables take these updates
+    x += s * s
+    v[1] = v[1] * s + x
+    return x * 2.0
+
+
+@wp.kernel(enable_backward=False)  # (Warp builds no adjoint through a wp.ref call)
+def by_reference(a: wp.array(dtype=float), b: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    x = a[i]
+    v = b[i]
+    y = bump(x, v, a[i] + 1.0)
+    y += bump(x, v, 0.5)
+    out[i] = x + y + v[0] + v[1] * 3.0
+    b[i] = v
