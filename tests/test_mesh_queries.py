@@ -58,7 +58,7 @@ def overlaps(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp
 
 
 @wp.kernel
-def others(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), far: wp.array(dtype=wp.vec3),
+def others(mesh: wp.handle, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), far: wp.array(dtype=wp.vec3),
            sign: wp.array(dtype=float), count: wp.array(dtype=int), any_hit: wp.array(dtype=int)):
     i = wp.tid()
     f = wp.mesh_query_furthest_point_no_sign(mesh, x[i], 1.0)

@@ -65,6 +65,7 @@ DTYPE_NAMES = {
     "float": FLOAT32,
     "float16": FLOAT16,
     "half": FLOAT16,
+    "handle": UINT64,  # Warp's type for a Mesh's, Volume's or Bvh's id: a uint64 to kernels
 }
 BUILTIN_DTYPE_NAMES = {"int": INT32, "float": FLOAT32, "bool": BOOL}
 
