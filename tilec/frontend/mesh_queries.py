@@ -97,18 +97,16 @@ class MeshQueries(LoweringHost):
     def hoist_mesh_queries(self, node: cst.CSTNode) -> list[ir.Stmt]:
         """The older-form queries of a statement (an `if`'s test), lowered before it; the calls then read
         their results (`self.hoisted`)."""
-        roots = [node.test] if isinstance(node, (cst.If, cst.While)) else [node] if isinstance(
+        if "mesh_query" not in self.parsed.source:  # (most files: no walk of every statement)
+            return []
+        pending: list[cst.CSTNode] = [node.test] if isinstance(node, (cst.If, cst.While)) else [node] if isinstance(
             node, cst.BaseSmallStatement) else []
         calls: list[cst.Call] = []
-
-        def collect(n: cst.CSTNode) -> None:
+        while pending:  # (a loop, not recursion: an expression may nest deeper than Python's stack)
+            n = pending.pop()
             if self.is_legacy_query(n):
                 calls.append(cast(cst.Call, n))
-            for child in n.children:
-                collect(child)
-
-        for root in roots:
-            collect(root)
+            pending += reversed(n.children)
         out: list[ir.Stmt] = []
         for call in calls:
             if isinstance(node, cst.While):

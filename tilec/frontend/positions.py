@@ -50,6 +50,8 @@ class _Syntactic:
         state = self.state
         computed = state.computed
         node, start_node, end_node, line, column = state.syntactic.pop()
+        if exc[0] is not None:  # unwinding (a RecursionError on a too-deep file): leave it to propagate as is
+            return
         start = computed[id(start_node)] if start_node is not None else (line, column)
         end = computed[id(end_node)][2:] if end_node is not None else (state.line, state.column)
         computed[id(node)] = (start[0], start[1], end[0], end[1])
