@@ -110,6 +110,21 @@ TL_HD bool mesh_face_is_sliver(const vec3f& p, const vec3f& q, const vec3f& r) {
     return length(cross(e0, e1)) / (dot(e0, e0) + dot(e1, e1) + dot(e2, e2)) < 1.e-6f;
 }
 
+// The weights Warp's closest-point queries report: u rebuilt from v and w (w = 1 - u - v), as Warp
+// rebuilds it; the point they evaluate to, `weighted(p, q, r)`.
+struct ReportedWeights {
+    float u, v, w;
+
+    TL_HD ReportedWeights(const vec3f& a, const vec3f& b, const vec3f& c, const vec3f& p) {
+        float u0;
+        closest_point_weights(a, b, c, p, &u0, &v);
+        w = 1.0f - u0 - v;
+        u = 1.0f - v - w;
+    }
+
+    TL_HD vec3f weighted(const vec3f& a, const vec3f& b, const vec3f& c) const { return a * u + b * v + c * w; }
+};
+
 // The face's closest point to `point` (Warp's c = u p + v q + w r).
 TL_HD vec3f mesh_face_closest(const vec3f& p, const vec3f& q, const vec3f& r, const vec3f& point) {
     float u, v;
@@ -228,10 +243,21 @@ TL_HD int32_t mesh_closest_face_normal(const Mesh& m, const vec3f& point, float 
     return found;
 }
 
-TL_HD int32_t mesh_closest_face_signed(uint64_t id, const vec3f& point, float max_dist, float epsilon) {
+// mesh_query_point_sign_normal's one walk as one value: 2 face + 1 when the point is in front of the
+// weighted normal (outside), 2 face when behind it (inside); -1 for no face. mesh_signed_face and
+// mesh_signed_sign read it.
+TL_HD int64_t mesh_closest_signed(uint64_t id, const vec3f& point, float max_dist, float epsilon) {
+    const Mesh& m = mesh_of(id);
     vec3f normal;
-    return mesh_closest_face_normal(mesh_of(id), point, max_dist, epsilon, &normal);
+    const int32_t face = mesh_closest_face_normal(m, point, max_dist, epsilon, &normal);
+    if (face < 0) return -1;
+    const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
+    const vec3f closest = ReportedWeights(p, q, r, point).weighted(p, q, r);
+    return 2 * int64_t(face) + (dot(normal, point - closest) > 0.0f ? 1 : 0);
 }
+
+TL_HD int32_t mesh_signed_face(int64_t code) { return code < 0 ? -1 : int32_t(code >> 1); }
+TL_HD float mesh_signed_sign(int64_t code) { return code < 0 ? 0.0f : (code & 1) ? 1.0f : -1.0f; }
 
 TL_HD bool mesh_has_face(const Mesh& m, int32_t face) { return face >= 0 && face < m.num_tris; }
 
@@ -240,10 +266,8 @@ TL_HD bool mesh_has_face(const Mesh& m, int32_t face) { return face >= 0 && face
 TL_HD float mesh_closest_weight(uint64_t id, int32_t face, const vec3f& point, int32_t which) {
     const Mesh& m = mesh_of(id);
     if (!mesh_has_face(m, face)) return 0.0f;
-    float u, v;
-    closest_point_weights(mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), point, &u, &v);
-    const float w = 1.0f - u - v;
-    return which == 0 ? 1.0f - v - w : v;
+    const ReportedWeights weights(mesh_corner(m, face, 0), mesh_corner(m, face, 1), mesh_corner(m, face, 2), point);
+    return which == 0 ? weights.u : weights.v;
 }
 
 // d mesh_closest_weight / d point, the face fixed, in the point's region: zero at a corner; along an
@@ -274,21 +298,6 @@ TL_HD vec3f mesh_closest_weight_gradient(uint64_t id, int32_t face, const vec3f&
         default: break;  // a corner
     }
     return which == 0 ? -dv - dw : dv;
-}
-
-// The sign of mesh_query_point_sign_normal, given its closest face: -1 inside (the point behind the
-// weighted normal), else 1; 0 for no face (-1).
-TL_HD float mesh_normal_sign(uint64_t id, int32_t face, const vec3f& point, float max_dist, float epsilon) {
-    const Mesh& m = mesh_of(id);
-    if (!mesh_has_face(m, face)) return 0.0f;
-    vec3f normal;
-    mesh_closest_face_normal(m, point, max_dist, epsilon, &normal);
-    const vec3f p = mesh_corner(m, face, 0), q = mesh_corner(m, face, 1), r = mesh_corner(m, face, 2);
-    float u, v;
-    closest_point_weights(p, q, r, point, &u, &v);
-    const float w = 1.0f - u - v;
-    const vec3f closest = p * (1.0f - v - w) + q * v + r * w;  // with u rebuilt, as Warp's
-    return dot(normal, point - closest) > 0.0f ? 1.0f : -1.0f;
 }
 
 // The squared distance from p to the box's farthest corner (Warp's furthest_distance_to_aabb_sq).

@@ -27,20 +27,25 @@ a live grid of the point's precision, so a wrong number never reaches native cod
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
 from ..ir.types import BOOL, FLOAT32, INT32, UINT64, GridQueryT, Scalar, VecT, describe
+from ..ops import REQUIRED
+from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
 
-QUERY_ARGS = ("id", "point", "max_dist", "group")
-MESH_QUERY_ARGS = {"mesh_query_aabb": ("id", "low", "high"), "mesh_query_sphere": ("id", "center", "radius")}
+QUERY_ARGS = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED), ("group", None))
+MESH_QUERY_ARGS = {api: tuple((name, REQUIRED) for name in names)
+                   for api, names in (("mesh_query_aabb", ("id", "low", "high")),
+                                      ("mesh_query_sphere", ("id", "center", "radius")))}
 QUERY_CALLS = {"hash_grid_query": "hash_grid", "mesh_query_aabb": "mesh", "mesh_query_sphere": "mesh"}  # -> its kind
 NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh"}
-VEC3F = VecT(FLOAT32, 3)
 KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh")}  # kind -> (in a message, class)
 
 
@@ -107,7 +112,7 @@ class HashGridQueries(LoweringHost):
         api = self.scope.api_attr(call.func)
         if api in MESH_QUERY_ARGS:
             return self.make_mesh_query(api, name, call, node)
-        args = self.query_arguments(call, QUERY_ARGS, "hash_grid_query")
+        args = self.query_arguments("hash_grid_query", call, QUERY_ARGS)
         point = self.expr(args["point"])
         if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
                 and isinstance(point.type.dtype, Scalar) and point.type.dtype.name in ("float32", "float64")):
@@ -157,9 +162,9 @@ class HashGridQueries(LoweringHost):
     def make_mesh_query(self, api: str, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
         """`q = wp.mesh_query_aabb(mesh, low, high)` (or `_sphere(mesh, center, radius)`): the shape,
         evaluated once into the query's variables."""
-        names = MESH_QUERY_ARGS[api]
+        names = [name for name, _ in MESH_QUERY_ARGS[api]]
         shape = "box" if api == "mesh_query_aabb" else "sphere"
-        args = self.query_arguments(call, names, api)
+        args = self.query_arguments(api, call, MESH_QUERY_ARGS[api])
         values = []
         for key, wanted in zip(names[1:], (VEC3F, VEC3F if shape == "box" else FLOAT32)):
             value = self.expr(args[key])
@@ -179,18 +184,23 @@ class HashGridQueries(LoweringHost):
         span = self.span(node)
         return [ir.Assign(query.a, values[0], span), ir.Assign(query.b, values[1], span)]
 
-    def query_arguments(self, call: cst.Call, names: tuple[str, ...], api: str) -> dict[str, cst.BaseExpression]:
-        """A query call's arguments by name (`names`, positional order; all but a hash grid's group required)."""
+    def query_arguments(self, api: str, call: cst.Call, params: Sequence[tuple[str, Any]]
+                        ) -> dict[str, cst.BaseExpression]:
+        """A grid's or mesh's query call's arguments by name: `params` are (name, default) in positional
+        order, REQUIRED where the call must give one (mesh_queries.py's queries too)."""
+        names = [name for name, _ in params]
         given: dict[str, cst.BaseExpression] = {}
         for k, a in enumerate(call.args):
             key = a.keyword.value if a.keyword is not None else (names[k] if k < len(names) else None)
+            if key is None:
+                self.fail("TC0303", f"{api}: takes {len(names)} arguments at most ({', '.join(names)}), given "
+                          f"{len(call.args)}", a)
             if key not in names:
-                self.fail("TC0303", f"{api}: unknown argument `{key}`" if key else
-                          f"{api}: takes {', '.join(names)}", a)
+                self.fail("TC0303", f"{api}: unknown argument `{key}` (its arguments: {', '.join(names)})", a)
             if key in given:
                 self.fail("TC0303", f"{api}: `{key}` is given twice", a)
             given[key] = a.value
-        missing = [k for k in names[:3] if k not in given]
+        missing = [name for name, default in params if default is REQUIRED and name not in given]
         if missing:
             self.fail("TC0408", f"{api}: no value for {', '.join(f'`{m}`' for m in missing)}", call)
         return given

@@ -31,12 +31,12 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, FLOAT32, INT32, VecT, describe
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, FLOAT32, INT32, INT64, describe
+from ..ops import REQUIRED
+from ..ops.spatial import VEC3F
 from .lower_structs import StructValue
 from .lowering_host import LoweringHost
 
-VEC3F = VecT(FLOAT32, 3)
-REQUIRED = object()
 POINT_ARGS: tuple[tuple[str, Any], ...] = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED))
 RAY_ARGS: tuple[tuple[str, Any], ...] = (("id", REQUIRED), ("start", REQUIRED), ("dir", REQUIRED),
                                          ("max_t", REQUIRED), ("root", -1))
@@ -54,6 +54,8 @@ QUERIES: dict[str, tuple[tuple[tuple[str, Any], ...], str | None]] = {
 }
 INTS = ("root", "n_sample")
 assert QUERIES.keys() == BUILTIN_STRUCT_CALLS.keys()
+# How many inputs a query takes before the older form's variables (its required parameters)
+INPUTS = {api: sum(default is REQUIRED for _, default in params) for api, (params, _) in QUERIES.items()}
 VECTORS = ("point", "start", "dir")
 # The older forms' variables, after the query's inputs: (parameter, the field written to it)
 POINT_OUTS = (("inside", "sign"), ("face", "face"), ("bary_u", "u"), ("bary_v", "v"))
@@ -91,7 +93,7 @@ class MeshQueries(LoweringHost):
         assert isinstance(node, cst.Call)  # (api)
         outs = {name for name, _ in LEGACY_OUTS[api]}
         positional = sum(a.keyword is None for a in node.args)
-        return positional >= 3 + (api == "mesh_query_ray") + len(outs) or any(
+        return positional >= INPUTS[api] + len(outs) or any(
             a.keyword is not None and a.keyword.value in outs for a in node.args)
 
     def hoist_mesh_queries(self, node: cst.CSTNode) -> list[ir.Stmt]:
@@ -121,10 +123,8 @@ class MeshQueries(LoweringHost):
         assert api is not None  # (is_legacy_query)
         params, _ = QUERIES[api]
         outs = LEGACY_OUTS[api]
-        count = 3 + (api == "mesh_query_ray")
-        names = (*(n for n, _ in params[:count]), *(n for n, _ in outs), *(n for n, _ in params[count:]))
-        given = self.mesh_query_arguments(api, call, tuple((n, REQUIRED) for n in names[:count + len(outs)]) + tuple(
-            params[count:]))
+        count = INPUTS[api]  # the inputs, the variables (required too), the inputs with defaults
+        given = self.query_arguments(api, call, (*params[:count], *((n, REQUIRED) for n, _ in outs), *params[count:]))
         held: list[ir.Stmt] = []
         value = self.mesh_query_value(api, {k: v for k, v in given.items() if k not in dict(outs)}, call, held)
         span = self.span(call)
@@ -149,7 +149,7 @@ class MeshQueries(LoweringHost):
             self.fail("TC0401", f"unsupported syntax: {api} of Warp's older form (writing its results to variables) "
                       "here; tilec takes it as a statement, as an assignment's value or as an `if` test", call)
         params, _ = QUERIES[api]
-        return self.mesh_query_value(api, self.mesh_query_arguments(api, call, params), call, held)
+        return self.mesh_query_value(api, self.query_arguments(api, call, params), call, held)
 
     def mesh_query_value(self, api: str, args: dict[str, cst.BaseExpression], call: cst.Call,
                          held: list[ir.Stmt] | None) -> StructValue:
@@ -181,10 +181,11 @@ class MeshQueries(LoweringHost):
             point = values["point"]
             sign: ir.Expr = ir.Const(0.0, FLOAT32, span)
             weight = "mesh_closest_weight"
-            if signed == "normal":
-                face = self.held(op("mesh_closest_face_signed", INT32, point, values["max_dist"], values["epsilon"]),
-                                 held, span)
-                sign = op("mesh_normal_sign", FLOAT32, face, point, values["max_dist"], values["epsilon"])
+            if signed == "normal":  # one walk: its face and sign as one code
+                code = self.held(op("mesh_closest_signed", INT64, point, values["max_dist"], values["epsilon"]), held,
+                                 span)
+                face = self.held(ir.OpCall("mesh_signed_face", (code,), (), INT32, span), held, span)
+                sign = ir.OpCall("mesh_signed_sign", (code,), (), FLOAT32, span)
             elif signed == "furthest":
                 face = self.held(op("mesh_furthest_face", INT32, point, values["min_dist"]), held, span)
                 weight = "mesh_furthest_weight"
@@ -223,22 +224,3 @@ class MeshQueries(LoweringHost):
         if value.type != wanted:
             self.fail("TC0201", f"{api}: `{name}` must be {describe(wanted)}, got {describe(value.type)}", node)
         return value
-
-    def mesh_query_arguments(self, api: str, call: cst.Call, params: tuple[tuple[str, Any], ...]
-                             ) -> dict[str, cst.BaseExpression]:
-        names = [name for name, _ in params]
-        given: dict[str, cst.BaseExpression] = {}
-        for k, a in enumerate(call.args):
-            key = a.keyword.value if a.keyword is not None else (names[k] if k < len(names) else None)
-            if key is None:
-                self.fail("TC0303", f"{api}: takes {len(names)} arguments at most ({', '.join(names)}), given "
-                          f"{len(call.args)}", a)
-            if key not in names:
-                self.fail("TC0303", f"{api}: unknown argument `{key}` (its arguments: {', '.join(names)})", a)
-            if key in given:
-                self.fail("TC0303", f"{api}: `{key}` is given twice", a)
-            given[key] = a.value
-        missing = [name for name, default in params if default is REQUIRED and name not in given]
-        if missing:
-            self.fail("TC0408", f"{api}: no value for {', '.join(f'`{m}`' for m in missing)}", call)
-        return given

@@ -241,19 +241,22 @@ def _weighted_normal(m: MeshLayout, point: Value, max_dist: float, epsilon: floa
     return min((d, f) for d, f, _ in faces)[1], total
 
 
-@impl("mesh_closest_face_signed")
+@impl("mesh_closest_signed")
 def _closest_signed(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.int32(_weighted_normal(_mesh(a[0]), a[1], float(a[2]), float(a[3]))[0])
-
-
-@impl("mesh_normal_sign")
-def _normal_sign(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    m, face, point = _mesh(a[0]), int(a[1]), np.asarray(a[2], np.float64)
-    if not 0 <= face < m.num_tris:
-        return np.float32(0)
-    _, normal = _weighted_normal(m, point, float(a[3]), float(a[4]))
+    m, point = _mesh(a[0]), np.asarray(a[1], np.float64)
+    face, normal = _weighted_normal(m, point, float(a[2]), float(a[3]))
+    if face < 0:
+        return np.int64(-1)
     closest = _closest_on_triangle(_triangles(m)[face], point)
-    return np.float32(1 if normal @ (point - closest) > 0 else -1)
+    return np.int64(2 * face + (1 if normal @ (point - closest) > 0 else 0))
+
+
+@impl("mesh_signed_face", "mesh_signed_sign")
+def _signed_parts(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    code = int(a[0])
+    if call.op == "mesh_signed_face":
+        return np.int32(-1 if code < 0 else code >> 1)
+    return np.float32(0 if code < 0 else 1 if code & 1 else -1)
 
 
 def _weights(t: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, UINT64, Scalar, Type, VecT, describe
+from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT64, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
 VEC3F = VecT(FLOAT32, 3)
@@ -181,24 +181,34 @@ OPS.append(OpSpec("intersect_tri_tri", tuple(Param(n, "value") for n in ("v0", "
                   _triangles, "intersect_tri_tri", "1 if triangles (v0, v1, v2) and (u0, u1, u2) intersect, else 0 "
                   "(Moller's test, planes' distances under 1e-6 counted as zero)", runtime_call=True))
 
+def _code_rule(result: Type) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
+        if b.types["code"] != INT64:
+            b.fail("TC0201", f"`code` must be an int64, got {describe(b.types['code'])}", "code")
+        return result
+
+    return rule
+
+
 POINT_QUERY = ("point", "max_dist")
 RAY = ("start", "dir")
 BOX = ("lower", "upper")
 OPS += [
     _query("mesh_closest_face", POINT_QUERY, _query_rule(("point",), (), ("max_dist",), INT32),
            "the face closest to `point` strictly within max_dist, -1 if none (slivers skipped)"),
-    _query("mesh_closest_face_signed", (*POINT_QUERY, "epsilon"),
-           _query_rule(("point",), (), ("max_dist", "epsilon"), INT32),
-           "mesh_query_point_sign_normal's closest face (distances within epsilon treated as equal), -1 if none"),
+    _query("mesh_closest_signed", (*POINT_QUERY, "epsilon"), _query_rule(("point",), (), ("max_dist", "epsilon"), INT64),
+           "mesh_query_point_sign_normal's one walk: 2 face + 1 if `point` is in front of the angle-weighted normal "
+           "of its closest faces (distances within epsilon equal), 2 face if behind; -1 if none"),
+    OpSpec("mesh_signed_face", (Param("code", "value"),), _code_rule(INT32), "mesh_signed_face",
+           "the face of a mesh_closest_signed code (-1 for none)", api=False, runtime_call=True),
+    OpSpec("mesh_signed_sign", (Param("code", "value"),), _code_rule(FLOAT32), "mesh_signed_sign",
+           "the sign of a mesh_closest_signed code: 1 outside, -1 inside, 0 for none", api=False, runtime_call=True),
     _query("mesh_closest_weight", ("face", "point", "which"), _query_rule(("point",), ("face", "which"), (), FLOAT32),
            "the weight u (which 0, rebuilt from v and w as Warp's) or v (1) of the point of `face` closest to "
            "`point`; 0 for face -1", adj_cpp="mesh_closest_weight_gradient", nondiff=frozenset({"id", "face", "which"})),
     _query("mesh_closest_weight_gradient", ("face", "point", "which"),
            _query_rule(("point",), ("face", "which"), (), VEC3F),
            "the gradient of mesh_closest_weight in the point, the face fixed"),
-    _query("mesh_normal_sign", ("face", *POINT_QUERY, "epsilon"),
-           _query_rule(("point",), ("face",), ("max_dist", "epsilon"), FLOAT32),
-           "-1 if `point` is behind the angle-weighted normal of its closest faces, else 1; 0 for face -1"),
     _query("mesh_furthest_face", ("point", "min_dist"), _query_rule(("point",), (), ("min_dist",), INT32),
            "the face whose farthest corner is farthest from `point`, strictly beyond min_dist, -1 if none"),
     _query("mesh_furthest_weight", ("face", "point", "which"), _query_rule(("point",), ("face", "which"), (), FLOAT32),
