@@ -179,13 +179,13 @@ class _Bvh:
     skip and right child, a leaf's count and -1 - first."""
 
     def __init__(self, points, indices):
-        self.num_faces = indices.size // 3
+        num_faces = indices.size // 3
         lower, upper = self._face_boxes(self._corners(points, indices))
         centre = (lower + upper) * np.float32(0.5)
-        order = np.arange(self.num_faces, dtype=np.int64)
+        order = np.arange(num_faces, dtype=np.int64)
         levels = []  # per level, breadth first: (first, count) of each node (count 0: inner, first = left child)
-        starts = np.zeros(1 if self.num_faces else 0, np.int64)
-        ends = np.full(starts.shape, self.num_faces, np.int64)
+        starts = np.zeros(1 if num_faces else 0, np.int64)
+        ends = np.full(starts.shape, num_faces, np.int64)
         made = 0
         while starts.size:
             made += starts.size
@@ -198,31 +198,26 @@ class _Bvh:
             levels.append((first, np.where(inner, 0, ends - starts)))
             starts = np.stack([s, middle], axis=1).reshape(-1)
             ends = np.stack([middle, e], axis=1).reshape(-1)
-        self.levels = levels
         self.face_order = order.astype(np.int32)
         first = np.concatenate([f for f, _ in levels]) if levels else np.zeros(0, np.int64)
         count = np.concatenate([c for _, c in levels]) if levels else np.zeros(0, np.int64)
         n = first.size
+        bases = np.cumsum([0] + [f.size for f, _ in levels])  # each level's first breadth-first id
+        inner = [np.arange(bases[k], bases[k + 1])[c == 0] for k, (_, c) in enumerate(levels)]  # its inner nodes
         size = np.ones(n, np.int64)  # nodes in each subtree, bottom up
-        base = n
-        for f, c in reversed(levels):
-            base -= f.size
-            ids = np.arange(base, base + f.size)[c == 0]
+        for ids in reversed(inner):
             size[ids] += size[first[ids]] + size[first[ids] + 1]
-        self.depth_first = np.zeros(n, np.int64)  # breadth-first node -> its depth-first position
-        base = 0
-        for f, c in levels:
-            ids = np.arange(base, base + f.size)[c == 0]
+        depth_first = np.zeros(n, np.int64)  # breadth-first node -> its depth-first position
+        for ids in inner:
             left = first[ids]
-            self.depth_first[left] = self.depth_first[ids] + 1
-            self.depth_first[left + 1] = self.depth_first[ids] + 1 + size[left]
-            base += f.size
+            depth_first[left] = depth_first[ids] + 1
+            depth_first[left + 1] = depth_first[ids] + 1 + size[left]
         self.node_skip = np.zeros(n, np.int32)
-        self.node_skip[self.depth_first] = self.depth_first + size
+        self.node_skip[depth_first] = depth_first + size
         self.node_first = np.zeros(n, np.int32)
-        self.node_first[self.depth_first] = np.where(count == 0, 0, first)
+        self.node_first[depth_first] = np.where(count == 0, 0, first)
         self.node_count = np.zeros(n, np.int32)
-        self.node_count[self.depth_first] = count
+        self.node_count[depth_first] = count
         self.nodes = np.zeros((n, 8), np.float32)
         self.node_lowers, self.node_uppers = self.nodes[:, 0:3], self.nodes[:, 4:7]
         ints = self.nodes.view(np.int32)
@@ -233,13 +228,7 @@ class _Bvh:
         # what a refit recomputes, in depth-first ids: the leaves (in face_order's order, which they
         # partition), then each level's inner nodes and their children, the deepest level first
         self._leaves = np.flatnonzero(leaf)
-        self._inner_levels = []
-        base = n
-        for f, c in reversed(levels):
-            base -= f.size
-            ids = self.depth_first[np.arange(base, base + f.size)[c == 0]]
-            if ids.size:
-                self._inner_levels.append((ids, ids + 1, right[ids]))
+        self._inner_levels = [(d, d + 1, right[d]) for d in (depth_first[ids] for ids in reversed(inner)) if d.size]
         self.refit(points, indices, lower, upper)
 
     @staticmethod
