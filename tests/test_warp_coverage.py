@@ -10,7 +10,7 @@ import pytest
 from tilec.diagnostics import CompileError
 from tilec.docs import ops_markdown, warp_status
 from tilec.ops import API_OPS
-from tilec.ops.warp_names import LOWERED_AS, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS, WARP_VERSION
+from tilec.ops.warp_names import LOWERED_AS, WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS, WARP_VERSION
 from tilec.pipeline import compile_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +36,15 @@ def test_list_matches_the_installed_warp():
     random_group = {n for n, f in builtin_functions.items() if getattr(f, "group", None) == "Random"}
     assert sorted(WARP_RANDOM_BUILTINS) == sorted(random_group)
     assert sorted(WARP_OTHER_BUILTINS) == sorted(set(builtin_functions) - selected - random_group)
+    # a kernel may call the others without `wp.` (Warp reads a bare name as an attribute of warp)
+    assert sorted(WARP_NOT_EXPORTED) == sorted(n for n in builtin_functions if not hasattr(wp, n))
+
+
+def test_bare_names_are_what_warp_exports():
+    wp = pytest.importorskip("warp")
+    from tilec.frontend.resolve import BARE_API_NAMES
+
+    assert [n for n in sorted(BARE_API_NAMES) if not hasattr(wp, n)] == []
 
 
 MISSING = sorted(n for n in WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS if n not in API_OPS and n not in LOWERED_AS)

@@ -10,6 +10,7 @@ tests/test_warp_funcs.py checks tilec's by finite differences)."""
 from cases import Case, arr, out, varr
 
 L = "warp_language.py"
+S = "warp_spelling.py"
 N = 8
 SIMT = dict(launch="simt", block_dim=32)
 
@@ -39,4 +40,9 @@ CASES = [
     Case("wl_module_function_names", L, "module_function_names", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
     Case("wl_by_reference", L, "by_reference", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), grad=False, **SIMT),
+    # Warp's names without `wp.` (its builtins, types and constants) and operators a module's funcs overload
+    Case("wl_bare_builtins", S, "bare_builtins", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
+    Case("wl_struct_operators", S, "struct_operators", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
+                                                                      varr(N, "vec3", "out")), **SIMT),
 ]

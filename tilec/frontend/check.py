@@ -759,6 +759,12 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             struct_tile = self.struct_tile_aug_assign(target, BINOPS[op_cls], node)
             if struct_tile is not None:
                 return struct_tile
+            if target.value in self.struct_vars and BINOPS[op_cls] in self.scope.funcs:
+                # `c += a` of a struct: `c = c + a`, as Warp lowers it, with the module's operator func
+                binop = cst.BinaryOperation(left=target, operator=op_cls(), right=node.value)
+                self.parsed.place_like(binop, node)
+                self.parsed.place_like(binop.operator, node.operator)
+                return self.assign(target, binop, node)
             current = self.lower_name(target)
             if not (isinstance(current.type, TileT) and op_cls in (cst.Add, cst.Subtract)):  # in place: views follow
                 self.assign_counts[target.value] = self.assign_counts.get(target.value, 0) + 1

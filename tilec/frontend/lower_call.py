@@ -6,7 +6,7 @@ becomes an IR operand or a compile-time attribute.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import libcst as cst
@@ -19,6 +19,7 @@ from ..ops.elementwise import OPERATOR_BUILTINS
 from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import consts
+from . import generics
 from . import local_consts
 from . import warp_library
 from . import static_items
@@ -106,7 +107,10 @@ class CallLowering(LoweringHost):
             if name in self.scope.kernels:
                 self.fail("TC0408", f"kernel `{name}` cannot be called from device code; launch it from the host", node)
             known = [*self.scope.funcs, *BUILTIN_OPS, *DTYPE_CALLS]
-            self.fail("TC0301", f"unknown function `{name}`", node.func, help=suggest.did_you_mean(name, known))
+            hint = (f"Warp's module does not export `{name}`, so Warp too reads it only as "
+                    f"`{self.scope.api_prefix()}{name}`" if name in warp_names.WARP_NOT_EXPORTED
+                    else suggest.did_you_mean(name, known))
+            self.fail("TC0301", f"unknown function `{name}`", node.func, help=hint)
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
 
     def refuse_host_name(self, node: cst.BaseExpression) -> None:
@@ -676,6 +680,30 @@ class CallLowering(LoweringHost):
             self.fail("TC0303", f"`{name}` returns {count} values; unpack them where it is called "
                       f"(`{', '.join('abcdefgh'[:min(count, 8)])} = {name}(...)`)", node)
         args, where = self.argument_values(fd, arg_nodes, node)
+        return self.call_func_with(name, fd, args, where, arg_nodes, node)
+
+    def user_operator(self, op: str, operands: list[ir.Expr], node: cst.BinaryOperation) -> Lowered | None:
+        """`a + b` where the module defines a @wp.func `add` taking the operands' types: a call of it, as
+        in Warp (a user's operator overload, e.g. for a struct); None otherwise (the builtin operator)."""
+        fd = self.scope.funcs.get(op)
+        if fd is None or op in self.env or op in self.func_values:
+            return None
+        got = [e.type for e in operands]
+        for candidate in self.scope.func_overloads.get(op) or [fd]:
+            declared = self.module.signature(candidate)
+            if declared is not None and len(declared) == 2 and all(map(generics.accepts, declared, got)):
+                break
+        else:
+            return None
+        call = cst.Call(func=cst.Name(op), args=(cst.Arg(node.left), cst.Arg(node.right)))
+        self.parsed.place_like(call, node)
+        self.parsed.place_like(call.func, node.operator)
+        where: list[cst.BaseExpression] = [node.left, node.right]
+        return self.call_func_with(op, fd, operands, where, where, call)
+
+    def call_func_with(self, name: str, fd: FuncDef, args: list[ir.Expr], where: list[cst.BaseExpression],
+                       arg_nodes: Sequence[cst.CSTNode], node: cst.Call) -> Lowered:
+        """The call of func `name` with lowered arguments (`where`: each one's source)."""
         refusal = warp_library.refusal(fd, args[0].type) if fd.library else None
         if refusal is not None:  # a library func's `Any` parameter given what Warp's builtin refuses
             self.fail("TC0201", refusal, where[0])

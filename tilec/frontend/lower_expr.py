@@ -79,7 +79,11 @@ class ExprLowering(LoweringHost):
             op = BINOPS.get(type(node.operator))
             if op is None:
                 self.fail("TC0401", "unsupported syntax: the `@` operator (use wp.tile_matmul)", node.operator)
-            return self.apply(op, [node.left, node.right], node)
+            operands = [self.expr(node.left), self.expr(node.right)]
+            overloaded = self.user_operator(op, operands, node)  # lower_call.py: the module's own `add`, ...
+            if overloaded is not None:
+                return overloaded
+            return self.make_op(op, operands, {}, node, where=[node.left, node.right])
         if isinstance(node, cst.UnaryOperation):
             return self.lower_unary(node)
         if isinstance(node, cst.Comparison):
@@ -157,7 +161,9 @@ class ExprLowering(LoweringHost):
                       "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
                       node, help="make it such a constant, or pass the value to the kernel as an argument")
         known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]
-        self.fail("TC0301", f"unknown name `{name}`", node, help=suggest.did_you_mean(name, known))
+        hint = (f"Warp's constants need their module as values: `{self.scope.api_prefix()}{name}`"
+                if name in MATH_CONSTANTS else suggest.did_you_mean(name, known))
+        self.fail("TC0301", f"unknown name `{name}`", node, help=hint)
 
     def lower_attribute(self, node: cst.Attribute) -> Lowered:
         api = self.scope.api_attr(node)

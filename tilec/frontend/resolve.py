@@ -8,6 +8,7 @@ constants hold evaluated Python values.
 """
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..diagnostics import Diagnostics, Span
-from ..ir.types import BUILTIN_DTYPE_NAMES, Scalar, StructT, Type
+from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, Scalar, StructT, Type
+from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
 from . import consts, static_items, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
@@ -42,6 +44,17 @@ HOST_MATH: dict[str, Callable[..., object]] = {
     name: getattr(math, name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
                                            "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow",
                                            "hypot", "radians", "degrees", "trunc")}
+
+# Warp reads a called name the function's closure and module do not bind as an attribute of warp (then
+# as Python's builtin): `vec3(...)`, `sqrt(x)` and `expect_eq(a, b)` need no `wp.`, and a builtin warp
+# does not export (`tid`, `tile_load`) is an undefined name there, as is a bare `pi` used as a value. tilec's own paths for Python's
+# builtins (min, print, int, ...) stay theirs; `round` and `pow` are warp's.
+BARE_API_NAMES = frozenset(
+    {*WARP_TILE_BUILTINS, *WARP_RANDOM_BUILTINS, *WARP_OTHER_BUILTINS, *VALUE_TYPE_NAMES, *DTYPE_NAMES,
+     *BUILTIN_STRUCTS, "kernel", "func", "struct", "constant", "Function", "ref", "handle",
+     "static", "overload", "func_grad", "func_replay", "func_native", "array", "array1d", "array2d", "array3d",
+     "array4d", "indexedarray", "Mesh", "HashGrid"}
+    - WARP_NOT_EXPORTED - {"half"} - set(dir(builtins))) | {"round", "pow"}
 
 
 @dataclass
@@ -71,6 +84,7 @@ class Scope:
 
     api_aliases: set[str] = field(default_factory=set)  # local names bound to warp/tilec
     api_names: dict[str, str] = field(default_factory=dict)  # local name -> API attribute (from-imports)
+    api_star: bool = False  # `from warp import *`
     typing_aliases: set[str] = field(default_factory=set)  # local names bound to the typing module
     any_names: set[str] = field(default_factory=set)  # local names bound to typing.Any
     literal_names: set[str] = field(default_factory=set)  # local names bound to typing.Literal
@@ -105,7 +119,11 @@ class Scope:
             if isinstance(inner.value, cst.Name) and inner.value.value in self.api_aliases:
                 return node.attr.value
         if isinstance(node, cst.Name):
-            return self.api_names.get(node.value)
+            name = node.value
+            if name in self.api_names:
+                return self.api_names[name]
+            if name in BARE_API_NAMES and name not in self.bound and (self.api_aliases or self.api_names or self.api_star):
+                return name
         return None
 
     def api_prefix(self) -> str:
@@ -290,6 +308,7 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
     elif isinstance(node, cst.ImportFrom) and node.module is not None:
         module = _dotted(node.module)
         if isinstance(node.names, cst.ImportStar):
+            scope.api_star = scope.api_star or module in API_MODULES
             return
         for alias in node.names:
             name = _dotted(alias.name)

@@ -77,6 +77,38 @@ volume_store volume_store_f volume_store_i volume_store_v volume_voxel_count vol
 volume_world_to_index_dir where zeros
 """.split())
 
+# The builtins Warp's module does not export as attributes: in a kernel these need `wp.` (Warp reads a
+# bare name the module does not bind as an attribute of warp, so a bare `tid()` is an undefined name
+# there; `sqrt(x)` and `vec3(...)` are warp's). Re-derived from an installed Warp by a test.
+WARP_NOT_EXPORTED = frozenset("""
+add_inplace assign assign_copy assign_inplace bit_and_inplace bit_or_inplace bit_xor_inplace
+breakpoint bvh_get_group_root bvh_query_aabb bvh_query_aabb_tiled bvh_query_capsule bvh_query_next
+bvh_query_next_tiled bvh_query_ray bvh_query_ray_tiled bvh_query_sphere cast closest_point_edge_edge
+div_approx expect_neq extract float hash_grid_point_id hash_grid_query hash_grid_query_next identity
+int intersect_tri_tri inverse_approx iter_next len matrix mesh_eval_face_normal mesh_eval_position
+mesh_eval_velocity mesh_get mesh_get_bvh mesh_get_group_root mesh_get_index mesh_get_point
+mesh_get_velocity mesh_query_aabb mesh_query_aabb_next mesh_query_aabb_next_tiled
+mesh_query_aabb_tiled mesh_query_furthest_point_no_sign mesh_query_next mesh_query_point
+mesh_query_point_no_sign mesh_query_point_sign_normal mesh_query_point_sign_parity
+mesh_query_point_sign_winding_number mesh_query_ray mesh_query_ray_anyhit
+mesh_query_ray_count_intersections mesh_query_sphere print quaternion range reversed slice
+spatial_adjoint sub_inplace texture_sample tid tile_add_inplace tile_arange tile_argmax tile_argmin
+tile_assign tile_astype tile_atomic_add tile_atomic_add_indexed tile_axpy tile_bit_and_inplace
+tile_bit_or_inplace tile_bit_xor_inplace tile_broadcast tile_bvh_query_aabb tile_bvh_query_next
+tile_bvh_query_ray tile_cholesky tile_cholesky_inplace tile_cholesky_solve
+tile_cholesky_solve_inplace tile_diag_add tile_dot tile_empty tile_extract tile_fft tile_from_thread
+tile_full tile_ifft tile_load tile_load_indexed tile_lower_solve tile_lower_solve_inplace tile_map
+tile_matmul tile_max tile_mesh_query_aabb tile_mesh_query_aabb_next tile_min tile_ones
+tile_query_valid tile_randf tile_randi tile_reduce tile_reshape tile_scan_exclusive
+tile_scan_inclusive tile_scan_max_inclusive tile_scan_min_inclusive tile_scatter_add
+tile_scatter_masked tile_slice_indexed tile_sort tile_squeeze tile_stack_clear tile_stack_count
+tile_stack_pop tile_stack_push tile_store tile_store_indexed tile_sub_inplace tile_sum
+tile_transpose tile_upper_solve tile_upper_solve_inplace tile_view tile_zeros transform_add_inplace
+transform_set_rotation_copy transform_set_translation_copy transform_sub_inplace transformation
+tuple untile vector volume_lookup volume_sample volume_sample_grad volume_sample_grad_index
+volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
+""".split())
+
 # Why a Warp builtin is missing (a note under the diagnostic).
 NOTES = {
     "tile_bvh_query_aabb": "BVH queries are out of scope for now",

@@ -1,0 +1,59 @@
+import warp as wp
+
+# In the kernels' bodies Warp's names without `wp.` (its builtins, types and constants), as Warp reads a
+# name the module does not bind: an attribute of warp.
+
+
+@wp.struct
+class Complex:
+    re: float
+    im: float
+
+
+# Warp calls a module's own @wp.func named like an operator for `a + b` when it takes the operands' types
+@wp.func
+def add(a: Complex, b: Complex) -> Complex:
+    return Complex(a.re + b.re, a.im + b.im)
+
+
+@wp.func
+def mul(a: Complex, b: Complex) -> Complex:
+    return Complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+
+
+@wp.func
+def mul(a: Complex, s: float) -> Complex:  # noqa: F811  (an overload: Warp picks by the argument types)
+    return Complex(a.re * s, a.im * s)
+
+
+@wp.func
+def sub(a: wp.vec3, b: wp.vec3) -> wp.vec3:  # shadows the builtin for vec3 operands only: a cross product
+    return cross(a, b)
+
+
+@wp.kernel
+def bare_builtins(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: wp.array(dtype=float)):
+    i = wp.tid()
+    m = mat22(x[i], 1.0, 2.0, x[i] * x[i])
+    w = vec3(x[i], 2.0, 3.0)
+    y[i] = sqrt(abs(x[i]) + 1.0) * wp.pi + length(v[i]) + determinant(m) + round(x[i] * 0.1) + pow(abs(x[i]) + 0.5, 1.5)
+    y[i] += dot(w, v[i]) + clamp(x[i], -0.25, 0.25) + float32(tanh(x[i]))
+
+
+@wp.kernel
+def struct_operators(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    a = Complex(x[i], 0.5)
+    b = Complex(1.5, x[i] * 2.0)
+    c = a * b + a * 3.0
+    c += b  # `c = c + b`
+    for _ in range(2):
+        c = c * a
+    d = x[i] * 2.0 - 1.0  # floats: the builtin
+    y[i] = c.re + 10.0 * c.im + d
+
+
+@wp.kernel
+def vector_operators(v: wp.array(dtype=wp.vec3), u: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    y[i] = v[i] - u[i] + v[i] * 2.0
