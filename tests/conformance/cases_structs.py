@@ -30,6 +30,8 @@ CASES = [
          args=(arr(16), arr(16), arr(16), out(16), out(16))),
     Case("structs_bodies", F, "bodies", dim=(16,), launch="simt",
          args=(arr(16), arr(16), arr(16, kind="rand"), out(16)), rtol=1e-4, atol=1e-4),
+    Case("structs_unannotated_returns", F, "unannotated", dim=(16,), launch="simt",
+         args=(arr(16), arr(16), out(16))),
 ]
 
 BODY = (("pos", "float32:3"), ("vel", "float32:3"), ("frame", "float32:2x2"), ("mass", "float32", "rand"))

@@ -25,8 +25,14 @@ class Bad:
 
 
 @wp.func
-def no_annotation(m: Material):
-    return m  # ERROR TC0410: returning a `Material` struct from a func needs the return annotation `-> Material`
+def no_annotation(pairs: wp.array(dtype=Pair), flip: int):
+    q = pairs[flip]
+    return q  # ERROR TC0410: returning a `Pair` struct from a func needs the return annotation `-> Pair`
+
+
+@wp.func
+def returns_parameter(m: Material):  # returns a Material, as Warp infers it
+    return m
 
 
 @wp.func
@@ -51,11 +57,11 @@ def fields(m: Material, out: wp.array(dtype=float)):
     s = Material()
     out[i] = s.rest[i]  # ERROR TC0312: field `rest` of `s` is read before it is assigned
     t = Material(stiffness=1.0)  # ERROR TC0303: `Material(...)` takes no values or all 4 fields (as in Warp); missing: damping, count, rest
-    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 34)
+    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 40)
     v = holds_arrays(m)  # ERROR TC0401: `holds_arrays` returns `Material`, which holds arrays (rest)
     p = Pair(1.0, 2.0)
     p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct
-    no_annotation(m)
+    returns_parameter(m)  # ERROR TC0401: `returns_parameter` returns `Material`, which holds arrays (rest)
 
 
 @wp.struct

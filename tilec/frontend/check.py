@@ -230,8 +230,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def return_annotation(self) -> ann.Declared | None:
         """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
         returns = self.fd.node.returns
-        if returns is None:
-            return None
+        if returns is None:  # a func's struct, as Warp infers it from the body (lower_structs.struct_returned)
+            return self.struct_returned(self.fd, self.fd.node) if self.fd.kind == "func" else None
         node = returns.annotation
         if isinstance(node, cst.Name) and node.value == "None":
             return NONE

@@ -452,13 +452,23 @@ class StructReturns(LoweringHost):
     field is a plain scalar to every later pass, its adjoint included). The body runs once per
     field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
 
-    def struct_returned(self, fd: FuncDef, node: cst.CSTNode) -> StructT | None:
-        """The StructT a func's `-> S` annotation names, else None."""
+    def struct_returned(self, fd: FuncDef, node: cst.CSTNode, depth: int = 0) -> StructT | None:
+        """The StructT a func's `-> S` annotation names, else None; without an annotation, the struct
+        every `return` of its body gives (Warp infers it: `s = S()` ... `return s`)."""
         from . import annotations as ann
 
         returns = fd.node.returns
         if returns is None:
-            return None
+            scope = getattr(fd, "scope", None) or self.scope
+            found: set[StructT | None] = set()
+            for name in fd.return_sources:
+                if name in scope.structs:
+                    found.add(scope.structs[name])
+                elif name in scope.funcs and depth < 8 and scope.funcs[name] is not fd:
+                    found.add(self.struct_returned(scope.funcs[name], node, depth + 1))
+                else:
+                    found.add(None)
+            return found.pop() if len(found) == 1 else None
         try:
             t = ann.annotation(returns.annotation, getattr(fd, "scope", None) or self.scope)
         except ann.AnnotationError:
@@ -498,7 +508,9 @@ class StructReturns(LoweringHost):
         t = self.struct_returned(self.fd, node)
         if t is None:
             self.fail("TC0410", f"returning {describe(value.type)} from a func needs the return annotation "
-                      f"`-> {value.type}`", cast(cst.BaseExpression, node.value))  # a struct value
+                      f"`-> {value.type}`", cast(cst.BaseExpression, node.value),  # a struct value
+                      help="without one, tilec reads the struct from returns of `S(...)`, of a func returning "
+                      "one, of a struct parameter, or of a local assigned one of those")
         if value is None or not isinstance(value, (StructValue, StructElement)) or value.type != t:
             got = "nothing" if value is None else describe(value.type)
             self.fail("TC0410", f"returns {got} but the function is annotated to return {describe(t)}",

@@ -690,6 +690,7 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
     return dataclasses.replace(scope, constants=constants, typed_constants=typed, api_names=api_names,
                                funcs={**scope.funcs, **funcs_alias}, native_funcs=dict(scope.native_funcs),
+                               bound=scope.bound | set(env),  # a closure's names hide Warp's (api_attr)
                                custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
 
 

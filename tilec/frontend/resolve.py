@@ -23,7 +23,7 @@ from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM
 from . import consts, static_items, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
-from .tuple_returns import returned_count
+from .tuple_returns import return_sources, returned_count
 
 if TYPE_CHECKING:
     from .annotations import IndexedT
@@ -77,6 +77,12 @@ class FuncDef:
         answer walks its body."""
         return returned_count(self)
 
+    @cached_property
+    def return_sources(self) -> frozenset[str]:
+        """tuple_returns.return_sources of this def, kept (asked at every call of a func that has no
+        return annotation)."""
+        return return_sources(self)
+
 
 @dataclass
 class Scope:
@@ -122,9 +128,14 @@ class Scope:
             name = node.value
             if name in self.api_names:
                 return self.api_names[name]
-            if name in BARE_API_NAMES and name not in self.bound and (self.api_aliases or self.api_names or self.api_star):
+            if name in BARE_API_NAMES and not self.binds(name) and (self.api_aliases or self.api_names or self.api_star):
                 return name
         return None
+
+    def binds(self, name: str) -> bool:
+        """Whether the module (or a closure) binds `name`: then it is not Warp's."""
+        return name in self.bound or name in self.funcs or name in self.kernels or name in self.structs \
+            or name in self.constants or name in self.host_values or name in self.type_aliases
 
     def api_prefix(self) -> str:
         """How the file spells the API module in a suggestion: `wp.` (or its own alias)."""

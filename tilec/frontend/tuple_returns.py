@@ -1,5 +1,7 @@
-"""Funcs returning several values (`return a, b`, `-> tuple[float, float]`): which funcs do, and
-how many values (the lowering is lower_structs.TupleReturns)."""
+"""What a func returns, read from its body where it has no return annotation: several values
+(`return a, b`, `-> tuple[float, float]`: which funcs do, and how many values; the lowering is
+lower_structs.TupleReturns), and where a returned value comes from (a struct's constructor, a
+struct parameter, another func: lower_structs.struct_returned)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -35,3 +37,38 @@ def returned_count(fd: FuncDef) -> int | None:
                for s in statements(fd.node.body) if isinstance(s, cst.Return)}
     count = lengths.pop() if len(lengths) == 1 else 1
     return count if count >= 2 else None
+
+
+def return_sources(fd: FuncDef) -> frozenset[str]:
+    """The names a func without a return annotation takes its returned values from, as Warp users
+    write a struct-returning func: the callee of `return S(...)` / `return f(...)`, the annotation of
+    a returned parameter (`x: S`), what a returned local was assigned (`s = S()` ... `return s`, and
+    `q = p` of another local or parameter); "" for a value of another form. Empty for a func that
+    returns nothing."""
+    params = {p.name.value: p.annotation.annotation for p in fd.node.params.params if p.annotation is not None}
+    body = list(statements(fd.node.body))
+    assigned: dict[str, set[cst.BaseExpression]] = {}
+    for s in body:
+        if isinstance(s, cst.Assign) and len(s.targets) == 1 and isinstance(s.targets[0].target, cst.Name):
+            assigned.setdefault(s.targets[0].target.value, set()).add(s.value)
+
+    def sources(value: cst.BaseExpression, seen: frozenset[str]) -> set[str]:
+        if isinstance(value, cst.Call):
+            return {value.func.value if isinstance(value.func, cst.Name) else ""}
+        if not isinstance(value, cst.Name) or value.value in seen:
+            return {""}
+        name = value.value
+        if name in assigned:  # a local (a parameter rebound too: its assignments are all it can hold after)
+            return set().union(*(sources(v, seen | {name}) for v in assigned[name])) | (
+                {_annotated(params[name])} if name in params else set())
+        return {_annotated(params[name])} if name in params else {""}
+
+    found: set[str] = set()
+    for s in body:
+        if isinstance(s, cst.Return) and s.value is not None:
+            found |= sources(s.value, frozenset())
+    return frozenset(found)
+
+
+def _annotated(annotation: cst.BaseExpression) -> str:
+    return annotation.value if isinstance(annotation, cst.Name) else ""
