@@ -761,7 +761,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
                 return struct_tile
             if target.value in self.struct_vars and BINOPS[op_cls] in self.scope.funcs:
                 # `c += a` of a struct: `c = c + a`, as Warp lowers it, with the module's operator func
-                binop = cst.BinaryOperation(left=target, operator=op_cls(), right=node.value)
+                binop = cst.BinaryOperation(left=target, operator=cast(Any, op_cls)(), right=node.value)
                 self.parsed.place_like(binop, node)
                 self.parsed.place_like(binop.operator, node.operator)
                 return self.assign(target, binop, node)
