@@ -7,7 +7,7 @@ constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64
 tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking);
 `wp.ref[T]` parameters (the caller's variables updated; forward only: Warp builds no adjoint through them,
 tests/test_warp_funcs.py checks tilec's by finite differences)."""
-from cases import Case, arr, out, varr
+from cases import Case, StructArr, arr, out, varr
 
 L = "warp_language.py"
 S = "warp_spelling.py"
@@ -40,6 +40,9 @@ CASES = [
     Case("wl_module_function_names", L, "module_function_names", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
     Case("wl_by_reference", L, "by_reference", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), grad=False, **SIMT),
+    Case("wl_places_by_reference", L, "places_by_reference", dim=(N,),
+         args=(arr(N), varr(N, "vec3"), StructArr("Slot", (N,), (("value", "float32"), ("dir", "float32:3"))), out(N)),
+         grad=False, **SIMT),
     # Warp's names without `wp.` (its builtins, types and constants) and operators a module's funcs overload
     Case("wl_bare_builtins", S, "bare_builtins", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
     Case("wl_struct_operators", S, "struct_operators", dim=(N,), args=(arr(N), out(N)), **SIMT),

@@ -88,7 +88,8 @@ def ref_kernel(x: wp.ref[float]):  # ERROR TC0409: `wp.ref[...]` is for a func's
 @wp.kernel
 def ref_arguments(a: wp.array(dtype=float)):
     i = wp.tid()
-    bumped(a[i], 1.0)  # ERROR TC0401: `bumped` takes this argument by reference (`wp.ref`); tilec passes a variable there
+    bumped(a[i], 1.0)  # an array element: copied in and written back
+    bumped(a[wp.min(i, 3)], 1.0)  # ERROR TC0401: `bumped` takes this argument by reference (`wp.ref`); tilec passes a variable there
     x = a[i]
     bumped(x, 2.0)
     a[i] = x

@@ -36,6 +36,7 @@ from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
 from .hash_grids import GridQuery, HashGridQueries, Query
 from .mesh_queries import MeshQueries
+from .ref_arguments import RefArguments
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -93,7 +94,7 @@ class Binding:
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
-                      LoweringHost):
+                      RefArguments, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -448,6 +449,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(node, cst.Assign):
             if len(node.targets) != 1:
                 self.fail("TC0401", "unsupported syntax: chained assignment", node)
+            copied = self.ref_argument_copies(node.value, node, node.targets[0].target) \
+                if isinstance(node.value, cst.Call) else None
+            if copied is not None:
+                return copied
             return self.assign(node.targets[0].target, node.value, node)
         if isinstance(node, cst.AnnAssign):
             return self.ann_assign(node)
@@ -485,6 +490,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.IN_PLACE:
             return self.library_in_place(value, node)
         if isinstance(value, cst.Call):
+            copied = self.ref_argument_copies(value, node, None)  # ref_arguments.py: `f(arr[i])` of a wp.ref
+            if copied is not None:
+                return copied
             call = self.lower_call(value)
             if isinstance(call, (*STRUCTISH, StructTileStmts)):
                 return self.struct_call_stmts(call, node)  # struct tiles: each leaf's op (lower_struct_tiles)

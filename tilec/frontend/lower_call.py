@@ -628,7 +628,7 @@ class CallLowering(LoweringHost):
                 and node.args[0].keyword is None):
             return self.function_value(node.args[0].value)  # `wp.static(func)(3, 2)` in a kernel factory
         if isinstance(node, cst.Name):
-            if here and node.value in self.env:
+            if here and (node.value in self.env or node.value in self.struct_vars):
                 return None
             if here and node.value in self.func_values:
                 return self.func_values[node.value]
@@ -720,7 +720,9 @@ class CallLowering(LoweringHost):
             if not isinstance(arg.type, TileT) and not isinstance(arg, ir.Var):
                 self.fail("TC0401", f"unsupported syntax: `{name}` takes this argument by reference (`wp.ref`); "
                           "tilec passes a variable there", arg_nodes[i],
-                          help="pass a variable and assign it back, e.g. `x = a[i]` ... `a[i] = x`")
+                          help="pass a variable and assign it back, e.g. `x = a[i]` ... `a[i] = x` (tilec does that "
+                          "itself for an element or field indexed by names and numbers, in a call that is a "
+                          "statement or an assignment's value)")
             if isinstance(arg, ir.Var) and not isinstance(arg.type, TileT):
                 self.assign_counts[arg.sym.name] = self.assign_counts.get(arg.sym.name, 0) + 1
             if isinstance(arg, ir.OpCall) and arg.op in ("tile_slice", "tile_view", "tile_broadcast"):

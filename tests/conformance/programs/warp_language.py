@@ -206,3 +206,37 @@ def by_reference(a: wp.array(dtype=float), b: wp.array(dtype=wp.vec3), out: wp.a
     y += bump(x, v, 0.5)
     out[i] = x + y + v[0] + v[1] * 3.0
     b[i] = v
+
+
+@wp.struct
+class Slot:
+    value: float
+    dir: wp.vec3
+
+
+@wp.func
+def add_to(x: wp.ref[wp.float32], delta: float):
+    x += delta
+
+
+@wp.func
+def set_row(r: wp.ref[wp.vec3], v: wp.vec3):
+    r = v
+
+
+@wp.kernel(enable_backward=False)
+def places_by_reference(a: wp.array(dtype=float), b: wp.array(dtype=wp.vec3), slots: wp.array(dtype=Slot),
+                        out: wp.array(dtype=float)):
+    # array elements, struct fields of array elements, vector components and matrix rows passed to
+    # wp.ref parameters: Warp passes their addresses
+    i = wp.tid()
+    add_to(a[i], 10.0)
+    add_to(b[i][2], a[i])
+    add_to(slots[i].value, 0.5)
+    add_to(slots[i].dir[-1], slots[i].value)
+    v = wp.vec3(1.0, 2.0, 3.0)
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
+    add_to(v[-1], 0.25)
+    set_row(m[2], v)
+    y = bump(a[(i + 1) % a.shape[0] - 0], b[i], 2.0)
+    out[i] = v[2] + m[2, 1] + m[2, 2] + y
