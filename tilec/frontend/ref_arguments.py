@@ -15,7 +15,7 @@ element read and then overwritten, as it sees any such update.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import libcst as cst
 
@@ -24,10 +24,12 @@ from .lowering_host import LoweringHost
 if TYPE_CHECKING:
     from .. import ir
 
+Node = TypeVar("Node", bound=cst.CSTNode)
+
 
 class RefArguments(LoweringHost):
     def ref_argument_copies(self, call: cst.Call, stmt: cst.CSTNode,
-                            target: cst.BaseExpression | None) -> list[ir.Stmt] | None:
+                            target: cst.BaseAssignTargetExpression | None) -> list[ir.Stmt] | None:
         """The statement `f(..., place, ...)` (or `target = f(...)`) with each place passed to a
         `wp.ref` parameter copied in and out; None where no argument needs it."""
         positions = self.ref_positions(call)
@@ -43,11 +45,12 @@ class RefArguments(LoweringHost):
             temp = cst.Name(self.fresh_name(f"ref_{span.line}_{span.col}"))
             self.parsed.place_like(temp, a.value)
             before.append(self.placed(cst.Assign(targets=(cst.AssignTarget(temp),), value=a.value), stmt))
-            after.append(self.placed(cst.Assign(targets=(cst.AssignTarget(a.value),), value=temp), stmt))
+            place = cast(cst.BaseAssignTargetExpression, a.value)  # (_is_place: a subscript or attribute)
+            after.append(self.placed(cst.Assign(targets=(cst.AssignTarget(place),), value=temp), stmt))
             args[i] = a.with_changes(value=temp)
         new_call = self.placed(call.with_changes(args=args), call)
         self.parsed.place_like(new_call.func, call.func)
-        middle = cst.Expr(new_call) if target is None else \
+        middle: cst.BaseSmallStatement = cst.Expr(new_call) if target is None else \
             cst.Assign(targets=(cst.AssignTarget(target),), value=new_call)
         out: list[ir.Stmt] = []
         for small in (*before, self.placed(middle, stmt), *after):
@@ -78,7 +81,7 @@ class RefArguments(LoweringHost):
             name += "_"
         return name
 
-    def placed(self, made: cst.CSTNode, like: cst.CSTNode) -> cst.CSTNode:
+    def placed(self, made: Node, like: cst.CSTNode) -> Node:
         self.parsed.place_like(made, like)
         return made
 
