@@ -103,6 +103,20 @@ def older_loss(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), start: wp.array(dtyp
     out[i] += u * v
 
 
+@wp.struct
+class Scene:
+    mesh: wp.uint64
+    scale: float
+
+
+@wp.kernel
+def cast_in_scene(scene: Scene, start: wp.array(dtype=wp.vec3), direction: wp.array(dtype=wp.vec3),
+                  t: wp.array(dtype=float)):
+    i = wp.tid()
+    hit = wp.mesh_query_ray(scene.mesh, start[i], direction[i], 50.0)  # the id a struct's field holds
+    t[i] = hit.t * scene.scale
+
+
 @wp.kernel
 def ray_loss(mesh: wp.uint64, start: wp.array(dtype=wp.vec3), direction: wp.array(dtype=wp.vec3),
              out: wp.array(dtype=float)):
@@ -223,6 +237,12 @@ def test_rays_and_box_loops_match_brute_force(module):
             np.testing.assert_allclose(normal[i], n_f / np.linalg.norm(n_f), atol=1e-6)
         else:
             assert t[i] == 0 and not normal[i].any()
+    scaled = np.zeros(n, np.float32)
+    module.cast_in_scene.launch(dim=n, inputs=[module.Scene(mesh=mesh.id, scale=2.0), start, direction, scaled])
+    np.testing.assert_array_equal(scaled, t * 2.0)
+    with pytest.raises(ValueError, match=r"argument `scene.mesh`.* is not the id of a live tilec Mesh"):
+        module.cast_in_scene.launch(dim=n, inputs=[module.Scene(mesh=mesh.id + 8, scale=2.0), start, direction,
+                                                   scaled])
     lo = (rng.random((n, 3)) * 3 - 1.5).astype(np.float32)
     hi = lo + (rng.random((n, 3)) * 0.8).astype(np.float32)
     total, first = np.zeros(n, np.int32), np.zeros(n, np.int32)

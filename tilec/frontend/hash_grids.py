@@ -208,17 +208,29 @@ class HashGridQueries(LoweringHost):
     def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid") -> ir.Var:
         """The id `node` names (or `name`, the caller's argument at `node`) of a hash grid or a mesh (kind):
         a uint64 parameter of this kernel or func, recorded for the loader."""
+        what, cls = KINDS[kind]
+        if name is None and isinstance(node, cst.Attribute):  # `mesh.id`: a uint64 field of a struct parameter
+            leaf = self.expr(node)
+            held = leaf.sym if isinstance(leaf, ir.Var) else None
+            if held is not None and self.grid_candidates.get(held.name) is held:
+                return self.checked_grid_id(held.name, held, kind, dtype, node)
         name = name or (node.value if isinstance(node, cst.Name) else None)
         binding = self.env.get(name) if name is not None else None
-        what, cls = KINDS[kind]
         if binding is None or name not in self.grid_candidates or binding.sym is not self.grid_candidates[name]:
             self.fail("TC0401", f"unsupported syntax: {what} id here must be a `wp.uint64` parameter of the kernel or "
-                      f"func, as passed (`{cls}.id`), which the loader checks is a live {cls}'s", node,
+                      f"func (or a field of a struct parameter), as passed (`{cls}.id`), which the loader checks is "
+                      f"a live {cls}'s", node,
                       help="pass the id as a parameter of its own")
         assert name is not None and binding is not None  # (checked above)
-        if binding.sym.type != UINT64:
+        return self.checked_grid_id(name, binding.sym, kind, dtype, node)
+
+    def checked_grid_id(self, name: str, sym: ir.Sym, kind: str, dtype: str, node: cst.BaseExpression) -> ir.Var:
+        """The id parameter `sym` (`name`: a parameter, or a struct parameter's leaf `s.id`), recorded
+        for the loader as an id of `kind` read with `dtype` points."""
+        what, cls = KINDS[kind]
+        if sym.type != UINT64:
             self.fail("TC0201", f"`{name}` must be {what} id, a uint64 (`{cls}.id`), not "
-                      f"{describe(binding.sym.type)}", node)
+                      f"{describe(sym.type)}", node)
         seen = self.grid_ids.get(name)
         if seen is not None and seen[0] != kind:
             self.fail("TC0201", f"`{name}` is read as {KINDS[seen[0]][0]} id elsewhere and as {what} here", node)
@@ -227,7 +239,7 @@ class HashGridQueries(LoweringHost):
                       "a grid has one precision", node)
         if seen is None or seen[1] == "any":
             self.grid_ids[name] = (kind, dtype, node)
-        return ir.Var(binding.sym, self.span(node))
+        return ir.Var(sym, self.span(node))
 
     def query_argument(self, node: cst.Name) -> ir.Const | None:
         """A query passed to a func (a `wp.HashGridQuery[...]` parameter): a front-end constant of its type,
