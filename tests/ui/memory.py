@@ -32,5 +32,6 @@ def arrays(A: wp.array2d(dtype=float), I: wp.array1d(dtype=int)):
     I[i] = 2.5  # ERROR TC0202: cannot store a float into an int32 array
     A[i, 0] = I[i]  # ERROR TC0202: cannot store int32 into a float32 array
     y = A[i, 1.0]  # ERROR TC0203: indices must be integers
-    n = A.shape[2]  # ERROR TC0106: axis 2 is out of range for a 2-d array
+    n = A.shape[4]  # ERROR TC0106: axis 4 is out of range for a 2-d array
+    m = A.shape[2]  # a warning: 0, as in Warp (its arrays hold 4 extents)
     wp.atomic_add(A, i, 1.0)  # ERROR TC0304: needs 2 index(es) and a value

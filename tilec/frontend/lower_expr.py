@@ -68,6 +68,9 @@ UNSUPPORTED = {
 }  # fmt: skip
 
 
+MAX_ARRAY_DIMS = 4  # Warp's arrays have 1 to 4 dimensions
+
+
 class ExprLowering(LoweringHost):
     def expr(self, node: cst.BaseExpression) -> Lowered:
         value = consts.literal(node)
@@ -226,6 +229,12 @@ class ExprLowering(LoweringHost):
                     return ir.Const(extent, INT32, self.span(node), weak=True)
                 self.fail("TC0108", f"extent `{extent}` is a shape variable, not a constant", node)
             return self.const_expr(extent, node)
+        if isinstance(base.type, ArrayT) and base.type.ndim <= axis < MAX_ARRAY_DIMS:
+            # Warp's arrays hold 4 extents, the unused ones 0: its tests read them (`sub.shape[1]` of a 1-d view)
+            self.diags.error("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d array; Warp reads 0 "
+                             "there (its arrays hold 4 extents), and so does tilec", self.span(idx[0]),
+                             severity="warning")
+            return ir.Const(0, INT32, self.span(node))
         if isinstance(base.type, ArrayT):
             return self.make_op("array_shape", [base], {"axis": axis}, node, where=idx)
         self.fail("TC0401", f"unsupported syntax: `.shape` of {describe(base.type)}", node)

@@ -38,6 +38,7 @@ def bare_builtins(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: wp.ar
     w = vec3(x[i], 2.0, 3.0)
     y[i] = sqrt(abs(x[i]) + 1.0) * wp.pi + length(v[i]) + determinant(m) + round(x[i] * 0.1) + pow(abs(x[i]) + 0.5, 1.5)
     y[i] += dot(w, v[i]) + clamp(x[i], -0.25, 0.25) + float32(tanh(x[i]))
+    y[i] += float(x.shape[0] * 10 + x.shape[1])  # 80: Warp's unused extents read 0 (tilec warns)
 
 
 @wp.kernel
