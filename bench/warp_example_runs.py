@@ -4,8 +4,8 @@ compared bit for bit and the time per frame printed (the median of the frames af
 whole simulations, not single kernels).
 
     python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]
-        # NAME: sph, dem, sample_mesh, mesh, raycast, mesh_intersect, mcgp (mesh, raycast and mesh_intersect read
-        # USD files: pip install usd-core)
+        # NAME: sph, dem, sample_mesh, mesh, raycast, mesh_intersect, mcgp, repulsion (mesh, raycast and
+        # mesh_intersect read USD files: pip install usd-core; repulsion a PNG: pip install pillow)
 
 The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
 The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
@@ -36,6 +36,7 @@ EXAMPLES = {"sph": ("warp.examples.core.example_sph", {"stage_path": None}, lamb
                         ()),
             "mesh_intersect": ("warp.examples.core.example_mesh_intersect", {"stage_path": None},
                                lambda e, k: e.step(), ()),
+            "repulsion": ("warp.examples.optim.example_particle_repulsion", {}, lambda e, k: e.step(), ()),
             "mcgp": ("warp.examples.tile.example_tile_mcgp", {"seed": 42, "height": 64, "slices": 8},
                      lambda e, k: e.render(k % 8), ("--block-dim", "128"))}
 

@@ -374,3 +374,66 @@ def test_ref_parameters_update_the_callers_variables_and_get_gradients(device):
     np.testing.assert_allclose(out, x + ys[0] + ys[1] + b[:, 0] + v1 * 3.0, rtol=1e-12)
     kernel = m.updated if device == "cpu" else OnEmulator(m.updated)
     check_gradients(kernel, 8, [a, b, out], outputs=[2], wrt=[0, 1], tiled=False)
+
+
+GRAD_CALLS = '''
+import warp as wp
+
+EPS = wp.float64(1.0e-6)
+
+
+@wp.func
+def potential(d: wp.vec3d):
+    return wp.float64(1.0) / (wp.length(d) + EPS)
+
+
+@wp.func
+def branchy(x: wp.float64, y: wp.float64):
+    if x > wp.float64(0.5):
+        return x * x * y
+    z = wp.exp(x)
+    if y < wp.float64(0.0):
+        z = wp.sin(z * y)
+    return z + y * y
+
+
+@wp.kernel
+def forces(d: wp.array(dtype=wp.vec3d), x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64),
+           f: wp.array(dtype=wp.vec3d), gx: wp.array(dtype=wp.float64), gy: wp.array(dtype=wp.float64),
+           ga: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    f[i] = -wp.grad(potential)(d[i])
+    a, b = wp.grad(branchy)(x[i], y[i])
+    gx[i] = a
+    gy[i] = b
+    p, q = wp.grad(wp.atan2)(y[i], x[i])  # a builtin's: d/dy, d/dx
+    ga[i] = p - q
+'''
+
+
+def _branchy(x, y):
+    z = np.exp(x)
+    z = np.where(y < 0, np.sin(z * y), z)
+    return np.where(x > 0.5, x * x * y, z + y * y)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_grad_calls_give_the_gradient_and_their_own_derivative(device):
+    """wp.grad(f)(x) (Warp 1.19) in forward code: each input's gradient of a func (branches, early
+    returns) against finite differences of numpy's f; the kernel's adjoint differentiates through it
+    (Warp treats the gradient as a constant there), checked by finite differences."""
+    m = build(GRAD_CALLS, "grad_calls", target=device)
+    rng = np.random.default_rng(5)
+    n = 64
+    d, x, y = rng.standard_normal((n, 3)), rng.standard_normal(n) * 1.5, rng.standard_normal(n) * 1.5
+    outs = [np.zeros((n, 3)), np.zeros(n), np.zeros(n), np.zeros(n)]
+    m.forces.launch(dim=n, inputs=[d, x, y, *outs], device=device)
+    length = np.linalg.norm(d, axis=1)[:, None]
+    np.testing.assert_allclose(outs[0], d / length / (length + 1e-6) ** 2, rtol=1e-12)
+    h = 1e-6
+    np.testing.assert_allclose(outs[1], (_branchy(x + h, y) - _branchy(x - h, y)) / (2 * h), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(outs[2], (_branchy(x, y + h) - _branchy(x, y - h)) / (2 * h), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(outs[3], (x + y) / (x * x + y * y), rtol=1e-12)
+    kernel = m.forces if device == "cpu" else OnEmulator(m.forces)
+    check_gradients(kernel, n, [d, x, y, *outs], outputs=[3, 4, 5, 6], wrt=[0, 1, 2], tiled=False, h=1e-5,
+                    rtol=1e-5, atol=1e-7)

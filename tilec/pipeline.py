@@ -20,6 +20,7 @@ from .frontend.nested import discover
 from .frontend.parse import Parsed, parse
 from .frontend.ranges import check_int_ranges
 from .frontend.resolve import Scope, resolve
+from .passes.grad_calls import expand_grad_calls
 from .passes.verify import verify_module
 
 PASSES = ("parse", "resolve", "check")
@@ -71,6 +72,7 @@ def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO
         error.partial = Compiled(parsed, partial, [], found.skipped + [
             (name, span, "its check reported errors") for name, span in checker.kernel_errors])
         raise error
+    module = expand_grad_calls(module, diags)  # wp.grad(f)(x): funcs derived from f's adjoint
     check_int_ranges(module, diags)
     _stop_on_errors(diags)
     problems = verify_module(module)

@@ -40,6 +40,8 @@ CASES = [
     Case("wl_module_function_names", L, "module_function_names", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_rebound_tiles", L, "rebound_tiles", dim=(1,), args=(arr(4, 8), out(8, 4), out(1)), block_dim=32),
     Case("wl_by_reference", L, "by_reference", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), grad=False, **SIMT),
+    Case("wl_grad_calls", L, "grad_calls", dim=(N,),
+         args=(varr(N, "vec3"), arr(N), arr(N), varr(N, "vec3", "out"), out(N)), grad=False, **SIMT),
     Case("wl_places_by_reference", L, "places_by_reference", dim=(N,),
          args=(arr(N), varr(N, "vec3"), StructArr("Slot", (N,), (("value", "float32"), ("dir", "float32:3"))), out(N)),
          grad=False, **SIMT),

@@ -67,7 +67,9 @@ def strings(a: wp.array(dtype=float)):
 
 @wp.kernel
 def gradients(a: wp.array(dtype=float)):
-    a[0] = wp.grad(doubled)(a[1])  # ERROR TC0430: `wp.grad(f)(...)` (a func's gradient as a function) is not supported
+    a[0] = wp.grad(doubled)(a[1])  # a func's gradient: fine
+    a[1] = wp.grad(wp.sqrt)(4.0)  # ERROR TC0430: wp.grad of a call tilec folds to a constant
+    a[2] = wp.grad(wp.atan2)(a[0], a[1])  # ERROR TC0303: wp.grad of a function of 2 inputs gives 2 values
 
 
 @wp.func

@@ -37,6 +37,7 @@ from .tuple_values import TupleValues
 from .hash_grids import GridQuery, HashGridQueries, Query
 from .mesh_queries import MeshQueries
 from .ref_arguments import RefArguments
+from .grad_calls import GradCalls
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
 from .printing import PrintLowering
@@ -94,7 +95,7 @@ class Binding:
 class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
-                      RefArguments, LoweringHost):
+                      RefArguments, GradCalls, LoweringHost):
     new_binding = Binding  # how the mixins make bindings without importing this module
     # param_types: a Type, or an indexed array's IndexedT, per parameter (generic ones are bound before a check)
     def __init__(self, module: ModuleChecker, fd: FuncDef, param_types: Sequence[Any], block_dim: int,
@@ -618,6 +619,14 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             for n, sym in zip(names, temps):
                 out.append(self.bind_name(n, ir.Var(sym, self.span(n)), node))
             return out
+        grads = self.grad_items(value_node)  # `db, da = wp.grad(wp.atan2)(b, a)` (grad_calls.py)
+        if grads is not None:
+            if len(grads) != len(names):
+                self.fail("TC0303", f"cannot unpack the {len(grads)} gradients wp.grad gives into {len(names)} names",
+                          node)
+            temps = [self.new_temp(g.type) for g in grads]
+            assigned: list[ir.Stmt] = [ir.Assign(t, g, self.span(value_node)) for t, g in zip(temps, grads)]
+            return assigned + [self.bind_name(n, ir.Var(t, self.span(n)), node) for n, t in zip(names, temps)]
         func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
         if func is not None and isinstance(value_node, cst.Call):
             count = warp_library.func_def(self.scope, func).returns_several

@@ -72,8 +72,7 @@ class CallLowering(LoweringHost):
         if picked is not None:  # `wp.static(OPS[op])(x)`
             return self.call_function_value(picked, node, tid_count)
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "grad":
-            self.fail("TC0430", "`wp.grad(f)(...)` (a func's gradient as a function) is not supported by tilec yet",
-                      func, help="write the derivative as a @wp.func, or take gradients with the kernel's adjoint launch")
+            return self.lower_grad_call(node)  # grad_calls.py
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "static":
             self.fail("TC0305", "static: tilec calls the function `wp.static(D[key])` picks when D is a module-level "
                       "dict literal the file never changes and the key a constant; this one is not", func)

@@ -240,3 +240,25 @@ def places_by_reference(a: wp.array(dtype=float), b: wp.array(dtype=wp.vec3), sl
     set_row(m[2], v)
     y = bump(a[(i + 1) % a.shape[0] - 0], b[i], 2.0)
     out[i] = v[2] + m[2, 1] + m[2, 2] + y
+
+
+@wp.func
+def coulomb(d: wp.vec3):
+    return 1.0 / (wp.length(d) + 1.0e-6)
+
+
+@wp.func
+def soft_clip(x: float, y: float):
+    if x * y > 1.0:
+        return wp.sin(x * y) * x
+    return x * x * y
+
+
+@wp.kernel(enable_backward=False)  # (Warp's adjoint treats wp.grad as a constant; tilec's differentiates it)
+def grad_calls(d: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array(dtype=float),
+               f: wp.array(dtype=wp.vec3), g: wp.array(dtype=float)):
+    i = wp.tid()
+    f[i] = -wp.grad(coulomb)(d[i])
+    a, b = wp.grad(soft_clip)(x[i], y[i])
+    p, q = wp.grad(wp.atan2)(y[i], x[i])
+    g[i] = a + 2.0 * b + 3.0 * p + 4.0 * q
