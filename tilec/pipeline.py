@@ -72,7 +72,8 @@ def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO
         error.partial = Compiled(parsed, partial, [], found.skipped + [
             (name, span, "its check reported errors") for name, span in checker.kernel_errors])
         raise error
-    module = expand_grad_calls(module, diags)  # wp.grad(f)(x): funcs derived from f's adjoint
+    if checker.grad_calls:
+        module = expand_grad_calls(module, diags)  # wp.grad(f)(x): funcs derived from f's adjoint
     check_int_ranges(module, diags)
     _stop_on_errors(diags)
     problems = verify_module(module)

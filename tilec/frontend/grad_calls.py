@@ -3,8 +3,9 @@
 tuple for several (`db, da = wp.grad(wp.atan2)(b, a)`).
 
 Mixed into `FunctionChecker`. Each input's gradient is a `grad_of` op over the call's arguments,
-naming what is differentiated; passes/grad_calls.py derives a func computing it from the target's
-adjoint (the same derivation kernels get) and calls that instead. The result is an ordinary value:
+naming what is differentiated (no op of the table: it lives only between the checker and
+passes/grad_calls.py, which the pipeline runs next); that pass derives a func computing it from the
+target's adjoint (the same derivation kernels get) and calls that instead. The result is an ordinary value:
 a kernel differentiating through it gets the second derivative (Warp treats it as a constant).
 """
 from __future__ import annotations
@@ -50,6 +51,7 @@ class GradCalls(LoweringHost):
         attrs: tuple[tuple[str, Any], ...] = (
             ("func", inner.func) if isinstance(inner, ir.Call) else ("op", inner.op),
             ("op_attrs", inner.attrs if isinstance(inner, ir.OpCall) else ()))
+        self.module.grad_calls = True
         span = self.span(node)
         items: list[ir.Expr] = []
         for k, arg in enumerate(inner.args):

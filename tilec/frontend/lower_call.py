@@ -685,8 +685,10 @@ class CallLowering(LoweringHost):
         """`a + b` where the module defines a @wp.func `add` taking the operands' types: a call of it, as
         in Warp (a user's operator overload, e.g. for a struct); None otherwise (the builtin operator)."""
         fd = self.scope.funcs.get(op)
-        if fd is None or op in self.env or op in self.func_values:
-            return None
+        if fd is None or op in self.env or op in self.func_values or fd is self.fd:
+            return None  # (in the func's own body Warp would recurse without end: the builtin there)
+        if all(isinstance(e, ir.Const) for e in operands):
+            return None  # constants fold as the builtin's
         got = [e.type for e in operands]
         for candidate in self.scope.func_overloads.get(op) or [fd]:
             declared = self.module.signature(candidate)

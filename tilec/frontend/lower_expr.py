@@ -82,6 +82,8 @@ class ExprLowering(LoweringHost):
             op = BINOPS.get(type(node.operator))
             if op is None:
                 self.fail("TC0401", "unsupported syntax: the `@` operator (use wp.tile_matmul)", node.operator)
+            if op not in self.scope.funcs:
+                return self.apply(op, [node.left, node.right], node)
             operands = [self.expr(node.left), self.expr(node.right)]
             overloaded = self.user_operator(op, operands, node)  # lower_call.py: the module's own `add`, ...
             if overloaded is not None:

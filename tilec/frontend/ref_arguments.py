@@ -32,6 +32,8 @@ class RefArguments(LoweringHost):
                             target: cst.BaseAssignTargetExpression | None) -> list[ir.Stmt] | None:
         """The statement `f(..., place, ...)` (or `target = f(...)`) with each place passed to a
         `wp.ref` parameter copied in and out; None where no argument needs it."""
+        if not (isinstance(call.func, cst.Name) and call.func.value in self.scope.funcs):
+            return None
         positions = self.ref_positions(call)
         places = [(i, a) for i, a in enumerate(call.args)
                   if (a.keyword.value if a.keyword else i) in positions and _is_place(a.value)]

@@ -57,9 +57,6 @@ OPS = [
            "between an adjoint's replay and its reverse sweep: the GPU checks the tape fit", api=False,
            effect=True),
     OpSpec("lane", (), _lane, "lane", "this lane's index in the block", api=False),
-    OpSpec("grad_of", (), lambda b: b.variadic[b.attrs["index"]], "grad_of",
-           "wp.grad(f)(args): input `index`'s gradient of f (a func or an op) at args; passes/grad_calls.py "
-           "calls the func it derives instead", variadic="args", api=False),
     OpSpec("array_take", (A,), lambda b: _element(b, "a"), "array_take",
            "adjoint of a shared element store: a[i] for the first thread to arrive, which zeroes it",
            variadic="indices", api=False, effect=True),
