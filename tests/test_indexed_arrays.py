@@ -22,6 +22,21 @@ def rows(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
     for j in range(a.shape[1]):
         s += a[i, j] * a[i, j]
     out[i] = s
+
+
+@wp.kernel
+def scatter(a: wp.indexedarray2d(dtype=float), v: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    a[i, j] += v[i, j] * v[i, j]  # atomic, as for an array
+    wp.atomic_add(a, i, j, 2.0 * v[i, j])
+    wp.atomic_sub(a, i, j, 0.5)
+
+
+@wp.kernel
+def store(a: wp.indexedarray(dtype=float), v: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = v[i] * 3.0
+    out[i] = wp.atomic_max(a, i, 2.0)  # the old value
 '''
 
 
@@ -100,3 +115,28 @@ def test_adjoint_of_the_wrong_shape_and_the_tape_are_refused(mod):
     with pytest.raises(ValueError, match="the tape does not record launches with an indexed array"):
         with mod.Tape():
             mod.rows.launch(dim=3, inputs=[(base, [i0, i1]), out])
+
+
+def test_writes_and_atomics_reach_the_base_at_the_gathered_positions(mod):
+    """Warp's indexed arrays are written through too: a[i, j] = / += / atomics update base[idx0[i], idx1[j]]
+    (repeated indices accumulate, as the atomics they are); the adjoint reads the base's adjoint there."""
+    base, i0, i1 = _data()
+    v = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
+    got = base.copy()
+    mod.scatter.launch(dim=(3, 4), inputs=[(got, [i0, i1]), v])
+    want = base.copy()
+    np.add.at(want, (i0[:, None], i1[None, :]), v * v + 2 * v - 0.5)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    seed = np.random.default_rng(5).standard_normal(base.shape).astype(np.float32)
+    grad_v = np.zeros_like(v)
+    mod.scatter.launch(dim=(3, 4), inputs=[(got, [i0, i1]), v], adj_inputs=[seed.copy(), grad_v], adjoint=True)
+    np.testing.assert_allclose(grad_v, seed[np.ix_(i0, i1)] * (2 * v + 2), rtol=1e-5)
+    b1 = np.zeros(6, np.float32)
+    idx = np.array([5, 1, 3], np.int32)
+    w = np.array([1.0, -1.0, 0.25], np.float32)
+    out = np.zeros(3, np.float32)
+    mod.store.launch(dim=3, inputs=[(b1, [idx]), w, out])
+    np.testing.assert_array_equal(out, w * 3.0)
+    expected = np.zeros(6, np.float32)
+    expected[idx] = np.maximum(w * 3.0, 2.0)
+    np.testing.assert_array_equal(b1, expected)

@@ -4,8 +4,9 @@ import warp as wp
 @wp.kernel
 def write_into(a: wp.indexedarray(dtype=float), b: wp.array(dtype=float)):
     i = wp.tid()
-    a[i] = b[i]  # ERROR TC0401: indexed array `a` used here
-    a[i] += 1.0  # ERROR TC0401: indexed array `a` used here
+    a[i] = b[i]  # a store into the base at idx[i]
+    a[i] += 1.0  # an atomic add there
+    a[i] *= 2.0  # ERROR TC0401: indexed array `a` used here
 
 
 @wp.kernel
@@ -28,7 +29,9 @@ def tile_from_indexed(a: wp.indexedarray2d(dtype=float), b: wp.array2d(dtype=flo
 
 @wp.kernel
 def atomic_into(a: wp.indexedarray(dtype=float)):
-    wp.atomic_add(a, 0, 1.0)  # ERROR TC0401: indexed array `a` used here
+    wp.atomic_add(a, 0, 1.0)
+    wp.atomic_add(a, 0, 1, 1.0)  # ERROR TC0304: indexed array `a` has 1 dimension(s)
+    v = a  # ERROR TC0401: indexed array `a` used here
 
 
 @wp.kernel

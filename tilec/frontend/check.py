@@ -140,6 +140,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.non_null: set[str] = set()  # nullable parameters a test has shown passed, where the lowering is
         self.returns_several: int | None = None  # a func returning several values: how many (tuple_returns.py)
         self.func_values: dict[str, FunctionT] = {}  # name -> the function it is bound to (`f = my_func`, wp.Function)
+        self.grad_wrappers: dict[str, cst.Call] = {}  # name -> the `wp.grad(f)` it is bound to (grad_calls.py)
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
@@ -567,6 +568,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             as_tuple = self.bind_tuple(target, value_node, node)
             if as_tuple is not None:
                 return as_tuple
+            if self.bind_grad_wrapper(target, value_node):  # `g = wp.grad(f)` (grad_calls.py)
+                return []
             function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute, cst.Call)) else None
             if function is not None:
                 return self.bind_function_value(target, function, node)
@@ -848,6 +851,14 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return self.adjoint_update(target, value, node, aug)
         if isinstance(target.value, cst.Subscript) and self.scope.api_attr(target.value.value) == "adjoint":
             return self.adjoint_array_update(target, value, node, aug)
+        indexed = self.indexed_name(target.value)
+        if indexed is not None and aug in (None, cst.Add, cst.Subtract):  # indexed.py: at the gathered element
+            op = {None: "array_store", cst.Add: "array_atomic_add", cst.Subtract: "array_atomic_sub"}[aug]
+            items = self.subscript_items(target)
+            base, gathered = self.indexed_element(indexed, items, target)
+            call = self.make_op(op, [base, value, *gathered], {}, node,
+                                where=[target.value, node.value if hasattr(node, "value") else node, *items])
+            return [ir.ExprStmt(call, self.span(node))]
         base = self.expr(target.value)
         if isinstance(base, STRUCTISH):
             return self.store_struct_element(base, target, value, node, aug)

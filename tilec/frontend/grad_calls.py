@@ -24,12 +24,29 @@ if TYPE_CHECKING:
 
 
 class GradCalls(LoweringHost):
+    grad_wrappers: dict[str, cst.Call]  # name -> the `wp.grad(f)` call it is bound to
+
+    def bind_grad_wrapper(self, target: cst.Name, value: cst.BaseExpression) -> bool:
+        """`g = wp.grad(f)`: g names f's gradient from here on (Warp's GradWrapper); False for other values."""
+        if not (isinstance(value, cst.Call) and self.scope.api_attr(value.func) == "grad"):
+            return False
+        if target.value in self.env or target.value in self.grad_wrappers:
+            self.fail("TC0405", f"`{target.value}` is already bound; a name bound to a function is bound once "
+                      "(Warp has no function pointers)", target)
+        self.grad_wrappers[target.value] = value
+        return True
+
     def grad_items(self, node: cst.BaseExpression) -> list[ir.Expr] | None:
-        """The gradients `wp.grad(f)(args)` gives, one per input; None for any other expression."""
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Call)
-                and self.scope.api_attr(node.func.func) == "grad"):
+        """The gradients `wp.grad(f)(args)` (or `g(args)` after `g = wp.grad(f)`) gives, one per input;
+        None for any other expression."""
+        if not isinstance(node, cst.Call):
             return None
-        wrapper = node.func
+        if isinstance(node.func, cst.Name) and node.func.value in self.grad_wrappers and node.func.value not in self.env:
+            wrapper = self.grad_wrappers[node.func.value]
+        elif isinstance(node.func, cst.Call) and self.scope.api_attr(node.func.func) == "grad":
+            wrapper = node.func
+        else:
+            return None
         if len(wrapper.args) != 1 or wrapper.args[0].keyword is not None:
             self.fail("TC0303", "wp.grad takes one function", wrapper)
         target = self.function_value(wrapper.args[0].value)
@@ -63,7 +80,7 @@ class GradCalls(LoweringHost):
         return items
 
     def lower_grad_call(self, node: cst.Call) -> Lowered:
-        """`wp.grad(f)(x)` used as one value."""
+        """`wp.grad(f)(x)` (or `g(x)`) used as one value."""
         items = self.grad_items(node)
         assert items is not None  # (lower_call's test)
         if len(items) != 1:

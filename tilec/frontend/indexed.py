@@ -7,7 +7,8 @@ kernel parameter `a: wp.indexedarray2d[float]` becomes three IR parameters: the 
 and the index arrays `a:index0`, `a:index1` (naming.index_param); the manifest marks them and
 the loader takes one indexed argument for the three. Reads lower to plain array loads at
 gathered indices, so the adjoint accumulates into the base array's adjoint at the gathered
-positions, as Warp's does. Every other use of the name (writes, atomics, views, tile loads,
+positions, as Warp's does; writes (`a[i] = v`, `a[i] += v`, `a[i] -= v`) and `wp.atomic_*(a, i, v)`
+to the same ops on the base at gathered indices. Every other use of the name (views, tile loads,
 passing it on) is a diagnostic at that use.
 """
 from __future__ import annotations
@@ -23,8 +24,8 @@ from ..diagnostics import Span
 from ..ir.types import INT32, ArrayT, Type
 from . import annotations as ann
 
-READ_ONLY = ("tilec reads an indexed array element by element (`{name}[i, ...]` with every index) and "
-             "its `.shape`; other uses are not supported")
+READ_ONLY = ("tilec reads and writes an indexed array element by element (`{name}[i, ...]` with every "
+             "index, `wp.atomic_add({name}, i, ..., v)`) and its `.shape`; other uses are not supported")
 
 
 @dataclass(frozen=True)
@@ -77,17 +78,26 @@ class IndexedLowering:
         return self.gather_indexed(name, ir.Var(base, span), [ir.Var(i, span) for i in indices], node)
 
     def gather_indexed(self, name: str, base: ir.Expr, indices: list[ir.Expr], node: cst.Subscript) -> ir.Expr:
-        ndim = len(indices)
         items = self.subscript_items(node)
+        gathered = self.gathered_indices(name, indices, items, node)
+        return self.make_op("array_load", [base] + gathered, {}, node, where=[node.value] + items)
+
+    def gathered_indices(self, name: str, indices: list[ir.Expr], items: list[Any], node: cst.CSTNode) -> list[ir.Expr]:
+        """The base array's indices of element `items` of the indexed array: idx_k[item_k]."""
+        ndim = len(indices)
         if len(items) != ndim or any(isinstance(i, cst.Slice) for i in items):
-            self.fail("TC0304", f"indexed array `{name}` has {ndim} dimension(s) and is read "
+            self.fail("TC0304", f"indexed array `{name}` has {ndim} dimension(s) and is read and written "
                       f"element by element: give {ndim} index(es), no slices (tilec makes no "
                       "views of an indexed array)", node)
-        gathered = []
-        for item, index in zip(items, indices):
-            i = self.retype_literal(self.index(item), INT32)
-            gathered.append(self.make_op("array_load", [index, i], {}, item, where=[node.value, item]))
-        return self.make_op("array_load", [base] + gathered, {}, node, where=[node.value] + items)
+        return [self.make_op("array_load", [index, self.retype_literal(self.index(item), INT32)], {}, item,
+                             where=[node, item]) for item, index in zip(items, indices)]
+
+    def indexed_element(self, name: str, items: list[Any], node: cst.CSTNode) -> tuple[ir.Var, list[ir.Expr]]:
+        """The base array of indexed parameter `name` and its indices of element `items` (a write's or
+        an atomic's place: `a[i, j] = v` stores into base[idx0[i], idx1[j]])."""
+        base, indices = self.indexed[name]
+        span = self.span(node)
+        return ir.Var(base, span), self.gathered_indices(name, [ir.Var(i, span) for i in indices], items, node)
 
     def indexed_value_shape(self, value: IndexedValue, axis: int, node: cst.CSTNode) -> ir.Expr:
         """`s.data.shape[k]`: the length of index array k."""

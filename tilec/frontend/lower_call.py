@@ -71,7 +71,8 @@ class CallLowering(LoweringHost):
             isinstance(func, cst.Name) and func.value in self.scope.host_values and func.value not in self.env) else None
         if picked is not None:  # `wp.static(OPS[op])(x)`
             return self.call_function_value(picked, node, tid_count)
-        if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "grad":
+        if (isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "grad") or (
+                isinstance(func, cst.Name) and func.value in self.grad_wrappers and func.value not in self.env):
             return self.lower_grad_call(node)  # grad_calls.py
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "static":
             self.fail("TC0305", "static: tilec calls the function `wp.static(D[key])` picks when D is a module-level "
@@ -172,6 +173,11 @@ class CallLowering(LoweringHost):
             return self.lower_func_call(warp_library.PREFIX + api, node)
         if api in ATOMIC_UPDATES:
             return self.lower_atomic_update(api, node)
+        if api in ("atomic_add", "atomic_min", "atomic_max") and node.args and \
+                self.indexed_name(node.args[0].value) is not None and all(a.keyword is None for a in node.args):
+            nodes = [a.value for a in node.args]  # indexed.py: the base array's element
+            base, gathered = self.indexed_element(cast(str, self.indexed_name(nodes[0])), nodes[1:-1], node)
+            return self.make_op(api, [base, *gathered, self.expr(nodes[-1])], {}, node, where=[nodes[0], *nodes[1:]])
         if api in OPERATOR_BUILTINS:
             return self.lower_operator_builtin(api, node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
@@ -343,6 +349,11 @@ class CallLowering(LoweringHost):
         if any(arg.keyword is not None or arg.star for arg in node.args):
             self.fail("TC0304", f"{api}: takes its arguments by position (the array, its indices, the value)", node)
         nodes = [arg.value for arg in node.args]
+        indexed = self.indexed_name(nodes[0]) if nodes else None
+        if indexed is not None:  # indexed.py: the base array's element
+            base, gathered = self.indexed_element(indexed, nodes[1:-1], node)
+            return self.make_op(ATOMIC_UPDATES[api], [base, self.expr(nodes[-1]), *gathered], {}, node,
+                                where=[nodes[0], nodes[-1], *nodes[1:-1]])
         array = self.expr(nodes[0]) if nodes else None
         if array is None or not isinstance(array.type, ArrayT):
             self.fail("TC0304", f"{api}: its first argument must be an array", nodes[0] if nodes else node)

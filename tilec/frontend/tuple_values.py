@@ -30,6 +30,9 @@ class TupleValues(LoweringHost):
             return [self.expr(el.value) for el in value_node.elements]
         if isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars:
             return [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
+        grads = self.grad_items(value_node)  # `t = wp.grad(wp.atan2)(y, x)` (grad_calls.py)
+        if grads is not None and len(grads) > 1:
+            return grads
         func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
         if func is None:
             return None

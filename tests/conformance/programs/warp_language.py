@@ -258,7 +258,8 @@ def soft_clip(x: float, y: float):
 def grad_calls(d: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array(dtype=float),
                f: wp.array(dtype=wp.vec3), g: wp.array(dtype=float)):
     i = wp.tid()
-    f[i] = -wp.grad(coulomb)(d[i])
+    force = wp.grad(coulomb)  # a name for the gradient (Warp's GradWrapper)
+    f[i] = -force(d[i])
     a, b = wp.grad(soft_clip)(x[i], y[i])
-    p, q = wp.grad(wp.atan2)(y[i], x[i])
-    g[i] = a + 2.0 * b + 3.0 * p + 4.0 * q
+    t = wp.grad(wp.atan2)(y[i], x[i])  # a tuple of the two
+    g[i] = a + 2.0 * b + 3.0 * t[0] + 4.0 * t[1]
