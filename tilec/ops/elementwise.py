@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..ir.types import BOOL, INT32, Dim, Scalar, TileT, Type, describe
+from ..ir.types import BOOL, INT32, Dim, MatT, Scalar, TileT, Type, VecT, describe
 from . import rules
 from .core import Bound, OpSpec, Param
 
@@ -184,6 +184,12 @@ def _select_rule(value_names: tuple[str, ...]) -> Rule:
         c = b.types["cond"]
         if not isinstance(c, Scalar):
             b.fail("TC0406", "the condition must be a scalar", "cond")
+        picked = [b.types[n] for n in value_names]
+        if any(isinstance(t, (VecT, MatT)) for t in picked):  # Warp's where of vectors, matrices, quaternions, ...
+            if picked[0] != picked[1]:
+                b.fail("TC0201", f"{b.op}: both values must have one type, got {describe(picked[0])} and "
+                       f"{describe(picked[1])}", value_names[1])
+            return picked[0]
         return inner(b)
 
     return rule

@@ -263,3 +263,16 @@ def grad_calls(d: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array
     a, b = wp.grad(soft_clip)(x[i], y[i])
     t = wp.grad(wp.atan2)(y[i], x[i])  # a tuple of the two
     g[i] = a + 2.0 * b + 3.0 * t[0] + 4.0 * t[1]
+
+
+@wp.kernel
+def vector_choices(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22),
+                   s: wp.array(dtype=float), out: wp.array(dtype=wp.vec3), mo: wp.array(dtype=wp.mat22)):
+    # `x if c else y` and wp.where of vectors, matrices and quaternions
+    i = wp.tid()
+    flag = s[i] > 0.0
+    out[i] = a[i] if flag else b[i] * 2.0
+    out[i] += wp.where(s[i] > 0.5, a[i] * s[i], b[i])
+    mo[i] = wp.where(flag, m[i] * s[i], m[i])
+    q = wp.quat_identity() if flag else wp.quat(0.0, 0.0, 1.0, 0.0)
+    out[i] += wp.quat_rotate(q, a[i])
