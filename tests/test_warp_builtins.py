@@ -316,9 +316,45 @@ def test_reversed_ranges_run_backwards(lo, hi):
     check_gradients(mod.k, 1, [x, lo, hi, np.zeros(64, np.int32), np.zeros(1)], outputs=[4], wrt=[0], tiled=False)
 
 
-def test_reversed_range_needs_a_constant_step():
-    source = diagnosed("0.0\n    for j in reversed(range(0, 8, i)):\n        a[j] = 1.0")
-    assert first_error(source) == "13:35: TC0401: unsupported syntax: reversed(range(...)) with a run-time step"
+RUN_TIME_STEPS = """
+import warp as wp
+
+
+@wp.kernel
+def k(a: int, b: int, s: int, count: wp.array(dtype=int), values: wp.array(dtype=int)):
+    n = int(0)
+    for i in reversed(range(a, b, s)):
+        values[n] = i
+        n += 1
+    count[0] = n
+
+
+@wp.kernel
+def strided(n: int, stride: int, x: wp.array(dtype=wp.float64), total: wp.array(dtype=wp.float64)):
+    t = wp.tid()
+    acc = wp.float64(0.0)
+    for i in reversed(range(t, n, stride)):  # Warp's test_grad idiom
+        acc = acc * wp.float64(0.5) + x[i] * x[i]
+    wp.atomic_add(total, 0, acc)
+"""
+
+
+@pytest.mark.build
+@needs_cxx
+def test_reversed_range_of_a_run_time_step():
+    """reversed(range(a, b, s)) with s known at run time: Python's values in Python's reversed order for
+    every sign of s and every order of a and b (s = 0, where Python raises, gives none); the adjoint
+    of a loop-carried value follows it (float64 finite differences)."""
+    mod = build(RUN_TIME_STEPS, "reversed_run_time")
+    for a in range(-5, 6):
+        for b in range(-5, 6):
+            for step in (-3, -2, -1, 0, 1, 2, 4):
+                count, values = np.zeros(1, np.int32), np.zeros(16, np.int32)
+                mod.k.launch(dim=1, inputs=[a, b, step, count, values])
+                expected = list(reversed(range(a, b, step))) if step else []
+                assert list(values[:count[0]]) == expected, (a, b, step)
+    x = np.random.default_rng(6).standard_normal(11)
+    check_gradients(mod.strided, 3, [11, 3, x, np.zeros(1)], outputs=[3], wrt=[2], tiled=False)
 
 
 BITCASTS = '''import warp as wp

@@ -1028,10 +1028,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def reversed_range(self, bounds: list[ir.Expr], node: cst.Call) -> list[ir.Expr]:
         """(start, stop, step) of `reversed(range(a, b, s))`: the same values last to first, as
         `range(a + ((b - a - 1) // s) * s, a - s, -s)` for s > 0 (with s < 0, `(a - b - 1) // -s`),
-        which is empty exactly when the range is. The step must be a constant."""
+        which is empty exactly when the range is (a run-time step: run_time_reversed)."""
         a, b, step = bounds
         if not isinstance(step, ir.Const):
-            self.fail("TC0401", "unsupported syntax: reversed(range(...)) with a run-time step", node.args[2])
+            return self.run_time_reversed(a, b, step, node)
         s = cast(int, step.value)  # an index's constant: an int
         span = self.span(node)
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
@@ -1045,6 +1045,25 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         count = self.make_op("floordiv", [self.make_op("sub", [gap, k(1)], {}, node), k(abs(s))], {}, node)
         last = self.make_op("add", [a, self.make_op("mul", [count, k(s)], {}, node)], {}, node)
         return [last, self.make_op("sub", [a, k(s)], {}, node), k(-s)]
+
+    def run_time_reversed(self, a: ir.Expr, b: ir.Expr, s: ir.Expr, node: cst.Call) -> list[ir.Expr]:
+        """reversed(range(a, b, s)) of a step known at run time: `range(last, a - s, -s)`, last =
+        `a + ((b - a - sign(s)) // s) * s` where the range has elements (the quotient is then not
+        negative, so truncation and floor agree), else `a - s` (empty). A zero step divides by one
+        and gives no element (Python raises)."""
+        span = self.span(node)
+
+        def op(name: str, *args: ir.Expr) -> ir.Expr:
+            return self.make_op(name, list(args), {}, node)
+
+        def k(v: int) -> ir.Const:
+            return ir.Const(v, INT32, span, weak=True)
+        up = op("gt", s, k(0))
+        nonempty = op("where", up, op("gt", b, a), op("and_", op("lt", s, k(0)), op("gt", a, b)))
+        divisor = op("where", op("eq", s, k(0)), k(1), s)
+        steps = op("floordiv", op("sub", op("sub", b, a), op("where", up, k(1), k(-1))), divisor)
+        stop = op("sub", a, s)
+        return [op("where", nonempty, op("add", a, op("mul", steps, s)), stop), stop, op("neg", s)]
 
     def while_stmt(self, node: cst.While) -> ir.While:
         if node.orelse is not None:
