@@ -1054,7 +1054,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         span = self.span(node)
 
         def op(name: str, *args: ir.Expr) -> ir.Expr:
-            return self.make_op(name, list(args), {}, node)
+            return cast(ir.Expr, self.make_op(name, list(args), {}, node))
 
         def k(v: int) -> ir.Const:
             return ir.Const(v, INT32, span, weak=True)
