@@ -221,7 +221,7 @@ class ExprLowering(LoweringHost):
         held = self.indexed_field(shape_of.value)  # `s.data.shape[k]`, an indexed array field
         if held is not None:
             return self.indexed_value_shape(held, axis, node)
-        base = self.expr(shape_of.value)
+        base = self.shaped(self.expr(shape_of.value))
         if isinstance(base.type, TileT):
             if not -base.type.ndim <= axis < base.type.ndim:
                 self.fail("TC0106", f"axis {axis} is out of range for a {base.type.ndim}-d tile", idx[0])
@@ -241,6 +241,15 @@ class ExprLowering(LoweringHost):
             return self.make_op("array_shape", [base], {"axis": axis}, node, where=idx)
         self.fail("TC0401", f"unsupported syntax: `.shape` of {describe(base.type)}", node)
 
+    @staticmethod
+    def shaped(base: Lowered) -> Lowered:
+        """What `.shape` and len() read of a value: an array of structs (lower_structs.StructArray) by one
+        of its fields' views, which share its shape."""
+        leaves = getattr(base, "leaves", None)
+        if isinstance(base.type, ArrayT) and isinstance(leaves, dict) and leaves:
+            return cast(ir.Expr, next(iter(leaves.values())))
+        return base
+
     def lower_len(self, node: cst.Call) -> Lowered:
         """`len(x)` (also `wp.len(x)`): a vector's, quaternion's or transform's length and a matrix's or
         tile's rows (compile-time constants, as in Warp), an array's first extent."""
@@ -255,7 +264,7 @@ class ExprLowering(LoweringHost):
         count = self.tuple_len(arg)
         if count is not None:
             return self.const_expr(count, node)
-        base = self.expr(arg)
+        base = self.shaped(self.expr(arg))
         t = base.type
         if isinstance(t, (VecT, MatT)):
             return self.const_expr(t.length if isinstance(t, VecT) else t.rows, node)

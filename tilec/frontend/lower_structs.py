@@ -364,7 +364,7 @@ class StructLowering(LoweringHost):
                       f"(`{base.origin}.{attr}[j] = v`)", target)
         value = self.expr(value_node)
         if aug is not None:
-            if not isinstance(ft, Scalar):
+            if not isinstance(ft, (Scalar, VecT, MatT)):
                 self.fail("TC0401", f"unsupported syntax: augmented assignment to {describe(ft)} field", target)
             if isinstance(base, StructElement) and aug in ("add", "sub"):  # an atomic, as `a[i] += v` is
                 return self.store_element_leaf(base, attr, ft, value, node, value_node,

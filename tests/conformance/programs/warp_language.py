@@ -276,3 +276,24 @@ def vector_choices(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), m: wp
     mo[i] = wp.where(flag, m[i] * s[i], m[i])
     q = wp.quat_identity() if flag else wp.quat(0.0, 0.0, 1.0, 0.0)
     out[i] += wp.quat_rotate(q, a[i])
+
+
+@wp.struct
+class Swizzle:
+    x: wp.vec2f
+    m: wp.mat22
+    y: wp.int32
+
+
+@wp.kernel
+def struct_vector_updates(foos: wp.array(dtype=Swizzle), v: wp.array(dtype=wp.vec2f)):
+    # `a[i].x += v` of vector and matrix fields (atomic, as `a[i] += v`), `.shape` of an array of structs
+    i = wp.tid()
+    foos[i].x += wp.vec2f(1.0, 2.0) * v[i][0]
+    foos[i].x -= v[i]
+    foos[i].m += wp.outer(v[i], v[i])
+    f = Swizzle()
+    f.x += v[i]
+    f.x *= 2.0
+    foos[i].y = wp.int32(3) + len(foos)
+    foos[(i + 1) % foos.shape[0]].x += f.x
