@@ -65,6 +65,19 @@ def square_in_place(A: {F}):
 
 
 @wp.kernel
+def scale_in_place(X: {F}, A: {F}):
+    i = wp.tid()
+    A[i] *= X[i]  # Warp's in-place update: read, multiply, write back
+
+
+@wp.kernel
+def divide_in_place(X: {F}, A: {F}):
+    i = wp.tid()
+    A[i] = X[i] * X[i]
+    A[i] /= wp.float64(3.0)  # linear in the value it overwrites: exact
+
+
+@wp.kernel
 def square_in_place_tile(A: {F}):
     s = wp.tile_load(A, shape=(5,))
     wp.tile_store(A, s * s)
@@ -227,6 +240,11 @@ def test_load_modify_store_linear_in_the_old_value_is_exact(mod):
 
 def test_load_modify_store_of_a_tile_is_exact(mod):
     exact(mod.load_modify_store_tile, 1, [rand(7), rand(7, 3)])
+
+
+def test_an_in_place_product_is_refused_and_an_in_place_division_exact(mod):
+    refused(mod.scale_in_place, "`A`", line("A[i] *= X[i]"))
+    exact(mod.divide_in_place, 4, [rand(4), rand(4, 2)])
 
 
 def test_squaring_in_place_is_refused_naming_the_array_and_both_lines(mod):

@@ -9,8 +9,8 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     t = wp.tile_zeros(shape=(N,), dtype=float)
     assert t  # ERROR TC0406: a tile cannot be a condition
     assert a  # ERROR TC0406: a condition must be a scalar
-    a[i] &= 1  # ERROR TC0401: update of a float array element in a differentiable kernel
-    a[i] *= 2.0  # ERROR TC0401: update of a float array element
+    a[i] &= 1  # ERROR TC0203: not defined for float32 operands
+    a[i] *= 2.0  # read, multiply, write back (the kernel's adjoint is then refused: TC0502)
     b[i] <<= 1.5  # ERROR TC0201: float literal `right` cannot adapt to int32
     x = 1.5
     x ^= 1  # ERROR TC0203: not defined for float32 operands

@@ -832,12 +832,6 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
                       "on a tile element (Warp applies it atomically across the block's lanes; tilec does not "
                       "yet)", node.operator, help="assign the combined value instead: t[i] = t[i] & v")
-        held = component_dtype(base.type.dtype) if isinstance(base.type, ArrayT) else None  # None: a struct
-        if held is not None and held.is_float and self.fd.enable_backward:
-            self.fail("TC0401", f"unsupported syntax: `{self.parsed.tree.code_for_node(node.operator).strip()}` "
-                      "update of a float array element in a differentiable kernel (its adjoint would read the "
-                      "overwritten value)", node.operator,
-                      help="write `a[i] = a[i] * v` into another array, or use enable_backward=False")
         current = self.lower_subscript(target)
         value = self.make_op(BINOPS[op_cls], [current, self.expr(node.value)], {}, node,
                              where=[target, node.value])
