@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
-from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, component_dtype, describe
+from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
 from . import annotations as ann
 from . import structs, warp_library
 from .lower_call import Abort, CallLowering
