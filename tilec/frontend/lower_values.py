@@ -120,6 +120,14 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             self.fail("TC0303", "matrix: needs `shape=(rows, cols)` with its components", node)
         nodes = [a.value for a in node.args if a.keyword is None]
         args: list[ir.Expr] = [self.expr(n) for n in nodes]
+        held = args[0].type if len(args) == 1 else None
+        if isinstance(held, VecT if api == "vector" else MatT) and size not in keywords:
+            # `wp.types.vector(v, dtype=wp.float16)`: v converted (its own dtype without `dtype=`)
+            dtype = ann.dtype(keywords["dtype"], self.scope) if "dtype" in keywords else held.dtype
+            if dtype is None:
+                self.fail("TC0303", f"{api}: `dtype` must be a scalar type", keywords["dtype"])
+            converted = replace(held, dtype=dtype)
+            return cast(ir.OpCall, self.make_op("value_new", args, {"type": converted}, node, where=nodes))
         if not all(isinstance(a.type, Scalar) for a in args):
             self.fail("TC0303", f"{api}: takes scalar components", nodes[0])
         if "dtype" in keywords:

@@ -276,6 +276,7 @@ def vector_choices(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), m: wp
     mo[i] = wp.where(flag, m[i] * s[i], m[i])
     q = wp.quat_identity() if flag else wp.quat(0.0, 0.0, 1.0, 0.0)
     out[i] += wp.quat_rotate(q, a[i])
+    out[i] += wp.types.vector(wp.vec3d(b[i]), dtype=wp.float32) * 0.5  # the generic constructor converts
 
 
 @wp.struct
