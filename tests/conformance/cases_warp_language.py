@@ -46,6 +46,8 @@ CASES = [
     Case("wl_struct_vector_updates", L, "struct_vector_updates", dim=(N,),
          args=(StructArr("Swizzle", (N,), (("x", "float32:2"), ("m", "float32:2x2"), ("y", "int32", "int:0:5"))),
                varr(N, "vec2")), **SIMT),
+    Case("wl_poisson_draws", L, "poisson_draws", dim=(256,),
+         args=(arr(256, kind="rand"), out(256, dtype="uint32"), out(256)), grad=False, **SIMT),
     Case("wl_grad_calls", L, "grad_calls", dim=(N,),
          args=(varr(N, "vec3"), arr(N), arr(N), varr(N, "vec3", "out"), out(N)), grad=False, **SIMT),
     Case("wl_places_by_reference", L, "places_by_reference", dim=(N,),

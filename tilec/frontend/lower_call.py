@@ -147,7 +147,7 @@ class CallLowering(LoweringHost):
         if api == "tile_view" and any(self.slice_call(i) for a in node.args[1:] if a.keyword is None or
                                       a.keyword.value == "offset" for i in self.offset_items(a.value)):
             return self.lower_tile_view_slices(node)
-        if api in random.DRAWS:
+        if api in random.DRAWING:
             return self.lower_draw(api, node)
         if api in ("hash_grid_query", "hash_grid_query_next", "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next",
                    "mesh_query_aabb_next"):
@@ -826,7 +826,7 @@ class _LazyName(FuncRef):
 def _callable_api(api: str, scope: Scope) -> bool:
     """Whether `wp.<api>` is a builtin a call can name (not a constant, type or module attribute)."""
     return (api in API_OPS or api in OPERATOR_BUILTINS or api in ATOMIC_UPDATES or api in MATH_REWRITES
-            or api in random.DRAWS or warp_library.provides(api, scope))
+            or api in random.DRAWING or warp_library.provides(api, scope))
 
 
 def _is_extent(v: object, generic: bool) -> bool:

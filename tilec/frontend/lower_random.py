@@ -20,7 +20,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import INT32, UINT32, Type
+from ..ir.types import FLOAT32, INT32, UINT32, Type
 from ..ops.random import DRAWS
 from .parse import Parsed
 
@@ -47,7 +47,8 @@ class RandomLowering:
     def lower_draw(self, op: str, node: cst.Call) -> ir.Expr:
         call = self.lower_op(op, node)
         assert isinstance(call, ir.OpCall), call  # a draw's rule gives its op call
-        bounds = tuple(self.retype_literal(a, call.type) for a in call.args[1:])  # `0.0, 2.0`: the draw's dtype
+        bounds = tuple(self.retype_literal(a, FLOAT32 if op == "poisson" else call.type)  # `0.0, 2.0`: the draw's dtype
+                       for a in call.args[1:])
         call = ir.OpCall(call.op, call.args[:1] + bounds, call.attrs, call.type, call.span)
         state = call.args[0]
         if not isinstance(state, ir.Var):
@@ -55,8 +56,9 @@ class RandomLowering:
         span = self.span(node)
         origin = self.draw_origin.get(state.sym, state.sym)
         after = self.new_temp(UINT32)
-        count = ir.Const(DRAWS[op], INT32, span)
-        self.pending_draws.append(ir.Assign(after, ir.OpCall("rand_advance", (state, count), (), UINT32, span), span))
+        advanced = ir.OpCall("poisson_state", (state, call.args[1]), (), UINT32, span) if op == "poisson" else \
+            ir.OpCall("rand_advance", (state, ir.Const(DRAWS[op], INT32, span)), (), UINT32, span)
+        self.pending_draws.append(ir.Assign(after, advanced, span))
         self.draw_current[origin] = after
         self.draw_origin[after] = origin
         return call

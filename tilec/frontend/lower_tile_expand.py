@@ -20,7 +20,7 @@ from .. import ir
 from ..diagnostics import Span
 from ..ir.types import INT32, MatT, Scalar, TileT, VecT, fmt_shape
 from ..ops import OPS
-from ..ops.random import DRAWS
+from ..ops.random import DRAWING
 from . import consts
 
 
@@ -98,7 +98,7 @@ class TileExpandLowering:
         return self.make_op("value_new", parts, {"type": value_type}, node)
 
     def refuse_effects(self, x: ir.Expr, x_node: cst.CSTNode) -> None:
-        if any(isinstance(e, ir.OpCall) and (OPS[e.op].effect or e.op in DRAWS) for e in ir.walk_expr(x)):
+        if any(isinstance(e, ir.OpCall) and (OPS[e.op].effect or e.op in DRAWING) for e in ir.walk_expr(x)):
             self.fail("TC0401", "unsupported syntax: wp.tile()/wp.untile() spreading a vector/matrix reads its "
                       "argument once per component; assign a value that draws random numbers or has effects to a "
                       "variable first", x_node)

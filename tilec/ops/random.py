@@ -77,6 +77,16 @@ def _advance(b: Bound) -> Type:
     return UINT32
 
 
+def _poisson(b: Bound) -> Type:
+    if b.types["state"] != UINT32:
+        b.fail("TC0203", f"`state` must be a generator state (a uint32 from wp.rand_init), got "
+               f"{describe(b.types['state'])}", "state")
+    lam = b.types["lam"]
+    if lam != FLOAT32 and not (isinstance(lam, Scalar) and "lam" in b.weak):
+        b.fail("TC0203", f"`lam` must be a float32, got {describe(lam)}", "lam")
+    return UINT32
+
+
 def _tile_params() -> tuple[Param, ...]:
     return (Param("shape", "shape"), Param("rng", "value"), Param("min", "value", None),
             Param("max", "value", None), Param("storage", "storage", "register"))
@@ -124,6 +134,11 @@ _OPS = [
     *(OpSpec(name, (Param("state", "value"),), _sample(length), name,
              f"{doc}, as Warp draws it ({count} draw{'s' if count > 1 else ''}); advances state")
       for name, (length, count, doc) in SAMPLERS.items()),
+    OpSpec("poisson", (Param("state", "value"), Param("lam", "value")), _poisson, "poisson",
+           "a Poisson-distributed uint32 of mean lam as Warp's poisson draws it (a varying number of draws); "
+           "advances state", nondiff=frozenset({"state", "lam"})),
+    OpSpec("poisson_state", (Param("state", "value"), Param("lam", "value")), _advance, "poisson_state",
+           "the state after poisson(state, lam)'s draws", api=False, elementwise=True),
     OpSpec("rand_advance", (Param("state", "value"), Param("count", "value")), _advance, "rand_advance",
            "the state after `count` draws", api=False, elementwise=True),
     OpSpec("rand_init", (Param("seed", "value"), Param("offset", "value", None)), _rand_init, "rand_init",
@@ -134,5 +149,8 @@ _OPS = [
     OpSpec("tile_randi", _tile_params(), _tile_rand(INT32), "tile_randi",
            "a tile of random int32s (or in [min, max)) drawn as Warp draws them"),
 ]
-OPS = [replace(spec, runtime_call=True) if spec.name in DRAWS else spec for spec in _OPS]  # a draw: a call of random.h
+# Every op that draws from a state (poisson takes a varying number of draws: not in DRAWS).
+DRAWING = frozenset(DRAWS) | {"poisson"}
+# A draw: a call of random.h. poisson's draws vary in number: the state after it is poisson_state's.
+OPS = [replace(spec, runtime_call=True) if spec.name in DRAWING else spec for spec in _OPS]
 

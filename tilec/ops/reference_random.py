@@ -214,3 +214,70 @@ def _curlnoise_adjoint(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Val
         amplitude = amplitude * gain
         freq = freq * lacunarity
     return adj
+
+
+_LOG_GAMMA_SERIES = [F(c) for c in (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
+                                    -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
+                                    6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
+                                    -1.39243221690590e+00)]
+
+
+def _poisson_log_gamma(x: np.float32) -> Any:
+    """runtime random.h's poisson_log_gamma, in float32."""
+    if x == F(1.0) or x == F(2.0):
+        return F(0.0)
+    shift = int(F(7.0) - x) if x < F(7.0) else 0
+    z = F(x + F(shift))
+    inv = F(1.0) / z
+    inv2 = inv * inv
+    total = _LOG_GAMMA_SERIES[9]
+    for c in reversed(_LOG_GAMMA_SERIES[:9]):
+        total = total * inv2 + c
+    result = total / z + F(0.5) * F(1.8378770664093453) + (z - F(0.5)) * np.log(z) - z
+    for _ in range(shift):
+        result = result - np.log(z - F(1.0))
+        z = z - F(1.0)
+    return F(result)
+
+
+def poisson(state: int, lam: float) -> tuple[int, int]:
+    """(value, state after) of Warp's poisson draw (runtime random.h's poisson_draw)."""
+    lam32 = F(lam)
+
+    def draw() -> np.float32:
+        nonlocal state
+        state = pcg(state)
+        return unit(state)
+    if lam32 == F(0.0):
+        return 0, state
+    with np.errstate(all="ignore"):
+        if not lam32 >= F(10.0):
+            limit, count, product = np.exp(-lam32), 0, F(1.0)
+            while True:
+                product = product * draw()
+                if not product > limit:
+                    return count, state
+                count += 1
+        root, log_lam = np.sqrt(lam32), np.log(lam32)
+        b = F(2.53) * root + F(0.931)
+        a = F(0.02483) * b + F(-0.059)
+        inv_alpha = F(1.1239) + F(1.1328) / (b - F(3.4))
+        v_r = F(0.9277) - F(3.6224) / (b - F(2.0))
+        while True:
+            u = draw() - F(0.5)
+            v = draw()
+            us = F(0.5) - abs(u)
+            k = np.floor(((F(2.0) * a) / us + b) * u + lam32 + F(0.43))
+            if us >= F(0.07) and v <= v_r:
+                return int(k), state
+            if k < F(0.0) or (us < F(0.013) and v > us):
+                continue
+            accept = -lam32 + k * log_lam - _poisson_log_gamma(F(k + F(1.0)))
+            if np.log(v) + np.log(inv_alpha) - np.log(a / (us * us) + b) <= accept:
+                return int(k), state
+
+
+@impl("poisson", "poisson_state")
+def _poisson(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    value, after = poisson(int(a[0]), float(a[1]))
+    return np.uint32(value if call.op == "poisson" else after)

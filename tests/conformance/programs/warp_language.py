@@ -298,3 +298,12 @@ def struct_vector_updates(foos: wp.array(dtype=Swizzle), v: wp.array(dtype=wp.ve
     f.x *= 2.0
     foos[i].y = wp.int32(3) + len(foos)
     foos[(i + 1) % foos.shape[0]].x += f.x
+
+
+@wp.kernel(enable_backward=False)
+def poisson_draws(lam: wp.array(dtype=float), counts: wp.array(dtype=wp.uint32), after: wp.array(dtype=float)):
+    # wp.poisson below 10 (a product of uniforms) and from 10 (transformed rejection), then the state it left
+    i = wp.tid()
+    rng = wp.rand_init(1234, i)
+    counts[i] = wp.poisson(rng, lam[i] * 60.0) + wp.poisson(rng, 3.5) * wp.uint32(1000)
+    after[i] = wp.randf(rng)

@@ -160,4 +160,66 @@ TL_HD vec<3, float> sample_unit_cube(uint32_t state) {
     return vec<3, float>(x, y, draw.next() - 0.5f);
 }
 
+// Poisson draws, as Warp's poisson draws them (NumPy's method in float): a product of uniforms below
+// exp(-lam) for lam < 10, Hoermann's transformed rejection (PTRS, 1993) from lam = 10. The number of
+// draws varies, so the caller advances its state with poisson_state. Every product that an add
+// follows is rounded on its own (mul_rounded), as Warp's CPU build computes it.
+struct PoissonDraw {
+    uint32_t value;
+    uint32_t state;  // after the draws
+};
+// log(Gamma(x)) by Stirling's series from x + n >= 7 down (NumPy's random_loggam, in float).
+TL_HD float poisson_log_gamma(float x) {
+    const float series[10] = {8.333333333333333e-02f, -2.777777777777778e-03f, 7.936507936507937e-04f,
+                              -5.952380952380952e-04f, 8.417508417508418e-04f, -1.917526917526918e-03f,
+                              6.410256410256410e-03f, -2.955065359477124e-02f, 1.796443723688307e-01f,
+                              -1.39243221690590e+00f};
+    if (x == 1.0f || x == 2.0f) return 0.0f;
+    const uint32_t shift = x < 7.0f ? uint32_t(7.0f - x) : 0u;
+    float z = x + float(shift);
+    const float inv = 1.0f / z;
+    const float inv2 = mul_rounded(inv, inv);
+    float sum = series[9];
+    for (int i = 8; i >= 0; --i) sum = mul_rounded(sum, inv2) + series[i];
+    const float half_log_two_pi = mul_rounded(0.5f, 1.8378770664093453f);
+    float result = sum / z + half_log_two_pi + mul_rounded(z - 0.5f, logf(z)) - z;
+    for (uint32_t k = 0; k < shift; ++k) {  // Gamma(x) = Gamma(x + n) / (x (x + 1) ... (x + n - 1))
+        result -= logf(z - 1.0f);
+        z -= 1.0f;
+    }
+    return result;
+}
+TL_HD PoissonDraw poisson_draw(uint32_t state, float lam) {
+    Uniforms draw{state};
+    if (lam == 0.0f) return PoissonDraw{0u, state};
+    if (!(lam >= 10.0f)) {  // count uniforms until their product falls to exp(-lam) (a NaN: one draw, 0)
+        const float limit = expf(-lam);
+        uint32_t count = 0;
+        float product = 1.0f;
+        for (;;) {
+            product *= draw.next();
+            if (!(product > limit)) return PoissonDraw{count, draw.state};
+            ++count;
+        }
+    }
+    const float root = sqrtf(lam), log_lam = logf(lam);
+    const float b = mul_rounded(2.53f, root) + 0.931f;
+    const float a = mul_rounded(0.02483f, b) + -0.059f;
+    const float inv_alpha = 1.1239f + 1.1328f / (b - 3.4f);
+    const float v_r = 0.9277f - 3.6224f / (b - 2.0f);
+    for (;;) {
+        const float u = draw.next() - 0.5f;
+        const float v = draw.next();
+        const float us = 0.5f - fabsf(u);
+        const float k = floorf(mul_rounded((2.0f * a) / us + b, u) + lam + 0.43f);
+        if (us >= 0.07f && v <= v_r) return PoissonDraw{uint32_t(k), draw.state};
+        if (k < 0.0f || (us < 0.013f && v > us)) continue;  // (a negative k never reaches a uint32)
+        const float accept = -lam + mul_rounded(k, log_lam) - poisson_log_gamma(k + 1.0f);
+        if (logf(v) + logf(inv_alpha) - logf(a / mul_rounded(us, us) + b) <= accept)
+            return PoissonDraw{uint32_t(k), draw.state};
+    }
+}
+TL_HD uint32_t poisson(uint32_t state, float lam) { return poisson_draw(state, lam).value; }
+TL_HD uint32_t poisson_state(uint32_t state, float lam) { return poisson_draw(state, lam).state; }
+
 }  // namespace tl
