@@ -68,9 +68,8 @@ def _key(e: ir.OpCall) -> Key:
 def _derive(module: ir.Module, e: ir.OpCall, taken: set[str], diags: Diagnostics) -> list[ir.Function] | None:
     """One func per input of e's target: that input's gradient at the arguments."""
     span = e.span
-    what = e.attr("func") or f"wp.{e.attr('op')}"
     target = next((f for f in module.funcs if f.name == e.attr("func")), None)
-    what = target.source_name if target is not None else what
+    what = target.source_name if target is not None else f"wp.{e.attr('op')}"
     kernel, inputs, adjoint_inputs, seed = _gradient_kernel(e, target, span)
     try:
         adjoint = adjoint_kernel(kernel, module)
@@ -183,18 +182,14 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
                 out.append(_map_stmt(s, expr))
         return tuple(out)
 
-    ready = next(i for i, s in enumerate(body) if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall)
-                 and s.expr.op == "tape_ready") if any(
-        isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall) and s.expr.op == "tape_ready" for s in body) \
-        else len(body)
+    ready = next((i for i, s in enumerate(body) if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall)
+                  and s.expr.op == "tape_ready"), len(body))  # between the replay and the reverse sweep
     forward = stmts(body[:ready], loops_ok=False)
     reverse = stmts(body[ready:], loops_ok=True)  # the mirrors of the one-pass loops (their trips restored)
-    if len(pops) != len(pushes):
-        raise _Unsupported("its adjoint restores values it did not save in order")
+    # the k-th restore takes the k-th save from the end (a stack, each save made at most once)
     restored = {id(s): pushes[len(pushes) - 1 - k] for k, s in enumerate(pops)}
-    for sym in pushes:
-        if sym.type != restored_type(pops, restored, sym):
-            raise _Unsupported("its adjoint restores values it did not save in order")
+    if len(pops) != len(pushes) or any(cast(ir.Assign, s).target.type != restored[id(s)].type for s in pops):
+        raise _Unsupported("its adjoint restores values it did not save in order")
     inits = tuple(ir.Assign(sym, zeros(sym.type, span), span) for sym in pushes)
 
     def restore(s: ir.Stmt) -> ir.Stmt:
@@ -203,14 +198,6 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
         return s
 
     return inits + forward + _map_stmts(reverse, restore)
-
-
-def restored_type(pops: list[ir.Stmt], restored: dict[int, ir.Sym], sym: ir.Sym) -> Type:
-    for s in pops:
-        if restored[id(s)] is sym:
-            assert isinstance(s, ir.Assign)
-            return s.target.type
-    return NONE
 
 
 def _once(s: ir.For) -> bool:
