@@ -8,7 +8,7 @@ from warp import tile_stack
 def uses_missing(A: wp.array1d(dtype=float), B: wp.array1d(dtype=int)):
     a = wp.tile_load(A, shape=(8,))
     wp.tile_bvh_query_aabb(a)  # ERROR TC0430: `tile_bvh_query_aabb` is a Warp builtin not supported by tilec yet
-    s = wp.poisson(wp.uint32(7), 1.0)  # ERROR TC0430: `poisson` is a Warp builtin not supported by tilec yet
+    wp.dense_chol(1, A, 0.0, A)  # ERROR TC0430: `dense_chol` is a Warp builtin not supported by tilec yet
     q = wp.tile_query_valid(a)  # ERROR TC0430: `tile_query_valid`
     wp.tile_add_inplace(a, 1, 2.0)  # Warp's name for a[1] += 2.0
     b = wp.tile_load(B, shape=(8,))
