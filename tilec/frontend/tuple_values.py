@@ -30,9 +30,6 @@ class TupleValues(LoweringHost):
             return [self.expr(el.value) for el in value_node.elements]
         if isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars:
             return [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
-        grads = self.grad_items(value_node)  # `t = wp.grad(wp.atan2)(y, x)` (grad_calls.py)
-        if grads is not None and len(grads) > 1:
-            return grads
         func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
         if func is None:
             return None
@@ -43,7 +40,10 @@ class TupleValues(LoweringHost):
 
     def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
-        items = self.tuple_items(value_node)
+        grads = self.grad_items(value_node)  # `t = wp.grad(wp.atan2)(y, x)` (grad_calls.py), lowered once
+        if grads is not None and len(grads) == 1:  # one input's gradient is a value
+            return [self.bind_name(target, grads[0], node)]
+        items = grads if grads is not None else self.tuple_items(value_node)
         if items is None:
             return None
         name = target.value

@@ -254,6 +254,11 @@ def soft_clip(x: float, y: float):
     return x * x * y
 
 
+@wp.func
+def cube(x: float):
+    return x * x * x
+
+
 @wp.kernel(enable_backward=False)  # (Warp's adjoint treats wp.grad as a constant; tilec's differentiates it)
 def grad_calls(d: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array(dtype=float),
                f: wp.array(dtype=wp.vec3), g: wp.array(dtype=float)):
@@ -263,6 +268,9 @@ def grad_calls(d: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array
     a, b = wp.grad(soft_clip)(x[i], y[i])
     t = wp.grad(wp.atan2)(y[i], x[i])  # a tuple of the two
     g[i] = a + 2.0 * b + 3.0 * t[0] + 4.0 * t[1]
+    rng = wp.rand_init(5, i)
+    h = wp.grad(cube)(wp.randf(rng))  # the argument's draw advances the state once
+    g[i] += h + 10.0 * wp.randf(rng)
 
 
 @wp.kernel
