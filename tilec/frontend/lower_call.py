@@ -171,13 +171,11 @@ class CallLowering(LoweringHost):
                       "call it as a statement", node, help=f"`wp.{warp_library.IN_PLACE[api]}(...)` returns the copy")
         if warp_library.provides(api, self.scope):  # Warp's Python-written builtins: tilec's source of them
             return self.lower_func_call(warp_library.PREFIX + api, node)
+        indexed = self.indexed_atomic(api, node)
+        if indexed is not None:
+            return indexed
         if api in ATOMIC_UPDATES:
             return self.lower_atomic_update(api, node)
-        if api in ("atomic_add", "atomic_min", "atomic_max") and node.args and \
-                self.indexed_name(node.args[0].value) is not None and all(a.keyword is None for a in node.args):
-            nodes = [a.value for a in node.args]  # indexed.py: the base array's element
-            base, gathered = self.indexed_element(cast(str, self.indexed_name(nodes[0])), nodes[1:-1], node)
-            return self.make_op(api, [base, *gathered, self.expr(nodes[-1])], {}, node, where=[nodes[0], *nodes[1:]])
         if api in OPERATOR_BUILTINS:
             return self.lower_operator_builtin(api, node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
@@ -344,16 +342,26 @@ class CallLowering(LoweringHost):
         operands = [arg.value for arg in node.args]
         return self.expr(operands[0]) if op is None else self.apply(op, operands, node)
 
+    def indexed_atomic(self, api: str, node: cst.Call) -> Lowered | None:
+        """`wp.atomic_add(a, i, j, v)` (any atomic) of an indexed array parameter: the op on its base array's
+        element (indexed.py); None for any other call."""
+        nodes = [arg.value for arg in node.args]
+        indexed = self.indexed_name(nodes[0]) if nodes else None
+        if indexed is None or not (api in ATOMIC_UPDATES or api in ("atomic_add", "atomic_min", "atomic_max")) \
+                or any(arg.keyword is not None for arg in node.args):
+            return None
+        base, gathered = self.indexed_element(indexed, nodes[1:-1], node)
+        value = self.expr(nodes[-1])
+        if api in ATOMIC_UPDATES:  # the augmented store's op: the value before the indices
+            return self.make_op(ATOMIC_UPDATES[api], [base, value, *gathered], {}, node,
+                                where=[nodes[0], nodes[-1], *nodes[1:-1]])
+        return self.make_op(api, [base, *gathered, value], {}, node, where=nodes)
+
     def lower_atomic_update(self, api: str, node: cst.Call) -> Lowered:
         """`wp.atomic_sub(a, i[, j...], value)`: the augmented store's op (value, then the indices)."""
         if any(arg.keyword is not None or arg.star for arg in node.args):
             self.fail("TC0304", f"{api}: takes its arguments by position (the array, its indices, the value)", node)
         nodes = [arg.value for arg in node.args]
-        indexed = self.indexed_name(nodes[0]) if nodes else None
-        if indexed is not None:  # indexed.py: the base array's element
-            base, gathered = self.indexed_element(indexed, nodes[1:-1], node)
-            return self.make_op(ATOMIC_UPDATES[api], [base, self.expr(nodes[-1]), *gathered], {}, node,
-                                where=[nodes[0], nodes[-1], *nodes[1:-1]])
         array = self.expr(nodes[0]) if nodes else None
         if array is None or not isinstance(array.type, ArrayT):
             self.fail("TC0304", f"{api}: its first argument must be an array", nodes[0] if nodes else node)
