@@ -45,3 +45,52 @@ def test_a_tuple_rebound_in_branches_and_loops():
     m.rebound.launch(dim=16, inputs=[a, b, y])
     np.testing.assert_allclose(y, expected(a, b), rtol=1e-14)
     check_gradients(m.rebound, 16, [a, b, np.zeros(16)], outputs=[2], wrt=[0, 1], tiled=False)
+
+
+PASSED = '''
+from typing import Any
+
+import warp as wp
+
+
+@wp.func
+def weighted(values: tuple[wp.float64, ...]):
+    out = wp.float64(0.0)
+    for k in range(len(values) - 1, -1, -1):  # a constant range run backwards: k picks item k
+        out = out * wp.float64(0.5) + values[k] * wp.float64(k + 1)
+    return out
+
+
+@wp.func
+def passed_on(values: Any):
+    return weighted(values) + values[-1] * values[0]
+
+
+@wp.kernel
+def passed(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    t = (a[i], b[i] * b[i], a[i] * b[i])
+    y[i] = passed_on(t) + passed_on((b[i], a[i]))
+'''
+
+
+def _weighted(values):
+    out = 0.0
+    for k in range(len(values) - 1, -1, -1):
+        out = out * 0.5 + values[k] * (k + 1)
+    return out
+
+
+@needs_cxx
+def test_tuples_passed_on_to_funcs_indexed_from_the_end_and_by_a_backward_loop():
+    """What Warp 1.19 fails to build (a tuple parameter passed on to another func, `values[-1]` of an
+    `Any` one; measured: a C++ error in its tuple.h) and refuses (a constant range whose bound is not
+    a bare len()), against Python's own evaluation, with gradients by finite differences."""
+    m = build(PASSED, "tuples_passed", block_dim=32)
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(16), rng.standard_normal(16)
+    y = np.zeros(16)
+    m.passed.launch(dim=16, inputs=[a, b, y])
+    want = [_weighted((x, z * z, x * z)) + x * z * x + _weighted((z, x)) + x * z for x, z in zip(a, b)]
+    np.testing.assert_allclose(y, want, rtol=1e-14)
+    check_gradients(m.passed, 16, [a, b, np.zeros(16)], outputs=[2], wrt=[0, 1], tiled=False)

@@ -31,6 +31,10 @@ CASES = [
     Case("wl_tuple_values", L, "tuple_values", dim=(N,), args=(arr(N), arr(N), out(N), varr(N, "vec3", "out")),
          warp_wrong="Warp 1.19's adjoint gives a tuple's items no gradient (0, measured); checked by finite differences",
          **SIMT),
+    # tuples passed to funcs (`tuple[wp.vec3, float]`, `tuple[float, ...]`, Any), items picked by a loop's variable
+    Case("wl_tuple_arguments", L, "tuple_arguments", dim=(N,), args=(arr(N), arr(N), out(N)),
+         warp_wrong="Warp 1.19's adjoint gives a tuple's items no gradient (0, measured); checked by finite differences",
+         **SIMT),
     # two instances of one factory, each calling the func it was given: tilec compiled both with the first
     # one's func (its instances were keyed by the parameter's name), silently, until this case
     Case("wl_factory_added", L, "combine__func_added", warp_kernel="combine_added", dim=(N,),

@@ -142,6 +142,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.func_values: dict[str, FunctionT] = {}  # name -> the function it is bound to (`f = my_func`, wp.Function)
         self.grad_wrappers: dict[str, cst.Call] = {}  # name -> the `wp.grad(f)` it is bound to (grad_calls.py)
         self.tuple_vars: dict[str, list[ir.Sym]] = {}  # name -> its items' variables (tuple_values.py)
+        self.loop_values: dict[str, tuple[int, range]] = {}  # loop variable -> (its assign count, the constant range it runs over)
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
         self.hoisted: dict[cst.Call, ir.Expr] = {}  # older-form mesh queries lowered before their statement
@@ -165,7 +166,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             if isinstance(t, GridQueryT):  # a hash-grid query: its variables (hash_grids.py)
                 self.bind_query_param(p, t, params)
                 continue
-            if self.bind_struct_param(p, t, params):
+            if self.bind_tuple_param(p, t, params) or self.bind_struct_param(p, t, params):
                 continue
             made = self.indexed_params(p.name.value, t) if isinstance(t, ann.IndexedT) else [ir.Sym(p.name.value, 0, t)]
             self.env[p.name.value] = Binding(made[0], self.span(p.name), ())
@@ -220,8 +221,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.refuse_query_value(node)
         if name in self.tuple_vars and name not in self.env:
             self.fail("TC0401", f"unsupported syntax: the tuple `{name}` used as a value (tilec indexes and unpacks "
-                      "tuples, and does not pass them to funcs yet)", node,
-                      help=f"pass its items: `{name}[0]`, `{name}[1]`, ...")
+                      "tuples, and passes them to funcs)", node,
+                      help=f"use its items: `{name}[0]`, `{name}[1]`, ...")
         sym = self.nullable.get(name)
         if sym is not None and name not in self.non_null and self.env.get(name) is not None \
                 and self.env[name].sym is sym:
@@ -1011,12 +1012,20 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if backwards:
             bounds = self.reversed_range(bounds, it)
         var = self.declare(node.target, INT32, node)
+        static = all(isinstance(b, ir.Const) for b in bounds)
+        name = node.target.value
+        outer = self.loop_values.pop(name, None)
+        if static:  # `t[i]` of a tuple may select by it (tuple_values.tuple_item)
+            a, b, step = (cast(int, cast(ir.Const, x).value) for x in bounds)
+            self.loop_values[name] = (self.assign_counts[name], range(a, b, step))
         self.loop_depth += 1
         try:
             body = self.block(node.body)
         finally:
             self.loop_depth -= 1
-        static = all(isinstance(b, ir.Const) for b in bounds)
+            self.loop_values.pop(name, None)
+            if outer is not None:
+                self.loop_values[name] = outer
         return ir.For(var, bounds[0], bounds[1], bounds[2], body, self.span(node), static)
 
     def reversed_range(self, bounds: list[ir.Expr], node: cst.Call) -> list[ir.Expr]:

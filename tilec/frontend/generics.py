@@ -20,12 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Union
 
 import libcst as cst
 
-from ..ir.types import ArrayT, FunctionT, GridQueryT, Scalar
+from ..ir.types import ArrayT, FunctionT, GridQueryT, MatT, Scalar, VecT, tuple_items, tuple_struct
 from . import annotations as ann
 from .resolve import Scope
+from .tuple_returns import tuple_annotation
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,23 @@ class GenericArray:
         return f"array{self.ndim}d(Any)"
 
 
+@dataclass(frozen=True)
+class VariadicTuple:
+    """`tuple[int, ...]`: a tuple of any length whose items are all of one type."""
+
+    item: Scalar | VecT | MatT
+
+    def __str__(self) -> str:
+        return f"tuple[{self.item}, ...]"
+
+
+Param = Union[ann.Declared, GenericArray, VariadicTuple]  # what a parameter's annotation declares
+
 ANY_FUNCTION = FunctionT("", "Function")  # `g: wp.Function`: the func is specialised per function passed
 
 
 def is_generic(t: object) -> bool:
-    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT)) or t == ANY_FUNCTION
+    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT, VariadicTuple)) or t == ANY_FUNCTION
 
 
 def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
@@ -54,7 +68,7 @@ def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: S
     return None
 
 
-def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | GenericArray:
+def param_annotation(node: cst.BaseExpression, scope: Scope) -> Param:
     """The type of a parameter annotation: a Type, ann.ANY or a GenericArray; raises
     ann.AnnotationError."""
     if isinstance(node, cst.Call):
@@ -75,7 +89,22 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> ann.Declared | G
         ndim = _array_ndim(scope.api_attr(node.value), None, scope)
         if ndim is not None:
             return GenericArray(ndim)
+    items = tuple_annotation(node)
+    if items is not None:
+        return _tuple_annotation(items, node, scope)
     return ann.annotation(node, scope)
+
+
+def _tuple_annotation(items: list[cst.BaseExpression], node: cst.BaseExpression, scope: Scope) -> Param:
+    """`tuple[wp.vec3, float]` (a tuple of those items) or `tuple[int, ...]` (any length, one item type)."""
+    variadic = len(items) == 2 and isinstance(items[1], cst.Ellipsis)
+    types = [ann.annotation(item, scope) for item in items[:1 if variadic else None]]
+    for t, item in zip(types, items):
+        if not isinstance(t, (Scalar, VecT, MatT)):
+            raise ann.AnnotationError("a tuple parameter's items are scalars, vectors or matrices", item)
+    if not types:
+        raise ann.AnnotationError("a tuple annotation names its items' types", node)
+    return VariadicTuple(types[0]) if variadic else tuple_struct(types)  # type: ignore[arg-type]  # checked above
 
 
 def _grid_query(node: cst.BaseExpression, scope: Scope) -> GridQueryT | None:
@@ -92,7 +121,7 @@ def _grid_query(node: cst.BaseExpression, scope: Scope) -> GridQueryT | None:
     return GridQueryT(dtype.name)
 
 
-def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray) -> bool:
+def accepts(want: Param, got: Param) -> bool:
     """Whether a concrete type fills a generic parameter."""
     if want == ann.ANY:
         return True
@@ -102,11 +131,14 @@ def accepts(want: ann.Declared | GenericArray, got: ann.Declared | GenericArray)
         return isinstance(got, FunctionT) and got.kind != ""
     if isinstance(want, GridQueryT):  # any grouping; the points' dtype where the annotation names one
         return isinstance(got, GridQueryT) and want.dtype in ("", got.dtype)
+    if isinstance(want, VariadicTuple):
+        items = tuple_items(got)
+        return items is not None and all(t == want.item for t in items)
     return want == got
 
 
-def instance_suffix(declared: Sequence[ann.Declared | GenericArray],
-                    concrete: Sequence[ann.Declared | GenericArray]) -> str:
+def instance_suffix(declared: Sequence[Param],
+                    concrete: Sequence[Param]) -> str:
     """`float32_float64`: the dtypes the generic parameters took, in order."""
     parts: list[str] = []
     for want, got in zip(declared, concrete):
@@ -115,7 +147,7 @@ def instance_suffix(declared: Sequence[ann.Declared | GenericArray],
     return "_".join(parts)
 
 
-def _spelled(t: ann.Declared | GenericArray) -> str:
+def _spelled(t: Param) -> str:
     """A type as part of an identifier: `float32`, `vec3f`, `quatf`, `matrix_shape_5_5_dtype_float32`."""
     text = t.name if isinstance(t, Scalar) else str(t)
     return re.sub(r"\W+", "_", text).strip("_")

@@ -803,7 +803,8 @@ class CallLowering(LoweringHost):
             return ir.Const(fv, fv, self.span(given.value if isinstance(given, cst.Arg) else call))
         if isinstance(given, cst.Arg):
             query = self.query_argument(expr) if isinstance(expr, cst.Name) else None  # hash_grids.py
-            return query if query is not None else cast(ir.Expr, self.expr(expr))
+            passed = query if query is not None else self.tuple_argument(expr)  # tuple_values.py
+            return cast(ir.Expr, passed if passed is not None else self.expr(expr))
         value = (fd.scope or self.scope).constant(expr)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail("TC0305", f"the default of parameter `{given.name.value}` of `{fd.name}` must be a "

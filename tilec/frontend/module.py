@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, NoReturn, Union
+from typing import Any, NoReturn
 
 import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label, Span
-from ..ir.types import NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
 from . import annotations as ann
 from . import generics, warp_library
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
@@ -25,7 +25,7 @@ from .parse import Parsed
 from .resolve import FuncDef, Scope
 from .structs import array_of_array_structs
 
-Declared = Union[ann.Declared, generics.GenericArray]  # a parameter's annotation: a type, Any or array(Any)
+Declared = generics.Param  # a parameter's annotation: a type, Any, array(Any), tuple[T, ...]
 # (func name or nested func key, argument types, block_dim[, struct field path]) of a func instance
 InstanceKey = tuple[object, ...]
 
@@ -116,6 +116,12 @@ class ModuleChecker:
                 self.diags.error("TC0409", f"parameter `{p.name.value}`: {unsupported} by tilec",
                                  self.parsed.span(p.annotation.annotation),
                                  help="pass the held arrays as parameters of their own")
+                ok = False
+                continue
+            if fd.kind == "kernel" and (tuple_items(t) is not None or isinstance(t, generics.VariadicTuple)):
+                self.diags.error("TC0409", f"kernel parameter `{p.name.value}` cannot be a tuple (Warp launches "
+                                 "kernels with arrays, scalars, value types and structs)",
+                                 self.parsed.span(p.annotation.annotation), help="pass its items as parameters")
                 ok = False
                 continue
             if fd.kind == "kernel" and not isinstance(t, (ArrayT, Scalar, VecT, MatT, StructT, ann.IndexedT)) and \

@@ -1,12 +1,15 @@
 """Tuples as local values, as Warp 1.19 has them: `t = (x, 2.0, v)` or `t = f(...)` of a func
 returning several values, then `t[0]` (a constant index, negative too), `len(t)` /
-`wp.static(len(t))`, `a, b = t`, `t2 = t`.
+`wp.static(len(t))`, `a, b = t`, `t2 = t`, and tuples passed to funcs (`f(t)`, `f((a, b))`)
+whose parameter is `tuple[wp.vec3, float]`, `tuple[int, ...]` or `Any`.
 
 A tuple lives in the front end only: each of its items is a variable of its own (`t.0`, `t.1`, ...
 in the IR), so every later pass, the adjoint included, sees scalars, vectors and matrices. A name
 bound to a tuple stays one (rebinding assigns the same variables, the item types unchanged, so a
-tuple rebound in a branch or loop is one set of variables); using the whole tuple as a value
-(passing it to a func, returning it) is a diagnostic.
+tuple rebound in a branch or loop is one set of variables). Passed to a func, a tuple is a struct
+value of `types.tuple_struct` (its fields "0", "1", ...): the call spreads it into one argument
+per item as it spreads a struct, and the func's parameter is a tuple name again. Using the whole
+tuple as any other value (an operand, returning it) is a diagnostic.
 """
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ from typing import cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import MatT, Scalar, VecT, describe
+from ..ir.types import MatT, Scalar, StructT, VecT, describe, tuple_items, tuple_struct
 from . import consts, warp_library
+from .lower_structs import StructValue
 from .lowering_host import LoweringHost
 
 
@@ -38,6 +42,36 @@ class TupleValues(LoweringHost):
             return None
         return list(self.unpacked_call(func, count, cast(cst.Call, value_node)))
 
+    def bind_tuple_param(self, p: cst.Param, t: object, params: list[ir.Sym]) -> bool:
+        """A func parameter that is a tuple: one parameter per item, and the name a tuple of them."""
+        items = tuple_items(t)
+        if items is None:
+            return False
+        name = p.name.value
+        syms = [ir.Sym(f"{name}.{k}", 0, item) for k, item in enumerate(items)]  # type: ignore[arg-type]  # values
+        for sym in syms:
+            self.env[sym.name] = self.new_binding(sym, self.span(p.name), ())
+        self.tuple_vars[name] = syms
+        params += syms
+        return True
+
+    def tuple_argument(self, node: cst.BaseExpression) -> StructValue | None:
+        """A func's argument that is a tuple (a tuple name, a tuple display, a call of a func returning
+        several values) as the struct value the call spreads; None for any other argument."""
+        items = self.tuple_items(node)
+        if items is None:
+            return None
+        self.check_tuple_items(items, node)
+        items = [self.retype_literal(item, item.type) for item in items]  # a literal item: its own type, as in Warp
+        t: StructT = tuple_struct([item.type for item in items])
+        return StructValue(t, {str(k): item for k, item in enumerate(items)}, self.parsed.tree.code_for_node(node))
+
+    def check_tuple_items(self, items: list[ir.Expr], value_node: cst.BaseExpression) -> None:
+        for item, where in zip(items, _item_nodes(value_node, len(items))):
+            if not isinstance(item.type, (Scalar, VecT, MatT)):  # (a struct value too: its type is a StructT)
+                self.fail("TC0401", f"unsupported syntax: a tuple holding {describe(item.type)} (tilec's tuples hold "
+                          "scalars, vectors and matrices)", where if where is not None else value_node)
+
     def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
         grads = self.grad_items(value_node)  # `t = wp.grad(wp.atan2)(y, x)` (grad_calls.py), lowered once
@@ -49,10 +83,7 @@ class TupleValues(LoweringHost):
         name = target.value
         if name in self.env:
             self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a tuple", target)
-        for item, where in zip(items, _item_nodes(value_node, len(items))):
-            if not isinstance(item.type, (Scalar, VecT, MatT)):  # (a struct value too: its type is a StructT)
-                self.fail("TC0401", f"unsupported syntax: a tuple holding {describe(item.type)} (tilec's tuples hold "
-                          "scalars, vectors and matrices)", where if where is not None else value_node)
+        self.check_tuple_items(items, value_node)
         items = [self.retype_literal(item, item.type) for item in items]  # a literal item: its own type, as in Warp
         syms = self.tuple_vars.get(name)
         if syms is None:
@@ -74,6 +105,10 @@ class TupleValues(LoweringHost):
         syms = self.tuple_vars[node.value.value]
         index = node.slice[0].slice.value if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
         k = self.constant_of(index) if index is not None else consts.NOT_CONST
+        if k is consts.NOT_CONST and isinstance(index, cst.Name):
+            chosen = self.item_by_loop_variable(node.value.value, syms, index, node)
+            if chosen is not None:
+                return chosen
         if not isinstance(k, int) or isinstance(k, bool):
             self.fail("TC0305", f"a tuple's index must be a compile-time integer (`{node.value.value}` holds "
                       f"{len(syms)} values)", node.slice[0] if node.slice else node)
@@ -81,6 +116,32 @@ class TupleValues(LoweringHost):
             self.fail("TC0106", f"index {k} is out of range for the tuple `{node.value.value}` of {len(syms)} values",
                       node.slice[0])
         return ir.Var(syms[k], self.span(node))
+
+    def item_by_loop_variable(self, name: str, syms: list[ir.Sym], index: cst.Name,
+                              node: cst.Subscript) -> ir.Expr | None:
+        """`t[i]` where i is the variable of a loop over a constant range, not assigned since the loop
+        set it (Warp unrolls such a loop, so i is a constant in each copy): the item i selects, as a
+        chain of selects over the values the range gives; None when i is no such variable."""
+        found = self.loop_values.get(index.value)
+        if found is None or self.assign_counts.get(index.value) != found[0]:
+            return None
+        values = found[1]
+        outside = [v for v in values if not -len(syms) <= v < len(syms)]
+        if outside:
+            self.fail("TC0106", f"index {outside[0]} (a value of the loop's `{index.value}`) is out of range for the "
+                      f"tuple `{name}` of {len(syms)} values", index)
+        chosen = [syms[v] for v in values] or syms[:1]
+        if len({s.type for s in chosen}) > 1:
+            self.fail("TC0305", f"`{name}[{index.value}]`: the items the loop selects are of different types "
+                      f"({', '.join(sorted({str(s.type) for s in chosen}))}); index the tuple with constants",
+                      index)
+        span = self.span(node)
+        value: ir.Expr = ir.Var(chosen[-1], span)
+        loop_var = self.expr(index)
+        for v, sym in zip(reversed(values[:-1]), reversed(chosen[:-1])):
+            test = self.make_op("eq", [loop_var, ir.Const(v, loop_var.type, span)], {}, node)
+            value = self.make_op("where", [test, ir.Var(sym, span), value], {}, node)
+        return value
 
     def tuple_len(self, node: cst.BaseExpression) -> int | None:
         """len(t) of a tuple name."""

@@ -170,6 +170,20 @@ class StructT:
         return self.name
 
 
+def tuple_struct(items: "list[Type] | tuple[Type, ...]") -> StructT:
+    """A tuple a func takes (`values: tuple[wp.vec3, float]`) or is passed: a struct whose fields are
+    its items, named "0", "1", ..., so that it flattens into `t.0`, `t.1`, the variables a tuple
+    local has (frontend/tuple_values.py). No user struct has this name (not an identifier)."""
+    return StructT(f"tuple[{', '.join(str(t) for t in items)}]", tuple((str(k), t) for k, t in enumerate(items)))
+
+
+def tuple_items(t: object) -> "list[FieldT] | None":
+    """The item types of a tuple_struct, else None."""
+    if isinstance(t, StructT) and t.name.startswith("tuple["):
+        return [ft for _, ft in t.fields]
+    return None
+
+
 # What an array or a tile holds. An ArrayT element is an array descriptor: the leaf of an array field
 # of an array of structs (`ps[i].data`, ir/structs.py), which element reads give as an array.
 Element = Union[Scalar, VecT, MatT, StructT, "ArrayT"]
@@ -360,7 +374,8 @@ def describe(t: object) -> str:
     if isinstance(t, (VecT, MatT)):
         return f"{article(str(t))} {t}"
     if isinstance(t, StructT):
-        return f"a `{t.name}` struct"
+        items = tuple_items(t)
+        return f"a tuple of ({', '.join(map(str, items))})" if items is not None else f"a `{t.name}` struct"
     if isinstance(t, StackT):
         return f"a tile stack of {t.dtype} (capacity {t.capacity})"
     if isinstance(t, FunctionT):

@@ -157,6 +157,41 @@ def tuple_values(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array
 
 
 @wp.func
+def weighted_length(values: tuple[wp.vec3, float]) -> float:
+    return wp.length(values[0]) * values[1] + float(len(values))
+
+
+@wp.func
+def summed(values: tuple[float, ...]):
+    out = float(0.0)
+    for k in range(wp.static(len(values))):
+        out += values[k] * float(k + 1)
+    for k in range(len(values)):
+        out += values[k] * values[k]
+    return out
+
+
+@wp.func
+def last_and_count(values: Any):  # (Warp 1.19 fails to build `values[-1]` here, or `values` passed on: tests/test_tuples.py)
+    return values[2] * values[0] + float(wp.static(len(values)))
+
+
+@wp.func
+def first_plus_length(values: Any):
+    return values[0] + wp.length(values[1])
+
+
+@wp.kernel
+def tuple_arguments(a: wp.array(dtype=float), b: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = (wp.vec3(a[i], b[i], 1.0), a[i] * b[i])
+    y[i] = weighted_length(t) + weighted_length((wp.vec3(b[i], 2.0, a[i]), 0.5))
+    y[i] += summed((a[i], b[i])) + summed((a[i], b[i], a[i] * a[i], 3.0))
+    h = halves_and_axis(a[i], b[i])
+    y[i] += last_and_count((b[i], a[i], 2.0)) + first_plus_length(h)
+
+
+@wp.func
 def added(a: float, b: float):
     return a + b
 
