@@ -1,7 +1,7 @@
 """Conformance cases of issue #13 items 4, 5 (area prefix `kern_paths`): nested kernels bound path
 by path through a factory's if/elif/else and with, constants folded with min/max/int/float,
 overloads declared in loops over literal kernels and dtypes, funcs overloaded by redefinition."""
-from cases import Case, arr, out
+from cases import Case, Scal, arr, out
 
 P = "kern_paths.py"
 F64 = "float64"
@@ -35,6 +35,12 @@ CASES = [
     Case("kern_paths_launch_typed_f32", P, "launched_pair", dim=(2,), args=(arr(4, 8), out(4, 8)), rtol=1e-4,
          atol=1e-4),
     Case("kern_paths_launch_typed_f64", P, "launched_pair", dim=(3,), args=(arr(6, 8, dtype=F64), out(6, 8, dtype=F64))),
+    # ... and a scalar `Any` parameter typed from the launch's argument (a Python int, a float, wp.float64(...))
+    Case("kern_paths_launch_fill_i32", P, "launched_fill", dim=(8,), args=(arr(8, dtype="int32"), out(8, dtype="int32"), Scal(3, "int32")),
+         launch="simt", block_dim=8),
+    Case("kern_paths_launch_fill_f32", P, "launched_fill", dim=(8,), args=(arr(8), out(8), Scal(1.5)), launch="simt", block_dim=8),
+    Case("kern_paths_launch_fill_f64", P, "launched_fill", dim=(8,), args=(arr(8, dtype=F64), out(8, dtype=F64), Scal(0.25, F64)),
+         launch="simt", block_dim=8),
     Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
 ]
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..ir.types import SCALARS, VALUE_TYPE_NAMES
 from . import consts
 from .parse import Parsed
 from .resolve import Scope
@@ -103,11 +104,35 @@ def launch_overload(call: cst.Call, kernel: cst.FunctionDef, scope: Scope, parse
     for i, (param, arg) in enumerate(zip(params, args)):
         if param.annotation is None or not _mentions_any(param.annotation.annotation, scope):
             continue
+        if scope.is_any(param.annotation.annotation):  # `value: Any`: a number or a value type's constructor
+            spelled = _value_type(arg, value, scope)
+            if spelled is None:
+                return None
+            given[f"#{i}"] = _placed(spelled, param.annotation.annotation, parsed)
+            continue
         made = value(arg)
         if not isinstance(made, ArrayValue):
             return None
         given[f"#{i}"] = _with_dtype(param.annotation.annotation, made.dtype, scope, parsed)
     return given or None
+
+
+def _value_type(arg: cst.BaseExpression, value: Value, scope: Scope) -> cst.BaseExpression | None:
+    """The type Warp gives a launch's argument for an `Any` parameter, where it is known here: a
+    Python int is an int32, a float a float32, a bool a bool (Warp's inference from the value's
+    type), `wp.vec3(...)` / `wp.float64(...)` its constructor's type; else None."""
+    if isinstance(arg, cst.Call) and (scope.api_attr(arg.func) in VALUE_TYPE_NAMES or scope.api_attr(arg.func) in SCALARS):
+        return arg.func
+    made = value(arg)
+    kind = "bool" if isinstance(made, bool) else "int32" if isinstance(made, int) else \
+        "float32" if isinstance(made, float) else None
+    return None if kind is None else cst.parse_expression(scope.api_prefix() + kind)
+
+
+def _placed(node: cst.BaseExpression, where: cst.BaseExpression, parsed: Parsed) -> cst.BaseExpression:
+    for part in _walk(node):
+        parsed.place_like(part, where)
+    return node
 
 
 def _mentions_any(node: cst.CSTNode, scope: Scope) -> bool:

@@ -137,3 +137,19 @@ def run_launched_pair(rows):
         wp.launch_tiled(launched_pair, dim=len(rows) // 2, inputs=[src, dst], block_dim=64)
     half = wp.zeros((2, TILE), dtype=wp.float16)
     wp.launch_tiled(launched_pair, dim=1, inputs=[half, wp.empty_like(half)], block_dim=64)
+
+
+@wp.kernel
+def launched_fill(a: wp.array[Any], b: wp.array[Any], value: Any):
+    i = wp.tid()
+    b[i] = a[i] * value + value
+
+
+def run_launched_fill(n):
+    # `value: Any` from the launch's argument, as Warp infers it: 3 an int32, 1.5 a float32, wp.float64(...) itself
+    ints = wp.zeros(n, dtype=int)
+    wp.launch(launched_fill, dim=n, inputs=[ints, wp.zeros_like(ints), 3])
+    floats = wp.ones(n, dtype=float)
+    wp.launch(launched_fill, dim=n, inputs=[floats, wp.zeros_like(floats), 1.5])
+    doubles = wp.zeros(n, dtype=wp.float64)
+    wp.launch(launched_fill, dim=n, inputs=[doubles, wp.zeros_like(doubles), wp.float64(0.25)])
