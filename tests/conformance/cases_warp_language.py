@@ -60,6 +60,9 @@ CASES = [
     # Warp's names without `wp.` (its builtins, types and constants) and operators a module's funcs overload
     Case("wl_bare_builtins", S, "bare_builtins", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
     Case("wl_struct_operators", S, "struct_operators", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_kind_annotations", S, "kind_annotations", dim=(N,),
+         args=(arr(N, dtype="float64"), arr(N), arr(N, dtype="int32", kind="int:0:9"), out(N, dtype="float64"), out(N),
+               out(N, dtype="int32")), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

@@ -33,3 +33,25 @@ def roots(a: wp.array(dtype=float), n: wp.array(dtype=int)):
     i = wp.tid()
     a[i] = root(a[i])
     n[i] = root(n[i])
+
+
+@wp.func
+def halved(x: wp.Float):
+    return x * x
+
+
+@wp.func
+def ints(v: wp.types.vector(3, wp.Int)):
+    return v[0]
+
+
+@wp.func
+def sized(v: wp.types.vector(length=0, dtype=wp.Float)):  # ERROR TC0409: `vector`: the length must be a positive compile-time integer
+    return v[0]
+
+
+@wp.kernel
+def kinds(a: wp.array(dtype=float), n: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i] = halved(n[i])  # ERROR TC0201: halved: parameter `x` expects wp.Float, got an int32 scalar
+    n[i] = ints(wp.vec3(1.0, 2.0, 3.0))  # ERROR TC0201: ints: parameter `v` expects a vector of shape (3,) of wp.Int, got a vec3f

@@ -20,7 +20,7 @@ from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS
 from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
 from . import annotations as ann
-from . import structs, warp_library
+from . import generics, structs, warp_library
 from .lower_call import Abort, CallLowering
 from .lower_expr import BINOPS, ExprLowering
 from .lower_math_rewrites import MathRewrites
@@ -241,6 +241,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return NONE
         if tuple_annotation(node) is not None:
             return None  # several values: each instance's is its item's (check)
+        if generics.scalar_kind(node, self.scope) is not None or generics.generic_value(node, self.scope) is not None:
+            return None  # `-> wp.Float`: the type the body returns (Warp's generic return annotations)
         try:
             t = ann.annotation(node, self.scope)
         except ann.AnnotationError as e:

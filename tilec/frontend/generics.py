@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Union, cast
 
 import libcst as cst
 
@@ -50,13 +50,49 @@ class VariadicTuple:
         return f"tuple[{self.item}, ...]"
 
 
-Param = Union[ann.Declared, GenericArray, VariadicTuple]  # what a parameter's annotation declares
+@dataclass(frozen=True)
+class ScalarKind:
+    """`wp.Float`, `wp.Int`, `wp.Scalar`: any scalar of that kind (Warp's generic annotations)."""
+
+    name: str  # "Float", "Int" or "Scalar"
+
+    def admits(self, t: object) -> bool:
+        if not isinstance(t, Scalar):
+            return False
+        return t.is_float if self.name == "Float" else t.is_integral if self.name == "Int" else t.kind != "bool"
+
+    def __str__(self) -> str:
+        return f"wp.{self.name}"
+
+
+SCALAR_KINDS = ("Float", "Int", "Scalar")
+
+
+@dataclass(frozen=True)
+class GenericValue:
+    """`wp.types.vector(3, wp.Int)`, `wp.types.matrix((2, 2), wp.Float)`: a vector or matrix of this
+    shape whose dtype is of that kind."""
+
+    shape: tuple[int, ...]  # (length,) of a vector, (rows, cols) of a matrix
+    dtype: ScalarKind
+
+    def admits(self, t: object) -> bool:
+        shape = (t.length,) if isinstance(t, VecT) else (t.rows, t.cols) if isinstance(t, MatT) else None
+        return shape == self.shape and self.dtype.admits(cast(VecT | MatT, t).dtype)
+
+    def __str__(self) -> str:
+        kind = "vector" if len(self.shape) == 1 else "matrix"
+        return f"a {kind} of shape {self.shape} of {self.dtype}"
+
+
+Param = Union[ann.Declared, GenericArray, VariadicTuple, ScalarKind, GenericValue]  # what a parameter's annotation declares
 
 ANY_FUNCTION = FunctionT("", "Function")  # `g: wp.Function`: the func is specialised per function passed
 
 
 def is_generic(t: object) -> bool:
-    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT, VariadicTuple)) or t == ANY_FUNCTION
+    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT, VariadicTuple, ScalarKind, GenericValue)) or \
+        t == ANY_FUNCTION
 
 
 def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
@@ -92,7 +128,31 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> Param:
     items = tuple_annotation(node)
     if items is not None:
         return _tuple_annotation(items, node, scope)
-    return ann.annotation(node, scope)
+    kinds = scalar_kind(node, scope) or generic_value(node, scope)
+    return kinds if kinds is not None else ann.annotation(node, scope)
+
+
+def scalar_kind(node: cst.BaseExpression, scope: Scope) -> ScalarKind | None:
+    name = scope.api_attr(node)
+    return ScalarKind(name) if name in SCALAR_KINDS else None
+
+
+def generic_value(node: cst.BaseExpression, scope: Scope) -> GenericValue | None:
+    """`wp.types.vector(3, wp.Int)` / `wp.types.matrix((2, 2), wp.Float)` (by position or keyword)."""
+    if not isinstance(node, cst.Call) or scope.api_attr(node.func) not in ("vector", "matrix"):
+        return None
+    first = "length" if scope.api_attr(node.func) == "vector" else "shape"
+    kw = {a.keyword.value if a.keyword else (first, "dtype")[min(i, 1)]: a.value for i, a in enumerate(node.args)}
+    kind = scalar_kind(kw["dtype"], scope) if "dtype" in kw else None
+    if kind is None or first not in kw:
+        return None
+    shape = scope.constant(kw[first])
+    shape = (shape,) if isinstance(shape, int) and first == "length" else shape
+    if not (isinstance(shape, tuple) and len(shape) == (1 if first == "length" else 2)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape)):
+        raise ann.AnnotationError(f"`{scope.api_attr(node.func)}`: the {first} must be a positive compile-time "
+                                  "integer" + ("" if first == "length" else " pair"), kw[first])
+    return GenericValue(cast(tuple[int, ...], shape), kind)
 
 
 def _tuple_annotation(items: list[cst.BaseExpression], node: cst.BaseExpression, scope: Scope) -> Param:
@@ -131,6 +191,8 @@ def accepts(want: Param, got: Param) -> bool:
         return isinstance(got, FunctionT) and got.kind != ""
     if isinstance(want, GridQueryT):  # any grouping; the points' dtype where the annotation names one
         return isinstance(got, GridQueryT) and want.dtype in ("", got.dtype)
+    if isinstance(want, (ScalarKind, GenericValue)):
+        return want.admits(got)
     if isinstance(want, VariadicTuple):
         items = tuple_items(got)
         return items is not None and all(t == want.item for t in items)

@@ -58,3 +58,32 @@ def struct_operators(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 def vector_operators(v: wp.array(dtype=wp.vec3), u: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3)):
     i = wp.tid()
     y[i] = v[i] - u[i] + v[i] * 2.0
+
+
+# Warp's generic annotations: wp.Float, wp.Int, wp.Scalar, and vectors and matrices of such dtypes
+mat22i = wp.types.matrix((2, 2), wp.int32)
+
+
+@wp.func
+def mixed_sum(a: wp.Float, b: wp.Float) -> wp.Float:
+    return a * b + a
+
+
+@wp.func
+def int_components(v: wp.types.vector(3, wp.Int)) -> wp.Int:
+    return v[0] * v[1] + v[2]
+
+
+@wp.func
+def scalar_trace(m: wp.types.matrix(shape=(2, 2), dtype=wp.Scalar)) -> wp.Scalar:
+    return m[0, 0] * m[1, 1] + m[0, 1]
+
+
+@wp.kernel
+def kind_annotations(x: wp.array(dtype=wp.float64), z: wp.array(dtype=float), k: wp.array(dtype=int),
+                     y: wp.array(dtype=wp.float64), w: wp.array(dtype=float), n: wp.array(dtype=int)):
+    i = wp.tid()
+    y[i] = mixed_sum(x[i], wp.float64(1.5)) + scalar_trace(wp.mat22d(x[i], wp.float64(2.0), x[i], x[i]))
+    w[i] = mixed_sum(z[i], z[i]) + scalar_trace(wp.mat22(z[i], 1.0, 2.0, 3.0))
+    n[i] = int_components(wp.vec3i(k[i], 2, 3)) + scalar_trace(mat22i(k[i], 1, 2, k[i]))
+    n[i] += wp.int32(int_components(wp.vec3s(wp.int16(k[i]), wp.int16(1), wp.int16(2))))
