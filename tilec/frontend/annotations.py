@@ -149,12 +149,26 @@ def read_annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
         return element
     if isinstance(node, cst.Call):
         return _call_annotation(node, scope)
-    if isinstance(node, cst.Subscript) and scope.api_attr(node.value) == "ref" and len(node.slice) == 1 and \
-            isinstance(node.slice[0].slice, cst.Index):  # wp.ref[T]: a func's T by reference (check.py marks it)
-        return read_annotation(node.slice[0].slice.value, scope)
+    referenced = ref_target(node, scope)
+    if referenced is not None:  # wp.ref[T]: a func's T by reference (check.py marks it)
+        return read_annotation(referenced, scope)
     if isinstance(node, cst.Subscript):
         return _subscript_annotation(node, scope)
     raise AnnotationError("unsupported type annotation", node)
+
+
+def ref_target(node: cst.BaseExpression | None, scope: Scope) -> cst.BaseExpression | None:
+    """T of a `wp.ref[T]` annotation (Warp 1.19: a func's parameter whose updates the caller's
+    variable takes), else None."""
+    if isinstance(node, cst.Subscript) and scope.api_attr(node.value) == "ref" and len(node.slice) == 1 and \
+            isinstance(node.slice[0].slice, cst.Index):
+        return node.slice[0].slice.value
+    return None
+
+
+def by_reference(p: cst.Param, scope: Scope) -> bool:
+    """Whether a parameter is annotated `wp.ref[T]`."""
+    return ref_target(p.annotation.annotation if p.annotation is not None else None, scope) is not None
 
 
 def _need_dtype(node: cst.BaseExpression | None, scope: Scope, where: cst.CSTNode) -> Scalar:

@@ -350,9 +350,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     def by_reference(self, p: cst.Param, t: Any) -> bool:
         """A `wp.ref[T]` parameter (Warp 1.19): the caller's variable takes the func's updates. A
         scalar, vector, matrix or tile of a func; a kernel's or a struct's is refused (TC0409)."""
-        node = p.annotation.annotation if p.annotation is not None else None
-        if not (isinstance(node, cst.Subscript) and self.scope.api_attr(node.value) == "ref"):
+        if not ann.by_reference(p, self.scope):
             return False
+        node = cast(cst.Annotation, p.annotation).annotation
         if self.fd.kind == "kernel":  # (reported, not raised: the parameters are being bound)
             self.diags.error("TC0409", f"kernel parameter `{p.name.value}`: `wp.ref[...]` is for a func's "
                              "parameters (Warp refuses it in a kernel's signature)", self.span(node))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import libcst as cst
 
+from . import annotations as ann
 from .lowering_host import LoweringHost
 
 if TYPE_CHECKING:
@@ -71,8 +72,7 @@ class RefArguments(LoweringHost):
         out: set[int | str] = set()
         for d in self.scope.func_overloads.get(name) or [fd]:
             for i, p in enumerate(d.node.params.params):
-                node = p.annotation.annotation if p.annotation is not None else None
-                if isinstance(node, cst.Subscript) and self.scope.api_attr(node.value) == "ref":
+                if ann.by_reference(p, self.scope):
                     out |= {i, p.name.value}
         return out
 

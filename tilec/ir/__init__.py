@@ -404,6 +404,36 @@ def rename(body: Iterable[Stmt], new: Callable[[Sym], Sym]) -> tuple[Stmt, ...]:
     return tuple(out)
 
 
+def map_exprs(body: Iterable[Stmt], f: Callable[[Expr], Expr],
+              drop: Callable[[Stmt], bool] | None = None) -> tuple[Stmt, ...]:
+    """body with each statement's own expressions (a value, a condition, a loop's bounds) replaced
+    by f of them, nested blocks included, and the statements `drop` selects left out. f is given
+    whole expressions: it rewrites their operands itself."""
+    from dataclasses import replace
+
+    def block(stmts: Iterable[Stmt]) -> tuple[Stmt, ...]:
+        return map_exprs(stmts, f, drop)
+
+    out: list[Stmt] = []
+    for s in body:
+        if drop is not None and drop(s):
+            continue
+        if isinstance(s, (Assign, Unpack)):
+            s = replace(s, value=f(s.value))
+        elif isinstance(s, ExprStmt):
+            s = replace(s, expr=f(s.expr))
+        elif isinstance(s, Return):
+            s = replace(s, value=None if s.value is None else f(s.value))
+        elif isinstance(s, If):
+            s = replace(s, cond=f(s.cond), body=block(s.body), orelse=block(s.orelse))
+        elif isinstance(s, For):
+            s = replace(s, start=f(s.start), stop=f(s.stop), step=f(s.step), body=block(s.body))
+        elif isinstance(s, While):
+            s = replace(s, cond=f(s.cond), body=block(s.body))
+        out.append(s)
+    return tuple(out)
+
+
 @overload
 def with_args(e: OpCall, args: tuple[Expr, ...]) -> OpCall: ...
 @overload

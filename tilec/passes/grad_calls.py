@@ -179,7 +179,7 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
                 out.append(replace(s, start=_map_expr(s.start, expr), stop=_map_expr(s.stop, expr),
                                    step=_map_expr(s.step, expr), body=stmts(s.body, loops_ok)))
             else:
-                out.append(_map_stmt(s, expr))
+                out.extend(_map_body((s,), expr))
         return tuple(out)
 
     ready = next((i for i, s in enumerate(body) if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall)
@@ -227,28 +227,9 @@ def _map_expr(e: ir.Expr, f: Callable[[ir.Expr], ir.Expr]) -> ir.Expr:
     return f(e)
 
 
-def _map_stmt(s: ir.Stmt, f: Callable[[ir.Expr], ir.Expr]) -> ir.Stmt:
-    if isinstance(s, ir.Assign):
-        return replace(s, value=_map_expr(s.value, f))
-    if isinstance(s, ir.ExprStmt):
-        return replace(s, expr=_map_expr(s.expr, f))
-    if isinstance(s, ir.Unpack):
-        return replace(s, value=_map_expr(s.value, f))
-    if isinstance(s, ir.Return) and s.value is not None:
-        return replace(s, value=_map_expr(s.value, f))
-    if isinstance(s, ir.If):
-        return replace(s, cond=_map_expr(s.cond, f), body=_map_body(s.body, f), orelse=_map_body(s.orelse, f))
-    if isinstance(s, ir.For):
-        return replace(s, start=_map_expr(s.start, f), stop=_map_expr(s.stop, f), step=_map_expr(s.step, f),
-                       body=_map_body(s.body, f))
-    if isinstance(s, ir.While):
-        return replace(s, cond=_map_expr(s.cond, f), body=_map_body(s.body, f))
-    return s
-
-
 def _map_body(body: tuple[ir.Stmt, ...], f: Callable[[ir.Expr], ir.Expr]) -> tuple[ir.Stmt, ...]:
-    out = tuple(_map_stmt(s, f) for s in body)
-    return body if out == body else out
+    """f applied bottom-up to every subexpression of every statement."""
+    return ir.map_exprs(body, lambda e: _map_expr(e, f))
 
 
 def _map_stmts(body: tuple[ir.Stmt, ...], f: Callable[[ir.Stmt], ir.Stmt]) -> tuple[ir.Stmt, ...]:

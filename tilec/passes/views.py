@@ -97,24 +97,4 @@ def _substitute(body: tuple[ir.Stmt, ...], values: dict[ir.Sym, ir.Expr]) -> tup
             return replace(e, args=tuple(expr(a) for a in e.args))
         return e
 
-    out: list[ir.Stmt] = []
-    for s in body:
-        if isinstance(s, ir.Assign) and s.target in values:
-            continue
-        if isinstance(s, ir.Assign):
-            s = replace(s, value=expr(s.value))
-        elif isinstance(s, ir.Unpack):
-            s = replace(s, value=expr(s.value))
-        elif isinstance(s, ir.ExprStmt):
-            s = replace(s, expr=expr(s.expr))
-        elif isinstance(s, ir.Return):
-            s = replace(s, value=None if s.value is None else expr(s.value))
-        elif isinstance(s, ir.If):
-            s = replace(s, cond=expr(s.cond), body=_substitute(s.body, values), orelse=_substitute(s.orelse, values))
-        elif isinstance(s, ir.For):
-            s = replace(s, start=expr(s.start), stop=expr(s.stop), step=expr(s.step),
-                        body=_substitute(s.body, values))
-        elif isinstance(s, ir.While):
-            s = replace(s, cond=expr(s.cond), body=_substitute(s.body, values))
-        out.append(s)
-    return tuple(out)
+    return ir.map_exprs(body, expr, drop=lambda s: isinstance(s, ir.Assign) and s.target in values)
