@@ -1,7 +1,7 @@
 """Conformance cases for Warp's component-wise builtins on vector and matrix elements of tiles:
 the bitwise operators on integer vectors and matrices (values, tile-wise operators, tile_map and
 the lanes' element updates `t[i] &= v`), and abs / sign of float vectors in tile_map (issue #13)."""
-from cases import Arr, Case
+from cases import Arr, Case, arr, out
 
 B = "vtiles_bits.py"
 N = 16
@@ -34,4 +34,7 @@ CASES = [
     Case("vbits_vec_abs", B, "vec_abs", dim=(1,),
          args=(fvec(N, "vec3", (3,)), fvec(N, "vec5", (5,)), fvec(N, "vec5", (5,)), fvec(N, "vec3", (3,), "out"),
                fvec(N, "vec5", (5,), "out")), block_dim=32),
+    Case("vbits_operator_builtins_mapped", B, "operator_builtins_mapped", dim=(1,),
+         args=(fvec(N, "mat33", (3, 3)), fvec(N, "vec3", (3,)), arr(N, kind="rand"), fvec(N, "mat33", (3, 3), "out"),
+               fvec(N, "vec3", (3,), "out"), out(N)), block_dim=32),
 ]

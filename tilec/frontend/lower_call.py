@@ -602,19 +602,20 @@ class CallLowering(LoweringHost):
         fv = self.function_value(node)
         api = fv.name if fv is not None and fv.kind == "api" else None
         if api is not None:
-            if api in OPS and OPS[api].elementwise:
-                spec = OPS[api]
+            op = OPERATOR_BUILTINS[api][0] if api in OPERATOR_BUILTINS else api  # `wp.mod`: the operator's op
+            if op in OPS and OPS[op].elementwise:
+                spec = OPS[op]
 
-                def builtin_result(dtypes: tuple[Type, ...], spec: OpSpec = spec) -> Type:
+                def builtin_result(dtypes: tuple[Type, ...], spec: OpSpec = spec, op: str = op) -> Type:
                     if len(dtypes) != len(spec.params):
                         raise RuleError("TC0407", f"takes {len(spec.params)} argument(s), given {len(dtypes)}")
-                    b = Bound(op=api, types={p.name: d for p, d in zip(spec.params, dtypes)})
+                    b = Bound(op=op, types={p.name: d for p, d in zip(spec.params, dtypes)})
                     try:
                         return cast(Type, spec.rule(b))  # an elementwise op's rule gives a type
                     except RuleError as e:  # drop the op-name prefix: the caller names the function
-                        raise RuleError(e.code, e.message.removeprefix(f"{api}: "), e.arg) from None
+                        raise RuleError(e.code, e.message.removeprefix(f"{op}: "), e.arg) from None
 
-                return FuncRef(api, True, builtin_result)
+                return FuncRef(op, True, builtin_result)
             self.fail("TC0407", f"`{api}` cannot be mapped over a tile", node)
         if fv is not None and fv.kind == "func":
             name = self.function_target(fv, node)
@@ -834,7 +835,7 @@ class _LazyName(FuncRef):
 
 def _callable_api(api: str, scope: Scope) -> bool:
     """Whether `wp.<api>` is a builtin a call can name (not a constant, type or module attribute)."""
-    return (api in API_OPS or api in OPERATOR_BUILTINS or api in ATOMIC_UPDATES or api in MATH_REWRITES
+    return (api in API_OPS or api == "neg" or api in OPERATOR_BUILTINS or api in ATOMIC_UPDATES or api in MATH_REWRITES
             or api in random.DRAWING or warp_library.provides(api, scope))
 
 

@@ -55,3 +55,19 @@ def vec_abs(a: wp.array[wp.vec3], b: wp.array[vec5], c: wp.array[vec5], out3: wp
     z = wp.tile_load(c, shape=N)
     wp.tile_store(out3, wp.tile_map(wp.abs, x) * 2.0)
     wp.tile_store(out5, wp.tile_map(folded, y, z) + wp.tile_map(wp.abs, z))
+
+
+mat33 = wp.types.matrix(shape=(3, 3), dtype=wp.float32)
+
+
+@wp.kernel
+def operator_builtins_mapped(a: wp.array[mat33], b: wp.array[wp.vec3], c: wp.array[float], out_m: wp.array[mat33],
+                             out_v: wp.array[wp.vec3], out_f: wp.array[float]):
+    # Warp's operator builtins as the mapped function: wp.neg is `-a`, wp.mod `a % b`
+    x = wp.tile_load(a, shape=N)
+    y = wp.tile_load(b, shape=N)
+    z = wp.tile_load(c, shape=N)
+    wp.tile_store(out_m, wp.tile_map(wp.neg, x))
+    wp.tile_store(out_v, wp.tile_map(wp.neg, y) * 3.0)
+    # (a constant divisor: Warp 1.19 gives wp.mod's divisor no gradient, cases_warp_builtins.py)
+    wp.tile_store(out_f, wp.tile_map(wp.mod, z * 5.0, wp.tile_ones(shape=N, dtype=float) * 2.5) + wp.tile_map(wp.neg, z))
