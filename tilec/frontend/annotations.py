@@ -98,7 +98,29 @@ def element_type(node: cst.BaseExpression, scope: Scope) -> Element | None:
         return BUILTIN_STRUCTS[attr]
     if isinstance(node, cst.Call) and scope.api_attr(node.func) in DECLARED_VALUE_TYPES:
         return _declared_value_type(node, scope)
+    if isinstance(node, cst.Call) and scope.api_attr(node.func) in DECLARED_ROTATION_TYPES and \
+            isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Attribute) and \
+            node.func.value.attr.value == "types":  # (`wp.transformation(...)` is the builtin constructor)
+        return _declared_rotation_type(node, scope)
     return None
+
+
+# `wp.types.transformation(dtype=T)` / `wp.types.quaternion(dtype=T)`: Warp's transform and quat types of T
+DECLARED_ROTATION_TYPES = {"transformation": "transform", "quaternion": "quat"}
+
+
+def _declared_rotation_type(node: cst.Call, scope: Scope) -> VecT | None:
+    kw = _kwargs(node)
+    if set(kw) - {"dtype", "#0"} or len(kw) != 1:
+        return None  # components: a constructor, not a type
+    d = dtype(kw.get("dtype", kw.get("#0")), scope)  # type: ignore[arg-type]  # one of the two is there
+    suffix = {"float16": "h", "float32": "f", "float64": "d"}.get(d.name if d is not None else "")
+    if suffix is None:
+        raise AnnotationError("a transformation's or quaternion's dtype is float16, float32 or float64",
+                              kw.get("dtype", kw.get("#0")) or node)
+    named = VALUE_TYPE_NAMES[DECLARED_ROTATION_TYPES[str(scope.api_attr(node.func))] + suffix]
+    assert isinstance(named, VecT), named
+    return named
 
 
 DECLARED_VALUE_TYPES = ("vec", "vector", "mat", "matrix")  # wp.vec / wp.types.vector / wp.mat / wp.types.matrix

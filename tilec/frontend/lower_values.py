@@ -121,7 +121,9 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         nodes = [a.value for a in node.args if a.keyword is None]
         args: list[ir.Expr] = [self.expr(n) for n in nodes]
         held = args[0].type if len(args) == 1 else None
-        if isinstance(held, VecT if api == "vector" else MatT) and size not in keywords:
+        sized = size in keywords and self.constant_of(keywords[size]) != (
+            held.length if isinstance(held, VecT) else (held.rows, held.cols) if isinstance(held, MatT) else None)
+        if isinstance(held, VecT if api == "vector" else MatT) and not sized:  # (`length=` its own length, or none)
             # `wp.types.vector(v, dtype=wp.float16)`: v converted (its own dtype without `dtype=`)
             dtype = ann.dtype(keywords["dtype"], self.scope) if "dtype" in keywords else held.dtype
             if dtype is None:

@@ -87,3 +87,20 @@ def kind_annotations(x: wp.array(dtype=wp.float64), z: wp.array(dtype=float), k:
     w[i] = mixed_sum(z[i], z[i]) + scalar_trace(wp.mat22(z[i], 1.0, 2.0, 3.0))
     n[i] = int_components(wp.vec3i(k[i], 2, 3)) + scalar_trace(mat22i(k[i], 1, 2, k[i]))
     n[i] += wp.int32(int_components(wp.vec3s(wp.int16(k[i]), wp.int16(1), wp.int16(2))))
+
+
+# Warp's type factories at module level, and its generic vector constructor given a vector
+transformd = wp.types.transformation(dtype=wp.float64)
+quatf = wp.types.quaternion(dtype=wp.float32)
+
+
+@wp.kernel
+def type_factories(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    a = wp.vec2(x[i], 2.0)
+    c = wp.types.vector(a, length=2)  # a copy: `length=` its own
+    d = wp.types.vector(x[i], length=3)  # one component fills them
+    q = quatf(0.0, 0.0, wp.sin(x[i] * 0.5), wp.cos(x[i] * 0.5))
+    t = transformd(wp.vec3d(wp.float64(x[i]), wp.float64(1.0), wp.float64(2.0)), wp.quat_identity(dtype=wp.float64))
+    p = wp.transform_point(t, wp.vec3d(wp.float64(1.0), wp.float64(0.0), wp.float64(0.0)))
+    y[i] = c[0] * c[1] + d[2] + wp.quat_rotate(q, wp.vec3(1.0, 0.0, 0.0))[1] + float(p[0])
