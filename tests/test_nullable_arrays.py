@@ -124,3 +124,52 @@ def k(a: wp.array(dtype=float)):
     a[0] = first(a)
 '''
     assert first_error(source) == "6:8: TC0406: a condition must be a scalar, got a 1-d float32 array"
+
+
+SHORT_CIRCUITS = '''import warp as wp
+
+
+@wp.kernel
+def both(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
+    tid = wp.tid()
+    if arr and tid >= 0 and arr[tid] == 0:  # (Warp's test_conditional: arr[tid] only where arr was passed)
+        result[tid] = -1
+        return
+    result[tid] = 1
+
+
+@wp.kernel
+def either(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
+    tid = wp.tid()
+    if not arr or tid < 0 or arr[tid] == 0:
+        result[tid] = -1
+        return
+    result[tid] = arr[tid] * 10
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_tested_array_in_and_or_chains():
+    mod = build(SHORT_CIRCUITS, "nullable_chains")
+    arr = np.array([0, 3, 0, 7], dtype=np.int32)
+    result = np.zeros(4, np.int32)
+    mod.both.launch(dim=4, inputs=[arr, result])
+    np.testing.assert_array_equal(result, [-1, 1, -1, 1])
+    mod.both.launch(dim=4, inputs=[None, result])
+    np.testing.assert_array_equal(result, [1, 1, 1, 1])
+    mod.either.launch(dim=4, inputs=[arr, result])
+    np.testing.assert_array_equal(result, [-1, 30, -1, 70])
+    mod.either.launch(dim=4, inputs=[None, result])
+    np.testing.assert_array_equal(result, [-1, -1, -1, -1])
+
+
+@pytest.mark.parametrize("test, where", [
+    ("arr or arr[i] == 0", "7:15"),  # the right side runs where arr is None
+    ("not arr and arr[i] == 0", "7:20"),
+])
+def test_a_chain_shows_an_array_passed_only_where_it_is(test, where):
+    source = ("import warp as wp\n\n\n@wp.kernel\ndef k(arr: wp.array(dtype=int)):\n    i = wp.tid()\n"
+              f"    if {test}:\n        pass\n")
+    assert first_error(source) == (f"{where}: TC0411: `arr` may be None here: the kernel tests it (`if arr:`), "
+                                   "so a launch may pass None for it")

@@ -424,9 +424,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             else:
                 self.guarded(self.compound_stmt, stmt, out)
                 if isinstance(stmt, cst.If) and stmt.orelse is None and _leaves(stmt.body):
-                    tested = _array_test(stmt.test)
-                    if tested is not None and tested[1]:
-                        self.non_null.add(tested[0])  # `if not a: return`: a was passed, below
+                    self.non_null |= _shown(stmt.test, False) & set(self.nullable)  # `if not a: return`: a was passed, below
         self.non_null = shown
         self.block_id = outer_block
         return tuple(out)
@@ -925,6 +923,17 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
     # ------------------------------------------------------------ control flow
 
     def condition(self, node: cst.BaseExpression) -> ir.Expr:
+        if isinstance(node, cst.BooleanOperation) and _array_tests(node) & set(self.nullable):
+            # `a and a[i] > 0`, `not a or a[i] == 0`: the right side runs where the left shows a passed
+            left = self.condition(node.left)
+            shown = set(self.non_null)
+            self.non_null |= _shown(node.left, isinstance(node.operator, cst.And)) & set(self.nullable)
+            try:
+                right = self.condition(node.right)
+            finally:
+                self.non_null = shown
+            op = "and_" if isinstance(node.operator, cst.And) else "or_"
+            return cast(ir.Expr, self.make_op(op, [left, right], {}, node))
         tested = _array_test(node)
         if tested is not None and tested[0] in self.nullable and self.env[tested[0]].sym is self.nullable[tested[0]]:
             name, negated = tested
@@ -966,15 +975,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         me = self.if_counter
         outer = self.path
         self.path = outer + ((me, 0),)
-        tested = _array_test(node.test)
-        tested_name, negated = tested if tested is not None and tested[0] in self.nullable else (None, False)
         shown = set(self.non_null)
-        if tested_name is not None and not negated:
-            self.non_null.add(tested_name)  # `if a:` shows a passed in its body
+        self.non_null |= _shown(node.test, True) & set(self.nullable)  # `if a:` shows a passed in its body
         body = self.block(node.body)
-        self.non_null = set(shown)
-        if tested_name is not None and negated:
-            self.non_null.add(tested_name)  # `if not a: ... else:` shows it in the else
+        self.non_null = shown | (_shown(node.test, False) & set(self.nullable))  # `if not a: ... else:`: in the else
         self.path = outer + ((me, 1),)
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(node.orelse, cst.If):
@@ -1134,9 +1138,29 @@ def _has_return(body: cst.BaseSuite) -> bool:
 
 
 def _tested_names(body: cst.BaseSuite) -> set[str]:
-    """The names an `if`/`elif` test of body tests alone (`if a:`, `if not a:`), nested blocks included."""
-    return {tested[0] for s in statements(body) if isinstance(s, cst.If)
-            for tested in [_array_test(s.test)] if tested is not None}
+    """The names an `if`/`elif` test of body tests alone (`if a:`, `if not a:`), or as an operand of
+    its `and` / `or` (`if a and a[i] > 0:`), nested blocks included."""
+    return {name for s in statements(body) if isinstance(s, cst.If) for name in _array_tests(s.test)}
+
+
+def _array_tests(node: cst.BaseExpression) -> set[str]:
+    """The bare names a test tests (`a`, `not a`), alone or as operands of its `and` / `or`."""
+    if isinstance(node, cst.BooleanOperation):
+        return _array_tests(node.left) | _array_tests(node.right)
+    tested = _array_test(node)
+    return {tested[0]} if tested is not None else set()
+
+
+def _shown(node: cst.BaseExpression, truth: bool) -> set[str]:
+    """The bare names a test shows true (truthy: a passed array) where the test is `truth`:
+    `a` true shows a; `not a` false shows a; `x and y` true shows both's, `x or y` false both's."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _shown(node.expression, not truth)
+    if isinstance(node, cst.Name):
+        return {node.value} if truth else set()
+    if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And) == truth:
+        return _shown(node.left, truth) | _shown(node.right, truth)
+    return set()
 
 
 def _leaves(body: cst.BaseSuite) -> bool:
