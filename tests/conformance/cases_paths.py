@@ -1,7 +1,7 @@
 """Conformance cases of issue #13 items 4, 5 (area prefix `kern_paths`): nested kernels bound path
 by path through a factory's if/elif/else and with, constants folded with min/max/int/float,
 overloads declared in loops over literal kernels and dtypes, funcs overloaded by redefinition."""
-from cases import Case, Scal, arr, out
+from cases import Case, Scal, arr, out, varr
 
 P = "kern_paths.py"
 F64 = "float64"
@@ -41,6 +41,11 @@ CASES = [
     Case("kern_paths_launch_fill_f32", P, "launched_fill", dim=(8,), args=(arr(8), out(8), Scal(1.5)), launch="simt", block_dim=8),
     Case("kern_paths_launch_fill_f64", P, "launched_fill", dim=(8,), args=(arr(8, dtype=F64), out(8, dtype=F64), Scal(0.25, F64)),
          launch="simt", block_dim=8),
+    # ... and overloads declared in a loop over vector and matrix types, `[wp.array[T]] * 2`
+    Case("kern_paths_value_overload_vec3", P, "value_overloads", dim=(8,), args=(varr(8, "vec3"), varr(8, "vec3", "out")),
+         launch="simt", block_dim=8),
+    Case("kern_paths_value_overload_mat22", P, "value_overloads", dim=(8,),
+         args=(varr(8, "mat22"), varr(8, "mat22", "out")), launch="simt", block_dim=8),
     Case("kern_paths_tuple_overload_f64", P, "rowcube", dim=(2,), args=(arr(2, 8, dtype=F64), out(2, dtype=F64))),
 ]
 

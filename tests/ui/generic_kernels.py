@@ -20,7 +20,8 @@ wp.overload(scaled, [wp.array(dtype=wp.float64), wp.array(dtype=wp.float64), flo
 wp.overload(scaled, [wp.array2d(dtype=float), wp.array(dtype=float), float])  # ERROR TC0201: parameter `a` is declared array1d(Any), the overload gives a 2-d float32 array
 wp.overload(scaled, {"c": wp.array(dtype=float)})  # ERROR TC0436: the kernel has no parameter `c`
 wp.overload(scaled, {"a": wp.array(dtype=float)})  # ERROR TC0436: leaves parameter `b` generic
-wp.overload(scaled, [wp.array(dtype=float)] * 3)  # ERROR TC0436: tilec reads the types from a literal list or dict
+wp.overload(scaled, [wp.array(dtype=float)] * 3)  # ERROR TC0201: parameter `s` is declared a float32 scalar, the overload gives a 1-d float32 array
+wp.overload(scaled, [wp.array(dtype=float)] * 2 + [float])  # ERROR TC0436: tilec reads the types from a literal list or dict
 
 
 @wp.func

@@ -23,7 +23,8 @@ Env = dict[str, object]
 
 @dataclass(frozen=True)
 class DtypeValue:
-    """A binding to a dtype (`make(wp.float64)`): the API attribute name it stands for."""
+    """A binding to a dtype (`make(wp.float64)`, `for T in (wp.vec3, wp.mat22)`): the API attribute
+    name it stands for."""
 
     api: str
 
@@ -110,9 +111,9 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
         return DtypeValue({"float": "float32", "int": "int32", "bool": "bool"}[node.value])
     attr = scope.api_attr(node)
     if attr is not None:
-        from ..ir.types import DTYPE_NAMES
+        from ..ir.types import DTYPE_NAMES, VALUE_TYPE_NAMES
 
-        if attr in DTYPE_NAMES:
+        if attr in DTYPE_NAMES or attr in VALUE_TYPE_NAMES:  # a scalar type, or `wp.vec3`, `wp.mat22d`, `wp.quatf`
             return DtypeValue(attr)
     if isinstance(node, cst.Name) and isinstance(scope.api_names.get(node.value), str):
         from ..ir.types import DTYPE_NAMES

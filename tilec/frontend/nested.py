@@ -131,8 +131,9 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         if scope.api_attr(call.func) != "overload" or len(call.args) != 2:
             continue
         kernel, types = call.args[0].value, call.args[1].value
-        if isinstance(types, (cst.List, cst.Tuple)):
-            given = {f"#{i}": e.value for i, e in enumerate(types.elements)}
+        listed = _repeated(types, scope)
+        if listed is not None:
+            given = {f"#{i}": e for i, e in enumerate(listed)}
         elif isinstance(types, cst.Dict):
             keyed = [(e.key.evaluated_value, e.value) for e in types.elements
                      if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)]
@@ -158,6 +159,20 @@ def overloads(walker: _Walker, scope: Scope, parsed: Parsed, diags: Diagnostics)
         diags.error("TC0436", "wp.overload: tilec reads the types from a literal list or dict "
                     "(`[wp.array(dtype=wp.float32), ...]` or `{\"name\": type}`)", parsed.span(call.args[1].value))
     return out
+
+
+def _repeated(types: cst.BaseExpression, scope: Scope) -> list[cst.BaseExpression] | None:
+    """The items of a literal list or tuple of types, `[...] * n` / `n * [...]` (n a constant)
+    repeated n times; None for anything else."""
+    if isinstance(types, (cst.List, cst.Tuple)):
+        return [e.value for e in types.elements]
+    if isinstance(types, cst.BinaryOperation) and isinstance(types.operator, cst.Multiply):
+        for listed, count in ((types.left, types.right), (types.right, types.left)):
+            times = scope.constant(count)
+            items = _repeated(listed, scope) if isinstance(listed, (cst.List, cst.Tuple)) else None
+            if items is not None and isinstance(times, int) and not isinstance(times, bool) and 0 <= times <= 64:
+                return items * times
+    return None
 
 
 def _declared(walker: _Walker, node: cst.CSTNode, env: Env, scope: Scope, parsed: Parsed,

@@ -153,3 +153,14 @@ def run_launched_fill(n):
     wp.launch(launched_fill, dim=n, inputs=[floats, wp.zeros_like(floats), 1.5])
     doubles = wp.zeros(n, dtype=wp.float64)
     wp.launch(launched_fill, dim=n, inputs=[doubles, wp.zeros_like(doubles), wp.float64(0.25)])
+
+
+@wp.kernel
+def value_overloads(a: wp.array[Any], b: wp.array[Any]):
+    i = wp.tid()
+    b[i] = a[i] * 2.0 + a[i]
+
+
+# overloads in a loop over value types (not only scalar dtypes), their list repeated
+for _value_type in (wp.vec3, wp.mat22):
+    wp.overload(value_overloads, [wp.array[_value_type]] * 2)
