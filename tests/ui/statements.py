@@ -19,6 +19,11 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     m = wp.static(b.shape[0])  # ERROR TC0305: static: tilec evaluates only
     s = wp.static((N, N))  # ERROR TC0401: a tuple from wp.static() used as a value
     z = wp.static()  # ERROR TC0303: static: takes exactly one positional argument
+    for q in range(n):
+        w = wp.static(q * 2)  # ERROR TC0305: static: tilec evaluates only
+    for q in range(3):
+        q = n
+        w = wp.static(q * 2)  # ERROR TC0305: static: tilec evaluates only
     print(t)  # a tile prints (Warp's format); no error
     print(n, n)  # ERROR TC0401: print() of 2 values
     wp.expect_eq(n, t)  # ERROR TC0303: expect_eq: `expected` must be a scalar

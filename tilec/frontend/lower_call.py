@@ -6,6 +6,9 @@ becomes an IR operand or a compile-time attribute.
 """
 from __future__ import annotations
 
+import functools
+import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
@@ -193,8 +196,11 @@ class CallLowering(LoweringHost):
         self.fail("TC0302", f"unknown {what} `{api}`", node.func,
                   help=suggest.did_you_mean(api, known, self.scope.api_prefix()))
 
-    def lower_static(self, node: cst.Call) -> ir.Const:
+    def lower_static(self, node: cst.Call) -> ir.Expr:
         """`wp.static(expr)` as a value."""
+        per_iteration = self.static_by_loop_variables(node)
+        if per_iteration is not None:
+            return per_iteration
         value = self.static_value(node)
         if isinstance(value, (tuple, str)):
             self.fail("TC0401", f"unsupported syntax: a {'tuple' if isinstance(value, tuple) else 'string'} from "
@@ -217,6 +223,36 @@ class CallLowering(LoweringHost):
                       "arithmetic, comparisons, tuples, wp.constant, a dict literal's item) and len() of a tile, "
                       "vector or matrix; this one is not", arg)
         return value
+
+    def static_by_loop_variables(self, node: cst.Call) -> ir.Expr | None:
+        """`wp.static(expr)` of the variables of loops over constant ranges (`s += wp.static(i * 2)`),
+        not assigned since their loop set them: Warp unrolls such loops, so expr is a constant in each
+        copy. Here it is that constant picked by the variables' values (a chain of selects, at most
+        64 cases); None when expr is constant alone or names anything else that is not constant."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or self.constant_of(node.args[0].value) \
+                is not consts.NOT_CONST:
+            return None
+        arg = node.args[0].value
+        names = sorted({n.value for n in _names_in(arg) if n.value in self.loop_values
+                        and self.assign_counts.get(n.value) == self.loop_values[n.value][0]})
+        ranges = [self.loop_values[name][1] for name in names]
+        if not names or math.prod(len(r) for r in ranges) > 64:
+            return None
+        cases = []
+        for combo in itertools.product(*ranges):
+            value = self.constant_with(arg, dict(zip(names, combo)))
+            if value is consts.NOT_CONST or isinstance(value, (tuple, str)):
+                return None
+            cases.append((combo, value))
+        if not cases:
+            return None
+        chosen: ir.Expr = self.const_expr(cases[-1][1], node)
+        variables = [self.expr(cst.Name(name)) for name in names]
+        for combo, value in reversed(cases[:-1]):
+            tests = [self.make_op("eq", [v, ir.Const(c, v.type, v.span)], {}, node) for v, c in zip(variables, combo)]
+            test = functools.reduce(lambda a, b: self.make_op("and_", [a, b], {}, node), tests)
+            chosen = self.make_op("where", [test, self.const_expr(value, node), chosen], {}, node)
+        return chosen
 
     def static_item(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """`wp.static(D[key])` of a module-level dict literal the file never changes: the item's
@@ -570,6 +606,11 @@ class CallLowering(LoweringHost):
     def constant_of(self, node: cst.BaseExpression) -> Any:
         """node's compile-time value: literals, module constants, and locals assigned once from a
         constant (local_consts.py; a local never stands for the module constant it shadows)."""
+        return self.constant_with(node, None)
+
+    def constant_with(self, node: cst.BaseExpression, bound: dict[str, object] | None) -> Any:
+        """constant_of, with `bound` names given a value (a loop variable's in one unrolled copy) and
+        Python's float() / int() of them."""
         fn = getattr(getattr(self, "fd", None), "node", None)
         base: Callable[[cst.BaseExpression], object]
         if not isinstance(fn, cst.FunctionDef):
@@ -580,6 +621,13 @@ class CallLowering(LoweringHost):
             base = local_consts.local_lookup(fn, self.env, self.scope._lookup)
 
         def lookup(n: cst.BaseExpression) -> object:
+            if bound and isinstance(n, cst.Name) and n.value in bound:
+                return bound[n.value]
+            if bound and isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("float", "int") \
+                    and n.func.value not in self.env and len(n.args) == 1 and n.args[0].keyword is None:
+                inner = consts.evaluate(n.args[0].value, lookup)  # Python's conversion, as Warp's wp.static runs it
+                return {"float": float, "int": int}[n.func.value](inner) if isinstance(inner, (int, float)) \
+                    and not isinstance(inner, bool) else consts.NOT_CONST
             static = isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
             length = self.static_len(cast(cst.Call, n).args[0].value if static else n)
             if length is not consts.NOT_CONST:
@@ -881,3 +929,19 @@ def _retype(arg: ir.Expr, want: Type) -> ir.Expr:
 
 
 __all__ = ["CallLowering", "Abort"]
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The names an expression mentions, an attribute's base included (not the attribute itself)."""
+    found: list[cst.Name] = []
+
+    class Visit(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(Visit())
+    return found

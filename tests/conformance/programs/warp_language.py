@@ -350,3 +350,17 @@ def poisson_draws(lam: wp.array(dtype=float), counts: wp.array(dtype=wp.uint32),
     rng = wp.rand_init(1234, i)
     counts[i] = wp.poisson(rng, lam[i] * 60.0) + wp.poisson(rng, 3.5) * wp.uint32(1000)
     after[i] = wp.randf(rng)
+
+
+@wp.kernel
+def static_loop_variables(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # wp.static of a constant loop's variable: Warp unrolls the loop, a constant in each copy
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(6):
+        if wp.static(k % 2 == 0):
+            continue
+        s += wp.static(float(k) * 0.1 + 1.0) * x[i]
+        for j in range(2):
+            s += float(wp.static(k * 10 + j)) * 0.01
+    y[i] = s
