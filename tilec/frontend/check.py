@@ -237,7 +237,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if returns is None:  # a func's struct, as Warp infers it from the body (lower_structs.struct_returned)
             return self.struct_returned(self.fd, self.fd.node) if self.fd.kind == "func" else None
         node = returns.annotation
-        if isinstance(node, cst.Name) and node.value == "None":
+        if isinstance(node, cst.Name) and node.value == "None" or (  # (Python's `types.NoneType` spells it too)
+                isinstance(node, cst.Attribute) and node.attr.value == "NoneType" and isinstance(node.value, cst.Name)
+                and node.value.value == "types" and "types" not in self.scope.api_aliases):
             return NONE
         if tuple_annotation(node) is not None:
             return None  # several values: each instance's is its item's (check)

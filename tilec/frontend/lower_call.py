@@ -247,12 +247,18 @@ class CallLowering(LoweringHost):
         if not cases:
             return None
         chosen: ir.Expr = self.const_expr(cases[-1][1], node)
-        variables = [self.expr(cst.Name(name)) for name in names]
+        variables = [self.expr(self.placed_name(name, node)) for name in names]
         for combo, value in reversed(cases[:-1]):
             tests = [self.make_op("eq", [v, ir.Const(c, v.type, v.span)], {}, node) for v, c in zip(variables, combo)]
             test = functools.reduce(lambda a, b: self.make_op("and_", [a, b], {}, node), tests)
             chosen = self.make_op("where", [test, self.const_expr(value, node), chosen], {}, node)
         return chosen
+
+    def placed_name(self, name: str, where: cst.CSTNode) -> cst.Name:
+        """A name node made here, placed at `where` (every node a diagnostic may point at has a place)."""
+        made = cst.Name(name)
+        self.parsed.place_like(made, where)
+        return made
 
     def static_item(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """`wp.static(D[key])` of a module-level dict literal the file never changes: the item's
