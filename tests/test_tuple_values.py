@@ -62,7 +62,7 @@ def weighted(values: tuple[wp.float64, ...]):
 
 
 @wp.func
-def passed_on(values: Any):
+def passed_on(values: tuple):  # a bare `tuple`: any tuple
     return weighted(values) + values[-1] * values[0]
 
 
@@ -85,7 +85,8 @@ def _weighted(values):
 def test_tuples_passed_on_to_funcs_indexed_from_the_end_and_by_a_backward_loop():
     """What Warp 1.19 fails to build (a tuple parameter passed on to another func, `values[-1]` of an
     `Any` one; measured: a C++ error in its tuple.h) and refuses (a constant range whose bound is not
-    a bare len()), against Python's own evaluation, with gradients by finite differences."""
+    a bare len()), against Python's own evaluation, with gradients by finite differences; the
+    parameter annotated with a bare `tuple`."""
     m = build(PASSED, "tuples_passed", block_dim=32)
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal(16), rng.standard_normal(16)

@@ -43,6 +43,7 @@ def tuple_arguments(a: wp.array(dtype=float), n: int):
         k = n
         w = t[k]  # ERROR TC0305: a tuple's index must be a compile-time integer
     s = total((a[i], 1))  # ERROR TC0201: total: parameter `values` expects tuple[float32, ...], got a tuple of (float32, int32)
+    t[0] = 1.0  # ERROR TC0401: assigning an item of the tuple `t` (a tuple is immutable, in Python as in Warp)
 
 
 @wp.kernel

@@ -844,6 +844,10 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         return self.store_subscript(target, value, node, None)
 
     def store_subscript(self, target: cst.Subscript, value: ir.Expr, node: Any, aug: Any) -> list[ir.Stmt]:
+        if isinstance(target.value, cst.Name) and target.value.value in self.tuple_vars \
+                and target.value.value not in self.env:
+            self.fail("TC0401", f"unsupported syntax: assigning an item of the tuple `{target.value.value}` (a "
+                      "tuple is immutable, in Python as in Warp)", target, help="make a new tuple")
         if self.scope.api_attr(target.value) == "adjoint":
             return self.adjoint_update(target, value, node, aug)
         if isinstance(target.value, cst.Subscript) and self.scope.api_attr(target.value.value) == "adjoint":

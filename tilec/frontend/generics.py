@@ -42,12 +42,13 @@ class GenericArray:
 
 @dataclass(frozen=True)
 class VariadicTuple:
-    """`tuple[int, ...]`: a tuple of any length whose items are all of one type."""
+    """`tuple[int, ...]`: a tuple of any length whose items are all of one type; a bare `tuple`
+    (item None): any tuple."""
 
-    item: Scalar | VecT | MatT
+    item: Scalar | VecT | MatT | None
 
     def __str__(self) -> str:
-        return f"tuple[{self.item}, ...]"
+        return "tuple" if self.item is None else f"tuple[{self.item}, ...]"
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,17 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> Param:
     items = tuple_annotation(node)
     if items is not None:
         return _tuple_annotation(items, node, scope)
+    if _names_tuple(node, scope):  # a bare `tuple` / `typing.Tuple`: any tuple
+        return VariadicTuple(None)
     kinds = scalar_kind(node, scope) or generic_value(node, scope)
     return kinds if kinds is not None else ann.annotation(node, scope)
+
+
+def _names_tuple(node: cst.BaseExpression, scope: Scope) -> bool:
+    if isinstance(node, cst.Name):
+        return (node.value == "tuple" and not scope.binds("tuple")) or node.value in scope.tuple_names
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            and node.value.value in scope.typing_aliases and node.attr.value == "Tuple")
 
 
 def scalar_kind(node: cst.BaseExpression, scope: Scope) -> ScalarKind | None:
@@ -195,7 +205,7 @@ def accepts(want: Param, got: Param) -> bool:
         return want.admits(got)
     if isinstance(want, VariadicTuple):
         items = tuple_items(got)
-        return items is not None and all(t == want.item for t in items)
+        return items is not None and (want.item is None or all(t == want.item for t in items))
     return want == got
 
 

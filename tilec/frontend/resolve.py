@@ -94,6 +94,7 @@ class Scope:
     typing_aliases: set[str] = field(default_factory=set)  # local names bound to the typing module
     any_names: set[str] = field(default_factory=set)  # local names bound to typing.Any
     literal_names: set[str] = field(default_factory=set)  # local names bound to typing.Literal
+    tuple_names: set[str] = field(default_factory=set)  # local names bound to typing.Tuple
     constants: dict[str, object] = field(default_factory=dict)  # name -> int/float/bool/tuple
     typed_constants: dict[str, Scalar] = field(default_factory=dict)  # name -> Scalar of `N = wp.constant(wp.int32(0))`
     value_constants: dict[str, cst.Call] = field(default_factory=dict)  # name -> `wp.vec3(1.0, 2.0, 3.0)` call (of literals)
@@ -331,6 +332,8 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
                 scope.any_names.add(local)
             elif module == "typing" and name == "Literal":
                 scope.literal_names.add(local)
+            elif module == "typing" and name == "Tuple":
+                scope.tuple_names.add(local)
             elif module.split(".")[0] in HOST_MODULES:
                 scope.host_names[local] = (module.split(".")[0], name)
     elif isinstance(node, (cst.Assign, cst.AnnAssign)):
