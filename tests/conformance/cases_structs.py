@@ -18,6 +18,8 @@ CASES = [
          rtol=1e-4, atol=1e-5, warp_wrong=LOOP),
     Case("structs_tile_affine", P, "tile_affine", dim=(3,), block_dim=16,
          args=(StructArg("Layer", (("weight", arr(1, 1)), ("bias", arr(48)), ("gain", Scal(1.5)))), arr(48), out(48))),
+    Case("structs_empty", P, "empty_structs", dim=(8,), launch="simt",
+         args=(StructArg("Empty", ()), StructArg("Tagged", (("scale", Scal(1.5)),)), arr(8), out(8))),
     Case("structs_kick", A, "kick", dim=(20,), launch="simt",
          args=(StructArr("Particle", (20,), PARTICLE), arr(20), Scal(0.1),
                StructArr("Particle", (20,), PARTICLE, role="out", kind="zeros"))),

@@ -76,8 +76,6 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
                 continue
             assert not isinstance(t, str), t  # _unsupported_field refuses ANY
             fields.append((fname, t))
-    if not fields and ok:
-        diags.error("TC0409", f"@wp.struct `{name}` has no fields", parsed.span(node.name))
     scope.structs[name] = StructT(name, tuple(fields))
     scope.constants.pop(name, None)
     scope.type_aliases.pop(name, None)

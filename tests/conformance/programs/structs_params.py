@@ -46,3 +46,27 @@ def tile_affine(layer: Layer, x: wp.array(dtype=float), y: wp.array(dtype=float)
     b = wp.tile_load(layer.bias, shape=TILE, offset=i * TILE)
     r = wp.tile_map(wp.sin, t * layer.gain + b)
     wp.tile_store(y, r, offset=i * TILE)
+
+
+@wp.struct
+class Empty:
+    pass
+
+
+@wp.struct
+class Tagged:
+    tag: Empty
+    scale: float
+
+
+@wp.func
+def scaled_by(e: Empty, t: Tagged, x: float):
+    return x * t.scale
+
+
+@wp.kernel
+def empty_structs(e: Empty, t: Tagged, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # a struct without fields (Warp's benchmark_launches passes one): a parameter, a field, a local, an argument
+    i = wp.tid()
+    local = Empty()
+    y[i] = scaled_by(local, t, x[i]) + scaled_by(e, t, 1.0)
