@@ -36,7 +36,6 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
         diags.error("TC0002", f"struct name `{name}` starts with `__`, reserved for Python", parsed.span(node.name))
         return
     fields: list[tuple[str, FieldT]] = []
-    ok = True
     for stmt in node.body.body:
         for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
             if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -46,33 +45,27 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
             if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
                 diags.error("TC0401", f"unsupported syntax in @wp.struct `{name}`: only annotated fields "
                             "(`x: float`) are allowed", parsed.span(small))
-                ok = False
                 continue
             fname = small.target.value
             if fname.startswith("__"):  # would shadow the loader class's Python internals
                 diags.error("TC0002", f"struct field `{name}.{fname}` starts with `__`, reserved for Python",
                             parsed.span(small.target))
-                ok = False
                 continue
             if small.value is not None:
                 diags.error("TC0401", f"struct field `{name}.{fname}`: default values are not supported "
                             "(Warp zero-initialises struct fields)", parsed.span(small.value))
-                ok = False
                 continue
             if any(f == fname for f, _ in fields):
                 diags.error("TC0409", f"struct field `{name}.{fname}` is declared twice", parsed.span(small.target))
-                ok = False
                 continue
             try:
                 t = ann.read_annotation(small.annotation.annotation, scope)
             except ann.AnnotationError as e:
                 diags.error("TC0409", f"struct field `{name}.{fname}`: {e.message}", parsed.span(e.node))
-                ok = False
                 continue
             why = _unsupported_field(t)
             if why:
                 diags.error("TC0409", f"struct field `{name}.{fname}`: {why}", parsed.span(small.annotation.annotation))
-                ok = False
                 continue
             assert not isinstance(t, str), t  # _unsupported_field refuses ANY
             fields.append((fname, t))
