@@ -20,6 +20,8 @@ CASES = [
          args=(StructArg("Layer", (("weight", arr(1, 1)), ("bias", arr(48)), ("gain", Scal(1.5)))), arr(48), out(48))),
     Case("structs_empty", P, "empty_structs", dim=(8,), launch="simt",
          args=(StructArg("Empty", ()), StructArg("Tagged", (("scale", Scal(1.5)),)), arr(8), out(8))),
+    Case("structs_generic_construction", P, "generic_struct_construction", dim=(8,), launch="simt",
+         args=(arr(8), out(8))),
     Case("structs_kick", A, "kick", dim=(20,), launch="simt",
          args=(StructArr("Particle", (20,), PARTICLE), arr(20), Scal(0.1),
                StructArr("Particle", (20,), PARTICLE, role="out", kind="zeros"))),

@@ -235,7 +235,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
         returns = self.fd.node.returns
         if returns is None:  # a func's struct, as Warp infers it from the body (lower_structs.struct_returned)
-            return self.struct_returned(self.fd, self.fd.node) if self.fd.kind == "func" else None
+            return self.struct_returned(self.fd, self.fd.node, arg_types=self.param_types) if self.fd.kind == "func" \
+                else None
         node = returns.annotation
         if isinstance(node, cst.Name) and node.value == "None" or (  # (Python's `types.NoneType` spells it too)
                 isinstance(node, cst.Attribute) and node.attr.value == "NoneType" and isinstance(node.value, cst.Name)

@@ -782,7 +782,7 @@ class CallLowering(LoweringHost):
         refusal = warp_library.refusal(fd, args[0].type) if fd.library else None
         if refusal is not None:  # a library func's `Any` parameter given what Warp's builtin refuses
             self.fail("TC0201", refusal, where[0])
-        returned = self.struct_returned(fd, node)
+        returned = self.struct_returned(fd, node, arg_types=[a.type for a in args])
         if returned is not None:
             return self.call_struct_func(name, returned, args, where, node)
         fn = self.module.instantiate(name, [(a.type, a if self.is_weak(a) else None) for a in args],

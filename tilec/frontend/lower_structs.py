@@ -10,12 +10,13 @@ field is the gradient of that leaf. The values below live only while a statement
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
 from .. import ir, naming
-from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FieldT, FunctionT, GridQueryT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe
+from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FieldT, FunctionT, GridQueryT, IndexedT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
 from ..ops.values import is_value
 from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
@@ -452,9 +453,11 @@ class StructReturns(LoweringHost):
     field is a plain scalar to every later pass, its adjoint included). The body runs once per
     field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
 
-    def struct_returned(self, fd: FuncDef, node: cst.CSTNode, depth: int = 0) -> StructT | None:
+    def struct_returned(self, fd: FuncDef, node: cst.CSTNode, depth: int = 0,
+                        arg_types: Sequence[object] = ()) -> StructT | None:
         """The StructT a func's `-> S` annotation names, else None; without an annotation, the struct
-        every `return` of its body gives (Warp infers it: `s = S()` ... `return s`)."""
+        every `return` of its body gives (Warp infers it: `s = S()` ... `return s`; `type(p)(...)`:
+        the struct p is, from `arg_types`, the call's or instance's parameter types)."""
         from . import annotations as ann
 
         returns = fd.node.returns
@@ -462,7 +465,11 @@ class StructReturns(LoweringHost):
             scope = getattr(fd, "scope", None) or self.scope
             found: set[StructT | None] = set()
             for name in fd.return_sources:
-                if name in scope.structs:
+                if name.startswith("#"):  # `type(p)(...)`
+                    k = int(name[1:])
+                    given = arg_types[k] if k < len(arg_types) else None
+                    found.add(given if isinstance(given, StructT) and tuple_items(given) is None else None)
+                elif name in scope.structs:
                     found.add(scope.structs[name])
                 elif name in scope.funcs and depth < 8 and scope.funcs[name] is not fd:
                     found.add(self.struct_returned(scope.funcs[name], node, depth + 1))
@@ -505,7 +512,7 @@ class StructReturns(LoweringHost):
     def struct_return(self, value: Lowered, node: cst.Return) -> ir.Expr | None:
         """The value one instance of a struct-returning func returns: its field `self.project`
         (None: the body is checked without being emitted)."""
-        t = self.struct_returned(self.fd, node)
+        t = self.struct_returned(self.fd, node, arg_types=self.param_types)
         if t is None:
             self.fail("TC0410", f"returning {describe(value.type)} from a func needs the return annotation "
                       f"`-> {value.type}`", cast(cst.BaseExpression, node.value),  # a struct value

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, TileT, Type, VecT, describe
+from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
@@ -44,6 +44,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
                 return ir.Const(0, typed, self.span(node)) if not node.args else self.lower_cast(typed.name, node)
             if is_value(typed):
                 return self.lower_constructor(typed, node)
+            if isinstance(typed, StructT) and tuple_items(typed) is None:  # `type(s)(a, b)` of a struct value
+                return self.construct_struct(typed, node)
             self.fail("TC0401", f"unsupported syntax: constructing {describe(typed)}", node.func)
         api = self.scope.api_attr(node.func)
         if api in ("quat_identity", "transform_identity", "identity"):

@@ -43,8 +43,8 @@ def return_sources(fd: FuncDef) -> frozenset[str]:
     """The names a func without a return annotation takes its returned values from, as Warp users
     write a struct-returning func: the callee of `return S(...)` / `return f(...)`, the annotation of
     a returned parameter (`x: S`), what a returned local was assigned (`s = S()` ... `return s`, and
-    `q = p` of another local or parameter); "" for a value of another form. Empty for a func that
-    returns nothing."""
+    `q = p` of another local or parameter), "#k" for `type(p)(...)` of the k-th parameter p; "" for a
+    value of another form. Empty for a func that returns nothing."""
     params = {p.name.value: p.annotation.annotation for p in fd.node.params.params if p.annotation is not None}
     body = list(statements(fd.node.body))
     assigned: dict[str, set[cst.BaseExpression]] = {}
@@ -52,8 +52,14 @@ def return_sources(fd: FuncDef) -> frozenset[str]:
         if isinstance(s, cst.Assign) and len(s.targets) == 1 and isinstance(s.targets[0].target, cst.Name):
             assigned.setdefault(s.targets[0].target.value, set()).add(s.value)
 
+    order = [p.name.value for p in fd.node.params.params]
+
     def sources(value: cst.BaseExpression, seen: frozenset[str]) -> set[str]:
         if isinstance(value, cst.Call):
+            made = value.func  # `type(p)(...)`: the type of parameter p, "#<its position>"
+            if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value == "type" and \
+                    len(made.args) == 1 and isinstance(made.args[0].value, cst.Name) and made.args[0].value.value in order:
+                return {f"#{order.index(made.args[0].value.value)}"}
             return {value.func.value if isinstance(value.func, cst.Name) else ""}
         if not isinstance(value, cst.Name) or value.value in seen:
             return {""}

@@ -1,4 +1,6 @@
 """Struct-of-parameters kernels: a @wp.struct carrying scalars and arrays into SIMT and tile kernels."""
+from typing import Any
+
 import warp as wp
 
 TILE = 16
@@ -70,3 +72,21 @@ def empty_structs(e: Empty, t: Tagged, x: wp.array(dtype=float), y: wp.array(dty
     i = wp.tid()
     local = Empty()
     y[i] = scaled_by(local, t, x[i]) + scaled_by(e, t, 1.0)
+
+
+@wp.struct
+class Pair:
+    a: float
+    b: float
+
+
+@wp.func
+def swapped(s: Any):
+    return type(s)(s.b, s.a * 2.0)  # Warp's generic construction of the argument's own struct type
+
+
+@wp.kernel
+def generic_struct_construction(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    p = swapped(Pair(x[i], 1.5))
+    y[i] = p.a * 10.0 + p.b
