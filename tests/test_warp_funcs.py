@@ -437,3 +437,41 @@ def test_grad_calls_give_the_gradient_and_their_own_derivative(device):
     kernel = m.forces if device == "cpu" else OnEmulator(m.forces)
     check_gradients(kernel, n, [d, x, y, *outs], outputs=[3, 4, 5, 6], wrt=[0, 1, 2], tiled=False, h=1e-5,
                     rtol=1e-5, atol=1e-7)
+
+
+GRAD_LOOPS = '''
+import warp as wp
+
+
+@wp.func
+def wave(x: wp.float64, n: int):
+    e = wp.float64(0.0)
+    for k in range(n):
+        e += wp.sin(x * wp.float64(k + 1)) * wp.exp(x * wp.float64(0.1))
+    return e
+
+
+@wp.kernel
+def slopes(x: wp.array(dtype=wp.float64), n: wp.array(dtype=int), g: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a, dn = wp.grad(wave)(x[i], n[i])
+    g[i] = a * x[i]
+'''
+
+
+def test_grad_calls_of_funcs_with_loops_and_their_derivative():
+    """wp.grad(f) of a func with a run-time loop whose adjoint needs no tape: the gradient against
+    finite differences of numpy's f, and the kernel's adjoint through it (a second derivative) by
+    finite differences."""
+    m = build(GRAD_LOOPS, "grad_loops")
+    rng = np.random.default_rng(6)
+    x, n = rng.standard_normal(32), rng.integers(0, 6, 32).astype(np.int32)
+    g = np.zeros(32)
+    m.slopes.launch(dim=32, inputs=[x, n, g])
+
+    def wave(v):
+        return sum(np.where(k < n, np.sin(v * (k + 1)) * np.exp(v * 0.1), 0.0) for k in range(6))
+
+    h = 1e-6
+    np.testing.assert_allclose(g, x * (wave(x + h) - wave(x - h)) / (2 * h), rtol=1e-6, atol=1e-8)
+    check_gradients(m.slopes, 32, [x, n, g], outputs=[2], wrt=[0], tiled=False, h=1e-5, rtol=1e-5, atol=1e-7)

@@ -55,6 +55,7 @@ CASES = [
          args=(arr(256, kind="rand"), out(256, dtype="uint32"), out(256)), grad=False, **SIMT),
     Case("wl_grad_calls", L, "grad_calls", dim=(N,),
          args=(varr(N, "vec3"), arr(N), arr(N), varr(N, "vec3", "out"), out(N)), grad=False, **SIMT),
+    Case("wl_grad_loops", L, "grad_loops", dim=(N,), args=(arr(N), arr(N), out(N), out(N)), grad=False, **SIMT),
     Case("wl_places_by_reference", L, "places_by_reference", dim=(N,),
          args=(arr(N), varr(N, "vec3"), StructArr("Slot", (N,), (("value", "float32"), ("dir", "float32:3"))), out(N)),
          grad=False, **SIMT),

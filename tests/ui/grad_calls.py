@@ -3,9 +3,9 @@ import warp as wp
 
 @wp.func
 def looped(x: float):
-    s = float(0.0)
+    s = float(1.0)
     for k in range(3):
-        s += x * float(k)
+        s = s * x + float(k)  # the gradient needs the s each iteration overwrites
     return s
 
 
@@ -17,6 +17,6 @@ def fine(x: float, n: int):
 @wp.kernel
 def k(x: wp.array(dtype=float), a: wp.array(dtype=float)):
     i = wp.tid()
-    a[i] = wp.grad(looped)(x[i])  # ERROR TC0430: wp.grad of `looped`: it has a loop
+    a[i] = wp.grad(looped)(x[i])  # ERROR TC0430: wp.grad of `looped`: its gradient needs values a loop overwrites
     g, dn = wp.grad(fine)(x[i], 3)  # an int input's gradient: 0, as in Warp
     a[i] += g + float(dn)

@@ -6,9 +6,10 @@ reads f's inputs from one-element arrays, calls f (or applies the op), and store
 adjoint, with the result's adjoint 1, accumulates each input's gradient into that input's adjoint
 array; the derived func reads its parameters where the kernel read the arrays and sums in locals
 where the kernel added into the adjoint arrays. A tape the adjoint keeps (values a branch
-overwrites, the trip of the one-pass loop a `return` leaves) becomes locals: with no loop in f each
+overwrites, the trip of the one-pass loop a `return` leaves) becomes locals: outside f's loops each
 saved value is saved once, and the reverse sweep restores them in the reverse order of the saves.
-A func with a loop is refused (its tape would need the kernel's).
+A loop whose adjoint needs a tape (a value an iteration overwrites, or a `while` loop's trip count)
+is refused: its tape would need the kernel's; a loop whose adjoint recomputes what it reads works.
 """
 from __future__ import annotations
 
@@ -148,9 +149,13 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
             raise AssertionError("tape_pop outside an assignment")  # (the adjoint assigns each restored value)
         return e
 
-    def stmts(block: tuple[ir.Stmt, ...], loops_ok: bool) -> tuple[ir.Stmt, ...]:
+    def stmts(block: tuple[ir.Stmt, ...], in_loop: bool) -> tuple[ir.Stmt, ...]:
+        """in_loop: inside one of f's loops in the forward replay, where a save is refused."""
         out: list[ir.Stmt] = []
         for s in block:
+            if in_loop and _tapes(s):
+                raise _Unsupported("its gradient needs values a loop overwrites (tilec derives wp.grad of funcs "
+                                   "whose loops' adjoints need no tape)")
             if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall):
                 op = s.expr.op
                 if op == "tape_ready":
@@ -170,22 +175,25 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
                 out.append(s)  # its value: the matching save, once every save is numbered
                 pops.append(out[-1])
                 continue
-            if isinstance(s, ir.While) or (isinstance(s, ir.For) and not loops_ok and not _once(s)):
-                raise _Unsupported("it has a loop (tilec derives wp.grad of funcs without loops)")
             if isinstance(s, ir.If):
-                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, loops_ok),
-                                   orelse=stmts(s.orelse, loops_ok)))
+                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, in_loop),
+                                   orelse=stmts(s.orelse, in_loop)))
             elif isinstance(s, ir.For):
+                looped = in_loop or (not _once(s) and not sweeping)
                 out.append(replace(s, start=_map_expr(s.start, expr), stop=_map_expr(s.stop, expr),
-                                   step=_map_expr(s.step, expr), body=stmts(s.body, loops_ok)))
+                                   step=_map_expr(s.step, expr), body=stmts(s.body, looped)))
+            elif isinstance(s, ir.While):
+                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, not sweeping)))
             else:
                 out.extend(_map_body((s,), expr))
         return tuple(out)
 
     ready = next((i for i, s in enumerate(body) if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall)
                   and s.expr.op == "tape_ready"), len(body))  # between the replay and the reverse sweep
-    forward = stmts(body[:ready], loops_ok=False)
-    reverse = stmts(body[ready:], loops_ok=True)  # the mirrors of the one-pass loops (their trips restored)
+    sweeping = False
+    forward = stmts(body[:ready], in_loop=False)
+    sweeping = True  # the reverse sweep's loops mirror the replay's: what they restore, a replay's loop saved
+    reverse = stmts(body[ready:], in_loop=False)
     # the k-th restore takes the k-th save from the end (a stack, each save made at most once)
     restored = {id(s): pushes[len(pushes) - 1 - k] for k, s in enumerate(pops)}
     if len(pops) != len(pushes) or any(cast(ir.Assign, s).target.type != restored[id(s)].type for s in pops):
@@ -198,6 +206,12 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
         return s
 
     return inits + forward + _map_stmts(reverse, restore)
+
+
+def _tapes(s: ir.Stmt) -> bool:
+    """Whether a statement (nested blocks included) saves or restores a value on the tape."""
+    return any(isinstance(x, ir.OpCall) and x.op in ("tape_push", "tape_pop")
+               for t in ir.walk_stmts((s,)) for e in ir.stmt_exprs(t) for x in ir.walk_expr(e))
 
 
 def _once(s: ir.For) -> bool:

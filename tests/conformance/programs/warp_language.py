@@ -364,3 +364,30 @@ def static_loop_variables(x: wp.array(dtype=float), y: wp.array(dtype=float)):
         for j in range(2):
             s += float(wp.static(k * 10 + j)) * 0.01
     y[i] = s
+
+
+@wp.func
+def wave_energy(x: float, n: int):
+    e = float(0.0)
+    for k in range(n):
+        e += wp.sin(x * float(k + 1)) / float(k + 1)
+    return e
+
+
+@wp.func
+def coupled(x: float, y: float):
+    s = float(0.0)
+    for k in range(3):
+        s += x * y * float(k) + wp.exp(x * 0.1 * float(k))
+    return s
+
+
+@wp.kernel(enable_backward=False)  # (Warp's adjoint treats wp.grad as a constant; tilec's differentiates it)
+def grad_loops(x: wp.array(dtype=float), y: wp.array(dtype=float), g: wp.array(dtype=float),
+               h: wp.array(dtype=float)):
+    # wp.grad of funcs with loops (a run-time and a constant trip count)
+    i = wp.tid()
+    ge, gn = wp.grad(wave_energy)(x[i], 4)
+    gx, gy = wp.grad(coupled)(x[i], y[i])
+    g[i] = ge + gx
+    h[i] = gy + float(gn)
