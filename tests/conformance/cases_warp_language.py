@@ -66,6 +66,8 @@ CASES = [
          args=(arr(N, dtype="float64"), arr(N), arr(N, dtype="int32", kind="int:0:9"), out(N, dtype="float64"), out(N),
                out(N, dtype="int32")), **SIMT),
     Case("wl_type_factories", S, "type_factories", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_keyword_and_bool_values", S, "keyword_and_bool_values", dim=(N,),
+         args=(arr(N), out(N), out(N, dtype="int32")), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

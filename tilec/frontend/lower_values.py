@@ -140,7 +140,7 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
                 self.fail("TC0303", f"{api}: `dtype` must be a scalar type", keywords["dtype"])
         else:
             first = cast(Scalar, args[0].type)
-            dtype = first if not self.is_weak(args[0]) else FLOAT32 if first.is_float else INT32
+            dtype = first if not self.is_weak(args[0]) or first.kind == "bool" else FLOAT32 if first.is_float else INT32
         t: VecT | MatT = VecT(dtype, len(args))
         if "length" in keywords:  # one component fills them all
             length = self.constant_of(keywords["length"])
@@ -180,10 +180,17 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
     def lower_constructor(self, t: VecT | MatT, node: cst.Call) -> ir.OpCall:
-        if any(a.keyword is not None for a in node.args):
-            self.fail("TC0303", f"{t}: takes positional components only", node)
-        args: list[ir.Expr] = [self.expr(a.value) for a in node.args]
-        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in node.args])
+        given = list(node.args)
+        if any(a.keyword is not None for a in given):
+            named = {a.keyword.value: a for a in given if a.keyword is not None}
+            positional = [a for a in given if a.keyword is None]
+            by_name = ["p", "q"][len(positional):]  # `wp.transform(p=..., q=...)`, as Warp names them
+            if not (isinstance(t, VecT) and t.family == "transform" and sorted(named) == sorted(by_name)):
+                self.fail("TC0303", f"{t}: takes positional components only" + (
+                    " (or `p=` and `q=`)" if isinstance(t, VecT) and t.family == "transform" else ""), node)
+            given = positional + [named[k] for k in by_name]
+        args: list[ir.Expr] = [self.expr(a.value) for a in given]
+        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in given])
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
     def as_component(self, e: ir.Expr, dtype: Scalar) -> ir.Expr:

@@ -104,3 +104,17 @@ def type_factories(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     t = transformd(wp.vec3d(wp.float64(x[i]), wp.float64(1.0), wp.float64(2.0)), wp.quat_identity(dtype=wp.float64))
     p = wp.transform_point(t, wp.vec3d(wp.float64(1.0), wp.float64(0.0), wp.float64(0.0)))
     y[i] = c[0] * c[1] + d[2] + wp.quat_rotate(q, wp.vec3(1.0, 0.0, 0.0))[1] + float(p[0])
+
+
+vec3b = wp.types.vector(length=3, dtype=bool)
+
+
+@wp.kernel
+def keyword_and_bool_values(x: wp.array(dtype=float), y: wp.array(dtype=float), n: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.transform(p=wp.vec3(x[i], 1.0, 2.0), q=wp.quat_rpy(x[i], 0.0, 0.5))
+    u = wp.transform(wp.vec3(0.5, x[i], 0.0), q=wp.quat_identity())
+    y[i] = wp.transform_point(wp.transform_multiply(t, u), wp.vec3(1.0, 0.0, 0.0))[2]
+    b = wp.types.vector(True, x[i] > 0.0, False)  # a vector of bools from its components (Warp's generic form)
+    c = vec3b(x[i] < 0.5)
+    n[i] = int(b[0]) + 2 * int(b[1]) + 4 * int(b[2]) + 8 * int(c[1])
