@@ -68,6 +68,9 @@ CASES = [
     Case("wl_type_factories", S, "type_factories", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_keyword_and_bool_values", S, "keyword_and_bool_values", dim=(N,),
          args=(arr(N), out(N), out(N, dtype="int32")), **SIMT),
+    Case("wl_transform_parts_in_arrays", S, "transform_parts_in_arrays", dim=(N,),
+         args=(varr(N, "vec3"), varr(N, "quat"), varr(N, "transform", "inout"), varr(N, "transform", "inout")),
+         **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

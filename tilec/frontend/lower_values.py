@@ -342,7 +342,10 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
     def store_transform_part(self, holder: ir.Expr, target: cst.Attribute, value: ir.Expr, node: cst.CSTNode,
                              aug: Any) -> list[ir.Stmt]:
         """`t.p = v` / `t.q = r` (and `t.p += v`) on a transform variable: t becomes wp.transform(p, q) with
-        that part replaced."""
+        that part replaced; on an array element (`a[i].p = v`), that part's components are written (or
+        added atomically), as Warp writes them."""
+        if self.is_array_element(holder) and aug in (None, cst.Add, cst.Subtract):
+            return self.store_element_transform_part(cast(ir.OpCall, holder), target, value, node, aug)
         if not isinstance(holder, ir.Var):
             self.fail("TC0401", f"unsupported syntax: assigning `.{target.attr.value}` of a transform that is no "
                       "local variable; build a new one with wp.transform(p, q)", target.attr)
@@ -359,6 +362,33 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         parts[k] = value
         new = self.make_op("value_new", parts, {"type": holder.type}, node, where=[target, value_node])
         return [ir.Assign(holder.sym, new, self.span(node))]
+
+    def store_element_transform_part(self, element: ir.OpCall, target: cst.Attribute, value: ir.Expr,
+                                     node: cst.CSTNode, aug: Any) -> list[ir.Stmt]:
+        t = cast(VecT, element.type)
+        k = 0 if target.attr.value == "p" else 1
+        part = VecT(t.dtype, 3) if k == 0 else VecT(t.dtype, 4, "quat")
+        value_node = getattr(node, "value", node)
+        if value.type != part:
+            self.fail("TC0201", f"cannot assign {describe(value.type)} to `.{target.attr.value}` of {describe(t)} "
+                      f"(it holds {describe(part)})", value_node)
+        array, elem_idx = element.args[0], list(element.args[1:])
+        where: list[cst.CSTNode] = [target.value, value_node]
+        span = self.span(node)
+        if aug is not None:  # `a[i].p += v`: atomic, as Warp's += on an array element
+            zero = ir.Const(0.0, VecT(t.dtype, 4, "quat") if k == 0 else VecT(t.dtype, 3), span)
+            delta = self.make_op("value_new", [value, zero] if k == 0 else [zero, value], {"type": t}, node, where=where)
+            op = "array_atomic_add" if aug is cst.Add else "array_atomic_sub"
+            return [ir.ExprStmt(self.make_op(op, [array, delta] + elem_idx, {}, node, where=where), span)]
+        held = self.new_temp(part)  # evaluated once (a draw in it advances its state once)
+        stmts: list[ir.Stmt] = [ir.Assign(held, value, span)]
+        for c in range(part.length):  # each component of the part, at its place in the transform's seven
+            component = self.make_op("value_extract", [ir.Var(held, span), ir.Const(c, INT32, span)], {}, node,
+                                     where=where)
+            call = self.make_op("array_store_part", [array, component] + elem_idx + [ir.Const(3 * k + c, INT32, span)],
+                                {}, node, where=where)
+            stmts.append(ir.ExprStmt(call, span))
+        return stmts
 
     def store_value_component(self, target: cst.Subscript | cst.Attribute, value: ir.Expr, node: cst.CSTNode,
                               aug: Any) -> list[ir.Stmt]:

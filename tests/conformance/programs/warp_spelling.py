@@ -118,3 +118,13 @@ def keyword_and_bool_values(x: wp.array(dtype=float), y: wp.array(dtype=float), 
     b = wp.types.vector(True, x[i] > 0.0, False)  # a vector of bools from its components (Warp's generic form)
     c = vec3b(x[i] < 0.5)
     n[i] = int(b[0]) + 2 * int(b[1]) + 4 * int(b[2]) + 8 * int(c[1])
+
+
+@wp.kernel
+def transform_parts_in_arrays(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.quat), z: wp.array(dtype=wp.transform),
+                              w: wp.array(dtype=wp.transform)):
+    # a transform's `.p` / `.q` written in an array element (Warp's test_spatial), and added to
+    i = wp.tid()
+    z[i].p = x[i] * 2.0
+    z[i].q = wp.normalize(y[i])
+    w[i].p += x[i]
