@@ -99,3 +99,31 @@ def test_other_missing_builtins_are_named_as_warp_builtins(name, note):
     assert (diag.code, diag.span.line, diag.span.col) == ("TC0430", 7, 9)
     assert diag.message == f"`{name}` is a Warp builtin not supported by tilec yet"
     assert list(diag.notes) == ([note] if note else [])
+
+
+def test_warp_keyword_names_match_the_installed_warp():
+    """WARP_KEYWORDS (Warp's keyword names where tilec's op table names a parameter otherwise) is what
+    an installed Warp's signatures give, over its overloads of each op's arity."""
+    wp = pytest.importorskip("warp")
+    if wp.__version__ != WARP_VERSION:
+        pytest.skip(f"the table is of Warp {WARP_VERSION}, Warp {wp.__version__} is installed")
+    from warp._src.context import builtin_functions
+
+    from tilec.ops.warp_names import WARP_KEYWORDS
+
+    derived = {}
+    for name, spec in sorted(API_OPS.items()):
+        f = builtin_functions.get(name)
+        if f is None or spec.variadic:
+            continue
+        ours = [p.name for p in spec.params]
+        positions: dict[str, set[int]] = {}
+        for o in f.overloads or [f]:
+            keys = list((o.input_types or {}).keys())
+            if len(keys) == len(ours) and not any(k.startswith("*") for k in keys):
+                for i, k in enumerate(keys):
+                    positions.setdefault(k, set()).add(i)
+        table = {k: min(v) for k, v in positions.items() if len(v) == 1 and k not in ours}
+        if table:
+            derived[name] = table
+    assert WARP_KEYWORDS == derived

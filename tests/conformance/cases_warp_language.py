@@ -71,6 +71,7 @@ CASES = [
     Case("wl_transform_parts_in_arrays", S, "transform_parts_in_arrays", dim=(N,),
          args=(varr(N, "vec3"), varr(N, "quat"), varr(N, "transform", "inout"), varr(N, "transform", "inout")),
          **SIMT),
+    Case("wl_builtin_keywords", S, "builtin_keywords", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

@@ -344,6 +344,9 @@ class CallLowering(LoweringHost):
         for a in keyword:
             kw = cast(cst.Name, a.keyword)  # a keyword argument
             key = kw.value
+            position = warp_names.WARP_KEYWORDS.get(spec.name, {}).get(key)
+            if key not in names and position is not None and position < len(params) and not spec.variadic:
+                key = params[position].name  # Warp's name for it (`wp.pow(x=..., y=...)`)
             if key not in names:
                 self.fail("TC0303", f"{spec.name}: unknown keyword argument `{key}`", kw,
                           help=suggest.did_you_mean(key, names))

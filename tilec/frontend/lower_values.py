@@ -160,10 +160,14 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         `wp.transformation(p, q)` / `wp.transformation(*7 components)`, `dtype=` optional: the dtype from
         `dtype=`, else from the first argument (a vector's, or an untyped literal's float32)."""
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        nodes = [a.value for a in node.args if a.keyword is None]
+        parts = ["p", "q"][len(nodes):] if api == "transformation" else []  # `wp.transformation(p=..., q=...)`
+        if parts and set(parts) <= set(keywords):
+            nodes += [keywords.pop(k) for k in parts]
         unknown = sorted(set(keywords) - {"dtype"})
         if unknown:
-            self.fail("TC0303", f"{api}: unknown keyword `{unknown[0]}` (it takes `dtype`)", keywords[unknown[0]])
-        nodes = [a.value for a in node.args if a.keyword is None]
+            self.fail("TC0303", f"{api}: unknown keyword `{unknown[0]}` (it takes `dtype`" +
+                      (", or `p` and `q`)" if api == "transformation" else ")"), keywords[unknown[0]])
         args: list[ir.Expr] = [self.expr(n) for n in nodes]
         if "dtype" in keywords:
             dtype = ann.dtype(keywords["dtype"], self.scope)

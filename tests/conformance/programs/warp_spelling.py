@@ -128,3 +128,16 @@ def transform_parts_in_arrays(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.q
     z[i].p = x[i] * 2.0
     z[i].q = wp.normalize(y[i])
     w[i].p += x[i]
+
+
+@wp.kernel
+def builtin_keywords(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: wp.array(dtype=float)):
+    # Warp's builtins called with its own parameter names
+    i = wp.tid()
+    a = x[i] * x[i] + 0.5
+    y[i] = wp.pow(x=a, y=1.5) + wp.pow(a, y=2.0) + wp.clamp(x[i], low=-10.0, high=10.0)
+    y[i] += wp.atan2(y=x[i], x=2.0) + wp.sqrt(x=a)
+    q = wp.quat_from_axis_angle(axis=wp.vec3(0.0, 0.0, 1.0), angle=x[i])
+    y[i] += wp.quat_rotate(quat=q, vec=v[i])[0] + wp.where(x[i] > 0.0, value_if_true=x[i], value_if_false=x[i] * 0.5)
+    t = wp.transformation(p=v[i], q=q)
+    y[i] += wp.transform_point(t, wp.vec3(1.0, 2.0, 0.0))[1]
