@@ -72,6 +72,8 @@ CASES = [
          args=(varr(N, "vec3"), varr(N, "quat"), varr(N, "transform", "inout"), varr(N, "transform", "inout")),
          **SIMT),
     Case("wl_builtin_keywords", S, "builtin_keywords", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
+    Case("wl_literal_locals", S, "literal_locals", dim=(N,),
+         args=(arr(N, dtype="float64"), out(N, dtype="float64"), out(N)), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

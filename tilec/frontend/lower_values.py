@@ -193,9 +193,18 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
                 self.fail("TC0303", f"{t}: takes positional components only" + (
                     " (or `p=` and `q=`)" if isinstance(t, VecT) and t.family == "transform" else ""), node)
             given = positional + [named[k] for k in by_name]
-        args: list[ir.Expr] = [self.expr(a.value) for a in given]
+        args: list[ir.Expr] = [self.literal_local(a.value) or self.expr(a.value) for a in given]
         call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in given])
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
+
+    def literal_local(self, node: cst.BaseExpression) -> ir.Const | None:
+        """A local assigned once from a number (`x = 0.1`) as the untyped literal it holds: Warp's typed
+        constructors take such a local at their own precision (`wp.vec3d(x, 0.0, 0.0)` holds 0.1 as a
+        float64, measured), where arithmetic keeps it a float32."""
+        value = self.local_constant(node) if isinstance(node, cst.Name) and node.value in self.env else None
+        if value is None:
+            return None
+        return ir.Const(value, FLOAT32 if isinstance(value, float) else INT32, self.span(node), weak=True)
 
     def as_component(self, e: ir.Expr, dtype: Scalar) -> ir.Expr:
         """An untyped literal as a component of the given dtype."""

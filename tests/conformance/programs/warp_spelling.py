@@ -141,3 +141,14 @@ def builtin_keywords(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: wp
     y[i] += wp.quat_rotate(quat=q, vec=v[i])[0] + wp.where(x[i] > 0.0, value_if_true=x[i], value_if_false=x[i] * 0.5)
     t = wp.transformation(p=v[i], q=q)
     y[i] += wp.transform_point(t, wp.vec3(1.0, 2.0, 0.0))[1]
+
+
+@wp.kernel
+def literal_locals(a: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), z: wp.array(dtype=float)):
+    # a local assigned once from a literal, in a typed constructor: at the constructor's precision (Warp 1.19)
+    i = wp.tid()
+    x = 0.1
+    n = 3
+    d = wp.vec3d(x, wp.float64(n), a[i])
+    y[i] = (d[0] - wp.float64(0.1)) * wp.float64(1.0e12) + d[1] + d[2]  # 0 where d[0] holds 0.1, 1490 for 0.1f
+    z[i] = x * 3.0
