@@ -2,7 +2,7 @@
 overloads, both launch forms and several block_dims (area prefix `kern`)."""
 from dataclasses import replace
 
-from cases import Case, Scal, arr, out
+from cases import Case, Scal, arr, out, varr
 
 P = "kern_nested.py"
 L = "kern_launch.py"
@@ -115,6 +115,8 @@ CASES = [
          launch="simt"),
     Case("kern_factory_static_method", P, "col_max_sum__ROWS2_3", dim=(2,), args=(arr(6, 8), out(16)),
          warp_kernel="built"),
+    Case("kern_factory_local_types", P, "local_types__scale_0p5", dim=(6,), launch="simt", block_dim=8,
+         args=(varr(6, "vec3"), varr(6, "vec3", "out"), out(6)), warp_kernel="local_types_half"),
     Case("kern_factory_two_levels", P, "two_level__T_8__S_4", dim=(2,), args=(arr(16), out(16)),
          warp_kernel="two_level"),
 ]

@@ -11,6 +11,8 @@ from typing import Any, Union
 import libcst as cst
 
 from ..diagnostics import Span
+from ..ir.types import MatT, VecT
+from . import annotations as ann
 from . import consts, launch_types
 from .parse import Parsed
 from .resolve import MATH_CONSTANTS, Scope
@@ -27,6 +29,14 @@ class DtypeValue:
     name it stands for."""
 
     api: str
+
+
+@dataclass(frozen=True)
+class TypeValue:
+    """A binding to a vector or matrix type declared in a function (`mat22f = wp.types.matrix((2, 2),
+    wp.float32)` beside a nested kernel): the type."""
+
+    type: VecT | MatT
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,13 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
     if isinstance(node, cst.Name) and node.value in scope.kernels:
         return KernelValue(node.value)
 
+    if isinstance(node, cst.Call) and scope.api_attr(node.func) in (*ann.DECLARED_VALUE_TYPES, *ann.DECLARED_ROTATION_TYPES):
+        try:
+            declared = ann.element_type(node, scope)
+        except ann.AnnotationError:
+            declared = None
+        if isinstance(declared, (VecT, MatT)):
+            return TypeValue(declared)
     if isinstance(node, cst.Tuple) and node.elements:
         items = tuple(value(e.value, scope, env) for e in node.elements)
         if consts.NOT_CONST not in items and holds_type(items):
@@ -135,7 +152,7 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
     def lookup(n: cst.BaseExpression) -> object:
         if isinstance(n, cst.Name) and n.value in env:
             v = env[n.value]
-            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, FuncValue, KernelValue,
+            return consts.NOT_CONST if isinstance(v, (Unknown, DtypeValue, TypeValue, FuncValue, KernelValue,
                                                       launch_types.ArrayValue)) or holds_type(v) else v
         if (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in PURE_BUILTINS
                 and n.func.value not in env and n.func.value not in scope.constants
@@ -170,7 +187,8 @@ def _pure_call(call: cst.Call, scope: Scope, env: Env) -> object:
 def holds_type(v: object) -> bool:
     """A tuple holding a dtype, func, kernel or host array at any depth (`((np.float64, np.float32), ...)`)."""
     return isinstance(v, tuple) and any(
-        isinstance(x, (DtypeValue, FuncValue, KernelValue, launch_types.ArrayValue)) or holds_type(x) for x in v)
+        isinstance(x, (DtypeValue, TypeValue, FuncValue, KernelValue, launch_types.ArrayValue)) or holds_type(x)
+        for x in v)
 
 
 def loop_values(loop: Loop, scope: Scope, env: Env) -> list[Env] | None:

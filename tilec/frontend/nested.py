@@ -36,7 +36,7 @@ import libcst as cst
 from .. import naming
 from ..diagnostics import Diagnostics, Label, Span
 from . import branch_values, conditions, consts, launch_types
-from .binding_values import DtypeValue, Env, FuncValue, KernelValue, Loop, Unknown
+from .binding_values import DtypeValue, Env, FuncValue, KernelValue, Loop, TypeValue, Unknown
 from .binding_values import holds_type as _holds_type
 from .binding_values import loop_values as _loop_values
 from .binding_values import substitute as _substitute
@@ -690,11 +690,15 @@ def _qualified(found: Found) -> str:
 def _child_scope(scope: Scope, env: Env) -> Scope:
     constants = dict(scope.constants)
     api_names = dict(scope.api_names)
+    type_aliases = dict(scope.type_aliases)
     funcs_alias: dict[str, FuncDef] = {}
     for name, v in env.items():
         constants.pop(name, None)
         api_names.pop(name, None)
-        if isinstance(v, DtypeValue) or (isinstance(v, FuncValue) and v.api):
+        type_aliases.pop(name, None)
+        if isinstance(v, TypeValue):
+            type_aliases[name] = v.type
+        elif isinstance(v, DtypeValue) or (isinstance(v, FuncValue) and v.api):
             api_names[name] = v.name if isinstance(v, FuncValue) else v.api
         elif isinstance(v, FuncValue):
             funcs_alias[name] = scope.funcs[v.name]
@@ -704,6 +708,7 @@ def _child_scope(scope: Scope, env: Env) -> Scope:
             constants[name] = v
     typed = {name: t for name, t in scope.typed_constants.items() if name not in env}
     return dataclasses.replace(scope, constants=constants, typed_constants=typed, api_names=api_names,
+                               type_aliases=type_aliases,
                                funcs={**scope.funcs, **funcs_alias}, native_funcs=dict(scope.native_funcs),
                                bound=scope.bound | set(env),  # a closure's names hide Warp's (api_attr)
                                custom_adjoints={}, custom_targets=[])  # the nested funcs' own rules
@@ -813,6 +818,8 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
 def _spell(v: object) -> str:
     if isinstance(v, DtypeValue):
         return v.api
+    if isinstance(v, TypeValue):
+        return str(v.type)
     if isinstance(v, (FuncValue, KernelValue)):
         return v.name
     if isinstance(v, str):

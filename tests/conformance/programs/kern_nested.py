@@ -222,3 +222,21 @@ def outer(T: int):
 
 
 two_level = outer(8)
+
+
+def make_local_types(scale: float):
+    # vector and matrix types declared in the factory beside its kernel (Warp's tests do this)
+    vec3f = wp.types.vector(length=3, dtype=wp.float32)
+    mat22f = wp.types.matrix((2, 2), wp.float32)
+
+    @wp.kernel
+    def local_types(a: wp.array(dtype=vec3f), y: wp.array(dtype=vec3f), d: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = a[i] * scale + vec3f(1.0)
+        m = mat22f(a[i][0], a[i][1], a[i][2], scale)
+        d[i] = wp.determinant(m)
+
+    return local_types
+
+
+local_types_half = make_local_types(0.5)
