@@ -140,7 +140,8 @@ class StructLowering(LoweringHost):
                 return api in BUILTIN_STRUCTS or api in BUILTIN_STRUCT_CALLS
             return isinstance(node.func, cst.Name) and (node.func.value in self.scope.structs
                                                         or node.func.value in self.scope.funcs)
-        return isinstance(node, cst.Name) and node.value in self.struct_vars
+        return isinstance(node, cst.Name) and (node.value in self.struct_vars or any(  # a tuple holding a struct
+            isinstance(sym.type, StructT) for sym in self.tuple_vars.get(node.value, ())))
 
     def indexed_field(self, node: cst.CSTNode) -> IndexedValue | None:
         """`s.data` / `ps[k].data` where the field is an indexed array: its base and index arrays

@@ -20,7 +20,8 @@ import libcst as cst
 from .. import ir
 from ..ir.types import MatT, Scalar, StructT, VecT, describe, tuple_items, tuple_struct
 from . import consts, warp_library
-from .lower_structs import StructValue
+from ..ir.structs import struct_leaves
+from .lower_structs import StructElement, StructValue
 from .lowering_host import LoweringHost
 
 
@@ -33,7 +34,7 @@ class TupleValues(LoweringHost):
         if isinstance(value_node, cst.Tuple):
             return [self.expr(el.value) for el in value_node.elements]
         if isinstance(value_node, cst.Name) and value_node.value in self.tuple_vars:
-            return [ir.Var(s, self.span(value_node)) for s in self.tuple_vars[value_node.value]]
+            return [self.item_value(s, value_node) for s in self.tuple_vars[value_node.value]]
         func = self.called_func(value_node) if isinstance(value_node, cst.Call) else None
         if func is None:
             return None
@@ -50,10 +51,23 @@ class TupleValues(LoweringHost):
         name = p.name.value
         syms = [ir.Sym(f"{name}.{k}", 0, item) for k, item in enumerate(items)]  # type: ignore[arg-type]  # values
         for sym in syms:
+            if isinstance(sym.type, StructT):  # a struct item: its leaves are the parameters
+                self.struct_vars[sym.name] = sym.type
+                for path, lt in struct_leaves(sym.type):
+                    leaf = ir.Sym(f"{sym.name}.{path}", 0, lt)
+                    self.env[leaf.name] = self.new_binding(leaf, self.span(p.name), ())
+                    params.append(leaf)
+                continue
             self.env[sym.name] = self.new_binding(sym, self.span(p.name), ())
+            params.append(sym)
         self.tuple_vars[name] = syms
-        params += syms
         return True
+
+    def item_value(self, sym: ir.Sym, node: cst.CSTNode) -> ir.Expr:
+        """A tuple's item: its variable, or (a struct item) the struct value its leaves hold."""
+        if isinstance(sym.type, StructT):
+            return cast(ir.Expr, self.struct_ref(sym.name, node))
+        return ir.Var(sym, self.span(node))
 
     def tuple_argument(self, node: cst.BaseExpression) -> StructValue | None:
         """A func's argument that is a tuple (a tuple name, a tuple display, a call of a func returning
@@ -64,13 +78,21 @@ class TupleValues(LoweringHost):
         self.check_tuple_items(items, node)
         items = [self.retype_literal(item, item.type) for item in items]  # a literal item: its own type, as in Warp
         t: StructT = tuple_struct([item.type for item in items])
-        return StructValue(t, {str(k): item for k, item in enumerate(items)}, self.parsed.tree.code_for_node(node))
+        leaves: dict[str, ir.Expr] = {}
+        for k, item in enumerate(items):
+            if isinstance(item.type, StructT):  # a struct item: its leaves, under its position
+                leaves.update({f"{k}.{path}": v for path, v in self.struct_leaf_values(item, node).items()})
+            else:
+                leaves[str(k)] = item
+        return StructValue(t, leaves, self.parsed.tree.code_for_node(node))
 
     def check_tuple_items(self, items: list[ir.Expr], value_node: cst.BaseExpression) -> None:
         for item, where in zip(items, _item_nodes(value_node, len(items))):
-            if not isinstance(item.type, (Scalar, VecT, MatT)):  # (a struct value too: its type is a StructT)
+            struct = isinstance(item.type, StructT) and tuple_items(item.type) is None and \
+                isinstance(item, (StructValue, StructElement))
+            if not (isinstance(item.type, (Scalar, VecT, MatT)) or struct):
                 self.fail("TC0401", f"unsupported syntax: a tuple holding {describe(item.type)} (tilec's tuples hold "
-                          "scalars, vectors and matrices)", where if where is not None else value_node)
+                          "scalars, vectors, matrices and structs)", where if where is not None else value_node)
 
     def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
@@ -92,10 +114,23 @@ class TupleValues(LoweringHost):
         elif [s.type for s in syms] != [i.type for i in items]:
             self.fail("TC0405", f"`{name}` was a tuple of ({', '.join(str(s.type) for s in syms)}) and cannot become "
                       f"a tuple of ({', '.join(str(i.type) for i in items)})", target)
-        temps = [self.new_temp(item.type) for item in items]  # all items first, as Python evaluates them
         span = self.span(node)
-        evaluated: list[ir.Stmt] = [ir.Assign(t, item, span) for t, item in zip(temps, items)]
-        return evaluated + [ir.Assign(s, ir.Var(t, span), span) for s, t in zip(syms, temps)]
+        evaluated: list[ir.Stmt] = []  # all items first, as Python evaluates them
+        stores: list[ir.Stmt] = []
+        for sym, item in zip(syms, items):
+            if isinstance(sym.type, StructT):  # a struct item: each leaf through a temporary, then its variable
+                self.struct_vars[sym.name] = sym.type
+                held: dict[str, ir.Expr] = {}
+                for path, value in self.struct_leaf_values(item, node).items():
+                    temp = self.new_temp(value.type)
+                    evaluated.append(ir.Assign(temp, value, span))
+                    held[path] = ir.Var(temp, span)
+                stores += self.assign_leaves(sym.name, sym.type, held, node)
+                continue
+            temp = self.new_temp(item.type)
+            evaluated.append(ir.Assign(temp, item, span))
+            stores.append(ir.Assign(sym, ir.Var(temp, span), span))
+        return evaluated + stores
 
     def tuple_item(self, node: cst.Subscript) -> ir.Expr | None:
         """`t[k]` of a tuple name: item k (a constant; -1 the last), else None."""
@@ -115,7 +150,7 @@ class TupleValues(LoweringHost):
         if not -len(syms) <= k < len(syms):
             self.fail("TC0106", f"index {k} is out of range for the tuple `{node.value.value}` of {len(syms)} values",
                       node.slice[0])
-        return ir.Var(syms[k], self.span(node))
+        return self.item_value(syms[k], node)
 
     def item_by_loop_variable(self, name: str, syms: list[ir.Sym], index: cst.Name,
                               node: cst.Subscript) -> ir.Expr | None:
@@ -131,6 +166,9 @@ class TupleValues(LoweringHost):
             self.fail("TC0106", f"index {outside[0]} (a value of the loop's `{index.value}`) is out of range for the "
                       f"tuple `{name}` of {len(syms)} values", index)
         chosen = [syms[v] for v in values] or syms[:1]
+        if any(isinstance(s.type, StructT) for s in chosen):
+            self.fail("TC0305", f"`{name}[{index.value}]`: the loop selects struct items; index the tuple with "
+                      "constants", index)
         if len({s.type for s in chosen}) > 1:
             self.fail("TC0305", f"`{name}[{index.value}]`: the items the loop selects are of different types "
                       f"({', '.join(sorted({str(s.type) for s in chosen}))}); index the tuple with constants",
@@ -157,7 +195,13 @@ class TupleValues(LoweringHost):
         if len(syms) != len(names):
             self.fail("TC0303", f"cannot unpack the tuple `{value_node.value}` of {len(syms)} values into {len(names)} "
                       "names", node)
-        return [self.bind_name(n, ir.Var(s, self.span(n)), node) for n, s in zip(names, syms)]
+        out: list[ir.Stmt] = []
+        for n, sym in zip(names, syms):
+            if isinstance(sym.type, StructT):
+                out += self.bind_struct(n, self.struct_ref(sym.name, n), node)
+            else:
+                out.append(self.bind_name(n, ir.Var(sym, self.span(n)), node))
+        return out
 
 
 def _item_nodes(value_node: cst.BaseExpression, count: int) -> list[cst.BaseExpression | None]:

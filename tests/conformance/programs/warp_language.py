@@ -391,3 +391,25 @@ def grad_loops(x: wp.array(dtype=float), y: wp.array(dtype=float), g: wp.array(d
     gx, gy = wp.grad(coupled)(x[i], y[i])
     g[i] = ge + gx
     h[i] = gy + float(gn)
+
+
+@wp.struct
+class Anchor:
+    origin: wp.vec3
+    scale: float
+
+
+@wp.func
+def anchored(t: Any):
+    a = t[1]
+    return wp.length(a.origin) * a.scale + t[0]
+
+
+@wp.kernel
+def tuple_structs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # a tuple holding a struct: indexed, its field read, unpacked, passed to a func
+    i = wp.tid()
+    s = Anchor(wp.vec3(x[i], 2.0, 3.0), 1.5)
+    t = (x[i] * 2.0, s, i)
+    a, b, c = t
+    y[i] = t[1].origin[0] + b.scale * a + float(c) + anchored((x[i], s)) + float(len(t))
