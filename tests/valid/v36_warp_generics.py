@@ -10,6 +10,16 @@ import warp as wp
 transformd = wp.types.transformation(dtype=wp.float64)
 
 
+@wp.struct
+class Weight:
+    w: float
+
+
+@wp.func
+def weighted_first(t: Any):
+    return t[0] * t[1].w
+
+
 @wp.func
 def weighted(values: tuple[float, ...]):
     out = float(0.0)
@@ -28,6 +38,7 @@ def generics(x: wp.array(dtype=float), mask: wp.array(dtype=int), y: wp.array(dt
     i = wp.tid()
     t = (x[i], 2.0, x[i] * x[i])
     s = weighted(t) + weighted((x[i], 1.0)) + scaled_sum(x[i], wp.vec3(1.0, 2.0, x[i]))
+    s += weighted_first((x[i], Weight(0.5)))
     for k in range(3):
         s += wp.static(float(k) * 0.5) * t[k]
     p = transformd(wp.vec3d(wp.float64(x[i]), wp.float64(0.0), wp.float64(1.0)), wp.quat_identity(dtype=wp.float64))
