@@ -49,3 +49,16 @@ def tuple_arguments(a: wp.array(dtype=float), n: int):
 @wp.kernel
 def tuple_parameter(t: tuple[float, float]):  # ERROR TC0409: kernel parameter `t` cannot be a tuple
     pass
+
+
+@wp.struct
+class Held:
+    data: wp.array(dtype=float)
+    w: float
+
+
+@wp.kernel
+def struct_items(h: Held, y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = (h, 1.0)  # ERROR TC0401: a tuple holding a `Held` struct (tilec's tuples hold scalars, vectors, matrices and structs of those)
+    y[i] = t[1]

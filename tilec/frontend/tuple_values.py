@@ -18,7 +18,7 @@ from typing import cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import MatT, Scalar, StructT, VecT, describe, tuple_items, tuple_struct
+from ..ir.types import ArrayT, MatT, Scalar, StructT, VecT, describe, tuple_items, tuple_struct
 from . import consts, warp_library
 from ..ir.structs import struct_leaves
 from .lower_structs import StructElement, StructValue
@@ -89,10 +89,11 @@ class TupleValues(LoweringHost):
     def check_tuple_items(self, items: list[ir.Expr], value_node: cst.BaseExpression) -> None:
         for item, where in zip(items, _item_nodes(value_node, len(items))):
             struct = isinstance(item.type, StructT) and tuple_items(item.type) is None and \
-                isinstance(item, (StructValue, StructElement))
+                isinstance(item, (StructValue, StructElement)) and \
+                not any(isinstance(lt, ArrayT) for _, lt in struct_leaves(item.type))  # (values only: no array fields)
             if not (isinstance(item.type, (Scalar, VecT, MatT)) or struct):
                 self.fail("TC0401", f"unsupported syntax: a tuple holding {describe(item.type)} (tilec's tuples hold "
-                          "scalars, vectors, matrices and structs)", where if where is not None else value_node)
+                          "scalars, vectors, matrices and structs of those)", where if where is not None else value_node)
 
     def bind_tuple(self, target: cst.Name, value_node: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`t = (a, b)`: the items assigned to t's variables; None when the value is no tuple."""
