@@ -297,7 +297,9 @@ def _dims(items: Sequence[cst.BaseElement | cst.BaseExpression], scope: Scope) -
                 raise AnnotationError("a shape variable must be an identifier", value_node)
             dims.append(name)
             continue
-        v = scope.constant(value_node)  # type: ignore[arg-type]  # a starred element: NOT_CONST, refused below
+        v = scope.literal_value(value_node)  # type: ignore[arg-type]  # `wp.tile[float, Literal[8], Literal[4]]`
+        if v is consts.NOT_CONST:
+            v = scope.constant(value_node)  # type: ignore[arg-type]  # a starred element: NOT_CONST, refused below
         if v is consts.NOT_CONST or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
             raise AnnotationError("a tile extent must be a positive constant or a \"Name\"", value_node)
         dims.append(v)
