@@ -56,3 +56,14 @@ def kinds(a: wp.array(dtype=float), n: wp.array(dtype=int)):
     i = wp.tid()
     a[i] = halved(n[i])  # ERROR TC0201: halved: parameter `x` expects wp.Float, got an int32 scalar
     n[i] = ints(wp.vec3(1.0, 2.0, 3.0))  # ERROR TC0201: ints: parameter `v` expects a vector of shape (3,) of wp.Int, got a vec3f
+
+
+@wp.func
+def any_shape(t: wp.tile[float]) -> wp.tile[float]:
+    return t * 2.0
+
+
+@wp.kernel
+def tiles_of_any_shape(a: wp.array(dtype=int)):
+    t = wp.tile_load(a, shape=8)
+    u = any_shape(t)  # ERROR TC0201: any_shape: parameter `t` expects a float32 tile of any shape, got an int32 tile of shape (8,)

@@ -244,8 +244,9 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
             return NONE
         if tuple_annotation(node) is not None:
             return None  # several values: each instance's is its item's (check)
-        if generics.scalar_kind(node, self.scope) is not None or generics.generic_value(node, self.scope) is not None:
-            return None  # `-> wp.Float`: the type the body returns (Warp's generic return annotations)
+        if generics.scalar_kind(node, self.scope) is not None or generics.generic_value(node, self.scope) is not None \
+                or generics.generic_tile(node, self.scope) is not None:
+            return None  # `-> wp.Float`, `-> wp.tile[float]`: the type the body returns (Warp's generic annotations)
         try:
             t = ann.annotation(node, self.scope)
         except ann.AnnotationError as e:

@@ -24,7 +24,7 @@ from typing import Union, cast
 
 import libcst as cst
 
-from ..ir.types import ArrayT, FunctionT, GridQueryT, MatT, Scalar, VecT, tuple_items, tuple_struct
+from ..ir.types import ArrayT, FunctionT, GridQueryT, MatT, Scalar, TileT, VecT, tuple_items, tuple_struct
 from . import annotations as ann
 from .resolve import Scope
 from .tuple_returns import tuple_annotation
@@ -86,14 +86,33 @@ class GenericValue:
         return f"a {kind} of shape {self.shape} of {self.dtype}"
 
 
-Param = Union[ann.Declared, GenericArray, VariadicTuple, ScalarKind, GenericValue]  # what a parameter's annotation declares
+@dataclass(frozen=True)
+class GenericTile:
+    """`wp.tile[float]`: a tile of that dtype, any shape."""
+
+    dtype: object  # the element type
+
+    def __str__(self) -> str:
+        return f"a {self.dtype} tile of any shape"
+
+
+def generic_tile(node: cst.BaseExpression, scope: Scope) -> GenericTile | None:
+    """`wp.tile[T]` with no extents, else None."""
+    if not (isinstance(node, cst.Subscript) and scope.api_attr(node.value) in ("tile", "Tile") and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    element = ann.element_type(node.slice[0].slice.value, scope)
+    return GenericTile(element) if element is not None else None
+
+
+Param = Union[ann.Declared, GenericArray, VariadicTuple, ScalarKind, GenericValue, GenericTile]  # what a parameter's annotation declares
 
 ANY_FUNCTION = FunctionT("", "Function")  # `g: wp.Function`: the func is specialised per function passed
 
 
 def is_generic(t: object) -> bool:
-    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT, VariadicTuple, ScalarKind, GenericValue)) or \
-        t == ANY_FUNCTION
+    return t == ann.ANY or isinstance(t, (GenericArray, GridQueryT, VariadicTuple, ScalarKind, GenericValue,
+                                          GenericTile)) or t == ANY_FUNCTION
 
 
 def _array_ndim(name: str | None, ndim_node: cst.BaseExpression | None, scope: Scope) -> int | None:
@@ -131,7 +150,7 @@ def param_annotation(node: cst.BaseExpression, scope: Scope) -> Param:
         return _tuple_annotation(items, node, scope)
     if _names_tuple(node, scope):  # a bare `tuple` / `typing.Tuple`: any tuple
         return VariadicTuple(None)
-    kinds = scalar_kind(node, scope) or generic_value(node, scope)
+    kinds = scalar_kind(node, scope) or generic_value(node, scope) or generic_tile(node, scope)
     return kinds if kinds is not None else ann.annotation(node, scope)
 
 
@@ -203,6 +222,8 @@ def accepts(want: Param, got: Param) -> bool:
         return isinstance(got, GridQueryT) and want.dtype in ("", got.dtype)
     if isinstance(want, (ScalarKind, GenericValue)):
         return want.admits(got)
+    if isinstance(want, GenericTile):
+        return isinstance(got, TileT) and got.dtype == want.dtype
     if isinstance(want, VariadicTuple):
         items = tuple_items(got)
         return items is not None and (want.item is None or all(t == want.item for t in items))
