@@ -21,6 +21,8 @@ def bad_statements(a: wp.array[float], b: wp.array[int], n: int):
     z = wp.static()  # ERROR TC0303: static: takes exactly one positional argument
     for q in range(n):
         w = wp.static(q * 2)  # ERROR TC0305: static: tilec evaluates only
+    for q in range(2):
+        w = wp.static(int(float(q) * 1.0e308 * 10.0))  # ERROR TC0305: static: tilec evaluates only
     for q in range(3):
         q = n
         w = wp.static(q * 2)  # ERROR TC0305: static: tilec evaluates only

@@ -4,7 +4,7 @@ Unknown with the reason. `value` evaluates an expression in an env of such bindi
 the user's file is run (Python builtins only where pure: PURE_BUILTINS)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -157,7 +157,7 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
         if (isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in PURE_BUILTINS
                 and n.func.value not in env and n.func.value not in scope.constants
                 and n.func.value not in scope.api_names and n.func.value not in scope.funcs):
-            return _pure_call(n, scope, env)
+            return pure_call(n, lambda a: value(a, scope, env))
         return scope._lookup(n)
 
     return consts.evaluate(node, lookup)
@@ -168,11 +168,11 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
 PURE_BUILTINS = {"min": min, "max": max, "abs": abs, "int": int, "float": float}
 
 
-def _pure_call(call: cst.Call, scope: Scope, env: Env) -> object:
-    """A PURE_BUILTINS call on numbers (positional arguments only), else NOT_CONST."""
+def pure_call(call: cst.Call, evaluate: Callable[[cst.BaseExpression], object]) -> object:
+    """A PURE_BUILTINS call on numbers (positional arguments only, each `evaluate`d), else NOT_CONST."""
     if not call.args or any(a.keyword is not None or a.star for a in call.args):
         return consts.NOT_CONST
-    args = [value(a.value, scope, env) for a in call.args]
+    args = [evaluate(a.value) for a in call.args]
     if any(isinstance(a, bool) or not isinstance(a, (int, float)) for a in args):
         return consts.NOT_CONST
     name = cst.ensure_type(call.func, cst.Name).value

@@ -21,7 +21,7 @@ from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
 from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
-from . import consts
+from . import binding_values, consts
 from . import generics
 from . import local_consts
 from . import warp_library
@@ -633,10 +633,8 @@ class CallLowering(LoweringHost):
             if bound and isinstance(n, cst.Name) and n.value in bound:
                 return bound[n.value]
             if bound and isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value in ("float", "int") \
-                    and n.func.value not in self.env and len(n.args) == 1 and n.args[0].keyword is None:
-                inner = consts.evaluate(n.args[0].value, lookup)  # Python's conversion, as Warp's wp.static runs it
-                return {"float": float, "int": int}[n.func.value](inner) if isinstance(inner, (int, float)) \
-                    and not isinstance(inner, bool) else consts.NOT_CONST
+                    and n.func.value not in self.env:  # Python's conversion, as Warp's wp.static runs it
+                return binding_values.pure_call(n, lambda a: consts.evaluate(a, lookup))
             static = isinstance(n, cst.Call) and self.scope.api_attr(n.func) == "static" and len(n.args) == 1
             length = self.static_len(cast(cst.Call, n).args[0].value if static else n)
             if length is not consts.NOT_CONST:
