@@ -968,7 +968,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         test = node.test
         if not (isinstance(test, cst.Call) and self.scope.api_attr(test.func) == "static"):
             return None
-        if self.static_by_loop_variables(test) is not None:
+        if self.static_cases(test) is not None:
             return None  # `if wp.static(i % 2 == 0):` in a constant loop: an `if` on what each copy has
         if bool(self.static_value(test)):
             return list(self.block(node.body))

@@ -29,6 +29,7 @@ from . import static_items
 from . import suggest
 from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
+from .statement_walk import names_in
 from .ranges import wrap_int
 from .resolve import MATH_CONSTANTS
 
@@ -225,40 +226,54 @@ class CallLowering(LoweringHost):
         return value
 
     def static_by_loop_variables(self, node: cst.Call) -> ir.Expr | None:
-        """`wp.static(expr)` of the variables of loops over constant ranges (`s += wp.static(i * 2)`),
-        not assigned since their loop set them: Warp unrolls such loops, so expr is a constant in each
-        copy. Here it is that constant picked by the variables' values (a chain of selects, at most
-        64 cases); None when expr is constant alone or names anything else that is not constant."""
+        """`wp.static(expr)` of the variables of loops over constant ranges (`s += wp.static(i * 2)`):
+        Warp unrolls such loops, so expr is a constant in each copy. Here it is that constant picked by
+        the variables' values; None where static_cases finds no such expression."""
+        found = self.static_cases(node)
+        if found is None:
+            return None
+        names, cases = found
+        span = self.span(node)
+        variables = [ir.Var(self.env[name].sym, span) for name in names]
+
+        def holds(combo: tuple[int, ...]) -> ir.Expr:
+            tests = [self.make_op("eq", [v, ir.Const(c, v.type, span)], {}, node) for v, c in zip(variables, combo)]
+            return cast(ir.Expr, functools.reduce(lambda a, b: self.make_op("and_", [a, b], {}, node), tests))
+
+        return self.picked([(holds(combo), self.const_expr(value, node)) for combo, value in cases[:-1]],
+                           self.const_expr(cases[-1][1], node), node)
+
+    def static_cases(self, node: cst.Call) -> tuple[list[str], list[tuple[tuple[int, ...], object]]] | None:
+        """(the loop variables `wp.static(expr)` names, [(their values, expr's value)] for every
+        combination, at most 64) where expr is constant once those variables are (unrolled_range);
+        None when expr is constant alone or names anything else that is not constant."""
         if len(node.args) != 1 or node.args[0].keyword is not None or self.constant_of(node.args[0].value) \
                 is not consts.NOT_CONST:
             return None
         arg = node.args[0].value
-        names = sorted({n.value for n in _names_in(arg) if n.value in self.loop_values
-                        and self.assign_counts.get(n.value) == self.loop_values[n.value][0]})
-        ranges = [self.loop_values[name][1] for name in names]
-        if not names or math.prod(len(r) for r in ranges) > 64:
+        ranges = {name: r for name in names_in(arg) for r in [self.unrolled_range(name)] if r is not None}
+        names = sorted(ranges)
+        if not names or math.prod(len(ranges[name]) for name in names) > 64:
             return None
         cases = []
-        for combo in itertools.product(*ranges):
+        for combo in itertools.product(*(ranges[name] for name in names)):
             value = self.constant_with(arg, dict(zip(names, combo)))
             if value is consts.NOT_CONST or isinstance(value, (tuple, str)):
                 return None
             cases.append((combo, value))
-        if not cases:
-            return None
-        chosen: ir.Expr = self.const_expr(cases[-1][1], node)
-        variables = [self.expr(self.placed_name(name, node)) for name in names]
-        for combo, value in reversed(cases[:-1]):
-            tests = [self.make_op("eq", [v, ir.Const(c, v.type, v.span)], {}, node) for v, c in zip(variables, combo)]
-            test = functools.reduce(lambda a, b: self.make_op("and_", [a, b], {}, node), tests)
-            chosen = self.make_op("where", [test, self.const_expr(value, node), chosen], {}, node)
-        return chosen
+        return (names, cases) if cases else None
 
-    def placed_name(self, name: str, where: cst.CSTNode) -> cst.Name:
-        """A name node made here, placed at `where` (every node a diagnostic may point at has a place)."""
-        made = cst.Name(name)
-        self.parsed.place_like(made, where)
-        return made
+    def unrolled_range(self, name: str) -> range | None:
+        """The constant range a loop variable runs over, while it holds the value its loop set (Warp
+        unrolls such a loop: the variable is a constant in each copy); None for any other name."""
+        found = self.loop_values.get(name)
+        return found[1] if found is not None and self.assign_counts.get(name) == found[0] else None
+
+    def picked(self, cases: Sequence[tuple[ir.Expr, ir.Expr]], otherwise: ir.Expr, node: cst.CSTNode) -> ir.Expr:
+        """The value of the first case whose test holds, else `otherwise`: a chain of selects."""
+        for test, value in reversed(cases):
+            otherwise = cast(ir.Expr, self.make_op("where", [test, value, otherwise], {}, node))
+        return otherwise
 
     def static_item(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """`wp.static(D[key])` of a module-level dict literal the file never changes: the item's
@@ -937,18 +952,3 @@ def _retype(arg: ir.Expr, want: Type) -> ir.Expr:
 
 __all__ = ["CallLowering", "Abort"]
 
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """The names an expression mentions, an attribute's base included (not the attribute itself)."""
-    found: list[cst.Name] = []
-
-    class Visit(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-    node.visit(Visit())
-    return found

@@ -33,6 +33,7 @@ from . import annotations as ann
 from . import structs
 from .lower_structs import StructArray, StructElement, StructTile, StructValue
 from .lowering_host import LoweringHost
+from .statement_walk import names_in
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -90,18 +91,6 @@ class StructTileStmts:
     type = NONE
 
 
-def _struct_names(node: cst.CSTNode) -> set[str]:
-    """Every simple name an expression mentions (a superset of what may carry a struct)."""
-    out: set[str] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            out.add(n.value)
-
-    node.visit(_Names())
-    return out
-
-
 class StructTileLowering(LoweringHost):
     struct_subst: dict[int, Lowered]  # id(cst node) -> the IR value it lowers to while one leaf is lowered
 
@@ -149,7 +138,7 @@ class StructTileLowering(LoweringHost):
             return False
         names = set()
         for a in node.args:
-            names |= _struct_names(a.value)
+            names |= names_in(a.value)  # (a superset of what may carry a struct)
         return any(n in self.struct_vars or n in self.scope.structs for n in names)
 
     def maybe_struct(self, node: cst.BaseExpression) -> bool:

@@ -33,3 +33,16 @@ def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             stack.extend(reversed(blocks))
         else:
             yield node
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every simple name an expression mentions (an attribute's name too: a superset of the variables
+    it reads)."""
+    out: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.add(n.value)
+
+    node.visit(_Names())
+    return out

@@ -158,10 +158,9 @@ class TupleValues(LoweringHost):
         """`t[i]` where i is the variable of a loop over a constant range, not assigned since the loop
         set it (Warp unrolls such a loop, so i is a constant in each copy): the item i selects, as a
         chain of selects over the values the range gives; None when i is no such variable."""
-        found = self.loop_values.get(index.value)
-        if found is None or self.assign_counts.get(index.value) != found[0]:
+        values = self.unrolled_range(index.value)
+        if values is None:
             return None
-        values = found[1]
         outside = [v for v in values if not -len(syms) <= v < len(syms)]
         if outside:
             self.fail("TC0106", f"index {outside[0]} (a value of the loop's `{index.value}`) is out of range for the "
@@ -175,12 +174,10 @@ class TupleValues(LoweringHost):
                       f"({', '.join(sorted({str(s.type) for s in chosen}))}); index the tuple with constants",
                       index)
         span = self.span(node)
-        value: ir.Expr = ir.Var(chosen[-1], span)
         loop_var = self.expr(index)
-        for v, sym in zip(reversed(values[:-1]), reversed(chosen[:-1])):
-            test = self.make_op("eq", [loop_var, ir.Const(v, loop_var.type, span)], {}, node)
-            value = self.make_op("where", [test, ir.Var(sym, span), value], {}, node)
-        return value
+        cases = [(self.make_op("eq", [loop_var, ir.Const(v, loop_var.type, span)], {}, node), ir.Var(sym, span))
+                 for v, sym in zip(values[:-1], chosen[:-1])]
+        return self.picked(cases, ir.Var(chosen[-1], span), node)
 
     def tuple_len(self, node: cst.BaseExpression) -> int | None:
         """len(t) of a tuple name."""
