@@ -149,11 +149,12 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
             raise AssertionError("tape_pop outside an assignment")  # (the adjoint assigns each restored value)
         return e
 
-    def stmts(block: tuple[ir.Stmt, ...], in_loop: bool) -> tuple[ir.Stmt, ...]:
-        """in_loop: inside one of f's loops in the forward replay, where a save is refused."""
+    def stmts(block: tuple[ir.Stmt, ...], replay: bool) -> tuple[ir.Stmt, ...]:
+        """replay: the forward replay, where one of f's loops may save nothing (the reverse sweep's loops
+        mirror the replay's: what they restore, a replay's loop saved)."""
         out: list[ir.Stmt] = []
         for s in block:
-            if in_loop and _tapes(s):
+            if replay and (isinstance(s, ir.While) or (isinstance(s, ir.For) and not _once(s))) and _tapes(s):
                 raise _Unsupported("its gradient needs values a loop overwrites (tilec derives wp.grad of funcs "
                                    "whose loops' adjoints need no tape)")
             if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall):
@@ -176,24 +177,21 @@ def _as_func_body(body: tuple[ir.Stmt, ...], inputs: dict[ir.Sym, ir.Sym], adjoi
                 pops.append(out[-1])
                 continue
             if isinstance(s, ir.If):
-                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, in_loop),
-                                   orelse=stmts(s.orelse, in_loop)))
+                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, replay),
+                                   orelse=stmts(s.orelse, replay)))
             elif isinstance(s, ir.For):
-                looped = in_loop or (not _once(s) and not sweeping)
                 out.append(replace(s, start=_map_expr(s.start, expr), stop=_map_expr(s.stop, expr),
-                                   step=_map_expr(s.step, expr), body=stmts(s.body, looped)))
+                                   step=_map_expr(s.step, expr), body=stmts(s.body, replay)))
             elif isinstance(s, ir.While):
-                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, not sweeping)))
+                out.append(replace(s, cond=_map_expr(s.cond, expr), body=stmts(s.body, replay)))
             else:
                 out.extend(_map_body((s,), expr))
         return tuple(out)
 
     ready = next((i for i, s in enumerate(body) if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.OpCall)
                   and s.expr.op == "tape_ready"), len(body))  # between the replay and the reverse sweep
-    sweeping = False
-    forward = stmts(body[:ready], in_loop=False)
-    sweeping = True  # the reverse sweep's loops mirror the replay's: what they restore, a replay's loop saved
-    reverse = stmts(body[ready:], in_loop=False)
+    forward = stmts(body[:ready], replay=True)
+    reverse = stmts(body[ready:], replay=False)
     # the k-th restore takes the k-th save from the end (a stack, each save made at most once)
     restored = {id(s): pushes[len(pushes) - 1 - k] for k, s in enumerate(pops)}
     if len(pops) != len(pushes) or any(cast(ir.Assign, s).target.type != restored[id(s)].type for s in pops):
