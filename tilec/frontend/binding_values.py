@@ -4,7 +4,7 @@ Unknown with the reason. `value` evaluates an expression in an env of such bindi
 the user's file is run (Python builtins only where pure: PURE_BUILTINS)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -87,19 +87,13 @@ def substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed)
         def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
             made = super().on_leave(original, updated)
             if isinstance(made, cst.CSTNode) and made is not original:
-                for part in _walk(made):  # a dtype spelled out is new all through
-                    parsed.place_like(part, original)
+                parsed.place_all_like(made, original)  # a dtype spelled out is new all through
             return made
 
     out = node.visit(Substitute())
     assert isinstance(out, cst.BaseExpression), out
     return out
 
-
-def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:

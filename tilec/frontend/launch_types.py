@@ -12,7 +12,7 @@ dtype is not known declares nothing (the kernel keeps TC0436 if no launch does).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +108,8 @@ def launch_overload(call: cst.Call, kernel: cst.FunctionDef, scope: Scope, parse
             spelled = _value_type(arg, value, scope)
             if spelled is None:
                 return None
-            given[f"#{i}"] = _placed(spelled, param.annotation.annotation, parsed)
+            parsed.place_all_like(spelled, param.annotation.annotation)
+            given[f"#{i}"] = spelled
             continue
         made = value(arg)
         if not isinstance(made, ArrayValue):
@@ -127,12 +128,6 @@ def _value_type(arg: cst.BaseExpression, value: Value, scope: Scope) -> cst.Base
     kind = "bool" if isinstance(made, bool) else "int32" if isinstance(made, int) else \
         "float32" if isinstance(made, float) else None
     return None if kind is None else cst.parse_expression(scope.api_prefix() + kind)
-
-
-def _placed(node: cst.BaseExpression, where: cst.BaseExpression, parsed: Parsed) -> cst.BaseExpression:
-    for part in _walk(node):
-        parsed.place_like(part, where)
-    return node
 
 
 def _mentions_any(node: cst.CSTNode, scope: Scope) -> bool:
@@ -164,12 +159,6 @@ def _with_dtype(annotation: cst.BaseExpression, dtype: str, scope: Scope, parsed
 
     out = annotation.visit(Replace())
     assert isinstance(out, cst.BaseExpression), out
-    for part in _walk(out):
-        parsed.place_like(part, annotation)
+    parsed.place_all_like(out, annotation)
     return out
 
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)

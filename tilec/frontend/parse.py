@@ -42,6 +42,15 @@ class Parsed:
 
         return Span(resolve=resolve)
 
+    def place_all_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
+        """place_like for `made` and every node under it (an expression tilec spelled out is new all
+        through)."""
+        stack = [made]
+        while stack:
+            node = stack.pop()
+            self.place_like(node, original)
+            stack.extend(node.children)
+
     def place_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
         """Gives a node tilec made from the user's (an annotation with values substituted) the
         position of the one it replaces, so diagnostics at it point into the file."""
