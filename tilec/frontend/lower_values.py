@@ -161,9 +161,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         `dtype=`, else from the first argument (a vector's, or an untyped literal's float32)."""
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         nodes = [a.value for a in node.args if a.keyword is None]
-        parts = ["p", "q"][len(nodes):] if api == "transformation" else []  # `wp.transformation(p=..., q=...)`
-        if parts and set(parts) <= set(keywords):
-            nodes += [keywords.pop(k) for k in parts]
+        if api == "transformation":  # `wp.transformation(p=..., q=...)`
+            nodes += _named_parts(nodes, keywords)
         unknown = sorted(set(keywords) - {"dtype"})
         if unknown:
             self.fail("TC0303", f"{api}: unknown keyword `{unknown[0]}` (it takes `dtype`" +
@@ -187,12 +186,12 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         given = list(node.args)
         if any(a.keyword is not None for a in given):
             named = {a.keyword.value: a for a in given if a.keyword is not None}
-            positional = [a for a in given if a.keyword is None]
-            by_name = ["p", "q"][len(positional):]  # `wp.transform(p=..., q=...)`, as Warp names them
-            if not (isinstance(t, VecT) and t.family == "transform" and sorted(named) == sorted(by_name)):
+            transform = isinstance(t, VecT) and t.family == "transform"
+            given = [a for a in given if a.keyword is None]
+            given += _named_parts(given, named) if transform else []  # `wp.transform(p=..., q=...)`
+            if named:
                 self.fail("TC0303", f"{t}: takes positional components only" + (
-                    " (or `p=` and `q=`)" if isinstance(t, VecT) and t.family == "transform" else ""), node)
-            given = positional + [named[k] for k in by_name]
+                    " (or `p=` and `q=`)" if transform else ""), node)
         args: list[ir.Expr] = [self.literal_local(a.value) or self.expr(a.value) for a in given]
         call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in given])
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
@@ -482,3 +481,10 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
 
 
 __all__ = ["ValueLowering"]
+
+
+def _named_parts(positional: list[Any], named: dict[str, Any]) -> list[Any]:
+    """A transform's parts given by Warp's names (`p=`, `q=`) after its positional ones, taken out of
+    `named`: the ones the positional leave, when all of those are named; else none."""
+    missing = ["p", "q"][len(positional):]
+    return [named.pop(k) for k in missing] if missing and all(k in named for k in missing) else []
