@@ -77,6 +77,8 @@ CASES = [
     Case("wl_builtin_keywords", S, "builtin_keywords", dim=(N,), args=(arr(N), varr(N, "vec3"), out(N)), **SIMT),
     Case("wl_literal_locals", S, "literal_locals", dim=(N,),
          args=(arr(N, dtype="float64"), out(N, dtype="float64"), out(N)), **SIMT),
+    Case("wl_starred_arguments", S, "starred_arguments", dim=(N,),
+         args=(arr(N), varr(N, "vec3"), out(N), varr(N, "vec4", "out")), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

@@ -37,6 +37,7 @@ from .tuple_values import TupleValues
 from .hash_grids import GridQuery, HashGridQueries, Query
 from .mesh_queries import MeshQueries
 from .ref_arguments import RefArguments
+from .starred_args import StarredArguments
 from .grad_calls import GradCalls
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
@@ -92,7 +93,7 @@ class Binding:
     block: int = 0  # the statement block of the binding (0: the body's top level, and parameters)
 
 
-class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+class FunctionChecker(StarredArguments, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
                       RefArguments, GradCalls, LoweringHost):
@@ -146,6 +147,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         self.local_arrays: set[ir.Sym] = set()  # symbols bound to a local array (wp.zeros) or a view of one
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
         self.hoisted: dict[cst.Call, ir.Expr] = {}  # older-form mesh queries lowered before their statement
+        self.starred_locals: dict[int, cst.Name] = {}  # id(`*` argument) -> the local it was bound to (starred_args.py)
         self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
@@ -437,7 +439,8 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
         try:
             out.extend(self.hoist_mesh_queries(node))  # mesh_queries.py: Warp's older query forms
-            out.extend(self.sequence_draws(node, fn(node)))
+            unpacked = self.hoist_starred(node)  # starred_args.py: `f(*g(x))` evaluates g(x) once
+            out.extend(self.sequence_draws(node, fn(node), unpacked))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
             for name in _bound_names(node):
@@ -1015,6 +1018,7 @@ class FunctionChecker(StructTileLowering, StructLowering, StructReturns, ValueLo
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
             self.fail("TC0401", "unsupported syntax: only `for i in range(...)` and `for i in reversed(range(...))` "
                       "loops", node.iter)
+        it = self.spelled_out(it)  # `range(*bounds)`
         if not 1 <= len(it.args) <= 3 or any(a.keyword for a in it.args):
             self.fail("TC0303", "range() takes 1 to 3 positional arguments", it)
         bounds = [self.index(a.value) for a in it.args]

@@ -65,9 +65,6 @@ class CallLowering(LoweringHost):
     # ------------------------------------------------------------ dispatch
 
     def lower_call(self, node: cst.Call, tid_count: int = 1) -> Lowered:
-        for arg in node.args:
-            if arg.star:
-                self.fail("TC0401", "unsupported syntax: argument unpacking (`*args`, `**kwargs`)", arg)
         func = node.func
         if isinstance(func, cst.Name) and func.value in self.func_values and func.value not in self.env:
             return self.call_function_value(self.func_values[func.value], node, tid_count)
@@ -834,6 +831,7 @@ class CallLowering(LoweringHost):
         keyword), else the parameter itself where it has a default (Warp's `delta: float = 1.0`). An
         overloaded func (defined more than once) is chosen by its argument count: no defaults."""
         params = fd.node.params.params
+        node = self.spelled_out(node)  # `f(*v)`: v's items (a call reached here, not through lower_call: `a, b = f(*v)`)
         if overloaded and all(a.keyword is None for a in node.args):
             return list(node.args)
         if len(node.args) > len(params):

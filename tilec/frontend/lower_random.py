@@ -85,10 +85,13 @@ class RandomLowering:
     def end_statement_draws(self, saved: SavedDraws) -> None:
         self.pending_draws, self.draw_current, self.draw_origin = saved
 
-    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        """The statement with its draws' state updates before and after it (see the module doc)."""
+    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt], before: list[ir.Stmt] | None = None
+                       ) -> list[ir.Stmt]:
+        """The statement with its draws' state updates before and after it (see the module doc); `before`:
+        parts of it lowered ahead of it (starred_args.py), which draw from the same states."""
+        before = before or []
         if not self.draw_current:
-            return stmts
+            return before + stmts
         if isinstance(node, (cst.While, cst.For)):
             header = node.test if isinstance(node, cst.While) else node.iter
             self.fail("TC0401", "unsupported syntax: a random draw in a loop header (Warp would advance the "
@@ -99,9 +102,9 @@ class RandomLowering:
         if isinstance(node, cst.If):
             (s,) = stmts
             assert isinstance(s, ir.If), s
-            return self.pending_draws + [replace(s, body=tuple(updates) + s.body,
-                                                 orelse=tuple(updates) + s.orelse)]
+            return self.pending_draws + before + [replace(s, body=tuple(updates) + s.body,
+                                                          orelse=tuple(updates) + s.orelse)]
         assigned: set[ir.Sym] = set()
         for s in stmts:
             assigned |= {s.target} if isinstance(s, ir.Assign) else set(getattr(s, "targets", ()))
-        return self.pending_draws + stmts + [u for u in updates if u.target not in assigned]
+        return self.pending_draws + before + stmts + [u for u in updates if u.target not in assigned]

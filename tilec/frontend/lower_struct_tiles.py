@@ -490,8 +490,9 @@ class StructTileLowering(LoweringHost):
         super().end_statement_draws(saved[0])
         self.struct_hoisted = saved[1]
 
-    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        stmts = super().sequence_draws(node, stmts)
+    def sequence_draws(self, node: cst.CSTNode, stmts: list[ir.Stmt], before: list[ir.Stmt] | None = None
+                       ) -> list[ir.Stmt]:
+        stmts = super().sequence_draws(node, stmts, before)
         if not self.struct_hoisted:
             return stmts
         if isinstance(node, (cst.While, cst.For)):

@@ -84,7 +84,8 @@ if TYPE_CHECKING:
         def __call__(self, saved: Any) -> None: ...
 
     class _SequenceDraws(Protocol):
-        def __call__(self, node: cst.CSTNode, stmts: list[ir.Stmt]) -> list[ir.Stmt]: ...
+        def __call__(self, node: cst.CSTNode, stmts: list[ir.Stmt], before: list[ir.Stmt] | None = None
+                     ) -> list[ir.Stmt]: ...
 
     class LoweringHost(Protocol):
         # ---------------------------------------------------- state (FunctionChecker.__init__)
@@ -121,6 +122,7 @@ if TYPE_CHECKING:
         tuple_vars: dict[str, list[ir.Sym]]  # names bound to tuples (tuple_values.py)
         loop_values: dict[str, tuple[int, range]]  # loop variable -> (its assign count, its constant range)
         local_array_call: cst.Call | None  # the wp.zeros call an assignment binds (check.py)
+        starred_locals: dict[int, cst.Name]  # id(`*` argument) -> its local (starred_args.py)
 
         # ---------------------------------------------------- the lowering chain (see the docstring)
         expr: _Expr
@@ -165,6 +167,9 @@ if TYPE_CHECKING:
         def called_func(self, node: cst.Call) -> str | None: ...  # check.py
         def tuple_item(self, node: cst.Subscript) -> ir.Expr | None: ...  # tuple_values.py
         def tuple_len(self, node: cst.BaseExpression) -> int | None: ...
+        def spelled_out(self, node: cst.Call) -> cst.Call: ...  # starred_args.py
+        def fresh_name(self, base: str) -> str: ...  # ref_arguments.py
+        def placed(self, made: Any, like: cst.CSTNode) -> Any: ...
         def unpacked_call(self, name: str, count: int, node: cst.Call) -> list[ir.Expr]: ...  # lower_structs.py
         def bind_name(self, target: cst.Name, value: ir.Expr, node: cst.CSTNode) -> ir.Assign: ...
         def note_inplace(self, sym: ir.Sym) -> None: ...

@@ -101,21 +101,21 @@ def _rooted(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Attribute):
         return _rooted(node.value)
     if isinstance(node, cst.Subscript):
-        return _rooted(node.value) and all(isinstance(el.slice, cst.Index) and _plain(el.slice.value)
+        return _rooted(node.value) and all(isinstance(el.slice, cst.Index) and plain_index(el.slice.value)
                                            for el in node.slice)
     return False
 
 
-def _plain(node: cst.BaseExpression) -> bool:
+def plain_index(node: cst.BaseExpression) -> bool:
     """An index that reads the same each time it is evaluated: names, numbers, shapes, their arithmetic."""
     if isinstance(node, (cst.Name, cst.Integer)):
         return True
     if isinstance(node, cst.UnaryOperation):
-        return _plain(node.expression)
+        return plain_index(node.expression)
     if isinstance(node, cst.BinaryOperation):
-        return _plain(node.left) and _plain(node.right)
+        return plain_index(node.left) and plain_index(node.right)
     if isinstance(node, cst.Attribute):
-        return _plain(node.value)
+        return plain_index(node.value)
     if isinstance(node, cst.Subscript):  # `a.shape[0]`: no element the call could change
-        return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and _plain(node.value)
+        return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" and plain_index(node.value)
     return False

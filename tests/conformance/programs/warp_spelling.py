@@ -152,3 +152,27 @@ def literal_locals(a: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64),
     d = wp.vec3d(x, wp.float64(n), a[i])
     y[i] = (d[0] - wp.float64(0.1)) * wp.float64(1.0e12) + d[1] + d[2]  # 0 where d[0] holds 0.1, 1490 for 0.1f
     z[i] = x * 3.0
+
+
+@wp.func
+def weighted(a: float, b: float, c: float) -> float:
+    return a + 2.0 * b + 3.0 * c
+
+
+@wp.kernel
+def starred_arguments(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: wp.array(dtype=float),
+                      w: wp.array(dtype=wp.vec4)):
+    # `*` in a call's arguments: a vector's components, a matrix's rows, a quaternion's, slices of them and of
+    # a 1-d array with constant bounds; a computed value is evaluated once
+    i = wp.tid()
+    p = v[i]
+    q = wp.quat(p[0], p[1], p[2], a[i])
+    m = wp.mat33(*p, *(p * 2.0), 1.0, a[i], 3.0)
+    rows = wp.matrix_from_rows(*m[1:])
+    head = wp.vec3(*q[:3])
+    tail = wp.vec2(*q[-2:])
+    s = wp.max(*p[1:]) + wp.min(*tail) + weighted(*head) + rows[1, 1] * rows[0, 2]
+    s += weighted(*a[0:3]) + wp.max(*a[1:7:3])
+    u = wp.vec4(*wp.normalize(p), s)
+    w[i] = wp.vec4(1.0, *u[1:3], *q[3:])
+    y[i] = s + wp.length(u)
