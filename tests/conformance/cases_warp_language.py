@@ -79,6 +79,8 @@ CASES = [
          args=(arr(N, dtype="float64"), out(N, dtype="float64"), out(N)), **SIMT),
     Case("wl_starred_arguments", S, "starred_arguments", dim=(N,),
          args=(arr(N), varr(N, "vec3"), out(N), varr(N, "vec4", "out")), **SIMT),
+    Case("wl_sequence_constants", S, "sequence_constants", dim=(N,),
+         args=(arr(N), out(N), out(N, dtype="int32"), varr(N, "vec3", "out")), **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

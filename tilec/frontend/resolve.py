@@ -430,15 +430,22 @@ def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> 
         return None
     if t is None or not hasattr(t, "length"):  # a vector or matrix type (not a scalar dtype)
         return None
+    given = [a.value for a in value.args]
+    if len(given) == 1 and isinstance(given[0], (cst.List, cst.Tuple)) and not any(
+            isinstance(e, cst.StarredElement) for e in given[0].elements):
+        given = [e.value for e in given[0].elements]  # `vec3bool([True, False, True])`: Python's sequence form
     args = []
-    for arg in value.args:
-        typed = _typed_scalar(scope, arg.value)
-        number = _rounded(*typed) if typed is not None else scope.constant(arg.value)
-        made = _literal(number)
-        if made is None:
-            return None
-        parsed.place_like(made, arg.value)
-        args.append(arg.with_changes(value=made))
+    for part in given:
+        typed = _typed_scalar(scope, part)
+        number = _rounded(*typed) if typed is not None else scope.constant(part)
+        made: cst.BaseExpression | None = _literal(number)
+        if made is None:  # a vector or quaternion of a transform, a matrix's row: a constant of its own
+            made = scope.value_constants.get(part.value) if isinstance(part, cst.Name) else _value_constant(
+                scope, part, parsed)
+            if made is None:
+                return None
+        parsed.place_like(made, part)
+        args.append(cst.Arg(value=made))
     return value.with_changes(args=args)
 
 

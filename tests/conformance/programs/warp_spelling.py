@@ -176,3 +176,29 @@ def starred_arguments(a: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), y: w
     u = wp.vec4(*wp.normalize(p), s)
     w[i] = wp.vec4(1.0, *u[1:3], *q[3:])
     y[i] = s + wp.length(u)
+
+
+# Module constants of Python's forms: a vector or matrix type of a sequence, a transform of constants
+vec3bool = wp.types.vector(length=3, dtype=wp.bool)
+BOOL_SELECTOR = wp.constant(vec3bool([True, False, True]))
+mat22bool = wp.types.matrix((2, 2), dtype=wp.bool)
+BOOL_DIAGONAL = wp.constant(mat22bool([True, False, False, True]))
+OFFSET = wp.vec3(1.0, 2.0, 3.0)
+XFORM = wp.constant(wp.transform(OFFSET, wp.quat(0.1, 0.2, 0.3, 0.9)))
+TRIPLE = wp.vec3((0.5, 0.25, 0.125))
+
+
+@wp.kernel
+def sequence_constants(x: wp.array(dtype=float), y: wp.array(dtype=float), n: wp.array(dtype=wp.int32),
+                       p: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    count = int(0)
+    if BOOL_SELECTOR[0]:
+        count += 1
+    if BOOL_SELECTOR[1]:
+        count += 2
+    if BOOL_DIAGONAL[1, 1] and not BOOL_DIAGONAL[0, 1]:
+        count += 8
+    n[i] = count
+    p[i] = wp.transform_point(XFORM, wp.vec3(x[i], 0.0, 1.0)) + TRIPLE * x[i]
+    y[i] = XFORM.p[1] * x[i] + XFORM.q[3] + wp.transform_get_rotation(XFORM)[0]
