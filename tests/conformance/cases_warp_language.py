@@ -7,7 +7,7 @@ constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64
 tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking);
 `wp.ref[T]` parameters (the caller's variables updated; forward only: Warp builds no adjoint through them,
 tests/test_warp_funcs.py checks tilec's by finite differences)."""
-from cases import Case, StructArr, arr, out, varr
+from cases import Arr, Case, StructArr, arr, out, varr
 
 L = "warp_language.py"
 S = "warp_spelling.py"
@@ -81,6 +81,10 @@ CASES = [
          args=(arr(N), varr(N, "vec3"), out(N), varr(N, "vec4", "out")), **SIMT),
     Case("wl_sequence_constants", S, "sequence_constants", dim=(N,),
          args=(arr(N), out(N), out(N, dtype="int32"), varr(N, "vec3", "out")), **SIMT),
+    Case("wl_vector_bit_atomics", S, "vector_bit_atomics", dim=(N * 32,),
+         args=tuple(Arr((N, 3), "uint32", role, "int:0:4294967295", "vec3ui") for role in ("inout", "inout", "inout", "in"))
+         + tuple(Arr((N, 2, 2), "uint32", role, "int:0:4294967295", "mat22ui") for role in ("inout", "inout", "in")),
+         grad=False, **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
 ]

@@ -50,9 +50,10 @@ def _store(b: Bound) -> Element | None:
 
 
 def _bit_store(b: Bound) -> Element | None:
-    """a[i] &= v, |=, ^=: integer arrays only (Warp lowers them to atomic and/or/xor)."""
+    """a[i] &= v, |=, ^=: arrays of integers, integer vectors and integer matrices (Warp lowers them to
+    atomic and/or/xor, a vector's or matrix's component by component)."""
     dt = _store(b)
-    if not getattr(dt, "is_integral", False):
+    if not getattr(dt.dtype if isinstance(dt, (VecT, MatT)) else dt, "is_integral", False):
         b.fail("TC0203", f"bitwise update of {article(str(dt))} {dt} array; it needs an integer array", "a")
     return dt
 
@@ -67,8 +68,11 @@ def _atomic_api(b: Bound) -> Type:
         b.fail("TC0304", f"needs {a.ndim} index(es) and {what} for a {a.ndim}-d array, got "
                f"{len(b.variadic)} argument(s) after the array", "a")
     _indices_int(b, b.variadic[:-values])
-    if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add":
-        b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is)", "a")
+    bitwise = b.op in ("atomic_and", "atomic_or", "atomic_xor") and a.dtype.dtype.is_integral \
+        if isinstance(a.dtype, (VecT, MatT)) else False  # component by component, as Warp
+    if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add" and not bitwise:
+        b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is, and wp.atomic_and / "
+               "atomic_or / atomic_xor of integer ones)", "a")
     _element_values(b, a, ("compare", "value") if values == 2 else ("value",))
     return a.dtype
 

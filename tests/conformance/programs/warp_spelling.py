@@ -202,3 +202,22 @@ def sequence_constants(x: wp.array(dtype=float), y: wp.array(dtype=float), n: wp
     n[i] = count
     p[i] = wp.transform_point(XFORM, wp.vec3(x[i], 0.0, 1.0)) + TRIPLE * x[i]
     y[i] = XFORM.p[1] * x[i] + XFORM.q[3] + wp.transform_get_rotation(XFORM)[0]
+
+
+mat22ui = wp.types.matrix(shape=(2, 2), dtype=wp.uint32)
+
+
+@wp.kernel
+def vector_bit_atomics(a_and: wp.array(dtype=wp.vec3ui), a_or: wp.array(dtype=wp.vec3ui),
+                       a_xor: wp.array(dtype=wp.vec3ui), b: wp.array(dtype=wp.vec3ui), m_and: wp.array(dtype=mat22ui),
+                       m_xor: wp.array(dtype=mat22ui), c: wp.array(dtype=mat22ui)):
+    # bitwise updates of integer vector and matrix elements, component by component, from 32 threads each
+    i = wp.tid()
+    word = i // 32
+    mask = wp.vec3ui(wp.uint32(1)) << wp.vec3ui(wp.uint32(i % 32))
+    a_and[word] &= (b[word] & mask) | ~mask
+    wp.atomic_or(a_or, word, b[word] & mask)
+    a_xor[word] ^= b[word] & mask
+    square = mat22ui(wp.uint32(1)) << mat22ui(wp.uint32(i % 32))
+    wp.atomic_and(m_and, word, (c[word] & square) | ~square)
+    m_xor[word] ^= c[word] & square

@@ -186,18 +186,19 @@ template <class T, int N, class V, class... I> TL_HD T array_atomic_sub(Ctx& ctx
     return !ctx.standin() && in_bounds(a, idx...) ? atomic_add_ptr(a.ptr(idx...), T(-compute_t<T>(v))) : T(0);
 }
 
-// a[i] &= v, |= v, ^= v on 32- and 64-bit integer arrays (narrower ones are read, updated, written).
+// a[i] &= v, |= v, ^= v on integer arrays (arrays of integer vectors and matrices component by
+// component: vec.h's overloads, as Warp's).
+template <class T> TL_HD T atomic_bit_ptr(T* p, T w, char op) {
+    return atomic_update(p, [w, op](T o) { return T(op == '&' ? (o & w) : op == '|' ? (o | w) : (o ^ w)); });
+}
 template <class T, int N, class V, class... I> TL_HD T array_atomic_and(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
-    const T w = T(v);
-    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o & w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_bit_ptr(a.ptr(idx...), T(v), '&') : T(0);
 }
 template <class T, int N, class V, class... I> TL_HD T array_atomic_or(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
-    const T w = T(v);
-    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o | w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_bit_ptr(a.ptr(idx...), T(v), '|') : T(0);
 }
 template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx& ctx, const Array<T, N>& a, V v, I... idx) {
-    const T w = T(v);
-    return !ctx.standin() && in_bounds(a, idx...) ? atomic_update(a.ptr(idx...), [w](T o) { return T(o ^ w); }) : T(0);
+    return !ctx.standin() && in_bounds(a, idx...) ? atomic_bit_ptr(a.ptr(idx...), T(v), '^') : T(0);
 }
 
 // wp.atomic_add(a, i, j, value): the value comes last.

@@ -192,6 +192,16 @@ template <int M, int N, class T> TL_HD mat<M, N, T> atomic_add_ptr(mat<M, N, T>*
     for (int k = 0; k < M * N; ++k) old.c[k] = atomic_add_ptr(&p->c[k], v.c[k]);
     return old;
 }
+template <int N, class T> TL_HD vec<N, T> atomic_bit_ptr(vec<N, T>* p, vec<N, T> v, char op) {
+    vec<N, T> old;
+    for (int k = 0; k < N; ++k) old.c[k] = atomic_bit_ptr(&p->c[k], v.c[k], op);
+    return old;
+}
+template <int M, int N, class T> TL_HD mat<M, N, T> atomic_bit_ptr(mat<M, N, T>* p, mat<M, N, T> v, char op) {
+    mat<M, N, T> old;
+    for (int k = 0; k < M * N; ++k) old.c[k] = atomic_bit_ptr(&p->c[k], v.c[k], op);
+    return old;
+}
 // t[i] &= |= ^= v on a shared tile of integer vectors or matrices (tile_bit_*_item).
 template <int N, class T> TL_HD void shared_atomic_bit(vec<N, T>* p, vec<N, T> v, char Op) {
     for (int k = 0; k < N; ++k) shared_atomic_bit(&p->c[k], v.c[k], Op);
