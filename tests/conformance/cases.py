@@ -105,6 +105,19 @@ class MeshArg:
             [("velocities", self.velocities)] if self.velocities is not None else [])
 
 
+@dataclass(frozen=True)
+class BvhArg:
+    """A Bvh's id (wp.Bvh under Warp, the loader's Bvh under tilec) over boxes of its own, stored as
+    in<k>.lowers / .uppers: the lowers drawn by their Arr, each upper the lower plus a draw of its Arr
+    (so no box is inverted)."""
+
+    lowers: Arr
+    extents: Arr
+
+    def arrays(self) -> list:
+        return [("lowers", self.lowers), ("uppers", self.extents)]
+
+
 def slots(args: tuple) -> list:
     """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
     "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".

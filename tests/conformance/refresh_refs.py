@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -40,6 +40,9 @@ def make_inputs(case) -> list:
             values.append(np.zeros(0))
         elif isinstance(a, MeshArg):  # {"points": ..., "indices": ..., "velocities": ...}
             values.append({f: _make(rng, spec) for f, spec in a.arrays()})
+        elif isinstance(a, BvhArg):  # {"lowers": ..., "uppers": ...}
+            lowers = _make(rng, a.lowers)
+            values.append({"lowers": lowers, "uppers": lowers + _make(rng, a.extents)})
         elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
             indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
                        for d, n in enumerate(a.indices)]
@@ -130,6 +133,9 @@ def run_warp(case, values, seeds, wp):
             made = {f: wp.array(v[f], dtype=wp.vec3 if f != "indices" else wp.int32, device="cpu") for f, _ in a.arrays()}
             mesh = HELD[f"mesh{len(arrays)}"] = wp.Mesh(**made)
             arrays.append(mesh.id)
+        elif isinstance(a, BvhArg):
+            bvh = HELD[f"bvh{len(arrays)}"] = wp.Bvh(*(wp.array(v[f], dtype=wp.vec3, device="cpu") for f, _ in a.arrays()))
+            arrays.append(bvh.id)
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         elif isinstance(a, Indexed):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
+from cases import Arr, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 from sampling import kept  # noqa: E402
@@ -77,6 +77,9 @@ def _inputs(case, refs, module=None):
             continue
         if isinstance(a, MeshArg):  # the mesh itself (its id alone would not keep it alive)
             values.append(module.Mesh(**{f: refs[f"in{k}.{f}"].copy() for f, _ in a.arrays()}))
+            continue
+        if isinstance(a, BvhArg):  # the Bvh itself, over its own copies of the boxes
+            values.append(module.Bvh(*(refs[f"in{k}.{f}"].copy() for f, _ in a.arrays())))
             continue
         v = refs[f"in{k}"]
         if isinstance(a, Indexed):  # the loader takes (base, indices)

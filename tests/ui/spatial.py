@@ -84,3 +84,27 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
     out[i] = float(wp.mesh_query_point_no_sign(mesh, x[i], 1.0, face, u, v)) + 1.0
     while wp.mesh_query_point_no_sign(mesh, x[i], 1.0, face, u, v):  # ERROR TC0401: in a while loop's condition
         u += 1.0
+
+
+@wp.func
+def walk(q: wp.BvhQuery) -> int:  # ERROR TC0409: parameter `q`: unsupported type annotation
+    return 0
+
+
+@wp.kernel
+def bvh_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3), r: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    a = wp.bvh_query_aabb(bvh, x[i], x[i], r)  # ERROR TC0401: bvh_query_aabb: `root` starts the walk at a node
+    b = wp.bvh_query_ray(bvh, x[i], 1.0)  # ERROR TC0201: bvh_query_ray: `dir` must be a vec3f
+    q = wp.bvh_query_sphere(bvh, x[i], 0.5)
+    item = int(0)
+    while wp.bvh_query_next(q, item, x[i]):  # ERROR TC0201: bvh_query_next: `max_dist` must be a float32
+        out[i] += item
+    while wp.mesh_query_next(q, item):  # ERROR TC0401: mesh_query_next takes the name a
+        out[i] += item
+    m = wp.mesh_query_aabb(mesh, x[i], x[i])
+    while wp.bvh_query_next(m, item):  # ERROR TC0401: bvh_query_next takes the name a
+        out[i] += item
+    c = wp.bvh_query_aabb(mesh, x[i], x[i])  # ERROR TC0201: `mesh` is read as a mesh's id elsewhere and as a BVH's here
+    out[i] = walk(q)  # ERROR TC0401: a BVH's query passed to a func
+    wp.bvh_query_next(q, item)  # ERROR TC0401: `wp.bvh_query_next` is taken only as a while loop's condition

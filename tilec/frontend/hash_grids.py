@@ -18,7 +18,9 @@ A mesh's box or sphere query (`query = wp.mesh_query_aabb(mesh, low, high)` or
 of front-end value, holding its shape (`query.a`, `query.b`: the box's corners, or the sphere's
 centre and radius); its loop walks the leaves of the mesh's tree whose boxes the shape touches (a
 `while` over `mesh_box_next_leaf` / `mesh_sphere_next_leaf`) and, in each, the faces it touches
-(ops/spatial.py, runtime mesh_query.h).
+(ops/spatial.py, runtime mesh_query.h). A Bvh's queries (`wp.bvh_query_aabb`, `_sphere`, `_ray`, then
+`while wp.bvh_query_next(query, item[, max_dist]):`) are the same walks over its tree of boxes, each
+item tested by its box (a ray's tests, of the tree's boxes and the items', read max_dist each time).
 
 The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
 which arguments are grid ids (ir.Function.spatial_ids, the manifest) and checks each is the id of
@@ -41,12 +43,27 @@ from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
 
 QUERY_ARGS = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED), ("group", None))
-MESH_QUERY_ARGS = {api: tuple((name, REQUIRED) for name in names)
-                   for api, names in (("mesh_query_aabb", ("id", "low", "high")),
-                                      ("mesh_query_sphere", ("id", "center", "radius")))}
-QUERY_CALLS = {"hash_grid_query": "hash_grid", "mesh_query_aabb": "mesh", "mesh_query_sphere": "mesh"}  # -> its kind
-NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh"}
-KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh")}  # kind -> (in a message, class)
+# The queries of a shape against a tree: api -> (the kind of id, the shape, its arguments after the id)
+SHAPE_QUERIES = {
+    "mesh_query_aabb": ("mesh", "box", ("low", "high")),
+    "mesh_query_sphere": ("mesh", "sphere", ("center", "radius")),
+    "bvh_query_aabb": ("bvh", "box", ("low", "high")),
+    "bvh_query_sphere": ("bvh", "sphere", ("center", "radius")),
+    "bvh_query_ray": ("bvh", "ray", ("start", "dir")),
+    "bvh_query_capsule": ("bvh", "capsule", ("start", "dir", "radius")),
+}
+QUERY_CALLS = {"hash_grid_query": "hash_grid", **{api: kind for api, (kind, _, _) in SHAPE_QUERIES.items()}}  # -> its kind
+NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh",
+              "bvh_query_next": "bvh"}
+KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh"),
+         "bvh": ("a BVH's", "Bvh")}  # kind -> (in a message, class)
+# The ops a shape's walk is written with: the next leaf whose box it touches, then each item it touches in
+# the leaf (a mesh's face by its box, and a sphere by the face's closest point too; a Bvh's item by its box).
+NEXT_LEAF = {"box": "mesh_box_next_leaf", "sphere": "mesh_sphere_next_leaf", "ray": "mesh_ray_next_leaf",
+             "capsule": "mesh_capsule_next_leaf"}
+ITEM_TEST = {("mesh", "box"): "mesh_box_face", ("mesh", "sphere"): "mesh_sphere_face",
+             ("bvh", "box"): "mesh_box_face", ("bvh", "sphere"): "bvh_sphere_item", ("bvh", "ray"): "bvh_ray_item",
+             ("bvh", "capsule"): "bvh_capsule_item"}
 
 
 @dataclass(frozen=True)
@@ -69,15 +86,22 @@ class GridQuery:
 
 @dataclass(frozen=True)
 class MeshQuery:
-    mesh: ir.Sym  # the mesh's id: a uint64 parameter
-    shape: str  # "box" or "sphere"
-    a: ir.Sym  # the box's lower corner (vec3f), or the sphere's centre: evaluated once
-    b: ir.Sym  # the box's upper corner (vec3f), or the sphere's radius (float32)
+    mesh: ir.Sym  # the mesh's or Bvh's id: a uint64 parameter
+    shape: str  # "box", "sphere", "ray" or "capsule"
+    a: ir.Sym  # the box's lower corner (vec3f), the sphere's centre or the ray's start: evaluated once
+    b: ir.Sym  # the box's upper corner (vec3f), the sphere's radius (float32) or the ray's direction
+    kind: str = "mesh"  # or "bvh"
+    c: ir.Sym | None = None  # a capsule's radius (float32)
 
     @classmethod
-    def named(cls, name: str, mesh: ir.Sym, shape: str) -> MeshQuery:
-        return cls(mesh, shape, ir.Sym(f"{name}.a", 0, VEC3F), ir.Sym(f"{name}.b", 0, VEC3F if shape == "box" else
-                                                                        FLOAT32))
+    def named(cls, name: str, mesh: ir.Sym, shape: str, kind: str) -> MeshQuery:
+        return cls(mesh, shape, ir.Sym(f"{name}.a", 0, VEC3F), ir.Sym(f"{name}.b", 0, FLOAT32 if shape == "sphere" else
+                                                                        VEC3F), kind,
+                   ir.Sym(f"{name}.c", 0, FLOAT32) if shape == "capsule" else None)
+
+    def variables(self) -> tuple[ir.Sym, ...]:
+        """The shape's variables, in the order its ops take them."""
+        return (self.a, self.b) if self.c is None else (self.a, self.b, self.c)
 
 
 Query = GridQuery | MeshQuery
@@ -110,7 +134,7 @@ class HashGridQueries(LoweringHost):
 
     def make_query(self, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
         api = self.scope.api_attr(call.func)
-        if api in MESH_QUERY_ARGS:
+        if api in SHAPE_QUERIES:
             return self.make_mesh_query(api, name, call, node)
         args = self.query_arguments("hash_grid_query", call, QUERY_ARGS)
         point = self.expr(args["point"])
@@ -160,29 +184,34 @@ class HashGridQueries(LoweringHost):
         return out
 
     def make_mesh_query(self, api: str, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
-        """`q = wp.mesh_query_aabb(mesh, low, high)` (or `_sphere(mesh, center, radius)`): the shape,
-        evaluated once into the query's variables."""
-        names = [name for name, _ in MESH_QUERY_ARGS[api]]
-        shape = "box" if api == "mesh_query_aabb" else "sphere"
-        args = self.query_arguments(api, call, MESH_QUERY_ARGS[api])
+        """`q = wp.mesh_query_aabb(mesh, low, high)` (or `_sphere(mesh, center, radius)`, a Bvh's
+        `wp.bvh_query_aabb(bvh, low, high)`, `_sphere`, `_ray(bvh, start, dir)`): the shape, evaluated
+        once into the query's variables."""
+        kind, shape, names = SHAPE_QUERIES[api]
+        params = (("id", REQUIRED), *((n, REQUIRED) for n in names), *((("root", None),) if kind == "bvh" else ()))
+        args = self.query_arguments(api, call, params)
+        root = args.get("root")
+        if root is not None and self.constant_of(root) != -1:
+            self.fail("TC0401", f"unsupported syntax: {api}: `root` starts the walk at a node of the tree (a grouped "
+                      "BVH's group root), and tilec's trees are its own; pass -1 (the whole tree) or leave it out", root)
         values = []
-        for key, wanted in zip(names[1:], (VEC3F, VEC3F if shape == "box" else FLOAT32)):
+        for key, wanted in zip(names, (VEC3F, FLOAT32 if shape == "sphere" else VEC3F, FLOAT32)):
             value = self.expr(args[key])
             if wanted == FLOAT32:
                 value = self.retype_literal(value, FLOAT32)
             if value.type != wanted:
                 self.fail("TC0201", f"{api}: `{key}` must be {describe(wanted)}, got {describe(value.type)}", args[key])
             values.append(value)
-        mesh = self.grid_id(args["id"], "float32", kind="mesh")
+        mesh = self.grid_id(args["id"], "float32", kind=kind)
         query = self.grid_queries.get(name)
         if query is None:
-            query = MeshQuery.named(name, mesh.sym, shape)
+            query = MeshQuery.named(name, mesh.sym, shape, kind)
             self.grid_queries[name] = query
-        elif not isinstance(query, MeshQuery) or query.mesh != mesh.sym or query.shape != shape:
-            self.fail("TC0405", f"`{name}` was another kind of query, or of another grid or mesh, and cannot become "
-                      f"a {shape} query of `{mesh.sym.name}`", node, help="use a new name")
+        elif not isinstance(query, MeshQuery) or query.mesh != mesh.sym or query.shape != shape or query.kind != kind:
+            self.fail("TC0405", f"`{name}` was another kind of query, or of another grid, mesh or BVH, and cannot "
+                      f"become a {shape} query of `{mesh.sym.name}`", node, help="use a new name")
         span = self.span(node)
-        return [ir.Assign(query.a, values[0], span), ir.Assign(query.b, values[1], span)]
+        return [ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)]
 
     def query_arguments(self, api: str, call: cst.Call, params: Sequence[tuple[str, Any]]
                         ) -> dict[str, cst.BaseExpression]:
@@ -248,8 +277,8 @@ class HashGridQueries(LoweringHost):
         if query is None:
             return None
         if isinstance(query, MeshQuery):
-            self.fail("TC0401", "unsupported syntax: a mesh's query passed to a func (tilec loops over it where "
-                      "it is made)", node)
+            self.fail("TC0401", f"unsupported syntax: {KINDS[query.kind][0]} query passed to a func (tilec loops over "
+                      "it where it is made)", node)
         return ir.Const(query, GridQueryT(query.dtype, query.group is not None), self.span(node))
 
     def query_leaves(self, value: ir.Const) -> list[ir.Expr]:
@@ -321,20 +350,30 @@ class HashGridQueries(LoweringHost):
         if api not in NEXT_CALLS:
             return None
         assert isinstance(test, cst.Call)  # (api)
-        if len(test.args) != 2 or any(a.keyword is not None for a in test.args):
+        kind = NEXT_CALLS[api]
+        given = self.query_arguments(api, test, (("query", REQUIRED), ("index", REQUIRED), *(
+            (("max_dist", None),) if kind == "bvh" else ())))
+        if any(a.keyword is not None for a in test.args[:2]):
             self.fail("TC0408", f"{api}: takes a query and an int variable, by position", test)
-        query_node, index_node = test.args[0].value, test.args[1].value
-        made = "wp.hash_grid_query(...)" if NEXT_CALLS[api] == "hash_grid" else "wp.mesh_query_aabb(...)` or `wp.mesh_query_sphere(...)"
-        if not (isinstance(query_node, cst.Name) and query_node.value in self.grid_queries
-                and query_node.value not in self.env
-                and isinstance(self.grid_queries[query_node.value], MeshQuery) == (NEXT_CALLS[api] == "mesh")):
-            self.fail("TC0401", f"unsupported syntax: {api} takes the name a `{made}` is bound to", query_node)
+        query_node, index_node = given["query"], given["index"]
+        calls = [f"`wp.{q}(...)`" for q, k in QUERY_CALLS.items() if k == kind]
+        made = " or ".join([", ".join(calls[:-1]), calls[-1]] if len(calls) > 1 else calls)
+        query = self.grid_queries.get(query_node.value) if isinstance(query_node, cst.Name) \
+            and query_node.value not in self.env else None
+        if query is None or (query.kind if isinstance(query, MeshQuery) else "hash_grid") != kind:
+            self.fail("TC0401", f"unsupported syntax: {api} takes the name a {made} is bound to", query_node)
         if not isinstance(index_node, cst.Name):
             self.fail("TC0401", f"unsupported syntax: {api} writes the index to a variable", index_node)
         if node.orelse is not None:
             self.fail("TC0401", "unsupported syntax: while-else", node)
+        max_dist = None
+        if "max_dist" in given:  # evaluated at each test of the walk, as Warp evaluates it at each advance
+            max_dist = self.retype_literal(self.expr(given["max_dist"]), FLOAT32)
+            if max_dist.type != FLOAT32:
+                self.fail("TC0201", f"{api}: `max_dist` must be a float32, got {describe(max_dist.type)}",
+                          given["max_dist"])
         index = self.declare(index_node, INT32, node)
-        return self.query_loops(self.grid_queries[query_node.value], index, node.body, node)
+        return self.query_loops(query, index, node.body, node, max_dist)
 
     def note_id_argument(self, api: str, node: cst.Call) -> None:
         """The `id` argument of a hash-grid or mesh builtin (by keyword or first), checked and recorded."""
@@ -373,9 +412,10 @@ class HashGridQueries(LoweringHost):
             stop = self.query_breaks.pop()
         return body, stop
 
-    def query_loops(self, query: Query, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode) -> list[ir.Stmt]:
+    def query_loops(self, query: Query, index: ir.Sym, body_node: cst.BaseSuite, node: cst.CSTNode,
+                    max_dist: ir.Expr | None = None) -> list[ir.Stmt]:
         if isinstance(query, MeshQuery):
-            return self.mesh_query_loops(query, index, body_node, node)
+            return self.mesh_query_loops(query, index, body_node, node, max_dist)
         span = self.span(node)
         grid = ir.Var(query.grid, span)
         body, stop = self.query_body(body_node)
@@ -409,32 +449,34 @@ class HashGridQueries(LoweringHost):
         return [*start, ir.Assign(stop, ir.Const(False, BOOL, span), span), cells]
 
     def mesh_query_loops(self, query: MeshQuery, index: ir.Sym, body_node: cst.BaseSuite,
-                         node: cst.CSTNode) -> list[ir.Stmt]:
+                         node: cst.CSTNode, max_dist: ir.Expr | None) -> list[ir.Stmt]:
         """The leaves whose boxes the query's shape touches (a while loop: the walk skips the subtrees
-        it does not), and in each the faces it touches; `index` each such face."""
+        it does not), and in each the faces (a Bvh's items) it touches; `index` each such one. A ray's
+        tests read max_dist (+inf without one: `for item in query`)."""
         span = self.span(node)
         body, stop = self.query_body(body_node)
         mesh = ir.Var(query.mesh, span)
-        held = self.new_temp(query.a.type), self.new_temp(query.b.type)  # the loop's own copies, as for a grid
-        shape = (ir.Var(held[0], span), ir.Var(held[1], span))
+        held = [self.new_temp(v.type) for v in query.variables()]  # the loop's own copies, as for a grid
+        shape: tuple[ir.Expr, ...] = tuple(ir.Var(h, span) for h in held)
+        if query.shape in ("ray", "capsule"):
+            shape += (max_dist if max_dist is not None else ir.Const(float("inf"), FLOAT32, span),)
         leaf, k = self.new_temp(INT32), self.new_temp(INT32)
 
         def op(name: str, *args: ir.Expr, t: object = INT32) -> ir.OpCall:
             return ir.OpCall(name, args, (), t, span)  # type: ignore[arg-type]
 
         def next_leaf(after: ir.Expr) -> ir.Assign:
-            return ir.Assign(leaf, op(f"mesh_{query.shape}_next_leaf", mesh, after, *shape), span)
+            return ir.Assign(leaf, op(NEXT_LEAF[query.shape], mesh, after, *shape), span)
 
         zero = ir.Const(0, INT32, span)
         skip = ir.If(op("lt", ir.Var(index, span), zero, t=BOOL), (ir.Continue(span),), (), span)
         faces = ir.For(k, op("mesh_leaf_begin", mesh, ir.Var(leaf, span)), op("mesh_leaf_end", mesh, ir.Var(
-            leaf, span)), ir.Const(1, INT32, span), (ir.Assign(index, op(f"mesh_{query.shape}_face", mesh, ir.Var(k, span), *shape),
+            leaf, span)), ir.Const(1, INT32, span), (ir.Assign(index, op(ITEM_TEST[query.kind, query.shape], mesh, ir.Var(k, span), *shape),
                                                                span), skip, *body), span)
         after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
         walk = ir.While(op("ge", ir.Var(leaf, span), zero, t=BOOL), (faces, *after, next_leaf(ir.Var(leaf, span))),
                         span)
-        out: list[ir.Stmt] = [ir.Assign(held[0], ir.Var(query.a, span), span),
-                              ir.Assign(held[1], ir.Var(query.b, span), span),
+        out: list[ir.Stmt] = [*(ir.Assign(h, ir.Var(v, span), span) for h, v in zip(held, query.variables())),
                               next_leaf(ir.Const(-1, INT32, span))]
         if stop is not None:
             out.append(ir.Assign(stop, ir.Const(False, BOOL, span), span))

@@ -23,6 +23,7 @@ from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT,
 from . import annotations as ann
 from . import binding_values, consts
 from . import generics
+from . import hash_grids
 from . import local_consts
 from . import warp_library
 from . import static_items
@@ -150,8 +151,7 @@ class CallLowering(LoweringHost):
             return self.lower_tile_view_slices(node)
         if api in random.DRAWING:
             return self.lower_draw(api, node)
-        if api in ("hash_grid_query", "hash_grid_query_next", "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next",
-                   "mesh_query_aabb_next"):
+        if api in hash_grids.QUERY_CALLS or api in hash_grids.NEXT_CALLS:
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
         if api == "hash_grid_point_id" or api in spatial.MESH_OPS:
             self.note_id_argument(api, node)  # hash_grids.py: a parameter the loader checks

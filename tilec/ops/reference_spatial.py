@@ -495,6 +495,58 @@ def _sphere_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Valu
     return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _sphere_reaches(box, centre, radius))
 
 
+def _ray_reaches(box: tuple[np.ndarray, np.ndarray], start: Value, direction: Value, max_dist: float) -> bool:
+    """Warp's slab test in float32 (NaN from 0 * inf dropped by fmin/fmax as there), its half-open max_dist."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s, rcp = np.asarray(start, np.float32), np.float32(1) / np.asarray(direction, np.float32)
+        a, b = (box[0] - s) * rcp, (box[1] - s) * rcp
+    near, far = float(np.fmin(a[0], b[0])), float(np.fmax(a[0], b[0]))
+    for k in (1, 2):
+        near, far = float(np.fmax(np.fmin(a[k], b[k]), near)), float(np.fmin(np.fmax(a[k], b[k]), far))
+    return far >= 0.0 and far >= near and not near >= max_dist
+
+
+def _capsule_reaches(box: tuple[np.ndarray, np.ndarray], start: Value, direction: Value, radius: float,
+                     max_dist: float) -> bool:
+    """Warp's capsule test in float32: the box grown by the radius, an axis whose direction (1 / (1 / d))
+    is 0 a slab the start must lie in, the others as the slab test; its closed max_dist."""
+    r = np.float32(max(radius, 0.0))
+    lo, hi, s = box[0] - r, box[1] + r, np.asarray(start, np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rcp = np.float32(1) / np.asarray(direction, np.float32)
+        recovered = np.float32(1) / rcp
+        a, b = (lo - s) * rcp, (hi - s) * rcp
+    near, far = float(np.finfo(np.float32).min), float(np.finfo(np.float32).max)
+    for k in range(3):
+        if recovered[k] == 0:
+            if s[k] < lo[k] or s[k] > hi[k]:
+                return False
+        else:
+            near, far = float(np.fmax(np.fmin(a[k], b[k]), near)), float(np.fmin(np.fmax(a[k], b[k]), far))
+    return far >= 0.0 and far >= near and not near > max_dist
+
+
+@impl("mesh_capsule_next_leaf")
+def _capsule_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _capsule_reaches(box, a[2], a[3], float(a[4]), float(a[5])))
+
+
+@impl("mesh_ray_next_leaf")
+def _ray_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _ray_reaches(box, a[2], a[3], float(a[4])))
+
+
+@impl("bvh_ray_item", "bvh_capsule_item", "bvh_sphere_item")
+def _bvh_item(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m = _mesh(a[0])
+    item = m.face_order[int(a[1])]
+    box = _box(m, m.face_lowers, m.face_uppers, item)
+    hit = _ray_reaches(box, a[2], a[3], float(a[4])) if call.op == "bvh_ray_item" else \
+        _capsule_reaches(box, a[2], a[3], float(a[4]), float(a[5])) if call.op == "bvh_capsule_item" else \
+        _sphere_reaches(box, np.asarray(a[2], np.float64), float(a[3]))
+    return np.int32(item if hit else -1)
+
+
 @impl("mesh_sphere_face")
 def _sphere_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The face's box, then its closest point to the centre (float64; a face without area: its edges')."""

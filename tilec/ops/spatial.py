@@ -245,6 +245,22 @@ OPS += [
                                                                              INT32),
            "the face at `position` of the tree's face order if the sphere reaches its box and its closest point, "
            "else -1"),
+    # a Bvh (the same descriptor, its items' boxes in place of the faces'): the items tested by their boxes alone
+    _query("mesh_ray_next_leaf", ("after", *RAY, "max_dist"), _query_rule(RAY, ("after",), ("max_dist",), INT32),
+           "the next leaf of the tree after node `after`'s subtree (-1: from the root) whose box the ray start + t "
+           "dir reaches at some t < max_dist (Warp's slab test), -1 if none"),
+    _query("bvh_ray_item", ("position", *RAY, "max_dist"), _query_rule(RAY, ("position",), ("max_dist",), INT32),
+           "the item at `position` of a Bvh's tree order if the ray reaches its box before max_dist, else -1"),
+    _query("mesh_capsule_next_leaf", ("after", *RAY, "radius", "max_dist"),
+           _query_rule(RAY, ("after",), ("radius", "max_dist"), INT32),
+           "the next leaf of the tree after node `after`'s subtree (-1: from the root) whose box, grown by the radius, "
+           "the ray start + t dir reaches at some t <= max_dist (Warp's capsule test), -1 if none"),
+    _query("bvh_capsule_item", ("position", *RAY, "radius", "max_dist"),
+           _query_rule(RAY, ("position",), ("radius", "max_dist"), INT32),
+           "the item at `position` of a Bvh's tree order if the capsule sweep reaches its box, else -1"),
+    _query("bvh_sphere_item", ("position", "center", "radius"),
+           _query_rule(("center",), ("position",), ("radius",), INT32),
+           "the item at `position` of a Bvh's tree order if the sphere reaches its box, else -1"),
 ]
 def _ray_test(result: Type) -> Callable[[Bound], Type]:
     """mesh_query_ray_anyhit / _count_intersections: a vec3f start and direction (a float32 max_t), root -1."""

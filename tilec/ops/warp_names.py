@@ -111,16 +111,17 @@ volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 
 # Why a Warp builtin is missing (a note under the diagnostic).
 NOTES = {
-    "tile_bvh_query_aabb": "BVH queries are out of scope for now",
-    "tile_bvh_query_ray": "BVH queries are out of scope for now",
-    "tile_bvh_query_next": "BVH queries are out of scope for now",
+    "tile_bvh_query_aabb": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
+    "tile_bvh_query_ray": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
+    "tile_bvh_query_next": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
     "tile_mesh_query_aabb": "mesh queries are out of scope for now",
     "tile_mesh_query_aabb_next": "mesh queries are out of scope for now",
     "tile_query_valid": "BVH and mesh queries are out of scope for now",
 }
 # The same note for a family of builtins, by the start of their names.
 FAMILY_NOTES = {
-    "bvh_": "BVH queries are out of scope for now (they need Warp's runtime BVH objects)",
+    "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
+            "loops (with bvh_query_next and its max_dist); grouped BVHs are not supported yet",
     "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
              "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
              "_count_intersections) and mesh_query_aabb / mesh_query_sphere loops; grouped meshes are not "

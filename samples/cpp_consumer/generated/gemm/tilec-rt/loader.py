@@ -47,7 +47,7 @@ def _sibling(name):
 _tilec_tape = _sibling("tape")
 Tape = _tilec_tape.Tape
 _spatial = _sibling("spatial")
-HashGrid, Mesh = _spatial.HashGrid, _spatial.Mesh  # Warp's wp.HashGrid and wp.Mesh, on the CPU
+HashGrid, Mesh, Bvh = _spatial.HashGrid, _spatial.Mesh, _spatial.Bvh  # Warp's wp.HashGrid, wp.Mesh and wp.Bvh, on the CPU
 
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
@@ -746,7 +746,7 @@ class Kernel:
         if p["kind"] == "scalar":
             if adjoint:
                 return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
-            if "hash_grid" in p or "mesh" in p:  # a live object's id only (spatial.py), kept alive for the launch
+            if "hash_grid" in p or "mesh" in p or "bvh" in p:  # a live object's id only (spatial.py), kept alive for the launch
                 return _spatial.object_arg(name, p, value, device)
             return (_scalar(name, p["dtype"], value), None)
         if value is None and (adjoint or p.get("nullable")):

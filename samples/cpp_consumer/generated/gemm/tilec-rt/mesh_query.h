@@ -622,6 +622,77 @@ TL_HD int32_t mesh_box_face(uint64_t id, int32_t k, const vec3f& lo, const vec3f
     return boxes_overlap(lo, hi, m.face_lowers[face], m.face_uppers[face]) ? face : -1;
 }
 
+// ---------------------------------------------------------------- a Bvh's items
+// A Bvh (the loader's tilec-rt/spatial.py) is this descriptor without points: its items' boxes
+// (the user's lowers and uppers, read live) in face_lowers and face_uppers, the walks above over its
+// tree, and each item tested by its box alone (Warp's bvh_query_next).
+
+// Warp's slab test (intersect_ray_aabb): the ray start + t dir against [lo, hi], rcp the reciprocals
+// of dir's components; a hit where the overlap of the slabs ends at t >= 0, t_near its start.
+TL_HD bool ray_slabs(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi, float* t_near) {
+    float near = least((lo[0] - start[0]) * rcp[0], (hi[0] - start[0]) * rcp[0]);
+    float far = greatest((lo[0] - start[0]) * rcp[0], (hi[0] - start[0]) * rcp[0]);
+    for (int k = 1; k < 3; ++k) {
+        const float a = (lo[k] - start[k]) * rcp[k], b = (hi[k] - start[k]) * rcp[k];
+        near = greatest(least(a, b), near);
+        far = least(greatest(a, b), far);
+    }
+    *t_near = near;
+    return (far >= 0.0f) & (far >= near);
+}
+
+// Whether the ray reaches the box before max_dist (in multiples of dir: Warp's half-open bound).
+TL_HD bool ray_reaches_box(const vec3f& start, const vec3f& dir, float max_dist, const vec3f& lo, const vec3f& hi) {
+    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+    float t;
+    return ray_slabs(start, rcp, lo, hi, &t) && !(t >= max_dist);
+}
+
+// A capsule sweep (Warp's bvh_query_capsule): the box grown by the radius on every side, then Warp's
+// robust slab test (an axis where the direction, as Warp recovers it from its reciprocal, is 0 bounds
+// nothing but rejects a start outside the slab), its closed max_dist.
+TL_HD bool capsule_reaches_box(const vec3f& start, const vec3f& dir, float radius, float max_dist, const vec3f& box_lo,
+                               const vec3f& box_hi) {
+    const float r = greatest(radius, 0.0f);
+    float near = -3.402823466e+38f, far = 3.402823466e+38f;
+    for (int k = 0; k < 3; ++k) {
+        const float rcp = 1.0f / dir[k], lo = box_lo[k] - r, hi = box_hi[k] + r;
+        if (1.0f / rcp == 0.0f) {
+            if (start[k] < lo || start[k] > hi) return false;
+        } else {
+            const float a = (lo - start[k]) * rcp, b = (hi - start[k]) * rcp;
+            near = greatest(least(a, b), near);
+            far = least(greatest(a, b), far);
+        }
+    }
+    return (far >= 0.0f) & (far >= near) && !(near > max_dist);
+}
+
+TL_HD int32_t mesh_capsule_next_leaf(uint64_t id, int32_t after, const vec3f& start, const vec3f& dir, float radius,
+                                     float max_dist) {
+    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
+        return capsule_reaches_box(start, dir, radius, max_dist, lo, hi); });
+}
+
+TL_HD int32_t bvh_capsule_item(uint64_t id, int32_t k, const vec3f& start, const vec3f& dir, float radius,
+                               float max_dist) {
+    const Mesh& m = mesh_of(id);
+    const int32_t item = m.face_order[k];
+    return capsule_reaches_box(start, dir, radius, max_dist, m.face_lowers[item], m.face_uppers[item]) ? item : -1;
+}
+
+TL_HD int32_t mesh_ray_next_leaf(uint64_t id, int32_t after, const vec3f& start, const vec3f& dir, float max_dist) {
+    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
+        return ray_reaches_box(start, dir, max_dist, lo, hi); });
+}
+
+// The item at position k of the leaves' order if the ray reaches its box before max_dist, else -1.
+TL_HD int32_t bvh_ray_item(uint64_t id, int32_t k, const vec3f& start, const vec3f& dir, float max_dist) {
+    const Mesh& m = mesh_of(id);
+    const int32_t item = m.face_order[k];
+    return ray_reaches_box(start, dir, max_dist, m.face_lowers[item], m.face_uppers[item]) ? item : -1;
+}
+
 // ---------------------------------------------------------------- spheres
 
 // Whether the sphere reaches the box: its centre's squared distance to it, per axis, within r^2
@@ -669,6 +740,14 @@ TL_HD int32_t mesh_sphere_face(uint64_t id, int32_t k, const vec3f& centre, floa
     }
     const vec3f d = closest - centre;
     return dot(d, d) <= r2 ? face : -1;
+}
+
+// The item at position k of the leaves' order if the sphere reaches its box, else -1 (a Bvh's sphere
+// query: the box alone, where a mesh's tests the face's closest point too).
+TL_HD int32_t bvh_sphere_item(uint64_t id, int32_t k, const vec3f& centre, float radius) {
+    const Mesh& m = mesh_of(id);
+    const int32_t item = m.face_order[k];
+    return sphere_reaches_box(centre, sphere_radius_sq(radius), m.face_lowers[item], m.face_uppers[item]) ? item : -1;
 }
 
 }  // namespace tl

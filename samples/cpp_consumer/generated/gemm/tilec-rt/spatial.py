@@ -1,9 +1,10 @@
-"""Warp's HashGrid and Mesh for the tilec loader (tilec-rt, tilec 0.1.0): the same file in
+"""Warp's HashGrid, Mesh and Bvh for the tilec loader (tilec-rt, tilec 0.1.0): the same file in
 every module.
 
     grid = <module>.HashGrid(dim_x=128, dim_y=128, dim_z=128)      # as wp.HashGrid (CPU)
     grid.build(points, radius)                                     # points: (n, 3) float32 or float64
     mesh = <module>.Mesh(points, indices, velocities=None)         # as wp.Mesh (CPU)
+    bvh = <module>.Bvh(lowers, uppers)                             # as wp.Bvh (CPU): (n, 3) float32 boxes
     <module>.<kernel>.launch(dim=n, inputs=[grid.id, mesh.id, points, ...])
 
 The build is Warp 1.19's: each point's cell is floor(p * (1 / radius)) per axis in the points'
@@ -17,6 +18,8 @@ and velocities, read live by every launch as in Warp (so they must stay alive an
 the Mesh holds them), at a checked copy of the indices, and at the mesh's bounding-volume
 hierarchy (`_Bvh` below), which its queries walk: built with the mesh, rebuilt in place by `refit()`
 after the points moved (as in Warp, a query of moved points before `refit()` sees the old boxes).
+A Bvh is the same descriptor without points: its items' boxes are the caller's lowers and uppers,
+read live, and the tree is built over them.
 
 `id` is the address of a descriptor. Every live grid and mesh of this process is registered by its
 id, whichever tilec module made it, so a launch takes an id only if it is a live object's of the
@@ -167,7 +170,7 @@ _SAH_DEPTH = 64  # levels split by the heuristic; medians below (at most 31 more
 
 
 class _Bvh:
-    """A mesh's bounding-volume hierarchy: splits of the faces' box centres along the widest axis
+    """A bounding-volume hierarchy over boxes (a mesh's faces', a Bvh's items'): splits of the box centres along the widest axis
     (binned surface-area heuristic, _split), leaves of at most _LEAF_SIZE faces, built level by level
     with numpy.
 
@@ -178,9 +181,8 @@ class _Bvh:
     (runtime mesh_query.h `tl::MeshNode`): lower x y z, an int, upper x y z, an int: an inner node's
     skip and right child, a leaf's count and -1 - first."""
 
-    def __init__(self, points, indices):
-        num_faces = indices.size // 3
-        lower, upper = self._face_boxes(self._corners(points, indices))
+    def __init__(self, lower, upper):
+        num_faces = lower.shape[0]
         centre = (lower + upper) * np.float32(0.5)
         order = np.arange(num_faces, dtype=np.int64)
         levels = []  # per level, breadth first: (first, count) of each node (count 0: inner, first = left child)
@@ -229,7 +231,7 @@ class _Bvh:
         # partition), then each level's inner nodes and their children, the deepest level first
         self._leaves = np.flatnonzero(leaf)
         self._inner_levels = [(d, d + 1, right[d]) for d in (depth_first[ids] for ids in reversed(inner)) if d.size]
-        self.refit(points, indices, lower, upper)
+        self.refit(lower, upper)
 
     @staticmethod
     def _split(s, e, order, lower, upper, centre, heuristic):
@@ -280,23 +282,9 @@ class _Bvh:
             order[covered] = faces[np.lexsort((np.where(binned[segment], 0, key), side, segment))]
         return np.where(binned, s + n_left[np.arange(s.size), best], (s + e) // 2)
 
-    @staticmethod
-    def _corners(points, indices):
-        """Each face's three corners: three (faces, 3) arrays."""
-        return tuple(points[indices[k::3]] for k in range(3))
-
-    @staticmethod
-    def _face_boxes(corners):
-        a, b, c = corners
-        return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
-
-    def refit(self, points, indices, lower=None, upper=None):
-        """The boxes of the faces and of every node, from the points as they are now."""
-        corners = self._corners(points, indices)
-        if lower is None:
-            lower, upper = self._face_boxes(corners)
+    def refit(self, lower, upper):
+        """Every node's box, from the boxes as they are now (kept: kernels read them as the items')."""
         self.face_lowers, self.face_uppers = lower, upper
-        self.average_edge_length = self._average_edge_length(corners)
         if self._leaves.size:
             self.node_lowers[self._leaves] = np.minimum.reduceat(lower[self.face_order], self.node_first[self._leaves])
             self.node_uppers[self._leaves] = np.maximum.reduceat(upper[self.face_order], self.node_first[self._leaves])
@@ -304,39 +292,48 @@ class _Bvh:
             self.node_lowers[ids] = np.minimum(self.node_lowers[left], self.node_lowers[right])
             self.node_uppers[ids] = np.maximum(self.node_uppers[left], self.node_uppers[right])
 
-    @staticmethod
-    def _average_edge_length(corners):
-        """Warp's: |p0 - p1| + |p0 - p2| + |p2 - p1| per face, summed in float32 face by face, over 3 per face."""
-        p0, p1, p2 = corners
-        if not p0.size:
-            return np.float32(np.nan)  # Warp's 0 / 0
-
-        def length(d):
-            return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
-
-        per_face = length(p0 - p1) + length(p0 - p2) + length(p2 - p1)
-        return np.cumsum(per_face, dtype=np.float32)[-1] / np.float32(3 * len(per_face))
-
     def fill(self, desc):
         """Point the descriptor's BVH fields at this hierarchy's arrays."""
         desc.face_lowers, desc.face_uppers = self.face_lowers.ctypes.data, self.face_uppers.ctypes.data
         desc.nodes, desc.face_order = self.nodes.ctypes.data, self.face_order.ctypes.data
         desc.num_nodes = self.node_skip.size
-        desc.average_edge_length = float(self.average_edge_length)
 
 
-def _vec3_array(what, value):
+def _corners(points, indices):
+    """Each face's three corners: three (faces, 3) arrays."""
+    return tuple(points[indices[k::3]] for k in range(3))
+
+
+def _face_boxes(corners):
+    a, b, c = corners
+    return np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+
+def _average_edge_length(corners):
+    """Warp's: |p0 - p1| + |p0 - p2| + |p2 - p1| per face, summed in float32 face by face, over 3 per face."""
+    p0, p1, p2 = corners
+    if not p0.size:
+        return np.float32(np.nan)  # Warp's 0 / 0
+
+    def length(d):
+        return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+
+    per_face = length(p0 - p1) + length(p0 - p2) + length(p2 - p1)
+    return np.cumsum(per_face, dtype=np.float32)[-1] / np.float32(3 * len(per_face))
+
+
+def _vec3_array(what, value, owner="Mesh"):
     """A C-contiguous (n, 3) float32 view of value, sharing its memory (numpy, or anything with the
     array interface: a Warp CPU array of vec3)."""
     if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__array_interface__"):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
-        raise TypeError(f"Mesh: `{what}` must be an (n, 3) float32 array, got {type(value).__name__}")
+        raise TypeError(f"{owner}: `{what}` must be an (n, 3) float32 array, got {type(value).__name__}")
     if value.dtype != np.float32 or value.ndim != 2 or value.shape[1] != 3:
-        raise ValueError(f"Mesh: `{what}` must be an (n, 3) float32 array (a Warp array of vec3), got "
+        raise ValueError(f"{owner}: `{what}` must be an (n, 3) float32 array (a Warp array of vec3), got "
                          f"{value.dtype} of shape {value.shape}")
     if not value.flags.c_contiguous:
-        raise ValueError(f"Mesh: `{what}` must be contiguous: kernels read it in place")
+        raise ValueError(f"{owner}: `{what}` must be contiguous: kernels read it in place")
     return value
 
 
@@ -376,24 +373,63 @@ class Mesh:
         self.dtype = "float32"
         self._desc = _MeshDesc(self.points.ctypes.data, None if self.velocities is None else
                                self.velocities.ctypes.data, self.indices.ctypes.data, n, self.indices.size // 3)
-        self._bvh = _Bvh(self.points, self.indices)
+        corners = _corners(self.points, self.indices)
+        self._bvh = _Bvh(*_face_boxes(corners))
         self._bvh.fill(self._desc)
+        self._desc.average_edge_length = float(_average_edge_length(corners))
         self.id = _register(self, self._desc)
 
     def refit(self):
         """After the points moved (in place): the queries' boxes recomputed from them, as Warp's refit."""
-        self._bvh.refit(self.points, self.indices)
+        corners = _corners(self.points, self.indices)
+        self._bvh.refit(*_face_boxes(corners))
+        self._bvh.fill(self._desc)
+        self._desc.average_edge_length = float(_average_edge_length(corners))
+
+
+class Bvh:
+    """Boxes, `lowers` and `uppers` ((n, 3) float32, item k the box [lowers[k], uppers[k]]), and a tree
+    over them that kernels' wp.bvh_query_aabb / _sphere / _ray walk, as wp.Bvh (CPU). The boxes are read
+    in place by every launch: after moving them in place, `refit()` (the tree's boxes recomputed) or
+    `rebuild()` (a new tree), as in Warp."""
+
+    def __init__(self, lowers, uppers, constructor=None, groups=None, leaf_size=None, device=None):
+        if device not in (None, "cpu"):
+            raise ValueError(f"Bvh: device {device!r}: tilec's BVHs live on the CPU (device='cpu'); GPU BVHs are "
+                             "not supported yet")
+        if groups is not None:
+            raise ValueError("Bvh: grouped BVHs (groups=...) are not supported by tilec yet")
+        self.lowers = _vec3_array("lowers", lowers, "Bvh")
+        self.uppers = _vec3_array("uppers", uppers, "Bvh")
+        if self.uppers.shape != self.lowers.shape:
+            raise ValueError(f"Bvh: `uppers` must match the lowers' shape {self.lowers.shape}, got {self.uppers.shape}")
+        if self.lowers.shape[0] > _INT_MAX:
+            raise ValueError("Bvh: more boxes than int32 indices")
+        self.device = "cpu"
+        self.dtype = "float32"
+        self._desc = _MeshDesc(None, None, None, 0, self.lowers.shape[0])  # a mesh without points: items only
+        self.rebuild()
+        self.id = _register(self, self._desc)
+
+    def refit(self):
+        """After the boxes moved (in place): the tree's boxes recomputed over the same tree, as Warp's refit."""
+        self._bvh.refit(self.lowers, self.uppers)
+        self._bvh.fill(self._desc)
+
+    def rebuild(self, constructor=None):
+        """A new tree over the boxes as they are now, as Warp's rebuild."""
+        self._bvh = _Bvh(self.lowers, self.uppers)
         self._bvh.fill(self._desc)
 
 
-_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh"}
+_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh"}
 
 
 def object_arg(name, p, value, device):
-    """The ctypes value of a kernel's hash-grid or mesh id argument (meta `hash_grid` or `mesh`): `value`
+    """The ctypes value of a kernel's hash-grid, mesh or BVH id argument (meta `hash_grid`, `mesh` or `bvh`): `value`
     the id of a live object of that kind (or the object itself), on the CPU, of the precision the
     kernel reads."""
-    kind = "hash_grid" if "hash_grid" in p else "mesh"
+    kind = next(k for k in _KINDS if k in p)
     label = _KINDS[kind]
     if type(value).__name__ in _KINDS.values() and hasattr(value, "id"):  # the object itself (any module's class)
         value = value.id

@@ -1,0 +1,82 @@
+import warp as wp
+
+# Warp's wp.Bvh read by kernels: box, sphere and ray queries over a tree of boxes (the items' indices a
+# query finds, counted and summed: order-free, so tilec's tree, not Warp's, gives the same numbers)
+
+
+@wp.kernel
+def boxes(bvh: wp.uint64, first: wp.array(dtype=wp.vec3), second: wp.array(dtype=wp.vec3),
+          corners: wp.array(dtype=wp.vec3), counts: wp.array(dtype=int), sums: wp.array(dtype=float),
+          widest: wp.array(dtype=float)):
+    i = wp.tid()
+    lo = corners[i]
+    query = wp.bvh_query_aabb(bvh, lo, lo + wp.vec3(0.75, 0.5, 1.0))
+    item = int(0)
+    n = int(0)
+    s = float(0.0)
+    w = float(0.0)
+    while wp.bvh_query_next(query, item):
+        n += 1
+        s += float(item)
+        w = wp.max(w, second[item][0] - first[item][0])  # per-item values of the caller's
+    counts[i] = n
+    sums[i] = s
+    widest[i] = w
+
+
+@wp.kernel
+def spheres(bvh: wp.uint64, centers: wp.array(dtype=wp.vec3), radii: wp.array(dtype=float),
+            counts: wp.array(dtype=int), sums: wp.array(dtype=float)):
+    i = wp.tid()
+    query = wp.bvh_query_sphere(bvh, centers[i], radii[i], -1)
+    item = int(0)
+    n = int(0)
+    s = float(0.0)
+    while wp.bvh_query_next(query, item):
+        n += 1
+        s += float(item)
+    counts[i] = n
+    sums[i] = s
+
+
+@wp.kernel
+def rays(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+         reach: wp.array(dtype=float), counts: wp.array(dtype=int), all_counts: wp.array(dtype=int),
+         firsts: wp.array(dtype=int)):
+    i = wp.tid()
+    d = dirs[i]
+    if i % 4 == 0:
+        d = wp.vec3(d[0], 0.0, d[2])  # a direction along a slab: 1 / 0 = inf in the slab test
+    query = wp.bvh_query_ray(bvh, starts[i], d)
+    item = int(0)
+    n = int(0)
+    first = int(-1)
+    while wp.bvh_query_next(query, item, reach[i]):
+        n += 1
+        if first < 0 or item < first:
+            first = item
+    counts[i] = n
+    firsts[i] = first
+    everything = wp.bvh_query_ray(bvh, starts[i], d)
+    m = int(0)
+    while wp.bvh_query_next(everything, item):
+        m += 1
+    all_counts[i] = m
+
+
+@wp.kernel
+def capsules(bvh: wp.uint64, p0: wp.array(dtype=wp.vec3), p1: wp.array(dtype=wp.vec3), radii: wp.array(dtype=float),
+             counts: wp.array(dtype=int), sums: wp.array(dtype=float)):
+    i = wp.tid()
+    d = p1[i] - p0[i]
+    if i % 3 == 0:
+        d = wp.vec3(0.0, d[1], d[2])  # parallel to a slab: its start must lie in the grown box's
+    query = wp.bvh_query_capsule(bvh, p0[i], d, radii[i] - 0.25)  # some radii negative: a segment's sweep
+    item = int(0)
+    n = int(0)
+    s = float(0.0)
+    while wp.bvh_query_next(query, item, 1.0):  # the closed segment from p0 to p1
+        n += 1
+        s += float(item)
+    counts[i] = n
+    sums[i] = s

@@ -1,0 +1,189 @@
+"""The loader's Bvh (tilec-rt/spatial.py: wp.Bvh on the CPU) and its queries in kernels
+(wp.bvh_query_aabb / _sphere / _ray, bvh_query_next with max_dist): every item a query finds against
+numpy's brute force over all boxes (Warp's overlap, sphere and slab tests, in float32), after a refit
+and a rebuild, an empty Bvh, the reference interpreter against the compiled code, and bad arguments as
+Python errors. Warp's own values: tests/conformance/cases_bvhs.py."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from harness import build, compile_ir
+from tilec.interp import Interpreter
+
+SOURCE = '''
+import warp as wp
+
+
+@wp.kernel
+def boxes(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), found: wp.array2d(dtype=int)):
+    i = wp.tid()
+    query = wp.bvh_query_aabb(bvh, lo[i], hi[i])
+    item = int(0)
+    while wp.bvh_query_next(query, item):
+        found[i, item] += 1
+
+
+@wp.kernel
+def spheres(bvh: wp.uint64, c: wp.array(dtype=wp.vec3), r: wp.array(dtype=float), found: wp.array2d(dtype=int)):
+    i = wp.tid()
+    for item in wp.bvh_query_sphere(bvh, c[i], r[i]):
+        found[i, item] += 1
+
+
+@wp.kernel
+def rays(bvh: wp.uint64, start: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), reach: wp.array(dtype=float),
+         found: wp.array2d(dtype=int)):
+    i = wp.tid()
+    query = wp.bvh_query_ray(bvh, start[i], d[i])
+    item = int(0)
+    while wp.bvh_query_next(query, item, reach[i]):
+        found[i, item] += 1
+
+
+@wp.kernel
+def capsules(bvh: wp.uint64, start: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), r: wp.array(dtype=float),
+             found: wp.array2d(dtype=int)):
+    i = wp.tid()
+    query = wp.bvh_query_capsule(bvh, start[i], d[i], r[i])
+    item = int(0)
+    while wp.bvh_query_next(query, item, 1.0):
+        found[i, item] += 1
+'''
+ITEMS, QUERIES = 300, 96
+
+
+@pytest.fixture(scope="module")
+def module():
+    return build(SOURCE, "bvh_loader")
+
+
+def boxes_of(seed=0, n=ITEMS):
+    rng = np.random.default_rng(seed)
+    lowers = (rng.random((n, 3)) * 8.0).astype(np.float32)
+    return lowers, (lowers + rng.random((n, 3)) * 1.5).astype(np.float32)
+
+
+def queries(seed=1):
+    rng = np.random.default_rng(seed)
+    lo = (rng.random((QUERIES, 3)) * 9.0 - 0.5).astype(np.float32)
+    direction = rng.standard_normal((QUERIES, 3)).astype(np.float32)
+    direction[::5, 1] = 0.0  # along a slab: 1 / 0 = inf in the slab test
+    return lo, (lo + rng.random((QUERIES, 3)) * 2.0).astype(np.float32), direction
+
+
+def overlaps(lowers, uppers, lo, hi):
+    return ~((lo[:, None] > uppers[None]) | (hi[:, None] < lowers[None])).any(axis=-1)
+
+
+def sphere_reaches(lowers, uppers, c, r):
+    gap = np.maximum(np.maximum(lowers[None] - c[:, None], c[:, None] - uppers[None]), np.float32(0))
+    return (gap * gap).sum(axis=-1, dtype=np.float32) <= (np.maximum(r, 0) ** 2)[:, None]
+
+
+def ray_reaches(lowers, uppers, start, direction, reach):
+    """Warp's slab test (fmin / fmax: a NaN of 0 * inf dropped), in float32, before `reach`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rcp = np.float32(1) / direction
+        a, b = (lowers[None] - start[:, None]) * rcp[:, None], (uppers[None] - start[:, None]) * rcp[:, None]
+    near, far = np.fmin(a[..., 0], b[..., 0]), np.fmax(a[..., 0], b[..., 0])
+    for k in (1, 2):
+        near, far = np.fmax(np.fmin(a[..., k], b[..., k]), near), np.fmin(np.fmax(a[..., k], b[..., k]), far)
+    return (far >= 0) & (far >= near) & ~(near >= reach[:, None])
+
+
+def capsule_reaches(lowers, uppers, start, direction, radius):
+    """Warp's capsule sweep over [0, 1] of direction: boxes grown by the radius (at least 0), an axis of
+    direction 0 a slab the start must lie in, the slab test on the others, the far end closed."""
+    r = np.maximum(radius, np.float32(0))[:, None, None]
+    lo, hi = lowers[None] - r, uppers[None] + r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rcp = np.float32(1) / direction
+        a, b = (lo - start[:, None]) * rcp[:, None], (hi - start[:, None]) * rcp[:, None]
+    parallel = (np.float32(1) / rcp == 0)[:, None, :]
+    inside = (start[:, None] >= lo) & (start[:, None] <= hi)
+    near = np.where(parallel, np.float32(np.finfo(np.float32).min), np.fmin(a, b)).max(axis=-1)
+    far = np.where(parallel, np.float32(np.finfo(np.float32).max), np.fmax(a, b)).min(axis=-1)
+    return (inside | ~parallel).all(axis=-1) & (far >= 0) & (far >= near) & ~(near > 1)
+
+
+def launch(module, kernel, bvh, *args):
+    found = np.zeros((QUERIES, bvh.lowers.shape[0]), np.int32)
+    getattr(module, kernel).launch(dim=QUERIES, inputs=[bvh.id, *args, found])
+    return found
+
+
+@needs_cxx
+@pytest.mark.build
+def test_every_query_finds_each_touched_item_once(module):
+    lowers, uppers = boxes_of()
+    bvh = module.Bvh(lowers, uppers)
+    lo, hi, direction = queries()
+    np.testing.assert_array_equal(launch(module, "boxes", bvh, lo, hi), overlaps(lowers, uppers, lo, hi))
+    r = np.linspace(-0.5, 2.0, QUERIES).astype(np.float32)  # a negative radius is a point's
+    np.testing.assert_array_equal(launch(module, "spheres", bvh, lo, r), sphere_reaches(lowers, uppers, lo, r))
+    reach = np.tile(np.array([0.0, 1.5, 4.0, np.inf], np.float32), QUERIES // 4)
+    found = launch(module, "rays", bvh, lo, direction, reach)
+    expected = ray_reaches(lowers, uppers, lo, direction, reach)
+    np.testing.assert_array_equal(found, expected)
+    assert 0 < expected[reach == 1.5].sum() < expected[reach == np.inf].sum()  # max_dist cuts some off
+    sweep = launch(module, "capsules", bvh, lo, hi - lo, r)
+    np.testing.assert_array_equal(sweep, capsule_reaches(lowers, uppers, lo, hi - lo, r))
+    parallel = hi - lo
+    parallel[:, 0] = 0.0
+    np.testing.assert_array_equal(launch(module, "capsules", bvh, lo, parallel, r),
+                                  capsule_reaches(lowers, uppers, lo, parallel, r))
+    bvh.lowers[...] += 0.25  # moved in place: items are read live, the tree's boxes after refit()
+    bvh.uppers[...] += 0.25
+    bvh.refit()
+    np.testing.assert_array_equal(launch(module, "boxes", bvh, lo, hi), overlaps(lowers, uppers, lo, hi))
+    bvh.lowers[...] = np.flip(bvh.lowers, 0)  # shuffled: a new tree
+    bvh.uppers[...] = np.flip(bvh.uppers, 0)
+    bvh.rebuild()
+    np.testing.assert_array_equal(launch(module, "boxes", bvh, lo, hi), overlaps(lowers, uppers, lo, hi))
+    empty = module.Bvh(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32))
+    assert not launch(module, "boxes", empty, lo, hi).any()
+
+
+@needs_cxx
+@pytest.mark.build
+def test_the_interpreter_agrees_with_the_compiled_walks(module):
+    interp = Interpreter(compile_ir(SOURCE, "bvh_ref"))
+    lowers, uppers = boxes_of(3, 60)
+    bvh = module.Bvh(lowers, uppers)
+    lo, _, direction = queries(4)
+    reach = np.full(QUERIES, 3.0, np.float32)
+    native = launch(module, "rays", bvh, lo, direction, reach)
+    ref = np.zeros_like(native)
+    interp.launch("rays", QUERIES, [bvh.id, lo, direction, reach, ref], tiled=False)
+    np.testing.assert_array_equal(ref, native)
+    assert native.any()
+
+
+@needs_cxx
+@pytest.mark.build
+def test_bad_bvhs_and_ids_are_python_errors(module):
+    lowers, uppers = boxes_of()
+    lo, hi, _ = queries()
+    found = np.zeros((QUERIES, ITEMS), np.int32)
+    with pytest.raises(ValueError, match=r"Bvh: `lowers` must be an \(n, 3\) float32 array .* got float64"):
+        module.Bvh(lowers.astype(np.float64), uppers)
+    with pytest.raises(ValueError, match=r"Bvh: `uppers` must match the lowers' shape \(300, 3\), got \(299, 3\)"):
+        module.Bvh(lowers, uppers[1:])
+    with pytest.raises(ValueError, match=r"Bvh: grouped BVHs"):
+        module.Bvh(lowers, uppers, groups=np.zeros(ITEMS, np.int32))
+    with pytest.raises(ValueError, match=r"Bvh: device 'cuda'"):
+        module.Bvh(lowers, uppers, device="cuda")
+    points = np.eye(3, dtype=np.float32)
+    mesh = module.Mesh(points, np.array([0, 1, 2], np.int32))
+    with pytest.raises(ValueError, match=r"boxes: argument `bvh` = \d+ is not the id of a live tilec Bvh"):
+        module.boxes.launch(dim=QUERIES, inputs=[mesh.id, lo, hi, found])  # a mesh's id where a Bvh's goes
+    bvh = module.Bvh(lowers, uppers)
+    dead = bvh.id
+    del bvh
+    gc.collect()
+    with pytest.raises(ValueError, match=r"boxes: argument `bvh` = \d+ is not the id of a live tilec Bvh"):
+        module.boxes.launch(dim=QUERIES, inputs=[dead, lo, hi, found])
