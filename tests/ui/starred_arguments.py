@@ -25,4 +25,5 @@ def starred_errors(a: wp.array(dtype=float), b: wp.array2d(dtype=float), n: int)
     e9 = three(*v, 1.0)  # ERROR TC0408: three: expects 3 argument(s), got 4
     e10 = wp.vec3(*(v if x > 0.0 else v * 2.0))  # the condition's value: evaluated once, accepted
     e11 = x if x > 0.0 else three(*wp.normalize(v))  # ERROR TC0401: `*` of a value computed here
+    e13 = three(*t[3:], 1.0, 2.0, 3.0)  # ERROR TC0303: `*` of an empty sequence
     e12 = wp.vec3(**v)  # ERROR TC0401: `**` argument unpacking

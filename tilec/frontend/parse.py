@@ -6,6 +6,8 @@ position; libcst then gives the concrete tree the checker lowers.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +16,9 @@ import libcst as cst
 
 from ..diagnostics import CompileError, Diagnostic, Span
 from .positions import node_positions
+
+
+_MAYBE_STARRED = re.compile(r"[(,]\s*\*(?!\*)")
 
 
 @dataclass
@@ -34,6 +39,12 @@ class Parsed:
             except RecursionError:
                 raise RecursionError("source nested too deeply for position metadata") from None
         return self._positions
+
+    @functools.cached_property
+    def may_unpack(self) -> bool:
+        """Whether the source may hold a `*` argument (`f(*v)`; a multiplication may match too: the
+        answer only spares most files a walk of every statement, starred_args.py)."""
+        return _MAYBE_STARRED.search(self.source) is not None
 
     def span(self, node: cst.CSTNode) -> Span:
         def resolve() -> tuple[int, int, int, int]:

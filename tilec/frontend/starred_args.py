@@ -10,7 +10,6 @@ is first bound to a local, once, before its statement, so it is evaluated once.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from .. import ir
     from .check import Lowered
 
-# A `*` that opens a call argument (a multiplication matches too: the test only spares most files a walk).
-_MAYBE_STARRED = re.compile(r"[(,]\s*\*(?!\*)")
 _UNPACKS = "a vector, a quaternion, a transform, a matrix, a tuple or a constant slice of a 1-d array"
 
 
@@ -38,7 +35,7 @@ class StarredArguments(LoweringHost):
     def hoist_starred(self, node: cst.CSTNode) -> list[ir.Stmt]:
         """Binds each unpacked value of statement `node` that is no place to a local before it
         (`self.starred_locals`); a value under a condition is left to spelled_out's diagnostic."""
-        if not _MAYBE_STARRED.search(self.parsed.source):
+        if not self.parsed.may_unpack:
             return []
         roots = [node.test] if isinstance(node, cst.If) else [node] if isinstance(node, cst.BaseSmallStatement) else []
         out: list[ir.Stmt] = []
@@ -100,7 +97,9 @@ class StarredArguments(LoweringHost):
         elif not _is_place(value):
             self.fail("TC0401", "unsupported syntax: `*` of a value computed here (under a condition, or in a loop's header)",
                       value, help="bind it to a variable first")
-        sliced = self.tuple_slice_items(value) or self.array_slice_items(value)
+        sliced = self.tuple_slice_items(value)
+        if sliced is None:
+            sliced = self.array_slice_items(value)
         if sliced is not None:
             return sliced
         count = self.tuple_len(value)  # a tuple local (tuple_values.py)
