@@ -52,6 +52,19 @@ def capsules(bvh: wp.uint64, start: wp.array(dtype=wp.vec3), d: wp.array(dtype=w
     item = int(0)
     while wp.bvh_query_next(query, item, 1.0):
         found[i, item] += 1
+
+
+@wp.kernel
+def tiled(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), found: wp.array2d(dtype=int),
+          steps: wp.array(dtype=int)):
+    i, _lane = wp.tid()
+    query = wp.tile_bvh_query_aabb(bvh, lo[i], hi[i])
+    while wp.tile_query_valid(query):
+        item = wp.untile(wp.tile_bvh_query_next(query))
+        if item >= 0:
+            wp.atomic_add(found, i, item, 1)
+        if _lane == 0:
+            steps[i] += 1
 '''
 ITEMS, QUERIES = 300, 96
 
@@ -146,6 +159,24 @@ def test_every_query_finds_each_touched_item_once(module):
     np.testing.assert_array_equal(launch(module, "boxes", bvh, lo, hi), overlaps(lowers, uppers, lo, hi))
     empty = module.Bvh(np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32))
     assert not launch(module, "boxes", empty, lo, hi).any()
+
+
+@needs_cxx
+@pytest.mark.build
+@pytest.mark.parametrize("device", ["cpu", "cuda-emu"])
+def test_a_blocks_shared_walk_hands_out_each_item_once(device):
+    module = build(SOURCE, "bvh_tiled", block_dim=16, target=device)
+    lowers, uppers = boxes_of(5)
+    bvh = module.Bvh(lowers, uppers)
+    lo, hi, _ = queries(6)
+    hi = lo + (hi - lo) * np.float32(2)  # up to ~60 items a query: several steps of 16
+    found, steps = np.zeros((QUERIES, ITEMS), np.int32), np.zeros(QUERIES, np.int32)
+    module.tiled.launch_tiled(dim=QUERIES, inputs=[bvh.id, lo, hi, found, steps], block_dim=16, device=device)
+    expected = overlaps(lowers, uppers, lo, hi)
+    np.testing.assert_array_equal(found, expected)
+    counts = expected.sum(axis=1)
+    assert counts.max() > 32 and (counts == 0).any()
+    np.testing.assert_array_equal(steps, -(-counts // 16) + 1)  # full steps, the last short one, then none
 
 
 @needs_cxx

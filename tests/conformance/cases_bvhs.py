@@ -18,6 +18,12 @@ CASES = [
     Case("bvh_rays", P, "rays", dim=(N,),
          args=(BVH, varr(N, "vec3"), varr(N, "vec3"), Arr((N,), "float32", "in", "int:0:4"), out(N, dtype="int32"),
                out(N, dtype="int32"), out(N, dtype="int32")), grad=False, **SIMT),
+    # tiled: a block of 16 lanes walks one query (Warp's batches are its own: the hits compared, not the steps)
+    Case("bvh_tiled_boxes", P, "tiled_boxes", dim=(N,), args=(BVH, varr(N, "vec3"), out(N, ITEMS, dtype="int32")),
+         grad=False, launch="tiled", block_dim=16),
+    Case("bvh_tiled_rays", P, "tiled_rays", dim=(N,),
+         args=(BVH, varr(N, "vec3"), varr(N, "vec3"), out(N, ITEMS, dtype="int32")), grad=False, launch="tiled",
+         block_dim=16),
     Case("bvh_capsules", P, "capsules", dim=(N,),
          args=(BVH, varr(N, "vec3"), varr(N, "vec3"), arr(N, kind="rand"), out(N, dtype="int32"), out(N)),
          grad=False, **SIMT),

@@ -108,3 +108,16 @@ def bvh_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3)
     c = wp.bvh_query_aabb(mesh, x[i], x[i])  # ERROR TC0201: `mesh` is read as a mesh's id elsewhere and as a BVH's here
     out[i] = walk(q)  # ERROR TC0401: a BVH's query passed to a func
     wp.bvh_query_next(q, item)  # ERROR TC0401: `wp.bvh_query_next` is taken only as a while loop's condition
+
+
+@wp.kernel
+def tiled_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    q = wp.tile_bvh_query_aabb(bvh, x[i], x[i])
+    for item in q:  # ERROR TC0401: a loop over the tiled query `q`
+        out[i] += item
+    t = wp.tile_mesh_query_aabb_next(q)  # ERROR TC0401: tile_mesh_query_aabb_next takes the name a tiled mesh query
+    p = wp.bvh_query_aabb(bvh, x[i], x[i])
+    ok = wp.tile_query_valid(p)  # ERROR TC0401: tile_query_valid takes the name a tiled mesh or BVH query
+    r = wp.tile_bvh_query_ray(bvh, x[i], 1.0)  # ERROR TC0201: tile_bvh_query_ray: `dir` must be a vec3f
+    q = 1  # ERROR TC0405: `q` is a tiled BVH box query and cannot become

@@ -34,10 +34,11 @@ from .lowering_host import LoweringHost
 from .statement_walk import statements
 from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
-from .hash_grids import GridQuery, HashGridQueries, Query
+from .hash_grids import HashGridQueries, Query, query_what
 from .mesh_queries import MeshQueries
 from .ref_arguments import RefArguments
 from .starred_args import StarredArguments
+from .tiled_queries import TiledQueries
 from .grad_calls import GradCalls
 from .rewrites import RewriteRecords
 from .indexed import IndexedLowering
@@ -93,7 +94,7 @@ class Binding:
     block: int = 0  # the statement block of the binding (0: the body's top level, and parameters)
 
 
-class FunctionChecker(StarredArguments, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
                       RefArguments, GradCalls, LoweringHost):
@@ -723,8 +724,7 @@ class FunctionChecker(StarredArguments, StructTileLowering, StructLowering, Stru
                       f"{describe(t)}", target, help="use a new name")
         if name in self.grid_queries:
             query = self.grid_queries[name]
-            kind = "hash-grid" if isinstance(query, GridQuery) else f"mesh {query.shape}"
-            self.fail("TC0405", f"`{name}` is a {kind} query and cannot become {describe(t)}", target,
+            self.fail("TC0405", f"`{name}` is a {query_what(query)} and cannot become {describe(t)}", target,
                       help="use a new name")
         if name in self.func_values:
             self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "

@@ -37,7 +37,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, FLOAT32, INT32, UINT64, GridQueryT, Scalar, VecT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, VecT, describe
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
@@ -52,7 +52,14 @@ SHAPE_QUERIES = {
     "bvh_query_ray": ("bvh", "ray", ("start", "dir")),
     "bvh_query_capsule": ("bvh", "capsule", ("start", "dir", "radius")),
 }
-QUERY_CALLS = {"hash_grid_query": "hash_grid", **{api: kind for api, (kind, _, _) in SHAPE_QUERIES.items()}}  # -> its kind
+# A block's shared walk (tiled_queries.py): api -> (the kind of id, the shape's test: 0 a box, 1 a ray)
+TILED_QUERIES = {"tile_mesh_query_aabb": ("mesh", 0), "mesh_query_aabb_tiled": ("mesh", 0),
+                 "tile_bvh_query_aabb": ("bvh", 0), "bvh_query_aabb_tiled": ("bvh", 0),
+                 "tile_bvh_query_ray": ("bvh", 1), "bvh_query_ray_tiled": ("bvh", 1)}
+TILED_NEXT = {"tile_mesh_query_aabb_next": "mesh", "mesh_query_aabb_next_tiled": "mesh",
+              "tile_bvh_query_next": "bvh", "bvh_query_next_tiled": "bvh"}
+QUERY_CALLS = {"hash_grid_query": "hash_grid", **{api: kind for api, (kind, _, _) in SHAPE_QUERIES.items()},
+               **{api: kind for api, (kind, _) in TILED_QUERIES.items()}}  # -> its kind
 NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh",
               "bvh_query_next": "bvh"}
 KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh"),
@@ -104,7 +111,40 @@ class MeshQuery:
         return (self.a, self.b) if self.c is None else (self.a, self.b, self.c)
 
 
-Query = GridQuery | MeshQuery
+@dataclass(frozen=True)
+class TiledQuery:
+    mesh: ir.Sym  # the mesh's or Bvh's id: a uint64 parameter
+    kind: str  # "mesh" or "bvh"
+    test: int  # the shape: 0 the box [a, b], 1 the ray from a along b
+    a: ir.Sym
+    b: ir.Sym
+    cursor: ir.Sym  # int64: where the walk goes on (-1 at its end)
+    valid: ir.Sym  # bool: whether the last step found an item (true before the first)
+
+    @classmethod
+    def named(cls, name: str, mesh: ir.Sym, kind: str, test: int) -> TiledQuery:
+        return cls(mesh, kind, test, ir.Sym(f"{name}.a", 0, VEC3F), ir.Sym(f"{name}.b", 0, VEC3F),
+                   ir.Sym(f"{name}.cursor", 0, INT64), ir.Sym(f"{name}.valid", 0, BOOL))
+
+    @property
+    def what(self) -> str:
+        return f"tiled {'mesh' if self.kind == 'mesh' else 'BVH'} {('box', 'ray')[self.test]} query"
+
+
+Query = GridQuery | MeshQuery | TiledQuery
+
+
+def query_kind(query: Query) -> str:
+    """What a per-thread query walks ("hash_grid", "mesh", "bvh"); "tiled" for a block's shared walk."""
+    return "hash_grid" if isinstance(query, GridQuery) else query.kind if isinstance(query, MeshQuery) else "tiled"
+
+
+def query_what(query: Query) -> str:
+    """The query as a diagnostic names it."""
+    if isinstance(query, TiledQuery):
+        return query.what
+    return "hash-grid query" if isinstance(query, GridQuery) else f"{'mesh' if query.kind == 'mesh' else 'BVH'} " \
+        f"{query.shape} query"
 
 
 class HashGridQueries(LoweringHost):
@@ -136,6 +176,8 @@ class HashGridQueries(LoweringHost):
         api = self.scope.api_attr(call.func)
         if api in SHAPE_QUERIES:
             return self.make_mesh_query(api, name, call, node)
+        if api in TILED_QUERIES:
+            return self.make_tiled_query(api, name, call, node)  # tiled_queries.py
         args = self.query_arguments("hash_grid_query", call, QUERY_ARGS)
         point = self.expr(args["point"])
         if not (isinstance(point.type, VecT) and point.type.family == "vec" and point.type.length == 3
@@ -276,7 +318,7 @@ class HashGridQueries(LoweringHost):
         query = self.grid_queries.get(node.value) if node.value not in self.env else None
         if query is None:
             return None
-        if isinstance(query, MeshQuery):
+        if not isinstance(query, GridQuery):
             self.fail("TC0401", f"unsupported syntax: {KINDS[query.kind][0]} query passed to a func (tilec loops over "
                       "it where it is made)", node)
         return ir.Const(query, GridQueryT(query.dtype, query.group is not None), self.span(node))
@@ -335,6 +377,9 @@ class HashGridQueries(LoweringHost):
             name = it.value
         else:
             return None
+        if isinstance(self.grid_queries[name], TiledQuery):
+            self.fail("TC0401", f"unsupported syntax: a loop over the tiled query `{name}`; a block's shared walk "
+                      "steps by its `_next` in a `while wp.tile_query_valid(query):` loop", node.iter)
         if node.orelse is not None:
             self.fail("TC0401", "unsupported syntax: for-else over a query", node)
         if not isinstance(node.target, cst.Name):
@@ -360,7 +405,7 @@ class HashGridQueries(LoweringHost):
         made = " or ".join([", ".join(calls[:-1]), calls[-1]] if len(calls) > 1 else calls)
         query = self.grid_queries.get(query_node.value) if isinstance(query_node, cst.Name) \
             and query_node.value not in self.env else None
-        if query is None or (query.kind if isinstance(query, MeshQuery) else "hash_grid") != kind:
+        if query is None or query_kind(query) != kind:
             self.fail("TC0401", f"unsupported syntax: {api} takes the name a {made} is bound to", query_node)
         if not isinstance(index_node, cst.Name):
             self.fail("TC0401", f"unsupported syntax: {api} writes the index to a variable", index_node)
@@ -385,6 +430,9 @@ class HashGridQueries(LoweringHost):
 
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""
+        if api in TILED_QUERIES:
+            self.fail("TC0401", f"unsupported syntax: bind `wp.{api}(...)` to a name, then step it in a "
+                      "`while wp.tile_query_valid(query):` loop", node)
         if api in QUERY_CALLS:
             self.fail("TC0401", f"unsupported syntax: bind `wp.{api}(...)` to a name, or loop over it "
                       f"(`for index in wp.{api}(...):`)", node)
@@ -416,6 +464,7 @@ class HashGridQueries(LoweringHost):
                     max_dist: ir.Expr | None = None) -> list[ir.Stmt]:
         if isinstance(query, MeshQuery):
             return self.mesh_query_loops(query, index, body_node, node, max_dist)
+        assert isinstance(query, GridQuery)  # (grid_query_for and grid_query_while refuse a tiled query)
         span = self.span(node)
         grid = ir.Var(query.grid, span)
         body, stop = self.query_body(body_node)

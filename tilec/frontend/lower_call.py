@@ -151,6 +151,8 @@ class CallLowering(LoweringHost):
             return self.lower_tile_view_slices(node)
         if api in random.DRAWING:
             return self.lower_draw(api, node)
+        if api == "tile_query_valid" or api in hash_grids.TILED_NEXT:
+            return self.tiled_query_step(api, node)  # tiled_queries.py
         if api in hash_grids.QUERY_CALLS or api in hash_grids.NEXT_CALLS:
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
         if api == "hash_grid_point_id" or api in spatial.MESH_OPS:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..ir.types import ArrayT, FunctionT, StructT, TileT, Type
     from ..ops import Bound, OpSpec, Param
     from .check import Binding, BranchPath, Lowered
+    from .hash_grids import Query
     from .indexed import IndexedValue
     from .lower_views import SliceArgs
     from .module import ModuleChecker
@@ -123,6 +124,7 @@ if TYPE_CHECKING:
         loop_values: dict[str, tuple[int, range]]  # loop variable -> (its assign count, its constant range)
         local_array_call: cst.Call | None  # the wp.zeros call an assignment binds (check.py)
         starred_locals: dict[int, cst.Name]  # id(`*` argument) -> its local (starred_args.py)
+        grid_queries: dict[str, Query]  # name -> the query bound to it (hash_grids.py, tiled_queries.py)
 
         # ---------------------------------------------------- the lowering chain (see the docstring)
         expr: _Expr
@@ -157,6 +159,8 @@ if TYPE_CHECKING:
         def query_arguments(self, api: str, call: cst.Call, params: Sequence[tuple[str, Any]]
                             ) -> dict[str, cst.BaseExpression]: ...
         def query_argument(self, node: cst.Name) -> ir.Const | None: ...
+        def make_tiled_query(self, api: str, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]: ...
+        def tiled_query_step(self, api: str, node: cst.Call) -> ir.Expr: ...  # tiled_queries.py
         def tuple_argument(self, node: cst.BaseExpression) -> Any: ...
         def static_by_loop_variables(self, node: cst.Call) -> ir.Expr | None: ...  # lower_call.py
         def static_cases(self, node: cst.Call) -> Any: ...

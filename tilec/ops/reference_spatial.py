@@ -531,6 +531,42 @@ def _capsule_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Val
     return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _capsule_reaches(box, a[2], a[3], float(a[4]), float(a[5])))
 
 
+def _batch_items(m: MeshLayout, cursor: int, a: Value, b: Value, test: int) -> Any:
+    """(cursor, item) of each item from the cursor the shape touches, in the walk's order."""
+    def touches(box: tuple[np.ndarray, np.ndarray]) -> bool:
+        return _overlap(box, a, b) if test == 0 else _ray_reaches(box, a, b, float("inf"))
+
+    if cursor < 0:
+        return
+    leaf, k = cursor >> 32, cursor & 0xFFFFFFFF
+    while leaf >= 0:
+        _, _, first, count = _node(m, leaf)
+        assert first is not None  # (a leaf)
+        for position in range(k, first + count):
+            item = m.face_order[position]
+            if touches(_box(m, m.face_lowers, m.face_uppers, item)):
+                yield (leaf << 32) | position, item
+        leaf = int(_next_leaf(m, leaf, touches))
+        k = _node(m, leaf)[2] or 0 if leaf >= 0 else 0
+
+
+@impl("mesh_batch_start")
+def _batch_start(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m = _mesh(a[0])
+    leaf = int(_next_leaf(m, -1, lambda box: _overlap(box, a[1], a[2]) if int(a[3]) == 0 else
+                          _ray_reaches(box, a[1], a[2], float("inf"))))
+    return np.int64(-1 if leaf < 0 else (leaf << 32) | (_node(m, leaf)[2] or 0))
+
+
+@impl("mesh_batch_item", "mesh_batch_advance")
+def _batch_step(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    walk = _batch_items(_mesh(a[0]), int(a[1]), a[3], a[4], int(a[5]))
+    for n, (cursor, item) in enumerate(walk):
+        if n == int(a[2]):
+            return np.int32(item) if call.op == "mesh_batch_item" else np.int64(cursor)
+    return np.int32(-1) if call.op == "mesh_batch_item" else np.int64(-1)
+
+
 @impl("mesh_ray_next_leaf")
 def _ray_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _ray_reaches(box, a[2], a[3], float(a[4])))

@@ -258,6 +258,16 @@ OPS += [
     _query("bvh_capsule_item", ("position", *RAY, "radius", "max_dist"),
            _query_rule(RAY, ("position",), ("radius", "max_dist"), INT32),
            "the item at `position` of a Bvh's tree order if the capsule sweep reaches its box, else -1"),
+    # a block's shared walk (Warp's tiled queries): a cursor (int64) from which lane l takes the l-th item
+    _query("mesh_batch_start", ("a", "b", "test"), _query_rule(("a", "b"), ("test",), (), INT64),
+           "the cursor at the first item the shape touches (test 0: the box [a, b]; 1: the ray from a along b), "
+           "-1 if none"),
+    _query("mesh_batch_item", ("cursor", "lane", "a", "b", "test"), _query_rule(("a", "b"), ("cursor", "lane", "test"),
+                                                                                (), INT32),
+           "the lane-th item from the cursor the shape touches, -1 past the last"),
+    _query("mesh_batch_advance", ("cursor", "count", "a", "b", "test"),
+           _query_rule(("a", "b"), ("cursor", "count", "test"), (), INT64),
+           "the cursor after `count` items the shape touches, -1 at the end"),
     _query("bvh_sphere_item", ("position", "center", "radius"),
            _query_rule(("center",), ("position",), ("radius",), INT32),
            "the item at `position` of a Bvh's tree order if the sphere reaches its box, else -1"),

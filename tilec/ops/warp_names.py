@@ -109,16 +109,7 @@ tuple untile vector volume_lookup volume_sample volume_sample_grad volume_sample
 volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 """.split())
 
-# Why a Warp builtin is missing (a note under the diagnostic).
-NOTES = {
-    "tile_bvh_query_aabb": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
-    "tile_bvh_query_ray": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
-    "tile_bvh_query_next": "a block's shared BVH walk is not supported yet (bvh_query_aabb / bvh_query_ray per thread are)",
-    "tile_mesh_query_aabb": "mesh queries are out of scope for now",
-    "tile_mesh_query_aabb_next": "mesh queries are out of scope for now",
-    "tile_query_valid": "BVH and mesh queries are out of scope for now",
-}
-# The same note for a family of builtins, by the start of their names.
+# Why a family of Warp builtins is missing (a note under the diagnostic), by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
             "loops (with bvh_query_next and its max_dist); grouped BVHs are not supported yet",
@@ -130,7 +121,14 @@ FAMILY_NOTES = {
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }
 # Builtins the frontend lowers as other ops (no op of their own), with what they become.
-LOWERED_AS = {"sample_cdf": "`lower_bound(cdf, randf(state))`, one draw, as Warp computes it"}
+LOWERED_AS = {
+    "sample_cdf": "`lower_bound(cdf, randf(state))`, one draw, as Warp computes it",
+    **{name: "a block's shared walk of the tree (frontend/tiled_queries.py: a cursor the lanes read and move alike)"
+       for name in ("tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_mesh_query_aabb")},
+    **{name: "lane l's item the step's l-th from the cursor (`mesh_batch_item`), the cursor moved after "
+             "(`mesh_batch_advance`)" for name in ("tile_bvh_query_next", "tile_mesh_query_aabb_next")},
+    "tile_query_valid": "whether the query's last step found an item (true before the first)",
+}
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {
     "assign": "write `t[i, j] = value`",
@@ -144,8 +142,6 @@ def is_warp_builtin(name: str) -> bool:
 
 def note(name: str) -> str | None:
     """Why the Warp builtin `name` is missing, when it is said."""
-    if name in NOTES:
-        return NOTES[name]
     return next((text for start, text in FAMILY_NOTES.items() if name.startswith(start)), None)
 
 

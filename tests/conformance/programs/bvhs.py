@@ -80,3 +80,27 @@ def capsules(bvh: wp.uint64, p0: wp.array(dtype=wp.vec3), p1: wp.array(dtype=wp.
         s += float(item)
     counts[i] = n
     sums[i] = s
+
+
+@wp.kernel
+def tiled_boxes(bvh: wp.uint64, corners: wp.array(dtype=wp.vec3), hits: wp.array2d(dtype=int)):
+    # a block's shared walk: each step hands every lane one item (or -1); every item once per query
+    i, _lane = wp.tid()
+    lo = corners[i]
+    query = wp.tile_bvh_query_aabb(bvh, lo, lo + wp.vec3(1.0, 0.5, 0.75))
+    while wp.tile_query_valid(query):
+        item = wp.untile(wp.tile_bvh_query_next(query))
+        if item >= 0:
+            wp.atomic_add(hits, i, item, 1)
+
+
+@wp.kernel
+def tiled_rays(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+               hits: wp.array2d(dtype=int)):
+    i, _lane = wp.tid()
+    query = wp.bvh_query_ray_tiled(bvh, starts[i], dirs[i])  # the older name
+    while wp.tile_query_valid(query):
+        items = wp.bvh_query_next_tiled(query)
+        item = wp.untile(items)
+        if item >= 0:
+            wp.atomic_add(hits, i, item, 1)

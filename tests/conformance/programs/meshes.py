@@ -151,3 +151,14 @@ def triangle_pairs(t: wp.array(dtype=wp.vec3), td: wp.array(dtype=wp.vec3d), out
     k = 6 * i
     out[i] = wp.intersect_tri_tri(t[k], t[k + 1], t[k + 2], t[k + 3], t[k + 4], t[k + 5]) + 2 * wp.intersect_tri_tri(
         td[k], td[k + 1], td[k + 2], td[k + 3], td[k + 4], td[k + 5])
+
+
+@wp.kernel
+def tiled_faces(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hits: wp.array2d(dtype=int)):
+    # a block's shared walk of the faces whose boxes overlap the query box (Warp's broad phase)
+    i, _lane = wp.tid()
+    query = wp.tile_mesh_query_aabb(mesh, lo[i], lo[i] + wp.vec3(0.5, 0.5, 0.5))
+    while wp.tile_query_valid(query):
+        face = wp.untile(wp.tile_mesh_query_aabb_next(query))
+        if face >= 0:
+            wp.atomic_add(hits, i, face, 1)

@@ -750,4 +750,66 @@ TL_HD int32_t bvh_sphere_item(uint64_t id, int32_t k, const vec3f& centre, float
     return sphere_reaches_box(centre, sphere_radius_sq(radius), m.face_lowers[item], m.face_uppers[item]) ? item : -1;
 }
 
+// ---------------------------------------------------------------- a block's shared walk
+// Warp's tiled queries (tile_mesh_query_aabb, tile_bvh_query_aabb / _ray): each step hands the block's
+// lanes the next block_dim items the shape touches, lane l the l-th (-1 past the last). The walk's
+// place is a cursor, the leaf and the next position in it packed in an int64 (-1: walked to the end);
+// each lane finds its item from the cursor, and every lane moves the cursor alike.
+
+// The shape's test of a box: 0 overlaps the box [a, b], 1 the ray from a along b (unbounded, t >= 0 at the box's far side).
+TL_HD bool batch_touches(int32_t test, const vec3f& a, const vec3f& b, const vec3f& lo, const vec3f& hi) {
+    if (test == 0) return boxes_overlap(a, b, lo, hi);
+    const vec3f rcp(1.0f / b[0], 1.0f / b[1], 1.0f / b[2]);
+    float t;
+    return ray_slabs(a, rcp, lo, hi, &t);
+}
+
+TL_HD int64_t batch_cursor(int32_t leaf, int32_t position) { return (int64_t(leaf) << 32) | uint32_t(position); }
+
+// From `cursor`, each item the shape touches in the walk's order: visit(item) consumes it (true) or
+// stops the walk before it (false). The cursor at the item it stopped before, or -1 at the end.
+template <class Visit>
+TL_HD int64_t batch_walk(const Mesh& m, int64_t cursor, int32_t test, const vec3f& a, const vec3f& b, Visit visit) {
+    if (cursor < 0) return -1;
+    int32_t leaf = int32_t(cursor >> 32), k = int32_t(uint32_t(cursor));
+    const auto touches = [&](const vec3f& lo, const vec3f& hi) { return batch_touches(test, a, b, lo, hi); };
+    while (leaf >= 0) {
+        for (const int32_t end = m.nodes[leaf].first() + m.nodes[leaf].count(); k < end; ++k) {
+            const int32_t item = m.face_order[k];
+            if (touches(m.face_lowers[item], m.face_uppers[item]) && !visit(item)) return batch_cursor(leaf, k);
+        }
+        leaf = mesh_next_leaf(m, leaf, touches);
+        if (leaf >= 0) k = m.nodes[leaf].first();
+    }
+    return -1;
+}
+
+TL_HD int64_t mesh_batch_start(uint64_t id, const vec3f& a, const vec3f& b, int32_t test) {
+    const Mesh& m = mesh_of(id);
+    const int32_t leaf = mesh_next_leaf(m, -1, [&](const vec3f& lo, const vec3f& hi) {
+        return batch_touches(test, a, b, lo, hi); });
+    return leaf < 0 ? -1 : batch_cursor(leaf, m.nodes[leaf].first());
+}
+
+// The lane-th item from the cursor, -1 if the walk ends before it.
+TL_HD int32_t mesh_batch_item(uint64_t id, int64_t cursor, int32_t lane, const vec3f& a, const vec3f& b, int32_t test) {
+    int32_t seen = 0, found = -1;
+    batch_walk(mesh_of(id), cursor, test, a, b, [&](int32_t item) {
+        if (seen == lane) {
+            found = item;
+            return false;
+        }
+        ++seen;
+        return true;
+    });
+    return found;
+}
+
+// The cursor after `count` items.
+TL_HD int64_t mesh_batch_advance(uint64_t id, int64_t cursor, int32_t count, const vec3f& a, const vec3f& b,
+                                 int32_t test) {
+    int32_t seen = 0;
+    return batch_walk(mesh_of(id), cursor, test, a, b, [&](int32_t) { return seen++ < count; });
+}
+
 }  // namespace tl
