@@ -42,6 +42,8 @@ CASES = [
          grad=False, **SIMT),
     Case("triangle_pairs", P, "triangle_pairs", dim=(4 * N,), args=(varr(24 * N, "vec3"), varr(24 * N, "vec3d"),
                                                                      out(4 * N, dtype="int32")), grad=False, **SIMT),
+    Case("mesh_trees", P, "mesh_trees", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3"), out(N, dtype="int32"),
+                                                        out(N, dtype="int32")), grad=False, **SIMT),
     Case("mesh_tiled_faces", P, "tiled_faces", dim=(N,), args=(MESH, varr(N, "vec3"), out(N, TRIS, dtype="int32")),
          grad=False, launch="tiled", block_dim=8),
 ]

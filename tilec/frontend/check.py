@@ -149,6 +149,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
         self.hoisted: dict[cst.Call, ir.Expr] = {}  # older-form mesh queries lowered before their statement
         self.starred_locals: dict[int, cst.Name] = {}  # id(`*` argument) -> the local it was bound to (starred_args.py)
+        self.mesh_bvhs: dict[str, cst.BaseExpression] = {}  # `bvh = wp.mesh_get_bvh(mesh)` (hash_grids.py)
         self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name

@@ -149,6 +149,7 @@ def query_what(query: Query) -> str:
 
 class HashGridQueries(LoweringHost):
     grid_queries: dict[str, Query]  # name -> the query bound to it
+    mesh_bvhs: dict[str, cst.BaseExpression]  # name -> the mesh id of the `wp.mesh_get_bvh(mesh)` bound to it
     grid_ids: dict[str, tuple[str, str, cst.CSTNode]]  # parameter -> (kind, dtype read: "any" for none yet, a use)
     grid_candidates: dict[str, ir.Sym]  # the parameters by name: what a grid id may name (check.py)
     query_depths: list[int]  # the loop depth of each query body being lowered, innermost last
@@ -160,6 +161,11 @@ class HashGridQueries(LoweringHost):
                         node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`q = wp.hash_grid_query(grid, point, max_dist)` (or `wp.mesh_query_aabb(mesh, low, high)`);
         None when the value is no query."""
+        mesh = self.mesh_of_bvh(value_node)
+        if mesh is not None:  # `bvh = wp.mesh_get_bvh(mesh)`: a name for the mesh's tree, in the front end
+            self.grid_id(mesh, "float32", kind="mesh")
+            self.mesh_bvhs[target.value] = mesh
+            return []
         if not self.is_query_call(value_node):
             return None
         assert isinstance(value_node, cst.Call)  # (is_query_call)
@@ -276,9 +282,23 @@ class HashGridQueries(LoweringHost):
             self.fail("TC0408", f"{api}: no value for {', '.join(f'`{m}`' for m in missing)}", call)
         return given
 
+    def mesh_of_bvh(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The mesh id of `wp.mesh_get_bvh(mesh)` (or of a name bound to one): a mesh's tree is a Bvh's, its
+        faces' boxes the items (runtime mesh.h: one descriptor); None for other expressions."""
+        if isinstance(node, cst.Name) and node.value in self.mesh_bvhs and node.value not in self.env:
+            return self.mesh_bvhs[node.value]
+        if isinstance(node, cst.Call) and self.scope.api_attr(node.func) == "mesh_get_bvh":
+            return self.query_arguments("mesh_get_bvh", node, (("id", REQUIRED),))["id"]
+        return None
+
     def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid") -> ir.Var:
-        """The id `node` names (or `name`, the caller's argument at `node`) of a hash grid or a mesh (kind):
-        a uint64 parameter of this kernel or func, recorded for the loader."""
+        """The id `node` names (or `name`, the caller's argument at `node`) of a hash grid, a mesh or a Bvh
+        (kind): a uint64 parameter of this kernel or func, recorded for the loader. A Bvh's may be a mesh's
+        tree (`wp.mesh_get_bvh(mesh)`): the mesh's id then."""
+        if kind == "bvh" and name is None:
+            mesh = self.mesh_of_bvh(node)
+            if mesh is not None:
+                return self.grid_id(mesh, dtype, kind="mesh")
         what, cls = KINDS[kind]
         if name is None and isinstance(node, cst.Attribute):  # `mesh.id`: a uint64 field of a struct parameter
             leaf = self.expr(node)
@@ -401,7 +421,7 @@ class HashGridQueries(LoweringHost):
         if any(a.keyword is not None for a in test.args[:2]):
             self.fail("TC0408", f"{api}: takes a query and an int variable, by position", test)
         query_node, index_node = given["query"], given["index"]
-        calls = [f"`wp.{q}(...)`" for q, k in QUERY_CALLS.items() if k == kind]
+        calls = [f"`wp.{q}(...)`" for q, k in QUERY_CALLS.items() if k == kind and q not in TILED_QUERIES]
         made = " or ".join([", ".join(calls[:-1]), calls[-1]] if len(calls) > 1 else calls)
         query = self.grid_queries.get(query_node.value) if isinstance(query_node, cst.Name) \
             and query_node.value not in self.env else None

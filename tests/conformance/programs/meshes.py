@@ -162,3 +162,22 @@ def tiled_faces(mesh: wp.uint64, lo: wp.array(dtype=wp.vec3), hits: wp.array2d(d
         face = wp.untile(wp.tile_mesh_query_aabb_next(query))
         if face >= 0:
             wp.atomic_add(hits, i, face, 1)
+
+
+@wp.kernel
+def mesh_trees(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), near: wp.array(dtype=int),
+               crossed: wp.array(dtype=int)):
+    # a mesh's tree queried as a Bvh's (wp.mesh_get_bvh): its faces' boxes are the items
+    i = wp.tid()
+    bvh = wp.mesh_get_bvh(mesh)
+    query = wp.bvh_query_sphere(bvh, x[i], 0.5)
+    face = int(0)
+    n = int(0)
+    while wp.bvh_query_next(query, face):
+        n += face + 1
+    near[i] = n
+    m = int(0)
+    ray = wp.bvh_query_ray(wp.mesh_get_bvh(mesh), x[i], d[i])
+    while wp.bvh_query_next(ray, face):
+        m += face + 1
+    crossed[i] = m
