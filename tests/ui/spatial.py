@@ -121,3 +121,13 @@ def tiled_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec
     ok = wp.tile_query_valid(p)  # ERROR TC0401: tile_query_valid takes the name a tiled mesh or BVH query
     r = wp.tile_bvh_query_ray(bvh, x[i], 1.0)  # ERROR TC0201: tile_bvh_query_ray: `dir` must be a vec3f
     q = 1  # ERROR TC0405: `q` is a tiled BVH box query and cannot become
+
+
+@wp.kernel
+def tiled_step_errors(bvh: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    i, lane = wp.tid()
+    q = wp.tile_bvh_query_aabb(bvh, x[i], x[i])
+    while wp.tile_query_valid(q):
+        if wp.untile(wp.tile_bvh_query_next(q)) >= 0:  # ERROR TC0401: tile_bvh_query_next in the header of an `if`
+            out[i] += 1
+        both = wp.untile(wp.tile_bvh_query_next(q)) + wp.untile(wp.tile_bvh_query_next(q))  # ERROR TC0401: a second step of the query `q`

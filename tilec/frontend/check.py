@@ -149,6 +149,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         self.local_array_call: cst.Call | None = None  # the wp.zeros call an assignment binds to a name
         self.hoisted: dict[cst.Call, ir.Expr] = {}  # older-form mesh queries lowered before their statement
         self.starred_locals: dict[int, cst.Name] = {}  # id(`*` argument) -> the local it was bound to (starred_args.py)
+        self.in_simple_statement = False  # lowering a statement without a body (guarded): pending_aliases follow it
         self.mesh_bvhs: dict[str, cst.BaseExpression] = {}  # `bvh = wp.mesh_get_bvh(mesh)` (hash_grids.py)
         self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
@@ -439,6 +440,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
 
     def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
         outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
+        outer_simple, self.in_simple_statement = self.in_simple_statement, isinstance(node, cst.BaseSmallStatement)
         try:
             out.extend(self.hoist_mesh_queries(node))  # mesh_queries.py: Warp's older query forms
             unpacked = self.hoist_starred(node)  # starred_args.py: `f(*g(x))` evaluates g(x) once
@@ -451,6 +453,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                     self.env[name] = Binding(ir.Sym(name, 0, NONE), self.span(node), self.path, True)
         finally:
             self.pending_aliases = []
+            self.in_simple_statement = outer_simple
             self.end_statement_draws(outer_draws)
 
     def small_stmt(self, node: cst.CSTNode) -> list[ir.Stmt]:

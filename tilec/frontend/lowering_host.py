@@ -116,6 +116,7 @@ if TYPE_CHECKING:
         transposed_tiles: set[str]
         assign_counts: dict[str, int]
         pending_aliases: list[ir.Stmt]
+        in_simple_statement: bool  # (check.py guarded)
         struct_vars: dict[str, StructT | ArrayT | TileT]
         project: str | None
         func_values: dict[str, FunctionT]  # names bound to functions (lower_call.function_value)

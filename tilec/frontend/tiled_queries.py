@@ -67,9 +67,16 @@ class TiledQueries(LoweringHost):
                 "tiled BVH query"
             self.fail("TC0401", f"unsupported syntax: {api} takes the name a {made} (`wp.tile_"
                       f"{'mesh' if kind == 'mesh' else 'bvh'}_query_aabb(...)`, ...) is bound to", given)
+        assert isinstance(given, cst.Name)  # (a query is bound to a name)
         span = self.span(node)
         if kind is None:
             return ir.Var(query.valid, span)
+        if not self.in_simple_statement:  # (its cursor moves after the statement: a header has a body after it)
+            self.fail("TC0401", f"unsupported syntax: {api} in the header of an `if`, `while` or `for`; step the "
+                      f"query in a statement of its own (`items = wp.{api}({given.value})`)", node)
+        if any(isinstance(s, ir.Assign) and s.target is query.cursor for s in self.pending_aliases):
+            self.fail("TC0401", f"unsupported syntax: a second step of the query `{given.value}` in one statement "
+                      "(Warp's would take two steps, in an order of its own)", node)
         mesh_id, cursor = ir.Var(query.mesh, span), ir.Var(query.cursor, span)
         shape = (ir.Var(query.a, span), ir.Var(query.b, span), ir.Const(query.test, INT32, span))
 
