@@ -440,10 +440,10 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
 
     def guarded(self, fn: Callable[[Any], list[ir.Stmt]], node: cst.CSTNode, out: list[ir.Stmt]) -> None:
         outer_draws = self.begin_statement_draws()  # a nested block's statements keep their own
-        outer_simple, self.in_simple_statement = self.in_simple_statement, isinstance(node, cst.BaseSmallStatement)
+        outer_simple, self.in_simple_statement = self.in_simple_statement, fn == self.small_stmt
         try:
             out.extend(self.hoist_mesh_queries(node))  # mesh_queries.py: Warp's older query forms
-            unpacked = self.hoist_starred(node)  # starred_args.py: `f(*g(x))` evaluates g(x) once
+            unpacked = self.hoist_starred(node) if self.parsed.may_unpack else []  # starred_args.py: `f(*g(x))`
             out.extend(self.sequence_draws(node, fn(node), unpacked))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)
         except Abort:
@@ -1022,7 +1022,8 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range"):
             self.fail("TC0401", "unsupported syntax: only `for i in range(...)` and `for i in reversed(range(...))` "
                       "loops", node.iter)
-        it = self.spelled_out(it)  # `range(*bounds)`
+        if any(a.star for a in it.args):
+            it = self.spelled_out(it)  # `range(*bounds)`
         if not 1 <= len(it.args) <= 3 or any(a.keyword for a in it.args):
             self.fail("TC0303", "range() takes 1 to 3 positional arguments", it)
         bounds = [self.index(a.value) for a in it.args]

@@ -161,14 +161,16 @@ class HashGridQueries(LoweringHost):
                         node: cst.CSTNode) -> list[ir.Stmt] | None:
         """`q = wp.hash_grid_query(grid, point, max_dist)` (or `wp.mesh_query_aabb(mesh, low, high)`);
         None when the value is no query."""
-        mesh = self.mesh_of_bvh(value_node)
-        if mesh is not None:  # `bvh = wp.mesh_get_bvh(mesh)`: a name for the mesh's tree, in the front end
+        if not isinstance(value_node, cst.Call):
+            return None
+        api = self.scope.api_attr(value_node.func)
+        if api == "mesh_get_bvh":  # `bvh = wp.mesh_get_bvh(mesh)`: a name for the mesh's tree, in the front end
+            mesh = self.query_arguments(api, value_node, (("id", REQUIRED),))["id"]
             self.grid_id(mesh, "float32", kind="mesh")
             self.mesh_bvhs[target.value] = mesh
             return []
-        if not self.is_query_call(value_node):
+        if api not in QUERY_CALLS:
             return None
-        assert isinstance(value_node, cst.Call)  # (is_query_call)
         name = target.value
         if name in self.env:
             self.fail("TC0405", f"`{name}` was {describe(self.env[name].sym.type)} and cannot become a query",

@@ -833,7 +833,10 @@ class CallLowering(LoweringHost):
         keyword), else the parameter itself where it has a default (Warp's `delta: float = 1.0`). An
         overloaded func (defined more than once) is chosen by its argument count: no defaults."""
         params = fd.node.params.params
-        node = self.spelled_out(node)  # `f(*v)`: v's items (a call reached here, not through lower_call: `a, b = f(*v)`)
+        for arg in node.args:  # `f(*v)`: v's items (a call reached here, not through lower_call: `a, b = f(*v)`)
+            if arg.star:
+                node = self.spelled_out(node)
+                break
         if overloaded and all(a.keyword is None for a in node.args):
             return list(node.args)
         if len(node.args) > len(params):

@@ -27,16 +27,14 @@ _UNPACKS = "a vector, a quaternion, a transform, a matrix, a tuple or a constant
 
 class StarredArguments(LoweringHost):
     def lower_call(self, node: cst.Call, tid_count: int = 1) -> Lowered:
-        for arg in node.args:
-            if arg.star == "**":  # (first in the chain: constructors, casts and funcs all come after)
-                self.fail("TC0401", "unsupported syntax: `**` argument unpacking (a dict's items as keywords)", arg)
-        return super().lower_call(self.spelled_out(node), tid_count)
+        for arg in node.args:  # (first in the chain: constructors, casts and funcs all come after)
+            if arg.star:
+                return super().lower_call(self.spelled_out(node), tid_count)
+        return super().lower_call(node, tid_count)
 
     def hoist_starred(self, node: cst.CSTNode) -> list[ir.Stmt]:
         """Binds each unpacked value of statement `node` that is no place to a local before it
         (`self.starred_locals`); a value under a condition is left to spelled_out's diagnostic."""
-        if not self.parsed.may_unpack:
-            return []
         roots = [node.test] if isinstance(node, cst.If) else [node] if isinstance(node, cst.BaseSmallStatement) else []
         out: list[ir.Stmt] = []
         # Post-order (a loop, not recursion: an expression may nest deeper than Python's stack): a value
@@ -66,11 +64,11 @@ class StarredArguments(LoweringHost):
         return stmts
 
     def spelled_out(self, node: cst.Call) -> cst.Call:
-        """`node` with each `*value` argument spelled out as the value's items (node itself without one)."""
-        if not any(arg.star == "*" for arg in node.args):
-            return node
+        """`node` with each `*value` argument spelled out as the value's items (`**` a diagnostic)."""
         args: list[cst.Arg] = []
         for arg in node.args:
+            if arg.star == "**":
+                self.fail("TC0401", "unsupported syntax: `**` argument unpacking (a dict's items as keywords)", arg)
             if arg.star != "*":
                 args.append(arg)
                 continue
