@@ -3,7 +3,7 @@ Warp launched it in refresh_refs.py, compared with Warp 1.19's stored outputs an
 the adjoint checked against central finite differences of sum(seed * outputs).
 
 Every case runs on the CPU. On the CUDA emulation (whose build is the costly one) the default run
-takes the cases of a third of the builds, by a stable hash of program and block_dim
+takes the cases of a quarter of the builds, by a stable hash of program and block_dim
 (tests/sampling.py); TILEC_TESTS_FULL=1 runs every case there too."""
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def _build_block_dim(case) -> int:
 
 
 def _on_emulation(case) -> bool:
-    """Whether the run takes this case's build for the CUDA emulation (a third of the builds)."""
-    return kept(f"{case.path.stem}:{_build_block_dim(case)}", 1, 3)
+    """Whether the run takes this case's build for the CUDA emulation (a quarter of the builds)."""
+    return kept(f"{case.path.stem}:{_build_block_dim(case)}", 1, 4)
 
 
 def _runs(cases) -> list:
