@@ -1,7 +1,9 @@
 // tilec runtime: Warp's triangle mesh (wp.Mesh) as kernels read it: its points, optional
 // per-point velocities and three point indices per triangle. The loader's Mesh (tilec-rt/spatial.py)
 // fills this descriptor: the points and velocities are the user's arrays, read live (Warp's too:
-// an update of the points in place is seen by the next launch), the indices a checked copy.
+// an update of the points in place is seen by the next launch), the indices a checked copy. A Bvh
+// (wp.Bvh) is the same descriptor without points: its items' boxes (the user's lowers and uppers, read
+// live) in face_lowers / face_uppers, num_tris of them, and a tree over them (mesh_query.h's walks).
 //
 // The values are Warp 1.19's (the same expressions in the same order). A triangle or a face-vertex
 // index outside the mesh reads zero (-1 for mesh_get_index), as an out-of-bounds array read does
