@@ -55,6 +55,16 @@ def capsules(bvh: wp.uint64, start: wp.array(dtype=wp.vec3), d: wp.array(dtype=w
 
 
 @wp.kernel
+def grouped(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), group: wp.array(dtype=int),
+            found: wp.array2d(dtype=int)):
+    i = wp.tid()
+    query = wp.bvh_query_aabb(bvh, lo[i], hi[i], wp.bvh_get_group_root(bvh, group[i]))
+    item = int(0)
+    while wp.bvh_query_next(query, item):
+        found[i, item] += 1
+
+
+@wp.kernel
 def tiled(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), found: wp.array2d(dtype=int),
           steps: wp.array(dtype=int)):
     i, _lane = wp.tid()
@@ -181,6 +191,24 @@ def test_a_blocks_shared_walk_hands_out_each_item_once(device):
 
 @needs_cxx
 @pytest.mark.build
+def test_a_group_roots_query_finds_its_groups_items_only(module):
+    lowers, uppers = boxes_of(8)
+    groups = (np.arange(ITEMS) * 7 % 5 * 10).astype(np.int32)  # ids 0, 10, ..., 40, interleaved over the boxes
+    bvh = module.Bvh(lowers, uppers, groups=groups)
+    lo, hi, _ = queries(9)
+    hi = lo + (hi - lo) * np.float32(2)
+    asked = np.resize(np.array([0, 10, 40, 7, -1], np.int32), QUERIES)  # 7 and -1: no such group, the whole tree
+    found = launch(module, "grouped", bvh, lo, hi, asked)
+    touched = overlaps(lowers, uppers, lo, hi)
+    in_group = (groups[None, :] == asked[:, None]) | ~np.isin(asked, groups)[:, None]
+    np.testing.assert_array_equal(found, touched & in_group)
+    assert found[asked == 10].any() and found[asked == 7].sum() > found[asked == 10].sum()
+    bvh.rebuild()  # the groups kept
+    np.testing.assert_array_equal(launch(module, "grouped", bvh, lo, hi, asked), touched & in_group)
+
+
+@needs_cxx
+@pytest.mark.build
 def test_the_interpreter_agrees_with_the_compiled_walks(module):
     interp = Interpreter(compile_ir(SOURCE, "bvh_ref"))
     lowers, uppers = boxes_of(3, 60)
@@ -190,6 +218,13 @@ def test_the_interpreter_agrees_with_the_compiled_walks(module):
     native = launch(module, "rays", bvh, lo, direction, reach)
     ref = np.zeros_like(native)
     interp.launch("rays", QUERIES, [bvh.id, lo, direction, reach, ref], tiled=False)
+    np.testing.assert_array_equal(ref, native)
+    assert native.any()
+    grouped = module.Bvh(lowers, uppers, groups=np.arange(60, dtype=np.int32) % 3)
+    asked = np.resize(np.array([0, 2, 5], np.int32), QUERIES)
+    native = launch(module, "grouped", grouped, lo, lo + 3.0, asked)
+    ref = np.zeros_like(native)
+    interp.launch("grouped", QUERIES, [grouped.id, lo, lo + np.float32(3.0), asked, ref], tiled=False)
     np.testing.assert_array_equal(ref, native)
     assert native.any()
 
@@ -204,8 +239,10 @@ def test_bad_bvhs_and_ids_are_python_errors(module):
         module.Bvh(lowers.astype(np.float64), uppers)
     with pytest.raises(ValueError, match=r"Bvh: `uppers` must match the lowers' shape \(300, 3\), got \(299, 3\)"):
         module.Bvh(lowers, uppers[1:])
-    with pytest.raises(ValueError, match=r"Bvh: grouped BVHs"):
-        module.Bvh(lowers, uppers, groups=np.zeros(ITEMS, np.int32))
+    with pytest.raises(ValueError, match=r"Bvh: `groups` must hold one group per box \(300\), got 299"):
+        module.Bvh(lowers, uppers, groups=np.zeros(ITEMS - 1, np.int32))
+    with pytest.raises(ValueError, match=r"Bvh: `groups` must be one integer per box, got float32"):
+        module.Bvh(lowers, uppers, groups=np.zeros(ITEMS, np.float32))
     with pytest.raises(ValueError, match=r"Bvh: device 'cuda'"):
         module.Bvh(lowers, uppers, device="cuda")
     points = np.eye(3, dtype=np.float32)

@@ -113,9 +113,11 @@ class BvhArg:
 
     lowers: Arr
     extents: Arr
+    groups: Arr | None = None  # a grouped Bvh: each box's group (int32)
 
     def arrays(self) -> list:
-        return [("lowers", self.lowers), ("uppers", self.extents)]
+        return [("lowers", self.lowers), ("uppers", self.extents)] + (
+            [("groups", self.groups)] if self.groups is not None else [])
 
 
 def slots(args: tuple) -> list:

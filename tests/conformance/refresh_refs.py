@@ -42,7 +42,8 @@ def make_inputs(case) -> list:
             values.append({f: _make(rng, spec) for f, spec in a.arrays()})
         elif isinstance(a, BvhArg):  # {"lowers": ..., "uppers": ...}
             lowers = _make(rng, a.lowers)
-            values.append({"lowers": lowers, "uppers": lowers + _make(rng, a.extents)})
+            values.append({"lowers": lowers, "uppers": lowers + _make(rng, a.extents),
+                           **({"groups": _make(rng, a.groups)} if a.groups is not None else {})})
         elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
             indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
                        for d, n in enumerate(a.indices)]
@@ -134,7 +135,8 @@ def run_warp(case, values, seeds, wp):
             mesh = HELD[f"mesh{len(arrays)}"] = wp.Mesh(**made)
             arrays.append(mesh.id)
         elif isinstance(a, BvhArg):
-            bvh = HELD[f"bvh{len(arrays)}"] = wp.Bvh(*(wp.array(v[f], dtype=wp.vec3, device="cpu") for f, _ in a.arrays()))
+            made = {f: wp.array(v[f], dtype=wp.int32 if f == "groups" else wp.vec3, device="cpu") for f, _ in a.arrays()}
+            bvh = HELD[f"bvh{len(arrays)}"] = wp.Bvh(**made)
             arrays.append(bvh.id)
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))

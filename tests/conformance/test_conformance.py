@@ -79,7 +79,7 @@ def _inputs(case, refs, module=None):
             values.append(module.Mesh(**{f: refs[f"in{k}.{f}"].copy() for f, _ in a.arrays()}))
             continue
         if isinstance(a, BvhArg):  # the Bvh itself, over its own copies of the boxes
-            values.append(module.Bvh(*(refs[f"in{k}.{f}"].copy() for f, _ in a.arrays())))
+            values.append(module.Bvh(**{f: refs[f"in{k}.{f}"].copy() for f, _ in a.arrays()}))
             continue
         v = refs[f"in{k}"]
         if isinstance(a, Indexed):  # the loader takes (base, indices)

@@ -94,7 +94,7 @@ def walk(q: wp.BvhQuery) -> int:  # ERROR TC0409: parameter `q`: unsupported typ
 @wp.kernel
 def bvh_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3), r: int, out: wp.array(dtype=int)):
     i = wp.tid()
-    a = wp.bvh_query_aabb(bvh, x[i], x[i], r)  # ERROR TC0401: bvh_query_aabb: `root` starts the walk at a node
+    a = wp.bvh_query_aabb(bvh, x[i], x[i], x[i])  # ERROR TC0201: bvh_query_aabb: `root` must be an int32
     b = wp.bvh_query_ray(bvh, x[i], 1.0)  # ERROR TC0201: bvh_query_ray: `dir` must be a vec3f
     q = wp.bvh_query_sphere(bvh, x[i], 0.5)
     item = int(0)

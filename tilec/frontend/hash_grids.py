@@ -99,12 +99,14 @@ class MeshQuery:
     b: ir.Sym  # the box's upper corner (vec3f), the sphere's radius (float32) or the ray's direction
     kind: str = "mesh"  # or "bvh"
     c: ir.Sym | None = None  # a capsule's radius (float32)
+    root: ir.Sym | None = None  # a Bvh's query: the node whose subtree it walks (int32; -1: the whole tree)
 
     @classmethod
     def named(cls, name: str, mesh: ir.Sym, shape: str, kind: str) -> MeshQuery:
         return cls(mesh, shape, ir.Sym(f"{name}.a", 0, VEC3F), ir.Sym(f"{name}.b", 0, FLOAT32 if shape == "sphere" else
                                                                         VEC3F), kind,
-                   ir.Sym(f"{name}.c", 0, FLOAT32) if shape == "capsule" else None)
+                   ir.Sym(f"{name}.c", 0, FLOAT32) if shape == "capsule" else None,
+                   ir.Sym(f"{name}.root", 0, INT32) if kind == "bvh" else None)
 
     def variables(self) -> tuple[ir.Sym, ...]:
         """The shape's variables, in the order its ops take them."""
@@ -240,10 +242,13 @@ class HashGridQueries(LoweringHost):
         kind, shape, names = SHAPE_QUERIES[api]
         params = (("id", REQUIRED), *((n, REQUIRED) for n in names), *((("root", None),) if kind == "bvh" else ()))
         args = self.query_arguments(api, call, params)
-        root = args.get("root")
-        if root is not None and self.constant_of(root) != -1:
-            self.fail("TC0401", f"unsupported syntax: {api}: `root` starts the walk at a node of the tree (a grouped "
-                      "BVH's group root), and tilec's trees are its own; pass -1 (the whole tree) or leave it out", root)
+        span = self.span(node)
+        root: ir.Expr = ir.Const(-1, INT32, span)
+        if "root" in args:  # a grouped Bvh's group (wp.bvh_get_group_root), -1 the whole tree
+            root = self.retype_literal(self.expr(args["root"]), INT32)
+            if root.type != INT32:
+                self.fail("TC0201", f"{api}: `root` must be an int32 (a node, from wp.bvh_get_group_root), got "
+                          f"{describe(root.type)}", args["root"])
         values = []
         for key, wanted in zip(names, (VEC3F, FLOAT32 if shape == "sphere" else VEC3F, FLOAT32)):
             value = self.expr(args[key])
@@ -260,8 +265,8 @@ class HashGridQueries(LoweringHost):
         elif not isinstance(query, MeshQuery) or query.mesh != mesh.sym or query.shape != shape or query.kind != kind:
             self.fail("TC0405", f"`{name}` was another kind of query, or of another grid, mesh or BVH, and cannot "
                       f"become a {shape} query of `{mesh.sym.name}`", node, help="use a new name")
-        span = self.span(node)
-        return [ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)]
+        rooted = [ir.Assign(query.root, root, span)] if query.root is not None else []
+        return [*(ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)), *rooted]
 
     def query_arguments(self, api: str, call: cst.Call, params: Sequence[tuple[str, Any]]
                         ) -> dict[str, cst.BaseExpression]:
@@ -443,12 +448,13 @@ class HashGridQueries(LoweringHost):
         return self.query_loops(query, index, node.body, node, max_dist)
 
     def note_id_argument(self, api: str, node: cst.Call) -> None:
-        """The `id` argument of a hash-grid or mesh builtin (by keyword or first), checked and recorded."""
+        """The `id` argument of a hash-grid, mesh or BVH builtin (by keyword or first), checked and recorded."""
         given = [a for a in node.args if a.keyword is not None and a.keyword.value == "id"] or \
             [a for a in node.args[:1] if a.keyword is None]
         if given:
-            grid = api.startswith("hash_grid")  # else a mesh builtin: its points are float32
-            self.grid_id(given[0].value, "any" if grid else "float32", kind="hash_grid" if grid else "mesh")
+            grid = api.startswith("hash_grid")  # else a mesh's or BVH's builtin: their points are float32
+            kind = "hash_grid" if grid else "bvh" if api.startswith("bvh") else "mesh"
+            self.grid_id(given[0].value, "any" if grid else "float32", kind=kind)
 
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""
@@ -532,12 +538,14 @@ class HashGridQueries(LoweringHost):
         if query.shape in ("ray", "capsule"):
             shape += (max_dist if max_dist is not None else ir.Const(float("inf"), FLOAT32, span),)
         leaf, k = self.new_temp(INT32), self.new_temp(INT32)
+        held_root = self.new_temp(INT32) if query.root is not None else None
+        root: ir.Expr = ir.Var(held_root, span) if held_root is not None else ir.Const(-1, INT32, span)
 
         def op(name: str, *args: ir.Expr, t: object = INT32) -> ir.OpCall:
             return ir.OpCall(name, args, (), t, span)  # type: ignore[arg-type]
 
         def next_leaf(after: ir.Expr) -> ir.Assign:
-            return ir.Assign(leaf, op(NEXT_LEAF[query.shape], mesh, after, *shape), span)
+            return ir.Assign(leaf, op(NEXT_LEAF[query.shape], mesh, after, root, *shape), span)
 
         zero = ir.Const(0, INT32, span)
         skip = ir.If(op("lt", ir.Var(index, span), zero, t=BOOL), (ir.Continue(span),), (), span)
@@ -547,8 +555,10 @@ class HashGridQueries(LoweringHost):
         after = (ir.If(ir.Var(stop, span), (ir.Break(span),), (), span),) if stop is not None else ()
         walk = ir.While(op("ge", ir.Var(leaf, span), zero, t=BOOL), (faces, *after, next_leaf(ir.Var(leaf, span))),
                         span)
-        out: list[ir.Stmt] = [*(ir.Assign(h, ir.Var(v, span), span) for h, v in zip(held, query.variables())),
-                              next_leaf(ir.Const(-1, INT32, span))]
+        out: list[ir.Stmt] = [*(ir.Assign(h, ir.Var(v, span), span) for h, v in zip(held, query.variables()))]
+        if held_root is not None and query.root is not None:
+            out.append(ir.Assign(held_root, ir.Var(query.root, span), span))
+        out.append(next_leaf(ir.Const(-1, INT32, span)))
         if stop is not None:
             out.append(ir.Assign(stop, ir.Const(False, BOOL, span), span))
         return [*out, walk]

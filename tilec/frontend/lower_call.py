@@ -155,7 +155,7 @@ class CallLowering(LoweringHost):
             return self.tiled_query_step(api, node)  # tiled_queries.py
         if api in hash_grids.QUERY_CALLS or api in hash_grids.NEXT_CALLS:
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
-        if api == "hash_grid_point_id" or api in spatial.MESH_OPS:
+        if api == "hash_grid_point_id" or api == "bvh_get_group_root" or api in spatial.MESH_OPS:
             self.note_id_argument(api, node)  # hash_grids.py: a parameter the loader checks
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)

@@ -36,7 +36,8 @@ class MeshLayout(ctypes.Structure):  # runtime mesh.h tl::Mesh
     _fields_ = [("points", _FLOATS), ("velocities", _FLOATS), ("indices", _INTS), ("num_points", ctypes.c_int32),
                 ("num_tris", ctypes.c_int32), ("face_lowers", _FLOATS), ("face_uppers", _FLOATS),
                 ("nodes", _FLOATS), ("face_order", _INTS), ("num_nodes", ctypes.c_int32),
-                ("average_edge_length", ctypes.c_float)]
+                ("average_edge_length", ctypes.c_float), ("group_ids", _INTS), ("group_roots", _INTS),
+                ("num_groups", ctypes.c_int32)]
 
 
 def _grid(id_: Value) -> HashGridLayout:
@@ -375,11 +376,13 @@ def _node(m: MeshLayout, n: int) -> tuple[tuple[np.ndarray, np.ndarray], int, in
     return (box, n + 1, -1 - item, a) if item < 0 else (box, a, None, 0)
 
 
-def _next_leaf(m: MeshLayout, after: int, touches: Any) -> Value:
+def _next_leaf(m: MeshLayout, after: int, touches: Any, root: int = -1) -> Value:
     """The tree's leaves in depth-first order: the first after node `after`'s subtree under a path of
-    boxes the query's shape `touches`."""
-    n = 0 if after < 0 else _node(m, after)[1]
-    while n < m.num_nodes:
+    boxes the query's shape `touches`, within node `root`'s subtree (-1, or no node: the whole tree)."""
+    whole = not 0 <= root < m.num_nodes
+    end = m.num_nodes if whole else _node(m, root)[1]
+    n = (0 if whole else root) if after < 0 else _node(m, after)[1]
+    while n < end:
         box, skip, first, _ = _node(m, n)
         if not touches(box):
             n = skip
@@ -392,7 +395,14 @@ def _next_leaf(m: MeshLayout, after: int, touches: Any) -> Value:
 
 @impl("mesh_box_next_leaf")
 def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _overlap(box, a[2], a[3]))
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _overlap(box, a[3], a[4]), int(a[2]))
+
+
+@impl("bvh_get_group_root")
+def _group_root(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    m = _mesh(a[0])
+    roots = {m.group_ids[k]: m.group_roots[k] for k in range(m.num_groups)}
+    return np.int32(roots.get(int(a[1]), -1))
 
 
 @impl("mesh_leaf_begin", "mesh_leaf_end")
@@ -491,8 +501,8 @@ def _sphere_reaches(box: tuple[np.ndarray, np.ndarray], centre: np.ndarray, radi
 
 @impl("mesh_sphere_next_leaf")
 def _sphere_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    centre, radius = np.asarray(a[2], np.float64), float(a[3])
-    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _sphere_reaches(box, centre, radius))
+    centre, radius = np.asarray(a[3], np.float64), float(a[4])
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _sphere_reaches(box, centre, radius), int(a[2]))
 
 
 def _ray_reaches(box: tuple[np.ndarray, np.ndarray], start: Value, direction: Value, max_dist: float) -> bool:
@@ -528,7 +538,8 @@ def _capsule_reaches(box: tuple[np.ndarray, np.ndarray], start: Value, direction
 
 @impl("mesh_capsule_next_leaf")
 def _capsule_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _capsule_reaches(box, a[2], a[3], float(a[4]), float(a[5])))
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _capsule_reaches(box, a[3], a[4], float(a[5]), float(a[6])),
+                      int(a[2]))
 
 
 def _batch_items(m: MeshLayout, cursor: int, a: Value, b: Value, test: int) -> Any:
@@ -569,7 +580,7 @@ def _batch_step(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 
 @impl("mesh_ray_next_leaf")
 def _ray_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _ray_reaches(box, a[2], a[3], float(a[4])))
+    return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _ray_reaches(box, a[3], a[4], float(a[5])), int(a[2]))
 
 
 @impl("bvh_ray_item", "bvh_capsule_item", "bvh_sphere_item")

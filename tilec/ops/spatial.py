@@ -228,17 +228,17 @@ OPS += [
     _query("mesh_ray_hit_gradient", ("face", *RAY, "which", "wrt"),
            _query_rule(RAY, ("face", "which", "wrt"), (), VEC3F),
            "the gradient of mesh_ray_hit(which) in the ray's start (wrt 0) or direction (wrt 1)"),
-    _query("mesh_box_next_leaf", ("after", *BOX), _query_rule(BOX, ("after",), (), INT32),
+    _query("mesh_box_next_leaf", ("after", "root", *BOX), _query_rule(BOX, ("after", "root"), (), INT32),
            "the next leaf of the mesh's tree after node `after`'s subtree (-1: from the root) whose box overlaps "
-           "[lower, upper], -1 if none"),
+           "[lower, upper], -1 if none; within node `root`'s subtree (-1: the whole tree)"),
     _query("mesh_leaf_begin", ("node",), _query_rule((), ("node",), (), INT32),
            "a leaf's first position in the tree's face order"),
     _query("mesh_leaf_end", ("node",), _query_rule((), ("node",), (), INT32),
            "one past a leaf's last position in the tree's face order"),
     _query("mesh_box_face", ("position", *BOX), _query_rule(BOX, ("position",), (), INT32),
            "the face at `position` of the tree's face order if its box overlaps [lower, upper], else -1"),
-    _query("mesh_sphere_next_leaf", ("after", "center", "radius"), _query_rule(("center",), ("after",), ("radius",),
-                                                                                INT32),
+    _query("mesh_sphere_next_leaf", ("after", "root", "center", "radius"),
+           _query_rule(("center",), ("after", "root"), ("radius",), INT32),
            "the next leaf of the mesh's tree after node `after`'s subtree (-1: from the root) whose box the sphere "
            "reaches, -1 if none"),
     _query("mesh_sphere_face", ("position", "center", "radius"), _query_rule(("center",), ("position",), ("radius",),
@@ -246,13 +246,14 @@ OPS += [
            "the face at `position` of the tree's face order if the sphere reaches its box and its closest point, "
            "else -1"),
     # a Bvh (the same descriptor, its items' boxes in place of the faces'): the items tested by their boxes alone
-    _query("mesh_ray_next_leaf", ("after", *RAY, "max_dist"), _query_rule(RAY, ("after",), ("max_dist",), INT32),
+    _query("mesh_ray_next_leaf", ("after", "root", *RAY, "max_dist"),
+           _query_rule(RAY, ("after", "root"), ("max_dist",), INT32),
            "the next leaf of the tree after node `after`'s subtree (-1: from the root) whose box the ray start + t "
            "dir reaches at some t < max_dist (Warp's slab test), -1 if none"),
     _query("bvh_ray_item", ("position", *RAY, "max_dist"), _query_rule(RAY, ("position",), ("max_dist",), INT32),
            "the item at `position` of a Bvh's tree order if the ray reaches its box before max_dist, else -1"),
-    _query("mesh_capsule_next_leaf", ("after", *RAY, "radius", "max_dist"),
-           _query_rule(RAY, ("after",), ("radius", "max_dist"), INT32),
+    _query("mesh_capsule_next_leaf", ("after", "root", *RAY, "radius", "max_dist"),
+           _query_rule(RAY, ("after", "root"), ("radius", "max_dist"), INT32),
            "the next leaf of the tree after node `after`'s subtree (-1: from the root) whose box, grown by the radius, "
            "the ray start + t dir reaches at some t <= max_dist (Warp's capsule test), -1 if none"),
     _query("bvh_capsule_item", ("position", *RAY, "radius", "max_dist"),
@@ -293,4 +294,8 @@ OPS += [
            "mesh_query_ray_count_intersections", "how many faces the ray start + t dir meets at t >= 0",
            runtime_call=True),
 ]
+OPS.append(OpSpec("bvh_get_group_root", (Param("id", "value"), Param("group", "value")),
+                  _rule(lambda b: _grid(b, "id", "a BVH's id (a uint64, `Bvh.id`)"), ("group",), INT32),
+                  "bvh_get_group_root", "the root of a grouped Bvh's group `group` (-1, the whole tree, for a group it "
+                  "lacks): the `root` of its queries", runtime_call=True))
 MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

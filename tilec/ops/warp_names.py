@@ -112,7 +112,7 @@ volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 # Why a family of Warp builtins is missing (a note under the diagnostic), by the start of their names.
 FAMILY_NOTES = {
     "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
-            "loops (with bvh_query_next and its max_dist); grouped BVHs are not supported yet",
+            "loops (with bvh_query_next and its max_dist), the tiled bvh queries, grouped BVHs and bvh_get_group_root",
     "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
              "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
              "_count_intersections), mesh_query_aabb / mesh_query_sphere loops, the tiled mesh_query_aabb and "

@@ -104,3 +104,23 @@ def tiled_rays(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(d
         item = wp.untile(items)
         if item >= 0:
             wp.atomic_add(hits, i, item, 1)
+
+
+@wp.kernel
+def grouped(bvh: wp.uint64, corners: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+            group: wp.array(dtype=int), boxes: wp.array(dtype=int), rays: wp.array(dtype=int)):
+    # a grouped Bvh: a query from wp.bvh_get_group_root walks that group's items only (a group the Bvh
+    # lacks gives -1: the whole tree)
+    i = wp.tid()
+    root = wp.bvh_get_group_root(bvh, group[i])
+    query = wp.bvh_query_aabb(bvh, corners[i], corners[i] + wp.vec3(1.5, 1.0, 1.5), root)
+    item = int(0)
+    n = int(0)
+    while wp.bvh_query_next(query, item):
+        n += item + 1
+    boxes[i] = n
+    ray = wp.bvh_query_ray(bvh, corners[i], dirs[i], root)
+    m = int(0)
+    while wp.bvh_query_next(ray, item):
+        m += item + 1
+    rays[i] = m

@@ -28,6 +28,10 @@ struct Mesh {
     const int32_t* face_order;  // num_tris: the faces, leaf by leaf
     int32_t num_nodes;
     float average_edge_length;  // Warp's (mesh_query_point_sign_normal's epsilon is a fraction of it)
+    // A grouped Bvh's groups: their ids ascending and the node whose subtree holds each one's items.
+    const int32_t* group_ids;  // num_groups (null and 0: no groups)
+    const int32_t* group_roots;
+    int32_t num_groups;
 };
 
 TL_HD const Mesh& mesh_of(uint64_t id) { return *reinterpret_cast<const Mesh*>(uintptr_t(id)); }

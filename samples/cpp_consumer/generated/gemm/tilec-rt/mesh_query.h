@@ -588,11 +588,14 @@ TL_HD float mesh_parity_sign(uint64_t id, int32_t face, const vec3f& point, int3
 
 // The next leaf, in depth-first order after node `after`'s subtree (from the root for -1), whose
 // box the query's shape `touches(lo, hi)`; -1 when none is left. A `mesh_query_aabb` or
-// `mesh_query_sphere` loop visits its faces leaf by leaf.
+// `mesh_query_sphere` loop visits its faces leaf by leaf. Within node `root`'s subtree (a grouped
+// Bvh's group: bvh_get_group_root); -1, or a number that is no node, is the whole tree.
 template <class Touches>
-TL_HD int32_t mesh_next_leaf(const Mesh& m, int32_t after, Touches touches) {
-    int32_t n = after < 0 ? 0 : m.nodes[after].skip(after);
-    while (n < m.num_nodes) {
+TL_HD int32_t mesh_next_leaf(const Mesh& m, int32_t after, Touches touches, int32_t root = -1) {
+    const bool whole = root < 0 || root >= m.num_nodes;
+    const int32_t end = whole ? m.num_nodes : m.nodes[root].skip(root);
+    int32_t n = after < 0 ? (whole ? 0 : root) : m.nodes[after].skip(after);
+    while (n < end) {
         const MeshNode& node = m.nodes[n];
         if (!touches(node.lower, node.upper)) {
             n = node.skip(n);
@@ -605,8 +608,21 @@ TL_HD int32_t mesh_next_leaf(const Mesh& m, int32_t after, Touches touches) {
     return -1;
 }
 
-TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, const vec3f& lo, const vec3f& hi) {
-    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& a, const vec3f& b) { return boxes_overlap(lo, hi, a, b); });
+TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, int32_t root, const vec3f& lo, const vec3f& hi) {
+    return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& a, const vec3f& b) { return boxes_overlap(lo, hi, a, b); },
+                          root);
+}
+
+// The root of group `group`'s subtree in a grouped Bvh, -1 (the whole tree, as Warp's) for a group it lacks.
+TL_HD int32_t bvh_get_group_root(uint64_t id, int32_t group) {
+    const Mesh& m = mesh_of(id);
+    int32_t lo = 0, hi = m.num_groups;  // group_ids ascending
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (m.group_ids[mid] < group) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < m.num_groups && m.group_ids[lo] == group ? m.group_roots[lo] : -1;
 }
 
 TL_HD int32_t mesh_leaf_begin(uint64_t id, int32_t node) { return mesh_of(id).nodes[node].first(); }
@@ -668,10 +684,10 @@ TL_HD bool capsule_reaches_box(const vec3f& start, const vec3f& dir, float radiu
     return (far >= 0.0f) & (far >= near) && !(near > max_dist);
 }
 
-TL_HD int32_t mesh_capsule_next_leaf(uint64_t id, int32_t after, const vec3f& start, const vec3f& dir, float radius,
-                                     float max_dist) {
+TL_HD int32_t mesh_capsule_next_leaf(uint64_t id, int32_t after, int32_t root, const vec3f& start, const vec3f& dir,
+                                     float radius, float max_dist) {
     return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
-        return capsule_reaches_box(start, dir, radius, max_dist, lo, hi); });
+        return capsule_reaches_box(start, dir, radius, max_dist, lo, hi); }, root);
 }
 
 TL_HD int32_t bvh_capsule_item(uint64_t id, int32_t k, const vec3f& start, const vec3f& dir, float radius,
@@ -681,9 +697,10 @@ TL_HD int32_t bvh_capsule_item(uint64_t id, int32_t k, const vec3f& start, const
     return capsule_reaches_box(start, dir, radius, max_dist, m.face_lowers[item], m.face_uppers[item]) ? item : -1;
 }
 
-TL_HD int32_t mesh_ray_next_leaf(uint64_t id, int32_t after, const vec3f& start, const vec3f& dir, float max_dist) {
+TL_HD int32_t mesh_ray_next_leaf(uint64_t id, int32_t after, int32_t root, const vec3f& start, const vec3f& dir,
+                                 float max_dist) {
     return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
-        return ray_reaches_box(start, dir, max_dist, lo, hi); });
+        return ray_reaches_box(start, dir, max_dist, lo, hi); }, root);
 }
 
 // The item at position k of the leaves' order if the ray reaches its box before max_dist, else -1.
@@ -708,10 +725,10 @@ TL_HD float sphere_radius_sq(float radius) {  // a negative radius is a point's:
     return r * r;
 }
 
-TL_HD int32_t mesh_sphere_next_leaf(uint64_t id, int32_t after, const vec3f& centre, float radius) {
+TL_HD int32_t mesh_sphere_next_leaf(uint64_t id, int32_t after, int32_t root, const vec3f& centre, float radius) {
     const float r2 = sphere_radius_sq(radius);
     return mesh_next_leaf(mesh_of(id), after, [&](const vec3f& lo, const vec3f& hi) {
-        return sphere_reaches_box(centre, r2, lo, hi); });
+        return sphere_reaches_box(centre, r2, lo, hi); }, root);
 }
 
 // The face at position k of the leaves' order if the sphere reaches its box and then its closest point

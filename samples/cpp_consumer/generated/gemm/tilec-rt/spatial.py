@@ -35,7 +35,7 @@ import weakref
 import numpy as np
 
 # One registry per process and descriptor layout: an object made by one module is valid in another's kernels.
-_REGISTRY = sys.modules.setdefault("_tilec_spatial_v2", types.ModuleType("_tilec_spatial_v2"))
+_REGISTRY = sys.modules.setdefault("_tilec_spatial_v3", types.ModuleType("_tilec_spatial_v3"))
 if not hasattr(_REGISTRY, "live"):
     _REGISTRY.live = {}  # id -> weakref.ref(HashGrid or Mesh)
 
@@ -161,7 +161,8 @@ class _MeshDesc(ctypes.Structure):  # runtime mesh.h tl::Mesh
                 ("num_points", ctypes.c_int32), ("num_tris", ctypes.c_int32),
                 ("face_lowers", ctypes.c_void_p), ("face_uppers", ctypes.c_void_p),
                 ("nodes", ctypes.c_void_p), ("face_order", ctypes.c_void_p),
-                ("num_nodes", ctypes.c_int32), ("average_edge_length", ctypes.c_float)]
+                ("num_nodes", ctypes.c_int32), ("average_edge_length", ctypes.c_float),
+                ("group_ids", ctypes.c_void_p), ("group_roots", ctypes.c_void_p), ("num_groups", ctypes.c_int32)]
 
 
 _LEAF_SIZE = 4  # faces per leaf at most
@@ -181,21 +182,36 @@ class _Bvh:
     (runtime mesh_query.h `tl::MeshNode`): lower x y z, an int, upper x y z, an int: an inner node's
     skip and right child, a leaf's count and -1 - first."""
 
-    def __init__(self, lower, upper):
+    def __init__(self, lower, upper, groups=None):
         num_faces = lower.shape[0]
         centre = (lower + upper) * np.float32(0.5)
         order = np.arange(num_faces, dtype=np.int64)
+        group_of = None  # a grouped tree: each position's group, the items sorted by group
+        if groups is not None:
+            order = np.argsort(groups, kind="stable").astype(np.int64)
+            group_of = groups[order]
+            cuts = np.flatnonzero(group_of[1:] != group_of[:-1]) + 1  # where a group's items start
         levels = []  # per level, breadth first: (first, count) of each node (count 0: inner, first = left child)
+        ranges = []  # per level: (starts, ends) of each node's positions
         starts = np.zeros(1 if num_faces else 0, np.int64)
         ends = np.full(starts.shape, num_faces, np.int64)
         made = 0
         while starts.size:
             made += starts.size
+            ranges.append((starts, ends))
             inner = ends - starts > _LEAF_SIZE
+            spans = np.zeros(starts.shape, bool)
+            if group_of is not None:  # a node over several groups splits at a group's start: each group a subtree
+                spans = group_of[starts] != group_of[ends - 1]
+                inner |= spans
             s, e = starts[inner], ends[inner]
             middle = (s + e) // 2
-            if s.size:  # past _SAH_DEPTH levels, medians (the depth stays under runtime's stack: 128 levels)
-                middle = self._split(s, e, order, lower, upper, centre, len(levels) < _SAH_DEPTH)
+            one = ~spans[inner]
+            if one.any():  # past _SAH_DEPTH levels, medians (the depth stays under runtime's stack: 128 levels)
+                middle[one] = self._split(s[one], e[one], order, lower, upper, centre, len(levels) < _SAH_DEPTH)
+            for k in np.flatnonzero(~one):  # the group start nearest the middle (one node per group boundary in all)
+                inside = cuts[np.searchsorted(cuts, s[k], "right"):np.searchsorted(cuts, e[k], "left")]
+                middle[k] = inside[np.argmin(np.abs(inside - middle[k]))]
             first = np.where(inner, made + 2 * (np.cumsum(inner) - 1), starts)
             levels.append((first, np.where(inner, 0, ends - starts)))
             starts = np.stack([s, middle], axis=1).reshape(-1)
@@ -231,6 +247,16 @@ class _Bvh:
         # partition), then each level's inner nodes and their children, the deepest level first
         self._leaves = np.flatnonzero(leaf)
         self._inner_levels = [(d, d + 1, right[d]) for d in (depth_first[ids] for ids in reversed(inner)) if d.size]
+        # a grouped tree: each group's node (the shallowest over exactly its positions), by group id ascending
+        self.group_ids, self.group_roots = np.zeros(0, np.int32), np.zeros(0, np.int32)
+        if group_of is not None and num_faces:
+            bounds = np.concatenate(([0], cuts, [num_faces]))
+            node_of = {}
+            for node, (a, b) in enumerate(zip(np.concatenate([r[0] for r in ranges]), np.concatenate([r[1] for r in ranges]))):
+                node_of.setdefault((int(a), int(b)), node)
+            self.group_ids = group_of[bounds[:-1]].astype(np.int32)
+            self.group_roots = np.array([depth_first[node_of[int(a), int(b)]] for a, b in zip(bounds[:-1], bounds[1:])],
+                                        np.int32)
         self.refit(lower, upper)
 
     @staticmethod
@@ -297,6 +323,8 @@ class _Bvh:
         desc.face_lowers, desc.face_uppers = self.face_lowers.ctypes.data, self.face_uppers.ctypes.data
         desc.nodes, desc.face_order = self.nodes.ctypes.data, self.face_order.ctypes.data
         desc.num_nodes = self.node_skip.size
+        desc.group_ids, desc.group_roots = self.group_ids.ctypes.data, self.group_roots.ctypes.data
+        desc.num_groups = self.group_ids.size
 
 
 def _corners(points, indices):
@@ -397,14 +425,27 @@ class Bvh:
         if device not in (None, "cpu"):
             raise ValueError(f"Bvh: device {device!r}: tilec's BVHs live on the CPU (device='cpu'); GPU BVHs are "
                              "not supported yet")
+        self.groups = None
         if groups is not None:
-            raise ValueError("Bvh: grouped BVHs (groups=...) are not supported by tilec yet")
+            try:
+                grouped = np.asarray(groups)
+            except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+                raise TypeError(f"Bvh: `groups` must be an int32 array, got {type(groups).__name__}") from e
+            if grouped.dtype.kind not in "iu" or grouped.ndim != 1:
+                raise ValueError(f"Bvh: `groups` must be one integer per box, got {grouped.dtype} of shape "
+                                 f"{grouped.shape}")
+            if grouped.size and (grouped.min() < _INT_MIN or grouped.max() > _INT_MAX):
+                raise ValueError("Bvh: `groups` must be int32 values")
+            self.groups = grouped.astype(np.int32)  # a copy: the tree is built from it (rebuild() reads it again)
         self.lowers = _vec3_array("lowers", lowers, "Bvh")
         self.uppers = _vec3_array("uppers", uppers, "Bvh")
         if self.uppers.shape != self.lowers.shape:
             raise ValueError(f"Bvh: `uppers` must match the lowers' shape {self.lowers.shape}, got {self.uppers.shape}")
         if self.lowers.shape[0] > _INT_MAX:
             raise ValueError("Bvh: more boxes than int32 indices")
+        if self.groups is not None and self.groups.shape[0] != self.lowers.shape[0]:
+            raise ValueError(f"Bvh: `groups` must hold one group per box ({self.lowers.shape[0]}), got "
+                             f"{self.groups.shape[0]}")
         self.device = "cpu"
         self.dtype = "float32"
         self._desc = _MeshDesc(None, None, None, 0, self.lowers.shape[0])  # a mesh without points: items only
@@ -418,7 +459,7 @@ class Bvh:
 
     def rebuild(self, constructor=None):
         """A new tree over the boxes as they are now, as Warp's rebuild."""
-        self._bvh = _Bvh(self.lowers, self.uppers)
+        self._bvh = _Bvh(self.lowers, self.uppers, self.groups)
         self._bvh.fill(self._desc)
 
 
