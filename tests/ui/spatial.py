@@ -131,3 +131,13 @@ def tiled_step_errors(bvh: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array(
         if wp.untile(wp.tile_bvh_query_next(q)) >= 0:  # ERROR TC0401: tile_bvh_query_next in the header of an `if`
             out[i] += 1
         both = wp.untile(wp.tile_bvh_query_next(q)) + wp.untile(wp.tile_bvh_query_next(q))  # ERROR TC0401: a second step of the query `q`
+
+
+@wp.kernel
+def rebound_shape_queries(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_aabb(bvh, x[i], x[i])
+    q = wp.bvh_query_aabb(bvh, x[i], x[i] * 2.0)  # the same kind again: accepted
+    q = wp.bvh_query_ray(bvh, x[i], x[i])  # ERROR TC0405: `q` was a BVH box query of `bvh` and cannot become a BVH ray query of `bvh`
+    t = wp.tile_bvh_query_aabb(bvh, x[i], x[i])
+    t = wp.tile_mesh_query_aabb(mesh, x[i], x[i])  # ERROR TC0405: `t` was a tiled BVH box query of `bvh` and cannot become a tiled mesh box query of `mesh`

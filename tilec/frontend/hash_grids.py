@@ -29,7 +29,7 @@ a live grid of the point's precision, so a wrong number never reaches native cod
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, VecT, describe
+from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, Type, VecT, describe
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
@@ -112,6 +112,11 @@ class MeshQuery:
         """The shape's variables, in the order its ops take them."""
         return (self.a, self.b) if self.c is None else (self.a, self.b, self.c)
 
+    @property
+    def key(self) -> tuple[object, ...]:
+        """What a name rebound to another query must keep to keep its variables."""
+        return (self.mesh, self.kind, self.shape)
+
 
 @dataclass(frozen=True)
 class TiledQuery:
@@ -131,6 +136,10 @@ class TiledQuery:
     @property
     def what(self) -> str:
         return f"tiled {'mesh' if self.kind == 'mesh' else 'BVH'} {('box', 'ray')[self.test]} query"
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.mesh, self.kind, self.test)
 
 
 Query = GridQuery | MeshQuery | TiledQuery
@@ -249,24 +258,35 @@ class HashGridQueries(LoweringHost):
             if root.type != INT32:
                 self.fail("TC0201", f"{api}: `root` must be an int32 (a node, from wp.bvh_get_group_root), got "
                           f"{describe(root.type)}", args["root"])
-        values = []
-        for key, wanted in zip(names, (VEC3F, FLOAT32 if shape == "sphere" else VEC3F, FLOAT32)):
-            value = self.expr(args[key])
-            if wanted == FLOAT32:
-                value = self.retype_literal(value, FLOAT32)
-            if value.type != wanted:
-                self.fail("TC0201", f"{api}: `{key}` must be {describe(wanted)}, got {describe(value.type)}", args[key])
-            values.append(value)
+        values = self.shape_values(api, args, zip(names, (VEC3F, FLOAT32 if shape == "sphere" else VEC3F, FLOAT32)))
         mesh = self.grid_id(args["id"], "float32", kind=kind)
-        query = self.grid_queries.get(name)
-        if query is None:
-            query = MeshQuery.named(name, mesh.sym, shape, kind)
-            self.grid_queries[name] = query
-        elif not isinstance(query, MeshQuery) or query.mesh != mesh.sym or query.shape != shape or query.kind != kind:
-            self.fail("TC0405", f"`{name}` was another kind of query, or of another grid, mesh or BVH, and cannot "
-                      f"become a {shape} query of `{mesh.sym.name}`", node, help="use a new name")
+        query = self.kept_query(name, MeshQuery.named(name, mesh.sym, shape, kind), node)
+        assert isinstance(query, MeshQuery)  # (kept_query: the same kind of query)
         rooted = [ir.Assign(query.root, root, span)] if query.root is not None else []
         return [*(ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)), *rooted]
+
+    def shape_values(self, api: str, args: dict[str, cst.BaseExpression], wanted: Iterable[tuple[str, Type]]
+                     ) -> list[ir.Expr]:
+        """A query's shape arguments `wanted` (name, type), lowered and checked (a float literal is float32)."""
+        values = []
+        for key, t in wanted:
+            value = self.expr(args[key])
+            if t == FLOAT32:
+                value = self.retype_literal(value, FLOAT32)
+            if value.type != t:
+                self.fail("TC0201", f"{api}: `{key}` must be {describe(t)}, got {describe(value.type)}", args[key])
+            values.append(value)
+        return values
+
+    def kept_query(self, name: str, made: MeshQuery | TiledQuery, node: cst.CSTNode) -> Query:
+        """The query `name` holds: `made` when it held none, else the one it holds when that is of the same
+        kind, shape and id (its variables then take the new values); TC0405 otherwise."""
+        query = self.grid_queries.setdefault(name, made)
+        if type(query) is not type(made) or query.key != made.key:
+            held = query_what(query) + ("" if isinstance(query, GridQuery) else f" of `{query.mesh.name}`")
+            self.fail("TC0405", f"`{name}` was a {held} and cannot become a {query_what(made)} of "
+                      f"`{made.mesh.name}`", node, help="use a new name")
+        return query
 
     def query_arguments(self, api: str, call: cst.Call, params: Sequence[tuple[str, Any]]
                         ) -> dict[str, cst.BaseExpression]:

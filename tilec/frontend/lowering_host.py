@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any, NoReturn, Protocol, TypeGuard
 
     import libcst as cst
@@ -161,6 +161,9 @@ if TYPE_CHECKING:
                             ) -> dict[str, cst.BaseExpression]: ...
         def query_argument(self, node: cst.Name) -> ir.Const | None: ...
         def make_tiled_query(self, api: str, name: str, call: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]: ...
+        def shape_values(self, api: str, args: dict[str, cst.BaseExpression],
+                         wanted: Iterable[tuple[str, Type]]) -> list[ir.Expr]: ...  # hash_grids.py
+        def kept_query(self, name: str, made: Any, node: cst.CSTNode) -> Query: ...
         def tiled_query_step(self, api: str, node: cst.Call) -> ir.Expr: ...  # tiled_queries.py
         def tuple_argument(self, node: cst.BaseExpression) -> Any: ...
         def static_by_loop_variables(self, node: cst.Call) -> ir.Expr | None: ...  # lower_call.py

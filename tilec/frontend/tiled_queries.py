@@ -20,7 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..ir.types import BOOL, INT32, INT64, describe
+from ..ir.types import BOOL, INT32, INT64
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .hash_grids import TILED_NEXT, TILED_QUERIES, TiledQuery
@@ -34,21 +34,10 @@ class TiledQueries(LoweringHost):
         kind, test = TILED_QUERIES[api]
         names = ("low", "high") if test == 0 else ("start", "dir")
         args = self.query_arguments(api, call, (("id", REQUIRED), *((n, REQUIRED) for n in names)))
-        values = []
-        for key in names:
-            value = self.expr(args[key])
-            if value.type != VEC3F:
-                self.fail("TC0201", f"{api}: `{key}` must be a vec3f, got {describe(value.type)}", args[key])
-            values.append(value)
+        values = self.shape_values(api, args, ((key, VEC3F) for key in names))
         mesh = self.grid_id(args["id"], "float32", kind=kind)
-        query = self.grid_queries.get(name)
-        if query is None:
-            query = TiledQuery.named(name, mesh.sym, kind, test)
-            self.grid_queries[name] = query
-        elif not isinstance(query, TiledQuery) or (query.mesh, query.kind, query.test) != (mesh.sym, kind, test):
-            self.fail("TC0405", f"`{name}` was another kind of query, or of another mesh or BVH, and cannot become a "
-                      f"{TiledQuery.named(name, mesh.sym, kind, test).what} of `{mesh.sym.name}`", node,
-                      help="use a new name")
+        query = self.kept_query(name, TiledQuery.named(name, mesh.sym, kind, test), node)
+        assert isinstance(query, TiledQuery)  # (kept_query: the same kind of query)
         span = self.span(node)
         mesh_id = ir.Var(query.mesh, span)
         start = ir.OpCall("mesh_batch_start", (mesh_id, *values, ir.Const(test, INT32, span)), (), INT64, span)
