@@ -65,6 +65,16 @@ def grouped(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.v
 
 
 @wp.kernel
+def mesh_group_rays(mesh: wp.uint64, start: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
+                    group: wp.array(dtype=int), crossings: wp.array2d(dtype=int)):
+    i = wp.tid()
+    root = wp.mesh_get_group_root(mesh, group[i])
+    crossings[i, 0] = wp.mesh_query_ray_count_intersections(mesh, start[i], d[i], root)
+    hit = wp.mesh_query_ray(mesh, start[i], d[i], 1.0e6, root)
+    crossings[i, 1] = wp.where(hit.result, hit.face, -1)
+
+
+@wp.kernel
 def tiled(bvh: wp.uint64, lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), found: wp.array2d(dtype=int),
           steps: wp.array(dtype=int)):
     i, _lane = wp.tid()
@@ -205,6 +215,30 @@ def test_a_group_roots_query_finds_its_groups_items_only(module):
     assert found[asked == 10].any() and found[asked == 7].sum() > found[asked == 10].sum()
     bvh.rebuild()  # the groups kept
     np.testing.assert_array_equal(launch(module, "grouped", bvh, lo, hi, asked), touched & in_group)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_grouped_meshs_rays_meet_their_groups_faces_only(module):
+    rng = np.random.default_rng(12)
+    centres = rng.random((300, 3)).astype(np.float32) * 6
+    points = (centres[:, None, :] + (rng.random((300, 3, 3)) - 0.5).astype(np.float32) * 1.5).reshape(-1, 3)
+    groups = rng.integers(0, 4, 300).astype(np.int32)
+    mesh = module.Mesh(points, np.arange(900, dtype=np.int32), groups=groups)
+    start = (rng.random((QUERIES, 3)) * 6).astype(np.float32)
+    d = rng.standard_normal((QUERIES, 3)).astype(np.float32)
+    asked = np.resize(np.array([0, 1, 3, 9], np.int32), QUERIES)  # 9: no such group, the whole mesh
+    native = np.zeros((QUERIES, 2), np.int32)
+    module.mesh_group_rays.launch(dim=QUERIES, inputs=[mesh.id, start, d, asked, native])
+    interp = Interpreter(compile_ir(SOURCE, "bvh_ref"))
+    ref = np.zeros_like(native)
+    interp.launch("mesh_group_rays", QUERIES, [mesh.id, start, d, asked, ref], tiled=False)
+    np.testing.assert_array_equal(ref, native)  # the interpreter's brute force over the group's faces
+    hit = native[:, 1] >= 0
+    assert hit.sum() > 10 and (native[asked == 9, 0] > native[asked == 0, 0].mean()).any()
+    np.testing.assert_array_equal(groups[native[hit & (asked != 9), 1]], asked[hit & (asked != 9)])
+    with pytest.raises(ValueError, match=r"Mesh: `groups` must hold one group per triangle \(300\), got 3"):
+        module.Mesh(points, np.arange(900, dtype=np.int32), groups=groups[:3])
 
 
 @needs_cxx

@@ -99,10 +99,12 @@ class MeshArg:
     points: Arr
     indices: Arr
     velocities: Arr | None = None
+    groups: Arr | None = None  # a grouped mesh: each triangle's group (int32)
 
     def arrays(self) -> list:
         return [("points", self.points), ("indices", self.indices)] + (
-            [("velocities", self.velocities)] if self.velocities is not None else [])
+            [("velocities", self.velocities)] if self.velocities is not None else []) + (
+            [("groups", self.groups)] if self.groups is not None else [])
 
 
 @dataclass(frozen=True)

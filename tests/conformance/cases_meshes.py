@@ -44,6 +44,11 @@ CASES = [
                                                                      out(4 * N, dtype="int32")), grad=False, **SIMT),
     Case("mesh_trees", P, "mesh_trees", dim=(N,), args=(MESH, varr(N, "vec3"), varr(N, "vec3"), out(N, dtype="int32"),
                                                         out(N, dtype="int32")), grad=False, **SIMT),
+    Case("mesh_grouped_rays", P, "grouped_rays", dim=(N,),
+         args=(MeshArg(varr(POINTS, "vec3"), Arr((3 * TRIS,), "int32", "in", f"int:0:{POINTS}"),
+                       groups=Arr((TRIS,), "int32", "in", "int:0:4")), varr(N, "vec3"), varr(N, "vec3"),
+               Arr((N,), "int32", "in", "int:-1:6"), out(N, dtype="int32"), out(N), out(N, dtype="int32")),
+         grad=False, **SIMT),
     Case("mesh_tiled_faces", P, "tiled_faces", dim=(N,), args=(MESH, varr(N, "vec3"), out(N, TRIS, dtype="int32")),
          grad=False, launch="tiled", block_dim=8),
 ]

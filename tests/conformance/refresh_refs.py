@@ -131,7 +131,8 @@ def run_warp(case, values, seeds, wp):
         elif isinstance(a, Grid):  # built below, once its points are a Warp array
             arrays.append(None)
         elif isinstance(a, MeshArg):
-            made = {f: wp.array(v[f], dtype=wp.vec3 if f != "indices" else wp.int32, device="cpu") for f, _ in a.arrays()}
+            made = {f: wp.array(v[f], dtype=wp.int32 if f in ("indices", "groups") else wp.vec3, device="cpu")
+                    for f, _ in a.arrays()}
             mesh = HELD[f"mesh{len(arrays)}"] = wp.Mesh(**made)
             arrays.append(mesh.id)
         elif isinstance(a, BvhArg):

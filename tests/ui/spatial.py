@@ -63,7 +63,7 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
                       out: wp.array(dtype=float)):
     i = wp.tid()
     a = wp.mesh_query_point(mesh, xd[i], 1.0)  # ERROR TC0201: mesh_query_point: `point` must be a vec3f
-    b = wp.mesh_query_ray(mesh, x[i], x[i], 1.0, 3)  # ERROR TC0401: `root` selects a group of a grouped mesh
+    b = wp.mesh_query_ray(mesh, x[i], x[i], 1.0, x[i])  # ERROR TC0201: mesh_query_ray: `root` must be
     c = wp.mesh_query_point_no_sign(mesh, x[i])  # ERROR TC0408: mesh_query_point_no_sign: no value for `max_dist`
     d = wp.mesh_query_point_sign_normal(mesh, x[i], 1.0, eps=0.1)  # ERROR TC0303: unknown argument `eps`
     out[i] = wp.mesh_query_point(mesh, x[i], 1.0).distance  # ERROR TC0311: has no field `distance`
@@ -74,9 +74,9 @@ def mesh_query_errors(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), xd: wp.array(
         f += 1
     wp.mesh_query_next(q, f)  # ERROR TC0401: `wp.mesh_query_next` is taken only as a while loop's condition
     q = 2.0  # ERROR TC0405: `q` is a mesh box query and cannot become
-    hit = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0, 2)  # ERROR TC0401: `root` selects a group of a grouped mesh
+    hit = wp.mesh_query_ray_anyhit(mesh, x[i], x[i], 1.0, 2.5)  # ERROR TC0201: mesh_query_ray_anyhit: `root` must be an int
     s = wp.mesh_query_sphere(mesh, x[i], x[i])  # ERROR TC0201: mesh_query_sphere: `radius` must be a float32
-    g = wp.mesh_get_group_root(mesh, 0)  # ERROR TC0430: `mesh_get_group_root` is a Warp builtin not supported
+    g = wp.mesh_get_group_root(mesh, 0.5)  # ERROR TC0201: mesh_get_group_root: `group` must be an int
     face = int(0)
     u = float(0.0)
     v = float(0.0)

@@ -161,9 +161,6 @@ class MeshQueries(LoweringHost):
         for name, default in params[1:]:
             given = args.get(name)
             values[name] = self.held(self.mesh_query_operand(api, name, given, default, span), held, span)
-        if "root" in args and not (isinstance(values["root"], ir.Const) and values["root"].value == -1):
-            self.fail("TC0401", f"unsupported syntax: {api}: `root` selects a group of a grouped mesh, which tilec "
-                      "does not support yet; pass -1 (the whole mesh) or leave it out", args["root"])
 
         def op(name: str, t: Any, *operands: ir.Expr) -> ir.OpCall:
             return ir.OpCall(name, (mesh, *operands), (), t, span)
@@ -173,7 +170,7 @@ class MeshQueries(LoweringHost):
 
         if struct == "MeshQueryRay":
             start, direction = values["start"], values["dir"]
-            face = self.held(op("mesh_ray_face", INT32, start, direction, values["max_t"]), held, span)
+            face = self.held(op("mesh_ray_face", INT32, start, direction, values["max_t"], values["root"]), held, span)
             leaves: dict[str, ir.Expr] = {field: op("mesh_ray_hit", FLOAT32, face, start, direction, k(which))
                       for which, field in enumerate(("t", "u", "v", "sign"))}
             leaves["normal"] = op("mesh_eval_face_normal", VEC3F, face)

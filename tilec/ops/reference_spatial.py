@@ -289,12 +289,31 @@ def _closest_weight_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) 
     return g.astype(np.float32)
 
 
-def _ray_hits(m: MeshLayout, start: Value, direction: Value) -> list[tuple[float, int, float, float, float]]:
-    """(t, face, u, v, det) of each face the ray meets at t >= 0 (Moller and Trumbore, float64);
-    u and v weigh the first and second corners, det is Warp's: n . -dir / |dir's largest component|."""
+def _faces_under(m: MeshLayout, root: int) -> set[int]:
+    """The faces of the leaves in node `root`'s subtree (-1, or no node: every face)."""
+    if not 0 <= root < m.num_nodes:
+        return set(range(m.num_tris))
+    faces: set[int] = set()
+    n = root
+    end = _node(m, root)[1]
+    while n < end:
+        _, _, first, count = _node(m, n)
+        if first is not None:
+            faces |= {m.face_order[k] for k in range(first, first + count)}
+        n += 1
+    return faces
+
+
+def _ray_hits(m: MeshLayout, start: Value, direction: Value, root: int = -1) -> list[tuple[float, int, float, float, float]]:
+    """(t, face, u, v, det) of each face the ray meets at t >= 0 (Moller and Trumbore, float64), of the
+    faces under node `root`; u and v weigh the first and second corners, det is Warp's: n . -dir /
+    |dir's largest component|."""
     s, d = np.asarray(start, np.float64), np.asarray(direction, np.float64)
     hits = []
+    under = _faces_under(m, root)
     for f, (a, b, c) in enumerate(_triangles(m)):
+        if f not in under:
+            continue
         e1, e2 = b - a, c - a
         h = np.cross(d, e2)
         det = e1 @ h
@@ -314,7 +333,7 @@ def _ray_hits(m: MeshLayout, start: Value, direction: Value) -> list[tuple[float
 
 @impl("mesh_ray_face")
 def _ray_face(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    hits = [h for h in _ray_hits(_mesh(a[0]), a[1], a[2]) if h[0] < float(a[3])]
+    hits = [h for h in _ray_hits(_mesh(a[0]), a[1], a[2], int(a[4])) if h[0] < float(a[3])]
     return np.int32(min(hits)[1] if hits else -1)
 
 
@@ -334,7 +353,7 @@ def _ray_hit_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Valu
     ray = [np.asarray(a[2], np.float64), np.asarray(a[3], np.float64)]
 
     def value(r: list[np.ndarray]) -> float:
-        hit = [h for h in _ray_hits(m, *r) if h[1] == face]
+        hit = [h for h in _ray_hits(m, r[0], r[1]) if h[1] == face]
         return float((hit[0][0], hit[0][2], hit[0][3], hit[0][4])[which]) if hit else 0.0
 
     g = np.zeros(3)
@@ -398,7 +417,7 @@ def _box_next_leaf(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return _next_leaf(_mesh(a[0]), int(a[1]), lambda box: _overlap(box, a[3], a[4]), int(a[2]))
 
 
-@impl("bvh_get_group_root")
+@impl("bvh_get_group_root", "mesh_get_group_root")
 def _group_root(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     m = _mesh(a[0])
     roots = {m.group_ids[k]: m.group_roots[k] for k in range(m.num_groups)}
@@ -486,12 +505,12 @@ def _parity_sign(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
 
 @impl("mesh_query_ray_anyhit")
 def _ray_anyhit(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.bool_(any(h[0] < float(a[3]) for h in _ray_hits(_mesh(a[0]), a[1], a[2])))
+    return np.bool_(any(h[0] < float(a[3]) for h in _ray_hits(_mesh(a[0]), a[1], a[2], int(a[4]))))
 
 
 @impl("mesh_query_ray_count_intersections")
 def _ray_count(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
-    return np.int32(len(_ray_hits(_mesh(a[0]), a[1], a[2])))
+    return np.int32(len(_ray_hits(_mesh(a[0]), a[1], a[2], int(a[3]))))
 
 
 def _sphere_reaches(box: tuple[np.ndarray, np.ndarray], centre: np.ndarray, radius: float) -> bool:

@@ -220,8 +220,9 @@ OPS += [
     _query("mesh_inside_rays", ("face", "point"), _query_rule(("point",), ("face",), (), FLOAT32),
            "-1 if at least two of three rays from `point` along +x, +y, +z first hit a face's back, else 1; 0 for "
            "face -1"),
-    _query("mesh_ray_face", (*RAY, "max_t"), _query_rule(RAY, (), ("max_t",), INT32),
-           "the face the ray start + t dir first hits at 0 <= t < max_t, -1 if none"),
+    _query("mesh_ray_face", (*RAY, "max_t", "root"), _query_rule(RAY, ("root",), ("max_t",), INT32),
+           "the face the ray start + t dir first hits at 0 <= t < max_t, -1 if none; in node `root`'s subtree (a "
+           "grouped mesh's group, -1 the whole mesh)"),
     _query("mesh_ray_hit", ("face", *RAY, "which"), _query_rule(RAY, ("face", "which"), (), FLOAT32),
            "of the ray's hit on `face`: t (which 0), the weights u (1) and v (2), the signed determinant (3)",
            adj_cpp="mesh_ray_hit_gradient", nondiff=frozenset({"id", "face", "which"})),
@@ -274,12 +275,10 @@ OPS += [
            "the item at `position` of a Bvh's tree order if the sphere reaches its box, else -1"),
 ]
 def _ray_test(result: Type) -> Callable[[Bound], Type]:
-    """mesh_query_ray_anyhit / _count_intersections: a vec3f start and direction (a float32 max_t), root -1."""
+    """mesh_query_ray_anyhit / _count_intersections: a vec3f start and direction (a float32 max_t), an int root
+    (a grouped mesh's group: mesh_get_group_root; -1 the whole mesh)."""
     def rule(b: Bound) -> Type:
         _vec3f(b, "start", "dir")
-        if b.consts.get("root", -1) != -1:
-            b.fail("TC0401", "unsupported syntax: `root` selects a group of a grouped mesh, which tilec does not "
-                   "support yet; pass -1 (the whole mesh) or leave it out", "root")
         return _rule(_mesh, ("root",), result, ("max_t",) if "max_t" in b.types else ())(b)
 
     return rule
@@ -294,6 +293,9 @@ OPS += [
            "mesh_query_ray_count_intersections", "how many faces the ray start + t dir meets at t >= 0",
            runtime_call=True),
 ]
+OPS.append(OpSpec("mesh_get_group_root", (MESH, Param("group", "value")), _rule(_mesh, ("group",), INT32),
+                  "mesh_get_group_root", "the root of a grouped mesh's group `group` (-1, the whole mesh, for a group "
+                  "it lacks): the `root` of its ray queries", runtime_call=True))
 OPS.append(OpSpec("bvh_get_group_root", (Param("id", "value"), Param("group", "value")),
                   _rule(lambda b: _grid(b, "id", "a BVH's id (a uint64, `Bvh.id`)"), ("group",), INT32),
                   "bvh_get_group_root", "the root of a grouped Bvh's group `group` (-1, the whole tree, for a group it "

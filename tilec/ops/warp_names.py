@@ -115,8 +115,8 @@ FAMILY_NOTES = {
             "loops (with bvh_query_next and its max_dist), the tiled bvh queries, grouped BVHs and bvh_get_group_root",
     "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
              "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
-             "_count_intersections), mesh_query_aabb / mesh_query_sphere loops, the tiled mesh_query_aabb and "
-             "mesh_get_bvh; grouped meshes are not supported yet",
+             "_count_intersections), mesh_query_aabb / mesh_query_sphere loops, the tiled mesh_query_aabb, "
+             "mesh_get_bvh and grouped meshes' ray queries (mesh_get_group_root)",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }

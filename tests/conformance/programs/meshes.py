@@ -181,3 +181,17 @@ def mesh_trees(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp
     while wp.bvh_query_next(ray, face):
         m += face + 1
     crossed[i] = m
+
+
+@wp.kernel
+def grouped_rays(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), group: wp.array(dtype=int),
+                 faces: wp.array(dtype=int), ts: wp.array(dtype=float), crossings: wp.array(dtype=int)):
+    # a grouped mesh: a ray from wp.mesh_get_group_root's node meets that group's faces only (a group the
+    # mesh lacks gives -1: the whole mesh)
+    i = wp.tid()
+    root = wp.mesh_get_group_root(mesh, group[i])
+    hit = wp.mesh_query_ray(mesh, x[i], d[i], 1.0e6, root)
+    faces[i] = wp.where(hit.result, hit.face, -1)
+    ts[i] = wp.where(hit.result, hit.t, -1.0)
+    crossings[i] = wp.mesh_query_ray_count_intersections(mesh, x[i], d[i], root) * 10 + int(
+        wp.mesh_query_ray_anyhit(mesh, x[i], d[i], 2.0, root))

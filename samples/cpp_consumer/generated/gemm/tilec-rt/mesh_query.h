@@ -135,15 +135,16 @@ TL_HD vec3f mesh_face_closest(const vec3f& p, const vec3f& q, const vec3f& r, co
 
 // Depth-first walk of the tree, nearer child first: `visit(face)` for each face of each leaf whose
 // box `keep`s its `distance(lo, hi)` (asked again of a node when it is popped, with the distance
-// found when it was pushed: the bound may have shrunk since).
+// found when it was pushed: the bound may have shrunk since). From node `root` (a grouped mesh's
+// group: mesh_get_group_root); -1, or a number that is no node, is the whole tree.
 template <class Keep, class Distance, class Visit>
-TL_HD void mesh_walk_nearest(const Mesh& m, Keep keep, Distance distance, Visit visit) {
+TL_HD void mesh_walk_nearest(const Mesh& m, Keep keep, Distance distance, Visit visit, int32_t root = -1) {
     if (m.num_nodes == 0) return;
     int32_t stack[kMeshStackSize];
     float stack_distance[kMeshStackSize];
     int count = 0;
-    int32_t n = 0;
-    float d = distance(m.nodes[0].lower, m.nodes[0].upper);
+    int32_t n = root < 0 || root >= m.num_nodes ? 0 : root;
+    float d = distance(m.nodes[n].lower, m.nodes[n].upper);
     for (;;) {
         const MeshNode& node = m.nodes[n];
         bool descend = false;
@@ -446,7 +447,7 @@ TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const
 // enters before `bound()` (read anew at each node: a walk for the first hit shrinks it). Warp's slab
 // test: its plain form unless a direction component is zero.
 template <class Bound, class Hit>
-TL_HD void mesh_ray_faces(const Mesh& m, const vec3f& start, const vec3f& dir, Bound bound, Hit hit) {
+TL_HD void mesh_ray_faces(const Mesh& m, const vec3f& start, const vec3f& dir, Bound bound, Hit hit, int32_t root = -1) {
     const RayShear ray(dir);
     const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
     auto keep = [&](float entry) { return entry < bound(); };
@@ -457,14 +458,16 @@ TL_HD void mesh_ray_faces(const Mesh& m, const vec3f& start, const vec3f& dir, B
             hit(face, t, det);
     };
     if (dir[0] != 0.0f && dir[1] != 0.0f && dir[2] != 0.0f)
-        mesh_walk_nearest(m, keep, [&](const vec3f& lo, const vec3f& hi) { return ray_box(start, rcp, lo, hi); }, visit);
+        mesh_walk_nearest(m, keep, [&](const vec3f& lo, const vec3f& hi) { return ray_box(start, rcp, lo, hi); }, visit,
+                          root);
     else
         mesh_walk_nearest(m, keep, [&](const vec3f& lo, const vec3f& hi) {
-            return ray_box_robust(start, dir, rcp, lo, hi); }, visit);
+            return ray_box_robust(start, dir, rcp, lo, hi); }, visit, root);
 }
 
 // The face the ray first hits at 0 <= t < max_t (-1 if none), and its det.
-TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out) {
+TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir, float max_t, float* det_out,
+                            int32_t root = -1) {
     float best = max_t;
     int32_t found = -1;
     mesh_ray_faces(m, start, dir, [&] { return best; }, [&](int32_t face, float t, float det) {
@@ -473,30 +476,29 @@ TL_HD int32_t mesh_ray_walk(const Mesh& m, const vec3f& start, const vec3f& dir,
             found = face;
             *det_out = det;
         }
-    });
+    }, root);
     return found;
 }
 
-// Whether the ray hits any face at 0 <= t < max_t (Warp's mesh_query_ray_anyhit; `root` is -1, the
-// whole mesh: the front end refuses a group's).
-TL_HD bool mesh_query_ray_anyhit(uint64_t id, const vec3f& start, const vec3f& dir, float max_t, int32_t /*root*/) {
+// Whether the ray hits any face at 0 <= t < max_t (Warp's mesh_query_ray_anyhit), in node `root`'s subtree.
+TL_HD bool mesh_query_ray_anyhit(uint64_t id, const vec3f& start, const vec3f& dir, float max_t, int32_t root) {
     bool any = false;
     mesh_ray_faces(mesh_of(id), start, dir, [&] { return any ? -FLT_MAX : max_t; },
-                   [&](int32_t, float t, float) { any = any || t < max_t; });
+                   [&](int32_t, float t, float) { any = any || t < max_t; }, root);
     return any;
 }
 
-// How many faces the ray meets at t >= 0 (Warp's mesh_query_ray_count_intersections; `root` -1).
-TL_HD int32_t mesh_query_ray_count_intersections(uint64_t id, const vec3f& start, const vec3f& dir, int32_t /*root*/) {
+// How many faces the ray meets at t >= 0 (Warp's mesh_query_ray_count_intersections), in node `root`'s subtree.
+TL_HD int32_t mesh_query_ray_count_intersections(uint64_t id, const vec3f& start, const vec3f& dir, int32_t root) {
     int32_t count = 0;
-    mesh_ray_faces(mesh_of(id), start, dir, [] { return FLT_MAX; }, [&](int32_t, float, float) { ++count; });
+    mesh_ray_faces(mesh_of(id), start, dir, [] { return FLT_MAX; }, [&](int32_t, float, float) { ++count; }, root);
     return count;
 }
 
-// The face `wp.mesh_query_ray` reports: the first hit at 0 <= t < max_t, -1 if none.
-TL_HD int32_t mesh_ray_face(uint64_t id, const vec3f& start, const vec3f& dir, float max_t) {
+// The face `wp.mesh_query_ray` reports: the first hit at 0 <= t < max_t, -1 if none, in node `root`'s subtree.
+TL_HD int32_t mesh_ray_face(uint64_t id, const vec3f& start, const vec3f& dir, float max_t, int32_t root) {
     float det;
-    return mesh_ray_walk(mesh_of(id), start, dir, max_t, &det);
+    return mesh_ray_walk(mesh_of(id), start, dir, max_t, &det, root);
 }
 
 // Of the ray's hit on `face`: t (which 0), u (1), v (2) or det, Warp's `sign` (3); 0 for a miss.
@@ -613,7 +615,7 @@ TL_HD int32_t mesh_box_next_leaf(uint64_t id, int32_t after, int32_t root, const
                           root);
 }
 
-// The root of group `group`'s subtree in a grouped Bvh, -1 (the whole tree, as Warp's) for a group it lacks.
+// The root of group `group`'s subtree in a grouped Bvh or mesh, -1 (the whole tree, as Warp's) for a group it lacks.
 TL_HD int32_t bvh_get_group_root(uint64_t id, int32_t group) {
     const Mesh& m = mesh_of(id);
     int32_t lo = 0, hi = m.num_groups;  // group_ids ascending
@@ -828,5 +830,7 @@ TL_HD int64_t mesh_batch_advance(uint64_t id, int64_t cursor, int32_t count, con
     int32_t seen = 0;
     return batch_walk(mesh_of(id), cursor, test, a, b, [&](int32_t) { return seen++ < count; });
 }
+
+TL_HD int32_t mesh_get_group_root(uint64_t id, int32_t group) { return bvh_get_group_root(id, group); }
 
 }  // namespace tl

@@ -365,6 +365,25 @@ def _vec3_array(what, value, owner="Mesh"):
     return value
 
 
+def _group_ids(owner, groups, count, what):
+    """A grouped tree's groups, one int32 per item (a copy: the tree is built from it, rebuild() reads it
+    again); None for none."""
+    if groups is None:
+        return None
+    try:
+        grouped = np.asarray(groups)
+    except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+        raise TypeError(f"{owner}: `groups` must be an int32 array, got {type(groups).__name__}") from e
+    if grouped.dtype.kind not in "iu" or grouped.ndim != 1:
+        raise ValueError(f"{owner}: `groups` must be one integer per {what}, got {grouped.dtype} of shape "
+                         f"{grouped.shape}")
+    if grouped.shape[0] != count:
+        raise ValueError(f"{owner}: `groups` must hold one group per {what} ({count}), got {grouped.shape[0]}")
+    if grouped.size and (grouped.min() < _INT_MIN or grouped.max() > _INT_MAX):
+        raise ValueError(f"{owner}: `groups` must be int32 values")
+    return grouped.astype(np.int32)
+
+
 class Mesh:
     """A triangle mesh: points ((n, 3) float32), indices (3 per triangle, int32, each a point's)
     and optionally per-point velocities. The points and velocities are read in place by every
@@ -375,8 +394,6 @@ class Mesh:
         if device not in (None, "cpu"):
             raise ValueError(f"Mesh: device {device!r}: tilec's meshes live on the CPU (device='cpu'); "
                              "GPU meshes are not supported yet")
-        if groups is not None:
-            raise ValueError("Mesh: grouped meshes are not supported by tilec yet")
         if support_winding_number:
             raise ValueError("Mesh: support_winding_number=True is not supported by tilec yet (its queries' "
                              "winding-number sign); mesh_query_point_sign_winding_number signs by rays without it")
@@ -401,8 +418,9 @@ class Mesh:
         self.dtype = "float32"
         self._desc = _MeshDesc(self.points.ctypes.data, None if self.velocities is None else
                                self.velocities.ctypes.data, self.indices.ctypes.data, n, self.indices.size // 3)
+        self.groups = _group_ids("Mesh", groups, self.indices.size // 3, "triangle")
         corners = _corners(self.points, self.indices)
-        self._bvh = _Bvh(*_face_boxes(corners))
+        self._bvh = _Bvh(*_face_boxes(corners), self.groups)
         self._bvh.fill(self._desc)
         self._desc.average_edge_length = float(_average_edge_length(corners))
         self.id = _register(self, self._desc)
@@ -425,27 +443,13 @@ class Bvh:
         if device not in (None, "cpu"):
             raise ValueError(f"Bvh: device {device!r}: tilec's BVHs live on the CPU (device='cpu'); GPU BVHs are "
                              "not supported yet")
-        self.groups = None
-        if groups is not None:
-            try:
-                grouped = np.asarray(groups)
-            except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-                raise TypeError(f"Bvh: `groups` must be an int32 array, got {type(groups).__name__}") from e
-            if grouped.dtype.kind not in "iu" or grouped.ndim != 1:
-                raise ValueError(f"Bvh: `groups` must be one integer per box, got {grouped.dtype} of shape "
-                                 f"{grouped.shape}")
-            if grouped.size and (grouped.min() < _INT_MIN or grouped.max() > _INT_MAX):
-                raise ValueError("Bvh: `groups` must be int32 values")
-            self.groups = grouped.astype(np.int32)  # a copy: the tree is built from it (rebuild() reads it again)
         self.lowers = _vec3_array("lowers", lowers, "Bvh")
         self.uppers = _vec3_array("uppers", uppers, "Bvh")
         if self.uppers.shape != self.lowers.shape:
             raise ValueError(f"Bvh: `uppers` must match the lowers' shape {self.lowers.shape}, got {self.uppers.shape}")
         if self.lowers.shape[0] > _INT_MAX:
             raise ValueError("Bvh: more boxes than int32 indices")
-        if self.groups is not None and self.groups.shape[0] != self.lowers.shape[0]:
-            raise ValueError(f"Bvh: `groups` must hold one group per box ({self.lowers.shape[0]}), got "
-                             f"{self.groups.shape[0]}")
+        self.groups = _group_ids("Bvh", groups, self.lowers.shape[0], "box")
         self.device = "cpu"
         self.dtype = "float32"
         self._desc = _MeshDesc(None, None, None, 0, self.lowers.shape[0])  # a mesh without points: items only
