@@ -34,7 +34,7 @@ from .lowering_host import LoweringHost
 from .statement_walk import statements
 from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
-from .hash_grids import HashGridQueries, Query, query_what
+from .hash_grids import HashGridQueries, Query
 from .mesh_queries import MeshQueries
 from .ref_arguments import RefArguments
 from .starred_args import StarredArguments
@@ -728,7 +728,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                       f"{describe(t)}", target, help="use a new name")
         if name in self.grid_queries:
             query = self.grid_queries[name]
-            self.fail("TC0405", f"`{name}` is a {query_what(query)} and cannot become {describe(t)}", target,
+            self.fail("TC0405", f"`{name}` is a {query.what} and cannot become {describe(t)}", target,
                       help="use a new name")
         if name in self.func_values:
             self.fail("TC0405", f"`{name}` is bound to the function `{self.func_values[name]}` and cannot become "

@@ -86,6 +86,8 @@ class GridQuery:
         bounds = tuple(ir.Sym(f"{name}.{axis}{end}", 0, INT32) for axis in "xyz" for end in "01")
         return cls(grid, bounds, ir.Sym(f"{name}.group", 0, INT32) if grouped else None, dtype)
 
+    what = "hash-grid query"  # as a diagnostic names it
+
     def variables(self) -> tuple[ir.Sym, ...]:
         """Everything a loop over it reads: the grid's id, the bounds, the group (a func's parameters, in order)."""
         return (self.grid, *self.bounds, *((self.group,) if self.group is not None else ()))
@@ -116,6 +118,10 @@ class MeshQuery:
     def key(self) -> tuple[object, ...]:
         """What a name rebound to another query must keep to keep its variables."""
         return (self.mesh, self.kind, self.shape)
+
+    @property
+    def what(self) -> str:
+        return f"{'mesh' if self.kind == 'mesh' else 'BVH'} {self.shape} query"
 
 
 @dataclass(frozen=True)
@@ -150,13 +156,6 @@ def query_kind(query: Query) -> str:
     return "hash_grid" if isinstance(query, GridQuery) else query.kind if isinstance(query, MeshQuery) else "tiled"
 
 
-def query_what(query: Query) -> str:
-    """The query as a diagnostic names it."""
-    if isinstance(query, TiledQuery):
-        return query.what
-    return "hash-grid query" if isinstance(query, GridQuery) else f"{'mesh' if query.kind == 'mesh' else 'BVH'} " \
-        f"{query.shape} query"
-
 
 class HashGridQueries(LoweringHost):
     grid_queries: dict[str, Query]  # name -> the query bound to it
@@ -175,8 +174,8 @@ class HashGridQueries(LoweringHost):
         if not isinstance(value_node, cst.Call):
             return None
         api = self.scope.api_attr(value_node.func)
-        if api == "mesh_get_bvh":  # `bvh = wp.mesh_get_bvh(mesh)`: a name for the mesh's tree, in the front end
-            mesh = self.query_arguments(api, value_node, (("id", REQUIRED),))["id"]
+        mesh = self.mesh_of_bvh(value_node) if api == "mesh_get_bvh" else None
+        if mesh is not None:  # `bvh = wp.mesh_get_bvh(mesh)`: a name for the mesh's tree, in the front end
             self.grid_id(mesh, "float32", kind="mesh")
             self.mesh_bvhs[target.value] = mesh
             return []
@@ -283,8 +282,8 @@ class HashGridQueries(LoweringHost):
         kind, shape and id (its variables then take the new values); TC0405 otherwise."""
         query = self.grid_queries.setdefault(name, made)
         if type(query) is not type(made) or query.key != made.key:
-            held = query_what(query) + ("" if isinstance(query, GridQuery) else f" of `{query.mesh.name}`")
-            self.fail("TC0405", f"`{name}` was a {held} and cannot become a {query_what(made)} of "
+            held = query.what + ("" if isinstance(query, GridQuery) else f" of `{query.mesh.name}`")
+            self.fail("TC0405", f"`{name}` was a {held} and cannot become a {made.what} of "
                       f"`{made.mesh.name}`", node, help="use a new name")
         return query
 

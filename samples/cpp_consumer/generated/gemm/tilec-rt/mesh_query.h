@@ -415,23 +415,11 @@ TL_HD bool ray_triangle(const vec3f& start, const RayShear& ray, const vec3f& a,
     return true;
 }
 
-// Warp's ray-box slab tests: the entry t, or FLT_MAX for a miss. Its robust variant where a
-// direction component is zero (the ray parallel to that slab), its plain one otherwise.
-TL_HD float ray_box_robust(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
-    float t_min = -FLT_MAX, t_max = FLT_MAX;
-    for (int k = 0; k < 3; ++k) {
-        if (dir[k] == 0.0f) {
-            if (start[k] < lo[k] || start[k] > hi[k]) return FLT_MAX;
-            continue;
-        }
-        const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
-        t_min = greatest(least(t1, t2), t_min);
-        t_max = least(greatest(t1, t2), t_max);
-    }
-    return t_max >= 0.0f && t_max >= t_min ? t_min : FLT_MAX;
-}
-
-TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
+// Warp's ray-box slab tests (intersect_ray_aabb and its robust variant): whether the ray start + t dir
+// meets [lo, hi] at some t whose far end is not behind the start, rcp the reciprocals of dir's
+// components; *t_near the entry t. The robust one where a direction component is zero (the ray
+// parallel to that slab, which then bounds nothing but rejects a start outside it).
+TL_HD bool ray_slabs(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi, float* t_near) {
     float t1 = (lo[0] - start[0]) * rcp[0], t2 = (hi[0] - start[0]) * rcp[0];
     float t_min = least(t1, t2), t_max = greatest(t1, t2);
     for (int k = 1; k < 3; ++k) {
@@ -440,7 +428,35 @@ TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const
         t_min = greatest(least(t1, t2), t_min);
         t_max = least(greatest(t1, t2), t_max);
     }
-    return t_max >= 0.0f && t_max >= t_min ? t_min : FLT_MAX;
+    *t_near = t_min;
+    return t_max >= 0.0f && t_max >= t_min;
+}
+
+TL_HD bool ray_slabs_robust(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi,
+                            float* t_near) {
+    float t_min = -FLT_MAX, t_max = FLT_MAX;
+    for (int k = 0; k < 3; ++k) {
+        if (dir[k] == 0.0f) {
+            if (start[k] < lo[k] || start[k] > hi[k]) return false;
+            continue;
+        }
+        const float t1 = (lo[k] - start[k]) * rcp[k], t2 = (hi[k] - start[k]) * rcp[k];
+        t_min = greatest(least(t1, t2), t_min);
+        t_max = least(greatest(t1, t2), t_max);
+    }
+    *t_near = t_min;
+    return t_max >= 0.0f && t_max >= t_min;
+}
+
+// The same as an entry t, or FLT_MAX for a miss (the mesh's walks order boxes by it).
+TL_HD float ray_box_robust(const vec3f& start, const vec3f& dir, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
+    float t;
+    return ray_slabs_robust(start, dir, rcp, lo, hi, &t) ? t : FLT_MAX;
+}
+
+TL_HD float ray_box(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi) {
+    float t;
+    return ray_slabs(start, rcp, lo, hi, &t) ? t : FLT_MAX;
 }
 
 // The faces the ray meets at t >= 0: `hit(face, t, det)` for each, in the leaves whose boxes it
@@ -645,20 +661,6 @@ TL_HD int32_t mesh_box_face(uint64_t id, int32_t k, const vec3f& lo, const vec3f
 // (the user's lowers and uppers, read live) in face_lowers and face_uppers, the walks above over its
 // tree, and each item tested by its box alone (Warp's bvh_query_next).
 
-// Warp's slab test (intersect_ray_aabb): the ray start + t dir against [lo, hi], rcp the reciprocals
-// of dir's components; a hit where the overlap of the slabs ends at t >= 0, t_near its start.
-TL_HD bool ray_slabs(const vec3f& start, const vec3f& rcp, const vec3f& lo, const vec3f& hi, float* t_near) {
-    float near = least((lo[0] - start[0]) * rcp[0], (hi[0] - start[0]) * rcp[0]);
-    float far = greatest((lo[0] - start[0]) * rcp[0], (hi[0] - start[0]) * rcp[0]);
-    for (int k = 1; k < 3; ++k) {
-        const float a = (lo[k] - start[k]) * rcp[k], b = (hi[k] - start[k]) * rcp[k];
-        near = greatest(least(a, b), near);
-        far = least(greatest(a, b), far);
-    }
-    *t_near = near;
-    return (far >= 0.0f) & (far >= near);
-}
-
 // Whether the ray reaches the box before max_dist (in multiples of dir: Warp's half-open bound).
 TL_HD bool ray_reaches_box(const vec3f& start, const vec3f& dir, float max_dist, const vec3f& lo, const vec3f& hi) {
     const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
@@ -672,18 +674,11 @@ TL_HD bool ray_reaches_box(const vec3f& start, const vec3f& dir, float max_dist,
 TL_HD bool capsule_reaches_box(const vec3f& start, const vec3f& dir, float radius, float max_dist, const vec3f& box_lo,
                                const vec3f& box_hi) {
     const float r = greatest(radius, 0.0f);
-    float near = -3.402823466e+38f, far = 3.402823466e+38f;
-    for (int k = 0; k < 3; ++k) {
-        const float rcp = 1.0f / dir[k], lo = box_lo[k] - r, hi = box_hi[k] + r;
-        if (1.0f / rcp == 0.0f) {
-            if (start[k] < lo || start[k] > hi) return false;
-        } else {
-            const float a = (lo - start[k]) * rcp, b = (hi - start[k]) * rcp;
-            near = greatest(least(a, b), near);
-            far = least(greatest(a, b), far);
-        }
-    }
-    return (far >= 0.0f) & (far >= near) && !(near > max_dist);
+    const vec3f rcp(1.0f / dir[0], 1.0f / dir[1], 1.0f / dir[2]);
+    const vec3f recovered(1.0f / rcp[0], 1.0f / rcp[1], 1.0f / rcp[2]);
+    const vec3f grow(r, r, r);
+    float t;
+    return ray_slabs_robust(start, recovered, rcp, box_lo - grow, box_hi + grow, &t) && !(t > max_dist);
 }
 
 TL_HD int32_t mesh_capsule_next_leaf(uint64_t id, int32_t after, int32_t root, const vec3f& start, const vec3f& dir,
