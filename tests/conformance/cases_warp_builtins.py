@@ -91,4 +91,12 @@ CASES = [
          rtol=1e-4, atol=1e-5, fd=False, **SIMT),
     Case("wb_defaults_and_len", B, "defaults_and_len", dim=(N,),
          args=(varr(N, "vec3"), Arr((3, 5), "float32", "in", "zeros"), out(N), ints(1, 0, 1, "out")), **SIMT),
+    Case("wb_decompositions", B, "decompositions", dim=(N,),
+         args=(varr(N, "mat33"), varr(N, "mat22"), varr(N, "mat33", "out"), varr(N, "mat33", "out"),
+               varr(N, "mat33", "out"), varr(N, "vec2", "out"), varr(N, "vec2", "out"), varr(N, "mat22", "out")),
+         rtol=1e-4, atol=1e-5, **SIMT),
+    # in float64 (Warp 1.19's float32 svd3, a fixed 4 sweeps of approximate rotations, leaves U V^T up to 3e-3
+    # from LAPACK's, measured; its float64 one to 6e-15, and tilec's float32 one to 2e-7)
+    Case("wb_svd3", B, "svd3_factors", dim=(N,),
+         args=(varr(N, "mat33d"), varr(N, "vec3d", "out"), varr(N, "mat33d", "out")), rtol=1e-9, atol=1e-10, **SIMT),
 ]

@@ -87,4 +87,6 @@ CASES = [
          grad=False, **SIMT),
     Case("wl_vector_operators", S, "vector_operators", dim=(N,), args=(varr(N, "vec3"), varr(N, "vec3"),
                                                                       varr(N, "vec3", "out")), **SIMT),
+    Case("wl_vector_reductions", S, "vector_reductions", dim=(N,),
+         args=(varr(N, "vec3"), arr(N), out(N), out(N, dtype="int32"), varr(N, "transform", "out")), **SIMT),
 ]

@@ -39,6 +39,6 @@ def builtins(a: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), out: wp.arr
     d = wp.determinant(wp.outer(a[i], wp.vec2(1.0)))  # ERROR TC0303: `a` must be a square matrix
     e = wp.dot(a[i], wp.vec3d(1.0))  # ERROR TC0201: operands differ: a vec3f and a vec3d
     f = wp.vec3(wp.float64(1.0), 2.0, 3.0)  # ERROR TC0201: all components must be float32
-    g = wp.svd3(wp.mat22())  # ERROR TC0430: `svd3` is a Warp builtin on vectors/matrices not supported
+    U, s, V = wp.svd3(wp.mat22())  # ERROR TC0201: svd3: takes a 3x3 matrix of floats, got a mat22f
     h = wp.spatial_dot(a[i], a[i])  # ERROR TC0201: wp.spatial_dot: parameter `a` expects a spatial_vectorf, got a vec3f
     out[i] = wp.length(wp.quat_rotate(q[i], a[i]))

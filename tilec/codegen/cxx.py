@@ -26,7 +26,7 @@ from .operand_views import MatmulSumLoop, array_operands, matmul_sums, transpose
 from .row_views import RowTake, rows_added_in_place, rows_read_in_place, rows_taken, rows_written_in_place, taken_by_loops
 from .tile_print import warp_storage
 from .zero_stores import zero_stores
-from ..ops import MUTATES, OPS
+from ..ops import MUTATES, OPS, decompositions
 from ..ops.creation import arange_bound
 from ..diagnostics import Span
 from ..ir.types import BOOL, FLOAT32, ArrayT, Dim, Element, MatT, NoneT, Scalar, StackT, StructT, TileT, TupleT, Type, VecT
@@ -754,6 +754,9 @@ class CxxEmitter:
         elif isinstance(v, ir.OpCall) and v.op == "tile_stack_pop":
             outs = ", ".join(naming.cxx_var(t) for t in s.targets)
             self.emit(f"tl::tile_stack_pop(ctx, {self.expr(v.args[0])}, {outs});")
+        elif isinstance(v, ir.OpCall) and v.op in decompositions.FACTORS:  # the runtime writes each factor
+            outs = ", ".join(naming.cxx_var(t) for t in s.targets)
+            self.emit(f"tl::{OPS[v.op].cpp}({self.expr(v.args[0])}, {outs});")
         elif isinstance(v, ir.OpCall) and v.op in MUTATES:
             names = ", ".join(naming.cxx_var(t) for t in s.targets)
             if self.target.gpu:

@@ -17,7 +17,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
-from ..ops import MUTATES, OPS
+from ..ops import MUTATES, OPS, decompositions
 from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
 from . import annotations as ann
 from . import generics, structs, warp_library
@@ -504,6 +504,9 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             return []  # docstring
         if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.IN_PLACE:
             return self.library_in_place(value, node)
+        if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.OUT_ARGUMENTS \
+                and len(value.args) > 1:
+            return self.library_out_arguments(value, node)
         if isinstance(value, cst.Call):
             copied = self.ref_argument_copies(value, node, None)  # ref_arguments.py: `f(arr[i])` of a wp.ref
             if copied is not None:
@@ -529,6 +532,30 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         assert isinstance(target, cst.Name)  # (checked above)
         call = self.lower_func_call(warp_library.PREFIX + warp_library.IN_PLACE[api], value)
         return [self.bind_name(target, call, node)]
+
+    def library_out_arguments(self, value: cst.Call, node: cst.Expr) -> list[ir.Stmt]:
+        """`wp.svd3(A, U, sigma, V)`, Warp's form storing the factors into the caller's variables: lowered as
+        `U, sigma, V = wp.svd3(A)`."""
+        api = cast(str, self.scope.api_attr(value.func))
+        names = ("A", *warp_library.OUT_ARGUMENTS[api])
+        given: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(value.args):
+            name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) and not arg.star \
+                else None
+            if name is None or name not in names or name in given:
+                self.fail("TC0303", f"{api}: takes ({', '.join(names)})", arg)
+            given[name] = arg.value
+        missing = [n for n in names if n not in given]
+        if missing:
+            self.fail("TC0303", f"{api}: missing argument `{missing[0]}`", value)
+        outs = [given[n] for n in names[1:]]
+        for out in outs:
+            if not (isinstance(out, cst.Name) and out.value in self.env):
+                self.fail("TC0401", f"unsupported syntax: `{api}` stores into this argument, and tilec takes a local "
+                          "variable there", out, help=f"unpack its results: `{', '.join(names[1:])} = wp.{api}(A)`")
+        call = value.with_changes(args=(cst.Arg(given["A"]),))
+        self.parsed.place_like(call, value)
+        return self.unpack(cst.Tuple([cst.Element(out) for out in outs]), call, node)
 
     def mutating_ops(self, call: Lowered) -> tuple[str, ...]:
         return (call.op,) if self.mutated_args(call) else ()
@@ -618,6 +645,8 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         names = [n for n in nodes if isinstance(n, cst.Name)]
         if len(names) != len(nodes):
             self.fail("TC0401", "unsupported syntax: nested or indexed unpacking targets", target)
+        if isinstance(value_node, cst.Call) and self.scope.api_attr(value_node.func) in decompositions.FACTORS:
+            return self.unpack_decomposition(names, value_node, node)
         from_tuple = self.unpack_tuple(names, value_node, node)
         if from_tuple is not None:
             return from_tuple
@@ -659,6 +688,17 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         value = self.lower_value(value_node, len(names))
         if not isinstance(value.type, TupleT) or len(value.type.items) != len(names):
             self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
+        syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
+        return [ir.Unpack(tuple(syms), value, self.span(node))]
+
+    def unpack_decomposition(self, names: list[cst.Name], value_node: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
+        """`U, sigma, V = wp.svd3(A)` (ops/decompositions.py): the factors into the names."""
+        api = cast(str, self.scope.api_attr(value_node.func))
+        count = len(decompositions.FACTORS[api][1])
+        if count != len(names):
+            self.fail("TC0303", f"cannot unpack the {count} factors `{api}` returns into {len(names)} names", node)
+        value = self.lower_op(api, value_node)
+        assert isinstance(value.type, TupleT)
         syms = [self.declare(n, t, node) for n, t in zip(names, value.type.items)]
         return [ir.Unpack(tuple(syms), value, self.span(node))]
 

@@ -16,7 +16,7 @@ import libcst as cst
 
 from .. import ir
 from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
-from ..ops import PER_LANE_WRITES, coop, random, spatial, stack, value_tiles, warp_names
+from ..ops import PER_LANE_WRITES, coop, decompositions, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
 from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
@@ -99,6 +99,9 @@ class CallLowering(LoweringHost):
             if name == "len" and name not in self.env:
                 return self.lower_len(node)
             if name in BUILTIN_OPS and name not in self.env:
+                reduction = warp_library.vector_reduction(name, node)
+                if reduction is not None:
+                    return self.lower_func_call(reduction, node)
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name in self.scope.native_funcs and name not in self.env:
                 self.fail("TC0401", f"unsupported syntax: `{name}` is a @wp.func_native (a C++/CUDA snippet); "
@@ -174,6 +177,9 @@ class CallLowering(LoweringHost):
                       "call it as a statement", node, help=f"`wp.{warp_library.IN_PLACE[api]}(...)` returns the copy")
         if warp_library.provides(api, self.scope):  # Warp's Python-written builtins: tilec's source of them
             return self.lower_func_call(warp_library.PREFIX + api, node)
+        reduction = warp_library.vector_reduction(api, node)
+        if reduction is not None:
+            return self.lower_func_call(reduction, node)
         indexed = self.indexed_atomic(api, node)
         if indexed is not None:
             return indexed
@@ -181,6 +187,10 @@ class CallLowering(LoweringHost):
             return self.lower_atomic_update(api, node)
         if api in OPERATOR_BUILTINS:
             return self.lower_operator_builtin(api, node)
+        if api in decompositions.FACTORS:  # check.py's unpacking lowers them
+            names = ", ".join(warp_library.OUT_ARGUMENTS[api])
+            self.fail("TC0303", f"`{api}` returns {len(warp_library.OUT_ARGUMENTS[api])} factors; unpack them where it "
+                      f"is called (`{names} = wp.{api}(A)`)", node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if api in MATH_REWRITES:  # lower_math_rewrites.py

@@ -19,6 +19,7 @@ import libcst as cst
 
 from .. import ir
 from ..ir.types import FLOAT32, INT32, ArrayT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
+from ..diagnostics import Span
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
@@ -179,6 +180,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         else:
             dtype = FLOAT32
         t = VecT(dtype, 4, "quat") if api == "quaternion" else VecT(dtype, 7, "transform")
+        args = _identity_rotation(args, t, self.span(node))
+        nodes += [node] * (len(args) - len(nodes))
         call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=nodes)
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
@@ -193,7 +196,11 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
                 self.fail("TC0303", f"{t}: takes positional components only" + (
                     " (or `p=` and `q=`)" if transform else ""), node)
         args: list[ir.Expr] = [self.literal_local(a.value) or self.expr(a.value) for a in given]
-        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=[a.value for a in given])
+        where: list[cst.CSTNode] = [a.value for a in given]
+        if isinstance(t, VecT):
+            args = _identity_rotation(args, t, self.span(node))
+            where += [node] * (len(args) - len(where))
+        call: ir.OpCall = self.make_op("value_new", args, {"type": t}, node, where=where)
         return replace(call, args=tuple(self.as_component(a, t.dtype) for a in call.args))
 
     def literal_local(self, node: cst.BaseExpression) -> ir.Const | None:
@@ -486,5 +493,20 @@ __all__ = ["ValueLowering"]
 def _named_parts(positional: list[Any], named: dict[str, Any]) -> list[Any]:
     """A transform's parts given by Warp's names (`p=`, `q=`) after its positional ones, taken out of
     `named`: the ones the positional leave, when all of those are named; else none."""
-    missing = ["p", "q"][len(positional):]
-    return [named.pop(k) for k in missing] if missing and all(k in named for k in missing) else []
+    taken = []
+    for k in ["p", "q"][len(positional):]:
+        if k not in named:
+            break
+        taken.append(named.pop(k))
+    return taken
+
+
+def _identity_rotation(args: list[ir.Expr], t: VecT, span: Span) -> list[ir.Expr]:
+    """A transform's parts with Warp's default rotation when only its translation `p` is given (Warp's
+    `q=None`: the identity quaternion)."""
+    if t.family != "transform" or len(args) != 1 or not (isinstance(args[0].type, VecT) and args[0].type.length == 3):
+        return args
+    q = VecT(t.dtype, 4, "quat")
+    identity = ir.OpCall("value_new", tuple(ir.Const(v, t.dtype, span) for v in (0.0, 0.0, 0.0, 1.0)),
+                         (("type", q),), q, span)
+    return [*args, identity]

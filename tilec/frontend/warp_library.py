@@ -37,25 +37,40 @@ BUILTINS = frozenset({
 # assigned the library's copying variant (`t = transform_set_translation_copy(t, p)`).
 IN_PLACE = {"transform_set_translation": "transform_set_translation_copy",
             "transform_set_rotation": "transform_set_rotation_copy"}
+# Warp's builtins that also store their results into the caller's variables (`wp.svd3(A, U, sigma, V)`):
+# the names of those parameters, after the matrix
+OUT_ARGUMENTS = {"svd3": ("U", "sigma", "V"), "svd2": ("U", "sigma", "V"), "qr3": ("Q", "R"), "eig3": ("Q", "d")}
 
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call
 # (so that a scalar is refused where it is passed, not inside the body).
 TAKE_FLOAT_VECTOR = frozenset({"norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize"})
 TAKE_VECTOR = frozenset({"argmax", "argmin"})  # a vector of any scalar type
+# `wp.min(v)` / `wp.max(v)` of one vector (Warp's reduction overloads): the library's helpers, named
+# `_...` so that no user calls them by name
+VECTOR_REDUCTIONS = {"min": "_min_of", "max": "_max_of"}
+SHOWN_AS = {helper: api for api, helper in VECTOR_REDUCTIONS.items()}
 
 
 def refusal(fd: FuncDef, first: Type) -> str | None:
     """Why a call of library func `fd` cannot take `first` as its first argument, where its body
     would only fail inside (the message names the builtin), else None."""
     api = fd.name.removeprefix(PREFIX)
+    api = SHOWN_AS.get(api, api)
     if api in TAKE_FLOAT_VECTOR and not (isinstance(first, VecT) and first.family == "vec" and first.dtype.is_float):
         return f"{api}: takes a vector of floats, got {describe(first)}"
-    if api in TAKE_VECTOR and not (isinstance(first, VecT) and first.family == "vec"):
+    if (api in TAKE_VECTOR or api in VECTOR_REDUCTIONS) and not (isinstance(first, VecT) and first.family == "vec"):
         return f"{api}: takes a vector, got {describe(first)}"
     if api == "quat_from_matrix" and not (isinstance(first, MatT) and first.dtype == FLOAT32
                                           and (first.rows, first.cols) in ((3, 3), (4, 4))):
         return f"quat_from_matrix: takes a mat33 or mat44 of float32 (tilec has no other dtype yet), got {describe(first)}"
     return None
+
+
+def vector_reduction(api: str, node: cst.Call) -> str | None:
+    """The library func a call `min(v)` / `wp.max(v)` (one positional argument) lowers as, else None."""
+    helper = VECTOR_REDUCTIONS.get(api)
+    one = len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+    return PREFIX + helper if helper is not None and one else None
 
 
 def provides(api: str, caller: Scope) -> bool:

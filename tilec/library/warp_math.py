@@ -353,6 +353,24 @@ def argmin(v: Any):
     return best
 
 
+@wp.func
+def _min_of(v: Any):
+    # wp.min(v) of one vector: its smallest component, NaN components skipped as by fmin (NaN when all
+    # of them are); the fold's tie goes to the first, so the gradient reaches argmin(v)'s component
+    best = v[0]
+    for i in range(1, len(v)):
+        best = wp.min(best, v[i])
+    return best
+
+
+@wp.func
+def _max_of(v: Any):
+    best = v[0]
+    for i in range(1, len(v)):
+        best = wp.max(best, v[i])
+    return best
+
+
 # ---------------------------------------------------------------- geometry
 
 
@@ -394,3 +412,4 @@ def closest_point_edge_edge(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3, 
             t = t0
     gap = (p2 + t * d2) - (p1 + s * d1)
     return wp.vec3(s, t, wp.length(gap))
+

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace as _replace
 
-from . import arrays, coop, creation, debug, elementwise, fft, internal, linalg, memory, noise, random, reduce, spatial, stack, values, views
+from . import (arrays, coop, creation, debug, decompositions, elementwise, fft, internal, linalg, memory, noise, random,
+               reduce, spatial, stack, values, views)
 from .core import REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 
 _FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, noise, spatial, stack,
-             internal, values, fft)
+             internal, values, fft, decompositions)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:

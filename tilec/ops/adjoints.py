@@ -127,7 +127,18 @@ def _pow(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 def _max_min(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     first = C("step_ge", a, b) if e.op == "max" else C("step_ge", b, a)  # ties go to the first operand
+    if _may_be_nan(b):  # as the forward's fmax / fmin, a NaN `b` leaves `a` the result: its gradient goes to `a`
+        first = C("max", first, C("sub", _k(b, 1), C("step_ge", b, b)))
     return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
+
+
+def _may_be_nan(x: ir.Expr) -> bool:
+    """Whether x's value can be NaN: of a float type, and no constant other than NaN."""
+    dtype = dtype_of(x.type)
+    scalar = dtype.dtype if isinstance(dtype, (VecT, MatT)) else dtype
+    if not (isinstance(scalar, Scalar) and scalar.is_float):
+        return False
+    return not isinstance(x, ir.Const) or x.value != x.value
 
 
 @rule("mod")

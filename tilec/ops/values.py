@@ -567,7 +567,7 @@ OPS = [replace(spec, rule=over_tiles(spec.rule)) for spec in OPS]
 
 # Warp's value-type builtins tilec does not compile yet: calling one is a TC0430 diagnostic.
 NOT_YET = frozenset({
-    "eig3", "matrix", "qr3", "svd2", "svd3", "transform_add_inplace", "transform_sub_inplace", "vector",
+    "matrix", "transform_add_inplace", "transform_sub_inplace", "vector",
 })  # (the Python-written ones tilec provides are frontend/warp_library.py's)
 
 # Which components `.x` / `.w` / `.p` name, per family.

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import ir
+from ..ops import decompositions
 from ..ops.adjoints import RULES
 from ..ops.build import call as C
 from ..diagnostics import NotDifferentiable
@@ -64,6 +65,8 @@ def reverse_statement(ad: Adjoint, s: ir.Stmt) -> None:
     elif isinstance(s, ir.Unpack):
         if _is_sort(s):
             _reverse_sort(ad, s)
+        elif isinstance(s.value, ir.OpCall) and s.value.op in decompositions.FACTORS:
+            _reverse_decomposition(ad, s, s.value)
         elif (isinstance(s.value, ir.OpCall) and s.value.op == "tile_stack_pop"
               and any(differentiable(t.type) for t in s.targets)):
             raise NotDifferentiable(POPPED_FLOAT, s.span)
@@ -87,6 +90,15 @@ def _reverse_sort(ad: Adjoint, s: ir.Unpack) -> None:
     for t, g in grads:
         un = C("tile_unsort_grad", ir.Var(keys, s.span), g)
         ad.accumulate(ir.Var(t, s.span), un)
+
+
+def _reverse_decomposition(ad: Adjoint, s: ir.Unpack, call: ir.OpCall) -> None:
+    """`U, sigma, V = wp.svd3(A)` reversed: A's adjoint from the factors' (ops/decompositions.py)."""
+    for t in reversed(s.targets):
+        if t in ad.pushed:
+            ad.emit(pop(t, s.span))
+    grads = [ad.take_adjoint(t, s.span) for t in s.targets]
+    ad.accumulate(call.args[0], C(f"{call.op}_grad", ad.val(call.args[0]), *grads))
 
 
 def _is_sort(s: ir.Stmt) -> bool:

@@ -282,3 +282,36 @@ def edge_edge(p1: wp.array(dtype=wp.vec3), q1: wp.array(dtype=wp.vec3), p2: wp.a
               q2: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3)):
     i = wp.tid()
     out[i] = wp.closest_point_edge_edge(p1[i], q1[i], p2[i], q2[i], 1.0e-6)
+
+
+
+@wp.kernel
+def decompositions(a: wp.array(dtype=wp.mat33), b: wp.array(dtype=wp.mat22), q: wp.array(dtype=wp.mat33),
+                   r: wp.array(dtype=wp.mat33), sym: wp.array(dtype=wp.mat33), ext: wp.array(dtype=wp.vec2),
+                   sigma2: wp.array(dtype=wp.vec2), polar2: wp.array(dtype=wp.mat22)):
+    # what the conventions fix: qr3's Q and R, svd2's sigma and U V^T; eig3 leaves its order and signs free, so
+    # its reconstruction and extreme eigenvalues (both forms: factors unpacked, output arguments)
+    i = wp.tid()
+    Q = wp.mat33()
+    R = wp.mat33()
+    wp.qr3(a[i], Q, R)
+    q[i] = Q
+    r[i] = R
+    E, d = wp.eig3(a[i] + wp.transpose(a[i]))
+    sym[i] = E * wp.diag(d) * wp.transpose(E)
+    ext[i] = wp.vec2(wp.min(d), wp.max(d))
+    U2 = wp.mat22()
+    s2 = wp.vec2()
+    V2 = wp.mat22()
+    wp.svd2(b[i], U2, s2, V2)
+    sigma2[i] = s2
+    polar2[i] = U2 * wp.transpose(V2)
+
+
+@wp.kernel
+def svd3_factors(a: wp.array(dtype=wp.mat33d), sigma: wp.array(dtype=wp.vec3d), polar: wp.array(dtype=wp.mat33d)):
+    # sigma and U V^T: fixed by the conventions (signed sigma; distinct magnitudes), U V^T the rotation closest to a[i]
+    i = wp.tid()
+    U, s, V = wp.svd3(a[i])
+    sigma[i] = s
+    polar[i] = U * wp.transpose(V)

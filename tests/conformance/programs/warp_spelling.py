@@ -221,3 +221,17 @@ def vector_bit_atomics(a_and: wp.array(dtype=wp.vec3ui), a_or: wp.array(dtype=wp
     square = mat22ui(wp.uint32(1)) << mat22ui(wp.uint32(i % 32))
     wp.atomic_and(m_and, word, (c[word] & square) | ~square)
     m_xor[word] ^= c[word] & square
+
+
+@wp.kernel
+def vector_reductions(a: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: wp.array(dtype=float),
+                      n: wp.array(dtype=wp.int32), t: wp.array(dtype=wp.transform)):
+    # wp.min / wp.max of one vector (its smallest / largest component; NaN components skipped, as fmin),
+    # Python's min / max on a vector, and a transform given only its translation (identity rotation)
+    i = wp.tid()
+    p = a[i]
+    q = wp.vec4(p[0], wp.nan, x[i], p[2])
+    y[i] = wp.min(p) + max(p * 3.0) + wp.max(q) * wp.min(wp.vec2(x[i], -x[i]))
+    n[i] = wp.min(wp.vec3i(3, int(p[1] * 4.0), -2)) + max(wp.vec2i(i, 5))
+    pose = wp.transform(p=p)
+    t[i] = wp.transform_multiply(pose, wp.transformation(p * x[i], dtype=float))

@@ -10,6 +10,7 @@
 #include "atomic.h"
 #include "vec.h"
 #include "quat.h"
+#include "decompositions.h"
 #include "debug.h"
 #include "array_views.h"
 #include "creation.h"
