@@ -140,6 +140,47 @@ def test_the_interpreter_agrees_on_what_the_conventions_fix():
         np.testing.assert_allclose(x, y, atol=1e-12)
 
 
+IN_CONTEXT = '''import warp as wp
+
+
+@wp.func
+def polar(m: wp.mat33d):
+    U, s, V = wp.svd3(m)
+    return U * wp.transpose(V), s
+
+
+@wp.kernel
+def looped(a: wp.array(dtype=wp.mat33d), n: int, y: wp.array(dtype=wp.mat33d)):
+    i = wp.tid()
+    m = a[i]
+    for k in range(n):
+        R, s = polar(m)
+        Q, d = wp.eig3(m)
+        m = R * wp.diag(s) * wp.float64(0.5) + m * wp.float64(0.5) + Q * wp.diag(d) * wp.float64(0.1)
+    y[i] = m
+
+
+@wp.kernel
+def tiled(a: wp.array(dtype=wp.mat33d), x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    U, s, V = wp.svd3(a[i])
+    t = wp.tile_load(x, shape=4, offset=i * 4)
+    t2 = t * s[0] + wp.tile_ones(shape=4, dtype=wp.float64) * (U[0, 0] * V[0, 0])
+    wp.tile_store(y, t2, offset=i * 4)'''
+
+
+@needs_cxx
+def test_factors_in_funcs_loops_and_tiled_kernels_have_their_gradients():
+    """A decomposition in a func called in a run-time loop (the factors taped per iteration) and in a
+    tiled kernel (each lane's value)."""
+    m = build(IN_CONTEXT, "decompose_ctx", block_dim=32)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((8, 3, 3))
+    check_gradients(m.looped, 8, [a, 3, np.zeros((8, 3, 3))], outputs=[2], wrt=[0], tiled=False, rtol=1e-6, atol=1e-8)
+    check_gradients(m.tiled, 8, [a, rng.standard_normal(32), np.zeros(32)], outputs=[2], wrt=[0, 1], rtol=1e-6,
+                    atol=1e-8)
+
+
 KERNEL = '''
 import warp as wp
 
