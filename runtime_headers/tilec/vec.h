@@ -142,6 +142,9 @@ template <int M, int N, class T, class = typename std::enable_if<std::is_integra
 TL_HD mat<M, N, T> operator~(const mat<M, N, T>& a) { mat<M, N, T> r; for (int k = 0; k < M * N; ++k) r.c[k] = T(~a.c[k]); return r; }
 template <int N, class T> TL_HD vec<N, T> abs(const vec<N, T>& a) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(abs(cv(a.c[k]))); return r; }
 template <int N, class T> TL_HD vec<N, T> sign(const vec<N, T>& a) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(sign(cv(a.c[k]))); return r; }
+// min and max of two vectors: component by component, as the scalar ones (fmin / fmax on floats, Warp's).
+template <int N, class T> TL_HD vec<N, T> min(const vec<N, T>& a, const vec<N, T>& b) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(min(cv(a.c[k]), cv(b.c[k]))); return r; }
+template <int N, class T> TL_HD vec<N, T> max(const vec<N, T>& a, const vec<N, T>& b) { vec<N, T> r; for (int k = 0; k < N; ++k) r.c[k] = T(max(cv(a.c[k]), cv(b.c[k]))); return r; }
 
 // In-place sums (the tile runtime accumulates adjoints with dst.data[e] += g).
 template <int N, class T> TL_HD vec<N, T>& operator+=(vec<N, T>& a, const vec<N, T>& b) { return a = a + b; }

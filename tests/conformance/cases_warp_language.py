@@ -89,4 +89,7 @@ CASES = [
                                                                       varr(N, "vec3", "out")), **SIMT),
     Case("wl_vector_reductions", S, "vector_reductions", dim=(N,),
          args=(varr(N, "vec3"), arr(N), out(N), out(N, dtype="int32"), varr(N, "transform", "out")), **SIMT),
+    Case("wl_truth_and_host_constants", S, "truth_and_host_constants", dim=(N,),
+         args=(varr(N, "vec3"), varr(N, "vec3"), Arr((N,), "int32", "in", "int:0:4"), out(N), varr(N, "vec3", "out")),
+         **SIMT),
 ]

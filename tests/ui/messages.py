@@ -17,7 +17,7 @@ def messages(A: wp.array1d(dtype=float)):
     v = sqrt(x)  # ERROR TC0301: numpy is not available in kernels; use wp.sqrt
     s = np.sum(x)  # ERROR TC0301: numpy is not available in kernels; use wp.tile_sum
     q = np.frobnicate(x)  # ERROR TC0301: numpy is not available in kernels
-    p = x * math.pi  # ERROR TC0301: math is not available in kernels; use wp.pi
+    p = x * math.log(2.0)  # ERROR TC0301: math is not available in kernels; use wp.log
     t = wp.tile_load(A, shape=(4,))
     u = wp.volume_sample_f(t)  # ERROR TC0430: `volume_sample_f` is a Warp builtin not supported by tilec yet
     r = wp.tile_srot(t)  # ERROR TC0302: unknown tile API operation `tile_srot`

@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS, decompositions
-from ..ir.types import INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
+from ..ir.types import BOOL, INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
 from . import annotations as ann
 from . import generics, structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -589,7 +589,13 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
     def assert_stmt(self, node: cst.Assert) -> list[ir.Stmt]:
         """`assert cond[, msg]`: checked in --debug builds only (Warp's rule); the message names the
         file, the line and the statement as written (escaped when emitted)."""
-        cond = self.condition(node.test)
+        tested = _array_test(node.test)
+        binding = self.env.get(tested[0]) if tested is not None else None
+        if tested is not None and binding is not None and isinstance(binding.sym.type, ArrayT) \
+                and tested[0] not in self.nullable:  # `assert a` of an array no `if a:` tests: the loader passes one
+            cond: ir.Expr = ir.Const(not tested[1], BOOL, self.span(node.test))
+        else:
+            cond = self.condition(node.test)
         text = " ".join(self.parsed.tree.code_for_node(node).split())
         message = f"{self.parsed.filename}:{self.span(node).line}: assertion failed: {text}"
         call = ir.OpCall("assert_", (cond,), (("message", message),), NONE, self.span(node))

@@ -71,6 +71,9 @@ UNSUPPORTED = {
 MAX_ARRAY_DIMS = 4  # Warp's arrays have 1 to 4 dimensions
 
 
+# The float constants of Python's math module and numpy's a kernel may read (Warp reads a module's globals)
+HOST_CONSTANTS = {"math": ("pi", "e", "tau", "inf", "nan"), "numpy": ("pi", "e", "inf", "nan")}
+
 class ExprLowering(LoweringHost):
     def expr(self, node: cst.BaseExpression) -> Lowered:
         value = consts.literal(node)
@@ -95,7 +98,12 @@ class ExprLowering(LoweringHost):
             return self.lower_compare(node)
         if isinstance(node, cst.BooleanOperation):
             op = "and_" if isinstance(node.operator, cst.And) else "or_"
-            return self.apply(op, [node.left, node.right], node)
+            operands = [self.expr(node.left), self.expr(node.right)]
+            types = [e.type for e in operands]
+            if all(isinstance(t, Scalar) for t in types) and types[0] != types[1] and (
+                    BOOL in types or not any(self.is_weak(e) for e in operands)):  # `i >= 0 and flags[i] & MASK`: each one's truth, as Warp
+                operands = [self.truth(e, n) for e, n in zip(operands, (node.left, node.right))]
+            return self.make_op(op, operands, {}, node, where=[node.left, node.right])
         if isinstance(node, cst.IfExp):
             return self.apply("where", [node.test, node.body, node.orelse], node)
         if isinstance(node, cst.Call):
@@ -158,6 +166,9 @@ class ExprLowering(LoweringHost):
                       "`wp.Function` parameter", node)
         if name in self.scope.api_aliases:
             self.fail("TC0401", f"unsupported syntax: the module `{name}` used as a value", node)
+        host_constant = self.host_constant(node)
+        if host_constant is not None:
+            return host_constant
         self.refuse_host_name(node)
         if name in self.scope.host_values:
             value = self.scope.host_values[name]
@@ -176,10 +187,20 @@ class ExprLowering(LoweringHost):
             if api in MATH_CONSTANTS:
                 return self.const_expr(MATH_CONSTANTS[api], node)
             self.fail("TC0302", f"`{api}` is not a value of the tile API", node)
+        host_constant = self.host_constant(node)
+        if host_constant is not None:
+            return host_constant
         self.refuse_host_name(node)
         base = self.expr(node.value)
         attr = node.attr.value
         self.fail("TC0401", f"unsupported syntax: attribute `.{attr}` of {describe(base.type)}", node.attr)
+
+    def host_constant(self, node: cst.Name | cst.Attribute) -> ir.Const | None:
+        """`math.pi`, `np.inf`, from-imported `pi`: the constant, as Warp reads a float of a module's global."""
+        origin = self.scope.host_origin(node)
+        if origin is not None and origin[1] in HOST_CONSTANTS.get(origin[0], ()):
+            return self.const_expr(MATH_CONSTANTS[origin[1]], node)
+        return None
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
         # a.shape[i] and t.shape[i]
@@ -310,6 +331,13 @@ class ExprLowering(LoweringHost):
         common = _common_dtype(a.type, b.type)
         return [e if e.type == common else ir.OpCall("cast", (e,), (("dtype", common),), common, e.span)
                 for e in operands]
+
+    def truth(self, e: ir.Expr, node: cst.BaseExpression) -> ir.Expr:
+        """A scalar as a bool: itself if one, else whether it is nonzero."""
+        if e.type == BOOL:
+            return e
+        zero = ir.Const(0.0 if isinstance(e.type, Scalar) and e.type.is_float else 0, e.type, self.span(node))
+        return cast(ir.Expr, self.make_op("ne", [e, zero], {}, node, where=[node, node]))
 
     def apply(self, op: str, operand_nodes: list[cst.BaseExpression], node: cst.CSTNode) -> Lowered:
         operands = [self.expr(n) for n in operand_nodes]

@@ -25,8 +25,9 @@ for _family in _FAMILIES:
 # The operators also take vectors and matrices, with Warp's value rules (ops/values.py).
 for _name in ("add", "sub", "mul", "div", "neg", "eq", "ne"):
     OPS[_name] = _replace(OPS[_name], rule=values.arith_rule(_name, OPS[_name].rule))
-# The bitwise operators, abs and sign also take integer (bitwise) or any (abs, sign) values component-wise.
-for _name in (*values.BITWISE, "abs", "sign"):
+# The bitwise operators, abs, sign, min and max also take integer (bitwise) or any (the others) values
+# component-wise.
+for _name in (*values.BITWISE, "abs", "sign", "min", "max"):
     OPS[_name] = _replace(OPS[_name], rule=values.componentwise_rule(_name, OPS[_name].rule))
 
 API_OPS = {name: spec for name, spec in OPS.items() if spec.api}

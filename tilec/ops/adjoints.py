@@ -127,9 +127,19 @@ def _pow(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 def _max_min(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     a, b = ad.val(e.args[0]), ad.val(e.args[1])
     first = C("step_ge", a, b) if e.op == "max" else C("step_ge", b, a)  # ties go to the first operand
+    ones = _ones(b)
     if _may_be_nan(b):  # as the forward's fmax / fmin, a NaN `b` leaves `a` the result: its gradient goes to `a`
-        first = C("max", first, C("sub", _k(b, 1), C("step_ge", b, b)))
-    return [(0, C("mul", g, first)), (1, C("mul", g, C("sub", _k(first, 1), first)))]
+        first = C("max", first, C("sub", ones, C("step_ge", b, b)))
+    times = "cw_mul" if isinstance(dtype_of(e.type), VecT) else "mul"  # vectors: component by component
+    return [(0, C(times, g, first)), (1, C(times, g, C("sub", ones, first)))]
+
+
+def _ones(x: ir.Expr) -> ir.Expr:
+    """1 of x's dtype: a vector of ones for a vector (a value constant is only ever zero)."""
+    t = dtype_of(x.type)
+    if not isinstance(t, VecT):
+        return _k(x, 1)
+    return ir.OpCall("value_new", tuple(const(1, t.dtype, x.span) for _ in range(t.length)), (("type", t),), t, x.span)
 
 
 def _may_be_nan(x: ir.Expr) -> bool:

@@ -111,10 +111,10 @@ BITWISE = {"bit_and": "&", "bit_or": "|", "bit_xor": "^", "lshift": "<<", "rshif
 
 def componentwise_rule(op: str, scalar_rule: Callable[[Bound], Type | None]) -> Callable[[Bound], Type | None]:
     """The rule of a builtin Warp applies to each component of a value: the bitwise operators
-    (`& | ^ << >> ~`) on vectors and matrices of integers of one type, `abs` and `sign` on vectors
-    (Warp has no matrix overload of those two). A tile of such values takes the same rule per
+    (`& | ^ << >> ~`) on vectors and matrices of integers of one type, `abs`, `sign`, `min` and `max` on
+    vectors (Warp has no matrix overload of those). A tile of such values takes the same rule per
     element (tile_map, `x & y` of tiles). Anything without a value operand keeps its scalar rule."""
-    names = ("left", "right") if op in BITWISE and op != "invert" else ("a",)
+    names = ("left", "right") if (op in BITWISE and op != "invert") or op in ("min", "max") else ("a",)
 
     def rule(b: Bound) -> Type | None:
         ts = [b.types.get(n) for n in names]

@@ -1,3 +1,6 @@
+import math
+
+import numpy as np
 import warp as wp
 
 # In the kernels' bodies Warp's names without `wp.` (its builtins, types and constants), as Warp reads a
@@ -235,3 +238,19 @@ def vector_reductions(a: wp.array(dtype=wp.vec3), x: wp.array(dtype=float), y: w
     n[i] = wp.min(wp.vec3i(3, int(p[1] * 4.0), -2)) + max(wp.vec2i(i, 5))
     pose = wp.transform(p=p)
     t[i] = wp.transform_multiply(pose, wp.transformation(p * x[i], dtype=float))
+
+
+@wp.kernel
+def truth_and_host_constants(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), flags: wp.array(dtype=wp.int32),
+                             y: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+    # `and` / `or` of a bool and an int (each one's truth), `assert` of an array, math's and numpy's constants,
+    # wp.min / wp.max of two vectors (component by component, a NaN component skipped)
+    i = wp.tid()
+    assert a
+    s = float(0.0)
+    if i >= 2 and flags[i] & 2:
+        s += 1.0
+    if flags[i] or i == 0:
+        s += 10.0
+    y[i] = s + math.pi * a[i][0] + np.e * math.tau
+    v[i] = wp.min(a[i], b[i]) * 2.0 + wp.max(a[i], wp.vec3(wp.nan, b[i][1], 0.5)) + max(b[i] * 3.0, a[i])

@@ -17,6 +17,11 @@ template <class T> TL_HD T tape_pop_value(Ctx& ctx) {
 template <class T> TL_HD T leader_only(Ctx& ctx, T v) { return ctx.leader() ? v : T(0); }
 
 template <class A, class B> TL_HD A step_ge(A a, B b) { return a >= b ? A(1) : A(0); }
+template <int N, class T> TL_HD vec<N, T> step_ge(const vec<N, T>& a, const vec<N, T>& b) {  // per component
+    vec<N, T> r;
+    for (int k = 0; k < N; ++k) r.c[k] = step_ge(a.c[k], b.c[k]);
+    return r;
+}
 
 #if !defined(__CUDACC__)
 // first_extreme over a contiguous row of float or double in one pass, in vectors of 32 bytes (GCC/Clang
