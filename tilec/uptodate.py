@@ -24,6 +24,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,8 @@ def _key(source_path: str, invocation: dict[str, Any]) -> str | None:
             source = f.read()
     except OSError:
         return None
+    if _imports_project_files(source_path, source):
+        return None  # the key would have to cover those files too: the full path compares what they generate
     parts = {
         **invocation,
         "source": hashlib.sha256(source).hexdigest(),
@@ -87,6 +90,25 @@ def _key(source_path: str, invocation: dict[str, Any]) -> str | None:
         "tilec": tilec_fingerprint(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+IMPORT_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
+
+
+def _imports_project_files(source_path: str, source: bytes) -> bool:
+    """Whether the source may import names from another of the project's files (frontend/imports.py):
+    a relative import, or a module found beside the file or at its package's root (by name only)."""
+    folder = Path(source_path).resolve().parent
+    root = folder
+    while (root / "__init__.py").is_file() and root.parent != root:
+        root = root.parent
+    for dots, module in IMPORT_FROM.findall(source):
+        if dots:
+            return True
+        top = module.decode("ascii", "replace").split(".")[0]
+        if top and any((base / f"{top}.py").exists() or (base / top).is_dir() for base in (folder, root)):
+            return True
+    return False
 
 
 def _stamp_path(folder: Path) -> Path:

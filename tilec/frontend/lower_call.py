@@ -112,9 +112,10 @@ class CallLowering(LoweringHost):
             if name in self.scope.kernels:
                 self.fail("TC0408", f"kernel `{name}` cannot be called from device code; launch it from the host", node)
             known = [*self.scope.funcs, *BUILTIN_OPS, *DTYPE_CALLS]
-            hint = (f"Warp's module does not export `{name}`, so Warp too reads it only as "
-                    f"`{self.scope.api_prefix()}{name}`" if name in warp_names.WARP_NOT_EXPORTED
-                    else suggest.did_you_mean(name, known))
+            hint = self.scope.unbrought.get(name) or (
+                f"Warp's module does not export `{name}`, so Warp too reads it only as "
+                f"`{self.scope.api_prefix()}{name}`" if name in warp_names.WARP_NOT_EXPORTED
+                else suggest.did_you_mean(name, known))
             self.fail("TC0301", f"unknown function `{name}`", node.func, help=hint)
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
 

@@ -177,8 +177,9 @@ class ExprLowering(LoweringHost):
                       "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
                       node, help="make it such a constant, or pass the value to the kernel as an argument")
         known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]
-        hint = (f"Warp's constants need their module as values: `{self.scope.api_prefix()}{name}`"
-                if name in MATH_CONSTANTS else suggest.did_you_mean(name, known))
+        hint = self.scope.unbrought.get(name) or (
+            f"Warp's constants need their module as values: `{self.scope.api_prefix()}{name}`"
+            if name in MATH_CONSTANTS else suggest.did_you_mean(name, known))
         self.fail("TC0301", f"unknown name `{name}`", node, help=hint)
 
     def lower_attribute(self, node: cst.Attribute) -> Lowered:

@@ -102,7 +102,9 @@ class ModuleChecker:
             try:
                 t = generics.param_annotation(p.annotation.annotation, fd.scope or self.scope)
             except ann.AnnotationError as e:
-                self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node))
+                unknown = (fd.scope or self.scope).unbrought.get(e.node.value) if isinstance(e.node, cst.Name) else None
+                self.diags.error("TC0409", f"parameter `{p.name.value}`: {e.message}", self.parsed.span(e.node),
+                                 help=unknown)
                 ok = False
                 continue
             if fd.kind != "kernel" and isinstance(t, ann.IndexedT):
@@ -214,8 +216,8 @@ class ModuleChecker:
         types are known without a call site. They are not emitted."""
         called = {key[0] for key in self.instances}
         for name, fd in list(self.scope.funcs.items()):
-            if name in called or name in self.generic_ok:
-                continue
+            if name in called or name in self.generic_ok or fd.origin is not None:
+                continue  # (a func imported from another file is checked where a kernel calls it)
             declared = self.signature(fd)
             if declared is None or any(generics.is_generic(t) for t in declared):
                 continue
@@ -270,6 +272,8 @@ class ModuleChecker:
             checker = FunctionChecker(self, fd, concrete, block_dim, func_instance(name, index))
             if fd.library:  # its nodes are placed at the user's call (warp_library.py)
                 checker.parsed = warp_library.seen_from(self.parsed, span)
+            elif fd.origin is not None:  # imported from another file (imports.py): placed at the call too
+                checker.parsed = warp_library.CallSiteParsed(fd.origin, self.parsed, span)
             checker.project = project
             before = len(self.diags.items)
             try:

@@ -29,6 +29,7 @@ class Parsed:
     tree: cst.Module
     _positions: dict[int, tuple[int, int, int, int]] | None = None  # id(node) -> (line, column, end line, end column), computed on first use
     _placed: list[cst.CSTNode] = field(default_factory=list)  # nodes place_like gave a position: alive while their id is a key
+    _adopted: list[tuple[Parsed, cst.CSTNode]] = field(default_factory=list)  # (another module's parse, where its nodes point)
 
     def positions(self) -> Mapping[int, tuple[int, int, int, int]]:
         """id(node) -> (line, column, end line, end column) of every node of the tree (which
@@ -38,6 +39,8 @@ class Parsed:
                 self._positions = node_positions(self.tree)
             except RecursionError:
                 raise RecursionError("source nested too deeply for position metadata") from None
+            for other, at in self._adopted:
+                self._adopt_positions(other, at)
         return self._positions
 
     @functools.cached_property
@@ -60,6 +63,23 @@ class Parsed:
         while stack:
             node = stack.pop()
             self.place_like(node, original)
+            stack.extend(node.children)
+
+    def adopt(self, other: Parsed, at: cst.CSTNode) -> None:
+        """Every node of another module's tree (frontend/imports.py) takes the position of `at`, the
+        import statement here: a diagnostic at one of them points into this file."""
+        self._adopted.append((other, at))
+        if self._positions is not None:
+            self._adopt_positions(other, at)
+
+    def _adopt_positions(self, other: Parsed, at: cst.CSTNode) -> None:
+        positions = self._positions
+        assert positions is not None
+        where = positions[id(at)]
+        stack: list[cst.CSTNode] = [other.tree]
+        while stack:
+            node = stack.pop()
+            positions.setdefault(id(node), where)
             stack.extend(node.children)
 
     def place_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:

@@ -20,7 +20,7 @@ import libcst as cst
 from ..diagnostics import Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, Scalar, StructT, Type
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
-from . import consts, static_items, structs
+from . import consts, imports, static_items, structs
 from .parse import Parsed
 from .suggest import HOST_MODULES
 from .tuple_returns import return_sources, returned_count
@@ -70,6 +70,7 @@ class FuncDef:
     launch_block_dims: tuple[int, ...] = ()  # constant `block_dim=` of this kernel's launches in the file
     overloads: tuple[tuple[Span, dict[str, cst.BaseExpression]], ...] = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
     library: bool = False  # one of tilec's own funcs for Warp's Python-written builtins (warp_library.py)
+    origin: Parsed | None = None  # the parse of the module it was imported from (imports.py); None: this file's
 
     @cached_property
     def returns_several(self) -> int | None:
@@ -115,6 +116,9 @@ class Scope:
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
     literal_dicts: dict[str, cst.Dict] = field(default_factory=dict)  # host values `wp.static(D[key])` reads (static_items.py)
+    import_errors: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (import statement, why its module does not resolve)
+    unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
+    import_problem: str | None = None  # (a module imported from another file) the first error tilec found in it
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -227,6 +231,11 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 
 def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
+    with imports.session():  # the modules it imports from the project's files, once per check
+        return _resolve(parsed, diags)
+
+
+def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     scope = Scope()
     for stmt in parsed.tree.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -242,6 +251,8 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             _declare_enum(scope, stmt)
         else:
             _nested_imports(scope, stmt, parsed)
+    for at, message in scope.import_errors:
+        diags.error("TC0433", message, parsed.span(at))
     _check_custom_targets(scope, parsed, diags)
     scope.literal_dicts = static_items.literal_dicts(parsed.tree, scope.host_values)
     # Warp reads module options when the module is built: they hold for kernels defined before them.
@@ -317,6 +328,9 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
                 scope.typing_aliases.add(local)
             elif full.split(".")[0] in HOST_MODULES:
                 scope.host_modules[local] = full.split(".")[0]
+    elif isinstance(node, cst.ImportFrom) and (node.relative or (node.module is not None and _dotted(node.module).split(
+            ".")[0] not in (*API_MODULES, "typing", *HOST_MODULES))) and imports.bring(scope, node, parsed, scope.import_errors):
+        return  # from one of the project's files (imports.py)
     elif isinstance(node, cst.ImportFrom) and node.module is not None:
         module = _dotted(node.module)
         if isinstance(node.names, cst.ImportStar):

@@ -1,0 +1,146 @@
+"""Names a file imports from the project's other files (frontend/imports.py): funcs, structs, constants and
+type aliases of a sibling module (`from helpers import ...`), a parent package's (`from ..helpers import
+...`), each module's funcs kept apart from a same-named one of the file; diagnostics in an imported func at
+the kernel's call, a module that does not resolve at its import; import cycles; a rebuild after an
+imported file changed. Checked by building with `tilec build` and running against numpy."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import needs_cxx
+from tilec.api import load
+
+HELPERS = '''
+import warp as wp
+
+SCALE = 2.5
+vec5 = wp.types.vector(5, dtype=float)
+
+
+@wp.struct
+class Particle:
+    x: wp.vec3
+    m: float
+
+
+@wp.func
+def inner(x: float):
+    return x + 1.0
+
+
+@wp.func
+def twice(x: float):
+    return x * SCALE * inner(x)
+'''
+
+PROGRAM = '''
+import warp as wp
+
+from ..helpers import SCALE, Particle, twice, vec5
+from ..helpers import inner as plus_one
+from consts import OFFSET
+
+
+@wp.func
+def inner(x: float):
+    return x * 100.0
+
+
+@wp.kernel
+def k(p: wp.array(dtype=Particle), y: wp.array(dtype=float), v: wp.array(dtype=vec5)):
+    i = wp.tid()
+    y[i] = twice(p[i].m) + inner(1.0) + plus_one(p[i].x[0]) * SCALE + OFFSET
+    v[i] = vec5(twice(1.0))
+'''
+
+
+def project(tmp_path: Path, program: str = PROGRAM, helpers: str = HELPERS) -> Path:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(helpers)
+    (tmp_path / "pkg" / "sub" / "consts.py").write_text("OFFSET = 0.25\n")
+    (tmp_path / "pkg" / "sub" / "prog.py").write_text(program)
+    return tmp_path / "pkg" / "sub" / "prog.py"
+
+
+def tilec(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tilec", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def run(module, n=6, seed=0):
+    rng = np.random.default_rng(seed)
+    p = module.Particle.zeros(n)
+    p["m"] = rng.standard_normal(n)
+    p["x"] = rng.standard_normal((n, 3))
+    y, v = np.zeros(n, np.float32), np.zeros((n, 5), np.float32)
+    module.k.launch(dim=n, inputs=[p, y, v])
+    return p["m"].astype(np.float64), p["x"][:, 0].astype(np.float64), y, v
+
+
+@needs_cxx
+def test_funcs_structs_and_constants_come_from_the_projects_files(tmp_path):
+    source = project(tmp_path)
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    m, x0, y, v = run(load(tmp_path / "out" / "prog"))
+    # helpers' `inner` (x + 1) inside `twice` and as `plus_one`; the file's own `inner` (x * 100) in the kernel
+    np.testing.assert_allclose(y, m * 2.5 * (m + 1) + 100 + (x0 + 1) * 2.5 + 0.25, rtol=1e-5)
+    np.testing.assert_array_equal(v, 5.0)
+
+
+@needs_cxx
+def test_a_changed_imported_file_is_rebuilt(tmp_path):
+    source = project(tmp_path)
+    assert tilec("build", str(source), "-o", "out", cwd=tmp_path).returncode == 0
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS.replace("SCALE = 2.5", "SCALE = 4.0"))
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    m, x0, y, _ = run(load(tmp_path / "out" / "prog"))
+    np.testing.assert_allclose(y, m * 4.0 * (m + 1) + 100 + (x0 + 1) * 4.0 + 0.25, rtol=1e-5)
+
+
+def test_an_error_in_an_imported_func_points_at_the_call(tmp_path):
+    source = project(tmp_path, helpers=HELPERS.replace("return x + 1.0", "return x + wp.vec3(1.0)"))
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"{source}:17:12: error[TC0201]: add: `+` of a float32 scalar and a vec3f" in proc.stderr, proc.stderr
+
+
+def test_a_module_that_does_not_parse_is_reported_at_its_import(tmp_path):
+    source = project(tmp_path, helpers=HELPERS + "\ndef broken(:\n")
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"{source}:4:1: error[TC0433]: `..helpers` (helpers.py) cannot be used: helpers.py:" in proc.stderr, \
+        proc.stderr
+
+
+def test_an_import_cycle_brings_what_resolved(tmp_path):
+    helpers = HELPERS + "\nfrom .sub.prog import k\n"
+    source = project(tmp_path, helpers=helpers)
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("line", ["from ...outside import twice", "from .missing import twice"])
+def test_an_import_tilec_cannot_find_leaves_its_names_unknown(tmp_path, line):
+    source = project(tmp_path, program=PROGRAM.replace("from ..helpers import SCALE, Particle, twice, vec5", line +
+                                                       "\nfrom ..helpers import SCALE, Particle, vec5"))
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "error[TC0301]: unknown function `twice`" in proc.stderr, proc.stderr
+
+
+def test_a_name_a_module_does_not_resolve_is_unknown_with_its_error(tmp_path):
+    helpers = HELPERS.replace("    m: float", "    m: float\n    t: wp.fabricarray(dtype=float)")  # a struct field tilec lacks
+    source = project(tmp_path, helpers=helpers)
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"{source}:15:25: error[TC0409]: parameter `p`: not a dtype" in proc.stderr, proc.stderr
+    assert "is imported from `..helpers` (helpers.py), where tilec finds no @wp.func, @wp.struct, constant or type " \
+           "alias of that name (tilec reports there: helpers.py:" in proc.stderr, proc.stderr

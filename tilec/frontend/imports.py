@@ -1,0 +1,197 @@
+"""Names a file imports from the project's other Python files: `from .utils import helper, Particle`,
+`from ..math import velocity_at_point`, `from utils import N` (a module beside the file, or in its
+package). Each such module is read and resolved like the file itself (parsed, never imported or run),
+once per check, and the names it defines come into the importing file's scope: @wp.func funcs (with
+their overloads and custom adjoints, checked in their own module's names), @wp.struct classes,
+constants, type aliases and IntEnum classes. Other names (kernels, host values) stay unknown there.
+
+A func from another module is checked where a kernel calls it: a diagnostic in its body points at the
+call, one in its signature at the import statement (tilec reports positions in the file it compiles);
+the generated code's comments name the call's line. A module that does not parse is reported at the
+import statement; one with other errors (a struct field tilec lacks) gives no names (a struct may have lost
+a field): each is unknown where a kernel uses it, with the module's first error as help.
+
+Only files inside the importing file's folder tree or its package's are read: a relative import climbs
+at most to the package root's folder; an absolute one is looked up beside the file and from the root
+of the package holding it (where `__init__.py` files stop), never on sys.path (site-packages are host
+code). At most MAX_MODULES modules of at most MAX_BYTES each are read.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ..diagnostics import CompileError, Diagnostics
+from .parse import Parsed, parse
+
+if TYPE_CHECKING:
+    from .resolve import FuncDef, Scope
+
+MAX_MODULES = 64
+MAX_BYTES = 2_000_000
+
+
+@dataclasses.dataclass
+class _Session:
+    depth: int = 0
+    modules: dict[Path, tuple[Parsed, Scope] | str | None] = dataclasses.field(default_factory=dict)  # None: in progress
+
+
+_SESSION: list[_Session] = []
+
+
+@contextlib.contextmanager
+def session() -> Iterator[None]:
+    """One check's modules: entered by every resolve(), kept until the outermost one returns."""
+    if not _SESSION:
+        _SESSION.append(_Session())
+    _SESSION[0].depth += 1
+    try:
+        yield
+    finally:
+        _SESSION[0].depth -= 1
+        if _SESSION[0].depth == 0:
+            _SESSION.clear()
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _package_root(folder: Path) -> Path:
+    """The folder holding the outermost package folder above `folder` (folder itself outside packages)."""
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def _module_file(base: Path, module: str) -> Path | None:
+    stem = base.joinpath(*module.split(".")) if module else base
+    for candidate in (stem.with_name(stem.name + ".py") if module else None, stem / "__init__.py"):
+        if candidate is not None and candidate.is_file():
+            return candidate
+    return None
+
+
+def locate(importer: str, dots: int, module: str) -> Path | None:
+    """The file `from <dots><module> import ...` in `importer` names, when it is one of the project's."""
+    try:
+        here = Path(importer).resolve().parent
+    except (OSError, RuntimeError):
+        return None
+    if not here.is_dir():
+        return None
+    root = _package_root(here)
+    if dots:
+        base = here
+        for _ in range(dots - 1):
+            if base == root:
+                return None  # above the top-level package
+            base = base.parent
+        return _module_file(base, module)
+    return _module_file(here, module) or (_module_file(root, module) if root != here else None)
+
+
+def _load(path: Path) -> tuple[Parsed, Scope] | str | None:
+    """The module's parse and names; a message when it does not parse; None while it is being resolved
+    (an import cycle: its names are not brought)."""
+    from .resolve import resolve
+
+    state = _SESSION[0]
+    if path in state.modules:
+        return state.modules[path]
+    if len(state.modules) >= MAX_MODULES:
+        return f"more than {MAX_MODULES} modules imported"
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return f"larger than {MAX_BYTES} bytes"
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return f"cannot be read ({type(e).__name__})"
+    state.modules[path] = None
+    diags = Diagnostics()
+    try:
+        parsed = parse(source, str(path), path.stem)
+        scope = resolve(parsed, diags)
+    except CompileError as e:
+        first = e.diagnostics[0]
+        state.modules[path] = f"{path.name}:{first.span.line}:{first.span.col}: {first.message}"
+        return state.modules[path]
+    if diags.has_errors:  # none of its names is brought (a struct may have lost a field): unknown where used, with this
+        first = diags.sorted()[0]
+        scope.import_problem = f"{path.name}:{first.span.line}:{first.span.col}: {first.message}"
+    _own_funcs(scope, parsed, path)
+    state.modules[path] = (parsed, scope)
+    return parsed, scope
+
+
+def _own_funcs(scope: Scope, parsed: Parsed, path: Path) -> None:
+    """The module's funcs marked as its own: checked in its names (scope), placed by its parse (origin),
+    and keyed apart from any other module's func of the same name (key), so that two modules' `helper`s
+    never share an instance. Every table holding a def holds the marked one."""
+    marked: dict[int, FuncDef] = {}
+
+    def mark(fd: FuncDef) -> FuncDef:
+        if id(fd) not in marked:
+            marked[id(fd)] = dataclasses.replace(fd, scope=fd.scope or scope, origin=fd.origin or parsed,
+                                                 key=fd.key if fd.key is not None else (str(path), fd.name))
+        return marked[id(fd)]
+
+    scope.funcs = {name: mark(fd) for name, fd in scope.funcs.items()}
+    scope.func_overloads = {name: [mark(fd) for fd in defs] for name, defs in scope.func_overloads.items()}
+
+
+def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple[cst.CSTNode, str]]) -> bool:
+    """Whether `node` imports from one of the project's files; if so, its names are brought into
+    `scope` (the ones the module defines), and a module that cannot be used is noted in `errors`."""
+    if isinstance(node.names, cst.ImportStar) or not _SESSION:
+        return False
+    dots = len(node.relative)
+    module = _dotted(node.module) if node.module is not None else ""
+    path = locate(parsed.filename, dots, module)
+    if path is None:
+        return bool(dots)  # a relative import tilec cannot find is still no host module's
+    loaded = _load(path)
+    if isinstance(loaded, str):
+        errors.append((node, f"`{'.' * dots}{module}` ({path.name}) cannot be used: {loaded}"))
+        return True
+    if loaded is None:
+        return True
+    other_parsed, other = loaded
+    parsed.adopt(other_parsed, node)  # a diagnostic at one of its nodes points at this import
+    for alias in node.names:
+        name = _dotted(alias.name)
+        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+            else name
+        scope.bound.add(local)
+        if other.import_problem is not None or not _bring_name(scope, local, other, name):
+            problem = f" (tilec reports there: {other.import_problem})" if other.import_problem else ""
+            scope.unbrought[local] = (f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), where tilec finds "
+                                      f"no @wp.func, @wp.struct, constant or type alias of that name{problem}")
+    return True
+
+
+def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
+    """Whether the module defines `name` as something a kernel may use; if so it is `local` in scope."""
+    brought = False
+    if name in other.funcs:
+        scope.funcs[local] = other.funcs[name]
+        if name in other.func_overloads:
+            scope.func_overloads[local] = other.func_overloads[name]
+        brought = True
+    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums")
+    for table in tables:
+        found = getattr(other, table)
+        if name in found:
+            getattr(scope, table)[local] = found[name]
+            brought = True
+    return brought
