@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ from .parse import Parsed, parse
 if TYPE_CHECKING:
     from .resolve import FuncDef, Scope
 
+Resolver = Callable[[Parsed, Diagnostics], "Scope"]  # resolve.py's resolve (passed in: no import cycle)
 MAX_MODULES = 64
 MAX_BYTES = 2_000_000
 
@@ -101,11 +102,9 @@ def locate(importer: str, dots: int, module: str) -> Path | None:
     return _module_file(here, module) or (_module_file(root, module) if root != here else None)
 
 
-def _load(path: Path) -> tuple[Parsed, Scope] | str | None:
+def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | None:
     """The module's parse and names; a message when it does not parse; None while it is being resolved
     (an import cycle: its names are not brought)."""
-    from .resolve import resolve
-
     state = _SESSION[0]
     if path in state.modules:
         return state.modules[path]
@@ -150,7 +149,8 @@ def _own_funcs(scope: Scope, parsed: Parsed, path: Path) -> None:
     scope.func_overloads = {name: [mark(fd) for fd in defs] for name, defs in scope.func_overloads.items()}
 
 
-def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple[cst.CSTNode, str]]) -> bool:
+def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple[cst.CSTNode, str]],
+          resolve: Resolver) -> bool:
     """Whether `node` imports from one of the project's files; if so, its names are brought into
     `scope` (the ones the module defines), and a module that cannot be used is noted in `errors`."""
     if isinstance(node.names, cst.ImportStar) or not _SESSION:
@@ -160,7 +160,7 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     path = locate(parsed.filename, dots, module)
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
-    loaded = _load(path)
+    loaded = _load(path, resolve)
     if isinstance(loaded, str):
         errors.append((node, f"`{'.' * dots}{module}` ({path.name}) cannot be used: {loaded}"))
         return True

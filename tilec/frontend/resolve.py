@@ -329,7 +329,7 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
             elif full.split(".")[0] in HOST_MODULES:
                 scope.host_modules[local] = full.split(".")[0]
     elif isinstance(node, cst.ImportFrom) and (node.relative or (node.module is not None and _dotted(node.module).split(
-            ".")[0] not in (*API_MODULES, "typing", *HOST_MODULES))) and imports.bring(scope, node, parsed, scope.import_errors):
+            ".")[0] not in (*API_MODULES, "typing", *HOST_MODULES))) and imports.bring(scope, node, parsed, scope.import_errors, resolve):
         return  # from one of the project's files (imports.py)
     elif isinstance(node, cst.ImportFrom) and node.module is not None:
         module = _dotted(node.module)

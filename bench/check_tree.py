@@ -1,0 +1,68 @@
+"""A project's Warp files through `tilec check`: every .py file under a folder that defines a kernel
+(`@wp.kernel`), each checked in a fresh `python -m tilec` process, the clean ones counted and the
+diagnostics grouped (bench/warp_test_files.py's grouping). An acceptance measure on real projects,
+e.g. a checkout of newton-physics/newton (its tests left out by default):
+
+    python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests]
+
+Files that import names from the project's other files are checked with them (frontend/imports.py).
+Nothing of the project is copied here.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from warp_test_files import DIAGNOSTIC, kind  # noqa: E402
+
+
+def kernel_files(root: Path, with_tests: bool) -> list[Path]:
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if not with_tests and "tests" in path.relative_to(root).parts:
+            continue
+        try:
+            if "@wp.kernel" in path.read_text(encoding="utf-8"):
+                found.append(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A project's kernel files through tilec check, diagnostics counted.")
+    parser.add_argument("root", type=Path, help="the project's folder")
+    parser.add_argument("--top", type=int, default=40, help="how many kinds of diagnostic to list")
+    parser.add_argument("--json", action="store_true", help="one JSON object: clean files and the counts")
+    parser.add_argument("--with-tests", action="store_true", help="also files under folders named tests")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per file")
+    args = parser.parse_args(argv)
+    files = kernel_files(args.root, args.with_tests)
+    counts: collections.Counter = collections.Counter()
+    clean = crashed = timed_out = 0
+    for path in files:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True,
+                                  text=True, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out += 1
+            continue
+        clean += proc.returncode == 0
+        crashed += "Traceback" in proc.stderr or "internal compiler error" in proc.stderr
+        counts.update(kind(code, message) for code, message in DIAGNOSTIC.findall(proc.stderr))
+    if args.json:
+        print(json.dumps({"files": len(files), "clean": clean, "crashed": crashed, "timed_out": timed_out,
+                          "diagnostics": dict(counts.most_common())}, sort_keys=True))
+        return
+    print(f"{clean} of {len(files)} files check cleanly ({crashed} crashed, {timed_out} timed out)")
+    for text, n in counts.most_common(args.top):
+        print(f"{n:5d} {text}")
+
+
+if __name__ == "__main__":
+    main()
