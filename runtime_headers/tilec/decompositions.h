@@ -156,10 +156,10 @@ template <int N, class C> TL_HD void swap_columns(sq<N, C>& V, C* l, int i, int 
     l[j] = t;
 }
 
-template <class C> struct svd3_factors { sq<3, C> U, V; C s[3]; };
+template <int N, class C> struct svd_factors { sq<N, C> U, V; C s[N]; };
 
-template <class C> TL_HD svd3_factors<C> svd3(const sq<3, C>& a) {
-    svd3_factors<C> f;
+template <class C> TL_HD svd_factors<3, C> svd(const sq<3, C>& a) {
+    svd_factors<3, C> f;
     sq<3, C> S = product(a, a, true);
     f.V = jacobi_eigen(S);
     C l[3] = {S.m[0][0], S.m[1][1], S.m[2][2]};
@@ -180,10 +180,8 @@ template <class C> TL_HD svd3_factors<C> svd3(const sq<3, C>& a) {
     return f;
 }
 
-template <class C> struct svd2_factors { sq<2, C> U, V; C s[2]; };
-
-template <class C> TL_HD svd2_factors<C> svd2(const sq<2, C>& a) {
-    svd2_factors<C> f;
+template <class C> TL_HD svd_factors<2, C> svd(const sq<2, C>& a) {
+    svd_factors<2, C> f;
     sq<2, C> S = product(a, a, true);
     f.V = identity<2, C>();
     jacobi_rotate(S, f.V, 0, 1);
@@ -250,34 +248,36 @@ template <int N, class C> TL_HD sq<N, C> svd_adjoint(const sq<N, C>& U, const C*
 
 }  // namespace decomp
 
-template <class T> TL_HD void svd3(const mat<3, 3, T>& A, mat<3, 3, T>& U, vec<3, T>& sigma, mat<3, 3, T>& V) {
-    const auto f = decomp::svd3(decomp::load(A));
-    U = decomp::store<3, T>(f.U);
-    V = decomp::store<3, T>(f.V);
-    for (int i = 0; i < 3; ++i) sigma.c[i] = T(f.s[i]);
+// svd3 / svd2: the factors of an N x N matrix (decomp::svd by size), and A's adjoint from theirs
+template <int N, class T> TL_HD void svd_of(const mat<N, N, T>& A, mat<N, N, T>& U, vec<N, T>& sigma, mat<N, N, T>& V) {
+    const auto f = decomp::svd(decomp::load(A));
+    U = decomp::store<N, T>(f.U);
+    V = decomp::store<N, T>(f.V);
+    for (int i = 0; i < N; ++i) sigma.c[i] = T(f.s[i]);
 }
 
+template <int N, class T> TL_HD mat<N, N, T> svd_grad_of(const mat<N, N, T>& A, const mat<N, N, T>& gU,
+                                                         const vec<N, T>& gs, const mat<N, N, T>& gV) {
+    using C = compute_t<T>;
+    const auto f = decomp::svd(decomp::load(A));
+    C g[N];
+    for (int i = 0; i < N; ++i) g[i] = cv(gs.c[i]);
+    return decomp::store<N, T>(decomp::svd_adjoint<N, C>(f.U, f.s, f.V, decomp::load(gU), g, decomp::load(gV)));
+}
+
+template <class T> TL_HD void svd3(const mat<3, 3, T>& A, mat<3, 3, T>& U, vec<3, T>& sigma, mat<3, 3, T>& V) {
+    svd_of(A, U, sigma, V);
+}
+template <class T> TL_HD void svd2(const mat<2, 2, T>& A, mat<2, 2, T>& U, vec<2, T>& sigma, mat<2, 2, T>& V) {
+    svd_of(A, U, sigma, V);
+}
 template <class T> TL_HD mat<3, 3, T> svd3_grad(const mat<3, 3, T>& A, const mat<3, 3, T>& gU, const vec<3, T>& gs,
                                                 const mat<3, 3, T>& gV) {
-    using C = compute_t<T>;
-    const auto f = decomp::svd3(decomp::load(A));
-    const C g[3] = {cv(gs.c[0]), cv(gs.c[1]), cv(gs.c[2])};
-    return decomp::store<3, T>(decomp::svd_adjoint<3, C>(f.U, f.s, f.V, decomp::load(gU), g, decomp::load(gV)));
+    return svd_grad_of(A, gU, gs, gV);
 }
-
-template <class T> TL_HD void svd2(const mat<2, 2, T>& A, mat<2, 2, T>& U, vec<2, T>& sigma, mat<2, 2, T>& V) {
-    const auto f = decomp::svd2(decomp::load(A));
-    U = decomp::store<2, T>(f.U);
-    V = decomp::store<2, T>(f.V);
-    for (int i = 0; i < 2; ++i) sigma.c[i] = T(f.s[i]);
-}
-
 template <class T> TL_HD mat<2, 2, T> svd2_grad(const mat<2, 2, T>& A, const mat<2, 2, T>& gU, const vec<2, T>& gs,
                                                 const mat<2, 2, T>& gV) {
-    using C = compute_t<T>;
-    const auto f = decomp::svd2(decomp::load(A));
-    const C g[2] = {cv(gs.c[0]), cv(gs.c[1])};
-    return decomp::store<2, T>(decomp::svd_adjoint<2, C>(f.U, f.s, f.V, decomp::load(gU), g, decomp::load(gV)));
+    return svd_grad_of(A, gU, gs, gV);
 }
 
 template <class T> TL_HD void qr3(const mat<3, 3, T>& A, mat<3, 3, T>& Q, mat<3, 3, T>& R) {

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..diagnostics import CompileError, Diagnostics
-from .parse import Parsed, parse
+from .parse import Parsed, dotted, parse
 
 if TYPE_CHECKING:
     from .resolve import FuncDef, Scope
@@ -58,14 +58,6 @@ def session() -> Iterator[None]:
         _SESSION[0].depth -= 1
         if _SESSION[0].depth == 0:
             _SESSION.clear()
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
 
 
 def _package_root(folder: Path) -> Path:
@@ -156,7 +148,7 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     if isinstance(node.names, cst.ImportStar) or not _SESSION:
         return False
     dots = len(node.relative)
-    module = _dotted(node.module) if node.module is not None else ""
+    module = dotted(node.module) if node.module is not None else ""
     path = locate(parsed.filename, dots, module)
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
@@ -169,7 +161,7 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     other_parsed, other = loaded
     parsed.adopt(other_parsed, node)  # a diagnostic at one of its nodes points at this import
     for alias in node.names:
-        name = _dotted(alias.name)
+        name = dotted(alias.name)
         local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
             else name
         scope.bound.add(local)

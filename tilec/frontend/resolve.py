@@ -21,7 +21,7 @@ from ..diagnostics import Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, Scalar, StructT, Type
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
 from . import consts, imports, static_items, structs
-from .parse import Parsed
+from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .tuple_returns import return_sources, returned_count
 
@@ -222,14 +222,6 @@ class Scope:
         return value if isinstance(value, (bool, int, float)) else consts.NOT_CONST
 
 
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
-
-
 def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     with imports.session():  # the modules it imports from the project's files, once per check
         return _resolve(parsed, diags)
@@ -265,7 +257,7 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
 
 def _enum_kind(node: cst.ClassDef) -> str | None:
     """"IntEnum" or "IntFlag" for `class C(enum.IntEnum)` / `class C(IntFlag)`, else None."""
-    kinds = {_dotted(base.value).rsplit(".", 1)[-1] for base in node.bases} & {"IntEnum", "IntFlag"}
+    kinds = {dotted(base.value).rsplit(".", 1)[-1] for base in node.bases} & {"IntEnum", "IntFlag"}
     return next(iter(kinds)) if len(node.bases) == 1 and kinds else None
 
 
@@ -280,7 +272,7 @@ def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
             continue
         value: object
-        if isinstance(small.value, cst.Call) and _dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
+        if isinstance(small.value, cst.Call) and dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
             last = max(members.values(), default=0)
             value = (1 << last.bit_length() if last > 0 else 1) if flag else last + 1
         else:
@@ -319,7 +311,7 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
         return
     if isinstance(node, cst.Import):
         for alias in node.names:
-            full = _dotted(alias.name)
+            full = dotted(alias.name)
             local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else full.split(".")[0]
             scope.bound.add(local)
             if full in API_MODULES:
@@ -328,16 +320,16 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
                 scope.typing_aliases.add(local)
             elif full.split(".")[0] in HOST_MODULES:
                 scope.host_modules[local] = full.split(".")[0]
-    elif isinstance(node, cst.ImportFrom) and (node.relative or (node.module is not None and _dotted(node.module).split(
+    elif isinstance(node, cst.ImportFrom) and (node.relative or (node.module is not None and dotted(node.module).split(
             ".")[0] not in (*API_MODULES, "typing", *HOST_MODULES))) and imports.bring(scope, node, parsed, scope.import_errors, resolve):
         return  # from one of the project's files (imports.py)
     elif isinstance(node, cst.ImportFrom) and node.module is not None:
-        module = _dotted(node.module)
+        module = dotted(node.module)
         if isinstance(node.names, cst.ImportStar):
             scope.api_star = scope.api_star or module in API_MODULES
             return
         for alias in node.names:
-            name = _dotted(alias.name)
+            name = dotted(alias.name)
             local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else name
             scope.bound.add(local)
             if module in API_MODULES:
