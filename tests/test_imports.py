@@ -144,3 +144,17 @@ def test_a_name_a_module_does_not_resolve_is_unknown_with_its_error(tmp_path):
     assert f"{source}:15:25: error[TC0409]: parameter `p`: not a dtype" in proc.stderr, proc.stderr
     assert "is imported from `..helpers` (helpers.py), where tilec finds no @wp.func, @wp.struct, constant or type " \
            "alias of that name (tilec reports there: helpers.py:" in proc.stderr, proc.stderr
+
+
+def test_a_module_past_the_limits_leaves_its_names_unknown_saying_so(tmp_path, monkeypatch):
+    from tilec.diagnostics import CompileError
+    from tilec.frontend import imports
+    from tilec.pipeline import compile_source
+
+    source = project(tmp_path)
+    monkeypatch.setattr(imports, "MAX_MODULES", 0)
+    with pytest.raises(CompileError) as info:
+        compile_source(source.read_text(), str(source))
+    helps = [d.help or "" for d in info.value.diagnostics]
+    assert any("is imported from `..helpers` (helpers.py), which tilec did not read: more than 0 modules imported"
+               in h for h in helps), helps

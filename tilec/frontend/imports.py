@@ -14,7 +14,8 @@ a field): each is unknown where a kernel uses it, with the module's first error 
 Only files inside the importing file's folder tree or its package's are read: a relative import climbs
 at most to the package root's folder; an absolute one is looked up beside the file and from the root
 of the package holding it (where `__init__.py` files stop), never on sys.path (site-packages are host
-code). At most MAX_MODULES modules of at most MAX_BYTES each are read.
+code). At most MAX_MODULES modules of at most MAX_BYTES each are read; a name from one past those limits
+is unknown where a kernel uses it, with the reason as help.
 """
 from __future__ import annotations
 
@@ -33,8 +34,15 @@ if TYPE_CHECKING:
     from .resolve import FuncDef, Scope
 
 Resolver = Callable[[Parsed, Diagnostics], "Scope"]  # resolve.py's resolve (passed in: no import cycle)
-MAX_MODULES = 64
+MAX_MODULES = 200
 MAX_BYTES = 2_000_000
+
+
+@dataclasses.dataclass(frozen=True)
+class Unread:
+    """A module tilec did not read (past MAX_MODULES or MAX_BYTES, or unreadable): why."""
+
+    why: str
 
 
 @dataclasses.dataclass
@@ -94,20 +102,20 @@ def locate(importer: str, dots: int, module: str) -> Path | None:
     return _module_file(here, module) or (_module_file(root, module) if root != here else None)
 
 
-def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | None:
-    """The module's parse and names; a message when it does not parse; None while it is being resolved
-    (an import cycle: its names are not brought)."""
+def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread | None:
+    """The module's parse and names; a message when it does not parse; Unread past the limits; None while
+    it is being resolved (an import cycle: its names are not brought)."""
     state = _SESSION[0]
     if path in state.modules:
         return state.modules[path]
     if len(state.modules) >= MAX_MODULES:
-        return f"more than {MAX_MODULES} modules imported"
+        return Unread(f"more than {MAX_MODULES} modules imported")
     try:
         if path.stat().st_size > MAX_BYTES:
-            return f"larger than {MAX_BYTES} bytes"
+            return Unread(f"larger than {MAX_BYTES} bytes")
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        return f"cannot be read ({type(e).__name__})"
+        return Unread(f"it cannot be read ({type(e).__name__})")
     state.modules[path] = None
     diags = Diagnostics()
     try:
@@ -153,6 +161,14 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
     loaded = _load(path, resolve)
+    if isinstance(loaded, Unread):  # not read (the limits): its names are unknown where a kernel uses one
+        for alias in node.names:
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                else dotted(alias.name)
+            scope.bound.add(local)
+            scope.unbrought[local] = f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), which tilec " \
+                                     f"did not read: {loaded.why}"
+        return True
     if isinstance(loaded, str):
         errors.append((node, f"`{'.' * dots}{module}` ({path.name}) cannot be used: {loaded}"))
         return True
