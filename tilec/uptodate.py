@@ -32,6 +32,7 @@ from typing import Any
 from . import __version__
 from .build import artefacts_hold, read_manifest
 from .cachedir import cache_dir, keep_recent
+from .frontend.source import package_root
 
 PACKAGE = Path(__file__).resolve().parent
 FINGERPRINTED = (".py", ".j2", ".h")  # tilec's own files whose change may change generated output
@@ -99,9 +100,7 @@ def _imports_project_files(source_path: str, source: bytes) -> bool:
     """Whether the source may import names from another of the project's files (frontend/imports.py):
     a relative import, or a module found beside the file or at its package's root (by name only)."""
     folder = Path(source_path).resolve().parent
-    root = folder
-    while (root / "__init__.py").is_file() and root.parent != root:
-        root = root.parent
+    root = package_root(folder)
     for dots, module in IMPORT_FROM.findall(source):
         if dots:
             return True

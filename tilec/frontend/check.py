@@ -504,7 +504,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             return []  # docstring
         if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.IN_PLACE:
             return self.library_in_place(value, node)
-        if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in warp_library.OUT_ARGUMENTS \
+        if isinstance(value, cst.Call) and self.scope.api_attr(value.func) in decompositions.FACTORS \
                 and len(value.args) > 1:
             return self.library_out_arguments(value, node)
         if isinstance(value, cst.Call):
@@ -537,7 +537,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         """`wp.svd3(A, U, sigma, V)`, Warp's form storing the factors into the caller's variables: lowered as
         `U, sigma, V = wp.svd3(A)`."""
         api = cast(str, self.scope.api_attr(value.func))
-        names = ("A", *warp_library.OUT_ARGUMENTS[api])
+        names = ("A", *decompositions.FACTORS[api].names)
         given: dict[str, cst.BaseExpression] = {}
         for i, arg in enumerate(value.args):
             name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) and not arg.star \
@@ -700,7 +700,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
     def unpack_decomposition(self, names: list[cst.Name], value_node: cst.Call, node: cst.CSTNode) -> list[ir.Stmt]:
         """`U, sigma, V = wp.svd3(A)` (ops/decompositions.py): the factors into the names."""
         api = cast(str, self.scope.api_attr(value_node.func))
-        count = len(decompositions.FACTORS[api][1])
+        count = len(decompositions.FACTORS[api].names)
         if count != len(names):
             self.fail("TC0303", f"cannot unpack the {count} factors `{api}` returns into {len(names)} names", node)
         value = self.lower_op(api, value_node)

@@ -29,6 +29,7 @@ import libcst as cst
 
 from ..diagnostics import CompileError, Diagnostics
 from .parse import Parsed, dotted, parse
+from .source import package_root
 
 if TYPE_CHECKING:
     from .resolve import FuncDef, Scope
@@ -68,13 +69,6 @@ def session() -> Iterator[None]:
             _SESSION.clear()
 
 
-def _package_root(folder: Path) -> Path:
-    """The folder holding the outermost package folder above `folder` (folder itself outside packages)."""
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        folder = folder.parent
-    return folder
-
-
 def _module_file(base: Path, module: str) -> Path | None:
     stem = base.joinpath(*module.split(".")) if module else base
     for candidate in (stem.with_name(stem.name + ".py") if module else None, stem / "__init__.py"):
@@ -91,7 +85,7 @@ def locate(importer: str, dots: int, module: str) -> Path | None:
         return None
     if not here.is_dir():
         return None
-    root = _package_root(here)
+    root = package_root(here)
     if dots:
         base = here
         for _ in range(dots - 1):
@@ -161,10 +155,9 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
     loaded = _load(path, resolve)
+    names = [(dotted(alias.name), _local_name(alias)) for alias in node.names]
     if isinstance(loaded, Unread):  # not read (the limits): its names are unknown where a kernel uses one
-        for alias in node.names:
-            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
-                else dotted(alias.name)
+        for _, local in names:
             scope.bound.add(local)
             scope.unbrought[local] = f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), which tilec " \
                                      f"did not read: {loaded.why}"
@@ -176,16 +169,20 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
         return True
     other_parsed, other = loaded
     parsed.adopt(other_parsed, node)  # a diagnostic at one of its nodes points at this import
-    for alias in node.names:
-        name = dotted(alias.name)
-        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
-            else name
+    for name, local in names:
         scope.bound.add(local)
         if other.import_problem is not None or not _bring_name(scope, local, other, name):
             problem = f" (tilec reports there: {other.import_problem})" if other.import_problem else ""
             scope.unbrought[local] = (f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), where tilec finds "
                                       f"no @wp.func, @wp.struct, constant or type alias of that name{problem}")
     return True
+
+
+def _local_name(alias: cst.ImportAlias) -> str:
+    """The name `alias` binds: `x` of `y as x`, else `y`."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return dotted(alias.name)
 
 
 def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:

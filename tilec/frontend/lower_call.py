@@ -189,9 +189,9 @@ class CallLowering(LoweringHost):
         if api in OPERATOR_BUILTINS:
             return self.lower_operator_builtin(api, node)
         if api in decompositions.FACTORS:  # check.py's unpacking lowers them
-            names = ", ".join(warp_library.OUT_ARGUMENTS[api])
-            self.fail("TC0303", f"`{api}` returns {len(warp_library.OUT_ARGUMENTS[api])} factors; unpack them where it "
-                      f"is called (`{names} = wp.{api}(A)`)", node)
+            names = decompositions.FACTORS[api].names
+            self.fail("TC0303", f"`{api}` returns {len(names)} factors; unpack them where it "
+                      f"is called (`{', '.join(names)} = wp.{api}(A)`)", node)
         if api in ("add", "sub", "mul", "div", "neg") or api in API_OPS:
             return self.lower_op(api, node)
         if api in MATH_REWRITES:  # lower_math_rewrites.py

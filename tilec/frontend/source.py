@@ -7,6 +7,7 @@ import io
 import os
 import stat
 import tokenize
+from pathlib import Path
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 
@@ -39,3 +40,11 @@ def read_source(path: str) -> str:
     if "\0" in text:
         raise SourceError("contains a NUL character: not Python source")
     return text
+
+
+def package_root(folder: Path) -> Path:
+    """The folder holding the outermost package folder above `folder` (folder itself outside packages):
+    where a module named without dots is found besides the importer's folder."""
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder

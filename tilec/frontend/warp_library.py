@@ -37,9 +37,6 @@ BUILTINS = frozenset({
 # assigned the library's copying variant (`t = transform_set_translation_copy(t, p)`).
 IN_PLACE = {"transform_set_translation": "transform_set_translation_copy",
             "transform_set_rotation": "transform_set_rotation_copy"}
-# Warp's builtins that also store their results into the caller's variables (`wp.svd3(A, U, sigma, V)`):
-# the names of those parameters, after the matrix
-OUT_ARGUMENTS = {"svd3": ("U", "sigma", "V"), "svd2": ("U", "sigma", "V"), "qr3": ("Q", "R"), "eig3": ("Q", "d")}
 
 # Builtins whose first parameter is `v: Any`: Warp's take a vector of floats there, checked at the call
 # (so that a scalar is refused where it is passed, not inside the body).

@@ -5,12 +5,21 @@ adjoints are the analytic ones, `<op>_grad(A, adjoints of the factors)`, which r
 from A (passes/adjoint_statements.py reverses the unpacking with them)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..ir.types import MatT, TupleT, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
+
+class Factors(NamedTuple):
+    size: int  # the matrix is size x size
+    names: tuple[str, ...]  # Warp's names of the factors (its output arguments: `wp.svd3(A, U, sigma, V)`)
+    kinds: str  # what each factor is: "m" a matrix like A, "v" a vector of its dtype
+
+
 A = Param("A", "value")
-# op -> (the matrix's size, what each factor is: "m" a matrix like A, "v" a vector of its dtype)
-FACTORS = {"svd3": (3, "mvm"), "svd2": (2, "mvm"), "qr3": (3, "mm"), "eig3": (3, "mv")}
+FACTORS = {"svd3": Factors(3, ("U", "sigma", "V"), "mvm"), "svd2": Factors(2, ("U", "sigma", "V"), "mvm"),
+           "qr3": Factors(3, ("Q", "R"), "mm"), "eig3": Factors(3, ("Q", "d"), "mv")}
 DOCS = {
     "svd3": "(U, sigma, V): A = U diag(sigma) V^T, U and V rotations, sigma by decreasing magnitude (sigma[2] "
             "signed as det(A))",
@@ -28,20 +37,20 @@ def _matrix(b: Bound, n: int) -> MatT:
 
 
 def _factors(op: str, t: MatT) -> tuple[Type, ...]:
-    return tuple(t if kind == "m" else VecT(t.dtype, t.rows) for kind in FACTORS[op][1])
+    return tuple(t if kind == "m" else VecT(t.dtype, t.rows) for kind in FACTORS[op].kinds)
 
 
 def _decomposition(b: Bound) -> Type:
-    return TupleT(_factors(b.op, _matrix(b, FACTORS[b.op][0])))
+    return TupleT(_factors(b.op, _matrix(b, FACTORS[b.op].size)))
 
 
 def _gradient(b: Bound) -> Type:
-    return _matrix(b, FACTORS[b.op.removesuffix("_grad")][0])
+    return _matrix(b, FACTORS[b.op.removesuffix("_grad")].size)
 
 
 OPS = (
     [OpSpec(op, (A,), _decomposition, op, DOCS[op], adj_cpp=f"{op}_grad") for op in FACTORS]
-    + [OpSpec(f"{op}_grad", (A, *(Param(f"adj{k}", "value") for k in range(len(kinds)))), _gradient,
+    + [OpSpec(f"{op}_grad", (A, *(Param(f"adj{k}", "value") for k in range(len(f.kinds)))), _gradient,
               f"{op}_grad", f"the adjoint of A given the adjoints of {op}'s factors", api=False, elementwise=True)
-       for op, (_, kinds) in FACTORS.items()]
+       for op, f in FACTORS.items()]
 )
