@@ -158,3 +158,77 @@ def test_a_module_past_the_limits_leaves_its_names_unknown_saying_so(tmp_path, m
     helps = [d.help or "" for d in info.value.diagnostics]
     assert any("is imported from `..helpers` (helpers.py), which tilec did not read: more than 0 modules imported"
                in h for h in helps), helps
+
+
+MODULES_PROGRAM = '''
+import warp as wp
+import pkg
+import pkg.sub.consts
+from .. import helpers
+from ..helpers import Kind
+from pkg import helpers as h
+
+
+@wp.kernel
+def k(p: wp.array(dtype=h.Particle), y: wp.array(dtype=float), v: wp.array(dtype=helpers.vec5)):
+    i = wp.tid()
+    y[i] = helpers.twice(p[i].m) + h.inner(p[i].x[0]) * pkg.helpers.SCALE + pkg.sub.consts.OFFSET
+    if p[i].m > 0.0 and Kind.SOLID == pkg.helpers.Kind.SOLID:
+        y[i] += float(h.Kind.FLUID)
+    v[i] = helpers.vec5(h.twice(1.0))
+
+
+@wp.kernel
+def shadowed(h: wp.array(dtype=float)):
+    h[0] = float(len(h))
+'''
+KIND = "\nimport enum\n\n\nclass Kind(enum.IntEnum):\n    SOLID = 1\n    FLUID = 7\n"
+
+
+@needs_cxx
+def test_names_reached_through_imported_modules(tmp_path):
+    """`import pkg`, `from .. import helpers`, `from pkg import helpers as h`, `import pkg.sub.consts`:
+    funcs, structs, enums, constants and vector types by attribute (module_aliases.py), also through a
+    submodule; a kernel parameter named like a module alias is the parameter."""
+    source = project(tmp_path, program=MODULES_PROGRAM, helpers=HELPERS + KIND)
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    module = load(tmp_path / "out" / "prog")
+    m, x0, y, v = run(module)
+    np.testing.assert_allclose(y, m * 2.5 * (m + 1) + (x0 + 1) * 2.5 + 0.25 + np.where(m > 0, 7.0, 0.0), rtol=1e-5)
+    np.testing.assert_array_equal(v, 1.0 * 2.5 * (1.0 + 1.0))
+    h = np.zeros(3, np.float32)
+    module.shadowed.launch(dim=1, inputs=[h])
+    assert h[0] == 3.0
+
+
+@pytest.mark.parametrize("line, expected", [
+    # a position after a rewritten name on the same line is where the text has it
+    ("    y[i] = h.twice(helpers.SCALE) + pkg.helpers.twice(wp.vec3(1.0))", "13:55: error[TC0201]"),
+    ("    y[i] = helpers.missing(1.0)", "13:12: error[TC0301]: unknown function `helpers.missing`"),
+    ("    y[i] = pkg.nothing.X", "13:12: error[TC0301]: unknown name `pkg.nothing`"),
+])
+def test_a_module_attribute_is_reported_where_it_is_written(tmp_path, line, expected):
+    program = MODULES_PROGRAM.replace(
+        "    y[i] = helpers.twice(p[i].m) + h.inner(p[i].x[0]) * pkg.helpers.SCALE + pkg.sub.consts.OFFSET", line)
+    source = project(tmp_path, program=program, helpers=HELPERS + KIND)
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"{source}:{expected}" in proc.stderr, proc.stderr
+    if "missing" in line:
+        assert "`helpers.missing` is imported from `..helpers` (helpers.py), where tilec finds no @wp.func" \
+               in proc.stderr, proc.stderr
+
+
+@needs_cxx
+def test_a_changed_module_imported_whole_is_rebuilt(tmp_path):
+    program = "import warp as wp\nimport pkg.helpers\n\n\n@wp.kernel\ndef k(y: wp.array(dtype=float)):\n" \
+              "    y[wp.tid()] = pkg.helpers.SCALE\n"
+    source = project(tmp_path, program=program)
+    assert tilec("build", str(source), "-o", "out", cwd=tmp_path).returncode == 0
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS.replace("SCALE = 2.5", "SCALE = 4.0"))
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    y = np.zeros(2, np.float32)
+    load(tmp_path / "out" / "prog").k.launch(dim=2, inputs=[y])
+    np.testing.assert_array_equal(y, 4.0)

@@ -107,6 +107,11 @@ class Span:
 NO_SPAN = Span(0, 0, 0, 0)
 
 
+# How frontend/module_aliases.py spells `module.name` as one Python name (`newton·BodyFlags`: U+00B7 may
+# continue an identifier); a diagnostic shows the dot again.
+MODULE_DOT = "\u00b7"
+
+
 @dataclass(frozen=True)
 class Label:
     span: Span
@@ -125,6 +130,9 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         assert self.code in CODES, self.code
+        if MODULE_DOT in self.message or (self.help is not None and MODULE_DOT in self.help):
+            object.__setattr__(self, "message", self.message.replace(MODULE_DOT, "."))
+            object.__setattr__(self, "help", self.help.replace(MODULE_DOT, ".") if self.help is not None else None)
 
 
 @dataclass

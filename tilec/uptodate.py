@@ -94,14 +94,17 @@ def _key(source_path: str, invocation: dict[str, Any]) -> str | None:
 
 
 IMPORT_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b", re.MULTILINE)
+IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+)", re.MULTILINE)
 
 
 def _imports_project_files(source_path: str, source: bytes) -> bool:
-    """Whether the source may import names from another of the project's files (frontend/imports.py):
-    a relative import, or a module found beside the file or at its package's root (by name only)."""
+    """Whether the source may import names from another of the project's files (frontend/imports.py,
+    module_aliases.py): a relative import, or a module found beside the file or at its package's root
+    (by name only)."""
     folder = Path(source_path).resolve().parent
     root = package_root(folder)
-    for dots, module in IMPORT_FROM.findall(source):
+    found = IMPORT_FROM.findall(source) + [(b"", module) for module in IMPORT.findall(source)]
+    for dots, module in found:
         if dots:
             return True
         top = module.decode("ascii", "replace").split(".")[0]

@@ -32,6 +32,7 @@ from .parse import Parsed, dotted, parse
 from .source import package_root
 
 if TYPE_CHECKING:
+    from .module_aliases import Use
     from .resolve import FuncDef, Scope
 
 Resolver = Callable[[Parsed, Diagnostics], "Scope"]  # resolve.py's resolve (passed in: no import cycle)
@@ -154,28 +155,53 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     path = locate(parsed.filename, dots, module)
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
-    loaded = _load(path, resolve)
     names = [(dotted(alias.name), _local_name(alias)) for alias in node.names]
-    if isinstance(loaded, Unread):  # not read (the limits): its names are unknown where a kernel uses one
-        for _, local in names:
-            scope.bound.add(local)
-            scope.unbrought[local] = f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), which tilec " \
-                                     f"did not read: {loaded.why}"
-        return True
+    uses = scope.module_uses
+    _bring_from(scope, node, parsed, path, f"{'.' * dots}{module}", [n for n in names if n[1] not in uses], errors,
+                resolve)
+    for _, local in names:
+        if local in uses:  # `from . import kernels`: a module (module_aliases.py)
+            bring_uses(scope, node, parsed, uses[local], errors, resolve)
+    return True
+
+
+def bring_uses(scope: Scope, node: cst.CSTNode, parsed: Parsed, uses: list[Use], errors: list[tuple[cst.CSTNode, str]],
+               resolve: Resolver) -> None:
+    """The names a file reaches through one module alias (`newton.BodyFlags`: module_aliases.py), brought
+    at its import statement `node` under their rewritten spelling."""
+    by_module: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    for use in uses:
+        by_module.setdefault((use.dots, use.module), []).append((use.name, use.local))
+    for (dots, module), names in by_module.items():
+        path = locate(parsed.filename, dots, module)
+        if path is not None:
+            _bring_from(scope, node, parsed, path, f"{'.' * dots}{module}", names, errors, resolve)
+
+
+def _bring_from(scope: Scope, node: cst.CSTNode, parsed: Parsed, path: Path, label: str, names: list[tuple[str, str]],
+                errors: list[tuple[cst.CSTNode, str]], resolve: Resolver) -> None:
+    """Each (name, local) of the module at `path` into scope as local; `label` is how the import spells it."""
+    if not names:
+        return
+    loaded = _load(path, resolve)
     if isinstance(loaded, str):
-        errors.append((node, f"`{'.' * dots}{module}` ({path.name}) cannot be used: {loaded}"))
-        return True
-    if loaded is None:
-        return True
-    other_parsed, other = loaded
-    parsed.adopt(other_parsed, node)  # a diagnostic at one of its nodes points at this import
+        errors.append((node, f"`{label}` ({path.name}) cannot be used: {loaded}"))
+        return
+    why = f"which tilec did not read: {loaded.why}" if isinstance(loaded, Unread) else \
+        "which imports this file back (tilec reads an import cycle's modules one way only)" if loaded is None else None
+    if loaded is not None and not isinstance(loaded, Unread):
+        parsed.adopt(loaded[0], node)  # a diagnostic at one of its nodes points at this import
     for name, local in names:
         scope.bound.add(local)
+        if why is not None:
+            scope.unbrought[local] = f"`{local}` is imported from `{label}` ({path.name}), {why}"
+            continue
+        assert loaded is not None and not isinstance(loaded, Unread)
+        other = loaded[1]
         if other.import_problem is not None or not _bring_name(scope, local, other, name):
             problem = f" (tilec reports there: {other.import_problem})" if other.import_problem else ""
-            scope.unbrought[local] = (f"`{local}` is imported from `{'.' * dots}{module}` ({path.name}), where tilec finds "
+            scope.unbrought[local] = (f"`{local}` is imported from `{label}` ({path.name}), where tilec finds "
                                       f"no @wp.func, @wp.struct, constant or type alias of that name{problem}")
-    return True
 
 
 def _local_name(alias: cst.ImportAlias) -> str:

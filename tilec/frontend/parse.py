@@ -65,6 +65,12 @@ class Parsed:
             self.place_like(node, original)
             stack.extend(node.children)
 
+    def replace_tree(self, tree: cst.Module) -> None:
+        """The tree rewritten before any position was asked for (module_aliases.py: it renders the same
+        text, so positions come from it as they would from the original)."""
+        assert self._positions is None and not self._placed and not self._adopted
+        self.tree = tree
+
     def adopt(self, other: Parsed, at: cst.CSTNode) -> None:
         """Every node of another module's tree (frontend/imports.py) takes the position of `at`, the
         import statement here: a diagnostic at one of them points into this file."""

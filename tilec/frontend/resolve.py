@@ -20,13 +20,14 @@ import libcst as cst
 from ..diagnostics import Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, Scalar, StructT, Type
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
-from . import consts, imports, static_items, structs
+from . import consts, imports, module_aliases, static_items, structs
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .tuple_returns import return_sources, returned_count
 
 if TYPE_CHECKING:
     from .annotations import IndexedT
+    from .module_aliases import Use
 
 API_MODULES = ("warp", "tilec")
 MATH_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf"), "nan": float("nan"),
@@ -119,6 +120,7 @@ class Scope:
     import_errors: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (import statement, why its module does not resolve)
     unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
     import_problem: str | None = None  # (a module imported from another file) the first error tilec found in it
+    module_uses: dict[str, list[Use]] = field(default_factory=dict)  # a project module's alias -> the names reached through it
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -229,6 +231,7 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
 
 def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     scope = Scope()
+    scope.module_uses = module_aliases.rewrite(parsed, (*API_MODULES, "typing", *HOST_MODULES))
     for stmt in parsed.tree.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             scope.bound.add(stmt.name.value)
@@ -314,7 +317,9 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
             full = dotted(alias.name)
             local = cst.ensure_type(alias.asname.name, cst.Name).value if alias.asname else full.split(".")[0]
             scope.bound.add(local)
-            if full in API_MODULES:
+            if local in scope.module_uses:  # `import newton`: the names `newton.X` reaches (module_aliases.py)
+                imports.bring_uses(scope, node, parsed, scope.module_uses[local], scope.import_errors, resolve)
+            elif full in API_MODULES:
                 scope.api_aliases.add(local)
             elif full == "typing":
                 scope.typing_aliases.add(local)
