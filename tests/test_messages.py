@@ -85,3 +85,13 @@ def test_no_kernels_is_a_warning_for_check_and_an_error_for_build(tmp_path, text
     assert built.exit_code == 1
     assert "error: no kernels found" in built.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_plain_class_attribute_that_is_no_constant_is_named_with_its_class(tmp_path):
+    text = ("import warp as wp\n\n\nclass Settings:\n    GAIN = 1.5\n    NAME = 'x'\n\n\n@wp.kernel\n"
+            "def k(z: wp.array(dtype=float)):\n    z[0] = Settings.GAIN * Settings.NAME\n")
+    result = check(tmp_path, text)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        f"{tmp_path / 'prog.py'}:11:28: error[TC0301]: unknown name `Settings.NAME`: tilec reads a plain class's "
+        "attributes bound to int, float or bool constants")

@@ -92,4 +92,7 @@ CASES = [
     Case("wl_truth_and_host_constants", S, "truth_and_host_constants", dim=(N,),
          args=(varr(N, "vec3"), varr(N, "vec3"), Arr((N,), "int32", "in", "int:0:4"), out(N), varr(N, "vec3", "out")),
          **SIMT),
+    Case("wl_module_aliases_of_names", S, "module_aliases_of_names", dim=(N,),
+         args=(arr(N), out(N), StructArr("Complex", (N,), (("re", "float32"), ("im", "float32")), role="out", kind="zeros")),
+         **SIMT),
 ]

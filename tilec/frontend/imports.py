@@ -219,7 +219,7 @@ def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
         if name in other.func_overloads:
             scope.func_overloads[local] = other.func_overloads[name]
         brought = True
-    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums")
+    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "class_constants")
     for table in tables:
         found = getattr(other, table)
         if name in found:

@@ -294,6 +294,13 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         member = self.scope.enum_member(node)
         if member is not None and not (isinstance(node.value, cst.Name) and node.value.value in self.env):
             return ir.Const(member, INT32, self.span(node))  # an IntEnum / IntFlag member: Warp's int32
+        owner = node.value.value if isinstance(node.value, cst.Name) and node.value.value not in self.env else None
+        if owner in self.scope.class_constants:  # a plain class's constant attribute, as Warp reads it
+            value = self.scope.class_member(node)
+            if value is consts.NOT_CONST:
+                self.fail("TC0301", f"unknown name `{owner}.{node.attr.value}`: tilec reads a plain class's "
+                          "attributes bound to int, float or bool constants", node)
+            return self.const_expr(value, node)
         if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
             return super().lower_attribute(node)
         base: ir.Expr = self.expr(node.value)

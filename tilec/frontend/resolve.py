@@ -113,6 +113,7 @@ class Scope:
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
     enums: dict[str, dict[str, int]] = field(default_factory=dict)  # IntEnum / IntFlag class -> {member: value}
+    class_constants: dict[str, dict[str, object]] = field(default_factory=dict)  # a plain class -> {attribute: constant}
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
@@ -185,12 +186,20 @@ class Scope:
             return self.enums.get(node.value.value, {}).get(node.attr.value)
         return None
 
+    def class_member(self, node: cst.BaseExpression) -> object:
+        """`Flags.N` of a plain module-level class's constant attribute: its value; else NOT_CONST."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return self.class_constants.get(node.value.value, {}).get(node.attr.value, consts.NOT_CONST)
+        return consts.NOT_CONST
+
     def _lookup(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
             return self.constants.get(node.value, consts.NOT_CONST)
         member = self.enum_member(node)
         if member is not None:
             return member
+        if self.class_member(node) is not consts.NOT_CONST:
+            return self.class_member(node)
         attr = self.api_attr(node)
         if attr in MATH_CONSTANTS and isinstance(node, cst.Attribute):
             return MATH_CONSTANTS[attr]
@@ -244,6 +253,8 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             structs.declare(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
             _declare_enum(scope, stmt)
+        elif isinstance(stmt, cst.ClassDef):
+            _declare_namespace(scope, stmt)
         else:
             _nested_imports(scope, stmt, parsed)
     for at, message in scope.import_errors:
@@ -268,22 +279,37 @@ def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
     """The members Python gives an IntEnum / IntFlag: `NAME = <int constant>` (earlier members may be
     named), `enum.auto()` (the next integer, or the next power of two for a flag). Others are left
     out: using one is an unknown name."""
-    members: dict[str, int] = {}
-    flag = _enum_kind(node) == "IntFlag"
+    members = _class_constants(scope, node, _enum_kind(node))
+    scope.enums[node.name.value] = {k: v for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _declare_namespace(scope: Scope, node: cst.ClassDef) -> None:
+    """A plain class's constant attributes (`class Flags: ENABLED = False; N = wp.constant(4)`): Warp reads
+    `Flags.N` in a kernel as the value Python gives it."""
+    members = _class_constants(scope, node, None)
+    if members:
+        scope.class_constants[node.name.value] = members
+
+
+def _class_constants(scope: Scope, node: cst.ClassDef, enum_kind: str | None) -> dict[str, object]:
+    """`NAME = <constant>` of the class body (earlier names may be read); `enum.auto()` of an enum."""
+    members: dict[str, object] = {}
+    flag = enum_kind == "IntFlag"
     for stmt in node.body.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
             continue
         value: object
-        if isinstance(small.value, cst.Call) and dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
-            last = max(members.values(), default=0)
+        if enum_kind is not None and isinstance(small.value, cst.Call) and \
+                dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
+            last = max((v for v in members.values() if isinstance(v, int)), default=0)
             value = (1 << last.bit_length() if last > 0 else 1) if flag else last + 1
         else:
             value = consts.evaluate(small.value, lambda n: members.get(n.value, consts.NOT_CONST)
                                     if isinstance(n, cst.Name) else scope._lookup(n))
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, (bool, int, float)):
             members[small.targets[0].target.value] = value
-    scope.enums[node.name.value] = members
+    return members
 
 
 def _nested_imports(scope: Scope, stmt: cst.BaseStatement, parsed: Parsed) -> None:
@@ -370,6 +396,10 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
     if not isinstance(target, cst.Name):
         return  # an attribute or item of a host object
     name = target.value
+    if isinstance(value, cst.Name) and value.value in scope.structs:  # `Pair = Particle`: the struct's second name
+        _bind_host(scope, target)
+        scope.structs[name] = scope.structs[value.value]
+        return
     typed = _typed_scalar(scope, value)
     constant = typed[0] if typed is not None else scope.constant(value)
     type_alias = _type_alias(scope, value) if constant is consts.NOT_CONST else None
@@ -383,8 +413,22 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
         scope.type_aliases[name] = type_alias
     if constant is not consts.NOT_CONST:
         scope.constants[name] = constant
-    elif typed is None and type_alias is None and vector is None:
+    elif typed is None and type_alias is None and vector is None and not _bind_function(scope, name, value):
         scope.host_values[name] = value
+
+
+def _bind_function(scope: Scope, name: str, value: cst.BaseExpression) -> bool:
+    """`tid = wp.tid`, `step = integrate` (a @wp.func): the name calls what the value names, as in Warp."""
+    api = scope.api_attr(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if api is not None:
+        scope.api_names[name] = api
+        return True
+    if isinstance(value, cst.Name) and value.value in scope.funcs:
+        scope.funcs[name] = scope.funcs[value.value]
+        if value.value in scope.func_overloads:
+            scope.func_overloads[name] = scope.func_overloads[value.value]
+        return True
+    return False
 
 
 def _bind_host(scope: Scope, target: cst.BaseExpression) -> None:

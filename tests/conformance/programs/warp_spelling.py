@@ -254,3 +254,30 @@ def truth_and_host_constants(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.ve
         s += 10.0
     y[i] = s + math.pi * a[i][0] + np.e * math.tau
     v[i] = wp.min(a[i], b[i]) * 2.0 + wp.max(a[i], wp.vec3(wp.nan, b[i][1], 0.5)) + max(b[i] * 3.0, a[i])
+
+
+class Settings:
+    """A plain class as a namespace of constants (Warp reads `Settings.GAIN` as the value Python gives it)."""
+
+    GAIN = 1.5
+    STEPS = wp.constant(3)
+    ENABLED = False
+    TWICE = GAIN * 2.0
+
+
+ParticlePair = Complex  # a struct under a second name: a type and a constructor
+clamp_to = wp.clamp  # a builtin under a module name
+product = mul  # a func (with its overloads) under a second name
+
+
+@wp.kernel
+def module_aliases_of_names(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=ParticlePair)):
+    i = wp.tid()
+    s = float(0.0)
+    for _k in range(Settings.STEPS):
+        s += x[i] * Settings.GAIN
+    if Settings.ENABLED:
+        s = -s
+    y[i] = clamp_to(s, -Settings.TWICE, Settings.TWICE)
+    c = ParticlePair(x[i], 1.0)
+    z[i] = product(product(c, c), 0.5)
