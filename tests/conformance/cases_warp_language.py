@@ -95,4 +95,8 @@ CASES = [
     Case("wl_module_aliases_of_names", S, "module_aliases_of_names", dim=(N,),
          args=(arr(N), out(N), StructArr("Complex", (N,), (("re", "float32"), ("im", "float32")), role="out", kind="zeros")),
          **SIMT),
+    Case("wl_vector_extremes", S, "vector_extremes", dim=(N,),
+         args=(varr(N, "vec3"), Arr((2, 3), "float32", "inout", "int:100:101", "vec3"),
+               Arr((1, 3), "float32", "inout", "int:-100:-99", "vec3"), Arr((1, 2, 2), "float32", "inout", "int:-100:-99", "mat22")),
+         **SIMT),
 ]

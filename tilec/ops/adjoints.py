@@ -458,9 +458,9 @@ def _atomic_extreme(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     after the launch (effects.py allows nothing else to touch it), and the first thread whose value
     equals its element's takes and zeroes the element's adjoint (runtime extreme_take)."""
     adj_a = ad.adj_array(e.args[0])
-    dtype = _array_of(e.args[0]).dtype
-    assert isinstance(dtype, Scalar), e  # atomic_min/max: arrays of scalars (arrays.py)
-    if adj_a is None or not dtype.is_float:
+    dtype = _array_of(e.args[0]).dtype  # a vector's or matrix's components each take theirs
+    assert isinstance(dtype, (Scalar, VecT, MatT)), e  # atomic_min/max: arrays of scalars, vectors, matrices (arrays.py)
+    if adj_a is None or not (dtype.dtype if isinstance(dtype, (VecT, MatT)) else dtype).is_float:
         return []
     taken = ad.temp(dtype, "_won")  # a statement of its own: it consumes the seed even if unused
     take = ir.OpCall("extreme_take", (e.args[0], adj_a, *e.args[1:]), (), dtype, e.span)

@@ -70,9 +70,9 @@ def _atomic_api(b: Bound) -> Type:
     _indices_int(b, b.variadic[:-values])
     bitwise = b.op in ("atomic_and", "atomic_or", "atomic_xor") and a.dtype.dtype.is_integral \
         if isinstance(a.dtype, (VecT, MatT)) else False  # component by component, as Warp
-    if isinstance(a.dtype, (VecT, MatT)) and b.op != "atomic_add" and not bitwise:
-        b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add is, and wp.atomic_and / "
-               "atomic_or / atomic_xor of integer ones)", "a")
+    if isinstance(a.dtype, (VecT, MatT)) and b.op not in ("atomic_add", "atomic_min", "atomic_max") and not bitwise:
+        b.fail("TC0430", f"is not supported on arrays of {a.dtype} yet (wp.atomic_add, atomic_min and atomic_max "
+               "are, and wp.atomic_and / atomic_or / atomic_xor of integer ones)", "a")
     _element_values(b, a, ("compare", "value") if values == 2 else ("value",))
     return a.dtype
 

@@ -281,3 +281,14 @@ def module_aliases_of_names(x: wp.array(dtype=float), y: wp.array(dtype=float), 
     y[i] = clamp_to(s, -Settings.TWICE, Settings.TWICE)
     c = ParticlePair(x[i], 1.0)
     z[i] = product(product(c, c), 0.5)
+
+
+@wp.kernel
+def vector_extremes(x: wp.array(dtype=wp.vec3), lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3),
+                    m: wp.array(dtype=wp.mat22)):
+    # wp.atomic_min / atomic_max of vectors and matrices: component by component, each component's
+    # winner takes that component's adjoint
+    i = wp.tid()
+    wp.atomic_min(lo, i % 2, x[i] * 2.0)
+    wp.atomic_max(hi, 0, x[i])
+    wp.atomic_max(m, 0, wp.mat22(x[i][0], x[i][1], x[i][2], x[i][0] * x[i][1]))
