@@ -201,20 +201,27 @@ template <class T, int N, class V, class... I> TL_HD T array_atomic_xor(Ctx& ctx
     return !ctx.standin() && in_bounds(a, idx...) ? atomic_bit_ptr(a.ptr(idx...), T(v), '^') : T(0);
 }
 
-// wp.atomic_add(a, i, j, value): the value comes last.
-template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T, N>& a, R... rest) {
-    constexpr int n = sizeof...(R);
-    static_assert(n == N + 1, "indices then a value");
-    double vals[n] = {double(rest)...};
-    int64_t ids[N];
-    for (int k = 0; k < N; ++k) ids[k] = int64_t(vals[k]);
-    for (int k = 0; k < N; ++k)
-        if (ids[k] < 0 || ids[k] >= a.shape[k]) return T(0);
-    T v = T(vals[N]);
-    T* p = a.ptr_n(ids);
-    if (kind == 0) return atomic_add_ptr(p, v);
+// wp.atomic_add(a, i, j, value): the value comes last (split_last puts the indices into ids).
+template <class T> TL_HD void split_last(int64_t*, T& value, const T& v) { value = v; }
+template <class T, class V> TL_HD void split_last(int64_t*, T& value, const V& v) { value = T(v); }
+template <class T, class F, class S, class... R> TL_HD void split_last(int64_t* ids, T& value, const F& first, const S& second, const R&... rest) {
+    ids[0] = int64_t(first);
+    split_last(ids + 1, value, second, rest...);
+}
+// min / max of one scalar element, atomically (vec.h: a vector's or matrix's component by component)
+template <class T> TL_HD T atomic_extreme_ptr(T* p, T v, int kind) {
     if (kind == 1) return atomic_update(p, [v](T o) { return v < o ? v : o; });
     return atomic_update(p, [v](T o) { return o < v ? v : o; });
+}
+template <class T, int N, class... R> TL_HD T atomic_rmw(int kind, const Array<T, N>& a, R... rest) {
+    static_assert(sizeof...(R) == N + 1, "indices then a value");
+    int64_t ids[N];
+    T v{};
+    split_last(ids, v, rest...);
+    for (int k = 0; k < N; ++k)
+        if (ids[k] < 0 || ids[k] >= a.shape[k]) return T(0);
+    T* p = a.ptr_n(ids);
+    return kind == 0 ? atomic_add_ptr(p, v) : atomic_extreme_ptr(p, v, kind);
 }
 template <class T, int N, class... R> TL_HD T atomic_add(Ctx& ctx, const Array<T, N>& a, R... rest) {
     return ctx.standin() ? T(0) : atomic_rmw(0, a, rest...);
@@ -249,18 +256,21 @@ template <class T, int N, class... I> TL_HD T array_take(Ctx& ctx, const Array<T
 // launch left it. A thread whose value equals its element's final value won; the first winner to
 // arrive takes the element's adjoint and leaves zero (an atomic exchange), so tied winners share
 // one gradient and the value the element held before (which lost) gets none. Returns what it took.
+template <class T> TL_HD T extreme_take_ptr(const T* final_value, T* adj, T v) {
+    if (!(compute_t<T>(v) == compute_t<T>(*final_value))) return T(0);
+    return atomic_update(adj, [](T) { return T(0); });
+}
 template <class T, int N, class... R>
 TL_HD T extreme_take(Ctx& ctx, const Array<T, N>& final_values, const Array<T, N>& adj, R... rest) {
-    constexpr int n = sizeof...(R);
+    static_assert(sizeof...(R) == N + 1, "indices then a value");
     if (ctx.standin()) return T(0);
-    static_assert(n == N + 1, "indices then a value");
-    double vals[n] = {double(rest)...};
     int64_t ids[N];
-    for (int k = 0; k < N; ++k) ids[k] = int64_t(vals[k]);
+    T v{};
+    split_last(ids, v, rest...);
     for (int k = 0; k < N; ++k)
         if (ids[k] < 0 || ids[k] >= final_values.shape[k] || ids[k] >= adj.shape[k]) return T(0);
-    if (!(compute_t<T>(T(vals[N])) == compute_t<T>(*final_values.ptr_n(ids))) || !adj.data) return T(0);
-    return atomic_update(adj.ptr_n(ids), [](T) { return T(0); });
+    if (!adj.data) return T(0);
+    return extreme_take_ptr(final_values.ptr_n(ids), adj.ptr_n(ids), v);  // vec.h: component by component
 }
 
 }  // namespace tl

@@ -195,6 +195,28 @@ template <int M, int N, class T> TL_HD mat<M, N, T> atomic_add_ptr(mat<M, N, T>*
     for (int k = 0; k < M * N; ++k) old.c[k] = atomic_add_ptr(&p->c[k], v.c[k]);
     return old;
 }
+template <int N, class T> TL_HD vec<N, T> atomic_extreme_ptr(vec<N, T>* p, vec<N, T> v, int kind) {
+    vec<N, T> old;
+    for (int k = 0; k < N; ++k) old.c[k] = atomic_extreme_ptr(&p->c[k], v.c[k], kind);
+    return old;
+}
+template <int M, int N, class T> TL_HD mat<M, N, T> atomic_extreme_ptr(mat<M, N, T>* p, mat<M, N, T> v, int kind) {
+    mat<M, N, T> old;
+    for (int k = 0; k < M * N; ++k) old.c[k] = atomic_extreme_ptr(&p->c[k], v.c[k], kind);
+    return old;
+}
+// the adjoint of atomic_min / atomic_max: each component that won takes its adjoint (atomic.h)
+template <int N, class T> TL_HD vec<N, T> extreme_take_ptr(const vec<N, T>* final_value, vec<N, T>* adj, vec<N, T> v) {
+    vec<N, T> taken;
+    for (int k = 0; k < N; ++k) taken.c[k] = extreme_take_ptr(&final_value->c[k], &adj->c[k], v.c[k]);
+    return taken;
+}
+template <int M, int N, class T>
+TL_HD mat<M, N, T> extreme_take_ptr(const mat<M, N, T>* final_value, mat<M, N, T>* adj, mat<M, N, T> v) {
+    mat<M, N, T> taken;
+    for (int k = 0; k < M * N; ++k) taken.c[k] = extreme_take_ptr(&final_value->c[k], &adj->c[k], v.c[k]);
+    return taken;
+}
 template <int N, class T> TL_HD vec<N, T> atomic_bit_ptr(vec<N, T>* p, vec<N, T> v, char op) {
     vec<N, T> old;
     for (int k = 0; k < N; ++k) old.c[k] = atomic_bit_ptr(&p->c[k], v.c[k], op);
