@@ -94,6 +94,15 @@ def max_into_view(X: {F}, M: wp.array2d(dtype=wp.float64)):
 
 
 @wp.kernel
+def vector_extremes(X: wp.array(dtype=wp.vec3d), V: wp.array(dtype=wp.vec3d), M: wp.array(dtype=wp.mat22d)):
+    # component by component: each component's winner takes that component's adjoint
+    i = wp.tid()
+    wp.atomic_min(V, i // 3, X[i] * X[i][1])
+    x = X[i % 4]  # threads 0 and 4 tie on every component
+    wp.atomic_max(M, 0, wp.mat22d(x[0], x[1] * 2.0, wp.sin(x[2]), x[0] * x[1]))
+
+
+@wp.kernel
 def max_of_written(X: {F}, Y: {F}, M: {F}):
     i = wp.tid()
     Y[i] = X[i]
@@ -195,6 +204,10 @@ def test_extremes_next_to_other_stores_match_finite_differences(mod):
     exact(mod.max_then_store, 6, [rand(6, seed=5), np.array([-5.0, -5.0]), np.zeros(6)])
 
 
+def test_vector_and_matrix_extremes_match_finite_differences_component_by_component(mod):
+    exact(mod.vector_extremes, 6, [rand(6, 3, seed=4), np.full((2, 3), 0.25), np.full((1, 2, 2), -0.5)])
+
+
 def test_extremes_in_a_tile_kernel_with_cooperating_lanes(mod):
     exact(mod.max_of_tile_sums, 5, [rand(5, 4, seed=2), np.array([0.1])])
 
@@ -206,6 +219,8 @@ def test_on_the_cuda_emulation():
         pytest.skip(f"cuda-emu build unavailable: {e}")
     exact(m.max_of_squares, 9, [rand(9), np.array([0.2, 5.0, -1.0])], device="cuda-emu")
     exact(m.max_of_tile_sums, 5, [rand(5, 4, seed=2), np.array([0.1])], device="cuda-emu")
+    exact(m.vector_extremes, 6, [rand(6, 3, seed=4), np.full((2, 3), 0.25), np.full((1, 2, 2), -0.5)],
+          device="cuda-emu")
 
 
 @pytest.mark.parametrize("kernel, other, why", [

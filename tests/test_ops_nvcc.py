@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import test_atomic_extremes
 import test_decompositions
 import test_ops_aligned
 import test_ops_bfloat16
@@ -29,6 +30,7 @@ FAMILIES = {
     "blas1_scans": test_ops_blas1_scans.SOURCE,
     "fft": test_ops_fft.SOURCE,
     "decompositions": test_decompositions.PROGRAM,
+    "atomic_extremes": test_atomic_extremes.SOURCE,
     "coop": test_ops_coop.SOURCE + test_ops_coop.UPDATES.replace("import warp as wp\n", ""),
     "linalg_forms": test_ops_linalg_forms.SOURCE,
     "maps_precision": test_ops_maps_precision.SOURCE,
