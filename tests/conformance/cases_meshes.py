@@ -51,4 +51,6 @@ CASES = [
          grad=False, **SIMT),
     Case("mesh_tiled_faces", P, "tiled_faces", dim=(N,), args=(MESH, varr(N, "vec3"), out(N, TRIS, dtype="int32")),
          grad=False, launch="tiled", block_dim=8),
+    Case("mesh_unannotated_query", P, "unannotated_query", dim=(N,),
+         args=(MESH, varr(N, "vec3"), varr(N, "vec3", "out"), out(N)), grad=False, rtol=1e-5, atol=1e-5, **SIMT),
 ]

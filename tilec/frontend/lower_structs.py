@@ -24,7 +24,7 @@ from .lowering_host import LoweringHost
 
 if TYPE_CHECKING:
     from .check import Lowered
-    from .resolve import FuncDef
+    from .resolve import FuncDef, Scope
 
 
 @dataclass(frozen=True)
@@ -474,6 +474,8 @@ class StructReturns(LoweringHost):
                     found.add(scope.structs[name])
                 elif name in scope.funcs and depth < 8 and scope.funcs[name] is not fd:
                     found.add(self.struct_returned(scope.funcs[name], node, depth + 1))
+                elif _builtin_result(scope, name) is not None:
+                    found.add(_builtin_result(scope, name))
                 else:
                     found.add(None)
             return found.pop() if len(found) == 1 else None
@@ -504,9 +506,10 @@ class StructReturns(LoweringHost):
             if fn.byref:
                 self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and updates a tile argument "
                           "in place", node)
-            flat = self.flatten_args(args, where)
-            calls[path] = ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
-                                  self.span(node))
+            flat = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
+            if fn.spatial_ids:  # a mesh or grid id it queries: the caller's own (hash_grids.py)
+                self.pass_grid_ids(fn, flat, node)
+            calls[path] = ir.Call(fn.name, tuple(flat), fn.ret, self.span(node))
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return StructValue(t, calls, f"{name}(...)")
 
@@ -586,3 +589,11 @@ class TupleReturns(LoweringHost):
             self.fail("TC0410", "a func returning several values returns them all at every `return` "
                       "(`return a, b`)", node.value if node.value is not None else node)
         return node.value.elements[k].value
+
+
+def _builtin_result(scope: Scope, callee: str) -> StructT | None:
+    """The struct a Warp builtin a func returns the result of gives (`wp.mesh_query_point(...)`: its
+    MeshQueryPoint), or None."""
+    root, _, attr = callee.rpartition(".")
+    api = attr if root in scope.api_aliases else scope.api_names.get(callee) if not root else None
+    return BUILTIN_STRUCTS[BUILTIN_STRUCT_CALLS[api]] if api in BUILTIN_STRUCT_CALLS else None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .parse import dotted
 from .statement_walk import statements
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def return_sources(fd: FuncDef) -> frozenset[str]:
             if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) and made.func.value == "type" and \
                     len(made.args) == 1 and isinstance(made.args[0].value, cst.Name) and made.args[0].value.value in order:
                 return {f"#{order.index(made.args[0].value.value)}"}
-            return {value.func.value if isinstance(value.func, cst.Name) else ""}
+            return {dotted(value.func)}  # `S(...)`, `f(...)`, `wp.mesh_query_point(...)` (a builtin's struct)
         if not isinstance(value, cst.Name) or value.value in seen:
             return {""}
         name = value.value

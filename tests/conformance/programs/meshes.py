@@ -195,3 +195,20 @@ def grouped_rays(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), d: wp.array(dtype=
     ts[i] = wp.where(hit.result, hit.t, -1.0)
     crossings[i] = wp.mesh_query_ray_count_intersections(mesh, x[i], d[i], root) * 10 + int(
         wp.mesh_query_ray_anyhit(mesh, x[i], d[i], 2.0, root))
+
+
+@wp.func
+def query_either(mesh: wp.uint64, x: wp.vec3, by_parity: int):
+    # no return annotation: the struct is the builtin's (Warp infers it; Newton's mesh_query_point_sign)
+    if by_parity == 1:
+        return wp.mesh_query_point_sign_parity(mesh, x, 4.0)
+    return wp.mesh_query_point_no_sign(mesh, x, 4.0)
+
+
+@wp.kernel
+def unannotated_query(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), pos: wp.array(dtype=wp.vec3),
+                      sign: wp.array(dtype=float)):
+    i = wp.tid()
+    q = query_either(mesh, x[i], i % 2)
+    pos[i] = wp.mesh_eval_position(mesh, q.face, q.u, q.v)  # the point found (faces tie on shared edges)
+    sign[i] = q.sign
