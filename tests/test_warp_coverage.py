@@ -80,10 +80,6 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
 
 
 @pytest.mark.parametrize("name, note", [
-    ("mesh_get", "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, "
-                 "_sign_parity, _sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray "
-                 "(and _anyhit, _count_intersections), mesh_query_aabb / mesh_query_sphere loops, the "
-                 "tiled mesh_query_aabb, mesh_get_bvh and grouped meshes' ray queries (mesh_get_group_root)"),
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
     ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
     ("dense_gemm", None),

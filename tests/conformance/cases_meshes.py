@@ -53,4 +53,7 @@ CASES = [
          grad=False, launch="tiled", block_dim=8),
     Case("mesh_unannotated_query", P, "unannotated_query", dim=(N,),
          args=(MESH, varr(N, "vec3"), varr(N, "vec3", "out"), out(N)), grad=False, rtol=1e-5, atol=1e-5, **SIMT),
+    Case("mesh_arrays", P, "mesh_arrays", dim=(N,),
+         args=(MESH, Arr((N,), "int32", "in", f"int:0:{TRIS}"), arr(N), out(N), varr(N, "vec3", "out"),
+               out(N, dtype="int32")), rtol=1e-5, atol=1e-6, **SIMT),
 ]

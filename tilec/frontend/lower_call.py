@@ -136,6 +136,8 @@ class CallLowering(LoweringHost):
             return self.construct_struct(BUILTIN_STRUCTS[api], node)
         if api in BUILTIN_STRUCT_CALLS:  # mesh_queries.py: a struct of the walk's face
             return self.mesh_query(api, node, None)
+        if api == "mesh_get":  # mesh_queries.py: a struct of the mesh's arrays
+            return self.mesh_view(node)
         if api == "constant":
             value = self.scope.constant(node.args[0].value) if len(node.args) == 1 else consts.NOT_CONST
             if value is consts.NOT_CONST:

@@ -137,7 +137,7 @@ class StructLowering(LoweringHost):
         if isinstance(node, cst.Call):
             api = self.scope.api_attr(node.func)
             if api is not None:  # `wp.MeshQueryPoint()`, `wp.mesh_query_point(...)`
-                return api in BUILTIN_STRUCTS or api in BUILTIN_STRUCT_CALLS
+                return api in BUILTIN_STRUCTS or api in BUILTIN_STRUCT_CALLS or api == "mesh_get"
             return isinstance(node.func, cst.Name) and (node.func.value in self.scope.structs
                                                         or node.func.value in self.scope.funcs)
         return isinstance(node, cst.Name) and (node.value in self.struct_vars or any(  # a tuple holding a struct

@@ -31,7 +31,7 @@ import libcst as cst
 
 from .. import ir
 from ..diagnostics import Span
-from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, FLOAT32, INT32, INT64, describe
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, FLOAT32, INT32, INT64, ArrayT, StructT, describe
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .lower_structs import StructValue
@@ -53,6 +53,9 @@ QUERIES: dict[str, tuple[tuple[tuple[str, Any], ...], str | None]] = {
     "mesh_query_ray": (RAY_ARGS, None),
 }
 INTS = ("root", "n_sample")
+# What `wp.mesh_get(id)` gives (Warp's Mesh struct as kernels read it): the mesh's arrays
+MESH_VIEW = StructT("Mesh", (("points", ArrayT(VEC3F, 1)), ("velocities", ArrayT(VEC3F, 1)),
+                             ("indices", ArrayT(INT32, 1))))
 assert QUERIES.keys() == BUILTIN_STRUCT_CALLS.keys()
 # How many inputs a query takes before the older form's variables (its required parameters)
 INPUTS = {api: sum(default is REQUIRED for _, default in params) for api, (params, _) in QUERIES.items()}
@@ -199,6 +202,14 @@ class MeshQueries(LoweringHost):
                       face=ir.OpCall("max", (face, k(0)), (), INT32, span))
         t = BUILTIN_STRUCTS[struct]
         return StructValue(t, {name: leaves[name] for name, _ in t.fields}, f"{api}(...)")
+
+    def mesh_view(self, call: cst.Call) -> StructValue:
+        """`wp.mesh_get(id)`: a struct value of the mesh's arrays (points, velocities, indices)."""
+        mesh = self.grid_id(self.query_arguments("mesh_get", call, (("id", REQUIRED),))["id"], "float32", kind="mesh")
+        span = self.span(call)
+        leaves: dict[str, ir.Expr] = {name: ir.OpCall(f"mesh_{name}", (mesh,), (), cast(ArrayT, t), span)
+                                      for name, t in MESH_VIEW.fields}
+        return StructValue(MESH_VIEW, leaves, "mesh_get(...)")
 
     def held(self, value: ir.Expr, held: list[ir.Stmt] | None, span: Span) -> ir.Expr:
         """value, or (with `held`) a temporary assigned it there: read by every field, evaluated once."""

@@ -164,6 +164,16 @@ def _get(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return _corner(m, field, m.indices[k])
 
 
+@impl("mesh_points", "mesh_velocities", "mesh_indices")
+def _arrays(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """wp.mesh_get(id)'s arrays: views of the mesh's own memory (vectors as trailing axes)."""
+    m = _mesh(a[0])
+    if call.op == "mesh_indices":
+        return np.ctypeslib.as_array(m.indices, (3 * m.num_tris,)) if m.num_tris else np.zeros(0, np.int32)
+    values = _values(m, 0 if call.op == "mesh_points" else 1)
+    return np.ctypeslib.as_array(values, (m.num_points, 3)) if values and m.num_points else np.zeros((0, 3), np.float32)
+
+
 # ---------------------------------------------------------------- mesh queries
 # Brute force over the faces in index order (the runtime walks a tree: the same face unless two tie
 # exactly), in float64 where Warp's arithmetic is not what is being checked (the closest point by

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT64, Scalar, Type, VecT, describe
+from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT64, ArrayT, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
 VEC3F = VecT(FLOAT32, 3)
@@ -114,6 +114,8 @@ _eval = _rule(_mesh, ("face",), VEC3F, ("bary_u", "bary_v"))
 _face_normal = _rule(_mesh, ("face",), VEC3F)
 _get_value = _rule(_mesh, ("index",), VEC3F)
 _get_index = _rule(_mesh, ("index",), INT32)
+_mesh_values = _rule(_mesh, (), ArrayT(VEC3F, 1))
+_mesh_indices = _rule(_mesh, (), ArrayT(INT32, 1))
 
 
 GRID = Param("grid", "value")
@@ -159,6 +161,14 @@ OPS = [
            "the velocity of face-vertex `index` (3 * face + corner) of a mesh", runtime_call=True),
     OpSpec("mesh_get_index", (MESH, Param("index", "value")), _get_index, "mesh_get_index",
            "the point index of face-vertex `index` (3 * face + corner) of a mesh (-1 outside it)", runtime_call=True),
+    # wp.mesh_get(id)'s fields (frontend/mesh_queries.py: a struct value of these three arrays)
+    OpSpec("mesh_points", (MESH,), _mesh_values, "mesh_points", "a mesh's points (wp.mesh_get(id).points)",
+           api=False, runtime_call=True),
+    OpSpec("mesh_velocities", (MESH,), _mesh_values, "mesh_velocities",
+           "a mesh's velocities (wp.mesh_get(id).velocities; empty for a mesh without them)", api=False,
+           runtime_call=True),
+    OpSpec("mesh_indices", (MESH,), _mesh_indices, "mesh_indices",
+           "a mesh's point indices, three per triangle (wp.mesh_get(id).indices)", api=False, runtime_call=True),
 ]
 
 def _query(name: str, params: tuple[str, ...], rule: Callable[[Bound], Type], doc: str, **extra: object) -> OpSpec:

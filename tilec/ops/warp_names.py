@@ -113,10 +113,6 @@ volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 FAMILY_NOTES = {
     "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
             "loops (with bvh_query_next and its max_dist), the tiled bvh queries, grouped BVHs and bvh_get_group_root",
-    "mesh_": "of Warp's mesh queries tilec has mesh_query_point (and its _no_sign, _sign_normal, _sign_parity, "
-             "_sign_winding_number), mesh_query_furthest_point_no_sign, mesh_query_ray (and _anyhit, "
-             "_count_intersections), mesh_query_aabb / mesh_query_sphere loops, the tiled mesh_query_aabb, "
-             "mesh_get_bvh and grouped meshes' ray queries (mesh_get_group_root)",
     "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }
@@ -128,6 +124,8 @@ LOWERED_AS = {
     **{name: "lane l's item the step's l-th from the cursor (`mesh_batch_item`), the cursor moved after "
              "(`mesh_batch_advance`)" for name in ("tile_bvh_query_next", "tile_mesh_query_aabb_next")},
     "tile_query_valid": "whether the query's last step found an item (true before the first)",
+    "mesh_get": "a struct value of the mesh's arrays: `points`, `velocities` and `indices` (mesh_points, "
+                "mesh_velocities, mesh_indices)",
 }
 # What to write instead, where tilec has the same operation under another spelling.
 HELP = {

@@ -86,7 +86,8 @@ def _expr(e: ir.Expr, defined: set[ir.Sym], funcs: set[str], out: list[str], at:
         if isinstance(t, TileT) and not t.is_concrete:
             out.append(f"{at}: tile with symbolic shape {t.shape} after checking")
         if isinstance(t, (ArrayT,)) and not isinstance(sub, ir.Var) and not (
-                isinstance(sub, ir.OpCall) and sub.op in ("array_view", "array_load", "zeros")):  # a view; a held array;
-            # a local array (its statement binds it: check.py)
+                isinstance(sub, ir.OpCall) and sub.op in ("array_view", "array_load", "zeros", "mesh_points",
+                                                          "mesh_velocities", "mesh_indices")):
+            # a view; a held array; a local array (its statement binds it: check.py); wp.mesh_get's arrays
             out.append(f"{at}: array-valued expression other than a variable")
     _ = BOOL

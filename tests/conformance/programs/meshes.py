@@ -212,3 +212,24 @@ def unannotated_query(mesh: wp.uint64, x: wp.array(dtype=wp.vec3), pos: wp.array
     q = query_either(mesh, x[i], i % 2)
     pos[i] = wp.mesh_eval_position(mesh, q.face, q.u, q.v)  # the point found (faces tie on shared edges)
     sign[i] = q.sign
+
+
+@wp.func
+def triangle_area(mesh: wp.uint64, f: int):
+    m = wp.mesh_get(mesh)
+    a = m.points[m.indices[3 * f]]
+    b = m.points[m.indices[3 * f + 1]]
+    c = m.points[m.indices[3 * f + 2]]
+    return 0.5 * wp.length(wp.cross(b - a, c - a))
+
+
+@wp.kernel
+def mesh_arrays(mesh: wp.uint64, face: wp.array(dtype=int), w: wp.array(dtype=float), area: wp.array(dtype=float),
+                vel: wp.array(dtype=wp.vec3), counts: wp.array(dtype=int)):
+    # wp.mesh_get(id): the mesh's points, velocities and indices as arrays
+    i = wp.tid()
+    f = face[i]
+    area[i] = triangle_area(mesh, f) * w[i]
+    m = wp.mesh_get(mesh)
+    vel[i] = m.velocities[m.indices[3 * f + 2]] * w[i]
+    counts[i] = wp.mesh_get(mesh).indices.shape[0] // 3 + m.points.shape[0] * 100
