@@ -71,6 +71,30 @@ TL_HD vec<3, float> mesh_eval_face_normal(uint64_t id, int32_t tri) {
     return normalize(cross(c[1] - c[0], c[2] - c[0]));
 }
 
+// wp.mesh_get(id)'s arrays: its points, velocities (empty for a mesh without them) and indices (three per
+// triangle), the loader's descriptors of the user's arrays (the indices its checked copy). Writes
+// through them reach those arrays, as in Warp.
+TL_HD Array<vec<3, float>, 1> mesh_values_array(uint64_t id, int32_t field) {
+    const Mesh& m = mesh_of(id);
+    Array<vec<3, float>, 1> a;
+    const vec<3, float>* values = mesh_values(m, field);
+    if (values == nullptr) return a;
+    a.data = const_cast<vec<3, float>*>(values);
+    a.shape[0] = m.num_points;
+    a.strides[0] = int64_t(sizeof(vec<3, float>));
+    return a;
+}
+TL_HD Array<vec<3, float>, 1> mesh_points(uint64_t id) { return mesh_values_array(id, 0); }
+TL_HD Array<vec<3, float>, 1> mesh_velocities(uint64_t id) { return mesh_values_array(id, 1); }
+TL_HD Array<int32_t, 1> mesh_indices(uint64_t id) {
+    const Mesh& m = mesh_of(id);
+    Array<int32_t, 1> a;
+    a.data = const_cast<int32_t*>(m.indices);
+    a.shape[0] = 3 * int64_t(m.num_tris);
+    a.strides[0] = int64_t(sizeof(int32_t));
+    return a;
+}
+
 // The point (or velocity) of face-vertex `index` (3 * triangle + corner).
 TL_HD vec<3, float> mesh_get_value(uint64_t id, int32_t index, int32_t field) {
     const Mesh& m = mesh_of(id);
