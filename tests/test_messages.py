@@ -95,3 +95,14 @@ def test_a_plain_class_attribute_that_is_no_constant_is_named_with_its_class(tmp
     assert result.output.splitlines()[0] == (
         f"{tmp_path / 'prog.py'}:11:28: error[TC0301]: unknown name `Settings.NAME`: tilec reads a plain class's "
         "attributes bound to int, float or bool constants")
+
+
+def test_numpys_float_limits_are_numpys():
+    """resolve.FLOAT_LIMITS (np.finfo(t).eps / max / min / tiny in module constants) holds numpy's values."""
+    import numpy as np
+
+    from tilec.frontend.resolve import FLOAT_LIMITS
+
+    for bits, t in ((16, np.float16), (32, np.float32), (64, np.float64)):
+        for limit, values in FLOAT_LIMITS.items():
+            assert values[bits] == float(getattr(np.finfo(t), limit)), (limit, bits)

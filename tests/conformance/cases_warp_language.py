@@ -99,4 +99,6 @@ CASES = [
          args=(varr(N, "vec3"), Arr((2, 3), "float32", "inout", "int:100:101", "vec3"),
                Arr((1, 3), "float32", "inout", "int:-100:-99", "vec3"), Arr((1, 2, 2), "float32", "inout", "int:-100:-99", "mat22")),
          **SIMT),
+    Case("wl_value_subclasses", S, "value_subclasses", dim=(N,),
+         args=(arr(N), varr(N, "spatial_vector"), out(N), varr(N, "spatial_vector", "out")), **SIMT),
 ]

@@ -300,7 +300,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
             if value is consts.NOT_CONST:
                 self.fail("TC0301", f"unknown name `{owner}.{node.attr.value}`: tilec reads a plain class's "
                           "attributes bound to int, float or bool constants", node)
-            return self.const_expr(value, node)
+            dtype = self.scope.class_member_dtype(node)
+            return ir.Const(value, dtype, self.span(node)) if dtype is not None else self.const_expr(value, node)
         if self.scope.api_attr(node) is not None or self.scope.host_origin(node) is not None:
             return super().lower_attribute(node)
         base: ir.Expr = self.expr(node.value)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..diagnostics import Diagnostics, Span
-from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, Scalar, StructT, Type
+from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
 from . import consts, imports, module_aliases, static_items, structs
 from .parse import Parsed, dotted
@@ -39,6 +39,13 @@ MATH_CONSTANTS.update({name.upper(): value for name, value in list(MATH_CONSTANT
 # Python's builtins a module constant may call (of constants; results of other types are no constant).
 PYTHON_BUILTINS: dict[str, Callable[..., object]] = {"min": min, "max": max, "abs": abs, "int": int, "float": float,
                                                      "bool": bool, "round": round}
+# np.finfo(<float dtype>).<limit>, by the format's bits (numpy's values)
+FLOAT_LIMITS = {
+    "eps": {16: 0.0009765625, 32: 1.1920928955078125e-07, 64: 2.220446049250313e-16},
+    "max": {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308},
+    "min": {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308},
+    "tiny": {16: 6.103515625e-05, 32: 1.1754943508222875e-38, 64: 2.2250738585072014e-308},
+}
 # math's and numpy's functions of numbers a module constant may call (`DT = 0.95 * DX / math.sqrt(3.0)`),
 # as math computes them; numpy's give floats (np.floor(2.5) is 2.0).
 HOST_MATH: dict[str, Callable[..., object]] = {
@@ -113,7 +120,8 @@ class Scope:
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
     enums: dict[str, dict[str, int]] = field(default_factory=dict)  # IntEnum / IntFlag class -> {member: value}
-    class_constants: dict[str, dict[str, object]] = field(default_factory=dict)  # a plain class -> {attribute: constant}
+    # a plain class -> {attribute: constant, or (value, Scalar) of a typed one}
+    class_constants: dict[str, dict[str, object]] = field(default_factory=dict)
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
@@ -187,10 +195,17 @@ class Scope:
         return None
 
     def class_member(self, node: cst.BaseExpression) -> object:
-        """`Flags.N` of a plain module-level class's constant attribute: its value; else NOT_CONST."""
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-            return self.class_constants.get(node.value.value, {}).get(node.attr.value, consts.NOT_CONST)
-        return consts.NOT_CONST
+        """`Flags.N` of a plain module-level class's constant attribute: its value (a typed one's too); else
+        NOT_CONST."""
+        value = self.class_constants.get(node.value.value, {}).get(node.attr.value, consts.NOT_CONST) \
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) else consts.NOT_CONST
+        return value[0] if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Scalar) else value
+
+    def class_member_dtype(self, node: cst.Attribute) -> Scalar | None:
+        """The dtype of a typed class constant (`EPS = wp.constant(wp.float32(1e-6))`), else None."""
+        value = self.class_constants.get(node.value.value, {}).get(node.attr.value) \
+            if isinstance(node.value, cst.Name) else None
+        return value[1] if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Scalar) else None
 
     def _lookup(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
@@ -206,6 +221,9 @@ class Scope:
         host = self.host_origin(node)
         if host is not None and host[0] in ("math", "numpy") and host[1] in MATH_CONSTANTS:
             return MATH_CONSTANTS[host[1]]  # `DOMAIN = 2 * np.pi`
+        limit = self._float_limit(node)
+        if limit is not None:
+            return limit
         if not isinstance(node, cst.Call):
             return consts.NOT_CONST
         if self.api_attr(node.func) in ("constant", "static") and len(node.args) == 1:
@@ -217,6 +235,18 @@ class Scope:
         if isinstance(node.func, cst.Name) and node.func.value in PYTHON_BUILTINS and node.func.value not in self.bound:
             return self._applied(PYTHON_BUILTINS[node.func.value], node)  # `BATCH = min(1024, int(W * H / 8))`
         return consts.NOT_CONST
+
+    def _float_limit(self, node: cst.BaseExpression) -> float | None:
+        """`np.finfo(np.float32).eps` (also of wp.float32, `.max`, `.min`, `.tiny`): the float format's
+        limit, as numpy gives it."""
+        if not (isinstance(node, cst.Attribute) and node.attr.value in FLOAT_LIMITS and isinstance(node.value, cst.Call)
+                and self.host_origin(node.value.func) == ("numpy", "finfo") and len(node.value.args) == 1):
+            return None
+        arg = node.value.args[0].value
+        host = self.host_origin(arg)
+        name = host[1] if host is not None and host[0] == "numpy" else self.api_attr(arg)
+        bits = {"float16": 16, "half": 16, "float32": 32, "single": 32, "float64": 64, "double": 64}.get(name or "")
+        return None if bits is None else FLOAT_LIMITS[node.attr.value][bits]
 
     def _applied(self, fn: Callable[..., object], call: cst.Call) -> object:
         """fn of the call's constant arguments, as Python computes it when Warp imports the module; a
@@ -253,6 +283,8 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             structs.declare(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
             _declare_enum(scope, stmt)
+        elif isinstance(stmt, cst.ClassDef) and (subclassed := _value_subclass(scope, stmt)) is not None:
+            scope.type_aliases[stmt.name.value] = subclassed
         elif isinstance(stmt, cst.ClassDef):
             _declare_namespace(scope, stmt)
         else:
@@ -283,10 +315,25 @@ def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
     scope.enums[node.name.value] = {k: v for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+def _value_subclass(scope: Scope, node: cst.ClassDef) -> Type | None:
+    """`class vec6f(wp.types.vector(length=6, dtype=wp.float32)): ...`: the vector or matrix type it
+    subclasses (Warp matches such a class by its length and dtype: another name for the type)."""
+    if len(node.bases) != 1 or node.keywords:
+        return None
+    t = _type_alias(scope, node.bases[0].value)
+    return t if isinstance(t, (VecT, MatT)) else None
+
+
 def _declare_namespace(scope: Scope, node: cst.ClassDef) -> None:
-    """A plain class's constant attributes (`class Flags: ENABLED = False; N = wp.constant(4)`): Warp reads
-    `Flags.N` in a kernel as the value Python gives it."""
+    """A plain class's constant attributes (`class Flags: ENABLED = False; N = wp.constant(4)`, also typed:
+    `EPS = wp.constant(wp.float32(1e-6))`): Warp reads `Flags.N` in a kernel as the value Python gives it."""
     members = _class_constants(scope, node, None)
+    for stmt in node.body.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            typed = _typed_scalar(scope, small.value)
+            if typed is not None:
+                members[small.targets[0].target.value] = typed
     if members:
         scope.class_constants[node.name.value] = members
 

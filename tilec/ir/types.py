@@ -86,6 +86,16 @@ class VecT:
     length: int
     family: str = "vec"  # "vec", "quat", "transform" or "spatial_vector"
 
+    def _key(self) -> tuple[Scalar, int, str]:
+        # Warp's types_equal: a spatial_vector is a vector of 6 (its own name only); quats and transforms differ
+        return self.dtype, self.length, "vec" if self.family == "spatial_vector" else self.family
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VecT) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     @property
     def nbytes(self) -> int:
         return self.length * self.dtype.nbytes
@@ -113,6 +123,15 @@ class MatT:
     rows: int
     cols: int
     family: str = "mat"  # "mat" or "spatial_matrix"
+
+    def _key(self) -> tuple[Scalar, int, int]:
+        return self.dtype, self.rows, self.cols  # Warp's types_equal: a spatial_matrix is a 6x6 matrix
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MatT) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def length(self) -> int:

@@ -263,6 +263,7 @@ class Settings:
     STEPS = wp.constant(3)
     ENABLED = False
     TWICE = GAIN * 2.0
+    EPS = wp.constant(wp.float32(np.finfo(np.float32).eps))  # numpy's float limits, as Python computes them
 
 
 ParticlePair = Complex  # a struct under a second name: a type and a constructor
@@ -275,7 +276,7 @@ def module_aliases_of_names(x: wp.array(dtype=float), y: wp.array(dtype=float), 
     i = wp.tid()
     s = float(0.0)
     for _k in range(Settings.STEPS):
-        s += x[i] * Settings.GAIN
+        s += x[i] * Settings.GAIN + Settings.EPS * 1.0e6
     if Settings.ENABLED:
         s = -s
     y[i] = clamp_to(s, -Settings.TWICE, Settings.TWICE)
@@ -292,3 +293,23 @@ def vector_extremes(x: wp.array(dtype=wp.vec3), lo: wp.array(dtype=wp.vec3), hi:
     wp.atomic_min(lo, i % 2, x[i] * 2.0)
     wp.atomic_max(hi, 0, x[i])
     wp.atomic_max(m, 0, wp.mat22(x[i][0], x[i][1], x[i][2], x[i][0] * x[i][1]))
+
+
+class vec6(wp.types.vector(length=6, dtype=wp.float32)):
+    """A subclass of a vector type: Warp matches it by length and dtype (a spatial_vector is one too)."""
+
+
+class mat62(wp.types.matrix(shape=(6, 2), dtype=wp.float32)):
+    pass
+
+
+@wp.kernel
+def value_subclasses(x: wp.array(dtype=float), v: wp.array(dtype=vec6), y: wp.array(dtype=float),
+                     w: wp.array(dtype=wp.spatial_vector)):
+    i = wp.tid()
+    s = wp.spatial_vector(x[i], 1.0, 2.0, 3.0, 4.0, 5.0)
+    a = vec6(x[i]) + v[i]
+    m = mat62(0.0)
+    m[0, 1] = x[i]
+    y[i] = wp.dot(a, s) + wp.dot(wp.spatial_top(a), wp.vec3(1.0)) + m[0, 1]
+    w[i] = a * 2.0
