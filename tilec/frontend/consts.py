@@ -152,6 +152,12 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
         return NOT_CONST if NOT_CONST in items else items
     if isinstance(node, cst.Comparison):
         return compare(node, lambda n: evaluate(n, lookup))
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        seq, index = evaluate(node.value, lookup), evaluate(node.slice[0].slice.value, lookup)
+        if isinstance(seq, tuple) and isinstance(index, int) and not isinstance(index, bool) and \
+                -len(seq) <= index < len(seq):
+            return seq[index]  # `SOLREF[0]` of a constant tuple
+        return NOT_CONST
     if isinstance(node, cst.BooleanOperation):  # Python's: the operand that decides
         left = evaluate(node.left, lookup)
         if left is NOT_CONST:

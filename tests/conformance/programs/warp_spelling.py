@@ -295,6 +295,10 @@ def vector_extremes(x: wp.array(dtype=wp.vec3), lo: wp.array(dtype=wp.vec3), hi:
     wp.atomic_max(m, 0, wp.mat22(x[i][0], x[i][1], x[i][2], x[i][0] * x[i][1]))
 
 
+SOLREF = (0.02, 1.5)
+SOLREF_RATIO = SOLREF[-1]  # an item of a constant tuple: a constant
+
+
 class vec6(wp.types.vector(length=6, dtype=wp.float32)):
     """A subclass of a vector type: Warp matches it by length and dtype (a spatial_vector is one too)."""
 
@@ -311,5 +315,5 @@ def value_subclasses(x: wp.array(dtype=float), v: wp.array(dtype=vec6), y: wp.ar
     a = vec6(x[i]) + v[i]
     m = mat62(0.0)
     m[0, 1] = x[i]
-    y[i] = wp.dot(a, s) + wp.dot(wp.spatial_top(a), wp.vec3(1.0)) + m[0, 1]
+    y[i] = wp.dot(a, s) + wp.dot(wp.spatial_top(a), wp.vec3(1.0)) + m[0, 1] * SOLREF_RATIO
     w[i] = a * 2.0
