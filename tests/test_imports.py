@@ -174,7 +174,7 @@ def k(p: wp.array(dtype=h.Particle), y: wp.array(dtype=float), v: wp.array(dtype
     i = wp.tid()
     y[i] = helpers.twice(p[i].m) + h.inner(p[i].x[0]) * pkg.helpers.SCALE + pkg.sub.consts.OFFSET
     if p[i].m > 0.0 and Kind.SOLID == pkg.helpers.Kind.SOLID:
-        y[i] += float(h.Kind.FLUID)
+        y[i] += float(h.Kind.FLUID) + Kind.weight(2) + h.Kind.weight(4)  # a class's @wp.func, imported with it
     v[i] = helpers.vec5(h.twice(1.0))
 
 
@@ -182,7 +182,8 @@ def k(p: wp.array(dtype=h.Particle), y: wp.array(dtype=float), v: wp.array(dtype
 def shadowed(h: wp.array(dtype=float)):
     h[0] = float(len(h))
 '''
-KIND = "\nimport enum\n\n\nclass Kind(enum.IntEnum):\n    SOLID = 1\n    FLUID = 7\n"
+KIND = ("\nimport enum\n\n\nclass Kind(enum.IntEnum):\n    SOLID = 1\n    FLUID = 7\n\n    @staticmethod\n"
+        "    @wp.func\n    def weight(k: int) -> float:\n        return float(k) * 0.5\n")
 
 
 @needs_cxx
@@ -195,7 +196,7 @@ def test_names_reached_through_imported_modules(tmp_path):
     assert proc.returncode == 0, proc.stderr
     module = load(tmp_path / "out" / "prog")
     m, x0, y, v = run(module)
-    np.testing.assert_allclose(y, m * 2.5 * (m + 1) + (x0 + 1) * 2.5 + 0.25 + np.where(m > 0, 7.0, 0.0), rtol=1e-5)
+    np.testing.assert_allclose(y, m * 2.5 * (m + 1) + (x0 + 1) * 2.5 + 0.25 + np.where(m > 0, 7.0 + 1.0 + 2.0, 0.0), rtol=1e-5)
     np.testing.assert_array_equal(v, 1.0 * 2.5 * (1.0 + 1.0))
     h = np.zeros(3, np.float32)
     module.shadowed.launch(dim=1, inputs=[h])

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..diagnostics import CompileError, Diagnostics
+from ..diagnostics import MODULE_DOT, CompileError, Diagnostics
 from .parse import Parsed, dotted, parse
 from .source import package_root
 
@@ -214,6 +214,9 @@ def _local_name(alias: cst.ImportAlias) -> str:
 def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
     """Whether the module defines `name` as something a kernel may use; if so it is `local` in scope."""
     brought = False
+    for key, fd in other.funcs.items():  # a class's @wp.func methods (`C·m`: resolve._class_funcs) with it
+        if key.startswith(f"{name}{MODULE_DOT}"):
+            scope.funcs[f"{local}{key[len(name):]}"] = fd
     if name in other.funcs:
         scope.funcs[local] = other.funcs[name]
         if name in other.func_overloads:

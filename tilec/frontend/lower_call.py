@@ -82,6 +82,10 @@ class CallLowering(LoweringHost):
         api = self.scope.api_attr(func)
         if api is not None:
             return self.lower_api_call(api, node, tid_count)
+        method = self.scope.class_method(func)
+        if method is not None and not (isinstance(func, cst.Attribute) and cst.ensure_type(func.value, cst.Name).value
+                                       in self.env):
+            return self.lower_func_call(method, node)  # `C.from_values(...)`: a class's @wp.func (resolve.py)
         self.refuse_host_name(func)
         if isinstance(node.func, cst.Name):
             name = node.func.value

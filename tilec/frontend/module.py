@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import libcst as cst
 
@@ -502,7 +502,7 @@ class ModuleChecker:
                     concrete.append(want)
                     continue
                 self._arg_error(name, pname, want, got, where)
-            concrete.append(want)
+            concrete.append(cast(Type, want))  # equal to got: a type (a spatial_vector given a vector of 6 too)
         return concrete
 
     def _arg_error(self, name: str, pname: str, want: Declared, got: Type, where: Span) -> NoReturn:

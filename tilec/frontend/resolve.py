@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import MODULE_DOT, Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
 from . import consts, imports, module_aliases, static_items, structs
@@ -194,6 +194,13 @@ class Scope:
             return self.enums.get(node.value.value, {}).get(node.attr.value)
         return None
 
+    def class_method(self, node: cst.BaseExpression) -> str | None:
+        """`C.m` of a module-level class's @wp.func (resolve._class_funcs): its name in `funcs`, else None."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            key = f"{node.value.value}{MODULE_DOT}{node.attr.value}"
+            return key if key in self.funcs else None
+        return None
+
     def class_member(self, node: cst.BaseExpression) -> object:
         """`Flags.N` of a plain module-level class's constant attribute: its value (a typed one's too); else
         NOT_CONST."""
@@ -283,10 +290,13 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             structs.declare(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
             _declare_enum(scope, stmt)
+            _class_funcs(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and (subclassed := _value_subclass(scope, stmt)) is not None:
             scope.type_aliases[stmt.name.value] = subclassed
+            _class_funcs(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef):
             _declare_namespace(scope, stmt)
+            _class_funcs(scope, stmt, parsed, diags)
         else:
             _nested_imports(scope, stmt, parsed)
     for at, message in scope.import_errors:
@@ -313,6 +323,23 @@ def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
     out: using one is an unknown name."""
     members = _class_constants(scope, node, _enum_kind(node))
     scope.enums[node.name.value] = {k: v for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _class_funcs(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:
+    """`@staticmethod @wp.func def from_values(...)` in a module-level class: a func named `C·from_values`
+    (MODULE_DOT), which `C.from_values(...)` calls (Scope.class_method), as Warp calls it."""
+    for stmt in node.body.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        decorators = [d for d in stmt.decorators if dotted(d.decorator) != "staticmethod"]
+        if not any(scope.api_attr(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "func"
+                   for d in decorators):
+            continue
+        name = cst.Name(f"{node.name.value}{MODULE_DOT}{stmt.name.value}")
+        made = stmt.with_changes(name=name, decorators=decorators)
+        parsed.place_like(made, stmt)
+        parsed.place_like(name, stmt.name)
+        _function(scope, made, parsed, diags)
 
 
 def _value_subclass(scope: Scope, node: cst.ClassDef) -> Type | None:

@@ -1,3 +1,4 @@
+import enum
 import math
 
 import numpy as np
@@ -295,12 +296,29 @@ def vector_extremes(x: wp.array(dtype=wp.vec3), lo: wp.array(dtype=wp.vec3), hi:
     wp.atomic_max(m, 0, wp.mat22(x[i][0], x[i][1], x[i][2], x[i][0] * x[i][1]))
 
 
+class Mode(enum.IntEnum):
+    SLOW = 1
+    FAST = 2
+
+    @staticmethod
+    @wp.func
+    def scale(mode: int) -> float:
+        if mode == Mode.FAST:
+            return 3.0
+        return 1.0
+
+
 SOLREF = (0.02, 1.5)
 SOLREF_RATIO = SOLREF[-1]  # an item of a constant tuple: a constant
 
 
 class vec6(wp.types.vector(length=6, dtype=wp.float32)):
     """A subclass of a vector type: Warp matches it by length and dtype (a spatial_vector is one too)."""
+
+    @staticmethod
+    @wp.func
+    def from_pair(a: float, b: float):  # a class's func, called `vec6.from_pair(...)`
+        return vec6(a, b, a, b, a + b, a * b)
 
 
 class mat62(wp.types.matrix(shape=(6, 2), dtype=wp.float32)):
@@ -312,7 +330,7 @@ def value_subclasses(x: wp.array(dtype=float), v: wp.array(dtype=vec6), y: wp.ar
                      w: wp.array(dtype=wp.spatial_vector)):
     i = wp.tid()
     s = wp.spatial_vector(x[i], 1.0, 2.0, 3.0, 4.0, 5.0)
-    a = vec6(x[i]) + v[i]
+    a = vec6(x[i]) + v[i] + vec6.from_pair(x[i], 0.5) * Mode.scale(2)
     m = mat62(0.0)
     m[0, 1] = x[i]
     y[i] = wp.dot(a, s) + wp.dot(wp.spatial_top(a), wp.vec3(1.0)) + m[0, 1] * SOLREF_RATIO
