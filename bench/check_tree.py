@@ -3,7 +3,9 @@
 diagnostics grouped (bench/warp_test_files.py's grouping). An acceptance measure on real projects,
 e.g. a checkout of newton-physics/newton (its tests left out by default):
 
-    python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests]
+    python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests] [--files]
+
+`--files` also lists each file that does not check cleanly with its first error.
 
 Files that import names from the project's other files are checked with them (frontend/imports.py).
 Nothing of the project is copied here.
@@ -41,17 +43,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object: clean files and the counts")
     parser.add_argument("--with-tests", action="store_true", help="also files under folders named tests")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per file")
+    parser.add_argument("--files", action="store_true", help="list each file that fails with its first error")
     args = parser.parse_args(argv)
     files = kernel_files(args.root, args.with_tests)
     counts: collections.Counter = collections.Counter()
     clean = crashed = timed_out = 0
+    failed: list[str] = []
     for path in files:
         try:
             proc = subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True,
                                   text=True, timeout=args.timeout)
         except subprocess.TimeoutExpired:
             timed_out += 1
+            failed.append(f"{path.relative_to(args.root)}: timed out")
             continue
+        if proc.returncode != 0:
+            first = next((line for line in proc.stderr.splitlines() if "error[" in line or "Traceback" in line), "")
+            failed.append(f"{path.relative_to(args.root)}: {first.split(': ', 1)[-1] if first else proc.returncode}")
         clean += proc.returncode == 0
         crashed += "Traceback" in proc.stderr or "internal compiler error" in proc.stderr
         counts.update(kind(code, message) for code, message in DIAGNOSTIC.findall(proc.stderr))
@@ -62,6 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{clean} of {len(files)} files check cleanly ({crashed} crashed, {timed_out} timed out)")
     for text, n in counts.most_common(args.top):
         print(f"{n:5d} {text}")
+    if args.files:
+        print()
+        print("\n".join(failed))
 
 
 if __name__ == "__main__":
