@@ -106,3 +106,16 @@ def test_numpys_float_limits_are_numpys():
     for bits, t in ((16, np.float16), (32, np.float32), (64, np.float64)):
         for limit, values in FLOAT_LIMITS.items():
             assert values[bits] == float(getattr(np.finfo(t), limit)), (limit, bits)
+
+
+def test_a_func_factory_called_with_a_host_value_says_which_argument(tmp_path):
+    text = ("import os\nimport warp as wp\n\n\ndef make(offset: float):\n    @wp.func\n    def shift(x: float):\n"
+            "        return x + offset\n\n    return shift\n\n\nshift_env = make(float(os.environ.get('X', 1)))\n"
+            "shift_one = make(1.0)\n\n\n@wp.kernel\ndef k(y: wp.array(dtype=float)):\n"
+            "    y[0] = shift_one(y[0]) + shift_env(y[0])\n")
+    result = check(tmp_path, text)
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0] == f"{tmp_path / 'prog.py'}:19:30: error[TC0301]: unknown function `shift_env`", lines
+    assert "= help: `shift_env` is the func `make(...)` makes, which tilec cannot make: `offset` of `make` is " \
+           "`float(os.environ.get('X', 1))`, not a compile-time constant, type or func" in result.output

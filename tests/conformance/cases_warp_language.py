@@ -101,4 +101,5 @@ CASES = [
          **SIMT),
     Case("wl_value_subclasses", S, "value_subclasses", dim=(N,),
          args=(arr(N), varr(N, "spatial_vector"), out(N), varr(N, "spatial_vector", "out")), **SIMT),
+    Case("wl_factory_funcs", S, "factory_funcs", dim=(N,), args=(arr(N), out(N)), **SIMT),
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,7 @@ import libcst as cst
 from ..diagnostics import MODULE_DOT, Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
-from . import consts, imports, module_aliases, static_items, structs
+from . import consts, func_factories, imports, module_aliases, static_items, structs
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .tuple_returns import return_sources, returned_count
@@ -130,6 +130,7 @@ class Scope:
     unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
     import_problem: str | None = None  # (a module imported from another file) the first error tilec found in it
     module_uses: dict[str, list[Use]] = field(default_factory=dict)  # a project module's alias -> the names reached through it
+    factories: dict[str, cst.FunctionDef] = field(default_factory=dict)  # a def returning a @wp.func it defines (func_factories.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -284,8 +285,11 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 _simple(scope, small, parsed)
+                _factory_call(scope, small, parsed, diags)
         elif isinstance(stmt, cst.FunctionDef):
             _function(scope, stmt, parsed, diags)
+            if func_factories.is_factory(stmt, lambda fn: _decorated_func(scope, fn)):
+                scope.factories[stmt.name.value] = stmt
         elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
             structs.declare(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
@@ -323,6 +327,36 @@ def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
     out: using one is an unknown name."""
     members = _class_constants(scope, node, _enum_kind(node))
     scope.enums[node.name.value] = {k: v for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _decorated_func(scope: Scope, fn: cst.FunctionDef) -> bool:
+    """Whether a def is decorated @wp.func."""
+    return any(scope.api_attr(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "func"
+               for d in fn.decorators)
+
+
+def _factory_call(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed, diags: Diagnostics) -> None:
+    """`f = make_f(True)` of a module-level factory of funcs (func_factories.py): f is the func it makes."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
+            and node.value.func.value in scope.factories):
+        return
+    name = node.targets[0].target.value
+
+    def define(child: Scope, fn: cst.FunctionDef) -> FuncDef | None:
+        holder = replace(child, funcs={}, kernels={}, constants=dict(child.constants))
+        _function(holder, fn, parsed, diags)
+        made = list(holder.funcs.values())
+        if made and made[0].enable_backward is None:
+            made[0].enable_backward = scope.module_options.get("enable_backward", True) is not False
+        return made[0] if made else None
+
+    why = func_factories.instantiate(scope, name, node.value, scope.factories[node.value.func.value],
+                                     lambda fn: _decorated_func(scope, fn), define, _type_alias)
+    if why is None:
+        scope.host_values.pop(name, None)
+    else:
+        scope.unbrought[name] = f"`{name}` is the func `{node.value.func.value}(...)` makes, which tilec cannot make: {why}"
 
 
 def _class_funcs(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:

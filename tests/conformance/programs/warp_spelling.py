@@ -335,3 +335,31 @@ def value_subclasses(x: wp.array(dtype=float), v: wp.array(dtype=vec6), y: wp.ar
     m[0, 1] = x[i]
     y[i] = wp.dot(a, s) + wp.dot(wp.spatial_top(a), wp.vec3(1.0)) + m[0, 1] * SOLREF_RATIO
     w[i] = a * 2.0
+
+
+def make_shift(use_scale: bool, offset: float = 0.5, dtype=wp.float32):
+    # a factory of funcs called at module level (Newton's raycast.py): one func per call
+    K = 3
+
+    @wp.func
+    def helper(x: dtype):
+        return x * dtype(K)
+
+    @wp.func
+    def shift(x: dtype) -> dtype:
+        y = helper(x) + dtype(offset)
+        if wp.static(use_scale):
+            y = y * dtype(SOLREF_RATIO)
+        return y
+
+    return shift
+
+
+shift_scaled = make_shift(True)
+shift_plain = make_shift(False, offset=1.0)
+
+
+@wp.kernel
+def factory_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = shift_scaled(x[i]) + shift_plain(x[i] * x[i]) * 10.0

@@ -1,0 +1,127 @@
+"""Funcs made by a module-level call of a factory: `ray_intersect_mesh = _make_ray_intersect_mesh(True)`, where
+`_make_ray_intersect_mesh(compute_normal)` defines a @wp.func in its body and returns it (Newton's raycast.py).
+
+tilec never runs the factory. The call's arguments (and the factory's defaults) must be compile-time
+constants, dtypes or types, or module funcs; the returned func is checked with the factory's parameters
+bound to them, and to the constants the factory assigns at its top level before it (`N = 2 * k`), as each
+call makes a function of its own in Python. The factory's other @wp.func defs see the same binding and are
+visible to it. A call tilec cannot bind leaves the name a host value, with the reason where a kernel uses it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from . import consts
+from .statement_walk import statements
+
+if TYPE_CHECKING:
+    from .resolve import FuncDef, Scope
+
+Define = Callable[["Scope", cst.FunctionDef], "FuncDef | None"]  # resolve's reading of a decorated def
+TypeOf = Callable[["Scope", cst.BaseExpression], object]  # resolve's reading of a type expression, or None
+
+
+def is_factory(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> bool:
+    """Whether an undecorated module-level def returns a @wp.func it defines (`decorated` tells those)."""
+    return not fn.decorators and _returned(fn, decorated) is not None
+
+
+def _returned(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> cst.FunctionDef | None:
+    """The @wp.func def the factory's body defines and returns (`return f`), or None."""
+    body = list(statements(fn.body))
+    defs = {s.name.value: s for s in fn.body.body if isinstance(s, cst.FunctionDef) and decorated(s)}
+    returns = [s for s in body if isinstance(s, cst.Return)]
+    names = {s.value.value for s in returns if isinstance(s.value, cst.Name)}
+    if len(returns) != 1 or len(names) != 1:
+        return None
+    return defs.get(names.pop())
+
+
+def instantiate(scope: Scope, name: str, call: cst.Call, factory: cst.FunctionDef,
+                decorated: Callable[[cst.FunctionDef], bool], define: Define, type_of: TypeOf) -> str | None:
+    """Binds `name` in `scope` to the func `factory(...)` returns for this call; None, or why it cannot."""
+    env, why = _arguments(scope, call, factory, type_of)
+    if why is not None:
+        return why
+    for stmt in factory.body.body:  # the constants it assigns before its defs
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            value = consts.evaluate(small.value, lambda n: env.get(n.value, consts.NOT_CONST)
+                                    if isinstance(n, cst.Name) and n.value in env else scope._lookup(n))
+            if value is not consts.NOT_CONST:
+                env[small.targets[0].target.value] = value
+    child = _child(scope, env)
+    bindings = tuple(sorted(env.items(), key=lambda item: item[0]))
+    returned = _returned(factory, decorated)
+    assert returned is not None  # (is_factory)
+    made = None
+    for inner in (s for s in factory.body.body if isinstance(s, cst.FunctionDef) and decorated(s)):
+        fd = define(child, inner)
+        if fd is None:
+            continue
+        fd.scope, fd.bindings, fd.key = child, bindings, (id(inner), repr(bindings))
+        child.funcs[inner.name.value] = fd
+        if inner is returned:
+            made = fd
+    if made is None:
+        return f"`{factory.name.value}` returns no func tilec could read"
+    scope.funcs[name] = made
+    return None
+
+
+def _arguments(scope: Scope, call: cst.Call, factory: cst.FunctionDef,
+               type_of: TypeOf) -> tuple[dict[str, object], str | None]:
+    """The factory's parameters bound to the call's arguments and its defaults, or the reason it cannot."""
+    params = [*factory.params.posonly_params, *factory.params.params, *factory.params.kwonly_params]
+    given: dict[str, cst.BaseExpression] = {}
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or len(positional) > len(params):
+        return {}, f"`{factory.name.value}` is called with arguments tilec cannot match"
+    for p, a in zip(params, positional):
+        given[p.name.value] = a.value
+    for a in call.args:
+        if a.keyword is not None:
+            given[a.keyword.value] = a.value
+    env: dict[str, object] = {}
+    for p in params:
+        node = given.get(p.name.value, p.default)
+        if node is None:
+            return {}, f"`{factory.name.value}` is called without `{p.name.value}`"
+        value = scope.constant(node)
+        if value is consts.NOT_CONST:
+            value = type_of(scope, node)
+        if value is None and isinstance(node, cst.Name) and node.value in scope.funcs:
+            value = _FuncName(node.value)
+        if value is None:
+            code = cst.Module([]).code_for_node(node)
+            return {}, f"`{p.name.value}` of `{factory.name.value}` is `{code}`, not a compile-time constant, type or func"
+        env[p.name.value] = value
+    return env, None
+
+
+@dataclasses.dataclass(frozen=True)
+class _FuncName:
+    """A module func passed to the factory (`make(step=integrate)`)."""
+
+    name: str
+
+
+def _child(scope: Scope, env: dict[str, object]) -> Scope:
+    """The scope the factory's funcs see: its module's, with the bound names."""
+    constants = {k: v for k, v in scope.constants.items() if k not in env}
+    type_aliases = {k: v for k, v in scope.type_aliases.items() if k not in env}
+    funcs = dict(scope.funcs)
+    for k, v in env.items():
+        if isinstance(v, _FuncName):
+            funcs[k] = scope.funcs[v.name]
+        elif isinstance(v, (bool, int, float, str, tuple)):
+            constants[k] = v
+        else:
+            type_aliases[k] = v  # type: ignore[assignment]  # a Type or IndexedT (type_of)
+    return dataclasses.replace(scope, constants=constants, type_aliases=type_aliases, funcs=funcs,
+                               typed_constants={k: v for k, v in scope.typed_constants.items() if k not in env},
+                               bound=scope.bound | set(env), custom_adjoints={}, custom_targets=[])
