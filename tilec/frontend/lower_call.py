@@ -32,7 +32,7 @@ from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
 from .statement_walk import names_in
 from .ranges import wrap_int
-from .resolve import MATH_CONSTANTS
+from .resolve import MATH_CONSTANTS, factory_func
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -77,8 +77,12 @@ class CallLowering(LoweringHost):
                 isinstance(func, cst.Name) and func.value in self.grad_wrappers and func.value not in self.env):
             return self.lower_grad_call(node)  # grad_calls.py
         if isinstance(func, cst.Call) and self.scope.api_attr(func.func) == "static":
+            made = self.static_factory_func(func)
+            if made is not None:  # `wp.static(make_update(block_size))(...)`
+                return self.lower_func_call(made, node)
             self.fail("TC0305", "static: tilec calls the function `wp.static(D[key])` picks when D is a module-level "
-                      "dict literal the file never changes and the key a constant; this one is not", func)
+                      "dict literal the file never changes and the key a constant, or `wp.static(make(...))` of a "
+                      "factory of funcs; this one is not", func)
         api = self.scope.api_attr(func)
         if api is not None:
             return self.lower_api_call(api, node, tid_count)
@@ -130,6 +134,21 @@ class CallLowering(LoweringHost):
         if origin is not None and not (isinstance(base, cst.Name) and base.value in self.env):
             self.fail("TC0301", suggest.host_hint(origin[0], origin[1], [*API_OPS, *MATH_CONSTANTS],
                                                   self.scope.api_prefix().rstrip(".") or "wp"), node)
+
+    def static_factory_func(self, static: cst.Call) -> str | None:
+        """`wp.static(make(args))` of a module-level factory of funcs (func_factories.py): the name of the func
+        it makes for these arguments (made once per spelling), or None when it is no factory's call."""
+        inner = static.args[0].value if len(static.args) == 1 else None
+        if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value in
+                self.scope.factories and inner.func.value not in self.env):
+            return None
+        key = f"wp.static({cst.Module([]).code_for_node(inner)})"
+        if key not in self.scope.funcs:
+            why = factory_func(self.scope, key, inner, self.parsed, self.diags)
+            if why is not None:
+                self.fail("TC0305", f"static: tilec cannot make the func `{inner.func.value}(...)` makes here: {why}",
+                          inner)
+        return key
 
     def lower_api_call(self, api: str, node: cst.Call, tid_count: int) -> Lowered:
         from ..ir.types import DTYPE_NAMES

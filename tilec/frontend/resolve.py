@@ -342,6 +342,16 @@ def _factory_call(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed, di
             and node.value.func.value in scope.factories):
         return
     name = node.targets[0].target.value
+    why = factory_func(scope, name, node.value, parsed, diags)
+    if why is None:
+        scope.host_values.pop(name, None)
+    else:
+        scope.unbrought[name] = f"`{name}` is the func `{node.value.func.value}(...)` makes, which tilec cannot make: {why}"
+
+
+def factory_func(scope: Scope, name: str, call: cst.Call, parsed: Parsed, diags: Diagnostics) -> str | None:
+    """Binds `name` in scope to the func the factory `call` calls makes (func_factories.py); None, or why not."""
+    assert isinstance(call.func, cst.Name) and call.func.value in scope.factories
 
     def define(child: Scope, fn: cst.FunctionDef) -> FuncDef | None:
         holder = replace(child, funcs={}, kernels={}, constants=dict(child.constants))
@@ -351,12 +361,8 @@ def _factory_call(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed, di
             made[0].enable_backward = scope.module_options.get("enable_backward", True) is not False
         return made[0] if made else None
 
-    why = func_factories.instantiate(scope, name, node.value, scope.factories[node.value.func.value],
-                                     lambda fn: _decorated_func(scope, fn), define, _type_alias)
-    if why is None:
-        scope.host_values.pop(name, None)
-    else:
-        scope.unbrought[name] = f"`{name}` is the func `{node.value.func.value}(...)` makes, which tilec cannot make: {why}"
+    return func_factories.instantiate(scope, name, call, scope.factories[call.func.value],
+                                      lambda fn: _decorated_func(scope, fn), define, _type_alias)
 
 
 def _class_funcs(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:

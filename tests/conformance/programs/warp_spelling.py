@@ -362,4 +362,4 @@ shift_plain = make_shift(False, offset=1.0)
 @wp.kernel
 def factory_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
-    y[i] = shift_scaled(x[i]) + shift_plain(x[i] * x[i]) * 10.0
+    y[i] = shift_scaled(x[i]) + shift_plain(x[i] * x[i]) * 10.0 + wp.static(make_shift(True, 0.25))(x[i]) * 100.0
