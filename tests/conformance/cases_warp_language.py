@@ -102,4 +102,6 @@ CASES = [
     Case("wl_value_subclasses", S, "value_subclasses", dim=(N,),
          args=(arr(N), varr(N, "spatial_vector"), out(N), varr(N, "spatial_vector", "out")), **SIMT),
     Case("wl_factory_funcs", S, "factory_funcs", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_tuple_forwarding", S, "tuple_forwarding", dim=(N,),
+         args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), out(N)), **SIMT),
 ]

@@ -954,11 +954,10 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             return [ir.Return(None, self.span(node))]
         several = self.returns_several
         if several is not None and self.project is None:  # the func checked on its own: every value, none emitted
-            for k in range(several):
-                self.expr(self.returned_item(node, k, several))
+            self.returned_values(node, several)
             return []
         if several is not None:  # an instance returning one of the values (tuple_returns.py)
-            value = self.expr(self.returned_item(node, int(cast(str, self.project)[1:]), several))
+            value = self.returned_values(node, several)[int(cast(str, self.project)[1:])]
         else:
             value = None if node.value is None else self.expr(node.value)
         if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):

@@ -583,6 +583,15 @@ class TupleReturns(LoweringHost):
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return calls
 
+    def returned_values(self, node: cst.Return, count: int) -> list[Lowered]:
+        """The values a `return` of a func returning `count` values gives: `return a, b`, or the items of
+        `return g(x)` of a func returning as many, or of a tuple variable (`return t`)."""
+        if isinstance(node.value, (cst.Call, cst.Name)):
+            items = self.tuple_items(node.value)
+            if items is not None and len(items) == count:
+                return list(items)
+        return [self.expr(self.returned_item(node, k, count)) for k in range(count)]
+
     def returned_item(self, node: cst.Return, k: int, count: int) -> cst.BaseExpression:
         """Item k of a `return a, b` of a func returning `count` values."""
         if not isinstance(node.value, cst.Tuple) or len(node.value.elements) != count:

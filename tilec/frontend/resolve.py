@@ -65,6 +65,9 @@ BARE_API_NAMES = frozenset(
     - WARP_NOT_EXPORTED - {"half"} - set(dir(builtins))) | {"round", "pow"}
 
 
+_COUNTING: set[int] = set()  # ids of the FuncDefs whose returns_several is being computed (recursion)
+
+
 @dataclass
 class FuncDef:
     name: str
@@ -79,12 +82,20 @@ class FuncDef:
     overloads: tuple[tuple[Span, dict[str, cst.BaseExpression]], ...] = ()  # ((span, {param name or "#i": annotation node}), ...) of a generic kernel
     library: bool = False  # one of tilec's own funcs for Warp's Python-written builtins (warp_library.py)
     origin: Parsed | None = None  # the parse of the module it was imported from (imports.py); None: this file's
+    defined_in: Scope | None = None  # the names where it is defined (for `return g(x)`: returns_several)
 
     @cached_property
     def returns_several(self) -> int | None:
         """tuple_returns.returned_count of this def, kept: every call site of the func asks, and the
-        answer walks its body."""
-        return returned_count(self)
+        answer walks its body (and, for `return g(x)`, g's)."""
+        names = self.scope or self.defined_in
+        _COUNTING.add(id(self))
+        try:
+            return returned_count(self, lambda callee: names.funcs[callee].returns_several
+                                  if names is not None and callee in names.funcs
+                                  and id(names.funcs[callee]) not in _COUNTING else None)
+        finally:
+            _COUNTING.discard(id(self))
 
     @cached_property
     def return_sources(self) -> frozenset[str]:
@@ -719,7 +730,7 @@ def _function(scope: Scope, node: cst.FunctionDef, parsed: Parsed, diags: Diagno
         if attr == "kernel" and node.name.value.startswith("__"):  # the loader's module attributes
             diags.error("TC0002", f"kernel name `{node.name.value}` starts with `__`, reserved for Python",
                         parsed.span(node.name))
-        fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward)
+        fd = FuncDef(node.name.value, node, attr, block_dim, enable_backward, defined_in=scope)
         earlier = scope.funcs.get(fd.name)
         if attr == "func" and earlier is not None and (  # Warp overloads a func by redefinition (any number)
                 earlier.key is None or earlier in scope.func_overloads.get(fd.name, [])):

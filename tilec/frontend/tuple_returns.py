@@ -4,6 +4,7 @@ lower_structs.TupleReturns), and where a returned value comes from (a struct's c
 struct parameter, another func: lower_structs.struct_returned)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,15 +28,23 @@ def tuple_annotation(node: cst.BaseExpression | None) -> list[cst.BaseExpression
     return items if len(items) == len(node.slice) else None
 
 
-def returned_count(fd: FuncDef) -> int | None:
+def returned_count(fd: FuncDef, callee_count: Callable[[str], int | None] = lambda name: None) -> int | None:
     """How many values the func returns, when it returns several: its `-> tuple[...]` annotation's
-    items, or the length of the tuple every `return` of its body gives; else None."""
+    items, or the length of the tuple every `return` of its body gives (`return g(x)` gives as many as
+    the func g returns: `callee_count`); else None."""
     returns = fd.node.returns
     if returns is not None:
         items = tuple_annotation(returns.annotation)
         return len(items) if items is not None and len(items) >= 2 else None
-    lengths = {len(s.value.elements) if isinstance(s.value, cst.Tuple) else 1
-               for s in statements(fd.node.body) if isinstance(s, cst.Return)}
+
+    def length(value: cst.BaseExpression | None) -> int:
+        if isinstance(value, cst.Tuple):
+            return len(value.elements)
+        forwarded = callee_count(value.func.value) if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+            else None
+        return forwarded or 1
+
+    lengths = {length(s.value) for s in statements(fd.node.body) if isinstance(s, cst.Return)}
     count = lengths.pop() if len(lengths) == 1 else 1
     return count if count >= 2 else None
 

@@ -363,3 +363,24 @@ shift_plain = make_shift(False, offset=1.0)
 def factory_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = shift_scaled(x[i]) + shift_plain(x[i] * x[i]) * 10.0 + wp.static(make_shift(True, 0.25))(x[i]) * 100.0
+
+
+@wp.func
+def bounds_of(p: wp.vec3, r: float) -> tuple[wp.vec3, wp.vec3]:
+    return p - wp.vec3(r), p + wp.vec3(r)
+
+
+@wp.func
+def scaled_bounds(p: wp.vec3, r: float):
+    # a func returning another's several values as they are (Newton's compute_capsule_bounds)
+    return bounds_of(p * 2.0, r)
+
+
+@wp.kernel
+def tuple_forwarding(p: wp.array(dtype=wp.vec3), r: wp.array(dtype=float), lo: wp.array(dtype=wp.vec3),
+                     hi: wp.array(dtype=float)):
+    i = wp.tid()
+    a, b = scaled_bounds(p[i], r[i])
+    lo[i] = a * 3.0 + b
+    c, d = bounds_of(p[i], r[i])
+    hi[i] = c[2] + d[0] * r[i]
