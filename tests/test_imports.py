@@ -233,3 +233,17 @@ def test_a_changed_module_imported_whole_is_rebuilt(tmp_path):
     y = np.zeros(2, np.float32)
     load(tmp_path / "out" / "prog").k.launch(dim=2, inputs=[y])
     np.testing.assert_array_equal(y, 4.0)
+
+
+def test_the_files_own_package_by_its_absolute_name_through_a_namespace_folder(tmp_path):
+    """`from top.inner.helpers import twice` in top/inner/sub/prog.py, where top/inner has no __init__.py
+    (a namespace package, as Newton's newton/_src): the file's own package, found above it."""
+    (tmp_path / "top" / "inner" / "sub").mkdir(parents=True)
+    (tmp_path / "top" / "__init__.py").write_text("")
+    (tmp_path / "top" / "inner" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "top" / "inner" / "helpers.py").write_text(HELPERS + KIND)
+    source = tmp_path / "top" / "inner" / "sub" / "prog.py"
+    source.write_text("import warp as wp\nfrom top.inner.helpers import Kind, twice\n\n\n@wp.kernel\n"
+                      "def k(y: wp.array(dtype=float)):\n    y[wp.tid()] = twice(1.0) + float(Kind.FLUID)\n")
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr

@@ -110,6 +110,8 @@ def _imports_project_files(source_path: str, source: bytes) -> bool:
         top = module.decode("ascii", "replace").split(".")[0]
         if top and any((base / f"{top}.py").exists() or (base / top).is_dir() for base in (folder, root)):
             return True
+        if top and any(above.name == top for above in (folder, *folder.parents)):
+            return True  # the file's own package by its absolute name (imports._own_package_module)
     return False
 
 

@@ -12,9 +12,10 @@ import statement; one with other errors (a struct field tilec lacks) gives no na
 a field): each is unknown where a kernel uses it, with the module's first error as help.
 
 Only files inside the importing file's folder tree or its package's are read: a relative import climbs
-at most to the package root's folder; an absolute one is looked up beside the file and from the root
-of the package holding it (where `__init__.py` files stop), never on sys.path (site-packages are host
-code). At most MAX_MODULES modules of at most MAX_BYTES each are read; a name from one past those limits
+at most to the package root's folder; an absolute one is looked up beside the file, from the root
+of the package holding it (where `__init__.py` files stop), and from the folder above the package the
+file lies in when the import names it (`from newton._src.sim import X` inside newton/, also through
+folders without `__init__.py`), never on sys.path (site-packages are host code). At most MAX_MODULES modules of at most MAX_BYTES each are read; a name from one past those limits
 is unknown where a kernel uses it, with the reason as help.
 """
 from __future__ import annotations
@@ -94,7 +95,18 @@ def locate(importer: str, dots: int, module: str) -> Path | None:
                 return None  # above the top-level package
             base = base.parent
         return _module_file(base, module)
-    return _module_file(here, module) or (_module_file(root, module) if root != here else None)
+    return _module_file(here, module) or (_module_file(root, module) if root != here else None) or \
+        _own_package_module(here, module)
+
+
+def _own_package_module(here: Path, module: str) -> Path | None:
+    """`from newton._src.sim import X` in a file inside the package `newton` (a package folder above it
+    named like the import's first part), through folders without `__init__.py` (namespace packages)."""
+    top = module.split(".")[0]
+    for folder in (here, *here.parents):
+        if folder.name == top and (folder / "__init__.py").is_file():
+            return _module_file(folder.parent, module)
+    return None
 
 
 def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread | None:

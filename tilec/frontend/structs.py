@@ -42,6 +42,8 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
                 continue  # docstring
             if isinstance(small, cst.Pass):
                 continue
+            if isinstance(small, cst.FunctionDef) and not small.decorators:
+                continue  # a host method (`def to(self, device)`): Python's, never a kernel's (Warp ignores it too)
             if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
                 diags.error("TC0401", f"unsupported syntax in @wp.struct `{name}`: only annotated fields "
                             "(`x: float`) are allowed", parsed.span(small))

@@ -13,6 +13,9 @@ class Complex:
     re: float
     im: float
 
+    def describe(self):  # a host method: Python's (Warp and tilec leave it out of kernels)
+        return f"{self.re} + {self.im}i"
+
 
 # Warp calls a module's own @wp.func named like an operator for `a + b` when it takes the operands' types
 @wp.func
