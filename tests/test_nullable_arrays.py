@@ -108,22 +108,42 @@ def k(x: wp.array(dtype=float), a: wp.array(dtype=float), b: wp.array(dtype=floa
     assert [t.args[0].sym.name for t in tests] == ["b", "a"]
 
 
-def test_a_func_parameter_cannot_be_tested():
-    source = '''import warp as wp
+FUNC_TEST = '''import warp as wp
 
 
 @wp.func
-def first(a: wp.array(dtype=float)) -> float:
-    if a:
-        return a[0]
-    return 0.0
+def moved(x: float, prev: wp.array(dtype=float), i: int) -> float:
+    d = float(0.0)
+    if prev:
+        d = x - prev[i]
+    return d
 
 
 @wp.kernel
-def k(a: wp.array(dtype=float)):
-    a[0] = first(a)
+def k(x: wp.array(dtype=float), prev: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = moved(x[i], prev, i) * 2.0
 '''
-    assert first_error(source) == "6:8: TC0406: a condition must be a scalar, got a 1-d float32 array"
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_func_tests_its_array_parameter_and_the_kernel_passing_it_takes_none():
+    """Newton's `if body_q_prev:` in a @wp.func: the kernel's parameter handed on to it is nullable."""
+    mod = build(FUNC_TEST, "nullable_func")
+    x, prev = np.arange(4, dtype=np.float32), np.full(4, 0.5, np.float32)
+    y = np.zeros(4, np.float32)
+    mod.k.launch(dim=4, inputs=[x, prev, y])
+    np.testing.assert_array_equal(y, 2 * (x - 0.5))
+    mod.k.launch(dim=4, inputs=[x, None, y])
+    np.testing.assert_array_equal(y, 0.0)
+    with pytest.raises(TypeError, match="x"):
+        mod.k.launch(dim=4, inputs=[None, prev, y])  # an array no test guards still refuses None
+
+
+def test_a_func_reads_a_tested_parameter_only_where_a_test_showed_it_passed():
+    source = FUNC_TEST.replace("    return d\n", "    return d + prev[0]\n")
+    assert first_error(source).startswith("9:16: TC0411: `prev` may be None here")
 
 
 SHORT_CIRCUITS = '''import warp as wp

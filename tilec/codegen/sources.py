@@ -201,7 +201,7 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
     for plan in plans:
         k = plan.forward
         facts = kernel_facts(k, funcs)
-        nullable = _tested_arrays(k)
+        nullable = _tested_arrays(k, funcs)
         entries = {"forward": naming.fwd_entry(module.name, k.name, "cpu")}
         if plan.adjoint is not None:
             entries["backward"] = naming.adj_entry(module.name, k.name, "cpu")
@@ -258,10 +258,18 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _tested_arrays(fn: ir.Function) -> set[ir.Sym]:
-    """The array parameters the kernel tests with `if a:` (array_valid): a launch may pass None."""
-    return {x.args[0].sym for x in analysis.all_exprs(fn)
-            if isinstance(x, ir.OpCall) and x.op == "array_valid" and isinstance(x.args[0], ir.Var)}
+def _tested_arrays(fn: ir.Function, funcs: Mapping[str, ir.Function], depth: int = 0) -> set[ir.Sym]:
+    """The array parameters the kernel tests with `if a:` (array_valid), or passes as they are to a
+    func that tests them (Newton's `if body_q_prev:` in a func): a launch may pass None."""
+    tested = set()
+    for x in analysis.all_exprs(fn):
+        if isinstance(x, ir.OpCall) and x.op == "array_valid" and isinstance(x.args[0], ir.Var):
+            tested.add(x.args[0].sym)
+        elif isinstance(x, ir.Call) and x.func in funcs and depth < 16:
+            callee = funcs[x.func]
+            inner = _tested_arrays(callee, funcs, depth + 1)
+            tested |= {a.sym for a, p in zip(x.args, callee.params) if p in inner and isinstance(a, ir.Var)}
+    return tested
 
 
 def _param_meta(p: ir.Sym, params: Iterable[ir.Sym] = (), nullable: AbstractSet[ir.Sym] = frozenset(),

@@ -179,10 +179,10 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                 self.inplace.add(made[0])
             params += made
         self.grid_candidates = {p.name: p for p in params}
-        if self.fd.kind == "kernel":
-            self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
-                             if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
-        else:
+        # array parameters the body tests (`if a:`): a kernel's launch, or a func's caller, may pass None
+        self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
+                         if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
+        if self.fd.kind != "kernel":
             self.returns_several = self.fd.returns_several
         self.declared_ret = self.return_annotation()
         if self.project is not None and self.project.startswith("#"):  # one of several returned values
@@ -231,8 +231,9 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         sym = self.nullable.get(name)
         if sym is not None and name not in self.non_null and self.env.get(name) is not None \
                 and self.env[name].sym is sym:
-            self.fail("TC0411", f"`{name}` may be None here: the kernel tests it (`if {name}:`), so a launch may "
-                      "pass None for it", node,
+            who = "a launch" if self.fd.kind == "kernel" else "a caller"
+            self.fail("TC0411", f"`{name}` may be None here: the {self.fd.kind} tests it (`if {name}:`), so {who} "
+                      "may pass None for it", node,
                       help=f"use it under `if {name}:` (or after `if not {name}: return`)")
         return super().lower_name(node)
 
