@@ -167,7 +167,7 @@ def bring(scope: Scope, node: cst.ImportFrom, parsed: Parsed, errors: list[tuple
     path = locate(parsed.filename, dots, module)
     if path is None:
         return bool(dots)  # a relative import tilec cannot find is still no host module's
-    names = [(dotted(alias.name), _local_name(alias)) for alias in node.names]
+    names = [(dotted(alias.name), local_name(alias)) for alias in node.names]
     uses = scope.module_uses
     _bring_from(scope, node, parsed, path, f"{'.' * dots}{module}", [n for n in names if n[1] not in uses], errors,
                 resolve)
@@ -216,7 +216,7 @@ def _bring_from(scope: Scope, node: cst.CSTNode, parsed: Parsed, path: Path, lab
                                       f"no @wp.func, @wp.struct, constant or type alias of that name{problem}")
 
 
-def _local_name(alias: cst.ImportAlias) -> str:
+def local_name(alias: cst.ImportAlias) -> str:
     """The name `alias` binds: `x` of `y as x`, else `y`."""
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value

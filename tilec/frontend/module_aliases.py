@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from ..diagnostics import MODULE_DOT
-from .imports import locate
+from .imports import local_name, locate
 from .parse import Parsed, dotted
 
 _EMPTY = cst.Module([])
@@ -75,9 +75,7 @@ def aliases(parsed: Parsed, host_roots: tuple[str, ...]) -> dict[str, tuple[int,
             for alias in small.names:
                 full = f"{module}.{dotted(alias.name)}" if module else dotted(alias.name)
                 if _is_module(parsed.filename, dots, full):
-                    local = alias.asname.name.value if alias.asname is not None and isinstance(
-                        alias.asname.name, cst.Name) else dotted(alias.name)
-                    found[local] = (dots, full)
+                    found[local_name(alias)] = (dots, full)
     return found
 
 
