@@ -119,3 +119,15 @@ def test_a_func_factory_called_with_a_host_value_says_which_argument(tmp_path):
     assert lines[0] == f"{tmp_path / 'prog.py'}:19:30: error[TC0301]: unknown function `shift_env`", lines
     assert "= help: `shift_env` is the func `make(...)` makes, which tilec cannot make: `offset` of `make` is " \
            "`float(os.environ.get('X', 1))`, not a compile-time constant, type or func" in result.output
+
+
+def test_a_match_statement_in_host_code_is_left_to_python_and_in_a_kernel_is_named(tmp_path):
+    host = ("import warp as wp\n\n\ndef host(x):\n    match x:\n        case 1:\n            return 'one'\n"
+            "        case _:\n            return 'other'\n\n\n@wp.kernel\ndef k(y: wp.array(dtype=float)):\n"
+            "    y[0] = 1.0\n")
+    assert check(tmp_path, host).exit_code == 0  # was an internal error (statement_walk on `match`)
+    kernel = "import warp as wp\n\n\n@wp.kernel\ndef k(y: wp.array(dtype=float)):\n    match 1:\n        case 1:\n" \
+             "            y[0] = 1.0\n"
+    result = check(tmp_path, kernel)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].startswith(f"{tmp_path / 'prog.py'}:6:5: error[TC0401]: unsupported syntax")

@@ -32,9 +32,10 @@ def is_factory(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]
 
 def _returned(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> cst.FunctionDef | None:
     """The @wp.func def the factory's body defines and returns (`return f`), or None."""
-    body = list(statements(fn.body))
     defs = {s.name.value: s for s in fn.body.body if isinstance(s, cst.FunctionDef) and decorated(s)}
-    returns = [s for s in body if isinstance(s, cst.Return)]
+    if not defs:
+        return None
+    returns = [s for s in statements(fn.body) if isinstance(s, cst.Return)]
     names = {s.value.value for s in returns if isinstance(s.value, cst.Name)}
     if len(returns) != 1 or len(names) != 1:
         return None

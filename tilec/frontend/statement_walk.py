@@ -19,6 +19,9 @@ def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             yield from node.body
         elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue
+        elif isinstance(node, cst.Match):  # `match x:` (host code): each case's block
+            yield node
+            stack.extend(reversed([case.body for case in node.cases]))
         elif isinstance(node, cst.BaseCompoundStatement):
             yield node
             blocks: list[cst.CSTNode] = [node.body]
