@@ -247,3 +247,19 @@ def test_the_files_own_package_by_its_absolute_name_through_a_namespace_folder(t
                       "def k(y: wp.array(dtype=float)):\n    y[wp.tid()] = twice(1.0) + float(Kind.FLUID)\n")
     proc = tilec("check", str(source), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_selector_imported_from_another_file_picks_one_of_its_modules_funcs(tmp_path):
+    """`wp.static(pick(Kind.FLUID))(x)` where helpers.py's `pick` returns one of helpers' funcs by an
+    if/elif chain on its argument (Newton's kamino get_joint_coords_mapping_function)."""
+    helpers = HELPERS + KIND + ("\n\ndef pick(kind: int):\n    if kind == Kind.SOLID:\n        return inner\n"
+                                "    elif kind == Kind.FLUID:\n        return twice\n    return None\n")
+    program = ("import warp as wp\nfrom ..helpers import Kind, pick\n\n\n@wp.kernel\n"
+               "def k(y: wp.array(dtype=float)):\n    i = wp.tid()\n"
+               "    y[i] = wp.static(pick(Kind.FLUID))(y[i]) + wp.static(pick(Kind.SOLID))(1.0)\n")
+    source = project(tmp_path, program=program, helpers=helpers)
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    y = np.array([1.0, 2.0], np.float32)
+    load(tmp_path / "out" / "prog").k.launch(dim=2, inputs=[y])
+    np.testing.assert_allclose(y, np.array([1.0, 2.0]) * 2.5 * (np.array([1.0, 2.0]) + 1) + 2.0)

@@ -117,7 +117,7 @@ def test_a_func_factory_called_with_a_host_value_says_which_argument(tmp_path):
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0] == f"{tmp_path / 'prog.py'}:19:30: error[TC0301]: unknown function `shift_env`", lines
-    assert "= help: `shift_env` is the func `make(...)` makes, which tilec cannot make: `offset` of `make` is " \
+    assert "= help: `shift_env` is the func `make(...)` gives, which tilec cannot tell: `offset` of `make` is " \
            "`float(os.environ.get('X', 1))`, not a compile-time constant, type or func" in result.output
 
 

@@ -104,4 +104,5 @@ CASES = [
     Case("wl_factory_funcs", S, "factory_funcs", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_tuple_forwarding", S, "tuple_forwarding", dim=(N,),
          args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), out(N)), **SIMT),
+    Case("wl_selected_funcs", S, "selected_funcs", dim=(N,), args=(arr(N), out(N)), **SIMT),
 ]

@@ -1,11 +1,15 @@
-"""Funcs made by a module-level call of a factory: `ray_intersect_mesh = _make_ray_intersect_mesh(True)`, where
-`_make_ray_intersect_mesh(compute_normal)` defines a @wp.func in its body and returns it (Newton's raycast.py).
+"""Funcs made, or picked, by a call of a host function: a factory, `ray_intersect_mesh =
+_make_ray_intersect_mesh(True)`, where `_make_ray_intersect_mesh(compute_normal)` defines a @wp.func in its
+body and returns it (Newton's raycast.py); a selector, `wp.static(get_mapping(JointDoFType.FREE))(x)`, whose
+if/elif chain on its arguments returns one of its module's funcs (Newton's kamino).
 
 tilec never runs the factory. The call's arguments (and the factory's defaults) must be compile-time
 constants, dtypes or types, or module funcs; the returned func is checked with the factory's parameters
 bound to them, and to the constants the factory assigns at its top level before it (`N = 2 * k`), as each
 call makes a function of its own in Python. The factory's other @wp.func defs see the same binding and are
-visible to it. A call tilec cannot bind leaves the name a host value, with the reason where a kernel uses it.
+visible to it. A selector's body is followed statement by statement: its `if` tests evaluated with the
+arguments, constant assignments, and the `return` of a func name it reaches. A call tilec cannot bind or
+follow leaves the name a host value, with the reason where a kernel uses it.
 """
 from __future__ import annotations
 
@@ -25,9 +29,25 @@ Define = Callable[["Scope", cst.FunctionDef], "FuncDef | None"]  # resolve's rea
 TypeOf = Callable[["Scope", cst.BaseExpression], object]  # resolve's reading of a type expression, or None
 
 
-def is_factory(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> bool:
-    """Whether an undecorated module-level def returns a @wp.func it defines (`decorated` tells those)."""
-    return not fn.decorators and _returned(fn, decorated) is not None
+@dataclasses.dataclass(frozen=True)
+class HostDef:
+    """A module-level host function that makes or picks funcs, and the names it sees: its module's
+    (`home`, for one imported from another file), None for the file's own."""
+
+    node: cst.FunctionDef
+    home: Scope | None = None
+
+
+def makes_funcs(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> bool:
+    """Whether an undecorated module-level def returns a @wp.func it defines (`decorated` tells those), or
+    returns names only (a selector: `return map_free`, maybe `return None`)."""
+    if fn.decorators:
+        return False
+    if _returned(fn, decorated) is not None:
+        return True
+    returns = [s for s in statements(fn.body) if isinstance(s, cst.Return)]
+    return bool(returns) and all(isinstance(r.value, cst.Name) for r in returns) and any(
+        isinstance(r.value, cst.Name) and r.value.value != "None" for r in returns)
 
 
 def _returned(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool]) -> cst.FunctionDef | None:
@@ -42,20 +62,30 @@ def _returned(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool])
     return defs.get(names.pop())
 
 
-def instantiate(scope: Scope, name: str, call: cst.Call, factory: cst.FunctionDef,
+def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
                 decorated: Callable[[cst.FunctionDef], bool], define: Define, type_of: TypeOf) -> str | None:
-    """Binds `name` in `scope` to the func `factory(...)` returns for this call; None, or why it cannot."""
+    """Binds `name` in `scope` to the func the host function makes or picks for this call (its arguments
+    evaluated in `scope`); None, or why it cannot."""
+    factory = host.node
+    base = host.home or scope
+    caller = scope
     env, why = _arguments(scope, call, factory, type_of)
     if why is not None:
         return why
+    if _returned(factory, decorated) is None:  # a selector
+        picked, why = _select(base, factory, env)
+        if picked is None:
+            return why
+        scope.funcs[name] = base.funcs[picked]
+        return None
     for stmt in factory.body.body:  # the constants it assigns before its defs
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             value = consts.evaluate(small.value, lambda n: env.get(n.value, consts.NOT_CONST)
-                                    if isinstance(n, cst.Name) and n.value in env else scope._lookup(n))
+                                    if isinstance(n, cst.Name) and n.value in env else base._lookup(n))
             if value is not consts.NOT_CONST:
                 env[small.targets[0].target.value] = value
-    child = _child(scope, env)
+    child = _child(base, env)
     bindings = tuple(sorted(env.items(), key=lambda item: item[0]))
     returned = _returned(factory, decorated)
     assert returned is not None  # (is_factory)
@@ -70,8 +100,59 @@ def instantiate(scope: Scope, name: str, call: cst.Call, factory: cst.FunctionDe
             made = fd
     if made is None:
         return f"`{factory.name.value}` returns no func tilec could read"
-    scope.funcs[name] = made
+    caller.funcs[name] = made
     return None
+
+
+def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[str | None, str]:
+    """The module func a selector returns for `env` (its parameters' values), or (None, why)."""
+    def lookup(node: cst.BaseExpression) -> object:
+        if isinstance(node, cst.Name) and node.value in env:
+            return env[node.value]
+        return base._lookup(node)
+
+    def run(body: cst.BaseSuite) -> tuple[str | None, str] | None:
+        for stmt in getattr(body, "body", ()):
+            if isinstance(stmt, cst.If):
+                taken = consts.evaluate(stmt.test, lookup)
+                if taken is consts.NOT_CONST:
+                    return None, f"`{fn.name.value}` tests `{_code(stmt.test)}`, which tilec cannot evaluate"
+                branch: cst.If | cst.Else | None = stmt if taken else stmt.orelse
+                while isinstance(branch, cst.If) and branch is not stmt:  # an elif
+                    taken = consts.evaluate(branch.test, lookup)
+                    if taken is consts.NOT_CONST:
+                        return None, f"`{fn.name.value}` tests `{_code(branch.test)}`, which tilec cannot evaluate"
+                    if taken:
+                        break
+                    branch = branch.orelse
+                if branch is not None:
+                    found = run(branch.body)
+                    if found is not None:
+                        return found
+                continue
+            for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else (stmt,):
+                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                if isinstance(small, cst.Return):
+                    if isinstance(small.value, cst.Name) and small.value.value in base.funcs:
+                        return small.value.value, ""
+                    return None, f"`{fn.name.value}` returns `{_code(small.value) if small.value else 'None'}` " \
+                                 "for these arguments, not a func"
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                                                             cst.Name):
+                    value = consts.evaluate(small.value, lookup)
+                    if value is not consts.NOT_CONST:
+                        env[small.targets[0].target.value] = value
+                        continue
+                return None, f"`{fn.name.value}` runs `{_code(small)}`, which tilec does not follow"
+        return None
+
+    return run(fn.body) or (None, f"`{fn.name.value}` returns nothing for these arguments")
+
+
+def _code(node: cst.CSTNode) -> str:
+    text = cst.Module([]).code_for_node(node).strip()
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _arguments(scope: Scope, call: cst.Call, factory: cst.FunctionDef,
@@ -98,8 +179,8 @@ def _arguments(scope: Scope, call: cst.Call, factory: cst.FunctionDef,
         if value is None and isinstance(node, cst.Name) and node.value in scope.funcs:
             value = _FuncName(node.value)
         if value is None:
-            code = cst.Module([]).code_for_node(node)
-            return {}, f"`{p.name.value}` of `{factory.name.value}` is `{code}`, not a compile-time constant, type or func"
+            return {}, f"`{p.name.value}` of `{factory.name.value}` is `{_code(node)}`, not a compile-time constant, type " \
+                "or func"
         env[p.name.value] = value
     return env, None
 

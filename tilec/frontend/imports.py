@@ -234,6 +234,9 @@ def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
         if name in other.func_overloads:
             scope.func_overloads[local] = other.func_overloads[name]
         brought = True
+    if name in other.factories:  # a host function making or picking funcs, seeing its own module's names
+        scope.factories[local] = dataclasses.replace(other.factories[name], home=other.factories[name].home or other)
+        brought = True
     tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "class_constants")
     for table in tables:
         found = getattr(other, table)

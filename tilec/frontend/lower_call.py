@@ -146,7 +146,7 @@ class CallLowering(LoweringHost):
         if key not in self.scope.funcs:
             why = factory_func(self.scope, key, inner, self.parsed, self.diags)
             if why is not None:
-                self.fail("TC0305", f"static: tilec cannot make the func `{inner.func.value}(...)` makes here: {why}",
+                self.fail("TC0305", f"static: tilec cannot tell the func `{inner.func.value}(...)` gives here: {why}",
                           inner)
         return key
 

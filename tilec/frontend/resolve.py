@@ -27,6 +27,7 @@ from .tuple_returns import return_sources, returned_count
 
 if TYPE_CHECKING:
     from .annotations import IndexedT
+    from .func_factories import HostDef
     from .module_aliases import Use
 
 API_MODULES = ("warp", "tilec")
@@ -141,7 +142,7 @@ class Scope:
     unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
     import_problem: str | None = None  # (a module imported from another file) the first error tilec found in it
     module_uses: dict[str, list[Use]] = field(default_factory=dict)  # a project module's alias -> the names reached through it
-    factories: dict[str, cst.FunctionDef] = field(default_factory=dict)  # a def returning a @wp.func it defines (func_factories.py)
+    factories: dict[str, HostDef] = field(default_factory=dict)  # a host def making or picking funcs (func_factories.py)
 
     def api_attr(self, node: cst.BaseExpression) -> str | None:
         """`wp.tile_load` / `tile_load` (from-imported) -> "tile_load"."""
@@ -299,8 +300,8 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
                 _factory_call(scope, small, parsed, diags)
         elif isinstance(stmt, cst.FunctionDef):
             _function(scope, stmt, parsed, diags)
-            if func_factories.is_factory(stmt, lambda fn: _decorated_func(scope, fn)):
-                scope.factories[stmt.name.value] = stmt
+            if func_factories.makes_funcs(stmt, lambda fn: _decorated_func(scope, fn)):
+                scope.factories[stmt.name.value] = func_factories.HostDef(stmt)
         elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
             structs.declare(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
@@ -347,7 +348,8 @@ def _decorated_func(scope: Scope, fn: cst.FunctionDef) -> bool:
 
 
 def _factory_call(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed, diags: Diagnostics) -> None:
-    """`f = make_f(True)` of a module-level factory of funcs (func_factories.py): f is the func it makes."""
+    """`f = make_f(True)` of a module-level factory or selector of funcs (func_factories.py): f is the func it
+    makes or picks."""
     if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
             and node.value.func.value in scope.factories):
@@ -357,11 +359,12 @@ def _factory_call(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed, di
     if why is None:
         scope.host_values.pop(name, None)
     else:
-        scope.unbrought[name] = f"`{name}` is the func `{node.value.func.value}(...)` makes, which tilec cannot make: {why}"
+        scope.unbrought[name] = f"`{name}` is the func `{node.value.func.value}(...)` gives, which tilec cannot tell: {why}"
 
 
 def factory_func(scope: Scope, name: str, call: cst.Call, parsed: Parsed, diags: Diagnostics) -> str | None:
-    """Binds `name` in scope to the func the factory `call` calls makes (func_factories.py); None, or why not."""
+    """Binds `name` in scope to the func the factory or selector `call` calls gives (func_factories.py); None,
+    or why not."""
     assert isinstance(call.func, cst.Name) and call.func.value in scope.factories
 
     def define(child: Scope, fn: cst.FunctionDef) -> FuncDef | None:

@@ -387,3 +387,32 @@ def tuple_forwarding(p: wp.array(dtype=wp.vec3), r: wp.array(dtype=float), lo: w
     lo[i] = a * 3.0 + b
     c, d = bounds_of(p[i], r[i])
     hi[i] = c[2] + d[0] * r[i]
+
+
+@wp.func
+def mix_average(a: float, b: float):
+    return 0.5 * (a + b)
+
+
+@wp.func
+def mix_max(a: float, b: float):
+    return wp.max(a, b)
+
+
+def get_mixing_function(mode: int):
+    # a selector (Newton's kamino get_material_mixing_function): its if/elif chain picks a func
+    if mode == Mode.SLOW:
+        return mix_average
+    elif mode == Mode.FAST:
+        return mix_max
+    else:
+        raise ValueError(mode)
+
+
+mix_fast = get_mixing_function(Mode.FAST)
+
+
+@wp.kernel
+def selected_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.static(get_mixing_function(Mode.SLOW))(x[i], 1.0) + mix_fast(x[i], 0.0) * 10.0
