@@ -710,9 +710,12 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         return [ir.Unpack(tuple(syms), value, self.span(node))]
 
     def called_func(self, node: cst.Call) -> str | None:
-        """The func a call calls: a user's by name, or `wp.<api>` of the library; else None."""
+        """The func a call calls: a user's by name, or `wp.<api>` of the library, or the one a factory or
+        selector gives in `wp.static(make(...))(...)`; else None."""
         if isinstance(node.func, cst.Name) and node.func.value in self.scope.funcs and node.func.value not in self.env:
             return node.func.value
+        if isinstance(node.func, cst.Call) and self.scope.api_attr(node.func.func) == "static":
+            return self.static_factory_func(node.func)
         api = self.scope.api_attr(node.func)
         return warp_library.PREFIX + api if api is not None and warp_library.provides(api, self.scope) else None
 

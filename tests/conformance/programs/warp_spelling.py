@@ -362,10 +362,20 @@ shift_scaled = make_shift(True)
 shift_plain = make_shift(False, offset=1.0)
 
 
+def make_pair(scale: float):
+    @wp.func
+    def pair(x: float):
+        return x * scale, x + scale
+
+    return pair
+
+
 @wp.kernel
 def factory_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = shift_scaled(x[i]) + shift_plain(x[i] * x[i]) * 10.0 + wp.static(make_shift(True, 0.25))(x[i]) * 100.0
+    p, q = wp.static(make_pair(3.0))(x[i])  # unpacking the several values of a factory's func
+    y[i] += p * q
 
 
 @wp.func
