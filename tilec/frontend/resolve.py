@@ -409,23 +409,24 @@ def _declare_namespace(scope: Scope, node: cst.ClassDef) -> None:
     """A plain class's constant attributes (`class Flags: ENABLED = False; N = wp.constant(4)`, also typed:
     `EPS = wp.constant(wp.float32(1e-6))`): Warp reads `Flags.N` in a kernel as the value Python gives it."""
     members = _class_constants(scope, node, None)
-    for stmt in node.body.body:
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            typed = _typed_scalar(scope, small.value)
-            if typed is not None:
-                members[small.targets[0].target.value] = typed
     if members:
         scope.class_constants[node.name.value] = members
 
 
 def _class_constants(scope: Scope, node: cst.ClassDef, enum_kind: str | None) -> dict[str, object]:
-    """`NAME = <constant>` of the class body (earlier names may be read); `enum.auto()` of an enum."""
+    """`NAME = <constant>` of the class body (earlier names may be read); `enum.auto()` of an enum; of a
+    plain class, `(value, Scalar)` for a typed one (`wp.constant(wp.float32(1e-6))`)."""
     members: dict[str, object] = {}
+    typed: dict[str, object] = {}
     flag = enum_kind == "IntFlag"
     for stmt in node.body.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            continue
+        name = small.targets[0].target.value
+        scalar = _typed_scalar(scope, small.value) if enum_kind is None else None
+        if scalar is not None:
+            typed[name] = scalar
             continue
         value: object
         if enum_kind is not None and isinstance(small.value, cst.Call) and \
@@ -436,8 +437,8 @@ def _class_constants(scope: Scope, node: cst.ClassDef, enum_kind: str | None) ->
             value = consts.evaluate(small.value, lambda n: members.get(n.value, consts.NOT_CONST)
                                     if isinstance(n, cst.Name) else scope._lookup(n))
         if isinstance(value, (bool, int, float)):
-            members[small.targets[0].target.value] = value
-    return members
+            members[name] = value
+    return {**members, **typed}
 
 
 def _nested_imports(scope: Scope, stmt: cst.BaseStatement, parsed: Parsed) -> None:
