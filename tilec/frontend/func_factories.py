@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from . import consts
-from .statement_walk import statements
+from .statement_walk import single_name_assign, statements
 
 if TYPE_CHECKING:
     from .resolve import FuncDef, Scope
@@ -79,12 +79,12 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
         scope.funcs[name] = base.funcs[picked]
         return None
     for stmt in factory.body.body:  # the constants it assigns before its defs
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            value = consts.evaluate(small.value, lambda n: env.get(n.value, consts.NOT_CONST)
+        assigned = single_name_assign(stmt)
+        if assigned is not None:
+            value = consts.evaluate(assigned[1], lambda n: env.get(n.value, consts.NOT_CONST)
                                     if isinstance(n, cst.Name) and n.value in env else base._lookup(n))
             if value is not consts.NOT_CONST:
-                env[small.targets[0].target.value] = value
+                env[assigned[0]] = value
     child = _child(base, env)
     bindings = tuple(sorted(env.items(), key=lambda item: item[0]))
     returned = _returned(factory, decorated)

@@ -23,6 +23,7 @@ from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM
 from . import consts, func_factories, imports, module_aliases, static_items, structs
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
+from .statement_walk import single_name_assign
 from .tuple_returns import return_sources, returned_count
 
 if TYPE_CHECKING:
@@ -420,21 +421,21 @@ def _class_constants(scope: Scope, node: cst.ClassDef, enum_kind: str | None) ->
     typed: dict[str, object] = {}
     flag = enum_kind == "IntFlag"
     for stmt in node.body.body:
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+        assigned = single_name_assign(stmt)
+        if assigned is None:
             continue
-        name = small.targets[0].target.value
-        scalar = _typed_scalar(scope, small.value) if enum_kind is None else None
+        name, assigned_value = assigned
+        scalar = _typed_scalar(scope, assigned_value) if enum_kind is None else None
         if scalar is not None:
             typed[name] = scalar
             continue
         value: object
-        if enum_kind is not None and isinstance(small.value, cst.Call) and \
-                dotted(small.value.func).rsplit(".", 1)[-1] == "auto":
+        if enum_kind is not None and isinstance(assigned_value, cst.Call) and \
+                dotted(assigned_value.func).rsplit(".", 1)[-1] == "auto":
             last = max((v for v in members.values() if isinstance(v, int)), default=0)
             value = (1 << last.bit_length() if last > 0 else 1) if flag else last + 1
         else:
-            value = consts.evaluate(small.value, lambda n: members.get(n.value, consts.NOT_CONST)
+            value = consts.evaluate(assigned_value, lambda n: members.get(n.value, consts.NOT_CONST)
                                     if isinstance(n, cst.Name) else scope._lookup(n))
         if isinstance(value, (bool, int, float)):
             members[name] = value

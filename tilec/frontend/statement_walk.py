@@ -38,6 +38,14 @@ def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             yield node
 
 
+def single_name_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """`NAME = value` alone on its line (a class's or a factory's constant), as (NAME, value)."""
+    small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
 def names_in(node: cst.CSTNode) -> set[str]:
     """Every simple name an expression mentions (an attribute's name too: a superset of the variables
     it reads)."""
