@@ -115,3 +115,32 @@ def k(A: wp.array2d(dtype=float), out: wp.array(dtype=float)):
 ''', "changing")
     (plan,) = plan_kernels(module)
     assert plan.adjoint is None and "changes while the view is in use" in plan.why_not.message
+
+
+RUNTIME_STEP = '''
+import warp as wp
+
+
+@wp.kernel
+def stepped(A: wp.array(dtype=float), step: int, out: wp.array(dtype=float), n: wp.array(dtype=int)):
+    i = wp.tid()
+    v = A[1::step]
+    n[i] = v.shape[0]
+    out[i] = v[i]
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("step", [2, -3, 0])
+def test_a_slice_step_known_when_the_kernel_runs(device, step):
+    """A run-time step follows Python's rules; a zero step is an empty view whose reads are 0, never a
+    trap (Warp 1.19 stops on an assertion there)."""
+    m = build(RUNTIME_STEP, "rtstep", block_dim=32, target=device)
+    A = np.arange(10, dtype=np.float32) + 1
+    out = np.full(3, -7.0, np.float32)
+    n = np.zeros(3, np.int32)
+    kernel = m.stepped if device == "cpu" else OnEmulator(m.stepped)
+    kernel.launch(dim=3, inputs=[A, step, out, n])
+    view = A[0:0] if step == 0 else A[1::step]
+    assert list(n) == [len(view)] * 3
+    np.testing.assert_array_equal(out, [view[i] if i < len(view) else 0.0 for i in range(3)])

@@ -6,9 +6,14 @@
 
 namespace tl {
 
-// The first index and the length of a[start:stop:step] on an axis of extent n (Python's rules).
+// The first index and the length of a[start:stop:step] on an axis of extent n (Python's rules). A step
+// known only at run time may be zero: an empty view (Python raises, Warp asserts; never a trap here).
 TL_HD void slice_bounds(int64_t n, bool has_start, int64_t start, bool has_stop, int64_t stop,
                                int64_t step, int64_t& first, int64_t& len) {
+    if (step == 0) {
+        first = len = 0;
+        return;
+    }
     const int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
     auto clamp = [&](int64_t v) {
         if (v < 0) v += n;

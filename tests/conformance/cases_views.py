@@ -1,6 +1,6 @@
 """Conformance cases for array views and slices, tile subscripts, and funcs with Warp's calling
 convention (tiles by reference, arrays through funcs), written in Warp's idioms."""
-from cases import Arr, Case, Scal, arr, out
+from cases import Arr, Case, Scal, arr, out, varr
 
 A = "views_arrays.py"
 T = "views_tiles.py"
@@ -129,3 +129,17 @@ CASES += [
     Case("views_runtime_row_2", "views_runtime_negative.py", "pick_row", dim=(1,), block_dim=16,
          args=(arr(6, 8), Scal(2, "int32"), out(8))),
 ]
+
+R = "views_runtime_steps.py"
+CASES += [  # a slice's step an int parameter: positive, negative, from the end, 2-d
+    Case("views_runtime_step_3", R, "strided_rows", dim=(8,),
+         args=(arr(20), Scal(1, "int32"), Scal(17, "int32"), Scal(3, "int32"), out(8)), launch="simt"),
+    Case("views_runtime_step_minus2", R, "strided_rows", dim=(8,),
+         args=(arr(20), Scal(-2, "int32"), Scal(3, "int32"), Scal(-2, "int32"), out(8)), launch="simt"),
+    Case("views_runtime_step_components", R, "strided_components", dim=(4,),
+         args=(varr(12, "vec3", "inout"), arr(4), Scal(2, "int32"), Scal(12, "int32"),
+               Scal(3, "int32")), launch="simt"),
+    Case("views_runtime_step_plane", R, "strided_plane", dim=(3, 3),
+         args=(arr(7, 8), Scal(3, "int32"), out(3, 3)), launch="simt"),
+]
+

@@ -955,8 +955,9 @@ def array_view_text(e: ir.OpCall, args: list[str]) -> str:
         else:
             start = rest.pop(0) if ax[1] else "0"
             stop = rest.pop(0) if ax[2] else "0"
+            step = rest.pop(0) if ax[3] is None else str(ax[3])  # None: a run-time step
             parts.append(f"slice({'true' if ax[1] else 'false'}, {start}, {'true' if ax[2] else 'false'}, "
-                         f"{stop}, {ax[3]})")
+                         f"{stop}, {step})")
     return f"tl::array_view_done<{_array_type(e.type).ndim}>({'.'.join(parts)})"
 
 

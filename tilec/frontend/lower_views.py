@@ -4,7 +4,9 @@
 Mixed into `FunctionChecker`. `A[i, j]` with every index given stays an element read; fewer
 indices, or any slice, make an `array_view` op: an array of lower (or equal) rank sharing the
 parent's memory, with Python's slice rules (negative bounds count from the end, bounds clamp).
-Slice steps are compile-time integers.
+A slice step may be known only when the kernel runs (`A[a:b:step]` with an int parameter, as Warp
+allows); a run-time step of zero makes an empty view (Warp stops on an assertion there; tilec's
+integer division by zero is 0 too, never a trap).
 
 Tiles have static shapes, so tile slice bounds are compile-time integers; an index may be a run-time
 integer (a row `t[i]`); constant indices count from the end when negative and must be in range.
@@ -76,13 +78,14 @@ class ViewLowering(LoweringHost):
         for item in items:
             if isinstance(item, cst.Slice):
                 step = 1 if item.step is None else self.constant_of(item.step)
-                if not isinstance(step, int) or isinstance(step, bool):
-                    self.fail("TC0305", "a slice step must be a compile-time integer", cast(cst.BaseExpression, item.step))
                 if step == 0:
                     self.fail("TC0303", "slice step must not be zero", cast(cst.BaseExpression, item.step))
+                runtime_step = item.step is not None and (not isinstance(step, int) or isinstance(step, bool))
                 bounds = [b for b in (item.lower, item.upper) if b is not None]
                 args += [self.index(b) for b in bounds]
-                axes.append(("s", item.lower is not None, item.upper is not None, step))
+                if runtime_step:  # known when it runs: the step after the bounds (array_views.h)
+                    args.append(self.index(cast(cst.BaseExpression, item.step)))
+                axes.append(("s", item.lower is not None, item.upper is not None, None if runtime_step else step))
             else:
                 axes.append(("i",))
                 args.append(self.index(item))

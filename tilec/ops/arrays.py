@@ -135,8 +135,9 @@ def _valid(b: Bound) -> Type:
 
 
 def _view(b: Bound) -> Type:
-    """attrs["axes"]: per leading axis, ("i",) an index or ("s", has_start, has_stop, step) a slice;
-    the *args are the indices and the given slice bounds, in order."""
+    """attrs["axes"]: per leading axis, ("i",) an index or ("s", has_start, has_stop, step) a slice
+    (step None: a run-time step, an arg after that slice's bounds); the *args are the indices, the
+    given slice bounds and run-time steps, in order."""
     a = rules.array(b, "a")
     axes = b.attrs["axes"]
     if len(axes) > a.ndim:

@@ -350,7 +350,8 @@ def _array_view(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
         else:
             start = int(rest.pop(0)) if ax[1] else None
             stop = int(rest.pop(0)) if ax[2] else None
-            key.append(slice(start, stop, ax[3]))
+            step = int(rest.pop(0)) if ax[3] is None else ax[3]
+            key.append(slice(0, 0) if step == 0 else slice(start, stop, step))  # a zero step: empty (array_views.h)
     return arr[tuple(key)]
 
 
