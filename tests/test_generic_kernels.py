@@ -243,3 +243,49 @@ def test_a_func_defined_three_times_takes_each_definition_by_argument_types():
     np.testing.assert_array_equal(a, [1.5, -1.5])
     np.testing.assert_array_equal(n, [6, 8])
     np.testing.assert_array_equal(v, np.arange(6).reshape(2, 3) * 3.0)
+
+
+LIBRARY = '''\
+from typing import Any
+
+import warp as wp
+
+
+@wp.kernel
+def scale_values(values: wp.array[Any], factor: wp.array[float]):
+    i = wp.tid()
+    values[i] = values[i] * factor[i]
+
+
+@wp.kernel
+def double(a: wp.array[float]):
+    i = wp.tid()
+    a[i] = a[i] * 2.0
+'''
+
+
+def test_a_generic_kernel_launched_only_from_other_files_is_left_out_and_says_so(tmp_path):
+    """A file of kernels whose generic one is launched elsewhere (warp.fem's examples, Newton) builds
+    as a C++ file with an uninstantiated template does: its other kernels work, the generic one is a
+    warning (TC0436) at its line, `check -v` lists it as not compiled, and the loader's launch of it
+    raises naming the line and what to declare."""
+    from click.testing import CliRunner
+    from tilec.cli import main
+
+    src = tmp_path / "lib.py"
+    src.write_text(LIBRARY)
+    result = CliRunner().invoke(main, ["check", "-v", str(src)])
+    assert result.exit_code == 0, result.output
+    assert f"{src}:7:5: warning[TC0436]: generic kernel `scale_values` has no overload in this file: parameter " \
+        "`values` is `Any`; it is not compiled" in result.stderr
+    assert f"{src}:7: not compiled: kernel scale_values: generic kernel" in result.stdout
+    assert "1 kernel compiled, 1 not compiled" in result.stdout
+    mod = build(LIBRARY, "genlib", block_dim=32)
+    a = np.arange(4, dtype=np.float32)
+    mod.double.launch(dim=4, inputs=[a])
+    assert list(a) == [0.0, 2.0, 4.0, 6.0]
+    assert "scale_values" in mod.__all__ and repr(mod.scale_values) == "<tilec kernel scale_values: not compiled>"
+    with pytest.raises(TypeError, match=r"scale_values was not compiled: genlib.py:7: generic kernel `scale_values` "
+                                        r"has no overload in this file.*declare its types with "
+                                        r"wp.overload\(scale_values, \[...\]\) in the source file and rebuild"):
+        mod.scale_values.launch(dim=4, inputs=[a, a])

@@ -74,7 +74,8 @@ tl.overload(scale, {b"a": tl.array(dtype=tl.float32)})
     with pytest.raises(CompileError) as info:
         compile_source(source, "prog.py", Options(block_dim=32))
     assert [f"{d.span.line}:{d.span.col}: {d.code}: {d.message}" for d in info.value.diagnostics] == [
-        "6:5: TC0436: generic kernel `scale` has no overload in this file: parameter `a` is `Any`",
+        "6:5: TC0436: generic kernel `scale` has no overload in this file: parameter `a` is `Any`; it is not "
+        "compiled",
         '11:20: TC0436: wp.overload: tilec reads the types from a literal list or dict '
         '(`[wp.array(dtype=wp.float32), ...]` or `{"name": type}`)']
 

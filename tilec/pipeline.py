@@ -69,7 +69,7 @@ def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO
         failed = {name for name, _ in checker.kernel_errors}
         partial = dataclasses.replace(module, kernels=tuple(k for k in module.kernels if k.name not in failed))
         error = CompileError(diags.sorted())
-        error.partial = Compiled(parsed, partial, [], found.skipped + [
+        error.partial = Compiled(parsed, partial, [], found.skipped + checker.not_compiled + [
             (name, span, "its check reported errors") for name, span in checker.kernel_errors])
         raise error
     if checker.grad_calls:
@@ -81,7 +81,8 @@ def _check(parsed: Parsed, options: Options, dump_after: str | None, out: TextIO
         raise AssertionError("IR verifier: " + "; ".join(problems))
     if dump_after == "check":
         out.write(ir.dump_module(module))
-    return Compiled(parsed, module, [d for d in diags.items if d.severity != "error"], found.skipped)
+    return Compiled(parsed, module, [d for d in diags.items if d.severity != "error"],
+                    found.skipped + checker.not_compiled)
 
 
 def _stop_on_errors(diags: Diagnostics) -> None:

@@ -252,6 +252,8 @@ def manifest(module: ir.Module, plans: list[KernelPlan], files: dict[str, str], 
         "flags": flags,
         "inputs_hash": inputs_hash,
         "kernels": kernels,
+        **({"not_compiled": {name: {"line": line, "why": why} for name, line, why in module.not_compiled}}
+           if module.not_compiled else {}),
         **({"structs": struct_types} if struct_types else {}),
         "files": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(files.items())},
     }

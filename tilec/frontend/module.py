@@ -53,6 +53,7 @@ class ModuleChecker:
         self.lane_funcs: dict[str, bool] = {}  # instance name -> uses lanes
         self.kernel_errors: list[tuple[str, Span]] = []  # (instance name, span) of kernels whose check reported errors
         self.grad_calls = False  # some function takes wp.grad(f)(x): passes/grad_calls.py has work
+        self.not_compiled: list[tuple[str, Span, str]] = []  # (kernel, span, why): generic kernels without overloads
 
     def run(self) -> ir.Module:
         kernels: list[ir.Function] = []
@@ -77,7 +78,9 @@ class ModuleChecker:
                     kernels.append(fn)
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
-        return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants)
+        not_compiled = tuple(sorted((name, span.line, why) for name, span, why in self.not_compiled))
+        return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants,
+                         not_compiled)
 
     # ------------------------------------------------------------ signatures
 
@@ -163,12 +166,15 @@ class ModuleChecker:
             if types is not None and tuple(types) not in seen:
                 seen.add(tuple(types))
                 out.append((f"{name}__{generics.instance_suffix(declared, types)}", types))
-        if not fd.overloads:
+        if not fd.overloads:  # as a C++ template never instantiated: no code, and said so
             first = next(p for p, t in zip(params, declared) if generics.is_generic(t))
-            self.diags.error("TC0436", f"generic kernel `{fd.name}` has no overload in this file: parameter "
-                             f"`{first}` is `Any`", self.parsed.span(fd.node.name),
+            message = (f"generic kernel `{fd.name}` has no overload in this file: parameter `{first}` is `Any`; "
+                       "it is not compiled")
+            span = self.parsed.span(fd.node.name)
+            self.diags.error("TC0436", message, span, severity="warning",
                              help=f"declare its types with wp.overload({fd.name}, [...]) or an @wp.overload stub; "
                              "tilec compiles one instance per overload")
+            self.not_compiled.append((name, span, message))
         return out
 
     def overload_types(self, fd: FuncDef, declared: list[Declared], params: list[str], span: Span,

@@ -225,6 +225,9 @@ class Module:
     funcs: tuple[Function, ...]  # specialised, callees before callers
     kernels: tuple[Function, ...]
     constants: tuple[tuple[str, Any], ...] = field(default=())  # ((name, value), ...) sorted
+    # ((kernel, line, why), ...) sorted: kernels of the file left uncompiled (generic ones without overloads);
+    # the loader names them, and why, when a launch asks for one
+    not_compiled: tuple[tuple[str, int, str], ...] = field(default=())
 
 
 # ---------------------------------------------------------------- traversal

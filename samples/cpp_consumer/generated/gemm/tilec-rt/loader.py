@@ -1373,6 +1373,24 @@ class Instances:
         return kernel.launch_tiled(dim, inputs, outputs, block_dim=block_dim, **kwargs)
 
 
+class NotCompiled:
+    """A kernel of the source file that tilec left out (a generic kernel without overloads): a launch
+    says why instead of an AttributeError."""
+
+    def __init__(self, name, line, why):
+        self.name = name
+        self.why = f"{_SOURCE}:{line}: {why}"
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name}: not compiled>"
+
+    def launch(self, *args, **kwargs):
+        raise TypeError(f"{self.name} was not compiled: {self.why}; declare its types with "
+                        f"wp.overload({self.name}, [...]) in the source file and rebuild")
+
+    launch_tiled = launch
+
+
 class _Kernels(type(os)):
     """The module's class: kernels are its properties, never globals, so a kernel named like a loader
     global (np, Kernel, _library, ...) cannot replace what the loader itself uses."""
@@ -1389,7 +1407,11 @@ def _expose():
         kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
             Instances(name, kernels)
         setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
-    return sorted(set(groups) | set(_structs.CLASSES))
+    left_out = {name: NotCompiled(name, entry["line"], entry["why"])
+                for name, entry in MANIFEST.get("not_compiled", {}).items() if name not in groups}
+    for name, kernel in left_out.items():
+        setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
+    return sorted(set(groups) | set(_structs.CLASSES) | set(left_out))
 
 
 __all__ = _expose()
