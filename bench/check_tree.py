@@ -3,9 +3,10 @@
 diagnostics grouped (bench/warp_test_files.py's grouping). An acceptance measure on real projects,
 e.g. a checkout of newton-physics/newton (its tests left out by default):
 
-    python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests] [--files]
+    python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests] [--files] [--jobs N] [--save DIR]
 
-`--files` also lists each file that does not check cleanly with its first error.
+`--files` also lists each file that does not check cleanly with its first error; `--jobs N` checks N
+files at once; `--save DIR` keeps each file's diagnostics (DIR/<path with __ for />.txt).
 
 Files that import names from the project's other files are checked with them (frontend/imports.py).
 Nothing of the project is copied here.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import json
 import subprocess
 import sys
@@ -36,6 +38,15 @@ def kernel_files(root: Path, with_tests: bool) -> list[Path]:
     return found
 
 
+def _check(path: Path, timeout: float) -> subprocess.CompletedProcess | None:
+    """`tilec check` of one file in a fresh process; None when it ran past the timeout."""
+    try:
+        return subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="A project's kernel files through tilec check, diagnostics counted.")
     parser.add_argument("root", type=Path, help="the project's folder")
@@ -44,22 +55,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--with-tests", action="store_true", help="also files under folders named tests")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per file")
     parser.add_argument("--files", action="store_true", help="list each file that fails with its first error")
+    parser.add_argument("--jobs", type=int, default=1, help="files checked at once (each its own process)")
+    parser.add_argument("--save", type=Path, default=None, help="a folder to keep each file's diagnostics in")
     args = parser.parse_args(argv)
     files = kernel_files(args.root, args.with_tests)
     counts: collections.Counter = collections.Counter()
     clean = crashed = timed_out = 0
     failed: list[str] = []
-    for path in files:
-        try:
-            proc = subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True,
-                                  text=True, timeout=args.timeout)
-        except subprocess.TimeoutExpired:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:  # each a process
+        results = list(pool.map(lambda path: _check(path, args.timeout), files))
+    for path, proc in zip(files, results):
+        label = path.relative_to(args.root)
+        if args.save is not None:  # the file's whole output, for reading every diagnostic later
+            saved = args.save / (str(label).replace("/", "__") + ".txt")
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            saved.write_text("timed out\n" if proc is None else proc.stderr + f"rc={proc.returncode}\n")
+        if proc is None:
             timed_out += 1
-            failed.append(f"{path.relative_to(args.root)}: timed out")
+            failed.append(f"{label}: timed out")
             continue
         if proc.returncode != 0:
             first = next((line for line in proc.stderr.splitlines() if "error[" in line or "Traceback" in line), "")
-            failed.append(f"{path.relative_to(args.root)}: {first.split(': ', 1)[-1] if first else proc.returncode}")
+            failed.append(f"{label}: {first.split(': ', 1)[-1] if first else proc.returncode}")
         clean += proc.returncode == 0
         crashed += "Traceback" in proc.stderr or "internal compiler error" in proc.stderr
         counts.update(kind(code, message) for code, message in DIAGNOSTIC.findall(proc.stderr))
