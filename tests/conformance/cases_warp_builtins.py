@@ -99,4 +99,8 @@ CASES = [
     # from LAPACK's, measured; its float64 one to 6e-15, and tilec's float32 one to 2e-7)
     Case("wb_svd3", B, "svd3_factors", dim=(N,),
          args=(varr(N, "mat33d"), varr(N, "vec3d", "out"), varr(N, "mat33d", "out")), rtol=1e-9, atol=1e-10, **SIMT),
+    # wp.quat_between_vectors (Warp writes it as a @wp.func in warp.utils and exports it as wp.<name>)
+    Case("wb_quat_between_vectors", B, "arcs", dim=(N,),
+         args=(varr(N, "vec3"), varr(N, "vec3"), varr(N, "quat", "out"), varr(N, "vec3", "out")),
+         rtol=1e-4, atol=1e-5, **SIMT),
 ]

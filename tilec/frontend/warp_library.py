@@ -31,7 +31,7 @@ BUILTINS = frozenset({
     "quat_to_rpy", "quat_rpy", "quat_from_euler", "transform_to_matrix", "transform_compose", "spatial_adjoint",
     "quat_to_axis_angle", "quat_from_matrix", "transform_from_matrix", "transform_decompose", "quat_to_euler",
     "quat_slerp", "transform_set_translation_copy", "transform_set_rotation_copy", "argmax", "argmin",
-    "closest_point_edge_edge",
+    "closest_point_edge_edge", "quat_between_vectors",
 })
 # Warp's builtins that update their first argument in place, as a statement: the variable is
 # assigned the library's copying variant (`t = transform_set_translation_copy(t, p)`).

@@ -128,6 +128,16 @@ def quat_twist_angle_signed(axis: wp.vec3, q: wp.quat):
 
 
 @wp.func
+def quat_between_vectors(a: wp.vec3, b: wp.vec3):
+    # the shortest arc from a's direction to b's: axis a x b, half the angle folded into w = 1 + a.b
+    # before normalizing (opposite directions give no rotation axis: undefined, as Warp documents)
+    u = wp.normalize(a)
+    v = wp.normalize(b)
+    axis = wp.cross(u, v)
+    return wp.normalize(wp.quat(axis[0], axis[1], axis[2], 1.0 + wp.dot(u, v)))
+
+
+@wp.func
 def quat_to_rpy(q: wp.quat):
     # roll about x, pitch about y, yaw about z (fixed axes, in that order); pitch clamped at +-pi/2
     x = q[0]

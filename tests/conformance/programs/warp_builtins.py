@@ -315,3 +315,12 @@ def svd3_factors(a: wp.array(dtype=wp.mat33d), sigma: wp.array(dtype=wp.vec3d), 
     U, s, V = wp.svd3(a[i])
     sigma[i] = s
     polar[i] = U * wp.transpose(V)
+
+
+@wp.kernel
+def arcs(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat),
+         turned: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    r = wp.quat_between_vectors(a[i], b[i])  # a @wp.func of Warp's, exported as wp.<name>
+    q[i] = r
+    turned[i] = wp.quat_rotate(r, wp.normalize(a[i]))
