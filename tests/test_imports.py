@@ -263,3 +263,52 @@ def test_a_selector_imported_from_another_file_picks_one_of_its_modules_funcs(tm
     y = np.array([1.0, 2.0], np.float32)
     load(tmp_path / "out" / "prog").k.launch(dim=2, inputs=[y])
     np.testing.assert_allclose(y, np.array([1.0, 2.0]) * 2.5 * (np.array([1.0, 2.0]) + 1) + 2.0)
+
+
+CYCLE_FILES = {
+    # geometry/types.py re-exports `scale` and defines `Shape`, then imports model.py, which imports
+    # kernels.py, which takes `scale` and `Shape` from types.py while types.py is still being read
+    "geo/__init__.py": "",
+    "geo/base.py": "import warp as wp\n\n\n@wp.func\ndef scale(x: float):\n    return x * 3.0\n",
+    "geo/types.py": "import warp as wp\n\nfrom .base import scale\n\n\n@wp.struct\nclass Shape:\n    r: float\n\n\n"
+                    "from .model import Model\n",
+    "geo/model.py": "from .kernels import grow\nfrom .kernels import Shape as ModelShape\n\n\nclass Model:\n    pass\n",
+    "geo/kernels.py": "import warp as wp\n\nfrom .types import Shape, scale\nfrom .types import missing\n\n\n@wp.func\n"
+                      "def grow(s: Shape):\n    return scale(s.r) + 1.0\n",
+    "geo/use.py": "import warp as wp\n\nfrom .types import Shape\nfrom .kernels import grow\nfrom .model import ModelShape\n"
+                  "\n\n@wp.kernel\ndef k(s: wp.array(dtype=ModelShape), y: wp.array(dtype=float)):\n    i = wp.tid()\n    y[i] = grow(s[i])\n",
+}
+
+
+@needs_cxx
+def test_names_taken_from_a_module_of_an_import_cycle_arrive_when_it_finishes(tmp_path):
+    """Python's modules hold every name by the time a kernel is compiled, even where the imports form a
+    cycle (Newton's geometry/types.py -> sim/model.py -> ... -> a module importing from geometry/types.py):
+    a name taken from a module still being read is brought when that module finishes, passed on through
+    the modules that import it in turn; a name the module never defines is unknown, saying so."""
+    for name, text in CYCLE_FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    use = tmp_path / "geo" / "use.py"  # types.py first: kernels.py, further down, waits for it
+    proc = tilec("build", str(use), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    module = load(tmp_path / "out" / "use")
+    shapes = module.Shape.zeros(3)
+    shapes["r"] = [1.0, 2.0, -0.5]
+    y = np.zeros(3, np.float32)
+    module.k.launch(dim=3, inputs=[shapes, y])
+    np.testing.assert_allclose(y, [4.0, 7.0, -0.5])
+    from tilec.frontend import imports
+    from tilec.frontend.parse import parse
+    from tilec.frontend.resolve import resolve
+    from tilec.diagnostics import Diagnostics
+
+    with imports.session():  # as use.py's check reads them
+        resolve(parse(use.read_text(), str(use), "use"), Diagnostics())
+        loaded = imports._SESSION[0].modules[(tmp_path / "geo" / "kernels.py").resolve()]
+    assert isinstance(loaded, tuple)
+    scope = loaded[1]
+    assert "scale" in scope.funcs and "Shape" in scope.structs
+    assert scope.unbrought["missing"] == ("`missing` is imported from `.types` (types.py), where tilec finds no "
+                                          "@wp.func, @wp.struct, constant or type alias of that name")
+    assert not imports._SESSION  # the session (and its waiting names) ended with the outermost resolve

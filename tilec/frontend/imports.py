@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 Resolver = Callable[[Parsed, Diagnostics], "Scope"]  # resolve.py's resolve (passed in: no import cycle)
 MAX_MODULES = 200
 MAX_BYTES = 2_000_000
+_CYCLE = "which imports this file back, and does not define it when that import runs (an import cycle)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +49,24 @@ class Unread:
     why: str
 
 
+@dataclasses.dataclass(frozen=True)
+class _Pending:
+    """A name imported from a module of an import cycle before that module finished (`from .types
+    import Axis` while types.py, further up the chain, is still being read): brought when it finishes,
+    as Python's module object has it by the time a kernel is compiled."""
+
+    scope: Scope
+    local: str
+    path: Path  # the module the name comes from
+    name: str
+    label: str  # how the import spells that module
+
+
 @dataclasses.dataclass
 class _Session:
     depth: int = 0
     modules: dict[Path, tuple[Parsed, Scope] | str | None] = dataclasses.field(default_factory=dict)  # None: in progress
+    pending: list[_Pending] = dataclasses.field(default_factory=list)
 
 
 _SESSION: list[_Session] = []
@@ -137,7 +152,29 @@ def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread 
         scope.import_problem = f"{path.name}:{first.span.line}:{first.span.col}: {first.message}"
     _own_funcs(scope, parsed, path)
     state.modules[path] = (parsed, scope)
+    _bring_pending(state)
     return parsed, scope
+
+
+def _bring_pending(state: _Session) -> None:
+    """The names waiting on a cycle's modules, each brought once its module has it (a name passed on
+    through another waiting module follows in a later round)."""
+    progress = True
+    while progress:
+        progress = False
+        for wait in list(state.pending):
+            loaded = state.modules.get(wait.path)
+            if not isinstance(loaded, tuple):
+                continue
+            other = loaded[1]
+            if other.import_problem is None and _bring_name(wait.scope, wait.local, other, wait.name):
+                wait.scope.unbrought.pop(wait.local, None)
+            elif any(w.scope is other and w.local == wait.name for w in state.pending):
+                continue  # that module waits for the name itself
+            else:
+                wait.scope.unbrought[wait.local] = _not_found(wait.local, wait.label, wait.path, other)
+            state.pending.remove(wait)
+            progress = True
 
 
 def _own_funcs(scope: Scope, parsed: Parsed, path: Path) -> None:
@@ -199,21 +236,31 @@ def _bring_from(scope: Scope, node: cst.CSTNode, parsed: Parsed, path: Path, lab
     if isinstance(loaded, str):
         errors.append((node, f"`{label}` ({path.name}) cannot be used: {loaded}"))
         return
-    why = f"which tilec did not read: {loaded.why}" if isinstance(loaded, Unread) else \
-        "which imports this file back (tilec reads an import cycle's modules one way only)" if loaded is None else None
+    why = f"which tilec did not read: {loaded.why}" if isinstance(loaded, Unread) else _CYCLE if loaded is None else None
     if loaded is not None and not isinstance(loaded, Unread):
         parsed.adopt(loaded[0], node)  # a diagnostic at one of its nodes points at this import
+    state = _SESSION[0]
     for name, local in names:
         scope.bound.add(local)
         if why is not None:
             scope.unbrought[local] = f"`{local}` is imported from `{label}` ({path.name}), {why}"
+            if loaded is None:  # a cycle: brought when that module finishes, if it has the name then
+                state.pending.append(_Pending(scope, local, path, name, label))
             continue
         assert loaded is not None and not isinstance(loaded, Unread)
         other = loaded[1]
+        if any(w.scope is other and w.local == name for w in state.pending):  # passed on from a cycle
+            scope.unbrought[local] = f"`{local}` is imported from `{label}` ({path.name}), {_CYCLE}"
+            state.pending.append(_Pending(scope, local, path, name, label))
+            continue
         if other.import_problem is not None or not _bring_name(scope, local, other, name):
-            problem = f" (tilec reports there: {other.import_problem})" if other.import_problem else ""
-            scope.unbrought[local] = (f"`{local}` is imported from `{label}` ({path.name}), where tilec finds "
-                                      f"no @wp.func, @wp.struct, constant or type alias of that name{problem}")
+            scope.unbrought[local] = _not_found(local, label, path, other)
+
+
+def _not_found(local: str, label: str, path: Path, other: Scope) -> str:
+    problem = f" (tilec reports there: {other.import_problem})" if other.import_problem else ""
+    return (f"`{local}` is imported from `{label}` ({path.name}), where tilec finds no @wp.func, @wp.struct, "
+            f"constant or type alias of that name{problem}")
 
 
 def local_name(alias: cst.ImportAlias) -> str:
