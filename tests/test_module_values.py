@@ -26,6 +26,9 @@ np_type, wp_type = np.float64, wp.float64
 G = wp.vec3(1 / 2, W / 1024, -(1 // 3))
 S = wp.vec2d(wp.float64(1 / 3), wp.float32(1 / 3))
 M = wp.constant(wp.mat22(1 / 4, 0.0, -(2 ** -3), wp.float16(1 / 3)))
+HENCKY = wp.constant(True)
+LOW = wp.constant(1.0e-6 if HENCKY else 1.0e-2)  # Newton's implicit MPM solver
+PICK = 7 if W < 100 else (8 if not HENCKY else 9)
 
 
 @wp.kernel
@@ -35,6 +38,8 @@ def values(ints: wp.array(dtype=int), floats: wp.array(dtype=wp_type), g: wp.arr
     ints[0] = BATCH
     ints[1] = BIG
     ints[2] = W * H
+    ints[3] = PICK
+    floats[1] = wp_type(LOW)
     floats[0] = wp_type(MIXED)
     if i < 3:
         g[i] = G[i]
@@ -49,11 +54,12 @@ def values(ints: wp.array(dtype=int), floats: wp.array(dtype=wp_type), g: wp.arr
 @needs_cxx
 def test_module_values_are_the_ones_python_computes():
     mod = build(SOURCE, "module_values")
-    ints, floats = np.zeros(3, np.int32), np.zeros(1, np.float64)
+    ints, floats = np.zeros(4, np.int32), np.zeros(2, np.float64)
     g, s, m = np.zeros(3, np.float32), np.zeros(2, np.float64), np.zeros(4, np.float32)
     mod.values.launch(dim=4, inputs=[ints, floats, g, s, m])
-    assert list(ints) == [min(1024, int((512 * 100) / 8)), max(3, 512 // 64, 5), 512 * 100]  # 1024, 8, 51200
+    assert list(ints) == [min(1024, int((512 * 100) / 8)), max(3, 512 // 64, 5), 512 * 100, 9]  # 1024, 8, 51200
     assert floats[0] == abs(-0.5) + float(2) + round(2.6) + bool(3) + round(2.675, 2)
+    assert floats[1] == 1.0e-6  # `x if c else y` of constants: the arm Python takes
     assert list(g) == [0.5, 0.5, 0.0]  # the kernel read 1 / 2 and W / 1024 as integer divisions (0) before
     assert s[0] == 1 / 3 and s[1] == float(np.float32(1 / 3))  # each typed scalar rounded to its own dtype
     assert list(m) == [0.25, 0.0, -0.125, float(np.float16(1 / 3))]

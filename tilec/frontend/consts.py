@@ -165,4 +165,9 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
         if bool(left) != isinstance(node.operator, cst.And):  # `False and ...`, `True or ...`
             return left
         return evaluate(node.right, lookup)
+    if isinstance(node, cst.IfExp):  # `1e-6 if USE_HENCKY else 1e-2`: the arm Python takes
+        test = evaluate(node.test, lookup)
+        if test is NOT_CONST:
+            return NOT_CONST
+        return evaluate(node.body if test else node.orelse, lookup)
     return NOT_CONST
