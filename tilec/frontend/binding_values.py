@@ -60,6 +60,7 @@ class Unknown:
 
     why: str
     span: Span | None = None
+    uncalled: bool = False  # nothing in the file calls the def that binds it: an uninstantiated template
 
 
 def substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed) -> cst.BaseExpression:

@@ -656,7 +656,8 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                     calls = [(None, {n: _value(given[n], scope, {}) for n in needed})]
                 else:
                     missing = min(n for n in needed if defaults.get(n) is None)
-                    calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value")})]
+                    calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value",
+                                                      uncalled=True)})]
             for env, via in envs:
                 for call, values in calls:
                     v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
@@ -744,7 +745,9 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
         owner = f"a name bound in `{where}`" if where else "a loop variable"
         labels = (Label(parsed.span(via), "this call"),) if via is not None else ()
         message = f"kernel `{name}` uses `{var}`, {owner}, whose value tilec cannot know: {why.why}"
-        diags.error("TC0433", message, span, labels=labels,
+        if why.uncalled:  # made only by other files' calls: not compiled here, as an uninstantiated template
+            message += "; it is not compiled"
+        diags.error("TC0433", message, span, labels=labels, severity="warning" if why.uncalled else "error",
                     help=f"call `{where}` with constant arguments in this file, or make `{var}` a module constant"
                     if where else f"loop over a literal list, or make `{var}` a module constant")
         out.skipped.append((name, span, message))
