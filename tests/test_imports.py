@@ -312,3 +312,30 @@ def test_names_taken_from_a_module_of_an_import_cycle_arrive_when_it_finishes(tm
     assert scope.unbrought["missing"] == ("`missing` is imported from `.types` (types.py), where tilec finds no "
                                           "@wp.func, @wp.struct, constant or type alias of that name")
     assert not imports._SESSION  # the session (and its waiting names) ended with the outermost resolve
+
+
+def test_values_of_a_host_library_are_named_where_they_are_bound(tmp_path):
+    """MuJoCo Warp's types.py binds its enums and limits to the mujoco module's values
+    (`FREE = mujoco.mjtJoint.mjJNT_FREE`, `MJ_MINVAL = mujoco.mjMINVAL`): tilec cannot compute them
+    without running that library, and says so at the kernel's read, naming the file and line of the
+    binding (an imported one's too), instead of an unknown name."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "types.py").write_text(
+        "import enum\n\nimport mujoco\n\nMJ_MINVAL = mujoco.mjMINVAL\n\n\nclass JointType(enum.IntEnum):\n"
+        "    FREE = mujoco.mjtJoint.mjJNT_FREE\n    BALL = 1\n")
+    (tmp_path / "pkg" / "kernels.py").write_text(
+        "import warp as wp\n\nfrom .types import MJ_MINVAL, JointType\n\n\n@wp.kernel\n"
+        "def k(t: wp.array(dtype=int), x: wp.array(dtype=float)):\n    i = wp.tid()\n"
+        "    if t[i] == JointType.BALL:\n        x[i] = 1.0\n    if t[i] == JointType.FREE:\n"
+        "        x[i] = MJ_MINVAL\n")
+    source = tmp_path / "pkg" / "kernels.py"
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1
+    errors = [line.split(": ", 1)[1] for line in proc.stderr.splitlines() if "error[" in line]
+    assert errors == [
+        "error[TC0433]: `JointType.FREE` is bound at types.py:9 to `mujoco.mjtJoint.mjJNT_FREE`, a value tilec cannot "
+        "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
+        "error[TC0433]: `MJ_MINVAL` is bound at types.py:5 to `mujoco.mjMINVAL`, a value tilec cannot compute when it "
+        "compiles (it evaluates literals, module constants and arithmetic on them)"], proc.stderr
+    assert f"{source}:11:16: error[TC0433]" in proc.stderr and f"{source}:12:16: error[TC0433]" in proc.stderr

@@ -284,7 +284,8 @@ def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
     if name in other.factories:  # a host function making or picking funcs, seeing its own module's names
         scope.factories[local] = dataclasses.replace(other.factories[name], home=other.factories[name].home or other)
         brought = True
-    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "class_constants")
+    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "class_constants", "host_members",
+              "host_values")  # a host value too: a kernel reading it is told where it is bound
     for table in tables:
         found = getattr(other, table)
         if name in found:

@@ -173,7 +173,7 @@ class ExprLowering(LoweringHost):
         if name in self.scope.host_values:
             value = self.scope.host_values[name]
             text = " ".join(self.parsed.tree.code_for_node(value).split())
-            self.fail("TC0433", f"`{name}` is bound at line {self.span(value).line} to `{text}`, a value tilec cannot "
+            self.fail("TC0433", f"`{name}` is bound at {self.parsed.where(value)} to `{text}`, a value tilec cannot "
                       "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
                       node, help="make it such a constant, or pass the value to the kernel as an argument")
         known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]

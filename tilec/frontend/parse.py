@@ -11,6 +11,7 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import libcst as cst
 
@@ -55,6 +56,18 @@ class Parsed:
             return (line, column + 1, end_line, end_column + 1)
 
         return Span(resolve=resolve)
+
+    def where(self, node: cst.CSTNode) -> str:
+        """`line N` of a node of this file; `other.py:N` of one an imported module's parse holds (adopt)."""
+        home = self._home(node)
+        return f"line {self.span(node).line}" if home is self else f"{Path(home.filename).name}:{home.span(node).line}"
+
+    def _home(self, node: cst.CSTNode) -> Parsed:
+        """The parse whose own tree holds `node`: this one, or the imported module's (adopted, transitively)."""
+        for other, _ in self._adopted:
+            if id(node) in other.positions():
+                return other._home(node)
+        return self
 
     def place_all_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
         """place_like for `made` and every node under it (an expression tilec spelled out is new all

@@ -138,6 +138,9 @@ class Scope:
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
     # `S = 3 % 0.0`): a kernel reading it gets a diagnostic naming that assignment (lower_name)
     host_values: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    # a class -> {attribute: the value node} of its `NAME = value` lines that are no compile-time constant
+    # (`FREE = mujoco.mjtJoint.mjJNT_FREE`): a kernel reading one gets a diagnostic naming it (lower_attribute)
+    host_members: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
     literal_dicts: dict[str, cst.Dict] = field(default_factory=dict)  # host values `wp.static(D[key])` reads (static_items.py)
     import_errors: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (import statement, why its module does not resolve)
     unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
@@ -439,6 +442,8 @@ def _class_constants(scope: Scope, node: cst.ClassDef, enum_kind: str | None) ->
                                     if isinstance(n, cst.Name) else scope._lookup(n))
         if isinstance(value, (bool, int, float)):
             members[name] = value
+        elif value is consts.NOT_CONST:
+            scope.host_members.setdefault(node.name.value, {})[name] = assigned_value
     return {**members, **typed}
 
 
