@@ -339,3 +339,27 @@ def test_values_of_a_host_library_are_named_where_they_are_bound(tmp_path):
         "error[TC0433]: `MJ_MINVAL` is bound at types.py:5 to `mujoco.mjMINVAL`, a value tilec cannot compute when it "
         "compiles (it evaluates literals, module constants and arithmetic on them)"], proc.stderr
     assert f"{source}:11:16: error[TC0433]" in proc.stderr and f"{source}:12:16: error[TC0433]" in proc.stderr
+
+
+@needs_cxx
+def test_a_factory_default_is_read_in_the_factory_s_module(tmp_path):
+    """`def make(mode: Mix = Mix.AVERAGE)` imported from another file and called without the argument
+    (Newton's kamino materials.py): the default is read where the factory is defined, whose names the
+    calling file need not import."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mix.py").write_text(
+        "from enum import IntEnum\n\nimport warp as wp\n\n\nclass Mix(IntEnum):\n    AVERAGE = 0\n    PRODUCT = 1\n\n\n"
+        "def make(mode: Mix = Mix.AVERAGE):\n    @wp.func\n    def combine(a: float, b: float):\n"
+        "        if wp.static(mode == Mix.AVERAGE):\n            return 0.5 * (a + b)\n        return a * b\n\n"
+        "    return combine\n")
+    (tmp_path / "pkg" / "use.py").write_text(
+        "import warp as wp\n\nfrom .mix import make\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n    y[i] = wp.static(make())(x[i], 3.0)\n")
+    source = tmp_path / "pkg" / "use.py"
+    proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    x = np.array([1.0, -5.0], np.float32)
+    y = np.zeros(2, np.float32)
+    load(tmp_path / "out" / "use").k.launch(dim=2, inputs=[x, y])
+    np.testing.assert_allclose(y, 0.5 * (x + 3.0))

@@ -69,7 +69,7 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
     factory = host.node
     base = host.home or scope
     caller = scope
-    env, why = _arguments(scope, call, factory, type_of)
+    env, why = _arguments(scope, base, call, factory, type_of)
     if why is not None:
         return why
     if _returned(factory, decorated) is None:  # a selector
@@ -155,9 +155,11 @@ def _code(node: cst.CSTNode) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _arguments(scope: Scope, call: cst.Call, factory: cst.FunctionDef,
+def _arguments(scope: Scope, home: Scope, call: cst.Call, factory: cst.FunctionDef,
                type_of: TypeOf) -> tuple[dict[str, object], str | None]:
-    """The factory's parameters bound to the call's arguments and its defaults, or the reason it cannot."""
+    """The factory's parameters bound to the call's arguments (read in the caller's `scope`) and its
+    defaults (read in its module's, `home`: `mode: Mix = Mix.AVERAGE` of a factory imported from there),
+    or the reason it cannot."""
     params = [*factory.params.posonly_params, *factory.params.params, *factory.params.kwonly_params]
     given: dict[str, cst.BaseExpression] = {}
     positional = [a for a in call.args if a.keyword is None]
@@ -173,10 +175,11 @@ def _arguments(scope: Scope, call: cst.Call, factory: cst.FunctionDef,
         node = given.get(p.name.value, p.default)
         if node is None:
             return {}, f"`{factory.name.value}` is called without `{p.name.value}`"
-        value = scope.constant(node)
+        where = scope if p.name.value in given else home
+        value = where.constant(node)
         if value is consts.NOT_CONST:
-            value = type_of(scope, node)
-        if value is None and isinstance(node, cst.Name) and node.value in scope.funcs:
+            value = type_of(where, node)
+        if value is None and isinstance(node, cst.Name) and node.value in where.funcs:
             value = _FuncName(node.value)
         if value is None:
             return {}, f"`{p.name.value}` of `{factory.name.value}` is `{_code(node)}`, not a compile-time constant, type " \
