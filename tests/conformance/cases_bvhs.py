@@ -1,7 +1,7 @@
 """Conformance cases for Warp's wp.Bvh read by kernels (wp.bvh_query_aabb, _sphere, _ray and _capsule,
 with bvh_query_next's max_dist): the items each query finds, counted and summed (the order of a walk is
 its tree's, and tilec's tree is its own: order-free results only). The boxes are stored with the case."""
-from cases import Arr, BvhArg, Case, arr, out, varr
+from cases import Arr, BvhArg, Case, Scal, arr, out, varr
 
 P = "bvhs.py"
 N = 64  # queries
@@ -31,4 +31,7 @@ CASES = [
     Case("bvh_capsules", P, "capsules", dim=(N,),
          args=(BVH, varr(N, "vec3"), varr(N, "vec3"), arr(N, kind="rand"), out(N, dtype="int32"), out(N)),
          grad=False, **SIMT),
+    Case("bvh_capped_boxes", P, "capped_boxes", dim=(N,),
+         args=(BVH, varr(N, "vec3"), Scal(3, "int32"), out(N, dtype="int32"), out(N, dtype="int32")), grad=False,
+         **SIMT),
 ]

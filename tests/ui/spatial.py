@@ -108,6 +108,12 @@ def bvh_query_errors(bvh: wp.uint64, mesh: wp.uint64, x: wp.array(dtype=wp.vec3)
     c = wp.bvh_query_aabb(mesh, x[i], x[i])  # ERROR TC0201: `mesh` is read as a mesh's id elsewhere and as a BVH's here
     out[i] = walk(q)  # ERROR TC0401: a BVH's query passed to a func
     wp.bvh_query_next(q, item)  # ERROR TC0401: `wp.bvh_query_next` is taken only as a while loop's condition
+    while item < r and wp.bvh_query_next(q, item):  # ERROR TC0401: takes a guard that calls nothing and does not read the index
+        out[i] += 1
+    while wp.abs(r) > 2 and wp.bvh_query_next(q, item):  # ERROR TC0401: takes a guard that calls nothing
+        out[i] += 1
+    while out[i] < r and wp.bvh_query_next(q, item):  # a guard the body changes: accepted
+        out[i] += 1
 
 
 @wp.kernel

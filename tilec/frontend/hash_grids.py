@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -41,6 +41,7 @@ from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, 
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
+from .statement_walk import names_in
 
 QUERY_ARGS = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED), ("group", None))
 # The queries of a shape against a tree: api -> (the kind of id, the shape, its arguments after the id)
@@ -436,6 +437,9 @@ class HashGridQueries(LoweringHost):
     def grid_query_while(self, node: cst.While) -> list[ir.Stmt] | None:
         """`while wp.hash_grid_query_next(query, index):` the same loops, `index` the current point (a
         mesh's box query: `wp.mesh_query_next(query, face)`, the current face)."""
+        guarded = self.guarded_query_while(node)
+        if guarded is not None:
+            return list(self.block(guarded))
         test = node.test
         api = self.scope.api_attr(test.func) if isinstance(test, cst.Call) else None
         if api not in NEXT_CALLS:
@@ -465,6 +469,38 @@ class HashGridQueries(LoweringHost):
                           given["max_dist"])
         index = self.declare(index_node, INT32, node)
         return self.query_loops(query, index, node.body, node, max_dist)
+
+    def guarded_query_while(self, node: cst.While) -> cst.IndentedBlock | None:
+        """`while count < limit and wp.bvh_query_next(query, index): body` (Newton's style3d BVH queries)
+        as `if count < limit:` around `while wp.bvh_query_next(query, index): body; if not (count <
+        limit): break`. The same: Python tests the guard before each advance, and only the body can
+        change what the guard reads; so the guard may not mention the index (written by the advance) and
+        calls nothing (a call could have effects the advance would reorder)."""
+        test = node.test
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And)):
+            return None
+        advance = test.right
+        api = self.scope.api_attr(advance.func) if isinstance(advance, cst.Call) else None
+        if api not in NEXT_CALLS or node.orelse is not None:
+            return None
+        guard = test.left
+        index = advance.args[1].value if isinstance(advance, cst.Call) and len(advance.args) > 1 else None
+        calls = any(isinstance(n, cst.Call) for n in _nodes(guard))
+        if calls or (isinstance(index, cst.Name) and index.value in names_in(guard)):
+            self.fail("TC0401", f"unsupported syntax: `while <guard> and wp.{api}(...)` takes a guard that calls "
+                      "nothing and does not read the index", guard)
+        leave = cst.Break()
+        leave_line = cst.SimpleStatementLine([leave])
+        stop = cst.If(test=cst.UnaryOperation(cst.Not(), guard.with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])), body=cst.IndentedBlock([leave_line]))
+        body = node.body
+        statements: list[cst.BaseStatement] = list(body.body) if isinstance(body, cst.IndentedBlock) else \
+            [cst.SimpleStatementLine(cast(cst.SimpleStatementSuite, body).body)]
+        loop = node.with_changes(test=advance, body=cst.IndentedBlock([*statements, stop]))
+        outer = cst.If(test=guard, body=cst.IndentedBlock([loop]))
+        for made in (stop, stop.test, stop.body, leave_line, leave, loop, loop.body, outer, outer.body):
+            self.parsed.place_like(made, node)  # new statements placed at the loop; the guard's nodes are the user's
+        return cst.IndentedBlock([outer])
 
     def note_id_argument(self, api: str, node: cst.Call) -> None:
         """The `id` argument of a hash-grid, mesh or BVH builtin (by keyword or first), checked and recorded."""
@@ -591,3 +627,13 @@ class HashGridQueries(LoweringHost):
             flag = self.new_temp(BOOL)
             self.query_breaks[-1] = flag
         return [ir.Assign(flag, ir.Const(True, BOOL, span), span), ir.Break(span)]
+
+
+def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under `node`, itself included."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(n.children)
+    return out

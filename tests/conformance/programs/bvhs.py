@@ -124,3 +124,23 @@ def grouped(bvh: wp.uint64, corners: wp.array(dtype=wp.vec3), dirs: wp.array(dty
     while wp.bvh_query_next(ray, item):
         m += item + 1
     rays[i] = m
+
+
+@wp.kernel
+def capped_boxes(bvh: wp.uint64, corners: wp.array(dtype=wp.vec3), cap: int, counts: wp.array(dtype=int),
+                 totals: wp.array(dtype=int)):
+    # Newton's style3d BVH queries: `while n < cap and wp.bvh_query_next(...)` stops at cap items (which
+    # ones is the walk's order, so only how many is compared)
+    i = wp.tid()
+    lo = corners[i]
+    query = wp.bvh_query_aabb(bvh, lo, lo + wp.vec3(0.75, 0.5, 1.0))
+    item = int(-1)
+    n = int(0)
+    while (n < cap) and wp.bvh_query_next(query, item):
+        n += 1
+    counts[i] = n
+    everything = wp.bvh_query_aabb(bvh, lo, lo + wp.vec3(0.75, 0.5, 1.0))
+    total = int(0)
+    while wp.bvh_query_next(everything, item):
+        total += 1
+    totals[i] = total
