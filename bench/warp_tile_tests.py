@@ -212,8 +212,8 @@ def _discover(parsed, scope, report: FileReport, by_line: dict) -> None:
                 kr.status, kr.reason = "rejected", f"internal error in nested discovery: {type(e).__name__}: {e}"[:110]
         return
     skipped = {}
-    for diag in diags.items:  # TC0433: no binding known; the kernel is named by this diagnostic
-        if diag.severity == "error" and diag.code == "TC0433":
+    for diag in diags.items:  # TC0433: no binding known (a warning where nothing calls its factory); named by it
+        if diag.code == "TC0433":
             skipped.setdefault(diag.span.line, _reason(diag, parsed.source))
     for line, reason in skipped.items():
         kr = by_line.get(line)

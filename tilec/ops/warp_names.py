@@ -143,7 +143,10 @@ def note(name: str) -> str | None:
     return next((text for start, text in FAMILY_NOTES.items() if name.startswith(start)), None)
 
 
-_KNOWN = frozenset(WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS + WARP_OTHER_BUILTINS)
+# Warp's funcs written in Python outside its builtin table but exported as `wp.<name>` (warp/_src/utils.py)
+WARP_EXPORTED_FUNCS = ("quat_between_vectors",)
+
+_KNOWN = frozenset(WARP_TILE_BUILTINS + WARP_RANDOM_BUILTINS + WARP_OTHER_BUILTINS + WARP_EXPORTED_FUNCS)
 
 
 # Warp"s keyword names of the builtins whose parameters tilec"s op table names otherwise (`wp.pow(x=2.0,
