@@ -101,3 +101,17 @@ def test_gpu_shared_memory_past_an_architectures_limit_is_a_warning(tmp_path):
     assert "TC0601" not in tilec("build", "big.py", "-o", "out", "--target", "cpu", "--emit-only", cwd=tmp_path).stderr
     small = tilec("build", ROOT / "samples/gemm.py", "-o", tmp_path / "g", "--target", "cuda", "--emit-only")
     assert small.returncode == 0 and "TC0601" not in small.stderr
+
+
+def test_a_projects_own_module_named_like_the_standard_librarys_does_not_shadow_it(tmp_path):
+    """`python -m tilec` puts the working folder first on sys.path; inside a Warp project that holds a
+    math.py (Newton's newton/ folder) click's `import math` took the project's. tilec drops that entry."""
+    import os
+
+    (tmp_path / "math.py").write_text('raise ImportError("the project\'s math.py was imported")\n')
+    (tmp_path / "prog.py").write_text("import warp as wp\n\n\n@wp.kernel\ndef k(a: wp.array(dtype=float)):\n"
+                                      "    a[wp.tid()] = 1.0\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}  # CI's setting would hide the case
+    proc = subprocess.run([sys.executable, "-m", "tilec", "check", "prog.py"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,6 +1,13 @@
 """`python -m tilec` and the `tilec` script: the command line, after the no-op rebuild's shortcut
 (uptodate.answer), which answers an unchanged `tilec build` before click and the CLI load."""
+import os
 import sys
+
+# `python -m tilec` puts the working folder first on sys.path: inside a Warp project (Newton's newton/
+# holds a math.py) its modules would shadow the standard library's that click and tilec import. tilec
+# never imports the user's files, so that entry goes (its own package is imported already).
+if __name__ == "__main__" and sys.path and sys.path[0] in ("", os.getcwd()):
+    del sys.path[0]
 
 
 def main() -> None:
