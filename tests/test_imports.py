@@ -363,3 +363,34 @@ def test_a_factory_default_is_read_in_the_factory_s_module(tmp_path):
     y = np.zeros(2, np.float32)
     load(tmp_path / "out" / "use").k.launch(dim=2, inputs=[x, y])
     np.testing.assert_allclose(y, 0.5 * (x + 3.0))
+
+
+def test_an_error_in_a_func_made_by_an_imported_factory_points_at_the_import(tmp_path):
+    """A func made by another file's factory (its nodes made after that file was read) and an error in it:
+    the diagnostic points at the import of the factory, never an internal error; `Any` imported from
+    Warp's own modules (`from warp._src.types import Any`, Newton's kamino math.py) is typing's."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mathx.py").write_text(
+        "import warp as wp\nfrom warp._src.types import Any\n\n\n@wp.func\ndef tril(row: Any, col: Any) -> Any:\n"
+        "    return row * (row + 1) // 2 + col\n")
+    (tmp_path / "pkg" / "mat.py").write_text(
+        "import warp as wp\n\nfrom .mathx import tril\n\n\ndef make(k: int = 1):\n    @wp.func\n"
+        "    def pair(a: int, b: int) -> int:\n        return tril(a, b) + undefined_helper(k)\n\n    return pair\n")
+    (tmp_path / "pkg" / "use.py").write_text(
+        "import warp as wp\n\nfrom .mat import make\n\n\n@wp.kernel\ndef kern(x: wp.array(dtype=int)):\n"
+        "    i = wp.tid()\n    x[i] = wp.static(make())(i, 3)\n")
+    source = tmp_path / "pkg" / "use.py"
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1 and "internal compiler error" not in proc.stderr, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error[" in line]
+    assert errors == [f"{source}:3:1: error[TC0301]: unknown function `undefined_helper`"], proc.stderr
+    (tmp_path / "pkg" / "mat.py").write_text((tmp_path / "pkg" / "mat.py").read_text().replace(
+        " + undefined_helper(k)", " + k"))
+    assert tilec("check", str(source), cwd=tmp_path).returncode == 0
+    # an error at a node of the module the factory's module imports (two files away): at the same import
+    (tmp_path / "pkg" / "mathx.py").write_text((tmp_path / "pkg" / "mathx.py").read_text().replace(
+        "col: Any", "col: NoSuchType"))
+    proc = tilec("check", str(source), cwd=tmp_path)
+    assert proc.returncode == 1 and "internal compiler error" not in proc.stderr, proc.stderr
+    assert f"{source}:3:1: error[TC0409]: parameter `col`: unsupported type annotation" in proc.stderr, proc.stderr

@@ -52,7 +52,12 @@ class Parsed:
 
     def span(self, node: cst.CSTNode) -> Span:
         def resolve() -> tuple[int, int, int, int]:
-            line, column, end_line, end_column = self.positions()[id(node)]
+            positions = self.positions()
+            found = positions.get(id(node))
+            if found is None:  # made in an imported module after it was adopted (a factory's func): its import
+                found = next((positions[id(at)] for other, at in self._adopted if id(node) in other.positions()), None)
+            assert found is not None, "a node of no parse this file knows"
+            line, column, end_line, end_column = found
             return (line, column + 1, end_line, end_column + 1)
 
         return Span(resolve=resolve)

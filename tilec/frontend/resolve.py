@@ -500,8 +500,8 @@ def _simple(scope: Scope, node: cst.BaseSmallStatement, parsed: Parsed) -> None:
             scope.bound.add(local)
             if module in API_MODULES:
                 scope.api_names[local] = name
-            elif module == "typing" and name == "Any":
-                scope.any_names.add(local)
+            elif name == "Any" and (module == "typing" or module.split(".")[0] in API_MODULES):
+                scope.any_names.add(local)  # also Warp's re-export (`from warp._src.types import Any`: Newton's kamino)
             elif module == "typing" and name == "Literal":
                 scope.literal_names.add(local)
             elif module == "typing" and name == "Tuple":
