@@ -69,6 +69,13 @@ def project(tmp_path: Path, program: str = PROGRAM, helpers: str = HELPERS) -> P
     return tmp_path / "pkg" / "sub" / "prog.py"
 
 
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Each {relative path: text} under root, its folders made."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def tilec(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tilec", *args], capture_output=True, text=True, cwd=cwd)
 
@@ -286,9 +293,7 @@ def test_names_taken_from_a_module_of_an_import_cycle_arrive_when_it_finishes(tm
     cycle (Newton's geometry/types.py -> sim/model.py -> ... -> a module importing from geometry/types.py):
     a name taken from a module still being read is brought when that module finishes, passed on through
     the modules that import it in turn; a name the module never defines is unknown, saying so."""
-    for name, text in CYCLE_FILES.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_files(tmp_path, CYCLE_FILES)
     use = tmp_path / "geo" / "use.py"  # types.py first: kernels.py, further down, waits for it
     proc = tilec("build", str(use), "-o", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -319,16 +324,15 @@ def test_values_of_a_host_library_are_named_where_they_are_bound(tmp_path):
     (`FREE = mujoco.mjtJoint.mjJNT_FREE`, `MJ_MINVAL = mujoco.mjMINVAL`): tilec cannot compute them
     without running that library, and says so at the kernel's read, naming the file and line of the
     binding (an imported one's too), instead of an unknown name."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "types.py").write_text(
-        "import enum\n\nimport mujoco\n\nMJ_MINVAL = mujoco.mjMINVAL\n\n\nclass JointType(enum.IntEnum):\n"
-        "    FREE = mujoco.mjtJoint.mjJNT_FREE\n    BALL = 1\n")
-    (tmp_path / "pkg" / "kernels.py").write_text(
-        "import warp as wp\n\nfrom .types import MJ_MINVAL, JointType\n\n\n@wp.kernel\n"
-        "def k(t: wp.array(dtype=int), x: wp.array(dtype=float)):\n    i = wp.tid()\n"
-        "    if t[i] == JointType.BALL:\n        x[i] = 1.0\n    if t[i] == JointType.FREE:\n"
-        "        x[i] = MJ_MINVAL\n")
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/types.py": "import enum\n\nimport mujoco\n\nMJ_MINVAL = mujoco.mjMINVAL\n\n\n"
+                        "class JointType(enum.IntEnum):\n    FREE = mujoco.mjtJoint.mjJNT_FREE\n    BALL = 1\n",
+        "pkg/kernels.py": "import warp as wp\n\nfrom .types import MJ_MINVAL, JointType\n\n\n@wp.kernel\n"
+                          "def k(t: wp.array(dtype=int), x: wp.array(dtype=float)):\n    i = wp.tid()\n"
+                          "    if t[i] == JointType.BALL:\n        x[i] = 1.0\n    if t[i] == JointType.FREE:\n"
+                          "        x[i] = MJ_MINVAL\n",
+    })
     source = tmp_path / "pkg" / "kernels.py"
     proc = tilec("check", str(source), cwd=tmp_path)
     assert proc.returncode == 1
@@ -346,16 +350,16 @@ def test_a_factory_default_is_read_in_the_factory_s_module(tmp_path):
     """`def make(mode: Mix = Mix.AVERAGE)` imported from another file and called without the argument
     (Newton's kamino materials.py): the default is read where the factory is defined, whose names the
     calling file need not import."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "mix.py").write_text(
-        "from enum import IntEnum\n\nimport warp as wp\n\n\nclass Mix(IntEnum):\n    AVERAGE = 0\n    PRODUCT = 1\n\n\n"
-        "def make(mode: Mix = Mix.AVERAGE):\n    @wp.func\n    def combine(a: float, b: float):\n"
-        "        if wp.static(mode == Mix.AVERAGE):\n            return 0.5 * (a + b)\n        return a * b\n\n"
-        "    return combine\n")
-    (tmp_path / "pkg" / "use.py").write_text(
-        "import warp as wp\n\nfrom .mix import make\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
-        "    i = wp.tid()\n    y[i] = wp.static(make())(x[i], 3.0)\n")
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/mix.py": "from enum import IntEnum\n\nimport warp as wp\n\n\nclass Mix(IntEnum):\n    AVERAGE = 0\n"
+                      "    PRODUCT = 1\n\n\ndef make(mode: Mix = Mix.AVERAGE):\n    @wp.func\n"
+                      "    def combine(a: float, b: float):\n        if wp.static(mode == Mix.AVERAGE):\n"
+                      "            return 0.5 * (a + b)\n        return a * b\n\n    return combine\n",
+        "pkg/use.py": "import warp as wp\n\nfrom .mix import make\n\n\n@wp.kernel\n"
+                      "def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
+                      "    i = wp.tid()\n    y[i] = wp.static(make())(x[i], 3.0)\n",
+    })
     source = tmp_path / "pkg" / "use.py"
     proc = tilec("build", str(source), "-o", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -369,17 +373,16 @@ def test_an_error_in_a_func_made_by_an_imported_factory_points_at_the_import(tmp
     """A func made by another file's factory (its nodes made after that file was read) and an error in it:
     the diagnostic points at the import of the factory, never an internal error; `Any` imported from
     Warp's own modules (`from warp._src.types import Any`, Newton's kamino math.py) is typing's."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "mathx.py").write_text(
-        "import warp as wp\nfrom warp._src.types import Any\n\n\n@wp.func\ndef tril(row: Any, col: Any) -> Any:\n"
-        "    return row * (row + 1) // 2 + col\n")
-    (tmp_path / "pkg" / "mat.py").write_text(
-        "import warp as wp\n\nfrom .mathx import tril\n\n\ndef make(k: int = 1):\n    @wp.func\n"
-        "    def pair(a: int, b: int) -> int:\n        return tril(a, b) + undefined_helper(k)\n\n    return pair\n")
-    (tmp_path / "pkg" / "use.py").write_text(
-        "import warp as wp\n\nfrom .mat import make\n\n\n@wp.kernel\ndef kern(x: wp.array(dtype=int)):\n"
-        "    i = wp.tid()\n    x[i] = wp.static(make())(i, 3)\n")
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/mathx.py": "import warp as wp\nfrom warp._src.types import Any\n\n\n@wp.func\n"
+                        "def tril(row: Any, col: Any) -> Any:\n    return row * (row + 1) // 2 + col\n",
+        "pkg/mat.py": "import warp as wp\n\nfrom .mathx import tril\n\n\ndef make(k: int = 1):\n    @wp.func\n"
+                      "    def pair(a: int, b: int) -> int:\n        return tril(a, b) + undefined_helper(k)\n\n"
+                      "    return pair\n",
+        "pkg/use.py": "import warp as wp\n\nfrom .mat import make\n\n\n@wp.kernel\ndef kern(x: wp.array(dtype=int)):\n"
+                      "    i = wp.tid()\n    x[i] = wp.static(make())(i, 3)\n",
+    })
     source = tmp_path / "pkg" / "use.py"
     proc = tilec("check", str(source), cwd=tmp_path)
     assert proc.returncode == 1 and "internal compiler error" not in proc.stderr, proc.stderr

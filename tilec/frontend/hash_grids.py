@@ -41,7 +41,7 @@ from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, 
 from ..ops import REQUIRED
 from ..ops.spatial import VEC3F
 from .lowering_host import LoweringHost
-from .statement_walk import names_in
+from .statement_walk import names_in, subnodes
 
 QUERY_ARGS = (("id", REQUIRED), ("point", REQUIRED), ("max_dist", REQUIRED), ("group", None))
 # The queries of a shape against a tree: api -> (the kind of id, the shape, its arguments after the id)
@@ -485,21 +485,19 @@ class HashGridQueries(LoweringHost):
             return None
         guard = test.left
         index = advance.args[1].value if isinstance(advance, cst.Call) and len(advance.args) > 1 else None
-        calls = any(isinstance(n, cst.Call) for n in _nodes(guard))
+        calls = any(isinstance(n, cst.Call) for n in subnodes(guard))
         if calls or (isinstance(index, cst.Name) and index.value in names_in(guard)):
             self.fail("TC0401", f"unsupported syntax: `while <guard> and wp.{api}(...)` takes a guard that calls "
                       "nothing and does not read the index", guard)
-        leave = cst.Break()
-        leave_line = cst.SimpleStatementLine([leave])
         stop = cst.If(test=cst.UnaryOperation(cst.Not(), guard.with_changes(
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])), body=cst.IndentedBlock([leave_line]))
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])), body=cst.IndentedBlock([cst.SimpleStatementLine(
+                [cst.Break()])]))
         body = node.body
         statements: list[cst.BaseStatement] = list(body.body) if isinstance(body, cst.IndentedBlock) else \
             [cst.SimpleStatementLine(cast(cst.SimpleStatementSuite, body).body)]
         loop = node.with_changes(test=advance, body=cst.IndentedBlock([*statements, stop]))
         outer = cst.If(test=guard, body=cst.IndentedBlock([loop]))
-        for made in (stop, stop.test, stop.body, leave_line, leave, loop, loop.body, outer, outer.body):
-            self.parsed.place_like(made, node)  # new statements placed at the loop; the guard's nodes are the user's
+        self.parsed.place_all_like(outer, node)  # what is new placed at the loop; the user's nodes keep theirs
         return cst.IndentedBlock([outer])
 
     def note_id_argument(self, api: str, node: cst.Call) -> None:
@@ -628,12 +626,3 @@ class HashGridQueries(LoweringHost):
             self.query_breaks[-1] = flag
         return [ir.Assign(flag, ir.Const(True, BOOL, span), span), ir.Break(span)]
 
-
-def _nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every node under `node`, itself included."""
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(n.children)
-    return out

@@ -156,6 +156,11 @@ def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread 
     return parsed, scope
 
 
+def _waits(state: _Session, scope: Scope, local: str) -> bool:
+    """Whether `scope` still waits for its name `local` from a module of an import cycle."""
+    return any(w.scope is scope and w.local == local for w in state.pending)
+
+
 def _bring_pending(state: _Session) -> None:
     """The names waiting on a cycle's modules, each brought once its module has it (a name passed on
     through another waiting module follows in a later round)."""
@@ -169,7 +174,7 @@ def _bring_pending(state: _Session) -> None:
             other = loaded[1]
             if other.import_problem is None and _bring_name(wait.scope, wait.local, other, wait.name):
                 wait.scope.unbrought.pop(wait.local, None)
-            elif any(w.scope is other and w.local == wait.name for w in state.pending):
+            elif _waits(state, other, wait.name):
                 continue  # that module waits for the name itself
             else:
                 wait.scope.unbrought[wait.local] = _not_found(wait.local, wait.label, wait.path, other)
@@ -249,7 +254,7 @@ def _bring_from(scope: Scope, node: cst.CSTNode, parsed: Parsed, path: Path, lab
             continue
         assert loaded is not None and not isinstance(loaded, Unread)
         other = loaded[1]
-        if any(w.scope is other and w.local == name for w in state.pending):  # passed on from a cycle
+        if _waits(state, other, name):  # passed on from a cycle
             scope.unbrought[local] = f"`{local}` is imported from `{label}` ({path.name}), {_CYCLE}"
             state.pending.append(_Pending(scope, local, path, name, label))
             continue

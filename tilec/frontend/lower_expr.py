@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, NoReturn, TypeGuard, cast
 
 import libcst as cst
 
@@ -171,16 +171,20 @@ class ExprLowering(LoweringHost):
             return host_constant
         self.refuse_host_name(node)
         if name in self.scope.host_values:
-            value = self.scope.host_values[name]
-            text = " ".join(self.parsed.tree.code_for_node(value).split())
-            self.fail("TC0433", f"`{name}` is bound at {self.parsed.where(value)} to `{text}`, a value tilec cannot "
-                      "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
-                      node, help="make it such a constant, or pass the value to the kernel as an argument")
+            self.refuse_host_value(name, self.scope.host_values[name], node)
         known = [*(n for n, b in self.env.items() if not b.poisoned), *self.scope.constants]
         hint = self.scope.unbrought.get(name) or (
             f"Warp's constants need their module as values: `{self.scope.api_prefix()}{name}`"
             if name in MATH_CONSTANTS else suggest.did_you_mean(name, known))
         self.fail("TC0301", f"unknown name `{name}`", node, help=hint)
+
+    def refuse_host_value(self, shown: str, value: cst.BaseExpression, node: cst.CSTNode) -> NoReturn:
+        """TC0433 at a read of `shown`, bound to `value` (a module's or a class's), which is no compile-time
+        constant (`S = len(x)`, `FREE = mujoco.mjtJoint.mjJNT_FREE`): where it is bound, and to what."""
+        text = " ".join(self.parsed.tree.code_for_node(value).split())
+        self.fail("TC0433", f"`{shown}` is bound at {self.parsed.where(value)} to `{text}`, a value tilec cannot "
+                  "compute when it compiles (it evaluates literals, module constants and arithmetic on them)",
+                  node, help="make it such a constant, or pass the value to the kernel as an argument")
 
     def lower_attribute(self, node: cst.Attribute) -> Lowered:
         api = self.scope.api_attr(node)

@@ -297,11 +297,7 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
         owner = node.value.value if isinstance(node.value, cst.Name) and node.value.value not in self.env else None
         held = self.scope.host_members.get(owner, {}).get(node.attr.value) if owner is not None else None
         if held is not None:  # `JointType.FREE = mujoco.mjtJoint.mjJNT_FREE`: a host library's value
-            text = " ".join(self.parsed.tree.code_for_node(held).split())
-            self.fail("TC0433", f"`{owner}.{node.attr.value}` is bound at {self.parsed.where(held)} to `{text}`, "
-                      "a value tilec cannot compute when it compiles (it evaluates literals, module constants and "
-                      "arithmetic on them)", node,
-                      help="make it such a constant, or pass the value to the kernel as an argument")
+            self.refuse_host_value(f"{owner}.{node.attr.value}", held, node)
         if owner in self.scope.class_constants:  # a plain class's constant attribute, as Warp reads it
             value = self.scope.class_member(node)
             if value is consts.NOT_CONST:

@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..diagnostics import CompileError, Diagnostic, Span
 from .positions import node_positions
+from .statement_walk import subnodes
 
 
 _MAYBE_STARRED = re.compile(r"[(,]\s*\*(?!\*)")
@@ -77,11 +78,8 @@ class Parsed:
     def place_all_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
         """place_like for `made` and every node under it (an expression tilec spelled out is new all
         through)."""
-        stack = [made]
-        while stack:
-            node = stack.pop()
+        for node in subnodes(made):
             self.place_like(node, original)
-            stack.extend(node.children)
 
     def replace_tree(self, tree: cst.Module) -> None:
         """The tree rewritten before any position was asked for (module_aliases.py: it renders the same
@@ -100,11 +98,8 @@ class Parsed:
         positions = self._positions
         assert positions is not None
         where = positions[id(at)]
-        stack: list[cst.CSTNode] = [other.tree]
-        while stack:
-            node = stack.pop()
+        for node in subnodes(other.tree):
             positions.setdefault(id(node), where)
-            stack.extend(node.children)
 
     def place_like(self, made: cst.CSTNode, original: cst.CSTNode) -> None:
         """Gives a node tilec made from the user's (an annotation with values substituted) the

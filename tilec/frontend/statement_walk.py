@@ -38,6 +38,15 @@ def statements(body: cst.BaseSuite) -> Iterator[cst.CSTNode]:
             yield node
 
 
+def subnodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it, by an explicit stack (no visitor's per-node calls)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
 def single_name_assign(stmt: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
     """`NAME = value` alone on its line (a class's or a factory's constant), as (NAME, value)."""
     small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
