@@ -397,3 +397,53 @@ def test_an_error_in_a_func_made_by_an_imported_factory_points_at_the_import(tmp
     proc = tilec("check", str(source), cwd=tmp_path)
     assert proc.returncode == 1 and "internal compiler error" not in proc.stderr, proc.stderr
     assert f"{source}:3:1: error[TC0409]: parameter `col`: unsupported type annotation" in proc.stderr, proc.stderr
+
+
+SHAPES = '''
+import enum
+
+import warp as wp
+
+
+class Gaussian:
+    class SortingMode(enum.IntEnum):
+        RAY = 0
+        DEPTH = 2
+
+    @wp.struct
+    class Data:
+        count: wp.int32
+        scales: wp.array(dtype=wp.vec3f)
+        gain: float
+        mode: wp.int32
+'''
+
+NESTED_USER = '''
+import warp as wp
+
+from .shapes import Gaussian as G
+
+
+@wp.kernel
+def gains(g: G.Data, out: wp.array(dtype=float)):
+    i = wp.tid()
+    local = G.Data()
+    local.gain = g.gain * 2.0
+    if i < g.count and g.mode == G.SortingMode.DEPTH:
+        out[i] = g.scales[i][2] * local.gain
+'''
+
+
+@needs_cxx
+def test_a_struct_and_an_enum_declared_in_an_imported_class(tmp_path):
+    # `from .shapes import Gaussian as G`, then `G.Data` and `G.SortingMode.DEPTH` (Newton's Gaussian.Data); the
+    # loader gives the struct under its own class's name, `m.Gaussian.Data`
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/shapes.py": SHAPES, "pkg/user.py": NESTED_USER})
+    proc = tilec("build", "pkg/user.py", "-o", "out", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    module = load(tmp_path / "out" / "user")
+    scales = np.random.default_rng(3).standard_normal((5, 3)).astype(np.float32)
+    for mode, expected in ((2, np.r_[scales[:4, 2] * 1.5, 0.0]), (0, np.zeros(5))):
+        out = np.zeros(5, np.float32)
+        module.gains.launch(dim=5, inputs=[module.Gaussian.Data(count=4, scales=scales, gain=0.75, mode=mode), out])
+        np.testing.assert_allclose(out, expected, rtol=1e-6)

@@ -39,6 +39,9 @@ CASES = [
     Case("wl_tuple_structs", L, "tuple_structs", dim=(N,), args=(arr(N), out(N)),
          warp_wrong="Warp 1.19's adjoint gives a tuple's items no gradient (0, measured); checked by finite differences",
          **SIMT),
+    Case("wl_tuple_struct_returns", L, "tuple_struct_returns", dim=(N,), args=(arr(N), out(N), varr(N, "vec3", "out")),
+         **SIMT),
+    Case("wl_nested_classes", L, "nested_classes", dim=(N,), args=(arr(N), out(N)), **SIMT),
     # two instances of one factory, each calling the func it was given: tilec compiled both with the first
     # one's func (its instances were keyed by the parameter's name), silently, until this case
     Case("wl_factory_added", L, "combine__func_added", warp_kernel="combine_added", dim=(N,),

@@ -186,8 +186,13 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             self.returns_several = self.fd.returns_several
         self.declared_ret = self.return_annotation()
         if self.project is not None and self.project.startswith("#"):  # one of several returned values
+            item, _, path = self.project[1:].partition(":")
             items = tuple_annotation(self.fd.node.returns.annotation if self.fd.node.returns else None)
-            self.declared_ret = self.item_annotation(items[int(self.project[1:])]) if items else None
+            self.declared_ret = self.item_annotation(items[int(item)]) if items else None
+            if path:  # a field of a struct item (lower_structs.TupleReturns.unpacked_call)
+                t = self.struct_returned(self.fd, self.fd.node, arg_types=self.param_types, item=int(item))
+                assert t is not None, self.project  # (the caller found it)
+                self.declared_ret = dict(structs.struct_leaves(t))[path]
         elif self.project is not None:
             assert isinstance(self.declared_ret, StructT), self.declared_ret  # (module.instantiate's project)
             self.declared_ret = dict(structs.struct_leaves(self.declared_ret))[self.project]
@@ -687,11 +692,17 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                     self.fail("TC0303", f"cannot unpack the {count} values `{func}` returns into {len(names)} names",
                               node)
                 stmts: list[ir.Stmt] = []
-                items: list[ir.Sym] = []
+                items: list[ir.Sym | Lowered] = []
                 for item in self.unpacked_call(func, count, value_node):
+                    if isinstance(item, STRUCTISH):  # a struct item: bound field by field below
+                        items.append(item)
+                        continue
                     items.append(self.new_temp(item.type))
                     stmts.append(ir.Assign(items[-1], item, self.span(value_node)))
-                return stmts + [self.bind_name(n, ir.Var(t, self.span(n)), node) for n, t in zip(names, items)]
+                for n, t in zip(names, items):
+                    stmts += [self.bind_name(n, ir.Var(t, self.span(n)), node)] if isinstance(t, ir.Sym) \
+                        else self.bind_struct(n, t, node)
+                return stmts
         value = self.lower_value(value_node, len(names))
         if not isinstance(value.type, TupleT) or len(value.type.items) != len(names):
             self.fail("TC0303", f"cannot unpack {describe(value.type)} into {len(names)} names", node)
@@ -961,7 +972,10 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             self.returned_values(node, several)
             return []
         if several is not None:  # an instance returning one of the values (tuple_returns.py)
-            value = self.returned_values(node, several)[int(cast(str, self.project)[1:])]
+            item, _, path = cast(str, self.project)[1:].partition(":")
+            value = self.returned_values(node, several)[int(item)]
+            if path:  # one field of a struct item
+                value = self.struct_item_field(value, path, node)
         else:
             value = None if node.value is None else self.expr(node.value)
         if isinstance(value, STRUCTISH) or isinstance(self.declared_ret, StructT):

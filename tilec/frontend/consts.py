@@ -114,6 +114,12 @@ def compare(node: cst.Comparison, evaluate_one: Callable[[cst.BaseExpression], o
     return True
 
 
+def subscripted_name(node: cst.BaseExpression) -> str | None:
+    """NAME of `NAME[...]`, else None: a lookup that knows local names keeps `D[key]` of a local `D`
+    from reading a module's dict of that name."""
+    return node.value.value if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) else None
+
+
 def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
     """Evaluate `node`; `lookup(node)` resolves names/attributes/calls or returns NOT_CONST."""
     value = literal(node)
@@ -157,7 +163,7 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
         if isinstance(seq, tuple) and isinstance(index, int) and not isinstance(index, bool) and \
                 -len(seq) <= index < len(seq):
             return seq[index]  # `SOLREF[0]` of a constant tuple
-        return NOT_CONST
+        return lookup(node) if seq is NOT_CONST else NOT_CONST  # `BINS[KIND]` of a dict (resolve.Scope)
     if isinstance(node, cst.BooleanOperation):  # Python's: the operand that decides
         left = evaluate(node.left, lookup)
         if left is NOT_CONST:

@@ -66,6 +66,7 @@ class _Pending:
 class _Session:
     depth: int = 0
     modules: dict[Path, tuple[Parsed, Scope] | str | None] = dataclasses.field(default_factory=dict)  # None: in progress
+    parses: dict[Path, Parsed | None] = dataclasses.field(default_factory=dict)  # None: does not parse
     pending: list[_Pending] = dataclasses.field(default_factory=list)
 
 
@@ -141,7 +142,7 @@ def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread 
     state.modules[path] = None
     diags = Diagnostics()
     try:
-        parsed = parse(source, str(path), path.stem)
+        parsed = state.parses.pop(path, None) or parse(source, str(path), path.stem)
         scope = resolve(parsed, diags)
     except CompileError as e:
         first = e.diagnostics[0]
@@ -154,6 +155,23 @@ def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread 
     state.modules[path] = (parsed, scope)
     _bring_pending(state)
     return parsed, scope
+
+
+def module_classes(path: Path) -> dict[str, cst.ClassDef]:
+    """The module-level classes of one of the project's modules, by name, before its names are resolved
+    (nested_classes.py reads the classes inside them); its parse is kept for its resolve."""
+    state = _SESSION[0]
+    if path not in state.parses:
+        try:
+            state.parses[path] = None if path.stat().st_size > MAX_BYTES else \
+                parse(path.read_text(encoding="utf-8"), str(path), path.stem)
+        except (OSError, UnicodeDecodeError, CompileError):
+            state.parses[path] = None
+    found = state.parses[path]
+    if found is None:
+        loaded = state.modules.get(path)
+        found = loaded[0] if isinstance(loaded, tuple) else None
+    return {} if found is None else {s.name.value: s for s in found.tree.body if isinstance(s, cst.ClassDef)}
 
 
 def _waits(state: _Session, scope: Scope, local: str) -> bool:
@@ -278,9 +296,11 @@ def local_name(alias: cst.ImportAlias) -> str:
 def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
     """Whether the module defines `name` as something a kernel may use; if so it is `local` in scope."""
     brought = False
-    for key, fd in other.funcs.items():  # a class's @wp.func methods (`C·m`: resolve._class_funcs) with it
-        if key.startswith(f"{name}{MODULE_DOT}"):
-            scope.funcs[f"{local}{key[len(name):]}"] = fd
+    for table in ("funcs", "structs", "enums", "class_constants", "type_aliases"):
+        # a class's @wp.func methods (`C·m`: resolve._class_funcs) and nested classes (`C·D`) with it
+        for key, value in getattr(other, table).items():
+            if key.startswith(f"{name}{MODULE_DOT}"):
+                getattr(scope, table)[f"{local}{key[len(name):]}"] = value
     if name in other.funcs:
         scope.funcs[local] = other.funcs[name]
         if name in other.func_overloads:

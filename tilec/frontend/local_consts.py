@@ -90,6 +90,9 @@ def constant_locals(fn: cst.FunctionDef, scope_lookup: Lookup) -> dict[str, obje
         def lookup(node: cst.BaseExpression) -> object:
             if isinstance(node, cst.Name) and (node.value in exprs or node.value in found.other or node.value in params):
                 return value_of(node.value, busy | {name})
+            local = consts.subscripted_name(node)
+            if local is not None and (local in exprs or local in found.other or local in params):
+                return consts.NOT_CONST
             return scope_lookup(node)
 
         try:
@@ -114,5 +117,7 @@ def local_lookup(fn: cst.FunctionDef, local_names: Collection[str], scope_lookup
     def lookup(node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name) and node.value in local_names:
             return constant_locals(fn, scope_lookup).get(node.value, consts.NOT_CONST)
+        if consts.subscripted_name(node) in local_names:
+            return consts.NOT_CONST
         return scope_lookup(node)
     return lookup

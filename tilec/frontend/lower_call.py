@@ -675,7 +675,7 @@ class CallLowering(LoweringHost):
         if not isinstance(fn, cst.FunctionDef):
             if isinstance(node, cst.Name) and node.value in self.env:
                 return consts.NOT_CONST
-            base = self.scope._lookup
+            base = self.module_lookup
         else:
             base = local_consts.local_lookup(fn, self.env, self.scope._lookup)
 
@@ -695,6 +695,10 @@ class CallLowering(LoweringHost):
                 return consts.NOT_CONST if named is None else named
             return found
         return consts.evaluate(node, lookup)
+
+    def module_lookup(self, node: cst.BaseExpression) -> object:
+        """The module's constants for consts.evaluate outside a func body: `D[key]` of a local `D` is none."""
+        return consts.NOT_CONST if consts.subscripted_name(node) in self.env else self.scope._lookup(node)
 
     def local_constant(self, node: cst.BaseExpression) -> int | float | None:
         """The number a local name assigned once from a constant holds (`stop = 3`), else None."""

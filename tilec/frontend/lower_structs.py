@@ -21,6 +21,7 @@ from ..ops.values import is_value
 from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
 from .lowering_host import LoweringHost
+from .tuple_returns import return_sources, tuple_annotation
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -455,17 +456,23 @@ class StructReturns(LoweringHost):
     field, so such a func must have no effects (array writes, atomics, prints): refused otherwise."""
 
     def struct_returned(self, fd: FuncDef, node: cst.CSTNode, depth: int = 0,
-                        arg_types: Sequence[object] = ()) -> StructT | None:
+                        arg_types: Sequence[object] = (), item: int | None = None) -> StructT | None:
         """The StructT a func's `-> S` annotation names, else None; without an annotation, the struct
         every `return` of its body gives (Warp infers it: `s = S()` ... `return s`; `type(p)(...)`:
-        the struct p is, from `arg_types`, the call's or instance's parameter types)."""
+        the struct p is, from `arg_types`, the call's or instance's parameter types). item: the struct
+        item `item` of a func returning several values is (`-> tuple[S, wp.vec3]`, `return s, v`)."""
         from . import annotations as ann
 
         returns = fd.node.returns
+        if returns is not None and item is not None:
+            items = tuple_annotation(returns.annotation)
+            if items is None or item >= len(items):
+                return None
+            returns = cst.Annotation(items[item])
         if returns is None:
             scope = getattr(fd, "scope", None) or self.scope
             found: set[StructT | None] = set()
-            for name in fd.return_sources:
+            for name in (fd.return_sources if item is None else return_sources(fd, item)):
                 if name.startswith("#"):  # `type(p)(...)`
                     k = int(name[1:])
                     given = arg_types[k] if k < len(arg_types) else None
@@ -490,10 +497,7 @@ class StructReturns(LoweringHost):
         from .lower_call import _retype
 
         flat_leaves = structs.struct_leaves(t)
-        arrays = [path for path, lt in flat_leaves if isinstance(lt, ArrayT)]
-        if arrays:
-            self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
-                      f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)
+        self.refuse_array_fields(name, t, node)
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
         calls: dict[str, ir.Expr] = {}
         for path, _ in flat_leaves:
@@ -512,6 +516,23 @@ class StructReturns(LoweringHost):
             calls[path] = ir.Call(fn.name, tuple(flat), fn.ret, self.span(node))
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return StructValue(t, calls, f"{name}(...)")
+
+    def struct_item_field(self, value: Lowered, path: str, node: cst.Return) -> ir.Expr:
+        """Field `path` of the struct item a `return s, v` gives, for the instance that returns it."""
+        if not isinstance(value, STRUCTISH) or isinstance(value, StructArray):
+            self.fail("TC0410", f"returns {describe(value.type)} where the func's other returns give a struct",
+                      cast(cst.BaseExpression, node.value))  # (a return with an item has a value)
+        values = self.struct_leaf_values(value, node)
+        if path not in values:
+            self.fail("TC0312", f"field `{path}` of `{value.origin}` is returned before it is assigned",
+                      cast(cst.BaseExpression, node.value))
+        return values[path]
+
+    def refuse_array_fields(self, name: str, t: StructT, node: cst.CSTNode) -> None:
+        arrays = [path for path, lt in structs.struct_leaves(t) if isinstance(lt, ArrayT)]
+        if arrays:
+            self.fail("TC0401", f"unsupported syntax: `{name}` returns `{t.name}`, which holds arrays "
+                      f"({', '.join(arrays)}); a func may return a struct of scalars and nested structs", node)
 
     def struct_return(self, value: Lowered, node: cst.Return) -> ir.Expr | None:
         """The value one instance of a struct-returning func returns: its field `self.project`
@@ -560,28 +581,40 @@ class TupleReturns(LoweringHost):
     adjoint included, sees funcs of one result; the body runs once per item, so such a func must have
     no effects (array writes, atomics, prints) and update no tile in place."""
 
-    def unpacked_call(self, name: str, count: int, node: cst.Call) -> list[ir.Expr]:
-        """The `count` values of `name(...)`, one call of an item's instance each, in order."""
-        from .lower_call import _retype
-
+    def unpacked_call(self, name: str, count: int, node: cst.Call) -> list[Lowered]:
+        """The `count` values of `name(...)`, one call of an item's instance each, in order; a struct
+        item (`-> tuple[S, wp.vec3]`) is a StructValue of one instance per field ("#k:path")."""
         fd = warp_library.func_def(self.scope, name)
         arg_nodes = self.func_arguments(name, fd, node, overloaded=False)
         args, where = self.argument_values(fd, arg_nodes, node)
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
-        calls: list[ir.Expr] = []
+        values: list[Lowered] = []
         for k in range(count):
-            fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=f"#{k}")
-            effect = _effect(fn, {f.name: f for f in self.module.order})
-            if effect is not None or fn.byref:
-                what = f"has effects (line {effect.span.line})" if effect is not None else "updates a tile argument in place"
-                self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and {what}; tilec "
-                          "evaluates such a func once per value", node,
-                          help="return the values and write the arrays or tiles in the caller")
-            flat = self.flatten_args(args, where)
-            calls.append(ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret,
-                                 self.span(node)))
-            self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
-        return calls
+            t = self.struct_returned(fd, node, arg_types=[a.type for a in args], item=k)
+            if t is None:
+                values.append(self.item_call(name, types, args, where, f"#{k}", node))
+                continue
+            self.refuse_array_fields(name, t, node)
+            calls = {path: cast(ir.Expr, self.item_call(name, types, args, where, f"#{k}:{path}", node))
+                     for path, _ in structs.struct_leaves(t)}
+            values.append(StructValue(t, calls, f"{name}(...)[{k}]"))
+        return values
+
+    def item_call(self, name: str, types: list[tuple[Type, object]], args: list[Lowered],
+                  where: list[cst.BaseExpression], project: str, node: cst.Call) -> ir.Call:
+        """The call of the instance of `name` that returns one of its several values (or one field of one)."""
+        from .lower_call import _retype
+
+        fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=project)
+        effect = _effect(fn, {f.name: f for f in self.module.order})
+        if effect is not None or fn.byref:
+            what = f"has effects (line {effect.span.line})" if effect is not None else "updates a tile argument in place"
+            self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and {what}; tilec "
+                      "evaluates such a func once per value", node,
+                      help="return the values and write the arrays or tiles in the caller")
+        flat = self.flatten_args(args, where)
+        self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
+        return ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret, self.span(node))
 
     def returned_values(self, node: cst.Return, count: int) -> list[Lowered]:
         """The values a `return` of a func returning `count` values gives: `return a, b`, or the items of

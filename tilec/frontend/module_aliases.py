@@ -35,7 +35,7 @@ class Use:
     name: str
 
 
-def _import_statements(tree: cst.Module) -> Iterator[cst.BaseSmallStatement]:
+def import_statements(tree: cst.Module) -> Iterator[cst.BaseSmallStatement]:
     """The module-level imports (also those in a top-level try/except or if, as resolve.py reads them)."""
     for stmt in tree.body:
         blocks: list[cst.BaseSuite] = []
@@ -56,7 +56,7 @@ def aliases(parsed: Parsed, host_roots: tuple[str, ...]) -> dict[str, tuple[int,
     """local name -> (dots, module) of every module-level import binding one of the project's modules
     (imports.locate finds its file); `host_roots` are module names never looked up (warp, numpy, ...)."""
     found: dict[str, tuple[int, str]] = {}
-    for small in _import_statements(parsed.tree):
+    for small in import_statements(parsed.tree):
         if isinstance(small, cst.Import):
             for alias in small.names:
                 full = dotted(alias.name)
@@ -112,7 +112,7 @@ class _Rewriter(cst.CSTTransformer):
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.shadowed.append(_bound_in(node) & set(self.found))
+        self.shadowed.append(bound_in(node) & set(self.found))
         return True
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -134,8 +134,8 @@ class _Rewriter(cst.CSTTransformer):
         root = chain.split(".")[0]
         if root not in self.found or any(root in names for names in self.shadowed):
             return updated
-        if _EMPTY.code_for_node(original.with_changes(lpar=[], rpar=[])) != chain:
-            return updated  # spaces, comments or parentheses inside: the name would move the text
+        if not spelled_plainly(original, chain):
+            return updated
         module = self._module(chain.rsplit(".", 1)[0])
         if module is None or self._module(chain) is not None:
             return updated  # not through an alias, or a module itself (its attribute is rewritten)
@@ -145,7 +145,13 @@ class _Rewriter(cst.CSTTransformer):
         return cst.Name(local, lpar=original.lpar, rpar=original.rpar)
 
 
-def _bound_in(node: cst.FunctionDef) -> set[str]:
+def spelled_plainly(node: cst.Attribute, chain: str) -> bool:
+    """Whether the chain is written as its dotted name: with spaces, comments or parentheses inside, one
+    name in its place would move the text."""
+    return _EMPTY.code_for_node(node.with_changes(lpar=[], rpar=[])) == chain
+
+
+def bound_in(node: cst.FunctionDef) -> set[str]:
     """The names a function binds: its parameters and the names it assigns (a local that hides a module)."""
     names = {p.name.value for p in (*node.params.params, *node.params.posonly_params, *node.params.kwonly_params)}
     for star in (node.params.star_arg, node.params.star_kwarg):

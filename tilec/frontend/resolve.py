@@ -20,7 +20,7 @@ import libcst as cst
 from ..diagnostics import MODULE_DOT, Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
-from . import consts, func_factories, imports, module_aliases, static_items, structs
+from . import consts, func_factories, imports, module_aliases, nested_classes, static_items, structs
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .statement_walk import single_name_assign
@@ -234,6 +234,8 @@ class Scope:
     def _lookup(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
             return self.constants.get(node.value, consts.NOT_CONST)
+        if isinstance(node, cst.Subscript):
+            return self._dict_item(node)
         member = self.enum_member(node)
         if member is not None:
             return member
@@ -272,6 +274,16 @@ class Scope:
         bits = {"float16": 16, "half": 16, "float32": 32, "single": 32, "float64": 64, "double": 64}.get(name or "")
         return None if bits is None else FLOAT_LIMITS[node.attr.value][bits]
 
+    def _dict_item(self, node: cst.Subscript) -> object:
+        """`BINS[KIND]` of a dict literal the file never changes (static_items.py) and a constant key: the
+        item's value, else NOT_CONST."""
+        table = self.literal_dicts.get(node.value.value) if isinstance(node.value, cst.Name) else None
+        if table is None or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return consts.NOT_CONST
+        key = static_items.key_value(node.slice[0].slice.value, self.constant)
+        found = None if key is consts.NOT_CONST else static_items.item(table, key, self.constant)
+        return consts.NOT_CONST if found is None else self.constant(found)
+
     def _applied(self, fn: Callable[..., object], call: cst.Call) -> object:
         """fn of the call's constant arguments, as Python computes it when Warp imports the module; a
         number, else NOT_CONST."""
@@ -295,6 +307,11 @@ def resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
 def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     scope = Scope()
     scope.module_uses = module_aliases.rewrite(parsed, (*API_MODULES, "typing", *HOST_MODULES))
+    nested_classes.rewrite(parsed)
+    # the file's dict literals it never changes, readable by module constants (`N = BINS[KIND]`)
+    # before the module's end, where the list is made again from every host value
+    written = (single_name_assign(stmt) for stmt in parsed.tree.body)
+    scope.literal_dicts = static_items.literal_dicts(parsed.tree, dict(w for w in written if w is not None))
     for stmt in parsed.tree.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             scope.bound.add(stmt.name.value)
@@ -306,17 +323,13 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             _function(scope, stmt, parsed, diags)
             if func_factories.makes_funcs(stmt, lambda fn: _decorated_func(scope, fn)):
                 scope.factories[stmt.name.value] = func_factories.HostDef(stmt)
-        elif isinstance(stmt, cst.ClassDef) and structs.is_struct_decl(scope, stmt):
-            structs.declare(scope, stmt, parsed, diags)
-        elif isinstance(stmt, cst.ClassDef) and _enum_kind(stmt) is not None:
-            _declare_enum(scope, stmt)
-            _class_funcs(scope, stmt, parsed, diags)
-        elif isinstance(stmt, cst.ClassDef) and (subclassed := _value_subclass(scope, stmt)) is not None:
-            scope.type_aliases[stmt.name.value] = subclassed
-            _class_funcs(scope, stmt, parsed, diags)
         elif isinstance(stmt, cst.ClassDef):
-            _declare_namespace(scope, stmt)
-            _class_funcs(scope, stmt, parsed, diags)
+            for inner, name in nested_classes.nested_in(stmt):  # `Outer·Inner` (nested_classes.py)
+                made = inner.with_changes(name=cst.Name(name))
+                parsed.place_like(made, inner)
+                parsed.place_like(made.name, inner.name)
+                _class(scope, made, parsed, diags)
+            _class(scope, stmt, parsed, diags)
         else:
             _nested_imports(scope, stmt, parsed)
     for at, message in scope.import_errors:
@@ -329,6 +342,21 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
         if fd.enable_backward is None:
             fd.enable_backward = default
     return scope
+
+
+def _class(scope: Scope, stmt: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:
+    """A class at module level: a @wp.struct, an enum, another name for a vector or matrix type, or a
+    namespace of constants; the @wp.func methods of each but a struct."""
+    if structs.is_struct_decl(scope, stmt):
+        structs.declare(scope, stmt, parsed, diags)
+        return
+    if _enum_kind(stmt) is not None:
+        _declare_enum(scope, stmt)
+    elif (subclassed := _value_subclass(scope, stmt)) is not None:
+        scope.type_aliases[stmt.name.value] = subclassed
+    else:
+        _declare_namespace(scope, stmt)
+    _class_funcs(scope, stmt, parsed, diags)
 
 
 def _enum_kind(node: cst.ClassDef) -> str | None:

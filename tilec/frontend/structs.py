@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import MODULE_DOT, Diagnostics
 from ..ir.structs import leaves, struct_leaves
 from ..ir.types import ArrayT, FieldT, MatT, Scalar, StructT, TileT, Type, VecT
 from . import annotations as ann
@@ -71,7 +71,7 @@ def declare(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics
                 continue
             assert not isinstance(t, str), t  # _unsupported_field refuses ANY
             fields.append((fname, t))
-    scope.structs[name] = StructT(name, tuple(fields))
+    scope.structs[name] = StructT(name.replace(MODULE_DOT, "."), tuple(fields))  # `Outer·Inner`: nested_classes.py
     scope.constants.pop(name, None)
     scope.type_aliases.pop(name, None)
 

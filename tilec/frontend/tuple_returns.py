@@ -49,12 +49,13 @@ def returned_count(fd: FuncDef, callee_count: Callable[[str], int | None] = lamb
     return count if count >= 2 else None
 
 
-def return_sources(fd: FuncDef) -> frozenset[str]:
+def return_sources(fd: FuncDef, item: int | None = None) -> frozenset[str]:
     """The names a func without a return annotation takes its returned values from, as Warp users
     write a struct-returning func: the callee of `return S(...)` / `return f(...)`, the annotation of
     a returned parameter (`x: S`), what a returned local was assigned (`s = S()` ... `return s`, and
     `q = p` of another local or parameter), "#k" for `type(p)(...)` of the k-th parameter p; "" for a
-    value of another form. Empty for a func that returns nothing."""
+    value of another form. Empty for a func that returns nothing. item: of a func returning several
+    values, where its item `item` comes from (`return s, v`: s's sources for item 0)."""
     params = {p.name.value: p.annotation.annotation for p in fd.node.params.params if p.annotation is not None}
     body = list(statements(fd.node.body))
     assigned: dict[str, set[cst.BaseExpression]] = {}
@@ -81,8 +82,14 @@ def return_sources(fd: FuncDef) -> frozenset[str]:
 
     found: set[str] = set()
     for s in body:
-        if isinstance(s, cst.Return) and s.value is not None:
+        if not isinstance(s, cst.Return) or s.value is None:
+            continue
+        if item is None:
             found |= sources(s.value, frozenset())
+        elif isinstance(s.value, cst.Tuple) and item < len(s.value.elements):
+            found |= sources(s.value.elements[item].value, frozenset())
+        else:
+            found.add("")  # `return g(x)` of a func returning several: not followed for an item's struct
     return frozenset(found)
 
 

@@ -1,3 +1,4 @@
+import enum
 from typing import Any
 
 import warp as wp
@@ -413,3 +414,75 @@ def tuple_structs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     t = (x[i] * 2.0, s, i)
     a, b, c = t
     y[i] = t[1].origin[0] + b.scale * a + float(c) + anchored((x[i], s)) + float(len(t))
+
+
+@wp.func
+def anchor_and_axis(x: float) -> tuple[Anchor, wp.vec3]:
+    a = Anchor()
+    a.origin = wp.vec3(x, x * x, 1.0)
+    a.scale = wp.sin(x)
+    return a, wp.vec3(0.0, x, 2.0)
+
+
+@wp.func
+def made_anchor(x: float):
+    return Anchor(wp.vec3(1.0, x, x), 2.0 * x)
+
+
+@wp.func
+def axis_and_anchor(x: float):
+    # unannotated: the struct item's type read from its source, a struct-returning func
+    if x > 0.0:
+        return x * 3.0, made_anchor(x)
+    return -x, made_anchor(x * 0.5)
+
+
+_SIZES = {"small": 2, "large": 5}
+KIND = "large"
+SIZE = _SIZES[KIND]  # a module constant read from a dict literal the file never changes
+SCALED = SIZE * 2 + _SIZES["small"]
+
+
+@wp.kernel
+def tuple_struct_returns(x: wp.array(dtype=float), y: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+    # funcs returning a struct among several values, annotated (`-> tuple[Anchor, wp.vec3]`) or not
+    i = wp.tid()
+    a, axis = anchor_and_axis(x[i])
+    k, b = axis_and_anchor(x[i] - 0.2)
+    y[i] = a.scale * k + wp.dot(a.origin, b.origin) + b.scale + float(wp.static(SIZE) + SCALED)
+    v[i] = axis * a.scale + b.origin
+
+
+class Splat:
+    """A host class holding a struct and an enum (Newton's `Gaussian.Data`, `Gaussian.SortingMode`)."""
+
+    class Mode(enum.IntEnum):
+        RADIAL = 0
+        DEPTH = 1
+
+    @wp.struct
+    class Data:
+        center: wp.vec3
+        weight: float
+        mode: wp.int32
+
+    def __init__(self, count: int):
+        self.count = count
+
+
+@wp.func
+def splat_value(d: Splat.Data, p: wp.vec3) -> float:
+    if d.mode == Splat.Mode.DEPTH:
+        return (p[2] - d.center[2]) * d.weight
+    return wp.length(p - d.center) * d.weight
+
+
+@wp.kernel
+def nested_classes(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # a struct and an enum declared inside a class, reached as `Splat.Data` and `Splat.Mode.DEPTH`
+    i = wp.tid()
+    d = Splat.Data()
+    d.center = wp.vec3(x[i], 1.0, x[i] * 0.5)
+    d.weight = 2.0 + x[i]
+    d.mode = wp.where(i % 2 == 0, int(Splat.Mode.DEPTH), int(Splat.Mode.RADIAL))
+    y[i] = splat_value(d, wp.vec3(0.5, x[i], 2.0))

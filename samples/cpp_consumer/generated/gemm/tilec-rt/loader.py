@@ -22,6 +22,7 @@ import ctypes
 import json
 import os
 import sys as _sys
+import types as _types
 import weakref
 
 import numpy as np
@@ -1401,8 +1402,18 @@ def _expose():
     groups = {}
     for name, meta in MANIFEST["kernels"].items():
         groups.setdefault(meta.get("launch_name", name), []).append(Kernel(name, meta))
+    nested = {}
     for name, cls in _structs.CLASSES.items():  # @wp.struct classes: MyStruct(field=...), MyStruct.zeros(n)
+        outer, _, inner = name.partition(".")
+        if inner:  # a struct declared in a class (`Gaussian.Data`): reached through the class's name
+            holder = nested.setdefault(outer, _types.SimpleNamespace())
+            for part in inner.split(".")[:-1]:
+                holder = holder.__dict__.setdefault(part, _types.SimpleNamespace())
+            setattr(holder, inner.split(".")[-1], cls)
+            continue
         setattr(_Kernels, name, property(lambda _module, cls=cls: cls))
+    for name, holder in nested.items():
+        setattr(_Kernels, name, property(lambda _module, holder=holder: holder))
     for name, kernels in groups.items():
         kernel = kernels[0] if len(kernels) == 1 and "launch_name" not in kernels[0].meta else \
             Instances(name, kernels)
@@ -1411,7 +1422,7 @@ def _expose():
                 for name, entry in MANIFEST.get("not_compiled", {}).items() if name not in groups}
     for name, kernel in left_out.items():
         setattr(_Kernels, name, property(lambda _module, kernel=kernel: kernel))
-    return sorted(set(groups) | set(_structs.CLASSES) | set(left_out))
+    return sorted(set(groups) | {name for name in _structs.CLASSES if "." not in name} | set(nested) | set(left_out))
 
 
 __all__ = _expose()
