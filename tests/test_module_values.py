@@ -126,6 +126,9 @@ _BINS = {"hexahedron": 6, "icosahedron": 20, 3: 2.5}
 POLYHEDRON = "icosahedron"
 NUM_BINS = _BINS[POLYHEDRON]  # Newton's contact_reduction.py
 SLOTS = NUM_BINS * 7 + _BINS[3]
+_NORMALS = {"hexahedron": (1.0, 0.0, 0.0, -1.0, 0.5, 0.25), "icosahedron": (0.5, 0.5, 0.0, 0.0, -0.5, 2.0)}
+mat23 = wp.types.matrix(shape=(2, 3), dtype=wp.float32)
+FACES = mat23(*_NORMALS[POLYHEDRON])  # a matrix of a constant tuple spread (Newton's FACE_NORMALS)
 
 
 @wp.kernel
@@ -133,19 +136,20 @@ def k(a: wp.array(dtype=float)):
     a[0] = float(wp.static(NUM_BINS))
     a[1] = SLOTS
     a[2] = float(wp.static(_BINS["hexahedron"]))
+    a[3] = FACES[1, 2] + FACES[0, 1]
 '''
 
 
 @pytest.mark.build
 @needs_cxx
 def test_an_item_of_a_dict_literal_is_a_module_constant():
-    a = np.zeros(3, np.float32)
+    a = np.zeros(4, np.float32)
     build(DICT_ITEMS, "dict_items").k.launch(dim=1, inputs=[a])
-    assert list(a) == [20.0, 20 * 7 + 2.5, 6.0]
+    assert list(a) == [20.0, 20 * 7 + 2.5, 6.0, 2.0 + 0.5]
 
 
 def test_an_item_of_a_dict_the_file_changes_is_no_constant():
     source = DICT_ITEMS.replace('POLYHEDRON = "icosahedron"\n', 'POLYHEDRON = "icosahedron"\n_BINS["icosahedron"] = 12\n')
-    assert first_error(source) == ("13:28: TC0305: static: tilec evaluates only expressions of literals and "
+    assert first_error(source) == ("16:28: TC0305: static: tilec evaluates only expressions of literals and "
                                    "constants (names, arithmetic, comparisons, tuples, wp.constant, a dict "
                                    "literal's item) and len() of a tile, vector or matrix; this one is not")

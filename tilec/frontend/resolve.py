@@ -640,7 +640,7 @@ def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> 
 
     if isinstance(value, cst.Call) and scope.api_attr(value.func) == "constant" and len(value.args) == 1:
         value = value.args[0].value
-    if not isinstance(value, cst.Call) or any(a.keyword is not None or a.star for a in value.args):
+    if not isinstance(value, cst.Call) or any(a.keyword is not None or a.star == "**" for a in value.args):
         return None
     try:
         t = annotations.element_type(value.func, scope)
@@ -648,14 +648,22 @@ def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> 
         return None
     if t is None or not hasattr(t, "length"):  # a vector or matrix type (not a scalar dtype)
         return None
-    given = [a.value for a in value.args]
-    if len(given) == 1 and isinstance(given[0], (cst.List, cst.Tuple)) and not any(
-            isinstance(e, cst.StarredElement) for e in given[0].elements):
-        given = [e.value for e in given[0].elements]  # `vec3bool([True, False, True])`: Python's sequence form
+    given: list[tuple[cst.BaseExpression, object]] = []  # (argument, its value where a `*` spread it)
+    for a in value.args:
+        spread = scope.constant(a.value) if a.star else None
+        if a.star and not isinstance(spread, tuple):
+            return None
+        given += [(a.value, item) for item in spread] if isinstance(spread, tuple) else [(a.value, None)]
+    if len(given) == 1 and isinstance(given[0][0], (cst.List, cst.Tuple)) and not any(
+            isinstance(e, cst.StarredElement) for e in given[0][0].elements):  # (a list: never spread)
+        given = [(e.value, None) for e in given[0][0].elements]  # `vec3bool([True, False, True])`: Python's sequence form
     args = []
-    for part in given:
-        typed = _typed_scalar(scope, part)
-        number = _rounded(*typed) if typed is not None else scope.constant(part)
+    for part, number in given:  # `mat(*NORMALS)` of a constant tuple: its items (Newton's contact_reduction.py)
+        if number is None:
+            typed = _typed_scalar(scope, part)
+            number = _rounded(*typed) if typed is not None else scope.constant(part)
+        elif _literal(number) is None:
+            return None  # a spread item that is no number
         made: cst.BaseExpression | None = _literal(number)
         if made is None:  # a vector or quaternion of a transform, a matrix's row: a constant of its own
             made = scope.value_constants.get(part.value) if isinstance(part, cst.Name) else _value_constant(
