@@ -153,3 +153,36 @@ def test_an_item_of_a_dict_the_file_changes_is_no_constant():
     assert first_error(source) == ("16:28: TC0305: static: tilec evaluates only expressions of literals and "
                                    "constants (names, arithmetic, comparisons, tuples, wp.constant, a dict "
                                    "literal's item) and len() of a tile, vector or matrix; this one is not")
+
+
+MEMBERSHIP = '''
+import warp as wp
+
+OPTIONS = {
+    # "verbose",
+}
+FLAGS = {"fast", "clamp"}
+MODES = {"a": 1, "b": 2}
+
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    if wp.static("verbose" in OPTIONS):  # Newton's VBD_DEBUG_PRINTING_OPTIONS: an empty dict
+        a[0] = 1.0
+    if wp.static("clamp" in FLAGS):
+        a[1] = 2.0
+    if wp.static("b" not in MODES):
+        a[2] = 3.0
+    if wp.static("fast" not in FLAGS or "a" in MODES):
+        a[3] = 4.0
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_key_tested_in_a_dict_or_set_literal_is_a_constant():
+    a = np.zeros(4, np.float32)
+    build(MEMBERSHIP, "membership").k.launch(dim=1, inputs=[a])
+    assert list(a) == [0.0, 2.0, 0.0, 4.0]
+    changed = MEMBERSHIP.replace('MODES = {"a": 1, "b": 2}\n', 'MODES = {"a": 1, "b": 2}\nMODES.pop("a")\n')
+    assert first_error(changed).startswith("18:18: TC0305: static: tilec evaluates only")  # a dict the file changes

@@ -114,10 +114,21 @@ def compare(node: cst.Comparison, evaluate_one: Callable[[cst.BaseExpression], o
     return True
 
 
+def membership(node: cst.BaseExpression) -> str | None:
+    """NAME of `key in NAME` / `key not in NAME` (one comparison), else None."""
+    if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
+            isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)) and \
+            isinstance(node.comparisons[0].comparator, cst.Name):
+        return node.comparisons[0].comparator.value
+    return None
+
+
 def subscripted_name(node: cst.BaseExpression) -> str | None:
-    """NAME of `NAME[...]`, else None: a lookup that knows local names keeps `D[key]` of a local `D`
-    from reading a module's dict of that name."""
-    return node.value.value if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) else None
+    """NAME of `NAME[...]` or `key in NAME`, else None: a lookup that knows local names keeps `D[key]` of
+    a local `D` from reading a module's dict of that name."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+        return node.value.value
+    return membership(node)
 
 
 def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
@@ -156,8 +167,9 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
     if isinstance(node, cst.Tuple):
         items = tuple(evaluate(e.value, lookup) for e in node.elements)
         return NOT_CONST if NOT_CONST in items else items
-    if isinstance(node, cst.Comparison):
-        return compare(node, lambda n: evaluate(n, lookup))
+    if isinstance(node, cst.Comparison):  # `"x" in OPTIONS` of a dict or set: the lookup's (resolve.Scope)
+        value = compare(node, lambda n: evaluate(n, lookup))
+        return lookup(node) if value is NOT_CONST and membership(node) is not None else value
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         seq, index = evaluate(node.value, lookup), evaluate(node.slice[0].slice.value, lookup)
         if isinstance(seq, tuple) and isinstance(index, int) and not isinstance(index, bool) and \

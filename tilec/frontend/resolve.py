@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -236,6 +236,8 @@ class Scope:
             return self.constants.get(node.value, consts.NOT_CONST)
         if isinstance(node, cst.Subscript):
             return self._dict_item(node)
+        if consts.membership(node) is not None:
+            return self._dict_membership(cast(cst.Comparison, node))
         member = self.enum_member(node)
         if member is not None:
             return member
@@ -283,6 +285,16 @@ class Scope:
         key = static_items.key_value(node.slice[0].slice.value, self.constant)
         found = None if key is consts.NOT_CONST else static_items.item(table, key, self.constant)
         return consts.NOT_CONST if found is None else self.constant(found)
+
+    def _dict_membership(self, node: cst.Comparison) -> object:
+        """`"x" in OPTIONS` (`not in` too) of a dict or set literal the file never changes (static_items.py)
+        and a constant key, else NOT_CONST."""
+        table = self.literal_dicts.get(cast(str, consts.membership(node)))
+        key = self.constant(node.left)
+        found = None if table is None or key is consts.NOT_CONST else static_items.keys(table, self.constant)
+        if found is None:
+            return consts.NOT_CONST
+        return (key in found) != isinstance(node.comparisons[0].operator, cst.NotIn)
 
     def _applied(self, fn: Callable[..., object], call: cst.Call) -> object:
         """fn of the call's constant arguments, as Python computes it when Warp imports the module; a

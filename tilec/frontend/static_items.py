@@ -4,7 +4,7 @@ then `f = wp.static(OPS["double"])` or `wp.static(OPS[op])(x)` in a kernel facto
 
 tilec never runs the module, so it reads the dict's source: a dict is taken as written only when
 nothing in the file could change it, i.e. every other mention of its name is an item read
-(`OPS[...]` that is no assignment or `del` target). Anything else (a method call, an item
+(`OPS[...]` that is no assignment or `del` target) or a test for a key (`"x" in OPS`). Anything else (a method call, an item
 assigned, the dict passed to a function, a second binding) leaves it a host value, which a kernel
 cannot read (a diagnostic), never a stale item.
 """
@@ -17,10 +17,10 @@ import libcst as cst
 from . import consts
 
 
-def literal_dicts(tree: cst.Module, candidates: dict[str, cst.BaseExpression]) -> dict[str, cst.Dict]:
-    """The names among `candidates` (module host values) bound to a dict literal that the file only
-    ever reads items of."""
-    dicts = {name: value for name, value in candidates.items() if isinstance(value, cst.Dict)}
+def literal_dicts(tree: cst.Module, candidates: dict[str, cst.BaseExpression]) -> dict[str, cst.Dict | cst.Set]:
+    """The names among `candidates` (module host values) bound to a dict (or set) literal that the file
+    only ever reads items of (or tests for a key: `"x" in OPTIONS`)."""
+    dicts = {name: value for name, value in candidates.items() if isinstance(value, (cst.Dict, cst.Set))}
     if not dicts:
         return {}
     uses = _Uses(set(dicts))
@@ -29,8 +29,17 @@ def literal_dicts(tree: cst.Module, candidates: dict[str, cst.BaseExpression]) -
             if name not in uses.changed and uses.mentions.get(name, 0) == 1 + uses.reads.get(name, 0)}
 
 
-def item(d: cst.Dict, key: object, evaluate: Callable[[cst.BaseExpression], object]) -> cst.BaseExpression | None:
+def keys(d: cst.Dict | cst.Set, evaluate: Callable[[cst.BaseExpression], object]) -> list[object] | None:
+    """The keys of a dict literal (a set's elements), for `key in D`; None where one is not a constant."""
+    found = [key_value(e.key if isinstance(e, cst.DictElement) else e.value, evaluate)
+             for e in d.elements if isinstance(e, (cst.DictElement, cst.Element))]
+    return None if len(found) != len(d.elements) or consts.NOT_CONST in found else found
+
+
+def item(d: cst.Dict | cst.Set, key: object, evaluate: Callable[[cst.BaseExpression], object]) -> cst.BaseExpression | None:
     """The value `d[key]` has once the literal is built (a repeated key: its last value), else None."""
+    if isinstance(d, cst.Set):
+        return None
     found = None
     for element in d.elements:
         if not isinstance(element, cst.DictElement):
@@ -73,6 +82,12 @@ class _Uses(cst.CSTVisitor):
 
     def visit_Del(self, node: cst.Del) -> None:
         self.targets.add(id(node.target))
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:  # `"x" in OPTIONS`: a read
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, cst.Name) and \
+                    target.comparator.value in self.names:
+                self.reads[target.comparator.value] = self.reads.get(target.comparator.value, 0) + 1
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = node.value
