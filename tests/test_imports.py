@@ -421,7 +421,7 @@ class Gaussian:
 NESTED_USER = '''
 import warp as wp
 
-from .shapes import Gaussian as G
+from .geo import Gaussian as G
 
 
 @wp.kernel
@@ -436,9 +436,11 @@ def gains(g: G.Data, out: wp.array(dtype=float)):
 
 @needs_cxx
 def test_a_struct_and_an_enum_declared_in_an_imported_class(tmp_path):
-    # `from .shapes import Gaussian as G`, then `G.Data` and `G.SortingMode.DEPTH` (Newton's Gaussian.Data); the
-    # loader gives the struct under its own class's name, `m.Gaussian.Data`
-    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/shapes.py": SHAPES, "pkg/user.py": NESTED_USER})
+    # `from .geo import Gaussian as G` (the package re-exporting its shapes module's class), then `G.Data` and
+    # `G.SortingMode.DEPTH` (Newton's Gaussian.Data); the loader gives the struct under its own class's name,
+    # `m.Gaussian.Data`
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/geo/__init__.py": "from .shapes import Gaussian\n",
+                           "pkg/geo/shapes.py": SHAPES, "pkg/user.py": NESTED_USER})
     proc = tilec("build", "pkg/user.py", "-o", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     module = load(tmp_path / "out" / "user")

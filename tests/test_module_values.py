@@ -152,7 +152,8 @@ def test_an_item_of_a_dict_the_file_changes_is_no_constant():
     source = DICT_ITEMS.replace('POLYHEDRON = "icosahedron"\n', 'POLYHEDRON = "icosahedron"\n_BINS["icosahedron"] = 12\n')
     assert first_error(source) == ("16:28: TC0305: static: tilec evaluates only expressions of literals and "
                                    "constants (names, arithmetic, comparisons, tuples, wp.constant, a dict "
-                                   "literal's item) and len() of a tile, vector or matrix; this one is not")
+                                   "literal's item, an enum member's property, a plain function's result) and len() "
+                                   "of a tile, vector or matrix; this one is not")
 
 
 MEMBERSHIP = '''
@@ -186,3 +187,56 @@ def test_a_key_tested_in_a_dict_or_set_literal_is_a_constant():
     assert list(a) == [0.0, 2.0, 0.0, 4.0]
     changed = MEMBERSHIP.replace('MODES = {"a": 1, "b": 2}\n', 'MODES = {"a": 1, "b": 2}\nMODES.pop("a")\n')
     assert first_error(changed).startswith("18:18: TC0305: static: tilec evaluates only")  # a dict the file changes
+
+
+def test_an_enum_property_that_raises_is_no_constant():
+    source = '''import enum
+
+import warp as wp
+
+
+class Kind(enum.IntEnum):
+    A = 0
+    B = 1
+
+    @property
+    def size(self) -> int:
+        if self.value == self.A:
+            return 3
+        raise ValueError("no size")
+
+
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    a[0] = wp.static(Kind.A.size)
+    a[1] = wp.static(Kind.B.size)
+'''
+    assert first_error(source).startswith("20:22: TC0305: static: tilec evaluates only")  # B's raise; A's 3 is read
+    from harness import compile_ir
+
+    body = repr(compile_ir(source.replace("    a[1] = wp.static(Kind.B.size)\n", ""), "sizes").kernels[0].body)
+    assert "Const(value=3, type=Scalar(name='int32'" in body
+
+
+def test_a_plain_function_is_followed_within_bounds():
+    # fib(10) is read (177 calls); fib(40) would take 300 million: past host_eval.MAX_CALLS it is no constant,
+    # reported at once instead of tilec running for hours
+    source = '''import warp as wp
+
+
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@wp.kernel
+def k(a: wp.array(dtype=int)):
+    a[0] = wp.static(fib(10))
+    a[1] = wp.static(fib(40))
+'''
+    assert first_error(source).startswith("13:22: TC0305: static: tilec evaluates only")
+    from harness import compile_ir
+
+    body = repr(compile_ir(source.replace("    a[1] = wp.static(fib(40))\n", ""), "fib").kernels[0].body)
+    assert "Const(value=55, type=Scalar(name='int32'" in body

@@ -42,6 +42,8 @@ CASES = [
     Case("wl_tuple_struct_returns", L, "tuple_struct_returns", dim=(N,), args=(arr(N), out(N), varr(N, "vec3", "out")),
          **SIMT),
     Case("wl_nested_classes", L, "nested_classes", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_enum_properties", L, "enum_properties", dim=(N,), args=(arr(N), out(6)), **SIMT),
+    Case("wl_host_functions", L, "host_functions", dim=(N,), args=(arr(N), out(N)), **SIMT),
     # two instances of one factory, each calling the func it was given: tilec compiled both with the first
     # one's func (its instances were keyed by the parameter's name), silently, until this case
     Case("wl_factory_added", L, "combine__func_added", warp_kernel="combine_added", dim=(N,),

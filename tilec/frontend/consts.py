@@ -123,6 +123,24 @@ def membership(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _with_literal_args(node: cst.Call, lookup: Callable[[cst.BaseExpression], object]) -> cst.Call:
+    """The call with each argument that evaluates to a number or string spelled as its literal, so that a
+    lookup that knows only the module's names (resolve.Scope: a host function's call) reads the values
+    that `lookup` knows (a factory's arguments)."""
+    args = []
+    for a in node.args:
+        value = evaluate(a.value, lookup)
+        spelled: cst.BaseExpression | None = None
+        if isinstance(value, bool):
+            spelled = cst.Name("True" if value else "False")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            spelled = cst.parse_expression(repr(value)) if value == value and abs(value) != float("inf") else None
+        elif isinstance(value, str):
+            spelled = cst.SimpleString(repr(value))
+        args.append(a.with_changes(value=spelled) if spelled is not None else a)
+    return node.with_changes(args=args)
+
+
 def subscripted_name(node: cst.BaseExpression) -> str | None:
     """NAME of `NAME[...]` or `key in NAME`, else None: a lookup that knows local names keeps `D[key]` of
     a local `D` from reading a module's dict of that name."""
@@ -131,13 +149,26 @@ def subscripted_name(node: cst.BaseExpression) -> str | None:
     return membership(node)
 
 
+class Attributed:
+    """A constant whose attributes tilec evaluates (an enum's member: enum_properties.EnumMember)."""
+
+    def attribute(self, name: str) -> object:
+        return NOT_CONST
+
+
 def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
     """Evaluate `node`; `lookup(node)` resolves names/attributes/calls or returns NOT_CONST."""
     value = literal(node)
     if value is not NOT_CONST:
         return value
     if isinstance(node, (cst.Name, cst.Attribute, cst.Call)):
-        return lookup(node)
+        found = lookup(node)
+        if found is NOT_CONST and isinstance(node, cst.Attribute):  # `dof_type.num_dofs` of an enum member
+            base = evaluate(node.value, lookup)
+            return base.attribute(node.attr.value) if isinstance(base, Attributed) else NOT_CONST
+        if found is NOT_CONST and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
+            return lookup(_with_literal_args(node, lookup))  # `make_bitmask(bits)` of a factory's `bits`
+        return found
     if isinstance(node, cst.UnaryOperation):
         v = evaluate(node.expression, lookup)
         if v is NOT_CONST or (isinstance(v, (tuple, str)) and not isinstance(node.operator, cst.Not)):

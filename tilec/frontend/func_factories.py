@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from . import consts
+from .enum_properties import VectorConstant
 from .statement_walk import single_name_assign, statements
 
 if TYPE_CHECKING:
@@ -200,13 +201,18 @@ def _child(scope: Scope, env: dict[str, object]) -> Scope:
     constants = {k: v for k, v in scope.constants.items() if k not in env}
     type_aliases = {k: v for k, v in scope.type_aliases.items() if k not in env}
     funcs = dict(scope.funcs)
+    value_constants = {k: v for k, v in scope.value_constants.items() if k not in env}
     for k, v in env.items():
         if isinstance(v, _FuncName):
             funcs[k] = scope.funcs[v.name]
+        elif isinstance(v, VectorConstant):  # `axes` bound to `JointDoFType.CARTESIAN.cts_axes`
+            value_constants[k] = v.call
+            type_aliases[cst.ensure_type(v.call.func, cst.Name).value] = v.type  # type: ignore[assignment]  # a VecT or MatT
         elif isinstance(v, (bool, int, float, str, tuple)):
             constants[k] = v
         else:
             type_aliases[k] = v  # type: ignore[assignment]  # a Type or IndexedT (type_of)
     return dataclasses.replace(scope, constants=constants, type_aliases=type_aliases, funcs=funcs,
+                               value_constants=value_constants,
                                typed_constants={k: v for k, v in scope.typed_constants.items() if k not in env},
                                bound=scope.bound | set(env), custom_adjoints={}, custom_targets=[])

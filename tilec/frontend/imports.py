@@ -157,9 +157,10 @@ def _load(path: Path, resolve: Resolver) -> tuple[Parsed, Scope] | str | Unread 
     return parsed, scope
 
 
-def module_classes(path: Path) -> dict[str, cst.ClassDef]:
-    """The module-level classes of one of the project's modules, by name, before its names are resolved
-    (nested_classes.py reads the classes inside them); its parse is kept for its resolve."""
+def module_classes(path: Path) -> tuple[dict[str, cst.ClassDef], list[cst.ImportFrom]]:
+    """The module-level classes of one of the project's modules, by name, and its module-level `from ...
+    import` statements, before its names are resolved (nested_classes.py reads the classes inside them);
+    its parse is kept for its resolve."""
     state = _SESSION[0]
     if path not in state.parses:
         try:
@@ -171,7 +172,11 @@ def module_classes(path: Path) -> dict[str, cst.ClassDef]:
     if found is None:
         loaded = state.modules.get(path)
         found = loaded[0] if isinstance(loaded, tuple) else None
-    return {} if found is None else {s.name.value: s for s in found.tree.body if isinstance(s, cst.ClassDef)}
+    if found is None:
+        return {}, []
+    imported = [small for stmt in found.tree.body if isinstance(stmt, cst.SimpleStatementLine)
+                for small in stmt.body if isinstance(small, cst.ImportFrom)]
+    return {s.name.value: s for s in found.tree.body if isinstance(s, cst.ClassDef)}, imported
 
 
 def _waits(state: _Session, scope: Scope, local: str) -> bool:
@@ -296,7 +301,7 @@ def local_name(alias: cst.ImportAlias) -> str:
 def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
     """Whether the module defines `name` as something a kernel may use; if so it is `local` in scope."""
     brought = False
-    for table in ("funcs", "structs", "enums", "class_constants", "type_aliases"):
+    for table in ("funcs", "structs", "enums", "enum_classes", "class_constants", "type_aliases"):
         # a class's @wp.func methods (`C·m`: resolve._class_funcs) and nested classes (`C·D`) with it
         for key, value in getattr(other, table).items():
             if key.startswith(f"{name}{MODULE_DOT}"):
@@ -309,7 +314,8 @@ def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
     if name in other.factories:  # a host function making or picking funcs, seeing its own module's names
         scope.factories[local] = dataclasses.replace(other.factories[name], home=other.factories[name].home or other)
         brought = True
-    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "class_constants", "host_members",
+    tables = ("structs", "constants", "typed_constants", "type_aliases", "enums", "enum_classes", "class_constants",
+              "host_defs", "host_members",
               "host_values")  # a host value too: a kernel reading it is told where it is bound
     for table in tables:
         found = getattr(other, table)

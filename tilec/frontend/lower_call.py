@@ -242,7 +242,7 @@ class CallLowering(LoweringHost):
             self.fail("TC0401", f"unsupported syntax: a {'tuple' if isinstance(value, tuple) else 'string'} from "
                       "wp.static() used as a value (tuples work as shapes and offsets, strings in comparisons)",
                       node.args[0].value)
-        return self.const_expr(value, node)
+        return self.constant_value(value, node)
 
     def static_value(self, node: cst.Call) -> object:
         """`wp.static(expr)` evaluated now, as Warp evaluates it when it builds the module: literals,
@@ -256,8 +256,9 @@ class CallLowering(LoweringHost):
         value = self.scope.constant(table_item) if table_item is not None else self.constant_of(arg)
         if value is consts.NOT_CONST:
             self.fail("TC0305", "static: tilec evaluates only expressions of literals and constants (names, "
-                      "arithmetic, comparisons, tuples, wp.constant, a dict literal's item) and len() of a tile, "
-                      "vector or matrix; this one is not", arg)
+                      "arithmetic, comparisons, tuples, wp.constant, a dict literal's item, an enum member's "
+                      "property, a plain function's result) and len() of a tile, vector or matrix; this one is not",
+                      arg)
         return value
 
     def static_by_loop_variables(self, node: cst.Call) -> ir.Expr | None:
@@ -330,18 +331,23 @@ class CallLowering(LoweringHost):
         return found
 
     def static_len(self, node: cst.BaseExpression) -> object:
-        """`len(t)` of a local tile (its first extent), vector or matrix (rows): static in Warp too."""
+        """`len(t)` of a local tile (its first extent), vector or matrix (rows), or of a vector or matrix
+        constant (a module's, a factory's argument): static in Warp too."""
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
                 and "len" not in self.env and len(node.args) == 1 and node.args[0].keyword is None
-                and isinstance(node.args[0].value, cst.Name)
-                and (node.args[0].value.value in self.env or node.args[0].value.value in self.tuple_vars)):
+                and isinstance(node.args[0].value, cst.Name)):
             return consts.NOT_CONST
         from ..ir.types import MatT, TileT, VecT
 
-        count = self.tuple_len(node.args[0].value)
-        if count is not None:
-            return count
-        t = self.env[node.args[0].value.value].sym.type
+        name = node.args[0].value.value
+        t: object = None
+        if name in self.env or name in self.tuple_vars:
+            count = self.tuple_len(node.args[0].value)
+            if count is not None:
+                return count
+            t = self.env[name].sym.type
+        elif name in self.scope.value_constants:
+            t = ann.element_type(self.scope.value_constants[name].func, self.scope)
         if isinstance(t, TileT) and t.shape and isinstance(t.shape[0], int):
             return t.shape[0]
         if isinstance(t, VecT):

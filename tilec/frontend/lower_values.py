@@ -23,6 +23,7 @@ from ..diagnostics import Span
 from ..ops.values import ATTRIBUTES, NOT_YET, is_value
 from . import annotations as ann
 from . import consts
+from .enum_properties import VectorConstant
 from .lowering_host import LoweringHost
 from .value_slices import ValueSliceLowering
 
@@ -271,6 +272,15 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
 
     # ------------------------------------------------------------ expressions
 
+    def constant_value(self, value: object, node: cst.CSTNode) -> ir.Expr:
+        """A compile-time value as an expression: a number, or a vector or matrix constant an enum's property
+        gives (enum_properties.VectorConstant: its constructor, inlined)."""
+        if isinstance(value, VectorConstant):
+            return replace(self.lower_constructor(cast("VecT | MatT", value.type), value.call), span=self.span(node))
+        if isinstance(value, (VecT, MatT)):
+            self.fail("TC0401", f"unsupported syntax: the type {describe(value)} where a value is expected", node)
+        return self.const_expr(value, node)
+
     def lower_name(self, node: cst.Name) -> Lowered:
         """A module constant `G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` is its constructor, inlined."""
         call = self.scope.value_constants.get(node.value)
@@ -293,7 +303,14 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
     def lower_attribute(self, node: cst.Attribute) -> Lowered:
         member = self.scope.enum_member(node)
         if member is not None and not (isinstance(node.value, cst.Name) and node.value.value in self.env):
-            return ir.Const(member, INT32, self.span(node))  # an IntEnum / IntFlag member: Warp's int32
+            return ir.Const(int(member), INT32, self.span(node))  # an IntEnum / IntFlag member: Warp's int32
+        root: cst.BaseExpression = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in self.scope.enum_classes and root.value not in self.env:
+            value = self.scope.constant(node)  # `Joint.SPHERICAL.num_coords`, `Joint.REVOLUTE.axes`: a property
+            if value is not consts.NOT_CONST:
+                return self.constant_value(value, node)
         owner = node.value.value if isinstance(node.value, cst.Name) and node.value.value not in self.env else None
         held = self.scope.host_members.get(owner, {}).get(node.attr.value) if owner is not None else None
         if held is not None:  # `JointType.FREE = mujoco.mjtJoint.mjJNT_FREE`: a host library's value

@@ -46,16 +46,31 @@ def rewrite(parsed: Parsed) -> None:
 
 def _imported_classes(parsed: Parsed) -> Iterator[tuple[cst.ClassDef, str]]:
     """(class, the name the file binds it to) of every class with classes inside it that the file
-    imports by name from one of the project's modules."""
+    imports by name from one of the project's modules (through a package's re-export too: `from
+    ..geometry import Gaussian` of geometry/__init__.py's `from .types import Gaussian`)."""
     for small in import_statements(parsed.tree):
         if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
             continue
-        path = locate(parsed.filename, len(small.relative), dotted(small.module) if small.module else "")
-        classes = module_classes(path) if path is not None and path.suffix == ".py" else {}
         for alias in small.names:
-            found = classes.get(dotted(alias.name))
+            found = _imported_class(parsed.filename, small, dotted(alias.name), 0)
             if found is not None and any(isinstance(s, cst.ClassDef) for s in found.body.body):
                 yield found, local_name(alias)
+
+
+def _imported_class(importer: str, node: cst.ImportFrom, name: str, depth: int) -> cst.ClassDef | None:
+    """The class `name` that `from <module> import name` in `importer` brings, followed through the
+    module's own imports of it (a few levels), else None."""
+    path = locate(importer, len(node.relative), dotted(node.module) if node.module else "")
+    if path is None or path.suffix != ".py":
+        return None
+    classes, imported = module_classes(path)
+    if name in classes or depth >= 4:
+        return classes.get(name)
+    for small in imported:
+        for alias in small.names if not isinstance(small.names, cst.ImportStar) else ():
+            if local_name(alias) == name:
+                return _imported_class(str(path), small, dotted(alias.name), depth + 1)
+    return None
 
 
 class _Rewriter(cst.CSTTransformer):

@@ -20,7 +20,8 @@ import libcst as cst
 from ..diagnostics import MODULE_DOT, Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
-from . import consts, func_factories, imports, module_aliases, nested_classes, static_items, structs
+from . import consts, func_factories, host_eval, imports, module_aliases, nested_classes, static_items, structs
+from .enum_properties import EnumClass, VectorConstant
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .statement_walk import single_name_assign
@@ -133,6 +134,8 @@ class Scope:
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)
     enums: dict[str, dict[str, int]] = field(default_factory=dict)  # IntEnum / IntFlag class -> {member: value}
+    enum_classes: dict[str, EnumClass] = field(default_factory=dict)  # the same classes, for their members' attributes
+    host_defs: dict[str, tuple[cst.FunctionDef, Scope]] = field(default_factory=dict)  # plain defs (host_eval.py), with their module's names
     # a plain class -> {attribute: constant, or (value, Scalar) of a typed one}
     class_constants: dict[str, dict[str, object]] = field(default_factory=dict)
     # name -> the value an assignment last bound it to that is no compile-time constant (`S = len(x)`,
@@ -141,7 +144,7 @@ class Scope:
     # a class -> {attribute: the value node} of its `NAME = value` lines that are no compile-time constant
     # (`FREE = mujoco.mjtJoint.mjJNT_FREE`): a kernel reading one gets a diagnostic naming it (lower_attribute)
     host_members: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
-    literal_dicts: dict[str, cst.Dict] = field(default_factory=dict)  # host values `wp.static(D[key])` reads (static_items.py)
+    literal_dicts: dict[str, cst.Dict | cst.Set] = field(default_factory=dict)  # host values `wp.static(D[key])` reads (static_items.py)
     import_errors: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (import statement, why its module does not resolve)
     unbrought: dict[str, str] = field(default_factory=dict)  # a name imported from a project file that defines nothing usable by it -> why
     import_problem: str | None = None  # (a module imported from another file) the first error tilec found in it
@@ -208,7 +211,9 @@ class Scope:
         if isinstance(node, cst.Attribute) and node.attr.value == "value" and isinstance(node.value, cst.Attribute):
             node = node.value
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-            return self.enums.get(node.value.value, {}).get(node.attr.value)
+            owner = self.enum_classes.get(node.value.value)
+            return owner.member(node.attr.value) if owner is not None else \
+                self.enums.get(node.value.value, {}).get(node.attr.value)
         return None
 
     def class_method(self, node: cst.BaseExpression) -> str | None:
@@ -262,6 +267,8 @@ class Scope:
             return float(value) if called[0] == "numpy" and isinstance(value, (int, float)) else value
         if isinstance(node.func, cst.Name) and node.func.value in PYTHON_BUILTINS and node.func.value not in self.bound:
             return self._applied(PYTHON_BUILTINS[node.func.value], node)  # `BATCH = min(1024, int(W * H / 8))`
+        if isinstance(node.func, cst.Name) and node.func.value in self.host_defs:
+            return self._host_call(node)
         return consts.NOT_CONST
 
     def _float_limit(self, node: cst.BaseExpression) -> float | None:
@@ -275,6 +282,19 @@ class Scope:
         name = host[1] if host is not None and host[0] == "numpy" else self.api_attr(arg)
         bits = {"float16": 16, "half": 16, "float32": 32, "single": 32, "float64": 64, "double": 64}.get(name or "")
         return None if bits is None else FLOAT_LIMITS[node.attr.value][bits]
+
+    def _host_call(self, node: cst.Call) -> object:
+        """A module-level plain function's value for constant arguments (`make_bitmask(31)`: host_eval.py),
+        numbers, strings and booleans only; else NOT_CONST."""
+        fn, home = self.host_defs[cast(cst.Name, node.func).value]
+        if any(a.star for a in node.args):
+            return consts.NOT_CONST
+        args = [self.constant(a.value) for a in node.args if a.keyword is None]
+        kwargs = {a.keyword.value: self.constant(a.value) for a in node.args if a.keyword is not None}
+        if consts.NOT_CONST in args or consts.NOT_CONST in kwargs.values():
+            return consts.NOT_CONST
+        value = host_eval.call(fn, args, kwargs, home._lookup)
+        return value if isinstance(value, (bool, int, float, str)) else consts.NOT_CONST
 
     def _dict_item(self, node: cst.Subscript) -> object:
         """`BINS[KIND]` of a dict literal the file never changes (static_items.py) and a constant key: the
@@ -335,6 +355,8 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
             _function(scope, stmt, parsed, diags)
             if func_factories.makes_funcs(stmt, lambda fn: _decorated_func(scope, fn)):
                 scope.factories[stmt.name.value] = func_factories.HostDef(stmt)
+            elif not stmt.decorators:  # a host function a constant expression may call (host_eval.py)
+                scope.host_defs[stmt.name.value] = (stmt, scope)
         elif isinstance(stmt, cst.ClassDef):
             for inner, name in nested_classes.nested_in(stmt):  # `Outer·Inner` (nested_classes.py)
                 made = inner.with_changes(name=cst.Name(name))
@@ -363,7 +385,7 @@ def _class(scope: Scope, stmt: cst.ClassDef, parsed: Parsed, diags: Diagnostics)
         structs.declare(scope, stmt, parsed, diags)
         return
     if _enum_kind(stmt) is not None:
-        _declare_enum(scope, stmt)
+        _declare_enum(scope, stmt, parsed)
     elif (subclassed := _value_subclass(scope, stmt)) is not None:
         scope.type_aliases[stmt.name.value] = subclassed
     else:
@@ -377,12 +399,35 @@ def _enum_kind(node: cst.ClassDef) -> str | None:
     return next(iter(kinds)) if len(node.bases) == 1 and kinds else None
 
 
-def _declare_enum(scope: Scope, node: cst.ClassDef) -> None:
+def _declare_enum(scope: Scope, node: cst.ClassDef, parsed: Parsed) -> None:
     """The members Python gives an IntEnum / IntFlag: `NAME = <int constant>` (earlier members may be
     named), `enum.auto()` (the next integer, or the next power of two for a flag). Others are left
-    out: using one is an unknown name."""
+    out: using one is an unknown name. The class is kept for its properties (enum_properties.py)."""
     members = _class_constants(scope, node, _enum_kind(node))
-    scope.enums[node.name.value] = {k: v for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
+    ints = {k: int(v) for k, v in members.items() if isinstance(v, int) and not isinstance(v, bool)}
+    scope.enums[node.name.value] = ints
+    scope.enum_classes[node.name.value] = EnumClass(node, ints, scope._lookup, lambda n: _returned_value(scope, n, parsed))
+
+
+def _returned_value(scope: Scope, node: cst.BaseExpression, parsed: Parsed) -> object:
+    """What an enum's property returns besides a constant (enum_properties.py): a type (`return wp.vec2f`), a
+    vector or matrix constant (`return wp.constant(wp.vec3i(0, 1, 2))`); else NOT_CONST."""
+    if isinstance(node, cst.Name) and node.value == "None":
+        return consts.NOT_CONST
+    t = _type_alias(scope, node)
+    if t is not None:
+        return t
+    made = _value_constant(scope, node, parsed)
+    if made is None:
+        return consts.NOT_CONST
+    from . import annotations  # annotations reads the Scope this module defines
+
+    built = annotations.element_type(made.func, scope)  # (_value_constant checked it is a vector or matrix type)
+    # its constructor named as the scopes that read it bind the type (func_factories._child): the enum's
+    # module may name it where they cannot (`vec5i` of a third file)
+    func = cst.Name(f"constant{MODULE_DOT}" + "".join(c if c.isalnum() else "_" for c in str(built)))
+    parsed.place_like(func, made.func)
+    return VectorConstant(made.with_changes(func=func), cast("VecT | MatT", built))
 
 
 def _decorated_func(scope: Scope, fn: cst.FunctionDef) -> bool:

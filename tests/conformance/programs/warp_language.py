@@ -486,3 +486,125 @@ def nested_classes(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     d.weight = 2.0 + x[i]
     d.mode = wp.where(i % 2 == 0, int(Splat.Mode.DEPTH), int(Splat.Mode.RADIAL))
     y[i] = splat_value(d, wp.vec3(0.5, x[i], 2.0))
+
+
+vec1f = wp.types.vector(1, dtype=wp.float32)
+vec5i = wp.types.vector(5, dtype=wp.int32)
+
+
+class Joint(enum.IntEnum):
+    """Members with properties a factory reads (Newton's kamino JointDoFType)."""
+
+    FREE = 0
+    REVOLUTE = 1
+    SPHERICAL = 2
+
+    def __str__(self):
+        return f"Joint.{self.name}"
+
+    @property
+    def rotates(self) -> bool:
+        return self in (Joint.REVOLUTE, Joint.SPHERICAL)
+
+    @property
+    def num_coords(self) -> int:
+        """The coordinates it stores."""
+        if self.value == self.FREE:
+            return 7
+        elif self.value == self.REVOLUTE:
+            return 1
+        elif self.value == self.SPHERICAL:
+            return 4
+        else:
+            raise ValueError("unknown joint")
+
+    @property
+    def storage(self) -> Any:
+        if self.value == self.REVOLUTE:
+            return vec1f
+        elif self == Joint.SPHERICAL:
+            return wp.vec4f
+        return None
+
+    @property
+    def axes(self) -> Any:
+        if self.value == self.REVOLUTE:
+            return wp.constant(vec5i(0, 1, 2, 4, 5))
+        return wp.constant(wp.vec3i(3, 4, 5))
+
+
+def make_weighted_sum(joint: Joint):
+    n = joint.num_coords
+    coords_t = joint.storage
+
+    @wp.func
+    def weighted_sum(q: wp.array(dtype=float), offset: int) -> float:
+        c = coords_t(0.0)
+        for j in range(n):
+            c[j] = q[offset + j]
+        s = float(0.0)
+        for j in range(wp.static(n)):
+            s += c[j] * c[j] * float(j + 1)
+        return s
+
+    return weighted_sum
+
+
+def make_picked_sum(axes: Any):
+    @wp.func
+    def picked_sum(v: wp.array(dtype=float)) -> float:
+        s = float(0.0)
+        for j in range(wp.static(len(axes))):
+            s += v[axes[j]] * float(j + 1)
+        return s
+
+    return picked_sum
+
+
+@wp.kernel
+def enum_properties(q: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # enum members' properties read when the module is built: counts, a type, a vector constant
+    i = wp.tid()
+    if i == 0:
+        y[0] = wp.static(make_weighted_sum(Joint.REVOLUTE))(q, 1)
+        y[1] = wp.static(make_weighted_sum(Joint.SPHERICAL))(q, 2)
+        y[2] = wp.static(make_picked_sum(Joint.REVOLUTE.axes))(q)
+        y[3] = wp.static(make_picked_sum(Joint.SPHERICAL.axes))(q)
+        y[4] = float(wp.static(Joint.SPHERICAL.num_coords + int(Joint.FREE.rotates) * 10 + int(Joint.REVOLUTE.rotates) * 100))
+        y[5] = float(wp.static(Joint.SPHERICAL.axes)[1] + wp.static(Joint.REVOLUTE.num_coords))
+
+
+def make_bitmask(num_bits: int) -> int:
+    """All ones in the low bits (Newton's kamino keying.py): plain Python Warp runs when it builds the module."""
+    if num_bits <= 0 or num_bits > 64:
+        raise ValueError("bad width")
+    if num_bits == 64:
+        return 0xFFFFFFFFFFFFFFFF
+    return (1 << num_bits) - 1
+
+
+def shifted(x, factor=2.5, *, offset=0.0):
+    y = x * factor
+    return y + offset
+
+
+def make_masked(bits: int):
+    MASK = make_bitmask(bits)
+
+    @wp.func
+    def masked(i: wp.uint32) -> wp.uint32:
+        return i & wp.uint32(MASK)
+
+    return masked
+
+
+MASK5 = make_bitmask(5)
+
+
+@wp.kernel
+def host_functions(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # module-level plain functions called with constants: in wp.static, a module constant, a factory's constant
+    i = wp.tid()
+    u = wp.uint32(i * 37)
+    y[i] = x[i] * float(MASK5) + wp.static(shifted(1.0, offset=0.5)) + float(u & wp.uint32(wp.static(make_bitmask(3))))
+    y[i] += float(wp.static(make_masked(4))(u))
