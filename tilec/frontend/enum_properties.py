@@ -30,6 +30,9 @@ class VectorConstant:
     call: cst.Call
     type: object  # a VecT or MatT
 
+    def __repr__(self) -> str:  # short: a factory's instances are keyed by the repr of its bindings
+        return f"VectorConstant({cst.Module([]).code_for_node(self.call)!r}, {self.type})"
+
 
 class EnumMember(int, consts.Attributed):
     """A member of an IntEnum / IntFlag: its int, which every operator sees, and its attributes."""

@@ -84,6 +84,8 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
         if assigned is not None:
             value = consts.evaluate(assigned[1], lambda n: env.get(n.value, consts.NOT_CONST)
                                     if isinstance(n, cst.Name) and n.value in env else base._lookup(n))
+            if value is consts.NOT_CONST:
+                value = _selected(base, env, assigned[1], decorated, type_of)
             if value is not consts.NOT_CONST:
                 env[assigned[0]] = value
     child = _child(base, env)
@@ -105,6 +107,22 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
     return None
 
 
+def _selected(base: Scope, env: dict[str, object], value: cst.BaseExpression, decorated: Callable[[cst.FunctionDef], bool],
+              type_of: TypeOf) -> object:
+    """`mix = get_mixing_function(mode)` in a factory's body, of a selector of its module and the factory's
+    bound names: the func it picks (a _FuncName), else NOT_CONST."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in base.factories):
+        return consts.NOT_CONST
+    host = base.factories[value.func.value]
+    if _returned(host.node, decorated) is not None:
+        return consts.NOT_CONST  # a factory making a func of its own: not followed here
+    here = _child(base, env)
+    args, why = _arguments(here, host.home or base, value, host.node, type_of)
+    home = host.home or base
+    picked, why = _select(home, host.node, args) if why is None else (None, why)
+    return consts.NOT_CONST if picked is None else _FuncName(picked, home.funcs[picked])
+
+
 def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[str | None, str]:
     """The module func a selector returns for `env` (its parameters' values), or (None, why)."""
     def lookup(node: cst.BaseExpression) -> object:
@@ -114,6 +132,15 @@ def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[s
 
     def run(body: cst.BaseSuite) -> tuple[str | None, str] | None:
         for stmt in getattr(body, "body", ()):
+            if isinstance(stmt, cst.Match):  # `match mode: case Mix.AVERAGE: ...` (kamino's materials.py)
+                case = _case_taken(stmt, lookup)
+                if isinstance(case, str):
+                    return None, f"`{fn.name.value}` {case}"
+                if case is not None:
+                    found = run(case.body)
+                    if found is not None:
+                        return found
+                continue
             if isinstance(stmt, cst.If):
                 taken = consts.evaluate(stmt.test, lookup)
                 if taken is consts.NOT_CONST:
@@ -135,6 +162,9 @@ def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[s
                 if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue
                 if isinstance(small, cst.Return):
+                    picked = env.get(small.value.value) if isinstance(small.value, cst.Name) else None
+                    if isinstance(picked, _FuncName):  # `mix_func = material_average` ... `return mix_func`
+                        return picked.name, ""
                     if isinstance(small.value, cst.Name) and small.value.value in base.funcs:
                         return small.value.value, ""
                     return None, f"`{fn.name.value}` returns `{_code(small.value) if small.value else 'None'}` " \
@@ -142,6 +172,8 @@ def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[s
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target,
                                                                                              cst.Name):
                     value = consts.evaluate(small.value, lookup)
+                    if value is consts.NOT_CONST and isinstance(small.value, cst.Name) and small.value.value in base.funcs:
+                        value = _FuncName(small.value.value)  # a func picked, returned below
                     if value is not consts.NOT_CONST:
                         env[small.targets[0].target.value] = value
                         continue
@@ -149,6 +181,38 @@ def _select(base: Scope, fn: cst.FunctionDef, env: dict[str, object]) -> tuple[s
         return None
 
     return run(fn.body) or (None, f"`{fn.name.value}` returns nothing for these arguments")
+
+
+def _case_taken(stmt: cst.Match, lookup: Callable[[cst.BaseExpression], object]) -> cst.MatchCase | str | None:
+    """The case of a `match` that Python takes (value patterns, `|` of them, `_`, guards of constants), None
+    when none matches, or why tilec cannot tell."""
+    subject = consts.evaluate(stmt.subject, lookup)
+    if subject is consts.NOT_CONST:
+        return f"matches `{_code(stmt.subject)}`, which tilec cannot evaluate"
+
+    def matches(pattern: cst.MatchPattern) -> bool | None:
+        if isinstance(pattern, cst.MatchAs) and pattern.pattern is None:
+            return True  # `case _:` or `case name:`
+        if isinstance(pattern, cst.MatchValue):
+            value = consts.evaluate(pattern.value, lookup)
+            return None if value is consts.NOT_CONST else bool(value == subject)
+        if isinstance(pattern, cst.MatchOr):
+            found = [matches(p.pattern) for p in pattern.patterns]
+            return None if None in found else any(found)
+        return None
+
+    for case in stmt.cases:
+        taken = matches(case.pattern)
+        if taken is None:
+            return f"matches the pattern `{_code(case.pattern)}`, which tilec does not follow"
+        if taken and case.guard is not None:
+            guard = consts.evaluate(case.guard, lookup)
+            if guard is consts.NOT_CONST:
+                return f"tests `{_code(case.guard)}`, which tilec cannot evaluate"
+            taken = bool(guard)
+        if taken:
+            return case
+    return None
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -191,9 +255,14 @@ def _arguments(scope: Scope, home: Scope, call: cst.Call, factory: cst.FunctionD
 
 @dataclasses.dataclass(frozen=True)
 class _FuncName:
-    """A module func passed to the factory (`make(step=integrate)`)."""
+    """A module func passed to the factory (`make(step=integrate)`), or one a selector picked (its def: the
+    selector's module may be another)."""
 
     name: str
+    fd: FuncDef | None = None
+
+    def __repr__(self) -> str:  # short: a factory's instances are keyed by the repr of its bindings
+        return f"_FuncName({self.name!r}, {id(self.fd.node) if self.fd is not None else None})"
 
 
 def _child(scope: Scope, env: dict[str, object]) -> Scope:
@@ -204,7 +273,7 @@ def _child(scope: Scope, env: dict[str, object]) -> Scope:
     value_constants = {k: v for k, v in scope.value_constants.items() if k not in env}
     for k, v in env.items():
         if isinstance(v, _FuncName):
-            funcs[k] = scope.funcs[v.name]
+            funcs[k] = v.fd or scope.funcs[v.name]
         elif isinstance(v, VectorConstant):  # `axes` bound to `JointDoFType.CARTESIAN.cts_axes`
             value_constants[k] = v.call
             type_aliases[cst.ensure_type(v.call.func, cst.Name).value] = v.type  # type: ignore[assignment]  # a VecT or MatT

@@ -608,3 +608,57 @@ def host_functions(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     u = wp.uint32(i * 37)
     y[i] = x[i] * float(MASK5) + wp.static(shifted(1.0, offset=0.5)) + float(u & wp.uint32(wp.static(make_bitmask(3))))
     y[i] += float(wp.static(make_masked(4))(u))
+
+
+class Mix(enum.IntEnum):
+    AVERAGE = 0
+    MULTIPLY = 1
+    MAX = 2
+
+
+@wp.func
+def mix_average(a: float, b: float) -> float:
+    return 0.5 * (a + b)
+
+
+@wp.func
+def mix_multiply(a: float, b: float) -> float:
+    return a * b
+
+
+@wp.func
+def mix_max(a: float, b: float) -> float:
+    return wp.max(a, b)
+
+
+def get_mixing(mode: Mix = Mix.AVERAGE):
+    # a selector written with `match` (Newton's kamino materials.py)
+    match mode:
+        case Mix.AVERAGE:
+            mix_func = mix_average
+        case Mix.MULTIPLY | Mix.MAX if mode == Mix.MULTIPLY:
+            mix_func = mix_multiply
+        case Mix.MAX:
+            mix_func = mix_max
+        case _:
+            raise ValueError("unsupported mixing")
+    return mix_func
+
+
+def make_mixed_pair(mode: Mix = Mix.AVERAGE):
+    mix = get_mixing(mode)  # a func the selector picks, bound in the factory
+
+    @wp.func
+    def mixed_pair(a: float, b: float) -> float:
+        return mix(a, b) + 1.0
+
+    return mixed_pair
+
+
+@wp.kernel
+def match_selectors(x: wp.array(dtype=float), y: wp.array(dtype=float), a: wp.array(dtype=float),
+                    m: wp.array(dtype=float), h: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = wp.static(make_mixed_pair(Mix.AVERAGE))(x[i], y[i])
+    m[i] = wp.static(make_mixed_pair(Mix.MULTIPLY))(x[i], y[i]) + wp.static(get_mixing(Mix.MULTIPLY))(y[i], y[i])
+    h[i] = wp.static(make_mixed_pair(Mix.MAX))(x[i], y[i])
