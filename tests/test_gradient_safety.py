@@ -178,6 +178,22 @@ def chain_second(B: {F}, D: {F}, C: {F}):
     i = wp.tid()
     C[i] = B[i] * 3.0
     B[i] = wp.sin(D[i])
+
+
+@wp.kernel
+def columns(X: {F}, A: wp.array2d(dtype=wp.float64)):
+    # each thread writes its row's two columns, read back linearly: columns apart are elements apart
+    i = wp.tid()
+    A[i, 0] = X[i] * X[i]
+    A[i, 1] = wp.sin(X[i])
+    A[i, 0] = A[i, 0] + A[i, 1] * 2.0
+
+
+@wp.kernel
+def column_of_another_row(X: {F}, A: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    A[i, 0] = X[i] * X[i]
+    A[(i + 1) % 4, 1] = A[i, 0] * 3.0
 '''
 
 
@@ -268,6 +284,19 @@ def test_reading_back_a_stored_element_into_a_product_is_refused(mod):
 
 def test_reading_an_element_another_thread_writes_is_refused(mod):
     refused(mod.read_neighbour, "`A`", line("A[(i + 1) % 4]"), line("A[i] = X[i] * X[i] + 1.0"))
+
+
+def test_writes_to_different_constant_columns_of_a_row_are_exact(mod):
+    # `A[i, 0]` and `A[i, 1]` never meet, whatever the threads (they were refused with TC0503 before)
+    assert mod.columns.meta.get("no_backward") is None
+    exact(mod.columns, 4, [rand(4), z(8).reshape(4, 2)])
+
+
+def test_a_column_of_another_row_is_apart_from_this_rows_column(mod):
+    # the read `A[i, 0]` meets only this thread's write `A[i, 0]`; the write `A[(i + 1) % 4, 1]` to the next
+    # row is a column apart from both, so the kernel is exact as well (finite differences agree)
+    assert mod.column_of_another_row.meta.get("no_backward") is None
+    exact(mod.column_of_another_row, 4, [rand(4), z(8).reshape(4, 2)])
 
 
 def test_one_thread_overwriting_what_another_accumulates_into_is_refused(mod):

@@ -114,8 +114,9 @@ def _footprint(e: ir.OpCall) -> Key:
     return ("tile", shape, offsets) + indexed
 
 
-def _box(footprint: Key) -> list[tuple[Any, Any]] | None:
-    """The elements a footprint touches as per-dimension [lo, hi) ranges, when all are constants."""
+def _box(footprint: Key) -> list[tuple[Any, Any] | None] | None:
+    """The elements a footprint touches as per-dimension [lo, hi) ranges, None for a dimension whose
+    index is not a constant (None for the whole: a footprint of another kind)."""
     if footprint[0] == "element":
         coords = footprint[1:]
         sizes = (1,) * len(coords)
@@ -123,17 +124,16 @@ def _box(footprint: Key) -> list[tuple[Any, Any]] | None:
         coords, sizes = footprint[2], footprint[1]
     else:
         return None
-    if not all(c[0] == "const" for c in coords):
-        return None
-    return [(c[1], c[1] + n) for c, n in zip(coords, sizes)]
+    return [(c[1], c[1] + n) if c[0] == "const" and isinstance(n, int) else None for c, n in zip(coords, sizes)]
 
 
 def disjoint(f1: Key, f2: Key) -> bool:
-    """True when two footprints provably touch no common element, in any thread."""
+    """True when two footprints provably touch no common element, in any thread: along some dimension
+    both are constant ranges that do not overlap (`out[i, 0]` and `out[j, 1]`, whatever i and j)."""
     b1, b2 = _box(f1), _box(f2)
     if b1 is None or b2 is None or len(b1) != len(b2):
         return False
-    return any(hi1 <= lo2 or hi2 <= lo1 for (lo1, hi1), (lo2, hi2) in zip(b1, b2))
+    return any(r1 is not None and r2 is not None and (r1[1] <= r2[0] or r2[1] <= r1[0]) for r1, r2 in zip(b1, b2))
 
 
 # Values that differ between threads whatever their operands: thread indices and atomics' old values.
