@@ -193,3 +193,39 @@ def test_a_chain_shows_an_array_passed_only_where_it_is(test, where):
               f"    if {test}:\n        pass\n")
     assert first_error(source) == (f"{where}: TC0411: `arr` may be None here: the kernel tests it (`if arr:`), "
                                    "so a launch may pass None for it")
+
+
+CONDITIONAL_EXPRESSIONS = '''import warp as wp
+
+
+@wp.kernel
+def k(tau: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = b[i] * 2.0 + (tau[i] * tau[i] if tau else 0.5) - (1.0 if not tau else tau[i])
+'''
+
+
+@pytest.mark.build
+@needs_cxx
+def test_a_conditional_expression_tests_an_array():
+    # `x[i] if x else 0.0` (Newton's kamino joints.py): x may be None, read in the arm that shows it passed
+    from tilec.gradcheck import gradcheck
+
+    mod = build(CONDITIONAL_EXPRESSIONS, "nullable_ifexp")
+    assert mod.k.meta["params"][0].get("nullable") is True
+    tau, b, out = np.array([1.0, 2.0, -1.0]), np.ones(3), np.zeros(3)
+    mod.k.launch(dim=3, inputs=[tau, b, out])
+    np.testing.assert_array_equal(out, 2.0 + tau * tau - tau)
+    mod.k.launch(dim=3, inputs=[None, b, out])
+    np.testing.assert_array_equal(out, [1.5, 1.5, 1.5])
+    db = np.zeros(3)
+    mod.k.launch(dim=3, inputs=[None, b, out], adj_inputs=[None, db, np.ones(3)], adjoint=True)
+    np.testing.assert_array_equal(db, [2.0, 2.0, 2.0])
+    report = gradcheck(mod.k, 3, [tau, b, np.zeros(3)])
+    assert report.ok, str(report)
+
+
+def test_a_conditional_expression_reads_the_array_only_in_the_arm_it_shows_passed():
+    source = CONDITIONAL_EXPRESSIONS.replace("(tau[i] * tau[i] if tau else 0.5)", "(0.5 if tau else tau[i])")
+    assert first_error(source) == ("7:44: TC0411: `tau` may be None here: the kernel tests it (`if tau:`), so a "
+                                   "launch may pass None for it")

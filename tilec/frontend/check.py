@@ -31,7 +31,7 @@ from .lower_random import RandomLowering
 from .lower_matmul_scalars import ScaledMatmulLowering
 from .lower_tile_expand import TileExpandLowering
 from .lowering_host import LoweringHost
-from .statement_walk import statements
+from .statement_walk import statements, subnodes
 from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
 from .hash_grids import HashGridQueries, Query
@@ -1000,6 +1000,25 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
 
     # ------------------------------------------------------------ control flow
 
+    def expr(self, node: cst.BaseExpression) -> Lowered:
+        if isinstance(node, cst.IfExp) and _array_tests(node.test) & set(self.nullable):
+            # `a[i] if a else 0.0` (Newton's kamino): the arm that reads `a` where the test shows it passed;
+            # both arms are evaluated and one picked (a read of an absent array's elements gives 0)
+            test = self.condition(node.test)
+            shown = set(self.non_null)
+            self.non_null |= _shown(node.test, True) & set(self.nullable)
+            try:
+                body = self.expr(node.body)
+            finally:
+                self.non_null = shown
+            self.non_null |= _shown(node.test, False) & set(self.nullable)
+            try:
+                orelse = self.expr(node.orelse)
+            finally:
+                self.non_null = shown
+            return self.make_op("where", [test, body, orelse], {}, node, where=[node.test, node.body, node.orelse])
+        return super().expr(node)
+
     def condition(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.BooleanOperation) and _array_tests(node) & set(self.nullable):
             # `a and a[i] > 0`, `not a or a[i] == 0`: the right side runs where the left shows a passed
@@ -1220,9 +1239,10 @@ def _has_return(body: cst.BaseSuite) -> bool:
 
 
 def _tested_names(body: cst.BaseSuite) -> set[str]:
-    """The names an `if`/`elif` test of body tests alone (`if a:`, `if not a:`), or as an operand of
-    its `and` / `or` (`if a and a[i] > 0:`), nested blocks included."""
-    return {name for s in statements(body) if isinstance(s, cst.If) for name in _array_tests(s.test)}
+    """The names an `if`/`elif` test of body, or an `x if test else y`'s, tests alone (`if a:`, `if not a:`),
+    or as an operand of its `and` / `or` (`if a and a[i] > 0:`), nested blocks included."""
+    tested = {name for s in statements(body) if isinstance(s, cst.If) for name in _array_tests(s.test)}
+    return tested | {name for n in subnodes(body) if isinstance(n, cst.IfExp) for name in _array_tests(n.test)}
 
 
 def _array_tests(node: cst.BaseExpression) -> set[str]:

@@ -19,7 +19,7 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, decompositions, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
-from ..ir.types import BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
 from . import annotations as ann
 from . import binding_values, consts
 from . import generics
@@ -591,8 +591,10 @@ class CallLowering(LoweringHost):
             raise
 
     def adapt_literals(self, args: list[ir.Expr], result: Type | None) -> list[ir.Expr]:
-        """Untyped literal operands take the dtype of the op's typed operands."""
-        typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))]
+        """Untyped literal operands take the dtype of the op's typed operands (not a condition's bool:
+        `x if c else 0.5` of a float64 x is where(c, x, 0.5) with 0.5 a float64)."""
+        typed = [a.type for a in args if not self.is_weak(a) and isinstance(a.type, (Scalar, TileT))
+                 and component_dtype(a.type.dtype if isinstance(a.type, TileT) else a.type) != BOOL]
         if not typed:
             return args
         typed_dtype = typed[0].dtype if isinstance(typed[0], TileT) else typed[0]
