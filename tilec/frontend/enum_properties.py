@@ -24,7 +24,7 @@ MAX_DEPTH = 16  # properties reading properties (a cycle is unknown, never endle
 
 @dataclasses.dataclass(frozen=True)
 class VectorConstant:
-    """A vector or matrix constant a property returns: its constructor of literals (resolve._value_constant),
+    """A vector or matrix constant a property returns: its constructor of literals (resolve.value_constant),
     whose func is the name `constant·<type>` that a scope binding the constant binds to `type`."""
 
     call: cst.Call

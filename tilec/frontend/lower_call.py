@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import ir
@@ -19,7 +21,7 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, decompositions, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
-from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, Scalar, StackT, TileT, Type, component_dtype
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, MatT, Scalar, StackT, TileT, Type, VecT, component_dtype
 from . import annotations as ann
 from . import binding_values, consts
 from . import generics
@@ -32,7 +34,7 @@ from .lower_math_rewrites import MATH_REWRITES
 from .lowering_host import LoweringHost
 from .statement_walk import names_in
 from .ranges import wrap_int
-from .resolve import MATH_CONSTANTS, factory_func
+from .resolve import MATH_CONSTANTS, factory_func, value_constant
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -927,10 +929,15 @@ class CallLowering(LoweringHost):
             query = self.query_argument(expr) if isinstance(expr, cst.Name) else None  # hash_grids.py
             passed = query if query is not None else self.tuple_argument(expr)  # tuple_values.py
             return cast(ir.Expr, passed if passed is not None else self.expr(expr))
-        value = (fd.scope or self.scope).constant(expr)
+        home = fd.scope or self.scope
+        value = home.constant(expr)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            made = value_constant(home, expr, getattr(fd, "origin", None) or self.parsed)
+            built = ann.element_type(made.func, home) if made is not None else None
+            if made is not None and isinstance(built, (VecT, MatT)):  # `scale: wp.vec3 = wp.vec3(1.0)`
+                return replace(self.lower_constructor(built, made), span=self.span(call))
             self.fail("TC0305", f"the default of parameter `{given.name.value}` of `{fd.name}` must be a "
-                      "compile-time number for tilec (it is used by this call)", call)
+                      "compile-time number, vector or matrix for tilec (it is used by this call)", call)
         return self.const_expr(value, call)
 
 

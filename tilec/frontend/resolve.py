@@ -417,12 +417,12 @@ def _returned_value(scope: Scope, node: cst.BaseExpression, parsed: Parsed) -> o
     t = _type_alias(scope, node)
     if t is not None:
         return t
-    made = _value_constant(scope, node, parsed)
+    made = value_constant(scope, node, parsed)
     if made is None:
         return consts.NOT_CONST
     from . import annotations  # annotations reads the Scope this module defines
 
-    built = annotations.element_type(made.func, scope)  # (_value_constant checked it is a vector or matrix type)
+    built = annotations.element_type(made.func, scope)  # (value_constant checked it is a vector or matrix type)
     # its constructor named as the scopes that read it bind the type (func_factories._child): the enum's
     # module may name it where they cannot (`vec5i` of a third file)
     func = cst.Name(f"constant{MODULE_DOT}" + "".join(c if c.isalnum() else "_" for c in str(built)))
@@ -623,7 +623,7 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
     typed = _typed_scalar(scope, value)
     constant = typed[0] if typed is not None else scope.constant(value)
     type_alias = _type_alias(scope, value) if constant is consts.NOT_CONST else None
-    vector = _value_constant(scope, value, parsed) if constant is consts.NOT_CONST and type_alias is None else None
+    vector = value_constant(scope, value, parsed) if constant is consts.NOT_CONST and type_alias is None else None
     _bind_host(scope, target)  # what the name was before goes
     if vector is not None:
         scope.value_constants[name] = vector
@@ -687,7 +687,7 @@ def _typed_scalar(scope: Scope, value: cst.BaseExpression) -> tuple[bool | int |
         return None
 
 
-def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> cst.Call | None:
+def value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> cst.Call | None:
     """`G = wp.constant(wp.vec3(0.0, -9.8, 0.0))` (or without wp.constant): the constructor call, when
     it builds a vector/matrix from constants; else None. Its arguments are the values Python computes
     when Warp imports the module (`wp.vec2d(wp.float64(1 / N), 0.0)`: true division, each typed scalar
@@ -723,7 +723,7 @@ def _value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> 
             return None  # a spread item that is no number
         made: cst.BaseExpression | None = _literal(number)
         if made is None:  # a vector or quaternion of a transform, a matrix's row: a constant of its own
-            made = scope.value_constants.get(part.value) if isinstance(part, cst.Name) else _value_constant(
+            made = scope.value_constants.get(part.value) if isinstance(part, cst.Name) else value_constant(
                 scope, part, parsed)
             if made is None:
                 return None

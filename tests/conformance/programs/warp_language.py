@@ -662,3 +662,20 @@ def match_selectors(x: wp.array(dtype=float), y: wp.array(dtype=float), a: wp.ar
     a[i] = wp.static(make_mixed_pair(Mix.AVERAGE))(x[i], y[i])
     m[i] = wp.static(make_mixed_pair(Mix.MULTIPLY))(x[i], y[i]) + wp.static(get_mixing(Mix.MULTIPLY))(y[i], y[i])
     h[i] = wp.static(make_mixed_pair(Mix.MAX))(x[i], y[i])
+
+
+vec5f = wp.types.vector(5, dtype=float)
+
+
+@wp.func
+def scaled_first(p: wp.vec3, scale: wp.vec3 = wp.vec3(1.0), m: wp.mat22 = wp.mat22(1.0, 2.0, 3.0, 4.0),
+                 v: vec5f = vec5f(0.5)):
+    # vector and matrix defaults (Newton's raycast.py `scale: wp.vec3 = wp.vec3(1.0)`)
+    return wp.cw_div(p, scale)[0] * m[1, 0] + v[4] * p[1]
+
+
+@wp.kernel
+def vector_defaults(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    p = wp.vec3(x[i], x[i] * x[i], 3.0)
+    y[i] = scaled_first(p) + scaled_first(p, wp.vec3(2.0, 1.0, 1.0))
