@@ -171,8 +171,8 @@ def test_diagnostics_at_the_call(statement, expected):
 
 
 @pytest.mark.parametrize("default, expected", [
-    ("(1.0, 2.0)", "12:12: TC0305: the default of parameter `y` of `f` must be a compile-time number for tilec (it "
-                   "is used by this call)"),
+    ("(1.0, 2.0)", "12:12: TC0305: the default of parameter `y` of `f` must be a compile-time number, vector or "
+                   "matrix for tilec (it is used by this call)"),
     ("wp.sin", "12:12: TC0201: f: parameter `y` expects a float32 scalar, got the function `wp.sin`"),  # (a
     # `wp.Function` parameter takes it: tests/conformance/cases_warp_language.py)
 ])
