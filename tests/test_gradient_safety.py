@@ -190,6 +190,21 @@ def columns(X: {F}, A: wp.array2d(dtype=wp.float64)):
 
 
 @wp.kernel
+def interleaved(X: {F}, A: {F}):
+    # even and odd elements: 2 * i and 2 * j + 1 never meet
+    i = wp.tid()
+    A[2 * i] = X[i] * X[i]
+    A[2 * i + 1] = wp.cos(X[i]) + A[2 * i] * 0.5
+
+
+@wp.kernel
+def overlapping_strides(X: {F}, A: {F}):
+    i = wp.tid()
+    A[2 * i] = X[i] * 4.0
+    A[i + 1] = X[i] * 3.0
+
+
+@wp.kernel
 def column_of_another_row(X: {F}, A: wp.array2d(dtype=wp.float64)):
     i = wp.tid()
     A[i, 0] = X[i] * X[i]
@@ -297,6 +312,15 @@ def test_a_column_of_another_row_is_apart_from_this_rows_column(mod):
     # row is a column apart from both, so the kernel is exact as well (finite differences agree)
     assert mod.column_of_another_row.meta.get("no_backward") is None
     exact(mod.column_of_another_row, 4, [rand(4), z(8).reshape(4, 2)])
+
+
+def test_interleaved_even_and_odd_elements_are_exact(mod):
+    assert mod.interleaved.meta.get("no_backward") is None
+    exact(mod.interleaved, 4, [rand(4), z(8)])
+
+
+def test_elements_of_two_strides_may_meet_and_are_refused(mod):
+    refused(mod.overlapping_strides, "`A`", line("A[i + 1] = X[i] * 3.0"), line("A[2 * i] = X[i] * 4.0"))
 
 
 def test_one_thread_overwriting_what_another_accumulates_into_is_refused(mod):

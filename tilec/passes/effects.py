@@ -129,11 +129,47 @@ def _box(footprint: Key) -> list[tuple[Any, Any] | None] | None:
 
 def disjoint(f1: Key, f2: Key) -> bool:
     """True when two footprints provably touch no common element, in any thread: along some dimension
-    both are constant ranges that do not overlap (`out[i, 0]` and `out[j, 1]`, whatever i and j)."""
+    both are constant ranges that do not overlap (`out[i, 0]` and `out[j, 1]`, whatever i and j), or
+    both elements' indices are k * v + c of one integer v with offsets k does not divide the difference of
+    (`out[2 * i]` and `out[2 * j + 1]`: no two values of v meet)."""
     b1, b2 = _box(f1), _box(f2)
     if b1 is None or b2 is None or len(b1) != len(b2):
         return False
-    return any(r1 is not None and r2 is not None and (r1[1] <= r2[0] or r2[1] <= r1[0]) for r1, r2 in zip(b1, b2))
+    if any(r1 is not None and r2 is not None and (r1[1] <= r2[0] or r2[1] <= r1[0]) for r1, r2 in zip(b1, b2)):
+        return True
+    if f1[0] != "element" or f2[0] != "element":
+        return False
+    for k1, k2 in zip(f1[1:], f2[1:]):
+        a1, a2 = _affine(k1), _affine(k2)
+        if a1 is not None and a2 is not None and a1[0] == a2[0] and a1[0] is not None and a1[1] == a2[1] != 0 \
+                and (a1[2] - a2[2]) % a1[1] != 0:
+            return True
+    return False
+
+
+def _affine(key: Key, depth: int = 0) -> tuple[Key | None, int, int] | None:
+    """An integer index key as (v, k, c) for k * v + c of one variable v (None and k = 0: a constant c),
+    else None."""
+    if depth > 8:
+        return None
+    if key[0] == "const":
+        return (None, 0, key[1]) if isinstance(key[1], int) and not isinstance(key[1], bool) else None
+    if key[0] == "var":
+        return (key, 1, 0) if isinstance(key[1].type, Scalar) and key[1].type.kind in ("int", "uint") else None
+    if key[0] != "op" or key[1] not in ("add", "sub", "mul") or len(key[3]) != 2:
+        return None
+    left, right = _affine(key[3][0], depth + 1), _affine(key[3][1], depth + 1)
+    if left is None or right is None:
+        return None
+    if key[1] == "mul":
+        if left[0] is not None and right[0] is not None:
+            return None
+        v, scale = (left, right[2]) if right[0] is None else (right, left[2])
+        return (v[0], v[1] * scale, v[2] * scale)
+    sign = 1 if key[1] == "add" else -1
+    if left[0] is not None and right[0] is not None and left[0] != right[0]:
+        return None
+    return (left[0] if left[0] is not None else right[0], left[1] + sign * right[1], left[2] + sign * right[2])
 
 
 # Values that differ between threads whatever their operands: thread indices and atomics' old values.
