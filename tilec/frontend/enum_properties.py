@@ -89,6 +89,7 @@ class EnumClass:
 
         self.depth += 1
         try:
-            return run_body(fn.body, lookup, local, returned)
+            found = run_body(fn.body, lookup, local, returned)
         finally:
             self.depth -= 1
+        return consts.NOT_CONST if found is None else found  # (past the body's end: Python's None)
