@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+import functools
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -180,7 +182,7 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             params += made
         self.grid_candidates = {p.name: p for p in params}
         # array parameters the body tests (`if a:`): a kernel's launch, or a func's caller, may pass None
-        self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body)
+        self.nullable = {name: self.env[name].sym for name in _tested_names(self.fd.node.body, self.may_hold_if_exp())
                          if name in self.env and isinstance(self.env[name].sym.type, ArrayT)}
         if self.fd.kind != "kernel":
             self.returns_several = self.fd.returns_several
@@ -241,6 +243,15 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                       "may pass None for it", node,
                       help=f"use it under `if {name}:` (or after `if not {name}: return`)")
         return super().lower_name(node)
+
+    def may_hold_if_exp(self) -> bool:
+        """Whether the func's module may hold a conditional expression (an `else` that is no `else:` clause
+        in its text): a look at the text once per module, where a walk of every node of every body cost a
+        quarter more work per statement (tests/test_emit_linear.py)."""
+        if self.fd.library:
+            return True
+        home = self.fd.origin if self.fd.origin is not None else self.module.parsed
+        return _has_if_exp_else(home.source)
 
     def return_annotation(self) -> ann.Declared | None:
         """The type `-> T` declares (NONE for `-> None`), None when absent or unusable."""
@@ -1238,11 +1249,22 @@ def _has_return(body: cst.BaseSuite) -> bool:
     return any(isinstance(s, cst.Return) for s in statements(body))
 
 
-def _tested_names(body: cst.BaseSuite) -> set[str]:
-    """The names an `if`/`elif` test of body, or an `x if test else y`'s, tests alone (`if a:`, `if not a:`),
-    or as an operand of its `and` / `or` (`if a and a[i] > 0:`), nested blocks included."""
+def _tested_names(body: cst.BaseSuite, if_exps: bool) -> set[str]:
+    """The names an `if`/`elif` test of body, or an `x if test else y`'s (where `if_exps` says the body may
+    hold one), tests alone (`if a:`, `if not a:`), or as an operand of its `and` / `or` (`if a and a[i] > 0:`),
+    nested blocks included."""
     tested = {name for s in statements(body) if isinstance(s, cst.If) for name in _array_tests(s.test)}
+    if not if_exps:
+        return tested
     return tested | {name for n in subnodes(body) if isinstance(n, cst.IfExp) for name in _array_tests(n.test)}
+
+
+_IF_EXP_ELSE = re.compile(r"\belse\b(?!\s*:)")  # an `else` that is no `else:` clause
+
+
+@functools.lru_cache(maxsize=16)
+def _has_if_exp_else(source: str) -> bool:
+    return _IF_EXP_ELSE.search(source) is not None
 
 
 def _array_tests(node: cst.BaseExpression) -> set[str]:
