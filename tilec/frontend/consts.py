@@ -7,6 +7,7 @@ them, so no constant grows without bound.
 """
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -123,22 +124,35 @@ def membership(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _with_literal_args(node: cst.Call, lookup: Callable[[cst.BaseExpression], object]) -> cst.Call:
-    """The call with each argument that evaluates to a number or string spelled as its literal, so that a
-    lookup that knows only the module's names (resolve.Scope: a host function's call) reads the values
-    that `lookup` knows (a factory's arguments)."""
-    args = []
+def _with_literal_args(node: cst.Call, lookup: Callable[[cst.BaseExpression], object]) -> cst.Call | None:
+    """The call with its arguments spelled as the literals they evaluate to, so that a lookup that knows
+    only the module's names (resolve.Scope: a host function's call) reads the values that `lookup` knows
+    (a factory's arguments); None where an argument is no number, bool or string, or none needed it."""
+    args, changed = [], False
     for a in node.args:
-        value = evaluate(a.value, lookup)
-        spelled: cst.BaseExpression | None = None
-        if isinstance(value, bool):
-            spelled = cst.Name("True" if value else "False")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            spelled = cst.parse_expression(repr(value)) if value == value and abs(value) != float("inf") else None
-        elif isinstance(value, str):
-            spelled = cst.SimpleString(repr(value))
-        args.append(a.with_changes(value=spelled) if spelled is not None else a)
-    return node.with_changes(args=args)
+        if a.star:
+            return None
+        spelled = _spelled(evaluate(a.value, lookup))
+        if spelled is None:
+            return None
+        changed = changed or not isinstance(a.value, (cst.Integer, cst.Float, cst.SimpleString))
+        args.append(a.with_changes(value=spelled))
+    return node.with_changes(args=args) if changed else None
+
+
+def _spelled(value: object) -> cst.BaseExpression | None:
+    """A literal that evaluates to value (a bool, a finite number, a string), else None."""
+    if isinstance(value, bool):
+        return cst.Name("True" if value else "False")
+    if isinstance(value, int):
+        made: cst.BaseExpression = cst.Integer(str(abs(value)))
+    elif isinstance(value, float) and math.isfinite(value):
+        made = cst.Float(repr(abs(value)))
+    elif isinstance(value, str):
+        return cst.SimpleString(repr(value))
+    else:
+        return None
+    return cst.UnaryOperation(cst.Minus(), made) if value < 0 else made
 
 
 def subscripted_name(node: cst.BaseExpression) -> str | None:
@@ -167,7 +181,8 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
             base = evaluate(node.value, lookup)
             return base.attribute(node.attr.value) if isinstance(base, Attributed) else NOT_CONST
         if found is NOT_CONST and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
-            return lookup(_with_literal_args(node, lookup))  # `make_bitmask(bits)` of a factory's `bits`
+            spelled = _with_literal_args(node, lookup)  # `make_bitmask(bits)` of a factory's `bits`
+            return NOT_CONST if spelled is None else lookup(spelled)
         return found
     if isinstance(node, cst.UnaryOperation):
         v = evaluate(node.expression, lookup)
