@@ -9,10 +9,11 @@ so they do not cascade.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import contextlib
 import functools
 import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -1016,30 +1017,29 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             # `a[i] if a else 0.0` (Newton's kamino): the arm that reads `a` where the test shows it passed;
             # both arms are evaluated and one picked (a read of an absent array's elements gives 0)
             test = self.condition(node.test)
-            shown = set(self.non_null)
-            self.non_null |= _shown(node.test, True) & set(self.nullable)
-            try:
+            with self.shown_passed(node.test, True):
                 body = self.expr(node.body)
-            finally:
-                self.non_null = shown
-            self.non_null |= _shown(node.test, False) & set(self.nullable)
-            try:
+            with self.shown_passed(node.test, False):
                 orelse = self.expr(node.orelse)
-            finally:
-                self.non_null = shown
             return self.make_op("where", [test, body, orelse], {}, node, where=[node.test, node.body, node.orelse])
         return super().expr(node)
+
+    @contextlib.contextmanager
+    def shown_passed(self, test: cst.BaseExpression, truth: bool) -> Iterator[None]:
+        """Inside: the nullable arrays `test` shows passed where it is `truth` count as passed (TC0411)."""
+        shown = set(self.non_null)
+        self.non_null |= _shown(test, truth) & set(self.nullable)
+        try:
+            yield
+        finally:
+            self.non_null = shown
 
     def condition(self, node: cst.BaseExpression) -> ir.Expr:
         if isinstance(node, cst.BooleanOperation) and _array_tests(node) & set(self.nullable):
             # `a and a[i] > 0`, `not a or a[i] == 0`: the right side runs where the left shows a passed
             left = self.condition(node.left)
-            shown = set(self.non_null)
-            self.non_null |= _shown(node.left, isinstance(node.operator, cst.And)) & set(self.nullable)
-            try:
+            with self.shown_passed(node.left, isinstance(node.operator, cst.And)):
                 right = self.condition(node.right)
-            finally:
-                self.non_null = shown
             op = "and_" if isinstance(node.operator, cst.And) else "or_"
             return cast(ir.Expr, self.make_op(op, [left, right], {}, node))
         tested = _array_test(node)
@@ -1085,19 +1085,17 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         me = self.if_counter
         outer = self.path
         self.path = outer + ((me, 0),)
-        shown = set(self.non_null)
-        self.non_null |= _shown(node.test, True) & set(self.nullable)  # `if a:` shows a passed in its body
-        body = self.block(node.body)
-        self.non_null = shown | (_shown(node.test, False) & set(self.nullable))  # `if not a: ... else:`: in the else
+        with self.shown_passed(node.test, True):  # `if a:` shows a passed in its body
+            body = self.block(node.body)
         self.path = outer + ((me, 1),)
         orelse: tuple[ir.Stmt, ...] = ()
-        if isinstance(node.orelse, cst.If):
-            elif_: list[ir.Stmt] = []
-            self.guarded(self.compound_stmt, node.orelse, elif_)  # its condition's draws stay in its arm
-            orelse = tuple(elif_)
-        elif isinstance(node.orelse, cst.Else):
-            orelse = self.block(node.orelse.body)
-        self.non_null = shown
+        with self.shown_passed(node.test, False):  # `if not a: ... else:`: in the else
+            if isinstance(node.orelse, cst.If):
+                elif_: list[ir.Stmt] = []
+                self.guarded(self.compound_stmt, node.orelse, elif_)  # its condition's draws stay in its arm
+                orelse = tuple(elif_)
+            elif isinstance(node.orelse, cst.Else):
+                orelse = self.block(node.orelse.body)
         self.path = outer
         return ir.If(cond, body, orelse, self.span(node))
 

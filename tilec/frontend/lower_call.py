@@ -10,9 +10,8 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, cast
-
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import libcst as cst
 
@@ -932,7 +931,7 @@ class CallLowering(LoweringHost):
         home = fd.scope or self.scope
         value = home.constant(expr)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            made = value_constant(home, expr, getattr(fd, "origin", None) or self.parsed)
+            made = value_constant(home, expr, fd.origin or self.parsed)
             built = ann.element_type(made.func, home) if made is not None else None
             if made is not None and isinstance(built, (VecT, MatT)):  # `scale: wp.vec3 = wp.vec3(1.0)`
                 return replace(self.lower_constructor(built, made), span=self.span(call))

@@ -518,7 +518,8 @@ class StructReturns(LoweringHost):
         return StructValue(t, calls, f"{name}(...)")
 
     def struct_item_field(self, value: Lowered, path: str, node: cst.Return) -> ir.Expr:
-        """Field `path` of the struct item a `return s, v` gives, for the instance that returns it."""
+        """Field `path` of the struct a `return` gives (or of its struct item, `return s, v`), for the
+        instance that returns that field."""
         if not isinstance(value, STRUCTISH) or isinstance(value, StructArray):
             self.fail("TC0410", f"returns {describe(value.type)} where the func's other returns give a struct",
                       cast(cst.BaseExpression, node.value))  # (a return with an item has a value)
@@ -550,11 +551,7 @@ class StructReturns(LoweringHost):
         if self.project is None:
             self.returns.append((t, node))
             return None
-        values = self.struct_leaf_values(value, node)
-        if self.project not in values:
-            self.fail("TC0312", f"field `{self.project}` of `{value.origin}` is returned before it is assigned",
-                      cast(cst.BaseExpression, node.value))  # a struct value
-        return values[self.project]
+        return self.struct_item_field(value, self.project, node)
 
 
 def _effect(fn: ir.Function, funcs: dict[str, ir.Function]) -> ir.Stmt | None:

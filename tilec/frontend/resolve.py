@@ -340,10 +340,11 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     scope = Scope()
     scope.module_uses = module_aliases.rewrite(parsed, (*API_MODULES, "typing", *HOST_MODULES))
     nested_classes.rewrite(parsed)
-    # the file's dict literals it never changes, readable by module constants (`N = BINS[KIND]`)
-    # before the module's end, where the list is made again from every host value
+    # the file's dict literals it never changes, readable by module constants (`N = BINS[KIND]`); those
+    # imported from other files join them at the module's end
     written = (single_name_assign(stmt) for stmt in parsed.tree.body)
-    scope.literal_dicts = static_items.literal_dicts(parsed.tree, dict(w for w in written if w is not None))
+    own = dict(w for w in written if w is not None)
+    scope.literal_dicts = static_items.literal_dicts(parsed.tree, own)
     for stmt in parsed.tree.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             scope.bound.add(stmt.name.value)
@@ -369,7 +370,8 @@ def _resolve(parsed: Parsed, diags: Diagnostics) -> Scope:
     for at, message in scope.import_errors:
         diags.error("TC0433", message, parsed.span(at))
     _check_custom_targets(scope, parsed, diags)
-    scope.literal_dicts = static_items.literal_dicts(parsed.tree, scope.host_values)
+    imported = {name: value for name, value in scope.host_values.items() if name not in own}
+    scope.literal_dicts.update(static_items.literal_dicts(parsed.tree, imported))
     # Warp reads module options when the module is built: they hold for kernels defined before them.
     default = scope.module_options.get("enable_backward", True) is not False
     for fd in list(scope.kernels.values()) + list(scope.funcs.values()):
