@@ -376,3 +376,40 @@ def test_a_factory_this_file_never_calls_leaves_its_kernel_uncompiled_with_a_war
     a = np.array([2.0, -4.0], np.float32)
     module.halve.launch(dim=2, inputs=[a])
     assert list(a) == [1.0, -2.0]
+
+
+def _many_launches(launches: int) -> str:
+    """A class whose run method binds optional arrays on paths (`if x is None: x = a`) and
+    launches kernels made by a factory with constant block sizes: Newton's narrow_phase.py in
+    small."""
+    lines = ["import warp as wp", "", "", "def make(width: int):", "    @wp.kernel",
+             "    def fill(a: wp.array(dtype=float)):", "        i = wp.tid()", "        a[i] = float(width)", "",
+             "    return fill", "", "", "FILL = make(4)", "", "", "class Runner:",
+             "    def run(self, a, " + ", ".join(f"x{k}=None" for k in range(6)) + "):"]
+    lines += [f"        if x{k} is None:\n            x{k} = a" for k in range(6)]
+    lines += [f"        wp.launch(FILL, dim=1, inputs=[x{k % 6}], block_dim={32 * (1 + k % 4)})"
+              for k in range(launches)]
+    lines += ["", "", "Runner().run(None)", ""]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("launches", [2, 24])
+def test_the_paths_of_a_def_are_followed_once_however_many_launches_it_holds(monkeypatch, launches):
+    """Every launch inside a def sees the envs of the same enclosing def: its calls and its body's
+    paths are worked out once per env, not once per launch (a Newton file with dozens of
+    launches in a method of many `if` statements took minutes to check)."""
+    from tilec.frontend import branch_values
+
+    runs = []
+    real = branch_values.local_envs
+
+    def counted(fn, *args, **kwargs):
+        runs.append(fn.name.value)
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(branch_values, "local_envs", counted)
+    kernels, diags = outcome(_many_launches(launches))
+    assert [d for d in diags if d.severity == "error"] == []
+    dims = (32, 64) if launches == 2 else (32, 64, 96, 128)
+    assert sorted(k.name for k in kernels) == sorted(f"fill__width_4__block_dim_{d}" for d in dims)
+    assert runs.count("run") == 1

@@ -26,13 +26,13 @@ MakeUnknown = Callable[[str], object]  # an Unknown binding whose reason complet
 
 
 def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evaluate, unknown: MakeUnknown,
-               limit: int, code: Callable[[cst.CSTNode], str]) -> list[Env]:
+               limit: int, code: Callable[[cst.CSTNode], str], keys: StateKeys | None = None) -> list[Env]:
     """One env per distinct path's values of `wanted` (the names of `env` kept as given, unless
     the body rebinds them), at most `limit`. A wanted name bound on no path, or only in ways
     tilec does not follow, is Unknown; a path on which a wanted name is unbound is dropped
     when another path binds it (that path raises NameError in Python, and launches nothing)."""
     name = fn.name.value
-    runner = _Runner(evaluate, unknown, limit, code, name)
+    runner = _Runner(evaluate, unknown, limit, code, name, keys)
     states = runner.block(_body(fn.body), [dict(env)])
     somewhere = {n for s in states for n in s}
     out: list[Env] = []
@@ -43,20 +43,22 @@ def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evalua
         for n in wanted - set(kept):
             kept[n] = unknown(f"`{n}` is bound in `{name}` in a way tilec cannot evaluate")
         out.append(kept)
-    return _dedupe(out)[:limit]
+    return runner.keys.dedupe(out)[:limit]
 
 
 def block_envs(stmts: list[cst.CSTNode], env: Env, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
                code: Callable[[cst.CSTNode], str], owner: str) -> list[Env]:
     """`env` after the statements of a loop body, one env per path (a call inside the body sees the
     values assigned before it in the same iteration; later ones are not told apart)."""
-    return _dedupe(_Runner(evaluate, unknown, limit, code, owner).block(stmts, [dict(env)]))[:limit]
+    runner = _Runner(evaluate, unknown, limit, code, owner)
+    return runner.keys.dedupe(runner.block(stmts, [dict(env)]))[:limit]
 
 
 class _Runner:
     def __init__(self, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
-                 code: Callable[[cst.CSTNode], str], name: str) -> None:
+                 code: Callable[[cst.CSTNode], str], name: str, keys: StateKeys | None = None) -> None:
         self.evaluate, self.unknown, self.limit, self.code, self.name = evaluate, unknown, limit, code, name
+        self.keys = keys or StateKeys()
 
     def block(self, stmts: list[cst.CSTNode], states: list[Env]) -> list[Env]:
         for stmt in stmts:
@@ -82,7 +84,7 @@ class _Runner:
                     continue
                 out += self.block(_body(orelse.body), [dict(s) for s in states])
                 break
-            return _dedupe(out)[:self.limit]
+            return self.keys.dedupe(out)[:self.limit]
         if isinstance(stmt, cst.With):  # its body runs once; `as` targets are not followed
             return self.block(_body(stmt.body), self.opaque(set().union(*(
                 _bound_names(item) for item in stmt.items)), states))
@@ -106,25 +108,46 @@ class _Runner:
                 s[n] = (self.unknown(f"`{n} = {self.code(value)}` is not a compile-time constant")
                         if v is consts.NOT_CONST else v)
                 out.append(s)
-            return _dedupe(out)
+            return self.keys.dedupe(out)
         return self.opaque(_bound_names(small), states)
 
     def opaque(self, names: set[str], states: list[Env]) -> list[Env]:
         if not names:
             return states
         why = {n: self.unknown(f"`{n}` is bound in `{self.name}` in a way tilec cannot evaluate") for n in names}
-        return _dedupe([{**s, **why} for s in states])
+        return self.keys.dedupe([{**s, **why} for s in states])
 
 
-def _dedupe(states: list[Env]) -> list[Env]:
-    seen: set[str] = set()
-    out = []
-    for s in states:
-        key = repr(sorted(s.items(), key=lambda kv: kv[0]))
-        if key not in seen:
-            seen.add(key)
-            out.append(s)
-    return out
+class StateKeys:
+    """Texts that tell states apart: a value's repr, worked out once per value object. States share
+    their values (each path's env is a shallow copy), and a repr walks a value whole (a kernel,
+    a struct), so taking it again for every state after every statement made a long factory
+    method (Newton's narrow_phase.py) take minutes."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[object, str]] = {}  # id(value) -> (value, its repr): kept alive
+
+    def text(self, value: object) -> str:
+        hit = self._texts.get(id(value))
+        if hit is None or hit[0] is not value:
+            hit = (value, repr(value))
+            self._texts[id(value)] = hit
+        return hit[1]
+
+    def key(self, state: Env) -> tuple[tuple[str, str], ...]:
+        """The state's names and values, as texts."""
+        return tuple(sorted((k, self.text(v)) for k, v in state.items()))
+
+    def dedupe(self, states: list[Env]) -> list[Env]:
+        """The states in order, each first of the ones with its names and values."""
+        seen: set[tuple[tuple[str, str], ...]] = set()
+        out = []
+        for s in states:
+            key = self.key(s)
+            if key not in seen:
+                seen.add(key)
+                out.append(s)
+        return out
 
 
 def _body(block: cst.CSTNode) -> list[cst.CSTNode]:

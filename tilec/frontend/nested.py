@@ -276,6 +276,11 @@ class _Walker:
         # the `if` tests a call or stub sits under, each with the branch it is in (True: the body)
         self.guards: dict[int, tuple[Guard, ...]] = {}
         self.guard_stack: list[Guard] = []
+        # every launch and call site inside a def asks for the envs of the same enclosing defs again
+        # (each of them the def's calls, and its body run over each call's env): asked once each
+        self.keys = branch_values.StateKeys()
+        self.call_envs: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Env]] = {}
+        self.locals: dict[tuple[int, tuple[tuple[str, str], ...], frozenset[str]], list[Env]] = {}
 
     def decorator_kind(self, node: cst.FunctionDef) -> str | None:
         for deco in node.decorators:
@@ -532,6 +537,17 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
     """The envs a call site sees from its enclosing literal loops and, for a call inside a def that is
     itself called with constants (`def outer(n): return inner(n)`, `outer(16)`), that def's
     parameters as each of its calls binds them ([{}] when none)."""
+    if walker is None:
+        return _frames_envs(frames, scope, None, active)
+    key = (tuple(id(f.node) for f in frames), tuple(id(n) for n in active))
+    if key not in walker.call_envs:
+        walker.call_envs[key] = _frames_envs(frames, scope, walker, active)
+    return list(walker.call_envs[key])
+
+
+def _frames_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None,
+                 active: tuple[cst.CSTNode, ...]) -> list[Env]:
+    """_call_envs, worked out."""
     envs: list[dict[str, object]] = [{}]
     for frame in frames:
         if frame.kind == "def" and walker is not None:
@@ -546,7 +562,7 @@ def _call_envs(frames: tuple[Frame, ...], scope: Scope, walker: _Walker | None =
                 envs = [{**env, **{k: v for k, v in defaults.items() if v is not consts.NOT_CONST}}
                         for env in envs]
             # and the constants it assigns before the call (`N = block_dim; make(N)`)
-            envs = [e for env in envs for e in _locals(frame, scope, env, _assigned(_def(frame)))][:MAX_ENVS]
+            envs = [e for env in envs for e in _locals(frame, scope, env, _assigned(_def(frame)), walker)][:MAX_ENVS]
             continue
         if frame.kind != "loop":
             continue
@@ -615,13 +631,22 @@ def _assigned(fn: cst.FunctionDef) -> set[str]:
     return _bound_in_def(fn) - params
 
 
-def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str]) -> list[Env]:
+def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str], walker: _Walker | None = None) -> list[Env]:
     """The def's locals in `wanted`, one env per path through its if/else statements
     (branch_values.local_envs); its parameters keep their values from `env`."""
     fn = _def(frame)
     params = {p.name.value for p in _params(fn)}
-    return branch_values.local_envs(fn, env, wanted - (params - set(env)), lambda node, e: _value(node, scope, e),
-                                    Unknown, MAX_ENVS, _code)
+    wanted = wanted - (params - set(env))
+    key = None
+    if walker is not None:
+        key = (id(fn), walker.keys.key(env), frozenset(wanted))
+        if key in walker.locals:
+            return list(walker.locals[key])
+    envs = branch_values.local_envs(fn, env, wanted, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS,
+                                    _code, walker.keys if walker is not None else None)
+    if walker is not None and key is not None:
+        walker.locals[key] = envs
+    return list(envs)
 
 
 def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
@@ -663,7 +688,7 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                     v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
                     grown.append(({**env, **v}, call if call is not None else via))
             envs = grown
-        envs = [(e, via) for env, via in envs for e in _locals(frame, scope, env, wanted)][:MAX_ENVS]
+        envs = [(e, via) for env, via in envs for e in _locals(frame, scope, env, wanted, walker)][:MAX_ENVS]
     return envs
 
 
