@@ -56,6 +56,10 @@ CASES = [
     Case("wb_from_matrices", B, "from_matrices", dim=(N,),
          args=(varr(N, "quat"), varr(N, "vec3"), varr(N, "quat", "out"), varr(N, "transform", "out"),
                varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "quat", "out")), rtol=1e-4, atol=1e-5, **SIMT),
+    Case("wb_transforms64", B, "transforms64", dim=(N,),
+         args=(varr(N, "transformd"), varr(N, "vec3d"), varr(N, "quatd"), varr(N, "mat44d", "out"),
+               varr(N, "mat44d", "out"), varr(N, "transformd", "out"), varr(N, "vec3d", "out"),
+               varr(N, "quatd", "out"), varr(N, "vec3d", "out")), rtol=1e-10, atol=1e-12, **SIMT),
     # bit for bit: rtol and atol 0 (the points and the state after them are Warp's exactly)
     Case("wb_samplers", B, "samplers", dim=(N,),
          args=(Scal(1234, "int32"), Arr((8,), "float32", "in", "rand"), Arr((N, 4, 2), "float32", "out", "zeros", "vec2"),

@@ -16,7 +16,7 @@ from pathlib import Path
 import libcst as cst
 
 from ..diagnostics import Diagnostics, Span
-from ..ir.types import FLOAT32, MatT, Type, VecT, describe
+from ..ir.types import MatT, Type, VecT, describe
 from .parse import Parsed, parse
 from .resolve import FuncDef, Scope, resolve
 
@@ -57,9 +57,17 @@ def refusal(fd: FuncDef, first: Type) -> str | None:
         return f"{api}: takes a vector of floats, got {describe(first)}"
     if (api in TAKE_VECTOR or api in VECTOR_REDUCTIONS) and not (isinstance(first, VecT) and first.family == "vec"):
         return f"{api}: takes a vector, got {describe(first)}"
-    if api == "quat_from_matrix" and not (isinstance(first, MatT) and first.dtype == FLOAT32
+    if api == "quat_from_matrix" and not (isinstance(first, MatT) and first.dtype.is_float
                                           and (first.rows, first.cols) in ((3, 3), (4, 4))):
-        return f"quat_from_matrix: takes a mat33 or mat44 of float32 (tilec has no other dtype yet), got {describe(first)}"
+        return f"quat_from_matrix: takes a mat33 or mat44 of floats, got {describe(first)}"
+    if api in ("transform_from_matrix", "transform_decompose") and not (
+            isinstance(first, MatT) and first.dtype.is_float and (first.rows, first.cols) == (4, 4)):
+        return f"{api}: takes a mat44 of floats, got {describe(first)}"
+    if api == "transform_to_matrix" and not (isinstance(first, VecT) and first.family == "transform"):
+        return f"transform_to_matrix: takes a transform, got {describe(first)}"
+    if api == "transform_compose" and not (isinstance(first, VecT) and first.family == "vec" and first.length == 3
+                                           and first.dtype.is_float):
+        return f"transform_compose: takes a vec3 of floats as its position, got {describe(first)}"
     return None
 
 

@@ -177,23 +177,26 @@ def _axis_rotation(axis: int, angle: float):
 
 
 @wp.func
-def transform_to_matrix(t: wp.transform):
+def transform_to_matrix(t: Any):
+    # in t's float type (a transform of float32 or float64)
     p = wp.transform_get_translation(t)
     r = wp.quat_to_matrix(wp.transform_get_rotation(t))
-    return wp.mat44(r[0, 0], r[0, 1], r[0, 2], p[0],
-                    r[1, 0], r[1, 1], r[1, 2], p[1],
-                    r[2, 0], r[2, 1], r[2, 2], p[2],
-                    0.0, 0.0, 0.0, 1.0)
+    zero = type(p[0])(0.0)
+    return wp.matrix(r[0, 0], r[0, 1], r[0, 2], p[0],
+                     r[1, 0], r[1, 1], r[1, 2], p[1],
+                     r[2, 0], r[2, 1], r[2, 2], p[2],
+                     zero, zero, zero, type(p[0])(1.0), shape=(4, 4))
 
 
 @wp.func
-def transform_compose(position: wp.vec3, rotation: wp.quat, scale: wp.vec3):
-    # the rotation's columns scaled by scale, then the translation
+def transform_compose(position: Any, rotation: Any, scale: Any):
+    # the rotation's columns scaled by scale, then the translation, in position's float type
     r = wp.quat_to_matrix(rotation)
-    return wp.mat44(scale[0] * r[0, 0], scale[1] * r[0, 1], scale[2] * r[0, 2], position[0],
-                    scale[0] * r[1, 0], scale[1] * r[1, 1], scale[2] * r[1, 2], position[1],
-                    scale[0] * r[2, 0], scale[1] * r[2, 1], scale[2] * r[2, 2], position[2],
-                    0.0, 0.0, 0.0, 1.0)
+    zero = type(position[0])(0.0)
+    return wp.matrix(scale[0] * r[0, 0], scale[1] * r[0, 1], scale[2] * r[0, 2], position[0],
+                     scale[0] * r[1, 0], scale[1] * r[1, 1], scale[2] * r[1, 2], position[1],
+                     scale[0] * r[2, 0], scale[1] * r[2, 1], scale[2] * r[2, 2], position[2],
+                     zero, zero, zero, type(position[0])(1.0), shape=(4, 4))
 
 
 @wp.func
@@ -227,39 +230,39 @@ def quat_from_matrix(m: Any):
     if trace >= 0.0:
         h = wp.sqrt(trace + 1.0)
         f = 0.5 / h
-        return wp.normalize(wp.quat((m[2, 1] - m[1, 2]) * f, (m[0, 2] - m[2, 0]) * f, (m[1, 0] - m[0, 1]) * f,
+        return wp.normalize(wp.quaternion((m[2, 1] - m[1, 2]) * f, (m[0, 2] - m[2, 0]) * f, (m[1, 0] - m[0, 1]) * f,
                                     0.5 * h))
     if m[0, 0] >= m[1, 1] and m[0, 0] >= m[2, 2]:
         h = wp.sqrt((m[0, 0] - (m[1, 1] + m[2, 2])) + 1.0)
         f = 0.5 / h
-        return wp.normalize(wp.quat(0.5 * h, (m[0, 1] + m[1, 0]) * f, (m[2, 0] + m[0, 2]) * f,
+        return wp.normalize(wp.quaternion(0.5 * h, (m[0, 1] + m[1, 0]) * f, (m[2, 0] + m[0, 2]) * f,
                                     (m[2, 1] - m[1, 2]) * f))
     if m[1, 1] > m[0, 0] and m[1, 1] >= m[2, 2]:
         h = wp.sqrt((m[1, 1] - (m[2, 2] + m[0, 0])) + 1.0)
         f = 0.5 / h
-        return wp.normalize(wp.quat((m[0, 1] + m[1, 0]) * f, 0.5 * h, (m[1, 2] + m[2, 1]) * f,
+        return wp.normalize(wp.quaternion((m[0, 1] + m[1, 0]) * f, 0.5 * h, (m[1, 2] + m[2, 1]) * f,
                                     (m[0, 2] - m[2, 0]) * f))
     h = wp.sqrt((m[2, 2] - (m[0, 0] + m[1, 1])) + 1.0)
     f = 0.5 / h
-    return wp.normalize(wp.quat((m[2, 0] + m[0, 2]) * f, (m[1, 2] + m[2, 1]) * f, 0.5 * h,
+    return wp.normalize(wp.quaternion((m[2, 0] + m[0, 2]) * f, (m[1, 2] + m[2, 1]) * f, 0.5 * h,
                                 (m[1, 0] - m[0, 1]) * f))
 
 
 @wp.func
-def transform_from_matrix(m: wp.mat44):
-    return wp.transform(wp.vec3(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(m))
+def transform_from_matrix(m: Any):
+    return wp.transformation(wp.vector(m[0, 3], m[1, 3], m[2, 3]), wp.quat_from_matrix(m))
 
 
 @wp.func
-def transform_decompose(m: wp.mat44):
+def transform_decompose(m: Any):
     # position, rotation and per-axis scale of m = [R diag(scale) | position]: the scales are the
     # lengths of the first three columns, the rotation that of the columns divided by them
     sx = wp.sqrt(m[0, 0] * m[0, 0] + m[1, 0] * m[1, 0] + m[2, 0] * m[2, 0])
     sy = wp.sqrt(m[0, 1] * m[0, 1] + m[1, 1] * m[1, 1] + m[2, 1] * m[2, 1])
     sz = wp.sqrt(m[0, 2] * m[0, 2] + m[1, 2] * m[1, 2] + m[2, 2] * m[2, 2])
-    cx = wp.vec3(m[0, 0], m[1, 0], m[2, 0])
-    cy = wp.vec3(m[0, 1], m[1, 1], m[2, 1])
-    cz = wp.vec3(m[0, 2], m[1, 2], m[2, 2])
+    cx = wp.vector(m[0, 0], m[1, 0], m[2, 0])
+    cy = wp.vector(m[0, 1], m[1, 1], m[2, 1])
+    cz = wp.vector(m[0, 2], m[1, 2], m[2, 2])
     if sx != 0.0:
         cx = cx / sx
     if sy != 0.0:
@@ -267,7 +270,7 @@ def transform_decompose(m: wp.mat44):
     if sz != 0.0:
         cz = cz / sz
     rotation = wp.quat_from_matrix(wp.matrix_from_cols(cx, cy, cz))
-    return wp.vec3(m[0, 3], m[1, 3], m[2, 3]), rotation, wp.vec3(sx, sy, sz)
+    return wp.vector(m[0, 3], m[1, 3], m[2, 3]), rotation, wp.vector(sx, sy, sz)
 
 
 @wp.func

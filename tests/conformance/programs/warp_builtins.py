@@ -174,6 +174,25 @@ def from_matrices(q: wp.array(dtype=wp.quat), p: wp.array(dtype=wp.vec3),
 
 
 @wp.kernel
+def transforms64(t: wp.array(dtype=wp.transformd), p: wp.array(dtype=wp.vec3d), q: wp.array(dtype=wp.quatd),
+                 matrix: wp.array(dtype=wp.mat44d), composed: wp.array(dtype=wp.mat44d),
+                 back: wp.array(dtype=wp.transformd), positions: wp.array(dtype=wp.vec3d),
+                 turned: wp.array(dtype=wp.quatd), scales: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    # Warp's transform helpers in float64, as written (Newton's viewer composes in float64)
+    m = wp.transform_to_matrix(wp.transformd(wp.transform_get_translation(t[i]),
+                                             wp.normalize(wp.transform_get_rotation(t[i]))))
+    matrix[i] = m
+    full = wp.transform_compose(p[i], wp.normalize(q[i]), wp.vec3d(wp.float64(1.5), wp.float64(0.5), wp.float64(2.0)))
+    composed[i] = full
+    back[i] = wp.transform_from_matrix(m)
+    position, turn, scale = wp.transform_decompose(full)
+    positions[i] = position
+    turned[i] = turn
+    scales[i] = scale
+
+
+@wp.kernel
 def samplers(seed: int, cdf: wp.array(dtype=float), flat: wp.array2d(dtype=wp.vec2), solid: wp.array2d(dtype=wp.vec3),
              picks: wp.array(dtype=int), tail: wp.array(dtype=float)):
     i = wp.tid()
