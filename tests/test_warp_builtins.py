@@ -163,8 +163,13 @@ def k(a: wp.array(dtype=float), b: wp.array2d(dtype=float), v: wp.array(dtype=wp
     ("wp.vector(1.0, 2.0, length=3)[0]", "12:22: TC0303: vec3f takes 3 components, got 2"),
     ("wp.matrix(1.0, 2.0, shape=(2, i))[0, 0]", "12:39: TC0303: matrix: `shape` must be a constant (rows, cols)"),
     ("wp.vector(v[i], 1.0)[0]", "12:22: TC0303: vector: takes scalar components"),
-    ("wp.quat_from_matrix(wp.mat33d())[0]", "12:32: TC0201: quat_from_matrix: takes a mat33 or mat44 of float32 "
-     "(tilec has no other dtype yet), got a mat33d"),
+    ("wp.quat_from_matrix(wp.mat22d())[0]", "12:32: TC0201: quat_from_matrix: takes a mat33 or mat44 of floats, "
+     "got a mat22d"),
+    ("wp.transform_compose(wp.vec2(), wp.quat(), wp.vec3())[0, 0]",
+     "12:33: TC0201: transform_compose: takes a vec3 of floats as its position, got a vec2f"),
+    ("wp.transform_to_matrix(wp.quat())[0, 0]", "12:35: TC0201: transform_to_matrix: takes a transform, got a quatf"),
+    ("wp.transform_from_matrix(wp.mat33())[0]", "12:37: TC0201: transform_from_matrix: takes a mat44 of floats, "
+     "got a mat33f"),
 ])
 def test_diagnostics_at_the_call(statement, expected):
     assert first_error(diagnosed(statement)) == expected
