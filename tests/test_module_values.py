@@ -240,3 +240,28 @@ def k(a: wp.array(dtype=int)):
 
     body = repr(compile_ir(source.replace("    a[1] = wp.static(fib(40))\n", ""), "fib").kernels[0].body)
     assert "Const(value=55, type=Scalar(name='int32'" in body
+
+
+def test_lists_built_in_host_code_are_sequences_within_bounds():
+    """`[b] * 2 + [c]` in a method's return is the sequence Python's list holds (tuples alike); a list plus a
+    tuple is Python's TypeError; a sequence past consts.MAX_SEQUENCE items is refused before it is made; a
+    starred item is not followed; a known value `is not None`."""
+    import libcst as cst
+
+    from tilec.frontend import consts
+
+    def value(text: str) -> object:
+        return consts.evaluate(cst.parse_expression(text), lambda node: consts.NOT_CONST)
+
+    assert value("[1.5] * 2 + [3]") == (1.5, 1.5, 3)
+    assert value("2 * (1, 2) + ()") == (1, 2, 1, 2)
+    assert isinstance(value("[1] * 2"), consts.ListValue) and not isinstance(value("(1,) * 2"), consts.ListValue)
+    with pytest.raises(consts.FoldTypeError):
+        value("[1, 2] + (3,)")
+    assert value("[1] - [1]") is consts.NOT_CONST
+    assert value("[*(1, 2)]") is consts.NOT_CONST
+    assert value("3 is not None") is True and value("3 is None") is False
+    with pytest.raises(consts.FoldTooLarge):
+        value("[0.0] * 5000")
+    with pytest.raises(consts.FoldTooLarge):
+        value("(1, 2) * 3000")

@@ -140,8 +140,11 @@ class Diagnostics:
     """An ordered, de-duplicated collection filled by a pass."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    errors_reported: int = 0  # every error added, repeats included: a check that failed as another did failed
 
     def add(self, diag: Diagnostic) -> None:
+        if diag.severity == "error":
+            self.errors_reported += 1
         if diag not in self.items:
             self.items.append(diag)
 

@@ -44,6 +44,7 @@ CASES = [
     Case("wl_nested_classes", L, "nested_classes", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_enum_properties", L, "enum_properties", dim=(N,), args=(arr(N), out(6)), **SIMT),
     Case("wl_host_functions", L, "host_functions", dim=(N,), args=(arr(N), out(N)), **SIMT),
+    Case("wl_enum_methods", L, "enum_methods", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_vector_defaults", L, "vector_defaults", dim=(N,), args=(arr(N), out(N)), **SIMT),
     Case("wl_match_selectors", L, "match_selectors", dim=(N,), args=(arr(N), arr(N), out(N), out(N), out(N)), **SIMT),
     # two instances of one factory, each calling the func it was given: tilec compiled both with the first

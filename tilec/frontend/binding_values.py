@@ -155,7 +155,8 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
             return pure_call(n, lambda a: value(a, scope, env))
         return scope._lookup(n)
 
-    return consts.evaluate(node, lookup)
+    found = consts.evaluate(node, lookup)
+    return consts.NOT_CONST if consts.holds_list(found) else found  # a list a factory may change after
 
 
 # Python builtins a factory computes its constants with (`min(512, int(W * H / 8))`): pure, and

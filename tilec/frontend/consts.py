@@ -19,6 +19,7 @@ NOT_CONST = object()
 # Folding budget: no constant integer grows beyond this many bits (`0xFFFF ** 0xFFFFFFF` or
 # `1 << 10**10` would take hours or all memory); a larger one is a diagnostic (FoldTooLarge).
 MAX_INT_BITS = 4096
+MAX_SEQUENCE = 4096  # items of a tuple or list a constant expression builds (`[QMAX] * 7`)
 
 
 class FoldError(Exception):
@@ -99,9 +100,15 @@ COMPARE: dict[type, Callable[[Any, Any], Any]] = {
 
 def compare(node: cst.Comparison, evaluate_one: Callable[[cst.BaseExpression], object]) -> object:
     """A chained comparison of constants, as Python evaluates it; NOT_CONST where an operand is not
-    one or Python refuses the operands (`1 < "a"`)."""
+    one or Python refuses the operands (`1 < "a"`). A known value `is not None` (no constant is None:
+    `vec(...) if vec is not None else None` of a type a property gives)."""
     operand = evaluate_one(node.left)
     for target in node.comparisons:
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None" and \
+                isinstance(target.operator, (cst.Is, cst.IsNot)) and operand is not NOT_CONST:
+            if isinstance(target.operator, cst.Is):
+                return False
+            continue  # (None is no left operand of the next comparison: Python would compare it)
         other = evaluate_one(target.comparator)
         fn = COMPARE.get(type(target.operator))
         if fn is None or NOT_CONST in (operand, other):
@@ -132,15 +139,15 @@ def _with_literal_args(node: cst.Call, lookup: Callable[[cst.BaseExpression], ob
     for a in node.args:
         if a.star:
             return None
-        spelled = _spelled(evaluate(a.value, lookup))
-        if spelled is None:
+        literal_arg = spelled(evaluate(a.value, lookup))
+        if literal_arg is None:
             return None
         changed = changed or not isinstance(a.value, (cst.Integer, cst.Float, cst.SimpleString))
-        args.append(a.with_changes(value=spelled))
+        args.append(a.with_changes(value=literal_arg))
     return node.with_changes(args=args) if changed else None
 
 
-def _spelled(value: object) -> cst.BaseExpression | None:
+def spelled(value: object) -> cst.BaseExpression | None:
     """A literal that evaluates to value (a bool, a finite number, a string), else None."""
     if isinstance(value, bool):
         return cst.Name("True" if value else "False")
@@ -164,10 +171,58 @@ def subscripted_name(node: cst.BaseExpression) -> str | None:
 
 
 class Attributed:
-    """A constant whose attributes tilec evaluates (an enum's member: enum_properties.EnumMember)."""
+    """A constant whose attributes and methods tilec evaluates (an enum's member: enum_properties.EnumMember)."""
 
     def attribute(self, name: str) -> object:
         return NOT_CONST
+
+    def method(self, name: str, args: list[object], kwargs: dict[str, object]) -> object:
+        """What `self.name(*args, **kwargs)` returns (the arguments constants), else NOT_CONST."""
+        return NOT_CONST
+
+
+def _method_call(node: cst.Call, lookup: Callable[[cst.BaseExpression], object]) -> object:
+    """`dof_type.coords_bound(correction)`: a method of an Attributed constant, called with constants."""
+    assert isinstance(node.func, cst.Attribute)
+    base = evaluate(node.func.value, lookup)
+    if not isinstance(base, Attributed) or any(a.star for a in node.args):
+        return NOT_CONST
+    args = [evaluate(a.value, lookup) for a in node.args if a.keyword is None]
+    kwargs = {a.keyword.value: evaluate(a.value, lookup) for a in node.args if a.keyword is not None}
+    if NOT_CONST in args or NOT_CONST in kwargs.values():
+        return NOT_CONST
+    return base.method(node.func.attr.value, args, kwargs)
+
+
+class ListValue(tuple):  # type: ignore[type-arg]  # of constants, any kind
+    """A list literal's constant value: a tuple of its items (host code never changes it where tilec reads
+    it: a return value, an argument), kept apart from a tuple where Python keeps them apart (`+`)."""
+
+
+def holds_list(value: object) -> bool:
+    """A list's value, or a tuple holding one at any depth."""
+    return isinstance(value, ListValue) or (isinstance(value, tuple) and any(holds_list(v) for v in value))
+
+
+def _sequence_operation(operator_: cst.BaseBinaryOp, left: object, right: object, node: cst.CSTNode) -> object:
+    """`a + b` of two tuples or two lists, `s * n` / `n * s`, bounded by MAX_SEQUENCE; else NOT_CONST."""
+    if isinstance(operator_, cst.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+        if isinstance(left, ListValue) != isinstance(right, ListValue):
+            raise FoldTypeError(node, "unsupported operand types for `+`: a list and a tuple (Python raises "
+                                "TypeError here)")
+        made = left + right
+    elif isinstance(operator_, cst.Multiply) and isinstance(left, tuple) != isinstance(right, tuple):
+        items, times = (left, right) if isinstance(left, tuple) else (right, left)
+        if not isinstance(items, tuple) or not isinstance(times, int) or isinstance(times, bool):
+            return NOT_CONST
+        if len(items) * max(times, 0) > MAX_SEQUENCE:
+            raise FoldTooLarge(node, f"this constant expression would make more than {MAX_SEQUENCE} items")
+        made = items * times
+    else:
+        return NOT_CONST
+    if len(made) > MAX_SEQUENCE:
+        raise FoldTooLarge(node, f"this constant expression would make more than {MAX_SEQUENCE} items")
+    return ListValue(made) if isinstance(left, ListValue) or isinstance(right, ListValue) else made
 
 
 def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], object]) -> object:
@@ -181,8 +236,10 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
             base = evaluate(node.value, lookup)
             return base.attribute(node.attr.value) if isinstance(base, Attributed) else NOT_CONST
         if found is NOT_CONST and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args:
-            spelled = _with_literal_args(node, lookup)  # `make_bitmask(bits)` of a factory's `bits`
-            return NOT_CONST if spelled is None else lookup(spelled)
+            with_literals = _with_literal_args(node, lookup)  # `make_bitmask(bits)` of a factory's `bits`
+            return NOT_CONST if with_literals is None else lookup(with_literals)
+        if found is NOT_CONST and isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            return _method_call(node, lookup)
         return found
     if isinstance(node, cst.UnaryOperation):
         v = evaluate(node.expression, lookup)
@@ -198,6 +255,8 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
     if isinstance(node, cst.BinaryOperation):
         known = BINARY.get(type(node.operator))
         left, right = evaluate(node.left, lookup), evaluate(node.right, lookup)
+        if NOT_CONST not in (left, right) and (isinstance(left, tuple) or isinstance(right, tuple)):
+            return _sequence_operation(node.operator, left, right, node)
         if known is None or NOT_CONST in (left, right) or isinstance(left, (tuple, str)) or \
                 isinstance(right, (tuple, str)):
             return NOT_CONST
@@ -210,9 +269,11 @@ def evaluate(node: cst.BaseExpression, lookup: Callable[[cst.BaseExpression], ob
             raise FoldTypeError(node, f"unsupported operand types for `{symbol}`: "
                                 f"{type(left).__name__} and {type(right).__name__} (Python raises TypeError "
                                 "here)") from None
-    if isinstance(node, cst.Tuple):
+    if isinstance(node, (cst.Tuple, cst.List)):  # a list: host code's `[b, b]` (ListValue)
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return NOT_CONST
         items = tuple(evaluate(e.value, lookup) for e in node.elements)
-        return NOT_CONST if NOT_CONST in items else items
+        return NOT_CONST if NOT_CONST in items else (ListValue(items) if isinstance(node, cst.List) else items)
     if isinstance(node, cst.Comparison):  # `"x" in OPTIONS` of a dict or set: the lookup's (resolve.Scope)
         value = compare(node, lambda n: evaluate(n, lookup))
         return lookup(node) if value is NOT_CONST and membership(node) is not None else value

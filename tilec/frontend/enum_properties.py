@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ..diagnostics import MODULE_DOT
 from . import consts
-from .host_eval import run_body
+from .host_eval import bind, run_body
 
 Lookup = Callable[[cst.BaseExpression], object]
 
@@ -32,6 +33,12 @@ class VectorConstant:
 
     def __repr__(self) -> str:  # short: a factory's instances are keyed by the repr of its bindings
         return f"VectorConstant({cst.Module([]).code_for_node(self.call)!r}, {self.type})"
+
+
+def constructor_name(t: object) -> str:
+    """The name a VectorConstant's constructor calls: `constant·<type>`, which a scope binding the
+    constant binds to the type (func_factories._child)."""
+    return f"constant{MODULE_DOT}" + "".join(c if c.isalnum() else "_" for c in str(t))
 
 
 class EnumMember(int, consts.Attributed):
@@ -53,6 +60,9 @@ class EnumMember(int, consts.Attributed):
         found = self.owner.member(name)
         return found if found is not None else self.owner.property(self, name)
 
+    def method(self, name: str, args: list[object], kwargs: dict[str, object]) -> object:
+        return self.owner.method(self, name, args, kwargs)
+
 
 @dataclasses.dataclass(eq=False)
 class EnumClass:
@@ -68,17 +78,32 @@ class EnumClass:
         return EnumMember(self.members[name], name, self) if name in self.members else None
 
     def property(self, member: EnumMember, name: str) -> object:
-        fn = next((s for s in self.node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == name
-                   and any(isinstance(d.decorator, cst.Name) and d.decorator.value == "property" for d in s.decorators)),
-                   None)
-        if fn is None or not fn.params.params or self.depth >= MAX_DEPTH:
+        fn = self._def(name, "property")
+        return consts.NOT_CONST if fn is None else self._follow(fn, member, [], {})
+
+    def method(self, member: EnumMember, name: str, args: list[object], kwargs: dict[str, object]) -> object:
+        """`dof_type.coords_bound(correction)`: a plain method called with constants."""
+        fn = self._def(name, None)
+        return consts.NOT_CONST if fn is None else self._follow(fn, member, args, kwargs)
+
+    def _def(self, name: str, decorator: str | None) -> cst.FunctionDef | None:
+        """The class's def `name` with exactly that decorator (None: undecorated), taking `self`."""
+        for s in self.node.body.body:
+            if isinstance(s, cst.FunctionDef) and s.name.value == name and s.params.params:
+                named = [d.decorator.value for d in s.decorators if isinstance(d.decorator, cst.Name)]
+                if len(named) == len(s.decorators) and named == ([decorator] if decorator else []):
+                    return s
+        return None
+
+    def _follow(self, fn: cst.FunctionDef, member: EnumMember, args: list[object], kwargs: dict[str, object]) -> object:
+        """What the def's body returns with `self` bound to `member` and the arguments to its other parameters."""
+        if self.depth >= MAX_DEPTH:
             return consts.NOT_CONST
-        self_name = fn.params.params[0].name.value
-        local: dict[str, object] = {}
+        local = bind(fn, [member, *args], kwargs, self.home)
+        if local is None:
+            return consts.NOT_CONST
 
         def lookup(node: cst.BaseExpression) -> object:
-            if isinstance(node, cst.Name) and node.value == self_name:
-                return member
             if isinstance(node, cst.Name) and node.value in local:
                 return local[node.value]
             return self.home(node)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
+from ..ir.types import VecT
 from . import consts
-from .enum_properties import VectorConstant
+from .enum_properties import VectorConstant, constructor_name
 from .statement_walk import single_name_assign, statements
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 Define = Callable[["Scope", cst.FunctionDef], "FuncDef | None"]  # resolve's reading of a decorated def
 TypeOf = Callable[["Scope", cst.BaseExpression], object]  # resolve's reading of a type expression, or None
+Place = Callable[[cst.CSTNode, cst.CSTNode], None]  # gives a made node (first) the position of another
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,9 +66,9 @@ def _returned(fn: cst.FunctionDef, decorated: Callable[[cst.FunctionDef], bool])
 
 
 def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
-                decorated: Callable[[cst.FunctionDef], bool], define: Define, type_of: TypeOf) -> str | None:
+                decorated: Callable[[cst.FunctionDef], bool], define: Define, type_of: TypeOf, place: Place) -> str | None:
     """Binds `name` in `scope` to the func the host function makes or picks for this call (its arguments
-    evaluated in `scope`); None, or why it cannot."""
+    evaluated in `scope`); None, or why it cannot. `place` gives a node tilec makes a node's position."""
     factory = host.node
     base = host.home or scope
     caller = scope
@@ -79,16 +81,30 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
             return why
         scope.funcs[name] = base.funcs[picked]
         return None
+    unknown: dict[str, cst.BaseExpression] = {}  # locals tilec cannot compute: a read says where they are bound
+
+    def lookup(n: cst.BaseExpression) -> object:
+        if isinstance(n, cst.Name) and n.value in env:
+            return env[n.value]
+        made = _vector_constant(n, env, lambda a: consts.evaluate(a, lookup), place) if isinstance(n, cst.Call) \
+            else consts.NOT_CONST
+        return base._lookup(n) if made is consts.NOT_CONST else made
+
     for stmt in factory.body.body:  # the constants it assigns before its defs
         assigned = single_name_assign(stmt)
         if assigned is not None:
-            value = consts.evaluate(assigned[1], lambda n: env.get(n.value, consts.NOT_CONST)
-                                    if isinstance(n, cst.Name) and n.value in env else base._lookup(n))
+            value = consts.evaluate(assigned[1], lookup)
+            if consts.holds_list(value):  # a list the body may change after (`limits.append(b)`): not followed
+                value = consts.NOT_CONST
             if value is consts.NOT_CONST:
                 value = _selected(base, env, assigned[1], decorated, type_of)
             if value is not consts.NOT_CONST:
                 env[assigned[0]] = value
-    child = _child(base, env)
+                unknown.pop(assigned[0], None)
+            else:
+                env.pop(assigned[0], None)
+                unknown[assigned[0]] = assigned[1]
+    child = _child(base, env, unknown)
     bindings = tuple(sorted(env.items(), key=lambda item: item[0]))
     returned = _returned(factory, decorated)
     assert returned is not None  # (is_factory)
@@ -265,8 +281,32 @@ class _FuncName:
         return f"_FuncName({self.name!r}, {id(self.fd.node) if self.fd is not None else None})"
 
 
-def _child(scope: Scope, env: dict[str, object]) -> Scope:
-    """The scope the factory's funcs see: its module's, with the bound names."""
+def _vector_constant(call: cst.Call, env: dict[str, object], evaluate: Callable[[cst.BaseExpression], object],
+                     place: Place) -> object:
+    """`vec(kind.bounds(mode))` / `vec(1.0, b)` of a vector type bound in the factory (a property's): the
+    VectorConstant of its numbers (a sequence of them, or one each), else NOT_CONST. The made constructor
+    takes the call's position."""
+    t = env.get(call.func.value) if isinstance(call.func, cst.Name) else None
+    if not isinstance(t, VecT) or any(a.keyword is not None or a.star for a in call.args):
+        return consts.NOT_CONST
+    values = [evaluate(a.value) for a in call.args]
+    if len(values) == 1 and isinstance(values[0], tuple):
+        values = list(values[0])
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(numbers) != len(values) or len(numbers) != t.length:
+        return consts.NOT_CONST
+    spelled = [consts.spelled(float(v) if t.dtype.is_float else v) for v in numbers]
+    if any(s is None for s in spelled):
+        return consts.NOT_CONST
+    made = cst.Call(cst.Name(constructor_name(t)), [cst.Arg(cast(cst.BaseExpression, s)) for s in spelled])
+    for node in (made, made.func, *(a.value for a in made.args)):
+        place(node, call)
+    return VectorConstant(made, t)
+
+
+def _child(scope: Scope, env: dict[str, object], unknown: dict[str, cst.BaseExpression] | None = None) -> Scope:
+    """The scope the factory's funcs see: its module's, with the bound names (`unknown`: the factory's locals
+    tilec cannot compute, each with its value, which a read reports)."""
     constants = {k: v for k, v in scope.constants.items() if k not in env}
     type_aliases = {k: v for k, v in scope.type_aliases.items() if k not in env}
     funcs = dict(scope.funcs)
@@ -284,4 +324,6 @@ def _child(scope: Scope, env: dict[str, object]) -> Scope:
     return dataclasses.replace(scope, constants=constants, type_aliases=type_aliases, funcs=funcs,
                                value_constants=value_constants,
                                typed_constants={k: v for k, v in scope.typed_constants.items() if k not in env},
+                               host_values={**{k: v for k, v in scope.host_values.items() if k not in env},
+                                            **(unknown or {})},
                                bound=scope.bound | set(env), custom_adjoints={}, custom_targets=[])

@@ -32,24 +32,8 @@ def call(fn: cst.FunctionDef, args: list[object], kwargs: dict[str, object], hom
     if _DEPTH[0] == 0:
         _CALLS[0] = 0
     _CALLS[0] += 1
-    if _DEPTH[0] >= MAX_DEPTH or _CALLS[0] > MAX_CALLS or isinstance(fn.params.star_arg, cst.Param) or \
-            fn.params.star_kwarg is not None:
-        return consts.NOT_CONST
-    params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
-    if len(args) > len(fn.params.posonly_params) + len(fn.params.params):
-        return consts.NOT_CONST
-    local: dict[str, object] = {}
-    for p, value in zip(params, args):
-        local[p.name.value] = value
-    for p in params[len(args):]:
-        name = p.name.value
-        if name in kwargs:
-            local[name] = kwargs.pop(name)
-        elif p.default is not None:
-            local[name] = consts.evaluate(p.default, home)
-        else:
-            return consts.NOT_CONST
-    if kwargs or consts.NOT_CONST in local.values():
+    local = bind(fn, args, kwargs, home) if _DEPTH[0] < MAX_DEPTH and _CALLS[0] <= MAX_CALLS else None
+    if local is None:
         return consts.NOT_CONST
 
     def lookup(node: cst.BaseExpression) -> object:
@@ -63,6 +47,31 @@ def call(fn: cst.FunctionDef, args: list[object], kwargs: dict[str, object], hom
     finally:
         _DEPTH[0] -= 1
     return consts.NOT_CONST if found is None else found
+
+
+def bind(fn: cst.FunctionDef, args: list[object], kwargs: dict[str, object], home: Lookup) -> dict[str, object] | None:
+    """fn's parameters bound to constant arguments, positional or keyword, the rest to their defaults
+    (constants of its module, read with `home`); None where they do not match (or `*args`, `**kwargs`)."""
+    if isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None:
+        return None
+    params = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+    if len(args) > len(fn.params.posonly_params) + len(fn.params.params):
+        return None
+    kwargs = dict(kwargs)
+    local: dict[str, object] = {}
+    for p, value in zip(params, args):
+        local[p.name.value] = value
+    for p in params[len(args):]:
+        name = p.name.value
+        if name in kwargs:
+            local[name] = kwargs.pop(name)
+        elif p.default is not None:
+            local[name] = consts.evaluate(p.default, home)
+        else:
+            return None
+    if kwargs or consts.NOT_CONST in local.values():
+        return None
+    return local
 
 
 def run_body(body: cst.BaseSuite, lookup: Lookup, local: dict[str, object], returned: Lookup) -> object:

@@ -66,13 +66,13 @@ class ModuleChecker:
                 for block_dim in block_dims:
                     instance = base if len(block_dims) == 1 else naming.block_dim_instance(base, block_dim)
                     checker = FunctionChecker(self, fd, types, block_dim, instance)
-                    before = len(self.diags.items)
+                    before, errors_before = len(self.diags.items), self.diags.errors_reported
                     fn = checker.check()
                     if instance != name:
                         fn = dataclasses.replace(fn, launch_name=name)
                     self.note_instance(before, instance, fd, block_dim if len(block_dims) > 1 else None,
                                        types if base != name else ())
-                    if any(d.severity == "error" for d in self.diags.items[before:]):
+                    if self.diags.errors_reported > errors_before:
                         self.kernel_errors.append((instance, fn.span))
                     self.check_kernel_params(fd, fn)
                     kernels.append(fn)
@@ -281,7 +281,7 @@ class ModuleChecker:
             elif fd.origin is not None:  # imported from another file (imports.py): placed at the call too
                 checker.parsed = warp_library.CallSiteParsed(fd.origin, self.parsed, span)
             checker.project = project
-            before = len(self.diags.items)
+            before, errors_before = len(self.diags.items), self.diags.errors_reported
             try:
                 fn = checker.check()
             finally:
@@ -289,7 +289,7 @@ class ModuleChecker:
                     self.label_call_site(before, name, fd, declared, concrete, span)
         finally:
             self.stack.pop()
-        if len(self.diags.items) > before and self.diags.has_errors:
+        if self.diags.errors_reported > errors_before:  # (an instance failing as another did adds no new item)
             self.instances[key] = None
             raise Abort()
         if fd.name in (fd.scope or self.scope).custom_adjoints:  # by the def's own name (not an alias)

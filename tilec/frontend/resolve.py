@@ -21,7 +21,7 @@ from ..diagnostics import MODULE_DOT, Diagnostics, Span
 from ..ir.types import BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, MatT, Scalar, StructT, Type, VecT
 from ..ops.warp_names import WARP_NOT_EXPORTED, WARP_OTHER_BUILTINS, WARP_RANDOM_BUILTINS, WARP_TILE_BUILTINS
 from . import consts, func_factories, host_eval, imports, module_aliases, nested_classes, static_items, structs
-from .enum_properties import EnumClass, VectorConstant
+from .enum_properties import EnumClass, VectorConstant, constructor_name
 from .parse import Parsed, dotted
 from .suggest import HOST_MODULES
 from .statement_walk import single_name_assign
@@ -427,7 +427,7 @@ def _returned_value(scope: Scope, node: cst.BaseExpression, parsed: Parsed) -> o
     built = annotations.element_type(made.func, scope)  # (value_constant checked it is a vector or matrix type)
     # its constructor named as the scopes that read it bind the type (func_factories._child): the enum's
     # module may name it where they cannot (`vec5i` of a third file)
-    func = cst.Name(f"constant{MODULE_DOT}" + "".join(c if c.isalnum() else "_" for c in str(built)))
+    func = cst.Name(constructor_name(built))
     parsed.place_like(func, made.func)
     return VectorConstant(made.with_changes(func=func), cast("VecT | MatT", built))
 
@@ -466,8 +466,12 @@ def factory_func(scope: Scope, name: str, call: cst.Call, parsed: Parsed, diags:
             made[0].enable_backward = scope.module_options.get("enable_backward", True) is not False
         return made[0] if made else None
 
+    def place(made: cst.CSTNode, original: cst.CSTNode) -> None:  # at the node it stands for, else at the call
+        parsed.place_like(made, original)
+        parsed.place_like(made, call)
+
     return func_factories.instantiate(scope, name, call, scope.factories[call.func.value],
-                                      lambda fn: _decorated_func(scope, fn), define, _type_alias)
+                                      lambda fn: _decorated_func(scope, fn), define, _type_alias, place)
 
 
 def _class_funcs(scope: Scope, node: cst.ClassDef, parsed: Parsed, diags: Diagnostics) -> None:
@@ -624,6 +628,8 @@ def _bind(scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression, p
         return
     typed = _typed_scalar(scope, value)
     constant = typed[0] if typed is not None else scope.constant(value)
+    if consts.holds_list(constant):  # a module's list may change before a kernel reads it (`X.append(4)`)
+        constant = consts.NOT_CONST
     type_alias = _type_alias(scope, value) if constant is consts.NOT_CONST else None
     vector = value_constant(scope, value, parsed) if constant is consts.NOT_CONST and type_alias is None else None
     _bind_host(scope, target)  # what the name was before goes

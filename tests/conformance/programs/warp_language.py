@@ -610,6 +610,68 @@ def host_functions(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] += float(wp.static(make_masked(4))(u))
 
 
+class Wrap(enum.IntEnum):
+    """A mode with a property another enum's method reads (Newton's kamino JointCorrectionMode)."""
+
+    TURN = 0
+    HALF = 1
+    NONE = -1
+
+    @property
+    def bound(self) -> float:
+        if self.value == self.TURN:
+            return float(wp.tau)
+        elif self.value == self.HALF:
+            return float(wp.pi)
+        return float(BIG)
+
+
+BIG = 1.0e6
+
+
+class Coords(enum.IntEnum):
+    """Members whose method, called with a Wrap, gives a list of bounds (kamino's coords_bound)."""
+
+    ANGLE = 0
+    PLANAR = 1
+
+    @property
+    def storage(self) -> Any:
+        if self.value == self.ANGLE:
+            return vec1f
+        return wp.vec3f
+
+    def bounds(self, wrap: Wrap, scale: float = 1.0) -> list[float]:
+        turn = wrap.bound * scale
+        if self.value == self.ANGLE:
+            return [turn]
+        return [BIG] * 2 + [turn]
+
+
+def make_clamp(coords: Coords, wrap: Wrap = Wrap.TURN):
+    coords_t = coords.storage
+    limit = coords_t(coords.bounds(wrap)) if coords_t is not None else None
+    doubled = coords_t(coords.bounds(wrap, scale=2.0))
+
+    @wp.func
+    def clamp_sum(x: wp.array(dtype=float), i: int) -> float:
+        s = float(0.0)
+        for j in range(wp.static(len(limit))):
+            s += wp.min(x[i] * float(j + 1) * 3.0, limit[j]) + doubled[j] * 0.001
+        return s
+
+    return clamp_sum
+
+
+@wp.kernel
+def enum_methods(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    # an enum member's plain method called with another enum's member (and a keyword), returning lists
+    # built with `[a] * n + [b]`, made a vector constant by a type a property gives
+    i = wp.tid()
+    y[i] = wp.static(make_clamp(Coords.ANGLE))(x, i) + wp.static(make_clamp(Coords.PLANAR, Wrap.HALF))(x, i) * 10.0
+    y[i] += wp.static(make_clamp(Coords.PLANAR, Wrap.NONE))(x, i) * 100.0
+
+
 class Mix(enum.IntEnum):
     AVERAGE = 0
     MULTIPLY = 1
