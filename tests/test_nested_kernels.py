@@ -378,6 +378,29 @@ def test_a_factory_this_file_never_calls_leaves_its_kernel_uncompiled_with_a_war
     assert list(a) == [1.0, -2.0]
 
 
+def test_an_uncalled_factory_with_defaults_is_a_template_whatever_it_defaults():
+    """A factory only other files call, with defaults beside its required parameter (Newton's
+    sdf_contact.py: `writer_func` and flags): its kernel is not compiled, with the warning naming the
+    value no call here gives, not an error about a parameter that has a default."""
+    source = '''import warp as wp
+
+
+def make_writer(scale: float, offset: float = 0.0, twice: bool = False, c0: float = 0.0, c1: float = 1.0,
+                c2: float = 2.0, c3: float = 3.0, c4: float = 4.0, c5: float = 5.0, c6: float = 6.0):
+    @wp.kernel
+    def write(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = a[i] * scale + offset + float(twice) + c0 + c1 + c2 + c3 + c4 + c5 + c6
+
+    return write
+'''
+    kernels, diags = outcome(source)
+    assert list(kernels) == []
+    assert [(d.severity, d.code, d.message) for d in diags] == [(
+        "warning", "TC0433", "kernel `write` uses `scale`, a name bound in `make_writer`, whose value tilec cannot "
+        "know: no call of `make_writer` in this file gives it a value; it is not compiled")]
+
+
 def _many_launches(launches: int) -> str:
     """A class whose run method binds optional arrays on paths (`if x is None: x = a`) and
     launches kernels made by a factory with constant block sizes: Newton's narrow_phase.py in

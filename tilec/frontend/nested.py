@@ -679,10 +679,9 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                 given = {n: d for n, d in defaults.items() if d is not None}
                 if all(n in given for n in needed):
                     calls = [(None, {n: _value(given[n], scope, {}) for n in needed})]
-                else:
-                    missing = min(n for n in needed if defaults.get(n) is None)
-                    calls = [(None, {missing: Unknown(f"no call of `{frame.name}` in this file gives it a value",
-                                                      uncalled=True)})]
+                else:  # the defaults it has; the others only other files' calls give
+                    calls = [(None, {n: _value(given[n], scope, {}) if n in given else Unknown(
+                        f"no call of `{frame.name}` in this file gives it a value", uncalled=True) for n in needed})]
             for env, via in envs:
                 for call, values in calls:
                     v = {n: values.get(n, Unknown(f"`{frame.name}` is called without it")) for n in needed}
@@ -765,7 +764,9 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
     span = parsed.span(node.name)
     if not known:
         env, via = unknown[0]
-        var, why = next((k, v) for k, v in env.items() if isinstance(v, Unknown))
+        unknowns = [(k, v) for k, v in env.items() if isinstance(v, Unknown)]
+        # a value only other files' calls give makes it an uninstantiated template, whatever else is unknown
+        var, why = next(((k, v) for k, v in unknowns if v.uncalled), unknowns[0])
         where = next((f.name for f in reversed(found.frames) if var in f.bound and f.kind == "def"), None)
         owner = f"a name bound in `{where}`" if where else "a loop variable"
         labels = (Label(parsed.span(via), "this call"),) if via is not None else ()
