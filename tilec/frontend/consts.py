@@ -205,7 +205,8 @@ def holds_list(value: object) -> bool:
 
 
 def _sequence_operation(operator_: cst.BaseBinaryOp, left: object, right: object, node: cst.CSTNode) -> object:
-    """`a + b` of two tuples or two lists, `s * n` / `n * s`, bounded by MAX_SEQUENCE; else NOT_CONST."""
+    """`a + b` of two tuples or two lists, `s * n` / `n * s`, of at most MAX_SEQUENCE items; else NOT_CONST
+    (a longer one is made only by running the file)."""
     if isinstance(operator_, cst.Add) and isinstance(left, tuple) and isinstance(right, tuple):
         if isinstance(left, ListValue) != isinstance(right, ListValue):
             raise FoldTypeError(node, "unsupported operand types for `+`: a list and a tuple (Python raises "
@@ -216,12 +217,12 @@ def _sequence_operation(operator_: cst.BaseBinaryOp, left: object, right: object
         if not isinstance(items, tuple) or not isinstance(times, int) or isinstance(times, bool):
             return NOT_CONST
         if len(items) * max(times, 0) > MAX_SEQUENCE:
-            raise FoldTooLarge(node, f"this constant expression would make more than {MAX_SEQUENCE} items")
+            return NOT_CONST  # (host code's buffer, `[0] * 1_000_000`: a host value, as when tilec cannot tell)
         made = items * times
     else:
         return NOT_CONST
     if len(made) > MAX_SEQUENCE:
-        raise FoldTooLarge(node, f"this constant expression would make more than {MAX_SEQUENCE} items")
+        return NOT_CONST
     return ListValue(made) if isinstance(left, ListValue) or isinstance(right, ListValue) else made
 
 
