@@ -153,7 +153,7 @@ def test_an_item_of_a_dict_the_file_changes_is_no_constant():
     assert first_error(source) == ("16:28: TC0305: static: tilec evaluates only expressions of literals and "
                                    "constants (names, arithmetic, comparisons, tuples, wp.constant, a dict "
                                    "literal's item, an enum member's property, a plain function's result) and len() "
-                                   "of a tile, vector or matrix; this one is not")
+                                   "of a tile, vector, matrix or constant tuple; this one is not")
 
 
 MEMBERSHIP = '''

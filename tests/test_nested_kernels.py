@@ -401,6 +401,48 @@ def make_writer(scale: float, offset: float = 0.0, twice: bool = False, c0: floa
         "know: no call of `make_writer` in this file gives it a value; it is not compiled")]
 
 
+LISTS = '''import warp as wp
+
+SIZES = (4, 8, 16)
+
+
+def test_lists(results: wp.array(dtype=int)):
+    my_list = [1, 2, 3]
+    changed = [1, 2]
+    changed.append(3)
+
+    @wp.kernel
+    def read_list(results: wp.array(dtype=int)):
+        if wp.static(len(my_list) == 2):
+            results[0] = 2
+        elif wp.static(len(my_list) == 3):
+            results[0] = 30 + wp.static(my_list[2]) + wp.static(len(SIZES)) * 100
+
+    @wp.kernel
+    def read_changed(results: wp.array(dtype=int)):
+        results[0] = wp.static(len(changed))
+
+    wp.launch(read_list, dim=1, inputs=[results])
+    wp.launch(read_changed, dim=1, inputs=[results])
+'''
+
+
+@needs_cxx
+def test_a_list_only_its_kernels_read_is_a_constant():
+    """A test function's `my_list = [1, 2, 3]` that only its kernels read (Warp's test_static.py) is a
+    constant there, and `len()` of a constant tuple or list is Python's (in wp.static); a list the
+    function changes after (`changed.append(3)`) is not: tilec cannot know what its kernel reads."""
+    kernels, diags = outcome(LISTS)
+    assert [k.name for k in kernels] == ["read_list"]
+    assert [(d.code, d.span.line) for d in diags if d.severity == "error"] == [("TC0433", 19)]
+    assert "`changed = [1, 2]` is not a compile-time constant" in diags[0].message
+    head, rest = LISTS.split("    @wp.kernel\n    def read_changed")
+    module = build(head + "    wp.launch" + rest.split("    wp.launch", 1)[1].split("    wp.launch")[0], "lists")
+    out = np.zeros(1, np.int32)
+    module.read_list.launch(dim=1, inputs=[out])
+    assert out[0] == 333
+
+
 def _many_launches(launches: int) -> str:
     """A class whose run method binds optional arrays on paths (`if x is None: x = a`) and
     launches kernels made by a factory with constant block sizes: Newton's narrow_phase.py in

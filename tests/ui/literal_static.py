@@ -22,7 +22,7 @@ def fixed_rank(a: wp.array2d[float, Literal[2]]):  # ERROR TC0409: `array2d[...]
 
 @wp.kernel
 def array_len(a: wp.array[float]):
-    a[0] = float(wp.static(len(a)))  # ERROR TC0305: and len() of a tile, vector or matrix
+    a[0] = float(wp.static(len(a)))  # ERROR TC0305: and len() of a tile, vector, matrix or constant tuple
 
 
 @wp.kernel

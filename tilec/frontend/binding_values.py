@@ -97,8 +97,9 @@ def substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed)
 
 
 
-def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
-    """A constant, a DtypeValue, or NOT_CONST: `node` evaluated with module constants and `env`."""
+def value(node: cst.BaseExpression, scope: Scope, env: Env, lists: bool = False) -> object:
+    """A constant, a DtypeValue, or NOT_CONST: `node` evaluated with module constants and `env`. A list
+    (consts.ListValue) only with `lists`: where nothing can change it after (branch_values.read_only)."""
     if isinstance(node, cst.Name) and node.value in env:
         v = env[node.value]
         return consts.NOT_CONST if isinstance(v, Unknown) else v
@@ -156,7 +157,7 @@ def value(node: cst.BaseExpression, scope: Scope, env: Env) -> object:
         return scope._lookup(n)
 
     found = consts.evaluate(node, lookup)
-    return consts.NOT_CONST if consts.holds_list(found) else found  # a list a factory may change after
+    return consts.NOT_CONST if consts.holds_list(found) and not lists else found  # a list code may change after
 
 
 # Python builtins a factory computes its constants with (`min(512, int(W * H / 8))`): pure, and

@@ -26,13 +26,16 @@ MakeUnknown = Callable[[str], object]  # an Unknown binding whose reason complet
 
 
 def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evaluate, unknown: MakeUnknown,
-               limit: int, code: Callable[[cst.CSTNode], str], keys: StateKeys | None = None) -> list[Env]:
+               limit: int, code: Callable[[cst.CSTNode], str], keys: StateKeys | None = None,
+               evaluate_list: Evaluate | None = None) -> list[Env]:
     """One env per distinct path's values of `wanted` (the names of `env` kept as given, unless
     the body rebinds them), at most `limit`. A wanted name bound on no path, or only in ways
     tilec does not follow, is Unknown; a path on which a wanted name is unbound is dropped
     when another path binds it (that path raises NameError in Python, and launches nothing)."""
     name = fn.name.value
     runner = _Runner(evaluate, unknown, limit, code, name, keys)
+    if evaluate_list is not None:
+        runner.lists, runner.evaluate_list = read_only(fn), evaluate_list
     states = runner.block(_body(fn.body), [dict(env)])
     somewhere = {n for s in states for n in s}
     out: list[Env] = []
@@ -59,6 +62,8 @@ class _Runner:
                  code: Callable[[cst.CSTNode], str], name: str, keys: StateKeys | None = None) -> None:
         self.evaluate, self.unknown, self.limit, self.code, self.name = evaluate, unknown, limit, code, name
         self.keys = keys or StateKeys()
+        self.lists: set[str] = set()  # locals a list may be bound to (read_only), evaluated by evaluate_list
+        self.evaluate_list: Evaluate = evaluate
 
     def block(self, stmts: list[cst.CSTNode], states: list[Env]) -> list[Env]:
         for stmt in stmts:
@@ -104,6 +109,8 @@ class _Runner:
             out = []
             for s in states:
                 v = self.evaluate(value, s)
+                if v is consts.NOT_CONST and n in self.lists:  # `my_list = [1, 2, 3]` only its kernels read
+                    v = self.evaluate_list(value, s)
                 s = dict(s)
                 s[n] = (self.unknown(f"`{n} = {self.code(value)}` is not a compile-time constant")
                         if v is consts.NOT_CONST else v)
@@ -148,6 +155,33 @@ class StateKeys:
                 seen.add(key)
                 out.append(s)
         return out
+
+
+def read_only(fn: cst.FunctionDef) -> set[str]:
+    """The names the function binds once, by a plain assignment, and reads only inside its decorated defs
+    (its kernels and funcs, which cannot change a host list): a list bound to one stays as made."""
+    counter = _Occurrences()
+    fn.body.visit(counter)
+    return {n for n, count in counter.outside.items() if count == 1 and n in counter.assigned}
+
+
+class _Occurrences(cst.CSTVisitor):
+    """Each name's occurrences outside decorated defs, and the names a single-target assignment binds."""
+
+    def __init__(self) -> None:
+        self.outside: dict[str, int] = {}
+        self.assigned: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.outside[node.name.value] = self.outside.get(node.name.value, 0) + 1
+        return not node.decorators  # a plain helper def may change a list: its uses count
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigned.add(node.targets[0].target.value)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.outside[node.value] = self.outside.get(node.value, 0) + 1
 
 
 def _body(block: cst.CSTNode) -> list[cst.CSTNode]:

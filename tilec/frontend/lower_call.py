@@ -248,7 +248,7 @@ class CallLowering(LoweringHost):
     def static_value(self, node: cst.Call) -> object:
         """`wp.static(expr)` evaluated now, as Warp evaluates it when it builds the module: literals,
         module constants, locals assigned once from constants, a factory's arguments, arithmetic,
-        comparisons (strings too), `and`/`or`/`not`, len() of a tile, vector or matrix, an item of a
+        comparisons (strings too), `and`/`or`/`not`, len() of a tile, vector, matrix or constant tuple, an item of a
         module-level dict literal (static_items.py)."""
         if len(node.args) != 1 or node.args[0].keyword is not None:
             self.fail("TC0303", "static: takes exactly one positional argument", node)
@@ -258,7 +258,7 @@ class CallLowering(LoweringHost):
         if value is consts.NOT_CONST:
             self.fail("TC0305", "static: tilec evaluates only expressions of literals and constants (names, "
                       "arithmetic, comparisons, tuples, wp.constant, a dict literal's item, an enum member's "
-                      "property, a plain function's result) and len() of a tile, vector or matrix; this one is not",
+                      "property, a plain function's result) and len() of a tile, vector, matrix or constant tuple; this one is not",
                       arg)
         return value
 
@@ -333,7 +333,7 @@ class CallLowering(LoweringHost):
 
     def static_len(self, node: cst.BaseExpression) -> object:
         """`len(t)` of a local tile (its first extent), vector or matrix (rows), or of a vector or matrix
-        constant (a module's, a factory's argument): static in Warp too."""
+        constant (a module's, a factory's argument), or of a constant tuple or string: static in Warp too."""
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
                 and "len" not in self.env and len(node.args) == 1 and node.args[0].keyword is None
                 and isinstance(node.args[0].value, cst.Name)):
@@ -347,6 +347,8 @@ class CallLowering(LoweringHost):
             if count is not None:
                 return count
             t = self.env[name].sym.type
+        elif isinstance(self.scope.constants.get(name), (tuple, str)):  # `wp.static(len(SIZES) == 3)`: Python's len
+            return len(cast("tuple[object, ...] | str", self.scope.constants[name]))
         elif name in self.scope.value_constants:
             t = ann.element_type(self.scope.value_constants[name].func, self.scope)
         if isinstance(t, TileT) and t.shape and isinstance(t.shape[0], int):

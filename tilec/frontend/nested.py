@@ -643,7 +643,8 @@ def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str], walker: _Wal
         if key in walker.locals:
             return list(walker.locals[key])
     envs = branch_values.local_envs(fn, env, wanted, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS,
-                                    _code, walker.keys if walker is not None else None)
+                                    _code, walker.keys if walker is not None else None,
+                                    lambda node, e: _value(node, scope, e, lists=True))
     if walker is not None and key is not None:
         walker.locals[key] = envs
     return list(envs)
