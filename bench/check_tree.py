@@ -6,7 +6,9 @@ e.g. a checkout of newton-physics/newton (its tests left out by default):
     python bench/check_tree.py PATH/newton [--top 40] [--json] [--with-tests] [--files] [--jobs N] [--save DIR]
 
 `--files` also lists each file that does not check cleanly with its first error; `--jobs N` checks N
-files at once; `--save DIR` keeps each file's diagnostics (DIR/<path with __ for />.txt).
+files at once; `--save DIR` keeps each file's diagnostics (DIR/<path with __ for />.txt). The slowest
+files' check times (wall seconds, with other files' checks running beside them under --jobs) close the
+report: a file that takes minutes is a defect of its own (geometry/narrow_phase.py took 300 s).
 
 Files that import names from the project's other files are checked with them (frontend/imports.py).
 Nothing of the project is copied here.
@@ -19,6 +21,7 @@ import concurrent.futures
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,13 +41,15 @@ def kernel_files(root: Path, with_tests: bool) -> list[Path]:
     return found
 
 
-def _check(path: Path, timeout: float) -> subprocess.CompletedProcess | None:
-    """`tilec check` of one file in a fresh process; None when it ran past the timeout."""
+def _check(path: Path, timeout: float) -> tuple[subprocess.CompletedProcess | None, float]:
+    """`tilec check` of one file in a fresh process (None when it ran past the timeout), and its seconds."""
+    start = time.perf_counter()
     try:
-        return subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-m", "tilec", "check", str(path)], capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None
+        proc = None
+    return proc, time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,7 +69,8 @@ def main(argv: list[str] | None = None) -> None:
     failed: list[str] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:  # each a process
         results = list(pool.map(lambda path: _check(path, args.timeout), files))
-    for path, proc in zip(files, results):
+    seconds = {path: took for path, (_, took) in zip(files, results)}
+    for path, (proc, _) in zip(files, results):
         label = path.relative_to(args.root)
         if args.save is not None:  # the file's whole output, for reading every diagnostic later
             saved = args.save / (str(label).replace("/", "__") + ".txt")
@@ -82,7 +88,9 @@ def main(argv: list[str] | None = None) -> None:
         counts.update(kind(code, message) for code, message in DIAGNOSTIC.findall(proc.stderr))
     if args.json:
         print(json.dumps({"files": len(files), "clean": clean, "crashed": crashed, "timed_out": timed_out,
-                          "diagnostics": dict(counts.most_common())}, sort_keys=True))
+                          "diagnostics": dict(counts.most_common()),
+                          "seconds": {str(p.relative_to(args.root)): round(t, 2) for p, t in seconds.items()}},
+                         sort_keys=True))
         return
     print(f"{clean} of {len(files)} files check cleanly ({crashed} crashed, {timed_out} timed out)")
     for text, n in counts.most_common(args.top):
@@ -90,6 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.files:
         print()
         print("\n".join(failed))
+    slowest = sorted(seconds.items(), key=lambda item: -item[1])[:5]
+    print("\nslowest: " + ", ".join(f"{p.relative_to(args.root)} {t:.1f} s" for p, t in slowest))
 
 
 if __name__ == "__main__":
