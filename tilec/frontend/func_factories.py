@@ -105,6 +105,10 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
                 env.pop(assigned[0], None)
                 unknown[assigned[0]] = assigned[1]
     child = _child(base, env, unknown)
+    child.native_funcs = {**child.native_funcs, **{  # a snippet its funcs call is named as such, not unknown
+        s.name.value: s for s in factory.body.body if isinstance(s, cst.FunctionDef) and any(
+            base.api_attr(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "func_native"
+            for d in s.decorators)}}
     bindings = tuple(sorted(env.items(), key=lambda item: item[0]))
     returned = _returned(factory, decorated)
     assert returned is not None  # (is_factory)
