@@ -264,3 +264,7 @@ def test_lists_built_in_host_code_are_sequences_within_bounds():
     assert value("[0.0] * 5000") is consts.NOT_CONST  # (made only by running the file: a host value)
     assert value("(1, 2) * 3000") is consts.NOT_CONST and value("(1, 2) * 2000 + (3,) * 97") is consts.NOT_CONST
     assert len(value("(1, 2) * 2048")) == 4096
+    # the literal a constant is spelled as in a made call (a host function's argument, a vector constant)
+    code = cst.Module([]).code_for_node
+    assert [code(consts.spelled(v)) for v in (-0.0, -3, 2.5, True, "a")] == ["-0.0", "-3", "2.5", "True", "'a'"]
+    assert consts.number_literal("a") is None and consts.spelled(float("inf")) is None

@@ -33,9 +33,7 @@ def local_envs(fn: cst.FunctionDef, env: Env, wanted: set[str], evaluate: Evalua
     tilec does not follow, is Unknown; a path on which a wanted name is unbound is dropped
     when another path binds it (that path raises NameError in Python, and launches nothing)."""
     name = fn.name.value
-    runner = _Runner(evaluate, unknown, limit, code, name, keys)
-    if evaluate_list is not None:
-        runner.lists, runner.evaluate_list = read_only(fn), evaluate_list
+    runner = _Runner(evaluate, unknown, limit, code, name, keys, evaluate_list, read_only(fn) if evaluate_list else set())
     states = runner.block(_body(fn.body), [dict(env)])
     somewhere = {n for s in states for n in s}
     out: list[Env] = []
@@ -59,11 +57,12 @@ def block_envs(stmts: list[cst.CSTNode], env: Env, evaluate: Evaluate, unknown: 
 
 class _Runner:
     def __init__(self, evaluate: Evaluate, unknown: MakeUnknown, limit: int,
-                 code: Callable[[cst.CSTNode], str], name: str, keys: StateKeys | None = None) -> None:
+                 code: Callable[[cst.CSTNode], str], name: str, keys: StateKeys | None = None,
+                 evaluate_list: Evaluate | None = None, lists: set[str] | frozenset[str] = frozenset()) -> None:
         self.evaluate, self.unknown, self.limit, self.code, self.name = evaluate, unknown, limit, code, name
         self.keys = keys or StateKeys()
-        self.lists: set[str] = set()  # locals a list may be bound to (read_only), evaluated by evaluate_list
-        self.evaluate_list: Evaluate = evaluate
+        self.evaluate_list = evaluate_list or evaluate
+        self.lists = lists  # locals a list may be bound to (read_only), evaluated by evaluate_list
 
     def block(self, stmts: list[cst.CSTNode], states: list[Env]) -> list[Env]:
         for stmt in stmts:
@@ -157,12 +156,15 @@ class StateKeys:
         return out
 
 
-def read_only(fn: cst.FunctionDef) -> set[str]:
+def read_only(fn: cst.FunctionDef) -> frozenset[str]:
     """The names the function binds once, by a plain assignment, and reads only inside its decorated defs
     (its kernels and funcs, which cannot change a host list): a list bound to one stays as made."""
-    counter = _Occurrences()
-    fn.body.visit(counter)
-    return {n for n, count in counter.outside.items() if count == 1 and n in counter.assigned}
+    def find() -> frozenset[str]:
+        counter = _Occurrences()
+        fn.body.visit(counter)
+        return frozenset(n for n, count in counter.outside.items() if count == 1 and n in counter.assigned)
+
+    return _once(_READ_ONLY, fn, find)
 
 
 class _Occurrences(cst.CSTVisitor):
@@ -246,14 +248,25 @@ class _Targets(cst.CSTVisitor):
         self.names |= {n.name.value for n in node.names}
 
 
-_NAMES: dict[int, tuple[cst.CSTNode, frozenset[str]]] = {}  # id(statement) -> (it, its names): each call site reruns a body
+# Names found by walking a statement or def, per node: each call site reruns a body (once per env of its calls)
+Found = dict[int, tuple[cst.CSTNode, frozenset[str]]]  # id(node) -> (it, its names)
+_NAMES: Found = {}  # _bound_names
+_READ_ONLY: Found = {}  # read_only
+
+
+def _once(cache: Found, node: cst.CSTNode, find: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """find()'s names for node, worked out the first time it is asked."""
+    hit = cache.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = (node, find())
+        cache[id(node)] = hit
+    return hit[1]
 
 
 def _bound_names(node: cst.CSTNode) -> set[str]:
-    hit = _NAMES.get(id(node))
-    if hit is not None and hit[0] is node:
-        return set(hit[1])
-    visitor = _Targets()
-    node.visit(visitor)
-    _NAMES[id(node)] = (node, frozenset(visitor.names))
-    return visitor.names
+    def find() -> frozenset[str]:
+        visitor = _Targets()
+        node.visit(visitor)
+        return frozenset(visitor.names)
+
+    return set(_once(_NAMES, node, find))

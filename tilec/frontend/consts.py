@@ -149,17 +149,21 @@ def _with_literal_args(node: cst.Call, lookup: Callable[[cst.BaseExpression], ob
 
 def spelled(value: object) -> cst.BaseExpression | None:
     """A literal that evaluates to value (a bool, a finite number, a string), else None."""
+    return cst.SimpleString(repr(value)) if isinstance(value, str) else number_literal(value)
+
+
+def number_literal(value: object) -> cst.BaseExpression | None:
+    """A literal of an int, a finite float (-0.0 keeps its sign) or a bool, else None."""
     if isinstance(value, bool):
         return cst.Name("True" if value else "False")
     if isinstance(value, int):
         made: cst.BaseExpression = cst.Integer(str(abs(value)))
     elif isinstance(value, float) and math.isfinite(value):
-        made = cst.Float(repr(abs(value)))
-    elif isinstance(value, str):
-        return cst.SimpleString(repr(value))
+        made = cst.Float(repr(abs(value)))  # a finite float's repr has a "." or an exponent
     else:
         return None
-    return cst.UnaryOperation(cst.Minus(), made) if value < 0 else made
+    negative = value < 0 or (isinstance(value, float) and math.copysign(1.0, value) < 0)
+    return cst.UnaryOperation(cst.Minus(), made) if negative else made
 
 
 def subscripted_name(node: cst.BaseExpression) -> str | None:

@@ -299,10 +299,10 @@ def _vector_constant(call: cst.Call, env: dict[str, object], evaluate: Callable[
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if len(numbers) != len(values) or len(numbers) != t.length:
         return consts.NOT_CONST
-    spelled = [consts.spelled(float(v) if t.dtype.is_float else v) for v in numbers]
-    if any(s is None for s in spelled):
+    literals = [consts.number_literal(float(v) if t.dtype.is_float else v) for v in numbers]
+    if any(s is None for s in literals):
         return consts.NOT_CONST
-    made = cst.Call(cst.Name(constructor_name(t)), [cst.Arg(cast(cst.BaseExpression, s)) for s in spelled])
+    made = cst.Call(cst.Name(constructor_name(t)), [cst.Arg(cast(cst.BaseExpression, s)) for s in literals])
     for node in (made, made.func, *(a.value for a in made.args)):
         place(node, call)
     return VectorConstant(made, t)

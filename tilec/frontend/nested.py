@@ -637,17 +637,18 @@ def _locals(frame: Frame, scope: Scope, env: Env, wanted: set[str], walker: _Wal
     fn = _def(frame)
     params = {p.name.value for p in _params(fn)}
     wanted = wanted - (params - set(env))
-    key = None
-    if walker is not None:
-        key = (id(fn), walker.keys.key(env), frozenset(wanted))
-        if key in walker.locals:
-            return list(walker.locals[key])
-    envs = branch_values.local_envs(fn, env, wanted, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS,
-                                    _code, walker.keys if walker is not None else None,
-                                    lambda node, e: _value(node, scope, e, lists=True))
-    if walker is not None and key is not None:
-        walker.locals[key] = envs
-    return list(envs)
+
+    def run() -> list[Env]:
+        return branch_values.local_envs(fn, env, wanted, lambda node, e: _value(node, scope, e), Unknown, MAX_ENVS,
+                                        _code, walker.keys if walker is not None else None,
+                                        lambda node, e: _value(node, scope, e, lists=True))
+
+    if walker is None:
+        return run()
+    key = (id(fn), walker.keys.key(env), frozenset(wanted))
+    if key not in walker.locals:
+        walker.locals[key] = run()
+    return list(walker.locals[key])
 
 
 def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,

@@ -727,9 +727,9 @@ def value_constant(scope: Scope, value: cst.BaseExpression, parsed: Parsed) -> c
         if number is None:
             typed = _typed_scalar(scope, part)
             number = _rounded(*typed) if typed is not None else scope.constant(part)
-        elif _literal(number) is None:
+        elif consts.number_literal(number) is None:
             return None  # a spread item that is no number
-        made: cst.BaseExpression | None = _literal(number)
+        made: cst.BaseExpression | None = consts.number_literal(number)
         if made is None:  # a vector or quaternion of a transform, a matrix's row: a constant of its own
             made = scope.value_constants.get(part.value) if isinstance(part, cst.Name) else value_constant(
                 scope, part, parsed)
@@ -759,20 +759,6 @@ def _rounded(value: bool | int | float, dtype: Scalar) -> object:
         return rounded if math.isfinite(rounded) else consts.NOT_CONST
     except (OverflowError, struct.error):
         return consts.NOT_CONST
-
-
-def _literal(value: object) -> cst.BaseExpression | None:
-    """A Python literal of an int, finite float or bool (None for anything else)."""
-    if isinstance(value, bool):
-        return cst.Name("True" if value else "False")
-    if isinstance(value, int):
-        node: cst.BaseExpression = cst.Integer(str(abs(value)))
-    elif isinstance(value, float) and math.isfinite(value):
-        node = cst.Float(repr(abs(value)))  # a finite float's repr has a "." or an exponent
-    else:
-        return None
-    return cst.UnaryOperation(operator=cst.Minus(), expression=node) if value < 0 or (
-        isinstance(value, float) and math.copysign(1.0, value) < 0) else node
 
 
 def _type_alias(scope: Scope, value: cst.BaseExpression) -> Type | IndexedT | None:
