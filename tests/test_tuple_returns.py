@@ -79,23 +79,51 @@ def test_a_call_that_does_not_unpack_every_value_is_refused(body, message):
     assert first_error(source) == message
 
 
-def test_a_func_with_effects_cannot_return_several_values():
-    source = '''import warp as wp
+EFFECTS = '''import warp as wp
 
 
 @wp.func
-def logged(a: wp.array(dtype=float), g: float):
-    a[0] = g
+def counted(a: wp.array(dtype=float), g: float):
+    wp.atomic_add(a, 0, 1.0)
+    if g > 0.0:
+        a[1] = g
     return g, 2.0 * g
 
 
 @wp.kernel
-def k(x: wp.array(dtype=float)):
+def k(counter: wp.array(dtype=float), x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
-    p, q = logged(x, x[i])
+    p, q = counted(counter, x[i])
+    y[i] = p * q
+    r, _ = counted(counter, x[i])
+    t = counted(counter, y[i])
+    y[i] += r + t[0]
 '''
-    assert first_error(source) == ("13:12: TC0401: unsupported syntax: `logged` returns several values and has "
-                                   "effects (line 6); tilec evaluates such a func once per value")
+
+
+@needs_cxx
+def test_a_func_with_effects_makes_them_once_per_call():
+    # one instance per value: the last makes the effects, the others are the values only
+    mod = build(EFFECTS, "tuple_effects")
+    x = np.array([1.5, -2.0, 0.25, 3.0], np.float32)
+    counter, y = np.zeros(2, np.float32), np.zeros(4, np.float32)
+    mod.k.launch(dim=4, inputs=[counter, x, y])
+    assert counter[0] == 3 * 4  # three calls a thread, each adding once (twice per call before)
+    p = x * 2 * x
+    np.testing.assert_allclose(y, p + x + p, rtol=1e-6)
+
+
+@pytest.mark.parametrize("body, line", [
+    ("    a[0] = g\n    return a[0], 2.0 * g\n", 7),  # a value reads the array the func writes
+    ("    old = wp.atomic_add(a, 0, g)\n    return old, g\n", 6),  # a value is an atomic's old value
+])
+def test_a_value_that_depends_on_an_effect_is_refused(body, line):
+    source = ("import warp as wp\n\n\n@wp.func\ndef logged(a: wp.array(dtype=float), g: float):\n" + body +
+              "\n\n@wp.kernel\ndef k(x: wp.array(dtype=float)):\n    i = wp.tid()\n    p, q = logged(x, x[i])\n")
+    assert first_error(source) == (
+        f"13:12: TC0401: unsupported syntax: `logged` returns several values and has effects, and line {line} "
+        "depends on one (an array it writes, or an effect's result); tilec evaluates such a func once per value, "
+        "making its effects in one of them only")
 
 
 def test_every_return_of_such_a_func_returns_every_value():

@@ -38,7 +38,7 @@ def returns_parameter(m: Material):  # returns a Material, as Warp infers it
 @wp.func
 def with_effect(m: Material, out: wp.array(dtype=float)) -> Pair:
     out[0] = m.stiffness
-    return Pair(m.stiffness, m.damping)
+    return Pair(out[0], m.damping)  # a field that reads what the func writes: its effect runs in one instance only
 
 
 @wp.func
@@ -57,7 +57,7 @@ def fields(m: Material, out: wp.array(dtype=float)):
     s = Material()
     out[i] = s.rest[i]  # ERROR TC0312: field `rest` of `s` is read before it is assigned
     t = Material(stiffness=1.0)  # ERROR TC0303: `Material(...)` takes no values or all 4 fields (as in Warp); missing: damping, count, rest
-    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects (line 40)
+    u = with_effect(m, out)  # ERROR TC0401: `with_effect` returns a struct and has effects, and line 41 depends on one
     v = holds_arrays(m)  # ERROR TC0401: `holds_arrays` returns `Material`, which holds arrays (rest)
     p = Pair(1.0, 2.0)
     p.a = p  # ERROR TC0201: field `Pair.a` is a float32 scalar, the value is a `Pair` struct

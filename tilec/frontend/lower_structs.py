@@ -22,6 +22,7 @@ from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
 from .lowering_host import LoweringHost
 from .tuple_returns import return_sources, tuple_annotation
+from .values_only import effect_of, values_only_body
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -500,16 +501,12 @@ class StructReturns(LoweringHost):
         self.refuse_array_fields(name, t, node)
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
         calls: dict[str, ir.Expr] = {}
-        for path, _ in flat_leaves:
+        for at, (path, _) in enumerate(flat_leaves):
             fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=path)
-            effect = _effect(fn, {f.name: f for f in self.module.order})
-            if effect is not None:
-                self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and has effects (line "
-                          f"{effect.span.line}); tilec evaluates such a func once per field", node,
-                          help="return the values and write the arrays in the caller")
             if fn.byref:
                 self.fail("TC0401", f"unsupported syntax: `{name}` returns a struct and updates a tile argument "
                           "in place", node)
+            fn = self.one_with_effects(name, fn, at == len(flat_leaves) - 1, "returns a struct", "field", node)
             flat = [_retype(a, p.type) for a, p in zip(self.flatten_args(args, where), fn.params)]
             if fn.spatial_ids:  # a mesh or grid id it queries: the caller's own (hash_grids.py)
                 self.pass_grid_ids(fn, flat, node)
@@ -554,18 +551,6 @@ class StructReturns(LoweringHost):
         return self.struct_item_field(value, self.project, node)
 
 
-def _effect(fn: ir.Function, funcs: dict[str, ir.Function]) -> ir.Stmt | None:
-    """The first statement of `fn` (or of a func it calls) with an effect, else None."""
-    for stmt in ir.walk_stmts(fn.body):
-        if isinstance(stmt, ir.ExprStmt):
-            return stmt
-        for e in ir.stmt_exprs(stmt):
-            for sub in ir.walk_expr(e):
-                if isinstance(sub, ir.Call) and sub.func in funcs and _effect(funcs[sub.func], funcs) is not None:
-                    return stmt
-    return None
-
-
 def _leaves(t: Type) -> list[tuple[str, Type]]:
     """structs.leaves of a type that has them (a struct, an array or a tile of structs)."""
     return cast("list[tuple[str, Type]]", structs.leaves(t))
@@ -585,33 +570,59 @@ class TupleReturns(LoweringHost):
         arg_nodes = self.func_arguments(name, fd, node, overloaded=False)
         args, where = self.argument_values(fd, arg_nodes, node)
         types: list[tuple[Type, object]] = [(a.type, a if self.is_weak(a) else None) for a in args]
+        structs_returned = [self.struct_returned(fd, node, arg_types=[a.type for a in args], item=k)
+                            for k in range(count)]
+        projects: list[str] = []  # one instance each; the last one makes the func's effects (values_only.py)
+        for k, t in enumerate(structs_returned):
+            if t is not None:
+                self.refuse_array_fields(name, t, node)
+            projects += [f"#{k}"] if t is None else [f"#{k}:{path}" for path, _ in structs.struct_leaves(t)]
+        calls = iter([self.item_call(name, types, args, where, project, project == projects[-1], node)
+                      for project in projects])
         values: list[Lowered] = []
-        for k in range(count):
-            t = self.struct_returned(fd, node, arg_types=[a.type for a in args], item=k)
+        for k, t in enumerate(structs_returned):
             if t is None:
-                values.append(self.item_call(name, types, args, where, f"#{k}", node))
+                values.append(next(calls))
                 continue
-            self.refuse_array_fields(name, t, node)
-            calls = {path: cast(ir.Expr, self.item_call(name, types, args, where, f"#{k}:{path}", node))
-                     for path, _ in structs.struct_leaves(t)}
-            values.append(StructValue(t, calls, f"{name}(...)[{k}]"))
+            values.append(StructValue(t, {path: next(calls) for path, _ in structs.struct_leaves(t)},
+                                      f"{name}(...)[{k}]"))
         return values
 
     def item_call(self, name: str, types: list[tuple[Type, object]], args: list[Lowered],
-                  where: list[cst.BaseExpression], project: str, node: cst.Call) -> ir.Call:
-        """The call of the instance of `name` that returns one of its several values (or one field of one)."""
+                  where: list[cst.BaseExpression], project: str, with_effects: bool, node: cst.Call) -> ir.Call:
+        """The call of the instance of `name` that returns one of its several values (or one field of one);
+        without the func's effects unless `with_effects`."""
         from .lower_call import _retype
 
         fn = self.module.instantiate(name, types, self.block_dim, node, self, where, project=project)
-        effect = _effect(fn, {f.name: f for f in self.module.order})
-        if effect is not None or fn.byref:
-            what = f"has effects (line {effect.span.line})" if effect is not None else "updates a tile argument in place"
-            self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and {what}; tilec "
-                      "evaluates such a func once per value", node,
-                      help="return the values and write the arrays or tiles in the caller")
+        if fn.byref:
+            self.fail("TC0401", f"unsupported syntax: `{name}` returns several values and updates a tile argument "
+                      "in place; tilec evaluates such a func once per value", node,
+                      help="return the values and write the tiles in the caller")
+        fn = self.one_with_effects(name, fn, with_effects, "returns several values", "value", node)
         flat = self.flatten_args(args, where)
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret, self.span(node))
+
+    def one_with_effects(self, name: str, fn: ir.Function, with_effects: bool, gives: str, per: str,
+                         node: cst.Call) -> ir.Function:
+        """Instance `fn` of a func that gives its result through several instances: as it is where it
+        makes the func's effects (`with_effects`: the last one the caller calls) or has none, else its
+        twin without them (values_only.py); a diagnostic where a value depends on an effect."""
+        funcs = {f.name: f for f in self.module.order}
+        effect = effect_of(fn, funcs)
+        if effect is None or with_effects:
+            return fn
+        custom = fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None
+        body = values_only_body(fn, funcs)
+        if custom or not isinstance(body, tuple):
+            why = (f"a custom adjoint (line {effect.span.line} has an effect)" if custom
+                   else f"effects, and line {body.span.line} depends on one (an array it writes, or an "
+                   "effect's result)")
+            self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such "
+                      f"a func once per {per}, making its effects in one of them only", node,
+                      help="return the values and write the arrays in the caller")
+        return self.module.values_only(name, fn, body)
 
     def returned_values(self, node: cst.Return, count: int) -> list[Lowered]:
         """The values a `return` of a func returning `count` values gives: `return a, b`, or the items of

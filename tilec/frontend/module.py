@@ -51,6 +51,7 @@ class ModuleChecker:
         self.generic_ok: dict[object, bool] = {}  # name -> bool
         self.stack: list[str] = []  # funcs being checked (recursion detection)
         self.lane_funcs: dict[str, bool] = {}  # instance name -> uses lanes
+        self.values_only_instances: dict[str, ir.Function] = {}  # instance name -> its twin without effects
         self.kernel_errors: list[tuple[str, Span]] = []  # (instance name, span) of kernels whose check reported errors
         self.grad_calls = False  # some function takes wp.grad(f)(x): passes/grad_calls.py has work
         self.not_compiled: list[tuple[str, Span, str]] = []  # (kernel, span, why): generic kernels without overloads
@@ -300,6 +301,19 @@ class ModuleChecker:
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
         return fn
+
+    def values_only(self, name: str, fn: ir.Function, body: tuple[ir.Stmt, ...]) -> ir.Function:
+        """The twin of instance `fn` (of func `name`) whose body is `body`, fn's without its effects
+        (values_only.py), made once."""
+        twin = self.values_only_instances.get(fn.name)
+        if twin is None:
+            index = self.counts.get(name, 0)
+            self.counts[name] = index + 1
+            twin = dataclasses.replace(fn, name=naming.func_instance(name, index), body=body)
+            self.values_only_instances[fn.name] = twin
+            self.lane_funcs[twin.name] = self.lane_funcs.get(fn.name, False)
+            self.order[self.order.index(fn)] = twin  # fn's caller always calls the twin: fn is not emitted
+        return twin
 
     def overload_for(self, scope: Scope, name: str, fd: FuncDef, args: list[tuple[Type, object]]) -> FuncDef | None:
         """The def of a func defined more than once (Warp's overloading by redefinition) whose

@@ -426,3 +426,44 @@ mix_fast = get_mixing_function(Mode.FAST)
 def selected_funcs(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = wp.static(get_mixing_function(Mode.SLOW))(x[i], 1.0) + mix_fast(x[i], 0.0) * 10.0
+
+
+@wp.func
+def motion(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: wp.array(dtype=wp.vec3), i: int):
+    # several values and an array write (Newton's featherstone jcalc_motion): the write is made once
+    s = axis[i] * 2.0
+    S[i] = s
+    return s * qd[i], wp.length(s)
+
+
+@wp.func
+def motion_forwarded(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: wp.array(dtype=wp.vec3), i: int):
+    return motion(axis, qd, S, i)
+
+
+@wp.struct
+class Reach:
+    length: float
+    tip: wp.vec3
+
+
+@wp.func
+def reach(p: wp.vec3, total: wp.array(dtype=float)) -> Reach:
+    # a struct returned (one instance per field) and an atomic add, made once
+    r = Reach()
+    r.length = wp.length(p)
+    r.tip = p * 0.5
+    wp.atomic_add(total, 0, r.length)
+    return r
+
+
+@wp.kernel
+def effect_returns(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: wp.array(dtype=wp.vec3),
+                   S2: wp.array(dtype=wp.vec3), total: wp.array(dtype=float), y: wp.array(dtype=float),
+                   tips: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    v, length = motion(axis, qd, S, i)
+    w, _ = motion_forwarded(axis, qd, S2, i)
+    r = reach(v, total)
+    y[i] = length * r.length + wp.dot(w, v)
+    tips[i] = r.tip
