@@ -514,6 +514,25 @@ class StructReturns(LoweringHost):
             self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return StructValue(t, calls, f"{name}(...)")
 
+    def one_with_effects(self, name: str, fn: ir.Function, with_effects: bool, gives: str, per: str,
+                         node: cst.Call) -> ir.Function:
+        """Instance `fn` of a func that gives its result through several instances: as it is where it
+        makes the func's effects (`with_effects`: the last one the caller calls) or has none, else its
+        twin without them (values_only.py); a diagnostic where a value depends on an effect."""
+        funcs = {f.name: f for f in self.module.order}
+        effect = effect_of(fn, funcs)
+        if effect is None or with_effects:
+            return fn
+        custom = fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None
+        body = values_only_body(fn, funcs)
+        if custom or not isinstance(body, tuple):
+            why = (f"effects, and line {body.span.line} depends on one (an array it writes, or an effect's "
+                   "result)" if not isinstance(body, tuple) else f"a custom adjoint (line {effect.span.line} has an effect)")
+            self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such "
+                      f"a func once per {per}, making its effects in one of them only", node,
+                      help="return the values and write the arrays in the caller")
+        return self.module.values_only(name, fn, body)
+
     def struct_item_field(self, value: Lowered, path: str, node: cst.Return) -> ir.Expr:
         """Field `path` of the struct a `return` gives (or of its struct item, `return s, v`), for the
         instance that returns that field."""
@@ -603,26 +622,6 @@ class TupleReturns(LoweringHost):
         flat = self.flatten_args(args, where)
         self.lane_ops = self.lane_ops or self.module.lane_funcs.get(fn.name, False)
         return ir.Call(fn.name, tuple(_retype(a, p.type) for a, p in zip(flat, fn.params)), fn.ret, self.span(node))
-
-    def one_with_effects(self, name: str, fn: ir.Function, with_effects: bool, gives: str, per: str,
-                         node: cst.Call) -> ir.Function:
-        """Instance `fn` of a func that gives its result through several instances: as it is where it
-        makes the func's effects (`with_effects`: the last one the caller calls) or has none, else its
-        twin without them (values_only.py); a diagnostic where a value depends on an effect."""
-        funcs = {f.name: f for f in self.module.order}
-        effect = effect_of(fn, funcs)
-        if effect is None or with_effects:
-            return fn
-        custom = fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None
-        body = values_only_body(fn, funcs)
-        if custom or not isinstance(body, tuple):
-            why = (f"a custom adjoint (line {effect.span.line} has an effect)" if custom
-                   else f"effects, and line {body.span.line} depends on one (an array it writes, or an "
-                   "effect's result)")
-            self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such "
-                      f"a func once per {per}, making its effects in one of them only", node,
-                      help="return the values and write the arrays in the caller")
-        return self.module.values_only(name, fn, body)
 
     def returned_values(self, node: cst.Return, count: int) -> list[Lowered]:
         """The values a `return` of a func returning `count` values gives: `return a, b`, or the items of
