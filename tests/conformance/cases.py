@@ -168,10 +168,15 @@ class Indexed:
     indices: tuple
     dtype: str = "float32"
     role: str = "in"
+    value: str | None = None  # a Warp value type the base holds (vec3, transform...): trailing component axes
 
     @property
     def differentiable(self) -> bool:
         return self.dtype.startswith("float")
+
+    @property
+    def base_shape(self) -> tuple:
+        return self.shape + (_value_axes(self.value) if self.value else ())
 
 
 def arr(*shape, dtype="float32", kind="randn"):

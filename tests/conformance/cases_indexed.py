@@ -2,7 +2,7 @@
 Warp 1.19 drops every gradient through an indexed array (native array.h: adj_address of an
 indexedarray does nothing, and its Tape cannot take one), so the adjoint's oracle is finite
 differences; tilec's adjoint accumulates into the base array at the gathered positions."""
-from cases import Case, Indexed, Scal, out
+from cases import Arr, Case, Indexed, Scal, out, varr
 
 P = "indexed_arrays.py"
 NO_WARP_ADJOINT = "Warp 1.19 has no adjoint through indexed arrays (array.h: adj_address of an indexedarray is empty)"
@@ -26,4 +26,13 @@ CASES = [
          block_dim=16),
     case("shape_counts", "shape_counts", (1,), (Indexed((5, 6), (3, None)), out(2, dtype="int32")), grad=False),
     case("atomic_from_gather", "atomic_from_gather", (7,), (Indexed((4,), (7,)), out(2))),
+    # indexed arrays of vectors and transforms; a generic kernel whose overloads take either kind of array
+    case("gather_vectors", "gather_vectors", (5,), (Indexed((7,), (5,), value="vec3"), out(5), varr(5, "vec3", "out"))),
+    case("transformed_points", "transformed_points", (2, 3),
+         (Indexed((3, 4), (2, 3), value="transform"), varr(3, "vec3"), Arr((2, 3, 3), "float32", "out", "zeros", "vec3"))),
+    case("copy_rows_indexed_vec3", "copy_rows", (3, 4),
+         (Indexed((5, 4), (3, None), value="vec3"), Arr((3, 4, 3), "float32", "out", "zeros", "vec3"))),
+    case("copy_rows_plain_vec3", "copy_rows", (3, 4),
+         (Arr((3, 4, 3), "float32", "in", "randn", "vec3"), Arr((3, 4, 3), "float32", "out", "zeros", "vec3"))),
+    case("copy_rows_indexed_f32", "copy_rows", (3, 4), (Indexed((5, 4), (3, None)), out(3, 4))),
 ]

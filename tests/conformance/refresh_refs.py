@@ -47,7 +47,7 @@ def make_inputs(case) -> list:
         elif isinstance(a, Indexed):  # (base, [index array or None per dimension])
             indices = [None if n is None else rng.integers(0, a.shape[d], n).astype(np.int32)
                        for d, n in enumerate(a.indices)]
-            values.append((rng.standard_normal(a.shape).astype(a.dtype), indices))
+            values.append((rng.standard_normal(a.base_shape).astype(a.dtype), indices))
         else:
             values.append(_make(rng, a))
     return values
@@ -142,7 +142,8 @@ def run_warp(case, values, seeds, wp):
         elif isinstance(a, Scal):  # a Python number; other widths as Warp's scalar type (overloads pick by it)
             arrays.append(v[()].item() if a.dtype in ("float32", "int32") else getattr(wp, a.dtype)(v[()].item()))
         elif isinstance(a, Indexed):
-            base = wp.array(v[0].copy(), device="cpu")
+            base = wp.array(v[0].copy(), dtype=getattr(wp, a.value) if a.value else wp.dtype_from_numpy(v[0].dtype),
+                            device="cpu")
             arrays.append(wp.indexedarray(base, [None if i is None else wp.array(i, device="cpu") for i in v[1]]))
         else:
             # a value type of Warp's (vec3ui) or one the program declares (mat22ui = wp.types.matrix(...))

@@ -57,14 +57,16 @@ def manifest_entry(t: StructT) -> dict[str, Any]:
             fields.append({"name": fname, "kind": "struct", "struct": ft.name})
         elif isinstance(ft, ArrayT) and isinstance(ft.dtype, StructT):
             fields.append({"name": fname, "kind": "array", "struct": ft.dtype.name, "ndim": ft.ndim})
-        elif isinstance(ft, ArrayT) and isinstance(ft.dtype, (VecT, MatT)):  # numpy: trailing component axes
+        elif isinstance(ft, (ArrayT, IndexedT)) and isinstance(ft.dtype, (VecT, MatT)):  # numpy: trailing component axes
             shape = [ft.dtype.rows, ft.dtype.cols] if isinstance(ft.dtype, MatT) else [ft.dtype.length]
-            fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.dtype.name, "ndim": ft.ndim,
-                           "element_shape": shape, "value_type": str(ft.dtype)})
+            fields.append({"name": fname, "kind": "array" if isinstance(ft, ArrayT) else "indexedarray",
+                           "dtype": ft.dtype.dtype.name, "ndim": ft.ndim, "element_shape": shape,
+                           "value_type": str(ft.dtype)})
         elif isinstance(ft, ArrayT):
             assert isinstance(ft.dtype, Scalar), ft  # the other element types are the branches above
             fields.append({"name": fname, "kind": "array", "dtype": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, IndexedT):  # the loader takes an indexed array (base and index arrays)
+            assert isinstance(ft.dtype, Scalar), ft  # a value type's is the branch above
             fields.append({"name": fname, "kind": "indexedarray", "dtype": ft.dtype.name, "ndim": ft.ndim})
         elif isinstance(ft, (VecT, MatT)):
             shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]

@@ -212,14 +212,20 @@ def _need_element(node: cst.BaseExpression | None, scope: Scope, where: cst.CSTN
     return d
 
 
+def _indexed_element(d: Element, where: cst.CSTNode) -> Scalar | VecT | MatT:
+    if not isinstance(d, (Scalar, VecT, MatT)):
+        raise AnnotationError(f"an indexed array holds scalars, vectors or matrices, not {describe(d)}", where)
+    return d
+
+
 def _call_annotation(node: cst.Call, scope: Scope) -> Type | IndexedT:
     name = scope.api_attr(node.func)
     kw = _kwargs(node)
     kind, fixed_ndim = _array_kind(name)
     if kind in UNSUPPORTED_ARRAYS:
         raise AnnotationError(UNSUPPORTED_ARRAYS[kind], node)
-    if kind in ("array", "indexedarray"):  # an indexed array holds scalars only
-        d = (_need_element if kind == "array" else _need_dtype)(kw.get("dtype", kw.get("#0")), scope, node)
+    if kind in ("array", "indexedarray"):
+        d = _need_element(kw.get("dtype", kw.get("#0")), scope, node)
         extra = [k for k in kw if k.startswith("#") and k != "#0"] + (["ndim"] if fixed_ndim and "ndim" in kw else [])
         if extra:  # silently dropping `wp.array(float, 2)`'s 2 or array2d's ndim=3 would change the type
             raise AnnotationError(f"`{name}(...)` takes `dtype=`" + ("" if fixed_ndim else " and `ndim=`") +
@@ -232,8 +238,7 @@ def _call_annotation(node: cst.Call, scope: Scope) -> Type | IndexedT:
                                       ndim_node)  # type: ignore[arg-type]  # not None: None gives ndim 1
         else:
             ndim = fixed_ndim
-        # d came from _need_dtype for an indexed array: a Scalar
-        return ArrayT(d, ndim) if kind == "array" else IndexedT(d, ndim)  # type: ignore[arg-type]
+        return ArrayT(d, ndim) if kind == "array" else IndexedT(_indexed_element(d, node), ndim)
     if name == "tile":
         d = _need_element(kw.get("dtype"), scope, node)
         shape_node = kw.get("shape")
@@ -277,8 +282,8 @@ def _subscript_annotation(node: cst.Subscript, scope: Scope) -> Type | IndexedT:
             raise AnnotationError(f"`{name}[...]` takes one dtype, e.g. {name}[float]"
                                   + ("" if fixed_ndim else f", or a dtype and Literal[ndim], e.g. {name}[float, Literal[2]]"),
                                   node)
-        made, need = (ArrayT, _need_element) if kind == "array" else (IndexedT, _need_dtype)
-        return made(need(items[0], scope, node), ndim)  # type: ignore[arg-type]  # IndexedT: _need_dtype
+        d = _need_element(items[0], scope, node)
+        return ArrayT(d, ndim) if kind == "array" else IndexedT(_indexed_element(d, node), ndim)
     if name not in ("Tile", "tile"):
         raise AnnotationError("unsupported type annotation", node)
     if len(items) < 2:

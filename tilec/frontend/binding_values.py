@@ -64,7 +64,7 @@ class Unknown:
 
 
 def substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed) -> cst.BaseExpression:
-    """An annotation with the names `env` binds to dtypes and numbers spelled as their values;
+    """An annotation with the names `env` binds to dtypes, Warp's own names and numbers spelled as their values;
     every node made has the position of the one it replaces."""
     if not env:
         return node
@@ -77,10 +77,15 @@ def substitute(node: cst.BaseExpression, env: Env, scope: Scope, parsed: Parsed)
         def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
             return updated.with_changes(value=updated.value.visit(self))
 
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)  # `dtype=dtype`: the keyword is no name's use
+
         def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
             v = env.get(updated.value)
             if isinstance(v, DtypeValue):
                 return cst.parse_expression(prefix + v.api)
+            if isinstance(v, FuncValue) and v.api:  # `for A in (wp.array, wp.indexedarray): ... A(dtype=T)`
+                return cst.parse_expression(prefix + v.name)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 return cst.parse_expression(repr(v))
             return updated

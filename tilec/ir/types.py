@@ -165,7 +165,7 @@ class IndexedT:
     field of this type becomes the base array and its index arrays (frontend/indexed.py,
     ir/structs.py)."""
 
-    dtype: Scalar
+    dtype: Scalar | VecT | MatT
     ndim: int
 
     def __str__(self) -> str:

@@ -1,5 +1,7 @@
 """Indexed arrays (wp.indexedarray) read by kernels: element reads through per-dimension index
 arrays, `.shape` of the indexed view, dimensions left unindexed, and SIMT and tile kernels."""
+from typing import Any
+
 import warp as wp
 
 dt = wp.float64
@@ -77,3 +79,32 @@ def shape_counts(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=int)):
 def atomic_from_gather(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     wp.atomic_add(out, i % 2, a[i] * a[i])
+
+
+@wp.kernel
+def gather_vectors(a: wp.indexedarray(dtype=wp.vec3), out: wp.array(dtype=float), tips: wp.array(dtype=wp.vec3)):
+    # an indexed array of vectors (Newton's selection.py passes them to its copy kernels)
+    i = wp.tid()
+    v = a[i]
+    out[i] = wp.length(v) + v[1] * v[2]
+    tips[i] = wp.cross(v, a[0]) * float(a.shape[0])
+
+
+@wp.kernel
+def transformed_points(poses: wp.indexedarray2d(dtype=wp.transform), p: wp.array(dtype=wp.vec3),
+                       out: wp.array2d(dtype=wp.vec3)):
+    i, j = wp.tid()
+    out[i, j] = wp.transform_point(poses[i, j], p[j])
+
+
+@wp.kernel
+def copy_rows(values: Any, attrib: Any):
+    i, j = wp.tid()
+    attrib[i, j] = values[i, j] * 2.0
+
+
+# overloads declared over dtypes and array kinds, the kind a loop variable called like wp.array itself
+# (Newton's selection.py: `src_array_type(dtype=dtype, ndim=3)`)
+for dtype in [float, wp.vec3]:
+    for src_array_type in [wp.array, wp.indexedarray]:
+        wp.overload(copy_rows, {"values": src_array_type(dtype=dtype, ndim=2), "attrib": wp.array(dtype=dtype, ndim=2)})
