@@ -99,6 +99,11 @@ def func_symbol(ir_name: str) -> str:
     return f"f{index}_{c_ident(name)}"
 
 
+def native_symbol(name: str) -> str:
+    """The C++ name of a @wp.func_native's function (its snippet's; codegen/natives.py)."""
+    return f"tl_native::n_{c_ident(name)}"
+
+
 def func_in_range_symbol(ir_name: str) -> str:
     """The C++ name of a func's in-range variant (its exp, log and tanh without edge handling, their
     keys kept in the calling loop's tl::InRange; backend_cpu/emit.py): `fr_<name>`, `fr1_<name>`, ..."""

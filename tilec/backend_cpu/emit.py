@@ -9,6 +9,7 @@ from .. import __version__, ir, naming
 from ..codegen import analysis
 from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.element_loops import in_range_func
+from ..codegen.natives import native_texts
 from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
 from ..codegen.tile_sums import summed_arrays
 from ..ir.types import ArrayT, Scalar, TileT
@@ -79,7 +80,8 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
         emitter.in_range_seen = naming.IN_RANGE_SEEN
         return emitter.function(f, naming.func_in_range_symbol(f.name), f", tl::InRange& {naming.IN_RANGE_SEEN}")
 
-    func_texts = [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
+    func_texts = native_texts(module, "static ", target.filename)
+    func_texts += [CxxEmitter(target).function(f, naming.func_symbol(f.name)) for f in module.funcs]
     func_texts += [in_range_variant(f) for f in module.funcs if f.name in in_range]
     kernels: list[dict[str, Any]] = []
     header_kernels: list[dict[str, Any]] = []

@@ -7,6 +7,7 @@ from typing import Any
 from .. import __version__, ir, naming
 from ..codegen.analysis import calls
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
+from ..codegen.natives import native_texts
 from ..diagnostics import Diagnostic
 from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
 from ..ir.types import MatT, TileT, Type, VecT
@@ -88,8 +89,9 @@ def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool 
     shared memory per block go to global scratch (storage.shared_layout)."""
     target = Target("cuda", "__device__ static ", naming.source_label(module.filename), line_directives)
     scalar_funcs = [f for f in module.funcs if not _touches_tiles(f)]
-    func_texts = [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
-                  .function(f, naming.func_symbol(f.name)) for f in scalar_funcs]
+    func_texts = native_texts(module, "__device__ static ", target.filename)
+    func_texts += [CxxEmitter(Target("cuda-func", "__device__ static ", target.filename, line_directives))
+                   .function(f, naming.func_symbol(f.name)) for f in scalar_funcs]
     funcs = {f.name: f for f in module.funcs}
     kernels: list[dict[str, Any]] = []
     entries: dict[str, list[dict[str, Any]]] = {}

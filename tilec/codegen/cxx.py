@@ -793,6 +793,8 @@ class CxxEmitter:
             tile = e.args[1].sym  # the loop above wrote the array's row itself, or this tile
             text = self.runtime_call(OPS[e.op].cpp, None, e, list(e.args))
             self.emit(f"if ({naming.cxx_row(tile)} == {naming.cxx_var(tile)}.data) {text};")
+        elif isinstance(e, ir.OpCall) and e.op == "native_call":  # per thread, as Warp calls it
+            self.emit(f"{self.expr(e)};")
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):
@@ -904,6 +906,8 @@ class CxxEmitter:
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
             return f"{naming.func_symbol(e.attr('func'))}({', '.join(['ctx'] + args)})"
+        if op == "native_call":  # the snippet's function (codegen/natives.py)
+            return f"{naming.native_symbol(e.attr('func'))}({', '.join(args)})"
         if op == "replay_value":
             return args[1]
         if op == "array_view":

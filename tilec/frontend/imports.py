@@ -311,6 +311,10 @@ def _bring_name(scope: Scope, local: str, other: Scope, name: str) -> bool:
         if name in other.func_overloads:
             scope.func_overloads[local] = other.func_overloads[name]
         brought = True
+    if name in other.native_funcs:  # a snippet, its annotations read in its own module's names
+        scope.native_funcs[local] = other.native_funcs[name]
+        scope.native_homes[local] = other.native_homes.get(name, other)
+        brought = True
     if name in other.factories:  # a host function making or picking funcs, seeing its own module's names
         scope.factories[local] = dataclasses.replace(other.factories[name], home=other.factories[name].home or other)
         brought = True

@@ -20,7 +20,7 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, decompositions, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
-from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, MatT, Scalar, StackT, TileT, Type, VecT, component_dtype
+from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, MatT, Scalar, StackT, TileT, Type, VecT, component_dtype, describe
 from . import annotations as ann
 from . import binding_values, consts
 from . import generics
@@ -113,9 +113,7 @@ class CallLowering(LoweringHost):
                     return self.lower_func_call(reduction, node)
                 return self.lower_op(BUILTIN_OPS[name], node)
             if name in self.scope.native_funcs and name not in self.env:
-                self.fail("TC0401", f"unsupported syntax: `{name}` is a @wp.func_native (a C++/CUDA snippet); "
-                          "tilec compiles only Python bodies", node.func,
-                          help="write it as a @wp.func in Python")
+                return self.lower_native_call(name, node)
             if name == "range":
                 self.fail("TC0401", "unsupported syntax: range() outside a for loop", node)
             if name in self.scope.kernels:
@@ -127,6 +125,31 @@ class CallLowering(LoweringHost):
                 else suggest.did_you_mean(name, known))
             self.fail("TC0301", f"unknown function `{name}`", node.func, help=hint)
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
+
+    def lower_native_call(self, name: str, node: cst.Call) -> ir.Expr:
+        """A call of a @wp.func_native (native_funcs.py): its scalar arguments, by position, of the
+        parameters' types (a literal takes the parameter's), as Warp matches a func's."""
+        from .native_funcs import NativeError
+
+        try:
+            native = self.module.native(self.scope.native_funcs[name], self.scope.native_homes.get(name, self.scope),
+                                        self.span(node))
+        except NativeError as e:
+            self.fail("TC0401", f"unsupported syntax: `{name}` is a @wp.func_native (a C++/CUDA snippet) tilec "
+                      f"cannot compile: {e}", node.func, help="write it as a @wp.func in Python")
+        if any(a.keyword is not None or a.star for a in node.args):
+            self.fail("TC0408", f"`{name}`: a @wp.func_native takes its arguments by position", node)
+        if len(node.args) != len(native.params):
+            self.fail("TC0408", f"{name}: expects {len(native.params)} argument(s), got {len(node.args)}", node)
+        args = []
+        for arg, (pname, ptype) in zip(node.args, native.params):
+            value = self.retype_literal(self.expr(arg.value), ptype)
+            if value.type != ptype:
+                self.fail("TC0201", f"`{name}` takes `{pname}` as {describe(ptype)}, got {describe(value.type)}",
+                          arg.value)
+            args.append(value)
+        return ir.OpCall("native_call", tuple(args), (("func", native.name), ("source", name)), native.ret,
+                         self.span(node))
 
     def refuse_host_name(self, node: cst.BaseExpression) -> None:
         """`np.exp(x)`, `math.pi`: a host module's name in device code, with the API's spelling."""
@@ -565,7 +588,7 @@ class CallLowering(LoweringHost):
         return call
 
     def run_rule(self, spec: OpSpec, b: Bound, where: dict[str, Any], node: cst.CSTNode) -> Type | None:
-        from ..ir.types import StructT, describe
+        from ..ir.types import StructT
 
         for name, t in list(b.types.items()) + [(f"arg{i}", t) for i, t in enumerate(b.variadic)]:
             held = getattr(t, "dtype", t)

@@ -17,7 +17,7 @@ from .. import ir, naming
 from ..diagnostics import Diagnostics, Label, Span
 from ..ir.types import NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
 from . import annotations as ann
-from . import generics, warp_library
+from . import generics, native_funcs, warp_library
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
 from .lower_call import Abort
 from .lowering_host import LoweringHost
@@ -52,6 +52,7 @@ class ModuleChecker:
         self.stack: list[str] = []  # funcs being checked (recursion detection)
         self.lane_funcs: dict[str, bool] = {}  # instance name -> uses lanes
         self.values_only_instances: dict[str, ir.Function] = {}  # instance name -> its twin without effects
+        self.natives: dict[int, ir.NativeFunc] = {}  # id of a @wp.func_native def -> its snippet's function
         self.kernel_errors: list[tuple[str, Span]] = []  # (instance name, span) of kernels whose check reported errors
         self.grad_calls = False  # some function takes wp.grad(f)(x): passes/grad_calls.py has work
         self.not_compiled: list[tuple[str, Span, str]] = []  # (kernel, span, why): generic kernels without overloads
@@ -80,8 +81,9 @@ class ModuleChecker:
         self.check_uncalled_funcs()
         constants = tuple(sorted((k, v) for k, v in self.scope.constants.items()))
         not_compiled = tuple(sorted((name, span.line, why) for name, span, why in self.not_compiled))
+        natives = tuple(sorted(self.natives.values(), key=lambda n: n.name))
         return ir.Module(self.parsed.name, self.parsed.filename, tuple(self.order), tuple(kernels), constants,
-                         not_compiled)
+                         not_compiled, natives)
 
     # ------------------------------------------------------------ signatures
 
@@ -301,6 +303,20 @@ class ModuleChecker:
         self.lane_funcs[fn.name] = checker.lane_ops
         self.order.append(fn)
         return fn
+
+    def native(self, node: cst.FunctionDef, scope: Scope, call_span: Span) -> ir.NativeFunc:
+        """The function of the @wp.func_native def `node` (native_funcs.py), made once; raises
+        native_funcs.NativeError."""
+        made = self.natives.get(id(node))
+        if made is None:
+            taken = {n.name for n in self.natives.values()}
+            name = node.name.value
+            index = 1
+            while name in taken:
+                name, index = f"{node.name.value}_{index}", index + 1
+            at = self.parsed.span(node.name) if id(node.name) in self.parsed.positions() else call_span
+            made = self.natives[id(node)] = native_funcs.native_func(node, scope, name, at)
+        return made
 
     def values_only(self, name: str, fn: ir.Function, body: tuple[ir.Stmt, ...]) -> ir.Function:
         """The twin of instance `fn` (of func `name`) whose body is `body`, fn's without its effects

@@ -130,6 +130,7 @@ class Scope:
     custom_adjoints: dict[str, dict[str, cst.FunctionDef]] = field(default_factory=dict)  # func name -> {"func_grad"|"func_replay": def node}
     custom_targets: list[tuple[str, str, cst.Name]] = field(default_factory=list)  # (func name, decorator, its argument): checked at the end
     native_funcs: dict[str, cst.FunctionDef] = field(default_factory=dict)  # @wp.func_native name -> its def node
+    native_homes: dict[str, Scope] = field(default_factory=dict)  # an imported one's name -> its module's names
     func_overloads: dict[str, list[FuncDef]] = field(default_factory=dict)  # a @wp.func name defined more than once -> its defs, in order
     structs: dict[str, StructT] = field(default_factory=dict)  # @wp.struct class name -> StructT (frontend/structs.py)
     bound: set[str] = field(default_factory=set)  # every name the module binds (a builtin's name bound here is not the builtin)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
-from .types import TileT, Type
+from .types import Scalar, TileT, Type
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,6 +219,19 @@ def keep_while_alive(table: dict[_Key, _Answer], fn: Function, key: _Key, answer
 
 
 @dataclass(frozen=True)
+class NativeFunc:
+    """A `@wp.func_native`: the user's C++/CUDA snippet, emitted as written as the body of a function
+    of its Python parameters (scalars, named as in Python), called by `native_call` ops."""
+
+    name: str  # the C-level name, unique in the module
+    source_name: str  # the name in the user's file
+    params: tuple[tuple[str, Scalar], ...]  # (Python name, type)
+    ret: Type  # NONE: the snippet returns nothing
+    snippet: str
+    span: Span
+
+
+@dataclass(frozen=True)
 class Module:
     name: str  # module name (file stem)
     filename: str  # as given by the user, for `// file.py:LINE` comments
@@ -228,6 +241,7 @@ class Module:
     # ((kernel, line, why), ...) sorted: kernels of the file left uncompiled (generic ones without overloads);
     # the loader names them, and why, when a launch asks for one
     not_compiled: tuple[tuple[str, int, str], ...] = field(default=())
+    natives: tuple[NativeFunc, ...] = field(default=())  # the @wp.func_native snippets the code calls
 
 
 # ---------------------------------------------------------------- traversal

@@ -701,6 +701,12 @@ def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(0, ad.val(g))]  # the replayed value takes no adjoint: the func's own derivative is the body's
 
 
+@rule("native_call")
+def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    raise NotDifferentiable(f"`{e.attr('source')}` is a @wp.func_native snippet returning a float: tilec does not "
+                            "differentiate C++ snippets (nor read an adj_snippet)", e.span)
+
+
 @rule("custom_call")
 def _custom_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """@wp.func_grad: each float argument's contribution is the user's adjoint func of (args, g)."""

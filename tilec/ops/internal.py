@@ -28,7 +28,7 @@ def _step_rule(b: Bound) -> Type:
 
 
 def _given_ret(b: Bound) -> Type:
-    raise TypeError("custom_call is built by the structuring pass with its type")
+    raise TypeError("custom_call and native_call are built with their types")
 
 
 def _lane(b: Bound) -> Type:
@@ -101,6 +101,9 @@ OPS = [
     OpSpec("custom_call", (), _given_ret, "custom_call",
            "a func with a @wp.func_grad: its value, and in the adjoint the user's rule", adj_cpp="custom_call",
            variadic="args", api=False),
+    OpSpec("native_call", (), _given_ret, "native_call",
+           "a @wp.func_native's snippet called with scalars (attr func: its C-level name); may have effects",
+           adj_cpp="native_call", variadic="args", effect=True, api=False),
     OpSpec("tile_diag", (G,), _diag_rule, "tile_diag",
            "the diagonal of a square tile", api=False),
 ]

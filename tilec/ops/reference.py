@@ -339,6 +339,11 @@ def _custom_call(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return ctx.call(ctx.funcs[call.attr("func")], a)
 
 
+@impl("native_call")
+def _native_call(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    raise NotImplementedError(f"{call.attr('source')}: a @wp.func_native snippet is C++, not interpreted")
+
+
 @impl("array_view")
 def _array_view(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """A numpy view, so writes through it reach the parent as in the runtime."""

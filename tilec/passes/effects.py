@@ -302,7 +302,7 @@ def _differentiable(t: Type) -> bool:
 
 def _free_positions(e: ir.OpCall) -> set[int]:
     free = VALUE_FREE.get(e.op)
-    if free == "all":
+    if free == "all" or (e.op == "native_call" and not _differentiable(e.type)):  # a snippet's integer: no adjoint
         return set(range(len(e.args)))
     positions = set(free) if isinstance(free, tuple) else set()  # else None: no free position
     if e.op == "atomic_add":
