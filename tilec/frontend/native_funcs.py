@@ -71,7 +71,7 @@ def _snippet(node: cst.FunctionDef, scope: Scope) -> str:
             continue
         given = [a.value for a in call.args if a.keyword is None][:1] + \
             [a.value for a in call.args if a.keyword is not None and a.keyword.value == "snippet"]
-        text = None
+        text: object = None
         if given and isinstance(given[0], (cst.SimpleString, cst.ConcatenatedString)):
             text = given[0].evaluated_value
         elif given:
