@@ -117,6 +117,7 @@ CASES = [
     Case("wl_func_natives", "natives.py", "natives", dim=(N,),
          args=(arr(N), Arr((N,), "int64", "in", "int:0:4096"), out(N, dtype="uint32"), out(N, dtype="uint64"),
                out(N, dtype="int32"), out(N)), **SIMT),
+    Case("wl_defaulted_factories", S, "defaulted_factories", dim=(N,), args=(arr(N), out(N)), **SIMT),
     # funcs returning several values or a struct, with effects: the effects made by one instance only
     Case("wl_effect_returns", S, "effect_returns", dim=(N,),
          args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), varr(N, "vec3", "out"), out(1), out(N),

@@ -100,13 +100,14 @@ COMPARE: dict[type, Callable[[Any, Any], Any]] = {
 
 def compare(node: cst.Comparison, evaluate_one: Callable[[cst.BaseExpression], object]) -> object:
     """A chained comparison of constants, as Python evaluates it; NOT_CONST where an operand is not
-    one or Python refuses the operands (`1 < "a"`). A known value `is not None` (no constant is None:
-    `vec(...) if vec is not None else None` of a type a property gives)."""
+    one or Python refuses the operands (`1 < "a"`). A known value is None only where it is None (a
+    factory's `support_func=None`), else `is not None` (`vec(...) if vec is not None else None` of a type
+    a property gives)."""
     operand = evaluate_one(node.left)
     for target in node.comparisons:
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None" and \
                 isinstance(target.operator, (cst.Is, cst.IsNot)) and operand is not NOT_CONST:
-            if isinstance(target.operator, cst.Is):
+            if (operand is None) != isinstance(target.operator, cst.Is):
                 return False
             continue  # (None is no left operand of the next comparison: Python would compare it)
         other = evaluate_one(target.comparator)

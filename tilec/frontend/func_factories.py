@@ -14,7 +14,7 @@ follow leaves the name a host value, with the reason where a kernel uses it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -90,12 +90,34 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
             else consts.NOT_CONST
         return base._lookup(n) if made is consts.NOT_CONST else made
 
-    for stmt in factory.body.body:  # the constants it assigns before its defs
-        assigned = single_name_assign(stmt)
-        if assigned is not None:
+    def follow(body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> None:
+        """The constants the body assigns before its defs, through the `if`s whose tests evaluate
+        (`if support_func is None: support_func = support_map`); a name an `if` tilec cannot decide
+        assigns is unknown after it."""
+        for stmt in body:
+            if isinstance(stmt, cst.If):
+                test = consts.evaluate(stmt.test, lookup)
+                if test is consts.NOT_CONST:
+                    for assigned_stmt in _assignments_under(stmt):
+                        env.pop(assigned_stmt[0], None)
+                        unknown[assigned_stmt[0]] = assigned_stmt[1]
+                elif test:
+                    follow(stmt.body.body)
+                elif isinstance(stmt.orelse, cst.If):
+                    follow([stmt.orelse])
+                elif isinstance(stmt.orelse, cst.Else):
+                    follow(stmt.orelse.body.body)
+                continue
+            line = cst.SimpleStatementLine([stmt]) if isinstance(stmt, cst.BaseSmallStatement) else stmt
+            assigned = single_name_assign(line)  # (`if x: y = 1` on one line: a small statement)
+            if assigned is None:
+                continue
             value = consts.evaluate(assigned[1], lookup)
             if consts.holds_list(value):  # a list the body may change after (`limits.append(b)`): not followed
                 value = consts.NOT_CONST
+            if value is consts.NOT_CONST and isinstance(assigned[1], cst.Name) and assigned[1].value in base.funcs \
+                    and assigned[1].value not in env:
+                value = _FuncName(assigned[1].value, base.funcs[assigned[1].value])  # `support_func = support_map`
             if value is consts.NOT_CONST:
                 value = _selected(base, env, assigned[1], decorated, type_of)
             if value is not consts.NOT_CONST:
@@ -104,6 +126,8 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
             else:
                 env.pop(assigned[0], None)
                 unknown[assigned[0]] = assigned[1]
+
+    follow(factory.body.body)
     child = _child(base, env, unknown)
     child.native_funcs = {**child.native_funcs, **{  # a snippet its funcs call is named as such, not unknown
         s.name.value: s for s in factory.body.body if isinstance(s, cst.FunctionDef) and any(
@@ -125,6 +149,24 @@ def instantiate(scope: Scope, name: str, call: cst.Call, host: HostDef,
         return f"`{factory.name.value}` returns no func tilec could read"
     caller.funcs[name] = made
     return None
+
+
+def _assignments_under(stmt: cst.If) -> list[tuple[str, cst.BaseExpression]]:
+    """The single-name assignments anywhere in an `if`'s arms."""
+    found: list[tuple[str, cst.BaseExpression]] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            assigned = single_name_assign(node)
+            if assigned is not None:
+                found.append(assigned)
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+    stmt.visit(Visitor())
+    return found
 
 
 def _selected(base: Scope, env: dict[str, object], value: cst.BaseExpression, decorated: Callable[[cst.FunctionDef], bool],
@@ -261,11 +303,14 @@ def _arguments(scope: Scope, home: Scope, call: cst.Call, factory: cst.FunctionD
         if node is None:
             return {}, f"`{factory.name.value}` is called without `{p.name.value}`"
         where = scope if p.name.value in given else home
+        if isinstance(node, cst.Name) and node.value == "None":  # `support_func=None`, then `if support_func is None:`
+            env[p.name.value] = None
+            continue
         value = where.constant(node)
         if value is consts.NOT_CONST:
             value = type_of(where, node)
         if value is None and isinstance(node, cst.Name) and node.value in where.funcs:
-            value = _FuncName(node.value)
+            value = _FuncName(node.value, where.funcs[node.value])  # the caller's func, its module maybe another
         if value is None:
             return {}, f"`{p.name.value}` of `{factory.name.value}` is `{_code(node)}`, not a compile-time constant, type " \
                 "or func"

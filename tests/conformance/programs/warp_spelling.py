@@ -467,3 +467,44 @@ def effect_returns(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: 
     r = reach(v, total)
     y[i] = length * r.length + wp.dot(w, v)
     tips[i] = r.tip
+
+
+@wp.func
+def support_map(x: float) -> float:
+    return x * 2.0
+
+
+@wp.func
+def other_map(x: float) -> float:
+    return x * 3.0
+
+
+def make_inner(support_func):
+    @wp.func
+    def inner(x: float) -> float:
+        return support_func(x) + 1.0
+
+    return inner
+
+
+def make_support(support_func=None, gain=None):
+    # Newton's collision_core: a func defaulted to None, chosen by `if ... is None:` in the factory's body,
+    # then passed on to another factory inside the made func
+    if support_func is None:
+        support_func = support_map
+    if gain is None:
+        gain = 10.0
+    else:
+        gain = gain * 2.0
+
+    @wp.func
+    def outer(x: float) -> float:
+        return wp.static(make_inner(support_func))(x) * gain
+
+    return outer
+
+
+@wp.kernel
+def defaulted_factories(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.static(make_support())(x[i]) + wp.static(make_support(other_map, 50.0))(x[i]) * x[i]
