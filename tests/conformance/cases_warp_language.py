@@ -120,6 +120,6 @@ CASES = [
     Case("wl_defaulted_factories", S, "defaulted_factories", dim=(N,), args=(arr(N), out(N)), **SIMT),
     # funcs returning several values or a struct, with effects: the effects made by one instance only
     Case("wl_effect_returns", S, "effect_returns", dim=(N,),
-         args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), varr(N, "vec3", "out"), out(1), out(N),
-               varr(N, "vec3", "out")), **SIMT),
+         args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
+               out(1), out(N), varr(N, "vec3", "out")), **SIMT),
 ]

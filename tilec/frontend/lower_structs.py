@@ -22,7 +22,7 @@ from . import structs, suggest, warp_library
 from .indexed import READ_ONLY, IndexedValue
 from .lowering_host import LoweringHost
 from .tuple_returns import return_sources, tuple_annotation
-from .values_only import effect_of, values_only_body
+from .values_only import effect_of
 
 if TYPE_CHECKING:
     from .check import Lowered
@@ -524,14 +524,14 @@ class StructReturns(LoweringHost):
         if effect is None or with_effects:
             return fn
         custom = fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None
-        body = values_only_body(fn, funcs)
-        if custom or not isinstance(body, tuple):
-            why = (f"effects, and line {body.span.line} depends on one (an array it writes, or an effect's "
-                   "result)" if not isinstance(body, tuple) else f"a custom adjoint (line {effect.span.line} has an effect)")
+        twin = fn if custom else self.module.values_only(fn, replaces=True)
+        if not isinstance(twin, ir.Function) or custom:
+            why = (f"a custom adjoint (line {effect.span.line} has an effect)" if custom else
+                   f"effects, and line {twin.span.line} depends on one (an array it writes, or an effect's result)")
             self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such "
                       f"a func once per {per}, making its effects in one of them only", node,
                       help="return the values and write the arrays in the caller")
-        return self.module.values_only(name, fn, body)
+        return twin
 
     def struct_item_field(self, value: Lowered, path: str, node: cst.Return) -> ir.Expr:
         """Field `path` of the struct a `return` gives (or of its struct item, `return s, v`), for the

@@ -24,6 +24,7 @@ from .lowering_host import LoweringHost
 from .parse import Parsed
 from .resolve import FuncDef, Scope
 from .structs import array_of_array_structs
+from .values_only import values_only_body
 
 Declared = generics.Param  # a parameter's annotation: a type, Any, array(Any), tuple[T, ...]
 # (func name or nested func key, argument types, block_dim[, struct field path]) of a func instance
@@ -318,17 +319,27 @@ class ModuleChecker:
             made = self.natives[id(node)] = native_funcs.native_func(node, scope, name, at)
         return made
 
-    def values_only(self, name: str, fn: ir.Function, body: tuple[ir.Stmt, ...]) -> ir.Function:
-        """The twin of instance `fn` (of func `name`) whose body is `body`, fn's without its effects
-        (values_only.py), made once."""
+    def values_only(self, fn: ir.Function, replaces: bool) -> ir.Function | ir.Stmt:
+        """The twin of instance `fn` without its effects (values_only.py), made once, or the statement
+        that keeps fn from having one. `replaces`: fn's caller calls the twin only (an item of several
+        values that is not the last), so fn itself is not emitted."""
         twin = self.values_only_instances.get(fn.name)
-        if twin is None:
-            index = self.counts.get(name, 0)
-            self.counts[name] = index + 1
-            twin = dataclasses.replace(fn, name=naming.func_instance(name, index), body=body)
-            self.values_only_instances[fn.name] = twin
-            self.lane_funcs[twin.name] = self.lane_funcs.get(fn.name, False)
-            self.order[self.order.index(fn)] = twin  # fn's caller always calls the twin: fn is not emitted
+        if twin is not None:
+            return twin
+        funcs = {f.name: f for f in self.order}
+        body = values_only_body(fn, funcs, lambda callee: _made(self.values_only(callee, False)))
+        if not isinstance(body, tuple):
+            return body
+        index = self.counts.get(fn.source_name, 0)
+        self.counts[fn.source_name] = index + 1
+        twin = dataclasses.replace(fn, name=naming.func_instance(fn.source_name, index), body=body)
+        self.values_only_instances[fn.name] = twin
+        self.lane_funcs[twin.name] = self.lane_funcs.get(fn.name, False)
+        at = self.order.index(fn)  # beside fn: after every func either calls
+        if replaces:
+            self.order[at] = twin
+        else:
+            self.order.insert(at + 1, twin)
         return twin
 
     def overload_for(self, scope: Scope, name: str, fd: FuncDef, args: list[tuple[Type, object]]) -> FuncDef | None:
@@ -558,6 +569,10 @@ def _same_kind(declared: Declared, concrete: Type) -> bool:
     if isinstance(declared, ArrayT) and isinstance(concrete, ArrayT):
         return declared.dtype == concrete.dtype and declared.ndim == concrete.ndim
     return declared == concrete
+
+
+def _made(twin: ir.Function | ir.Stmt) -> ir.Function | None:
+    return twin if isinstance(twin, ir.Function) else None
 
 
 def _spelled(t: Type, literal: bool) -> str:

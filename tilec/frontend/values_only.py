@@ -13,7 +13,7 @@ The adjoint follows: the adjoint of the instance with the effects carries the ef
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from .. import ir
 from ..ir.types import ArrayT, IndexedT
@@ -39,9 +39,11 @@ def makes_effect(e: ir.Expr, funcs: Mapping[str, ir.Function]) -> bool:
     return False
 
 
-def values_only_body(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> tuple[ir.Stmt, ...] | ir.Stmt:
+def values_only_body(fn: ir.Function, funcs: Mapping[str, ir.Function],
+                     twin_of: Callable[[ir.Function], ir.Function | None]) -> tuple[ir.Stmt, ...] | ir.Stmt:
     """fn's body without its effect statements, or the statement whose value depends on an effect
-    (see the module's doc)."""
+    (see the module's doc). A value that calls a func with effects calls its values-only twin
+    instead, where `twin_of` gives one (`a, b = g(x)` of a func g writing an array)."""
     roots = _array_roots(fn.body)
     written: set[ir.Sym] = set()
 
@@ -64,7 +66,16 @@ def values_only_body(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> tuple
             kept.append(s)
         return tuple(kept)
 
-    body = strip(fn.body)
+    def to_twins(e: ir.Expr) -> ir.Expr:
+        if isinstance(e, (ir.OpCall, ir.Call)):
+            e = ir.with_args(e, tuple(to_twins(a) for a in e.args))
+        if isinstance(e, ir.Call) and e.func in funcs and effect_of(funcs[e.func], funcs) is not None:
+            twin = twin_of(funcs[e.func])
+            if twin is not None:
+                return ir.Call(twin.name, e.args, e.type, e.span)
+        return e
+
+    body = ir.map_exprs(strip(fn.body), to_twins)
     for s in ir.walk_stmts(body):
         for e in ir.stmt_exprs(s):
             if makes_effect(e, funcs) or any(roots.get(sym, {sym}) & written for sym in _arrays_read(e)):

@@ -441,6 +441,13 @@ def motion_forwarded(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S
     return motion(axis, qd, S, i)
 
 
+@wp.func
+def motion_combined(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: wp.array(dtype=wp.vec3), i: int):
+    # unpacks a func with effects and returns two values of its own: its twin without effects calls motion's
+    v, length = motion(axis, qd, S, i)
+    return v * length, length * 2.0
+
+
 @wp.struct
 class Reach:
     length: float
@@ -459,13 +466,14 @@ def reach(p: wp.vec3, total: wp.array(dtype=float)) -> Reach:
 
 @wp.kernel
 def effect_returns(axis: wp.array(dtype=wp.vec3), qd: wp.array(dtype=float), S: wp.array(dtype=wp.vec3),
-                   S2: wp.array(dtype=wp.vec3), total: wp.array(dtype=float), y: wp.array(dtype=float),
-                   tips: wp.array(dtype=wp.vec3)):
+                   S2: wp.array(dtype=wp.vec3), S3: wp.array(dtype=wp.vec3), total: wp.array(dtype=float),
+                   y: wp.array(dtype=float), tips: wp.array(dtype=wp.vec3)):
     i = wp.tid()
     v, length = motion(axis, qd, S, i)
     w, _ = motion_forwarded(axis, qd, S2, i)
+    c, d = motion_combined(axis, qd, S3, i)
     r = reach(v, total)
-    y[i] = length * r.length + wp.dot(w, v)
+    y[i] = length * r.length + wp.dot(w, v) + wp.dot(c, v) * d
     tips[i] = r.tip
 
 
