@@ -407,6 +407,17 @@ class IndexedArray:
                      for k, i in enumerate(self.indices + [None] * (len(_shape(self.data)) - len(self.indices))))
 
 
+def _indexed_form(value):
+    """The base array of an indexed array argument (an IndexedArray, a Warp indexedarray, a (data, indices)
+    pair whose data is an array), else None."""
+    if hasattr(value, "data") and hasattr(value, "indices"):
+        return value.data
+    if isinstance(value, (tuple, list)) and len(value) == 2 and (isinstance(value[0], np.ndarray) or hasattr(
+            value[0], "__cuda_array_interface__")) and isinstance(value[1], (tuple, list)):
+        return value[0]
+    return None
+
+
 def _indexed_parts(name, p, value, device, adjoint=False):
     """[base, index0, ...] of an indexed array argument (adjoint: [base adjoint, None, ...])."""
     if value is None or (adjoint and not isinstance(value, (tuple, list)) and not hasattr(value, "indices")):
@@ -427,8 +438,9 @@ def _indexed_parts(name, p, value, device, adjoint=False):
         raise ValueError(f"{name} has {p['ndim']} dimension(s) but {len(indices)} index arrays")
     indices += [None] * (p["ndim"] - len(indices))
     shape = _shape(data)
-    if len(shape) != p["ndim"]:
-        raise ValueError(f"{name}: the base array must have {p['ndim']} dimension(s), got {len(shape)}")
+    components = len(p.get("element_shape", ()))  # a vec3 base: numpy's trailing (3,)
+    if len(shape) != p["ndim"] + components:
+        raise ValueError(f"{name}: the base array must have {p['ndim'] + components} dimension(s), got {len(shape)}")
     out = [data]
     for k, idx in enumerate(indices):
         if idx is None:
@@ -527,6 +539,11 @@ class Kernel:
         for p, v in zip(self.params, values):
             if p["kind"] == "scalar" and "element_shape" in p:
                 continue  # a vector/matrix value converts to its component dtype
+            indexed = _indexed_form(v)
+            if (p["kind"] == "indexedarray") != (indexed is not None):
+                return False  # overloads on wp.array and wp.indexedarray of one dtype differ here
+            if indexed is not None:
+                p, v = dict(p, kind="array"), indexed  # its base array decides the rest
             if isinstance(v, np.ndarray) and p["kind"] == "array" and "element_shape" in p:
                 comp = tuple(p["element_shape"])  # overloads on vec3 / mat33 / quat differ here only
                 if v.ndim != p["ndim"] + len(comp) or tuple(v.shape[p["ndim"]:]) != comp:

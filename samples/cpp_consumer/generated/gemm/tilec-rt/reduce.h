@@ -48,7 +48,10 @@ template <class C, class V> TL_HD void fold_load(C& part, const V* at) { part = 
 #if defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 10) && !defined(__CUDACC__) && defined(__AVX__)
 #define TILEC_FOLD_VECTORS 1
 typedef float Float8 __attribute__((vector_size(32)));
-inline void fold_load(Float8& part, const float* at) { memcpy(&part, at, sizeof part); }
+// An unaligned vector load: memcpy would let g++ merge the first loads into one block copy
+// through the stack, whose 16-byte stores stall the fold's 32-byte loads.
+typedef float Float8Unaligned __attribute__((vector_size(32), aligned(4), may_alias));
+inline void fold_load(Float8& part, const float* at) { part = *reinterpret_cast<const Float8Unaligned*>(at); }
 #endif
 // Part holds W consecutive partials: one (Part = C), or W as a GNU vector (g++ does not turn 8
 // scalar selects of max and min into vmaxps / vminps, ~2x the time). Either way the same folds
@@ -66,8 +69,11 @@ template <int P, class Part, class C, class V, class F> TL_HD C fold_interleaved
         }
     for (int half = G / 2; half >= 1; half /= 2)
         for (int g = 0; g < half; ++g) part[g] = f(part[g], part[g + half]);
+    // The lanes come from a copy: taking part's own address would keep the whole array in memory,
+    // where its 16-byte stores then stall the 32-byte loads of the fold (store forwarding fails).
+    const Part folded = part[0];
     C lanes[W];
-    memcpy(lanes, &part[0], sizeof lanes);
+    memcpy(lanes, &folded, sizeof lanes);
     for (int half = W / 2; half >= 1; half /= 2)
         for (int p = 0; p < half; ++p) lanes[p] = f(lanes[p], lanes[p + half]);
     C acc = lanes[0];
