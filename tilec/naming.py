@@ -99,9 +99,17 @@ def func_symbol(ir_name: str) -> str:
     return f"f{index}_{c_ident(name)}"
 
 
+NATIVE_NAMESPACE = "tl_native"  # where the @wp.func_native snippets' functions are (codegen/natives.py)
+
+
+def native_function(name: str) -> str:
+    """The C++ name of a @wp.func_native's function inside NATIVE_NAMESPACE: `n_<name>`."""
+    return f"n_{c_ident(name)}"
+
+
 def native_symbol(name: str) -> str:
-    """The C++ name of a @wp.func_native's function (its snippet's; codegen/natives.py)."""
-    return f"tl_native::n_{c_ident(name)}"
+    """The qualified C++ name a call of a @wp.func_native uses."""
+    return f"{NATIVE_NAMESPACE}::{native_function(name)}"
 
 
 def func_in_range_symbol(ir_name: str) -> str:

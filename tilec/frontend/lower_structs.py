@@ -523,15 +523,16 @@ class StructReturns(LoweringHost):
         effect = effect_of(fn, funcs)
         if effect is None or with_effects:
             return fn
-        custom = fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None
-        twin = fn if custom else self.module.values_only(fn, replaces=True)
-        if not isinstance(twin, ir.Function) or custom:
-            why = (f"a custom adjoint (line {effect.span.line} has an effect)" if custom else
-                   f"effects, and line {twin.span.line} depends on one (an array it writes, or an effect's result)")
-            self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such "
-                      f"a func once per {per}, making its effects in one of them only", node,
-                      help="return the values and write the arrays in the caller")
-        return twin
+        if fn.grad_funcs is not None or fn.custom_adjoint is not None or fn.replay_func is not None:
+            why = f"a custom adjoint (line {effect.span.line} has an effect)"
+        else:
+            twin = self.module.values_only(fn, replaces=True)
+            if isinstance(twin, ir.Function):
+                return twin
+            why = f"effects, and line {twin.span.line} depends on one (an array it writes, or an effect's result)"
+        self.fail("TC0401", f"unsupported syntax: `{name}` {gives} and has {why}; tilec evaluates such a func "
+                  f"once per {per}, making its effects in one of them only", node,
+                  help="return the values and write the arrays in the caller")
 
     def struct_item_field(self, value: Lowered, path: str, node: cst.Return) -> ir.Expr:
         """Field `path` of the struct a `return` gives (or of its struct item, `return s, v`), for the

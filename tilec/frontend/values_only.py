@@ -21,11 +21,18 @@ from ..ops import OPS
 
 
 def effect_of(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> ir.Stmt | None:
-    """The first statement of `fn` with an effect, here or in a func it calls, else None."""
-    for stmt in ir.walk_stmts(fn.body):
-        if isinstance(stmt, ir.ExprStmt) or any(makes_effect(e, funcs) for e in ir.stmt_exprs(stmt)):
-            return stmt
-    return None
+    """The first statement of `fn` with an effect, here or in a func it calls, else None. Kept while
+    fn lives: every call site of a func with several values asks it of each instance, and each call
+    in a body asks it of the callee (a chain of funcs each calling the next twice: 2^n walks unkept)."""
+    hit = _EFFECTS.get(id(fn))
+    if hit is None:
+        found = next((stmt for stmt in ir.walk_stmts(fn.body) if isinstance(stmt, ir.ExprStmt)
+                      or any(makes_effect(e, funcs) for e in ir.stmt_exprs(stmt))), None)
+        hit = ir.keep_while_alive(_EFFECTS, fn, id(fn), (found,))
+    return hit[0]
+
+
+_EFFECTS: dict[int, tuple[ir.Stmt | None]] = {}  # id(Function) -> (its first effect statement or None,)
 
 
 def makes_effect(e: ir.Expr, funcs: Mapping[str, ir.Function]) -> bool:
