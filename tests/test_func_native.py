@@ -1,9 +1,12 @@
-"""@wp.func_native snippets (frontend/native_funcs.py, codegen/natives.py): scalar snippets compiled
-as written and called where the source calls them; their values against Warp in the conformance
-case wl_func_natives. Here: the build's refusals (at the call, naming why), the float result that
-leaves a kernel without an adjoint (never a zero gradient), and the generated C++ itself."""
+"""@wp.func_native snippets (frontend/native_funcs.py, codegen/natives.py): snippets over scalars and
+arrays compiled as written and called where the source calls them; their values and adj_snippets'
+gradients against Warp and finite differences in the conformance cases wl_func_natives and
+wl_native_*. Here: the build's refusals (at the call, naming why), a float without an adj_snippet
+leaving its kernel without an adjoint (never a zero gradient), the replay_snippet, the arrays a
+snippet may write (const otherwise, so a write the reading misses does not compile), and the C++."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -28,9 +31,9 @@ KERNEL = ("\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=f
     ('@wp.func_native("return new;")\ndef f(new: float) -> float: ...',
      "parameter `new` cannot be a C++ name (the snippet reads it by its Python name)"),
     ('@wp.func_native("return a[0];")\ndef f(a: wp.vec3) -> float: ...',
-     "parameter `a` is a vec3f; tilec passes snippets scalars only"),
+     "parameter `a` is a vec3f; tilec passes snippets scalars and arrays of scalars only"),
     ('@wp.func_native("return a;")\ndef f(a) -> float: ...',
-     "parameter `a` needs a type annotation (a scalar type, as the snippet declares it)"),
+     "parameter `a` needs a type annotation (a scalar type or an array of scalars, as the snippet declares it)"),
     ('@wp.func_native("return a;")\ndef f(a: float, *rest) -> float: ...', "its parameters must be plain positional ones"),
 ])
 def test_a_snippet_tilec_cannot_compile_is_refused_at_the_call(native, why):
@@ -79,8 +82,8 @@ def test_a_float_snippet_leaves_its_kernel_without_an_adjoint(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
                            "--target", "cpu"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert (f"{path}:18:12: warning[TC0501]: `square_plus` is a @wp.func_native snippet returning a float: tilec "
-            "does not differentiate C++ snippets (nor read an adj_snippet)") in proc.stderr
+    assert (f"{path}:18:12: warning[TC0501]: `square_plus` is a @wp.func_native snippet that returns a float and "
+            "has no adj_snippet: tilec does not differentiate C++ snippets") in proc.stderr
     assert "kernel `ints`" not in proc.stderr  # an integer snippet needs no adjoint: the kernel has one
     cpp = (tmp_path / "out" / "snippets" / "snippets.cpp").read_text()
     assert "// snippets.py:8: @wp.func_native `square_plus`\n[[maybe_unused]] static float n_square_plus(float a, " \
@@ -94,7 +97,7 @@ def test_snippets_compute_and_the_integer_one_keeps_the_gradient():
     y = np.zeros(5, np.float32)
     mod.floats.launch(dim=5, inputs=[x, y])
     np.testing.assert_allclose(y, x * x + 1, rtol=1e-6)
-    with pytest.raises(ValueError, match="square_plus` is a @wp.func_native snippet returning a float"):
+    with pytest.raises(ValueError, match="square_plus` is a @wp.func_native snippet that returns a float and has no adj_snippet"):
         mod.floats.launch(dim=5, inputs=[x, y], adj_inputs=[np.zeros(5, np.float32), np.ones(5, np.float32)],
                           adjoint=True)
     scale = np.abs(np.arange(5) - 2).astype(np.float32)
@@ -103,3 +106,111 @@ def test_snippets_compute_and_the_integer_one_keeps_the_gradient():
     adj_x = np.zeros(5, np.float32)
     mod.ints.launch(dim=5, inputs=[x, y], adj_inputs=[adj_x, np.ones(5, np.float32)], adjoint=True)
     np.testing.assert_allclose(adj_x, 2 * x * scale, rtol=1e-6)
+
+
+@pytest.mark.parametrize("native, why", [
+    ('@wp.func_native("return a;", "adj_a += adj_ret;")\ndef f(a: float, b: wp.float64) -> float: ...',
+     "its adj_snippet's float parameters must share one precision"),
+    ('@wp.func_native("return a;")\ndef f(a: float, adj_a: float) -> float: ...',
+     "parameter `adj_a` would hide the adjoint of `a` in the adj_snippet"),
+    ('@wp.func_native("return a;", grad_snippet="")\ndef f(a: float) -> float: ...',
+     "its decorator takes snippet, adj_snippet and replay_snippet only"),
+    ('@wp.func_native("return a;", adj_snippet=f"{1}")\ndef f(a: float) -> float: ...',
+     "its adj_snippet must be a string literal or a module-level string constant"),
+    ('@wp.func_native("return a;", "#pragma unroll\\nadj_a += adj_ret;")\ndef f(a: float) -> float: ...',
+     "its adj_snippet uses `#pragma`"),
+    ('@wp.func_native("return 1.0f;")\ndef f(a: wp.array(dtype=wp.vec3)) -> float: ...',
+     "parameter `a` is a 1-d vec3f array; tilec passes snippets scalars and arrays of scalars only"),
+])
+def test_adjoint_snippets_tilec_cannot_compile_are_refused_at_the_call(native, why):
+    error = first_error(HEAD + native + KERNEL)
+    assert error.startswith("11:18: TC0401: unsupported syntax: `f` is a @wp.func_native"), error
+    assert why in error
+
+
+ARRAYS = HEAD + '''@wp.func_native("counts[tid] += 1;\\nout[tid] = 2.0f * x[tid];", "adj_x[tid] += 2.0f * adj_out[tid];", "")
+def count_and_double(x: wp.array(dtype=float), counts: wp.array(dtype=int), out: wp.array(dtype=float), tid: int): ...
+
+
+@wp.func_native("counts[tid] += 1;")
+def count(counts: wp.array(dtype=int), tid: int): ...
+
+
+@wp.func_native("out[tid] = x[tid] * x[tid];\\nreturn tid % 2;", "adj_x[tid] += 2.0f * x[tid] * adj_out[tid];")
+def square_parity(x: wp.array(dtype=float), out: wp.array(dtype=float), tid: int) -> int: ...
+
+
+@wp.kernel
+def replayed(x: wp.array(dtype=float), counts: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    count_and_double(x, counts, out, i)
+
+
+@wp.kernel
+def repeated(x: wp.array(dtype=float), counts: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    count(counts, i)
+    out[i] = x[i] * 3.0
+
+
+@wp.kernel
+def integer_result(x: wp.array(dtype=float), squares: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    parity = square_parity(x, squares, i)
+    y[i] = x[i] * float(parity + 1)
+'''
+
+
+@needs_cxx
+def test_the_adjoint_launch_runs_the_replay_snippet_in_place_of_the_snippet():
+    """As Warp: a snippet returning nothing is replayed by the adjoint launch, its replay_snippet
+    instead where one is given (here empty: the counter is not counted twice)."""
+    mod = build(ARRAYS, "native_arrays_replay")
+    x = np.linspace(-1, 1, 6).astype(np.float32)
+    for kernel, after_both in ((mod.replayed, 1), (mod.repeated, 2)):
+        counts, out = np.zeros(6, np.int32), np.zeros(6, np.float32)
+        kernel.launch(dim=6, inputs=[x, counts, out])
+        assert counts.tolist() == [1] * 6
+        adj_x = np.zeros(6, np.float32)
+        kernel.launch(dim=6, inputs=[x, counts, out], adj_inputs=[adj_x, np.zeros(6, np.int32), np.ones(6, np.float32)],
+                      adjoint=True)
+        assert counts.tolist() == [after_both] * 6
+        np.testing.assert_allclose(adj_x, 2.0 if kernel is mod.replayed else 3.0)
+
+
+@needs_cxx
+def test_an_integer_result_still_runs_the_adj_snippet_of_its_arrays():
+    """The sweep reaches `parity` through no float, yet the snippet's float array has an adjoint:
+    its adj_snippet runs all the same (checked against the derivative of y and squares)."""
+    mod = build(ARRAYS, "native_arrays_replay")
+    x = np.linspace(-1, 1, 6).astype(np.float32)
+    squares, y = np.zeros(6, np.float32), np.zeros(6, np.float32)
+    mod.integer_result.launch(dim=6, inputs=[x, squares, y])
+    parity = np.arange(6) % 2
+    np.testing.assert_allclose(squares, x * x, rtol=1e-6)
+    np.testing.assert_allclose(y, x * (parity + 1), rtol=1e-6)
+    adj_x, seed_sq, seed_y = np.zeros(6, np.float32), np.linspace(0.5, 1.5, 6).astype(np.float32), np.ones(6, np.float32)
+    mod.integer_result.launch(dim=6, inputs=[x, squares, y], adj_inputs=[adj_x, seed_sq.copy(), seed_y], adjoint=True)
+    np.testing.assert_allclose(adj_x, 2 * x * seed_sq + (parity + 1), rtol=1e-6)
+
+
+@pytest.mark.build
+@needs_cxx
+def test_arrays_a_snippet_only_reads_are_const_and_not_written(tmp_path):
+    path = tmp_path / "arrays.py"
+    path.write_text(ARRAYS)
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
+                           "--target", "cpu"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "out" / "arrays" / "manifest.json").read_text())
+    assert manifest["kernels"]["replayed"]["writes"] == ["counts", "out"]
+    assert manifest["kernels"]["integer_result"]["writes"] == ["squares", "y"]
+    cpp = (tmp_path / "out" / "arrays" / "arrays.cpp").read_text()
+    assert ("static void n_count_and_double(array_t<const float> x, array_t<int32_t> counts, array_t<float> out, "
+            "int32_t tid) {") in cpp
+    # a write the reading cannot see (through a reference) meets the const and does not compile
+    path.write_text(ARRAYS.replace("out[tid] = x[tid] * x[tid];", "auto& r = x[tid]; r = 0.0f; out[tid] = 1.0f;"))
+    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
+                           "--target", "cpu"], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "read-only" in proc.stderr or "const" in proc.stderr, proc.stderr

@@ -20,7 +20,7 @@ tile_view tile_squeeze tile_reshape tile_astype tile_extract tile_assign atomic_
 # Emitted inline by the C++ emitter rather than as a runtime call.
 INLINE = {"add", "sub", "mul", "lt", "le", "gt", "ge", "eq", "ne", "and_", "or_", "not_", "bit_and", "bit_or",
           "bit_xor", "lshift", "rshift", "neg", "invert", "cast", "tid", "block_dim", "array_shape", "array_valid", "lane",
-          "tile_map", "custom_call", "native_call", "replay_value"}
+          "tile_map", "custom_call", "native_call", "native_adjoint", "replay_value"}
 # Differentiated by a structural rule of the driver, not an entry of RULES.
 STRUCTURAL = {"tile_sort", "tile_map", *decompositions.FACTORS}  # reversed by passes/adjoint_statements.py
 

@@ -34,10 +34,11 @@ SEAL = "manifest_sha256"  # the manifest's own hash, over its text with this val
 class BuildError(Exception):
     """A compiler failed: the command and where its log is."""
 
-    def __init__(self, message: str, command: list[str], log_path: str | None):
+    def __init__(self, message: str, command: list[str], log_path: str | None, errors: tuple[str, ...] = ()):
         super().__init__(message)
         self.command = command
         self.log_path = log_path
+        self.errors = errors  # the compiler's first error lines (a @wp.func_native snippet's own, often)
 
 
 class OutputFolderError(Exception):
@@ -314,5 +315,6 @@ def run_compiler(command: list[str], cwd: Path, log_name: str, outdir: Path) -> 
         log_dir.mkdir(parents=True, exist_ok=True)
         log_path = log_dir / log_name
         log_path.write_text(" ".join(command) + "\n\n" + proc.stdout + proc.stderr)
-        raise BuildError(f"{Path(command[0]).name} failed (exit {proc.returncode})", command, str(log_path))
+        errors = tuple(line.strip() for line in (proc.stdout + proc.stderr).splitlines() if " error" in line)[:3]
+        raise BuildError(f"{Path(command[0]).name} failed (exit {proc.returncode})", command, str(log_path), errors)
     return proc.stdout + proc.stderr

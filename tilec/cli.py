@@ -94,6 +94,8 @@ def run_guarded(fn: Callable[[], _T], path: str, reporter: Reporter = PLAIN) -> 
     except BuildError as e:
         click.echo(f"{path}: error: {e}", err=True)
         click.echo(f"  command: {' '.join(e.command)}", err=True)
+        for line in e.errors:
+            click.echo(f"  {line}", err=True)
         if e.log_path:
             click.echo(f"  log: {e.log_path}", err=True)
         sys.exit(1)

@@ -102,14 +102,18 @@ def func_symbol(ir_name: str) -> str:
 NATIVE_NAMESPACE = "tl_native"  # where the @wp.func_native snippets' functions are (codegen/natives.py)
 
 
-def native_function(name: str) -> str:
-    """The C++ name of a @wp.func_native's function inside NATIVE_NAMESPACE: `n_<name>`."""
-    return f"n_{c_ident(name)}"
+NATIVE_ROLES = {"forward": "n", "replay": "r", "adjoint": "a"}  # a snippet's functions, by what they run
 
 
-def native_symbol(name: str) -> str:
-    """The qualified C++ name a call of a @wp.func_native uses."""
-    return f"{NATIVE_NAMESPACE}::{native_function(name)}"
+def native_function(name: str, role: str = "forward") -> str:
+    """The C++ name of a @wp.func_native's function inside NATIVE_NAMESPACE: `n_<name>` runs its
+    snippet, `r_<name>` its replay_snippet, `a_<name>` its adj_snippet."""
+    return f"{NATIVE_ROLES[role]}_{c_ident(name)}"
+
+
+def native_symbol(name: str, role: str = "forward") -> str:
+    """The qualified C++ name a call of a @wp.func_native's function uses."""
+    return f"{NATIVE_NAMESPACE}::{native_function(name, role)}"
 
 
 def func_in_range_symbol(ir_name: str) -> str:

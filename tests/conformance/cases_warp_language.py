@@ -7,7 +7,7 @@ constants, strings and dtypes (a factory's `act == "relu"`, `dtype == wp.float64
 tuples as values (`t = (x, 2.5, v)`, `t = f(...)` of a func returning several, `t[k]`, `len(t)`, unpacking);
 `wp.ref[T]` parameters (the caller's variables updated; forward only: Warp builds no adjoint through them,
 tests/test_warp_funcs.py checks tilec's by finite differences)."""
-from cases import Arr, Case, StructArr, arr, out, varr
+from cases import Arr, Case, Scal, StructArr, arr, out, varr
 
 L = "warp_language.py"
 S = "warp_spelling.py"
@@ -122,4 +122,13 @@ CASES = [
     Case("wl_effect_returns", S, "effect_returns", dim=(N,),
          args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), varr(N, "vec3", "out"), varr(N, "vec3", "out"),
                out(1), out(N), varr(N, "vec3", "out")), **SIMT),
+]
+# @wp.func_native snippets over arrays, with adj_snippets: forward and adjoint against Warp's and FD
+CASES += [
+    Case("wl_native_saxpy", "native_arrays.py", "saxpy_kernel", dim=(N,),
+         args=(Scal(1.75), arr(N), arr(N), out(N)), **SIMT),
+    Case("wl_native_scalar_adjoints", "native_arrays.py", "scalar_adjoints", dim=(N,),
+         args=(arr(N), arr(N), arr(N), out(N)), **SIMT),
+    Case("wl_native_shaped_and_integer", "native_arrays.py", "shaped_and_integer", dim=(N,),
+         args=(arr(N), Arr((N,), "int32", "in", "int:0:50"), out(N, dtype="int32"), out(N), out(N)), **SIMT),
 ]

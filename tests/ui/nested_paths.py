@@ -40,11 +40,11 @@ def per_device(device):
 
 
 def native_beside():
-    @wp.func_native("out[0] = 1.0f;")
-    def poke(out: wp.array[float]): ...
+    @wp.func_native("out[0] = wp::vec3(1.0f);")
+    def poke(out: wp.array[wp.vec3]): ...
 
     @wp.kernel
-    def calls_native(a: wp.array[float]):
+    def calls_native(a: wp.array[wp.vec3]):
         poke(a)  # ERROR TC0401: `poke` is a @wp.func_native
 
     return calls_native

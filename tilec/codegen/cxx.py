@@ -793,7 +793,7 @@ class CxxEmitter:
             tile = e.args[1].sym  # the loop above wrote the array's row itself, or this tile
             text = self.runtime_call(OPS[e.op].cpp, None, e, list(e.args))
             self.emit(f"if ({naming.cxx_row(tile)} == {naming.cxx_var(tile)}.data) {text};")
-        elif isinstance(e, ir.OpCall) and e.op == "native_call":  # per thread, as Warp calls it
+        elif isinstance(e, ir.OpCall) and e.op in ("native_call", "native_adjoint"):  # per thread, as Warp calls it
             self.emit(f"{self.expr(e)};")
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
@@ -906,8 +906,11 @@ class CxxEmitter:
             return f"tl::array_load({', '.join(args)})"
         if op == "custom_call":
             return f"{naming.func_symbol(e.attr('func'))}({', '.join(['ctx'] + args)})"
-        if op == "native_call":  # the snippet's function (codegen/natives.py)
-            return f"{naming.native_symbol(e.attr('func'))}({', '.join(args)})"
+        if op in ("native_call", "native_adjoint"):  # the snippet's functions (codegen/natives.py)
+            role = "adjoint" if op == "native_adjoint" else "replay" if e.attr("replayed") else "forward"
+            given = [f"{naming.NATIVE_NAMESPACE}::as_array({a})" if isinstance(x.type, ArrayT) else a
+                     for a, x in zip(args, e.args)]
+            return f"{naming.native_symbol(e.attr('func'), role)}({', '.join(given)})"
         if op == "replay_value":
             return args[1]
         if op == "array_view":

@@ -127,8 +127,8 @@ class CallLowering(LoweringHost):
         self.fail("TC0401", "unsupported syntax: this kind of call", node.func)
 
     def lower_native_call(self, name: str, node: cst.Call) -> ir.Expr:
-        """A call of a @wp.func_native (native_funcs.py): its scalar arguments, by position, of the
-        parameters' types (a literal takes the parameter's), as Warp matches a func's."""
+        """A call of a @wp.func_native (native_funcs.py): its scalar and array arguments, by position, of
+        the parameters' types (a literal takes the parameter's), as Warp matches a func's."""
         from .native_funcs import NativeError
 
         try:
@@ -148,8 +148,10 @@ class CallLowering(LoweringHost):
                 self.fail("TC0201", f"`{name}` takes `{pname}` as {describe(ptype)}, got {describe(value.type)}",
                           arg.value)
             args.append(value)
-        return ir.OpCall("native_call", tuple(args), (("func", native.name), ("source", name)), native.ret,
-                         self.span(node))
+        written = tuple(k for k, (pname, _) in enumerate(native.params) if pname in native.written)
+        attrs = (("func", native.name), ("source", name), ("adjoint", native.adj_snippet is not None),
+                 ("replay", native.replay_snippet is not None), ("written", written))
+        return ir.OpCall("native_call", tuple(args), attrs, native.ret, self.span(node))
 
     def refuse_host_name(self, node: cst.BaseExpression) -> None:
         """`np.exp(x)`, `math.pi`: a host module's name in device code, with the API's spelling."""

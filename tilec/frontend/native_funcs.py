@@ -1,16 +1,23 @@
-"""`@wp.func_native(snippet)`: a func whose body is C++/CUDA the user wrote, as Warp compiles it.
+"""`@wp.func_native(snippet, adj_snippet, replay_snippet)`: a func whose body is C++/CUDA the user
+wrote, as Warp compiles it.
 
 Warp pastes the snippet as the body of a C++ function whose parameters are the Python def's, by
-their Python names; tilec does the same for defs whose parameters and result are scalars (what
-Newton's snippets take: `float_flip(f: float) -> wp.uint32`, a sentinel, a lowest set bit, a
-block barrier). The snippet reaches the generated .cpp and .cu as written, inside a function of
-its own (codegen/natives.py): it is C++ by the user's choice, compiled, never run, by the build.
-Directives that would read other files into the build (`#include`, `#embed`, `__has_include`) or
-talk to the compiler (`#pragma`, `_Pragma`) are refused: the snippet stays one function body.
+their Python names; tilec does the same for defs whose parameters are scalars and arrays of
+scalars and whose result is a scalar or nothing. An array reaches the snippet as Warp's
+`array_t<T>` does (codegen/natives.py): `x[i]` indexes its data pointer, `x.shape[0]` is an extent.
+The snippet reaches the generated .cpp and .cu as written, inside a function of its own: it is
+C++ by the user's choice, compiled, never run, by the build. Directives that would read other
+files into the build (`#include`, `#embed`, `__has_include`) or talk to the compiler (`#pragma`,
+`_Pragma`) are refused: the snippet stays one function body.
 
-A call is a `native_call` op with effects (a snippet may have some: a barrier, a print), so it runs
-where the source calls it, once per call. Its adjoint: none is needed for an integer or void result;
-a float result makes the kernel's adjoint a diagnostic (tilec reads no adj_snippet).
+A call is a `native_call` op with effects (a snippet may have some: a barrier, a print, a store),
+so it runs where the source calls it, once per call; tilec assumes it reads and writes every array
+it takes. The adjoint launch replays it (the replay_snippet instead, for a snippet returning
+nothing, as Warp does) and runs the adj_snippet where the reverse sweep reaches the call
+(`native_adjoint`): scalar parameters' adjoints are `adj_<name>` variables it adds to, arrays'
+the adjoint arrays, the result's `adj_ret`. Without an adj_snippet only a call whose every float
+(result, float scalar or float array) is absent needs none; otherwise the kernel's adjoint is a
+diagnostic, never a zero gradient.
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .. import ir
-from ..ir.types import NONE, Scalar, describe
+from ..ir.types import NONE, ArrayT, Scalar, describe
 from . import annotations as ann
 
 if TYPE_CHECKING:
@@ -47,8 +54,8 @@ class NativeError(Exception):
 def native_func(node: cst.FunctionDef, scope: Scope, name: str, span: Span) -> ir.NativeFunc:
     """The snippet def `node` (resolve.Scope.native_funcs) as the IR's NativeFunc named `name`, placed at
     `span` (its def in the file compiled, else the first call)."""
-    snippet = _snippet(node, scope)
-    params: list[tuple[str, Scalar]] = []
+    snippet, adj_snippet, replay_snippet = _snippets(node, scope)
+    params: list[tuple[str, Scalar | ArrayT]] = []
     p = node.params
     if isinstance(p.star_arg, cst.Param) or p.kwonly_params or isinstance(p.star_kwarg, cst.Param) or p.posonly_params:
         raise NativeError("its parameters must be plain positional ones")
@@ -58,44 +65,111 @@ def native_func(node: cst.FunctionDef, scope: Scope, name: str, span: Span) -> i
             raise NativeError(f"parameter `{pname}` cannot be a C++ name (the snippet reads it by its Python name)")
         if param.default is not None:
             raise NativeError(f"parameter `{pname}` has a default; tilec passes every argument")
-        params.append((pname, _scalar(param.annotation, scope, f"parameter `{pname}`")))
+        if f"adj_{pname}" in (q.name.value for q in p.params):
+            raise NativeError(f"parameter `adj_{pname}` would hide the adjoint of `{pname}` in the adj_snippet")
+        params.append((pname, _param_type(param.annotation, scope, f"parameter `{pname}`", arrays=True)))
+    floats = {t for _, t in params if isinstance(t, Scalar) and t.is_float}
+    if adj_snippet is not None and len(floats) > 1:
+        raise NativeError("its adj_snippet's float parameters must share one precision (tilec returns their "
+                          "adjoints together)")
     ret = NONE if node.returns is None or _is_none(node.returns.annotation) else \
-        _scalar(node.returns, scope, "its result")
-    return ir.NativeFunc(name, node.name.value, tuple(params), ret, snippet, span)
+        _param_type(node.returns, scope, "its result", arrays=False)
+    replay = replay_snippet if ret == NONE else None  # Warp replays a value's snippet itself
+    arrays = [pname for pname, t in params if isinstance(t, ArrayT)]
+    texts = [t for t in (snippet, adj_snippet, replay) if t is not None]
+    written = frozenset(a for a in arrays if any(_may_write(_code_only(t), a) for t in texts))
+    return ir.NativeFunc(name, node.name.value, tuple(params), ret, snippet, span, adj_snippet, replay, written)
 
 
-def _snippet(node: cst.FunctionDef, scope: Scope) -> str:
+_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+_ASSIGNS = re.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|\s*(?:\+\+|--)")
+_READS = re.compile(r"\s*\.\s*(?:shape|ndim|strides)\b")
+
+
+def _code_only(text: str) -> str:
+    """The snippet without its comments and string or character literals (each made one space)."""
+    return _NOT_CODE.sub(" ", text)
+
+
+def _may_write(code: str, name: str) -> bool:
+    """Whether the snippet `code` may write array parameter `name`: unless every use indexes it,
+    `name[...]`, as a value (no assignment or increment after, no `&` or increment before) or reads
+    its `.shape`, `.ndim` or `.strides`. An array it only reads is passed const (codegen/natives.py),
+    so that whatever this reading misses, a write through it does not compile."""
+    for use in re.finditer(rf"(?<![\w.])\s*{re.escape(name)}\b", code):
+        before = code[:use.start()].rstrip()
+        if before.endswith(("&", "++", "--")) and not before.endswith("&&"):
+            return True
+        after = use.end()
+        if _READS.match(code, after):
+            continue
+        rest = code[after:].lstrip()
+        if not rest.startswith("["):
+            return True  # the array itself: a pointer passed on, converted, or named otherwise
+        close = _matching_bracket(code, code.index("[", after))
+        if close is None or _ASSIGNS.match(code, close + 1) or code[close + 1:].lstrip().startswith((".", "->", "[")):
+            return True
+    return False
+
+
+def _matching_bracket(code: str, start: int) -> int | None:
+    depth = 0
+    for i in range(start, len(code)):
+        depth += {"[": 1, "]": -1}.get(code[i], 0)
+        if depth == 0:
+            return i
+    return None
+
+
+_SNIPPETS = ("snippet", "adj_snippet", "replay_snippet")  # func_native's parameters, in order
+
+
+def _snippets(node: cst.FunctionDef, scope: Scope) -> tuple[str, str | None, str | None]:
+    """The decorator's snippet, adj_snippet and replay_snippet (None where not given)."""
     for deco in node.decorators:
         call = deco.decorator
         if not isinstance(call, cst.Call) or scope.api_attr(call.func) != "func_native":
             continue
-        given = [a.value for a in call.args if a.keyword is None][:1] + \
-            [a.value for a in call.args if a.keyword is not None and a.keyword.value == "snippet"]
-        text: object = None
-        if given and isinstance(given[0], (cst.SimpleString, cst.ConcatenatedString)):
-            text = given[0].evaluated_value
-        elif given:
-            text = scope.constant(given[0])  # a module-level string constant
-        if not isinstance(text, str):
-            raise NativeError("its snippet must be a string literal or a module-level string constant")
-        outside = _OUTSIDE.search(text)
-        if outside is not None:
-            raise NativeError(f"its snippet uses `{outside.group(0).strip()}`: tilec compiles a snippet as one "
-                              "function's body, reading no other file and setting no compiler option")
-        return text
+        given: dict[str, cst.BaseExpression] = {}
+        for k, a in enumerate(call.args):
+            key = a.keyword.value if a.keyword is not None else (_SNIPPETS[k] if k < len(_SNIPPETS) else "")
+            if key not in _SNIPPETS or a.star:
+                raise NativeError("its decorator takes snippet, adj_snippet and replay_snippet only")
+            given[key] = a.value
+        if "snippet" not in given:
+            break
+        texts = [None if key not in given or _is_none(given[key]) else _text(given[key], scope, key) for key in _SNIPPETS]
+        assert texts[0] is not None
+        return texts[0], texts[1], texts[2]
     raise NativeError("its decorator must be @wp.func_native(snippet)")
 
 
-def _scalar(annotation: cst.Annotation | None, scope: Scope, what: str) -> Scalar:
+def _text(node: cst.BaseExpression, scope: Scope, what: str) -> str:
+    text: object = None
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        text = node.evaluated_value
+    else:
+        text = scope.constant(node)  # a module-level string constant
+    if not isinstance(text, str):
+        raise NativeError(f"its {what} must be a string literal or a module-level string constant")
+    outside = _OUTSIDE.search(text)
+    if outside is not None:
+        raise NativeError(f"its {what} uses `{outside.group(0).strip()}`: tilec compiles a snippet as one "
+                          "function's body, reading no other file and setting no compiler option")
+    return text
+
+
+def _param_type(annotation: cst.Annotation | None, scope: Scope, what: str, arrays: bool) -> Scalar | ArrayT:
+    kinds = "a scalar type or an array of scalars" if arrays else "a scalar type"
     if annotation is None:
-        raise NativeError(f"{what} needs a type annotation (a scalar type, as the snippet declares it)")
+        raise NativeError(f"{what} needs a type annotation ({kinds}, as the snippet declares it)")
     try:
         t = ann.annotation(annotation.annotation, scope)
     except ann.AnnotationError as e:
         raise NativeError(f"{what}: {e.message}") from None
-    if not isinstance(t, Scalar):
-        raise NativeError(f"{what} is {describe(t)}; tilec passes snippets scalars only")
-    return t
+    if isinstance(t, Scalar) or (arrays and type(t) is ArrayT and isinstance(t.dtype, Scalar)):
+        return t
+    raise NativeError(f"{what} is {describe(t)}; tilec passes snippets {'scalars and arrays of scalars' if arrays else 'scalars'} only")
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

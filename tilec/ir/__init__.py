@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
-from .types import Scalar, TileT, Type
+from .types import ArrayT, Scalar, TileT, Type, VecT
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,14 +221,31 @@ def keep_while_alive(table: dict[_Key, _Answer], fn: Function, key: _Key, answer
 @dataclass(frozen=True)
 class NativeFunc:
     """A `@wp.func_native`: the user's C++/CUDA snippet, emitted as written as the body of a function
-    of its Python parameters (scalars, named as in Python), called by `native_call` ops."""
+    of its Python parameters (scalars and arrays of scalars, named as in Python), called by
+    `native_call` ops; its adj_snippet (if any) is the body of its adjoint (`native_adjoint` ops)."""
 
     name: str  # the C-level name, unique in the module
     source_name: str  # the name in the user's file
-    params: tuple[tuple[str, Scalar], ...]  # (Python name, type)
+    params: tuple[tuple[str, Scalar | ArrayT], ...]  # (Python name, type)
     ret: Type  # NONE: the snippet returns nothing
     snippet: str
     span: Span
+    adj_snippet: str | None = None  # the body of its adjoint, reading adj_<param> and adj_ret
+    replay_snippet: str | None = None  # what the adjoint launch runs instead of the snippet (a void one's)
+    written: frozenset[str] = frozenset()  # the array parameters a snippet may write (the others go const)
+
+
+def native_adjoint_type(float_params: list[Scalar]) -> Scalar | VecT | None:
+    """What a snippet's adjoint function returns for its float scalar parameters of these types
+    (codegen/natives.py): nothing (None), the one adjoint, or a vector of them (one precision: the
+    front end refuses an adj_snippet over mixed ones)."""
+    if not float_params:
+        return None
+    if len(float_params) == 1:
+        return float_params[0]
+    first = float_params[0]
+    assert all(t == first for t in float_params)
+    return VecT(first, len(float_params))
 
 
 @dataclass(frozen=True)

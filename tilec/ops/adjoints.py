@@ -702,9 +702,40 @@ def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 
 
 @rule("native_call")
-def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
-    raise NotDifferentiable(f"`{e.attr('source')}` is a @wp.func_native snippet returning a float: tilec does not "
-                            "differentiate C++ snippets (nor read an adj_snippet)", e.span)
+def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions:
+    """A snippet's adj_snippet (codegen/natives.py), given the call's values, its float arrays'
+    adjoint arrays and its result's adjoint (0 where the sweep brings none); its value holds the
+    float scalars' adjoints. Without one, a call with no float result and no float array needs none
+    (its float scalars reach neither); others are refused."""
+    scalars = [k for k, a in enumerate(e.args) if isinstance(a.type, Scalar) and a.type.is_float]
+    scalar_types = [t for k in scalars if isinstance(t := e.args[k].type, Scalar)]
+    arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and isinstance(a.type.dtype, Scalar)
+              and a.type.dtype.is_float]
+    float_result = e.type if isinstance(e.type, Scalar) and e.type.is_float else None
+    if not e.attr("adjoint"):  # a float scalar only reaches the result and the arrays: floats there need one
+        if arrays or float_result is not None:
+            what = "returns a float" if float_result is not None else "takes arrays of floats"
+            raise NotDifferentiable(f"`{e.attr('source')}` is a @wp.func_native snippet that {what} and has no "
+                                    "adj_snippet: tilec does not differentiate C++ snippets", e.span)
+        return []
+    adj = [ad.adj_array(e.args[k]) for k in arrays]
+    if any(a is None for a in adj):
+        raise NotDifferentiable(f"`{e.attr('source')}` takes an array whose adjoint tilec cannot name here; its "
+                                "adj_snippet cannot run", e.span)
+    args: list[ir.Expr] = [ad.val(a) for a in e.args] + [a for a in adj if a is not None]
+    if float_result is not None:
+        args.append(ad.val(g) if g is not None else const(0.0, float_result, e.span))
+    result = ir.native_adjoint_type(scalar_types)
+    call = ir.OpCall("native_adjoint", tuple(args), (("func", e.attr("func")), ("source", e.attr("source"))),
+                     result if result is not None else NONE, e.span)
+    if result is None:
+        ad.emit(ir.ExprStmt(call, e.span))
+        return []
+    totals = ad.temp(result)  # not ad.val: two calls with equal operands are two runs of the snippet
+    ad.emit(ir.Assign(totals, call, e.span))
+    if len(scalars) == 1:
+        return [(scalars[0], ir.Var(totals, e.span))]
+    return [(k, C("value_extract", ir.Var(totals, e.span), const(i, _int(), e.span))) for i, k in enumerate(scalars)]
 
 
 @rule("custom_call")

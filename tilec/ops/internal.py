@@ -28,7 +28,7 @@ def _step_rule(b: Bound) -> Type:
 
 
 def _given_ret(b: Bound) -> Type:
-    raise TypeError("custom_call and native_call are built with their types")
+    raise TypeError("custom_call, native_call and native_adjoint are built with their types")
 
 
 def _lane(b: Bound) -> Type:
@@ -102,8 +102,12 @@ OPS = [
            "a func with a @wp.func_grad: its value, and in the adjoint the user's rule", adj_cpp="custom_call",
            variadic="args", api=False),
     OpSpec("native_call", (), _given_ret, "native_call",
-           "a @wp.func_native's snippet called with scalars (attr func: its C-level name); may have effects",
-           adj_cpp="native_call", variadic="args", effect=True, api=False),
+           "a @wp.func_native's snippet called with scalars and arrays (attr func: its C-level name); may have "
+           "effects", adj_cpp="native_call", variadic="args", effect=True, api=False),
+    OpSpec("native_adjoint", (), _given_ret, "native_adjoint",
+           "a @wp.func_native's adj_snippet, run by the reverse sweep: the call's values, the float arrays' "
+           "adjoints and the result's; its value is the float scalars' adjoints", variadic="args", effect=True,
+           api=False),
     OpSpec("tile_diag", (G,), _diag_rule, "tile_diag",
            "the diagonal of a square tile", api=False),
 ]

@@ -9,6 +9,7 @@ gradients are un-permuted. Branches and loops are in adjoint_control_flow.py.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import ir
@@ -44,6 +45,8 @@ def forward_statement(ad: Adjoint, s: ir.Stmt) -> list[ir.Stmt]:
         pre: list[ir.Stmt] = [push(t, s.span) for t in s.targets if t in ad.pushed or _is_sort(s)]
         return pre + [s]
     if isinstance(s, ir.ExprStmt):
+        if isinstance(s.expr, ir.OpCall) and s.expr.op == "native_call" and s.expr.attr("replay"):
+            return [ir.ExprStmt(replace(s.expr, attrs=s.expr.attrs + (("replayed", True),)), s.span)]  # its replay_snippet
         return [] if isinstance(s.expr, ir.OpCall) and s.expr.op in EFFECTS else [s]
     return [s]
 
@@ -77,6 +80,17 @@ def reverse_statement(ad: Adjoint, s: ir.Stmt) -> None:
     elif isinstance(s, ir.ExprStmt):
         if isinstance(s.expr, ir.OpCall) and s.expr.op in RULES:
             ad.apply_rule(s.expr, None)
+    _reverse_natives(ad, s)
+
+
+def _reverse_natives(ad: Adjoint, s: ir.Stmt) -> None:
+    """The adjoint of each snippet call in s the sweep did not reach through a float (an integer
+    result, a value no float depends on): its adj_snippet may still add to float arrays' adjoints,
+    or its floats refuse the adjoint (ops/adjoints.py)."""
+    calls = [e for x in ir.stmt_exprs(s) for e in ir.walk_expr(x) if isinstance(e, ir.OpCall) and e.op == "native_call"]
+    for call in reversed(calls):
+        if id(call) not in ad.natives_reversed:
+            ad.apply_rule(call, None)
 
 
 def _reverse_sort(ad: Adjoint, s: ir.Unpack) -> None:

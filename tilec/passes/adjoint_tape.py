@@ -142,6 +142,8 @@ def written_arrays(fn: ir.Function) -> set[ir.Sym]:
                 base = array_base(e.args[0]) if isinstance(e, ir.OpCall) and e.op in EFFECTS and e.args else None
                 if isinstance(base, ir.Var):
                     written.add(base.sym)
+                if isinstance(e, ir.OpCall) and e.op == "native_call":  # the arrays a snippet may write
+                    written |= {b.sym for k in e.attr("written", ()) if isinstance(b := array_base(e.args[k]), ir.Var)}
     return written
 
 

@@ -142,6 +142,7 @@ class Adjoint:
         self.cond_syms: dict[int, ir.Sym] = {}  # If -> the bool its forward replay saved
         self.count_syms: dict[int, ir.Sym] = {}  # loop -> its trip counter
         self.span: Span = fn.span  # of the statement being reversed: generated code points back to it
+        self.natives_reversed: set[int] = set()  # ids of the native_calls whose adjoint the sweep ran
 
     def run(self) -> ir.Function:
         forward = self.forward(self.fn.body)
@@ -307,6 +308,8 @@ class Adjoint:
         if e.type is not None and not differentiable(e.type) and e.op not in RULES_ON_EFFECTS:
             return
         rule = RULES.get(e.op)
+        if e.op == "native_call":
+            self.natives_reversed.add(id(e))
         if rule is None:
             if OPS[e.op].adj_cpp is None:
                 return  # not differentiable by nature (comparisons, bit ops, arg-reductions)
@@ -320,7 +323,7 @@ class Adjoint:
             self.accumulate(e.args[index], contribution)
 
 
-RULES_ON_EFFECTS = EFFECTS
+RULES_ON_EFFECTS = EFFECTS | {"native_call"}  # a snippet's adj_snippet runs whatever it returns
 
 
 def _with_span(stmt: ir.Stmt, span: Span) -> ir.Stmt:

@@ -288,6 +288,26 @@ def accesses(fn: ir.Function) -> list[Access]:
             for e in ir.walk_expr(top):
                 if isinstance(e, ir.OpCall) and (kind := _kind(e.op)) and isinstance(e.args[0], ir.Var):
                     out.append(Access(e.args[0].sym, kind, e.op, _footprint(e), e.span or s.span))
+                elif isinstance(e, ir.OpCall) and e.op == "native_call":
+                    out += _snippet_accesses(e, e.span or s.span)
+    return out
+
+
+def _snippet_accesses(e: ir.OpCall, span: Span) -> list[Access]:
+    """A snippet (frontend/native_funcs.py) may read any element of each array it takes and write any
+    of those its text may write (attr written): at one footprint of the call's operands, so that
+    the same call's read and write never race each other while every other access of the array is
+    checked against them."""
+    from .views import array_base
+
+    footprint = ("snippet", e.attr("func")) + tuple(_key(a) for a in e.args)
+    out: list[Access] = []
+    for k, a in enumerate(e.args):
+        base = array_base(a)
+        if isinstance(a.type, ArrayT) and isinstance(base, ir.Var):
+            out.append(Access(base.sym, "read", e.op, footprint, span))
+            if k in e.attr("written", ()):
+                out.append(Access(base.sym, "overwrite", e.op, footprint, span))
     return out
 
 
