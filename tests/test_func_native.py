@@ -214,3 +214,41 @@ def test_arrays_a_snippet_only_reads_are_const_and_not_written(tmp_path):
                            "--target", "cpu"], capture_output=True, text=True)
     assert proc.returncode == 1
     assert "read-only" in proc.stderr or "const" in proc.stderr, proc.stderr
+
+
+CONTROL_FLOW = HEAD + '''@wp.func_native("out[tid] += 2.0f * x[tid];\\nreturn tid % 2;", "adj_x[tid] += 2.0f * adj_out[tid];")
+def accumulate(x: wp.array(dtype=float), out: wp.array(dtype=float), tid: int) -> int: ...
+
+
+@wp.func_native("return x[tid] > 0.0f ? 1 : 0;")
+def positive(x: wp.array(dtype=float), tid: int) -> int: ...
+
+
+@wp.kernel
+def branches(x: wp.array(dtype=float), out: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    for k in range(3):
+        accumulate(x, out, i)
+    if accumulate(x, out, i) == 1:
+        y[i] = x[i] * 2.0
+    if positive(x, i) == 1:
+        y[i] = y[i] + x[i]
+'''
+
+
+@needs_cxx
+def test_adj_snippets_run_in_loops_and_conditions_and_a_read_only_float_array_needs_none():
+    """Each of the four calls of `accumulate` (three in the loop, one in a condition) runs its
+    adj_snippet; `positive` only reads x (const) for an integer: no adj_snippet is needed."""
+    mod = build(CONTROL_FLOW, "native_control_flow")
+    n = 6
+    x = np.linspace(-1, 1, n).astype(np.float32)
+    out, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    mod.branches.launch(dim=n, inputs=[x, out, y])
+    parity, up = np.arange(n) % 2, (x > 0).astype(np.float32)
+    np.testing.assert_allclose(out, 8 * x, rtol=1e-6)
+    np.testing.assert_allclose(y, 2 * x * parity + x * up, rtol=1e-6)
+    adj_x, seed = np.zeros(n, np.float32), np.linspace(1, 2, n).astype(np.float32)
+    mod.branches.launch(dim=n, inputs=[x, out, y], adj_inputs=[adj_x, seed.copy(), np.ones(n, np.float32)],
+                        adjoint=True)
+    np.testing.assert_allclose(adj_x, 8 * seed + 2 * parity + up, rtol=1e-6)

@@ -705,16 +705,16 @@ def _replay_value(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions:
     """A snippet's adj_snippet (codegen/natives.py), given the call's values, its float arrays'
     adjoint arrays and its result's adjoint (0 where the sweep brings none); its value holds the
-    float scalars' adjoints. Without one, a call with no float result and no float array needs none
-    (its float scalars reach neither); others are refused."""
+    float scalars' adjoints. Without one, a call with no float result and writing no float array
+    (frontend/native_funcs.py: those it reads are const) needs none; others are refused."""
     scalars = [k for k, a in enumerate(e.args) if isinstance(a.type, Scalar) and a.type.is_float]
     scalar_types = [t for k in scalars if isinstance(t := e.args[k].type, Scalar)]
     arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and isinstance(a.type.dtype, Scalar)
               and a.type.dtype.is_float]
     float_result = e.type if isinstance(e.type, Scalar) and e.type.is_float else None
-    if not e.attr("adjoint"):  # a float scalar only reaches the result and the arrays: floats there need one
-        if arrays or float_result is not None:
-            what = "returns a float" if float_result is not None else "takes arrays of floats"
+    if not e.attr("adjoint"):  # floats reach only the result and the arrays written: floats there need one
+        if any(k in e.attr("written", ()) for k in arrays) or float_result is not None:
+            what = "returns a float" if float_result is not None else "may write an array of floats"
             raise NotDifferentiable(f"`{e.attr('source')}` is a @wp.func_native snippet that {what} and has no "
                                     "adj_snippet: tilec does not differentiate C++ snippets", e.span)
         return []
