@@ -27,7 +27,7 @@ KERNEL = ("\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=f
      "setting no compiler option"),
     ('@wp.func_native("_Pragma(\\"once\\") return a;")\ndef f(a: float) -> float: ...', "its snippet uses `_Pragma`"),
     ('@wp.func_native(f"return {1};")\ndef f(a: float) -> float: ...',
-     "its snippet must be a string literal or a module-level string constant"),
+     "its snippet must be a string literal or a string constant (module-level, or a local the function defining it assigns once)"),
     ('@wp.func_native("return new;")\ndef f(new: float) -> float: ...',
      "parameter `new` cannot be a C++ name (the snippet reads it by its Python name)"),
     ('@wp.func_native("return a[0];")\ndef f(a: wp.vec3) -> float: ...',
@@ -116,7 +116,7 @@ def test_snippets_compute_and_the_integer_one_keeps_the_gradient():
     ('@wp.func_native("return a;", grad_snippet="")\ndef f(a: float) -> float: ...',
      "its decorator takes snippet, adj_snippet and replay_snippet only"),
     ('@wp.func_native("return a;", adj_snippet=f"{1}")\ndef f(a: float) -> float: ...',
-     "its adj_snippet must be a string literal or a module-level string constant"),
+     "its adj_snippet must be a string literal or a string constant (module-level, or a local the function defining it assigns once)"),
     ('@wp.func_native("return a;", "#pragma unroll\\nadj_a += adj_ret;")\ndef f(a: float) -> float: ...',
      "its adj_snippet uses `#pragma`"),
     ('@wp.func_native("return 1.0f;")\ndef f(a: wp.array(dtype=wp.vec3)) -> float: ...',
@@ -252,3 +252,44 @@ def test_adj_snippets_run_in_loops_and_conditions_and_a_read_only_float_array_ne
     mod.branches.launch(dim=n, inputs=[x, out, y], adj_inputs=[adj_x, seed.copy(), np.ones(n, np.float32)],
                         adjoint=True)
     np.testing.assert_allclose(adj_x, 8 * seed + 2 * parity + up, rtol=1e-6)
+
+
+LOCAL_SNIPPETS = HEAD + '''def make(scale: float):
+    snippet = """
+    out[tid] = x[tid] * 3.0f;
+    """
+    adj_snippet = "adj_x[tid] += 3.0f * adj_out[tid];"
+
+    @wp.func_native(snippet, adj_snippet)
+    def triple(x: wp.array(dtype=float), out: wp.array(dtype=float), tid: int): ...
+
+    @wp.kernel
+    def tripled(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        triple(x, out, i)
+
+    return tripled
+
+
+tripled = make(1.0)
+'''
+
+
+@needs_cxx
+def test_a_snippet_held_in_a_local_beside_the_def_compiles():
+    """Warp's own tests write `snippet = \"\"\"...\"\"\"` in the function that defines the func_native
+    and its kernel: the local is a constant of that scope."""
+    mod = build(LOCAL_SNIPPETS, "native_locals")
+    x = np.linspace(-1, 1, 5).astype(np.float32)
+    out, adj_x = np.zeros(5, np.float32), np.zeros(5, np.float32)
+    mod.tripled.launch(dim=5, inputs=[x, out])
+    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
+    mod.tripled.launch(dim=5, inputs=[x, out], adj_inputs=[adj_x, np.ones(5, np.float32)], adjoint=True)
+    np.testing.assert_allclose(adj_x, 3.0)
+
+
+def test_a_snippet_local_tilec_cannot_know_is_refused_at_the_call():
+    source = LOCAL_SNIPPETS.replace('adj_snippet = "adj_x[tid] += 3.0f * adj_out[tid];"', "adj_snippet = str(scale)")
+    assert first_error(source) == ("16:9: TC0401: unsupported syntax: `triple` is a @wp.func_native (a C++/CUDA "
+                                   "snippet) tilec cannot compile: its adj_snippet must be a string literal or a "
+                                   "string constant (module-level, or a local the function defining it assigns once)")

@@ -149,9 +149,9 @@ def _text(node: cst.BaseExpression, scope: Scope, what: str) -> str:
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         text = node.evaluated_value
     else:
-        text = scope.constant(node)  # a module-level string constant
+        text = scope.constant(node)  # a string constant: a module-level one, or a local beside a nested def
     if not isinstance(text, str):
-        raise NativeError(f"its {what} must be a string literal or a module-level string constant")
+        raise NativeError(f"its {what} must be a string literal or a string constant (module-level, or a local the function defining it assigns once)")
     outside = _OUTSIDE.search(text)
     if outside is not None:
         raise NativeError(f"its {what} uses `{outside.group(0).strip()}`: tilec compiles a snippet as one "

@@ -758,9 +758,13 @@ def _instantiate(found: Found, walker: _Walker, scope: Scope, parsed: Parsed, di
     siblings = _siblings(found, walker)
     sibling_names = {f.node.name.value for f in siblings}
     uses = free_names(node)
-    for f in siblings:  # a native func's snippet (its decorator's argument) is never read by tilec
+    for f in siblings:  # a native func's snippets (its decorator's arguments) apart: see below
         uses |= free_names(f.node.with_changes(decorators=[]) if f.kind == "native" else f.node)
-    envs = _bindings(found, uses, walker, scope, sibling_names)
+    snippets = set().union(*(free_names(f.node) for f in siblings if f.kind == "native")) - uses
+    envs = _bindings(found, uses | snippets, walker, scope, sibling_names)
+    # a snippet held in a local (`snippet = """..."""` beside the def) is a constant of the scope; one tilec
+    # cannot know leaves the kernel compiled all the same (the call says why the snippet is refused)
+    envs = [({k: v for k, v in env.items() if not (k in snippets and isinstance(v, Unknown))}, via) for env, via in envs]
     known = [(env, via) for env, via in envs if not any(isinstance(v, Unknown) for v in env.values())]
     unknown = [(env, via) for env, via in envs if any(isinstance(v, Unknown) for v in env.values())]
     span = parsed.span(node.name)
