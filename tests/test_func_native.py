@@ -30,10 +30,10 @@ KERNEL = ("\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=f
      "its snippet must be a string literal or a string constant (module-level, or a local the function defining it assigns once)"),
     ('@wp.func_native("return new;")\ndef f(new: float) -> float: ...',
      "parameter `new` cannot be a C++ name (the snippet reads it by its Python name)"),
-    ('@wp.func_native("return a[0];")\ndef f(a: wp.vec3) -> float: ...',
-     "parameter `a` is a vec3f; tilec passes snippets scalars and arrays of scalars only"),
+    ('@wp.func_native("return a.x;")\ndef f(a: wp.quat, b: wp.array(dtype=wp.vec3)) -> float: ...',
+     "parameter `b` is a 1-d vec3f array; tilec passes snippets scalars, vectors, matrices and arrays of scalars only"),
     ('@wp.func_native("return a;")\ndef f(a) -> float: ...',
-     "parameter `a` needs a type annotation (a scalar type or an array of scalars, as the snippet declares it)"),
+     "parameter `a` needs a type annotation (a scalar, vector or matrix type or an array of scalars, as the snippet declares it)"),
     ('@wp.func_native("return a;")\ndef f(a: float, *rest) -> float: ...', "its parameters must be plain positional ones"),
 ])
 def test_a_snippet_tilec_cannot_compile_is_refused_at_the_call(native, why):
@@ -82,7 +82,7 @@ def test_a_float_snippet_leaves_its_kernel_without_an_adjoint(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
                            "--target", "cpu"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert (f"{path}:18:12: warning[TC0501]: `square_plus` is a @wp.func_native snippet that returns a float and "
+    assert (f"{path}:18:12: warning[TC0501]: `square_plus` is a @wp.func_native snippet that returns floats and "
             "has no adj_snippet: tilec does not differentiate C++ snippets") in proc.stderr
     assert "kernel `ints`" not in proc.stderr  # an integer snippet needs no adjoint: the kernel has one
     cpp = (tmp_path / "out" / "snippets" / "snippets.cpp").read_text()
@@ -97,7 +97,7 @@ def test_snippets_compute_and_the_integer_one_keeps_the_gradient():
     y = np.zeros(5, np.float32)
     mod.floats.launch(dim=5, inputs=[x, y])
     np.testing.assert_allclose(y, x * x + 1, rtol=1e-6)
-    with pytest.raises(ValueError, match="square_plus` is a @wp.func_native snippet that returns a float and has no adj_snippet"):
+    with pytest.raises(ValueError, match="square_plus` is a @wp.func_native snippet that returns floats and has no adj_snippet"):
         mod.floats.launch(dim=5, inputs=[x, y], adj_inputs=[np.zeros(5, np.float32), np.ones(5, np.float32)],
                           adjoint=True)
     scale = np.abs(np.arange(5) - 2).astype(np.float32)
@@ -119,8 +119,8 @@ def test_snippets_compute_and_the_integer_one_keeps_the_gradient():
      "its adj_snippet must be a string literal or a string constant (module-level, or a local the function defining it assigns once)"),
     ('@wp.func_native("return a;", "#pragma unroll\\nadj_a += adj_ret;")\ndef f(a: float) -> float: ...',
      "its adj_snippet uses `#pragma`"),
-    ('@wp.func_native("return 1.0f;")\ndef f(a: wp.array(dtype=wp.vec3)) -> float: ...',
-     "parameter `a` is a 1-d vec3f array; tilec passes snippets scalars and arrays of scalars only"),
+    ('@wp.func_native("return 1.0f;")\ndef f(a: float) -> wp.array(dtype=float): ...',
+     "its result is a 1-d float32 array; tilec passes snippets scalars, vectors and matrices only"),
 ])
 def test_adjoint_snippets_tilec_cannot_compile_are_refused_at_the_call(native, why):
     error = first_error(HEAD + native + KERNEL)
@@ -293,3 +293,27 @@ def test_a_snippet_local_tilec_cannot_know_is_refused_at_the_call():
     assert first_error(source) == ("16:9: TC0401: unsupported syntax: `triple` is a @wp.func_native (a C++/CUDA "
                                    "snippet) tilec cannot compile: its adj_snippet must be a string literal or a "
                                    "string constant (module-level, or a local the function defining it assigns once)")
+
+
+VALUES = HEAD + """@wp.func_native("return wp::vec3(v[0] * s, v[1], v[2]);", "adj_s += v[0] * adj_ret[0];")
+def scale_x(v: wp.vec3, s: float) -> wp.vec3: ...
+
+
+@wp.kernel
+def scaled(x: wp.array(dtype=float), y: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    y[i] = scale_x(wp.vec3(1.0, 2.0, 3.0), x[i])
+"""
+
+
+@needs_cxx
+def test_an_adj_snippet_over_float_vectors_is_refused_not_dropped():
+    """tilec hands on a snippet's float scalars' adjoints only: a vector's would be lost, so the kernel
+    has no adjoint (its forward runs, spelled with Warp's C++ type names)."""
+    mod = build(VALUES, "native_values")
+    x, y = np.linspace(-1, 1, 4).astype(np.float32), np.zeros((4, 3), np.float32)
+    mod.scaled.launch(dim=4, inputs=[x, y])
+    np.testing.assert_allclose(y, np.stack([x, np.full(4, 2.0), np.full(4, 3.0)], axis=1))
+    with pytest.raises(ValueError, match="`scale_x` has an adj_snippet over a vector or matrix of floats"):
+        mod.scaled.launch(dim=4, inputs=[x, y], adj_inputs=[np.zeros(4, np.float32), np.ones((4, 3), np.float32)],
+                          adjoint=True)

@@ -132,3 +132,8 @@ CASES += [
     Case("wl_native_shaped_and_integer", "native_arrays.py", "shaped_and_integer", dim=(N,),
          args=(arr(N), Arr((N,), "int32", "in", "int:0:50"), out(N, dtype="int32"), out(N), out(N)), **SIMT),
 ]
+# vectors and matrices in and out of snippets, spelled as Warp's C++ (wp::vec_t<3, wp::float32>, wp::mat22)
+CASES += [
+    Case("wl_native_values", "native_arrays.py", "vectors_and_matrices", dim=(N,),
+         args=(arr(N), varr(N, "mat22"), varr(N, "vec3", "out"), varr(N, "mat22", "out")), grad=False, fd=False, **SIMT),
+]

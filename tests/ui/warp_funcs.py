@@ -4,7 +4,7 @@ TILE = 8
 
 
 @wp.func_native("return a[0] + b;")
-def native_add(a: wp.vec3, b: float) -> float:  # a snippet takes scalars only
+def native_add(a: wp.array(dtype=wp.vec3), b: float) -> float:  # a snippet takes no array of vectors
     ...
 
 
@@ -20,7 +20,7 @@ def k(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     t = wp.tile_load(x, shape=TILE, offset=i * TILE)
     rebinds_in_branch(t, i)
-    y[i] = native_add(wp.vec3(x[i]), 1.0)  # ERROR TC0401: `native_add` is a @wp.func_native
+    y[i] = native_add(x, 1.0)  # ERROR TC0401: `native_add` is a @wp.func_native
 
 
 @wp.func

@@ -14,7 +14,7 @@ runs inside a lambda so that a `return;` in it leaves the snippet only."""
 from __future__ import annotations
 
 from .. import ir, naming
-from ..ir.types import SCALARS, ArrayT, Scalar
+from ..ir.types import SCALARS, ArrayT, MatT, Scalar, VecT
 
 _ARRAY_ADAPTER = """\
 // Warp's array_t, as a snippet sees it: x[i] indexes the data pointer; shape, strides (bytes), ndim.
@@ -45,7 +45,17 @@ template <class T, int N> TL_HD array_t<T> as_array(const tl::Array<T, N>& a) {
 }"""
 
 
-def param_ctype(name: str, t: Scalar | ArrayT, written: frozenset[str]) -> str:
+# Warp's vector and matrix templates and aliases (wp::vec_t<3, wp::float32>, wp::vec3, wp::mat22d) as
+# tilec's tl::vec and tl::mat: components in `c`, v[i], m(i, j), and constructors of every component.
+_WARP_VALUE_TYPES = "\n".join([
+    "template <unsigned N, class T> using vec_t = tl::vec<int(N), T>;",
+    "template <unsigned M, unsigned N, class T> using mat_t = tl::mat<int(M), int(N), T>;",
+    *(f"using vec{n}{s} = vec_t<{n}, {t}>;" for n in (2, 3, 4) for s, t in (("", "float"), ("f", "float"), ("d", "double"))),
+    *(f"using mat{n}{n}{s} = mat_t<{n}, {n}, {t}>;" for n in (2, 3, 4) for s, t in (("", "float"), ("f", "float"), ("d", "double"))),
+])
+
+
+def param_ctype(name: str, t: ir.NativeParam, written: frozenset[str]) -> str:
     """How a snippet's function declares parameter `name` of type t: an array none of its snippets
     may write (frontend/native_funcs.py) as one of const elements, so a write the reading missed
     does not compile."""
@@ -55,7 +65,7 @@ def param_ctype(name: str, t: Scalar | ArrayT, written: frozenset[str]) -> str:
     return t.ctype
 
 
-def float_scalars(native_params: tuple[tuple[str, Scalar | ArrayT], ...]) -> list[str]:
+def float_scalars(native_params: tuple[tuple[str, ir.NativeParam], ...]) -> list[str]:
     """The float scalar parameters' names: the adjoint function returns their adjoints, in order."""
     return [name for name, t in native_params if isinstance(t, Scalar) and t.is_float]
 
@@ -66,12 +76,14 @@ def native_texts(module: ir.Module, qualifier: str, filename: str) -> list[str]:
     if not module.natives:
         return []
     lines = [f"namespace {naming.NATIVE_NAMESPACE} {{  // the @wp.func_native snippets, as written in the source"]
-    lines += [f"using {t.name} = {t.ctype};" for t in SCALARS.values() if t.name != "bool"]
+    scalars = [f"using {t.name} = {t.ctype};" for t in SCALARS.values() if t.name != "bool"]
+    lines += scalars + ["namespace wp {  // Warp's own C++ names of its types, which a snippet may spell", *scalars,
+                        _WARP_VALUE_TYPES, "}  // namespace wp"]
     if any(isinstance(t, ArrayT) for n in module.natives for _, t in n.params):
         lines += [_ARRAY_ADAPTER]
     for n in module.natives:
         params = ", ".join(f"{param_ctype(name, t, n.written)} {name}" for name, t in n.params)
-        ret = n.ret.ctype if isinstance(n.ret, Scalar) else "void"
+        ret = n.ret.ctype if isinstance(n.ret, (Scalar, VecT, MatT)) else "void"
         lines += ["", f"// {filename}:{n.span.line}: @wp.func_native `{n.source_name}`",
                   f"[[maybe_unused]] {qualifier}{ret} {naming.native_function(n.name)}({params}) {{", n.snippet.strip("\n"), "}"]
         if n.replay_snippet is not None:
@@ -89,11 +101,13 @@ def _adjoint_lines(n: ir.NativeFunc, qualifier: str) -> list[str]:
     params = [f"{param_ctype(name, t, n.written)} {name}" for name, t in n.params]
     params += [f"{param_ctype(name, t, frozenset([name]))} adj_{name}" for name, t in n.params
                if isinstance(t, ArrayT) and isinstance(t.dtype, Scalar) and t.dtype.is_float]
+    # every other adjoint is a local: the integers', and the vectors' and matrices' (ops/adjoints.py
+    # refuses to run an adj_snippet whose float vector or matrix adjoints it would drop)
     locals_ = [f"    {param_ctype(name, t, frozenset([name]))} adj_{name}{{}};" for name, t in n.params
-               if isinstance(t, Scalar) or not (isinstance(t.dtype, Scalar) and t.dtype.is_float)]
+               if not isinstance(t, ArrayT) or not (isinstance(t.dtype, Scalar) and t.dtype.is_float)]
     if isinstance(n.ret, Scalar) and n.ret.is_float:
-        params.append(f"{n.ret.ctype} adj_ret")  # the sweep hands on only a float's
-    elif isinstance(n.ret, Scalar):
+        params.append(f"{n.ret.ctype} adj_ret")  # the sweep hands on only a float scalar's
+    elif isinstance(n.ret, (Scalar, VecT, MatT)):
         locals_.append(f"    {n.ret.ctype} adj_ret{{}};")
     floats = float_scalars(n.params)
     result = ir.native_adjoint_type([t for name, t in n.params if name in floats and isinstance(t, Scalar)])

@@ -3,8 +3,10 @@ wrote, as Warp compiles it.
 
 Warp pastes the snippet as the body of a C++ function whose parameters are the Python def's, by
 their Python names; tilec does the same for defs whose parameters are scalars and arrays of
-scalars and whose result is a scalar or nothing. An array reaches the snippet as Warp's
-`array_t<T>` does (codegen/natives.py): `x[i]` indexes its data pointer, `x.shape[0]` is an extent.
+scalars, vectors, matrices and arrays of scalars and whose result is one of the first three or
+nothing. An array reaches the snippet as Warp's `array_t<T>` does (codegen/natives.py): `x[i]`
+indexes its data pointer, `x.shape[0]` is an extent; Warp's `wp::vec_t<3, wp::float32>`,
+`wp::vec3`, `wp::mat_t<2, 2, float>` name tilec's vectors and matrices there.
 The snippet reaches the generated .cpp and .cu as written, inside a function of its own: it is
 C++ by the user's choice, compiled, never run, by the build. Directives that would read other
 files into the build (`#include`, `#embed`, `__has_include`) or talk to the compiler (`#pragma`,
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .. import ir
-from ..ir.types import NONE, ArrayT, Scalar, describe
+from ..ir.types import NONE, ArrayT, MatT, Scalar, VecT, describe
 from . import annotations as ann
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ def native_func(node: cst.FunctionDef, scope: Scope, name: str, span: Span) -> i
     """The snippet def `node` (resolve.Scope.native_funcs) as the IR's NativeFunc named `name`, placed at
     `span` (its def in the file compiled, else the first call)."""
     snippet, adj_snippet, replay_snippet = _snippets(node, scope)
-    params: list[tuple[str, Scalar | ArrayT]] = []
+    params: list[tuple[str, ir.NativeParam]] = []
     p = node.params
     if isinstance(p.star_arg, cst.Param) or p.kwonly_params or isinstance(p.star_kwarg, cst.Param) or p.posonly_params:
         raise NativeError("its parameters must be plain positional ones")
@@ -159,17 +161,18 @@ def _text(node: cst.BaseExpression, scope: Scope, what: str) -> str:
     return text
 
 
-def _param_type(annotation: cst.Annotation | None, scope: Scope, what: str, arrays: bool) -> Scalar | ArrayT:
-    kinds = "a scalar type or an array of scalars" if arrays else "a scalar type"
+def _param_type(annotation: cst.Annotation | None, scope: Scope, what: str, arrays: bool) -> ir.NativeParam:
+    kinds = "a scalar, vector or matrix type" + (" or an array of scalars" if arrays else "")
     if annotation is None:
         raise NativeError(f"{what} needs a type annotation ({kinds}, as the snippet declares it)")
     try:
         t = ann.annotation(annotation.annotation, scope)
     except ann.AnnotationError as e:
         raise NativeError(f"{what}: {e.message}") from None
-    if isinstance(t, Scalar) or (arrays and type(t) is ArrayT and isinstance(t.dtype, Scalar)):
+    if isinstance(t, (Scalar, VecT, MatT)) or (arrays and type(t) is ArrayT and isinstance(t.dtype, Scalar)):
         return t
-    raise NativeError(f"{what} is {describe(t)}; tilec passes snippets {'scalars and arrays of scalars' if arrays else 'scalars'} only")
+    passed = "scalars, vectors, matrices and arrays of scalars" if arrays else "scalars, vectors and matrices"
+    raise NativeError(f"{what} is {describe(t)}; tilec passes snippets {passed} only")
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, overload
 
 from ..diagnostics import Span
-from .types import ArrayT, Scalar, TileT, Type, VecT
+from .types import ArrayT, MatT, Scalar, TileT, Type, VecT
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,6 +218,9 @@ def keep_while_alive(table: dict[_Key, _Answer], fn: Function, key: _Key, answer
     return answer
 
 
+NativeParam = Scalar | VecT | MatT | ArrayT  # what a @wp.func_native takes (arrays of scalars only)
+
+
 @dataclass(frozen=True)
 class NativeFunc:
     """A `@wp.func_native`: the user's C++/CUDA snippet, emitted as written as the body of a function
@@ -226,7 +229,7 @@ class NativeFunc:
 
     name: str  # the C-level name, unique in the module
     source_name: str  # the name in the user's file
-    params: tuple[tuple[str, Scalar | ArrayT], ...]  # (Python name, type)
+    params: tuple[tuple[str, NativeParam], ...]  # (Python name, type)
     ret: Type  # NONE: the snippet returns nothing
     snippet: str
     span: Span

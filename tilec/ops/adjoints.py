@@ -712,12 +712,16 @@ def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions
     arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and isinstance(a.type.dtype, Scalar)
               and a.type.dtype.is_float]
     float_result = e.type if isinstance(e.type, Scalar) and e.type.is_float else None
+    float_value = isinstance(e.type, (VecT, MatT)) and e.type.dtype.is_float
     if not e.attr("adjoint"):  # floats reach only the result and the arrays written: floats there need one
-        if any(k in e.attr("written", ()) for k in arrays) or float_result is not None:
-            what = "returns a float" if float_result is not None else "may write an array of floats"
+        if any(k in e.attr("written", ()) for k in arrays) or float_result is not None or float_value:
+            what = "returns floats" if float_result is not None or float_value else "may write an array of floats"
             raise NotDifferentiable(f"`{e.attr('source')}` is a @wp.func_native snippet that {what} and has no "
                                     "adj_snippet: tilec does not differentiate C++ snippets", e.span)
         return []
+    if float_value or any(isinstance(a.type, (VecT, MatT)) and a.type.dtype.is_float for a in e.args):
+        raise NotDifferentiable(f"`{e.attr('source')}` has an adj_snippet over a vector or matrix of floats: tilec "
+                                "hands on the adjoints of a snippet's float scalars and arrays only", e.span)
     adj = [ad.adj_array(e.args[k]) for k in arrays]
     if any(a is None for a in adj):
         raise NotDifferentiable(f"`{e.attr('source')}` takes an array whose adjoint tilec cannot name here; its "

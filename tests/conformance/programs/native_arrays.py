@@ -73,3 +73,23 @@ def shaped_and_integer(x: wp.array(dtype=float), labels: wp.array(dtype=wp.int32
     rotate_double(x, rotated, i)
     k = relabel(labels, counts, i)
     y[i] = x[i] * float(k + 1)
+
+
+@wp.func_native("return wp::vec_t<3, wp::float32>(x, 2.0f * x, x * x);")
+def spread(x: wp.float32) -> wp.vec3: ...
+
+
+@wp.func_native("""
+    wp::mat22 m2 = m * v[2] + wp::mat_t<2, 2, wp::float32>(v[0], 0.0f, 0.0f, v[1]);
+    return m2;
+""")
+def adjust(m: wp.mat22, v: wp.vec3) -> wp.mat22: ...
+
+
+@wp.kernel
+def vectors_and_matrices(x: wp.array(dtype=float), ms: wp.array(dtype=wp.mat22), vs: wp.array(dtype=wp.vec3),
+                         out: wp.array(dtype=wp.mat22)):
+    i = wp.tid()
+    v = spread(x[i])
+    vs[i] = v
+    out[i] = adjust(ms[i], v)
