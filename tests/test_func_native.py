@@ -30,10 +30,10 @@ KERNEL = ("\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=f
      "its snippet must be a string literal or a string constant (module-level, or a local the function defining it assigns once)"),
     ('@wp.func_native("return new;")\ndef f(new: float) -> float: ...',
      "parameter `new` cannot be a C++ name (the snippet reads it by its Python name)"),
-    ('@wp.func_native("return a.x;")\ndef f(a: wp.quat, b: wp.array(dtype=wp.vec3)) -> float: ...',
-     "parameter `b` is a 1-d vec3f array; tilec passes snippets scalars, vectors, matrices and arrays of scalars only"),
+    ('@wp.func_native("return a.x;")\ndef f(a: wp.quat, b: wp.indexedarray(dtype=float)) -> float: ...',
+     "parameter `b` is indexedarray1d(float32); tilec passes snippets scalars, vectors, matrices and arrays of them only"),
     ('@wp.func_native("return a;")\ndef f(a) -> float: ...',
-     "parameter `a` needs a type annotation (a scalar, vector or matrix type or an array of scalars, as the snippet declares it)"),
+     "parameter `a` needs a type annotation (a scalar, vector or matrix type or an array of them, as the snippet declares it)"),
     ('@wp.func_native("return a;")\ndef f(a: float, *rest) -> float: ...', "its parameters must be plain positional ones"),
 ])
 def test_a_snippet_tilec_cannot_compile_is_refused_at_the_call(native, why):
@@ -317,3 +317,28 @@ def test_an_adj_snippet_over_float_vectors_is_refused_not_dropped():
     with pytest.raises(ValueError, match="`scale_x` has an adj_snippet over a vector or matrix of floats"):
         mod.scaled.launch(dim=4, inputs=[x, y], adj_inputs=[np.zeros(4, np.float32), np.ones((4, 3), np.float32)],
                           adjoint=True)
+
+
+@pytest.mark.parametrize("code, name, written", [
+    ("out[tid] = a * x[tid] + y[tid];", "out", True),
+    ("out[tid] = a * x[tid] + y[tid];", "x", False),
+    ("adj_s += x[tid][0] * adj_out[tid][1];  // x[0] = 1", "x", False),
+    ('const char* s = "x[0] = 1"; return x[1];', "x", False),
+    ("int n = x.shape[0]; out[tid] = x[(tid + 1) % n];", "x", False),
+    ("if (x[i] == 2 && y[0] >= 1) z[x[i]] -= 1;", "x", False),
+    ("if (x[i] == 2 && y[0] >= 1) z[x[i]] -= 1;", "z", True),
+    ("x[i][0] = 1.0f;", "x", True),
+    ("x[i] .y += 1.0f;", "x", True),
+    ("x[i]++;", "x", True),
+    ("++x[i];", "x", True),
+    ("x[a[0]] <<= 2;", "x", True),
+    ("float* p = &x[0];", "x", True),
+    ("atomicAdd(counter, 1);", "counter", True),
+    ("float l = x[i].norm();", "x", True),
+])
+def test_the_arrays_a_snippet_may_write_are_read_from_its_text(code, name, written):
+    """Conservative: any use but an indexed read (or .shape, .ndim, .strides) counts as a write; the
+    arrays it leaves out are passed const (test_arrays_a_snippet_only_reads_are_const_and_not_written)."""
+    from tilec.frontend.native_funcs import _code_only, _may_write
+
+    assert _may_write(_code_only(code), name) is written

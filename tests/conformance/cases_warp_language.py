@@ -137,3 +137,7 @@ CASES += [
     Case("wl_native_values", "native_arrays.py", "vectors_and_matrices", dim=(N,),
          args=(arr(N), varr(N, "mat22"), varr(N, "vec3", "out"), varr(N, "mat22", "out")), grad=False, fd=False, **SIMT),
 ]
+CASES += [
+    Case("wl_native_vector_arrays", "native_arrays.py", "vector_arrays", dim=(N,),
+         args=(varr(N, "vec3"), arr(N), varr(N, "vec3", "out"), out(N)), **SIMT),
+]

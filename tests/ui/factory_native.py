@@ -5,7 +5,7 @@ snippet = """return (uint64_t)arr.data;"""
 
 def make_offset_pointer(dtype):
     @wp.func_native(snippet)
-    def pointer(arr: wp.array(dtype=wp.types.vector(length=3, dtype=dtype))) -> wp.uint64: ...
+    def pointer(arr: wp.indexedarray(dtype=wp.types.vector(length=3, dtype=dtype))) -> wp.uint64: ...
 
     @wp.func
     def offset_pointer(arr: wp.array(dtype=wp.types.vector(length=3, dtype=dtype)), start: int) -> wp.uint64:

@@ -41,7 +41,7 @@ def per_device(device):
 
 def native_beside():
     @wp.func_native("out[0] = wp::vec3(1.0f);")
-    def poke(out: wp.array[wp.vec3]): ...
+    def poke(out: wp.indexedarray(dtype=wp.vec3)): ...
 
     @wp.kernel
     def calls_native(a: wp.array[wp.vec3]):

@@ -4,7 +4,7 @@ TILE = 8
 
 
 @wp.func_native("return a[0] + b;")
-def native_add(a: wp.array(dtype=wp.vec3), b: float) -> float:  # a snippet takes no array of vectors
+def native_add(a: wp.indexedarray(dtype=float), b: float) -> float:  # a snippet takes no indexed array
     ...
 
 

@@ -60,7 +60,7 @@ def param_ctype(name: str, t: ir.NativeParam, written: frozenset[str]) -> str:
     may write (frontend/native_funcs.py) as one of const elements, so a write the reading missed
     does not compile."""
     if isinstance(t, ArrayT):
-        assert isinstance(t.dtype, Scalar), "frontend/native_funcs.py passes arrays of scalars only"
+        assert isinstance(t.dtype, (Scalar, VecT, MatT)), "frontend/native_funcs.py passes arrays of values only"
         return f"array_t<{'' if name in written else 'const '}{t.dtype.ctype}>"
     return t.ctype
 
@@ -100,11 +100,11 @@ def _adjoint_lines(n: ir.NativeFunc, qualifier: str) -> list[str]:
     assert n.adj_snippet is not None
     params = [f"{param_ctype(name, t, n.written)} {name}" for name, t in n.params]
     params += [f"{param_ctype(name, t, frozenset([name]))} adj_{name}" for name, t in n.params
-               if isinstance(t, ArrayT) and isinstance(t.dtype, Scalar) and t.dtype.is_float]
+               if isinstance(t, ArrayT) and ir.float_elements(t)]
     # every other adjoint is a local: the integers', and the vectors' and matrices' (ops/adjoints.py
     # refuses to run an adj_snippet whose float vector or matrix adjoints it would drop)
     locals_ = [f"    {param_ctype(name, t, frozenset([name]))} adj_{name}{{}};" for name, t in n.params
-               if not isinstance(t, ArrayT) or not (isinstance(t.dtype, Scalar) and t.dtype.is_float)]
+               if not isinstance(t, ArrayT) or not ir.float_elements(t)]
     if isinstance(n.ret, Scalar) and n.ret.is_float:
         params.append(f"{n.ret.ctype} adj_ret")  # the sweep hands on only a float scalar's
     elif isinstance(n.ret, (Scalar, VecT, MatT)):

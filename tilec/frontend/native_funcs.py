@@ -3,7 +3,7 @@ wrote, as Warp compiles it.
 
 Warp pastes the snippet as the body of a C++ function whose parameters are the Python def's, by
 their Python names; tilec does the same for defs whose parameters are scalars and arrays of
-scalars, vectors, matrices and arrays of scalars and whose result is one of the first three or
+scalars, vectors, matrices and arrays of them and whose result is one of the first three or
 nothing. An array reaches the snippet as Warp's `array_t<T>` does (codegen/natives.py): `x[i]`
 indexes its data pointer, `x.shape[0]` is an extent; Warp's `wp::vec_t<3, wp::float32>`,
 `wp::vec3`, `wp::mat_t<2, 2, float>` name tilec's vectors and matrices there.
@@ -108,10 +108,29 @@ def _may_write(code: str, name: str) -> bool:
         rest = code[after:].lstrip()
         if not rest.startswith("["):
             return True  # the array itself: a pointer passed on, converted, or named otherwise
-        close = _matching_bracket(code, code.index("[", after))
-        if close is None or _ASSIGNS.match(code, close + 1) or code[close + 1:].lstrip().startswith((".", "->", "[")):
-            return True
+        end = _access_end(code, code.index("[", after))
+        if end is None or _ASSIGNS.match(code, end) or code[end:].lstrip().startswith("("):
+            return True  # assigned, incremented, or a member called (which may write it)
     return False
+
+
+_MEMBER = re.compile(r"\s*(?:\.|->)\s*\w+")
+
+
+def _access_end(code: str, start: int) -> int | None:
+    """Where `x[...]` starting at the `[` at `start` ends, with the components and members read
+    after it (`x[i][0]`, `x[i].x`); None for an unmatched bracket."""
+    end = start
+    while True:
+        if code[end:].lstrip().startswith("["):
+            close = _matching_bracket(code, code.index("[", end))
+            if close is None:
+                return None
+            end = close + 1
+        elif (member := _MEMBER.match(code, end)) is not None:
+            end = member.end()
+        else:
+            return end
 
 
 def _matching_bracket(code: str, start: int) -> int | None:
@@ -162,16 +181,16 @@ def _text(node: cst.BaseExpression, scope: Scope, what: str) -> str:
 
 
 def _param_type(annotation: cst.Annotation | None, scope: Scope, what: str, arrays: bool) -> ir.NativeParam:
-    kinds = "a scalar, vector or matrix type" + (" or an array of scalars" if arrays else "")
+    kinds = "a scalar, vector or matrix type" + (" or an array of them" if arrays else "")
     if annotation is None:
         raise NativeError(f"{what} needs a type annotation ({kinds}, as the snippet declares it)")
     try:
         t = ann.annotation(annotation.annotation, scope)
     except ann.AnnotationError as e:
         raise NativeError(f"{what}: {e.message}") from None
-    if isinstance(t, (Scalar, VecT, MatT)) or (arrays and type(t) is ArrayT and isinstance(t.dtype, Scalar)):
+    if isinstance(t, (Scalar, VecT, MatT)) or (arrays and type(t) is ArrayT and isinstance(t.dtype, (Scalar, VecT, MatT))):
         return t
-    passed = "scalars, vectors, matrices and arrays of scalars" if arrays else "scalars, vectors and matrices"
+    passed = "scalars, vectors, matrices and arrays of them" if arrays else "scalars, vectors and matrices"
     raise NativeError(f"{what} is {describe(t)}; tilec passes snippets {passed} only")
 
 

@@ -218,13 +218,19 @@ def keep_while_alive(table: dict[_Key, _Answer], fn: Function, key: _Key, answer
     return answer
 
 
-NativeParam = Scalar | VecT | MatT | ArrayT  # what a @wp.func_native takes (arrays of scalars only)
+NativeParam = Scalar | VecT | MatT | ArrayT  # what a @wp.func_native takes (arrays of the first three)
+
+
+def float_elements(t: ArrayT) -> bool:
+    """Whether an array holds floats: float scalars, or vectors or matrices of them (which have adjoints)."""
+    component = t.dtype if isinstance(t.dtype, Scalar) else t.dtype.dtype if isinstance(t.dtype, (VecT, MatT)) else None
+    return component is not None and component.is_float
 
 
 @dataclass(frozen=True)
 class NativeFunc:
     """A `@wp.func_native`: the user's C++/CUDA snippet, emitted as written as the body of a function
-    of its Python parameters (scalars and arrays of scalars, named as in Python), called by
+    of its Python parameters (scalars, vectors, matrices and arrays of them, named as in Python), called by
     `native_call` ops; its adj_snippet (if any) is the body of its adjoint (`native_adjoint` ops)."""
 
     name: str  # the C-level name, unique in the module

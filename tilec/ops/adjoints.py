@@ -709,8 +709,7 @@ def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions
     (frontend/native_funcs.py: those it reads are const) needs none; others are refused."""
     scalars = [k for k, a in enumerate(e.args) if isinstance(a.type, Scalar) and a.type.is_float]
     scalar_types = [t for k in scalars if isinstance(t := e.args[k].type, Scalar)]
-    arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and isinstance(a.type.dtype, Scalar)
-              and a.type.dtype.is_float]
+    arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and ir.float_elements(a.type)]
     float_result = e.type if isinstance(e.type, Scalar) and e.type.is_float else None
     float_value = isinstance(e.type, (VecT, MatT)) and e.type.dtype.is_float
     if not e.attr("adjoint"):  # floats reach only the result and the arrays written: floats there need one

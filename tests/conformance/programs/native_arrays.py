@@ -93,3 +93,20 @@ def vectors_and_matrices(x: wp.array(dtype=float), ms: wp.array(dtype=wp.mat22),
     v = spread(x[i])
     vs[i] = v
     out[i] = adjust(ms[i], v)
+
+
+@wp.func_native("""
+    out[tid] = x[tid] * s + wp::vec3(0.0f, 1.0f, 0.0f);
+""", """
+    adj_x[tid] += adj_out[tid] * s;
+    adj_s += x[tid][0] * adj_out[tid][0] + x[tid][1] * adj_out[tid][1] + x[tid][2] * adj_out[tid][2];
+""")
+def scale_points(x: wp.array(dtype=wp.vec3), s: float, out: wp.array(dtype=wp.vec3), tid: int): ...
+
+
+@wp.kernel
+def vector_arrays(x: wp.array(dtype=wp.vec3), w: wp.array(dtype=float), out: wp.array(dtype=wp.vec3),
+                  lengths: wp.array(dtype=float)):
+    i = wp.tid()
+    scale_points(x, w[i] * w[i], out, i)
+    lengths[i] = wp.length(x[i]) * w[i]
