@@ -74,13 +74,18 @@ def ints(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 '''
 
 
+def _cli_build(path, source):
+    """`tilec build` of `source`, written to `path`, for the CPU into the folder beside it."""
+    path.write_text(source)
+    return subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(path.parent / "out"),
+                           "--target", "cpu"], capture_output=True, text=True)
+
+
 @pytest.mark.build
 @needs_cxx
 def test_a_float_snippet_leaves_its_kernel_without_an_adjoint(tmp_path):
     path = tmp_path / "snippets.py"
-    path.write_text(SNIPPETS)
-    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
-                           "--target", "cpu"], capture_output=True, text=True)
+    proc = _cli_build(path, SNIPPETS)
     assert proc.returncode == 0, proc.stderr
     assert (f"{path}:18:12: warning[TC0501]: `square_plus` is a @wp.func_native snippet that returns floats and "
             "has no adj_snippet: tilec does not differentiate C++ snippets") in proc.stderr
@@ -198,9 +203,7 @@ def test_an_integer_result_still_runs_the_adj_snippet_of_its_arrays():
 @needs_cxx
 def test_arrays_a_snippet_only_reads_are_const_and_not_written(tmp_path):
     path = tmp_path / "arrays.py"
-    path.write_text(ARRAYS)
-    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
-                           "--target", "cpu"], capture_output=True, text=True)
+    proc = _cli_build(path, ARRAYS)
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((tmp_path / "out" / "arrays" / "manifest.json").read_text())
     assert manifest["kernels"]["replayed"]["writes"] == ["counts", "out"]
@@ -209,9 +212,7 @@ def test_arrays_a_snippet_only_reads_are_const_and_not_written(tmp_path):
     assert ("static void n_count_and_double(array_t<const float> x, array_t<int32_t> counts, array_t<float> out, "
             "int32_t tid) {") in cpp
     # a write the reading cannot see (through a reference) meets the const and does not compile
-    path.write_text(ARRAYS.replace("out[tid] = x[tid] * x[tid];", "auto& r = x[tid]; r = 0.0f; out[tid] = 1.0f;"))
-    proc = subprocess.run([sys.executable, "-m", "tilec.cli", "build", str(path), "-o", str(tmp_path / "out"),
-                           "--target", "cpu"], capture_output=True, text=True)
+    proc = _cli_build(path, ARRAYS.replace("out[tid] = x[tid] * x[tid];", "auto& r = x[tid]; r = 0.0f; out[tid] = 1.0f;"))
     assert proc.returncode == 1
     assert "read-only" in proc.stderr or "const" in proc.stderr, proc.stderr
 
