@@ -478,3 +478,43 @@ def test_the_paths_of_a_def_are_followed_once_however_many_launches_it_holds(mon
     dims = (32, 64) if launches == 2 else (32, 64, 96, 128)
     assert sorted(k.name for k in kernels) == sorted(f"fill__width_4__block_dim_{d}" for d in dims)
     assert runs.count("run") == 1
+
+
+DERIVED_LOCALS = '''\
+import warp as wp
+
+
+def make_scale(space_dim: int, device, label="x"):
+    sp_dim = wp.constant(space_dim)
+    half = sp_dim * 2 + 1
+    name = device.alias
+
+    @wp.kernel
+    def scale(dims: wp.array2d[wp.int32], x: wp.array2d[wp.float32]):
+        m, e = wp.tid()
+        if e >= dims[m, sp_dim]:
+            return
+        x[m, e] = x[m, e] * float(half)
+
+    return scale
+
+
+zero = make_scale(0, wp.get_device())
+one = make_scale(1, wp.get_device("cpu"))
+'''
+
+
+@needs_cxx
+def test_a_factory_local_computed_from_its_parameters_has_their_values():
+    """`sp_dim = wp.constant(space_dim)` (Newton's kamino blas.py) and a local computed from it take the
+    call's values; the parameter the kernel never reads (a device) does not make the kernel unknown."""
+    kernels, diags = outcome(DERIVED_LOCALS)
+    assert [d for d in diags if d.severity == "error"] == []
+    assert sorted(k.name for k in kernels) == ["scale__half_1__sp_dim_0", "scale__half_3__sp_dim_1"]
+    mod = build(DERIVED_LOCALS, "derived_locals")
+    dims = np.array([[2, 3], [3, 1]], np.int32)
+    for kernel, col, factor in ((mod.scale__half_1__sp_dim_0, 0, 1.0), (mod.scale__half_3__sp_dim_1, 1, 3.0)):
+        x = np.ones((2, 3), np.float32)
+        kernel.launch(dim=(2, 3), inputs=[dims, x])
+        expected = np.where(np.arange(3)[None, :] < dims[:, col:col + 1], factor, 1.0)
+        np.testing.assert_allclose(x, expected)

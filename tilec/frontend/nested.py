@@ -674,6 +674,10 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
         params = {p.name.value for p in _params(_def(frame))}
         grown = []
         needed = wanted & params
+        # the parameters the wanted locals are computed from (`sp_dim = wp.constant(space_dim)`), bound
+        # for that and dropped after: a parameter the kernel never reads cannot make it unknown
+        extra = (_read_by_locals(_def(frame), wanted - params) & params) - needed
+        needed |= extra
         if needed:
             calls = _calls_of(walker, frame, scope)
             if not calls:
@@ -690,7 +694,68 @@ def _bindings(found: Found, uses: set[str], walker: _Walker, scope: Scope,
                     grown.append(({**env, **v}, call if call is not None else via))
             envs = grown
         envs = [(e, via) for env, via in envs for e in _locals(frame, scope, env, wanted, walker)][:MAX_ENVS]
+        if extra:
+            envs = [({k: v for k, v in e.items() if k not in extra}, via) for e, via in envs]
     return envs
+
+
+class _AssignmentReads(cst.CSTVisitor):
+    """{name: the names read by the values assigned to it} over a def's body, its nested defs' and
+    classes' bodies left out."""
+
+    def __init__(self, top: cst.FunctionDef) -> None:
+        self.top = top
+        self.reads: dict[str, set[str]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.top
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._note([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._note([node.target], node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._note([node.target], node.value)
+
+    def _note(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
+        if value is None:
+            return
+        names = {n.value for n in _all_names(value)}  # an attribute's name too: at worst a parameter bound for nothing
+        for t in targets:
+            for n in _name_nodes(t):
+                self.reads.setdefault(n.value, set()).update(names)
+
+
+def _all_names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.append(n)
+
+    node.visit(Names())
+    return found
+
+
+def _read_by_locals(fn: cst.FunctionDef, names: set[str]) -> set[str]:
+    """The names the def's own assignments to `names` read, those the locals among them read, and so on."""
+    if not names:
+        return set()
+    visitor = _AssignmentReads(fn)
+    fn.visit(visitor)
+    found: set[str] = set()
+    todo = list(names)
+    while todo:
+        for r in visitor.reads.get(todo.pop(), ()):
+            if r not in found:
+                found.add(r)
+                todo.append(r)
+    return found
 
 
 # ---------------------------------------------------------------- instantiation
