@@ -11,6 +11,7 @@ import pytest
 from conftest import needs_cxx
 import harness
 from harness import build, build_flags, compile_ir
+from tilec import ir
 from tilec.api import load
 from tilec.driver import build_module
 
@@ -164,3 +165,36 @@ def test_static_expressions(device):
     want = x.copy().reshape(2, 8)
     want[:, :4] *= 4.0
     np.testing.assert_array_equal(y, want.ravel())
+
+
+VECTOR_BITS = '''
+import warp as wp
+
+
+@wp.kernel
+def vector_bits(a: wp.array(dtype=wp.vec3ui), x: wp.array(dtype=wp.vec2ul)):
+    i = wp.tid()
+    bit = wp.vec3ui(wp.uint32(1)) << wp.vec3ui(wp.uint32(i % 32))
+    a[0] ^= bit
+    a[1] |= bit
+    x[0] &= ~wp.vec2ul(wp.uint64(1) << wp.uint64(i % 64), wp.uint64(0))
+'''
+
+
+@needs_cxx
+def test_bit_updates_of_integer_vector_elements_are_atomic_as_in_warp():
+    """Warp lowers `a[i] &= v`, `|=`, `^=` on arrays of 32- and 64-bit integer vectors and matrices to
+    its atomic and/or/xor, component by component, like on integer arrays: every thread here updates
+    the same elements (a plain read and write back lost updates under two workers)."""
+    kernel = compile_ir(VECTOR_BITS).kernels[0]
+    ops = {e.op for s in ir.walk_stmts(kernel.body) for x in ir.stmt_exprs(s) for e in ir.walk_expr(x)
+           if isinstance(e, ir.OpCall)}
+    assert {"array_atomic_xor", "array_atomic_or", "array_atomic_and"} <= ops and "array_store" not in ops
+    mod = build(VECTOR_BITS, "vector_bits")
+    for _ in range(20):
+        a = np.zeros((2, 3), np.uint32)
+        x = np.full((1, 2), np.iinfo(np.uint64).max, np.uint64)
+        mod.vector_bits.launch(dim=4096 + 32, inputs=[a, x], num_threads=2)
+        # 4128 threads: bits 0..31 toggled 129 times each (odd: set), every bit or-ed in
+        np.testing.assert_array_equal(a, np.full((2, 3), 0xFFFFFFFF, np.uint32))
+        np.testing.assert_array_equal(x, [[0, np.iinfo(np.uint64).max]])

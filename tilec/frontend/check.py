@@ -21,7 +21,7 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS, decompositions
-from ..ir.types import BOOL, INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, describe
+from ..ir.types import BOOL, INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, component_dtype, describe
 from . import annotations as ann
 from . import generics, structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -901,13 +901,14 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
     def update_subscript(self, target: cst.Subscript, op_cls: Any, node: cst.AugAssign) -> list[ir.Stmt]:
         # op_cls: the operator's libcst class (cst.Multiply, ...), a key of BINOPS
         """`a[i] &= v` and the other operators but += and -=, as Warp lowers them: an atomic
-        and/or/xor on a 32- or 64-bit integer array, else read, apply, write back."""
+        and/or/xor on an array of 32- or 64-bit integers (or of vectors or matrices of them, component
+        by component), else read, apply, write back."""
         base = self.expr(target.value)
         if is_value(base.type):  # v[i] *= e
             return self.store_value_component(target, self.expr(node.value), node, op_cls)
         atomic = BIT_ATOMICS.get(op_cls)
-        if atomic and isinstance(base.type, ArrayT) and isinstance(base.type.dtype, Scalar) and \
-                base.type.dtype.is_integral and base.type.dtype.bits >= 32:
+        component = component_dtype(base.type.dtype) if isinstance(base.type, ArrayT) else None
+        if atomic and component is not None and component.is_integral and component.bits >= 32:
             idx_nodes = self.index_nodes(target)
             indices = [self.index(i) for i in idx_nodes]
             call = self.make_op(atomic, [base, self.expr(node.value)] + indices, {}, node,

@@ -339,6 +339,11 @@ def _custom_call(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return ctx.call(ctx.funcs[call.attr("func")], a)
 
 
+@impl("native_adjoint")
+def _native_adjoint(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    raise NotImplementedError(f"{call.attr('source')}: a @wp.func_native adj_snippet is C++, not interpreted")
+
+
 @impl("native_call")
 def _native_call(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     raise NotImplementedError(f"{call.attr('source')}: a @wp.func_native snippet is C++, not interpreted")
