@@ -271,6 +271,48 @@ def test_indexed_array_field_of_a_struct_parameter(device):
     np.testing.assert_allclose(adj.data, want, rtol=1e-6, atol=1e-7)
 
 
+INDEXED_WRITES = '''
+import warp as wp
+
+
+@wp.struct
+class Picks:
+    data: wp.indexedarray(dtype=float)
+    tag: int
+
+
+@wp.kernel
+def update(p: Picks, ps: wp.array(dtype=Picks), scale: wp.array(dtype=float)):
+    i = wp.tid()
+    p.data[i] = 2.0 * p.data[i] * scale[i]
+    wp.atomic_add(p.data, i, 1.0)
+    v = ps[0]
+    v.data[i] += scale[i]
+'''
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_an_indexed_array_field_is_written_and_updated_through_its_indices(device):
+    """`p.data[i] = ...`, `wp.atomic_add(p.data, i, v)` and `v.data[i] += ...` of a struct's indexed
+    array field, of a parameter and of an array's element (Warp's test_indexedarray kernels), write
+    the base at the gathered elements; tilec had refused every use but a read."""
+    mod = build(INDEXED_WRITES, "held_indexed_writes", block_dim=8, target=device)
+    base = np.linspace(-1.0, 1.0, 10).astype(np.float32)
+    other = np.arange(8, dtype=np.float32)
+    idx = np.array([7, 2, 5], np.int32)
+    scale = np.array([0.5, 2.0, -1.0], np.float32)
+    b, o = base.copy(), other.copy()
+    p = mod.Picks(data=mod.IndexedArray(b, [idx]), tag=0)
+    ps = mod.Picks.zeros(1)
+    ps["data"][0] = (o, [idx[::-1].copy()])
+    mod.update.launch(dim=3, inputs=[p, ps, scale], device=device)
+    want_b, want_o = base.copy(), other.copy()
+    want_b[idx] = 2 * base[idx] * scale + 1
+    want_o[idx[::-1]] += scale
+    np.testing.assert_allclose(b, want_b, rtol=1e-6)
+    np.testing.assert_allclose(o, want_o, rtol=1e-6)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_indexed_array_field_of_an_array_of_structs(device):
     """Each element holds its own indexed array ((base, indices) pairs here); the gradient goes to

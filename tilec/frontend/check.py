@@ -935,13 +935,13 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
             return self.adjoint_update(target, value, node, aug)
         if isinstance(target.value, cst.Subscript) and self.scope.api_attr(target.value.value) == "adjoint":
             return self.adjoint_array_update(target, value, node, aug)
-        indexed = self.indexed_name(target.value)
-        if indexed is not None and aug in (None, cst.Add, cst.Subtract):  # indexed.py: at the gathered element
+        place = self.indexed_place(target.value, self.subscript_items(target), target) \
+            if aug in (None, cst.Add, cst.Subtract) else None
+        if place is not None:  # indexed.py: at the gathered element (of a parameter or a struct's field)
             op = {None: "array_store", cst.Add: "array_atomic_add", cst.Subtract: "array_atomic_sub"}[aug]
-            items = self.subscript_items(target)
-            base, gathered = self.indexed_element(indexed, items, target)
-            call = self.make_op(op, [base, value, *gathered], {}, node,
-                                where=[target.value, node.value if hasattr(node, "value") else node, *items])
+            base, gathered = place
+            call = self.make_op(op, [base, value, *gathered], {}, node, where=[
+                target.value, node.value if hasattr(node, "value") else node, *self.subscript_items(target)])
             return [ir.ExprStmt(call, self.span(node))]
         base = self.expr(target.value)
         if isinstance(base, STRUCTISH):

@@ -51,6 +51,7 @@ class IndexedLowering:
     index: Callable[[cst.BaseExpression], ir.Expr]
     retype_literal: Callable[[ir.Expr, Type], ir.Expr]
     make_op: Callable[..., ir.Expr]
+    indexed_field: Callable[[cst.CSTNode], IndexedValue | None]  # lower_structs.py
 
     def indexed_params(self, name: str, t: ann.IndexedT) -> list[ir.Sym]:
         """The IR parameters of one indexed array parameter: the base, then one index per axis."""
@@ -91,6 +92,19 @@ class IndexedLowering:
                       "views of an indexed array)", node)
         return [self.make_op("array_load", [index, self.retype_literal(self.index(item), INT32)], {}, item,
                              where=[node, item]) for item, index in zip(items, indices)]
+
+    def indexed_place(self, array: cst.BaseExpression, items: list[Any],
+                      node: cst.CSTNode) -> tuple[ir.Expr, list[ir.Expr]] | None:
+        """The base array and its indices of element `items` of the indexed array `array` names, a
+        parameter or a struct's field (`s.data`, `ps[k].data`): a write's or an atomic's place; None
+        for any other array."""
+        name = self.indexed_name(array)
+        if name is not None:
+            return self.indexed_element(name, items, node)
+        held = self.indexed_field(array)
+        if held is None:
+            return None
+        return held.base, self.gathered_indices(held.origin, held.indices, items, node)
 
     def indexed_element(self, name: str, items: list[Any], node: cst.CSTNode) -> tuple[ir.Var, list[ir.Expr]]:
         """The base array of indexed parameter `name` and its indices of element `items` (a write's or

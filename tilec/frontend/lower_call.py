@@ -475,11 +475,13 @@ class CallLowering(LoweringHost):
         """`wp.atomic_add(a, i, j, v)` (any atomic) of an indexed array parameter: the op on its base array's
         element (indexed.py); None for any other call."""
         nodes = [arg.value for arg in node.args]
-        indexed = self.indexed_name(nodes[0]) if nodes else None
-        if indexed is None or not (api in ATOMIC_UPDATES or api in ("atomic_add", "atomic_min", "atomic_max")) \
+        if not nodes or not (api in ATOMIC_UPDATES or api in ("atomic_add", "atomic_min", "atomic_max")) \
                 or any(arg.keyword is not None for arg in node.args):
             return None
-        base, gathered = self.indexed_element(indexed, nodes[1:-1], node)
+        place = self.indexed_place(nodes[0], nodes[1:-1], node)
+        if place is None:
+            return None
+        base, gathered = place
         value = self.expr(nodes[-1])
         if api in ATOMIC_UPDATES:  # the augmented store's op: the value before the indices
             return self.make_op(ATOMIC_UPDATES[api], [base, value, *gathered], {}, node,
