@@ -140,3 +140,53 @@ def test_writes_and_atomics_reach_the_base_at_the_gathered_positions(mod):
     expected = np.zeros(6, np.float32)
     expected[idx] = np.maximum(w * 3.0, 2.0)
     np.testing.assert_array_equal(b1, expected)
+
+
+VIEWS = '''
+import warp as wp
+
+
+@wp.kernel
+def views(a: wp.indexedarray2d(dtype=float), out: wp.array2d(dtype=float), lengths: wp.array(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = a[i][j] * 2.0
+    row = a[i]
+    lengths[i] = row.shape[0]
+    row[j] = row[j] + 1.0
+    wp.atomic_add(row, j, 0.5)
+
+
+@wp.kernel
+def squares(a: wp.indexedarray2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    row = a[i]
+    s = float(0.0)
+    for j in range(row.shape[0]):
+        s += row[j] * row[j]
+    out[i] = s
+'''
+
+
+def test_a_view_of_an_indexed_array_reads_and_writes_through_its_indices():
+    """Warp's `a[i][j]` and `row = a[i]` of a 2-d indexed array: the row is an indexed array of the
+    rest (its shape the remaining index array's length), read, written and updated at the gathered
+    elements of the base; its reads' adjoint reaches the base (against numpy's closed form)."""
+    m = build(VIEWS, "indexed_views")
+    base, i0, _ = _data()
+    i1 = np.array([1, 3, 4, 0], np.int32)  # distinct: each thread reads and writes its own element
+    out, lengths = np.zeros((3, 4), np.float32), np.zeros(3, np.int32)
+    got = base.copy()
+    m.views.launch(dim=(3, 4), inputs=[(got, [i0, i1]), out, lengths])
+    np.testing.assert_allclose(out, 2 * base[np.ix_(i0, i1)], rtol=1e-6)
+    np.testing.assert_array_equal(lengths, [4, 4, 4])
+    want = base.copy()
+    want[np.ix_(i0, i1)] += 1.5
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    sums = np.zeros(3, np.float32)
+    m.squares.launch(dim=3, inputs=[(base, [i0, i1]), sums])
+    np.testing.assert_allclose(sums, (base[np.ix_(i0, i1)] ** 2).sum(1), rtol=1e-6)
+    grad, seed = np.zeros_like(base), np.array([1.0, -2.0, 0.5], np.float32)
+    m.squares.launch(dim=3, inputs=[(base, [i0, i1]), sums], adj_inputs=[grad, seed.copy()], adjoint=True)
+    expect = np.zeros_like(base)
+    np.add.at(expect, (i0[:, None], i1[None, :]), 2 * base[np.ix_(i0, i1)] * seed[:, None])
+    np.testing.assert_allclose(grad, expect, rtol=1e-6)

@@ -12,7 +12,7 @@ def write_into(a: wp.indexedarray(dtype=float), b: wp.array(dtype=float)):
 @wp.kernel
 def row_view(a: wp.indexedarray2d(dtype=float), b: wp.array(dtype=float)):
     i = wp.tid()
-    b[i] = a[i][0]  # ERROR TC0304: give 2 index(es), no slices
+    b[i] = a[i, 0:1][0]  # ERROR TC0304: give 2 index(es), no slices
 
 
 @wp.kernel
@@ -64,7 +64,7 @@ class Picks:
 def struct_field_misuse(p: Picks, ps: wp.array(dtype=Picks), b: wp.array(dtype=float)):
     i = wp.tid()
     b[i] = p.data[i] + ps[i].data[0] + float(p.data.shape[0])
-    p.data[i] = 1.0  # ERROR TC0401: unsupported syntax: indexed array `p.data` used here
+    p.data[i] = 1.0  # a write through the indices, as Warp
     t = wp.tile_load(ps[i].data, shape=4)  # ERROR TC0401: unsupported syntax: indexed array `ps[...].data` used here
     b[0] = p.data[0, 1]  # ERROR TC0304: indexed array `p.data` has 1 dimension(s)
     b[1] = float(p.data.shape[1])  # ERROR TC0106: axis 1 is out of range for the 1-d indexed array `p.data`

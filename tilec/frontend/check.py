@@ -634,6 +634,9 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
                 return as_tuple
             if self.bind_grad_wrapper(target, value_node):  # `g = wp.grad(f)` (grad_calls.py)
                 return []
+            as_view = self.bind_indexed_view(target, value_node, node)  # `row = a[i]` of an indexed array
+            if as_view is not None:
+                return as_view
             function = self.function_value(value_node) if isinstance(value_node, (cst.Name, cst.Attribute, cst.Call)) else None
             if function is not None:
                 return self.bind_function_value(target, function, node)

@@ -52,6 +52,7 @@ class IndexedLowering:
     retype_literal: Callable[[ir.Expr, Type], ir.Expr]
     make_op: Callable[..., ir.Expr]
     indexed_field: Callable[[cst.CSTNode], IndexedValue | None]  # lower_structs.py
+    bind_name: Callable[[cst.Name, ir.Expr, cst.CSTNode], ir.Assign]  # check.py
 
     def indexed_params(self, name: str, t: ann.IndexedT) -> list[ir.Sym]:
         """The IR parameters of one indexed array parameter: the base, then one index per axis."""
@@ -88,16 +89,50 @@ class IndexedLowering:
         ndim = len(indices)
         if len(items) != ndim or any(isinstance(i, cst.Slice) for i in items):
             self.fail("TC0304", f"indexed array `{name}` has {ndim} dimension(s) and is read and written "
-                      f"element by element: give {ndim} index(es), no slices (tilec makes no "
-                      "views of an indexed array)", node)
+                      f"element by element: give {ndim} index(es), no slices (a view of its leading "
+                      "dimensions is bound to a name: `row = a[i]`)", node)
         return [self.make_op("array_load", [index, self.retype_literal(self.index(item), INT32)], {}, item,
                              where=[node, item]) for item, index in zip(items, indices)]
+
+    def indexed_chain(self, node: cst.Subscript) -> tuple[str, list[Any]] | None:
+        """`a[i][j]` (or `a[i, j]`) of an indexed array parameter or view: its name and every index, the
+        outer subscripts' first (Warp's `a[i]` is a view of a, `a[i][j]` its element); None otherwise."""
+        items = self.subscript_items(node)
+        value = node.value
+        while isinstance(value, cst.Subscript):
+            items = self.subscript_items(value) + items
+            value = value.value
+        name = self.indexed_name(value)
+        return None if name is None else (name, items)
+
+    def bind_indexed_view(self, target: cst.Name, value: cst.BaseExpression, node: cst.CSTNode) -> list[ir.Stmt] | None:
+        """`row = a[i]` of an indexed array with fewer indices than dimensions (Warp's view, an indexed
+        array of the rest): `row` is the base's view at the gathered leading elements, indexed by the
+        remaining index arrays, read and written as an indexed parameter is; None for any other value."""
+        chain = self.indexed_chain(value) if isinstance(value, cst.Subscript) else None
+        if chain is None:
+            return None
+        name, items = chain
+        base, indices = self.indexed[name]
+        if len(items) >= len(indices) or any(isinstance(i, cst.Slice) for i in items):
+            return None  # an element (or slices: refused where it is read)
+        span = self.span(value)
+        gathered = [self.make_op("array_load", [ir.Var(index, span), self.retype_literal(self.index(item), INT32)], {},
+                                 item, where=[value, item]) for item, index in zip(items, indices)]
+        view = self.make_op("array_view", [ir.Var(base, span), *gathered], {"axes": (("i",),) * len(items)}, value,
+                            where=[value, *items])
+        stmt = self.bind_name(target, view, node)
+        self.indexed[target.value] = (stmt.target, indices[len(items):])
+        return [stmt]
 
     def indexed_place(self, array: cst.BaseExpression, items: list[Any],
                       node: cst.CSTNode) -> tuple[ir.Expr, list[ir.Expr]] | None:
         """The base array and its indices of element `items` of the indexed array `array` names, a
-        parameter or a struct's field (`s.data`, `ps[k].data`): a write's or an atomic's place; None
-        for any other array."""
+        parameter, a view of one (`a[i]` of a 2-d one) or a struct's field (`s.data`, `ps[k].data`):
+        a write's or an atomic's place; None for any other array."""
+        chain = self.indexed_chain(array) if isinstance(array, cst.Subscript) else None
+        if chain is not None:
+            return self.indexed_element(chain[0], chain[1] + items, node)
         name = self.indexed_name(array)
         if name is not None:
             return self.indexed_element(name, items, node)

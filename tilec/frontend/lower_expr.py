@@ -213,6 +213,10 @@ class ExprLowering(LoweringHost):
             return self.lower_shape(node)
         if self.indexed_name(node.value):
             return self.lower_indexed_subscript(cast(cst.Name, node.value).value, node)
+        chain = self.indexed_chain(node) if isinstance(node.value, cst.Subscript) else None
+        if chain is not None:  # `a[i][j]` of an indexed array: its element a[i, j]
+            base, gathered = self.indexed_element(chain[0], chain[1], node)
+            return self.make_op("array_load", [base, *gathered], {}, node, where=[node.value, *chain[1]])
         base = self.expr(node.value)
         if isinstance(base.type, ArrayT):
             return self.lower_array_subscript(base, node)

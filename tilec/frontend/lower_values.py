@@ -353,8 +353,8 @@ class ValueLowering(ValueSliceLowering, LoweringHost):
 
     def lower_subscript(self, node: cst.Subscript) -> Lowered:
         if (isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape") or \
-                self.indexed_name(node.value):  # `a.shape[k]`, an indexed array's element
-            return super().lower_subscript(node)
+                self.indexed_name(node.value) or (isinstance(node.value, cst.Subscript) and self.indexed_chain(node)):
+            return super().lower_subscript(node)  # `a.shape[k]`, an indexed array's element (`a[i][j]` too)
         base: ir.Expr = self.expr(node.value)
         if is_value(base.type):
             items = self.subscript_items(node)
