@@ -55,19 +55,19 @@ _WARP_VALUE_TYPES = "\n".join([
 ])
 
 
-def param_ctype(name: str, t: ir.NativeParam, written: frozenset[str]) -> str:
-    """How a snippet's function declares parameter `name` of type t: an array none of its snippets
-    may write (frontend/native_funcs.py) as one of const elements, so a write the reading missed
-    does not compile."""
+def param_ctype(t: ir.NativeParam, const: bool = False) -> str:
+    """How a snippet's function declares a parameter of type t; `const`: an array of const elements
+    (one none of the func's snippets may write, frontend/native_funcs.py: a write the reading missed
+    then does not compile)."""
     if isinstance(t, ArrayT):
         assert isinstance(t.dtype, (Scalar, VecT, MatT)), "frontend/native_funcs.py passes arrays of values only"
-        return f"array_t<{'' if name in written else 'const '}{t.dtype.ctype}>"
+        return f"array_t<{'const ' if const else ''}{t.dtype.ctype}>"
     return t.ctype
 
 
-def float_scalars(native_params: tuple[tuple[str, ir.NativeParam], ...]) -> list[str]:
-    """The float scalar parameters' names: the adjoint function returns their adjoints, in order."""
-    return [name for name, t in native_params if isinstance(t, Scalar) and t.is_float]
+def _params(n: ir.NativeFunc) -> list[str]:
+    """The declarations of the snippet's parameters, under their Python names."""
+    return [f"{param_ctype(t, const=name not in n.written)} {name}" for name, t in n.params]
 
 
 def native_texts(module: ir.Module, qualifier: str, filename: str) -> list[str]:
@@ -82,7 +82,7 @@ def native_texts(module: ir.Module, qualifier: str, filename: str) -> list[str]:
     if any(isinstance(t, ArrayT) for n in module.natives for _, t in n.params):
         lines += [_ARRAY_ADAPTER]
     for n in module.natives:
-        params = ", ".join(f"{param_ctype(name, t, n.written)} {name}" for name, t in n.params)
+        params = ", ".join(_params(n))
         ret = n.ret.ctype if isinstance(n.ret, (Scalar, VecT, MatT)) else "void"
         lines += ["", f"// {filename}:{n.span.line}: @wp.func_native `{n.source_name}`",
                   f"[[maybe_unused]] {qualifier}{ret} {naming.native_function(n.name)}({params}) {{", n.snippet.strip("\n"), "}"]
@@ -98,21 +98,20 @@ def native_texts(module: ir.Module, qualifier: str, filename: str) -> list[str]:
 
 def _adjoint_lines(n: ir.NativeFunc, qualifier: str) -> list[str]:
     assert n.adj_snippet is not None
-    params = [f"{param_ctype(name, t, n.written)} {name}" for name, t in n.params]
-    params += [f"{param_ctype(name, t, frozenset([name]))} adj_{name}" for name, t in n.params
-               if isinstance(t, ArrayT) and ir.float_elements(t)]
+    params = _params(n) + [f"{param_ctype(t)} adj_{name}" for name, t in n.params
+                           if isinstance(t, ArrayT) and ir.float_elements(t)]
     # every other adjoint is a local: the integers', and the vectors' and matrices' (ops/adjoints.py
     # refuses to run an adj_snippet whose float vector or matrix adjoints it would drop)
-    locals_ = [f"    {param_ctype(name, t, frozenset([name]))} adj_{name}{{}};" for name, t in n.params
+    locals_ = [f"    {param_ctype(t)} adj_{name}{{}};" for name, t in n.params
                if not isinstance(t, ArrayT) or not ir.float_elements(t)]
     if isinstance(n.ret, Scalar) and n.ret.is_float:
         params.append(f"{n.ret.ctype} adj_ret")  # the sweep hands on only a float scalar's
     elif isinstance(n.ret, (Scalar, VecT, MatT)):
         locals_.append(f"    {n.ret.ctype} adj_ret{{}};")
-    floats = float_scalars(n.params)
-    result = ir.native_adjoint_type([t for name, t in n.params if name in floats and isinstance(t, Scalar)])
+    floats = [(name, t) for name, t in n.params if isinstance(t, Scalar) and t.is_float]
+    result = ir.native_adjoint_type([t for _, t in floats])
     ret = "void" if result is None else result.ctype
-    totals = ", ".join(f"adj_{f}" for f in floats)
+    totals = ", ".join(f"adj_{name}" for name, _ in floats)
     back = [] if result is None else [f"    return {totals};" if len(floats) == 1 else f"    return {ret}({totals});"]
     return ["// its adj_snippet: the adjoints of its float scalars returned, its float arrays' added to",
             f"[[maybe_unused]] {qualifier}{ret} {naming.native_function(n.name, 'adjoint')}({', '.join(params)}) {{",

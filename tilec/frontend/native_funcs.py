@@ -2,24 +2,25 @@
 wrote, as Warp compiles it.
 
 Warp pastes the snippet as the body of a C++ function whose parameters are the Python def's, by
-their Python names; tilec does the same for defs whose parameters are scalars and arrays of
-scalars, vectors, matrices and arrays of them and whose result is one of the first three or
-nothing. An array reaches the snippet as Warp's `array_t<T>` does (codegen/natives.py): `x[i]`
-indexes its data pointer, `x.shape[0]` is an extent; Warp's `wp::vec_t<3, wp::float32>`,
-`wp::vec3`, `wp::mat_t<2, 2, float>` name tilec's vectors and matrices there.
-The snippet reaches the generated .cpp and .cu as written, inside a function of its own: it is
-C++ by the user's choice, compiled, never run, by the build. Directives that would read other
-files into the build (`#include`, `#embed`, `__has_include`) or talk to the compiler (`#pragma`,
-`_Pragma`) are refused: the snippet stays one function body.
+their Python names; tilec does the same for defs whose parameters are scalars, vectors, matrices
+and arrays of them and whose result is a scalar, vector or matrix or nothing. An array reaches the
+snippet as Warp's `array_t<T>` does (codegen/natives.py): `x[i]` indexes its data pointer,
+`x.shape[0]` is an extent; Warp's `wp::vec_t<3, wp::float32>`, `wp::vec3`, `wp::mat_t<2, 2, float>`
+name tilec's vectors and matrices there. The snippet reaches the generated .cpp and .cu as
+written, inside a function of its own: it is C++ by the user's choice, compiled, never run, by the
+build. Directives that would read other files into the build (`#include`, `#embed`,
+`__has_include`) or talk to the compiler (`#pragma`, `_Pragma`) are refused: the snippet stays
+one function body.
 
 A call is a `native_call` op with effects (a snippet may have some: a barrier, a print, a store),
-so it runs where the source calls it, once per call; tilec assumes it reads and writes every array
-it takes. The adjoint launch replays it (the replay_snippet instead, for a snippet returning
-nothing, as Warp does) and runs the adj_snippet where the reverse sweep reaches the call
-(`native_adjoint`): scalar parameters' adjoints are `adj_<name>` variables it adds to, arrays'
-the adjoint arrays, the result's `adj_ret`. Without an adj_snippet only a call whose every float
-(result, float scalar or float array) is absent needs none; otherwise the kernel's adjoint is a
-diagnostic, never a zero gradient.
+so it runs where the source calls it, once per call; it may read every array it takes and write
+those its text may write (`_may_write`; the others are passed const). The adjoint launch replays
+it (the replay_snippet instead, for a snippet returning nothing, as Warp does) and runs the
+adj_snippet where the reverse sweep reaches the call (`native_adjoint`): scalar parameters'
+adjoints are `adj_<name>` variables it adds to, arrays' the adjoint arrays, the result's
+`adj_ret`. Without an adj_snippet a call with no float result and writing no float array needs
+none (its floats reach only its integers); otherwise the kernel's adjoint is a diagnostic, never a
+zero gradient.
 """
 from __future__ import annotations
 

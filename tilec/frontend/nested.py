@@ -43,6 +43,7 @@ from .binding_values import substitute as _substitute
 from .binding_values import value as _value
 from .parse import Parsed
 from .resolve import FuncDef, Scope, _function
+from .statement_walk import names_in
 
 DECORATORS = ("kernel", "func")
 CUSTOM_ADJOINTS = ("func_grad", "func_replay")  # nested ones are registered beside their func, per binding
@@ -725,21 +726,10 @@ class _AssignmentReads(cst.CSTVisitor):
     def _note(self, targets: list[cst.BaseExpression], value: cst.BaseExpression | None) -> None:
         if value is None:
             return
-        names = {n.value for n in _all_names(value)}  # an attribute's name too: at worst a parameter bound for nothing
+        names = names_in(value)  # an attribute's name too: at worst a parameter bound for nothing
         for t in targets:
             for n in _name_nodes(t):
                 self.reads.setdefault(n.value, set()).update(names)
-
-
-def _all_names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.append(n)
-
-    node.visit(Names())
-    return found
 
 
 def _read_by_locals(fn: cst.FunctionDef, names: set[str]) -> set[str]:

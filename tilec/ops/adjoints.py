@@ -707,8 +707,7 @@ def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions
     adjoint arrays and its result's adjoint (0 where the sweep brings none); its value holds the
     float scalars' adjoints. Without one, a call with no float result and writing no float array
     (frontend/native_funcs.py: those it reads are const) needs none; others are refused."""
-    scalars = [k for k, a in enumerate(e.args) if isinstance(a.type, Scalar) and a.type.is_float]
-    scalar_types = [t for k in scalars if isinstance(t := e.args[k].type, Scalar)]
+    scalars = [(k, a.type) for k, a in enumerate(e.args) if isinstance(a.type, Scalar) and a.type.is_float]
     arrays = [k for k, a in enumerate(e.args) if isinstance(a.type, ArrayT) and ir.float_elements(a.type)]
     float_result = e.type if isinstance(e.type, Scalar) and e.type.is_float else None
     float_value = isinstance(e.type, (VecT, MatT)) and e.type.dtype.is_float
@@ -728,7 +727,7 @@ def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions
     args: list[ir.Expr] = [ad.val(a) for a in e.args] + [a for a in adj if a is not None]
     if float_result is not None:
         args.append(ad.val(g) if g is not None else const(0.0, float_result, e.span))
-    result = ir.native_adjoint_type(scalar_types)
+    result = ir.native_adjoint_type([t for _, t in scalars])
     call = ir.OpCall("native_adjoint", tuple(args), (("func", e.attr("func")), ("source", e.attr("source"))),
                      result if result is not None else NONE, e.span)
     if result is None:
@@ -737,8 +736,8 @@ def _native_call(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions
     totals = ad.temp(result)  # not ad.val: two calls with equal operands are two runs of the snippet
     ad.emit(ir.Assign(totals, call, e.span))
     if len(scalars) == 1:
-        return [(scalars[0], ir.Var(totals, e.span))]
-    return [(k, C("value_extract", ir.Var(totals, e.span), const(i, _int(), e.span))) for i, k in enumerate(scalars)]
+        return [(scalars[0][0], ir.Var(totals, e.span))]
+    return [(k, C("value_extract", ir.Var(totals, e.span), const(i, _int(), e.span))) for i, (k, _) in enumerate(scalars)]
 
 
 @rule("custom_call")
