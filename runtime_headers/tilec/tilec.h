@@ -25,6 +25,7 @@
 #include "hash_grid.h"
 #include "mesh.h"
 #include "mesh_query.h"
+#include "texture.h"
 #include "triangles.h"
 #include "stack.h"
 #include "views.h"

@@ -44,8 +44,8 @@ class Scal:
 @dataclass(frozen=True)
 class StructArg:
     """A `@wp.struct` argument passed by value: struct is the class name in the program, fields
-    ((name, Arr | Scal), ...) give every field's value (array fields are read, or written for
-    role "out"/"inout")."""
+    ((name, Arr | Scal | TextureArg), ...) give every field's value (array fields are read, or written
+    for role "out"/"inout"; a texture field's texels are stored as in<k>.<name>)."""
 
     struct: str
     fields: tuple
@@ -120,6 +120,34 @@ class BvhArg:
     def arrays(self) -> list:
         return [("lowers", self.lowers), ("uppers", self.extents)] + (
             [("groups", self.groups)] if self.groups is not None else [])
+
+
+@dataclass(frozen=True)
+class TextureArg:
+    """A texture (wp.Texture{ndim}D under Warp, the loader's Texture{ndim}D under tilec) over texels of
+    its own, stored as in<k>.data (not a kernel array: they take no gradient, in Warp neither). data's
+    shape is the texels' as Warp takes them ((depth, height, width) for 3D, a trailing axis of 2 or 4
+    channels), its dtype theirs (uint8 texels: kind "int:0:256"). filter: "closest" or "linear";
+    address: "wrap", "clamp", "mirror" or "border" for every axis, or a tuple of one per axis."""
+
+    data: Arr
+    ndim: int
+    filter: str = "linear"
+    address: tuple | str = "clamp"
+    normalized: bool = True
+
+    def arrays(self) -> list:
+        return [("data", self.data)]
+
+    def make(self, side, data):
+        """The texture over `data` as `side` makes it: Warp's module (`wp`) or a tilec module, whose
+        Texture{ndim}D, TextureFilterMode and TextureAddressMode take the same arguments."""
+        modes = side.TextureAddressMode
+        address = tuple(getattr(modes, m.upper()) for m in self.address) if isinstance(self.address, tuple) else \
+            getattr(modes, self.address.upper())
+        texture = getattr(side, f"Texture{self.ndim}D")
+        return texture(data, filter_mode=getattr(side.TextureFilterMode, self.filter.upper()), address_mode=address,
+                       normalized_coords=self.normalized, device="cpu")
 
 
 def slots(args: tuple) -> list:

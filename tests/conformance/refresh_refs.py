@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, TextureArg, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -30,7 +30,7 @@ def make_inputs(case) -> list:
         if isinstance(a, (StructArg, StructArr)):  # {field: value}; run_warp makes the struct (array)
             specs = a.fields if isinstance(a, StructArg) else \
                 [(f[0], field_arr(a, f)) for f in a.fields]
-            values.append({f: _make(rng, spec) for f, spec in specs})
+            values.append({f: _make(rng, spec.data if isinstance(spec, TextureArg) else spec) for f, spec in specs})
         elif isinstance(a, HeldArr):  # {"field.e": element e's array, "scalar": one value per element}
             held = {f"{f}.{e}": _make(rng, spec) for f, spec in a.arrays for e in range(a.count)}
             held.update({f: _make(rng, field_arr(StructArr(a.struct, (a.count,), ()), (f, *rest)))
@@ -38,7 +38,7 @@ def make_inputs(case) -> list:
             values.append(held)
         elif isinstance(a, Grid):  # built from its points by each side: a placeholder
             values.append(np.zeros(0))
-        elif isinstance(a, MeshArg):  # {"points": ..., "indices": ..., "velocities": ...}
+        elif isinstance(a, (MeshArg, TextureArg)):  # {"points": ..., "indices": ..., "velocities": ...}; {"data": ...}
             values.append({f: _make(rng, spec) for f, spec in a.arrays()})
         elif isinstance(a, BvhArg):  # {"lowers": ..., "uppers": ...}
             lowers = _make(rng, a.lowers)
@@ -106,6 +106,9 @@ def run_warp(case, values, seeds, wp):
             for f, spec in a.fields:
                 if isinstance(spec, Scal):
                     setattr(s, f, v[f].tolist() if v[f].ndim else v[f][()].item())  # a vector field: a list
+                elif isinstance(spec, TextureArg):  # kept alive in HELD, as a mesh
+                    texture = HELD[f"texture{len(arrays)}.{f}"] = spec.make(wp, v[f].copy())
+                    setattr(s, f, texture)
                 else:
                     setattr(s, f, wp.array(v[f].copy(), dtype=wp.dtype_from_numpy(v[f].dtype), device="cpu",
                                            requires_grad=grad and spec.differentiable))
@@ -135,6 +138,9 @@ def run_warp(case, values, seeds, wp):
                     for f, _ in a.arrays()}
             mesh = HELD[f"mesh{len(arrays)}"] = wp.Mesh(**made)
             arrays.append(mesh.id)
+        elif isinstance(a, TextureArg):  # the texture itself (Warp's kernels take it, not an id)
+            texture = HELD[f"texture{len(arrays)}"] = a.make(wp, v["data"].copy())
+            arrays.append(texture)
         elif isinstance(a, BvhArg):
             made = {f: wp.array(v[f], dtype=wp.int32 if f == "groups" else wp.vec3, device="cpu") for f, _ in a.arrays()}
             bvh = HELD[f"bvh{len(arrays)}"] = wp.Bvh(**made)

@@ -45,7 +45,8 @@ def numpy_layout(t: StructT) -> dict[str, Any] | None:
 
 _NUMPY_FORMATS = {"bool": "bool", "int8": "i1", "uint8": "u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4",
                   "uint32": "<u4", "int64": "<i8", "uint64": "<u8", "float16": "<f2", "bfloat16": "<u2",
-                  "float32": "<f4", "float64": "<f8"}
+                  "float32": "<f4", "float64": "<f8",
+                  **{f"texture{n}d": "<u8" for n in (1, 2, 3)}}  # a texture: its id
 
 
 def manifest_entry(t: StructT) -> dict[str, Any]:
@@ -68,6 +69,8 @@ def manifest_entry(t: StructT) -> dict[str, Any]:
         elif isinstance(ft, IndexedT):  # the loader takes an indexed array (base and index arrays)
             assert isinstance(ft.dtype, Scalar), ft  # a value type's is the branch above
             fields.append({"name": fname, "kind": "indexedarray", "dtype": ft.dtype.name, "ndim": ft.ndim})
+        elif isinstance(ft, Scalar) and ft.kind == "texture":  # a texture object (None: Warp's empty texture)
+            fields.append({"name": fname, "kind": "texture", "dtype": ft.name, "ndim": int(ft.name[-2])})
         elif isinstance(ft, (VecT, MatT)):
             shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]
             fields.append({"name": fname, "kind": "value", "dtype": ft.dtype.name, "shape": shape,

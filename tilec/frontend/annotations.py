@@ -17,12 +17,12 @@ naming them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
 import libcst as cst
 
 from ..ir.types import (BUILTIN_DTYPE_NAMES, BUILTIN_STRUCTS, DTYPE_NAMES, VALUE_TYPE_NAMES, ArrayT, Dim, Element, MatT, Scalar, StackT,
-                        StructT, TileT, Type, VecT, describe)
+                        StructT, TEXTURES, TileT, Type, VecT, describe)
 from ..ir.types import IndexedT as IndexedT  # declared with the IR's types (a struct field may be one)
 from . import consts
 
@@ -33,6 +33,7 @@ ANY = "any"  # marker: the parameter takes its type from each call site
 
 
 Declared = Union[Type, IndexedT, str]  # what an annotation denotes: a type, an indexed array, or ANY
+TEXTURE_TYPES = {"Texture1D": 1, "Texture2D": 2, "Texture3D": 3}
 
 
 class AnnotationError(Exception):
@@ -164,6 +165,8 @@ def read_annotation(node: cst.BaseExpression, scope: Scope) -> Declared:
     """The Type (or ANY) an annotation denotes, vector and matrix types included."""
     if scope.is_any(node):
         return ANY
+    if scope.api_attr(node) in TEXTURE_TYPES:  # wp.Texture3D: a texture's id (textures.py)
+        return TEXTURES[TEXTURE_TYPES[cast(str, scope.api_attr(node))]]
     if isinstance(node, cst.Name) and node.value in scope.type_aliases:
         return scope.type_aliases[node.value]
     element = element_type(node, scope)

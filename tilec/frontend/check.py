@@ -39,6 +39,7 @@ from .tuple_returns import tuple_annotation
 from .tuple_values import TupleValues
 from .hash_grids import HashGridQueries, Query
 from .mesh_queries import MeshQueries
+from .textures import TextureLowering
 from .ref_arguments import RefArguments
 from .starred_args import StarredArguments
 from .tiled_queries import TiledQueries
@@ -97,7 +98,7 @@ class Binding:
     block: int = 0  # the statement block of the binding (0: the body's top level, and parameters)
 
 
-class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
                       RefArguments, GradCalls, LoweringHost):
@@ -787,6 +788,10 @@ class FunctionChecker(StarredArguments, TiledQueries, StructTileLowering, Struct
         return ir.Assign(sym, value, self.span(node))
 
     def retype_literal(self, value: ir.Expr, t: Type) -> ir.Expr:
+        if self.is_weak(value) and isinstance(t, Scalar) and t.kind == "texture":  # a number is no texture's id
+            self.diags.error("TC0201", f"a number is not {describe(t)}; a texture is one a launch passed (or a "
+                             "struct's unset field: the empty texture)", value.span)
+            raise Abort()
         if self.is_weak(value) and isinstance(t, Scalar):
             number = value.value
             assert isinstance(number, (int, float)), value  # a literal's value

@@ -214,6 +214,8 @@ class CallLowering(LoweringHost):
             self.note_id_argument(api, node)  # hash_grids.py: a parameter the loader checks
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)
+        if api == "texture_sample":  # textures.py
+            return self.lower_texture_sample(node)
         if api == "tile":  # lower_tile_expand.py: a vector/matrix spread over rows as Warp's default
             return self.lower_wp_tile(node)
         if api == "untile":

@@ -64,7 +64,7 @@ BARE_API_NAMES = frozenset(
     {*WARP_TILE_BUILTINS, *WARP_RANDOM_BUILTINS, *WARP_OTHER_BUILTINS, *VALUE_TYPE_NAMES, *DTYPE_NAMES,
      *BUILTIN_STRUCTS, "kernel", "func", "struct", "constant", "Function", "ref", "handle",
      "static", "overload", "func_grad", "func_replay", "func_native", "array", "array1d", "array2d", "array3d",
-     "array4d", "indexedarray", "Mesh", "HashGrid"}
+     "array4d", "indexedarray", "Mesh", "HashGrid", "Texture1D", "Texture2D", "Texture3D"}
     - WARP_NOT_EXPORTED - {"half"} - set(dir(builtins))) | {"round", "pow"}
 
 

@@ -56,6 +56,11 @@ BFLOAT16 = Scalar("bfloat16", "float", 16, "tl::bfloat16")
 FLOAT32 = Scalar("float32", "float", 32, "float")
 FLOAT64 = Scalar("float64", "float", 64, "double")
 
+# Warp's textures (wp.Texture1D, 2D, 3D): the id of a texture the loader checked (runtime texture.h).
+# Their own kind: no arithmetic, conversion or construction makes one, so a kernel's texture is always
+# one a launch passed (a parameter, a struct's field, an array of structs' field) or the empty one (0).
+TEXTURES = {n: Scalar(f"texture{n}d", "texture", 64, "uint64_t") for n in (1, 2, 3)}
+
 SCALARS = {s.name: s for s in (BOOL, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, FLOAT16,
                                 BFLOAT16, FLOAT32, FLOAT64)}
 # Spellings accepted in source, as attributes of the API module or as builtins.
@@ -388,6 +393,8 @@ def describe(t: object) -> str:
         return f"{article(str(t.dtype))} {t.dtype} tile of shape {fmt_shape(t.shape)}"
     if isinstance(t, ArrayT):
         return f"{article(str(t.ndim))} {t.ndim}-d {t.dtype} array"
+    if isinstance(t, Scalar) and t.kind == "texture":
+        return f"a {t.name[-2]}-d texture (wp.Texture{t.name[-2:].upper()})"
     if isinstance(t, Scalar):
         return f"{article(t.name)} {t.name} scalar"
     if isinstance(t, (VecT, MatT)):

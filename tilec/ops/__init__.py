@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import replace as _replace
 
 from . import (arrays, coop, creation, debug, decompositions, elementwise, fft, internal, linalg, memory, noise, random,
-               reduce, spatial, stack, values, views)
+               reduce, spatial, stack, textures, values, views)
 from .core import REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 
-_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, noise, spatial, stack,
+_FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, noise, spatial, textures, stack,
              internal, values, fft, decompositions)
 
 OPS: dict[str, OpSpec] = {}
@@ -29,6 +29,10 @@ for _name in ("add", "sub", "mul", "div", "neg", "eq", "ne"):
 # component-wise.
 for _name in (*values.BITWISE, "abs", "sign", "min", "max"):
     OPS[_name] = _replace(OPS[_name], rule=values.componentwise_rule(_name, OPS[_name].rule))
+
+# Textures are taken by the few ops that sample, choose or move them (ops/textures.py).
+for _name in OPS:
+    OPS[_name] = _replace(OPS[_name], rule=textures.texture_guard(_name, OPS[_name].rule))
 
 API_OPS = {name: spec for name, spec in OPS.items() if spec.api}
 MUTATES: dict[str, tuple[str, ...]] = {}

@@ -680,6 +680,14 @@ def _mesh_eval(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     return [(2 + k, C("mesh_eval_adjoint", mesh, face, adj, field, const(k, _int(), e.span))) for k in (0, 1)]
 
 
+@rule("texture_sample_f", "texture_sample_v2", "texture_sample_v4")
+def _texture_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The coordinates: the interpolation's slope in each dotted with g (runtime texture.h); the texels
+    are constants of the kernel, as in Warp."""
+    tex, uvw = (ad.val(a) for a in e.args)
+    return [(1, C("texture_sample_gradient", tex, uvw, ad.val(g)))]
+
+
 @rule("mesh_closest_weight")
 def _mesh_closest_weight(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """The query point: g times the weight's gradient in it (runtime mesh_query.h), the face fixed."""

@@ -113,7 +113,6 @@ volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 FAMILY_NOTES = {
     "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
             "loops (with bvh_query_next and its max_dist), the tiled bvh queries, grouped BVHs and bvh_get_group_root",
-    "texture_": "textures are out of scope for now (they need Warp's runtime texture objects)",
     "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
 }
 # Builtins the frontend lowers as other ops (no op of their own), with what they become.
@@ -123,6 +122,8 @@ LOWERED_AS = {
        for name in ("tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_mesh_query_aabb")},
     **{name: "lane l's item the step's l-th from the cursor (`mesh_batch_item`), the cursor moved after "
              "(`mesh_batch_advance`)" for name in ("tile_bvh_query_next", "tile_mesh_query_aabb_next")},
+    "texture_sample": "an op by the sample's type (texture_sample_f, _v2, _v4) over the coordinates as one float or "
+                      "vector (frontend/textures.py)",
     "tile_query_valid": "whether the query's last step found an item (true before the first)",
     "mesh_get": "a struct value of the mesh's arrays: `points`, `velocities` and `indices` (mesh_points, "
                 "mesh_velocities, mesh_indices)",

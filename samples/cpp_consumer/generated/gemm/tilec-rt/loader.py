@@ -49,6 +49,9 @@ _tilec_tape = _sibling("tape")
 Tape = _tilec_tape.Tape
 _spatial = _sibling("spatial")
 HashGrid, Mesh, Bvh = _spatial.HashGrid, _spatial.Mesh, _spatial.Bvh  # Warp's wp.HashGrid, wp.Mesh and wp.Bvh, on the CPU
+# Warp's wp.Texture1D / 2D / 3D (CPU) and their enums
+Texture1D, Texture2D, Texture3D = _spatial.Texture1D, _spatial.Texture2D, _spatial.Texture3D
+TextureFilterMode, TextureAddressMode = _spatial.TextureFilterMode, _spatial.TextureAddressMode
 
 with open(os.path.join(_HERE, "manifest.json"), encoding="utf-8") as _f:
     MANIFEST = json.load(_f)
@@ -61,12 +64,14 @@ _DTYPES = {
     "bool": np.bool_, "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16,
     "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
     "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32, "float64": np.float64,
+    "texture1d": np.uint64, "texture2d": np.uint64, "texture3d": np.uint64,  # a texture's id (spatial.py)
 }
 _CTYPES = {
     "bool": ctypes.c_int32, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int16,
     "uint16": ctypes.c_uint16, "int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64,
     "uint64": ctypes.c_uint64, "float16": ctypes.c_float, "bfloat16": ctypes.c_float,
     "float32": ctypes.c_float, "float64": ctypes.c_double,
+    "texture1d": ctypes.c_uint64, "texture2d": ctypes.c_uint64, "texture3d": ctypes.c_uint64,
 }
 _INT_RANGES = {
     "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
@@ -764,7 +769,7 @@ class Kernel:
         if p["kind"] == "scalar":
             if adjoint:
                 return (_CTYPES[p["dtype"]](0), None)  # scalar adjoints are not returned
-            if "hash_grid" in p or "mesh" in p or "bvh" in p:  # a live object's id only (spatial.py), kept alive for the launch
+            if _spatial.is_object_param(p):  # a live object's id only (spatial.py), kept alive for the launch
                 return _spatial.object_arg(name, p, value, device)
             return (_scalar(name, p["dtype"], value), None)
         if value is None and (adjoint or p.get("nullable")):
@@ -772,6 +777,8 @@ class Kernel:
         if p["kind"] == "descriptors":  # an output's elements may hold no array yet
             return _descriptors(name, p, value, device, adjoint or p["name"] in self.meta.get("stores_descriptors", ()),
                                 uploads)
+        if p["dtype"] in _spatial.TEXTURE_DTYPES:  # an array of structs' texture field: ids of live textures only
+            _spatial.texture_ids(name, p, value, device)
         if device == "cuda":
             return _gpu_array(name, p, value)
         return _array(name, p, value)

@@ -1,10 +1,11 @@
-"""Warp's HashGrid, Mesh and Bvh for the tilec loader (tilec-rt, tilec 0.1.0): the same file in
-every module.
+"""Warp's HashGrid, Mesh, Bvh and textures for the tilec loader (tilec-rt, tilec 0.1.0): the same
+file in every module.
 
     grid = <module>.HashGrid(dim_x=128, dim_y=128, dim_z=128)      # as wp.HashGrid (CPU)
     grid.build(points, radius)                                     # points: (n, 3) float32 or float64
     mesh = <module>.Mesh(points, indices, velocities=None)         # as wp.Mesh (CPU)
     bvh = <module>.Bvh(lowers, uppers)                             # as wp.Bvh (CPU): (n, 3) float32 boxes
+    tex = <module>.Texture3D(data, filter_mode=..., address_mode=...)  # as wp.Texture3D (CPU; 1D, 2D alike)
     <module>.<kernel>.launch(dim=n, inputs=[grid.id, mesh.id, points, ...])
 
 The build is Warp 1.19's: each point's cell is floor(p * (1 / radius)) per axis in the points'
@@ -21,13 +22,20 @@ after the points moved (as in Warp, a query of moved points before `refit()` see
 A Bvh is the same descriptor without points: its items' boxes are the caller's lowers and uppers,
 read live, and the tree is built over them.
 
-`id` is the address of a descriptor. Every live grid and mesh of this process is registered by its
-id, whichever tilec module made it, so a launch takes an id only if it is a live object's of the
-kind (and precision) the kernel reads: any other number is a ValueError naming the argument.
+A texture's descriptor (runtime texture.h `tl::Texture`, `_TextureDesc` below) points at the
+texture's own C-contiguous copy of its texels, [depth][height][width][channels]; `copy_from` writes
+them in place, so the descriptor stays valid. One mip level only.
+
+`id` is the address of a descriptor. Every live grid, mesh, BVH and texture of this process is
+registered by its id, whichever tilec module made it, so a launch takes an id only if it is a live
+object's of the kind (and precision, or a texture's dimensionality) the kernel reads: any other
+number is a ValueError naming the argument. A texture argument may also be None, Warp's empty
+texture (id 0).
 """
 from __future__ import annotations
 
 import ctypes
+import enum
 import sys
 import types
 import weakref
@@ -37,7 +45,7 @@ import numpy as np
 # One registry per process and descriptor layout: an object made by one module is valid in another's kernels.
 _REGISTRY = sys.modules.setdefault("_tilec_spatial_v3", types.ModuleType("_tilec_spatial_v3"))
 if not hasattr(_REGISTRY, "live"):
-    _REGISTRY.live = {}  # id -> weakref.ref(HashGrid or Mesh)
+    _REGISTRY.live = {}  # id -> weakref.ref(HashGrid, Mesh, Bvh or texture)
 
 _INT_MAX, _INT_MIN = 2**31 - 1, -(2**31)
 
@@ -467,27 +475,321 @@ class Bvh:
         self._bvh.fill(self._desc)
 
 
-_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh"}
+class TextureFilterMode(enum.IntEnum):
+    """How a texture is read between texels, as Warp's wp.TextureFilterMode (whose members are accepted too)."""
+
+    CLOSEST = 0
+    LINEAR = 1
+
+
+class TextureAddressMode(enum.IntEnum):
+    """What a coordinate outside a texture reads, per axis, as Warp's wp.TextureAddressMode (whose members
+    are accepted too)."""
+
+    WRAP = 0
+    CLAMP = 1
+    MIRROR = 2
+    BORDER = 3
+
+
+class _TextureDesc(ctypes.Structure):  # runtime texture.h tl::Texture
+    _fields_ = [("data", ctypes.c_void_p), ("ndim", ctypes.c_int32), ("width", ctypes.c_int32),
+                ("height", ctypes.c_int32), ("depth", ctypes.c_int32), ("channels", ctypes.c_int32),
+                ("dtype", ctypes.c_int32), ("filter", ctypes.c_int32), ("address", ctypes.c_int32 * 3),
+                ("normalized", ctypes.c_int32)]
+
+
+# Texel types as texture.h numbers them (float16: its bits, which the runtime decodes).
+_TEXEL_TYPES = {"uint8": 0, "uint16": 1, "uint32": 2, "int8": 3, "int16": 4, "int32": 5, "float16": 6, "float32": 7}
+_SIZES = ("width", "height", "depth")  # axes u, v, w: the data's last axes first
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _mode(owner, what, value, modes):
+    """value (an int, or a member of ours or of Warp's enum: IntEnums) as a member of `modes`."""
+    if not _is_int(value) or int(value) not in [m.value for m in modes]:
+        names = ", ".join(f"{m.name} ({m.value})" for m in modes)
+        raise ValueError(f"{owner}: `{what}` must be a {modes.__name__}: {names}; got {value!r}")
+    return modes(int(value))
+
+
+def _texel_dtype(owner, dtype):
+    """The texels' numpy dtype of a texture made without data: `dtype` as numpy's, Warp's scalar types
+    (by name), a name, or float / int (Warp's float32 / int32)."""
+    if dtype is None or dtype is float:
+        return np.dtype(np.float32)
+    if dtype is int:
+        return np.dtype(np.int32)
+    name = dtype if isinstance(dtype, str) else dtype.name if isinstance(dtype, np.dtype) else \
+        getattr(dtype, "__name__", None)
+    if name not in _TEXEL_TYPES:
+        raise TypeError(f"{owner}: `dtype` must be one of {', '.join(_TEXEL_TYPES)}, got {dtype!r}")
+    return np.dtype(name)
+
+
+def _texture_like(value):
+    """Whether value is a tilec texture (any module's class)."""
+    return type(value).__name__ in ("Texture1D", "Texture2D", "Texture3D") and hasattr(value, "_texels")
+
+
+class _Texture:
+    """A texture of `ndim` axes (Texture1D, Texture2D, Texture3D), as Warp's on the CPU: its own copy
+    of the texels, one mip level. Its attributes are read only: the descriptor kernels read is
+    made once (the texels change in place through copy_from)."""
+
+    ndim = 0
+    num_mip_levels = 1
+    is_mipmapped = False
+    device = "cpu"
+
+    def _make(self, data, sizes, num_channels, dtype, filter_mode, address_mode, per_axis, normalized_coords,
+              num_mip_levels, mip_filter_mode, device, surface_access, cuda_array):
+        owner = type(self).__name__
+        if device not in (None, "cpu"):
+            raise ValueError(f"{owner}: device {device!r}: tilec's textures live on the CPU (device='cpu'); "
+                             "GPU textures are not supported yet")
+        if not (surface_access is None or isinstance(surface_access, (bool, np.bool_, int, np.integer)) and
+                not surface_access):
+            raise ValueError(f"{owner}: `surface_access` needs a CUDA texture; tilec's textures live on the CPU")
+        if not _is_int(cuda_array) or cuda_array != 0:
+            raise ValueError(f"{owner}: `cuda_array` (wrapping a CUDA array) is not supported: tilec's textures "
+                             "live on the CPU")
+        if not _is_int(num_mip_levels) or num_mip_levels != 1:
+            raise ValueError(f"{owner}: `num_mip_levels` must be 1, got {num_mip_levels!r}: tilec's textures have "
+                             "one mip level (mipmaps are not supported yet)")
+        if not isinstance(normalized_coords, (bool, np.bool_)) and not (_is_int(normalized_coords) and
+                                                                        normalized_coords in (0, 1)):
+            raise TypeError(f"{owner}: `normalized_coords` must be a bool, got {normalized_coords!r}")
+        self._texels = self._texel_copy(owner, data, sizes, num_channels, dtype)
+        integer = self._texels.dtype.name in ("int32", "uint32")  # read only by CLOSEST, as in Warp
+        default = TextureFilterMode.CLOSEST if integer else TextureFilterMode.LINEAR
+        filt = default if filter_mode is None else _mode(owner, "filter_mode", filter_mode, TextureFilterMode)
+        if integer and filt == TextureFilterMode.LINEAR:
+            raise ValueError(f"{owner}: `filter_mode` LINEAR is not available for {self._texels.dtype} texels "
+                             "(32-bit integer textures are read CLOSEST, as in Warp)")
+        self._mip_filter_mode = default if mip_filter_mode is None else \
+            _mode(owner, "mip_filter_mode", mip_filter_mode, TextureFilterMode)  # one level: never used
+        address = [TextureAddressMode.CLAMP] * 3  # axes the texture lacks (and a short tuple's rest: Warp's)
+        if isinstance(address_mode, (tuple, list)):
+            if len(address_mode) > 3:
+                raise ValueError(f"{owner}: `address_mode` must be one mode or one per axis, got "
+                                 f"{len(address_mode)} modes")
+            for k, m in enumerate(address_mode):
+                address[k] = _mode(owner, f"address_mode[{k}]", m, TextureAddressMode)
+        else:
+            address[:self.ndim] = [_mode(owner, "address_mode", address_mode, TextureAddressMode)] * self.ndim
+        for k, m in enumerate(per_axis):  # address_mode_u / _v / _w override it
+            if m is not None:
+                address[k] = _mode(owner, f"address_mode_{'uvw'[k]}", m, TextureAddressMode)
+        depth, height, width, channels = self._texels.shape
+        self._desc = _TextureDesc(self._texels.ctypes.data, self.ndim, width, height, depth, channels,
+                                  _TEXEL_TYPES[self._texels.dtype.name], int(filt),
+                                  (ctypes.c_int32 * 3)(*address), int(bool(normalized_coords)))
+        self._id = _register(self, self._desc)
+
+    def _texel_copy(self, owner, data, sizes, num_channels, dtype):
+        """The texels, C-contiguous [depth][height][width][channels] (the axes the texture lacks 1): a
+        copy of `data`, or zeros of the sizes given."""
+        for what, size in zip(_SIZES, sizes):
+            if not _is_int(size):
+                raise TypeError(f"{owner}: `{what}` must be an int, got {type(size).__name__}")
+        if not _is_int(num_channels):
+            raise TypeError(f"{owner}: `num_channels` must be an int, got {type(num_channels).__name__}")
+        axes = ", ".join(reversed(_SIZES[:self.ndim])) + ("," if self.ndim == 1 else "")
+        if data is None:
+            for what, size in zip(_SIZES, sizes):
+                if not 1 <= size <= _INT_MAX:
+                    raise ValueError(f"{owner}: `{what}` must be at least 1 (and fit int32) when `data` is None, "
+                                     f"got {size}")
+            channels = int(num_channels) or 1
+            if channels not in (1, 2, 4):
+                raise ValueError(f"{owner}: `num_channels` must be 1, 2 or 4, got {channels}")
+            shape = (1,) * (3 - self.ndim) + tuple(int(s) for s in reversed(sizes)) + (channels,)
+            return np.zeros(shape, _texel_dtype(owner, dtype))
+        try:
+            array = np.asarray(data.numpy() if hasattr(data, "numpy") and not isinstance(data, np.ndarray) else data)
+        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+            raise TypeError(f"{owner}: `data` must be a numpy or Warp array, got {type(data).__name__}") from e
+        if array.dtype.name not in _TEXEL_TYPES:
+            raise TypeError(f"{owner}: `data` must hold {', '.join(_TEXEL_TYPES)} texels, got {array.dtype}")
+        if array.ndim not in (self.ndim, self.ndim + 1):
+            raise ValueError(f"{owner}: `data` must have shape ({axes}) or ({axes}, channels), got {array.shape}")
+        channels = array.shape[self.ndim] if array.ndim > self.ndim else 1
+        if channels not in (1, 2, 4):
+            raise ValueError(f"{owner}: `data` has {channels} channels (its last axis); a texture has 1, 2 or 4")
+        for what, size, given in zip(_SIZES, reversed(array.shape[:self.ndim]), sizes):
+            if not 1 <= size <= _INT_MAX:
+                raise ValueError(f"{owner}: `data`'s {what} must be at least 1 (and fit int32), got {size}")
+            if given and given != size:
+                raise ValueError(f"{owner}: `{what}` = {given} differs from the data's {what}, {size}")
+        if num_channels and num_channels != channels:
+            raise ValueError(f"{owner}: `num_channels` = {num_channels} differs from the data's channels, {channels}")
+        shape = (1,) * (3 - self.ndim) + array.shape[:self.ndim] + (channels,)
+        return np.array(array.reshape(shape), dtype=np.dtype(array.dtype.name), order="C")  # native byte order
+
+    width = property(lambda self: self._desc.width, doc="Texels along u.")
+    height = property(lambda self: self._desc.height, doc="Texels along v (1 for a 1D texture).")
+    depth = property(lambda self: self._desc.depth, doc="Texels along w (1 for a 1D or 2D texture).")
+    num_channels = property(lambda self: self._desc.channels, doc="Channels per texel: 1, 2 or 4.")
+    dtype = property(lambda self: self._texels.dtype, doc="The texels' numpy dtype.")
+    filter_mode = property(lambda self: TextureFilterMode(self._desc.filter), doc="A TextureFilterMode.")
+    mip_filter_mode = property(lambda self: self._mip_filter_mode, doc="A TextureFilterMode (one level: unused).")
+    address_mode_u = property(lambda self: TextureAddressMode(self._desc.address[0]), doc="u's TextureAddressMode.")
+    address_mode_v = property(lambda self: TextureAddressMode(self._desc.address[1]), doc="v's TextureAddressMode.")
+    address_mode_w = property(lambda self: TextureAddressMode(self._desc.address[2]), doc="w's TextureAddressMode.")
+    normalized_coords = property(lambda self: bool(self._desc.normalized),
+                                 doc="Whether coordinates are in [0, 1] (else in texels).")
+    id = property(lambda self: self._id, doc="The id a kernel's texture argument takes (the object itself too).")
+
+    @property
+    def shape(self):
+        """The texels' shape as the data's: the axes, then the channels when more than one."""
+        d, h, w, c = self._texels.shape
+        return (d, h, w)[3 - self.ndim:] + ((c,) if c > 1 else ())
+
+    def _fits(self, what, array):
+        """array (numpy) checked against the texture's dtype and shape (a single channel's axis optional)."""
+        if array.dtype != self.dtype:
+            raise TypeError(f"{what} must hold {self.dtype} texels (the texture's), got {array.dtype}")
+        if array.shape not in (self.shape, self.shape + ((1,) if self.num_channels == 1 else ())):
+            raise ValueError(f"{what} must have the texture's shape {self.shape}, got {array.shape}")
+
+    def copy_from(self, src):
+        """The texels replaced in place (kernels read them at their next launch) by those of `src`: a
+        numpy or Warp array, or another texture, of the texture's shape and dtype."""
+        owner = f"{type(self).__name__}.copy_from: `src`"
+        if _texture_like(src):
+            array = src._texels.reshape(src.shape)
+        else:
+            try:
+                array = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray) else src)
+            except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
+                raise TypeError(f"{owner} must be a numpy or Warp array or a texture, got {type(src).__name__}") from e
+        self._fits(owner, array)
+        np.copyto(self._texels, array.reshape(self._texels.shape))
+
+    def copy_to(self, dst):
+        """The texels written into `dst`: a numpy array (or a Warp CPU array) of the texture's shape and
+        dtype, or another texture (its copy_from)."""
+        owner = f"{type(self).__name__}.copy_to: `dst`"
+        if _texture_like(dst):
+            dst.copy_from(self)
+            return
+        if not isinstance(dst, np.ndarray) and hasattr(dst, "__array_interface__"):
+            dst = np.asarray(dst)  # a Warp CPU array: a view of its memory
+        if not isinstance(dst, np.ndarray):
+            raise TypeError(f"{owner} must be a numpy array, a Warp CPU array or a texture, got {type(dst).__name__}")
+        self._fits(owner, dst)
+        if not dst.flags.writeable:
+            raise ValueError(f"{owner} is read only")
+        np.copyto(dst, self._texels.reshape(dst.shape))
+
+    def __repr__(self):
+        sizes = "x".join(str(s) for s in (self.width, self.height, self.depth)[:self.ndim])
+        return (f"<tilec {type(self).__name__} {sizes}, {self.num_channels} channel(s) of {self.dtype}, "
+                f"{self.filter_mode.name}>")
+
+
+class Texture1D(_Texture):
+    """A 1D texture, as wp.Texture1D (CPU): data of shape (width,) or (width, channels)."""
+
+    ndim = 1
+
+    def __init__(self, data=None, width=0, num_channels=0, dtype=None, filter_mode=None,
+                 address_mode=TextureAddressMode.CLAMP, address_mode_u=None, normalized_coords=True, num_mip_levels=1,
+                 mip_filter_mode=None, device=None, surface_access=False, cuda_array=0):
+        self._make(data, (width,), num_channels, dtype, filter_mode, address_mode, (address_mode_u,),
+                   normalized_coords, num_mip_levels, mip_filter_mode, device, surface_access, cuda_array)
+
+
+class Texture2D(_Texture):
+    """A 2D texture, as wp.Texture2D (CPU): data of shape (height, width) or (height, width, channels)."""
+
+    ndim = 2
+
+    def __init__(self, data=None, width=0, height=0, num_channels=0, dtype=None, filter_mode=None,
+                 address_mode=TextureAddressMode.CLAMP, address_mode_u=None, address_mode_v=None,
+                 normalized_coords=True, num_mip_levels=1, mip_filter_mode=None, device=None, surface_access=False,
+                 cuda_array=0):
+        self._make(data, (width, height), num_channels, dtype, filter_mode, address_mode,
+                   (address_mode_u, address_mode_v), normalized_coords, num_mip_levels, mip_filter_mode, device,
+                   surface_access, cuda_array)
+
+
+class Texture3D(_Texture):
+    """A 3D texture, as wp.Texture3D (CPU): data of shape (depth, height, width) or (depth, height, width,
+    channels)."""
+
+    ndim = 3
+
+    def __init__(self, data=None, width=0, height=0, depth=0, num_channels=0, dtype=None, filter_mode=None,
+                 address_mode=TextureAddressMode.CLAMP, address_mode_u=None, address_mode_v=None, address_mode_w=None,
+                 normalized_coords=True, num_mip_levels=1, mip_filter_mode=None, device=None, surface_access=False,
+                 cuda_array=0):
+        self._make(data, (width, height, depth), num_channels, dtype, filter_mode, address_mode,
+                   (address_mode_u, address_mode_v, address_mode_w), normalized_coords, num_mip_levels,
+                   mip_filter_mode, device, surface_access, cuda_array)
+
+
+_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh",
+          "texture1d": "Texture1D", "texture2d": "Texture2D", "texture3d": "Texture3D"}
+
+
+TEXTURE_DTYPES = ("texture1d", "texture2d", "texture3d")  # a kernel's textures: scalars of these dtypes
+
+
+def is_object_param(p):
+    """Whether a kernel parameter's meta marks an object's id (a hash grid, mesh, BVH or texture: object_arg)."""
+    return any(k in p for k in _KINDS) or p.get("dtype") in TEXTURE_DTYPES
+
+
+def texture_ids(name, p, value, device):
+    """An array of texture ids (the texture field of an array of structs, Struct.array's): each 0 (Warp's
+    empty texture) or the id of a live texture of the kernel's dimensionality; ValueError naming the
+    argument and the first element that is not."""
+    label = _KINDS[p["dtype"]]
+    if device not in ("cpu", "cuda-emu"):
+        raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
+    if not isinstance(value, np.ndarray) or value.dtype != np.uint64:
+        return  # the array check that follows names what it must be
+    for index in zip(*np.nonzero(value)):
+        ref = _REGISTRY.live.get(int(value[index]))
+        obj = ref() if ref is not None else None
+        if obj is None or type(obj).__name__ != label:
+            raise ValueError(f"{name}[{', '.join(map(str, index))}] = {int(value[index])} is not the id of a live "
+                             f"tilec {label} (set the struct field to a {label} or None)")
 
 
 def object_arg(name, p, value, device):
-    """The ctypes value of a kernel's hash-grid, mesh or BVH id argument (meta `hash_grid`, `mesh` or `bvh`): `value`
-    the id of a live object of that kind (or the object itself), on the CPU, of the precision the
-    kernel reads."""
-    kind = next(k for k in _KINDS if k in p)
+    """The ctypes value of a kernel's hash-grid, mesh, BVH or texture id argument (meta `hash_grid`, `mesh`,
+    `bvh`, `texture1d`, `texture2d` or `texture3d`): `value` the id of a live object of that kind (or the
+    object itself), on the CPU, of the precision the kernel reads; for a texture also None, Warp's empty
+    texture (id 0: zero texels, every sample zero)."""
+    kind = p["dtype"] if p.get("dtype") in TEXTURE_DTYPES else next(k for k in _KINDS if k in p)
     label = _KINDS[kind]
+    texture = kind.startswith("texture")
+    if texture and value is None:
+        return ctypes.c_uint64(0), None
     if type(value).__name__ in _KINDS.values() and hasattr(value, "id"):  # the object itself (any module's class)
         value = value.id
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a {label}'s id ({label}.id), got {type(value).__name__}")
+        what = f"a {label} or its id ({label}.id), or None (an empty texture)" if texture else \
+            f"a {label}'s id ({label}.id)"
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
     ref = _REGISTRY.live.get(int(value))
     obj = ref() if ref is not None else None
+    if texture and obj is not None and type(obj).__name__ in ("Texture1D", "Texture2D", "Texture3D") and \
+            type(obj).__name__ != label:
+        raise ValueError(f"{name}: the kernel reads a {label}, got a {type(obj).__name__}")
     if obj is None or type(obj).__name__ != label:
         raise ValueError(f"{name} = {int(value)} is not the id of a live tilec {label} (make one with "
                          f"<module>.{label}(...) and pass its .id; keep it alive while kernels use it)")
     if device not in ("cpu", "cuda-emu"):  # (the emulation runs the .cu code on the host, in host memory)
         raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
-    wanted = p[kind]
-    if wanted != "any" and obj.dtype != wanted:
+    wanted = p.get(kind, "any")
+    if not texture and wanted != "any" and obj.dtype != wanted:  # (a texture's texel type is any: no check)
         raise ValueError(f"{name}: the kernel reads {wanted} points, and this {label} holds {obj.dtype} ones")
     return ctypes.c_uint64(obj.id), obj

@@ -7,9 +7,11 @@ an instance of that struct). Unset fields are zero / None, as in Warp. An array 
 numpy structured array of `Params.numpy_dtype()`, Warp's memory layout (field order, alignment,
 padding); `Params.zeros(n)` makes one. For a struct holding arrays each array field is an object field
 (every element holds its own numpy or Warp array); `Params.array([p0, p1, ...])` makes one from struct
-values. A kernel's struct argument is passed to the compiled code as
-its leaves: scalar fields by value, array fields as arrays, and an array of structs as one strided
-field view per scalar field (`a["x"]`), so no struct memory is copied.
+values. A texture field holds a Texture1D/2D/3D of the field's dimensionality or None (Warp's empty
+texture); in an array of structs it holds the texture's id (0 for None), which a launch checks is a
+live texture's. A kernel's struct argument is passed to the compiled code as its leaves: scalar
+fields by value, array fields as arrays, texture fields as their textures' ids, and an array of
+structs as one strided field view per scalar field (`a["x"]`), so no struct memory is copied.
 """
 from __future__ import annotations
 
@@ -104,6 +106,9 @@ def _fill(out, k, cls, item):
             _fill(sub, k, CLASSES[f["struct"]], v)
         elif f["kind"] in ("array", "indexedarray"):
             out[f["name"]][k] = _checked(cls._tilec_name, f, v)
+        elif f["kind"] == "texture":  # its id (0: Warp's empty texture), checked again by each launch
+            texture = _checked(cls._tilec_name, f, v)
+            out[f["name"]][k] = 0 if texture is None else texture.id
         else:
             out[f["name"]][k] = _checked(cls._tilec_name, f, v) if f["kind"] != "value" else np.asarray(v)
 
@@ -133,6 +138,11 @@ def _checked(struct, field, value):
         if array.shape != tuple(field["shape"]) or array.dtype.kind not in "biuf":
             raise TypeError(f"{where} is a {field['value_type']} (shape {tuple(field['shape'])}), got {value!r}")
         return array.astype(_DTYPE_OF.get(field["dtype"], field["dtype"]))
+    if field["kind"] == "texture":  # a Texture{ndim}D of any module (checked again at the launch), or None:
+        label = f"Texture{field['ndim']}D"  # Warp's empty texture
+        if value is None or (type(value).__name__ == label and hasattr(value, "id")):
+            return value
+        raise TypeError(f"{where} is a {label} (or None: an empty texture), got {type(value).__name__}")
     if field["kind"] == "struct":
         if not isinstance(value, CLASSES[field["struct"]]):
             raise TypeError(f"{where} is a `{field['struct']}` struct, got {type(value).__name__}")
@@ -157,7 +167,7 @@ def _checked(struct, field, value):
     return value  # other array objects (Warp's, DLPack) are checked when a kernel gets them
 
 
-_DTYPE_OF = {"bfloat16": "uint16"}
+_DTYPE_OF = {"bfloat16": "uint16", "texture1d": "uint64", "texture2d": "uint64", "texture3d": "uint64"}
 
 
 def leaf_values(kernel, arg, value, adjoint, views=None):
