@@ -2,9 +2,12 @@
 whether it computes what Warp computes.
 
     nice python bench/warp_tile_tests.py [--static | --no-build] [--files test_tile_load,test_tile_reduce] [-v]
+                                         [--dir cuda --files test_texture]
 
-The tests are read from the INSTALLED warp package (`warp/tests/tile/` in site-packages); nothing
-of them is copied into this repository. For every test file:
+The tests are read from the INSTALLED warp package (`warp/tests/tile/` in site-packages, or the
+folder --dir names); nothing of them is copied into this repository. A Warp texture argument
+reaches tilec's launch as its twin made by the built module (the same texels, levels and modes).
+For every test file:
 
 1. static: every `@wp.kernel` in the file (module level, nested in a function or class, made in a
    loop or a kernel factory) is found; tilec's own discovery (frontend/nested.py) instantiates a
@@ -134,10 +137,13 @@ class FileReport:
     first_lines: dict = field(default_factory=dict)  # first line of a kernel's code object -> key
 
 
+TEST_DIR = "tile"  # the folder of warp/tests read (--dir)
+
+
 def tile_test_dir() -> Path:
     import warp
 
-    return Path(warp.__file__).resolve().parent / "tests" / "tile"
+    return Path(warp.__file__).resolve().parent / "tests" / TEST_DIR
 
 
 def _decorated_kernels(tree: ast.Module) -> list:
@@ -354,6 +360,34 @@ def _snapshot(values) -> list:
     return out
 
 
+_TEXTURE_DTYPES = {"uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "int8": np.int8, "int16": np.int16,
+                   "int32": np.int32, "float16": np.float16, "float32": np.float32}
+
+
+def _tilec_texture(module, value):
+    """A Warp texture's twin in tilec's `module` (its texels, read back or as constructed for a mipmapped
+    one, and its modes; a Warp struct's fields likewise); any other value as it is."""
+    import types
+
+    import warp as wp
+
+    if hasattr(value, "_cls") and hasattr(value._cls, "vars"):  # a Warp struct: its fields, textures converted
+        return types.SimpleNamespace(**{name: _tilec_texture(module, getattr(value, name)) for name in value._cls.vars})
+    if not isinstance(value, wp.Texture):
+        return value
+    shape = (value.depth, value.height, value.width)[3 - value.ndim:]
+    texels = getattr(value, "_tilec_base", None)
+    if texels is None or value.num_mip_levels == 1:  # (one level: its texels now, after any copy_from)
+        texels = np.zeros(shape + ((value.num_channels,) if value.num_channels > 1 else ()),
+                          _TEXTURE_DTYPES[value.dtype.__name__])
+        value.copy_to(texels)
+    modes = (value.address_mode_u, value.address_mode_v, value.address_mode_w)[:value.ndim]
+    return getattr(module, f"Texture{value.ndim}D")(
+        texels, filter_mode=int(value.filter_mode), address_mode=tuple(int(m) for m in modes),
+        normalized_coords=bool(value.normalized_coords), num_mip_levels=value.num_mip_levels,
+        mip_filter_mode=int(value.mip_filter_mode))
+
+
 def _close(a, b) -> bool:
     if a is None or b is None:
         return a is None and b is None
@@ -497,7 +531,7 @@ class WarpBuilds:
         without types and stay unknown."""
         import warp as wp
 
-        module = importlib.import_module(f"warp.tests.tile.{stem}")
+        module = importlib.import_module(f"warp.tests.{TEST_DIR}.{stem}")
         for kr in self.reports[stem].kernels.values():
             if kr.status != "rejected" or kr.nested or kr.warp:
                 continue
@@ -527,9 +561,22 @@ class Shadow:
 
     def __enter__(self):
         self.wp.launch = self.context.launch = self.launch
+        self.texture_inits = {cls: cls.__init__ for cls in (self.wp.Texture1D, self.wp.Texture2D, self.wp.Texture3D)}
+
+        def remembering(original):  # a mipmapped texture's base texels: Warp's copy_to refuses them, its twin
+            def init(texture, data=None, *args, **kwargs):  # needs them
+                original(texture, data, *args, **kwargs)
+                if data is not None:
+                    texture._tilec_base = np.array(data.numpy() if hasattr(data, "numpy") else data, copy=True)
+            return init
+
+        for cls, original in self.texture_inits.items():
+            cls.__init__ = remembering(original)
         return self
 
     def __exit__(self, *exc):
+        for cls, original in self.texture_inits.items():
+            cls.__init__ = original
         self.wp.launch = self.context.launch = self.original
 
     def _find(self, kernel):
@@ -591,7 +638,7 @@ class Shadow:
             return
         tk = getattr(module, name)
         tiled = any(k.meta.get("tiled") for k in getattr(tk, "kernels", [tk]))
-        values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v for v in before]
+        values = [np.array(v, copy=True) if isinstance(v, np.ndarray) else _tilec_texture(module, v) for v in before]
         if any(v is None for v in values):
             self._record(kr, adjoint, False, "an argument tilec cannot pass (empty or foreign array)")
             return
@@ -609,6 +656,7 @@ class Shadow:
         adj = [np.array(v, copy=True) if isinstance(v, np.ndarray) else (0 if v is not None else None)
                for v in adj_before]
         adj = adj + [None] * (len(values) - len(adj))
+        adj = [None if hasattr(v, "__dict__") and not isinstance(v, np.ndarray) else a for v, a in zip(values, adj)]
         launch(dim=tuple(dims), inputs=values, adj_inputs=adj, adjoint=True, device="cpu")
         seeds = adj_before + [None] * len(adj)
         differ = [k for k, (a, b) in enumerate(zip(adj, adj_after)) if isinstance(b, np.ndarray) and not _close(a, b)]
@@ -633,7 +681,7 @@ class Shadow:
 
 
 def run_phase(stem: str, report: FileReport, reports: dict, verbose: bool) -> None:
-    module = importlib.import_module(f"warp.tests.tile.{stem}")
+    module = importlib.import_module(f"warp.tests.{TEST_DIR}.{stem}")
     suite = unittest.TestSuite()
     for obj in vars(module).values():
         if isinstance(obj, type) and issubclass(obj, unittest.TestCase):
@@ -658,7 +706,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-build", action="store_true", help="check only (implies --static)")
     parser.add_argument("--files", default="", help="comma-separated test file stems (default: all)")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per kernel")
+    parser.add_argument("--dir", default="tile", help="the folder of warp/tests to read (default: tile; e.g. cuda "
+                        "for test_texture.py, whose CPU cases run too)")
     args = parser.parse_args(argv)
+    global TEST_DIR
+    TEST_DIR = args.dir
     files = sorted(tile_test_dir().glob("test_*.py"))
     if args.files:
         wanted = set(args.files.split(","))

@@ -40,6 +40,12 @@ def s1(tex: wp.Texture1D, u: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def mip2(tex: wp.Texture2D, uv: wp.array(dtype=wp.vec2), lod: wp.array(dtype=float), out: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    out[i] = wp.texture_sample(tex, uv[i], dtype=wp.vec2f, lod=lod[i])
+
+
+@wp.kernel
 def table(holders: wp.array(dtype=Holder), which: wp.array(dtype=int), p: wp.array(dtype=wp.vec3),
           out: wp.array(dtype=float)):
     i = wp.tid()
@@ -172,19 +178,58 @@ def test_the_reference_interpreter_samples_as_the_runtime_does():
                       adj_inputs=[None, adj_u, adj_v, np.ones(N, np.float32)], adjoint=True)
         call = type("Call", (), {"op": "texture_sample_f"})()
         grad = type("Call", (), {"op": "texture_sample_gradient"})()
-        want = [IMPL["texture_sample_f"](None, call, [tex.id, uv[k]]) for k in range(N)]
-        want_grad = np.array([IMPL["texture_sample_gradient"](None, grad, [tex.id, uv[k], np.float32(1)])
+        want = [IMPL["texture_sample_f"](None, call, [tex.id, uv[k], 0.0]) for k in range(N)]
+        want_grad = np.array([IMPL["texture_sample_gradient"](None, grad, [tex.id, uv[k], 0.0, np.float32(1)])
                               for k in range(N)])
         np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6, err_msg=address)
         np.testing.assert_allclose(np.stack([adj_u, adj_v], 1), want_grad, rtol=1e-4, atol=1e-4, err_msg=address)
 
 
 @needs_cxx
+@pytest.mark.parametrize("mip_filter", ["linear", "closest"])
+def test_mip_levels_against_the_interpreter_and_the_lods_gradient_against_finite_differences(mip_filter):
+    from tilec.ops.reference import IMPL
+
+    mod = build(PROGRAM, "textures_grad")
+    rng = np.random.default_rng(5)
+    tex = mod.Texture2D(rng.standard_normal((12, 9, 2)).astype(np.float32), num_mip_levels=0,
+                        mip_filter_mode=getattr(mod.TextureFilterMode, mip_filter.upper()),
+                        address_mode=mod.TextureAddressMode.WRAP)
+    assert tex.num_mip_levels == 4  # 12x9, 6x4, 3x2, 1x1
+    uv = rng.uniform(-0.2, 1.2, (N, 2)).astype(np.float32)
+    lod = rng.uniform(-0.5, 3.5, N).astype(np.float32)
+    lod[:4] = [0.0, 1.0, 2.0, 7.0]  # integer lods and one past the last level
+    lod = np.where(np.abs(lod - np.round(lod)) < 0.02, np.round(lod), lod).astype(np.float32)
+
+    def forward(lods):
+        out = np.zeros((N, 2), np.float32)
+        mod.mip2.launch(dim=N, inputs=[tex, uv, lods, out])
+        return out
+
+    out = forward(lod)
+    call = type("Call", (), {"op": "texture_sample_v2"})()
+    want = np.array([IMPL["texture_sample_v2"](None, call, [tex.id, uv[k], lod[k]]) for k in range(N)])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    adj_lod = np.zeros(N, np.float32)
+    seed = np.tile(np.float32([1.0, -2.0]), (N, 1))
+    mod.mip2.launch(dim=N, inputs=[tex, uv, lod, out], adj_inputs=[None, None, adj_lod, seed.copy()], adjoint=True)
+    h = 1e-3
+    fd = ((forward(lod + h).astype(np.float64) - forward(lod - h)) * seed).sum(1) / (2 * h)
+    smooth = (lod > 0.01) & (lod < 2.99) & (np.abs(lod - np.round(lod)) > 0.01)  # not at a level, not clamped
+    if mip_filter == "linear":
+        np.testing.assert_allclose(adj_lod[smooth], fd[smooth], rtol=1e-2, atol=1e-2)
+        assert np.abs(adj_lod[smooth]).max() > 0.1
+    else:
+        assert not adj_lod.any()  # the nearest level: piecewise constant in the lod
+    assert not adj_lod[lod >= 3.0].any() and not adj_lod[lod < 0].any()  # clamped: no gradient
+
+
+@needs_cxx
 def test_the_loader_refuses_what_tilec_textures_do_not_hold():
     mod = build(PROGRAM, "textures_grad")
     data = np.zeros((2, 3), np.float32)
-    with pytest.raises(ValueError, match="mip"):
-        mod.Texture2D(data, num_mip_levels=2)
+    with pytest.raises(ValueError, match="num_mip_levels"):
+        mod.Texture2D(data, num_mip_levels=3)  # 2x3 has two levels
     with pytest.raises(TypeError, match="data"):
         mod.Texture2D(data.astype(np.float64))
     with pytest.raises(ValueError, match="LINEAR"):

@@ -128,13 +128,16 @@ class TextureArg:
     its own, stored as in<k>.data (not a kernel array: they take no gradient, in Warp neither). data's
     shape is the texels' as Warp takes them ((depth, height, width) for 3D, a trailing axis of 2 or 4
     channels), its dtype theirs (uint8 texels: kind "int:0:256"). filter: "closest" or "linear";
-    address: "wrap", "clamp", "mirror" or "border" for every axis, or a tuple of one per axis."""
+    address: "wrap", "clamp", "mirror" or "border" for every axis, or a tuple of one per axis; levels:
+    its mip levels (0: all), blended by mip_filter."""
 
     data: Arr
     ndim: int
     filter: str = "linear"
     address: tuple | str = "clamp"
     normalized: bool = True
+    levels: int = 1
+    mip_filter: str = "linear"
 
     def arrays(self) -> list:
         return [("data", self.data)]
@@ -147,7 +150,8 @@ class TextureArg:
             getattr(modes, self.address.upper())
         texture = getattr(side, f"Texture{self.ndim}D")
         return texture(data, filter_mode=getattr(side.TextureFilterMode, self.filter.upper()), address_mode=address,
-                       normalized_coords=self.normalized, device="cpu")
+                       normalized_coords=self.normalized, num_mip_levels=self.levels,
+                       mip_filter_mode=getattr(side.TextureFilterMode, self.mip_filter.upper()), device="cpu")
 
 
 def slots(args: tuple) -> list:

@@ -14,8 +14,7 @@ and locals as any value does and is always one a launch passed.
 
 `wp.texture_sample(tex, uvw, dtype=..., lod=...)` becomes one op by result type
 (ops/textures.py), over the coordinates as one float32 (1-d) or vector (Warp's separate u, v, w are
-put into one). tilec's textures have one mip level (the loader refuses others), where Warp ignores
-`lod`: it is checked to be a float and not used.
+put into one), and the level of detail (`lod`, 0.0 when not given: the base level).
 """
 from __future__ import annotations
 
@@ -34,6 +33,9 @@ if TYPE_CHECKING:
 
 EXPRS = (ir.Const, ir.Var, ir.OpCall, ir.Call)  # ir.Expr's members
 SIZES = ("width", "height", "depth")  # a texture's attributes, by axis
+# Warp's texture enums, whose members a kernel may read as ints (`int(wp.TextureAddressMode.CLAMP)`)
+ENUMS = {"TextureFilterMode": {"CLOSEST": 0, "LINEAR": 1},
+         "TextureAddressMode": {"WRAP": 0, "CLAMP": 1, "MIRROR": 2, "BORDER": 3}}
 RESULTS = {t: op for op, t in SAMPLE_OPS.items()}  # dtype= -> op
 
 
@@ -50,7 +52,13 @@ def _plain_chain(node: cst.BaseExpression) -> bool:
 
 class TextureLowering(LoweringHost):
     def lower_attribute(self, node: cst.Attribute) -> Lowered:
-        """`tex.width`, `.height`, `.depth` (those of its dimensionality)."""
+        """`tex.width`, `.height`, `.depth` (those of its dimensionality); `wp.TextureAddressMode.CLAMP`."""
+        members = ENUMS.get(self.scope.api_attr(node.value) or "")
+        if members is not None:
+            if node.attr.value not in members:
+                self.fail("TC0301", f"`{node.attr.value}` is not a member of {self.scope.api_attr(node.value)} (its "
+                          f"members: {', '.join(members)})", node.attr)
+            return ir.Const(members[node.attr.value], INT32, self.span(node))
         if node.attr.value in SIZES and _plain_chain(node.value):
             tex = self.expr(node.value)
             ndim = texture_ndim(tex.type) if isinstance(tex, EXPRS) else 0
@@ -101,11 +109,14 @@ class TextureLowering(LoweringHost):
         if result not in RESULTS:
             self.fail("TC0201", "texture_sample: `dtype` must be float, wp.vec2f or wp.vec4f (1, 2 or 4 channels)",
                       keywords["dtype"])
-        if "lod" in keywords:  # one mip level: Warp ignores the level of detail too
+        lod: Lowered = ir.Const(0.0, FLOAT32, self.span(node))  # Warp's default: the base level
+        if "lod" in keywords:
             lod = self.expr(keywords["lod"])
-            if not (isinstance(lod, EXPRS) and isinstance(lod.type, Scalar)):
-                self.fail("TC0201", "texture_sample: `lod` must be a float", keywords["lod"])
-        return cast(ir.Expr, self.make_op(RESULTS[cast("Scalar | VecT", result)], [tex, uvw], {}, node))
+            if isinstance(lod, ir.Const) and isinstance(lod.type, Scalar) and lod.type != FLOAT32:
+                lod = ir.Const(float(cast(float, lod.value)), FLOAT32, lod.span)  # a literal: Warp's float
+            if not (isinstance(lod, EXPRS) and lod.type == FLOAT32):
+                self.fail("TC0201", "texture_sample: `lod` must be a float32", keywords["lod"])
+        return cast(ir.Expr, self.make_op(RESULTS[cast("Scalar | VecT", result)], [tex, uvw, lod], {}, node))
 
     def texture_coords(self, nodes: list[cst.BaseExpression], values: list[Lowered], ndim: int, call: cst.Call
                        ) -> ir.Expr:

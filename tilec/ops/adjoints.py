@@ -682,10 +682,11 @@ def _mesh_eval(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
 
 @rule("texture_sample_f", "texture_sample_v2", "texture_sample_v4")
 def _texture_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
-    """The coordinates: the interpolation's slope in each dotted with g (runtime texture.h); the texels
-    are constants of the kernel, as in Warp."""
-    tex, uvw = (ad.val(a) for a in e.args)
-    return [(1, C("texture_sample_gradient", tex, uvw, ad.val(g)))]
+    """The coordinates: the interpolation's slope in each dotted with g; the lod: the difference of the
+    mip levels it blends (runtime texture.h). The texels are constants of the kernel, as in Warp."""
+    tex, uvw, lod = (ad.val(a) for a in e.args)
+    return [(1, C("texture_sample_gradient", tex, uvw, lod, ad.val(g))),
+            (2, C("texture_sample_lod_gradient", tex, uvw, lod, ad.val(g)))]
 
 
 @rule("mesh_closest_weight")

@@ -1,7 +1,8 @@
 """Warp's textures in kernels (runtime texture.h): `wp.texture_sample(tex, coords, dtype=...)` and a
 texture's `width`, `height` and `depth`.
 
-A texture is a scalar of its own kind in the IR (ir.types TEXTURES), the id of a texture the
+The level of detail (`lod`, 0 when not given) picks the mip levels, and takes the gradient of
+their blend (`texture_sample_lod_gradient`). A texture is a scalar of its own kind in the IR (ir.types TEXTURES), the id of a texture the
 loader checked (frontend/textures.py). One op per result type samples it
 at its coordinates: a float32 for a 1-d texture, a vec2f or vec3f (the front end makes one of
 Warp's separate u, v, w). The sample's gradient flows into the coordinates only
@@ -36,22 +37,32 @@ def _coords(b: Bound) -> None:
         b.fail("TC0201", f"`uvw` must be a float32, vec2f or vec3f, got {describe(t)}", "uvw")
 
 
+def _lod(b: Bound) -> None:
+    if b.types["lod"] != FLOAT32:
+        b.fail("TC0201", f"`lod` must be a float32, got {describe(b.types['lod'])}", "lod")
+
+
 def _sample(result: Type) -> Callable[[Bound], Type]:
     def rule(b: Bound) -> Type:
         _texture(b)
         _coords(b)
+        _lod(b)
         return result
 
     return rule
 
 
-def _gradient(b: Bound) -> Type:
-    _texture(b)
-    _coords(b)
-    if b.types["adj"] not in SAMPLE_OPS.values():
-        b.fail("TC0201", f"`adj` must be a sample's type (float32, vec2f or vec4f), got {describe(b.types['adj'])}",
-               "adj")
-    return b.types["uvw"]
+def _gradient(wrt_lod: bool) -> Callable[[Bound], Type]:
+    def rule(b: Bound) -> Type:
+        _texture(b)
+        _coords(b)
+        _lod(b)
+        if b.types["adj"] not in SAMPLE_OPS.values():
+            b.fail("TC0201", f"`adj` must be a sample's type (float32, vec2f or vec4f), got "
+                   f"{describe(b.types['adj'])}", "adj")
+        return FLOAT32 if wrt_lod else b.types["uvw"]
+
+    return rule
 
 
 def _size(b: Bound) -> Type:
@@ -74,7 +85,7 @@ def holds_texture(t: object) -> bool:
 # refuses one (texture_guard), so no arithmetic, conversion, atomic or store of a number makes a
 # texture: a kernel's texture is always one the loader checked.
 TEXTURE_OPS = frozenset({"array_load", "array_store", "select", "where", *SAMPLE_OPS, "texture_sample_gradient",
-                         "texture_size"})
+                         "texture_sample_lod_gradient", "texture_size"})
 
 
 def texture_guard(name: str, rule: Callable[[Bound], Type | None]) -> Callable[[Bound], Type | None]:
@@ -98,14 +109,18 @@ def texture_guard(name: str, rule: Callable[[Bound], Type | None]) -> Callable[[
     return guarded
 
 
-SAMPLE = (Param("tex", "value"), Param("uvw", "value"))
+SAMPLE = (Param("tex", "value"), Param("uvw", "value"), Param("lod", "value"))
 OPS = [
     *(OpSpec(name, SAMPLE, _sample(result), name, f"a texture's {result} sample at its coordinates "
              "(wp.texture_sample)", nondiff=frozenset({"tex"}), api=False, runtime_call=True)
       for name, result in SAMPLE_OPS.items()),
-    OpSpec("texture_sample_gradient", (*SAMPLE, Param("adj", "value")), _gradient, "texture_sample_gradient",
+    OpSpec("texture_sample_gradient", (*SAMPLE, Param("adj", "value")), _gradient(False), "texture_sample_gradient",
            "d dot(sample, adj) / d uvw: the interpolation's slope (0 under CLOSEST and where CLAMP or BORDER hold "
            "a coordinate)", api=False, runtime_call=True),
+    OpSpec("texture_sample_lod_gradient", (*SAMPLE, Param("adj", "value")), _gradient(True),
+           "texture_sample_lod_gradient", "d dot(sample, adj) / d lod: the difference of the two mip levels a "
+           "LINEAR mip filter blends (0 where the lod is clamped or one level is read)", api=False,
+           runtime_call=True),
     OpSpec("texture_size", (Param("tex", "value"), Param("axis", "value")), _size, "texture_size",
            "a texture's width (axis 0), height (1) or depth (2); 0 for the empty texture", api=False,
            runtime_call=True),

@@ -1,6 +1,7 @@
 """Textures sampled by kernels (wp.Texture1D / 2D / 3D, wp.texture_sample): a sample of each result
 type (float, vec2f, vec4f), the coordinates as one vector or as separate floats, a texture's
-sizes, a texture held in a struct and passed to a func; the coordinates' gradients."""
+sizes, a texture held in a struct and passed to a func, mip levels picked by a level of detail; the
+coordinates' and the level of detail's gradients."""
 import warp as wp
 
 
@@ -30,6 +31,12 @@ def sample2(tex: wp.Texture2D, u: wp.array(dtype=float), v: wp.array(dtype=float
             out: wp.array(dtype=wp.vec4)):
     i = wp.tid()
     out[i] = wp.texture_sample(tex, wp.vec2(u[i] * span + shift, v[i] * span + shift), dtype=wp.vec4f) * 2.0
+
+
+@wp.kernel
+def sample2_lod(tex: wp.Texture2D, uv: wp.array(dtype=wp.vec2), lod: wp.array(dtype=float), out: wp.array(dtype=wp.vec2)):
+    i = wp.tid()
+    out[i] = wp.texture_sample(tex, uv[i], dtype=wp.vec2f, lod=lod[i] * 1.5 + 0.2)
 
 
 @wp.kernel

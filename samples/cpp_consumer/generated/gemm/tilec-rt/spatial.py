@@ -496,7 +496,9 @@ class _TextureDesc(ctypes.Structure):  # runtime texture.h tl::Texture
     _fields_ = [("data", ctypes.c_void_p), ("ndim", ctypes.c_int32), ("width", ctypes.c_int32),
                 ("height", ctypes.c_int32), ("depth", ctypes.c_int32), ("channels", ctypes.c_int32),
                 ("dtype", ctypes.c_int32), ("filter", ctypes.c_int32), ("address", ctypes.c_int32 * 3),
-                ("normalized", ctypes.c_int32)]
+                ("normalized", ctypes.c_int32), ("num_levels", ctypes.c_int32), ("mip_filter", ctypes.c_int32),
+                ("levels", ctypes.POINTER(ctypes.c_void_p))]
+_MAX_MIP_LEVELS = 16  # Warp's limit
 
 
 # Texel types as texture.h numbers them (float16: its bits, which the runtime decodes).
@@ -537,12 +539,13 @@ def _texture_like(value):
 
 class _Texture:
     """A texture of `ndim` axes (Texture1D, Texture2D, Texture3D), as Warp's on the CPU: its own copy
-    of the texels, one mip level. Its attributes are read only: the descriptor kernels read is
-    made once (the texels change in place through copy_from)."""
+    of the texels and of its mip levels (num_mip_levels: 1 by default; 0 for all down to one texel),
+    each made from the last by Warp's rule: along each axis in turn (u, v, w) a texel is the mean of
+    texels 2i and 2i + 1 (the last one where 2i + 1 is past the edge), in float64, integers rounded
+    to even and clipped to their type. Its attributes are read only: the descriptor kernels read is
+    made once (the texels of a texture of one level change in place through copy_from)."""
 
     ndim = 0
-    num_mip_levels = 1
-    is_mipmapped = False
     device = "cpu"
 
     def _make(self, data, sizes, num_channels, dtype, filter_mode, address_mode, per_axis, normalized_coords,
@@ -557,9 +560,10 @@ class _Texture:
         if not _is_int(cuda_array) or cuda_array != 0:
             raise ValueError(f"{owner}: `cuda_array` (wrapping a CUDA array) is not supported: tilec's textures "
                              "live on the CPU")
-        if not _is_int(num_mip_levels) or num_mip_levels != 1:
-            raise ValueError(f"{owner}: `num_mip_levels` must be 1, got {num_mip_levels!r}: tilec's textures have "
-                             "one mip level (mipmaps are not supported yet)")
+        if not _is_int(num_mip_levels) or num_mip_levels < 0:
+            raise ValueError(f"{owner}: `num_mip_levels` must be an int >= 0, got {num_mip_levels!r}")
+        if num_mip_levels != 1 and data is None:
+            raise ValueError(f"{owner}: a mipmapped texture needs `data` (its levels are made from it)")
         if not isinstance(normalized_coords, (bool, np.bool_)) and not (_is_int(normalized_coords) and
                                                                         normalized_coords in (0, 1)):
             raise TypeError(f"{owner}: `normalized_coords` must be a bool, got {normalized_coords!r}")
@@ -571,7 +575,11 @@ class _Texture:
             raise ValueError(f"{owner}: `filter_mode` LINEAR is not available for {self._texels.dtype} texels "
                              "(32-bit integer textures are read CLOSEST, as in Warp)")
         self._mip_filter_mode = default if mip_filter_mode is None else \
-            _mode(owner, "mip_filter_mode", mip_filter_mode, TextureFilterMode)  # one level: never used
+            _mode(owner, "mip_filter_mode", mip_filter_mode, TextureFilterMode)  # unused with one level
+        self._levels = self._mip_levels(owner, int(num_mip_levels))
+        if integer and len(self._levels) > 1 and self._mip_filter_mode != TextureFilterMode.CLOSEST:
+            raise ValueError(f"{owner}: a mipmapped texture of {self._texels.dtype} texels needs `mip_filter_mode` "
+                             "CLOSEST, as in Warp")
         address = [TextureAddressMode.CLAMP] * 3  # axes the texture lacks (and a short tuple's rest: Warp's)
         if isinstance(address_mode, (tuple, list)):
             if len(address_mode) > 3:
@@ -585,10 +593,40 @@ class _Texture:
             if m is not None:
                 address[k] = _mode(owner, f"address_mode_{'uvw'[k]}", m, TextureAddressMode)
         depth, height, width, channels = self._texels.shape
+        self._level_pointers = (ctypes.c_void_p * len(self._levels))(*[level.ctypes.data for level in self._levels])
         self._desc = _TextureDesc(self._texels.ctypes.data, self.ndim, width, height, depth, channels,
                                   _TEXEL_TYPES[self._texels.dtype.name], int(filt),
-                                  (ctypes.c_int32 * 3)(*address), int(bool(normalized_coords)))
+                                  (ctypes.c_int32 * 3)(*address), int(bool(normalized_coords)), len(self._levels),
+                                  int(self._mip_filter_mode), self._level_pointers)
         self._id = _register(self, self._desc)
+
+    def _mip_levels(self, owner, count):
+        """The texels of each mip level, the base first: `count` of them (0: down to one texel)."""
+        base = self._texels.shape[:3]
+        axes = [k for k in (2, 1, 0) if 2 - k < self.ndim]  # u, v, w: the array's last axes first
+        full = max(base[k] for k in axes).bit_length()  # floor(log2(largest)) + 1
+        count = count or full
+        if count > min(full, _MAX_MIP_LEVELS):
+            raise ValueError(f"{owner}: `num_mip_levels` = {count} exceeds the {min(full, _MAX_MIP_LEVELS)} levels "
+                             f"sizes {tuple(base[k] for k in axes)} have")
+        levels = [self._texels]
+        info = np.iinfo(self._texels.dtype) if self._texels.dtype.kind in "iu" else None
+        for _ in range(1, count):
+            level = levels[-1].astype(np.float64)
+            for k in axes:
+                size = level.shape[k]
+                half = max(1, size // 2)
+                if half != size:
+                    even = np.take(level, np.arange(half) * 2, axis=k)
+                    odd = np.take(level, np.minimum(np.arange(half) * 2 + 1, size - 1), axis=k)
+                    level = (even + odd) * 0.5
+            if info is not None:
+                level = np.clip(np.rint(level), info.min, info.max)
+            levels.append(np.ascontiguousarray(level.astype(self._texels.dtype)))
+        return levels
+
+    num_mip_levels = property(lambda self: len(self._levels), doc="Mip levels, the base included.")
+    is_mipmapped = property(lambda self: len(self._levels) > 1, doc="Whether it has more than one mip level.")
 
     def _texel_copy(self, owner, data, sizes, num_channels, dtype):
         """The texels, C-contiguous [depth][height][width][channels] (the axes the texture lacks 1): a
@@ -636,7 +674,7 @@ class _Texture:
     num_channels = property(lambda self: self._desc.channels, doc="Channels per texel: 1, 2 or 4.")
     dtype = property(lambda self: self._texels.dtype, doc="The texels' numpy dtype.")
     filter_mode = property(lambda self: TextureFilterMode(self._desc.filter), doc="A TextureFilterMode.")
-    mip_filter_mode = property(lambda self: self._mip_filter_mode, doc="A TextureFilterMode (one level: unused).")
+    mip_filter_mode = property(lambda self: self._mip_filter_mode, doc="A TextureFilterMode (between mip levels).")
     address_mode_u = property(lambda self: TextureAddressMode(self._desc.address[0]), doc="u's TextureAddressMode.")
     address_mode_v = property(lambda self: TextureAddressMode(self._desc.address[1]), doc="v's TextureAddressMode.")
     address_mode_w = property(lambda self: TextureAddressMode(self._desc.address[2]), doc="w's TextureAddressMode.")
@@ -661,6 +699,8 @@ class _Texture:
         """The texels replaced in place (kernels read them at their next launch) by those of `src`: a
         numpy or Warp array, or another texture, of the texture's shape and dtype."""
         owner = f"{type(self).__name__}.copy_from: `src`"
+        if self.is_mipmapped:  # its levels were made from the texels given at construction (Warp's rule too)
+            raise RuntimeError(f"{owner}: a mipmapped texture's texels are fixed when it is made")
         if _texture_like(src):
             array = src._texels.reshape(src.shape)
         else:
