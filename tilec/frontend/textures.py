@@ -112,7 +112,7 @@ class TextureLowering(LoweringHost):
         lod: Lowered = ir.Const(0.0, FLOAT32, self.span(node))  # Warp's default: the base level
         if "lod" in keywords:
             lod = self.expr(keywords["lod"])
-            if isinstance(lod, ir.Const) and isinstance(lod.type, Scalar) and lod.type != FLOAT32:
+            if self.is_weak(lod) and isinstance(lod.type, Scalar):
                 lod = ir.Const(float(cast(float, lod.value)), FLOAT32, lod.span)  # a literal: Warp's float
             if not (isinstance(lod, EXPRS) and lod.type == FLOAT32):
                 self.fail("TC0201", "texture_sample: `lod` must be a float32", keywords["lod"])
@@ -130,8 +130,8 @@ class TextureLowering(LoweringHost):
                       f"{want}), got {len(values)}", call)
         parts: list[ir.Expr] = []
         for n, v in zip(nodes, values):
-            if isinstance(v, ir.Const) and isinstance(v.type, Scalar) and not v.type.is_float:
-                v = ir.Const(float(cast(int, v.value)), FLOAT32, v.span)  # an int literal: Warp's float
+            if self.is_weak(v) and isinstance(v.type, Scalar):
+                v = ir.Const(float(cast(float, v.value)), FLOAT32, v.span)  # a literal: Warp's float
             if not (isinstance(v, EXPRS) and v.type == FLOAT32):
                 self.fail("TC0201", f"texture_sample: a coordinate must be a float32, got "
                           f"{describe(v.type) if isinstance(v, EXPRS) else 'this'}", n)
