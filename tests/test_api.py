@@ -11,6 +11,7 @@ def test_api_names_are_stand_ins():
     assert wp.constant(3) == 3
     assert repr(wp.array2d(dtype=float)) == "<tilec api array2d>"
     assert repr(wp.float32) == "<tilec api float32>"
+    assert repr(wp.Texture3D) == "<tilec api Texture3D>"  # an annotation, evaluated where a script defines a kernel
 
     @wp.kernel
     def k():

@@ -51,7 +51,7 @@ def placeholder(name: str) -> _Placeholder:
 _TYPE_NAMES = ("array", "array1d", "array2d", "array3d", "array4d", "indexedarray", "Tile", "tile",
                "vec", "mat", "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat", "transform",
                "spatial_vector", "spatial_matrix", "struct", "overload", "func_grad", "int16", "uint16",
-               "uint64", "bfloat16", "Any", "init")
+               "uint64", "bfloat16", "Any", "init", "Texture1D", "Texture2D", "Texture3D", "HashGridQuery")
 # Warp's host-side API, which the module `tilec build` generates replaces: name -> what to use.
 _LAUNCH = "launch through the generated module: mod = tilec.load(folder); mod.<kernel>.{}(...)"
 _ARRAYS = "pass numpy arrays (or Warp's own arrays) to the generated module's launches"
