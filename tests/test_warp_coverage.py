@@ -81,7 +81,6 @@ def test_bit_update_of_a_float_tile_element_is_a_dtype_error(symbol):
 
 @pytest.mark.parametrize("name, note", [
     ("volume_sample_f", "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)"),
-    ("texture_sample", "textures are out of scope for now (they need Warp's runtime texture objects)"),
     ("dense_gemm", None),
 ])
 def test_other_missing_builtins_are_named_as_warp_builtins(name, note):
