@@ -360,10 +360,6 @@ def _snapshot(values) -> list:
     return out
 
 
-_TEXTURE_DTYPES = {"uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "int8": np.int8, "int16": np.int16,
-                   "int32": np.int32, "float16": np.float16, "float32": np.float32}
-
-
 def _tilec_texture(module, value):
     """A Warp texture's twin in tilec's `module` (its texels, read back or as constructed for a mipmapped
     one, and its modes; a Warp struct's fields likewise); any other value as it is."""
@@ -379,7 +375,7 @@ def _tilec_texture(module, value):
     texels = getattr(value, "_tilec_base", None)
     if texels is None or value.num_mip_levels == 1:  # (one level: its texels now, after any copy_from)
         texels = np.zeros(shape + ((value.num_channels,) if value.num_channels > 1 else ()),
-                          _TEXTURE_DTYPES[value.dtype.__name__])
+                          np.dtype(value.dtype.__name__))  # (Warp's texel types are named as numpy's)
         value.copy_to(texels)
     modes = (value.address_mode_u, value.address_mode_v, value.address_mode_w)[:value.ndim]
     return getattr(module, f"Texture{value.ndim}D")(

@@ -48,13 +48,15 @@ enum { TEXTURE_WRAP, TEXTURE_CLAMP, TEXTURE_MIRROR, TEXTURE_BORDER };
 
 TL_HD const Texture* texture_of(uint64_t id) { return reinterpret_cast<const Texture*>(uintptr_t(id)); }
 
+TL_HD int32_t texture_extent(const Texture& t, int axis) { return axis == 0 ? t.width : axis == 1 ? t.height : t.depth; }
+
 TL_HD int32_t texture_size(uint64_t id, int32_t axis) {  // width (axis 0), height, depth; 0 for the empty texture
     const Texture* t = texture_of(id);
-    if (t == nullptr) return 0;
-    return axis == 0 ? t->width : axis == 1 ? t->height : t->depth;
+    return t == nullptr ? 0 : texture_extent(*t, axis);
 }
 
-TL_HD int32_t texture_extent(const Texture& t, int axis) { return axis == 0 ? t.width : axis == 1 ? t.height : t.depth; }
+// The corners a LINEAR sample reads along an axis: 2, or 1 on an axis the texture lacks.
+TL_HD int texture_span(const Texture& t, int axis) { return axis < t.ndim ? 2 : 1; }
 
 // An axis's texels at mip `level`: floor-halved, at least 1 (1 for the axes the texture lacks).
 TL_HD int32_t texture_level_extent(const Texture& t, int axis, int level) {
@@ -104,11 +106,17 @@ TL_HD int64_t texture_address(int64_t i, int64_t size, int mode) {
     return i;
 }
 
+// The period WRAP (the texture) and MIRROR (twice it) reduce a coordinate by; 0 for the other modes.
+TL_HD double texture_period(int size, int mode, bool normalized) {
+    if (mode != TEXTURE_WRAP && mode != TEXTURE_MIRROR) return 0.0;
+    return (normalized ? 1.0 : double(size)) * (mode == TEXTURE_MIRROR ? 2.0 : 1.0);
+}
+
 // The coordinate as a fraction of the texture, reduced modulo the period under WRAP and MIRROR
 // first, so that a large coordinate keeps its position within a texel.
 TL_HD float texture_reduced(float coord, int size, int mode, bool normalized) {
-    if (mode == TEXTURE_WRAP || mode == TEXTURE_MIRROR) {
-        float period = (normalized ? 1.0f : float(size)) * (mode == TEXTURE_MIRROR ? 2.0f : 1.0f);
+    if (double p = texture_period(size, mode, normalized)) {
+        float period = float(p);
         coord = fmodf(coord, period);
         if (coord < 0.0f) coord += period;
     }
@@ -141,11 +149,9 @@ TL_HD TextureAxis texture_linear_axis(float coord, int base, int size, int mode,
 // The texel a CLOSEST sample reads on one axis (in double, so that a small negative coordinate
 // keeps its sign through the reduction and the scaling).
 TL_HD int64_t texture_nearest(float coord, int base, int size, int mode, bool normalized) {
-    double reduced = double(coord);
-    if (mode == TEXTURE_WRAP || mode == TEXTURE_MIRROR)
-        reduced = fmod(reduced, (normalized ? 1.0 : double(base)) * (mode == TEXTURE_MIRROR ? 2.0 : 1.0));
+    double period = texture_period(base, mode, normalized), reduced = period ? fmod(double(coord), period) : coord;
     double texel = normalized ? reduced * double(size) : reduced * double(size) / double(base);
-    if (mode != TEXTURE_WRAP && mode != TEXTURE_MIRROR) texel = fmin(fmax(texel, -1.0), double(size));
+    if (!period) texel = fmin(fmax(texel, -1.0), double(size));
     return texture_address(texture_floor_index(texel), size, mode);
 }
 
@@ -167,8 +173,8 @@ TL_HD void texture_cell(const Texture& t, int level, const float* coords, Textur
 
 TL_HD void texture_corners(const Texture& t, TextureCell& cell, int c) {
     const TextureAxis* a = cell.axis;
-    for (int z = 0; z < (t.ndim > 2 ? 2 : 1); ++z)
-        for (int y = 0; y < (t.ndim > 1 ? 2 : 1); ++y)
+    for (int z = 0; z < texture_span(t, 2); ++z)
+        for (int y = 0; y < texture_span(t, 1); ++y)
             for (int x = 0; x < 2; ++x)
                 cell.v[z][y][x] = texture_texel(t, cell.level, x ? a[0].i1 : a[0].i0, y ? a[1].i1 : a[1].i0,
                                                 z ? a[2].i1 : a[2].i0, c);
@@ -180,11 +186,11 @@ TL_HD float texture_lerp(float a, float b, float f) { return a * (1.0f - f) + b 
 TL_HD float texture_blend(const Texture& t, const TextureCell& cell) {
     float fx = cell.axis[0].f, fy = cell.axis[1].f, fz = cell.axis[2].f;
     float row[2][2];  // [z][y], after x
-    for (int z = 0; z < (t.ndim > 2 ? 2 : 1); ++z)
-        for (int y = 0; y < (t.ndim > 1 ? 2 : 1); ++y) row[z][y] = texture_lerp(cell.v[z][y][0], cell.v[z][y][1], fx);
+    for (int z = 0; z < texture_span(t, 2); ++z)
+        for (int y = 0; y < texture_span(t, 1); ++y) row[z][y] = texture_lerp(cell.v[z][y][0], cell.v[z][y][1], fx);
     if (t.ndim == 1) return row[0][0];
     float plane[2];  // [z], after y
-    for (int z = 0; z < (t.ndim > 2 ? 2 : 1); ++z) plane[z] = texture_lerp(row[z][0], row[z][1], fy);
+    for (int z = 0; z < texture_span(t, 2); ++z) plane[z] = texture_lerp(row[z][0], row[z][1], fy);
     return t.ndim == 2 ? plane[0] : texture_lerp(plane[0], plane[1], fz);
 }
 
@@ -193,7 +199,7 @@ TL_HD float texture_blend(const Texture& t, const TextureCell& cell) {
 // then interpolated along the other axes in order.
 TL_HD float texture_slope(const Texture& t, const TextureCell& cell, int wrt) {
     int a = wrt == 0 ? 1 : 0, b = wrt == 2 ? 1 : 2;  // the other two axes, in order
-    int na = a < t.ndim ? 2 : 1, nb = b < t.ndim ? 2 : 1;
+    int na = texture_span(t, a), nb = texture_span(t, b);
     float row[2];
     for (int j = 0; j < nb; ++j) {
         float d[2];
@@ -337,8 +343,8 @@ TL_HD void texture_level_parts(const Texture& t, int level, const float* coords,
     texture_cell(t, level, coords, cell);
     texture_corners(t, cell, c);
     anchor = cell.v[0][0][0];
-    for (int z = 0; z < 2; ++z)
-        for (int y = 0; y < 2; ++y)
+    for (int z = 0; z < texture_span(t, 2); ++z)  // (the corners read: those of the texture's axes)
+        for (int y = 0; y < texture_span(t, 1); ++y)
             for (int x = 0; x < 2; ++x) cell.v[z][y][x] -= anchor;
     rest = texture_blend(t, cell);
 }

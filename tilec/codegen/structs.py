@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, Type, VecT
+from ..ir.types import ArrayT, FieldT, IndexedT, MatT, Scalar, StructT, Type, VecT, texture_ndim
 
 
 def numpy_layout(t: StructT) -> dict[str, Any] | None:
@@ -69,8 +69,8 @@ def manifest_entry(t: StructT) -> dict[str, Any]:
         elif isinstance(ft, IndexedT):  # the loader takes an indexed array (base and index arrays)
             assert isinstance(ft.dtype, Scalar), ft  # a value type's is the branch above
             fields.append({"name": fname, "kind": "indexedarray", "dtype": ft.dtype.name, "ndim": ft.ndim})
-        elif isinstance(ft, Scalar) and ft.kind == "texture":  # a texture object (None: Warp's empty texture)
-            fields.append({"name": fname, "kind": "texture", "dtype": ft.name, "ndim": int(ft.name[-2])})
+        elif isinstance(ft, Scalar) and texture_ndim(ft):  # a texture object (None: Warp's empty texture)
+            fields.append({"name": fname, "kind": "texture", "dtype": ft.name, "ndim": texture_ndim(ft)})
         elif isinstance(ft, (VecT, MatT)):
             shape = [ft.rows, ft.cols] if isinstance(ft, MatT) else [ft.length]
             fields.append({"name": fname, "kind": "value", "dtype": ft.dtype.name, "shape": shape,

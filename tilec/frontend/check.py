@@ -21,7 +21,8 @@ import libcst as cst
 from .. import ir
 from ..diagnostics import Diagnostics, Label, Span
 from ..ops import MUTATES, OPS, decompositions
-from ..ir.types import BOOL, INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT, component_dtype, describe
+from ..ir.types import (BOOL, INT32, NONE, ArrayT, FunctionT, GridQueryT, MatT, Scalar, StructT, TileT, TupleT, Type, VecT,
+                        component_dtype, describe, texture_ndim)
 from . import annotations as ann
 from . import generics, structs, warp_library
 from .lower_call import Abort, CallLowering
@@ -788,7 +789,7 @@ class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTil
         return ir.Assign(sym, value, self.span(node))
 
     def retype_literal(self, value: ir.Expr, t: Type) -> ir.Expr:
-        if self.is_weak(value) and isinstance(t, Scalar) and t.kind == "texture":  # a number is no texture's id
+        if self.is_weak(value) and texture_ndim(t):  # a number is no texture's id
             self.diags.error("TC0201", f"a number is not {describe(t)}; a texture is one a launch passed (or a "
                              "struct's unset field: the empty texture)", value.span)
             raise Abort()

@@ -15,7 +15,8 @@ import libcst as cst
 
 from .. import ir, naming
 from ..diagnostics import Diagnostics, Label, Span
-from ..ir.types import NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe, tuple_items
+from ..ir.types import (NONE, ArrayT, Dim, GridQueryT, MatT, Scalar, StructT, TileT, Type, VecT, describe, texture_ndim,
+                        tuple_items)
 from . import annotations as ann
 from . import generics, native_funcs, warp_library
 from .check import ARRAY_ADJOINTS, FunctionChecker, Options
@@ -546,7 +547,7 @@ class ModuleChecker:
                 continue
             if got != want:
                 if isinstance(want, Scalar) and isinstance(got, Scalar) and weak is not None and \
-                        (want.is_float or not got.is_float) and want.kind != "texture":  # (no number is a texture)
+                        (want.is_float or not got.is_float) and not texture_ndim(want):  # (no number is a texture)
                     concrete.append(want)
                     continue
                 self._arg_error(name, pname, want, got, where)

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import FLOAT32, INT32, Scalar, VecT, describe
-from ..ops.textures import COORDS, SAMPLE_OPS, texture_ndim
+from ..ir.types import FLOAT32, INT32, Scalar, VecT, describe, texture_ndim
+from ..ops.textures import COORDS, SAMPLE_OPS
 from . import annotations as ann
 from .lowering_host import LoweringHost
 

@@ -61,6 +61,11 @@ FLOAT64 = Scalar("float64", "float", 64, "double")
 # one a launch passed (a parameter, a struct's field, an array of structs' field) or the empty one (0).
 TEXTURES = {n: Scalar(f"texture{n}d", "texture", 64, "uint64_t") for n in (1, 2, 3)}
 
+
+def texture_ndim(t: object) -> int:
+    """A texture type's dimensionality (texture3d: 3); 0 for any other type."""
+    return next((n for n, texture in TEXTURES.items() if t == texture), 0)
+
 SCALARS = {s.name: s for s in (BOOL, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64, FLOAT16,
                                 BFLOAT16, FLOAT32, FLOAT64)}
 # Spellings accepted in source, as attributes of the API module or as builtins.
@@ -393,8 +398,8 @@ def describe(t: object) -> str:
         return f"{article(str(t.dtype))} {t.dtype} tile of shape {fmt_shape(t.shape)}"
     if isinstance(t, ArrayT):
         return f"{article(str(t.ndim))} {t.ndim}-d {t.dtype} array"
-    if isinstance(t, Scalar) and t.kind == "texture":
-        return f"a {t.name[-2]}-d texture (wp.Texture{t.name[-2:].upper()})"
+    if texture_ndim(t):
+        return f"a {texture_ndim(t)}-d texture (wp.Texture{texture_ndim(t)}D)"
     if isinstance(t, Scalar):
         return f"{article(t.name)} {t.name} scalar"
     if isinstance(t, (VecT, MatT)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.types import FLOAT32, INT32, ArrayT, Scalar, Type, VecT, describe
+from ..ir.types import FLOAT32, INT32, ArrayT, Type, VecT, describe, texture_ndim
 from .core import Bound, OpSpec, Param
 
 # The value types a sample may have (Warp's dtype=: 1, 2 or 4 channels), by op.
@@ -23,7 +23,7 @@ COORDS = (FLOAT32, VecT(FLOAT32, 2), VecT(FLOAT32, 3))  # by the texture's dimen
 
 
 def is_texture(t: object) -> bool:
-    return isinstance(t, Scalar) and t.kind == "texture"
+    return texture_ndim(t) > 0
 
 
 def _texture(b: Bound) -> None:
@@ -68,11 +68,6 @@ def _gradient(wrt_lod: bool) -> Callable[[Bound], Type]:
 def _size(b: Bound) -> Type:
     _texture(b)
     return INT32
-
-
-def texture_ndim(t: object) -> int:
-    """A texture type's dimensionality (texture3d: 3); 0 for any other type."""
-    return int(t.name[-2]) if isinstance(t, Scalar) and is_texture(t) else 0
 
 
 def holds_texture(t: object) -> bool:

@@ -23,8 +23,9 @@ A Bvh is the same descriptor without points: its items' boxes are the caller's l
 read live, and the tree is built over them.
 
 A texture's descriptor (runtime texture.h `tl::Texture`, `_TextureDesc` below) points at the
-texture's own C-contiguous copy of its texels, [depth][height][width][channels]; `copy_from` writes
-them in place, so the descriptor stays valid. One mip level only.
+texture's own C-contiguous copy of its texels, [depth][height][width][channels], and at one array
+of pointers to its mip levels' (the first those texels); `copy_from` writes the texels of a texture
+of one level in place, so the descriptor stays valid.
 
 `id` is the address of a descriptor. Every live grid, mesh, BVH and texture of this process is
 registered by its id, whichever tilec module made it, so a launch takes an id only if it is a live
@@ -66,13 +67,13 @@ def _register(obj, desc):
     return key
 
 
-def _host_array(what, value, wanted):
+def _host_array(what, value, wanted, owner="HashGrid.build"):
     """value as a numpy array on the host (a Warp array through its .numpy(), wherever it lives);
-    TypeError naming `what` (wanted: what it must be) when numpy cannot read it."""
+    TypeError naming `what` of `owner` (wanted: what it must be) when numpy cannot read it."""
     try:
         return np.asarray(value.numpy() if hasattr(value, "numpy") and not isinstance(value, np.ndarray) else value)
     except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-        raise TypeError(f"HashGrid.build: `{what}` must be {wanted}, got {type(value).__name__}") from e
+        raise TypeError(f"{owner}: `{what}` must be {wanted}, got {type(value).__name__}") from e
 
 
 def _groups(groups, n):
@@ -84,8 +85,12 @@ def _groups(groups, n):
     return g
 
 
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _dim(name, value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not _is_int(value):
         raise TypeError(f"HashGrid: `{name}` must be an int, got {type(value).__name__}")
     if not 1 <= int(value) <= _INT_MAX:
         raise ValueError(f"HashGrid: `{name}` must be at least 1, got {int(value)}")
@@ -498,16 +503,13 @@ class _TextureDesc(ctypes.Structure):  # runtime texture.h tl::Texture
                 ("dtype", ctypes.c_int32), ("filter", ctypes.c_int32), ("address", ctypes.c_int32 * 3),
                 ("normalized", ctypes.c_int32), ("num_levels", ctypes.c_int32), ("mip_filter", ctypes.c_int32),
                 ("levels", ctypes.POINTER(ctypes.c_void_p))]
-_MAX_MIP_LEVELS = 16  # Warp's limit
 
+
+_MAX_MIP_LEVELS = 16  # Warp's limit
 
 # Texel types as texture.h numbers them (float16: its bits, which the runtime decodes).
 _TEXEL_TYPES = {"uint8": 0, "uint16": 1, "uint32": 2, "int8": 3, "int16": 4, "int32": 5, "float16": 6, "float32": 7}
 _SIZES = ("width", "height", "depth")  # axes u, v, w: the data's last axes first
-
-
-def _is_int(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _mode(owner, what, value, modes):
@@ -532,9 +534,12 @@ def _texel_dtype(owner, dtype):
     return np.dtype(name)
 
 
+_TEXTURE_CLASSES = ("Texture1D", "Texture2D", "Texture3D")
+
+
 def _texture_like(value):
     """Whether value is a tilec texture (any module's class)."""
-    return type(value).__name__ in ("Texture1D", "Texture2D", "Texture3D") and hasattr(value, "_texels")
+    return type(value).__name__ in _TEXTURE_CLASSES and hasattr(value, "_texels")
 
 
 class _Texture:
@@ -647,10 +652,7 @@ class _Texture:
                 raise ValueError(f"{owner}: `num_channels` must be 1, 2 or 4, got {channels}")
             shape = (1,) * (3 - self.ndim) + tuple(int(s) for s in reversed(sizes)) + (channels,)
             return np.zeros(shape, _texel_dtype(owner, dtype))
-        try:
-            array = np.asarray(data.numpy() if hasattr(data, "numpy") and not isinstance(data, np.ndarray) else data)
-        except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-            raise TypeError(f"{owner}: `data` must be a numpy or Warp array, got {type(data).__name__}") from e
+        array = _host_array("data", data, "a numpy or Warp array", owner)
         if array.dtype.name not in _TEXEL_TYPES:
             raise TypeError(f"{owner}: `data` must hold {', '.join(_TEXEL_TYPES)} texels, got {array.dtype}")
         if array.ndim not in (self.ndim, self.ndim + 1):
@@ -701,13 +703,8 @@ class _Texture:
         owner = f"{type(self).__name__}.copy_from: `src`"
         if self.is_mipmapped:  # its levels were made from the texels given at construction (Warp's rule too)
             raise RuntimeError(f"{owner}: a mipmapped texture's texels are fixed when it is made")
-        if _texture_like(src):
-            array = src._texels.reshape(src.shape)
-        else:
-            try:
-                array = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray) else src)
-            except Exception as e:  # noqa: BLE001 - any unconvertible object is the caller's error
-                raise TypeError(f"{owner} must be a numpy or Warp array or a texture, got {type(src).__name__}") from e
+        array = src._texels.reshape(src.shape) if _texture_like(src) else \
+            _host_array("src", src, "a numpy or Warp array or a texture", f"{type(self).__name__}.copy_from")
         self._fits(owner, array)
         np.copyto(self._texels, array.reshape(self._texels.shape))
 
@@ -774,11 +771,21 @@ class Texture3D(_Texture):
                    mip_filter_mode, device, surface_access, cuda_array)
 
 
-_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh",
-          "texture1d": "Texture1D", "texture2d": "Texture2D", "texture3d": "Texture3D"}
-
-
 TEXTURE_DTYPES = ("texture1d", "texture2d", "texture3d")  # a kernel's textures: scalars of these dtypes
+_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh", **dict(zip(TEXTURE_DTYPES, _TEXTURE_CLASSES))}
+
+
+def _live(value):
+    """The live object registered under id `value`, or None."""
+    ref = _REGISTRY.live.get(int(value))
+    return ref() if ref is not None else None
+
+
+def _on_host(name, label, device):
+    """ValueError naming the argument unless the launch runs on the host (the emulation runs the .cu code
+    there, in host memory), where tilec's objects live."""
+    if device not in ("cpu", "cuda-emu"):
+        raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
 
 
 def is_object_param(p):
@@ -791,13 +798,11 @@ def texture_ids(name, p, value, device):
     empty texture) or the id of a live texture of the kernel's dimensionality; ValueError naming the
     argument and the first element that is not."""
     label = _KINDS[p["dtype"]]
-    if device not in ("cpu", "cuda-emu"):
-        raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
+    _on_host(name, label, device)
     if not isinstance(value, np.ndarray) or value.dtype != np.uint64:
         return  # the array check that follows names what it must be
     for index in zip(*np.nonzero(value)):
-        ref = _REGISTRY.live.get(int(value[index]))
-        obj = ref() if ref is not None else None
+        obj = _live(value[index])
         if obj is None or type(obj).__name__ != label:
             raise ValueError(f"{name}[{', '.join(map(str, index))}] = {int(value[index])} is not the id of a live "
                              f"tilec {label} (set the struct field to a {label} or None)")
@@ -815,20 +820,17 @@ def object_arg(name, p, value, device):
         return ctypes.c_uint64(0), None
     if type(value).__name__ in _KINDS.values() and hasattr(value, "id"):  # the object itself (any module's class)
         value = value.id
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not _is_int(value):
         what = f"a {label} or its id ({label}.id), or None (an empty texture)" if texture else \
             f"a {label}'s id ({label}.id)"
         raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
-    ref = _REGISTRY.live.get(int(value))
-    obj = ref() if ref is not None else None
-    if texture and obj is not None and type(obj).__name__ in ("Texture1D", "Texture2D", "Texture3D") and \
-            type(obj).__name__ != label:
+    obj = _live(value)
+    if texture and _texture_like(obj) and type(obj).__name__ != label:
         raise ValueError(f"{name}: the kernel reads a {label}, got a {type(obj).__name__}")
     if obj is None or type(obj).__name__ != label:
         raise ValueError(f"{name} = {int(value)} is not the id of a live tilec {label} (make one with "
                          f"<module>.{label}(...) and pass its .id; keep it alive while kernels use it)")
-    if device not in ("cpu", "cuda-emu"):  # (the emulation runs the .cu code on the host, in host memory)
-        raise ValueError(f"{name}: tilec's {label}s live on the CPU; launching on {device!r} is not supported yet")
+    _on_host(name, label, device)
     wanted = p.get(kind, "any")
     if not texture and wanted != "any" and obj.dtype != wanted:  # (a texture's texel type is any: no check)
         raise ValueError(f"{name}: the kernel reads {wanted} points, and this {label} holds {obj.dtype} ones")
