@@ -233,6 +233,11 @@ def adj_entry(module: str, kernel: str, target: str) -> str:
     return entry(module, kernel, target, "backward")
 
 
+def live_ids_entry(module: str) -> str:
+    """The C entry that sets the table of live objects a kernel checks ids read from values against."""
+    return f"{module}_set_live_ids"
+
+
 _LABEL_SAFE = re.compile(r"[A-Za-z0-9._+@=,-]")
 
 

@@ -15,7 +15,7 @@ def query_errors(grid: wp.uint64, other: int, x: wp.array(dtype=wp.vec3), xd: wp
     i = wp.tid()
     q = wp.hash_grid_query(grid, x[i], 1.0)
     g = grid
-    r = wp.hash_grid_query(g, x[i], 1.0)  # ERROR TC0401: a hash grid's id here must be a `wp.uint64` parameter
+    r = wp.hash_grid_query(x[i][0], x[i], 1.0)  # ERROR TC0201: a hash grid's id must be a uint64 (`HashGrid.id`), got a float32 scalar
     s = wp.hash_grid_query(other, x[i], 1.0)  # ERROR TC0201: `other` must be a hash grid's id, a uint64
     t = wp.hash_grid_query(grid, xd[i], 1.0)  # ERROR TC0201: `grid` is queried with float32 points elsewhere
     u = wp.hash_grid_query(grid, x[i], 1.0, 2.5)  # ERROR TC0201: `group` must be an int32, got a float32
@@ -23,7 +23,7 @@ def query_errors(grid: wp.uint64, other: int, x: wp.array(dtype=wp.vec3), xd: wp
     n = reads(q, x[i])  # ERROR TC0201: reads: parameter `grid` expects a uint64 scalar, got a hash-grid query
     z = q  # ERROR TC0401: the query `q` used as a value
     ok = wp.hash_grid_query_next(q, i)  # ERROR TC0401: is taken only as a while loop's condition
-    out[i] = reads(g, x[i])  # ERROR TC0401: `reads` reads its `grid` as a hash grid's id
+    out[i] = reads(g, x[i])  # a copy of the id: checked where it is read (runtime live_ids.h)
     wp.hash_grid_query(grid, x[i], 1.0)  # ERROR TC0401: bind `wp.hash_grid_query(...)` to a name
     j = int(0)
     while wp.hash_grid_query_next(q, x[i]):  # ERROR TC0401: hash_grid_query_next writes the index to a variable
@@ -43,7 +43,8 @@ def mesh_errors(mesh: wp.uint64, grid: wp.uint64, out: wp.array(dtype=wp.vec3)):
     i = wp.tid()
     q = wp.hash_grid_query(grid, out[i], 1.0)
     m = mesh
-    out[i] = wp.mesh_eval_position(m, i, 0.5, 0.5)  # ERROR TC0401: a mesh's id here must be a `wp.uint64` parameter
+    out[i] = wp.mesh_eval_position(m, i, 0.5, 0.5)  # a copy of the id: checked where it is read
+    out[i] = wp.mesh_eval_position(1.5, i, 0.5, 0.5)  # ERROR TC0201: a mesh's id must be a uint64 (`Mesh.id`), got a float32 scalar
     out[i] = wp.mesh_get_point(grid, i)  # ERROR TC0201: `grid` is read as a hash grid's id elsewhere and as a mesh's
     out[i] = wp.mesh_eval_velocity(mesh, i, out[i], 0.5)  # ERROR TC0201: `bary_u` must be a float32
 

@@ -10,7 +10,7 @@ from ..codegen import analysis
 from ..codegen.cxx import CxxEmitter, Target
 from ..codegen.element_loops import in_range_func
 from ..codegen.natives import native_texts
-from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, param_doc, templates
+from ..codegen.sources import Emitted, KernelPlan, _entry, kernel_facts, live_ids_entry, param_doc, templates
 from ..codegen.tile_sums import summed_arrays
 from ..ir.types import ArrayT, Scalar, TileT
 from ..passes.fuse_tiles import fold_forward
@@ -101,7 +101,8 @@ def emit_cpu(module: ir.Module, plans: list[KernelPlan], line_directives: bool =
                                       funcs, lanes_of=k, sums=sums))
         kernels.append({"bodies": bodies, "entries": entries})
         header_kernels.append(_header_kernel(k, facts, entries + list((cuda_entries or {}).get(k.name, []))))
-    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    common = {"version": __version__, "filename": target.filename, "module": module.name,
+              "live_ids_entry": live_ids_entry(module, plans)}
     cpp = TEMPLATES.get_template("module.cpp.j2").render(
         **common, target="CPU (C++17)", funcs=func_texts, kernels=kernels)
     header = TEMPLATES.get_template("header.h.j2").render(**common, kernels=header_kernels)

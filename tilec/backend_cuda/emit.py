@@ -9,7 +9,7 @@ from ..codegen.analysis import calls
 from ..codegen.cxx import CxxEmitter, Target, uses_tape
 from ..codegen.natives import native_texts
 from ..diagnostics import Diagnostic
-from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, templates
+from ..codegen.sources import KernelPlan, _entry, abi_ctype, kernel_facts, live_ids_entry, templates
 from ..ir.types import MatT, TileT, Type, VecT
 from ..passes.normalize import normalize_module
 from ..passes.structure import inline_calls
@@ -113,7 +113,8 @@ def emit_cuda(module: ir.Module, plans: list[KernelPlan], line_directives: bool 
                                               f"kernel {k.name}, {direction}", partial_limit))
         kernels.append({"bodies": bodies, "entries": kernel_entries})
         entries[k.name] = kernel_entries
-    common = {"version": __version__, "filename": target.filename, "module": module.name}
+    common = {"version": __version__, "filename": target.filename, "module": module.name,
+              "live_ids_entry": live_ids_entry(module, plans)}
     text = TEMPLATES.get_template("module.cu.j2").render(**common, funcs=func_texts, kernels=kernels)
     return text, entries
 

@@ -143,6 +143,12 @@ def calls_vector_math(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool
     return False
 
 
+def reads_live_ids(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
+    """Whether fn, or a func it calls, checks an id read from a value against the launch's live objects
+    (ops/spatial.py live_id): the loader sets the table first (runtime live_ids.h)."""
+    return any("live_id" in ops_called(f) for f in with_callees(fn, funcs))
+
+
 def is_tiled(fn: ir.Function, funcs: Mapping[str, ir.Function]) -> bool:
     return any(f.tiled for f in with_callees(fn, funcs))
 

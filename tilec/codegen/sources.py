@@ -112,7 +112,16 @@ def _kernel_facts(fn: ir.Function, funcs: dict[str, ir.Function]) -> dict[str, A
         "array_access": analysis.array_access(fn),  # the loader's Tape zeroes overwritten adjoints
         # a SIMT launch's partial last block needs at least this many lanes (analysis.partial_block_limit)
         **({"partial_limit": analysis.partial_block_limit(fn, funcs)} if tiled else {}),
+        # ids read from values: the loader sets the live objects' table first (runtime live_ids.h)
+        **({"live_ids": True} if analysis.reads_live_ids(fn, funcs) else {}),
     }
+
+
+def live_ids_entry(module: ir.Module, plans: list[KernelPlan]) -> str | None:
+    """The entry setting the live objects' table (runtime live_ids.h), if a kernel reads ids from values."""
+    funcs = {f.name: f for f in module.funcs}
+    return naming.live_ids_entry(module.name) if any(kernel_facts(p.forward, funcs).get("live_ids")
+                                                     for p in plans) else None
 
 
 def _entry(name: str, params: list[ir.Sym], body: str, device: str) -> dict[str, Any]:

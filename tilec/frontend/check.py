@@ -157,6 +157,7 @@ class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTil
         self.in_simple_statement = False  # lowering a statement without a body (guarded): pending_aliases follow it
         self.mesh_bvhs: dict[str, cst.BaseExpression] = {}  # `bvh = wp.mesh_get_bvh(mesh)` (hash_grids.py)
         self.grid_queries: dict[str, Query] = {}  # name -> the grid or mesh query bound to it (hash_grids.py)
+        self.lowered_ids: dict[cst.CSTNode, ir.Expr] = {}  # hash_grids.py note_id_argument
         self.grid_ids: dict[str, tuple[str, str, cst.CSTNode]] = {}  # parameter read as an id -> (kind, dtype, a use)
         self.grid_candidates: dict[str, ir.Sym] = {}  # parameters by name: what a grid id may name
         self.query_depths: list[int] = []
@@ -1023,6 +1024,9 @@ class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTil
     # ------------------------------------------------------------ control flow
 
     def expr(self, node: cst.BaseExpression) -> Lowered:
+        checked_id = self.lowered_ids.pop(node, None)
+        if checked_id is not None:  # an op's id argument read from a value, checked (hash_grids.py)
+            return checked_id
         if isinstance(node, cst.IfExp) and _array_tests(node.test) & set(self.nullable):
             # `a[i] if a else 0.0` (Newton's kamino): the arm that reads `a` where the test shows it passed;
             # both arms are evaluated and one picked (a read of an absent array's elements gives 0)

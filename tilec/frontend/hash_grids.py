@@ -39,7 +39,7 @@ from .. import ir
 from ..diagnostics import Span
 from ..ir.types import BOOL, FLOAT32, INT32, INT64, UINT64, GridQueryT, Scalar, Type, VecT, describe
 from ..ops import REQUIRED
-from ..ops.spatial import VEC3F
+from ..ops.spatial import LIVE_KINDS, VEC3F
 from .lowering_host import LoweringHost
 from .statement_walk import names_in, subnodes
 
@@ -163,6 +163,7 @@ class HashGridQueries(LoweringHost):
     mesh_bvhs: dict[str, cst.BaseExpression]  # name -> the mesh id of the `wp.mesh_get_bvh(mesh)` bound to it
     grid_ids: dict[str, tuple[str, str, cst.CSTNode]]  # parameter -> (kind, dtype read: "any" for none yet, a use)
     grid_candidates: dict[str, ir.Sym]  # the parameters by name: what a grid id may name (check.py)
+    lowered_ids: dict[cst.CSTNode, ir.Expr]  # an op's id argument, checked (note_id_argument): expr() takes it
     query_depths: list[int]  # the loop depth of each query body being lowered, innermost last
     query_breaks: list[ir.Sym | None]  # and its break flag, once a `break` needs one
 
@@ -208,15 +209,16 @@ class HashGridQueries(LoweringHost):
         if radius.type != dtype:
             self.fail("TC0201", f"hash_grid_query: `max_dist` must be a {dtype} like the point, got "
                       f"{describe(radius.type)}", args["max_dist"])
-        grid = self.grid_id(args["id"], dtype.name)
         span = self.span(node)
+        out: list[ir.Stmt] = []
+        grid = self.id_variable(name, self.grid_id(args["id"], dtype.name), out)
         group = self.expr(args["group"]) if "group" in args else None
         if group is not None and self.is_weak(group) and type(group.value) is int:  # a literal `2`: an int32
             group = self.retype_literal(group, INT32)
         if group is not None and group.type != INT32:
             self.fail("TC0201", f"hash_grid_query: `group` must be an int32, got {describe(group.type)}", args["group"])
         held = [self.new_temp(point.type), self.new_temp(dtype)]  # the point and radius, evaluated once
-        out: list[ir.Stmt] = [ir.Assign(held[0], point, span), ir.Assign(held[1], radius, span)]
+        out += [ir.Assign(held[0], point, span), ir.Assign(held[1], radius, span)]
         query = self.grid_queries.get(name)
         if query is None:
             query = GridQuery.named(name, grid.sym, dtype.name, group is not None)
@@ -259,11 +261,12 @@ class HashGridQueries(LoweringHost):
                 self.fail("TC0201", f"{api}: `root` must be an int32 (a node, from wp.bvh_get_group_root), got "
                           f"{describe(root.type)}", args["root"])
         values = self.shape_values(api, args, zip(names, (VEC3F, FLOAT32 if shape == "sphere" else VEC3F, FLOAT32)))
-        mesh = self.grid_id(args["id"], "float32", kind=kind)
+        checked: list[ir.Stmt] = []
+        mesh = self.id_variable(name, self.grid_id(args["id"], "float32", kind=kind), checked)
         query = self.kept_query(name, MeshQuery.named(name, mesh.sym, shape, kind), node)
         assert isinstance(query, MeshQuery)  # (kept_query: the same kind of query)
         rooted = [ir.Assign(query.root, root, span)] if query.root is not None else []
-        return [*(ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)), *rooted]
+        return [*checked, *(ir.Assign(sym, value, span) for sym, value in zip(query.variables(), values)), *rooted]
 
     def shape_values(self, api: str, args: dict[str, cst.BaseExpression], wanted: Iterable[tuple[str, Type]]
                      ) -> list[ir.Expr]:
@@ -318,29 +321,47 @@ class HashGridQueries(LoweringHost):
             return self.query_arguments("mesh_get_bvh", node, (("id", REQUIRED),))["id"]
         return None
 
-    def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid") -> ir.Var:
+    def grid_id(self, node: cst.BaseExpression, dtype: str, name: str | None = None, kind: str = "hash_grid"
+                ) -> ir.Expr:
         """The id `node` names (or `name`, the caller's argument at `node`) of a hash grid, a mesh or a Bvh
-        (kind): a uint64 parameter of this kernel or func, recorded for the loader. A Bvh's may be a mesh's
-        tree (`wp.mesh_get_bvh(mesh)`): the mesh's id then."""
+        (kind): a uint64 parameter of this kernel or func (or a field of a struct parameter), recorded for
+        the loader; any other uint64 value is checked where it is read (live_grid_id). A Bvh's may be a
+        mesh's tree (`wp.mesh_get_bvh(mesh)`): the mesh's id then."""
         if kind == "bvh" and name is None:
             mesh = self.mesh_of_bvh(node)
             if mesh is not None:
                 return self.grid_id(mesh, dtype, kind="mesh")
-        what, cls = KINDS[kind]
         if name is None and isinstance(node, cst.Attribute):  # `mesh.id`: a uint64 field of a struct parameter
             leaf = self.expr(node)
             held = leaf.sym if isinstance(leaf, ir.Var) else None
             if held is not None and self.grid_candidates.get(held.name) is held:
                 return self.checked_grid_id(held.name, held, kind, dtype, node)
+            return self.live_grid_id(leaf, kind, dtype, node)
         name = name or (node.value if isinstance(node, cst.Name) else None)
         binding = self.env.get(name) if name is not None else None
-        if binding is None or name not in self.grid_candidates or binding.sym is not self.grid_candidates[name]:
-            self.fail("TC0401", f"unsupported syntax: {what} id here must be a `wp.uint64` parameter of the kernel or "
-                      f"func (or a field of a struct parameter), as passed (`{cls}.id`), which the loader checks is "
-                      f"a live {cls}'s", node,
-                      help="pass the id as a parameter of its own")
-        assert name is not None and binding is not None  # (checked above)
-        return self.checked_grid_id(name, binding.sym, kind, dtype, node)
+        if binding is not None and name is not None and binding.sym is self.grid_candidates.get(name):
+            return self.checked_grid_id(name, binding.sym, kind, dtype, node)
+        return self.live_grid_id(self.expr(node), kind, dtype, node)
+
+    def live_grid_id(self, value: ir.Expr, kind: str, dtype: str, node: cst.CSTNode) -> ir.Expr:
+        """An id read from a value (an element of a uint64 array, a local): checked against the launch's
+        live objects where it is read, that kind's empty object when it is none (runtime live_ids.h)."""
+        what, cls = KINDS[kind]
+        if self.is_weak(value) and type(value.value) is int:
+            value = self.retype_literal(value, UINT64)
+        if value.type != UINT64:
+            self.fail("TC0201", f"{what} id must be a uint64 (`{cls}.id`), got {describe(value.type)}", node)
+        span = self.span(node)
+        return ir.OpCall("live_id", (value, ir.Const(LIVE_KINDS[(kind, dtype)], INT32, span)), (), UINT64, span)
+
+    def id_variable(self, query: str, value: ir.Expr, out: list[ir.Stmt]) -> ir.Var:
+        """The id a query walks as a variable: a checked parameter as it is, a value's id checked once into
+        the query's own `query.id` (appended to `out`)."""
+        if isinstance(value, ir.Var):
+            return value
+        sym = ir.Sym(f"{query}.id", 0, UINT64)
+        out.append(ir.Assign(sym, value, value.span))
+        return ir.Var(sym, value.span)
 
     def checked_grid_id(self, name: str, sym: ir.Sym, kind: str, dtype: str, node: cst.BaseExpression) -> ir.Var:
         """The id parameter `sym` (`name`: a parameter, or a struct parameter's leaf `s.id`), recorded
@@ -399,16 +420,18 @@ class HashGridQueries(LoweringHost):
         return tuple(sorted((name, kind, dtype) for name, (kind, dtype, _) in self.grid_ids.items()))
 
     def pass_grid_ids(self, fn: ir.Function, args: list[ir.Expr], node: cst.Call) -> None:
-        """A call of a func that reads grid ids: each argument given for one is the caller's own grid id."""
+        """A call of a func that reads grid ids: an argument given for one that is the caller's own checked
+        id passes as it is, any other uint64 value checked against the live objects (live_grid_id)."""
         positions = {p.name: k for k, p in enumerate(fn.params)}
         for param, kind, dtype in fn.spatial_ids:
-            arg = args[positions[param]]
+            at = positions[param]
+            arg = args[at]
             name = arg.sym.name if isinstance(arg, ir.Var) else None
-            if not isinstance(arg, ir.Var) or name is None or self.grid_candidates.get(name) is not arg.sym \
-                    or self.env[name].sym is not arg.sym:
-                self.fail("TC0401", f"unsupported syntax: `{fn.source_name}` reads its `{param}` as {KINDS[kind][0]} id; "
-                          "pass it a `wp.uint64` parameter of this kernel or func, as passed", node)
-            self.grid_id(node, dtype, name, kind)
+            if isinstance(arg, ir.Var) and name is not None and self.grid_candidates.get(name) is arg.sym \
+                    and self.env[name].sym is arg.sym:
+                self.grid_id(node, dtype, name, kind)
+            else:
+                args[at] = self.live_grid_id(arg, kind, dtype, node)
 
     # ------------------------------------------------------------ its loop
 
@@ -507,7 +530,9 @@ class HashGridQueries(LoweringHost):
         if given:
             grid = api.startswith("hash_grid")  # else a mesh's or BVH's builtin: their points are float32
             kind = "hash_grid" if grid else "bvh" if api.startswith("bvh") else "mesh"
-            self.grid_id(given[0].value, "any" if grid else "float32", kind=kind)
+            checked = self.grid_id(given[0].value, "any" if grid else "float32", kind=kind)
+            if not isinstance(checked, ir.Var):  # a value's id, checked: what the op's lowering takes for it
+                self.lowered_ids[given[0].value] = checked
 
     def refuse_query_call(self, api: str, node: cst.Call) -> None:
         """A query or its advance anywhere but where the two loop forms above take them."""

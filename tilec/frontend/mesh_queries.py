@@ -159,7 +159,7 @@ class MeshQueries(LoweringHost):
         params, signed = QUERIES[api]
         struct = BUILTIN_STRUCT_CALLS[api]
         span = self.span(call)
-        mesh = self.grid_id(args["id"], "float32", kind="mesh")
+        mesh = self.held(self.grid_id(args["id"], "float32", kind="mesh"), held, span)
         values: dict[str, ir.Expr] = {}
         for name, default in params[1:]:
             given = args.get(name)

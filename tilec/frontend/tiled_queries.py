@@ -35,13 +35,14 @@ class TiledQueries(LoweringHost):
         names = ("low", "high") if test == 0 else ("start", "dir")
         args = self.query_arguments(api, call, (("id", REQUIRED), *((n, REQUIRED) for n in names)))
         values = self.shape_values(api, args, ((key, VEC3F) for key in names))
-        mesh = self.grid_id(args["id"], "float32", kind=kind)
+        checked: list[ir.Stmt] = []
+        mesh = self.id_variable(name, self.grid_id(args["id"], "float32", kind=kind), checked)
         query = self.kept_query(name, TiledQuery.named(name, mesh.sym, kind, test), node)
         assert isinstance(query, TiledQuery)  # (kept_query: the same kind of query)
         span = self.span(node)
         mesh_id = ir.Var(query.mesh, span)
         start = ir.OpCall("mesh_batch_start", (mesh_id, *values, ir.Const(test, INT32, span)), (), INT64, span)
-        return [ir.Assign(query.a, values[0], span), ir.Assign(query.b, values[1], span),
+        return [*checked, ir.Assign(query.a, values[0], span), ir.Assign(query.b, values[1], span),
                 ir.Assign(query.cursor, start, span), ir.Assign(query.valid, ir.Const(True, BOOL, span), span)]
 
     def tiled_query_step(self, api: str, node: cst.Call) -> ir.Expr:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,27 @@ def _grid(id_: Value) -> HashGridLayout:
 
 def _mesh(id_: Value) -> MeshLayout:
     return MeshLayout.from_address(int(id_))
+
+
+# The empty objects an id that is no live object of the kind read gives (runtime live_ids.h), and the kinds
+# (LiveKind) of the loader's live objects, by class name and points' precision.
+_EMPTY_MESH = MeshLayout()
+_EMPTY_GRID = HashGridLayout(dim_x=1, dim_y=1, dim_z=1, dtype_bits=32)
+_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4}
+
+
+@impl("live_id")
+def _live_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
+    """The id if the loader's registry (tilec-rt/spatial.py, this process's) holds a live object of the kind
+    read under it, else the address of that kind's empty object."""
+    key, wanted = int(a[0]), int(a[1])
+    registry = sys.modules.get("_tilec_spatial_v3")
+    ref = getattr(registry, "live", {}).get(key)
+    obj = ref() if ref is not None else None
+    kind = _LIVE_KINDS.get((type(obj).__name__, str(getattr(obj, "dtype", ""))))
+    if kind is not None and (kind == wanted or (wanted == 0 and kind in (1, 2))):
+        return np.uint64(key)
+    return np.uint64(ctypes.addressof(_EMPTY_MESH if wanted in (3, 4) else _EMPTY_GRID))
 
 
 def cell_coord(v: Value) -> int:

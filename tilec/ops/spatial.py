@@ -310,4 +310,11 @@ OPS.append(OpSpec("bvh_get_group_root", (Param("id", "value"), Param("group", "v
                   _rule(lambda b: _grid(b, "id", "a BVH's id (a uint64, `Bvh.id`)"), ("group",), INT32),
                   "bvh_get_group_root", "the root of a grouped Bvh's group `group` (-1, the whole tree, for a group it "
                   "lacks): the `root` of its queries", runtime_call=True))
+OPS.append(OpSpec("live_id", (Param("id", "value"), Param("kind", "value")), _rule(lambda b: _grid(b, "id", "an id (a uint64)"),
+                                                                                     ("kind",), UINT64),
+                  "live_id", "an id read from a value, as a live object of `kind` (runtime live_ids.h LiveKind) or that "
+                  "kind's empty object", api=False, runtime_call=True))
+# LiveKind (runtime live_ids.h) of an id read as (kind, precision): a hash grid of unknown precision takes either
+LIVE_KINDS = {("hash_grid", "any"): 0, ("hash_grid", "float32"): 1, ("hash_grid", "float64"): 2, ("mesh", "float32"): 3,
+              ("mesh", "any"): 3, ("bvh", "float32"): 4, ("bvh", "any"): 4}
 MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

@@ -603,6 +603,8 @@ class Kernel:
 
     def _launch_values(self, values, grid, lane_tid, adj_inputs, adj_outputs, adjoint, device, block_dim, num_threads,
                        stream, uploads):
+        if self.meta.get("live_ids"):  # ids read from values: checked against the CPU's live objects
+            _spatial.live_ids_on(self.name, device)
         flat_values = values if self._plain else self._flat(values, device)
         # The same arrays as the last launch, unchanged in every property the checks read: its
         # converted arguments, already checked, are reused (without that a launch's Python took
@@ -699,7 +701,11 @@ class Kernel:
             return
         fn = getattr(_library(device), entries[direction])
         extra = [None] if device == "cuda-emu" else []  # the stream of the C API's CUDA launch wrappers
-        rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        if self.meta.get("live_ids"):  # ids read from values: checked against the live objects (spatial.py)
+            with _spatial.live_ids(self.name, _library(device), f"{_MODULE}_set_live_ids", device):
+                rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
+        else:
+            rc = fn(ctypes.byref(launch), *extra, *[a[0] for a in args])
         if rc == 2:
             raise MemoryError(f"{self.name}: out of memory in the native launch")
         if rc == 5:  # reduce.h: no_active_element (a partial last block, docs/kernels.md)

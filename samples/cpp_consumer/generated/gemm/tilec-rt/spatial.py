@@ -35,9 +35,11 @@ texture (id 0).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import enum
 import sys
+import threading
 import types
 import weakref
 
@@ -47,6 +49,8 @@ import numpy as np
 _REGISTRY = sys.modules.setdefault("_tilec_spatial_v3", types.ModuleType("_tilec_spatial_v3"))
 if not hasattr(_REGISTRY, "live"):
     _REGISTRY.live = {}  # id -> weakref.ref(HashGrid, Mesh, Bvh or texture)
+if not hasattr(_REGISTRY, "table_lock"):
+    _REGISTRY.table_lock = threading.Lock()  # one launch at a time reads the live objects' table (live_ids)
 
 _INT_MAX, _INT_MIN = 2**31 - 1, -(2**31)
 
@@ -791,6 +795,40 @@ def _on_host(name, label, device):
 def is_object_param(p):
     """Whether a kernel parameter's meta marks an object's id (a hash grid, mesh, BVH or texture: object_arg)."""
     return any(k in p for k in _KINDS) or p.get("dtype") in TEXTURE_DTYPES
+
+
+# The kind of each live object in the table of a kernel that reads ids from values (runtime live_ids.h LiveKind)
+_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4}
+
+
+def live_ids_on(kernel, device):
+    """ValueError unless `device` runs on the host, where the live objects' table a kernel that reads ids
+    from values checks them against lives (live_ids)."""
+    if device not in ("cpu", "cuda-emu"):
+        raise ValueError(f"{kernel}: it reads hash-grid, mesh or BVH ids from values, which tilec checks on the "
+                         f"CPU only; launching it on {device!r} is not supported yet")
+
+
+@contextlib.contextmanager
+def live_ids(kernel, lib, setter, device):
+    """Around the launch of a kernel that reads hash-grid, mesh or BVH ids from values (an element of a
+    uint64 array, a local) rather than from checked parameters: the library's table of the objects alive
+    now (runtime live_ids.h), which the kernel checks each such id against, held (with the objects) until
+    the launch returns and then cleared."""
+    live_ids_on(kernel, device)
+    with _REGISTRY.table_lock:
+        alive = sorted((key, obj) for key, obj in ((key, ref()) for key, ref in list(_REGISTRY.live.items()))
+                       if obj is not None and (type(obj).__name__, getattr(obj, "dtype", None)) in _LIVE_KINDS)
+        ids = np.array([key for key, _ in alive], np.uint64)
+        kinds = np.array([_LIVE_KINDS[type(obj).__name__, obj.dtype] for _, obj in alive], np.int32)
+        table = getattr(lib, setter)
+        table.argtypes, table.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64], ctypes.c_int
+        if table(ids.ctypes.data, kinds.ctypes.data, len(alive)) != 0:
+            raise RuntimeError(f"{kernel}: the library refused the table of live objects")
+        try:
+            yield
+        finally:
+            table(None, None, 0)
 
 
 def texture_ids(name, p, value, device):
