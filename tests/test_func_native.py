@@ -343,3 +343,55 @@ def test_the_arrays_a_snippet_may_write_are_read_from_its_text(code, name, writt
     from tilec.frontend.native_funcs import _code_only, _may_write
 
     assert _may_write(_code_only(code), name) is written
+
+
+PAIR = HEAD + '''@wp.func_native("""
+#if defined(__CUDA_ARCH__)
+return __frsqrt_rn(v);
+#else
+return 1.0f / sqrtf(v);
+#endif
+""")
+def rsqrt(v: float) -> float: ...
+
+
+@wp.func_native("printf(\\"%f\\\\n\\", v); return v;")
+def shown(v: float) -> float: ...
+
+
+@wp.func
+def scaled_pair(v: wp.vec3) -> tuple[wp.vec3, float]:
+    r = rsqrt(wp.dot(v, v))
+    return v * r, r
+
+
+@wp.func
+def shown_pair(v: wp.vec3) -> tuple[wp.vec3, float]:
+    r = shown(wp.dot(v, v))
+    return v * r, r
+
+
+@wp.kernel
+def unit(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3), inv: wp.array(dtype=float)):
+    i = wp.tid()
+    d, r = scaled_pair(x[i])
+    y[i] = d
+    inv[i] = r
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_func_of_several_values_calls_a_snippet_of_values_in_each_values_instance():
+    """Newton's support maps: a func returning two values that calls a snippet over scalars (a reciprocal
+    square root) is evaluated once per value (frontend/values_only.py), the snippet in each; one that
+    prints is an effect, which such a func may not have where a value depends on it."""
+    module = build(PAIR, "native_pair")
+    x = np.random.default_rng(3).standard_normal((9, 3)).astype(np.float32)
+    y, inv = np.zeros_like(x), np.zeros(9, np.float32)
+    module.unit.launch(dim=9, inputs=[x, y, inv])
+    want = np.float32(1) / np.sqrt((x * x).sum(axis=1, dtype=np.float32))
+    np.testing.assert_allclose(inv, want, rtol=1e-6)
+    np.testing.assert_allclose(y, x * want[:, None], rtol=1e-6)
+    error = first_error(PAIR.replace("d, r = scaled_pair(x[i])", "d, r = shown_pair(x[i])"))
+    assert error.startswith("33:12: TC0401: unsupported syntax: `shown_pair` returns several values and has effects")

@@ -129,7 +129,7 @@ class CallLowering(LoweringHost):
     def lower_native_call(self, name: str, node: cst.Call) -> ir.Expr:
         """A call of a @wp.func_native (native_funcs.py): its scalar and array arguments, by position, of
         the parameters' types (a literal takes the parameter's), as Warp matches a func's."""
-        from .native_funcs import NativeError
+        from .native_funcs import NativeError, values_only
 
         try:
             native = self.module.native(self.scope.native_funcs[name], self.scope.native_homes.get(name, self.scope),
@@ -150,7 +150,8 @@ class CallLowering(LoweringHost):
             args.append(value)
         written = tuple(k for k, (pname, _) in enumerate(native.params) if pname in native.written)
         attrs = (("func", native.name), ("source", name), ("adjoint", native.adj_snippet is not None),
-                 ("replay", native.replay_snippet is not None), ("written", written))
+                 ("replay", native.replay_snippet is not None), ("written", written),
+                 ("values_only", values_only(native)))
         return ir.OpCall("native_call", tuple(args), attrs, native.ret, self.span(node))
 
     def refuse_host_name(self, node: cst.BaseExpression) -> None:

@@ -39,6 +39,8 @@ def makes_effect(e: ir.Expr, funcs: Mapping[str, ir.Function]) -> bool:
     """Whether evaluating `e` has an effect: an effect op (an atomic returning its old value too), or a
     call of a func with one."""
     for sub in ir.walk_expr(e):
+        if isinstance(sub, ir.OpCall) and sub.op == "native_call" and dict(sub.attrs).get("values_only"):
+            continue  # a snippet of values only (native_funcs.values_only)
         if isinstance(sub, ir.OpCall) and sub.op in OPS and OPS[sub.op].effect:
             return True
         if isinstance(sub, ir.Call) and sub.func in funcs and effect_of(funcs[sub.func], funcs) is not None:
