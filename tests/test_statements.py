@@ -198,3 +198,33 @@ def test_bit_updates_of_integer_vector_elements_are_atomic_as_in_warp():
         # 4128 threads: bits 0..31 toggled 129 times each (odd: set), every bit or-ed in
         np.testing.assert_array_equal(a, np.full((2, 3), 0xFFFFFFFF, np.uint32))
         np.testing.assert_array_equal(x, [[0, np.iinfo(np.uint64).max]])
+
+
+SHADOWING = '''import warp as wp
+
+
+@wp.func
+def is_neighbour(a: int, b: int, c: int) -> bool:
+    is_neighbour = a == c or b == c
+    return is_neighbour
+
+
+@wp.kernel
+def neighbours(a: wp.array(dtype=int), b: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = wp.where(is_neighbour(a[i], b[i], 3), 1, 0)
+'''
+
+
+@needs_cxx
+@pytest.mark.build
+def test_a_local_named_as_its_func_hides_the_func_there():
+    """Newton's `tri_is_neighbor = (...)` inside `def tri_is_neighbor`: a local, as in Python and Warp."""
+    module = build(SHADOWING, "shadowing")
+    a, b = np.array([3, 0, 1, 3], np.int32), np.array([0, 3, 2, 3], np.int32)
+    out = np.zeros(4, np.int32)
+    module.neighbours.launch(dim=4, inputs=[a, b, out])
+    np.testing.assert_array_equal(out, [1, 1, 0, 1])
+    called = SHADOWING.replace("    return is_neighbour\n", "    return is_neighbour(a, b, c)\n")
+    assert harness.first_error(called) == ("7:12: TC0405: `is_neighbour` is a local variable here, a bool scalar bound "
+                                           "at line 6, which hides the function `is_neighbour`")

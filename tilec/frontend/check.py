@@ -804,8 +804,10 @@ class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTil
     def declare(self, target: cst.Name, t: Type, node: cst.CSTNode) -> ir.Sym:
         name = target.value
         self.assign_counts[name] = self.assign_counts.get(name, 0) + 1
-        if name in self.scope.api_aliases or name in self.scope.funcs:
+        if name in self.scope.api_aliases:
             self.fail("TC0401", f"unsupported syntax: rebinding the global name `{name}`", target)
+        # a local named as a func (Newton's `tri_is_neighbor = ...` in `def tri_is_neighbor`) hides it from
+        # there on, as in Warp: reads and calls of the name look at locals first (lower_expr, lower_call)
         if name in self.tuple_vars:
             self.fail("TC0405", f"`{name}` is a tuple of {len(self.tuple_vars[name])} values and cannot become "
                       f"{describe(t)}", target, help="use a new name")

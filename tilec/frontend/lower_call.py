@@ -94,6 +94,11 @@ class CallLowering(LoweringHost):
         self.refuse_host_name(func)
         if isinstance(node.func, cst.Name):
             name = node.func.value
+            local = self.env.get(name)
+            if local is not None and (name in self.scope.funcs or name in self.scope.native_funcs):
+                self.fail("TC0405", f"`{name}` is a local variable here, {describe(local.sym.type)} bound at line "
+                          f"{local.span.line}, which hides the function `{name}`", node.func,
+                          help="give the local another name")
             if name in self.scope.funcs and name not in self.env:
                 return self.lower_func_call(name, node)
             if name in self.scope.structs and name not in self.env:
