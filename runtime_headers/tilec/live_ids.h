@@ -1,4 +1,4 @@
-// tilec runtime: ids of hash grids, meshes and BVHs that a kernel reads from values (an element of a
+// tilec runtime: ids of hash grids, meshes, BVHs and volumes that a kernel reads from values (an element of a
 // uint64 array, a local) rather than from a parameter the loader checked. Newton keeps mesh ids in a
 // uint64 array whose other elements hold other things (0, indices), as many Warp programs do, so such
 // an id is checked where it is used: `live_id` looks it up in the table of the objects alive at the
@@ -14,13 +14,14 @@
 #include <cstdint>
 #include "hash_grid.h"
 #include "mesh.h"
+#include "volume.h"
 
 namespace tl {
 
 // The kinds of the loader's table (tilec-rt/spatial.py LIVE_KINDS): keep the two in step. A read
 // of a hash grid whose points' precision the kernel does not fix takes either.
 enum LiveKind : int32_t { LIVE_ANY_HASH_GRID = 0, LIVE_HASH_GRID_F32 = 1, LIVE_HASH_GRID_F64 = 2, LIVE_MESH = 3,
-                          LIVE_BVH = 4 };
+                          LIVE_BVH = 4, LIVE_VOLUME = 5 };
 
 struct LiveIds {
     const uint64_t* ids;  // ascending
@@ -31,6 +32,7 @@ struct LiveIds {
 #ifndef __CUDA_ARCH__
 __attribute__((visibility("hidden"))) inline LiveIds live_ids_table = {nullptr, nullptr, 0};
 __attribute__((visibility("hidden"))) inline const Mesh empty_mesh = {};
+__attribute__((visibility("hidden"))) inline const Volume empty_volume = {};  // VOLUME_NONE: every read is 0
 __attribute__((visibility("hidden"))) inline const HashGrid empty_hash_grid = {1, 1, 1, 0, 0, 32, 0.0f, 0.0, nullptr,
                                                                               nullptr, nullptr, nullptr, 0};
 
@@ -55,7 +57,8 @@ TL_HD uint64_t live_id(uint64_t id, int32_t wanted) {
     }
     if (lo < t.count && t.ids[lo] == id && live_kind_matches(t.kinds[lo], wanted)) return id;
     const void* empty = wanted == LIVE_MESH || wanted == LIVE_BVH ? static_cast<const void*>(&empty_mesh)
-                                                                  : static_cast<const void*>(&empty_hash_grid);
+                        : wanted == LIVE_VOLUME                  ? static_cast<const void*>(&empty_volume)
+                                                                 : static_cast<const void*>(&empty_hash_grid);
     return uint64_t(uintptr_t(empty));
 #endif
 }

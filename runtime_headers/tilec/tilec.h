@@ -25,6 +25,7 @@
 #include "hash_grid.h"
 #include "mesh.h"
 #include "mesh_query.h"
+#include "volume.h"
 #include "live_ids.h"
 #include "texture.h"
 #include "triangles.h"

@@ -154,6 +154,27 @@ class TextureArg:
                        mip_filter_mode=getattr(side.TextureFilterMode, self.mip_filter.upper()), device="cpu")
 
 
+@dataclass(frozen=True)
+class VolumeArg:
+    """A sparse volume's id (wp.Volume under Warp, the loader's Volume under tilec), made by both from the
+    same dense array by Volume.load_from_numpy, stored as in<k>.data (its voxels take no gradient, in
+    Warp neither): float32 data with a float bg_value, int32 data with an int one, (X, Y, Z, 3) data with a
+    vec3 one."""
+
+    data: Arr
+    min_world: tuple = (0.0, 0.0, 0.0)
+    voxel_size: float | tuple = 1.0
+    bg_value: float | int | tuple = 0.0
+
+    def arrays(self) -> list:
+        return [("data", self.data)]
+
+    def make(self, side, data):
+        """The volume over `data` as `side` makes it: Warp's module (`wp`) or a tilec module."""
+        return side.Volume.load_from_numpy(data, min_world=self.min_world, voxel_size=self.voxel_size,
+                                           bg_value=self.bg_value, device="cpu")
+
+
 def slots(args: tuple) -> list:
     """[(key, Arr, getter)] of every array a case's arguments hold: an Arr at position k is key
     "k"; an array field f of a struct argument, or field f of an array of structs, is "k.f".

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import REFS, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, TextureArg, all_cases, field_arr, field_view, slots  # noqa: E402
+from cases import REFS, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, TextureArg, VolumeArg, all_cases, field_arr, field_view, slots  # noqa: E402
 
 WARP_VERSION = "1.19.0"
 
@@ -38,7 +38,7 @@ def make_inputs(case) -> list:
             values.append(held)
         elif isinstance(a, Grid):  # built from its points by each side: a placeholder
             values.append(np.zeros(0))
-        elif isinstance(a, (MeshArg, TextureArg)):  # {"points": ..., "indices": ..., "velocities": ...}; {"data": ...}
+        elif isinstance(a, (MeshArg, TextureArg, VolumeArg)):  # {"points": ..., "indices": ...}; {"data": ...}
             values.append({f: _make(rng, spec) for f, spec in a.arrays()})
         elif isinstance(a, BvhArg):  # {"lowers": ..., "uppers": ...}
             lowers = _make(rng, a.lowers)
@@ -138,6 +138,9 @@ def run_warp(case, values, seeds, wp):
                     for f, _ in a.arrays()}
             mesh = HELD[f"mesh{len(arrays)}"] = wp.Mesh(**made)
             arrays.append(mesh.id)
+        elif isinstance(a, VolumeArg):  # its id, the volume kept alive in HELD
+            volume = HELD[f"volume{len(arrays)}"] = a.make(wp, v["data"].copy())
+            arrays.append(volume.id)
         elif isinstance(a, TextureArg):  # the texture itself (Warp's kernels take it, not an id)
             texture = HELD[f"texture{len(arrays)}"] = a.make(wp, v["data"].copy())
             arrays.append(texture)

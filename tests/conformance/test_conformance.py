@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import Arr, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, TextureArg, all_cases, field_view, slots  # noqa: E402
+from cases import Arr, BvhArg, Grid, HeldArr, MeshArg, Indexed, Scal, StructArg, StructArr, TextureArg, VolumeArg, all_cases, field_view, slots  # noqa: E402
 from conftest import needs_cxx  # noqa: E402
 from harness import build  # noqa: E402
 from sampling import kept  # noqa: E402
@@ -78,7 +78,7 @@ def _inputs(case, refs, module=None):
         if isinstance(a, MeshArg):  # the mesh itself (its id alone would not keep it alive)
             values.append(module.Mesh(**{f: refs[f"in{k}.{f}"].copy() for f, _ in a.arrays()}))
             continue
-        if isinstance(a, TextureArg):  # the loader's texture, over its own copy of the texels
+        if isinstance(a, (TextureArg, VolumeArg)):  # the loader's texture or volume, over its own copy of the data
             values.append(a.make(module, refs[f"in{k}.data"].copy()))
             continue
         if isinstance(a, BvhArg):  # the Bvh itself, over its own copies of the boxes

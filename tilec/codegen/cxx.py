@@ -793,8 +793,8 @@ class CxxEmitter:
             tile = e.args[1].sym  # the loop above wrote the array's row itself, or this tile
             text = self.runtime_call(OPS[e.op].cpp, None, e, list(e.args))
             self.emit(f"if ({naming.cxx_row(tile)} == {naming.cxx_var(tile)}.data) {text};")
-        elif isinstance(e, ir.OpCall) and e.op in ("native_call", "native_adjoint"):  # per thread, as Warp calls it
-            self.emit(f"{self.expr(e)};")
+        elif isinstance(e, ir.OpCall) and (e.op in ("native_call", "native_adjoint") or OPS[e.op].runtime_call):
+            self.emit(f"{self.expr(e)};")  # per thread, as Warp calls it (a snippet, a volume's store)
         elif isinstance(e, ir.OpCall) and e.op in TILE_EFFECTS:
             self.emit(self.leader_block(self.runtime_call(OPS[e.op].cpp, None, e, list(e.args)) + ";"))
         elif isinstance(e, ir.OpCall) and OPS[e.op].effect and not isinstance(e.type, Scalar):

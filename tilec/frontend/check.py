@@ -41,6 +41,7 @@ from .tuple_values import TupleValues
 from .hash_grids import HashGridQueries, Query
 from .mesh_queries import MeshQueries
 from .textures import TextureLowering
+from .volumes import VolumeLowering
 from .ref_arguments import RefArguments
 from .starred_args import StarredArguments
 from .tiled_queries import TiledQueries
@@ -99,7 +100,7 @@ class Binding:
     block: int = 0  # the statement block of the binding (0: the body's top level, and parameters)
 
 
-class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
+class FunctionChecker(TextureLowering, VolumeLowering, StarredArguments, TiledQueries, StructTileLowering, StructLowering, StructReturns, ValueLowering, ExprLowering, CallLowering, ViewLowering,
                       RandomLowering, IndexedLowering, PrintLowering, ScaledMatmulLowering,
                       TileExpandLowering, RewriteRecords, TupleReturns, TupleValues, MathRewrites, HashGridQueries, MeshQueries,
                       RefArguments, GradCalls, LoweringHost):
@@ -464,6 +465,7 @@ class FunctionChecker(TextureLowering, StarredArguments, TiledQueries, StructTil
         outer_simple, self.in_simple_statement = self.in_simple_statement, fn == self.small_stmt
         try:
             out.extend(self.hoist_mesh_queries(node))  # mesh_queries.py: Warp's older query forms
+            out.extend(self.hoist_volume_gradients(node))  # volumes.py: volume_sample_grad_f writes its `grad`
             unpacked = self.hoist_starred(node) if self.parsed.may_unpack else []  # starred_args.py: `f(*g(x))`
             out.extend(self.sequence_draws(node, fn(node), unpacked))
             out.extend(self.pending_aliases)  # views and parents kept in step (lower_views.note_mutation)

@@ -64,7 +64,7 @@ QUERY_CALLS = {"hash_grid_query": "hash_grid", **{api: kind for api, (kind, _, _
 NEXT_CALLS = {"hash_grid_query_next": "hash_grid", "mesh_query_next": "mesh", "mesh_query_aabb_next": "mesh",
               "bvh_query_next": "bvh"}
 KINDS = {"hash_grid": ("a hash grid's", "HashGrid"), "mesh": ("a mesh's", "Mesh"),
-         "bvh": ("a BVH's", "Bvh")}  # kind -> (in a message, class)
+         "bvh": ("a BVH's", "Bvh"), "volume": ("a volume's", "Volume")}  # kind -> (in a message, class)
 # The ops a shape's walk is written with: the next leaf whose box it touches, then each item it touches in
 # the leaf (a mesh's face by its box, and a sphere by the face's closest point too; a Bvh's item by its box).
 NEXT_LEAF = {"box": "mesh_box_next_leaf", "sphere": "mesh_sphere_next_leaf", "ray": "mesh_ray_next_leaf",
@@ -529,8 +529,9 @@ class HashGridQueries(LoweringHost):
             [a for a in node.args[:1] if a.keyword is None]
         if given:
             grid = api.startswith("hash_grid")  # else a mesh's or BVH's builtin: their points are float32
-            kind = "hash_grid" if grid else "bvh" if api.startswith("bvh") else "mesh"
-            checked = self.grid_id(given[0].value, "any" if grid else "float32", kind=kind)
+            kind = "hash_grid" if grid else "bvh" if api.startswith("bvh") else "volume" if api.startswith(
+                "volume") else "mesh"
+            checked = self.grid_id(given[0].value, "any" if grid or kind == "volume" else "float32", kind=kind)
             if not isinstance(checked, ir.Var):  # a value's id, checked: what the op's lowering takes for it
                 self.lowered_ids[given[0].value] = checked
 

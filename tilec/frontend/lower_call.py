@@ -20,11 +20,13 @@ from ..ops import API_OPS, OPS, REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Par
 from ..ops import PER_LANE_WRITES, coop, decompositions, random, spatial, stack, value_tiles, warp_names
 from ..ops.arrays import ATOMIC_UPDATES
 from ..ops.elementwise import OPERATOR_BUILTINS
+from ..ops.volumes import VOLUME_OPS
 from ..ir.types import BOOL, BUILTIN_STRUCT_CALLS, BUILTIN_STRUCTS, ArrayT, FunctionT, MatT, Scalar, StackT, TileT, Type, VecT, component_dtype, describe
 from . import annotations as ann
 from . import binding_values, consts
 from . import generics
 from . import hash_grids
+from . import volumes as volume_calls
 from . import local_consts
 from . import warp_library
 from . import static_items
@@ -216,7 +218,10 @@ class CallLowering(LoweringHost):
             return self.tiled_query_step(api, node)  # tiled_queries.py
         if api in hash_grids.QUERY_CALLS or api in hash_grids.NEXT_CALLS:
             self.refuse_query_call(api, node)  # hash_grids.py: their loops take them
-        if api == "hash_grid_point_id" or api == "bvh_get_group_root" or api in spatial.MESH_OPS:
+        if api in volume_calls.GRADIENTS or api in volume_calls.GENERIC:  # volumes.py
+            return self.lower_volume_call(api, node)
+        if api == "hash_grid_point_id" or api == "bvh_get_group_root" or api in spatial.MESH_OPS \
+                or api in VOLUME_OPS:
             self.note_id_argument(api, node)  # hash_grids.py: a parameter the loader checks
         if api == "sample_cdf":
             return self.lower_sample_cdf(node)

@@ -35,7 +35,8 @@ EXPRS = (ir.Const, ir.Var, ir.OpCall, ir.Call)  # ir.Expr's members
 SIZES = ("width", "height", "depth")  # a texture's attributes, by axis
 # Warp's texture enums, whose members a kernel may read as ints (`int(wp.TextureAddressMode.CLAMP)`)
 ENUMS = {"TextureFilterMode": {"CLOSEST": 0, "LINEAR": 1},
-         "TextureAddressMode": {"WRAP": 0, "CLAMP": 1, "MIRROR": 2, "BORDER": 3}}
+         "TextureAddressMode": {"WRAP": 0, "CLAMP": 1, "MIRROR": 2, "BORDER": 3},
+         "Volume": {"CLOSEST": 0, "LINEAR": 1}}  # wp.Volume's sampling modes (ops/volumes.py)
 RESULTS = {t: op for op, t in SAMPLE_OPS.items()}  # dtype= -> op
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import replace as _replace
 
 from . import (arrays, coop, creation, debug, decompositions, elementwise, fft, internal, linalg, memory, noise, random,
-               reduce, spatial, stack, textures, values, views)
+               reduce, spatial, stack, textures, values, views, volumes)
 from .core import REQUIRED, Bound, FuncRef, KeptTypes, OpSpec, Param, RuleError
 
 _FAMILIES = (elementwise, creation, memory, reduce, linalg, views, arrays, coop, debug, random, noise, spatial, textures, stack,
-             internal, values, fft, decompositions)
+             internal, values, fft, decompositions, volumes)
 
 OPS: dict[str, OpSpec] = {}
 for _family in _FAMILIES:

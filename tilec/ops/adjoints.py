@@ -689,6 +689,26 @@ def _texture_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
             (2, C("texture_sample_lod_gradient", tex, uvw, lod, ad.val(g)))]
 
 
+@rule("volume_sample_f", "volume_sample_v", "volume_grad_f")
+def _volume_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The coordinates: the trilinear interpolation's slope dotted with g (for the sample's gradient, the
+    weights' mixed second derivatives; runtime volume.h). The voxels are constants of the kernel, as in Warp."""
+    volume, uvw, mode = (ad.val(a) for a in e.args)
+    return [(1, C(f"{e.op}_gradient", volume, uvw, mode, ad.val(g)))]
+
+
+@rule("volume_index_to_world", "volume_world_to_index", "volume_index_to_world_dir", "volume_world_to_index_dir")
+def _volume_map(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
+    """The point: the transposed linear part of the map times g."""
+    return [(1, C(f"{e.op.removesuffix('_dir')}_gradient", ad.val(e.args[0]), ad.val(g)))]
+
+
+@rule("volume_store_f", "volume_store_v", "volume_store_i")
+def _volume_store(ad: Adjoints, e: ir.OpCall, g: ir.Expr | None) -> Contributions:
+    raise NotDifferentiable("wp.volume_store writes a volume, which Warp's adjoint "
+                            "does not differentiate and tilec's replay would write again; no adjoint is built", e.span)
+
+
 @rule("mesh_closest_weight")
 def _mesh_closest_weight(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """The query point: g times the weight's gradient in it (runtime mesh_query.h), the face fixed."""

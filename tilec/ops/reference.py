@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import ir
 from ..ir.types import ArrayT, Dim, MatT, Scalar, StackT, TileT, TupleT, Type, VecT
-from . import reference_decompositions, reference_random, reference_spatial, reference_textures, reference_values
+from . import (reference_decompositions, reference_random, reference_spatial, reference_textures, reference_values,
+               reference_volumes)
 from .core import registrar
 from .reference_values import Context, Impl, Value, make_value
 from .random import SAMPLERS
@@ -1125,5 +1126,6 @@ IMPL.update(reference_values.IMPL)
 IMPL.update(reference_random.IMPL)
 IMPL.update(reference_spatial.IMPL)
 IMPL.update(reference_textures.IMPL)
+IMPL.update(reference_volumes.IMPL)
 IMPL.update(reference_decompositions.IMPL)
 reference_values.wrap_operators(IMPL)

@@ -15,6 +15,7 @@ from .. import ir
 from .core import registrar
 from .reference_random import pcg, unit
 from .reference_values import Context, Impl, Value
+from .reference_volumes import VolumeLayout
 
 IMPL: dict[str, Impl] = {}
 impl = registrar(IMPL)
@@ -53,7 +54,9 @@ def _mesh(id_: Value) -> MeshLayout:
 # (LiveKind) of the loader's live objects, by class name and points' precision.
 _EMPTY_MESH = MeshLayout()
 _EMPTY_GRID = HashGridLayout(dim_x=1, dim_y=1, dim_z=1, dtype_bits=32)
-_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4}
+_EMPTY_VOLUME = VolumeLayout()  # no type: every read is 0
+_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4,
+               **{("Volume", dtype): 5 for dtype in ("float32", "vec3f", "int32")}}
 
 
 @impl("live_id")
@@ -67,7 +70,8 @@ def _live_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     kind = _LIVE_KINDS.get((type(obj).__name__, str(getattr(obj, "dtype", ""))))
     if kind is not None and (kind == wanted or (wanted == 0 and kind in (1, 2))):
         return np.uint64(key)
-    return np.uint64(ctypes.addressof(_EMPTY_MESH if wanted in (3, 4) else _EMPTY_GRID))
+    empty = _EMPTY_MESH if wanted in (3, 4) else _EMPTY_VOLUME if wanted == 5 else _EMPTY_GRID
+    return np.uint64(ctypes.addressof(empty))
 
 
 def cell_coord(v: Value) -> int:

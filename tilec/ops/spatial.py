@@ -316,5 +316,5 @@ OPS.append(OpSpec("live_id", (Param("id", "value"), Param("kind", "value")), _ru
                   "kind's empty object", api=False, runtime_call=True))
 # LiveKind (runtime live_ids.h) of an id read as (kind, precision): a hash grid of unknown precision takes either
 LIVE_KINDS = {("hash_grid", "any"): 0, ("hash_grid", "float32"): 1, ("hash_grid", "float64"): 2, ("mesh", "float32"): 3,
-              ("mesh", "any"): 3, ("bvh", "float32"): 4, ("bvh", "any"): 4}
+              ("mesh", "any"): 3, ("bvh", "float32"): 4, ("bvh", "any"): 4, ("volume", "any"): 5}
 MESH_OPS = frozenset(spec.name for spec in OPS if spec.name.startswith("mesh_") and spec.api)  # their `id` is a mesh's

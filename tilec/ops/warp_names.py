@@ -113,7 +113,8 @@ volume_sample_index volume_store volume_store_f volume_store_i volume_store_v
 FAMILY_NOTES = {
     "bvh_": "of Warp's BVH queries tilec has bvh_query_aabb, bvh_query_sphere, bvh_query_ray and bvh_query_capsule "
             "loops (with bvh_query_next and its max_dist), the tiled bvh queries, grouped BVHs and bvh_get_group_root",
-    "volume_": "volumes are out of scope for now (they need Warp's runtime NanoVDB volumes)",
+    "volume_": "tilec's volumes hold float32, vec3f or int32 voxels (Volume.allocate, allocate_by_tiles, "
+               "load_from_numpy); index volumes (volume_*_index, volume_voxel_count) are not supported yet",
 }
 # Builtins the frontend lowers as other ops (no op of their own), with what they become.
 LOWERED_AS = {
@@ -125,6 +126,10 @@ LOWERED_AS = {
     "texture_sample": "an op by the sample's type (texture_sample_f, _v2, _v4) over the coordinates as one float or "
                       "vector (frontend/textures.py)",
     "tile_query_valid": "whether the query's last step found an item (true before the first)",
+    **{name: "the typed op of its dtype or value (volume_sample_f, _v, _i; volume_lookup_*; volume_store_*: "
+             "frontend/volumes.py)" for name in ("volume_sample", "volume_lookup", "volume_store")},
+    **{name: "its `grad` variable assigned volume_grad_f before the statement, then the sample (frontend/volumes.py)"
+       for name in ("volume_sample_grad", "volume_sample_grad_f")},
     "mesh_get": "a struct value of the mesh's arrays: `points`, `velocities` and `indices` (mesh_points, "
                 "mesh_velocities, mesh_indices)",
 }

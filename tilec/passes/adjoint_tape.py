@@ -27,7 +27,8 @@ EFFECTS = {"tile_store", "tile_atomic_add", "tile_store_indexed", "tile_atomic_a
            "array_store_part",
            "array_atomic_add", "array_atomic_sub", "atomic_add", "atomic_min", "atomic_max",
            "array_atomic_and", "array_atomic_or", "array_atomic_xor", "atomic_cas", "atomic_exch",
-           "print", "print_tile", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_"}  # the last: never replayed
+           "print", "print_tile", "print_format", "expect_eq", "expect_neq", "expect_near", "assert_",
+           "volume_store_f", "volume_store_v", "volume_store_i"}  # the last: never replayed
 
 
 def push(sym: ir.Sym, span: Span) -> ir.ExprStmt:

@@ -49,6 +49,7 @@ _tilec_tape = _sibling("tape")
 Tape = _tilec_tape.Tape
 _spatial = _sibling("spatial")
 HashGrid, Mesh, Bvh = _spatial.HashGrid, _spatial.Mesh, _spatial.Bvh  # Warp's wp.HashGrid, wp.Mesh and wp.Bvh, on the CPU
+Volume = _spatial.Volume  # Warp's wp.Volume (float32, vec3f and int32 voxels), on the CPU
 # Warp's wp.Texture1D / 2D / 3D (CPU) and their enums
 Texture1D, Texture2D, Texture3D = _spatial.Texture1D, _spatial.Texture2D, _spatial.Texture3D
 TextureFilterMode, TextureAddressMode = _spatial.TextureFilterMode, _spatial.TextureAddressMode

@@ -484,6 +484,150 @@ class Bvh:
         self._bvh.fill(self._desc)
 
 
+class _VolumeDesc(ctypes.Structure):  # runtime volume.h tl::Volume
+    _fields_ = [("type", ctypes.c_int32), ("num_leaves", ctypes.c_int32), ("leaf_keys", ctypes.c_void_p),
+                ("values", ctypes.c_void_p), ("background", ctypes.c_float * 3), ("background_int", ctypes.c_int32),
+                ("mat", ctypes.c_float * 9), ("inv_mat", ctypes.c_float * 9), ("vec", ctypes.c_float * 3)]
+
+
+_VOLUME_TYPES = {"float32": (1, 1), "vec3f": (2, 3), "int32": (3, 1)}  # dtype -> (volume.h VolumeType, components)
+_LEAF_RANGE = 1 << 20  # volume.h kVolumeLeafRange: tile coordinates in [-2^20, 2^20)
+
+
+class Volume:
+    """A sparse volume of float32, vec3f or int32 voxels in dense 8x8x8 tiles, as wp.Volume (CPU): made by
+    `Volume.allocate`, `Volume.allocate_by_tiles` or `Volume.load_from_numpy` with Warp's arguments. A voxel
+    outside the tiles reads `bg_value`; kernels read and write (wp.volume_store) the tiles' voxels in place.
+    World and index space: world = transform index + translation (transform: diag(voxel_size) unless given)."""
+
+    CLOSEST = 0
+    LINEAR = 1
+
+    def __init__(self, tiles, bg_value, transform, translation):
+        self.device = "cpu"
+        bg = np.asarray(bg_value)
+        if bg.shape == (3,):
+            self.dtype = "vec3f"
+        elif bg.shape == () and isinstance(bg_value, (int, np.integer)) and not isinstance(bg_value, bool):
+            self.dtype = "int32"
+        elif bg.shape == () and isinstance(bg_value, (float, np.floating)):
+            self.dtype = "float32"
+        else:
+            raise TypeError(f"Volume: `bg_value` must be a float (a float32 volume), an int (int32) or three floats "
+                            f"(vec3f), got {bg_value!r}; tilec's volumes hold one of those")
+        kind, components = _VOLUME_TYPES[self.dtype]
+        tiles = np.unique(np.asarray(tiles, np.int64).reshape(-1, 3), axis=0)
+        if tiles.size and (tiles.min() < -_LEAF_RANGE or tiles.max() >= _LEAF_RANGE):
+            raise ValueError(f"Volume: tiles must lie within {_LEAF_RANGE * 8} voxels of the origin")
+        keys = ((tiles[:, 0] + _LEAF_RANGE) << 42) | ((tiles[:, 1] + _LEAF_RANGE) << 21) | (tiles[:, 2] + _LEAF_RANGE)
+        order = np.argsort(keys, kind="stable")
+        self._tiles = tiles[order].astype(np.int32)
+        self._keys = np.ascontiguousarray(keys[order].astype(np.uint64))
+        shape = (len(keys), 512) if components == 1 else (len(keys), 512, 3)
+        self._values = np.empty(shape, np.int32 if self.dtype == "int32" else np.float32)
+        self._values[...] = bg_value
+        m = np.asarray(transform, np.float64).reshape(3, 3)
+        if not np.all(np.isfinite(m)) or abs(np.linalg.det(m)) == 0.0:
+            raise ValueError(f"Volume: the transform must be finite and invertible, got {m.tolist()}")
+        self.transform, self.translation = m.astype(np.float32), np.asarray(translation, np.float32).reshape(3)
+        self._desc = _VolumeDesc(kind, len(keys), self._keys.ctypes.data, self._values.ctypes.data,
+                                 (ctypes.c_float * 3)(*(np.broadcast_to(bg, (3,)) if self.dtype == "vec3f" else
+                                                        (float(bg_value), 0.0, 0.0))),
+                                 int(bg_value) if self.dtype == "int32" else 0,
+                                 (ctypes.c_float * 9)(*self.transform.reshape(-1)),
+                                 (ctypes.c_float * 9)(*np.linalg.inv(m).astype(np.float32).reshape(-1)),
+                                 (ctypes.c_float * 3)(*self.translation))
+        self.bg_value = bg_value
+        self.id = _register(self, self._desc)
+
+    @staticmethod
+    def _transform(voxel_size, transform):
+        if transform is not None:
+            if voxel_size is not None:
+                raise ValueError("Volume: give `voxel_size` or `transform`, not both")
+            return np.asarray(transform, np.float64).reshape(3, 3)
+        if voxel_size is None:
+            raise ValueError("Volume: `voxel_size` or `transform` is needed")
+        size = np.broadcast_to(np.asarray(voxel_size, np.float64), (3,))
+        if not np.all(np.isfinite(size) & (size > 0)):
+            raise ValueError(f"Volume: `voxel_size` must be finite and positive, got {voxel_size!r}")
+        return np.diag(size)
+
+    @classmethod
+    def allocate_by_tiles(cls, tile_points, voxel_size=None, bg_value=0.0, translation=(0.0, 0.0, 0.0), device=None,
+                          transform=None, **unsupported):
+        """Tiles holding each of `tile_points`: int32 points are index-space voxels, float32 points world-space
+        positions (their nearest voxel), as Warp's; every tile's voxels start as `bg_value`."""
+        if device not in (None, "cpu") or unsupported:
+            raise ValueError(f"Volume.allocate_by_tiles: tilec's volumes live on the CPU and are not rebuildable "
+                             f"(got device={device!r}{', ' + ', '.join(sorted(unsupported)) if unsupported else ''})")
+        m = cls._transform(voxel_size, transform)
+        points = _host_array("tile_points", tile_points, "an (n, 3) array of int32 voxels or float32 positions",
+                             "Volume.allocate_by_tiles")
+        if points.size % 3 or points.dtype.kind not in "iuf":
+            raise ValueError(f"Volume.allocate_by_tiles: `tile_points` must be n points of 3 coordinates, got "
+                             f"{points.shape} of {points.dtype}")
+        points = points.reshape(-1, 3)
+        if points.dtype.kind == "f":  # NanoVDB's round of the index-space point: floor(x + 0.5)
+            inv = np.linalg.inv(m).astype(np.float32)
+            index = (points.astype(np.float32) - np.asarray(translation, np.float32)) @ inv.T
+            if not np.all(np.isfinite(index)) or np.abs(index).max(initial=0) >= _LEAF_RANGE * 8:
+                raise ValueError("Volume.allocate_by_tiles: a point lies outside the volumes tilec can hold")
+            points = np.floor(index + np.float32(0.5)).astype(np.int64)
+        return cls(np.asarray(points, np.int64) >> 3, bg_value, m, translation)
+
+    @classmethod
+    def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0), points_in_world_space=False,
+                 device=None):
+        """Every tile of the box [min, max] (voxels, or world positions with points_in_world_space), as Warp's."""
+        size = np.broadcast_to(np.asarray(voxel_size, np.float32), (3,))
+        lo, hi = np.asarray(min, np.float32), np.asarray(max, np.float32)
+        if points_in_world_space:
+            lo = np.around((lo - np.asarray(translation, np.float32)) / size)
+            hi = np.around((hi - np.asarray(translation, np.float32)) / size)
+        first, last = lo.astype(np.int64) >> 3, hi.astype(np.int64) >> 3
+        grid = np.stack(np.meshgrid(*(np.arange(a, b + 1) for a, b in zip(first, last)), indexing="ij"), -1)
+        return cls.allocate_by_tiles(grid.reshape(-1, 3).astype(np.int32) * 8, voxel_size, bg_value, translation,
+                                     device)
+
+    @classmethod
+    def load_from_numpy(cls, ndarray, min_world=(0.0, 0.0, 0.0), voxel_size=1.0, bg_value=0.0, device=None):
+        """A volume of a dense array: voxel (i, j, k) holds ndarray[i, j, k] (a (X, Y, Z, 3) array: vec3f), its
+        index space starting at `min_world`, as Warp's."""
+        data = np.asarray(ndarray)
+        size = np.broadcast_to(np.asarray(voxel_size, np.float64), (3,))
+        extent = [int(np.ceil(n / 8) * 8) for n in data.shape[:3]]
+        volume = cls.allocate(min_world, [min_world[a] + (extent[a] - 1) * size[a] for a in range(3)], voxel_size,
+                              bg_value, min_world, True, device)
+        i, j, k = np.meshgrid(*(np.arange(n) for n in data.shape[:3]), indexing="ij")
+        volume._store(i.reshape(-1), j.reshape(-1), k.reshape(-1), data.reshape(i.size, -1))
+        return volume
+
+    def _store(self, i, j, k, values):
+        """Voxels (i, j, k) (in the tiles) set to `values`, one row each."""
+        keys = (((i >> 3) + _LEAF_RANGE) << 42) | (((j >> 3) + _LEAF_RANGE) << 21) | ((k >> 3) + _LEAF_RANGE)
+        leaf = np.searchsorted(self._keys, keys.astype(np.uint64))
+        offset = ((i & 7) << 6) | ((j & 7) << 3) | (k & 7)
+        flat = self._values.reshape(len(self._keys) * 512, -1)
+        flat[leaf * 512 + offset] = values
+
+    def get_voxel_size(self):
+        """The transform's diagonal (Warp's voxel size)."""
+        return tuple(float(s) for s in np.diag(self.transform))
+
+    def get_tiles(self):
+        """The tiles' first voxels, (n, 3) int32, in index space."""
+        return self._tiles * 8
+
+    def get_tile_count(self):
+        return len(self._keys)
+
+    def array(self):
+        """The tiles' voxels, (tiles, 512[, 3]), voxel (i & 7, j & 7, k & 7) of a tile at (i & 7) * 64 + (j & 7) * 8 +
+        (k & 7): the memory kernels read and write."""
+        return self._values
+
+
 class TextureFilterMode(enum.IntEnum):
     """How a texture is read between texels, as Warp's wp.TextureFilterMode (whose members are accepted too)."""
 
@@ -776,7 +920,8 @@ class Texture3D(_Texture):
 
 
 TEXTURE_DTYPES = ("texture1d", "texture2d", "texture3d")  # a kernel's textures: scalars of these dtypes
-_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh", **dict(zip(TEXTURE_DTYPES, _TEXTURE_CLASSES))}
+_KINDS = {"hash_grid": "HashGrid", "mesh": "Mesh", "bvh": "Bvh", "volume": "Volume",
+          **dict(zip(TEXTURE_DTYPES, _TEXTURE_CLASSES))}
 
 
 def _live(value):
@@ -798,7 +943,8 @@ def is_object_param(p):
 
 
 # The kind of each live object in the table of a kernel that reads ids from values (runtime live_ids.h LiveKind)
-_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4}
+_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4,
+               **{("Volume", dtype): 5 for dtype in _VOLUME_TYPES}}
 
 
 def live_ids_on(kernel, device):
