@@ -147,7 +147,8 @@ FD_TEST_MODULES = ["test_gradients", "test_ops_blas1_scans", "test_ops_coop", "t
                    "test_ops_maps_precision", "test_array_views", "test_tile_subscripts", "test_warp_funcs",
                    "test_register_tiles", "test_values_programs", "test_atomic_extremes", "test_ops_random_scalar",
                    "test_ops_fft", "test_ops_rint_frac_copysign", "test_tuple_returns", "test_warp_builtins", "test_noise",
-                   "test_spatial", "test_mesh_queries", "test_decompositions", "test_vector_reductions"]
+                   "test_spatial", "test_mesh_queries", "test_decompositions", "test_vector_reductions",
+                   "test_volumes"]
 
 
 def fd_checked_sources() -> dict:

@@ -39,7 +39,8 @@ def first_error(tmp_path, line: str) -> list:
 
 @pytest.mark.parametrize("line, message, help_", [
     ("y = wp.expp(x)", "error[TC0302]: unknown tile API function `expp`", "= help: did you mean `wp.exp`?"),
-    ("u = wp.volume_sample_f(t)", "error[TC0430]: `volume_sample_f` is a Warp builtin not supported by tilec yet", None),
+    ("u = wp.volume_sample_index(t)", "error[TC0430]: `volume_sample_index` is a Warp builtin not supported by tilec yet",
+     None),
     ("u = wp.tile_srot(t)", "error[TC0302]: unknown tile API operation `tile_srot`",
      "= help: did you mean `wp.tile_sort`?"),
     ("y = wp.tile_exp(x)", "error[TC0302]: unknown tile API operation `tile_exp`", None),  # not `exp`: a tile op

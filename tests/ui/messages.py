@@ -19,7 +19,7 @@ def messages(A: wp.array1d(dtype=float)):
     q = np.frobnicate(x)  # ERROR TC0301: numpy is not available in kernels
     p = x * math.log(2.0)  # ERROR TC0301: math is not available in kernels; use wp.log
     t = wp.tile_load(A, shape=(4,))
-    u = wp.volume_sample_f(t)  # ERROR TC0430: `volume_sample_f` is a Warp builtin not supported by tilec yet
+    u = wp.volume_sample_index(t)  # ERROR TC0430: `volume_sample_index` is a Warp builtin not supported by tilec yet
     r = wp.tile_srot(t)  # ERROR TC0302: unknown tile API operation `tile_srot`
     m = wp.tile_sim(t)  # ERROR TC0302: unknown tile API operation `tile_sim`
     e = wp.sqr(x)  # ERROR TC0302: unknown tile API function `sqr`
