@@ -265,3 +265,25 @@ def test_volume_builtins_check_their_arguments():
         "before the call")
     assert first_error(head + "    out[i] = float(wp.Volume.CUBIC)\n").startswith(
         "7:30: TC0301: `CUBIC` is not a member of Volume")
+
+
+@needs_cxx
+@pytest.mark.build
+def test_nanovdb_files_and_bad_ones(module):
+    """A NanoVDB file Warp saved (the conformance case's, tests/conformance/cases_volumes.py, which samples it
+    against Warp): loaded, the dense array it was made of read back; a file cut short or not NanoVDB's
+    is a ValueError, never a read past the buffer."""
+    from pathlib import Path
+
+    saved = np.load(Path(__file__).parent / "conformance" / "refs" / "volume_nvdb_samples.npz")
+    data = saved["in0.data"].tobytes()
+    volume = module.Volume.load_from_nvdb(data)
+    assert volume.dtype == "float32" and volume.bg_value == 7.0
+    dense_values = np.zeros(volume.array().shape, np.float32)
+    dense_values[...] = volume.array()
+    assert volume.get_tile_count() == 8 and np.isin(dense_values, 7.0).mean() > 0.4  # 10x9x11 voxels of 16^3
+    with pytest.raises(ValueError, match="Volume.load_from_nvdb: not a NanoVDB file of version 32"):
+        module.Volume.load_from_nvdb(b"\0" * 64)
+    for cut in (800, len(data) // 2):
+        with pytest.raises(ValueError, match="Volume.load_from_nvdb: "):
+            module.Volume.load_from_nvdb(data[:cut])

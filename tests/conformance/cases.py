@@ -165,12 +165,15 @@ class VolumeArg:
     min_world: tuple = (0.0, 0.0, 0.0)
     voxel_size: float | tuple = 1.0
     bg_value: float | int | tuple = 0.0
+    nvdb: bool = False  # stored as the NanoVDB file Warp writes of that volume, which both sides load
 
     def arrays(self) -> list:
         return [("data", self.data)]
 
     def make(self, side, data):
         """The volume over `data` as `side` makes it: Warp's module (`wp`) or a tilec module."""
+        if self.nvdb and str(data.dtype) == "uint8":  # the file's bytes (refresh_refs.nvdb_bytes)
+            return side.Volume.load_from_nvdb(data.tobytes(), device="cpu")
         return side.Volume.load_from_numpy(data, min_world=self.min_world, voxel_size=self.voxel_size,
                                            bg_value=self.bg_value, device="cpu")
 

@@ -40,6 +40,8 @@ def make_inputs(case) -> list:
             values.append(np.zeros(0))
         elif isinstance(a, (MeshArg, TextureArg, VolumeArg)):  # {"points": ..., "indices": ...}; {"data": ...}
             values.append({f: _make(rng, spec) for f, spec in a.arrays()})
+            if isinstance(a, VolumeArg) and a.nvdb:  # the volume saved as a NanoVDB file by Warp: its bytes
+                values[-1]["data"] = nvdb_bytes(a, values[-1]["data"])
         elif isinstance(a, BvhArg):  # {"lowers": ..., "uppers": ...}
             lowers = _make(rng, a.lowers)
             values.append({"lowers": lowers, "uppers": lowers + _make(rng, a.extents),
@@ -51,6 +53,19 @@ def make_inputs(case) -> list:
         else:
             values.append(_make(rng, a))
     return values
+
+
+def nvdb_bytes(a, data):
+    """The bytes of the NanoVDB file Warp saves of the volume `a` makes of `data`, as uint8."""
+    import tempfile
+
+    import warp as wp  # (main imported and initialised it)
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/volume.nvdb"
+        a.make(wp, data).save_to_nvdb(path)
+        with open(path, "rb") as f:
+            return np.frombuffer(f.read(), np.uint8).copy()
 
 
 def _make(rng, a):
@@ -259,7 +274,7 @@ def _refresh(argv, wp) -> int:
                 data.update({f"in{k}.{f}": x for f, x in v.items()} if isinstance(v, dict) else {f"in{k}": v})
         data.update({f"seed{key}": s for key, s in seeds.items()})
         data.update(run_warp(case, values, seeds, wp))
-        np.savez(case.ref_path, **data)
+        np.savez_compressed(case.ref_path, **data)  # (a NanoVDB file: mostly zeros)
         print(f"{case.id}: {len(data)} arrays")
     known = {c.ref_path.name for c in all_cases()}
     for stale in sorted(p for p in REFS.glob("*.npz") if p.name not in known):

@@ -503,7 +503,7 @@ class Volume:
     CLOSEST = 0
     LINEAR = 1
 
-    def __init__(self, tiles, bg_value, transform, translation):
+    def __init__(self, tiles, bg_value, transform, translation, inverse=None, values=None):
         self.device = "cpu"
         bg = np.asarray(bg_value)
         if bg.shape == (3,):
@@ -516,7 +516,9 @@ class Volume:
             raise TypeError(f"Volume: `bg_value` must be a float (a float32 volume), an int (int32) or three floats "
                             f"(vec3f), got {bg_value!r}; tilec's volumes hold one of those")
         kind, components = _VOLUME_TYPES[self.dtype]
-        tiles = np.unique(np.asarray(tiles, np.int64).reshape(-1, 3), axis=0)
+        tiles = np.asarray(tiles, np.int64).reshape(-1, 3)
+        if values is None:  # (tiles given by a volume's own values are distinct already)
+            tiles = np.unique(tiles, axis=0)
         if tiles.size and (tiles.min() < -_LEAF_RANGE or tiles.max() >= _LEAF_RANGE):
             raise ValueError(f"Volume: tiles must lie within {_LEAF_RANGE * 8} voxels of the origin")
         keys = ((tiles[:, 0] + _LEAF_RANGE) << 42) | ((tiles[:, 1] + _LEAF_RANGE) << 21) | (tiles[:, 2] + _LEAF_RANGE)
@@ -525,17 +527,18 @@ class Volume:
         self._keys = np.ascontiguousarray(keys[order].astype(np.uint64))
         shape = (len(keys), 512) if components == 1 else (len(keys), 512, 3)
         self._values = np.empty(shape, np.int32 if self.dtype == "int32" else np.float32)
-        self._values[...] = bg_value
+        self._values[...] = bg_value if values is None else np.asarray(values).reshape(shape)[order]
         m = np.asarray(transform, np.float64).reshape(3, 3)
         if not np.all(np.isfinite(m)) or abs(np.linalg.det(m)) == 0.0:
             raise ValueError(f"Volume: the transform must be finite and invertible, got {m.tolist()}")
         self.transform, self.translation = m.astype(np.float32), np.asarray(translation, np.float32).reshape(3)
+        inverse = np.linalg.inv(m) if inverse is None else np.asarray(inverse, np.float64).reshape(3, 3)
         self._desc = _VolumeDesc(kind, len(keys), self._keys.ctypes.data, self._values.ctypes.data,
                                  (ctypes.c_float * 3)(*(np.broadcast_to(bg, (3,)) if self.dtype == "vec3f" else
                                                         (float(bg_value), 0.0, 0.0))),
                                  int(bg_value) if self.dtype == "int32" else 0,
                                  (ctypes.c_float * 9)(*self.transform.reshape(-1)),
-                                 (ctypes.c_float * 9)(*np.linalg.inv(m).astype(np.float32).reshape(-1)),
+                                 (ctypes.c_float * 9)(*inverse.astype(np.float32).reshape(-1)),
                                  (ctypes.c_float * 3)(*self.translation))
         self.bg_value = bg_value
         self.id = _register(self, self._desc)
@@ -603,6 +606,22 @@ class Volume:
         volume._store(i.reshape(-1), j.reshape(-1), k.reshape(-1), data.reshape(i.size, -1))
         return volume
 
+    @classmethod
+    def load_from_nvdb(cls, file_or_buffer, device=None):
+        """A volume of a NanoVDB file (an open binary file or its bytes; uncompressed or zip) holding a float32,
+        int32 or vec3f grid, as Warp's: its leaves' voxels, its map, and its tiles of other values than the
+        background made into leaves (a root tile of its own value, 4096^3 voxels, is refused)."""
+        if device not in (None, "cpu"):
+            raise ValueError(f"Volume.load_from_nvdb: device {device!r}: tilec's volumes live on the CPU")
+        import struct
+        import zlib
+
+        data = file_or_buffer.read() if hasattr(file_or_buffer, "read") else bytes(file_or_buffer)
+        try:
+            return cls(*_nvdb_grid(_nvdb_grid_bytes(data)))
+        except (struct.error, zlib.error, IndexError) as e:
+            raise ValueError(f"Volume.load_from_nvdb: the file is cut short or damaged ({e})") from None
+
     def _store(self, i, j, k, values):
         """Voxels (i, j, k) (in the tiles) set to `values`, one row each."""
         keys = (((i >> 3) + _LEAF_RANGE) << 42) | (((j >> 3) + _LEAF_RANGE) << 21) | ((k >> 3) + _LEAF_RANGE)
@@ -626,6 +645,122 @@ class Volume:
         """The tiles' voxels, (tiles, 512[, 3]), voxel (i & 7, j & 7, k & 7) of a tile at (i & 7) * 64 + (j & 7) * 8 +
         (k & 7): the memory kernels read and write."""
         return self._values
+
+
+# A NanoVDB grid's layout (NanoVDB 32, its PNanoVDB.h): by grid type, (dtype, components, root size,
+# table stride, upper node's table offset and size, lower's, leaf's table offset and size).
+_NVDB_TYPES = {1: ("float32", 1, 64, 8, 8256, 270400, 1088, 33856, 96, 2144),
+               4: ("int32", 1, 64, 8, 8256, 270400, 1088, 33856, 96, 2144),
+               6: ("vec3f", 3, 96, 16, 8256, 532544, 1088, 66624, 128, 6272)}
+_NVDB_MAX_LEAVES = 1 << 21  # tiles made leaves included: 4 GiB of float32 voxels
+
+
+def _nvdb_grid_bytes(data):
+    """The first grid's buffer of a NanoVDB file's bytes (Warp's load_from_nvdb reads the same)."""
+    import struct
+    import zlib
+
+    magic, version, count, codec = struct.unpack_from("<QIHH", data, 0)
+    if magic not in (0x304244566F6E614E, 0x324244566F6E614E) or version >> 21 != 32:
+        raise ValueError("Volume.load_from_nvdb: not a NanoVDB file of version 32")
+    at, size = 16, 0
+    for _ in range(count):
+        size += struct.unpack_from("<Q", data, at + 8)[0]
+        at += 176 + struct.unpack_from("<I", data, at + 136)[0]
+    if codec == 0:
+        if len(data) < at + size:
+            raise ValueError("Volume.load_from_nvdb: the file is cut short")
+        grid = bytes(data[at:at + size])
+    elif codec == 1:
+        grid, end = b"", at + size
+        while at < end:
+            chunk = struct.unpack_from("<Q", data, at)[0]
+            grid += zlib.decompress(data[at + 8:at + 8 + chunk])
+            at += 8 + chunk
+    else:
+        raise ValueError(f"Volume.load_from_nvdb: codec {codec} (blosc) is not supported; save it uncompressed or zip")
+    if len(grid) < 736 or struct.unpack_from("<Q", grid, 0)[0] not in (0x304244566F6E614E, 0x314244566F6E614E):
+        raise ValueError("Volume.load_from_nvdb: no NanoVDB grid found")
+    return grid
+
+
+def _nvdb_grid(buf):
+    """(tiles, bg_value, transform, translation, inverse, values) of a NanoVDB grid's buffer (the Volume's
+    arguments): its tree walked from the root, every leaf's 512 voxels, tiles of other values than the
+    background made into leaves of that value."""
+    import struct
+
+    def read(fmt, at):
+        if at < 0 or at + struct.calcsize(fmt) > len(buf):
+            raise ValueError("Volume.load_from_nvdb: the grid's tree points outside its buffer")
+        return struct.unpack_from(fmt, buf, at)
+
+    grid_type = read("<I", 636)[0]
+    if grid_type not in _NVDB_TYPES:
+        raise ValueError(f"Volume.load_from_nvdb: grid type {grid_type} is not supported (float32, int32 and vec3f "
+                         "grids are)")
+    dtype, width, root_size, stride, up_table, up_size, low_table, low_size, leaf_table, leaf_size = \
+        _NVDB_TYPES[grid_type]
+    value = "<" + ("i" if dtype == "int32" else "f") * width
+    mat, inv, vec = read("<9f", 296), read("<9f", 332), read("<3f", 368)
+    tree = 672
+    root = tree + read("<Q", tree + 24)[0]
+    background = read(value, root + 28)
+    tiles, values = [], []
+
+    def constant(origin, span, v):  # a tile of `span`^3 voxels at `origin`, of value v, as leaves
+        if v == background:
+            return
+        n = span // 8
+        if len(tiles) + n ** 3 > _NVDB_MAX_LEAVES:
+            raise ValueError("Volume.load_from_nvdb: the grid's tiles make too many leaves")
+        grid = np.stack(np.meshgrid(*(np.arange(n) for _ in range(3)), indexing="ij"), -1).reshape(-1, 3)
+        tiles.extend((np.asarray(origin) >> 3) + grid)
+        values.extend([v] * len(grid))
+
+    def children(node, table, dim, shift):  # (entry, child?, offset or value) of an internal node's table
+        count = dim ** 3
+        at = node + (4128 if dim == 32 else 544)
+        read("<%dB" % (count // 8), at)  # (its bounds checked)
+        mask = np.unpackbits(np.frombuffer(buf, np.uint8, count // 8, at), bitorder="little").astype(bool)
+        for n in range(count):
+            entry = node + table + n * stride
+            x, y, z = n >> (2 * shift), (n >> shift) & (dim - 1), n & (dim - 1)
+            yield (x, y, z), mask[n], entry
+
+    for t in range(read("<I", root + 24)[0]):
+        tile = root + root_size + t * 32
+        key, child = read("<Q", tile)[0], read("<q", tile + 8)[0]
+        origin = [np.int32(np.uint32(((key >> s) & 0x1FFFFF) << 12)) for s in (42, 21, 0)]
+        if child == 0:
+            if read(value, tile + 20) != background:
+                raise ValueError("Volume.load_from_nvdb: a root tile (4096^3 voxels) of its own value")
+            continue
+        upper = root + child
+        for (x, y, z), has_child, entry in children(upper, up_table, 32, 5):
+            at = [origin[0] + 128 * x, origin[1] + 128 * y, origin[2] + 128 * z]
+            if not has_child:
+                constant(at, 128, read(value, entry))
+                continue
+            lower = upper + read("<q", entry)[0]
+            for (a, b, c), leaf_child, low_entry in children(lower, low_table, 16, 4):
+                corner = [at[0] + 8 * a, at[1] + 8 * b, at[2] + 8 * c]
+                if not leaf_child:
+                    constant(corner, 8, read(value, low_entry))
+                    continue
+                leaf = lower + read("<q", low_entry)[0]
+                if len(tiles) >= _NVDB_MAX_LEAVES:
+                    raise ValueError("Volume.load_from_nvdb: the grid has too many leaves")
+                tiles.append(np.asarray(corner) >> 3)
+                voxels = read("<" + value[1:] * 512, leaf + leaf_table)
+                values.append(np.asarray(voxels).reshape(512, width) if width > 1 else np.asarray(voxels))
+    bg = background[0] if width == 1 else tuple(background)
+    rows = [np.broadcast_to(np.asarray(v), (512, width) if width > 1 else (512,)) for v in values]
+    shape = (len(rows), 512, width) if width > 1 else (len(rows), 512)
+    stacked = np.stack(rows) if rows else np.zeros(shape)
+    matrix, inverse = np.asarray(mat, np.float64).reshape(3, 3), np.asarray(inv, np.float64).reshape(3, 3)
+    return (np.asarray(tiles, np.int64).reshape(-1, 3), type(bg)(bg) if width == 1 else bg, matrix, vec, inverse,
+            stacked)
 
 
 class TextureFilterMode(enum.IntEnum):
