@@ -4,13 +4,13 @@ compared bit for bit and the time per frame printed (the median of the frames af
 whole simulations, not single kernels).
 
     python bench/warp_example_runs.py [--frames 2] [--threads 1] [--json] [NAME ...]
-        # NAME: sph, dem, sample_mesh, mesh, raycast, mesh_intersect, mcgp, repulsion (mesh, raycast and
+        # NAME: sph, dem, sample_mesh, mesh, nvdb, raycast, mesh_intersect, mcgp, repulsion (mesh, raycast and
         # mesh_intersect read USD files: pip install usd-core; repulsion a PNG: pip install pillow)
 
 The example file is read from the INSTALLED warp package and is built by `tilec build` as is.
 The tilec run keeps the example's host code: `wp.launch(kernel, dim, inputs)` is redirected to
 the generated loader's kernel of the same name (Warp's CPU arrays pass through its array
-interface, no copy), `wp.HashGrid` and `wp.Mesh` are the loader's, and a graph capture records those
+interface, no copy), `wp.HashGrid`, `wp.Mesh` and `wp.Volume` are the loader's, and a graph capture records those
 launches to replay them. Needs warp-lang (the reference).
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ EXAMPLES = {"sph": ("warp.examples.core.example_sph", {"stage_path": None}, lamb
             "dem": ("warp.examples.core.example_dem", {"stage_path": None}, lambda e, k: e.step(), ()),
             "sample_mesh": ("warp.examples.core.example_sample_mesh", {"stage_path": None}, lambda e, k: e.step(), ()),
             "mesh": ("warp.examples.core.example_mesh", {"stage_path": None}, lambda e, k: e.step(), ()),
+            "nvdb": ("warp.examples.core.example_nvdb", {"stage_path": None}, lambda e, k: e.step(), ()),
             "raycast": ("warp.examples.core.example_raycast", {"height": 512, "width": 512}, lambda e, k: e.render(),
                         ()),
             "mesh_intersect": ("warp.examples.core.example_mesh_intersect", {"stage_path": None},
@@ -53,9 +54,9 @@ def build_tilec(path: Path, out: Path, options=()):
 
 @contextmanager
 def through_tilec(wp, module, threads: int):
-    """wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh and Warp's graph capture redirected to the tilec module
+    """wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.Volume and Warp's graph capture redirected to the tilec module
     while the block runs: a capture (wp.ScopedCapture) records the launches, wp.capture_launch replays them."""
-    saved = wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch
+    saved = wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.Volume, wp.ScopedCapture, wp.capture_launch
     recording: list[list] = []
 
     def launcher(how):
@@ -84,12 +85,13 @@ def through_tilec(wp, module, threads: int):
         for call in graph:
             call()
 
-    wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = (
-        launcher("launch"), launcher("launch_tiled"), module.HashGrid, module.Mesh, Capture, capture_launch)
+    wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.Volume, wp.ScopedCapture, wp.capture_launch = (
+        launcher("launch"), launcher("launch_tiled"), module.HashGrid, module.Mesh, module.Volume, Capture,
+        capture_launch)
     try:
         yield
     finally:
-        wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.ScopedCapture, wp.capture_launch = saved
+        wp.launch, wp.launch_tiled, wp.HashGrid, wp.Mesh, wp.Volume, wp.ScopedCapture, wp.capture_launch = saved
 
 
 def arrays_of(example, wp) -> dict:

@@ -43,18 +43,30 @@ TL_HD int64_t volume_leaf_key(int64_t i, int64_t j, int64_t k) {
     return (a << 42) | (b << 21) | c;
 }
 
+// The last leaf a sample's corners found: most of the 8 share it (NanoVDB's accessors keep one too).
+struct VolumeLeafCache {
+    int64_t key = -1;
+    int64_t leaf = -1;  // its index, or -1 when no leaf has that key
+};
+
 // The position of voxel (i, j, k)'s value in the values (leaf * 512 + offset), or -1 outside the leaves.
-TL_HD int64_t volume_voxel(const Volume& v, int64_t i, int64_t j, int64_t k) {
+TL_HD int64_t volume_voxel(const Volume& v, int64_t i, int64_t j, int64_t k, VolumeLeafCache* cache = nullptr) {
     const int64_t key = volume_leaf_key(i, j, k);
     if (key < 0) return -1;
-    int64_t lo = 0, hi = v.num_leaves;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (v.leaf_keys[mid] < uint64_t(key)) lo = mid + 1;
-        else hi = mid;
+    int64_t leaf;
+    if (cache != nullptr && cache->key == key) {
+        leaf = cache->leaf;
+    } else {
+        int64_t lo = 0, hi = v.num_leaves;
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (v.leaf_keys[mid] < uint64_t(key)) lo = mid + 1;
+            else hi = mid;
+        }
+        leaf = lo < v.num_leaves && v.leaf_keys[lo] == uint64_t(key) ? lo : -1;
+        if (cache != nullptr) *cache = VolumeLeafCache{key, leaf};
     }
-    if (lo >= v.num_leaves || v.leaf_keys[lo] != uint64_t(key)) return -1;
-    return lo * 512 + (((i & 7) << 6) | ((j & 7) << 3) | (k & 7));
+    return leaf < 0 ? -1 : leaf * 512 + (((i & 7) << 6) | ((j & 7) << 3) | (k & 7));
 }
 
 // A float coordinate as a voxel coordinate: far outside any leaf for NaN and magnitudes past int32 (where
@@ -62,10 +74,11 @@ TL_HD int64_t volume_voxel(const Volume& v, int64_t i, int64_t j, int64_t k) {
 TL_HD int64_t volume_coord(float x) { return x == x && std::fabs(x) < 2.0e9f ? int64_t(x) : int64_t(1) << 40; }
 
 // The value of voxel (i, j, k) as `C` floats (an int volume's as one), or zeros when the volume holds another type.
-template <int C> TL_HD void volume_read(const Volume& v, int32_t type, int64_t i, int64_t j, int64_t k, float* out) {
+template <int C> TL_HD void volume_read(const Volume& v, int32_t type, int64_t i, int64_t j, int64_t k, float* out,
+                                        VolumeLeafCache* cache = nullptr) {
     for (int c = 0; c < C; ++c) out[c] = 0.0f;
     if (v.type != type) return;
-    const int64_t at = volume_voxel(v, i, j, k);
+    const int64_t at = volume_voxel(v, i, j, k, cache);
     for (int c = 0; c < C; ++c) {
         if (type == VOLUME_INT) out[c] = float(at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at]);
         else out[c] = at < 0 ? v.background[c] : static_cast<const float*>(v.values)[at * C + c];
@@ -106,10 +119,11 @@ TL_HD void volume_sample_into(uint64_t id, int32_t type, const vec<3, float>& uv
     if (mode != 1) return;  // LINEAR
     const VolumeCell cell = volume_cell(uvw);
     const auto& w = cell.w;
+    VolumeLeafCache cache;
     for (int corner = 0; corner < 8; ++corner) {  // Warp's order: z fastest
         const int ox = corner >> 2, oy = (corner >> 1) & 1, oz = corner & 1;
         float value[C];
-        volume_read<C>(v, type, cell.base[0] + ox, cell.base[1] + oy, cell.base[2] + oz, value);
+        volume_read<C>(v, type, cell.base[0] + ox, cell.base[1] + oy, cell.base[2] + oz, value, &cache);
         const float weight = w[0][ox] * w[1][oy] * w[2][oz];
         for (int c = 0; c < C; ++c) out[c] += weight * value[c];
         if (grad != nullptr) {
@@ -160,10 +174,11 @@ template <int C> TL_HD vec<3, float> volume_sample_adjoint(uint64_t id, int32_t 
     if (v.type != type || mode != 1) return d;
     const VolumeCell cell = volume_cell(uvw);
     const auto& w = cell.w;
+    VolumeLeafCache cache;
     for (int corner = 0; corner < 8; ++corner) {
         const int o[3] = {corner >> 2, (corner >> 1) & 1, corner & 1};
         float value[C];
-        volume_read<C>(v, type, cell.base[0] + o[0], cell.base[1] + o[1], cell.base[2] + o[2], value);
+        volume_read<C>(v, type, cell.base[0] + o[0], cell.base[1] + o[1], cell.base[2] + o[2], value, &cache);
         const float s[3] = {float(2 * o[0] - 1), float(2 * o[1] - 1), float(2 * o[2] - 1)};
         if (adj != nullptr) {
             float dot = 0.0f;
