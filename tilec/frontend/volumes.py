@@ -8,8 +8,9 @@ Mixed into `FunctionChecker`. The typed builtins (`volume_sample_f`, `_v`, `_i`,
 `volume_store_*`, the transforms) are ops of the table (ops/volumes.py); here: Warp's generic spellings
 (`volume_sample`, `volume_lookup`, `volume_store` with a `dtype` or a value) mapped to them, and
 `volume_sample_grad_f` (or `volume_sample_grad(..., dtype=float)`), whose `grad` argument is written:
-lowered before its statement (hoist_volume_gradients) into `grad = volume_grad_f(...)` and the sample,
-which the call then reads. A volume's id is checked as a mesh's (hash_grids.py grid_id: a parameter the
+lowered before its statement (hoist_volume_gradients) into one walk of the sample's corners
+(`volume_sample_grad4`: the sample and its gradient), `grad` assigned the gradient; the call then reads
+the sample. A volume's id is checked as a mesh's (hash_grids.py grid_id: a parameter the
 loader checks, or a value checked where it is read).
 """
 from __future__ import annotations
@@ -119,9 +120,11 @@ class VolumeLowering(LoweringHost):
             self.fail("TC0401", f"unsupported syntax: {api}: `grad` is written to: it must be a variable bound before "
                       "the call", target, help="bind it first, e.g. `grad = wp.vec3()`")
         assert isinstance(target, cst.Name)  # (checked above)
-        grad = self.make_op("volume_grad_f", operands, {}, call)
-        sample = self.make_op("volume_sample_f", operands, {}, call)
-        assert isinstance(grad, ir.OpCall) and isinstance(sample, ir.OpCall)  # (value ops)
-        result = self.new_temp(FLOAT32)
-        self.hoisted[call] = ir.Var(result, span)
-        return [*held, ir.Assign(self.declare(target, VEC3F, target), grad, span), ir.Assign(result, sample, span)]
+        both = self.make_op("volume_sample_grad4", operands, {}, call)
+        assert isinstance(both, ir.OpCall)  # (a value op)
+        held_both = self.new_temp(both.type)
+        parts = [ir.OpCall("value_extract", (ir.Var(held_both, span), ir.Const(k, INT32, span)), (), FLOAT32, span)
+                 for k in range(4)]
+        grad = ir.OpCall("value_new", tuple(parts[1:]), (("type", VEC3F),), VEC3F, span)
+        self.hoisted[call] = parts[0]
+        return [*held, ir.Assign(held_both, both, span), ir.Assign(self.declare(target, VEC3F, target), grad, span)]

@@ -689,7 +689,7 @@ def _texture_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
             (2, C("texture_sample_lod_gradient", tex, uvw, lod, ad.val(g)))]
 
 
-@rule("volume_sample_f", "volume_sample_v", "volume_grad_f")
+@rule("volume_sample_f", "volume_sample_v", "volume_sample_grad4")
 def _volume_sample(ad: Adjoints, e: ir.OpCall, g: ir.Expr) -> Contributions:
     """The coordinates: the trilinear interpolation's slope dotted with g (for the sample's gradient, the
     weights' mixed second derivatives; runtime volume.h). The voxels are constants of the kernel, as in Warp."""

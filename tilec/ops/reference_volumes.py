@@ -22,7 +22,8 @@ F32 = np.float32
 class VolumeLayout(ctypes.Structure):  # the loader's descriptor (runtime volume.h tl::Volume)
     _fields_ = [("type", ctypes.c_int32), ("num_leaves", ctypes.c_int32), ("leaf_keys", ctypes.c_void_p),
                 ("values", ctypes.c_void_p), ("background", ctypes.c_float * 3), ("background_int", ctypes.c_int32),
-                ("mat", ctypes.c_float * 9), ("inv_mat", ctypes.c_float * 9), ("vec", ctypes.c_float * 3)]
+                ("mat", ctypes.c_float * 9), ("inv_mat", ctypes.c_float * 9), ("vec", ctypes.c_float * 3),
+                ("hash_bits", ctypes.c_int32), ("hash_slots", ctypes.c_void_p)]
 
 
 TYPE_CODE = {"f": 1, "v": 2, "i": 3}
@@ -107,12 +108,15 @@ def _sample_op(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     return value if width == 3 else F32(value[0])
 
 
-@impl("volume_grad_f")
+@impl("volume_sample_grad4")
 def _grad(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v = _View(a[0])
-    if not _typed(v, "f") or int(a[2]) != 1:
-        return np.zeros(3, F32)
-    return np.array([_sample(v, a[1], 1, 1, (axis,))[0] for axis in range(3)], F32)
+    if not _typed(v, "f"):
+        return np.zeros(4, F32)
+    value = _sample(v, a[1], int(a[2]), 1)[0]
+    if int(a[2]) != 1:
+        return np.array([value, 0, 0, 0], F32)
+    return np.array([value, *(_sample(v, a[1], 1, 1, (axis,))[0] for axis in range(3))], F32)
 
 
 @impl("volume_sample_f_gradient", "volume_sample_v_gradient")
@@ -125,15 +129,16 @@ def _sample_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value
     return np.array([np.dot(_sample(v, a[1], 1, adj.size, (axis,)), adj) for axis in range(3)], F32)
 
 
-@impl("volume_grad_f_gradient")
+@impl("volume_sample_grad4_gradient")
 def _grad_gradient(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v = _View(a[0])
     out = np.zeros(3, F32)
     if not _typed(v, "f") or int(a[2]) != 1:
         return out
     adj = np.asarray(a[3], F32)
-    for axis in range(3):  # d/d uvw[axis] of sum_b adj[b] d sample / d uvw[b]: the mixed derivatives
-        out[axis] = sum((adj[b] * _sample(v, a[1], 1, 1, (axis, b))[0] for b in range(3) if b != axis), F32(0))
+    for axis in range(3):  # the sample's slope times adj[0], and the mixed derivatives times the gradient's adjoint
+        out[axis] = adj[0] * _sample(v, a[1], 1, 1, (axis,))[0] + sum(
+            (adj[1 + b] * _sample(v, a[1], 1, 1, (axis, b))[0] for b in range(3) if b != axis), F32(0))
     return out
 
 

@@ -4,8 +4,9 @@ between world and index space, of float32, vec3f and int32 volumes.
 `id` is a uint64, a volume's id: a kernel or func parameter the loader checks, or a value checked
 where it is read (live_ids.h), as a mesh's. A sample's gradient flows into its coordinates only
 (`volume_sample_f_gradient`, `_v_gradient`: the trilinear interpolation's slope; 0 under CLOSEST), and
-`wp.volume_sample_grad_f`'s gradient value (`volume_grad_f`, the front end's op for its `grad`
-argument) through the weights' mixed second derivatives; the voxels are constants of the kernel, as in
+`wp.volume_sample_grad_f`'s (`volume_sample_grad4`: the sample and its gradient in one walk of the
+corners, the front end's op for the call and its `grad` argument) also through the weights' mixed second
+derivatives; the voxels are constants of the kernel, as in
 Warp. The transforms' adjoints apply the transposed matrix. A store has no adjoint (Warp's is not
 differentiable): a kernel that writes a volume gets none.
 """
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from ..ir.types import FLOAT32, INT32, NONE, UINT64, Scalar, Type, VecT, describe
 from .core import Bound, OpSpec, Param
 
-VEC3F = VecT(FLOAT32, 3)
+VEC3F, VEC4F = VecT(FLOAT32, 3), VecT(FLOAT32, 4)
 CLOSEST, LINEAR = 0, 1  # wp.Volume.CLOSEST, wp.Volume.LINEAR
 
 
@@ -60,19 +61,19 @@ OPS = [
              runtime_call=True) for name, t in SAMPLED.items()),
     OpSpec("volume_sample_i", (ID, UVW), _rule(INT32, uvw=VEC3F), "volume_sample_i",
            "an int32 volume's value at the voxel nearest index-space coordinates", runtime_call=True),
-    OpSpec("volume_grad_f", (ID, UVW, MODE), _rule(VEC3F, uvw=VEC3F, sampling_mode=INT32),
-           "volume_sample_grad_f", "d volume_sample_f / d uvw (the `grad` wp.volume_sample_grad_f writes; 0 under "
-           "CLOSEST)", adj_cpp="volume_sample_grad_f_gradient", nondiff=frozenset({"id", "sampling_mode"}), api=False,
-           runtime_call=True),
+    OpSpec("volume_sample_grad4", (ID, UVW, MODE), _rule(VEC4F, uvw=VEC3F, sampling_mode=INT32),
+           "volume_sample_grad4", "(volume_sample_f, d volume_sample_f / d uvw): wp.volume_sample_grad_f's value and the "
+           "`grad` it writes (0 under CLOSEST)", adj_cpp="volume_sample_grad4_gradient",
+           nondiff=frozenset({"id", "sampling_mode"}), api=False, runtime_call=True),
     OpSpec("volume_sample_f_gradient", (ID, UVW, MODE, Param("adj", "value")),
            _rule(VEC3F, uvw=VEC3F, sampling_mode=INT32, adj=FLOAT32), "volume_sample_f_gradient",
            "d (volume_sample_f * adj) / d uvw", api=False, runtime_call=True),
     OpSpec("volume_sample_v_gradient", (ID, UVW, MODE, Param("adj", "value")),
            _rule(VEC3F, uvw=VEC3F, sampling_mode=INT32, adj=VEC3F), "volume_sample_v_gradient",
            "d dot(volume_sample_v, adj) / d uvw", api=False, runtime_call=True),
-    OpSpec("volume_grad_f_gradient", (ID, UVW, MODE, Param("adj", "value")),
-           _rule(VEC3F, uvw=VEC3F, sampling_mode=INT32, adj=VEC3F), "volume_sample_grad_f_gradient",
-           "d dot(volume_grad_f, adj) / d uvw", api=False, runtime_call=True),
+    OpSpec("volume_sample_grad4_gradient", (ID, UVW, MODE, Param("adj", "value")),
+           _rule(VEC3F, uvw=VEC3F, sampling_mode=INT32, adj=VEC4F), "volume_sample_grad4_gradient",
+           "d dot(volume_sample_grad4, adj) / d uvw", api=False, runtime_call=True),
     *(OpSpec(name, (ID, *IJK), _rule(t, **INTS), name,
              f"a {t} volume's voxel (i, j, k): its value, the background outside its tiles (0 for a volume of "
              "another type)", runtime_call=True) for name, t in LOOKUPS.items()),

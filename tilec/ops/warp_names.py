@@ -128,7 +128,8 @@ LOWERED_AS = {
     "tile_query_valid": "whether the query's last step found an item (true before the first)",
     **{name: "the typed op of its dtype or value (volume_sample_f, _v, _i; volume_lookup_*; volume_store_*: "
              "frontend/volumes.py)" for name in ("volume_sample", "volume_lookup", "volume_store")},
-    **{name: "its `grad` variable assigned volume_grad_f before the statement, then the sample (frontend/volumes.py)"
+    **{name: "volume_sample_grad4 (the sample and its gradient) before the statement, its `grad` variable assigned "
+             "the gradient (frontend/volumes.py)"
        for name in ("volume_sample_grad", "volume_sample_grad_f")},
     "mesh_get": "a struct value of the mesh's arrays: `points`, `velocities` and `indices` (mesh_points, "
                 "mesh_velocities, mesh_indices)",

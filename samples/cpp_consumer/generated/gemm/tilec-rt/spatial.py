@@ -487,7 +487,27 @@ class Bvh:
 class _VolumeDesc(ctypes.Structure):  # runtime volume.h tl::Volume
     _fields_ = [("type", ctypes.c_int32), ("num_leaves", ctypes.c_int32), ("leaf_keys", ctypes.c_void_p),
                 ("values", ctypes.c_void_p), ("background", ctypes.c_float * 3), ("background_int", ctypes.c_int32),
-                ("mat", ctypes.c_float * 9), ("inv_mat", ctypes.c_float * 9), ("vec", ctypes.c_float * 3)]
+                ("mat", ctypes.c_float * 9), ("inv_mat", ctypes.c_float * 9), ("vec", ctypes.c_float * 3),
+                ("hash_bits", ctypes.c_int32), ("hash_slots", ctypes.c_void_p)]
+
+
+def _volume_hash(keys):
+    """(bits, slots) of an open-addressing table of the leaves' keys (volume.h volume_hash): 2^bits slots, at
+    most half full, each a leaf's index + 1 or 0; placed in rounds, each key probing one slot further."""
+    bits = max(1, int(len(keys) * 2 - 1).bit_length())
+    mask = (1 << bits) - 1
+    slots = np.zeros(1 << bits, np.int32)
+    home = ((keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64)
+    pending, probe = np.arange(len(keys)), 0
+    while pending.size:
+        at = (home[pending] + probe) & mask
+        free = slots[at] == 0
+        first = np.zeros(pending.size, bool)
+        _, winners = np.unique(at[free], return_index=True)  # one key per free slot (the earliest)
+        first[np.flatnonzero(free)[winners]] = True
+        slots[at[first]] = pending[first] + 1
+        pending, probe = pending[~first], probe + 1
+    return bits, slots
 
 
 _VOLUME_TYPES = {"float32": (1, 1), "vec3f": (2, 3), "int32": (3, 1)}  # dtype -> (volume.h VolumeType, components)
@@ -539,9 +559,13 @@ class Volume:
                                  int(bg_value) if self.dtype == "int32" else 0,
                                  (ctypes.c_float * 9)(*self.transform.reshape(-1)),
                                  (ctypes.c_float * 9)(*inverse.astype(np.float32).reshape(-1)),
-                                 (ctypes.c_float * 3)(*self.translation))
+                                 (ctypes.c_float * 3)(*self.translation), *self._hash())
         self.bg_value = bg_value
         self.id = _register(self, self._desc)
+
+    def _hash(self):
+        bits, self._slots = _volume_hash(self._keys)
+        return bits, self._slots.ctypes.data
 
     @staticmethod
     def _transform(voxel_size, transform):

@@ -29,7 +29,12 @@ struct Volume {
     float mat[9];  // world = mat index + vec (row-major)
     float inv_mat[9];
     float vec[3];
+    int32_t hash_bits;  // the leaves by key: 2^hash_bits slots, open addressing (volume_hash)
+    const int32_t* hash_slots;  // a leaf's index + 1, or 0 for an empty slot
 };
+
+// A leaf key's first slot: Fibonacci hashing, the loader's (tilec-rt/spatial.py _volume_hash) too.
+TL_HD uint64_t volume_hash(uint64_t key, int32_t bits) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
 
 TL_HD const Volume& volume_of(uint64_t id) { return *reinterpret_cast<const Volume*>(uintptr_t(id)); }
 
@@ -57,13 +62,18 @@ TL_HD int64_t volume_voxel(const Volume& v, int64_t i, int64_t j, int64_t k, Vol
     if (cache != nullptr && cache->key == key) {
         leaf = cache->leaf;
     } else {
-        int64_t lo = 0, hi = v.num_leaves;
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (v.leaf_keys[mid] < uint64_t(key)) lo = mid + 1;
-            else hi = mid;
+        leaf = -1;
+        if (v.num_leaves > 0) {
+            const uint64_t mask = (uint64_t(1) << v.hash_bits) - 1;
+            for (uint64_t h = volume_hash(uint64_t(key), v.hash_bits);; h = (h + 1) & mask) {
+                const int32_t slot = v.hash_slots[h];
+                if (slot == 0) break;
+                if (v.leaf_keys[slot - 1] == uint64_t(key)) {
+                    leaf = slot - 1;
+                    break;
+                }
+            }
         }
-        leaf = lo < v.num_leaves && v.leaf_keys[lo] == uint64_t(key) ? lo : -1;
         if (cache != nullptr) *cache = VolumeLeafCache{key, leaf};
     }
     return leaf < 0 ? -1 : leaf * 512 + (((i & 7) << 6) | ((j & 7) << 3) | (k & 7));
@@ -155,12 +165,11 @@ TL_HD int32_t volume_sample_i(uint64_t id, const vec<3, float>& uvw) {
     return at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at];
 }
 
-// wp.volume_sample_grad_f's gradient: d volume_sample_f / d uvw (0 under CLOSEST).
-TL_HD vec<3, float> volume_sample_grad_f(uint64_t id, const vec<3, float>& uvw, int32_t mode) {
-    float out[1];
-    vec<3, float> grad;
-    volume_sample_into<1>(id, VOLUME_FLOAT, uvw, mode, out, &grad[0]);
-    return grad;
+// wp.volume_sample_grad_f: the sample and d sample / d uvw (0 under CLOSEST), as (value, gradient).
+TL_HD vec<4, float> volume_sample_grad4(uint64_t id, const vec<3, float>& uvw, int32_t mode) {
+    vec<4, float> out;
+    volume_sample_into<1>(id, VOLUME_FLOAT, uvw, mode, &out[0], &out[1]);
+    return out;
 }
 
 // d dot(sample, adj) / d uvw of a float (C 1) or vec3 (C 3) volume's LINEAR sample (0 under CLOSEST), and with
@@ -207,10 +216,11 @@ TL_HD vec<3, float> volume_sample_v_gradient(uint64_t id, const vec<3, float>& u
     return volume_sample_adjoint<3>(id, VOLUME_VEC3, uvw, mode, &adj[0], nullptr);
 }
 
-// d dot(volume_sample_grad_f(...), adj) / d uvw, as Warp's adj_volume_sample_grad.
-TL_HD vec<3, float> volume_sample_grad_f_gradient(uint64_t id, const vec<3, float>& uvw, int32_t mode,
-                                                  const vec<3, float>& adj) {
-    return volume_sample_adjoint<1>(id, VOLUME_FLOAT, uvw, mode, nullptr, &adj[0]);
+// d dot(volume_sample_grad4(...), adj) / d uvw, as Warp's adj_volume_sample_grad: the sample's adjoint adj[0],
+// its gradient's adj[1..3].
+TL_HD vec<3, float> volume_sample_grad4_gradient(uint64_t id, const vec<3, float>& uvw, int32_t mode,
+                                                 const vec<4, float>& adj) {
+    return volume_sample_adjoint<1>(id, VOLUME_FLOAT, uvw, mode, &adj[0], &adj[1]);
 }
 
 TL_HD float volume_lookup_f(uint64_t id, int32_t i, int32_t j, int32_t k) {
