@@ -215,3 +215,17 @@ def test_gradients_through_ids_read_from_values_match_finite_differences(module)
     assert (args[2][0::2] < 0.01).all()  # a point just off the mesh, its closest point found
     check_gradients(module.closest_loss_from, n, args, outputs=[2], wrt=[1], tiled=False, h=1e-3, rtol=2e-2,
                     atol=2e-3)
+
+
+@needs_cxx
+@pytest.mark.build
+def test_the_null_id_passed_as_a_parameter_reads_as_an_empty_mesh(module):
+    """0, Warp's unset id, where a kernel takes a mesh's id: the launch takes it (any other number that is
+    no live mesh's is a ValueError) and the kernel reads the empty mesh, as an id read from a value does."""
+    n = 12
+    out = outputs(n)
+    module.probe.launch(dim=n, inputs=[0, *inputs(n), *out])
+    for k, name in enumerate(OUTPUTS):
+        np.testing.assert_array_equal(out[k], np.broadcast_to(EMPTY[name], out[k].shape), err_msg=name)
+    with pytest.raises(ValueError, match=r"probe: argument `mesh` = 7 is not the id of a live tilec Mesh"):
+        module.probe.launch(dim=n, inputs=[7, *inputs(n), *outputs(n)])

@@ -222,6 +222,9 @@ def test_ids_in_structs_are_checked_where_read(module):
     uvw = (points.astype(np.float64) - MIN_WORLD) / VOXEL
     want = [2.0 * trilinear(data, 3.0, p) if i % 3 == 0 else 0.0 for i, p in enumerate(uvw)]
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)  # not a live volume: the empty one, reading 0
+    grads = np.ones((n, 3), np.float32)
+    module.sample.launch(dim=n, inputs=[0, points, 1, out, grads])  # 0, Warp's unset id: the empty volume too
+    assert not out.any() and not grads.any()
 
 
 @needs_cxx

@@ -34,7 +34,18 @@ struct Mesh {
     int32_t num_groups;
 };
 
-TL_HD const Mesh& mesh_of(uint64_t id) { return *reinterpret_cast<const Mesh*>(uintptr_t(id)); }
+#ifndef __CUDA_ARCH__
+__attribute__((visibility("hidden"))) inline const Mesh empty_mesh = {};  // no points, no triangles, no tree
+#endif
+
+// The mesh behind an id: the null id (0, Warp's unset id) is the empty mesh, where every query finds nothing
+// and every read is zero. (On a GPU the loader passes no mesh: meshes live on the CPU.)
+TL_HD const Mesh& mesh_of(uint64_t id) {
+#ifndef __CUDA_ARCH__
+    if (id == 0) return empty_mesh;
+#endif
+    return *reinterpret_cast<const Mesh*>(uintptr_t(id));
+}
 
 // The mesh's points (field 0) or velocities (field 1); null for a mesh without velocities.
 TL_HD const vec<3, float>* mesh_values(const Mesh& m, int32_t field) { return field == 0 ? m.points : m.velocities; }

@@ -15,7 +15,6 @@ from .. import ir
 from .core import registrar
 from .reference_random import pcg, unit
 from .reference_values import Context, Impl, Value
-from .reference_volumes import VolumeLayout
 
 IMPL: dict[str, Impl] = {}
 impl = registrar(IMPL)
@@ -42,19 +41,20 @@ class MeshLayout(ctypes.Structure):  # runtime mesh.h tl::Mesh
                 ("num_groups", ctypes.c_int32)]
 
 
+# What the null id reads as (runtime mesh.h, hash_grid.h): an empty mesh, an empty unbuilt grid.
+_EMPTY_MESH = MeshLayout()
+_EMPTY_GRID = HashGridLayout(dim_x=1, dim_y=1, dim_z=1, dtype_bits=32)
+
+
 def _grid(id_: Value) -> HashGridLayout:
-    return HashGridLayout.from_address(int(id_))
+    return HashGridLayout.from_address(int(id_)) if int(id_) else _EMPTY_GRID  # the null id: the empty grid
 
 
 def _mesh(id_: Value) -> MeshLayout:
-    return MeshLayout.from_address(int(id_))
+    return MeshLayout.from_address(int(id_)) if int(id_) else _EMPTY_MESH
 
 
-# The empty objects an id that is no live object of the kind read gives (runtime live_ids.h), and the kinds
-# (LiveKind) of the loader's live objects, by class name and points' precision.
-_EMPTY_MESH = MeshLayout()
-_EMPTY_GRID = HashGridLayout(dim_x=1, dim_y=1, dim_z=1, dtype_bits=32)
-_EMPTY_VOLUME = VolumeLayout()  # no type: every read is 0
+# The kinds (LiveKind, runtime live_ids.h) of the loader's live objects, by class name and points' precision.
 _LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4,
                **{("Volume", dtype): 5 for dtype in ("float32", "vec3f", "int32")}}
 
@@ -62,7 +62,7 @@ _LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", 
 @impl("live_id")
 def _live_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     """The id if the loader's registry (tilec-rt/spatial.py, this process's) holds a live object of the kind
-    read under it, else the address of that kind's empty object."""
+    read under it, else the null id (read as that kind's empty object)."""
     key, wanted = int(a[0]), int(a[1])
     registry = sys.modules.get("_tilec_spatial_v3")
     ref = getattr(registry, "live", {}).get(key)
@@ -70,8 +70,7 @@ def _live_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     kind = _LIVE_KINDS.get((type(obj).__name__, str(getattr(obj, "dtype", ""))))
     if kind is not None and (kind == wanted or (wanted == 0 and kind in (1, 2))):
         return np.uint64(key)
-    empty = _EMPTY_MESH if wanted in (3, 4) else _EMPTY_VOLUME if wanted == 5 else _EMPTY_GRID
-    return np.uint64(ctypes.addressof(empty))
+    return np.uint64(0)
 
 
 def cell_coord(v: Value) -> int:

@@ -34,7 +34,7 @@ class _View:
     """A volume's tiles as a dictionary, its background and map, read from the descriptor."""
 
     def __init__(self, id_: Value):
-        d = VolumeLayout.from_address(int(id_))
+        d = VolumeLayout.from_address(int(id_)) if int(id_) else VolumeLayout()  # the null id: the empty volume
         self.type = d.type
         n = d.num_leaves
         keys = np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(d.leaf_keys)) if n else np.zeros(0, np.uint64)

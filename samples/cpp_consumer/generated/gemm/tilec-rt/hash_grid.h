@@ -32,7 +32,18 @@ struct HashGrid {
     int32_t has_groups;  // 1 after a grouped build
 };
 
-TL_HD const HashGrid& hash_grid(uint64_t id) { return *reinterpret_cast<const HashGrid*>(uintptr_t(id)); }
+#ifndef __CUDA_ARCH__
+__attribute__((visibility("hidden"))) inline const HashGrid empty_hash_grid = {1, 1, 1, 0, 0, 32, 0.0f, 0.0, nullptr,
+                                                                              nullptr, nullptr, nullptr, 0};
+#endif
+
+// The grid behind an id: the null id (0, Warp's unset id) is an empty, unbuilt grid (a query visits nothing).
+TL_HD const HashGrid& hash_grid(uint64_t id) {
+#ifndef __CUDA_ARCH__
+    if (id == 0) return empty_hash_grid;
+#endif
+    return *reinterpret_cast<const HashGrid*>(uintptr_t(id));
+}
 
 TL_HD float hash_grid_inv(const HashGrid& g, float) { return g.cell_width_inv_f; }
 TL_HD double hash_grid_inv(const HashGrid& g, double) { return g.cell_width_inv_d; }

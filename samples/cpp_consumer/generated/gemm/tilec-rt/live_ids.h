@@ -4,12 +4,12 @@
 // an id is checked where it is used: `live_id` looks it up in the table of the objects alive at the
 // launch (their ids ascending and each one's kind), which the loader sets through the module's
 // `<module>_set_live_ids` before launching a kernel that reads one. An id that is no live object of the
-// kind read gives that kind's empty object instead (no triangles, no points: every query finds
-// nothing, every read is zero), never an address nobody made. Warp dereferences any such number.
+// kind read gives the null id, which reads as that kind's empty object (no triangles, no points: every
+// query finds nothing, every read is zero), never an address nobody made. Warp dereferences any such number.
 //
 // The table is per library (hidden visibility: two modules' libraries never share it). A C++ caller
 // of such a kernel sets it the same way, or every id it passes this way reads as an empty object.
-// On a GPU no table is set: the loader refuses those launches, and device code reads the empty objects.
+// On a GPU no table is set, and the loader refuses those launches.
 #pragma once
 #include <cstdint>
 #include "hash_grid.h"
@@ -31,17 +31,14 @@ struct LiveIds {
 
 #ifndef __CUDA_ARCH__
 __attribute__((visibility("hidden"))) inline LiveIds live_ids_table = {nullptr, nullptr, 0};
-__attribute__((visibility("hidden"))) inline const Mesh empty_mesh = {};
-__attribute__((visibility("hidden"))) inline const Volume empty_volume = {};  // VOLUME_NONE: every read is 0
-__attribute__((visibility("hidden"))) inline const HashGrid empty_hash_grid = {1, 1, 1, 0, 0, 32, 0.0f, 0.0, nullptr,
-                                                                              nullptr, nullptr, nullptr, 0};
 
 TL_HD bool live_kind_matches(int32_t kind, int32_t wanted) {
     return kind == wanted || (wanted == LIVE_ANY_HASH_GRID && (kind == LIVE_HASH_GRID_F32 || kind == LIVE_HASH_GRID_F64));
 }
 #endif
 
-// `id` if the table holds it as an object of kind `wanted`, else the address of that kind's empty object.
+// `id` if the table holds it as an object of kind `wanted`, else the null id (0), which every op reads as that
+// kind's empty object (mesh.h mesh_of, hash_grid.h hash_grid, volume.h volume_of).
 TL_HD uint64_t live_id(uint64_t id, int32_t wanted) {
 #ifdef __CUDA_ARCH__
     (void)id;
@@ -55,11 +52,7 @@ TL_HD uint64_t live_id(uint64_t id, int32_t wanted) {
         if (t.ids[mid] < id) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < t.count && t.ids[lo] == id && live_kind_matches(t.kinds[lo], wanted)) return id;
-    const void* empty = wanted == LIVE_MESH || wanted == LIVE_BVH ? static_cast<const void*>(&empty_mesh)
-                        : wanted == LIVE_VOLUME                  ? static_cast<const void*>(&empty_volume)
-                                                                 : static_cast<const void*>(&empty_hash_grid);
-    return uint64_t(uintptr_t(empty));
+    return lo < t.count && t.ids[lo] == id && live_kind_matches(t.kinds[lo], wanted) ? id : 0;
 #endif
 }
 

@@ -30,8 +30,8 @@ of one level in place, so the descriptor stays valid.
 `id` is the address of a descriptor. Every live grid, mesh, BVH and texture of this process is
 registered by its id, whichever tilec module made it, so a launch takes an id only if it is a live
 object's of the kind (and precision, or a texture's dimensionality) the kernel reads: any other
-number is a ValueError naming the argument. A texture argument may also be None, Warp's empty
-texture (id 0).
+number is a ValueError naming the argument. 0, Warp's unset id, is taken too (a texture argument may also
+be None): the kernel reads an empty object (no points, no triangles, no texels, no voxels).
 """
 from __future__ import annotations
 
@@ -1152,14 +1152,17 @@ def texture_ids(name, p, value, device):
 
 
 def object_arg(name, p, value, device):
-    """The ctypes value of a kernel's hash-grid, mesh, BVH or texture id argument (meta `hash_grid`, `mesh`,
-    `bvh`, `texture1d`, `texture2d` or `texture3d`): `value` the id of a live object of that kind (or the
-    object itself), on the CPU, of the precision the kernel reads; for a texture also None, Warp's empty
-    texture (id 0: zero texels, every sample zero)."""
+    """The ctypes value of a kernel's hash-grid, mesh, BVH, volume or texture id argument (meta `hash_grid`,
+    `mesh`, `bvh`, `volume`, `texture1d`, `texture2d` or `texture3d`): `value` the id of a live object of that
+    kind (or the object itself), on the CPU, of the precision the kernel reads, or 0, Warp's unset id (the
+    kernel reads an empty object); for a texture also None, Warp's empty texture (zero texels)."""
     kind = p["dtype"] if p.get("dtype") in TEXTURE_DTYPES else next(k for k in _KINDS if k in p)
     label = _KINDS[kind]
     texture = kind.startswith("texture")
     if texture and value is None:
+        return ctypes.c_uint64(0), None
+    if not texture and _is_int(value) and int(value) == 0:  # Warp's unset id: the kernel reads an empty object
+        _on_host(name, label, device)
         return ctypes.c_uint64(0), None
     if type(value).__name__ in _KINDS.values() and hasattr(value, "id"):  # the object itself (any module's class)
         value = value.id

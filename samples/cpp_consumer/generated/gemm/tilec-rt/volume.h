@@ -36,7 +36,17 @@ struct Volume {
 // A leaf key's first slot: Fibonacci hashing, the loader's (tilec-rt/spatial.py _volume_hash) too.
 TL_HD uint64_t volume_hash(uint64_t key, int32_t bits) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
 
-TL_HD const Volume& volume_of(uint64_t id) { return *reinterpret_cast<const Volume*>(uintptr_t(id)); }
+#ifndef __CUDA_ARCH__
+__attribute__((visibility("hidden"))) inline const Volume empty_volume = {};  // VOLUME_NONE: every read is 0
+#endif
+
+// The volume behind an id: the null id (0, Warp's unset id) is the empty volume, whose reads are 0.
+TL_HD const Volume& volume_of(uint64_t id) {
+#ifndef __CUDA_ARCH__
+    if (id == 0) return empty_volume;
+#endif
+    return *reinterpret_cast<const Volume*>(uintptr_t(id));
+}
 
 constexpr int64_t kVolumeLeafRange = int64_t(1) << 20;  // leaf coordinates in [-2^20, 2^20): voxels within 2^23
 
