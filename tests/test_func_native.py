@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import needs_cxx
-from harness import build, first_error
+from harness import build, compile_ir, first_error
 
 HEAD = "import warp as wp\n\n\n"
 KERNEL = ("\n\n\n@wp.kernel\ndef k(x: wp.array(dtype=float), y: wp.array(dtype=float)):\n"
@@ -395,3 +395,36 @@ def test_a_func_of_several_values_calls_a_snippet_of_values_in_each_values_insta
     np.testing.assert_allclose(y, x * want[:, None], rtol=1e-6)
     error = first_error(PAIR.replace("d, r = scaled_pair(x[i])", "d, r = shown_pair(x[i])"))
     assert error.startswith("33:12: TC0401: unsupported syntax: `shown_pair` returns several values and has effects")
+
+
+ADDRESSED = HEAD + """@wp.func_native(SNIPPET)
+def write(v: float, p: POINTER) -> float: ...
+
+
+@wp.func
+def pair(v: wp.vec3, p: POINTER) -> tuple[wp.vec3, float]:
+    r = write(wp.dot(v, v), p)
+    return v * r, r
+
+
+@wp.kernel
+def k(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3), p: POINTER):
+    i = wp.tid()
+    d, r = pair(x[i], p)
+    y[i] = d * r
+"""
+
+
+@pytest.mark.parametrize("snippet, pointer, effect", [
+    ('"return v;"', "float", False),
+    ('"return v + float(p);"', "wp.uint64", True),
+    ('"((float *) &v)[0] = 2.0f; return v;"', "float", True),
+])
+def test_a_snippet_that_may_write_through_an_address_is_an_effect(snippet, pointer, effect):
+    """A values-only snippet takes no 64-bit integer and casts no pointer: kamino passes addresses as
+    wp.uint64 and a snippet could write through one, which a per-value instance would repeat."""
+    source = ADDRESSED.replace("SNIPPET", snippet).replace("POINTER", pointer)
+    if effect:
+        assert "returns several values and has effects" in first_error(source)
+    else:
+        compile_ir(source, "addressed")  # (compiles: the snippet is called in each value's instance)

@@ -90,17 +90,20 @@ _READS = re.compile(r"\s*\.\s*(?:shape|ndim|strides)\b")
 
 
 _EFFECTS = re.compile(r"\b(?:printf|atomic\w*|static|volatile|asm|__syncthreads\w*|__threadfence\w*|__\w*sync\w*|"
-                      r"assert|exit|abort|malloc|free|new|delete)\b")
+                      r"assert|exit|abort|malloc|free|new|delete|memcpy|memset|reinterpret_cast)\b"
+                      r"|->|\(\s*[\w:]+\s*\*+\s*\)")  # (and a pointer cast or member access: a write through one)
 
 
 def values_only(native: ir.NativeFunc) -> bool:
-    """Whether a call of `native` gives its value and nothing else: it takes no array (what a snippet could
-    write), and no snippet of it names what could reach beyond its values (printing, atomics, statics,
-    a block's or warp's synchronisation, assertions, memory; math intrinsics such as `__frsqrt_rn` are values). A func that returns several values may then call it in each
+    """Whether a call of `native` gives its value and nothing else: it takes no array and no 64-bit integer
+    (what a snippet could write through), and no snippet of it names what could reach beyond its values
+    (printing, atomics, statics, a block's or warp's synchronisation, assertions, memory, a pointer cast;
+    math intrinsics such as `__frsqrt_rn` are values). A func that returns several values may then call it in each
     value's instance (frontend/values_only.py)."""
     texts = [t for t in (native.snippet, native.adj_snippet, native.replay_snippet) if t is not None]
-    return native.ret != NONE and not any(isinstance(t, ArrayT) for _, t in native.params) and \
-        not any(_EFFECTS.search(_code_only(t)) for t in texts)
+    pointers = any(isinstance(t, ArrayT) or (isinstance(t, Scalar) and t.is_integral and t.bits == 64)
+                   for _, t in native.params)  # an array, or an address passed as a 64-bit integer (kamino's)
+    return native.ret != NONE and not pointers and not any(_EFFECTS.search(_code_only(t)) for t in texts)
 
 
 def _code_only(text: str) -> str:
