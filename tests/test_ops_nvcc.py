@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import test_atomic_extremes
 import test_decompositions
+import test_live_ids
 import test_ops_aligned
 import test_ops_bfloat16
 import test_ops_blas1_scans
@@ -23,6 +25,7 @@ import test_ops_slice_indexed
 import test_ops_stack
 import test_partial_blocks
 import test_tile_print
+import test_volumes
 
 FAMILIES = {
     "aligned": test_ops_aligned.PROGRAM,
@@ -41,6 +44,10 @@ FAMILIES = {
     # partial last blocks: the stand-in threads' masks (ctx_cuda.h) in every op the tests run
     "tile_print": test_tile_print.SOURCE,
     "partial_blocks": test_partial_blocks.PROGRAM + test_partial_blocks.STACKS.replace("import warp as wp\n", ""),
+    # tiles of matrices scattered and read back, with the adjoint's component-wise takes (atomic.h atomic_take)
+    "value_tiles": (Path(__file__).parent / "conformance" / "programs" / "vtiles_reduce.py").read_text(),
+    "volumes": test_volumes.SOURCE,
+    "live_ids": test_live_ids.SOURCE,
 }
 # Families whose .cu does not build yet, and why (none at present).
 KNOWN: dict = {}

@@ -248,8 +248,28 @@ template <class T, int N, class V, class... I> TL_HD T atomic_exch(Ctx& ctx, con
 // The adjoint of a store to an element that several threads, or a block's lanes, may store alike:
 // the first to arrive takes the element's adjoint and leaves zero (an atomic exchange), so the
 // seed is counted once however the threads interleave (a plain read then zero is not, on a GPU).
+// A vector's or matrix's components (its `c` array): a GPU takes them one at a time, its atomics being of 2, 4 or
+// 8 bytes (each component's adjoint is still taken once).
+template <class T, class = void> struct has_components : std::false_type {};
+template <class T> struct has_components<T, decltype(void(std::declval<T&>().c[0]))> : std::true_type {};
+
+template <class T> TL_HD T atomic_take(T* p) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) > 8 && has_components<T>::value) {
+        T out;
+        constexpr int n = int(sizeof(p->c) / sizeof(p->c[0]));
+        for (int k = 0; k < n; ++k) out.c[k] = atomic_take(&p->c[k]);
+        return out;
+    } else {
+        return atomic_update(p, [](T) { return T(0); });
+    }
+#else
+    return atomic_update(p, [](T) { return T(0); });
+#endif
+}
+
 template <class T, int N, class... I> TL_HD T array_take(Ctx& ctx, const Array<T, N>& adj, I... idx) {
-    return !ctx.standin() && adj.data && in_bounds(adj, idx...) ? atomic_update(adj.ptr(idx...), [](T) { return T(0); }) : T(0);
+    return !ctx.standin() && adj.data && in_bounds(adj, idx...) ? atomic_take(adj.ptr(idx...)) : T(0);
 }
 
 // The adjoint of atomic_min/atomic_max(a, indices..., value): `final` holds every element as the

@@ -38,6 +38,8 @@ CASES = [
     Case("vtiles_reduce_add", R, "vec_reduce_add", dim=(2,), args=(varr(32), vout(2)), block_dim=32,
          warp_wrong="Warp 1.19's adjoint of tile_reduce(wp.add, ...) over a vec3 tile leaves the input's gradient at "
          "zero; the sum's gradient is the seed broadcast to every element"),
+    Case("vtiles_mat_scatter_masked", R, "mat_scatter_masked", dim=(2,),
+         args=(varr(64, vt="mat33"), vout(64, vt="mat33")), block_dim=32),
     Case("vtiles_row_sums", R, "row_sums", dim=(2,), args=(varr(8, 16, vt="vec2"), vout(8, vt="vec2")),
          block_dim=32),
     Case("vtiles_atomic", R, "vec_atomic", dim=(2,), args=(varr(32), vout(16)), block_dim=32),

@@ -24,7 +24,7 @@ VALUE_TILE_OPS = {
     # maps, folds, BLAS-1
     "tile_map": ANY, "tile_sum": ANY, "tile_reduce": ANY, "tile_dot": ANY, "tile_axpy": ANY,
     "tile_sort": frozenset({"values"}),
-    "tile_scatter_add": ANY, "tile_from_thread": ANY,  # per-lane values
+    "tile_scatter_add": ANY, "tile_scatter_masked": ANY, "tile_from_thread": ANY,  # per-lane values
     "tile_fft": ANY, "tile_ifft": ANY,  # complex values (vec2f/vec2d): their own rule (ops/fft.py) says which
     # layout and element access
     "tile_stack": ANY,  # a block stack of vectors or matrices (ops/stack.py)

@@ -65,3 +65,12 @@ def vec_double(a: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.vec3d)):
     x = wp.tile_load(a, shape=N, offset=i * N)
     s = wp.tile_sum(x * wp.float64(2.0))
     wp.tile_store(out, s, offset=i)
+
+
+@wp.kernel
+def mat_scatter_masked(a: wp.array(dtype=wp.mat33), out: wp.array(dtype=wp.mat33)):
+    # Newton's midphase: one lane's matrix put in a shared tile, every lane reading it back
+    i, lane = wp.tid()
+    t = wp.tile_zeros(shape=(2,), dtype=wp.mat33, storage="shared")
+    wp.tile_scatter_masked(t, lane % 2, a[i * wp.block_dim() + lane] * 2.0, lane < 2)
+    out[i * wp.block_dim() + lane] = wp.tile_extract(t, lane % 2)
