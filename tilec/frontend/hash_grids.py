@@ -22,10 +22,13 @@ centre and radius); its loop walks the leaves of the mesh's tree whose boxes the
 `while wp.bvh_query_next(query, item[, max_dist]):`) are the same walks over its tree of boxes, each
 item tested by its box (a ray's tests, of the tree's boxes and the items', read max_dist each time).
 
-The grid's id must be a parameter of the kernel or func, never assigned: the loader then knows
-which arguments are grid ids (ir.Function.spatial_ids, the manifest) and checks each is the id of
-a live grid of the point's precision, so a wrong number never reaches native code. A mesh's id
-(ops/spatial.py's mesh reads) follows the same rules.
+A grid's id that is a parameter of the kernel or func, never assigned, is checked at the launch: the
+loader knows which arguments are grid ids (ir.Function.spatial_ids, the manifest) and takes only the
+id of a live grid of the point's precision there (or 0, read as an empty grid). An id read from any
+other value (an element of a uint64 array, a local: Newton keeps mesh ids in arrays whose other
+elements hold other things) is checked where it is read, against the objects alive at the launch
+(`live_id`, runtime live_ids.h). Either way a wrong number never reaches native code as an address.
+Meshes', BVHs' and volumes' ids follow the same rules.
 """
 from __future__ import annotations
 
@@ -345,7 +348,7 @@ class HashGridQueries(LoweringHost):
 
     def live_grid_id(self, value: ir.Expr, kind: str, dtype: str, node: cst.CSTNode) -> ir.Expr:
         """An id read from a value (an element of a uint64 array, a local): checked against the launch's
-        live objects where it is read, that kind's empty object when it is none (runtime live_ids.h)."""
+        live objects where it is read, the null id (an empty object) when it is none (runtime live_ids.h)."""
         what, cls = KINDS[kind]
         if self.is_weak(value) and type(value.value) is int:
             value = self.retype_literal(value, UINT64)
