@@ -514,6 +514,11 @@ _VOLUME_TYPES = {"float32": (1, 1), "vec3f": (2, 3), "int32": (3, 1)}  # dtype -
 _LEAF_RANGE = 1 << 20  # volume.h kVolumeLeafRange: tile coordinates in [-2^20, 2^20)
 
 
+def _leaf_keys(x, y, z):
+    """The keys of tiles (x, y, z) (voxel coordinates >> 3), volume.h volume_leaf_key's."""
+    return ((x + _LEAF_RANGE) << 42) | ((y + _LEAF_RANGE) << 21) | (z + _LEAF_RANGE)
+
+
 class Volume:
     """A sparse volume of float32, vec3f or int32 voxels in dense 8x8x8 tiles, as wp.Volume (CPU): made by
     `Volume.allocate`, `Volume.allocate_by_tiles` or `Volume.load_from_numpy` with Warp's arguments. A voxel
@@ -541,7 +546,7 @@ class Volume:
             tiles = np.unique(tiles, axis=0)
         if tiles.size and (tiles.min() < -_LEAF_RANGE or tiles.max() >= _LEAF_RANGE):
             raise ValueError(f"Volume: tiles must lie within {_LEAF_RANGE * 8} voxels of the origin")
-        keys = ((tiles[:, 0] + _LEAF_RANGE) << 42) | ((tiles[:, 1] + _LEAF_RANGE) << 21) | (tiles[:, 2] + _LEAF_RANGE)
+        keys = _leaf_keys(tiles[:, 0], tiles[:, 1], tiles[:, 2])
         order = np.argsort(keys, kind="stable")
         self._tiles = tiles[order].astype(np.int32)
         self._keys = np.ascontiguousarray(keys[order].astype(np.uint64))
@@ -648,8 +653,7 @@ class Volume:
 
     def _store(self, i, j, k, values):
         """Voxels (i, j, k) (in the tiles) set to `values`, one row each."""
-        keys = (((i >> 3) + _LEAF_RANGE) << 42) | (((j >> 3) + _LEAF_RANGE) << 21) | ((k >> 3) + _LEAF_RANGE)
-        leaf = np.searchsorted(self._keys, keys.astype(np.uint64))
+        leaf = np.searchsorted(self._keys, _leaf_keys(i >> 3, j >> 3, k >> 3).astype(np.uint64))
         offset = ((i & 7) << 6) | ((j & 7) << 3) | (k & 7)
         flat = self._values.reshape(len(self._keys) * 512, -1)
         flat[leaf * 512 + offset] = values
