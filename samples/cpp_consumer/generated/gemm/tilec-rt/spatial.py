@@ -714,8 +714,8 @@ def _nvdb_grid_bytes(data):
 
 def _nvdb_grid(buf):
     """(tiles, bg_value, transform, translation, inverse, values) of a NanoVDB grid's buffer (the Volume's
-    arguments): its tree walked from the root, every leaf's 512 voxels, tiles of other values than the
-    background made into leaves of that value."""
+    arguments): its tree walked from the root a node's table at a time (numpy), every leaf's 512 voxels,
+    tiles of other values than the background made into leaves of that value."""
     import struct
 
     def read(fmt, at):
@@ -729,66 +729,72 @@ def _nvdb_grid(buf):
                          "grids are)")
     dtype, width, root_size, stride, up_table, up_size, low_table, low_size, leaf_table, leaf_size = \
         _NVDB_TYPES[grid_type]
-    value = "<" + ("i" if dtype == "int32" else "f") * width
+    scalar = np.dtype("<i4" if dtype == "int32" else "<f4")
     mat, inv, vec = read("<9f", 296), read("<9f", 332), read("<3f", 368)
     tree = 672
     root = tree + read("<Q", tree + 24)[0]
-    background = read(value, root + 28)
-    tiles, values = [], []
+    background = np.asarray(read("<" + scalar.char * width, root + 28), scalar)
+    leaf_origins, leaf_addresses, tiles, values = [], [], [], []
 
-    def constant(origin, span, v):  # a tile of `span`^3 voxels at `origin`, of value v, as leaves
-        if v == background:
-            return
+    def table(node, offset, dim):
+        """(child?, child offset, tile value) of each entry of an internal node's dim^3 table."""
+        count = dim ** 3
+        mask_at, start = node + (4128 if dim == 32 else 544), node + offset
+        read("<%dB" % (count // 8), mask_at)
+        read("<%dB" % (count * stride), start)  # (their bounds checked)
+        mask = np.unpackbits(np.frombuffer(buf, np.uint8, count // 8, mask_at), bitorder="little").astype(bool)
+        entries = np.frombuffer(buf, np.uint8, count * stride, start).reshape(count, stride)
+        return mask, entries[:, :8].copy().view("<i8")[:, 0], entries[:, :4 * width].copy().view(scalar)
+
+    def constants(origins, span, tile_values):  # tiles of `span`^3 voxels of other values, as leaves
         n = span // 8
-        if len(tiles) + n ** 3 > _NVDB_MAX_LEAVES:
+        if len(origins) and sum(map(len, tiles)) + len(origins) * n ** 3 > _NVDB_MAX_LEAVES:
             raise ValueError("Volume.load_from_nvdb: the grid's tiles make too many leaves")
         grid = np.stack(np.meshgrid(*(np.arange(n) for _ in range(3)), indexing="ij"), -1).reshape(-1, 3)
-        tiles.extend((np.asarray(origin) >> 3) + grid)
-        values.extend([v] * len(grid))
+        for origin, v in zip(origins, tile_values):
+            tiles.append((origin >> 3) + grid)
+            values.append(np.broadcast_to(v, (len(grid), 512, width)))
 
-    def children(node, table, dim, shift):  # (entry, child?, offset or value) of an internal node's table
-        count = dim ** 3
-        at = node + (4128 if dim == 32 else 544)
-        read("<%dB" % (count // 8), at)  # (its bounds checked)
-        mask = np.unpackbits(np.frombuffer(buf, np.uint8, count // 8, at), bitorder="little").astype(bool)
-        for n in range(count):
-            entry = node + table + n * stride
-            x, y, z = n >> (2 * shift), (n >> shift) & (dim - 1), n & (dim - 1)
-            yield (x, y, z), mask[n], entry
+    def entry_coords(dim, shift):  # (x, y, z) of each entry of a dim^3 table, x slowest
+        n = np.arange(dim ** 3)
+        return np.stack([n >> (2 * shift), (n >> shift) & (dim - 1), n & (dim - 1)], -1)
 
+    upper_coords, lower_coords = entry_coords(32, 5) * 128, entry_coords(16, 4) * 8
     for t in range(read("<I", root + 24)[0]):
         tile = root + root_size + t * 32
         key, child = read("<Q", tile)[0], read("<q", tile + 8)[0]
-        origin = [np.int32(np.uint32(((key >> s) & 0x1FFFFF) << 12)) for s in (42, 21, 0)]
+        origin = np.array([np.int32(np.uint32(((key >> s) & 0x1FFFFF) << 12)) for s in (42, 21, 0)], np.int64)
         if child == 0:
-            if read(value, tile + 20) != background:
+            if not np.array_equal(np.asarray(read("<" + scalar.char * width, tile + 20), scalar), background):
                 raise ValueError("Volume.load_from_nvdb: a root tile (4096^3 voxels) of its own value")
             continue
         upper = root + child
-        for (x, y, z), has_child, entry in children(upper, up_table, 32, 5):
-            at = [origin[0] + 128 * x, origin[1] + 128 * y, origin[2] + 128 * z]
-            if not has_child:
-                constant(at, 128, read(value, entry))
-                continue
-            lower = upper + read("<q", entry)[0]
-            for (a, b, c), leaf_child, low_entry in children(lower, low_table, 16, 4):
-                corner = [at[0] + 8 * a, at[1] + 8 * b, at[2] + 8 * c]
-                if not leaf_child:
-                    constant(corner, 8, read(value, low_entry))
-                    continue
-                leaf = lower + read("<q", low_entry)[0]
-                if len(tiles) >= _NVDB_MAX_LEAVES:
-                    raise ValueError("Volume.load_from_nvdb: the grid has too many leaves")
-                tiles.append(np.asarray(corner) >> 3)
-                voxels = read("<" + value[1:] * 512, leaf + leaf_table)
-                values.append(np.asarray(voxels).reshape(512, width) if width > 1 else np.asarray(voxels))
-    bg = background[0] if width == 1 else tuple(background)
-    rows = [np.broadcast_to(np.asarray(v), (512, width) if width > 1 else (512,)) for v in values]
-    shape = (len(rows), 512, width) if width > 1 else (len(rows), 512)
-    stacked = np.stack(rows) if rows else np.zeros(shape)
+        mask, offsets, own = table(upper, up_table, 32)
+        at = origin + upper_coords
+        other = ~mask & (own != background).any(axis=1)
+        constants(at[other], 128, own[other])
+        for n in np.flatnonzero(mask):
+            lower = upper + int(offsets[n])
+            lmask, loffsets, lown = table(lower, low_table, 16)
+            corners = at[n] + lower_coords
+            other = ~lmask & (lown != background).any(axis=1)
+            constants(corners[other], 8, lown[other])
+            leaf_origins.append(corners[lmask] >> 3)
+            leaf_addresses.append(lower + loffsets[lmask])
+    addresses = np.concatenate(leaf_addresses) if leaf_addresses else np.zeros(0, np.int64)
+    if len(addresses) + sum(map(len, tiles)) > _NVDB_MAX_LEAVES:
+        raise ValueError("Volume.load_from_nvdb: the grid has too many leaves")
+    words = np.frombuffer(buf, scalar, len(buf) // 4)
+    first = (addresses + leaf_table) // 4
+    if len(first) and ((addresses % 4).any() or first.min() < 0 or first.max() + 512 * width > len(words)):
+        raise ValueError("Volume.load_from_nvdb: the grid's tree points outside its buffer")
+    leaf_values = words[first[:, None] + np.arange(512 * width)].reshape(-1, 512, width)
+    all_tiles = np.concatenate([*leaf_origins, *tiles]) if leaf_origins or tiles else np.zeros((0, 3), np.int64)
+    stacked = np.concatenate([leaf_values, *values]) if values else leaf_values
+    bg = background[0].item() if width == 1 else tuple(background.tolist())
     matrix, inverse = np.asarray(mat, np.float64).reshape(3, 3), np.asarray(inv, np.float64).reshape(3, 3)
-    return (np.asarray(tiles, np.int64).reshape(-1, 3), type(bg)(bg) if width == 1 else bg, matrix, vec, inverse,
-            stacked)
+    return (all_tiles.astype(np.int64).reshape(-1, 3), bg, matrix, vec, inverse,
+            stacked if width > 1 else stacked[..., 0])
 
 
 class TextureFilterMode(enum.IntEnum):
