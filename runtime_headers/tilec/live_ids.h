@@ -12,9 +12,7 @@
 // On a GPU no table is set, and the loader refuses those launches.
 #pragma once
 #include <cstdint>
-#include "hash_grid.h"
-#include "mesh.h"
-#include "volume.h"
+#include "core.h"
 
 namespace tl {
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from .. import ir
-from ..ir.types import FLOAT32, INT32, UINT64, Scalar, VecT, describe
+from ..ir.types import FLOAT32, INT32, Scalar, VecT, describe
 from ..ops import REQUIRED
 from ..ops.volumes import VEC3F
 from . import annotations as ann
@@ -112,9 +112,6 @@ class VolumeLowering(LoweringHost):
             temp = self.new_temp(value.type)
             held.append(ir.Assign(temp, value, span))
             operands.append(ir.Var(temp, span))
-        if operands[0].type != UINT64:
-            self.fail("TC0201", f"{api}: `id` must be a volume's id (a uint64), got {describe(operands[0].type)}",
-                      args["id"])
         target = args["grad"]
         if not (isinstance(target, cst.Name) and target.value in self.env):
             self.fail("TC0401", f"unsupported syntax: {api}: `grad` is written to: it must be a variable bound before "

@@ -15,6 +15,7 @@ from .. import ir
 from .core import registrar
 from .reference_random import pcg, unit
 from .reference_values import Context, Impl, Value
+from .spatial import LIVE_KINDS
 
 IMPL: dict[str, Impl] = {}
 impl = registrar(IMPL)
@@ -54,9 +55,8 @@ def _mesh(id_: Value) -> MeshLayout:
     return MeshLayout.from_address(int(id_)) if int(id_) else _EMPTY_MESH
 
 
-# The kinds (LiveKind, runtime live_ids.h) of the loader's live objects, by class name and points' precision.
-_LIVE_KINDS = {("HashGrid", "float32"): 1, ("HashGrid", "float64"): 2, ("Mesh", "float32"): 3, ("Bvh", "float32"): 4,
-               **{("Volume", dtype): 5 for dtype in ("float32", "vec3f", "int32")}}
+# The kind (ops/spatial.py LIVE_KINDS) of each class of the loader's live objects.
+_CLASS_KINDS = {"HashGrid": "hash_grid", "Mesh": "mesh", "Bvh": "bvh", "Volume": "volume"}
 
 
 @impl("live_id")
@@ -67,10 +67,9 @@ def _live_id(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     registry = sys.modules.get("_tilec_spatial_v3")
     ref = getattr(registry, "live", {}).get(key)
     obj = ref() if ref is not None else None
-    kind = _LIVE_KINDS.get((type(obj).__name__, str(getattr(obj, "dtype", ""))))
-    if kind is not None and (kind == wanted or (wanted == 0 and kind in (1, 2))):
-        return np.uint64(key)
-    return np.uint64(0)
+    kind = _CLASS_KINDS.get(type(obj).__name__, "")
+    read_as = {LIVE_KINDS.get((kind, str(getattr(obj, "dtype", "")))), LIVE_KINDS.get((kind, "any"))}
+    return np.uint64(key if wanted in read_as else 0)
 
 
 def cell_coord(v: Value) -> int:

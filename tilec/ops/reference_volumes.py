@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,15 +49,20 @@ class _View:
         self.inv = np.array(d.inv_mat[:], F32).reshape(3, 3)
         self.vec = np.array(d.vec[:], F32)
 
-    def voxel(self, ijk: Sequence[int]) -> Value:
+    def place(self, ijk: Sequence[Any]) -> tuple[np.ndarray, int] | None:
+        """(its tile, its row there) of voxel ijk, or None outside the tiles."""
         i, j, k = (int(c) for c in ijk)
         parts = [(c >> 3) + RANGE for c in (i, j, k)]
         if any(not 0 <= p < 2 * RANGE for p in parts):
-            return self.background
+            return None
         tile = self.tiles.get((parts[0] << 42) | (parts[1] << 21) | parts[2])
-        if tile is None:
+        return None if tile is None else (tile, ((i & 7) << 6) | ((j & 7) << 3) | (k & 7))
+
+    def voxel(self, ijk: Sequence[Any]) -> Value:
+        at = self.place(ijk)
+        if at is None:
             return self.background
-        row = tile[((i & 7) << 6) | ((j & 7) << 3) | (k & 7)]
+        row = at[0][at[1]]
         return np.int32(row[0]) if self.type == 3 else row.astype(F32).copy()
 
 
@@ -158,12 +164,9 @@ def _store(ctx: Context, call: ir.OpCall, a: Sequence[Value]) -> Value:
     v = _View(a[0])
     if not _typed(v, suffix):
         return None
-    i, j, k = (int(c) for c in a[1:4])
-    parts = [(c >> 3) + RANGE for c in (i, j, k)]
-    tile = v.tiles.get((parts[0] << 42) | (parts[1] << 21) | parts[2]) if all(
-        0 <= p < 2 * RANGE for p in parts) else None
-    if tile is not None:
-        tile[((i & 7) << 6) | ((j & 7) << 3) | (k & 7)] = np.asarray(a[4]).reshape(-1)
+    at = v.place(a[1:4])
+    if at is not None:
+        at[0][at[1]] = np.asarray(a[4]).reshape(-1)
     return None
 
 

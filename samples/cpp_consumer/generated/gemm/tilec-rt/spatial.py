@@ -38,10 +38,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import enum
+import struct
 import sys
 import threading
 import types
 import weakref
+import zlib
 
 import numpy as np
 
@@ -533,7 +535,7 @@ class Volume:
         bg = np.asarray(bg_value)
         if bg.shape == (3,):
             self.dtype = "vec3f"
-        elif bg.shape == () and isinstance(bg_value, (int, np.integer)) and not isinstance(bg_value, bool):
+        elif bg.shape == () and _is_int(bg_value):
             self.dtype = "int32"
         elif bg.shape == () and isinstance(bg_value, (float, np.floating)):
             self.dtype = "float32"
@@ -558,19 +560,16 @@ class Volume:
             raise ValueError(f"Volume: the transform must be finite and invertible, got {m.tolist()}")
         self.transform, self.translation = m.astype(np.float32), np.asarray(translation, np.float32).reshape(3)
         inverse = np.linalg.inv(m) if inverse is None else np.asarray(inverse, np.float64).reshape(3, 3)
+        hash_bits, self._slots = _volume_hash(self._keys)
         self._desc = _VolumeDesc(kind, len(keys), self._keys.ctypes.data, self._values.ctypes.data,
                                  (ctypes.c_float * 3)(*(np.broadcast_to(bg, (3,)) if self.dtype == "vec3f" else
                                                         (float(bg_value), 0.0, 0.0))),
                                  int(bg_value) if self.dtype == "int32" else 0,
                                  (ctypes.c_float * 9)(*self.transform.reshape(-1)),
                                  (ctypes.c_float * 9)(*inverse.astype(np.float32).reshape(-1)),
-                                 (ctypes.c_float * 3)(*self.translation), *self._hash())
+                                 (ctypes.c_float * 3)(*self.translation), hash_bits, self._slots.ctypes.data)
         self.bg_value = bg_value
         self.id = _register(self, self._desc)
-
-    def _hash(self):
-        bits, self._slots = _volume_hash(self._keys)
-        return bits, self._slots.ctypes.data
 
     @staticmethod
     def _transform(voxel_size, transform):
@@ -642,9 +641,6 @@ class Volume:
         background made into leaves (a root tile of its own value, 4096^3 voxels, is refused)."""
         if device not in (None, "cpu"):
             raise ValueError(f"Volume.load_from_nvdb: device {device!r}: tilec's volumes live on the CPU")
-        import struct
-        import zlib
-
         data = file_or_buffer.read() if hasattr(file_or_buffer, "read") else bytes(file_or_buffer)
         try:
             return cls(*_nvdb_grid(_nvdb_grid_bytes(data)))
@@ -685,9 +681,6 @@ _NVDB_MAX_LEAVES = 1 << 21  # tiles made leaves included: 4 GiB of float32 voxel
 
 def _nvdb_grid_bytes(data):
     """The first grid's buffer of a NanoVDB file's bytes (Warp's load_from_nvdb reads the same)."""
-    import struct
-    import zlib
-
     magic, version, count, codec = struct.unpack_from("<QIHH", data, 0)
     if magic not in (0x304244566F6E614E, 0x324244566F6E614E) or version >> 21 != 32:
         raise ValueError("Volume.load_from_nvdb: not a NanoVDB file of version 32")
@@ -716,7 +709,6 @@ def _nvdb_grid(buf):
     """(tiles, bg_value, transform, translation, inverse, values) of a NanoVDB grid's buffer (the Volume's
     arguments): its tree walked from the root a node's table at a time (numpy), every leaf's 512 voxels,
     tiles of other values than the background made into leaves of that value."""
-    import struct
 
     def read(fmt, at):
         if at < 0 or at + struct.calcsize(fmt) > len(buf):

@@ -93,22 +93,35 @@ TL_HD int64_t volume_voxel(const Volume& v, int64_t i, int64_t j, int64_t k, Vol
 // Warp's conversion is undefined).
 TL_HD int64_t volume_coord(float x) { return x == x && std::fabs(x) < 2.0e9f ? int64_t(x) : int64_t(1) << 40; }
 
-// The value of voxel (i, j, k) as `C` floats (an int volume's as one), or zeros when the volume holds another type.
+// The value of voxel (i, j, k) of a float (C 1) or vec3 (C 3) volume as `C` floats, or zeros when the volume
+// holds another type.
 template <int C> TL_HD void volume_read(const Volume& v, int32_t type, int64_t i, int64_t j, int64_t k, float* out,
                                         VolumeLeafCache* cache = nullptr) {
     for (int c = 0; c < C; ++c) out[c] = 0.0f;
     if (v.type != type) return;
     const int64_t at = volume_voxel(v, i, j, k, cache);
-    for (int c = 0; c < C; ++c) {
-        if (type == VOLUME_INT) out[c] = float(at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at]);
-        else out[c] = at < 0 ? v.background[c] : static_cast<const float*>(v.values)[at * C + c];
-    }
+    for (int c = 0; c < C; ++c) out[c] = at < 0 ? v.background[c] : static_cast<const float*>(v.values)[at * C + c];
 }
 
-// The trilinear weights around uvw: w[axis][0 or 1] for the corner's offset on that axis.
+// The value of voxel (i, j, k) of an int32 volume, or 0 when the volume holds another type.
+TL_HD int32_t volume_read_int(const Volume& v, int64_t i, int64_t j, int64_t k) {
+    if (v.type != VOLUME_INT) return 0;
+    const int64_t at = volume_voxel(v, i, j, k);
+    return at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at];
+}
+
+// The trilinear weights around uvw: w[axis][0 or 1] for the corner's offset on that axis; a corner's weight, and its
+// slopes (d weight / d uvw) in Warp's order of products.
 struct VolumeCell {
     int64_t base[3];
     float w[3][2];
+
+    TL_HD float weight(const int* o) const { return w[0][o[0]] * w[1][o[1]] * w[2][o[2]]; }
+    TL_HD void slopes(const int* o, float* dw) const {
+        dw[0] = float(2 * o[0] - 1) * w[1][o[1]] * w[2][o[2]];
+        dw[1] = float(2 * o[1] - 1) * w[0][o[0]] * w[2][o[2]];
+        dw[2] = float(2 * o[2] - 1) * w[0][o[0]] * w[1][o[1]];
+    }
 };
 
 TL_HD VolumeCell volume_cell(const vec<3, float>& uvw) {
@@ -138,17 +151,16 @@ TL_HD void volume_sample_into(uint64_t id, int32_t type, const vec<3, float>& uv
     }
     if (mode != 1) return;  // LINEAR
     const VolumeCell cell = volume_cell(uvw);
-    const auto& w = cell.w;
     VolumeLeafCache cache;
     for (int corner = 0; corner < 8; ++corner) {  // Warp's order: z fastest
-        const int ox = corner >> 2, oy = (corner >> 1) & 1, oz = corner & 1;
+        const int o[3] = {corner >> 2, (corner >> 1) & 1, corner & 1};
         float value[C];
-        volume_read<C>(v, type, cell.base[0] + ox, cell.base[1] + oy, cell.base[2] + oz, value, &cache);
-        const float weight = w[0][ox] * w[1][oy] * w[2][oz];
+        volume_read<C>(v, type, cell.base[0] + o[0], cell.base[1] + o[1], cell.base[2] + o[2], value, &cache);
+        const float weight = cell.weight(o);
         for (int c = 0; c < C; ++c) out[c] += weight * value[c];
         if (grad != nullptr) {
-            const float dw[3] = {float(2 * ox - 1) * w[1][oy] * w[2][oz], float(2 * oy - 1) * w[0][ox] * w[2][oz],
-                                 float(2 * oz - 1) * w[0][ox] * w[1][oy]};
+            float dw[3];
+            cell.slopes(o, dw);
             for (int c = 0; c < C; ++c)
                 for (int a = 0; a < 3; ++a) grad[3 * c + a] += value[c] * dw[a];
         }
@@ -168,11 +180,8 @@ TL_HD vec<3, float> volume_sample_v(uint64_t id, const vec<3, float>& uvw, int32
 }
 
 TL_HD int32_t volume_sample_i(uint64_t id, const vec<3, float>& uvw) {
-    const Volume& v = volume_of(id);
-    if (v.type != VOLUME_INT) return 0;
-    const int64_t at = volume_voxel(v, volume_coord(roundf(uvw[0])), volume_coord(roundf(uvw[1])),
-                                    volume_coord(roundf(uvw[2])));
-    return at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at];
+    return volume_read_int(volume_of(id), volume_coord(roundf(uvw[0])), volume_coord(roundf(uvw[1])),
+                           volume_coord(roundf(uvw[2])));
 }
 
 // wp.volume_sample_grad_f: the sample and d sample / d uvw (0 under CLOSEST), as (value, gradient).
@@ -202,8 +211,8 @@ template <int C> TL_HD vec<3, float> volume_sample_adjoint(uint64_t id, int32_t 
         if (adj != nullptr) {
             float dot = 0.0f;
             for (int c = 0; c < C; ++c) dot += value[c] * adj[c];
-            const float dw[3] = {s[0] * w[1][o[1]] * w[2][o[2]], s[1] * w[0][o[0]] * w[2][o[2]],
-                                 s[2] * w[0][o[0]] * w[1][o[1]]};
+            float dw[3];
+            cell.slopes(o, dw);
             for (int a = 0; a < 3; ++a) d[a] += dot * dw[a];
         }
         if (adj_grad != nullptr) {  // (v adj_grad) as a row times the weights' Hessian, whose diagonal is 0
@@ -246,10 +255,7 @@ TL_HD vec<3, float> volume_lookup_v(uint64_t id, int32_t i, int32_t j, int32_t k
 }
 
 TL_HD int32_t volume_lookup_i(uint64_t id, int32_t i, int32_t j, int32_t k) {
-    const Volume& v = volume_of(id);
-    if (v.type != VOLUME_INT) return 0;
-    const int64_t at = volume_voxel(v, i, j, k);
-    return at < 0 ? v.background_int : static_cast<const int32_t*>(v.values)[at];
+    return volume_read_int(volume_of(id), i, j, k);
 }
 
 // Stores write a voxel of a leaf, of the volume's own type; elsewhere nothing (Warp's volume_store).
